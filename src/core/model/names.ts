@@ -1,0 +1,41 @@
+import type { EndpointType } from './types';
+
+const FULL_TYPE_PREFIX = 'microsoft.network/trafficmanagerprofiles/';
+
+/**
+ * The short endpoint type for a short or full ARM type string, matched case-insensitively as ARM does
+ * (`ExternalEndpoints`, `Microsoft.Network/trafficManagerProfiles/externalEndpoints`). Undefined when unknown.
+ */
+export function parseEndpointType(type: string): EndpointType | undefined {
+  let t = type.trim().toLowerCase();
+  if (t.startsWith(FULL_TYPE_PREFIX)) t = t.slice(FULL_TYPE_PREFIX.length);
+  switch (t) {
+    case 'azureendpoints': return 'azureEndpoints';
+    case 'externalendpoints': return 'externalEndpoints';
+    case 'nestedendpoints': return 'nestedEndpoints';
+    default: return undefined;
+  }
+}
+
+/** The full ARM resource type of an endpoint type. */
+export function fullEndpointType(type: EndpointType): string {
+  return `Microsoft.Network/trafficManagerProfiles/${type}`;
+}
+
+const PROFILE_SEGMENT = /\/trafficmanagerprofiles\/([^/]+)\/?$/i;
+
+/**
+ * The child profile a nested endpoint names: its `targetResourceId` is either the profile name or an
+ * ARM-style id ending in `/trafficManagerProfiles/<name>` (design §3).
+ */
+export function childProfileName(targetResourceId: string): string {
+  const m = PROFILE_SEGMENT.exec(targetResourceId.trim());
+  return m ? decodeURIComponent(m[1]!) : targetResourceId.trim();
+}
+
+/** `<relativeName>.<zone>`, lower-case, without a trailing dot. */
+export function profileFqdn(relativeName: string, zone: string): string {
+  const z = zone.replace(/\.$/, '').toLowerCase();
+  const r = relativeName.replace(/\.$/, '').toLowerCase();
+  return z === '' ? r : `${r}.${z}`;
+}

@@ -1,0 +1,123 @@
+import { findAzureRegion } from '../data';
+import { parseEndpointType } from './names';
+import {
+  API_VERSION,
+  DEFAULT_STACK,
+  type Document,
+  type DocumentInput,
+  type Endpoint,
+  type EndpointInput,
+  type MonitorConfig,
+  type MonitorConfigInput,
+  type Profile,
+  type ProfileInput,
+} from './types';
+
+/**
+ * Azure's defaults, and ours where Azure documents none (marked "tmkit"). README "Defaults" lists them.
+ */
+export const DEFAULTS = {
+  profileStatus: 'Enabled',
+  /** tmkit: Azure requires a TTL; 30 s is what most templates use and keeps failover quick. */
+  ttl: 30,
+  /** tmkit (portal default): HTTP on port 80, path `/`. */
+  protocol: 'HTTP',
+  portHttp: 80,
+  portHttps: 443,
+  path: '/',
+  intervalInSeconds: 30,
+  /** Azure: 10 s with a 30 s interval, 9 s with a 10 s interval. */
+  timeoutFor: (interval: number): number => (interval === 10 ? 9 : 10),
+  toleratedNumberOfFailures: 3,
+  endpointStatus: 'Enabled',
+  weight: 1,
+  minChildEndpoints: 1,
+  alwaysServe: 'Disabled',
+  /** Azure docs: a MultiValue profile returns 2 records unless told otherwise. */
+  maxReturn: 2,
+  trafficViewEnrollmentStatus: 'Disabled',
+} as const;
+
+const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const arr = <T>(v: unknown): T[] => (Array.isArray(v) ? (v as T[]) : []);
+const copyArr = <T extends object>(v: unknown): T[] => arr<T>(v).map((x) => (isObj(x) ? ({ ...x } as T) : x));
+
+function normalizeMonitor(input: MonitorConfigInput | undefined): MonitorConfig {
+  const m: MonitorConfigInput = isObj(input) ? input : {};
+  const protocol = m.protocol ?? DEFAULTS.protocol;
+  const intervalInSeconds = m.intervalInSeconds ?? DEFAULTS.intervalInSeconds;
+  const out: MonitorConfig = {
+    protocol,
+    port: m.port ?? (protocol === 'HTTPS' ? DEFAULTS.portHttps : DEFAULTS.portHttp),
+    intervalInSeconds,
+    timeoutInSeconds: m.timeoutInSeconds ?? DEFAULTS.timeoutFor(intervalInSeconds),
+    toleratedNumberOfFailures: m.toleratedNumberOfFailures ?? DEFAULTS.toleratedNumberOfFailures,
+    customHeaders: copyArr(m.customHeaders),
+    expectedStatusCodeRanges: copyArr(m.expectedStatusCodeRanges),
+  };
+  if (m.path !== undefined) out.path = m.path;
+  else if (protocol !== 'TCP') out.path = DEFAULTS.path;
+  return out;
+}
+
+function normalizeEndpoint(e: EndpointInput, index: number, derivePriority: boolean): Endpoint {
+  const type = parseEndpointType(String(e.type ?? '')) ?? (e.type as Endpoint['type']);
+  const out: Endpoint = {
+    name: e.name,
+    type,
+    endpointStatus: e.endpointStatus ?? DEFAULTS.endpointStatus,
+    weight: e.weight ?? DEFAULTS.weight,
+    priority: derivePriority ? index + 1 : (e.priority ?? index + 1),
+    geoMapping: arr<string>(e.geoMapping).slice(),
+    subnets: copyArr(e.subnets),
+    customHeaders: copyArr(e.customHeaders),
+    alwaysServe: e.alwaysServe ?? DEFAULTS.alwaysServe,
+  };
+  if (e.target !== undefined) out.target = e.target;
+  if (e.targetResourceId !== undefined) out.targetResourceId = e.targetResourceId;
+  if (e.endpointLocation !== undefined) {
+    out.endpointLocation = typeof e.endpointLocation === 'string'
+      ? (findAzureRegion(e.endpointLocation)?.name ?? e.endpointLocation)
+      : e.endpointLocation;
+  }
+  if (type === 'nestedEndpoints') out.minChildEndpoints = e.minChildEndpoints ?? DEFAULTS.minChildEndpoints;
+  else if (e.minChildEndpoints !== undefined) out.minChildEndpoints = e.minChildEndpoints;
+  if (e.minChildEndpointsIPv4 !== undefined) out.minChildEndpointsIPv4 = e.minChildEndpointsIPv4;
+  if (e.minChildEndpointsIPv6 !== undefined) out.minChildEndpointsIPv6 = e.minChildEndpointsIPv6;
+  return out;
+}
+
+export function normalizeProfile(p: ProfileInput): Profile {
+  const endpointsIn = arr<EndpointInput>(p.endpoints).filter(isObj) as EndpointInput[];
+  // Azure derives priorities from the endpoint order when none is given.
+  const derivePriority = endpointsIn.every((e) => e.priority === undefined);
+  const dns: Partial<ProfileInput['dnsConfig']> = isObj(p.dnsConfig) ? p.dnsConfig : {};
+  const out: Profile = {
+    name: p.name,
+    profileStatus: p.profileStatus ?? DEFAULTS.profileStatus,
+    trafficRoutingMethod: p.trafficRoutingMethod,
+    dnsConfig: { relativeName: dns.relativeName as string, ttl: dns.ttl ?? DEFAULTS.ttl },
+    monitorConfig: normalizeMonitor(p.monitorConfig),
+    endpoints: endpointsIn.map((e, i) => normalizeEndpoint(e, i, derivePriority)),
+    trafficViewEnrollmentStatus: p.trafficViewEnrollmentStatus ?? DEFAULTS.trafficViewEnrollmentStatus,
+  };
+  if (p.trafficRoutingMethod === 'MultiValue') out.maxReturn = p.maxReturn ?? DEFAULTS.maxReturn;
+  else if (p.maxReturn !== undefined) out.maxReturn = p.maxReturn;
+  if (p.allowedEndpointRecordTypes !== undefined) out.allowedEndpointRecordTypes = arr(p.allowedEndpointRecordTypes);
+  if (p.tags !== undefined) out.tags = { ...p.tags };
+  return out;
+}
+
+/**
+ * Fills in every default Azure (or tmkit, where Azure has none) applies, so the rest of the system never
+ * sees an omitted value. Pure and total: it never throws, even on a malformed document, so `validate()`
+ * can run its semantic rules on whatever parts are well-formed. Does not validate.
+ */
+export function normalize(input: DocumentInput): Document {
+  const doc: Partial<DocumentInput> = isObj(input) ? input : {};
+  return {
+    apiVersion: API_VERSION,
+    stack: typeof doc.stack === 'string' ? doc.stack : DEFAULT_STACK,
+    profiles: (arr<ProfileInput>(doc.profiles).filter(isObj) as ProfileInput[]).map(normalizeProfile),
+  };
+}

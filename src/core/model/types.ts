@@ -1,0 +1,171 @@
+/**
+ * The `tmkit/v1` desired-state document. Property names are Azure Resource Manager's
+ * (reference/arm-schema.md), so a Traffic Manager user reads them without translation.
+ *
+ * Two shapes exist:
+ * - the *input* shapes (`*Input`): what a user may write; optional wherever Azure lets them omit a value,
+ *   endpoint `type` in short or full ARM form;
+ * - the *normalized* shapes (`Profile`, `Endpoint`, ...): produced by `normalize()`, every Azure default
+ *   filled in, endpoint `type` in the short lower-camel form. Everything past validation (routing, plan,
+ *   runtime, store) works on normalized documents only.
+ */
+
+export const API_VERSION = 'tmkit/v1';
+export const DEFAULT_STACK = 'default';
+
+export type ProfileStatus = 'Enabled' | 'Disabled';
+export type EndpointStatus = 'Enabled' | 'Disabled';
+export type AlwaysServe = 'Enabled' | 'Disabled';
+export type TrafficViewEnrollmentStatus = 'Enabled' | 'Disabled';
+export type TrafficRoutingMethod = 'Performance' | 'Priority' | 'Weighted' | 'Geographic' | 'MultiValue' | 'Subnet';
+export type EndpointType = 'azureEndpoints' | 'externalEndpoints' | 'nestedEndpoints';
+export type MonitorProtocol = 'HTTP' | 'HTTPS' | 'TCP';
+export type AllowedEndpointRecordType = 'DomainName' | 'IPv4Address' | 'IPv6Address' | 'Any';
+
+export const TRAFFIC_ROUTING_METHODS: readonly TrafficRoutingMethod[] = [
+  'Performance', 'Priority', 'Weighted', 'Geographic', 'MultiValue', 'Subnet',
+];
+export const ENDPOINT_TYPES: readonly EndpointType[] = ['azureEndpoints', 'externalEndpoints', 'nestedEndpoints'];
+export const MONITOR_PROTOCOLS: readonly MonitorProtocol[] = ['HTTP', 'HTTPS', 'TCP'];
+
+/** A custom probe header. */
+export interface MonitorHeader {
+  name: string;
+  value: string;
+}
+
+/** An inclusive range of HTTP status codes a probe accepts as healthy. */
+export interface StatusCodeRange {
+  min: number;
+  max: number;
+}
+
+/**
+ * An address range for Subnet routing (and subnet override): CIDR (`first` = network address + `scope`),
+ * a `first`–`last` range, or a single address (`first` alone).
+ */
+export interface EndpointSubnet {
+  first: string;
+  last?: string;
+  scope?: number;
+}
+
+export interface DnsConfig {
+  /** DNS label(s) under the zone; the profile answers at `<relativeName>.<zone>`. */
+  relativeName: string;
+  /** Seconds, 0 – 2147483647. */
+  ttl: number;
+}
+
+export interface MonitorConfig {
+  protocol: MonitorProtocol;
+  /** 1–65535. */
+  port: number;
+  /** Relative path for HTTP/HTTPS probes; absent for TCP. */
+  path?: string;
+  /** 10 or 30. */
+  intervalInSeconds: number;
+  /** 5–10 with interval 30, 5–9 with interval 10. */
+  timeoutInSeconds: number;
+  /** 0–9. */
+  toleratedNumberOfFailures: number;
+  customHeaders: MonitorHeader[];
+  /** Empty means "only 200 is healthy". */
+  expectedStatusCodeRanges: StatusCodeRange[];
+}
+
+export interface Endpoint {
+  name: string;
+  type: EndpointType;
+  /** FQDN, IPv4 or IPv6 (external); resolved target (azure, optional inline); unused for nested. */
+  target?: string;
+  /** ARM id (azure) or child profile name / ARM-style id (nested). */
+  targetResourceId?: string;
+  endpointStatus: EndpointStatus;
+  /** 1–1000, default 1. */
+  weight: number;
+  /** 1–1000, unique within the profile; derived from the endpoint order when omitted on every endpoint. */
+  priority: number;
+  /** Azure region canonical name (normalized from display names); external and nested endpoints. */
+  endpointLocation?: string;
+  /** Nested only; default 1. */
+  minChildEndpoints?: number;
+  minChildEndpointsIPv4?: number;
+  minChildEndpointsIPv6?: number;
+  geoMapping: string[];
+  subnets: EndpointSubnet[];
+  customHeaders: MonitorHeader[];
+  alwaysServe: AlwaysServe;
+}
+
+export interface Profile {
+  name: string;
+  profileStatus: ProfileStatus;
+  trafficRoutingMethod: TrafficRoutingMethod;
+  dnsConfig: DnsConfig;
+  monitorConfig: MonitorConfig;
+  endpoints: Endpoint[];
+  /** MultiValue only: 1–8, default 2 (docs). */
+  maxReturn?: number;
+  trafficViewEnrollmentStatus: TrafficViewEnrollmentStatus;
+  allowedEndpointRecordTypes?: AllowedEndpointRecordType[];
+  tags?: Record<string, string>;
+}
+
+export interface Document {
+  apiVersion: typeof API_VERSION;
+  stack: string;
+  profiles: Profile[];
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Input shapes: what users write. Every property Azure lets them omit is optional.
+
+export interface EndpointInput {
+  name: string;
+  /** Short (`externalEndpoints`) or full ARM type string, case-insensitive. */
+  type: string;
+  target?: string;
+  targetResourceId?: string;
+  endpointStatus?: EndpointStatus;
+  weight?: number;
+  priority?: number;
+  endpointLocation?: string;
+  minChildEndpoints?: number;
+  minChildEndpointsIPv4?: number;
+  minChildEndpointsIPv6?: number;
+  geoMapping?: string[];
+  subnets?: EndpointSubnet[];
+  customHeaders?: MonitorHeader[];
+  alwaysServe?: AlwaysServe;
+}
+
+export interface MonitorConfigInput {
+  protocol?: MonitorProtocol;
+  port?: number;
+  path?: string;
+  intervalInSeconds?: number;
+  timeoutInSeconds?: number;
+  toleratedNumberOfFailures?: number;
+  customHeaders?: MonitorHeader[];
+  expectedStatusCodeRanges?: StatusCodeRange[];
+}
+
+export interface ProfileInput {
+  name: string;
+  profileStatus?: ProfileStatus;
+  trafficRoutingMethod: TrafficRoutingMethod;
+  dnsConfig: { relativeName: string; ttl?: number };
+  monitorConfig?: MonitorConfigInput;
+  endpoints?: EndpointInput[];
+  maxReturn?: number;
+  trafficViewEnrollmentStatus?: TrafficViewEnrollmentStatus;
+  allowedEndpointRecordTypes?: AllowedEndpointRecordType[];
+  tags?: Record<string, string>;
+}
+
+export interface DocumentInput {
+  apiVersion: string;
+  stack?: string;
+  profiles: ProfileInput[];
+}

@@ -1,0 +1,67 @@
+import type { HealthView } from '../health/types';
+import type { Profile } from '../model/types';
+import type { GeoLookup, ResourceCatalog, Rng } from '../ports';
+
+/**
+ * Everything the routing engine needs to answer, frozen at one moment. The runtime builds a new snapshot
+ * on every configuration change or monitor transition and swaps it in (gdnsd-style: resolvers read a
+ * snapshot, they never see a half-applied change).
+ */
+export interface RoutingSnapshot {
+  /** The authoritative zone, lower case, no trailing dot (`tm.internal`). */
+  zone: string;
+  /** Normalized, validated profiles by name. */
+  profiles: ReadonlyMap<string, Profile>;
+  health: HealthView;
+  resources: ResourceCatalog;
+  geo: GeoLookup;
+}
+
+export type QueryType = 'A' | 'AAAA' | 'CNAME' | 'ANY' | string;
+
+export interface RoutingQuery {
+  /** The query name as received (any case, with or without a trailing dot). */
+  name: string;
+  type: QueryType;
+  /** The address routing uses: the ECS address when present, else the source address. */
+  clientAddress: string;
+  /** The ECS source prefix length when the query carried EDNS Client Subnet. */
+  ecsSourcePrefix?: number;
+}
+
+export type AnswerRecord =
+  | { type: 'CNAME'; name: string; ttl: number; data: string }
+  | { type: 'A'; name: string; ttl: number; data: string }
+  | { type: 'AAAA'; name: string; ttl: number; data: string };
+
+/** NOERROR with no records is NODATA. REFUSED: outside the zone. */
+export type RoutingRcode = 'NOERROR' | 'NXDOMAIN' | 'REFUSED';
+
+export interface ExplanationStep {
+  /** Profile the step happened in. */
+  profile: string;
+  /** e.g. `method`, `subnet-override`, `geo-match`, `skip`, `select`, `fallback`, `nested`, `nodata`. */
+  kind: string;
+  /** Endpoint concerned, if any. */
+  endpoint?: string;
+  /** Human-readable reason (names the rule: "Degraded: excluded", "all degraded: answering as if online"). */
+  detail: string;
+}
+
+export interface RoutingAnswer {
+  rcode: RoutingRcode;
+  /** Answer-section records (empty for NXDOMAIN / NODATA / REFUSED). */
+  records: AnswerRecord[];
+  /**
+   * ECS scope prefix for the response: how much of the client address the answer depended on
+   * (0 when it did not depend on the address at all). Undefined when the query carried no ECS.
+   */
+  ecsScopePrefix?: number;
+  /** The profile that matched the name (the top-level one), if any. */
+  profile?: string;
+  /** The leaf endpoint(s) answered, as `profile/endpoint` paths through nesting. */
+  endpoints: string[];
+  explanation: ExplanationStep[];
+}
+
+export type { Rng };
