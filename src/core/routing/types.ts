@@ -65,3 +65,26 @@ export interface RoutingAnswer {
 }
 
 export type { Rng };
+
+/** One possible answer and its probability (Weighted and MultiValue have several; others one). */
+export interface RoutingOutcome {
+  probability: number;
+  records: AnswerRecord[];
+  /** Leaf endpoints answered, as `profile/endpoint` paths through nesting. */
+  endpoints: string[];
+}
+
+/**
+ * Every answer the engine could give to a query right now, with probabilities: what `answer()` samples
+ * from with the RNG, what the preview reports exactly, and what the DNS server pre-encodes and caches.
+ */
+export interface RoutingResolution {
+  rcode: RoutingRcode;
+  /** NODATA and NXDOMAIN: one outcome with no records. REFUSED: none. Probabilities sum to 1. */
+  outcomes: RoutingOutcome[];
+  /** True when the outcomes depend on the client address (Geographic, Performance, Subnet, subnet override). */
+  clientDependent: boolean;
+  ecsScopePrefix?: number;
+  profile?: string;
+  explanation: ExplanationStep[];
+}
