@@ -1,0 +1,268 @@
+import Database from 'better-sqlite3';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Profile } from '../../core/model/types';
+import type { AzureResource } from '../../core/ports';
+import { checkPreconditions, checkStack, contentHash, makeEtag } from './conditions';
+import {
+  StoreError,
+  type DeleteProfileOptions,
+  type PutProfileOptions,
+  type PutProfileResult,
+  type ResourceCatalogRecord,
+  type Store,
+  type StoreChange,
+  type StoreListener,
+  type StoredProfile,
+  type StoreView,
+} from './types';
+
+/**
+ * Schema migrations, applied in order inside one transaction each; `PRAGMA user_version` holds the number
+ * applied, and `schema_migrations` records when. Append only: never edit a released migration.
+ */
+export const MIGRATIONS: ReadonlyArray<{ version: number; description: string; sql: string }> = [
+  {
+    version: 1,
+    description: 'profiles, resource catalog, monitor state, store revision',
+    sql: `
+      CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) STRICT;
+      INSERT INTO meta (key, value) VALUES ('revision', '0');
+      CREATE TABLE profiles (
+        name TEXT PRIMARY KEY,
+        stack TEXT NOT NULL,
+        document TEXT NOT NULL,
+        hash TEXT NOT NULL,
+        mod_revision INTEGER NOT NULL,
+        create_revision INTEGER NOT NULL,
+        updated_at TEXT NOT NULL
+      ) STRICT;
+      CREATE INDEX profiles_stack ON profiles (stack);
+      CREATE TABLE resources (
+        id TEXT PRIMARY KEY,
+        target TEXT NOT NULL,
+        location TEXT,
+        state TEXT NOT NULL CHECK (state IN ('running', 'stopped'))
+      ) STRICT;
+      CREATE TABLE monitor_state (key TEXT PRIMARY KEY, value TEXT NOT NULL, updated_at TEXT NOT NULL) STRICT;
+    `,
+  },
+];
+
+export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;
+export const DB_FILE = 'tmkit.db';
+
+interface ProfileRow { name: string; stack: string; document: string; hash: string; mod_revision: number }
+
+export interface SqliteStoreOptions {
+  /** Directory for `tmkit.db` (created if missing); `:memory:` for a throwaway database. */
+  stateDir: string;
+}
+
+/**
+ * The embedded store: one SQLite database in `--state-dir`, WAL journal with `synchronous=FULL`, so a
+ * write is on disk (WAL fsynced) before the promise resolves — a SIGKILL or power loss right after an
+ * acknowledgement keeps it. better-sqlite3 is synchronous, and Node runs one JavaScript turn at a time, so
+ * each conditional write (read, compare, check, write) is one transaction that nothing can interleave.
+ */
+export class SqliteStore implements Store {
+  readonly kind = 'sqlite';
+  readonly path: string;
+  private readonly db: Database.Database;
+  private readonly listeners = new Set<StoreListener>();
+  private readonly stmt: {
+    revision: Database.Statement<[], { value: string }>;
+    setRevision: Database.Statement<[string]>;
+    all: Database.Statement<[], ProfileRow>;
+    one: Database.Statement<[string], ProfileRow>;
+    upsert: Database.Statement<[string, string, string, string, number, number, string]>;
+    del: Database.Statement<[string]>;
+    resources: Database.Statement<[], { id: string; target: string; location: string | null; state: string }>;
+    clearResources: Database.Statement<[]>;
+    insertResource: Database.Statement<[string, string, string | null, string]>;
+    loadMonitor: Database.Statement<[string], { value: string }>;
+    saveMonitor: Database.Statement<[string, string, string]>;
+  };
+
+  private constructor(path: string) {
+    this.path = path;
+    this.db = new Database(path);
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma('synchronous = FULL');
+    this.db.pragma('foreign_keys = ON');
+    this.db.pragma('busy_timeout = 5000');
+    try {
+      this.migrate();
+    } catch (err) {
+      this.db.close();
+      throw err;
+    }
+    const db = this.db;
+    this.stmt = {
+      revision: db.prepare(`SELECT value FROM meta WHERE key = 'revision'`),
+      setRevision: db.prepare(`UPDATE meta SET value = ? WHERE key = 'revision'`),
+      all: db.prepare(`SELECT name, stack, document, hash, mod_revision FROM profiles ORDER BY name`),
+      one: db.prepare(`SELECT name, stack, document, hash, mod_revision FROM profiles WHERE name = ?`),
+      upsert: db.prepare(`INSERT INTO profiles (name, stack, document, hash, mod_revision, create_revision, updated_at)
+        VALUES (?, ?, ?, ?, ?, ?, ?)
+        ON CONFLICT (name) DO UPDATE SET stack = excluded.stack, document = excluded.document, hash = excluded.hash,
+          mod_revision = excluded.mod_revision, updated_at = excluded.updated_at`),
+      del: db.prepare(`DELETE FROM profiles WHERE name = ?`),
+      resources: db.prepare(`SELECT id, target, location, state FROM resources ORDER BY id`),
+      clearResources: db.prepare(`DELETE FROM resources`),
+      insertResource: db.prepare(`INSERT INTO resources (id, target, location, state) VALUES (?, ?, ?, ?)`),
+      loadMonitor: db.prepare(`SELECT value FROM monitor_state WHERE key = ?`),
+      saveMonitor: db.prepare(`INSERT INTO monitor_state (key, value, updated_at) VALUES (?, ?, ?)
+        ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`),
+    };
+  }
+
+  /** Opens (creating and migrating if needed) the store in `stateDir`. */
+  static open(options: SqliteStoreOptions): SqliteStore {
+    if (options.stateDir === ':memory:') return new SqliteStore(':memory:');
+    mkdirSync(options.stateDir, { recursive: true, mode: 0o700 });
+    return new SqliteStore(join(options.stateDir, DB_FILE));
+  }
+
+  /** The schema version of the open database (`PRAGMA user_version`). */
+  schemaVersion(): number {
+    return this.db.pragma('user_version', { simple: true }) as number;
+  }
+
+  private migrate(): void {
+    const current = this.schemaVersion();
+    if (current > SCHEMA_VERSION) {
+      throw new StoreError('store-version',
+        `${this.path} has schema version ${current}, newer than this tmkit understands (${SCHEMA_VERSION}); upgrade tmkit or use another --state-dir`);
+    }
+    this.db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, description TEXT NOT NULL, applied_at TEXT NOT NULL) STRICT`);
+    for (const m of MIGRATIONS) {
+      if (m.version <= current) continue;
+      this.db.transaction(() => {
+        this.db.exec(m.sql);
+        this.db.prepare(`INSERT INTO schema_migrations (version, description, applied_at) VALUES (?, ?, ?)`)
+          .run(m.version, m.description, new Date().toISOString());
+        this.db.pragma(`user_version = ${m.version}`);
+      })();
+    }
+  }
+
+  private rev(): number {
+    return Number(this.stmt.revision.get()!.value);
+  }
+
+  private bump(): number {
+    const next = this.rev() + 1;
+    this.stmt.setRevision.run(String(next));
+    return next;
+  }
+
+  private toStored(row: ProfileRow): StoredProfile {
+    let profile: Profile;
+    try {
+      profile = JSON.parse(row.document) as Profile;
+    } catch (err) {
+      throw new StoreError('store-corrupt', `profile '${row.name}' in ${this.path} is not valid JSON: ${(err as Error).message}`);
+    }
+    return { profile, stack: row.stack, etag: makeEtag(row.mod_revision, row.hash), modRevision: row.mod_revision };
+  }
+
+  private view(): StoreView {
+    return { revision: this.rev(), profiles: new Map(this.stmt.all.all().map((r) => [r.name, this.toStored(r)])) };
+  }
+
+  private emit(change: StoreChange): void {
+    for (const l of [...this.listeners]) {
+      try { l(change); } catch { /* a listener's failure must not fail the acknowledged write */ }
+    }
+  }
+
+  async revision(): Promise<number> {
+    return this.rev();
+  }
+
+  async getProfiles(): Promise<StoredProfile[]> {
+    return this.stmt.all.all().map((r) => this.toStored(r));
+  }
+
+  async getProfile(name: string): Promise<StoredProfile | undefined> {
+    const row = this.stmt.one.get(name);
+    return row ? this.toStored(row) : undefined;
+  }
+
+  async putProfile(profile: Profile, options: PutProfileOptions): Promise<PutProfileResult> {
+    const name = profile.name;
+    const document = JSON.stringify(profile);
+    const hash = contentHash(profile, options.stack);
+    const result = this.db.transaction((): PutProfileResult => {
+      const row = this.stmt.one.get(name);
+      const current = row ? this.toStored(row) : undefined;
+      checkPreconditions(name, current, options.ifMatch, options.ifNoneMatch);
+      checkStack(name, current, options.stack);
+      if (options.check) options.check(this.view(), current);
+      if (row && row.hash === hash && row.stack === options.stack) {
+        return { etag: current!.etag, revision: this.rev(), created: false, changed: false };
+      }
+      const revision = this.bump();
+      this.stmt.upsert.run(name, options.stack, document, hash, revision, revision, new Date().toISOString());
+      return { etag: makeEtag(revision, hash), revision, created: !row, changed: true };
+    }).immediate();
+    if (result.changed) this.emit({ revision: result.revision, kind: 'profile', op: 'put', name });
+    return result;
+  }
+
+  async deleteProfile(name: string, options: DeleteProfileOptions = {}): Promise<{ revision: number }> {
+    const revision = this.db.transaction((): number => {
+      const row = this.stmt.one.get(name);
+      if (!row) throw new StoreError('not-found', `profile '${name}' does not exist`, { name });
+      const current = this.toStored(row);
+      checkPreconditions(name, current, options.ifMatch, undefined);
+      checkStack(name, current, options.stack);
+      if (options.check) options.check(this.view(), current);
+      const r = this.bump();
+      this.stmt.del.run(name);
+      return r;
+    }).immediate();
+    this.emit({ revision, kind: 'profile', op: 'delete', name });
+    return { revision };
+  }
+
+  async getResources(): Promise<ResourceCatalogRecord> {
+    const out: ResourceCatalogRecord = {};
+    for (const r of this.stmt.resources.all()) {
+      const res: AzureResource = { target: r.target, state: r.state as AzureResource['state'] };
+      if (r.location !== null) res.location = r.location;
+      out[r.id] = res;
+    }
+    return out;
+  }
+
+  async putResources(catalog: ResourceCatalogRecord): Promise<{ revision: number }> {
+    const revision = this.db.transaction((): number => {
+      this.stmt.clearResources.run();
+      for (const [id, r] of Object.entries(catalog)) this.stmt.insertResource.run(id, r.target, r.location ?? null, r.state);
+      return this.bump();
+    }).immediate();
+    this.emit({ revision, kind: 'resources', op: 'replace' });
+    return { revision };
+  }
+
+  async saveMonitorState(state: unknown): Promise<void> {
+    this.stmt.saveMonitor.run('monitor', JSON.stringify(state), new Date().toISOString());
+  }
+
+  async loadMonitorState(): Promise<unknown | undefined> {
+    const row = this.stmt.loadMonitor.get('monitor');
+    return row ? (JSON.parse(row.value) as unknown) : undefined;
+  }
+
+  watch(listener: StoreListener): () => void {
+    this.listeners.add(listener);
+    return () => { this.listeners.delete(listener); };
+  }
+
+  async close(): Promise<void> {
+    this.listeners.clear();
+    if (this.db.open) this.db.close();
+  }
+}

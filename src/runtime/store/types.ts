@@ -1,0 +1,103 @@
+import type { Profile } from '../../core/model/types';
+import type { AzureResource } from '../../core/ports';
+
+/**
+ * The runtime's durable state behind one interface (design §4, §7): the embedded SQLite store today,
+ * an etcd store for several nodes later. Every method is asynchronous so a networked store fits the same
+ * shape; every write resolves only after it is durable (committed).
+ *
+ * Consistency model (what an etcd implementation must keep): one store-wide `revision` that grows by one
+ * per committed write; each profile row carries the revision of its last write (its `modRevision`).
+ * Conditional writes (`ifMatch`, `ifNoneMatch`, the stack owner, the `check` callback) are evaluated
+ * against one consistent view and committed atomically with it (SQLite: one transaction; etcd: a txn
+ * comparing the revisions it read).
+ */
+export interface StoredProfile {
+  /** The normalized, validated profile. */
+  profile: Profile;
+  /** Who owns the profile (design §3). */
+  stack: string;
+  /** Strong entity tag, quoted as in HTTP (`"12-1f3a…"`): changes on every write that changes content. */
+  etag: string;
+  /** Store revision of the last write of this profile. */
+  modRevision: number;
+}
+
+/** A consistent view of all profiles, handed to `check` callbacks inside the write. */
+export interface StoreView {
+  revision: number;
+  profiles: ReadonlyMap<string, StoredProfile>;
+}
+
+export interface PutProfileOptions {
+  /** The owning stack; a profile owned by another stack is never overwritten (`stack-conflict`). */
+  stack: string;
+  /** Write only if the current ETag is one of these (`*` = exists). */
+  ifMatch?: string;
+  /** `*`: write only if the profile does not exist (create-only). */
+  ifNoneMatch?: string;
+  /**
+   * Cross-profile checks run against the view the write is based on, inside the write: throw to abort
+   * (the error propagates unchanged and nothing is written).
+   */
+  check?: (view: StoreView, current: StoredProfile | undefined) => void;
+}
+
+export interface PutProfileResult {
+  etag: string;
+  revision: number;
+  /** True when the profile did not exist before. */
+  created: boolean;
+  /** False when the stored profile and stack were already identical (no write, no change event). */
+  changed: boolean;
+}
+
+export interface DeleteProfileOptions {
+  ifMatch?: string;
+  /** When given, a profile owned by another stack is not deleted (`stack-conflict`). */
+  stack?: string;
+  check?: (view: StoreView, current: StoredProfile) => void;
+}
+
+/** The Azure resource catalog (design §3): ARM id (as written) → resource. */
+export type ResourceCatalogRecord = Record<string, AzureResource>;
+
+export interface StoreChange {
+  revision: number;
+  kind: 'profile' | 'resources';
+  op: 'put' | 'delete' | 'replace';
+  /** Profile name for profile changes. */
+  name?: string;
+}
+
+export type StoreListener = (change: StoreChange) => void;
+
+export interface Store {
+  /** `sqlite`, `memory`, later `etcd`. */
+  readonly kind: string;
+  /** Current store revision (0 for an empty store). */
+  revision(): Promise<number>;
+  getProfiles(): Promise<StoredProfile[]>;
+  getProfile(name: string): Promise<StoredProfile | undefined>;
+  putProfile(profile: Profile, options: PutProfileOptions): Promise<PutProfileResult>;
+  deleteProfile(name: string, options?: DeleteProfileOptions): Promise<{ revision: number }>;
+  getResources(): Promise<ResourceCatalogRecord>;
+  /** Replaces the whole catalog. */
+  putResources(catalog: ResourceCatalogRecord): Promise<{ revision: number }>;
+  /** The prober's state (opaque JSON) for a restart; not a configuration change, no revision. */
+  saveMonitorState(state: unknown): Promise<void>;
+  loadMonitorState(): Promise<unknown | undefined>;
+  /** Called synchronously after every committed change, in commit order. Returns an unsubscribe. */
+  watch(listener: StoreListener): () => void;
+  close(): Promise<void>;
+}
+
+export type StoreErrorCode = 'precondition-failed' | 'stack-conflict' | 'not-found' | 'store-corrupt' | 'store-version';
+
+/** A refused or failed store operation, with a stable `code`. */
+export class StoreError extends Error {
+  constructor(readonly code: StoreErrorCode, message: string, readonly details: Record<string, unknown> = {}) {
+    super(message);
+    this.name = 'StoreError';
+  }
+}

@@ -1,0 +1,101 @@
+import type { Profile } from '../core/model/types';
+import { checkPreconditions, checkStack, contentHash, makeEtag } from '../runtime/store/conditions';
+import {
+  StoreError,
+  type DeleteProfileOptions,
+  type PutProfileOptions,
+  type PutProfileResult,
+  type ResourceCatalogRecord,
+  type Store,
+  type StoreChange,
+  type StoreListener,
+  type StoredProfile,
+} from '../runtime/store/types';
+
+const clone = <T>(v: T): T => structuredClone(v);
+
+/**
+ * An in-memory `Store` with the same semantics as the SQLite store (revisions, ETags, preconditions,
+ * stack ownership, atomic checks), for tests that need a store but not a disk.
+ */
+export class MemoryStore implements Store {
+  readonly kind = 'memory';
+  private rev = 0;
+  private profiles = new Map<string, StoredProfile & { hash: string }>();
+  private resources: ResourceCatalogRecord = {};
+  private monitor: unknown;
+  private readonly listeners = new Set<StoreListener>();
+
+  private emit(c: StoreChange): void {
+    for (const l of [...this.listeners]) {
+      try { l(c); } catch { /* ignore */ }
+    }
+  }
+
+  private out(p: StoredProfile): StoredProfile {
+    return { profile: clone(p.profile), stack: p.stack, etag: p.etag, modRevision: p.modRevision };
+  }
+
+  private view() {
+    return { revision: this.rev, profiles: new Map([...this.profiles].map(([k, v]) => [k, this.out(v)])) };
+  }
+
+  async revision(): Promise<number> { return this.rev; }
+
+  async getProfiles(): Promise<StoredProfile[]> {
+    return [...this.profiles.keys()].sort().map((k) => this.out(this.profiles.get(k)!));
+  }
+
+  async getProfile(name: string): Promise<StoredProfile | undefined> {
+    const p = this.profiles.get(name);
+    return p ? this.out(p) : undefined;
+  }
+
+  async putProfile(profile: Profile, options: PutProfileOptions): Promise<PutProfileResult> {
+    const name = profile.name;
+    const row = this.profiles.get(name);
+    const current = row ? this.out(row) : undefined;
+    checkPreconditions(name, current, options.ifMatch, options.ifNoneMatch);
+    checkStack(name, current, options.stack);
+    options.check?.(this.view(), current);
+    const hash = contentHash(profile, options.stack);
+    if (row && row.hash === hash && row.stack === options.stack) return { etag: row.etag, revision: this.rev, created: false, changed: false };
+    const revision = ++this.rev;
+    const etag = makeEtag(revision, hash);
+    this.profiles.set(name, { profile: clone(profile), stack: options.stack, etag, modRevision: revision, hash });
+    this.emit({ revision, kind: 'profile', op: 'put', name });
+    return { etag, revision, created: !row, changed: true };
+  }
+
+  async deleteProfile(name: string, options: DeleteProfileOptions = {}): Promise<{ revision: number }> {
+    const row = this.profiles.get(name);
+    if (!row) throw new StoreError('not-found', `profile '${name}' does not exist`, { name });
+    const current = this.out(row);
+    checkPreconditions(name, current, options.ifMatch, undefined);
+    checkStack(name, current, options.stack);
+    options.check?.(this.view(), current);
+    const revision = ++this.rev;
+    this.profiles.delete(name);
+    this.emit({ revision, kind: 'profile', op: 'delete', name });
+    return { revision };
+  }
+
+  async getResources(): Promise<ResourceCatalogRecord> { return clone(this.resources); }
+
+  async putResources(catalog: ResourceCatalogRecord): Promise<{ revision: number }> {
+    this.resources = clone(catalog);
+    const revision = ++this.rev;
+    this.emit({ revision, kind: 'resources', op: 'replace' });
+    return { revision };
+  }
+
+  async saveMonitorState(state: unknown): Promise<void> { this.monitor = clone(state); }
+  async loadMonitorState(): Promise<unknown | undefined> { return this.monitor === undefined ? undefined : clone(this.monitor); }
+
+  watch(listener: StoreListener): () => void {
+    this.listeners.add(listener);
+    return () => { this.listeners.delete(listener); };
+  }
+
+  async close(): Promise<void> { this.listeners.clear(); }
+}
