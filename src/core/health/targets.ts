@@ -1,0 +1,176 @@
+import type { Endpoint, MonitorHeader, MonitorProtocol, Profile, StatusCodeRange } from '../model/types';
+import type { ResourceCatalog } from '../ports';
+
+/** What kind of address a probe target is. FQDNs are resolved by the prober (system resolver). */
+export type TargetKind = 'ipv4' | 'ipv6' | 'fqdn';
+
+/**
+ * One endpoint to probe, with the effective settings (profile monitorConfig + endpoint overrides).
+ * Property names follow ARM's `monitorConfig` so they read like the document.
+ */
+export interface ProbeTarget {
+  /** Stable identity: `profile/endpoint`. */
+  key: string;
+  profile: string;
+  endpoint: string;
+  /** Host name or IP literal (an IPv6 literal without brackets). */
+  target: string;
+  targetKind: TargetKind;
+  protocol: MonitorProtocol;
+  port: number;
+  /** Request path for HTTP/HTTPS (always starts with `/`); undefined for TCP. */
+  path?: string;
+  intervalInSeconds: number;
+  timeoutInSeconds: number;
+  toleratedNumberOfFailures: number;
+  /**
+   * Request headers for HTTP/HTTPS: profile headers overridden by endpoint headers (names compared
+   * case-insensitively), plus `Host: <target>` when the target is an FQDN and no Host header was given.
+   * Empty for TCP.
+   */
+  headers: MonitorHeader[];
+  /** Healthy status codes for HTTP/HTTPS; `[{min:200,max:200}]` when the profile lists none. Empty for TCP. */
+  expectedStatusCodeRanges: StatusCodeRange[];
+  /**
+   * Every setting that changes how the endpoint is probed, as one string. When it changes the prober
+   * throws the endpoint's state away and probes it again at once (its old counts no longer mean anything).
+   */
+  fingerprint: string;
+}
+
+/** The key of an endpoint's probe state. */
+export const targetKey = (profile: string, endpoint: string): string => `${profile}/${endpoint}`;
+
+const IPV4 = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
+const IPV6ISH = /^[0-9a-f:.]+$/i;
+
+/** IPv4 literal, IPv6 literal (brackets allowed, stripped by the caller) or anything else (FQDN). */
+export function targetKind(target: string): TargetKind {
+  if (IPV4.test(target)) return 'ipv4';
+  if (target.includes(':') && IPV6ISH.test(target)) return 'ipv6';
+  return 'fqdn';
+}
+
+/** Only 200 is healthy when the profile lists no ranges (Azure's default). */
+export const DEFAULT_EXPECTED_STATUS: readonly StatusCodeRange[] = [{ min: 200, max: 200 }];
+
+/**
+ * Profile headers, then endpoint headers replacing same-named ones (case-insensitive), in first-seen
+ * order; later duplicates within one list win as well.
+ */
+export function mergeHeaders(profileHeaders: readonly MonitorHeader[], endpointHeaders: readonly MonitorHeader[]): MonitorHeader[] {
+  const byName = new Map<string, MonitorHeader>();
+  for (const h of [...profileHeaders, ...endpointHeaders]) {
+    const k = h.name.trim().toLowerCase();
+    if (k === '') continue;
+    const prev = byName.get(k);
+    if (prev) byName.set(k, { name: prev.name, value: h.value });
+    else byName.set(k, { name: h.name.trim(), value: h.value });
+  }
+  return [...byName.values()];
+}
+
+/** Where an endpoint points, or why it is not probed. */
+type Resolution = { probe: true; target: string } | { probe: false; why: NotProbedReason };
+
+/** Why an endpoint has no probe target (the status API and routing derive the status from config). */
+export type NotProbedReason =
+  | 'profile-disabled'
+  | 'endpoint-disabled'
+  | 'always-serve'
+  | 'nested'
+  | 'resource-stopped'
+  | 'no-target';
+
+/*
+ * Which endpoints are probed (reference/behaviors.md §4, §6, §8):
+ *
+ * | profileStatus | endpointStatus | alwaysServe | type     | resource (azure)         | probed? (reason if not) |
+ * |---------------|----------------|-------------|----------|--------------------------|-------------------------|
+ * | Disabled      | any            | any         | any      | any                      | no  (profile-disabled)  |
+ * | Enabled       | Disabled       | any         | any      | any                      | no  (endpoint-disabled) |
+ * | Enabled       | Enabled        | Enabled     | any      | any                      | no  (always-serve)      |
+ * | Enabled       | Enabled        | Disabled    | nested   | -                        | no  (nested: derived)   |
+ * | Enabled       | Enabled        | Disabled    | azure    | in catalog, stopped      | no  (resource-stopped)  |
+ * | Enabled       | Enabled        | Disabled    | azure    | running, or inline target| yes                     |
+ * | Enabled       | Enabled        | Disabled    | external | -                        | yes (if it has a target)|
+ *
+ * Azure target: the endpoint's inline `target` wins, else the catalog's; unknown id and no inline target
+ * ⇒ no-target (validation reports unknown ids; the prober just has nothing to probe).
+ */
+export function probeDecision(profile: Profile, endpoint: Endpoint, resources: ResourceCatalog): Resolution {
+  if (profile.profileStatus !== 'Enabled') return { probe: false, why: 'profile-disabled' };
+  if (endpoint.endpointStatus !== 'Enabled') return { probe: false, why: 'endpoint-disabled' };
+  if (endpoint.alwaysServe === 'Enabled') return { probe: false, why: 'always-serve' };
+  if (endpoint.type === 'nestedEndpoints') return { probe: false, why: 'nested' };
+  let target = endpoint.target?.trim();
+  if (endpoint.type === 'azureEndpoints') {
+    const res = endpoint.targetResourceId ? resources.get(endpoint.targetResourceId.trim().toLowerCase()) : undefined;
+    if (res && res.state !== 'running') return { probe: false, why: 'resource-stopped' };
+    if (!target) target = res?.target.trim();
+  }
+  if (!target) return { probe: false, why: 'no-target' };
+  return { probe: true, target };
+}
+
+/** The effective probe settings for one endpoint that is probed. */
+export function probeTarget(profile: Profile, endpoint: Endpoint, rawTarget: string): ProbeTarget {
+  const m = profile.monitorConfig;
+  const target = rawTarget.replace(/^\[(.*)\]$/, '$1').replace(/\.$/, '');
+  const kind = targetKind(target);
+  const http = m.protocol !== 'TCP';
+  let headers: MonitorHeader[] = [];
+  let ranges: StatusCodeRange[] = [];
+  let path: string | undefined;
+  if (http) {
+    headers = mergeHeaders(m.customHeaders, endpoint.customHeaders);
+    if (kind === 'fqdn' && !headers.some((h) => h.name.toLowerCase() === 'host')) headers.push({ name: 'Host', value: target });
+    ranges = m.expectedStatusCodeRanges.length > 0
+      ? m.expectedStatusCodeRanges.map((r) => ({ min: r.min, max: r.max }))
+      : DEFAULT_EXPECTED_STATUS.map((r) => ({ ...r }));
+    const p = m.path ?? '/';
+    path = p.startsWith('/') ? p : `/${p}`;
+  }
+  const t: Omit<ProbeTarget, 'fingerprint'> = {
+    key: targetKey(profile.name, endpoint.name),
+    profile: profile.name,
+    endpoint: endpoint.name,
+    target,
+    targetKind: kind,
+    protocol: m.protocol,
+    port: m.port,
+    ...(path !== undefined ? { path } : {}),
+    intervalInSeconds: m.intervalInSeconds,
+    timeoutInSeconds: m.timeoutInSeconds,
+    toleratedNumberOfFailures: m.toleratedNumberOfFailures,
+    headers,
+    expectedStatusCodeRanges: ranges,
+  };
+  const fingerprint = JSON.stringify([
+    t.target, t.protocol, t.port, t.path ?? null, t.intervalInSeconds, t.timeoutInSeconds,
+    t.toleratedNumberOfFailures, t.headers.map((h) => [h.name.toLowerCase(), h.value]),
+    t.expectedStatusCodeRanges.map((r) => [r.min, r.max]),
+  ]);
+  return { ...t, fingerprint };
+}
+
+/**
+ * Every endpoint the prober must probe, with its effective settings, in document order. The decision
+ * table is above `probeDecision`.
+ */
+export function probeTargets(profiles: readonly Profile[], resources: ResourceCatalog): ProbeTarget[] {
+  const out: ProbeTarget[] = [];
+  for (const profile of profiles) {
+    for (const endpoint of profile.endpoints) {
+      const d = probeDecision(profile, endpoint, resources);
+      if (d.probe) out.push(probeTarget(profile, endpoint, d.target));
+    }
+  }
+  return out;
+}
+
+/** True when `status` is inside one of the (inclusive) ranges. */
+export function statusExpected(status: number, ranges: readonly StatusCodeRange[]): boolean {
+  const rs = ranges.length > 0 ? ranges : DEFAULT_EXPECTED_STATUS;
+  return rs.some((r) => status >= r.min && status <= r.max);
+}
