@@ -1,0 +1,204 @@
+/**
+ * The authoritative DNS server's sockets: UDP and TCP on every configured address (IPv4 and IPv6), both
+ * feeding the one Responder. TCP follows RFC 7766: 2-octet length prefix, many queries per connection,
+ * pipelined queries answered in order as they arrive, an idle timeout, a connection limit, and write
+ * backpressure (a client that stops reading stops being read).
+ */
+import * as dgram from 'node:dgram';
+import * as net from 'node:net';
+import type { RoutingSnapshot } from '../../core/routing/types';
+import { Responder, type ResponderOptions, type ResponderStats } from './responder';
+
+export interface ListenAddress {
+  /** IPv4 or IPv6 literal (`127.0.0.1`, `::1`, `0.0.0.0`, `::`). */
+  address: string;
+  /** 0 picks a free port (the same one for UDP and TCP). */
+  port: number;
+}
+
+export interface TcpOptions {
+  /** Close a connection that sent nothing for this long (RFC 7766 §6.2.3). Default 10000. */
+  idleTimeoutMs: number;
+  /** Concurrent TCP connections; further ones are closed on accept. Default 1000. */
+  maxConnections: number;
+  /**
+   * Queries answered on one connection per event-loop turn before the server yields to other connections
+   * (the rest of the pipeline is answered on the next turn). Default 64.
+   */
+  maxPipelined: number;
+}
+
+export interface DnsServerOptions extends ResponderOptions {
+  listen: ListenAddress[];
+  tcp?: Partial<TcpOptions>;
+}
+
+export interface BoundAddress {
+  address: string;
+  port: number;
+  family: 'IPv4' | 'IPv6';
+}
+
+interface Endpoint {
+  udp: dgram.Socket;
+  tcp: net.Server;
+  bound: BoundAddress;
+}
+
+export class DnsServer {
+  readonly responder: Responder;
+  private readonly listen: ListenAddress[];
+  private readonly tcpOpts: TcpOptions;
+  private endpoints: Endpoint[] = [];
+  private readonly connections = new Set<net.Socket>();
+
+  constructor(opts: DnsServerOptions) {
+    this.responder = new Responder(opts);
+    this.listen = opts.listen.length > 0 ? opts.listen : [{ address: '127.0.0.1', port: 5300 }];
+    this.tcpOpts = { idleTimeoutMs: 10000, maxConnections: 1000, maxPipelined: 64, ...opts.tcp };
+  }
+
+  get stats(): ResponderStats {
+    return this.responder.stats;
+  }
+
+  /** New routing state: cached answers are dropped and the SOA serial moves on. */
+  setSnapshot(snapshot: RoutingSnapshot): void {
+    this.responder.setSnapshot(snapshot);
+  }
+
+  async start(): Promise<void> {
+    try {
+      for (const l of this.listen) this.endpoints.push(await this.bindPair(l));
+    } catch (err) {
+      await this.close();
+      throw err;
+    }
+  }
+
+  /** Every address the server listens on (UDP and TCP share the port). */
+  addresses(): BoundAddress[] {
+    return this.endpoints.map((e) => ({ ...e.bound }));
+  }
+
+  /** The first listening address. */
+  address(): BoundAddress {
+    const e = this.endpoints[0];
+    if (!e) throw Object.assign(new Error('dns: server is not listening (call start() first)'), { code: 'DNS_NOT_LISTENING' });
+    return { ...e.bound };
+  }
+
+  async close(): Promise<void> {
+    const eps = this.endpoints;
+    this.endpoints = [];
+    for (const s of this.connections) s.destroy();
+    this.connections.clear();
+    await Promise.all(eps.map((e) => Promise.all([
+      new Promise<void>((r) => { try { e.udp.close(() => r()); } catch { r(); } }),
+      new Promise<void>((r) => e.tcp.close(() => r())),
+    ])));
+  }
+
+  // ------------------------------------------------------------------------------------------------
+
+  private async bindPair(l: ListenAddress): Promise<Endpoint> {
+    const v6 = net.isIPv6(l.address);
+    if (!v6 && !net.isIPv4(l.address)) {
+      throw Object.assign(new Error(`dns: listen address "${l.address}" is not an IP literal (use e.g. 127.0.0.1 or ::1)`), { code: 'DNS_LISTEN_ADDRESS' });
+    }
+    // With port 0 the UDP port is chosen first; TCP must get the same one, so retry if it is taken.
+    for (let attempt = 0; ; attempt++) {
+      const udp = await this.bindUdp(l.address, l.port, v6);
+      const port = udp.address().port;
+      try {
+        const tcp = await this.listenTcp(l.address, port, v6);
+        return { udp, tcp, bound: { address: l.address, port, family: v6 ? 'IPv6' : 'IPv4' } };
+      } catch (err) {
+        await new Promise<void>((r) => udp.close(() => r()));
+        if (l.port !== 0 || attempt >= 20 || (err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err;
+      }
+    }
+  }
+
+  private bindUdp(address: string, port: number, v6: boolean): Promise<dgram.Socket> {
+    return new Promise((resolve, reject) => {
+      const sock = dgram.createSocket({ type: v6 ? 'udp6' : 'udp4', ipv6Only: v6 });
+      const onError = (err: Error): void => reject(err);
+      sock.once('error', onError);
+      sock.bind({ address, port, exclusive: false }, () => {
+        sock.off('error', onError);
+        // A send error (e.g. ICMP unreachable surfacing) must never take the server down.
+        sock.on('error', () => undefined);
+        const responder = this.responder;
+        sock.on('message', (msg, rinfo) => {
+          const out = responder.handle(msg, rinfo.address, 'udp');
+          if (out !== null) sock.send(out, rinfo.port, rinfo.address);
+        });
+        resolve(sock);
+      });
+    });
+  }
+
+  private listenTcp(address: string, port: number, v6: boolean): Promise<net.Server> {
+    return new Promise((resolve, reject) => {
+      const server = net.createServer({ noDelay: true }, (sock) => this.onConnection(sock));
+      server.maxConnections = this.tcpOpts.maxConnections;
+      const onError = (err: Error): void => reject(err);
+      server.once('error', onError);
+      server.listen({ host: address, port, ipv6Only: v6, exclusive: false }, () => {
+        server.off('error', onError);
+        server.on('error', () => undefined);
+        resolve(server);
+      });
+    });
+  }
+
+  private onConnection(sock: net.Socket): void {
+    this.connections.add(sock);
+    const responder = this.responder;
+    const maxPipelined = Math.max(1, this.tcpOpts.maxPipelined);
+    const client = sock.remoteAddress ?? '';
+    let pending: Buffer | null = null;
+    let scheduled = false;
+
+    sock.setTimeout(this.tcpOpts.idleTimeoutMs, () => sock.destroy());
+    sock.on('error', () => undefined);
+    sock.on('close', () => this.connections.delete(sock));
+
+    const drainPipeline = (): void => {
+      scheduled = false;
+      let answered = 0;
+      while (pending !== null && pending.length >= 2 && !sock.destroyed) {
+        if (sock.writableNeedDrain) {
+          // The client is not reading its answers: stop reading its queries until it does.
+          sock.pause();
+          scheduled = true;
+          sock.once('drain', () => { sock.resume(); drainPipeline(); });
+          return;
+        }
+        if (answered >= maxPipelined) {
+          scheduled = true;
+          setImmediate(drainPipeline);
+          return;
+        }
+        const len = (pending[0]! << 8) | pending[1]!;
+        if (pending.length < 2 + len) break;
+        const msg = pending.subarray(2, 2 + len);
+        pending = pending.length === 2 + len ? null : pending.subarray(2 + len);
+        const out = responder.handle(msg, client, 'tcp');
+        if (out === null) {
+          // No readable header: the stream cannot be trusted any more.
+          sock.destroy();
+          return;
+        }
+        sock.write(out);
+        answered++;
+      }
+    };
+
+    sock.on('data', (chunk: Buffer) => {
+      pending = pending === null ? chunk : Buffer.concat([pending, chunk]);
+      if (!scheduled) drainPipeline();
+    });
+  }
+}
