@@ -2,3 +2,6 @@
 export * from './core/model/types';
 export * from './core/model/normalize';
 export * from './core/model/names';
+export * from './core/validate';
+export * from './core/routing';
+export * from './core/health';

@@ -30,7 +30,12 @@ const PROFILE_SEGMENT = /\/trafficmanagerprofiles\/([^/]+)\/?$/i;
  */
 export function childProfileName(targetResourceId: string): string {
   const m = PROFILE_SEGMENT.exec(targetResourceId.trim());
-  return m ? decodeURIComponent(m[1]!) : targetResourceId.trim();
+  if (!m) return targetResourceId.trim();
+  try {
+    return decodeURIComponent(m[1]!);
+  } catch {
+    return m[1]!; // malformed %-escape: keep the segment as written (never throw)
+  }
 }
 
 /** `<relativeName>.<zone>`, lower-case, without a trailing dot. */

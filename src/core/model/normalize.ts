@@ -61,7 +61,8 @@ function normalizeMonitor(input: MonitorConfigInput | undefined): MonitorConfig 
 }
 
 function normalizeEndpoint(e: EndpointInput, index: number, derivePriority: boolean): Endpoint {
-  const type = parseEndpointType(String(e.type ?? '')) ?? (e.type as Endpoint['type']);
+  // typeof guard: String() throws on objects such as {"toString": 1}, and normalize() must never throw.
+  const type = (typeof e.type === 'string' ? parseEndpointType(e.type) : undefined) ?? (e.type as Endpoint['type']);
   const out: Endpoint = {
     name: e.name,
     type,

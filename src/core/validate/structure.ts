@@ -1,0 +1,165 @@
+/**
+ * Structural checks on raw input: the JSON type of every property, required properties, unknown
+ * properties (a warning with the nearest known name). Semantic rules run afterwards on the normalized
+ * document and silently skip values whose type is wrong, so one mistake yields one diagnostic.
+ */
+import type { Reporter } from './diagnostics';
+import { isObj, itemSegment } from './util';
+
+type Kind =
+  | 'string'
+  | 'number'
+  | { array: Kind; keyed?: true }
+  | { object: Shape }
+  | 'stringMap';
+
+interface Prop { kind: Kind; required?: true }
+type Shape = Readonly<Record<string, Prop>>;
+
+const str: Prop = { kind: 'string' };
+const num: Prop = { kind: 'number' };
+const reqStr: Prop = { kind: 'string', required: true };
+const strArr: Prop = { kind: { array: 'string' } };
+
+const HEADER: Shape = { name: reqStr, value: reqStr };
+const headers: Prop = { kind: { array: { object: HEADER } } };
+
+const SUBNET: Shape = { first: reqStr, last: str, scope: num };
+
+export const ENDPOINT_SHAPE: Shape = {
+  name: reqStr,
+  type: reqStr,
+  target: str,
+  targetResourceId: str,
+  endpointStatus: str,
+  weight: num,
+  priority: num,
+  endpointLocation: str,
+  minChildEndpoints: num,
+  minChildEndpointsIPv4: num,
+  minChildEndpointsIPv6: num,
+  geoMapping: strArr,
+  subnets: { kind: { array: { object: SUBNET } } },
+  customHeaders: headers,
+  alwaysServe: str,
+};
+
+const MONITOR: Shape = {
+  protocol: str,
+  port: num,
+  path: str,
+  intervalInSeconds: num,
+  timeoutInSeconds: num,
+  toleratedNumberOfFailures: num,
+  customHeaders: headers,
+  expectedStatusCodeRanges: { kind: { array: { object: { min: { kind: 'number', required: true }, max: { kind: 'number', required: true } } } } },
+};
+
+export const PROFILE_SHAPE: Shape = {
+  name: reqStr,
+  profileStatus: str,
+  trafficRoutingMethod: reqStr,
+  dnsConfig: { kind: { object: { relativeName: reqStr, ttl: num } }, required: true },
+  monitorConfig: { kind: { object: MONITOR } },
+  endpoints: { kind: { array: { object: ENDPOINT_SHAPE }, keyed: true } },
+  maxReturn: num,
+  trafficViewEnrollmentStatus: str,
+  allowedEndpointRecordTypes: strArr,
+  tags: { kind: 'stringMap' },
+};
+
+export const DOCUMENT_SHAPE: Shape = {
+  apiVersion: reqStr,
+  stack: str,
+  profiles: { kind: { array: { object: PROFILE_SHAPE }, keyed: true }, required: true },
+};
+
+const kindName = (k: Kind): string =>
+  typeof k === 'string'
+    ? k === 'stringMap' ? 'an object of string values' : `a ${k}`
+    : 'array' in k ? 'an array' : 'an object';
+
+const typeOf = (v: unknown): string => (v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v === 'object' ? 'an object' : `a ${typeof v}`);
+
+/** Edit distance, capped: only used to suggest a property name. */
+function distance(a: string, b: string): number {
+  if (Math.abs(a.length - b.length) > 3) return 99;
+  const prev = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    let diag = prev[0]!;
+    prev[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const tmp = prev[j]!;
+      prev[j] = Math.min(prev[j]! + 1, prev[j - 1]! + 1, diag + (a[i - 1] === b[j - 1] ? 0 : 1));
+      diag = tmp;
+    }
+  }
+  return prev[b.length]!;
+}
+
+function suggest(key: string, shape: Shape): string | undefined {
+  const lower = key.toLowerCase();
+  let best: string | undefined;
+  let bestD = 3;
+  for (const k of Object.keys(shape)) {
+    if (k.toLowerCase() === lower) return k;
+    const d = distance(lower, k.toLowerCase());
+    if (d < bestD) { bestD = d; best = k; }
+  }
+  return best;
+}
+
+const join = (path: string, key: string): string => (path === '$' ? key : `${path}.${key}`);
+
+function checkValue(r: Reporter, v: unknown, kind: Kind, path: string): void {
+  if (kind === 'string' || kind === 'number') {
+    if (typeof v !== kind) r.report('INVALID_TYPE', path, `must be ${kindName(kind)}, got ${typeOf(v)}`);
+    return;
+  }
+  if (kind === 'stringMap') {
+    if (!isObj(v)) { r.report('INVALID_TYPE', path, `must be ${kindName(kind)}, got ${typeOf(v)}`); return; }
+    for (const [k, x] of Object.entries(v)) {
+      if (typeof x !== 'string') r.report('INVALID_TYPE', `${path}.${k}`, `must be a string, got ${typeOf(x)}`);
+    }
+    return;
+  }
+  if ('array' in kind) {
+    if (!Array.isArray(v)) { r.report('INVALID_TYPE', path, `must be an array, got ${typeOf(v)}`); return; }
+    v.forEach((item, i) => checkValue(r, item, kind.array, `${path}${itemSegment(item, i, kind.keyed === true)}`));
+    return;
+  }
+  if (!isObj(v)) { r.report('INVALID_TYPE', path, `must be an object, got ${typeOf(v)}`); return; }
+  checkShape(r, v, kind.object, path);
+}
+
+function checkShape(r: Reporter, v: Record<string, unknown>, shape: Shape, path: string): void {
+  for (const [key, prop] of Object.entries(shape)) {
+    const x = v[key];
+    if (x === undefined || !Object.prototype.hasOwnProperty.call(v, key)) {
+      if (prop.required) r.report('REQUIRED_PROPERTY', join(path, key), `${key} is required`, `add ${key} (${kindName(prop.kind)})`);
+      continue;
+    }
+    checkValue(r, x, prop.kind, join(path, key));
+  }
+  for (const key of Object.keys(v)) {
+    if (Object.prototype.hasOwnProperty.call(shape, key)) continue;
+    const near = suggest(key, shape);
+    r.report('UNKNOWN_PROPERTY', join(path, key), `unknown property "${key}" is ignored; known here: ${Object.keys(shape).join(', ')}`,
+      near === undefined ? 'remove it' : `did you mean "${near}"?`);
+  }
+}
+
+/** Structural checks of a whole document. */
+export function checkDocumentStructure(r: Reporter, input: unknown): void {
+  if (!isObj(input)) {
+    r.report('DOCUMENT_NOT_OBJECT', '$', `a tmkit/v1 document must be a JSON object, got ${typeOf(input)}`,
+      'start from {"apiVersion": "tmkit/v1", "profiles": []}');
+    return;
+  }
+  checkShape(r, input, DOCUMENT_SHAPE, '$');
+}
+
+/** Structural checks of one profile at `path` (`profiles[name]`). */
+export function checkProfileStructure(r: Reporter, input: unknown, path: string): void {
+  checkValue(r, input, { object: PROFILE_SHAPE }, path);
+}
