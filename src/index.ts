@@ -5,3 +5,5 @@ export * from './core/model/names';
 export * from './core/validate';
 export * from './core/routing';
 export * from './core/health';
+export * from './core/routing';
+export * from './core/health';

@@ -72,6 +72,8 @@ export interface RoutingOutcome {
   records: AnswerRecord[];
   /** Leaf endpoints answered, as `profile/endpoint` paths through nesting. */
   endpoints: string[];
+  /** The trail that leads to this outcome (what answer() reports when it picks it). */
+  explanation?: ExplanationStep[];
 }
 
 /**

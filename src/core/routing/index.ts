@@ -1,0 +1,5 @@
+export * from './types';
+export { buildSnapshot, compiledSnapshot, profileStatusReport } from './snapshot';
+export type { CompiledSnapshot, CompiledProfile, CompiledEndpoint, SnapshotInput, ProfileStatusReport, RecordKind, EndpointKind } from './snapshot';
+export { resolve, answer, pickOutcome, recordFits, queryClass, canonicalName, MAX_NESTING_DEPTH } from './resolve';
+export type { TopResolution, NameMatch } from './resolve';

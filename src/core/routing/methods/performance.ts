@@ -1,0 +1,49 @@
+import { pct, step, subnetMatch, unavailable, single, type ClientContext, type Selection } from './common';
+import type { CompiledEndpoint, CompiledProfile } from '../snapshot';
+
+/**
+ * Performance (behaviors.md §5): subnet override first (used only if that endpoint is available), then the
+ * lowest-latency region that has an available endpoint; available endpoints of that region share traffic
+ * evenly. Regions with equal latency form one tier (even split over the tier). Regions whose latency is
+ * unknown (no client location, endpoint without location) come last, as one tier.
+ */
+export function performance(cp: CompiledProfile, client: ClientContext): Selection {
+  const steps: Selection['steps'] = [];
+  const m = subnetMatch(cp.subnetEndpoints, client);
+  if (m) {
+    if (m.usable) return single(m, step(cp, 'subnet-override', `client ${client.address} is in a subnet of this endpoint (subnet override, endpoint available)`, m), steps);
+    steps.push(step(cp, 'subnet-override', `client ${client.address} is in a subnet of this endpoint, but ${unavailable(m)}: normal Performance routing`, m));
+  }
+  const tiers = cp.regions
+    .map((g) => ({ g, ms: g.region === '' ? undefined : client.latencyMs(g.region) }))
+    .sort((a, b) => (a.ms ?? Infinity) - (b.ms ?? Infinity));
+  let i = 0;
+  while (i < tiers.length) {
+    const ms = tiers[i]!.ms ?? Infinity;
+    const tier: typeof tiers = [];
+    while (i < tiers.length && (tiers[i]!.ms ?? Infinity) === ms) tier.push(tiers[i++]!);
+    const names = tier.map((t) => (t.g.region === '' ? '(no endpointLocation)' : t.g.region)).join(', ');
+    const latency = ms === Infinity ? 'latency unknown' : `${ms} ms`;
+    const usable: CompiledEndpoint[] = [];
+    for (const t of tier) for (const e of t.g.endpoints) {
+      if (e.usable) usable.push(e);
+      else steps.push(step(cp, 'skip', `region ${e.location ?? '(none)'}: ${unavailable(e)}`, e));
+    }
+    if (usable.length === 0) {
+      steps.push(step(cp, 'skip', `closest remaining region ${names} (${latency}) has no available endpoint: next-closest region`));
+      continue;
+    }
+    const p = 1 / usable.length;
+    return {
+      kind: 'pick',
+      steps,
+      options: usable.map((e) => ({
+        endpoints: [e],
+        probability: p,
+        step: step(cp, 'select', `closest region with an available endpoint: ${names} (${latency})${usable.length > 1 ? `; even split over ${usable.length} endpoints: ${pct(p)}` : ''}${e.status === 'Degraded' ? ' (all-degraded fallback)' : ''}`, e),
+      })),
+    };
+  }
+  steps.push(step(cp, 'nodata', 'no endpoint is available in any region: NODATA'));
+  return { kind: 'nodata', steps };
+}
