@@ -62,6 +62,11 @@ export class DnsServer {
     return this.responder.stats;
   }
 
+  /** Open TCP connections. */
+  get tcpConnections(): number {
+    return this.connections.size;
+  }
+
   /** New routing state: cached answers are dropped and the SOA serial moves on. */
   setSnapshot(snapshot: RoutingSnapshot): void {
     this.responder.setSnapshot(snapshot);

@@ -254,7 +254,7 @@ describe('rcodes from raw packets', () => {
     expect(rcodeOf(r1!)).toBe(1);
     const good = await udpExchange('127.0.0.1', port, buildQuery(10, 'v4.tm.internal', 1, { additional: optRecord(4096) }));
     const d = dnsPacket.decode(good!);
-    expect(d.additionals).toHaveLength(1);
-    expect((d.additionals[0] as { udpPayloadSize: number }).udpPayloadSize).toBe(1232);
+    expect(d.additionals!).toHaveLength(1);
+    expect((d.additionals![0] as { udpPayloadSize: number }).udpPayloadSize).toBe(1232);
   });
 });
