@@ -1,0 +1,238 @@
+import { childProfileName } from '../model/names';
+import type { Document, Profile } from '../model/types';
+import { diffAttributes, REPLACE_PATHS, toJson } from './attributes';
+import type { DeployedProfile, Plan, PlanIssue, PlanStep, ProfileAction, ProfileChange } from './types';
+
+/**
+ * `diff(desired, deployed)` → `Plan` (design §3 stacks):
+ * - only deployed profiles of the document's `stack` are compared: one that left the document is deleted,
+ *   another stack's profile is never touched, and a desired name owned by another stack is an error;
+ * - per profile: create / update / replace / delete / no-op with attribute changes (see attributes.ts);
+ * - `steps`: an order the runtime accepts (see `orderSteps`).
+ * Pure: inputs are deep-copied into the plan, never mutated.
+ */
+export function diff(desired: Document, deployed: readonly DeployedProfile[]): Plan {
+  const stack = desired.stack;
+  const errors: PlanIssue[] = [];
+  const deployedBy = new Map<string, DeployedProfile>();
+  for (const d of deployed) deployedBy.set(d.profile.name, d);
+  const desiredBy = new Map<string, Profile>();
+  for (const p of desired.profiles) {
+    if (desiredBy.has(p.name)) {
+      errors.push({
+        severity: 'error', code: 'PLAN_DUPLICATE_PROFILE', path: `profiles[${p.name}]`, profile: p.name,
+        message: `profile ${p.name} appears more than once in the document`, hint: 'give each profile a unique name',
+      });
+      continue;
+    }
+    desiredBy.set(p.name, p);
+  }
+
+  const changes: ProfileChange[] = [];
+  for (const [name, after] of desiredBy) {
+    const dep = deployedBy.get(name);
+    if (dep && dep.stack !== stack) {
+      errors.push({
+        severity: 'error', code: 'PLAN_PROFILE_OWNED_BY_OTHER_STACK', path: `profiles[${name}]`, profile: name,
+        message: `profile ${name} is deployed by stack "${dep.stack}", not by this document's stack "${stack}"`,
+        hint: `rename the profile, or move it: delete it from stack "${dep.stack}" first (or set "stack": "${dep.stack}" in this document if it is the same owner)`,
+      });
+      continue;
+    }
+    if (!dep) {
+      changes.push({ profile: name, action: 'create', after: clone(after), attributes: [], replaceReasons: [] });
+      continue;
+    }
+    const attributes = diffAttributes(dep.profile, after);
+    const replaceReasons = attributes.filter((a) => a.forcesReplacement).map((a) => REPLACE_PATHS[a.path]!);
+    const action: ProfileAction = attributes.length === 0 ? 'no-op' : replaceReasons.length > 0 ? 'replace' : 'update';
+    changes.push({ profile: name, action, before: clone(dep.profile), after: clone(after), baseEtag: dep.etag, attributes, replaceReasons });
+  }
+  for (const dep of deployed) {
+    if (dep.stack !== stack || desiredBy.has(dep.profile.name)) continue;
+    changes.push({ profile: dep.profile.name, action: 'delete', before: clone(dep.profile), baseEtag: dep.etag, attributes: [], replaceReasons: [] });
+  }
+  changes.sort((a, b) => cmp(a.profile, b.profile));
+
+  errors.push(...referenceErrors(stack, changes, deployed));
+  const ordered = errors.length === 0 ? orderSteps(changes, deployed) : { steps: [], errors: [] };
+  errors.push(...ordered.errors);
+
+  return {
+    stack,
+    changes,
+    steps: errors.length === 0 ? ordered.steps : [],
+    errors,
+    summary: {
+      add: changes.filter((c) => c.action === 'create').length,
+      change: changes.filter((c) => c.action === 'update').length,
+      replace: changes.filter((c) => c.action === 'replace').length,
+      destroy: changes.filter((c) => c.action === 'delete').length,
+      unchanged: changes.filter((c) => c.action === 'no-op').length,
+    },
+  };
+}
+
+const clone = (p: Profile): Profile => toJson(p) as unknown as Profile;
+const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+/** Child profile names a profile nests (enabled or not: a disabled nested endpoint still references its child). */
+export function nestedChildren(p: Profile): string[] {
+  return p.endpoints
+    .filter((e) => e.type === 'nestedEndpoints' && typeof e.targetResourceId === 'string')
+    .map((e) => childProfileName(e.targetResourceId!));
+}
+
+/** The profiles that exist once the plan is applied: other stacks' untouched, ours as desired. */
+export function plannedProfiles(plan: Plan, deployed: readonly DeployedProfile[]): Map<string, Profile> {
+  const out = new Map<string, Profile>();
+  for (const d of deployed) out.set(d.profile.name, d.profile);
+  for (const c of plan.changes) {
+    if (c.action === 'delete') out.delete(c.profile);
+    else if (c.after) out.set(c.profile, c.after);
+  }
+  return out;
+}
+
+function referenceErrors(stack: string, changes: ProfileChange[], deployed: readonly DeployedProfile[]): PlanIssue[] {
+  const errors: PlanIssue[] = [];
+  const afterNames = new Set<string>();
+  for (const d of deployed) afterNames.add(d.profile.name);
+  for (const c of changes) if (c.action === 'delete') afterNames.delete(c.profile);
+  for (const c of changes) if (c.after) afterNames.add(c.profile);
+
+  for (const c of changes) {
+    if (!c.after) continue;
+    for (const e of c.after.endpoints) {
+      if (e.type !== 'nestedEndpoints' || typeof e.targetResourceId !== 'string') continue;
+      const child = childProfileName(e.targetResourceId);
+      if (afterNames.has(child)) continue;
+      const leaving = changes.some((x) => x.profile === child && x.action === 'delete');
+      errors.push({
+        severity: 'error', code: 'PLAN_NESTED_TARGET_MISSING',
+        path: `profiles[${c.profile}].endpoints[${e.name}].targetResourceId`, profile: c.profile,
+        message: leaving
+          ? `nested endpoint ${c.profile}/${e.name} points at profile ${child}, which this plan deletes (it left the document)`
+          : `nested endpoint ${c.profile}/${e.name} points at profile ${child}, which is neither in the document nor deployed`,
+        hint: `add profile ${child} to the document, or point the endpoint at an existing profile`,
+      });
+    }
+  }
+  // Another stack's profile nesting one we delete: the runtime would refuse the delete (409).
+  for (const c of changes) {
+    if (c.action !== 'delete') continue;
+    for (const d of deployed) {
+      if (d.stack === stack) continue;
+      if (nestedChildren(d.profile).includes(c.profile)) {
+        errors.push({
+          severity: 'error', code: 'PLAN_DELETE_REFERENCED', path: `profiles[${c.profile}]`, profile: c.profile,
+          message: `profile ${c.profile} left the document but profile ${d.profile.name} of stack "${d.stack}" nests it, so it cannot be deleted`,
+          hint: `keep ${c.profile} in the document, or remove the nested endpoint from ${d.profile.name} (stack "${d.stack}") first`,
+        });
+      }
+    }
+  }
+  // relativeName held by another stack's profile: the runtime would refuse the PUT.
+  const foreignFqdn = new Map<string, DeployedProfile>();
+  for (const d of deployed) if (d.stack !== stack) foreignFqdn.set(d.profile.dnsConfig.relativeName.toLowerCase(), d);
+  for (const c of changes) {
+    if (!c.after || c.action === 'no-op') continue;
+    const holder = foreignFqdn.get(c.after.dnsConfig.relativeName.toLowerCase());
+    if (holder && holder.profile.name !== c.profile) {
+      errors.push({
+        severity: 'error', code: 'PLAN_RELATIVE_NAME_TAKEN', path: `profiles[${c.profile}].dnsConfig.relativeName`, profile: c.profile,
+        message: `relativeName ${c.after.dnsConfig.relativeName} is already used by profile ${holder.profile.name} of stack "${holder.stack}"`,
+        hint: 'choose another relativeName',
+      });
+    }
+  }
+  return errors;
+}
+
+/**
+ * Orders the changes into steps the runtime accepts at every moment:
+ * - a PUT whose profile nests a child that this plan creates comes after that create (children first);
+ * - a DELETE comes after every step that removes a reference to it: the PUT of a parent that stops nesting
+ *   it, or the DELETE of a parent that goes too (parents first) — so no nested endpoint ever points at a
+ *   missing profile, including updates that add or remove nesting;
+ * - a PUT that takes a relativeName another of our profiles gives up comes after that profile's DELETE or
+ *   PUT (the runtime keeps FQDNs unique).
+ * Ties break by phase (PUTs before DELETEs) then profile name, so the order is stable. A cycle (e.g. two
+ * profiles swapping relativeNames) cannot be applied one call at a time and is reported as an error.
+ */
+export function orderSteps(changes: readonly ProfileChange[], deployed: readonly DeployedProfile[]): { steps: PlanStep[]; errors: PlanIssue[] } {
+  const active = changes.filter((c) => c.action !== 'no-op');
+  const byName = new Map(active.map((c) => [c.profile, c]));
+  const deps = new Map<string, Map<string, string>>(); // profile -> (dependency profile -> reason)
+  for (const c of active) deps.set(c.profile, new Map());
+  const need = (who: string, on: string, why: string): void => {
+    if (who !== on && byName.has(on)) deps.get(who)!.set(on, why);
+  };
+
+  for (const c of active) {
+    if (c.action === 'delete') continue;
+    for (const child of nestedChildren(c.after!)) {
+      if (byName.get(child)?.action === 'create') need(c.profile, child, `after create of ${child} (nested by this profile)`);
+    }
+  }
+  for (const c of active) {
+    if (c.action !== 'delete') continue;
+    for (const d of deployed) {
+      if (!nestedChildren(d.profile).includes(c.profile)) continue;
+      const parent = byName.get(d.profile.name);
+      if (!parent) continue;
+      if (parent.action === 'delete') need(c.profile, parent.profile, `after delete of ${parent.profile} (which nests this profile)`);
+      else if (!nestedChildren(parent.after!).includes(c.profile)) need(c.profile, parent.profile, `after ${parent.action} of ${parent.profile} (which stops nesting this profile)`);
+    }
+  }
+  const holder = new Map<string, string>();
+  for (const c of active) if (c.before) holder.set(c.before.dnsConfig.relativeName.toLowerCase(), c.profile);
+  for (const c of active) {
+    if (!c.after) continue;
+    const rn = c.after.dnsConfig.relativeName.toLowerCase();
+    if (c.before && c.before.dnsConfig.relativeName.toLowerCase() === rn) continue;
+    const h = holder.get(rn);
+    if (h === undefined || h === c.profile) continue;
+    const other = byName.get(h)!;
+    if (other.action === 'delete' || other.after!.dnsConfig.relativeName.toLowerCase() !== rn) {
+      need(c.profile, h, `after ${other.action} of ${h} (which frees relativeName ${c.after.dnsConfig.relativeName})`);
+    }
+  }
+
+  // Kahn's algorithm with a stable tie-break.
+  const key = (c: ProfileChange): string => `${c.action === 'delete' ? 1 : 0}:${c.profile}`;
+  const done = new Set<string>();
+  const steps: PlanStep[] = [];
+  const pending = [...active];
+  while (pending.length > 0) {
+    const ready = pending.filter((c) => [...deps.get(c.profile)!.keys()].every((d) => done.has(d)));
+    if (ready.length === 0) {
+      const names = pending.map((c) => c.profile).sort();
+      return {
+        steps: [],
+        errors: [{
+          severity: 'error', code: 'PLAN_ORDER_CYCLE', path: 'profiles',
+          message: `these changes depend on each other in a cycle and cannot be applied one call at a time: ${names.join(', ')} ` +
+            `(${pending.map((c) => `${c.profile} waits for ${[...deps.get(c.profile)!.keys()].filter((d) => !done.has(d)).join(', ')}`).join('; ')})`,
+          hint: 'split the change into two plans (e.g. free a relativeName or remove a nested endpoint first, apply, then plan the rest)',
+        }],
+      };
+    }
+    ready.sort((a, b) => cmp(key(a), key(b)));
+    const next = ready[0]!;
+    pending.splice(pending.indexOf(next), 1);
+    done.add(next.profile);
+    const action = next.action as PlanStep['action'];
+    const step: PlanStep = { action, profile: next.profile, method: action === 'delete' ? 'DELETE' : 'PUT', after: [...deps.get(next.profile)!.values()] };
+    if (action === 'create') step.ifNoneMatch = '*';
+    else step.ifMatch = next.baseEtag!;
+    steps.push(step);
+  }
+  return { steps, errors: [] };
+}
+
+/** The plan's steps (the order `tmkit apply` executes), with the profile body each PUT sends. */
+export function applyOrder(plan: Plan): Array<PlanStep & { body?: Profile }> {
+  const by = new Map(plan.changes.map((c) => [c.profile, c]));
+  return plan.steps.map((s) => (s.method === 'PUT' ? { ...s, body: clone(by.get(s.profile)!.after!) } : { ...s }));
+}

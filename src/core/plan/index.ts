@@ -1,0 +1,14 @@
+/**
+ * The plan engine (design §2 `plan/`): `diff` computes typed changes (data), `render*` present them, the
+ * routing preview says what the change does to clients. Pure: no I/O, clock or randomness.
+ */
+export * from './types';
+export * from './preview-types';
+export { diff, orderSteps, applyOrder, nestedChildren, plannedProfiles } from './diff';
+export { diffAttributes, applyAttributeChanges, parsePath, jsonEqual, REPLACE_PATHS } from './attributes';
+export { failoverTimes, detectionSeconds, type FailoverEstimate } from './failover';
+export { lintProfiles } from './lints';
+export { buildReport, affectedProfiles, planExitCode, type PlanReport, type FailoverRow, type ReportOptions } from './report';
+export { renderText, writeText, type TextOptions } from './render/text';
+export { renderMarkdown, writeMarkdown, GITHUB_COMMENT_LIMIT, DEFAULT_MARKER, type MarkdownOptions } from './render/markdown';
+export { renderJson, writeJson, planToJson, readPlanJson, PlanFormatError, PLAN_FORMAT_VERSION } from './render/json';

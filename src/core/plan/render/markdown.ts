@@ -1,0 +1,252 @@
+import type { Endpoint } from '../../model/types';
+import type { ProfilePreview } from '../preview-types';
+import type { FailoverRow, PlanReport } from '../report';
+import type { AttributeChange, ProfileChange, Writer } from '../types';
+import {
+  ACTION_WORD, changePhrases, describeEndpoint, endpointOf, failoverText, formatValue, hasChanges, pct, points, setDelta,
+  SYMBOL, summaryLine,
+} from './common';
+import { short } from './text';
+
+/**
+ * Markdown for a pull-request comment: the summary line first, a table of changed profiles, warnings and
+ * errors, then one collapsible `<details>` per profile (attribute tables, endpoint table, routing preview,
+ * failure scenarios, failover time). The output never exceeds `maxChars` (GitHub rejects comments over
+ * 65,536 characters): sections that do not fit are first shortened (preview dropped), then left out, and
+ * a closing note names what was cut and how to see it in full.
+ */
+export interface MarkdownOptions {
+  /** Default 65,536 (GitHub's comment limit). */
+  maxChars?: number;
+  /** An HTML comment placed first so CI can find and update its previous comment. */
+  marker?: string;
+  /** Heading text (default `tmkit plan`). */
+  title?: string;
+}
+
+export const GITHUB_COMMENT_LIMIT = 65_536;
+export const DEFAULT_MARKER = '<!-- tmkit-plan -->';
+
+const esc = (s: string): string => s.replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/\r?\n/g, ' ').replace(/</g, '&lt;');
+const code = (s: string): string => (s === '' ? '' : `\`${s.replace(/`/g, 'ˋ').replace(/\|/g, '\\|')}\``);
+
+export function renderMarkdown(report: PlanReport, options: MarkdownOptions = {}): string {
+  const limit = options.maxChars ?? GITHUB_COMMENT_LIMIT;
+  const { plan } = report;
+  const head: string[] = [];
+  head.push(options.marker ?? DEFAULT_MARKER);
+  head.push(`### ${options.title ?? 'tmkit plan'} — stack ${code(plan.stack)}`, '');
+  if (plan.errors.length > 0) head.push(`**❌ This plan cannot be applied: ${plan.errors.length} error(s).** ${summaryLine(plan.summary)}`);
+  else if (!hasChanges(plan.summary)) head.push(`**No changes.** The deployed profiles of stack ${code(plan.stack)} match the document.`);
+  else head.push(`**${summaryLine(plan.summary)}**`);
+  if (plan.summary.unchanged > 0) head.push('', `${plan.summary.unchanged} profile(s) unchanged.`);
+  head.push('');
+
+  const failoverBy = new Map(report.failover.map((f) => [f.profile, f]));
+  const previewBy = new Map((report.preview?.profiles ?? []).map((p) => [p.profile, p]));
+  const changed = plan.changes.filter((c) => c.action !== 'no-op');
+  const affectedOnly = (report.preview?.profiles ?? []).filter((p) => p.action === 'affected');
+
+  if (changed.length + affectedOnly.length > 0) {
+    const rows = [...changed.map((c) => ({ name: c.profile, sym: SYMBOL[c.action], action: ACTION_WORD[c.action], what: changePhrases(c, 3).join('; ') })),
+      ...affectedOnly.map((p) => ({ name: p.profile, sym: SYMBOL.affected, action: 'routing affected', what: p.reason ?? '' }))];
+    const maxRows = 60;
+    head.push('| | Profile | Action | What changes | Worst-case failover |', '|---|---|---|---|---|');
+    for (const r of rows.slice(0, maxRows)) {
+      const f = failoverBy.get(r.name);
+      head.push(`| ${code(r.sym)} | ${code(r.name)} | ${r.action} | ${esc(r.what)} | ${f ? failoverCell(f) : '—'} |`);
+    }
+    if (rows.length > maxRows) head.push(`| | … | | ${rows.length - maxRows} more profile(s), each in its own section below | |`);
+    head.push('');
+  }
+  const exceeding = report.failover.filter((f) => f.exceeds);
+  if (exceeding.length > 0) {
+    head.push(`> [!CAUTION]`, `> ${exceeding.length} profile(s) exceed the failover limit of ${report.maxFailoverSeconds} s: ${exceeding.map((f) => `${code(f.profile)} (${failoverText(f.after)})`).join(', ')}`, '');
+  }
+  if (plan.errors.length > 0) {
+    head.push('> [!CAUTION]', `> **Errors** (the plan cannot be applied):`);
+    for (const e of plan.errors) head.push(`> - ${code(e.path)}: ${esc(e.message)} (${e.code})${e.hint ? ` — ${esc(e.hint)}` : ''}`);
+    head.push('');
+  }
+  if (report.warnings.length > 0) {
+    head.push('> [!WARNING]', `> **Warnings** (${report.warnings.length}):`);
+    for (const w of report.warnings.slice(0, 30)) head.push(`> - ${code(w.path)}: ${esc(w.message)} (${w.code})`);
+    if (report.warnings.length > 30) head.push(`> - … and ${report.warnings.length - 30} more (see \`tmkit plan --format json\`)`);
+    head.push('');
+  }
+
+  const sections: Array<{ name: string; full: () => string; compact: () => string }> = [];
+  for (const c of changed) {
+    sections.push({
+      name: c.profile,
+      full: () => profileSection(c, failoverBy.get(c.profile), previewBy.get(c.profile), true),
+      compact: () => profileSection(c, failoverBy.get(c.profile), previewBy.get(c.profile), false),
+    });
+  }
+  for (const p of affectedOnly) {
+    sections.push({ name: p.profile, full: () => affectedSection(p, failoverBy.get(p.profile), true), compact: () => affectedSection(p, failoverBy.get(p.profile), false) });
+  }
+  if (plan.steps.length > 1) {
+    const order = ['<details><summary>Apply order</summary>', '', ...plan.steps.map((s, i) => `${i + 1}. \`${s.method} ${s.profile}\` (${s.action})${s.after.length ? ` — ${esc(s.after.join('; '))}` : ''}`), '', '</details>', ''].join('\n');
+    sections.push({ name: 'apply order', full: () => order, compact: () => '' });
+  }
+
+  let out = `${head.join('\n')}\n`;
+  const RESERVE = 1200; // room for the truncation note
+  const cutFull: string[] = [];
+  const cutAll: string[] = [];
+  for (let i = 0; i < sections.length; i++) {
+    const s = sections[i]!;
+    const budget = limit - RESERVE - out.length;
+    const full = s.full();
+    if (full.length <= budget) { out += full; continue; }
+    const compact = s.compact();
+    if (compact.length > 0 && compact.length <= budget) { out += compact; cutFull.push(s.name); continue; }
+    cutAll.push(...sections.slice(i).map((x) => x.name));
+    break;
+  }
+  if (cutFull.length > 0 || cutAll.length > 0) {
+    const note: string[] = ['', `> [!NOTE]`, `> This comment was shortened to stay within GitHub's ${String(limit).replace(/\B(?=(\d{3})+(?!\d))/g, ',')}-character limit.`];
+    if (cutFull.length > 0) note.push(`> Routing preview left out for: ${esc(short(cutFull.map((n) => `\`${n}\``), 25))}.`);
+    if (cutAll.length > 0) note.push(`> Sections left out entirely: ${esc(short(cutAll.map((n) => `\`${n}\``), 25))}.`);
+    note.push('> Run `tmkit plan FILE` locally, or download the `--format json` plan, for the full plan.');
+    let tail = `${note.join('\n')}\n`;
+    if (out.length + tail.length > limit) tail = tail.slice(0, Math.max(0, limit - out.length));
+    out += tail;
+  }
+  return out.length > limit ? out.slice(0, limit) : out;
+}
+
+export function writeMarkdown(report: PlanReport, out: Writer, options: MarkdownOptions = {}): void {
+  out.write(renderMarkdown(report, options));
+}
+
+function failoverCell(f: FailoverRow): string {
+  const b = failoverText(f.before);
+  const a = failoverText(f.after);
+  const text = f.before === null ? a : f.after === null ? `${b} → —` : b === a ? a : `${b} → ${a}`;
+  return f.exceeds ? `**${text} ⚠️**` : text;
+}
+
+function profileSection(c: ProfileChange, f: FailoverRow | undefined, pv: ProfilePreview | undefined, withPreview: boolean): string {
+  const out: string[] = [];
+  const sym = SYMBOL[c.action];
+  out.push(`<details><summary><code>${sym} ${esc(c.profile)}</code> — ${ACTION_WORD[c.action]}: ${esc(changePhrases(c, 3).join('; '))}</summary>`, '');
+  for (const r of c.replaceReasons) out.push(`**Forces replacement:** ${esc(r)}.`, '');
+  if (c.baseEtag !== undefined) out.push(`Base ETag: ${code(c.baseEtag)}`, '');
+
+  if (c.action === 'create' || c.action === 'delete') {
+    const p = (c.after ?? c.before)!;
+    out.push('| Setting | Value |', '|---|---|');
+    out.push(`| routing | ${p.trafficRoutingMethod} |`, `| relativeName | ${code(p.dnsConfig.relativeName)} |`, `| TTL | ${p.dnsConfig.ttl} s |`);
+    out.push(`| probe | ${p.monitorConfig.protocol}:${p.monitorConfig.port}${esc(p.monitorConfig.path ?? '')} every ${p.monitorConfig.intervalInSeconds} s, timeout ${p.monitorConfig.timeoutInSeconds} s, tolerated ${p.monitorConfig.toleratedNumberOfFailures} |`);
+    out.push('');
+    out.push('| Endpoint | ' + (c.action === 'create' ? 'Created' : 'Destroyed') + ' |', '|---|---|');
+    for (const e of p.endpoints) out.push(`| ${code(e.name)} | ${esc(describeEndpoint(e))} |`);
+    out.push('');
+  } else {
+    const epRows: string[] = [];
+    const other: AttributeChange[] = [];
+    for (const a of c.attributes) {
+      const ep = endpointOf(a);
+      if (!ep) { other.push(a); continue; }
+      if (ep.rest === '' && a.kind === 'add') epRows.push(`| ${code(ep.endpoint)} | ➕ added | | ${esc(describeEndpoint(a.after as unknown as Endpoint))} |`);
+      else if (ep.rest === '' && a.kind === 'remove') epRows.push(`| ${code(ep.endpoint)} | ➖ removed | ${esc(describeEndpoint(a.before as unknown as Endpoint))} | |`);
+      else {
+        const d = setDelta(a.before, a.after);
+        const detail = d && (d.added.length || d.removed.length)
+          ? ` (${[...d.added.map((x) => `+${x}`), ...d.removed.map((x) => `−${x}`)].join(' ')})` : '';
+        epRows.push(`| ${code(ep.endpoint)} | ${code(ep.rest || '(order)')}${esc(detail)} | ${esc(valueText(a, 'before'))} | ${esc(valueText(a, 'after'))} |`);
+      }
+    }
+    if (epRows.length > 0) out.push('**Endpoints**', '', '| Endpoint | Change | Before | After |', '|---|---|---|---|', ...epRows, '');
+    if (other.length > 0) {
+      out.push('**Profile settings**', '', '| Attribute | Before | After |', '|---|---|---|');
+      for (const a of other) out.push(`| ${code(a.path)}${a.forcesReplacement ? ' (forces replacement)' : ''} | ${esc(valueText(a, 'before'))} | ${esc(valueText(a, 'after'))} |`);
+      out.push('');
+    }
+  }
+  if (withPreview && pv) out.push(...previewMarkdown(pv));
+  else if (pv) out.push('_Routing preview left out to fit the comment limit._', '');
+  if (f) out.push(...failoverMarkdown(f));
+  out.push('</details>', '');
+  return `${out.join('\n')}\n`;
+}
+
+function affectedSection(pv: ProfilePreview, f: FailoverRow | undefined, withPreview: boolean): string {
+  const out = [`<details><summary><code>&gt; ${esc(pv.profile)}</code> — routing affected: ${esc(pv.reason ?? '')}</summary>`, ''];
+  if (withPreview) out.push(...previewMarkdown(pv));
+  if (f) out.push(...failoverMarkdown(f));
+  out.push('</details>', '');
+  return `${out.join('\n')}\n`;
+}
+
+function valueText(a: AttributeChange, side: 'before' | 'after'): string {
+  if (a.kind === 'reorder') return ((side === 'before' ? a.before : a.after) as string[]).join(', ');
+  const v = side === 'before' ? a.before : a.after;
+  if (v === undefined) return '';
+  return formatValue(v);
+}
+
+function failoverMarkdown(f: FailoverRow): string[] {
+  const out = [`**Worst-case failover:** ${failoverCell(f)}${f.after ? ` — ${esc(f.after.formula)}` : ''}`];
+  for (const n of f.after?.notes ?? []) out.push(`<br>_${esc(n)}_`);
+  out.push('');
+  return out;
+}
+
+function previewMarkdown(pv: ProfilePreview): string[] {
+  const out: string[] = [];
+  const method = pv.methodBefore !== null && pv.methodAfter !== null && pv.methodBefore !== pv.methodAfter
+    ? `${pv.methodBefore} → ${pv.methodAfter}` : (pv.methodAfter ?? pv.methodBefore ?? '');
+  out.push(`**Routing preview** (${method})`, '');
+  if (pv.shares && pv.shares.length > 0) {
+    out.push('| Endpoint | Before | After | Change |', '|---|--:|--:|--:|');
+    for (const s of pv.shares) {
+      const delta = s.deltaPoints === 0 ? '' : points(s.deltaPoints);
+      out.push(`| ${code(s.endpoint)} | ${pct(s.before)} | ${pct(s.after)} | ${delta} |`);
+    }
+    out.push('');
+  }
+  if (pv.priority) {
+    const { before: b, after: a } = pv.priority;
+    out.push('| | Before | After |', '|---|---|---|');
+    out.push(`| active | ${b ? code(b.active) : '—'} | ${a ? code(a.active) : '—'} |`);
+    out.push(`| failover order | ${b ? esc(b.order.join(' → ')) : '—'} | ${a ? esc(a.order.join(' → ')) : '—'} |`, '');
+  }
+  if (pv.multiValue) {
+    const f = (v: { set: string[]; maxReturn: number } | null): string => (v ? `up to ${v.maxReturn} of ${v.set.map(code).join(', ')}` : '—');
+    out.push(`Returned set: ${f(pv.multiValue.before)} → ${f(pv.multiValue.after)}`, '');
+  }
+  if (pv.clientGroups && pv.clientGroups.length > 0) {
+    const changed = pv.clientGroups.filter((g) => g.before !== g.after);
+    const same = pv.clientGroups.filter((g) => g.before === g.after);
+    if (changed.length > 0) {
+      out.push('| Clients in | Before | After | How many |', '|---|---|---|---|');
+      for (const g of changed) {
+        const lost = g.before !== null && !isNoAnswer(g.before) && (g.after === null || isNoAnswer(g.after));
+        out.push(`| ${code(g.group)} | ${g.before === null ? '—' : code(g.before)} | ${g.after === null ? '—' : code(g.after)}${lost ? ' ⚠️' : ''} | ${g.count}: ${esc(short(g.clients, 12))} |`);
+      }
+      out.push('');
+    } else {
+      out.push('No client changes endpoint.', '');
+    }
+    if (same.length > 0) {
+      out.push(`<sub>Unchanged: ${esc(same.map((g) => `${g.group} → ${g.after ?? '—'} (${g.count})`).join('; '))}</sub>`, '');
+    }
+  }
+  if (pv.lostAnswer.length > 0) out.push(`⚠️ **Lose their answer:** ${esc(short(pv.lostAnswer, 30))}`, '');
+  if (pv.scenarios.length > 0) {
+    out.push('**If one endpoint fails**', '', '| Down | Its traffic goes to | Still sent to it | No answer | |', '|---|---|---|---|---|');
+    for (const s of pv.scenarios) {
+      const flags = s.flags.map((f) => (f === 'single-point-of-failure' ? '⚠️ single point of failure' : f === 'no-answer' ? '⚠️ no answer' : '🆕')).join(' ');
+      out.push(`| ${code(s.down)} | ${esc(s.goesTo)} | ${esc(s.stillDown ?? '')} | ${esc(short(s.noAnswer, 10))} | ${flags} |`);
+    }
+    out.push('');
+  }
+  if (pv.neverReceive.length > 0) out.push(`⚠️ **Never receive traffic:** ${pv.neverReceive.map(code).join(', ')}`, '');
+  for (const n of pv.notes) out.push(`<sub>${esc(n)}</sub>`, '');
+  return out;
+}
+
+const isNoAnswer = (l: string): boolean => l === 'NODATA' || l === 'NXDOMAIN';

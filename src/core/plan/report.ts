@@ -1,0 +1,90 @@
+import type { Profile } from '../model/types';
+import { nestedChildren, plannedProfiles } from './diff';
+import { failoverTimes, type FailoverEstimate } from './failover';
+import { lintProfiles } from './lints';
+import type { PlanPreview } from './preview-types';
+import type { DeployedProfile, Plan, PlanIssue } from './types';
+
+/** Failover time of one profile before and after the plan; `exceeds` against `--max-failover-seconds`. */
+export interface FailoverRow {
+  profile: string;
+  before: FailoverEstimate | null;
+  after: FailoverEstimate | null;
+  exceeds: boolean;
+}
+
+/** Everything the renderers show: the plan (data), lints, failover times and the routing preview. */
+export interface PlanReport {
+  plan: Plan;
+  warnings: PlanIssue[];
+  failover: FailoverRow[];
+  maxFailoverSeconds?: number;
+  preview?: PlanPreview;
+}
+
+export interface ReportOptions {
+  maxFailoverSeconds?: number;
+  preview?: PlanPreview;
+}
+
+/**
+ * Profiles whose answers the plan can change: every changed profile plus every profile that nests one of
+ * them, directly or not (a child's change reaches the parent's clients). Sorted by name.
+ */
+export function affectedProfiles(plan: Plan, deployed: readonly DeployedProfile[]): { name: string; reason?: string }[] {
+  const after = plannedProfiles(plan, deployed);
+  const before = new Map(deployed.map((d) => [d.profile.name, d.profile] as const));
+  const changed = new Set(plan.changes.filter((c) => c.action !== 'no-op').map((c) => c.profile));
+  const out = new Map<string, string | undefined>();
+  for (const n of changed) out.set(n, undefined);
+  const parentsOf = (child: string): string[] => {
+    const ps = new Set<string>();
+    for (const m of [before, after]) for (const [n, p] of m) if (nestedChildren(p).includes(child)) ps.add(n);
+    return [...ps];
+  };
+  const queue = [...changed];
+  while (queue.length > 0) {
+    const c = queue.shift()!;
+    for (const p of parentsOf(c)) {
+      if (out.has(p)) continue;
+      out.set(p, `nests ${c}, which changes`);
+      queue.push(p);
+    }
+  }
+  return [...out.keys()].sort().map((name) => {
+    const reason = out.get(name);
+    return reason === undefined ? { name } : { name, reason };
+  });
+}
+
+/** Composes the report: lints on the profiles the plan writes, failover times before/after for affected profiles. */
+export function buildReport(plan: Plan, deployed: readonly DeployedProfile[], options: ReportOptions = {}): PlanReport {
+  const after = plannedProfiles(plan, deployed);
+  const before = new Map<string, Profile>(deployed.map((d) => [d.profile.name, d.profile]));
+  const written = plan.changes.filter((c) => c.action !== 'no-op' && c.action !== 'delete').map((c) => c.after!);
+  const warnings = lintProfiles(written, (n) => after.get(n));
+  const names = affectedProfiles(plan, deployed).map((a) => a.name);
+  const fb = failoverTimes(before, names);
+  const fa = failoverTimes(after, names);
+  const max = options.maxFailoverSeconds;
+  const failover = names.map((profile) => {
+    const a = fa.get(profile) ?? null;
+    return {
+      profile,
+      before: fb.get(profile) ?? null,
+      after: a,
+      exceeds: max !== undefined && a !== null && a.seconds !== null && a.seconds > max,
+    };
+  });
+  const report: PlanReport = { plan, warnings, failover };
+  if (max !== undefined) report.maxFailoverSeconds = max;
+  if (options.preview) report.preview = options.preview;
+  return report;
+}
+
+/** Design §4 exit codes for `plan`: 1 on errors or a failover limit exceeded, 2 with changes under --detailed-exitcode. */
+export function planExitCode(report: PlanReport, detailedExitcode: boolean): 0 | 1 | 2 {
+  if (report.plan.errors.length > 0 || report.failover.some((f) => f.exceeds)) return 1;
+  const s = report.plan.summary;
+  return detailedExitcode && s.add + s.change + s.replace + s.destroy > 0 ? 2 : 0;
+}
