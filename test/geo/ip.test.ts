@@ -1,0 +1,108 @@
+import { formatIp, isNonGlobal, parseIp, parsePrefix, PrefixMap, unwrapIpv4, type ParsedPrefix } from '../../src/geo/ip';
+
+describe('parseIp', () => {
+  test.each([
+    ['8.8.8.8', 4, '8.8.8.8'],
+    ['0.0.0.0', 4, '0.0.0.0'],
+    ['255.255.255.255', 4, '255.255.255.255'],
+    [' 10.0.0.1 ', 4, '10.0.0.1'],
+    ['::', 6, '0:0:0:0:0:0:0:0'],
+    ['::1', 6, '0:0:0:0:0:0:0:1'],
+    ['2001:db8::', 6, '2001:db8:0:0:0:0:0:0'],
+    ['2001:DB8:0:0:1::1', 6, '2001:db8:0:0:1:0:0:1'],
+    ['1:2:3:4:5:6:7:8', 6, '1:2:3:4:5:6:7:8'],
+    ['::ffff:192.0.2.1', 6, '0:0:0:0:0:ffff:c000:201'],
+    ['fe80::1%eth0', 6, 'fe80:0:0:0:0:0:0:1'],
+    ['[2001:db8::1]', 6, '2001:db8:0:0:0:0:0:1'],
+  ])('%s → IPv%s %s', (text, family, formatted) => {
+    const ip = parseIp(text);
+    expect(ip?.family).toBe(family);
+    expect(formatIp(ip!)).toBe(formatted);
+  });
+
+  test.each(['', 'bogus', '1.2.3', '1.2.3.4.5', '256.1.1.1', '01.2.3.4', '1.2.3.-1', '1::2::3', '1:2:3:4:5:6:7:8:9', '12345::', 'g::1', '1:2:3:4:5:6:7', '::1.2.3', 'example.com'])(
+    '%j is not an address',
+    (text) => {
+      expect(parseIp(text)).toBeUndefined();
+    },
+  );
+});
+
+describe('parsePrefix', () => {
+  test.each([
+    ['203.0.113.0/24', 4, 24],
+    ['0.0.0.0/0', 4, 0],
+    ['198.51.100.7', 4, 32],
+    ['2001:db8::/32', 6, 32],
+    ['2001:db8::1', 6, 128],
+  ])('%s', (text, family, length) => {
+    expect(parsePrefix(text)).toMatchObject({ family, length });
+  });
+
+  test.each([
+    ['10.1.2.3/8', /host bits are set after \/8 \(did you mean 10\.0\.0\.0\/8\?\)/],
+    ['10.0.0.0/33', /from 0 to 32/],
+    ['2001:db8::/129', /from 0 to 128/],
+    ['10.0.0.0/x', /integer/],
+    ['nope/8', /not an IPv4 or IPv6 address/],
+  ])('%s is rejected with a reason', (text, reason) => {
+    const p = parsePrefix(text);
+    expect('error' in p && p.error).toMatch(reason);
+  });
+});
+
+describe('PrefixMap (longest prefix match)', () => {
+  const map = new PrefixMap<string>();
+  const add = (p: string): void => map.set(parsePrefix(p) as ParsedPrefix, p);
+  ['0.0.0.0/0', '10.0.0.0/8', '10.1.0.0/16', '10.1.2.0/23', '10.1.2.3/32', '2001:db8::/32', '2001:db8:8000::/33'].forEach(add);
+
+  test.each([
+    ['10.1.2.3', ['10.1.2.3/32', '10.1.2.0/23', '10.1.0.0/16', '10.0.0.0/8', '0.0.0.0/0']],
+    ['10.1.3.255', ['10.1.2.0/23', '10.1.0.0/16', '10.0.0.0/8', '0.0.0.0/0']],
+    ['10.1.4.0', ['10.1.0.0/16', '10.0.0.0/8', '0.0.0.0/0']],
+    ['11.0.0.1', ['0.0.0.0/0']],
+    ['2001:db8:8000::1', ['2001:db8:8000::/33', '2001:db8::/32']],
+    ['2001:db8:7fff::1', ['2001:db8::/32']],
+    ['2001:db9::1', []],
+  ])('%s matches %j, longest first', (addr, expected) => {
+    expect(map.matches(parseIp(addr)!)).toEqual(expected);
+    expect(map.longest(parseIp(addr)!)).toBe(expected[0]);
+  });
+
+  test('an IPv4 default route does not match IPv6 addresses', () => {
+    expect(map.longest(parseIp('::2')!)).toBeUndefined();
+  });
+
+  test('size counts prefixes of both families', () => {
+    expect(map.size).toBe(7);
+  });
+});
+
+describe('non-global addresses have no geography', () => {
+  test.each([
+    '10.0.0.1', '172.16.5.4', '172.31.255.255', '192.168.1.1', '127.0.0.1', '127.255.255.254', '169.254.1.1',
+    '100.64.0.1', '0.1.2.3', '192.0.2.1', '198.51.100.1', '203.0.113.1', '198.18.0.1', '224.0.0.1',
+    '255.255.255.255', '::', '::1', 'fe80::1', 'fd00::1', 'fc00::1', 'ff02::1', '2001:db8::1', '100::1',
+  ])('%s', (addr) => {
+    expect(isNonGlobal(unwrapIpv4(parseIp(addr)!))).toBe(true);
+  });
+
+  test.each(['8.8.8.8', '172.32.0.1', '100.128.0.1', '192.169.0.1', '2003::1', '2001:4860:4860::8888', '::ffff:8.8.8.8'])(
+    '%s is global',
+    (addr) => {
+      expect(isNonGlobal(unwrapIpv4(parseIp(addr)!))).toBe(false);
+    },
+  );
+});
+
+describe('unwrapIpv4', () => {
+  test.each([
+    ['::ffff:8.8.8.8', '8.8.8.8'],
+    ['::ffff:c0a8:101', '192.168.1.1'],
+    ['64:ff9b::8.8.4.4', '8.8.4.4'],
+    ['2001:4860::1', '2001:4860:0:0:0:0:0:1'],
+    ['8.8.8.8', '8.8.8.8'],
+  ])('%s → %s', (addr, expected) => {
+    expect(formatIp(unwrapIpv4(parseIp(addr)!))).toBe(expected);
+  });
+});
