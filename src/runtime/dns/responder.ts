@@ -140,6 +140,11 @@ export class Responder {
     return this.soa.serial;
   }
 
+  /** Cached questions and cached per-outcome encodings (for tests and metrics). */
+  get cached(): { questions: number; outcomes: number } {
+    return { questions: this.cache.size, outcomes: this.dynamicCache.size };
+  }
+
   /** Swaps the routing state: drops every cached answer and bumps the SOA serial (RFC 1982 arithmetic). */
   setSnapshot(snapshot: RoutingSnapshot): void {
     this.snapshot = snapshot;

@@ -1,0 +1,149 @@
+/** The packet handler without sockets: outcome sampling, caching and invalidation, truncation, flags. */
+import * as dnsPacket from 'dns-packet';
+import type { RoutingQuery } from '../../../src/core/routing/types';
+import { Responder, type ResponderOptions } from '../../../src/runtime/dns';
+import { seededRng } from '../../../src/testing/rng';
+import { LONG_LABEL, ZONE, buildQuery, ecsOption, emptySnapshot, optRecord, standardTable, tableResolver } from './support';
+
+function make(extra: Partial<ResponderOptions> = {}, calls?: RoutingQuery[]): Responder {
+  return new Responder({ zone: ZONE, snapshot: emptySnapshot(), resolve: tableResolver(standardTable(), calls), rng: seededRng(42), soa: { serial: 7 }, ...extra });
+}
+const decode = (b: Buffer | null): dnsPacket.DecodedPacket => dnsPacket.decode(b!);
+
+test('weighted outcomes are drawn by probability (0.25 / 0.75) from the cached encodings', () => {
+  const r = make();
+  const n = 20000;
+  let a = 0;
+  for (let i = 0; i < n; i++) {
+    const d = decode(r.handle(buildQuery(i & 0xffff, `weighted.${ZONE}`, 1), '192.0.2.1', 'udp'));
+    if ((d.answers![0]!.data as string) === 'a.example.net') a++;
+  }
+  expect(a / n).toBeGreaterThan(0.23);
+  expect(a / n).toBeLessThan(0.27);
+  expect(r.stats.cacheHits).toBe(n - 1);
+});
+
+test('one resolution per question whatever the case; a new snapshot resolves again and bumps the serial', () => {
+  const calls: RoutingQuery[] = [];
+  const r = make({}, calls);
+  for (const name of ['v4.tm.internal', 'V4.TM.INTERNAL', 'v4.Tm.Internal']) r.handle(buildQuery(1, name, 1), '192.0.2.1', 'udp');
+  expect(calls.map((c) => c.name)).toEqual(['v4.tm.internal']);
+  r.handle(buildQuery(1, 'v4.tm.internal', 28), '192.0.2.1', 'udp');
+  expect(calls).toHaveLength(2); // another type is another question
+  expect(r.serial).toBe(7);
+  r.setSnapshot(emptySnapshot());
+  expect(r.serial).toBe(8);
+  expect(r.cached.questions).toBe(0);
+  const soa = decode(r.handle(buildQuery(2, ZONE, 6), '192.0.2.1', 'udp'));
+  expect((soa.answers![0]!.data as dnsPacket.SoaData).serial).toBe(8);
+  r.handle(buildQuery(1, 'V4.tm.internal', 1), '192.0.2.1', 'udp');
+  expect(calls).toHaveLength(3);
+});
+
+test('the serial wraps at 2^32 (RFC 1982)', () => {
+  const r = make({ soa: { serial: 0xffffffff } });
+  r.setSnapshot(emptySnapshot());
+  expect(r.serial).toBe(0);
+});
+
+test('client-dependent names are resolved per query with the routing address; encodings cached by outcome', () => {
+  const calls: RoutingQuery[] = [];
+  const r = make({}, calls);
+  const ask = (client: string, ecs?: Buffer): string => {
+    const q = buildQuery(3, `geo.${ZONE}`, 1, ecs ? { additional: optRecord(1232, 0, ecs) } : {});
+    return decode(r.handle(q, client, 'udp')).answers![0]!.data as string;
+  };
+  expect(ask('198.51.100.9')).toBe('198.51.100.1');
+  expect(ask('192.0.2.1')).toBe('203.0.113.1');
+  expect(ask('192.0.2.1', ecsOption(1, 24, 0, [198, 51, 100]))).toBe('198.51.100.1');
+  expect(ask('192.0.2.1', ecsOption(1, 24, 0, [198, 51, 101]))).toBe('203.0.113.1');
+  expect(calls.map((c) => [c.clientAddress, c.ecsSourcePrefix])).toEqual([
+    ['198.51.100.9', undefined], ['192.0.2.1', undefined], ['198.51.100.0', 24], ['198.51.101.0', 24],
+  ]);
+  expect(r.cached).toEqual({ questions: 1, outcomes: 2 });
+});
+
+test('an IPv6 ECS address is zero-padded into a full address', () => {
+  const calls: RoutingQuery[] = [];
+  const r = make({}, calls);
+  r.handle(buildQuery(3, `geo.${ZONE}`, 1, { additional: optRecord(1232, 0, ecsOption(2, 56, 0, [0x20, 0x01, 0x0d, 0xb8, 0, 0xab, 0xcd])) }), '::1', 'udp');
+  expect(calls[0]!.clientAddress).toBe('2001:db8:ab:cd00:0:0:0:0');
+  expect(calls[0]!.ecsSourcePrefix).toBe(56);
+});
+
+test('a throwing resolver gives SERVFAIL, and the next query is answered', () => {
+  let fail = true;
+  const good = tableResolver(standardTable());
+  const r = new Responder({ zone: ZONE, snapshot: emptySnapshot(), rng: seededRng(1), resolve: (s, q) => { if (fail) throw new Error('boom'); return good(s, q); } });
+  const bad = r.handle(buildQuery(1, `v4.${ZONE}`, 1), '192.0.2.1', 'udp')!;
+  expect(bad[3]! & 0xf).toBe(2);
+  expect(bad.readUInt16BE(4)).toBe(1); // question echoed
+  fail = false;
+  expect(decode(r.handle(buildQuery(1, `v4.${ZONE}`, 1), '192.0.2.1', 'udp')).answers).toHaveLength(1);
+});
+
+describe('payload size and truncation', () => {
+  const multi = `${LONG_LABEL}.m.${ZONE}`;
+  const r = make();
+  const full = r.handle(buildQuery(1, multi, 28), '192.0.2.1', 'tcp')!.length - 2;
+  test.each([
+    ['no EDNS: 512', undefined, 'udp', true],
+    ['EDNS 100 is raised to 512', 100, 'udp', true],
+    ['EDNS 512', 512, 'udp', true],
+    ['EDNS exactly the answer size fits', full + 11, 'udp', false],
+    ['EDNS one octet less truncates', full + 10, 'udp', true],
+    ['EDNS 4096 (capped at 1232) fits', 4096, 'udp', false],
+    ['TCP never truncates', undefined, 'tcp', false],
+  ] as const)('%s', (_label, payload, transport, truncated) => {
+    const q = buildQuery(9, multi, 28, payload === undefined ? {} : { additional: optRecord(payload) });
+    const out = r.handle(q, '192.0.2.1', transport)!;
+    const msg = transport === 'tcp' ? out.subarray(2) : out;
+    const d = decode(msg);
+    expect(Boolean(d.flag_tc)).toBe(truncated);
+    expect(d.answers).toHaveLength(truncated ? 0 : 8);
+    expect(d.questions).toEqual([{ name: multi, type: 'AAAA', class: 'IN' }]);
+    if (transport === 'udp') expect(msg.length).toBeLessThanOrEqual(payload === undefined ? 512 : Math.min(Math.max(payload, 512), 1232));
+  });
+  test('a smaller cap is honoured and advertised', () => {
+    const small = make({ udpPayloadCap: 600 });
+    const d = decode(small.handle(buildQuery(9, multi, 28, { additional: optRecord(4096) }), '192.0.2.1', 'udp'));
+    expect(d.flag_tc).toBe(true);
+    expect((d.additionals![0] as dnsPacket.OptAnswer).udpPayloadSize).toBe(600);
+  });
+});
+
+test('ID, RD, DO and the question case are per query; the cached bytes are not modified', () => {
+  const r = make();
+  const q1 = buildQuery(0xabcd, 'V4.tm.INTERNAL', 1, { rd: false, additional: (() => { const o = optRecord(); o[7] = 0x80; return o; })() });
+  const d1 = decode(r.handle(q1, '192.0.2.1', 'udp'));
+  expect(d1.id).toBe(0xabcd);
+  expect(d1.flag_rd).toBe(false);
+  expect(d1.flag_aa).toBe(true);
+  expect(d1.questions![0]!.name).toBe('V4.tm.INTERNAL');
+  expect((d1.additionals![0] as dnsPacket.OptAnswer).flag_do).toBe(true);
+  const d2 = decode(r.handle(buildQuery(0x0102, 'v4.TM.internal', 1), '192.0.2.1', 'udp'));
+  expect(d2.id).toBe(0x0102);
+  expect(d2.flag_rd).toBe(true);
+  expect(d2.questions![0]!.name).toBe('v4.TM.internal');
+  expect(d2.additionals).toEqual([]);
+});
+
+test('the question cache is bounded', () => {
+  const r = make({ cacheSize: 64 });
+  for (let i = 0; i < 1000; i++) r.handle(buildQuery(1, `n${i}.${ZONE}`, 1), '192.0.2.1', 'udp');
+  expect(r.cached.questions).toBeLessThanOrEqual(64);
+  expect(decode(r.handle(buildQuery(1, `v4.${ZONE}`, 1), '192.0.2.1', 'udp')).answers).toHaveLength(1);
+});
+
+test.each([
+  ['class CH', 3, 'REFUSED'],
+  ['class ANY', 255, 'NOERROR'],
+])('%s', (_l, qclass, rcode) => {
+  const q = buildQuery(1, `v4.${ZONE}`, 1);
+  q.writeUInt16BE(qclass, q.length - 2);
+  expect(decode(make().handle(q, '192.0.2.1', 'udp')).rcode).toBe(rcode);
+});
+
+test('AXFR is refused', () => {
+  expect(decode(make().handle(buildQuery(1, ZONE, 252), '192.0.2.1', 'tcp')!.subarray(2)).rcode).toBe('REFUSED');
+});
