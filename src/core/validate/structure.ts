@@ -113,22 +113,22 @@ const join = (path: string, key: string): string => (path === '$' ? key : `${pat
 
 function checkValue(r: Reporter, v: unknown, kind: Kind, path: string): void {
   if (kind === 'string' || kind === 'number') {
-    if (typeof v !== kind) r.report('INVALID_TYPE', path, `must be ${kindName(kind)}, got ${typeOf(v)}`);
+    if (typeof v !== kind) r.report('INVALID_TYPE', path, `must be ${kindName(kind)}, got ${typeOf(v)}`, `write ${kindName(kind)}${kind === 'number' ? ' (no quotes)' : ''}`);
     return;
   }
   if (kind === 'stringMap') {
-    if (!isObj(v)) { r.report('INVALID_TYPE', path, `must be ${kindName(kind)}, got ${typeOf(v)}`); return; }
+    if (!isObj(v)) { r.report('INVALID_TYPE', path, `must be ${kindName(kind)}, got ${typeOf(v)}`, 'write an object such as {"team": "web"}'); return; }
     for (const [k, x] of Object.entries(v)) {
-      if (typeof x !== 'string') r.report('INVALID_TYPE', `${path}.${k}`, `must be a string, got ${typeOf(x)}`);
+      if (typeof x !== 'string') r.report('INVALID_TYPE', `${path}.${k}`, `must be a string, got ${typeOf(x)}`, 'quote the value');
     }
     return;
   }
   if ('array' in kind) {
-    if (!Array.isArray(v)) { r.report('INVALID_TYPE', path, `must be an array, got ${typeOf(v)}`); return; }
+    if (!Array.isArray(v)) { r.report('INVALID_TYPE', path, `must be an array, got ${typeOf(v)}`, 'wrap the value in [ ]'); return; }
     v.forEach((item, i) => checkValue(r, item, kind.array, `${path}${itemSegment(item, i, kind.keyed === true)}`));
     return;
   }
-  if (!isObj(v)) { r.report('INVALID_TYPE', path, `must be an object, got ${typeOf(v)}`); return; }
+  if (!isObj(v)) { r.report('INVALID_TYPE', path, `must be an object, got ${typeOf(v)}`, 'write an object { … } with the documented properties'); return; }
   checkShape(r, v, kind.object, path);
 }
 
