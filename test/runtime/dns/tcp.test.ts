@@ -35,7 +35,7 @@ describe('TCP', () => {
     for (let i = 0; i < 50; i++) {
       const d = byId.get(1000 + i)!;
       expect(d.questions![0]!.name).toBe(`${names[i % names.length]}.${ZONE}`);
-      expect(d.rcode).toBe(names[i % names.length] === 'nope' ? 'NXDOMAIN' : 'NOERROR');
+      expect((d as { rcode?: string }).rcode).toBe(names[i % names.length] === 'nope' ? 'NXDOMAIN' : 'NOERROR');
     }
   });
 
