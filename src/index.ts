@@ -7,3 +7,9 @@ export * from './core/routing';
 export * from './core/health';
 export * from './core/routing';
 export * from './core/health';
+export * from './core/model/arm-import';
+// The constructs take the short names `Profile` and `Endpoint`; the document shapes of the same names are
+// exported as `ProfileDocument` / `EndpointDocument` (and stay `Profile` / `Endpoint` in core/model/types).
+export * from './constructs';
+export { Profile, Endpoint } from './constructs';
+export type { Profile as ProfileDocument, Endpoint as EndpointDocument } from './core/model/types';

@@ -1,5 +1,11 @@
 import type { Command } from 'commander';
+import { registerImport } from './import';
+import { registerSynth } from './synth';
+import { registerValidate } from './validate';
 
 /** Every `tmkit` subcommand registers itself here; one module per command under src/cli/commands/. */
 export const commands: Array<(program: Command) => void> = [
+  registerSynth,
+  registerValidate,
+  registerImport,
 ];

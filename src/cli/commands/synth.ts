@@ -1,0 +1,110 @@
+import { spawn } from 'node:child_process';
+import { existsSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { Command } from 'commander';
+import { validate } from '../../core/validate';
+import { CliError, EXIT_FAILED, EXIT_OK, setExitCode } from '../main';
+import { countSeverities, renderText, summary, type PrintableDiagnostic } from '../util/diagnostics';
+import { displayFile, readJsonFile } from '../util/files';
+import { endpointCount, profileNames } from '../util/document';
+
+/** The project file `tmkit synth` reads from the working directory (like cdktf.json). */
+export const CONFIG_FILE = 'tmkit.json';
+/** Must match src/constructs/app.ts (the CLI does not load the constructs). */
+const OUTPUT_FILE = 'tmkit.out.json';
+const DEFAULT_OUTDIR = 'tmkit.out';
+
+/** `tmkit.json`: `app` is the shell command that runs the constructs app; `output` its output directory. */
+export interface TmkitConfig {
+  app?: string;
+  output?: string;
+}
+
+interface SynthOptions {
+  output?: string;
+  strictAzure?: boolean;
+}
+
+function readConfig(cwd: string): TmkitConfig {
+  const file = join(cwd, CONFIG_FILE);
+  if (!existsSync(file)) return {};
+  const raw = readJsonFile(file, CONFIG_FILE);
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+    throw new CliError(`${CONFIG_FILE} must hold a JSON object like {"app": "node app.js"}`);
+  }
+  const c = raw as Record<string, unknown>;
+  for (const k of ['app', 'output'] as const) {
+    if (c[k] !== undefined && (typeof c[k] !== 'string' || c[k] === '')) throw new CliError(`${CONFIG_FILE}: "${k}" must be a non-empty string`);
+  }
+  return { ...(c.app === undefined ? {} : { app: c.app as string }), ...(c.output === undefined ? {} : { output: c.output as string }) };
+}
+
+function mtime(file: string): bigint | undefined {
+  try {
+    return statSync(file, { bigint: true }).mtimeNs;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Runs a shell command with TMKIT_OUTDIR set; its stdout and stderr both go to our stderr. */
+function runApp(command: string, cwd: string, outdir: string): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(command, {
+      cwd,
+      shell: true,
+      stdio: ['ignore', 2, 2],
+      env: { ...process.env, TMKIT_OUTDIR: outdir },
+    });
+    child.on('error', (err) => reject(new CliError(`cannot start the app command \`${command}\`: ${err.message}`)));
+    child.on('close', (code, signal) => resolvePromise({ code, signal }));
+  });
+}
+
+/**
+ * `tmkit synth [APP]`: runs the constructs app (the `app` command of tmkit.json, or APP) with
+ * TMKIT_OUTDIR set, then validates the document it wrote and prints its path on stdout. Progress and
+ * diagnostics go to stderr. Exit 1 when the app fails, writes nothing, or the document has errors.
+ */
+export function registerSynth(program: Command): void {
+  program
+    .command('synth')
+    .description(`run the constructs app (command from ${CONFIG_FILE} "app", like cdktf) and validate the document it writes`)
+    .argument('[app]', `shell command that runs the app (default: "app" from ./${CONFIG_FILE})`)
+    .option('-o, --output <dir>', `output directory (default: "output" from ${CONFIG_FILE}, else ${DEFAULT_OUTDIR})`)
+    .option('--strict-azure', 'also apply Azure-only rules when validating the result')
+    .action(async (appArg: string | undefined, opts: SynthOptions, cmd: Command) => {
+      const cwd = process.cwd();
+      const config = readConfig(cwd);
+      const app = appArg ?? config.app;
+      if (app === undefined || app.trim() === '') {
+        throw new CliError(
+          `no app to run: ${existsSync(join(cwd, CONFIG_FILE)) ? `${CONFIG_FILE} has no "app"` : `no ${CONFIG_FILE} in ${cwd}`}. ` +
+            `Create ${CONFIG_FILE} with {"app": "node -r @swc-node/register app.ts"} or pass the command: tmkit synth "node app.js"`,
+        );
+      }
+      const outdir = resolve(cwd, opts.output ?? config.output ?? DEFAULT_OUTDIR);
+      const file = join(outdir, OUTPUT_FILE);
+      const before = mtime(file);
+      process.stderr.write(`tmkit: running \`${app}\` (TMKIT_OUTDIR=${displayFile(outdir)})\n`);
+      const { code, signal } = await runApp(app, cwd, outdir);
+      if (code !== 0) {
+        throw new CliError(`the app command \`${app}\` failed (${signal ? `killed by ${signal}` : `exit code ${code}`}); its output is above`);
+      }
+      const after = mtime(file);
+      if (after === undefined || after === before) {
+        throw new CliError(
+          `the app ran but did not write ${displayFile(file)}: make sure it calls app.synth() and leaves App's outdir unset ` +
+            '(tmkit synth passes the directory in TMKIT_OUTDIR)',
+        );
+      }
+      const document = readJsonFile(file, 'document');
+      const diagnostics = validate(document, { strictAzure: opts.strictAzure === true }) as PrintableDiagnostic[];
+      const names = profileNames(document);
+      if (diagnostics.length > 0) process.stderr.write(renderText(diagnostics, names));
+      const { errors } = countSeverities(diagnostics);
+      process.stderr.write(`tmkit: ${displayFile(file)}: ${names.length} profile${names.length === 1 ? '' : 's'}, ${endpointCount(document)} endpoints; ${summary(diagnostics)}\n`);
+      process.stdout.write(`${displayFile(file)}\n`);
+      setExitCode(cmd, errors > 0 ? EXIT_FAILED : EXIT_OK);
+    });
+}

@@ -1,0 +1,71 @@
+/**
+ * Printing diagnostics (validation and import problems share the shape {severity, code, path, message,
+ * hint}) for people (`text`, grouped by profile) and machines (`json`).
+ */
+
+export interface PrintableDiagnostic {
+  severity: 'error' | 'warning';
+  code: string;
+  path: string;
+  message: string;
+  hint?: string;
+}
+
+export interface DiagnosticGroup {
+  /** The profile name, or undefined for diagnostics about the document as a whole. */
+  profile?: string;
+  diagnostics: PrintableDiagnostic[];
+}
+
+/**
+ * The profile a diagnostic path is about: the longest known profile name `n` with the path starting with
+ * `profiles[n]` followed by the end, `.` or `[` (names may contain `.`, so no regex parsing). Paths that
+ * fall back to an index (`profiles[3]`) or `$` belong to no known profile.
+ */
+export function profileOf(path: string, names: readonly string[]): string | undefined {
+  let best: string | undefined;
+  for (const n of names) {
+    const prefix = `profiles[${n}]`;
+    const next = path.charAt(prefix.length);
+    if (path.startsWith(prefix) && (next === '' || next === '.' || next === '[') && (best === undefined || n.length > best.length)) best = n;
+  }
+  return best;
+}
+
+/** Groups diagnostics by profile: profiles in document order, then the document-level group. */
+export function groupByProfile(diagnostics: readonly PrintableDiagnostic[], names: readonly string[]): DiagnosticGroup[] {
+  const groups = new Map<string | undefined, PrintableDiagnostic[]>();
+  for (const n of names) groups.set(n, []);
+  groups.set(undefined, []);
+  for (const d of diagnostics) groups.get(profileOf(d.path, names))!.push(d);
+  return [...groups].filter(([, ds]) => ds.length > 0).map(([profile, ds]) => (profile === undefined ? { diagnostics: ds } : { profile, diagnostics: ds }));
+}
+
+const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+export function countSeverities(diagnostics: readonly PrintableDiagnostic[]): { errors: number; warnings: number } {
+  const errors = diagnostics.filter((d) => d.severity === 'error').length;
+  return { errors, warnings: diagnostics.length - errors };
+}
+
+export function summary(diagnostics: readonly PrintableDiagnostic[]): string {
+  const { errors, warnings } = countSeverities(diagnostics);
+  return `${plural(errors, 'error')}, ${plural(warnings, 'warning')}`;
+}
+
+/**
+ * Text report: one block per profile, one line per diagnostic (`error  path  CODE  message`), hints on
+ * their own indented line. Errors before warnings within a group; otherwise the validator's order.
+ */
+export function renderText(diagnostics: readonly PrintableDiagnostic[], names: readonly string[]): string {
+  const lines: string[] = [];
+  for (const g of groupByProfile(diagnostics, names)) {
+    lines.push(g.profile === undefined ? 'document' : `profile ${g.profile}`);
+    const sorted = [...g.diagnostics].sort((a, b) => (a.severity === b.severity ? 0 : a.severity === 'error' ? -1 : 1));
+    for (const d of sorted) {
+      lines.push(`  ${d.severity.padEnd(7)} ${d.path}  ${d.code}  ${d.message}`);
+      if (d.hint) lines.push(`          hint: ${d.hint}`);
+    }
+  }
+  return lines.length > 0 ? `${lines.join('\n')}\n` : '';
+}

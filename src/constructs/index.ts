@@ -1,0 +1,16 @@
+/** tmkit constructs: declare Traffic Manager profiles as a construct tree (CDK style). */
+export * from './app';
+export * from './profile';
+export * from './endpoints';
+export { InvalidPropsError } from './props-check';
+export {
+  findProfiles,
+  formatConstructDiagnostic,
+  synthDocument,
+  validateConstructs,
+  withValidationSession,
+  type ConstructDiagnostic,
+  type SynthDocumentOptions,
+  type ValidateConstructsOptions,
+} from './synth';
+export { documentScopeOf, markDocumentScope, type DocumentScopeSettings } from './tree';

@@ -1,0 +1,248 @@
+import { Construct } from 'constructs';
+import {
+  MONITOR_PROTOCOLS,
+  TRAFFIC_ROUTING_METHODS,
+  type AllowedEndpointRecordType,
+  type EndpointInput,
+  type MonitorConfigInput,
+  type MonitorHeader,
+  type MonitorProtocol,
+  type ProfileInput,
+  type ProfileStatus,
+  type StatusCodeRange,
+  type TrafficRoutingMethod,
+  type TrafficViewEnrollmentStatus,
+} from '../core/model/types';
+import { checkHeaders, PROFILE_NAME, PropChecker } from './props-check';
+import {
+  AzureEndpoint,
+  ExternalEndpoint,
+  NestedEndpoint,
+  type AzureEndpointProps,
+  type ExternalEndpointProps,
+  type NestedEndpointProps,
+} from './endpoints';
+import { addTreeValidation } from './synth';
+import { isEndpointNode, PROFILE_SYMBOL, type ProfileNode } from './tree';
+
+/** DNS settings of a profile (ARM `dnsConfig`). */
+export interface ProfileDnsConfig {
+  /**
+   * DNS label(s) under the zone; the profile answers at `<relativeName>.<zone>`. Dots are allowed
+   * (`partners.contoso`); each label 1–63 characters, the whole name at most 253.
+   * @default the profile's `name`
+   */
+  readonly relativeName?: string;
+  /**
+   * TTL of the DNS answers, in seconds, 0–2147483647 (0 disables resolver caching).
+   * @default 30 (tmkit; Azure requires a value)
+   */
+  readonly ttl?: number;
+}
+
+/** Endpoint health probing of a profile (ARM `monitorConfig`). */
+export interface ProfileMonitorConfig {
+  /**
+   * Probe protocol: `HTTP`, `HTTPS` (certificate not validated) or `TCP` (connect only).
+   * @default 'HTTP'
+   */
+  readonly protocol?: MonitorProtocol;
+  /**
+   * Probe port, 1–65535.
+   * @default 80 for HTTP and TCP, 443 for HTTPS
+   */
+  readonly port?: number;
+  /**
+   * Relative path probed with HTTP/HTTPS (`/health`). Must be omitted for TCP.
+   * @default '/' for HTTP and HTTPS
+   */
+  readonly path?: string;
+  /**
+   * Seconds between probes: 30, or 10 for fast probing.
+   * @default 30
+   */
+  readonly intervalInSeconds?: 10 | 30;
+  /**
+   * Seconds a probe may take: 5–10 with a 30 s interval, 5–9 with a 10 s interval.
+   * @default 10 (interval 30) or 9 (interval 10)
+   */
+  readonly timeoutInSeconds?: number;
+  /**
+   * Consecutive failed probes tolerated before an endpoint is Degraded, 0–9 (0: the first failure).
+   * @default 3
+   */
+  readonly toleratedNumberOfFailures?: number;
+  /**
+   * Headers sent with every HTTP/HTTPS probe, at most 8; an endpoint header with the same name wins.
+   * A `Host` value may not contain `*`.
+   * @default none
+   */
+  readonly customHeaders?: MonitorHeader[];
+  /**
+   * Status code ranges counted as healthy, at most 8, each `{min, max}` with 100 ≤ min ≤ max ≤ 999.
+   * @default only 200 is healthy
+   */
+  readonly expectedStatusCodeRanges?: StatusCodeRange[];
+}
+
+/** Props of a Traffic Manager profile. Property names are Azure Resource Manager's. */
+export interface ProfileProps {
+  /**
+   * Profile name (unique in the document): 1–63 characters, letters, digits, `-` and `.`, starting and
+   * ending with a letter or digit.
+   * @default the construct id
+   */
+  readonly name?: string;
+  /**
+   * How DNS answers are chosen: `Performance` (closest region), `Priority` (failover), `Weighted`,
+   * `Geographic`, `MultiValue` (several IP answers) or `Subnet` (by client address range).
+   */
+  readonly trafficRoutingMethod: TrafficRoutingMethod;
+  /**
+   * `Disabled` answers NXDOMAIN and stops probing.
+   * @default 'Enabled'
+   */
+  readonly profileStatus?: ProfileStatus;
+  /**
+   * DNS name and TTL.
+   * @default relativeName = name, ttl 30
+   */
+  readonly dnsConfig?: ProfileDnsConfig;
+  /**
+   * Health probing.
+   * @default HTTP on port 80, path `/`, every 30 s, timeout 10 s, 3 tolerated failures
+   */
+  readonly monitorConfig?: ProfileMonitorConfig;
+  /**
+   * MultiValue only: how many healthy endpoints one answer holds, 1–8.
+   * @default 2 for MultiValue profiles
+   */
+  readonly maxReturn?: number;
+  /**
+   * Traffic View enrollment (`Enabled` | `Disabled`); stored, no effect on answers.
+   * @default 'Disabled'
+   */
+  readonly trafficViewEnrollmentStatus?: TrafficViewEnrollmentStatus;
+  /**
+   * Which endpoint address kinds the profile accepts (`DomainName`, `IPv4Address`, `IPv6Address`, `Any`).
+   * @default unrestricted
+   */
+  readonly allowedEndpointRecordTypes?: AllowedEndpointRecordType[];
+  /**
+   * Free-form tags (string values).
+   * @default none
+   */
+  readonly tags?: Record<string, string>;
+}
+
+/**
+ * A Traffic Manager profile: a DNS name answered by a routing method over its endpoints. Add endpoints
+ * as children (`new ExternalEndpoint(profile, 'us', {...})` or `profile.addExternalEndpoint(...)`); their
+ * order is the document order (Azure derives priorities from it when none is given).
+ */
+export class Profile extends Construct implements ProfileNode {
+  /** True for a tmkit `Profile` (also from another copy of the library). */
+  static isProfile(x: unknown): x is Profile {
+    return typeof x === 'object' && x !== null && PROFILE_SYMBOL in x;
+  }
+
+  /** The profile's `name` in the document. */
+  readonly profileName: string;
+  /** The DNS name relative to the zone. */
+  readonly relativeName: string;
+  readonly trafficRoutingMethod: TrafficRoutingMethod;
+  private readonly props: ProfileProps;
+
+  constructor(scope: Construct, id: string, props: ProfileProps) {
+    super(scope, id);
+    Object.defineProperty(this, PROFILE_SYMBOL, { value: true });
+    const p: ProfileProps = props ?? ({} as ProfileProps);
+    const c = new PropChecker('Profile', this.node.path);
+    const name = p.name ?? id;
+    if (typeof name !== 'string' || !PROFILE_NAME.test(name)) {
+      c.fail(p.name === undefined ? 'name (from the construct id)' : 'name',
+        'must be 1–63 characters of letters, digits, "-" and ".", starting and ending with a letter or digit' +
+          (p.name === undefined ? '; pass props.name to choose a different profile name' : ''), name);
+    }
+    if (p.trafficRoutingMethod === undefined) c.fail('trafficRoutingMethod', `is required (one of ${TRAFFIC_ROUTING_METHODS.join(', ')})`);
+    else c.oneOf('trafficRoutingMethod', p.trafficRoutingMethod, TRAFFIC_ROUTING_METHODS);
+    c.oneOf('profileStatus', p.profileStatus, ['Enabled', 'Disabled']);
+    c.oneOf('trafficViewEnrollmentStatus', p.trafficViewEnrollmentStatus, ['Enabled', 'Disabled']);
+    if (p.dnsConfig !== undefined) {
+      c.string('dnsConfig.relativeName', p.dnsConfig.relativeName);
+      c.int('dnsConfig.ttl', p.dnsConfig.ttl, 0, 2147483647);
+    }
+    const m = p.monitorConfig;
+    if (m !== undefined) {
+      c.oneOf('monitorConfig.protocol', m.protocol, MONITOR_PROTOCOLS);
+      c.int('monitorConfig.port', m.port, 1, 65535);
+      c.oneOf('monitorConfig.intervalInSeconds', m.intervalInSeconds, [10, 30]);
+      c.int('monitorConfig.timeoutInSeconds', m.timeoutInSeconds, 5, m.intervalInSeconds === 10 ? 9 : 10);
+      c.int('monitorConfig.toleratedNumberOfFailures', m.toleratedNumberOfFailures, 0, 9);
+      if (m.protocol === 'TCP' && m.path !== undefined) c.fail('monitorConfig.path', 'must be omitted with protocol TCP (TCP probes only connect)', m.path);
+      else if (m.path !== undefined && (typeof m.path !== 'string' || !m.path.startsWith('/'))) c.fail('monitorConfig.path', 'must be a relative path starting with "/"', m.path);
+      checkHeaders(c, 'monitorConfig.customHeaders', m.customHeaders);
+      if (c.array('monitorConfig.expectedStatusCodeRanges', m.expectedStatusCodeRanges, 8)) {
+        m.expectedStatusCodeRanges!.forEach((r, i) => {
+          const ok = r !== null && typeof r === 'object' && Number.isInteger(r.min) && Number.isInteger(r.max) && r.min >= 100 && r.max <= 999 && r.min <= r.max;
+          if (!ok) c.fail(`monitorConfig.expectedStatusCodeRanges[${i}]`, 'must be { min, max } integers with 100 <= min <= max <= 999', r);
+        });
+      }
+    }
+    c.int('maxReturn', p.maxReturn, 1, 8);
+    c.throwIfAny();
+
+    // A private deep copy: later changes to the caller's objects cannot bypass the checks above.
+    this.props = structuredClone(p);
+    this.profileName = name;
+    this.relativeName = p.dnsConfig?.relativeName ?? name;
+    this.trafficRoutingMethod = p.trafficRoutingMethod;
+    addTreeValidation(this);
+  }
+
+  /** Adds an External endpoint (FQDN or IP target) as the next endpoint of this profile. */
+  addExternalEndpoint(id: string, props: ExternalEndpointProps): ExternalEndpoint {
+    return new ExternalEndpoint(this, id, props);
+  }
+
+  /** Adds an Azure endpoint (an Azure resource by ARM id) as the next endpoint of this profile. */
+  addAzureEndpoint(id: string, props: AzureEndpointProps): AzureEndpoint {
+    return new AzureEndpoint(this, id, props);
+  }
+
+  /** Adds a nested endpoint (a child profile) as the next endpoint of this profile. */
+  addNestedEndpoint(id: string, props: NestedEndpointProps): NestedEndpoint {
+    return new NestedEndpoint(this, id, props);
+  }
+
+  /** The profile as a document entry: only the props that were set, and its endpoints in order. */
+  toProfileInput(): ProfileInput {
+    const p = this.props;
+    const out: ProfileInput = {
+      name: this.profileName,
+      trafficRoutingMethod: p.trafficRoutingMethod,
+      dnsConfig: { relativeName: this.relativeName, ...(p.dnsConfig?.ttl === undefined ? {} : { ttl: p.dnsConfig.ttl }) },
+      endpoints: this.node.children.filter(isEndpointNode).map((e): EndpointInput => e.toEndpointInput()),
+    };
+    if (p.profileStatus !== undefined) out.profileStatus = p.profileStatus;
+    if (p.monitorConfig !== undefined) out.monitorConfig = copyMonitor(p.monitorConfig);
+    if (p.maxReturn !== undefined) out.maxReturn = p.maxReturn;
+    if (p.trafficViewEnrollmentStatus !== undefined) out.trafficViewEnrollmentStatus = p.trafficViewEnrollmentStatus;
+    if (p.allowedEndpointRecordTypes !== undefined) out.allowedEndpointRecordTypes = [...p.allowedEndpointRecordTypes];
+    if (p.tags !== undefined) out.tags = { ...p.tags };
+    return out;
+  }
+}
+
+function copyMonitor(m: ProfileMonitorConfig): MonitorConfigInput {
+  const out: MonitorConfigInput = {};
+  if (m.protocol !== undefined) out.protocol = m.protocol;
+  if (m.port !== undefined) out.port = m.port;
+  if (m.path !== undefined) out.path = m.path;
+  if (m.intervalInSeconds !== undefined) out.intervalInSeconds = m.intervalInSeconds;
+  if (m.timeoutInSeconds !== undefined) out.timeoutInSeconds = m.timeoutInSeconds;
+  if (m.toleratedNumberOfFailures !== undefined) out.toleratedNumberOfFailures = m.toleratedNumberOfFailures;
+  if (m.customHeaders !== undefined) out.customHeaders = m.customHeaders.map((h) => ({ name: h.name, value: h.value }));
+  if (m.expectedStatusCodeRanges !== undefined) out.expectedStatusCodeRanges = m.expectedStatusCodeRanges.map((r) => ({ min: r.min, max: r.max }));
+  return out;
+}
