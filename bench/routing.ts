@@ -1,0 +1,208 @@
+/**
+ * `npm run bench:routing`: answers per second of the routing engine for each of the six methods on a
+ * 1,000-profile snapshot with 3-level nesting, the real GeoLookup (shipped country database, distance
+ * model) behind Geographic and Performance; then geo lookups per second on their own.
+ *
+ * Snapshot: for each nestable method (Priority, Weighted, Performance, Geographic, Subnet) 14 families of
+ * 13 profiles: a top profile → 4 nested mid profiles → 2 nested leaf profiles each → 3 external endpoints,
+ * every level using the family's method (910 profiles); plus 90 MultiValue profiles (MultiValue profiles
+ * take external IP endpoints only, so they are leaves: 8 IPv4 + 2 IPv6 endpoints, maxReturn 4).
+ * Queries: A queries for the top profiles of a method, round robin, clients round robin from
+ * a "hot" set (the 16 real addresses of test/geo) or a "cold" set (50,000 random public IPv4 addresses,
+ * each seen once per pass: geo cache misses on the first pass).
+ *
+ * Environment: BENCH_SECONDS (per measurement, default 1.5).
+ */
+import { answer, buildSnapshot, type RoutingQuery } from '../src/core/routing';
+import type { Profile, TrafficRoutingMethod } from '../src/core/model/types';
+import { MmdbGeoLookup } from '../src/geo';
+import { isNonGlobal, parseIp } from '../src/geo/ip';
+import { ext, nested, profile } from '../src/testing/builders';
+import { seededRng } from '../src/testing/rng';
+import { REAL_ADDRESSES } from '../test/geo/support/real-addresses';
+import { AZURE_REGIONS } from '../src/core/data';
+
+const SECONDS = Number(process.env['BENCH_SECONDS'] ?? 1.5);
+const ZONE = 'bench.test';
+const FAMILIES = 14;
+const MULTIVALUE_PROFILES = 90;
+
+type Nestable = Exclude<TrafficRoutingMethod, 'MultiValue'>;
+const NESTABLE: Nestable[] = ['Priority', 'Weighted', 'Performance', 'Geographic', 'Subnet'];
+
+/** Per-method endpoint settings for child i of n at a given level (0 top, 1 mid, 2 leaf). */
+function settings(method: Nestable, level: number, i: number): Record<string, unknown> {
+  switch (method) {
+    case 'Priority':
+      return { priority: i + 1 };
+    case 'Weighted':
+      return { weight: i + 1 };
+    case 'Performance': {
+      const byLevel = [
+        ['westeurope', 'eastus', 'japaneast', 'australiaeast'],
+        ['germanywestcentral', 'westus'],
+        ['northeurope', 'centralus', 'eastasia'],
+      ];
+      return { endpointLocation: byLevel[level]![i] };
+    }
+    case 'Geographic': {
+      const byLevel = [
+        [['GEO-EU'], ['GEO-NA'], ['GEO-AS'], ['WORLD']],
+        [['DE', 'FR', 'US', 'JP'], ['WORLD']],
+        [['DE', 'US-CA'], ['WORLD'], ['FR']],
+      ];
+      return { geoMapping: byLevel[level]![i] };
+    }
+    case 'Subnet': {
+      const byLevel = [
+        [[{ first: '0.0.0.0', scope: 2 }], [{ first: '64.0.0.0', scope: 2 }], [{ first: '128.0.0.0', scope: 2 }], []],
+        [[{ first: '0.0.0.0', scope: 1 }], []],
+        [[{ first: '0.0.0.0', last: '127.255.255.255' }], [], [{ first: '8.8.8.8' }]],
+      ];
+      return { subnets: byLevel[level]![i] };
+    }
+  }
+}
+
+function buildProfiles(): { profiles: Profile[]; tops: Map<TrafficRoutingMethod, string[]> } {
+  const profiles: Profile[] = [];
+  const tops = new Map<TrafficRoutingMethod, string[]>();
+  let ip = 0;
+  const nextIp = (): string => `192.0.2.${(ip++ % 250) + 1}`;
+  for (const method of NESTABLE) {
+    const names: string[] = [];
+    for (let f = 0; f < FAMILIES; f++) {
+      const top = `${method.toLowerCase()}-${f}`;
+      names.push(top);
+      const mids = [0, 1, 2, 3].map((m) => `${top}-m${m}`);
+      profiles.push(profile(top, method, mids.map((child, i) => nested(`n${i}`, child, settings(method, 0, i)))));
+      for (const mid of mids) {
+        const leaves = [0, 1].map((l) => `${mid}-l${l}`);
+        profiles.push(profile(mid, method, leaves.map((child, i) => nested(`n${i}`, child, settings(method, 1, i)))));
+        for (const leaf of leaves) {
+          profiles.push(profile(leaf, method, [0, 1, 2].map((i) => ext(`e${i}`, nextIp(), settings(method, 2, i)))));
+        }
+      }
+    }
+    tops.set(method, names);
+  }
+  const mv: string[] = [];
+  for (let i = 0; i < MULTIVALUE_PROFILES; i++) {
+    const name = `multivalue-${i}`;
+    mv.push(name);
+    const eps = [
+      ...Array.from({ length: 8 }, (_, k) => ext(`v4-${k}`, nextIp())),
+      ext('v6-0', `2001:db8::${i * 2 + 1}`),
+      ext('v6-1', `2001:db8::${i * 2 + 2}`),
+    ];
+    profiles.push(profile(name, 'MultiValue', eps, { maxReturn: 4 }));
+  }
+  tops.set('MultiValue', mv);
+  return { profiles, tops };
+}
+
+function randomPublicIpv4(n: number, seed: number): string[] {
+  const rng = seededRng(seed);
+  const out: string[] = [];
+  while (out.length < n) {
+    const a = Math.floor(rng() * 223) + 1;
+    const addr = `${a}.${Math.floor(rng() * 256)}.${Math.floor(rng() * 256)}.${Math.floor(rng() * 256)}`;
+    if (!isNonGlobal(parseIp(addr)!)) out.push(addr);
+  }
+  return out;
+}
+
+/** Runs `op(i)` for about SECONDS after a short warm-up; returns operations per second. */
+function measure(op: (i: number) => void): number {
+  let i = 0;
+  const warmEnd = performance.now() + 200;
+  while (performance.now() < warmEnd) for (let k = 0; k < 100; k++) op(i++);
+  const start = performance.now();
+  const end = start + SECONDS * 1000;
+  let n = 0;
+  let now = start;
+  while (now < end) {
+    for (let k = 0; k < 200; k++) op(i++ + k);
+    n += 200;
+    now = performance.now();
+  }
+  return n / ((now - start) / 1000);
+}
+
+const fmt = (n: number): string => Math.round(n).toLocaleString('en-US');
+
+function table(title: string, head: string[], rows: string[][]): void {
+  const widths = head.map((h, c) => Math.max(h.length, ...rows.map((r) => r[c]!.length)));
+  const line = (cells: string[]): string => cells.map((s, c) => (c === 0 ? s.padEnd(widths[c]!) : s.padStart(widths[c]!))).join('  ');
+  console.log(`\n${title}`);
+  console.log(line(head));
+  console.log(widths.map((w) => '-'.repeat(w)).join('  '));
+  for (const r of rows) console.log(line(r));
+}
+
+async function main(): Promise<void> {
+  const t0 = performance.now();
+  const geo = await MmdbGeoLookup.open();
+  const tOpen = performance.now() - t0;
+
+  const { profiles, tops } = buildProfiles();
+  const t1 = performance.now();
+  const snap = buildSnapshot({ zone: ZONE, profiles, geo });
+  const tBuild = performance.now() - t1;
+  console.log(`routing benchmark: ${profiles.length} profiles (3-level nesting), geo database opened in ${tOpen.toFixed(0)} ms, snapshot built in ${tBuild.toFixed(1)} ms, ${SECONDS}s per figure`);
+  console.log(`node ${process.version}, ${process.platform}/${process.arch}`);
+
+  const hot = REAL_ADDRESSES.map(([a]) => a);
+  const cold = randomPublicIpv4(50_000, 7);
+  const rng = seededRng(42);
+  const methods: TrafficRoutingMethod[] = ['Priority', 'Weighted', 'Performance', 'Geographic', 'Subnet', 'MultiValue'];
+
+  const rows: string[][] = [];
+  for (const method of methods) {
+    const names = tops.get(method)!;
+    const queriesFor = (clients: string[]): RoutingQuery[] => {
+      // Every (profile, client) pair, so profile and client vary independently.
+      const qs: RoutingQuery[] = [];
+      const n = Math.max(names.length, clients.length);
+      for (let i = 0; i < n; i++) qs.push({ name: `${names[i % names.length]}.${ZONE}`, type: 'A', clientAddress: clients[i % clients.length]! });
+      return qs;
+    };
+    const hotQs = queriesFor(hot.flatMap((c) => names.map(() => c)));
+    const coldQs = queriesFor(cold);
+    // Sanity: every query gets an answer with records, and the nesting is really walked.
+    const sample = answer(snap, hotQs[0]!, rng);
+    if (sample.rcode !== 'NOERROR' || sample.records.length === 0) {
+      throw new Error(`${method}: expected records for ${hotQs[0]!.name} from ${hotQs[0]!.clientAddress}, got ${sample.rcode} ${JSON.stringify(sample.explanation)}`);
+    }
+    // Profiles the answer went through (top → mid → leaf).
+    const depth = new Set(sample.explanation.map((step) => step.profile)).size;
+    const hotRate = measure((i) => void answer(snap, hotQs[i % hotQs.length]!, rng));
+    const coldRate = measure((i) => void answer(snap, coldQs[i % coldQs.length]!, rng));
+    rows.push([method, String(names.length), String(depth), fmt(hotRate), fmt(coldRate), `${(1e6 / hotRate).toFixed(2)}`]);
+  }
+  table(
+    'answers/second (answer(): resolve + sample), one core',
+    ['method', 'top profiles', 'levels', 'hot clients/s', '50k clients/s', 'µs/answer (hot)'],
+    rows,
+  );
+
+  // Geo on its own.
+  const regions = AZURE_REGIONS.map((r) => r.name);
+  const fresh = await MmdbGeoLookup.open({ cacheSize: 1 }); // every lookup a cache miss: the MMDB walk itself
+  const hotGeo = hot.map((a) => [a, geo.locate(a)] as const);
+  const geoRows = [
+    ['locate(), cached (16 real addresses)', measure((i) => void geo.locate(hot[i % hot.length]!))],
+    ['locate(), uncached (MMDB walk + decode)', measure((i) => void fresh.locate(cold[i % cold.length]!))],
+    ['locate(), 50k distinct addresses, 100k LRU', measure((i) => void geo.locate(cold[i % cold.length]!))],
+    [`latencyMs(), distance model (${regions.length} regions)`, measure((i) => {
+      const [a, g] = hotGeo[i % hotGeo.length]!;
+      void geo.latencyMs(a, g, regions[i % regions.length]!);
+    })],
+  ] as const;
+  table('geo lookups/second, one core', ['operation', 'ops/s', 'µs/op'], geoRows.map(([name, rate]) => [name, fmt(rate), (1e6 / rate).toFixed(3)]));
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});
