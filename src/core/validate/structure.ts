@@ -109,7 +109,10 @@ function suggest(key: string, shape: Shape): string | undefined {
   return best;
 }
 
-const join = (path: string, key: string): string => (path === '$' ? key : `${path}.${key}`);
+const IDENT = /^[A-Za-z_$][\w$-]*$/;
+/** `a.key`; keys that are not identifier-like are quoted in brackets (`tags["team:x"]`, `$[""]`). */
+const join = (path: string, key: string): string =>
+  !IDENT.test(key) ? `${path}[${JSON.stringify(key)}]` : path === '$' ? key : `${path}.${key}`;
 
 function checkValue(r: Reporter, v: unknown, kind: Kind, path: string): void {
   if (kind === 'string' || kind === 'number') {
@@ -119,7 +122,7 @@ function checkValue(r: Reporter, v: unknown, kind: Kind, path: string): void {
   if (kind === 'stringMap') {
     if (!isObj(v)) { r.report('INVALID_TYPE', path, `must be ${kindName(kind)}, got ${typeOf(v)}`, 'write an object such as {"team": "web"}'); return; }
     for (const [k, x] of Object.entries(v)) {
-      if (typeof x !== 'string') r.report('INVALID_TYPE', `${path}.${k}`, `must be a string, got ${typeOf(x)}`, 'quote the value');
+      if (typeof x !== 'string') r.report('INVALID_TYPE', join(path, k), `must be a string, got ${typeOf(x)}`, 'quote the value');
     }
     return;
   }

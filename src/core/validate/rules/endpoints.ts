@@ -43,11 +43,11 @@ export function checkEndpoints(ctx: Ctx): void {
       const weight = ep.weight as unknown;
       if (typeof weight === 'number' && !(isInt(weight) && weight >= 1 && weight <= 1000)) {
         r.report('WEIGHT_RANGE', `${e.path}.weight`, `weight ${show(weight)} is out of range: an integer 1–1000`, 'use e.g. 1 (default) up to 1000');
-      } else if (method !== undefined && method !== 'Weighted' && has(e.raw, 'weight')) {
+      } else if (method !== undefined && method !== 'Weighted' && typeof e.raw['weight'] === 'number') {
         r.report('WEIGHT_IGNORED', `${e.path}.weight`, `weight is ignored by ${method} routing (only Weighted uses it)`, 'remove weight, or use Weighted routing');
       }
       const prio = ep.priority as unknown;
-      if (typeof prio === 'number' && has(e.raw, 'priority')) {
+      if (typeof prio === 'number' && typeof e.raw['priority'] === 'number') {
         if (!(isInt(prio) && prio >= 1 && prio <= 1000)) {
           r.report('PRIORITY_RANGE', `${e.path}.priority`, `priority ${show(prio)} is out of range: an integer 1–1000 (lower is preferred)`, 'use 1 for the primary, 2 for the next, …');
         } else {
@@ -82,7 +82,7 @@ function checkMinChild(ctx: Ctx, raw: Record<string, unknown>, ep: Endpoint, pat
   const fields = ['minChildEndpoints', 'minChildEndpointsIPv4', 'minChildEndpointsIPv6'] as const;
   const values = ep as unknown as Record<string, unknown>;
   if (!nested) {
-    const set = fields.filter((f) => has(raw, f));
+    const set = fields.filter((f) => typeof raw[f] === 'number');
     if (typeKnown && set.length > 0) {
       r.report('MIN_CHILD_ENDPOINTS_IGNORED', `${path}.${set[0]}`, `${set.join(', ')} apply to nested endpoints only and are ignored here`, 'remove them');
     }

@@ -52,7 +52,7 @@ export function checkGeo(ctx: Ctx): void {
         } else owner.set(c, String(e.ep.name));
       });
       codes.forEach((c: unknown, i) => {
-        if (typeof c !== 'string' || !GEO_REGIONS.has(c)) return;
+        if (typeof c !== 'string' || !GEO_REGIONS.has(c) || codes.indexOf(c) !== i) return;
         const anc = geoAncestry(c);
         for (let k = 1; k < anc.length; k++) {
           if (mine.has(anc[k]!)) {

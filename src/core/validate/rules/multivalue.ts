@@ -1,6 +1,6 @@
 /** MultiValue: maxReturn, external IP-literal endpoints only. (Nested rules live in nesting.ts.) */
 import type { Ctx } from '../context';
-import { has, isInt, show } from '../util';
+import { isInt, show } from '../util';
 
 export const MAX_RETURN_MAX = 8;
 
@@ -21,7 +21,7 @@ export function checkMultiValue(ctx: Ctx): void {
             'give the IP address, or use another routing method for host names');
         }
       }
-    } else if (p.method !== undefined && has(p.raw, 'maxReturn')) {
+    } else if (p.method !== undefined && typeof p.raw['maxReturn'] === 'number') {
       r.report('MAX_RETURN_IGNORED', `${p.path}.maxReturn`, `maxReturn is ignored by ${p.method} routing (only MultiValue uses it)`, 'remove maxReturn');
     }
   }

@@ -60,7 +60,7 @@ export function checkSubnets(ctx: Ctx): void {
         }
         continue;
       }
-      if (p.method === 'Priority' || p.method === 'Weighted' || p.method === 'MultiValue') {
+      if ((p.method === 'Priority' || p.method === 'Weighted' || p.method === 'MultiValue') && subnets.some(isObj)) {
         r.report('SUBNETS_IGNORED', `${e.path}.subnets`, `subnets are ignored by ${p.method} routing (used by Subnet routing, and as override by Performance and Geographic)`,
           'remove subnets, or use Subnet routing');
       }
