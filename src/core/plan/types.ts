@@ -96,7 +96,7 @@ export interface Plan {
   summary: PlanSummary;
 }
 
-/** Where a renderer writes; a Node stream (`process.stdout`) fits, so does an array collector. */
+/** Where a renderer writes; a Node writable stream fits, so does an array collector. */
 export interface Writer {
   write(chunk: string): unknown;
 }

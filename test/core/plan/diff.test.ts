@@ -32,6 +32,7 @@ describe('diff: actions per profile', () => {
     expect(web.attributes.map((a) => [a.path, a.kind])).toEqual([
       ['endpoints[legacy]', 'remove'],
       ['endpoints[eu-west].weight', 'change'],
+      ['endpoints[us-east].weight', 'change'],
       ['endpoints[eu-canary]', 'add'],
     ]);
     expect(web.attributes[1]).toMatchObject({ before: 50, after: 40 });

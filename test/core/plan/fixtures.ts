@@ -57,7 +57,7 @@ export function webBefore(): ProfileInput[] {
 
 /**
  * The pull request: 10 points of weighted traffic move from eu-west to a new eu-canary, the legacy endpoint
- * goes, the Geographic profile maps the Middle East to Europe, the status page moves to a new name
+ * goes (its 10 points to us-east), the Geographic profile maps the Middle East to Europe, the status page moves to a new name
  * (replace), the old API is deleted and a Performance API profile is created.
  */
 export function webAfter(): ProfileInput[] {
@@ -67,7 +67,7 @@ export function webAfter(): ProfileInput[] {
       ...web!,
       endpoints: [
         { name: 'eu-west', type: 'externalEndpoints', target: 'eu-west.contoso.net', weight: 40 },
-        { name: 'us-east', type: 'externalEndpoints', target: 'us-east.contoso.net', weight: 40 },
+        { name: 'us-east', type: 'externalEndpoints', target: 'us-east.contoso.net', weight: 50 },
         { name: 'eu-canary', type: 'externalEndpoints', target: 'eu-canary.contoso.net', weight: 10 },
       ],
     },

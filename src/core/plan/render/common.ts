@@ -113,3 +113,9 @@ export function failoverText(f: FailoverEstimate | null): string {
   if (f === null) return '—';
   return f.seconds === null ? 'never (not probed)' : `${f.seconds} s`;
 }
+
+/** "47 regions", "2 ranges": what a client-class count counts. */
+export function classCount(group: string, n: number): string {
+  const word = group === 'subnets' ? 'range' : group === 'clients' ? 'client' : group === 'all' ? 'client class' : 'region';
+  return `${n} ${word}${n === 1 ? '' : 's'}`;
+}

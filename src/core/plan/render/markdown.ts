@@ -3,7 +3,7 @@ import type { ProfilePreview } from '../preview-types';
 import type { FailoverRow, PlanReport } from '../report';
 import type { AttributeChange, ProfileChange, Writer } from '../types';
 import {
-  ACTION_WORD, changePhrases, describeEndpoint, endpointOf, failoverText, formatValue, hasChanges, pct, points, setDelta,
+  ACTION_WORD, changePhrases, classCount, describeEndpoint, endpointOf, failoverText, formatValue, hasChanges, pct, points, setDelta,
   SYMBOL, summaryLine,
 } from './common';
 import { short } from './text';
@@ -92,18 +92,32 @@ export function renderMarkdown(report: PlanReport, options: MarkdownOptions = {}
   }
 
   let out = `${head.join('\n')}\n`;
-  const RESERVE = 1200; // room for the truncation note
+  const fulls = sections.map((s) => s.full());
   const cutFull: string[] = [];
   const cutAll: string[] = [];
-  for (let i = 0; i < sections.length; i++) {
-    const s = sections[i]!;
+  if (out.length + fulls.reduce((n, s) => n + s.length, 0) <= limit) {
+    out += fulls.join('');
+  } else {
+    // Everything compact that fits (in order), then upgrade sections back to full while room remains.
+    const RESERVE = 1200; // room for the truncation note
     const budget = limit - RESERVE - out.length;
-    const full = s.full();
-    if (full.length <= budget) { out += full; continue; }
-    const compact = s.compact();
-    if (compact.length > 0 && compact.length <= budget) { out += compact; cutFull.push(s.name); continue; }
-    cutAll.push(...sections.slice(i).map((x) => x.name));
-    break;
+    const compacts = sections.map((s) => s.compact());
+    const choice: Array<'full' | 'compact' | 'cut'> = [];
+    let used = 0;
+    compacts.forEach((c, i) => {
+      if (c.length > 0 && used + c.length <= budget) { choice[i] = 'compact'; used += c.length; } else choice[i] = 'cut';
+    });
+    fulls.forEach((f, i) => {
+      const cost = f.length - (choice[i] === 'compact' ? compacts[i]!.length : 0);
+      if (used + cost <= budget) { used += cost; choice[i] = 'full'; }
+    });
+    sections.forEach((s, i) => {
+      if (choice[i] === 'full') out += fulls[i];
+      else if (choice[i] === 'compact') {
+        out += compacts[i];
+        if (compacts[i] !== fulls[i]) cutFull.push(s.name);
+      } else cutAll.push(s.name);
+    });
   }
   if (cutFull.length > 0 || cutAll.length > 0) {
     const note: string[] = ['', `> [!NOTE]`, `> This comment was shortened to stay within GitHub's ${String(limit).replace(/\B(?=(\d{3})+(?!\d))/g, ',')}-character limit.`];
@@ -222,17 +236,17 @@ function previewMarkdown(pv: ProfilePreview): string[] {
     const changed = pv.clientGroups.filter((g) => g.before !== g.after);
     const same = pv.clientGroups.filter((g) => g.before === g.after);
     if (changed.length > 0) {
-      out.push('| Clients in | Before | After | How many |', '|---|---|---|---|');
+      out.push('| Clients in | Before | After | Which |', '|---|---|---|---|');
       for (const g of changed) {
         const lost = g.before !== null && !isNoAnswer(g.before) && (g.after === null || isNoAnswer(g.after));
-        out.push(`| ${code(g.group)} | ${g.before === null ? '—' : code(g.before)} | ${g.after === null ? '—' : code(g.after)}${lost ? ' ⚠️' : ''} | ${g.count}: ${esc(short(g.clients, 12))} |`);
+        out.push(`| ${code(g.group)} | ${g.before === null ? '—' : code(g.before)} | ${g.after === null ? '—' : code(g.after)}${lost ? ' ⚠️' : ''} | ${classCount(g.group, g.count)}: ${esc(short(g.clients, 12))} |`);
       }
       out.push('');
     } else {
       out.push('No client changes endpoint.', '');
     }
     if (same.length > 0) {
-      out.push(`<sub>Unchanged: ${esc(same.map((g) => `${g.group} → ${g.after ?? '—'} (${g.count})`).join('; '))}</sub>`, '');
+      out.push(`<sub>Unchanged: ${esc(same.map((g) => `${g.group} → ${g.after ?? '—'} (${classCount(g.group, g.count)})`).join('; '))}</sub>`, '');
     }
   }
   if (pv.lostAnswer.length > 0) out.push(`⚠️ **Lose their answer:** ${esc(short(pv.lostAnswer, 30))}`, '');

@@ -2,13 +2,13 @@ import type { ProfilePreview } from '../preview-types';
 import type { PlanReport } from '../report';
 import type { ProfileChange, Writer } from '../types';
 import {
-  ACTION_WORD, describeEndpoint, endpointOf, failoverText, formatValue, hasChanges, pct, points, SYMBOL, summaryLine,
+  ACTION_WORD, classCount, describeEndpoint, endpointOf, failoverText, formatValue, hasChanges, pct, points, SYMBOL, summaryLine,
 } from './common';
 
 /**
  * Terraform-like text: `+` create, `~` update, `-/+` replace, `-` destroy, one block per profile, then the
  * apply order, routing preview, failover times, warnings, errors and the summary line. ANSI colours only
- * when `color` is set (the CLI passes `process.stdout.isTTY`).
+ * when `color` is set (the CLI passes whether stdout is a TTY).
  */
 export interface TextOptions {
   color?: boolean;
@@ -131,7 +131,7 @@ function previewLines(pv: ProfilePreview, c: (code: keyof typeof ANSI, s: string
   if (pv.clientGroups) {
     for (const g of pv.clientGroups) {
       const arrow = g.before === g.after ? `${g.after ?? '—'} (unchanged)` : `${g.before ?? '—'} -> ${g.after ?? '—'}`;
-      out.push(`      ${g.group}: ${arrow} (${g.count} ${g.count === 1 ? 'client class' : 'client classes'}${g.before !== g.after ? `: ${short(g.clients)}` : ''})`);
+      out.push(`      ${g.group}: ${arrow} (${classCount(g.group, g.count)}${g.before !== g.after ? `: ${short(g.clients)}` : ''})`);
     }
   }
   if (pv.lostAnswer.length > 0) out.push(c('red', `      ! lose their answer: ${short(pv.lostAnswer, 20)}`));

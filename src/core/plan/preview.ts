@@ -1,0 +1,381 @@
+import { GEO_REGIONS } from '../data';
+import type { HealthView, ProbeVerdict } from '../health/types';
+import { childProfileName, profileFqdn } from '../model/names';
+import type { Profile } from '../model/types';
+import type { ClientGeo, GeoLookup, ResourceCatalog } from '../ports';
+import { buildSnapshot, resolve } from '../routing';
+import { parseIp, rangeContains, subnetRange } from '../routing/ip';
+import type { RoutingResolution } from '../routing/types';
+import { plannedProfiles } from './diff';
+import type {
+  AnswerLabel, ClientGroupSummary, ClientRow, PlanPreview, PriorityView, ProfilePreview, ScenarioRow, ShareRow,
+} from './preview-types';
+import { affectedProfiles } from './report';
+import type { DeployedProfile, Plan } from './types';
+
+/**
+ * The routing preview. Every figure comes from the routing engine's `resolve()` on a snapshot of the
+ * profile's nesting tree, so the preview is exactly what the DNS server would answer:
+ *
+ * - client classes: for trees with Geographic routing, one client per country/region and per
+ *   state/province of the hierarchy plus one whose location is unknown; with Performance routing, one per
+ *   country/region plus unknown; one per subnet range (its first address) and one address outside every
+ *   range when subnets are used; otherwise a single client (the answer does not depend on it). Clients are
+ *   synthetic addresses in the discard-only prefix 100::/64 that the preview's GeoLookup wrapper locates in
+ *   their class; latency comes from the injected GeoLookup's `latencyMs` (the country's representative
+ *   point for the distance model, or the measured table);
+ * - health: every endpoint Online; failure scenarios mark one endpoint (or a whole nested child) Degraded;
+ * - queries: type ANY (so the endpoint is answered whatever its record kind; MultiValue returns both kinds).
+ */
+export interface PreviewInput {
+  before: ReadonlyMap<string, Profile>;
+  after: ReadonlyMap<string, Profile>;
+  /** Profiles to preview, in order. */
+  profiles: ReadonlyArray<{ name: string; action: ProfilePreview['action']; reason?: string }>;
+  geo: GeoLookup;
+  resources?: ResourceCatalog;
+  /** Extra named client addresses (`tmkit preview --clients`), shown as their own classes. */
+  clients?: ReadonlyArray<{ label: string; address: string }>;
+  /** Compute failure scenarios and never-receiving endpoints (default true). */
+  scenarios?: boolean;
+}
+
+const ZONE = 'preview.tmkit.invalid';
+const UNKNOWN_ADDRESS = '100::ffff:ffff:ffff:ffff';
+
+interface ClientClass {
+  client: string;
+  name: string;
+  group: string;
+  address: string;
+}
+
+/** Synthetic clients for every region of the hierarchy, and a GeoLookup that places them. */
+class PreviewGeo implements GeoLookup {
+  private readonly located = new Map<string, ClientGeo>();
+  readonly countries: ClientClass[] = [];
+  readonly subdivisions: ClientClass[] = [];
+
+  constructor(private readonly base: GeoLookup) {
+    let i = 1;
+    for (const r of GEO_REGIONS.values()) {
+      if (r.depth < 2) continue;
+      const address = `100::${(i++).toString(16)}`;
+      const grouping = groupingOf(r.code);
+      if (r.depth === 2) {
+        this.located.set(address, { country: r.code });
+        this.countries.push({ client: r.code, name: r.name, group: grouping, address });
+      } else {
+        this.located.set(address, { country: r.parent!, subdivision: r.code });
+        this.subdivisions.push({ client: r.code, name: r.name, group: grouping, address });
+      }
+    }
+  }
+
+  locate(address: string): ClientGeo | undefined {
+    if (address === UNKNOWN_ADDRESS) return undefined;
+    return this.located.get(address) ?? this.base.locate(address);
+  }
+
+  latencyMs(address: string, geo: ClientGeo | undefined, region: string): number | undefined {
+    return this.base.latencyMs(address, geo, region);
+  }
+}
+
+function groupingOf(code: string): string {
+  let cur = GEO_REGIONS.get(code);
+  while (cur && cur.depth > 1) cur = cur.parent === undefined ? undefined : GEO_REGIONS.get(cur.parent);
+  return cur?.code ?? 'WORLD';
+}
+
+const ALL_ONLINE: HealthView = { verdict: () => 'Online' };
+
+function healthWithDown(down: ReadonlySet<string>): HealthView {
+  return { verdict: (p, e): ProbeVerdict => (down.has(`${p}/${e}`) ? 'Degraded' : 'Online') };
+}
+
+/** The profile and every profile it nests, transitively (missing children skipped). */
+function tree(root: string, profiles: ReadonlyMap<string, Profile>): Profile[] {
+  const out: Profile[] = [];
+  const seen = new Set<string>();
+  const walk = (name: string): void => {
+    const p = profiles.get(name);
+    if (!p || seen.has(name)) return;
+    seen.add(name);
+    out.push(p);
+    for (const e of p.endpoints) if (e.type === 'nestedEndpoints' && e.targetResourceId) walk(childProfileName(e.targetResourceId));
+  };
+  walk(root);
+  return out;
+}
+
+/** Leaf endpoint paths (`profile/endpoint`) under an endpoint of `p`, through nesting; enabled only. */
+function leavesUnder(p: Profile, endpointName: string, profiles: ReadonlyMap<string, Profile>, seen = new Set<string>()): string[] {
+  const e = p.endpoints.find((x) => x.name === endpointName);
+  if (!e || e.endpointStatus !== 'Enabled') return [];
+  if (e.type !== 'nestedEndpoints') return [`${p.name}/${e.name}`];
+  const child = profiles.get(childProfileName(e.targetResourceId ?? ''));
+  if (!child || seen.has(child.name)) return [];
+  seen.add(child.name);
+  return child.endpoints.flatMap((c) => leavesUnder(child, c.name, profiles, seen));
+}
+
+const FALLBACK_CANDIDATES = ['203.0.113.77', '198.51.100.77', '192.0.2.77', '100.64.0.77', '240.0.0.77', '2001:db8:ffff::77', '100::77:77'];
+
+function clientClasses(profiles: Profile[], pg: PreviewGeo, extra: PreviewInput['clients']): ClientClass[] {
+  const methods = new Set(profiles.map((p) => p.trafficRoutingMethod));
+  const out: ClientClass[] = [];
+  if (methods.has('Geographic')) out.push(...pg.countries, ...pg.subdivisions);
+  else if (methods.has('Performance')) out.push(...pg.countries);
+  const ranges = profiles.flatMap((p) => p.endpoints.filter((e) => e.endpointStatus === 'Enabled').flatMap((e) => e.subnets.map((s) => ({ p, e, s }))));
+  for (const { p, e, s } of ranges) {
+    const text = s.scope !== undefined ? `${s.first}/${s.scope}` : s.last !== undefined ? `${s.first}-${s.last}` : s.first;
+    out.push({ client: text, name: `range of ${p.name}/${e.name}`, group: 'subnets', address: s.first });
+  }
+  if (ranges.length > 0 || methods.has('Subnet')) {
+    const parsed = profiles.flatMap((p) => p.endpoints.flatMap((e) => e.subnets.map(subnetRange))).filter((r) => r !== undefined);
+    const outside = FALLBACK_CANDIDATES.find((a) => { const ip = parseIp(a)!; return !parsed.some((r) => rangeContains(r!, ip)); });
+    if (outside) out.push({ client: 'other addresses', name: `e.g. ${outside}`, group: 'subnets', address: outside });
+  }
+  if (out.length > 0 && (methods.has('Geographic') || methods.has('Performance'))) {
+    out.push({ client: 'unknown location', name: 'address the geo database cannot place', group: 'WORLD', address: UNKNOWN_ADDRESS });
+  }
+  for (const c of extra ?? []) out.push({ client: c.label, name: c.address, group: 'clients', address: c.address });
+  if (out.length === 0) out.push({ client: 'all clients', name: 'the answer does not depend on the client', group: 'all', address: UNKNOWN_ADDRESS });
+  return out;
+}
+
+/** Answer label: leaf endpoints (own prefix stripped), NODATA / NXDOMAIN, or a split with shares. */
+function label(root: string, r: RoutingResolution): AnswerLabel {
+  if (r.rcode === 'NXDOMAIN') return 'NXDOMAIN';
+  if (r.rcode === 'REFUSED') return 'REFUSED';
+  const answered = r.outcomes.filter((o) => o.records.length > 0);
+  if (answered.length === 0) return 'NODATA';
+  const strip = (path: string): string => (path.startsWith(`${root}/`) ? path.slice(root.length + 1) : path);
+  if (r.outcomes.length === 1) return r.outcomes[0]!.endpoints.map(strip).join(' + ');
+  const parts = r.outcomes.map((o) => `${o.records.length === 0 ? 'NODATA' : o.endpoints.map(strip).join(' + ')} ${fmtPct(o.probability)}`);
+  return parts.sort().join(' · ');
+}
+
+function fmtPct(p: number): string {
+  const v = Math.round(p * 10000) / 100;
+  return `${Number.isInteger(v) ? v : v.toFixed(2)}%`;
+}
+
+const isNoAnswer = (l: AnswerLabel | null): boolean => l === 'NODATA' || l === 'NXDOMAIN' || l === 'REFUSED';
+
+/** Leaf shares over all outcomes (the probability that each leaf is in the answer). */
+function shares(root: string, r: RoutingResolution): Map<string, number> {
+  const out = new Map<string, number>();
+  const strip = (path: string): string => (path.startsWith(`${root}/`) ? path.slice(root.length + 1) : path);
+  for (const o of r.outcomes) {
+    if (o.records.length === 0) { out.set('NODATA', (out.get('NODATA') ?? 0) + o.probability); continue; }
+    for (const e of o.endpoints) out.set(strip(e), (out.get(strip(e)) ?? 0) + o.probability);
+  }
+  return out;
+}
+
+interface SideEval {
+  profile: Profile;
+  classes: ClientClass[];
+  baseline: RoutingResolution[];
+  labels: AnswerLabel[];
+  dependent: boolean;
+  /** Resolutions with `down` Degraded, for the classes at `only` (all when omitted; other slots undefined). */
+  run: (down: ReadonlySet<string>, only?: readonly number[]) => Array<RoutingResolution | undefined>;
+  treeProfiles: ReadonlyMap<string, Profile>;
+}
+
+function evaluate(name: string, profiles: ReadonlyMap<string, Profile>, pg: PreviewGeo, input: PreviewInput): SideEval | null {
+  const p = profiles.get(name);
+  if (!p) return null;
+  const t = tree(name, profiles);
+  const classes = clientClasses(t, pg, input.clients);
+  const qname = profileFqdn(p.dnsConfig.relativeName, ZONE);
+  const run = (down: ReadonlySet<string>, only?: readonly number[]): Array<RoutingResolution | undefined> => {
+    const snapshot = buildSnapshot({
+      zone: ZONE, profiles: t, geo: pg, health: down.size === 0 ? ALL_ONLINE : healthWithDown(down),
+      ...(input.resources ? { resources: input.resources } : {}),
+    });
+    const ask = (c: ClientClass): RoutingResolution => resolve(snapshot, { name: qname, type: 'ANY', clientAddress: c.address });
+    if (!only) return classes.map(ask);
+    const out: Array<RoutingResolution | undefined> = new Array(classes.length);
+    for (const i of only) out[i] = ask(classes[i]!);
+    return out;
+  };
+  const baseline = run(new Set()) as RoutingResolution[];
+  return {
+    profile: p, classes, baseline, labels: baseline.map((r) => label(name, r)),
+    dependent: classes.length > 1, run, treeProfiles: new Map(t.map((x) => [x.name, x])),
+  };
+}
+
+function priorityView(side: SideEval): PriorityView {
+  return {
+    active: side.labels[0]!,
+    order: side.profile.endpoints.filter((e) => e.endpointStatus === 'Enabled').slice()
+      .sort((a, b) => a.priority - b.priority).map((e) => e.name),
+  };
+}
+
+function groupRows(rows: ClientRow[]): ClientGroupSummary[] {
+  const by = new Map<string, ClientGroupSummary>();
+  for (const r of rows) {
+    const key = `${r.group}\u0000${r.before ?? ''}\u0000${r.after ?? ''}`;
+    const g = by.get(key);
+    if (g) { g.count++; g.clients.push(r.client); } else by.set(key, { group: r.group, before: r.before, after: r.after, count: 1, clients: [r.client] });
+  }
+  const groups = [...by.values()];
+  const order = (g: ClientGroupSummary): number => (g.before === g.after ? 1 : 0);
+  return groups.sort((a, b) => order(a) - order(b) || (a.group < b.group ? -1 : a.group > b.group ? 1 : 0) || b.count - a.count
+    || String(a.after).localeCompare(String(b.after)));
+}
+
+function scenarios(side: SideEval): { rows: ScenarioRow[]; never: string[] } {
+  const root = side.profile.name;
+  const strip = (path: string): string => (path.startsWith(`${root}/`) ? path.slice(root.length + 1) : path);
+  const allLeaves = side.profile.endpoints.flatMap((e) => leavesUnder(side.profile, e.name, side.treeProfiles));
+  const downs: Array<{ label: string; leaves: string[] }> = allLeaves.map((l) => ({ label: strip(l), leaves: [l] }));
+  // A whole nested child going down (every leaf under a nested endpoint, at every level).
+  for (const p of side.treeProfiles.values()) {
+    for (const e of p.endpoints) {
+      if (e.type !== 'nestedEndpoints' || e.endpointStatus !== 'Enabled') continue;
+      const leaves = leavesUnder(p, e.name, side.treeProfiles);
+      if (leaves.length > 1) downs.push({ label: `${strip(`${p.name}/${e.name}`)} (all of ${childProfileName(e.targetResourceId ?? '')})`, leaves });
+    }
+  }
+  const rows: ScenarioRow[] = [];
+  const baseShares = side.baseline.map((r) => shares(root, r));
+  for (const d of downs) {
+    const downLabels = new Set(d.leaves.map(strip));
+    const hits = (m: Map<string, number>): number => [...m].filter(([k]) => downLabels.has(k)).reduce((s, [, v]) => s + v, 0);
+    const affected = baseShares.map((m, i) => [i, hits(m)] as const).filter(([, s]) => s > 0);
+    if (affected.length === 0) continue; // receives no traffic normally (e.g. a Priority backup)
+    const res = side.run(new Set(d.leaves), affected.map(([i]) => i));
+    const labels = res.map((r) => (r === undefined ? '' : label(root, r)));
+    const noAnswer = affected.filter(([i]) => isNoAnswer(labels[i]!)).map(([i]) => side.classes[i]!.client);
+    const still = affected.filter(([i]) => hits(shares(root, res[i]!)) > 0);
+    const flags: ScenarioRow['flags'] = [];
+    let goesTo: string;
+    let stillDown: string | null = null;
+    if (!side.dependent) {
+      const before = baseShares[0]!;
+      const after = shares(root, res[0]!);
+      const gains = [...after].filter(([k, v]) => !downLabels.has(k) && v - (before.get(k) ?? 0) > 1e-12)
+        .map(([k, v]) => `${k} ${points(v - (before.get(k) ?? 0))}`);
+      goesTo = gains.length > 0 ? gains.join(', ') : 'nowhere else';
+      const s = hits(after);
+      if (s > 0) stillDown = `${fmtPct(s)} of answers`;
+    } else {
+      const dest = new Map<string, number>();
+      const stillSet = new Set(still.map(([i]) => i));
+      for (const [i] of affected) {
+        if (stillSet.has(i)) continue;
+        const l = labels[i]!;
+        dest.set(l, (dest.get(l) ?? 0) + 1);
+      }
+      goesTo = dest.size === 0 ? 'nowhere: its clients are still answered with it'
+        : [...dest].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).map(([l, n]) => `${l} (${n})`).join(', ');
+      if (still.length > 0) stillDown = `${still.length} of the ${affected.length} client groups it serves`;
+    }
+    if (stillDown !== null) flags.push('single-point-of-failure');
+    if (noAnswer.length > 0) flags.push('no-answer');
+    rows.push({ down: d.label, goesTo, stillDown, noAnswer, flags });
+  }
+  // Endpoints that get no client even when every other endpoint of the profile is down.
+  const never: string[] = [];
+  for (const e of side.profile.endpoints) {
+    if (e.endpointStatus !== 'Enabled') continue;
+    const mine = new Set(leavesUnder(side.profile, e.name, side.treeProfiles));
+    if (mine.size === 0) { never.push(e.name); continue; }
+    const others = allLeaves.filter((l) => !mine.has(l));
+    const res = others.length === 0 ? side.baseline : side.run(new Set(others));
+    const mineLabels = new Set([...mine].map(strip));
+    if (!res.some((r) => r !== undefined && [...shares(root, r).keys()].some((k) => mineLabels.has(k)))) never.push(e.name);
+  }
+  return { rows, never };
+}
+
+function points(d: number): string {
+  const v = Math.round(d * 10000) / 100;
+  return `${v >= 0 ? '+' : '−'}${Number.isInteger(v) ? Math.abs(v) : Math.abs(v).toFixed(2)} pts`;
+}
+
+/** Previews the given profiles before vs after. */
+export function previewRouting(input: PreviewInput): PlanPreview {
+  const pg = new PreviewGeo(input.geo);
+  const out: ProfilePreview[] = [];
+  for (const target of input.profiles) {
+    const b = evaluate(target.name, input.before, pg, input);
+    const a = evaluate(target.name, input.after, pg, input);
+    const method = (s: SideEval | null) => s?.profile.trafficRoutingMethod ?? null;
+    const pv: ProfilePreview = {
+      profile: target.name, action: target.action, methodBefore: method(b), methodAfter: method(a),
+      lostAnswer: [], scenarios: [], neverReceive: [], notes: [],
+    };
+    if (target.reason !== undefined) pv.reason = target.reason;
+    const anyDependent = (b?.dependent ?? false) || (a?.dependent ?? false);
+    if (!anyDependent) {
+      const sb = b ? shares(target.name, b.baseline[0]!) : new Map<string, number>();
+      const sa = a ? shares(target.name, a.baseline[0]!) : new Map<string, number>();
+      const m = method(a) ?? method(b);
+      if (m === 'Priority') {
+        pv.priority = { before: b ? priorityView(b) : null, after: a ? priorityView(a) : null };
+      } else {
+        const keys = [...new Set([...sb.keys(), ...sa.keys()])].sort();
+        pv.shares = keys.map((k): ShareRow => {
+          const before = b ? sb.get(k) ?? 0 : null;
+          const after = a ? sa.get(k) ?? 0 : null;
+          return { endpoint: k, before, after, deltaPoints: before !== null && after !== null ? Math.round((after - before) * 1e6) / 1e4 : 0 };
+        });
+      }
+      if (m === 'MultiValue') {
+        const mv = (s: SideEval | null) => (s ? { set: [...shares(target.name, s.baseline[0]!).keys()].filter((k) => k !== 'NODATA').sort(), maxReturn: s.profile.maxReturn ?? 2 } : null);
+        pv.multiValue = { before: mv(b), after: mv(a) };
+      }
+    } else {
+      const classes = new Map<string, ClientRow>();
+      for (const s of [b, a]) {
+        if (!s) continue;
+        s.classes.forEach((c, i) => {
+          const row = classes.get(c.client) ?? { client: c.client, name: c.name, group: c.group, before: null, after: null };
+          if (s === b) row.before = s.labels[i]!; else row.after = s.labels[i]!;
+          classes.set(c.client, row);
+        });
+      }
+      pv.clients = [...classes.values()];
+      pv.clientGroups = groupRows(pv.clients);
+      if (b && a) pv.lostAnswer = pv.clients.filter((r) => r.before !== null && !isNoAnswer(r.before) && (r.after === null || isNoAnswer(r.after))).map((r) => r.client);
+    }
+    if (a && input.scenarios !== false) {
+      const sc = scenarios(a);
+      pv.scenarios = sc.rows;
+      pv.neverReceive = sc.never;
+    }
+    if (target.action === 'delete' && b) {
+      pv.notes.push(`profile destroyed: every query for ${b.profile.dnsConfig.relativeName} gets NXDOMAIN`);
+    }
+    if (target.action === 'replace' && b && a) {
+      pv.notes.push(`the DNS name moves from ${b.profile.dnsConfig.relativeName} to ${a.profile.dnsConfig.relativeName}: clients still using the old name get NXDOMAIN`);
+    }
+    out.push(pv);
+  }
+  return {
+    profiles: out,
+    clientModel: 'exact shares from the routing engine; Geographic: one client per country/region and state/province of the hierarchy; ' +
+      'Performance: one client per country/region at its representative point, latency from the geo model; every endpoint Online unless a scenario says otherwise',
+  };
+}
+
+/** The preview of every profile a plan affects (changed ones and the parents that nest them). */
+export function previewPlan(plan: Plan, deployed: readonly DeployedProfile[], geo: GeoLookup, options: { resources?: ResourceCatalog; clients?: PreviewInput['clients']; scenarios?: boolean } = {}): PlanPreview {
+  const before = new Map(deployed.map((d) => [d.profile.name, d.profile] as const));
+  const after = plannedProfiles(plan, deployed);
+  const actionOf = new Map(plan.changes.map((c) => [c.profile, c.action]));
+  const profiles = affectedProfiles(plan, deployed).map((a) => {
+    const act = actionOf.get(a.name);
+    const action: ProfilePreview['action'] = act === undefined || act === 'no-op' ? 'affected' : act;
+    return a.reason !== undefined && action === 'affected' ? { name: a.name, action, reason: a.reason } : { name: a.name, action };
+  });
+  return previewRouting({ before, after, profiles, geo, ...options });
+}
