@@ -12,7 +12,8 @@
  *   (`[parameters('x')]` / `[variables('x')]` with a literal value, `[resourceId('...trafficManagerProfiles', 'x')]`).
  *
  * Read-only properties (`id`, `fqdn`, `profileMonitorStatus`, `endpointMonitorStatus`, a nested endpoint's
- * `target`, ...) are dropped; `null` values and empty optional lists are omitted. A nested endpoint's
+ * `target`, ...) are dropped; `null` values and empty optional lists are omitted; `weight` is kept only in
+ * Weighted profiles and `priority` only in Priority profiles (Azure prints both on every endpoint). A nested endpoint's
  * `targetResourceId` becomes the child profile's name when that profile is part of the import, else the
  * ARM id is kept (tmkit accepts ids ending in `/trafficManagerProfiles/<name>`). Everything that could
  * not be converted faithfully is reported as an issue with a `tmkit/v1` path; nothing is thrown.
@@ -282,7 +283,12 @@ class Importer {
     const endpoints = Array.isArray(props.endpoints) ? props.endpoints : [];
     out.endpoints = endpoints.flatMap((e, i) => {
       const ep = isObj(e) ? this.endpoint(e, at, i) : undefined;
-      return ep ? [ep] : [];
+      if (!ep) return [];
+      // Azure prints a weight and a priority on every endpoint whatever the method; keep only the one the
+      // routing method uses (the other is ignored, and validation would warn about it).
+      if (out.trafficRoutingMethod !== 'Weighted') delete ep.weight;
+      if (out.trafficRoutingMethod !== 'Priority') delete ep.priority;
+      return [ep];
     });
     return out as unknown as ProfileInput;
   }

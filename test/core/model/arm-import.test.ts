@@ -116,7 +116,7 @@ describe('detectArmInput', () => {
 });
 
 describe('importArm', () => {
-  test('REST GET response: read-only fields dropped, full type string shortened, values kept', () => {
+  test('REST GET response: read-only fields dropped, full type string shortened, values kept (weight/priority only where the method uses them)', () => {
     const { document, issues } = importArm(restProfile);
     expect(issues).toEqual([]);
     expect(document).toEqual({
@@ -129,7 +129,7 @@ describe('importArm', () => {
         monitorConfig: { protocol: 'HTTP', port: 80, path: '/testpath.aspx', intervalInSeconds: 30, timeoutInSeconds: 10, toleratedNumberOfFailures: 3 },
         endpoints: [{
           name: 'My external endpoint', type: 'externalEndpoints', target: 'foobar.contoso.com', endpointStatus: 'Enabled',
-          weight: 1, priority: 1, endpointLocation: 'North Europe',
+          endpointLocation: 'North Europe',
         }],
       }],
     });
@@ -145,12 +145,13 @@ describe('importArm', () => {
     expect(parent!).not.toHaveProperty('maxReturn');
     expect(parent!).not.toHaveProperty('allowedEndpointRecordTypes');
     expect(parent!.monitorConfig).toEqual({ protocol: 'HTTPS', port: 443, path: '/health', intervalInSeconds: 30, timeoutInSeconds: 10, toleratedNumberOfFailures: 3 });
-    expect(parent!.endpoints![0]).toEqual({ name: 'us', type: 'externalEndpoints', target: 'us.app.example.com', endpointStatus: 'Enabled', weight: 1, priority: 1, endpointLocation: 'West US', subnets: [] });
+    expect(parent!.endpoints![0]).toEqual({ name: 'us', type: 'externalEndpoints', target: 'us.app.example.com', endpointStatus: 'Enabled', endpointLocation: 'West US', subnets: [] });
     expect(parent!.endpoints![1]).toEqual({
-      name: 'eu', type: 'nestedEndpoints', targetResourceId: 'app-eu', endpointStatus: 'Enabled', weight: 1, priority: 2,
+      name: 'eu', type: 'nestedEndpoints', targetResourceId: 'app-eu', endpointStatus: 'Enabled',
       endpointLocation: 'West Europe', minChildEndpoints: 2,
     });
     // Azure endpoints keep target/location (the runtime needs them when no resource catalog knows the id).
+    expect(child!.endpoints!.map((e) => [e.weight, e.priority])).toEqual([[9, undefined], [1, undefined]]);
     expect(child!.endpoints![0]).toMatchObject({ type: 'azureEndpoints', targetResourceId: `${SUB}/publicIPAddresses/prod-ip`, target: 'prod-eu.westeurope.cloudapp.azure.com', alwaysServe: 'Disabled' });
     expect(child!.endpoints![1]!.customHeaders).toEqual([{ name: 'host', value: 'canary.example.com' }]);
   });
@@ -178,7 +179,7 @@ describe('importArm', () => {
     const first = { name: 'first', type: 'Microsoft.Network/trafficManagerProfiles', properties: { trafficRoutingMethod: 'Weighted', dnsConfig: { relativeName: 'firstnestedprofile', ttl: 30 }, endpoints: [] } };
     const { document, issues } = importArm([parent, first]);
     const eps = document!.profiles[0]!.endpoints!;
-    expect(eps[0]).toEqual({ name: 'MyFirstNestedEndpoint', type: 'nestedEndpoints', targetResourceId: 'first', endpointStatus: 'Enabled', weight: 1, priority: 1, minChildEndpoints: 2, minChildEndpointsIPv4: 1, minChildEndpointsIPv6: 2 });
+    expect(eps[0]).toEqual({ name: 'MyFirstNestedEndpoint', type: 'nestedEndpoints', targetResourceId: 'first', endpointStatus: 'Enabled', priority: 1, minChildEndpoints: 2, minChildEndpointsIPv4: 1, minChildEndpointsIPv6: 2 });
     expect(eps[1]).not.toHaveProperty('target');
     expect(issues).toEqual([expect.objectContaining({ severity: 'error', code: 'ARM_IMPORT_NESTED_TARGET', path: 'profiles[parentprofile].endpoints[MySecondNestedEndpoint].targetResourceId' })]);
   });
@@ -268,7 +269,7 @@ describe('importArm', () => {
     const { document } = importArm([azCliParent, restChild]);
     expect(JSON.stringify(azCliParent)).toBe(before);
     expect(Object.keys(document!.profiles[0]!)).toEqual(['name', 'profileStatus', 'trafficRoutingMethod', 'dnsConfig', 'monitorConfig', 'trafficViewEnrollmentStatus', 'tags', 'endpoints']);
-    expect(Object.keys(document!.profiles[0]!.endpoints![1]!)).toEqual(['name', 'type', 'targetResourceId', 'endpointStatus', 'weight', 'priority', 'endpointLocation', 'minChildEndpoints']);
+    expect(Object.keys(document!.profiles[0]!.endpoints![1]!)).toEqual(['name', 'type', 'targetResourceId', 'endpointStatus', 'endpointLocation', 'minChildEndpoints']);
   });
 });
 
