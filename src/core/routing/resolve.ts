@@ -36,6 +36,7 @@ interface Inner {
 const CLIENT_DEPENDENT = new Set(['Performance', 'Geographic', 'Subnet']);
 
 export function queryClass(type: string): QueryClass {
+  if (type === 'A' || type === 'AAAA' || type === 'CNAME' || type === 'ANY') return type;
   const t = String(type).toUpperCase();
   return t === 'A' || t === 'AAAA' || t === 'CNAME' || t === 'ANY' ? t : 'OTHER';
 }
@@ -226,7 +227,7 @@ export function resolve(snapshot: RoutingSnapshot, query: RoutingQuery): TopReso
     };
   }
   const q = queryClass(query.type);
-  let top = snap.topCache.get(`${name}|${q}`) as TopCached | undefined;
+  let top = cp.topCache.get(q) as TopCached | undefined;
   let dependent = false;
   if (!top) {
     const client = new ClientContext(query.clientAddress, snap.geo);
@@ -245,7 +246,7 @@ export function resolve(snapshot: RoutingSnapshot, query: RoutingQuery): TopReso
       explanation: mergedExplanation(inner.outcomes),
       profile: cp.profile.name,
     };
-    if (!dependent) snap.topCache.set(`${name}|${q}`, top);
+    if (!dependent) cp.topCache.set(q, top);
   }
   return {
     rcode: top.rcode,

@@ -79,6 +79,8 @@ export interface CompiledProfile {
   readonly regions: readonly RegionGroup[];
   /** Resolutions of client-independent subtrees, by query class (filled lazily by resolve()). */
   readonly cache: Map<string, unknown>;
+  /** Client-independent top-level resolutions (this profile named by the query), by query class. */
+  readonly topCache: Map<string, unknown>;
 }
 
 export interface CompiledSnapshot extends RoutingSnapshot {
@@ -88,8 +90,6 @@ export interface CompiledSnapshot extends RoutingSnapshot {
   readonly compiled: ReadonlyMap<string, CompiledProfile>;
   /** Names under the zone that exist only because a profile name is below them (`b.zone` for `a.b.zone`). */
   readonly emptyNonTerminals: ReadonlySet<string>;
-  /** Top-level resolution cache (filled lazily by resolve()). */
-  readonly topCache: Map<string, unknown>;
 }
 
 export interface SnapshotInput {
@@ -171,6 +171,7 @@ export function buildSnapshot(input: SnapshotInput): CompiledSnapshot {
       geo,
       regions: [...regionMap].map(([region, list]) => ({ region, endpoints: list })),
       cache: new Map(),
+      topCache: new Map(),
     };
     compiled.set(key, cp);
     return cp;
@@ -306,7 +307,6 @@ export function buildSnapshot(input: SnapshotInput): CompiledSnapshot {
     byFqdn,
     compiled,
     emptyNonTerminals,
-    topCache: new Map(),
   };
 }
 
@@ -314,7 +314,7 @@ const lazilyCompiled = new WeakMap<RoutingSnapshot, CompiledSnapshot>();
 
 /** The compiled form of any snapshot (a plain RoutingSnapshot is compiled once and remembered). */
 export function compiledSnapshot(s: RoutingSnapshot): CompiledSnapshot {
-  if ((s as Partial<CompiledSnapshot>).byFqdn !== undefined && (s as Partial<CompiledSnapshot>).topCache !== undefined) {
+  if ((s as Partial<CompiledSnapshot>).byFqdn !== undefined && (s as Partial<CompiledSnapshot>).compiled !== undefined) {
     return s as CompiledSnapshot;
   }
   let c = lazilyCompiled.get(s);

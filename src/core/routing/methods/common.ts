@@ -31,6 +31,7 @@ export class ClientContext {
   private geoDone = false;
   private geoValue: ClientGeo | undefined;
   private chainValue: string[] | undefined;
+  private chainTextValue: string | undefined;
 
   constructor(readonly address: string, private readonly lookup: GeoLookup) {}
 
@@ -40,7 +41,7 @@ export class ClientContext {
   }
 
   get geo(): ClientGeo | undefined {
-    if (!this.geoDone) { this.geoValue = this.ip ? this.lookup.locate(this.address) : undefined; this.geoDone = true; }
+    if (!this.geoDone) { this.geoValue = this.lookup.locate(this.address); this.geoDone = true; }
     return this.geoValue;
   }
 
@@ -61,6 +62,12 @@ export class ClientContext {
     this.chainValue = code === undefined ? ['WORLD'] : geoAncestry(code);
     return this.chainValue;
   }
+
+  /** `US-CA → US → GEO-NA → WORLD`, for explanations. */
+  get geoChainText(): string {
+    if (this.chainTextValue === undefined) this.chainTextValue = this.geoChain.join(' → ');
+    return this.chainTextValue;
+  }
 }
 
 export function step(profile: CompiledProfile, kind: string, detail: string, endpoint?: CompiledEndpoint): ExplanationStep {
@@ -78,6 +85,7 @@ export function pct(p: number): string {
 
 /** The first endpoint (declaration order) one of whose ranges contains the client address. */
 export function subnetMatch(list: readonly CompiledEndpoint[], client: ClientContext): CompiledEndpoint | undefined {
+  if (list.length === 0) return undefined;
   const ip = client.ip;
   if (!ip) return undefined;
   for (const e of list) for (const r of e.subnets) if (rangeContains(r, ip)) return e;

@@ -26,9 +26,9 @@ export function geographic(cp: CompiledProfile, client: ClientContext): Selectio
     const e = cp.geo.get(code);
     if (e) {
       const level = LEVEL[GEO_REGIONS.get(code)?.depth ?? 0] ?? 'region';
-      return answerMatch(cp, e, `client region ${chain.join(' → ')}: ${level} ${code} is mapped to this endpoint`, steps);
+      return answerMatch(cp, e, `client region ${client.geoChainText}: ${level} ${code} is mapped to this endpoint`, steps);
     }
   }
-  steps.push(step(cp, 'nodata', `client region ${chain.join(' → ')}: no endpoint maps any of these codes: NODATA`));
+  steps.push(step(cp, 'nodata', `client region ${client.geoChainText}: no endpoint maps any of these codes: NODATA`));
   return { kind: 'nodata', steps };
 }
