@@ -14,7 +14,7 @@ import {
   type TrafficRoutingMethod,
 } from '../model/types';
 import type { Reporter } from './diagnostics';
-import { classifyTarget, type ClassifiedTarget } from './target';
+import { analyzeTarget, classifyTarget, type ClassifiedTarget } from './target';
 import { isObj, itemSegment } from './util';
 
 export interface ValidateOptions {
@@ -36,6 +36,8 @@ export interface EndpointCtx {
   type: EndpointType | undefined;
   /** The target when it is a valid string target. */
   target: ClassifiedTarget | undefined;
+  /** Why the target string is invalid (undefined when valid or absent). */
+  targetProblem: string | undefined;
 }
 
 export interface ProfileCtx {
@@ -78,12 +80,14 @@ function profileCtx(raw: Record<string, unknown>, path: string): ProfileCtx {
   rawEndpoints.forEach((e, i) => {
     if (!isObj(e)) return;
     const ep = profile.endpoints[n++]!;
+    const t = typeof ep.target === 'string' ? analyzeTarget(ep.target) : undefined;
     endpoints.push({
       raw: e,
       ep,
       path: `${path}.endpoints${itemSegment(e, i, true)}`,
       type: endpointTypeOf(ep),
-      target: targetOf(ep),
+      target: t === undefined || 'problem' in t ? undefined : t,
+      targetProblem: t !== undefined && 'problem' in t ? t.problem : undefined,
     });
   });
   const m = profile.trafficRoutingMethod as unknown;

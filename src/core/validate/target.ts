@@ -25,25 +25,33 @@ export function dnsNameProblem(name: string, allowTrailingDot: boolean): string 
   return undefined;
 }
 
+/** A target classified, or the reason it is not valid, in one pass. */
+export function analyzeTarget(s: string): ClassifiedTarget | { problem: string } {
+  if (s.trim() !== s) return { problem: 'has leading or trailing whitespace' };
+  if (s.includes(':')) {
+    const ip = parseIp(s);
+    if (ip) return { kind: ip.family === 4 ? 'ipv4' : 'ipv6', ip };
+    if (/^[a-z][a-z0-9+.-]*:\/\//i.test(s)) return { problem: 'is a URL; give the host name only (no scheme or path)' };
+    if (/^[^:]+:\d+$/.test(s)) return { problem: 'has a port; a target is a host name or address only (the probe port is monitorConfig.port)' };
+    return { problem: 'is not a valid IPv6 address' };
+  }
+  if (/^[0-9.]+$/.test(s)) {
+    const ip = parseIp(s);
+    return ip ? { kind: 'ipv4', ip } : { problem: 'is not a valid IPv4 address' };
+  }
+  if (s.includes('/')) return { problem: 'contains "/"; give the host name only' };
+  const p = dnsNameProblem(s, true);
+  return p === undefined ? { kind: 'fqdn' } : { problem: `is not a valid FQDN: it ${p}` };
+}
+
 /** Why `s` is not a valid target, or undefined. */
 export function targetProblem(s: string): string | undefined {
-  if (s.trim() !== s) return 'has leading or trailing whitespace';
-  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(s)) return 'is a URL; give the host name only (no scheme or path)';
-  if (s.includes(':')) {
-    if (parseIp(s)) return undefined;
-    if (/^[^:]+:\d+$/.test(s)) return 'has a port; a target is a host name or address only (the probe port is monitorConfig.port)';
-    return 'is not a valid IPv6 address';
-  }
-  if (/^[0-9.]+$/.test(s)) return parseIp(s) ? undefined : 'is not a valid IPv4 address';
-  if (s.includes('/')) return 'contains "/"; give the host name only';
-  const p = dnsNameProblem(s, true);
-  return p === undefined ? undefined : `is not a valid FQDN: it ${p}`;
+  const a = analyzeTarget(s);
+  return 'problem' in a ? a.problem : undefined;
 }
 
 /** IPv4 literal, IPv6 literal or FQDN; undefined when the target is not valid. */
 export function classifyTarget(s: string): ClassifiedTarget | undefined {
-  if (targetProblem(s) !== undefined) return undefined;
-  const ip = parseIp(s);
-  if (ip) return { kind: ip.family === 4 ? 'ipv4' : 'ipv6', ip };
-  return { kind: 'fqdn' };
+  const a = analyzeTarget(s);
+  return 'problem' in a ? undefined : a;
 }

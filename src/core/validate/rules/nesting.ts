@@ -17,7 +17,9 @@ const PROFILE_ID = /\/trafficmanagerprofiles\/[^/]+\/?$/i;
 
 interface Edge { to: number; path?: string }
 
-function familyCounts(p: Profile): { total: number; v4: number; v6: number } {
+interface Counts { total: number; v4: number; v6: number }
+
+function countFamilies(p: Profile): Counts {
   let v4 = 0;
   let v6 = 0;
   const eps = Array.isArray(p.endpoints) ? p.endpoints : [];
@@ -40,6 +42,13 @@ export function checkNesting(ctx: Ctx): void {
   const adj: Edge[][] = nodes.map(() => []);
 
   const childKey = (rid: string): string => childProfileName(rid).toLowerCase();
+  // Each child's endpoints by address family, counted once per validation run.
+  const counts = new Map<Profile, Counts>();
+  const familyCounts = (p: Profile): Counts => {
+    let c = counts.get(p);
+    if (c === undefined) { c = countFamilies(p); counts.set(p, c); }
+    return c;
+  };
 
   for (const p of ctx.profiles) {
     const self = id.get(p.profile);
@@ -62,7 +71,7 @@ export function checkNesting(ctx: Ctx): void {
         continue;
       }
       if (self !== undefined) adj[self]!.push({ to: childIdx, path: e.path });
-      checkChild(ctx, e.raw, e.ep as unknown as Record<string, unknown>, e.path, nodes[childIdx]!);
+      checkChild(ctx, e.raw, e.ep as unknown as Record<string, unknown>, e.path, nodes[childIdx]!, familyCounts(nodes[childIdx]!));
     }
   }
   // Context profiles' own edges (never reported on).
@@ -99,9 +108,8 @@ export function checkNesting(ctx: Ctx): void {
   }
 }
 
-function checkChild(ctx: Ctx, raw: Record<string, unknown>, ep: Record<string, unknown>, path: string, child: Profile): void {
+function checkChild(ctx: Ctx, raw: Record<string, unknown>, ep: Record<string, unknown>, path: string, child: Profile, counts: Counts): void {
   const { r } = ctx;
-  const counts = familyCounts(child);
   if (child.trafficRoutingMethod === 'MultiValue') {
     if (counts.v4 === 0 || counts.v6 === 0) {
       r.report('NESTED_MULTIVALUE_CHILD', `${path}.targetResourceId`,

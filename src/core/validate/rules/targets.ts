@@ -1,7 +1,7 @@
 /** Endpoint targets: presence per type, syntax, Azure resource ids, addressing-family mix, duplicate IPs. */
 import type { Ctx } from '../context';
 import { nonPublicReason } from '../ip';
-import { targetProblem, type TargetKind } from '../target';
+import type { TargetKind } from '../target';
 import { has, show } from '../util';
 
 const KIND_NAME: Record<TargetKind, string> = { fqdn: 'FQDN', ipv4: 'IPv4', ipv6: 'IPv6' };
@@ -71,7 +71,7 @@ export function checkTargets(ctx: Ctx): void {
         continue;
       }
       if (typeof target !== 'string') continue;
-      const problem = targetProblem(target);
+      const problem = e.targetProblem;
       if (problem !== undefined) {
         r.report('TARGET_INVALID', `${e.path}.target`, `target ${show(target)} ${problem}; a target is an IPv4 address, an IPv6 address or an FQDN`,
           'e.g. "app.contoso.com", "203.0.113.10" or "2001:db8::10"');
