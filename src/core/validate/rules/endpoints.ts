@@ -20,7 +20,7 @@ export function checkEndpoints(ctx: Ctx): void {
         'add priority to the other endpoints, or remove it everywhere');
     }
     const priorities = new Map<number, string>();
-    for (const e of p.endpoints) {
+    for (const [index, e] of p.endpoints.entries()) {
       const ep = e.ep;
       const type = ep.type as unknown;
       if (typeof type === 'string' && e.type === undefined) {
@@ -43,7 +43,7 @@ export function checkEndpoints(ctx: Ctx): void {
       const weight = ep.weight as unknown;
       if (typeof weight === 'number' && !(isInt(weight) && weight >= 1 && weight <= 1000)) {
         r.report('WEIGHT_RANGE', `${e.path}.weight`, `weight ${show(weight)} is out of range: an integer 1–1000`, 'use e.g. 1 (default) up to 1000');
-      } else if (method !== undefined && method !== 'Weighted' && typeof e.raw['weight'] === 'number') {
+      } else if (method !== undefined && method !== 'Weighted' && typeof e.raw['weight'] === 'number' && weight !== 1) {
         r.report('WEIGHT_IGNORED', `${e.path}.weight`, `weight is ignored by ${method} routing (only Weighted uses it)`, 'remove weight, or use Weighted routing');
       }
       const prio = ep.priority as unknown;
@@ -58,7 +58,8 @@ export function checkEndpoints(ctx: Ctx): void {
                 'give each endpoint a different priority');
             } else priorities.set(prio, String(ep.name));
           }
-          if (method !== undefined && method !== 'Priority') {
+          // Azure prints weight 1 and the order-derived priority on every endpoint: those are no news.
+          if (method !== undefined && method !== 'Priority' && prio !== index + 1) {
             r.report('PRIORITY_IGNORED', `${e.path}.priority`, `priority is ignored by ${method} routing (only Priority uses it)`, 'remove priority, or use Priority routing');
           }
         }
