@@ -59,7 +59,8 @@ export interface ScenarioRow {
 
 export interface ProfilePreview {
   profile: string;
-  action: 'create' | 'update' | 'replace' | 'delete' | 'affected';
+  /** `affected`: unchanged but nests a changed profile; `preview`: `tmkit preview` of a document without a comparison. */
+  action: 'create' | 'update' | 'replace' | 'delete' | 'affected' | 'preview';
   /** Why an unchanged profile is previewed (`nests contoso-eu, which changes`). */
   reason?: string;
   methodBefore: TrafficRoutingMethod | null;

@@ -140,8 +140,9 @@ function clientClasses(profiles: Profile[], pg: PreviewGeo, extra: PreviewInput[
   if (out.length > 0 && (methods.has('Geographic') || methods.has('Performance'))) {
     out.push({ client: 'unknown location', name: 'address the geo database cannot place', group: 'WORLD', address: UNKNOWN_ADDRESS });
   }
+  // The answer cannot depend on the client: one class, and no point asking for particular clients.
+  if (out.length === 0) return [{ client: 'all clients', name: 'the answer does not depend on the client', group: 'all', address: UNKNOWN_ADDRESS }];
   for (const c of extra ?? []) out.push({ client: c.label, name: c.address, group: 'clients', address: c.address });
-  if (out.length === 0) out.push({ client: 'all clients', name: 'the answer does not depend on the client', group: 'all', address: UNKNOWN_ADDRESS });
   return out;
 }
 

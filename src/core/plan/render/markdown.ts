@@ -45,11 +45,12 @@ export function renderMarkdown(report: PlanReport, options: MarkdownOptions = {}
   const failoverBy = new Map(report.failover.map((f) => [f.profile, f]));
   const previewBy = new Map((report.preview?.profiles ?? []).map((p) => [p.profile, p]));
   const changed = plan.changes.filter((c) => c.action !== 'no-op');
-  const affectedOnly = (report.preview?.profiles ?? []).filter((p) => p.action === 'affected');
+  const changedNames = new Set(changed.map((c) => c.profile));
+  const affectedOnly = (report.preview?.profiles ?? []).filter((p) => !changedNames.has(p.profile));
 
   if (changed.length + affectedOnly.length > 0) {
     const rows = [...changed.map((c) => ({ name: c.profile, sym: SYMBOL[c.action], action: ACTION_WORD[c.action], what: changePhrases(c, 3).join('; ') })),
-      ...affectedOnly.map((p) => ({ name: p.profile, sym: SYMBOL.affected, action: 'routing affected', what: p.reason ?? '' }))];
+      ...affectedOnly.map((p) => ({ name: p.profile, sym: SYMBOL.affected, action: p.action === 'affected' ? 'routing affected' : 'preview', what: p.reason ?? '' }))];
     const maxRows = 60;
     head.push('| | Profile | Action | What changes | Worst-case failover |', '|---|---|---|---|---|');
     for (const r of rows.slice(0, maxRows)) {
@@ -188,7 +189,7 @@ function profileSection(c: ProfileChange, f: FailoverRow | undefined, pv: Profil
 }
 
 function affectedSection(pv: ProfilePreview, f: FailoverRow | undefined, withPreview: boolean): string {
-  const out = [`<details><summary><code>&gt; ${esc(pv.profile)}</code> — routing affected: ${esc(pv.reason ?? '')}</summary>`, ''];
+  const out = [`<details><summary><code>&gt; ${esc(pv.profile)}</code> — ${pv.action === 'affected' ? 'routing affected' : 'routing preview'}${pv.reason ? `: ${esc(pv.reason)}` : ''}</summary>`, ''];
   if (withPreview) out.push(...previewMarkdown(pv));
   if (f) out.push(...failoverMarkdown(f));
   out.push('</details>', '');
@@ -214,7 +215,9 @@ function previewMarkdown(pv: ProfilePreview): string[] {
   const method = pv.methodBefore !== null && pv.methodAfter !== null && pv.methodBefore !== pv.methodAfter
     ? `${pv.methodBefore} → ${pv.methodAfter}` : (pv.methodAfter ?? pv.methodBefore ?? '');
   out.push(`**Routing preview** (${method})`, '');
-  if (pv.shares && pv.shares.length > 0) {
+  if (pv.shares && pv.shares.length > 0 && pv.shares.every((s) => s.before === null)) {
+    out.push('| Endpoint | Share of answers |', '|---|--:|', ...pv.shares.map((s) => `| ${code(s.endpoint)} | ${pct(s.after)} |`), '');
+  } else if (pv.shares && pv.shares.length > 0) {
     out.push('| Endpoint | Before | After | Change |', '|---|--:|--:|--:|');
     for (const s of pv.shares) {
       const delta = s.deltaPoints === 0 ? '' : points(s.deltaPoints);

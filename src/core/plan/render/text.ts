@@ -14,6 +14,8 @@ export interface TextOptions {
   color?: boolean;
   /** Include the routing preview section (default true when the report has one). */
   preview?: boolean;
+  /** Include the changes, apply order and summary line (default true; `tmkit preview` turns it off). */
+  changes?: boolean;
 }
 
 const ANSI = { green: 32, yellow: 33, red: 31, magenta: 35, cyan: 36, bold: 1, dim: 2 } as const;
@@ -25,9 +27,12 @@ export function renderText(report: PlanReport, options: TextOptions = {}): strin
     a === 'create' ? 'green' : a === 'update' ? 'yellow' : a === 'replace' ? 'magenta' : 'red';
   const { plan } = report;
 
-  lines.push(c('bold', `tmkit plan for stack "${plan.stack}"`), '');
+  const showChanges = options.changes !== false;
+  if (showChanges) lines.push(c('bold', `tmkit plan for stack "${plan.stack}"`), '');
   const changed = plan.changes.filter((x) => x.action !== 'no-op');
-  if (changed.length === 0) {
+  if (!showChanges) {
+    // preview only
+  } else if (changed.length === 0) {
     lines.push(`No changes. The deployed profiles of stack "${plan.stack}" match the document (${plan.summary.unchanged} profile(s)).`);
   } else {
     lines.push('Symbols: + create, ~ update, -/+ replace, - destroy', '');
@@ -101,7 +106,7 @@ export function renderText(report: PlanReport, options: TextOptions = {}): strin
     for (const e of plan.errors) lines.push(c('red', `  x ${e.path}: ${e.message} [${e.code}]`), ...(e.hint ? [`      hint: ${e.hint}`] : []));
     lines.push('');
   }
-  if (hasChanges(plan.summary) || plan.errors.length > 0) lines.push(c('bold', summaryLine(plan.summary)));
+  if (showChanges && (hasChanges(plan.summary) || plan.errors.length > 0)) lines.push(c('bold', summaryLine(plan.summary)));
   return `${lines.join('\n')}\n`;
 }
 
@@ -112,11 +117,16 @@ export function writeText(report: PlanReport, out: Writer, options: TextOptions 
 function previewLines(pv: ProfilePreview, c: (code: keyof typeof ANSI, s: string) => string): string[] {
   const method = pv.methodBefore === pv.methodAfter || pv.methodBefore === null || pv.methodAfter === null
     ? (pv.methodAfter ?? pv.methodBefore) : `${pv.methodBefore} -> ${pv.methodAfter}`;
-  const out = [`  ${c('cyan', pv.profile)} (${method}${pv.reason ? `; ${pv.reason}` : ''}, ${pv.action})`];
+  const out = [`  ${c('cyan', pv.profile)} (${method}${pv.reason ? `; ${pv.reason}` : ''}${pv.action === 'preview' ? '' : `, ${pv.action}`})`];
   if (pv.shares) {
     const w = Math.max(8, ...pv.shares.map((s) => s.endpoint.length));
-    out.push(`      ${'endpoint'.padEnd(w)}  before   after    change`);
-    for (const s of pv.shares) out.push(`      ${s.endpoint.padEnd(w)}  ${pct(s.before).padEnd(7)}  ${pct(s.after).padEnd(7)}  ${points(s.deltaPoints)}`);
+    if (pv.shares.every((s) => s.before === null)) {
+      out.push(`      ${'endpoint'.padEnd(w)}  share`);
+      for (const s of pv.shares) out.push(`      ${s.endpoint.padEnd(w)}  ${pct(s.after)}`);
+    } else {
+      out.push(`      ${'endpoint'.padEnd(w)}  before   after    change`);
+      for (const s of pv.shares) out.push(`      ${s.endpoint.padEnd(w)}  ${pct(s.before).padEnd(7)}  ${pct(s.after).padEnd(7)}  ${s.before === null || s.after === null ? '' : points(s.deltaPoints)}`.trimEnd());
+    }
   }
   if (pv.priority) {
     const b = pv.priority.before;
@@ -130,7 +140,7 @@ function previewLines(pv: ProfilePreview, c: (code: keyof typeof ANSI, s: string
   }
   if (pv.clientGroups) {
     for (const g of pv.clientGroups) {
-      const arrow = g.before === g.after ? `${g.after ?? '—'} (unchanged)` : `${g.before ?? '—'} -> ${g.after ?? '—'}`;
+      const arrow = g.before === null ? (g.after ?? '—') : g.before === g.after ? `${g.after ?? '—'} (unchanged)` : `${g.before} -> ${g.after ?? '—'}`;
       out.push(`      ${g.group}: ${arrow} (${classCount(g.group, g.count)}${g.before !== g.after ? `: ${short(g.clients)}` : ''})`);
     }
   }
