@@ -11,7 +11,7 @@
  * a "hot" set (the 16 real addresses of test/geo) or a "cold" set (50,000 random public IPv4 addresses,
  * each seen once per pass: geo cache misses on the first pass).
  *
- * Environment: BENCH_SECONDS (per measurement, default 1.5).
+ * Environment: BENCH_SECONDS (per measurement, default 1.5), BENCH_METHODS (comma-separated subset).
  */
 import { answer, buildSnapshot, type RoutingQuery } from '../src/core/routing';
 import type { Profile, TrafficRoutingMethod } from '../src/core/model/types';
@@ -155,7 +155,10 @@ async function main(): Promise<void> {
   const hot = REAL_ADDRESSES.map(([a]) => a);
   const cold = randomPublicIpv4(50_000, 7);
   const rng = seededRng(42);
-  const methods: TrafficRoutingMethod[] = ['Priority', 'Weighted', 'Performance', 'Geographic', 'Subnet', 'MultiValue'];
+  const only = process.env['BENCH_METHODS']?.split(',').map((m) => m.trim().toLowerCase());
+  const methods = (['Priority', 'Weighted', 'Performance', 'Geographic', 'Subnet', 'MultiValue'] as TrafficRoutingMethod[]).filter(
+    (m) => !only || only.includes(m.toLowerCase()),
+  );
 
   const rows: string[][] = [];
   for (const method of methods) {
