@@ -7,7 +7,7 @@ import type {
   EndpointType,
   MonitorHeader,
 } from '../core/model/types';
-import { checkHeaders, PropChecker } from './props-check';
+import { checkHeaders, copyData, PropChecker } from './props-check';
 import { addTreeValidation } from './synth';
 import { displayPath, ENDPOINT_SYMBOL, isProfileNode, type EndpointNode, type ProfileNode } from './tree';
 
@@ -180,7 +180,7 @@ export abstract class Endpoint extends Construct implements EndpointNode {
     this.endpointName = name;
     this.profile = scope as unknown as ProfileNode;
     const { name: n, endpointStatus, weight, priority, geoMapping, subnets, customHeaders } = p;
-    this.baseProps = structuredClone({ name: n, endpointStatus, weight, priority, geoMapping, subnets, customHeaders });
+    this.baseProps = copyData({ name: n, endpointStatus, weight, priority, geoMapping, subnets, customHeaders });
     addTreeValidation(this);
   }
 
@@ -227,7 +227,7 @@ export class ExternalEndpoint extends Endpoint {
       location(c, props?.endpointLocation);
       served(c, props ?? ({} as ExternalEndpointProps));
     });
-    this.props = structuredClone(props);
+    this.props = copyData(props);
   }
 
   protected specificInput(): Partial<EndpointInput> {
@@ -250,7 +250,7 @@ export class AzureEndpoint extends Endpoint {
       location(c, props?.endpointLocation);
       served(c, props ?? ({} as AzureEndpointProps));
     });
-    this.props = structuredClone(props);
+    this.props = copyData(props);
   }
 
   protected specificInput(): Partial<EndpointInput> {
@@ -285,7 +285,7 @@ export class NestedEndpoint extends Endpoint {
     });
     this.targetProfile = props.targetProfile;
     const { targetProfile: _child, ...rest } = props;
-    this.props = structuredClone(rest);
+    this.props = copyData(rest);
   }
 
   protected specificInput(): Partial<EndpointInput> {

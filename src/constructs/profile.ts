@@ -13,7 +13,7 @@ import {
   type TrafficRoutingMethod,
   type TrafficViewEnrollmentStatus,
 } from '../core/model/types';
-import { checkHeaders, PROFILE_NAME, PropChecker } from './props-check';
+import { checkHeaders, copyData, PROFILE_NAME, PropChecker } from './props-check';
 import {
   AzureEndpoint,
   ExternalEndpoint,
@@ -193,7 +193,7 @@ export class Profile extends Construct implements ProfileNode {
     c.throwIfAny();
 
     // A private deep copy: later changes to the caller's objects cannot bypass the checks above.
-    this.props = structuredClone(p);
+    this.props = copyData(p);
     this.profileName = name;
     this.relativeName = p.dnsConfig?.relativeName ?? name;
     this.trafficRoutingMethod = p.trafficRoutingMethod;

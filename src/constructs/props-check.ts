@@ -97,3 +97,18 @@ export function checkHeaders(c: PropChecker, prop: string, headers: unknown): vo
     }
   });
 }
+
+/**
+ * A deep copy of JSON-like props data (plain objects, arrays, primitives), so later changes to the
+ * caller's objects cannot bypass the constructor's checks. Cheaper than `structuredClone` for the tiny
+ * objects props are; anything else (a construct, a class instance) is kept by reference.
+ */
+export function copyData<T>(value: T): T {
+  if (Array.isArray(value)) return value.map((v) => copyData(v)) as T;
+  if (typeof value === 'object' && value !== null && Object.getPrototypeOf(value) === Object.prototype) {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) out[k] = copyData(v);
+    return out as T;
+  }
+  return value;
+}

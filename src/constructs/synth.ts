@@ -56,37 +56,41 @@ function settingsFor(scope: IConstruct): DocumentScopeSettings {
  * Does not validate; deterministic (same tree, same bytes).
  */
 export function synthDocument(scope: IConstruct, options: SynthDocumentOptions = {}): DocumentInput {
+  return documentOf(scope, findProfiles(scope), options);
+}
+
+function documentOf(scope: IConstruct, profiles: readonly ProfileNode[], options: SynthDocumentOptions): DocumentInput {
   const stack = options.stack ?? settingsFor(scope).stack;
-  const doc: DocumentInput = { apiVersion: API_VERSION, profiles: findProfiles(scope).map((p) => p.toProfileInput()) };
+  const doc: DocumentInput = { apiVersion: API_VERSION, profiles: profiles.map((p) => p.toProfileInput()) };
   if (stack !== undefined) doc.stack = stack;
   return canonicalDocumentInput(doc);
 }
 
-/** Which construct a document path (`profiles[x].endpoints[y].priority`) is about. */
+/** Which construct(s) a document path (`profiles[x].endpoints[y].priority`) is about. */
 function constructIndex(scope: IConstruct, profiles: ProfileNode[]): (path: string) => string[] {
-  const prefixes: Array<{ prefix: string; construct: string }> = [];
+  const byPrefix = new Map<string, string[]>();
+  const add = (prefix: string, construct: string): void => {
+    const list = byPrefix.get(prefix);
+    if (!list) byPrefix.set(prefix, [construct]);
+    else if (!list.includes(construct)) list.push(construct);
+  };
   for (const p of profiles) {
     const pp = `profiles[${p.profileName}]`;
-    prefixes.push({ prefix: pp, construct: displayPath(p) });
-    for (const e of p.node.children.filter(isEndpointNode)) {
-      prefixes.push({ prefix: `${pp}.endpoints[${e.endpointName}]`, construct: displayPath(e) });
-    }
+    add(pp, displayPath(p));
+    for (const e of p.node.children.filter(isEndpointNode)) add(`${pp}.endpoints[${e.endpointName}]`, displayPath(e));
   }
-  // Longest prefix first, so an endpoint wins over its profile.
-  prefixes.sort((a, b) => b.prefix.length - a.prefix.length);
-  const root = displayPath(scope);
+  const root = [displayPath(scope)];
+  // Candidate prefixes end at a `]` followed by the end, `.` or `[`; the longest known one wins (an
+  // endpoint over its profile). Names may contain `.`, `[` or `]`, hence no parsing, just lookups.
   return (path: string) => {
-    let best = -1;
-    const out: string[] = [];
-    for (const { prefix, construct } of prefixes) {
-      if (best >= 0 && prefix.length < best) break;
-      const next = path.charAt(prefix.length);
-      if (path.startsWith(prefix) && (next === '' || next === '.' || next === '[')) {
-        best = prefix.length;
-        if (!out.includes(construct)) out.push(construct);
-      }
+    for (let i = path.length - 1; i >= 0; i--) {
+      if (path.charCodeAt(i) !== 93 /* ] */) continue;
+      const next = path.charAt(i + 1);
+      if (next !== '' && next !== '.' && next !== '[') continue;
+      const hit = byPrefix.get(path.slice(0, i + 1));
+      if (hit) return hit;
     }
-    return out.length > 0 ? out : [root];
+    return root;
   };
 }
 
@@ -96,7 +100,7 @@ function constructIndex(scope: IConstruct, profiles: ProfileNode[]): (path: stri
  */
 export function validateConstructs(scope: IConstruct, options: ValidateConstructsOptions = {}): ConstructDiagnostic[] {
   const profiles = findProfiles(scope);
-  const doc = synthDocument(scope, options);
+  const doc = documentOf(scope, profiles, options);
   const strictAzure = options.strictAzure ?? settingsFor(scope).strictAzure ?? false;
   const locate = constructIndex(scope, profiles);
   return validate(doc, { strictAzure }).flatMap((d) => locate(d.path).map((constructPath) => ({ ...d, constructPath })));
@@ -111,13 +115,44 @@ export function formatConstructDiagnostic(d: ConstructDiagnostic): string {
 // node.addValidation hooks
 
 interface Session {
-  diagnostics: ConstructDiagnostic[];
+  diagnostics: ByConstruct;
   /** True while `App` collects structured diagnostics itself: hooks then return nothing (no duplicates). */
   suppressHooks: boolean;
 }
 
 /** Active validation sessions by document scope; lets N hooks share one validation of the document. */
 const sessions = new WeakMap<IConstruct, Session>();
+
+/**
+ * Outside a session (a foreign framework calling `node.validate()` on every construct), hooks share the
+ * last validation of their document scope until a tmkit construct is created anywhere: the document is a
+ * function of the tmkit constructs alone (their props are copied and frozen at construction), so a new
+ * construct is the only way it changes. (Removing constructs with `node.tryRemoveChild` is not tracked.)
+ */
+let treeGeneration = 0;
+const hookCache = new WeakMap<IConstruct, { generation: number; diagnostics: ByConstruct }>();
+
+/** Error diagnostics by construct path (hooks only report errors). */
+type ByConstruct = Map<string, ConstructDiagnostic[]>;
+
+function byConstruct(diagnostics: readonly ConstructDiagnostic[]): ByConstruct {
+  const out: ByConstruct = new Map();
+  for (const d of diagnostics) {
+    if (d.severity !== 'error') continue;
+    const list = out.get(d.constructPath);
+    if (list) list.push(d);
+    else out.set(d.constructPath, [d]);
+  }
+  return out;
+}
+
+function cachedDiagnostics(scope: IConstruct): ByConstruct {
+  const hit = hookCache.get(scope);
+  if (hit && hit.generation === treeGeneration) return hit.diagnostics;
+  const diagnostics = byConstruct(validateConstructs(scope));
+  hookCache.set(scope, { generation: treeGeneration, diagnostics });
+  return diagnostics;
+}
 
 /**
  * Runs `fn` with the document under `scope` validated once and shared by every hook below it (without a
@@ -130,7 +165,7 @@ export function withValidationSession<T>(
 ): T {
   const previous = sessions.get(scope);
   const diagnostics = validateConstructs(scope, options);
-  sessions.set(scope, { diagnostics, suppressHooks: options.suppressHooks ?? false });
+  sessions.set(scope, { diagnostics: byConstruct(diagnostics), suppressHooks: options.suppressHooks ?? false });
   try {
     return fn(diagnostics);
   } finally {
@@ -144,14 +179,14 @@ export function withValidationSession<T>(
  * `c` (warnings never fail a synth; `App.synth()` reports them). Called by every tmkit construct.
  */
 export function addTreeValidation(c: IConstruct): void {
+  treeGeneration++;
   c.node.addValidation({
     validate: (): string[] => {
       const scope = documentScopeOf(c);
       const session = sessions.get(scope);
       if (session?.suppressHooks) return [];
-      const all = session?.diagnostics ?? validateConstructs(scope);
-      const me = displayPath(c);
-      return all.filter((d) => d.severity === 'error' && d.constructPath === me).map((d) => formatDiagnostic(d));
+      const all = session?.diagnostics ?? cachedDiagnostics(scope);
+      return (all.get(displayPath(c)) ?? []).map((d) => formatDiagnostic(d));
     },
   });
 }

@@ -293,6 +293,15 @@ describe('under a root that is not the tmkit App (e.g. a CDKTF stack)', () => {
     expect(errors.join('\n')).toContain('PRIORITY_DUPLICATE');
   });
 
+  test('hooks share one validation, and validate again once the tree grows', () => {
+    const root = new Construct(undefined as never, '');
+    const p = new Profile(root, 'web', { trafficRoutingMethod: 'Priority' });
+    const a = new ExternalEndpoint(p, 'a', { target: 'a.example.com', priority: 1 });
+    expect(a.node.validate()).toEqual([]);
+    const b = new ExternalEndpoint(p, 'b', { target: 'b.example.com', priority: 1 });
+    expect([...a.node.validate(), ...b.node.validate()].join('\n')).toContain('PRIORITY_DUPLICATE');
+  });
+
   test('each marked document scope is its own document: a nested endpoint into another scope is reported', () => {
     const root = new Construct(undefined as never, '');
     const a = new Construct(root, 'A');
