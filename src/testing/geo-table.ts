@@ -39,8 +39,6 @@ export class TableGeo implements GeoLookup {
   private readonly locations: PrefixRow<ClientGeo>[];
   private readonly latencyByPrefix: PrefixRow<Record<string, number>>[];
   private readonly latencyByCode: Map<string, Record<string, number>>;
-  /** Every call of latencyMs(), for tests that check what was asked. */
-  readonly latencyCalls: { address: string; region: string }[] = [];
 
   constructor(opts: GeoTableOptions = {}) {
     this.locations = compile(opts.locations ?? {});
@@ -58,7 +56,6 @@ export class TableGeo implements GeoLookup {
   }
 
   latencyMs(address: string, geo: ClientGeo | undefined, region: string): number | undefined {
-    this.latencyCalls.push({ address, region });
     const rows = [
       longest(this.latencyByPrefix, address),
       geo?.subdivision ? this.latencyByCode.get(geo.subdivision.toUpperCase()) : undefined,
