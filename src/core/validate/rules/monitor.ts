@@ -10,7 +10,7 @@ const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 
 /** Header rules shared by the profile's monitorConfig and each endpoint. */
 export function checkHeaders(r: Reporter, headers: unknown, path: string, tcp: boolean): void {
-  if (!Array.isArray(headers)) return;
+  if (!Array.isArray(headers) || headers.length === 0) return;
   if (headers.length > MAX_HEADERS) {
     r.report('CUSTOM_HEADERS_LIMIT', path, `${headers.length} custom headers exceed the limit of ${MAX_HEADERS}`, `keep at most ${MAX_HEADERS} headers`);
   }

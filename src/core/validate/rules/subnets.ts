@@ -67,8 +67,8 @@ export function checkSubnets(ctx: Ctx): void {
       subnets.forEach((s: unknown, i) => {
         if (!isObj(s)) return;
         const sp = `${e.path}.subnets[${i}]`;
-        const iv = subnetInterval(ctx, s, sp);
-        if (iv) intervals.push({ ...iv, path: sp, endpoint: String(e.ep.name) });
+        const iv = subnetInterval(ctx, s, sp) as Tagged | undefined;
+        if (iv) { iv.path = sp; iv.endpoint = String(e.ep.name); intervals.push(iv); }
       });
     }
     if (p.method === 'Subnet' && fallbacks.length === 0 && p.endpoints.length > 0) {
