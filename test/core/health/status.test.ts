@@ -26,6 +26,7 @@ describe('§6 endpoint monitor status (one row each)', () => {
     ['Enabled/Enabled, Always Serve → Unmonitored, answered (even if a stale verdict says Degraded)', { profileStatus: 'Enabled', endpointStatus: 'Enabled', alwaysServe: 'Enabled', verdict: 'Degraded' }, 'Unmonitored', true],
     ['Enabled/Enabled, nested child Stopped → Stopped', { profileStatus: 'Enabled', endpointStatus: 'Enabled', nested: 'Stopped' }, 'Stopped', false],
     ['Disabled nested endpoint stays Disabled whatever the child', { profileStatus: 'Enabled', endpointStatus: 'Disabled', nested: 'Online' }, 'Disabled', false],
+    ['nested endpoints ignore Always Serve (not allowed there): the child decides', { profileStatus: 'Enabled', endpointStatus: 'Enabled', alwaysServe: 'Enabled', nested: 'Degraded' }, 'Degraded', false],
   ] as const)('%s', (_name, facts, status, answered) => {
     const s = endpointMonitorStatus(facts);
     expect(s).toBe(status);

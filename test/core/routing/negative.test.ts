@@ -2,7 +2,7 @@
  * behaviors.md §3: NXDOMAIN vs NODATA, one named test per row (plus the undocumented cases tmkit decides).
  */
 import { resolve } from '../../../src/core/routing';
-import { ext, nested, profile, query, snapshot } from '../../../src/testing/builders';
+import { azure, catalog, ext, nested, profile, query, snapshot } from '../../../src/testing/builders';
 import { CLIENT, geo, kind } from './fixtures';
 
 const sub = (first: string, scope?: number) => (scope === undefined ? { first } : { first, scope });
@@ -48,6 +48,19 @@ describe('§3 NXDOMAIN vs NODATA', () => {
     const r = resolve(s, query('g', 'A', CLIENT.FR));
     expect(kind(r)).toBe('NODATA');
     expect(r.explanation.at(-1)!.detail).toMatch(/Stopped.*no walk up/);
+  });
+
+  test('row: Geographic, matched Azure endpoint whose resource is stopped → NODATA, no walk up to GEO-EU or WORLD', () => {
+    const id = '/subscriptions/s/resourceGroups/rg/providers/Microsoft.Web/sites/de';
+    const s = snapshot([profile('g', 'Geographic', [
+      azure('de', id, { geoMapping: ['DE'] }),
+      ext('europe', 'eu.example.net', { geoMapping: ['GEO-EU'] }),
+      ext('world', 'world.example.net', { geoMapping: ['WORLD'] }),
+    ])], { geo: geo(), health: { 'g/de': 'Online' }, resources: catalog({ [id]: { target: 'de.azurewebsites.net', state: 'stopped' } }) });
+    const r = resolve(s, query('g', 'A', CLIENT.DE));
+    expect(kind(r)).toBe('NODATA');
+    expect(r.explanation.at(-1)).toMatchObject({ endpoint: 'de', kind: 'nodata' });
+    expect(kind(resolve(s, query('g', 'A', CLIENT.FR)))).toBe('NOERROR');
   });
 
   test('row: Geographic, matched nested endpoint whose child is Disabled → NODATA, no walk up', () => {
