@@ -180,9 +180,22 @@ export function withValidationSession<T>(
  */
 export function addTreeValidation(c: IConstruct): void {
   treeGeneration++;
+  addHook(c, () => documentScopeOf(c));
+  // Diagnostics about the document as a whole (path `$`, limits) belong to the document scope: give it
+  // a hook too (once), so a foreign framework's node.validate() walk reports them as well.
+  const scope = documentScopeOf(c);
+  if (!scopesWithHook.has(scope)) {
+    scopesWithHook.add(scope);
+    addHook(scope, () => scope);
+  }
+}
+
+const scopesWithHook = new WeakSet<IConstruct>();
+
+function addHook(c: IConstruct, scopeOf: () => IConstruct): void {
   c.node.addValidation({
     validate: (): string[] => {
-      const scope = documentScopeOf(c);
+      const scope = scopeOf();
       const session = sessions.get(scope);
       if (session?.suppressHooks) return [];
       const all = session?.diagnostics ?? cachedDiagnostics(scope);

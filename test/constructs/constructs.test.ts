@@ -293,6 +293,15 @@ describe('under a root that is not the tmkit App (e.g. a CDKTF stack)', () => {
     expect(errors.join('\n')).toContain('PRIORITY_DUPLICATE');
   });
 
+  test('diagnostics about the document as a whole are reported by the document scope', () => {
+    const root = new Construct(undefined as never, '');
+    const stack = new Construct(root, 'Stack');
+    markDocumentScope(stack, { stack: 'not a valid stack name!' });
+    new Profile(stack, 'web', { trafficRoutingMethod: 'Weighted' });
+    const all = root.node.findAll().flatMap((c) => c.node.validate().map((m) => [c.node.path, m]));
+    expect(all).toEqual([['Stack', expect.stringContaining('STACK_NAME')]]);
+  });
+
   test('hooks share one validation, and validate again once the tree grows', () => {
     const root = new Construct(undefined as never, '');
     const p = new Profile(root, 'web', { trafficRoutingMethod: 'Priority' });
