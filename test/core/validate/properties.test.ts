@@ -76,6 +76,20 @@ describe('validate never throws', () => {
   });
 });
 
+describe('validate leaves its input alone', () => {
+  test('the document and the context are not modified', () => {
+    fc.assert(fc.property(documentArb, fc.array(profileArb, { maxLength: 2 }), (input, ctx) => {
+      const context = normalize({ apiVersion: 'tmkit/v1', profiles: ctx } as never).profiles;
+      const before = JSON.stringify([input, context]);
+      validate(input, { context });
+      return JSON.stringify([input, context]) === before;
+    }), RUNS);
+  });
+  test('validateProfile never throws on arbitrary JSON', () => {
+    fc.assert(fc.property(fc.jsonValue(), (input) => validateProfile(input).every(wellFormed)), RUNS);
+  });
+});
+
 // ---------------------------------------------------------------------------------------------------
 // Subnet overlap against a brute-force interval model.
 

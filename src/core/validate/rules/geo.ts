@@ -36,7 +36,7 @@ export function checkGeo(ctx: Ctx): void {
         if (!GEO_REGIONS.has(c)) {
           const upper = c.trim().toUpperCase();
           r.report('GEO_CODE_UNKNOWN', cpath, `geographic code ${show(c)} is not in the Azure geographic hierarchy (WORLD, GEO-xx groupings, ISO 3166 countries, US/CA/AU states, UA-CR; exact case)`,
-            GEO_REGIONS.has(upper) ? `write "${upper}"` : 'see README "Geographic codes" for the list');
+            GEO_REGIONS.has(upper) ? `write "${upper}"` : 'use a code of the hierarchy (tmkit exports it as GEO_REGIONS), e.g. "DE", "US-CA", "GEO-EU", "WORLD"');
           return;
         }
         if (mine.has(c)) {
