@@ -70,7 +70,7 @@ export interface ProfilePreview {
   priority?: { before: PriorityView | null; after: PriorityView | null };
   /** MultiValue: every endpoint that can be in the returned set, and maxReturn. */
   multiValue?: { before: { set: string[]; maxReturn: number } | null; after: { set: string[]; maxReturn: number } | null };
-  /** Client-dependent methods: every client class. */
+  /** Client-dependent methods: every client class (only with `clientRows: true`; `clientGroups` carries the same answers). */
   clients?: ClientRow[];
   /** `clients` summarised; changed groups first. */
   clientGroups?: ClientGroupSummary[];

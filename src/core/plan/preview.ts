@@ -38,6 +38,8 @@ export interface PreviewInput {
   clients?: ReadonlyArray<{ label: string; address: string }>;
   /** Compute failure scenarios and never-receiving endpoints (default true). */
   scenarios?: boolean;
+  /** Also return one row per client class (`ProfilePreview.clients`); the groups carry the same answers. Default false. */
+  clientRows?: boolean;
 }
 
 const ZONE = 'preview.tmkit.invalid';
@@ -184,6 +186,8 @@ interface SideEval {
   dependent: boolean;
   /** Resolutions with `down` Degraded, for the classes at `only` (all when omitted; other slots undefined). */
   run: (down: ReadonlySet<string>, only?: readonly number[]) => Array<RoutingResolution | undefined>;
+  /** True as soon as one class's resolution (with `down` Degraded) satisfies `hit`. */
+  some: (down: ReadonlySet<string>, hit: (r: RoutingResolution) => boolean) => boolean;
   treeProfiles: ReadonlyMap<string, Profile>;
 }
 
@@ -193,11 +197,16 @@ function evaluate(name: string, profiles: ReadonlyMap<string, Profile>, pg: Prev
   const t = tree(name, profiles);
   const classes = clientClasses(t, pg, input.clients);
   const qname = profileFqdn(p.dnsConfig.relativeName, ZONE);
+  const snap = (down: ReadonlySet<string>) => buildSnapshot({
+    zone: ZONE, profiles: t, geo: pg, health: down.size === 0 ? ALL_ONLINE : healthWithDown(down),
+    ...(input.resources ? { resources: input.resources } : {}),
+  });
+  const some = (down: ReadonlySet<string>, hit: (r: RoutingResolution) => boolean): boolean => {
+    const snapshot = snap(down);
+    return classes.some((c) => hit(resolve(snapshot, { name: qname, type: 'ANY', clientAddress: c.address })));
+  };
   const run = (down: ReadonlySet<string>, only?: readonly number[]): Array<RoutingResolution | undefined> => {
-    const snapshot = buildSnapshot({
-      zone: ZONE, profiles: t, geo: pg, health: down.size === 0 ? ALL_ONLINE : healthWithDown(down),
-      ...(input.resources ? { resources: input.resources } : {}),
-    });
+    const snapshot = snap(down);
     const ask = (c: ClientClass): RoutingResolution => resolve(snapshot, { name: qname, type: 'ANY', clientAddress: c.address });
     if (!only) return classes.map(ask);
     const out: Array<RoutingResolution | undefined> = new Array(classes.length);
@@ -207,7 +216,7 @@ function evaluate(name: string, profiles: ReadonlyMap<string, Profile>, pg: Prev
   const baseline = run(new Set()) as RoutingResolution[];
   return {
     profile: p, classes, baseline, labels: baseline.map((r) => label(name, r)),
-    dependent: classes.length > 1, run, treeProfiles: new Map(t.map((x) => [x.name, x])),
+    dependent: classes.length > 1, run, some, treeProfiles: new Map(t.map((x) => [x.name, x])),
   };
 }
 
@@ -247,12 +256,16 @@ function scenarios(side: SideEval): { rows: ScenarioRow[]; never: string[] } {
   }
   const rows: ScenarioRow[] = [];
   const baseShares = side.baseline.map((r) => shares(root, r));
+  /** Leaves seen receiving traffic in the baseline or any scenario. */
+  const seen = new Set<string>();
+  for (const m of baseShares) for (const k of m.keys()) seen.add(k);
   for (const d of downs) {
     const downLabels = new Set(d.leaves.map(strip));
     const hits = (m: Map<string, number>): number => [...m].filter(([k]) => downLabels.has(k)).reduce((s, [, v]) => s + v, 0);
     const affected = baseShares.map((m, i) => [i, hits(m)] as const).filter(([, s]) => s > 0);
     if (affected.length === 0) continue; // receives no traffic normally (e.g. a Priority backup)
     const res = side.run(new Set(d.leaves), affected.map(([i]) => i));
+    for (const r of res) if (r) for (const k of shares(root, r).keys()) seen.add(k);
     const labels = res.map((r) => (r === undefined ? '' : label(root, r)));
     const noAnswer = affected.filter(([i]) => isNoAnswer(labels[i]!)).map(([i]) => side.classes[i]!.client);
     const still = affected.filter(([i]) => hits(shares(root, res[i]!)) > 0);
@@ -289,10 +302,11 @@ function scenarios(side: SideEval): { rows: ScenarioRow[]; never: string[] } {
     if (e.endpointStatus !== 'Enabled') continue;
     const mine = new Set(leavesUnder(side.profile, e.name, side.treeProfiles));
     if (mine.size === 0) { never.push(e.name); continue; }
-    const others = allLeaves.filter((l) => !mine.has(l));
-    const res = others.length === 0 ? side.baseline : side.run(new Set(others));
     const mineLabels = new Set([...mine].map(strip));
-    if (!res.some((r) => r !== undefined && [...shares(root, r).keys()].some((k) => mineLabels.has(k)))) never.push(e.name);
+    if ([...mineLabels].some((k) => seen.has(k))) continue; // already seen answering
+    const others = allLeaves.filter((l) => !mine.has(l));
+    const hit = (r: RoutingResolution): boolean => [...shares(root, r).keys()].some((k) => mineLabels.has(k));
+    if (!(others.length === 0 ? side.baseline.some(hit) : side.some(new Set(others), hit))) never.push(e.name);
   }
   return { rows, never };
 }
@@ -344,9 +358,10 @@ export function previewRouting(input: PreviewInput): PlanPreview {
           classes.set(c.client, row);
         });
       }
-      pv.clients = [...classes.values()];
-      pv.clientGroups = groupRows(pv.clients);
-      if (b && a) pv.lostAnswer = pv.clients.filter((r) => r.before !== null && !isNoAnswer(r.before) && (r.after === null || isNoAnswer(r.after))).map((r) => r.client);
+      const rows = [...classes.values()];
+      if (input.clientRows === true) pv.clients = rows;
+      pv.clientGroups = groupRows(rows);
+      if (b && a) pv.lostAnswer = rows.filter((r) => r.before !== null && !isNoAnswer(r.before) && (r.after === null || isNoAnswer(r.after))).map((r) => r.client);
     }
     if (a && input.scenarios !== false) {
       const sc = scenarios(a);
@@ -369,7 +384,7 @@ export function previewRouting(input: PreviewInput): PlanPreview {
 }
 
 /** The preview of every profile a plan affects (changed ones and the parents that nest them). */
-export function previewPlan(plan: Plan, deployed: readonly DeployedProfile[], geo: GeoLookup, options: { resources?: ResourceCatalog; clients?: PreviewInput['clients']; scenarios?: boolean } = {}): PlanPreview {
+export function previewPlan(plan: Plan, deployed: readonly DeployedProfile[], geo: GeoLookup, options: Pick<PreviewInput, 'resources' | 'clients' | 'scenarios' | 'clientRows'> = {}): PlanPreview {
   const before = new Map(deployed.map((d) => [d.profile.name, d.profile] as const));
   const after = plannedProfiles(plan, deployed);
   const actionOf = new Map(plan.changes.map((c) => [c.profile, c.action]));

@@ -9,7 +9,7 @@ import { clientAddress, countries, testGeo } from './geo';
 const geo = testGeo();
 const { desired, deployed } = webScenario();
 const plan = diff(desired, deployed);
-const preview = previewPlan(plan, deployed, geo);
+const preview = previewPlan(plan, deployed, geo, { clientRows: true });
 const byName = (n: string): ProfilePreview => preview.profiles.find((p) => p.profile === n)!;
 
 describe('routing preview of the web scenario', () => {
@@ -97,7 +97,7 @@ describe('preview findings', () => {
     const after: ProfileInput = { ...before, endpoints: [ext('eu', { geoMapping: ['GEO-EU'] })] };
     const dep = deployedOf(doc('s', [before]));
     const p = diff(doc('s', [after]), dep);
-    const pv = previewPlan(p, dep, geo).profiles[0]!;
+    const pv = previewPlan(p, dep, geo, { clientRows: true }).profiles[0]!;
     expect(pv.lostAnswer).toContain('US');
     expect(pv.lostAnswer).toContain('unknown location');
     expect(pv.lostAnswer).not.toContain('FR');
@@ -117,7 +117,7 @@ describe('preview findings', () => {
   test('Subnet: each range and the addresses outside every range', () => {
     const p: ProfileInput = { name: 'sn', trafficRoutingMethod: 'Subnet', dnsConfig: { relativeName: 'sn' },
       endpoints: [ext('corp', { subnets: [{ first: '10.0.0.0', scope: 8 }] }), ext('lab', { subnets: [{ first: '192.168.1.10', last: '192.168.1.20' }] }), ext('rest')] };
-    const pv = previewPlan(diff(doc('s', [p]), []), [], geo).profiles[0]!;
+    const pv = previewPlan(diff(doc('s', [p]), []), [], geo, { clientRows: true }).profiles[0]!;
     expect(pv.clients!.map((c) => [c.client, c.after])).toEqual([
       ['10.0.0.0/8', 'corp'], ['192.168.1.10-192.168.1.20', 'lab'], ['other addresses', 'rest'],
     ]);

@@ -1,0 +1,115 @@
+/**
+ * bench:plan — plan 1,000 profiles against a deployed set, routing preview included.
+ *
+ * Estate: 1,000 profiles in one stack: 400 Weighted, 200 Priority, 150 Performance, 100 Geographic (each
+ * nesting a Priority child for Europe), 50 Subnet, 100 MultiValue; 3 to 4 endpoints each. Two plans:
+ *  - "typical PR": 10% of the profiles change (weights, a geo mapping, an endpoint added or removed),
+ *    20 are created and 20 deleted;
+ *  - "everything changes": every profile has a change (worst case for the preview).
+ * Prints the time of diff + preview + report + all three renderers, median of 5 runs after a warm-up.
+ * The deployed state is read in-process (the plan engine is pure; reading GET /v1/profiles is measured
+ * separately by the runtime's benches).
+ */
+import { performance } from 'node:perf_hooks';
+import { normalize } from '../src/core/model/normalize';
+import type { DocumentInput, EndpointInput, ProfileInput } from '../src/core/model/types';
+import { buildReport, diff, previewPlan, renderJson, renderMarkdown, renderText, type DeployedProfile } from '../src/core/plan';
+import { MmdbGeoLookup } from '../src/geo';
+
+const REGIONS = ['westeurope', 'northeurope', 'eastus', 'westus2', 'japaneast', 'southeastasia', 'brazilsouth', 'australiaeast'];
+const ext = (name: string, extra: Partial<EndpointInput> = {}): EndpointInput => ({ name, type: 'externalEndpoints', target: `${name}.example.net`, ...extra });
+
+function estate(changeEvery: number): { before: ProfileInput[]; after: ProfileInput[] } {
+  const before: ProfileInput[] = [];
+  const after: ProfileInput[] = [];
+  const push = (b: ProfileInput | undefined, a: ProfileInput | undefined): void => { if (b) before.push(b); if (a) after.push(a); };
+  for (let i = 0; i < 1000; i++) {
+    const n = `p${String(i).padStart(4, '0')}`;
+    const change = i % changeEvery === 0;
+    const base = { dnsConfig: { relativeName: n, ttl: 30 }, monitorConfig: { protocol: 'HTTPS' as const, port: 443, path: '/health' } };
+    if (i < 400) {
+      const eps = (w: number) => [ext(`${n}-a`, { weight: w }), ext(`${n}-b`, { weight: 100 - w }), ext(`${n}-c`, { weight: 10 })];
+      push({ name: n, trafficRoutingMethod: 'Weighted', ...base, endpoints: eps(50) }, { name: n, trafficRoutingMethod: 'Weighted', ...base, endpoints: eps(change ? 40 : 50) });
+    } else if (i < 600) {
+      const eps = [ext(`${n}-1`), ext(`${n}-2`), ext(`${n}-3`)];
+      push({ name: n, trafficRoutingMethod: 'Priority', ...base, endpoints: eps }, { name: n, trafficRoutingMethod: 'Priority', ...base, endpoints: change ? eps.slice(0, 2) : eps });
+    } else if (i < 750) {
+      const eps = (k: number) => Array.from({ length: k }, (_, j) => ext(`${n}-${j}`, { endpointLocation: REGIONS[(i + j) % REGIONS.length]! }));
+      push({ name: n, trafficRoutingMethod: 'Performance', ...base, endpoints: eps(3) }, { name: n, trafficRoutingMethod: 'Performance', ...base, endpoints: eps(change ? 4 : 3) });
+    } else if (i < 850) {
+      const child = `${n}-eu`;
+      const childProfile: ProfileInput = { name: child, trafficRoutingMethod: 'Priority', dnsConfig: { relativeName: child, ttl: 30 }, endpoints: [ext(`${child}-1`), ext(`${child}-2`)] };
+      const geo = (extra: string[]) => [
+        { name: 'eu', type: 'nestedEndpoints', targetResourceId: child, geoMapping: ['GEO-EU', ...extra] },
+        ext(`${n}-na`, { geoMapping: ['GEO-NA', 'GEO-SA'] }), ext(`${n}-as`, { geoMapping: ['GEO-AS', 'GEO-AP'] }), ext(`${n}-w`, { geoMapping: ['WORLD'] }),
+      ];
+      push(childProfile, childProfile);
+      push({ name: n, trafficRoutingMethod: 'Geographic', ...base, endpoints: geo([]) }, { name: n, trafficRoutingMethod: 'Geographic', ...base, endpoints: geo(change ? ['GEO-ME'] : []) });
+      i++; // the child counts towards the 1,000
+    } else if (i < 900) {
+      const eps = (s: number) => [ext(`${n}-corp`, { subnets: [{ first: `10.${i % 250}.0.0`, scope: s }] }), ext(`${n}-rest`)];
+      push({ name: n, trafficRoutingMethod: 'Subnet', ...base, endpoints: eps(16) }, { name: n, trafficRoutingMethod: 'Subnet', ...base, endpoints: eps(change ? 17 : 16) });
+    } else {
+      const eps = (k: number) => Array.from({ length: k }, (_, j) => ({ name: `${n}-${j}`, type: 'externalEndpoints', target: `192.0.${i % 250}.${j + 1}` }));
+      push({ name: n, trafficRoutingMethod: 'MultiValue', ...base, maxReturn: 2, endpoints: eps(3) }, { name: n, trafficRoutingMethod: 'MultiValue', ...base, maxReturn: 2, endpoints: eps(change ? 4 : 3) });
+    }
+  }
+  if (changeEvery > 1) {
+    // 20 created, 20 deleted.
+    for (let j = 0; j < 20; j++) after.push({ name: `new${j}`, trafficRoutingMethod: 'Weighted', dnsConfig: { relativeName: `new${j}` }, endpoints: [ext(`new${j}-a`), ext(`new${j}-b`)] });
+    for (let j = 0; j < 20; j++) after.splice(after.findIndex((p) => p.name === `p${String(400 + j * 5 + 1).padStart(4, '0')}`), 1);
+  }
+  return { before, after };
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)]!;
+}
+
+function main(): void {
+  const t0 = performance.now();
+  const geo = MmdbGeoLookup.openSync();
+  const openMs = performance.now() - t0;
+  console.log('bench:plan — in-process (pure plan engine; the deployed set is given as data, no server round trip)');
+  console.log(`geo database open: ${openMs.toFixed(0)} ms (once per command, not included below)`);
+  for (const [label, every] of [['typical PR (10% changed, 20 created, 20 deleted)', 10], ['everything changes (1,000 changed)', 1]] as const) {
+    const { before, after } = estate(every);
+    const deployedDoc = normalize({ apiVersion: 'tmkit/v1', stack: 'bench', profiles: before } as DocumentInput);
+    const deployed: DeployedProfile[] = deployedDoc.profiles.map((profile, k) => ({ profile, etag: `"${k}"`, stack: 'bench' }));
+    const desired = normalize({ apiVersion: 'tmkit/v1', stack: 'bench', profiles: after } as DocumentInput);
+    const times: number[] = [];
+    const parts = { diff: [] as number[], preview: [] as number[], render: [] as number[] };
+    let summary = '';
+    let sizes = '';
+    for (let run = 0; run < 6; run++) {
+      const a = performance.now();
+      const plan = diff(desired, deployed);
+      const b = performance.now();
+      const preview = previewPlan(plan, deployed, geo);
+      const c = performance.now();
+      const report = buildReport(plan, deployed, { preview, maxFailoverSeconds: 300 });
+      const text = renderText(report);
+      const md = renderMarkdown(report);
+      const json = renderJson(report);
+      const d = performance.now();
+      if (run === 0) { // warm-up
+        summary = `${desired.profiles.length} desired vs ${deployed.length} deployed: ${plan.summary.add} add, ${plan.summary.change} change, ${plan.summary.destroy} destroy; ${preview.profiles.length} profiles previewed`;
+        sizes = `text ${(text.length / 1024).toFixed(0)} KiB, markdown ${(md.length / 1024).toFixed(0)} KiB, json ${(json.length / 1024 / 1024).toFixed(1)} MiB`;
+        continue;
+      }
+      times.push(d - a);
+      parts.diff.push(b - a);
+      parts.preview.push(c - b);
+      parts.render.push(d - c);
+    }
+    const total = median(times);
+    console.log(`\n${label}`);
+    console.log(`  ${summary}`);
+    console.log(`  total ${total.toFixed(0)} ms (median of 5): diff ${median(parts.diff).toFixed(0)} ms, preview ${median(parts.preview).toFixed(0)} ms, report + 3 renderers ${median(parts.render).toFixed(0)} ms`);
+    console.log(`  output: ${sizes}`);
+    console.log(`  target < 2000 ms: ${total < 2000 ? 'met' : 'MISSED'}`);
+  }
+}
+
+main();
