@@ -220,8 +220,10 @@ export function buildSnapshot(input: SnapshotInput): CompiledSnapshot {
     } else if (e.type === 'azureEndpoints') {
       const id = String(e.targetResourceId ?? '');
       const res = resources.get(id.toLowerCase());
-      const target = e.target ?? res?.target;
-      if (location === undefined) location = canonicalRegion(res?.location);
+      // The catalog describes the real resource (Azure: the endpoint's region is the resource's region);
+      // inline target/endpointLocation are the fallback for resources the catalog does not list.
+      const target = res?.target ?? e.target;
+      location = canonicalRegion(res?.location) ?? location;
       if (target === undefined || String(target).trim() === '') {
         resource = 'missing';
         reason = `Azure resource '${id}' is not in the resource catalog and the endpoint has no inline target: cannot be answered (add it to the catalog, --resources)`;

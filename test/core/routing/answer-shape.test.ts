@@ -63,7 +63,8 @@ describe('§2 endpoint target kind decides the record', () => {
     ['External IPv4 literal → A', ext('e', '198.51.100.7'), 'A 198.51.100.7'],
     ['External IPv6 literal → AAAA', ext('e', '2001:db8::7'), 'AAAA 2001:db8::7'],
     ['Azure endpoint → CNAME to the target from the resource catalog', azure('e', '/subscriptions/s/resourceGroups/rg/providers/Microsoft.Web/sites/app'), 'CNAME app.azurewebsites.net'],
-    ['Azure endpoint with an inline target → CNAME to it', azure('e', '/subscriptions/s/resourceGroups/rg/providers/Microsoft.Web/sites/unknown', { target: 'inline.example.net' }), 'CNAME inline.example.net'],
+    ['Azure endpoint: the catalog target wins over an inline one', azure('e', '/subscriptions/s/resourceGroups/rg/providers/Microsoft.Web/sites/app', { target: 'stale.example.net' }), 'CNAME app.azurewebsites.net'],
+    ['Azure endpoint not in the catalog, with an inline target → CNAME to it', azure('e', '/subscriptions/s/resourceGroups/rg/providers/Microsoft.Web/sites/unknown', { target: 'inline.example.net' }), 'CNAME inline.example.net'],
   ])('%s', (_n, ep, expected) => {
     const s = snapshot([profile('p', 'Priority', [ep])], {
       resources: catalog({ '/subscriptions/s/resourceGroups/rg/providers/Microsoft.Web/sites/app': { target: 'app.azurewebsites.net', location: 'westeurope', state: 'running' } }),

@@ -89,6 +89,14 @@ describe('§5 Performance', () => {
     expectDist(resolve(s, query('p', 'A', CLIENT.DE)), { 'p/app': 1 });
   });
 
+  test('Azure endpoint not in the catalog: region from the inline endpointLocation', () => {
+    const s = snapshot([profile('p', 'Performance', [
+      azure('app', '/subscriptions/s/resourceGroups/rg/providers/Microsoft.Web/sites/other', { target: 'other.example.net', endpointLocation: 'japaneast' }),
+      ext('eu', 'eu.example.net', { endpointLocation: 'westeurope' }),
+    ])], { geo: geo() });
+    expectDist(resolve(s, query('p', 'A', CLIENT.JP)), { 'p/app': 1 });
+  });
+
   test('Nested endpoint region is its endpointLocation', () => {
     const s = snapshot([
       profile('p', 'Performance', [nested('eu', 'child', { endpointLocation: 'westeurope' }), ext('us', 'us.example.net', { endpointLocation: 'westus' })]),
