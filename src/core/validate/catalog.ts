@@ -87,6 +87,7 @@ export const RULES = {
   TARGET_RESOURCE_ID_NOT_ALLOWED: e('targets', 'External endpoints have no targetResourceId.'),
   AZURE_RESOURCE_ID: e('targets', 'An Azure endpoint targetResourceId is an ARM id: /subscriptions/{id}/resourceGroups/{rg}/providers/{namespace}/{type}/{name}[/{type}/{name}].'),
   AZURE_RESOURCE_TYPE: e('targets', 'Azure endpoints target Microsoft.Web/sites, Microsoft.Web/sites/slots, Microsoft.Network/publicIPAddresses, Microsoft.ClassicCompute/domainNames or Microsoft.Compute/cloudServices.'),
+  AZURE_WEBAPP_SAME_REGION: e('targets', '--strict-azure: at most one Web App endpoint per Azure region in a profile (checked where endpointLocation is given inline).'),
   AZURE_SUBSCRIPTION_ID: e('targets', '--strict-azure: the subscription in an ARM id is a GUID.'),
   // geo
   GEO_CODE_UNKNOWN: e('geo', 'geoMapping codes come from the Azure geographic hierarchy (WORLD, GEO-xx, countries, US/CA/AU states, UA-CR), exact case.'),

@@ -125,6 +125,9 @@ const rows: Row[] = [
     pass: one('Priority', [azure('z', webApp('z')), azure('y', `/subscriptions/${SUB}/resourcegroups/rg/providers/microsoft.web/sites/y/slots/staging`)]) },
   { code: 'AZURE_RESOURCE_TYPE', paths: [`${P}.endpoints[z].targetResourceId`], fail: one('Priority', [azure('z', `/subscriptions/${SUB}/resourceGroups/rg/providers/Microsoft.Storage/storageAccounts/z`)]),
     pass: one('Priority', [azure('z', `/subscriptions/${SUB}/resourceGroups/rg/providers/Microsoft.Network/publicIPAddresses/z`), azure('c', `/subscriptions/${SUB}/resourceGroups/rg/providers/Microsoft.Compute/cloudServices/c`), azure('d', `/subscriptions/${SUB}/resourceGroups/rg/providers/Microsoft.ClassicCompute/domainNames/d`)]) },
+  { code: 'AZURE_WEBAPP_SAME_REGION', paths: [`${P}.endpoints[y].targetResourceId`],
+    fail: one('Priority', [azure('z', webApp('z'), { endpointLocation: 'westeurope' }), azure('y', webApp('y'), { endpointLocation: 'westeurope' })]), failOpts: strict,
+    pass: one('Priority', [azure('z', webApp('z'), { endpointLocation: 'westeurope' }), azure('y', webApp('y'), { endpointLocation: 'northeurope' })]), passOpts: strict },
   { code: 'AZURE_SUBSCRIPTION_ID', paths: [`${P}.endpoints[z].targetResourceId`], fail: one('Priority', [azure('z', webApp('z', 'sub'))]), failOpts: strict, pass: one('Priority', [azure('z', webApp('z', 'sub'))]) },
   // geo
   { code: 'GEO_CODE_UNKNOWN', paths: [`${P}.endpoints[e0].geoMapping[1]`, `${P}.endpoints[e1].geoMapping[0]`], fail: geoDoc([['WORLD', 'XX'], ['de']]), pass: geoDoc([['WORLD'], ['DE']]) },

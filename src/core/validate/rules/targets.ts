@@ -44,6 +44,7 @@ export function checkTargets(ctx: Ctx): void {
     const ips = new Map<string, string>();
     const rts = p.profile.allowedEndpointRecordTypes as unknown;
     const allowed = Array.isArray(rts) && !rts.includes('Any') ? new Set<unknown>(rts) : undefined;
+    const webAppRegions = new Map<string, string>();
     for (const e of p.endpoints) {
       const ep = e.ep;
       const target = ep.target as unknown;
@@ -62,7 +63,18 @@ export function checkTargets(ctx: Ctx): void {
             e.type === 'azureEndpoints' ? 'an Azure endpoint needs targetResourceId: the ARM id of the Azure resource' : 'a nested endpoint needs targetResourceId: the child profile name',
             e.type === 'azureEndpoints' ? 'add targetResourceId "/subscriptions/…/providers/Microsoft.Web/sites/<app>"' : 'add targetResourceId naming the child profile');
         }
-        if (e.type === 'azureEndpoints' && typeof rid === 'string') checkAzureId(ctx, rid, `${e.path}.targetResourceId`);
+        if (e.type === 'azureEndpoints' && typeof rid === 'string') {
+          const arm = checkAzureId(ctx, rid, `${e.path}.targetResourceId`);
+          const loc = ep.endpointLocation as unknown;
+          if (ctx.strictAzure && arm?.resourceType.toLowerCase() === 'microsoft.web/sites' && typeof loc === 'string') {
+            const other = webAppRegions.get(loc.toLowerCase());
+            if (other !== undefined) {
+              r.report('AZURE_WEBAPP_SAME_REGION', `${e.path}.targetResourceId`,
+                `Web App endpoint "${String(ep.name)}" is in region ${loc} like Web App endpoint "${other}"; Azure allows one Web App endpoint per region in a profile (--strict-azure)`,
+                'add the second app as an external endpoint (its hostname), or nest it in another profile');
+            } else webAppRegions.set(loc.toLowerCase(), String(ep.name));
+          }
+        }
       }
       if (e.type === 'nestedEndpoints') {
         if (has(e.raw, 'target')) {
@@ -112,12 +124,12 @@ export function checkTargets(ctx: Ctx): void {
   }
 }
 
-function checkAzureId(ctx: Ctx, id: string, path: string): void {
+function checkAzureId(ctx: Ctx, id: string, path: string): ArmId | undefined {
   const arm = parseArmId(id);
   if (arm === undefined) {
     ctx.r.report('AZURE_RESOURCE_ID', path, `targetResourceId ${show(id)} is not an ARM resource id (/subscriptions/{id}/resourceGroups/{group}/providers/{namespace}/{type}/{name})`,
       'copy the resource id from `az resource show --query id`');
-    return;
+    return undefined;
   }
   if (!ALLOWED_LOWER.has(arm.resourceType.toLowerCase())) {
     ctx.r.report('AZURE_RESOURCE_TYPE', path, `resource type ${arm.resourceType} cannot be an Azure endpoint; allowed: ${AZURE_RESOURCE_TYPES.join(', ')}`,
@@ -126,4 +138,5 @@ function checkAzureId(ctx: Ctx, id: string, path: string): void {
   if (ctx.strictAzure && !GUID.test(arm.subscription)) {
     ctx.r.report('AZURE_SUBSCRIPTION_ID', path, `subscription "${arm.subscription}" is not a GUID (--strict-azure)`, 'use the subscription id, e.g. 00000000-0000-0000-0000-000000000000');
   }
+  return arm;
 }
