@@ -11,8 +11,14 @@
  * a "hot" set (the 16 real addresses of test/geo) or a "cold" set (50,000 random public IPv4 addresses,
  * each seen once per pass: geo cache misses on the first pass).
  *
- * Environment: BENCH_SECONDS (per measurement, default 1.5), BENCH_METHODS (comma-separated subset).
+ * Every row runs in a fresh child process: in one process, V8's state after one method changed another's
+ * figure by up to 10×. "all six, interleaved" mixes every method's queries, as a DNS server sees them.
+ *
+ * Environment: BENCH_SECONDS (per measurement, default 1.5), BENCH_METHODS (comma-separated subset of
+ * priority, weighted, performance, geographic, subnet, multivalue, mixed, geo).
  */
+import { spawnSync } from 'node:child_process';
+import * as os from 'node:os';
 import { answer, buildSnapshot, type RoutingQuery } from '../src/core/routing';
 import type { Profile, TrafficRoutingMethod } from '../src/core/model/types';
 import { MmdbGeoLookup } from '../src/geo';
@@ -140,69 +146,120 @@ function table(title: string, head: string[], rows: string[][]): void {
   for (const r of rows) console.log(line(r));
 }
 
-async function main(): Promise<void> {
+interface ChildResult {
+  rows: string[][];
+}
+
+/** Sets up the snapshot and the query sets (each child process does this once). */
+async function setup(): Promise<{
+  geo: MmdbGeoLookup;
+  snap: ReturnType<typeof buildSnapshot>;
+  tops: Map<TrafficRoutingMethod, string[]>;
+  hot: string[];
+  cold: string[];
+  tOpen: number;
+  tBuild: number;
+  profileCount: number;
+}> {
   const t0 = performance.now();
   const geo = await MmdbGeoLookup.open();
   const tOpen = performance.now() - t0;
-
   const { profiles, tops } = buildProfiles();
   const t1 = performance.now();
   const snap = buildSnapshot({ zone: ZONE, profiles, geo });
   const tBuild = performance.now() - t1;
-  console.log(`routing benchmark: ${profiles.length} profiles (3-level nesting), geo database opened in ${tOpen.toFixed(0)} ms, snapshot built in ${tBuild.toFixed(1)} ms, ${SECONDS}s per figure`);
-  console.log(`node ${process.version}, ${process.platform}/${process.arch}`);
+  return { geo, snap, tops, hot: REAL_ADDRESSES.map(([a]) => a), cold: randomPublicIpv4(50_000, 7), tOpen, tBuild, profileCount: profiles.length };
+}
 
-  const hot = REAL_ADDRESSES.map(([a]) => a);
-  const cold = randomPublicIpv4(50_000, 7);
+function queriesFor(names: string[], clients: string[]): RoutingQuery[] {
+  // Every (profile, client) pair, so profile and client vary independently.
+  const qs: RoutingQuery[] = [];
+  const n = Math.max(names.length, clients.length);
+  for (let i = 0; i < n; i++) qs.push({ name: `${names[i % names.length]}.${ZONE}`, type: 'A', clientAddress: clients[i % clients.length]! });
+  return qs;
+}
+
+/** One routing method, measured in its own process (JIT state from other methods skews figures by up to 10×). */
+async function childMethod(method: TrafficRoutingMethod): Promise<ChildResult> {
+  const { snap, tops, hot, cold } = await setup();
   const rng = seededRng(42);
-  const only = process.env['BENCH_METHODS']?.split(',').map((m) => m.trim().toLowerCase());
-  const methods = (['Priority', 'Weighted', 'Performance', 'Geographic', 'Subnet', 'MultiValue'] as TrafficRoutingMethod[]).filter(
-    (m) => !only || only.includes(m.toLowerCase()),
-  );
-
-  const rows: string[][] = [];
-  for (const method of methods) {
-    const names = tops.get(method)!;
-    const queriesFor = (clients: string[]): RoutingQuery[] => {
-      // Every (profile, client) pair, so profile and client vary independently.
-      const qs: RoutingQuery[] = [];
-      const n = Math.max(names.length, clients.length);
-      for (let i = 0; i < n; i++) qs.push({ name: `${names[i % names.length]}.${ZONE}`, type: 'A', clientAddress: clients[i % clients.length]! });
-      return qs;
-    };
-    const hotQs = queriesFor(hot.flatMap((c) => names.map(() => c)));
-    const coldQs = queriesFor(cold);
-    // Sanity: every query gets an answer with records, and the nesting is really walked.
-    const sample = answer(snap, hotQs[0]!, rng);
-    if (sample.rcode !== 'NOERROR' || sample.records.length === 0) {
-      throw new Error(`${method}: expected records for ${hotQs[0]!.name} from ${hotQs[0]!.clientAddress}, got ${sample.rcode} ${JSON.stringify(sample.explanation)}`);
-    }
-    // Profiles the answer went through (top → mid → leaf).
-    const depth = new Set(sample.explanation.map((step) => step.profile)).size;
-    const hotRate = measure((i) => void answer(snap, hotQs[i % hotQs.length]!, rng));
-    const coldRate = measure((i) => void answer(snap, coldQs[i % coldQs.length]!, rng));
-    rows.push([method, String(names.length), String(depth), fmt(hotRate), fmt(coldRate), `${(1e6 / hotRate).toFixed(2)}`]);
+  const names = tops.get(method)!;
+  const hotQs = queriesFor(names, hot.flatMap((c) => names.map(() => c)));
+  const coldQs = queriesFor(names, cold);
+  // Sanity: every query gets an answer with records, and the nesting is really walked.
+  const sample = answer(snap, hotQs[0]!, rng);
+  if (sample.rcode !== 'NOERROR' || sample.records.length === 0) {
+    throw new Error(`${method}: expected records for ${hotQs[0]!.name} from ${hotQs[0]!.clientAddress}, got ${sample.rcode} ${JSON.stringify(sample.explanation)}`);
   }
-  table(
-    'answers/second (answer(): resolve + sample), one core',
-    ['method', 'top profiles', 'levels', 'hot clients/s', '50k clients/s', 'µs/answer (hot)'],
-    rows,
-  );
+  // Profiles the answer went through (top → mid → leaf).
+  const depth = new Set(sample.explanation.map((step) => step.profile)).size;
+  const hotRate = measure((i) => void answer(snap, hotQs[i % hotQs.length]!, rng));
+  const coldRate = measure((i) => void answer(snap, coldQs[i % coldQs.length]!, rng));
+  return { rows: [[method, String(names.length), String(depth), fmt(hotRate), fmt(coldRate), `${(1e6 / hotRate).toFixed(2)}`]] };
+}
 
-  // Geo on its own.
+/** All six methods interleaved, as a DNS server sees them. */
+async function childMixed(): Promise<ChildResult> {
+  const { snap, tops, hot, cold } = await setup();
+  const rng = seededRng(42);
+  const all = [...tops.values()].flat();
+  const hotQs = queriesFor(all, hot.flatMap((c) => all.map(() => c)));
+  const coldQs = queriesFor(all, cold.slice(0, Math.max(all.length, cold.length)));
+  const hotRate = measure((i) => void answer(snap, hotQs[(i * 7919) % hotQs.length]!, rng));
+  const coldRate = measure((i) => void answer(snap, coldQs[(i * 7919) % coldQs.length]!, rng));
+  return { rows: [['all six, interleaved', String(all.length), '1-3', fmt(hotRate), fmt(coldRate), `${(1e6 / hotRate).toFixed(2)}`]] };
+}
+
+async function childGeo(): Promise<ChildResult> {
+  const { geo, hot, cold } = await setup();
   const regions = AZURE_REGIONS.map((r) => r.name);
   const fresh = await MmdbGeoLookup.open({ cacheSize: 1 }); // every lookup a cache miss: the MMDB walk itself
   const hotGeo = hot.map((a) => [a, geo.locate(a)] as const);
-  const geoRows = [
+  const rows = [
     ['locate(), cached (16 real addresses)', measure((i) => void geo.locate(hot[i % hot.length]!))],
     ['locate(), uncached (MMDB walk + decode)', measure((i) => void fresh.locate(cold[i % cold.length]!))],
-    ['locate(), 50k distinct addresses, 100k LRU', measure((i) => void geo.locate(cold[i % cold.length]!))],
+    ['locate(), 50k distinct addresses, 100k cache', measure((i) => void geo.locate(cold[i % cold.length]!))],
     [`latencyMs(), distance model (${regions.length} regions)`, measure((i) => {
       const [a, g] = hotGeo[i % hotGeo.length]!;
       void geo.latencyMs(a, g, regions[i % regions.length]!);
     })],
   ] as const;
-  table('geo lookups/second, one core', ['operation', 'ops/s', 'µs/op'], geoRows.map(([name, rate]) => [name, fmt(rate), (1e6 / rate).toFixed(3)]));
+  return { rows: rows.map(([name, rate]) => [name, fmt(rate), (1e6 / rate).toFixed(3)]) };
+}
+
+function runChild(task: string): ChildResult {
+  const r = spawnSync(process.execPath, [...process.execArgv, __filename], {
+    env: { ...process.env, BENCH_CHILD: task },
+    encoding: 'utf8',
+    maxBuffer: 16 * 1024 * 1024,
+  });
+  if (r.status !== 0) throw new Error(`bench child ${task} failed (exit ${r.status}):\n${r.stderr}`);
+  const line = r.stdout.trim().split('\n').pop()!;
+  return JSON.parse(line) as ChildResult;
+}
+
+async function main(): Promise<void> {
+  const child = process.env['BENCH_CHILD'];
+  if (child !== undefined) {
+    const result = child === 'geo' ? await childGeo() : child === 'mixed' ? await childMixed() : await childMethod(child as TrafficRoutingMethod);
+    process.stdout.write(`${JSON.stringify(result)}\n`);
+    return;
+  }
+  const { tOpen, tBuild, profileCount } = await setup();
+  console.log(`routing benchmark: ${profileCount} profiles (3-level nesting), geo database opened in ${tOpen.toFixed(0)} ms, snapshot built in ${tBuild.toFixed(1)} ms, ${SECONDS}s per figure, each row in a fresh process`);
+  console.log(`node ${process.version}, ${process.platform}/${process.arch}, ${os.cpus().length} CPUs, load average ${os.loadavg()[0]!.toFixed(2)}`);
+
+  const only = process.env['BENCH_METHODS']?.split(',').map((m) => m.trim().toLowerCase());
+  const tasks = (['Priority', 'Weighted', 'Performance', 'Geographic', 'Subnet', 'MultiValue', 'mixed'] as string[]).filter(
+    (m) => !only || only.includes(m.toLowerCase()),
+  );
+  const rows = tasks.flatMap((t) => runChild(t).rows);
+  table(
+    'answers/second (answer(): resolve + sample), one core',
+    ['method', 'top profiles', 'levels', 'hot clients/s', '50k clients/s', 'µs/answer (hot)'],
+    rows,
+  );
+  if (!only || only.includes('geo')) table('geo lookups/second, one core', ['operation', 'ops/s', 'µs/op'], runChild('geo').rows);
 }
 
 main().catch((e) => {
