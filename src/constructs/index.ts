@@ -8,7 +8,6 @@ export {
   formatConstructDiagnostic,
   synthDocument,
   validateConstructs,
-  withValidationSession,
   type ConstructDiagnostic,
   type SynthDocumentOptions,
   type ValidateConstructsOptions,

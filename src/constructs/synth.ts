@@ -120,7 +120,7 @@ interface Session {
   suppressHooks: boolean;
 }
 
-/** Active validation sessions by document scope; lets N hooks share one validation of the document. */
+/** Active validation sessions by document scope. */
 const sessions = new WeakMap<IConstruct, Session>();
 
 /**
@@ -155,8 +155,9 @@ function cachedDiagnostics(scope: IConstruct): ByConstruct {
 }
 
 /**
- * Runs `fn` with the document under `scope` validated once and shared by every hook below it (without a
- * session each hook validates the document itself: correct, but quadratic for huge trees).
+ * Runs `fn` with the document under `scope` validated once (with `options`) and shared by every hook
+ * below it; with `suppressHooks` the hooks return nothing, so a caller that collects the structured
+ * diagnostics itself can still walk `node.validate()` for other constructs' validations (App does).
  */
 export function withValidationSession<T>(
   scope: IConstruct,

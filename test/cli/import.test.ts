@@ -96,6 +96,12 @@ test('missing input: exit 1 saying how to export a profile', async () => {
   expect(r.stderr).toMatch(/cannot read input missing\.json: no such file \(export a profile with `az network traffic-manager profile show/);
 });
 
+test('`-` reads standard input (az ... | tmkit import -)', async () => {
+  const r = await tmkit(['import', '-'], { input: JSON.stringify(child) });
+  expect(r.code).toBe(0);
+  expect(JSON.parse(r.stdout).profiles[0].name).toBe('shop-eu');
+});
+
 test('usage: no FILE is exit 2', async () => {
   const r = await tmkit(['import']);
   expect(r.code).toBe(2);

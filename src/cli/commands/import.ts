@@ -20,7 +20,7 @@ export function registerImport(program: Command): void {
   program
     .command('import')
     .description('convert Azure ARM JSON for Traffic Manager profiles (az ... profile show, REST, ARM template) into a tmkit/v1 document')
-    .argument('<file>', 'JSON file: one profile, an array of profiles, {"value": [...]} or an ARM template')
+    .argument('<file>', 'JSON file (- for stdin): one profile, an array of profiles, {"value": [...]} or an ARM template')
     .option('-o, --out <file>', 'write the document to this file instead of stdout')
     .option('--stack <name>', 'set the document\'s stack (who owns these profiles)')
     .action((file: string, opts: ImportOptions, cmd: Command) => {

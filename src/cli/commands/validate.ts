@@ -18,7 +18,7 @@ export function registerValidate(program: Command): void {
   program
     .command('validate')
     .description('check a tmkit/v1 document (or Azure ARM JSON for profiles) against every Traffic Manager rule')
-    .argument('<file>', 'tmkit/v1 document (e.g. tmkit.out.json) or the JSON Azure prints for profiles')
+    .argument('<file>', 'tmkit/v1 document (e.g. tmkit.out.json) or the JSON Azure prints for profiles; - reads stdin')
     .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'))
     .option('--strict-azure', "also apply Azure-only rules (Azure rejects private, loopback and documentation-range targets)")
     .action((file: string, opts: ValidateOptions, cmd: Command) => {

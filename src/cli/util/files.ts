@@ -3,13 +3,13 @@ import { dirname, isAbsolute, relative, resolve } from 'node:path';
 import { CliError } from '../main';
 
 /**
- * Reads and parses a JSON file, or throws a `CliError` (exit 1) that says what is wrong and what to do.
- * `what` names the file's role in messages ("document", "tmkit.json").
+ * Reads and parses a JSON file (`-` reads standard input), or throws a `CliError` (exit 1) that says what
+ * is wrong and what to do. `what` names the file's role in messages ("document", "tmkit.json").
  */
 export function readJsonFile(file: string, what: string, hint = ''): unknown {
   let text: string;
   try {
-    text = readFileSync(file, 'utf8');
+    text = readFileSync(file === '-' ? 0 : file, 'utf8');
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     const reason = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : code === 'EACCES' ? 'permission denied' : (err as Error).message;
