@@ -5,7 +5,6 @@ import { show } from '../util';
 
 const PROFILE_NAME = /^[A-Za-z0-9](?:[A-Za-z0-9.-]{0,61}[A-Za-z0-9])?$/;
 const STACK_NAME = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/;
-// eslint-disable-next-line no-control-regex
 const ENDPOINT_NAME_BAD = /[/\\\u0000-\u001f\u007f]/;
 
 export function checkStack(r: Reporter, stack: unknown): void {
