@@ -21,8 +21,8 @@ export function tmkit(args: string[], opts: { cwd?: string; env?: NodeJS.Process
     if (opts.input !== undefined) child.stdin!.end(opts.input);
     let stdout = '';
     let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => { stdout += d; });
-    child.stderr.setEncoding('utf8').on('data', (d: string) => { stderr += d; });
+    child.stdout!.setEncoding('utf8').on('data', (d: string) => { stdout += d; });
+    child.stderr!.setEncoding('utf8').on('data', (d: string) => { stderr += d; });
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
