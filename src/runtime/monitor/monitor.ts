@@ -1,0 +1,223 @@
+/**
+ * The prober of one probing location: keeps one probe state per target (src/core/health/machine.ts),
+ * probes on the scheduler, exposes the verdicts as a HealthView and reports every status change.
+ */
+import { hostname } from 'node:os';
+import { initialProbeState, transition, type EndpointProbeState, type StatusTransition } from '../../core/health/machine';
+import { targetKey, type ProbeTarget } from '../../core/health/targets';
+import type { HealthView, ProbeVerdict } from '../../core/health/types';
+import { probe as realProbe, type ProbeOptions, type ProbeOutcome } from './probe';
+import { Scheduler, realTimers, type Timers } from './scheduler';
+
+/** A status change of one endpoint at this location. */
+export interface EndpointTransition extends StatusTransition {
+  key: string;
+  profile: string;
+  endpoint: string;
+  location: string;
+}
+
+/** The last probe of an endpoint, for the status API. */
+export interface LastProbe extends ProbeOutcome {
+  /** When it finished (ms since epoch). */
+  at: number;
+}
+
+export interface EndpointProbeStatus {
+  key: string;
+  profile: string;
+  endpoint: string;
+  location: string;
+  target: string;
+  protocol: ProbeTarget['protocol'];
+  verdict: ProbeVerdict;
+  consecutiveFailures: number;
+  /** Time of the last status change (or of the first sighting). */
+  since: number;
+  lastProbe?: LastProbe;
+  /** Oldest first, at most `historySize`. */
+  history: EndpointTransition[];
+}
+
+export type ProbeFn = (target: ProbeTarget, opts: ProbeOptions) => Promise<ProbeOutcome>;
+
+export interface MonitorOptions {
+  /** This prober's location name (default: the host name). */
+  location?: string;
+  /** Probes in flight at most (default 1000). */
+  concurrency?: number;
+  /** Transitions kept per endpoint (default 50). */
+  historySize?: number;
+  /** Time and timers (tests of the scheduling only). */
+  timers?: Timers;
+  /** The probe implementation (default: the real HTTP/HTTPS/TCP probe). */
+  probe?: ProbeFn;
+  /** Per-key phase in [0,1) (default: hash of the key). */
+  phase?: (key: string) => number;
+  /** Overrides of the probe period and timeout, for tests that cannot wait 10 s (default: the target's seconds). */
+  intervalMs?: (t: ProbeTarget) => number;
+  timeoutMs?: (t: ProbeTarget) => number;
+}
+
+interface Entry {
+  target: ProbeTarget;
+  generation: number;
+  state: EndpointProbeState;
+  lastProbe?: LastProbe;
+  history: EndpointTransition[];
+}
+
+type Listener<T> = (e: T) => void;
+
+export class Monitor implements HealthView {
+  readonly location: string;
+  private readonly entries = new Map<string, Entry>();
+  private readonly scheduler: Scheduler;
+  private readonly timers: Timers;
+  private readonly historySize: number;
+  private readonly probeFn: ProbeFn;
+  private readonly intervalMs: (t: ProbeTarget) => number;
+  private readonly timeoutMs: (t: ProbeTarget) => number;
+  private readonly transitionListeners = new Set<Listener<EndpointTransition>>();
+  private readonly probeListeners = new Set<Listener<{ key: string; probe: LastProbe }>>();
+  private probes = 0;
+
+  constructor(opts: MonitorOptions = {}) {
+    this.location = opts.location ?? hostname();
+    this.timers = opts.timers ?? realTimers;
+    this.historySize = Math.max(1, opts.historySize ?? 50);
+    this.probeFn = opts.probe ?? realProbe;
+    this.intervalMs = opts.intervalMs ?? ((t) => t.intervalInSeconds * 1000);
+    this.timeoutMs = opts.timeoutMs ?? ((t) => t.timeoutInSeconds * 1000);
+    this.scheduler = new Scheduler({
+      run: (key, generation, signal) => this.runProbe(key, generation, signal),
+      timers: this.timers,
+      ...(opts.concurrency !== undefined ? { concurrency: opts.concurrency } : {}),
+      ...(opts.phase ? { phase: opts.phase } : {}),
+    });
+  }
+
+  /**
+   * Replaces the set of targets (from `probeTargets()`): new ones start CheckingEndpoint and are probed
+   * at once; ones whose settings fingerprint changed are reset to CheckingEndpoint (a transition event
+   * when they were not) and probed at once; unchanged ones keep their state; missing ones stop.
+   */
+  setTargets(targets: readonly ProbeTarget[]): void {
+    const now = this.timers.now();
+    const seen = new Set<string>();
+    for (const t of targets) {
+      if (seen.has(t.key)) continue;
+      seen.add(t.key);
+      const e = this.entries.get(t.key);
+      if (!e) {
+        const generation = this.scheduler.schedule(t.key, this.intervalMs(t));
+        this.entries.set(t.key, { target: t, generation, state: initialProbeState(t.toleratedNumberOfFailures, now), history: [] });
+        continue;
+      }
+      if (e.target.fingerprint === t.fingerprint) {
+        e.target = t;
+        continue;
+      }
+      e.target = t;
+      e.generation = this.scheduler.schedule(t.key, this.intervalMs(t));
+      this.apply(e, transition(e.state, { type: 'reset', at: now, tolerated: t.toleratedNumberOfFailures, reason: 'probe settings changed' }));
+      delete e.lastProbe;
+    }
+    for (const key of [...this.entries.keys()]) {
+      if (!seen.has(key)) {
+        this.scheduler.remove(key);
+        this.entries.delete(key);
+      }
+    }
+  }
+
+  start(): void {
+    this.scheduler.start();
+  }
+
+  /** Stops probing; in-flight probes are aborted and awaited. States are kept (start() resumes). */
+  async stop(): Promise<void> {
+    await this.scheduler.stop();
+  }
+
+  /** HealthView: this location's verdict; undefined for endpoints that are not probed. */
+  verdict(profileName: string, endpointName: string): ProbeVerdict | undefined {
+    return this.entries.get(targetKey(profileName, endpointName))?.state.status;
+  }
+
+  /** Every probed endpoint's verdict, by key (what a node publishes for multi-location aggregation). */
+  verdicts(): Map<string, ProbeVerdict> {
+    const out = new Map<string, ProbeVerdict>();
+    for (const [k, e] of this.entries) out.set(k, e.state.status);
+    return out;
+  }
+
+  /** Status, last probe and transition history of one endpoint (undefined when it is not probed). */
+  status(profileName: string, endpointName: string): EndpointProbeStatus | undefined {
+    const e = this.entries.get(targetKey(profileName, endpointName));
+    return e ? this.describe(e) : undefined;
+  }
+
+  /** The same for every probed endpoint (of one profile when given). */
+  statuses(profileName?: string): EndpointProbeStatus[] {
+    const out: EndpointProbeStatus[] = [];
+    for (const e of this.entries.values()) if (profileName === undefined || e.target.profile === profileName) out.push(this.describe(e));
+    return out;
+  }
+
+  /** Called on every status change; returns an unsubscribe function. Listener errors are swallowed. */
+  onTransition(listener: Listener<EndpointTransition>): () => void {
+    this.transitionListeners.add(listener);
+    return () => this.transitionListeners.delete(listener);
+  }
+
+  /** Called after every probe (metrics, benchmarks); returns an unsubscribe function. */
+  onProbe(listener: Listener<{ key: string; probe: LastProbe }>): () => void {
+    this.probeListeners.add(listener);
+    return () => this.probeListeners.delete(listener);
+  }
+
+  stats(): { targets: number; probes: number; running: number; queued: number; skipped: number } {
+    const s = this.scheduler.stats();
+    return { targets: this.entries.size, probes: this.probes, running: s.running, queued: s.queued, skipped: s.skipped };
+  }
+
+  private describe(e: Entry): EndpointProbeStatus {
+    return {
+      key: e.target.key, profile: e.target.profile, endpoint: e.target.endpoint, location: this.location,
+      target: e.target.target, protocol: e.target.protocol, verdict: e.state.status,
+      consecutiveFailures: e.state.consecutiveFailures, since: e.state.since,
+      ...(e.lastProbe ? { lastProbe: { ...e.lastProbe } } : {}),
+      history: e.history.slice(),
+    };
+  }
+
+  private async runProbe(key: string, generation: number, signal: AbortSignal): Promise<void> {
+    const e = this.entries.get(key);
+    if (!e || e.generation !== generation) return;
+    const target = e.target;
+    const outcome = await this.probeFn(target, { timeoutMs: this.timeoutMs(target), signal });
+    if (signal.aborted) return;
+    const current = this.entries.get(key);
+    if (current !== e || e.generation !== generation) return; // removed or settings changed meanwhile
+    const at = this.timers.now();
+    this.probes++;
+    e.lastProbe = { ...outcome, at };
+    this.apply(e, transition(e.state, { type: 'probe', at, ok: outcome.ok, reason: outcome.reason }));
+    for (const l of this.probeListeners) {
+      try { l({ key, probe: e.lastProbe }); } catch { /* a listener's bug must not stop probing */ }
+    }
+  }
+
+  private apply(e: Entry, step: ReturnType<typeof transition>): void {
+    e.state = step.state;
+    for (const a of step.actions) {
+      const ev: EndpointTransition = { ...a.transition, key: e.target.key, profile: e.target.profile, endpoint: e.target.endpoint, location: this.location };
+      e.history.push(ev);
+      if (e.history.length > this.historySize) e.history.splice(0, e.history.length - this.historySize);
+      for (const l of this.transitionListeners) {
+        try { l(ev); } catch { /* a listener's bug must not stop probing */ }
+      }
+    }
+  }
+}

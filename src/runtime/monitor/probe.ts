@@ -1,0 +1,213 @@
+/**
+ * One health probe (reference/behaviors.md §8): HTTP/HTTPS GET with undici, or a TCP connect. Reports
+ * raw pass/fail with a short reason; thresholds live in src/core/health/machine.ts.
+ *
+ * Every probe is independent (its own undici Client, destroyed afterwards: no keep-alive, no TLS session
+ * reuse) and never outlives its timeout: one AbortSignal covers name resolution, connect, TLS and the
+ * response headers; the body is never read (the connection is destroyed once the status is known).
+ */
+import { lookup as dnsLookup } from 'node:dns/promises';
+import { connect as netConnect, isIP, type Socket } from 'node:net';
+import type { TLSSocket } from 'node:tls';
+import { performance } from 'node:perf_hooks';
+import { Client, buildConnector } from 'undici';
+import { statusExpected, type ProbeTarget } from '../../core/health/targets';
+
+export interface ProbeOutcome {
+  ok: boolean;
+  /** `status 200`, `connected`, `status 503`, `timeout`, `connection refused`, `connection reset`, `TLS error`, `DNS: no address`... */
+  reason: string;
+  statusCode?: number;
+  /** The address probed (after resolving an FQDN). */
+  address?: string;
+  /** Wall time of the whole probe, including name resolution. */
+  latencyMs: number;
+}
+
+/** Resolves a host name to addresses (system resolver by default: getaddrinfo, /etc/hosts honoured). */
+export type LookupFn = (hostname: string) => Promise<Array<{ address: string; family: number }>>;
+
+export interface ProbeOptions {
+  /** Defaults to `target.timeoutInSeconds * 1000`. */
+  timeoutMs?: number;
+  /** Aborts the probe early (monitor shutdown); the outcome is then a failure `aborted`. */
+  signal?: AbortSignal;
+  lookup?: LookupFn;
+}
+
+/** Largest response header block accepted (a bigger one is a failure, not a memory problem). */
+const MAX_HEADER_BYTES = 16 * 1024;
+
+const systemLookup: LookupFn = (hostname) => dnsLookup(hostname, { all: true });
+
+class ProbeFailure extends Error {
+  constructor(readonly reason: string, readonly code: string) {
+    super(reason);
+  }
+}
+
+/** Probes one target once. Never throws: every failure is an outcome with a reason. */
+export async function probe(target: ProbeTarget, opts: ProbeOptions = {}): Promise<ProbeOutcome> {
+  const started = performance.now();
+  const timeoutMs = opts.timeoutMs ?? target.timeoutInSeconds * 1000;
+  const ac = new AbortController();
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    ac.abort(new ProbeFailure('timeout', 'TMKIT_PROBE_TIMEOUT'));
+  }, timeoutMs);
+  const onOuterAbort = (): void => ac.abort(new ProbeFailure('aborted', 'TMKIT_PROBE_ABORTED'));
+  if (opts.signal?.aborted) onOuterAbort();
+  else opts.signal?.addEventListener('abort', onOuterAbort, { once: true });
+  let address: string | undefined;
+  try {
+    address = await resolveAddress(target, ac.signal, opts.lookup ?? systemLookup);
+    if (target.protocol === 'TCP') {
+      await tcpConnect(address, target.port, ac.signal);
+      return { ok: true, reason: 'connected', address, latencyMs: performance.now() - started };
+    }
+    const statusCode = await httpGet(target, address, timeoutMs, ac.signal);
+    return {
+      ok: statusExpected(statusCode, target.expectedStatusCodeRanges),
+      reason: `status ${statusCode}`,
+      statusCode,
+      address,
+      latencyMs: performance.now() - started,
+    };
+  } catch (err) {
+    const reason = timedOut ? 'timeout' : ac.signal.aborted && !timedOut && opts.signal?.aborted ? 'aborted' : classify(err, target);
+    return { ok: false, reason, ...(address !== undefined ? { address } : {}), latencyMs: performance.now() - started };
+  } finally {
+    clearTimeout(timer);
+    opts.signal?.removeEventListener('abort', onOuterAbort);
+  }
+}
+
+/** The address to connect to: the literal itself, or the first address the resolver returns (its order). */
+async function resolveAddress(target: ProbeTarget, signal: AbortSignal, lookup: LookupFn): Promise<string> {
+  if (target.targetKind !== 'fqdn') return target.target;
+  const addrs = await untilAborted(lookup(target.target), signal);
+  const first = addrs.find((a) => isIP(a.address) !== 0);
+  if (!first) throw new ProbeFailure('DNS: no address', 'ENODATA');
+  return first.address;
+}
+
+/** Rejects with the signal's reason as soon as it aborts (the underlying work is left to finish or fail). */
+function untilAborted<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    p.then(
+      (v) => { signal.removeEventListener('abort', onAbort); resolve(v); },
+      (e) => { signal.removeEventListener('abort', onAbort); reject(e); },
+    );
+  });
+}
+
+/** Success when the connection is established; the socket is closed at once (FIN). */
+function tcpConnect(address: string, port: number, signal: AbortSignal): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    if (signal.aborted) { reject(signal.reason); return; }
+    const sock: Socket = netConnect({ host: address, port });
+    const done = (err?: unknown): void => {
+      signal.removeEventListener('abort', onAbort);
+      sock.removeAllListeners('connect');
+      sock.on('error', () => {});
+      sock.destroy();
+      if (err) reject(err); else resolve();
+    };
+    const onAbort = (): void => done(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    sock.once('connect', () => done());
+    sock.once('error', (e) => done(e));
+  });
+}
+
+/** Base connectors by timeout: no certificate validation, no TLS session cache, no TCP keep-alive. */
+const connectors = new Map<number, buildConnector.connector>();
+
+function baseConnector(timeoutMs: number): buildConnector.connector {
+  let c = connectors.get(timeoutMs);
+  if (!c) {
+    c = buildConnector({ rejectUnauthorized: false, maxCachedSessions: 0, timeout: timeoutMs, keepAlive: false });
+    connectors.set(timeoutMs, c);
+  }
+  return c;
+}
+
+/**
+ * A connector for one probe: requires a server certificate on HTTPS (presence only), and remembers the
+ * socket it opens so the probe can destroy it on timeout even in the middle of a TLS handshake (undici
+ * only learns about the socket once the handshake completes).
+ */
+function probeConnector(timeoutMs: number, sockets: Set<Socket>): buildConnector.connector {
+  const base = baseConnector(timeoutMs);
+  return (options, callback) => {
+    // the undici typings say void; the implementation returns the socket it created
+    const socket = (base as unknown as (o: typeof options, cb: typeof callback) => Socket | undefined)(options, (err, sock) => {
+      if (err || !sock) { callback(err ?? new Error('connect failed'), null); return; }
+      if (options.protocol === 'https:') {
+        const cert = (sock as TLSSocket).getPeerCertificate?.();
+        if (!cert || Object.keys(cert).length === 0) {
+          sock.destroy();
+          callback(new ProbeFailure('TLS error: no certificate', 'TMKIT_PROBE_NO_CERTIFICATE'), null);
+          return;
+        }
+      }
+      callback(null, sock);
+    });
+    if (socket) sockets.add(socket);
+  };
+}
+
+/** GET protocol://address:port/path with the target's headers; resolves to the status code. */
+async function httpGet(target: ProbeTarget, address: string, timeoutMs: number, signal: AbortSignal): Promise<number> {
+  const scheme = target.protocol === 'HTTPS' ? 'https' : 'http';
+  const host = isIP(address) === 6 ? `[${address}]` : address;
+  const sockets = new Set<Socket>();
+  const client = new Client(`${scheme}://${host}:${target.port}`, {
+    connect: probeConnector(timeoutMs, sockets),
+    pipelining: 1,
+    headersTimeout: timeoutMs + 1000,
+    bodyTimeout: timeoutMs + 1000,
+    maxHeaderSize: MAX_HEADER_BYTES,
+  });
+  client.on('connectionError', () => {});
+  try {
+    const headers: Record<string, string> = {};
+    for (const h of target.headers) headers[h.name] = h.value;
+    const res = await untilAborted(client.request({ method: 'GET', path: target.path ?? '/', headers, signal, reset: true }), signal);
+    res.body.on('error', () => {});
+    res.body.destroy();
+    return res.statusCode;
+  } finally {
+    for (const s of sockets) { s.on('error', () => {}); s.destroy(); }
+    client.destroy().catch(() => {});
+  }
+}
+
+const DNS_CODES = new Set(['ENOTFOUND', 'EAI_AGAIN', 'ENODATA', 'EAI_NONAME', 'EAI_FAIL', 'EAI_NODATA']);
+const RESET_CODES = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'ECONNABORTED']);
+
+/** A short, stable reason for a failed probe. */
+export function classify(err: unknown, target: Pick<ProbeTarget, 'protocol'>): string {
+  if (err instanceof ProbeFailure) return err.reason;
+  const e = err as { code?: string; name?: string; message?: string; cause?: { code?: string; message?: string } } | undefined;
+  const code = e?.code ?? '';
+  const causeCode = e?.cause?.code ?? '';
+  const message = `${e?.message ?? ''} ${e?.cause?.message ?? ''}`;
+  const tlsish = (c: string): boolean => c.startsWith('ERR_SSL') || c.startsWith('ERR_TLS') || c === 'EPROTO';
+  if (code === 'ECONNREFUSED' || causeCode === 'ECONNREFUSED') return 'connection refused';
+  if (DNS_CODES.has(code) || DNS_CODES.has(causeCode)) return 'DNS: no address';
+  if (tlsish(code) || tlsish(causeCode) || /\bSSL\b|\bTLS\b/.test(message)) return 'TLS error';
+  if (RESET_CODES.has(code) || RESET_CODES.has(causeCode)) {
+    return target.protocol === 'HTTPS' && /secure TLS connection/i.test(message) ? 'TLS error' : 'connection reset';
+  }
+  if (code === 'EHOSTUNREACH' || code === 'ENETUNREACH' || code === 'EADDRNOTAVAIL') return 'unreachable';
+  if (code === 'UND_ERR_CONNECT_TIMEOUT' || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'ETIMEDOUT') return 'timeout';
+  if (code === 'UND_ERR_HEADERS_OVERFLOW') return 'invalid response: headers too large';
+  if (code.startsWith('HPE_') || e?.name === 'HTTPParserError') return 'invalid response';
+  if (code === 'UND_ERR_INVALID_ARG') return `invalid request: ${e?.message ?? code}`;
+  return `error: ${code || e?.message || String(err)}`;
+}

@@ -1,0 +1,236 @@
+/**
+ * Runs one periodic job per key: immediately when the key appears (or is re-scheduled with new settings),
+ * then every interval at a per-key phase so thousands of keys do not fire in lockstep; at most
+ * `concurrency` jobs run at once (the rest wait in FIFO order); a slot that comes while the key's previous
+ * run is still running or queued is skipped, never piled up.
+ */
+
+/** Time and timers, injectable for scheduling tests. */
+export interface Timers {
+  now(): number;
+  setTimeout(fn: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
+}
+
+export const realTimers: Timers = {
+  now: () => Date.now(),
+  setTimeout: (fn, ms) => {
+    const h = setTimeout(fn, ms);
+    h.unref();
+    return h;
+  },
+  clearTimeout: (h) => clearTimeout(h as NodeJS.Timeout),
+};
+
+/** FNV-1a (32 bit) of the key, as a fraction in [0, 1): a stable, well-spread phase per key. */
+export function hashPhase(key: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < key.length; i++) {
+    h ^= key.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  // final avalanche (murmur3 fmix) so that keys differing in the last character still spread
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  h ^= h >>> 16;
+  return (h >>> 0) / 4294967296;
+}
+
+export type JobRunner = (key: string, generation: number, signal: AbortSignal) => Promise<void>;
+
+export interface SchedulerOptions {
+  run: JobRunner;
+  timers?: Timers;
+  /** Maximum jobs running at once (default 1000). */
+  concurrency?: number;
+  /** Where in the interval a key's periodic runs fall, in [0, 1). Default: `hashPhase`. */
+  phase?: (key: string) => number;
+}
+
+interface Job {
+  key: string;
+  generation: number;
+  intervalMs: number;
+  /** The slot time the next (or current) run belongs to. */
+  due: number;
+  timer: unknown;
+  queued: boolean;
+  running: boolean;
+  removed: boolean;
+  /** The periodic timer has been set at least once (the first run is the immediate one). */
+  armed: boolean;
+}
+
+export interface SchedulerStats {
+  jobs: number;
+  running: number;
+  queued: number;
+  /** Runs started since creation. */
+  started: number;
+  /** Slots skipped because the key's previous run was still running or queued. */
+  skipped: number;
+}
+
+export class Scheduler {
+  private readonly jobs = new Map<string, Job>();
+  private readonly queue: Job[] = [];
+  private queueHead = 0;
+  private readonly inFlight = new Set<Promise<void>>();
+  private readonly timers: Timers;
+  private readonly concurrency: number;
+  private readonly phase: (key: string) => number;
+  private readonly runJob: JobRunner;
+  private abort = new AbortController();
+  private running = 0;
+  private started = 0;
+  private skipped = 0;
+  private generation = 0;
+  private active = false;
+
+  constructor(opts: SchedulerOptions) {
+    this.runJob = opts.run;
+    this.timers = opts.timers ?? realTimers;
+    this.concurrency = Math.max(1, Math.floor(opts.concurrency ?? 1000));
+    this.phase = opts.phase ?? hashPhase;
+  }
+
+  /**
+   * Adds a key, or replaces its settings: a new generation that runs at once (when started); runs of
+   * the previous generation still in flight finish, and the caller ignores their results by generation.
+   */
+  schedule(key: string, intervalMs: number): number {
+    const old = this.jobs.get(key);
+    if (old) this.retire(old);
+    const job: Job = {
+      key, generation: ++this.generation, intervalMs: Math.max(1, intervalMs), due: this.timers.now(),
+      timer: undefined, queued: false, running: false, removed: false, armed: false,
+    };
+    this.jobs.set(key, job);
+    if (this.active) this.enqueue(job);
+    return job.generation;
+  }
+
+  /** Stops a key: no further runs; a queued run is dropped, a running one finishes (result ignored). */
+  remove(key: string): void {
+    const job = this.jobs.get(key);
+    if (!job) return;
+    this.retire(job);
+    this.jobs.delete(key);
+  }
+
+  has(key: string): boolean {
+    return this.jobs.has(key);
+  }
+
+  /** Current generation of a key (undefined when not scheduled). */
+  generationOf(key: string): number | undefined {
+    return this.jobs.get(key)?.generation;
+  }
+
+  /** Starts running: every key already scheduled runs at once. */
+  start(): void {
+    if (this.active) return;
+    this.active = true;
+    if (this.abort.signal.aborted) this.abort = new AbortController();
+    const now = this.timers.now();
+    for (const job of this.jobs.values()) {
+      job.due = now;
+      job.armed = false;
+      this.enqueue(job);
+    }
+  }
+
+  /** Stops every timer, drops the queue, aborts running jobs and waits for them to settle. */
+  async stop(): Promise<void> {
+    this.active = false;
+    for (const job of this.jobs.values()) {
+      if (job.timer !== undefined) this.timers.clearTimeout(job.timer);
+      job.timer = undefined;
+      job.queued = false;
+    }
+    this.queue.length = 0;
+    this.queueHead = 0;
+    this.abort.abort();
+    await Promise.allSettled([...this.inFlight]);
+  }
+
+  stats(): SchedulerStats {
+    return { jobs: this.jobs.size, running: this.running, queued: this.queue.length - this.queueHead, started: this.started, skipped: this.skipped };
+  }
+
+  private retire(job: Job): void {
+    job.removed = true;
+    if (job.timer !== undefined) this.timers.clearTimeout(job.timer);
+    job.timer = undefined;
+  }
+
+  private enqueue(job: Job): void {
+    if (job.removed || !this.active) return;
+    if (job.queued || job.running) {
+      this.skipped++;
+      this.arm(job);
+      return;
+    }
+    job.queued = true;
+    this.queue.push(job);
+    this.pump();
+  }
+
+  private pump(): void {
+    while (this.active && this.running < this.concurrency && this.queueHead < this.queue.length) {
+      const job = this.queue[this.queueHead++]!;
+      if (this.queueHead > 1024 && this.queueHead * 2 > this.queue.length) {
+        this.queue.splice(0, this.queueHead);
+        this.queueHead = 0;
+      }
+      job.queued = false;
+      if (job.removed) continue;
+      this.launch(job);
+    }
+  }
+
+  private launch(job: Job): void {
+    job.running = true;
+    this.running++;
+    this.started++;
+    this.arm(job);
+    let p: Promise<void>;
+    try {
+      p = Promise.resolve(this.runJob(job.key, job.generation, this.abort.signal));
+    } catch (err) {
+      p = Promise.reject(err);
+    }
+    const tracked: Promise<void> = p.catch(() => {}).then(() => {
+      this.inFlight.delete(tracked);
+      job.running = false;
+      this.running--;
+      this.pump();
+    });
+    this.inFlight.add(tracked);
+  }
+
+  /**
+   * Sets the timer for the key's next slot. The first run after (re)scheduling happens at once; the
+   * second comes `phase × interval` later (at most one interval), and then every interval: so the gap
+   * between two runs never exceeds the interval, and keys spread over the interval by their phase.
+   */
+  private arm(job: Job): void {
+    if (job.removed || !this.active) return;
+    if (job.timer !== undefined) this.timers.clearTimeout(job.timer);
+    const now = this.timers.now();
+    let next: number;
+    if (!job.armed) {
+      const offset = Math.floor(this.phase(job.key) * job.intervalMs);
+      next = job.due + (offset >= 1 ? offset : job.intervalMs);
+      job.armed = true;
+    } else next = job.due + job.intervalMs;
+    if (next <= now) next += (Math.floor((now - next) / job.intervalMs) + 1) * job.intervalMs;
+    job.due = next;
+    job.timer = this.timers.setTimeout(() => {
+      job.timer = undefined;
+      this.enqueue(job);
+    }, next - now);
+  }
+}
