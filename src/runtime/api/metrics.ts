@@ -1,0 +1,36 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/**
+ * The runtime's Prometheus metrics, on a registry of its own (several runtimes can live in one process,
+ * as in tests). The DNS server, the monitor and the API report into it; `GET /metrics` renders it.
+ */
+export class RuntimeMetrics {
+  readonly registry = new Registry();
+  readonly dnsQueries: Counter<'profile' | 'rcode' | 'qtype'>;
+  readonly dnsAnswers: Counter<'profile' | 'endpoint'>;
+  readonly probes: Counter<'profile' | 'endpoint' | 'result'>;
+  readonly probeLatency: Histogram<'profile' | 'endpoint'>;
+  readonly transitions: Counter<'profile' | 'endpoint' | 'from' | 'to'>;
+  readonly apiRequests: Counter<'route' | 'method' | 'code'>;
+  readonly apiLatency: Histogram<'route' | 'method'>;
+  readonly storeRevision: Gauge;
+  readonly profiles: Gauge;
+  readonly snapshotBuilds: Counter;
+  readonly configLatency: Histogram;
+
+  constructor(options: { defaultMetrics?: boolean } = {}) {
+    const registers = [this.registry];
+    if (options.defaultMetrics) collectDefaultMetrics({ register: this.registry, prefix: 'tmkit_' });
+    this.dnsQueries = new Counter({ name: 'tmkit_dns_queries_total', help: 'DNS queries answered, by profile (empty outside any profile), rcode and query type', labelNames: ['profile', 'rcode', 'qtype'], registers });
+    this.dnsAnswers = new Counter({ name: 'tmkit_dns_answers_total', help: 'DNS answers by the leaf endpoint answered (profile/endpoint path through nesting)', labelNames: ['profile', 'endpoint'], registers });
+    this.probes = new Counter({ name: 'tmkit_probe_results_total', help: 'Health probe results by endpoint and result', labelNames: ['profile', 'endpoint', 'result'], registers });
+    this.probeLatency = new Histogram({ name: 'tmkit_probe_duration_seconds', help: 'Health probe round-trip time', labelNames: ['profile', 'endpoint'], buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10], registers });
+    this.transitions = new Counter({ name: 'tmkit_status_transitions_total', help: 'Endpoint monitor status transitions', labelNames: ['profile', 'endpoint', 'from', 'to'], registers });
+    this.apiRequests = new Counter({ name: 'tmkit_api_requests_total', help: 'Management API requests by route, method and status code', labelNames: ['route', 'method', 'code'], registers });
+    this.apiLatency = new Histogram({ name: 'tmkit_api_request_duration_seconds', help: 'Management API request handling time', labelNames: ['route', 'method'], buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1], registers });
+    this.storeRevision = new Gauge({ name: 'tmkit_store_revision', help: 'Store revision of the configuration currently served', registers });
+    this.profiles = new Gauge({ name: 'tmkit_profiles', help: 'Profiles in the configuration currently served', registers });
+    this.snapshotBuilds = new Counter({ name: 'tmkit_snapshot_builds_total', help: 'Routing snapshots built (configuration changes and monitor transitions)', registers });
+    this.configLatency = new Histogram({ name: 'tmkit_config_apply_seconds', help: 'Time from a committed store change to the DNS server serving it', buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25], registers });
+  }
+}
