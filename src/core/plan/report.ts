@@ -25,6 +25,8 @@ export interface PlanReport {
 export interface ReportOptions {
   maxFailoverSeconds?: number;
   preview?: PlanPreview;
+  /** Warnings found elsewhere (validation of the document), listed before the plan's lints. */
+  warnings?: readonly PlanIssue[];
 }
 
 /**
@@ -62,7 +64,7 @@ export function buildReport(plan: Plan, deployed: readonly DeployedProfile[], op
   const after = plannedProfiles(plan, deployed);
   const before = new Map<string, Profile>(deployed.map((d) => [d.profile.name, d.profile]));
   const written = plan.changes.filter((c) => c.action !== 'no-op' && c.action !== 'delete').map((c) => c.after!);
-  const warnings = lintProfiles(written, (n) => after.get(n));
+  const warnings = [...(options.warnings ?? []), ...lintProfiles(written, (n) => after.get(n))];
   const names = affectedProfiles(plan, deployed).map((a) => a.name);
   const fb = failoverTimes(before, names);
   const fa = failoverTimes(after, names);
