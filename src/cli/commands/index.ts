@@ -1,5 +1,7 @@
 import type { Command } from 'commander';
 import { registerImport } from './import';
+import { registerPlan } from './plan';
+import { registerPreview } from './preview';
 import { registerSynth } from './synth';
 import { registerValidate } from './validate';
 
@@ -8,4 +10,6 @@ export const commands: Array<(program: Command) => void> = [
   registerSynth,
   registerValidate,
   registerImport,
+  registerPlan,
+  registerPreview,
 ];

@@ -1,0 +1,65 @@
+import { isIP } from 'node:net';
+import { Option, type Command } from 'commander';
+import { buildReport, diff, plannedProfiles, previewRouting, renderJson, renderMarkdown, renderText } from '../../core/plan';
+import { CliError, EXIT_FAILED, EXIT_OK, EXIT_USAGE, setExitCode } from '../main';
+import { addStateOptions, loadDesired, loadState, makeReport, openGeo, wantColor, type StateOptions } from './plan';
+
+interface PreviewOptions extends StateOptions {
+  againstServer?: boolean;
+  clients: string[];
+  format: 'text' | 'markdown' | 'json';
+  scenarios: boolean;
+  color?: boolean;
+}
+
+function collect(v: string, prev: string[]): string[] {
+  return [...prev, ...v.split(',').map((s) => s.trim()).filter((s) => s !== '')];
+}
+
+/**
+ * `tmkit preview FILE`: who gets which endpoint. Offline (default) it previews every profile of FILE as
+ * written; with `--against-server` (or `--deployed FILE`) it compares with the deployed state and previews
+ * the profiles the change affects, before vs after. `--clients` adds specific client addresses.
+ */
+export function registerPreview(program: Command): void {
+  addStateOptions(program
+    .command('preview')
+    .description('routing preview: which endpoint every region, range or client gets, failure scenarios and failover times')
+    .argument('<file>', 'tmkit/v1 document (e.g. tmkit.out.json)')
+    .option('--against-server', 'compare with the profiles deployed on the server (before vs after)')
+    .option('--clients <ip,...>', 'also show the answer for these client addresses (repeatable)', collect, [])
+    .addOption(new Option('--format <format>', 'output format').choices(['text', 'markdown', 'json']).default('text'))
+    .option('--no-scenarios', 'skip the failure scenarios')
+    .option('--color', 'colour the text output (default: when stdout is a terminal and NO_COLOR is unset)')
+    .option('--no-color', 'never colour'))
+    .action(async (file: string, opts: PreviewOptions, cmd: Command) => {
+      const bad = opts.clients.filter((c) => isIP(c) === 0);
+      if (bad.length > 0) throw new CliError(`--clients: not an IP address: ${bad.join(', ')}`, EXIT_USAGE);
+      const clients = opts.clients.map((address) => ({ label: address, address }));
+      const { document: desired, warnings } = loadDesired(file);
+      const compare = opts.againstServer === true || opts.deployed !== undefined;
+      const state = await loadState(opts, compare);
+      let report;
+      if (state) {
+        report = await makeReport(desired, state, { preview: true, geoip: opts.geoip, clients, warnings });
+      } else {
+        const plan = diff(desired, []);
+        const preview = previewRouting({
+          before: new Map(),
+          after: plannedProfiles(plan, []),
+          profiles: desired.profiles.map((p) => ({ name: p.name, action: 'preview' as const })),
+          geo: await openGeo(opts.geoip),
+          clients,
+          scenarios: opts.scenarios,
+        });
+        report = buildReport(plan, [], { preview, warnings });
+      }
+      if (opts.format === 'json') process.stdout.write(renderJson(report));
+      else if (opts.format === 'markdown') process.stdout.write(renderMarkdown(report, { title: 'tmkit preview' }));
+      else process.stdout.write(renderText(report, { color: wantColor(opts.color), changes: false }));
+      if (report.plan.errors.length > 0) {
+        for (const e of report.plan.errors) process.stderr.write(`tmkit: ${e.path}: ${e.message} [${e.code}]\n`);
+      }
+      setExitCode(cmd, report.plan.errors.length > 0 ? EXIT_FAILED : EXIT_OK);
+    });
+}
