@@ -15,6 +15,7 @@ export {
   estimateRttMs,
   haversineKm,
   countryCoordinates,
+  subdivisionCoordinates,
   clientCoordinates,
   FIBER_KM_PER_MS,
   DEFAULT_BASE_MS,

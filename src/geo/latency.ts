@@ -23,21 +23,30 @@ export interface LatLon {
   longitude: number;
 }
 
-const COUNTRY_COORDINATES: ReadonlyMap<string, LatLon> = new Map(
-  Object.entries((coordinatesJson as { countries: Record<string, LatLon> }).countries).map(([code, c]) => [
-    code,
-    { latitude: c.latitude, longitude: c.longitude },
-  ]),
-);
+type CoordinatesFile = { countries: Record<string, LatLon>; subdivisions: Record<string, LatLon> };
+const points = (table: Record<string, LatLon>): ReadonlyMap<string, LatLon> =>
+  new Map(Object.entries(table).map(([code, c]) => [code, { latitude: c.latitude, longitude: c.longitude }]));
+const COUNTRY_COORDINATES = points((coordinatesJson as CoordinatesFile).countries);
+const SUBDIVISION_COORDINATES = points((coordinatesJson as CoordinatesFile).subdivisions);
 
 /** The representative point of a country/region code (src/geo/country-coordinates.json). */
 export function countryCoordinates(code: string): LatLon | undefined {
   return COUNTRY_COORDINATES.get(code.toUpperCase());
 }
 
-/** Every code with coordinates (for tests and documentation). */
+/** The representative point (capital) of a state/province code of the hierarchy (`US-CA`). */
+export function subdivisionCoordinates(code: string): LatLon | undefined {
+  return SUBDIVISION_COORDINATES.get(code.toUpperCase());
+}
+
+/** Every country/region code with coordinates (for tests and documentation). */
 export function countryCoordinateCodes(): string[] {
   return [...COUNTRY_COORDINATES.keys()];
+}
+
+/** Every state/province code with coordinates. */
+export function subdivisionCoordinateCodes(): string[] {
+  return [...SUBDIVISION_COORDINATES.keys()];
 }
 
 const EARTH_RADIUS_KM = 6371.0088;
@@ -70,10 +79,15 @@ export function estimateRttMs(distanceKm: number, opts: DistanceModelOptions = {
   return base + (2 * factor * distanceKm) / FIBER_KM_PER_MS;
 }
 
-/** Where a located client is for the distance model: its own coordinates, else its country's point. */
+/**
+ * Where a located client is for the distance model: its own coordinates, else its state/province's point,
+ * else its country's point.
+ */
 export function clientCoordinates(geo: ClientGeo | undefined): LatLon | undefined {
   if (!geo) return undefined;
   if (geo.latitude !== undefined && geo.longitude !== undefined) return { latitude: geo.latitude, longitude: geo.longitude };
+  const sub = geo.subdivision === undefined ? undefined : subdivisionCoordinates(geo.subdivision);
+  if (sub) return sub;
   return geo.country === undefined ? undefined : countryCoordinates(geo.country);
 }
 

@@ -12,7 +12,6 @@ import { GeoError } from './errors';
 import { formatIp, isNonGlobal, parseIp, unwrapIpv4, type ParsedIp } from './ip';
 import {
   clientCoordinates,
-  countryCoordinates,
   EMPTY_LATENCY_TABLE,
   estimateRttMs,
   haversineKm,
@@ -223,7 +222,7 @@ export class MmdbGeoLookup implements GeoLookup {
       const geo = geoFromRecord(reader.get(text));
       if (!geo) continue;
       if (geo.latitude === undefined) {
-        const point = countryCoordinates(geo.country!);
+        const point = clientCoordinates(geo);
         if (point) {
           geo.latitude = point.latitude;
           geo.longitude = point.longitude;

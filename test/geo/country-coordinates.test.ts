@@ -3,7 +3,13 @@
  * check it against the geographic hierarchy and, independently, against the Azure region coordinates.
  */
 import { AZURE_REGIONS, GEO_REGIONS } from '../../src/core/data';
-import { countryCoordinateCodes, countryCoordinates, haversineKm } from '../../src/geo/latency';
+import {
+  countryCoordinateCodes,
+  countryCoordinates,
+  haversineKm,
+  subdivisionCoordinateCodes,
+  subdivisionCoordinates,
+} from '../../src/geo/latency';
 
 const depth2 = [...GEO_REGIONS.values()].filter((r) => r.depth === 2);
 
@@ -95,6 +101,54 @@ test.each(Object.entries(IN_COUNTRY_REGIONS))('%s is within 1,000 km of its own 
   expect(own.length).toBeGreaterThan(0);
   const nearest = Math.min(...own.map((r) => haversineKm(countryCoordinates(code)!, r)));
   expect(nearest).toBeLessThan(1000);
+});
+
+describe('states and provinces', () => {
+  const depth3 = [...GEO_REGIONS.values()].filter((r) => r.depth === 3);
+
+  test('every state/province code of the hierarchy has coordinates, and the table has no other code', () => {
+    expect(depth3.length).toBeGreaterThan(70);
+    const missing = depth3.map((r) => r.code).filter((c) => !subdivisionCoordinates(c));
+    const extra = subdivisionCoordinateCodes().filter((c) => GEO_REGIONS.get(c)?.depth !== 3);
+    expect({ missing, extra }).toEqual({ missing: [], extra: [] });
+  });
+
+  const COUNTRY_BOXES: Record<string, { lat: [number, number]; lon: [number, number] }> = {
+    US: { lat: [18, 72], lon: [-180, -66] },
+    CA: { lat: [41, 84], lon: [-141, -52] },
+    AU: { lat: [-44, -10], lon: [112, 154] },
+    UA: { lat: [44, 46.5], lon: [32, 37] }, // only Crimea is a subdivision in the hierarchy
+  };
+  test.each(Object.keys(COUNTRY_BOXES))('every subdivision of %s lies inside the country', (country) => {
+    const box = COUNTRY_BOXES[country]!;
+    const members = depth3.filter((r) => r.parent === country);
+    expect(members.length).toBeGreaterThan(0);
+    const outside = members
+      .map((r) => ({ code: r.code, ...subdivisionCoordinates(r.code)! }))
+      .filter(({ latitude, longitude }) => !(latitude >= box.lat[0] && latitude <= box.lat[1] && longitude >= box.lon[0] && longitude <= box.lon[1]));
+    expect(outside).toEqual([]);
+  });
+
+  /** Cross-check with the Azure region coordinates: the nearest region is the one in or next to the state. */
+  test.each([
+    ['US-CA', ['westus']],
+    ['US-WA', ['westus2']],
+    ['US-AZ', ['westus3']],
+    ['US-WY', ['westcentralus']],
+    ['US-TX', ['southcentralus']],
+    ['US-IA', ['centralus', 'centraluseuap']],
+    ['US-IL', ['northcentralus']],
+    ['US-VA', ['eastus', 'eastus2', 'eastus2euap']],
+    ['CA-ON', ['canadacentral']],
+    ['CA-QC', ['canadaeast']],
+    ['AU-NSW', ['australiaeast']],
+    ['AU-VIC', ['australiasoutheast']],
+    ['AU-ACT', ['australiacentral', 'australiacentral2']],
+  ])('%s is nearest %j', (code, regions) => {
+    const p = subdivisionCoordinates(code)!;
+    const nearest = [...AZURE_REGIONS].sort((a, b) => haversineKm(p, a) - haversineKm(p, b))[0]!;
+    expect(regions).toContain(nearest.name);
+  });
 });
 
 test('haversine: London–Paris is about 344 km, antipodes about 20,015 km', () => {

@@ -31,8 +31,11 @@ describe('distance model', () => {
     expect(new Set(rtts).size).toBe(d.length);
   });
 
-  test('client coordinates: own coordinates first, else the country point, else unknown', () => {
+  test('client coordinates: own coordinates first, else the state/province point, else the country point, else unknown', () => {
     expect(clientCoordinates({ country: 'DE', latitude: 48.1, longitude: 11.6 })).toEqual({ latitude: 48.1, longitude: 11.6 });
+    expect(clientCoordinates({ country: 'US', subdivision: 'US-CA', latitude: 34.05, longitude: -118.24 })).toEqual({ latitude: 34.05, longitude: -118.24 });
+    expect(clientCoordinates({ country: 'US', subdivision: 'US-CA' })).toEqual({ latitude: 38.5816, longitude: -121.4944 });
+    expect(clientCoordinates({ country: 'US', subdivision: 'US-XX' })).toEqual({ latitude: 37.2506, longitude: -92.5104 });
     expect(clientCoordinates({ country: 'DE' })).toEqual({ latitude: 52.52, longitude: 13.405 });
     expect(clientCoordinates({ country: 'ZZ' })).toBeUndefined();
     expect(clientCoordinates({})).toBeUndefined();

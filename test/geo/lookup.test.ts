@@ -124,6 +124,17 @@ describe('latency model with real addresses', () => {
     expect(geo.latencyMs('8.8.8.8', loc, 'moon-south')).toBeUndefined();
   });
 
+  test.each([
+    ['US-CA', 'westus'],
+    ['US-NC', 'eastus2'],
+    ['US-TX', 'southcentralus'],
+    ['AU-WA', 'australiasoutheast'],
+  ])('a location given as a state (%s, as the plan preview does) ranks %s first', (subdivision, region) => {
+    const loc = { country: subdivision.slice(0, 2), subdivision };
+    const best = AZURE_REGIONS.map((r) => [r.name, geo.latencyMs('100::1', loc, r.name)!] as const).sort((a, b) => a[1] - b[1])[0];
+    expect(best![0]).toBe(region);
+  });
+
   test('a client without location has no estimate', () => {
     expect(geo.latencyMs('10.0.0.1', geo.locate('10.0.0.1'), 'westeurope')).toBeUndefined();
     expect(geo.latencyMs('10.0.0.1', undefined, 'westeurope')).toBeUndefined();
@@ -217,7 +228,8 @@ describe('city-level database (--geoip)', () => {
     ['8.8.8.8', { country: 'US', subdivision: 'US-CA', latitude: 37.386, longitude: -122.0838 }],
     ['24.48.1.2', { country: 'CA', subdivision: 'CA-QC', latitude: 45.5, longitude: -73.57 }],
     ['1.1.1.1', { country: 'AU', subdivision: 'AU-NSW', latitude: -33.87, longitude: 151.21 }],
-    ['176.104.1.1', { country: 'UA', subdivision: 'UA-CR', latitude: 50.4501, longitude: 30.5234 }],
+    // No location in the record: the subdivision's point (Simferopol), not the country's (Kyiv).
+    ['176.104.1.1', { country: 'UA', subdivision: 'UA-CR', latitude: 44.9521, longitude: 34.1024 }],
     ['2a00:1450::1', { country: 'IE', latitude: 53.35, longitude: -6.26 }],
     ['31.13.1.1', { country: 'IE', latitude: 53.3498, longitude: -6.2603 }],
   ])('%s → %j', (address, expected) => {
