@@ -1,4 +1,5 @@
 import type { Profile } from '../../core/model/types';
+import { validateProfile } from '../../core/validate';
 
 /** A diagnostic as the API reports it (the shape of src/core/validate's Diagnostic). */
 export interface WriteDiagnostic {
@@ -17,7 +18,7 @@ export type ProfileValidator = (input: unknown, context: readonly Profile[]) => 
 
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** Structural minimum, used only until src/core/validate is wired in. */
+/** Structural minimum only (name, method, relativeName and its uniqueness): for tests of the HTTP layer alone. */
 export const minimalValidator: ProfileValidator = (input, context) => {
   const out: WriteDiagnostic[] = [];
   const err = (code: string, path: string, message: string) => out.push({ severity: 'error', code, path, message });
@@ -35,5 +36,8 @@ export const minimalValidator: ProfileValidator = (input, context) => {
   return out;
 };
 
-/** The validator the API uses by default. */
-export const defaultValidator: ProfileValidator = minimalValidator;
+/**
+ * The validator the API uses: every rule of src/core/validate, with the other stored profiles as context
+ * (nested targets exist, no cycle or too-deep nesting, unique relativeName).
+ */
+export const defaultValidator: ProfileValidator = (input, context) => validateProfile(input, { context });

@@ -262,3 +262,44 @@ describe('resources and metrics', () => {
     expect(m.text).toContain('tmkit_api_requests_total{route="/v1/profiles/{name}",method="GET",code="404"} 1');
   });
 });
+
+describe('validation of every write', () => {
+  test('400 lists every diagnostic with path, code and message; nothing is stored', async () => {
+    const body = profileInput('web', {
+      dnsConfig: { relativeName: 'web', ttl: -1 },
+      endpoints: [
+        { name: 'a', type: 'externalEndpoints', target: '192.0.2.1', priority: 1, weight: 5000 },
+        { name: 'b', type: 'externalEndpoints', target: '192.0.2.2', priority: 1 },
+      ],
+    });
+    const r = await put('web', body);
+    expect(r.status).toBe(400);
+    const codes = r.body.errors.map((e: { code: string }) => e.code);
+    expect(codes).toEqual(expect.arrayContaining(['TTL_RANGE', 'WEIGHT_RANGE', 'PRIORITY_DUPLICATE']));
+    for (const e of r.body.errors) {
+      expect(e).toEqual(expect.objectContaining({ code: expect.any(String), message: expect.any(String), path: expect.stringMatching(/^profiles\[web\]/) }));
+    }
+    expect(r.body.errors.find((e: { code: string }) => e.code === 'WEIGHT_RANGE').path).toBe('profiles[web].endpoints[a].weight');
+    expect(await h.store.revision()).toBe(0);
+  });
+
+  test('a nested endpoint must name a stored profile; a cycle through stored profiles is refused', async () => {
+    const missing = await put('parent', parentInput('parent', 'child'));
+    expect(missing.status).toBe(400);
+    expect(missing.body.errors[0]).toMatchObject({ code: 'NESTED_TARGET_NOT_FOUND', path: 'profiles[parent].endpoints[nested].targetResourceId' });
+    expect((await put('child', profileInput('child'))).status).toBe(201);
+    expect((await put('parent', parentInput('parent', 'child'))).status).toBe(201);
+    // child → parent would close the loop parent → child → parent.
+    const cycle = await put('child', parentInput('child', 'parent'));
+    expect(cycle.status).toBe(400);
+    expect(cycle.body.errors.map((e: { code: string }) => e.code)).toContain('NESTING_CYCLE');
+  });
+
+  test('PATCH is validated as a whole profile: an out-of-range weight → 400, profile unchanged', async () => {
+    const a = await put('web', profileInput('web'));
+    const r = await call(h.base, 'PATCH', '/v1/profiles/web/endpoints/primary', { body: { weight: 0 } });
+    expect(r.status).toBe(400);
+    expect(r.body.errors[0]).toMatchObject({ code: 'WEIGHT_RANGE', path: 'profiles[web].endpoints[primary].weight' });
+    expect((await call(h.base, 'GET', '/v1/profiles/web')).headers.etag).toBe(a.body.etag);
+  });
+});
