@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { registerDns } from './dns';
 import { registerImport } from './import';
 import { registerPlan } from './plan';
 import { registerPreview } from './preview';
@@ -7,6 +8,7 @@ import { registerValidate } from './validate';
 
 /** Every `tmkit` subcommand registers itself here; one module per command under src/cli/commands/. */
 export const commands: Array<(program: Command) => void> = [
+  registerDns,
   registerSynth,
   registerValidate,
   registerImport,

@@ -1,0 +1,81 @@
+/** `tmkit dns --document FILE`: the development server, one process and `--workers 2`. */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { dig } from './support';
+
+const entry = path.join(__dirname, 'fixtures/tmkit.ts');
+const dir = mkdtempSync(path.join(tmpdir(), 'tmkit-dns-cli-'));
+const docFile = path.join(dir, 'doc.json');
+writeFileSync(docFile, JSON.stringify({
+  apiVersion: 'tmkit/v1',
+  profiles: [
+    { name: 'app', trafficRoutingMethod: 'Priority', dnsConfig: { relativeName: 'app', ttl: 15 },
+      monitorConfig: { protocol: 'HTTP', port: 80, path: '/' },
+      endpoints: [
+        { name: 'one', type: 'externalEndpoints', target: '192.0.2.1', priority: 1 },
+        { name: 'two', type: 'externalEndpoints', target: '192.0.2.2', priority: 2 },
+      ] },
+    { name: 'web', trafficRoutingMethod: 'Weighted', dnsConfig: { relativeName: 'web', ttl: 20 },
+      monitorConfig: { protocol: 'HTTP', port: 80, path: '/' },
+      endpoints: [{ name: 'w', type: 'externalEndpoints', target: 'web.example.net' }] },
+  ],
+}));
+
+function start(args: string[]): { child: ChildProcess; banner: Promise<string>; exit: Promise<number | null>; stderr: () => string } {
+  const child = spawn(process.execPath, ['-r', '@swc-node/register', entry, 'dns', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stderr!.on('data', (c) => { err += c; });
+  const exit = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+  const banner = new Promise<string>((resolve, reject) => {
+    child.stdout!.on('data', (c) => { out += c; if (out.includes('\n')) resolve(out); });
+    void exit.then((code) => reject(new Error(`exited ${code}: ${err}`)));
+  });
+  banner.catch(() => undefined); // the error tests never wait for a banner
+  return { child, banner, exit, stderr: () => err };
+}
+
+const portOf = (banner: string): number => Number(/127\.0\.0\.1:(\d+)/.exec(banner)![1]);
+
+test('serves the document; SIGTERM stops it with exit code 0', async () => {
+  const s = start(['--document', docFile, '--listen', '127.0.0.1:0', '--ns', 'ns1.example.org']);
+  try {
+    const banner = await s.banner;
+    expect(banner).toMatch(/^tmkit dns: zone tm\.internal, 2 profiles \(every endpoint treated as Online\), UDP\+TCP on 127\.0\.0\.1:\d+\n$/);
+    const at = ['@127.0.0.1', '-p', String(portOf(banner))];
+    expect((await dig([...at, 'app.tm.internal'])).answer).toEqual([['app.tm.internal.', '15', 'IN', 'A', '192.0.2.1']]);
+    expect((await dig([...at, '+tcp', 'web.tm.internal'])).answer).toEqual([['web.tm.internal.', '20', 'IN', 'CNAME', 'web.example.net.']]);
+    expect((await dig([...at, 'tm.internal', 'NS'])).answer).toEqual([['tm.internal.', '300', 'IN', 'NS', 'ns1.example.org.']]);
+  } finally {
+    s.child.kill('SIGTERM');
+  }
+  expect(await s.exit).toBe(0);
+}, 60000);
+
+test('--workers 2: both processes serve UDP and TCP on one port', async () => {
+  const s = start(['--document', docFile, '--listen', '127.0.0.1:0', '--workers', '2']);
+  try {
+    const banner = await s.banner;
+    expect(banner).toMatch(/with 2 workers/);
+    const at = ['@127.0.0.1', '-p', String(portOf(banner))];
+    for (let i = 0; i < 4; i++) {
+      expect((await dig([...at, 'app.tm.internal'])).answer[0]![4]).toBe('192.0.2.1');
+      expect((await dig([...at, '+tcp', 'app.tm.internal'])).answer[0]![4]).toBe('192.0.2.1');
+    }
+  } finally {
+    s.child.kill('SIGTERM');
+  }
+  expect(await s.exit).toBe(0);
+}, 60000);
+
+test.each([
+  ['a missing file', ['--document', path.join(dir, 'nope.json')], 1, /cannot read the document \(ENOENT\)/],
+  ['an invalid document', ['--document', (() => { const f = path.join(dir, 'bad.json'); writeFileSync(f, JSON.stringify({ apiVersion: 'tmkit/v1', profiles: [{ name: 'x', trafficRoutingMethod: 'Sideways' }] })); return f; })()], 1, /the document is invalid/],
+  ['a bad --listen', ['--document', docFile, '--listen', 'localhost:53'], 2, /--listen localhost:53: expected an IP address/],
+])('exits non-zero on %s', async (_l, args, code, message) => {
+  const s = start(args);
+  expect(await s.exit).toBe(code);
+  expect(s.stderr()).toMatch(message);
+}, 60000);
