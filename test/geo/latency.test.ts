@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GeoError } from '../../src/geo/errors';
@@ -124,6 +124,7 @@ describe('parseLatencyTable', () => {
 
 describe('loadLatencyTable', () => {
   const dir = mkdtempSync(join(tmpdir(), 'tmkit-geo-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   test('loads a valid file', () => {
     const file = join(dir, 'ok.json');

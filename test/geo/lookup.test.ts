@@ -3,7 +3,7 @@
  * tiny city-level database written by test/geo/support/mmdb-writer.ts and read by maxmind's real Reader.
  * The addresses below were looked up in the shipped database and belong to operators of those countries.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AZURE_REGIONS } from '../../src/core/data';
@@ -201,11 +201,13 @@ describe('measured latency table overrides the model', () => {
     const bad = join(dir, 'bad.json');
     writeFileSync(bad, JSON.stringify({ FR: { francecentrale: 6 } }));
     await expect(MmdbGeoLookup.open({ latencyTable: bad })).rejects.toThrow(/bad\.json: "FR"\."francecentrale": unknown Azure region/);
+    rmSync(dir, { recursive: true, force: true });
   });
 });
 
 describe('city-level database (--geoip)', () => {
   const dir = mkdtempSync(join(tmpdir(), 'tmkit-geo-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
   const cityPath = join(dir, 'city.mmdb');
   // GeoLite2-City record shape; synthetic assignments for test prefixes.
   writeFileSync(
@@ -265,6 +267,7 @@ describe('city-level database (--geoip)', () => {
 
 describe('database errors', () => {
   const dir = mkdtempSync(join(tmpdir(), 'tmkit-geo-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   test('a missing --geoip file names the path', () => {
     const file = join(dir, 'nope.mmdb');

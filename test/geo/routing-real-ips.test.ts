@@ -3,7 +3,7 @@
  * the real GeoLookup (the shipped country database, the coordinates table and the distance model), plus a
  * city database for state-level Geographic routing and a measured table for Performance.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { answer, resolve, type RoutingResolution } from '../../src/core/routing';
@@ -80,6 +80,7 @@ describe('Geographic routing with the shipped country database', () => {
 
 describe('Geographic routing by state with a city database (--geoip)', () => {
   const dir = mkdtempSync(join(tmpdir(), 'tmkit-geo-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
   const cityPath = join(dir, 'city.mmdb');
   writeFileSync(
     cityPath,
