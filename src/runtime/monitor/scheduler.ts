@@ -196,12 +196,9 @@ export class Scheduler {
     this.running++;
     this.started++;
     this.arm(job);
-    let p: Promise<void>;
-    try {
-      p = Promise.resolve(this.runJob(job.key, job.generation, this.abort.signal));
-    } catch (err) {
-      p = Promise.reject(err);
-    }
+    // never call back synchronously: schedule() returns before the job's first run starts
+    const signal = this.abort.signal;
+    const p = Promise.resolve().then(() => this.runJob(job.key, job.generation, signal));
     const tracked: Promise<void> = p.catch(() => {}).then(() => {
       this.inFlight.delete(tracked);
       job.running = false;
