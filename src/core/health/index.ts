@@ -1,2 +1,4 @@
 export * from './types';
 export * from './status';
+export * from './machine';
+export * from './targets';
