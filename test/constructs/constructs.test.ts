@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Construct } from 'constructs';
+import fc from 'fast-check';
 import {
   App,
   AzureEndpoint,
@@ -220,6 +221,25 @@ describe('synthesis', () => {
     expect(doc.profiles[0]!.endpoints!.map((e) => e.name)).toEqual(['second', 'first']);
     expect(Object.keys(doc.profiles[0]!)).toEqual(['name', 'trafficRoutingMethod', 'dnsConfig', 'tags', 'endpoints']);
     expect(Object.keys(doc.profiles[0]!.tags!)).toEqual(['a', 'z']);
+  });
+
+  test('property: any creation order and nesting of the same profiles gives the same bytes', () => {
+    const spec = fc.uniqueArray(fc.stringMatching(/^[a-z][a-z0-9]{0,8}$/), { minLength: 1, maxLength: 6 });
+    fc.assert(fc.property(spec, fc.infiniteStream(fc.boolean()), (names, wrap) => {
+      const make = (order: string[], nest: boolean): string => {
+        const app = new App();
+        for (const n of order) {
+          const scope = nest && wrap.next().value ? new Construct(app, `Wrapper-${n}`) : app;
+          const p = new Profile(scope, n, { trafficRoutingMethod: 'Priority', dnsConfig: { ttl: n.length } });
+          p.addExternalEndpoint('b', { target: `b.${n}.example.com` });
+          p.addExternalEndpoint('a', { target: `a.${n}.example.com` });
+        }
+        return JSON.stringify(synthDocument(app));
+      };
+      const reference = make([...names].sort(), false);
+      expect(make([...names].reverse(), true)).toBe(reference);
+      expect(JSON.parse(reference).profiles.map((p: { name: string }) => p.name)).toEqual([...names].sort());
+    }), { numRuns: 100 });
   });
 
   test('only what the props set is written; relativeName defaults to the name', () => {

@@ -1,5 +1,6 @@
+import fc from 'fast-check';
 import { canonicalDocumentInput, detectArmInput, importArm } from '../../../src/core/model/arm-import';
-import type { DocumentInput } from '../../../src/core/model/types';
+import type { DocumentInput, EndpointInput, ProfileInput } from '../../../src/core/model/types';
 
 // Shapes as Azure prints them: the REST GET response of azure-rest-api-specs'
 // 2022-04-01 example Profile-GET-WithEndpoints (names shortened), with properties.
@@ -288,4 +289,77 @@ test('canonicalDocumentInput orders keys, sorts tags and drops undefined values'
       endpoints: [{ name: 'a', type: 'externalEndpoints', target: 'a.example.com', weight: 2 }],
     }],
   }));
+});
+
+// ---------------------------------------------------------------------------------------------------
+// Round trip: a tmkit document rendered the way Azure prints it (REST shape with `properties`, full type
+// strings, ids, read-only fields, nulls, weight and priority on every endpoint) imports back to itself.
+
+const label = fc.stringMatching(/^[a-z][a-z0-9-]{0,10}[a-z0-9]$/);
+const method = fc.constantFrom('Performance', 'Priority', 'Weighted', 'Geographic', 'Subnet') as fc.Arbitrary<ProfileInput['trafficRoutingMethod']>;
+
+const endpoint = (m: ProfileInput['trafficRoutingMethod'], i: number): fc.Arbitrary<EndpointInput> =>
+  fc.record({
+    target: fc.oneof(label.map((l) => `${l}.example.com`), fc.ipV4()),
+    weight: fc.integer({ min: 1, max: 1000 }),
+    endpointLocation: fc.option(fc.constantFrom('westus', 'West Europe', 'eastasia'), { nil: undefined }),
+    endpointStatus: fc.option(fc.constantFrom('Enabled', 'Disabled') as fc.Arbitrary<'Enabled' | 'Disabled'>, { nil: undefined }),
+    geoMapping: fc.option(fc.uniqueArray(fc.constantFrom('WORLD', 'FR', 'US-CA', 'GEO-AS'), { minLength: 1 }), { nil: undefined }),
+  }).map((e) => {
+    const out: EndpointInput = { name: `e${i}`, type: 'externalEndpoints', target: e.target };
+    if (e.endpointStatus) out.endpointStatus = e.endpointStatus;
+    if (m === 'Weighted') out.weight = e.weight;
+    if (m === 'Priority') out.priority = i + 1;
+    if (e.endpointLocation) out.endpointLocation = e.endpointLocation;
+    if (e.geoMapping) out.geoMapping = e.geoMapping;
+    return out;
+  });
+
+const profile: fc.Arbitrary<ProfileInput> = fc.record({
+  name: label, method, ttl: fc.integer({ min: 0, max: 2147483647 }), n: fc.integer({ min: 0, max: 4 }),
+  status: fc.constantFrom('Enabled', 'Disabled') as fc.Arbitrary<'Enabled' | 'Disabled'>,
+}).chain(({ name, method: m, ttl, n, status }) =>
+  fc.tuple(...Array.from({ length: n }, (_, i) => endpoint(m, i))).map((endpoints): ProfileInput => ({
+    name, profileStatus: status, trafficRoutingMethod: m, dnsConfig: { relativeName: name, ttl },
+    monitorConfig: { protocol: 'HTTPS', port: 443, path: '/health', intervalInSeconds: 30, timeoutInSeconds: 10, toleratedNumberOfFailures: 3 },
+    endpoints,
+  })));
+
+const doc: fc.Arbitrary<DocumentInput> = fc.uniqueArray(profile, { selector: (p) => p.name, maxLength: 4 })
+  .map((profiles) => ({ apiVersion: 'tmkit/v1', profiles }));
+
+/** What Azure prints for a profile (GET response). */
+function asAzurePrintsIt(p: ProfileInput): unknown {
+  return {
+    id: `${SUB}/trafficManagerProfiles/${p.name}`, name: p.name, type: 'Microsoft.Network/trafficManagerProfiles', location: 'global', tags: {},
+    properties: {
+      profileStatus: p.profileStatus, trafficRoutingMethod: p.trafficRoutingMethod,
+      dnsConfig: { ...p.dnsConfig, fqdn: `${p.dnsConfig.relativeName}.trafficmanager.net` },
+      monitorConfig: { profileMonitorStatus: 'Online', ...p.monitorConfig, customHeaders: null, expectedStatusCodeRanges: [] },
+      trafficViewEnrollmentStatus: null, maxReturn: null,
+      endpoints: (p.endpoints ?? []).map((e, i) => ({
+        id: `${SUB}/trafficManagerProfiles/${p.name}/externalEndpoints/${e.name}`, name: e.name,
+        type: 'Microsoft.Network/trafficManagerProfiles/externalEndpoints',
+        properties: {
+          endpointStatus: e.endpointStatus ?? 'Enabled', endpointMonitorStatus: 'CheckingEndpoint', target: e.target,
+          weight: e.weight ?? 1, priority: e.priority ?? i + 1, endpointLocation: e.endpointLocation ?? null,
+          geoMapping: e.geoMapping ?? null, minChildEndpoints: null, alwaysServe: null,
+        },
+      })),
+    },
+  };
+}
+
+test('importing what Azure prints for a document gives the document back', () => {
+  fc.assert(fc.property(doc, (d) => {
+    const { document, issues } = importArm(d.profiles.map(asAzurePrintsIt));
+    if (d.profiles.length === 0) return; // nothing to import: reported as an error, covered elsewhere
+    expect(issues).toEqual([]);
+    // Azure prints endpointStatus always; the original may have left it to the default.
+    const expected = canonicalDocumentInput({
+      ...d,
+      profiles: d.profiles.map((p) => ({ ...p, endpoints: p.endpoints!.map((e) => ({ ...e, endpointStatus: e.endpointStatus ?? 'Enabled' })) })),
+    });
+    expect(document).toEqual(expected);
+  }), { numRuns: 200 });
 });
