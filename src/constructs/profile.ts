@@ -190,6 +190,13 @@ export class Profile extends Construct implements ProfileNode {
       }
     }
     c.int('maxReturn', p.maxReturn, 1, 8);
+    if (c.array('allowedEndpointRecordTypes', p.allowedEndpointRecordTypes)) {
+      p.allowedEndpointRecordTypes!.forEach((t, i) => c.oneOf(`allowedEndpointRecordTypes[${i}]`, t, ['DomainName', 'IPv4Address', 'IPv6Address', 'Any']));
+    }
+    if (p.tags !== undefined) {
+      if (typeof p.tags !== 'object' || p.tags === null || Array.isArray(p.tags)) c.fail('tags', 'must be an object of string values', p.tags);
+      else for (const [k, v] of Object.entries(p.tags)) if (typeof v !== 'string') c.fail(`tags.${k}`, 'must be a string', v);
+    }
     c.throwIfAny();
 
     // A private deep copy: later changes to the caller's objects cannot bypass the checks above.

@@ -55,6 +55,8 @@ describe('props rejected in the constructor, with the construct path', () => {
     ['status range min > max', 'p', { ...base, monitorConfig: { expectedStatusCodeRanges: [{ min: 300, max: 200 }] } }, 'monitorConfig.expectedStatusCodeRanges[0]'],
     ['status range below 100', 'p', { ...base, monitorConfig: { expectedStatusCodeRanges: [{ min: 99, max: 200 }] } }, 'monitorConfig.expectedStatusCodeRanges[0]'],
     ['maxReturn 9', 'p', { ...base, maxReturn: 9 }, 'maxReturn'],
+    ['unknown record type', 'p', { ...base, allowedEndpointRecordTypes: ['CNAME' as never] }, 'allowedEndpointRecordTypes[0]'],
+    ['non-string tag', 'p', { ...base, tags: { owner: 42 as never } }, 'tags.owner'],
   ])('Profile: %s', (_what, id, props, prop) => {
     const app = new App();
     const err = thrown(() => new Profile(app, id, props));
