@@ -2,7 +2,8 @@ import { Option, type Command } from 'commander';
 import { normalize } from '../../core/model/normalize';
 import type { Document, DocumentInput, Profile } from '../../core/model/types';
 import {
-  buildReport, diff, planExitCode, previewPlan, renderJson, renderMarkdown, renderText, type DeployedProfile, type PlanIssue, type PlanReport,
+  applyOrder, buildReport, checkPlanBase, diff, planExitCode, previewPlan, renderJson, renderMarkdown, renderText,
+  type DeployedProfile, type Plan, type PlanIssue, type PlanReport, type PlanStep,
 } from '../../core/plan';
 import type { AzureResource, GeoLookup, ResourceCatalog } from '../../core/ports';
 import { parseDocument } from '../../core/validate';
@@ -189,4 +190,80 @@ export async function makeReport(
     ...(opts.warnings ? { warnings: opts.warnings } : {}),
     ...(opts.maxFailoverSeconds !== undefined ? { maxFailoverSeconds: opts.maxFailoverSeconds } : {}),
   });
+}
+
+/** One step's outcome while a plan is applied. */
+export interface StepOutcome {
+  index: number;
+  total: number;
+  step: PlanStep;
+  ok: boolean;
+  /** New ETag after a PUT. */
+  etag?: string;
+  error?: string;
+}
+
+export interface ApplyResult {
+  applied: StepOutcome[];
+  /** The step that failed (nothing after it was attempted). */
+  failed?: StepOutcome;
+  notApplied: PlanStep[];
+}
+
+/**
+ * Thrown before anything is written: the plan has errors, or the server changed since it was made.
+ * (Not a CliError subclass: commands/index.ts loads this module while cli/main.ts is still initialising;
+ * `tmkit apply` turns it into `new CliError(err.message)`, exit 1.)
+ */
+export class PlanRefusedError extends Error {
+  readonly code = 'PLAN_REFUSED';
+  constructor(message: string, readonly issues: PlanIssue[]) {
+    super(message);
+    this.name = 'PlanRefusedError';
+  }
+}
+
+/**
+ * Applies a plan through the management API (for `tmkit apply`): refuses a plan with errors; refuses a
+ * stale one (checkPlanBase against `GET /v1/profiles`: someone deployed in between) before writing
+ * anything; then runs applyOrder(plan) one call at a time with the plan's preconditions (`If-Match` with
+ * the base ETag, `If-None-Match: *` for creates), reporting each step to `onStep`, and stops at the first
+ * failure. The result says exactly which steps were applied and which were not.
+ */
+export async function executePlan(client: TmkitClient, plan: Plan, onStep?: (o: StepOutcome) => void | Promise<void>): Promise<ApplyResult> {
+  if (plan.errors.length > 0) {
+    throw new PlanRefusedError(`the plan has ${plan.errors.length} error(s) and cannot be applied: ${plan.errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`, plan.errors);
+  }
+  const list = await client.listProfiles();
+  const stale = checkPlanBase(plan, list.profiles.map((e) => ({ profile: e.profile, etag: e.etag, stack: e.stack })));
+  if (stale.length > 0) {
+    throw new PlanRefusedError(`the plan is stale, nothing was applied: ${stale.map((i) => i.message).join('; ')}. ${stale[0]!.hint}`, stale);
+  }
+  const steps = applyOrder(plan);
+  const applied: StepOutcome[] = [];
+  for (let i = 0; i < steps.length; i++) {
+    const { body, ...step } = steps[i]!;
+    const base = { index: i + 1, total: steps.length, step };
+    let outcome: StepOutcome;
+    try {
+      if (step.method === 'PUT') {
+        const r = await client.putProfile(body!, {
+          stack: plan.stack,
+          ...(step.ifMatch !== undefined ? { ifMatch: step.ifMatch } : {}),
+          ...(step.ifNoneMatch !== undefined ? { ifNoneMatch: step.ifNoneMatch } : {}),
+        });
+        outcome = { ...base, ok: true, etag: r.etag };
+      } else {
+        await client.deleteProfile(step.profile, { stack: plan.stack, ...(step.ifMatch !== undefined ? { ifMatch: step.ifMatch } : {}) });
+        outcome = { ...base, ok: true };
+      }
+    } catch (err) {
+      const failed: StepOutcome = { ...base, ok: false, error: (err as Error).message };
+      await onStep?.(failed);
+      return { applied, failed, notApplied: steps.slice(i + 1).map(({ body: _b, ...s }) => s) };
+    }
+    applied.push(outcome);
+    await onStep?.(outcome);
+  }
+  return { applied, notApplied: [] };
 }

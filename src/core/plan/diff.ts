@@ -236,3 +236,35 @@ export function applyOrder(plan: Plan): Array<PlanStep & { body?: Profile }> {
   const by = new Map(plan.changes.map((c) => [c.profile, c]));
   return plan.steps.map((s) => (s.method === 'PUT' ? { ...s, body: clone(by.get(s.profile)!.after!) } : { ...s }));
 }
+
+/**
+ * Whether a plan still fits the deployed state (`tmkit apply plan.json` runs this against the server's
+ * `GET /v1/profiles` first): every profile the plan compared must still have the ETag it had, and every
+ * profile it creates must still be absent. Empty when the plan can be applied; otherwise one
+ * `PLAN_STALE` issue per profile that changed since, saying what changed.
+ */
+export function checkPlanBase(plan: Plan, current: readonly DeployedProfile[]): PlanIssue[] {
+  const now = new Map(current.map((d) => [d.profile.name, d]));
+  const out: PlanIssue[] = [];
+  const stale = (profile: string, what: string): void => {
+    out.push({
+      severity: 'error', code: 'PLAN_STALE', path: `profiles[${profile}]`, profile,
+      message: `profile ${profile} ${what} since the plan was made`,
+      hint: 'someone deployed in between: run `tmkit plan` again, review the new plan, then apply it',
+    });
+  };
+  for (const c of plan.changes) {
+    const cur = now.get(c.profile);
+    if (c.action === 'create') {
+      if (cur) stale(c.profile, `was created (stack "${cur.stack}", ETag ${cur.etag})`);
+      continue;
+    }
+    if (!cur) { stale(c.profile, 'was deleted'); continue; }
+    if (cur.stack !== plan.stack) { stale(c.profile, `moved to stack "${cur.stack}"`); continue; }
+    if (cur.etag !== c.baseEtag) stale(c.profile, `changed (ETag ${c.baseEtag} → ${cur.etag})`);
+  }
+  // A profile of this stack the plan never saw: the plan would leave it alone although it left the document.
+  const known = new Set(plan.changes.map((c) => c.profile));
+  for (const d of current) if (d.stack === plan.stack && !known.has(d.profile.name)) stale(d.profile.name, `was added to stack "${plan.stack}"`);
+  return out;
+}

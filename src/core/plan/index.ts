@@ -4,7 +4,7 @@
  */
 export * from './types';
 export * from './preview-types';
-export { diff, orderSteps, applyOrder, nestedChildren, plannedProfiles } from './diff';
+export { diff, orderSteps, applyOrder, checkPlanBase, nestedChildren, plannedProfiles } from './diff';
 export { diffAttributes, applyAttributeChanges, parsePath, jsonEqual, REPLACE_PATHS } from './attributes';
 export { failoverTimes, detectionSeconds, type FailoverEstimate } from './failover';
 export { lintProfiles } from './lints';

@@ -1,4 +1,4 @@
-import { applyAttributeChanges, applyOrder, diff, diffAttributes, parsePath } from '../../../src/core/plan';
+import { applyAttributeChanges, applyOrder, checkPlanBase, diff, diffAttributes, parsePath } from '../../../src/core/plan';
 import { dataStack, deployedOf, doc, webAfter, webBefore, webScenario } from './fixtures';
 
 describe('diff: actions per profile', () => {
@@ -197,5 +197,28 @@ describe('applyOrder', () => {
     const order = plan.steps.map((s) => s.profile);
     expect(order.indexOf('contoso-eu')).toBeLessThan(order.indexOf('contoso-geo'));
     expect(plan.steps.find((s) => s.profile === 'contoso-geo')!.after).toEqual(['after create of contoso-eu (nested by this profile)']);
+  });
+});
+
+describe('checkPlanBase (stale plans)', () => {
+  const { desired, deployed } = webScenario();
+  const plan = diff(desired, deployed);
+  const web = deployed.filter((d) => d.stack === 'web');
+
+  test('the state the plan was made against: applicable', () => {
+    expect(checkPlanBase(plan, deployed)).toEqual([]);
+  });
+
+  test.each<[string, () => typeof deployed, RegExp]>([
+    ['an updated profile changed', () => deployed.map((d) => (d.profile.name === 'contoso-web' ? { ...d, etag: '"x"' } : d)), /contoso-web changed \(ETag "contoso-web-1" → "x"\)/],
+    ['a no-op profile changed', () => deployed.map((d) => (d.profile.name === 'contoso-eu' ? { ...d, etag: '"x"' } : d)), /contoso-eu changed/],
+    ['a profile to delete is gone', () => deployed.filter((d) => d.profile.name !== 'old-api'), /old-api was deleted/],
+    ['a profile to create exists', () => [...deployed, { ...web[0]!, profile: { ...web[0]!.profile, name: 'contoso-api' } }], /contoso-api was created/],
+    ['a profile was added to the stack', () => [...deployed, { ...web[0]!, profile: { ...web[0]!.profile, name: 'extra' } }], /extra was added to stack "web"/],
+    ['a profile moved stack', () => deployed.map((d) => (d.profile.name === 'status' ? { ...d, stack: 'ops' } : d)), /status moved to stack "ops"/],
+  ])('%s: PLAN_STALE', (_what, now, message) => {
+    const issues = checkPlanBase(plan, now());
+    expect(issues.map((i) => i.code)).toEqual(['PLAN_STALE']);
+    expect(issues[0]!.message).toMatch(message);
   });
 });

@@ -1,0 +1,98 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { executePlan, PlanRefusedError, type StepOutcome } from '../../src/cli/commands/plan';
+import { TmkitClient } from '../../src/client';
+import { normalize } from '../../src/core/model/normalize';
+import type { DocumentInput } from '../../src/core/model/types';
+import { diff, readPlanJson } from '../../src/core/plan';
+import { startApi, TOKEN, type Harness } from '../runtime/api/harness';
+import { REPO, tmkit } from './run';
+
+/**
+ * `tmkit plan` against a real management API (real HTTP, SQLite store), and the plan's steps applied the
+ * way `tmkit apply plan.json` must apply them: the runtime accepts every step in order, a second plan is
+ * empty, a stale plan is refused before anything is written, and a failure mid-way says what was applied.
+ */
+const SAMPLE = join(REPO, 'examples/github-actions/sample');
+const MAIN = join(SAMPLE, 'main.tmkit.out.json');
+const PR = join(SAMPLE, 'pr.tmkit.out.json');
+const mainDoc = normalize(JSON.parse(readFileSync(MAIN, 'utf8')) as DocumentInput);
+
+let h: Harness;
+let client: TmkitClient;
+let dir: string;
+
+beforeEach(async () => {
+  h = await startApi();
+  client = new TmkitClient({ server: h.base, token: TOKEN, retries: 0 });
+  dir = mkdtempSync(join(tmpdir(), 'tmkit-plan-server-'));
+  // Deploy "main" with a plan of its own (children before parents).
+  const first = await executePlan(client, diff(mainDoc, []));
+  expect(first.failed).toBeUndefined();
+});
+
+afterEach(async () => {
+  await client.close();
+  await h.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function planFile(): Promise<string> {
+  const out = join(dir, 'plan.json');
+  const r = await tmkit(['plan', PR, '--server', h.base, '--token', TOKEN, '--out', out, '--no-preview', '--detailed-exitcode']);
+  expect(r.stderr).toBe('');
+  expect(r.code).toBe(2);
+  return out;
+}
+
+test('plan against the server, apply the plan file, then a second plan has no changes', async () => {
+  const plan = readPlanJson(JSON.parse(readFileSync(await planFile(), 'utf8')));
+  expect(plan.summary).toEqual({ add: 1, change: 2, replace: 1, destroy: 1, unchanged: 1 });
+  const seen: string[] = [];
+  const result = await executePlan(client, plan, (o) => { seen.push(`${o.index}/${o.total} ${o.step.method} ${o.step.profile} ${o.ok ? 'ok' : 'failed'}`); });
+  expect(result.failed).toBeUndefined();
+  expect(seen).toEqual(['1/5 PUT contoso-api ok', '2/5 PUT contoso-geo ok', '3/5 PUT contoso-web ok', '4/5 PUT status ok', '5/5 DELETE old-api ok']);
+
+  const again = await tmkit(['plan', PR, '--server', h.base, '--token', TOKEN, '--detailed-exitcode', '--no-preview']);
+  expect(again.code).toBe(0);
+  expect(again.stdout).toContain('No changes.');
+});
+
+test('a stale plan is refused before anything is written, naming what changed', async () => {
+  const plan = readPlanJson(JSON.parse(readFileSync(await planFile(), 'utf8')));
+  // Someone else deploys a change to contoso-web in between.
+  const cur = await client.getProfile('contoso-web');
+  await client.putProfile({ ...cur.profile, dnsConfig: { ...cur.profile.dnsConfig, ttl: 20 } }, { stack: 'web', ifMatch: cur.etag });
+  const before = await client.listProfiles();
+  await expect(executePlan(client, plan)).rejects.toThrow(PlanRefusedError);
+  await expect(executePlan(client, plan)).rejects.toThrow(/stale, nothing was applied: profile contoso-web changed \(ETag .* → .*\) since the plan was made/);
+  expect(await client.listProfiles()).toEqual(before);
+});
+
+test('a failure mid-way reports exactly what was and was not applied', async () => {
+  const plan = readPlanJson(JSON.parse(readFileSync(await planFile(), 'utf8')));
+  const outcomes: StepOutcome[] = [];
+  // After the second step, a concurrent writer changes contoso-web: its PUT (step 3) fails on If-Match.
+  const result = await executePlan(client, plan, async (o) => {
+    outcomes.push(o);
+    if (o.index === 2) {
+      const cur = await client.getProfile('contoso-web');
+      await client.putProfile({ ...cur.profile, dnsConfig: { ...cur.profile.dnsConfig, ttl: 20 } }, { stack: 'web', ifMatch: cur.etag });
+    }
+  });
+  expect(result.applied.map((o) => o.step.profile)).toEqual(['contoso-api', 'contoso-geo']);
+  expect(result.failed).toMatchObject({ index: 3, ok: false, step: { profile: 'contoso-web', method: 'PUT' } });
+  expect(result.failed!.error).toMatch(/412|If-Match|precondition/i);
+  expect(result.notApplied.map((s) => `${s.method} ${s.profile}`)).toEqual(['PUT status', 'DELETE old-api']);
+  // The server has exactly the applied part.
+  expect((await client.findProfile('contoso-api'))?.stack).toBe('web');
+  expect(await client.findProfile('old-api')).toBeDefined();
+});
+
+test('a plan with errors is refused', async () => {
+  const wrongStack = normalize({ ...(JSON.parse(readFileSync(PR, 'utf8')) as DocumentInput), stack: 'other' });
+  const plan = diff(wrongStack, (await client.listProfiles()).profiles.map((e) => ({ profile: e.profile, etag: e.etag, stack: e.stack })));
+  expect(plan.errors.map((e) => e.code)).toContain('PLAN_PROFILE_OWNED_BY_OTHER_STACK');
+  await expect(executePlan(client, plan)).rejects.toThrow(/cannot be applied/);
+});
