@@ -12,7 +12,7 @@
  * deliberately simple; they put London–New York (5,570 km) at about 77 ms and Frankfurt–Tokyo at about 127 ms.
  */
 import { readFileSync } from 'node:fs';
-import { findAzureRegion, GEO_REGIONS } from '../core/data';
+import { AZURE_REGIONS, findAzureRegion, GEO_REGIONS } from '../core/data';
 import type { ClientGeo } from '../core/ports';
 import coordinatesJson from './country-coordinates.json';
 import { GeoError } from './errors';
@@ -138,6 +138,34 @@ export function prefixRowsFor(table: LatencyTable, ip: ParsedIp | undefined): La
 
 const MAX_ISSUES_IN_MESSAGE = 10;
 
+/** Levenshtein distance, for "did you mean" hints. */
+function editDistance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const cur = [i];
+    for (let j = 1; j <= b.length; j++) {
+      cur[j] = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    }
+    prev = cur;
+  }
+  return prev[b.length]!;
+}
+
+/** The canonical region name nearest to a misspelt one (at most 3 edits away), if any. */
+function closestRegion(name: string): string | undefined {
+  const key = name.replace(/\s+/g, '').toLowerCase();
+  let best: string | undefined;
+  let bestD = 4;
+  for (const r of AZURE_REGIONS) {
+    const d = editDistance(key, r.name);
+    if (d < bestD) {
+      bestD = d;
+      best = r.name;
+    }
+  }
+  return best;
+}
+
 /**
  * Validates a parsed latency-table document. Format (JSON object; keys starting with `$` are comments):
  *
@@ -189,7 +217,8 @@ export function parseLatencyTable(doc: unknown, path: string): LatencyTable {
         const at = `${where}.${JSON.stringify(regionName)}`;
         const region = findAzureRegion(regionName);
         if (!region) {
-          issues.push(`${at}: unknown Azure region (use a canonical name such as "westeurope"; the list is src/core/data/azure-regions.json)`);
+          const hint = closestRegion(regionName);
+          issues.push(`${at}: unknown Azure region (${hint ? `did you mean "${hint}"? ` : ''}use a canonical region name such as "westeurope")`);
           continue;
         }
         if (typeof ms !== 'number' || !Number.isFinite(ms) || ms < 0) {
