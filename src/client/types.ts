@@ -41,14 +41,17 @@ export interface WriteResult {
 
 export interface DeleteResult { name: string; deleted: true; revision: number }
 
-/** A probe result as the status endpoint reports it. */
+/** The last probe of an endpoint, as the status endpoint reports it. */
 export interface ProbeResultReport {
   /** ISO time the probe finished. */
   at: string;
   ok: boolean;
-  /** e.g. `HTTP 200`, `timeout`, `ECONNREFUSED`. */
-  detail?: string;
-  latencyMs?: number;
+  /** e.g. `status 200`, `timeout`, `connection refused`. */
+  reason: string;
+  statusCode?: number;
+  /** The address probed (after resolving an FQDN). */
+  address?: string;
+  latencyMs: number;
 }
 
 export interface StatusTransitionReport {
@@ -56,18 +59,30 @@ export interface StatusTransitionReport {
   endpoint: string;
   from: string;
   to: string;
-  reason?: string;
+  reason: string;
+  /** The probing location (host) that saw it. */
+  location: string;
 }
 
 export interface EndpointStatusReport {
   name: string;
   type: string;
-  endpointStatus: string;
-  endpointMonitorStatus: EndpointMonitorStatus;
-  /** What probing says (Online / Degraded / CheckingEndpoint) when the endpoint is probed. */
-  verdict?: string;
   target?: string;
-  lastProbes: ProbeResultReport[];
+  targetResourceId?: string;
+  endpointStatus: string;
+  /** Azure's endpoint monitor status, derived from configuration and probing (behaviors.md §6). */
+  endpointMonitorStatus: EndpointMonitorStatus;
+  /** Why it has that status. */
+  reason: string;
+  /** False for endpoints that are not probed (disabled, nested, Always Serve, stopped resource). */
+  probed: boolean;
+  /** What probing says (Online / Degraded / CheckingEndpoint). */
+  verdict?: string;
+  consecutiveFailures?: number;
+  /** ISO time of the last verdict change. */
+  since?: string;
+  location?: string;
+  lastProbe?: ProbeResultReport;
 }
 
 /** GET /v1/profiles/{name}/status. */
@@ -75,10 +90,15 @@ export interface ProfileStatusReport {
   name: string;
   stack: string;
   etag: string;
+  /** Store revision of the configuration the statuses were derived from. */
+  revision: number;
   fqdn: string;
   profileStatus: string;
   profileMonitorStatus: ProfileMonitorStatus;
+  /** Every eligible endpoint Degraded: they are answered as if Online (behaviors.md §4). */
+  allDegradedFallback: boolean;
   endpoints: EndpointStatusReport[];
+  /** Recent status transitions, newest first (including those saved before a restart). */
   transitions: StatusTransitionReport[];
 }
 
@@ -97,8 +117,12 @@ export interface ResolveResult {
   records: AnswerRecord[];
   profile?: string;
   endpoints: string[];
+  /** Every answer possible now, with probabilities (Weighted, MultiValue: several). */
   outcomes: RoutingOutcome[];
+  /** True when the answer depends on the client address (Geographic, Performance, Subnet). */
+  clientDependent: boolean;
   explanation: ExplanationStep[];
+  /** Store revision the answer was computed from. */
   revision: number;
 }
 

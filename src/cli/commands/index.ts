@@ -5,6 +5,10 @@ import { registerPlan } from './plan';
 import { registerPreview } from './preview';
 import { registerSynth } from './synth';
 import { registerValidate } from './validate';
+import { registerServe } from './serve';
+import { registerStatus } from './status';
+import { registerResolve } from './resolve';
+import { registerApply } from './apply';
 
 /** Every `tmkit` subcommand registers itself here; one module per command under src/cli/commands/. */
 export const commands: Array<(program: Command) => void> = [
@@ -14,4 +18,8 @@ export const commands: Array<(program: Command) => void> = [
   registerImport,
   registerPlan,
   registerPreview,
+  registerServe,
+  registerStatus,
+  registerResolve,
+  registerApply,
 ];

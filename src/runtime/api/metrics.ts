@@ -6,8 +6,6 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
  */
 export class RuntimeMetrics {
   readonly registry = new Registry();
-  readonly dnsQueries: Counter<'profile' | 'rcode' | 'qtype'>;
-  readonly dnsAnswers: Counter<'profile' | 'endpoint'>;
   readonly probes: Counter<'profile' | 'endpoint' | 'result'>;
   readonly probeLatency: Histogram<'profile' | 'endpoint'>;
   readonly transitions: Counter<'profile' | 'endpoint' | 'from' | 'to'>;
@@ -21,8 +19,6 @@ export class RuntimeMetrics {
   constructor(options: { defaultMetrics?: boolean } = {}) {
     const registers = [this.registry];
     if (options.defaultMetrics) collectDefaultMetrics({ register: this.registry, prefix: 'tmkit_' });
-    this.dnsQueries = new Counter({ name: 'tmkit_dns_queries_total', help: 'DNS queries answered, by profile (empty outside any profile), rcode and query type', labelNames: ['profile', 'rcode', 'qtype'], registers });
-    this.dnsAnswers = new Counter({ name: 'tmkit_dns_answers_total', help: 'DNS answers by the leaf endpoint answered (profile/endpoint path through nesting)', labelNames: ['profile', 'endpoint'], registers });
     this.probes = new Counter({ name: 'tmkit_probe_results_total', help: 'Health probe results by endpoint and result', labelNames: ['profile', 'endpoint', 'result'], registers });
     this.probeLatency = new Histogram({ name: 'tmkit_probe_duration_seconds', help: 'Health probe round-trip time', labelNames: ['profile', 'endpoint'], buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10], registers });
     this.transitions = new Counter({ name: 'tmkit_status_transitions_total', help: 'Endpoint monitor status transitions', labelNames: ['profile', 'endpoint', 'from', 'to'], registers });

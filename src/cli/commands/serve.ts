@@ -1,0 +1,101 @@
+import { isAbsolute, join, relative } from 'node:path';
+import * as net from 'node:net';
+import type { Command } from 'commander';
+import pino from 'pino';
+import { Engine } from '../../runtime/engine';
+import type { BoundAddress, ListenAddress } from '../../runtime/dns';
+import { CliError, EXIT_USAGE } from '../main';
+
+interface ServeOptions {
+  stateDir: string;
+  zone: string;
+  dns: string[];
+  api: string;
+  resources?: string;
+  geoip?: string;
+  workers: string;
+  logLevel: string;
+}
+
+/** `host:port` or `[v6]:port` → address; the port is required. */
+export function parseHostPort(flag: string, s: string): ListenAddress {
+  const m = /^\[([^\]]+)\]:(\d+)$/.exec(s.trim()) ?? /^([^:]+):(\d+)$/.exec(s.trim());
+  const port = m ? Number(m[2]) : NaN;
+  if (!m || net.isIP(m[1]!) === 0 || !Number.isInteger(port) || port > 65535) {
+    throw new CliError(`${flag} ${s}: expected an IP address and port such as 127.0.0.1:5300 or [::1]:5300`, EXIT_USAGE);
+  }
+  return { address: m[1]!, port };
+}
+
+const show = (a: { address: string; port: number; family?: string }): string =>
+  `${a.family === 'IPv6' || a.address.includes(':') ? `[${a.address}]` : a.address}:${a.port}`;
+
+function shownPath(p: string): string {
+  const r = relative(process.cwd(), p);
+  return r !== '' && !r.startsWith('..') && !isAbsolute(r) ? r : p;
+}
+
+/**
+ * `tmkit serve`: the runtime (design §4): DNS (UDP+TCP) + prober + management API + embedded store.
+ * Runs until SIGTERM/SIGINT, then drains in-flight API requests and exits 0.
+ */
+export function registerServe(program: Command): void {
+  program
+    .command('serve')
+    .description('run the runtime: authoritative DNS, health probing, the management API and the embedded store')
+    .option('--state-dir <dir>', 'where the store (tmkit.db) and the API token live', '.tmkit')
+    .option('--zone <zone>', 'authoritative zone; profiles answer at <relativeName>.<zone>', 'tm.internal')
+    .option('--dns <address:port>', 'DNS listen address, UDP and TCP (repeatable; default 127.0.0.1:5300)', (v: string, acc: string[]) => [...acc, v], [])
+    .option('--api <address:port>', 'management API listen address (loopback by default: put TLS in front before exposing it)', '127.0.0.1:5380')
+    .option('--resources <file>', 'Azure resource catalog to load at start: {"<ARM id>": {"target", "location", "state"}}')
+    .option('--geoip <file.mmdb>', 'city-level MMDB consulted before the shipped country database')
+    .option('--workers <n>', 'DNS processes (only 1 is supported so far)', '1')
+    .option('--log-level <level>', 'pino log level (logs go to stderr as JSON)', 'info')
+    .action(async (opts: ServeOptions) => {
+      const workers = Number(opts.workers);
+      if (!Number.isInteger(workers) || workers < 1) throw new CliError(`--workers ${opts.workers}: expected a positive integer`, EXIT_USAGE);
+      if (workers > 1) throw new CliError('--workers > 1 is not supported by `tmkit serve` yet; run one process (it answers >100k queries/s) or several nodes behind anycast', EXIT_USAGE);
+      const dns = (opts.dns.length > 0 ? opts.dns : ['127.0.0.1:5300']).map((s) => parseHostPort('--dns', s));
+      const apiAddr = parseHostPort('--api', opts.api);
+      const logger = pino({ level: opts.logLevel }, pino.destination(2));
+      let engine: Engine;
+      try {
+        engine = await Engine.start({
+          stateDir: opts.stateDir, zone: opts.zone, dns, api: { host: apiAddr.address, port: apiAddr.port }, logger,
+          ...(opts.resources !== undefined ? { resourcesFile: opts.resources } : {}),
+          ...(opts.geoip !== undefined ? { geoip: opts.geoip } : {}),
+        });
+      } catch (err) {
+        const e = err as NodeJS.ErrnoException;
+        if (e.code === 'EADDRINUSE') throw new CliError(`serve: ${e.message}: another process listens there; pick another --dns/--api address`);
+        throw new CliError(`serve: ${e.message}`);
+      }
+      const api = engine.apiAddress();
+      const profiles = engine.snapshot().profiles.size;
+      const tokenWhere = engine.token.origin === 'env' ? 'from TMKIT_TOKEN' : `in ${shownPath(engine.token.path ?? join(opts.stateDir, 'token'))} (mode 0600${engine.token.origin === 'generated' ? ', generated now' : ''})`;
+      const dnsWhere = engine.dnsAddresses().map((a: BoundAddress) => show(a)).join(', ');
+      process.stdout.write([
+        `tmkit serve: zone ${engine.zone}, ${profiles} profile${profiles === 1 ? '' : 's'}, state in ${shownPath(join(opts.stateDir, 'tmkit.db'))}`,
+        `  DNS  UDP+TCP ${dnsWhere}        dig @${engine.dnsAddresses()[0]!.address} -p ${engine.dnsAddresses()[0]!.port} <name>.${engine.zone}`,
+        `  API  http://${show({ address: api.address, port: api.port })}   token ${tokenWhere}`,
+        '',
+      ].join('\n'));
+      await untilSignal(() => process.stderr.write('tmkit serve: second signal, exiting now\n'));
+      process.stdout.write('tmkit serve: stopping (draining API requests, saving monitor state)\n');
+      await engine.stop();
+      process.stdout.write('tmkit serve: stopped\n');
+    });
+}
+
+function untilSignal(onSecond: () => void): Promise<void> {
+  return new Promise((resolveSignal) => {
+    let count = 0;
+    const handler = (): void => {
+      count++;
+      if (count === 1) resolveSignal();
+      else { onSecond(); process.exit(1); }
+    };
+    process.on('SIGINT', handler);
+    process.on('SIGTERM', handler);
+  });
+}

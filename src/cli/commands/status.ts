@@ -1,0 +1,60 @@
+import { Option, type Command } from 'commander';
+import { TmkitClient, type ProfileStatusReport } from '../../client';
+import { CliError } from '../main';
+import { toJsonText } from '../util/files';
+
+export interface ServerOptions { server?: string; token?: string }
+
+/** Adds `--server` / `--token` (design §4). */
+export function serverOptions(cmd: Command): Command {
+  return cmd
+    .option('--server <url>', 'management API (default TMKIT_SERVER, then http://127.0.0.1:5380)')
+    .option('--token <token>', 'API token (default TMKIT_TOKEN, then .tmkit/token for a local server)');
+}
+
+export function clientFor(opts: ServerOptions): TmkitClient {
+  return new TmkitClient({ ...(opts.server !== undefined ? { server: opts.server } : {}), ...(opts.token !== undefined ? { token: opts.token } : {}) });
+}
+
+/** Turns a client error into a CliError that names the server and carries every diagnostic. */
+export function serverFailure(err: unknown): CliError {
+  return new CliError(`${(err as Error).message}${(err as { code?: string }).code === 'UNAUTHORIZED' ? ' (set --token or TMKIT_TOKEN)' : ''}`);
+}
+
+function pad(s: string, n: number): string { return s.length >= n ? s : s + ' '.repeat(n - s.length); }
+
+export function renderStatus(r: ProfileStatusReport): string {
+  const lines = [`${r.name}  ${r.fqdn}  ${r.profileMonitorStatus}${r.profileStatus === 'Disabled' ? ' (profile Disabled)' : ''}${r.allDegradedFallback ? '  [all endpoints Degraded: answering as if Online]' : ''}  stack ${r.stack}`];
+  for (const e of r.endpoints) {
+    const probe = e.lastProbe ? `last probe ${e.lastProbe.ok ? 'ok' : 'FAILED'} (${e.lastProbe.reason}, ${e.lastProbe.latencyMs} ms) at ${e.lastProbe.at}` : e.probed ? 'not probed yet' : 'not probed';
+    lines.push(`  ${pad(e.name, 16)} ${pad(e.endpointMonitorStatus, 17)} ${pad(e.target ?? e.targetResourceId ?? '', 28)} ${probe}${e.reason ? `  — ${e.reason}` : ''}`);
+  }
+  if (r.transitions.length > 0) {
+    lines.push('  recent transitions:');
+    for (const t of r.transitions.slice(0, 10)) lines.push(`    ${t.at}  ${t.endpoint}: ${t.from} → ${t.to} (${t.reason})`);
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/** `tmkit status [PROFILE]`: monitor status of one or every profile, from the running server. */
+export function registerStatus(program: Command): void {
+  serverOptions(program
+    .command('status')
+    .description('show profile and endpoint monitor status from the running server (all profiles, or one in detail)')
+    .argument('[profile]', 'profile name'))
+    .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'))
+    .action(async (profile: string | undefined, opts: ServerOptions & { format: 'text' | 'json' }) => {
+      const client = clientFor(opts);
+      try {
+        const names = profile !== undefined ? [profile] : (await client.listProfiles()).profiles.map((p) => p.name);
+        const reports = await Promise.all(names.map((n) => client.status(n)));
+        if (opts.format === 'json') process.stdout.write(toJsonText(profile !== undefined ? reports[0] : { profiles: reports }));
+        else if (reports.length === 0) process.stdout.write(`no profiles on ${client.server}; deploy some with \`tmkit apply FILE --yes\`\n`);
+        else process.stdout.write(reports.map(renderStatus).join('\n'));
+      } catch (err) {
+        throw serverFailure(err);
+      } finally {
+        await client.close();
+      }
+    });
+}

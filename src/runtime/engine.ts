@@ -1,0 +1,385 @@
+/**
+ * The composition root of `tmkit serve` (design §2, §4): the one place where the real clock, RNG,
+ * sockets, files and timers are created and wired.
+ *
+ *   store ──watch──▶ rebuild ──buildSnapshot──▶ DNS server (setSnapshot)
+ *     ▲                 ▲  └──probeTargets──▶ Monitor (setTargets)
+ *     │                 └──── onTransition ◀──┘
+ *   API (validated conditional writes)
+ *
+ * Every committed store change and every monitor transition schedules one rebuild on the next turn of
+ * the event loop (changes arriving meanwhile are folded into it), so a write reaches DNS answers within
+ * milliseconds of its commit, and the DNS server only ever sees whole snapshots.
+ */
+import { readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import pino, { type Logger } from 'pino';
+import { Gauge } from 'prom-client';
+import { profileFqdn } from '../core/model/names';
+import type { Profile } from '../core/model/types';
+import { probeTargets } from '../core/health/targets';
+import { answer, buildSnapshot, profileStatusReport, resolve, type CompiledSnapshot } from '../core/routing';
+import type { GeoLookup, ResourceCatalog, Rng } from '../core/ports';
+import { MmdbGeoLookup } from '../geo';
+import { ApiProblem, ApiServer, API_CODES, RuntimeMetrics, defaultValidator, loadOrCreateToken, type ResolveRequest, type TokenSource } from './api';
+import { DnsServer, type BoundAddress, type ListenAddress } from './dns';
+import { Monitor, type EndpointTransition, type MonitorOptions } from './monitor';
+import { SqliteStore, parseResourceCatalog, toResourceCatalog, canonicalJson, type Store, type StoredProfile, type StoreChange } from './store';
+
+export interface EngineOptions {
+  stateDir: string;
+  /** Authoritative zone; default `tm.internal`. */
+  zone?: string;
+  /** DNS listen addresses (UDP+TCP); default 127.0.0.1:5300. */
+  dns?: ListenAddress[];
+  /** API address; default 127.0.0.1:5380. */
+  api?: { host: string; port: number };
+  /** A resource catalog file loaded into the store at start (design §3). */
+  resourcesFile?: string;
+  /** City-level MMDB consulted before the shipped country database. */
+  geoip?: string;
+  /** Use this store instead of the SQLite one in stateDir (tests). */
+  store?: Store;
+  /** Use this geo lookup instead of opening the MMDB databases (tests). */
+  geo?: GeoLookup;
+  logger?: Logger;
+  env?: NodeJS.ProcessEnv;
+  rng?: Rng;
+  /** Monitor overrides (tests shorten probe intervals). */
+  monitor?: MonitorOptions;
+  /** Extra delay before a rebuild, folding bursts of changes (default 0: next event-loop turn). */
+  debounceMs?: number;
+}
+
+interface Loaded {
+  profiles: Map<string, StoredProfile>;
+  resources: ResourceCatalog;
+  resourcesJson: string;
+  revision: number;
+}
+
+const iso = (ms: number): string => new Date(ms).toISOString();
+
+export class Engine {
+  readonly store: Store;
+  readonly metrics: RuntimeMetrics;
+  readonly logger: Logger;
+  readonly zone: string;
+  readonly token: TokenSource;
+  private readonly monitor: Monitor;
+  private readonly geo: GeoLookup;
+  private readonly rng: Rng;
+  private readonly debounceMs: number;
+  private dns!: DnsServer;
+  private api!: ApiServer;
+  private state!: Loaded;
+  private snap!: CompiledSnapshot;
+  private pendingNames = new Set<string>();
+  private pendingResources = false;
+  private pendingHealth = false;
+  private pendingSince: number | undefined;
+  private scheduled = false;
+  private building: Promise<void> | undefined;
+  private unwatch: Array<() => void> = [];
+  private previousHistory: EndpointTransition[] = [];
+  private saveTimer: NodeJS.Timeout | undefined;
+  private stopped = false;
+
+  private constructor(private readonly o: EngineOptions, store: Store, geo: GeoLookup, token: TokenSource) {
+    this.store = store;
+    this.geo = geo;
+    this.token = token;
+    this.zone = (o.zone ?? 'tm.internal').replace(/\.$/, '').toLowerCase();
+    this.logger = o.logger ?? pino({ level: 'info' });
+    this.metrics = new RuntimeMetrics({ defaultMetrics: true });
+    this.rng = o.rng ?? Math.random;
+    this.debounceMs = o.debounceMs ?? 0;
+    this.monitor = new Monitor(o.monitor ?? {});
+  }
+
+  /** Opens the store, loads the catalog, starts probing, DNS and the API. */
+  static async start(o: EngineOptions): Promise<Engine> {
+    const env = o.env ?? process.env;
+    const token = loadOrCreateToken(o.stateDir, env);
+    const store = o.store ?? SqliteStore.open({ stateDir: o.stateDir });
+    let engine: Engine | undefined;
+    try {
+      const geo = o.geo ?? await MmdbGeoLookup.open(o.geoip !== undefined ? { geoip: o.geoip } : {});
+      engine = new Engine(o, store, geo, token);
+      await engine.boot();
+      return engine;
+    } catch (err) {
+      if (engine) await engine.stop().catch(() => undefined);
+      else await store.close();
+      throw err;
+    }
+  }
+
+  private async boot(): Promise<void> {
+    if (this.o.resourcesFile !== undefined) await this.loadResourcesFile(this.o.resourcesFile);
+    const prev = await this.store.loadMonitorState() as { history?: EndpointTransition[] } | undefined;
+    if (prev && Array.isArray(prev.history)) this.previousHistory = prev.history;
+
+    const [stored, resources, revision] = await Promise.all([this.store.getProfiles(), this.store.getResources(), this.store.revision()]);
+    this.state = {
+      profiles: new Map(stored.map((p) => [p.profile.name, p])),
+      resources: toResourceCatalog(resources),
+      resourcesJson: canonicalJson(resources),
+      revision,
+    };
+    this.unwatch.push(this.store.watch((c) => this.onStoreChange(c)));
+    this.unwatch.push(this.monitor.onTransition((t) => this.onTransition(t)));
+    this.unwatch.push(this.monitor.onProbe(({ key, probe }) => {
+      const [profile, endpoint] = splitKey(key);
+      this.metrics.probes.inc({ profile, endpoint, result: probe.ok ? 'success' : 'failure' });
+      this.metrics.probeLatency.observe({ profile, endpoint }, probe.latencyMs / 1000);
+    }));
+    this.monitor.setTargets(probeTargets(this.profiles(), this.state.resources));
+    this.snap = this.build();
+    this.monitor.start();
+
+    this.dns = new DnsServer({ zone: this.zone, snapshot: this.snap, resolve, rng: this.rng, listen: this.o.dns ?? [{ address: '127.0.0.1', port: 5300 }] });
+    await this.dns.start();
+    this.registerDnsMetrics();
+
+    this.api = new ApiServer({
+      store: this.store,
+      token: this.token.token,
+      validator: defaultValidator,
+      metrics: this.metrics,
+      logger: this.logger.child({ component: 'api' }),
+      status: (p) => this.statusReport(p),
+      resolve: (q) => this.resolveQuery(q),
+    });
+    const api = this.o.api ?? { host: '127.0.0.1', port: 5380 };
+    await this.api.listen(api.host, api.port);
+  }
+
+  private async loadResourcesFile(file: string): Promise<void> {
+    let json: unknown;
+    try {
+      json = JSON.parse(readFileSync(file, 'utf8'));
+    } catch (err) {
+      throw new Error(`--resources ${file}: cannot read the resource catalog: ${(err as Error).message}`);
+    }
+    const { catalog, errors } = parseResourceCatalog(json);
+    if (errors.length > 0) throw new Error(`--resources ${file}: ${errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`);
+    const current = await this.store.getResources();
+    if (canonicalJson(current) !== canonicalJson(catalog)) await this.store.putResources(catalog);
+  }
+
+  private profiles(): Profile[] {
+    return [...this.state.profiles.values()].map((p) => p.profile);
+  }
+
+  private build(): CompiledSnapshot {
+    const snap = buildSnapshot({ zone: this.zone, profiles: this.profiles(), health: this.monitor, resources: this.state.resources, geo: this.geo });
+    this.metrics.snapshotBuilds.inc();
+    this.metrics.storeRevision.set(this.state.revision);
+    this.metrics.profiles.set(this.state.profiles.size);
+    return snap;
+  }
+
+  private onStoreChange(c: StoreChange): void {
+    if (c.kind === 'resources') this.pendingResources = true;
+    else if (c.name !== undefined) this.pendingNames.add(c.name);
+    this.schedule();
+  }
+
+  private onTransition(t: EndpointTransition): void {
+    this.metrics.transitions.inc({ profile: t.profile, endpoint: t.endpoint, from: t.from, to: t.to });
+    this.logger.info({ profile: t.profile, endpoint: t.endpoint, from: t.from, to: t.to, reason: t.reason }, 'endpoint status changed');
+    this.pendingHealth = true;
+    this.schedule();
+    this.scheduleSave();
+  }
+
+  private schedule(): void {
+    if (this.stopped) return;
+    this.pendingSince ??= performance.now();
+    if (this.scheduled) return;
+    this.scheduled = true;
+    const run = (): void => { this.scheduled = false; void this.rebuild(); };
+    if (this.debounceMs > 0) setTimeout(run, this.debounceMs);
+    else setImmediate(run);
+  }
+
+  /** Applies pending changes: re-reads changed profiles, rebuilds the snapshot, swaps it into DNS. */
+  private async rebuild(): Promise<void> {
+    if (this.building) { await this.building; if (this.hasPending()) this.schedule(); return; }
+    this.building = (async () => {
+      try {
+        while (this.hasPending() && !this.stopped) {
+          const names = [...this.pendingNames];
+          const resources = this.pendingResources;
+          const since = this.pendingSince;
+          this.pendingNames.clear();
+          this.pendingResources = false;
+          this.pendingHealth = false;
+          this.pendingSince = undefined;
+          const configChanged = names.length > 0 || resources;
+          const [fetched, catalog, revision] = await Promise.all([
+            Promise.all(names.map((n) => this.store.getProfile(n))),
+            resources ? this.store.getResources() : Promise.resolve(undefined),
+            this.store.revision(),
+          ]);
+          names.forEach((n, i) => {
+            const p = fetched[i];
+            if (p) this.state.profiles.set(n, p); else this.state.profiles.delete(n);
+          });
+          if (catalog) {
+            this.state.resources = toResourceCatalog(catalog);
+            this.state.resourcesJson = canonicalJson(catalog);
+          }
+          this.state.revision = revision;
+          // Targets first, so a new endpoint's verdict starts at CheckingEndpoint in the same snapshot.
+          if (configChanged) this.monitor.setTargets(probeTargets(this.profiles(), this.state.resources));
+          this.snap = this.build();
+          this.dns.setSnapshot(this.snap);
+          if (since !== undefined) this.metrics.configLatency.observe((performance.now() - since) / 1000);
+        }
+      } catch (err) {
+        this.logger.error({ err }, 'snapshot rebuild failed; DNS keeps answering from the previous snapshot');
+      } finally {
+        this.building = undefined;
+      }
+    })();
+    await this.building;
+  }
+
+  private hasPending(): boolean {
+    return this.pendingNames.size > 0 || this.pendingResources || this.pendingHealth;
+  }
+
+  /** Resolves when every change committed so far is in the snapshot DNS serves. */
+  async settle(): Promise<void> {
+    for (let i = 0; i < 100; i++) {
+      if (this.building) { await this.building; continue; }
+      const storeRev = await this.store.revision();
+      if (!this.hasPending() && storeRev <= this.state.revision) return;
+      if (!this.scheduled) this.schedule();
+      await new Promise((r) => setImmediate(r));
+    }
+  }
+
+  /** The snapshot DNS answers from right now. */
+  snapshot(): CompiledSnapshot { return this.snap; }
+
+  dnsAddresses(): BoundAddress[] { return this.dns.addresses(); }
+
+  apiAddress(): AddressInfo { return this.api.server.address() as AddressInfo; }
+
+  private async statusReport(stored: StoredProfile): Promise<unknown> {
+    await this.settle();
+    const name = stored.profile.name;
+    const report = profileStatusReport(this.snap, name);
+    const current = this.state.profiles.get(name) ?? stored;
+    const probes = new Map(this.monitor.statuses(name).map((s) => [s.endpoint, s]));
+    const live = [...probes.values()].flatMap((s) => s.history);
+    const seen = new Set(live.map((t) => `${t.key}@${t.at}`));
+    const history = [...this.previousHistory.filter((t) => t.profile === name && !seen.has(`${t.key}@${t.at}`)), ...live]
+      .sort((a, b) => b.at - a.at).slice(0, 100);
+    return {
+      name,
+      stack: current.stack,
+      etag: current.etag,
+      revision: this.state.revision,
+      fqdn: profileFqdn(current.profile.dnsConfig.relativeName, this.zone),
+      profileStatus: current.profile.profileStatus,
+      profileMonitorStatus: report?.profileMonitorStatus ?? 'CheckingEndpoints',
+      allDegradedFallback: report?.allDegradedFallback ?? false,
+      endpoints: current.profile.endpoints.map((e) => {
+        const r = report?.endpoints.find((x) => x.name === e.name);
+        const s = probes.get(e.name);
+        return {
+          name: e.name,
+          type: e.type,
+          ...(e.target !== undefined ? { target: e.target } : {}),
+          ...(e.targetResourceId !== undefined ? { targetResourceId: e.targetResourceId } : {}),
+          endpointStatus: e.endpointStatus,
+          endpointMonitorStatus: r?.endpointMonitorStatus ?? 'CheckingEndpoint',
+          reason: r?.reason ?? '',
+          probed: s !== undefined,
+          ...(s ? {
+            verdict: s.verdict,
+            consecutiveFailures: s.consecutiveFailures,
+            since: iso(s.since),
+            location: s.location,
+            ...(s.lastProbe ? { lastProbe: { at: iso(s.lastProbe.at), ok: s.lastProbe.ok, reason: s.lastProbe.reason, latencyMs: Math.round(s.lastProbe.latencyMs * 10) / 10, ...(s.lastProbe.statusCode !== undefined ? { statusCode: s.lastProbe.statusCode } : {}), ...(s.lastProbe.address !== undefined ? { address: s.lastProbe.address } : {}) } } : {}),
+          } : {}),
+        };
+      }),
+      transitions: history.map((t) => ({ at: iso(t.at), endpoint: t.endpoint, from: t.from, to: t.to, reason: t.reason, location: t.location })),
+    };
+  }
+
+  private async resolveQuery(q: ResolveRequest): Promise<unknown> {
+    if (isIP(q.clientIp) === 0) throw ApiProblem.of(400, API_CODES.BAD_REQUEST, `clientIp '${q.clientIp}' is not an IPv4 or IPv6 address`, { path: 'clientIp' });
+    await this.settle();
+    const snap = this.snap;
+    const query = { name: q.name, type: q.type, clientAddress: q.clientIp };
+    const all = resolve(snap, query);
+    const one = answer(snap, query, this.rng);
+    return {
+      query: { name: q.name, type: q.type, clientIp: q.clientIp },
+      rcode: one.rcode,
+      records: one.records,
+      ...(one.profile !== undefined ? { profile: one.profile } : {}),
+      endpoints: one.endpoints,
+      outcomes: all.outcomes,
+      clientDependent: all.clientDependent,
+      explanation: all.explanation,
+      revision: this.state.revision,
+    };
+  }
+
+  private registerDnsMetrics(): void {
+    const dns = (): DnsServer | undefined => (this.stopped ? undefined : this.dns);
+    new Gauge({
+      name: 'tmkit_dns_responder_total',
+      help: 'DNS responder counters since start (queries, cacheHits, dropped, errors, truncated); per-profile/rcode counts need a per-query hook in src/runtime/dns',
+      labelNames: ['kind'],
+      registers: [this.metrics.registry],
+      collect() {
+        const s = dns()?.stats;
+        if (!s) return;
+        for (const [k, v] of Object.entries(s)) this.set({ kind: k }, v as number);
+      },
+    });
+  }
+
+  private scheduleSave(): void {
+    if (this.saveTimer || this.stopped) return;
+    this.saveTimer = setTimeout(() => { this.saveTimer = undefined; void this.saveMonitor(); }, 1000);
+    this.saveTimer.unref();
+  }
+
+  private async saveMonitor(): Promise<void> {
+    const history = this.monitor.statuses().flatMap((s) => s.history).sort((a, b) => a.at - b.at).slice(-1000);
+    try {
+      await this.store.saveMonitorState({ savedAt: Date.now(), verdicts: Object.fromEntries(this.monitor.verdicts()), history });
+    } catch (err) {
+      this.logger.warn({ err }, 'could not save the monitor state');
+    }
+  }
+
+  /** Drains the API (in-flight requests finish), stops probing and DNS, saves monitor state, closes the store. */
+  async stop(): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    if (this.saveTimer) { clearTimeout(this.saveTimer); this.saveTimer = undefined; }
+    await this.api?.close();
+    if (this.building) await this.building;
+    await this.monitor.stop();
+    await this.dns?.close();
+    if (this.state) await this.saveMonitor();
+    for (const u of this.unwatch) u();
+    await this.store.close();
+  }
+}
+
+function splitKey(key: string): [string, string] {
+  const i = key.indexOf('/');
+  return i < 0 ? [key, ''] : [key.slice(0, i), key.slice(i + 1)];
+}
