@@ -42,6 +42,9 @@ export class SynthError extends Error {
         diagnostics.map((d) => `  ${formatConstructDiagnostic(d)}`).join('\n'),
     );
     this.name = 'SynthError';
+    // Non-enumerable, so Node's report of an uncaught SynthError is the readable list, not a dump of it.
+    Object.defineProperty(this, 'diagnostics', { enumerable: false });
+    Object.defineProperty(this, 'code', { enumerable: false });
   }
 }
 

@@ -22,6 +22,7 @@ export class InvalidPropsError extends Error {
         problems.map((p) => `  - ${p}`).join('\n'),
     );
     this.name = 'InvalidPropsError';
+    for (const k of ['code', 'constructPath', 'constructType', 'problems']) Object.defineProperty(this, k, { enumerable: false });
   }
 }
 
