@@ -1,0 +1,149 @@
+import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pino from 'pino';
+import { TmkitApiError, TmkitClient } from '../../../src/client';
+import { Engine, type EngineOptions } from '../../../src/runtime/engine';
+import { profileInput } from '../api/fixtures';
+import { aRecords, healthServer, queryUdp, waitFor } from './helpers';
+
+const dirs: string[] = [];
+const engines: Engine[] = [];
+afterEach(async () => { while (engines.length) await engines.pop()!.stop(); });
+afterAll(() => { for (const d of dirs) rmSync(d, { recursive: true, force: true }); });
+
+function tempDir(): string {
+  const d = mkdtempSync(join(tmpdir(), 'tmkit-engine-'));
+  dirs.push(d);
+  return d;
+}
+
+async function start(stateDir: string, extra: Partial<EngineOptions> = {}): Promise<{ engine: Engine; client: TmkitClient; dns: { address: string; port: number } }> {
+  const engine = await Engine.start({
+    stateDir, zone: 'tm.internal', dns: [{ address: '127.0.0.1', port: 0 }], api: { host: '127.0.0.1', port: 0 },
+    logger: pino({ level: 'silent' }), env: {},
+    // Probe every 150 ms (the real interval is 10 or 30 s) so health tests finish quickly.
+    monitor: { intervalMs: () => 150, timeoutMs: () => 1000 },
+    ...extra,
+  });
+  engines.push(engine);
+  const client = new TmkitClient({ server: `http://127.0.0.1:${engine.apiAddress().port}`, token: engine.token.token, env: {} });
+  return { engine, client, dns: engine.dnsAddresses()[0]! };
+}
+
+test('a token is generated into <state-dir>/token with mode 0600 and reused on restart; TMKIT_TOKEN wins', async () => {
+  const dir = tempDir();
+  const a = await start(dir);
+  const file = join(dir, 'token');
+  expect(a.engine.token).toMatchObject({ origin: 'generated', path: file });
+  expect(statSync(file).mode & 0o777).toBe(0o600);
+  expect(a.engine.token.token).toMatch(/^[A-Za-z0-9_-]{43}$/);
+  await engines.pop()!.stop();
+  const b = await start(dir);
+  expect(b.engine.token).toMatchObject({ origin: 'file', token: a.engine.token.token });
+  await engines.pop()!.stop();
+  const c = await start(dir, { env: { TMKIT_TOKEN: 'from-env' } });
+  expect(c.engine.token).toEqual({ token: 'from-env', origin: 'env' });
+  await expect(new TmkitClient({ server: c.client.server, token: a.engine.token.token, env: {} }).listProfiles()).rejects.toMatchObject({ status: 401 });
+});
+
+test('every committed write is what DNS answers next: create, update, disable, delete', async () => {
+  const { client, dns, engine } = await start(tempDir());
+  expect((await queryUdp(dns, 'web.tm.internal')).rcode).toBe('NXDOMAIN');
+  await client.putProfile(profileInput('web', { endpoints: [{ name: 'a', type: 'externalEndpoints', target: '192.0.2.10', alwaysServe: 'Enabled' }] }));
+  await engine.settle();
+  expect(aRecords(await queryUdp(dns, 'web.tm.internal'))).toEqual(['192.0.2.10']);
+  await client.patchEndpoint('web', 'a', { target: '192.0.2.11' });
+  await engine.settle();
+  expect(aRecords(await queryUdp(dns, 'web.tm.internal'))).toEqual(['192.0.2.11']);
+  await client.putProfile({ ...profileInput('web', { endpoints: [{ name: 'a', type: 'externalEndpoints', target: '192.0.2.11', alwaysServe: 'Enabled' }] }), profileStatus: 'Disabled' });
+  await engine.settle();
+  expect((await queryUdp(dns, 'web.tm.internal')).rcode).toBe('NXDOMAIN');
+  await client.deleteProfile('web');
+  await engine.settle();
+  expect((await queryUdp(dns, 'web.tm.internal')).rcode).toBe('NXDOMAIN');
+  expect(engine.snapshot().profiles.size).toBe(0);
+});
+
+test('health transitions re-render answers; status reports monitor statuses, last probes and transitions', async () => {
+  const primary = await healthServer('127.0.0.2');
+  const backup = await healthServer('127.0.0.3', primary.port);
+  try {
+    const { client, dns } = await start(tempDir());
+    await client.putProfile(profileInput('app', {
+      monitorConfig: { protocol: 'HTTP', port: primary.port, path: '/healthz', intervalInSeconds: 10, timeoutInSeconds: 5, toleratedNumberOfFailures: 0 },
+      endpoints: [
+        { name: 'primary', type: 'externalEndpoints', target: '127.0.0.2' },
+        { name: 'backup', type: 'externalEndpoints', target: '127.0.0.3' },
+      ],
+    }), { stack: 'team' });
+    const online = await waitFor('both endpoints Online', async () => {
+      const s = await client.status('app');
+      return s.endpoints.every((e) => e.endpointMonitorStatus === 'Online') ? s : undefined;
+    });
+    expect(online).toMatchObject({ name: 'app', stack: 'team', fqdn: 'app.tm.internal', profileMonitorStatus: 'Online' });
+    expect(online.endpoints[0]!.lastProbe).toMatchObject({ ok: true, statusCode: 200 });
+    expect(aRecords(await queryUdp(dns, 'app.tm.internal'))).toEqual(['127.0.0.2']);
+
+    await primary.close();
+    await waitFor('DNS to answer the backup', async () => aRecords(await queryUdp(dns, 'app.tm.internal'))[0] === '127.0.0.3');
+    const s = await client.status('app');
+    expect(s.profileMonitorStatus).toBe('Degraded');
+    expect(s.endpoints.find((e) => e.name === 'primary')).toMatchObject({ endpointMonitorStatus: 'Degraded', lastProbe: { ok: false } });
+    expect(s.transitions[0]).toMatchObject({ endpoint: 'primary', from: 'Online', to: 'Degraded' });
+    const r = await client.resolve({ name: 'app.tm.internal' });
+    expect(r).toMatchObject({ rcode: 'NOERROR', profile: 'app', endpoints: ['app/backup'] });
+    expect(r.records).toEqual([expect.objectContaining({ type: 'A', data: '127.0.0.3' })]);
+    expect(r.explanation.length).toBeGreaterThan(0);
+    const metrics = await client.metrics();
+    expect(metrics).toMatch(/tmkit_status_transitions_total\{profile="app",endpoint="primary",from="Online",to="Degraded"\} 1/);
+    expect(metrics).toMatch(/tmkit_probe_results_total\{profile="app",endpoint="primary",result="failure"\} \d+/);
+  } finally {
+    await primary.close();
+    await backup.close();
+  }
+});
+
+test('restart resumes with the same profiles, ETags and transition history, and probes again', async () => {
+  const dir = tempDir();
+  const health = await healthServer('127.0.0.4');
+  try {
+    const a = await start(dir);
+    const w = await a.client.putProfile(profileInput('keep', {
+      monitorConfig: { protocol: 'HTTP', port: health.port, path: '/healthz', intervalInSeconds: 10, timeoutInSeconds: 5, toleratedNumberOfFailures: 0 },
+      endpoints: [{ name: 'only', type: 'externalEndpoints', target: '127.0.0.4' }],
+    }));
+    await waitFor('Online', async () => (await a.client.status('keep')).profileMonitorStatus === 'Online');
+    await engines.pop()!.stop();
+    const hitsBefore = health.hits();
+    const b = await start(dir);
+    expect(await b.client.getProfile('keep')).toMatchObject({ etag: w.etag, stack: 'default' });
+    expect(aRecords(await queryUdp(b.dns, 'keep.tm.internal'))).toEqual(['127.0.0.4']);
+    await waitFor('a new probe after restart', () => health.hits() > hitsBefore);
+    const s = await waitFor('Online again', async () => { const x = await b.client.status('keep'); return x.profileMonitorStatus === 'Online' ? x : undefined; });
+    expect(s.transitions.some((t) => t.to === 'Online')).toBe(true);
+  } finally {
+    await health.close();
+  }
+});
+
+test('--resources loads the catalog at start; an Azure endpoint answers with the resource target', async () => {
+  const dir = tempDir();
+  const id = '/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/rg/providers/Microsoft.Web/sites/app';
+  const file = join(dir, 'catalog.json');
+  writeFileSync(file, JSON.stringify({ [id]: { target: 'app.example.net', location: 'westeurope', state: 'running' } }));
+  const { client, dns, engine } = await start(dir, { resourcesFile: file });
+  expect((await client.getResources()).resources[id]).toMatchObject({ target: 'app.example.net' });
+  await client.putProfile(profileInput('az', { endpoints: [{ name: 'app', type: 'azureEndpoints', targetResourceId: id, alwaysServe: 'Enabled' }] }));
+  await engine.settle();
+  const r = await queryUdp(dns, 'az.tm.internal');
+  expect(r.answers[0]).toMatchObject({ type: 'CNAME', data: 'app.example.net' });
+});
+
+test('status of an unknown profile is 404; resolve refuses a bad client address', async () => {
+  const { client } = await start(tempDir());
+  await expect(client.status('nope')).rejects.toMatchObject({ status: 404, code: 'NOT_FOUND' });
+  const err = await client.resolve({ name: 'x.tm.internal', clientIp: 'not-an-ip' }).catch((e: unknown) => e);
+  expect(err).toBeInstanceOf(TmkitApiError);
+  expect(err).toMatchObject({ status: 400, errors: [{ path: 'clientIp' }] });
+});
