@@ -6,11 +6,21 @@
  *  - "typical PR": 10% of the profiles change (weights, a geo mapping, an endpoint added or removed),
  *    20 are created and 20 deleted;
  *  - "everything changes": every profile has a change (worst case for the preview).
- * Prints the time of diff + preview + report + all three renderers, median of 5 runs after a warm-up.
- * The deployed state is read in-process (the plan engine is pure; reading GET /v1/profiles is measured
- * separately by the runtime's benches).
+ * Prints the time of diff + preview + report + all three renderers, median of 5 runs after a warm-up:
+ *  - in-process: the deployed set given as data (the pure plan engine alone);
+ *  - against a running management API (real HTTP on 127.0.0.1, SQLite store in a temp dir, the deployed
+ *    set applied through the API first): GET /v1/profiles with the client, then the same work — what
+ *    `tmkit plan FILE --server ...` does after start-up.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import pino from 'pino';
+import { executePlan } from '../src/cli/commands/plan';
+import { TmkitClient } from '../src/client';
+import { ApiServer, RuntimeMetrics, defaultValidator } from '../src/runtime/api';
+import { SqliteStore } from '../src/runtime/store';
 import { normalize } from '../src/core/model/normalize';
 import type { DocumentInput, EndpointInput, ProfileInput } from '../src/core/model/types';
 import { buildReport, diff, previewPlan, renderJson, renderMarkdown, renderText, type DeployedProfile } from '../src/core/plan';
@@ -67,49 +77,74 @@ function median(xs: number[]): number {
   return s[Math.floor(s.length / 2)]!;
 }
 
-function main(): void {
-  const t0 = performance.now();
-  const geo = MmdbGeoLookup.openSync();
-  const openMs = performance.now() - t0;
-  console.log('bench:plan — in-process (pure plan engine; the deployed set is given as data, no server round trip)');
-  console.log(`geo database open: ${openMs.toFixed(0)} ms (once per command, not included below)`);
-  for (const [label, every] of [['typical PR (10% changed, 20 created, 20 deleted)', 10], ['everything changes (1,000 changed)', 1]] as const) {
-    const { before, after } = estate(every);
-    const deployedDoc = normalize({ apiVersion: 'tmkit/v1', stack: 'bench', profiles: before } as DocumentInput);
+interface Timing { total: number; fetch: number; diff: number; preview: number; render: number }
+
+async function measure(label: string, every: number, geo: MmdbGeoLookup, server: boolean): Promise<void> {
+  const { before, after } = estate(every);
+  const deployedDoc = normalize({ apiVersion: 'tmkit/v1', stack: 'bench', profiles: before } as DocumentInput);
+  const desired = normalize({ apiVersion: 'tmkit/v1', stack: 'bench', profiles: after } as DocumentInput);
+  let fetchDeployed: () => Promise<DeployedProfile[]>;
+  let cleanup = async (): Promise<void> => {};
+  if (server) {
+    const dir = mkdtempSync(join(tmpdir(), 'tmkit-bench-plan-'));
+    const store = SqliteStore.open({ stateDir: dir });
+    const token = 'bench-token';
+    const api = new ApiServer({ store, token, validator: defaultValidator, metrics: new RuntimeMetrics(), logger: pino({ level: 'silent' }) });
+    const addr = await api.listen('127.0.0.1', 0);
+    const client = new TmkitClient({ server: `http://127.0.0.1:${addr.port}`, token });
+    const t = performance.now();
+    const seeded = await executePlan(client, diff(deployedDoc, []));
+    if (seeded.failed) throw new Error(`seeding the server failed at ${seeded.failed.step.profile}: ${seeded.failed.error}`);
+    console.log(`  (seeded ${seeded.applied.length} profiles through the API in ${(performance.now() - t).toFixed(0)} ms)`);
+    fetchDeployed = async () => (await client.listProfiles()).profiles.map((e) => ({ profile: e.profile, etag: e.etag, stack: e.stack }));
+    cleanup = async () => { await client.close(); await api.close(); await store.close(); rmSync(dir, { recursive: true, force: true }); };
+  } else {
     const deployed: DeployedProfile[] = deployedDoc.profiles.map((profile, k) => ({ profile, etag: `"${k}"`, stack: 'bench' }));
-    const desired = normalize({ apiVersion: 'tmkit/v1', stack: 'bench', profiles: after } as DocumentInput);
-    const times: number[] = [];
-    const parts = { diff: [] as number[], preview: [] as number[], render: [] as number[] };
-    let summary = '';
-    let sizes = '';
-    for (let run = 0; run < 6; run++) {
-      const a = performance.now();
-      const plan = diff(desired, deployed);
-      const b = performance.now();
-      const preview = previewPlan(plan, deployed, geo);
-      const c = performance.now();
-      const report = buildReport(plan, deployed, { preview, maxFailoverSeconds: 300 });
-      const text = renderText(report);
-      const md = renderMarkdown(report);
-      const json = renderJson(report);
-      const d = performance.now();
-      if (run === 0) { // warm-up
-        summary = `${desired.profiles.length} desired vs ${deployed.length} deployed: ${plan.summary.add} add, ${plan.summary.change} change, ${plan.summary.destroy} destroy; ${preview.profiles.length} profiles previewed`;
-        sizes = `text ${(text.length / 1024).toFixed(0)} KiB, markdown ${(md.length / 1024).toFixed(0)} KiB, json ${(json.length / 1024 / 1024).toFixed(1)} MiB`;
-        continue;
-      }
-      times.push(d - a);
-      parts.diff.push(b - a);
-      parts.preview.push(c - b);
-      parts.render.push(d - c);
-    }
-    const total = median(times);
-    console.log(`\n${label}`);
-    console.log(`  ${summary}`);
-    console.log(`  total ${total.toFixed(0)} ms (median of 5): diff ${median(parts.diff).toFixed(0)} ms, preview ${median(parts.preview).toFixed(0)} ms, report + 3 renderers ${median(parts.render).toFixed(0)} ms`);
-    console.log(`  output: ${sizes}`);
-    console.log(`  target < 2000 ms: ${total < 2000 ? 'met' : 'MISSED'}`);
+    fetchDeployed = async () => deployed;
   }
+  const runs: Timing[] = [];
+  let summary = '';
+  let sizes = '';
+  for (let run = 0; run < 6; run++) {
+    const t0 = performance.now();
+    const deployed = await fetchDeployed();
+    const a = performance.now();
+    const plan = diff(desired, deployed);
+    const b = performance.now();
+    const preview = previewPlan(plan, deployed, geo);
+    const c = performance.now();
+    const report = buildReport(plan, deployed, { preview, maxFailoverSeconds: 300 });
+    const text = renderText(report);
+    const md = renderMarkdown(report);
+    const json = renderJson(report);
+    const d = performance.now();
+    if (run === 0) { // warm-up
+      summary = `${desired.profiles.length} desired vs ${deployed.length} deployed: ${plan.summary.add} add, ${plan.summary.change} change, ${plan.summary.destroy} destroy; ${preview.profiles.length} profiles previewed`;
+      sizes = `text ${(text.length / 1024).toFixed(0)} KiB, markdown ${(md.length / 1024).toFixed(0)} KiB, json ${(json.length / 1024 / 1024).toFixed(1)} MiB`;
+      continue;
+    }
+    runs.push({ total: d - t0, fetch: a - t0, diff: b - a, preview: c - b, render: d - c });
+  }
+  await cleanup();
+  const m = (k: keyof Timing): string => median(runs.map((r) => r[k])).toFixed(0);
+  const total = median(runs.map((r) => r.total));
+  console.log(`  ${label}`);
+  console.log(`    ${summary}`);
+  console.log(`    total ${total.toFixed(0)} ms (median of 5): ${server ? `GET /v1/profiles ${m('fetch')} ms, ` : ''}diff ${m('diff')} ms, preview ${m('preview')} ms, report + 3 renderers ${m('render')} ms`);
+  console.log(`    output: ${sizes}`);
+  console.log(`    target < 2000 ms: ${total < 2000 ? 'met' : 'MISSED'}`);
 }
 
-main();
+async function main(): Promise<void> {
+  const t0 = performance.now();
+  const geo = MmdbGeoLookup.openSync();
+  console.log('bench:plan — 1,000 profiles, routing preview included');
+  console.log(`geo database open: ${(performance.now() - t0).toFixed(0)} ms (once per command, not included below)`);
+  const plans = [['typical PR (10% changed, 20 created, 20 deleted)', 10], ['everything changes (1,000 changed)', 1]] as const;
+  console.log('\nagainst a running management API (HTTP on 127.0.0.1, SQLite store):');
+  for (const [label, every] of plans) await measure(label, every, geo, true);
+  console.log('\nin-process (deployed set given as data, no server round trip):');
+  for (const [label, every] of plans) await measure(label, every, geo, false);
+}
+
+main().catch((err) => { console.error(err); process.exitCode = 1; });

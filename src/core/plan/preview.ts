@@ -79,8 +79,16 @@ class PreviewGeo implements GeoLookup {
     return this.located.get(address) ?? this.base.locate(address);
   }
 
+  /** Synthetic clients ask the same (client, region) pairs for every profile and scenario: remember them. */
+  private readonly latency = new Map<string, number | undefined>();
+
   latencyMs(address: string, geo: ClientGeo | undefined, region: string): number | undefined {
-    return this.base.latencyMs(address, geo, region);
+    if (!this.located.has(address)) return this.base.latencyMs(address, geo, region);
+    const key = `${address} ${region}`;
+    if (this.latency.has(key)) return this.latency.get(key);
+    const ms = this.base.latencyMs(address, geo, region);
+    this.latency.set(key, ms);
+    return ms;
   }
 }
 
