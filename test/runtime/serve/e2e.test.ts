@@ -1,0 +1,95 @@
+import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { healthServer, waitFor } from './helpers';
+import { dig, runTmkit, spawnServe, type ServeProcess } from './process';
+
+/**
+ * The user's path, all real processes: `tmkit serve`, `tmkit apply`, `dig`, a real HTTP health endpoint
+ * on 127.0.0.x. Stopping the primary's health server moves the answer to the backup within one probe
+ * interval (10 s, toleratedNumberOfFailures 0).
+ */
+jest.setTimeout(120_000);
+
+let dir: string;
+let serve: ServeProcess | undefined;
+beforeAll(() => { dir = mkdtempSync(join(tmpdir(), 'tmkit-e2e-')); });
+afterAll(async () => {
+  if (serve && serve.child.exitCode === null) { serve.child.kill('SIGKILL'); await serve.exited; }
+  rmSync(dir, { recursive: true, force: true });
+});
+
+test('serve, apply, dig; stop the primary health server; dig answers the backup; SIGTERM exits 0', async () => {
+  const primary = await healthServer('127.0.0.5');
+  const backup = await healthServer('127.0.0.6', primary.port);
+  try {
+    const doc = {
+      apiVersion: 'tmkit/v1',
+      stack: 'e2e',
+      profiles: [{
+        name: 'web', trafficRoutingMethod: 'Priority', dnsConfig: { relativeName: 'web', ttl: 5 },
+        monitorConfig: { protocol: 'HTTP', port: primary.port, path: '/healthz', intervalInSeconds: 10, timeoutInSeconds: 5, toleratedNumberOfFailures: 0 },
+        endpoints: [
+          { name: 'primary', type: 'externalEndpoints', target: '127.0.0.5' },
+          { name: 'backup', type: 'externalEndpoints', target: '127.0.0.6' },
+        ],
+      }],
+    };
+    const file = join(dir, 'tmkit.out.json');
+    writeFileSync(file, JSON.stringify(doc));
+    // State in <dir>/.tmkit: the CLI run from <dir> finds the token there without TMKIT_TOKEN.
+    serve = await spawnServe(join(dir, '.tmkit'), ['--zone', 'tm.internal'], {}, dir);
+    expect(serve.stdout()).toContain('token in .tmkit/token (mode 0600, generated now)');
+    expect(statSync(join(dir, '.tmkit/token')).mode & 0o777).toBe(0o600);
+    const env = { TMKIT_SERVER: serve.api };
+
+    expect(await dig(serve.dns, 'web.tm.internal')).toEqual([]);
+    const applied = await runTmkit(['apply', file, '--yes'], { cwd: dir, env });
+    expect(applied.stderr).toBe('');
+    expect(applied.code).toBe(0);
+    expect(applied.stdout).toMatch(/\+ created {2}web/);
+    expect(await dig(serve.dns, 'web.tm.internal')).toEqual(['127.0.0.5']);
+
+    await waitFor('web Online', async () => {
+      const s = await runTmkit(['status', 'web', '--format', 'json'], { cwd: dir, env });
+      return s.code === 0 && JSON.parse(s.stdout).profileMonitorStatus === 'Online';
+    }, 60_000, 200);
+
+    await primary.close();
+    const answer = await waitFor('dig to answer the backup', async () => {
+      const a = await dig(serve!.dns, 'web.tm.internal');
+      return a[0] === '127.0.0.6' ? a : undefined;
+    }, 60_000, 200);
+    expect(answer).toEqual(['127.0.0.6']);
+
+    const status = await runTmkit(['status', 'web'], { cwd: dir, env });
+    expect(status.stdout).toMatch(/primary\s+Degraded/);
+    expect(status.stdout).toMatch(/primary: Online → Degraded/);
+    const resolved = await runTmkit(['resolve', 'web.tm.internal'], { cwd: dir, env });
+    expect(resolved.stdout).toContain('web.tm.internal. 5 IN A 127.0.0.6');
+
+    // Re-applying the same document changes nothing.
+    const again = await runTmkit(['apply', file, '--yes'], { cwd: dir, env });
+    expect(again.stdout).toContain('= unchanged web');
+
+    serve.child.kill('SIGTERM');
+    expect(await serve.exited).toEqual({ code: 0, signal: null });
+    expect(serve.stdout()).toContain('tmkit serve: stopped');
+  } finally {
+    await primary.close();
+    await backup.close();
+  }
+});
+
+test('a client without the token gets 401 and a message that says where the token is', async () => {
+  const s = await spawnServe(join(dir, 'other'));
+  try {
+    const r = await runTmkit(['status', '--server', s.api, '--token', 'wrong'], { cwd: dir });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('HTTP 401');
+    expect(r.stderr).toContain('<state-dir>/token');
+  } finally {
+    s.child.kill('SIGTERM');
+    await s.exited;
+  }
+});

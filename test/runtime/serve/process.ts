@@ -1,0 +1,72 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+
+export const REPO = join(__dirname, '../../..');
+export const BIN = join(REPO, 'bin/tmkit.js');
+
+export interface ServeProcess {
+  child: ChildProcess;
+  dns: { address: string; port: number };
+  api: string;
+  stdout: () => string;
+  stderr: () => string;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+/** Clean environment for child processes: no TMKIT_* from the developer's shell. */
+export function cleanEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('TMKIT_')) env[k] = v;
+  return { ...env, ...extra };
+}
+
+/**
+ * Starts the real `tmkit serve` (bin/tmkit.js over dist/, built by `npm test`'s pretest) on free ports
+ * and resolves once it printed where it listens.
+ */
+export function spawnServe(stateDir: string, args: string[] = [], env: NodeJS.ProcessEnv = {}, cwd = REPO): Promise<ServeProcess> {
+  const child = spawn(process.execPath, [BIN, 'serve', '--state-dir', stateDir, '--dns', '127.0.0.1:0', '--api', '127.0.0.1:0', '--log-level', 'warn', ...args], {
+    cwd, env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let err = '';
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) => child.on('exit', (code, signal) => r({ code, signal })));
+  return new Promise((resolve, reject) => {
+    const t = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`tmkit serve did not start in 30 s:\n${out}\n${err}`)); }, 30_000);
+    child.stderr!.setEncoding('utf8').on('data', (d: string) => { err += d; });
+    child.stdout!.setEncoding('utf8').on('data', (d: string) => {
+      out += d;
+      const dns = /DNS {2}UDP\+TCP (\d+\.\d+\.\d+\.\d+):(\d+)/.exec(out);
+      const api = /API {2}(http:\/\/\S+)/.exec(out);
+      if (dns && api) {
+        clearTimeout(t);
+        resolve({ child, dns: { address: dns[1]!, port: Number(dns[2]) }, api: api[1]!, stdout: () => out, stderr: () => err, exited });
+      }
+    });
+    void exited.then(({ code, signal }) => { clearTimeout(t); reject(new Error(`tmkit serve exited (${code ?? signal}) before listening:\n${out}\n${err}`)); });
+  });
+}
+
+/** Runs a `tmkit` command to completion. */
+export function runTmkit(args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], { cwd: opts.cwd ?? REPO, env: cleanEnv(opts.env), stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout!.setEncoding('utf8').on('data', (d: string) => { stdout += d; });
+    child.stderr!.setEncoding('utf8').on('data', (d: string) => { stderr += d; });
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** Runs the real `dig` and returns its `+short` output lines. */
+export function dig(server: { address: string; port: number }, name: string, type = 'A'): Promise<string[]> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('dig', [`@${server.address}`, '-p', String(server.port), name, type, '+short', '+time=2', '+tries=1'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout!.setEncoding('utf8').on('data', (d: string) => { out += d; });
+    child.on('error', reject);
+    child.on('close', () => resolve(out.split('\n').map((l) => l.trim()).filter((l) => l !== '' && !l.startsWith(';'))));
+  });
+}
