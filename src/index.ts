@@ -8,6 +8,7 @@ export * from './core/health';
 export * from './core/routing';
 export * from './core/health';
 export * from './core/model/arm-import';
+export * from './core/plan';
 export * from './geo';
 // The constructs take the short names `Profile` and `Endpoint`; the document shapes of the same names are
 // exported as `ProfileDocument` / `EndpointDocument` (and stay `Profile` / `Endpoint` in core/model/types).
