@@ -4,6 +4,7 @@
  * `concurrency` jobs run at once (the rest wait in FIFO order); a slot that comes while the key's previous
  * run is still running or queued is skipped, never piled up.
  */
+import { setMaxListeners } from 'node:events';
 
 /** Time and timers, injectable for scheduling tests. */
 export interface Timers {
@@ -82,7 +83,7 @@ export class Scheduler {
   private readonly concurrency: number;
   private readonly phase: (key: string) => number;
   private readonly runJob: JobRunner;
-  private abort = new AbortController();
+  private abort = unlimited(new AbortController());
   private running = 0;
   private started = 0;
   private skipped = 0;
@@ -133,7 +134,7 @@ export class Scheduler {
   start(): void {
     if (this.active) return;
     this.active = true;
-    if (this.abort.signal.aborted) this.abort = new AbortController();
+    if (this.abort.signal.aborted) this.abort = unlimited(new AbortController());
     const now = this.timers.now();
     for (const job of this.jobs.values()) {
       job.due = now;
@@ -230,4 +231,10 @@ export class Scheduler {
       this.enqueue(job);
     }, next - now);
   }
+}
+
+/** One abort signal is shared by every running job (one listener each): lift the leak warning's limit. */
+function unlimited(ac: AbortController): AbortController {
+  setMaxListeners(0, ac.signal);
+  return ac;
 }
