@@ -12,6 +12,8 @@ export const TOKEN = 'test-token-5f2c9a';
 export interface Harness {
   base: string;
   api: ApiServer;
+  /** The options the server was built with (to start a second server over the same store). */
+  options: ApiOptions;
   store: SqliteStore;
   logs: string[];
   dir: string;
@@ -24,12 +26,13 @@ export async function startApi(extra: Partial<ApiOptions> = {}): Promise<Harness
   const store = SqliteStore.open({ stateDir: dir });
   const logs: string[] = [];
   const sink = new Writable({ write(chunk, _enc, cb) { logs.push(String(chunk)); cb(); } });
-  const api = new ApiServer({
+  const options: ApiOptions = {
     store, token: TOKEN, validator: defaultValidator, metrics: new RuntimeMetrics(), logger: pino({ level: 'debug' }, sink), ...extra,
-  });
+  };
+  const api = new ApiServer(options);
   const addr = await api.listen('127.0.0.1', 0);
   return {
-    base: `http://127.0.0.1:${addr.port}`, api, store, logs, dir,
+    base: `http://127.0.0.1:${addr.port}`, api, options, store, logs, dir,
     async close() { await api.close(); await store.close(); rmSync(dir, { recursive: true, force: true }); },
   };
 }

@@ -26,13 +26,13 @@ export function queryUdp(server: { address: string; port: number }, name: string
 export const aRecords = (r: DnsReply): string[] => r.answers.filter((a) => a.type === 'A').map((a) => String(a.data)).sort();
 
 /** Polls `fn` until it returns a truthy value (or throws after `timeoutMs`, with the last value). */
-export async function waitFor<T>(what: string, fn: () => Promise<T> | T, timeoutMs = 30_000, everyMs = 25): Promise<T> {
+export async function waitFor<T>(what: string, fn: () => Promise<T | undefined | null | false> | T | undefined | null | false, timeoutMs = 30_000, everyMs = 25): Promise<T> {
   const end = Date.now() + timeoutMs;
   let last: unknown;
   for (;;) {
     try {
       const v = await fn();
-      if (v) return v;
+      if (v) return v as T;
       last = v;
     } catch (err) {
       last = err;
