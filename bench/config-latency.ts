@@ -1,0 +1,134 @@
+/**
+ * Config change → DNS answer latency (issue 6 acceptance: < 100 ms).
+ *
+ * Starts the real `tmkit serve` as its own process (TypeScript sources, no build needed), then ~50 times:
+ * PUT a profile whose answer changes (a new endpoint address), and query the DNS server over UDP in a
+ * tight loop until it answers the new address. Prints the distribution of
+ *   - write→DNS: from sending the PUT to the first DNS answer with the new address (what a deployer sees),
+ *   - ack→DNS:   from the PUT's 2xx to that answer (how far DNS lags behind an acknowledged write),
+ * and the server's own commit→snapshot histogram (tmkit_config_apply_seconds).
+ *
+ *   npm run bench:config-latency [-- --changes 50]
+ */
+import { spawn } from 'node:child_process';
+import * as dgram from 'node:dgram';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import * as dnsPacket from 'dns-packet';
+import { TmkitClient } from '../src/client';
+
+const REPO = join(__dirname, '..');
+const changes = Number(process.argv[process.argv.indexOf('--changes') + 1] || 50) || 50;
+
+function startServe(stateDir: string): Promise<{ kill: () => Promise<void>; dns: number; api: string }> {
+  const child = spawn(process.execPath, ['-r', '@swc-node/register', '-e', `require('./src/cli/main').run(process.argv.slice(1)).then((c) => { process.exitCode = c; })`,
+    'serve', '--state-dir', stateDir, '--dns', '127.0.0.1:0', '--api', '127.0.0.1:0', '--log-level', 'warn'], { cwd: REPO, stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  return new Promise((resolve, reject) => {
+    child.on('exit', (c) => reject(new Error(`serve exited ${c}: ${out}`)));
+    child.stdout!.setEncoding('utf8').on('data', (d: string) => {
+      out += d;
+      const dns = /DNS {2}UDP\+TCP [\d.]+:(\d+)/.exec(out);
+      const api = /API {2}(http:\/\/\S+)/.exec(out);
+      if (dns && api) {
+        child.removeAllListeners('exit');
+        resolve({
+          dns: Number(dns[1]), api: api[1]!,
+          kill: () => new Promise((r) => { child.on('exit', () => r()); child.kill('SIGTERM'); }),
+        });
+      }
+    });
+  });
+}
+
+function makeQuerier(port: number) {
+  const sock = dgram.createSocket('udp4');
+  let id = 0;
+  const waiting = new Map<number, (a: string[]) => void>();
+  sock.on('message', (msg) => {
+    const p = dnsPacket.decode(msg);
+    const cb = waiting.get(p.id!);
+    if (!cb) return;
+    waiting.delete(p.id!);
+    cb((p.answers ?? []).filter((a) => a.type === 'A').map((a) => String(a.data)));
+  });
+  return {
+    query(name: string): Promise<string[]> {
+      id = (id + 1) & 0xffff;
+      const myId = id;
+      return new Promise((resolve) => {
+        const t = setTimeout(() => { waiting.delete(myId); resolve([]); }, 1000);
+        waiting.set(myId, (a) => { clearTimeout(t); resolve(a); });
+        sock.send(dnsPacket.encode({ type: 'query', id: myId, questions: [{ type: 'A', name, class: 'IN' }] }), port, '127.0.0.1');
+      });
+    },
+    close: () => sock.close(),
+  };
+}
+
+const pct = (xs: number[], p: number): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))]!;
+};
+const fmt = (x: number): string => `${x.toFixed(2).padStart(7)} ms`;
+
+function summary(label: string, xs: number[]): string {
+  const mean = xs.reduce((a, b) => a + b, 0) / xs.length;
+  return `${label.padEnd(12)} min ${fmt(Math.min(...xs))}  p50 ${fmt(pct(xs, 50))}  p90 ${fmt(pct(xs, 90))}  p99 ${fmt(pct(xs, 99))}  max ${fmt(Math.max(...xs))}  mean ${fmt(mean)}`;
+}
+
+async function main(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'tmkit-bench-latency-'));
+  const serve = await startServe(join(dir, 'state'));
+  const client = new TmkitClient({ server: serve.api, token: readFileSync(join(dir, 'state', 'token'), 'utf8').trim(), env: {} });
+  const dns = makeQuerier(serve.dns);
+  const profile = (ip: string) => ({
+    name: 'bench', trafficRoutingMethod: 'Priority' as const, dnsConfig: { relativeName: 'bench', ttl: 1 },
+    endpoints: [{ name: 'a', type: 'externalEndpoints', target: ip, alwaysServe: 'Enabled' as const }],
+  });
+  // Some unrelated profiles so the snapshot is not trivially small.
+  for (let i = 0; i < 200; i++) {
+    await client.putProfile({ ...profile(`198.51.100.${(i % 250) + 1}`), name: `other${i}`, dnsConfig: { relativeName: `other${i}`, ttl: 30 } });
+  }
+  await client.putProfile(profile('192.0.2.250'));
+  const writeToDns: number[] = [];
+  const ackToDns: number[] = [];
+  const queries: number[] = [];
+  for (let i = 0; i < changes; i++) {
+    const ip = `192.0.2.${(i % 240) + 1}`;
+    const t0 = performance.now();
+    await client.putProfile(profile(ip));
+    const tAck = performance.now();
+    let n = 0;
+    for (;;) {
+      n++;
+      const a = await dns.query('bench.tm.internal');
+      if (a.length === 1 && a[0] === ip) break;
+      if (performance.now() - t0 > 5000) throw new Error(`change ${i} did not reach DNS within 5 s`);
+    }
+    const t1 = performance.now();
+    writeToDns.push(t1 - t0);
+    ackToDns.push(t1 - tAck);
+    queries.push(n);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  const metrics = await client.metrics();
+  const sum = Number(/tmkit_config_apply_seconds_sum (\S+)/.exec(metrics)?.[1] ?? NaN);
+  const count = Number(/tmkit_config_apply_seconds_count (\S+)/.exec(metrics)?.[1] ?? NaN);
+  process.stdout.write([
+    `config change → DNS answer latency: ${changes} changes, 201 profiles stored, tmkit serve as its own process, UDP polling on 127.0.0.1`,
+    summary('write→DNS', writeToDns),
+    summary('ack→DNS', ackToDns),
+    `DNS queries until the new answer: median ${pct(queries, 50)}, max ${Math.max(...queries)} (1 = the first query after the ack already had it)`,
+    `server commit→snapshot swap (tmkit_config_apply_seconds): mean ${((sum / count) * 1000).toFixed(2)} ms over ${count} rebuilds`,
+    `target < 100 ms: ${Math.max(...writeToDns) < 100 ? 'met (max write→DNS below 100 ms)' : `NOT met for ${writeToDns.filter((x) => x >= 100).length} change(s)`}`,
+    '',
+  ].join('\n'));
+  dns.close();
+  await client.close();
+  await serve.kill();
+  rmSync(dir, { recursive: true, force: true });
+}
+
+main().catch((err) => { process.stderr.write(`${(err as Error).stack ?? String(err)}\n`); process.exit(1); });
