@@ -76,6 +76,22 @@ describe('tmkit plan', () => {
     expect(r.stderr).toContain('the plan has 1 error(s) and cannot be applied');
   });
 
+  test('a document may nest another stack\'s deployed profile (validated with it as context, never touched)', async () => {
+    const shared = { name: 'shared-eu', profileStatus: 'Enabled', trafficRoutingMethod: 'Priority', dnsConfig: { relativeName: 'shared-eu', ttl: 30 },
+      monitorConfig: { protocol: 'HTTP', port: 80, path: '/', intervalInSeconds: 30, timeoutInSeconds: 10, toleratedNumberOfFailures: 3, customHeaders: [], expectedStatusCodeRanges: [] },
+      trafficViewEnrollmentStatus: 'Disabled',
+      endpoints: [{ name: 's1', type: 'externalEndpoints', target: 's1.example.net', endpointStatus: 'Enabled', weight: 1, priority: 1, geoMapping: [], subnets: [], customHeaders: [], alwaysServe: 'Disabled' }] };
+    const deployed = file('platform.json', { profiles: [{ name: 'shared-eu', stack: 'platform', etag: '"p1"', profile: shared }] });
+    const doc = file('nests.json', { apiVersion: 'tmkit/v1', stack: 'app', profiles: [{ name: 'front', trafficRoutingMethod: 'Priority', dnsConfig: { relativeName: 'front' },
+      endpoints: [{ name: 'eu', type: 'nestedEndpoints', targetResourceId: 'shared-eu' }, { name: 'x', type: 'externalEndpoints', target: 'x.example.net' }] }] });
+    const r = await tmkit(['plan', doc, '--deployed', deployed, '--detailed-exitcode']);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(2);
+    expect(r.stdout).toContain('Plan: 1 to add, 0 to change, 0 to replace, 0 to destroy.');
+    expect(r.stdout).toContain('if shared-eu/s1 fails: x +100 pts');
+    expect(r.stdout).not.toMatch(/shared-eu \(.*(update|destroy)/);
+  });
+
   test('usage errors exit 2', async () => {
     const r = await tmkit(['plan', PR, '--deployed', MAIN, '--max-failover-seconds', 'soon']);
     expect(r.code).toBe(2);

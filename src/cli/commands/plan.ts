@@ -1,6 +1,6 @@
 import { Option, type Command } from 'commander';
 import { normalize } from '../../core/model/normalize';
-import type { Document, DocumentInput, Profile } from '../../core/model/types';
+import { DEFAULT_STACK, type Document, type DocumentInput, type Profile } from '../../core/model/types';
 import {
   applyOrder, buildReport, checkPlanBase, diff, planExitCode, previewPlan, renderJson, renderMarkdown, renderText,
   type DeployedProfile, type Plan, type PlanIssue, type PlanReport, type PlanStep,
@@ -31,10 +31,18 @@ interface PlanOptions extends StateOptions {
   color?: boolean;
 }
 
-/** Loads FILE and validates it; prints every diagnostic and fails (exit 1) when it has errors; returns the warnings. */
-export function loadDesired(file: string): { document: Document; warnings: PlanIssue[] } {
+/**
+ * Loads FILE and validates it; prints every diagnostic and fails (exit 1) when it has errors; returns the
+ * warnings. Other stacks' deployed profiles are the validation context (a document may nest them, and
+ * their relativeNames are taken); this stack's deployed profiles are not: the plan replaces them.
+ */
+export function loadDesired(file: string, deployed: readonly DeployedProfile[] = []): { document: Document; warnings: PlanIssue[] } {
   const loaded = loadDocument(file);
-  const parsed = parseDocument(loaded.input);
+  const raw = loaded.input as { stack?: unknown } | null;
+  const stack = typeof raw?.stack === 'string' ? raw.stack : DEFAULT_STACK;
+  const names = new Set(profileNames(loaded.input));
+  const context = deployed.filter((d) => d.stack !== stack && !names.has(d.profile.name)).map((d) => d.profile);
+  const parsed = parseDocument(loaded.input, context.length > 0 ? { context } : {});
   const diagnostics = [...loaded.importIssues, ...parsed.diagnostics] as PrintableDiagnostic[];
   if (!parsed.document || diagnostics.some((d) => d.severity === 'error')) {
     process.stderr.write(renderDiagnostics(diagnostics, profileNames(loaded.input)));
@@ -158,8 +166,8 @@ export function registerPlan(program: Command): void {
     .option('--no-color', 'never colour'))
     .action(async (file: string, opts: PlanOptions, cmd: Command) => {
       const max = parseSeconds('--max-failover-seconds', opts.maxFailoverSeconds);
-      const desired = loadDesired(file);
       const state = (await loadState(opts, true))!;
+      const desired = loadDesired(file, state.deployed);
       const report = await makeReport(desired.document, state, {
         preview: opts.preview, geoip: opts.geoip, warnings: desired.warnings, ...(max !== undefined ? { maxFailoverSeconds: max } : {}),
       });

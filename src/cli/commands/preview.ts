@@ -36,9 +36,9 @@ export function registerPreview(program: Command): void {
       const bad = opts.clients.filter((c) => isIP(c) === 0);
       if (bad.length > 0) throw new CliError(`--clients: not an IP address: ${bad.join(', ')}`, EXIT_USAGE);
       const clients = opts.clients.map((address) => ({ label: address, address }));
-      const { document: desired, warnings } = loadDesired(file);
       const compare = opts.againstServer === true || opts.deployed !== undefined;
       const state = await loadState(opts, compare);
+      const { document: desired, warnings } = loadDesired(file, state?.deployed ?? []);
       let report;
       if (state) {
         report = await makeReport(desired, state, { preview: true, geoip: opts.geoip, clients, warnings });
