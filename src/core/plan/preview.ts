@@ -17,8 +17,9 @@ import type { DeployedProfile, Plan } from './types';
  * The routing preview. Every figure comes from the routing engine's `resolve()` on a snapshot of the
  * profile's nesting tree, so the preview is exactly what the DNS server would answer:
  *
- * - client classes: for trees with Geographic routing, one client per country/region and per
- *   state/province of the hierarchy plus one whose location is unknown; with Performance routing, one per
+ * - client classes: for trees with Geographic routing, one client per country/region (and per
+ *   state/province of the hierarchy when an endpoint maps one; otherwise they answer exactly as their
+ *   country) plus one whose location is unknown; with Performance routing, one per
  *   country/region plus unknown; one per subnet range (its first address) and one address outside every
  *   range when subnets are used; otherwise a single client (the answer does not depend on it). Clients are
  *   synthetic addresses in the discard-only prefix 100::/64 that the preview's GeoLookup wrapper locates in
@@ -135,7 +136,11 @@ const FALLBACK_CANDIDATES = ['203.0.113.77', '198.51.100.77', '192.0.2.77', '100
 function clientClasses(profiles: Profile[], pg: PreviewGeo, extra: PreviewInput['clients']): ClientClass[] {
   const methods = new Set(profiles.map((p) => p.trafficRoutingMethod));
   const out: ClientClass[] = [];
-  if (methods.has('Geographic')) out.push(...pg.countries, ...pg.subdivisions);
+  if (methods.has('Geographic')) {
+    // A state/province client answers like its country unless some endpoint maps a state/province code.
+    const mapsSubdivision = profiles.some((p) => p.endpoints.some((e) => e.geoMapping.some((c) => (GEO_REGIONS.get(c.toUpperCase())?.depth ?? 0) === 3)));
+    out.push(...pg.countries, ...(mapsSubdivision ? pg.subdivisions : []));
+  }
   else if (methods.has('Performance')) out.push(...pg.countries);
   const ranges = profiles.flatMap((p) => p.endpoints.filter((e) => e.endpointStatus === 'Enabled').flatMap((e) => e.subnets.map((s) => ({ p, e, s }))));
   for (const { p, e, s } of ranges) {
@@ -386,7 +391,7 @@ export function previewRouting(input: PreviewInput): PlanPreview {
   }
   return {
     profiles: out,
-    clientModel: 'exact shares from the routing engine; Geographic: one client per country/region and state/province of the hierarchy; ' +
+    clientModel: 'exact shares from the routing engine; Geographic: one client per country/region (and state/province where one is mapped) of the hierarchy; ' +
       'Performance: one client per country/region at its representative point, latency from the geo model; every endpoint Online unless a scenario says otherwise',
   };
 }

@@ -38,7 +38,7 @@ describe('routing preview of the web scenario', () => {
   test('Geographic: an endpoint that is not nested is a single point of failure for its regions', () => {
     const rows = byName('contoso-geo').scenarios;
     expect(rows.find((r) => r.down === 'americas')).toMatchObject({ flags: ['single-point-of-failure'], goesTo: 'nowhere: its clients are still answered with it' });
-    expect(rows.find((r) => r.down === 'contoso-eu/eu-primary')).toMatchObject({ flags: [], goesTo: 'contoso-eu/eu-backup (70)' });
+    expect(rows.find((r) => r.down === 'contoso-eu/eu-primary')).toMatchObject({ flags: [], goesTo: 'contoso-eu/eu-backup (69)' });
   });
 
   test('Performance: every country → its nearest endpoint by the latency model', () => {
@@ -102,6 +102,17 @@ describe('preview findings', () => {
     expect(pv.lostAnswer).toContain('unknown location');
     expect(pv.lostAnswer).not.toContain('FR');
     expect(pv.clientGroups!.find((g) => g.group === 'GEO-NA')).toMatchObject({ before: 'world', after: 'NODATA' });
+  });
+
+  test('states/provinces are client classes only when an endpoint maps one', () => {
+    const p = (mapCa: boolean): ProfileInput => ({ name: 'g', trafficRoutingMethod: 'Geographic', dnsConfig: { relativeName: 'g' },
+      endpoints: [ext('us', { geoMapping: ['US'] }), ext('world', { geoMapping: ['WORLD'] }), ...(mapCa ? [ext('ca', { geoMapping: ['US-CA'] })] : [])] });
+    const classes = (mapCa: boolean) => previewPlan(diff(doc('s', [p(mapCa)]), []), [], geo, { clientRows: true }).profiles[0]!.clients!;
+    expect(classes(false).map((c) => c.client)).not.toContain('US-TX');
+    const withCa = classes(true);
+    expect(withCa.find((c) => c.client === 'US-CA')!.after).toBe('ca');
+    expect(withCa.find((c) => c.client === 'US-TX')!.after).toBe('us');
+    expect(withCa.find((c) => c.client === 'US')!.after).toBe('us');
   });
 
   test('a nested endpoint whose child can never meet MinChildEndpoints never receives traffic', () => {
