@@ -80,6 +80,8 @@ export function registerDns(program: Command): void {
       }
       await untilSignal();
       await server.close();
+      const st = server.stats;
+      process.stderr.write(`tmkit dns: process ${process.pid} handled ${st.queries} messages (${st.cacheHits} from cache, ${st.errors} error answers, ${st.dropped} dropped, ${st.truncated} truncated)\n`);
       // A worker stays alive while its IPC channel to the primary is open.
       if (cluster.isWorker) cluster.worker?.disconnect();
     });

@@ -1,0 +1,154 @@
+#!/usr/bin/env bash
+# DNS throughput: tmkit vs gdnsd vs the Node.js ceiling (a node:dgram server that only copies the query
+# ID into a canned reply), measured with dnsperf in the same run, two setups:
+#   (a) pinned:   every server on CPU 0 (taskset -c 0), dnsperf on CPU 1; tmkit and the ceiling 1 process
+#   (b) unpinned: no pinning; tmkit --workers 2, the ceiling with 2 cluster workers, gdnsd default threads
+# Per server and setup: a throughput pass (dnsperf, no per-query output) and a shorter latency pass
+# (dnsperf -v, percentiles from the per-query latencies). Figures only; this is not a test.
+# Needs: dnsperf, gdnsd (Debian: apt-get install dnsperf gdnsd), dig, taskset, node.
+# Env: DNS_BENCH_SECONDS (throughput pass, default 10), DNS_BENCH_LATENCY_SECONDS (default 5),
+#      DNS_BENCH_OUTSTANDING (dnsperf -q, default 100), DNS_BENCH_PORT (first of 3 ports, default 15391),
+#      DNS_BENCH_ROUNDS (default 1: every server once per setup; more rounds interleave and keep the best).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+for tool in dnsperf gdnsd dig taskset node; do
+  command -v "$tool" >/dev/null 2>&1 || { echo "bench:dns: '$tool' not found (Debian: apt-get install dnsperf gdnsd bind9-dnsutils util-linux)" >&2; exit 1; }
+done
+if [ "$(nproc)" -lt 2 ]; then echo "bench:dns: needs at least 2 CPUs for the pinned setup" >&2; exit 1; fi
+
+SECS=${DNS_BENCH_SECONDS:-10}
+LSECS=${DNS_BENCH_LATENCY_SECONDS:-5}
+OUTSTANDING=${DNS_BENCH_OUTSTANDING:-100}
+ROUNDS=${DNS_BENCH_ROUNDS:-1}
+BASE=${DNS_BENCH_PORT:-15391}
+P_GDNSD=$BASE; P_TMKIT=$((BASE + 1)); P_CEIL=$((BASE + 2))
+TMP=$(mktemp -d /tmp/tmkit-bench-dns.XXXXXX)
+SPID=""
+cleanup() {
+  if [ -n "$SPID" ]; then kill "$SPID" 2>/dev/null || true; fi
+  rm -rf "$TMP"
+}
+trap cleanup EXIT
+
+# --- The same zone for every server: a weighted name (1:3) and a failover name (primary/secondary) ---------
+cat > "$TMP/doc.json" <<'JSON'
+{ "apiVersion": "tmkit/v1", "profiles": [
+  { "name": "weighted", "trafficRoutingMethod": "Weighted", "dnsConfig": { "relativeName": "weighted", "ttl": 30 },
+    "monitorConfig": { "protocol": "HTTP", "port": 80, "path": "/" },
+    "endpoints": [ { "name": "a", "type": "externalEndpoints", "target": "192.0.2.1", "weight": 1 },
+                   { "name": "b", "type": "externalEndpoints", "target": "192.0.2.2", "weight": 3 } ] },
+  { "name": "failover", "trafficRoutingMethod": "Priority", "dnsConfig": { "relativeName": "failover", "ttl": 10 },
+    "monitorConfig": { "protocol": "HTTP", "port": 80, "path": "/" },
+    "endpoints": [ { "name": "primary", "type": "externalEndpoints", "target": "192.0.2.10", "priority": 1 },
+                   { "name": "secondary", "type": "externalEndpoints", "target": "192.0.2.11", "priority": 2 } ] } ] }
+JSON
+mkdir -p "$TMP/gdnsd/zones"
+cat > "$TMP/gdnsd/config" <<GDNSD_CONFIG
+options => {
+  listen => [ 127.0.0.1 ]
+  dns_port => $P_GDNSD
+  zones_default_ttl => 30
+}
+plugins => {
+  weighted => { wname => { a = [ 192.0.2.1, 1 ], b = [ 192.0.2.2, 3 ] } }
+  simplefo => { fname => { primary => 192.0.2.10, secondary => 192.0.2.11 } }
+}
+GDNSD_CONFIG
+cat > "$TMP/gdnsd/zones/tm.internal" <<'GDNSD_ZONE'
+@ 300 SOA ns1 hostmaster 1 3600 600 86400 30
+@ 300 NS ns1.tm.internal.
+@ 300 NS ns2.tm.internal.
+ns1 300 A 127.0.0.1
+ns2 300 A 127.0.0.2
+weighted 30 DYNA weighted!wname
+failover 10 DYNA simplefo!fname
+GDNSD_ZONE
+printf 'weighted.tm.internal A\nfailover.tm.internal A\n' > "$TMP/queries.txt"
+gdnsd -c "$TMP/gdnsd" checkconf >"$TMP/gdnsd-checkconf.log" 2>&1 || { cat "$TMP/gdnsd-checkconf.log" >&2; exit 1; }
+
+# --- Helpers ---------------------------------------------------------------------------------------------
+wait_dns() { # port name
+  for _ in $(seq 1 200); do
+    if dig +tries=1 +time=1 +short @127.0.0.1 -p "$1" weighted.tm.internal A 2>/dev/null | grep -q 192.0.2; then return 0; fi
+    sleep 0.1
+  done
+  echo "bench:dns: $2 did not answer on port $1" >&2
+  return 1
+}
+
+start_server() { # name pin(yes|no) -> sets SPID and PORT
+  local name=$1 pin=$2 w=1
+  local pre=()
+  if [ "$pin" = yes ]; then pre=(taskset -c 0); else w=2; fi
+  case $name in
+    ceiling) PORT=$P_CEIL
+             "${pre[@]}" node bench/dns/ceiling.js "$PORT" "$w" >"$TMP/ceiling.log" 2>&1 & SPID=$! ;;
+    tmkit)   PORT=$P_TMKIT
+             "${pre[@]}" node -r @swc-node/register bench/dns/tmkit.ts dns --document "$TMP/doc.json" --zone tm.internal \
+               --listen "127.0.0.1:$PORT" --workers "$w" >"$TMP/tmkit.log" 2>&1 & SPID=$! ;;
+    gdnsd)   PORT=$P_GDNSD
+             "${pre[@]}" gdnsd -c "$TMP/gdnsd" start >"$TMP/gdnsd.log" 2>&1 & SPID=$! ;;
+  esac
+  wait_dns "$PORT" "$name"
+}
+
+stop_server() {
+  kill -TERM "$SPID" 2>/dev/null || true
+  for _ in $(seq 1 100); do kill -0 "$SPID" 2>/dev/null || break; sleep 0.1; done
+  kill -KILL "$SPID" 2>/dev/null || true
+  wait "$SPID" 2>/dev/null || true
+  SPID=""
+}
+
+declare -A QPS P50 P90 P99 P999 LOST
+run_one() { # name setup(pinned|unpinned)
+  local name=$1 setup=$2 pin=no
+  local perfpre=()
+  if [ "$setup" = pinned ]; then pin=yes; perfpre=(taskset -c 1); fi
+  start_server "$name" "$pin"
+  # warm-up (JIT, caches)
+  "${perfpre[@]}" dnsperf -s 127.0.0.1 -p "$PORT" -d "$TMP/queries.txt" -l 2 -q "$OUTSTANDING" >/dev/null 2>&1 || true
+  "${perfpre[@]}" dnsperf -s 127.0.0.1 -p "$PORT" -d "$TMP/queries.txt" -l "$SECS" -q "$OUTSTANDING" >"$TMP/perf.txt" 2>&1
+  "${perfpre[@]}" dnsperf -s 127.0.0.1 -p "$PORT" -d "$TMP/queries.txt" -l "$LSECS" -q "$OUTSTANDING" -v >"$TMP/perf-v.txt" 2>&1
+  stop_server
+  local key="$name/$setup" qps lost p50 p90 p99 p999
+  qps=$(awk '/Queries per second:/ {printf "%.0f", $4}' "$TMP/perf.txt")
+  lost=$(awk '/Queries lost:/ {print $3 " " $4}' "$TMP/perf.txt")
+  read -r p50 p90 p99 p999 < <(awk '/^> / {print $NF}' "$TMP/perf-v.txt" | sort -g | awk '
+    { v[NR] = $1 } END { if (NR == 0) { print "- - - -"; exit }
+      split("0.5 0.9 0.99 0.999", q, " ");
+      for (i = 1; i <= 4; i++) { k = int(q[i] * NR); if (k < 1) k = 1; printf "%.3f ", v[k] * 1000 } print "" }')
+  if [ "$name" = tmkit ]; then grep -h "handled" "$TMP/tmkit.log" | sed "s/^/    [$setup] /" >&2 || true; fi
+  printf '  %-8s %-9s %8s qps  lost %-12s p50 %6s ms  p90 %6s ms  p99 %6s ms  p99.9 %6s ms\n' \
+    "$name" "$setup" "$qps" "$lost" "$p50" "$p90" "$p99" "$p999" >&2
+  # Keep the best round (the machine may be shared; the best round is the least disturbed one).
+  if [ -z "${QPS[$key]:-}" ] || [ "$qps" -gt "${QPS[$key]}" ]; then
+    QPS[$key]=$qps; LOST[$key]=$lost; P50[$key]=$p50; P90[$key]=$p90; P99[$key]=$p99; P999[$key]=$p999
+  fi
+}
+
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.1f%%", 100 * a / b; else print "n/a" }'; }
+
+echo "bench:dns: node $(node -v), dnsperf $(dnsperf -H 2>&1 | awk '/^Version/ {print $2; exit}'), gdnsd $(gdnsd -c "$TMP/gdnsd" checkconf 2>&1 | awk '/gdnsd version/ {print $4; exit}'), $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)" >&2
+echo "bench:dns: ${SECS}s throughput + ${LSECS}s latency pass per server and setup, ${ROUNDS} round(s), dnsperf -q $OUTSTANDING, names: weighted (1:3) and failover" >&2
+for setup in pinned unpinned; do
+  for _round in $(seq 1 "$ROUNDS"); do
+    for name in ceiling tmkit gdnsd; do run_one "$name" "$setup"; done
+  done
+done
+
+echo
+echo "DNS throughput (queries/second; latency percentiles in ms from dnsperf -v at the same load)"
+printf '%-10s %-8s %10s %9s %9s %9s %9s\n' setup server qps p50 p90 p99 p99.9
+for setup in pinned unpinned; do
+  for name in ceiling tmkit gdnsd; do
+    k="$name/$setup"
+    printf '%-10s %-8s %10s %9s %9s %9s %9s\n' "$setup" "$name" "${QPS[$k]}" "${P50[$k]}" "${P90[$k]}" "${P99[$k]}" "${P999[$k]}"
+  done
+done
+echo
+for setup in pinned unpinned; do
+  echo "$setup: tmkit/ceiling $(ratio "${QPS[tmkit/$setup]}" "${QPS[ceiling/$setup]}")   tmkit/gdnsd $(ratio "${QPS[tmkit/$setup]}" "${QPS[gdnsd/$setup]}")"
+done
+echo "(pinned: servers on CPU 0, dnsperf on CPU 1, tmkit and ceiling 1 process; unpinned: tmkit --workers 2, ceiling 2 workers, gdnsd default threads)"
