@@ -76,11 +76,14 @@ export function diff(desired: Document, deployed: readonly DeployedProfile[]): P
 const clone = (p: Profile): Profile => toJson(p) as unknown as Profile;
 const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
-/** Child profile names a profile nests (enabled or not: a disabled nested endpoint still references its child). */
+/**
+ * Child profile names a profile nests, lower-cased (profile names are matched case-insensitively, as the
+ * routing engine and ARM do). Enabled or not: a disabled nested endpoint still references its child.
+ */
 export function nestedChildren(p: Profile): string[] {
   return p.endpoints
     .filter((e) => e.type === 'nestedEndpoints' && typeof e.targetResourceId === 'string')
-    .map((e) => childProfileName(e.targetResourceId!));
+    .map((e) => childProfileName(e.targetResourceId!).toLowerCase());
 }
 
 /** The profiles that exist once the plan is applied: other stacks' untouched, ours as desired. */
@@ -97,17 +100,17 @@ export function plannedProfiles(plan: Plan, deployed: readonly DeployedProfile[]
 function referenceErrors(stack: string, changes: ProfileChange[], deployed: readonly DeployedProfile[]): PlanIssue[] {
   const errors: PlanIssue[] = [];
   const afterNames = new Set<string>();
-  for (const d of deployed) afterNames.add(d.profile.name);
-  for (const c of changes) if (c.action === 'delete') afterNames.delete(c.profile);
-  for (const c of changes) if (c.after) afterNames.add(c.profile);
+  for (const d of deployed) afterNames.add(d.profile.name.toLowerCase());
+  for (const c of changes) if (c.action === 'delete') afterNames.delete(c.profile.toLowerCase());
+  for (const c of changes) if (c.after) afterNames.add(c.profile.toLowerCase());
 
   for (const c of changes) {
     if (!c.after) continue;
     for (const e of c.after.endpoints) {
       if (e.type !== 'nestedEndpoints' || typeof e.targetResourceId !== 'string') continue;
       const child = childProfileName(e.targetResourceId);
-      if (afterNames.has(child)) continue;
-      const leaving = changes.some((x) => x.profile === child && x.action === 'delete');
+      if (afterNames.has(child.toLowerCase())) continue;
+      const leaving = changes.some((x) => x.profile.toLowerCase() === child.toLowerCase() && x.action === 'delete');
       errors.push({
         severity: 'error', code: 'PLAN_NESTED_TARGET_MISSING',
         path: `profiles[${c.profile}].endpoints[${e.name}].targetResourceId`, profile: c.profile,
@@ -123,7 +126,7 @@ function referenceErrors(stack: string, changes: ProfileChange[], deployed: read
     if (c.action !== 'delete') continue;
     for (const d of deployed) {
       if (d.stack === stack) continue;
-      if (nestedChildren(d.profile).includes(c.profile)) {
+      if (nestedChildren(d.profile).includes(c.profile.toLowerCase())) {
         errors.push({
           severity: 'error', code: 'PLAN_DELETE_REFERENCED', path: `profiles[${c.profile}]`, profile: c.profile,
           message: `profile ${c.profile} left the document but profile ${d.profile.name} of stack "${d.stack}" nests it, so it cannot be deleted`,
@@ -163,6 +166,7 @@ function referenceErrors(stack: string, changes: ProfileChange[], deployed: read
 export function orderSteps(changes: readonly ProfileChange[], deployed: readonly DeployedProfile[]): { steps: PlanStep[]; errors: PlanIssue[] } {
   const active = changes.filter((c) => c.action !== 'no-op');
   const byName = new Map(active.map((c) => [c.profile, c]));
+  const byLower = new Map(active.map((c) => [c.profile.toLowerCase(), c]));
   const deps = new Map<string, Map<string, string>>(); // profile -> (dependency profile -> reason)
   for (const c of active) deps.set(c.profile, new Map());
   const need = (who: string, on: string, why: string): void => {
@@ -172,17 +176,19 @@ export function orderSteps(changes: readonly ProfileChange[], deployed: readonly
   for (const c of active) {
     if (c.action === 'delete') continue;
     for (const child of nestedChildren(c.after!)) {
-      if (byName.get(child)?.action === 'create') need(c.profile, child, `after create of ${child} (nested by this profile)`);
+      const created = byLower.get(child);
+      if (created?.action === 'create') need(c.profile, created.profile, `after create of ${created.profile} (nested by this profile)`);
     }
   }
   for (const c of active) {
     if (c.action !== 'delete') continue;
     for (const d of deployed) {
-      if (!nestedChildren(d.profile).includes(c.profile)) continue;
+      const me = c.profile.toLowerCase();
+      if (!nestedChildren(d.profile).includes(me)) continue;
       const parent = byName.get(d.profile.name);
       if (!parent) continue;
       if (parent.action === 'delete') need(c.profile, parent.profile, `after delete of ${parent.profile} (which nests this profile)`);
-      else if (!nestedChildren(parent.after!).includes(c.profile)) need(c.profile, parent.profile, `after ${parent.action} of ${parent.profile} (which stops nesting this profile)`);
+      else if (!nestedChildren(parent.after!).includes(me)) need(c.profile, parent.profile, `after ${parent.action} of ${parent.profile} (which stops nesting this profile)`);
     }
   }
   const holder = new Map<string, string>();

@@ -39,10 +39,12 @@ const probed = (p: Profile): boolean =>
 /** Failover estimates for the named profiles, looking children up in `profiles` (the whole deployed/planned set). */
 export function failoverTimes(profiles: ReadonlyMap<string, Profile>, names?: Iterable<string>): Map<string, FailoverEstimate> {
   const memo = new Map<string, { det: number | null; via: string[] }>();
-  const worst = (name: string, stack: Set<string>): { det: number | null; via: string[] } => {
+  const lower = new Map([...profiles].map(([n, p]) => [n.toLowerCase(), p]));
+  const worst = (asked: string, stack: Set<string>): { det: number | null; via: string[] } => {
+    const p = profiles.get(asked) ?? lower.get(asked.toLowerCase());
+    const name = p?.name ?? asked;
     const hit = memo.get(name);
     if (hit) return hit;
-    const p = profiles.get(name);
     if (!p || stack.has(name)) return { det: null, via: [] };
     stack.add(name);
     let best: { det: number | null; via: string[] } = probed(p) ? { det: detectionSeconds(p), via: [name] } : { det: null, via: [] };

@@ -109,10 +109,11 @@ function healthWithDown(down: ReadonlySet<string>): HealthView {
 function tree(root: string, profiles: ReadonlyMap<string, Profile>): Profile[] {
   const out: Profile[] = [];
   const seen = new Set<string>();
+  const lower = new Map([...profiles].map(([n, p]) => [n.toLowerCase(), p]));
   const walk = (name: string): void => {
-    const p = profiles.get(name);
-    if (!p || seen.has(name)) return;
-    seen.add(name);
+    const p = profiles.get(name) ?? lower.get(name.toLowerCase());
+    if (!p || seen.has(p.name)) return;
+    seen.add(p.name);
     out.push(p);
     for (const e of p.endpoints) if (e.type === 'nestedEndpoints' && e.targetResourceId) walk(childProfileName(e.targetResourceId));
   };
@@ -125,7 +126,8 @@ function leavesUnder(p: Profile, endpointName: string, profiles: ReadonlyMap<str
   const e = p.endpoints.find((x) => x.name === endpointName);
   if (!e || e.endpointStatus !== 'Enabled') return [];
   if (e.type !== 'nestedEndpoints') return [`${p.name}/${e.name}`];
-  const child = profiles.get(childProfileName(e.targetResourceId ?? ''));
+  const childName = childProfileName(e.targetResourceId ?? '');
+  const child = profiles.get(childName) ?? [...profiles.values()].find((x) => x.name.toLowerCase() === childName.toLowerCase());
   if (!child || seen.has(child.name)) return [];
   seen.add(child.name);
   return child.endpoints.flatMap((c) => leavesUnder(child, c.name, profiles, seen));

@@ -41,7 +41,7 @@ export function affectedProfiles(plan: Plan, deployed: readonly DeployedProfile[
   for (const n of changed) out.set(n, undefined);
   const parentsOf = (child: string): string[] => {
     const ps = new Set<string>();
-    for (const m of [before, after]) for (const [n, p] of m) if (nestedChildren(p).includes(child)) ps.add(n);
+    for (const m of [before, after]) for (const [n, p] of m) if (nestedChildren(p).includes(child.toLowerCase())) ps.add(n);
     return [...ps];
   };
   const queue = [...changed];
@@ -64,7 +64,8 @@ export function buildReport(plan: Plan, deployed: readonly DeployedProfile[], op
   const after = plannedProfiles(plan, deployed);
   const before = new Map<string, Profile>(deployed.map((d) => [d.profile.name, d.profile]));
   const written = plan.changes.filter((c) => c.action !== 'no-op' && c.action !== 'delete').map((c) => c.after!);
-  const warnings = [...(options.warnings ?? []), ...lintProfiles(written, (n) => after.get(n))];
+  const lower = new Map([...after].map(([n, p]) => [n.toLowerCase(), p]));
+  const warnings = [...(options.warnings ?? []), ...lintProfiles(written, (n) => lower.get(n.toLowerCase()))];
   const names = affectedProfiles(plan, deployed).map((a) => a.name);
   const fb = failoverTimes(before, names);
   const fa = failoverTimes(after, names);

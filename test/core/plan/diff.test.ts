@@ -200,6 +200,18 @@ describe('applyOrder', () => {
   });
 });
 
+test('profile names in nested references match case-insensitively (as routing and ARM do)', () => {
+  const parent = { name: 'front', trafficRoutingMethod: 'Priority' as const, dnsConfig: { relativeName: 'front' },
+    endpoints: [{ name: 'n', type: 'nestedEndpoints', targetResourceId: '/subscriptions/s/resourceGroups/r/providers/Microsoft.Network/trafficManagerProfiles/Child-EU' }] };
+  const child = { name: 'child-eu', trafficRoutingMethod: 'Priority' as const, dnsConfig: { relativeName: 'child' },
+    endpoints: [{ name: 'x', type: 'externalEndpoints', target: 'x.example.net' }] };
+  const created = diff(doc('web', [parent, child]), []);
+  expect(created.errors).toEqual([]);
+  expect(created.steps.map((s) => s.profile)).toEqual(['child-eu', 'front']);
+  const removed = diff(doc('web', []), deployedOf(doc('web', [parent, child])));
+  expect(removed.steps.map((s) => s.profile)).toEqual(['front', 'child-eu']);
+});
+
 describe('checkPlanBase (stale plans)', () => {
   const { desired, deployed } = webScenario();
   const plan = diff(desired, deployed);
