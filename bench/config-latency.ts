@@ -51,7 +51,7 @@ function makeQuerier(port: number) {
     const cb = waiting.get(p.id!);
     if (!cb) return;
     waiting.delete(p.id!);
-    cb((p.answers ?? []).filter((a) => a.type === 'A').map((a) => String(a.data)));
+    cb((p.answers ?? []).filter((a) => a.type === 'A').map((a) => String((a as { data: unknown }).data)));
   });
   return {
     query(name: string): Promise<string[]> {

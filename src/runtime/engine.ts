@@ -11,6 +11,7 @@
  * the event loop (changes arriving meanwhile are folded into it), so a write reaches DNS answers within
  * milliseconds of its commit, and the DNS server only ever sees whole snapshots.
  */
+import cluster, { type Worker } from 'node:cluster';
 import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import type { AddressInfo } from 'node:net';
@@ -21,11 +22,12 @@ import type { Profile } from '../core/model/types';
 import { probeTargets } from '../core/health/targets';
 import { answer, buildSnapshot, profileStatusReport, resolve, type CompiledSnapshot } from '../core/routing';
 import type { GeoLookup, ResourceCatalog, Rng } from '../core/ports';
+import type { ProbeVerdict } from '../core/health/types';
 import { MmdbGeoLookup } from '../geo';
 import { ApiProblem, ApiServer, API_CODES, RuntimeMetrics, defaultValidator, loadOrCreateToken, type ResolveRequest, type TokenSource } from './api';
-import { DnsServer, type BoundAddress, type ListenAddress } from './dns';
+import { DnsServer, type BoundAddress, type ListenAddress, type ResponderStats } from './dns';
 import { Monitor, type EndpointTransition, type MonitorOptions } from './monitor';
-import { SqliteStore, parseResourceCatalog, toResourceCatalog, canonicalJson, type Store, type StoredProfile, type StoreChange } from './store';
+import { SqliteStore, parseResourceCatalog, toResourceCatalog, canonicalJson, type ResourceCatalogRecord, type Store, type StoredProfile, type StoreChange } from './store';
 
 export interface EngineOptions {
   stateDir: string;
@@ -50,11 +52,18 @@ export interface EngineOptions {
   monitor?: MonitorOptions;
   /** Extra delay before a rebuild, folding bursts of changes (default 0: next event-loop turn). */
   debounceMs?: number;
+  /**
+   * DNS worker processes (node:cluster) sharing the DNS port; 1 (default) answers DNS in this process.
+   * With more, this process must be the cluster primary and its main script must call `runDnsWorker()`
+   * in the workers (`tmkit serve` does).
+   */
+  workers?: number;
 }
 
 interface Loaded {
   profiles: Map<string, StoredProfile>;
   resources: ResourceCatalog;
+  resourcesRecord: ResourceCatalogRecord;
   resourcesJson: string;
   revision: number;
 }
@@ -71,7 +80,7 @@ export class Engine {
   private readonly geo: GeoLookup;
   private readonly rng: Rng;
   private readonly debounceMs: number;
-  private dns!: DnsServer;
+  private dns!: DnsTarget;
   private api!: ApiServer;
   private state!: Loaded;
   private snap!: CompiledSnapshot;
@@ -125,6 +134,7 @@ export class Engine {
     this.state = {
       profiles: new Map(stored.map((p) => [p.profile.name, p])),
       resources: toResourceCatalog(resources),
+      resourcesRecord: resources,
       resourcesJson: canonicalJson(resources),
       revision,
     };
@@ -139,7 +149,11 @@ export class Engine {
     this.snap = this.build();
     this.monitor.start();
 
-    this.dns = new DnsServer({ zone: this.zone, snapshot: this.snap, resolve, rng: this.rng, listen: this.o.dns ?? [{ address: '127.0.0.1', port: 5300 }] });
+    const listen = this.o.dns ?? [{ address: '127.0.0.1', port: 5300 }];
+    this.dns = (this.o.workers ?? 1) > 1
+      ? new ClusterDns(this.o.workers!, this.logger)
+      : new LocalDns(new DnsServer({ zone: this.zone, snapshot: this.snap, resolve, rng: this.rng, listen }));
+    this.dns.publish(this.snap, () => this.workerUpdate());
     await this.dns.start();
     this.registerDnsMetrics();
 
@@ -230,13 +244,14 @@ export class Engine {
           });
           if (catalog) {
             this.state.resources = toResourceCatalog(catalog);
+            this.state.resourcesRecord = catalog;
             this.state.resourcesJson = canonicalJson(catalog);
           }
           this.state.revision = revision;
           // Targets first, so a new endpoint's verdict starts at CheckingEndpoint in the same snapshot.
           if (configChanged) this.monitor.setTargets(probeTargets(this.profiles(), this.state.resources));
           this.snap = this.build();
-          this.dns.setSnapshot(this.snap);
+          this.dns.publish(this.snap, () => this.workerUpdate());
           if (since !== undefined) this.metrics.configLatency.observe((performance.now() - since) / 1000);
         }
       } catch (err) {
@@ -246,6 +261,16 @@ export class Engine {
       }
     })();
     await this.building;
+  }
+
+  private workerUpdate(): SnapshotUpdate {
+    return {
+      type: 'tmkit-snapshot',
+      revision: this.state.revision,
+      profiles: this.profiles(),
+      resources: this.state.resourcesRecord,
+      verdicts: Object.fromEntries(this.monitor.verdicts()),
+    };
   }
 
   private hasPending(): boolean {
@@ -335,14 +360,14 @@ export class Engine {
   }
 
   private registerDnsMetrics(): void {
-    const dns = (): DnsServer | undefined => (this.stopped ? undefined : this.dns);
+    const dns = (): DnsTarget | undefined => (this.stopped ? undefined : this.dns);
     new Gauge({
       name: 'tmkit_dns_responder_total',
       help: 'DNS responder counters since start (queries, cacheHits, dropped, errors, truncated); per-profile/rcode counts need a per-query hook in src/runtime/dns',
       labelNames: ['kind'],
       registers: [this.metrics.registry],
       collect() {
-        const s = dns()?.stats;
+        const s = dns()?.stats();
         if (!s) return;
         for (const [k, v] of Object.entries(s)) this.set({ kind: k }, v as number);
       },
@@ -382,4 +407,161 @@ export class Engine {
 function splitKey(key: string): [string, string] {
   const i = key.indexOf('/');
   return i < 0 ? [key, ''] : [key.slice(0, i), key.slice(i + 1)];
+}
+
+/** What worker processes receive on every rebuild: the snapshot's inputs as plain data. */
+export interface SnapshotUpdate {
+  type: 'tmkit-snapshot';
+  revision: number;
+  profiles: Profile[];
+  resources: ResourceCatalogRecord;
+  /** `profile/endpoint` → probe verdict. */
+  verdicts: Record<string, ProbeVerdict>;
+}
+
+/** Where snapshots go: the DNS server in this process, or DNS worker processes. */
+interface DnsTarget {
+  start(): Promise<void>;
+  /** `update` is only computed when a worker needs it. */
+  publish(snapshot: CompiledSnapshot, update: () => SnapshotUpdate): void;
+  addresses(): BoundAddress[];
+  stats(): ResponderStats | undefined;
+  close(): Promise<void>;
+}
+
+class LocalDns implements DnsTarget {
+  constructor(private readonly server: DnsServer) {}
+  start(): Promise<void> { return this.server.start(); }
+  publish(snapshot: CompiledSnapshot): void { this.server.setSnapshot(snapshot); }
+  addresses(): BoundAddress[] { return this.server.addresses(); }
+  stats(): ResponderStats { return this.server.stats; }
+  close(): Promise<void> { return this.server.close(); }
+}
+
+type WorkerMessage =
+  | { type: 'tmkit-dns-listening'; addresses: BoundAddress[] }
+  | { type: 'tmkit-dns-stats'; stats: ResponderStats }
+  | { type: 'tmkit-dns-failed'; message: string };
+
+/**
+ * N DNS worker processes sharing the port (node:cluster, as `tmkit dns --workers`). The primary keeps
+ * the store, API and prober; on every rebuild it sends each worker the snapshot's inputs and the worker
+ * builds the same snapshot. A worker that dies is replaced and gets the latest state when it listens.
+ */
+class ClusterDns implements DnsTarget {
+  private latest: SnapshotUpdate | undefined;
+  private update: (() => SnapshotUpdate) | undefined;
+  private bound: BoundAddress[] = [];
+  private readonly workerStats = new Map<number, ResponderStats>();
+  private stopping = false;
+  private live = 0;
+
+  constructor(private readonly n: number, private readonly logger: Logger) {
+    if (!cluster.isPrimary) throw new Error('ClusterDns: only the cluster primary can start DNS workers');
+  }
+
+  start(): Promise<void> {
+    return new Promise((resolveStart, rejectStart) => {
+      let ready = 0;
+      let started = false;
+      const timer = setTimeout(() => fail('the DNS workers did not start within 30 s'), 30_000);
+      const fail = (why: string): void => {
+        if (started) return;
+        started = true;
+        clearTimeout(timer);
+        void this.close().then(() => rejectStart(new Error(why)));
+      };
+      const fork = (): void => {
+        this.live++;
+        const w = cluster.fork({ TMKIT_DNS_WORKER: '1' });
+        w.on('message', (m: WorkerMessage) => {
+          if (m?.type === 'tmkit-dns-listening') {
+            this.bound = m.addresses;
+            this.send(w);
+            if (!started && ++ready === this.n) { started = true; clearTimeout(timer); resolveStart(); }
+          } else if (m?.type === 'tmkit-dns-stats') {
+            this.workerStats.set(w.id, m.stats);
+          } else if (m?.type === 'tmkit-dns-failed') {
+            fail(m.message);
+          }
+        });
+        w.on('exit', (code, signal) => {
+          this.live--;
+          this.workerStats.delete(w.id);
+          if (this.stopping) return;
+          if (!started) { fail(`a DNS worker exited (${signal ?? code}) before listening`); return; }
+          this.logger.warn({ pid: w.process.pid, code, signal }, 'DNS worker exited; starting another');
+          fork();
+        });
+      };
+      for (let i = 0; i < this.n; i++) fork();
+    });
+  }
+
+  private send(w: Worker): void {
+    this.latest ??= this.update?.();
+    if (this.latest && w.isConnected()) w.send(this.latest);
+  }
+
+  publish(_snapshot: CompiledSnapshot, update: () => SnapshotUpdate): void {
+    this.update = update;
+    this.latest = undefined;
+    for (const w of Object.values(cluster.workers ?? {})) if (w) this.send(w);
+  }
+
+  addresses(): BoundAddress[] { return this.bound.map((b) => ({ ...b })); }
+
+  stats(): ResponderStats | undefined {
+    if (this.workerStats.size === 0) return undefined;
+    const out: ResponderStats = { queries: 0, cacheHits: 0, dropped: 0, errors: 0, truncated: 0 };
+    for (const s of this.workerStats.values()) for (const k of Object.keys(out) as Array<keyof ResponderStats>) out[k] += s[k] ?? 0;
+    return out;
+  }
+
+  async close(): Promise<void> {
+    this.stopping = true;
+    const workers = Object.values(cluster.workers ?? {}).filter((w): w is Worker => w !== undefined);
+    await Promise.all(workers.map((w) => new Promise<void>((r) => {
+      if (w.isDead()) { r(); return; }
+      w.once('exit', () => r());
+      w.process.kill('SIGTERM');
+    })));
+  }
+}
+
+/**
+ * The body of a DNS worker process (`tmkit serve --workers N`): a DNS server whose snapshot is rebuilt
+ * from every update the primary sends. Resolves when the worker is told to stop (SIGTERM/SIGINT or the
+ * primary going away).
+ */
+export async function runDnsWorker(o: { zone: string; dns: ListenAddress[]; geoip?: string; geo?: GeoLookup }): Promise<void> {
+  const zone = o.zone.replace(/\.$/, '').toLowerCase();
+  const geo = o.geo ?? await MmdbGeoLookup.open(o.geoip !== undefined ? { geoip: o.geoip } : {});
+  const server = new DnsServer({ zone, snapshot: buildSnapshot({ zone, profiles: [], geo }), resolve, rng: Math.random, listen: o.dns });
+  process.on('message', (m: SnapshotUpdate) => {
+    if (m?.type !== 'tmkit-snapshot') return;
+    const verdicts = m.verdicts;
+    server.setSnapshot(buildSnapshot({
+      zone, profiles: m.profiles, resources: toResourceCatalog(m.resources), geo,
+      health: { verdict: (p, e) => verdicts[`${p}/${e}`] },
+    }));
+  });
+  try {
+    await server.start();
+  } catch (err) {
+    process.send?.({ type: 'tmkit-dns-failed', message: (err as Error).message });
+    throw err;
+  }
+  process.send?.({ type: 'tmkit-dns-listening', addresses: server.addresses() });
+  const statsTimer = setInterval(() => process.send?.({ type: 'tmkit-dns-stats', stats: server.stats }), 2000);
+  statsTimer.unref();
+  await new Promise<void>((r) => {
+    // SIGINT (Ctrl-C reaches the whole process group) is left to the primary, which stops the workers.
+    process.on('SIGINT', () => undefined);
+    process.once('SIGTERM', () => r());
+    process.once('disconnect', () => r());
+  });
+  clearInterval(statsTimer);
+  await server.close();
+  if (cluster.isWorker) cluster.worker?.disconnect();
 }

@@ -1,8 +1,9 @@
+import cluster from 'node:cluster';
 import { isAbsolute, join, relative } from 'node:path';
 import * as net from 'node:net';
 import type { Command } from 'commander';
 import pino from 'pino';
-import { Engine } from '../../runtime/engine';
+import { Engine, runDnsWorker } from '../../runtime/engine';
 import type { BoundAddress, ListenAddress } from '../../runtime/dns';
 import { CliError, EXIT_USAGE } from '../main';
 
@@ -49,19 +50,24 @@ export function registerServe(program: Command): void {
     .option('--api <address:port>', 'management API listen address (loopback by default: put TLS in front before exposing it)', '127.0.0.1:5380')
     .option('--resources <file>', 'Azure resource catalog to load at start: {"<ARM id>": {"target", "location", "state"}}')
     .option('--geoip <file.mmdb>', 'city-level MMDB consulted before the shipped country database')
-    .option('--workers <n>', 'DNS processes (only 1 is supported so far)', '1')
+    .option('--workers <n>', 'DNS worker processes sharing the DNS port (node:cluster); 1 = DNS in the main process', '1')
     .option('--log-level <level>', 'pino log level (logs go to stderr as JSON)', 'info')
     .action(async (opts: ServeOptions) => {
       const workers = Number(opts.workers);
       if (!Number.isInteger(workers) || workers < 1) throw new CliError(`--workers ${opts.workers}: expected a positive integer`, EXIT_USAGE);
-      if (workers > 1) throw new CliError('--workers > 1 is not supported by `tmkit serve` yet; run one process (it answers >100k queries/s) or several nodes behind anycast', EXIT_USAGE);
+      if (workers > 64) throw new CliError(`--workers ${opts.workers}: at most 64`, EXIT_USAGE);
       const dns = (opts.dns.length > 0 ? opts.dns : ['127.0.0.1:5300']).map((s) => parseHostPort('--dns', s));
+      if (cluster.isWorker && process.env.TMKIT_DNS_WORKER === '1') {
+        // A DNS worker forked by the primary below: DNS only, fed by the primary over IPC.
+        await runDnsWorker({ zone: opts.zone, dns, ...(opts.geoip !== undefined ? { geoip: opts.geoip } : {}) });
+        return;
+      }
       const apiAddr = parseHostPort('--api', opts.api);
       const logger = pino({ level: opts.logLevel }, pino.destination(2));
       let engine: Engine;
       try {
         engine = await Engine.start({
-          stateDir: opts.stateDir, zone: opts.zone, dns, api: { host: apiAddr.address, port: apiAddr.port }, logger,
+          stateDir: opts.stateDir, zone: opts.zone, dns, api: { host: apiAddr.address, port: apiAddr.port }, logger, workers,
           ...(opts.resources !== undefined ? { resourcesFile: opts.resources } : {}),
           ...(opts.geoip !== undefined ? { geoip: opts.geoip } : {}),
         });
@@ -76,7 +82,7 @@ export function registerServe(program: Command): void {
       const dnsWhere = engine.dnsAddresses().map((a: BoundAddress) => show(a)).join(', ');
       process.stdout.write([
         `tmkit serve: zone ${engine.zone}, ${profiles} profile${profiles === 1 ? '' : 's'}, state in ${shownPath(join(opts.stateDir, 'tmkit.db'))}`,
-        `  DNS  UDP+TCP ${dnsWhere}        dig @${engine.dnsAddresses()[0]!.address} -p ${engine.dnsAddresses()[0]!.port} <name>.${engine.zone}`,
+        `  DNS  UDP+TCP ${dnsWhere}${workers > 1 ? ` (${workers} worker processes)` : ''}        dig @${engine.dnsAddresses()[0]!.address} -p ${engine.dnsAddresses()[0]!.port} <name>.${engine.zone}`,
         `  API  http://${show({ address: api.address, port: api.port })}   token ${tokenWhere}`,
         '',
       ].join('\n'));

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { healthServer, waitFor } from './helpers';
@@ -92,4 +92,32 @@ test('a client without the token gets 401 and a message that says where the toke
     s.child.kill('SIGTERM');
     await s.exited;
   }
+});
+
+test('--workers 2: DNS workers answer every committed change; SIGTERM stops them all', async () => {
+  const stateDir = join(dir, 'workers');
+  const s = await spawnServe(stateDir, ['--workers', '2']);
+  try {
+    expect(s.stdout()).toContain('(2 worker processes)');
+    const env = { TMKIT_SERVER: s.api, TMKIT_TOKEN: readFileSync(join(stateDir, 'token'), 'utf8').trim() };
+    for (const ip of ['192.0.2.31', '192.0.2.32']) {
+      const file = join(dir, `w-${ip}.json`);
+      writeFileSync(file, JSON.stringify({ apiVersion: 'tmkit/v1', profiles: [{
+        name: 'w', trafficRoutingMethod: 'Priority', dnsConfig: { relativeName: 'w', ttl: 5 },
+        endpoints: [{ name: 'a', type: 'externalEndpoints', target: ip, alwaysServe: 'Enabled' }],
+      }] }));
+      const r = await runTmkit(['apply', file, '--yes'], { env });
+      expect(r.code).toBe(0);
+      // Every worker must have the change: several queries in a row all answer the new address.
+      await waitFor(`all workers to answer ${ip}`, async () => {
+        const answers = await Promise.all(Array.from({ length: 8 }, () => dig(s.dns, 'w.tm.internal')));
+        return answers.every((a) => a[0] === ip);
+      }, 30_000, 50);
+    }
+  } finally {
+    s.child.kill('SIGTERM');
+    expect(await s.exited).toEqual({ code: 0, signal: null });
+  }
+  // The workers are gone with the primary: the port answers no more.
+  expect(await dig(s.dns, 'w.tm.internal')).toEqual([]);
 });
