@@ -114,7 +114,8 @@ function referrersOf(name: string, profiles: Iterable<StoredProfile>): string[] 
   const out: string[] = [];
   for (const p of profiles) {
     for (const e of p.profile.endpoints) {
-      if (e.type === 'nestedEndpoints' && e.targetResourceId !== undefined && childProfileName(e.targetResourceId) === name) {
+      // Nested references match profile names case-insensitively, as the routing engine resolves them.
+      if (e.type === 'nestedEndpoints' && e.targetResourceId !== undefined && childProfileName(e.targetResourceId).toLowerCase() === name.toLowerCase()) {
         out.push(`${p.profile.name}/${e.name}`);
       }
     }
@@ -298,7 +299,15 @@ export class ApiServer {
     let warnings: WriteDiagnostic[] = [];
     const opts: Parameters<Store['putProfile']>[1] = {
       stack,
-      check: (view) => { warnings = this.validateIn(body, name, view.profiles.values()); },
+      check: (view) => {
+        const clash = [...view.profiles.keys()].find((k) => k !== name && k.toLowerCase() === name.toLowerCase());
+        if (clash !== undefined) {
+          throw ApiProblem.of(409, API_CODES.PROFILE_NAME_CONFLICT,
+            `profile names are case-insensitive (as in Azure) and profile '${clash}' already exists; use that name or delete it first`,
+            { path: `profiles[${name}].name` });
+        }
+        warnings = this.validateIn(body, name, view.profiles.values());
+      },
     };
     const ifMatch = header(ctx.req, 'if-match');
     const ifNoneMatch = header(ctx.req, 'if-none-match');

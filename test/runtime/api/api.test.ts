@@ -155,6 +155,22 @@ describe('conflicts', () => {
     expect((await call(h.base, 'GET', '/v1/profiles/web')).body.dnsConfig.ttl).toBe(30);
   });
 
+  test('profile names are case-insensitive: a second profile differing only in case → 409', async () => {
+    await put('web', profileInput('web'));
+    const r = await put('Web', profileInput('Web', { dnsConfig: { relativeName: 'other', ttl: 30 } }));
+    expect(r.status).toBe(409);
+    expect(r.body.errors[0]).toMatchObject({ code: 'PROFILE_NAME_CONFLICT', path: 'profiles[Web].name' });
+    expect(r.body.errors[0].message).toContain("'web'");
+  });
+
+  test('a nested reference in another case still blocks deleting the child', async () => {
+    await put('child', profileInput('child'));
+    expect((await put('parent', parentInput('parent', 'CHILD'))).status).toBe(201);
+    const r = await call(h.base, 'DELETE', '/v1/profiles/child');
+    expect(r.status).toBe(409);
+    expect(r.body.errors[0].code).toBe('PROFILE_REFERENCED');
+  });
+
   test('the same relativeName in two profiles is refused', async () => {
     await put('a', profileInput('a', { dnsConfig: { relativeName: 'shared', ttl: 30 } }));
     const r = await put('b', profileInput('b', { dnsConfig: { relativeName: 'Shared', ttl: 30 } }));
