@@ -180,12 +180,19 @@ export function orderSteps(changes: readonly ProfileChange[], deployed: readonly
       if (created?.action === 'create') need(c.profile, created.profile, `after create of ${created.profile} (nested by this profile)`);
     }
   }
+  // Deployed nesting, child (lower-cased) → parents, built once.
+  const deployedParents = new Map<string, string[]>();
+  for (const d of deployed) {
+    for (const child of nestedChildren(d.profile)) {
+      const list = deployedParents.get(child);
+      if (list) list.push(d.profile.name); else deployedParents.set(child, [d.profile.name]);
+    }
+  }
   for (const c of active) {
     if (c.action !== 'delete') continue;
-    for (const d of deployed) {
-      const me = c.profile.toLowerCase();
-      if (!nestedChildren(d.profile).includes(me)) continue;
-      const parent = byName.get(d.profile.name);
+    const me = c.profile.toLowerCase();
+    for (const parentName of deployedParents.get(me) ?? []) {
+      const parent = byName.get(parentName);
       if (!parent) continue;
       if (parent.action === 'delete') need(c.profile, parent.profile, `after delete of ${parent.profile} (which nests this profile)`);
       else if (!nestedChildren(parent.after!).includes(me)) need(c.profile, parent.profile, `after ${parent.action} of ${parent.profile} (which stops nesting this profile)`);
@@ -205,34 +212,56 @@ export function orderSteps(changes: readonly ProfileChange[], deployed: readonly
     }
   }
 
-  // Kahn's algorithm with a stable tie-break.
+  // Kahn's algorithm; among the ready steps the smallest key (PUTs before DELETEs, then name) goes first.
   const key = (c: ProfileChange): string => `${c.action === 'delete' ? 1 : 0}:${c.profile}`;
-  const done = new Set<string>();
-  const steps: PlanStep[] = [];
-  const pending = [...active];
-  while (pending.length > 0) {
-    const ready = pending.filter((c) => [...deps.get(c.profile)!.keys()].every((d) => done.has(d)));
-    if (ready.length === 0) {
-      const names = pending.map((c) => c.profile).sort();
-      return {
-        steps: [],
-        errors: [{
-          severity: 'error', code: 'PLAN_ORDER_CYCLE', path: 'profiles',
-          message: `these changes depend on each other in a cycle and cannot be applied one call at a time: ${names.join(', ')} ` +
-            `(${pending.map((c) => `${c.profile} waits for ${[...deps.get(c.profile)!.keys()].filter((d) => !done.has(d)).join(', ')}`).join('; ')})`,
-          hint: 'split the change into two plans (e.g. free a relativeName or remove a nested endpoint first, apply, then plan the rest)',
-        }],
-      };
+  const waiting = new Map<string, number>();
+  const dependents = new Map<string, string[]>();
+  for (const c of active) {
+    waiting.set(c.profile, deps.get(c.profile)!.size);
+    for (const d of deps.get(c.profile)!.keys()) {
+      const list = dependents.get(d);
+      if (list) list.push(c.profile); else dependents.set(d, [c.profile]);
     }
-    ready.sort((a, b) => cmp(key(a), key(b)));
-    const next = ready[0]!;
-    pending.splice(pending.indexOf(next), 1);
-    done.add(next.profile);
+  }
+  /** Ready changes sorted by key, descending, so the next one is popped from the end. */
+  const ready = active.filter((c) => waiting.get(c.profile) === 0).sort((a, b) => cmp(key(b), key(a)));
+  const insert = (c: ProfileChange): void => {
+    const k = key(c);
+    let lo = 0;
+    let hi = ready.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (cmp(key(ready[mid]!), k) > 0) lo = mid + 1; else hi = mid;
+    }
+    ready.splice(lo, 0, c);
+  };
+  const steps: PlanStep[] = [];
+  while (ready.length > 0) {
+    const next = ready.pop()!;
     const action = next.action as PlanStep['action'];
     const step: PlanStep = { action, profile: next.profile, method: action === 'delete' ? 'DELETE' : 'PUT', after: [...deps.get(next.profile)!.values()] };
     if (action === 'create') step.ifNoneMatch = '*';
     else step.ifMatch = next.baseEtag!;
     steps.push(step);
+    for (const d of dependents.get(next.profile) ?? []) {
+      const left = waiting.get(d)! - 1;
+      waiting.set(d, left);
+      if (left === 0) insert(byName.get(d)!);
+    }
+  }
+  if (steps.length < active.length) {
+    const done = new Set(steps.map((st) => st.profile));
+    const pending = active.filter((c) => !done.has(c.profile));
+    const names = pending.map((c) => c.profile).sort();
+    return {
+      steps: [],
+      errors: [{
+        severity: 'error', code: 'PLAN_ORDER_CYCLE', path: 'profiles',
+        message: `these changes depend on each other in a cycle and cannot be applied one call at a time: ${names.join(', ')} ` +
+          `(${pending.map((c) => `${c.profile} waits for ${[...deps.get(c.profile)!.keys()].filter((d) => !done.has(d)).join(', ')}`).join('; ')})`,
+        hint: 'split the change into two plans (e.g. free a relativeName or remove a nested endpoint first, apply, then plan the rest)',
+      }],
+    };
   }
   return { steps, errors: [] };
 }

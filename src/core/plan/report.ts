@@ -39,11 +39,17 @@ export function affectedProfiles(plan: Plan, deployed: readonly DeployedProfile[
   const changed = new Set(plan.changes.filter((c) => c.action !== 'no-op').map((c) => c.profile));
   const out = new Map<string, string | undefined>();
   for (const n of changed) out.set(n, undefined);
-  const parentsOf = (child: string): string[] => {
-    const ps = new Set<string>();
-    for (const m of [before, after]) for (const [n, p] of m) if (nestedChildren(p).includes(child.toLowerCase())) ps.add(n);
-    return [...ps];
-  };
+  // Nesting before and after, child (lower-cased) → parents, built once.
+  const parents = new Map<string, Set<string>>();
+  for (const m of [before, after]) {
+    for (const [n, p] of m) {
+      for (const child of nestedChildren(p)) {
+        const set = parents.get(child);
+        if (set) set.add(n); else parents.set(child, new Set([n]));
+      }
+    }
+  }
+  const parentsOf = (child: string): string[] => [...(parents.get(child.toLowerCase()) ?? [])];
   const queue = [...changed];
   while (queue.length > 0) {
     const c = queue.shift()!;
