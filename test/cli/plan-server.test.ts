@@ -90,6 +90,15 @@ test('a failure mid-way reports exactly what was and was not applied', async () 
   expect(await client.findProfile('old-api')).toBeDefined();
 });
 
+test('tmkit preview --against-server: before vs after for what the document changes', async () => {
+  const r = await tmkit(['preview', PR, '--against-server', '--server', h.base, '--token', TOKEN, '--no-scenarios']);
+  expect(r.stderr).toBe('');
+  expect(r.code).toBe(0);
+  expect(r.stdout).toMatch(/ {6}eu-west +50% +40% +−10 pts/);
+  expect(r.stdout).toContain('      GEO-ME: rest -> contoso-eu/eu-primary (15 regions:');
+  expect(r.stdout).not.toContain('Plan:');
+});
+
 test('a plan with errors is refused', async () => {
   const wrongStack = normalize({ ...(JSON.parse(readFileSync(PR, 'utf8')) as DocumentInput), stack: 'other' });
   const plan = diff(wrongStack, (await client.listProfiles()).profiles.map((e) => ({ profile: e.profile, etag: e.etag, stack: e.stack })));
