@@ -38,7 +38,7 @@ export function registerDns(program: Command): void {
     .option('--listen <address:port>', `address to listen on, UDP and TCP (repeatable; [::1]:5300 for IPv6; default ${DEFAULT_LISTEN})`, collect, [])
     .option('--workers <n>', 'processes sharing the port (node:cluster)', '1')
     .option('--udp-payload <octets>', 'largest UDP response (EDNS payload cap, 512-4096)', '1232')
-    .option('--ns <name>', 'apex NS name (repeatable; default ns1.<zone>)', collect, [])
+    .option('--ns <name[=address,...]>', 'apex NS name, with its addresses when it is inside the zone (repeatable; default ns1.<zone>)', collect, [])
     .option('--soa-rname <mailbox>', 'SOA contact in domain form (default hostmaster.<zone>)')
     .option('--geoip <file.mmdb>', 'MaxMind-format database for Geographic/Performance routing (default: the shipped country database)')
     .option('--tcp-idle-timeout <ms>', 'close idle TCP connections after this long', '10000')
@@ -49,6 +49,7 @@ export function registerDns(program: Command): void {
       const udpPayload = intOption('--udp-payload', opts.udpPayload, 512, 4096);
       const idle = intOption('--tcp-idle-timeout', opts.tcpIdleTimeout, 1, 3_600_000);
       const maxConn = intOption('--tcp-max-connections', opts.tcpMaxConnections, 1, 1_000_000);
+      const ns = opts.ns.map(parseNs);
       const doc = loadDocument(opts.document);
 
       if (workers > 1 && cluster.isPrimary) {
@@ -65,7 +66,7 @@ export function registerDns(program: Command): void {
         listen,
         udpPayloadCap: udpPayload,
         tcp: { idleTimeoutMs: idle, maxConnections: maxConn },
-        ...(opts.ns.length > 0 ? { nsNames: opts.ns } : {}),
+        ...(ns.length > 0 ? { nsNames: ns.map((n) => n.name), nsAddresses: Object.fromEntries(ns.map((n) => [n.name, n.addresses])) } : {}),
         ...(opts.soaRname !== undefined ? { soa: { rname: opts.soaRname } } : {}),
       });
       try {
@@ -190,6 +191,16 @@ export function parseListen(s: string): ListenAddress {
     throw new CliError(`--listen ${s}: expected an IP address and port such as 127.0.0.1:5300 or [::1]:5300`, EXIT_USAGE);
   }
   return { address: host, port };
+}
+
+/** `ns1.example.net` or `ns1.tm.internal=192.0.2.53,2001:db8::53`. */
+export function parseNs(s: string): { name: string; addresses: string[] } {
+  const [name, addrs] = s.split('=', 2) as [string, string | undefined];
+  const addresses = addrs === undefined ? [] : addrs.split(',').map((a) => a.trim()).filter(Boolean);
+  if (!/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*\.?$/.test(name.trim()) || addresses.some((a) => net.isIP(a) === 0)) {
+    throw new CliError(`--ns ${s}: expected a host name, optionally =address[,address] (e.g. ns1.tm.internal=192.0.2.53)`, EXIT_USAGE);
+  }
+  return { name: name.trim(), addresses };
 }
 
 function showListen(l: ListenAddress): string {

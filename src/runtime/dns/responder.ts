@@ -50,6 +50,11 @@ export interface ResponderOptions {
   soa?: Partial<SoaConfig>;
   /** Apex NS names. Default `[soa.mname]`. */
   nsNames?: string[];
+  /**
+   * Addresses of name servers inside the zone (`ns1.tm.internal` → `['192.0.2.53']`): answered
+   * authoritatively at those names and added as glue to the apex NS answer.
+   */
+  nsAddresses?: Record<string, string[]>;
   snapshot: RoutingSnapshot;
   resolve: ResolveFn;
   rng: Rng;
@@ -99,6 +104,7 @@ export class Responder {
   readonly zone: string;
   private readonly soa: SoaConfig & { serial: number };
   private readonly nsNames: string[];
+  private readonly nsAddresses = new Map<string, string[]>();
   private snapshot: RoutingSnapshot;
   private readonly resolveFn: ResolveFn;
   private readonly rng: Rng;
@@ -126,6 +132,10 @@ export class Responder {
       ttl: s.ttl ?? 300,
     };
     this.nsNames = opts.nsNames && opts.nsNames.length > 0 ? [...opts.nsNames] : [this.soa.mname];
+    for (const [name, addrs] of Object.entries(opts.nsAddresses ?? {})) {
+      const n = name.replace(/\.$/, '').toLowerCase();
+      if (n !== this.zone && n.endsWith(`.${this.zone}`) && addrs.length > 0) this.nsAddresses.set(n, [...addrs]);
+    }
     this.snapshot = opts.snapshot;
     this.resolveFn = opts.resolve;
     this.rng = opts.rng;
@@ -234,12 +244,16 @@ export class Responder {
     const question = Buffer.from(key, 'latin1');
     const qname = wireNameToText(key, nameLen);
 
-    if (qclass !== QCLASS_IN && qclass !== QCLASS_ANY) return { encoded: this.cacheStatic(key, [this.encode(question, RCODE.REFUSED, [], [])], [1]), scope: 0 };
+    if (qclass !== QCLASS_IN && qclass !== QCLASS_ANY) return { encoded: this.encode(question, RCODE.REFUSED, [], []), scope: 0 };
+    // REFUSED is not cached: a flood of names outside the zone must not push the zone's answers out.
     const inZone = qname === this.zone || qname.endsWith(`.${this.zone}`);
     if (!inZone || qtype === AXFR || qtype === IXFR) {
-      return { encoded: this.cacheStatic(key, [this.encode(question, RCODE.REFUSED, [], [])], [1]), scope: 0 };
+      return { encoded: this.encode(question, RCODE.REFUSED, [], []), scope: 0 };
     }
     if (qname === this.zone) return { encoded: this.cacheStatic(key, [this.apex(question, qtype)], [1]), scope: 0 };
+
+    const nsAddrs = this.nsAddresses.get(qname);
+    if (nsAddrs) return { encoded: this.cacheStatic(key, [this.nameServerAddresses(question, qname, qtype)], [1]), scope: 0 };
 
     const useEcs = ecs !== undefined && ecs.sourcePrefix > 0;
     const query: RoutingQuery = { name: qname, type: TYPE_NAMES[qtype] ?? dnsTypes.toString(qtype), clientAddress: useEcs ? ecs.addressText : clientAddress };
@@ -307,8 +321,26 @@ export class Responder {
     if (qtype === QTYPE.NS || qtype === QTYPE.ANY) {
       for (const ns of this.nsNames) answers.push({ type: 'NS', name: this.zone, ttl: this.soa.ttl, class: 'IN', data: ns });
     }
-    if (answers.length > 0) return this.encode(question, RCODE.NOERROR, answers, []);
+    if (answers.length > 0) {
+      const glue = qtype === QTYPE.NS || qtype === QTYPE.ANY ? this.nsNames.flatMap((ns) => this.addressRecords(ns.replace(/\.$/, '').toLowerCase(), QTYPE.ANY)) : [];
+      return this.encode(question, RCODE.NOERROR, answers, [], glue);
+    }
     return this.encode(question, RCODE.NOERROR, [], [this.negativeSoa()]);
+  }
+
+  /** A/AAAA records of an in-zone name server (empty when it has none of that type). */
+  private addressRecords(name: string, qtype: number): dnsPacket.Answer[] {
+    const out: dnsPacket.Answer[] = [];
+    for (const a of this.nsAddresses.get(name) ?? []) {
+      const v6 = a.includes(':');
+      if (qtype === QTYPE.ANY || qtype === (v6 ? QTYPE.AAAA : QTYPE.A)) out.push({ type: v6 ? 'AAAA' : 'A', name, ttl: this.soa.ttl, class: 'IN', data: a });
+    }
+    return out;
+  }
+
+  private nameServerAddresses(question: Buffer, name: string, qtype: number): Encoded {
+    const answers = this.addressRecords(name, qtype);
+    return answers.length > 0 ? this.encode(question, RCODE.NOERROR, answers, []) : this.encode(question, RCODE.NOERROR, [], [this.negativeSoa()]);
   }
 
   private soaRecord(ttl: number): dnsPacket.Answer {
@@ -325,13 +357,13 @@ export class Responder {
   }
 
   /** Encodes header + question (lower-case; patched per query) + records; also the TC variant. */
-  private encode(question: Buffer, rcode: number, answers: dnsPacket.Answer[], authorities: dnsPacket.Answer[]): Encoded {
-    const records = answers.length + authorities.length > 0
-      ? dnsPacket.encode({ type: 'response', id: 0, flags: 0, questions: [], answers, authorities, additionals: [] }).subarray(HEADER_LENGTH)
+  private encode(question: Buffer, rcode: number, answers: dnsPacket.Answer[], authorities: dnsPacket.Answer[], additionals: dnsPacket.Answer[] = []): Encoded {
+    const records = answers.length + authorities.length + additionals.length > 0
+      ? dnsPacket.encode({ type: 'response', id: 0, flags: 0, questions: [], answers, authorities, additionals }).subarray(HEADER_LENGTH)
       : Buffer.alloc(0);
     const flags = FLAG_QR | FLAG_AA | (rcode & 0xf);
     const body = Buffer.alloc(HEADER_LENGTH + question.length + records.length);
-    writeHeader(body, flags, 1, answers.length, authorities.length, 0);
+    writeHeader(body, flags, 1, answers.length, authorities.length, additionals.length);
     question.copy(body, HEADER_LENGTH);
     records.copy(body, HEADER_LENGTH + question.length);
     const truncated = Buffer.alloc(HEADER_LENGTH + question.length);

@@ -40,14 +40,17 @@ function start(args: string[]): { child: ChildProcess; banner: Promise<string>; 
 const portOf = (banner: string): number => Number(/127\.0\.0\.1:(\d+)/.exec(banner)![1]);
 
 test('serves the document; SIGTERM stops it with exit code 0', async () => {
-  const s = start(['--document', docFile, '--listen', '127.0.0.1:0', '--ns', 'ns1.example.org']);
+  const s = start(['--document', docFile, '--listen', '127.0.0.1:0', '--ns', 'ns1.example.org', '--ns', 'ns2.tm.internal=192.0.2.53']);
   try {
     const banner = await s.banner;
     expect(banner).toMatch(/^tmkit dns: zone tm\.internal, 2 profiles \(every endpoint treated as Online\), UDP\+TCP on 127\.0\.0\.1:\d+\n$/);
     const at = ['@127.0.0.1', '-p', String(portOf(banner))];
     expect((await dig([...at, 'app.tm.internal'])).answer).toEqual([['app.tm.internal.', '15', 'IN', 'A', '192.0.2.1']]);
     expect((await dig([...at, '+tcp', 'web.tm.internal'])).answer).toEqual([['web.tm.internal.', '20', 'IN', 'CNAME', 'web.example.net.']]);
-    expect((await dig([...at, 'tm.internal', 'NS'])).answer).toEqual([['tm.internal.', '300', 'IN', 'NS', 'ns1.example.org.']]);
+    const ns = await dig([...at, 'tm.internal', 'NS']);
+    expect(ns.answer).toEqual([['tm.internal.', '300', 'IN', 'NS', 'ns1.example.org.'], ['tm.internal.', '300', 'IN', 'NS', 'ns2.tm.internal.']]);
+    expect(ns.additional).toEqual([['ns2.tm.internal.', '300', 'IN', 'A', '192.0.2.53']]);
+    expect((await dig([...at, 'ns2.tm.internal'])).answer).toEqual([['ns2.tm.internal.', '300', 'IN', 'A', '192.0.2.53']]);
   } finally {
     s.child.kill('SIGTERM');
   }
@@ -73,6 +76,7 @@ test('--workers 2: both processes serve UDP and TCP on one port', async () => {
 test.each([
   ['a missing file', ['--document', path.join(dir, 'nope.json')], 1, /cannot read the document \(ENOENT\)/],
   ['an invalid document', ['--document', (() => { const f = path.join(dir, 'bad.json'); writeFileSync(f, JSON.stringify({ apiVersion: 'tmkit/v1', profiles: [{ name: 'x', trafficRoutingMethod: 'Sideways' }] })); return f; })()], 1, /the document is invalid/],
+  ['a bad --ns address', ['--document', docFile, '--ns', 'ns1.tm.internal=not-an-ip'], 2, /--ns ns1.tm.internal=not-an-ip: expected a host name/],
   ['a bad --listen', ['--document', docFile, '--listen', 'localhost:53'], 2, /--listen localhost:53: expected an IP address/],
 ])('exits non-zero on %s', async (_l, args, code, message) => {
   const s = start(args);

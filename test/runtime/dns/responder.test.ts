@@ -148,3 +148,35 @@ test.each([
 test('AXFR is refused', () => {
   expect(decode(make().handle(buildQuery(1, ZONE, 252), '192.0.2.1', 'tcp')!.subarray(2)).rcode).toBe('REFUSED');
 });
+
+describe('in-zone name servers', () => {
+  const r = make({ nsNames: ['ns1.tm.internal', 'ns.example.net'], nsAddresses: { 'NS1.tm.internal.': ['192.0.2.53', '2001:db8::53'] } });
+  test('the apex NS answer carries glue for the in-zone name server only', () => {
+    const d = decode(r.handle(buildQuery(1, ZONE, 2), '192.0.2.1', 'udp'));
+    expect(d.answers!.map((a) => dataOf(a))).toEqual(['ns1.tm.internal', 'ns.example.net']);
+    expect(d.additionals!.map((a) => [a.type, a.name, dataOf(a)])).toEqual([
+      ['A', 'ns1.tm.internal', '192.0.2.53'], ['AAAA', 'ns1.tm.internal', '2001:db8::53'],
+    ]);
+  });
+  test.each([
+    [1, ['192.0.2.53']],
+    [28, ['2001:db8::53']],
+    [15, []],
+  ])('qtype %d at the name server name', (qtype, expected) => {
+    const d = decode(r.handle(buildQuery(1, 'Ns1.tm.internal', qtype), '192.0.2.1', 'udp'));
+    expect(d.rcode).toBe('NOERROR');
+    expect(d.flag_aa).toBe(true);
+    expect(d.answers!.map((a) => dataOf(a))).toEqual(expected);
+    expect(d.authorities!.map((a) => a.type)).toEqual(expected.length ? [] : ['SOA']);
+  });
+  test('with an OPT the glue count and the OPT add up in ARCOUNT', () => {
+    const d = decode(r.handle(buildQuery(1, ZONE, 2, { additional: optRecord() }), '192.0.2.1', 'udp'));
+    expect(d.additionals!.map((a) => a.type)).toEqual(['A', 'AAAA', 'OPT']);
+  });
+});
+
+test('names outside the zone are refused without filling the cache', () => {
+  const r = make();
+  for (let i = 0; i < 100; i++) expect(decode(r.handle(buildQuery(1, `n${i}.example.com`, 1), '192.0.2.1', 'udp')).rcode).toBe('REFUSED');
+  expect(r.cached.questions).toBe(0);
+});
