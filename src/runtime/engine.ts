@@ -464,7 +464,7 @@ class ClusterDns implements DnsTarget {
     return new Promise((resolveStart, rejectStart) => {
       let ready = 0;
       let started = false;
-      const timer = setTimeout(() => fail('the DNS workers did not start within 30 s'), 30_000);
+      const timer = setTimeout(() => fail('the DNS workers did not start within 90 s'), 90_000);
       const fail = (why: string): void => {
         if (started) return;
         started = true;

@@ -32,7 +32,7 @@ export function spawnServe(stateDir: string, args: string[] = [], env: NodeJS.Pr
   let err = '';
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) => child.on('exit', (code, signal) => r({ code, signal })));
   return new Promise((resolve, reject) => {
-    const t = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`tmkit serve did not start in 30 s:\n${out}\n${err}`)); }, 30_000);
+    const t = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`tmkit serve did not start in 90 s:\n${out}\n${err}`)); }, 90_000);
     child.stderr!.setEncoding('utf8').on('data', (d: string) => { err += d; });
     child.stdout!.setEncoding('utf8').on('data', (d: string) => {
       out += d;
