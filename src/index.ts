@@ -15,3 +15,5 @@ export * from './geo';
 export * from './constructs';
 export { Profile, Endpoint } from './constructs';
 export type { Profile as ProfileDocument, Endpoint as EndpointDocument } from './core/model/types';
+// core/validate and core/health both export `TargetKind` (the same union); the root exports validate's.
+export type { TargetKind } from './core/validate';
