@@ -46,6 +46,12 @@ class ProbeFailure extends Error {
   }
 }
 
+/**
+ * Preallocated: aborting a finished exchange and destroying its client happen on every probe, and building
+ * an Error (its stack trace) each time costs more CPU than the rest of the probe's JavaScript.
+ */
+const DONE = new ProbeFailure('done', 'TMKIT_PROBE_DONE');
+
 /** Probes one target once. Never throws: every failure is an outcome with a reason. */
 export async function probe(target: ProbeTarget, opts: ProbeOptions = {}): Promise<ProbeOutcome> {
   const started = performance.now();
@@ -176,17 +182,27 @@ async function httpGet(target: ProbeTarget, address: string, timeoutMs: number, 
   try {
     const headers: Record<string, string> = {};
     for (const h of target.headers) headers[h.name] = h.value;
-    // The signal is not handed to undici (its abort plumbing costs CPU on every probe): on abort we stop
-    // waiting at once and destroy the client and its sockets in `finally`, which fails the request.
-    const pending = client.request({ method: 'GET', path: target.path ?? '/', headers, reset: true });
-    pending.catch(() => {});
-    const res = await untilAborted(pending, signal);
-    res.body.on('error', () => {});
-    res.body.destroy();
-    return res.statusCode;
+    // Raw dispatch (no response stream is ever created): the status arrives in onResponseStart and the
+    // connection is destroyed right after, so the body is never read. The signal is not handed to undici: on
+    // abort we stop waiting at once and destroy the client and its sockets in `finally`.
+    const pending = new Promise<number>((resolve, reject) => {
+      let status: number | undefined;
+      client.dispatch({ method: 'GET', path: target.path ?? '/', headers }, {
+        onRequestStart() {}, // (its presence selects undici's v7 controller-style handler API)
+        onResponseStart(_controller, statusCode) {
+          status = statusCode;
+          resolve(statusCode); // `finally` below destroys the socket: the body is never read
+        },
+        onResponseData() {},
+        onResponseEnd() { if (status === undefined) reject(new ProbeFailure('invalid response', 'TMKIT_PROBE_NO_STATUS')); },
+        onResponseError(_controller, err) { if (status === undefined) reject(err); },
+      });
+    });
+    return await untilAborted(pending, signal);
   } finally {
-    for (const s of sockets) { s.on('error', () => {}); s.destroy(); }
-    client.destroy().catch(() => {});
+    // destroying with a preallocated error spares undici from building its own 'closed'/'aborted' errors
+    for (const s of sockets) { s.on('error', () => {}); s.destroy(DONE); }
+    client.destroy(DONE).catch(() => {});
   }
 }
 
