@@ -8,7 +8,10 @@
  *   - ack→DNS:   from the PUT's 2xx to that answer (how far DNS lags behind an acknowledged write),
  * and the server's own commit→snapshot histogram (tmkit_config_apply_seconds).
  *
- *   npm run bench:config-latency [-- --changes 50]
+ *   npm run bench:config-latency [-- --changes 50] [-- --workers 2]
+ *
+ * With --workers N the DNS answers come from N worker processes fed over IPC (the query loop then
+ * waits until the worker that answers has the change).
  */
 import { spawn } from 'node:child_process';
 import * as dgram from 'node:dgram';
@@ -19,11 +22,16 @@ import * as dnsPacket from 'dns-packet';
 import { TmkitClient } from '../src/client';
 
 const REPO = join(__dirname, '..');
-const changes = Number(process.argv[process.argv.indexOf('--changes') + 1] || 50) || 50;
+const arg = (name: string, dflt: number): number => {
+  const i = process.argv.indexOf(name);
+  return i > 0 ? Number(process.argv[i + 1]) || dflt : dflt;
+};
+const changes = arg('--changes', 50);
+const workers = arg('--workers', 1);
 
 function startServe(stateDir: string): Promise<{ kill: () => Promise<void>; dns: number; api: string }> {
   const child = spawn(process.execPath, ['-r', '@swc-node/register', '-e', `require('./src/cli/main').run(process.argv.slice(1)).then((c) => { process.exitCode = c; })`,
-    'serve', '--state-dir', stateDir, '--dns', '127.0.0.1:0', '--api', '127.0.0.1:0', '--log-level', 'warn'], { cwd: REPO, stdio: ['ignore', 'pipe', 'inherit'] });
+    'serve', '--state-dir', stateDir, '--dns', '127.0.0.1:0', '--api', '127.0.0.1:0', '--log-level', 'warn', '--workers', String(workers)], { cwd: REPO, stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
   return new Promise((resolve, reject) => {
     child.on('exit', (c) => reject(new Error(`serve exited ${c}: ${out}`)));
@@ -117,7 +125,7 @@ async function main(): Promise<void> {
   const sum = Number(/tmkit_config_apply_seconds_sum (\S+)/.exec(metrics)?.[1] ?? NaN);
   const count = Number(/tmkit_config_apply_seconds_count (\S+)/.exec(metrics)?.[1] ?? NaN);
   process.stdout.write([
-    `config change → DNS answer latency: ${changes} changes, 201 profiles stored, tmkit serve as its own process, UDP polling on 127.0.0.1`,
+    `config change → DNS answer latency: ${changes} changes, 201 profiles stored, tmkit serve as its own process${workers > 1 ? ` with ${workers} DNS workers` : ''}, UDP polling on 127.0.0.1`,
     summary('write→DNS', writeToDns),
     summary('ack→DNS', ackToDns),
     `DNS queries until the new answer: median ${pct(queries, 50)}, max ${Math.max(...queries)} (1 = the first query after the ack already had it)`,

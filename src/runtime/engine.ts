@@ -13,6 +13,8 @@
  */
 import cluster, { type Worker } from 'node:cluster';
 import { readFileSync } from 'node:fs';
+import * as dgram from 'node:dgram';
+import * as net from 'node:net';
 import { isIP } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import pino, { type Logger } from 'pino';
@@ -151,9 +153,9 @@ export class Engine {
 
     const listen = this.o.dns ?? [{ address: '127.0.0.1', port: 5300 }];
     this.dns = (this.o.workers ?? 1) > 1
-      ? new ClusterDns(this.o.workers!, this.logger)
+      ? new ClusterDns(this.o.workers!, listen, this.logger)
       : new LocalDns(new DnsServer({ zone: this.zone, snapshot: this.snap, resolve, rng: this.rng, listen }));
-    this.dns.publish(this.snap, () => this.workerUpdate());
+    this.dns.publish(this.snap, () => this.workerUpdate(undefined, false), () => this.workerUpdate());
     await this.dns.start();
     this.registerDnsMetrics();
 
@@ -188,7 +190,10 @@ export class Engine {
   }
 
   private build(): CompiledSnapshot {
-    const snap = buildSnapshot({ zone: this.zone, profiles: this.profiles(), health: this.monitor, resources: this.state.resources, geo: this.geo });
+    // Freeze the verdicts: a snapshot never changes under a resolver; the next transition builds a new one.
+    const verdicts = this.monitor.verdicts();
+    const health = { verdict: (p: string, e: string): ProbeVerdict | undefined => verdicts.get(`${p}/${e}`) };
+    const snap = buildSnapshot({ zone: this.zone, profiles: this.profiles(), health, resources: this.state.resources, geo: this.geo });
     this.metrics.snapshotBuilds.inc();
     this.metrics.storeRevision.set(this.state.revision);
     this.metrics.profiles.set(this.state.profiles.size);
@@ -251,7 +256,7 @@ export class Engine {
           // Targets first, so a new endpoint's verdict starts at CheckingEndpoint in the same snapshot.
           if (configChanged) this.monitor.setTargets(probeTargets(this.profiles(), this.state.resources));
           this.snap = this.build();
-          this.dns.publish(this.snap, () => this.workerUpdate());
+          this.dns.publish(this.snap, () => this.workerUpdate(names, resources), () => this.workerUpdate());
           if (since !== undefined) this.metrics.configLatency.observe((performance.now() - since) / 1000);
         }
       } catch (err) {
@@ -263,14 +268,18 @@ export class Engine {
     await this.building;
   }
 
-  private workerUpdate(): SnapshotUpdate {
-    return {
+  /** The whole state (`names` undefined), or only what changed: the named profiles, the catalog if it did. */
+  private workerUpdate(names?: readonly string[], resources = true): SnapshotUpdate {
+    const u: SnapshotUpdate = {
       type: 'tmkit-snapshot',
       revision: this.state.revision,
-      profiles: this.profiles(),
-      resources: this.state.resourcesRecord,
+      full: names === undefined,
+      profiles: names === undefined ? this.profiles() : names.flatMap((n) => { const p = this.state.profiles.get(n); return p ? [p.profile] : []; }),
+      deleted: names === undefined ? [] : names.filter((n) => !this.state.profiles.has(n)),
       verdicts: Object.fromEntries(this.monitor.verdicts()),
     };
+    if (resources) u.resources = this.state.resourcesRecord;
+    return u;
   }
 
   private hasPending(): boolean {
@@ -409,12 +418,18 @@ function splitKey(key: string): [string, string] {
   return i < 0 ? [key, ''] : [key.slice(0, i), key.slice(i + 1)];
 }
 
-/** What worker processes receive on every rebuild: the snapshot's inputs as plain data. */
+/**
+ * What worker processes receive on every rebuild: the snapshot's inputs as plain data. `full`: the whole
+ * state (on start and resync); otherwise only the profiles that changed and the ones deleted, the catalog
+ * only when it changed. Verdicts are always complete (small: one per probed endpoint).
+ */
 export interface SnapshotUpdate {
   type: 'tmkit-snapshot';
   revision: number;
+  full: boolean;
   profiles: Profile[];
-  resources: ResourceCatalogRecord;
+  deleted: string[];
+  resources?: ResourceCatalogRecord;
   /** `profile/endpoint` → probe verdict. */
   verdicts: Record<string, ProbeVerdict>;
 }
@@ -422,8 +437,8 @@ export interface SnapshotUpdate {
 /** Where snapshots go: the DNS server in this process, or DNS worker processes. */
 interface DnsTarget {
   start(): Promise<void>;
-  /** `update` is only computed when a worker needs it. */
-  publish(snapshot: CompiledSnapshot, update: () => SnapshotUpdate): void;
+  /** `delta` and `full` are only computed when a worker needs them. */
+  publish(snapshot: CompiledSnapshot, delta: () => SnapshotUpdate, full: () => SnapshotUpdate): void;
   addresses(): BoundAddress[];
   stats(): ResponderStats | undefined;
   close(): Promise<void>;
@@ -449,18 +464,22 @@ type WorkerMessage =
  * builds the same snapshot. A worker that dies is replaced and gets the latest state when it listens.
  */
 class ClusterDns implements DnsTarget {
-  private latest: SnapshotUpdate | undefined;
-  private update: (() => SnapshotUpdate) | undefined;
+  private full: (() => SnapshotUpdate) | undefined;
+  /** Workers that got a full update since they (re)started listening; the others get one when they do. */
+  private readonly synced = new Set<number>();
   private bound: BoundAddress[] = [];
   private readonly workerStats = new Map<number, ResponderStats>();
   private stopping = false;
   private live = 0;
 
-  constructor(private readonly n: number, private readonly logger: Logger) {
+  constructor(private readonly n: number, private readonly listen: ListenAddress[], private readonly logger: Logger) {
     if (!cluster.isPrimary) throw new Error('ClusterDns: only the cluster primary can start DNS workers');
   }
 
-  start(): Promise<void> {
+  async start(): Promise<void> {
+    // Port 0: choose a port free for both UDP and TCP here, so every worker binds the same concrete one
+    // (workers sharing a port-0 UDP handle could otherwise not move on when its TCP twin is taken).
+    const listen = await Promise.all(this.listen.map(async (l) => (l.port === 0 ? { address: l.address, port: await freeDnsPort(l.address) } : l)));
     return new Promise((resolveStart, rejectStart) => {
       let ready = 0;
       let started = false;
@@ -473,11 +492,11 @@ class ClusterDns implements DnsTarget {
       };
       const fork = (): void => {
         this.live++;
-        const w = cluster.fork({ TMKIT_DNS_WORKER: '1' });
+        const w = cluster.fork({ TMKIT_DNS_WORKER: '1', TMKIT_DNS_LISTEN: JSON.stringify(listen) });
         w.on('message', (m: WorkerMessage) => {
           if (m?.type === 'tmkit-dns-listening') {
             this.bound = m.addresses;
-            this.send(w);
+            if (this.full && w.isConnected()) { w.send(this.full()); this.synced.add(w.id); }
             if (!started && ++ready === this.n) { started = true; clearTimeout(timer); resolveStart(); }
           } else if (m?.type === 'tmkit-dns-stats') {
             this.workerStats.set(w.id, m.stats);
@@ -488,6 +507,7 @@ class ClusterDns implements DnsTarget {
         w.on('exit', (code, signal) => {
           this.live--;
           this.workerStats.delete(w.id);
+          this.synced.delete(w.id);
           if (this.stopping) return;
           if (!started) { fail(`a DNS worker exited (${signal ?? code}) before listening`); return; }
           this.logger.warn({ pid: w.process.pid, code, signal }, 'DNS worker exited; starting another');
@@ -498,15 +518,14 @@ class ClusterDns implements DnsTarget {
     });
   }
 
-  private send(w: Worker): void {
-    this.latest ??= this.update?.();
-    if (this.latest && w.isConnected()) w.send(this.latest);
-  }
-
-  publish(_snapshot: CompiledSnapshot, update: () => SnapshotUpdate): void {
-    this.update = update;
-    this.latest = undefined;
-    for (const w of Object.values(cluster.workers ?? {})) if (w) this.send(w);
+  publish(_snapshot: CompiledSnapshot, delta: () => SnapshotUpdate, full: () => SnapshotUpdate): void {
+    this.full = full;
+    let d: SnapshotUpdate | undefined;
+    for (const w of Object.values(cluster.workers ?? {})) {
+      if (!w || !this.synced.has(w.id) || !w.isConnected()) continue;
+      d ??= delta();
+      w.send(d);
+    }
   }
 
   addresses(): BoundAddress[] { return this.bound.map((b) => ({ ...b })); }
@@ -536,13 +555,21 @@ class ClusterDns implements DnsTarget {
  */
 export async function runDnsWorker(o: { zone: string; dns: ListenAddress[]; geoip?: string; geo?: GeoLookup }): Promise<void> {
   const zone = o.zone.replace(/\.$/, '').toLowerCase();
+  // The primary resolves port 0 to a concrete port for all workers.
+  const listen = process.env.TMKIT_DNS_LISTEN ? (JSON.parse(process.env.TMKIT_DNS_LISTEN) as ListenAddress[]) : o.dns;
   const geo = o.geo ?? await MmdbGeoLookup.open(o.geoip !== undefined ? { geoip: o.geoip } : {});
-  const server = new DnsServer({ zone, snapshot: buildSnapshot({ zone, profiles: [], geo }), resolve, rng: Math.random, listen: o.dns });
+  const server = new DnsServer({ zone, snapshot: buildSnapshot({ zone, profiles: [], geo }), resolve, rng: Math.random, listen });
+  const profiles = new Map<string, Profile>();
+  let resources: ResourceCatalog = new Map();
   process.on('message', (m: SnapshotUpdate) => {
     if (m?.type !== 'tmkit-snapshot') return;
+    if (m.full) profiles.clear();
+    for (const n of m.deleted) profiles.delete(n);
+    for (const p of m.profiles) profiles.set(p.name, p);
+    if (m.resources) resources = toResourceCatalog(m.resources);
     const verdicts = m.verdicts;
     server.setSnapshot(buildSnapshot({
-      zone, profiles: m.profiles, resources: toResourceCatalog(m.resources), geo,
+      zone, profiles: profiles.values(), resources, geo,
       health: { verdict: (p, e) => verdicts[`${p}/${e}`] },
     }));
   });
@@ -564,4 +591,21 @@ export async function runDnsWorker(o: { zone: string; dns: ListenAddress[]; geoi
   clearInterval(statsTimer);
   await server.close();
   if (cluster.isWorker) cluster.worker?.disconnect();
+}
+
+/** A port on `address` that is free for both UDP and TCP right now. */
+async function freeDnsPort(address: string): Promise<number> {
+  const v6 = isIP(address) === 6;
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const udp = dgram.createSocket({ type: v6 ? 'udp6' : 'udp4', exclusive: true } as dgram.SocketOptions);
+    const port = await new Promise<number>((res, rej) => { udp.once('error', rej); udp.bind({ address, port: 0, exclusive: true }, () => res(udp.address().port)); });
+    const ok = await new Promise<boolean>((res) => {
+      const srv = net.createServer();
+      srv.once('error', () => res(false));
+      srv.listen({ host: address, port, exclusive: true }, () => srv.close(() => res(true)));
+    });
+    await new Promise<void>((r) => udp.close(() => r()));
+    if (ok) return port;
+  }
+  throw new Error(`no port on ${address} is free for both UDP and TCP`);
 }
