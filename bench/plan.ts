@@ -13,7 +13,7 @@
  *    `tmkit plan FILE --server ...` does after start-up.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import pino from 'pino';
@@ -22,7 +22,7 @@ import { TmkitClient } from '../src/client';
 import { ApiServer, RuntimeMetrics, defaultValidator } from '../src/runtime/api';
 import { SqliteStore } from '../src/runtime/store';
 import { normalize } from '../src/core/model/normalize';
-import type { DocumentInput, EndpointInput, ProfileInput } from '../src/core/model/types';
+import type { Document, DocumentInput, EndpointInput, ProfileInput } from '../src/core/model/types';
 import { buildReport, diff, previewPlan, renderJson, renderMarkdown, renderText, type DeployedProfile } from '../src/core/plan';
 import { MmdbGeoLookup } from '../src/geo';
 
@@ -79,35 +79,43 @@ function median(xs: number[]): number {
 
 interface Timing { total: number; fetch: number; diff: number; preview: number; render: number }
 
-async function measure(label: string, every: number, geo: MmdbGeoLookup, server: boolean): Promise<void> {
-  const { before, after } = estate(every);
-  const deployedDoc = normalize({ apiVersion: 'tmkit/v1', stack: 'bench', profiles: before } as DocumentInput);
-  const desired = normalize({ apiVersion: 'tmkit/v1', stack: 'bench', profiles: after } as DocumentInput);
-  let fetchDeployed: () => Promise<DeployedProfile[]>;
-  let cleanup = async (): Promise<void> => {};
-  if (server) {
-    const dir = mkdtempSync(join(tmpdir(), 'tmkit-bench-plan-'));
-    const store = SqliteStore.open({ stateDir: dir });
-    const token = 'bench-token';
-    const api = new ApiServer({ store, token, validator: defaultValidator, metrics: new RuntimeMetrics(), logger: pino({ level: 'silent' }) });
-    const addr = await api.listen('127.0.0.1', 0);
-    const client = new TmkitClient({ server: `http://127.0.0.1:${addr.port}`, token });
-    const t = performance.now();
-    const seeded = await executePlan(client, diff(deployedDoc, []));
-    if (seeded.failed) throw new Error(`seeding the server failed at ${seeded.failed.step.profile}: ${seeded.failed.error}`);
-    console.log(`  (seeded ${seeded.applied.length} profiles through the API in ${(performance.now() - t).toFixed(0)} ms)`);
-    fetchDeployed = async () => (await client.listProfiles()).profiles.map((e) => ({ profile: e.profile, etag: e.etag, stack: e.stack }));
-    cleanup = async () => { await client.close(); await api.close(); await store.close(); rmSync(dir, { recursive: true, force: true }); };
-  } else {
-    const deployed: DeployedProfile[] = deployedDoc.profiles.map((profile, k) => ({ profile, etag: `"${k}"`, stack: 'bench' }));
-    fetchDeployed = async () => deployed;
-  }
+interface Source {
+  name: string;
+  fetch: () => Promise<DeployedProfile[]>;
+  close: () => Promise<void>;
+}
+
+/** The deployed estate (the same for both plans) behind a real management API, seeded through the API. */
+async function serverSource(deployedDoc: Document): Promise<Source> {
+  const dir = mkdtempSync(join(tmpdir(), 'tmkit-bench-plan-'));
+  const store = SqliteStore.open({ stateDir: dir });
+  const token = 'bench-token';
+  const api = new ApiServer({ store, token, validator: defaultValidator, metrics: new RuntimeMetrics(), logger: pino({ level: 'silent' }) });
+  const addr = await api.listen('127.0.0.1', 0);
+  const client = new TmkitClient({ server: `http://127.0.0.1:${addr.port}`, token });
+  const t = performance.now();
+  const seeded = await executePlan(client, diff(deployedDoc, []));
+  if (seeded.failed) throw new Error(`seeding the server failed at ${seeded.failed.step.profile}: ${seeded.failed.error}`);
+  console.log(`  (seeded ${seeded.applied.length} profiles through the API in ${(performance.now() - t).toFixed(0)} ms)`);
+  return {
+    name: 'server',
+    fetch: async () => (await client.listProfiles()).profiles.map((e) => ({ profile: e.profile, etag: e.etag, stack: e.stack })),
+    close: async () => { await client.close(); await api.close(); await store.close(); rmSync(dir, { recursive: true, force: true }); },
+  };
+}
+
+function memorySource(deployedDoc: Document): Source {
+  const deployed: DeployedProfile[] = deployedDoc.profiles.map((profile, k) => ({ profile, etag: `"${k}"`, stack: 'bench' }));
+  return { name: 'memory', fetch: async () => deployed, close: async () => {} };
+}
+
+async function measure(label: string, desired: Document, source: Source, geo: MmdbGeoLookup): Promise<void> {
   const runs: Timing[] = [];
   let summary = '';
   let sizes = '';
   for (let run = 0; run < 6; run++) {
     const t0 = performance.now();
-    const deployed = await fetchDeployed();
+    const deployed = await source.fetch();
     const a = performance.now();
     const plan = diff(desired, deployed);
     const b = performance.now();
@@ -125,12 +133,11 @@ async function measure(label: string, every: number, geo: MmdbGeoLookup, server:
     }
     runs.push({ total: d - t0, fetch: a - t0, diff: b - a, preview: c - b, render: d - c });
   }
-  await cleanup();
   const m = (k: keyof Timing): string => median(runs.map((r) => r[k])).toFixed(0);
   const total = median(runs.map((r) => r.total));
   console.log(`  ${label}`);
   console.log(`    ${summary}`);
-  console.log(`    total ${total.toFixed(0)} ms (median of 5): ${server ? `GET /v1/profiles ${m('fetch')} ms, ` : ''}diff ${m('diff')} ms, preview ${m('preview')} ms, report + 3 renderers ${m('render')} ms`);
+  console.log(`    total ${total.toFixed(0)} ms (median of 5): ${source.name === 'server' ? `GET /v1/profiles ${m('fetch')} ms, ` : ''}diff ${m('diff')} ms, preview ${m('preview')} ms, report + 3 renderers ${m('render')} ms`);
   console.log(`    output: ${sizes}`);
   console.log(`    target < 2000 ms: ${total < 2000 ? 'met' : 'MISSED'}`);
 }
@@ -138,13 +145,20 @@ async function measure(label: string, every: number, geo: MmdbGeoLookup, server:
 async function main(): Promise<void> {
   const t0 = performance.now();
   const geo = MmdbGeoLookup.openSync();
-  console.log('bench:plan — 1,000 profiles, routing preview included');
+  const load = loadavg().map((x) => x.toFixed(2)).join(' ');
+  console.log(`bench:plan — 1,000 profiles, routing preview included (node ${process.version}, ${cpus().length} CPUs, load average ${load})`);
   console.log(`geo database open: ${(performance.now() - t0).toFixed(0)} ms (once per command, not included below)`);
   const plans = [['typical PR (10% changed, 20 created, 20 deleted)', 10], ['everything changes (1,000 changed)', 1]] as const;
+  const before = estate(10).before; // the deployed estate is the same for both plans
+  const deployedDoc = normalize({ apiVersion: 'tmkit/v1', stack: 'bench', profiles: before } as DocumentInput);
+  const desired = (every: number): Document => normalize({ apiVersion: 'tmkit/v1', stack: 'bench', profiles: estate(every).after } as DocumentInput);
   console.log('\nagainst a running management API (HTTP on 127.0.0.1, SQLite store):');
-  for (const [label, every] of plans) await measure(label, every, geo, true);
+  const server = await serverSource(deployedDoc);
+  for (const [label, every] of plans) await measure(label, desired(every), server, geo);
+  await server.close();
   console.log('\nin-process (deployed set given as data, no server round trip):');
-  for (const [label, every] of plans) await measure(label, every, geo, false);
+  const memory = memorySource(deployedDoc);
+  for (const [label, every] of plans) await measure(label, desired(every), memory, geo);
 }
 
 main().catch((err) => { console.error(err); process.exitCode = 1; });

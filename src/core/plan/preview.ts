@@ -1,9 +1,9 @@
-import { GEO_REGIONS } from '../data';
+import { GEO_REGIONS, geoAncestry } from '../data';
 import type { HealthView, ProbeVerdict } from '../health/types';
 import { childProfileName, profileFqdn } from '../model/names';
 import type { Profile } from '../model/types';
 import type { ClientGeo, GeoLookup, ResourceCatalog } from '../ports';
-import { buildSnapshot, resolve } from '../routing';
+import { buildSnapshot, resolve, type CompiledProfile, type CompiledSnapshot } from '../routing';
 import { parseIp, rangeContains, subnetRange } from '../routing/ip';
 import type { RoutingResolution } from '../routing/types';
 import { plannedProfiles } from './diff';
@@ -41,6 +41,8 @@ export interface PreviewInput {
   scenarios?: boolean;
   /** Also return one row per client class (`ProfilePreview.clients`); the groups carry the same answers. Default false. */
   clientRows?: boolean;
+  /** Resolve every client class separately instead of once per class key (see classKeys); for tests. */
+  exhaustive?: boolean;
 }
 
 const ZONE = 'preview.tmkit.invalid';
@@ -73,6 +75,11 @@ class PreviewGeo implements GeoLookup {
         this.subdivisions.push({ client: r.code, name: r.name, group: grouping, address });
       }
     }
+  }
+
+  /** True for the preview's own client addresses (region classes and the unknown-location client). */
+  isSynthetic(address: string): boolean {
+    return address === UNKNOWN_ADDRESS || this.located.has(address);
   }
 
   locate(address: string): ClientGeo | undefined {
@@ -206,6 +213,47 @@ interface SideEval {
   treeProfiles: ReadonlyMap<string, Profile>;
 }
 
+/**
+ * Which client classes the engine must answer as one: classes with the same key get the same answer in
+ * every health state, so only one representative per key is resolved and its answer is shared. The key is
+ * exactly what the engine's decision reads for a located client (snapshot-compiled data, never health):
+ * for each Geographic profile of the tree, the first code of the client's chain (state/province → country
+ * → grouping → WORLD) that an enabled endpoint maps; for each Performance profile, the order of the
+ * tree's endpoint regions by the client's latency, ties kept. Classes that are real addresses, subnet
+ * ranges, or fall inside any endpoint's subnet range are never merged. `exhaustive` turns this off (the
+ * tests compare both).
+ */
+function classKeys(classes: readonly ClientClass[], snapshot: CompiledSnapshot, pg: PreviewGeo, tree: readonly Profile[]): string[] {
+  const compiled = tree.map((p) => snapshot.compiled.get(p.name.toLowerCase())).filter((c): c is CompiledProfile => c !== undefined);
+  const ranges = compiled.flatMap((cp) => cp.endpoints.flatMap((e) => e.subnets));
+  return classes.map((c, i) => {
+    if (!pg.isSynthetic(c.address)) return `#${i}`;
+    const ip = parseIp(c.address);
+    if (ip && ranges.some((r) => rangeContains(r, ip))) return `#${i}`;
+    const geo = pg.locate(c.address);
+    const parts: string[] = [];
+    for (const cp of compiled) {
+      const method = cp.profile.trafficRoutingMethod;
+      if (method === 'Geographic') {
+        parts.push(`G${geoChain(geo).find((code) => cp.geo.has(code)) ?? '-'}`);
+      } else if (method === 'Performance') {
+        const ms = cp.regions.map((g) => ({ r: g.region, v: g.region === '' ? undefined : pg.latencyMs(c.address, geo, g.region) }));
+        ms.sort((a, b) => (a.v ?? Infinity) - (b.v ?? Infinity) || (a.r < b.r ? -1 : a.r > b.r ? 1 : 0));
+        parts.push(`P${ms.map((x, k) => `${k > 0 && (ms[k - 1]!.v ?? Infinity) === (x.v ?? Infinity) ? '=' : '<'}${x.r}`).join('')}`);
+      }
+    }
+    return parts.join('|');
+  });
+}
+
+/** The client's geographic codes, most specific first, as the routing engine derives them. */
+function geoChain(g: ClientGeo | undefined): string[] {
+  const sub = g?.subdivision?.toUpperCase();
+  const country = g?.country?.toUpperCase();
+  const code = sub !== undefined && GEO_REGIONS.has(sub) ? sub : country !== undefined && GEO_REGIONS.has(country) ? country : undefined;
+  return code === undefined ? ['WORLD'] : geoAncestry(code);
+}
+
 function evaluate(name: string, profiles: ReadonlyMap<string, Profile>, pg: PreviewGeo, input: PreviewInput): SideEval | null {
   const p = profiles.get(name);
   if (!p) return null;
@@ -216,19 +264,35 @@ function evaluate(name: string, profiles: ReadonlyMap<string, Profile>, pg: Prev
     zone: ZONE, profiles: t, geo: pg, health: down.size === 0 ? ALL_ONLINE : healthWithDown(down),
     ...(input.resources ? { resources: input.resources } : {}),
   });
+  const first = snap(new Set());
+  // rep[i]: the class whose answer class i shares.
+  const rep: number[] = classes.map((_, i) => i);
+  if (input.exhaustive !== true && classes.length > 1) {
+    const seen = new Map<string, number>();
+    classKeys(classes, first, pg, t).forEach((k, i) => {
+      const r = seen.get(k);
+      if (r === undefined) seen.set(k, i); else rep[i] = r;
+    });
+  }
+  const reps = [...new Set(rep)];
+  const ask = (snapshot: CompiledSnapshot, i: number): RoutingResolution => resolve(snapshot, { name: qname, type: 'ANY', clientAddress: classes[i]!.address });
   const some = (down: ReadonlySet<string>, hit: (r: RoutingResolution) => boolean): boolean => {
     const snapshot = snap(down);
-    return classes.some((c) => hit(resolve(snapshot, { name: qname, type: 'ANY', clientAddress: c.address })));
+    return reps.some((i) => hit(ask(snapshot, i)));
   };
-  const run = (down: ReadonlySet<string>, only?: readonly number[]): Array<RoutingResolution | undefined> => {
-    const snapshot = snap(down);
-    const ask = (c: ClientClass): RoutingResolution => resolve(snapshot, { name: qname, type: 'ANY', clientAddress: c.address });
-    if (!only) return classes.map(ask);
+  const run = (down: ReadonlySet<string>, only?: readonly number[], snapshot = snap(down)): Array<RoutingResolution | undefined> => {
+    const wanted = only ?? classes.map((_, i) => i);
+    const byRep = new Map<number, RoutingResolution>();
     const out: Array<RoutingResolution | undefined> = new Array(classes.length);
-    for (const i of only) out[i] = ask(classes[i]!);
+    for (const i of wanted) {
+      const r = rep[i]!;
+      let res = byRep.get(r);
+      if (!res) { res = ask(snapshot, r); byRep.set(r, res); }
+      out[i] = res;
+    }
     return out;
   };
-  const baseline = run(new Set()) as RoutingResolution[];
+  const baseline = run(new Set(), undefined, first) as RoutingResolution[];
   return {
     profile: p, classes, baseline, labels: baseline.map((r) => label(name, r)),
     dependent: classes.length > 1, run, some, treeProfiles: new Map(t.map((x) => [x.name, x])),
@@ -399,7 +463,7 @@ export function previewRouting(input: PreviewInput): PlanPreview {
 }
 
 /** The preview of every profile a plan affects (changed ones and the parents that nest them). */
-export function previewPlan(plan: Plan, deployed: readonly DeployedProfile[], geo: GeoLookup, options: Pick<PreviewInput, 'resources' | 'clients' | 'scenarios' | 'clientRows'> = {}): PlanPreview {
+export function previewPlan(plan: Plan, deployed: readonly DeployedProfile[], geo: GeoLookup, options: Pick<PreviewInput, 'resources' | 'clients' | 'scenarios' | 'clientRows' | 'exhaustive'> = {}): PlanPreview {
   const before = new Map(deployed.map((d) => [d.profile.name, d.profile] as const));
   const after = plannedProfiles(plan, deployed);
   const actionOf = new Map(plan.changes.map((c) => [c.profile, c.action]));

@@ -25,7 +25,7 @@ export interface PlanReport {
 export interface ReportOptions {
   maxFailoverSeconds?: number;
   preview?: PlanPreview;
-  /** Warnings found elsewhere (validation of the document), listed before the plan's lints. */
+  /** Warnings found elsewhere (validation of the document), listed before the plan's lints; only those about profiles the plan writes (or the whole document) are kept. */
   warnings?: readonly PlanIssue[];
 }
 
@@ -71,7 +71,17 @@ export function buildReport(plan: Plan, deployed: readonly DeployedProfile[], op
   const before = new Map<string, Profile>(deployed.map((d) => [d.profile.name, d.profile]));
   const written = plan.changes.filter((c) => c.action !== 'no-op' && c.action !== 'delete').map((c) => c.after!);
   const lower = new Map([...after].map(([n, p]) => [n.toLowerCase(), p]));
-  const warnings = [...(options.warnings ?? []), ...lintProfiles(written, (n) => lower.get(n.toLowerCase()))];
+  const writtenNames = written.map((p) => p.name);
+  const aboutWritten = (w: PlanIssue): boolean => {
+    if (!w.path.startsWith('profiles[')) return true; // about the document as a whole
+    return writtenNames.some((n) => {
+      const prefix = `profiles[${n}]`;
+      const next = w.path.charAt(prefix.length);
+      return w.path.startsWith(prefix) && (next === '' || next === '.' || next === '[');
+    });
+  };
+  // Only warnings about what the plan writes: a reviewer of this change is not asked about untouched profiles.
+  const warnings = [...(options.warnings ?? []).filter(aboutWritten), ...lintProfiles(written, (n) => lower.get(n.toLowerCase()))];
   const names = affectedProfiles(plan, deployed).map((a) => a.name);
   const fb = failoverTimes(before, names);
   const fa = failoverTimes(after, names);

@@ -81,3 +81,13 @@ describe('lints (warnings, never errors)', () => {
     expect(lint(profiles)).toEqual(expected);
   });
 });
+
+test('the report keeps only warnings about profiles the plan writes (and the document as a whole)', () => {
+  const a = prof('a', {}, 30, [ext('x'), ext('y')]);
+  const ab = prof('a.b', {}, 30, [ext('x'), ext('y')]);
+  const deployed = doc('s', [a, ab]).profiles.map((profile) => ({ profile, etag: '"1"', stack: 's' }));
+  const desired = doc('s', [{ ...a, dnsConfig: { relativeName: 'a', ttl: 20 } }, ab]);
+  const w = (path: string) => ({ severity: 'warning' as const, code: 'W', path, message: path });
+  const report = buildReport(diff(desired, deployed), deployed, { warnings: [w('profiles[a].endpoints[x]'), w('profiles[a.b].endpoints[x]'), w('stack'), w('profiles[a]')] });
+  expect(report.warnings.map((x) => x.path)).toEqual(['profiles[a].endpoints[x]', 'stack', 'profiles[a]']);
+});

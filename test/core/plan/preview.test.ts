@@ -169,3 +169,32 @@ describe('preview findings', () => {
     expect(pv.clientGroups!.find((g) => g.group === 'GEO-EU')).toMatchObject({ before: 'contoso-eu/eu-primary', after: 'contoso-eu/eu-backup' });
   });
 });
+
+describe('resolving one client per class key gives the same preview as resolving every client', () => {
+  const REGIONS = ['westeurope', 'eastus', 'japaneast', 'brazilsouth', 'australiaeast', 'northeurope'];
+  const CODES = ['WORLD', 'GEO-EU', 'GEO-NA', 'GEO-AS', 'DE', 'FR', 'US', 'US-CA', 'JP', 'BR', 'GEO-AF'];
+  test('random Geographic / Performance trees (fast-check)', () => {
+    const fc = require('fast-check') as typeof import('fast-check');
+    const ep = (i: number) => fc.record({
+      loc: fc.option(fc.constantFrom(...REGIONS), { nil: undefined }),
+      codes: fc.subarray(CODES, { maxLength: 3 }),
+      disabled: fc.boolean(),
+    }).map((e) => ({ name: `e${i}`, type: 'externalEndpoints', target: `e${i}.example.net`,
+      ...(e.loc ? { endpointLocation: e.loc } : {}), geoMapping: e.codes, endpointStatus: e.disabled && i > 0 ? 'Disabled' as const : 'Enabled' as const }));
+    fc.assert(fc.property(
+      fc.constantFrom('Geographic', 'Performance'), fc.constantFrom('Geographic', 'Performance', 'Weighted'),
+      fc.tuple(ep(0), ep(1), ep(2)), fc.tuple(ep(0), ep(1)),
+      (topMethod, childMethod, topEps, childEps) => {
+        // Unique codes per profile (validation's rule), so the test is about the engine, not invalid input.
+        const uniq = <T extends { geoMapping: string[] }>(eps: T[]): T[] => { const used = new Set<string>(); return eps.map((e) => ({ ...e, geoMapping: e.geoMapping.filter((c) => !used.has(c) && used.add(c)) })); };
+        const child: ProfileInput = { name: 'child', trafficRoutingMethod: childMethod as 'Weighted', dnsConfig: { relativeName: 'child' }, endpoints: uniq(childEps) };
+        const top: ProfileInput = { name: 'top', trafficRoutingMethod: topMethod as 'Geographic', dnsConfig: { relativeName: 'top' },
+          endpoints: [...uniq(topEps), { name: 'n', type: 'nestedEndpoints', targetResourceId: 'child', endpointLocation: 'westeurope', geoMapping: ['GEO-ME'] }] };
+        const d = doc('s', [top, child]);
+        const p = diff(d, []);
+        const fast = previewPlan(p, [], geo, { clientRows: true });
+        const slow = previewPlan(p, [], geo, { clientRows: true, exhaustive: true });
+        expect(fast).toEqual(slow);
+      }), { numRuns: 25 });
+  });
+});
