@@ -4,7 +4,6 @@
  * `concurrency` jobs run at once (the rest wait in FIFO order); a slot that comes while the key's previous
  * run is still running or queued is skipped, never piled up.
  */
-import { setMaxListeners } from 'node:events';
 
 /** Time and timers, injectable for scheduling tests. */
 export interface Timers {
@@ -83,7 +82,8 @@ export class Scheduler {
   private readonly concurrency: number;
   private readonly phase: (key: string) => number;
   private readonly runJob: JobRunner;
-  private abort = unlimited(new AbortController());
+  /** One controller per running job (a shared signal would make every probe's add/removeEventListener O(running)). */
+  private readonly controllers = new Set<AbortController>();
   private running = 0;
   private started = 0;
   private skipped = 0;
@@ -134,7 +134,6 @@ export class Scheduler {
   start(): void {
     if (this.active) return;
     this.active = true;
-    if (this.abort.signal.aborted) this.abort = unlimited(new AbortController());
     const now = this.timers.now();
     for (const job of this.jobs.values()) {
       job.due = now;
@@ -153,7 +152,7 @@ export class Scheduler {
     }
     this.queue.length = 0;
     this.queueHead = 0;
-    this.abort.abort();
+    for (const ac of this.controllers) ac.abort();
     await Promise.allSettled([...this.inFlight]);
   }
 
@@ -198,10 +197,12 @@ export class Scheduler {
     this.started++;
     this.arm(job);
     // never call back synchronously: schedule() returns before the job's first run starts
-    const signal = this.abort.signal;
-    const p = Promise.resolve().then(() => this.runJob(job.key, job.generation, signal));
+    const ac = new AbortController();
+    this.controllers.add(ac);
+    const p = Promise.resolve().then(() => this.runJob(job.key, job.generation, ac.signal));
     const tracked: Promise<void> = p.catch(() => {}).then(() => {
       this.inFlight.delete(tracked);
+      this.controllers.delete(ac);
       job.running = false;
       this.running--;
       this.pump();
@@ -231,10 +232,4 @@ export class Scheduler {
       this.enqueue(job);
     }, next - now);
   }
-}
-
-/** One abort signal is shared by every running job (one listener each): lift the leak warning's limit. */
-function unlimited(ac: AbortController): AbortController {
-  setMaxListeners(0, ac.signal);
-  return ac;
 }
