@@ -319,3 +319,27 @@ describe('validation of every write', () => {
     expect((await call(h.base, 'GET', '/v1/profiles/web')).headers.etag).toBe(a.body.etag);
   });
 });
+
+describe('shutdown', () => {
+  test('close() drains: a request in flight completes (and is stored), new connections are refused', async () => {
+    const net = await import('node:net');
+    const port = Number(new URL(h.base).port);
+    const body = JSON.stringify(profileInput('drain'));
+    const sock = net.connect(port, '127.0.0.1');
+    let response = '';
+    sock.setEncoding('utf8').on('data', (d: string) => { response += d; });
+    const closed = new Promise<void>((r) => sock.on('close', () => r()));
+    const started = new Promise<void>((r) => h.api.server.once('request', () => r()));
+    sock.write(`PUT /v1/profiles/drain HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer ${TOKEN}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body.slice(0, 20)}`);
+    await started;
+    const closing = h.api.close(30_000);
+    // The listener is gone at once...
+    await expect(call(h.base, 'GET', '/healthz', { auth: null })).rejects.toThrow();
+    // ...but the request in flight finishes.
+    sock.end(body.slice(20));
+    await closing;
+    await closed;
+    expect(response).toMatch(/^HTTP\/1\.1 201 /);
+    expect((await h.store.getProfile('drain'))?.profile.name).toBe('drain');
+  });
+});
