@@ -50,13 +50,26 @@ export function registerDns(program: Command): void {
       const idle = intOption('--tcp-idle-timeout', opts.tcpIdleTimeout, 1, 3_600_000);
       const maxConn = intOption('--tcp-max-connections', opts.tcpMaxConnections, 1, 1_000_000);
       const ns = opts.ns.map(parseNs);
+      if (!/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*\.?$/.test(opts.zone)) {
+        throw new CliError(`--zone ${JSON.stringify(opts.zone)}: expected a domain name such as tm.internal`, EXIT_USAGE);
+      }
       const doc = loadDocument(opts.document);
 
       if (workers > 1 && cluster.isPrimary) {
         await runPrimary(workers, opts, doc);
         return;
       }
-      const geo = await MmdbGeoLookup.open(opts.geoip !== undefined ? { geoip: opts.geoip } : {});
+      // A worker that cannot start must exit (its IPC channel would keep it alive), so the primary notices.
+      const failWorker = (err: unknown): never => {
+        if (cluster.isWorker) cluster.worker?.disconnect();
+        throw err;
+      };
+      let geo: MmdbGeoLookup;
+      try {
+        geo = await MmdbGeoLookup.open(opts.geoip !== undefined ? { geoip: opts.geoip } : {});
+      } catch (err) {
+        return failWorker(new CliError(`dns: ${(err as Error).message}`));
+      }
       const snapshot = buildSnapshot({ zone: opts.zone, profiles: doc.profiles, health: { verdict: () => 'Online' }, geo });
       const server = new DnsServer({
         zone: opts.zone,
@@ -72,7 +85,7 @@ export function registerDns(program: Command): void {
       try {
         await server.start();
       } catch (err) {
-        throw new CliError(`dns: cannot listen on ${listen.map(showListen).join(', ')}: ${(err as Error).message}`);
+        return failWorker(new CliError(`dns: cannot listen on ${listen.map(showListen).join(', ')}: ${(err as Error).message}`));
       }
       if (cluster.isWorker) {
         process.send?.({ type: 'tmkit-dns-listening', addresses: server.addresses() });

@@ -1,5 +1,6 @@
 /** `tmkit dns --document FILE`: the development server, one process and `--workers 2`. */
 import { spawn, type ChildProcess } from 'node:child_process';
+import * as dgram from 'node:dgram';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
@@ -73,13 +74,27 @@ test('--workers 2: both processes serve UDP and TCP on one port', async () => {
   expect(await s.exit).toBe(0);
 }, 60000);
 
+// A UDP port held by this test process: the server cannot bind it.
+let busyPort = 0;
+const busy = dgram.createSocket('udp4');
+beforeAll(() => new Promise<void>((r) => busy.bind(0, '127.0.0.1', () => { busyPort = busy.address().port; r(); })));
+afterAll(() => busy.close());
+
 test.each([
   ['a missing file', ['--document', path.join(dir, 'nope.json')], 1, /cannot read the document \(ENOENT\)/],
   ['an invalid document', ['--document', (() => { const f = path.join(dir, 'bad.json'); writeFileSync(f, JSON.stringify({ apiVersion: 'tmkit/v1', profiles: [{ name: 'x', trafficRoutingMethod: 'Sideways' }] })); return f; })()], 1, /the document is invalid/],
   ['a bad --ns address', ['--document', docFile, '--ns', 'ns1.tm.internal=not-an-ip'], 2, /--ns ns1.tm.internal=not-an-ip: expected a host name/],
+  ['an empty --zone', ['--document', docFile, '--zone', ''], 2, /--zone "": expected a domain name/],
   ['a bad --listen', ['--document', docFile, '--listen', 'localhost:53'], 2, /--listen localhost:53: expected an IP address/],
 ])('exits non-zero on %s', async (_l, args, code, message) => {
   const s = start(args);
   expect(await s.exit).toBe(code);
   expect(s.stderr()).toMatch(message);
+}, 60000);
+
+test('a port in use, with --workers 2: the workers fail, the primary exits 1 (no hang)', async () => {
+  const s = start(['--document', docFile, '--listen', `127.0.0.1:${busyPort}`, '--workers', '2']);
+  expect(await s.exit).toBe(1);
+  expect(s.stderr()).toMatch(new RegExp(`cannot listen on 127\\.0\\.0\\.1:${busyPort}`));
+  expect(s.stderr()).toMatch(/the workers could not start/);
 }, 60000);
