@@ -2,4 +2,4 @@ export { ApiServer, DEFAULT_MAX_BODY, type ApiOptions, type ResolveRequest } fro
 export { ApiProblem, API_CODES, type ApiErrorItem } from './errors';
 export { loadOrCreateToken, bearerMatches, TOKEN_FILE, type TokenSource } from './auth';
 export { RuntimeMetrics } from './metrics';
-export { minimalValidator, defaultValidator, type ProfileValidator, type WriteDiagnostic } from './validation';
+export { defaultValidator, type ProfileValidator, type WriteDiagnostic } from './validation';
