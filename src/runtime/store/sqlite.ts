@@ -70,6 +70,8 @@ export class SqliteStore implements Store {
   readonly path: string;
   private readonly db: Database.Database;
   private readonly listeners = new Set<StoreListener>();
+  /** Parsed profiles for `check` views, by name, valid while the row's mod_revision is unchanged. */
+  private readonly viewCache = new Map<string, StoredProfile>();
   private readonly stmt: {
     revision: Database.Statement<[], { value: string }>;
     setRevision: Database.Statement<[string]>;
@@ -167,8 +169,22 @@ export class SqliteStore implements Store {
     return { profile, stack: row.stack, etag: makeEtag(row.mod_revision, row.hash), modRevision: row.mod_revision };
   }
 
+  /**
+   * All profiles for a `check` callback. Views are read-only, so unchanged rows reuse their parsed form
+   * (a write then costs one JSON parse of the rows that changed since the last write, not of all).
+   */
   private view(): StoreView {
-    return { revision: this.rev(), profiles: new Map(this.stmt.all.all().map((r) => [r.name, this.toStored(r)])) };
+    const profiles = new Map<string, StoredProfile>();
+    for (const r of this.stmt.all.all()) {
+      let p = this.viewCache.get(r.name);
+      if (!p || p.modRevision !== r.mod_revision) {
+        p = this.toStored(r);
+        this.viewCache.set(r.name, p);
+      }
+      profiles.set(r.name, p);
+    }
+    for (const name of this.viewCache.keys()) if (!profiles.has(name)) this.viewCache.delete(name);
+    return { revision: this.rev(), profiles };
   }
 
   private emit(change: StoreChange): void {
