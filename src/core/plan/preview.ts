@@ -77,6 +77,14 @@ class PreviewGeo implements GeoLookup {
     }
   }
 
+  private readonly lowerMaps = new Map<ReadonlyMap<string, Profile>, Map<string, Profile>>();
+  /** byLowerName(profiles), computed once per map for this preview (the maps are the preview's inputs). */
+  lowerOf(profiles: ReadonlyMap<string, Profile>): Map<string, Profile> {
+    let m = this.lowerMaps.get(profiles);
+    if (!m) { m = byLowerName(profiles); this.lowerMaps.set(profiles, m); }
+    return m;
+  }
+
   /** True for the preview's own client addresses (region classes and the unknown-location client). */
   isSynthetic(address: string): boolean {
     return address === UNKNOWN_ADDRESS || this.located.has(address);
@@ -88,14 +96,15 @@ class PreviewGeo implements GeoLookup {
   }
 
   /** Synthetic clients ask the same (client, region) pairs for every profile and scenario: remember them. */
-  private readonly latency = new Map<string, number | undefined>();
+  private readonly latency = new Map<string, Map<string, number | undefined>>();
 
   latencyMs(address: string, geo: ClientGeo | undefined, region: string): number | undefined {
     if (!this.located.has(address)) return this.base.latencyMs(address, geo, region);
-    const key = `${address} ${region}`;
-    if (this.latency.has(key)) return this.latency.get(key);
+    let row = this.latency.get(address);
+    if (!row) { row = new Map(); this.latency.set(address, row); }
+    if (row.has(region)) return row.get(region);
     const ms = this.base.latencyMs(address, geo, region);
-    this.latency.set(key, ms);
+    row.set(region, ms);
     return ms;
   }
 }
@@ -113,10 +122,16 @@ function healthWithDown(down: ReadonlySet<string>): HealthView {
 }
 
 /** The profile and every profile it nests, transitively (missing children skipped). */
-function tree(root: string, profiles: ReadonlyMap<string, Profile>): Profile[] {
+/** The profiles by lower-cased name (nested references match case-insensitively). */
+function byLowerName(profiles: ReadonlyMap<string, Profile>): Map<string, Profile> {
+  const m = new Map<string, Profile>();
+  for (const [n, p] of profiles) if (!m.has(n.toLowerCase())) m.set(n.toLowerCase(), p);
+  return m;
+}
+
+function tree(root: string, profiles: ReadonlyMap<string, Profile>, lower: ReadonlyMap<string, Profile>): Profile[] {
   const out: Profile[] = [];
   const seen = new Set<string>();
-  const lower = new Map([...profiles].map(([n, p]) => [n.toLowerCase(), p]));
   const walk = (name: string): void => {
     const p = profiles.get(name) ?? lower.get(name.toLowerCase());
     if (!p || seen.has(p.name)) return;
@@ -134,7 +149,7 @@ function leavesUnder(p: Profile, endpointName: string, profiles: ReadonlyMap<str
   if (!e || e.endpointStatus !== 'Enabled') return [];
   if (e.type !== 'nestedEndpoints') return [`${p.name}/${e.name}`];
   const childName = childProfileName(e.targetResourceId ?? '');
-  const child = profiles.get(childName) ?? [...profiles.values()].find((x) => x.name.toLowerCase() === childName.toLowerCase());
+  const child = profiles.get(childName) ?? byLowerName(profiles).get(childName.toLowerCase());
   if (!child || seen.has(child.name)) return [];
   seen.add(child.name);
   return child.endpoints.flatMap((c) => leavesUnder(child, c.name, profiles, seen));
@@ -228,8 +243,10 @@ function classKeys(classes: readonly ClientClass[], snapshot: CompiledSnapshot, 
   const ranges = compiled.flatMap((cp) => cp.endpoints.flatMap((e) => e.subnets));
   return classes.map((c, i) => {
     if (!pg.isSynthetic(c.address)) return `#${i}`;
-    const ip = parseIp(c.address);
-    if (ip && ranges.some((r) => rangeContains(r, ip))) return `#${i}`;
+    if (ranges.length > 0) {
+      const ip = parseIp(c.address);
+      if (ip && ranges.some((r) => rangeContains(r, ip))) return `#${i}`;
+    }
     const geo = pg.locate(c.address);
     const parts: string[] = [];
     for (const cp of compiled) {
@@ -257,7 +274,7 @@ function geoChain(g: ClientGeo | undefined): string[] {
 function evaluate(name: string, profiles: ReadonlyMap<string, Profile>, pg: PreviewGeo, input: PreviewInput): SideEval | null {
   const p = profiles.get(name);
   if (!p) return null;
-  const t = tree(name, profiles);
+  const t = tree(name, profiles, pg.lowerOf(profiles));
   const classes = clientClasses(t, pg, input.clients);
   const qname = profileFqdn(p.dnsConfig.relativeName, ZONE);
   const snap = (down: ReadonlySet<string>) => buildSnapshot({
