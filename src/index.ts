@@ -5,8 +5,6 @@ export * from './core/model/names';
 export * from './core/validate';
 export * from './core/routing';
 export * from './core/health';
-export * from './core/routing';
-export * from './core/health';
 export * from './core/model/arm-import';
 export * from './core/plan';
 export * from './geo';
@@ -17,3 +15,7 @@ export { Profile, Endpoint } from './constructs';
 export type { Profile as ProfileDocument, Endpoint as EndpointDocument } from './core/model/types';
 // core/validate and core/health both export `TargetKind` (the same union); the root exports validate's.
 export type { TargetKind } from './core/validate';
+// The management API client (design §5). Its status report is `ServerProfileStatusReport` at the root
+// (routing's `ProfileStatusReport` is the pure derivation it is built from).
+export { TmkitClient, TmkitApiError, TmkitConnectionError, DEFAULT_SERVER } from './client';
+export type { ClientOptions, PutOptions, ApiErrorEntry, ProfileEntry, ProfileList, WriteResult, DeleteResult, ResolveQuery, ResolveResult, EndpointStatusReport, StatusTransitionReport, ProbeResultReport, ResourceCatalogResponse, ProfileStatusReport as ServerProfileStatusReport } from './client';
