@@ -1,7 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { healthServer, waitFor } from './helpers';
+import { healthServerPair, waitFor } from './helpers';
 import { dig, runTmkit, spawnServe, type ServeProcess } from './process';
 
 /**
@@ -20,8 +20,7 @@ afterAll(async () => {
 });
 
 test('serve, apply, dig; stop the primary health server; dig answers the backup; SIGTERM exits 0', async () => {
-  const primary = await healthServer('127.0.0.5');
-  const backup = await healthServer('127.0.0.6', primary.port);
+  const [primary, backup] = await healthServerPair('127.0.0.5', '127.0.0.6');
   try {
     const doc = {
       apiVersion: 'tmkit/v1',

@@ -5,7 +5,7 @@ import pino from 'pino';
 import { TmkitApiError, TmkitClient } from '../../../src/client';
 import { Engine, type EngineOptions } from '../../../src/runtime/engine';
 import { profileInput } from '../api/fixtures';
-import { aRecords, healthServer, queryUdp, waitFor } from './helpers';
+import { aRecords, healthServer, healthServerPair, queryUdp, waitFor } from './helpers';
 
 const dirs: string[] = [];
 const engines: Engine[] = [];
@@ -66,8 +66,7 @@ test('every committed write is what DNS answers next: create, update, disable, d
 });
 
 test('health transitions re-render answers; status reports monitor statuses, last probes and transitions', async () => {
-  const primary = await healthServer('127.0.0.2');
-  const backup = await healthServer('127.0.0.3', primary.port);
+  const [primary, backup] = await healthServerPair('127.0.0.2', '127.0.0.3');
   try {
     const { client, dns } = await start(tempDir());
     await client.putProfile(profileInput('app', {

@@ -58,3 +58,16 @@ export async function healthServer(host: string, port = 0): Promise<{ server: Se
     close: () => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }),
   };
 }
+
+/** Two health servers on the same port at two loopback addresses (a profile has one probe port). */
+export async function healthServerPair(hostA: string, hostB: string): Promise<[Awaited<ReturnType<typeof healthServer>>, Awaited<ReturnType<typeof healthServer>>]> {
+  for (let attempt = 0; ; attempt++) {
+    const a = await healthServer(hostA);
+    try {
+      return [a, await healthServer(hostB, a.port)];
+    } catch (err) {
+      await a.close();
+      if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE' || attempt >= 20) throw err;
+    }
+  }
+}
