@@ -235,7 +235,14 @@ function previewMarkdown(pv: ProfilePreview): string[] {
     const f = (v: { set: string[]; maxReturn: number } | null): string => (v ? `up to ${v.maxReturn} of ${v.set.map(code).join(', ')}` : '—');
     out.push(`Returned set: ${f(pv.multiValue.before)} → ${f(pv.multiValue.after)}`, '');
   }
-  if (pv.clientGroups && pv.clientGroups.length > 0) {
+  if (pv.clientGroups && pv.clientGroups.length > 0 && pv.clientGroups.every((g) => g.before === null)) {
+    // A new profile (or `tmkit preview` of a document): only the answers.
+    out.push('| Clients in | Answer | Which |', '|---|---|---|');
+    for (const g of pv.clientGroups) {
+      out.push(`| ${code(g.group)} | ${g.after === null ? '—' : code(g.after)}${g.after !== null && isNoAnswer(g.after) ? ' ⚠️' : ''} | ${classCount(g.group, g.count)}: ${esc(short(g.clients, 12))} |`);
+    }
+    out.push('');
+  } else if (pv.clientGroups && pv.clientGroups.length > 0) {
     const changed = pv.clientGroups.filter((g) => g.before !== g.after);
     const same = pv.clientGroups.filter((g) => g.before === g.after);
     if (changed.length > 0) {
