@@ -19,6 +19,7 @@ import type { AddressInfo } from 'node:net';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { cpus, loadavg } from 'node:os';
 import { createInterface } from 'node:readline';
+import { readFileSync } from 'node:fs';
 import * as dnsPacket from 'dns-packet';
 import { probeTargets } from '../../src/core/health/targets';
 import type { Profile } from '../../src/core/model/types';
@@ -199,17 +200,29 @@ async function failover(): Promise<boolean> {
 // ------------------------------------------------------------------------------------------------
 // (b) capacity
 
-async function startListeners(n: number): Promise<{ listeners: Array<{ host: string; http: number; tcp: number }>; stop: () => void }> {
-  const child = spawn(process.execPath, ['-r', '@swc-node/register', `${__dirname}/listeners.ts`, String(n)], { stdio: ['pipe', 'pipe', 'inherit'] });
+interface Listeners { listeners: Array<{ host: string; http: number; tcp: number }>; stop: () => void; cpuSeconds: () => number | undefined }
+
+async function startListeners(n: number): Promise<Listeners> {
+  const extra = argv.includes('--node-http') ? ['--node-http'] : [];
+  const child = spawn(process.execPath, ['-r', '@swc-node/register', `${__dirname}/listeners.ts`, String(n), ...extra], { stdio: ['pipe', 'pipe', 'inherit'] });
   const rl = createInterface({ input: child.stdout! });
   const line = await new Promise<string>((res, rej) => {
     rl.once('line', res);
     child.once('exit', (code) => rej(new Error(`listener process exited (${code})`)));
   });
-  return { listeners: JSON.parse(line), stop: () => { child.stdin!.end(); child.kill(); } };
+  /** utime + stime of the listener process from /proc (Linux), to show it is not the bottleneck. */
+  const cpuSeconds = (): number | undefined => {
+    try {
+      const stat = readFileSync(`/proc/${child.pid}/stat`, 'utf8');
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      return (Number(f[11]) + Number(f[12])) / 100; // fields 14, 15 (clock ticks, 100/s)
+    } catch { return undefined; }
+  };
+  return { listeners: JSON.parse(line), stop: () => { child.stdin!.end(); child.kill(); }, cpuSeconds };
 }
 
-async function capacity(protocol: 'TCP' | 'HTTP', n: number, listeners: Array<{ host: string; http: number; tcp: number }>): Promise<number> {
+async function capacity(protocol: 'TCP' | 'HTTP', n: number, L: Listeners): Promise<number> {
+  const listeners = L.listeners;
   const perProfile = 100;
   const profiles: Profile[] = [];
   for (let p = 0; p * perProfile < n; p++) {
@@ -245,6 +258,7 @@ async function capacity(protocol: 'TCP' | 'HTTP', n: number, listeners: Array<{ 
   const p0 = probes, f0 = failures;
   latSum = 0; latMax = 0;
   const c0 = process.cpuUsage();
+  const l0 = L.cpuSeconds();
   const w0 = performance.now();
   let maxQueued = 0;
   const sampler = setInterval(() => { maxQueued = Math.max(maxQueued, monitor.stats().queued); }, 100);
@@ -252,13 +266,14 @@ async function capacity(protocol: 'TCP' | 'HTTP', n: number, listeners: Array<{ 
   clearInterval(sampler);
   const wall = (performance.now() - w0) / 1000;
   const cpu = process.cpuUsage(c0);
+  const l1 = L.cpuSeconds();
   loop.disable();
   const done = probes - p0;
   const share = (cpu.user + cpu.system) / 1e6 / wall;
   const rss = process.memoryUsage().rss / 2 ** 20;
   await monitor.stop();
   const msPerProbe = done ? (cpu.user + cpu.system) / 1000 / done : 0;
-  console.log(`${protocol.padEnd(5)} ${String(targets.length).padStart(9)}  ${'10 s'.padStart(8)}  ${wall.toFixed(1).padStart(6)}  ${(done / wall).toFixed(0).padStart(9)} ${String(n / 10).padStart(9)}  ${(share * 100).toFixed(1).padStart(7)}%  ${msPerProbe.toFixed(3).padStart(8)}  ${(msPerProbe * n / 10 / 10).toFixed(1).padStart(8)}%  ${(done ? latSum / done : 0).toFixed(2).padStart(8)} ${latMax.toFixed(0).padStart(7)}  ${String(failures - f0).padStart(8)}  ${(loop.percentile(99) / 1e6).toFixed(1).padStart(8)}  ${String(maxQueued).padStart(6)}  ${rss.toFixed(0).padStart(6)}`);
+  console.log(`${protocol.padEnd(5)} ${String(targets.length).padStart(9)}  ${'10 s'.padStart(8)}  ${wall.toFixed(1).padStart(6)}  ${(done / wall).toFixed(0).padStart(9)} ${String(n / 10).padStart(9)}  ${(share * 100).toFixed(1).padStart(7)}%  ${msPerProbe.toFixed(3).padStart(8)}  ${(msPerProbe * n / 10 / 10).toFixed(1).padStart(8)}%  ${(done ? latSum / done : 0).toFixed(2).padStart(8)} ${latMax.toFixed(0).padStart(7)}  ${String(failures - f0).padStart(8)}  ${(loop.percentile(99) / 1e6).toFixed(1).padStart(8)}  ${String(maxQueued).padStart(6)}  ${rss.toFixed(0).padStart(6)}  ${l0 !== undefined && l1 !== undefined ? `${(((l1 - l0) / wall) * 100).toFixed(0)}%` : '-'}`);
   if (failures - f0 > 0) console.log(`   failure reasons: ${JSON.stringify(Object.fromEntries(reasons))}`);
   void t0;
   return share;
@@ -268,13 +283,14 @@ async function main(): Promise<void> {
   let ok = true;
   if (only === 'all' || only === 'failover') ok = (await failover()) && ok;
   if (only === 'all' || only === 'capacity') {
-    const { listeners, stop } = await startListeners(16);
+    const L = await startListeners(16);
+    const { listeners, stop } = L;
     try {
       console.log(`\n(b) capacity: ${endpointCount} endpoints, interval 10 s, timeout 5 s, local listeners on ${listeners.length} loopback addresses (separate process); ${windowS} s window after a ${arg('warmup', '25')} s warm-up`);
       console.log(`machine: ${cpus().length} CPUs, load average ${loadavg().map((x) => x.toFixed(1)).join(' ')} (other work competes for the same cores)`);
-      console.log('proto   targets  interval  wall s   probes/s  expected   CPU share  CPU ms/probe  => share at n/10 probes/s  mean ms  max ms  failures  loop p99ms  max queue  RSS MB');
-      for (const proto of ['TCP', 'HTTP'] as const) {
-        const share = await capacity(proto, endpointCount, listeners);
+      console.log('proto   targets  interval  wall s   probes/s  expected   CPU share  CPU ms/probe  => share at n/10 probes/s  mean ms  max ms  failures  loop p99ms  max queue  RSS MB  listener CPU');
+      for (const proto of (arg('protocols', 'TCP,HTTP').split(',') as Array<'TCP' | 'HTTP'>)) {
+        const share = await capacity(proto, endpointCount, L);
         ok = share < 1 && ok;
       }
       console.log('acceptance: < 1 core (CPU share < 100%) for 10,000 endpoints at a 10 s interval');

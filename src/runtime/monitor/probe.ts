@@ -189,9 +189,12 @@ async function httpGet(target: ProbeTarget, address: string, timeoutMs: number, 
       let status: number | undefined;
       client.dispatch({ method: 'GET', path: target.path ?? '/', headers }, {
         onRequestStart() {}, // (its presence selects undici's v7 controller-style handler API)
-        onResponseStart(_controller, statusCode) {
+        onResponseStart(controller, statusCode) {
           status = statusCode;
-          resolve(statusCode); // `finally` below destroys the socket: the body is never read
+          // stop the parser here (before any body, before "message complete"); `finally` below destroys
+          // the socket: the body is never read
+          controller.pause();
+          resolve(statusCode);
         },
         onResponseData() {},
         onResponseEnd() { if (status === undefined) reject(new ProbeFailure('invalid response', 'TMKIT_PROBE_NO_STATUS')); },
