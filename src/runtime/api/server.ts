@@ -71,11 +71,16 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
       if (!over) chunks.push(c);
       else if (size > limit * 16) req.destroy();
     });
+    const tooLarge = () => ApiProblem.of(413, API_CODES.PAYLOAD_TOO_LARGE, `the request body is larger than the ${limit}-byte limit; send one profile per request`);
+    let ended = false;
     req.on('end', () => {
-      if (over) reject(ApiProblem.of(413, API_CODES.PAYLOAD_TOO_LARGE, `the request body is larger than the ${limit}-byte limit; send one profile per request`));
+      ended = true;
+      if (over) reject(tooLarge());
       else resolve(Buffer.concat(chunks));
     });
     req.on('error', reject);
+    // Destroyed (far over the limit) or the client went away: settle, so the handler finishes.
+    req.on('close', () => { if (!ended) reject(over ? tooLarge() : ApiProblem.of(400, API_CODES.BAD_REQUEST, 'the request body ended early')); });
   });
 }
 

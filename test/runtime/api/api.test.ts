@@ -343,3 +343,28 @@ describe('shutdown', () => {
     expect((await h.store.getProfile('drain'))?.profile.name).toBe('drain');
   });
 });
+
+test('a body far over the limit is cut off without the server buffering it; the server keeps serving', async () => {
+  const net = await import('node:net');
+  const port = Number(new URL(h.base).port);
+  const sock = net.connect(port, '127.0.0.1');
+  const closed = new Promise<void>((r) => sock.on('close', () => r()));
+  sock.on('error', () => undefined);
+  sock.write(`PUT /v1/profiles/huge HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer ${TOKEN}\r\nContent-Type: application/json\r\nContent-Length: ${64 * 1024 * 1024}\r\n\r\n`);
+  const chunk = Buffer.alloc(256 * 1024, 0x20);
+  // Keep sending until the server hangs up (it destroys the socket past 16 MiB).
+  for (let sent = 0; sent < 64 * 1024 * 1024 && !sock.destroyed; sent += chunk.length) {
+    if (!sock.write(chunk)) await new Promise((r) => { sock.once('drain', r); sock.once('close', r); });
+  }
+  await closed;
+  await waitUntil(async () => (await call(h.base, 'GET', '/metrics')).text.includes('code="413"'));
+  expect((await put('web', profileInput('web'))).status).toBe(201);
+});
+
+async function waitUntil(fn: () => Promise<boolean>): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    if (await fn()) return;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  throw new Error('condition not met');
+}
