@@ -146,3 +146,13 @@ test('status of an unknown profile is 404; resolve refuses a bad client address'
   expect(err).toBeInstanceOf(TmkitApiError);
   expect(err).toMatchObject({ status: 400, errors: [{ path: 'clientIp' }] });
 });
+
+test('a bad --resources file stops start-up with every problem named, and releases the store and ports', async () => {
+  const dir = tempDir();
+  const file = join(dir, 'bad-catalog.json');
+  writeFileSync(file, JSON.stringify({ '/a': { state: 'paused' }, '/b': { target: 'b.example.net', state: 'gone' } }));
+  await expect(start(dir, { resourcesFile: file })).rejects.toThrow(/--resources .*bad-catalog\.json: \/a\.target: .*; \/b\.state: /);
+  // The store was closed: a normal start on the same state dir works.
+  const ok = await start(dir);
+  expect(ok.engine.snapshot().profiles.size).toBe(0);
+});
