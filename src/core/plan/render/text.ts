@@ -131,12 +131,13 @@ function previewLines(pv: ProfilePreview, c: (code: keyof typeof ANSI, s: string
   if (pv.priority) {
     const b = pv.priority.before;
     const a = pv.priority.after;
-    out.push(`      active: ${b?.active ?? '—'} -> ${a?.active ?? '—'}`);
-    out.push(`      failover order: ${b ? b.order.join(' > ') : '—'} -> ${a ? a.order.join(' > ') : '—'}`);
+    const pair = (x: string | undefined, y: string | undefined): string => (x === undefined ? (y ?? '—') : `${x} -> ${y ?? '—'}`);
+    out.push(`      active: ${pair(b?.active, a?.active)}`);
+    out.push(`      failover order: ${pair(b?.order.join(' > '), a?.order.join(' > '))}`);
   }
   if (pv.multiValue) {
     const f = (v: { set: string[]; maxReturn: number } | null): string => (v ? `up to ${v.maxReturn} of {${v.set.join(', ')}}` : '—');
-    out.push(`      returned set: ${f(pv.multiValue.before)} -> ${f(pv.multiValue.after)}`);
+    out.push(`      returned set: ${pv.multiValue.before === null ? f(pv.multiValue.after) : `${f(pv.multiValue.before)} -> ${f(pv.multiValue.after)}`}`);
   }
   if (pv.clientGroups) {
     for (const g of pv.clientGroups) {
