@@ -234,3 +234,28 @@ describe('checkPlanBase (stale plans)', () => {
     expect(issues[0]!.message).toMatch(message);
   });
 });
+
+describe('ordering when updates add or remove nesting', () => {
+  const leaf = (name: string) => ({ name, trafficRoutingMethod: 'Priority' as const, dnsConfig: { relativeName: name },
+    endpoints: [{ name: 'x', type: 'externalEndpoints', target: `${name}.example.net` }] });
+  const parent = (...children: string[]) => ({ name: 'parent', trafficRoutingMethod: 'Weighted' as const, dnsConfig: { relativeName: 'parent' },
+    endpoints: [{ name: 'own', type: 'externalEndpoints', target: 'own.example.net' },
+      ...children.map((c) => ({ name: `to-${c}`, type: 'nestedEndpoints', targetResourceId: c }))] });
+
+  test.each([
+    ['parent switches from old child to new child', [parent('old'), leaf('old')], [parent('new'), leaf('new')],
+      ['PUT new', 'PUT parent', 'DELETE old']],
+    ['parent stops nesting a child that goes away', [parent('c'), leaf('c')], [parent()],
+      ['PUT parent', 'DELETE c']],
+    ['parent starts nesting a new child', [parent()], [parent('c'), leaf('c')],
+      ['PUT c', 'PUT parent']],
+    ['a chain of three is deleted top-down', [{ ...parent('mid'), name: 'top', dnsConfig: { relativeName: 'top' } }, { ...parent('low'), name: 'mid', dnsConfig: { relativeName: 'mid' } }, leaf('low')], [],
+      ['DELETE top', 'DELETE mid', 'DELETE low']],
+    ['a chain of three is created bottom-up', [], [{ ...parent('mid'), name: 'top', dnsConfig: { relativeName: 'top' } }, { ...parent('low'), name: 'mid', dnsConfig: { relativeName: 'mid' } }, leaf('low')],
+      ['PUT low', 'PUT mid', 'PUT top']],
+  ])('%s', (_what, before, after, expected) => {
+    const plan = diff(doc('web', after), deployedOf(doc('web', before)));
+    expect(plan.errors).toEqual([]);
+    expect(plan.steps.map((s) => `${s.method} ${s.profile}`)).toEqual(expected);
+  });
+});
