@@ -8,7 +8,7 @@
  *   - ack→DNS:   from the PUT's 2xx to that answer (how far DNS lags behind an acknowledged write),
  * and the server's own commit→snapshot histogram (tmkit_config_apply_seconds).
  *
- *   npm run bench:config-latency [-- --changes 50] [-- --workers 2]
+ *   npm run bench:config-latency [-- --changes 50] [--workers 2] [--profiles 200]
  *
  * With --workers N the DNS answers come from N worker processes fed over IPC (the query loop then
  * waits until the worker that answers has the change).
@@ -28,6 +28,7 @@ const arg = (name: string, dflt: number): number => {
 };
 const changes = arg('--changes', 50);
 const workers = arg('--workers', 1);
+const others = arg('--profiles', 200);
 
 function startServe(stateDir: string): Promise<{ kill: () => Promise<void>; dns: number; api: string }> {
   const child = spawn(process.execPath, ['-r', '@swc-node/register', '-e', `require('./src/cli/main').run(process.argv.slice(1)).then((c) => { process.exitCode = c; })`,
@@ -96,7 +97,7 @@ async function main(): Promise<void> {
     endpoints: [{ name: 'a', type: 'externalEndpoints', target: ip, alwaysServe: 'Enabled' as const }],
   });
   // Some unrelated profiles so the snapshot is not trivially small.
-  for (let i = 0; i < 200; i++) {
+  for (let i = 0; i < others; i++) {
     await client.putProfile({ ...profile(`198.51.100.${(i % 250) + 1}`), name: `other${i}`, dnsConfig: { relativeName: `other${i}`, ttl: 30 } });
   }
   await client.putProfile(profile('192.0.2.250'));
@@ -125,7 +126,7 @@ async function main(): Promise<void> {
   const sum = Number(/tmkit_config_apply_seconds_sum (\S+)/.exec(metrics)?.[1] ?? NaN);
   const count = Number(/tmkit_config_apply_seconds_count (\S+)/.exec(metrics)?.[1] ?? NaN);
   process.stdout.write([
-    `config change → DNS answer latency: ${changes} changes, 201 profiles stored, tmkit serve as its own process${workers > 1 ? ` with ${workers} DNS workers` : ''}, UDP polling on 127.0.0.1`,
+    `config change → DNS answer latency: ${changes} changes, ${others + 1} profiles stored, tmkit serve as its own process${workers > 1 ? ` with ${workers} DNS workers` : ''}, UDP polling on 127.0.0.1`,
     summary('write→DNS', writeToDns),
     summary('ack→DNS', ackToDns),
     `DNS queries until the new answer: median ${pct(queries, 50)}, max ${Math.max(...queries)} (1 = the first query after the ack already had it)`,

@@ -76,6 +76,7 @@ export class SqliteStore implements Store {
     revision: Database.Statement<[], { value: string }>;
     setRevision: Database.Statement<[string]>;
     all: Database.Statement<[], ProfileRow>;
+    revisions: Database.Statement<[], { name: string; mod_revision: number }>;
     one: Database.Statement<[string], ProfileRow>;
     upsert: Database.Statement<[string, string, string, string, number, number, string]>;
     del: Database.Statement<[string]>;
@@ -104,6 +105,7 @@ export class SqliteStore implements Store {
       revision: db.prepare(`SELECT value FROM meta WHERE key = 'revision'`),
       setRevision: db.prepare(`UPDATE meta SET value = ? WHERE key = 'revision'`),
       all: db.prepare(`SELECT name, stack, document, hash, mod_revision FROM profiles ORDER BY name`),
+      revisions: db.prepare(`SELECT name, mod_revision FROM profiles ORDER BY name`),
       one: db.prepare(`SELECT name, stack, document, hash, mod_revision FROM profiles WHERE name = ?`),
       upsert: db.prepare(`INSERT INTO profiles (name, stack, document, hash, mod_revision, create_revision, updated_at)
         VALUES (?, ?, ?, ?, ?, ?, ?)
@@ -175,10 +177,10 @@ export class SqliteStore implements Store {
    */
   private view(): StoreView {
     const profiles = new Map<string, StoredProfile>();
-    for (const r of this.stmt.all.all()) {
+    for (const r of this.stmt.revisions.all()) {
       let p = this.viewCache.get(r.name);
       if (!p || p.modRevision !== r.mod_revision) {
-        p = this.toStored(r);
+        p = this.toStored(this.stmt.one.get(r.name)!);
         this.viewCache.set(r.name, p);
       }
       profiles.set(r.name, p);
