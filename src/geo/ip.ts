@@ -1,93 +1,51 @@
 /**
- * Address parsing and longest-prefix matching for the geo layer: the client address of a DNS query (the
- * ECS address or the resolver's source address) as bytes, the special-purpose ranges that have no
- * geography, and a prefix map for measured-latency tables.
+ * Addresses for the geo layer: the client address of a DNS query (the ECS address or the resolver's
+ * source address) as bytes, the special-purpose ranges that have no geography, and a longest-prefix map
+ * for measured-latency tables. Parsing, prefixes and the special-purpose blocks are the shared
+ * ../core/net/ip; this module keeps the byte form that the prefix map keys on.
  */
+import {
+  formatIPv6Groups, parseIpBytes, parsePrefix as parseNetPrefix, SPECIAL_BLOCKS, type IpAddress, type IpFamily, type IpSyntax,
+} from '../core/net/ip';
 
 export interface ParsedIp {
-  family: 4 | 6;
+  family: IpFamily;
   /** 4 or 16 bytes, network order. */
   bytes: Uint8Array;
 }
 
-const V4_PART = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)$/;
-
-function parseV4Into(s: string, out: Uint8Array, at: number): boolean {
-  const parts = s.split('.');
-  if (parts.length !== 4) return false;
-  for (let i = 0; i < 4; i++) {
-    const p = parts[i]!;
-    if (!V4_PART.test(p)) return false;
-    out[at + i] = Number(p);
-  }
-  return true;
-}
+/**
+ * Surrounding white space, an IPv6 `%zone` suffix and `[brackets]` are accepted; IPv4 octets with leading
+ * zeros are not (ambiguous: octal in some parsers); IPv4-mapped addresses stay IPv6 (see unwrapIpv4).
+ */
+export const GEO_IP_SYNTAX: IpSyntax = Object.freeze({ trim: true, zone: true, brackets: true });
 
 /**
  * Parses a textual IPv4 or IPv6 address (RFC 4291 text forms, embedded dotted IPv4, an optional `%zone`
- * suffix). Returns undefined for anything else. Leading zeros in IPv4 octets are rejected (ambiguous:
- * octal in some parsers).
+ * suffix, optional brackets). Returns undefined for anything else.
  */
 export function parseIp(text: string): ParsedIp | undefined {
-  let s = text.trim();
-  if (s.includes(':')) {
-    const pct = s.indexOf('%');
-    if (pct >= 0) s = s.slice(0, pct);
-    if (s.startsWith('[') && s.endsWith(']')) s = s.slice(1, -1);
-    const bytes = new Uint8Array(16);
-    const dbl = s.indexOf('::');
-    if (dbl !== s.lastIndexOf('::')) return undefined;
-    const head = dbl >= 0 ? s.slice(0, dbl) : s;
-    const tail = dbl >= 0 ? s.slice(dbl + 2) : '';
-    const headParts = head === '' ? [] : head.split(':');
-    const tailParts = tail === '' ? [] : tail.split(':');
-    const groups: number[] = [];
-    const all = dbl >= 0 ? [...headParts, '::', ...tailParts] : headParts;
-    let v4: Uint8Array | undefined;
-    for (let i = 0; i < all.length; i++) {
-      const g = all[i]!;
-      if (g === '::') { groups.push(-1); continue; }
-      if (i === all.length - 1 && g.includes('.')) {
-        v4 = new Uint8Array(4);
-        if (!parseV4Into(g, v4, 0)) return undefined;
-        continue;
-      }
-      if (!/^[0-9a-fA-F]{1,4}$/.test(g)) return undefined;
-      groups.push(parseInt(g, 16));
-    }
-    const explicit = groups.filter((g) => g >= 0).length + (v4 ? 2 : 0);
-    if (dbl >= 0 ? explicit > 7 : explicit !== 8) return undefined;
-    const words: number[] = [];
-    for (const g of groups) {
-      if (g < 0) for (let k = 0; k < 8 - explicit; k++) words.push(0);
-      else words.push(g);
-    }
-    for (let i = 0; i < words.length; i++) {
-      bytes[2 * i] = words[i]! >> 8;
-      bytes[2 * i + 1] = words[i]! & 0xff;
-    }
-    if (v4) bytes.set(v4, 12);
-    return { family: 6, bytes };
-  }
-  const bytes = new Uint8Array(4);
-  return parseV4Into(s, bytes, 0) ? { family: 4, bytes } : undefined;
+  return parseIpBytes(text, GEO_IP_SYNTAX);
 }
 
+/** Dotted quad, or IPv6 with all eight groups written out (`0:0:0:0:0:0:0:1`, the form the database reader takes). */
 export function formatIp(ip: ParsedIp): string {
-  if (ip.family === 4) return Array.from(ip.bytes).join('.');
-  const words: string[] = [];
-  for (let i = 0; i < 16; i += 2) words.push(((ip.bytes[i]! << 8) | ip.bytes[i + 1]!).toString(16));
-  return words.join(':');
+  const b = ip.bytes;
+  if (ip.family === 4) return `${b[0]}.${b[1]}.${b[2]}.${b[3]}`;
+  const groups: number[] = [];
+  for (let i = 0; i < 16; i += 2) groups.push((b[i]! << 8) | b[i + 1]!);
+  return formatIPv6Groups(groups, false);
 }
 
-/** True when the first `len` bits of `a` and `b` are equal. */
-function prefixEquals(a: Uint8Array, b: Uint8Array, len: number): boolean {
-  const full = len >> 3;
-  for (let i = 0; i < full; i++) if (a[i] !== b[i]) return false;
-  const rest = len & 7;
-  if (rest === 0) return true;
-  const mask = (0xff << (8 - rest)) & 0xff;
-  return ((a[full]! ^ b[full]!) & mask) === 0;
+function toBytes(addr: IpAddress): ParsedIp {
+  const n = addr.family === 4 ? 4 : 16;
+  const bytes = new Uint8Array(n);
+  let v = addr.value;
+  for (let i = n - 1; i >= 0; i--) {
+    bytes[i] = Number(v & 255n);
+    v >>= 8n;
+  }
+  return { family: addr.family, bytes };
 }
 
 function maskedKey(bytes: Uint8Array, len: number): string {
@@ -108,28 +66,8 @@ export interface ParsedPrefix extends ParsedIp {
  * (`10.1.2.3/8`), which in a hand-written table is almost always a typo.
  */
 export function parsePrefix(text: string, strict = true): ParsedPrefix | { error: string } {
-  const slash = text.indexOf('/');
-  const addr = slash >= 0 ? text.slice(0, slash) : text;
-  const ip = parseIp(addr);
-  if (!ip) return { error: `"${addr}" is not an IPv4 or IPv6 address` };
-  const max = ip.family === 4 ? 32 : 128;
-  let length = max;
-  if (slash >= 0) {
-    const lenText = text.slice(slash + 1);
-    if (!/^\d{1,3}$/.test(lenText) || Number(lenText) > max) {
-      return { error: `prefix length "${lenText}" must be an integer from 0 to ${max}` };
-    }
-    length = Number(lenText);
-  }
-  if (strict) {
-    const masked = new Uint8Array(ip.bytes.length);
-    const key = maskedKey(ip.bytes, length);
-    for (let i = 0; i < key.length; i++) masked[i] = key.charCodeAt(i);
-    if (!prefixEquals(masked, ip.bytes, max)) {
-      return { error: `host bits are set after /${length} (did you mean ${formatIp({ family: ip.family, bytes: masked })}/${length}?)` };
-    }
-  }
-  return { ...ip, length };
+  const p = parseNetPrefix(text, { syntax: GEO_IP_SYNTAX, strict, format: (a) => formatIp(toBytes(a)) });
+  return 'error' in p ? p : { ...toBytes(p), length: p.length };
 }
 
 /** Longest-prefix-match map from IPv4/IPv6 prefixes to values. */
@@ -177,18 +115,11 @@ export class PrefixMap<T> {
 }
 
 /**
- * Ranges that are not globally reachable (IANA IPv4/IPv6 Special-Purpose Address Registries, RFC 6890 and
- * successors) and so have no geography: private, loopback, link-local, shared (CGN), documentation,
- * benchmarking, multicast, reserved. The country database maps some of these to countries (it is built from
- * registry data that includes them), so they are excluded before the lookup.
+ * Ranges that are not globally reachable (the `nonGlobal` blocks of the shared special-purpose table) and
+ * so have no geography: the country database maps some of these to countries (it is built from registry
+ * data that includes them), so they are excluded before the lookup.
  */
-export const NON_GLOBAL_PREFIXES: readonly string[] = [
-  '0.0.0.0/8', '10.0.0.0/8', '100.64.0.0/10', '127.0.0.0/8', '169.254.0.0/16', '172.16.0.0/12',
-  '192.0.0.0/24', '192.0.2.0/24', '192.88.99.0/24', '192.168.0.0/16', '198.18.0.0/15', '198.51.100.0/24',
-  '203.0.113.0/24', '224.0.0.0/4', '240.0.0.0/4',
-  '::/128', '::1/128', '::/96', '64:ff9b:1::/48', '100::/64', '2001:2::/48', '2001:10::/28', '2001:20::/28',
-  '2001:db8::/32', '3fff::/20', '5f00::/16', 'fc00::/7', 'fe80::/10', 'fec0::/10', 'ff00::/8',
-];
+export const NON_GLOBAL_PREFIXES: readonly string[] = SPECIAL_BLOCKS.filter((b) => b.nonGlobal).map((b) => b.prefix);
 
 const nonGlobal = new PrefixMap<true>();
 for (const p of NON_GLOBAL_PREFIXES) {

@@ -25,7 +25,7 @@ export type { Diagnostic, Severity } from './diagnostics';
 export { formatDiagnostic, hasErrors } from './diagnostics';
 export type { ValidateOptions } from './context';
 export { RULES, type RuleCode, type RuleInfo } from './catalog';
-export { parseIp, parseIPv4, parseIPv6, formatIp, networkAddress, broadcastAddress, nonPublicReason, type IpAddress, type IpFamily } from './ip';
+export { parseIp, parseIPv4, parseIPv6, formatIp, networkAddress, broadcastAddress, nonPublicReason, type IpAddress, type IpFamily } from '../net/ip';
 export { classifyTarget, type TargetKind } from './target';
 
 const FAMILIES = [

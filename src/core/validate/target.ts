@@ -1,5 +1,5 @@
 /** Classification of endpoint targets and DNS name syntax (RFC 1123 host names). */
-import { parseIp, type IpAddress } from './ip';
+import { parseIp, type IpAddress } from '../net/ip';
 
 export type TargetKind = 'ipv4' | 'ipv6' | 'fqdn';
 

@@ -3,14 +3,11 @@
  * first ≤ last, no overlap anywhere in the profile (sorted sweep, O(n log n)), the fallback endpoint.
  */
 import type { Ctx } from '../context';
-import { bitsOf, broadcastAddress, formatIp, networkAddress, parseIp, type IpFamily } from '../ip';
+import { bitsOf, broadcastAddress, formatIp, networkAddress, parseIp, type IpRange } from '../../net/ip';
 import { isInt, isObj, show } from '../util';
 
-export interface SubnetInterval {
-  family: IpFamily;
-  lo: bigint;
-  hi: bigint;
-}
+/** An inclusive address range of one family. */
+export type SubnetInterval = IpRange;
 
 interface Tagged extends SubnetInterval {
   path: string;

@@ -1,6 +1,6 @@
 /** Endpoint targets: presence per type, syntax, Azure resource ids, addressing-family mix, duplicate IPs. */
 import type { Ctx } from '../context';
-import { nonPublicReason } from '../ip';
+import { nonPublicReason } from '../../net/ip';
 import type { TargetKind } from '../target';
 import { has, show } from '../util';
 
