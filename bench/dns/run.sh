@@ -3,12 +3,15 @@
 # ID into a canned reply), measured with dnsperf in the same run, two setups:
 #   (a) pinned:   every server on CPU 0 (taskset -c 0), dnsperf on CPU 1; tmkit and the ceiling 1 process
 #   (b) unpinned: no pinning; tmkit --workers 2, the ceiling with 2 cluster workers, gdnsd default threads
-# Per server and setup: a throughput pass (dnsperf, no per-query output) and a shorter latency pass
-# (dnsperf -v, percentiles from the per-query latencies). Figures only; this is not a test.
+# Per server and setup: a throughput pass (dnsperf, no per-query output), a shorter latency pass
+# (dnsperf -v, percentiles from the per-query latencies), and a CPU-cost pass: a fixed rate below
+# saturation (dnsperf -Q) while the server's CPU time is read from /proc — CPU microseconds per query
+# barely move when other processes share the machine, unlike queries/second. Figures only; not a test.
 # Needs: dnsperf, gdnsd (Debian: apt-get install dnsperf gdnsd), dig, taskset, node.
 # Env: DNS_BENCH_SECONDS (throughput pass, default 10), DNS_BENCH_LATENCY_SECONDS (default 5),
 #      DNS_BENCH_OUTSTANDING (dnsperf -q, default 100), DNS_BENCH_PORT (first of 3 ports, default 15391),
-#      DNS_BENCH_ROUNDS (default 1: every server once per setup; more rounds interleave and keep the best).
+#      DNS_BENCH_ROUNDS (default 1: every server once per setup; more rounds interleave and keep the best),
+#      DNS_BENCH_CPU_SECONDS (CPU-cost pass, default 5), DNS_BENCH_CPU_RATE (its queries/second, default 10000).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -21,6 +24,9 @@ SECS=${DNS_BENCH_SECONDS:-10}
 LSECS=${DNS_BENCH_LATENCY_SECONDS:-5}
 OUTSTANDING=${DNS_BENCH_OUTSTANDING:-100}
 ROUNDS=${DNS_BENCH_ROUNDS:-1}
+CSECS=${DNS_BENCH_CPU_SECONDS:-5}
+CRATE=${DNS_BENCH_CPU_RATE:-10000}
+TICK_US=$((1000000 / $(getconf CLK_TCK)))
 BASE=${DNS_BENCH_PORT:-15391}
 P_GDNSD=$BASE; P_TMKIT=$((BASE + 1)); P_CEIL=$((BASE + 2))
 TMP=$(mktemp -d /tmp/tmkit-bench-dns.XXXXXX)
@@ -101,7 +107,17 @@ stop_server() {
   SPID=""
 }
 
-declare -A QPS P50 P90 P99 P999 LOST
+# CPU time (clock ticks, user + system, all threads) of the server process and its children (workers).
+cpu_ticks() {
+  local total=0 p t
+  for p in "$SPID" $(pgrep -P "$SPID" 2>/dev/null || true); do
+    t=$(awk '{print $14 + $15}' "/proc/$p/stat" 2>/dev/null || echo 0)
+    total=$((total + t))
+  done
+  echo "$total"
+}
+
+declare -A QPS P50 P90 P99 P999 LOST CPU
 run_one() { # name setup(pinned|unpinned)
   local name=$1 setup=$2 pin=no
   local perfpre=()
@@ -111,7 +127,13 @@ run_one() { # name setup(pinned|unpinned)
   "${perfpre[@]}" dnsperf -s 127.0.0.1 -p "$PORT" -d "$TMP/queries.txt" -l 2 -q "$OUTSTANDING" >/dev/null 2>&1 || true
   "${perfpre[@]}" dnsperf -s 127.0.0.1 -p "$PORT" -d "$TMP/queries.txt" -l "$SECS" -q "$OUTSTANDING" >"$TMP/perf.txt" 2>&1
   "${perfpre[@]}" dnsperf -s 127.0.0.1 -p "$PORT" -d "$TMP/queries.txt" -l "$LSECS" -q "$OUTSTANDING" -v >"$TMP/perf-v.txt" 2>&1
+  local t0 t1 done cpu
+  t0=$(cpu_ticks)
+  "${perfpre[@]}" dnsperf -s 127.0.0.1 -p "$PORT" -d "$TMP/queries.txt" -l "$CSECS" -Q "$CRATE" -q "$OUTSTANDING" >"$TMP/perf-cpu.txt" 2>&1
+  t1=$(cpu_ticks)
   stop_server
+  done=$(awk '/Queries completed:/ {print $3}' "$TMP/perf-cpu.txt")
+  cpu=$(awk -v d="$((t1 - t0))" -v n="$done" -v us="$TICK_US" 'BEGIN { if (n > 0) printf "%.1f", d * us / n; else print "-" }')
   local key="$name/$setup" qps lost p50 p90 p99 p999
   qps=$(awk '/Queries per second:/ {printf "%.0f", $4}' "$TMP/perf.txt")
   lost=$(awk '/Queries lost:/ {print $3 " " $4}' "$TMP/perf.txt")
@@ -120,8 +142,10 @@ run_one() { # name setup(pinned|unpinned)
       split("0.5 0.9 0.99 0.999", q, " ");
       for (i = 1; i <= 4; i++) { k = int(q[i] * NR); if (k < 1) k = 1; printf "%.3f ", v[k] * 1000 } print "" }')
   if [ "$name" = tmkit ]; then grep -h "handled" "$TMP/tmkit.log" | sed "s/^/    [$setup] /" >&2 || true; fi
-  printf '  %-8s %-9s %8s qps  lost %-12s p50 %6s ms  p90 %6s ms  p99 %6s ms  p99.9 %6s ms\n' \
-    "$name" "$setup" "$qps" "$lost" "$p50" "$p90" "$p99" "$p999" >&2
+  printf '  %-8s %-9s %8s qps  lost %-12s p50 %6s ms  p90 %6s ms  p99 %6s ms  p99.9 %6s ms  cpu %5s us/query\n' \
+    "$name" "$setup" "$qps" "$lost" "$p50" "$p90" "$p99" "$p999" "$cpu" >&2
+  # CPU cost: keep the lowest (least disturbed) round.
+  if [ -z "${CPU[$key]:-}" ] || awk -v a="$cpu" -v b="${CPU[$key]}" 'BEGIN { exit !(a + 0 < b + 0) }'; then CPU[$key]=$cpu; fi
   # Keep the best round (the machine may be shared; the best round is the least disturbed one).
   if [ -z "${QPS[$key]:-}" ] || [ "$qps" -gt "${QPS[$key]}" ]; then
     QPS[$key]=$qps; LOST[$key]=$lost; P50[$key]=$p50; P90[$key]=$p90; P99[$key]=$p99; P999[$key]=$p999
@@ -139,16 +163,16 @@ for setup in pinned unpinned; do
 done
 
 echo
-echo "DNS throughput (queries/second; latency percentiles in ms from dnsperf -v at the same load)"
-printf '%-10s %-8s %10s %9s %9s %9s %9s\n' setup server qps p50 p90 p99 p99.9
+echo "DNS throughput (queries/second; latency percentiles in ms from dnsperf -v at the same load; server CPU microseconds per query at ${CRATE} q/s)"
+printf '%-10s %-8s %10s %9s %9s %9s %9s %12s\n' setup server qps p50 p90 p99 p99.9 cpu-us/query
 for setup in pinned unpinned; do
   for name in ceiling tmkit gdnsd; do
     k="$name/$setup"
-    printf '%-10s %-8s %10s %9s %9s %9s %9s\n' "$setup" "$name" "${QPS[$k]}" "${P50[$k]}" "${P90[$k]}" "${P99[$k]}" "${P999[$k]}"
+    printf '%-10s %-8s %10s %9s %9s %9s %9s %12s\n' "$setup" "$name" "${QPS[$k]}" "${P50[$k]}" "${P90[$k]}" "${P99[$k]}" "${P999[$k]}" "${CPU[$k]}"
   done
 done
 echo
 for setup in pinned unpinned; do
-  echo "$setup: tmkit/ceiling $(ratio "${QPS[tmkit/$setup]}" "${QPS[ceiling/$setup]}")   tmkit/gdnsd $(ratio "${QPS[tmkit/$setup]}" "${QPS[gdnsd/$setup]}")"
+  echo "$setup: tmkit/ceiling $(ratio "${QPS[tmkit/$setup]}" "${QPS[ceiling/$setup]}")   tmkit/gdnsd $(ratio "${QPS[tmkit/$setup]}" "${QPS[gdnsd/$setup]}")   (by CPU per query: tmkit/ceiling $(ratio "${CPU[ceiling/$setup]}" "${CPU[tmkit/$setup]}"), tmkit/gdnsd $(ratio "${CPU[gdnsd/$setup]}" "${CPU[tmkit/$setup]}"))"
 done
 echo "(pinned: servers on CPU 0, dnsperf on CPU 1, tmkit and ceiling 1 process; unpinned: tmkit --workers 2, ceiling 2 workers, gdnsd default threads)"
