@@ -10,7 +10,7 @@ import { CliError, EXIT_USAGE } from '../main';
 interface ServeOptions {
   stateDir: string;
   zone: string;
-  dns: string[];
+  dns?: string[];
   api: string;
   resources?: string;
   geoip?: string;
@@ -46,7 +46,7 @@ export function registerServe(program: Command): void {
     .description('run the runtime: authoritative DNS, health probing, the management API and the embedded store')
     .option('--state-dir <dir>', 'where the store (tmkit.db) and the API token live', '.tmkit')
     .option('--zone <zone>', 'authoritative zone; profiles answer at <relativeName>.<zone>', 'tm.internal')
-    .option('--dns <address:port>', 'DNS listen address, UDP and TCP (repeatable; default 127.0.0.1:5300)', (v: string, acc: string[]) => [...acc, v], [])
+    .option('--dns <address:port>', 'DNS listen address, UDP and TCP (repeatable; default 127.0.0.1:5300)', (v: string, acc: string[] | undefined) => [...(acc ?? []), v])
     .option('--api <address:port>', 'management API listen address (loopback by default: put TLS in front before exposing it)', '127.0.0.1:5380')
     .option('--resources <file>', 'Azure resource catalog to load at start: {"<ARM id>": {"target", "location", "state"}}')
     .option('--geoip <file.mmdb>', 'city-level MMDB consulted before the shipped country database')
@@ -56,7 +56,7 @@ export function registerServe(program: Command): void {
       const workers = Number(opts.workers);
       if (!Number.isInteger(workers) || workers < 1) throw new CliError(`--workers ${opts.workers}: expected a positive integer`, EXIT_USAGE);
       if (workers > 64) throw new CliError(`--workers ${opts.workers}: at most 64`, EXIT_USAGE);
-      const dns = (opts.dns.length > 0 ? opts.dns : ['127.0.0.1:5300']).map((s) => parseHostPort('--dns', s));
+      const dns = (opts.dns ?? ['127.0.0.1:5300']).map((s) => parseHostPort('--dns', s));
       if (cluster.isWorker && process.env.TMKIT_DNS_WORKER === '1') {
         // A DNS worker forked by the primary below: DNS only, fed by the primary over IPC.
         await runDnsWorker({ zone: opts.zone, dns, ...(opts.geoip !== undefined ? { geoip: opts.geoip } : {}) });
