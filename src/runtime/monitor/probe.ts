@@ -47,8 +47,8 @@ class ProbeFailure extends Error {
 }
 
 /**
- * Preallocated: aborting a finished exchange and destroying its client happen on every probe, and building
- * an Error (its stack trace) each time costs more CPU than the rest of the probe's JavaScript.
+ * Preallocated: every HTTP probe ends by destroying its socket and client with an error, and building a new
+ * Error (its stack trace) each time costs more CPU than the rest of the probe's JavaScript.
  */
 const DONE = new ProbeFailure('done', 'TMKIT_PROBE_DONE');
 
