@@ -88,6 +88,19 @@ describe('request shape, asserted on the server', () => {
     } finally { await srv.close(); }
   });
 
+  test('an FQDN that resolves to IPv6: bracketed address, Host is still the name', async () => {
+    const srv = await httpServer('::1', (_r, res) => res.writeHead(200).end());
+    try {
+      const lookups: string[] = [];
+      const out = await probe(target({ target: 'v6.example.test', port: srv.port }), {
+        lookup: async (name) => { lookups.push(name); return [{ address: '::1', family: 6 }]; },
+      });
+      expect(out).toMatchObject({ ok: true, address: '::1' });
+      expect(lookups).toEqual(['v6.example.test']);
+      expect(srv.requests[0]!.headers.host).toBe('v6.example.test');
+    } finally { await srv.close(); }
+  });
+
   test('each probe uses a fresh connection that is closed afterwards (no keep-alive)', async () => {
     const srv = await httpServer(H1, (_r, res) => res.writeHead(200).end());
     try {
