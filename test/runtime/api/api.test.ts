@@ -1,4 +1,15 @@
+import { MemoryStore } from '../../../src/testing/memory-store';
+import type { StoredProfile } from '../../../src/runtime/store';
 import { call, startApi, TOKEN, type Harness } from './harness';
+
+/** Reads resolve a macrotask later, so two requests' read-modify-write cycles really interleave. */
+class SlowReadStore extends MemoryStore {
+  override async getProfile(name: string): Promise<StoredProfile | undefined> {
+    const p = await super.getProfile(name);
+    await new Promise((r) => setTimeout(r, 5));
+    return p;
+  }
+}
 import { parentInput, profileInput } from './fixtures';
 
 let h: Harness;
@@ -241,6 +252,26 @@ describe('PATCH an endpoint', () => {
     const g = await call(h.base, 'GET', '/v1/profiles/web');
     expect(g.body.endpoints.map((e: { name: string; endpointStatus: string; weight: number }) => [e.name, e.endpointStatus, e.weight]))
       .toEqual([['primary', 'Enabled', 1], ['secondary', 'Disabled', 7]]);
+  });
+
+  test.each([
+    ['the SQLite store', false],
+    ['a store with network-like read latency (reads interleave, as with etcd)', true],
+  ])('concurrent PATCHes of different endpoints without If-Match: both land, no update is lost (%s)', async (_n, slow) => {
+    if (slow) {
+      await h.close();
+      h = await startApi({ store: new SlowReadStore() });
+    }
+    await put('web', profileInput('web'));
+    for (let round = 2; round < 12; round++) {
+      const [a, b] = await Promise.all([
+        call(h.base, 'PATCH', '/v1/profiles/web/endpoints/primary', { body: { weight: round } }),
+        call(h.base, 'PATCH', '/v1/profiles/web/endpoints/secondary', { body: { weight: round + 100 } }),
+      ]);
+      expect([a.status, b.status]).toEqual([200, 200]);
+      const g = await call(h.base, 'GET', '/v1/profiles/web');
+      expect(g.body.endpoints.map((e: { weight: number }) => e.weight)).toEqual([round, round + 100]);
+    }
   });
 
   test('If-Match is honoured; an unknown endpoint → 404; renaming → 400', async () => {
