@@ -361,7 +361,8 @@ export class Responder {
     const records = answers.length + authorities.length + additionals.length > 0
       ? dnsPacket.encode({ type: 'response', id: 0, flags: 0, questions: [], answers, authorities, additionals }).subarray(HEADER_LENGTH)
       : Buffer.alloc(0);
-    const flags = FLAG_QR | FLAG_AA | (rcode & 0xf);
+    // Not authoritative for what we refuse (outside the zone, other classes, transfers): AA clear.
+    const flags = FLAG_QR | (rcode === RCODE.REFUSED ? 0 : FLAG_AA) | (rcode & 0xf);
     const body = Buffer.alloc(HEADER_LENGTH + question.length + records.length);
     writeHeader(body, flags, 1, answers.length, authorities.length, additionals.length);
     question.copy(body, HEADER_LENGTH);
@@ -374,7 +375,7 @@ export class Responder {
 
   /**
    * Error responses (FORMERR, NOTIMP, SERVFAIL, BADVERS; never cached): the query's ID, opcode and RD, the
-   * question echoed when it could be read, and an OPT when the query had a valid one.
+   * question echoed when it could be read, and an OPT when the query had a valid one. AA clear (as BIND).
    */
   private errorResponse(msg: Buffer, id: number, qflags: number, rcode: number, questionLength: number, edns: Edns | undefined, transport: Transport): Buffer {
     const pre = transport === 'tcp' ? 2 : 0;
@@ -382,7 +383,7 @@ export class Responder {
     const total = HEADER_LENGTH + questionLength + optLen;
     const out = Buffer.alloc(pre + total);
     if (pre) { out[0] = total >> 8; out[1] = total & 0xff; }
-    const flags = FLAG_QR | (qflags & 0x7800) /* opcode */ | (qflags & 0x0100) /* RD */ | (rcode & 0xf) | (rcode === RCODE.NOTIMP ? 0 : FLAG_AA);
+    const flags = FLAG_QR | (qflags & 0x7800) /* opcode */ | (qflags & 0x0100) /* RD */ | (rcode & 0xf);
     writeHeader(out.subarray(pre), flags, questionLength > 0 ? 1 : 0, 0, 0, edns ? 1 : 0);
     out[pre] = id >> 8;
     out[pre + 1] = id & 0xff;

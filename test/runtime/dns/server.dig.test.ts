@@ -115,6 +115,7 @@ describe('negative answers and the apex', () => {
   test.each([['example.com'], ['tm.internal.example.com'], ['xtm.internal']])('REFUSED outside the zone: %s', async (name) => {
     const r = await dig([...at(), name, 'A']);
     expect(r.status).toBe('REFUSED');
+    expect(r.flags).not.toContain('aa');
     expect(r.answer).toEqual([]);
     expect(r.authority).toEqual([]);
   });
@@ -221,6 +222,7 @@ describe('rcodes from raw packets', () => {
     expect(resp).not.toBeNull();
     expect(resp!.readUInt16BE(0)).toBe(0x1234);
     expect(rcodeOf(resp!)).toBe(4);
+    expect(resp![2]! & 0x04).toBe(0); // AA clear
     expect((resp![2]! >> 3) & 0xf).toBe(2);
     expect(resp![2]! & 0x80).toBe(0x80); // QR
   });
