@@ -156,6 +156,9 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.1f%%", 100 * a /
 
 echo "bench:dns: node $(node -v), dnsperf $(dnsperf -H 2>&1 | awk '/^Version/ {print $2; exit}'), gdnsd $(gdnsd -c "$TMP/gdnsd" checkconf 2>&1 | awk '/gdnsd version/ {print $4; exit}'), $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 echo "bench:dns: ${SECS}s throughput + ${LSECS}s latency pass per server and setup, ${ROUNDS} round(s), dnsperf -q $OUTSTANDING, names: weighted (1:3) and failover" >&2
+# In-process cost of the packet handler (no sockets), next to the ceiling's copy-and-patch.
+node -r @swc-node/register bench/dns/handler.ts >"$TMP/handler.txt" 2>&1 || true
+sed 's/^/  /' "$TMP/handler.txt" >&2
 for setup in pinned unpinned; do
   for _round in $(seq 1 "$ROUNDS"); do
     for name in ceiling tmkit gdnsd; do run_one "$name" "$setup"; done
@@ -176,3 +179,5 @@ for setup in pinned unpinned; do
   echo "$setup: tmkit/ceiling $(ratio "${QPS[tmkit/$setup]}" "${QPS[ceiling/$setup]}")   tmkit/gdnsd $(ratio "${QPS[tmkit/$setup]}" "${QPS[gdnsd/$setup]}")   (by CPU per query: tmkit/ceiling $(ratio "${CPU[ceiling/$setup]}" "${CPU[tmkit/$setup]}"), tmkit/gdnsd $(ratio "${CPU[gdnsd/$setup]}" "${CPU[tmkit/$setup]}"))"
 done
 echo "(pinned: servers on CPU 0, dnsperf on CPU 1, tmkit and ceiling 1 process; unpinned: tmkit --workers 2, ceiling 2 workers, gdnsd default threads)"
+echo
+cat "$TMP/handler.txt"

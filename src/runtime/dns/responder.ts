@@ -18,7 +18,7 @@ import type { Rng } from '../../core/ports';
 import type { AnswerRecord, RoutingQuery, RoutingResolution, RoutingSnapshot } from '../../core/routing/types';
 import {
   FLAG_AA, FLAG_QR, FLAG_TC, HEADER_LENGTH, MIN_UDP_PAYLOAD, QCLASS_ANY, QCLASS_IN, QTYPE, RCODE, EXTENDED_RCODE_BADVERS,
-  keyNameLength, optLength, parseQuery, wireNameToText, writeOpt,
+  ecsAddressText, keyNameLength, optLength, parseQuery, wireNameToText, writeOpt,
   type ClientSubnet, type Edns,
 } from './wire';
 
@@ -256,7 +256,7 @@ export class Responder {
     if (nsAddrs) return { encoded: this.cacheStatic(key, [this.nameServerAddresses(question, qname, qtype)], [1]), scope: 0 };
 
     const useEcs = ecs !== undefined && ecs.sourcePrefix > 0;
-    const query: RoutingQuery = { name: qname, type: TYPE_NAMES[qtype] ?? dnsTypes.toString(qtype), clientAddress: useEcs ? ecs.addressText : clientAddress };
+    const query: RoutingQuery = { name: qname, type: TYPE_NAMES[qtype] ?? dnsTypes.toString(qtype), clientAddress: useEcs ? ecsAddressText(ecs) : clientAddress };
     if (ecs) query.ecsSourcePrefix = ecs.sourcePrefix;
     const res = this.resolveFn(this.snapshot, query);
 

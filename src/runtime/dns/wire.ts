@@ -36,10 +36,11 @@ export const MIN_UDP_PAYLOAD = 512;
 export interface ClientSubnet {
   family: 1 | 2;
   sourcePrefix: number;
-  /** The address bytes as sent: exactly ceil(sourcePrefix / 8) bytes. */
+  /**
+   * The address bytes as sent: exactly ceil(sourcePrefix / 8) bytes. A view into the query buffer (no copy):
+   * valid only while the query is being handled.
+   */
   address: Buffer;
-  /** Textual address, zero-padded to a full address (`192.0.2.0`, `2001:db8:0:0:0:0:0:0`). */
-  addressText: string;
 }
 
 export interface Edns {
@@ -225,10 +226,12 @@ function parseEcs(buf: Buffer, start: number, end: number): ClientSubnet | strin
     const mask = 0xff >> (source & 7);
     if (address[addrLen - 1]! & mask) return 'ECS address has bits set beyond the source prefix';
   }
-  return { family, sourcePrefix: source, address: Buffer.from(address), addressText: ecsAddressText(family, address) };
+  return { family, sourcePrefix: source, address };
 }
 
-function ecsAddressText(family: 1 | 2, a: Buffer): string {
+/** The ECS address zero-padded to a full address, as text (`192.0.2.0`, `2001:db8:0:0:0:0:0:0`). */
+export function ecsAddressText(ecs: ClientSubnet): string {
+  const { family, address: a } = ecs;
   if (family === ECS_FAMILY_IPV4) return `${a[0] ?? 0}.${a[1] ?? 0}.${a[2] ?? 0}.${a[3] ?? 0}`;
   const groups: string[] = [];
   for (let i = 0; i < 16; i += 2) groups.push((((a[i] ?? 0) << 8) | (a[i + 1] ?? 0)).toString(16));

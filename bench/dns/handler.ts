@@ -1,0 +1,56 @@
+/**
+ * In-process cost of the packet handler (no sockets): nanoseconds per query for Responder.handle on cached
+ * answers, next to the ceiling's work (copy a canned reply, patch the ID). This is the part of the
+ * per-query cost tmkit adds; the rest (dgram receive/send) is the same for both. Run by bench/dns/run.sh.
+ */
+import { buildSnapshot, resolve } from '../../src/core/routing';
+import { normalizeProfile } from '../../src/core/model/normalize';
+import { Responder } from '../../src/runtime/dns';
+
+const N = Number(process.env.DNS_HANDLER_QUERIES ?? 2_000_000);
+
+function query(id: number, name: string, opt?: Buffer): Buffer {
+  const labels = name.split('.');
+  const q = Buffer.concat([...labels.map((l) => Buffer.concat([Buffer.from([l.length]), Buffer.from(l)])), Buffer.from([0, 0, 1, 0, 1])]);
+  const h = Buffer.alloc(12);
+  h.writeUInt16BE(id, 0);
+  h.writeUInt16BE(0x0100, 2);
+  h.writeUInt16BE(1, 4);
+  h.writeUInt16BE(opt ? 1 : 0, 10);
+  return Buffer.concat([h, q, opt ?? Buffer.alloc(0)]);
+}
+const ext = (name: string, target: string, extra: Record<string, unknown> = {}) => ({ name, type: 'externalEndpoints', target, ...extra });
+const snapshot = buildSnapshot({
+  zone: 'tm.internal', geo: { locate: () => undefined, latencyMs: () => undefined }, health: { verdict: () => 'Online' },
+  profiles: [
+    normalizeProfile({ name: 'weighted', trafficRoutingMethod: 'Weighted', dnsConfig: { relativeName: 'weighted', ttl: 30 }, endpoints: [ext('a', '192.0.2.1', { weight: 1 }), ext('b', '192.0.2.2', { weight: 3 })] }),
+    normalizeProfile({ name: 'failover', trafficRoutingMethod: 'Priority', dnsConfig: { relativeName: 'failover', ttl: 10 }, endpoints: [ext('p', '192.0.2.10'), ext('s', '192.0.2.11')] }),
+  ],
+});
+const responder = new Responder({ zone: 'tm.internal', snapshot, resolve, rng: Math.random });
+const opt = Buffer.from([0, 0, 41, 4, 208, 0, 0, 0, 0, 0, 0]);
+const ecs = Buffer.from([0, 0, 41, 4, 208, 0, 0, 0, 0, 0, 11, 0, 8, 0, 7, 0, 1, 24, 0, 198, 51, 100]);
+const sets: Array<[string, Buffer[]]> = [
+  ['plain (weighted + failover)', [query(1, 'weighted.tm.internal'), query(2, 'Failover.TM.internal')]],
+  ['EDNS', [query(1, 'weighted.tm.internal', opt), query(2, 'failover.tm.internal', opt)]],
+  ['EDNS + ECS', [query(1, 'weighted.tm.internal', ecs), query(2, 'failover.tm.internal', ecs)]],
+];
+
+function time(fn: (i: number) => void): number {
+  let best = Infinity;
+  for (let round = 0; round < 3; round++) {
+    const t = process.hrtime.bigint();
+    for (let i = 0; i < N; i++) fn(i);
+    best = Math.min(best, Number(process.hrtime.bigint() - t) / N);
+  }
+  return best;
+}
+
+const canned = responder.handle(sets[0]![1][0]!, '127.0.0.1', 'udp')!;
+const q0 = sets[0]![1][0]!;
+const ceiling = time(() => { const o = Buffer.from(canned); o[0] = q0[0]!; o[1] = q0[1]!; });
+console.log(`handler: ceiling work (copy canned reply, patch ID): ${ceiling.toFixed(0)} ns/query`);
+for (const [label, qs] of sets) {
+  const ns = time((i) => responder.handle(qs[i & 1]!, '127.0.0.1', 'udp'));
+  console.log(`handler: tmkit Responder.handle, ${label}: ${ns.toFixed(0)} ns/query (+${(ns - ceiling).toFixed(0)} ns over the ceiling's work)`);
+}
