@@ -78,6 +78,11 @@ export interface EndpointStatusReport {
   probed: boolean;
   /** What probing says (Online / Degraded / CheckingEndpoint). */
   verdict?: string;
+  /**
+   * True while the verdict is the one saved before the last restart: the prober has not decided the
+   * endpoint again yet (it is being re-probed).
+   */
+  verdictCarriedOver?: boolean;
   consecutiveFailures?: number;
   /** ISO time of the last verdict change. */
   since?: string;

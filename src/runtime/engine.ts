@@ -94,6 +94,15 @@ export class Engine {
   private building: Promise<void> | undefined;
   private unwatch: Array<() => void> = [];
   private previousHistory: EndpointTransition[] = [];
+  /**
+   * Verdicts saved by the previous run, by `profile/endpoint`, with the probe settings they were reached
+   * with. Until the monitor decides an endpoint again (its first transition after start), the carried
+   * verdict stands in for the monitor's initial CheckingEndpoint — as if probing had never stopped: a
+   * Degraded endpoint is not answered again just because the runtime restarted.
+   */
+  private carried = new Map<string, { verdict: ProbeVerdict; fingerprint: string }>();
+  /** Current probe settings fingerprint per `profile/endpoint`. */
+  private fingerprints = new Map<string, string>();
   private saveTimer: NodeJS.Timeout | undefined;
   private stopped = false;
 
@@ -129,8 +138,14 @@ export class Engine {
 
   private async boot(): Promise<void> {
     if (this.o.resourcesFile !== undefined) await this.loadResourcesFile(this.o.resourcesFile);
-    const prev = await this.store.loadMonitorState() as { history?: EndpointTransition[] } | undefined;
+    const prev = await this.store.loadMonitorState() as SavedMonitorState | undefined;
     if (prev && Array.isArray(prev.history)) this.previousHistory = prev.history;
+    if (prev && prev.verdicts && prev.fingerprints) {
+      for (const [key, verdict] of Object.entries(prev.verdicts)) {
+        const fingerprint = prev.fingerprints[key];
+        if (fingerprint !== undefined && verdict !== 'CheckingEndpoint') this.carried.set(key, { verdict, fingerprint });
+      }
+    }
 
     const [stored, resources, revision] = await Promise.all([this.store.getProfiles(), this.store.getResources(), this.store.revision()]);
     this.state = {
@@ -147,7 +162,7 @@ export class Engine {
       this.metrics.probes.inc({ profile, endpoint, result: probe.ok ? 'success' : 'failure' });
       this.metrics.probeLatency.observe({ profile, endpoint }, probe.latencyMs / 1000);
     }));
-    this.monitor.setTargets(probeTargets(this.profiles(), this.state.resources));
+    this.setTargets();
     this.snap = this.build();
     this.monitor.start();
 
@@ -189,9 +204,24 @@ export class Engine {
     return [...this.state.profiles.values()].map((p) => p.profile);
   }
 
+  private setTargets(): void {
+    const targets = probeTargets(this.profiles(), this.state.resources);
+    this.fingerprints = new Map(targets.map((t) => [t.key, t.fingerprint]));
+    this.monitor.setTargets(targets);
+  }
+
+  /** The monitor's verdicts, with verdicts carried over from the previous run where it has not decided yet. */
+  private verdicts(): Map<string, ProbeVerdict> {
+    const out = this.monitor.verdicts();
+    for (const [key, c] of this.carried) {
+      if (out.get(key) === 'CheckingEndpoint' && this.fingerprints.get(key) === c.fingerprint) out.set(key, c.verdict);
+    }
+    return out;
+  }
+
   private build(): CompiledSnapshot {
     // Freeze the verdicts: a snapshot never changes under a resolver; the next transition builds a new one.
-    const verdicts = this.monitor.verdicts();
+    const verdicts = this.verdicts();
     const health = { verdict: (p: string, e: string): ProbeVerdict | undefined => verdicts.get(`${p}/${e}`) };
     const snap = buildSnapshot({ zone: this.zone, profiles: this.profiles(), health, resources: this.state.resources, geo: this.geo });
     this.metrics.snapshotBuilds.inc();
@@ -207,6 +237,7 @@ export class Engine {
   }
 
   private onTransition(t: EndpointTransition): void {
+    this.carried.delete(t.key); // the monitor has decided this endpoint itself now
     this.metrics.transitions.inc({ profile: t.profile, endpoint: t.endpoint, from: t.from, to: t.to });
     this.logger.info({ profile: t.profile, endpoint: t.endpoint, from: t.from, to: t.to, reason: t.reason }, 'endpoint status changed');
     this.pendingHealth = true;
@@ -254,7 +285,7 @@ export class Engine {
           }
           this.state.revision = revision;
           // Targets first, so a new endpoint's verdict starts at CheckingEndpoint in the same snapshot.
-          if (configChanged) this.monitor.setTargets(probeTargets(this.profiles(), this.state.resources));
+          if (configChanged) this.setTargets();
           this.snap = this.build();
           this.dns.publish(this.snap, () => this.workerUpdate(names, resources), () => this.workerUpdate());
           if (since !== undefined) this.metrics.configLatency.observe((performance.now() - since) / 1000);
@@ -276,7 +307,7 @@ export class Engine {
       full: names === undefined,
       profiles: names === undefined ? this.profiles() : names.flatMap((n) => { const p = this.state.profiles.get(n); return p ? [p.profile] : []; }),
       deleted: names === undefined ? [] : names.filter((n) => !this.state.profiles.has(n)),
-      verdicts: Object.fromEntries(this.monitor.verdicts()),
+      verdicts: Object.fromEntries(this.verdicts()),
     };
     if (resources) u.resources = this.state.resourcesRecord;
     return u;
@@ -310,6 +341,7 @@ export class Engine {
     const report = profileStatusReport(this.snap, name);
     const current = this.state.profiles.get(name) ?? stored;
     const probes = new Map(this.monitor.statuses(name).map((s) => [s.endpoint, s]));
+    const effective = this.verdicts();
     const live = [...probes.values()].flatMap((s) => s.history);
     const seen = new Set(live.map((t) => `${t.key}@${t.at}`));
     const history = [...this.previousHistory.filter((t) => t.profile === name && !seen.has(`${t.key}@${t.at}`)), ...live]
@@ -336,7 +368,8 @@ export class Engine {
           reason: r?.reason ?? '',
           probed: s !== undefined,
           ...(s ? {
-            verdict: s.verdict,
+            verdict: effective.get(s.key) ?? s.verdict,
+            ...(effective.get(s.key) !== s.verdict ? { verdictCarriedOver: true } : {}),
             consecutiveFailures: s.consecutiveFailures,
             since: iso(s.since),
             location: s.location,
@@ -392,7 +425,13 @@ export class Engine {
   private async saveMonitor(): Promise<void> {
     const history = this.monitor.statuses().flatMap((s) => s.history).sort((a, b) => a.at - b.at).slice(-1000);
     try {
-      await this.store.saveMonitorState({ savedAt: Date.now(), verdicts: Object.fromEntries(this.monitor.verdicts()), history });
+      const state: SavedMonitorState = {
+        savedAt: Date.now(),
+        verdicts: Object.fromEntries(this.verdicts()),
+        fingerprints: Object.fromEntries(this.fingerprints),
+        history,
+      };
+      await this.store.saveMonitorState(state);
     } catch (err) {
       this.logger.warn({ err }, 'could not save the monitor state');
     }
@@ -416,6 +455,16 @@ export class Engine {
 function splitKey(key: string): [string, string] {
   const i = key.indexOf('/');
   return i < 0 ? [key, ''] : [key.slice(0, i), key.slice(i + 1)];
+}
+
+/** The monitor state kept in the store across restarts. */
+interface SavedMonitorState {
+  savedAt: number;
+  /** Effective verdicts (`profile/endpoint` → verdict) when saved. */
+  verdicts?: Record<string, ProbeVerdict>;
+  /** Probe settings fingerprints the verdicts belong to. */
+  fingerprints?: Record<string, string>;
+  history?: EndpointTransition[];
 }
 
 /**

@@ -156,3 +156,35 @@ test('a bad --resources file stops start-up with every problem named, and releas
   const ok = await start(dir);
   expect(ok.engine.snapshot().profiles.size).toBe(0);
 });
+
+test('a restart does not bring a Degraded endpoint back: its verdict carries over until probing decides again', async () => {
+  const dir = tempDir();
+  const [primary, backup] = await healthServerPair('127.0.0.7', '127.0.0.8');
+  try {
+    const a = await start(dir);
+    await a.client.putProfile(profileInput('keep', {
+      monitorConfig: { protocol: 'HTTP', port: primary.port, path: '/healthz', intervalInSeconds: 10, timeoutInSeconds: 5, toleratedNumberOfFailures: 2 },
+      endpoints: [
+        { name: 'primary', type: 'externalEndpoints', target: '127.0.0.7' },
+        { name: 'backup', type: 'externalEndpoints', target: '127.0.0.8' },
+      ],
+    }));
+    await waitFor('both Online', async () => (await a.client.status('keep')).endpoints.every((e) => e.endpointMonitorStatus === 'Online'));
+    await primary.close();
+    await waitFor('primary Degraded', async () => aRecords(await queryUdp(a.dns, 'keep.tm.internal'))[0] === '127.0.0.8');
+    await engines.pop()!.stop();
+
+    // After the restart the prober probes once at once and then only every 10 s: with
+    // toleratedNumberOfFailures 2 it cannot reach Degraded by itself for 20 s. Without the carried
+    // verdict the primary would be CheckingEndpoint — answered — for that long.
+    const b = await start(dir, { monitor: { intervalMs: () => 10_000, timeoutMs: () => 1000 } });
+    expect(aRecords(await queryUdp(b.dns, 'keep.tm.internal'))).toEqual(['127.0.0.8']);
+    await waitFor('the first probe after the restart', async () => (await b.client.status('keep')).endpoints[0]!.lastProbe !== undefined);
+    const s = await b.client.status('keep');
+    expect(s.endpoints[0]).toMatchObject({ name: 'primary', endpointMonitorStatus: 'Degraded', verdict: 'Degraded', verdictCarriedOver: true, lastProbe: { ok: false } });
+    expect(aRecords(await queryUdp(b.dns, 'keep.tm.internal'))).toEqual(['127.0.0.8']);
+  } finally {
+    await primary.close();
+    await backup.close();
+  }
+});
