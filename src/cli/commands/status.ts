@@ -26,7 +26,8 @@ function pad(s: string, n: number): string { return s.length >= n ? s : s + ' '.
 export function renderStatus(r: ProfileStatusReport): string {
   const lines = [`${r.name}  ${r.fqdn}  ${r.profileMonitorStatus}${r.profileStatus === 'Disabled' ? ' (profile Disabled)' : ''}${r.allDegradedFallback ? '  [all endpoints Degraded: answering as if Online]' : ''}  stack ${r.stack}`];
   for (const e of r.endpoints) {
-    const probe = e.lastProbe ? `last probe ${e.lastProbe.ok ? 'ok' : 'FAILED'} (${e.lastProbe.reason}, ${e.lastProbe.latencyMs} ms) at ${e.lastProbe.at}` : e.probed ? 'not probed yet' : 'not probed';
+    const probe = (e.lastProbe ? `last probe ${e.lastProbe.ok ? 'ok' : 'FAILED'} (${e.lastProbe.reason}, ${e.lastProbe.latencyMs} ms) at ${e.lastProbe.at}` : e.probed ? 'not probed yet' : 'not probed')
+      + (e.verdictCarriedOver ? ' [verdict carried over from before the restart, re-probing]' : '');
     lines.push(`  ${pad(e.name, 16)} ${pad(e.endpointMonitorStatus, 17)} ${pad(e.target ?? e.targetResourceId ?? '', 28)} ${probe}${e.reason ? `  — ${e.reason}` : ''}`);
   }
   if (r.transitions.length > 0) {
