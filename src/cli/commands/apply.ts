@@ -1,87 +1,200 @@
+import { createInterface } from 'node:readline/promises';
 import type { Command } from 'commander';
-import { childProfileName } from '../../core/model/names';
-import type { Profile } from '../../core/model/types';
+import { detectArmInput, importArm } from '../../core/model/arm-import';
+import { DEFAULT_STACK, type Document } from '../../core/model/types';
+import { readPlanJson, renderText, PlanFormatError, type DeployedProfile, type Plan, type PlanIssue, type PlanStep } from '../../core/plan';
 import { parseDocument } from '../../core/validate';
-import { TmkitApiError } from '../../client';
-import { CliError, EXIT_FAILED, setExitCode } from '../main';
-import { renderText, type PrintableDiagnostic } from '../util/diagnostics';
-import { loadDocument, profileNames } from '../util/document';
-import { clientFor, serverOptions, type ServerOptions } from './status';
+import type { TmkitClient } from '../../client';
+import { CliError, EXIT_FAILED, EXIT_OK, setExitCode } from '../main';
+import { renderText as renderDiagnostics, type PrintableDiagnostic } from '../util/diagnostics';
+import { profileNames } from '../util/document';
+import { displayFile, readJsonFile } from '../util/files';
+import { executePlan, loadState, makeReport, PlanRefusedError, wantColor, type StepOutcome } from './plan';
+import { clientFor, serverFailure } from './status';
+
+/** Exit code of a successful apply with `--detailed-exitcode` that changed something (0: nothing to do). */
+export const EXIT_CHANGES_APPLIED = 2;
+
+export interface ApplyOptions {
+  server?: string;
+  token?: string;
+  resources?: string;
+  geoip?: string;
+  /** Apply without asking (required without a terminal). */
+  yes?: boolean;
+  detailedExitcode?: boolean;
+  /** Include the routing preview in the printed plan (documents only). */
+  preview?: boolean;
+  color?: boolean;
+  /** Print the full text plan of a document before applying (default true; `tmkit serve --apply` prints only progress). */
+  showPlan?: boolean;
+}
+
+export interface ApplyIo {
+  out: { write(s: string): unknown };
+  err: { write(s: string): unknown };
+  /** Asks the user; resolves true to go ahead. Undefined: no terminal to ask on. */
+  confirm?: (question: string) => Promise<boolean>;
+}
+
+const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
- * Children before parents: a nested endpoint's child profile (when it is in the same document) is written
- * first, so the server's "nested target exists" rule holds after every single PUT. Stable otherwise.
+ * A document given as parsed JSON (tmkit/v1, or Azure's JSON for profiles, converted), validated with the
+ * other stacks' deployed profiles as context (like `tmkit plan`: a document may nest them, their
+ * relativeNames are taken). Prints every diagnostic and throws (exit 1) on errors; returns the warnings.
  */
-export function applyOrder(profiles: readonly Profile[]): Profile[] {
-  const byName = new Map(profiles.map((p) => [p.name.toLowerCase(), p]));
-  const out: Profile[] = [];
-  const state = new Map<string, 'visiting' | 'done'>();
-  const visit = (p: Profile): void => {
-    const k = p.name.toLowerCase();
-    if (state.get(k) !== undefined) return; // done, or a cycle (validation has refused those already)
-    state.set(k, 'visiting');
-    for (const e of p.endpoints) {
-      if (e.type !== 'nestedEndpoints' || e.targetResourceId === undefined) continue;
-      const child = byName.get(childProfileName(e.targetResourceId).toLowerCase());
-      if (child) visit(child);
-    }
-    state.set(k, 'done');
-    out.push(p);
-  };
-  profiles.forEach(visit);
-  return out;
+export function desiredDocument(raw: unknown, label: string, deployed: readonly DeployedProfile[], err: ApplyIo['err']): { document: Document; warnings: PlanIssue[] } {
+  const kind = detectArmInput(raw);
+  let input = raw;
+  let importIssues: PrintableDiagnostic[] = [];
+  if (kind !== 'tmkit' && kind !== 'unknown') {
+    const imported = importArm(raw);
+    input = imported.document ?? { apiVersion: 'tmkit/v1', profiles: [] };
+    importIssues = imported.issues as PrintableDiagnostic[];
+  }
+  const stack = isObj(input) && typeof input.stack === 'string' ? input.stack : DEFAULT_STACK;
+  const names = new Set(profileNames(input));
+  const context = deployed.filter((d) => d.stack !== stack && !names.has(d.profile.name)).map((d) => d.profile);
+  const parsed = parseDocument(input, context.length > 0 ? { context } : {});
+  const diagnostics = [...importIssues, ...parsed.diagnostics] as PrintableDiagnostic[];
+  if (!parsed.document || diagnostics.some((d) => d.severity === 'error')) {
+    err.write(renderDiagnostics(diagnostics, profileNames(input)));
+    throw new CliError(`apply: ${label} is not a valid document: fix the errors above (tmkit validate shows them too); nothing was applied`);
+  }
+  const warnings = diagnostics.filter((d) => d.severity === 'warning')
+    .map((d): PlanIssue => ({ severity: 'warning', code: d.code, path: d.path, message: d.message, ...(d.hint !== undefined ? { hint: d.hint } : {}) }));
+  return { document: parsed.document, warnings };
+}
+
+const stepLabel = (s: Pick<PlanStep, 'method' | 'profile' | 'action'>): string => `${s.method} ${s.profile} (${s.action})`;
+const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+/** `[2/5] PUT web (update) ... ok  ETag "3-…"` */
+export function progressLine(o: StepOutcome): string {
+  const result = o.ok ? `ok${o.etag !== undefined ? `  ETag ${o.etag}` : ''}` : `failed: ${(o.error ?? 'unknown error').trim().split('\n').join('\n      ')}`;
+  return `[${o.index}/${o.total}] ${stepLabel(o.step)} ... ${result}\n`;
+}
+
+function summaryLine(plan: Plan): string {
+  const s = plan.summary;
+  return `${s.add} added, ${s.change} changed, ${s.replace} replaced, ${s.destroy} destroyed`;
 }
 
 /**
- * `tmkit apply FILE --yes` (minimal; the plan-based apply is issue 7): validate against the deployed
- * profiles, then PUT every profile of the document with its stack, children first. Deletes nothing.
+ * Executes `plan` through the API with progress per step. Returns the exit code; on a failure mid-way prints
+ * exactly which steps were applied and which were not, and throws (exit 1).
  */
-export function registerApply(program: Command): void {
-  serverOptions(program
-    .command('apply')
-    .description('deploy every profile of a document to the running server (children before parents; deletes nothing)')
-    .argument('<file>', 'tmkit/v1 document (or the JSON Azure prints for profiles); - reads stdin')
-    .option('--yes', 'apply without asking'))
-    .action(async (file: string, opts: ServerOptions & { yes?: boolean }, cmd: Command) => {
-      const loaded = loadDocument(file);
-      const client = clientFor(opts);
+async function execute(client: TmkitClient, plan: Plan, io: ApplyIo, opts: ApplyOptions): Promise<number> {
+  let result;
+  try {
+    result = await executePlan(client, plan, (o) => { io.out.write(progressLine(o)); });
+  } catch (err) {
+    if (err instanceof PlanRefusedError) throw new CliError(`apply: ${err.message}`);
+    throw serverFailure(err);
+  }
+  if (result.failed) {
+    const f = result.failed;
+    io.err.write([
+      `apply failed at step ${f.index}/${f.total} (${stepLabel(f.step)}); the server's answer is above`,
+      `  applied (${result.applied.length}): ${result.applied.length > 0 ? result.applied.map((o) => stepLabel(o.step)).join(', ') : 'nothing'}`,
+      `  not applied (${result.notApplied.length + 1}): ${[`${stepLabel(f.step)} [failed]`, ...result.notApplied.map(stepLabel)].join(', ')}`,
+      '',
+    ].join('\n'));
+    throw new CliError(`apply: stopped after ${plural(result.applied.length, 'step')} of ${f.total}; run \`tmkit plan\` again to see what is left, then apply`);
+  }
+  if (result.applied.length === 0) {
+    io.out.write(`No changes. Stack "${plan.stack}" on ${client.server} already matches; nothing to apply.\n`);
+    return EXIT_OK;
+  }
+  io.out.write(`Apply complete: ${summaryLine(plan)} (stack "${plan.stack}" on ${client.server}).\n`);
+  return opts.detailedExitcode ? EXIT_CHANGES_APPLIED : EXIT_OK;
+}
+
+/**
+ * `tmkit apply FILE`: FILE is either a plan written by `tmkit plan --out` (executed as reviewed: refused
+ * when a base ETag no longer matches the server, no question asked), or a tmkit/v1 document (planned against
+ * the server — scoped to the document's stack, so profiles that left it are destroyed — printed, confirmed
+ * on a terminal unless `--yes`, then executed). Returns the exit code; throws CliError on refusals/failures.
+ */
+export async function applyFile(file: string, opts: ApplyOptions, io: ApplyIo): Promise<number> {
+  const raw = readJsonFile(file, 'document or plan', 'pass a plan written by `tmkit plan FILE --out plan.json` or a tmkit/v1 document');
+  const label = file === '-' ? 'standard input' : displayFile(file);
+  const client = clientFor(opts);
+  try {
+    if (isObj(raw) && raw.kind === 'tmkit-plan') {
+      let plan: Plan;
       try {
-        let deployed: Profile[];
-        try {
-          deployed = (await client.listProfiles()).profiles.map((e) => e.profile);
-        } catch (err) {
-          throw new CliError(`apply: cannot read the deployed profiles: ${(err as Error).message}`);
-        }
-        const names = new Set(profileNames(loaded.input).map((n) => n.toLowerCase()));
-        const context = deployed.filter((p) => !names.has(p.name.toLowerCase()));
-        const { document, diagnostics } = parseDocument(loaded.input, { context });
-        const all = [...loaded.importIssues, ...diagnostics] as PrintableDiagnostic[];
-        if (!document || all.some((d) => d.severity === 'error')) {
-          process.stderr.write(renderText(all, profileNames(loaded.input)));
-          throw new CliError(`apply: ${file} is invalid; nothing was applied`);
-        }
-        const order = applyOrder(document.profiles);
-        if (!opts.yes) {
-          process.stdout.write(`would write ${order.length} profile${order.length === 1 ? '' : 's'} to ${client.server} as stack '${document.stack}': ${order.map((p) => p.name).join(', ')}\n` +
-            're-run with --yes to apply (or use `tmkit plan` to see the changes first)\n');
-          setExitCode(cmd, EXIT_FAILED);
-          return;
-        }
-        let changed = 0;
-        for (const p of order) {
-          try {
-            const r = await client.putProfile(p, { stack: document.stack });
-            if (r.changed) changed++;
-            process.stdout.write(`${r.created ? '+ created ' : r.changed ? '~ updated ' : '= unchanged'} ${p.name}  ${r.etag}\n`);
-            for (const w of r.warnings) process.stdout.write(`    warning ${w.path ?? ''} ${w.code}: ${w.message}\n`);
-          } catch (err) {
-            const why = err instanceof TmkitApiError ? err.message : (err as Error).message;
-            throw new CliError(`apply: writing profile '${p.name}' failed; ${changed} profile(s) were written before it:\n${why}`);
-          }
-        }
-        process.stdout.write(`applied ${order.length} profile${order.length === 1 ? '' : 's'} (${changed} changed) to ${client.server}, stack '${document.stack}'\n`);
-      } finally {
-        await client.close();
+        plan = readPlanJson(raw);
+      } catch (err) {
+        if (err instanceof PlanFormatError) throw new CliError(`apply: ${label}: ${err.message}`);
+        throw err;
       }
+      io.out.write(`Applying plan ${label} (stack "${plan.stack}": ${plan.summary.add} to add, ${plan.summary.change} to change, ${plan.summary.replace} to replace, ${plan.summary.destroy} to destroy) to ${client.server}\n`);
+      return await execute(client, plan, io, opts);
+    }
+
+    const state = (await loadState({
+      ...(opts.server !== undefined ? { server: opts.server } : {}),
+      ...(opts.token !== undefined ? { token: opts.token } : {}),
+      ...(opts.resources !== undefined ? { resources: opts.resources } : {}),
+    }, true))!;
+    const desired = desiredDocument(raw, label, state.deployed, io.err);
+    const report = await makeReport(desired.document, state, { preview: opts.preview === true, geoip: opts.geoip, warnings: desired.warnings });
+    const { plan } = report;
+    if (opts.showPlan !== false) io.out.write(renderText(report, { color: opts.color === true }));
+    if (plan.errors.length > 0) {
+      if (opts.showPlan === false) for (const e of plan.errors) io.err.write(`  ${e.path}: ${e.message} [${e.code}]${e.hint ? `\n      hint: ${e.hint}` : ''}\n`);
+      throw new CliError(`apply: the plan for ${label} has ${plural(plan.errors.length, 'error')} and cannot be applied; nothing was applied`);
+    }
+    if (plan.steps.length === 0) {
+      io.out.write(`No changes. Stack "${plan.stack}" on ${client.server} already matches ${label}; nothing to apply.\n`);
+      return EXIT_OK;
+    }
+    if (!opts.yes) {
+      if (!io.confirm) {
+        throw new CliError(`apply: not applying without confirmation: no terminal to ask on, so pass --yes to apply the plan above (nothing was applied)`);
+      }
+      const ok = await io.confirm(`\nApply these changes to ${client.server} (stack "${plan.stack}")? Only 'yes' will be accepted: `);
+      if (!ok) {
+        io.err.write('apply cancelled; nothing was applied\n');
+        return EXIT_FAILED;
+      }
+    }
+    return await execute(client, plan, io, opts);
+  } finally {
+    await client.close();
+  }
+}
+
+async function askOnTerminal(question: string): Promise<boolean> {
+  const rl = createInterface({ input: process.stdin, output: process.stdout });
+  try {
+    return (await rl.question(question)).trim() === 'yes';
+  } finally {
+    rl.close();
+  }
+}
+
+export function registerApply(program: Command): void {
+  program
+    .command('apply')
+    .description('apply a saved plan (tmkit plan --out), or plan a document against the server and apply it after confirmation')
+    .argument('<file>', 'plan.json from `tmkit plan FILE --out plan.json`, or a tmkit/v1 document (e.g. tmkit.out.json); - reads stdin')
+    .option('--yes', 'apply a document\'s plan without asking (required when stdin is not a terminal)')
+    .option('--detailed-exitcode', 'exit 2 when changes were applied (0 nothing to do, 1 errors)')
+    .option('--preview', 'include the routing preview in the printed plan (documents)')
+    .option('--server <url>', 'management API (default TMKIT_SERVER, then http://127.0.0.1:5380)')
+    .option('--token <token>', 'API token (default TMKIT_TOKEN, then .tmkit/token for a local server)')
+    .option('--resources <file>', 'resource catalog for Azure endpoints (default: the server\'s)')
+    .option('--geoip <file.mmdb>', 'MaxMind-format database for --preview')
+    .option('--color', 'colour the plan (default: when stdout is a terminal and NO_COLOR is unset)')
+    .option('--no-color', 'never colour')
+    .action(async (file: string, opts: ApplyOptions, cmd: Command) => {
+      const interactive = process.stdin.isTTY === true && file !== '-';
+      const code = await applyFile(file, { ...opts, color: wantColor(opts.color) }, {
+        out: process.stdout, err: process.stderr, ...(interactive ? { confirm: askOnTerminal } : {}),
+      });
+      setExitCode(cmd, code);
     });
 }

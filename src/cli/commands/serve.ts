@@ -6,6 +6,8 @@ import pino from 'pino';
 import { Engine, runDnsWorker } from '../../runtime/engine';
 import type { BoundAddress, ListenAddress } from '../../runtime/dns';
 import { CliError, EXIT_USAGE } from '../main';
+import { readJsonFile } from '../util/files';
+import { applyFile } from './apply';
 
 interface ServeOptions {
   stateDir: string;
@@ -16,6 +18,7 @@ interface ServeOptions {
   geoip?: string;
   workers: string;
   logLevel: string;
+  apply?: string;
 }
 
 /** `host:port` or `[v6]:port` → address; the port is required. */
@@ -52,6 +55,7 @@ export function registerServe(program: Command): void {
     .option('--geoip <file.mmdb>', 'city-level MMDB consulted before the shipped country database')
     .option('--workers <n>', 'DNS worker processes sharing the DNS port (node:cluster); 1 = DNS in the main process', '1')
     .option('--log-level <level>', 'pino log level (logs go to stderr as JSON)', 'info')
+    .option('--apply <file>', 'at start, plan a tmkit/v1 document (or a plan from `tmkit plan --out`) against the store and apply it; exit 1 if it is invalid')
     .action(async (opts: ServeOptions) => {
       const workers = Number(opts.workers);
       if (!Number.isInteger(workers) || workers < 1) throw new CliError(`--workers ${opts.workers}: expected a positive integer`, EXIT_USAGE);
@@ -63,6 +67,8 @@ export function registerServe(program: Command): void {
         return;
       }
       const apiAddr = parseHostPort('--api', opts.api);
+      // Fail before opening anything when the file cannot be read or is not JSON (full validation needs the store).
+      if (opts.apply !== undefined) readJsonFile(opts.apply, '--apply document', 'pass a tmkit/v1 document such as examples/basic/tmkit.out.json');
       const logger = pino({ level: opts.logLevel }, pino.destination(2));
       let engine: Engine;
       try {
@@ -77,6 +83,7 @@ export function registerServe(program: Command): void {
         throw new CliError(`serve: ${e.message}`);
       }
       const api = engine.apiAddress();
+      if (opts.apply !== undefined) await applyAtStart(engine, opts.apply);
       const profiles = engine.snapshot().profiles.size;
       const tokenWhere = engine.token.origin === 'env' ? 'from TMKIT_TOKEN' : `in ${shownPath(engine.token.path ?? join(opts.stateDir, 'token'))} (mode 0600${engine.token.origin === 'generated' ? ', generated now' : ''})`;
       const dnsWhere = engine.dnsAddresses().map((a: BoundAddress) => show(a)).join(', ');
@@ -91,6 +98,29 @@ export function registerServe(program: Command): void {
       await engine.stop();
       process.stdout.write('tmkit serve: stopped\n');
     });
+}
+
+/**
+ * `serve --apply FILE`: the same plan/execute path as `tmkit apply FILE --yes`, through the runtime's own
+ * management API (so validation, stack scoping, preconditions and ordering are exactly those of a remote
+ * apply). Waits until DNS serves the result. On an invalid document or a failed apply, stops the runtime
+ * and fails (exit 1).
+ */
+async function applyAtStart(engine: Engine, file: string): Promise<void> {
+  const a = engine.apiAddress();
+  const host = a.address === '0.0.0.0' ? '127.0.0.1' : a.address === '::' ? '::1' : a.address;
+  process.stdout.write(`tmkit serve: applying ${file}\n`);
+  try {
+    await applyFile(file, { server: `http://${show({ address: host, port: a.port })}`, token: engine.token.token, yes: true, showPlan: false }, {
+      out: { write: (s: string) => process.stdout.write(`  ${s}`) },
+      err: process.stderr,
+    });
+    await engine.settle();
+  } catch (err) {
+    await engine.stop();
+    if (err instanceof CliError) throw new CliError(`serve --apply: ${err.message.replace(/^apply: /, '')}; the runtime was stopped`);
+    throw err;
+  }
 }
 
 function untilSignal(onSecond: () => void): Promise<void> {
