@@ -2,3 +2,4 @@
 export { DnsServer, type DnsServerOptions, type ListenAddress, type TcpOptions, type BoundAddress } from './server';
 export { Responder, type ResponderOptions, type ResolveFn, type SoaConfig, type ResponderStats, type Transport } from './responder';
 export { parseQuery, ecsAddressText, type ParsedQuery, type Edns, type ClientSubnet } from './wire';
+export { DnsCountsAggregate, type DnsCounts } from './counts';

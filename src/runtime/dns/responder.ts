@@ -12,6 +12,10 @@
  * resolution depends on the client address (Geographic, Performance, Subnet, subnet override) the key is
  * marked dynamic: each query is resolved (cheap) and the encoded bytes are cached by outcome in a bounded
  * LRU instead. Both caches are dropped on every snapshot change.
+ *
+ * Counting (for /metrics): every encoded answer holds references to its interned counters (profile, rcode,
+ * qtype; and one per leaf endpoint answered), so a query costs a few increments, no allocation and no
+ * callback; `counts()` copies them out at scrape time.
  */
 import * as dnsPacket from 'dns-packet';
 import type { Rng } from '../../core/ports';
@@ -21,6 +25,7 @@ import {
   ecsAddressText, keyNameLength, optLength, parseQuery, wireNameToText, writeOpt,
   type ClientSubnet, type Edns,
 } from './wire';
+import { DnsTallies, qtypeLabel, rcodeName, type AnswerTally, type DnsCounts, type QueryTally } from './counts';
 
 export type ResolveFn = (snapshot: RoutingSnapshot, query: RoutingQuery) => RoutingResolution;
 
@@ -75,6 +80,10 @@ interface Encoded {
   body: Buffer;
   /** Same header with TC set, question only: sent when `body` does not fit the UDP payload size. */
   truncated: Buffer;
+  /** Counted for every query answered with this (also when truncated). */
+  tally: QueryTally;
+  /** Leaf endpoints of this answer: counted when the records are sent (not for the TC variant). */
+  answers: AnswerTally[];
 }
 
 interface StaticEntry {
@@ -115,6 +124,7 @@ export class Responder {
   private cache = new Map<string, Entry>();
   private dynamicCache = new Map<string, Encoded>();
   private readonly scratch = Buffer.alloc(512);
+  private readonly tallies = new DnsTallies();
   readonly stats: ResponderStats = { queries: 0, cacheHits: 0, dropped: 0, errors: 0, truncated: 0 };
 
   constructor(opts: ResponderOptions) {
@@ -153,6 +163,15 @@ export class Responder {
   /** Cached questions and cached per-outcome encodings (for tests and metrics). */
   get cached(): { questions: number; outcomes: number } {
     return { questions: this.cache.size, outcomes: this.dynamicCache.size };
+  }
+
+  /**
+   * Answered queries by (profile, rcode, qtype) and leaf endpoints answered by (profile, endpoint) since
+   * start (a copy; non-zero counts only). Truncated (TC) answers count as queries, not as endpoint answers
+   * (the client's TCP retry carries the records and counts them).
+   */
+  counts(): DnsCounts {
+    return this.tallies.counts();
   }
 
   /** Swaps the routing state: drops every cached answer and bumps the SOA serial (RFC 1982 arithmetic). */
@@ -219,7 +238,11 @@ export class Responder {
     if (src.length + optLen > limit) {
       src = encoded.truncated;
       this.stats.truncated++;
+    } else {
+      const a = encoded.answers;
+      for (let i = 0; i < a.length; i++) a[i]!.n++;
     }
+    encoded.tally.n++;
     const pre = transport === 'tcp' ? 2 : 0;
     const total = src.length + optLen;
     const out = Buffer.allocUnsafe(pre + total);
@@ -269,10 +292,11 @@ export class Responder {
     const scope = !ecs ? 0 : !res.clientDependent ? 0 : useEcs ? res.ecsScopePrefix ?? ecs.sourcePrefix : 0;
     const outcome = pickOutcome(res, this.rng);
     const records = outcome?.records ?? [];
-    const okey = `${key}\u0000${res.rcode}\u0000${records.map((r) => `${r.type} ${r.name} ${r.ttl} ${r.data}`).join('\u0001')}`;
+    const endpoints = outcome?.endpoints ?? [];
+    const okey = `${key}\u0000${res.rcode}\u0000${res.profile ?? ''}\u0000${endpoints.join('\u0001')}\u0000${records.map((r) => `${r.type} ${r.name} ${r.ttl} ${r.data}`).join('\u0001')}`;
     let enc = this.dynamicCache.get(okey);
     if (enc === undefined) {
-      enc = this.encodeOutcome(question, res.rcode, records);
+      enc = this.encodeOutcome(question, res.rcode, records, res.profile, endpoints);
       this.remember(this.dynamicCache, okey, enc, this.dynamicCacheSize);
     }
     return { encoded: enc, scope };
@@ -301,18 +325,19 @@ export class Responder {
   }
 
   private encodeResolution(question: Buffer, res: RoutingResolution): { encoded: Encoded[]; probabilities: number[] } {
-    if (res.outcomes.length === 0) return { encoded: [this.encodeOutcome(question, res.rcode, [])], probabilities: [1] };
+    if (res.outcomes.length === 0) return { encoded: [this.encodeOutcome(question, res.rcode, [], res.profile, [])], probabilities: [1] };
     return {
-      encoded: res.outcomes.map((o) => this.encodeOutcome(question, res.rcode, o.records)),
+      encoded: res.outcomes.map((o) => this.encodeOutcome(question, res.rcode, o.records, res.profile, o.endpoints)),
       probabilities: res.outcomes.map((o) => o.probability),
     };
   }
 
-  private encodeOutcome(question: Buffer, rcode: RoutingResolution['rcode'], records: AnswerRecord[]): Encoded {
-    if (rcode === 'REFUSED') return this.encode(question, RCODE.REFUSED, [], []);
-    if (rcode === 'NXDOMAIN') return this.encode(question, RCODE.NXDOMAIN, [], [this.negativeSoa()]);
-    if (records.length === 0) return this.encode(question, RCODE.NOERROR, [], [this.negativeSoa()]);
-    return this.encode(question, RCODE.NOERROR, records.map(toPacketAnswer), []);
+  private encodeOutcome(question: Buffer, rcode: RoutingResolution['rcode'], records: AnswerRecord[], profile: string | undefined, endpoints: readonly string[]): Encoded {
+    const p = profile ?? '';
+    if (rcode === 'REFUSED') return this.encode(question, RCODE.REFUSED, [], [], [], p);
+    if (rcode === 'NXDOMAIN') return this.encode(question, RCODE.NXDOMAIN, [], [this.negativeSoa()], [], p);
+    if (records.length === 0) return this.encode(question, RCODE.NOERROR, [], [this.negativeSoa()], [], p);
+    return this.encode(question, RCODE.NOERROR, records.map(toPacketAnswer), [], [], p, endpoints);
   }
 
   private apex(question: Buffer, qtype: number): Encoded {
@@ -356,8 +381,11 @@ export class Responder {
     return this.soaRecord(Math.min(this.soa.ttl, this.soa.minimum));
   }
 
-  /** Encodes header + question (lower-case; patched per query) + records; also the TC variant. */
-  private encode(question: Buffer, rcode: number, answers: dnsPacket.Answer[], authorities: dnsPacket.Answer[], additionals: dnsPacket.Answer[] = []): Encoded {
+  /**
+   * Encodes header + question (lower-case; patched per query) + records; also the TC variant. `profile`
+   * and `endpoints` (leaf `profile/endpoint` paths) label the counters the answer increments.
+   */
+  private encode(question: Buffer, rcode: number, answers: dnsPacket.Answer[], authorities: dnsPacket.Answer[], additionals: dnsPacket.Answer[] = [], profile = '', endpoints: readonly string[] = []): Encoded {
     const records = answers.length + authorities.length + additionals.length > 0
       ? dnsPacket.encode({ type: 'response', id: 0, flags: 0, questions: [], answers, authorities, additionals }).subarray(HEADER_LENGTH)
       : Buffer.alloc(0);
@@ -370,7 +398,8 @@ export class Responder {
     const truncated = Buffer.alloc(HEADER_LENGTH + question.length);
     writeHeader(truncated, flags | FLAG_TC, 1, 0, 0, 0);
     question.copy(truncated, HEADER_LENGTH);
-    return { body, truncated };
+    const tally = this.tallies.query(profile, rcodeName(rcode), qtypeLabel(question.readUInt16BE(question.length - 4)));
+    return { body, truncated, tally, answers: endpoints.map((e) => this.tallies.answer(profile, e)) };
   }
 
   /**
@@ -389,6 +418,8 @@ export class Responder {
     out[pre + 1] = id & 0xff;
     if (questionLength > 0) msg.copy(out, pre + HEADER_LENGTH, HEADER_LENGTH, HEADER_LENGTH + questionLength);
     if (edns) writeOpt(out, pre + HEADER_LENGTH + questionLength, this.udpCap, rcode, edns.dnssecOk, undefined, 0);
+    // Not on the hot path (error answers are never cached): a Map lookup per answer is fine here.
+    this.tallies.query('', rcodeName(rcode), qtypeLabel(questionLength >= 5 ? msg.readUInt16BE(HEADER_LENGTH + questionLength - 4) : undefined)).n++;
     return out;
   }
 }

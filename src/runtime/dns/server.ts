@@ -8,6 +8,7 @@ import * as dgram from 'node:dgram';
 import * as net from 'node:net';
 import type { RoutingSnapshot } from '../../core/routing/types';
 import { Responder, type ResponderOptions, type ResponderStats } from './responder';
+import type { DnsCounts } from './counts';
 
 export interface ListenAddress {
   /** IPv4 or IPv6 literal (`127.0.0.1`, `::1`, `0.0.0.0`, `::`). */
@@ -60,6 +61,11 @@ export class DnsServer {
 
   get stats(): ResponderStats {
     return this.responder.stats;
+  }
+
+  /** Answered queries by (profile, rcode, qtype) and endpoint answers by (profile, endpoint) since start. */
+  counts(): DnsCounts {
+    return this.responder.counts();
   }
 
   /** Open TCP connections. */
