@@ -223,7 +223,8 @@ export class Engine {
     // Freeze the verdicts: a snapshot never changes under a resolver; the next transition builds a new one.
     const verdicts = this.verdicts();
     const health = { verdict: (p: string, e: string): ProbeVerdict | undefined => verdicts.get(`${p}/${e}`) };
-    const snap = buildSnapshot({ zone: this.zone, profiles: this.profiles(), health, resources: this.state.resources, geo: this.geo });
+    // Incremental: profiles whose document, verdicts and catalog are unchanged keep their compiled form.
+    const snap = buildSnapshot({ zone: this.zone, profiles: this.profiles(), health, resources: this.state.resources, geo: this.geo }, this.snap);
     this.metrics.snapshotBuilds.inc();
     this.metrics.storeRevision.set(this.state.revision);
     this.metrics.profiles.set(this.state.profiles.size);
@@ -607,7 +608,8 @@ export async function runDnsWorker(o: { zone: string; dns: ListenAddress[]; geoi
   // The primary resolves port 0 to a concrete port for all workers.
   const listen = process.env.TMKIT_DNS_LISTEN ? (JSON.parse(process.env.TMKIT_DNS_LISTEN) as ListenAddress[]) : o.dns;
   const geo = o.geo ?? await MmdbGeoLookup.open(o.geoip !== undefined ? { geoip: o.geoip } : {});
-  const server = new DnsServer({ zone, snapshot: buildSnapshot({ zone, profiles: [], geo }), resolve, rng: Math.random, listen });
+  let snapshot = buildSnapshot({ zone, profiles: [], geo });
+  const server = new DnsServer({ zone, snapshot, resolve, rng: Math.random, listen });
   const profiles = new Map<string, Profile>();
   let resources: ResourceCatalog = new Map();
   process.on('message', (m: SnapshotUpdate) => {
@@ -617,10 +619,12 @@ export async function runDnsWorker(o: { zone: string; dns: ListenAddress[]; geoi
     for (const p of m.profiles) profiles.set(p.name, p);
     if (m.resources) resources = toResourceCatalog(m.resources);
     const verdicts = m.verdicts;
-    server.setSnapshot(buildSnapshot({
+    // Incremental (unchanged profile objects keep their compiled form); a full update brings new objects.
+    snapshot = buildSnapshot({
       zone, profiles: profiles.values(), resources, geo,
       health: { verdict: (p, e) => verdicts[`${p}/${e}`] },
-    }));
+    }, snapshot);
+    server.setSnapshot(snapshot);
   });
   try {
     await server.start();

@@ -15,7 +15,7 @@ import {
   type NestedStatus,
   type ResourceState,
 } from '../health/status';
-import type { EndpointMonitorStatus, HealthView, ProfileMonitorStatus } from '../health/types';
+import type { EndpointMonitorStatus, HealthView, ProbeVerdict, ProfileMonitorStatus } from '../health/types';
 import { childProfileName, profileFqdn } from '../model/names';
 import type { Endpoint, Profile } from '../model/types';
 import type { GeoLookup, ResourceCatalog } from '../ports';
@@ -116,8 +116,47 @@ function leafKind(target: string): RecordKind {
   return 'CNAME';
 }
 
-/** Builds the compiled snapshot. Pure; never throws on a validated document. */
-export function buildSnapshot(input: SnapshotInput): CompiledSnapshot {
+/**
+ * What a build remembers about itself so the next build can reuse unchanged profiles (kept beside the
+ * snapshot, not in it, so the snapshot's shape stays what resolvers see).
+ */
+interface BuildInfo {
+  readonly zone: string;
+  readonly geo: GeoLookup;
+  readonly resources: ResourceCatalog;
+  /** False when the build's result depends on compile order (a nesting loop, two names equal but for case). */
+  readonly reusable: boolean;
+  /** Lower-cased profile name → lower-cased names its nested endpoints point at (existing or not). */
+  readonly children: ReadonlyMap<string, readonly string[]>;
+  /** Lower-cased profile name → the probe verdict read for each endpoint (undefined for nested ones). */
+  readonly verdicts: ReadonlyMap<string, readonly (ProbeVerdict | undefined)[]>;
+  /** Lower-cased names of profiles with Azure endpoints (they depend on the resource catalog). */
+  readonly usesResources: ReadonlySet<string>;
+}
+
+const buildInfo = new WeakMap<CompiledSnapshot, BuildInfo>();
+
+function childKeys(p: Profile): string[] {
+  const out: string[] = [];
+  for (const e of Array.isArray(p.endpoints) ? p.endpoints : []) {
+    if (e.type === 'nestedEndpoints') out.push(childProfileName(String(e.targetResourceId ?? '')).toLowerCase());
+  }
+  return out;
+}
+
+/**
+ * Builds the compiled snapshot. Pure; never throws on a validated document.
+ *
+ * With `previous` (the snapshot this one replaces) the build is incremental: a profile whose document is
+ * the same object as before, whose endpoints' probe verdicts are unchanged and (when it has Azure
+ * endpoints) whose resource catalog is the same object keeps its compiled form, caches included; only
+ * the other profiles and every profile that nests them, directly or through other profiles, are compiled
+ * again. The changes are detected here (document identity, verdicts read again, catalog identity), so a
+ * caller cannot forget one: the result always equals a full build. Callers must treat profiles as
+ * immutable (replace, never mutate). A different zone or GeoLookup, or a previous build whose result
+ * depended on compile order (a nesting loop), means a full build.
+ */
+export function buildSnapshot(input: SnapshotInput, previous?: CompiledSnapshot): CompiledSnapshot {
   const zone = stripDot(input.zone.trim()).toLowerCase();
   const health = input.health ?? NO_HEALTH;
   const resources = input.resources ?? NO_RESOURCES;
@@ -126,8 +165,57 @@ export function buildSnapshot(input: SnapshotInput): CompiledSnapshot {
   const byLowerName = new Map<string, Profile>();
   for (const p of profiles.values()) if (!byLowerName.has(p.name.toLowerCase())) byLowerName.set(p.name.toLowerCase(), p);
 
+  const prevInfo = previous !== undefined ? buildInfo.get(previous) : undefined;
+  const incremental = prevInfo !== undefined && previous !== undefined && prevInfo.reusable && prevInfo.zone === zone
+    && prevInfo.geo === input.geo && byLowerName.size === profiles.size;
+
   const compiled = new Map<string, CompiledProfile>();
   const inProgress = new Set<string>();
+  const children = new Map<string, readonly string[]>();
+  const verdicts = new Map<string, readonly (ProbeVerdict | undefined)[]>();
+  const usesResources = new Set<string>();
+  let loop = false;
+
+  if (incremental) {
+    const prev = previous.compiled;
+    const resourcesChanged = prevInfo.resources !== resources;
+    const dirty = new Set<string>();
+    for (const [key, p] of byLowerName) {
+      const old = prev.get(key);
+      if (old === undefined || old.profile !== p || (resourcesChanged && prevInfo.usesResources.has(key))) { dirty.add(key); continue; }
+      const seen = prevInfo.verdicts.get(key);
+      const eps = old.endpoints;
+      let same = seen !== undefined;
+      for (let i = 0; same && i < eps.length; i++) {
+        const e = eps[i]!.endpoint;
+        if (e.type !== 'nestedEndpoints' && health.verdict(p.name, e.name) !== seen![i]) same = false;
+      }
+      if (!same) dirty.add(key);
+    }
+    for (const key of prev.keys()) if (!byLowerName.has(key)) dirty.add(key); // deleted: their parents change
+    // Parents of every name in the new graph; unchanged profiles nest what they nested before.
+    const parents = new Map<string, string[]>();
+    for (const [key, p] of byLowerName) {
+      const kids = dirty.has(key) ? childKeys(p) : prevInfo.children.get(key) ?? childKeys(p);
+      for (const k of kids) {
+        const list = parents.get(k);
+        if (list) list.push(key); else parents.set(k, [key]);
+      }
+    }
+    const queue = [...dirty];
+    for (let i = 0; i < queue.length; i++) {
+      for (const parent of parents.get(queue[i]!) ?? []) {
+        if (!dirty.has(parent)) { dirty.add(parent); queue.push(parent); }
+      }
+    }
+    for (const key of byLowerName.keys()) {
+      if (dirty.has(key)) continue;
+      compiled.set(key, prev.get(key)!);
+      children.set(key, prevInfo.children.get(key)!);
+      verdicts.set(key, prevInfo.verdicts.get(key)!);
+      if (prevInfo.usesResources.has(key)) usesResources.add(key);
+    }
+  }
 
   const compileProfile = (p: Profile): CompiledProfile => {
     const key = p.name.toLowerCase();
@@ -136,8 +224,12 @@ export function buildSnapshot(input: SnapshotInput): CompiledSnapshot {
     inProgress.add(key);
     const fqdn = profileFqdn(p.dnsConfig?.relativeName ?? p.name, zone);
     const eps = Array.isArray(p.endpoints) ? p.endpoints : [];
-    const pre = eps.map((e, index) => compileEndpoint(p, e, index));
+    const read: (ProbeVerdict | undefined)[] = [];
+    const pre = eps.map((e, index) => compileEndpoint(p, e, index, read));
     inProgress.delete(key);
+    children.set(key, childKeys(p));
+    verdicts.set(key, read);
+    if (eps.some((e) => e.type === 'azureEndpoints')) usesResources.add(key);
 
     const eligible = pre.filter((e) => isEligible(e.status));
     const allDegraded = eligible.length > 0 && eligible.every((e) => e.status === 'Degraded');
@@ -179,7 +271,7 @@ export function buildSnapshot(input: SnapshotInput): CompiledSnapshot {
 
   type PreEndpoint = Omit<CompiledEndpoint, 'usable'>;
 
-  const compileEndpoint = (p: Profile, e: Endpoint, index: number): PreEndpoint => {
+  const compileEndpoint = (p: Profile, e: Endpoint, index: number, read: (ProbeVerdict | undefined)[]): PreEndpoint => {
     const path = `${p.name}/${e.name}`;
     const subnets = (Array.isArray(e.subnets) ? e.subnets : []).map(subnetRange).filter((r): r is IpRange => r !== undefined);
     const geoMapping = (Array.isArray(e.geoMapping) ? e.geoMapping : []).map((c) => String(c).toUpperCase());
@@ -201,6 +293,7 @@ export function buildSnapshot(input: SnapshotInput): CompiledSnapshot {
       } else if (inProgress.has(childProfile.name.toLowerCase())) {
         nested = 'Stopped';
         reason = `child profile '${childProfile.name}' nests back into '${p.name}' (a loop): Stopped`;
+        loop = true;
       } else {
         child = compileProfile(childProfile);
         const counts = countChildEndpoints(child.endpoints.map((c) => c.status), child.endpoints.map((c) => c.kind));
@@ -249,6 +342,7 @@ export function buildSnapshot(input: SnapshotInput): CompiledSnapshot {
     }
 
     const verdict = e.type === 'nestedEndpoints' ? undefined : health.verdict(p.name, e.name);
+    read.push(verdict);
     const status = endpointMonitorStatus({
       profileStatus: p.profileStatus,
       endpointStatus: e.endpointStatus,
@@ -282,6 +376,8 @@ export function buildSnapshot(input: SnapshotInput): CompiledSnapshot {
   };
 
   for (const p of profiles.values()) compileProfile(p);
+  // A loop makes the result depend on which profile was compiled first: only a full build is canonical.
+  if (incremental && loop) return buildSnapshot(input);
 
   const byFqdn = new Map<string, CompiledProfile>();
   for (const p of profiles.values()) {
@@ -300,7 +396,7 @@ export function buildSnapshot(input: SnapshotInput): CompiledSnapshot {
     }
   }
 
-  return {
+  const snap: CompiledSnapshot = {
     zone,
     profiles,
     health,
@@ -310,6 +406,11 @@ export function buildSnapshot(input: SnapshotInput): CompiledSnapshot {
     compiled,
     emptyNonTerminals,
   };
+  buildInfo.set(snap, {
+    zone, geo: input.geo, resources, children, verdicts, usesResources,
+    reusable: !loop && byLowerName.size === profiles.size,
+  });
+  return snap;
 }
 
 const lazilyCompiled = new WeakMap<RoutingSnapshot, CompiledSnapshot>();

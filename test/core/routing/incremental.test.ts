@@ -1,0 +1,221 @@
+/**
+ * Incremental buildSnapshot(input, previous): after any sequence of changes (profiles put, replaced by an
+ * equal copy, deleted; probe verdicts changed; resource catalog replaced or kept) the incremental snapshot
+ * answers exactly like a full build, its compiled data is the same, and nested endpoints never point at a
+ * stale child. Plus example tests that unchanged profiles really are reused and affected ones are not.
+ */
+import fc from 'fast-check';
+import type { ProbeVerdict } from '../../../src/core/health/types';
+import type { EndpointInput, Profile, TrafficRoutingMethod } from '../../../src/core/model/types';
+import type { ResourceCatalog } from '../../../src/core/ports';
+import { buildSnapshot, profileStatusReport, resolve, type CompiledProfile, type CompiledSnapshot } from '../../../src/core/routing';
+import { azure, catalog, ext, health, nested, profile, query, TEST_ZONE } from '../../../src/testing/builders';
+import { CLIENT, geo } from './fixtures';
+
+const METHODS: TrafficRoutingMethod[] = ['Priority', 'Weighted', 'Performance', 'Geographic', 'MultiValue', 'Subnet'];
+const REGIONS = ['westeurope', 'northeurope', 'westus', 'eastus', 'japaneast'];
+const CODES = ['WORLD', 'GEO-EU', 'DE', 'US', 'JP'];
+const TARGETS = ['192.0.2.1', '198.51.100.2', '2001:db8::1', 'a.example.net'];
+const SUBNETS = [{ first: '198.51.100.0', scope: 24 }, { first: '203.0.113.0', last: '203.0.113.50' }, { first: '2001:db8:1::', scope: 48 }];
+const POOL = 7; // profile names p0..p6
+const RID = (k: number): string => `/subscriptions/s/resourceGroups/rg/providers/Microsoft.Web/sites/app${k}`;
+const VERDICTS: (ProbeVerdict | undefined)[] = ['Online', 'Degraded', 'CheckingEndpoint', undefined];
+
+interface EpSpec { kind: number; target: number; child: number; weight: number; region: number; disabled: boolean; alwaysServe: boolean; code: number; subnet: number }
+interface ProfileSpec { method: number; disabled: boolean; ttl: number; endpoints: EpSpec[] }
+
+const epArb: fc.Arbitrary<EpSpec> = fc.record({
+  kind: fc.nat({ max: 5 }), // 0–2 external, 3 azure, 4–5 nested
+  target: fc.nat({ max: TARGETS.length - 1 }),
+  child: fc.nat({ max: POOL }), // POOL: a profile that never exists; any other may nest back (a loop)
+  weight: fc.integer({ min: 1, max: 100 }),
+  region: fc.nat({ max: REGIONS.length - 1 }),
+  disabled: fc.boolean(),
+  alwaysServe: fc.boolean(),
+  code: fc.nat({ max: CODES.length - 1 }),
+  subnet: fc.integer({ min: -1, max: SUBNETS.length - 1 }),
+});
+const profileArb: fc.Arbitrary<ProfileSpec> = fc.record({
+  method: fc.nat({ max: METHODS.length - 1 }),
+  disabled: fc.boolean(),
+  ttl: fc.integer({ min: 0, max: 300 }),
+  endpoints: fc.array(epArb, { minLength: 1, maxLength: 4 }),
+});
+
+function makeProfile(i: number, spec: ProfileSpec): Profile {
+  const method = METHODS[spec.method]!;
+  const codes = new Set<string>();
+  const subnets = new Set<number>();
+  const endpoints: EndpointInput[] = spec.endpoints.map((e, j) => {
+    const name = `e${j}`;
+    const extra: Partial<EndpointInput> = {
+      weight: e.weight, priority: (e.weight % 3) + 1 + j * 3, endpointLocation: REGIONS[e.region]!,
+      endpointStatus: e.disabled && e.weight % 3 === 0 ? 'Disabled' : 'Enabled',
+    };
+    if (method === 'Geographic' && !codes.has(CODES[e.code]!)) { codes.add(CODES[e.code]!); extra.geoMapping = [CODES[e.code]!]; }
+    if ((method === 'Subnet' || method === 'Performance') && e.subnet >= 0 && !subnets.has(e.subnet)) { subnets.add(e.subnet); extra.subnets = [SUBNETS[e.subnet]!]; }
+    if (method !== 'MultiValue' && e.kind >= 4) return nested(name, `p${e.child}`, extra);
+    if (method !== 'MultiValue' && e.kind === 3) return azure(name, RID(e.target), extra);
+    return ext(name, method === 'MultiValue' ? TARGETS[e.target % 3]! : TARGETS[e.target]!, { ...extra, alwaysServe: e.alwaysServe ? 'Enabled' : 'Disabled' });
+  });
+  return profile(`p${i}`, method, endpoints, {
+    profileStatus: spec.disabled && spec.ttl % 4 === 0 ? 'Disabled' : 'Enabled',
+    dnsConfig: { relativeName: `p${i}`, ttl: spec.ttl },
+    ...(method === 'MultiValue' ? { maxReturn: 2 } : {}),
+  });
+}
+
+type Op =
+  | { op: 'put'; i: number; spec: ProfileSpec }
+  | { op: 'copy'; i: number }
+  | { op: 'delete'; i: number }
+  | { op: 'verdict'; i: number; e: number; v: number }
+  | { op: 'catalog'; mask: number; stopped: number };
+
+const opArb: fc.Arbitrary<Op> = fc.oneof(
+  fc.record({ op: fc.constant('put' as const), i: fc.nat({ max: POOL - 1 }), spec: profileArb }),
+  fc.record({ op: fc.constant('copy' as const), i: fc.nat({ max: POOL - 1 }) }),
+  fc.record({ op: fc.constant('delete' as const), i: fc.nat({ max: POOL - 1 }) }),
+  fc.record({ op: fc.constant('verdict' as const), i: fc.nat({ max: POOL - 1 }), e: fc.nat({ max: 3 }), v: fc.nat({ max: 3 }) }),
+  fc.record({ op: fc.constant('catalog' as const), mask: fc.nat({ max: 15 }), stopped: fc.nat({ max: 15 }) }),
+);
+
+function makeCatalog(mask: number, stopped: number): ResourceCatalog {
+  const entries: Record<string, { target: string; location: string; state: 'running' | 'stopped' }> = {};
+  for (let k = 0; k < TARGETS.length; k++) {
+    if ((mask >> k) & 1) entries[RID(k)] = { target: `app${k}.azurewebsites.net`, location: REGIONS[k]!, state: (stopped >> k) & 1 ? 'stopped' : 'running' };
+  }
+  return catalog(entries);
+}
+
+/** Everything a compiled profile holds, flattened to comparable data (children by name). */
+function flatten(cp: CompiledProfile | undefined): unknown {
+  if (!cp) return undefined;
+  const path = (e: { path: string } | undefined): string | undefined => e?.path;
+  return {
+    profile: cp.profile, fqdn: cp.fqdn, status: cp.status, allDisabled: cp.allDisabled, allDegraded: cp.allDegraded,
+    endpoints: cp.endpoints.map((e) => ({
+      path: e.path, index: e.index, status: e.status, statusReason: e.statusReason, kind: e.kind, data: e.data,
+      child: e.child?.profile.name, location: e.location, subnets: e.subnets, geoMapping: e.geoMapping, usable: e.usable,
+    })),
+    byPriority: cp.byPriority.map(path), subnetEndpoints: cp.subnetEndpoints.map(path),
+    disabledSubnetEndpoints: cp.disabledSubnetEndpoints.map(path), fallback: path(cp.fallback),
+    geo: [...cp.geo].map(([code, e]) => [code, e.path]),
+    regions: cp.regions.map((r) => ({ region: r.region, endpoints: r.endpoints.map(path) })),
+  };
+}
+
+/** Every nested endpoint points at the compiled child the snapshot itself holds (never a stale one). */
+function expectNoStaleChildren(s: CompiledSnapshot): void {
+  for (const cp of s.compiled.values()) {
+    for (const e of cp.endpoints) if (e.child) expect(e.child).toBe(s.compiled.get(e.child.profile.name.toLowerCase()));
+  }
+}
+
+const CLIENTS = [CLIENT.DE, CLIENT.US_CA, CLIENT.JP, CLIENT.UNKNOWN];
+const QTYPES = ['A', 'AAAA', 'CNAME', 'ANY'];
+
+function answers(s: CompiledSnapshot): unknown[] {
+  const out: unknown[] = [];
+  for (let i = 0; i <= POOL; i++) {
+    for (const t of QTYPES) for (const c of CLIENTS) out.push(resolve(s, query(`p${i}`, t, c, 24)));
+    out.push(profileStatusReport(s, `p${i}`));
+  }
+  return out;
+}
+
+test('an incremental rebuild after random changes equals a full rebuild', () => {
+  fc.assert(fc.property(
+    fc.array(profileArb, { minLength: 1, maxLength: POOL }),
+    fc.array(fc.array(opArb, { minLength: 1, maxLength: 4 }), { minLength: 1, maxLength: 8 }),
+    (initial, steps) => {
+      const g = geo();
+      const profiles = new Map<number, Profile>();
+      initial.forEach((spec, i) => profiles.set(i, makeProfile(i, spec)));
+      let verdicts: Record<string, ProbeVerdict> = {};
+      let resources = makeCatalog(5, 4);
+      const input = () => ({ zone: TEST_ZONE, profiles: [...profiles.values()], health: health({ ...verdicts }), resources, geo: g });
+      let inc = buildSnapshot(input());
+      answers(inc); // fill the per-profile caches the next snapshots may reuse
+      for (const ops of steps) {
+        for (const o of ops) {
+          if (o.op === 'put') profiles.set(o.i, makeProfile(o.i, o.spec));
+          else if (o.op === 'copy') { const p = profiles.get(o.i); if (p) profiles.set(o.i, JSON.parse(JSON.stringify(p)) as Profile); }
+          else if (o.op === 'delete') profiles.delete(o.i);
+          else if (o.op === 'verdict') {
+            verdicts = { ...verdicts };
+            const v = VERDICTS[o.v];
+            if (v === undefined) delete verdicts[`p${o.i}/e${o.e}`]; else verdicts[`p${o.i}/e${o.e}`] = v;
+          } else resources = makeCatalog(o.mask, o.stopped);
+        }
+        const now = input();
+        inc = buildSnapshot(now, inc);
+        const full = buildSnapshot(now);
+        expectNoStaleChildren(inc);
+        expect([...inc.compiled.keys()].sort()).toEqual([...full.compiled.keys()].sort());
+        for (const k of full.compiled.keys()) expect(flatten(inc.compiled.get(k))).toEqual(flatten(full.compiled.get(k)));
+        expect([...inc.byFqdn.keys()]).toEqual([...full.byFqdn.keys()]);
+        expect([...inc.emptyNonTerminals].sort()).toEqual([...full.emptyNonTerminals].sort());
+        expect(answers(inc)).toEqual(answers(full));
+      }
+    },
+  ), { numRuns: 120 });
+});
+
+describe('what an incremental rebuild reuses', () => {
+  // leaf ← mid ← top, and an unrelated profile.
+  const leaf = profile('leaf', 'Priority', [ext('a', '192.0.2.1'), ext('b', '192.0.2.2')]);
+  const mid = profile('mid', 'Priority', [nested('n', 'leaf')]);
+  const top = profile('top', 'Weighted', [nested('n', 'mid'), ext('x', '198.51.100.9')]);
+  const other = profile('other', 'Priority', [ext('a', '203.0.113.1')]);
+  const g = geo();
+  const base = (over: Partial<Parameters<typeof buildSnapshot>[0]> = {}) =>
+    buildSnapshot({ zone: TEST_ZONE, profiles: [leaf, mid, top, other], health: health({ 'leaf/a': 'Online', 'leaf/b': 'Online' }), geo: g, ...over });
+
+  test.each([
+    ['the leaf document changes', { profiles: [profile('leaf', 'Priority', [ext('a', '192.0.2.7')]), mid, top, other] }],
+    ['a leaf verdict changes', { health: health({ 'leaf/a': 'Degraded', 'leaf/b': 'Online' }) }],
+  ])('%s: the leaf and every ancestor are recompiled, the unrelated profile is reused', (_label, over) => {
+    const prev = base();
+    const next = buildSnapshot({ zone: TEST_ZONE, profiles: [leaf, mid, top, other], health: health({ 'leaf/a': 'Online', 'leaf/b': 'Online' }), geo: g, ...over }, prev);
+    for (const n of ['leaf', 'mid', 'top']) expect(next.compiled.get(n)).not.toBe(prev.compiled.get(n));
+    expect(next.compiled.get('other')).toBe(prev.compiled.get('other'));
+    expectNoStaleChildren(next);
+  });
+
+  test('a verdict change on the top profile leaves its descendants alone', () => {
+    const prev = base();
+    const next = base({ health: health({ 'leaf/a': 'Online', 'leaf/b': 'Online', 'top/x': 'Degraded' }) });
+    const inc = buildSnapshot({ zone: TEST_ZONE, profiles: [leaf, mid, top, other], health: health({ 'leaf/a': 'Online', 'leaf/b': 'Online', 'top/x': 'Degraded' }), geo: g }, prev);
+    expect(inc.compiled.get('top')).not.toBe(prev.compiled.get('top'));
+    for (const n of ['leaf', 'mid', 'other']) expect(inc.compiled.get(n)).toBe(prev.compiled.get(n));
+    expect(flatten(inc.compiled.get('top'))).toEqual(flatten(next.compiled.get('top')));
+  });
+
+  test('a child that appears makes its waiting parent answer, and its deletion makes it Stopped again', () => {
+    const orphan = profile('orphan', 'Priority', [nested('n', 'later'), ext('x', '198.51.100.9', { priority: 2 })]);
+    const later = profile('later', 'Priority', [ext('a', '192.0.2.5')]);
+    const h = health({ 'later/a': 'Online', 'orphan/x': 'Online' });
+    const s0 = buildSnapshot({ zone: TEST_ZONE, profiles: [orphan, other], health: h, geo: g });
+    expect(resolve(s0, query('orphan')).outcomes[0]!.endpoints).toEqual(['orphan/x']);
+    const s1 = buildSnapshot({ zone: TEST_ZONE, profiles: [orphan, other, later], health: h, geo: g }, s0);
+    expect(resolve(s1, query('orphan')).outcomes[0]!.endpoints).toEqual(['later/a']);
+    expect(s1.compiled.get('other')).toBe(s0.compiled.get('other'));
+    const s2 = buildSnapshot({ zone: TEST_ZONE, profiles: [orphan, other], health: h, geo: g }, s1);
+    expect(resolve(s2, query('orphan')).outcomes[0]!.endpoints).toEqual(['orphan/x']);
+  });
+
+  test('an unchanged snapshot input reuses every compiled profile', () => {
+    const prev = base();
+    const next = buildSnapshot({ zone: TEST_ZONE, profiles: [leaf, mid, top, other], health: health({ 'leaf/a': 'Online', 'leaf/b': 'Online' }), geo: g }, prev);
+    for (const [k, cp] of prev.compiled) expect(next.compiled.get(k)).toBe(cp);
+  });
+
+  test('a different GeoLookup or zone means a full build', () => {
+    const prev = base();
+    const next = buildSnapshot({ zone: TEST_ZONE, profiles: [leaf, mid, top, other], health: health({ 'leaf/a': 'Online', 'leaf/b': 'Online' }), geo: geo() }, prev);
+    expect(next.compiled.get('other')).not.toBe(prev.compiled.get('other'));
+    const other2 = buildSnapshot({ zone: 'other.test', profiles: [leaf, mid, top, other], geo: g }, prev);
+    expect(other2.compiled.get('other')!.fqdn).toBe('other.other.test');
+  });
+});
