@@ -18,7 +18,7 @@ import * as net from 'node:net';
 import { isIP } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import pino, { type Logger } from 'pino';
-import { Gauge } from 'prom-client';
+import { Counter, Gauge } from 'prom-client';
 import { profileFqdn } from '../core/model/names';
 import type { Profile } from '../core/model/types';
 import { probeTargets } from '../core/health/targets';
@@ -27,7 +27,7 @@ import type { GeoLookup, ResourceCatalog, Rng } from '../core/ports';
 import type { ProbeVerdict } from '../core/health/types';
 import { MmdbGeoLookup } from '../geo';
 import { ApiProblem, ApiServer, API_CODES, RuntimeMetrics, defaultValidator, loadOrCreateToken, type ResolveRequest, type TokenSource } from './api';
-import { DnsServer, type BoundAddress, type ListenAddress, type ResponderStats } from './dns';
+import { DnsCountsAggregate, DnsServer, type BoundAddress, type DnsCounts, type ListenAddress, type ResponderStats } from './dns';
 import { Monitor, type EndpointTransition, type MonitorOptions } from './monitor';
 import { SqliteStore, parseResourceCatalog, toResourceCatalog, canonicalJson, type ResourceCatalogRecord, type Store, type StoredProfile, type StoreChange } from './store';
 
@@ -406,13 +406,38 @@ export class Engine {
     const dns = (): DnsTarget | undefined => (this.stopped ? undefined : this.dns);
     new Gauge({
       name: 'tmkit_dns_responder_total',
-      help: 'DNS responder counters since start (queries, cacheHits, dropped, errors, truncated); per-profile/rcode counts need a per-query hook in src/runtime/dns',
+      help: 'DNS responder counters since start (queries, cacheHits, dropped, errors, truncated); by profile/rcode/qtype: tmkit_dns_queries_total',
       labelNames: ['kind'],
       registers: [this.metrics.registry],
       collect() {
         const s = dns()?.stats();
         if (!s) return;
         for (const [k, v] of Object.entries(s)) this.set({ kind: k }, v as number);
+      },
+    });
+    // Per-answer counts live in the DNS responder (no per-query callback); they are copied in at scrape time.
+    new Counter({
+      name: 'tmkit_dns_queries_total',
+      help: 'DNS queries answered, by profile (empty: no profile matched, e.g. apex, NXDOMAIN, REFUSED, errors), rcode and qtype',
+      labelNames: ['profile', 'rcode', 'qtype'],
+      registers: [this.metrics.registry],
+      collect() {
+        const c = dns()?.counts();
+        if (!c) return;
+        this.reset();
+        for (const [profile, rcode, qtype, n] of c.queries) this.inc({ profile, rcode, qtype }, n);
+      },
+    });
+    new Counter({
+      name: 'tmkit_dns_answers_total',
+      help: 'DNS answers carrying records, by profile and leaf endpoint (profile/endpoint path through nesting); MultiValue answers count every endpoint',
+      labelNames: ['profile', 'endpoint'],
+      registers: [this.metrics.registry],
+      collect() {
+        const c = dns()?.counts();
+        if (!c) return;
+        this.reset();
+        for (const [profile, endpoint, n] of c.answers) this.inc({ profile, endpoint }, n);
       },
     });
   }
@@ -491,6 +516,7 @@ interface DnsTarget {
   publish(snapshot: CompiledSnapshot, delta: () => SnapshotUpdate, full: () => SnapshotUpdate): void;
   addresses(): BoundAddress[];
   stats(): ResponderStats | undefined;
+  counts(): DnsCounts | undefined;
   close(): Promise<void>;
 }
 
@@ -500,12 +526,13 @@ class LocalDns implements DnsTarget {
   publish(snapshot: CompiledSnapshot): void { this.server.setSnapshot(snapshot); }
   addresses(): BoundAddress[] { return this.server.addresses(); }
   stats(): ResponderStats { return this.server.stats; }
+  counts(): DnsCounts { return this.server.counts(); }
   close(): Promise<void> { return this.server.close(); }
 }
 
 type WorkerMessage =
   | { type: 'tmkit-dns-listening'; addresses: BoundAddress[] }
-  | { type: 'tmkit-dns-stats'; stats: ResponderStats }
+  | { type: 'tmkit-dns-stats'; stats: ResponderStats; counts?: DnsCounts }
   | { type: 'tmkit-dns-failed'; message: string };
 
 /**
@@ -519,6 +546,7 @@ class ClusterDns implements DnsTarget {
   private readonly synced = new Set<number>();
   private bound: BoundAddress[] = [];
   private readonly workerStats = new Map<number, ResponderStats>();
+  private readonly workerCounts = new DnsCountsAggregate();
   private stopping = false;
   private live = 0;
 
@@ -550,6 +578,7 @@ class ClusterDns implements DnsTarget {
             if (!started && ++ready === this.n) { started = true; clearTimeout(timer); resolveStart(); }
           } else if (m?.type === 'tmkit-dns-stats') {
             this.workerStats.set(w.id, m.stats);
+            if (m.counts) this.workerCounts.set(w.id, m.counts);
           } else if (m?.type === 'tmkit-dns-failed') {
             fail(m.message);
           }
@@ -557,6 +586,7 @@ class ClusterDns implements DnsTarget {
         w.on('exit', (code, signal) => {
           this.live--;
           this.workerStats.delete(w.id);
+          this.workerCounts.retire(w.id);
           this.synced.delete(w.id);
           if (this.stopping) return;
           if (!started) { fail(`a DNS worker exited (${signal ?? code}) before listening`); return; }
@@ -586,6 +616,9 @@ class ClusterDns implements DnsTarget {
     for (const s of this.workerStats.values()) for (const k of Object.keys(out) as Array<keyof ResponderStats>) out[k] += s[k] ?? 0;
     return out;
   }
+
+  /** Summed over the workers' latest reports (and the last reports of workers that exited). */
+  counts(): DnsCounts { return this.workerCounts.total(); }
 
   async close(): Promise<void> {
     this.stopping = true;
@@ -633,7 +666,14 @@ export async function runDnsWorker(o: { zone: string; dns: ListenAddress[]; geoi
     throw err;
   }
   process.send?.({ type: 'tmkit-dns-listening', addresses: server.addresses() });
-  const statsTimer = setInterval(() => process.send?.({ type: 'tmkit-dns-stats', stats: server.stats }), 2000);
+  // Cumulative counters to the primary's /metrics: every second when something was answered.
+  let reported = -1;
+  const report = (): void => {
+    if (server.stats.queries === reported) return;
+    reported = server.stats.queries;
+    process.send?.({ type: 'tmkit-dns-stats', stats: server.stats, counts: server.counts() });
+  };
+  const statsTimer = setInterval(report, 1000);
   statsTimer.unref();
   await new Promise<void>((r) => {
     // SIGINT (Ctrl-C reaches the whole process group) is left to the primary, which stops the workers.
@@ -643,6 +683,7 @@ export async function runDnsWorker(o: { zone: string; dns: ListenAddress[]; geoi
   });
   clearInterval(statsTimer);
   await server.close();
+  report();
   if (cluster.isWorker) cluster.worker?.disconnect();
 }
 
