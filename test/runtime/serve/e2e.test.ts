@@ -46,7 +46,7 @@ test('serve, apply, dig; stop the primary health server; dig answers the backup;
     const applied = await runTmkit(['apply', file, '--yes'], { cwd: dir, env });
     expect(applied.stderr).toBe('');
     expect(applied.code).toBe(0);
-    expect(applied.stdout).toMatch(/\+ created {2}web/);
+    expect(applied.stdout).toContain('[1/1] PUT web (create) ... ok');
     expect(await dig(serve.dns, 'web.tm.internal')).toEqual(['127.0.0.5']);
 
     await waitFor('web Online', async () => {
@@ -69,7 +69,7 @@ test('serve, apply, dig; stop the primary health server; dig answers the backup;
 
     // Re-applying the same document changes nothing.
     const again = await runTmkit(['apply', file, '--yes'], { cwd: dir, env });
-    expect(again.stdout).toContain('= unchanged web');
+    expect(again.stdout).toContain('No changes.');
 
     serve.child.kill('SIGTERM');
     expect(await serve.exited).toEqual({ code: 0, signal: null });
