@@ -130,7 +130,8 @@ export async function applyFile(file: string, opts: ApplyOptions, io: ApplyIo): 
         if (err instanceof PlanFormatError) throw new CliError(`apply: ${label}: ${err.message}`);
         throw err;
       }
-      io.out.write(`Applying plan ${label} (stack "${plan.stack}": ${plan.summary.add} to add, ${plan.summary.change} to change, ${plan.summary.replace} to replace, ${plan.summary.destroy} to destroy) to ${client.server}\n`);
+      const n = (k: keyof Plan['summary']): number => (typeof plan.summary[k] === 'number' ? plan.summary[k] : 0);
+      io.out.write(`Applying plan ${label} (stack "${plan.stack}": ${n('add')} to add, ${n('change')} to change, ${n('replace')} to replace, ${n('destroy')} to destroy) to ${client.server}\n`);
       return await execute(client, plan, io, opts);
     }
 
@@ -143,6 +144,7 @@ export async function applyFile(file: string, opts: ApplyOptions, io: ApplyIo): 
     const report = await makeReport(desired.document, state, { preview: opts.preview === true, geoip: opts.geoip, warnings: desired.warnings });
     const { plan } = report;
     if (opts.showPlan !== false) io.out.write(renderText(report, { color: opts.color === true }));
+    else for (const w of report.warnings) io.out.write(`warning ${w.path}: ${w.message} [${w.code}]\n`);
     if (plan.errors.length > 0) {
       if (opts.showPlan === false) for (const e of plan.errors) io.err.write(`  ${e.path}: ${e.message} [${e.code}]${e.hint ? `\n      hint: ${e.hint}` : ''}\n`);
       throw new CliError(`apply: the plan for ${label} has ${plural(plan.errors.length, 'error')} and cannot be applied; nothing was applied`);
