@@ -9,9 +9,19 @@ export function checkDns(ctx: Ctx): void {
   const { r } = ctx;
   // Deployed names first: a document profile that takes a deployed profile's name is the one reported.
   const owners = new Map<string, string>();
+  // Only deployed names that can equal a document name matter. Lower-casing keeps the length of a string
+  // without U+0130 (the one character whose lower case is longer), so the length decides most of them
+  // without building a string per deployed profile.
+  const lengths = new Set<number>();
+  for (const p of ctx.profiles) {
+    const rn = p.profile.dnsConfig.relativeName as unknown;
+    if (typeof rn === 'string') { lengths.add(rn.toLowerCase().length); lengths.add(rn.toLowerCase().length + 1); }
+  }
   for (const c of ctx.context) {
     const rn = c.dnsConfig?.relativeName as unknown;
-    if (typeof rn === 'string' && typeof c.name === 'string') owners.set(rn.toLowerCase().replace(/\.$/, ''), `deployed profile "${c.name}"`);
+    if (typeof rn !== 'string' || typeof c.name !== 'string') continue;
+    if (!lengths.has(rn.length) && !rn.includes('\u0130')) continue;
+    owners.set(rn.toLowerCase().replace(/\.$/, ''), `deployed profile "${c.name}"`);
   }
   for (const p of ctx.profiles) {
     const dns = p.profile.dnsConfig;

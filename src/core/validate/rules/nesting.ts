@@ -9,7 +9,7 @@
  */
 import { childProfileName } from '../../model/names';
 import type { Profile } from '../../model/types';
-import { endpointTypeOf, targetOf, type Ctx } from '../context';
+import { endpointTypeOf, lowerName, targetOf, type Ctx } from '../context';
 import { has, isInt, show } from '../util';
 
 export const MAX_NESTING_DEPTH = 10;
@@ -34,12 +34,21 @@ function countFamilies(p: Profile): Counts {
 
 export function checkNesting(ctx: Ctx): void {
   const { r } = ctx;
-  // Graph nodes: every known profile (document first, then context). Edges: nested endpoints.
-  const nodes = [...ctx.known.values()];
-  const id = new Map<Profile, number>(nodes.map((p, i) => [p, i]));
-  const keyIndex = new Map<string, number>();
-  for (const [k, p] of ctx.known) keyIndex.set(k, id.get(p)!);
-  const adj: Edge[][] = nodes.map(() => []);
+  // Graph nodes: the document's profiles (in `known` order) and every profile reachable from them through
+  // nested endpoints; edges: nested endpoints. Cycles through a document profile, and the depth below it,
+  // only involve profiles it reaches, so the deployed context costs only what the document references.
+  const nodes: Profile[] = [];
+  const id = new Map<Profile, number>();
+  const adj: Edge[][] = [];
+  const node = (p: Profile): number => {
+    let i = id.get(p);
+    if (i === undefined) { i = nodes.length; nodes.push(p); id.set(p, i); adj.push([]); }
+    return i;
+  };
+  for (const p of ctx.profiles) {
+    const k = lowerName(p.profile);
+    if (k !== undefined && ctx.known.get(k) === p.profile) node(p.profile);
+  }
 
   const childKey = (rid: string): string => childProfileName(rid).toLowerCase();
   // Each child's endpoints by address family, counted once per validation run.
@@ -64,23 +73,25 @@ export function checkNesting(ctx: Ctx): void {
           'use the child profile name, e.g. "contoso-eu"');
         continue;
       }
-      const childIdx = keyIndex.get(childKey(rid));
-      if (childIdx === undefined) {
+      const child = ctx.known.get(childKey(rid));
+      if (child === undefined) {
         r.report('NESTED_TARGET_NOT_FOUND', `${e.path}.targetResourceId`, `nested endpoint names profile "${childProfileName(rid)}", which is neither in this document nor deployed`,
           'add the child profile to the document or fix the name');
         continue;
       }
-      if (self !== undefined) adj[self]!.push({ to: childIdx, path: e.path });
-      checkChild(ctx, e.raw, e.ep as unknown as Record<string, unknown>, e.path, nodes[childIdx]!, familyCounts(nodes[childIdx]!));
+      if (self !== undefined) adj[self]!.push({ to: node(child), path: e.path });
+      checkChild(ctx, e.raw, e.ep as unknown as Record<string, unknown>, e.path, child, familyCounts(child));
     }
   }
-  // Context profiles' own edges (never reported on).
-  for (const c of ctx.context) {
-    const self = id.get(c)!;
+  // Context profiles' own edges (never reported on), for the context profiles reached (`nodes` grows).
+  const inDocument = new Set(ctx.profiles.map((p) => p.profile));
+  for (let v = 0; v < nodes.length; v++) {
+    const c = nodes[v]!;
+    if (inDocument.has(c)) continue;
     for (const e of Array.isArray(c.endpoints) ? c.endpoints : []) {
       if (typeof e !== 'object' || e === null || endpointTypeOf(e) !== 'nestedEndpoints' || typeof e.targetResourceId !== 'string') continue;
-      const to = keyIndex.get(childKey(e.targetResourceId));
-      if (to !== undefined) adj[self]!.push({ to });
+      const to = ctx.known.get(childKey(e.targetResourceId));
+      if (to !== undefined) adj[v]!.push({ to: node(to) });
     }
   }
 
