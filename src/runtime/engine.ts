@@ -43,6 +43,8 @@ export interface EngineOptions {
   resourcesFile?: string;
   /** City-level MMDB consulted before the shipped country database. */
   geoip?: string;
+  /** Measured latency table (JSON file, README "Geo data") overriding the distance model for Performance. */
+  latencyTable?: string;
   /** Use this store instead of the SQLite one in stateDir (tests). */
   store?: Store;
   /** Use this geo lookup instead of opening the MMDB databases (tests). */
@@ -125,7 +127,7 @@ export class Engine {
     const store = o.store ?? SqliteStore.open({ stateDir: o.stateDir });
     let engine: Engine | undefined;
     try {
-      const geo = o.geo ?? await MmdbGeoLookup.open(o.geoip !== undefined ? { geoip: o.geoip } : {});
+      const geo = o.geo ?? await MmdbGeoLookup.open(geoOptions(o));
       engine = new Engine(o, store, geo, token);
       await engine.boot();
       return engine;
@@ -636,11 +638,16 @@ class ClusterDns implements DnsTarget {
  * from every update the primary sends. Resolves when the worker is told to stop (SIGTERM/SIGINT or the
  * primary going away).
  */
-export async function runDnsWorker(o: { zone: string; dns: ListenAddress[]; geoip?: string; geo?: GeoLookup }): Promise<void> {
+/** The geo databases and latency table named by the options (the shipped country database alone by default). */
+export function geoOptions(o: { geoip?: string; latencyTable?: string }): { geoip?: string; latencyTable?: string } {
+  return { ...(o.geoip !== undefined ? { geoip: o.geoip } : {}), ...(o.latencyTable !== undefined ? { latencyTable: o.latencyTable } : {}) };
+}
+
+export async function runDnsWorker(o: { zone: string; dns: ListenAddress[]; geoip?: string; latencyTable?: string; geo?: GeoLookup }): Promise<void> {
   const zone = o.zone.replace(/\.$/, '').toLowerCase();
   // The primary resolves port 0 to a concrete port for all workers.
   const listen = process.env.TMKIT_DNS_LISTEN ? (JSON.parse(process.env.TMKIT_DNS_LISTEN) as ListenAddress[]) : o.dns;
-  const geo = o.geo ?? await MmdbGeoLookup.open(o.geoip !== undefined ? { geoip: o.geoip } : {});
+  const geo = o.geo ?? await MmdbGeoLookup.open(geoOptions(o));
   let snapshot = buildSnapshot({ zone, profiles: [], geo });
   const server = new DnsServer({ zone, snapshot, resolve, rng: Math.random, listen });
   const profiles = new Map<string, Profile>();

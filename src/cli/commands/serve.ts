@@ -3,7 +3,7 @@ import { isAbsolute, join, relative } from 'node:path';
 import * as net from 'node:net';
 import type { Command } from 'commander';
 import pino from 'pino';
-import { Engine, runDnsWorker } from '../../runtime/engine';
+import { Engine, geoOptions, runDnsWorker } from '../../runtime/engine';
 import type { BoundAddress, ListenAddress } from '../../runtime/dns';
 import { CliError, EXIT_USAGE } from '../main';
 import { readJsonFile } from '../util/files';
@@ -16,6 +16,7 @@ interface ServeOptions {
   api: string;
   resources?: string;
   geoip?: string;
+  latencyTable?: string;
   workers: string;
   logLevel: string;
   apply?: string;
@@ -53,6 +54,7 @@ export function registerServe(program: Command): void {
     .option('--api <address:port>', 'management API listen address (loopback by default: put TLS in front before exposing it)', '127.0.0.1:5380')
     .option('--resources <file>', 'Azure resource catalog to load at start: {"<ARM id>": {"target", "location", "state"}}')
     .option('--geoip <file.mmdb>', 'city-level MMDB consulted before the shipped country database')
+    .option('--latency-table <file.json>', 'measured latencies {"<CIDR>|<country>|<subdivision>": {"<region>": ms}} overriding the distance model for Performance routing')
     .option('--workers <n>', 'DNS worker processes sharing the DNS port (node:cluster); 1 = DNS in the main process', '1')
     .option('--log-level <level>', 'pino log level (logs go to stderr as JSON)', 'info')
     .option('--apply <file>', 'at start, plan a tmkit/v1 document (or a plan from `tmkit plan --out`) against the store and apply it; exit 1 if it is invalid')
@@ -63,7 +65,7 @@ export function registerServe(program: Command): void {
       const dns = (opts.dns ?? ['127.0.0.1:5300']).map((s) => parseHostPort('--dns', s));
       if (cluster.isWorker && process.env.TMKIT_DNS_WORKER === '1') {
         // A DNS worker forked by the primary below: DNS only, fed by the primary over IPC.
-        await runDnsWorker({ zone: opts.zone, dns, ...(opts.geoip !== undefined ? { geoip: opts.geoip } : {}) });
+        await runDnsWorker({ zone: opts.zone, dns, ...geoOptions(opts) });
         return;
       }
       const apiAddr = parseHostPort('--api', opts.api);
@@ -75,7 +77,7 @@ export function registerServe(program: Command): void {
         engine = await Engine.start({
           stateDir: opts.stateDir, zone: opts.zone, dns, api: { host: apiAddr.address, port: apiAddr.port }, logger, workers,
           ...(opts.resources !== undefined ? { resourcesFile: opts.resources } : {}),
-          ...(opts.geoip !== undefined ? { geoip: opts.geoip } : {}),
+          ...geoOptions(opts),
         });
       } catch (err) {
         const e = err as NodeJS.ErrnoException;

@@ -5,6 +5,9 @@ import pino from 'pino';
 import { TmkitApiError, TmkitClient } from '../../../src/client';
 import { Engine, type EngineOptions } from '../../../src/runtime/engine';
 import { profileInput } from '../api/fixtures';
+import type { ProfileInput } from '../../../src/core/model/types';
+
+type ProfileEndpoints = NonNullable<ProfileInput['endpoints']>;
 import { aRecords, healthServer, healthServerPair, queryUdp, waitFor } from './helpers';
 
 const dirs: string[] = [];
@@ -186,5 +189,24 @@ test('a restart does not bring a Degraded endpoint back: its verdict carries ove
   } finally {
     await primary.close();
     await backup.close();
+  }
+});
+
+test('--latency-table: a measured table overrides the distance model for Performance routing', async () => {
+  const dir = tempDir();
+  const endpoints: ProfileEndpoints = [
+    { name: 'eu', type: 'externalEndpoints', target: '192.0.2.10', endpointLocation: 'westeurope', alwaysServe: 'Enabled' },
+    { name: 'jp', type: 'externalEndpoints', target: '192.0.2.20', endpointLocation: 'japaneast', alwaysServe: 'Enabled' },
+  ];
+  const perf = profileInput('perf', { trafficRoutingMethod: 'Performance', endpoints });
+  // Queries come from 127.0.0.1, whose location no database knows; the table measures that range.
+  for (const [fast, expected] of [['japaneast', '192.0.2.20'], ['westeurope', '192.0.2.10']] as const) {
+    const table = join(dir, `latency-${fast}.json`);
+    writeFileSync(table, JSON.stringify({ '127.0.0.0/8': { westeurope: fast === 'westeurope' ? 5 : 300, japaneast: fast === 'japaneast' ? 5 : 300 } }));
+    const { client, dns, engine } = await start(tempDir(), { latencyTable: table });
+    await client.putProfile(perf);
+    await engine.settle();
+    expect(aRecords(await queryUdp(dns, 'perf.tm.internal'))).toEqual([expected]);
+    await engines.pop()!.stop();
   }
 });
