@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 
 export const REPO = join(__dirname, '../../..');
-export const BIN = join(REPO, 'bin/tmkit.js');
+export const BIN = join(REPO, 'dist/cli/bin.js');
 
 export interface ServeProcess {
   child: ChildProcess;
@@ -21,7 +21,7 @@ export function cleanEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
 }
 
 /**
- * Starts the real `tmkit serve` (bin/tmkit.js over dist/, built by `npm test`'s pretest) on free ports
+ * Starts the real `tmkit serve` (dist/cli/bin.js, built by `npm test`'s pretest) on free ports
  * and resolves once it printed where it listens.
  */
 export function spawnServe(stateDir: string, args: string[] = [], env: NodeJS.ProcessEnv = {}, cwd = REPO): Promise<ServeProcess> {

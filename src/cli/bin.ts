@@ -1,0 +1,7 @@
+#!/usr/bin/env node
+/** The `tmkit` executable (package.json "bin"): runs the CLI and exits with its code. */
+import { run } from './main';
+
+void run(process.argv.slice(2)).then((code) => {
+  process.exitCode = code;
+});
