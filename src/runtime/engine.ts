@@ -45,6 +45,8 @@ export interface EngineOptions {
   geoip?: string;
   /** Measured latency table (JSON file, README "Geo data") overriding the distance model for Performance. */
   latencyTable?: string;
+  /** Apex NS names (with in-zone addresses for glue) and SOA contact; defaults ns1.<zone>, hostmaster.<zone>. */
+  authority?: DnsAuthority;
   /** Use this store instead of the SQLite one in stateDir (tests). */
   store?: Store;
   /** Use this geo lookup instead of opening the MMDB databases (tests). */
@@ -171,7 +173,7 @@ export class Engine {
     const listen = this.o.dns ?? [{ address: '127.0.0.1', port: 5300 }];
     this.dns = (this.o.workers ?? 1) > 1
       ? new ClusterDns(this.o.workers!, listen, this.logger)
-      : new LocalDns(new DnsServer({ zone: this.zone, snapshot: this.snap, resolve, rng: this.rng, listen }));
+      : new LocalDns(new DnsServer({ zone: this.zone, snapshot: this.snap, resolve, rng: this.rng, listen, ...this.o.authority }));
     this.dns.publish(this.snap, () => this.workerUpdate(undefined, false), () => this.workerUpdate());
     await this.dns.start();
     this.registerDnsMetrics();
@@ -643,13 +645,20 @@ export function geoOptions(o: { geoip?: string; latencyTable?: string }): { geoi
   return { ...(o.geoip !== undefined ? { geoip: o.geoip } : {}), ...(o.latencyTable !== undefined ? { latencyTable: o.latencyTable } : {}) };
 }
 
-export async function runDnsWorker(o: { zone: string; dns: ListenAddress[]; geoip?: string; latencyTable?: string; geo?: GeoLookup }): Promise<void> {
+/** What the zone says about itself: apex NS names, their in-zone addresses (glue) and the SOA contact. */
+export interface DnsAuthority {
+  nsNames?: string[];
+  nsAddresses?: Record<string, string[]>;
+  soa?: { rname: string };
+}
+
+export async function runDnsWorker(o: { zone: string; dns: ListenAddress[]; geoip?: string; latencyTable?: string; geo?: GeoLookup; authority?: DnsAuthority }): Promise<void> {
   const zone = o.zone.replace(/\.$/, '').toLowerCase();
   // The primary resolves port 0 to a concrete port for all workers.
   const listen = process.env.TMKIT_DNS_LISTEN ? (JSON.parse(process.env.TMKIT_DNS_LISTEN) as ListenAddress[]) : o.dns;
   const geo = o.geo ?? await MmdbGeoLookup.open(geoOptions(o));
   let snapshot = buildSnapshot({ zone, profiles: [], geo });
-  const server = new DnsServer({ zone, snapshot, resolve, rng: Math.random, listen });
+  const server = new DnsServer({ zone, snapshot, resolve, rng: Math.random, listen, ...o.authority });
   const profiles = new Map<string, Profile>();
   let resources: ResourceCatalog = new Map();
   process.on('message', (m: SnapshotUpdate) => {

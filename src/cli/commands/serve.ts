@@ -3,7 +3,8 @@ import { isAbsolute, join, relative } from 'node:path';
 import * as net from 'node:net';
 import type { Command } from 'commander';
 import pino from 'pino';
-import { Engine, geoOptions, runDnsWorker } from '../../runtime/engine';
+import { Engine, geoOptions, runDnsWorker, type DnsAuthority } from '../../runtime/engine';
+import { parseNs } from './dns';
 import type { BoundAddress, ListenAddress } from '../../runtime/dns';
 import { CliError, EXIT_USAGE } from '../main';
 import { readJsonFile } from '../util/files';
@@ -17,6 +18,8 @@ interface ServeOptions {
   resources?: string;
   geoip?: string;
   latencyTable?: string;
+  ns: string[];
+  soaRname?: string;
   workers: string;
   logLevel: string;
   apply?: string;
@@ -55,6 +58,8 @@ export function registerServe(program: Command): void {
     .option('--resources <file>', 'Azure resource catalog to load at start: {"<ARM id>": {"target", "location", "state"}}')
     .option('--geoip <file.mmdb>', 'city-level MMDB consulted before the shipped country database')
     .option('--latency-table <file.json>', 'measured latencies {"<CIDR>|<country>|<subdivision>": {"<region>": ms}} overriding the distance model for Performance routing')
+    .option('--ns <name[=address,...]>', 'apex NS name, with its addresses when it is inside the zone (repeatable; default ns1.<zone>)', (v: string, acc: string[]) => [...acc, v], [])
+    .option('--soa-rname <mailbox>', 'SOA contact in domain form (default hostmaster.<zone>)')
     .option('--workers <n>', 'DNS worker processes sharing the DNS port (node:cluster); 1 = DNS in the main process', '1')
     .option('--log-level <level>', 'pino log level (logs go to stderr as JSON)', 'info')
     .option('--apply <file>', 'at start, plan a tmkit/v1 document (or a plan from `tmkit plan --out`) against the store and apply it; exit 1 if it is invalid')
@@ -63,9 +68,14 @@ export function registerServe(program: Command): void {
       if (!Number.isInteger(workers) || workers < 1) throw new CliError(`--workers ${opts.workers}: expected a positive integer`, EXIT_USAGE);
       if (workers > 64) throw new CliError(`--workers ${opts.workers}: at most 64`, EXIT_USAGE);
       const dns = (opts.dns ?? ['127.0.0.1:5300']).map((s) => parseHostPort('--dns', s));
+      const ns = opts.ns.map(parseNs);
+      const authority: DnsAuthority = {
+        ...(ns.length > 0 ? { nsNames: ns.map((n) => n.name), nsAddresses: Object.fromEntries(ns.map((n) => [n.name, n.addresses])) } : {}),
+        ...(opts.soaRname !== undefined ? { soa: { rname: opts.soaRname } } : {}),
+      };
       if (cluster.isWorker && process.env.TMKIT_DNS_WORKER === '1') {
         // A DNS worker forked by the primary below: DNS only, fed by the primary over IPC.
-        await runDnsWorker({ zone: opts.zone, dns, ...geoOptions(opts) });
+        await runDnsWorker({ zone: opts.zone, dns, ...geoOptions(opts), authority });
         return;
       }
       const apiAddr = parseHostPort('--api', opts.api);
@@ -77,7 +87,7 @@ export function registerServe(program: Command): void {
         engine = await Engine.start({
           stateDir: opts.stateDir, zone: opts.zone, dns, api: { host: apiAddr.address, port: apiAddr.port }, logger, workers,
           ...(opts.resources !== undefined ? { resourcesFile: opts.resources } : {}),
-          ...geoOptions(opts),
+          ...geoOptions(opts), authority,
         });
       } catch (err) {
         const e = err as NodeJS.ErrnoException;

@@ -210,3 +210,13 @@ test('--latency-table: a measured table overrides the distance model for Perform
     await engines.pop()!.stop();
   }
 });
+
+test('--ns / --soa-rname: the apex NS names and their in-zone addresses are served (glue), and the SOA names the contact', async () => {
+  const { dns } = await start(tempDir(), {
+    authority: { nsNames: ['ns1.tm.internal', 'ns2.tm.internal'], nsAddresses: { 'ns1.tm.internal': ['127.0.0.53'], 'ns2.tm.internal': ['127.0.0.54'] }, soa: { rname: 'dns-admin.example.com' } },
+  });
+  expect(aRecords(await queryUdp(dns, 'ns1.tm.internal'))).toEqual(['127.0.0.53']);
+  expect(aRecords(await queryUdp(dns, 'ns2.tm.internal'))).toEqual(['127.0.0.54']);
+  const soa = await queryUdp(dns, 'tm.internal', 'SOA');
+  expect(soa.answers).toEqual([expect.objectContaining({ type: 'SOA', data: expect.objectContaining({ mname: 'ns1.tm.internal', rname: 'dns-admin.example.com' }) })]);
+});

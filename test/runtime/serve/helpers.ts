@@ -6,7 +6,7 @@ import * as dnsPacket from 'dns-packet';
 export interface DnsReply { rcode: string; answers: Array<{ type: string; name: string; data: unknown; ttl?: number }> }
 
 /** One UDP query with dns-packet over a real socket. */
-export function queryUdp(server: { address: string; port: number }, name: string, type: 'A' | 'AAAA' | 'CNAME' = 'A', timeoutMs = 2000): Promise<DnsReply> {
+export function queryUdp(server: { address: string; port: number }, name: string, type: 'A' | 'AAAA' | 'CNAME' | 'SOA' | 'NS' = 'A', timeoutMs = 2000): Promise<DnsReply> {
   return new Promise((resolve, reject) => {
     const sock = dgram.createSocket(server.address.includes(':') ? 'udp6' : 'udp4');
     const id = Math.floor(Math.random() * 65535);
