@@ -1,13 +1,10 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { executePlan } from '../../src/cli/commands/plan';
 import { TmkitClient } from '../../src/client';
-import { normalize } from '../../src/core/model/normalize';
 import type { DocumentInput } from '../../src/core/model/types';
-import { diff } from '../../src/core/plan';
-import { startApi, TOKEN, type Harness } from '../runtime/api/harness';
+import { TOKEN, type Harness } from '../runtime/api/harness';
+import { deployMainSample, MAIN, PR, type DeployedSample } from './sample-server';
 import { BIN, REPO, tmkit } from './run';
 
 /**
@@ -15,27 +12,17 @@ import { BIN, REPO, tmkit } from './run';
  * or refused when stale; a document is planned (deletes included), confirmed and executed; progress per
  * step; a failure mid-way names what was and was not applied; a second apply is a no-op.
  */
-const SAMPLE = join(REPO, 'examples/github-actions/sample');
-const MAIN = join(SAMPLE, 'main.tmkit.out.json');
-const PR = join(SAMPLE, 'pr.tmkit.out.json');
-const mainDoc = normalize(JSON.parse(readFileSync(MAIN, 'utf8')) as DocumentInput);
-
 let h: Harness;
 let client: TmkitClient;
 let dir: string;
+let sample: DeployedSample;
 
 beforeEach(async () => {
-  h = await startApi();
-  client = new TmkitClient({ server: h.base, token: TOKEN, retries: 0 });
-  dir = mkdtempSync(join(tmpdir(), 'tmkit-apply-cli-'));
-  expect((await executePlan(client, diff(mainDoc, []))).failed).toBeUndefined();
+  sample = await deployMainSample('tmkit-apply-cli-');
+  ({ h, client, dir } = sample);
 });
 
-afterEach(async () => {
-  await client.close();
-  await h.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+afterEach(() => sample.close());
 
 const server = () => ['--server', h.base, '--token', TOKEN];
 const progress = (stdout: string): string[] => stdout.split('\n').filter((l) => l.startsWith('[')).map((l) => l.replace(/ {2}ETag .*$/, ''));

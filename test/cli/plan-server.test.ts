@@ -1,42 +1,30 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { executePlan, PlanRefusedError, type StepOutcome } from '../../src/cli/commands/plan';
 import { TmkitClient } from '../../src/client';
 import { normalize } from '../../src/core/model/normalize';
 import type { DocumentInput } from '../../src/core/model/types';
 import { diff, readPlanJson } from '../../src/core/plan';
-import { startApi, TOKEN, type Harness } from '../runtime/api/harness';
-import { REPO, tmkit } from './run';
+import { TOKEN, type Harness } from '../runtime/api/harness';
+import { deployMainSample, PR, type DeployedSample } from './sample-server';
+import { tmkit } from './run';
 
 /**
  * `tmkit plan` against a real management API (real HTTP, SQLite store), and the plan's steps applied the
  * way `tmkit apply plan.json` must apply them: the runtime accepts every step in order, a second plan is
  * empty, a stale plan is refused before anything is written, and a failure mid-way says what was applied.
  */
-const SAMPLE = join(REPO, 'examples/github-actions/sample');
-const MAIN = join(SAMPLE, 'main.tmkit.out.json');
-const PR = join(SAMPLE, 'pr.tmkit.out.json');
-const mainDoc = normalize(JSON.parse(readFileSync(MAIN, 'utf8')) as DocumentInput);
-
 let h: Harness;
 let client: TmkitClient;
 let dir: string;
+let sample: DeployedSample;
 
 beforeEach(async () => {
-  h = await startApi();
-  client = new TmkitClient({ server: h.base, token: TOKEN, retries: 0 });
-  dir = mkdtempSync(join(tmpdir(), 'tmkit-plan-server-'));
-  // Deploy "main" with a plan of its own (children before parents).
-  const first = await executePlan(client, diff(mainDoc, []));
-  expect(first.failed).toBeUndefined();
+  sample = await deployMainSample('tmkit-plan-server-');
+  ({ h, client, dir } = sample);
 });
 
-afterEach(async () => {
-  await client.close();
-  await h.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+afterEach(() => sample.close());
 
 async function planFile(): Promise<string> {
   const out = join(dir, 'plan.json');

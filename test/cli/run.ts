@@ -11,11 +11,12 @@ export interface RunResult {
   stderr: string;
 }
 
-export function tmkit(args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv; input?: string } = {}): Promise<RunResult> {
+/** `env` is added to `baseEnv` (default: this process's environment). */
+export function tmkit(args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv; baseEnv?: NodeJS.ProcessEnv; input?: string } = {}): Promise<RunResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, ...args], {
       cwd: opts.cwd ?? REPO,
-      env: { ...process.env, ...opts.env },
+      env: { ...(opts.baseEnv ?? process.env), ...opts.env },
       stdio: [opts.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
     });
     if (opts.input !== undefined) child.stdin!.end(opts.input);

@@ -1,8 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { join } from 'node:path';
+import { BIN, REPO, tmkit, type RunResult } from '../../cli/run';
 
-export const REPO = join(__dirname, '../../..');
-export const BIN = join(REPO, 'dist/cli/bin.js');
+export { BIN, REPO };
 
 export interface ServeProcess {
   child: ChildProcess;
@@ -47,17 +46,9 @@ export function spawnServe(stateDir: string, args: string[] = [], env: NodeJS.Pr
   });
 }
 
-/** Runs a `tmkit` command to completion. */
-export function runTmkit(args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: opts.cwd ?? REPO, env: cleanEnv(opts.env), stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout!.setEncoding('utf8').on('data', (d: string) => { stdout += d; });
-    child.stderr!.setEncoding('utf8').on('data', (d: string) => { stderr += d; });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+/** Runs a `tmkit` command to completion, without the caller's TMKIT_* variables. */
+export function runTmkit(args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<RunResult> {
+  return tmkit(args, { ...(opts.cwd !== undefined ? { cwd: opts.cwd } : {}), baseEnv: cleanEnv(opts.env) });
 }
 
 /** Runs the real `dig` and returns its `+short` output lines. */
