@@ -29,6 +29,7 @@ import { MmdbGeoLookup } from '../geo';
 import { ApiProblem, ApiServer, API_CODES, RuntimeMetrics, defaultValidator, loadOrCreateToken, type ResolveRequest, type TokenSource } from './api';
 import { DnsCountsAggregate, DnsServer, type BoundAddress, type DnsCounts, type ListenAddress, type ResponderStats } from './dns';
 import { Monitor, type EndpointTransition, type MonitorOptions } from './monitor';
+import { RebuildLoop } from './rebuild-loop';
 import { SqliteStore, parseResourceCatalog, toResourceCatalog, canonicalJson, type ResourceCatalogRecord, type Store, type StoredProfile, type StoreChange } from './store';
 
 export interface EngineOptions {
@@ -58,6 +59,8 @@ export interface EngineOptions {
   monitor?: MonitorOptions;
   /** Extra delay before a rebuild, folding bursts of changes (default 0: next event-loop turn). */
   debounceMs?: number;
+  /** `/healthz` reports degraded when a change has waited longer than this to be served (default 5000 ms). */
+  lagLimitMs?: number;
   /**
    * DNS worker processes (node:cluster) sharing the DNS port; 1 (default) answers DNS in this process.
    * With more, this process must be the cluster primary and its main script must call `runDnsWorker()`
@@ -86,6 +89,7 @@ export class Engine {
   private readonly geo: GeoLookup;
   private readonly rng: Rng;
   private readonly debounceMs: number;
+  private readonly lagLimitMs: number;
   private dns!: DnsTarget;
   private api!: ApiServer;
   private state!: Loaded;
@@ -93,9 +97,11 @@ export class Engine {
   private pendingNames = new Set<string>();
   private pendingResources = false;
   private pendingHealth = false;
-  private pendingSince: number | undefined;
-  private scheduled = false;
-  private building: Promise<void> | undefined;
+  /** A full re-read of the store is due (the served revision fell behind with nothing pending). */
+  private pendingFull = false;
+  /** When the oldest change not yet served arrived (performance.now()); undefined when DNS is current. */
+  private unservedSince: number | undefined;
+  private readonly loop: RebuildLoop;
   private unwatch: Array<() => void> = [];
   private previousHistory: EndpointTransition[] = [];
   /**
@@ -120,6 +126,16 @@ export class Engine {
     this.rng = o.rng ?? Math.random;
     this.debounceMs = o.debounceMs ?? 0;
     this.monitor = new Monitor(o.monitor ?? {});
+    this.lagLimitMs = o.lagLimitMs ?? 5_000;
+    this.loop = new RebuildLoop({
+      step: () => this.rebuildOnce(),
+      hasPending: () => this.hasPending(),
+      debounceMs: this.debounceMs,
+      onError: (err, failures) => {
+        this.metrics.rebuildFailures.inc();
+        this.logger.error({ err, failures }, 'snapshot rebuild failed; DNS keeps answering from the previous snapshot; retrying');
+      },
+    });
   }
 
   /** Opens the store, loads the catalog, starts probing, DNS and the API. */
@@ -177,6 +193,7 @@ export class Engine {
     this.dns.publish(this.snap, () => this.workerUpdate(undefined, false), () => this.workerUpdate());
     await this.dns.start();
     this.registerDnsMetrics();
+    this.registerLagMetrics();
 
     this.api = new ApiServer({
       store: this.store,
@@ -186,6 +203,7 @@ export class Engine {
       logger: this.logger.child({ component: 'api' }),
       status: (p) => this.statusReport(p),
       resolve: (q) => this.resolveQuery(q),
+      health: () => this.lag(),
     });
     const api = this.o.api ?? { host: '127.0.0.1', port: 5380 };
     await this.api.listen(api.host, api.port);
@@ -252,56 +270,64 @@ export class Engine {
 
   private schedule(): void {
     if (this.stopped) return;
-    this.pendingSince ??= performance.now();
-    if (this.scheduled) return;
-    this.scheduled = true;
-    const run = (): void => { this.scheduled = false; void this.rebuild(); };
-    if (this.debounceMs > 0) setTimeout(run, this.debounceMs);
-    else setImmediate(run);
+    this.unservedSince ??= performance.now();
+    this.loop.request();
   }
 
-  /** Applies pending changes: re-reads changed profiles, rebuilds the snapshot, swaps it into DNS. */
-  private async rebuild(): Promise<void> {
-    if (this.building) { await this.building; if (this.hasPending()) this.schedule(); return; }
-    this.building = (async () => {
-      try {
-        while (this.hasPending() && !this.stopped) {
-          const names = [...this.pendingNames];
-          const resources = this.pendingResources;
-          const since = this.pendingSince;
-          this.pendingNames.clear();
-          this.pendingResources = false;
-          this.pendingHealth = false;
-          this.pendingSince = undefined;
-          const configChanged = names.length > 0 || resources;
-          const [fetched, catalog, revision] = await Promise.all([
-            Promise.all(names.map((n) => this.store.getProfile(n))),
-            resources ? this.store.getResources() : Promise.resolve(undefined),
-            this.store.revision(),
-          ]);
-          names.forEach((n, i) => {
-            const p = fetched[i];
-            if (p) this.state.profiles.set(n, p); else this.state.profiles.delete(n);
-          });
-          if (catalog) {
-            this.state.resources = toResourceCatalog(catalog);
-            this.state.resourcesRecord = catalog;
-            this.state.resourcesJson = canonicalJson(catalog);
-          }
-          this.state.revision = revision;
-          // Targets first, so a new endpoint's verdict starts at CheckingEndpoint in the same snapshot.
-          if (configChanged) this.setTargets();
-          this.snap = this.build();
-          this.dns.publish(this.snap, () => this.workerUpdate(names, resources), () => this.workerUpdate());
-          if (since !== undefined) this.metrics.configLatency.observe((performance.now() - since) / 1000);
-        }
-      } catch (err) {
-        this.logger.error({ err }, 'snapshot rebuild failed; DNS keeps answering from the previous snapshot');
-      } finally {
-        this.building = undefined;
+  /**
+   * One rebuild: takes everything pending, re-reads the changed profiles (all of them after a resync),
+   * rebuilds the snapshot and swaps it into DNS. On failure everything taken is put back for the retry.
+   */
+  private async rebuildOnce(): Promise<void> {
+    const names = [...this.pendingNames];
+    const resources = this.pendingResources || this.pendingFull;
+    const full = this.pendingFull;
+    const health = this.pendingHealth;
+    this.pendingNames.clear();
+    this.pendingResources = false;
+    this.pendingFull = false;
+    this.pendingHealth = false;
+    const since = this.unservedSince;
+    try {
+      const [fetched, all, catalog, revision] = await Promise.all([
+        full ? Promise.resolve([]) : Promise.all(names.map((n) => this.store.getProfile(n))),
+        full ? this.store.getProfiles() : Promise.resolve(undefined),
+        resources ? this.store.getResources() : Promise.resolve(undefined),
+        this.store.revision(),
+      ]);
+      let changed = names;
+      if (all) {
+        const next = new Map(all.map((p) => [p.profile.name, p]));
+        changed = [...new Set([...this.state.profiles.keys(), ...next.keys()])].filter((n) => this.state.profiles.get(n)?.etag !== next.get(n)?.etag);
+        this.state.profiles = next;
+      } else {
+        names.forEach((n, i) => {
+          const p = fetched[i];
+          if (p) this.state.profiles.set(n, p); else this.state.profiles.delete(n);
+        });
       }
-    })();
-    await this.building;
+      if (catalog) {
+        this.state.resources = toResourceCatalog(catalog);
+        this.state.resourcesRecord = catalog;
+        this.state.resourcesJson = canonicalJson(catalog);
+      }
+      this.state.revision = Math.max(this.state.revision, revision);
+      // Targets first, so a new endpoint's verdict starts at CheckingEndpoint in the same snapshot. A
+      // transition setTargets() emits (probe settings changed) is already in the verdicts build() reads.
+      if (changed.length > 0 || resources) this.setTargets();
+      this.pendingHealth = false;
+      this.snap = this.build();
+      this.dns.publish(this.snap, () => this.workerUpdate(full ? undefined : changed, resources), () => this.workerUpdate());
+    } catch (err) {
+      for (const n of names) this.pendingNames.add(n);
+      this.pendingResources ||= resources && !full;
+      this.pendingFull ||= full;
+      this.pendingHealth ||= health;
+      if (since !== undefined) this.unservedSince = Math.min(this.unservedSince ?? since, since);
+      throw err;
+    }
+    if (!this.hasPending()) this.unservedSince = undefined;
+    if (since !== undefined) this.metrics.configLatency.observe((performance.now() - since) / 1000);
   }
 
   /** The whole state (`names` undefined), or only what changed: the named profiles, the catalog if it did. */
@@ -319,18 +345,52 @@ export class Engine {
   }
 
   private hasPending(): boolean {
-    return this.pendingNames.size > 0 || this.pendingResources || this.pendingHealth;
+    return this.pendingNames.size > 0 || this.pendingResources || this.pendingHealth || this.pendingFull;
   }
 
-  /** Resolves when every change committed so far is in the snapshot DNS serves. */
-  async settle(): Promise<void> {
-    for (let i = 0; i < 100; i++) {
-      if (this.building) { await this.building; continue; }
+  /**
+   * Resolves when every change committed so far is in the snapshot DNS serves, or after `timeoutMs` when
+   * rebuilds keep failing (callers then answer from the served snapshot; /healthz says it lags). A store
+   * revision ahead of the served one with nothing pending (a change whose event never arrived) triggers a
+   * full re-read.
+   */
+  async settle(timeoutMs = 5_000): Promise<void> {
+    const end = performance.now() + timeoutMs;
+    while (!this.stopped && performance.now() < end) {
+      await this.loop.idle();
       const storeRev = await this.store.revision();
       if (!this.hasPending() && storeRev <= this.state.revision) return;
-      if (!this.scheduled) this.schedule();
-      await new Promise((r) => setImmediate(r));
+      if (!this.hasPending()) this.pendingFull = true;
+      this.schedule();
+      await new Promise((r) => setTimeout(r, this.loop.consecutiveFailures > 0 ? 50 : 0));
     }
+  }
+
+  /**
+   * The watchdog behind /healthz and the lag metrics: how far the served snapshot is behind the store, and
+   * for how long a change has waited. Degraded once a change has waited longer than the lag limit.
+   */
+  async lag(): Promise<SnapshotLag> {
+    const storeRevision = await this.store.revision();
+    const servedRevision = this.state.revision;
+    if (storeRevision > servedRevision && !this.hasPending() && !this.stopped) {
+      // A committed change nobody told us about: heal it (and count the wait from now).
+      this.pendingFull = true;
+      this.schedule();
+    }
+    const waitedMs = this.unservedSince === undefined ? 0 : performance.now() - this.unservedSince;
+    const out: SnapshotLag = {
+      storeRevision,
+      servedRevision,
+      lagRevisions: Math.max(0, storeRevision - servedRevision),
+      lagSeconds: Math.round(waitedMs) / 1000,
+      rebuildFailures: this.loop.consecutiveFailures,
+      degraded: waitedMs > this.lagLimitMs,
+    };
+    if (out.degraded) {
+      out.reason = `the DNS snapshot has not followed the configuration for ${out.lagSeconds.toFixed(1)} s (served revision ${servedRevision}, store revision ${storeRevision}${out.rebuildFailures > 0 ? `, ${out.rebuildFailures} consecutive rebuild failures: see the log` : ''}); DNS answers from the older snapshot`;
+    }
+    return out;
   }
 
   /** The snapshot DNS answers from right now. */
@@ -406,6 +466,22 @@ export class Engine {
     };
   }
 
+  private registerLagMetrics(): void {
+    const engine = this;
+    new Gauge({
+      name: 'tmkit_snapshot_lag_seconds',
+      help: 'How long the oldest configuration change or health transition not yet served by DNS has waited (0: DNS is current)',
+      registers: [this.metrics.registry],
+      async collect() { if (!engine.stopped) this.set((await engine.lag()).lagSeconds); },
+    });
+    new Gauge({
+      name: 'tmkit_snapshot_lag_revisions',
+      help: 'Store revision minus the revision of the snapshot DNS serves',
+      registers: [this.metrics.registry],
+      async collect() { if (!engine.stopped) this.set((await engine.lag()).lagRevisions); },
+    });
+  }
+
   private registerDnsMetrics(): void {
     const dns = (): DnsTarget | undefined => (this.stopped ? undefined : this.dns);
     new Gauge({
@@ -473,7 +549,7 @@ export class Engine {
     this.stopped = true;
     if (this.saveTimer) { clearTimeout(this.saveTimer); this.saveTimer = undefined; }
     await this.api?.close();
-    if (this.building) await this.building;
+    await this.loop.stop();
     await this.monitor.stop();
     await this.dns?.close();
     if (this.state) await this.saveMonitor();
@@ -485,6 +561,18 @@ export class Engine {
 function splitKey(key: string): [string, string] {
   const i = key.indexOf('/');
   return i < 0 ? [key, ''] : [key.slice(0, i), key.slice(i + 1)];
+}
+
+/** What `/healthz` and the lag metrics report (see `Engine.lag`). */
+export interface SnapshotLag {
+  storeRevision: number;
+  servedRevision: number;
+  lagRevisions: number;
+  /** How long the oldest change not yet served has waited (0 when DNS is current). */
+  lagSeconds: number;
+  rebuildFailures: number;
+  degraded: boolean;
+  reason?: string;
 }
 
 /** The monitor state kept in the store across restarts. */

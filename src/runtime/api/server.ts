@@ -28,8 +28,23 @@ export interface ApiOptions {
   status?: (profile: StoredProfile) => Promise<unknown> | unknown;
   /** The answer the DNS server would give now (`POST /v1/resolve`); absent → 503. */
   resolve?: (query: ResolveRequest) => Promise<unknown> | unknown;
+  /**
+   * The watchdog (`GET /healthz`): how far the served DNS snapshot lags the store. Degraded → 503 with the
+   * reason. Absent → 200 with the store revision only.
+   */
+  health?: () => Promise<HealthReport>;
   /** Request body limit in bytes (default 1 MiB). */
   maxBodyBytes?: number;
+}
+
+/** What the runtime's watchdog reports to `/healthz` (design §5; README "Runtime and API"). */
+export interface HealthReport {
+  storeRevision: number;
+  servedRevision: number;
+  lagRevisions: number;
+  lagSeconds: number;
+  degraded: boolean;
+  reason?: string;
 }
 
 export const DEFAULT_MAX_BODY = 1024 * 1024;
@@ -202,8 +217,11 @@ export class ApiServer {
       if (url.pathname === '/healthz') {
         routeName = '/healthz';
         if (method !== 'GET' && method !== 'HEAD') throw ApiProblem.of(405, API_CODES.METHOD_NOT_ALLOWED, `${method} is not allowed on /healthz; use GET`, {}, { allow: 'GET, HEAD' });
-        status = 200;
-        send(res, 200, { status: 'ok', revision: await this.o.store.revision() });
+        const h = this.o.health ? await this.o.health() : undefined;
+        status = h?.degraded ? 503 : 200;
+        send(res, status, h
+          ? { status: h.degraded ? 'degraded' : 'ok', revision: h.storeRevision, servedRevision: h.servedRevision, lagRevisions: h.lagRevisions, lagSeconds: h.lagSeconds, ...(h.reason !== undefined ? { reason: h.reason } : {}) }
+          : { status: 'ok', revision: await this.o.store.revision() });
         return;
       }
       if (!bearerMatches(header(req, 'authorization'), this.o.token)) {
