@@ -32,6 +32,10 @@ describe('HTTP status codes and redirects', () => {
     [404, [{ min: 200, max: 200 }], false],
     [503, [{ min: 200, max: 299 }], false],
     [503, [{ min: 500, max: 599 }], true],
+    // the ranges add to 200 (behaviors.md §8): 200 stays healthy with ranges that do not contain it
+    [200, [{ min: 300, max: 399 }], true],
+    [301, [{ min: 300, max: 399 }], true],
+    [201, [{ min: 300, max: 399 }], false],
   ])('status %i with ranges %j -> ok=%s', async (code, ranges, ok) => {
     const before = srv.requests.length;
     const out = await probe(target({ target: H1, port: srv.port, path: `/status/${code}`, expectedStatusCodeRanges: ranges }));
