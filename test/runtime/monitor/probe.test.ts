@@ -162,6 +162,26 @@ describe('TCP', () => {
     } finally { await srv.close(); }
   });
 
+  test('after the handshake the prober resets the connection (RST, as the monitoring page says), not FIN', async () => {
+    // The server records how its side of the connection ended: a FIN arrives as 'end', an RST as ECONNRESET.
+    const ended: Array<Promise<string>> = [];
+    const srv = await tcpServer(H1, (s) => {
+      ended.push(new Promise<string>((resolve) => {
+        s.on('end', () => resolve('end (FIN)'));
+        s.on('error', (e: NodeJS.ErrnoException) => resolve(`error ${e.code}`));
+        s.on('close', () => resolve('close without end or error'));
+        s.resume();
+      }));
+    });
+    try {
+      for (let i = 0; i < 3; i++) {
+        expect(await probe(target({ target: H1, port: srv.port, protocol: 'TCP' }))).toMatchObject({ ok: true, reason: 'connected' });
+      }
+      await until(() => ended.length === 3, 5000, 'three accepted connections');
+      expect(await Promise.all(ended)).toEqual(['error ECONNRESET', 'error ECONNRESET', 'error ECONNRESET']);
+    } finally { await srv.close(); }
+  });
+
   test('closed port: connection refused', async () => {
     const srv = await tcpServer(H1);
     const port = srv.port;
