@@ -79,7 +79,8 @@ export interface ProfileMonitorConfig {
    */
   readonly customHeaders?: MonitorHeader[];
   /**
-   * Status code ranges counted as healthy, at most 8, each `{min, max}` with 100 ≤ min ≤ max ≤ 999.
+   * Status code ranges counted as healthy in addition to 200 (200 is always healthy), at most 8, each
+   * `{min, max}` with 100 ≤ min ≤ max ≤ 999.
    * @default only 200 is healthy
    */
   readonly expectedStatusCodeRanges?: StatusCodeRange[];

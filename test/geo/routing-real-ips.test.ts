@@ -133,17 +133,22 @@ describe('Performance routing with the distance model', () => {
     expect(only(resolve(s, query('perf', 'A', JP)))).toEqual(['perf/tokyo']);
   });
 
-  test('two endpoints in the closest region split evenly', () => {
+  test('two endpoints in the closest region split its clients evenly; one client gets one of them for certain', () => {
     const p = profile('split', 'Performance', [
       ext('fra-1', '192.0.2.20', { endpointLocation: 'germanywestcentral' }),
       ext('fra-2', '192.0.2.21', { endpointLocation: 'Germany West Central' }),
       ext('tokyo', '192.0.2.22', { endpointLocation: 'japaneast' }),
     ]);
-    const r = resolve(snapshot([p], { geo }), query('split', 'A', DE));
-    expect(r.outcomes.map((o) => [o.endpoints[0], o.probability])).toEqual([
+    const s = snapshot([p], { geo });
+    const population = resolve(s, { ...query('split', 'A', DE), population: true });
+    expect(population.outcomes.map((o) => [o.endpoints[0], o.probability])).toEqual([
       ['split/fra-1', 0.5],
       ['split/fra-2', 0.5],
     ]);
+    const one = resolve(s, query('split', 'A', DE));
+    expect(one.outcomes).toHaveLength(1);
+    expect(one.outcomes[0]!.probability).toBe(1);
+    expect(['split/fra-1', 'split/fra-2']).toContain(one.outcomes[0]!.endpoints[0]);
   });
 
   test('a measured table overrides the model: Germany measured nearer Tokyo', () => {

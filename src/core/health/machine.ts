@@ -109,19 +109,22 @@ function change(from: ProbeVerdict, to: ProbeVerdict, at: number, reason: string
 }
 
 /*
- * Aggregation over probing locations (design §7: healthy when more than half of the live locations say
- * so). n = number of live locations; a live location without a verdict counts as CheckingEndpoint;
- * verdicts from locations that are not live are ignored.
+ * Aggregation over probing locations (design §7; behaviors.md §8: probe health "only matters when fewer
+ * than 50% of probes report up"): an endpoint is Degraded only when strictly more than half of the live
+ * locations say Degraded; a tie counts as up. n = number of live locations; a live location without a
+ * verdict counts as CheckingEndpoint (undecided); verdicts from locations that are not live are ignored.
+ * First matching row wins:
  *
- * | condition (over live locations)                 | verdict          |
- * |-------------------------------------------------|------------------|
- * | n = 0                                           | CheckingEndpoint |
- * | #Online > n/2                                   | Online           |
- * | #Degraded >= n/2 (Online can no longer win)     | Degraded         |
- * | otherwise (undecided locations could tip it)    | CheckingEndpoint |
+ * | condition (over live locations)                           | verdict          |
+ * |------------------------------------------------------------|------------------|
+ * | n = 0                                                      | CheckingEndpoint |
+ * | #Degraded > n/2                                            | Degraded         |
+ * | #Online >= n/2 (the rest cannot make Degraded a majority)  | Online           |
+ * | otherwise (undecided locations could tip it either way)    | CheckingEndpoint |
  *
- * With one location this is that location's verdict (missing ⇒ CheckingEndpoint). With two, one Online
- * and one Degraded ⇒ Degraded (not more than half healthy).
+ * Examples: 1 location ⇒ its verdict (missing ⇒ CheckingEndpoint). 2 locations: Online + Degraded (a
+ * 1-to-1 tie) ⇒ Online; Online + missing ⇒ Online (the other can at most tie); Degraded + missing ⇒
+ * CheckingEndpoint. 4 locations: 2 Online + 2 Degraded ⇒ Online; 3 Degraded + 1 Online ⇒ Degraded.
  */
 export function aggregate(
   verdictsByLocation: ReadonlyMap<string, ProbeVerdict | undefined> | Readonly<Record<string, ProbeVerdict | undefined>>,
@@ -139,8 +142,8 @@ export function aggregate(
     if (v === 'Online') online++;
     else if (v === 'Degraded') degraded++;
   }
-  if (online * 2 > n) return 'Online';
-  if (degraded * 2 >= n) return 'Degraded';
+  if (degraded * 2 > n) return 'Degraded';
+  if (online * 2 >= n) return 'Online';
   return 'CheckingEndpoint';
 }
 

@@ -29,7 +29,10 @@ export interface ProbeTarget {
    * Empty for TCP.
    */
   headers: MonitorHeader[];
-  /** Healthy status codes for HTTP/HTTPS; `[{min:200,max:200}]` when the profile lists none. Empty for TCP. */
+  /**
+   * Healthy status codes for HTTP/HTTPS **in addition to 200** (always healthy, see `statusExpected`);
+   * `[{min:200,max:200}]` when the profile lists none. Empty for TCP.
+   */
   expectedStatusCodeRanges: StatusCodeRange[];
   /**
    * Every setting that changes how the endpoint is probed, as one string. When it changes the prober
@@ -51,7 +54,7 @@ export function targetKind(target: string): TargetKind {
   return 'fqdn';
 }
 
-/** Only 200 is healthy when the profile lists no ranges (Azure's default). */
+/** Only 200 is healthy when the profile lists no ranges (Azure's default; 200 is healthy with ranges too). */
 export const DEFAULT_EXPECTED_STATUS: readonly StatusCodeRange[] = [{ min: 200, max: 200 }];
 
 /**
@@ -169,8 +172,20 @@ export function probeTargets(profiles: readonly Profile[], resources: ResourceCa
   return out;
 }
 
-/** True when `status` is inside one of the (inclusive) ranges. */
+/*
+ * Is an HTTP(S) probe's status healthy? (behaviors.md §8: "healthy if the status is 200 or inside
+ * expectedStatusCodeRanges"; the ranges add codes, they never take 200 away):
+ *
+ *   status                              | ranges      | healthy?
+ *   ------------------------------------+-------------+---------
+ *   200                                 | any, or none| yes
+ *   inside one of the (inclusive) ranges| some        | yes
+ *   anything else (201, 301, 404, 503…) | any, or none| no
+ *
+ * The one place the rule is decided: the prober (src/runtime/monitor/probe.ts) calls it for every response.
+ */
 export function statusExpected(status: number, ranges: readonly StatusCodeRange[]): boolean {
-  const rs = ranges.length > 0 ? ranges : DEFAULT_EXPECTED_STATUS;
-  return rs.some((r) => status >= r.min && status <= r.max);
+  if (status === 200) return true;
+  for (const r of ranges) if (status >= r.min && status <= r.max) return true;
+  return false;
 }

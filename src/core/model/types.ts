@@ -70,7 +70,7 @@ export interface MonitorConfig {
   /** 0–9. */
   toleratedNumberOfFailures: number;
   customHeaders: MonitorHeader[];
-  /** Empty means "only 200 is healthy". */
+  /** Codes healthy in addition to 200 (200 is always healthy); empty means "only 200 is healthy". */
   expectedStatusCodeRanges: StatusCodeRange[];
 }
 

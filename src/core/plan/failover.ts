@@ -12,6 +12,11 @@ import type { Profile } from '../model/types';
  * parent never probes the child), so for a profile P the worst case is the slowest detection anywhere in its
  * nesting tree, plus the time resolvers keep the old answer: P's TTL (clients only ever query P's name; the
  * children's answers reach them inside P's). Endpoints with Always Serve are not probed and never fail over.
+ * This is the steady state: right after a create, re-enable or settings change the prober's second probe
+ * comes at the endpoint's first phase slot at least one interval after the immediate one (under two
+ * intervals; src/runtime/monitor/scheduler.ts), so an outage in that first interval can take up to one
+ * interval longer. Which status codes count as healthy (200, plus expectedStatusCodeRanges) does not enter
+ * the estimate: it decides whether a probe fails, not when.
  *
  *   failover(P) = max over Q in tree(P) with a probed endpoint of detection(Q) + P.dnsConfig.ttl
  */

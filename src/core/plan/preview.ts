@@ -26,7 +26,9 @@ import type { DeployedProfile, Plan } from './types';
  *   their class; latency comes from the injected GeoLookup's `latencyMs` (the country's representative
  *   point for the distance model, or the measured table);
  * - health: every endpoint Online; failure scenarios mark one endpoint (or a whole nested child) Degraded;
- * - queries: type ANY (so the endpoint is answered whatever its record kind; MultiValue returns both kinds).
+ * - queries: type ANY (so the endpoint is answered whatever its record kind; MultiValue returns both kinds),
+ *   for a population of clients (the class), so Performance ties show their even split over clients; a
+ *   `--clients` address is one client and shows the endpoint its hash picks.
  */
 export interface PreviewInput {
   before: ReadonlyMap<string, Profile>;
@@ -53,6 +55,12 @@ interface ClientClass {
   name: string;
   group: string;
   address: string;
+  /**
+   * One real client (`--clients`): resolved as that client, so an even split over clients (Performance
+   * ties) gives the one endpoint its hash picks. Every other class stands for a population (a region, a
+   * range, "other addresses") and gets the split itself: the fraction of its clients each endpoint answers.
+   */
+  individual?: boolean;
 }
 
 /** Synthetic clients for every region of the hierarchy, and a GeoLookup that places them. */
@@ -181,7 +189,7 @@ function clientClasses(profiles: Profile[], pg: PreviewGeo, extra: PreviewInput[
   }
   // The answer cannot depend on the client: one class, and no point asking for particular clients.
   if (out.length === 0) return [{ client: 'all clients', name: 'the answer does not depend on the client', group: 'all', address: UNKNOWN_ADDRESS }];
-  for (const c of extra ?? []) out.push({ client: c.label, name: c.address, group: 'clients', address: c.address });
+  for (const c of extra ?? []) out.push({ client: c.label, name: c.address, group: 'clients', address: c.address, individual: true });
   return out;
 }
 
@@ -292,7 +300,8 @@ function evaluate(name: string, profiles: ReadonlyMap<string, Profile>, pg: Prev
     });
   }
   const reps = [...new Set(rep)];
-  const ask = (snapshot: CompiledSnapshot, i: number): RoutingResolution => resolve(snapshot, { name: qname, type: 'ANY', clientAddress: classes[i]!.address });
+  const ask = (snapshot: CompiledSnapshot, i: number): RoutingResolution =>
+    resolve(snapshot, { name: qname, type: 'ANY', clientAddress: classes[i]!.address, ...(classes[i]!.individual === true ? {} : { population: true }) });
   const some = (down: ReadonlySet<string>, hit: (r: RoutingResolution) => boolean): boolean => {
     const snapshot = snap(down);
     return reps.some((i) => hit(ask(snapshot, i)));

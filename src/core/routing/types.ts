@@ -27,6 +27,13 @@ export interface RoutingQuery {
   clientAddress: string;
   /** The ECS source prefix length when the query carried EDNS Client Subnet. */
   ecsSourcePrefix?: number;
+  /**
+   * The query stands for every client routed like `clientAddress` (a region or a range in the routing
+   * preview), not for one client. Performance splits a tier evenly over clients by a hash of the client,
+   * so for one client (the default: DNS, `tmkit resolve`, `/v1/resolve`) a tie is one outcome with
+   * probability 1, the endpoint the client's hash picks; for a population it is the split, 1/n each.
+   */
+  population?: boolean;
 }
 
 export type AnswerRecord =

@@ -10,8 +10,12 @@
  * Cache: key = the question in wire form with the name lower-cased. An entry holds every outcome the routing
  * engine could give (its `RoutingResolution`), pre-encoded, with cumulative probabilities. When the
  * resolution depends on the client address (Geographic, Performance, Subnet, subnet override) the key is
- * marked dynamic: each query is resolved (cheap) and the encoded bytes are cached by outcome in a bounded
- * LRU instead. Both caches are dropped on every snapshot change.
+ * marked dynamic: each query is resolved for its own client (cheap), and the encoded bytes are cached by
+ * answer content (records, endpoints) in a bounded LRU, never by client, so one client's answer cannot
+ * reach another. Such a resolution is already the client's own: Performance's even split over clients is
+ * decided inside the routing engine by a hash of the client (one outcome for that client); the RNG only
+ * picks among outcomes that are random per query (Weighted or MultiValue below it). Both caches are
+ * dropped on every snapshot change.
  *
  * Counting (for /metrics): every encoded answer holds references to its interned counters (profile, rcode,
  * qtype; and one per leaf endpoint answered), so a query costs a few increments, no allocation and no

@@ -3,6 +3,20 @@
  * then every interval at a per-key phase so thousands of keys do not fire in lockstep; at most
  * `concurrency` jobs run at once (the rest wait in FIFO order); a slot that comes while the key's previous
  * run is still running or queued is skipped, never piled up.
+ *
+ * Spacing (what makes `toleratedNumberOfFailures` mean what it says): two runs of one key (one generation)
+ * never start closer than the interval. The phase and any delay only ever postpone a run:
+ *
+ *   run                              | next run is due at
+ *   ---------------------------------+---------------------------------------------------------------
+ *   the immediate one (create, start,| the first phase slot (time ≡ phase × interval, mod interval) at
+ *   re-schedule), starting at t      | least one interval after t: in [t + interval, t + 2 × interval)
+ *   a periodic one due at d, starting| max(d + interval, t + interval): on time keeps the phase; a late
+ *   at t ≥ d                         | start (queue, event-loop lag) shifts the key's later slots by as much
+ *   a slot at d that is skipped      | d + interval
+ *
+ * So consecutive runs are ≥ 1 interval apart, < 2 intervals apart right after (re)scheduling, and one
+ * interval plus the start delay apart afterwards (plus one interval per skipped slot).
  */
 
 /** Time and timers, injectable for scheduling tests. */
@@ -195,7 +209,7 @@ export class Scheduler {
     job.running = true;
     this.running++;
     this.started++;
-    this.arm(job);
+    this.arm(job, true);
     // never call back synchronously: schedule() returns before the job's first run starts
     const ac = new AbortController();
     this.controllers.add(ac);
@@ -211,25 +225,34 @@ export class Scheduler {
   }
 
   /**
-   * Sets the timer for the key's next slot. The first run after (re)scheduling happens at once; the
-   * second comes `phase × interval` later (at most one interval), and then every interval: so the gap
-   * between two runs never exceeds the interval, and keys spread over the interval by their phase.
+   * Sets the timer for the key's next slot (the table at the top of this file). `started`: a run of the
+   * key starts now (else the slot at `job.due` was skipped and no run started).
    */
-  private arm(job: Job): void {
+  private arm(job: Job, started = false): void {
     if (job.removed || !this.active) return;
     if (job.timer !== undefined) this.timers.clearTimeout(job.timer);
     const now = this.timers.now();
+    const interval = job.intervalMs;
     let next: number;
     if (!job.armed) {
-      const offset = Math.floor(this.phase(job.key) * job.intervalMs);
-      next = job.due + (offset >= 1 ? offset : job.intervalMs);
+      next = this.firstSlot(job.key, interval, now + interval);
       job.armed = true;
-    } else next = job.due + job.intervalMs;
-    if (next <= now) next += (Math.floor((now - next) / job.intervalMs) + 1) * job.intervalMs;
+    } else {
+      next = job.due + interval;
+      if (started && next < now + interval) next = now + interval;
+      if (next <= now) next += (Math.floor((now - next) / interval) + 1) * interval;
+    }
     job.due = next;
     job.timer = this.timers.setTimeout(() => {
       job.timer = undefined;
       this.enqueue(job);
     }, next - now);
+  }
+
+  /** The first of the key's phase slots (times ≡ phase × interval modulo the interval) at or after `from`. */
+  private firstSlot(key: string, interval: number, from: number): number {
+    const offset = Math.floor(this.phase(key) * interval) % interval;
+    const into = (((from - offset) % interval) + interval) % interval;
+    return into === 0 ? from : from + (interval - into);
   }
 }

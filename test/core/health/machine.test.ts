@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { aggregate, initialProbeState, transition, type EndpointProbeState, type MachineEvent } from '../../../src/core/health/machine';
 import type { ProbeVerdict } from '../../../src/core/health/types';
 
@@ -85,20 +86,41 @@ describe('aggregate over probing locations', () => {
     ['one location degraded', { a: D }, ['a'], D],
     ['one location checking', { a: C }, ['a'], C],
     ['one location, no verdict yet', {}, ['a'], C],
-    ['2: online + degraded (not more than half)', { a: O, b: D }, ['a', 'b'], D],
+    ['2: online + degraded, a 1-to-1 tie counts as up', { a: O, b: D }, ['a', 'b'], O],
     ['2: online + online', { a: O, b: O }, ['a', 'b'], O],
-    ['2: online + missing', { a: O }, ['a', 'b'], C],
-    ['2: degraded + checking (half degraded)', { a: D, b: C }, ['a', 'b'], D],
+    ['2: online + missing (the other can at most tie)', { a: O }, ['a', 'b'], O],
+    ['2: degraded + missing (the other could tie)', { a: D }, ['a', 'b'], C],
+    ['2: degraded + degraded', { a: D, b: D }, ['a', 'b'], D],
+    ['2: degraded + checking (half degraded is not more than half)', { a: D, b: C }, ['a', 'b'], C],
     ['3: 2 online, 1 degraded', { a: O, b: O, c: D }, ['a', 'b', 'c'], O],
     ['3: 1 online, 2 degraded', { a: O, b: D, c: D }, ['a', 'b', 'c'], D],
     ['3: 1 online, 1 degraded, 1 checking', { a: O, b: D, c: C }, ['a', 'b', 'c'], C],
     ['3: dead location ignored', { a: O, b: O, c: D, dead: D }, ['a', 'b', 'c'], O],
     ['verdict of a location that is not live is ignored', { a: O, gone: D }, ['a'], O],
-    ['4: 2 online, 2 degraded', { a: O, b: O, c: D, d: D }, ['a', 'b', 'c', 'd'], D],
+    ['4: 2 online, 2 degraded (tie counts as up)', { a: O, b: O, c: D, d: D }, ['a', 'b', 'c', 'd'], O],
+    ['4: 1 online, 3 degraded', { a: O, b: D, c: D, d: D }, ['a', 'b', 'c', 'd'], D],
+    ['4: 1 online, 2 degraded, 1 checking', { a: O, b: D, c: D, d: C }, ['a', 'b', 'c', 'd'], C],
     ['4: 3 online, 1 degraded', { a: O, b: O, c: O, d: D }, ['a', 'b', 'c', 'd'], O],
-    ['duplicate live names count once', { a: O, b: D }, ['a', 'a', 'b'], D],
+    ['duplicate live names count once', { a: D, b: O }, ['a', 'a', 'b'], O],
   ])('%s', (_n, verdicts, live, expected) => {
     expect(aggregate(verdicts, live)).toBe(expected);
     expect(aggregate(new Map(Object.entries(verdicts)), live)).toBe(expected);
+  });
+
+  test('property: Degraded iff strictly more than half of the live locations say Degraded; Online iff up cannot lose', () => {
+    const verdict = fc.constantFrom<ProbeVerdict | undefined>('Online', 'Degraded', 'CheckingEndpoint', undefined);
+    fc.assert(fc.property(fc.array(verdict, { minLength: 1, maxLength: 9 }), (vs) => {
+      const live = vs.map((_, i) => `loc${i}`);
+      const byLoc = Object.fromEntries(vs.map((v, i) => [`loc${i}`, v]));
+      const n = vs.length;
+      const degraded = vs.filter((v) => v === 'Degraded').length;
+      const online = vs.filter((v) => v === 'Online').length;
+      const got = aggregate(byLoc, live);
+      expect(got === 'Degraded').toBe(degraded * 2 > n);
+      // Online exactly when no assignment of the undecided locations could give Degraded a strict majority
+      expect(got === 'Online').toBe(degraded * 2 <= n && (n - online) * 2 <= n);
+      // the order of the locations does not matter
+      expect(aggregate(byLoc, [...live].reverse())).toBe(got);
+    }), { numRuns: 3000 });
   });
 });

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { normalizeProfile } from '../../../src/core/model/normalize';
 import type { EndpointInput, MonitorConfigInput, ProfileInput } from '../../../src/core/model/types';
 import type { AzureResource } from '../../../src/core/ports';
@@ -153,8 +154,20 @@ test.each<[string, string]>([
 test.each<[number, Array<{ min: number; max: number }>, boolean]>([
   [200, [], true], [201, [], false], [301, [], false], [204, [{ min: 200, max: 299 }], true],
   [299, [{ min: 200, max: 299 }], true], [300, [{ min: 200, max: 299 }], false],
-  [302, [{ min: 200, max: 200 }, { min: 302, max: 302 }], true], [200, [{ min: 500, max: 503 }], false],
+  [302, [{ min: 200, max: 200 }, { min: 302, max: 302 }], true],
+  // the ranges add to 200, they do not replace it (behaviors.md §8: "200 or inside expectedStatusCodeRanges")
+  [200, [{ min: 500, max: 503 }], true], [200, [{ min: 300, max: 399 }], true],
+  [301, [{ min: 300, max: 399 }], true], [201, [{ min: 300, max: 399 }], false], [503, [{ min: 300, max: 399 }], false],
 ])('statusExpected(%i, %j) = %s', (code, ranges, ok) => expect(statusExpected(code, ranges)).toBe(ok));
+
+test('property: statusExpected(s, ranges) ⇔ s = 200 or s inside some range', () => {
+  const range = fc.tuple(fc.integer({ min: 100, max: 999 }), fc.integer({ min: 100, max: 999 })).map(([a, b]) => ({ min: Math.min(a, b), max: Math.max(a, b) }));
+  fc.assert(fc.property(fc.integer({ min: 100, max: 999 }), fc.array(range, { maxLength: 8 }), (s, ranges) => {
+    const inside = ranges.some((r) => r.min <= s && s <= r.max);
+    expect(statusExpected(s, ranges)).toBe(s === 200 || inside);
+    expect(statusExpected(200, ranges)).toBe(true);
+  }), { numRuns: 2000 });
+});
 
 test('mergeHeaders keeps the first spelling and the last value', () => {
   expect(mergeHeaders([{ name: 'A', value: '1' }, { name: 'b', value: '2' }], [{ name: 'a', value: '3' }, { name: ' ', value: 'x' }]))

@@ -52,8 +52,19 @@ describe('§5 Performance', () => {
     ext('wus', 'wus.example.net', { endpointLocation: 'westus' }),
     ext('jpe', 'jpe.example.net', { endpointLocation: 'japaneast' }),
   ];
+  test('German client → West Europe (lowest latency): its two endpoints split the clients evenly; one client always gets the same one', () => {
+    const s = snapshot([profile('p', 'Performance', eps)], { geo: geo() });
+    const one = resolve(s, query('p', 'A', CLIENT.DE));
+    expect(one.outcomes).toHaveLength(1);
+    expect(one.outcomes[0]!.probability).toBe(1);
+    expect(['p/weu1', 'p/weu2']).toContain(one.outcomes[0]!.endpoints[0]);
+    expect(one.explanation.at(-1)!.detail).toMatch(/2 endpoints split its clients evenly, and the hash of client 198\.51\.100\.10 picks this one/);
+    expect(dist(resolve(s, query('p', 'A', CLIENT.DE)))).toEqual(dist(one));
+    // all the clients routed like this one (the preview's view): the split itself
+    expectDist(resolve(s, { ...query('p', 'A', CLIENT.DE), population: true }), { 'p/weu1': 0.5, 'p/weu2': 0.5 });
+  });
+
   test.each([
-    ['German client → West Europe (lowest latency), even split over its two endpoints', CLIENT.DE, { 'p/weu1': 0.5, 'p/weu2': 0.5 }],
     ['Irish client → North Europe', CLIENT.IE, { 'p/neu': 1 }],
     ['US client → West US', CLIENT.US_CA, { 'p/wus': 1 }],
     ['Japanese client → Japan East', CLIENT.JP, { 'p/jpe': 1 }],
@@ -105,9 +116,12 @@ describe('§5 Performance', () => {
     expectDist(resolve(s, query('p', 'A', CLIENT.FR)), { 'child/x': 1 });
   });
 
-  test('unknown client location → every available endpoint in one tier (tmkit choice)', () => {
+  test('unknown client location → every available endpoint in one tier (tmkit choice), split evenly over clients', () => {
     const s = snapshot([profile('p', 'Performance', [eps[0]!, eps[3]!])], { geo: geo() });
-    expectDist(resolve(s, query('p', 'A', CLIENT.UNKNOWN)), { 'p/weu1': 0.5, 'p/wus': 0.5 });
+    expectDist(resolve(s, { ...query('p', 'A', CLIENT.UNKNOWN), population: true }), { 'p/weu1': 0.5, 'p/wus': 0.5 });
+    const one = dist(resolve(s, query('p', 'A', CLIENT.UNKNOWN)));
+    expect(Object.values(one)).toEqual([1]);
+    expect(['p/weu1', 'p/wus']).toContain(Object.keys(one)[0]);
   });
 
   describe('subnet override', () => {

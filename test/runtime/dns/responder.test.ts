@@ -1,7 +1,10 @@
 /** The packet handler without sockets: outcome sampling, caching and invalidation, truncation, flags. */
 import * as dnsPacket from 'dns-packet';
+import { buildSnapshot, resolve } from '../../../src/core/routing';
 import type { RoutingQuery } from '../../../src/core/routing/types';
 import { Responder, type ResponderOptions } from '../../../src/runtime/dns';
+import { ext, profile } from '../../../src/testing/builders';
+import { TableGeo } from '../../../src/testing/geo-table';
 import { seededRng } from '../../../src/testing/rng';
 import { LONG_LABEL, ZONE, buildQuery, ecsOption, emptySnapshot, optRecord, standardTable, tableResolver } from './support';
 
@@ -179,4 +182,34 @@ test('names outside the zone are refused without filling the cache', () => {
   const r = make();
   for (let i = 0; i < 100; i++) expect(decode(r.handle(buildQuery(1, `n${i}.example.com`, 1), '192.0.2.1', 'udp')).rcode).toBe('REFUSED');
   expect(r.cached.questions).toBe(0);
+});
+
+describe('Performance through the real routing engine: the answer is the client\'s, never a cached one of another client', () => {
+  const snap = buildSnapshot({
+    zone: ZONE,
+    profiles: [profile('perf', 'Performance', ['192.0.2.1', '192.0.2.2', '192.0.2.3'].map((ip, i) => ext(`e${i}`, ip, { endpointLocation: 'westeurope' })))],
+    geo: new TableGeo({ latency: { '*': { westeurope: 10 } } }),
+  });
+  const expected = (address: string, ecs?: number): string =>
+    resolve(snap, { name: `perf.${ZONE}`, type: 'A', clientAddress: address, ...(ecs !== undefined ? { ecsSourcePrefix: ecs } : {}) }).outcomes[0]!.records[0]!.data;
+
+  test('interleaved ECS subnets and source addresses each get their own hash-chosen endpoint, every time', () => {
+    const r = new Responder({ zone: ZONE, snapshot: snap, resolve, rng: seededRng(9) });
+    const subnets = Array.from({ length: 24 }, (_, i) => [203, 0, i]);
+    const sources = Array.from({ length: 24 }, (_, i) => `198.51.100.${i + 1}`);
+    const seen = new Set<string>();
+    for (let round = 0; round < 5; round++) {
+      subnets.forEach((net, i) => {
+        const viaEcs = decode(r.handle(buildQuery(i, `perf.${ZONE}`, 1, { additional: optRecord(1232, 0, ecsOption(1, 24, 0, net)) }), sources[i]!, 'udp'));
+        const want = expected(`${net.join('.')}.0`, 24);
+        expect(dataOf(viaEcs.answers![0])).toBe(want);
+        seen.add(want);
+        const viaSource = decode(r.handle(buildQuery(i, `perf.${ZONE}`, 1), sources[i]!, 'udp'));
+        expect(dataOf(viaSource.answers![0])).toBe(expected(sources[i]!));
+      });
+    }
+    expect([...seen].sort()).toEqual(['192.0.2.1', '192.0.2.2', '192.0.2.3']);
+    // one encoding per distinct answer, shared by every client that gets it
+    expect(r.cached.outcomes).toBe(3);
+  });
 });

@@ -111,12 +111,43 @@ describe('Monitor on fake timers', () => {
     p.calls.length = 0;
     await timers.advance(60_000);
     expect(p.calls.filter((c) => c.key === 'p/a')).toEqual([]);
-    expect(p.calls.filter((c) => c.key === 'p/b').length).toBe(6);
+    // b: slots at 15 s, 25 s, … 55 s (the first one a full interval after its immediate probe at 0)
+    expect(p.calls.filter((c) => c.key === 'p/b').length).toBe(5);
     m.setTargets([tgt('a'), tgt('b')]);
     expect(m.verdict('p', 'a')).toBe('CheckingEndpoint');
     await flush();
     expect(m.verdict('p', 'a')).toBe('Online');
     expect(m.statuses('p').map((s) => s.key).sort()).toEqual(['p/a', 'p/b']);
+    await m.stop();
+  });
+
+  test('tolerated failures are not used up early: a failing new (or re-enabled) endpoint needs tolerated + 1 probes one interval apart', async () => {
+    // The reported bug: tolerated 2 at a 10 s interval went Degraded 11–12 s after creation, because the
+    // endpoint was probed at once and again at its phase slot 1.5 s later (0.3 s after a re-enable).
+    const timers = new FakeTimers();
+    const p = scripted();
+    p.set('p/a', false, 'connection refused');
+    const m = new Monitor({ timers, probe: p.fn, phase: () => 0.15 });
+    m.start();
+    m.setTargets([tgt('a')]); // created at 0, probed at once
+    const degradedAt = async (): Promise<number> => {
+      for (let i = 0; i < 1000; i++) {
+        if (m.verdict('p', 'a') === 'Degraded') return timers.now();
+        await timers.advance(100);
+      }
+      throw new Error('never Degraded');
+    };
+    await timers.advance(12_000);
+    expect(m.status('p', 'a')).toMatchObject({ verdict: 'CheckingEndpoint', consecutiveFailures: 2 });
+    expect(await degradedAt()).toBeGreaterThanOrEqual(20_000);
+    // re-enabled (removed, then added again) at 29.7 s: the next slot of its phase would be 30 s, 0.3 s later
+    await timers.advance(29_700 - timers.now());
+    m.setTargets([]);
+    m.setTargets([tgt('a')]);
+    const reEnabled = timers.now();
+    await timers.advance(15_000);
+    expect(m.status('p', 'a')).toMatchObject({ verdict: 'CheckingEndpoint', consecutiveFailures: 2 });
+    expect((await degradedAt()) - reEnabled).toBeGreaterThanOrEqual(20_000);
     await m.stop();
   });
 

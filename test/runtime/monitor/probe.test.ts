@@ -32,6 +32,10 @@ describe('HTTP status codes and redirects', () => {
     [404, [{ min: 200, max: 200 }], false],
     [503, [{ min: 200, max: 299 }], false],
     [503, [{ min: 500, max: 599 }], true],
+    // the ranges add to 200 (behaviors.md §8): 200 stays healthy with ranges that do not contain it
+    [200, [{ min: 300, max: 399 }], true],
+    [301, [{ min: 300, max: 399 }], true],
+    [201, [{ min: 300, max: 399 }], false],
   ])('status %i with ranges %j -> ok=%s', async (code, ranges, ok) => {
     const before = srv.requests.length;
     const out = await probe(target({ target: H1, port: srv.port, path: `/status/${code}`, expectedStatusCodeRanges: ranges }));
@@ -155,6 +159,26 @@ describe('TCP', () => {
       expect(out).toMatchObject({ ok: true, reason: 'connected', address: H1 });
       await until(() => srv.accepted.length === 1, 5000, 'accepted connection');
       await closed(srv.accepted[0]!);
+    } finally { await srv.close(); }
+  });
+
+  test('after the handshake the prober resets the connection (RST, as the monitoring page says), not FIN', async () => {
+    // The server records how its side of the connection ended: a FIN arrives as 'end', an RST as ECONNRESET.
+    const ended: Array<Promise<string>> = [];
+    const srv = await tcpServer(H1, (s) => {
+      ended.push(new Promise<string>((resolve) => {
+        s.on('end', () => resolve('end (FIN)'));
+        s.on('error', (e: NodeJS.ErrnoException) => resolve(`error ${e.code}`));
+        s.on('close', () => resolve('close without end or error'));
+        s.resume();
+      }));
+    });
+    try {
+      for (let i = 0; i < 3; i++) {
+        expect(await probe(target({ target: H1, port: srv.port, protocol: 'TCP' }))).toMatchObject({ ok: true, reason: 'connected' });
+      }
+      await until(() => ended.length === 3, 5000, 'three accepted connections');
+      expect(await Promise.all(ended)).toEqual(['error ECONNRESET', 'error ECONNRESET', 'error ECONNRESET']);
     } finally { await srv.close(); }
   });
 

@@ -4,6 +4,7 @@
  */
 import { GEO_REGIONS, geoAncestry } from '../../data';
 import type { ClientGeo, GeoLookup } from '../../ports';
+import { bitsOf, networkAddress } from '../../net/ip';
 import { parseIp, rangeContains, type ParsedIp } from '../ip';
 import type { CompiledEndpoint, CompiledProfile } from '../snapshot';
 import type { ExplanationStep } from '../types';
@@ -32,8 +33,52 @@ export class ClientContext {
   private geoValue: ClientGeo | undefined;
   private chainValue: string[] | undefined;
   private chainTextValue: string | undefined;
+  private hashDone = false;
+  private hashValue = 0;
 
-  constructor(readonly address: string, private readonly lookup: GeoLookup) {}
+  /**
+   * @param ecsSourcePrefix the query's ECS source prefix: the client is the whole subnet (`address` masked
+   *   to it) when it is > 0.
+   * @param population the query stands for every client routed like `address` (the routing preview's region
+   *   and range classes), not for one client: an even split over clients is reported as such (1/n each)
+   *   instead of the one endpoint this client's hash picks.
+   */
+  constructor(
+    readonly address: string,
+    private readonly lookup: GeoLookup,
+    readonly ecsSourcePrefix?: number,
+    readonly population = false,
+  ) {}
+
+  /** The client as one routing identity: the address, or its ECS subnet (`198.51.100.0/24`). */
+  get identity(): string {
+    const p = this.ecsSourcePrefix;
+    return p !== undefined && p > 0 ? `${this.address}/${p}` : this.address;
+  }
+
+  /**
+   * FNV-1a state (not finalized) over the client identity: the parsed address masked to the ECS source
+   * prefix (so every host of one ECS subnet is the same client, and `::ffff:192.0.2.1` is `192.0.2.1`), or
+   * the text when it is not an address. Computed once per query, only when a method needs it.
+   */
+  get hashState(): number {
+    if (this.hashDone) return this.hashValue;
+    let h = FNV_OFFSET;
+    const ip = this.ip;
+    if (!ip) {
+      h = fnvString(h, this.address);
+    } else {
+      const bits = bitsOf(ip.family);
+      const p = this.ecsSourcePrefix;
+      const v = p !== undefined && p > 0 && p < bits ? networkAddress(ip.value, ip.family, p) : ip.value;
+      h = fnvWord(h, ip.family);
+      if (ip.family === 4) h = fnvWord(h, Number(v));
+      else for (let shift = 96n; shift >= 0n; shift -= 32n) h = fnvWord(h, Number((v >> shift) & 0xffffffffn));
+    }
+    this.hashValue = h;
+    this.hashDone = true;
+    return h;
+  }
 
   get ip(): ParsedIp | undefined {
     if (!this.ipDone) { this.ipValue = parseIp(this.address); this.ipDone = true; }
@@ -94,4 +139,58 @@ export function subnetMatch(list: readonly CompiledEndpoint[], client: ClientCon
 
 export function single(e: CompiledEndpoint, s: ExplanationStep, steps: ExplanationStep[]): Selection {
   return { kind: 'pick', options: [{ endpoints: [e], probability: 1, step: s }], steps };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Choosing by client: a stable, cheap hash instead of a random draw
+
+const FNV_OFFSET = 0x811c9dc5;
+const FNV_PRIME = 0x01000193;
+
+function fnvString(h: number, s: string): number {
+  for (let i = 0; i < s.length; i++) {
+    h ^= s.charCodeAt(i);
+    h = Math.imul(h, FNV_PRIME);
+  }
+  return h;
+}
+
+/** FNV-1a over the 4 bytes of a 32-bit word (little end first). */
+function fnvWord(h: number, w: number): number {
+  h = Math.imul(h ^ (w & 0xff), FNV_PRIME);
+  h = Math.imul(h ^ ((w >>> 8) & 0xff), FNV_PRIME);
+  h = Math.imul(h ^ ((w >>> 16) & 0xff), FNV_PRIME);
+  return Math.imul(h ^ (w >>> 24), FNV_PRIME);
+}
+
+/** murmur3's 32-bit finalizer: every input bit affects every output bit. */
+function fmix32(h: number): number {
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  h ^= h >>> 16;
+  return h >>> 0;
+}
+
+/**
+ * Which of `list` (n ≥ 1 endpoints that split their clients evenly) answers this client: rendezvous
+ * (highest random weight) hashing. Each endpoint scores hash(client identity, profile name, endpoint name)
+ * and the highest score wins (ties, 2^-32 likely, go to the first). So:
+ *
+ * - every endpoint gets 1/n of the clients (the hash is uniform over clients);
+ * - the same client gets the same endpoint for as long as the list is the same, and keeps it when another
+ *   endpoint leaves or joins the list (only the leaving endpoint's clients move, spread evenly);
+ * - different profiles split the same clients independently (the profile name is hashed in).
+ */
+export function clientChoice(list: readonly CompiledEndpoint[], profileName: string, client: ClientContext): number {
+  if (list.length <= 1) return 0;
+  const base = fnvString(Math.imul(client.hashState ^ 0xff, FNV_PRIME), profileName);
+  let best = 0;
+  let bestScore = -1;
+  for (let i = 0; i < list.length; i++) {
+    const score = fmix32(fnvString(Math.imul(base ^ 0xff, FNV_PRIME), list[i]!.endpoint.name));
+    if (score > bestScore) { best = i; bestScore = score; }
+  }
+  return best;
 }

@@ -1,4 +1,4 @@
-import { pct, step, subnetMatch, unavailable, single, type ClientContext, type Selection } from './common';
+import { clientChoice, pct, step, subnetMatch, unavailable, single, type ClientContext, type Selection } from './common';
 import type { CompiledEndpoint, CompiledProfile } from '../snapshot';
 
 /**
@@ -6,6 +6,11 @@ import type { CompiledEndpoint, CompiledProfile } from '../snapshot';
  * lowest-latency region that has an available endpoint; available endpoints of that region share traffic
  * evenly. Regions with equal latency form one tier (even split over the tier). Regions whose latency is
  * unknown (no client location, endpoint without location) come last, as one tier.
+ *
+ * The even split is over clients, and deterministic per client ("same resolver ⇒ same endpoint"): a
+ * client (its address, or its ECS subnet) gets the tier endpoint `clientChoice` picks, with probability 1.
+ * A query that stands for a population of clients (`ClientContext.population`, the routing preview) gets
+ * the split itself: each endpoint with probability 1/n, the fraction of clients it answers.
  */
 export function performance(cp: CompiledProfile, client: ClientContext): Selection {
   const steps: Selection['steps'] = [];
@@ -33,6 +38,10 @@ export function performance(cp: CompiledProfile, client: ClientContext): Selecti
       steps.push(step(cp, 'skip', `closest remaining region ${names} (${latency}) has no available endpoint: next-closest region`));
       continue;
     }
+    if (usable.length > 1 && !client.population) {
+      const e = usable[clientChoice(usable, cp.profile.name, client)]!;
+      return single(e, step(cp, 'select', `closest region with an available endpoint: ${names} (${latency}); ${usable.length} endpoints split its clients evenly, and the hash of client ${client.identity} picks this one${e.status === 'Degraded' ? ' (all-degraded fallback)' : ''}`, e), steps);
+    }
     const p = 1 / usable.length;
     return {
       kind: 'pick',
@@ -40,7 +49,7 @@ export function performance(cp: CompiledProfile, client: ClientContext): Selecti
       options: usable.map((e) => ({
         endpoints: [e],
         probability: p,
-        step: step(cp, 'select', `closest region with an available endpoint: ${names} (${latency})${usable.length > 1 ? `; even split over ${usable.length} endpoints: ${pct(p)}` : ''}${e.status === 'Degraded' ? ' (all-degraded fallback)' : ''}`, e),
+        step: step(cp, 'select', `closest region with an available endpoint: ${names} (${latency})${usable.length > 1 ? `; even split of its clients over ${usable.length} endpoints: ${pct(p)}` : ''}${e.status === 'Degraded' ? ' (all-degraded fallback)' : ''}`, e),
       })),
     };
   }
