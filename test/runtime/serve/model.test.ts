@@ -124,7 +124,7 @@ class ProberModel {
     for (const k of [...this.probed.keys()]) if (!keys.has(k)) this.probed.delete(k);
   }
 
-  /** A probe round: every probed endpoint probed (at least once) with the targets' current health. */
+  /** A probe round (61 s of fake time: the first periodic probe comes under two intervals after the immediate one): every probed endpoint probed at least once with the targets' current health. */
   round(profiles: Profile[]): void {
     for (const t of probeTargets(profiles, new Map())) this.probed.set(t.key, { fingerprint: t.fingerprint, ok: this.up.get(t.target) ?? true });
   }
@@ -178,7 +178,7 @@ test(`model: DNS follows every acknowledged write and health transition (${RUNS}
         const stored = await engine.store.getProfiles();
         const profiles = stored.map((p) => p.profile);
         prober.retarget(before, profiles);
-        if (step.op === 'probe') { prober.round(profiles); await timers.advance(31_000); }
+        if (step.op === 'probe') { prober.round(profiles); await timers.advance(61_000); }
 
         // 3. The store holds exactly what was acknowledged.
         expect(Object.fromEntries(stored.map((p) => [p.profile.name, p.etag]))).toEqual(Object.fromEntries(acknowledged));
