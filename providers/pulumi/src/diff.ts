@@ -66,29 +66,29 @@ export function diffProperties(olds: PropertyMap, news: PropertyMap, opts: DiffO
     if (replace) replaces.add(segments[0]!);
   };
 
+  /** `undefined` = absent. In objects a null property counts as absent (as Pulumi treats it); in arrays null is a value. */
   const walk = (a: Value | undefined, b: Value | undefined, path: string, segments: string[]): void => {
-    const absentA = a === undefined || a === null;
-    const absentB = b === undefined || b === null;
-    if (absentA && absentB) return;
-    if (absentA) return record(path, segments, 'add');
-    if (absentB) return record(path, segments, 'delete');
+    if (a === undefined && b === undefined) return;
+    if (a === undefined) return record(path, segments, 'add');
+    if (b === undefined) return record(path, segments, 'delete');
     const va = a instanceof Secret ? a.value : a;
     const vb = b instanceof Secret ? b.value : b;
     if (vb === UNKNOWN || va === UNKNOWN) return record(path, segments, 'update');
     if (isObject(va) && isObject(vb)) {
       const keys = new Set([...Object.keys(va), ...Object.keys(vb)]);
-      for (const k of keys) walk(va[k], vb[k], pathKey(path, k), [...segments, k]);
+      for (const k of keys) walk(present(va[k]), present(vb[k]), pathKey(path, k), [...segments, k]);
       return;
     }
     if (Array.isArray(va) && Array.isArray(vb)) {
-      for (let i = 0; i < Math.max(va.length, vb.length); i++) walk(va[i], vb[i], pathIndex(path, i), [...segments, String(i)]);
+      for (let i = 0; i < Math.max(va.length, vb.length); i++) walk(i < va.length ? va[i] : undefined, i < vb.length ? vb[i] : undefined, pathIndex(path, i), [...segments, String(i)]);
       return;
     }
     if (!sameValue(va, vb)) record(path, segments, 'update');
   };
+  const present = (v: Value | undefined): Value | undefined => (v === null ? undefined : v);
 
   const keys = new Set([...Object.keys(olds), ...Object.keys(news)]);
-  for (const k of keys) walk(olds[k], news[k], pathKey('', k), [k]);
+  for (const k of keys) walk(present(olds[k]), present(news[k]), pathKey('', k), [k]);
 
   const stables = [...keys].filter((k) => !changedTop.has(k) && k in news).sort();
   const changes = Object.keys(detailed).length > 0;
