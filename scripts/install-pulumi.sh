@@ -2,8 +2,11 @@
 # Builds the Pulumi CLI from its Go modules (the CLI is not on npm; the `pulumi` npm package only downloads
 # a prebuilt binary, which this network cannot reach) into a cache outside the repository, once.
 # Idempotent: a second run finds the binary and only prints the PATH line.
+# `--check` never builds: it prints the PATH line if the CLI is built, else says so and exits 1 (for tests).
 # Last stdout line: export PATH=<bin dir>:$PATH
 set -euo pipefail
+check_only=false
+[[ "${1:-}" == "--check" ]] && check_only=true
 version="${PULUMI_VERSION:-v3.274.1}"
 cache="${TMKIT_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/tmkit}"
 bin="$cache/pulumi-$version/bin"
@@ -11,6 +14,10 @@ if [[ -x "$bin/pulumi" ]] && "$bin/pulumi" version 2>/dev/null | grep -qx "$vers
   echo "install-pulumi: Pulumi CLI $version already built in $bin" >&2
   echo "export PATH=$bin:\$PATH"
   exit 0
+fi
+if $check_only; then
+  echo "install-pulumi: Pulumi CLI $version is not built in $bin: run scripts/install-pulumi.sh (about 10-15 min)" >&2
+  exit 1
 fi
 command -v go >/dev/null 2>&1 || { echo "install-pulumi: no Go toolchain on PATH: install Go (the CLI is built from its Go modules)" >&2; exit 1; }
 work="$cache/pulumi-$version/src"
