@@ -1,4 +1,6 @@
 /** tmkit's public API: the document model, validation, routing and the constructs. */
+export * from './core/diagnostics';
+export * from './core/codes';
 export * from './core/model/types';
 export * from './core/model/normalize';
 export * from './core/model/names';
@@ -18,4 +20,4 @@ export type { TargetKind } from './core/validate';
 // The management API client (design §5). Its status report is `ServerProfileStatusReport` at the root
 // (routing's `ProfileStatusReport` is the pure derivation it is built from).
 export { TmkitClient, TmkitApiError, TmkitConnectionError, DEFAULT_SERVER } from './client';
-export type { ClientOptions, PutOptions, ApiErrorEntry, ProfileEntry, ProfileList, WriteResult, DeleteResult, ResolveQuery, ResolveResult, EndpointStatusReport, StatusTransitionReport, ProbeResultReport, ResourceCatalogResponse, ProfileStatusReport as ServerProfileStatusReport } from './client';
+export type { ClientOptions, PutOptions, ApiErrorBody, WireDiagnostic, ProfileEntry, ProfileList, WriteResult, DeleteResult, ResolveQuery, ResolveResult, EndpointStatusReport, StatusTransitionReport, ProbeResultReport, ResourceCatalogResponse, ProfileStatusReport as ServerProfileStatusReport } from './client';

@@ -1,4 +1,5 @@
 import { Command, CommanderError } from 'commander';
+import { TmkitError } from '../core/diagnostics';
 import { commands } from './commands';
 import { VERSION } from '../version';
 
@@ -8,10 +9,9 @@ export const EXIT_FAILED = 1;
 export const EXIT_USAGE = 2;
 
 /** Thrown by commands for an expected failure: the message is printed as is, no stack. */
-export class CliError extends Error {
+export class CliError extends TmkitError {
   constructor(message: string, readonly exitCode: number = EXIT_FAILED) {
-    super(message);
-    this.name = 'CliError';
+    super(exitCode === EXIT_USAGE ? 'USAGE' : 'FAILED', message);
   }
 }
 

@@ -4,8 +4,9 @@ import { Agent, request, type Dispatcher } from 'undici';
 import type { Endpoint, Profile, ProfileInput } from '../core/model/types';
 import type { AzureResource } from '../core/ports';
 import { TmkitApiError, TmkitConnectionError } from './errors';
+import { fromWire } from '../core/api';
 import type {
-  ApiErrorEntry,
+  ApiErrorBody,
   DeleteResult,
   ProfileEntry,
   ProfileList,
@@ -14,9 +15,9 @@ import type {
   ResolveResult,
   ResourceCatalogResponse,
   WriteResult,
-} from './types';
+} from '../core/api';
 
-export * from './types';
+export * from '../core/api';
 export { TmkitApiError, TmkitConnectionError } from './errors';
 
 export const DEFAULT_SERVER = 'http://127.0.0.1:5380';
@@ -112,8 +113,8 @@ export class TmkitClient {
         try { parsed = JSON.parse(text); } catch { parsed = text; }
       }
       if (res.statusCode >= 200 && res.statusCode < 300) return { status: res.statusCode, headers: res.headers, body: parsed as T };
-      const errors = (parsed as { errors?: ApiErrorEntry[] })?.errors;
-      throw new TmkitApiError(res.statusCode, Array.isArray(errors) ? errors : [], method, path);
+      const errors = (parsed as Partial<ApiErrorBody> | undefined)?.errors;
+      throw new TmkitApiError(res.statusCode, Array.isArray(errors) ? errors.map(fromWire) : [], method, path);
     }
   }
 

@@ -1,6 +1,7 @@
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Construct } from 'constructs';
+import { TmkitError } from '../core/diagnostics';
 import type { DocumentInput } from '../core/model/types';
 import { formatConstructDiagnostic, synthDocument, withValidationSession, type ConstructDiagnostic } from './synth';
 import { displayPath, documentScopeSettings, markDocumentScope } from './tree';
@@ -29,19 +30,19 @@ export interface AppProps {
 }
 
 /** Thrown by `App.synth()` / `App.synthesize()` when the tree has errors: lists every diagnostic at once. */
-export class SynthError extends Error {
-  readonly code = 'TMKIT_SYNTH_INVALID';
+export class SynthError extends TmkitError {
+  declare readonly diagnostics: readonly ConstructDiagnostic[];
 
-  constructor(readonly diagnostics: readonly ConstructDiagnostic[]) {
+  constructor(diagnostics: readonly ConstructDiagnostic[]) {
     const errors = diagnostics.filter((d) => d.severity === 'error').length;
     const warnings = diagnostics.length - errors;
-    super(
+    super('SYNTH_INVALID',
       `tmkit: the construct tree has ${errors} error${errors === 1 ? '' : 's'}` +
         (warnings > 0 ? ` and ${warnings} warning${warnings === 1 ? '' : 's'}` : '') +
         '; nothing was written. Fix every line below, then synth again:\n' +
         diagnostics.map((d) => `  ${formatConstructDiagnostic(d)}`).join('\n'),
+      diagnostics,
     );
-    this.name = 'SynthError';
     // Non-enumerable, so Node's report of an uncaught SynthError is the readable list, not a dump of it.
     Object.defineProperty(this, 'diagnostics', { enumerable: false });
     Object.defineProperty(this, 'code', { enumerable: false });

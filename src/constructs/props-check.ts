@@ -1,3 +1,5 @@
+import { TmkitError } from '../core/diagnostics';
+
 /**
  * Constructor-time checks of "obviously bad" props (wrong type, out-of-range number, unknown enum value).
  * A construct collects every problem of its own props and throws ONE `InvalidPropsError` naming its
@@ -6,9 +8,7 @@
  */
 
 /** Thrown by a construct's constructor when its props are invalid on their own. */
-export class InvalidPropsError extends Error {
-  readonly code = 'TMKIT_INVALID_PROPS';
-
+export class InvalidPropsError extends TmkitError {
   constructor(
     /** The construct path (`App/contoso/eu`). */
     readonly constructPath: string,
@@ -17,11 +17,10 @@ export class InvalidPropsError extends Error {
     /** One line per problem: `<prop> <rule> (got <value>)`. */
     readonly problems: readonly string[],
   ) {
-    super(
+    super('INVALID_PROPS',
       `${constructType} at ${constructPath || '/'} has ${problems.length === 1 ? 'an invalid prop' : `${problems.length} invalid props`}:\n` +
         problems.map((p) => `  - ${p}`).join('\n'),
     );
-    this.name = 'InvalidPropsError';
     for (const k of ['code', 'constructPath', 'constructType', 'problems']) Object.defineProperty(this, k, { enumerable: false });
   }
 }

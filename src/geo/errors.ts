@@ -1,3 +1,5 @@
+import { TmkitError } from '../core/diagnostics';
+
 /** Stable error codes of the geo layer (tests and callers match on `code`, never on the message). */
 export type GeoErrorCode =
   /** The MMDB file is missing, unreadable or not an MMDB database. */
@@ -5,16 +7,16 @@ export type GeoErrorCode =
   /** The measured latency table file is missing, not JSON, or breaks a rule (see `issues`). */
   | 'GEO_LATENCY_TABLE_INVALID';
 
-export class GeoError extends Error {
+export class GeoError extends TmkitError {
+  declare readonly code: GeoErrorCode;
   constructor(
-    readonly code: GeoErrorCode,
+    code: GeoErrorCode,
     message: string,
     /** The file concerned. */
     readonly path?: string,
     /** Every problem found, one line each (`<path>: <where>: <rule>`), for tables with several. */
     readonly issues: readonly string[] = [],
   ) {
-    super(message);
-    this.name = 'GeoError';
+    super(code, message);
   }
 }

@@ -26,7 +26,7 @@ import { answer, buildSnapshot, profileStatusReport, resolve, type CompiledSnaps
 import type { GeoLookup, ResourceCatalog, Rng } from '../core/ports';
 import type { ProbeVerdict } from '../core/health/types';
 import { MmdbGeoLookup } from '../geo';
-import { ApiProblem, ApiServer, API_CODES, RuntimeMetrics, defaultValidator, loadOrCreateToken, type ResolveRequest, type TokenSource } from './api';
+import { ApiProblem, ApiServer, RuntimeMetrics, defaultValidator, loadOrCreateToken, type ResolveRequest, type TokenSource } from './api';
 import { DnsCountsAggregate, DnsServer, type BoundAddress, type DnsCounts, type ListenAddress, type ResponderStats } from './dns';
 import { Monitor, type EndpointTransition, type MonitorOptions } from './monitor';
 import { RebuildLoop } from './rebuild-loop';
@@ -447,7 +447,7 @@ export class Engine {
   }
 
   private async resolveQuery(q: ResolveRequest): Promise<unknown> {
-    if (isIP(q.clientIp) === 0) throw ApiProblem.of(400, API_CODES.BAD_REQUEST, `clientIp '${q.clientIp}' is not an IPv4 or IPv6 address`, { path: 'clientIp' });
+    if (isIP(q.clientIp) === 0) throw ApiProblem.of(400, 'BAD_REQUEST', `clientIp '${q.clientIp}' is not an IPv4 or IPv6 address`, { path: 'clientIp' });
     await this.settle();
     const snap = this.snap;
     const query = { name: q.name, type: q.type, clientAddress: q.clientIp };

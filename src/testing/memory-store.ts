@@ -1,5 +1,5 @@
 import type { Profile } from '../core/model/types';
-import { checkPreconditions, checkStack, contentHash, makeEtag } from '../runtime/store/conditions';
+import { checkPreconditions, checkStack, contentHash, makeEtag } from '../core/store/conditions';
 import {
   StoreError,
   type DeleteProfileOptions,
@@ -10,7 +10,7 @@ import {
   type StoreChange,
   type StoreListener,
   type StoredProfile,
-} from '../runtime/store/types';
+} from '../core/store/types';
 
 const clone = <T>(v: T): T => structuredClone(v);
 
@@ -69,7 +69,7 @@ export class MemoryStore implements Store {
 
   async deleteProfile(name: string, options: DeleteProfileOptions = {}): Promise<{ revision: number }> {
     const row = this.profiles.get(name);
-    if (!row) throw new StoreError('not-found', `profile '${name}' does not exist`, { name });
+    if (!row) throw new StoreError('NOT_FOUND', `profile '${name}' does not exist`, { name });
     const current = this.out(row);
     checkPreconditions(name, current, options.ifMatch, undefined);
     checkStack(name, current, options.stack);

@@ -1,6 +1,7 @@
-import { groupByProfile, profileOf, renderText, type PrintableDiagnostic } from '../../src/cli/util/diagnostics';
+import type { Diagnostic } from '../../src/core/diagnostics';
+import { groupByProfile, profileOf, renderText } from '../../src/cli/util/diagnostics';
 
-const d = (path: string, severity: 'error' | 'warning' = 'error'): PrintableDiagnostic => ({ severity, code: 'X', path, message: 'm' });
+const d = (path: string, severity: 'error' | 'warning' = 'error'): Diagnostic => ({ severity, code: 'X', path, message: 'm' });
 
 test.each([
   ['profiles[a].ttl', ['a', 'a.b'], 'a'],

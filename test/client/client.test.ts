@@ -118,12 +118,12 @@ describe('retries: on connection errors only', () => {
     }
   });
 
-  test('gives up with TmkitConnectionError (TMKIT_UNREACHABLE) after the retries', async () => {
+  test('gives up with TmkitConnectionError (UNREACHABLE) after the retries', async () => {
     const port = await freePort();
     const c = new TmkitClient({ server: `http://127.0.0.1:${port}`, token: TOKEN, retries: 2, retryDelayMs: 10, env: {} });
     const err = await c.listProfiles().catch((e: unknown) => e);
     expect(err).toBeInstanceOf(TmkitConnectionError);
-    expect(err).toMatchObject({ code: 'TMKIT_UNREACHABLE', attempts: 3 });
+    expect(err).toMatchObject({ code: 'UNREACHABLE', attempts: 3 });
     await c.close();
   });
 

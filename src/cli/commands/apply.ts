@@ -1,12 +1,13 @@
+import type { Diagnostic } from '../../core/diagnostics';
 import { createInterface } from 'node:readline/promises';
 import type { Command } from 'commander';
 import { detectArmInput, importArm } from '../../core/model/arm-import';
 import { DEFAULT_STACK, type Document } from '../../core/model/types';
-import { readPlanJson, renderText, PlanFormatError, type DeployedProfile, type Plan, type PlanIssue, type PlanStep } from '../../core/plan';
+import { readPlanJson, renderText, PlanFormatError, type DeployedProfile, type Plan, type PlanStep } from '../../core/plan';
 import { parseDocument } from '../../core/validate';
 import type { TmkitClient } from '../../client';
 import { CliError, EXIT_FAILED, EXIT_OK, setExitCode } from '../main';
-import { renderText as renderDiagnostics, type PrintableDiagnostic } from '../util/diagnostics';
+import { renderText as renderDiagnostics } from '../util/diagnostics';
 import { profileNames } from '../util/document';
 import { displayFile, readJsonFile } from '../util/files';
 import { executePlan, loadState, makeReport, PlanRefusedError, wantColor, type StepOutcome } from './plan';
@@ -44,26 +45,26 @@ const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object
  * other stacks' deployed profiles as context (like `tmkit plan`: a document may nest them, their
  * relativeNames are taken). Prints every diagnostic and throws (exit 1) on errors; returns the warnings.
  */
-export function desiredDocument(raw: unknown, label: string, deployed: readonly DeployedProfile[], err: ApplyIo['err']): { document: Document; warnings: PlanIssue[] } {
+export function desiredDocument(raw: unknown, label: string, deployed: readonly DeployedProfile[], err: ApplyIo['err']): { document: Document; warnings: Diagnostic[] } {
   const kind = detectArmInput(raw);
   let input = raw;
-  let importIssues: PrintableDiagnostic[] = [];
+  let importIssues: Diagnostic[] = [];
   if (kind !== 'tmkit' && kind !== 'unknown') {
     const imported = importArm(raw);
     input = imported.document ?? { apiVersion: 'tmkit/v1', profiles: [] };
-    importIssues = imported.issues as PrintableDiagnostic[];
+    importIssues = imported.issues;
   }
   const stack = isObj(input) && typeof input.stack === 'string' ? input.stack : DEFAULT_STACK;
   const names = new Set(profileNames(input));
   const context = deployed.filter((d) => d.stack !== stack && !names.has(d.profile.name)).map((d) => d.profile);
   const parsed = parseDocument(input, context.length > 0 ? { context } : {});
-  const diagnostics = [...importIssues, ...parsed.diagnostics] as PrintableDiagnostic[];
+  const diagnostics = [...importIssues, ...parsed.diagnostics];
   if (!parsed.document || diagnostics.some((d) => d.severity === 'error')) {
     err.write(renderDiagnostics(diagnostics, profileNames(input)));
     throw new CliError(`apply: ${label} is not a valid document: fix the errors above (tmkit validate shows them too); nothing was applied`);
   }
   const warnings = diagnostics.filter((d) => d.severity === 'warning')
-    .map((d): PlanIssue => ({ severity: 'warning', code: d.code, path: d.path, message: d.message, ...(d.hint !== undefined ? { hint: d.hint } : {}) }));
+    .map((d): Diagnostic => ({ severity: 'warning', code: d.code, path: d.path, message: d.message, ...(d.hint !== undefined ? { hint: d.hint } : {}) }));
   return { document: parsed.document, warnings };
 }
 

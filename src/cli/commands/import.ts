@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { importArm } from '../../core/model/arm-import';
 import { validate } from '../../core/validate';
 import { CliError, EXIT_FAILED, EXIT_OK, setExitCode } from '../main';
-import { countSeverities, renderText, summary, type PrintableDiagnostic } from '../util/diagnostics';
+import { countSeverities, renderText, summary } from '../util/diagnostics';
 import { displayFile, readJsonFile, toJsonText, writeFileAtomic } from '../util/files';
 import { endpointCount, profileNames } from '../util/document';
 
@@ -36,7 +36,7 @@ export function registerImport(program: Command): void {
       else process.stdout.write(text);
 
       const target = opts.out === undefined ? 'stdout' : displayFile(opts.out);
-      const found = validate(document) as PrintableDiagnostic[];
+      const found = validate(document);
       const { errors } = countSeverities(issues);
       process.stderr.write(`tmkit: imported ${names.length} profile${names.length === 1 ? '' : 's'} (${endpointCount(document)} endpoints) to ${target}` +
         `; import: ${summary(issues)}; validation: ${summary(found)}` +

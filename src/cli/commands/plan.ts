@@ -1,16 +1,17 @@
+import { TmkitError, type Diagnostic } from '../../core/diagnostics';
 import { Option, type Command } from 'commander';
 import { normalize } from '../../core/model/normalize';
 import { DEFAULT_STACK, type Document, type DocumentInput, type Profile } from '../../core/model/types';
 import {
   applyOrder, buildReport, checkPlanBase, diff, planExitCode, previewPlan, renderJson, renderMarkdown, renderText,
-  type DeployedProfile, type Plan, type PlanIssue, type PlanReport, type PlanStep,
+  type DeployedProfile, type Plan, type PlanReport, type PlanStep,
 } from '../../core/plan';
 import type { AzureResource, GeoLookup, ResourceCatalog } from '../../core/ports';
 import { parseDocument } from '../../core/validate';
 import { TmkitClient } from '../../client';
 import { MmdbGeoLookup } from '../../geo';
 import { CliError, EXIT_FAILED, EXIT_USAGE, setExitCode } from '../main';
-import { renderText as renderDiagnostics, type PrintableDiagnostic } from '../util/diagnostics';
+import { renderText as renderDiagnostics } from '../util/diagnostics';
 import { loadDocument, profileNames } from '../util/document';
 import { readJsonFile, writeFileAtomic } from '../util/files';
 
@@ -36,20 +37,20 @@ interface PlanOptions extends StateOptions {
  * warnings. Other stacks' deployed profiles are the validation context (a document may nest them, and
  * their relativeNames are taken); this stack's deployed profiles are not: the plan replaces them.
  */
-export function loadDesired(file: string, deployed: readonly DeployedProfile[] = []): { document: Document; warnings: PlanIssue[] } {
+export function loadDesired(file: string, deployed: readonly DeployedProfile[] = []): { document: Document; warnings: Diagnostic[] } {
   const loaded = loadDocument(file);
   const raw = loaded.input as { stack?: unknown } | null;
   const stack = typeof raw?.stack === 'string' ? raw.stack : DEFAULT_STACK;
   const names = new Set(profileNames(loaded.input));
   const context = deployed.filter((d) => d.stack !== stack && !names.has(d.profile.name)).map((d) => d.profile);
   const parsed = parseDocument(loaded.input, context.length > 0 ? { context } : {});
-  const diagnostics = [...loaded.importIssues, ...parsed.diagnostics] as PrintableDiagnostic[];
+  const diagnostics = [...loaded.importIssues, ...parsed.diagnostics];
   if (!parsed.document || diagnostics.some((d) => d.severity === 'error')) {
     process.stderr.write(renderDiagnostics(diagnostics, profileNames(loaded.input)));
     throw new CliError(`${file} is not a valid document: fix the errors above (tmkit validate ${file} shows them too), then plan again`);
   }
   const warnings = diagnostics.filter((d) => d.severity === 'warning')
-    .map((d): PlanIssue => ({ severity: 'warning', code: d.code, path: d.path, message: d.message, ...(d.hint !== undefined ? { hint: d.hint } : {}) }));
+    .map((d): Diagnostic => ({ severity: 'warning', code: d.code, path: d.path, message: d.message, ...(d.hint !== undefined ? { hint: d.hint } : {}) }));
   return { document: parsed.document, warnings };
 }
 
@@ -184,7 +185,7 @@ export function registerPlan(program: Command): void {
 export async function makeReport(
   desired: Document,
   state: { deployed: DeployedProfile[]; resources?: ResourceCatalog },
-  opts: { preview: boolean; geoip?: string | undefined; maxFailoverSeconds?: number; clients?: Array<{ label: string; address: string }>; warnings?: PlanIssue[] },
+  opts: { preview: boolean; geoip?: string | undefined; maxFailoverSeconds?: number; clients?: Array<{ label: string; address: string }>; warnings?: Diagnostic[] },
 ): Promise<PlanReport> {
   const plan = diff(desired, state.deployed);
   const preview = opts.preview
@@ -223,11 +224,9 @@ export interface ApplyResult {
  * (Not a CliError subclass: commands/index.ts loads this module while cli/main.ts is still initialising;
  * `tmkit apply` turns it into `new CliError(err.message)`, exit 1.)
  */
-export class PlanRefusedError extends Error {
-  readonly code = 'PLAN_REFUSED';
-  constructor(message: string, readonly issues: PlanIssue[]) {
-    super(message);
-    this.name = 'PlanRefusedError';
+export class PlanRefusedError extends TmkitError {
+  constructor(message: string, readonly issues: Diagnostic[]) {
+    super('PLAN_REFUSED', message, issues);
   }
 }
 

@@ -4,7 +4,7 @@ import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { validate } from '../../core/validate';
 import { CliError, EXIT_FAILED, EXIT_OK, setExitCode } from '../main';
-import { countSeverities, renderText, summary, type PrintableDiagnostic } from '../util/diagnostics';
+import { countSeverities, renderText, summary } from '../util/diagnostics';
 import { displayFile, readJsonFile } from '../util/files';
 import { endpointCount, profileNames } from '../util/document';
 
@@ -99,7 +99,7 @@ export function registerSynth(program: Command): void {
         );
       }
       const document = readJsonFile(file, 'document');
-      const diagnostics = validate(document, { strictAzure: opts.strictAzure === true }) as PrintableDiagnostic[];
+      const diagnostics = validate(document, { strictAzure: opts.strictAzure === true });
       const names = profileNames(document);
       if (diagnostics.length > 0) process.stderr.write(renderText(diagnostics, names));
       const { errors } = countSeverities(diagnostics);

@@ -1,7 +1,8 @@
+import type { Diagnostic } from '../../core/diagnostics';
 import { Option, type Command } from 'commander';
 import { validate } from '../../core/validate';
 import { EXIT_FAILED, EXIT_OK, setExitCode } from '../main';
-import { countSeverities, groupByProfile, renderText, summary, type PrintableDiagnostic } from '../util/diagnostics';
+import { countSeverities, groupByProfile, renderText, summary } from '../util/diagnostics';
 import { displayFile, toJsonText } from '../util/files';
 import { endpointCount, loadDocument, profileNames } from '../util/document';
 
@@ -23,8 +24,8 @@ export function registerValidate(program: Command): void {
     .option('--strict-azure', "also apply Azure-only rules (Azure rejects private, loopback and documentation-range targets)")
     .action((file: string, opts: ValidateOptions, cmd: Command) => {
       const loaded = loadDocument(file);
-      const found = validate(loaded.input, { strictAzure: opts.strictAzure === true }) as PrintableDiagnostic[];
-      const diagnostics: PrintableDiagnostic[] = [...loaded.importIssues, ...found];
+      const found = validate(loaded.input, { strictAzure: opts.strictAzure === true });
+      const diagnostics: Diagnostic[] = [...loaded.importIssues, ...found];
       const names = profileNames(loaded.input);
       const { errors, warnings } = countSeverities(diagnostics);
       const source = loaded.kind === 'tmkit' || loaded.kind === 'unknown' ? 'tmkit/v1' : loaded.kind;

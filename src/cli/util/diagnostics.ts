@@ -1,20 +1,10 @@
-/**
- * Printing diagnostics (validation and import problems share the shape {severity, code, path, message,
- * hint}) for people (`text`, grouped by profile) and machines (`json`).
- */
-
-export interface PrintableDiagnostic {
-  severity: 'error' | 'warning';
-  code: string;
-  path: string;
-  message: string;
-  hint?: string;
-}
+/** Printing diagnostics (core's one Diagnostic) for people (`text`, grouped by profile) and machines (`json`). */
+import type { Diagnostic } from '../../core/diagnostics';
 
 export interface DiagnosticGroup {
   /** The profile name, or undefined for diagnostics about the document as a whole. */
   profile?: string;
-  diagnostics: PrintableDiagnostic[];
+  diagnostics: Diagnostic[];
 }
 
 /**
@@ -33,8 +23,8 @@ export function profileOf(path: string, names: readonly string[]): string | unde
 }
 
 /** Groups diagnostics by profile: profiles in document order, then the document-level group. */
-export function groupByProfile(diagnostics: readonly PrintableDiagnostic[], names: readonly string[]): DiagnosticGroup[] {
-  const groups = new Map<string | undefined, PrintableDiagnostic[]>();
+export function groupByProfile(diagnostics: readonly Diagnostic[], names: readonly string[]): DiagnosticGroup[] {
+  const groups = new Map<string | undefined, Diagnostic[]>();
   for (const n of names) groups.set(n, []);
   groups.set(undefined, []);
   for (const d of diagnostics) groups.get(profileOf(d.path, names))!.push(d);
@@ -43,12 +33,12 @@ export function groupByProfile(diagnostics: readonly PrintableDiagnostic[], name
 
 const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
 
-export function countSeverities(diagnostics: readonly PrintableDiagnostic[]): { errors: number; warnings: number } {
+export function countSeverities(diagnostics: readonly Diagnostic[]): { errors: number; warnings: number } {
   const errors = diagnostics.filter((d) => d.severity === 'error').length;
   return { errors, warnings: diagnostics.length - errors };
 }
 
-export function summary(diagnostics: readonly PrintableDiagnostic[]): string {
+export function summary(diagnostics: readonly Diagnostic[]): string {
   const { errors, warnings } = countSeverities(diagnostics);
   return `${plural(errors, 'error')}, ${plural(warnings, 'warning')}`;
 }
@@ -57,7 +47,7 @@ export function summary(diagnostics: readonly PrintableDiagnostic[]): string {
  * Text report: one block per profile, one line per diagnostic (`error  path  CODE  message`), hints on
  * their own indented line. Errors before warnings within a group; otherwise the validator's order.
  */
-export function renderText(diagnostics: readonly PrintableDiagnostic[], names: readonly string[]): string {
+export function renderText(diagnostics: readonly Diagnostic[], names: readonly string[]): string {
   const lines: string[] = [];
   for (const g of groupByProfile(diagnostics, names)) {
     lines.push(g.profile === undefined ? 'document' : `profile ${g.profile}`);

@@ -1,4 +1,5 @@
-import { detectArmInput, importArm, type ArmInputKind, type ImportIssue } from '../../core/model/arm-import';
+import type { Diagnostic } from '../../core/diagnostics';
+import { detectArmInput, importArm, type ArmInputKind } from '../../core/model/arm-import';
 import { readJsonFile } from './files';
 
 export interface LoadedDocument {
@@ -7,7 +8,7 @@ export interface LoadedDocument {
   /** What the file held. */
   kind: ArmInputKind;
   /** Problems found while importing ARM JSON (empty for tmkit documents). */
-  importIssues: ImportIssue[];
+  importIssues: Diagnostic[];
 }
 
 /**

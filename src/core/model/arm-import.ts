@@ -29,17 +29,8 @@ import {
   type ProfileInput,
   type StatusCodeRange,
 } from './types';
+import type { Diagnostic, Severity } from '../diagnostics';
 
-/** A problem found while importing. Same shape as a validation diagnostic so the CLI prints both alike. */
-export interface ImportIssue {
-  severity: 'error' | 'warning';
-  /** Stable code, `ARM_IMPORT_*`. */
-  code: string;
-  /** `profiles[<name>].endpoints[<name>].<property>` (or `$` for the input as a whole). */
-  path: string;
-  message: string;
-  hint?: string;
-}
 
 export interface ArmImportOptions {
   /** The `stack` of the produced document; omitted (the default stack) when undefined. */
@@ -49,7 +40,7 @@ export interface ArmImportOptions {
 export interface ArmImportResult {
   /** Undefined only when the input held no profile at all. */
   document?: DocumentInput;
-  issues: ImportIssue[];
+  issues: Diagnostic[];
 }
 
 export type ArmInputKind = 'tmkit' | 'arm-profile' | 'arm-profile-list' | 'arm-template' | 'unknown';
@@ -209,11 +200,11 @@ const PROFILE_PROPS = new Set(['profileStatus', 'trafficRoutingMethod', 'dnsConf
 const ENDPOINT_PROPS = new Set(['target', 'targetResourceId', 'endpointStatus', 'weight', 'priority', 'endpointLocation', 'minChildEndpoints', 'minChildEndpointsIPv4', 'minChildEndpointsIPv6', 'geoMapping', 'subnets', 'customHeaders', 'alwaysServe']);
 
 class Importer {
-  readonly issues: ImportIssue[] = [];
+  readonly issues: Diagnostic[] = [];
 
   constructor(private readonly ctx: TemplateContext | undefined) {}
 
-  issue(severity: ImportIssue['severity'], code: string, path: string, message: string, hint?: string): void {
+  issue(severity: Severity, code: string, path: string, message: string, hint?: string): void {
     this.issues.push(hint === undefined ? { severity, code, path, message } : { severity, code, path, message, hint });
   }
 

@@ -1,7 +1,8 @@
+import type { Diagnostic } from '../diagnostics';
 import { childProfileName } from '../model/names';
 import type { Document, Profile } from '../model/types';
 import { diffAttributes, REPLACE_PATHS, toJson } from './attributes';
-import type { DeployedProfile, Plan, PlanIssue, PlanStep, ProfileAction, ProfileChange } from './types';
+import type { DeployedProfile, Plan, PlanStep, ProfileAction, ProfileChange } from './types';
 
 /**
  * `diff(desired, deployed)` → `Plan` (design §3 stacks):
@@ -13,7 +14,7 @@ import type { DeployedProfile, Plan, PlanIssue, PlanStep, ProfileAction, Profile
  */
 export function diff(desired: Document, deployed: readonly DeployedProfile[]): Plan {
   const stack = desired.stack;
-  const errors: PlanIssue[] = [];
+  const errors: Diagnostic[] = [];
   const deployedBy = new Map<string, DeployedProfile>();
   for (const d of deployed) deployedBy.set(d.profile.name, d);
   const desiredBy = new Map<string, Profile>();
@@ -97,8 +98,8 @@ export function plannedProfiles(plan: Plan, deployed: readonly DeployedProfile[]
   return out;
 }
 
-function referenceErrors(stack: string, changes: ProfileChange[], deployed: readonly DeployedProfile[]): PlanIssue[] {
-  const errors: PlanIssue[] = [];
+function referenceErrors(stack: string, changes: ProfileChange[], deployed: readonly DeployedProfile[]): Diagnostic[] {
+  const errors: Diagnostic[] = [];
   const afterNames = new Set<string>();
   for (const d of deployed) afterNames.add(d.profile.name.toLowerCase());
   for (const c of changes) if (c.action === 'delete') afterNames.delete(c.profile.toLowerCase());
@@ -163,7 +164,7 @@ function referenceErrors(stack: string, changes: ProfileChange[], deployed: read
  * Ties break by phase (PUTs before DELETEs) then profile name, so the order is stable. A cycle (e.g. two
  * profiles swapping relativeNames) cannot be applied one call at a time and is reported as an error.
  */
-export function orderSteps(changes: readonly ProfileChange[], deployed: readonly DeployedProfile[]): { steps: PlanStep[]; errors: PlanIssue[] } {
+export function orderSteps(changes: readonly ProfileChange[], deployed: readonly DeployedProfile[]): { steps: PlanStep[]; errors: Diagnostic[] } {
   const active = changes.filter((c) => c.action !== 'no-op');
   const byName = new Map(active.map((c) => [c.profile, c]));
   const byLower = new Map(active.map((c) => [c.profile.toLowerCase(), c]));
@@ -278,9 +279,9 @@ export function applyOrder(plan: Plan): Array<PlanStep & { body?: Profile }> {
  * profile it creates must still be absent. Empty when the plan can be applied; otherwise one
  * `PLAN_STALE` issue per profile that changed since, saying what changed.
  */
-export function checkPlanBase(plan: Plan, current: readonly DeployedProfile[]): PlanIssue[] {
+export function checkPlanBase(plan: Plan, current: readonly DeployedProfile[]): Diagnostic[] {
   const now = new Map(current.map((d) => [d.profile.name, d]));
-  const out: PlanIssue[] = [];
+  const out: Diagnostic[] = [];
   const stale = (profile: string, what: string): void => {
     out.push({
       severity: 'error', code: 'PLAN_STALE', path: `profiles[${profile}]`, profile,

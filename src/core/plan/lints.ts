@@ -1,14 +1,14 @@
+import type { Diagnostic } from '../diagnostics';
 import { childProfileName } from '../model/names';
 import type { Profile } from '../model/types';
 import { detectionSeconds } from './failover';
-import type { PlanIssue } from './types';
 
 /**
  * Warnings a reviewer should see: valid configurations that behave worse than intended. Never errors.
  * `lookup` finds nested children (in the document or deployed).
  */
-export function lintProfiles(profiles: readonly Profile[], lookup: (name: string) => Profile | undefined): PlanIssue[] {
-  const out: PlanIssue[] = [];
+export function lintProfiles(profiles: readonly Profile[], lookup: (name: string) => Profile | undefined): Diagnostic[] {
+  const out: Diagnostic[] = [];
   for (const p of profiles) {
     const at = `profiles[${p.name}]`;
     const enabled = p.endpoints.filter((e) => e.endpointStatus === 'Enabled');

@@ -1,9 +1,10 @@
+import type { Diagnostic } from '../diagnostics';
 import type { Profile } from '../model/types';
 import { nestedChildren, plannedProfiles } from './diff';
 import { failoverTimes, type FailoverEstimate } from './failover';
 import { lintProfiles } from './lints';
 import type { PlanPreview } from './preview-types';
-import type { DeployedProfile, Plan, PlanIssue } from './types';
+import type { DeployedProfile, Plan } from './types';
 
 /** Failover time of one profile before and after the plan; `exceeds` against `--max-failover-seconds`. */
 export interface FailoverRow {
@@ -16,7 +17,7 @@ export interface FailoverRow {
 /** Everything the renderers show: the plan (data), lints, failover times and the routing preview. */
 export interface PlanReport {
   plan: Plan;
-  warnings: PlanIssue[];
+  warnings: Diagnostic[];
   failover: FailoverRow[];
   maxFailoverSeconds?: number;
   preview?: PlanPreview;
@@ -26,7 +27,7 @@ export interface ReportOptions {
   maxFailoverSeconds?: number;
   preview?: PlanPreview;
   /** Warnings found elsewhere (validation of the document), listed before the plan's lints; only those about profiles the plan writes (or the whole document) are kept. */
-  warnings?: readonly PlanIssue[];
+  warnings?: readonly Diagnostic[];
 }
 
 /**
@@ -72,7 +73,7 @@ export function buildReport(plan: Plan, deployed: readonly DeployedProfile[], op
   const written = plan.changes.filter((c) => c.action !== 'no-op' && c.action !== 'delete').map((c) => c.after!);
   const lower = new Map([...after].map(([n, p]) => [n.toLowerCase(), p]));
   const writtenNames = written.map((p) => p.name);
-  const aboutWritten = (w: PlanIssue): boolean => {
+  const aboutWritten = (w: Diagnostic): boolean => {
     if (!w.path.startsWith('profiles[')) return true; // about the document as a whole
     return writtenNames.some((n) => {
       const prefix = `profiles[${n}]`;

@@ -1,3 +1,4 @@
+import type { Diagnostic } from '../diagnostics';
 import type { Profile } from '../model/types';
 
 /**
@@ -51,17 +52,6 @@ export interface ProfileChange {
   replaceReasons: string[];
 }
 
-export interface PlanIssue {
-  severity: 'error' | 'warning';
-  /** Stable code (`PLAN_...` for errors, `LINT_...` for warnings). */
-  code: string;
-  /** Document path (`profiles[contoso].endpoints[eu].targetResourceId`). */
-  path: string;
-  message: string;
-  hint?: string;
-  profile?: string;
-}
-
 /**
  * One call the runtime must accept, in order. `tmkit apply` executes steps one by one:
  * `PUT /v1/profiles/{profile}` with `body` and `If-Match: ifMatch` (update/replace) or
@@ -92,7 +82,7 @@ export interface Plan {
   /** Apply order; empty when `errors` is not. */
   steps: PlanStep[];
   /** Problems that make the plan unappliable (another stack's profile, dangling nested reference, ...). */
-  errors: PlanIssue[];
+  errors: Diagnostic[];
   summary: PlanSummary;
 }
 

@@ -2,7 +2,7 @@
  * The rule catalog: every diagnostic code, its severity and the rule it enforces. The severity of a code
  * never depends on the document (README "Validation rules" is generated from this table).
  */
-import type { Severity } from './diagnostics';
+import type { Severity } from '../diagnostics';
 
 export interface RuleInfo {
   severity: Severity;

@@ -6,7 +6,8 @@
 import { normalize } from '../model/normalize';
 import { API_VERSION, type Document, type DocumentInput } from '../model/types';
 import { buildCtx, type ValidateOptions } from './context';
-import { Reporter, type Diagnostic } from './diagnostics';
+import type { Diagnostic } from '../diagnostics';
+import { Reporter } from './diagnostics';
 import { checkDns } from './rules/dns';
 import { checkEndpoints } from './rules/endpoints';
 import { checkGeo } from './rules/geo';
@@ -21,8 +22,8 @@ import { checkTargets } from './rules/targets';
 import { checkDocumentStructure, checkProfileStructure } from './structure';
 import { isObj, itemSegment, show } from './util';
 
-export type { Diagnostic, Severity } from './diagnostics';
-export { formatDiagnostic, hasErrors } from './diagnostics';
+export type { Diagnostic, Severity } from '../diagnostics';
+export { formatDiagnostic, hasErrors } from '../diagnostics';
 export type { ValidateOptions } from './context';
 export { RULES, type RuleCode, type RuleInfo } from './catalog';
 export { parseIp, parseIPv4, parseIPv6, formatIp, networkAddress, broadcastAddress, nonPublicReason, type IpAddress, type IpFamily } from '../net/ip';

@@ -1,42 +1,19 @@
-/** One entry of the API's stable error shape: `{"errors":[{code, message, path?}]}` (design §5). */
-export interface ApiErrorItem {
-  code: string;
-  message: string;
-  path?: string;
-  hint?: string;
-  severity?: 'error' | 'warning';
-}
+import type { ErrorCode } from '../../core/codes';
+import { TmkitError, type Diagnostic } from '../../core/diagnostics';
 
-/** An HTTP failure with the body to send; thrown by handlers, rendered by the server. */
-export class ApiProblem extends Error {
+/** An HTTP failure with the body to send; thrown by handlers, rendered by the server as `{"errors": [...]}`. */
+export class ApiProblem extends TmkitError {
   constructor(
     readonly status: number,
-    readonly errors: ApiErrorItem[],
+    readonly errors: Diagnostic[],
     readonly headers: Record<string, string> = {},
   ) {
-    super(errors.map((e) => e.message).join('; '));
-    this.name = 'ApiProblem';
+    super(errors[0]?.code ?? 'INTERNAL', errors.map((e) => e.message).join('; '), errors);
   }
 
-  static of(status: number, code: string, message: string, extra: Partial<ApiErrorItem> = {}, headers: Record<string, string> = {}): ApiProblem {
-    return new ApiProblem(status, [{ code, message, ...extra }], headers);
+  static of(status: number, code: ErrorCode, message: string, extra: { path?: string; hint?: string } = {}, headers: Record<string, string> = {}): ApiProblem {
+    const d: Diagnostic = { severity: 'error', code, path: extra.path ?? '', message };
+    if (extra.hint !== undefined) d.hint = extra.hint;
+    return new ApiProblem(status, [d], headers);
   }
 }
-
-/** API-level error codes (per-diagnostic codes come from src/core/validate's rule catalog). */
-export const API_CODES = {
-  UNAUTHORIZED: 'UNAUTHORIZED',
-  NOT_FOUND: 'NOT_FOUND',
-  ROUTE_NOT_FOUND: 'ROUTE_NOT_FOUND',
-  METHOD_NOT_ALLOWED: 'METHOD_NOT_ALLOWED',
-  MALFORMED_JSON: 'MALFORMED_JSON',
-  PAYLOAD_TOO_LARGE: 'PAYLOAD_TOO_LARGE',
-  BAD_REQUEST: 'BAD_REQUEST',
-  NAME_MISMATCH: 'NAME_MISMATCH',
-  PRECONDITION_FAILED: 'PRECONDITION_FAILED',
-  STACK_CONFLICT: 'STACK_CONFLICT',
-  PROFILE_REFERENCED: 'PROFILE_REFERENCED',
-  PROFILE_NAME_CONFLICT: 'PROFILE_NAME_CONFLICT',
-  NOT_AVAILABLE: 'NOT_AVAILABLE',
-  INTERNAL: 'INTERNAL',
-} as const;

@@ -4,12 +4,14 @@ import type { Logger } from 'pino';
 import { normalizeProfile } from '../../core/model/normalize';
 import { childProfileName } from '../../core/model/names';
 import { DEFAULT_STACK, type Endpoint, type Profile, type ProfileInput } from '../../core/model/types';
-import { parseResourceCatalog } from '../store/resources';
-import { StoreError, type Store, type StoredProfile } from '../store/types';
+import { toWire } from '../../core/api';
+import { problem, type Diagnostic } from '../../core/diagnostics';
+import { parseResourceCatalog } from '../../core/model/catalog';
+import { StoreError, type Store, type StoredProfile } from '../../core/store';
 import { bearerMatches } from './auth';
-import { API_CODES, ApiProblem, type ApiErrorItem } from './errors';
+import { ApiProblem } from './errors';
 import type { RuntimeMetrics } from './metrics';
-import type { ProfileValidator, WriteDiagnostic } from './validation';
+import type { ProfileValidator } from './validation';
 
 /** What `POST /v1/resolve` takes. */
 export interface ResolveRequest {
@@ -86,7 +88,7 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
       if (!over) chunks.push(c);
       else if (size > limit * 16) req.destroy();
     });
-    const tooLarge = () => ApiProblem.of(413, API_CODES.PAYLOAD_TOO_LARGE, `the request body is larger than the ${limit}-byte limit; send one profile per request`);
+    const tooLarge = () => ApiProblem.of(413, 'PAYLOAD_TOO_LARGE', `the request body is larger than the ${limit}-byte limit; send one profile per request`);
     let ended = false;
     req.on('end', () => {
       ended = true;
@@ -95,17 +97,17 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
     });
     req.on('error', reject);
     // Destroyed (far over the limit) or the client went away: settle, so the handler finishes.
-    req.on('close', () => { if (!ended) reject(over ? tooLarge() : ApiProblem.of(400, API_CODES.BAD_REQUEST, 'the request body ended early')); });
+    req.on('close', () => { if (!ended) reject(over ? tooLarge() : ApiProblem.of(400, 'BAD_REQUEST', 'the request body ended early')); });
   });
 }
 
 async function readJson(req: IncomingMessage, limit: number): Promise<unknown> {
   const buf = await readBody(req, limit);
-  if (buf.length === 0) throw ApiProblem.of(400, API_CODES.MALFORMED_JSON, 'the request body is empty; send a JSON document');
+  if (buf.length === 0) throw ApiProblem.of(400, 'MALFORMED_JSON', 'the request body is empty; send a JSON document');
   try {
     return JSON.parse(buf.toString('utf8')) as unknown;
   } catch (err) {
-    throw ApiProblem.of(400, API_CODES.MALFORMED_JSON, `the request body is not valid JSON: ${(err as Error).message}`);
+    throw ApiProblem.of(400, 'MALFORMED_JSON', `the request body is not valid JSON: ${(err as Error).message}`);
   }
 }
 
@@ -117,17 +119,11 @@ function header(req: IncomingMessage, name: string): string | undefined {
 function stackOf(ctx: Ctx, required: boolean): string | undefined {
   const s = ctx.url.searchParams.get('stack') ?? header(ctx.req, 'tmkit-stack');
   if (s === undefined || s === null) return required ? DEFAULT_STACK : undefined;
-  if (!STACK_RE.test(s)) throw ApiProblem.of(400, API_CODES.BAD_REQUEST, `stack '${s}' is not a valid stack name (1–64 letters, digits, '.', '_', '-')`, { path: 'stack' });
+  if (!STACK_RE.test(s)) throw ApiProblem.of(400, 'BAD_REQUEST', `stack '${s}' is not a valid stack name (1–64 letters, digits, '.', '_', '-')`, { path: 'stack' });
   return s;
 }
 
-function toItems(d: readonly WriteDiagnostic[]): ApiErrorItem[] {
-  return d.map((x) => {
-    const item: ApiErrorItem = { code: x.code, message: x.message, path: x.path, severity: x.severity };
-    if (x.hint !== undefined) item.hint = x.hint;
-    return item;
-  });
-}
+const toItems = (d: readonly Diagnostic[]) => d.map(toWire);
 
 /** Profiles with a nested endpoint pointing at `name`. */
 function referrersOf(name: string, profiles: Iterable<StoredProfile>): string[] {
@@ -143,7 +139,7 @@ function referrersOf(name: string, profiles: Iterable<StoredProfile>): string[] 
   return out;
 }
 
-function profileReply(status: number, name: string, stored: { etag: string; revision: number; created: boolean; changed: boolean }, stack: string, profile: Profile, warnings: WriteDiagnostic[]): Reply {
+function profileReply(status: number, name: string, stored: { etag: string; revision: number; created: boolean; changed: boolean }, stack: string, profile: Profile, warnings: Diagnostic[]): Reply {
   return {
     status,
     headers: { etag: stored.etag },
@@ -216,7 +212,7 @@ export class ApiServer {
       const url = new URL(req.url ?? '/', 'http://tmkit.invalid');
       if (url.pathname === '/healthz') {
         routeName = '/healthz';
-        if (method !== 'GET' && method !== 'HEAD') throw ApiProblem.of(405, API_CODES.METHOD_NOT_ALLOWED, `${method} is not allowed on /healthz; use GET`, {}, { allow: 'GET, HEAD' });
+        if (method !== 'GET' && method !== 'HEAD') throw ApiProblem.of(405, 'METHOD_NOT_ALLOWED', `${method} is not allowed on /healthz; use GET`, {}, { allow: 'GET, HEAD' });
         const h = this.o.health ? await this.o.health() : undefined;
         status = h?.degraded ? 503 : 200;
         send(res, status, h
@@ -225,7 +221,7 @@ export class ApiServer {
         return;
       }
       if (!bearerMatches(header(req, 'authorization'), this.o.token)) {
-        throw ApiProblem.of(401, API_CODES.UNAUTHORIZED,
+        throw ApiProblem.of(401, 'UNAUTHORIZED',
           'missing or wrong bearer token: send "Authorization: Bearer <token>" (the token is in <state-dir>/token or TMKIT_TOKEN)',
           {}, { 'www-authenticate': 'Bearer realm="tmkit"' });
       }
@@ -234,18 +230,18 @@ export class ApiServer {
         const m = route.pattern.exec(url.pathname);
         if (m) { matched = { route, params: m.slice(1) }; break; }
       }
-      if (!matched) throw ApiProblem.of(404, API_CODES.ROUTE_NOT_FOUND, `no API route ${url.pathname}; see GET /v1/profiles, /v1/resolve, /v1/resources, /healthz, /metrics`);
+      if (!matched) throw ApiProblem.of(404, 'ROUTE_NOT_FOUND', `no API route ${url.pathname}; see GET /v1/profiles, /v1/resolve, /v1/resources, /healthz, /metrics`);
       routeName = matched.route.name;
       const handler = matched.route.methods[method];
       if (!handler) {
         const allow = Object.keys(matched.route.methods).join(', ');
-        throw ApiProblem.of(405, API_CODES.METHOD_NOT_ALLOWED, `${method} is not allowed on ${matched.route.name}; allowed: ${allow}`, {}, { allow });
+        throw ApiProblem.of(405, 'METHOD_NOT_ALLOWED', `${method} is not allowed on ${matched.route.name}; allowed: ${allow}`, {}, { allow });
       }
       let params: string[];
       try {
         params = matched.params.map((p) => decodeURIComponent(p));
       } catch {
-        throw ApiProblem.of(400, API_CODES.BAD_REQUEST, `the path ${url.pathname} is not valid percent-encoding`);
+        throw ApiProblem.of(400, 'BAD_REQUEST', `the path ${url.pathname} is not valid percent-encoding`);
       }
       const reply = await handler({ req, res, url, params });
       status = reply.status;
@@ -253,7 +249,7 @@ export class ApiServer {
     } catch (err) {
       const p = this.problem(err, method, routeName);
       status = p.status;
-      if (!res.headersSent) send(res, p.status, { errors: p.errors }, p.headers);
+      if (!res.headersSent) send(res, p.status, { errors: toItems(p.errors) }, p.headers);
       else res.destroy();
     } finally {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
@@ -268,14 +264,14 @@ export class ApiServer {
     if (err instanceof ApiProblem) return err;
     if (err instanceof StoreError) {
       switch (err.code) {
-        case 'precondition-failed': return ApiProblem.of(412, API_CODES.PRECONDITION_FAILED, err.message);
-        case 'stack-conflict': return ApiProblem.of(409, API_CODES.STACK_CONFLICT, err.message, { path: 'stack' });
-        case 'not-found': return ApiProblem.of(404, API_CODES.NOT_FOUND, err.message);
+        case 'PRECONDITION_FAILED': return ApiProblem.of(412, 'PRECONDITION_FAILED', err.message);
+        case 'STACK_CONFLICT': return ApiProblem.of(409, 'STACK_CONFLICT', err.message, { path: 'stack' });
+        case 'NOT_FOUND': return ApiProblem.of(404, 'NOT_FOUND', err.message);
         default: break;
       }
     }
     this.o.logger.error({ err, method, route }, 'api request failed');
-    return ApiProblem.of(500, API_CODES.INTERNAL, 'internal error; the server log has the details');
+    return ApiProblem.of(500, 'INTERNAL', 'internal error; the server log has the details');
   }
 
   private async metrics(): Promise<Reply> {
@@ -292,7 +288,7 @@ export class ApiServer {
 
   private async mustGet(name: string): Promise<StoredProfile> {
     const p = await this.o.store.getProfile(name);
-    if (!p) throw ApiProblem.of(404, API_CODES.NOT_FOUND, `profile '${name}' does not exist`, { path: `profiles[${name}]` });
+    if (!p) throw ApiProblem.of(404, 'NOT_FOUND', `profile '${name}' does not exist`, { path: `profiles[${name}]` });
     return p;
   }
 
@@ -302,10 +298,10 @@ export class ApiServer {
   }
 
   /** Validates `input` against the other profiles of `view`; throws 400 with every diagnostic on errors. */
-  private validateIn(input: unknown, name: string, profiles: Iterable<StoredProfile>): WriteDiagnostic[] {
+  private validateIn(input: unknown, name: string, profiles: Iterable<StoredProfile>): Diagnostic[] {
     const context = [...profiles].filter((p) => p.profile.name !== name).map((p) => p.profile);
     const diagnostics = this.o.validator(input, context);
-    if (diagnostics.some((d) => d.severity === 'error')) throw new ApiProblem(400, toItems(diagnostics.filter((d) => d.severity === 'error').concat(diagnostics.filter((d) => d.severity !== 'error'))));
+    if (diagnostics.some((d) => d.severity === 'error')) throw new ApiProblem(400, diagnostics.filter((d) => d.severity === 'error').concat(diagnostics.filter((d) => d.severity !== 'error')));
     return diagnostics;
   }
 
@@ -313,19 +309,19 @@ export class ApiServer {
     const name = ctx.params[0]!;
     const stack = stackOf(ctx, true)!;
     const body = await readJson(ctx.req, this.maxBody);
-    if (!isObj(body)) throw ApiProblem.of(400, API_CODES.BAD_REQUEST, 'the body must be one profile (a JSON object)', { path: '$' });
+    if (!isObj(body)) throw ApiProblem.of(400, 'BAD_REQUEST', 'the body must be one profile (a JSON object)', { path: '$' });
     if (body.name === undefined) body.name = name;
     else if (body.name !== name) {
-      throw ApiProblem.of(400, API_CODES.NAME_MISMATCH, `the body names profile '${String(body.name)}' but the URL names '${name}'; they must be equal`, { path: `profiles[${name}].name` });
+      throw ApiProblem.of(400, 'NAME_MISMATCH', `the body names profile '${String(body.name)}' but the URL names '${name}'; they must be equal`, { path: `profiles[${name}].name` });
     }
     const profile = normalizeProfile(body as unknown as ProfileInput);
-    let warnings: WriteDiagnostic[] = [];
+    let warnings: Diagnostic[] = [];
     const opts: Parameters<Store['putProfile']>[1] = {
       stack,
       check: (view) => {
         const clash = [...view.profiles.keys()].find((k) => k !== name && k.toLowerCase() === name.toLowerCase());
         if (clash !== undefined) {
-          throw ApiProblem.of(409, API_CODES.PROFILE_NAME_CONFLICT,
+          throw ApiProblem.of(409, 'PROFILE_NAME_CONFLICT',
             `profile names are case-insensitive (as in Azure) and profile '${clash}' already exists; use that name or delete it first`,
             { path: `profiles[${name}].name` });
         }
@@ -347,7 +343,7 @@ export class ApiServer {
       check: (view) => {
         const refs = referrersOf(name, [...view.profiles.values()].filter((p) => p.profile.name !== name));
         if (refs.length > 0) {
-          throw ApiProblem.of(409, API_CODES.PROFILE_REFERENCED,
+          throw ApiProblem.of(409, 'PROFILE_REFERENCED',
             `profile '${name}' is still the child of nested endpoint${refs.length > 1 ? 's' : ''} ${refs.map((r) => `'${r}'`).join(', ')}; remove or retarget ${refs.length > 1 ? 'them' : 'it'} first`,
             { path: `profiles[${name}]` });
         }
@@ -364,22 +360,22 @@ export class ApiServer {
     const [name, endpointName] = [ctx.params[0]!, ctx.params[1]!];
     const stack = stackOf(ctx, false);
     const patch = await readJson(ctx.req, this.maxBody);
-    if (!isObj(patch)) throw ApiProblem.of(400, API_CODES.BAD_REQUEST, 'the body must be a JSON object of endpoint properties, e.g. {"endpointStatus":"Disabled"}', { path: '$' });
+    if (!isObj(patch)) throw ApiProblem.of(400, 'BAD_REQUEST', 'the body must be a JSON object of endpoint properties, e.g. {"endpointStatus":"Disabled"}', { path: '$' });
     if ('name' in patch && patch.name !== endpointName) {
-      throw ApiProblem.of(400, API_CODES.NAME_MISMATCH, `an endpoint cannot be renamed by PATCH (body name '${String(patch.name)}', URL '${endpointName}'); PUT the profile instead`, { path: `profiles[${name}].endpoints[${endpointName}].name` });
+      throw ApiProblem.of(400, 'NAME_MISMATCH', `an endpoint cannot be renamed by PATCH (body name '${String(patch.name)}', URL '${endpointName}'); PUT the profile instead`, { path: `profiles[${name}].endpoints[${endpointName}].name` });
     }
     const explicitIfMatch = header(ctx.req, 'if-match');
     // Without If-Match the merge is retried on a concurrent change (it is re-applied to the newer profile).
     for (let attempt = 0; ; attempt++) {
       const current = await this.mustGet(name);
       if (stack !== undefined && current.stack !== stack) {
-        throw ApiProblem.of(409, API_CODES.STACK_CONFLICT, `profile '${name}' is owned by stack '${current.stack}', not '${stack}'`, { path: 'stack' });
+        throw ApiProblem.of(409, 'STACK_CONFLICT', `profile '${name}' is owned by stack '${current.stack}', not '${stack}'`, { path: 'stack' });
       }
       const idx = current.profile.endpoints.findIndex((e) => e.name === endpointName);
-      if (idx < 0) throw ApiProblem.of(404, API_CODES.NOT_FOUND, `profile '${name}' has no endpoint '${endpointName}' (it has ${current.profile.endpoints.map((e) => `'${e.name}'`).join(', ') || 'none'})`, { path: `profiles[${name}].endpoints[${endpointName}]` });
+      if (idx < 0) throw ApiProblem.of(404, 'NOT_FOUND', `profile '${name}' has no endpoint '${endpointName}' (it has ${current.profile.endpoints.map((e) => `'${e.name}'`).join(', ') || 'none'})`, { path: `profiles[${name}].endpoints[${endpointName}]` });
       const input: Record<string, unknown> = { ...current.profile, endpoints: current.profile.endpoints.map((e, i) => (i === idx ? mergeEndpoint(e, patch) : e)) };
       const profile = normalizeProfile(input as unknown as ProfileInput);
-      let warnings: WriteDiagnostic[] = [];
+      let warnings: Diagnostic[] = [];
       try {
         const r = await this.o.store.putProfile(profile, {
           stack: current.stack,
@@ -388,7 +384,7 @@ export class ApiServer {
         });
         return profileReply(200, name, r, current.stack, profile, warnings);
       } catch (err) {
-        if (explicitIfMatch === undefined && err instanceof StoreError && err.code === 'precondition-failed' && attempt < 5) continue;
+        if (explicitIfMatch === undefined && err instanceof StoreError && err.code === 'PRECONDITION_FAILED' && attempt < 5) continue;
         throw err;
       }
     }
@@ -396,19 +392,19 @@ export class ApiServer {
 
   private async profileStatus(ctx: Ctx): Promise<Reply> {
     const p = await this.mustGet(ctx.params[0]!);
-    if (!this.o.status) throw ApiProblem.of(503, API_CODES.NOT_AVAILABLE, 'this server has no monitor attached; status is unavailable');
+    if (!this.o.status) throw ApiProblem.of(503, 'NOT_AVAILABLE', 'this server has no monitor attached; status is unavailable');
     return { status: 200, body: await this.o.status(p), headers: { etag: p.etag } };
   }
 
   private async resolve(ctx: Ctx): Promise<Reply> {
     const body = await readJson(ctx.req, this.maxBody);
-    if (!isObj(body)) throw ApiProblem.of(400, API_CODES.BAD_REQUEST, 'the body must be {"name": "...", "type": "A", "clientIp": "..."}', { path: '$' });
-    const errors: ApiErrorItem[] = [];
-    if (typeof body.name !== 'string' || body.name.trim() === '') errors.push({ code: API_CODES.BAD_REQUEST, path: 'name', message: 'name (the DNS name to resolve) is required' });
-    if (body.type !== undefined && (typeof body.type !== 'string' || !/^[A-Za-z0-9]+$/.test(body.type))) errors.push({ code: API_CODES.BAD_REQUEST, path: 'type', message: 'type is a DNS record type such as A, AAAA, CNAME, ANY' });
-    if (body.clientIp !== undefined && typeof body.clientIp !== 'string') errors.push({ code: API_CODES.BAD_REQUEST, path: 'clientIp', message: 'clientIp is an IPv4 or IPv6 address string' });
+    if (!isObj(body)) throw ApiProblem.of(400, 'BAD_REQUEST', 'the body must be {"name": "...", "type": "A", "clientIp": "..."}', { path: '$' });
+    const errors: Diagnostic[] = [];
+    if (typeof body.name !== 'string' || body.name.trim() === '') errors.push(problem('BAD_REQUEST', 'name (the DNS name to resolve) is required', { path: 'name' }));
+    if (body.type !== undefined && (typeof body.type !== 'string' || !/^[A-Za-z0-9]+$/.test(body.type))) errors.push(problem('BAD_REQUEST', 'type is a DNS record type such as A, AAAA, CNAME, ANY', { path: 'type' }));
+    if (body.clientIp !== undefined && typeof body.clientIp !== 'string') errors.push(problem('BAD_REQUEST', 'clientIp is an IPv4 or IPv6 address string', { path: 'clientIp' }));
     if (errors.length > 0) throw new ApiProblem(400, errors);
-    if (!this.o.resolve) throw ApiProblem.of(503, API_CODES.NOT_AVAILABLE, 'this server has no routing engine attached; resolve is unavailable');
+    if (!this.o.resolve) throw ApiProblem.of(503, 'NOT_AVAILABLE', 'this server has no routing engine attached; resolve is unavailable');
     const query: ResolveRequest = {
       name: body.name as string,
       type: typeof body.type === 'string' ? body.type.toUpperCase() : 'A',

@@ -1,20 +1,12 @@
+import type { Diagnostic } from '../../core/diagnostics';
 import type { Profile } from '../../core/model/types';
 import { validateProfile } from '../../core/validate';
-
-/** A diagnostic as the API reports it (the shape of src/core/validate's Diagnostic). */
-export interface WriteDiagnostic {
-  severity: 'error' | 'warning';
-  code: string;
-  path: string;
-  message: string;
-  hint?: string;
-}
 
 /**
  * Validates one profile written through the API against the other stored profiles (cross-profile rules:
  * nested targets exist, no cycle, unique relativeName). Pure; called inside the store's write.
  */
-export type ProfileValidator = (input: unknown, context: readonly Profile[]) => WriteDiagnostic[];
+export type ProfileValidator = (input: unknown, context: readonly Profile[]) => Diagnostic[];
 
 /**
  * The validator the API uses: every rule of src/core/validate, with the other stored profiles as context

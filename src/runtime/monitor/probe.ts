@@ -11,6 +11,8 @@ import { connect as netConnect, isIP, type Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import { performance } from 'node:perf_hooks';
 import { Client, buildConnector } from 'undici';
+import type { ErrorCode } from '../../core/codes';
+import { TmkitError } from '../../core/diagnostics';
 import { statusExpected, type ProbeTarget } from '../../core/health/targets';
 
 export interface ProbeOutcome {
@@ -40,9 +42,9 @@ const MAX_HEADER_BYTES = 16 * 1024;
 
 const systemLookup: LookupFn = (hostname) => dnsLookup(hostname, { all: true });
 
-class ProbeFailure extends Error {
-  constructor(readonly reason: string, readonly code: string) {
-    super(reason);
+class ProbeFailure extends TmkitError {
+  constructor(readonly reason: string, code: ErrorCode) {
+    super(code, reason);
   }
 }
 
@@ -50,7 +52,7 @@ class ProbeFailure extends Error {
  * Preallocated: every HTTP probe ends by destroying its socket and client with an error, and building a new
  * Error (its stack trace) each time costs more CPU than the rest of the probe's JavaScript.
  */
-const DONE = new ProbeFailure('done', 'TMKIT_PROBE_DONE');
+const DONE = new ProbeFailure('done', 'PROBE_DONE');
 
 /** Probes one target once. Never throws: every failure is an outcome with a reason. */
 export async function probe(target: ProbeTarget, opts: ProbeOptions = {}): Promise<ProbeOutcome> {
@@ -60,9 +62,9 @@ export async function probe(target: ProbeTarget, opts: ProbeOptions = {}): Promi
   let timedOut = false;
   const timer = setTimeout(() => {
     timedOut = true;
-    ac.abort(new ProbeFailure('timeout', 'TMKIT_PROBE_TIMEOUT'));
+    ac.abort(new ProbeFailure('timeout', 'PROBE_TIMEOUT'));
   }, timeoutMs);
-  const onOuterAbort = (): void => ac.abort(new ProbeFailure('aborted', 'TMKIT_PROBE_ABORTED'));
+  const onOuterAbort = (): void => ac.abort(new ProbeFailure('aborted', 'PROBE_ABORTED'));
   if (opts.signal?.aborted) onOuterAbort();
   else opts.signal?.addEventListener('abort', onOuterAbort, { once: true });
   let address: string | undefined;
@@ -94,7 +96,7 @@ async function resolveAddress(target: ProbeTarget, signal: AbortSignal, lookup: 
   if (target.targetKind !== 'fqdn') return target.target;
   const addrs = await untilAborted(lookup(target.target), signal);
   const first = addrs.find((a) => isIP(a.address) !== 0);
-  if (!first) throw new ProbeFailure('DNS: no address', 'ENODATA');
+  if (!first) throw new ProbeFailure('DNS: no address', 'PROBE_NO_ADDRESS');
   return first.address;
 }
 
@@ -163,7 +165,7 @@ function probeConnector(timeoutMs: number, sockets: Set<Socket>): buildConnector
         const cert = (sock as TLSSocket).getPeerCertificate?.();
         if (!cert || Object.keys(cert).length === 0) {
           sock.destroy();
-          callback(new ProbeFailure('TLS error: no certificate', 'TMKIT_PROBE_NO_CERTIFICATE'), null);
+          callback(new ProbeFailure('TLS error: no certificate', 'PROBE_NO_CERTIFICATE'), null);
           return;
         }
       }
@@ -203,7 +205,7 @@ async function httpGet(target: ProbeTarget, address: string, timeoutMs: number, 
           resolve(statusCode);
         },
         onResponseData() {},
-        onResponseEnd() { if (status === undefined) reject(new ProbeFailure('invalid response', 'TMKIT_PROBE_NO_STATUS')); },
+        onResponseEnd() { if (status === undefined) reject(new ProbeFailure('invalid response', 'PROBE_NO_STATUS')); },
         onResponseError(_controller, err) { if (status === undefined) reject(err); },
       });
     });

@@ -1,4 +1,3 @@
-export * from './types';
-export { canonicalJson, contentHash, makeEtag, parseEtagList } from './conditions';
+export * from '../../core/store';
 export { SqliteStore, SCHEMA_VERSION, MIGRATIONS, DB_FILE, type SqliteStoreOptions } from './sqlite';
-export { parseResourceCatalog, toResourceCatalog } from './resources';
+export { parseResourceCatalog, toResourceCatalog } from '../../core/model/catalog';

@@ -3,7 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Profile } from '../../core/model/types';
 import type { AzureResource } from '../../core/ports';
-import { checkPreconditions, checkStack, contentHash, makeEtag } from './conditions';
+import { checkPreconditions, checkStack, contentHash, makeEtag } from '../../core/store/conditions';
 import {
   StoreError,
   type DeleteProfileOptions,
@@ -15,7 +15,7 @@ import {
   type StoreListener,
   type StoredProfile,
   type StoreView,
-} from './types';
+} from '../../core/store/types';
 
 /**
  * Schema migrations, applied in order inside one transaction each; `PRAGMA user_version` holds the number
@@ -136,7 +136,7 @@ export class SqliteStore implements Store {
   private migrate(): void {
     const current = this.schemaVersion();
     if (current > SCHEMA_VERSION) {
-      throw new StoreError('store-version',
+      throw new StoreError('STORE_VERSION',
         `${this.path} has schema version ${current}, newer than this tmkit understands (${SCHEMA_VERSION}); upgrade tmkit or use another --state-dir`);
     }
     this.db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, description TEXT NOT NULL, applied_at TEXT NOT NULL) STRICT`);
@@ -166,7 +166,7 @@ export class SqliteStore implements Store {
     try {
       profile = JSON.parse(row.document) as Profile;
     } catch (err) {
-      throw new StoreError('store-corrupt', `profile '${row.name}' in ${this.path} is not valid JSON: ${(err as Error).message}`);
+      throw new StoreError('STORE_CORRUPT', `profile '${row.name}' in ${this.path} is not valid JSON: ${(err as Error).message}`);
     }
     return { profile, stack: row.stack, etag: makeEtag(row.mod_revision, row.hash), modRevision: row.mod_revision };
   }
@@ -232,7 +232,7 @@ export class SqliteStore implements Store {
   async deleteProfile(name: string, options: DeleteProfileOptions = {}): Promise<{ revision: number }> {
     const revision = this.db.transaction((): number => {
       const row = this.stmt.one.get(name);
-      if (!row) throw new StoreError('not-found', `profile '${name}' does not exist`, { name });
+      if (!row) throw new StoreError('NOT_FOUND', `profile '${name}' does not exist`, { name });
       const current = this.toStored(row);
       checkPreconditions(name, current, options.ifMatch, undefined);
       checkStack(name, current, options.stack);

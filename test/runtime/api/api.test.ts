@@ -296,7 +296,7 @@ describe('resources and metrics', () => {
     expect((await call(h.base, 'PUT', '/v1/resources', { body: g.body })).status).toBe(200);
     const bad = await call(h.base, 'PUT', '/v1/resources', { body: { '/a': { state: 'paused' }, '/b': { target: 'b.example', state: 'paused' } } });
     expect(bad.status).toBe(400);
-    expect(bad.body.errors.map((e: { code: string }) => e.code)).toEqual(['catalog-target', 'catalog-state']);
+    expect(bad.body.errors.map((e: { code: string }) => e.code)).toEqual(['CATALOG_TARGET', 'CATALOG_STATE']);
   });
 
   test('GET /metrics is Prometheus text and counts API requests by route and code', async () => {

@@ -63,21 +63,21 @@ describe.each(factories)('%s store', (_kind, make) => {
   test('If-Match: the current ETag wins, a stale one is refused', async () => {
     const a = await store.putProfile(profile('a'), { stack: 's' });
     const b = await store.putProfile(profile('a', { dnsConfig: { relativeName: 'a', ttl: 60 } }), { stack: 's', ifMatch: a.etag });
-    await rejectsWith(store.putProfile(profile('a', { dnsConfig: { relativeName: 'a', ttl: 90 } }), { stack: 's', ifMatch: a.etag }), 'precondition-failed');
+    await rejectsWith(store.putProfile(profile('a', { dnsConfig: { relativeName: 'a', ttl: 90 } }), { stack: 's', ifMatch: a.etag }), 'PRECONDITION_FAILED');
     expect((await store.getProfile('a'))!.etag).toBe(b.etag);
-    await rejectsWith(store.putProfile(profile('x'), { stack: 's', ifMatch: '*' }), 'precondition-failed');
+    await rejectsWith(store.putProfile(profile('x'), { stack: 's', ifMatch: '*' }), 'PRECONDITION_FAILED');
   });
 
   test('If-None-Match: * creates only', async () => {
     await store.putProfile(profile('a'), { stack: 's', ifNoneMatch: '*' });
-    await rejectsWith(store.putProfile(profile('a'), { stack: 's', ifNoneMatch: '*' }), 'precondition-failed');
+    await rejectsWith(store.putProfile(profile('a'), { stack: 's', ifNoneMatch: '*' }), 'PRECONDITION_FAILED');
   });
 
   test('a profile owned by another stack is neither overwritten nor deleted', async () => {
     await store.putProfile(profile('a'), { stack: 'team-a' });
-    const err = await rejectsWith(store.putProfile(profile('a', { dnsConfig: { relativeName: 'a', ttl: 5 } }), { stack: 'team-b' }), 'stack-conflict');
+    const err = await rejectsWith(store.putProfile(profile('a', { dnsConfig: { relativeName: 'a', ttl: 5 } }), { stack: 'team-b' }), 'STACK_CONFLICT');
     expect(err.message).toContain("owned by stack 'team-a'");
-    await rejectsWith(store.deleteProfile('a', { stack: 'team-b' }), 'stack-conflict');
+    await rejectsWith(store.deleteProfile('a', { stack: 'team-b' }), 'STACK_CONFLICT');
     expect((await store.getProfile('a'))!.stack).toBe('team-a');
   });
 
@@ -96,9 +96,9 @@ describe.each(factories)('%s store', (_kind, make) => {
   test('delete: not-found, If-Match, then gone; watchers see every change in order', async () => {
     const events: StoreChange[] = [];
     const stop = store.watch((c) => events.push(c));
-    await rejectsWith(store.deleteProfile('a'), 'not-found');
+    await rejectsWith(store.deleteProfile('a'), 'NOT_FOUND');
     const a = await store.putProfile(profile('a'), { stack: 's' });
-    await rejectsWith(store.deleteProfile('a', { ifMatch: '"0-0000000000000000"' }), 'precondition-failed');
+    await rejectsWith(store.deleteProfile('a', { ifMatch: '"0-0000000000000000"' }), 'PRECONDITION_FAILED');
     await store.deleteProfile('a', { ifMatch: a.etag });
     expect(await store.getProfile('a')).toBeUndefined();
     await store.putResources({ '/subscriptions/x/resourceGroups/rg/providers/Microsoft.Web/sites/app': { target: 'app.example.net', state: 'running' } });
@@ -172,6 +172,6 @@ describe('sqlite store on disk', () => {
     let err: unknown;
     try { SqliteStore.open({ stateDir: dir }); } catch (e) { err = e; }
     expect(err).toBeInstanceOf(StoreError);
-    expect((err as StoreError).code).toBe('store-version');
+    expect((err as StoreError).code).toBe('STORE_VERSION');
   });
 });

@@ -1,7 +1,8 @@
+import { TmkitError, type Diagnostic } from '../../diagnostics';
 import { toJson } from '../attributes';
 import type { FailoverEstimate } from '../failover';
 import type { PlanReport } from '../report';
-import type { JsonValue, Plan, PlanIssue, PlanStep, ProfileChange, Writer } from '../types';
+import type { JsonValue, Plan, PlanStep, ProfileChange, Writer } from '../types';
 import type { Profile } from '../../model/types';
 
 /**
@@ -61,7 +62,7 @@ function changeJson(c: ProfileChange): JsonValue {
   return o;
 }
 
-function issueJson(i: PlanIssue): JsonValue {
+function issueJson(i: Diagnostic): JsonValue {
   return toJson({ severity: i.severity, code: i.code, path: i.path, message: i.message, hint: i.hint, profile: i.profile });
 }
 
@@ -70,10 +71,10 @@ function estimateJson(e: FailoverEstimate | null): JsonValue {
 }
 
 /** A plan file that cannot be read: wrong version, not a tmkit plan, missing fields. */
-export class PlanFormatError extends Error {
-  constructor(readonly code: 'PLAN_FILE_NOT_A_PLAN' | 'PLAN_FILE_VERSION' | 'PLAN_FILE_INVALID', message: string) {
-    super(message);
-    this.name = 'PlanFormatError';
+export class PlanFormatError extends TmkitError {
+  declare readonly code: 'PLAN_FILE_NOT_A_PLAN' | 'PLAN_FILE_VERSION' | 'PLAN_FILE_INVALID';
+  constructor(code: 'PLAN_FILE_NOT_A_PLAN' | 'PLAN_FILE_VERSION' | 'PLAN_FILE_INVALID', message: string) {
+    super(code, message);
   }
 }
 
@@ -116,6 +117,6 @@ export function readPlanJson(value: unknown): Plan {
     return s as unknown as PlanStep;
   });
   const summary = isObj(value.summary) ? (value.summary as unknown as Plan['summary']) : bad('"summary" missing');
-  const errors = Array.isArray(value.errors) ? (value.errors as PlanIssue[]) : [];
+  const errors = Array.isArray(value.errors) ? (value.errors as Diagnostic[]) : [];
   return { stack: value.stack as string, changes, steps, errors, summary };
 }

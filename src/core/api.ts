@@ -1,15 +1,49 @@
-import type { Profile } from '../core/model/types';
-import type { AzureResource } from '../core/ports';
-import type { AnswerRecord, ExplanationStep, RoutingOutcome, RoutingRcode } from '../core/routing/types';
-import type { EndpointMonitorStatus, ProfileMonitorStatus } from '../core/health/types';
+/**
+ * The management API's contract (design §5, §8): every request and response body, declared once. The server
+ * (src/runtime/api) types its handlers with these and the client (src/client) its methods, so the two
+ * cannot drift. Property names on the wire are exactly these.
+ */
+import type { Diagnostic } from './diagnostics';
+import type { EndpointMonitorStatus, ProfileMonitorStatus } from './health/types';
+import type { Profile } from './model/types';
+import type { AzureResource } from './ports';
+import type { AnswerRecord, ExplanationStep, RoutingOutcome, RoutingRcode } from './routing/types';
 
-/** One entry of the API's error shape `{"errors":[...]}`; validation entries carry path, severity, hint. */
-export interface ApiErrorEntry {
-  code: string;
-  message: string;
-  path?: string;
-  hint?: string;
-  severity?: 'error' | 'warning';
+/**
+ * The error body of every failed request: `{"errors": [...]}`. Each entry is a Diagnostic; on the wire
+ * `path` is left out when it is empty (the problem is not about one place).
+ */
+export interface ApiErrorBody {
+  errors: WireDiagnostic[];
+}
+
+/** A Diagnostic as JSON: `path` absent when empty; `severity` absent only in bodies of older servers. */
+export type WireDiagnostic = Omit<Diagnostic, 'path' | 'severity'> & { path?: string; severity?: Diagnostic['severity'] };
+
+export function toWire(d: Diagnostic): WireDiagnostic {
+  const w: WireDiagnostic = { code: d.code, message: d.message, severity: d.severity };
+  if (d.path !== '') w.path = d.path;
+  if (d.hint !== undefined) w.hint = d.hint;
+  return w;
+}
+
+export function fromWire(w: WireDiagnostic): Diagnostic {
+  const d: Diagnostic = { severity: w.severity ?? 'error', code: String(w.code), path: w.path ?? '', message: String(w.message) };
+  if (w.hint !== undefined) d.hint = w.hint;
+  return d;
+}
+
+/** `GET /healthz`: the watchdog (503 with `status: "degraded"` and a reason when DNS lags the store). */
+export interface HealthzBody {
+  status: 'ok' | 'degraded';
+  /** The store's revision. */
+  revision: number;
+  /** The revision of the snapshot DNS answers from. */
+  servedRevision?: number;
+  lagRevisions?: number;
+  /** How long the oldest change not yet served has waited. */
+  lagSeconds?: number;
+  reason?: string;
 }
 
 export interface ProfileEntry {
@@ -36,7 +70,7 @@ export interface WriteResult {
   /** The stored, normalized profile. */
   profile: Profile;
   /** Warning diagnostics (errors never get here: the write is refused). */
-  warnings: ApiErrorEntry[];
+  warnings: WireDiagnostic[];
 }
 
 export interface DeleteResult { name: string; deleted: true; revision: number }
@@ -107,6 +141,7 @@ export interface ProfileStatusReport {
   transitions: StatusTransitionReport[];
 }
 
+/** `POST /v1/resolve` body. */
 export interface ResolveQuery {
   name: string;
   /** Default `A`. */

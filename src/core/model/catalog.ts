@@ -1,7 +1,8 @@
-import type { AzureResource, ResourceCatalog } from '../../core/ports';
-import type { ResourceCatalogRecord } from './types';
+import { problem, type Diagnostic } from '../diagnostics';
+import type { AzureResource, ResourceCatalog } from '../ports';
 
-export interface CatalogError { code: string; path: string; message: string }
+/** The Azure resource catalog as stored and sent (design §3): ARM id (as written) → resource. */
+export type ResourceCatalogRecord = Record<string, AzureResource>;
 
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -11,8 +12,8 @@ const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object
  * or the same entries as an array with an `id` each. `state` defaults to `running`. Every problem is
  * reported, none thrown.
  */
-export function parseResourceCatalog(input: unknown): { catalog: ResourceCatalogRecord; errors: CatalogError[] } {
-  const errors: CatalogError[] = [];
+export function parseResourceCatalog(input: unknown): { catalog: ResourceCatalogRecord; errors: Diagnostic[] } {
+  const errors: Diagnostic[] = [];
   const catalog: ResourceCatalogRecord = {};
   let entries: Array<[string, unknown, string]>;
   if (Array.isArray(input)) {
@@ -22,25 +23,25 @@ export function parseResourceCatalog(input: unknown): { catalog: ResourceCatalog
     if (Array.isArray(src)) return parseResourceCatalog(src);
     entries = Object.entries(src as Record<string, unknown>).map(([id, e]) => [id, e, id]);
   } else {
-    return { catalog, errors: [{ code: 'catalog-shape', path: '', message: 'the resource catalog must be a JSON object mapping ARM ids to {target, location, state}' }] };
+    return { catalog, errors: [problem('CATALOG_SHAPE', 'the resource catalog must be a JSON object mapping ARM ids to {target, location, state}')] };
   }
   const seen = new Set<string>();
   for (const [id, e, path] of entries) {
-    if (id.trim() === '') { errors.push({ code: 'catalog-id', path, message: 'a resource needs an ARM id (the key, or "id" in the array form)' }); continue; }
-    if (seen.has(id.toLowerCase())) { errors.push({ code: 'catalog-duplicate', path, message: `ARM id '${id}' appears twice (ids compare case-insensitively)` }); continue; }
+    if (id.trim() === '') { errors.push(problem('CATALOG_ID', 'a resource needs an ARM id (the key, or "id" in the array form)', { path })); continue; }
+    if (seen.has(id.toLowerCase())) { errors.push(problem('CATALOG_DUPLICATE', `ARM id '${id}' appears twice (ids compare case-insensitively)`, { path })); continue; }
     seen.add(id.toLowerCase());
-    if (!isObj(e)) { errors.push({ code: 'catalog-entry', path, message: 'a resource must be an object {target, location?, state?}' }); continue; }
+    if (!isObj(e)) { errors.push(problem('CATALOG_ENTRY', 'a resource must be an object {target, location?, state?}', { path })); continue; }
     if (typeof e.target !== 'string' || e.target.trim() === '') {
-      errors.push({ code: 'catalog-target', path: `${path}.target`, message: 'target (the FQDN or IP the endpoint answers with) is required' });
+      errors.push(problem('CATALOG_TARGET', 'target (the FQDN or IP the endpoint answers with) is required', { path: `${path}.target` }));
       continue;
     }
     const state = e.state ?? 'running';
     if (state !== 'running' && state !== 'stopped') {
-      errors.push({ code: 'catalog-state', path: `${path}.state`, message: `state must be "running" or "stopped", not ${JSON.stringify(state)}` });
+      errors.push(problem('CATALOG_STATE', `state must be "running" or "stopped", not ${JSON.stringify(state)}`, { path: `${path}.state` }));
       continue;
     }
     if (e.location !== undefined && typeof e.location !== 'string') {
-      errors.push({ code: 'catalog-location', path: `${path}.location`, message: 'location must be an Azure region name' });
+      errors.push(problem('CATALOG_LOCATION', 'location must be an Azure region name', { path: `${path}.location` }));
       continue;
     }
     const r: AzureResource = { target: e.target, state };

@@ -1,5 +1,9 @@
-import { createHash } from 'node:crypto';
-import type { Profile } from '../../core/model/types';
+/**
+ * The store's precondition semantics (design §5), shared by every Store implementation: strong ETags from the
+ * content, `If-Match` / `If-None-Match: *` per RFC 9110 §13.1, and stack ownership. Pure.
+ */
+import type { Profile } from '../model/types';
+import { sha256Hex } from '../sha256';
 import { StoreError, type StoredProfile } from './types';
 
 /** JSON with object keys sorted, so equal content hashes equally whatever the key order. */
@@ -15,7 +19,7 @@ export function canonicalJson(value: unknown): string {
 
 /** Content hash of a profile together with its owner. */
 export function contentHash(profile: Profile, stack: string): string {
-  return createHash('sha256').update(canonicalJson({ stack, profile })).digest('hex').slice(0, 16);
+  return sha256Hex(canonicalJson({ stack, profile })).slice(0, 16);
 }
 
 export function makeEtag(revision: number, hash: string): string {
@@ -37,18 +41,18 @@ function matches(header: string, current: StoredProfile | undefined): boolean {
 
 /**
  * RFC 9110 §13.1.1–13.1.2 for a write: `If-Match` must match the current tag; `If-None-Match: *` requires
- * that nothing exists (any listed tag that matches also fails). Throws `precondition-failed`.
+ * that nothing exists (any listed tag that matches also fails). Throws `PRECONDITION_FAILED`.
  */
 export function checkPreconditions(name: string, current: StoredProfile | undefined, ifMatch?: string, ifNoneMatch?: string): void {
   if (ifMatch !== undefined && !matches(ifMatch, current)) {
-    throw new StoreError('precondition-failed',
+    throw new StoreError('PRECONDITION_FAILED',
       current
         ? `profile '${name}' has changed: If-Match ${ifMatch} does not match the current ETag ${current.etag}; read it again and retry`
         : `profile '${name}' does not exist, so If-Match ${ifMatch} cannot match`,
       { name, currentEtag: current?.etag });
   }
   if (ifNoneMatch !== undefined && matches(ifNoneMatch, current)) {
-    throw new StoreError('precondition-failed',
+    throw new StoreError('PRECONDITION_FAILED',
       `profile '${name}' already exists (ETag ${current!.etag}) and If-None-Match ${ifNoneMatch} asks to create only`,
       { name, currentEtag: current?.etag });
   }
@@ -56,7 +60,7 @@ export function checkPreconditions(name: string, current: StoredProfile | undefi
 
 export function checkStack(name: string, current: StoredProfile | undefined, stack: string | undefined): void {
   if (current && stack !== undefined && current.stack !== stack) {
-    throw new StoreError('stack-conflict',
+    throw new StoreError('STACK_CONFLICT',
       `profile '${name}' is owned by stack '${current.stack}', not '${stack}'; rename the profile or remove it from stack '${current.stack}' first`,
       { name, owner: current.stack, stack });
   }

@@ -1,5 +1,6 @@
-import type { Profile } from '../../core/model/types';
-import type { AzureResource } from '../../core/ports';
+import { TmkitError } from '../diagnostics';
+import type { ResourceCatalogRecord } from '../model/catalog';
+import type { Profile } from '../model/types';
 
 /**
  * The runtime's durable state behind one interface (design §4, §7): the embedded SQLite store today,
@@ -30,7 +31,7 @@ export interface StoreView {
 }
 
 export interface PutProfileOptions {
-  /** The owning stack; a profile owned by another stack is never overwritten (`stack-conflict`). */
+  /** The owning stack; a profile owned by another stack is never overwritten (`STACK_CONFLICT`). */
   stack: string;
   /** Write only if the current ETag is one of these (`*` = exists). */
   ifMatch?: string;
@@ -54,13 +55,12 @@ export interface PutProfileResult {
 
 export interface DeleteProfileOptions {
   ifMatch?: string;
-  /** When given, a profile owned by another stack is not deleted (`stack-conflict`). */
+  /** When given, a profile owned by another stack is not deleted (`STACK_CONFLICT`). */
   stack?: string;
   check?: (view: StoreView, current: StoredProfile) => void;
 }
 
-/** The Azure resource catalog (design §3): ARM id (as written) → resource. */
-export type ResourceCatalogRecord = Record<string, AzureResource>;
+export type { ResourceCatalogRecord };
 
 export interface StoreChange {
   revision: number;
@@ -92,12 +92,12 @@ export interface Store {
   close(): Promise<void>;
 }
 
-export type StoreErrorCode = 'precondition-failed' | 'stack-conflict' | 'not-found' | 'store-corrupt' | 'store-version';
+export type StoreErrorCode = 'PRECONDITION_FAILED' | 'STACK_CONFLICT' | 'NOT_FOUND' | 'STORE_CORRUPT' | 'STORE_VERSION';
 
-/** A refused or failed store operation, with a stable `code`. */
-export class StoreError extends Error {
-  constructor(readonly code: StoreErrorCode, message: string, readonly details: Record<string, unknown> = {}) {
-    super(message);
-    this.name = 'StoreError';
+/** A refused or failed store operation, with a stable `code` (from CODES). */
+export class StoreError extends TmkitError {
+  declare readonly code: StoreErrorCode;
+  constructor(code: StoreErrorCode, message: string, readonly details: Record<string, unknown> = {}) {
+    super(code, message);
   }
 }

@@ -1,0 +1,96 @@
+/**
+ * The catalog of every error and warning code that is not a validation rule (those are `RULES` in
+ * validate/catalog.ts). One convention: UPPER_SNAKE, no prefix; a code's meaning never changes. The API
+ * sends them in `{"errors":[{code,…}]}`, errors carry them as `.code`, and a test checks that every code
+ * written in the source is in one of the two catalogs.
+ */
+export interface CodeInfo {
+  family: 'api' | 'store' | 'catalog' | 'import' | 'plan' | 'lint' | 'constructs' | 'client' | 'cli' | 'geo' | 'dns' | 'probe';
+  /** HTTP status when the API answers with this code. */
+  status?: number;
+  meaning: string;
+}
+
+const c = (family: CodeInfo['family'], meaning: string, status?: number): CodeInfo => (status === undefined ? { family, meaning } : { family, meaning, status });
+
+export const CODES = {
+  // Management API (design §5)
+  UNAUTHORIZED: c('api', 'Missing or wrong bearer token.', 401),
+  NOT_FOUND: c('api', 'The profile or endpoint does not exist.', 404),
+  ROUTE_NOT_FOUND: c('api', 'No API route at this path.', 404),
+  METHOD_NOT_ALLOWED: c('api', 'The route exists but not with this method (see the Allow header).', 405),
+  MALFORMED_JSON: c('api', 'The body is not valid JSON (or is empty).', 400),
+  BAD_REQUEST: c('api', 'A request parameter or body field is invalid.', 400),
+  NAME_MISMATCH: c('api', 'The body names another profile or endpoint than the URL.', 400),
+  PAYLOAD_TOO_LARGE: c('api', 'The body is larger than the limit.', 413),
+  PRECONDITION_FAILED: c('api', 'If-Match / If-None-Match did not hold: someone else changed (or created) the object.', 412),
+  STACK_CONFLICT: c('api', 'The profile is owned by another stack.', 409),
+  PROFILE_REFERENCED: c('api', 'The profile is still the child of a nested endpoint.', 409),
+  PROFILE_NAME_CONFLICT: c('api', 'A profile with the same name in another case exists (names are case-insensitive).', 409),
+  NOT_AVAILABLE: c('api', 'The server has no component attached for this route.', 503),
+  INTERNAL: c('api', 'An unexpected server error (the server log has the details).', 500),
+  // Store
+  STORE_CORRUPT: c('store', 'The store holds data that cannot be read.'),
+  STORE_VERSION: c('store', 'The store was written by a newer tmkit.'),
+  // Resource catalog (design §3)
+  CATALOG_SHAPE: c('catalog', 'The resource catalog is a JSON object mapping ARM ids to resources (or an array of them).', 400),
+  CATALOG_ID: c('catalog', 'A resource needs an ARM id.', 400),
+  CATALOG_DUPLICATE: c('catalog', 'An ARM id appears twice (ids compare case-insensitively).', 400),
+  CATALOG_ENTRY: c('catalog', 'A resource is an object {target, location?, state?}.', 400),
+  CATALOG_TARGET: c('catalog', 'A resource needs a target (FQDN or IP).', 400),
+  CATALOG_STATE: c('catalog', 'A resource state is "running" or "stopped".', 400),
+  CATALOG_LOCATION: c('catalog', 'A resource location is an Azure region name.', 400),
+  // ARM import (`tmkit import`)
+  ARM_IMPORT_UNRECOGNIZED: c('import', 'The input is neither Azure profile JSON, an ARM template nor a tmkit document.'),
+  ARM_IMPORT_NO_PROFILES: c('import', 'The input holds no Traffic Manager profile.'),
+  ARM_IMPORT_NO_NAME: c('import', 'A profile or endpoint has no name.'),
+  ARM_IMPORT_ENDPOINT_TYPE: c('import', 'An endpoint type is not a Traffic Manager endpoint type.'),
+  ARM_IMPORT_EXPRESSION: c('import', 'An ARM template expression cannot be evaluated offline.'),
+  ARM_IMPORT_LOCATION: c('import', 'A location is not a known Azure region.'),
+  ARM_IMPORT_NESTED_TARGET: c('import', 'A nested endpoint\'s targetResourceId does not name a profile.'),
+  ARM_IMPORT_NESTED_OUTSIDE: c('import', 'A nested endpoint points at a profile outside the input.'),
+  ARM_IMPORT_ORPHAN_ENDPOINT: c('import', 'An endpoint resource names no profile of the input.'),
+  ARM_IMPORT_UNKNOWN_PROPERTY: c('import', 'A property tmkit does not model (ignored).'),
+  // Plan (`tmkit plan`, `tmkit apply`)
+  PLAN_DUPLICATE_PROFILE: c('plan', 'Two profiles of the document have the same name.'),
+  PLAN_PROFILE_OWNED_BY_OTHER_STACK: c('plan', 'A profile of the document is owned by another stack.'),
+  PLAN_RELATIVE_NAME_TAKEN: c('plan', 'Another stack\'s profile answers at the same relativeName.'),
+  PLAN_NESTED_TARGET_MISSING: c('plan', 'A nested endpoint points at a profile that neither the document nor the runtime has.'),
+  PLAN_DELETE_REFERENCED: c('plan', 'A profile to destroy is still nested by a profile that stays.'),
+  PLAN_ORDER_CYCLE: c('plan', 'The changes cannot be ordered into steps the runtime accepts one by one.'),
+  PLAN_STALE: c('plan', 'The deployed state changed since the plan was made.'),
+  PLAN_REFUSED: c('plan', 'The plan has errors and cannot be applied.'),
+  PLAN_FILE_INVALID: c('plan', 'A plan file is not valid JSON or not a tmkit plan.'),
+  PLAN_FILE_NOT_A_PLAN: c('plan', 'The file is not a tmkit plan (kind).'),
+  PLAN_FILE_VERSION: c('plan', 'The plan file\'s formatVersion is not supported.'),
+  // Plan lints (warnings)
+  LINT_TTL_EXCEEDS_DETECTION: c('lint', 'The TTL keeps clients on a failed endpoint longer than detection takes.'),
+  LINT_SUBNET_WITHOUT_FALLBACK: c('lint', 'A Subnet profile has no fallback endpoint.'),
+  LINT_MIN_CHILD_ENDPOINTS_UNREACHABLE: c('lint', 'minChildEndpoints can never be met by the child.'),
+  LINT_GEOGRAPHIC_WITHOUT_WORLD: c('lint', 'A Geographic profile maps no endpoint to WORLD.'),
+  // Constructs
+  INVALID_PROPS: c('constructs', 'A construct was created with props that break a rule of its own.'),
+  SYNTH_INVALID: c('constructs', 'The construct tree has errors; nothing was written.'),
+  CONSTRUCT_VALIDATION: c('constructs', 'A construct\'s own validation (node.addValidation) failed.'),
+  // Client
+  UNREACHABLE: c('client', 'The server could not be reached (after retries).'),
+  // CLI
+  USAGE: c('cli', 'A command was called wrongly (exit code 2).'),
+  FAILED: c('cli', 'A command failed (exit code 1).'),
+  // Geo
+  GEO_DATABASE_INVALID: c('geo', 'The MMDB database is missing, unreadable or not an MMDB file.'),
+  GEO_LATENCY_TABLE_INVALID: c('geo', 'The latency table is missing, not JSON or breaks a rule.'),
+  // DNS server
+  DNS_ZONE_EMPTY: c('dns', 'The zone is empty.'),
+  DNS_LISTEN_ADDRESS: c('dns', 'A DNS listen address is not an IP literal.'),
+  DNS_NOT_LISTENING: c('dns', 'The DNS server was asked for its addresses before it listens.'),
+  // Prober (internal: turned into probe failure reasons)
+  PROBE_TIMEOUT: c('probe', 'The probe ran out of time.'),
+  PROBE_ABORTED: c('probe', 'The probe was aborted (stop or settings change).'),
+  PROBE_DONE: c('probe', 'The probe finished (cleanup signal).'),
+  PROBE_NO_CERTIFICATE: c('probe', 'An HTTPS endpoint presented no certificate.'),
+  PROBE_NO_STATUS: c('probe', 'The response ended without a status line.'),
+  PROBE_NO_ADDRESS: c('probe', 'The target name resolved to no address.'),
+} as const satisfies Record<string, CodeInfo>;
+
+export type ErrorCode = keyof typeof CODES;

@@ -1,0 +1,2 @@
+export * from './types';
+export { canonicalJson, contentHash, makeEtag, parseEtagList, checkPreconditions, checkStack } from './conditions';
