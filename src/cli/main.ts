@@ -1,5 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import { commands } from './commands';
+import { packageVersion } from '../package';
 
 /** Exit codes (design §4): 0 ok, 1 invalid input or failed operation, 2 usage. */
 export const EXIT_OK = 0;
@@ -17,7 +18,7 @@ export class CliError extends Error {
 export function buildProgram(): Command {
   const program = new Command('tmkit')
     .description('DNS traffic management as code: Azure Traffic Manager semantics, self-hosted')
-    .version(require('../../package.json').version as string)
+    .version(packageVersion())
     .showHelpAfterError('(run `tmkit --help` or `tmkit <command> --help` for usage)')
     .exitOverride()
     .configureOutput({ writeOut: (s) => process.stdout.write(s), writeErr: (s) => process.stderr.write(s) });

@@ -1,9 +1,9 @@
-/** Runs the real `tmkit` command (dist/cli/bin.js, built by `npm test`'s pretest) as a process. */
+/** Runs the real `tmkit` command (dist/src/cli/bin.js, built by `npm test`'s pretest) as a process. */
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 
 export const REPO = join(__dirname, '../..');
-export const BIN = join(REPO, 'dist/cli/bin.js');
+export const BIN = join(REPO, 'dist/src/cli/bin.js');
 
 export interface RunResult {
   code: number | null;

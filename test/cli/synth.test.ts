@@ -88,7 +88,7 @@ describe('failures', () => {
 
   test('construct errors: the app throws one error listing every problem with construct paths', async () => {
     const body = `
-      const { App, Profile, ExternalEndpoint } = require(${JSON.stringify(join(REPO, 'dist/index.js'))});
+      const { App, Profile, ExternalEndpoint } = require(${JSON.stringify(join(REPO, 'dist/src/index.js'))});
       const app = new App();
       const p = new Profile(app, 'web', { trafficRoutingMethod: 'Priority' });
       new ExternalEndpoint(p, 'a', { target: 'a.example.com', priority: 1 });

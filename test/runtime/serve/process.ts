@@ -20,7 +20,7 @@ export function cleanEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
 }
 
 /**
- * Starts the real `tmkit serve` (dist/cli/bin.js, built by `npm test`'s pretest) on free ports
+ * Starts the real `tmkit serve` (dist/src/cli/bin.js, built by `npm test`'s pretest) on free ports
  * and resolves once it printed where it listens.
  */
 export function spawnServe(stateDir: string, args: string[] = [], env: NodeJS.ProcessEnv = {}, cwd = REPO): Promise<ServeProcess> {
