@@ -4,7 +4,6 @@
  * the tmkit_* resources plug into `resources` / `dataSources` as ./provider handlers over src/client's
  * deploy module (not here yet).
  */
-import { serve } from './plugin';
 import { provider } from './provider';
 import type { Schema } from './schema';
 
@@ -36,5 +35,3 @@ export const tmkitProvider = provider<TmkitProviderConfig>({
   resources: {},
   dataSources: {},
 });
-
-if (require.main === module) void serve(tmkitProvider, { name: 'terraform-provider-tmkit' });

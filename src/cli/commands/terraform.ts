@@ -14,7 +14,7 @@ export function registerTerraform(program: Command): void {
     .option('--dir <dir>', 'where the mirror and terraformrc go', '.tmkit/terraform')
     .action((opts: { dir: string }) => {
       const version = packageVersion();
-      const entry = join(packageRoot(), 'dist/providers/terraform/src/main.js');
+      const entry = join(packageRoot(), 'dist/providers/terraform/bin/terraform-provider-tmkit.js');
       const r = install({ dir: resolve(opts.dir), version, entry });
       process.stdout.write(
         `tmkit terraform install: ${r.source} ${version} in ${r.mirror}${r.written.length ? '' : ' (unchanged)'}\n` +

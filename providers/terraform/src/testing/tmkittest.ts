@@ -10,7 +10,6 @@
  * data tmkittest_lookup: name → id, size, found
  */
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { serve } from '../plugin';
 import { provider, valueEquals, type Resource } from '../provider';
 import { UNKNOWN, isUnknown, type ValueObject } from '../cty';
 import { DiagnosticsError, error, path, type Diagnostic } from '../tfprotov6';
@@ -158,5 +157,3 @@ export const tmkittest = provider<Ctx>({
     },
   },
 });
-
-if (require.main === module) void serve(tmkittest, { name: 'terraform-provider-tmkittest' });
