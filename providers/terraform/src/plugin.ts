@@ -139,8 +139,12 @@ export async function serve(domain: ProviderServer, opts: ServeOptions): Promise
       (stopping ??= new Promise<void>((resolve) => {
         for (const s of streams) s.end();
         streams.clear();
-        const force = setTimeout(() => server.forceShutdown(), 2000);
-        force.unref();
+        // Open client connections (Terraform keeps one) would hold a graceful shutdown: give in-flight
+        // calls a moment, then close everything.
+        const force = setTimeout(() => {
+          server.forceShutdown();
+          resolve();
+        }, 1000);
         server.tryShutdown(() => {
           clearTimeout(force);
           resolve();

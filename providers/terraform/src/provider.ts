@@ -86,10 +86,10 @@ export interface ProviderDefinition<Ctx> {
 
 const EMPTY_SCHEMA: Schema = { version: 0, block: {} };
 
-/** Deep equality of values (sets compared in order, as Terraform sends them). */
+/** Deep equality of values (sets compared in order, as Terraform sends them); an unknown equals nothing. */
 export function valueEquals(a: Value | undefined, b: Value | undefined): boolean {
+  if (a instanceof Unknown || b instanceof Unknown) return false; // not known to be equal (the singleton too)
   if (a === b) return true;
-  if (a instanceof Unknown || b instanceof Unknown) return false;
   if (a instanceof PreciseNumber && b instanceof PreciseNumber) return a.text === b.text;
   if (typeof a === 'bigint' || typeof b === 'bigint') return typeof a === typeof b && a === b;
   if (a instanceof Dynamic && b instanceof Dynamic) return JSON.stringify(a.type) === JSON.stringify(b.type) && valueEquals(a.value, b.value);

@@ -9,7 +9,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { install } from '../../../providers/terraform/src/install';
-import { terraform, TEST_PROVIDER, type TfResult } from './helpers';
+import { tmkit } from '../../cli/run';
+import { cleanEnv, terraform, TEST_PROVIDER, type TfResult } from './helpers';
 
 interface ThingConfig {
   name: string;
@@ -194,5 +195,43 @@ describe('terraform e2e with the test provider (tmkittest)', () => {
     const r = ok(await tf('init', '-input=false'));
     expect(r.stdout).toContain('Reusing previous version of tmkit/tmkittest from the dependency lock file');
     expect(readFileSync(join(work, '.terraform.lock.hcl'), 'utf8')).toBe(lockBefore);
+  });
+});
+
+describe('terraform with the tmkit provider itself (installed by `tmkit terraform install`)', () => {
+  let root: string;
+  beforeAll(() => { root = mkdtempSync(join(tmpdir(), 'tmkit-tf-tmkit-')); });
+  afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+  test('init and plan with its provider block (server, sensitive token, stack) succeed', async () => {
+    const inst = await tmkit(['terraform', 'install', '--dir', join(root, 'inst')], { baseEnv: cleanEnv() });
+    expect(inst.code).toBe(0);
+    const rc = /^export TF_CLI_CONFIG_FILE=(.+)$/m.exec(inst.stdout)![1]!;
+    const work = join(root, 'work');
+    require('node:fs').mkdirSync(work);
+    writeFileSync(join(work, 'main.tf'), [
+      'terraform {',
+      '  required_providers {',
+      '    tmkit = { source = "tmkit/tmkit" }',
+      '  }',
+      '}',
+      'provider "tmkit" {',
+      '  server = "http://127.0.0.1:5380"',
+      '  token  = "secret"',
+      '  stack  = "e2e"',
+      '}',
+      '',
+    ].join('\n'));
+    const env = { TF_CLI_CONFIG_FILE: rc };
+    const init = await terraform(['init', '-input=false', '-no-color'], work, env);
+    expect(init.stderr).toBe('');
+    expect(init.stdout).toMatch(/Installing tmkit\/tmkit v\d+\.\d+\.\d+/);
+    const plan = await terraform(['plan', '-input=false', '-no-color'], work, env);
+    expect(plan.code).toBe(0);
+    expect(plan.stdout).toContain('No changes.');
+    const schema = await terraform(['providers', 'schema', '-json'], work, env);
+    const p = JSON.parse(schema.stdout).provider_schemas['registry.terraform.io/tmkit/tmkit'].provider.block.attributes;
+    expect(p.token).toMatchObject({ type: 'string', optional: true, sensitive: true });
+    expect(Object.keys(p).sort()).toEqual(['server', 'stack', 'token']);
   });
 });
