@@ -112,6 +112,33 @@ describe('handshake', () => {
   });
 });
 
+describe('shutdown while a call is in flight', () => {
+  test('GRPCController/Shutdown ends the process within seconds even though an apply is still running', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tmkit-tfproto-'));
+    const client = generateCert();
+    const p = await startPlugin({ clientCert: client, env: { TMKITTEST_STATE_FILE: join(dir, 'things.json'), TMKITTEST_CREATE_DELAY_MS: '30000' } });
+    const provider = new PluginClient('tfplugin6.Provider', p.port, mtls(p.serverCertPem, client));
+    try {
+      await provider.call('ConfigureProvider', { config: { msgpack: Buffer.from(encode({ state_file: null })) } });
+      const planned = { name: 'slow', id: 'x', revision: 1 };
+      const apply = provider.call('ApplyResourceChange', { type_name: 'tmkittest_thing', prior_state: { msgpack: Buffer.from([0xc0]) }, planned_state: { msgpack: Buffer.from(encodeMsgpack(planned, thingShape)) }, config: { msgpack: Buffer.from(encodeMsgpack(planned, thingShape)) } }, 60_000).catch((e: Error) => e);
+      await new Promise((r) => setTimeout(r, 300)); // the apply is now waiting inside the handler
+      const ctl = new PluginClient('plugin.GRPCController', p.port, mtls(p.serverCertPem, client));
+      const t0 = Date.now();
+      expect(await ctl.call('Shutdown')).toEqual({});
+      const exit = await Promise.race([p.exited, new Promise((r) => setTimeout(() => r('still running after 10 s'), 10_000))]);
+      expect(exit).toEqual({ code: 0, signal: null });
+      expect(Date.now() - t0).toBeLessThan(10_000);
+      expect(await apply).toBeInstanceOf(Error); // the in-flight call was cut, not answered
+      ctl.close();
+    } finally {
+      provider.close();
+      p.kill();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('AutoMTLS and the services', () => {
   let p: PluginProcess;
   let client: ReturnType<typeof generateCert>;

@@ -8,6 +8,7 @@
  *   id and revision (computed; revision counts applied changes), settings { port, labels,
  *   rule { name, weight 0-1000 } (list) }, member { name, role } (set)
  * data tmkittest_lookup: name → id, size, found
+ * env TMKITTEST_CREATE_DELAY_MS makes create slow (for shutdown tests).
  */
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { provider, valueEquals, type Resource } from '../provider';
@@ -92,7 +93,10 @@ const thing: Resource<Ctx> = {
     const changed = FIELDS.some((f) => !valueEquals(prior[f] ?? null, planned[f] ?? null));
     if (changed) return { planned: { ...planned, revision: UNKNOWN } };
   },
-  create({ planned }, { file }) {
+  async create({ planned }, { file }) {
+    // tests: a slow create (an apply in flight when Terraform shuts the plugin down)
+    const delay = Number(process.env.TMKITTEST_CREATE_DELAY_MS ?? 0);
+    if (delay > 0) await new Promise((r) => setTimeout(r, delay));
     const things = load(file);
     const id = `thing-${planned.name as string}`;
     if (things[id]) throw new DiagnosticsError(error(`A thing named "${planned.name as string}" already exists`, `Import it: terraform import <address> ${id}`, path('name')));
