@@ -222,8 +222,14 @@ describe('AutoMTLS and the services', () => {
     expect(bad.diagnostics[0].detail).toMatch(/^name: a string is required, got number 5/);
   });
 
+  test('ConfigureProvider: console.log in a handler goes to stderr, stdout keeps only the handshake', async () => {
+    const r = await provider.call('ConfigureProvider', { terraform_version: '1.11.4', config: { msgpack: Buffer.from(encode({ state_file: null })) } });
+    expect(r.diagnostics).toEqual([]);
+    expect(p.stderr()).toContain(`tmkittest: configured with ${join(dir, 'things.json')}`);
+    expect(p.stdout()).toBe(`${p.handshake}\n`);
+  });
+
   test('PlanResourceChange on create: computed attributes planned unknown (msgpack ext 0 on the wire)', async () => {
-    await provider.call('ConfigureProvider', { terraform_version: '1.11.4', config: { msgpack: Buffer.from(encode({ state_file: null })) } });
     const proposed = { name: 'n', size: 2, id: null, revision: null, settings: null, member: [], tags: null, aliases: null };
     const r = await provider.call('PlanResourceChange', {
       type_name: 'tmkittest_thing',

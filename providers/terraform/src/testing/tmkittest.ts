@@ -138,6 +138,8 @@ export const tmkittest = provider<Ctx>({
   configure(config) {
     const file = (config.state_file as string | null) ?? process.env.TMKITTEST_STATE_FILE;
     if (!file) throw new DiagnosticsError(error('No state file', 'Set state_file in the provider block or TMKITTEST_STATE_FILE.', path('state_file')));
+    // console output of a provider must never reach stdout (the plugin layer sends it to stderr)
+    console.log(`tmkittest: configured with ${file}`);
     return { file };
   },
   resources: { tmkittest_thing: thing },
