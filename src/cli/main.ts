@@ -1,7 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { TmkitError } from '../core/diagnostics';
 import { commands } from './commands';
-import { VERSION } from '../version';
+import { packageVersion } from '../package';
 
 /** Exit codes (design §4): 0 ok, 1 invalid input or failed operation, 2 usage. */
 export const EXIT_OK = 0;
@@ -18,7 +18,7 @@ export class CliError extends TmkitError {
 export function buildProgram(): Command {
   const program = new Command('tmkit')
     .description('DNS traffic management as code: Azure Traffic Manager semantics, self-hosted')
-    .version(VERSION)
+    .version(packageVersion())
     .showHelpAfterError('(run `tmkit --help` or `tmkit <command> --help` for usage)')
     .exitOverride()
     .configureOutput({ writeOut: (s) => process.stdout.write(s), writeErr: (s) => process.stderr.write(s) });

@@ -2,7 +2,7 @@
  * The tmkit provider as served today: package, schema and config. Its resource types (Profile, Endpoint)
  * plug in here on top of the deploy module; until then any resource request says the type does not exist.
  */
-import { VERSION } from '../../../src/version';
+import { packageVersion } from '../../../src/package';
 import { checkConfig, resolveConfig, type TmkitConfig } from './config';
 import { diffProperties } from './diff';
 import type { ProviderImpl, ResourceImpl } from './provider';
@@ -17,8 +17,8 @@ export function tmkitProvider(env: Readonly<Record<string, string | undefined>> 
   let config: TmkitConfig | undefined;
   return {
     name: 'tmkit',
-    version: VERSION,
-    schema: () => JSON.stringify(tmkitSchema(VERSION)),
+    version: packageVersion(),
+    schema: () => JSON.stringify(tmkitSchema(packageVersion())),
     checkConfig: (req) => checkConfig(req.news),
     // A different server, token or stack is an update of the provider, never a replacement of every resource.
     diffConfig: (req) => diffProperties(req.oldInputs, req.news),
