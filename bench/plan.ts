@@ -18,7 +18,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import pino from 'pino';
-import { executePlan } from '../src/cli/commands/plan';
+import { executePlan } from '../src/client';
 import { TmkitClient } from '../src/client';
 import { ApiServer, RuntimeMetrics, defaultValidator } from '../src/runtime/api';
 import { SqliteStore } from '../src/runtime/store';

@@ -1,19 +1,7 @@
 import { Command, CommanderError } from 'commander';
-import { TmkitError } from '../core/diagnostics';
-import { commands } from './commands';
 import { packageVersion } from '../package';
-
-/** Exit codes (design §4): 0 ok, 1 invalid input or failed operation, 2 usage. */
-export const EXIT_OK = 0;
-export const EXIT_FAILED = 1;
-export const EXIT_USAGE = 2;
-
-/** Thrown by commands for an expected failure: the message is printed as is, no stack. */
-export class CliError extends TmkitError {
-  constructor(message: string, readonly exitCode: number = EXIT_FAILED) {
-    super(exitCode === EXIT_USAGE ? 'USAGE' : 'FAILED', message);
-  }
-}
+import { commands } from './commands';
+import { CliError, EXIT_FAILED, EXIT_OK, EXIT_USAGE, exitCodeOf } from './errors';
 
 export function buildProgram(): Command {
   const program = new Command('tmkit')
@@ -31,7 +19,7 @@ export async function run(argv: string[]): Promise<number> {
   const program = buildProgram();
   let code = EXIT_OK;
   program.hook('postAction', (_this, action) => {
-    const c = (action as Command & { exitCodeValue?: number }).exitCodeValue;
+    const c = exitCodeOf(action);
     if (typeof c === 'number') code = c;
   });
   try {
@@ -49,9 +37,4 @@ export async function run(argv: string[]): Promise<number> {
     process.stderr.write(`tmkit: unexpected error: ${(err as Error)?.stack ?? String(err)}\n`);
     return EXIT_FAILED;
   }
-}
-
-/** Lets a command set the exit code without throwing (e.g. `validate` found errors and printed them). */
-export function setExitCode(cmd: Command, code: number): void {
-  (cmd as Command & { exitCodeValue?: number }).exitCodeValue = code;
 }

@@ -5,8 +5,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { executePlan } from '../../src/cli/commands/plan';
-import { TmkitClient } from '../../src/client';
+import { executePlan, TmkitClient } from '../../src/client';
 import { normalize } from '../../src/core/model/normalize';
 import type { DocumentInput } from '../../src/core/model/types';
 import { diff } from '../../src/core/plan';

@@ -7,7 +7,7 @@ import { buildSnapshot, resolve } from '../../core/routing';
 import { parseDocument } from '../../core/validate';
 import { MmdbGeoLookup } from '../../geo';
 import { DnsServer, type BoundAddress, type ListenAddress } from '../../runtime/dns';
-import { CliError, EXIT_USAGE } from '../main';
+import { CliError, EXIT_USAGE } from '../errors';
 
 interface DnsCommandOptions {
   document: string;

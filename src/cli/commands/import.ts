@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { importArm } from '../../core/model/arm-import';
 import { validate } from '../../core/validate';
-import { CliError, EXIT_FAILED, EXIT_OK, setExitCode } from '../main';
+import { CliError, EXIT_FAILED, EXIT_OK, setExitCode } from '../errors';
 import { countSeverities, renderText, summary } from '../util/diagnostics';
 import { displayFile, readJsonFile, toJsonText, writeFileAtomic } from '../util/files';
 import { endpointCount, profileNames } from '../util/document';

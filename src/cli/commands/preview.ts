@@ -1,8 +1,8 @@
 import { isIP } from 'node:net';
 import { Option, type Command } from 'commander';
 import { buildReport, diff, plannedProfiles, previewRouting, renderJson, renderMarkdown, renderText } from '../../core/plan';
-import { CliError, EXIT_FAILED, EXIT_OK, EXIT_USAGE, setExitCode } from '../main';
-import { addStateOptions, loadDesired, loadState, makeReport, openGeo, wantColor, type StateOptions } from './plan';
+import { CliError, EXIT_FAILED, EXIT_OK, EXIT_USAGE, setExitCode } from '../errors';
+import { addStateOptions, loadDesired, loadState, makeReport, openGeo, wantColor, type StateOptions } from '../util/state';
 
 interface PreviewOptions extends StateOptions {
   againstServer?: boolean;

@@ -1,8 +1,8 @@
 import { isIP } from 'node:net';
 import { Option, type Command } from 'commander';
-import { CliError, EXIT_USAGE } from '../main';
+import { CliError, EXIT_USAGE } from '../errors';
 import { toJsonText } from '../util/files';
-import { clientFor, serverFailure, serverOptions, type ServerOptions } from './status';
+import { clientFor, serverFailure, serverOptions, type ServerOptions } from '../util/server';
 
 /** `tmkit resolve NAME`: what the running server would answer now, with the outcomes and why. */
 export function registerResolve(program: Command): void {

@@ -6,9 +6,9 @@ import pino from 'pino';
 import { Engine, geoOptions, runDnsWorker, type DnsAuthority } from '../../runtime/engine';
 import { parseNs } from './dns';
 import type { BoundAddress, ListenAddress } from '../../runtime/dns';
-import { CliError, EXIT_USAGE } from '../main';
+import { CliError, EXIT_USAGE } from '../errors';
 import { readJsonFile } from '../util/files';
-import { applyFile } from './apply';
+import { applyFile } from '../util/apply';
 
 interface ServeOptions {
   stateDir: string;

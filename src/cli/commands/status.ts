@@ -1,25 +1,7 @@
 import { Option, type Command } from 'commander';
-import { TmkitClient, type ProfileStatusReport } from '../../client';
-import { CliError } from '../main';
+import type { ProfileStatusReport } from '../../client';
 import { toJsonText } from '../util/files';
-
-export interface ServerOptions { server?: string; token?: string }
-
-/** Adds `--server` / `--token` (design §4). */
-export function serverOptions(cmd: Command): Command {
-  return cmd
-    .option('--server <url>', 'management API (default TMKIT_SERVER, then http://127.0.0.1:5380)')
-    .option('--token <token>', 'API token (default TMKIT_TOKEN, then .tmkit/token for a local server)');
-}
-
-export function clientFor(opts: ServerOptions): TmkitClient {
-  return new TmkitClient({ ...(opts.server !== undefined ? { server: opts.server } : {}), ...(opts.token !== undefined ? { token: opts.token } : {}) });
-}
-
-/** Turns a client error into a CliError that names the server and carries every diagnostic. */
-export function serverFailure(err: unknown): CliError {
-  return new CliError(`${(err as Error).message}${(err as { code?: string }).code === 'UNAUTHORIZED' ? ' (set --token or TMKIT_TOKEN)' : ''}`);
-}
+import { clientFor, serverFailure, serverOptions, type ServerOptions } from '../util/server';
 
 function pad(s: string, n: number): string { return s.length >= n ? s : s + ' '.repeat(n - s.length); }
 

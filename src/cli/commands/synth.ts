@@ -3,7 +3,7 @@ import { existsSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { validate } from '../../core/validate';
-import { CliError, EXIT_FAILED, EXIT_OK, setExitCode } from '../main';
+import { CliError, EXIT_FAILED, EXIT_OK, setExitCode } from '../errors';
 import { countSeverities, renderText, summary } from '../util/diagnostics';
 import { displayFile, readJsonFile } from '../util/files';
 import { endpointCount, profileNames } from '../util/document';

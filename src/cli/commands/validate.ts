@@ -1,7 +1,7 @@
 import type { Diagnostic } from '../../core/diagnostics';
 import { Option, type Command } from 'commander';
 import { validate } from '../../core/validate';
-import { EXIT_FAILED, EXIT_OK, setExitCode } from '../main';
+import { EXIT_FAILED, EXIT_OK, setExitCode } from '../errors';
 import { countSeverities, groupByProfile, renderText, summary } from '../util/diagnostics';
 import { displayFile, toJsonText } from '../util/files';
 import { endpointCount, loadDocument, profileNames } from '../util/document';

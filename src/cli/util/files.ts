@@ -1,6 +1,6 @@
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, isAbsolute, relative, resolve } from 'node:path';
-import { CliError } from '../main';
+import { CliError } from '../errors';
 
 /**
  * Reads and parses a JSON file (`-` reads standard input), or throws a `CliError` (exit 1) that says what

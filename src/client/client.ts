@@ -1,0 +1,194 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Agent, request, type Dispatcher } from 'undici';
+import type { Endpoint, Profile, ProfileInput } from '../core/model/types';
+import type { AzureResource } from '../core/ports';
+import { TmkitApiError, TmkitConnectionError } from './errors';
+import { fromWire } from '../core/api';
+import type {
+  ApiErrorBody,
+  DeleteResult,
+  ProfileEntry,
+  ProfileList,
+  ProfileStatusReport,
+  ResolveQuery,
+  ResolveResult,
+  ResourceCatalogResponse,
+  WriteResult,
+} from '../core/api';
+
+
+export const DEFAULT_SERVER = 'http://127.0.0.1:5380';
+export const DEFAULT_STATE_DIR = '.tmkit';
+
+export interface ClientOptions {
+  /** Base URL; default `TMKIT_SERVER`, then `http://127.0.0.1:5380`. */
+  server?: string;
+  /**
+   * Bearer token; default `TMKIT_TOKEN`, then — only when the server is on a loopback address —
+   * `<stateDir>/token` (what a local `tmkit serve` generated), so a local token is never sent elsewhere.
+   */
+  token?: string;
+  /** Default `TMKIT_STATE_DIR`, then `.tmkit`. */
+  stateDir?: string;
+  env?: NodeJS.ProcessEnv;
+  /** Retries after a connection error (never after an HTTP response); default 3. */
+  retries?: number;
+  /** First retry delay, doubled each time; default 100 ms. */
+  retryDelayMs?: number;
+  /** Per-request timeout; default 30 s. */
+  timeoutMs?: number;
+}
+
+/** The request never reached the server: safe to retry any method. */
+const CONNECT_ERRORS = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
+/** The connection broke mid-request: the server may have acted, so only safe methods are retried. */
+const SOCKET_ERRORS = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED']);
+
+function errCode(err: unknown): string | undefined {
+  const e = err as { code?: string; cause?: { code?: string }; errors?: Array<{ code?: string }> } | undefined;
+  return e?.code && e.code !== 'UND_ERR' ? e.code : e?.cause?.code ?? e?.errors?.[0]?.code;
+}
+
+function isLoopback(host: string): boolean {
+  const h = host.replace(/^\[|\]$/g, '').toLowerCase();
+  return h === 'localhost' || h === '::1' || /^127\.\d+\.\d+\.\d+$/.test(h);
+}
+
+export type PutOptions = { stack?: string; ifMatch?: string; ifNoneMatch?: string };
+
+/** Typed client for the management API (design §5), on undici. */
+export class TmkitClient {
+  readonly server: string;
+  private readonly token: string | undefined;
+  private readonly agent: Agent;
+  private readonly retries: number;
+  private readonly retryDelayMs: number;
+  private readonly timeoutMs: number;
+
+  constructor(options: ClientOptions = {}) {
+    const env = options.env ?? process.env;
+    this.server = (options.server ?? env.TMKIT_SERVER ?? DEFAULT_SERVER).replace(/\/+$/, '');
+    const url = new URL(this.server);
+    let token = options.token ?? (env.TMKIT_TOKEN?.trim() || undefined);
+    if (token === undefined && isLoopback(url.hostname)) {
+      const file = join(options.stateDir ?? env.TMKIT_STATE_DIR ?? DEFAULT_STATE_DIR, 'token');
+      if (existsSync(file)) token = readFileSync(file, 'utf8').trim() || undefined;
+    }
+    this.token = token;
+    this.retries = options.retries ?? 3;
+    this.retryDelayMs = options.retryDelayMs ?? 100;
+    this.timeoutMs = options.timeoutMs ?? 30_000;
+    this.agent = new Agent({ keepAliveTimeout: 4_000, connect: { timeout: 5_000 } });
+  }
+
+  /** True when a token was found (option, TMKIT_TOKEN or the local token file). */
+  get hasToken(): boolean { return this.token !== undefined; }
+
+  /** Low-level request: JSON in, JSON (or text) out; throws TmkitApiError on any non-2xx. */
+  async call<T>(method: Dispatcher.HttpMethod, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: T }> {
+    const url = `${this.server}${path}`;
+    const h: Record<string, string> = { accept: 'application/json', ...headers };
+    if (this.token !== undefined) h.authorization = `Bearer ${this.token}`;
+    let payload: string | undefined;
+    if (body !== undefined) { payload = JSON.stringify(body); h['content-type'] = 'application/json'; }
+    for (let attempt = 0; ; attempt++) {
+      let res: Dispatcher.ResponseData;
+      try {
+        res = await request(url, { method, headers: h, body: payload, dispatcher: this.agent, headersTimeout: this.timeoutMs, bodyTimeout: this.timeoutMs });
+      } catch (err) {
+        const code = errCode(err);
+        const retriable = (code !== undefined && CONNECT_ERRORS.has(code)) || (code !== undefined && SOCKET_ERRORS.has(code) && (method === 'GET' || method === 'HEAD'));
+        if (!retriable) throw err;
+        if (attempt >= this.retries) throw new TmkitConnectionError(this.server, err, attempt + 1);
+        await new Promise((r) => setTimeout(r, this.retryDelayMs * 2 ** attempt));
+        continue;
+      }
+      const text = await res.body.text();
+      const type = String(res.headers['content-type'] ?? '');
+      let parsed: unknown = text;
+      if (type.includes('json') && text !== '') {
+        try { parsed = JSON.parse(text); } catch { parsed = text; }
+      }
+      if (res.statusCode >= 200 && res.statusCode < 300) return { status: res.statusCode, headers: res.headers, body: parsed as T };
+      const errors = (parsed as Partial<ApiErrorBody> | undefined)?.errors;
+      throw new TmkitApiError(res.statusCode, Array.isArray(errors) ? errors.map(fromWire) : [], method, path);
+    }
+  }
+
+  private static q(params: Record<string, string | undefined>): string {
+    const s = new URLSearchParams(Object.entries(params).filter((e): e is [string, string] => e[1] !== undefined)).toString();
+    return s === '' ? '' : `?${s}`;
+  }
+
+  private static cond(o: { ifMatch?: string; ifNoneMatch?: string }): Record<string, string> {
+    const h: Record<string, string> = {};
+    if (o.ifMatch !== undefined) h['if-match'] = o.ifMatch;
+    if (o.ifNoneMatch !== undefined) h['if-none-match'] = o.ifNoneMatch;
+    return h;
+  }
+
+  async healthz(): Promise<{ status: string; revision: number }> {
+    return (await this.call<{ status: string; revision: number }>('GET', '/healthz')).body;
+  }
+
+  async metrics(): Promise<string> {
+    return (await this.call<string>('GET', '/metrics')).body;
+  }
+
+  async listProfiles(options: { stack?: string } = {}): Promise<ProfileList> {
+    return (await this.call<ProfileList>('GET', `/v1/profiles${TmkitClient.q({ stack: options.stack })}`)).body;
+  }
+
+  /** The profile with its ETag and stack; throws TmkitApiError `NOT_FOUND` (404) when missing. */
+  async getProfile(name: string): Promise<ProfileEntry> {
+    const r = await this.call<Profile>('GET', `/v1/profiles/${encodeURIComponent(name)}`);
+    return { name, profile: r.body, etag: String(r.headers.etag ?? ''), stack: String(r.headers['tmkit-stack'] ?? '') };
+  }
+
+  /** Like getProfile, but undefined when the profile does not exist. */
+  async findProfile(name: string): Promise<ProfileEntry | undefined> {
+    try {
+      return await this.getProfile(name);
+    } catch (err) {
+      if (err instanceof TmkitApiError && err.status === 404) return undefined;
+      throw err;
+    }
+  }
+
+  async putProfile(profile: Profile | ProfileInput, options: PutOptions = {}): Promise<WriteResult> {
+    const path = `/v1/profiles/${encodeURIComponent(profile.name)}${TmkitClient.q({ stack: options.stack })}`;
+    return (await this.call<WriteResult>('PUT', path, profile, TmkitClient.cond(options))).body;
+  }
+
+  async deleteProfile(name: string, options: { stack?: string; ifMatch?: string } = {}): Promise<DeleteResult> {
+    const path = `/v1/profiles/${encodeURIComponent(name)}${TmkitClient.q({ stack: options.stack })}`;
+    return (await this.call<DeleteResult>('DELETE', path, undefined, TmkitClient.cond(options))).body;
+  }
+
+  /** Merge-patches one endpoint (`null` removes a property), then the server validates the whole profile. */
+  async patchEndpoint(profile: string, endpoint: string, patch: Partial<Record<keyof Endpoint, unknown>>, options: { stack?: string; ifMatch?: string } = {}): Promise<WriteResult> {
+    const path = `/v1/profiles/${encodeURIComponent(profile)}/endpoints/${encodeURIComponent(endpoint)}${TmkitClient.q({ stack: options.stack })}`;
+    return (await this.call<WriteResult>('PATCH', path, patch, TmkitClient.cond(options))).body;
+  }
+
+  async status(name: string): Promise<ProfileStatusReport> {
+    return (await this.call<ProfileStatusReport>('GET', `/v1/profiles/${encodeURIComponent(name)}/status`)).body;
+  }
+
+  async resolve(query: ResolveQuery): Promise<ResolveResult> {
+    return (await this.call<ResolveResult>('POST', '/v1/resolve', query)).body;
+  }
+
+  async getResources(): Promise<ResourceCatalogResponse> {
+    return (await this.call<ResourceCatalogResponse>('GET', '/v1/resources')).body;
+  }
+
+  async putResources(resources: Record<string, AzureResource>): Promise<{ revision: number; count: number }> {
+    return (await this.call<{ revision: number; count: number }>('PUT', '/v1/resources', resources)).body;
+  }
+
+  async close(): Promise<void> {
+    await this.agent.close();
+  }
+}

@@ -1,0 +1,147 @@
+/**
+ * The deploy module: planning a document against a runtime and executing a plan through the management API
+ * (ETags, ordering, progress events, stale-plan refusal). One module for `tmkit apply`, `serve --apply`, the
+ * benchmarks and the Pulumi and Terraform providers, so it never prints, reads files or exits: problems
+ * come back as diagnostics or `TmkitError`s, progress as events.
+ */
+import { TmkitError, type Diagnostic } from '../core/diagnostics';
+import { toResourceCatalog } from '../core/model/catalog';
+import type { Document } from '../core/model/types';
+import { applyOrder, buildReport, checkPlanBase, desiredDocument, diff, previewPlan, type DeployedProfile, type Plan, type PlanReport, type PlanStep } from '../core/plan';
+import type { GeoLookup, ResourceCatalog } from '../core/ports';
+import type { TmkitClient } from './client';
+
+/** What is deployed on a runtime: every profile (all stacks) and the resource catalog. */
+export interface DeployedState {
+  deployed: DeployedProfile[];
+  resources?: ResourceCatalog;
+  /** Where it came from (the server URL, or a file for offline plans). */
+  source: string;
+}
+
+/** Reads the deployed profiles and the resource catalog from the server. */
+export async function readDeployed(client: TmkitClient): Promise<DeployedState> {
+  const list = await client.listProfiles();
+  let resources: ResourceCatalog | undefined;
+  try {
+    resources = toResourceCatalog((await client.getResources()).resources);
+  } catch { /* an older server without a catalog: Azure endpoints need inline targets */ }
+  return {
+    deployed: list.profiles.map((e) => ({ profile: e.profile, etag: e.etag, stack: e.stack })),
+    ...(resources ? { resources } : {}),
+    source: client.server,
+  };
+}
+
+export interface ReportOptions {
+  /** With a geo lookup the report carries the routing preview (who gets which endpoint, before and after). */
+  geo?: GeoLookup;
+  clients?: Array<{ label: string; address: string }>;
+  maxFailoverSeconds?: number;
+  warnings?: Diagnostic[];
+}
+
+/** The plan of `desired` against `state`, with failover times, lints and (given a geo lookup) the preview. */
+export function planReport(desired: Document, state: Omit<DeployedState, 'source'>, opts: ReportOptions = {}): PlanReport {
+  const plan = diff(desired, state.deployed);
+  const preview = opts.geo
+    ? previewPlan(plan, state.deployed, opts.geo, {
+      ...(state.resources ? { resources: state.resources } : {}),
+      ...(opts.clients ? { clients: opts.clients } : {}),
+    })
+    : undefined;
+  return buildReport(plan, state.deployed, {
+    ...(preview ? { preview } : {}),
+    ...(opts.warnings ? { warnings: opts.warnings } : {}),
+    ...(opts.maxFailoverSeconds !== undefined ? { maxFailoverSeconds: opts.maxFailoverSeconds } : {}),
+  });
+}
+
+/** `planDocument`'s result: the report, or every diagnostic of an input that cannot be planned. */
+export type DocumentPlan =
+  | { ok: true; report: PlanReport; state: DeployedState }
+  | { ok: false; diagnostics: Diagnostic[]; profileNames: string[]; state: DeployedState };
+
+/**
+ * Plans a document (tmkit/v1, or Azure's JSON for profiles) against what `state` (default: the server's)
+ * holds, scoped to the document's stack: profiles of that stack missing from the document are destroyed.
+ */
+export async function planDocument(client: TmkitClient, raw: unknown, opts: ReportOptions & { state?: DeployedState } = {}): Promise<DocumentPlan> {
+  const state = opts.state ?? await readDeployed(client);
+  const desired = desiredDocument(raw, state.deployed);
+  if (!desired.document) return { ok: false, diagnostics: desired.diagnostics, profileNames: desired.profileNames, state };
+  const warnings = [...(opts.warnings ?? []), ...desired.diagnostics.filter((d) => d.severity === 'warning')];
+  return { ok: true, report: planReport(desired.document, state, { ...opts, warnings }), state };
+}
+
+/** One step's outcome while a plan is applied. */
+export interface StepOutcome {
+  index: number;
+  total: number;
+  step: PlanStep;
+  ok: boolean;
+  /** New ETag after a PUT. */
+  etag?: string;
+  error?: string;
+  /** The error the server (or the connection) gave, for callers that inspect codes. */
+  cause?: unknown;
+}
+
+export interface ApplyResult {
+  applied: StepOutcome[];
+  /** The step that failed (nothing after it was attempted). */
+  failed?: StepOutcome;
+  notApplied: PlanStep[];
+}
+
+/** Thrown before anything is written: the plan has errors, or the server changed since it was made. */
+export class PlanRefusedError extends TmkitError {
+  constructor(message: string, readonly issues: Diagnostic[]) {
+    super('PLAN_REFUSED', message, issues);
+  }
+}
+
+/**
+ * Applies a plan through the management API: refuses a plan with errors; refuses a stale one (checkPlanBase
+ * against `GET /v1/profiles`: someone deployed in between) before writing anything; then runs
+ * applyOrder(plan) one call at a time with the plan's preconditions (`If-Match` with the base ETag,
+ * `If-None-Match: *` for creates), reporting each step to `onStep`, and stops at the first failure. The
+ * result says exactly which steps were applied and which were not.
+ */
+export async function executePlan(client: TmkitClient, plan: Plan, onStep?: (o: StepOutcome) => void | Promise<void>): Promise<ApplyResult> {
+  if (plan.errors.length > 0) {
+    throw new PlanRefusedError(`the plan has ${plan.errors.length} error(s) and cannot be applied: ${plan.errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`, plan.errors);
+  }
+  const list = await client.listProfiles();
+  const stale = checkPlanBase(plan, list.profiles.map((e) => ({ profile: e.profile, etag: e.etag, stack: e.stack })));
+  if (stale.length > 0) {
+    throw new PlanRefusedError(`the plan is stale, nothing was applied: ${stale.map((i) => i.message).join('; ')}. ${stale[0]!.hint}`, stale);
+  }
+  const steps = applyOrder(plan);
+  const applied: StepOutcome[] = [];
+  for (let i = 0; i < steps.length; i++) {
+    const { body, ...step } = steps[i]!;
+    const base = { index: i + 1, total: steps.length, step };
+    let outcome: StepOutcome;
+    try {
+      if (step.method === 'PUT') {
+        const r = await client.putProfile(body!, {
+          stack: plan.stack,
+          ...(step.ifMatch !== undefined ? { ifMatch: step.ifMatch } : {}),
+          ...(step.ifNoneMatch !== undefined ? { ifNoneMatch: step.ifNoneMatch } : {}),
+        });
+        outcome = { ...base, ok: true, etag: r.etag };
+      } else {
+        await client.deleteProfile(step.profile, { stack: plan.stack, ...(step.ifMatch !== undefined ? { ifMatch: step.ifMatch } : {}) });
+        outcome = { ...base, ok: true };
+      }
+    } catch (err) {
+      const failed: StepOutcome = { ...base, ok: false, error: (err as Error).message, cause: err };
+      await onStep?.(failed);
+      return { applied, failed, notApplied: steps.slice(i + 1).map(({ body: _b, ...s }) => s) };
+    }
+    applied.push(outcome);
+    await onStep?.(outcome);
+  }
+  return { applied, notApplied: [] };
+}
