@@ -119,3 +119,4 @@ export function parseDocument(input: unknown, options: ValidateOptions = {}): { 
   }
   return { document, diagnostics };
 }
+export { referrersOf, deleteReferenced, nameClash } from './references';
