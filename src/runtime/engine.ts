@@ -29,7 +29,7 @@ import { MmdbGeoLookup } from '../geo';
 import { ApiProblem, ApiServer, API_CODES, RuntimeMetrics, defaultValidator, loadOrCreateToken, type ResolveRequest, type TokenSource } from './api';
 import { DnsCountsAggregate, DnsServer, type BoundAddress, type DnsCounts, type ListenAddress, type ResponderStats } from './dns';
 import { Monitor, type EndpointTransition, type MonitorOptions } from './monitor';
-import { SqliteStore, parseResourceCatalog, toResourceCatalog, canonicalJson, type ResourceCatalogRecord, type Store, type StoredProfile, type StoreChange } from './store';
+import { SqliteStore, StateDirLock, parseResourceCatalog, toResourceCatalog, canonicalJson, type ResourceCatalogRecord, type Store, type StoredProfile, type StoreChange } from './store';
 
 export interface EngineOptions {
   stateDir: string;
@@ -109,6 +109,8 @@ export class Engine {
   private fingerprints = new Map<string, string>();
   private saveTimer: NodeJS.Timeout | undefined;
   private stopped = false;
+  /** The state dir's lock, held until stop(). */
+  private lock: StateDirLock | undefined;
 
   private constructor(private readonly o: EngineOptions, store: Store, geo: GeoLookup, token: TokenSource) {
     this.store = store;
@@ -125,17 +127,22 @@ export class Engine {
   /** Opens the store, loads the catalog, starts probing, DNS and the API. */
   static async start(o: EngineOptions): Promise<Engine> {
     const env = o.env ?? process.env;
-    const token = loadOrCreateToken(o.stateDir, env);
-    const store = o.store ?? SqliteStore.open({ stateDir: o.stateDir });
+    // First the state dir's lock: a second serve on the same dir stops here, before it touches anything.
+    const lock = o.stateDir === ':memory:' ? undefined : StateDirLock.acquire(o.stateDir);
+    let store: Store | undefined;
     let engine: Engine | undefined;
     try {
+      const token = loadOrCreateToken(o.stateDir, env);
+      store = o.store ?? SqliteStore.open({ stateDir: o.stateDir });
       const geo = o.geo ?? await MmdbGeoLookup.open(geoOptions(o));
       engine = new Engine(o, store, geo, token);
+      engine.lock = lock;
       await engine.boot();
       return engine;
     } catch (err) {
       if (engine) await engine.stop().catch(() => undefined);
-      else await store.close();
+      else await store?.close();
+      lock?.release();
       throw err;
     }
   }
@@ -479,6 +486,7 @@ export class Engine {
     if (this.state) await this.saveMonitor();
     for (const u of this.unwatch) u();
     await this.store.close();
+    this.lock?.release();
   }
 }
 

@@ -92,7 +92,12 @@ export interface Store {
   close(): Promise<void>;
 }
 
-export type StoreErrorCode = 'precondition-failed' | 'stack-conflict' | 'not-found' | 'store-corrupt' | 'store-version';
+export type StoreErrorCode =
+  | 'precondition-failed' | 'stack-conflict' | 'not-found' | 'store-corrupt' | 'store-version'
+  /** Another process holds the state dir (`tmkit.lock`). */
+  | 'state-dir-locked'
+  /** `tmkit.db` exists but is empty or uninitialised in a state dir that was used before. */
+  | 'store-empty';
 
 /** A refused or failed store operation, with a stable `code`. */
 export class StoreError extends Error {

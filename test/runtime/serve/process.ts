@@ -47,8 +47,8 @@ export function spawnServe(stateDir: string, args: string[] = [], env: NodeJS.Pr
 }
 
 /** Runs a `tmkit` command to completion, without the caller's TMKIT_* variables. */
-export function runTmkit(args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<RunResult> {
-  return tmkit(args, { ...(opts.cwd !== undefined ? { cwd: opts.cwd } : {}), baseEnv: cleanEnv(opts.env) });
+export function runTmkit(args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): Promise<RunResult> {
+  return tmkit(args, { ...(opts.cwd !== undefined ? { cwd: opts.cwd } : {}), ...(opts.timeoutMs !== undefined ? { timeoutMs: opts.timeoutMs } : {}), baseEnv: cleanEnv(opts.env) });
 }
 
 /** Runs the real `dig` and returns its `+short` output lines. */
