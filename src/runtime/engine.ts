@@ -49,6 +49,8 @@ export interface EngineOptions {
   authority?: DnsAuthority;
   /** Use this store instead of the SQLite one in stateDir (tests). */
   store?: Store;
+  /** Start with an empty store even if `tmkit.db` looks truncated or replaced (`serve --force-empty`). */
+  forceEmpty?: boolean;
   /** Use this geo lookup instead of opening the MMDB databases (tests). */
   geo?: GeoLookup;
   logger?: Logger;
@@ -132,8 +134,13 @@ export class Engine {
     let store: Store | undefined;
     let engine: Engine | undefined;
     try {
+      // The store before the token: a token file written now must not count as "this dir was used before".
+      store = o.store ?? SqliteStore.open({
+        stateDir: o.stateDir,
+        ...(o.forceEmpty ? { forceEmpty: true } : {}),
+        ...(lock && lock.previousPid > 0 ? { usedBefore: [`a lock last held by pid ${lock.previousPid}`] } : {}),
+      });
       const token = loadOrCreateToken(o.stateDir, env);
-      store = o.store ?? SqliteStore.open({ stateDir: o.stateDir });
       const geo = o.geo ?? await MmdbGeoLookup.open(geoOptions(o));
       engine = new Engine(o, store, geo, token);
       engine.lock = lock;

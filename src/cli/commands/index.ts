@@ -9,6 +9,7 @@ import { registerServe } from './serve';
 import { registerStatus } from './status';
 import { registerResolve } from './resolve';
 import { registerApply } from './apply';
+import { registerBackup } from './backup';
 
 /** Every `tmkit` subcommand registers itself here; one module per command under src/cli/commands/. */
 export const commands: Array<(program: Command) => void> = [
@@ -22,4 +23,5 @@ export const commands: Array<(program: Command) => void> = [
   registerStatus,
   registerResolve,
   registerApply,
+  registerBackup,
 ];

@@ -23,6 +23,7 @@ interface ServeOptions {
   workers: string;
   logLevel: string;
   apply?: string;
+  forceEmpty?: boolean;
 }
 
 /** `host:port` or `[v6]:port` → address; the port is required. */
@@ -63,6 +64,7 @@ export function registerServe(program: Command): void {
     .option('--workers <n>', 'DNS worker processes sharing the DNS port (node:cluster); 1 = DNS in the main process', '1')
     .option('--log-level <level>', 'pino log level (logs go to stderr as JSON)', 'info')
     .option('--apply <file>', 'at start, plan a tmkit/v1 document (or a plan from `tmkit plan --out`) against the store and apply it; exit 1 if it is invalid')
+    .option('--force-empty', 'start with an empty store even though tmkit.db is empty or uninitialised in a state dir that was used before (normally refused: it looks like a lost database)')
     .action(async (opts: ServeOptions) => {
       const workers = Number(opts.workers);
       if (!Number.isInteger(workers) || workers < 1) throw new CliError(`--workers ${opts.workers}: expected a positive integer`, EXIT_USAGE);
@@ -86,6 +88,7 @@ export function registerServe(program: Command): void {
       try {
         engine = await Engine.start({
           stateDir: opts.stateDir, zone: opts.zone, dns, api: { host: apiAddr.address, port: apiAddr.port }, logger, workers,
+          ...(opts.forceEmpty ? { forceEmpty: true } : {}),
           ...(opts.resources !== undefined ? { resourcesFile: opts.resources } : {}),
           ...geoOptions(opts), authority,
         });
