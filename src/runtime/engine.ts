@@ -200,6 +200,7 @@ export class Engine {
       logger: this.logger.child({ component: 'api' }),
       status: (p) => this.statusReport(p),
       resolve: (q) => this.resolveQuery(q),
+      stateDir: this.o.stateDir,
     });
     const api = this.o.api ?? { host: '127.0.0.1', port: 5380 };
     await this.api.listen(api.host, api.port);
