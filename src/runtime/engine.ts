@@ -27,7 +27,7 @@ import type { GeoLookup, ResourceCatalog, Rng } from '../core/ports';
 import type { ProbeVerdict } from '../core/health/types';
 import { MmdbGeoLookup } from '../geo';
 import { ApiProblem, ApiServer, API_CODES, RuntimeMetrics, defaultValidator, loadOrCreateToken, type ResolveRequest, type TokenSource } from './api';
-import { DnsCountsAggregate, DnsServer, type BoundAddress, type DnsCounts, type ListenAddress, type ResponderStats } from './dns';
+import { DnsCountsAggregate, DnsServer, type BoundAddress, type DnsCounts, type ListenAddress, type ResponderStats, type TcpOptions } from './dns';
 import { Monitor, type EndpointTransition, type MonitorOptions } from './monitor';
 import { SqliteStore, StateDirLock, parseResourceCatalog, toResourceCatalog, canonicalJson, type ResourceCatalogRecord, type Store, type StoredProfile, type StoreChange } from './store';
 
@@ -47,6 +47,8 @@ export interface EngineOptions {
   latencyTable?: string;
   /** Apex NS names (with in-zone addresses for glue) and SOA contact; defaults ns1.<zone>, hostmaster.<zone>. */
   authority?: DnsAuthority;
+  /** UDP payload cap and TCP limits of the DNS server (in every DNS worker too); the DnsServer defaults otherwise. */
+  dnsLimits?: DnsLimits;
   /** Use this store instead of the SQLite one in stateDir (tests). */
   store?: Store;
   /** Start with an empty store even if `tmkit.db` looks truncated or replaced (`serve --force-empty`). */
@@ -187,7 +189,7 @@ export class Engine {
     const listen = this.o.dns ?? [{ address: '127.0.0.1', port: 5300 }];
     this.dns = (this.o.workers ?? 1) > 1
       ? new ClusterDns(this.o.workers!, listen, this.logger)
-      : new LocalDns(new DnsServer({ zone: this.zone, snapshot: this.snap, resolve, rng: this.rng, listen, ...this.o.authority }));
+      : new LocalDns(new DnsServer({ zone: this.zone, snapshot: this.snap, resolve, rng: this.rng, listen, ...this.o.authority, ...this.o.dnsLimits }));
     this.dns.publish(this.snap, () => this.workerUpdate(undefined, false), () => this.workerUpdate());
     await this.dns.start();
     this.registerDnsMetrics();
@@ -668,13 +670,19 @@ export interface DnsAuthority {
   soa?: { rname: string };
 }
 
-export async function runDnsWorker(o: { zone: string; dns: ListenAddress[]; geoip?: string; latencyTable?: string; geo?: GeoLookup; authority?: DnsAuthority }): Promise<void> {
+/** What `serve --max-udp-payload`, `--tcp-idle-timeout`, `--tcp-max-connections(-per-client)` set. */
+export interface DnsLimits {
+  udpPayloadCap?: number;
+  tcp?: Partial<TcpOptions>;
+}
+
+export async function runDnsWorker(o: { zone: string; dns: ListenAddress[]; geoip?: string; latencyTable?: string; geo?: GeoLookup; authority?: DnsAuthority; dnsLimits?: DnsLimits }): Promise<void> {
   const zone = o.zone.replace(/\.$/, '').toLowerCase();
   // The primary resolves port 0 to a concrete port for all workers.
   const listen = process.env.TMKIT_DNS_LISTEN ? (JSON.parse(process.env.TMKIT_DNS_LISTEN) as ListenAddress[]) : o.dns;
   const geo = o.geo ?? await MmdbGeoLookup.open(geoOptions(o));
   let snapshot = buildSnapshot({ zone, profiles: [], geo });
-  const server = new DnsServer({ zone, snapshot, resolve, rng: Math.random, listen, ...o.authority });
+  const server = new DnsServer({ zone, snapshot, resolve, rng: Math.random, listen, ...o.authority, ...o.dnsLimits });
   const profiles = new Map<string, Profile>();
   let resources: ResourceCatalog = new Map();
   process.on('message', (m: SnapshotUpdate) => {

@@ -4,7 +4,7 @@ import * as net from 'node:net';
 import type { Command } from 'commander';
 import pino from 'pino';
 import { Engine, geoOptions, runDnsWorker, type DnsAuthority } from '../../runtime/engine';
-import { parseNs } from './dns';
+import { intOption, parseNs } from './dns';
 import type { BoundAddress, ListenAddress } from '../../runtime/dns';
 import { CliError, EXIT_USAGE } from '../main';
 import { readJsonFile } from '../util/files';
@@ -24,6 +24,10 @@ interface ServeOptions {
   logLevel: string;
   apply?: string;
   forceEmpty?: boolean;
+  maxUdpPayload: string;
+  tcpIdleTimeout: string;
+  tcpMaxConnections: string;
+  tcpMaxConnectionsPerClient: string;
 }
 
 /** `host:port` or `[v6]:port` → address; the port is required. */
@@ -62,6 +66,10 @@ export function registerServe(program: Command): void {
     .option('--ns <name[=address,...]>', 'apex NS name, with its addresses when it is inside the zone (repeatable; default ns1.<zone>)', (v: string, acc: string[]) => [...acc, v], [])
     .option('--soa-rname <mailbox>', 'SOA contact in domain form (default hostmaster.<zone>)')
     .option('--workers <n>', 'DNS worker processes sharing the DNS port (node:cluster); 1 = DNS in the main process', '1')
+    .option('--max-udp-payload <octets>', 'largest UDP response (EDNS payload cap, 512-4096)', '1232')
+    .option('--tcp-idle-timeout <ms>', 'close idle TCP DNS connections after this long', '10000')
+    .option('--tcp-max-connections <n>', 'concurrent TCP DNS connections per process (per DNS worker with --workers)', '1000')
+    .option('--tcp-max-connections-per-client <n>', 'concurrent TCP DNS connections from one client (IPv4 address or IPv6 /64) per process; beyond it, its new connections are closed', '32')
     .option('--log-level <level>', 'pino log level (logs go to stderr as JSON)', 'info')
     .option('--apply <file>', 'at start, plan a tmkit/v1 document (or a plan from `tmkit plan --out`) against the store and apply it; exit 1 if it is invalid')
     .option('--force-empty', 'start with an empty store even though tmkit.db is empty or uninitialised in a state dir that was used before (normally refused: it looks like a lost database)')
@@ -70,6 +78,14 @@ export function registerServe(program: Command): void {
       if (!Number.isInteger(workers) || workers < 1) throw new CliError(`--workers ${opts.workers}: expected a positive integer`, EXIT_USAGE);
       if (workers > 64) throw new CliError(`--workers ${opts.workers}: at most 64`, EXIT_USAGE);
       const dns = (opts.dns ?? ['127.0.0.1:5300']).map((s) => parseHostPort('--dns', s));
+      const dnsLimits = {
+        udpPayloadCap: intOption('--max-udp-payload', opts.maxUdpPayload, 512, 4096),
+        tcp: {
+          idleTimeoutMs: intOption('--tcp-idle-timeout', opts.tcpIdleTimeout, 1, 3_600_000),
+          maxConnections: intOption('--tcp-max-connections', opts.tcpMaxConnections, 1, 1_000_000),
+          maxConnectionsPerClient: intOption('--tcp-max-connections-per-client', opts.tcpMaxConnectionsPerClient, 1, 1_000_000),
+        },
+      };
       const ns = opts.ns.map(parseNs);
       const authority: DnsAuthority = {
         ...(ns.length > 0 ? { nsNames: ns.map((n) => n.name), nsAddresses: Object.fromEntries(ns.map((n) => [n.name, n.addresses])) } : {}),
@@ -77,7 +93,8 @@ export function registerServe(program: Command): void {
       };
       if (cluster.isWorker && process.env.TMKIT_DNS_WORKER === '1') {
         // A DNS worker forked by the primary below: DNS only, fed by the primary over IPC.
-        await runDnsWorker({ zone: opts.zone, dns, ...geoOptions(opts), authority });
+        // The worker re-parses the primary's own argv, so every DNS flag reaches it.
+        await runDnsWorker({ zone: opts.zone, dns, ...geoOptions(opts), authority, dnsLimits });
         return;
       }
       const apiAddr = parseHostPort('--api', opts.api);
@@ -88,7 +105,7 @@ export function registerServe(program: Command): void {
       try {
         engine = await Engine.start({
           stateDir: opts.stateDir, zone: opts.zone, dns, api: { host: apiAddr.address, port: apiAddr.port }, logger, workers,
-          ...(opts.forceEmpty ? { forceEmpty: true } : {}),
+          ...(opts.forceEmpty ? { forceEmpty: true } : {}), dnsLimits,
           ...(opts.resources !== undefined ? { resourcesFile: opts.resources } : {}),
           ...geoOptions(opts), authority,
         });
