@@ -19,7 +19,8 @@ export const CODES = {
   NOT_FOUND: c('api', 'The profile or endpoint does not exist.', 404),
   ROUTE_NOT_FOUND: c('api', 'No API route at this path.', 404),
   METHOD_NOT_ALLOWED: c('api', 'The route exists but not with this method (see the Allow header).', 405),
-  MALFORMED_JSON: c('api', 'The body is not valid JSON (or is empty).', 400),
+  MALFORMED_JSON: c('api', 'The body is not valid JSON, not UTF-8, or empty.', 400),
+  JSON_TOO_DEEP: c('api', 'The body nests objects/arrays deeper than 64 levels.', 400),
   BAD_REQUEST: c('api', 'A request parameter or body field is invalid.', 400),
   NAME_MISMATCH: c('api', 'The body names another profile or endpoint than the URL.', 400),
   PAYLOAD_TOO_LARGE: c('api', 'The body is larger than the limit.', 413),
@@ -30,6 +31,11 @@ export const CODES = {
   NOT_AVAILABLE: c('api', 'The server has no component attached for this route.', 503),
   INTERNAL: c('api', 'An unexpected server error (the server log has the details).', 500),
   // Store
+  STORAGE_FULL: c('store', 'The disk of the state dir is full (SQLITE_FULL); free space and retry.', 507),
+  STORAGE_READ_ONLY: c('store', 'The store\'s file or file system is read-only.', 503),
+  STORAGE_IO_ERROR: c('store', 'The store could not be written (I/O error).', 503),
+  STATE_DIR_LOCKED: c('store', 'Another tmkit serve holds the state dir.'),
+  STORE_EMPTY: c('store', 'tmkit.db is empty or uninitialised in a state dir that was used before (--force-empty to start empty).'),
   STORE_CORRUPT: c('store', 'The store holds data that cannot be read.'),
   STORE_VERSION: c('store', 'The store was written by a newer tmkit.'),
   // Resource catalog (design §3)

@@ -27,10 +27,10 @@ import type { GeoLookup, ResourceCatalog, Rng } from '../core/ports';
 import type { ProbeVerdict } from '../core/health/types';
 import { MmdbGeoLookup } from '../geo';
 import { ApiProblem, ApiServer, RuntimeMetrics, defaultValidator, loadOrCreateToken, type ResolveRequest, type TokenSource } from './api';
-import { DnsCountsAggregate, DnsServer, type BoundAddress, type DnsCounts, type ListenAddress, type ResponderStats } from './dns';
+import { DnsCountsAggregate, DnsServer, type BoundAddress, type DnsCounts, type ListenAddress, type ResponderStats, type TcpOptions } from './dns';
 import { Monitor, type EndpointTransition, type MonitorOptions } from './monitor';
 import { RebuildLoop } from './rebuild-loop';
-import { SqliteStore, parseResourceCatalog, toResourceCatalog, canonicalJson, type ResourceCatalogRecord, type Store, type StoredProfile, type StoreChange } from './store';
+import { SqliteStore, StateDirLock, parseResourceCatalog, toResourceCatalog, canonicalJson, type ResourceCatalogRecord, type Store, type StoredProfile, type StoreChange } from './store';
 
 export interface EngineOptions {
   stateDir: string;
@@ -48,8 +48,12 @@ export interface EngineOptions {
   latencyTable?: string;
   /** Apex NS names (with in-zone addresses for glue) and SOA contact; defaults ns1.<zone>, hostmaster.<zone>. */
   authority?: DnsAuthority;
+  /** UDP payload cap and TCP limits of the DNS server (in every DNS worker too); the DnsServer defaults otherwise. */
+  dnsLimits?: DnsLimits;
   /** Use this store instead of the SQLite one in stateDir (tests). */
   store?: Store;
+  /** Start with an empty store even if `tmkit.db` looks truncated or replaced (`serve --force-empty`). */
+  forceEmpty?: boolean;
   /** Use this geo lookup instead of opening the MMDB databases (tests). */
   geo?: GeoLookup;
   logger?: Logger;
@@ -115,6 +119,8 @@ export class Engine {
   private fingerprints = new Map<string, string>();
   private saveTimer: NodeJS.Timeout | undefined;
   private stopped = false;
+  /** The state dir's lock, held until stop(). */
+  private lock: StateDirLock | undefined;
 
   private constructor(private readonly o: EngineOptions, store: Store, geo: GeoLookup, token: TokenSource) {
     this.store = store;
@@ -141,17 +147,27 @@ export class Engine {
   /** Opens the store, loads the catalog, starts probing, DNS and the API. */
   static async start(o: EngineOptions): Promise<Engine> {
     const env = o.env ?? process.env;
-    const token = loadOrCreateToken(o.stateDir, env);
-    const store = o.store ?? SqliteStore.open({ stateDir: o.stateDir });
+    // First the state dir's lock: a second serve on the same dir stops here, before it touches anything.
+    const lock = o.stateDir === ':memory:' ? undefined : StateDirLock.acquire(o.stateDir);
+    let store: Store | undefined;
     let engine: Engine | undefined;
     try {
+      // The store before the token: a token file written now must not count as "this dir was used before".
+      store = o.store ?? SqliteStore.open({
+        stateDir: o.stateDir,
+        ...(o.forceEmpty ? { forceEmpty: true } : {}),
+        ...(lock && lock.previousPid > 0 ? { usedBefore: [`a lock last held by pid ${lock.previousPid}`] } : {}),
+      });
+      const token = loadOrCreateToken(o.stateDir, env);
       const geo = o.geo ?? await MmdbGeoLookup.open(geoOptions(o));
       engine = new Engine(o, store, geo, token);
+      engine.lock = lock;
       await engine.boot();
       return engine;
     } catch (err) {
       if (engine) await engine.stop().catch(() => undefined);
-      else await store.close();
+      else await store?.close();
+      lock?.release();
       throw err;
     }
   }
@@ -189,7 +205,7 @@ export class Engine {
     const listen = this.o.dns ?? [{ address: '127.0.0.1', port: 5300 }];
     this.dns = (this.o.workers ?? 1) > 1
       ? new ClusterDns(this.o.workers!, listen, this.logger)
-      : new LocalDns(new DnsServer({ zone: this.zone, snapshot: this.snap, resolve, rng: this.rng, listen, ...this.o.authority }));
+      : new LocalDns(new DnsServer({ zone: this.zone, snapshot: this.snap, resolve, rng: this.rng, listen, ...this.o.authority, ...this.o.dnsLimits }));
     this.dns.publish(this.snap, () => this.workerUpdate(undefined, false), () => this.workerUpdate());
     await this.dns.start();
     this.registerDnsMetrics();
@@ -204,6 +220,7 @@ export class Engine {
       status: (p) => this.statusReport(p),
       resolve: (q) => this.resolveQuery(q),
       health: () => this.lag(),
+      stateDir: this.o.stateDir,
     });
     const api = this.o.api ?? { host: '127.0.0.1', port: 5380 };
     await this.api.listen(api.host, api.port);
@@ -555,6 +572,7 @@ export class Engine {
     if (this.state) await this.saveMonitor();
     for (const u of this.unwatch) u();
     await this.store.close();
+    this.lock?.release();
   }
 }
 
@@ -740,13 +758,19 @@ export interface DnsAuthority {
   soa?: { rname: string };
 }
 
-export async function runDnsWorker(o: { zone: string; dns: ListenAddress[]; geoip?: string; latencyTable?: string; geo?: GeoLookup; authority?: DnsAuthority }): Promise<void> {
+/** What `serve --max-udp-payload`, `--tcp-idle-timeout`, `--tcp-max-connections(-per-client)` set. */
+export interface DnsLimits {
+  udpPayloadCap?: number;
+  tcp?: Partial<TcpOptions>;
+}
+
+export async function runDnsWorker(o: { zone: string; dns: ListenAddress[]; geoip?: string; latencyTable?: string; geo?: GeoLookup; authority?: DnsAuthority; dnsLimits?: DnsLimits }): Promise<void> {
   const zone = o.zone.replace(/\.$/, '').toLowerCase();
   // The primary resolves port 0 to a concrete port for all workers.
   const listen = process.env.TMKIT_DNS_LISTEN ? (JSON.parse(process.env.TMKIT_DNS_LISTEN) as ListenAddress[]) : o.dns;
   const geo = o.geo ?? await MmdbGeoLookup.open(geoOptions(o));
   let snapshot = buildSnapshot({ zone, profiles: [], geo });
-  const server = new DnsServer({ zone, snapshot, resolve, rng: Math.random, listen, ...o.authority });
+  const server = new DnsServer({ zone, snapshot, resolve, rng: Math.random, listen, ...o.authority, ...o.dnsLimits });
   const profiles = new Map<string, Profile>();
   let resources: ResourceCatalog = new Map();
   process.on('message', (m: SnapshotUpdate) => {

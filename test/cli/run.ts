@@ -9,10 +9,15 @@ export interface RunResult {
   code: number | null;
   stdout: string;
   stderr: string;
+  /** Set when `timeoutMs` passed and the process was killed (SIGKILL). */
+  timedOut?: boolean;
 }
 
-/** `env` is added to `baseEnv` (default: this process's environment). */
-export function tmkit(args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv; baseEnv?: NodeJS.ProcessEnv; input?: string } = {}): Promise<RunResult> {
+/**
+ * `env` is added to `baseEnv` (default: this process's environment). `timeoutMs`: kill the process (SIGKILL)
+ * when it runs longer, and resolve with `timedOut: true` (for commands that must exit on their own).
+ */
+export function tmkit(args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv; baseEnv?: NodeJS.ProcessEnv; input?: string; timeoutMs?: number } = {}): Promise<RunResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, ...args], {
       cwd: opts.cwd ?? REPO,
@@ -24,7 +29,12 @@ export function tmkit(args: string[], opts: { cwd?: string; env?: NodeJS.Process
     let stderr = '';
     child.stdout!.setEncoding('utf8').on('data', (d: string) => { stdout += d; });
     child.stderr!.setEncoding('utf8').on('data', (d: string) => { stderr += d; });
+    let timedOut = false;
+    const timer = opts.timeoutMs === undefined ? undefined : setTimeout(() => { timedOut = true; child.kill('SIGKILL'); }, opts.timeoutMs);
     child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    child.on('close', (code) => {
+      if (timer) clearTimeout(timer);
+      resolve({ code, stdout, stderr, ...(timedOut ? { timedOut } : {}) });
+    });
   });
 }

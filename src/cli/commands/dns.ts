@@ -20,6 +20,7 @@ interface DnsCommandOptions {
   geoip?: string;
   tcpIdleTimeout: string;
   tcpMaxConnections: string;
+  tcpMaxConnectionsPerClient: string;
 }
 
 const DEFAULT_LISTEN = '127.0.0.1:5300';
@@ -43,12 +44,14 @@ export function registerDns(program: Command): void {
     .option('--geoip <file.mmdb>', 'MaxMind-format database for Geographic/Performance routing (default: the shipped country database)')
     .option('--tcp-idle-timeout <ms>', 'close idle TCP connections after this long', '10000')
     .option('--tcp-max-connections <n>', 'concurrent TCP connections per process', '1000')
+    .option('--tcp-max-connections-per-client <n>', 'concurrent TCP connections from one client (IPv4 address or IPv6 /64) per process', '32')
     .action(async (opts: DnsCommandOptions) => {
       const listen = (opts.listen.length > 0 ? opts.listen : [DEFAULT_LISTEN]).map(parseListen);
       const workers = intOption('--workers', opts.workers, 1, 64);
       const udpPayload = intOption('--udp-payload', opts.udpPayload, 512, 4096);
       const idle = intOption('--tcp-idle-timeout', opts.tcpIdleTimeout, 1, 3_600_000);
       const maxConn = intOption('--tcp-max-connections', opts.tcpMaxConnections, 1, 1_000_000);
+      const perClient = intOption('--tcp-max-connections-per-client', opts.tcpMaxConnectionsPerClient, 1, 1_000_000);
       const ns = opts.ns.map(parseNs);
       if (!/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*\.?$/.test(opts.zone)) {
         throw new CliError(`--zone ${JSON.stringify(opts.zone)}: expected a domain name such as tm.internal`, EXIT_USAGE);
@@ -78,7 +81,7 @@ export function registerDns(program: Command): void {
         rng: Math.random,
         listen,
         udpPayloadCap: udpPayload,
-        tcp: { idleTimeoutMs: idle, maxConnections: maxConn },
+        tcp: { idleTimeoutMs: idle, maxConnections: maxConn, maxConnectionsPerClient: perClient },
         ...(ns.length > 0 ? { nsNames: ns.map((n) => n.name), nsAddresses: Object.fromEntries(ns.map((n) => [n.name, n.addresses])) } : {}),
         ...(opts.soaRname !== undefined ? { soa: { rname: opts.soaRname } } : {}),
       });
@@ -220,7 +223,7 @@ function showListen(l: ListenAddress): string {
   return net.isIPv6(l.address) ? `[${l.address}]:${l.port}` : `${l.address}:${l.port}`;
 }
 
-function intOption(name: string, v: string, min: number, max: number): number {
+export function intOption(name: string, v: string, min: number, max: number): number {
   const n = Number(v);
   if (!Number.isInteger(n) || n < min || n > max) throw new CliError(`${name} ${v}: expected a whole number from ${min} to ${max}`, EXIT_USAGE);
   return n;

@@ -10,6 +10,7 @@ import { registerStatus } from './status';
 import { registerResolve } from './resolve';
 import { registerApply } from './apply';
 import { registerTerraform } from './terraform';
+import { registerBackup } from './backup';
 
 /** Every `tmkit` subcommand registers itself here; one module per command under src/cli/commands/. */
 export const commands: Array<(program: Command) => void> = [
@@ -24,4 +25,5 @@ export const commands: Array<(program: Command) => void> = [
   registerResolve,
   registerApply,
   registerTerraform,
+  registerBackup,
 ];

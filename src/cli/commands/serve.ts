@@ -4,7 +4,7 @@ import * as net from 'node:net';
 import type { Command } from 'commander';
 import pino from 'pino';
 import { Engine, geoOptions, runDnsWorker, type DnsAuthority } from '../../runtime/engine';
-import { parseNs } from './dns';
+import { intOption, parseNs } from './dns';
 import type { BoundAddress, ListenAddress } from '../../runtime/dns';
 import { CliError, EXIT_USAGE } from '../errors';
 import { readJsonFile } from '../util/files';
@@ -23,6 +23,12 @@ interface ServeOptions {
   workers: string;
   logLevel: string;
   apply?: string;
+  forceEmpty?: boolean;
+  maxUdpPayload: string;
+  tcpIdleTimeout: string;
+  tcpMaxConnections: string;
+  tcpMaxConnectionsPerClient: string;
+  probeDnsServer: string[];
 }
 
 /** `host:port` or `[v6]:port` → address; the port is required. */
@@ -61,13 +67,27 @@ export function registerServe(program: Command): void {
     .option('--ns <name[=address,...]>', 'apex NS name, with its addresses when it is inside the zone (repeatable; default ns1.<zone>)', (v: string, acc: string[]) => [...acc, v], [])
     .option('--soa-rname <mailbox>', 'SOA contact in domain form (default hostmaster.<zone>)')
     .option('--workers <n>', 'DNS worker processes sharing the DNS port (node:cluster); 1 = DNS in the main process', '1')
+    .option('--max-udp-payload <octets>', 'largest UDP response (EDNS payload cap, 512-4096)', '1232')
+    .option('--tcp-idle-timeout <ms>', 'close idle TCP DNS connections after this long', '10000')
+    .option('--tcp-max-connections <n>', 'concurrent TCP DNS connections per process (per DNS worker with --workers)', '1000')
+    .option('--tcp-max-connections-per-client <n>', 'concurrent TCP DNS connections from one client (IPv4 address or IPv6 /64) per process; beyond it, its new connections are closed', '32')
+    .option('--probe-dns-server <address[:port]>', 'DNS server for resolving FQDN probe targets, after /etc/hosts (repeatable; default: the nameservers in /etc/resolv.conf)', (v: string, acc: string[]) => [...acc, v], [])
     .option('--log-level <level>', 'pino log level (logs go to stderr as JSON)', 'info')
     .option('--apply <file>', 'at start, plan a tmkit/v1 document (or a plan from `tmkit plan --out`) against the store and apply it; exit 1 if it is invalid')
+    .option('--force-empty', 'start with an empty store even though tmkit.db is empty or uninitialised in a state dir that was used before (normally refused: it looks like a lost database)')
     .action(async (opts: ServeOptions) => {
       const workers = Number(opts.workers);
       if (!Number.isInteger(workers) || workers < 1) throw new CliError(`--workers ${opts.workers}: expected a positive integer`, EXIT_USAGE);
       if (workers > 64) throw new CliError(`--workers ${opts.workers}: at most 64`, EXIT_USAGE);
       const dns = (opts.dns ?? ['127.0.0.1:5300']).map((s) => parseHostPort('--dns', s));
+      const dnsLimits = {
+        udpPayloadCap: intOption('--max-udp-payload', opts.maxUdpPayload, 512, 4096),
+        tcp: {
+          idleTimeoutMs: intOption('--tcp-idle-timeout', opts.tcpIdleTimeout, 1, 3_600_000),
+          maxConnections: intOption('--tcp-max-connections', opts.tcpMaxConnections, 1, 1_000_000),
+          maxConnectionsPerClient: intOption('--tcp-max-connections-per-client', opts.tcpMaxConnectionsPerClient, 1, 1_000_000),
+        },
+      };
       const ns = opts.ns.map(parseNs);
       const authority: DnsAuthority = {
         ...(ns.length > 0 ? { nsNames: ns.map((n) => n.name), nsAddresses: Object.fromEntries(ns.map((n) => [n.name, n.addresses])) } : {}),
@@ -75,17 +95,25 @@ export function registerServe(program: Command): void {
       };
       if (cluster.isWorker && process.env.TMKIT_DNS_WORKER === '1') {
         // A DNS worker forked by the primary below: DNS only, fed by the primary over IPC.
-        await runDnsWorker({ zone: opts.zone, dns, ...geoOptions(opts), authority });
+        // The worker re-parses the primary's own argv, so every DNS flag reaches it.
+        await runDnsWorker({ zone: opts.zone, dns, ...geoOptions(opts), authority, dnsLimits });
         return;
       }
       const apiAddr = parseHostPort('--api', opts.api);
+      const probeDnsServers = opts.probeDnsServer.map(parseDnsServer);
       // Fail before opening anything when the file cannot be read or is not JSON (full validation needs the store).
       if (opts.apply !== undefined) readJsonFile(opts.apply, '--apply document', 'pass a tmkit/v1 document such as examples/basic/tmkit.out.json');
+      // Listen for SIGTERM/SIGINT before anything is printed: a supervisor may signal the moment it reads the
+      // banner, and a signal that comes before the handler would kill the process without a clean stop. One
+      // during start-up stops the runtime as soon as it is up.
+      const signalled = untilSignal(() => process.stderr.write('tmkit serve: second signal, exiting now\n'));
       const logger = pino({ level: opts.logLevel }, pino.destination(2));
       let engine: Engine;
       try {
         engine = await Engine.start({
           stateDir: opts.stateDir, zone: opts.zone, dns, api: { host: apiAddr.address, port: apiAddr.port }, logger, workers,
+          ...(opts.forceEmpty ? { forceEmpty: true } : {}), dnsLimits,
+          ...(probeDnsServers.length > 0 ? { monitor: { resolver: { servers: probeDnsServers } } } : {}),
           ...(opts.resources !== undefined ? { resourcesFile: opts.resources } : {}),
           ...geoOptions(opts), authority,
         });
@@ -105,8 +133,16 @@ export function registerServe(program: Command): void {
         `  API  http://${show({ address: api.address, port: api.port })}   token ${tokenWhere}`,
         '',
       ].join('\n'));
-      await untilSignal(() => process.stderr.write('tmkit serve: second signal, exiting now\n'));
+      await signalled;
       process.stdout.write('tmkit serve: stopping (draining API requests, saving monitor state)\n');
+      // The documented grace is 5 s (in-flight API requests). Past it and a second, whatever still holds the
+      // process is not worth waiting for: exit 1, saying so. Unref'd: it never keeps the process alive itself,
+      // and stays armed after "stopped" so that nothing left behind can keep a stopped process running.
+      const deadline = setTimeout(() => {
+        process.stderr.write(`tmkit serve: not stopped ${STOP_DEADLINE_MS / 1000} s after the signal; exiting now\n`);
+        process.exit(1);
+      }, STOP_DEADLINE_MS);
+      deadline.unref();
       await engine.stop();
       process.stdout.write('tmkit serve: stopped\n');
     });
@@ -133,6 +169,21 @@ async function applyAtStart(engine: Engine, file: string): Promise<void> {
     if (err instanceof CliError) throw new CliError(`serve --apply: ${err.message.replace(/^apply: /, '')}; the runtime was stopped`);
     throw err;
   }
+}
+
+/** From the first SIGTERM/SIGINT to a forced exit: the API's 5 s drain grace, plus one second. */
+const STOP_DEADLINE_MS = 6_000;
+
+/** `192.0.2.53`, `192.0.2.53:5353`, `2001:db8::53`, `[2001:db8::53]:5353` → the form c-ares takes. */
+function parseDnsServer(s: string): string {
+  const t = s.trim();
+  if (net.isIP(t) !== 0) return t;
+  const m = /^\[([^\]]+)\]:(\d+)$/.exec(t) ?? /^([^:]+):(\d+)$/.exec(t);
+  const port = m ? Number(m[2]) : NaN;
+  if (!m || net.isIP(m[1]!) === 0 || !Number.isInteger(port) || port < 1 || port > 65535) {
+    throw new CliError(`--probe-dns-server ${s}: expected an IP address with an optional port, such as 192.0.2.53, 192.0.2.53:5353 or [2001:db8::53]:53`, EXIT_USAGE);
+  }
+  return net.isIPv6(m[1]!) ? `[${m[1]}]:${port}` : `${m[1]}:${port}`;
 }
 
 function untilSignal(onSecond: () => void): Promise<void> {

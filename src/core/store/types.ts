@@ -92,7 +92,12 @@ export interface Store {
   close(): Promise<void>;
 }
 
-export type StoreErrorCode = 'PRECONDITION_FAILED' | 'STACK_CONFLICT' | 'NOT_FOUND' | 'STORE_CORRUPT' | 'STORE_VERSION';
+export type StoreErrorCode =
+  | 'PRECONDITION_FAILED' | 'STACK_CONFLICT' | 'NOT_FOUND' | 'STORE_CORRUPT' | 'STORE_VERSION'
+  /** Another process holds the state dir (`tmkit.lock`). */
+  | 'STATE_DIR_LOCKED'
+  /** `tmkit.db` exists but is empty or uninitialised in a state dir that was used before. */
+  | 'STORE_EMPTY';
 
 /** A refused or failed store operation, with a stable `code` (from CODES). */
 export class StoreError extends TmkitError {

@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import { normalizeProfile } from '../../core/model/normalize';
 import { childProfileName } from '../../core/model/names';
 import { DEFAULT_STACK, type Endpoint, type Profile, type ProfileInput } from '../../core/model/types';
+import { storeWriteFailure } from '../store/failures';
 import { toWire } from '../../core/api';
 import { problem, type Diagnostic } from '../../core/diagnostics';
 import { parseResourceCatalog } from '../../core/model/catalog';
@@ -37,6 +38,8 @@ export interface ApiOptions {
   health?: () => Promise<HealthReport>;
   /** Request body limit in bytes (default 1 MiB). */
   maxBodyBytes?: number;
+  /** Where the store lives, for the messages of a full or read-only disk (507/503). */
+  stateDir?: string;
 }
 
 /** What the runtime's watchdog reports to `/healthz` (design §5; README "Runtime and API"). */
@@ -75,37 +78,84 @@ function send(res: ServerResponse, status: number, body: unknown, headers: Recor
   res.end(text);
 }
 
-/** Reads the body up to `limit` bytes; past it, drains (up to 16× the limit) and answers 413. */
+/**
+ * Reads the body up to `limit` bytes. A body past the limit is answered with 413 at once (when the
+ * declared Content-Length says so, before reading any of it), with `Connection: close`; the rest of the body
+ * is read and discarded until the response is out and the connection closes, so the client can send its
+ * body off and read the 413 instead of meeting a connection reset.
+ */
 function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
+    const tooLarge = (): ApiProblem => ApiProblem.of(413, 'PAYLOAD_TOO_LARGE',
+      `the request body is larger than the ${limit}-byte limit; send one profile per request`, {}, { connection: 'close' });
     const declared = Number(req.headers['content-length'] ?? NaN);
+    if (declared > limit) {
+      req.resume(); // discard whatever arrives until the connection closes
+      reject(tooLarge());
+      return;
+    }
     const chunks: Buffer[] = [];
     let size = 0;
-    let over = declared > limit;
+    let settled = false;
     req.on('data', (c: Buffer) => {
+      if (settled) return;
       size += c.length;
-      if (size > limit) over = true;
-      if (!over) chunks.push(c);
-      else if (size > limit * 16) req.destroy();
+      if (size > limit) {
+        settled = true;
+        chunks.length = 0;
+        reject(tooLarge());
+      } else chunks.push(c);
     });
-    const tooLarge = () => ApiProblem.of(413, 'PAYLOAD_TOO_LARGE', `the request body is larger than the ${limit}-byte limit; send one profile per request`);
-    let ended = false;
     req.on('end', () => {
-      ended = true;
-      if (over) reject(tooLarge());
-      else resolve(Buffer.concat(chunks));
+      if (settled) return;
+      settled = true;
+      resolve(Buffer.concat(chunks));
     });
-    req.on('error', reject);
-    // Destroyed (far over the limit) or the client went away: settle, so the handler finishes.
-    req.on('close', () => { if (!ended) reject(over ? tooLarge() : ApiProblem.of(400, 'BAD_REQUEST', 'the request body ended early')); });
+    req.on('error', (err) => { if (!settled) { settled = true; reject(err); } });
+    // The client went away before the end: settle, so the handler finishes.
+    req.on('close', () => { if (!settled) { settled = true; reject(ApiProblem.of(400, 'BAD_REQUEST', 'the request body ended early')); } });
   });
+}
+
+/** Deepest nesting of objects and arrays a request body may have (a profile needs about 6). */
+export const MAX_JSON_DEPTH = 64;
+
+/** UTF-8 only (RFC 8259 §8.1): a malformed sequence is an error, never a silent U+FFFD. */
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * Whether JSON text nests objects/arrays deeper than `limit`. One pass over the text, brackets inside
+ * strings ignored; runs before JSON.parse, so a hostile body never reaches code that recurses over it.
+ */
+export function jsonDeeperThan(text: string, limit: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++; // backslash: skip the escaped character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x7b || c === 0x5b) { if (++depth > limit) return true; }
+    else if (c === 0x7d || c === 0x5d) depth--;
+  }
+  return false;
 }
 
 async function readJson(req: IncomingMessage, limit: number): Promise<unknown> {
   const buf = await readBody(req, limit);
   if (buf.length === 0) throw ApiProblem.of(400, 'MALFORMED_JSON', 'the request body is empty; send a JSON document');
+  let text: string;
   try {
-    return JSON.parse(buf.toString('utf8')) as unknown;
+    text = utf8.decode(buf);
+  } catch {
+    throw ApiProblem.of(400, 'MALFORMED_JSON', 'the request body is not valid UTF-8; send JSON encoded as UTF-8 (names, tags and every other string)');
+  }
+  if (jsonDeeperThan(text, MAX_JSON_DEPTH)) {
+    throw ApiProblem.of(400, 'JSON_TOO_DEEP', `the request body nests objects and arrays more than ${MAX_JSON_DEPTH} levels deep; a profile needs far fewer (flatten values such as tags)`);
+  }
+  try {
+    return JSON.parse(text) as unknown;
   } catch (err) {
     throw ApiProblem.of(400, 'MALFORMED_JSON', `the request body is not valid JSON: ${(err as Error).message}`);
   }
@@ -270,6 +320,18 @@ export class ApiServer {
         default: break;
       }
     }
+    const failure = storeWriteFailure(err);
+    if (failure !== undefined) {
+      // The server's disk, not the request: nothing was written (the transaction rolled back), and DNS keeps
+      // answering from the snapshot in memory.
+      this.o.logger.error({ err, method, route }, 'the store could not be written');
+      const where = this.o.stateDir ?? 'the state dir';
+      const code = String((err as { code?: unknown }).code);
+      const kept = 'nothing was written; DNS keeps answering from the configuration in memory';
+      if (failure === 'full') return ApiProblem.of(507, 'STORAGE_FULL', `disk full at ${where}: free space and retry (${code}; ${kept})`);
+      if (failure === 'readonly') return ApiProblem.of(503, 'STORAGE_READ_ONLY', `the store at ${where} is read-only (${code}: a read-only file or file system): make it writable and retry (${kept})`);
+      return ApiProblem.of(503, 'STORAGE_IO_ERROR', `the store at ${where} could not be written (${code}: an I/O error): check the disk and the kernel log, then retry (${kept})`);
+    }
     this.o.logger.error({ err, method, route }, 'api request failed');
     return ApiProblem.of(500, 'INTERNAL', 'internal error; the server log has the details');
   }
@@ -286,8 +348,19 @@ export class ApiServer {
     return { status: 200, body: { revision: await this.o.store.revision(), profiles } };
   }
 
+  /**
+   * The stored profile a URL names. Profile names are case-insensitive (as in Azure): the exact name first,
+   * else the one stored profile whose name differs only in case (the scan only runs on a miss).
+   */
+  private async findProfile(name: string): Promise<StoredProfile | undefined> {
+    const exact = await this.o.store.getProfile(name);
+    if (exact) return exact;
+    const lower = name.toLowerCase();
+    return (await this.o.store.getProfiles()).find((p) => p.profile.name.toLowerCase() === lower);
+  }
+
   private async mustGet(name: string): Promise<StoredProfile> {
-    const p = await this.o.store.getProfile(name);
+    const p = await this.findProfile(name);
     if (!p) throw ApiProblem.of(404, 'NOT_FOUND', `profile '${name}' does not exist`, { path: `profiles[${name}]` });
     return p;
   }
@@ -306,14 +379,17 @@ export class ApiServer {
   }
 
   private async putProfile(ctx: Ctx): Promise<Reply> {
-    const name = ctx.params[0]!;
+    const urlName = ctx.params[0]!;
     const stack = stackOf(ctx, true)!;
     const body = await readJson(ctx.req, this.maxBody);
     if (!isObj(body)) throw ApiProblem.of(400, 'BAD_REQUEST', 'the body must be one profile (a JSON object)', { path: '$' });
-    if (body.name === undefined) body.name = name;
-    else if (body.name !== name) {
-      throw ApiProblem.of(400, 'NAME_MISMATCH', `the body names profile '${String(body.name)}' but the URL names '${name}'; they must be equal`, { path: `profiles[${name}].name` });
+    // The URL is case-insensitive; the body's name is the profile's name (PUT /v1/profiles/WEB with
+    // {"name":"web"} writes web). A name that differs from a stored one only in case is a conflict below.
+    if (body.name === undefined) body.name = urlName;
+    else if (typeof body.name !== 'string' || body.name.toLowerCase() !== urlName.toLowerCase()) {
+      throw ApiProblem.of(400, 'NAME_MISMATCH', `the body names profile '${String(body.name)}' but the URL names '${urlName}'; they must be equal`, { path: `profiles[${urlName}].name` });
     }
+    const name = body.name as string;
     const profile = normalizeProfile(body as unknown as ProfileInput);
     let warnings: Diagnostic[] = [];
     const opts: Parameters<Store['putProfile']>[1] = {
@@ -337,8 +413,9 @@ export class ApiServer {
   }
 
   private async deleteProfile(ctx: Ctx): Promise<Reply> {
-    const name = ctx.params[0]!;
     const stack = stackOf(ctx, false);
+    // The stored name (case-insensitive URL); a profile that does not exist is the store's 404.
+    const name = (await this.findProfile(ctx.params[0]!))?.profile.name ?? ctx.params[0]!;
     const opts: Parameters<Store['deleteProfile']>[1] = {
       check: (view) => {
         const refs = referrersOf(name, [...view.profiles.values()].filter((p) => p.profile.name !== name));
@@ -357,7 +434,8 @@ export class ApiServer {
   }
 
   private async patchEndpoint(ctx: Ctx): Promise<Reply> {
-    const [name, endpointName] = [ctx.params[0]!, ctx.params[1]!];
+    const endpointName = ctx.params[1]!;
+    let name = ctx.params[0]!;
     const stack = stackOf(ctx, false);
     const patch = await readJson(ctx.req, this.maxBody);
     if (!isObj(patch)) throw ApiProblem.of(400, 'BAD_REQUEST', 'the body must be a JSON object of endpoint properties, e.g. {"endpointStatus":"Disabled"}', { path: '$' });
@@ -368,6 +446,7 @@ export class ApiServer {
     // Without If-Match the merge is retried on a concurrent change (it is re-applied to the newer profile).
     for (let attempt = 0; ; attempt++) {
       const current = await this.mustGet(name);
+      name = current.profile.name; // the stored name (the URL's is case-insensitive)
       if (stack !== undefined && current.stack !== stack) {
         throw ApiProblem.of(409, 'STACK_CONFLICT', `profile '${name}' is owned by stack '${current.stack}', not '${stack}'`, { path: 'stack' });
       }

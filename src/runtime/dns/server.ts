@@ -6,6 +6,7 @@
  */
 import * as dgram from 'node:dgram';
 import * as net from 'node:net';
+import { parseIPv6 } from '../../core/net/ip';
 import type { RoutingSnapshot } from '../../core/routing/types';
 import { Responder, type ResponderOptions, type ResponderStats } from './responder';
 import type { DnsCounts } from './counts';
@@ -22,6 +23,11 @@ export interface TcpOptions {
   idleTimeoutMs: number;
   /** Concurrent TCP connections; further ones are closed on accept. Default 1000. */
   maxConnections: number;
+  /**
+   * Concurrent TCP connections from one client (one IPv4 address, or one IPv6 /64); its further ones are
+   * closed on accept while other clients are still served. Default 32.
+   */
+  maxConnectionsPerClient: number;
   /**
    * Queries answered on one connection per event-loop turn before the server yields to other connections
    * (the rest of the pipeline is answered on the next turn). Default 64.
@@ -52,11 +58,14 @@ export class DnsServer {
   private readonly tcpOpts: TcpOptions;
   private endpoints: Endpoint[] = [];
   private readonly connections = new Set<net.Socket>();
+  /** Open TCP connections per client key (see `clientKey`). */
+  private readonly perClient = new Map<string, number>();
+  private refusedPerClient = 0;
 
   constructor(opts: DnsServerOptions) {
     this.responder = new Responder(opts);
     this.listen = opts.listen.length > 0 ? opts.listen : [{ address: '127.0.0.1', port: 5300 }];
-    this.tcpOpts = { idleTimeoutMs: 10000, maxConnections: 1000, maxPipelined: 64, ...opts.tcp };
+    this.tcpOpts = { idleTimeoutMs: 10000, maxConnections: 1000, maxConnectionsPerClient: 32, maxPipelined: 64, ...opts.tcp };
   }
 
   get stats(): ResponderStats {
@@ -71,6 +80,11 @@ export class DnsServer {
   /** Open TCP connections. */
   get tcpConnections(): number {
     return this.connections.size;
+  }
+
+  /** TCP connections closed on accept because their client already had `maxConnectionsPerClient` open. */
+  get tcpRefusedPerClient(): number {
+    return this.refusedPerClient;
   }
 
   /** New routing state: cached answers are dropped and the SOA serial moves on. */
@@ -104,6 +118,7 @@ export class DnsServer {
     this.endpoints = [];
     for (const s of this.connections) s.destroy();
     this.connections.clear();
+    this.perClient.clear();
     await Promise.all(eps.map((e) => Promise.all([
       new Promise<void>((r) => { try { e.udp.close(() => r()); } catch { r(); } }),
       new Promise<void>((r) => e.tcp.close(() => r())),
@@ -165,16 +180,30 @@ export class DnsServer {
   }
 
   private onConnection(sock: net.Socket): void {
+    const client = sock.remoteAddress ?? '';
+    // One client cannot take every connection slot (and with them TCP DNS for everyone else).
+    const key = clientKey(client);
+    const open = this.perClient.get(key) ?? 0;
+    if (open >= this.tcpOpts.maxConnectionsPerClient) {
+      this.refusedPerClient++;
+      sock.on('error', () => undefined);
+      sock.destroy();
+      return;
+    }
+    this.perClient.set(key, open + 1);
     this.connections.add(sock);
     const responder = this.responder;
     const maxPipelined = Math.max(1, this.tcpOpts.maxPipelined);
-    const client = sock.remoteAddress ?? '';
     let pending: Buffer | null = null;
     let scheduled = false;
 
     sock.setTimeout(this.tcpOpts.idleTimeoutMs, () => sock.destroy());
     sock.on('error', () => undefined);
-    sock.on('close', () => this.connections.delete(sock));
+    sock.on('close', () => {
+      this.connections.delete(sock);
+      const n = (this.perClient.get(key) ?? 1) - 1;
+      if (n > 0) this.perClient.set(key, n); else this.perClient.delete(key);
+    });
 
     const drainPipeline = (): void => {
       scheduled = false;
@@ -212,4 +241,16 @@ export class DnsServer {
       if (!scheduled) drainPipeline();
     });
   }
+}
+
+/**
+ * Whose connection this is, for the per-client limit: the IPv4 address (also when it arrives IPv4-mapped),
+ * or the IPv6 /64 (one site's subnet: a client with an IPv6 network has the whole /64 to choose from).
+ */
+export function clientKey(address: string): string {
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+  if (mapped) return mapped[1]!;
+  if (!net.isIPv6(address)) return address;
+  const v = parseIPv6(address);
+  return v === undefined ? address : `${(v >> 64n).toString(16)}::/64`;
 }

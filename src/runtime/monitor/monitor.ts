@@ -7,6 +7,7 @@ import { initialProbeState, transition, type EndpointProbeState, type StatusTran
 import { targetKey, type ProbeTarget } from '../../core/health/targets';
 import type { HealthView, ProbeVerdict } from '../../core/health/types';
 import { probe as realProbe, type ProbeOptions, type ProbeOutcome } from './probe';
+import { ProbeResolver, type ProbeResolverOptions } from './resolver';
 import { Scheduler, realTimers, type Timers } from './scheduler';
 
 /** A status change of one endpoint at this location. */
@@ -54,6 +55,8 @@ export interface MonitorOptions {
   probe?: ProbeFn;
   /** Per-key phase in [0,1) (default: hash of the key). */
   phase?: (key: string) => number;
+  /** How FQDN targets are resolved (DNS servers, hosts file); cancelled when the monitor stops. */
+  resolver?: ProbeResolverOptions;
   /** Overrides of the probe period and timeout, for tests that cannot wait 10 s (default: the target's seconds). */
   intervalMs?: (t: ProbeTarget) => number;
   timeoutMs?: (t: ProbeTarget) => number;
@@ -81,8 +84,10 @@ export class Monitor implements HealthView {
   private readonly transitionListeners = new Set<Listener<EndpointTransition>>();
   private readonly probeListeners = new Set<Listener<{ key: string; probe: LastProbe }>>();
   private probes = 0;
+  private readonly resolver: ProbeResolver;
 
   constructor(opts: MonitorOptions = {}) {
+    this.resolver = new ProbeResolver(opts.resolver ?? {});
     this.location = opts.location ?? hostname();
     this.timers = opts.timers ?? realTimers;
     this.historySize = Math.max(1, opts.historySize ?? 50);
@@ -135,9 +140,16 @@ export class Monitor implements HealthView {
     this.scheduler.start();
   }
 
-  /** Stops probing; in-flight probes are aborted and awaited. States are kept (start() resumes). */
+  /**
+   * Stops probing: in-flight probes are aborted and awaited, and every outstanding name lookup is cancelled
+   * (including those of probes that timed out earlier), so nothing of the prober keeps the process alive.
+   * States are kept (start() resumes).
+   */
   async stop(): Promise<void> {
-    await this.scheduler.stop();
+    const stopping = this.scheduler.stop();
+    this.resolver.cancel();
+    await stopping;
+    this.resolver.cancel();
   }
 
   /** HealthView: this location's verdict; undefined for endpoints that are not probed. */
@@ -192,11 +204,13 @@ export class Monitor implements HealthView {
     };
   }
 
+  private readonly lookup = (hostname: string): ReturnType<ProbeResolver['lookup']> => this.resolver.lookup(hostname);
+
   private async runProbe(key: string, generation: number, signal: AbortSignal): Promise<void> {
     const e = this.entries.get(key);
     if (!e || e.generation !== generation) return;
     const target = e.target;
-    const outcome = await this.probeFn(target, { timeoutMs: this.timeoutMs(target), signal });
+    const outcome = await this.probeFn(target, { timeoutMs: this.timeoutMs(target), signal, lookup: this.lookup });
     if (signal.aborted) return;
     const current = this.entries.get(key);
     if (current !== e || e.generation !== generation) return; // removed or settings changed meanwhile

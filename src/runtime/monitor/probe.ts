@@ -6,7 +6,6 @@
  * reuse) and never outlives its timeout: one AbortSignal covers name resolution, connect, TLS and the
  * response headers; the body is never read (the connection is destroyed once the status is known).
  */
-import { lookup as dnsLookup } from 'node:dns/promises';
 import { connect as netConnect, isIP, type Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import { performance } from 'node:perf_hooks';
@@ -14,6 +13,7 @@ import { Client, buildConnector } from 'undici';
 import type { ErrorCode } from '../../core/codes';
 import { TmkitError } from '../../core/diagnostics';
 import { statusExpected, type ProbeTarget } from '../../core/health/targets';
+import { ProbeResolver, ResolveError } from './resolver';
 
 export interface ProbeOutcome {
   ok: boolean;
@@ -26,7 +26,7 @@ export interface ProbeOutcome {
   latencyMs: number;
 }
 
-/** Resolves a host name to addresses (system resolver by default: getaddrinfo, /etc/hosts honoured). */
+/** Resolves a host name to addresses (default: a shared ProbeResolver: /etc/hosts, then DNS via c-ares). */
 export type LookupFn = (hostname: string) => Promise<Array<{ address: string; family: number }>>;
 
 export interface ProbeOptions {
@@ -40,7 +40,9 @@ export interface ProbeOptions {
 /** Largest response header block accepted (a bigger one is a failure, not a memory problem). */
 const MAX_HEADER_BYTES = 16 * 1024;
 
-const systemLookup: LookupFn = (hostname) => dnsLookup(hostname, { all: true });
+/** For callers that pass no `lookup` (the Monitor passes its own, which it cancels on stop). */
+let sharedResolver: ProbeResolver | undefined;
+const defaultLookup: LookupFn = (hostname) => (sharedResolver ??= new ProbeResolver()).lookup(hostname);
 
 class ProbeFailure extends TmkitError {
   constructor(readonly reason: string, code: ErrorCode) {
@@ -69,7 +71,7 @@ export async function probe(target: ProbeTarget, opts: ProbeOptions = {}): Promi
   else opts.signal?.addEventListener('abort', onOuterAbort, { once: true });
   let address: string | undefined;
   try {
-    address = await resolveAddress(target, ac.signal, opts.lookup ?? systemLookup);
+    address = await resolveAddress(target, ac.signal, opts.lookup ?? defaultLookup);
     if (target.protocol === 'TCP') {
       await tcpConnect(address, target.port, ac.signal);
       return { ok: true, reason: 'connected', address, latencyMs: performance.now() - started };
@@ -223,6 +225,7 @@ const RESET_CODES = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'ECONNABOR
 /** A short, stable reason for a failed probe. */
 export function classify(err: unknown, target: Pick<ProbeTarget, 'protocol'>): string {
   if (err instanceof ProbeFailure) return err.reason;
+  if (err instanceof ResolveError) return resolveReason(err.code);
   const e = err as { code?: string; name?: string; message?: string; cause?: { code?: string; message?: string } } | undefined;
   const code = e?.code ?? '';
   const causeCode = e?.cause?.code ?? '';
@@ -240,4 +243,15 @@ export function classify(err: unknown, target: Pick<ProbeTarget, 'protocol'>): s
   if (code.startsWith('HPE_') || e?.name === 'HTTPParserError') return 'invalid response';
   if (code === 'UND_ERR_INVALID_ARG') return `invalid request: ${e?.message ?? code}`;
   return `error: ${code || e?.message || String(err)}`;
+}
+
+/**
+ * The probe reason for a failed name resolution: `DNS: no address` (NXDOMAIN, or no A/AAAA records),
+ * `DNS: no answer` (the DNS servers are silent or unreachable), `DNS: server failure` (SERVFAIL, REFUSED,
+ * a malformed reply, …).
+ */
+export function resolveReason(code: string): string {
+  if (code === 'ENOTFOUND' || code === 'ENODATA' || code === 'ENONAME' || code === 'EBADNAME') return 'DNS: no address';
+  if (code === 'ETIMEOUT' || code === 'ECONNREFUSED' || code === 'ECANCELLED') return 'DNS: no answer';
+  return 'DNS: server failure';
 }

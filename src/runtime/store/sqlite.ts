@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Profile } from '../../core/model/types';
 import type { AzureResource } from '../../core/ports';
@@ -57,6 +57,21 @@ interface ProfileRow { name: string; stack: string; document: string; hash: stri
 export interface SqliteStoreOptions {
   /** Directory for `tmkit.db` (created if missing); `:memory:` for a throwaway database. */
   stateDir: string;
+  /**
+   * Open an empty or uninitialised `tmkit.db` as a new, empty store even though the state dir was used
+   * before (`serve --force-empty`). Without it that is refused (`store-empty`): it is what a truncated or
+   * replaced database looks like, and starting would silently serve nothing.
+   */
+  forceEmpty?: boolean;
+  /** More signs that the state dir was used before, besides its files (e.g. the lock's previous holder). */
+  usedBefore?: string[];
+  /**
+   * Caps the database at this many pages (`PRAGMA max_page_count`): a write that needs more fails with
+   * SQLITE_FULL, exactly as on a full disk. For tests of the disk-full path, or to bound the file.
+   */
+  maxPageCount?: number;
+  /** Opens an existing database read-only: no migration, every write fails with SQLITE_READONLY. */
+  readonly?: boolean;
 }
 
 /**
@@ -87,18 +102,31 @@ export class SqliteStore implements Store {
     saveMonitor: Database.Statement<[string, string, string]>;
   };
 
-  private constructor(path: string) {
+  private constructor(path: string, options: Omit<SqliteStoreOptions, 'stateDir'> = {}) {
     this.path = path;
-    this.db = new Database(path);
-    this.db.pragma('journal_mode = WAL');
-    this.db.pragma('synchronous = FULL');
-    this.db.pragma('foreign_keys = ON');
-    this.db.pragma('busy_timeout = 5000');
     try {
-      this.migrate();
+      this.db = new Database(path, options.readonly ? { readonly: true, fileMustExist: true } : {});
+    } catch (err) {
+      throw damaged(path, err);
+    }
+    try {
+      this.db.pragma('busy_timeout = 5000');
+      // Before anything writes: a damaged file is refused as it is, never "repaired" by a migration.
+      checkIntegrity(this.db, path);
+      if (!options.readonly) {
+        this.db.pragma('journal_mode = WAL');
+        this.db.pragma('synchronous = FULL');
+      }
+      this.db.pragma('foreign_keys = ON');
+      if (options.maxPageCount !== undefined) this.db.pragma(`max_page_count = ${Math.max(1, Math.floor(options.maxPageCount))}`);
+      if (options.readonly) {
+        if (this.schemaVersion() !== SCHEMA_VERSION) {
+          throw new StoreError('STORE_VERSION', `${path} has schema version ${this.schemaVersion()}, not ${SCHEMA_VERSION}; open it read-write once (tmkit serve) to migrate it`);
+        }
+      } else this.migrate();
     } catch (err) {
       this.db.close();
-      throw err;
+      throw err instanceof StoreError ? err : damaged(path, err);
     }
     const db = this.db;
     this.stmt = {
@@ -121,11 +149,18 @@ export class SqliteStore implements Store {
     };
   }
 
-  /** Opens (creating and migrating if needed) the store in `stateDir`. */
+  /**
+   * Opens (creating and migrating if needed) the store in `stateDir`, after two checks: an empty or
+   * uninitialised `tmkit.db` in a state dir that was used before is refused (`store-empty`, unless
+   * `forceEmpty`), and so is a database that fails `PRAGMA quick_check` (`store-corrupt`).
+   */
   static open(options: SqliteStoreOptions): SqliteStore {
-    if (options.stateDir === ':memory:') return new SqliteStore(':memory:');
-    mkdirSync(options.stateDir, { recursive: true, mode: 0o700 });
-    return new SqliteStore(join(options.stateDir, DB_FILE));
+    const { stateDir, ...rest } = options;
+    if (stateDir === ':memory:') return new SqliteStore(':memory:', rest);
+    if (!options.readonly) mkdirSync(stateDir, { recursive: true, mode: 0o700 });
+    const path = join(stateDir, DB_FILE);
+    if (!options.readonly && !options.forceEmpty) refuseLostDatabase(stateDir, path, options.usedBefore ?? []);
+    return new SqliteStore(path, rest);
   }
 
   /** The schema version of the open database (`PRAGMA user_version`). */
@@ -282,5 +317,78 @@ export class SqliteStore implements Store {
   async close(): Promise<void> {
     this.listeners.clear();
     if (this.db.open) this.db.close();
+  }
+}
+
+/** What to do about a damaged database, in every message that reports one. */
+const RESTORE_HINT = 'restore it from a backup (stop tmkit serve, copy the backup over this file and delete its -wal and -shm files; README "Backup and restore")';
+
+/** A database SQLite cannot read (not a database, malformed): refused with the file named. */
+function damaged(path: string, err: unknown): Error {
+  const code = (err as { code?: string }).code ?? '';
+  if (code === 'SQLITE_CORRUPT' || code.startsWith('SQLITE_CORRUPT_') || code === 'SQLITE_NOTADB') {
+    return new StoreError('STORE_CORRUPT', `${path} is damaged (${(err as Error).message}); ${RESTORE_HINT}`, { path });
+  }
+  return err as Error;
+}
+
+/** `PRAGMA quick_check` (b-tree structure, every page): anything but `ok` refuses the database. */
+function checkIntegrity(db: Database.Database, path: string): void {
+  let problems: string[];
+  try {
+    problems = (db.pragma('quick_check(20)') as Array<{ quick_check: string }>).map((r) => r.quick_check).filter((m) => m !== 'ok');
+  } catch (err) {
+    // Damage bad enough stops the check itself (SQLITE_CORRUPT): the same finding, in the check's words.
+    const code = (err as { code?: string }).code ?? '';
+    if (!code.startsWith('SQLITE_CORRUPT')) throw err;
+    problems = [(err as Error).message];
+  }
+  if (problems.length === 0) return;
+  const lines = problems.join('\n').split('\n').filter((l) => l !== '' && !l.startsWith('***'));
+  const shown = lines.slice(0, 3).join('; ') + (lines.length > 3 ? `; … (${lines.length - 3} more)` : '');
+  throw new StoreError('STORE_CORRUPT', `${path} failed SQLite's integrity check (PRAGMA quick_check: ${shown}); ${RESTORE_HINT}`, { path, problems: lines });
+}
+
+/**
+ * A state dir that was used before (API token file, WAL file, or what the caller knows) whose `tmkit.db`
+ * is empty, uninitialised or gone while its WAL is still there: the configuration was lost (truncated,
+ * replaced, or deleted underneath), and opening it would quietly start an empty store. A brand-new state
+ * dir (no database file) initialises as usual; so does one whose database was deleted together with its WAL.
+ */
+function refuseLostDatabase(stateDir: string, path: string, usedBefore: readonly string[]): void {
+  const size = (f: string): number | undefined => { try { return statSync(f).size; } catch { return undefined; } };
+  const dbSize = size(path);
+  const walSize = size(`${path}-wal`);
+  const evidence = [
+    ...(existsSync(join(stateDir, 'token')) ? ['an API token file'] : []),
+    ...(walSize !== undefined && walSize > 0 ? [`a write-ahead log (${DB_FILE}-wal, ${walSize} bytes)`] : []),
+    ...usedBefore,
+  ];
+  let what: string | undefined;
+  if (dbSize === undefined) {
+    if (walSize !== undefined && walSize > 0) what = `${path} is missing but its write-ahead log ${path}-wal is still there`;
+  } else if (dbSize === 0) {
+    what = `${path} is empty (0 bytes)`;
+  } else if (uninitialised(path)) {
+    what = `${path} holds no tmkit schema (an empty SQLite database)`;
+  }
+  if (what === undefined || evidence.length === 0) return;
+  throw new StoreError('STORE_EMPTY',
+    `${what}, but ${stateDir} was used before (it has ${evidence.join(', ')}): the database was probably truncated or replaced, and starting would serve an empty configuration. ${RESTORE_HINT[0]!.toUpperCase()}${RESTORE_HINT.slice(1)}, or pass --force-empty to start with an empty store`,
+    { path });
+}
+
+/** A SQLite file without tables and with user_version 0 (as a fresh `sqlite3 tmkit.db .quit` leaves it). */
+function uninitialised(path: string): boolean {
+  let db: Database.Database | undefined;
+  try {
+    db = new Database(path, { readonly: true, fileMustExist: true });
+    const version = db.pragma('user_version', { simple: true }) as number;
+    const tables = (db.prepare(`SELECT count(*) AS n FROM sqlite_master`).get() as { n: number }).n;
+    return version === 0 && tables === 0;
+  } catch {
+    return false; // unreadable: the integrity check at open reports it with its own message
+  } finally {
+    db?.close();
   }
 }

@@ -10,6 +10,8 @@ export interface ServeProcess {
   stdout: () => string;
   stderr: () => string;
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** Resolves once the process exited and its stdout/stderr are read to the end (`stdout()` is complete). */
+  closed: Promise<void>;
 }
 
 /** Clean environment for child processes: no TMKIT_* from the developer's shell. */
@@ -30,6 +32,7 @@ export function spawnServe(stateDir: string, args: string[] = [], env: NodeJS.Pr
   let out = '';
   let err = '';
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) => child.on('exit', (code, signal) => r({ code, signal })));
+  const closed = new Promise<void>((r) => child.on('close', () => r()));
   return new Promise((resolve, reject) => {
     const t = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`tmkit serve did not start in 90 s:\n${out}\n${err}`)); }, 90_000);
     child.stderr!.setEncoding('utf8').on('data', (d: string) => { err += d; });
@@ -39,7 +42,7 @@ export function spawnServe(stateDir: string, args: string[] = [], env: NodeJS.Pr
       const api = /API {2}(http:\/\/\S+)/.exec(out);
       if (dns && api) {
         clearTimeout(t);
-        resolve({ child, dns: { address: dns[1]!, port: Number(dns[2]) }, api: api[1]!, stdout: () => out, stderr: () => err, exited });
+        resolve({ child, dns: { address: dns[1]!, port: Number(dns[2]) }, api: api[1]!, stdout: () => out, stderr: () => err, exited, closed });
       }
     });
     void exited.then(({ code, signal }) => { clearTimeout(t); reject(new Error(`tmkit serve exited (${code ?? signal}) before listening:\n${out}\n${err}`)); });
@@ -47,8 +50,8 @@ export function spawnServe(stateDir: string, args: string[] = [], env: NodeJS.Pr
 }
 
 /** Runs a `tmkit` command to completion, without the caller's TMKIT_* variables. */
-export function runTmkit(args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<RunResult> {
-  return tmkit(args, { ...(opts.cwd !== undefined ? { cwd: opts.cwd } : {}), baseEnv: cleanEnv(opts.env) });
+export function runTmkit(args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): Promise<RunResult> {
+  return tmkit(args, { ...(opts.cwd !== undefined ? { cwd: opts.cwd } : {}), ...(opts.timeoutMs !== undefined ? { timeoutMs: opts.timeoutMs } : {}), baseEnv: cleanEnv(opts.env) });
 }
 
 /** Runs the real `dig` and returns its `+short` output lines. */

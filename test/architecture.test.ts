@@ -1,0 +1,116 @@
+/**
+ * Guard rails for the layout (design §2, issue 13): which layer may import which, commands never import
+ * each other, and no import cycles anywhere in src/ and providers/. Both fail the build (`npm test`).
+ */
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+
+const REPO = resolve(__dirname, '..');
+const ROOTS = ['src', 'providers'];
+
+function files(dir: string): string[] {
+  return readdirSync(dir).flatMap((f) => {
+    const p = join(dir, f);
+    if (f === 'node_modules' || f === 'dist') return [];
+    return statSync(p).isDirectory() ? files(p) : /\.tsx?$/.test(f) && !f.endsWith('.d.ts') ? [p] : [];
+  });
+}
+
+const IMPORT = /(?:^|\n)\s*(?:import|export)\s[^'";]*?from\s*['"]([^'"]+)['"]|(?:^|\n)\s*import\s*['"]([^'"]+)['"]|require\(\s*['"]([^'"]+)['"]\s*\)|import\(\s*['"]([^'"]+)['"]\s*\)/g;
+
+/** Relative imports of a file, resolved to repository paths (`src/core/x.ts`). Type-only imports count too. */
+function importsOf(file: string): string[] {
+  const src = readFileSync(file, 'utf8');
+  const out: string[] = [];
+  for (const m of src.matchAll(IMPORT)) {
+    const spec = m[1] ?? m[2] ?? m[3] ?? m[4]!;
+    if (!spec.startsWith('.')) continue;
+    const base = resolve(dirname(file), spec);
+    const hit = [`${base}.ts`, `${base}.tsx`, join(base, 'index.ts'), base].find((c) => existsSync(c) && statSync(c).isFile());
+    if (hit) out.push(relative(REPO, hit));
+  }
+  return out;
+}
+
+const all = ROOTS.flatMap((r) => files(join(REPO, r))).map((f) => relative(REPO, f));
+const graph = new Map(all.map((f) => [f, importsOf(join(REPO, f))]));
+
+/** The layer a file belongs to. */
+function layerOf(f: string): string {
+  if (f.startsWith('providers/')) return 'providers';
+  const m = /^src\/([^/]+)\//.exec(f);
+  if (m) return m[1]!;
+  return f; // src/index.ts, src/package.ts
+}
+
+/** Who may import whom (design §2). `src/package.ts` is a leaf utility (the package root and version). */
+const ALLOWED: Record<string, string[]> = {
+  core: ['core'],
+  geo: ['core', 'geo'],
+  constructs: ['core', 'constructs'],
+  client: ['core', 'client'],
+  testing: ['core', 'testing'],
+  providers: ['core', 'client', 'providers', 'src/package.ts'],
+  runtime: ['core', 'geo', 'runtime'],
+  cli: ['core', 'geo', 'constructs', 'client', 'runtime', 'providers', 'cli', 'src/package.ts'],
+  'src/index.ts': ['core', 'geo', 'constructs', 'client'],
+  'src/package.ts': [],
+};
+
+test('the import graph was read', () => {
+  expect(all.length).toBeGreaterThan(100);
+  expect(graph.get('src/cli/main.ts')!.length).toBeGreaterThan(0);
+});
+
+test('layers import only the layers below them (core -> nothing; runtime never imports cli or client)', () => {
+  const bad: string[] = [];
+  for (const [f, deps] of graph) {
+    const from = layerOf(f);
+    const allowed = ALLOWED[from];
+    if (!allowed) { bad.push(`${f}: layer '${from}' is not in the table`); continue; }
+    for (const d of deps) {
+      const to = layerOf(d);
+      if (!allowed.includes(to)) bad.push(`${f} -> ${d} (${from} may import ${allowed.join(', ') || 'nothing'})`);
+    }
+  }
+  expect(bad).toEqual([]);
+});
+
+test('CLI commands never import each other (shared code lives in the layers or cli/util)', () => {
+  const bad = [...graph].flatMap(([f, deps]) => (f.startsWith('src/cli/commands/') && !f.endsWith('/index.ts')
+    ? deps.filter((d) => d.startsWith('src/cli/commands/')).map((d) => `${f} -> ${d}`) : []));
+  expect(bad).toEqual([]);
+});
+
+/** Strongly connected components with more than one file, or a file importing itself (Tarjan). */
+function cycles(g: Map<string, string[]>): string[][] {
+  let index = 0;
+  const stack: string[] = [];
+  const on = new Set<string>();
+  const idx = new Map<string, number>();
+  const low = new Map<string, number>();
+  const out: string[][] = [];
+  const visit = (v: string): void => {
+    idx.set(v, index); low.set(v, index); index++;
+    stack.push(v); on.add(v);
+    for (const w of g.get(v) ?? []) {
+      if (!idx.has(w)) { visit(w); low.set(v, Math.min(low.get(v)!, low.get(w)!)); } else if (on.has(w)) low.set(v, Math.min(low.get(v)!, idx.get(w)!));
+    }
+    if (low.get(v) === idx.get(v)) {
+      const c: string[] = [];
+      let w: string;
+      do { w = stack.pop()!; on.delete(w); c.push(w); } while (w !== v);
+      if (c.length > 1 || (g.get(v) ?? []).includes(v)) out.push(c.sort());
+    }
+  };
+  for (const v of g.keys()) if (!idx.has(v)) visit(v);
+  return out;
+}
+
+test('no import cycles in src/ and providers/', () => {
+  expect(cycles(graph).map((c) => c.join(' <-> '))).toEqual([]);
+});
+
+test('the cycle finder finds a cycle', () => {
+  expect(cycles(new Map([['a', ['b']], ['b', ['c']], ['c', ['a']], ['d', ['a']]]))).toEqual([['a', 'b', 'c']]);
+});

@@ -1,0 +1,150 @@
+/**
+ * `tmkit backup` / `tmkit restore` (issue 11 §2.4): a consistent copy of a live server's store, taken while
+ * it writes, and putting it back into a state dir (refused while a serve holds it).
+ */
+import Database from 'better-sqlite3';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { TmkitClient } from '../../src/client';
+import type { ProfileInput } from '../../src/core/model/types';
+import { profileInput } from '../runtime/api/fixtures';
+import { runTmkit, spawnServe, type ServeProcess } from '../runtime/serve/process';
+
+const dirs: string[] = [];
+const running: ServeProcess[] = [];
+afterEach(async () => {
+  for (const s of running.splice(0)) { s.child.kill('SIGKILL'); await s.exited; }
+});
+afterAll(() => { for (const d of dirs) rmSync(d, { recursive: true, force: true }); });
+
+function tempDir(): string {
+  const d = mkdtempSync(join(tmpdir(), 'tmkit-backup-'));
+  dirs.push(d);
+  return d;
+}
+
+/** A big profile (200 unprobed endpoints, about 30 KB stored), so the store spans hundreds of pages. */
+function bigProfile(name: string): ProfileInput {
+  return profileInput(name, {
+    trafficRoutingMethod: 'Weighted',
+    endpoints: Array.from({ length: 200 }, (_, i) => ({
+      name: `ep-${i}`, type: 'externalEndpoints' as const, target: `10.${Math.floor(i / 250)}.${i % 250}.${(name.length % 200) + 1}`, alwaysServe: 'Enabled' as const,
+    })),
+  });
+}
+
+function readBackup(file: string): { integrity: string; revision: number; profiles: number; maxModRevision: number; names: string[] } {
+  const db = new Database(file, { readonly: true, fileMustExist: true });
+  try {
+    return {
+      integrity: db.pragma('integrity_check', { simple: true }) as string,
+      revision: Number((db.prepare(`SELECT value FROM meta WHERE key = 'revision'`).get() as { value: string }).value),
+      profiles: (db.prepare('SELECT count(*) AS n FROM profiles').get() as { n: number }).n,
+      maxModRevision: (db.prepare('SELECT max(mod_revision) AS m FROM profiles').get() as { m: number }).m,
+      names: (db.prepare('SELECT name FROM profiles ORDER BY name').all() as Array<{ name: string }>).map((r) => r.name),
+    };
+  } finally {
+    db.close();
+  }
+}
+
+test('a backup of a live server taken while it writes is one consistent revision, and restores into a working server', async () => {
+  const dir = tempDir();
+  const server = await spawnServe(dir);
+  running.push(server);
+  const client = new TmkitClient({ server: server.api, token: readFileSync(join(dir, 'token'), 'utf8').trim(), env: {} });
+  for (let i = 0; i < 30; i++) await client.putProfile(bigProfile(`seed-${String(i).padStart(2, '0')}`));
+
+  // Every write creates a profile, so in any consistent state: revision = number of profiles = max modRevision.
+  let writing = true;
+  let written = 0;
+  const writer = (async () => {
+    while (writing) { await client.putProfile(bigProfile(`live-${String(written).padStart(4, '0')}`)); written++; }
+  })();
+  const files: string[] = [];
+  try {
+    for (let i = 0; i < 3; i++) {
+      const file = join(tempDir(), `backup-${i}.db`);
+      const r = await runTmkit(['backup', '--state-dir', dir, file], { timeoutMs: 60_000 });
+      expect(r.stderr).toBe('');
+      expect(r.code).toBe(0);
+      expect(r.stdout).toMatch(new RegExp(`^tmkit backup: wrote ${file} \\(\\d+ profiles, store revision \\d+, \\d+ KiB\\) from ${join(dir, 'tmkit.db')}; integrity ok\\n$`));
+      files.push(file);
+    }
+  } finally {
+    writing = false;
+    await writer;
+  }
+  expect(written).toBeGreaterThan(0); // the backups really ran beside writes
+  for (const file of files) {
+    const b = readBackup(file);
+    expect(b.integrity).toBe('ok');
+    expect(b.profiles).toBeGreaterThanOrEqual(30);
+    expect(b.revision).toBe(b.profiles);
+    expect(b.maxModRevision).toBe(b.revision);
+    expect(existsSync(`${file}-wal`)).toBe(false); // self-contained
+  }
+
+  // Restore is refused while the server holds the state dir; it names the server's pid.
+  const last = files[files.length - 1]!;
+  const refused = await runTmkit(['restore', '--state-dir', dir, last], { timeoutMs: 30_000 });
+  expect(refused.code).toBe(1);
+  expect(refused.stderr).toContain(`tmkit: restore: the state dir ${dir} is in use by another tmkit serve (pid ${server.child.pid})`);
+
+  // Into another state dir (a new machine), then a serve answers from it.
+  const target = join(tempDir(), 'restored');
+  const restored = await runTmkit(['restore', '--state-dir', target, last], { timeoutMs: 30_000 });
+  expect(restored.code).toBe(0);
+  const expected = readBackup(last);
+  expect(restored.stdout).toContain(`tmkit restore: ${join(target, 'tmkit.db')} now holds ${last} (${expected.profiles} profiles, store revision ${expected.revision})`);
+  writeFileSync(join(target, 'token'), 'restored-token\n', { mode: 0o600 });
+  const again = await spawnServe(target);
+  running.push(again);
+  expect(again.stdout()).toContain(`${expected.profiles} profiles`);
+  const list = await new TmkitClient({ server: again.api, token: 'restored-token', env: {} }).listProfiles();
+  expect(list.revision).toBe(expected.revision);
+  expect(list.profiles.map((p) => p.name).sort()).toEqual(expected.names);
+}, 240_000);
+
+test('restore over a used state dir moves the old database aside with its -wal, so it is never replayed onto the backup', async () => {
+  const dir = tempDir();
+  const a = await spawnServe(dir);
+  const client = new TmkitClient({ server: a.api, token: readFileSync(join(dir, 'token'), 'utf8').trim(), env: {} });
+  await client.putProfile(profileInput('before', { endpoints: [{ name: 'x', type: 'externalEndpoints', target: '192.0.2.1', alwaysServe: 'Enabled' }] }));
+  const file = join(tempDir(), 'one.db');
+  expect((await runTmkit(['backup', '--state-dir', dir, file], { timeoutMs: 30_000 })).code).toBe(0);
+  await client.putProfile(profileInput('after', { endpoints: [{ name: 'x', type: 'externalEndpoints', target: '192.0.2.2', alwaysServe: 'Enabled' }] }));
+  a.child.kill('SIGKILL'); // leaves tmkit.db-wal holding the write of 'after'
+  await a.exited;
+  expect(existsSync(join(dir, 'tmkit.db-wal'))).toBe(true);
+
+  const r = await runTmkit(['restore', '--state-dir', dir, file], { timeoutMs: 30_000 });
+  expect(r.code).toBe(0);
+  expect(r.stdout).toContain(`the replaced database is ${join(dir, 'tmkit.db')}.before-restore`);
+  expect(existsSync(join(dir, 'tmkit.db-wal'))).toBe(false);
+  expect(existsSync(join(dir, 'tmkit.db.before-restore-wal'))).toBe(true);
+  const b = await spawnServe(dir);
+  running.push(b);
+  const names = (await new TmkitClient({ server: b.api, token: readFileSync(join(dir, 'token'), 'utf8').trim(), env: {} }).listProfiles()).profiles.map((p) => p.name);
+  expect(names).toEqual(['before']);
+}, 120_000);
+
+test('backup refuses to overwrite without --force, and names a missing store', async () => {
+  const dir = tempDir();
+  const s = await spawnServe(dir);
+  running.push(s);
+  const file = join(tempDir(), 'b.db');
+  writeFileSync(file, 'precious');
+  const r = await runTmkit(['backup', '--state-dir', dir, file], { timeoutMs: 30_000 });
+  expect(r.code).toBe(1);
+  expect(r.stderr).toContain(`tmkit: backup: ${file} already exists; pass --force to overwrite it, or choose another file`);
+  expect(readFileSync(file, 'utf8')).toBe('precious');
+  expect((await runTmkit(['backup', '--state-dir', dir, '--force', file], { timeoutMs: 30_000 })).code).toBe(0);
+  expect(readBackup(file).integrity).toBe('ok');
+
+  const nowhere = join(tempDir(), 'none');
+  const missing = await runTmkit(['backup', '--state-dir', nowhere, join(tempDir(), 'x.db')], { timeoutMs: 30_000 });
+  expect(missing.code).toBe(1);
+  expect(missing.stderr).toContain(`tmkit: backup: there is no store at ${join(nowhere, 'tmkit.db')}; pass --state-dir DIR`);
+}, 120_000);
