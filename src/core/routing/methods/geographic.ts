@@ -1,6 +1,19 @@
 import { GEO_REGIONS } from '../../data';
 import { step, subnetMatch, single, type ClientContext, type Selection } from './common';
-import type { CompiledEndpoint, CompiledProfile } from '../snapshot';
+import type { CompiledEndpoint, CompiledProfile } from '../compiled';
+
+/** What Geographic routing reads from a compiled profile. */
+export interface GeographicIndex {
+  /** Code → the non-disabled endpoint mapping it (first one wins). */
+  readonly geo: ReadonlyMap<string, CompiledEndpoint>;
+}
+
+/** @param enabled the non-disabled endpoints, declaration order */
+export function geographicIndex(enabled: readonly CompiledEndpoint[]): GeographicIndex {
+  const geo = new Map<string, CompiledEndpoint>();
+  for (const e of enabled) for (const code of e.geoMapping) if (!geo.has(code)) geo.set(code, e);
+  return { geo };
+}
 
 const LEVEL = ['WORLD', 'regional grouping', 'country/region', 'state/province'];
 

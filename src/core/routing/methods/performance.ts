@@ -1,5 +1,29 @@
 import { clientChoice, pct, step, subnetMatch, unavailable, single, type ClientContext, type Selection } from './common';
-import type { CompiledEndpoint, CompiledProfile } from '../snapshot';
+import type { CompiledEndpoint, CompiledProfile } from '../compiled';
+
+export interface RegionGroup {
+  /** Canonical region name; '' for endpoints without a location. */
+  readonly region: string;
+  /** Non-disabled endpoints in the region, declaration order. */
+  readonly endpoints: readonly CompiledEndpoint[];
+}
+
+/** What Performance routing reads from a compiled profile. */
+export interface PerformanceIndex {
+  /** Non-disabled endpoints grouped by region, groups in order of first appearance. */
+  readonly regions: readonly RegionGroup[];
+}
+
+/** @param enabled the non-disabled endpoints, declaration order */
+export function performanceIndex(enabled: readonly CompiledEndpoint[]): PerformanceIndex {
+  const byRegion = new Map<string, CompiledEndpoint[]>();
+  for (const e of enabled) {
+    const r = e.location ?? '';
+    const list = byRegion.get(r);
+    if (list) list.push(e); else byRegion.set(r, [e]);
+  }
+  return { regions: [...byRegion].map(([region, list]) => ({ region, endpoints: list })) };
+}
 
 /**
  * Performance (behaviors.md §5): subnet override first (used only if that endpoint is available), then the

@@ -1,5 +1,29 @@
 import { step, subnetMatch, unavailable, single, type ClientContext, type Selection } from './common';
-import type { CompiledProfile } from '../snapshot';
+import type { CompiledEndpoint, CompiledProfile } from '../compiled';
+
+/** What Subnet routing (and the subnet override of Geographic and Performance) reads from a compiled profile. */
+export interface SubnetIndex {
+  /** Non-disabled endpoints with subnets, declaration order. */
+  readonly subnetEndpoints: readonly CompiledEndpoint[];
+  /** Disabled endpoints with subnets (Subnet routing: their ranges are ignored, but explained). */
+  readonly disabledSubnetEndpoints: readonly CompiledEndpoint[];
+  /** Subnet routing: the first non-disabled endpoint without subnets. */
+  readonly fallback?: CompiledEndpoint;
+}
+
+/**
+ * @param endpoints every endpoint, declaration order
+ * @param enabled the non-disabled ones, declaration order
+ */
+export function subnetIndex(endpoints: readonly CompiledEndpoint[], enabled: readonly CompiledEndpoint[]): SubnetIndex {
+  // The fallback is judged by the subnets as written: an endpoint whose subnets are all malformed is no fallback.
+  const fallback = enabled.find((e) => (e.endpoint.subnets ?? []).length === 0);
+  return {
+    subnetEndpoints: enabled.filter((e) => e.subnets.length > 0),
+    disabledSubnetEndpoints: endpoints.filter((e) => e.endpoint.endpointStatus === 'Disabled' && e.subnets.length > 0),
+    ...(fallback ? { fallback } : {}),
+  };
+}
 
 /**
  * Subnet (behaviors.md §5, §3). tmkit's reading of the two-source rows:
