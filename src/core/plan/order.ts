@@ -126,13 +126,14 @@ function toStep(c: ProfileChange, deps: Dependencies): PlanStep {
   return step;
 }
 
+/** The changes left waiting, by name (so the message does not depend on the order the changes came in). */
 function cycleError(pending: readonly ProfileChange[], deps: Dependencies): PlanIssue {
   const left = new Set(pending.map((c) => c.profile));
-  const names = pending.map((c) => c.profile).sort();
+  const names = [...left].sort(cmp);
   return {
     severity: 'error', code: 'PLAN_ORDER_CYCLE', path: 'profiles',
     message: `these changes depend on each other in a cycle and cannot be applied one call at a time: ${names.join(', ')} ` +
-      `(${pending.map((c) => `${c.profile} waits for ${[...deps.get(c.profile)!.keys()].filter((d) => left.has(d)).join(', ')}`).join('; ')})`,
+      `(${names.map((n) => `${n} waits for ${[...deps.get(n)!.keys()].filter((d) => left.has(d)).join(', ')}`).join('; ')})`,
     hint: 'split the change into two plans (e.g. free a relativeName or remove a nested endpoint first, apply, then plan the rest)',
   };
 }

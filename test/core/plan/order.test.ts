@@ -1,10 +1,11 @@
 /**
  * orderSteps (src/core/plan/order.ts): the order of a plan's steps. Through diff() (the examples moved here
  * from diff.test.ts) and on its own: no-op changes get no step, ties break PUTs first then by name, each
- * step carries its precondition.
+ * step carries its precondition, and the order does not depend on the order the changes come in.
  */
+import fc from 'fast-check';
 import type { ProfileInput } from '../../../src/core/model/types';
-import { diff, orderSteps } from '../../../src/core/plan';
+import { diff, orderSteps, type DeployedProfile, type ProfileChange } from '../../../src/core/plan';
 import { deployedOf, doc, webAfter } from './fixtures';
 
 describe('ordering through diff', () => {
@@ -85,5 +86,43 @@ describe('orderSteps on its own', () => {
       ['replace', 'upd', '"upd-7"', null],
       ['delete', 'gone', '"gone-7"', null],
     ]);
+  });
+
+  test('a cycle names every profile in it and what each waits for, by name whatever order the changes came in', () => {
+    const before = deployedOf(doc('web', [mk('a', 'one'), mk('b', 'two'), mk('c')]));
+    const { changes } = diff(doc('web', [mk('a', 'two'), mk('b', 'one'), mk('c', 'c2')]), before);
+    const { steps, errors } = orderSteps([...changes].reverse(), before);
+    expect(steps).toEqual([]);
+    expect(errors).toHaveLength(1);
+    expect(errors[0]!.code).toBe('PLAN_ORDER_CYCLE');
+    expect(errors[0]!.message).toContain('cannot be applied one call at a time: a, b (a waits for b; b waits for a)');
+  });
+
+  // Random estates of one stack: unique relativeNames drawn from a small pool (so profiles take names others
+  // give up, and may swap them: cycles), nesting only later names of the same state.
+  const NAMES = ['a', 'b', 'c', 'd', 'e'];
+  const stateArb = fc.subarray(NAMES).chain((names) => fc.tuple(
+    fc.shuffledSubarray(['r1', 'r2', 'r3', 'r4', 'r5', 'r6'], { minLength: names.length, maxLength: names.length }),
+    fc.tuple(...names.map((_, i) => fc.subarray(names.slice(i + 1)))),
+    fc.tuple(...names.map(() => fc.boolean())),
+  ).map(([rns, kids, deviate]) => names.map((n, i) => {
+    const p = mk(n, rns[i]!, kids[i]!);
+    if (deviate[i]) p.endpoints![0]!.weight = 5;
+    return p;
+  })));
+
+  test('the order depends on the changes, not on the order they come in', () => {
+    fc.assert(fc.property(stateArb, stateArb, fc.array(fc.double({ noNaN: true }), { minLength: NAMES.length, maxLength: NAMES.length }), (before, after, keys) => {
+      const deployed: DeployedProfile[] = deployedOf(doc('web', before));
+      const { changes } = diff(doc('web', after), deployed);
+      const shuffled: ProfileChange[] = changes.map((c, i) => [keys[i]!, c] as const).sort((x, y) => x[0] - y[0]).map(([, c]) => c);
+      const a = orderSteps(changes, deployed);
+      const flat = (r: typeof a) => ({ steps: r.steps.map((s) => [s.method, s.profile, s.ifMatch, s.ifNoneMatch, s.after]), errors: r.errors });
+      expect(flat(orderSteps(shuffled, deployed))).toEqual(flat(a));
+      // Every change that does something gets exactly one step, unless a cycle forbids any order.
+      const active = changes.filter((c) => c.action !== 'no-op').map((c) => c.profile).sort();
+      if (a.errors.length === 0) expect(a.steps.map((s) => s.profile).sort()).toEqual(active);
+      else expect(a.steps).toEqual([]);
+    }), { numRuns: 300 });
   });
 });
