@@ -48,7 +48,8 @@ interface Target {
   reason: string;
 }
 
-const stripDot = (s: string): string => (s.endsWith('.') ? s.slice(0, -1) : s);
+/** `s` without one trailing dot. */
+export const stripDot = (s: string): string => (s.endsWith('.') ? s.slice(0, -1) : s);
 
 function canonicalRegion(loc: string | undefined): string | undefined {
   if (loc === undefined || loc === null || String(loc).trim() === '') return undefined;

@@ -10,8 +10,8 @@ import { profileFqdn } from '../model/names';
 import type { Profile } from '../model/types';
 import type { GeoLookup, ResourceCatalog } from '../ports';
 import { profileFacts, type ProfileFacts, type Reuse } from './changes';
-import { compileEndpoint, type ChildLookup, type EndpointEnv, type PreEndpoint } from './compile-endpoint';
-import type { CompiledEndpoint, CompiledProfile } from './compiled';
+import { compileEndpoint, stripDot, type ChildLookup, type EndpointEnv, type PreEndpoint } from './compile-endpoint';
+import type { CompiledEndpoint, CompiledProfile, SnapshotInput } from './compiled';
 import { geographicIndex } from './methods/geographic';
 import { performanceIndex } from './methods/performance';
 import { priorityIndex } from './methods/priority';
@@ -28,6 +28,25 @@ export interface BuildInputs {
   readonly profiles: ReadonlyMap<string, Profile>;
   /** By lower-cased name, the first one wins: how nested endpoints find their child. */
   readonly byLowerName: ReadonlyMap<string, Profile>;
+}
+
+const NO_HEALTH: HealthView = { verdict: () => undefined };
+const NO_RESOURCES: ResourceCatalog = new Map();
+
+/** Reads a snapshot input once: canonical zone, defaults for health and resources, profiles by name. */
+export function buildInputs(input: SnapshotInput): BuildInputs {
+  const profiles = new Map<string, Profile>();
+  for (const p of input.profiles) profiles.set(p.name, p);
+  const byLowerName = new Map<string, Profile>();
+  for (const p of profiles.values()) if (!byLowerName.has(p.name.toLowerCase())) byLowerName.set(p.name.toLowerCase(), p);
+  return {
+    zone: stripDot(input.zone.trim()).toLowerCase(),
+    health: input.health ?? NO_HEALTH,
+    resources: input.resources ?? NO_RESOURCES,
+    geo: input.geo,
+    profiles,
+    byLowerName,
+  };
 }
 
 /**

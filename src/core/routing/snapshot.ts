@@ -8,36 +8,14 @@
  * kept, compile-profile.ts and compile-endpoint.ts compile the others, each methods/<method>.ts builds the
  * index its method reads; this module assembles the snapshot and its name index.
  */
-import type { EndpointMonitorStatus, HealthView, ProfileMonitorStatus } from '../health/types';
-import type { Profile } from '../model/types';
-import type { ResourceCatalog } from '../ports';
+import type { EndpointMonitorStatus, ProfileMonitorStatus } from '../health/types';
 import { rememberBuild, reusableProfiles } from './changes';
-import { ProfileCompiler, type BuildInputs } from './compile-profile';
+import { buildInputs, ProfileCompiler, type BuildInputs } from './compile-profile';
 import type { CompiledProfile, CompiledSnapshot, SnapshotInput } from './compiled';
 import type { RoutingSnapshot } from './types';
 
 export type { CompiledEndpoint, CompiledProfile, CompiledSnapshot, EndpointKind, RecordKind, SnapshotInput } from './compiled';
 export type { RegionGroup } from './methods/performance';
-
-const NO_HEALTH: HealthView = { verdict: () => undefined };
-const NO_RESOURCES: ResourceCatalog = new Map();
-
-const stripDot = (s: string): string => (s.endsWith('.') ? s.slice(0, -1) : s);
-
-function buildInputs(input: SnapshotInput): BuildInputs {
-  const profiles = new Map<string, Profile>();
-  for (const p of input.profiles) profiles.set(p.name, p);
-  const byLowerName = new Map<string, Profile>();
-  for (const p of profiles.values()) if (!byLowerName.has(p.name.toLowerCase())) byLowerName.set(p.name.toLowerCase(), p);
-  return {
-    zone: stripDot(input.zone.trim()).toLowerCase(),
-    health: input.health ?? NO_HEALTH,
-    resources: input.resources ?? NO_RESOURCES,
-    geo: input.geo,
-    profiles,
-    byLowerName,
-  };
-}
 
 /** Profiles by FQDN (the first profile of an FQDN wins), and the empty non-terminals above them. */
 function nameIndex(inputs: BuildInputs, compiled: ReadonlyMap<string, CompiledProfile>): Pick<CompiledSnapshot, 'byFqdn' | 'emptyNonTerminals'> {
