@@ -2,7 +2,7 @@ import { childProfileName, nestedChildren } from '../model/names';
 import type { Document, Profile } from '../model/types';
 import { diffAttributes, REPLACE_PATHS, toJson } from './attributes';
 import { orderSteps } from './order';
-import type { DeployedProfile, Plan, PlanIssue, PlanStep, ProfileAction, ProfileChange } from './types';
+import type { DeployedProfile, Plan, PlanIssue, PlanStep, PlanSummary, ProfileAction, ProfileChange } from './types';
 
 /**
  * `diff(desired, deployed)` → `Plan` (design §3 stacks):
@@ -64,14 +64,13 @@ export function diff(desired: Document, deployed: readonly DeployedProfile[]): P
     changes,
     steps: errors.length === 0 ? ordered.steps : [],
     errors,
-    summary: {
-      add: changes.filter((c) => c.action === 'create').length,
-      change: changes.filter((c) => c.action === 'update').length,
-      replace: changes.filter((c) => c.action === 'replace').length,
-      destroy: changes.filter((c) => c.action === 'delete').length,
-      unchanged: changes.filter((c) => c.action === 'no-op').length,
-    },
+    summary: summarize(changes),
   };
+}
+
+function summarize(changes: readonly ProfileChange[]): PlanSummary {
+  const count = (action: ProfileAction): number => changes.filter((c) => c.action === action).length;
+  return { add: count('create'), change: count('update'), replace: count('replace'), destroy: count('delete'), unchanged: count('no-op') };
 }
 
 const clone = (p: Profile): Profile => toJson(p) as unknown as Profile;
@@ -88,7 +87,13 @@ export function plannedProfiles(plan: Plan, deployed: readonly DeployedProfile[]
   return out;
 }
 
-function referenceErrors(stack: string, changes: ProfileChange[], deployed: readonly DeployedProfile[]): PlanIssue[] {
+/** What the runtime would refuse because of references between profiles, in rule order. */
+function referenceErrors(stack: string, changes: readonly ProfileChange[], deployed: readonly DeployedProfile[]): PlanIssue[] {
+  return [...danglingNested(changes, deployed), ...deletesReferenced(stack, changes, deployed), ...relativeNamesTaken(stack, changes, deployed)];
+}
+
+/** A nested endpoint whose child will not exist once the plan is applied. */
+function danglingNested(changes: readonly ProfileChange[], deployed: readonly DeployedProfile[]): PlanIssue[] {
   const errors: PlanIssue[] = [];
   const afterNames = new Set<string>();
   for (const d of deployed) afterNames.add(d.profile.name.toLowerCase());
@@ -112,7 +117,12 @@ function referenceErrors(stack: string, changes: ProfileChange[], deployed: read
       });
     }
   }
-  // Another stack's profile nesting one we delete: the runtime would refuse the delete (409).
+  return errors;
+}
+
+/** Another stack's profile nesting one we delete: the runtime would refuse the delete (409). */
+function deletesReferenced(stack: string, changes: readonly ProfileChange[], deployed: readonly DeployedProfile[]): PlanIssue[] {
+  const errors: PlanIssue[] = [];
   for (const c of changes) {
     if (c.action !== 'delete') continue;
     for (const d of deployed) {
@@ -126,7 +136,12 @@ function referenceErrors(stack: string, changes: ProfileChange[], deployed: read
       }
     }
   }
-  // relativeName held by another stack's profile: the runtime would refuse the PUT.
+  return errors;
+}
+
+/** A relativeName held by another stack's profile: the runtime would refuse the PUT. */
+function relativeNamesTaken(stack: string, changes: readonly ProfileChange[], deployed: readonly DeployedProfile[]): PlanIssue[] {
+  const errors: PlanIssue[] = [];
   const foreignFqdn = new Map<string, DeployedProfile>();
   for (const d of deployed) if (d.stack !== stack) foreignFqdn.set(d.profile.dnsConfig.relativeName.toLowerCase(), d);
   for (const c of changes) {

@@ -155,11 +155,12 @@ class World {
   }
 }
 
+const initialArb = fc.array(profileArb, { minLength: 1, maxLength: POOL });
 const stepsArb = fc.array(fc.array(opArb, { minLength: 1, maxLength: 4 }), { minLength: 1, maxLength: 8 });
 
 test('an incremental rebuild after random changes equals a full rebuild', () => {
   fc.assert(fc.property(
-    fc.array(profileArb, { minLength: 1, maxLength: POOL }),
+    initialArb,
     stepsArb,
     (initial, steps) => {
       const world = new World(initial);
@@ -229,7 +230,7 @@ function expectedRecompile(
 
 test('the change detector recompiles exactly the changed profiles and every profile nesting them', () => {
   fc.assert(fc.property(
-    fc.array(profileArb, { minLength: 1, maxLength: POOL }),
+    initialArb,
     stepsArb,
     (initial, steps) => {
       const world = new World(initial);
