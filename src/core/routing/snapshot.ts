@@ -60,7 +60,8 @@ export function buildSnapshot(input: SnapshotInput, previous?: CompiledSnapshot)
   if (reuse !== undefined && compiler.loop) return buildSnapshot(input);
 
   const { zone, profiles, health, resources, geo } = inputs;
-  const snap: CompiledSnapshot = { zone, profiles, health, resources, geo, ...nameIndex(inputs, compiler.compiled), compiled: compiler.compiled };
+  const { byFqdn, emptyNonTerminals } = nameIndex(inputs, compiler.compiled);
+  const snap: CompiledSnapshot = { zone, profiles, health, resources, geo, byFqdn, compiled: compiler.compiled, emptyNonTerminals };
   rememberBuild(snap, {
     zone, geo, resources, facts: compiler.facts,
     reusable: !compiler.loop && inputs.byLowerName.size === profiles.size,
