@@ -14,12 +14,17 @@
  * Every row runs in a fresh child process: in one process, V8's state after one method changed another's
  * figure by up to 10×. "all six, interleaved" mixes every method's queries, as a DNS server sees them.
  *
+ * "snapshot builds" times buildSnapshot() itself on the same 1,000 profiles: a full build, and incremental
+ * rebuilds (`buildSnapshot(input, previous)`) after no change, after one probe verdict of a leaf changes
+ * (the leaf and its two ancestors are compiled again) and after one leaf profile document is replaced.
+ *
  * Environment: BENCH_SECONDS (per measurement, default 1.5), BENCH_METHODS (comma-separated subset of
- * priority, weighted, performance, geographic, subnet, multivalue, mixed, geo).
+ * priority, weighted, performance, geographic, subnet, multivalue, mixed, geo, build).
  */
 import { spawnSync } from 'node:child_process';
 import * as os from 'node:os';
 import { answer, buildSnapshot, type RoutingQuery } from '../src/core/routing';
+import type { HealthView } from '../src/core/health/types';
 import type { Profile, TrafficRoutingMethod } from '../src/core/model/types';
 import { MmdbGeoLookup } from '../src/geo';
 import { isNonGlobal, parseIp } from '../src/geo/ip';
@@ -227,6 +232,47 @@ async function childGeo(): Promise<ChildResult> {
   return { rows: rows.map(([name, rate]) => [name, fmt(rate), (1e6 / rate).toFixed(3)]) };
 }
 
+/**
+ * Runs `op(i)` one call at a time for about SECONDS (for operations of milliseconds); returns wall and CPU
+ * milliseconds per call (CPU time of this process: less sensitive to other processes on a busy machine).
+ */
+function msPerCall(op: (i: number) => void): { wall: number; cpu: number } {
+  let i = 0;
+  const warmEnd = performance.now() + 300;
+  while (performance.now() < warmEnd) op(i++);
+  const cpu0 = process.cpuUsage();
+  const start = performance.now();
+  const end = start + SECONDS * 1000;
+  let n = 0;
+  let now = start;
+  while (now < end) {
+    op(i++);
+    n++;
+    now = performance.now();
+  }
+  const cpu = process.cpuUsage(cpu0);
+  return { wall: (now - start) / n, cpu: (cpu.user + cpu.system) / 1000 / n };
+}
+
+/** buildSnapshot() on the benchmark's profiles: full, and incremental after typical changes. */
+async function childBuild(): Promise<ChildResult> {
+  const { geo } = await setup();
+  const { profiles } = buildProfiles();
+  const leaf = 'priority-0-m0-l0';
+  const views: HealthView[] = ['Online', 'Degraded'].map((v) => ({ verdict: (p, e) => (p === leaf && e === 'e0' ? (v as 'Online' | 'Degraded') : 'Online') }));
+  const input = (i: number, docs: Profile[] = profiles) => ({ zone: ZONE, profiles: docs, health: views[i % 2]!, geo });
+  const k = profiles.findIndex((p) => p.name === leaf);
+  const copies = [0, 1].map(() => profiles.map((p, j) => (j === k ? (JSON.parse(JSON.stringify(p)) as Profile) : p)));
+  let prev = buildSnapshot(input(0));
+  const rows: [string, { wall: number; cpu: number }][] = [
+    ['full build', msPerCall(() => void buildSnapshot(input(0)))],
+    ['incremental, nothing changed', msPerCall(() => { prev = buildSnapshot(input(0), prev); })],
+    ['incremental, one leaf verdict changed', msPerCall((i) => { prev = buildSnapshot(input(i), prev); })],
+    ['incremental, one leaf document replaced', msPerCall((i) => { prev = buildSnapshot(input(0, copies[i % 2]), prev); })],
+  ];
+  return { rows: rows.map(([name, ms]) => [name, String(profiles.length), ms.wall.toFixed(3), ms.cpu.toFixed(3)]) };
+}
+
 function runChild(task: string): ChildResult {
   const r = spawnSync(process.execPath, [...process.execArgv, __filename], {
     env: { ...process.env, BENCH_CHILD: task },
@@ -241,7 +287,7 @@ function runChild(task: string): ChildResult {
 async function main(): Promise<void> {
   const child = process.env['BENCH_CHILD'];
   if (child !== undefined) {
-    const result = child === 'geo' ? await childGeo() : child === 'mixed' ? await childMixed() : await childMethod(child as TrafficRoutingMethod);
+    const result = child === 'geo' ? await childGeo() : child === 'build' ? await childBuild() : child === 'mixed' ? await childMixed() : await childMethod(child as TrafficRoutingMethod);
     process.stdout.write(`${JSON.stringify(result)}\n`);
     return;
   }
@@ -260,6 +306,7 @@ async function main(): Promise<void> {
     rows,
   );
   if (!only || only.includes('geo')) table('geo lookups/second, one core', ['operation', 'ops/s', 'µs/op'], runChild('geo').rows);
+  if (!only || only.includes('build')) table('snapshot builds (buildSnapshot), one core', ['build', 'profiles', 'ms/build', 'CPU ms/build'], runChild('build').rows);
 }
 
 main().catch((e) => {

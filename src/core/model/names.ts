@@ -1,4 +1,4 @@
-import type { EndpointType } from './types';
+import type { EndpointType, Profile } from './types';
 
 const FULL_TYPE_PREFIX = 'microsoft.network/trafficmanagerprofiles/';
 
@@ -36,6 +36,16 @@ export function childProfileName(targetResourceId: string): string {
   } catch {
     return m[1]!; // malformed %-escape: keep the segment as written (never throw)
   }
+}
+
+/**
+ * Child profile names a profile nests, lower-cased (profile names are matched case-insensitively, as the
+ * routing engine and ARM do). Enabled or not: a disabled nested endpoint still references its child.
+ */
+export function nestedChildren(p: Profile): string[] {
+  return p.endpoints
+    .filter((e) => e.type === 'nestedEndpoints' && typeof e.targetResourceId === 'string')
+    .map((e) => childProfileName(e.targetResourceId!).toLowerCase());
 }
 
 /** `<relativeName>.<zone>`, lower-case, without a trailing dot. */

@@ -1,15 +1,16 @@
 import type { Diagnostic } from '../diagnostics';
-import { childProfileName } from '../model/names';
+import { childProfileName, nestedChildren } from '../model/names';
 import type { Document, Profile } from '../model/types';
 import { diffAttributes, REPLACE_PATHS, toJson } from './attributes';
-import type { DeployedProfile, Plan, PlanStep, ProfileAction, ProfileChange } from './types';
+import { orderSteps } from './order';
+import type { DeployedProfile, Plan, PlanStep, PlanSummary, ProfileAction, ProfileChange } from './types';
 
 /**
  * `diff(desired, deployed)` → `Plan` (design §3 stacks):
  * - only deployed profiles of the document's `stack` are compared: one that left the document is deleted,
  *   another stack's profile is never touched, and a desired name owned by another stack is an error;
  * - per profile: create / update / replace / delete / no-op with attribute changes (see attributes.ts);
- * - `steps`: an order the runtime accepts (see `orderSteps`).
+ * - `steps`: an order the runtime accepts (see `orderSteps` in order.ts).
  * Pure: inputs are deep-copied into the plan, never mutated.
  */
 export function diff(desired: Document, deployed: readonly DeployedProfile[]): Plan {
@@ -64,28 +65,17 @@ export function diff(desired: Document, deployed: readonly DeployedProfile[]): P
     changes,
     steps: errors.length === 0 ? ordered.steps : [],
     errors,
-    summary: {
-      add: changes.filter((c) => c.action === 'create').length,
-      change: changes.filter((c) => c.action === 'update').length,
-      replace: changes.filter((c) => c.action === 'replace').length,
-      destroy: changes.filter((c) => c.action === 'delete').length,
-      unchanged: changes.filter((c) => c.action === 'no-op').length,
-    },
+    summary: summarize(changes),
   };
+}
+
+function summarize(changes: readonly ProfileChange[]): PlanSummary {
+  const count = (action: ProfileAction): number => changes.filter((c) => c.action === action).length;
+  return { add: count('create'), change: count('update'), replace: count('replace'), destroy: count('delete'), unchanged: count('no-op') };
 }
 
 const clone = (p: Profile): Profile => toJson(p) as unknown as Profile;
 const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
-
-/**
- * Child profile names a profile nests, lower-cased (profile names are matched case-insensitively, as the
- * routing engine and ARM do). Enabled or not: a disabled nested endpoint still references its child.
- */
-export function nestedChildren(p: Profile): string[] {
-  return p.endpoints
-    .filter((e) => e.type === 'nestedEndpoints' && typeof e.targetResourceId === 'string')
-    .map((e) => childProfileName(e.targetResourceId!).toLowerCase());
-}
 
 /** The profiles that exist once the plan is applied: other stacks' untouched, ours as desired. */
 export function plannedProfiles(plan: Plan, deployed: readonly DeployedProfile[]): Map<string, Profile> {
@@ -98,7 +88,13 @@ export function plannedProfiles(plan: Plan, deployed: readonly DeployedProfile[]
   return out;
 }
 
-function referenceErrors(stack: string, changes: ProfileChange[], deployed: readonly DeployedProfile[]): Diagnostic[] {
+/** What the runtime would refuse because of references between profiles, in rule order. */
+function referenceErrors(stack: string, changes: readonly ProfileChange[], deployed: readonly DeployedProfile[]): Diagnostic[] {
+  return [...danglingNested(changes, deployed), ...deletesReferenced(stack, changes, deployed), ...relativeNamesTaken(stack, changes, deployed)];
+}
+
+/** A nested endpoint whose child will not exist once the plan is applied. */
+function danglingNested(changes: readonly ProfileChange[], deployed: readonly DeployedProfile[]): Diagnostic[] {
   const errors: Diagnostic[] = [];
   const afterNames = new Set<string>();
   for (const d of deployed) afterNames.add(d.profile.name.toLowerCase());
@@ -122,7 +118,12 @@ function referenceErrors(stack: string, changes: ProfileChange[], deployed: read
       });
     }
   }
-  // Another stack's profile nesting one we delete: the runtime would refuse the delete (409).
+  return errors;
+}
+
+/** Another stack's profile nesting one we delete: the runtime would refuse the delete (409). */
+function deletesReferenced(stack: string, changes: readonly ProfileChange[], deployed: readonly DeployedProfile[]): Diagnostic[] {
+  const errors: Diagnostic[] = [];
   for (const c of changes) {
     if (c.action !== 'delete') continue;
     for (const d of deployed) {
@@ -136,7 +137,12 @@ function referenceErrors(stack: string, changes: ProfileChange[], deployed: read
       }
     }
   }
-  // relativeName held by another stack's profile: the runtime would refuse the PUT.
+  return errors;
+}
+
+/** A relativeName held by another stack's profile: the runtime would refuse the PUT. */
+function relativeNamesTaken(stack: string, changes: readonly ProfileChange[], deployed: readonly DeployedProfile[]): Diagnostic[] {
+  const errors: Diagnostic[] = [];
   const foreignFqdn = new Map<string, DeployedProfile>();
   for (const d of deployed) if (d.stack !== stack) foreignFqdn.set(d.profile.dnsConfig.relativeName.toLowerCase(), d);
   for (const c of changes) {
@@ -151,120 +157,6 @@ function referenceErrors(stack: string, changes: ProfileChange[], deployed: read
     }
   }
   return errors;
-}
-
-/**
- * Orders the changes into steps the runtime accepts at every moment:
- * - a PUT whose profile nests a child that this plan creates comes after that create (children first);
- * - a DELETE comes after every step that removes a reference to it: the PUT of a parent that stops nesting
- *   it, or the DELETE of a parent that goes too (parents first) — so no nested endpoint ever points at a
- *   missing profile, including updates that add or remove nesting;
- * - a PUT that takes a relativeName another of our profiles gives up comes after that profile's DELETE or
- *   PUT (the runtime keeps FQDNs unique).
- * Ties break by phase (PUTs before DELETEs) then profile name, so the order is stable. A cycle (e.g. two
- * profiles swapping relativeNames) cannot be applied one call at a time and is reported as an error.
- */
-export function orderSteps(changes: readonly ProfileChange[], deployed: readonly DeployedProfile[]): { steps: PlanStep[]; errors: Diagnostic[] } {
-  const active = changes.filter((c) => c.action !== 'no-op');
-  const byName = new Map(active.map((c) => [c.profile, c]));
-  const byLower = new Map(active.map((c) => [c.profile.toLowerCase(), c]));
-  const deps = new Map<string, Map<string, string>>(); // profile -> (dependency profile -> reason)
-  for (const c of active) deps.set(c.profile, new Map());
-  const need = (who: string, on: string, why: string): void => {
-    if (who !== on && byName.has(on)) deps.get(who)!.set(on, why);
-  };
-
-  for (const c of active) {
-    if (c.action === 'delete') continue;
-    for (const child of nestedChildren(c.after!)) {
-      const created = byLower.get(child);
-      if (created?.action === 'create') need(c.profile, created.profile, `after create of ${created.profile} (nested by this profile)`);
-    }
-  }
-  // Deployed nesting, child (lower-cased) → parents, built once.
-  const deployedParents = new Map<string, string[]>();
-  for (const d of deployed) {
-    for (const child of nestedChildren(d.profile)) {
-      const list = deployedParents.get(child);
-      if (list) list.push(d.profile.name); else deployedParents.set(child, [d.profile.name]);
-    }
-  }
-  for (const c of active) {
-    if (c.action !== 'delete') continue;
-    const me = c.profile.toLowerCase();
-    for (const parentName of deployedParents.get(me) ?? []) {
-      const parent = byName.get(parentName);
-      if (!parent) continue;
-      if (parent.action === 'delete') need(c.profile, parent.profile, `after delete of ${parent.profile} (which nests this profile)`);
-      else if (!nestedChildren(parent.after!).includes(me)) need(c.profile, parent.profile, `after ${parent.action} of ${parent.profile} (which stops nesting this profile)`);
-    }
-  }
-  const holder = new Map<string, string>();
-  for (const c of active) if (c.before) holder.set(c.before.dnsConfig.relativeName.toLowerCase(), c.profile);
-  for (const c of active) {
-    if (!c.after) continue;
-    const rn = c.after.dnsConfig.relativeName.toLowerCase();
-    if (c.before && c.before.dnsConfig.relativeName.toLowerCase() === rn) continue;
-    const h = holder.get(rn);
-    if (h === undefined || h === c.profile) continue;
-    const other = byName.get(h)!;
-    if (other.action === 'delete' || other.after!.dnsConfig.relativeName.toLowerCase() !== rn) {
-      need(c.profile, h, `after ${other.action} of ${h} (which frees relativeName ${c.after.dnsConfig.relativeName})`);
-    }
-  }
-
-  // Kahn's algorithm; among the ready steps the smallest key (PUTs before DELETEs, then name) goes first.
-  const key = (c: ProfileChange): string => `${c.action === 'delete' ? 1 : 0}:${c.profile}`;
-  const waiting = new Map<string, number>();
-  const dependents = new Map<string, string[]>();
-  for (const c of active) {
-    waiting.set(c.profile, deps.get(c.profile)!.size);
-    for (const d of deps.get(c.profile)!.keys()) {
-      const list = dependents.get(d);
-      if (list) list.push(c.profile); else dependents.set(d, [c.profile]);
-    }
-  }
-  /** Ready changes sorted by key, descending, so the next one is popped from the end. */
-  const ready = active.filter((c) => waiting.get(c.profile) === 0).sort((a, b) => cmp(key(b), key(a)));
-  const insert = (c: ProfileChange): void => {
-    const k = key(c);
-    let lo = 0;
-    let hi = ready.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (cmp(key(ready[mid]!), k) > 0) lo = mid + 1; else hi = mid;
-    }
-    ready.splice(lo, 0, c);
-  };
-  const steps: PlanStep[] = [];
-  while (ready.length > 0) {
-    const next = ready.pop()!;
-    const action = next.action as PlanStep['action'];
-    const step: PlanStep = { action, profile: next.profile, method: action === 'delete' ? 'DELETE' : 'PUT', after: [...deps.get(next.profile)!.values()] };
-    if (action === 'create') step.ifNoneMatch = '*';
-    else step.ifMatch = next.baseEtag!;
-    steps.push(step);
-    for (const d of dependents.get(next.profile) ?? []) {
-      const left = waiting.get(d)! - 1;
-      waiting.set(d, left);
-      if (left === 0) insert(byName.get(d)!);
-    }
-  }
-  if (steps.length < active.length) {
-    const done = new Set(steps.map((st) => st.profile));
-    const pending = active.filter((c) => !done.has(c.profile));
-    const names = pending.map((c) => c.profile).sort();
-    return {
-      steps: [],
-      errors: [{
-        severity: 'error', code: 'PLAN_ORDER_CYCLE', path: 'profiles',
-        message: `these changes depend on each other in a cycle and cannot be applied one call at a time: ${names.join(', ')} ` +
-          `(${pending.map((c) => `${c.profile} waits for ${[...deps.get(c.profile)!.keys()].filter((d) => !done.has(d)).join(', ')}`).join('; ')})`,
-        hint: 'split the change into two plans (e.g. free a relativeName or remove a nested endpoint first, apply, then plan the rest)',
-      }],
-    };
-  }
-  return { steps, errors: [] };
 }
 
 /** The plan's steps (the order `tmkit apply` executes), with the profile body each PUT sends. */

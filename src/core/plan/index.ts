@@ -4,7 +4,9 @@
  */
 export * from './types';
 export * from './preview-types';
-export { diff, orderSteps, applyOrder, checkPlanBase, nestedChildren, plannedProfiles } from './diff';
+export { diff, applyOrder, checkPlanBase, plannedProfiles } from './diff';
+export { orderSteps } from './order';
+export { nestedChildren } from '../model/names';
 export { diffAttributes, applyAttributeChanges, parsePath, jsonEqual, REPLACE_PATHS } from './attributes';
 export { failoverTimes, detectionSeconds, type FailoverEstimate } from './failover';
 export { lintProfiles } from './lints';

@@ -1,6 +1,7 @@
 import type { Diagnostic } from '../diagnostics';
 import type { Profile } from '../model/types';
-import { nestedChildren, plannedProfiles } from './diff';
+import { nestedChildren } from '../model/names';
+import { plannedProfiles } from './diff';
 import { failoverTimes, type FailoverEstimate } from './failover';
 import { lintProfiles } from './lints';
 import type { PlanPreview } from './preview-types';

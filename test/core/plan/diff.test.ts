@@ -1,5 +1,5 @@
 import { applyAttributeChanges, applyOrder, checkPlanBase, diff, diffAttributes, parsePath } from '../../../src/core/plan';
-import { dataStack, deployedOf, doc, webAfter, webBefore, webScenario } from './fixtures';
+import { dataStack, deployedOf, doc, webBefore, webScenario } from './fixtures';
 
 describe('diff: actions per profile', () => {
   const { desired, deployed } = webScenario();
@@ -110,22 +110,6 @@ describe('diff: stack scoping and reference errors', () => {
     const plan = diff(desired, dataStack());
     expect(plan.errors.map((e) => e.code)).toEqual(['PLAN_RELATIVE_NAME_TAKEN']);
   });
-
-  test('two profiles swapping relativeNames form a cycle, reported as an error', () => {
-    const mk = (name: string, rn: string) => ({ name, trafficRoutingMethod: 'Priority' as const, dnsConfig: { relativeName: rn },
-      endpoints: [{ name: 'x', type: 'externalEndpoints', target: `${name}.example.net` }] });
-    const plan = diff(doc('web', [mk('a', 'two'), mk('b', 'one')]), deployedOf(doc('web', [mk('a', 'one'), mk('b', 'two')])));
-    expect(plan.errors.map((e) => e.code)).toEqual(['PLAN_ORDER_CYCLE']);
-    expect(plan.steps).toEqual([]);
-  });
-
-  test('a relativeName freed by a deleted profile is taken only after the delete', () => {
-    const mk = (name: string, rn: string) => ({ name, trafficRoutingMethod: 'Priority' as const, dnsConfig: { relativeName: rn },
-      endpoints: [{ name: 'x', type: 'externalEndpoints', target: `${name}.example.net` }] });
-    const plan = diff(doc('web', [mk('b', 'www')]), deployedOf(doc('web', [mk('a', 'www')])));
-    expect(plan.steps.map((s) => `${s.method} ${s.profile}`)).toEqual(['DELETE a', 'PUT b']);
-    expect(plan.steps[1]!.after[0]).toMatch(/frees relativeName www/);
-  });
 });
 
 describe('diff: identical documents', () => {
@@ -189,15 +173,6 @@ describe('applyOrder', () => {
     expect(steps[0]!.body).toEqual(desired.profiles.find((p) => p.name === 'contoso-api'));
     expect(steps[4]!.body).toBeUndefined();
   });
-
-  test('children are created before the parents that nest them', () => {
-    const after = webAfter();
-    const desired = doc('web', after);
-    const plan = diff(desired, []);
-    const order = plan.steps.map((s) => s.profile);
-    expect(order.indexOf('contoso-eu')).toBeLessThan(order.indexOf('contoso-geo'));
-    expect(plan.steps.find((s) => s.profile === 'contoso-geo')!.after).toEqual(['after create of contoso-eu (nested by this profile)']);
-  });
 });
 
 test('profile names in nested references match case-insensitively (as routing and ARM do)', () => {
@@ -232,30 +207,5 @@ describe('checkPlanBase (stale plans)', () => {
     const issues = checkPlanBase(plan, now());
     expect(issues.map((i) => i.code)).toEqual(['PLAN_STALE']);
     expect(issues[0]!.message).toMatch(message);
-  });
-});
-
-describe('ordering when updates add or remove nesting', () => {
-  const leaf = (name: string) => ({ name, trafficRoutingMethod: 'Priority' as const, dnsConfig: { relativeName: name },
-    endpoints: [{ name: 'x', type: 'externalEndpoints', target: `${name}.example.net` }] });
-  const parent = (...children: string[]) => ({ name: 'parent', trafficRoutingMethod: 'Weighted' as const, dnsConfig: { relativeName: 'parent' },
-    endpoints: [{ name: 'own', type: 'externalEndpoints', target: 'own.example.net' },
-      ...children.map((c) => ({ name: `to-${c}`, type: 'nestedEndpoints', targetResourceId: c }))] });
-
-  test.each([
-    ['parent switches from old child to new child', [parent('old'), leaf('old')], [parent('new'), leaf('new')],
-      ['PUT new', 'PUT parent', 'DELETE old']],
-    ['parent stops nesting a child that goes away', [parent('c'), leaf('c')], [parent()],
-      ['PUT parent', 'DELETE c']],
-    ['parent starts nesting a new child', [parent()], [parent('c'), leaf('c')],
-      ['PUT c', 'PUT parent']],
-    ['a chain of three is deleted top-down', [{ ...parent('mid'), name: 'top', dnsConfig: { relativeName: 'top' } }, { ...parent('low'), name: 'mid', dnsConfig: { relativeName: 'mid' } }, leaf('low')], [],
-      ['DELETE top', 'DELETE mid', 'DELETE low']],
-    ['a chain of three is created bottom-up', [], [{ ...parent('mid'), name: 'top', dnsConfig: { relativeName: 'top' } }, { ...parent('low'), name: 'mid', dnsConfig: { relativeName: 'mid' } }, leaf('low')],
-      ['PUT low', 'PUT mid', 'PUT top']],
-  ])('%s', (_what, before, after, expected) => {
-    const plan = diff(doc('web', after), deployedOf(doc('web', before)));
-    expect(plan.errors).toEqual([]);
-    expect(plan.steps.map((s) => `${s.method} ${s.profile}`)).toEqual(expected);
   });
 });

@@ -2,13 +2,17 @@
  * Incremental buildSnapshot(input, previous): after any sequence of changes (profiles put, replaced by an
  * equal copy, deleted; probe verdicts changed; resource catalog replaced or kept) the incremental snapshot
  * answers exactly like a full build, its compiled data is the same, and nested endpoints never point at a
- * stale child. Plus example tests that unchanged profiles really are reused and affected ones are not.
+ * stale child; and the change detector (changes.ts) recompiles exactly the profiles that changed and
+ * those that nest them, reusing every other one. Plus example tests that unchanged profiles really are
+ * reused and affected ones are not.
  */
 import fc from 'fast-check';
 import type { ProbeVerdict } from '../../../src/core/health/types';
 import type { EndpointInput, Profile, TrafficRoutingMethod } from '../../../src/core/model/types';
 import type { ResourceCatalog } from '../../../src/core/ports';
 import { buildSnapshot, profileStatusReport, resolve, type CompiledProfile, type CompiledSnapshot } from '../../../src/core/routing';
+import { profilesToRecompile } from '../../../src/core/routing/changes';
+import { buildInputs } from '../../../src/core/routing/compile-profile';
 import { azure, catalog, ext, health, nested, profile, query, TEST_ZONE } from '../../../src/testing/builders';
 import { CLIENT, geo } from './fixtures';
 
@@ -124,31 +128,47 @@ function answers(s: CompiledSnapshot): unknown[] {
   return out;
 }
 
+/** The runtime's inputs as the random changes leave them: profiles p0..p6, verdicts, resource catalog. */
+class World {
+  readonly geo = geo();
+  readonly profiles = new Map<number, Profile>();
+  verdicts: Record<string, ProbeVerdict> = {};
+  resources = makeCatalog(5, 4);
+
+  constructor(initial: ProfileSpec[]) {
+    initial.forEach((spec, i) => this.profiles.set(i, makeProfile(i, spec)));
+  }
+
+  input(): Parameters<typeof buildSnapshot>[0] {
+    return { zone: TEST_ZONE, profiles: [...this.profiles.values()], health: health({ ...this.verdicts }), resources: this.resources, geo: this.geo };
+  }
+
+  apply(o: Op): void {
+    if (o.op === 'put') this.profiles.set(o.i, makeProfile(o.i, o.spec));
+    else if (o.op === 'copy') { const p = this.profiles.get(o.i); if (p) this.profiles.set(o.i, JSON.parse(JSON.stringify(p)) as Profile); }
+    else if (o.op === 'delete') this.profiles.delete(o.i);
+    else if (o.op === 'verdict') {
+      this.verdicts = { ...this.verdicts };
+      const v = VERDICTS[o.v];
+      if (v === undefined) delete this.verdicts[`p${o.i}/e${o.e}`]; else this.verdicts[`p${o.i}/e${o.e}`] = v;
+    } else this.resources = makeCatalog(o.mask, o.stopped);
+  }
+}
+
+const initialArb = fc.array(profileArb, { minLength: 1, maxLength: POOL });
+const stepsArb = fc.array(fc.array(opArb, { minLength: 1, maxLength: 4 }), { minLength: 1, maxLength: 8 });
+
 test('an incremental rebuild after random changes equals a full rebuild', () => {
   fc.assert(fc.property(
-    fc.array(profileArb, { minLength: 1, maxLength: POOL }),
-    fc.array(fc.array(opArb, { minLength: 1, maxLength: 4 }), { minLength: 1, maxLength: 8 }),
+    initialArb,
+    stepsArb,
     (initial, steps) => {
-      const g = geo();
-      const profiles = new Map<number, Profile>();
-      initial.forEach((spec, i) => profiles.set(i, makeProfile(i, spec)));
-      let verdicts: Record<string, ProbeVerdict> = {};
-      let resources = makeCatalog(5, 4);
-      const input = () => ({ zone: TEST_ZONE, profiles: [...profiles.values()], health: health({ ...verdicts }), resources, geo: g });
-      let inc = buildSnapshot(input());
+      const world = new World(initial);
+      let inc = buildSnapshot(world.input());
       answers(inc); // fill the per-profile caches the next snapshots may reuse
       for (const ops of steps) {
-        for (const o of ops) {
-          if (o.op === 'put') profiles.set(o.i, makeProfile(o.i, o.spec));
-          else if (o.op === 'copy') { const p = profiles.get(o.i); if (p) profiles.set(o.i, JSON.parse(JSON.stringify(p)) as Profile); }
-          else if (o.op === 'delete') profiles.delete(o.i);
-          else if (o.op === 'verdict') {
-            verdicts = { ...verdicts };
-            const v = VERDICTS[o.v];
-            if (v === undefined) delete verdicts[`p${o.i}/e${o.e}`]; else verdicts[`p${o.i}/e${o.e}`] = v;
-          } else resources = makeCatalog(o.mask, o.stopped);
-        }
-        const now = input();
+        for (const o of ops) world.apply(o);
+        const now = world.input();
         inc = buildSnapshot(now, inc);
         const full = buildSnapshot(now);
         expectNoStaleChildren(inc);
@@ -160,6 +180,79 @@ test('an incremental rebuild after random changes equals a full rebuild', () => 
       }
     },
   ), { numRuns: 120 });
+});
+
+/** Lower-cased child names each profile nests (existing or not). */
+function nesting(profiles: readonly Profile[]): Map<string, string[]> {
+  return new Map(profiles.map((p) => [p.name.toLowerCase(), p.endpoints.filter((e) => e.type === 'nestedEndpoints').map((e) => String(e.targetResourceId).toLowerCase())]));
+}
+
+/** The nesting among existing profiles has a cycle (a profile nesting itself included). */
+function hasLoop(graph: ReadonlyMap<string, readonly string[]>): boolean {
+  const state = new Map<string, 'open' | 'done'>();
+  const visit = (k: string): boolean => {
+    if (state.get(k) === 'done') return false;
+    if (state.get(k) === 'open') return true;
+    state.set(k, 'open');
+    const loop = (graph.get(k) ?? []).some((c) => graph.has(c) && visit(c));
+    state.set(k, 'done');
+    return loop;
+  };
+  return [...graph.keys()].some(visit);
+}
+
+/**
+ * The model of the change detector: profiles that are new, whose document is another object, one of whose
+ * verdicts differs, or that have an Azure endpoint while the catalog changed, plus deleted ones; then every
+ * profile that nests one of them, through any number of levels. None reusable after a build with a loop.
+ */
+function expectedRecompile(
+  before: { profiles: readonly Profile[]; verdicts: Record<string, ProbeVerdict>; resources: ResourceCatalog },
+  after: { profiles: readonly Profile[]; verdicts: Record<string, ProbeVerdict>; resources: ResourceCatalog },
+): Set<string> | undefined {
+  if (hasLoop(nesting(before.profiles))) return undefined;
+  const old = new Map(before.profiles.map((p) => [p.name.toLowerCase(), p]));
+  const changed = new Set<string>([...old.keys()].filter((k) => !after.profiles.some((p) => p.name.toLowerCase() === k)));
+  for (const p of after.profiles) {
+    const key = p.name.toLowerCase();
+    const verdictChanged = p.endpoints.some((e) => e.type !== 'nestedEndpoints' && before.verdicts[`${p.name}/${e.name}`] !== after.verdicts[`${p.name}/${e.name}`]);
+    const catalogChanged = before.resources !== after.resources && p.endpoints.some((e) => e.type === 'azureEndpoints');
+    if (old.get(key) !== p || verdictChanged || catalogChanged) changed.add(key);
+  }
+  const graph = nesting(after.profiles);
+  let grew = true;
+  while (grew) {
+    grew = false;
+    for (const [parent, kids] of graph) if (!changed.has(parent) && kids.some((k) => changed.has(k))) { changed.add(parent); grew = true; }
+  }
+  return new Set([...changed].filter((k) => graph.has(k)));
+}
+
+test('the change detector recompiles exactly the changed profiles and every profile nesting them', () => {
+  fc.assert(fc.property(
+    initialArb,
+    stepsArb,
+    (initial, steps) => {
+      const world = new World(initial);
+      const seen = () => ({ profiles: [...world.profiles.values()], verdicts: world.verdicts, resources: world.resources });
+      let prev = buildSnapshot(world.input());
+      let before = seen();
+      for (const ops of steps) {
+        for (const o of ops) world.apply(o);
+        const now = world.input();
+        const after = seen();
+        const expected = expectedRecompile(before, after);
+        const dirty = profilesToRecompile(prev, buildInputs(now));
+        expect(dirty === undefined ? undefined : [...dirty].sort()).toEqual(expected === undefined ? undefined : [...expected].sort());
+        // The build keeps every other profile as it was, unless the new nesting has a loop (then it is a full build).
+        const next = buildSnapshot(now, prev);
+        const fullBuild = expected === undefined || hasLoop(nesting(after.profiles));
+        for (const [k, cp] of next.compiled) expect([k, cp === prev.compiled.get(k)]).toEqual([k, !fullBuild && !expected.has(k)]);
+        prev = next;
+        before = after;
+      }
+    },
+  ), { numRuns: 150 });
 });
 
 describe('what an incremental rebuild reuses', () => {

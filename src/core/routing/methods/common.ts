@@ -6,7 +6,7 @@ import { GEO_REGIONS, geoAncestry } from '../../data';
 import type { ClientGeo, GeoLookup } from '../../ports';
 import { bitsOf, networkAddress } from '../../net/ip';
 import { parseIp, rangeContains, type ParsedIp } from '../ip';
-import type { CompiledEndpoint, CompiledProfile } from '../snapshot';
+import type { CompiledEndpoint, CompiledProfile } from '../compiled';
 import type { ExplanationStep } from '../types';
 
 /** The query type as the engine distinguishes it (every other type behaves alike). */

@@ -1,6 +1,13 @@
 import { GEO_REGIONS } from '../../data';
 import { step, subnetMatch, single, type ClientContext, type Selection } from './common';
-import type { CompiledEndpoint, CompiledProfile } from '../snapshot';
+import type { CompiledEndpoint, CompiledProfile, GeographicIndex } from '../compiled';
+
+/** @param enabled the non-disabled endpoints, declaration order */
+export function geographicIndex(enabled: readonly CompiledEndpoint[]): GeographicIndex {
+  const geo = new Map<string, CompiledEndpoint>();
+  for (const e of enabled) for (const code of e.geoMapping) if (!geo.has(code)) geo.set(code, e);
+  return { geo };
+}
 
 const LEVEL = ['WORLD', 'regional grouping', 'country/region', 'state/province'];
 

@@ -1,5 +1,5 @@
 import { pct, step, unavailable, type Option, type QueryClass, type Selection } from './common';
-import type { CompiledEndpoint, CompiledProfile } from '../snapshot';
+import type { CompiledEndpoint, CompiledProfile } from '../compiled';
 
 /**
  * MultiValue (behaviors.md §2, §5): the available IPv4/IPv6 endpoints whose record type matches the query

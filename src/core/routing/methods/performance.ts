@@ -1,5 +1,16 @@
 import { clientChoice, pct, step, subnetMatch, unavailable, single, type ClientContext, type Selection } from './common';
-import type { CompiledEndpoint, CompiledProfile } from '../snapshot';
+import type { CompiledEndpoint, CompiledProfile, PerformanceIndex } from '../compiled';
+
+/** @param enabled the non-disabled endpoints, declaration order */
+export function performanceIndex(enabled: readonly CompiledEndpoint[]): PerformanceIndex {
+  const byRegion = new Map<string, CompiledEndpoint[]>();
+  for (const e of enabled) {
+    const r = e.location ?? '';
+    const list = byRegion.get(r);
+    if (list) list.push(e); else byRegion.set(r, [e]);
+  }
+  return { regions: [...byRegion].map(([region, list]) => ({ region, endpoints: list })) };
+}
 
 /**
  * Performance (behaviors.md §5): subnet override first (used only if that endpoint is available), then the

@@ -1,5 +1,19 @@
 import { step, subnetMatch, unavailable, single, type ClientContext, type Selection } from './common';
-import type { CompiledProfile } from '../snapshot';
+import type { CompiledEndpoint, CompiledProfile, SubnetIndex } from '../compiled';
+
+/**
+ * @param endpoints every endpoint, declaration order
+ * @param enabled the non-disabled ones, declaration order
+ */
+export function subnetIndex(endpoints: readonly CompiledEndpoint[], enabled: readonly CompiledEndpoint[]): SubnetIndex {
+  // The fallback is judged by the subnets as written: an endpoint whose subnets are all malformed is no fallback.
+  const fallback = enabled.find((e) => (e.endpoint.subnets ?? []).length === 0);
+  return {
+    subnetEndpoints: enabled.filter((e) => e.subnets.length > 0),
+    disabledSubnetEndpoints: endpoints.filter((e) => e.endpoint.endpointStatus === 'Disabled' && e.subnets.length > 0),
+    ...(fallback ? { fallback } : {}),
+  };
+}
 
 /**
  * Subnet (behaviors.md §5, §3). tmkit's reading of the two-source rows:

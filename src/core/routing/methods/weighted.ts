@@ -1,5 +1,5 @@
 import { pct, step, unavailable, type Option, type Selection } from './common';
-import type { CompiledProfile } from '../snapshot';
+import type { CompiledProfile } from '../compiled';
 
 /** Weighted (behaviors.md §5): each available endpoint with probability weight / Σ weights of available ones. */
 export function weighted(cp: CompiledProfile): Selection {
