@@ -1,13 +1,15 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Agent, request, type Dispatcher } from 'undici';
-import type { Endpoint, Profile, ProfileInput } from '../core/model/types';
+import type { Endpoint, EndpointInput, Profile, ProfileInput } from '../core/model/types';
 import type { AzureResource } from '../core/ports';
 import { TmkitApiError, TmkitConnectionError } from './errors';
 import { fromWire } from '../core/api';
 import type {
   ApiErrorBody,
   DeleteResult,
+  EndpointDeleteResult,
+  EndpointWriteResult,
   ProfileEntry,
   ProfileList,
   ProfileStatusReport,
@@ -170,6 +172,30 @@ export class TmkitClient {
   async patchEndpoint(profile: string, endpoint: string, patch: Partial<Record<keyof Endpoint, unknown>>, options: { stack?: string; ifMatch?: string } = {}): Promise<WriteResult> {
     const path = `/v1/profiles/${encodeURIComponent(profile)}/endpoints/${encodeURIComponent(endpoint)}${TmkitClient.q({ stack: options.stack })}`;
     return (await this.call<WriteResult>('PATCH', path, patch, TmkitClient.cond(options))).body;
+  }
+
+  /** Merge-patches the profile's settings (design §8); its endpoints are never touched. `ifMatch`: the profile's ETag. */
+  async patchProfile(name: string, patch: Record<string, unknown>, options: { stack?: string; ifMatch?: string } = {}): Promise<WriteResult> {
+    const path = `/v1/profiles/${encodeURIComponent(name)}${TmkitClient.q({ stack: options.stack })}`;
+    return (await this.call<WriteResult>('PATCH', path, patch, TmkitClient.cond(options))).body;
+  }
+
+  /** One endpoint with its own ETag, its profile's stack and ETag; throws TmkitApiError `NOT_FOUND` (404) when missing. */
+  async getEndpoint(profile: string, endpoint: string): Promise<{ endpoint: Endpoint; etag: string; stack: string; profileEtag: string }> {
+    const r = await this.call<Endpoint>('GET', `/v1/profiles/${encodeURIComponent(profile)}/endpoints/${encodeURIComponent(endpoint)}`);
+    return { endpoint: r.body, etag: String(r.headers.etag ?? ''), stack: String(r.headers['tmkit-stack'] ?? ''), profileEtag: String(r.headers['tmkit-profile-etag'] ?? '') };
+  }
+
+  /** Creates or replaces one endpoint; `ifMatch`/`ifNoneMatch: '*'` are the endpoint's ETag conditions. */
+  async putEndpoint(profile: string, endpoint: Endpoint | EndpointInput, options: PutOptions = {}): Promise<EndpointWriteResult> {
+    const path = `/v1/profiles/${encodeURIComponent(profile)}/endpoints/${encodeURIComponent(endpoint.name)}${TmkitClient.q({ stack: options.stack })}`;
+    return (await this.call<EndpointWriteResult>('PUT', path, endpoint, TmkitClient.cond(options))).body;
+  }
+
+  /** Deletes one endpoint; `ifMatch` is the endpoint's ETag. */
+  async deleteEndpoint(profile: string, endpoint: string, options: { stack?: string; ifMatch?: string } = {}): Promise<EndpointDeleteResult> {
+    const path = `/v1/profiles/${encodeURIComponent(profile)}/endpoints/${encodeURIComponent(endpoint)}${TmkitClient.q({ stack: options.stack })}`;
+    return (await this.call<EndpointDeleteResult>('DELETE', path, undefined, TmkitClient.cond(options))).body;
   }
 
   async status(name: string): Promise<ProfileStatusReport> {

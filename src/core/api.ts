@@ -5,7 +5,7 @@
  */
 import type { Diagnostic } from './diagnostics';
 import type { EndpointMonitorStatus, ProfileMonitorStatus } from './health/types';
-import type { Profile } from './model/types';
+import type { Endpoint, Profile } from './model/types';
 import type { AzureResource } from './ports';
 import type { AnswerRecord, ExplanationStep, RoutingOutcome, RoutingRcode } from './routing/types';
 
@@ -74,6 +74,53 @@ export interface WriteResult {
 }
 
 export interface DeleteResult { name: string; deleted: true; revision: number }
+
+/** `GET /v1/profiles/{name}/endpoints/{endpoint}`: the body is the normalized endpoint; headers ETag (the endpoint's), Tmkit-Stack, Tmkit-Profile-Etag. */
+export type EndpointEntry = Endpoint;
+
+/** Response of `PUT /v1/profiles/{name}/endpoints/{endpoint}` (201 created, 200 replaced). */
+export interface EndpointWriteResult {
+  /** The profile's stored name. */
+  profile: string;
+  stack: string;
+  /** The endpoint's ETag (also the `ETag` header). */
+  etag: string;
+  /** The whole profile's new ETag. */
+  profileEtag: string;
+  revision: number;
+  created: boolean;
+  changed: boolean;
+  /** The stored, normalized endpoint. */
+  endpoint: Endpoint;
+  warnings: WireDiagnostic[];
+}
+
+/** Response of `DELETE /v1/profiles/{name}/endpoints/{endpoint}`. */
+export interface EndpointDeleteResult {
+  profile: string;
+  endpoint: string;
+  deleted: true;
+  profileEtag: string;
+  revision: number;
+}
+
+/** The API's routes with their bodies (design §5, §8): what the server handles and the client calls. */
+export interface ApiRoutes {
+  'GET /healthz': { response: HealthzBody };
+  'GET /v1/profiles': { response: ProfileList };
+  'GET /v1/profiles/{name}': { response: Profile };
+  'PUT /v1/profiles/{name}': { request: unknown; response: WriteResult };
+  'PATCH /v1/profiles/{name}': { request: Record<string, unknown>; response: WriteResult };
+  'DELETE /v1/profiles/{name}': { response: DeleteResult };
+  'GET /v1/profiles/{name}/endpoints/{endpoint}': { response: EndpointEntry };
+  'PUT /v1/profiles/{name}/endpoints/{endpoint}': { request: unknown; response: EndpointWriteResult };
+  'PATCH /v1/profiles/{name}/endpoints/{endpoint}': { request: Record<string, unknown>; response: WriteResult };
+  'DELETE /v1/profiles/{name}/endpoints/{endpoint}': { response: EndpointDeleteResult };
+  'GET /v1/profiles/{name}/status': { response: ProfileStatusReport };
+  'POST /v1/resolve': { request: ResolveQuery; response: ResolveResult };
+  'GET /v1/resources': { response: ResourceCatalogResponse };
+  'PUT /v1/resources': { request: unknown; response: { revision: number; count: number } };
+}
 
 /** The last probe of an endpoint, as the status endpoint reports it. */
 export interface ProbeResultReport {

@@ -1,13 +1,16 @@
-import cluster from 'node:cluster';
 import { readFileSync } from 'node:fs';
-import * as net from 'node:net';
 import type { Command } from 'commander';
+import pino from 'pino';
+import { targetKey } from '../../core/health/targets';
+import type { ProbeVerdict } from '../../core/health/types';
 import type { Document } from '../../core/model/types';
-import { buildSnapshot, resolve } from '../../core/routing';
+import { buildSnapshot } from '../../core/routing';
 import { parseDocument } from '../../core/validate';
 import { MmdbGeoLookup } from '../../geo';
-import { DnsServer, type BoundAddress, type ListenAddress } from '../../runtime/dns';
+import type { BoundAddress } from '../../runtime/dns';
+import { isDnsWorker, runDnsWorker, startDnsFleet, type SnapshotUpdate } from '../../runtime/dns-fleet';
 import { CliError, EXIT_USAGE } from '../errors';
+import { addTcpLimitOptions, authorityFrom, collect, dnsLimitsFrom, intOption, parseListen, parseNs, showAddress } from '../util/dns-options';
 
 interface DnsCommandOptions {
   document: string;
@@ -26,12 +29,12 @@ interface DnsCommandOptions {
 const DEFAULT_LISTEN = '127.0.0.1:5300';
 
 /**
- * `tmkit dns --document FILE`: a development aid until `tmkit serve` exists. Serves the document's
- * profiles as the authoritative DNS server would, every endpoint treated as Online (no probing).
- * `--workers N` runs N processes sharing the port (node:cluster).
+ * `tmkit dns --document FILE`: a development aid. Serves the document's profiles as the runtime's DNS does —
+ * the same DNS path as `tmkit serve` (one process, or `--workers N` sharing the port) — with every endpoint
+ * treated as Online and no probing, API or store.
  */
 export function registerDns(program: Command): void {
-  program
+  addTcpLimitOptions(program
     .command('dns')
     .description('serve a tmkit/v1 document over DNS, UDP and TCP (development aid: every endpoint is treated as Online)')
     .requiredOption('--document <file>', 'tmkit/v1 document (JSON)')
@@ -41,120 +44,54 @@ export function registerDns(program: Command): void {
     .option('--udp-payload <octets>', 'largest UDP response (EDNS payload cap, 512-4096)', '1232')
     .option('--ns <name[=address,...]>', 'apex NS name, with its addresses when it is inside the zone (repeatable; default ns1.<zone>)', collect, [])
     .option('--soa-rname <mailbox>', 'SOA contact in domain form (default hostmaster.<zone>)')
-    .option('--geoip <file.mmdb>', 'MaxMind-format database for Geographic/Performance routing (default: the shipped country database)')
-    .option('--tcp-idle-timeout <ms>', 'close idle TCP connections after this long', '10000')
-    .option('--tcp-max-connections <n>', 'concurrent TCP connections per process', '1000')
-    .option('--tcp-max-connections-per-client <n>', 'concurrent TCP connections from one client (IPv4 address or IPv6 /64) per process', '32')
+    .option('--geoip <file.mmdb>', 'MaxMind-format database for Geographic/Performance routing (default: the shipped country database)'))
     .action(async (opts: DnsCommandOptions) => {
       const listen = (opts.listen.length > 0 ? opts.listen : [DEFAULT_LISTEN]).map(parseListen);
       const workers = intOption('--workers', opts.workers, 1, 64);
-      const udpPayload = intOption('--udp-payload', opts.udpPayload, 512, 4096);
-      const idle = intOption('--tcp-idle-timeout', opts.tcpIdleTimeout, 1, 3_600_000);
-      const maxConn = intOption('--tcp-max-connections', opts.tcpMaxConnections, 1, 1_000_000);
-      const perClient = intOption('--tcp-max-connections-per-client', opts.tcpMaxConnectionsPerClient, 1, 1_000_000);
+      const limits = dnsLimitsFrom({ ...opts, udpPayload: opts.udpPayload }, '--udp-payload');
       const ns = opts.ns.map(parseNs);
       if (!/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*\.?$/.test(opts.zone)) {
         throw new CliError(`--zone ${JSON.stringify(opts.zone)}: expected a domain name such as tm.internal`, EXIT_USAGE);
       }
-      const doc = loadDocument(opts.document);
-
-      if (workers > 1 && cluster.isPrimary) {
-        await runPrimary(workers, opts, doc);
+      const authority = authorityFrom(ns, opts.soaRname);
+      if (isDnsWorker()) {
+        // A DNS worker forked below: DNS only, fed the document's snapshot over IPC (the same path as serve's).
+        await runDnsWorker({ zone: opts.zone, dns: listen, ...(opts.geoip !== undefined ? { geoip: opts.geoip } : {}), authority, dnsLimits: limits });
         return;
       }
-      // A worker that cannot start must exit (its IPC channel would keep it alive), so the primary notices.
-      const failWorker = (err: unknown): never => {
-        if (cluster.isWorker) cluster.worker?.disconnect();
-        throw err;
-      };
+      const doc = loadDocument(opts.document);
+      const signalled = untilSignal();
       let geo: MmdbGeoLookup;
       try {
         geo = await MmdbGeoLookup.open(opts.geoip !== undefined ? { geoip: opts.geoip } : {});
       } catch (err) {
-        return failWorker(new CliError(`dns: ${(err as Error).message}`));
+        throw new CliError(`dns: ${(err as Error).message}`);
       }
-      const snapshot = buildSnapshot({ zone: opts.zone, profiles: doc.profiles, health: { verdict: () => 'Online' }, geo });
-      const server = new DnsServer({
-        zone: opts.zone,
-        snapshot,
-        resolve,
-        rng: Math.random,
-        listen,
-        udpPayloadCap: udpPayload,
-        tcp: { idleTimeoutMs: idle, maxConnections: maxConn, maxConnectionsPerClient: perClient },
-        ...(ns.length > 0 ? { nsNames: ns.map((n) => n.name), nsAddresses: Object.fromEntries(ns.map((n) => [n.name, n.addresses])) } : {}),
-        ...(opts.soaRname !== undefined ? { soa: { rname: opts.soaRname } } : {}),
-      });
+      // Every endpoint Online: no probing in this mode.
+      const verdicts: Record<string, ProbeVerdict> = Object.fromEntries(doc.profiles.flatMap((p) => p.endpoints.map((e) => [targetKey(p.name, e.name), 'Online' as const])));
+      const snapshot = buildSnapshot({ zone: opts.zone, profiles: doc.profiles, health: { verdict: (p, e) => verdicts[targetKey(p, e)] ?? 'Online' }, geo });
+      const full = (): SnapshotUpdate => ({ type: 'tmkit-snapshot', revision: 0, full: true, profiles: doc.profiles, deleted: [], verdicts });
+      let dns;
       try {
-        await server.start();
+        dns = await startDnsFleet({ zone: opts.zone, listen, workers, authority, limits, snapshot, full, logger: pino({ level: 'warn' }, pino.destination(2)) });
       } catch (err) {
-        return failWorker(new CliError(`dns: cannot listen on ${listen.map(showListen).join(', ')}: ${(err as Error).message}`));
+        throw new CliError(`dns: cannot listen on ${listen.map(showAddress).join(', ')}: ${(err as Error).message}${workers > 1 ? '; the workers could not start' : ''}`);
       }
-      if (cluster.isWorker) {
-        process.send?.({ type: 'tmkit-dns-listening', addresses: server.addresses() });
-      } else {
-        process.stdout.write(`${banner(opts.zone, doc, server.addresses(), 1)}\n`);
-      }
-      await untilSignal();
-      await server.close();
-      const st = server.stats;
-      process.stderr.write(`tmkit dns: process ${process.pid} handled ${st.queries} messages (${st.cacheHits} from cache, ${st.errors} error answers, ${st.dropped} dropped, ${st.truncated} truncated)\n`);
-      // A worker stays alive while its IPC channel to the primary is open.
-      if (cluster.isWorker) cluster.worker?.disconnect();
+      process.stdout.write(`${banner(opts.zone, doc, dns.addresses(), workers)}\n`);
+      await signalled;
+      await dns.close();
+      const st = dns.stats();
+      if (st) process.stderr.write(`tmkit dns: handled ${st.queries} messages (${st.cacheHits} from cache, ${st.errors} error answers, ${st.dropped} dropped, ${st.truncated} truncated)\n`);
     });
 }
 
 function banner(zone: string, doc: Document, addrs: BoundAddress[], workers: number): string {
-  const where = addrs.map((a) => `${a.family === 'IPv6' ? `[${a.address}]` : a.address}:${a.port}`).join(', ');
+  const where = addrs.map(showAddress).join(', ');
   const w = workers > 1 ? ` with ${workers} workers` : '';
   return `tmkit dns: zone ${zone.replace(/\.$/, '').toLowerCase()}, ${doc.profiles.length} profile${doc.profiles.length === 1 ? '' : 's'} (every endpoint treated as Online), UDP+TCP on ${where}${w}`;
 }
 
-/** The primary only supervises: forks the workers, prints where they listen, restarts one that dies. */
-async function runPrimary(n: number, opts: DnsCommandOptions, doc: Document): Promise<void> {
-  let stopping = false;
-  let reported = false;
-  let ready = 0;
-  let failures = 0;
-  let live = 0;
-  const fork = (): void => {
-    live++;
-    cluster.fork();
-  };
-  cluster.on('message', (_worker, msg: { type?: string; addresses?: BoundAddress[] }) => {
-    if (msg?.type !== 'tmkit-dns-listening' || reported) return;
-    if (++ready === n) {
-      reported = true;
-      process.stdout.write(`${banner(opts.zone, doc, msg.addresses ?? [], n)}\n`);
-    }
-  });
-  let allExited: () => void = () => undefined;
-  const exited = new Promise<void>((r) => { allExited = r; });
-  cluster.on('exit', (worker, code, signal) => {
-    live--;
-    if (stopping) {
-      if (live === 0) allExited();
-      return;
-    }
-    process.stderr.write(`tmkit dns: worker ${worker.process.pid} exited (${signal ?? code})${reported ? '; starting another' : ''}\n`);
-    if (!reported && ++failures >= n) {
-      stopping = true;
-      if (live === 0) allExited();
-      for (const w of Object.values(cluster.workers ?? {})) w?.process.kill('SIGTERM');
-      return;
-    }
-    fork();
-  });
-  for (let i = 0; i < n; i++) fork();
-  await Promise.race([untilSignal(), exited]);
-  if (!stopping) {
-    stopping = true;
-    for (const w of Object.values(cluster.workers ?? {})) w?.process.kill('SIGTERM');
-  }
-  if (live > 0) await exited;
-  if (!reported) throw new CliError('dns: the workers could not start (see the errors above)');
-}
-
+/** Listens before anything is printed, so a signal sent on the banner always stops cleanly. */
 function untilSignal(): Promise<void> {
   return new Promise((resolveSignal) => {
     const done = (): void => {
@@ -188,47 +125,4 @@ function loadDocument(file: string): Document {
     throw new CliError(`${file}: the document is invalid (${errors.length} error${errors.length === 1 ? '' : 's'}):\n${lines.join('\n')}${more}`);
   }
   return document;
-}
-
-/** `127.0.0.1:5300`, `[::1]:5300`, `::1` (port 5300), `0.0.0.0`. */
-export function parseListen(s: string): ListenAddress {
-  let host = s.trim();
-  let port = 5300;
-  const bracket = /^\[([^\]]+)\](?::(\d+))?$/.exec(host);
-  if (bracket) {
-    host = bracket[1]!;
-    if (bracket[2] !== undefined) port = Number(bracket[2]);
-  } else if ((host.match(/:/g) ?? []).length === 1) {
-    const i = host.indexOf(':');
-    port = Number(host.slice(i + 1));
-    host = host.slice(0, i);
-  }
-  if (net.isIP(host) === 0 || !Number.isInteger(port) || port < 0 || port > 65535) {
-    throw new CliError(`--listen ${s}: expected an IP address and port such as 127.0.0.1:5300 or [::1]:5300`, EXIT_USAGE);
-  }
-  return { address: host, port };
-}
-
-/** `ns1.example.net` or `ns1.tm.internal=192.0.2.53,2001:db8::53`. */
-export function parseNs(s: string): { name: string; addresses: string[] } {
-  const [name, addrs] = s.split('=', 2) as [string, string | undefined];
-  const addresses = addrs === undefined ? [] : addrs.split(',').map((a) => a.trim()).filter(Boolean);
-  if (!/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*\.?$/.test(name.trim()) || addresses.some((a) => net.isIP(a) === 0)) {
-    throw new CliError(`--ns ${s}: expected a host name, optionally =address[,address] (e.g. ns1.tm.internal=192.0.2.53)`, EXIT_USAGE);
-  }
-  return { name: name.trim(), addresses };
-}
-
-function showListen(l: ListenAddress): string {
-  return net.isIPv6(l.address) ? `[${l.address}]:${l.port}` : `${l.address}:${l.port}`;
-}
-
-export function intOption(name: string, v: string, min: number, max: number): number {
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < min || n > max) throw new CliError(`${name} ${v}: expected a whole number from ${min} to ${max}`, EXIT_USAGE);
-  return n;
-}
-
-function collect(v: string, prev: string[]): string[] {
-  return [...prev, v];
 }

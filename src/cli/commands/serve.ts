@@ -1,12 +1,11 @@
-import cluster from 'node:cluster';
 import { isAbsolute, join, relative } from 'node:path';
 import * as net from 'node:net';
 import type { Command } from 'commander';
 import pino from 'pino';
-import { Engine, geoOptions, runDnsWorker, type DnsAuthority } from '../../runtime/engine';
-import { intOption, parseNs } from './dns';
-import type { BoundAddress, ListenAddress } from '../../runtime/dns';
+import { Engine, geoOptions, isDnsWorker, runDnsWorker } from '../../runtime/engine';
+import type { BoundAddress } from '../../runtime/dns';
 import { CliError, EXIT_USAGE } from '../errors';
+import { addTcpLimitOptions, authorityFrom, dnsLimitsFrom, parseHostPort, parseNs, showAddress as show } from '../util/dns-options';
 import { readJsonFile } from '../util/files';
 import { applyFile } from '../util/apply';
 
@@ -31,19 +30,6 @@ interface ServeOptions {
   probeDnsServer: string[];
 }
 
-/** `host:port` or `[v6]:port` → address; the port is required. */
-export function parseHostPort(flag: string, s: string): ListenAddress {
-  const m = /^\[([^\]]+)\]:(\d+)$/.exec(s.trim()) ?? /^([^:]+):(\d+)$/.exec(s.trim());
-  const port = m ? Number(m[2]) : NaN;
-  if (!m || net.isIP(m[1]!) === 0 || !Number.isInteger(port) || port > 65535) {
-    throw new CliError(`${flag} ${s}: expected an IP address and port such as 127.0.0.1:5300 or [::1]:5300`, EXIT_USAGE);
-  }
-  return { address: m[1]!, port };
-}
-
-const show = (a: { address: string; port: number; family?: string }): string =>
-  `${a.family === 'IPv6' || a.address.includes(':') ? `[${a.address}]` : a.address}:${a.port}`;
-
 function shownPath(p: string): string {
   const r = relative(process.cwd(), p);
   return r !== '' && !r.startsWith('..') && !isAbsolute(r) ? r : p;
@@ -54,7 +40,7 @@ function shownPath(p: string): string {
  * Runs until SIGTERM/SIGINT, then drains in-flight API requests and exits 0.
  */
 export function registerServe(program: Command): void {
-  program
+  addTcpLimitOptions(program
     .command('serve')
     .description('run the runtime: authoritative DNS, health probing, the management API and the embedded store')
     .option('--state-dir <dir>', 'where the store (tmkit.db) and the API token live', '.tmkit')
@@ -68,32 +54,19 @@ export function registerServe(program: Command): void {
     .option('--soa-rname <mailbox>', 'SOA contact in domain form (default hostmaster.<zone>)')
     .option('--workers <n>', 'DNS worker processes sharing the DNS port (node:cluster); 1 = DNS in the main process', '1')
     .option('--max-udp-payload <octets>', 'largest UDP response (EDNS payload cap, 512-4096)', '1232')
-    .option('--tcp-idle-timeout <ms>', 'close idle TCP DNS connections after this long', '10000')
-    .option('--tcp-max-connections <n>', 'concurrent TCP DNS connections per process (per DNS worker with --workers)', '1000')
-    .option('--tcp-max-connections-per-client <n>', 'concurrent TCP DNS connections from one client (IPv4 address or IPv6 /64) per process; beyond it, its new connections are closed', '32')
     .option('--probe-dns-server <address[:port]>', 'DNS server for resolving FQDN probe targets, after /etc/hosts (repeatable; default: the nameservers in /etc/resolv.conf)', (v: string, acc: string[]) => [...acc, v], [])
     .option('--log-level <level>', 'pino log level (logs go to stderr as JSON)', 'info')
     .option('--apply <file>', 'at start, plan a tmkit/v1 document (or a plan from `tmkit plan --out`) against the store and apply it; exit 1 if it is invalid')
-    .option('--force-empty', 'start with an empty store even though tmkit.db is empty or uninitialised in a state dir that was used before (normally refused: it looks like a lost database)')
+    .option('--force-empty', 'start with an empty store even though tmkit.db is empty or uninitialised in a state dir that was used before (normally refused: it looks like a lost database)'))
     .action(async (opts: ServeOptions) => {
       const workers = Number(opts.workers);
       if (!Number.isInteger(workers) || workers < 1) throw new CliError(`--workers ${opts.workers}: expected a positive integer`, EXIT_USAGE);
       if (workers > 64) throw new CliError(`--workers ${opts.workers}: at most 64`, EXIT_USAGE);
       const dns = (opts.dns ?? ['127.0.0.1:5300']).map((s) => parseHostPort('--dns', s));
-      const dnsLimits = {
-        udpPayloadCap: intOption('--max-udp-payload', opts.maxUdpPayload, 512, 4096),
-        tcp: {
-          idleTimeoutMs: intOption('--tcp-idle-timeout', opts.tcpIdleTimeout, 1, 3_600_000),
-          maxConnections: intOption('--tcp-max-connections', opts.tcpMaxConnections, 1, 1_000_000),
-          maxConnectionsPerClient: intOption('--tcp-max-connections-per-client', opts.tcpMaxConnectionsPerClient, 1, 1_000_000),
-        },
-      };
+      const dnsLimits = dnsLimitsFrom({ ...opts, udpPayload: opts.maxUdpPayload }, '--max-udp-payload');
       const ns = opts.ns.map(parseNs);
-      const authority: DnsAuthority = {
-        ...(ns.length > 0 ? { nsNames: ns.map((n) => n.name), nsAddresses: Object.fromEntries(ns.map((n) => [n.name, n.addresses])) } : {}),
-        ...(opts.soaRname !== undefined ? { soa: { rname: opts.soaRname } } : {}),
-      };
-      if (cluster.isWorker && process.env.TMKIT_DNS_WORKER === '1') {
+      const authority = authorityFrom(ns, opts.soaRname);
+      if (isDnsWorker()) {
         // A DNS worker forked by the primary below: DNS only, fed by the primary over IPC.
         // The worker re-parses the primary's own argv, so every DNS flag reaches it.
         await runDnsWorker({ zone: opts.zone, dns, ...geoOptions(opts), authority, dnsLimits });

@@ -1,4 +1,5 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { DnsCounts, ResponderStats } from '../dns';
 
 /**
  * The runtime's Prometheus metrics, on a registry of its own (several runtimes can live in one process,
@@ -30,5 +31,65 @@ export class RuntimeMetrics {
     this.snapshotBuilds = new Counter({ name: 'tmkit_snapshot_builds_total', help: 'Routing snapshots built (configuration changes and monitor transitions)', registers });
     this.rebuildFailures = new Counter({ name: 'tmkit_snapshot_rebuild_failures_total', help: 'Snapshot rebuilds that failed (each is logged and retried with backoff)', registers });
     this.configLatency = new Histogram({ name: 'tmkit_config_apply_seconds', help: 'Time from a committed store change to the DNS server serving it', buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25], registers });
+  }
+
+  /**
+   * DNS counters, read from the responder (or summed over the DNS workers) at scrape time: a query costs a
+   * few increments in the responder and no callback here. `source` returns undefined once DNS is stopped.
+   */
+  attachDns(source: () => { stats(): ResponderStats | undefined; counts(): DnsCounts | undefined } | undefined): void {
+    const registers = [this.registry];
+    new Gauge({
+      name: 'tmkit_dns_responder_total',
+      help: 'DNS responder counters since start (queries, cacheHits, dropped, errors, truncated); by profile/rcode/qtype: tmkit_dns_queries_total',
+      labelNames: ['kind'],
+      registers,
+      collect() {
+        const s = source()?.stats();
+        if (!s) return;
+        for (const [k, v] of Object.entries(s)) this.set({ kind: k }, v as number);
+      },
+    });
+    new Counter({
+      name: 'tmkit_dns_queries_total',
+      help: 'DNS queries answered, by profile (empty: no profile matched, e.g. apex, NXDOMAIN, REFUSED, errors), rcode and qtype',
+      labelNames: ['profile', 'rcode', 'qtype'],
+      registers,
+      collect() {
+        const c = source()?.counts();
+        if (!c) return;
+        this.reset();
+        for (const [profile, rcode, qtype, n] of c.queries) this.inc({ profile, rcode, qtype }, n);
+      },
+    });
+    new Counter({
+      name: 'tmkit_dns_answers_total',
+      help: 'DNS answers carrying records, by profile and leaf endpoint (profile/endpoint path through nesting); MultiValue answers count every endpoint',
+      labelNames: ['profile', 'endpoint'],
+      registers,
+      collect() {
+        const c = source()?.counts();
+        if (!c) return;
+        this.reset();
+        for (const [profile, endpoint, n] of c.answers) this.inc({ profile, endpoint }, n);
+      },
+    });
+  }
+
+  /** The watchdog's figures (see SnapshotPipeline.lag), read at scrape time; `lag` returns undefined once stopped. */
+  attachLag(lag: () => Promise<{ lagSeconds: number; lagRevisions: number }> | undefined): void {
+    const registers = [this.registry];
+    new Gauge({
+      name: 'tmkit_snapshot_lag_seconds',
+      help: 'How long the oldest configuration change or health transition not yet served by DNS has waited (0: DNS is current)',
+      registers,
+      async collect() { const l = await lag(); if (l) this.set(l.lagSeconds); },
+    });
+    new Gauge({
+      name: 'tmkit_snapshot_lag_revisions',
+      help: 'Store revision minus the revision of the snapshot DNS serves',
+      registers,
+      async collect() { const l = await lag(); if (l) this.set(l.lagRevisions); },
+    });
   }
 }

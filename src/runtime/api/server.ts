@@ -1,45 +1,38 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+/**
+ * The management API's handlers (design §5, §8): profiles, endpoints, status, resolve, the resource catalog
+ * and the watchdog. Every write — a whole profile, its settings, one endpoint — builds the resulting profile
+ * with core's edits and is validated whole against the other stored profiles inside the store's write, so
+ * nothing invalid is ever stored and of two concurrent conditional writers exactly one wins. The HTTP
+ * plumbing is http.ts.
+ */
 import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
 import type { Logger } from 'pino';
-import { normalizeProfile } from '../../core/model/normalize';
-import { childProfileName } from '../../core/model/names';
-import { DEFAULT_STACK, type Endpoint, type Profile, type ProfileInput } from '../../core/model/types';
-import { storeWriteFailure } from '../store/failures';
+import type {
+  DeleteResult, EndpointDeleteResult, EndpointWriteResult, HealthzBody, ProfileList, ProfileStatusReport, ResolveResult,
+  ResourceCatalogResponse, WriteResult,
+} from '../../core/api';
 import { toWire } from '../../core/api';
 import { problem, type Diagnostic } from '../../core/diagnostics';
 import { parseResourceCatalog } from '../../core/model/catalog';
-import { StoreError, type Store, type StoredProfile } from '../../core/store';
-import { bearerMatches } from './auth';
+import { endpointEtag, findEndpoint, withEndpoint, withEndpointPatch, withoutEndpoint, withSettingsPatch } from '../../core/model/edit';
+import { normalizeProfile } from '../../core/model/normalize';
+import { DEFAULT_STACK, type EndpointInput, type Profile, type ProfileInput } from '../../core/model/types';
+import { parseEtagList, StoreError, type Store, type StoredProfile } from '../../core/store';
+import { deleteReferenced, nameClash } from '../../core/validate';
+import { storeWriteFailure } from '../store/failures';
 import { ApiProblem } from './errors';
+import { DEFAULT_MAX_BODY, header, HttpApi, readJson, type Ctx, type Reply, type Route } from './http';
 import type { RuntimeMetrics } from './metrics';
 import type { ProfileValidator } from './validation';
+
+export { DEFAULT_MAX_BODY, MAX_JSON_DEPTH, jsonDeeperThan } from './http';
 
 /** What `POST /v1/resolve` takes. */
 export interface ResolveRequest {
   name: string;
   type: string;
   clientIp: string;
-}
-
-export interface ApiOptions {
-  store: Store;
-  token: string;
-  validator: ProfileValidator;
-  metrics: RuntimeMetrics;
-  logger: Logger;
-  /** Live monitor status of a stored profile (`GET /v1/profiles/{name}/status`); absent → 503. */
-  status?: (profile: StoredProfile) => Promise<unknown> | unknown;
-  /** The answer the DNS server would give now (`POST /v1/resolve`); absent → 503. */
-  resolve?: (query: ResolveRequest) => Promise<unknown> | unknown;
-  /**
-   * The watchdog (`GET /healthz`): how far the served DNS snapshot lags the store. Degraded → 503 with the
-   * reason. Absent → 200 with the store revision only.
-   */
-  health?: () => Promise<HealthReport>;
-  /** Request body limit in bytes (default 1 MiB). */
-  maxBodyBytes?: number;
-  /** Where the store lives, for the messages of a full or read-only disk (507/503). */
-  stateDir?: string;
 }
 
 /** What the runtime's watchdog reports to `/healthz` (design §5; README "Runtime and API"). */
@@ -52,119 +45,31 @@ export interface HealthReport {
   reason?: string;
 }
 
-export const DEFAULT_MAX_BODY = 1024 * 1024;
+export interface ApiOptions {
+  store: Store;
+  token: string;
+  validator: ProfileValidator;
+  metrics: RuntimeMetrics;
+  logger: Logger;
+  /** Live monitor status of a stored profile (`GET /v1/profiles/{name}/status`); absent → 503. */
+  status?: (profile: StoredProfile) => Promise<ProfileStatusReport> | ProfileStatusReport;
+  /** The answer the DNS server would give now (`POST /v1/resolve`); absent → 503. */
+  resolve?: (query: ResolveRequest) => Promise<ResolveResult> | ResolveResult;
+  /**
+   * The watchdog (`GET /healthz`): how far the served DNS snapshot lags the store. Degraded → 503 with the
+   * reason. Absent → 200 with the store revision only.
+   */
+  health?: () => Promise<HealthReport>;
+  /** Request body limit in bytes (default 1 MiB). */
+  maxBodyBytes?: number;
+  /** Where the store lives, for the messages of a full or read-only disk (507/503). */
+  stateDir?: string;
+}
+
 const STACK_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-interface Ctx {
-  req: IncomingMessage;
-  res: ServerResponse;
-  url: URL;
-  params: string[];
-}
-
-type Handler = (ctx: Ctx) => Promise<Reply>;
-interface Reply { status: number; body: unknown; headers?: Record<string, string> }
-interface Route { pattern: RegExp; name: string; methods: Record<string, Handler> }
-
-function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  const text = typeof body === 'string' ? body : `${JSON.stringify(body, null, 2)}\n`;
-  res.writeHead(status, {
-    'content-type': typeof body === 'string' ? 'text/plain; version=0.0.4; charset=utf-8' : 'application/json; charset=utf-8',
-    'content-length': Buffer.byteLength(text),
-    'cache-control': 'no-store',
-    ...headers,
-  });
-  res.end(text);
-}
-
-/**
- * Reads the body up to `limit` bytes. A body past the limit is answered with 413 at once (when the
- * declared Content-Length says so, before reading any of it), with `Connection: close`; the rest of the body
- * is read and discarded until the response is out and the connection closes, so the client can send its
- * body off and read the 413 instead of meeting a connection reset.
- */
-function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const tooLarge = (): ApiProblem => ApiProblem.of(413, 'PAYLOAD_TOO_LARGE',
-      `the request body is larger than the ${limit}-byte limit; send one profile per request`, {}, { connection: 'close' });
-    const declared = Number(req.headers['content-length'] ?? NaN);
-    if (declared > limit) {
-      req.resume(); // discard whatever arrives until the connection closes
-      reject(tooLarge());
-      return;
-    }
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let settled = false;
-    req.on('data', (c: Buffer) => {
-      if (settled) return;
-      size += c.length;
-      if (size > limit) {
-        settled = true;
-        chunks.length = 0;
-        reject(tooLarge());
-      } else chunks.push(c);
-    });
-    req.on('end', () => {
-      if (settled) return;
-      settled = true;
-      resolve(Buffer.concat(chunks));
-    });
-    req.on('error', (err) => { if (!settled) { settled = true; reject(err); } });
-    // The client went away before the end: settle, so the handler finishes.
-    req.on('close', () => { if (!settled) { settled = true; reject(ApiProblem.of(400, 'BAD_REQUEST', 'the request body ended early')); } });
-  });
-}
-
-/** Deepest nesting of objects and arrays a request body may have (a profile needs about 6). */
-export const MAX_JSON_DEPTH = 64;
-
-/** UTF-8 only (RFC 8259 §8.1): a malformed sequence is an error, never a silent U+FFFD. */
-const utf8 = new TextDecoder('utf-8', { fatal: true });
-
-/**
- * Whether JSON text nests objects/arrays deeper than `limit`. One pass over the text, brackets inside
- * strings ignored; runs before JSON.parse, so a hostile body never reaches code that recurses over it.
- */
-export function jsonDeeperThan(text: string, limit: number): boolean {
-  let depth = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 0x5c) i++; // backslash: skip the escaped character
-      else if (c === 0x22) inString = false;
-    } else if (c === 0x22) inString = true;
-    else if (c === 0x7b || c === 0x5b) { if (++depth > limit) return true; }
-    else if (c === 0x7d || c === 0x5d) depth--;
-  }
-  return false;
-}
-
-async function readJson(req: IncomingMessage, limit: number): Promise<unknown> {
-  const buf = await readBody(req, limit);
-  if (buf.length === 0) throw ApiProblem.of(400, 'MALFORMED_JSON', 'the request body is empty; send a JSON document');
-  let text: string;
-  try {
-    text = utf8.decode(buf);
-  } catch {
-    throw ApiProblem.of(400, 'MALFORMED_JSON', 'the request body is not valid UTF-8; send JSON encoded as UTF-8 (names, tags and every other string)');
-  }
-  if (jsonDeeperThan(text, MAX_JSON_DEPTH)) {
-    throw ApiProblem.of(400, 'JSON_TOO_DEEP', `the request body nests objects and arrays more than ${MAX_JSON_DEPTH} levels deep; a profile needs far fewer (flatten values such as tags)`);
-  }
-  try {
-    return JSON.parse(text) as unknown;
-  } catch (err) {
-    throw ApiProblem.of(400, 'MALFORMED_JSON', `the request body is not valid JSON: ${(err as Error).message}`);
-  }
-}
-
-function header(req: IncomingMessage, name: string): string | undefined {
-  const v = req.headers[name];
-  return Array.isArray(v) ? v.join(', ') : v;
-}
+/** Conditional writes without If-Match re-apply their edit to a concurrently changed profile at most this often. */
+const RETRIES = 5;
 
 function stackOf(ctx: Ctx, required: boolean): string | undefined {
   const s = ctx.url.searchParams.get('stack') ?? header(ctx.req, 'tmkit-stack');
@@ -173,142 +78,66 @@ function stackOf(ctx: Ctx, required: boolean): string | undefined {
   return s;
 }
 
-const toItems = (d: readonly Diagnostic[]) => d.map(toWire);
-
-/** Profiles with a nested endpoint pointing at `name`. */
-function referrersOf(name: string, profiles: Iterable<StoredProfile>): string[] {
-  const out: string[] = [];
-  for (const p of profiles) {
-    for (const e of p.profile.endpoints) {
-      // Nested references match profile names case-insensitively, as the routing engine resolves them.
-      if (e.type === 'nestedEndpoints' && e.targetResourceId !== undefined && childProfileName(e.targetResourceId).toLowerCase() === name.toLowerCase()) {
-        out.push(`${p.profile.name}/${e.name}`);
-      }
-    }
-  }
-  return out;
+function conditions(ctx: Ctx): { ifMatch?: string; ifNoneMatch?: string } {
+  const ifMatch = header(ctx.req, 'if-match');
+  const ifNoneMatch = header(ctx.req, 'if-none-match');
+  return { ...(ifMatch !== undefined ? { ifMatch } : {}), ...(ifNoneMatch !== undefined ? { ifNoneMatch } : {}) };
 }
 
-function profileReply(status: number, name: string, stored: { etag: string; revision: number; created: boolean; changed: boolean }, stack: string, profile: Profile, warnings: Diagnostic[]): Reply {
+function profileReply(status: number, name: string, stored: { etag: string; revision: number; created: boolean; changed: boolean }, stack: string, profile: Profile, warnings: Diagnostic[]): Reply<WriteResult> {
   return {
     status,
     headers: { etag: stored.etag },
-    body: { name, stack, etag: stored.etag, revision: stored.revision, created: stored.created, changed: stored.changed, profile, warnings: toItems(warnings) },
+    body: { name, stack, etag: stored.etag, revision: stored.revision, created: stored.created, changed: stored.changed, profile, warnings: warnings.map(toWire) },
   };
 }
 
-/** Applies a JSON merge patch (RFC 7396) to an endpoint: `null` removes a property. */
-function mergeEndpoint(e: Endpoint, patch: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = { ...e };
-  for (const [k, v] of Object.entries(patch)) {
-    if (v === null) delete out[k];
-    else out[k] = v;
+/** RFC 9110 §13.1 against one endpoint's ETag (`*`: it exists). Throws 412 naming what changed. */
+function checkEndpointConditions(where: string, etag: string | undefined, c: { ifMatch?: string; ifNoneMatch?: string }): void {
+  const matches = (h: string): boolean => {
+    const tags = parseEtagList(h);
+    if (tags.includes('*')) return etag !== undefined;
+    return etag !== undefined && tags.some((t) => t === etag || `"${t}"` === etag);
+  };
+  if (c.ifMatch !== undefined && !matches(c.ifMatch)) {
+    throw ApiProblem.of(412, 'PRECONDITION_FAILED', etag === undefined
+      ? `${where} does not exist, so If-Match ${c.ifMatch} cannot match`
+      : `${where} has changed: If-Match ${c.ifMatch} does not match its current ETag ${etag}; read it again and retry`);
   }
-  return out;
+  if (c.ifNoneMatch !== undefined && matches(c.ifNoneMatch)) {
+    throw ApiProblem.of(412, 'PRECONDITION_FAILED', `${where} already exists (ETag ${etag}) and If-None-Match ${c.ifNoneMatch} asks to create only`);
+  }
 }
 
 /**
- * The management API (design §5) on node:http. Every route but `/healthz` needs the bearer token; every
- * write is validated in full against the stored profiles inside the store's write, so nothing invalid is
- * ever stored and concurrent conditional writers cannot both win.
+ * The management API (design §5, §8) on node:http. Every route but `/healthz` needs the bearer token.
  */
 export class ApiServer {
-  readonly server: Server;
-  private readonly routes: Route[];
+  private readonly http: HttpApi;
   private readonly maxBody: number;
 
   constructor(private readonly o: ApiOptions) {
     this.maxBody = o.maxBodyBytes ?? DEFAULT_MAX_BODY;
-    this.routes = [
+    const routes: Route[] = [
       { pattern: /^\/metrics$/, name: '/metrics', methods: { GET: () => this.metrics() } },
       { pattern: /^\/v1\/profiles$/, name: '/v1/profiles', methods: { GET: (c) => this.listProfiles(c) } },
-      { pattern: /^\/v1\/profiles\/([^/]+)$/, name: '/v1/profiles/{name}', methods: { GET: (c) => this.getProfile(c), PUT: (c) => this.putProfile(c), DELETE: (c) => this.deleteProfile(c) } },
-      { pattern: /^\/v1\/profiles\/([^/]+)\/endpoints\/([^/]+)$/, name: '/v1/profiles/{name}/endpoints/{endpoint}', methods: { PATCH: (c) => this.patchEndpoint(c) } },
+      { pattern: /^\/v1\/profiles\/([^/]+)$/, name: '/v1/profiles/{name}', methods: { GET: (c) => this.getProfile(c), PUT: (c) => this.putProfile(c), PATCH: (c) => this.patchProfile(c), DELETE: (c) => this.deleteProfile(c) } },
+      { pattern: /^\/v1\/profiles\/([^/]+)\/endpoints\/([^/]+)$/, name: '/v1/profiles/{name}/endpoints/{endpoint}', methods: { GET: (c) => this.getEndpoint(c), PUT: (c) => this.putEndpoint(c), PATCH: (c) => this.patchEndpoint(c), DELETE: (c) => this.deleteEndpoint(c) } },
       { pattern: /^\/v1\/profiles\/([^/]+)\/status$/, name: '/v1/profiles/{name}/status', methods: { GET: (c) => this.profileStatus(c) } },
       { pattern: /^\/v1\/resolve$/, name: '/v1/resolve', methods: { POST: (c) => this.resolve(c) } },
       { pattern: /^\/v1\/resources$/, name: '/v1/resources', methods: { GET: () => this.getResources(), PUT: (c) => this.putResources(c) } },
     ];
-    this.server = createServer({ requestTimeout: 30_000, headersTimeout: 10_000, keepAliveTimeout: 5_000 }, (req, res) => { void this.handle(req, res); });
+    const open: Route[] = [{ pattern: /^\/healthz$/, name: '/healthz', methods: { GET: () => this.healthz() } }];
+    this.http = new HttpApi({ token: o.token, metrics: o.metrics, logger: o.logger, routes, open, problem: (e, m, r) => this.problem(e, m, r) });
   }
+
+  get server(): Server { return this.http.server; }
 
   /** Listens on host:port (0 = any free port); resolves to the bound address. */
-  listen(host: string, port: number): Promise<AddressInfo> {
-    return new Promise((resolve, reject) => {
-      this.server.once('error', reject);
-      this.server.listen(port, host, () => {
-        this.server.off('error', reject);
-        resolve(this.server.address() as AddressInfo);
-      });
-    });
-  }
+  listen(host: string, port: number): Promise<AddressInfo> { return this.http.listen(host, port); }
 
   /** Stops accepting connections, lets in-flight requests finish (up to `graceMs`), then closes the rest. */
-  close(graceMs = 5_000): Promise<void> {
-    return new Promise((resolve) => {
-      if (!this.server.listening) { resolve(); return; }
-      const t = setTimeout(() => this.server.closeAllConnections(), graceMs);
-      t.unref();
-      this.server.close(() => { clearTimeout(t); resolve(); });
-      this.server.closeIdleConnections();
-    });
-  }
-
-  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const started = process.hrtime.bigint();
-    const method = req.method ?? 'GET';
-    let routeName = 'unknown';
-    let status = 500;
-    try {
-      const url = new URL(req.url ?? '/', 'http://tmkit.invalid');
-      if (url.pathname === '/healthz') {
-        routeName = '/healthz';
-        if (method !== 'GET' && method !== 'HEAD') throw ApiProblem.of(405, 'METHOD_NOT_ALLOWED', `${method} is not allowed on /healthz; use GET`, {}, { allow: 'GET, HEAD' });
-        const h = this.o.health ? await this.o.health() : undefined;
-        status = h?.degraded ? 503 : 200;
-        send(res, status, h
-          ? { status: h.degraded ? 'degraded' : 'ok', revision: h.storeRevision, servedRevision: h.servedRevision, lagRevisions: h.lagRevisions, lagSeconds: h.lagSeconds, ...(h.reason !== undefined ? { reason: h.reason } : {}) }
-          : { status: 'ok', revision: await this.o.store.revision() });
-        return;
-      }
-      if (!bearerMatches(header(req, 'authorization'), this.o.token)) {
-        throw ApiProblem.of(401, 'UNAUTHORIZED',
-          'missing or wrong bearer token: send "Authorization: Bearer <token>" (the token is in <state-dir>/token or TMKIT_TOKEN)',
-          {}, { 'www-authenticate': 'Bearer realm="tmkit"' });
-      }
-      let matched: { route: Route; params: string[] } | undefined;
-      for (const route of this.routes) {
-        const m = route.pattern.exec(url.pathname);
-        if (m) { matched = { route, params: m.slice(1) }; break; }
-      }
-      if (!matched) throw ApiProblem.of(404, 'ROUTE_NOT_FOUND', `no API route ${url.pathname}; see GET /v1/profiles, /v1/resolve, /v1/resources, /healthz, /metrics`);
-      routeName = matched.route.name;
-      const handler = matched.route.methods[method];
-      if (!handler) {
-        const allow = Object.keys(matched.route.methods).join(', ');
-        throw ApiProblem.of(405, 'METHOD_NOT_ALLOWED', `${method} is not allowed on ${matched.route.name}; allowed: ${allow}`, {}, { allow });
-      }
-      let params: string[];
-      try {
-        params = matched.params.map((p) => decodeURIComponent(p));
-      } catch {
-        throw ApiProblem.of(400, 'BAD_REQUEST', `the path ${url.pathname} is not valid percent-encoding`);
-      }
-      const reply = await handler({ req, res, url, params });
-      status = reply.status;
-      send(res, reply.status, reply.body, reply.headers);
-    } catch (err) {
-      const p = this.problem(err, method, routeName);
-      status = p.status;
-      if (!res.headersSent) send(res, p.status, { errors: toItems(p.errors) }, p.headers);
-      else res.destroy();
-    } finally {
-      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-      this.o.metrics.apiRequests.inc({ route: routeName, method, code: String(status) });
-      this.o.metrics.apiLatency.observe({ route: routeName, method }, seconds);
-      // Never log headers (Authorization) or bodies.
-      this.o.logger.info({ method, route: routeName, status, ms: Math.round(seconds * 1000) }, 'api request');
-    }
-  }
+  close(graceMs = 5_000): Promise<void> { return this.http.close(graceMs); }
 
   private problem(err: unknown, method: string, route: string): ApiProblem {
     if (err instanceof ApiProblem) return err;
@@ -336,11 +165,20 @@ export class ApiServer {
     return ApiProblem.of(500, 'INTERNAL', 'internal error; the server log has the details');
   }
 
-  private async metrics(): Promise<Reply> {
+  private async healthz(): Promise<Reply<HealthzBody>> {
+    const h = this.o.health ? await this.o.health() : undefined;
+    if (!h) return { status: 200, body: { status: 'ok', revision: await this.o.store.revision() } };
+    return {
+      status: h.degraded ? 503 : 200,
+      body: { status: h.degraded ? 'degraded' : 'ok', revision: h.storeRevision, servedRevision: h.servedRevision, lagRevisions: h.lagRevisions, lagSeconds: h.lagSeconds, ...(h.reason !== undefined ? { reason: h.reason } : {}) },
+    };
+  }
+
+  private async metrics(): Promise<Reply<string>> {
     return { status: 200, body: await this.o.metrics.registry.metrics(), headers: { 'content-type': this.o.metrics.registry.contentType } };
   }
 
-  private async listProfiles(ctx: Ctx): Promise<Reply> {
+  private async listProfiles(ctx: Ctx): Promise<Reply<ProfileList>> {
     const stack = stackOf(ctx, false);
     const all = await this.o.store.getProfiles();
     const profiles = all.filter((p) => stack === undefined || p.stack === stack)
@@ -365,7 +203,16 @@ export class ApiServer {
     return p;
   }
 
-  private async getProfile(ctx: Ctx): Promise<Reply> {
+  /** The stored profile for a write that names a stack: 409 when another stack owns it. */
+  private async mustGetOwned(name: string, stack: string | undefined): Promise<StoredProfile> {
+    const current = await this.mustGet(name);
+    if (stack !== undefined && current.stack !== stack) {
+      throw ApiProblem.of(409, 'STACK_CONFLICT', `profile '${current.profile.name}' is owned by stack '${current.stack}', not '${stack}'`, { path: 'stack' });
+    }
+    return current;
+  }
+
+  private async getProfile(ctx: Ctx): Promise<Reply<Profile>> {
     const p = await this.mustGet(ctx.params[0]!);
     return { status: 200, body: p.profile, headers: { etag: p.etag, 'tmkit-stack': p.stack } };
   }
@@ -378,52 +225,80 @@ export class ApiServer {
     return diagnostics;
   }
 
-  private async putProfile(ctx: Ctx): Promise<Reply> {
+  /**
+   * Stores `input` as profile `name` of `stack`, validated whole inside the write (with the case-insensitive
+   * name rule), under the given preconditions. Returns the result and the warnings.
+   */
+  private async write(input: ProfileInput, name: string, stack: string, cond: { ifMatch?: string; ifNoneMatch?: string }): Promise<{ r: Awaited<ReturnType<Store['putProfile']>>; profile: Profile; warnings: Diagnostic[] }> {
+    const profile = normalizeProfile(input);
+    let warnings: Diagnostic[] = [];
+    const r = await this.o.store.putProfile(profile, {
+      stack,
+      ...cond,
+      check: (view) => {
+        const clash = nameClash(name, view.profiles.keys());
+        if (clash) throw new ApiProblem(409, [clash]);
+        warnings = this.validateIn(input, name, view.profiles.values());
+      },
+    });
+    return { r, profile, warnings };
+  }
+
+  /**
+   * Re-applies `edit` to the current profile until it is stored: with an explicit `If-Match` once (a
+   * concurrent change is then the client's 412); without, the edit is re-applied to the newer profile.
+   */
+  private async editLoop<T>(name: string, stack: string | undefined, explicitIfMatch: string | undefined, edit: (current: StoredProfile) => Promise<T>): Promise<T> {
+    for (let attempt = 0; ; attempt++) {
+      const current = await this.mustGetOwned(name, stack);
+      try {
+        return await edit(current);
+      } catch (err) {
+        if (explicitIfMatch === undefined && err instanceof StoreError && err.code === 'PRECONDITION_FAILED' && attempt < RETRIES) continue;
+        throw err;
+      }
+    }
+  }
+
+  private async putProfile(ctx: Ctx): Promise<Reply<WriteResult>> {
     const urlName = ctx.params[0]!;
     const stack = stackOf(ctx, true)!;
     const body = await readJson(ctx.req, this.maxBody);
     if (!isObj(body)) throw ApiProblem.of(400, 'BAD_REQUEST', 'the body must be one profile (a JSON object)', { path: '$' });
     // The URL is case-insensitive; the body's name is the profile's name (PUT /v1/profiles/WEB with
-    // {"name":"web"} writes web). A name that differs from a stored one only in case is a conflict below.
+    // {"name":"web"} writes web). A name that differs from a stored one only in case is a conflict.
     if (body.name === undefined) body.name = urlName;
     else if (typeof body.name !== 'string' || body.name.toLowerCase() !== urlName.toLowerCase()) {
       throw ApiProblem.of(400, 'NAME_MISMATCH', `the body names profile '${String(body.name)}' but the URL names '${urlName}'; they must be equal`, { path: `profiles[${urlName}].name` });
     }
     const name = body.name as string;
-    const profile = normalizeProfile(body as unknown as ProfileInput);
-    let warnings: Diagnostic[] = [];
-    const opts: Parameters<Store['putProfile']>[1] = {
-      stack,
-      check: (view) => {
-        const clash = [...view.profiles.keys()].find((k) => k !== name && k.toLowerCase() === name.toLowerCase());
-        if (clash !== undefined) {
-          throw ApiProblem.of(409, 'PROFILE_NAME_CONFLICT',
-            `profile names are case-insensitive (as in Azure) and profile '${clash}' already exists; use that name or delete it first`,
-            { path: `profiles[${name}].name` });
-        }
-        warnings = this.validateIn(body, name, view.profiles.values());
-      },
-    };
-    const ifMatch = header(ctx.req, 'if-match');
-    const ifNoneMatch = header(ctx.req, 'if-none-match');
-    if (ifMatch !== undefined) opts.ifMatch = ifMatch;
-    if (ifNoneMatch !== undefined) opts.ifNoneMatch = ifNoneMatch;
-    const r = await this.o.store.putProfile(profile, opts);
+    const { r, profile, warnings } = await this.write(body as unknown as ProfileInput, name, stack, conditions(ctx));
     return profileReply(r.created ? 201 : 200, name, r, stack, profile, warnings);
   }
 
-  private async deleteProfile(ctx: Ctx): Promise<Reply> {
+  /** `PATCH /v1/profiles/{name}`: a JSON merge patch of the settings; the endpoints are never touched. */
+  private async patchProfile(ctx: Ctx): Promise<Reply<WriteResult>> {
+    const stack = stackOf(ctx, false);
+    const patch = await readJson(ctx.req, this.maxBody);
+    if (!isObj(patch)) throw ApiProblem.of(400, 'BAD_REQUEST', 'the body must be a JSON merge patch of profile settings, e.g. {"dnsConfig":{"ttl":60}}', { path: '$' });
+    const explicit = header(ctx.req, 'if-match');
+    return this.editLoop(ctx.params[0]!, stack, explicit, async (current) => {
+      const name = current.profile.name;
+      const edited = withSettingsPatch(current.profile, patch);
+      if ('error' in edited) throw new ApiProblem(400, [edited.error]);
+      const { r, profile, warnings } = await this.write(edited.input, name, current.stack, { ifMatch: explicit ?? current.etag });
+      return profileReply(200, name, r, current.stack, profile, warnings);
+    });
+  }
+
+  private async deleteProfile(ctx: Ctx): Promise<Reply<DeleteResult>> {
     const stack = stackOf(ctx, false);
     // The stored name (case-insensitive URL); a profile that does not exist is the store's 404.
     const name = (await this.findProfile(ctx.params[0]!))?.profile.name ?? ctx.params[0]!;
     const opts: Parameters<Store['deleteProfile']>[1] = {
       check: (view) => {
-        const refs = referrersOf(name, [...view.profiles.values()].filter((p) => p.profile.name !== name));
-        if (refs.length > 0) {
-          throw ApiProblem.of(409, 'PROFILE_REFERENCED',
-            `profile '${name}' is still the child of nested endpoint${refs.length > 1 ? 's' : ''} ${refs.map((r) => `'${r}'`).join(', ')}; remove or retarget ${refs.length > 1 ? 'them' : 'it'} first`,
-            { path: `profiles[${name}]` });
-        }
+        const referenced = deleteReferenced(name, [...view.profiles.values()].map((p) => p.profile));
+        if (referenced) throw new ApiProblem(409, [referenced]);
       },
     };
     if (stack !== undefined) opts.stack = stack;
@@ -433,49 +308,93 @@ export class ApiServer {
     return { status: 200, body: { name, deleted: true, revision: r.revision } };
   }
 
-  private async patchEndpoint(ctx: Ctx): Promise<Reply> {
+  private endpointNotFound(p: Profile, name: string): ApiProblem {
+    return ApiProblem.of(404, 'NOT_FOUND', `profile '${p.name}' has no endpoint '${name}' (it has ${p.endpoints.map((e) => `'${e.name}'`).join(', ') || 'none'})`, { path: `profiles[${p.name}].endpoints[${name}]` });
+  }
+
+  private async getEndpoint(ctx: Ctx): Promise<Reply> {
+    const p = await this.mustGet(ctx.params[0]!);
+    const e = findEndpoint(p.profile, ctx.params[1]!);
+    if (!e) throw this.endpointNotFound(p.profile, ctx.params[1]!);
+    return { status: 200, body: e, headers: { etag: endpointEtag(p.profile.name, e), 'tmkit-stack': p.stack, 'tmkit-profile-etag': p.etag } };
+  }
+
+  /**
+   * `PUT /v1/profiles/{name}/endpoints/{endpoint}`: creates or replaces one endpoint. `If-Match` /
+   * `If-None-Match: *` are the endpoint's (its ETag); the profile is written conditionally on the version the
+   * endpoint was checked against, so of two writers holding one endpoint ETag exactly one wins.
+   */
+  private async putEndpoint(ctx: Ctx): Promise<Reply<EndpointWriteResult>> {
+    const urlEndpoint = ctx.params[1]!;
+    const stack = stackOf(ctx, false);
+    const body = await readJson(ctx.req, this.maxBody);
+    if (!isObj(body)) throw ApiProblem.of(400, 'BAD_REQUEST', 'the body must be one endpoint (a JSON object), e.g. {"type":"externalEndpoints","target":"192.0.2.10"}', { path: '$' });
+    if (body.name === undefined) body.name = urlEndpoint;
+    else if (typeof body.name !== 'string' || body.name.toLowerCase() !== urlEndpoint.toLowerCase()) {
+      throw ApiProblem.of(400, 'NAME_MISMATCH', `the body names endpoint '${String(body.name)}' but the URL names '${urlEndpoint}'; they must be equal`, { path: `endpoints[${urlEndpoint}].name` });
+    }
+    const cond = conditions(ctx);
+    return this.editLoop(ctx.params[0]!, stack, cond.ifMatch, async (current) => {
+      const name = current.profile.name;
+      const existing = findEndpoint(current.profile, urlEndpoint);
+      const where = `endpoint '${name}/${urlEndpoint}'`;
+      checkEndpointConditions(where, existing ? endpointEtag(name, existing) : undefined, cond);
+      if (existing && existing.name !== body.name) {
+        throw ApiProblem.of(409, 'PROFILE_NAME_CONFLICT', `endpoint names are case-insensitive and profile '${name}' already has endpoint '${existing.name}'; use that name or delete it first`, { path: `profiles[${name}].endpoints[${String(body.name)}].name` });
+      }
+      const { input, created } = withEndpoint(current.profile, body as unknown as EndpointInput);
+      const { r, profile, warnings } = await this.write(input, name, current.stack, { ifMatch: current.etag });
+      const stored = findEndpoint(profile, urlEndpoint)!;
+      const etag = endpointEtag(name, stored);
+      return {
+        status: created ? 201 : 200,
+        headers: { etag, 'tmkit-profile-etag': r.etag },
+        body: { profile: name, stack: current.stack, etag, profileEtag: r.etag, revision: r.revision, created, changed: r.changed, endpoint: stored, warnings: warnings.map(toWire) },
+      };
+    });
+  }
+
+  private async deleteEndpoint(ctx: Ctx): Promise<Reply<EndpointDeleteResult>> {
+    const endpoint = ctx.params[1]!;
+    const stack = stackOf(ctx, false);
+    const cond = conditions(ctx);
+    return this.editLoop(ctx.params[0]!, stack, cond.ifMatch, async (current) => {
+      const name = current.profile.name;
+      const existing = findEndpoint(current.profile, endpoint);
+      checkEndpointConditions(`endpoint '${name}/${endpoint}'`, existing ? endpointEtag(name, existing) : undefined, cond);
+      const input = withoutEndpoint(current.profile, endpoint);
+      if (!input) throw this.endpointNotFound(current.profile, endpoint);
+      const { r } = await this.write(input, name, current.stack, { ifMatch: current.etag });
+      return { status: 200, headers: { 'tmkit-profile-etag': r.etag }, body: { profile: name, endpoint: existing!.name, deleted: true, profileEtag: r.etag, revision: r.revision } };
+    });
+  }
+
+  /** `PATCH …/endpoints/{endpoint}`: a JSON merge patch of one endpoint; `If-Match` is the profile's ETag. */
+  private async patchEndpoint(ctx: Ctx): Promise<Reply<WriteResult>> {
     const endpointName = ctx.params[1]!;
-    let name = ctx.params[0]!;
     const stack = stackOf(ctx, false);
     const patch = await readJson(ctx.req, this.maxBody);
     if (!isObj(patch)) throw ApiProblem.of(400, 'BAD_REQUEST', 'the body must be a JSON object of endpoint properties, e.g. {"endpointStatus":"Disabled"}', { path: '$' });
     if ('name' in patch && patch.name !== endpointName) {
-      throw ApiProblem.of(400, 'NAME_MISMATCH', `an endpoint cannot be renamed by PATCH (body name '${String(patch.name)}', URL '${endpointName}'); PUT the profile instead`, { path: `profiles[${name}].endpoints[${endpointName}].name` });
+      throw ApiProblem.of(400, 'NAME_MISMATCH', `an endpoint cannot be renamed by PATCH (body name '${String(patch.name)}', URL '${endpointName}'); PUT the profile instead`, { path: `profiles[${ctx.params[0]!}].endpoints[${endpointName}].name` });
     }
-    const explicitIfMatch = header(ctx.req, 'if-match');
-    // Without If-Match the merge is retried on a concurrent change (it is re-applied to the newer profile).
-    for (let attempt = 0; ; attempt++) {
-      const current = await this.mustGet(name);
-      name = current.profile.name; // the stored name (the URL's is case-insensitive)
-      if (stack !== undefined && current.stack !== stack) {
-        throw ApiProblem.of(409, 'STACK_CONFLICT', `profile '${name}' is owned by stack '${current.stack}', not '${stack}'`, { path: 'stack' });
-      }
-      const idx = current.profile.endpoints.findIndex((e) => e.name === endpointName);
-      if (idx < 0) throw ApiProblem.of(404, 'NOT_FOUND', `profile '${name}' has no endpoint '${endpointName}' (it has ${current.profile.endpoints.map((e) => `'${e.name}'`).join(', ') || 'none'})`, { path: `profiles[${name}].endpoints[${endpointName}]` });
-      const input: Record<string, unknown> = { ...current.profile, endpoints: current.profile.endpoints.map((e, i) => (i === idx ? mergeEndpoint(e, patch) : e)) };
-      const profile = normalizeProfile(input as unknown as ProfileInput);
-      let warnings: Diagnostic[] = [];
-      try {
-        const r = await this.o.store.putProfile(profile, {
-          stack: current.stack,
-          ifMatch: explicitIfMatch ?? current.etag,
-          check: (view) => { warnings = this.validateIn(input, name, view.profiles.values()); },
-        });
-        return profileReply(200, name, r, current.stack, profile, warnings);
-      } catch (err) {
-        if (explicitIfMatch === undefined && err instanceof StoreError && err.code === 'PRECONDITION_FAILED' && attempt < 5) continue;
-        throw err;
-      }
-    }
+    const explicit = header(ctx.req, 'if-match');
+    return this.editLoop(ctx.params[0]!, stack, explicit, async (current) => {
+      const name = current.profile.name;
+      const input = withEndpointPatch(current.profile, endpointName, patch);
+      if (!input) throw this.endpointNotFound(current.profile, endpointName);
+      const { r, profile, warnings } = await this.write(input, name, current.stack, { ifMatch: explicit ?? current.etag });
+      return profileReply(200, name, r, current.stack, profile, warnings);
+    });
   }
 
-  private async profileStatus(ctx: Ctx): Promise<Reply> {
+  private async profileStatus(ctx: Ctx): Promise<Reply<ProfileStatusReport>> {
     const p = await this.mustGet(ctx.params[0]!);
     if (!this.o.status) throw ApiProblem.of(503, 'NOT_AVAILABLE', 'this server has no monitor attached; status is unavailable');
     return { status: 200, body: await this.o.status(p), headers: { etag: p.etag } };
   }
 
-  private async resolve(ctx: Ctx): Promise<Reply> {
+  private async resolve(ctx: Ctx): Promise<Reply<ResolveResult>> {
     const body = await readJson(ctx.req, this.maxBody);
     if (!isObj(body)) throw ApiProblem.of(400, 'BAD_REQUEST', 'the body must be {"name": "...", "type": "A", "clientIp": "..."}', { path: '$' });
     const errors: Diagnostic[] = [];
@@ -492,11 +411,11 @@ export class ApiServer {
     return { status: 200, body: await this.o.resolve(query) };
   }
 
-  private async getResources(): Promise<Reply> {
+  private async getResources(): Promise<Reply<ResourceCatalogResponse>> {
     return { status: 200, body: { revision: await this.o.store.revision(), resources: await this.o.store.getResources() } };
   }
 
-  private async putResources(ctx: Ctx): Promise<Reply> {
+  private async putResources(ctx: Ctx): Promise<Reply<{ revision: number; count: number }>> {
     const body = await readJson(ctx.req, this.maxBody);
     const { catalog, errors } = parseResourceCatalog(isObj(body) && 'revision' in body ? { resources: body.resources } : body);
     if (errors.length > 0) throw new ApiProblem(400, errors);

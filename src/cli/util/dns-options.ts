@@ -1,0 +1,90 @@
+/**
+ * What `tmkit serve` and `tmkit dns` share about DNS: parsing listen addresses and `--ns`, the zone's own
+ * data checked by core's zone rules, the DNS limit flags, and showing an address.
+ */
+import * as net from 'node:net';
+import type { Command } from 'commander';
+import type { ListenAddress } from '../../runtime/dns';
+import type { DnsAuthority, DnsLimits } from '../../runtime/engine';
+import { CliError, EXIT_USAGE } from '../errors';
+
+/** `host:port` or `[v6]:port` → address; the port is required. */
+export function parseHostPort(flag: string, s: string): ListenAddress {
+  const m = /^\[([^\]]+)\]:(\d+)$/.exec(s.trim()) ?? /^([^:]+):(\d+)$/.exec(s.trim());
+  const port = m ? Number(m[2]) : NaN;
+  if (!m || net.isIP(m[1]!) === 0 || !Number.isInteger(port) || port > 65535) {
+    throw new CliError(`${flag} ${s}: expected an IP address and port such as 127.0.0.1:5300 or [::1]:5300`, EXIT_USAGE);
+  }
+  return { address: m[1]!, port };
+}
+
+/** `127.0.0.1:5300`, `[::1]:5300`, `::1` (port 5300), `0.0.0.0`. */
+export function parseListen(s: string): ListenAddress {
+  let host = s.trim();
+  let port = 5300;
+  const bracket = /^\[([^\]]+)\](?::(\d+))?$/.exec(host);
+  if (bracket) {
+    host = bracket[1]!;
+    if (bracket[2] !== undefined) port = Number(bracket[2]);
+  } else if ((host.match(/:/g) ?? []).length === 1) {
+    const i = host.indexOf(':');
+    port = Number(host.slice(i + 1));
+    host = host.slice(0, i);
+  }
+  if (net.isIP(host) === 0 || !Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new CliError(`--listen ${s}: expected an IP address and port such as 127.0.0.1:5300 or [::1]:5300`, EXIT_USAGE);
+  }
+  return { address: host, port };
+}
+
+/** `ns1.example.net` or `ns1.tm.internal=192.0.2.53,2001:db8::53`. */
+export function parseNs(s: string): { name: string; addresses: string[] } {
+  const [name, addrs] = s.split('=', 2) as [string, string | undefined];
+  const addresses = addrs === undefined ? [] : addrs.split(',').map((a) => a.trim()).filter(Boolean);
+  if (!/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*\.?$/.test(name.trim()) || addresses.some((a) => net.isIP(a) === 0)) {
+    throw new CliError(`--ns ${s}: expected a host name, optionally =address[,address] (e.g. ns1.tm.internal=192.0.2.53)`, EXIT_USAGE);
+  }
+  return { name: name.trim(), addresses };
+}
+
+export function intOption(name: string, v: string, min: number, max: number): number {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < min || n > max) throw new CliError(`${name} ${v}: expected a whole number from ${min} to ${max}`, EXIT_USAGE);
+  return n;
+}
+
+
+/** `[::1]:5300` / `127.0.0.1:5300`. */
+export const showAddress = (a: { address: string; port: number; family?: string }): string =>
+  `${a.family === 'IPv6' || a.address.includes(':') ? `[${a.address}]` : a.address}:${a.port}`;
+
+/** Repeatable commander option collector. */
+export const collect = (v: string, prev: string[]): string[] => [...prev, v];
+
+/** The apex NS names (with in-zone addresses for glue) and the SOA contact the options give. */
+export function authorityFrom(ns: ReadonlyArray<{ name: string; addresses: string[] }>, soaRname: string | undefined): DnsAuthority {
+  return {
+    ...(ns.length > 0 ? { nsNames: ns.map((n) => n.name), nsAddresses: Object.fromEntries(ns.map((n) => [n.name, n.addresses])) } : {}),
+    ...(soaRname !== undefined ? { soa: { rname: soaRname } } : {}),
+  };
+}
+
+/** The TCP limit flags both commands take (defaults: 10 s idle, 1000 per process, 32 per client). */
+export function addTcpLimitOptions(cmd: Command): Command {
+  return cmd
+    .option('--tcp-idle-timeout <ms>', 'close idle TCP DNS connections after this long', '10000')
+    .option('--tcp-max-connections <n>', 'concurrent TCP DNS connections per process (per DNS worker with --workers)', '1000')
+    .option('--tcp-max-connections-per-client <n>', 'concurrent TCP DNS connections from one client (IPv4 address or IPv6 /64) per process; beyond it, its new connections are closed', '32');
+}
+
+/** The DNS limits from the flags (`payloadFlag`: `--max-udp-payload` for serve, `--udp-payload` for dns). */
+export function dnsLimitsFrom(o: { udpPayload: string; tcpIdleTimeout: string; tcpMaxConnections: string; tcpMaxConnectionsPerClient: string }, payloadFlag: string): DnsLimits {
+  return {
+    udpPayloadCap: intOption(payloadFlag, o.udpPayload, 512, 4096),
+    tcp: {
+      idleTimeoutMs: intOption('--tcp-idle-timeout', o.tcpIdleTimeout, 1, 3_600_000),
+      maxConnections: intOption('--tcp-max-connections', o.tcpMaxConnections, 1, 1_000_000),
+      maxConnectionsPerClient: intOption('--tcp-max-connections-per-client', o.tcpMaxConnectionsPerClient, 1, 1_000_000),
+    },
+  };
+}

@@ -1,0 +1,225 @@
+/**
+ * The management API's HTTP plumbing (node:http): reading bodies within their limits, JSON that is UTF-8 and
+ * not too deep, routing by path pattern and method, the bearer token, error bodies, metrics and the request
+ * log. The handlers (server.ts) see parsed requests and return typed replies; nothing here knows profiles.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Logger } from 'pino';
+import { toWire } from '../../core/api';
+import { bearerMatches } from './auth';
+import { ApiProblem } from './errors';
+import type { RuntimeMetrics } from './metrics';
+
+export const DEFAULT_MAX_BODY = 1024 * 1024;
+
+/** One request as a handler sees it: `params` are the route pattern's groups, percent-decoded. */
+export interface Ctx {
+  req: IncomingMessage;
+  res: ServerResponse;
+  url: URL;
+  params: string[];
+}
+
+/** A handler's answer: status, JSON body (or text), extra headers. */
+export interface Reply<T = unknown> { status: number; body: T; headers?: Record<string, string> }
+export type Handler = (ctx: Ctx) => Promise<Reply>;
+export interface Route { pattern: RegExp; name: string; methods: Record<string, Handler> }
+
+export interface HttpApiOptions {
+  token: string;
+  metrics: RuntimeMetrics;
+  logger: Logger;
+  routes: Route[];
+  /** Routes served without the token (`/healthz`). */
+  open: Route[];
+  /** Turns any thrown error into the problem to answer with (ApiProblems pass through). */
+  problem: (err: unknown, method: string, route: string) => ApiProblem;
+}
+
+export function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  const text = typeof body === 'string' ? body : `${JSON.stringify(body, null, 2)}\n`;
+  res.writeHead(status, {
+    'content-type': typeof body === 'string' ? 'text/plain; version=0.0.4; charset=utf-8' : 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(text),
+    'cache-control': 'no-store',
+    ...headers,
+  });
+  res.end(text);
+}
+
+/**
+ * Reads the body up to `limit` bytes. A body past the limit is answered with 413 at once (when the
+ * declared Content-Length says so, before reading any of it), with `Connection: close`; the rest of the body
+ * is read and discarded until the response is out and the connection closes, so the client can send its
+ * body off and read the 413 instead of meeting a connection reset.
+ */
+export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const tooLarge = (): ApiProblem => ApiProblem.of(413, 'PAYLOAD_TOO_LARGE',
+      `the request body is larger than the ${limit}-byte limit; send one profile per request`, {}, { connection: 'close' });
+    const declared = Number(req.headers['content-length'] ?? NaN);
+    if (declared > limit) {
+      req.resume(); // discard whatever arrives until the connection closes
+      reject(tooLarge());
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let settled = false;
+    req.on('data', (c: Buffer) => {
+      if (settled) return;
+      size += c.length;
+      if (size > limit) {
+        settled = true;
+        chunks.length = 0;
+        reject(tooLarge());
+      } else chunks.push(c);
+    });
+    req.on('end', () => {
+      if (settled) return;
+      settled = true;
+      resolve(Buffer.concat(chunks));
+    });
+    req.on('error', (err) => { if (!settled) { settled = true; reject(err); } });
+    // The client went away before the end: settle, so the handler finishes.
+    req.on('close', () => { if (!settled) { settled = true; reject(ApiProblem.of(400, 'BAD_REQUEST', 'the request body ended early')); } });
+  });
+}
+
+/** Deepest nesting of objects and arrays a request body may have (a profile needs about 6). */
+export const MAX_JSON_DEPTH = 64;
+
+/** UTF-8 only (RFC 8259 §8.1): a malformed sequence is an error, never a silent U+FFFD. */
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * Whether JSON text nests objects/arrays deeper than `limit`. One pass over the text, brackets inside
+ * strings ignored; runs before JSON.parse, so a hostile body never reaches code that recurses over it.
+ */
+export function jsonDeeperThan(text: string, limit: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++; // backslash: skip the escaped character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x7b || c === 0x5b) { if (++depth > limit) return true; }
+    else if (c === 0x7d || c === 0x5d) depth--;
+  }
+  return false;
+}
+
+export async function readJson(req: IncomingMessage, limit: number): Promise<unknown> {
+  const buf = await readBody(req, limit);
+  if (buf.length === 0) throw ApiProblem.of(400, 'MALFORMED_JSON', 'the request body is empty; send a JSON document');
+  let text: string;
+  try {
+    text = utf8.decode(buf);
+  } catch {
+    throw ApiProblem.of(400, 'MALFORMED_JSON', 'the request body is not valid UTF-8; send JSON encoded as UTF-8 (names, tags and every other string)');
+  }
+  if (jsonDeeperThan(text, MAX_JSON_DEPTH)) {
+    throw ApiProblem.of(400, 'JSON_TOO_DEEP', `the request body nests objects and arrays more than ${MAX_JSON_DEPTH} levels deep; a profile needs far fewer (flatten values such as tags)`);
+  }
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (err) {
+    throw ApiProblem.of(400, 'MALFORMED_JSON', `the request body is not valid JSON: ${(err as Error).message}`);
+  }
+}
+
+export function header(req: IncomingMessage, name: string): string | undefined {
+  const v = req.headers[name];
+  return Array.isArray(v) ? v.join(', ') : v;
+}
+
+/**
+ * The server: every route but the open ones needs the bearer token (checked before routing, in constant
+ * time); every request is counted, timed and logged without headers or bodies.
+ */
+export class HttpApi {
+  readonly server: Server;
+
+  constructor(private readonly o: HttpApiOptions) {
+    this.server = createServer({ requestTimeout: 30_000, headersTimeout: 10_000, keepAliveTimeout: 5_000 }, (req, res) => { void this.handle(req, res); });
+  }
+
+  /** Listens on host:port (0 = any free port); resolves to the bound address. */
+  listen(host: string, port: number): Promise<AddressInfo> {
+    return new Promise((resolve, reject) => {
+      this.server.once('error', reject);
+      this.server.listen(port, host, () => {
+        this.server.off('error', reject);
+        resolve(this.server.address() as AddressInfo);
+      });
+    });
+  }
+
+  /** Stops accepting connections, lets in-flight requests finish (up to `graceMs`), then closes the rest. */
+  close(graceMs = 5_000): Promise<void> {
+    return new Promise((resolve) => {
+      if (!this.server.listening) { resolve(); return; }
+      const t = setTimeout(() => this.server.closeAllConnections(), graceMs);
+      t.unref();
+      this.server.close(() => { clearTimeout(t); resolve(); });
+      this.server.closeIdleConnections();
+    });
+  }
+
+  private match(routes: Route[], path: string): { route: Route; params: string[] } | undefined {
+    for (const route of routes) {
+      const m = route.pattern.exec(path);
+      if (m) return { route, params: m.slice(1) };
+    }
+    return undefined;
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const started = process.hrtime.bigint();
+    const method = req.method ?? 'GET';
+    let routeName = 'unknown';
+    let status = 500;
+    try {
+      const url = new URL(req.url ?? '/', 'http://tmkit.invalid');
+      let matched = this.match(this.o.open, url.pathname);
+      if (!matched) {
+        if (!bearerMatches(header(req, 'authorization'), this.o.token)) {
+          throw ApiProblem.of(401, 'UNAUTHORIZED',
+            'missing or wrong bearer token: send "Authorization: Bearer <token>" (the token is in <state-dir>/token or TMKIT_TOKEN)',
+            {}, { 'www-authenticate': 'Bearer realm="tmkit"' });
+        }
+        matched = this.match(this.o.routes, url.pathname);
+      }
+      if (!matched) throw ApiProblem.of(404, 'ROUTE_NOT_FOUND', `no API route ${url.pathname}; see GET /v1/profiles, /v1/resolve, /v1/resources, /healthz, /metrics`);
+      routeName = matched.route.name;
+      const handler = matched.route.methods[method] ?? (method === 'HEAD' ? matched.route.methods.GET : undefined);
+      if (!handler) {
+        const allow = Object.keys(matched.route.methods).join(', ');
+        throw ApiProblem.of(405, 'METHOD_NOT_ALLOWED', `${method} is not allowed on ${matched.route.name}; allowed: ${allow}`, {}, { allow });
+      }
+      let params: string[];
+      try {
+        params = matched.params.map((p) => decodeURIComponent(p));
+      } catch {
+        throw ApiProblem.of(400, 'BAD_REQUEST', `the path ${url.pathname} is not valid percent-encoding`);
+      }
+      const reply = await handler({ req, res, url, params });
+      status = reply.status;
+      send(res, reply.status, reply.body, reply.headers);
+    } catch (err) {
+      const p = this.o.problem(err, method, routeName);
+      status = p.status;
+      if (!res.headersSent) send(res, p.status, { errors: p.errors.map(toWire) }, p.headers);
+      else res.destroy();
+    } finally {
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      this.o.metrics.apiRequests.inc({ route: routeName, method, code: String(status) });
+      this.o.metrics.apiLatency.observe({ route: routeName, method }, seconds);
+      // Never log headers (Authorization) or bodies.
+      this.o.logger.info({ method, route: routeName, status, ms: Math.round(seconds * 1000) }, 'api request');
+    }
+  }
+}

@@ -1,0 +1,279 @@
+/**
+ * DNS for the runtime and for `tmkit dns`: one path that either answers in this process or runs N worker
+ * processes (node:cluster) sharing the port, each rebuilding the same snapshot from the inputs the primary
+ * publishes. `tmkit serve` (the engine) and `tmkit dns` (a static document) both start DNS through
+ * `startDnsFleet`, so the listener, the worker protocol and the limits are the same in both.
+ */
+import cluster, { type Worker } from 'node:cluster';
+import * as dgram from 'node:dgram';
+import * as net from 'node:net';
+import { isIP } from 'node:net';
+import type { Logger } from 'pino';
+import type { ProbeVerdict } from '../core/health/types';
+import { toResourceCatalog, type ResourceCatalogRecord } from '../core/model/catalog';
+import type { Profile } from '../core/model/types';
+import type { GeoLookup, ResourceCatalog, Rng } from '../core/ports';
+import { buildSnapshot, resolve, type CompiledSnapshot } from '../core/routing';
+import { MmdbGeoLookup } from '../geo';
+import { DnsCountsAggregate, DnsServer, type BoundAddress, type DnsCounts, type ListenAddress, type ResponderStats, type TcpOptions } from './dns';
+
+/**
+ * What worker processes receive on every rebuild: the snapshot's inputs as plain data. `full`: the whole
+ * state (on start and resync); otherwise only the profiles that changed and the ones deleted, the catalog
+ * only when it changed. Verdicts are always complete (small: one per probed endpoint).
+ */
+export interface SnapshotUpdate {
+  type: 'tmkit-snapshot';
+  revision: number;
+  full: boolean;
+  profiles: Profile[];
+  deleted: string[];
+  resources?: ResourceCatalogRecord;
+  /** `profile/endpoint` → probe verdict. */
+  verdicts: Record<string, ProbeVerdict>;
+}
+
+/** Where snapshots go: the DNS server in this process, or DNS worker processes. */
+export interface DnsTarget {
+  start(): Promise<void>;
+  /** `delta` and `full` are only computed when a worker needs them. */
+  publish(snapshot: CompiledSnapshot, delta: () => SnapshotUpdate, full: () => SnapshotUpdate): void;
+  addresses(): BoundAddress[];
+  stats(): ResponderStats | undefined;
+  counts(): DnsCounts | undefined;
+  close(): Promise<void>;
+}
+
+export class LocalDns implements DnsTarget {
+  constructor(private readonly server: DnsServer) {}
+  start(): Promise<void> { return this.server.start(); }
+  publish(snapshot: CompiledSnapshot): void { this.server.setSnapshot(snapshot); }
+  addresses(): BoundAddress[] { return this.server.addresses(); }
+  stats(): ResponderStats { return this.server.stats; }
+  counts(): DnsCounts { return this.server.counts(); }
+  close(): Promise<void> { return this.server.close(); }
+}
+
+type WorkerMessage =
+  | { type: 'tmkit-dns-listening'; addresses: BoundAddress[] }
+  | { type: 'tmkit-dns-stats'; stats: ResponderStats; counts?: DnsCounts }
+  | { type: 'tmkit-dns-failed'; message: string };
+
+/**
+ * N DNS worker processes sharing the port (node:cluster, as `tmkit dns --workers`). The primary keeps
+ * the store, API and prober; on every rebuild it sends each worker the snapshot's inputs and the worker
+ * builds the same snapshot. A worker that dies is replaced and gets the latest state when it listens.
+ */
+export class ClusterDns implements DnsTarget {
+  private full: (() => SnapshotUpdate) | undefined;
+  /** Workers that got a full update since they (re)started listening; the others get one when they do. */
+  private readonly synced = new Set<number>();
+  private bound: BoundAddress[] = [];
+  private readonly workerStats = new Map<number, ResponderStats>();
+  private readonly workerCounts = new DnsCountsAggregate();
+  private stopping = false;
+  private live = 0;
+
+  constructor(private readonly n: number, private readonly listen: ListenAddress[], private readonly logger: Logger) {
+    if (!cluster.isPrimary) throw new Error('ClusterDns: only the cluster primary can start DNS workers');
+  }
+
+  async start(): Promise<void> {
+    // Port 0: choose a port free for both UDP and TCP here, so every worker binds the same concrete one
+    // (workers sharing a port-0 UDP handle could otherwise not move on when its TCP twin is taken).
+    const listen = await Promise.all(this.listen.map(async (l) => (l.port === 0 ? { address: l.address, port: await freeDnsPort(l.address) } : l)));
+    return new Promise((resolveStart, rejectStart) => {
+      let ready = 0;
+      let started = false;
+      const timer = setTimeout(() => fail('the DNS workers did not start within 90 s'), 90_000);
+      const fail = (why: string): void => {
+        if (started) return;
+        started = true;
+        clearTimeout(timer);
+        void this.close().then(() => rejectStart(new Error(why)));
+      };
+      const fork = (): void => {
+        this.live++;
+        const w = cluster.fork({ TMKIT_DNS_WORKER: '1', TMKIT_DNS_LISTEN: JSON.stringify(listen) });
+        w.on('message', (m: WorkerMessage) => {
+          if (m?.type === 'tmkit-dns-listening') {
+            this.bound = m.addresses;
+            if (this.full && w.isConnected()) { w.send(this.full()); this.synced.add(w.id); }
+            if (!started && ++ready === this.n) { started = true; clearTimeout(timer); resolveStart(); }
+          } else if (m?.type === 'tmkit-dns-stats') {
+            this.workerStats.set(w.id, m.stats);
+            if (m.counts) this.workerCounts.set(w.id, m.counts);
+          } else if (m?.type === 'tmkit-dns-failed') {
+            fail(m.message);
+          }
+        });
+        w.on('exit', (code, signal) => {
+          this.live--;
+          this.workerStats.delete(w.id);
+          this.workerCounts.retire(w.id);
+          this.synced.delete(w.id);
+          if (this.stopping) return;
+          if (!started) { fail(`a DNS worker exited (${signal ?? code}) before listening`); return; }
+          this.logger.warn({ pid: w.process.pid, code, signal }, 'DNS worker exited; starting another');
+          fork();
+        });
+      };
+      for (let i = 0; i < this.n; i++) fork();
+    });
+  }
+
+  publish(_snapshot: CompiledSnapshot, delta: () => SnapshotUpdate, full: () => SnapshotUpdate): void {
+    this.full = full;
+    let d: SnapshotUpdate | undefined;
+    for (const w of Object.values(cluster.workers ?? {})) {
+      if (!w || !this.synced.has(w.id) || !w.isConnected()) continue;
+      d ??= delta();
+      w.send(d);
+    }
+  }
+
+  addresses(): BoundAddress[] { return this.bound.map((b) => ({ ...b })); }
+
+  stats(): ResponderStats | undefined {
+    if (this.workerStats.size === 0) return undefined;
+    const out: ResponderStats = { queries: 0, cacheHits: 0, dropped: 0, errors: 0, truncated: 0 };
+    for (const s of this.workerStats.values()) for (const k of Object.keys(out) as Array<keyof ResponderStats>) out[k] += s[k] ?? 0;
+    return out;
+  }
+
+  /** Summed over the workers' latest reports (and the last reports of workers that exited). */
+  counts(): DnsCounts { return this.workerCounts.total(); }
+
+  async close(): Promise<void> {
+    this.stopping = true;
+    const workers = Object.values(cluster.workers ?? {}).filter((w): w is Worker => w !== undefined);
+    await Promise.all(workers.map((w) => new Promise<void>((r) => {
+      if (w.isDead()) { r(); return; }
+      w.once('exit', () => r());
+      w.process.kill('SIGTERM');
+    })));
+  }
+}
+
+/** The geo databases and latency table named by the options (the shipped country database alone by default). */
+export function geoOptions(o: { geoip?: string; latencyTable?: string }): { geoip?: string; latencyTable?: string } {
+  return { ...(o.geoip !== undefined ? { geoip: o.geoip } : {}), ...(o.latencyTable !== undefined ? { latencyTable: o.latencyTable } : {}) };
+}
+
+/** What the zone says about itself: apex NS names, their in-zone addresses (glue) and the SOA contact. */
+export interface DnsAuthority {
+  nsNames?: string[];
+  nsAddresses?: Record<string, string[]>;
+  soa?: { rname: string };
+}
+
+/** What `serve --max-udp-payload`, `--tcp-idle-timeout`, `--tcp-max-connections(-per-client)` set. */
+export interface DnsLimits {
+  udpPayloadCap?: number;
+  tcp?: Partial<TcpOptions>;
+}
+
+export interface DnsFleetOptions {
+  zone: string;
+  listen: ListenAddress[];
+  /** 1: DNS in this process; more: worker processes (this process must be the cluster primary, and its main
+   * script must call `runDnsWorker()` in the workers, as `tmkit serve` and `tmkit dns` do). */
+  workers: number;
+  authority?: DnsAuthority;
+  limits?: DnsLimits;
+  rng?: Rng;
+  logger: Logger;
+  /** What DNS answers from at start. */
+  snapshot: CompiledSnapshot;
+  /** The whole state for a worker that (re)starts; called only with workers. */
+  full: () => SnapshotUpdate;
+}
+
+/** Starts DNS (in this process or in workers), serving `snapshot` until the first `publish`. */
+export async function startDnsFleet(o: DnsFleetOptions): Promise<DnsTarget> {
+  const dns: DnsTarget = o.workers > 1
+    ? new ClusterDns(o.workers, o.listen, o.logger)
+    : new LocalDns(new DnsServer({ zone: o.zone, snapshot: o.snapshot, resolve, rng: o.rng ?? Math.random, listen: o.listen, ...o.authority, ...o.limits }));
+  dns.publish(o.snapshot, o.full, o.full);
+  await dns.start();
+  return dns;
+}
+
+/**
+ * The body of a DNS worker process (`tmkit serve --workers N`, `tmkit dns --workers N`): a DNS server whose
+ * snapshot is rebuilt from every update the primary sends. Resolves when the worker is told to stop
+ * (SIGTERM/SIGINT or the primary going away).
+ */
+export async function runDnsWorker(o: { zone: string; dns: ListenAddress[]; geoip?: string; latencyTable?: string; geo?: GeoLookup; authority?: DnsAuthority; dnsLimits?: DnsLimits }): Promise<void> {
+  if (!isDnsWorker()) throw new Error('runDnsWorker: this process is not a DNS worker forked by the primary');
+  const zone = o.zone.replace(/\.$/, '').toLowerCase();
+  // The primary resolves port 0 to a concrete port for all workers.
+  const listen = process.env.TMKIT_DNS_LISTEN ? (JSON.parse(process.env.TMKIT_DNS_LISTEN) as ListenAddress[]) : o.dns;
+  const geo = o.geo ?? await MmdbGeoLookup.open(geoOptions(o));
+  let snapshot = buildSnapshot({ zone, profiles: [], geo });
+  const server = new DnsServer({ zone, snapshot, resolve, rng: Math.random, listen, ...o.authority, ...o.dnsLimits });
+  const profiles = new Map<string, Profile>();
+  let resources: ResourceCatalog = new Map();
+  process.on('message', (m: SnapshotUpdate) => {
+    if (m?.type !== 'tmkit-snapshot') return;
+    if (m.full) profiles.clear();
+    for (const n of m.deleted) profiles.delete(n);
+    for (const p of m.profiles) profiles.set(p.name, p);
+    if (m.resources) resources = toResourceCatalog(m.resources);
+    const verdicts = m.verdicts;
+    // Incremental (unchanged profile objects keep their compiled form); a full update brings new objects.
+    snapshot = buildSnapshot({
+      zone, profiles: profiles.values(), resources, geo,
+      health: { verdict: (p, e) => verdicts[`${p}/${e}`] },
+    }, snapshot);
+    server.setSnapshot(snapshot);
+  });
+  try {
+    await server.start();
+  } catch (err) {
+    process.send?.({ type: 'tmkit-dns-failed', message: (err as Error).message });
+    throw err;
+  }
+  process.send?.({ type: 'tmkit-dns-listening', addresses: server.addresses() });
+  // Cumulative counters to the primary's /metrics: every second when something was answered.
+  let reported = -1;
+  const report = (): void => {
+    if (server.stats.queries === reported) return;
+    reported = server.stats.queries;
+    process.send?.({ type: 'tmkit-dns-stats', stats: server.stats, counts: server.counts() });
+  };
+  const statsTimer = setInterval(report, 1000);
+  statsTimer.unref();
+  await new Promise<void>((r) => {
+    // SIGINT (Ctrl-C reaches the whole process group) is left to the primary, which stops the workers.
+    process.on('SIGINT', () => undefined);
+    process.once('SIGTERM', () => r());
+    process.once('disconnect', () => r());
+  });
+  clearInterval(statsTimer);
+  await server.close();
+  report();
+  if (cluster.isWorker) cluster.worker?.disconnect();
+}
+
+/** True in a DNS worker process forked by `ClusterDns` (its main script must then call `runDnsWorker()`). */
+export function isDnsWorker(): boolean {
+  return cluster.isWorker && process.env.TMKIT_DNS_WORKER === '1';
+}
+
+/** A port on `address` that is free for both UDP and TCP right now. */
+async function freeDnsPort(address: string): Promise<number> {
+  const v6 = isIP(address) === 6;
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const udp = dgram.createSocket({ type: v6 ? 'udp6' : 'udp4', exclusive: true } as dgram.SocketOptions);
+    const port = await new Promise<number>((res, rej) => { udp.once('error', rej); udp.bind({ address, port: 0, exclusive: true }, () => res(udp.address().port)); });
+    const ok = await new Promise<boolean>((res) => {
+      const srv = net.createServer();
+      srv.once('error', () => res(false));
+      srv.listen({ host: address, port, exclusive: true }, () => srv.close(() => res(true)));
+    });
+    await new Promise<void>((r) => udp.close(() => r()));
+    if (ok) return port;
+  }
+  throw new Error(`no port on ${address} is free for both UDP and TCP`);
+}

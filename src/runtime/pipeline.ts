@@ -1,0 +1,267 @@
+/**
+ * The snapshot pipeline: the runtime's copy of the store (profiles, catalog, revision), the changes not yet
+ * served, and the single-flight rebuild that turns them into the snapshot DNS answers from.
+ *
+ *   store ──watch──▶ pending ──rebuildOnce──▶ buildSnapshot ──▶ publish (DNS, its workers)
+ *   health ─────────▶   ▲          └──retarget──▶ prober (new/changed endpoints start CheckingEndpoint)
+ *
+ * Every committed store change and every health transition schedules one rebuild on the next turn of the
+ * event loop (changes arriving meanwhile are folded into it), so a write reaches DNS answers within
+ * milliseconds of its commit and DNS only ever sees whole snapshots. The watchdog (`lag()`) says how far the
+ * served snapshot is behind, and heals a change whose event never arrived.
+ */
+import type { Logger } from 'pino';
+import type { ProbeVerdict } from '../core/health/types';
+import { canonicalJson, toResourceCatalog, type ResourceCatalogRecord } from './store';
+import type { Profile } from '../core/model/types';
+import type { GeoLookup, ResourceCatalog } from '../core/ports';
+import { buildSnapshot, type CompiledSnapshot } from '../core/routing';
+import type { Store, StoreChange, StoredProfile } from '../core/store';
+import type { RuntimeMetrics } from './api';
+import type { SnapshotUpdate } from './dns-fleet';
+import { RebuildLoop } from './rebuild-loop';
+
+/** What `/healthz` and the lag metrics report (see `SnapshotPipeline.lag`). */
+export interface SnapshotLag {
+  storeRevision: number;
+  servedRevision: number;
+  lagRevisions: number;
+  /** How long the oldest change not yet served has waited (0 when DNS is current). */
+  lagSeconds: number;
+  rebuildFailures: number;
+  degraded: boolean;
+  reason?: string;
+}
+
+export interface PipelineOptions {
+  store: Store;
+  zone: string;
+  geo: GeoLookup;
+  metrics: RuntimeMetrics;
+  logger: Logger;
+  /** The verdicts a snapshot freezes, by `profile/endpoint`. */
+  verdicts: () => Map<string, ProbeVerdict>;
+  /** Called with the configuration before a build whenever it changed (the prober's targets follow it). */
+  retarget: (profiles: Profile[], resources: ResourceCatalog) => void;
+  /** Swaps a new snapshot in; `delta`/`full` build worker updates on demand. */
+  publish: (snapshot: CompiledSnapshot, delta: () => SnapshotUpdate, full: () => SnapshotUpdate) => void;
+  /** Extra delay before a rebuild, folding bursts of changes (default 0: next event-loop turn). */
+  debounceMs?: number;
+  /** The watchdog degrades when a change has waited longer than this (default 5000 ms). */
+  lagLimitMs?: number;
+}
+
+export class SnapshotPipeline {
+  private profilesByName = new Map<string, StoredProfile>();
+  private resources: ResourceCatalog = new Map();
+  private resourcesRecord: ResourceCatalogRecord = {};
+  /** The store revision the served snapshot reflects. */
+  private revision = 0;
+  private snap!: CompiledSnapshot;
+  private pendingNames = new Set<string>();
+  private pendingResources = false;
+  private pendingHealth = false;
+  /** A full re-read of the store is due (the served revision fell behind with nothing pending). */
+  private pendingFull = false;
+  /** When the oldest change not yet served arrived (performance.now()); undefined when DNS is current. */
+  private unservedSince: number | undefined;
+  private readonly loop: RebuildLoop;
+  private readonly lagLimitMs: number;
+  private stopped = false;
+
+  constructor(private readonly o: PipelineOptions) {
+    this.lagLimitMs = o.lagLimitMs ?? 5_000;
+    this.loop = new RebuildLoop({
+      step: () => this.rebuildOnce(),
+      hasPending: () => this.hasPending(),
+      debounceMs: o.debounceMs ?? 0,
+      onError: (err, failures) => {
+        o.metrics.rebuildFailures.inc();
+        o.logger.error({ err, failures }, 'snapshot rebuild failed; DNS keeps answering from the previous snapshot; retrying');
+      },
+    });
+  }
+
+  /** Reads the whole store, points the prober at it and builds the first snapshot (not yet published). */
+  async load(): Promise<CompiledSnapshot> {
+    const [stored, resources, revision] = await Promise.all([this.o.store.getProfiles(), this.o.store.getResources(), this.o.store.revision()]);
+    this.profilesByName = new Map(stored.map((p) => [p.profile.name, p]));
+    this.setCatalog(resources);
+    this.revision = revision;
+    this.o.retarget(this.profiles(), this.resources);
+    this.snap = this.build();
+    return this.snap;
+  }
+
+  /** The snapshot DNS answers from right now. */
+  snapshot(): CompiledSnapshot { return this.snap; }
+
+  /** The store revision the served snapshot reflects. */
+  servedRevision(): number { return this.revision; }
+
+  /** The served configuration's profiles. */
+  profiles(): Profile[] {
+    return [...this.profilesByName.values()].map((p) => p.profile);
+  }
+
+  /** One profile of the served configuration (with its stack and ETag). */
+  stored(name: string): StoredProfile | undefined { return this.profilesByName.get(name); }
+
+  /** A committed store change: re-read what it names. */
+  onStoreChange(c: StoreChange): void {
+    if (c.kind === 'resources') this.pendingResources = true;
+    else if (c.name !== undefined) this.pendingNames.add(c.name);
+    this.schedule();
+  }
+
+  /** A health transition: rebuild with the current verdicts. */
+  onHealthChange(): void {
+    this.pendingHealth = true;
+    this.schedule();
+  }
+
+  /**
+   * Resolves when every change committed so far is in the snapshot DNS serves, or after `timeoutMs` when
+   * rebuilds keep failing (callers then answer from the served snapshot; /healthz says it lags). A store
+   * revision ahead of the served one with nothing pending (a change whose event never arrived) triggers a
+   * full re-read.
+   */
+  async settle(timeoutMs = 5_000): Promise<void> {
+    const end = performance.now() + timeoutMs;
+    while (!this.stopped && performance.now() < end) {
+      await this.loop.idle();
+      const storeRev = await this.o.store.revision();
+      if (!this.hasPending() && storeRev <= this.revision) return;
+      if (!this.hasPending()) this.pendingFull = true;
+      this.schedule();
+      await new Promise((r) => setTimeout(r, this.loop.consecutiveFailures > 0 ? 50 : 0));
+    }
+  }
+
+  /**
+   * The watchdog behind /healthz and the lag metrics: how far the served snapshot is behind the store, and
+   * for how long a change has waited. Degraded once a change has waited longer than the lag limit.
+   */
+  async lag(): Promise<SnapshotLag> {
+    const storeRevision = await this.o.store.revision();
+    const servedRevision = this.revision;
+    if (storeRevision > servedRevision && !this.hasPending() && !this.stopped) {
+      // A committed change nobody told us about: heal it (and count the wait from now).
+      this.pendingFull = true;
+      this.schedule();
+    }
+    const waitedMs = this.unservedSince === undefined ? 0 : performance.now() - this.unservedSince;
+    const out: SnapshotLag = {
+      storeRevision,
+      servedRevision,
+      lagRevisions: Math.max(0, storeRevision - servedRevision),
+      lagSeconds: Math.round(waitedMs) / 1000,
+      rebuildFailures: this.loop.consecutiveFailures,
+      degraded: waitedMs > this.lagLimitMs,
+    };
+    if (out.degraded) {
+      out.reason = `the DNS snapshot has not followed the configuration for ${out.lagSeconds.toFixed(1)} s (served revision ${servedRevision}, store revision ${storeRevision}${out.rebuildFailures > 0 ? `, ${out.rebuildFailures} consecutive rebuild failures: see the log` : ''}); DNS answers from the older snapshot`;
+    }
+    return out;
+  }
+
+  /** No new rebuilds; a running one finishes. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await this.loop.stop();
+  }
+
+  /** The whole state (`names` undefined), or only what changed: the named profiles, the catalog if it did. */
+  workerUpdate(names?: readonly string[], resources = true): SnapshotUpdate {
+    const u: SnapshotUpdate = {
+      type: 'tmkit-snapshot',
+      revision: this.revision,
+      full: names === undefined,
+      profiles: names === undefined ? this.profiles() : names.flatMap((n) => { const p = this.profilesByName.get(n); return p ? [p.profile] : []; }),
+      deleted: names === undefined ? [] : names.filter((n) => !this.profilesByName.has(n)),
+      verdicts: Object.fromEntries(this.o.verdicts()),
+    };
+    if (resources) u.resources = this.resourcesRecord;
+    return u;
+  }
+
+  private setCatalog(record: ResourceCatalogRecord): void {
+    this.resources = toResourceCatalog(record);
+    this.resourcesRecord = record;
+  }
+
+  private build(): CompiledSnapshot {
+    // Freeze the verdicts: a snapshot never changes under a resolver; the next transition builds a new one.
+    const verdicts = this.o.verdicts();
+    const health = { verdict: (p: string, e: string): ProbeVerdict | undefined => verdicts.get(`${p}/${e}`) };
+    // Incremental: profiles whose document, verdicts and catalog are unchanged keep their compiled form.
+    const snap = buildSnapshot({ zone: this.o.zone, profiles: this.profiles(), health, resources: this.resources, geo: this.o.geo }, this.snap);
+    this.o.metrics.snapshotBuilds.inc();
+    this.o.metrics.storeRevision.set(this.revision);
+    this.o.metrics.profiles.set(this.profilesByName.size);
+    return snap;
+  }
+
+  private hasPending(): boolean {
+    return this.pendingNames.size > 0 || this.pendingResources || this.pendingHealth || this.pendingFull;
+  }
+
+  private schedule(): void {
+    if (this.stopped) return;
+    this.unservedSince ??= performance.now();
+    this.loop.request();
+  }
+
+  /**
+   * One rebuild: takes everything pending, re-reads the changed profiles (all of them after a resync),
+   * rebuilds the snapshot and swaps it into DNS. On failure everything taken is put back for the retry.
+   */
+  private async rebuildOnce(): Promise<void> {
+    const names = [...this.pendingNames];
+    const resources = this.pendingResources || this.pendingFull;
+    const full = this.pendingFull;
+    const health = this.pendingHealth;
+    this.pendingNames.clear();
+    this.pendingResources = false;
+    this.pendingFull = false;
+    this.pendingHealth = false;
+    const since = this.unservedSince;
+    try {
+      const store = this.o.store;
+      const [fetched, all, catalog, revision] = await Promise.all([
+        full ? Promise.resolve([]) : Promise.all(names.map((n) => store.getProfile(n))),
+        full ? store.getProfiles() : Promise.resolve(undefined),
+        resources ? store.getResources() : Promise.resolve(undefined),
+        store.revision(),
+      ]);
+      let changed = names;
+      if (all) {
+        const next = new Map(all.map((p) => [p.profile.name, p]));
+        changed = [...new Set([...this.profilesByName.keys(), ...next.keys()])].filter((n) => this.profilesByName.get(n)?.etag !== next.get(n)?.etag);
+        this.profilesByName = next;
+      } else {
+        names.forEach((n, i) => {
+          const p = fetched[i];
+          if (p) this.profilesByName.set(n, p); else this.profilesByName.delete(n);
+        });
+      }
+      if (catalog && canonicalJson(catalog) !== canonicalJson(this.resourcesRecord)) this.setCatalog(catalog);
+      this.revision = Math.max(this.revision, revision);
+      // Targets first, so a new endpoint's verdict starts at CheckingEndpoint in the same snapshot. A
+      // transition retarget() emits (probe settings changed) is already in the verdicts build() reads.
+      if (changed.length > 0 || resources) this.o.retarget(this.profiles(), this.resources);
+      this.pendingHealth = false;
+      this.snap = this.build();
+      this.o.publish(this.snap, () => this.workerUpdate(full ? undefined : changed, resources), () => this.workerUpdate());
+    } catch (err) {
+      for (const n of names) this.pendingNames.add(n);
+      this.pendingResources ||= resources && !full;
+      this.pendingFull ||= full;
+      this.pendingHealth ||= health;
+      if (since !== undefined) this.unservedSince = Math.min(this.unservedSince ?? since, since);
+      throw err;
+    }
+    if (!this.hasPending()) this.unservedSince = undefined;
+    if (since !== undefined) this.o.metrics.configLatency.observe((performance.now() - since) / 1000);
+  }
+}
