@@ -11,6 +11,7 @@ import type { PreviewRow } from '../../ui/src/api/types';
 import { healthServerPair, waitFor } from '../runtime/serve/helpers';
 import { runTmkit, spawnServe, type ServeProcess } from '../runtime/serve/process';
 import { artifactsDir, launchChromium } from './support/browser';
+import { startSseDouble } from './support/sse-double';
 import { startUiProxy } from './support/ui-proxy';
 
 /**
@@ -110,6 +111,20 @@ async function waitText(page: Page, selector: string, ok: (t: string) => boolean
     const t = await page.locator(selector).first().textContent({ timeout: 1000 }).catch(() => null);
     return t !== null && ok(t) ? t : undefined;
   }, timeoutMs, 100);
+}
+
+/** The traffic report the double of `GET /v1/profiles/app/traffic` returns: 11 queries from DE, US and unknown. */
+function trafficDouble() {
+  const start = new Date(Math.floor(Date.now() / 60_000) * 60_000 - 60_000).toISOString();
+  const at = (min: number) => new Date(Date.parse(start) + min * 60_000).toISOString();
+  const report = {
+    profile: 'app', bucketSeconds: 60, from: start, to: at(2),
+    buckets: [
+      { start, counts: [{ country: 'DE', endpoint: 'web/backup', queries: 5 }, { country: 'US', endpoint: 'app/us', queries: 3 }] },
+      { start: at(1), counts: [{ country: 'DE', endpoint: 'web/backup', queries: 2 }, { country: 'ZZ', endpoint: 'app/rest', queries: 1 }] },
+    ],
+  };
+  return { report, at };
 }
 
 const MONITOR = { interval: 10, timeout: 5, tolerated: 0 };
@@ -368,14 +383,7 @@ test('routing map shows who gets which endpoint now and under a failure scenario
 test('Traffic View and routing map draw the data the API returns: shading, colours per endpoint, table, hierarchy fallback, scenario diff (the two new routes answered by a test double, UI rendering only)', async () => {
   const { ctx, page } = await newPage();
   try {
-    const start = new Date(Math.floor(Date.now() / 60_000) * 60_000 - 60_000).toISOString();
-    const report = {
-      profile: 'app', bucketSeconds: 60, from: start, to: new Date(Date.parse(start) + 120_000).toISOString(),
-      buckets: [
-        { start, counts: [{ country: 'DE', endpoint: 'web/backup', queries: 5 }, { country: 'US', endpoint: 'app/us', queries: 3 }] },
-        { start: new Date(Date.parse(start) + 60_000).toISOString(), counts: [{ country: 'DE', endpoint: 'web/backup', queries: 2 }, { country: 'ZZ', endpoint: 'app/rest', queries: 1 }] },
-      ],
-    };
+    const { report } = trafficDouble();
     const rowsNow = [
       { client: 'GEO-EU', label: 'Europe', endpoint: 'web/backup', probability: 1 },
       { client: 'GEO-NA', label: 'North America', endpoint: 'app/us', probability: 1 },
@@ -415,6 +423,59 @@ test('Traffic View and routing map draw the data the API returns: shading, colou
     await shot(page, 'traffic-view-double');
   } finally {
     await ctx.close();
+  }
+});
+
+test('live updates over /v1/events: with the stream up the pages stop polling, a transition reloads the profile, a traffic event adds its bucket, a dropped stream reconnects (the stream is a test double until the server has it)', async () => {
+  const sse = await startSseDouble(token);
+  const { ctx, page } = await newPage();
+  try {
+    const { report, at } = trafficDouble();
+    await page.route('**/v1/events', (r) => r.continue({ url: `${sse.url}/v1/events` }));
+    await page.route('**/v1/profiles/app/traffic*', (r) => r.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify(report) }));
+    let statusCalls = 0;
+    page.on('request', (r) => { if (new URL(r.url()).pathname === '/v1/profiles/web/status') statusCalls++; });
+    await signIn(page);
+    await waitText(page, '[data-testid=live-mode]', (t) => t.includes('live'), 10_000);
+    expect(sse.clients()).toBe(1);
+
+    // With the stream up the profile page does not poll (it would every 2 s without it) ...
+    await page.goto(`${base}/ui/#/profiles/web`);
+    await page.waitForSelector('[data-testid=profile-monitor-status]');
+    await page.waitForTimeout(500);
+    const settled = statusCalls;
+    await page.waitForTimeout(3000);
+    expect(statusCalls).toBe(settled);
+    // ... a transition of a profile it does not show changes nothing, one of its own reloads it once.
+    sse.push('transition', { at: new Date().toISOString(), profile: 'elsewhere', endpoint: 'x', from: 'Online', to: 'Degraded', reason: 'test event', location: 'double' });
+    await page.waitForTimeout(1000);
+    expect(statusCalls).toBe(settled);
+    sse.push('transition', { at: new Date().toISOString(), profile: 'web', endpoint: 'primary', from: 'Degraded', to: 'Online', reason: 'test event', location: 'double' });
+    await waitFor('one reload after the transition event', () => statusCalls === settled + 1, 5000, 50);
+    await page.waitForTimeout(500);
+    expect(statusCalls).toBe(settled + 1);
+
+    // A traffic event's bucket joins the report without a reload; another profile's is ignored.
+    await page.goto(`${base}/ui/#/profiles/app/traffic`);
+    await waitText(page, '[data-testid=traffic-total]', (t) => t.startsWith('11 queries from 3 locations'));
+    sse.push('traffic', { profile: 'web', bucket: { start: at(2), counts: [{ country: 'BR', endpoint: 'web/backup', queries: 9 }] } });
+    sse.push('traffic', { profile: 'app', bucket: { start: at(2), counts: [{ country: 'FR', endpoint: 'web/backup', queries: 4 }] } });
+    await waitText(page, '[data-testid=traffic-total]', (t) => t.startsWith('15 queries from 4 locations'), 5000);
+    expect(await page.getAttribute('[data-testid=traffic-row-FR]', 'data-queries')).toBe('4');
+    expect(await page.locator('[data-testid=traffic-row-BR]').count()).toBe(0);
+    expect(await page.getAttribute('[data-testid=traffic-map] path[data-country=FR]', 'data-fill')).not.toBe('');
+    // The same bucket again (the server sends updated buckets whole) replaces it.
+    sse.push('traffic', { profile: 'app', bucket: { start: at(2), counts: [{ country: 'FR', endpoint: 'web/backup', queries: 6 }] } });
+    await waitText(page, '[data-testid=traffic-total]', (t) => t.startsWith('17 queries from 4 locations'), 5000);
+
+    // The stream ends: the page polls meanwhile and reconnects after the retry the stream gave (200 ms).
+    const before = sse.connections();
+    sse.drop();
+    await waitFor('a reconnect', () => sse.connections() === before + 1 && sse.clients() === 1, 10_000, 50);
+    await waitText(page, '[data-testid=live-mode]', (t) => t.includes('live'), 5000);
+  } finally {
+    await ctx.close();
+    await sse.close();
   }
 });
 

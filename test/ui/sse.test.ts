@@ -15,14 +15,24 @@ describe('SseParser (WHATWG server-sent events)', () => {
     ['an empty data field still dispatches', 'data\n\n', [{ data: '' }]],
     ['CRLF and CR end lines too', 'data: a\r\n\r\ndata: b\r\rdata: c\n\n', [{ data: 'a' }, { data: 'b' }, { data: 'c' }]],
     ['a leading BOM is ignored', '\ufeffdata: x\n\n', [{ data: 'x' }]],
-    ['the id is sticky, retry is per message', 'id: 7\nretry: 1500\ndata: a\n\ndata: b\n\n', [{ id: '7', retry: 1500, data: 'a' }, { id: '7', data: 'b' }]],
+    ['the id is sticky', 'id: 7\ndata: a\n\ndata: b\n\n', [{ id: '7', data: 'a' }, { id: '7', data: 'b' }]],
     ['an unfinished block is not dispatched', 'data: a\n\ndata: b\n', [{ data: 'a' }]],
     ['unknown fields are ignored', 'foo: bar\ndata: z\n\n', [{ data: 'z' }]],
   ])('%s', (_, text, want) => {
     const got = parseAll(text);
     expect(got).toHaveLength(want.length);
     want.forEach((w, i) => expect(got[i]).toMatchObject(w));
-    if (!want.some((w) => 'retry' in w)) got.forEach((g) => expect(g.retry).toBeUndefined());
+  });
+
+  test('retry: sets the reconnection time at once, with or without a message; a non-number is ignored', () => {
+    const p = new SseParser();
+    expect(p.retry).toBeUndefined();
+    expect(p.push('retry: 1500\n')).toEqual([]);
+    expect(p.retry).toBe(1500);
+    p.push('retry: soon\n\n');
+    expect(p.retry).toBe(1500);
+    p.push('retry: 200\ndata: x\n\n');
+    expect(p.retry).toBe(200);
   });
 
   test('property: however the stream is cut into chunks, the same messages come out', () => {

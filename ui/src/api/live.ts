@@ -17,7 +17,9 @@ class LiveFeed {
   private listeners = new Set<Listener>();
   private modeListeners = new Set<ModeListener>();
   private ctrl: AbortController | undefined;
-  private retryMs = 1000;
+  /** SSE reconnection time: 1 s unless the stream said otherwise (`retry:`). */
+  private reconnectMs = 1000;
+  private failures = 0;
   private timer: ReturnType<typeof setTimeout> | undefined;
   mode: LiveMode = 'connecting';
 
@@ -55,40 +57,46 @@ class LiveFeed {
   private async run(signal: AbortSignal): Promise<void> {
     const token = getToken();
     if (token === null) return;
+    let connected = false;
     try {
       const res = await fetch('/v1/events', { headers: { authorization: `Bearer ${token}`, accept: 'text/event-stream' }, cache: 'no-store', signal });
       if (!res.ok || res.body === null || !(res.headers.get('content-type') ?? '').includes('text/event-stream')) {
         // 404 ROUTE_NOT_FOUND (a server without the stream yet) and every other refusal: poll, retry slowly.
         await res.body?.cancel();
-        this.fallBack(signal, res.status === 404 ? 60_000 : undefined);
+        this.retryLater(signal, res.status === 404 ? 60_000 : this.backoff());
         return;
       }
+      connected = true;
+      this.failures = 0;
       this.setMode('events');
-      this.retryMs = 1000;
       const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
       const parser = new SseParser();
       for (;;) {
         const { value, done } = await reader.read();
         if (done) break;
-        for (const m of parser.push(value)) {
-          if (typeof m.retry === 'number') this.retryMs = Math.min(Math.max(m.retry, 250), 30_000);
+        const messages = parser.push(value);
+        if (parser.retry !== undefined) this.reconnectMs = Math.min(Math.max(parser.retry, 100), 60_000);
+        for (const m of messages) {
           const e = decodeLiveEvent(m);
           if (e) for (const fn of this.listeners) fn(e);
         }
       }
-      this.fallBack(signal);
-    } catch (err) {
+    } catch {
       if (signal.aborted) return;
-      void err;
-      this.fallBack(signal);
     }
+    // The stream ended or broke: reconnect after the server's retry time (SSE's rule) when it had been up,
+    // else back off. Pages poll meanwhile.
+    this.retryLater(signal, connected ? this.reconnectMs : this.backoff());
   }
 
-  private fallBack(signal: AbortSignal, retryInMs?: number): void {
+  private backoff(): number {
+    this.failures++;
+    return Math.min(1000 * 2 ** (this.failures - 1), 30_000);
+  }
+
+  private retryLater(signal: AbortSignal, wait: number): void {
     if (signal.aborted) return;
     this.setMode('polling');
-    const wait = retryInMs ?? this.retryMs;
-    this.retryMs = Math.min(this.retryMs * 2, 30_000);
     this.timer = setTimeout(() => { if (!signal.aborted) void this.run(signal); }, wait);
   }
 }

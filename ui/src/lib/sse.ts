@@ -9,8 +9,6 @@ export interface SseMessage {
   data: string;
   /** The last event ID seen so far (sticky, as the spec says). */
   id: string;
-  /** A `retry:` field, in ms, if this message carried one. */
-  retry?: number;
 }
 
 export class SseParser {
@@ -19,7 +17,8 @@ export class SseParser {
   private data: string[] = [];
   private hasData = false;
   private lastId = '';
-  private retry: number | undefined;
+  /** The reconnection time the stream asked for (`retry:`, ms), whether or not a message followed. */
+  retry: number | undefined;
   /** The previous chunk ended in CR: a LF at the start of the next one belongs to that line end. */
   private pendingCr = false;
   private first = true;
@@ -70,12 +69,11 @@ export class SseParser {
 
   private dispatch(): SseMessage | undefined {
     const msg: SseMessage | undefined = this.hasData
-      ? { event: this.event === '' ? 'message' : this.event, data: this.data.join('\n'), id: this.lastId, ...(this.retry !== undefined ? { retry: this.retry } : {}) }
+      ? { event: this.event === '' ? 'message' : this.event, data: this.data.join('\n'), id: this.lastId }
       : undefined;
     this.event = '';
     this.data = [];
     this.hasData = false;
-    this.retry = undefined;
     return msg;
   }
 }

@@ -1,3 +1,4 @@
+import { useRef } from 'preact/hooks';
 import { api, profileStatus } from '../api/client';
 import type { LiveEvent, Profile, ProfileStatusReport } from '../api/types';
 import { ErrorBox, Section, StatusBadge } from '../components/common';
@@ -42,10 +43,13 @@ async function loadProfile(name: string, signal: AbortSignal): Promise<Loaded> {
 
 export function ProfilePage({ name }: { name: string }) {
   const now = useNow();
+  // Profiles shown on this page (it and those nested under it): their transitions reload it.
+  const shown = useRef(new Set([name.toLowerCase()]));
   const r = useResource(`profile:${name}`, (signal) => loadProfile(name, signal), {
     pollMs: 2000,
-    refreshOn: (e: LiveEvent) => e.type === 'revision' || e.type === 'transition',
+    refreshOn: (e: LiveEvent) => e.type === 'revision' || (e.type === 'transition' && shown.current.has(e.data.profile.toLowerCase())),
   });
+  if (r.data) shown.current = new Set([name.toLowerCase(), ...[...r.data.tree.keys()].map((k) => k.toLowerCase())]);
   if (!r.data) {
     return r.error ? <ErrorBox error={r.error} what={`profile ${name}`} /> : <p class="muted">Loading {name}…</p>;
   }
