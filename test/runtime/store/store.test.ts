@@ -2,8 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { DB_FILE, SCHEMA_VERSION, SqliteStore, StoreError, type Store, type StoreChange } from '../../../src/runtime/store';
-import { MemoryStore } from '../../../src/testing/memory-store';
+import { DB_FILE, SCHEMA_VERSION, SqliteStore, StoreError } from '../../../src/runtime/store';
+import { describeStoreConformance } from '../../support/store-conformance';
 import { profile } from '../api/fixtures';
 
 const dirs: string[] = [];
@@ -14,119 +14,7 @@ function tempDir(): string {
 }
 afterAll(() => { for (const d of dirs) rmSync(d, { recursive: true, force: true }); });
 
-const factories: Array<[string, () => Store]> = [
-  ['sqlite', () => SqliteStore.open({ stateDir: tempDir() })],
-  ['memory', () => new MemoryStore()],
-];
-
-async function rejectsWith(p: Promise<unknown>, code: string): Promise<StoreError> {
-  const err = await p.then(() => undefined, (e: unknown) => e);
-  expect(err).toBeInstanceOf(StoreError);
-  expect((err as StoreError).code).toBe(code);
-  return err as StoreError;
-}
-
-describe.each(factories)('%s store', (_kind, make) => {
-  let store: Store;
-  beforeEach(() => { store = make(); });
-  afterEach(async () => { await store.close(); });
-
-  test('put then get returns the profile, its stack and ETag; revision grows by one per write', async () => {
-    expect(await store.revision()).toBe(0);
-    const r = await store.putProfile(profile('a'), { stack: 's1' });
-    expect(r).toMatchObject({ created: true, changed: true, revision: 1 });
-    expect(r.etag).toMatch(/^"1-[0-9a-f]{16}"$/);
-    const got = await store.getProfile('a');
-    expect(got).toEqual({ profile: profile('a'), stack: 's1', etag: r.etag, modRevision: 1 });
-    await store.putProfile(profile('b'), { stack: 's1' });
-    expect(await store.revision()).toBe(2);
-    expect((await store.getProfiles()).map((p) => p.profile.name)).toEqual(['a', 'b']);
-  });
-
-  test('an identical PUT is a no-op: same ETag, no new revision, no change event', async () => {
-    const events: StoreChange[] = [];
-    store.watch((c) => events.push(c));
-    const first = await store.putProfile(profile('a'), { stack: 's' });
-    const again = await store.putProfile(profile('a'), { stack: 's' });
-    expect(again).toMatchObject({ etag: first.etag, changed: false, created: false });
-    expect(await store.revision()).toBe(1);
-    expect(events).toHaveLength(1);
-  });
-
-  test('a content change gives a new ETag', async () => {
-    const a = await store.putProfile(profile('a'), { stack: 's' });
-    const b = await store.putProfile(profile('a', { dnsConfig: { relativeName: 'a', ttl: 60 } }), { stack: 's' });
-    expect(b.etag).not.toBe(a.etag);
-    expect((await store.getProfile('a'))!.profile.dnsConfig.ttl).toBe(60);
-  });
-
-  test('If-Match: the current ETag wins, a stale one is refused', async () => {
-    const a = await store.putProfile(profile('a'), { stack: 's' });
-    const b = await store.putProfile(profile('a', { dnsConfig: { relativeName: 'a', ttl: 60 } }), { stack: 's', ifMatch: a.etag });
-    await rejectsWith(store.putProfile(profile('a', { dnsConfig: { relativeName: 'a', ttl: 90 } }), { stack: 's', ifMatch: a.etag }), 'PRECONDITION_FAILED');
-    expect((await store.getProfile('a'))!.etag).toBe(b.etag);
-    await rejectsWith(store.putProfile(profile('x'), { stack: 's', ifMatch: '*' }), 'PRECONDITION_FAILED');
-  });
-
-  test('If-None-Match: * creates only', async () => {
-    await store.putProfile(profile('a'), { stack: 's', ifNoneMatch: '*' });
-    await rejectsWith(store.putProfile(profile('a'), { stack: 's', ifNoneMatch: '*' }), 'PRECONDITION_FAILED');
-  });
-
-  test('a profile owned by another stack is neither overwritten nor deleted', async () => {
-    await store.putProfile(profile('a'), { stack: 'team-a' });
-    const err = await rejectsWith(store.putProfile(profile('a', { dnsConfig: { relativeName: 'a', ttl: 5 } }), { stack: 'team-b' }), 'STACK_CONFLICT');
-    expect(err.message).toContain("owned by stack 'team-a'");
-    await rejectsWith(store.deleteProfile('a', { stack: 'team-b' }), 'STACK_CONFLICT');
-    expect((await store.getProfile('a'))!.stack).toBe('team-a');
-  });
-
-  test('a check that throws aborts the write and sees the other profiles', async () => {
-    await store.putProfile(profile('a'), { stack: 's' });
-    const seen: string[] = [];
-    await expect(store.putProfile(profile('b'), {
-      stack: 's',
-      check: (view) => { seen.push(...view.profiles.keys()); throw new Error('nope'); },
-    })).rejects.toThrow('nope');
-    expect(seen).toEqual(['a']);
-    expect(await store.getProfile('b')).toBeUndefined();
-    expect(await store.revision()).toBe(1);
-  });
-
-  test('delete: not-found, If-Match, then gone; watchers see every change in order', async () => {
-    const events: StoreChange[] = [];
-    const stop = store.watch((c) => events.push(c));
-    await rejectsWith(store.deleteProfile('a'), 'NOT_FOUND');
-    const a = await store.putProfile(profile('a'), { stack: 's' });
-    await rejectsWith(store.deleteProfile('a', { ifMatch: '"0-0000000000000000"' }), 'PRECONDITION_FAILED');
-    await store.deleteProfile('a', { ifMatch: a.etag });
-    expect(await store.getProfile('a')).toBeUndefined();
-    await store.putResources({ '/subscriptions/x/resourceGroups/rg/providers/Microsoft.Web/sites/app': { target: 'app.example.net', state: 'running' } });
-    stop();
-    await store.putProfile(profile('b'), { stack: 's' });
-    expect(events).toEqual([
-      { revision: 1, kind: 'profile', op: 'put', name: 'a' },
-      { revision: 2, kind: 'profile', op: 'delete', name: 'a' },
-      { revision: 3, kind: 'resources', op: 'replace' },
-    ]);
-  });
-
-  test('resource catalog and monitor state round-trip', async () => {
-    const catalog = { '/subscriptions/x/providers/Microsoft.Web/sites/App': { target: 'app.example.net', location: 'westeurope', state: 'stopped' as const } };
-    await store.putResources(catalog);
-    expect(await store.getResources()).toEqual(catalog);
-    expect(await store.loadMonitorState()).toBeUndefined();
-    await store.saveMonitorState({ endpoints: { 'a/primary': 'Online' } });
-    expect(await store.loadMonitorState()).toEqual({ endpoints: { 'a/primary': 'Online' } });
-  });
-
-  test('returned profiles are copies: mutating them does not change the store', async () => {
-    await store.putProfile(profile('a'), { stack: 's' });
-    const got = (await store.getProfile('a'))!;
-    got.profile.endpoints[0]!.weight = 999;
-    expect((await store.getProfile('a'))!.profile.endpoints[0]!.weight).toBe(1);
-  });
-});
+describeStoreConformance('sqlite', () => SqliteStore.open({ stateDir: tempDir() }));
 
 describe('sqlite store on disk', () => {
   test('everything survives close and reopen: profiles, ETags, revision, catalog, monitor state', async () => {

@@ -1,0 +1,127 @@
+import { StoreError, type Store, type StoreChange } from '../../src/core/store';
+import { profile } from '../runtime/api/fixtures';
+
+async function rejectsWith(p: Promise<unknown>, code: string): Promise<StoreError> {
+  const err = await p.then(() => undefined, (e: unknown) => e);
+  expect(err).toBeInstanceOf(StoreError);
+  expect((err as StoreError).code).toBe(code);
+  return err as StoreError;
+}
+
+/**
+ * The Store contract (core/store/types.ts), run by every implementation: memory and SQLite here, etcd in
+ * its own suite. `make` returns a fresh, empty store for each test.
+ */
+export function describeStoreConformance(kind: string, make: () => Store | Promise<Store>): void {
+describe(`${kind} store: the Store contract`, () => {
+  let store: Store;
+  beforeEach(async () => { store = await make(); });
+  afterEach(async () => { await store.close(); });
+
+  test('put then get returns the profile, its stack and ETag; revision grows by one per write', async () => {
+    expect(await store.revision()).toBe(0);
+    const r = await store.putProfile(profile('a'), { stack: 's1' });
+    expect(r).toMatchObject({ created: true, changed: true, revision: 1 });
+    expect(r.etag).toMatch(/^"1-[0-9a-f]{16}"$/);
+    const got = await store.getProfile('a');
+    expect(got).toEqual({ profile: profile('a'), stack: 's1', etag: r.etag, modRevision: 1 });
+    await store.putProfile(profile('b'), { stack: 's1' });
+    expect(await store.revision()).toBe(2);
+    expect((await store.getProfiles()).map((p) => p.profile.name)).toEqual(['a', 'b']);
+  });
+
+  test('an identical PUT is a no-op: same ETag, no new revision, no change event', async () => {
+    const events: StoreChange[] = [];
+    store.watch((c) => events.push(c));
+    const first = await store.putProfile(profile('a'), { stack: 's' });
+    const again = await store.putProfile(profile('a'), { stack: 's' });
+    expect(again).toMatchObject({ etag: first.etag, changed: false, created: false });
+    expect(await store.revision()).toBe(1);
+    expect(events).toHaveLength(1);
+  });
+
+  test('a content change gives a new ETag', async () => {
+    const a = await store.putProfile(profile('a'), { stack: 's' });
+    const b = await store.putProfile(profile('a', { dnsConfig: { relativeName: 'a', ttl: 60 } }), { stack: 's' });
+    expect(b.etag).not.toBe(a.etag);
+    expect((await store.getProfile('a'))!.profile.dnsConfig.ttl).toBe(60);
+  });
+
+  test('If-Match: the current ETag wins, a stale one is refused', async () => {
+    const a = await store.putProfile(profile('a'), { stack: 's' });
+    const b = await store.putProfile(profile('a', { dnsConfig: { relativeName: 'a', ttl: 60 } }), { stack: 's', ifMatch: a.etag });
+    await rejectsWith(store.putProfile(profile('a', { dnsConfig: { relativeName: 'a', ttl: 90 } }), { stack: 's', ifMatch: a.etag }), 'PRECONDITION_FAILED');
+    expect((await store.getProfile('a'))!.etag).toBe(b.etag);
+    await rejectsWith(store.putProfile(profile('x'), { stack: 's', ifMatch: '*' }), 'PRECONDITION_FAILED');
+  });
+
+  test('If-None-Match: * creates only', async () => {
+    await store.putProfile(profile('a'), { stack: 's', ifNoneMatch: '*' });
+    await rejectsWith(store.putProfile(profile('a'), { stack: 's', ifNoneMatch: '*' }), 'PRECONDITION_FAILED');
+  });
+
+  test('a profile owned by another stack is neither overwritten nor deleted', async () => {
+    await store.putProfile(profile('a'), { stack: 'team-a' });
+    const err = await rejectsWith(store.putProfile(profile('a', { dnsConfig: { relativeName: 'a', ttl: 5 } }), { stack: 'team-b' }), 'STACK_CONFLICT');
+    expect(err.message).toContain("owned by stack 'team-a'");
+    await rejectsWith(store.deleteProfile('a', { stack: 'team-b' }), 'STACK_CONFLICT');
+    expect((await store.getProfile('a'))!.stack).toBe('team-a');
+  });
+
+  test('a check that throws aborts the write and sees the other profiles', async () => {
+    await store.putProfile(profile('a'), { stack: 's' });
+    const seen: string[] = [];
+    await expect(store.putProfile(profile('b'), {
+      stack: 's',
+      check: (view) => { seen.push(...view.profiles.keys()); throw new Error('nope'); },
+    })).rejects.toThrow('nope');
+    expect(seen).toEqual(['a']);
+    expect(await store.getProfile('b')).toBeUndefined();
+    expect(await store.revision()).toBe(1);
+  });
+
+  test('delete: not-found, If-Match, then gone; watchers see every change in order', async () => {
+    const events: StoreChange[] = [];
+    const stop = store.watch((c) => events.push(c));
+    await rejectsWith(store.deleteProfile('a'), 'NOT_FOUND');
+    const a = await store.putProfile(profile('a'), { stack: 's' });
+    await rejectsWith(store.deleteProfile('a', { ifMatch: '"0-0000000000000000"' }), 'PRECONDITION_FAILED');
+    await store.deleteProfile('a', { ifMatch: a.etag });
+    expect(await store.getProfile('a')).toBeUndefined();
+    await store.putResources({ '/subscriptions/x/resourceGroups/rg/providers/Microsoft.Web/sites/app': { target: 'app.example.net', state: 'running' } });
+    stop();
+    await store.putProfile(profile('b'), { stack: 's' });
+    expect(events).toEqual([
+      { revision: 1, kind: 'profile', op: 'put', name: 'a' },
+      { revision: 2, kind: 'profile', op: 'delete', name: 'a' },
+      { revision: 3, kind: 'resources', op: 'replace' },
+    ]);
+  });
+
+  test('resource catalog and monitor state round-trip', async () => {
+    const catalog = { '/subscriptions/x/providers/Microsoft.Web/sites/App': { target: 'app.example.net', location: 'westeurope', state: 'stopped' as const } };
+    await store.putResources(catalog);
+    expect(await store.getResources()).toEqual(catalog);
+    expect(await store.loadMonitorState()).toBeUndefined();
+    await store.saveMonitorState({ endpoints: { 'a/primary': 'Online' } });
+    expect(await store.loadMonitorState()).toEqual({ endpoints: { 'a/primary': 'Online' } });
+  });
+
+  test('returned profiles are copies: mutating them does not change the store', async () => {
+    await store.putProfile(profile('a'), { stack: 's' });
+    const got = (await store.getProfile('a'))!;
+    got.profile.endpoints[0]!.weight = 999;
+    expect((await store.getProfile('a'))!.profile.endpoints[0]!.weight).toBe(1);
+  });
+
+  test('two conditional writers holding one ETag: exactly one wins, the other gets PRECONDITION_FAILED', async () => {
+    const a = await store.putProfile(profile('a'), { stack: 's' });
+    const results = await Promise.allSettled([60, 90, 120].map((ttl) => store.putProfile(profile('a', { dnsConfig: { relativeName: 'a', ttl } }), { stack: 's', ifMatch: a.etag })));
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+    for (const r of results) if (r.status === 'rejected') expect(r.reason).toMatchObject({ code: 'PRECONDITION_FAILED' });
+    const deletes = await Promise.allSettled([0, 1].map(async () => store.deleteProfile('a', { ifMatch: (await store.getProfile('a'))!.etag })));
+    expect(deletes.filter((r) => r.status === 'fulfilled').length).toBeGreaterThanOrEqual(1);
+    expect(await store.getProfile('a')).toBeUndefined();
+  });
+});
+}

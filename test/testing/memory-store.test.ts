@@ -1,0 +1,4 @@
+import { MemoryStore } from '../../src/testing/memory-store';
+import { describeStoreConformance } from '../support/store-conformance';
+
+describeStoreConformance('memory', () => new MemoryStore());
