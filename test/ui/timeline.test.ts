@@ -36,6 +36,11 @@ describe('timelineLanes', () => {
     expect(lanes).toEqual([{ endpoint: 'old', segments: [{ start: T0 - 60_000, end: T0, status: 'Degraded' }], changes: [] }]);
   });
 
+  test('a transition at the very end of the window: the lane shows the state it left, not the one it entered', () => {
+    const lanes = timelineLanes(['a'], [{ at: at(0), endpoint: 'a', from: 'Online', to: 'Degraded' }], new Map(), { start: T0 - 1000, end: T0 });
+    expect(lanes[0]!.segments).toEqual([{ start: T0 - 1000, end: T0, status: 'Online' }]);
+  });
+
   const status = fc.constantFrom('Online', 'Degraded', 'CheckingEndpoint');
   const transition = fc.record({ s: fc.integer({ min: -1000, max: 0 }), endpoint: fc.constantFrom('a', 'b'), from: status, to: status });
 

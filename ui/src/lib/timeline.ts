@@ -61,10 +61,11 @@ export function timelineLanes(
       .sort((a, b) => a.at - b.at);
     const before = own.filter((t) => t.at <= start);
     const inside = own.filter((t) => t.at > start && t.at < end);
+    // The state at the window's start: the last transition at or before it, else the state the first
+    // later one (inside the window, or at/after its end) started from.
     let state = before.length > 0 ? before[before.length - 1]!.to
-      : inside.length > 0 ? inside[0]!.from
-        : own.length > 0 ? own[own.length - 1]!.to
-          : current.get(endpoint) ?? 'unknown';
+      : own.length > 0 ? own[0]!.from
+        : current.get(endpoint) ?? 'unknown';
     const segments: Segment[] = [];
     let from = start;
     for (const t of inside) {
