@@ -5,6 +5,7 @@ import type { Command } from 'commander';
 import type { Document } from '../../core/model/types';
 import { buildSnapshot, resolve } from '../../core/routing';
 import { parseDocument } from '../../core/validate';
+import { zoneProblems, type ZoneProblem } from '../../core/zone';
 import { MmdbGeoLookup } from '../../geo';
 import { DnsServer, type BoundAddress, type ListenAddress } from '../../runtime/dns';
 import { CliError, EXIT_USAGE } from '../main';
@@ -53,6 +54,7 @@ export function registerDns(program: Command): void {
       if (!/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*\.?$/.test(opts.zone)) {
         throw new CliError(`--zone ${JSON.stringify(opts.zone)}: expected a domain name such as tm.internal`, EXIT_USAGE);
       }
+      checkAuthority(opts.zone, opts.ns, ns, opts.soaRname);
       const doc = loadDocument(opts.document);
 
       if (workers > 1 && cluster.isPrimary) {
@@ -214,6 +216,33 @@ export function parseNs(s: string): { name: string; addresses: string[] } {
     throw new CliError(`--ns ${s}: expected a host name, optionally =address[,address] (e.g. ns1.tm.internal=192.0.2.53)`, EXIT_USAGE);
   }
   return { name: name.trim(), addresses };
+}
+
+/**
+ * The zone's own data as the options give it (`--zone`, `--ns`, `--soa-rname`), checked by the core's zone
+ * rules before anything starts: every problem at once, named by the option that caused it (exit 2).
+ */
+export function checkAuthority(zone: string, rawNs: readonly string[], ns: ReadonlyArray<{ name: string; addresses: string[] }>, soaRname: string | undefined): void {
+  const problems = zoneProblems({
+    apex: zone,
+    soa: { serial: 0, ...(soaRname !== undefined ? { rname: soaRname } : {}) },
+    nsNames: ns.map((n) => n.name),
+    nsAddresses: Object.fromEntries(ns.filter((n) => n.addresses.length > 0).map((n) => [n.name, n.addresses])),
+  });
+  if (problems.length === 0) return;
+  const option = (p: ZoneProblem): string => {
+    if (p.path === 'apex') return `--zone ${JSON.stringify(zone)}`;
+    if (p.path === 'soa.rname') return `--soa-rname ${soaRname}`;
+    const i = /^nsNames\[(\d+)\]/.exec(p.path);
+    if (i) return `--ns ${rawNs[Number(i[1])]}`;
+    const a = /^nsAddresses\[("(?:[^"\\]|\\.)*")\]/.exec(p.path);
+    if (a) {
+      const name = JSON.parse(a[1]!) as string;
+      return `--ns ${rawNs[ns.findIndex((n) => n.name === name && n.addresses.length > 0)] ?? name}`;
+    }
+    return p.path;
+  };
+  throw new CliError(problems.map((p) => `${option(p)}: ${p.message}`).join('\ntmkit: '), EXIT_USAGE);
 }
 
 function showListen(l: ListenAddress): string {

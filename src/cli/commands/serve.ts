@@ -4,7 +4,7 @@ import * as net from 'node:net';
 import type { Command } from 'commander';
 import pino from 'pino';
 import { Engine, geoOptions, runDnsWorker, type DnsAuthority } from '../../runtime/engine';
-import { parseNs } from './dns';
+import { checkAuthority, parseNs } from './dns';
 import type { BoundAddress, ListenAddress } from '../../runtime/dns';
 import { CliError, EXIT_USAGE } from '../main';
 import { readJsonFile } from '../util/files';
@@ -69,6 +69,7 @@ export function registerServe(program: Command): void {
       if (workers > 64) throw new CliError(`--workers ${opts.workers}: at most 64`, EXIT_USAGE);
       const dns = (opts.dns ?? ['127.0.0.1:5300']).map((s) => parseHostPort('--dns', s));
       const ns = opts.ns.map(parseNs);
+      checkAuthority(opts.zone, opts.ns, ns, opts.soaRname);
       const authority: DnsAuthority = {
         ...(ns.length > 0 ? { nsNames: ns.map((n) => n.name), nsAddresses: Object.fromEntries(ns.map((n) => [n.name, n.addresses])) } : {}),
         ...(opts.soaRname !== undefined ? { soa: { rname: opts.soaRname } } : {}),
