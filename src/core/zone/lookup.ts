@@ -141,8 +141,12 @@ export function lookup(zone: Zone, snapshot: RoutingSnapshot, question: ZoneQues
   const ns = zone.nameServers.get(name);
   if (ns !== undefined) return nameServerAnswer(zone, ns, type);
 
-  const query: RoutingQuery = { name, type, clientAddress: question.clientAddress };
-  if (question.ecsSourcePrefix !== undefined) query.ecsSourcePrefix = question.ecsSourcePrefix;
+  // The question is a RoutingQuery already when its name and type are canonical (as the responder sends them).
+  let query: RoutingQuery = question;
+  if (name !== question.name || type !== question.type) {
+    query = { name, type, clientAddress: question.clientAddress };
+    if (question.ecsSourcePrefix !== undefined) query.ecsSourcePrefix = question.ecsSourcePrefix;
+  }
   const res = route(snapshot, query);
   if (res.rcode === 'REFUSED') return REFUSED_OUTSIDE; // the snapshot is for another zone
   let rcode: ZoneAnswer['rcode'] = res.rcode;

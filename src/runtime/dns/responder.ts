@@ -305,7 +305,7 @@ export class Responder {
 
   /** One outcome of a lookup, encoded; the answer's profile and the outcome's endpoints label its counters. */
   private encodeOutcome(question: Buffer, res: ZoneAnswer, o: ZoneOutcome): Encoded {
-    return this.encode(question, RCODES[res.rcode], res.aa, o.answer.map(toPacketRecord), o.authority.map(toPacketRecord), o.additional.map(toPacketRecord), res.profile ?? '', o.endpoints);
+    return this.encode(question, RCODES[res.rcode], res.aa, toPacket(o.answer), toPacket(o.authority), toPacket(o.additional), res.profile ?? '', o.endpoints);
   }
 
   /**
@@ -391,6 +391,14 @@ function sectionKey(rrs: readonly ZoneRecord[]): string {
   return k;
 }
 
-function toPacketRecord(r: ZoneRecord): dnsPacket.Answer {
-  return { type: r.type, name: r.name, ttl: r.ttl, class: 'IN', data: r.data } as dnsPacket.Answer;
+const NO_RECORDS: dnsPacket.Answer[] = [];
+
+function toPacket(rrs: readonly ZoneRecord[]): dnsPacket.Answer[] {
+  if (rrs.length === 0) return NO_RECORDS;
+  const out = new Array<dnsPacket.Answer>(rrs.length);
+  for (let i = 0; i < rrs.length; i++) {
+    const r = rrs[i]!;
+    out[i] = { type: r.type, name: r.name, ttl: r.ttl, class: 'IN', data: r.data } as dnsPacket.Answer;
+  }
+  return out;
 }
