@@ -325,7 +325,7 @@ export class Responder {
     writeHeader(truncated, flags | FLAG_TC, 1, 0, 0, 0);
     question.copy(truncated, HEADER_LENGTH);
     const tally = this.tallies.query(profile, rcodeName(rcode), qtypeLabel(question.readUInt16BE(question.length - 4)));
-    return { body, truncated, tally, answers: endpoints.map((e) => this.tallies.answer(profile, e)) };
+    return { body, truncated, tally, answers: endpoints.length === 0 ? [] : endpoints.map((e) => this.tallies.answer(profile, e)) };
   }
 
   /**
