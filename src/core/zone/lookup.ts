@@ -79,15 +79,23 @@ export interface ZoneAnswer {
 /** Routing for names that are neither the apex nor a name server: `resolve()` or a stand-in with its contract. */
 export type RouteFn = (snapshot: RoutingSnapshot, query: RoutingQuery) => RoutingResolution;
 
-const NONE: readonly ZoneRecord[] = Object.freeze([]);
-const NO_ENDPOINTS: readonly string[] = Object.freeze([]);
-const refused = (match: ZoneMatch): ZoneAnswer => Object.freeze({
-  rcode: 'REFUSED' as const, aa: false, clientDependent: false, match,
-  outcomes: Object.freeze([Object.freeze({ probability: 1, answer: NONE, authority: NONE, additional: NONE, endpoints: NO_ENDPOINTS })]),
-});
-const REFUSED_CLASS = refused('class');
-const REFUSED_OUTSIDE = refused('outside-zone');
-const REFUSED_TRANSFER = refused('transfer');
+// Shared, never mutated. Not frozen, and every answer and outcome is built by the two functions below with
+// the same fields in the same order: one object shape each keeps the responder's property reads monomorphic.
+const NONE: readonly ZoneRecord[] = [];
+const NO_ENDPOINTS: readonly string[] = [];
+
+function outcome(probability: number, answer: readonly ZoneRecord[], authority: readonly ZoneRecord[], additional: readonly ZoneRecord[], endpoints: readonly string[]): ZoneOutcome {
+  return { probability, answer, authority, additional, endpoints };
+}
+
+function reply(rcode: ZoneAnswer['rcode'], match: ZoneMatch, outcomes: readonly ZoneOutcome[], clientDependent = false, ecsScopePrefix?: number, profile?: string): ZoneAnswer {
+  return { rcode, aa: rcode !== 'REFUSED', outcomes, clientDependent, ecsScopePrefix, profile, match };
+}
+
+const NO_RECORDS_OUTCOMES: readonly ZoneOutcome[] = [outcome(1, NONE, NONE, NONE, NO_ENDPOINTS)];
+const REFUSED_CLASS = reply('REFUSED', 'class', NO_RECORDS_OUTCOMES);
+const REFUSED_OUTSIDE = reply('REFUSED', 'outside-zone', NO_RECORDS_OUTCOMES);
+const REFUSED_TRANSFER = reply('REFUSED', 'transfer', NO_RECORDS_OUTCOMES);
 
 function upper(s: string): string {
   // The responder passes upper-case mnemonics: skip the copy then.
@@ -107,22 +115,22 @@ function canonicalName(name: string): string {
   return n;
 }
 
-function one(rcode: 'NOERROR' | 'NXDOMAIN', match: ZoneMatch, answer: readonly ZoneRecord[], authority: readonly ZoneRecord[], additional: readonly ZoneRecord[] = NONE): ZoneAnswer {
-  return { rcode, aa: true, clientDependent: false, match, outcomes: [{ probability: 1, answer, authority, additional, endpoints: NO_ENDPOINTS }] };
+function one(match: ZoneMatch, answer: readonly ZoneRecord[], authority: readonly ZoneRecord[], additional: readonly ZoneRecord[] = NONE): ZoneAnswer {
+  return reply('NOERROR', match, [outcome(1, answer, authority, additional, NO_ENDPOINTS)]);
 }
 
 function apexAnswer(zone: Zone, type: string): ZoneAnswer {
   switch (type) {
-    case 'SOA': return one('NOERROR', 'apex', [zone.soaRecord], NONE);
-    case 'NS': return one('NOERROR', 'apex', zone.nsRecords, NONE, zone.glue);
-    case 'ANY': return one('NOERROR', 'apex', [zone.soaRecord, ...zone.nsRecords], NONE, zone.glue);
-    default: return one('NOERROR', 'apex', NONE, zone.negativeAuthority);
+    case 'SOA': return one('apex', [zone.soaRecord], NONE);
+    case 'NS': return one('apex', zone.nsRecords, NONE, zone.glue);
+    case 'ANY': return one('apex', [zone.soaRecord, ...zone.nsRecords], NONE, zone.glue);
+    default: return one('apex', NONE, zone.negativeAuthority);
   }
 }
 
 function nameServerAnswer(zone: Zone, records: readonly ZoneRecord[], type: string): ZoneAnswer {
   const fit = type === 'ANY' ? records : type === 'A' || type === 'AAAA' ? records.filter((r) => r.type === type) : NONE;
-  return fit.length > 0 ? one('NOERROR', 'name-server', fit, NONE) : one('NOERROR', 'name-server', NONE, zone.negativeAuthority);
+  return fit.length > 0 ? one('name-server', fit, NONE) : one('name-server', NONE, zone.negativeAuthority);
 }
 
 /**
@@ -155,17 +163,14 @@ export function lookup(zone: Zone, snapshot: RoutingSnapshot, question: ZoneQues
   if (rcode === 'NXDOMAIN' || res.outcomes.length === 0) {
     // A name with a name server below it exists (RFC 8020), whatever routing says about profiles.
     if (rcode === 'NXDOMAIN' && zone.nonTerminals.has(name)) { rcode = 'NOERROR'; match = 'name-server-ancestor'; }
-    outcomes = [{ probability: 1, answer: NONE, authority: zone.negativeAuthority, additional: NONE, endpoints: NO_ENDPOINTS }];
+    outcomes = [outcome(1, NONE, zone.negativeAuthority, NONE, NO_ENDPOINTS)];
   } else {
     const ros = res.outcomes;
     outcomes = new Array<ZoneOutcome>(ros.length);
     for (let i = 0; i < ros.length; i++) {
       const o = ros[i]!;
-      outcomes[i] = { probability: o.probability, answer: o.records, authority: o.records.length === 0 ? zone.negativeAuthority : NONE, additional: NONE, endpoints: o.endpoints };
+      outcomes[i] = outcome(o.probability, o.records, o.records.length === 0 ? zone.negativeAuthority : NONE, NONE, o.endpoints);
     }
   }
-  const out: ZoneAnswer = { rcode, aa: true, outcomes, clientDependent: res.clientDependent, match };
-  if (res.ecsScopePrefix !== undefined) out.ecsScopePrefix = res.ecsScopePrefix;
-  if (res.profile !== undefined) out.profile = res.profile;
-  return out;
+  return reply(rcode, match, outcomes, res.clientDependent, res.ecsScopePrefix, res.profile);
 }

@@ -227,7 +227,7 @@ function withRecords(z: ZoneData): Zone {
     ...z,
     soaRecord: soaRecord(z.ttl),
     negativeSoa,
-    negativeAuthority: Object.freeze([negativeSoa]),
+    negativeAuthority: [negativeSoa],
     nsRecords: z.nsNames.map((ns): ZoneRecord => ({ type: 'NS', name: z.apex, ttl: z.ttl, data: ns })),
     glue: z.nsNames.flatMap((ns) => z.nameServers.get(ns.toLowerCase()) ?? []),
   };

@@ -258,8 +258,9 @@ export class Responder {
       type: TYPE_NAMES[qtype] ?? dnsTypes.toString(qtype),
       class: CLASS_NAMES[qclass] ?? `CLASS${qclass}`,
       clientAddress: useEcs ? ecsAddressText(ecs) : clientAddress,
+      // always present (undefined without ECS): one object shape for the lookup and routing to read
+      ecsSourcePrefix: ecs?.sourcePrefix,
     };
-    if (ecs) q.ecsSourcePrefix = ecs.sourcePrefix;
     const res = lookup(this.zoneData, this.snapshot, q, this.resolveFn);
 
     // REFUSED is not cached: a flood of names outside the zone must not push the zone's answers out.
