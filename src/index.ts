@@ -6,6 +6,7 @@ export * from './core/model/normalize';
 export * from './core/model/names';
 export * from './core/validate';
 export * from './core/routing';
+export * from './core/zone';
 export * from './core/health';
 export * from './core/model/arm-import';
 export * from './core/plan';

@@ -2,16 +2,23 @@
  * In-process cost of the packet handler (no sockets): nanoseconds per query for Responder.handle on cached
  * answers, next to the ceiling's work (copy a canned reply, patch the ID). This is the part of the
  * per-query cost tmkit adds; the rest (dgram receive/send) is the same for both. Run by bench/dns/run.sh.
+ *
+ * Also the slow paths: cache misses (a responder whose question cache holds one entry, so alternating
+ * questions are looked up in the zone and encoded on every query: profile answers, apex SOA and NS with
+ * glue, NXDOMAIN) and a client-dependent name (Performance: looked up per query for the query's client, the
+ * encoding cached by content). DNS_HANDLER_QUERIES sets the hit-path count (default 2,000,000); the slow
+ * paths run a tenth of it.
  */
 import { buildSnapshot, resolve } from '../../src/core/routing';
 import { normalizeProfile } from '../../src/core/model/normalize';
 import { Responder } from '../../src/runtime/dns';
 
 const N = Number(process.env.DNS_HANDLER_QUERIES ?? 2_000_000);
+const N_SLOW = Math.max(1, Math.floor(N / 10));
 
-function query(id: number, name: string, opt?: Buffer): Buffer {
+function query(id: number, name: string, opt?: Buffer, qtype = 1): Buffer {
   const labels = name.split('.');
-  const q = Buffer.concat([...labels.map((l) => Buffer.concat([Buffer.from([l.length]), Buffer.from(l)])), Buffer.from([0, 0, 1, 0, 1])]);
+  const q = Buffer.concat([...labels.map((l) => Buffer.concat([Buffer.from([l.length]), Buffer.from(l)])), Buffer.from([0, 0, qtype, 0, 1])]);
   const h = Buffer.alloc(12);
   h.writeUInt16BE(id, 0);
   h.writeUInt16BE(0x0100, 2);
@@ -25,9 +32,12 @@ const snapshot = buildSnapshot({
   profiles: [
     normalizeProfile({ name: 'weighted', trafficRoutingMethod: 'Weighted', dnsConfig: { relativeName: 'weighted', ttl: 30 }, endpoints: [ext('a', '192.0.2.1', { weight: 1 }), ext('b', '192.0.2.2', { weight: 3 })] }),
     normalizeProfile({ name: 'failover', trafficRoutingMethod: 'Priority', dnsConfig: { relativeName: 'failover', ttl: 10 }, endpoints: [ext('p', '192.0.2.10'), ext('s', '192.0.2.11')] }),
+    normalizeProfile({ name: 'perf', trafficRoutingMethod: 'Performance', dnsConfig: { relativeName: 'perf', ttl: 20 }, endpoints: [ext('x', '192.0.2.21', { endpointLocation: 'westeurope' }), ext('y', '192.0.2.22', { endpointLocation: 'westeurope' }), ext('z', '192.0.2.23', { endpointLocation: 'westeurope' })] }),
   ],
 });
-const responder = new Responder({ zone: 'tm.internal', snapshot, resolve, rng: Math.random });
+const authority = { nsNames: ['ns1.tm.internal', 'ns2.tm.internal'], nsAddresses: { 'ns1.tm.internal': ['192.0.2.53'], 'ns2.tm.internal': ['2001:db8::53'] } };
+const responder = new Responder({ zone: 'tm.internal', snapshot, resolve, rng: Math.random, ...authority });
+const missing = new Responder({ zone: 'tm.internal', snapshot, resolve, rng: Math.random, cacheSize: 1, ...authority });
 const opt = Buffer.from([0, 0, 41, 4, 208, 0, 0, 0, 0, 0, 0]);
 const ecs = Buffer.from([0, 0, 41, 4, 208, 0, 0, 0, 0, 0, 11, 0, 8, 0, 7, 0, 1, 24, 0, 198, 51, 100]);
 const sets: Array<[string, Buffer[]]> = [
@@ -35,22 +45,38 @@ const sets: Array<[string, Buffer[]]> = [
   ['EDNS', [query(1, 'weighted.tm.internal', opt), query(2, 'failover.tm.internal', opt)]],
   ['EDNS + ECS', [query(1, 'weighted.tm.internal', ecs), query(2, 'failover.tm.internal', ecs)]],
 ];
+const misses: Buffer[] = [
+  query(1, 'weighted.tm.internal'), query(2, 'tm.internal', undefined, 2), query(3, 'failover.tm.internal'), query(4, 'nope.tm.internal'),
+];
+const clients = Array.from({ length: 256 }, (_, i) => `198.51.${i >> 4}.${(i & 15) + 1}`);
+const perfQuery = query(5, 'perf.tm.internal');
 
-function time(fn: (i: number) => void): number {
-  let best = Infinity;
+/** Best of 3 rounds, in ns/query: wall-clock and process CPU time (less disturbed by other processes on the machine). */
+function time(n: number, fn: (i: number) => void): { wall: number; cpu: number } {
+  let wall = Infinity;
+  let cpu = Infinity;
   for (let round = 0; round < 3; round++) {
+    const c = process.cpuUsage();
     const t = process.hrtime.bigint();
-    for (let i = 0; i < N; i++) fn(i);
-    best = Math.min(best, Number(process.hrtime.bigint() - t) / N);
+    for (let i = 0; i < n; i++) fn(i);
+    wall = Math.min(wall, Number(process.hrtime.bigint() - t) / n);
+    const d = process.cpuUsage(c);
+    cpu = Math.min(cpu, ((d.user + d.system) * 1000) / n);
   }
-  return best;
+  return { wall, cpu };
 }
+const show = (t: { wall: number; cpu: number }): string => `${t.wall.toFixed(0)} ns/query (CPU ${t.cpu.toFixed(0)} ns)`;
 
 const canned = responder.handle(sets[0]![1][0]!, '127.0.0.1', 'udp')!;
 const q0 = sets[0]![1][0]!;
-const ceiling = time(() => { const o = Buffer.from(canned); o[0] = q0[0]!; o[1] = q0[1]!; });
-console.log(`handler: ceiling work (copy canned reply, patch ID): ${ceiling.toFixed(0)} ns/query`);
+const ceiling = time(N, () => { const o = Buffer.from(canned); o[0] = q0[0]!; o[1] = q0[1]!; });
+console.log(`handler: ceiling work (copy canned reply, patch ID): ${show(ceiling)}`);
 for (const [label, qs] of sets) {
-  const ns = time((i) => responder.handle(qs[i & 1]!, '127.0.0.1', 'udp'));
-  console.log(`handler: tmkit Responder.handle, ${label}: ${ns.toFixed(0)} ns/query (+${(ns - ceiling).toFixed(0)} ns over the ceiling's work)`);
+  const t = time(N, (i) => responder.handle(qs[i & 1]!, '127.0.0.1', 'udp'));
+  console.log(`handler: tmkit Responder.handle, ${label}: ${show(t)} (+${(t.wall - ceiling.wall).toFixed(0)} ns over the ceiling's work)`);
 }
+const miss = time(N_SLOW, (i) => missing.handle(misses[i & 3]!, '127.0.0.1', 'udp'));
+if (missing.stats.cacheHits !== 0) throw new Error(`bench: expected no cache hits on the miss path, got ${missing.stats.cacheHits}`);
+console.log(`handler: tmkit Responder.handle, cache miss (weighted, apex NS + glue, failover, NXDOMAIN; looked up and encoded every query): ${show(miss)}`);
+const dyn = time(N_SLOW, (i) => responder.handle(perfQuery, clients[i & 255]!, 'udp'));
+console.log(`handler: tmkit Responder.handle, client-dependent (Performance, 256 clients; looked up per query, encoding cached by content): ${show(dyn)}`);

@@ -10,7 +10,7 @@ import { MmdbGeoLookup } from '../../geo';
 import type { BoundAddress } from '../../runtime/dns';
 import { isDnsWorker, runDnsWorker, startDnsFleet, type SnapshotUpdate } from '../../runtime/dns-fleet';
 import { CliError, EXIT_USAGE } from '../errors';
-import { addTcpLimitOptions, authorityFrom, collect, dnsLimitsFrom, intOption, parseListen, parseNs, showAddress } from '../util/dns-options';
+import { addTcpLimitOptions, authorityFrom, checkAuthority, collect, dnsLimitsFrom, intOption, parseListen, parseNs, showAddress } from '../util/dns-options';
 
 interface DnsCommandOptions {
   document: string;
@@ -53,6 +53,7 @@ export function registerDns(program: Command): void {
       if (!/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*\.?$/.test(opts.zone)) {
         throw new CliError(`--zone ${JSON.stringify(opts.zone)}: expected a domain name such as tm.internal`, EXIT_USAGE);
       }
+      checkAuthority(opts.zone, opts.ns, ns, opts.soaRname);
       const authority = authorityFrom(ns, opts.soaRname);
       if (isDnsWorker()) {
         // A DNS worker forked below: DNS only, fed the document's snapshot over IPC (the same path as serve's).

@@ -5,7 +5,7 @@ import pino from 'pino';
 import { Engine, geoOptions, isDnsWorker, runDnsWorker } from '../../runtime/engine';
 import type { BoundAddress } from '../../runtime/dns';
 import { CliError, EXIT_USAGE } from '../errors';
-import { addTcpLimitOptions, authorityFrom, dnsLimitsFrom, parseHostPort, parseNs, showAddress as show } from '../util/dns-options';
+import { addTcpLimitOptions, authorityFrom, checkAuthority, dnsLimitsFrom, parseHostPort, parseNs, showAddress as show } from '../util/dns-options';
 import { readJsonFile } from '../util/files';
 import { applyFile } from '../util/apply';
 
@@ -65,6 +65,7 @@ export function registerServe(program: Command): void {
       const dns = (opts.dns ?? ['127.0.0.1:5300']).map((s) => parseHostPort('--dns', s));
       const dnsLimits = dnsLimitsFrom({ ...opts, udpPayload: opts.maxUdpPayload }, '--max-udp-payload');
       const ns = opts.ns.map(parseNs);
+      checkAuthority(opts.zone, opts.ns, ns, opts.soaRname);
       const authority = authorityFrom(ns, opts.soaRname);
       if (isDnsWorker()) {
         // A DNS worker forked by the primary below: DNS only, fed by the primary over IPC.

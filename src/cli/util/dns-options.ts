@@ -4,6 +4,7 @@
  */
 import * as net from 'node:net';
 import type { Command } from 'commander';
+import { zoneProblems, type ZoneProblem } from '../../core/zone';
 import type { ListenAddress } from '../../runtime/dns';
 import type { DnsAuthority, DnsLimits } from '../../runtime/engine';
 import { CliError, EXIT_USAGE } from '../errors';
@@ -87,4 +88,31 @@ export function dnsLimitsFrom(o: { udpPayload: string; tcpIdleTimeout: string; t
       maxConnectionsPerClient: intOption('--tcp-max-connections-per-client', o.tcpMaxConnectionsPerClient, 1, 1_000_000),
     },
   };
+}
+
+/**
+ * The zone's own data as the options give it (`--zone`, `--ns`, `--soa-rname`), checked by the core's zone
+ * rules before anything starts: every problem at once, named by the option that caused it (exit 2).
+ */
+export function checkAuthority(zone: string, rawNs: readonly string[], ns: ReadonlyArray<{ name: string; addresses: string[] }>, soaRname: string | undefined): void {
+  const problems = zoneProblems({
+    apex: zone,
+    soa: { serial: 0, ...(soaRname !== undefined ? { rname: soaRname } : {}) },
+    nsNames: ns.map((n) => n.name),
+    nsAddresses: Object.fromEntries(ns.filter((n) => n.addresses.length > 0).map((n) => [n.name, n.addresses])),
+  });
+  if (problems.length === 0) return;
+  const option = (p: ZoneProblem): string => {
+    if (p.path === 'apex') return `--zone ${JSON.stringify(zone)}`;
+    if (p.path === 'soa.rname') return `--soa-rname ${soaRname}`;
+    const i = /^nsNames\[(\d+)\]/.exec(p.path);
+    if (i) return `--ns ${rawNs[Number(i[1])]}`;
+    const a = /^nsAddresses\[("(?:[^"\\]|\\.)*")\]/.exec(p.path);
+    if (a) {
+      const name = JSON.parse(a[1]!) as string;
+      return `--ns ${rawNs[ns.findIndex((n) => n.name === name && n.addresses.length > 0)] ?? name}`;
+    }
+    return p.path;
+  };
+  throw new CliError(problems.map((p) => `${option(p)}: ${p.message}`).join('\ntmkit: '), EXIT_USAGE);
 }

@@ -176,7 +176,7 @@ function mergedExplanation(outcomes: readonly { steps: ExplanationStep[] }[]): E
 export type NameMatch = 'profile' | 'apex' | 'empty-non-terminal' | 'no-profile' | 'outside-zone';
 
 export interface TopResolution extends RoutingResolution {
-  /** Why the rcode is what it is at the name level (apex: the DNS layer answers SOA/NS itself). */
+  /** Why the rcode is what it is at the name level (apex: the zone lookup, core/zone, answers SOA/NS itself and never asks routing). */
   nameMatch: NameMatch;
 }
 
@@ -214,7 +214,7 @@ export function resolve(snapshot: RoutingSnapshot, query: RoutingQuery): TopReso
   if (!cp) {
     const nameMatch: NameMatch = name === zone ? 'apex' : snap.emptyNonTerminals.has(name) ? 'empty-non-terminal' : 'no-profile';
     const detail = nameMatch === 'apex'
-      ? `${name} is the zone apex, not a profile (the DNS layer answers SOA/NS there): NXDOMAIN for routing`
+      ? `${name} is the zone apex, not a profile (the zone lookup answers SOA/NS there): NXDOMAIN for routing`
       : nameMatch === 'empty-non-terminal'
         ? `${name} is not a profile but profile names exist below it (empty non-terminal): NODATA`
         : `no profile answers at ${name}: NXDOMAIN`;

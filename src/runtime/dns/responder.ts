@@ -2,16 +2,21 @@
  * The packet handler: one query in, one response (or nothing) out. Transport-free, synchronous and total
  * (never throws), so the UDP and TCP servers and the fuzz test all drive exactly this code.
  *
+ * What is answered (the rcode, AA and the answer/authority/additional sections for every question: apex
+ * SOA/NS, glue, negative SOA, REFUSED, profile answers) is decided by the pure zone lookup in core
+ * (`core/zone/lookup.ts`); this module only parses, caches, samples with the RNG, encodes and counts. The
+ * SOA serial is the one piece of zone state kept here: it moves on with every snapshot swap.
+ *
  * Hot path (a cache hit): hand-parse header + question (+ OPT/ECS when present), look the lower-cased
  * question up in the cache, pick one of the pre-encoded outcomes with the RNG by probability, copy it and
  * patch the ID, the RD bit and the question-name bytes (to echo the query's case, "0x20"), then append the
  * OPT record when the query had one. No dns-packet decode or encode per query.
  *
- * Cache: key = the question in wire form with the name lower-cased. An entry holds every outcome the routing
- * engine could give (its `RoutingResolution`), pre-encoded, with cumulative probabilities. When the
+ * Cache: key = the question in wire form with the name lower-cased. An entry holds every outcome the zone
+ * lookup returned, pre-encoded, with cumulative probabilities. When the
  * resolution depends on the client address (Geographic, Performance, Subnet, subnet override) the key is
  * marked dynamic: each query is resolved for its own client (cheap), and the encoded bytes are cached by
- * answer content (records, endpoints) in a bounded LRU, never by client, so one client's answer cannot
+ * answer content (sections, endpoints) in a bounded LRU, never by client, so one client's answer cannot
  * reach another. Such a resolution is already the client's own: Performance's even split over clients is
  * decided inside the routing engine by a hash of the client (one outcome for that client); the RNG only
  * picks among outcomes that are random per query (Weighted or MultiValue below it). Both caches are
@@ -23,9 +28,10 @@
  */
 import * as dnsPacket from 'dns-packet';
 import type { Rng } from '../../core/ports';
-import type { AnswerRecord, RoutingQuery, RoutingResolution, RoutingSnapshot } from '../../core/routing/types';
+import type { RoutingQuery, RoutingResolution, RoutingSnapshot } from '../../core/routing/types';
+import { defineZone, lookup, nextSerial, withSerial, type SoaConfig as ZoneSoaConfig, type Zone, type ZoneAnswer, type ZoneOutcome, type ZoneQuestion, type ZoneRecord } from '../../core/zone';
 import {
-  FLAG_AA, FLAG_QR, FLAG_TC, HEADER_LENGTH, MIN_UDP_PAYLOAD, QCLASS_ANY, QCLASS_IN, QTYPE, RCODE, EXTENDED_RCODE_BADVERS,
+  FLAG_AA, FLAG_QR, FLAG_TC, HEADER_LENGTH, MIN_UDP_PAYLOAD, QCLASS_ANY, QCLASS_IN, RCODE, EXTENDED_RCODE_BADVERS,
   ecsAddressText, keyNameLength, optLength, parseQuery, wireNameToText, writeOpt,
   type ClientSubnet, type Edns,
 } from './wire';
@@ -33,25 +39,11 @@ import { DnsTallies, qtypeLabel, rcodeName, type AnswerTally, type DnsCounts, ty
 
 export type ResolveFn = (snapshot: RoutingSnapshot, query: RoutingQuery) => RoutingResolution;
 
-/** The zone's SOA record (RFC 1035 §3.3.13). Times in seconds. */
-export interface SoaConfig {
-  /** Primary name server. Default `ns1.<zone>`. */
-  mname: string;
-  /** Responsible mailbox in domain-name form (`hostmaster.tm.internal`). Default `hostmaster.<zone>`. */
-  rname: string;
-  /** Initial serial; default: the current Unix time in seconds. Bumped on every snapshot change. */
-  serial?: number;
-  /** Default 3600. */
-  refresh: number;
-  /** Default 600. */
-  retry: number;
-  /** Default 86400. */
-  expire: number;
-  /** SOA MINIMUM, used as the negative-caching TTL cap (RFC 2308). Default 30. */
-  minimum: number;
-  /** TTL of the SOA and NS records at the apex. Default 300. */
-  ttl: number;
-}
+/**
+ * The zone's SOA record (RFC 1035 §3.3.13) and the TTL of the zone's own records, as core/zone defines
+ * them (defaults there). `serial` is optional here: the responder starts it at the current Unix time.
+ */
+export type SoaConfig = Omit<ZoneSoaConfig, 'serial'> & { serial?: number };
 
 export interface ResponderOptions {
   /** The authoritative zone (`tm.internal`), any case, with or without trailing dot. */
@@ -61,10 +53,12 @@ export interface ResponderOptions {
   nsNames?: string[];
   /**
    * Addresses of name servers inside the zone (`ns1.tm.internal` → `['192.0.2.53']`): answered
-   * authoritatively at those names and added as glue to the apex NS answer.
+   * authoritatively at those names and added as glue to the apex NS answer. Addresses for a name outside
+   * the zone are an error (DNS_ZONE_INVALID): tmkit is not authoritative for them.
    */
   nsAddresses?: Record<string, string[]>;
   snapshot: RoutingSnapshot;
+  /** Routing for the names that are not the zone's own (the zone lookup's `route`): `resolve` from core. */
   resolve: ResolveFn;
   rng: Rng;
   /** Largest UDP response we send and advertise in OPT (RFC 6891; DNS flag day 2020 value). Default 1232. */
@@ -110,14 +104,13 @@ export interface ResponderStats {
 const dnsTypes = require('dns-packet/types') as { toString(type: number): string };
 
 const TYPE_NAMES: Record<number, string> = { 1: 'A', 28: 'AAAA', 5: 'CNAME', 255: 'ANY', 2: 'NS', 6: 'SOA' };
-const AXFR = 252;
-const IXFR = 251;
+const CLASS_NAMES: Record<number, string> = { [QCLASS_IN]: 'IN', 3: 'CH', 4: 'HS', 254: 'NONE', [QCLASS_ANY]: 'ANY' };
+const RCODES = { NOERROR: RCODE.NOERROR, NXDOMAIN: RCODE.NXDOMAIN, REFUSED: RCODE.REFUSED } as const;
 
 export class Responder {
   readonly zone: string;
-  private readonly soa: SoaConfig & { serial: number };
-  private readonly nsNames: string[];
-  private readonly nsAddresses = new Map<string, string[]>();
+  /** The zone's own data, with the serial served now (replaced, with the next serial, on every snapshot swap). */
+  private zoneData: Zone;
   private snapshot: RoutingSnapshot;
   private readonly resolveFn: ResolveFn;
   private readonly rng: Rng;
@@ -131,25 +124,16 @@ export class Responder {
   private readonly tallies = new DnsTallies();
   readonly stats: ResponderStats = { queries: 0, cacheHits: 0, dropped: 0, errors: 0, truncated: 0 };
 
+  /** Throws a ZoneConfigError (code DNS_ZONE_INVALID) naming every problem with the zone options. */
   constructor(opts: ResponderOptions) {
-    this.zone = opts.zone.replace(/\.$/, '').toLowerCase();
-    if (this.zone === '') throw Object.assign(new Error('dns: zone must not be empty (e.g. --zone tm.internal)'), { code: 'DNS_ZONE_EMPTY' });
-    const s = opts.soa ?? {};
-    this.soa = {
-      mname: s.mname ?? `ns1.${this.zone}`,
-      rname: s.rname ?? `hostmaster.${this.zone}`,
-      serial: (s.serial ?? Math.floor(Date.now() / 1000)) >>> 0,
-      refresh: s.refresh ?? 3600,
-      retry: s.retry ?? 600,
-      expire: s.expire ?? 86400,
-      minimum: s.minimum ?? 30,
-      ttl: s.ttl ?? 300,
-    };
-    this.nsNames = opts.nsNames && opts.nsNames.length > 0 ? [...opts.nsNames] : [this.soa.mname];
-    for (const [name, addrs] of Object.entries(opts.nsAddresses ?? {})) {
-      const n = name.replace(/\.$/, '').toLowerCase();
-      if (n !== this.zone && n.endsWith(`.${this.zone}`) && addrs.length > 0) this.nsAddresses.set(n, [...addrs]);
-    }
+    this.zoneData = defineZone({
+      apex: opts.zone,
+      // The serial is the runtime's state: it starts at the clock (core has none).
+      soa: { ...opts.soa, serial: opts.soa?.serial ?? Math.floor(Date.now() / 1000) >>> 0 },
+      ...(opts.nsNames !== undefined ? { nsNames: opts.nsNames } : {}),
+      ...(opts.nsAddresses !== undefined ? { nsAddresses: opts.nsAddresses } : {}),
+    });
+    this.zone = this.zoneData.apex;
     this.snapshot = opts.snapshot;
     this.resolveFn = opts.resolve;
     this.rng = opts.rng;
@@ -161,7 +145,7 @@ export class Responder {
 
   /** The SOA serial currently served. */
   get serial(): number {
-    return this.soa.serial;
+    return this.zoneData.soa.serial;
   }
 
   /** Cached questions and cached per-outcome encodings (for tests and metrics). */
@@ -181,7 +165,7 @@ export class Responder {
   /** Swaps the routing state: drops every cached answer and bumps the SOA serial (RFC 1982 arithmetic). */
   setSnapshot(snapshot: RoutingSnapshot): void {
     this.snapshot = snapshot;
-    this.soa.serial = (this.soa.serial + 1) >>> 0;
+    this.zoneData = withSerial(this.zoneData, nextSerial(this.zoneData.soa.serial));
     this.cache = new Map();
     this.dynamicCache = new Map();
   }
@@ -267,40 +251,32 @@ export class Responder {
   // Cache misses
 
   private resolveMiss(key: string, qtype: number, qclass: number, clientAddress: string, ecs: ClientSubnet | undefined, knownDynamic: boolean): { encoded: Encoded; scope: number } {
-    const nameLen = keyNameLength(key);
     const question = Buffer.from(key, 'latin1');
-    const qname = wireNameToText(key, nameLen);
-
-    if (qclass !== QCLASS_IN && qclass !== QCLASS_ANY) return { encoded: this.encode(question, RCODE.REFUSED, [], []), scope: 0 };
-    // REFUSED is not cached: a flood of names outside the zone must not push the zone's answers out.
-    const inZone = qname === this.zone || qname.endsWith(`.${this.zone}`);
-    if (!inZone || qtype === AXFR || qtype === IXFR) {
-      return { encoded: this.encode(question, RCODE.REFUSED, [], []), scope: 0 };
-    }
-    if (qname === this.zone) return { encoded: this.cacheStatic(key, [this.apex(question, qtype)], [1]), scope: 0 };
-
-    const nsAddrs = this.nsAddresses.get(qname);
-    if (nsAddrs) return { encoded: this.cacheStatic(key, [this.nameServerAddresses(question, qname, qtype)], [1]), scope: 0 };
-
     const useEcs = ecs !== undefined && ecs.sourcePrefix > 0;
-    const query: RoutingQuery = { name: qname, type: TYPE_NAMES[qtype] ?? dnsTypes.toString(qtype), clientAddress: useEcs ? ecsAddressText(ecs) : clientAddress };
-    if (ecs) query.ecsSourcePrefix = ecs.sourcePrefix;
-    const res = this.resolveFn(this.snapshot, query);
+    const q: ZoneQuestion = {
+      name: wireNameToText(key, keyNameLength(key)),
+      type: TYPE_NAMES[qtype] ?? dnsTypes.toString(qtype),
+      class: CLASS_NAMES[qclass] ?? `CLASS${qclass}`,
+      clientAddress: useEcs ? ecsAddressText(ecs) : clientAddress,
+      // always present (undefined without ECS): one object shape for the lookup and routing to read
+      ecsSourcePrefix: ecs?.sourcePrefix,
+    };
+    const res = lookup(this.zoneData, this.snapshot, q, this.resolveFn);
 
+    // REFUSED is not cached: a flood of names outside the zone must not push the zone's answers out.
+    if (res.rcode === 'REFUSED') return { encoded: this.encodeOutcome(question, res, res.outcomes[0]!), scope: 0 };
     if (!res.clientDependent && !knownDynamic) {
-      const variants = this.encodeResolution(question, res);
-      return { encoded: this.cacheStatic(key, variants.encoded, variants.probabilities), scope: 0 };
+      const o = res.outcomes;
+      return { encoded: this.cacheStatic(key, o.map((x) => this.encodeOutcome(question, res, x)), o.map((x) => x.probability)), scope: 0 };
     }
-    // Client-dependent: remember that, and cache the encoding of the one outcome we pick, by outcome.
+    // Client-dependent: remember that, and cache the encoding of the one outcome we pick, by content.
     if (!knownDynamic) this.remember(this.cache, key, DYNAMIC, this.cacheSize);
     const scope = !ecs ? 0 : !res.clientDependent ? 0 : useEcs ? res.ecsScopePrefix ?? ecs.sourcePrefix : 0;
-    const outcome = pickOutcome(res, this.rng);
-    const records = outcome?.records ?? [];
-    const endpoints = outcome?.endpoints ?? [];
-    const okey = `${key}\u0000${res.rcode}\u0000${res.profile ?? ''}\u0000${endpoints.join('\u0001')}\u0000${records.map((r) => `${r.type} ${r.name} ${r.ttl} ${r.data}`).join('\u0001')}`;
+    const outcome = pickOutcome(res.outcomes, this.rng);
+    const okey = `${key}\u0000${res.rcode}\u0000${res.aa ? 1 : 0}\u0000${res.profile ?? ''}\u0000${outcome.endpoints.join('\u0001')}\u0000${sectionKey(outcome.answer)}\u0000${sectionKey(outcome.authority)}\u0000${sectionKey(outcome.additional)}`;
     let enc = this.dynamicCache.get(okey);
     if (enc === undefined) {
-      enc = this.encodeOutcome(question, res.rcode, records, res.profile, endpoints);
+      enc = this.encodeOutcome(question, res, outcome);
       this.remember(this.dynamicCache, okey, enc, this.dynamicCacheSize);
     }
     return { encoded: enc, scope };
@@ -328,73 +304,20 @@ export class Responder {
     map.set(key, value);
   }
 
-  private encodeResolution(question: Buffer, res: RoutingResolution): { encoded: Encoded[]; probabilities: number[] } {
-    if (res.outcomes.length === 0) return { encoded: [this.encodeOutcome(question, res.rcode, [], res.profile, [])], probabilities: [1] };
-    return {
-      encoded: res.outcomes.map((o) => this.encodeOutcome(question, res.rcode, o.records, res.profile, o.endpoints)),
-      probabilities: res.outcomes.map((o) => o.probability),
-    };
-  }
-
-  private encodeOutcome(question: Buffer, rcode: RoutingResolution['rcode'], records: AnswerRecord[], profile: string | undefined, endpoints: readonly string[]): Encoded {
-    const p = profile ?? '';
-    if (rcode === 'REFUSED') return this.encode(question, RCODE.REFUSED, [], [], [], p);
-    if (rcode === 'NXDOMAIN') return this.encode(question, RCODE.NXDOMAIN, [], [this.negativeSoa()], [], p);
-    if (records.length === 0) return this.encode(question, RCODE.NOERROR, [], [this.negativeSoa()], [], p);
-    return this.encode(question, RCODE.NOERROR, records.map(toPacketAnswer), [], [], p, endpoints);
-  }
-
-  private apex(question: Buffer, qtype: number): Encoded {
-    const answers: dnsPacket.Answer[] = [];
-    if (qtype === QTYPE.SOA || qtype === QTYPE.ANY) answers.push(this.soaRecord(this.soa.ttl));
-    if (qtype === QTYPE.NS || qtype === QTYPE.ANY) {
-      for (const ns of this.nsNames) answers.push({ type: 'NS', name: this.zone, ttl: this.soa.ttl, class: 'IN', data: ns });
-    }
-    if (answers.length > 0) {
-      const glue = qtype === QTYPE.NS || qtype === QTYPE.ANY ? this.nsNames.flatMap((ns) => this.addressRecords(ns.replace(/\.$/, '').toLowerCase(), QTYPE.ANY)) : [];
-      return this.encode(question, RCODE.NOERROR, answers, [], glue);
-    }
-    return this.encode(question, RCODE.NOERROR, [], [this.negativeSoa()]);
-  }
-
-  /** A/AAAA records of an in-zone name server (empty when it has none of that type). */
-  private addressRecords(name: string, qtype: number): dnsPacket.Answer[] {
-    const out: dnsPacket.Answer[] = [];
-    for (const a of this.nsAddresses.get(name) ?? []) {
-      const v6 = a.includes(':');
-      if (qtype === QTYPE.ANY || qtype === (v6 ? QTYPE.AAAA : QTYPE.A)) out.push({ type: v6 ? 'AAAA' : 'A', name, ttl: this.soa.ttl, class: 'IN', data: a });
-    }
-    return out;
-  }
-
-  private nameServerAddresses(question: Buffer, name: string, qtype: number): Encoded {
-    const answers = this.addressRecords(name, qtype);
-    return answers.length > 0 ? this.encode(question, RCODE.NOERROR, answers, []) : this.encode(question, RCODE.NOERROR, [], [this.negativeSoa()]);
-  }
-
-  private soaRecord(ttl: number): dnsPacket.Answer {
-    const s = this.soa;
-    return {
-      type: 'SOA', name: this.zone, ttl, class: 'IN',
-      data: { mname: s.mname, rname: s.rname, serial: s.serial, refresh: s.refresh, retry: s.retry, expire: s.expire, minimum: s.minimum },
-    };
-  }
-
-  /** RFC 2308 §3: the SOA in a negative answer has TTL min(SOA TTL, SOA MINIMUM). */
-  private negativeSoa(): dnsPacket.Answer {
-    return this.soaRecord(Math.min(this.soa.ttl, this.soa.minimum));
+  /** One outcome of a lookup, encoded; the answer's profile and the outcome's endpoints label its counters. */
+  private encodeOutcome(question: Buffer, res: ZoneAnswer, o: ZoneOutcome): Encoded {
+    return this.encode(question, RCODES[res.rcode], res.aa, toPacket(o.answer), toPacket(o.authority), toPacket(o.additional), res.profile ?? '', o.endpoints);
   }
 
   /**
    * Encodes header + question (lower-case; patched per query) + records; also the TC variant. `profile`
    * and `endpoints` (leaf `profile/endpoint` paths) label the counters the answer increments.
    */
-  private encode(question: Buffer, rcode: number, answers: dnsPacket.Answer[], authorities: dnsPacket.Answer[], additionals: dnsPacket.Answer[] = [], profile = '', endpoints: readonly string[] = []): Encoded {
+  private encode(question: Buffer, rcode: number, aa: boolean, answers: dnsPacket.Answer[], authorities: dnsPacket.Answer[], additionals: dnsPacket.Answer[], profile: string, endpoints: readonly string[]): Encoded {
     const records = answers.length + authorities.length + additionals.length > 0
       ? dnsPacket.encode({ type: 'response', id: 0, flags: 0, questions: [], answers, authorities, additionals }).subarray(HEADER_LENGTH)
       : Buffer.alloc(0);
-    // Not authoritative for what we refuse (outside the zone, other classes, transfers): AA clear.
-    const flags = FLAG_QR | (rcode === RCODE.REFUSED ? 0 : FLAG_AA) | (rcode & 0xf);
+    const flags = FLAG_QR | (aa ? FLAG_AA : 0) | (rcode & 0xf);
     const body = Buffer.alloc(HEADER_LENGTH + question.length + records.length);
     writeHeader(body, flags, 1, answers.length, authorities.length, additionals.length);
     question.copy(body, HEADER_LENGTH);
@@ -403,7 +326,7 @@ export class Responder {
     writeHeader(truncated, flags | FLAG_TC, 1, 0, 0, 0);
     question.copy(truncated, HEADER_LENGTH);
     const tally = this.tallies.query(profile, rcodeName(rcode), qtypeLabel(question.readUInt16BE(question.length - 4)));
-    return { body, truncated, tally, answers: endpoints.map((e) => this.tallies.answer(profile, e)) };
+    return { body, truncated, tally, answers: endpoints.length === 0 ? [] : endpoints.map((e) => this.tallies.answer(profile, e)) };
   }
 
   /**
@@ -446,9 +369,8 @@ function pick(entry: StaticEntry, rng: Rng): Encoded {
   return v[v.length - 1]!;
 }
 
-function pickOutcome(res: RoutingResolution, rng: Rng): RoutingResolution['outcomes'][number] | undefined {
-  const o = res.outcomes;
-  if (o.length <= 1) return o[0];
+function pickOutcome(o: readonly ZoneOutcome[], rng: Rng): ZoneOutcome {
+  if (o.length <= 1) return o[0]!;
   let total = 0;
   for (const x of o) total += x.probability;
   let r = rng() * total;
@@ -456,9 +378,28 @@ function pickOutcome(res: RoutingResolution, rng: Rng): RoutingResolution['outco
     if (r < x.probability) return x;
     r -= x.probability;
   }
-  return o[o.length - 1];
+  return o[o.length - 1]!;
 }
 
-function toPacketAnswer(r: AnswerRecord): dnsPacket.Answer {
-  return { type: r.type, name: r.name, ttl: r.ttl, class: 'IN', data: r.data } as dnsPacket.Answer;
+/** The content of a section, for the dynamic cache key ('' when empty, the common case). */
+function sectionKey(rrs: readonly ZoneRecord[]): string {
+  let k = '';
+  for (let i = 0; i < rrs.length; i++) {
+    const r = rrs[i]!;
+    const d = r.data;
+    k += `${i ? '\u0001' : ''}${r.type} ${r.name} ${r.ttl} ${typeof d === 'string' ? d : `${d.mname} ${d.rname} ${d.serial} ${d.refresh} ${d.retry} ${d.expire} ${d.minimum}`}`;
+  }
+  return k;
+}
+
+const NO_RECORDS: dnsPacket.Answer[] = [];
+
+function toPacket(rrs: readonly ZoneRecord[]): dnsPacket.Answer[] {
+  if (rrs.length === 0) return NO_RECORDS;
+  const out = new Array<dnsPacket.Answer>(rrs.length);
+  for (let i = 0; i < rrs.length; i++) {
+    const r = rrs[i]!;
+    out[i] = { type: r.type, name: r.name, ttl: r.ttl, class: 'IN', data: r.data } as dnsPacket.Answer;
+  }
+  return out;
 }

@@ -85,6 +85,8 @@ test.each([
   ['an invalid document', ['--document', (() => { const f = path.join(dir, 'bad.json'); writeFileSync(f, JSON.stringify({ apiVersion: 'tmkit/v1', profiles: [{ name: 'x', trafficRoutingMethod: 'Sideways' }] })); return f; })()], 1, /the document is invalid/],
   ['a bad --ns address', ['--document', docFile, '--ns', 'ns1.tm.internal=not-an-ip'], 2, /--ns ns1.tm.internal=not-an-ip: expected a host name/],
   ['an empty --zone', ['--document', docFile, '--zone', ''], 2, /--zone "": expected a domain name/],
+  ['--ns addresses for a name outside the zone', ['--document', docFile, '--ns', 'ns.example.net=192.0.2.1'], 2, /--ns ns\.example\.net=192\.0\.2\.1: ns\.example\.net is outside the zone tm\.internal, so tmkit is not authoritative for its addresses/],
+  ['a --soa-rname in mailbox form', ['--document', docFile, '--soa-rname', 'hostmaster@example.com'], 2, /--soa-rname hostmaster@example\.com: .*domain form/],
   ['a bad --listen', ['--document', docFile, '--listen', 'localhost:53'], 2, /--listen localhost:53: expected an IP address/],
 ])('exits non-zero on %s', async (_l, args, code, message) => {
   const s = start(args);

@@ -178,6 +178,25 @@ describe('in-zone name servers', () => {
   });
 });
 
+test('a name between the apex and an in-zone name server exists: NODATA with the SOA, not NXDOMAIN (RFC 8020)', () => {
+  const r = make({ nsNames: ['ns1.a.tm.internal'], nsAddresses: { 'ns1.a.tm.internal': ['192.0.2.53'] } });
+  for (const name of ['a.tm.internal', 'A.tm.internal']) {
+    const d = decode(r.handle(buildQuery(1, name, 1), '192.0.2.1', 'udp'));
+    expect(d.rcode).toBe('NOERROR');
+    expect(d.flag_aa).toBe(true);
+    expect(d.answers).toEqual([]);
+    expect(d.authorities!.map((a) => [a.type, a.name, (a as { ttl?: number }).ttl])).toEqual([['SOA', 'tm.internal', 30]]);
+  }
+  expect(decode(r.handle(buildQuery(1, 'b.a.tm.internal', 1), '192.0.2.1', 'udp')).rcode).toBe('NXDOMAIN');
+  expect(dataOf(decode(r.handle(buildQuery(1, 'ns1.a.tm.internal', 1), '192.0.2.1', 'udp')).answers![0])).toBe('192.0.2.53');
+});
+
+test('addresses for a name server outside the zone are an error naming it, not silently dropped', () => {
+  expect(() => make({ nsNames: ['ns.example.net'], nsAddresses: { 'ns.example.net': ['192.0.2.53'] } }))
+    .toThrow(/nsAddresses\["ns\.example\.net"\]: ns\.example\.net is outside the zone tm\.internal.*drop the addresses/);
+  expect(() => make({ nsNames: ['ns.example.net'], nsAddresses: { 'ns.example.net': [] } })).not.toThrow();
+});
+
 test('names outside the zone are refused without filling the cache', () => {
   const r = make();
   for (let i = 0; i < 100; i++) expect(decode(r.handle(buildQuery(1, `n${i}.example.com`, 1), '192.0.2.1', 'udp')).rcode).toBe('REFUSED');
