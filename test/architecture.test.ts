@@ -51,7 +51,7 @@ const ALLOWED: Record<string, string[]> = {
   client: ['core', 'client'],
   testing: ['core', 'testing'],
   providers: ['core', 'client', 'providers', 'src/package.ts'],
-  runtime: ['core', 'geo', 'runtime'],
+  runtime: ['core', 'geo', 'runtime', 'src/package.ts'],
   cli: ['core', 'geo', 'constructs', 'client', 'runtime', 'providers', 'cli', 'src/package.ts'],
   'src/index.ts': ['core', 'geo', 'constructs', 'client'],
   'src/package.ts': [],

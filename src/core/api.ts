@@ -104,6 +104,65 @@ export interface EndpointDeleteResult {
   revision: number;
 }
 
+/** One (country, endpoint) cell of a Traffic View bucket. */
+export interface TrafficCount {
+  /** ISO 3166 alpha-2 of the client (the ECS address when the query carried one, else the source); `ZZ` unknown. */
+  country: string;
+  /** The leaf endpoint answered, as a `profile/endpoint` path through nesting; `''` when there was no answer. */
+  endpoint: string;
+  queries: number;
+}
+
+export interface TrafficBucket {
+  /** ISO time the bucket starts (buckets are `bucketSeconds` long, aligned to the minute). */
+  start: string;
+  counts: TrafficCount[];
+}
+
+/** `GET /v1/profiles/{name}/traffic[?since=ISO]`: Traffic View (profiles with trafficViewEnrollmentStatus Enabled). */
+export interface TrafficReport {
+  profile: string;
+  /** Whether the profile is enrolled; counting only happens when it is (as in Azure). */
+  trafficViewEnrollmentStatus: 'Enabled' | 'Disabled';
+  bucketSeconds: number;
+  from: string;
+  to: string;
+  /** Oldest first; only buckets with queries. */
+  buckets: TrafficBucket[];
+}
+
+/** `POST /v1/preview`: the routing map of one deployed profile under a failure scenario. */
+export interface PreviewRequest {
+  profile: string;
+  /** Endpoint names of the profile (or `child/endpoint` paths) to treat as Degraded. */
+  down?: string[];
+}
+
+/** What one class of clients would get now. */
+export interface PreviewRow {
+  /** `DE`, `US-CA`, a range, or `unknown location`. */
+  client: string;
+  label: string;
+  /** The region grouping (`GEO-EU`). */
+  group: string;
+  /** Leaf endpoint path, or `''` for no answer. */
+  endpoint: string;
+  /** Share of the class's clients (Performance ties, Weighted below) that get it. */
+  probability: number;
+}
+
+export interface PreviewReport {
+  profile: string;
+  trafficRoutingMethod: string;
+  down: string[];
+  rows: PreviewRow[];
+}
+
+/** `GET /v1/events` (Server-Sent Events): `event: transition|revision|traffic`, `data: <JSON>`. */
+export interface TransitionEvent { at: string; profile: string; endpoint: string; from: string; to: string; reason: string; location: string }
+export interface RevisionEvent { revision: number }
+export interface TrafficEvent { profile: string; bucket: TrafficBucket }
+
 /** The API's routes with their bodies (design §5, §8): what the server handles and the client calls. */
 export interface ApiRoutes {
   'GET /healthz': { response: HealthzBody };
@@ -118,6 +177,9 @@ export interface ApiRoutes {
   'DELETE /v1/profiles/{name}/endpoints/{endpoint}': { response: EndpointDeleteResult };
   'GET /v1/profiles/{name}/status': { response: ProfileStatusReport };
   'POST /v1/resolve': { request: ResolveQuery; response: ResolveResult };
+  'GET /v1/profiles/{name}/traffic': { response: TrafficReport };
+  'POST /v1/preview': { request: PreviewRequest; response: PreviewReport };
+  'GET /v1/events': { response: 'text/event-stream' };
   'GET /v1/resources': { response: ResourceCatalogResponse };
   'PUT /v1/resources': { request: unknown; response: { revision: number; count: number } };
 }

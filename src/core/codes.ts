@@ -29,6 +29,7 @@ export const CODES = {
   PROFILE_REFERENCED: c('api', 'The profile is still the child of a nested endpoint.', 409),
   PROFILE_NAME_CONFLICT: c('api', 'A profile with the same name in another case exists (names are case-insensitive).', 409),
   NOT_AVAILABLE: c('api', 'The server has no component attached for this route.', 503),
+  TOO_MANY_STREAMS: c('api', 'Too many event streams (GET /v1/events) are open.', 429),
   INTERNAL: c('api', 'An unexpected server error (the server log has the details).', 500),
   // Store
   STORAGE_FULL: c('store', 'The disk of the state dir is full (SQLITE_FULL); free space and retry.', 507),
@@ -87,7 +88,11 @@ export const CODES = {
   GEO_DATABASE_INVALID: c('geo', 'The MMDB database is missing, unreadable or not an MMDB file.'),
   GEO_LATENCY_TABLE_INVALID: c('geo', 'The latency table is missing, not JSON or breaks a rule.'),
   // DNS server
+  DNS_ZONE_INVALID: c('dns', 'The zone configuration (--zone, --ns, --soa-rname) is invalid.'),
   DNS_ZONE_EMPTY: c('dns', 'The zone is empty.'),
+  DNS_ZONE_NAME: c('dns', 'The zone apex, an NS name or the SOA names are not valid domain names.'),
+  DNS_ZONE_SOA: c('dns', 'An SOA field is not a whole number in range (serial 32 bits, timers and TTL).'),
+  DNS_ZONE_NS_ADDRESS: c('dns', 'Glue addresses were given for an NS name outside the zone, or are not IP addresses.'),
   DNS_LISTEN_ADDRESS: c('dns', 'A DNS listen address is not an IP literal.'),
   DNS_NOT_LISTENING: c('dns', 'The DNS server was asked for its addresses before it listens.'),
   // Prober (internal: turned into probe failure reasons)

@@ -15,7 +15,7 @@ import type { Profile } from '../core/model/types';
 import type { GeoLookup, ResourceCatalog, Rng } from '../core/ports';
 import { buildSnapshot, resolve, type CompiledSnapshot } from '../core/routing';
 import { MmdbGeoLookup } from '../geo';
-import { DnsCountsAggregate, DnsServer, type BoundAddress, type DnsCounts, type ListenAddress, type ResponderStats, type TcpOptions } from './dns';
+import { DnsCountsAggregate, DnsServer, type BoundAddress, type DnsCounts, type ListenAddress, type ResponderStats, type TcpOptions, type TrafficRow } from './dns';
 
 /**
  * What worker processes receive on every rebuild: the snapshot's inputs as plain data. `full`: the whole
@@ -42,6 +42,8 @@ export interface DnsTarget {
   stats(): ResponderStats | undefined;
   counts(): DnsCounts | undefined;
   close(): Promise<void>;
+  /** Traffic View counts since the last call (the workers': what they reported since). */
+  drainTraffic(): TrafficRow[];
 }
 
 export class LocalDns implements DnsTarget {
@@ -51,12 +53,13 @@ export class LocalDns implements DnsTarget {
   addresses(): BoundAddress[] { return this.server.addresses(); }
   stats(): ResponderStats { return this.server.stats; }
   counts(): DnsCounts { return this.server.counts(); }
+  drainTraffic(): TrafficRow[] { return this.server.drainTraffic(); }
   close(): Promise<void> { return this.server.close(); }
 }
 
 type WorkerMessage =
   | { type: 'tmkit-dns-listening'; addresses: BoundAddress[] }
-  | { type: 'tmkit-dns-stats'; stats: ResponderStats; counts?: DnsCounts }
+  | { type: 'tmkit-dns-stats'; stats: ResponderStats; counts?: DnsCounts; traffic?: TrafficRow[] }
   | { type: 'tmkit-dns-failed'; message: string };
 
 /**
@@ -71,6 +74,8 @@ export class ClusterDns implements DnsTarget {
   private bound: BoundAddress[] = [];
   private readonly workerStats = new Map<number, ResponderStats>();
   private readonly workerCounts = new DnsCountsAggregate();
+  /** Traffic rows the workers reported since the last drain. */
+  private traffic: TrafficRow[] = [];
   private stopping = false;
   private live = 0;
 
@@ -103,6 +108,7 @@ export class ClusterDns implements DnsTarget {
           } else if (m?.type === 'tmkit-dns-stats') {
             this.workerStats.set(w.id, m.stats);
             if (m.counts) this.workerCounts.set(w.id, m.counts);
+            if (m.traffic && m.traffic.length > 0) this.traffic.push(...m.traffic);
           } else if (m?.type === 'tmkit-dns-failed') {
             fail(m.message);
           }
@@ -143,6 +149,12 @@ export class ClusterDns implements DnsTarget {
 
   /** Summed over the workers' latest reports (and the last reports of workers that exited). */
   counts(): DnsCounts { return this.workerCounts.total(); }
+
+  drainTraffic(): TrafficRow[] {
+    const out = this.traffic;
+    this.traffic = [];
+    return out;
+  }
 
   async close(): Promise<void> {
     this.stopping = true;
@@ -240,7 +252,7 @@ export async function runDnsWorker(o: { zone: string; dns: ListenAddress[]; geoi
   const report = (): void => {
     if (server.stats.queries === reported) return;
     reported = server.stats.queries;
-    process.send?.({ type: 'tmkit-dns-stats', stats: server.stats, counts: server.counts() });
+    process.send?.({ type: 'tmkit-dns-stats', stats: server.stats, counts: server.counts(), traffic: server.drainTraffic() });
   };
   const statsTimer = setInterval(report, 1000);
   statsTimer.unref();

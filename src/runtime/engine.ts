@@ -7,18 +7,22 @@
  *     │                 └──── transitions ◀──┘
  *   ApiServer (api/: validated conditional writes; status and resolve from reports.ts)
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { isIP } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import pino, { type Logger } from 'pino';
-import type { ProfileStatusReport, ResolveResult } from '../core/api';
+import type { PreviewReport, ProfileStatusReport, ResolveResult, TrafficReport } from '../core/api';
 import { probeTargets } from '../core/health/targets';
-import type { ProbeVerdict } from '../core/health/types';
+import type { HealthView, ProbeVerdict } from '../core/health/types';
+import { routingMap } from '../core/plan';
 import type { GeoLookup, Rng } from '../core/ports';
 import type { CompiledSnapshot } from '../core/routing';
 import { MmdbGeoLookup } from '../geo';
+import { packageRoot } from '../package';
 import { ApiProblem, ApiServer, RuntimeMetrics, defaultValidator, loadOrCreateToken, type ResolveRequest, type TokenSource } from './api';
-import type { BoundAddress, ListenAddress } from './dns';
+import { TrafficStore, type BoundAddress, type ListenAddress } from './dns';
+import { LiveEvents } from './api/events';
 import { geoOptions, startDnsFleet, type DnsAuthority, type DnsLimits, type DnsTarget } from './dns-fleet';
 import { Monitor, type MonitorOptions } from './monitor';
 import { SnapshotPipeline, type SnapshotLag } from './pipeline';
@@ -90,6 +94,13 @@ export class Engine {
   private api: ApiServer | undefined;
   private unwatch: Array<() => void> = [];
   private saveTimer: NodeJS.Timeout | undefined;
+  private trafficTimer: NodeJS.Timeout | undefined;
+  /** Traffic View: one-minute buckets for 24 h, fed by DNS (this process or the workers). */
+  readonly traffic = new TrafficStore();
+  /** Server-Sent Events (`GET /v1/events`): transitions, revisions, traffic. */
+  readonly events = new LiveEvents();
+  private publishedRevision = -1;
+  private readonly geo: GeoLookup;
   private stopped = false;
   /** The state dir's lock, held until stop(). */
   private lock: StateDirLock | undefined;
@@ -97,6 +108,7 @@ export class Engine {
   private constructor(private readonly o: EngineOptions, store: Store, geo: GeoLookup, token: TokenSource) {
     this.store = store;
     this.token = token;
+    this.geo = geo;
     this.zone = (o.zone ?? 'tm.internal').replace(/\.$/, '').toLowerCase();
     this.logger = o.logger ?? pino({ level: 'info' });
     this.metrics = new RuntimeMetrics({ defaultMetrics: true });
@@ -110,7 +122,14 @@ export class Engine {
         this.verdictBook.setFingerprints(new Map(targets.map((t) => [t.key, t.fingerprint])));
         this.monitor.setTargets(targets);
       },
-      publish: (snapshot, delta, full) => this.dns?.publish(snapshot, delta, full),
+      publish: (snapshot, delta, full) => {
+        this.dns?.publish(snapshot, delta, full);
+        const revision = this.pipeline.servedRevision();
+        if (revision !== this.publishedRevision) {
+          this.publishedRevision = revision;
+          this.events.publish('revision', { revision });
+        }
+      },
       ...(o.debounceMs !== undefined ? { debounceMs: o.debounceMs } : {}),
       ...(o.lagLimitMs !== undefined ? { lagLimitMs: o.lagLimitMs } : {}),
     });
@@ -147,13 +166,18 @@ export class Engine {
   private async boot(): Promise<void> {
     if (this.o.resourcesFile !== undefined) await this.loadResourcesFile(this.o.resourcesFile);
     this.verdictBook = new VerdictBook(await this.store.loadMonitorState());
-    this.unwatch.push(this.store.watch((c) => this.pipeline.onStoreChange(c)));
+    this.unwatch.push(this.store.watch((c) => {
+      // A deleted profile's Traffic View goes with it: a profile recreated later starts fresh.
+      if (c.kind === 'profile' && c.op === 'delete' && c.name !== undefined) this.traffic.forget(c.name);
+      this.pipeline.onStoreChange(c);
+    }));
     this.unwatch.push(this.monitor.onTransition((t) => {
       this.verdictBook.decided(t.key);
       this.metrics.transitions.inc({ profile: t.profile, endpoint: t.endpoint, from: t.from, to: t.to });
       this.logger.info({ profile: t.profile, endpoint: t.endpoint, from: t.from, to: t.to, reason: t.reason }, 'endpoint status changed');
       this.pipeline.onHealthChange();
       this.scheduleSave();
+      this.events.publish('transition', { at: new Date(t.at).toISOString(), profile: t.profile, endpoint: t.endpoint, from: t.from, to: t.to, reason: t.reason, location: t.location });
     }));
     this.unwatch.push(this.monitor.onProbe(({ key, probe }) => {
       const [profile, endpoint] = splitKey(key);
@@ -170,6 +194,8 @@ export class Engine {
       ...(this.o.dnsLimits ? { limits: this.o.dnsLimits } : {}),
     });
     this.metrics.attachDns(() => (this.stopped ? undefined : this.dns));
+    this.trafficTimer = setInterval(() => this.collectTraffic(), 1000);
+    this.trafficTimer.unref();
     this.metrics.attachLag(() => (this.stopped ? undefined : this.pipeline.lag()));
 
     this.api = new ApiServer({
@@ -181,6 +207,10 @@ export class Engine {
       status: (p) => this.statusReport(p),
       resolve: (q) => this.resolveQuery(q),
       health: () => this.pipeline.lag(),
+      traffic: (p, since) => this.trafficReport(p, since),
+      preview: (p, down) => this.previewReport(p, down),
+      events: this.events,
+      ...(uiDirectory() !== undefined ? { uiDir: uiDirectory()! } : {}),
       stateDir: this.o.stateDir,
     });
     const api = this.o.api ?? { host: '127.0.0.1', port: 5380 };
@@ -234,6 +264,43 @@ export class Engine {
     return resolveReport(this.pipeline.snapshot(), q, this.rng, this.pipeline.servedRevision());
   }
 
+  /** Moves DNS's Traffic View counts into the store (every second) and tells event subscribers. */
+  private collectTraffic(): void {
+    const rows = this.dns?.drainTraffic() ?? [];
+    if (rows.length === 0) return;
+    const now = Date.now();
+    for (const profile of this.traffic.add(now, rows)) {
+      const bucket = this.traffic.current(profile, now);
+      if (bucket) this.events.publish('traffic', { profile, bucket });
+    }
+  }
+
+  private trafficReport(stored: StoredProfile, since: number): TrafficReport {
+    this.collectTraffic();
+    const buckets = this.traffic.series(stored.profile.name, since);
+    const now = Date.now();
+    return {
+      profile: stored.profile.name,
+      trafficViewEnrollmentStatus: stored.profile.trafficViewEnrollmentStatus,
+      bucketSeconds: 60,
+      from: buckets[0]?.start ?? new Date(Math.max(since, now - 24 * 3600_000)).toISOString(),
+      to: new Date(now).toISOString(),
+      buckets,
+    };
+  }
+
+  /** The routing map now, with the `down` endpoints (names of the profile, or child/endpoint paths) Degraded. */
+  private async previewReport(stored: StoredProfile, down: string[]): Promise<PreviewReport> {
+    await this.settle();
+    const name = stored.profile.name;
+    const verdicts = this.verdicts();
+    const keys = new Set(down.map((d) => (d.includes('/') ? d : `${name}/${d}`)));
+    const health: HealthView = { verdict: (p, e) => (keys.has(`${p}/${e}`) ? 'Degraded' : verdicts.get(`${p}/${e}`)) };
+    const profiles = new Map(this.pipeline.profiles().map((p) => [p.name, p]));
+    const rows = routingMap({ name, profiles, geo: this.geo, health, resources: this.pipeline.catalog() });
+    return { profile: name, trafficRoutingMethod: stored.profile.trafficRoutingMethod, down, rows };
+  }
+
   private scheduleSave(): void {
     if (this.saveTimer || this.stopped) return;
     this.saveTimer = setTimeout(() => { this.saveTimer = undefined; void this.saveMonitor(); }, 1000);
@@ -254,6 +321,8 @@ export class Engine {
     if (this.stopped) return;
     this.stopped = true;
     if (this.saveTimer) { clearTimeout(this.saveTimer); this.saveTimer = undefined; }
+    if (this.trafficTimer) { clearInterval(this.trafficTimer); this.trafficTimer = undefined; }
+    this.events.close();
     await this.api?.close();
     await this.pipeline.stop();
     await this.monitor.stop();
@@ -262,5 +331,15 @@ export class Engine {
     for (const u of this.unwatch) u();
     await this.store.close();
     this.lock?.release();
+  }
+}
+
+/** The dashboard's built files in this installation (dist/ui next to the code), if they are there. */
+function uiDirectory(): string | undefined {
+  try {
+    const dir = join(packageRoot(), 'dist', 'ui');
+    return existsSync(join(dir, 'index.html')) ? dir : undefined;
+  } catch {
+    return undefined;
   }
 }

@@ -104,6 +104,9 @@ export class SnapshotPipeline {
     return [...this.profilesByName.values()].map((p) => p.profile);
   }
 
+  /** The served resource catalog. */
+  catalog(): ResourceCatalog { return this.resources; }
+
   /** One profile of the served configuration (with its stack and ETag). */
   stored(name: string): StoredProfile | undefined { return this.profilesByName.get(name); }
 

@@ -12,7 +12,6 @@ import { healthServerPair, waitFor } from '../runtime/serve/helpers';
 import { runTmkit, spawnServe, type ServeProcess } from '../runtime/serve/process';
 import { artifactsDir, launchChromium } from './support/browser';
 import { startSseDouble } from './support/sse-double';
-import { startUiProxy } from './support/ui-proxy';
 
 /**
  * The dashboard in a real browser (Debian's Chromium via playwright-core) against a real `tmkit serve`
@@ -33,7 +32,6 @@ let serve: ServeProcess;
 let token: string;
 let base: string;
 let has: Has;
-let closeProxy: (() => Promise<void>) | undefined;
 let browser: Browser;
 let pair: Awaited<ReturnType<typeof healthServerPair>>;
 const shots: string[] = [];
@@ -162,21 +160,15 @@ beforeAll(async () => {
   serve = await spawnServe(join(dir, 'state'), ['--zone', 'tm.internal'], { TMKIT_TOKEN: token });
   const applied = await runTmkit(['apply', file, '--yes'], { env: { TMKIT_SERVER: serve.api, TMKIT_TOKEN: token } });
   if (applied.code !== 0) throw new Error(`tmkit apply failed:\n${applied.stdout}\n${applied.stderr}`);
+  // tmkit serve serves the dashboard and every route it uses; a server missing one fails here.
   has = await probeServer();
-  if (has.ui) base = serve.api;
-  else {
-    // TEMPORARY until serve serves /ui/: same-origin proxy of dist/ui + the real API (support/ui-proxy.ts).
-    const proxy = await startUiProxy(serve.api);
-    base = proxy.url;
-    closeProxy = proxy.close;
-  }
-  console.log(`dashboard test: /ui/ from ${has.ui ? 'tmkit serve' : 'the temporary proxy'}; server routes: traffic ${has.traffic}, preview ${has.preview}, events ${has.events}`);
+  expect(has).toEqual({ ui: true, traffic: true, preview: true, events: true });
+  base = serve.api;
   browser = await launchChromium();
 });
 
 afterAll(async () => {
   await browser?.close();
-  await closeProxy?.();
   if (serve && serve.child.exitCode === null) { serve.child.kill('SIGTERM'); await serve.exited; }
   if (pair) { await pair[0].close(); await pair[1].close(); }
   if (shots.length > 0) console.log(`screenshots:\n${shots.join('\n')}`);
@@ -208,8 +200,8 @@ test('nothing works without the token: a wrong one is refused with where to find
     const calls = requests.slice(mine).filter((r) => new URL(r.url).pathname.startsWith('/v1/'));
     expect(calls.length).toBeGreaterThan(2);
     expect(calls.filter((r) => r.auth !== `Bearer ${token}`)).toEqual([{ url: `${base}/v1/profiles`, auth: 'Bearer not-the-token' }]); // the refused try
-    // Live updates: the event stream when the server has it, else polling (said in the header).
-    await waitText(page, '[data-testid=live-mode]', (t) => t.includes(has.events ? 'live' : 'polling'), 10_000);
+    // Live updates: the server's event stream (said in the header).
+    await waitText(page, '[data-testid=live-mode]', (t) => t.includes('live'), 10_000);
 
     // A reload keeps the tab signed in; a new tab (its own sessionStorage) starts at the login page.
     await page.reload();
@@ -316,17 +308,10 @@ test('profile page of a nesting profile: the tree of children with their status;
   }
 });
 
-test('Traffic View counts the queries sent with dig +subnet (waits for GET /v1/profiles/{name}/traffic: until then the page must say the route is missing)', async () => {
+test('Traffic View counts the queries sent with dig +subnet, per country and endpoint, from the real server', async () => {
   const { ctx, page } = await newPage();
   try {
     await signIn(page);
-    if (!has.traffic) {
-      await page.goto(`${base}/ui/#/profiles/app/traffic`);
-      await waitText(page, '[data-testid=traffic] [data-testid=route-missing]', (t) => t.includes('GET /v1/profiles/{name}/traffic'));
-      console.warn('PENDING (issue 19 server side): GET /v1/profiles/{name}/traffic is not in this tmkit serve; the dig +subnet counts were not checked');
-      await shot(page, 'traffic-view-route-missing');
-      return;
-    }
     const sent = [{ subnet: '85.214.1.0/24', ip: '85.214.1.1', country: 'DE', n: 6 }, { subnet: '8.8.8.0/24', ip: '8.8.8.8', country: 'US', n: 4 }];
     for (const s of sent) {
       for (let i = 0; i < s.n; i++) expect((await digSubnet('app.tm.internal', s.subnet)).length).toBe(1);
@@ -347,16 +332,11 @@ test('Traffic View counts the queries sent with dig +subnet (waits for GET /v1/p
   }
 });
 
-test('routing map shows who gets which endpoint now and under a failure scenario (waits for POST /v1/preview: until then the page must say the route is missing)', async () => {
+test('routing map shows who gets which endpoint now and under a failure scenario, from the real server\'s POST /v1/preview', async () => {
   const { ctx, page } = await newPage();
   try {
     await signIn(page);
     await page.goto(`${base}/ui/#/profiles/app/traffic`);
-    if (!has.preview) {
-      await waitText(page, '[data-testid=routing-map-section] [data-testid=route-missing]', (t) => t.includes('POST /v1/preview'));
-      console.warn('PENDING (issue 19 server side): POST /v1/preview is not in this tmkit serve; the routing map was not checked against it');
-      return;
-    }
     await page.waitForSelector('[data-testid=routing-map]');
     // The map must show exactly the server's preview: each country coloured as the endpoint its own row,
     // else its region group's row, gives it (computed here with the page's own functions).
@@ -380,7 +360,7 @@ test('routing map shows who gets which endpoint now and under a failure scenario
   }
 });
 
-test('Traffic View and routing map draw the data the API returns: shading, colours per endpoint, table, hierarchy fallback, scenario diff (the two new routes answered by a test double, UI rendering only)', async () => {
+test('Traffic View and routing map draw the data the API returns: shading, colours per endpoint, table, hierarchy fallback, scenario diff (fixed route answers, for exact rendering; the real routes are checked by the tests above)', async () => {
   const { ctx, page } = await newPage();
   try {
     const { report } = trafficDouble();
@@ -426,7 +406,7 @@ test('Traffic View and routing map draw the data the API returns: shading, colou
   }
 });
 
-test('live updates over /v1/events: with the stream up the pages stop polling, a transition reloads the profile, a traffic event adds its bucket, a dropped stream reconnects (the stream is a test double until the server has it)', async () => {
+test('live updates over /v1/events: with the stream up the pages stop polling, a transition reloads the profile, a traffic event adds its bucket, a dropped stream reconnects (a stream double pushes exact event sequences; the real stream is checked by the tests above)', async () => {
   const sse = await startSseDouble(token);
   const { ctx, page } = await newPage();
   try {
@@ -483,7 +463,6 @@ test('the pages asked nothing of any other origin, threw nothing, and every fail
   const origin = new URL(base).origin;
   expect(requests.filter((r) => !r.url.startsWith(`${origin}/`) && !r.url.startsWith('data:')).map((r) => r.url)).toEqual([]);
   expect(pageErrors).toEqual([]);
-  const pending = [...(has.traffic ? [] : ['/traffic']), ...(has.preview ? [] : ['/v1/preview']), ...(has.events ? [] : ['/v1/events'])];
-  const unexpected = failures.filter((f) => !(f.status === 401 && f.url === `${origin}/v1/profiles`) && !(f.status === 404 && pending.some((p) => new URL(f.url).pathname.includes(p))));
+  const unexpected = failures.filter((f) => !(f.status === 401 && f.url === `${origin}/v1/profiles`));
   expect(unexpected).toEqual([]);
 });

@@ -8,6 +8,9 @@ describe('timelineWindow', () => {
   test('no transitions: the last 10 minutes', () => {
     expect(timelineWindow([], T0)).toEqual({ start: T0 - 600_000, end: T0 });
   });
+  test('reaches a second past a transition newer than the page clock (it arrived over the event stream before the clock ticked)', () => {
+    expect(timelineWindow([{ at: at(0.4), endpoint: 'a', from: 'Online', to: 'Degraded' }], T0)).toEqual({ start: T0 + 1400 - 60_000, end: T0 + 1400 });
+  });
   test('starts a tenth of the span (at least 30 s) before the oldest transition, and spans at least a minute', () => {
     expect(timelineWindow([{ at: at(-1000), endpoint: 'a', from: 'x', to: 'y' }], T0)).toEqual({ start: T0 - 1_100_000, end: T0 });
     expect(timelineWindow([{ at: at(-100), endpoint: 'a', from: 'x', to: 'y' }], T0)).toEqual({ start: T0 - 130_000, end: T0 });

@@ -105,6 +105,7 @@ export function registerServe(program: Command): void {
         `tmkit serve: zone ${engine.zone}, ${profiles} profile${profiles === 1 ? '' : 's'}, state in ${shownPath(join(opts.stateDir, 'tmkit.db'))}`,
         `  DNS  UDP+TCP ${dnsWhere}${workers > 1 ? ` (${workers} worker processes)` : ''}        dig @${engine.dnsAddresses()[0]!.address} -p ${engine.dnsAddresses()[0]!.port} <name>.${engine.zone}`,
         `  API  http://${show({ address: api.address, port: api.port })}   token ${tokenWhere}`,
+        `  UI   http://${show({ address: api.address, port: api.port })}/ui/   (paste the API token to sign in)`,
         '',
       ].join('\n'));
       await signalled;

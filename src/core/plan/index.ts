@@ -14,5 +14,5 @@ export { buildReport, affectedProfiles, planExitCode, type PlanReport, type Fail
 export { renderText, writeText, type TextOptions } from './render/text';
 export { renderMarkdown, writeMarkdown, GITHUB_COMMENT_LIMIT, DEFAULT_MARKER, type MarkdownOptions } from './render/markdown';
 export { renderJson, writeJson, planToJson, readPlanJson, PlanFormatError, PLAN_FORMAT_VERSION } from './render/json';
-export { previewRouting, previewPlan, type PreviewInput } from './preview';
+export { previewRouting, previewPlan, routingMap, type PreviewInput, type RoutingMapRow } from './preview';
 export { desiredDocument, documentStack, validationContext, type DesiredDocument } from './desired';

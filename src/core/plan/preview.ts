@@ -500,3 +500,39 @@ export function previewPlan(plan: Plan, deployed: readonly DeployedProfile[], ge
   });
   return previewRouting({ before, after, profiles, geo, ...options });
 }
+
+/** One row of the routing map: what one client class gets, with the share of its clients. */
+export interface RoutingMapRow {
+  client: string;
+  label: string;
+  group: string;
+  /** Leaf endpoint path, or `''` for no answer. */
+  endpoint: string;
+  probability: number;
+}
+
+/**
+ * The routing map of one profile (the dashboard's, `POST /v1/preview`): for every client class the preview
+ * models (countries and subdivisions at their representative points, subnet ranges, unknown locations), the
+ * leaf endpoints it gets now and with what share, with `health` as given (e.g. the live verdicts with a
+ * failure scenario's endpoints Degraded). Same engine as DNS: `resolve()` on a snapshot of the profile tree.
+ */
+export function routingMap(input: { name: string; profiles: ReadonlyMap<string, Profile>; geo: GeoLookup; health: HealthView; resources?: ResourceCatalog }): RoutingMapRow[] {
+  const p = input.profiles.get(input.name);
+  if (!p) return [];
+  const pg = new PreviewGeo(input.geo);
+  const t = tree(p.name, input.profiles, pg.lowerOf(input.profiles));
+  const snap = buildSnapshot({ zone: ZONE, profiles: t, geo: pg, health: input.health, ...(input.resources ? { resources: input.resources } : {}) });
+  const qname = profileFqdn(p.dnsConfig.relativeName, ZONE);
+  const rows: RoutingMapRow[] = [];
+  for (const c of clientClasses(t, pg, [])) {
+    const r = resolve(snap, { name: qname, type: 'ANY', clientAddress: c.address, population: true });
+    const shares = new Map<string, number>();
+    for (const o of r.outcomes) {
+      const leaves = o.records.length === 0 ? [''] : o.endpoints;
+      for (const leaf of leaves) shares.set(leaf, (shares.get(leaf) ?? 0) + o.probability);
+    }
+    for (const [endpoint, probability] of shares) rows.push({ client: c.client, label: c.name, group: c.group, endpoint, probability });
+  }
+  return rows;
+}

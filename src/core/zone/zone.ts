@@ -5,6 +5,7 @@
  * configuration once and precomputes the records `lookup()` hands out; the SOA serial is data here, the
  * runtime owns its state (`withSerial(zone, nextSerial(zone.soa.serial))` on every snapshot swap).
  */
+import { problem, TmkitError, type Diagnostic } from '../diagnostics';
 import { ipFamilyOf } from '../net/ip';
 import type { AnswerRecord } from '../routing/types';
 
@@ -89,12 +90,8 @@ export interface Zone {
   readonly glue: readonly ZoneRecord[];
 }
 
-/** One thing wrong with a zone configuration: where, which rule, and what to do instead. */
-export interface ZoneProblem {
-  path: string;
-  code: 'DNS_ZONE_EMPTY' | 'DNS_ZONE_NAME' | 'DNS_ZONE_SOA' | 'DNS_ZONE_NS_ADDRESS';
-  message: string;
-}
+/** One thing wrong with a zone configuration (a Diagnostic): where, which rule, and what to do instead. */
+export type ZoneProblem = Diagnostic;
 
 export const SOA_DEFAULTS = { refresh: 3600, retry: 600, expire: 86400, minimum: 30, ttl: 300 } as const;
 
@@ -126,29 +123,29 @@ export function zoneProblems(config: ZoneConfig): ZoneProblem[] {
   const out: ZoneProblem[] = [];
   const apex = canonical(config.apex);
   if (apex === '') {
-    out.push({ path: 'apex', code: 'DNS_ZONE_EMPTY', message: 'the zone must not be empty: give the domain tmkit is authoritative for (e.g. --zone tm.internal)' });
+    out.push(problem('DNS_ZONE_EMPTY', 'the zone must not be empty: give the domain tmkit is authoritative for (e.g. --zone tm.internal)', { path: 'apex' }));
   } else {
     const p = nameProblem(apex);
-    if (p) out.push({ path: 'apex', code: 'DNS_ZONE_NAME', message: `the zone "${config.apex}" ${p}: give a domain name such as tm.internal` });
+    if (p) out.push(problem('DNS_ZONE_NAME', `the zone "${config.apex}" ${p}: give a domain name such as tm.internal`, { path: 'apex' }));
   }
   const soa = config.soa;
   for (const f of ['mname', 'rname'] as const) {
     const v = soa[f];
     if (v === undefined) continue;
     const p = nameProblem(v);
-    if (p) out.push({ path: `soa.${f}`, code: 'DNS_ZONE_SOA', message: `"${v}" ${p}: ${f === 'rname' ? 'write the mailbox in domain form (hostmaster@example.com is hostmaster.example.com)' : 'give the primary name server\'s host name'}` });
+    if (p) out.push(problem('DNS_ZONE_SOA', `"${v}" ${p}: ${f === 'rname' ? 'write the mailbox in domain form (hostmaster@example.com is hostmaster.example.com)' : 'give the primary name server\'s host name'}`, { path: `soa.${f}` }));
   }
   const ints: Array<[keyof SoaConfig, number]> = [['serial', UINT32_MAX], ['refresh', UINT32_MAX], ['retry', UINT32_MAX], ['expire', UINT32_MAX], ['minimum', UINT32_MAX], ['ttl', TTL_MAX]];
   for (const [f, max] of ints) {
     const v = soa[f];
     if (v === undefined) continue;
     if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > max) {
-      out.push({ path: `soa.${f}`, code: 'DNS_ZONE_SOA', message: `${JSON.stringify(v)} is not a whole number from 0 to ${max}${f === 'ttl' ? ' (RFC 2181 §8)' : ' (RFC 1035 §3.3.13)'}` });
+      out.push(problem('DNS_ZONE_SOA', `${JSON.stringify(v)} is not a whole number from 0 to ${max}${f === 'ttl' ? ' (RFC 2181 §8)' : ' (RFC 1035 §3.3.13)'}`, { path: `soa.${f}` }));
     }
   }
   (config.nsNames ?? []).forEach((n, i) => {
     const p = nameProblem(n);
-    if (p) out.push({ path: `nsNames[${i}]`, code: 'DNS_ZONE_NAME', message: `the name server "${n}" ${p}: give a host name such as ns1.${apex || 'tm.internal'}` });
+    if (p) out.push(problem('DNS_ZONE_NAME', `the name server "${n}" ${p}: give a host name such as ns1.${apex || 'tm.internal'}`, { path: `nsNames[${i}]` }));
   });
   for (const [name, addrs] of Object.entries(config.nsAddresses ?? {})) {
     if (addrs.length === 0) continue;
@@ -156,28 +153,23 @@ export function zoneProblems(config: ZoneConfig): ZoneProblem[] {
     const n = canonical(name);
     const p = nameProblem(name);
     if (p) {
-      out.push({ path, code: 'DNS_ZONE_NAME', message: `the name server "${name}" ${p}: give a host name such as ns1.${apex || 'tm.internal'}` });
+      out.push(problem('DNS_ZONE_NAME', `the name server "${name}" ${p}: give a host name such as ns1.${apex || 'tm.internal'}`, { path }));
     } else if (apex !== '' && !isBelow(n, apex)) {
-      out.push({
-        path, code: 'DNS_ZONE_NS_ADDRESS',
-        message: n === apex
-          ? `the zone apex ${apex} cannot have addresses (it answers SOA and NS only): name a server below it, such as ns1.${apex}`
-          : `${name} is outside the zone ${apex}, so tmkit is not authoritative for its addresses and serves no glue for it: drop the addresses, or name a server below ${apex}`,
-      });
+      out.push(problem('DNS_ZONE_NS_ADDRESS', n === apex
+        ? `the zone apex ${apex} cannot have addresses (it answers SOA and NS only): name a server below it, such as ns1.${apex}`
+        : `${name} is outside the zone ${apex}, so tmkit is not authoritative for its addresses and serves no glue for it: drop the addresses, or name a server below ${apex}`, { path }));
     }
     addrs.forEach((a, i) => {
-      if (ipFamilyOf(a) === 0) out.push({ path: `${path}[${i}]`, code: 'DNS_ZONE_NS_ADDRESS', message: `"${a}" is not an IPv4 or IPv6 address: give an address literal such as 192.0.2.53 or 2001:db8::53` });
+      if (ipFamilyOf(a) === 0) out.push(problem('DNS_ZONE_NS_ADDRESS', `"${a}" is not an IPv4 or IPv6 address: give an address literal such as 192.0.2.53 or 2001:db8::53`, { path: `${path}[${i}]` }));
     });
   }
   return out;
 }
 
 /** Thrown by `defineZone()`: every problem at once, each with its path. */
-export class ZoneConfigError extends Error {
-  readonly code = 'DNS_ZONE_INVALID';
+export class ZoneConfigError extends TmkitError {
   constructor(readonly problems: ZoneProblem[]) {
-    super(`dns: the zone configuration is invalid: ${problems.map((p) => `${p.path}: ${p.message}`).join('; ')}`);
-    this.name = 'ZoneConfigError';
+    super('DNS_ZONE_INVALID', `dns: the zone configuration is invalid: ${problems.map((p) => `${p.path}: ${p.message}`).join('; ')}`, problems);
   }
 }
 
@@ -246,7 +238,7 @@ export function nextSerial(serial: number): number {
 /** The same zone serving another SOA serial (an unsigned 32-bit integer). */
 export function withSerial(zone: Zone, serial: number): Zone {
   if (!Number.isInteger(serial) || serial < 0 || serial > UINT32_MAX) {
-    throw new ZoneConfigError([{ path: 'soa.serial', code: 'DNS_ZONE_SOA', message: `${serial} is not a whole number from 0 to ${UINT32_MAX} (RFC 1035 §3.3.13)` }]);
+    throw new ZoneConfigError([problem('DNS_ZONE_SOA', `${serial} is not a whole number from 0 to ${UINT32_MAX} (RFC 1035 §3.3.13)`, { path: 'soa.serial' })]);
   }
   return withRecords({ apex: zone.apex, suffix: zone.suffix, soa: { ...zone.soa, serial }, ttl: zone.ttl, nsNames: zone.nsNames, nameServers: zone.nameServers, nonTerminals: zone.nonTerminals });
 }

@@ -21,8 +21,11 @@ export interface Ctx {
   params: string[];
 }
 
-/** A handler's answer: status, JSON body (or text), extra headers. */
-export interface Reply<T = unknown> { status: number; body: T; headers?: Record<string, string> }
+/**
+ * A handler's answer: status, JSON body (or text, or bytes), extra headers. `streamed`: the handler took over
+ * the response itself (Server-Sent Events) and nothing is sent for it.
+ */
+export interface Reply<T = unknown> { status: number; body: T; headers?: Record<string, string>; streamed?: boolean }
 export type Handler = (ctx: Ctx) => Promise<Reply>;
 export interface Route { pattern: RegExp; name: string; methods: Record<string, Handler> }
 
@@ -38,7 +41,7 @@ export interface HttpApiOptions {
 }
 
 export function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  const text = typeof body === 'string' ? body : `${JSON.stringify(body, null, 2)}\n`;
+  const text = Buffer.isBuffer(body) ? body : typeof body === 'string' ? body : `${JSON.stringify(body, null, 2)}\n`;
   res.writeHead(status, {
     'content-type': typeof body === 'string' ? 'text/plain; version=0.0.4; charset=utf-8' : 'application/json; charset=utf-8',
     'content-length': Buffer.byteLength(text),
@@ -208,7 +211,7 @@ export class HttpApi {
       }
       const reply = await handler({ req, res, url, params });
       status = reply.status;
-      send(res, reply.status, reply.body, reply.headers);
+      if (!reply.streamed) send(res, reply.status, reply.body, reply.headers);
     } catch (err) {
       const p = this.o.problem(err, method, routeName);
       status = p.status;

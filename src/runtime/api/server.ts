@@ -9,8 +9,8 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import type { Logger } from 'pino';
 import type {
-  DeleteResult, EndpointDeleteResult, EndpointWriteResult, HealthzBody, ProfileList, ProfileStatusReport, ResolveResult,
-  ResourceCatalogResponse, WriteResult,
+  DeleteResult, EndpointDeleteResult, EndpointWriteResult, HealthzBody, PreviewReport, ProfileList, ProfileStatusReport,
+  ResolveResult, ResourceCatalogResponse, TrafficReport, WriteResult,
 } from '../../core/api';
 import { toWire } from '../../core/api';
 import { problem, type Diagnostic } from '../../core/diagnostics';
@@ -22,6 +22,8 @@ import { parseEtagList, StoreError, type Store, type StoredProfile } from '../..
 import { deleteReferenced, nameClash } from '../../core/validate';
 import { storeWriteFailure } from '../store/failures';
 import { ApiProblem } from './errors';
+import type { LiveEvents } from './events';
+import { uiHandler } from './ui';
 import { DEFAULT_MAX_BODY, header, HttpApi, readJson, type Ctx, type Reply, type Route } from './http';
 import type { RuntimeMetrics } from './metrics';
 import type { ProfileValidator } from './validation';
@@ -60,6 +62,14 @@ export interface ApiOptions {
    * reason. Absent → 200 with the store revision only.
    */
   health?: () => Promise<HealthReport>;
+  /** Traffic View of a stored profile since `since` (ms; `GET /v1/profiles/{name}/traffic`); absent → 503. */
+  traffic?: (profile: StoredProfile, since: number) => TrafficReport;
+  /** The routing map of a stored profile under a failure scenario (`POST /v1/preview`); absent → 503. */
+  preview?: (profile: StoredProfile, down: string[]) => Promise<PreviewReport> | PreviewReport;
+  /** Server-Sent Events (`GET /v1/events`); absent → 503. */
+  events?: LiveEvents;
+  /** The dashboard's built files (dist/ui), served at /ui/ without the token; absent → 404 with a hint. */
+  uiDir?: string;
   /** Request body limit in bytes (default 1 MiB). */
   maxBodyBytes?: number;
   /** Where the store lives, for the messages of a full or read-only disk (507/503). */
@@ -124,10 +134,17 @@ export class ApiServer {
       { pattern: /^\/v1\/profiles\/([^/]+)$/, name: '/v1/profiles/{name}', methods: { GET: (c) => this.getProfile(c), PUT: (c) => this.putProfile(c), PATCH: (c) => this.patchProfile(c), DELETE: (c) => this.deleteProfile(c) } },
       { pattern: /^\/v1\/profiles\/([^/]+)\/endpoints\/([^/]+)$/, name: '/v1/profiles/{name}/endpoints/{endpoint}', methods: { GET: (c) => this.getEndpoint(c), PUT: (c) => this.putEndpoint(c), PATCH: (c) => this.patchEndpoint(c), DELETE: (c) => this.deleteEndpoint(c) } },
       { pattern: /^\/v1\/profiles\/([^/]+)\/status$/, name: '/v1/profiles/{name}/status', methods: { GET: (c) => this.profileStatus(c) } },
+      { pattern: /^\/v1\/profiles\/([^/]+)\/traffic$/, name: '/v1/profiles/{name}/traffic', methods: { GET: (c) => this.traffic(c) } },
       { pattern: /^\/v1\/resolve$/, name: '/v1/resolve', methods: { POST: (c) => this.resolve(c) } },
+      { pattern: /^\/v1\/preview$/, name: '/v1/preview', methods: { POST: (c) => this.preview(c) } },
+      { pattern: /^\/v1\/events$/, name: '/v1/events', methods: { GET: (c) => this.events(c) } },
       { pattern: /^\/v1\/resources$/, name: '/v1/resources', methods: { GET: () => this.getResources(), PUT: (c) => this.putResources(c) } },
     ];
-    const open: Route[] = [{ pattern: /^\/healthz$/, name: '/healthz', methods: { GET: () => this.healthz() } }];
+    const ui = uiHandler(o.uiDir);
+    const open: Route[] = [
+      { pattern: /^\/healthz$/, name: '/healthz', methods: { GET: () => this.healthz() } },
+      { pattern: /^\/(?:ui(?:\/.*)?)?$/, name: '/ui/', methods: { GET: ui } },
+    ];
     this.http = new HttpApi({ token: o.token, metrics: o.metrics, logger: o.logger, routes, open, problem: (e, m, r) => this.problem(e, m, r) });
   }
 
@@ -409,6 +426,33 @@ export class ApiServer {
       clientIp: typeof body.clientIp === 'string' ? body.clientIp : '127.0.0.1',
     };
     return { status: 200, body: await this.o.resolve(query) };
+  }
+
+  private async traffic(ctx: Ctx): Promise<Reply<TrafficReport>> {
+    const p = await this.mustGet(ctx.params[0]!);
+    if (!this.o.traffic) throw ApiProblem.of(503, 'NOT_AVAILABLE', 'this server has no DNS attached; Traffic View is unavailable');
+    const raw = ctx.url.searchParams.get('since');
+    const since = raw === null ? 0 : Date.parse(raw);
+    if (Number.isNaN(since)) throw ApiProblem.of(400, 'BAD_REQUEST', `since '${raw}' is not an ISO 8601 time such as 2026-12-02T10:00:00Z`, { path: 'since' });
+    return { status: 200, body: this.o.traffic(p, since) };
+  }
+
+  private async preview(ctx: Ctx): Promise<Reply<PreviewReport>> {
+    const body = await readJson(ctx.req, this.maxBody);
+    if (!isObj(body) || typeof body.profile !== 'string') throw ApiProblem.of(400, 'BAD_REQUEST', 'the body must be {"profile": "<name>", "down": ["<endpoint>", ...]}', { path: 'profile' });
+    const down = body.down ?? [];
+    if (!Array.isArray(down) || down.some((d) => typeof d !== 'string')) throw ApiProblem.of(400, 'BAD_REQUEST', 'down is a list of endpoint names (or child/endpoint paths) to treat as Degraded', { path: 'down' });
+    const p = await this.mustGet(body.profile);
+    if (!this.o.preview) throw ApiProblem.of(503, 'NOT_AVAILABLE', 'this server has no routing engine attached; the preview is unavailable');
+    return { status: 200, body: await this.o.preview(p, down as string[]) };
+  }
+
+  private async events(ctx: Ctx): Promise<Reply<undefined>> {
+    const events = this.o.events;
+    if (!events) throw ApiProblem.of(503, 'NOT_AVAILABLE', 'this server publishes no events');
+    if (events.full) throw ApiProblem.of(429, 'TOO_MANY_STREAMS', 'too many event streams are open; close one (each browser tab of the dashboard holds one)');
+    events.subscribe(ctx.res);
+    return { status: 200, body: undefined, streamed: true };
   }
 
   private async getResources(): Promise<Reply<ResourceCatalogResponse>> {

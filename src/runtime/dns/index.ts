@@ -3,3 +3,4 @@ export { DnsServer, type DnsServerOptions, type ListenAddress, type TcpOptions, 
 export { Responder, type ResponderOptions, type ResolveFn, type SoaConfig, type ResponderStats, type Transport } from './responder';
 export { parseQuery, ecsAddressText, type ParsedQuery, type Edns, type ClientSubnet } from './wire';
 export { DnsCountsAggregate, type DnsCounts } from './counts';
+export { TrafficStore, TrafficTallies, TrafficTally, TRAFFIC_BUCKET_MS, TRAFFIC_EXACT, TRAFFIC_STRIDE, type TrafficRow } from './traffic';

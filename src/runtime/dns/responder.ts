@@ -36,6 +36,7 @@ import {
   type ClientSubnet, type Edns,
 } from './wire';
 import { DnsTallies, qtypeLabel, rcodeName, type AnswerTally, type DnsCounts, type QueryTally } from './counts';
+import { TrafficTallies, TrafficTally, type TrafficRow } from './traffic';
 
 export type ResolveFn = (snapshot: RoutingSnapshot, query: RoutingQuery) => RoutingResolution;
 
@@ -82,6 +83,8 @@ interface Encoded {
   tally: QueryTally;
   /** Leaf endpoints of this answer: counted when the records are sent (not for the TC variant). */
   answers: AnswerTally[];
+  /** Traffic View, when the answer's profile is enrolled (trafficViewEnrollmentStatus Enabled). */
+  traffic?: TrafficTally;
 }
 
 interface StaticEntry {
@@ -122,6 +125,7 @@ export class Responder {
   private dynamicCache = new Map<string, Encoded>();
   private readonly scratch = Buffer.alloc(512);
   private readonly tallies = new DnsTallies();
+  private readonly traffic = new TrafficTallies();
   readonly stats: ResponderStats = { queries: 0, cacheHits: 0, dropped: 0, errors: 0, truncated: 0 };
 
   /** Throws a ZoneConfigError (code DNS_ZONE_INVALID) naming every problem with the zone options. */
@@ -160,6 +164,11 @@ export class Responder {
    */
   counts(): DnsCounts {
     return this.tallies.counts();
+  }
+
+  /** Traffic View counts since the last drain (countries looked up now, with the snapshot's geo lookup). */
+  drainTraffic(): TrafficRow[] {
+    return this.traffic.drain(this.snapshot.geo);
   }
 
   /** Swaps the routing state: drops every cached answer and bumps the SOA serial (RFC 1982 arithmetic). */
@@ -229,6 +238,11 @@ export class Responder {
     } else {
       const a = encoded.answers;
       for (let i = 0; i < a.length; i++) a[i]!.n++;
+      const tt = encoded.traffic;
+      if (tt !== undefined) {
+        const w = TrafficTally.weightOf(++tt.n);
+        if (w > 0) tt.add(edns?.ecs !== undefined && edns.ecs.sourcePrefix > 0 ? ecsAddressText(edns.ecs) : clientAddress, w);
+      }
     }
     encoded.tally.n++;
     const pre = transport === 'tcp' ? 2 : 0;
@@ -326,7 +340,9 @@ export class Responder {
     writeHeader(truncated, flags | FLAG_TC, 1, 0, 0, 0);
     question.copy(truncated, HEADER_LENGTH);
     const tally = this.tallies.query(profile, rcodeName(rcode), qtypeLabel(question.readUInt16BE(question.length - 4)));
-    return { body, truncated, tally, answers: endpoints.length === 0 ? [] : endpoints.map((e) => this.tallies.answer(profile, e)) };
+    const out: Encoded = { body, truncated, tally, answers: endpoints.length === 0 ? [] : endpoints.map((e) => this.tallies.answer(profile, e)) };
+    if (profile !== '' && this.snapshot.profiles.get(profile)?.trafficViewEnrollmentStatus === 'Enabled') out.traffic = this.traffic.tally(profile, endpoints);
+    return out;
   }
 
   /**

@@ -8,6 +8,7 @@ import * as dgram from 'node:dgram';
 import * as net from 'node:net';
 import { parseIPv6 } from '../../core/net/ip';
 import type { RoutingSnapshot } from '../../core/routing/types';
+import type { TrafficRow } from './traffic';
 import { Responder, type ResponderOptions, type ResponderStats } from './responder';
 import type { DnsCounts } from './counts';
 
@@ -75,6 +76,11 @@ export class DnsServer {
   /** Answered queries by (profile, rcode, qtype) and endpoint answers by (profile, endpoint) since start. */
   counts(): DnsCounts {
     return this.responder.counts();
+  }
+
+  /** Traffic View counts since the last drain (see dns/traffic.ts). */
+  drainTraffic(): TrafficRow[] {
+    return this.responder.drainTraffic();
   }
 
   /** Open TCP connections. */

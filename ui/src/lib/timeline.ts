@@ -30,13 +30,18 @@ export interface Lane {
  */
 export function timelineWindow(transitions: readonly TransitionLike[], now: number, minSpanMs = 60_000, emptySpanMs = 10 * 60_000): { start: number; end: number } {
   let earliest = Infinity;
+  let latest = -Infinity;
   for (const t of transitions) {
     const at = Date.parse(t.at);
     if (Number.isFinite(at) && at < earliest) earliest = at;
+    if (Number.isFinite(at) && at > latest) latest = at;
   }
   if (earliest === Infinity) return { start: now - emptySpanMs, end: now };
-  const pad = Math.max(30_000, (now - earliest) / 10);
-  return { start: Math.min(earliest - pad, now - minSpanMs), end: now };
+  // The page's clock ticks once a second while a transition can arrive (over the event stream) at once: the
+  // window always reaches a second past the newest transition, so it is drawn the moment it is known.
+  const end = Math.max(now, latest + 1000);
+  const pad = Math.max(30_000, (end - earliest) / 10);
+  return { start: Math.min(earliest - pad, end - minSpanMs), end };
 }
 
 /**

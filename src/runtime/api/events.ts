@@ -1,0 +1,60 @@
+/**
+ * `GET /v1/events`: Server-Sent Events (WHATWG HTML §9.2) for the dashboard and other watchers — health
+ * transitions, configuration revisions and Traffic View buckets as they happen. Authenticated like every
+ * route (the bearer token; EventSource cannot send headers, so clients read it with fetch()).
+ */
+import type { ServerResponse } from 'node:http';
+
+/** A comment line this often keeps proxies and idle timeouts from closing a quiet stream. */
+const HEARTBEAT_MS = 15_000;
+/** Subscribers at most; past it a new one is refused (429), so a leaking client cannot exhaust the server. */
+const MAX_SUBSCRIBERS = 100;
+
+export class LiveEvents {
+  private readonly subscribers = new Set<ServerResponse>();
+  private readonly heartbeat: NodeJS.Timeout;
+  private seq = 0;
+
+  constructor() {
+    this.heartbeat = setInterval(() => this.write(': keep-alive\n\n'), HEARTBEAT_MS);
+    this.heartbeat.unref();
+  }
+
+  get count(): number { return this.subscribers.size; }
+
+  get full(): boolean { return this.subscribers.size >= MAX_SUBSCRIBERS; }
+
+  /** Takes over the response: headers, a retry hint, then events until the client goes away or close(). */
+  subscribe(res: ServerResponse): void {
+    res.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-store',
+      connection: 'keep-alive',
+      'x-accel-buffering': 'no',
+    });
+    res.write('retry: 2000\n: tmkit events\n\n');
+    this.subscribers.add(res);
+    res.on('close', () => this.subscribers.delete(res));
+  }
+
+  /** Sends one event to every subscriber. */
+  publish(event: 'transition' | 'revision' | 'traffic', data: unknown): void {
+    if (this.subscribers.size === 0) return;
+    this.write(`id: ${++this.seq}\nevent: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+  }
+
+  /** Ends every stream (server shutdown). */
+  close(): void {
+    clearInterval(this.heartbeat);
+    for (const res of this.subscribers) res.end();
+    this.subscribers.clear();
+  }
+
+  private write(text: string): void {
+    for (const res of this.subscribers) {
+      // A client that stops reading gets dropped rather than buffered without bound.
+      if (res.writableLength > 1 << 20) { res.destroy(); continue; }
+      res.write(text);
+    }
+  }
+}
