@@ -380,3 +380,8 @@ describe('under a root that is not the tmkit App (e.g. a CDKTF stack)', () => {
     expect(child.node.validate()).toEqual([]);
   });
 });
+
+test('a misspelt enum prop is rejected with the value it most likely means (issue 16 item 8)', () => {
+  const err = thrown(() => new Profile(new App(), 'p', { trafficRoutingMethod: 'Performace' as never }));
+  expect(err.message).toContain('trafficRoutingMethod must be one of "Performance", "Priority", "Weighted", "Geographic", "MultiValue", "Subnet" (did you mean "Performance"?) (got "Performace")');
+});
