@@ -110,6 +110,8 @@ test('a failure mid-way says exactly which steps were applied and which were not
   ]);
   expect(r.stdout).toMatch(/\n {6}.*WEIGHT_RANGE/);
   expect(r.stderr).toContain('apply failed at step 3/5 (PUT contoso-web (update))');
+  // One casing rule for messages on stderr: `tmkit: ` and a lower-case word, continuation lines indented.
+  for (const line of r.stderr.split('\n').filter((l) => l !== '')) expect(line).toMatch(/^(tmkit: [a-z]|\s)/);
   expect(r.stderr).toContain('applied (2): PUT contoso-api (create), PUT contoso-geo (update)');
   expect(r.stderr).toContain('not applied (3): PUT contoso-web (update) [failed], PUT status (replace), DELETE old-api (delete)');
   expect(await client.findProfile('contoso-api')).toBeDefined();
@@ -168,6 +170,6 @@ test.each([
   const r = await onTerminal(['apply', join(dir, 'smaller.json'), '--no-color', ...server()], answer);
   expect(r.output).toContain('Apply these changes to');
   expect(r.code).toBe(code);
-  expect(r.output).toContain(oldApiStays ? 'apply cancelled; nothing was applied' : '[1/1] DELETE old-api (delete) ... ok');
+  expect(r.output).toContain(oldApiStays ? 'tmkit: apply cancelled; nothing was applied' : '[1/1] DELETE old-api (delete) ... ok');
   expect((await client.findProfile('old-api')) !== undefined).toBe(oldApiStays);
 });

@@ -3,6 +3,7 @@ import { existsSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { validate } from '../../core/validate';
+import { count } from '../../core/words';
 import { CliError, EXIT_FAILED, EXIT_OK, setExitCode } from '../errors';
 import { countSeverities, renderText, summary } from '../util/diagnostics';
 import { displayFile, readJsonFile } from '../util/files';
@@ -103,7 +104,7 @@ export function registerSynth(program: Command): void {
       const names = profileNames(document);
       if (diagnostics.length > 0) process.stderr.write(renderText(diagnostics, names));
       const { errors } = countSeverities(diagnostics);
-      process.stderr.write(`tmkit: ${displayFile(file)}: ${names.length} profile${names.length === 1 ? '' : 's'}, ${endpointCount(document)} endpoints; ${summary(diagnostics)}\n`);
+      process.stderr.write(`tmkit: ${displayFile(file)}: ${count(names.length, 'profile')}, ${count(endpointCount(document), 'endpoint')}; ${summary(diagnostics)}\n`);
       process.stdout.write(`${displayFile(file)}\n`);
       setExitCode(cmd, errors > 0 ? EXIT_FAILED : EXIT_OK);
     });

@@ -10,6 +10,7 @@ import { CliError, EXIT_CHANGES, EXIT_FAILED, EXIT_OK } from '../errors';
 import { displayFile, readJsonFile } from './files';
 import { clientFor, serverFailure } from './server';
 import { loadState, makeReport, requireDesired } from './state';
+import { count } from '../../core/words';
 
 export interface ApplyOptions {
   server?: string;
@@ -35,7 +36,6 @@ export interface ApplyIo {
 
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const stepLabel = (s: Pick<PlanStep, 'method' | 'profile' | 'action'>): string => `${s.method} ${s.profile} (${s.action})`;
-const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 /** `[2/5] PUT web (update) ... ok  ETag "3-…"` */
 export function progressLine(o: StepOutcome): string {
@@ -63,12 +63,12 @@ async function execute(client: TmkitClient, plan: Plan, io: ApplyIo, opts: Apply
   if (result.failed) {
     const f = result.failed;
     io.err.write([
-      `apply failed at step ${f.index}/${f.total} (${stepLabel(f.step)}); the server's answer is above`,
+      `tmkit: apply failed at step ${f.index}/${f.total} (${stepLabel(f.step)}); the server's answer is above`,
       `  applied (${result.applied.length}): ${result.applied.length > 0 ? result.applied.map((o) => stepLabel(o.step)).join(', ') : 'nothing'}`,
       `  not applied (${result.notApplied.length + 1}): ${[`${stepLabel(f.step)} [failed]`, ...result.notApplied.map(stepLabel)].join(', ')}`,
       '',
     ].join('\n'));
-    throw new CliError(`apply: stopped after ${plural(result.applied.length, 'step')} of ${f.total}; run \`tmkit plan\` again to see what is left, then apply`);
+    throw new CliError(`apply: stopped after ${count(result.applied.length, 'step')} of ${f.total}; run \`tmkit plan\` again to see what is left, then apply`);
   }
   if (result.applied.length === 0) {
     io.out.write(`No changes. Stack "${plan.stack}" on ${client.server} already matches; nothing to apply.\n`);
@@ -114,7 +114,7 @@ export async function applyFile(file: string, opts: ApplyOptions, io: ApplyIo): 
     else for (const w of report.warnings) io.out.write(`warning ${w.path}: ${w.message} [${w.code}]\n`);
     if (plan.errors.length > 0) {
       if (opts.showPlan === false) for (const e of plan.errors) io.err.write(`  ${e.path}: ${e.message} [${e.code}]${e.hint ? `\n      hint: ${e.hint}` : ''}\n`);
-      throw new CliError(`apply: the plan for ${label} has ${plural(plan.errors.length, 'error')} and cannot be applied; nothing was applied`);
+      throw new CliError(`apply: the plan for ${label} has ${count(plan.errors.length, 'error')} and cannot be applied; nothing was applied`);
     }
     if (plan.steps.length === 0) {
       io.out.write(`No changes. Stack "${plan.stack}" on ${client.server} already matches ${label}; nothing to apply.\n`);
@@ -126,7 +126,7 @@ export async function applyFile(file: string, opts: ApplyOptions, io: ApplyIo): 
       }
       const ok = await io.confirm(`\nApply these changes to ${client.server} (stack "${plan.stack}")? Only 'yes' will be accepted: `);
       if (!ok) {
-        io.err.write('apply cancelled; nothing was applied\n');
+        io.err.write('tmkit: apply cancelled; nothing was applied\n');
         return EXIT_FAILED;
       }
     }

@@ -1,4 +1,5 @@
 import type { Endpoint } from '../../model/types';
+import { count } from '../../words';
 import { parsePath } from '../attributes';
 import type { FailoverEstimate } from '../failover';
 import type { AttributeChange, JsonValue, PlanSummary, ProfileAction, ProfileChange } from '../types';
@@ -85,8 +86,8 @@ export function setDelta(before: JsonValue | undefined, after: JsonValue | undef
 
 /** Short phrases summarising a profile change (for a one-line summary). */
 export function changePhrases(c: ProfileChange, max = 4): string[] {
-  if (c.action === 'create') return [`${c.after!.trafficRoutingMethod}, ${c.after!.endpoints.length} endpoint(s), relativeName ${c.after!.dnsConfig.relativeName}`];
-  if (c.action === 'delete') return [`${c.before!.trafficRoutingMethod}, ${c.before!.endpoints.length} endpoint(s), relativeName ${c.before!.dnsConfig.relativeName}`];
+  if (c.action === 'create') return [`${c.after!.trafficRoutingMethod}, ${count(c.after!.endpoints.length, 'endpoint')}, relativeName ${c.after!.dnsConfig.relativeName}`];
+  if (c.action === 'delete') return [`${c.before!.trafficRoutingMethod}, ${count(c.before!.endpoints.length, 'endpoint')}, relativeName ${c.before!.dnsConfig.relativeName}`];
   const out: string[] = [];
   for (const a of c.attributes) {
     const ep = endpointOf(a);

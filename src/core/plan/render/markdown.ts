@@ -7,6 +7,7 @@ import {
   SYMBOL, summaryLine,
 } from './common';
 import { short } from './text';
+import { count } from '../../words';
 
 /**
  * Markdown for a pull-request comment: the summary line first, a table of changed profiles, warnings and
@@ -36,10 +37,10 @@ export function renderMarkdown(report: PlanReport, options: MarkdownOptions = {}
   const head: string[] = [];
   head.push(options.marker ?? DEFAULT_MARKER);
   head.push(`### ${options.title ?? 'tmkit plan'} — stack ${code(plan.stack)}`, '');
-  if (plan.errors.length > 0) head.push(`**❌ This plan cannot be applied: ${plan.errors.length} error(s).** ${summaryLine(plan.summary)}`);
+  if (plan.errors.length > 0) head.push(`**❌ This plan cannot be applied: ${count(plan.errors.length, 'error')}.** ${summaryLine(plan.summary)}`);
   else if (!hasChanges(plan.summary)) head.push(`**No changes.** The deployed profiles of stack ${code(plan.stack)} match the document.`);
   else head.push(`**${summaryLine(plan.summary)}**`);
-  if (plan.summary.unchanged > 0) head.push('', `${plan.summary.unchanged} profile(s) unchanged.`);
+  if (plan.summary.unchanged > 0) head.push('', `${count(plan.summary.unchanged, 'profile')} unchanged.`);
   head.push('');
 
   const failoverBy = new Map(report.failover.map((f) => [f.profile, f]));
@@ -57,12 +58,12 @@ export function renderMarkdown(report: PlanReport, options: MarkdownOptions = {}
       const f = failoverBy.get(r.name);
       head.push(`| ${code(r.sym)} | ${code(r.name)} | ${r.action} | ${esc(r.what)} | ${f ? failoverCell(f) : '—'} |`);
     }
-    if (rows.length > maxRows) head.push(`| | … | | ${rows.length - maxRows} more profile(s), each in its own section below | |`);
+    if (rows.length > maxRows) head.push(`| | … | | ${count(rows.length - maxRows, 'more profile', 'more profiles')}, each in its own section below | |`);
     head.push('');
   }
   const exceeding = report.failover.filter((f) => f.exceeds);
   if (exceeding.length > 0) {
-    head.push(`> [!CAUTION]`, `> ${exceeding.length} profile(s) exceed the failover limit of ${report.maxFailoverSeconds} s: ${exceeding.map((f) => `${code(f.profile)} (${failoverText(f.after)})`).join(', ')}`, '');
+    head.push(`> [!CAUTION]`, `> ${count(exceeding.length, 'profile')} exceed${exceeding.length === 1 ? 's' : ''} the failover limit of ${report.maxFailoverSeconds} s: ${exceeding.map((f) => `${code(f.profile)} (${failoverText(f.after)})`).join(', ')}`, '');
   }
   if (plan.errors.length > 0) {
     head.push('> [!CAUTION]', `> **Errors** (the plan cannot be applied):`);

@@ -4,6 +4,7 @@ import type { ProfileChange, Writer } from '../types';
 import {
   ACTION_WORD, classCount, describeEndpoint, endpointOf, failoverText, formatValue, hasChanges, pct, points, SYMBOL, summaryLine,
 } from './common';
+import { count } from '../../words';
 
 /**
  * Terraform-like text: `+` create, `~` update, `-/+` replace, `-` destroy, one block per profile, then the
@@ -33,7 +34,7 @@ export function renderText(report: PlanReport, options: TextOptions = {}): strin
   if (!showChanges) {
     // preview only
   } else if (changed.length === 0) {
-    lines.push(`No changes. The deployed profiles of stack "${plan.stack}" match the document (${plan.summary.unchanged} profile(s)).`);
+    lines.push(`No changes. The deployed profiles of stack "${plan.stack}" match the document (${count(plan.summary.unchanged, 'profile')}).`);
   } else {
     lines.push('Symbols: + create, ~ update, -/+ replace, - destroy', '');
     for (const ch of changed) {
@@ -79,6 +80,9 @@ export function renderText(report: PlanReport, options: TextOptions = {}): strin
     }
   }
 
+  if (!showChanges && plan.errors.length === 0 && (report.preview?.profiles.length ?? 0) === 0) {
+    lines.push(`No routing changes. The deployed profiles of stack "${plan.stack}" match the document (${count(plan.summary.unchanged, 'profile')}), so every client keeps its answer.`);
+  }
   if (report.preview && options.preview !== false && report.preview.profiles.length > 0) {
     lines.push(c('bold', 'Routing preview') + c('dim', ` (${report.preview.clientModel})`));
     for (const pv of report.preview.profiles) lines.push(...previewLines(pv, c), '');
