@@ -3,7 +3,7 @@ import type { ProfilePreview } from '../preview-types';
 import type { FailoverRow, PlanReport } from '../report';
 import type { AttributeChange, ProfileChange, Writer } from '../types';
 import {
-  ACTION_WORD, changePhrases, classCount, describeEndpoint, endpointOf, failoverText, formatValue, hasChanges, pct, points, setDelta,
+  ACTION_WORD, changePhrases, classCount, describeEndpoint, endpointOf, failoverText, formatValue, hasChanges, pct, points, setDelta, shownAttributes, unusedNote,
   SYMBOL, summaryLine,
 } from './common';
 import { short } from './text';
@@ -158,16 +158,18 @@ function profileSection(c: ProfileChange, f: FailoverRow | undefined, pv: Profil
     out.push(`| probe | ${p.monitorConfig.protocol}:${p.monitorConfig.port}${esc(p.monitorConfig.path ?? '')} every ${p.monitorConfig.intervalInSeconds} s, timeout ${p.monitorConfig.timeoutInSeconds} s, tolerated ${p.monitorConfig.toleratedNumberOfFailures} |`);
     out.push('');
     out.push('| Endpoint | ' + (c.action === 'create' ? 'Created' : 'Destroyed') + ' |', '|---|---|');
-    for (const e of p.endpoints) out.push(`| ${code(e.name)} | ${esc(describeEndpoint(e))} |`);
+    for (const e of p.endpoints) out.push(`| ${code(e.name)} | ${esc(describeEndpoint(e, p.trafficRoutingMethod))} |`);
     out.push('');
   } else {
     const epRows: string[] = [];
     const other: AttributeChange[] = [];
-    for (const a of c.attributes) {
+    const { shown, unused } = shownAttributes(c);
+    const method = (c.after ?? c.before)!.trafficRoutingMethod;
+    for (const a of shown) {
       const ep = endpointOf(a);
       if (!ep) { other.push(a); continue; }
-      if (ep.rest === '' && a.kind === 'add') epRows.push(`| ${code(ep.endpoint)} | ➕ added | | ${esc(describeEndpoint(a.after as unknown as Endpoint))} |`);
-      else if (ep.rest === '' && a.kind === 'remove') epRows.push(`| ${code(ep.endpoint)} | ➖ removed | ${esc(describeEndpoint(a.before as unknown as Endpoint))} | |`);
+      if (ep.rest === '' && a.kind === 'add') epRows.push(`| ${code(ep.endpoint)} | ➕ added | | ${esc(describeEndpoint(a.after as unknown as Endpoint, method))} |`);
+      else if (ep.rest === '' && a.kind === 'remove') epRows.push(`| ${code(ep.endpoint)} | ➖ removed | ${esc(describeEndpoint(a.before as unknown as Endpoint, method))} | |`);
       else {
         const d = setDelta(a.before, a.after);
         const detail = d && (d.added.length || d.removed.length)
@@ -181,6 +183,7 @@ function profileSection(c: ProfileChange, f: FailoverRow | undefined, pv: Profil
       for (const a of other) out.push(`| ${code(a.path)}${a.forcesReplacement ? ' (forces replacement)' : ''} | ${esc(valueText(a, 'before'))} | ${esc(valueText(a, 'after'))} |`);
       out.push('');
     }
+    if (unused > 0) out.push(`_${esc(unusedNote(c, unused))}._`, '');
   }
   if (withPreview && pv) out.push(...previewMarkdown(pv));
   else if (pv) out.push('_Routing preview left out to fit the comment limit._', '');

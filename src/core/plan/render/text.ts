@@ -2,7 +2,8 @@ import type { ProfilePreview } from '../preview-types';
 import type { PlanReport } from '../report';
 import type { ProfileChange, Writer } from '../types';
 import {
-  ACTION_WORD, classCount, describeEndpoint, endpointOf, failoverText, formatValue, hasChanges, pct, points, SYMBOL, summaryLine,
+  ACTION_WORD, classCount, describeEndpoint, endpointOf, failoverText, formatValue, hasChanges, pct, points, shownAttributes, SYMBOL, summaryLine,
+  unusedNote,
 } from './common';
 import { count } from '../../words';
 
@@ -48,13 +49,15 @@ export function renderText(report: PlanReport, options: TextOptions = {}): strin
         const col = ch.action === 'create' ? 'green' : 'red';
         lines.push(c(col, `      ${s} ${p.trafficRoutingMethod}, relativeName ${p.dnsConfig.relativeName}, TTL ${p.dnsConfig.ttl}, ` +
           `${p.monitorConfig.protocol}:${p.monitorConfig.port}${p.monitorConfig.path ?? ''} every ${p.monitorConfig.intervalInSeconds} s`));
-        for (const e of p.endpoints) lines.push(c(col, `      ${s} endpoints[${e.name}]: ${describeEndpoint(e)}`));
+        for (const e of p.endpoints) lines.push(c(col, `      ${s} endpoints[${e.name}]: ${describeEndpoint(e, p.trafficRoutingMethod)}`));
       } else {
-        for (const a of ch.attributes) {
+        const { shown, unused } = shownAttributes(ch);
+        const method = (ch.after ?? ch.before)!.trafficRoutingMethod;
+        for (const a of shown) {
           const ep = endpointOf(a);
           if (ep && ep.rest === '' && (a.kind === 'add' || a.kind === 'remove')) {
             const e = (a.kind === 'add' ? a.after : a.before) as never;
-            lines.push(c(a.kind === 'add' ? 'green' : 'red', `      ${a.kind === 'add' ? '+' : '-'} ${a.path}: ${describeEndpoint(e)}`));
+            lines.push(c(a.kind === 'add' ? 'green' : 'red', `      ${a.kind === 'add' ? '+' : '-'} ${a.path}: ${describeEndpoint(e, method)}`));
           } else if (a.kind === 'add') {
             lines.push(c('green', `      + ${a.path}: ${formatValue(a.after)}`));
           } else if (a.kind === 'remove') {
@@ -66,6 +69,7 @@ export function renderText(report: PlanReport, options: TextOptions = {}): strin
             lines.push(c('yellow', `      ~ ${a.path}: ${formatValue(a.before)} -> ${formatValue(a.after)}`) + force);
           }
         }
+        if (unused > 0) lines.push(c('dim', `      (${unusedNote(ch, unused)})`));
       }
       lines.push('');
     }
