@@ -113,6 +113,10 @@ export class Engine {
   private carried = new Map<string, { verdict: ProbeVerdict; fingerprint: string }>();
   /** Current probe settings fingerprint per `profile/endpoint`. */
   private fingerprints = new Map<string, string>();
+  /** Profiles deleted since the last rebuild: the monitor drops their state even if they are back already. */
+  private deletedProfiles = new Set<string>();
+  /** Monitor transitions that only confirmed a carried-over verdict: not status changes, never listed. */
+  private confirmations = new WeakSet<EndpointTransition>();
   private saveTimer: NodeJS.Timeout | undefined;
   private stopped = false;
 
@@ -229,7 +233,17 @@ export class Engine {
   private setTargets(): void {
     const targets = probeTargets(this.profiles(), this.state.resources);
     this.fingerprints = new Map(targets.map((t) => [t.key, t.fingerprint]));
+    // A profile deleted and created again within one rebuild still starts fresh: drop it, then add it.
+    if (this.deletedProfiles.size > 0) this.monitor.setTargets(targets.filter((t) => !this.deletedProfiles.has(t.profile)));
+    this.deletedProfiles.clear();
     this.monitor.setTargets(targets);
+  }
+
+  /** A deleted profile's saved history and carried-over verdicts go with it: a new profile of that name starts fresh. */
+  private forgetProfile(name: string): void {
+    this.previousHistory = this.previousHistory.filter((t) => t.profile !== name);
+    for (const key of [...this.carried.keys()]) if (key.startsWith(`${name}/`)) this.carried.delete(key);
+    this.deletedProfiles.add(name);
   }
 
   /** The monitor's verdicts, with verdicts carried over from the previous run where it has not decided yet. */
@@ -254,13 +268,22 @@ export class Engine {
   }
 
   private onStoreChange(c: StoreChange): void {
+    if (c.kind === 'profile' && c.op === 'delete' && c.name !== undefined) this.forgetProfile(c.name);
     if (c.kind === 'resources') this.pendingResources = true;
     else if (c.name !== undefined) this.pendingNames.add(c.name);
     this.schedule();
   }
 
   private onTransition(t: EndpointTransition): void {
+    const carried = this.carried.get(t.key);
     this.carried.delete(t.key); // the monitor has decided this endpoint itself now
+    if (carried && t.from === 'CheckingEndpoint' && t.to === carried.verdict && this.fingerprints.get(t.key) === carried.fingerprint) {
+      // The first verdict after a restart confirms the carried one: the endpoint's status never changed.
+      this.confirmations.add(t);
+      this.logger.debug({ profile: t.profile, endpoint: t.endpoint, status: t.to }, 'carried-over endpoint status confirmed by probing');
+      this.scheduleSave();
+      return;
+    }
     this.metrics.transitions.inc({ profile: t.profile, endpoint: t.endpoint, from: t.from, to: t.to });
     this.logger.info({ profile: t.profile, endpoint: t.endpoint, from: t.from, to: t.to, reason: t.reason }, 'endpoint status changed');
     this.pendingHealth = true;
@@ -407,7 +430,7 @@ export class Engine {
     const current = this.state.profiles.get(name) ?? stored;
     const probes = new Map(this.monitor.statuses(name).map((s) => [s.endpoint, s]));
     const effective = this.verdicts();
-    const live = [...probes.values()].flatMap((s) => s.history);
+    const live = [...probes.values()].flatMap((s) => s.history).filter((t) => !this.confirmations.has(t));
     const seen = new Set(live.map((t) => `${t.key}@${t.at}`));
     const history = [...this.previousHistory.filter((t) => t.profile === name && !seen.has(`${t.key}@${t.at}`)), ...live]
       .sort((a, b) => b.at - a.at).slice(0, 100);
@@ -529,7 +552,7 @@ export class Engine {
   }
 
   private async saveMonitor(): Promise<void> {
-    const history = this.monitor.statuses().flatMap((s) => s.history).sort((a, b) => a.at - b.at).slice(-1000);
+    const history = this.monitor.statuses().flatMap((s) => s.history).filter((t) => !this.confirmations.has(t)).sort((a, b) => a.at - b.at).slice(-1000);
     try {
       const state: SavedMonitorState = {
         savedAt: Date.now(),
