@@ -104,6 +104,28 @@ describe('status', () => {
     ]);
   });
 
+  test('--watch --format json prints one JSON line per changed view', async () => {
+    await deploy('w', [loopbackProfile('web', port(), ['127.0.0.41', '127.0.0.42'])]);
+    await online('web');
+    const child = spawn(process.execPath, [BIN, 'status', 'web', '--watch', '--interval', '0.2', '--format', 'json'], {
+      cwd: s.dir, env: cleanEnv({ TMKIT_SERVER: s.api }), stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    child.stdout!.setEncoding('utf8').on('data', (d: string) => { out += d; });
+    const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+    try {
+      await waitFor('the first line', () => out.includes('\n'), 20_000);
+      await s.client.patchEndpoint('web', 'e1', { endpointStatus: 'Disabled' });
+      await waitFor('a line with e1 Disabled', () => out.includes('"endpointMonitorStatus":"Disabled"'), 20_000);
+    } finally {
+      child.kill('SIGTERM');
+    }
+    expect(await exited).toBe(0);
+    const views = out.trimEnd().split('\n').map((l) => JSON.parse(l) as ProfileStatusReport);
+    expect(views[0]!.endpoints[0]!.endpointMonitorStatus).toBe('Online');
+    expect(views[views.length - 1]!.endpoints[0]!.endpointMonitorStatus).toBe('Disabled');
+  });
+
   test('--watch on a terminal redraws in place (cursor back over the previous view, then clear)', async () => {
     await deploy('w', [loopbackProfile('web', port(), ['127.0.0.41', '127.0.0.42'])]);
     // python3's pty runs the watch on a terminal for a while, then sends SIGINT (Ctrl-C).

@@ -49,15 +49,16 @@ interface StatusOptions extends ServerOptions {
   interval: string;
 }
 
-/** One snapshot of what `tmkit status [PROFILE]` shows, as text or JSON. */
-async function snapshot(client: TmkitClient, profile: string | undefined, format: 'text' | 'json'): Promise<string> {
+/** One snapshot of what `tmkit status [PROFILE]` shows, as text or JSON (`compact`: one line, for `--watch`). */
+async function snapshot(client: TmkitClient, profile: string | undefined, format: 'text' | 'json', compact = false): Promise<string> {
+  const json = (v: unknown): string => (compact ? `${JSON.stringify(v)}\n` : toJsonText(v));
   if (profile !== undefined) {
     const r = await client.status(profile);
-    return format === 'json' ? toJsonText(r) : renderStatus(r);
+    return format === 'json' ? json(r) : renderStatus(r);
   }
   const entries: ProfileEntry[] = (await client.listProfiles()).profiles;
   const reports = await Promise.all(entries.map((p) => client.status(p.name)));
-  if (format === 'json') return toJsonText({ profiles: reports });
+  if (format === 'json') return json({ profiles: reports });
   if (reports.length === 0) return `No profiles on ${client.server}. Deploy some with \`tmkit apply FILE --yes\`.\n`;
   return renderStatusTable(reports.map((report, i) => ({ report, method: entries[i]!.profile.trafficRoutingMethod })));
 }
@@ -76,7 +77,8 @@ function pause(ms: number, stop: AbortSignal): Promise<void> {
  * `--watch`: polls every `intervalMs` until SIGINT/SIGTERM. On a terminal the view is redrawn in place
  * (cursor moved back over the previous view, which is then cleared); otherwise a view is printed as plain
  * lines, under a time stamp, each time it differs from the previous one (so logs grow only on changes).
- * An unreachable server is shown in place of the view and polling goes on.
+ * An unreachable server is shown in place of the view and polling goes on. With `--format json` every
+ * changed view is one line of JSON (NDJSON), terminal or not.
  */
 async function watch(client: TmkitClient, profile: string | undefined, format: 'text' | 'json', intervalMs: number): Promise<void> {
   const out = process.stdout;
@@ -91,12 +93,20 @@ async function watch(client: TmkitClient, profile: string | undefined, format: '
     while (!stop.signal.aborted) {
       let view: string;
       try {
-        view = await snapshot(client, profile, format);
+        view = await snapshot(client, profile, format, format === 'json');
       } catch (err) {
         view = `tmkit: ${serverFailure(err).message.split('\n')[0]}; retrying every ${intervalMs / 1000} s\n`;
+        if (format === 'json') {
+          if (view !== previous) process.stderr.write(view);
+          previous = view;
+          await pause(intervalMs, stop.signal);
+          continue;
+        }
       }
       if (stop.signal.aborted) break;
-      if (tty) {
+      if (format === 'json') {
+        if (view !== previous) out.write(view);
+      } else if (tty) {
         const stamped = `${view}\nevery ${intervalMs / 1000} s · ${new Date().toISOString()} · Ctrl-C to stop\n`;
         // Back to the first line of the previous view, clear to the end of the screen, draw the new one.
         out.write(`${drawnLines > 0 ? `\u001b[${drawnLines}F` : ''}\u001b[J${stamped}`);
