@@ -19,7 +19,7 @@ function resolvesFrom(dir: string, id: string): boolean {
   }
 }
 
-function main(argv: string[]): number {
+async function main(argv: string[]): Promise<number> {
   const [fileArg, ...rest] = argv;
   if (fileArg === undefined) {
     process.stderr.write('tmkit: run-app needs the app file, e.g. `node run-app.js main.ts`\n');
@@ -34,15 +34,14 @@ function main(argv: string[]): number {
   const alias = !resolvesFrom(dirname(file), 'tmkit') && existsSync(self) ? { tmkit: self } : undefined;
   const jiti = createJiti(file, { interopDefault: true, ...(alias ? { alias } : {}) });
   process.argv = [process.argv[0]!, file, ...rest];
-  jiti(file);
+  // import() rather than require: ESM apps and top-level await work too.
+  await jiti.import(file);
   return 0;
 }
 
-try {
-  process.exitCode = main(process.argv.slice(2));
-} catch (err) {
+main(process.argv.slice(2)).then((code) => { process.exitCode = code; }, (err: unknown) => {
   // A SynthError lists every diagnostic in its message; a stack would only hide it.
   const e = err as { code?: string; message?: string; stack?: string };
   process.stderr.write(`${e?.code === 'SYNTH_INVALID' || e?.code === 'INVALID_PROPS' ? e.message : e?.stack ?? String(err)}\n`);
   process.exitCode = 1;
-}
+});

@@ -1,4 +1,5 @@
 /** `--server` / `--token` / `--state-dir` and the client they make (design §4). */
+import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
 import { TmkitClient } from '../../client';
 import { CliError } from '../errors';
@@ -34,7 +35,8 @@ export function clientFor(opts: ServerOptions): TmkitClient {
   if (src.origin === 'none') {
     void client.close();
     if (src.loopback && src.file !== undefined) {
-      throw new CliError(`token file not found at ${src.file}; pass --token or --state-dir (the --state-dir of \`tmkit serve\`), or set TMKIT_TOKEN`);
+      const what = existsSync(src.file) ? `token file ${src.file} is empty` : `token file not found at ${src.file}`;
+      throw new CliError(`${what}; pass --token or --state-dir (the --state-dir of \`tmkit serve\`), or set TMKIT_TOKEN`);
     }
     throw new CliError(`no API token for ${client.server}: pass --token or set TMKIT_TOKEN (the token file of a local \`tmkit serve\` is read only for a server on loopback)`);
   }
