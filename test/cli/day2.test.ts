@@ -50,6 +50,9 @@ describe('token lookup (issue 16 item 7)', () => {
     // Plan-like commands say the same.
     const plan = await cli(['plan', join(s.dir, 'nope.json')], { cwd: elsewhere });
     expect(plan.stderr).toContain('token file not found at');
+    mkdirSync(join(elsewhere, '.tmkit'));
+    writeFileSync(join(elsewhere, '.tmkit/token'), '\n');
+    expect((await cli(['list'], { cwd: elsewhere })).stderr).toMatch(/^tmkit: token file .*elsewhere\/\.tmkit\/token is empty; pass --token or --state-dir/);
   });
 });
 
@@ -277,6 +280,41 @@ describe('destroy', () => {
 
     const again = await cli(['destroy', '--stack', 'mine', '--yes']);
     expect(again.stdout).toBe(`Nothing to destroy. Stack "mine" has no profiles on ${s.api} (stacks there: "theirs"; pick one with --stack).\n`);
+  });
+
+  test.each([['no', 1, 2], ['yes', 0, 0]])('on a terminal destroy asks first (answer %s)', async (answer, code, left) => {
+    await deploy('mine', nestedPair());
+    const script = [
+      'import os, pty, select, sys',
+      'answer, argv = sys.argv[1], sys.argv[2:]',
+      'pid, fd = pty.fork()',
+      'if pid == 0:',
+      '    os.execv(argv[0], argv)',
+      'out, sent = b"", False',
+      'while True:',
+      '    r, _, _ = select.select([fd], [], [], 60)',
+      '    if not r: break',
+      '    try: data = os.read(fd, 4096)',
+      '    except OSError: break',
+      '    if not data: break',
+      '    out += data',
+      '    if not sent and b"will be accepted" in out:',
+      '        os.write(fd, (answer + "\\n").encode()); sent = True',
+      '_, status = os.waitpid(pid, 0)',
+      'sys.stdout.buffer.write(out)',
+      'sys.exit(os.waitstatus_to_exitcode(status))',
+    ].join('\n');
+    const r = await new Promise<{ code: number | null; out: string }>((resolve, reject) => {
+      const child = spawn('python3', ['-c', script, answer as string, process.execPath, BIN, 'destroy', '--stack', 'mine', '--no-color', '--server', s.api, '--state-dir', s.stateDir], { env: cleanEnv(), stdio: ['ignore', 'pipe', 'inherit'] });
+      let out = '';
+      child.stdout!.setEncoding('utf8').on('data', (d: string) => { out += d; });
+      child.on('error', reject);
+      child.on('close', (c) => resolve({ code: c, out }));
+    });
+    expect(r.out).toContain(`Destroy 2 profiles of stack "mine" on ${s.api}? There is no undo. Only 'yes' will be accepted:`);
+    expect(r.code).toBe(code);
+    if (answer === 'no') expect(r.out).toContain('tmkit: destroy cancelled; nothing was destroyed');
+    expect((await s.client.listProfiles()).profiles).toHaveLength(left as number);
   });
 
   test('a profile another stack still nests cannot be destroyed: the plan error says who, nothing is deleted', async () => {
