@@ -9,6 +9,7 @@ export * from './core/routing';
 export * from './core/zone';
 export * from './core/health';
 export * from './core/model/arm-import';
+export * from './core/model/arm-export';
 export * from './core/plan';
 export * from './geo';
 // The constructs take the short names `Profile` and `Endpoint`; the document shapes of the same names are

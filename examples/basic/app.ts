@@ -1,6 +1,6 @@
 /**
  * A plain tmkit app: one Priority (failover) profile with a primary and a backup endpoint.
- * `tmkit synth` (in this directory) runs it and validates the result; `app.synth()` writes tmkit.out.json.
+ * `tmkit synth` (in this directory) runs main.ts, which synthesizes this app and writes tmkit.out.json.
  */
 import { App, ExternalEndpoint, Profile } from '../../src';
 
@@ -14,8 +14,4 @@ export function buildApp(app: App = new App()): App {
   new ExternalEndpoint(web, 'primary', { target: '127.0.0.1', priority: 1 });
   new ExternalEndpoint(web, 'backup', { target: '127.0.0.2', priority: 2 });
   return app;
-}
-
-if (require.main === module) {
-  buildApp().synth();
 }

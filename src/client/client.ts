@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { resolve as resolvePath } from 'node:path';
 import { Agent, request, type Dispatcher } from 'undici';
 import type { Endpoint, EndpointInput, Profile, ProfileInput } from '../core/model/types';
 import type { AzureResource } from '../core/ports';
@@ -59,10 +59,24 @@ function isLoopback(host: string): boolean {
 
 export type PutOptions = { stack?: string; ifMatch?: string; ifNoneMatch?: string };
 
+/**
+ * Where the client's token came from: `option`, `env` (TMKIT_TOKEN), `file` (the state directory's token
+ * file, read only for a loopback server), or `none`. `file` is the token file looked for (absolute), set
+ * whenever the server is on loopback and no token was given, so a caller can say where it looked.
+ */
+export interface TokenSource {
+  origin: 'option' | 'env' | 'file' | 'none';
+  file?: string;
+  /** False when the server is not on loopback (the token file is then never read). */
+  loopback: boolean;
+}
+
 /** Typed client for the management API (design §5), on undici. */
 export class TmkitClient {
   readonly server: string;
   private readonly token: string | undefined;
+  /** Where the token came from (or where it was looked for). */
+  readonly tokenSource: TokenSource;
   private readonly agent: Agent;
   private readonly retries: number;
   private readonly retryDelayMs: number;
@@ -72,12 +86,17 @@ export class TmkitClient {
     const env = options.env ?? process.env;
     this.server = (options.server ?? env.TMKIT_SERVER ?? DEFAULT_SERVER).replace(/\/+$/, '');
     const url = new URL(this.server);
-    let token = options.token ?? (env.TMKIT_TOKEN?.trim() || undefined);
-    if (token === undefined && isLoopback(url.hostname)) {
-      const file = join(options.stateDir ?? env.TMKIT_STATE_DIR ?? DEFAULT_STATE_DIR, 'token');
+    const loopback = isLoopback(url.hostname);
+    const envToken = env.TMKIT_TOKEN?.trim() || undefined;
+    let token = options.token ?? envToken;
+    let source: TokenSource = { origin: options.token !== undefined ? 'option' : envToken !== undefined ? 'env' : 'none', loopback };
+    if (token === undefined && loopback) {
+      const file = resolvePath(options.stateDir ?? (env.TMKIT_STATE_DIR || undefined) ?? DEFAULT_STATE_DIR, 'token');
       if (existsSync(file)) token = readFileSync(file, 'utf8').trim() || undefined;
+      source = { origin: token !== undefined ? 'file' : 'none', file, loopback };
     }
     this.token = token;
+    this.tokenSource = source;
     this.retries = options.retries ?? 3;
     this.retryDelayMs = options.retryDelayMs ?? 100;
     this.timeoutMs = options.timeoutMs ?? 30_000;

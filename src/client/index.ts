@@ -1,5 +1,5 @@
 /** The management-API client (design §5) and the deploy module built on it (design §8). */
 export * from '../core/api';
-export { TmkitClient, DEFAULT_SERVER, DEFAULT_STATE_DIR, type ClientOptions, type PutOptions } from './client';
+export { TmkitClient, DEFAULT_SERVER, DEFAULT_STATE_DIR, type ClientOptions, type PutOptions, type TokenSource } from './client';
 export { TmkitApiError, TmkitConnectionError } from './errors';
 export * from './deploy';

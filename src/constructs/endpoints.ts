@@ -8,7 +8,7 @@ import type {
   MonitorHeader,
 } from '../core/model/types';
 import { checkHeaders, copyData, PropChecker } from './props-check';
-import { addTreeValidation } from './synth';
+import { addTreeValidation, rejectIfInvalid } from './synth';
 import { displayPath, ENDPOINT_SYMBOL, isProfileNode, type EndpointNode, type ProfileNode } from './tree';
 
 /** Props every endpoint kind has. Property names are Azure Resource Manager's. */
@@ -176,7 +176,8 @@ export abstract class Endpoint extends Construct implements EndpointNode {
     }
     checkHeaders(c, 'customHeaders', p.customHeaders);
     extra(c);
-    c.throwIfAny();
+    const owner = isProfileNode(scope) ? `profiles[${(scope as unknown as ProfileNode).profileName}]` : undefined;
+    rejectIfInvalid(this, c, kind, owner === undefined ? '$' : typeof name === 'string' && name !== '' ? `${owner}.endpoints[${name}]` : owner);
     this.endpointName = name;
     this.profile = scope as unknown as ProfileNode;
     const { name: n, endpointStatus, weight, priority, geoMapping, subnets, customHeaders } = p;

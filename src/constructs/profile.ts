@@ -22,7 +22,7 @@ import {
   type ExternalEndpointProps,
   type NestedEndpointProps,
 } from './endpoints';
-import { addTreeValidation } from './synth';
+import { addTreeValidation, rejectIfInvalid } from './synth';
 import { isEndpointNode, PROFILE_SYMBOL, type ProfileNode } from './tree';
 
 /** DNS settings of a profile (ARM `dnsConfig`). */
@@ -198,7 +198,7 @@ export class Profile extends Construct implements ProfileNode {
       if (typeof p.tags !== 'object' || p.tags === null || Array.isArray(p.tags)) c.fail('tags', 'must be an object of string values', p.tags);
       else for (const [k, v] of Object.entries(p.tags)) if (typeof v !== 'string') c.fail(`tags.${k}`, 'must be a string', v);
     }
-    c.throwIfAny();
+    rejectIfInvalid(this, c, 'Profile', typeof name === 'string' && name !== '' ? `profiles[${name}]` : '$');
 
     // A private deep copy: later changes to the caller's objects cannot bypass the checks above.
     this.props = copyData(p);

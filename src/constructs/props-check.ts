@@ -1,4 +1,5 @@
 import { TmkitError } from '../core/diagnostics';
+import { closestValue } from '../core/validate/util';
 
 /**
  * Constructor-time checks of "obviously bad" props (wrong type, out-of-range number, unknown enum value).
@@ -55,7 +56,9 @@ export class PropChecker {
   /** An optional value from a closed set. */
   oneOf(prop: string, value: unknown, allowed: readonly unknown[]): void {
     if (value === undefined) return;
-    if (!allowed.includes(value)) this.fail(prop, `must be one of ${allowed.map((a) => show(a)).join(', ')}`, value);
+    if (allowed.includes(value)) return;
+    const near = typeof value === 'string' ? closestValue(value, allowed.filter((a): a is string => typeof a === 'string')) : undefined;
+    this.fail(prop, `must be one of ${allowed.map((a) => show(a)).join(', ')}${near !== undefined ? ` (did you mean ${show(near)}?)` : ''}`, value);
   }
 
   /** An optional non-empty string. */

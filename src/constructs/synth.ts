@@ -7,12 +7,15 @@ import type { IConstruct } from 'constructs';
 import { canonicalDocumentInput } from '../core/model/arm-import';
 import { API_VERSION, type DocumentInput } from '../core/model/types';
 import { formatDiagnostic, validate, type Diagnostic } from '../core/validate';
+import type { PropChecker } from './props-check';
 import {
   displayPath,
   documentScopeOf,
   documentScopeSettings,
   isEndpointNode,
   isProfileNode,
+  markRejected,
+  rejectedProps,
   type DocumentScopeSettings,
   type ProfileNode,
 } from './tree';
@@ -103,7 +106,42 @@ export function validateConstructs(scope: IConstruct, options: ValidateConstruct
   const doc = documentOf(scope, profiles, options);
   const strictAzure = options.strictAzure ?? settingsFor(scope).strictAzure ?? false;
   const locate = constructIndex(scope, profiles);
-  return validate(doc, { strictAzure }).flatMap((d) => locate(d.path).map((constructPath) => ({ ...d, constructPath })));
+  return [
+    ...rejectedDiagnostics(scope),
+    ...validate(doc, { strictAzure }).flatMap((d) => locate(d.path).map((constructPath) => ({ ...d, constructPath }))),
+  ];
+}
+
+/**
+ * One `INVALID_PROPS` error per construct under `scope` whose constructor rejected its props. User code
+ * may catch the `InvalidPropsError`; the construct then stays in the tree (constructs cannot be removed
+ * reliably), is left out of the document, and synthesis fails with this error instead of crashing — a
+ * document silently missing a profile would make a plan destroy it.
+ */
+function rejectedDiagnostics(scope: IConstruct): ConstructDiagnostic[] {
+  const out: ConstructDiagnostic[] = [];
+  for (const c of scope.node.findAll()) {
+    const r = rejectedProps(c);
+    if (!r) continue;
+    out.push({
+      severity: 'error', code: 'INVALID_PROPS', path: r.path, constructPath: displayPath(c),
+      message: `${r.constructType} props were rejected when it was created: ${r.problems.join('; ')}`,
+      hint: 'fix the props where the construct is created (its InvalidPropsError was caught); it is left out of the document',
+    });
+  }
+  return out;
+}
+
+/**
+ * Ends a constructor whose props failed `checker`: records the problems on the construct (so synthesis
+ * reports them even when user code catches the error), registers its validation hook, and throws the
+ * `InvalidPropsError`. Returns normally when there is no problem.
+ */
+export function rejectIfInvalid(c: IConstruct, checker: PropChecker, constructType: string, path: string): void {
+  if (checker.problems.length === 0) return;
+  markRejected(c, { problems: [...checker.problems], path, constructType });
+  addTreeValidation(c);
+  checker.throwIfAny();
 }
 
 /** `[App/contoso/eu] error  profiles[contoso].endpoints[eu].priority  CODE  message (hint)`. */

@@ -8,6 +8,18 @@ import type { EndpointInput, ProfileInput } from '../core/model/types';
 export const PROFILE_SYMBOL = Symbol.for('tmkit.constructs.Profile');
 export const ENDPOINT_SYMBOL = Symbol.for('tmkit.constructs.Endpoint');
 export const DOCUMENT_SCOPE_SYMBOL = Symbol.for('tmkit.constructs.DocumentScope');
+/** Set on a construct whose constructor rejected its props (the construct stays in the tree, left out of the document). */
+export const REJECTED_SYMBOL = Symbol.for('tmkit.constructs.Rejected');
+
+/** What a construct whose props were rejected records: the error its constructor threw and its document path. */
+export interface RejectedProps {
+  /** The problems (`<prop> <rule> (got <value>)`). */
+  problems: readonly string[];
+  /** The document path the construct would have had (`profiles[web]`, `profiles[web].endpoints[eu]`), or `$`. */
+  path: string;
+  /** `Profile`, `ExternalEndpoint`, ... */
+  constructType: string;
+}
 
 /** What synthesis needs from a profile construct. */
 export interface ProfileNode extends IConstruct {
@@ -34,12 +46,24 @@ export interface DocumentScopeSettings {
 
 const has = (x: unknown, sym: symbol): boolean => typeof x === 'object' && x !== null && sym in x;
 
+/** A tmkit profile construct that was constructed successfully (a rejected one is not part of any document). */
 export function isProfileNode(x: unknown): x is ProfileNode {
-  return has(x, PROFILE_SYMBOL);
+  return has(x, PROFILE_SYMBOL) && !has(x, REJECTED_SYMBOL);
 }
 
+/** A tmkit endpoint construct that was constructed successfully. */
 export function isEndpointNode(x: unknown): x is EndpointNode {
-  return has(x, ENDPOINT_SYMBOL);
+  return has(x, ENDPOINT_SYMBOL) && !has(x, REJECTED_SYMBOL);
+}
+
+/** What the constructor of `x` rejected, when it threw `InvalidPropsError` (user code may catch it). */
+export function rejectedProps(x: unknown): RejectedProps | undefined {
+  return has(x, REJECTED_SYMBOL) ? (x as Record<symbol, RejectedProps>)[REJECTED_SYMBOL] : undefined;
+}
+
+/** Marks `c` as rejected: it stays in the construct tree (constructs cannot be removed safely) but never synthesizes. */
+export function markRejected(c: IConstruct, r: RejectedProps): void {
+  Object.defineProperty(c, REJECTED_SYMBOL, { value: r, enumerable: false });
 }
 
 /**

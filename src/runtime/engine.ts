@@ -24,7 +24,7 @@ import { ApiProblem, ApiServer, RuntimeMetrics, defaultValidator, loadOrCreateTo
 import { TrafficStore, type BoundAddress, type ListenAddress } from './dns';
 import { LiveEvents } from './api/events';
 import { geoOptions, startDnsFleet, type DnsAuthority, type DnsLimits, type DnsTarget } from './dns-fleet';
-import { Monitor, type MonitorOptions } from './monitor';
+import { Monitor, type EndpointProbeStatus, type MonitorOptions } from './monitor';
 import { SnapshotPipeline, type SnapshotLag } from './pipeline';
 import { resolveReport, statusReport } from './reports';
 import { SqliteStore, StateDirLock, parseResourceCatalog, canonicalJson, type Store, type StoredProfile } from './store';
@@ -100,6 +100,8 @@ export class Engine {
   /** Server-Sent Events (`GET /v1/events`): transitions, revisions, traffic. */
   readonly events = new LiveEvents();
   private publishedRevision = -1;
+  /** Profiles deleted since the last retarget: the monitor drops their state even if they are back already. */
+  private readonly deletedProfiles = new Set<string>();
   private readonly geo: GeoLookup;
   private stopped = false;
   /** The state dir's lock, held until stop(). */
@@ -120,6 +122,9 @@ export class Engine {
       retarget: (profiles, resources) => {
         const targets = probeTargets(profiles, resources);
         this.verdictBook.setFingerprints(new Map(targets.map((t) => [t.key, t.fingerprint])));
+        // A profile deleted and created again within one rebuild still starts fresh: drop it, then add it.
+        if (this.deletedProfiles.size > 0) this.monitor.setTargets(targets.filter((t) => !this.deletedProfiles.has(t.profile)));
+        this.deletedProfiles.clear();
         this.monitor.setTargets(targets);
       },
       publish: (snapshot, delta, full) => {
@@ -168,11 +173,20 @@ export class Engine {
     this.verdictBook = new VerdictBook(await this.store.loadMonitorState());
     this.unwatch.push(this.store.watch((c) => {
       // A deleted profile's Traffic View goes with it: a profile recreated later starts fresh.
-      if (c.kind === 'profile' && c.op === 'delete' && c.name !== undefined) this.traffic.forget(c.name);
+      if (c.kind === 'profile' && c.op === 'delete' && c.name !== undefined) {
+        this.traffic.forget(c.name);
+        this.verdictBook.forgetProfile(c.name);
+        this.deletedProfiles.add(c.name);
+      }
       this.pipeline.onStoreChange(c);
     }));
     this.unwatch.push(this.monitor.onTransition((t) => {
-      this.verdictBook.decided(t.key);
+      if (this.verdictBook.decided(t)) {
+        // The first verdict after a restart confirms the carried one: the endpoint's status never changed.
+        this.logger.debug({ profile: t.profile, endpoint: t.endpoint, status: t.to }, 'carried-over endpoint status confirmed by probing');
+        this.scheduleSave();
+        return;
+      }
       this.metrics.transitions.inc({ profile: t.profile, endpoint: t.endpoint, from: t.from, to: t.to });
       this.logger.info({ profile: t.profile, endpoint: t.endpoint, from: t.from, to: t.to, reason: t.reason }, 'endpoint status changed');
       this.pipeline.onHealthChange();
@@ -254,7 +268,7 @@ export class Engine {
     return statusReport({
       snapshot: this.pipeline.snapshot(), zone: this.zone, revision: this.pipeline.servedRevision(),
       profile: this.pipeline.stored(name) ?? stored,
-      probes: this.monitor.statuses(name), verdicts: this.verdicts(), previousHistory: this.verdictBook.previousHistory,
+      probes: this.liveStatuses(name), verdicts: this.verdicts(), previousHistory: this.verdictBook.previousHistory,
     });
   }
 
@@ -301,6 +315,11 @@ export class Engine {
     return { profile: name, trafficRoutingMethod: stored.profile.trafficRoutingMethod, down, rows };
   }
 
+  /** The prober's statuses, without the transitions that only confirmed a carried-over verdict. */
+  private liveStatuses(profile?: string): EndpointProbeStatus[] {
+    return this.monitor.statuses(profile).map((s) => ({ ...s, history: s.history.filter((t) => !this.verdictBook.isConfirmation(t)) }));
+  }
+
   private scheduleSave(): void {
     if (this.saveTimer || this.stopped) return;
     this.saveTimer = setTimeout(() => { this.saveTimer = undefined; void this.saveMonitor(); }, 1000);
@@ -308,7 +327,7 @@ export class Engine {
   }
 
   private async saveMonitor(): Promise<void> {
-    const history = this.monitor.statuses().flatMap((s) => s.history).sort((a, b) => a.at - b.at).slice(-1000);
+    const history = this.liveStatuses().flatMap((s) => s.history).sort((a, b) => a.at - b.at).slice(-1000);
     try {
       await this.store.saveMonitorState(this.verdictBook.toSaved(this.verdicts(), history, Date.now()));
     } catch (err) {

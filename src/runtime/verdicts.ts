@@ -22,12 +22,13 @@ export class VerdictBook {
   private readonly carried = new Map<string, { verdict: ProbeVerdict; fingerprint: string }>();
   /** Current probe settings fingerprint per `profile/endpoint`. */
   private fingerprints = new Map<string, string>();
-  /** Transitions saved by the previous run (status reports show them with the live ones). */
-  readonly previousHistory: readonly EndpointTransition[];
+  /** Transitions the monitor reported that only confirmed a carried verdict: not status changes, never listed. */
+  private readonly confirmations = new WeakSet<EndpointTransition>();
+  private history: EndpointTransition[];
 
   constructor(saved: unknown) {
     const prev = saved as SavedMonitorState | undefined;
-    this.previousHistory = prev && Array.isArray(prev.history) ? prev.history : [];
+    this.history = prev && Array.isArray(prev.history) ? prev.history : [];
     if (prev && prev.verdicts && prev.fingerprints) {
       for (const [key, verdict] of Object.entries(prev.verdicts)) {
         const fingerprint = prev.fingerprints[key];
@@ -41,9 +42,33 @@ export class VerdictBook {
     this.fingerprints = new Map(f);
   }
 
-  /** The monitor has decided this endpoint itself now. */
-  decided(key: string): void {
-    this.carried.delete(key);
+  /** Transitions saved by the previous run (status reports show them with the live ones). */
+  get previousHistory(): readonly EndpointTransition[] { return this.history; }
+
+  /**
+   * The monitor has decided this endpoint itself now. True when its transition only confirms the carried
+   * verdict (CheckingEndpoint → the verdict it had before the restart, same probe settings): the endpoint's
+   * status never changed, so it is no transition to log, count, list or rebuild for.
+   */
+  decided(t: EndpointTransition): boolean {
+    const c = this.carried.get(t.key);
+    this.carried.delete(t.key);
+    if (c && t.from === 'CheckingEndpoint' && t.to === c.verdict && this.fingerprints.get(t.key) === c.fingerprint) {
+      this.confirmations.add(t);
+      return true;
+    }
+    return false;
+  }
+
+  /** Whether a reported transition was only a confirmation (see decided). */
+  isConfirmation(t: EndpointTransition): boolean {
+    return this.confirmations.has(t);
+  }
+
+  /** A deleted profile's saved history and carried verdicts go with it: a new profile of that name starts fresh. */
+  forgetProfile(name: string): void {
+    this.history = this.history.filter((t) => t.profile !== name);
+    for (const key of [...this.carried.keys()]) if (key.startsWith(`${name}/`)) this.carried.delete(key);
   }
 
   /** True when `key`'s verdict is the carried one (the monitor still says CheckingEndpoint). */

@@ -110,6 +110,8 @@ test('a failure mid-way says exactly which steps were applied and which were not
   ]);
   expect(r.stdout).toMatch(/\n {6}.*WEIGHT_RANGE/);
   expect(r.stderr).toContain('apply failed at step 3/5 (PUT contoso-web (update))');
+  // One casing rule for messages on stderr: `tmkit: ` and a lower-case word, continuation lines indented.
+  for (const line of r.stderr.split('\n').filter((l) => l !== '')) expect(line).toMatch(/^(tmkit: [a-z]|\s)/);
   expect(r.stderr).toContain('applied (2): PUT contoso-api (create), PUT contoso-geo (update)');
   expect(r.stderr).toContain('not applied (3): PUT contoso-web (update) [failed], PUT status (replace), DELETE old-api (delete)');
   expect(await client.findProfile('contoso-api')).toBeDefined();
@@ -168,6 +170,48 @@ test.each([
   const r = await onTerminal(['apply', join(dir, 'smaller.json'), '--no-color', ...server()], answer);
   expect(r.output).toContain('Apply these changes to');
   expect(r.code).toBe(code);
-  expect(r.output).toContain(oldApiStays ? 'apply cancelled; nothing was applied' : '[1/1] DELETE old-api (delete) ... ok');
+  expect(r.output).toContain(oldApiStays ? 'tmkit: apply cancelled; nothing was applied' : '[1/1] DELETE old-api (delete) ... ok');
   expect((await client.findProfile('old-api')) !== undefined).toBe(oldApiStays);
+});
+
+/**
+ * `tmkit apply doc.json > log` on a terminal (issue 16 item 8): stdout is a file, stdin and stderr are the
+ * terminal. The question must reach the terminal (stderr), not the log, or apply waits for an answer to a
+ * question nobody sees. python3 gives the child a pty on stdin and stderr and a pipe on stdout.
+ */
+test('with stdout redirected, the confirmation question is asked on the terminal (stderr); the plan goes to stdout', async () => {
+  const doc = JSON.parse(readFileSync(MAIN, 'utf8')) as DocumentInput;
+  writeFileSync(join(dir, 'smaller.json'), JSON.stringify({ ...doc, profiles: doc.profiles.filter((p) => p.name !== 'old-api') }));
+  const script = [
+    'import os, select, subprocess, sys, time',
+    'master, slave = os.openpty()',
+    'p = subprocess.Popen(sys.argv[1:], stdin=slave, stdout=subprocess.PIPE, stderr=slave)',
+    'os.close(slave)',
+    'tty, end, sent = b"", time.time() + 30, False',
+    'while time.time() < end and p.poll() is None:',
+    '    r, _, _ = select.select([master], [], [], 0.2)',
+    '    if r:',
+    '        try: tty += os.read(master, 4096)',
+    '        except OSError: break',
+    '    if not sent and b"will be accepted" in tty:',
+    '        os.write(master, b"yes\\n"); sent = True',
+    'if p.poll() is None: p.kill()',
+    'out = p.stdout.read()',
+    'code = p.wait()',
+    'sys.stdout.write(str(code) + "\\n" + ("ASKED" if sent else "NOT ASKED") + "\\n" + out.decode())',
+  ].join('\n');
+  const r = await new Promise<string>((resolve, reject) => {
+    const child = spawn('python3', ['-c', script, process.execPath, BIN, 'apply', join(dir, 'smaller.json'), '--no-color', ...server()], { cwd: REPO, stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout!.setEncoding('utf8').on('data', (d: string) => { out += d; });
+    child.on('error', reject);
+    child.on('close', () => resolve(out));
+  });
+  const [code, asked, ...stdout] = r.split('\n');
+  expect(asked).toBe('ASKED');
+  expect(code).toBe('0');
+  expect(stdout.join('\n')).toContain('- profile old-api (destroy');
+  expect(stdout.join('\n')).not.toContain('will be accepted');
+  expect(stdout.join('\n')).toContain('[1/1] DELETE old-api (delete) ... ok');
+  expect(await client.findProfile('old-api')).toBeUndefined();
 });

@@ -41,13 +41,13 @@ test('the workflow\'s plan command renders a markdown comment within GitHub\'s l
   expect(r.stdout.startsWith('<!-- tmkit-plan -->\n')).toBe(true);
   expect(r.stdout.length).toBeLessThanOrEqual(65536);
   expect(r.stdout).toContain('**Plan: 1 to add, 2 to change, 1 to replace, 1 to destroy.**');
-  expect(r.stdout).toContain('> 1 profile(s) exceed the failover limit of 300 s: `status` (430 s)');
+  expect(r.stdout).toContain('> 1 profile exceeds the failover limit of 300 s: `status` (430 s)');
   // Without the gate: exit 2 (changes).
   const i = flags.indexOf('--max-failover-seconds');
   flags.splice(i, 2);
   const ungated = await tmkit(['plan', join(DIR, 'sample/pr.tmkit.out.json'), '--deployed', join(DIR, 'sample/main.tmkit.out.json'), ...flags]);
   expect(ungated.code).toBe(2);
-  expect(ungated.stdout).toBe(r.stdout.replace(/> \[!CAUTION\]\n> 1 profile\(s\) exceed[^\n]*\n\n/, '').replace(/\*\*430 s ⚠️\*\*/g, '430 s'));
+  expect(ungated.stdout).toBe(r.stdout.replace(/> \[!CAUTION\]\n> 1 profile exceeds[^\n]*\n\n/, '').replace(/\*\*430 s ⚠️\*\*/g, '430 s'));
 });
 
 test('the comment step creates the comment once, then updates it in place', async () => {

@@ -5,7 +5,7 @@ import { normalize } from '../../src/core/model/normalize';
 import type { DocumentInput } from '../../src/core/model/types';
 import { diff, readPlanJson } from '../../src/core/plan';
 import { TOKEN, type Harness } from '../runtime/api/harness';
-import { deployMainSample, PR, type DeployedSample } from './sample-server';
+import { deployMainSample, MAIN, PR, type DeployedSample } from './sample-server';
 import { tmkit } from './run';
 
 /**
@@ -91,4 +91,25 @@ test('a plan with errors is refused', async () => {
   const plan = diff(wrongStack, (await client.listProfiles()).profiles.map((e) => ({ profile: e.profile, etag: e.etag, stack: e.stack })));
   expect(plan.errors.map((e) => e.code)).toContain('PLAN_PROFILE_OWNED_BY_OTHER_STACK');
   await expect(executePlan(client, plan)).rejects.toThrow(/cannot be applied/);
+});
+
+test('tmkit preview --against-server with nothing to change says so instead of printing a blank line (issue 16 item 3)', async () => {
+  const r = await tmkit(['preview', MAIN, '--against-server', '--server', h.base, '--token', TOKEN]);
+  expect(r.stderr).toBe('');
+  expect(r.code).toBe(0);
+  expect(r.stdout).toBe('No routing changes. The deployed profiles of stack "web" match the document (5 profiles), so every client keeps its answer.\n');
+});
+
+test('--max-failover-seconds names each profile over the bound, by how much and why (issue 16 item 5)', async () => {
+  const r = await tmkit(['plan', PR, '--server', h.base, '--token', TOKEN, '--no-preview', '--max-failover-seconds', '60']);
+  expect(r.code).toBe(1);
+  expect(r.stdout).toContain('EXCEEDS 60 s');
+  const lines = r.stderr.trim().split('\n');
+  expect(lines.length).toBeGreaterThan(0);
+  for (const l of lines) {
+    expect(l).toMatch(/^tmkit: profile \S+: worst-case failover (\d+) s exceeds --max-failover-seconds 60 by (\d+) s: probe interval × \(tolerated failures \+ 1\) \+ timeout \+ TTL = \d+ × \(\d \+ 1\) \+ \d+ .*= \1 s/);
+    const [, total, over] = /failover (\d+) s exceeds .* by (\d+) s/.exec(l)!;
+    expect(Number(total) - 60).toBe(Number(over));
+  }
+  expect(lines.some((l) => l.startsWith('tmkit: profile contoso-web: '))).toBe(true);
 });

@@ -36,7 +36,7 @@ describe('tmkit plan', () => {
   test('no changes: exit 0 even with --detailed-exitcode', async () => {
     const r = await tmkit(['plan', MAIN, '--deployed', MAIN, '--detailed-exitcode']);
     expect(r.code).toBe(0);
-    expect(r.stdout).toContain('No changes. The deployed profiles of stack "web" match the document (5 profile(s)).');
+    expect(r.stdout).toContain('No changes. The deployed profiles of stack "web" match the document (5 profiles).');
   });
 
   test('--format json and --out write the same versioned plan', async () => {
@@ -73,7 +73,7 @@ describe('tmkit plan', () => {
     const r = await tmkit(['plan', PR, '--deployed', deployed, '--no-preview']);
     expect(r.code).toBe(1);
     expect(r.stdout).toContain('PLAN_PROFILE_OWNED_BY_OTHER_STACK');
-    expect(r.stderr).toContain('the plan has 1 error(s) and cannot be applied');
+    expect(r.stderr).toContain('the plan has 1 error and cannot be applied');
   });
 
   test('a document may nest another stack\'s deployed profile (validated with it as context, never touched)', async () => {

@@ -6,6 +6,7 @@ import { REPO, tmkit } from './run';
 /**
  * A throw-away copy of examples/basic laid out like the repository (`examples/basic`, with `src` and
  * `node_modules` linked), so the app's `import '../../src'` and `node -r @swc-node/register` resolve.
+ * Its tmkit.json says `"app": "main.ts"`: tmkit runs the file with its own TypeScript loader.
  */
 let root: string;
 let basic: string;
@@ -25,13 +26,13 @@ test('synth runs the app from tmkit.json, validates, prints the path; the result
   const r = await tmkit(['synth'], { cwd: basic });
   expect(r.code).toBe(0);
   expect(r.stdout).toBe('tmkit.out.json\n');
-  expect(r.stderr).toContain('tmkit: running `node -r @swc-node/register app.ts` (TMKIT_OUTDIR=.)');
+  expect(r.stderr).toContain('tmkit: running `main.ts` (TMKIT_OUTDIR=.)');
   expect(r.stderr).toContain('tmkit.out.json: 1 profile, 2 endpoints; 0 errors, 0 warnings');
   expect(readFileSync(join(basic, 'tmkit.out.json'), 'utf8')).toBe(committed());
 });
 
-test('APP and --output override tmkit.json', async () => {
-  const r = await tmkit(['synth', 'node -r @swc-node/register app.ts', '--output', 'build/out'], { cwd: basic });
+test('APP and --output override tmkit.json; APP may be any shell command', async () => {
+  const r = await tmkit(['synth', 'node -r @swc-node/register main.ts', '--output', 'build/out'], { cwd: basic });
   expect(r.code).toBe(0);
   expect(r.stdout).toBe(`${join('build/out', 'tmkit.out.json')}\n`);
   expect(readFileSync(join(basic, 'build/out/tmkit.out.json'), 'utf8')).toBe(committed());
@@ -53,7 +54,7 @@ describe('failures', () => {
   test('no tmkit.json and no APP: exit 1 saying how to configure', async () => {
     const r = await tmkit(['synth'], { cwd: dir });
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/no app to run: no tmkit\.json in .*Create tmkit\.json with \{"app": /);
+    expect(r.stderr).toMatch(/no app to run: no tmkit\.json in .*Run `tmkit init` to scaffold an app, create tmkit\.json with \{"app": "main\.ts"\}/);
   });
 
   test('tmkit.json that is not an object: exit 1', async () => {
@@ -103,6 +104,29 @@ describe('failures', () => {
     expect(r.stderr).toMatch(/\[perf\/x\] error +profiles\[perf\]\.endpoints\[x\]\.endpointLocation +ENDPOINT_LOCATION_REQUIRED/);
     expect(existsSync(join(dir, 'tmkit.out', 'tmkit.out.json'))).toBe(false);
   });
+});
+
+test('an app file is run by tmkit itself: TypeScript without any loader in the project, construct errors listed without a stack', async () => {
+  const dir = join(root, 'bare-ts');
+  mkdirSync(dir);
+  const app = (second: string): string => [
+    `import { App, ExternalEndpoint, Profile } from ${JSON.stringify(join(REPO, 'dist/src/index.js'))};`,
+    'const app: App = new App();',
+    "const p = new Profile(app, 'web', { trafficRoutingMethod: 'Priority' });",
+    "new ExternalEndpoint(p, 'a', { target: 'a.example.com', priority: 1 });",
+    `const second: number = ${second};`,
+    "new ExternalEndpoint(p, 'b', { target: 'b.example.com', priority: second });",
+    'app.synth();',
+  ].join('\n');
+  writeFileSync(join(dir, 'main.ts'), app('1'));
+  const r = await tmkit(['synth', 'main.ts'], { cwd: dir });
+  expect(r.code).toBe(1);
+  expect(r.stderr).toMatch(/\[web\/b\] error +profiles\[web\]\.endpoints\[b\]\.priority +PRIORITY_DUPLICATE/);
+  expect(r.stderr).not.toMatch(/\n +at /);
+  writeFileSync(join(dir, 'main.ts'), app('2'));
+  const ok = await tmkit(['synth', 'main.ts'], { cwd: dir });
+  expect(ok.stderr).toContain('tmkit.out/tmkit.out.json: 1 profile, 2 endpoints; 0 errors, 0 warnings');
+  expect(ok.code).toBe(0);
 });
 
 test('usage: an unknown option is exit 2', async () => {

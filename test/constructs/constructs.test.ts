@@ -122,6 +122,38 @@ describe('props rejected in the constructor, with the construct path', () => {
   });
 });
 
+describe('a construct whose props were rejected, with the error caught by user code (issue 16 item 1)', () => {
+  test('a rejected Profile is left out of the document and synth fails with the recorded error, never a TypeError', () => {
+    const app = new App({ outdir: '/nonexistent' });
+    const err = thrown(() => new Profile(app, 'bad', { trafficRoutingMethod: 'Fastest' as never }));
+    expect(err).toBeInstanceOf(InvalidPropsError);
+    const ok = new Profile(app, 'ok', { trafficRoutingMethod: 'Priority' });
+    new ExternalEndpoint(ok, 'a', { target: 'a.example.com' });
+
+    expect(synthDocument(app).profiles.map((p) => p.name)).toEqual(['ok']);
+    const failure = thrown(() => app.synth());
+    expect(failure).toBeInstanceOf(SynthError);
+    const d = (failure as SynthError).diagnostics.find((x) => x.code === 'INVALID_PROPS')!;
+    expect(d).toMatchObject({ severity: 'error', path: 'profiles[bad]', constructPath: 'bad' });
+    expect(d.message).toContain('trafficRoutingMethod must be one of');
+    expect(failure.message).toContain('[bad] error  profiles[bad]  INVALID_PROPS');
+    // A foreign framework's node.validate() walk (CDKTF) reports it on the construct too.
+    expect(app.node.findChild('bad').node.validate().join('\n')).toContain('INVALID_PROPS');
+  });
+
+  test('a rejected endpoint inside a valid profile is left out and reported with its path', () => {
+    const app = new App({ outdir: '/nonexistent' });
+    const web = new Profile(app, 'web', { trafficRoutingMethod: 'Weighted' });
+    new ExternalEndpoint(web, 'good', { target: 'good.example.com' });
+    expect(() => new ExternalEndpoint(web, 'heavy', { target: 'heavy.example.com', weight: 0 })).toThrow(InvalidPropsError);
+    expect(synthDocument(app).profiles[0]!.endpoints!.map((e) => e.name)).toEqual(['good']);
+    expect(validateConstructs(app).filter((x) => x.severity === 'error')).toEqual([
+      expect.objectContaining({ code: 'INVALID_PROPS', path: 'profiles[web].endpoints[heavy]', constructPath: 'web/heavy' }),
+    ]);
+    expect(() => app.synthesize()).toThrow(SynthError);
+  });
+});
+
 /** A tree that breaks rules only visible with the whole tree. */
 function brokenTree(app: Construct): void {
   const child = new Profile(app, 'child', { trafficRoutingMethod: 'Weighted' });
@@ -347,4 +379,9 @@ describe('under a root that is not the tmkit App (e.g. a CDKTF stack)', () => {
     expect(eu.node.validate().join('\n')).toContain('NESTED_TARGET_NOT_FOUND');
     expect(child.node.validate()).toEqual([]);
   });
+});
+
+test('a misspelt enum prop is rejected with the value it most likely means (issue 16 item 8)', () => {
+  const err = thrown(() => new Profile(new App(), 'p', { trafficRoutingMethod: 'Performace' as never }));
+  expect(err.message).toContain('trafficRoutingMethod must be one of "Performance", "Priority", "Weighted", "Geographic", "MultiValue", "Subnet" (did you mean "Performance"?) (got "Performace")');
 });

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { setExitCode } from '../errors';
-import { applyFile, askOnTerminal, type ApplyOptions } from '../util/apply';
+import { applyFile, terminalConfirm, type ApplyOptions } from '../util/apply';
 import { wantColor } from '../util/state';
 
 export function registerApply(program: Command): void {
@@ -12,15 +12,16 @@ export function registerApply(program: Command): void {
     .option('--detailed-exitcode', 'exit 2 when changes were applied (0 nothing to do, 1 errors)')
     .option('--preview', 'include the routing preview in the printed plan (documents)')
     .option('--server <url>', 'management API (default TMKIT_SERVER, then http://127.0.0.1:5380)')
-    .option('--token <token>', 'API token (default TMKIT_TOKEN, then .tmkit/token for a local server)')
+    .option('--token <token>', 'API token (default TMKIT_TOKEN, then <state-dir>/token for a local server)')
+    .option('--state-dir <dir>', 'where a local `tmkit serve` keeps its token file (default TMKIT_STATE_DIR, then .tmkit in the working directory)')
     .option('--resources <file>', 'resource catalog for Azure endpoints (default: the server\'s)')
     .option('--geoip <file.mmdb>', 'MaxMind-format database for --preview')
     .option('--color', 'colour the plan (default: when stdout is a terminal and NO_COLOR is unset)')
     .option('--no-color', 'never colour')
     .action(async (file: string, opts: ApplyOptions, cmd: Command) => {
-      const interactive = process.stdin.isTTY === true && file !== '-';
+      const confirm = terminalConfirm(file === '-');
       const code = await applyFile(file, { ...opts, color: wantColor(opts.color) }, {
-        out: process.stdout, err: process.stderr, ...(interactive ? { confirm: askOnTerminal } : {}),
+        out: process.stdout, err: process.stderr, ...(confirm ? { confirm } : {}),
       });
       setExitCode(cmd, code);
     });

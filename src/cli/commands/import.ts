@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { importArm } from '../../core/model/arm-import';
 import { validate } from '../../core/validate';
+import { count } from '../../core/words';
 import { CliError, EXIT_FAILED, EXIT_OK, setExitCode } from '../errors';
 import { countSeverities, renderText, summary } from '../util/diagnostics';
 import { displayFile, readJsonFile, toJsonText, writeFileAtomic } from '../util/files';
@@ -38,7 +39,7 @@ export function registerImport(program: Command): void {
       const target = opts.out === undefined ? 'stdout' : displayFile(opts.out);
       const found = validate(document);
       const { errors } = countSeverities(issues);
-      process.stderr.write(`tmkit: imported ${names.length} profile${names.length === 1 ? '' : 's'} (${endpointCount(document)} endpoints) to ${target}` +
+      process.stderr.write(`tmkit: imported ${count(names.length, 'profile')} (${count(endpointCount(document), 'endpoint')}) to ${target}` +
         `; import: ${summary(issues)}; validation: ${summary(found)}` +
         (found.length > 0 ? ` (see \`tmkit validate ${opts.out === undefined ? '<file>' : displayFile(opts.out)}\`)` : '') + '\n');
       if (errors > 0) process.stderr.write('tmkit: the document is incomplete: fix the errors above by hand\n');

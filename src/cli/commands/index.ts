@@ -11,9 +11,15 @@ import { registerResolve } from './resolve';
 import { registerApply } from './apply';
 import { registerTerraform } from './terraform';
 import { registerBackup } from './backup';
+import { registerInit } from './init';
+import { registerList } from './list';
+import { registerGet } from './get';
+import { registerEndpoint } from './endpoint';
+import { registerDestroy } from './destroy';
 
 /** Every `tmkit` subcommand registers itself here; one module per command under src/cli/commands/. */
 export const commands: Array<(program: Command) => void> = [
+  registerInit,
   registerDns,
   registerSynth,
   registerValidate,
@@ -22,8 +28,12 @@ export const commands: Array<(program: Command) => void> = [
   registerPreview,
   registerServe,
   registerStatus,
+  registerList,
+  registerGet,
   registerResolve,
   registerApply,
+  registerDestroy,
+  registerEndpoint,
   registerTerraform,
   registerBackup,
 ];

@@ -1,5 +1,6 @@
 import { Option, type Command } from 'commander';
-import { planExitCode, renderJson, renderMarkdown, renderText } from '../../core/plan';
+import { failoverLimitMessages, planExitCode, renderJson, renderMarkdown, renderText } from '../../core/plan';
+import { count } from '../../core/words';
 import { EXIT_FAILED, setExitCode } from '../errors';
 import { writeFileAtomic } from '../util/files';
 import { addStateOptions, loadDesired, loadState, makeReport, parseSeconds, wantColor, type StateOptions } from '../util/state';
@@ -42,7 +43,8 @@ export function registerPlan(program: Command): void {
       else if (opts.format === 'markdown') process.stdout.write(renderMarkdown(report));
       else process.stdout.write(renderText(report, { color: wantColor(opts.color) }));
       const code = planExitCode(report, opts.detailedExitcode === true);
-      if (code === EXIT_FAILED && report.plan.errors.length > 0) process.stderr.write(`tmkit: the plan has ${report.plan.errors.length} error(s) and cannot be applied\n`);
+      for (const m of failoverLimitMessages(report)) process.stderr.write(`tmkit: ${m}\n`);
+      if (code === EXIT_FAILED && report.plan.errors.length > 0) process.stderr.write(`tmkit: the plan has ${count(report.plan.errors.length, 'error')} and cannot be applied\n`);
       setExitCode(cmd, code);
     });
 }

@@ -1,10 +1,15 @@
 import { Option, type Command } from 'commander';
-import type { ProfileStatusReport } from '../../client';
+import type { ProfileEntry, ProfileStatusReport, TmkitClient } from '../../client';
+import { CliError, EXIT_USAGE } from '../errors';
 import { toJsonText } from '../util/files';
 import { clientFor, serverFailure, serverOptions, type ServerOptions } from '../util/server';
 
 function pad(s: string, n: number): string { return s.length >= n ? s : s + ' '.repeat(n - s.length); }
 
+/** Endpoint monitor statuses that DNS answers as healthy: probed and up, or never probed (Always Serve). */
+const UP = new Set(['Online', 'Unmonitored']);
+
+/** `tmkit status PROFILE`: the profile line, one line per endpoint with its last probe, recent transitions. */
 export function renderStatus(r: ProfileStatusReport): string {
   const lines = [`${r.name}  ${r.fqdn}  ${r.profileMonitorStatus}${r.profileStatus === 'Disabled' ? ' (profile Disabled)' : ''}${r.allDegradedFallback ? '  [all endpoints Degraded: answering as if Online]' : ''}  stack ${r.stack}`];
   for (const e of r.endpoints) {
@@ -19,21 +24,123 @@ export function renderStatus(r: ProfileStatusReport): string {
   return `${lines.join('\n')}\n`;
 }
 
-/** `tmkit status [PROFILE]`: monitor status of one or every profile, from the running server. */
+/**
+ * `tmkit status`: one line per profile (name, FQDN, routing method, profile monitor status, endpoints up
+ * out of all, stack), under a header. "Up" counts endpoints DNS answers as healthy: Online or Unmonitored.
+ */
+export function renderStatusTable(rows: ReadonlyArray<{ report: ProfileStatusReport; method: string }>): string {
+  const cells = rows.map(({ report: r, method }) => {
+    const up = r.endpoints.filter((e) => UP.has(e.endpointMonitorStatus)).length;
+    const notes = [
+      ...(r.profileStatus === 'Disabled' ? ['profile Disabled'] : []),
+      ...(r.allDegradedFallback ? ['all endpoints Degraded: answering as if Online'] : []),
+    ];
+    return [r.name, r.fqdn, method, r.profileMonitorStatus, `${up}/${r.endpoints.length}`, r.stack, notes.join('; ')];
+  });
+  const header = ['PROFILE', 'FQDN', 'METHOD', 'STATUS', 'UP', 'STACK', ''];
+  const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
+  const line = (c: string[]): string => c.map((v, i) => (i === c.length - 1 ? v : pad(v, widths[i]!))).join('  ').trimEnd();
+  return `${[line(header), ...cells.map(line)].join('\n')}\n`;
+}
+
+interface StatusOptions extends ServerOptions {
+  format: 'text' | 'json';
+  watch?: boolean;
+  interval: string;
+}
+
+/** One snapshot of what `tmkit status [PROFILE]` shows, as text or JSON (`compact`: one line, for `--watch`). */
+async function snapshot(client: TmkitClient, profile: string | undefined, format: 'text' | 'json', compact = false): Promise<string> {
+  const json = (v: unknown): string => (compact ? `${JSON.stringify(v)}\n` : toJsonText(v));
+  if (profile !== undefined) {
+    const r = await client.status(profile);
+    return format === 'json' ? json(r) : renderStatus(r);
+  }
+  const entries: ProfileEntry[] = (await client.listProfiles()).profiles;
+  const reports = await Promise.all(entries.map((p) => client.status(p.name)));
+  if (format === 'json') return json({ profiles: reports });
+  if (reports.length === 0) return `No profiles on ${client.server}. Deploy some with \`tmkit apply FILE --yes\`.\n`;
+  return renderStatusTable(reports.map((report, i) => ({ report, method: entries[i]!.profile.trafficRoutingMethod })));
+}
+
+/** Resolves after `ms`, or at once when `stop` fires. */
+function pause(ms: number, stop: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (stop.aborted) { resolve(); return; }
+    const t = setTimeout(done, ms);
+    function done(): void { clearTimeout(t); stop.removeEventListener('abort', done); resolve(); }
+    stop.addEventListener('abort', done);
+  });
+}
+
+/**
+ * `--watch`: polls every `intervalMs` until SIGINT/SIGTERM. On a terminal the view is redrawn in place
+ * (cursor moved back over the previous view, which is then cleared); otherwise a view is printed as plain
+ * lines, under a time stamp, each time it differs from the previous one (so logs grow only on changes).
+ * An unreachable server is shown in place of the view and polling goes on. With `--format json` every
+ * changed view is one line of JSON (NDJSON), terminal or not.
+ */
+async function watch(client: TmkitClient, profile: string | undefined, format: 'text' | 'json', intervalMs: number): Promise<void> {
+  const out = process.stdout;
+  const tty = out.isTTY === true;
+  const stop = new AbortController();
+  const onSignal = (): void => stop.abort();
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  let previous: string | undefined;
+  let drawnLines = 0;
+  try {
+    while (!stop.signal.aborted) {
+      let view: string;
+      try {
+        view = await snapshot(client, profile, format, format === 'json');
+      } catch (err) {
+        view = `tmkit: ${serverFailure(err).message.split('\n')[0]}; retrying every ${intervalMs / 1000} s\n`;
+        if (format === 'json') {
+          if (view !== previous) process.stderr.write(view);
+          previous = view;
+          await pause(intervalMs, stop.signal);
+          continue;
+        }
+      }
+      if (stop.signal.aborted) break;
+      if (format === 'json') {
+        if (view !== previous) out.write(view);
+      } else if (tty) {
+        const stamped = `${view}\nevery ${intervalMs / 1000} s · ${new Date().toISOString()} · Ctrl-C to stop\n`;
+        // Back to the first line of the previous view, clear to the end of the screen, draw the new one.
+        out.write(`${drawnLines > 0 ? `\u001b[${drawnLines}F` : ''}\u001b[J${stamped}`);
+        drawnLines = stamped.split('\n').length - 1;
+      } else if (view !== previous) {
+        out.write(`${previous === undefined ? '' : '\n'}-- ${new Date().toISOString()}\n${view}`);
+      }
+      previous = view;
+      await pause(intervalMs, stop.signal);
+    }
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+}
+
+/** `tmkit status [PROFILE] [--watch]`: monitor status of every profile (one line each), or one in detail. */
 export function registerStatus(program: Command): void {
   serverOptions(program
     .command('status')
-    .description('show profile and endpoint monitor status from the running server (all profiles, or one in detail)')
-    .argument('[profile]', 'profile name'))
+    .description('show monitor status from the running server: one line per profile, or one profile in detail (endpoints, last probes, transitions)')
+    .argument('[profile]', 'profile name (shows its endpoints, last probe of each and recent transitions)'))
     .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'))
-    .action(async (profile: string | undefined, opts: ServerOptions & { format: 'text' | 'json' }) => {
+    .option('-w, --watch', 'keep watching: redraw in place on a terminal, print each changed view otherwise (Ctrl-C or SIGTERM stops)')
+    .option('--interval <seconds>', 'how often --watch polls the server', '2')
+    .action(async (profile: string | undefined, opts: StatusOptions) => {
+      const seconds = Number(opts.interval);
+      if (!Number.isFinite(seconds) || seconds < 0.1 || seconds > 3600) {
+        throw new CliError(`--interval ${opts.interval}: expected a number of seconds from 0.1 to 3600`, EXIT_USAGE);
+      }
       const client = clientFor(opts);
       try {
-        const names = profile !== undefined ? [profile] : (await client.listProfiles()).profiles.map((p) => p.name);
-        const reports = await Promise.all(names.map((n) => client.status(n)));
-        if (opts.format === 'json') process.stdout.write(toJsonText(profile !== undefined ? reports[0] : { profiles: reports }));
-        else if (reports.length === 0) process.stdout.write(`no profiles on ${client.server}; deploy some with \`tmkit apply FILE --yes\`\n`);
-        else process.stdout.write(reports.map(renderStatus).join('\n'));
+        if (opts.watch) await watch(client, profile, opts.format, Math.round(seconds * 1000));
+        else process.stdout.write(await snapshot(client, profile, opts.format));
       } catch (err) {
         throw serverFailure(err);
       } finally {

@@ -3,6 +3,7 @@ import { existsSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { validate } from '../../core/validate';
+import { count } from '../../core/words';
 import { CliError, EXIT_FAILED, EXIT_OK, setExitCode } from '../errors';
 import { countSeverities, renderText, summary } from '../util/diagnostics';
 import { displayFile, readJsonFile } from '../util/files';
@@ -47,15 +48,21 @@ function mtime(file: string): bigint | undefined {
   }
 }
 
-/** Runs a shell command with TMKIT_OUTDIR set; its stdout and stderr both go to our stderr. */
+/**
+ * An `app` that is one file name (`main.ts`, `app.js`): tmkit runs it itself with node and its own
+ * TypeScript loader (src/cli/run-app.ts), so the project needs nothing but tmkit. Anything else is a shell
+ * command (`node dist/main.js`, `npx ts-node main.ts`), as in cdktf.json.
+ */
+export const APP_FILE = /^[^\s'"`;&|<>$]+\.(?:ts|mts|cts|js|mjs|cjs)$/;
+
+/** Runs the app (a file, or a shell command) with TMKIT_OUTDIR set; its stdout and stderr both go to our stderr. */
 function runApp(command: string, cwd: string, outdir: string): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(command, {
-      cwd,
-      shell: true,
-      stdio: ['ignore', 2, 2],
-      env: { ...process.env, TMKIT_OUTDIR: outdir },
-    });
+    const env = { ...process.env, TMKIT_OUTDIR: outdir };
+    const file = command.trim();
+    const child = APP_FILE.test(file)
+      ? spawn(process.execPath, [join(__dirname, '..', 'run-app.js'), file], { cwd, stdio: ['ignore', 2, 2], env })
+      : spawn(command, { cwd, shell: true, stdio: ['ignore', 2, 2], env });
     child.on('error', (err) => reject(new CliError(`cannot start the app command \`${command}\`: ${err.message}`)));
     child.on('close', (code, signal) => resolvePromise({ code, signal }));
   });
@@ -70,7 +77,7 @@ export function registerSynth(program: Command): void {
   program
     .command('synth')
     .description(`run the constructs app (command from ${CONFIG_FILE} "app", like cdktf) and validate the document it writes`)
-    .argument('[app]', `shell command that runs the app (default: "app" from ./${CONFIG_FILE})`)
+    .argument('[app]', `the app: a .ts/.js file tmkit runs itself (TypeScript included), or a shell command (default: "app" from ./${CONFIG_FILE})`)
     .option('-o, --output <dir>', `output directory (default: "output" from ${CONFIG_FILE}, else ${DEFAULT_OUTDIR})`)
     .option('--strict-azure', 'also apply Azure-only rules when validating the result')
     .action(async (appArg: string | undefined, opts: SynthOptions, cmd: Command) => {
@@ -80,7 +87,7 @@ export function registerSynth(program: Command): void {
       if (app === undefined || app.trim() === '') {
         throw new CliError(
           `no app to run: ${existsSync(join(cwd, CONFIG_FILE)) ? `${CONFIG_FILE} has no "app"` : `no ${CONFIG_FILE} in ${cwd}`}. ` +
-            `Create ${CONFIG_FILE} with {"app": "node -r @swc-node/register app.ts"} or pass the command: tmkit synth "node app.js"`,
+            `Run \`tmkit init\` to scaffold an app, create ${CONFIG_FILE} with {"app": "main.ts"}, or pass the app: tmkit synth main.ts`,
         );
       }
       const outdir = resolve(cwd, opts.output ?? config.output ?? DEFAULT_OUTDIR);
@@ -103,7 +110,7 @@ export function registerSynth(program: Command): void {
       const names = profileNames(document);
       if (diagnostics.length > 0) process.stderr.write(renderText(diagnostics, names));
       const { errors } = countSeverities(diagnostics);
-      process.stderr.write(`tmkit: ${displayFile(file)}: ${names.length} profile${names.length === 1 ? '' : 's'}, ${endpointCount(document)} endpoints; ${summary(diagnostics)}\n`);
+      process.stderr.write(`tmkit: ${displayFile(file)}: ${count(names.length, 'profile')}, ${count(endpointCount(document), 'endpoint')}; ${summary(diagnostics)}\n`);
       process.stdout.write(`${displayFile(file)}\n`);
       setExitCode(cmd, errors > 0 ? EXIT_FAILED : EXIT_OK);
     });

@@ -1,6 +1,7 @@
 import type { Diagnostic } from '../../core/diagnostics';
 import { Option, type Command } from 'commander';
 import { validate } from '../../core/validate';
+import { count } from '../../core/words';
 import { EXIT_FAILED, EXIT_OK, setExitCode } from '../errors';
 import { countSeverities, groupByProfile, renderText, summary } from '../util/diagnostics';
 import { displayFile, toJsonText } from '../util/files';
@@ -42,7 +43,7 @@ export function registerValidate(program: Command): void {
         }));
       } else {
         const shown = displayFile(file);
-        const what = `${names.length} profile${names.length === 1 ? '' : 's'}, ${endpointCount(loaded.input)} endpoints${source === 'tmkit/v1' ? '' : `, imported from ${source}`}`;
+        const what = `${count(names.length, 'profile')}, ${count(endpointCount(loaded.input), 'endpoint')}${source === 'tmkit/v1' ? '' : `, imported from ${source}`}`;
         if (diagnostics.length === 0) process.stdout.write(`${shown}: valid (${what})\n`);
         else {
           process.stdout.write(`${shown}: ${errors === 0 ? 'valid with warnings' : 'invalid'}: ${summary(diagnostics)} (${what})\n\n`);

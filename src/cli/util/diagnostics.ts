@@ -1,5 +1,6 @@
 /** Printing diagnostics (core's one Diagnostic) for people (`text`, grouped by profile) and machines (`json`). */
 import type { Diagnostic } from '../../core/diagnostics';
+import { count } from '../../core/words';
 
 export interface DiagnosticGroup {
   /** The profile name, or undefined for diagnostics about the document as a whole. */
@@ -31,7 +32,6 @@ export function groupByProfile(diagnostics: readonly Diagnostic[], names: readon
   return [...groups].filter(([, ds]) => ds.length > 0).map(([profile, ds]) => (profile === undefined ? { diagnostics: ds } : { profile, diagnostics: ds }));
 }
 
-const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 export function countSeverities(diagnostics: readonly Diagnostic[]): { errors: number; warnings: number } {
   const errors = diagnostics.filter((d) => d.severity === 'error').length;
@@ -40,7 +40,7 @@ export function countSeverities(diagnostics: readonly Diagnostic[]): { errors: n
 
 export function summary(diagnostics: readonly Diagnostic[]): string {
   const { errors, warnings } = countSeverities(diagnostics);
-  return `${plural(errors, 'error')}, ${plural(warnings, 'warning')}`;
+  return `${count(errors, 'error')}, ${count(warnings, 'warning')}`;
 }
 
 /**

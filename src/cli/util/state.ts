@@ -21,6 +21,7 @@ export interface StateOptions {
   deployed?: string;
   server?: string;
   token?: string;
+  stateDir?: string;
   resources?: string;
   geoip?: string;
 }
@@ -29,7 +30,8 @@ export function addStateOptions(cmd: Command): Command {
   return cmd
     .option('--deployed <file>', 'plan against a local deployed state instead of the server: GET /v1/profiles output, or a tmkit/v1 document (e.g. the main branch\'s)')
     .option('--server <url>', 'management API (default TMKIT_SERVER, then http://127.0.0.1:5380)')
-    .option('--token <token>', 'API token (default TMKIT_TOKEN, then .tmkit/token for a local server)')
+    .option('--token <token>', 'API token (default TMKIT_TOKEN, then <state-dir>/token for a local server)')
+    .option('--state-dir <dir>', 'where a local `tmkit serve` keeps its token file (default TMKIT_STATE_DIR, then .tmkit in the working directory)')
     .option('--resources <file>', 'resource catalog for Azure endpoints (ARM id → target, location, state), as given to tmkit serve')
     .option('--geoip <file.mmdb>', 'MaxMind-format database for the preview (default: the shipped country database)');
 }

@@ -15,9 +15,12 @@
  * `target`, ...) are dropped; `null` values and empty optional lists are omitted; `weight` is kept only in
  * Weighted profiles and `priority` only in Priority profiles (Azure prints both on every endpoint). A nested endpoint's
  * `targetResourceId` becomes the child profile's name when that profile is part of the import, else the
- * ARM id is kept (tmkit accepts ids ending in `/trafficManagerProfiles/<name>`). Everything that could
+ * ARM id is kept (tmkit accepts ids ending in `/trafficManagerProfiles/<name>`); tmkit's own ids
+ * (`/providers/Microsoft.Network/trafficManagerProfiles/<name>`, from `tmkit get --output arm`) become the
+ * name again. Everything that could
  * not be converted faithfully is reported as an issue with a `tmkit/v1` path; nothing is thrown.
  */
+import { profileNameOfTmkitId } from './arm-export';
 import { childProfileName, parseEndpointType } from './names';
 import {
   API_VERSION,
@@ -417,7 +420,10 @@ export function importArm(input: unknown, options: ArmImportOptions = {}): ArmIm
       const at = `profiles[${p.name}].endpoints[${e.name}].targetResourceId`;
       if (typeof e.targetResourceId === 'string') {
         const child = byName.get(childProfileName(e.targetResourceId).toLowerCase());
+        // tmkit's own ids (`tmkit get --output arm`) name a profile of the runtime: back to the name it had.
+        const own = profileNameOfTmkitId(e.targetResourceId);
         if (child !== undefined) e.targetResourceId = child;
+        else if (own !== undefined) e.targetResourceId = own;
         else {
           imp.issue('warning', 'ARM_IMPORT_NESTED_OUTSIDE', at,
             `nested endpoint "${e.name}" points at profile "${childProfileName(e.targetResourceId)}", which is not part of this import; the id was kept`,

@@ -10,7 +10,7 @@ export { nestedChildren } from '../model/names';
 export { diffAttributes, applyAttributeChanges, parsePath, jsonEqual, REPLACE_PATHS } from './attributes';
 export { failoverTimes, detectionSeconds, type FailoverEstimate } from './failover';
 export { lintProfiles } from './lints';
-export { buildReport, affectedProfiles, planExitCode, type PlanReport, type FailoverRow, type ReportOptions } from './report';
+export { buildReport, affectedProfiles, failoverLimitMessages, planExitCode, type PlanReport, type FailoverRow, type ReportOptions } from './report';
 export { renderText, writeText, type TextOptions } from './render/text';
 export { renderMarkdown, writeMarkdown, GITHUB_COMMENT_LIMIT, DEFAULT_MARKER, type MarkdownOptions } from './render/markdown';
 export { renderJson, writeJson, planToJson, readPlanJson, PlanFormatError, PLAN_FORMAT_VERSION } from './render/json';

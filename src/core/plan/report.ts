@@ -103,6 +103,24 @@ export function buildReport(plan: Plan, deployed: readonly DeployedProfile[], op
   return report;
 }
 
+/**
+ * One sentence per profile whose worst-case failover exceeds `--max-failover-seconds`: which profile, by
+ * how much, and where the time comes from (the formula with this profile's numbers), with what to change.
+ */
+export function failoverLimitMessages(report: PlanReport): string[] {
+  const max = report.maxFailoverSeconds;
+  if (max === undefined) return [];
+  return report.failover.filter((f) => f.exceeds && f.after?.seconds != null).map((f) => {
+    const a = f.after!;
+    const seconds = a.seconds!;
+    const worst = a.via[a.via.length - 1];
+    const from = a.via.length > 1 ? `; the slowest detection is nested profile ${worst}'s (${a.via.join(' → ')})` : '';
+    return `profile ${f.profile}: worst-case failover ${seconds} s exceeds --max-failover-seconds ${max} by ${seconds - max} s: ` +
+      `probe interval × (tolerated failures + 1) + timeout + TTL = ${a.formula}${from}. ` +
+      `Lower dnsConfig.ttl (${a.ttl} s) or the probing of ${worst ?? f.profile} (monitorConfig.intervalInSeconds 10, fewer toleratedNumberOfFailures, a shorter timeoutInSeconds), or raise the limit`;
+  });
+}
+
 /** Design §4 exit codes for `plan`: 1 on errors or a failover limit exceeded, 2 with changes under --detailed-exitcode. */
 export function planExitCode(report: PlanReport, detailedExitcode: boolean): 0 | 1 | 2 {
   if (report.plan.errors.length > 0 || report.failover.some((f) => f.exceeds)) return 1;

@@ -4,7 +4,7 @@
  * document and silently skip values whose type is wrong, so one mistake yields one diagnostic.
  */
 import type { Reporter } from './diagnostics';
-import { isObj, itemSegment } from './util';
+import { editDistance, isObj, itemSegment } from './util';
 
 type Kind =
   | 'string'
@@ -81,29 +81,13 @@ const kindName = (k: Kind): string =>
 
 const typeOf = (v: unknown): string => (v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v === 'object' ? 'an object' : `a ${typeof v}`);
 
-/** Edit distance, capped: only used to suggest a property name. */
-function distance(a: string, b: string): number {
-  if (Math.abs(a.length - b.length) > 3) return 99;
-  const prev = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    let diag = prev[0]!;
-    prev[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const tmp = prev[j]!;
-      prev[j] = Math.min(prev[j]! + 1, prev[j - 1]! + 1, diag + (a[i - 1] === b[j - 1] ? 0 : 1));
-      diag = tmp;
-    }
-  }
-  return prev[b.length]!;
-}
-
 function suggest(key: string, shape: Shape): string | undefined {
   const lower = key.toLowerCase();
   let best: string | undefined;
   let bestD = 3;
   for (const k of Object.keys(shape)) {
     if (k.toLowerCase() === lower) return k;
-    const d = distance(lower, k.toLowerCase());
+    const d = editDistance(lower, k.toLowerCase());
     if (d < bestD) { bestD = d; best = k; }
   }
   return best;

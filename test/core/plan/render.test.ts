@@ -76,9 +76,9 @@ describe('markdown renderer', () => {
     // Summary first.
     expect(lines.slice(0, 4).join('\n')).toContain('**Plan: 1 to add, 2 to change, 1 to replace, 1 to destroy.**');
     // The endpoint changes as a table: deleted, re-weighted, added.
-    expect(md).toContain('| `legacy` | ➖ removed | external, legacy.contoso.net, weight 10, priority 3 | |');
+    expect(md).toContain('| `legacy` | ➖ removed | external, legacy.contoso.net, weight 10 | |');
     expect(md).toContain('| `eu-west` | `weight` | 50 | 40 |');
-    expect(md).toContain('| `eu-canary` | ➕ added | | external, eu-canary.contoso.net, weight 10, priority 3 |');
+    expect(md).toContain('| `eu-canary` | ➕ added | | external, eu-canary.contoso.net, weight 10 |');
     // What it does to traffic, in points.
     expect(md).toContain('| `eu-west` | 50% | 40% | −10 pts |');
     expect(md).toContain('| `eu-canary` | 0% | 10% | +10 pts |');
@@ -140,5 +140,32 @@ describe('json renderer', () => {
   ])('rejects %j with %s', (value, code) => {
     expect(() => readPlanJson(value)).toThrow(PlanFormatError);
     try { readPlanJson(value); } catch (e) { expect((e as PlanFormatError).code).toBe(code); }
+  });
+});
+
+describe('weight and priority where the routing method ignores them (issue 16 item 8)', () => {
+  const perf = (names: string[]): ProfileInput => ({
+    name: 'api', trafficRoutingMethod: 'Performance', dnsConfig: { relativeName: 'api', ttl: 30 },
+    endpoints: names.map((n) => ({ name: n, type: 'externalEndpoints', target: `${n}.contoso.net`, endpointLocation: n })),
+  });
+
+  test('a new endpoint first in a Performance profile shifts every derived priority: the plan shows the endpoint, not the priorities', () => {
+    const deployed = deployedOf(doc('web', [perf(['westus', 'eastasia'])]));
+    const report = buildReport(diff(doc('web', [perf(['westeurope', 'westus', 'eastasia'])]), deployed), deployed);
+    const text = renderText(report);
+    expect(text).toContain('+ endpoints[westeurope]: external, westeurope.contoso.net, location westeurope');
+    expect(text).not.toMatch(/\.priority|priority \d/);
+    expect(text).toContain('(2 weight/priority changes not shown: Performance routing does not use them)');
+    const md = renderMarkdown(report);
+    expect(md).not.toMatch(/`priority`|priority \d/);
+    expect(md).toContain('_2 weight/priority changes not shown: Performance routing does not use them._');
+    // The JSON plan keeps every stored change.
+    expect(JSON.parse(renderJson(report)).changes[0].attributes.map((a: { path: string }) => a.path)).toEqual(
+      expect.arrayContaining(['endpoints[westus].priority', 'endpoints[eastasia].priority']));
+  });
+
+  test('creating a Performance profile lists its endpoints without weight or priority', () => {
+    const text = renderText(buildReport(diff(doc('web', [perf(['westus'])]), []), []));
+    expect(text).toContain('+ endpoints[westus]: external, westus.contoso.net, location westus');
   });
 });

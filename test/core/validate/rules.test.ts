@@ -203,3 +203,22 @@ test('normalize() of every passing document is itself a completely clean documen
     expect({ code: row.code, diagnostics: validate(normalized, row.passOpts) }).toEqual({ code: row.code, diagnostics: [] });
   }
 });
+
+describe('did-you-mean for enum values (issue 16 item 8)', () => {
+  test.each([
+    ['trafficRoutingMethod', one('Performace', E), `${P}.trafficRoutingMethod`, 'did you mean "Performance"?'],
+    ['trafficRoutingMethod, case only', one('weighted', E), `${P}.trafficRoutingMethod`, 'write "Weighted" (values are case-sensitive)'],
+    ['monitorConfig.protocol', one('Priority', E, { monitorConfig: { protocol: 'HTPS' } }), `${P}.monitorConfig.protocol`, 'did you mean "HTTPS"?'],
+    ['profileStatus', one('Priority', E, { profileStatus: 'Enabeld' }), `${P}.profileStatus`, 'did you mean "Enabled"?'],
+    ['endpointStatus', one('Priority', [ext('a', 'a.example.com', { endpointStatus: 'Disable' })]), `${P}.endpoints[a].endpointStatus`, 'did you mean "Disabled"?'],
+    ['endpoint type', one('Priority', [{ name: 'a', type: 'externalEndpoint', target: 'a.example.com' }]), `${P}.endpoints[a].type`, 'did you mean "externalEndpoints"?'],
+  ])('%s', (_what, input, path, hint) => {
+    const d = validate(input).find((x) => x.path === path);
+    expect(d?.hint).toContain(hint);
+  });
+
+  test('a value far from every allowed one gets the list, not a guess', () => {
+    const d = validate(one('Fastest', E)).find((x) => x.path === `${P}.trafficRoutingMethod`);
+    expect(d?.hint).toBe('use one of Performance, Priority, Weighted, Geographic, MultiValue, Subnet');
+  });
+});

@@ -22,7 +22,7 @@ test('examples/nested: the parent listed first is written after its child; a sec
   expect(r.stdout).toContain('Plan: 2 to add, 0 to change, 0 to replace, 0 to destroy.');
   expect(progress(r.stdout)).toEqual(['[1/2] PUT app-westeurope (create) ... ok', '[2/2] PUT app (create) ... ok']);
   expect(r.stdout).toContain('Apply complete: 2 added, 0 changed, 0 replaced, 0 destroyed');
-  expect((await h.store.getProfile('app'))?.stack).toBe('default');
+  expect((await h.store.getProfile('app'))?.stack).toBe('nested');
   const revision = await h.store.revision();
   const again = await runTmkit(['apply', file, '--yes', ...args()]);
   expect(again.code).toBe(0);

@@ -1,4 +1,5 @@
 import type { Endpoint } from '../../model/types';
+import { count } from '../../words';
 import { parsePath } from '../attributes';
 import type { FailoverEstimate } from '../failover';
 import type { AttributeChange, JsonValue, PlanSummary, ProfileAction, ProfileChange } from '../types';
@@ -41,14 +42,18 @@ export function points(delta: number): string {
 
 const TYPE_WORD: Record<string, string> = { externalEndpoints: 'external', azureEndpoints: 'azure', nestedEndpoints: 'nested' };
 
-/** One line describing an endpoint (for added/removed endpoints). */
-export function describeEndpoint(e: Endpoint): string {
+/**
+ * One line describing an endpoint (for added/removed endpoints). With the profile's routing method,
+ * `weight` is shown only for Weighted and `priority` only for Priority: elsewhere they have no effect.
+ */
+export function describeEndpoint(e: Endpoint, method?: string): string {
   const parts: string[] = [TYPE_WORD[e.type] ?? String(e.type)];
   if (e.type === 'nestedEndpoints') parts.push(`→ ${e.targetResourceId ?? '?'}`);
   else if (e.target !== undefined) parts.push(e.target);
   else if (e.targetResourceId !== undefined) parts.push(e.targetResourceId);
   if (e.endpointStatus === 'Disabled') parts.push('Disabled');
-  parts.push(`weight ${e.weight}`, `priority ${e.priority}`);
+  if (method === undefined || method === 'Weighted') parts.push(`weight ${e.weight}`);
+  if (method === undefined || method === 'Priority') parts.push(`priority ${e.priority}`);
   if (e.endpointLocation) parts.push(`location ${e.endpointLocation}`);
   if (e.geoMapping?.length) parts.push(`geo ${e.geoMapping.join(',')}`);
   if (e.subnets?.length) parts.push(`subnets ${e.subnets.map(subnetText).join(',')}`);
@@ -74,6 +79,29 @@ export function endpointOf(c: AttributeChange): { endpoint: string; rest: string
   return { endpoint: second.key, rest };
 }
 
+/**
+ * True for an endpoint `weight` change outside Weighted routing and a `priority` change outside Priority
+ * routing (the profile's method after the change): stored, but without effect on any answer. Renderers
+ * leave them out and say how many they left out (`unusedNote`); the JSON plan keeps them.
+ */
+export function unusedByMethod(c: ProfileChange, a: AttributeChange): boolean {
+  const ep = endpointOf(a);
+  if (!ep) return false;
+  const method = (c.after ?? c.before)?.trafficRoutingMethod;
+  return (ep.rest === 'weight' && method !== 'Weighted') || (ep.rest === 'priority' && method !== 'Priority');
+}
+
+/** The attribute changes worth showing, and how many `unusedByMethod` ones were left out. */
+export function shownAttributes(c: ProfileChange): { shown: AttributeChange[]; unused: number } {
+  const shown = c.attributes.filter((a) => !unusedByMethod(c, a));
+  return { shown, unused: c.attributes.length - shown.length };
+}
+
+/** `2 weight/priority changes not shown: Performance routing does not use them`. */
+export function unusedNote(c: ProfileChange, n: number): string {
+  return `${count(n, 'weight/priority change')} not shown: ${(c.after ?? c.before)?.trafficRoutingMethod ?? 'this'} routing does not use ${n === 1 ? 'it' : 'them'}`;
+}
+
 /** For lists that behave as sets (geoMapping), what was added and removed. */
 export function setDelta(before: JsonValue | undefined, after: JsonValue | undefined): { added: string[]; removed: string[] } | undefined {
   if (!Array.isArray(before) || !Array.isArray(after)) return undefined;
@@ -85,10 +113,12 @@ export function setDelta(before: JsonValue | undefined, after: JsonValue | undef
 
 /** Short phrases summarising a profile change (for a one-line summary). */
 export function changePhrases(c: ProfileChange, max = 4): string[] {
-  if (c.action === 'create') return [`${c.after!.trafficRoutingMethod}, ${c.after!.endpoints.length} endpoint(s), relativeName ${c.after!.dnsConfig.relativeName}`];
-  if (c.action === 'delete') return [`${c.before!.trafficRoutingMethod}, ${c.before!.endpoints.length} endpoint(s), relativeName ${c.before!.dnsConfig.relativeName}`];
+  if (c.action === 'create') return [`${c.after!.trafficRoutingMethod}, ${count(c.after!.endpoints.length, 'endpoint')}, relativeName ${c.after!.dnsConfig.relativeName}`];
+  if (c.action === 'delete') return [`${c.before!.trafficRoutingMethod}, ${count(c.before!.endpoints.length, 'endpoint')}, relativeName ${c.before!.dnsConfig.relativeName}`];
   const out: string[] = [];
-  for (const a of c.attributes) {
+  const { shown, unused } = shownAttributes(c);
+  if (shown.length === 0 && unused > 0) return [unusedNote(c, unused)];
+  for (const a of shown) {
     const ep = endpointOf(a);
     let phrase: string;
     if (ep && ep.rest === '') {

@@ -3,10 +3,11 @@ import type { ProfilePreview } from '../preview-types';
 import type { FailoverRow, PlanReport } from '../report';
 import type { AttributeChange, ProfileChange, Writer } from '../types';
 import {
-  ACTION_WORD, changePhrases, classCount, describeEndpoint, endpointOf, failoverText, formatValue, hasChanges, pct, points, setDelta,
+  ACTION_WORD, changePhrases, classCount, describeEndpoint, endpointOf, failoverText, formatValue, hasChanges, pct, points, setDelta, shownAttributes, unusedNote,
   SYMBOL, summaryLine,
 } from './common';
 import { short } from './text';
+import { count } from '../../words';
 
 /**
  * Markdown for a pull-request comment: the summary line first, a table of changed profiles, warnings and
@@ -36,10 +37,10 @@ export function renderMarkdown(report: PlanReport, options: MarkdownOptions = {}
   const head: string[] = [];
   head.push(options.marker ?? DEFAULT_MARKER);
   head.push(`### ${options.title ?? 'tmkit plan'} — stack ${code(plan.stack)}`, '');
-  if (plan.errors.length > 0) head.push(`**❌ This plan cannot be applied: ${plan.errors.length} error(s).** ${summaryLine(plan.summary)}`);
+  if (plan.errors.length > 0) head.push(`**❌ This plan cannot be applied: ${count(plan.errors.length, 'error')}.** ${summaryLine(plan.summary)}`);
   else if (!hasChanges(plan.summary)) head.push(`**No changes.** The deployed profiles of stack ${code(plan.stack)} match the document.`);
   else head.push(`**${summaryLine(plan.summary)}**`);
-  if (plan.summary.unchanged > 0) head.push('', `${plan.summary.unchanged} profile(s) unchanged.`);
+  if (plan.summary.unchanged > 0) head.push('', `${count(plan.summary.unchanged, 'profile')} unchanged.`);
   head.push('');
 
   const failoverBy = new Map(report.failover.map((f) => [f.profile, f]));
@@ -57,12 +58,12 @@ export function renderMarkdown(report: PlanReport, options: MarkdownOptions = {}
       const f = failoverBy.get(r.name);
       head.push(`| ${code(r.sym)} | ${code(r.name)} | ${r.action} | ${esc(r.what)} | ${f ? failoverCell(f) : '—'} |`);
     }
-    if (rows.length > maxRows) head.push(`| | … | | ${rows.length - maxRows} more profile(s), each in its own section below | |`);
+    if (rows.length > maxRows) head.push(`| | … | | ${count(rows.length - maxRows, 'more profile', 'more profiles')}, each in its own section below | |`);
     head.push('');
   }
   const exceeding = report.failover.filter((f) => f.exceeds);
   if (exceeding.length > 0) {
-    head.push(`> [!CAUTION]`, `> ${exceeding.length} profile(s) exceed the failover limit of ${report.maxFailoverSeconds} s: ${exceeding.map((f) => `${code(f.profile)} (${failoverText(f.after)})`).join(', ')}`, '');
+    head.push(`> [!CAUTION]`, `> ${count(exceeding.length, 'profile')} exceed${exceeding.length === 1 ? 's' : ''} the failover limit of ${report.maxFailoverSeconds} s: ${exceeding.map((f) => `${code(f.profile)} (${failoverText(f.after)})`).join(', ')}`, '');
   }
   if (plan.errors.length > 0) {
     head.push('> [!CAUTION]', `> **Errors** (the plan cannot be applied):`);
@@ -157,16 +158,18 @@ function profileSection(c: ProfileChange, f: FailoverRow | undefined, pv: Profil
     out.push(`| probe | ${p.monitorConfig.protocol}:${p.monitorConfig.port}${esc(p.monitorConfig.path ?? '')} every ${p.monitorConfig.intervalInSeconds} s, timeout ${p.monitorConfig.timeoutInSeconds} s, tolerated ${p.monitorConfig.toleratedNumberOfFailures} |`);
     out.push('');
     out.push('| Endpoint | ' + (c.action === 'create' ? 'Created' : 'Destroyed') + ' |', '|---|---|');
-    for (const e of p.endpoints) out.push(`| ${code(e.name)} | ${esc(describeEndpoint(e))} |`);
+    for (const e of p.endpoints) out.push(`| ${code(e.name)} | ${esc(describeEndpoint(e, p.trafficRoutingMethod))} |`);
     out.push('');
   } else {
     const epRows: string[] = [];
     const other: AttributeChange[] = [];
-    for (const a of c.attributes) {
+    const { shown, unused } = shownAttributes(c);
+    const method = (c.after ?? c.before)!.trafficRoutingMethod;
+    for (const a of shown) {
       const ep = endpointOf(a);
       if (!ep) { other.push(a); continue; }
-      if (ep.rest === '' && a.kind === 'add') epRows.push(`| ${code(ep.endpoint)} | ➕ added | | ${esc(describeEndpoint(a.after as unknown as Endpoint))} |`);
-      else if (ep.rest === '' && a.kind === 'remove') epRows.push(`| ${code(ep.endpoint)} | ➖ removed | ${esc(describeEndpoint(a.before as unknown as Endpoint))} | |`);
+      if (ep.rest === '' && a.kind === 'add') epRows.push(`| ${code(ep.endpoint)} | ➕ added | | ${esc(describeEndpoint(a.after as unknown as Endpoint, method))} |`);
+      else if (ep.rest === '' && a.kind === 'remove') epRows.push(`| ${code(ep.endpoint)} | ➖ removed | ${esc(describeEndpoint(a.before as unknown as Endpoint, method))} | |`);
       else {
         const d = setDelta(a.before, a.after);
         const detail = d && (d.added.length || d.removed.length)
@@ -180,6 +183,7 @@ function profileSection(c: ProfileChange, f: FailoverRow | undefined, pv: Profil
       for (const a of other) out.push(`| ${code(a.path)}${a.forcesReplacement ? ' (forces replacement)' : ''} | ${esc(valueText(a, 'before'))} | ${esc(valueText(a, 'after'))} |`);
       out.push('');
     }
+    if (unused > 0) out.push(`_${esc(unusedNote(c, unused))}._`, '');
   }
   if (withPreview && pv) out.push(...previewMarkdown(pv));
   else if (pv) out.push('_Routing preview left out to fit the comment limit._', '');

@@ -2,8 +2,10 @@ import type { ProfilePreview } from '../preview-types';
 import type { PlanReport } from '../report';
 import type { ProfileChange, Writer } from '../types';
 import {
-  ACTION_WORD, classCount, describeEndpoint, endpointOf, failoverText, formatValue, hasChanges, pct, points, SYMBOL, summaryLine,
+  ACTION_WORD, classCount, describeEndpoint, endpointOf, failoverText, formatValue, hasChanges, pct, points, shownAttributes, SYMBOL, summaryLine,
+  unusedNote,
 } from './common';
+import { count } from '../../words';
 
 /**
  * Terraform-like text: `+` create, `~` update, `-/+` replace, `-` destroy, one block per profile, then the
@@ -33,7 +35,7 @@ export function renderText(report: PlanReport, options: TextOptions = {}): strin
   if (!showChanges) {
     // preview only
   } else if (changed.length === 0) {
-    lines.push(`No changes. The deployed profiles of stack "${plan.stack}" match the document (${plan.summary.unchanged} profile(s)).`);
+    lines.push(`No changes. The deployed profiles of stack "${plan.stack}" match the document (${count(plan.summary.unchanged, 'profile')}).`);
   } else {
     lines.push('Symbols: + create, ~ update, -/+ replace, - destroy', '');
     for (const ch of changed) {
@@ -47,13 +49,15 @@ export function renderText(report: PlanReport, options: TextOptions = {}): strin
         const col = ch.action === 'create' ? 'green' : 'red';
         lines.push(c(col, `      ${s} ${p.trafficRoutingMethod}, relativeName ${p.dnsConfig.relativeName}, TTL ${p.dnsConfig.ttl}, ` +
           `${p.monitorConfig.protocol}:${p.monitorConfig.port}${p.monitorConfig.path ?? ''} every ${p.monitorConfig.intervalInSeconds} s`));
-        for (const e of p.endpoints) lines.push(c(col, `      ${s} endpoints[${e.name}]: ${describeEndpoint(e)}`));
+        for (const e of p.endpoints) lines.push(c(col, `      ${s} endpoints[${e.name}]: ${describeEndpoint(e, p.trafficRoutingMethod)}`));
       } else {
-        for (const a of ch.attributes) {
+        const { shown, unused } = shownAttributes(ch);
+        const method = (ch.after ?? ch.before)!.trafficRoutingMethod;
+        for (const a of shown) {
           const ep = endpointOf(a);
           if (ep && ep.rest === '' && (a.kind === 'add' || a.kind === 'remove')) {
             const e = (a.kind === 'add' ? a.after : a.before) as never;
-            lines.push(c(a.kind === 'add' ? 'green' : 'red', `      ${a.kind === 'add' ? '+' : '-'} ${a.path}: ${describeEndpoint(e)}`));
+            lines.push(c(a.kind === 'add' ? 'green' : 'red', `      ${a.kind === 'add' ? '+' : '-'} ${a.path}: ${describeEndpoint(e, method)}`));
           } else if (a.kind === 'add') {
             lines.push(c('green', `      + ${a.path}: ${formatValue(a.after)}`));
           } else if (a.kind === 'remove') {
@@ -65,6 +69,7 @@ export function renderText(report: PlanReport, options: TextOptions = {}): strin
             lines.push(c('yellow', `      ~ ${a.path}: ${formatValue(a.before)} -> ${formatValue(a.after)}`) + force);
           }
         }
+        if (unused > 0) lines.push(c('dim', `      (${unusedNote(ch, unused)})`));
       }
       lines.push('');
     }
@@ -79,6 +84,9 @@ export function renderText(report: PlanReport, options: TextOptions = {}): strin
     }
   }
 
+  if (!showChanges && plan.errors.length === 0 && (report.preview?.profiles.length ?? 0) === 0) {
+    lines.push(`No routing changes. The deployed profiles of stack "${plan.stack}" match the document (${count(plan.summary.unchanged, 'profile')}), so every client keeps its answer.`);
+  }
   if (report.preview && options.preview !== false && report.preview.profiles.length > 0) {
     lines.push(c('bold', 'Routing preview') + c('dim', ` (${report.preview.clientModel})`));
     for (const pv of report.preview.profiles) lines.push(...previewLines(pv, c), '');

@@ -2,7 +2,7 @@
 import { findAzureRegion } from '../../data';
 import type { Ctx } from '../context';
 import type { Endpoint } from '../../model/types';
-import { enumHint, has, isInt, list, show } from '../util';
+import { closestValue, enumHint, has, isInt, list, show } from '../util';
 
 const STATUS = ['Enabled', 'Disabled'] as const;
 const TYPES = ['azureEndpoints', 'externalEndpoints', 'nestedEndpoints'];
@@ -24,8 +24,9 @@ export function checkEndpoints(ctx: Ctx): void {
       const ep = e.ep;
       const type = ep.type as unknown;
       if (typeof type === 'string' && e.type === undefined) {
+        const near = closestValue(type.replace(/^microsoft\.network\/trafficmanagerprofiles\//i, ''), TYPES);
         r.report('ENDPOINT_TYPE', `${e.path}.type`, `endpoint type ${show(type)} is not one of ${TYPES.join(', ')} (or the full Microsoft.Network/trafficManagerProfiles/<type> form)`,
-          'use externalEndpoints for a host name or IP, nestedEndpoints for a child profile, azureEndpoints for an Azure resource id');
+          `${near !== undefined ? `did you mean "${near}"? ` : ''}use externalEndpoints for a host name or IP, nestedEndpoints for a child profile, azureEndpoints for an Azure resource id`);
       }
       const st = ep.endpointStatus as unknown;
       if (typeof st === 'string' && !(STATUS as readonly string[]).includes(st)) {

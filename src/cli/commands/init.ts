@@ -1,0 +1,123 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { basename, join, resolve } from 'node:path';
+import type { Command } from 'commander';
+import { packageVersion } from '../../package';
+import { CliError, EXIT_USAGE } from '../errors';
+import { displayFile, toJsonText } from '../util/files';
+
+/** Azure's profile-name rule, and the stack rule (a DNS label). */
+const PROFILE_NAME = /^[A-Za-z0-9](?:[A-Za-z0-9.-]{0,61}[A-Za-z0-9])?$/;
+const STACK_NAME = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/;
+
+interface InitOptions {
+  name?: string;
+  stack?: string;
+  force?: boolean;
+}
+
+/** A stack name from a directory name: lower-case letters, digits and `-` (falls back to `app`). */
+function stackFrom(dir: string): string {
+  const s = basename(dir).toLowerCase().replace(/[^a-z0-9-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 63).replace(/-+$/, '');
+  return s === '' ? 'app' : s;
+}
+
+export function mainTs(profile: string, stack: string): string {
+  return `/**
+ * A tmkit constructs app (scaffolded by \`tmkit init\`): one Priority (failover) profile, "${profile}", with a
+ * primary and a backup endpoint on loopback addresses (the self-hosted runtime allows them; Azure would
+ * not, see \`tmkit validate --strict-azure\`).
+ *
+ *   npx tmkit synth                                  runs this file (tmkit.json "app"), validates, writes tmkit.out/tmkit.out.json
+ *   npx tmkit plan tmkit.out/tmkit.out.json          what applying it to the running server would change
+ *   npx tmkit apply tmkit.out/tmkit.out.json         deploy it (stack "${stack}": only this app's profiles are compared)
+ *
+ * The health probe asks http://<target>:8080/healthz every 10 s; answer it with 200 and the endpoint is Online.
+ */
+import { App, ExternalEndpoint, Profile } from 'tmkit';
+
+const app = new App({ stack: '${stack}' });
+
+const web = new Profile(app, '${profile}', {
+  trafficRoutingMethod: 'Priority',
+  dnsConfig: { ttl: 30 },
+  monitorConfig: { protocol: 'HTTP', port: 8080, path: '/healthz', intervalInSeconds: 10, toleratedNumberOfFailures: 2 },
+});
+new ExternalEndpoint(web, 'primary', { target: '127.0.0.1' });
+new ExternalEndpoint(web, 'backup', { target: '127.0.0.2' });
+
+app.synth();
+`;
+}
+
+const TSCONFIG = {
+  compilerOptions: { target: 'ES2022', module: 'commonjs', moduleResolution: 'node10', strict: true, esModuleInterop: true, skipLibCheck: true, noEmit: true },
+  include: ['*.ts'],
+};
+
+/**
+ * `tmkit init [DIR]`: scaffolds a constructs app that synthesizes and validates as it is: `main.ts`,
+ * `tmkit.json` (`{"app": "main.ts"}`: tmkit runs the file with the TypeScript loader it ships), and, when
+ * missing, `package.json` (tmkit as a devDependency), `tsconfig.json` (for editors and `tsc`) and
+ * `.gitignore` (`.tmkit/` holds the API token). Never overwrites `main.ts` or `tmkit.json` without `--force`.
+ */
+export function registerInit(program: Command): void {
+  program
+    .command('init')
+    .description('scaffold a tmkit constructs app (main.ts, tmkit.json, package.json) that `tmkit synth` synthesizes and validates as it is')
+    .argument('[dir]', 'directory of the new app (created if missing)', '.')
+    .option('--name <profile>', 'name (and DNS label) of the example profile (default: the stack name)')
+    .option('--stack <name>', 'the document\'s stack (default: the directory name), so this app never plans away another app\'s profiles')
+    .option('--force', 'overwrite an existing main.ts and tmkit.json')
+    .action((dirArg: string, opts: InitOptions) => {
+      const dir = resolve(dirArg);
+      const stack = opts.stack ?? stackFrom(dir);
+      const name = opts.name ?? stack;
+      if (!PROFILE_NAME.test(name)) {
+        throw new CliError(`--name ${JSON.stringify(name)}: a profile name is 1–63 letters, digits, "-" and ".", starting and ending with a letter or digit`, EXIT_USAGE);
+      }
+      if (!STACK_NAME.test(stack)) {
+        throw new CliError(`--stack ${JSON.stringify(stack)}: a stack is 1–63 letters, digits and "-", starting and ending with a letter or digit`, EXIT_USAGE);
+      }
+      const existing = ['main.ts', 'tmkit.json'].filter((f) => existsSync(join(dir, f)));
+      if (existing.length > 0 && !opts.force) {
+        throw new CliError(`${existing.map((f) => displayFile(join(dir, f))).join(' and ')} already exist${existing.length === 1 ? 's' : ''}; nothing was written (pass --force to overwrite, or init another directory)`);
+      }
+      mkdirSync(dir, { recursive: true });
+      const written: string[] = [];
+      const write = (file: string, text: string): void => {
+        writeFileSync(join(dir, file), text);
+        written.push(file);
+      };
+      write('main.ts', mainTs(name, stack));
+      write('tmkit.json', toJsonText({ app: 'main.ts', output: 'tmkit.out' }));
+      const pkgFile = join(dir, 'package.json');
+      let needsTmkit = false;
+      if (!existsSync(pkgFile)) {
+        write('package.json', toJsonText({
+          name: stack, version: '0.0.0', private: true,
+          scripts: { synth: 'tmkit synth', plan: 'tmkit plan tmkit.out/tmkit.out.json', apply: 'tmkit apply tmkit.out/tmkit.out.json' },
+          devDependencies: { tmkit: `^${packageVersion()}` },
+        }));
+        needsTmkit = true;
+      } else {
+        try {
+          const pkg = JSON.parse(readFileSync(pkgFile, 'utf8')) as { dependencies?: Record<string, string>; devDependencies?: Record<string, string> };
+          needsTmkit = pkg.dependencies?.tmkit === undefined && pkg.devDependencies?.tmkit === undefined;
+        } catch {
+          needsTmkit = true;
+        }
+      }
+      if (!existsSync(join(dir, 'tsconfig.json'))) write('tsconfig.json', toJsonText(TSCONFIG));
+      if (!existsSync(join(dir, '.gitignore'))) write('.gitignore', 'node_modules/\n.tmkit/\n');
+      const shown = displayFile(dir);
+      const install = written.includes('package.json') ? 'npm install' : 'npm install --save-dev tmkit';
+      process.stdout.write([
+        `Scaffolded a tmkit app in ${shown} (stack "${stack}", profile "${name}"): ${written.join(', ')}.`,
+        'Next:',
+        ...(shown === '.' ? [] : [`  cd ${shown}`]),
+        ...(needsTmkit ? [`  ${install.padEnd(28)} # tmkit is all it needs: synth runs main.ts with tmkit's own TypeScript loader`] : []),
+        `  ${'npx tmkit synth'.padEnd(28)} # runs main.ts, validates, writes tmkit.out/tmkit.out.json`,
+        '',
+      ].join('\n'));
+    });
+}

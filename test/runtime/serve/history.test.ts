@@ -1,0 +1,129 @@
+/**
+ * Monitor history and carried-over verdicts across a restart (issue 16 item 8), with a real Engine (store,
+ * prober, API) over a real state directory and real health servers on loopback:
+ * - a profile deleted and created again starts fresh: no transitions and no verdict from before the delete;
+ * - a verdict carried over a restart and then confirmed by the first probe is not a status change: no
+ *   CheckingEndpoint → Online transition is logged, counted or listed.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import pino from 'pino';
+import { TmkitClient } from '../../../src/client';
+import type { ProfileInput } from '../../../src/core/model/types';
+import { Engine, type EngineOptions } from '../../../src/runtime/engine';
+import { healthServer, waitFor } from './helpers';
+
+jest.setTimeout(60_000);
+
+const dirs: string[] = [];
+const engines: Engine[] = [];
+afterEach(async () => { while (engines.length) await engines.pop()!.stop(); });
+afterAll(() => { for (const d of dirs) rmSync(d, { recursive: true, force: true }); });
+
+function tempDir(): string {
+  const d = mkdtempSync(join(tmpdir(), 'tmkit-history-'));
+  dirs.push(d);
+  return d;
+}
+
+async function start(stateDir: string, extra: Partial<EngineOptions> = {}, logs?: string[]): Promise<{ engine: Engine; client: TmkitClient }> {
+  const sink = new Writable({ write(chunk, _enc, cb) { logs?.push(String(chunk)); cb(); } });
+  const engine = await Engine.start({
+    stateDir, zone: 'tm.internal', dns: [{ address: '127.0.0.1', port: 0 }], api: { host: '127.0.0.1', port: 0 },
+    logger: pino({ level: 'info' }, sink), env: {},
+    monitor: { intervalMs: () => 150, timeoutMs: () => 1000 },
+    ...extra,
+  });
+  engines.push(engine);
+  return { engine, client: new TmkitClient({ server: `http://127.0.0.1:${engine.apiAddress().port}`, token: engine.token.token, env: {}, retries: 0 }) };
+}
+
+const profile = (port: number, target: string, tolerated: number): ProfileInput => ({
+  name: 'keep', trafficRoutingMethod: 'Priority', dnsConfig: { relativeName: 'keep', ttl: 30 },
+  monitorConfig: { protocol: 'HTTP', port, path: '/healthz', intervalInSeconds: 10, timeoutInSeconds: 5, toleratedNumberOfFailures: tolerated },
+  endpoints: [{ name: 'only', type: 'externalEndpoints', target }],
+});
+
+test('a profile deleted and created again after a restart starts fresh: no old transitions, no carried verdict', async () => {
+  const dir = tempDir();
+  // Nothing listens on this port at 127.0.0.61: every probe is refused at once.
+  const closed = await healthServer('127.0.0.61');
+  const port = closed.port;
+  await closed.close();
+  const a = await start(dir);
+  await a.client.putProfile(profile(port, '127.0.0.61', 2));
+  await waitFor('Degraded', async () => (await a.client.status('keep')).endpoints[0]!.endpointMonitorStatus === 'Degraded');
+  expect((await a.client.status('keep')).transitions.map((t) => `${t.from}→${t.to}`)).toEqual(['CheckingEndpoint→Degraded']);
+  await a.client.close();
+  await engines.pop()!.stop();
+
+  // After the restart the prober probes once at once, then every 10 s: with 2 tolerated failures a fresh
+  // endpoint stays CheckingEndpoint for 20 s, while a carried-over verdict would say Degraded.
+  const b = await start(dir, { monitor: { intervalMs: () => 10_000, timeoutMs: () => 1000 } });
+  expect((await b.client.status('keep')).endpoints[0]).toMatchObject({ endpointMonitorStatus: 'Degraded', verdictCarriedOver: true });
+  await b.client.deleteProfile('keep');
+  await b.engine.settle();
+  await b.client.putProfile(profile(port, '127.0.0.61', 2));
+  await b.engine.settle();
+  await waitFor('the first probe of the new profile', async () => (await b.client.status('keep')).endpoints[0]!.lastProbe !== undefined);
+  const s = await b.client.status('keep');
+  expect(s.endpoints[0]).toMatchObject({ endpointMonitorStatus: 'CheckingEndpoint', verdict: 'CheckingEndpoint', consecutiveFailures: 1 });
+  expect(s.endpoints[0]!.verdictCarriedOver).toBeUndefined();
+  expect(s.transitions).toEqual([]);
+  await b.client.close();
+});
+
+test('a carried-over verdict the first probe confirms is no transition: not logged, counted or listed', async () => {
+  const dir = tempDir();
+  const health = await healthServer('127.0.0.62');
+  try {
+    const a = await start(dir);
+    await a.client.putProfile(profile(health.port, '127.0.0.62', 0));
+    await waitFor('Online', async () => (await a.client.status('keep')).endpoints[0]!.endpointMonitorStatus === 'Online');
+    await a.client.close();
+    await engines.pop()!.stop();
+
+    const logs: string[] = [];
+    const b = await start(dir, {}, logs);
+    const hits = health.hits();
+    await waitFor('probed again and decided', async () => {
+      const s = await b.client.status('keep');
+      return health.hits() > hits && s.endpoints[0]!.verdictCarriedOver === undefined && s.endpoints[0]!.lastProbe?.ok === true;
+    });
+    const s = await b.client.status('keep');
+    expect(s.endpoints[0]).toMatchObject({ endpointMonitorStatus: 'Online', verdict: 'Online' });
+    // The one transition is the first run's; the confirmation after the restart is not a second one.
+    expect(s.transitions.map((t) => `${t.from}→${t.to}`)).toEqual(['CheckingEndpoint→Online']);
+    expect(logs.filter((l) => l.includes('endpoint status changed'))).toEqual([]);
+    expect(await b.client.metrics()).not.toMatch(/tmkit_status_transitions_total\{[^}]*to="Online"\} [1-9]/);
+    await b.client.close();
+  } finally {
+    await health.close();
+  }
+});
+
+test('deleted and created again within one rebuild (debounced): the prober starts the endpoint afresh', async () => {
+  const health = await healthServer('127.0.0.63');
+  try {
+    const a = await start(tempDir(), { debounceMs: 400 });
+    await a.client.putProfile(profile(health.port, '127.0.0.63', 0));
+    await waitFor('Online', async () => (await a.client.status('keep')).endpoints[0]!.endpointMonitorStatus === 'Online');
+    const before = (await a.client.status('keep')).transitions;
+    expect(before).toHaveLength(1);
+    const recreatedAt = Date.now();
+    await a.client.deleteProfile('keep');
+    await a.client.putProfile(profile(health.port, '127.0.0.63', 0));
+    await a.engine.settle();
+    const s = await waitFor('probed afresh', async () => {
+      const x = await a.client.status('keep');
+      return x.transitions.length > 0 && x.endpoints[0]!.endpointMonitorStatus === 'Online' ? x : undefined;
+    });
+    expect(s.transitions.map((t) => `${t.from}→${t.to}`)).toEqual(['CheckingEndpoint→Online']);
+    expect(Date.parse(s.transitions[0]!.at)).toBeGreaterThanOrEqual(recreatedAt);
+    await a.client.close();
+  } finally {
+    await health.close();
+  }
+});
