@@ -56,6 +56,14 @@ const settingsOf = (p: Profile): ProfileSettings => {
   return s;
 };
 
+/** A copy without the `keys` a tool does not model (they are neither compared nor written). */
+function without<T extends object>(o: T, keys: readonly string[]): T {
+  if (keys.length === 0) return o;
+  const out = { ...o } as Record<string, unknown>;
+  for (const k of keys) delete out[k];
+  return out as T;
+}
+
 /** The normalized form of settings as written (defaults filled in). */
 export function normalizeSettings(input: ProfileSettingsInput): ProfileSettings {
   return settingsOf(normalizeProfile({ ...input, endpoints: [] }));
@@ -130,20 +138,22 @@ export class StackResources {
   /**
    * Writes the profile's settings (a merge patch that never touches its endpoints). `basedOn`: the settings
    * the caller last saw; when the stored ones differ, someone else changed them and this is RESOURCE_CHANGED.
-   * A concurrent endpoint write (which changes the profile's ETag) is retried.
+   * A concurrent endpoint write (which changes the profile's ETag) is retried. `unmanaged`: settings the
+   * tool does not model (e.g. `allowedEndpointRecordTypes`), kept as stored and left out of the comparison.
    */
-  async updateProfile(name: string, settings: ProfileSettingsInput, basedOn?: ProfileSettingsInput | ProfileSettings): Promise<OwnedProfile> {
-    const desired = normalizeSettings(settings);
+  async updateProfile(name: string, settings: ProfileSettingsInput, basedOn?: ProfileSettingsInput | ProfileSettings, opts: { unmanaged?: readonly string[] } = {}): Promise<OwnedProfile> {
+    const unmanaged = opts.unmanaged ?? [];
+    const desired = without(normalizeSettings(settings), unmanaged);
     for (let attempt = 0; ; attempt++) {
       const current = await this.readProfile(name);
       if (!current) {
         throw new ResourceError('RESOURCE_GONE', `profile '${name}' no longer exists`, 'someone deleted it; refresh (terraform refresh / pulumi refresh) and create it again');
       }
-      if (basedOn && !jsonEqual(current.settings, normalizeSettings(basedOn as ProfileSettingsInput))) {
+      if (basedOn && !jsonEqual(without(current.settings, unmanaged), without(normalizeSettings(basedOn as ProfileSettingsInput), unmanaged))) {
         throw new ResourceError('RESOURCE_CHANGED', `profile '${name}' was changed by someone else since it was last read`,
           'refresh (terraform refresh / pulumi refresh) to see the change, then plan and apply again');
       }
-      const patch = replacementPatch(current.settings as unknown as Record<string, unknown>, desired as unknown as Record<string, unknown>);
+      const patch = replacementPatch(without(current.settings, unmanaged) as unknown as Record<string, unknown>, desired as unknown as Record<string, unknown>);
       delete patch.name;
       if (Object.keys(patch).length === 0) return current;
       try {
@@ -160,7 +170,8 @@ export class StackResources {
    * Deletes the profile. It must have no endpoints left (they are other resources'); a profile that is gone
    * already is fine. `basedOn` as in updateProfile.
    */
-  async deleteProfile(name: string, basedOn?: ProfileSettingsInput | ProfileSettings): Promise<void> {
+  async deleteProfile(name: string, basedOn?: ProfileSettingsInput | ProfileSettings, opts: { unmanaged?: readonly string[] } = {}): Promise<void> {
+    const unmanaged = opts.unmanaged ?? [];
     for (let attempt = 0; ; attempt++) {
       const current = await this.readProfile(name);
       if (!current) return;
@@ -168,7 +179,7 @@ export class StackResources {
         throw new ResourceError('RESOURCE_HAS_ENDPOINTS', `profile '${current.settings.name}' still has endpoint(s) ${current.endpointNames.map((e) => `'${e}'`).join(', ')} that this configuration does not manage`,
           'delete them first (or manage them here: import them), then destroy the profile');
       }
-      if (basedOn && !jsonEqual(current.settings, normalizeSettings(basedOn as ProfileSettingsInput))) {
+      if (basedOn && !jsonEqual(without(current.settings, unmanaged), without(normalizeSettings(basedOn as ProfileSettingsInput), unmanaged))) {
         throw new ResourceError('RESOURCE_CHANGED', `profile '${name}' was changed by someone else since it was last read`, 'refresh to see the change, then destroy again');
       }
       try {

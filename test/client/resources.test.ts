@@ -131,3 +131,11 @@ test('replacementPatch(current, desired) merge-patched onto current gives desire
     expect(mergePatch(current, replacementPatch(current, desired))).toEqual(desired);
   }));
 });
+
+test('updateProfile keeps and ignores settings the tool does not model (unmanaged)', async () => {
+  await tf.createProfile(settings);
+  await client.patchProfile('web', { allowedEndpointRecordTypes: ['IPv4Address'] });
+  const u = await tf.updateProfile('web', { ...settings, dnsConfig: { relativeName: 'web', ttl: 45 } }, settings, { unmanaged: ['allowedEndpointRecordTypes'] });
+  expect(u.settings).toMatchObject({ allowedEndpointRecordTypes: ['IPv4Address'], dnsConfig: { ttl: 45 } });
+  expect(code(await tf.updateProfile('web', settings, settings).catch((e: unknown) => e))).toBe('RESOURCE_CHANGED');
+});
