@@ -7,7 +7,10 @@ import { TmkitClient } from '../../../src/client/client';
 import { provider } from './provider';
 import type { Schema } from './schema';
 import { error, path, type Diagnostic } from './tfprotov6';
+import { DEFAULT_TERRAFORM_STACK } from './tmkit/ids';
 import { azureEndpointResource, externalEndpointResource, nestedEndpointResource, profileResource, profileStatusDataSource, TmkitContext } from './tmkit/resources';
+
+export { DEFAULT_TERRAFORM_STACK };
 
 export interface TmkitProviderConfig {
   server: string | null;
@@ -15,7 +18,6 @@ export interface TmkitProviderConfig {
   stack: string;
 }
 
-export const DEFAULT_TERRAFORM_STACK = 'terraform';
 const STACK = /^[A-Za-z0-9._-]{1,64}$/;
 
 export const providerSchema: Schema = {

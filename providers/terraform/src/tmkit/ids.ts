@@ -11,6 +11,9 @@
  */
 import type { EndpointType } from '../../../../src/core/model/types';
 
+/** The stack a Terraform configuration owns when the provider block names none. */
+export const DEFAULT_TERRAFORM_STACK = 'terraform';
+
 export type EndpointKind = 'ExternalEndpoints' | 'AzureEndpoints' | 'NestedEndpoints';
 
 export const KIND_OF_TYPE: Record<EndpointType, EndpointKind> = {

@@ -142,6 +142,10 @@ export const profileResource: Resource<TmkitContext> = {
     if (typeof out.name === 'string') {
       const deployed = await ctx.find(out.name);
       const replacingSelf = ctx.replacing.has(`profile/${out.name.toLowerCase()}`);
+      // The id is a function of the stack and the name, so a new profile's id is known at plan time (its
+      // endpoints' plans, and `tmkit plan --from-terraform`, see where they go). A replacement's stays unknown,
+      // so its endpoints are replaced with it, as with azurerm.
+      if (prior === null && !replacingSelf) out.id = profileId(ctx.stack, out.name);
       if (deployed && deployed.stack !== ctx.stack) {
         diagnostics.push(error(`profile "${deployed.name}" is owned by stack "${deployed.stack}", not "${ctx.stack}"`, 'Choose another name: this configuration never writes another stack\'s profiles. (RESOURCE_NOT_OWNED)', attr('name')));
       } else if (deployed && prior === null && !replacingSelf) {
@@ -266,6 +270,7 @@ function endpointResource(type: EndpointType, schema: Resource<TmkitContext>['sc
       if (prior && requiresReplace.length > 0 && typeof prior.name === 'string' && typeof prior.profile_id === 'string') {
         ctx.replacing.set(key, { profile: profileOf(prior), name: prior.name });
       }
+      if (prior === null && !ctx.replacing.has(key)) out.id = idOf(ctx, profile, out.name);
       const entry = await ctx.find(profile);
       if (!entry) return { planned: out, requiresReplace }; // created in this run (or missing: apply says so)
       const subject = `endpoint "${out.name}" of profile "${entry.name}"`;
