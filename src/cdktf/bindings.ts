@@ -9,8 +9,11 @@
 import { TerraformDataSource, TerraformProvider, TerraformResource, type TerraformMetaArguments } from 'cdktf';
 import type { Construct } from 'constructs';
 
-/** No providerVersion: required_providers then takes the version the mirror has (`tmkit terraform install`). */
-const GENERATOR = { providerName: 'tmkit' };
+/**
+ * A constraint rather than the exact version `cdktf get` pins: any tmkit the mirror has (`tmkit terraform
+ * install` installs the package's own version), and cdktf-cli requires a version in required_providers.
+ */
+const GENERATOR = { providerName: 'tmkit', providerVersion: '>= 0.1.0' };
 
 /** camelCase config → snake_case Terraform attributes; one object for a MaxItems-1 block becomes `[obj]`. */
 function toTerraform(value: unknown, listBlocks: ReadonlySet<string>, key = ''): unknown {

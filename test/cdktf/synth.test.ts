@@ -34,7 +34,7 @@ test('constructs in a TerraformStack become tmkit_* resources with Terraform ref
     new NestedEndpoint(app, 'eu', { targetProfile: eu, endpointLocation: 'West Europe', minChildEndpointsIPv4: 1 });
     new TerraformOutput(stack, 'fqdn', { value: new dataTmkitProfileStatus.DataTmkitProfileStatus(stack, 'status', { name: 'app' }).fqdn });
   });
-  expect(out.terraform.required_providers.tmkit).toEqual({ source: 'tmkit/tmkit' });
+  expect(out.terraform.required_providers.tmkit).toEqual({ source: 'tmkit/tmkit', version: '>= 0.1.0' });
   expect(out.provider.tmkit).toEqual([{ stack: 'web' }]);
   expect(out.resource.tmkit_profile['app-eu']).toMatchObject({
     name: 'app-eu', traffic_routing_method: 'Weighted', dns_config: [{ relative_name: 'app-eu' }],
