@@ -209,4 +209,22 @@ describe('terraform e2e with the tmkit provider and a real tmkit serve', () => {
     expect(nx).toMatch(/status: NXDOMAIN/);
     expect(await answers('ops-web.tm.internal')).toEqual(['203.0.113.5']);
   });
+  test('examples/terraform/from-azurerm: the azurerm configuration, renamed as its README says, applies unchanged', async () => {
+    const dir = join(REPO, 'examples/terraform/from-azurerm');
+    const renamed = readFileSync(join(dir, 'azurerm.tf'), 'utf8')
+      .replace(/azurerm_traffic_manager_(profile|external_endpoint|azure_endpoint|nested_endpoint)/g, 'tmkit_$1')
+      .split('\n').filter((l) => !l.includes('resource_group_name')).join('\n');
+    const blocks = (text: string): string[] => text.split(/\n(?=resource |output )/).filter((b) => /^(resource "tmkit_|output )/.test(b)).map((b) => b.trim());
+    expect(blocks(readFileSync(join(dir, 'main.tf'), 'utf8'))).toEqual(blocks(renamed));
+    const azure = join(root, 'azurerm');
+    mkdirSync(azure);
+    copyFileSync(join(dir, 'main.tf'), join(azure, 'main.tf'));
+    const run = (...args: string[]): Promise<TfResult> => terraform([...args, '-no-color'], azure, { ...env, TF_DATA_DIR: join(azure, '.terraform') });
+    ok(await run('init', '-input=false'));
+    const r = ok(await run('apply', '-auto-approve', '-input=false'));
+    expect(r.stdout).toContain('Apply complete! Resources: 3 added, 0 changed, 0 destroyed.');
+    expect(await answers('web.tm.internal')).toEqual(['primary.example.com.']);
+    expect((await run('plan', '-input=false', '-detailed-exitcode')).code).toBe(0);
+    ok(await run('destroy', '-auto-approve', '-input=false'));
+  });
 });
