@@ -48,6 +48,8 @@ const ALLOWED: Record<string, string[]> = {
   core: ['core'],
   geo: ['core', 'geo'],
   constructs: ['core', 'constructs'],
+  /** tmkit/cdktf: the bindings and the constructs → tmkit_* bridge (needs the optional peer cdktf). */
+  cdktf: ['core', 'constructs', 'cdktf'],
   client: ['core', 'client'],
   testing: ['core', 'testing'],
   providers: ['core', 'client', 'providers', 'src/package.ts'],

@@ -81,6 +81,11 @@ export const CODES = {
   CONSTRUCT_VALIDATION: c('constructs', 'A construct\'s own validation (node.addValidation) failed.'),
   // Client
   UNREACHABLE: c('client', 'The server could not be reached (after retries).'),
+  RESOURCE_EXISTS: c('client', 'A create found the profile or endpoint already there (import it instead; it is never adopted).'),
+  RESOURCE_NOT_OWNED: c('client', 'The profile is owned by another stack; a provider never writes it.'),
+  RESOURCE_CHANGED: c('client', 'Someone else changed the profile or endpoint since the provider last read it; nothing was written.'),
+  RESOURCE_GONE: c('client', 'The profile or endpoint to update no longer exists (or the profile of a new endpoint does not).'),
+  RESOURCE_HAS_ENDPOINTS: c('client', 'A profile to delete still has endpoints that are not managed with it.'),
   // CLI
   USAGE: c('cli', 'A command was called wrongly (exit code 2).'),
   FAILED: c('cli', 'A command failed (exit code 1).'),

@@ -1,17 +1,24 @@
 /**
  * terraform-provider-tmkit (registry.terraform.io/tmkit/tmkit): the provider process Terraform starts.
- * The provider block is design §8's (server, token, stack with TMKIT_SERVER / TMKIT_TOKEN fallbacks);
- * the tmkit_* resources plug into `resources` / `dataSources` as ./provider handlers over src/client's
- * deploy module (not here yet).
+ * The provider block is design §8's (server, token, stack with TMKIT_SERVER / TMKIT_TOKEN fallbacks); the
+ * resources and the data source are ./tmkit/resources, handlers over src/client.
  */
+import { TmkitClient } from '../../../src/client/client';
 import { provider } from './provider';
 import type { Schema } from './schema';
+import { error, path, type Diagnostic } from './tfprotov6';
+import { DEFAULT_TERRAFORM_STACK } from './tmkit/ids';
+import { azureEndpointResource, externalEndpointResource, nestedEndpointResource, profileResource, profileStatusDataSource, TmkitContext } from './tmkit/resources';
+
+export { DEFAULT_TERRAFORM_STACK };
 
 export interface TmkitProviderConfig {
   server: string | null;
   token: string | null;
   stack: string;
 }
+
+const STACK = /^[A-Za-z0-9._-]{1,64}$/;
 
 export const providerSchema: Schema = {
   block: {
@@ -23,15 +30,38 @@ export const providerSchema: Schema = {
   },
 };
 
-export const tmkitProvider = provider<TmkitProviderConfig>({
+/** The provider configuration with its environment fallbacks. */
+export function providerConfig(config: Record<string, unknown>, env: NodeJS.ProcessEnv = process.env): TmkitProviderConfig {
+  return {
+    server: (typeof config.server === 'string' ? config.server : null) ?? env.TMKIT_SERVER ?? null,
+    token: (typeof config.token === 'string' ? config.token : null) ?? env.TMKIT_TOKEN ?? null,
+    stack: (typeof config.stack === 'string' ? config.stack : null) ?? DEFAULT_TERRAFORM_STACK,
+  };
+}
+
+export const tmkitProvider = provider<TmkitContext>({
   schema: providerSchema,
-  configure(config) {
-    return {
-      server: (config.server as string | null) ?? process.env.TMKIT_SERVER ?? null,
-      token: (config.token as string | null) ?? process.env.TMKIT_TOKEN ?? null,
-      stack: (config.stack as string | null) ?? 'terraform',
-    };
+  validateConfig(config) {
+    const out: Diagnostic[] = [];
+    if (typeof config.server === 'string' && !/^https?:\/\/[^/\s]+/.test(config.server)) {
+      out.push(error(`server "${config.server}" is not an http(s) URL`, 'Give the tmkit API address, e.g. server = "http://127.0.0.1:5380".', path('server')));
+    }
+    if (typeof config.stack === 'string' && !STACK.test(config.stack)) {
+      out.push(error(`stack "${config.stack}" is not a stack name`, 'Use 1–64 letters, digits, ".", "_" or "-", e.g. stack = "terraform".', path('stack')));
+    }
+    if (config.token === '') out.push(error('token is empty', 'Give the API token (tmkit serve prints where it is), or leave token out to use TMKIT_TOKEN.', path('token')));
+    return out;
   },
-  resources: {},
-  dataSources: {},
+  configure(config) {
+    const c = providerConfig(config);
+    const client = new TmkitClient({ ...(c.server !== null ? { server: c.server } : {}), ...(c.token !== null ? { token: c.token } : {}) });
+    return new TmkitContext(client, c.stack);
+  },
+  resources: {
+    tmkit_profile: profileResource,
+    tmkit_external_endpoint: externalEndpointResource,
+    tmkit_azure_endpoint: azureEndpointResource,
+    tmkit_nested_endpoint: nestedEndpointResource,
+  },
+  dataSources: { tmkit_profile_status: profileStatusDataSource },
 });

@@ -1,9 +1,10 @@
 import { Option, type Command } from 'commander';
 import { failoverLimitMessages, planExitCode, renderJson, renderMarkdown, renderText } from '../../core/plan';
 import { count } from '../../core/words';
-import { EXIT_FAILED, setExitCode } from '../errors';
+import { CliError, EXIT_FAILED, EXIT_USAGE, setExitCode } from '../errors';
 import { writeFileAtomic } from '../util/files';
 import { addStateOptions, loadDesired, loadState, makeReport, parseSeconds, wantColor, type StateOptions } from '../util/state';
+import { loadTerraformPlan } from '../util/terraform-plan';
 
 interface PlanOptions extends StateOptions {
   format: 'text' | 'markdown' | 'json';
@@ -12,6 +13,7 @@ interface PlanOptions extends StateOptions {
   maxFailoverSeconds?: string;
   preview: boolean;
   color?: boolean;
+  fromTerraform?: string;
 }
 
 /**
@@ -23,7 +25,8 @@ export function registerPlan(program: Command): void {
   addStateOptions(program
     .command('plan')
     .description('show what applying a document would change, with a routing preview (what clients get before and after)')
-    .argument('<file>', 'tmkit/v1 document (e.g. tmkit.out.json) or the JSON Azure prints for profiles')
+    .argument('[file]', 'tmkit/v1 document (e.g. tmkit.out.json) or the JSON Azure prints for profiles')
+    .option('--from-terraform <plan.json>', 'plan what a Terraform plan would leave on the runtime: the JSON of `terraform show -json tfplan` (its tmkit_* resources)')
     .addOption(new Option('--format <format>', 'output format').choices(['text', 'markdown', 'json']).default('text'))
     .option('--out <file>', 'also write the plan as JSON (formatVersion 1) for `tmkit apply <file>`')
     .option('--detailed-exitcode', 'exit 2 when there are changes (0 none, 1 errors), like terraform')
@@ -31,17 +34,22 @@ export function registerPlan(program: Command): void {
     .option('--no-preview', 'skip the routing preview')
     .option('--color', 'colour the text output (default: when stdout is a terminal and NO_COLOR is unset)')
     .option('--no-color', 'never colour'))
-    .action(async (file: string, opts: PlanOptions, cmd: Command) => {
+    .action(async (file: string | undefined, opts: PlanOptions, cmd: Command) => {
       const max = parseSeconds('--max-failover-seconds', opts.maxFailoverSeconds);
+      if ((file === undefined) === (opts.fromTerraform === undefined)) {
+        throw new CliError('give a document file or --from-terraform plan.json (one of them)', EXIT_USAGE);
+      }
       const state = (await loadState(opts, true))!;
-      const desired = loadDesired(file, state.deployed);
+      const tf = opts.fromTerraform !== undefined ? loadTerraformPlan(opts.fromTerraform, state.deployed) : undefined;
+      const desired = tf ?? loadDesired(file!, state.deployed);
+      const mask = tf?.mask ?? ((s: string): string => s);
       const report = await makeReport(desired.document, state, {
         preview: opts.preview, geoip: opts.geoip, warnings: desired.warnings, ...(max !== undefined ? { maxFailoverSeconds: max } : {}),
       });
-      if (opts.out !== undefined) writeFileAtomic(opts.out, renderJson(report));
-      if (opts.format === 'json') process.stdout.write(renderJson(report));
-      else if (opts.format === 'markdown') process.stdout.write(renderMarkdown(report));
-      else process.stdout.write(renderText(report, { color: wantColor(opts.color) }));
+      if (opts.out !== undefined) writeFileAtomic(opts.out, mask(renderJson(report)));
+      if (opts.format === 'json') process.stdout.write(mask(renderJson(report)));
+      else if (opts.format === 'markdown') process.stdout.write(mask(renderMarkdown(report)));
+      else process.stdout.write(mask(renderText(report, { color: wantColor(opts.color) })));
       const code = planExitCode(report, opts.detailedExitcode === true);
       for (const m of failoverLimitMessages(report)) process.stderr.write(`tmkit: ${m}\n`);
       if (code === EXIT_FAILED && report.plan.errors.length > 0) process.stderr.write(`tmkit: the plan has ${count(report.plan.errors.length, 'error')} and cannot be applied\n`);

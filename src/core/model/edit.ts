@@ -41,16 +41,17 @@ export function findEndpoint(p: Profile, name: string): Endpoint | undefined {
 const asInput = (p: Profile): ProfileInput => clone(p) as unknown as ProfileInput;
 
 /**
- * The profile with `endpoint` created or replaced (by name). A Priority profile's endpoints all have
- * priorities once stored, so an endpoint written without one gets the next free priority after the others
- * (as Azure assigns it), instead of making the profile's priorities partial.
+ * The profile with `endpoint` created or replaced (by name). A stored profile's endpoints all have
+ * priorities (normalize derives them from the order), whatever the routing method, so an endpoint written
+ * without one keeps its own or gets the next free priority after the others (as Azure assigns it), instead
+ * of making the profile's priorities partial (PRIORITY_PARTIAL) or duplicated.
  */
 export function withEndpoint(p: Profile, endpoint: EndpointInput): { input: ProfileInput; created: boolean } {
   const input = asInput(p);
   const list = (input.endpoints ?? []) as EndpointInput[];
   const at = list.findIndex((e) => e.name.toLowerCase() === endpoint.name.toLowerCase());
   const e = clone(endpoint);
-  if (e.priority === undefined && p.trafficRoutingMethod === 'Priority') {
+  if (e.priority === undefined && list.some((x, i) => i !== at && x.priority !== undefined)) {
     const others = list.filter((_, i) => i !== at).map((x) => x.priority ?? 0);
     e.priority = at >= 0 && list[at]!.priority !== undefined && !others.includes(list[at]!.priority!)
       ? list[at]!.priority!

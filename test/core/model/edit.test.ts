@@ -83,3 +83,15 @@ test('an endpoint ETag changes exactly when that endpoint changes', () => {
   expect(endpointEtag('web', { ...a, weight: 7 })).not.toBe(etag);
   expect(endpointEtag('other', a)).not.toBe(etag);
 });
+
+// Regression: a second endpoint written without a priority into a Weighted (any non-Priority) profile was
+// refused with PRIORITY_PARTIAL, because the stored endpoints carry their derived priorities.
+test.each(['Weighted', 'Performance', 'MultiValue'] as const)('withEndpoint without a priority into a stored %s profile gives it the next free priority (valid)', async (method) => {
+  const { validateProfile } = await import('../../../src/core/validate');
+  const p = normalizeProfile({ ...base, trafficRoutingMethod: method, endpoints: base.endpoints!.map((e) => ({ ...e, endpointLocation: 'westeurope' })) });
+  const { input } = withEndpoint(p, { name: 'c', type: 'externalEndpoints', target: '192.0.2.3', endpointLocation: 'westus' });
+  expect(validateProfile(input).filter((d) => d.severity === 'error')).toEqual([]);
+  expect(normalizeProfile(input).endpoints.map((e) => [e.name, e.priority])).toEqual([['a', 1], ['b', 2], ['c', 3]]);
+  const empty = normalizeProfile({ ...base, trafficRoutingMethod: method, endpoints: [] });
+  expect(withEndpoint(empty, { name: 'c', type: 'externalEndpoints', target: '192.0.2.3' }).input.endpoints![0]!.priority).toBeUndefined();
+});

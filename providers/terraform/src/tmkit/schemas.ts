@@ -1,0 +1,171 @@
+/**
+ * The schemas of the tmkit resources and data source: azurerm's Traffic Manager resources attribute for
+ * attribute (azurerm_traffic_manager_profile, _external_endpoint, _azure_endpoint, _nested_endpoint), minus
+ * resource_group_name, so a configuration moves by renaming (design §8). Where azurerm requires a value
+ * that tmkit has a default for (monitor_config, ttl, minimum_child_endpoints) the attribute is optional here,
+ * which still accepts every azurerm configuration. Attributes with a default are optional + computed and
+ * planned as that default (see ./resources), so plans show what will be stored.
+ * `requiresReplace` marks azurerm's ForceNew attributes: name, profile_id, dns_config.relative_name.
+ * The `timeouts` block is accepted (azurerm configurations have it) and has no effect.
+ */
+import type { Attribute, Block, Schema } from '../schema';
+
+const md = (description: string): { description: string; descriptionKind: 'markdown' } => ({ description, descriptionKind: 'markdown' });
+
+const timeouts: Block = {
+  description: 'Accepted for compatibility with azurerm configurations; tmkit operations are quick and have no timeouts.',
+  attributes: {
+    create: { type: 'string', optional: true, description: 'Ignored.' },
+    read: { type: 'string', optional: true, description: 'Ignored.' },
+    update: { type: 'string', optional: true, description: 'Ignored.' },
+    delete: { type: 'string', optional: true, description: 'Ignored.' },
+  },
+};
+
+const customHeader: Block = {
+  attributes: {
+    name: { type: 'string', required: true, description: 'Header name, e.g. `host`.' },
+    value: { type: 'string', required: true, description: 'Header value (a `host` value may not contain `*`).' },
+  },
+};
+
+export const profileSchema: Schema = {
+  version: 0,
+  block: {
+    ...md('A Traffic Manager profile (its settings; endpoints are their own resources, as in azurerm). It answers DNS at `<relative_name>.<zone>` of the tmkit runtime.'),
+    attributes: {
+      id: { type: 'string', computed: true, ...md('`/tmkit/stacks/<stack>/trafficManagerProfiles/<name>`; usable as a nested endpoint\'s `target_resource_id`.') },
+      name: { type: 'string', required: true, requiresReplace: true, ...md('Profile name: 1–63 letters, digits, `-` and `.`, starting and ending with a letter or digit. Changing it replaces the profile.') },
+      profile_status: { type: 'string', optional: true, computed: true, ...md('`Enabled` or `Disabled` (answers NXDOMAIN, no probing). Default `Enabled`.') },
+      traffic_routing_method: { type: 'string', required: true, ...md('`Performance`, `Priority`, `Weighted`, `Geographic`, `MultiValue` or `Subnet`.') },
+      fqdn: { type: 'string', computed: true, ...md('The DNS name the profile answers at (`<relative_name>.<zone>`).') },
+      traffic_view_enabled: { type: 'bool', optional: true, computed: true, ...md('Traffic View enrollment; stored, no effect on answers. Default `false`.') },
+      max_return: { type: 'number', optional: true, computed: true, ...md('MultiValue only: how many healthy endpoints one answer holds, 1–8. Default 2 for MultiValue profiles.') },
+      tags: { type: ['map', 'string'], optional: true, ...md('Free-form tags.') },
+    },
+    blocks: {
+      dns_config: {
+        nesting: 'list', minItems: 1, maxItems: 1,
+        block: {
+          attributes: {
+            relative_name: { type: 'string', required: true, requiresReplace: true, ...md('DNS label(s) under the zone. Changing it replaces the profile (the old name stops answering).') },
+            ttl: { type: 'number', optional: true, computed: true, ...md('TTL of the answers in seconds, 0–2147483647. Default 30.') },
+          },
+        },
+      },
+      monitor_config: {
+        nesting: 'list', minItems: 0, maxItems: 1,
+        block: {
+          ...md('Endpoint health probing. Without the block, tmkit\'s defaults apply (HTTP on port 80, path `/`, every 30 s).'),
+          attributes: {
+            protocol: { type: 'string', optional: true, computed: true, ...md('`HTTP`, `HTTPS` (certificate not validated) or `TCP` (connect only). Default `HTTP`.') },
+            port: { type: 'number', optional: true, computed: true, ...md('1–65535. Default 80, or 443 for HTTPS.') },
+            path: { type: 'string', optional: true, computed: true, ...md('Relative path probed with HTTP(S), e.g. `/health`; must be unset for TCP. Default `/` for HTTP(S).') },
+            interval_in_seconds: { type: 'number', optional: true, computed: true, ...md('30, or 10 for fast probing. Default 30.') },
+            timeout_in_seconds: { type: 'number', optional: true, computed: true, ...md('5–10 with a 30 s interval, 5–9 with 10 s. Default 10 (9 with a 10 s interval).') },
+            tolerated_number_of_failures: { type: 'number', optional: true, computed: true, ...md('Failed probes tolerated before an endpoint is Degraded, 0–9. Default 3.') },
+            expected_status_code_ranges: { type: ['list', 'string'], optional: true, ...md('Status code ranges counted as healthy besides 200, e.g. `["200-299", "301-302"]`; at most 8.') },
+          },
+          blocks: { custom_header: { nesting: 'list', block: { ...customHeader, ...md('A header sent with every probe (at most 8).') } } },
+        },
+      },
+      timeouts: { nesting: 'single', block: timeouts },
+    },
+  },
+};
+
+const common = (kind: string): Record<string, Attribute> => ({
+  id: { type: 'string', computed: true, ...md(`\`<profile id>/${kind}/<name>\`.`) },
+  name: { type: 'string', required: true, requiresReplace: true, ...md('Endpoint name, unique in its profile. Changing it replaces the endpoint.') },
+  profile_id: { type: 'string', required: true, requiresReplace: true, ...md('The profile\'s id (`tmkit_profile.x.id`). Changing it replaces the endpoint.') },
+  weight: { type: 'number', optional: true, computed: true, ...md('Weighted routing: share of answers, 1–1000. Default 1.') },
+  priority: { type: 'number', optional: true, computed: true, ...md('Priority routing: 1–1000, lower is preferred, unique in the profile. Default: the next free priority. To swap two priorities, move one to a free priority first (one apply), then the other.') },
+  enabled: { type: 'bool', optional: true, computed: true, ...md('`false` takes the endpoint out of rotation. Default `true`.') },
+  geo_mappings: { type: ['list', 'string'], optional: true, ...md('Geographic routing: region codes (`WORLD`, `GEO-EU`, `DE`, `US-CA`, …); each code may be mapped to one endpoint of the profile only.') },
+});
+
+const location: Attribute = { type: 'string', optional: true, computed: true, ...md('Azure region the endpoint is closest to (`westeurope` or `West Europe`), required for Performance routing.') };
+const alwaysServe: Attribute = { type: 'bool', optional: true, computed: true, ...md('Always treat the endpoint as healthy and stop probing it. Default `false`.') };
+
+const endpointBlocks = (): Block['blocks'] => ({
+  custom_header: { nesting: 'list', block: { ...customHeader, ...md('A probe header for this endpoint (at most 8); overrides the profile\'s header of the same name.') } },
+  subnet: {
+    nesting: 'list',
+    block: {
+      ...md('Subnet routing: a client address range, as `first` + `scope` (CIDR), `first` + `last`, or `first` alone. Ranges of a profile may not overlap.'),
+      attributes: {
+        first: { type: 'string', required: true, ...md('First address (the network address with `scope`).') },
+        last: { type: 'string', optional: true, ...md('Last address of the range.') },
+        scope: { type: 'number', optional: true, ...md('Prefix length, 0–32 (IPv4) or 0–128 (IPv6).') },
+      },
+    },
+  },
+  timeouts: { nesting: 'single', block: timeouts },
+});
+
+export const externalEndpointSchema: Schema = {
+  version: 0,
+  block: {
+    ...md('An External endpoint (an FQDN, IPv4 or IPv6 address outside Azure) of a tmkit profile.'),
+    attributes: {
+      ...common('ExternalEndpoints'),
+      target: { type: 'string', required: true, ...md('FQDN (answered as CNAME), IPv4 (A) or IPv6 (AAAA) address; no port.') },
+      endpoint_location: location,
+      always_serve_enabled: alwaysServe,
+    },
+    blocks: endpointBlocks(),
+  },
+};
+
+export const azureEndpointSchema: Schema = {
+  version: 0,
+  block: {
+    ...md('An Azure endpoint (an Azure resource by ARM id, resolved through the runtime\'s resource catalog `tmkit serve --resources`) of a tmkit profile.'),
+    attributes: {
+      ...common('AzureEndpoints'),
+      target_resource_id: { type: 'string', required: true, ...md('ARM id of the resource (`/subscriptions/<id>/resourceGroups/<rg>/providers/Microsoft.Web/sites/<name>`).') },
+      target: { type: 'string', optional: true, ...md('tmkit: the resource\'s DNS name or address, when the resource catalog does not provide it.') },
+      endpoint_location: { ...location, ...md('tmkit: the resource\'s Azure region, when the resource catalog does not provide it.') },
+      always_serve_enabled: alwaysServe,
+    },
+    blocks: endpointBlocks(),
+  },
+};
+
+export const nestedEndpointSchema: Schema = {
+  version: 0,
+  block: {
+    ...md('A nested endpoint: another tmkit profile (the child) answers for this endpoint of its parent.'),
+    attributes: {
+      ...common('NestedEndpoints'),
+      target_resource_id: { type: 'string', required: true, ...md('The child profile\'s id (`tmkit_profile.child.id`) or name.') },
+      endpoint_location: { ...location, ...md('Azure region of the child, required when the parent uses Performance routing.') },
+      minimum_child_endpoints: { type: 'number', optional: true, computed: true, ...md('How many child endpoints must be available for this endpoint to be, ≥ 1. Default 1.') },
+      minimum_required_child_endpoints_ipv4: { type: 'number', optional: true, ...md('Minimum available IPv4 (A) endpoints in the child, ≥ 0.') },
+      minimum_required_child_endpoints_ipv6: { type: 'number', optional: true, ...md('Minimum available IPv6 (AAAA) endpoints in the child, ≥ 0.') },
+    },
+    blocks: endpointBlocks(),
+  },
+};
+
+const statusEndpoint = {
+  name: 'string', type: 'string', target: 'string', target_resource_id: 'string', endpoint_status: 'string',
+  endpoint_monitor_status: 'string', reason: 'string',
+} as const;
+
+export const profileStatusSchema: Schema = {
+  version: 0,
+  block: {
+    ...md('The live monitor status of a profile and its endpoints, as the runtime sees it now (`GET /v1/profiles/{name}/status`).'),
+    attributes: {
+      name: { type: 'string', required: true, ...md('Profile name.') },
+      id: { type: 'string', computed: true, ...md('The profile\'s id.') },
+      stack: { type: 'string', computed: true, ...md('The stack that owns the profile.') },
+      fqdn: { type: 'string', computed: true },
+      profile_status: { type: 'string', computed: true },
+      profile_monitor_status: { type: 'string', computed: true, ...md('`Online`, `Degraded`, `Disabled`, `Inactive` or `CheckingEndpoints`.') },
+      all_degraded_fallback: { type: 'bool', computed: true, ...md('True when every eligible endpoint is Degraded and they are answered as if Online.') },
+      endpoints: { type: ['list', ['object', statusEndpoint]], computed: true, ...md('Each endpoint with its `endpoint_monitor_status` and the reason.') },
+    },
+  },
+};
