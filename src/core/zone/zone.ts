@@ -44,16 +44,8 @@ export interface ZoneConfig {
   nsAddresses?: Readonly<Record<string, readonly string[]>>;
 }
 
-/** SOA RDATA (RFC 1035 §3.3.13), field names as dns-packet spells them. */
-export interface SoaData {
-  mname: string;
-  rname: string;
-  serial: number;
-  refresh: number;
-  retry: number;
-  expire: number;
-  minimum: number;
-}
+/** SOA RDATA (RFC 1035 §3.3.13), field names as dns-packet spells them: the SOA fields without the TTL. */
+export type SoaData = Omit<SoaConfig, 'ttl'>;
 
 /** A resource record the zone answers with (class IN). Profile answers are routing's AnswerRecord. */
 export type ZoneRecord =

@@ -153,6 +153,10 @@ describe('properties', () => {
   });
 });
 
+test('carrySecrets: a secret nested under a key the output does not have makes the whole output value secret (the property found it)', () => {
+  expect(carrySecrets({ token: {} }, { token: { a: [new Secret(1)] } })).toEqual({ token: new Secret({}) });
+});
+
 test('carrySecrets recurses into objects on both sides and wraps whole values otherwise (the engine\'s rule)', () => {
   const outs = { o: { a: 1, b: 2 }, list: [1, 2], plain: 'x', whole: { k: 1 } };
   const ins = { o: { a: new Secret(1) }, list: [new Secret(1), 2], plain: 'x', whole: new Secret({ k: 1 }) };
