@@ -75,3 +75,106 @@ describe('etcd store: several nodes on one etcd', () => {
     } finally { await Promise.all([a.close(), b.close()]); }
   });
 });
+
+describe('etcd store: outages, resume and compaction (one etcd per test: it is stopped)', () => {
+  let own: EtcdServer;
+  beforeEach(async () => { own = await startEtcd(); });
+  afterEach(async () => { await own.destroy(); });
+  const openOn = (prefix: string, retryMs: number): Promise<EtcdStore> =>
+    EtcdStore.open({ hosts: [own.url], prefix, retryMs, requestTimeoutMs: 2000, connectTimeoutMs: 2000 });
+
+  test('etcd down: reads keep working, writes fail fast with STORE_UNAVAILABLE; back up: the watch resumes and writes work', async () => {
+    const a = await openOn('/o/', 50);
+    try {
+      await a.putProfile(profile('web'), { stack: 's' });
+      await own.stop();
+      await waitUntil(() => !a.session.isConnected());
+      const t0 = performance.now();
+      const err = await a.putProfile(profile('other'), { stack: 's' }).then(() => undefined, (e: unknown) => e);
+      expect(performance.now() - t0).toBeLessThan(500);
+      expect(err).toMatchObject({ code: 'STORE_UNAVAILABLE' });
+      expect(String((err as Error).message)).toMatch(/etcd .* is unreachable .*the change was not stored.*revision 1; retry when etcd is back/);
+      expect((await a.getProfile('web'))?.profile.name).toBe('web');
+      await own.restart();
+      await waitUntil(() => a.session.isConnected(), 10_000);
+      expect((await a.putProfile(profile('other'), { stack: 's' })).revision).toBe(2);
+    } finally { await a.close(); }
+  });
+
+  test('a broken watch resumes at the last applied revision: every change made meanwhile arrives once, in order', async () => {
+    const a = await openOn('/r/', 3000);
+    try {
+      await a.putProfile(profile('keep'), { stack: 's' });
+      await a.putProfile(profile('gone'), { stack: 's' });
+      const seen: StoreChange[] = [];
+      a.watch((c) => seen.push(c));
+      const watchesBefore = a.session.stats.watches;
+      await own.restart(); // a's stream breaks; it retries in 3 s
+      const b = await openOn('/r/', 50);
+      await b.deleteProfile('gone');
+      await b.putProfile(profile('new'), { stack: 's' });
+      await b.close();
+      await waitUntil(() => seen.length >= 2, 15_000);
+      expect(seen).toEqual([{ revision: 3, kind: 'profile', op: 'delete', name: 'gone' }, { revision: 4, kind: 'profile', op: 'put', name: 'new' }]);
+      expect(a.session.stats.watches).toBeGreaterThan(watchesBefore);
+      expect(a.session.stats.compactions).toBe(0);
+      expect((await a.getProfiles()).map((p) => p.profile.name)).toEqual(['keep', 'new']);
+    } finally { await a.close(); }
+  });
+
+  test('a watch whose revision was compacted meanwhile re-lists: nothing is missed, deletions included', async () => {
+    const a = await openOn('/c/', 3000);
+    try {
+      await a.putProfile(profile('keep'), { stack: 's' });
+      await a.putProfile(profile('gone'), { stack: 's' });
+      const seen: StoreChange[] = [];
+      a.watch((c) => seen.push(c));
+      const relists = a.session.stats.relists;
+      await own.restart();
+      const b = await openOn('/c/', 50);
+      await b.deleteProfile('gone');
+      const last = await b.putProfile(profile('new'), { stack: 's' });
+      // Compact etcd's history up to now: a's resume revision is gone.
+      const res = await b.session.client.kv.range({ key: Buffer.from('/c/config/rev') });
+      await b.session.client.kv.compact({ revision: res.header.revision, physical: true });
+      await b.close();
+      await waitUntil(() => a.session.stats.compactions > 0 && a.session.configRevision === last.revision, 15_000);
+      expect(a.session.stats.relists).toBeGreaterThan(relists);
+      expect((await a.getProfiles()).map((p) => p.profile.name)).toEqual(['keep', 'new']);
+      expect(seen.map((c) => `${c.op} ${c.name}`).sort()).toEqual(['delete gone', 'put new']);
+      expect(new Set(seen.map((c) => c.revision))).toEqual(new Set([4]));
+    } finally { await a.close(); }
+  });
+
+  test('start with etcd down: the local copy serves the last configuration; etcd back: it re-lists and catches up', async () => {
+    const dir = tempDir();
+    const first = await EtcdStore.open({ hosts: [own.url], prefix: '/l/', stateDir: dir, connectTimeoutMs: 2000 });
+    await first.putProfile(profile('web'), { stack: 's' });
+    await first.close(); // writes the local copy
+    await own.stop();
+    const noCopy = await EtcdStore.open({ hosts: [own.url], prefix: '/l/', stateDir: tempDir(), connectTimeoutMs: 500 }).then(() => undefined, (e: unknown) => e);
+    expect(String((noCopy as Error).message)).toMatch(/cannot reach etcd at http:\/\/127\.0\.0\.1:\d+ .*no local copy of the configuration at .*cluster-cache\.json to start from; start etcd or fix --store/);
+    const again = await EtcdStore.open({ hosts: [own.url], prefix: '/l/', stateDir: dir, connectTimeoutMs: 500, retryMs: 50 });
+    try {
+      expect(again.session.state()).toMatchObject({ connected: false, fromLocalCopy: true });
+      expect((await again.getProfiles()).map((p) => p.profile.name)).toEqual(['web']);
+      expect(await again.revision()).toBe(1);
+      await expect(again.putProfile(profile('x'), { stack: 's' })).rejects.toMatchObject({ code: 'STORE_UNAVAILABLE' });
+      await own.start();
+      const other = await EtcdStore.open({ hosts: [own.url], prefix: '/l/', connectTimeoutMs: 5000 });
+      await other.putProfile(profile('later'), { stack: 's' });
+      await other.close();
+      await waitUntil(() => again.session.configRevision === 2, 15_000);
+      expect((await again.getProfiles()).map((p) => p.profile.name)).toEqual(['later', 'web']);
+      expect(again.session.state()).toMatchObject({ connected: true, fromLocalCopy: false });
+    } finally { await again.close(); }
+  });
+});
+
+async function waitUntil(f: () => boolean, ms = 5000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!f()) {
+    if (Date.now() > end) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
