@@ -253,7 +253,9 @@ export class EtcdSession {
   }
 
   markDown(err: unknown): void {
-    this.lastError = (err as Error | undefined)?.message ?? String(err);
+    const msg = (err as Error | undefined)?.message ?? String(err);
+    // Keep the cause: "the circuit breaker is open" only says that the client stopped trying for a moment.
+    if (this.lastError === undefined || this.connected || !/circuit breaker/i.test(msg)) this.lastError = msg;
     if (!this.connected && this.downSince !== undefined) return;
     this.connected = false;
     this.downSince = Date.now();

@@ -178,10 +178,13 @@ export class Responder {
     return this.tallies.counts();
   }
 
-  /** Swaps the routing state: drops every cached answer and bumps the SOA serial (RFC 1982 arithmetic). */
-  setSnapshot(snapshot: RoutingSnapshot): void {
+  /**
+   * Swaps the routing state: drops every cached answer and bumps the SOA serial (RFC 1982 arithmetic), or sets
+   * it to `serial` (cluster mode: the store revision, the same on every node at that revision).
+   */
+  setSnapshot(snapshot: RoutingSnapshot, serial?: number): void {
     this.snapshot = snapshot;
-    this.soa.serial = (this.soa.serial + 1) >>> 0;
+    this.soa.serial = serial !== undefined ? serial >>> 0 : (this.soa.serial + 1) >>> 0;
     this.cache = new Map();
     this.dynamicCache = new Map();
   }
