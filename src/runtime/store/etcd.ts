@@ -40,6 +40,7 @@ export class EtcdStore implements Store {
   private readonly monitorFile: string | undefined;
   private monitorState: unknown;
   private readonly ownsSession: boolean;
+  private writeQueue: Promise<void> = Promise.resolve();
 
   constructor(readonly session: EtcdSession, opts: { stateDir?: string; ownsSession?: boolean } = {}) {
     this.monitorFile = opts.stateDir !== undefined ? join(opts.stateDir, MONITOR_FILE) : undefined;
@@ -123,8 +124,17 @@ export class EtcdStore implements Store {
    * A plan without operations (an identical PUT) is confirmed by a compare-only transaction, which writes
    * nothing and moves no revision.
    */
-  private async optimistic<T>(plan: (s: EtcdSession) => Promise<{ ops: TxnOp[]; revision?: number; result: () => T }>): Promise<T> {
+  private optimistic<T>(plan: (s: EtcdSession) => Promise<{ ops: TxnOp[]; revision?: number; result: () => T }>): Promise<T> {
+    // One configuration write at a time per node (as SQLite serializes them): writes through one node never
+    // race each other for config/rev; only writes through different nodes do, and retry.
+    const run = this.writeQueue.then(() => this.attempt(plan));
+    this.writeQueue = run.then(() => undefined, () => undefined);
+    return run;
+  }
+
+  private async attempt<T>(plan: (s: EtcdSession) => Promise<{ ops: TxnOp[]; revision?: number; result: () => T }>): Promise<T> {
     const s = this.session;
+    const started = performance.now();
     for (let attempt = 1; ; attempt++) {
       if (!s.isConnected()) throw s.unavailable();
       const seenMod = s.revKeyMod;
@@ -150,8 +160,8 @@ export class EtcdStore implements Store {
       }
       const kv = res.responses[0]?.response_range?.kvs?.[0];
       await s.waitForConfig(kv ? Number(kv.mod_revision) : 0);
-      if (attempt >= MAX_ATTEMPTS) {
-        throw new StoreError('PRECONDITION_FAILED', `the configuration kept changing under this write (${attempt} attempts); retry`, {});
+      if (attempt >= MAX_ATTEMPTS && performance.now() - started > 10_000) {
+        throw new StoreError('PRECONDITION_FAILED', `the configuration kept changing under this write (${attempt} attempts in ${Math.round((performance.now() - started) / 1000)} s, other nodes writing); retry`, {});
       }
     }
   }
