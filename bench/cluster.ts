@@ -109,45 +109,52 @@ async function latency(etcd: EtcdServer): Promise<void> {
 
 async function failover(etcd: EtcdServer): Promise<void> {
   const nodes = await cluster(etcd, 'bench-failover');
-  const results: string[] = [];
-  for (let t = 0; t < TRIALS * 2; t++) {
+  // One profile per trial, all created first: by the time a trial kills its primary, the endpoint has left the
+  // immediate probe after its creation behind (the bound is for steady state; README "Worst-case failover").
+  const trials = await Promise.all(Array.from({ length: TRIALS * 2 }, async (_, t) => {
     const mode = t % 2 === 0 ? 'refused' : 'hang';
     const held: Socket[] = [];
-    let hang = false;
-    const srv: Server = createServer((req, res) => { if (hang) { held.push(req.socket); return; } res.writeHead(200).end('ok'); });
+    const state = { hang: false };
+    const primaryIp = `127.0.2.${2 * t + 1}`;
+    const backupIp = `127.0.2.${2 * t + 2}`;
+    const srv: Server = createServer((req, res) => { if (state.hang) { held.push(req.socket); return; } res.writeHead(200).end('ok'); });
     const backup: Server = createServer((_req, res) => { res.writeHead(200).end('ok'); });
-    await new Promise<void>((r) => srv.listen(0, '127.0.0.21', () => r()));
+    await new Promise<void>((r) => srv.listen(0, primaryIp, () => r()));
     const port = (srv.address() as AddressInfo).port;
-    await new Promise<void>((r) => backup.listen(port, '127.0.0.22', () => r()));
+    await new Promise<void>((r) => backup.listen(port, backupIp, () => r()));
     const name = `f${t}`;
     const put = await api(nodes[t % 3]!, 'PUT', `/v1/profiles/${name}`, {
       name, trafficRoutingMethod: 'Priority', dnsConfig: { relativeName: name, ttl: 0 },
       monitorConfig: { protocol: 'HTTP', port, path: '/', intervalInSeconds: 10, timeoutInSeconds: 5, toleratedNumberOfFailures: 0 },
-      endpoints: [{ name: 'primary', type: 'externalEndpoints', target: '127.0.0.21' }, { name: 'backup', type: 'externalEndpoints', target: '127.0.0.22' }],
+      endpoints: [{ name: 'primary', type: 'externalEndpoints', target: primaryIp }, { name: 'backup', type: 'externalEndpoints', target: backupIp }],
     });
     if (put.status !== 201) throw new Error(`PUT ${name}: ${put.status} ${JSON.stringify(put.body)}`);
-    await until('three locations say Online', async () => {
-      const st = await Promise.all(nodes.map((n) => api(n, 'GET', `/v1/profiles/${name}/status`)));
-      return st.every((s) => s.body.endpoints.every((e: { locations?: Array<{ verdict: string }> }) => e.locations?.length === 3 && e.locations.every((l) => l.verdict === 'Online')));
-    }, 60_000, 200);
+    return { t, mode, held, state, srv, backup, name, backupIp };
+  }));
+  await until('three locations say Online everywhere', async () => {
+    const st = await Promise.all(trials.flatMap((x) => nodes.map((n) => api(n, 'GET', `/v1/profiles/${x.name}/status`))));
+    return st.every((s) => s.body.endpoints.every((e: { locations?: Array<{ verdict: string }> }) => e.locations?.length === 3 && e.locations.every((l) => l.verdict === 'Online')));
+  }, 60_000, 200);
+  await sleep(20_000);
+  const results: string[] = [];
+  for (const x of trials) {
     await sleep(Math.random() * 10_000);
     const killed = performance.now();
-    if (mode === 'refused') { srv.closeAllConnections(); srv.close(); } else hang = true;
+    if (x.mode === 'refused') { x.srv.closeAllConnections(); x.srv.close(); } else x.state.hang = true;
     const pending = new Set(nodes);
     while (pending.size > 0) {
       for (const n of [...pending]) {
-        const r = await queryUdp(n.dns, `${name}.tm.internal`, 'A', 2000).catch(() => undefined);
-        if (r && r.answers.some((a) => a.data === '127.0.0.22')) pending.delete(n);
+        const r = await queryUdp(n.dns, `${x.name}.tm.internal`, 'A', 2000).catch(() => undefined);
+        if (r && r.answers.some((a) => a.data === x.backupIp)) pending.delete(n);
       }
       await sleep(50);
     }
     const s = (performance.now() - killed) / 1000;
-    results.push(`${mode} ${s.toFixed(2)} s`);
-    console.log(`failover: trial ${t + 1} (${mode}): all 3 nodes answer the backup ${s.toFixed(2)} s after the primary failed (bound 15 s, goal ≤ 16 s)`);
-    for (const h of held) h.destroy();
-    srv.close();
-    backup.close();
-    await api(nodes[0]!, 'DELETE', `/v1/profiles/${name}`);
+    results.push(`${x.mode} ${s.toFixed(2)} s`);
+    console.log(`failover: trial ${x.t + 1} (${x.mode}): all 3 nodes answer the backup ${s.toFixed(2)} s after the primary failed (bound 15 s, goal ≤ 16 s)`);
+    for (const h of x.held) h.destroy();
+    x.srv.close();
+    x.backup.close();
   }
   console.log(`failover: ${results.join(', ')}`);
   await Promise.all(nodes.map((n) => stopNode(n)));
