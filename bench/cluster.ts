@@ -179,14 +179,14 @@ async function steady(etcd: EtcdServer): Promise<void> {
     endpoints: Array.from({ length: 10 }, (_, e) => ({ name: `e${e}`, type: 'externalEndpoints', target: `127.0.1.${e + 1}` })),
   }));
   const t0 = performance.now();
-  await putAll(nodes[0]!, profiles);
+  await putAll(nodes[0]!, profiles, 4);
   console.log(`steady: 1,000 profiles × 10 endpoints stored in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
   const rev0 = await etcdRevision(etcd);
   await until('30,000 verdicts (10,000 endpoints × 3 locations) decided Online', async () => {
     const m = await api(nodes[1]!, 'GET', '/metrics');
     const n = (String(m.body).match(/^tmkit_location_verdict\{[^}]*\} 1$/gm) ?? []).length;
     return n === 30_000;
-  }, 300_000, 2000);
+  }, 600_000, 5000);
   const warm = ((performance.now() - t0) / 1000).toFixed(0);
   const revWarm = await etcdRevision(etcd);
   console.log(`steady: every verdict in ${warm} s after the first write; etcd revisions for the warm-up: ${revWarm - rev0} (${Math.round((revWarm - rev0) / 3)} per node: each node's verdict keys, batched in transactions of ≤ 100)`);

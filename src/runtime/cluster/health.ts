@@ -71,6 +71,8 @@ export class ClusterHealth {
   /** Identity (`verdict|fingerprint`) of what this location has committed under the current lease, by `profile/endpoint`. */
   private written = new Map<string, string>();
   private readonly dirty = new Set<string>();
+  /** The targets (probe-settings fingerprints) at the last retarget. */
+  private lastTargets = new Map<string, string>();
   private nodeWritten = false;
   private flushing: Promise<void> | undefined;
   private flushTimer: NodeJS.Timeout | undefined;
@@ -128,15 +130,22 @@ export class ClusterHealth {
     this.scheduleFlush();
   }
 
-  /** The probed endpoints changed (configuration): every key is looked at again. */
+  /**
+   * The configuration changed: endpoints added, removed or with new probe settings are looked at again (a
+   * write of one profile costs a map comparison here, not a pass over every endpoint's verdict).
+   */
   retargeted(): void {
-    this.markAll();
-    this.scheduleFlush();
+    const now = this.o.targets();
+    for (const [k, fp] of now) if (this.lastTargets.get(k) !== fp) this.dirty.add(k);
+    for (const k of this.lastTargets.keys()) if (!now.has(k)) this.dirty.add(k);
+    this.lastTargets = new Map(now);
+    if (this.dirty.size > 0) this.scheduleFlush();
   }
 
   private markAll(): void {
     for (const k of this.written.keys()) this.dirty.add(k);
     for (const k of this.o.targets().keys()) this.dirty.add(k);
+    this.lastTargets = new Map(this.o.targets());
   }
 
   /** Locations that count: those with a registered node, and always this one. */
