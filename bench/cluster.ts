@@ -39,8 +39,13 @@ const pct = (xs: number[], p: number): number => { const s = [...xs].sort((a, b)
 const ms = (x: number): string => `${x.toFixed(1)} ms`;
 const sleep = (t: number): Promise<void> => new Promise((r) => setTimeout(r, t));
 
+/** Every node started, so that a failed run still stops them all. */
+const started: NodeProcess[] = [];
+
 async function cluster(etcd: EtcdServer, prefix: string, extra: string[] = []): Promise<NodeProcess[]> {
-  return Promise.all([1, 2, 3].map((i) => startNode({ store: etcd.storeUrl(prefix), node: `n${i}`, location: `loc${i}`, stateDir: tmp(`tmkit-bench-n${i}-`), leaseTtl: 5, extra })));
+  const nodes = await Promise.all([1, 2, 3].map((i) => startNode({ store: etcd.storeUrl(prefix), node: `n${i}`, location: `loc${i}`, stateDir: tmp(`tmkit-bench-n${i}-`), leaseTtl: 5, extra })));
+  started.push(...nodes);
+  return nodes;
 }
 
 async function putAll(node: NodeProcess, profiles: Array<Record<string, unknown>>, parallel = 16): Promise<void> {
@@ -270,6 +275,7 @@ async function main(): Promise<void> {
     if (only.has('steady')) await steady(etcd);
     if (only.has('outage')) await outage(etcd);
   } finally {
+    await Promise.all(started.map((n) => stopNode(n, 'SIGKILL')));
     await etcd.destroy();
     for (const d of dirs) rmSync(d, { recursive: true, force: true });
   }
