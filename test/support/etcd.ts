@@ -35,6 +35,10 @@ export interface EtcdOptions {
   extraClientHosts?: string[];
   /** Extra etcd flags (e.g. ['--auto-compaction-retention', '1']). */
   args?: string[];
+  /** `https` for a TLS etcd (give its certificate flags in `args`, and `healthCheck` for the readiness probe). */
+  scheme?: 'http' | 'https';
+  /** Client certificate and CA for the readiness probe of a TLS etcd. */
+  healthCheck?: { ca: string; cert: string; key: string };
 }
 
 export class EtcdServer {
@@ -51,7 +55,7 @@ export class EtcdServer {
   }
 
   /** `http://127.0.0.1:PORT`. */
-  get url(): string { return `http://127.0.0.1:${this.clientPort}`; }
+  get url(): string { return `${this.o.scheme ?? 'http'}://127.0.0.1:${this.clientPort}`; }
 
   /** `etcd://127.0.0.1:PORT` (what `tmkit serve --store` takes), with an optional key prefix. */
   storeUrl(prefix?: string): string { return `etcd://127.0.0.1:${this.clientPort}${prefix !== undefined ? `/${prefix.replace(/^\/+/, '')}` : ''}`; }
@@ -76,7 +80,8 @@ export class EtcdServer {
   }
 
   private async spawnOnce(): Promise<void> {
-    const client = [`http://127.0.0.1:${this.clientPort}`, ...(this.o.extraClientHosts ?? []).map((h) => `http://${h}:${this.clientPort}`)];
+    const scheme = this.o.scheme ?? 'http';
+    const client = [`${scheme}://127.0.0.1:${this.clientPort}`, ...(this.o.extraClientHosts ?? []).map((h) => `${scheme}://${h}:${this.clientPort}`)];
     const peer = `http://127.0.0.1:${this.peerPort}`;
     this.log = '';
     const child = spawn(ETCD_BIN, [
@@ -96,13 +101,29 @@ export class EtcdServer {
     for (;;) {
       if (dead) throw new Error(`etcd exited during start: ${this.log.slice(-2000)}`);
       try {
-        const res = await fetch(`${this.url}/health`, { signal: AbortSignal.timeout(1000) });
-        const body = (await res.json()) as { health?: string };
-        if (body.health === 'true') return;
+        if (await this.healthy()) return;
       } catch { /* not up yet */ }
       if (Date.now() > end) { child.kill('SIGKILL'); throw new Error(`etcd did not become healthy in 30 s: ${this.log.slice(-2000)}`); }
       await new Promise((r) => setTimeout(r, 50));
     }
+  }
+
+  private async healthy(): Promise<boolean> {
+    const h = this.o.healthCheck;
+    if (!h) {
+      const res = await fetch(`${this.url}/health`, { signal: AbortSignal.timeout(1000) });
+      return ((await res.json()) as { health?: string }).health === 'true';
+    }
+    const https = await import('node:https');
+    const { readFileSync } = await import('node:fs');
+    return new Promise((resolve, reject) => {
+      const req = https.get(`${this.url}/health`, { ca: readFileSync(h.ca), cert: readFileSync(h.cert), key: readFileSync(h.key), timeout: 1000 }, (res) => {
+        let body = '';
+        res.setEncoding('utf8').on('data', (d: string) => { body += d; }).on('end', () => resolve(/"health":"true"/.test(body)));
+      });
+      req.on('error', reject);
+      req.on('timeout', () => req.destroy(new Error('timeout')));
+    });
   }
 
   /** Stops etcd (SIGKILL by default: an outage, not a clean shutdown); the data dir stays. */
