@@ -53,7 +53,7 @@ async function putAll(node: NodeProcess, profiles: Array<Record<string, unknown>
   await Promise.all(Array.from({ length: parallel }, async () => {
     while (next < profiles.length) {
       const p = profiles[next++]!;
-      const r = await api(node, 'PUT', `/v1/profiles/${p.name as string}`, p);
+      const r = await api(node, 'PUT', `/v1/profiles/${p.name as string}`, p, {}, 120_000);
       if (r.status >= 300) throw new Error(`PUT ${p.name as string}: ${r.status} ${JSON.stringify(r.body).slice(0, 300)}`);
     }
   }));
@@ -184,7 +184,7 @@ async function steady(etcd: EtcdServer): Promise<void> {
     endpoints: Array.from({ length: 10 }, (_, e) => ({ name: `e${e}`, type: 'externalEndpoints', target: `127.0.1.${e + 1}` })),
   }));
   const t0 = performance.now();
-  await putAll(nodes[0]!, profiles, 4);
+  await putAll(nodes[0]!, profiles, 2);
   console.log(`steady: 1,000 profiles × 10 endpoints stored in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
   const rev0 = await etcdRevision(etcd);
   await until('30,000 verdicts (10,000 endpoints × 3 locations) decided Online', async () => {

@@ -158,6 +158,8 @@ export class ClusterHealth {
   /** The verdict of every endpoint this node probes, aggregated over the live locations. */
   verdicts(own: ReadonlyMap<string, ProbeVerdict>): Map<string, ProbeVerdict> {
     const live = this.liveLocations();
+    // One location (this node alone): its own verdicts, as a single serve.
+    if (live.length === 1) return new Map(own);
     const targets = this.o.targets();
     const out = new Map<string, ProbeVerdict>();
     const byLocation = new Map<string, ProbeVerdict | undefined>();
@@ -169,7 +171,7 @@ export class ClusterHealth {
         const fp = targets.get(key);
         for (const [loc, v] of shared) if (loc !== this.location && v.fingerprint === fp) byLocation.set(loc, v.verdict);
       }
-      out.set(key, live.length === 1 ? mine : aggregate(byLocation, live));
+      out.set(key, aggregate(byLocation, live));
     }
     return out;
   }

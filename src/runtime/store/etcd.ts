@@ -41,6 +41,7 @@ export class EtcdStore implements Store {
   private monitorState: unknown;
   private readonly ownsSession: boolean;
   private writeQueue: Promise<void> = Promise.resolve();
+  private monitorSaves: Promise<void> = Promise.resolve();
 
   constructor(readonly session: EtcdSession, opts: { stateDir?: string; ownsSession?: boolean } = {}) {
     this.monitorFile = opts.stateDir !== undefined ? join(opts.stateDir, MONITOR_FILE) : undefined;
@@ -183,10 +184,16 @@ export class EtcdStore implements Store {
   async saveMonitorState(state: unknown): Promise<void> {
     this.monitorState = state;
     if (!this.monitorFile) return;
-    const tmp = `${this.monitorFile}.tmp`;
-    const fh = await openFile(tmp, 'w', 0o600);
-    try { await fh.writeFile(JSON.stringify(state)); await fh.sync(); } finally { await fh.close(); }
-    await rename(tmp, this.monitorFile);
+    // One save at a time (the periodic one and the one at stop share the temporary file).
+    const file = this.monitorFile;
+    const run = this.monitorSaves.then(async () => {
+      const tmp = `${file}.tmp`;
+      const fh = await openFile(tmp, 'w', 0o600);
+      try { await fh.writeFile(JSON.stringify(state)); await fh.sync(); } finally { await fh.close(); }
+      await rename(tmp, file);
+    });
+    this.monitorSaves = run.catch(() => undefined);
+    await run;
   }
 
   async loadMonitorState(): Promise<unknown | undefined> {

@@ -70,13 +70,13 @@ export async function stopNode(n: NodeProcess | undefined, signal: NodeJS.Signal
 }
 
 /** The management API with the shared token. */
-export async function api(n: { api: string }, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: any; headers: Headers; ms: number }> {
+export async function api(n: { api: string }, method: string, path: string, body?: unknown, headers: Record<string, string> = {}, timeoutMs = 15_000): Promise<{ status: number; body: any; headers: Headers; ms: number }> {
   const t0 = performance.now();
   const res = await fetch(`${n.api}${path}`, {
     method,
     headers: { authorization: `Bearer ${TOKEN}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
     ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-    signal: AbortSignal.timeout(15_000),
+    signal: AbortSignal.timeout(timeoutMs),
   });
   const text = await res.text();
   let parsed: unknown = text;
