@@ -497,6 +497,8 @@ export class EtcdSession {
 
   private async watchOnce(onHealthy: () => void): Promise<'compacted' | 'broken'> {
     const stream = await this.client.watchClient.watch();
+    // Closed while the stream was being created: close() could not cancel it, so do it here.
+    if (this.closed) { try { stream.cancel(); } catch { /* gone */ } return 'broken'; }
     this.watchStream = stream as unknown as EtcdSession['watchStream'];
     this.stats.watches++;
     return new Promise((resolve) => {

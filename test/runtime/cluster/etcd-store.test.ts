@@ -76,6 +76,36 @@ describe('etcd store: several nodes on one etcd', () => {
   });
 });
 
+describe('etcd store: regressions', () => {
+  test('60 concurrent writes of different profiles through one node all commit, one revision each (they used to race for config/rev and hit the retry cap)', async () => {
+    const s = await open();
+    try {
+      const results = await Promise.allSettled(Array.from({ length: 60 }, (_, i) => s.putProfile(profile(`p${i}`), { stack: 's' })));
+      expect(results.filter((r) => r.status === 'rejected').map((r) => String((r as PromiseRejectedResult).reason))).toEqual([]);
+      expect(results.map((r) => (r as PromiseFulfilledResult<{ revision: number }>).value.revision).sort((a, b) => a - b)).toEqual(Array.from({ length: 60 }, (_, i) => i + 1));
+    } finally { await s.close(); }
+  });
+
+  test('a store closed right after it opened stops (close() used to miss the watch stream still being created, and hang)', async () => {
+    for (let i = 0; i < 5; i++) {
+      const s = await open();
+      const closed = await Promise.race([s.close().then(() => true), new Promise((r) => setTimeout(() => r(false), 5000))]);
+      expect(closed).toBe(true);
+    }
+  });
+
+  test('two monitor-state saves at once both complete, the last one wins (they shared a temporary file: ENOENT)', async () => {
+    const dir = tempDir();
+    const s = await open(undefined, dir);
+    try {
+      await Promise.all([s.saveMonitorState({ n: 1 }), s.saveMonitorState({ n: 2 }), s.saveMonitorState({ n: 3 })]);
+      const again = await open(`/fresh${++n}/`, dir);
+      expect(await again.loadMonitorState()).toEqual({ n: 3 });
+      await again.close();
+    } finally { await s.close(); }
+  });
+});
+
 describe('etcd store: outages, resume and compaction (one etcd per test: it is stopped)', () => {
   let own: EtcdServer;
   beforeEach(async () => { own = await startEtcd(); });
