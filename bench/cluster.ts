@@ -53,7 +53,9 @@ async function putAll(node: NodeProcess, profiles: Array<Record<string, unknown>
   await Promise.all(Array.from({ length: parallel }, async () => {
     while (next < profiles.length) {
       const p = profiles[next++]!;
-      const r = await api(node, 'PUT', `/v1/profiles/${p.name as string}`, p, {}, 120_000);
+      let r = await api(node, 'PUT', `/v1/profiles/${p.name as string}`, p, {}, 120_000);
+      // An overloaded machine can make etcd miss a request deadline (503): the bench retries, like a client.
+      for (let k = 0; r.status === 503 && k < 10; k++) { await sleep(1000); r = await api(node, 'PUT', `/v1/profiles/${p.name as string}`, p, {}, 120_000); }
       if (r.status >= 300) throw new Error(`PUT ${p.name as string}: ${r.status} ${JSON.stringify(r.body).slice(0, 300)}`);
     }
   }));

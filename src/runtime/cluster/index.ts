@@ -28,7 +28,7 @@ export interface ClusterOptions {
   tls?: { caFile?: string; certFile?: string; keyFile?: string };
   /** etcd user (RBAC). */
   auth?: { username: string; password: string };
-  /** Deadline of one etcd request (default 3000 ms). */
+  /** Deadline of one etcd request (default 5000 ms). */
   requestTimeoutMs?: number;
   /** How long start-up waits for etcd before serving the local copy (default 5000 ms). */
   connectTimeoutMs?: number;

@@ -71,7 +71,7 @@ export interface EtcdSessionOptions {
   /** Where the local copy lives (`cluster-cache.json`); none: memory only. */
   stateDir?: string;
   logger?: Logger;
-  /** Deadline of one etcd request (default 3000 ms). */
+  /** Deadline of one etcd request (default 5000 ms). */
   requestTimeoutMs?: number;
   /** How long `open` waits for etcd before it starts from the local copy (default 5000 ms). */
   connectTimeoutMs?: number;
@@ -162,7 +162,7 @@ export class EtcdSession {
     this.prefixBuf = Buffer.from(this.prefix);
     this.hosts = o.hosts;
     this.logger = o.logger;
-    this.requestTimeoutMs = o.requestTimeoutMs ?? 3_000;
+    this.requestTimeoutMs = o.requestTimeoutMs ?? 5_000;
     this.retryMs = o.retryMs ?? 250;
     this.cacheFile = o.stateDir !== undefined ? join(o.stateDir, CACHE_FILE) : undefined;
     const timeout = this.requestTimeoutMs;
@@ -521,7 +521,9 @@ export class EtcdSession {
           }
           return;
         }
-        if (res.created) { this.markUp(); onHealthy(); }
+        // Any response on the stream shows etcd is reachable (a slow request may have marked it down).
+        this.markUp();
+        if (res.created) onHealthy();
         try {
           this.applyWatch(res);
         } catch (err) {
