@@ -110,6 +110,7 @@ export class ClusterHealth {
       this.written.clear();
       this.nodeWritten = false;
       this.markAll();
+      this.scheduleFlush();
     }));
     this.unsubscribe.push(s.onState((up) => { if (up) this.scheduleFlush(); }));
     this.markAll();

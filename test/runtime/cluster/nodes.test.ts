@@ -223,4 +223,6 @@ test('a node restarted while etcd is down serves the configuration it saved loca
   expect(w.body.profile.dnsConfig.ttl).toBe(45);
   await until('node B resynced', async () => (await digFull(b.dns, 'prio.tm.internal')).answers[0]?.startsWith('prio.tm.internal. 45 IN A'), 20_000, 50);
   await until('node B healthy again', async () => (await api(b, 'GET', '/healthz')).status === 200, 20_000);
+  // It joined once etcd was back: its lease, node record and location count on the other nodes.
+  await until('node A counts loc-b again', async () => (await api(nodes.a, 'GET', '/healthz')).body.cluster.liveLocations.includes('loc-b'), 20_000);
 });
