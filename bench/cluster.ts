@@ -185,10 +185,10 @@ async function steady(etcd: EtcdServer): Promise<void> {
     monitorConfig: { protocol: 'TCP', port, intervalInSeconds: 30, timeoutInSeconds: 10, toleratedNumberOfFailures: 3 },
     endpoints: Array.from({ length: 10 }, (_, e) => ({ name: `e${e}`, type: 'externalEndpoints', target: `127.0.1.${e + 1}` })),
   }));
+  const rev0 = await etcdRevision(etcd);
   const t0 = performance.now();
   await putAll(nodes[0]!, profiles, 2);
   console.log(`steady: 1,000 profiles × 10 endpoints stored in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
-  const rev0 = await etcdRevision(etcd);
   await until('30,000 verdicts (10,000 endpoints × 3 locations) decided Online', async () => {
     const m = await api(nodes[1]!, 'GET', '/metrics');
     const n = (String(m.body).match(/^tmkit_location_verdict\{[^}]*\} 1$/gm) ?? []).length;
@@ -196,7 +196,7 @@ async function steady(etcd: EtcdServer): Promise<void> {
   }, 600_000, 5000);
   const warm = ((performance.now() - t0) / 1000).toFixed(0);
   const revWarm = await etcdRevision(etcd);
-  console.log(`steady: every verdict in ${warm} s after the first write; etcd revisions for the warm-up: ${revWarm - rev0} (${Math.round((revWarm - rev0) / 3)} per node: each node's verdict keys, batched in transactions of ≤ 100)`);
+  console.log(`steady: every verdict in ${warm} s after the first write; etcd revisions from the first write until then: ${revWarm - rev0} (1,000 configuration writes, the rest verdict transactions of ≤ 100 keys)`);
   await sleep(5_000);
   const a = await etcdRevision(etcd);
   await sleep(60_000);
@@ -204,7 +204,8 @@ async function steady(etcd: EtcdServer): Promise<void> {
   const rss = nodes.map((n) => rssMb(n.child.pid!));
   const probes = await api(nodes[0]!, 'GET', '/metrics');
   const ok = Number(/tmkit_cluster_verdict_writes_total\{op="put"\} (\d+)/.exec(String(probes.body))?.[1]);
-  console.log(`steady: etcd writes in 60 s with 10,000 endpoints × 3 locations, nothing failing: ${b - a} (revision ${a} → ${b}); verdict puts by node 1 since start: ${ok}`);
+  const grants = Number(/tmkit_cluster_lease_grants_total (\d+)/.exec(String(probes.body))?.[1]);
+  console.log(`steady: etcd writes in 60 s with 10,000 endpoints × 3 locations, nothing failing: ${b - a} (revision ${a} → ${b}); verdict puts by node 1 since start: ${ok}, leases granted to it: ${grants}`);
   console.log(`steady: node RSS at 10,000 probed endpoints: ${rss.map((r) => `${r.toFixed(0)} MB`).join(', ')}`);
   await Promise.all(nodes.map((n) => stopNode(n)));
   for (const l of listeners) l.close();

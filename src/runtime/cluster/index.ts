@@ -146,6 +146,12 @@ export class ClusterNode {
     new Gauge({ name: 'tmkit_cluster_live_locations', help: 'Probing locations with a live node (leases not expired)', registers, collect() { this.set(self.health.liveLocations().length); } });
     new Gauge({ name: 'tmkit_cluster_etcd_revision', help: 'The etcd revision this node has applied (the SOA serial)', registers, collect() { this.set(self.session.appliedRevision); } });
     new Gauge({
+      name: 'tmkit_cluster_lease_grants_total',
+      help: 'Leases this node was granted since start: 1, plus one each time etcd was unreachable longer than the lease TTL (every verdict is then written again)',
+      registers,
+      collect() { this.set(self.health.lease.stats.grants); },
+    });
+    new Gauge({
       name: 'tmkit_cluster_verdict_writes_total',
       help: 'Verdict keys this node wrote (put) or removed (delete) in etcd since start: only transitions',
       labelNames: ['op'],
