@@ -44,6 +44,29 @@ export interface HealthzBody {
   /** How long the oldest change not yet served has waited. */
   lagSeconds?: number;
   reason?: string;
+  /** Cluster mode (`serve --store etcd://…`): this node, its etcd connection and the live locations. */
+  cluster?: ClusterHealthBody;
+}
+
+/** `GET /healthz` in cluster mode: who this node is and whether it reaches etcd (degraded while it does not). */
+export interface ClusterHealthBody {
+  store: 'etcd';
+  node: string;
+  location: string;
+  etcd: {
+    endpoints: string[];
+    connected: boolean;
+    /** ISO time etcd became unreachable (while it is). */
+    since?: string;
+    error?: string;
+    /** The node started while etcd was down and serves the configuration it had saved locally. */
+    fromLocalCopy?: boolean;
+  };
+  /** The etcd revision this node's state reflects (also its SOA serial). */
+  etcdRevision: number;
+  /** Probing locations whose node is alive (its lease has not expired). */
+  liveLocations: string[];
+  nodes: Array<{ node: string; location: string }>;
 }
 
 export interface ProfileEntry {
@@ -231,6 +254,28 @@ export interface EndpointStatusReport {
   since?: string;
   location?: string;
   lastProbe?: ProbeResultReport;
+  /**
+   * Cluster mode: every probing location's verdict (`verdict` above is their aggregate, the one DNS uses:
+   * Degraded only when strictly more than half of the live locations say Degraded).
+   */
+  locations?: LocationVerdictReport[];
+}
+
+/** One probing location's verdict on an endpoint (cluster mode). */
+export interface LocationVerdictReport {
+  location: string;
+  /** The node that probes from there. */
+  node?: string;
+  verdict: string;
+  /** ISO time of that location's last transition. */
+  since?: string;
+  reason?: string;
+  /** Only live locations (their node's lease has not expired) count in the aggregate. */
+  live: boolean;
+  /** The location of the node that answered this request. */
+  self: boolean;
+  /** The verdict was reached with other probe settings (that node's configuration is behind or ahead): counted as undecided. */
+  otherSettings?: boolean;
 }
 
 /** GET /v1/profiles/{name}/status. */

@@ -37,6 +37,7 @@ export const CODES = {
   STORAGE_IO_ERROR: c('store', 'The store could not be written (I/O error).', 503),
   STATE_DIR_LOCKED: c('store', 'Another tmkit serve holds the state dir.'),
   STORE_EMPTY: c('store', 'tmkit.db is empty or uninitialised in a state dir that was used before (--force-empty to start empty).'),
+  STORE_UNAVAILABLE: c('store', 'etcd cannot be reached: the write was not stored (DNS keeps answering from the last state); retry when etcd is back.', 503),
   STORE_CORRUPT: c('store', 'The store holds data that cannot be read.'),
   STORE_VERSION: c('store', 'The store was written by a newer tmkit.'),
   // Resource catalog (design §3)

@@ -31,13 +31,15 @@ export interface SnapshotUpdate {
   resources?: ResourceCatalogRecord;
   /** `profile/endpoint` → probe verdict. */
   verdicts: Record<string, ProbeVerdict>;
+  /** The SOA serial to serve (cluster mode); absent: the worker bumps its own. */
+  serial?: number;
 }
 
 /** Where snapshots go: the DNS server in this process, or DNS worker processes. */
 export interface DnsTarget {
   start(): Promise<void>;
-  /** `delta` and `full` are only computed when a worker needs them. */
-  publish(snapshot: CompiledSnapshot, delta: () => SnapshotUpdate, full: () => SnapshotUpdate): void;
+  /** `delta` and `full` are only computed when a worker needs them; `serial` sets the SOA serial (else +1). */
+  publish(snapshot: CompiledSnapshot, delta: () => SnapshotUpdate, full: () => SnapshotUpdate, serial?: number): void;
   addresses(): BoundAddress[];
   stats(): ResponderStats | undefined;
   counts(): DnsCounts | undefined;
@@ -49,7 +51,7 @@ export interface DnsTarget {
 export class LocalDns implements DnsTarget {
   constructor(private readonly server: DnsServer) {}
   start(): Promise<void> { return this.server.start(); }
-  publish(snapshot: CompiledSnapshot): void { this.server.setSnapshot(snapshot); }
+  publish(snapshot: CompiledSnapshot, _delta?: () => SnapshotUpdate, _full?: () => SnapshotUpdate, serial?: number): void { this.server.setSnapshot(snapshot, serial); }
   addresses(): BoundAddress[] { return this.server.addresses(); }
   stats(): ResponderStats { return this.server.stats; }
   counts(): DnsCounts { return this.server.counts(); }
@@ -128,12 +130,12 @@ export class ClusterDns implements DnsTarget {
     });
   }
 
-  publish(_snapshot: CompiledSnapshot, delta: () => SnapshotUpdate, full: () => SnapshotUpdate): void {
-    this.full = full;
+  publish(_snapshot: CompiledSnapshot, delta: () => SnapshotUpdate, full: () => SnapshotUpdate, serial?: number): void {
+    this.full = serial === undefined ? full : () => ({ ...full(), serial });
     let d: SnapshotUpdate | undefined;
     for (const w of Object.values(cluster.workers ?? {})) {
       if (!w || !this.synced.has(w.id) || !w.isConnected()) continue;
-      d ??= delta();
+      d ??= serial === undefined ? delta() : { ...delta(), serial };
       w.send(d);
     }
   }
@@ -199,6 +201,8 @@ export interface DnsFleetOptions {
   snapshot: CompiledSnapshot;
   /** The whole state for a worker that (re)starts; called only with workers. */
   full: () => SnapshotUpdate;
+  /** The SOA serial of `snapshot` (cluster mode); default: the Unix time, +1 per swap. */
+  serial?: number;
 }
 
 /** Starts DNS (in this process or in workers), serving `snapshot` until the first `publish`. */
@@ -206,7 +210,7 @@ export async function startDnsFleet(o: DnsFleetOptions): Promise<DnsTarget> {
   const dns: DnsTarget = o.workers > 1
     ? new ClusterDns(o.workers, o.listen, o.logger)
     : new LocalDns(new DnsServer({ zone: o.zone, snapshot: o.snapshot, resolve, rng: o.rng ?? Math.random, listen: o.listen, ...o.authority, ...o.limits }));
-  dns.publish(o.snapshot, o.full, o.full);
+  dns.publish(o.snapshot, o.full, o.full, o.serial);
   await dns.start();
   return dns;
 }
@@ -238,7 +242,7 @@ export async function runDnsWorker(o: { zone: string; dns: ListenAddress[]; geoi
       zone, profiles: profiles.values(), resources, geo,
       health: { verdict: (p, e) => verdicts[`${p}/${e}`] },
     }, snapshot);
-    server.setSnapshot(snapshot);
+    server.setSnapshot(snapshot, m.serial);
   });
   try {
     await server.start();

@@ -29,6 +29,7 @@ import { SnapshotPipeline, type SnapshotLag } from './pipeline';
 import { resolveReport, statusReport } from './reports';
 import { SqliteStore, StateDirLock, parseResourceCatalog, canonicalJson, type Store, type StoredProfile } from './store';
 import { VerdictBook } from './verdicts';
+import { ClusterNode, type ClusterOptions, type OwnVerdict } from './cluster';
 
 export { geoOptions, runDnsWorker, isDnsWorker, type DnsAuthority, type DnsLimits, type SnapshotUpdate } from './dns-fleet';
 export type { SnapshotLag } from './pipeline';
@@ -53,6 +54,11 @@ export interface EngineOptions {
   dnsLimits?: DnsLimits;
   /** Use this store instead of the SQLite one in stateDir (tests). */
   store?: Store;
+  /**
+   * Cluster mode (`serve --store etcd://… --node … --location …`, design §7): the configuration lives in
+   * etcd, this node is one probing location, verdicts are aggregated over the live locations.
+   */
+  cluster?: ClusterOptions;
   /** Start with an empty store even if `tmkit.db` looks truncated or replaced (`serve --force-empty`). */
   forceEmpty?: boolean;
   /** Use this geo lookup instead of opening the MMDB databases (tests). */
@@ -106,29 +112,35 @@ export class Engine {
   private stopped = false;
   /** The state dir's lock, held until stop(). */
   private lock: StateDirLock | undefined;
+  /** Cluster mode: the etcd session, this node's location and the other locations' verdicts. */
+  readonly cluster: ClusterNode | undefined;
+  private targetFingerprints = new Map<string, string>();
 
-  private constructor(private readonly o: EngineOptions, store: Store, geo: GeoLookup, token: TokenSource) {
+  private constructor(private readonly o: EngineOptions, store: Store, geo: GeoLookup, token: TokenSource, cluster?: ClusterNode) {
     this.store = store;
+    this.cluster = cluster;
     this.token = token;
     this.geo = geo;
     this.zone = (o.zone ?? 'tm.internal').replace(/\.$/, '').toLowerCase();
     this.logger = o.logger ?? pino({ level: 'info' });
     this.metrics = new RuntimeMetrics({ defaultMetrics: true });
     this.rng = o.rng ?? Math.random;
-    this.monitor = new Monitor(o.monitor ?? {});
+    this.monitor = new Monitor({ ...o.monitor, ...(o.cluster ? { location: o.cluster.location } : {}) });
     this.pipeline = new SnapshotPipeline({
       store, zone: this.zone, geo, metrics: this.metrics, logger: this.logger,
       verdicts: () => this.verdicts(),
       retarget: (profiles, resources) => {
         const targets = probeTargets(profiles, resources);
-        this.verdictBook.setFingerprints(new Map(targets.map((t) => [t.key, t.fingerprint])));
+        this.targetFingerprints = new Map(targets.map((t) => [t.key, t.fingerprint]));
+        this.verdictBook.setFingerprints(this.targetFingerprints);
         // A profile deleted and created again within one rebuild still starts fresh: drop it, then add it.
         if (this.deletedProfiles.size > 0) this.monitor.setTargets(targets.filter((t) => !this.deletedProfiles.has(t.profile)));
         this.deletedProfiles.clear();
         this.monitor.setTargets(targets);
+        this.cluster?.health.retargeted();
       },
       publish: (snapshot, delta, full) => {
-        this.dns?.publish(snapshot, delta, full);
+        this.dns?.publish(snapshot, delta, full, this.cluster?.serial());
         const revision = this.pipeline.servedRevision();
         if (revision !== this.publishedRevision) {
           this.publishedRevision = revision;
@@ -147,21 +159,29 @@ export class Engine {
     const lock = o.stateDir === ':memory:' ? undefined : StateDirLock.acquire(o.stateDir);
     let store: Store | undefined;
     let engine: Engine | undefined;
+    let cluster: ClusterNode | undefined;
     try {
+      if (o.cluster) {
+        // The engine's own verdicts and targets are read through `engine` once it exists (the cluster calls
+        // them only after join(), in boot()).
+        o = { ...o, logger: o.logger ?? pino({ level: 'info' }) };
+        cluster = await ClusterNode.open(o.cluster!, o.stateDir, o.logger!, (key) => engine?.ownVerdict(key), () => engine?.targetFingerprints ?? new Map());
+      }
       // The store before the token: a token file written now must not count as "this dir was used before".
-      store = o.store ?? SqliteStore.open({
+      store = o.store ?? cluster?.store ?? SqliteStore.open({
         stateDir: o.stateDir,
         ...(o.forceEmpty ? { forceEmpty: true } : {}),
         ...(lock && lock.previousPid > 0 ? { usedBefore: [`a lock last held by pid ${lock.previousPid}`] } : {}),
       });
       const token = loadOrCreateToken(o.stateDir, env);
       const geo = o.geo ?? await MmdbGeoLookup.open(geoOptions(o));
-      engine = new Engine(o, store, geo, token);
+      engine = new Engine(o, store, geo, token, cluster);
       engine.lock = lock;
       await engine.boot();
       return engine;
     } catch (err) {
       if (engine) await engine.stop().catch(() => undefined);
+      else if (cluster) await cluster.close().catch(() => undefined);
       else await store?.close();
       lock?.release();
       throw err;
@@ -187,6 +207,7 @@ export class Engine {
         this.scheduleSave();
         return;
       }
+      this.cluster?.health.ownChanged(t.key);
       this.metrics.transitions.inc({ profile: t.profile, endpoint: t.endpoint, from: t.from, to: t.to });
       this.logger.info({ profile: t.profile, endpoint: t.endpoint, from: t.from, to: t.to, reason: t.reason }, 'endpoint status changed');
       this.pipeline.onHealthChange();
@@ -199,11 +220,18 @@ export class Engine {
       this.metrics.probeLatency.observe({ profile, endpoint }, probe.latencyMs / 1000);
     }));
     const snapshot = await this.pipeline.load();
+    if (this.cluster) {
+      // Other locations' verdicts and liveness rebuild the snapshot like this node's own transitions do.
+      this.unwatch.push(this.cluster.session.onCluster(() => this.pipeline.onHealthChange()));
+      await this.cluster.join();
+      this.cluster.attachMetrics(this.metrics.registry, () => (this.stopped ? undefined : this.targetFingerprints));
+    }
     this.monitor.start();
 
     this.dns = await startDnsFleet({
       zone: this.zone, listen: this.o.dns ?? [{ address: '127.0.0.1', port: 5300 }], workers: this.o.workers ?? 1,
       rng: this.rng, logger: this.logger, snapshot, full: () => this.pipeline.workerUpdate(),
+      ...(this.cluster ? { serial: this.cluster.serial() } : {}),
       ...(this.o.authority ? { authority: this.o.authority } : {}),
       ...(this.o.dnsLimits ? { limits: this.o.dnsLimits } : {}),
     });
@@ -220,7 +248,7 @@ export class Engine {
       logger: this.logger.child({ component: 'api' }),
       status: (p) => this.statusReport(p),
       resolve: (q) => this.resolveQuery(q),
-      health: () => this.pipeline.lag(),
+      health: () => this.health(),
       traffic: (p, since) => this.trafficReport(p, since),
       preview: (p, down) => this.previewReport(p, down),
       events: this.events,
@@ -228,7 +256,29 @@ export class Engine {
       stateDir: this.o.stateDir,
     });
     const api = this.o.api ?? { host: '127.0.0.1', port: 5380 };
-    await this.api.listen(api.host, api.port);
+    const bound = await this.api.listen(api.host, api.port);
+    this.cluster?.health.setInfo({ dns: this.dns.addresses().map((a) => `${a.address}:${a.port}`), api: `${bound.address}:${bound.port}` });
+  }
+
+  /** The watchdog, and in cluster mode the etcd connection: unreachable etcd is a degraded mode. */
+  private async health(): Promise<SnapshotLag & { cluster?: ReturnType<ClusterNode['healthz']>['body'] }> {
+    const lag = await this.pipeline.lag();
+    if (!this.cluster) return lag;
+    const c = this.cluster.healthz();
+    if (c.degradedReason === undefined) return { ...lag, cluster: c.body };
+    return { ...lag, degraded: true, reason: lag.degraded ? `${c.degradedReason}; ${lag.reason}` : c.degradedReason, cluster: c.body };
+  }
+
+  /** This location's effective verdict of one probed endpoint (what the cluster publishes for it). */
+  private ownVerdict(key: string): OwnVerdict | undefined {
+    const fingerprint = this.targetFingerprints.get(key);
+    if (fingerprint === undefined) return undefined;
+    const [profile, endpoint] = splitKey(key);
+    const s = this.monitor.status(profile, endpoint);
+    const verdict = this.verdictBook.effectiveOf(key, s?.verdict);
+    if (verdict === undefined) return undefined;
+    const last = s?.history[s.history.length - 1];
+    return { verdict, fingerprint, at: last?.at ?? s?.since ?? 0, reason: last?.reason ?? (verdict !== s?.verdict ? 'carried over from before the restart' : '') };
   }
 
   private async loadResourcesFile(file: string): Promise<void> {
@@ -244,9 +294,13 @@ export class Engine {
     if (canonicalJson(current) !== canonicalJson(catalog)) await this.store.putResources(catalog);
   }
 
-  /** The monitor's verdicts, with verdicts carried over from the previous run where it has not decided yet. */
+  /**
+   * The verdicts DNS answers with: the monitor's, with verdicts carried over from the previous run where it
+   * has not decided yet; in cluster mode those are this location's, aggregated with the live other locations'.
+   */
   private verdicts(): Map<string, ProbeVerdict> {
-    return this.verdictBook.effective(this.monitor.verdicts());
+    const own = this.verdictBook.effective(this.monitor.verdicts());
+    return this.cluster ? this.cluster.verdicts(own) : own;
   }
 
   /** Resolves when every change committed so far is in the snapshot DNS serves (see SnapshotPipeline.settle). */
@@ -268,7 +322,10 @@ export class Engine {
     return statusReport({
       snapshot: this.pipeline.snapshot(), zone: this.zone, revision: this.pipeline.servedRevision(),
       profile: this.pipeline.stored(name) ?? stored,
-      probes: this.liveStatuses(name), verdicts: this.verdicts(), previousHistory: this.verdictBook.previousHistory,
+      probes: this.liveStatuses(name), previousHistory: this.verdictBook.previousHistory,
+      ...(this.cluster
+        ? { verdicts: this.verdictBook.effective(this.monitor.verdicts()), cluster: { aggregate: this.verdicts(), locations: (key: string) => this.cluster!.locations(key) } }
+        : { verdicts: this.verdicts() }),
     });
   }
 
@@ -348,7 +405,7 @@ export class Engine {
     await this.dns?.close();
     if (this.verdictBook) await this.saveMonitor();
     for (const u of this.unwatch) u();
-    await this.store.close();
+    if (this.cluster) await this.cluster.close(); else await this.store.close();
     this.lock?.release();
   }
 }

@@ -2,7 +2,7 @@
  * What `GET /v1/profiles/{name}/status` and `POST /v1/resolve` answer (their shapes are the API contract in
  * core/api.ts), built from the served snapshot and the prober's state.
  */
-import type { ProfileStatusReport, ResolveResult } from '../core/api';
+import type { LocationVerdictReport, ProfileStatusReport, ResolveResult } from '../core/api';
 import type { ProbeVerdict } from '../core/health/types';
 import { profileFqdn } from '../core/model/names';
 import type { Rng } from '../core/ports';
@@ -23,6 +23,11 @@ export interface StatusInputs {
   verdicts: Map<string, ProbeVerdict>;
   /** Transitions saved by the previous run. */
   previousHistory: readonly EndpointTransition[];
+  /**
+   * Cluster mode: `verdicts` are this location's, `aggregate` what DNS uses (over every live location), and
+   * `locations` each location's verdict of an endpoint.
+   */
+  cluster?: { aggregate: Map<string, ProbeVerdict>; locations: (key: string) => LocationVerdictReport[] };
 }
 
 /** A profile's monitor status (Azure's statuses, derived by core), each endpoint's last probe, recent transitions. */
@@ -47,7 +52,8 @@ export function statusReport(i: StatusInputs): ProfileStatusReport {
     endpoints: current.profile.endpoints.map((e) => {
       const r = report?.endpoints.find((x) => x.name === e.name);
       const s = probes.get(e.name);
-      const verdict = s ? i.verdicts.get(s.key) ?? s.verdict : undefined;
+      const own = s ? i.verdicts.get(s.key) ?? s.verdict : undefined;
+      const verdict = s && i.cluster ? i.cluster.aggregate.get(s.key) ?? own : own;
       return {
         name: e.name,
         type: e.type,
@@ -59,10 +65,11 @@ export function statusReport(i: StatusInputs): ProfileStatusReport {
         probed: s !== undefined,
         ...(s ? {
           verdict,
-          ...(verdict !== s.verdict ? { verdictCarriedOver: true } : {}),
+          ...(own !== s.verdict ? { verdictCarriedOver: true } : {}),
           consecutiveFailures: s.consecutiveFailures,
           since: iso(s.since),
           location: s.location,
+          ...(i.cluster ? { locations: i.cluster.locations(s.key) } : {}),
           ...(s.lastProbe ? { lastProbe: { at: iso(s.lastProbe.at), ok: s.lastProbe.ok, reason: s.lastProbe.reason, latencyMs: Math.round(s.lastProbe.latencyMs * 10) / 10, ...(s.lastProbe.statusCode !== undefined ? { statusCode: s.lastProbe.statusCode } : {}), ...(s.lastProbe.address !== undefined ? { address: s.lastProbe.address } : {}) } } : {}),
         } : {}),
       };

@@ -83,6 +83,11 @@ export class VerdictBook {
     return monitor;
   }
 
+  /** One key's effective verdict (the monitor's, or the carried one standing in for its CheckingEndpoint). */
+  effectiveOf(key: string, monitorVerdict: ProbeVerdict | undefined): ProbeVerdict | undefined {
+    return this.isCarried(key, monitorVerdict) ? this.carried.get(key)!.verdict : monitorVerdict;
+  }
+
   /** What to save now. */
   toSaved(verdicts: Map<string, ProbeVerdict>, history: EndpointTransition[], now: number): SavedMonitorState {
     return { savedAt: now, verdicts: Object.fromEntries(verdicts), fingerprints: Object.fromEntries(this.fingerprints), history };

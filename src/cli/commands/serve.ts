@@ -3,6 +3,7 @@ import * as net from 'node:net';
 import type { Command } from 'commander';
 import pino from 'pino';
 import { Engine, geoOptions, isDnsWorker, runDnsWorker } from '../../runtime/engine';
+import { checkClusterNames, parseEtcdUrl, type ClusterOptions } from '../../runtime/cluster';
 import type { BoundAddress } from '../../runtime/dns';
 import { CliError, EXIT_USAGE } from '../errors';
 import { addTcpLimitOptions, authorityFrom, checkAuthority, dnsLimitsFrom, parseHostPort, parseNs, showAddress as show } from '../util/dns-options';
@@ -28,6 +29,13 @@ interface ServeOptions {
   tcpMaxConnections: string;
   tcpMaxConnectionsPerClient: string;
   probeDnsServer: string[];
+  store?: string;
+  node?: string;
+  location?: string;
+  leaseTtl: string;
+  etcdCa?: string;
+  etcdCert?: string;
+  etcdKey?: string;
 }
 
 function shownPath(p: string): string {
@@ -57,7 +65,14 @@ export function registerServe(program: Command): void {
     .option('--probe-dns-server <address[:port]>', 'DNS server for resolving FQDN probe targets, after /etc/hosts (repeatable; default: the nameservers in /etc/resolv.conf)', (v: string, acc: string[]) => [...acc, v], [])
     .option('--log-level <level>', 'pino log level (logs go to stderr as JSON)', 'info')
     .option('--apply <file>', 'at start, plan a tmkit/v1 document (or a plan from `tmkit plan --out`) against the store and apply it; exit 1 if it is invalid')
-    .option('--force-empty', 'start with an empty store even though tmkit.db is empty or uninitialised in a state dir that was used before (normally refused: it looks like a lost database)'))
+    .option('--force-empty', 'start with an empty store even though tmkit.db is empty or uninitialised in a state dir that was used before (normally refused: it looks like a lost database)')
+    .option('--store <url>', 'cluster mode: keep the configuration in etcd, etcd://HOST:PORT[,HOST:PORT...][/PREFIX] (etcds:// for TLS); every node of the cluster gets the same URL and TMKIT_TOKEN')
+    .option('--node <name>', 'cluster mode: this node\'s name (unique in the cluster)')
+    .option('--location <name>', 'cluster mode: this node\'s probing location (default: the node name); one node per location')
+    .option('--lease-ttl <seconds>', 'cluster mode: a dead node\'s verdicts expire this long after its last keep-alive', '10')
+    .option('--etcd-ca <file>', 'cluster mode, etcds://: CA bundle (PEM) that signed etcd\'s certificate')
+    .option('--etcd-cert <file>', 'cluster mode, etcds://: client certificate (PEM) for etcd\'s --client-cert-auth')
+    .option('--etcd-key <file>', 'cluster mode, etcds://: the client certificate\'s key (PEM); etcd users: TMKIT_ETCD_USER and TMKIT_ETCD_PASSWORD'))
     .action(async (opts: ServeOptions) => {
       const workers = Number(opts.workers);
       if (!Number.isInteger(workers) || workers < 1) throw new CliError(`--workers ${opts.workers}: expected a positive integer`, EXIT_USAGE);
@@ -74,6 +89,7 @@ export function registerServe(program: Command): void {
         return;
       }
       const apiAddr = parseHostPort('--api', opts.api);
+      const cluster = clusterOptions(opts);
       const probeDnsServers = opts.probeDnsServer.map(parseDnsServer);
       // Fail before opening anything when the file cannot be read or is not JSON (full validation needs the store).
       if (opts.apply !== undefined) readJsonFile(opts.apply, '--apply document', 'pass a tmkit/v1 document such as examples/basic/tmkit.out.json');
@@ -90,6 +106,7 @@ export function registerServe(program: Command): void {
           ...(probeDnsServers.length > 0 ? { monitor: { resolver: { servers: probeDnsServers } } } : {}),
           ...(opts.resources !== undefined ? { resourcesFile: opts.resources } : {}),
           ...geoOptions(opts), authority,
+          ...(cluster ? { cluster } : {}),
         });
       } catch (err) {
         const e = err as NodeJS.ErrnoException;
@@ -102,7 +119,9 @@ export function registerServe(program: Command): void {
       const tokenWhere = engine.token.origin === 'env' ? 'from TMKIT_TOKEN' : `in ${shownPath(engine.token.path ?? join(opts.stateDir, 'token'))} (mode 0600${engine.token.origin === 'generated' ? ', generated now' : ''})`;
       const dnsWhere = engine.dnsAddresses().map((a: BoundAddress) => show(a)).join(', ');
       process.stdout.write([
-        `tmkit serve: zone ${engine.zone}, ${profiles} profile${profiles === 1 ? '' : 's'}, state in ${shownPath(join(opts.stateDir, 'tmkit.db'))}`,
+        cluster
+          ? `tmkit serve: zone ${engine.zone}, ${profiles} profile${profiles === 1 ? '' : 's'}, store ${cluster.store} (node ${cluster.node}, location ${cluster.location}, etcd ${engine.cluster!.session.isConnected() ? `revision ${engine.cluster!.serial()}` : 'UNREACHABLE: serving the local copy'}), local state in ${shownPath(opts.stateDir)}`
+          : `tmkit serve: zone ${engine.zone}, ${profiles} profile${profiles === 1 ? '' : 's'}, state in ${shownPath(join(opts.stateDir, 'tmkit.db'))}`,
         `  DNS  UDP+TCP ${dnsWhere}${workers > 1 ? ` (${workers} worker processes)` : ''}        dig @${engine.dnsAddresses()[0]!.address} -p ${engine.dnsAddresses()[0]!.port} <name>.${engine.zone}`,
         `  API  http://${show({ address: api.address, port: api.port })}   token ${tokenWhere}`,
         `  UI   http://${show({ address: api.address, port: api.port })}/ui/   (paste the API token to sign in)`,
@@ -144,6 +163,32 @@ async function applyAtStart(engine: Engine, file: string): Promise<void> {
     if (err instanceof CliError) throw new CliError(`serve --apply: ${err.message.replace(/^apply: /, '')}; the runtime was stopped`);
     throw err;
   }
+}
+
+/** `--store etcd://… --node … --location …` (cluster mode), checked before anything starts; undefined: SQLite. */
+function clusterOptions(opts: ServeOptions): ClusterOptions | undefined {
+  if (opts.store === undefined) {
+    for (const [flag, v] of [['--node', opts.node], ['--location', opts.location], ['--etcd-ca', opts.etcdCa], ['--etcd-cert', opts.etcdCert], ['--etcd-key', opts.etcdKey]] as const) {
+      if (v !== undefined) throw new CliError(`${flag} needs --store etcd://HOST:PORT (cluster mode); without --store, serve keeps its state in SQLite`, EXIT_USAGE);
+    }
+    return undefined;
+  }
+  try { parseEtcdUrl(opts.store); } catch (err) { throw new CliError((err as Error).message, EXIT_USAGE); }
+  if (opts.node === undefined) throw new CliError(`--store ${opts.store}: cluster mode needs --node NAME (unique per node) and --location NAME (its probing location)`, EXIT_USAGE);
+  const location = opts.location ?? opts.node;
+  try { checkClusterNames(opts.node, location); } catch (err) { throw new CliError((err as Error).message, EXIT_USAGE); }
+  const ttl = Number(opts.leaseTtl);
+  if (!Number.isInteger(ttl) || ttl < 2 || ttl > 300) throw new CliError(`--lease-ttl ${opts.leaseTtl}: whole seconds from 2 to 300`, EXIT_USAGE);
+  const user = process.env.TMKIT_ETCD_USER;
+  const password = process.env.TMKIT_ETCD_PASSWORD;
+  if ((user === undefined) !== (password === undefined)) throw new CliError('set both TMKIT_ETCD_USER and TMKIT_ETCD_PASSWORD (etcd authentication), or neither', EXIT_USAGE);
+  const tls = { ...(opts.etcdCa ? { caFile: opts.etcdCa } : {}), ...(opts.etcdCert ? { certFile: opts.etcdCert } : {}), ...(opts.etcdKey ? { keyFile: opts.etcdKey } : {}) };
+  if ((opts.etcdCert === undefined) !== (opts.etcdKey === undefined)) throw new CliError('--etcd-cert and --etcd-key go together (a client certificate and its key)', EXIT_USAGE);
+  return {
+    store: opts.store, node: opts.node, location, leaseTtlSeconds: ttl,
+    ...(Object.keys(tls).length > 0 ? { tls } : {}),
+    ...(user !== undefined && password !== undefined ? { auth: { username: user, password } } : {}),
+  };
 }
 
 /** From the first SIGTERM/SIGINT to a forced exit: the API's 5 s drain grace, plus one second. */

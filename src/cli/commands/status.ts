@@ -16,6 +16,17 @@ export function renderStatus(r: ProfileStatusReport): string {
     const probe = (e.lastProbe ? `last probe ${e.lastProbe.ok ? 'ok' : 'FAILED'} (${e.lastProbe.reason}, ${e.lastProbe.latencyMs} ms) at ${e.lastProbe.at}` : e.probed ? 'not probed yet' : 'not probed')
       + (e.verdictCarriedOver ? ' [verdict carried over from before the restart, re-probing]' : '');
     lines.push(`  ${pad(e.name, 16)} ${pad(e.endpointMonitorStatus, 17)} ${pad(e.target ?? e.targetResourceId ?? '', 28)} ${probe}${e.reason ? `  — ${e.reason}` : ''}`);
+    // Cluster mode: each probing location's verdict, then their aggregate (what DNS uses).
+    if (e.locations && e.locations.length > 0) {
+      for (const l of e.locations) {
+        const tags = [l.self ? 'this node' : '', l.live ? '' : 'not live: not counted', l.otherSettings ? 'other probe settings: counted as undecided' : ''].filter((t) => t !== '');
+        lines.push(`      ${pad(`@${l.location}`, 18)} ${pad(l.verdict, 17)} ${pad(l.node ?? '', 14)}${l.since ? ` since ${l.since}` : ''}${l.reason ? ` (${l.reason})` : ''}${tags.length > 0 ? `  [${tags.join('; ')}]` : ''}`);
+      }
+      const live = e.locations.filter((l) => l.live);
+      const degraded = live.filter((l) => l.verdict === 'Degraded').length;
+      const online = live.filter((l) => l.verdict === 'Online').length;
+      lines.push(`      ${pad('aggregate', 18)} ${pad(e.verdict ?? 'CheckingEndpoint', 17)} ${online} Online, ${degraded} Degraded of ${live.length} live location${live.length === 1 ? '' : 's'} (Degraded only when more than half say so)`);
+    }
   }
   if (r.transitions.length > 0) {
     lines.push('  recent transitions:');

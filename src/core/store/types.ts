@@ -73,7 +73,7 @@ export interface StoreChange {
 export type StoreListener = (change: StoreChange) => void;
 
 export interface Store {
-  /** `sqlite`, `memory`, later `etcd`. */
+  /** `sqlite`, `memory`, `etcd`. */
   readonly kind: string;
   /** Current store revision (0 for an empty store). */
   revision(): Promise<number>;
@@ -97,7 +97,9 @@ export type StoreErrorCode =
   /** Another process holds the state dir (`tmkit.lock`). */
   | 'STATE_DIR_LOCKED'
   /** `tmkit.db` exists but is empty or uninitialised in a state dir that was used before. */
-  | 'STORE_EMPTY';
+  | 'STORE_EMPTY'
+  /** A networked store (etcd) cannot be reached: nothing was written; retry when it is back. */
+  | 'STORE_UNAVAILABLE';
 
 /** A refused or failed store operation, with a stable `code` (from CODES). */
 export class StoreError extends TmkitError {

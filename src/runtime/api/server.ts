@@ -45,6 +45,8 @@ export interface HealthReport {
   lagSeconds: number;
   degraded: boolean;
   reason?: string;
+  /** Cluster mode: the node and its etcd connection. */
+  cluster?: HealthzBody['cluster'];
 }
 
 export interface ApiOptions {
@@ -163,6 +165,8 @@ export class ApiServer {
         case 'PRECONDITION_FAILED': return ApiProblem.of(412, 'PRECONDITION_FAILED', err.message);
         case 'STACK_CONFLICT': return ApiProblem.of(409, 'STACK_CONFLICT', err.message, { path: 'stack' });
         case 'NOT_FOUND': return ApiProblem.of(404, 'NOT_FOUND', err.message);
+        // etcd cannot be reached (cluster mode): refused at once, nothing written; DNS keeps answering.
+        case 'STORE_UNAVAILABLE': return ApiProblem.of(503, 'STORE_UNAVAILABLE', err.message, {}, { 'retry-after': '5' });
         default: break;
       }
     }
@@ -187,7 +191,7 @@ export class ApiServer {
     if (!h) return { status: 200, body: { status: 'ok', revision: await this.o.store.revision() } };
     return {
       status: h.degraded ? 503 : 200,
-      body: { status: h.degraded ? 'degraded' : 'ok', revision: h.storeRevision, servedRevision: h.servedRevision, lagRevisions: h.lagRevisions, lagSeconds: h.lagSeconds, ...(h.reason !== undefined ? { reason: h.reason } : {}) },
+      body: { status: h.degraded ? 'degraded' : 'ok', revision: h.storeRevision, servedRevision: h.servedRevision, lagRevisions: h.lagRevisions, lagSeconds: h.lagSeconds, ...(h.reason !== undefined ? { reason: h.reason } : {}), ...(h.cluster ? { cluster: h.cluster } : {}) },
     };
   }
 

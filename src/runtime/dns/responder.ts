@@ -171,10 +171,13 @@ export class Responder {
     return this.traffic.drain(this.snapshot.geo);
   }
 
-  /** Swaps the routing state: drops every cached answer and bumps the SOA serial (RFC 1982 arithmetic). */
-  setSnapshot(snapshot: RoutingSnapshot): void {
+  /**
+   * Swaps the routing state: drops every cached answer and bumps the SOA serial (RFC 1982 arithmetic), or sets
+   * it to `serial` (cluster mode: the store revision, the same on every node at that revision).
+   */
+  setSnapshot(snapshot: RoutingSnapshot, serial?: number): void {
     this.snapshot = snapshot;
-    this.zoneData = withSerial(this.zoneData, nextSerial(this.zoneData.soa.serial));
+    this.zoneData = withSerial(this.zoneData, serial !== undefined ? serial >>> 0 : nextSerial(this.zoneData.soa.serial));
     this.cache = new Map();
     this.dynamicCache = new Map();
   }

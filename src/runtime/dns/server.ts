@@ -93,9 +93,9 @@ export class DnsServer {
     return this.refusedPerClient;
   }
 
-  /** New routing state: cached answers are dropped and the SOA serial moves on. */
-  setSnapshot(snapshot: RoutingSnapshot): void {
-    this.responder.setSnapshot(snapshot);
+  /** New routing state: cached answers are dropped and the SOA serial moves on (or is set to `serial`). */
+  setSnapshot(snapshot: RoutingSnapshot, serial?: number): void {
+    this.responder.setSnapshot(snapshot, serial);
   }
 
   async start(): Promise<void> {

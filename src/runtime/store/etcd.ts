@@ -1,0 +1,216 @@
+/**
+ * The Store port on etcd (design §7, issue 18 §1): the configuration of a tmkit cluster, shared by every
+ * node. Same contract as SQLite (core/store/types.ts, test/support/store-conformance.ts):
+ *
+ * - One store-wide configuration revision, `config/rev`, that grows by one per committed configuration write.
+ *   etcd's own revision also moves on verdict and lease writes, so the configuration revision is kept in a
+ *   key of its own, written in the same transaction as the profile (or catalog) it counts. A profile's
+ *   `modRevision` and ETag (`"<modRevision>-<16 hex>"`) are in configuration revisions.
+ * - Conditional writes are optimistic transactions: read the view from the mirror → check the preconditions,
+ *   the stack owner and the caller's `check` (the API's referential and validation rules) against it →
+ *   commit only if `config/rev` still has the mod_revision the view was read at. Every configuration write
+ *   bumps `config/rev`, so that one comparison covers everything the view holds (stronger than comparing
+ *   each key read, and within etcd's 128-operation limit at any size). On a conflict the writer waits until
+ *   its mirror has the newer configuration and runs again: preconditions and checks always hold for the
+ *   state the write commits on, whichever node takes it. Of two writers holding one ETag exactly one wins.
+ * - Reads come from the mirror (EtcdSession), which a write waits for before it returns: a writer reads its
+ *   own writes, and watchers see every change in commit order.
+ * - Writes fail fast with `STORE_UNAVAILABLE` while etcd cannot be reached; reads keep working.
+ * - The prober's state is per node: it stays in `<state-dir>/monitor-state.json`.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { open as openFile, rename } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { ResourceCatalogRecord } from '../../core/model/catalog';
+import type { Profile } from '../../core/model/types';
+import {
+  StoreError, checkPreconditions, checkStack, contentHash, makeEtag,
+  type DeleteProfileOptions, type PutProfileOptions, type PutProfileResult, type Store, type StoreListener, type StoreView, type StoredProfile,
+} from '../../core/store';
+import { EtcdSession, REV_KEY, RESOURCES_KEY, keyOfProfile, type EtcdSessionOptions } from '../cluster/session';
+
+/** How often one write is re-run after losing a race (each run waits for the newer configuration first). */
+const MAX_ATTEMPTS = 50;
+export const MONITOR_FILE = 'monitor-state.json';
+
+type TxnOp = { request_put: { key: Buffer; value: Buffer } } | { request_delete_range: { key: Buffer } };
+
+export class EtcdStore implements Store {
+  readonly kind = 'etcd';
+  private readonly monitorFile: string | undefined;
+  private monitorState: unknown;
+  private readonly ownsSession: boolean;
+  private writeQueue: Promise<void> = Promise.resolve();
+  private monitorSaves: Promise<void> = Promise.resolve();
+
+  constructor(readonly session: EtcdSession, opts: { stateDir?: string; ownsSession?: boolean } = {}) {
+    this.monitorFile = opts.stateDir !== undefined ? join(opts.stateDir, MONITOR_FILE) : undefined;
+    this.ownsSession = opts.ownsSession ?? true;
+  }
+
+  /** Connects (or starts from the local copy in `stateDir` while etcd is down) and loads the mirror. */
+  static async open(o: EtcdSessionOptions): Promise<EtcdStore> {
+    const session = await EtcdSession.open(o);
+    return new EtcdStore(session, { ...(o.stateDir !== undefined ? { stateDir: o.stateDir } : {}) });
+  }
+
+  async revision(): Promise<number> { return this.session.configRevision; }
+
+  async getProfiles(): Promise<StoredProfile[]> {
+    return [...this.session.profiles.values()].sort((a, b) => (a.profile.name < b.profile.name ? -1 : a.profile.name > b.profile.name ? 1 : 0)).map(clone);
+  }
+
+  /**
+   * From the mirror. A miss is confirmed against etcd (when it is reachable): a profile another node created
+   * a moment ago is found even before this node's watch delivered it.
+   */
+  async getProfile(name: string): Promise<StoredProfile | undefined> {
+    let p = this.session.profiles.get(name);
+    if (!p && this.session.isConnected()) {
+      await this.session.barrier().catch(() => undefined);
+      p = this.session.profiles.get(name);
+    }
+    return p ? clone(p) : undefined;
+  }
+
+  async getResources(): Promise<ResourceCatalogRecord> { return structuredClone(this.session.resources); }
+
+  private view(): StoreView {
+    return { revision: this.session.configRevision, profiles: new Map(this.session.profiles) };
+  }
+
+  async putProfile(profile: Profile, options: PutProfileOptions): Promise<PutProfileResult> {
+    const name = profile.name;
+    const hash = contentHash(profile, options.stack);
+    return this.optimistic<PutProfileResult>(async (s) => {
+      const current = s.profiles.get(name);
+      checkPreconditions(name, current, options.ifMatch, options.ifNoneMatch);
+      checkStack(name, current, options.stack);
+      if (options.check) options.check(this.view(), current ? clone(current) : undefined);
+      if (current && current.stack === options.stack && current.etag === makeEtag(current.modRevision, hash)) {
+        return { ops: [], result: () => ({ etag: current.etag, revision: s.configRevision, created: false, changed: false }) };
+      }
+      const revision = s.configRevision + 1;
+      const value = JSON.stringify({ stack: options.stack, hash, modRevision: revision, profile });
+      return {
+        ops: [put(s.key(keyOfProfile(name)), value)],
+        revision,
+        result: () => ({ etag: makeEtag(revision, hash), revision, created: !current, changed: true }),
+      };
+    });
+  }
+
+  async deleteProfile(name: string, options: DeleteProfileOptions = {}): Promise<{ revision: number }> {
+    return this.optimistic(async (s) => {
+      const current = s.profiles.get(name);
+      if (!current) throw new StoreError('NOT_FOUND', `profile '${name}' does not exist`, { name });
+      checkPreconditions(name, current, options.ifMatch, undefined);
+      checkStack(name, current, options.stack);
+      if (options.check) options.check(this.view(), clone(current));
+      const revision = s.configRevision + 1;
+      return { ops: [{ request_delete_range: { key: s.key(keyOfProfile(name)) } }], revision, result: () => ({ revision }) };
+    });
+  }
+
+  async putResources(catalog: ResourceCatalogRecord): Promise<{ revision: number }> {
+    return this.optimistic(async (s) => {
+      const revision = s.configRevision + 1;
+      return { ops: [put(s.key(RESOURCES_KEY), JSON.stringify({ modRevision: revision, catalog }))], revision, result: () => ({ revision }) };
+    });
+  }
+
+  /**
+   * Runs `plan` against the mirror and commits its operations together with `config/rev = revision` if and
+   * only if `config/rev` has not moved since; otherwise waits for the mirror to catch up and plans again.
+   * A plan without operations (an identical PUT) is confirmed by a compare-only transaction, which writes
+   * nothing and moves no revision.
+   */
+  private optimistic<T>(plan: (s: EtcdSession) => Promise<{ ops: TxnOp[]; revision?: number; result: () => T }>): Promise<T> {
+    // One configuration write at a time per node (as SQLite serializes them): writes through one node never
+    // race each other for config/rev; only writes through different nodes do, and retry.
+    const run = this.writeQueue.then(() => this.attempt(plan));
+    this.writeQueue = run.then(() => undefined, () => undefined);
+    return run;
+  }
+
+  private async attempt<T>(plan: (s: EtcdSession) => Promise<{ ops: TxnOp[]; revision?: number; result: () => T }>): Promise<T> {
+    const s = this.session;
+    const started = performance.now();
+    for (let attempt = 1; ; attempt++) {
+      if (!s.isConnected()) throw s.unavailable();
+      const seenMod = s.revKeyMod;
+      let p: Awaited<ReturnType<typeof plan>>;
+      try {
+        p = await plan(s);
+      } catch (err) {
+        // A refusal (412, 404, 409, a failed check) stands only if the view it was decided on is current:
+        // another node may have written a moment ago. Confirm with a compare-only transaction.
+        if (await this.confirm(seenMod)) throw err;
+        continue;
+      }
+      const ops: TxnOp[] = p.revision !== undefined ? [put(s.key(REV_KEY), String(p.revision)), ...p.ops] : p.ops;
+      const res = await s.call((c) => c.kv.txn({
+        compare: [{ key: s.key(REV_KEY), target: 'Mod', result: 'Equal', mod_revision: String(seenMod) }],
+        success: ops,
+        // On a conflict, learn where config/rev is now, to wait for exactly that.
+        failure: [{ request_range: { key: s.key(REV_KEY) } }],
+      }));
+      if (res.succeeded) {
+        if (ops.length > 0) await s.waitForConfig(Number(res.header.revision));
+        return p.result();
+      }
+      const kv = res.responses[0]?.response_range?.kvs?.[0];
+      await s.waitForConfig(kv ? Number(kv.mod_revision) : 0);
+      if (attempt >= MAX_ATTEMPTS && performance.now() - started > 10_000) {
+        throw new StoreError('PRECONDITION_FAILED', `the configuration kept changing under this write (${attempt} attempts in ${Math.round((performance.now() - started) / 1000)} s, other nodes writing); retry`, {});
+      }
+    }
+  }
+
+  /** True when `config/rev` is still at `seenMod`; otherwise waits until the mirror has the newer one. */
+  private async confirm(seenMod: number): Promise<boolean> {
+    const s = this.session;
+    const res = await s.call((c) => c.kv.txn({
+      compare: [{ key: s.key(REV_KEY), target: 'Mod', result: 'Equal', mod_revision: String(seenMod) }],
+      success: [],
+      failure: [{ request_range: { key: s.key(REV_KEY) } }],
+    }));
+    if (res.succeeded) return true;
+    const kv = res.responses[0]?.response_range?.kvs?.[0];
+    await s.waitForConfig(kv ? Number(kv.mod_revision) : 0);
+    return false;
+  }
+
+  async saveMonitorState(state: unknown): Promise<void> {
+    this.monitorState = state;
+    if (!this.monitorFile) return;
+    // One save at a time (the periodic one and the one at stop share the temporary file).
+    const file = this.monitorFile;
+    const run = this.monitorSaves.then(async () => {
+      const tmp = `${file}.tmp`;
+      const fh = await openFile(tmp, 'w', 0o600);
+      try { await fh.writeFile(JSON.stringify(state)); await fh.sync(); } finally { await fh.close(); }
+      await rename(tmp, file);
+    });
+    this.monitorSaves = run.catch(() => undefined);
+    await run;
+  }
+
+  async loadMonitorState(): Promise<unknown | undefined> {
+    if (this.monitorState !== undefined) return structuredClone(this.monitorState);
+    if (!this.monitorFile || !existsSync(this.monitorFile)) return undefined;
+    try { return JSON.parse(readFileSync(this.monitorFile, 'utf8')) as unknown; } catch { return undefined; }
+  }
+
+  watch(listener: StoreListener): () => void { return this.session.onStore(listener); }
+
+  async close(): Promise<void> {
+    if (this.ownsSession) await this.session.close();
+  }
+}
+
+function put(key: Buffer, value: string): TxnOp { return { request_put: { key, value: Buffer.from(value) } }; }
+
+function clone(p: StoredProfile): StoredProfile {
+  return { profile: structuredClone(p.profile), stack: p.stack, etag: p.etag, modRevision: p.modRevision };
+}
