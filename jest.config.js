@@ -4,6 +4,8 @@ module.exports = {
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
   transform: { '^.+\\.tsx?$': ['@swc/jest', { jsc: { target: 'es2022' }, module: { type: 'commonjs' } }] },
+  // The package's own entry points as a user imports them (examples/pulumi uses `tmkit/pulumi`).
+  moduleNameMapper: { '^tmkit/pulumi$': '<rootDir>/src/pulumi/index.ts' },
   testTimeout: 60000,
   reporters: ['default', '<rootDir>/test/support/summary-reporter.js'],
 };

@@ -56,6 +56,8 @@ const ALLOWED: Record<string, string[]> = {
   runtime: ['core', 'geo', 'runtime', 'src/package.ts'],
   cli: ['core', 'geo', 'constructs', 'client', 'runtime', 'providers', 'cli', 'src/package.ts'],
   'src/index.ts': ['core', 'geo', 'constructs', 'client'],
+  // tmkit/pulumi, the SDK of the Pulumi provider: only @pulumi/pulumi (its logic is the provider plugin's).
+  pulumi: ['pulumi'],
   'src/package.ts': [],
 };
 

@@ -4,3 +4,4 @@ export { TmkitClient, DEFAULT_SERVER, DEFAULT_STATE_DIR, type ClientOptions, typ
 export { TmkitApiError, TmkitConnectionError } from './errors';
 export * from './deploy';
 export * from './resources';
+export * from './ids';

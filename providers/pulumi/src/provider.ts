@@ -131,6 +131,11 @@ export interface ResourceImpl {
   delete(req: DeleteRequest): MaybePromise<void>;
   /** Outputs to show during preview (no side effects). Default: the inputs (over the old outputs on update) with `computed` Unknown. */
   preview?(req: PreviewRequest): MaybePromise<PropertyMap>;
+  /**
+   * The id a create would give, when it is known before the create (a name-derived id), so a preview of a
+   * replacement with the same id does not show its dependents changing. Default: not known ('').
+   */
+  previewId?(req: PreviewRequest): MaybePromise<string | undefined>;
 }
 
 /** A whole provider plugin: its package, config and resource types. */

@@ -276,8 +276,10 @@ export function providerService(impl: ProviderImpl, opts: { log?: (line: string)
       const inputs = mapOf(req.getProperties());
       const resp = new provproto.CreateResponse();
       if (req.getPreview()) {
-        const outs = r.preview ? await r.preview({ ...ctx!, id: undefined, inputs, olds: undefined }) : defaultPreview(r, inputs, undefined);
-        return resp.setId('').setProperties(structOf(protect(r, outs, inputs)));
+        const preq = { ...ctx!, id: undefined, inputs, olds: undefined };
+        const outs = r.preview ? await r.preview(preq) : defaultPreview(r, inputs, undefined);
+        const id = r.previewId ? await r.previewId(preq) : undefined;
+        return resp.setId(id ?? '').setProperties(structOf(protect(r, outs, inputs)));
       }
       await configured;
       const result = await r.create({ ...ctx!, inputs, timeout: req.getTimeout() });

@@ -124,9 +124,6 @@ export function carrySecrets(outs: PropertyMap, ins: PropertyMap): PropertyMap {
     const inner = inValue instanceof Secret ? inValue.value : inValue;
     if (isObject(outValue) && isObject(inner) && !(inValue instanceof Secret)) result[k] = carrySecrets(outValue, inner);
     else if (!(outValue instanceof Secret) && containsSecrets(inValue)) result[k] = secret(outValue);
-    // A secret nested under a key the output lacks has nothing to cover below: the whole value is secret then,
-    // as the engine's own rule (secret input property → secret output property) would have it.
-    if (containsSecrets(inValue) && !containsSecrets(result[k]!)) result[k] = secret(result[k]!);
   }
   return result;
 }

@@ -10,6 +10,7 @@ import { registerStatus } from './status';
 import { registerResolve } from './resolve';
 import { registerApply } from './apply';
 import { registerTerraform } from './terraform';
+import { registerPulumi } from './pulumi';
 import { registerBackup } from './backup';
 import { registerInit } from './init';
 import { registerList } from './list';
@@ -35,5 +36,6 @@ export const commands: Array<(program: Command) => void> = [
   registerDestroy,
   registerEndpoint,
   registerTerraform,
+  registerPulumi,
   registerBackup,
 ];

@@ -25,6 +25,28 @@ export function mergePatch(target: unknown, patch: unknown): unknown {
 }
 
 /**
+ * The RFC 7396 merge patch that turns `before` into `after` (the inverse of `mergePatch` for JSON without
+ * `null` values, which a merge patch cannot express): objects are patched key by key, a key `after` lacks
+ * becomes `null`, and anything else that differs is replaced whole. `{}` when they are equal.
+ */
+export function mergePatchFrom(before: unknown, after: unknown): unknown {
+  if (!isObj(before) || !isObj(after)) return clone(after);
+  const patch: Json = {};
+  for (const k of Object.keys(before)) if (!(k in after) || after[k] === undefined) patch[k] = null;
+  for (const [k, v] of Object.entries(after)) {
+    if (v === undefined) continue;
+    if (!(k in before) || before[k] === undefined) { patch[k] = clone(v); continue; }
+    if (isObj(before[k]) && isObj(v)) {
+      const inner = mergePatchFrom(before[k], v);
+      if (Object.keys(inner as Json).length > 0) patch[k] = inner;
+    } else if (canonicalJson(before[k]) !== canonicalJson(v)) {
+      patch[k] = clone(v);
+    }
+  }
+  return patch;
+}
+
+/**
  * The strong ETag of one endpoint (design §8): a hash of its normalized content, quoted. It changes
  * exactly when the endpoint's stored content changes, whatever happens to the rest of the profile.
  */

@@ -1,7 +1,8 @@
 import fc from 'fast-check';
-import { endpointEtag, findEndpoint, mergePatch, withEndpoint, withEndpointPatch, withoutEndpoint, withSettingsPatch } from '../../../src/core/model/edit';
+import { endpointEtag, findEndpoint, mergePatch, mergePatchFrom, withEndpoint, withEndpointPatch, withoutEndpoint, withSettingsPatch } from '../../../src/core/model/edit';
 import { normalizeProfile } from '../../../src/core/model/normalize';
 import type { ProfileInput } from '../../../src/core/model/types';
+import { validateProfile } from '../../../src/core/validate';
 
 const base: ProfileInput = {
   name: 'web', trafficRoutingMethod: 'Priority', dnsConfig: { relativeName: 'web', ttl: 30 },
@@ -94,4 +95,35 @@ test.each(['Weighted', 'Performance', 'MultiValue'] as const)('withEndpoint with
   expect(normalizeProfile(input).endpoints.map((e) => [e.name, e.priority])).toEqual([['a', 1], ['b', 2], ['c', 3]]);
   const empty = normalizeProfile({ ...base, trafficRoutingMethod: method, endpoints: [] });
   expect(withEndpoint(empty, { name: 'c', type: 'externalEndpoints', target: '192.0.2.3' }).input.endpoints![0]!.priority).toBeUndefined();
+});
+
+test('withEndpoint without a priority into a Weighted (or any non-Priority) profile gives the next free one, so the profile stays valid', () => {
+  // Regression: only Priority profiles got one, so PUT …/endpoints/{e} without priority into a Weighted
+  // profile with endpoints failed with PRIORITY_PARTIAL ("priority is given on 2 of 3 endpoints").
+  for (const method of ['Weighted', 'Performance', 'Geographic', 'MultiValue', 'Subnet'] as const) {
+    const weighted = normalizeProfile({ ...base, trafficRoutingMethod: method });
+    const added = withEndpoint(weighted, { name: 'c', type: 'externalEndpoints', target: '192.0.2.3' });
+    expect(validateProfile(added.input).filter((d) => d.code.startsWith('PRIORITY'))).toEqual([]);
+    expect(normalizeProfile(added.input).endpoints.map((e) => [e.name, e.priority])).toEqual([['a', 1], ['b', 2], ['c', 3]]);
+    const replaced = withEndpoint(weighted, { name: 'a', type: 'externalEndpoints', target: '192.0.2.5', weight: 9 });
+    expect(normalizeProfile(replaced.input).endpoints.map((e) => [e.name, e.priority, e.weight])).toEqual([['a', 1, 9], ['b', 2, 1]]);
+  }
+});
+
+/** JSON without nulls (a merge patch cannot set a value to null). */
+const noNulls = fc.letrec<{ v: unknown }>((tie) => ({
+  v: fc.oneof({ depthSize: 'small' }, fc.boolean(), fc.integer(), fc.string({ maxLength: 3 }),
+    fc.array(tie('v'), { maxLength: 3 }), fc.dictionary(fc.constantFrom('a', 'b', 'c', 'd'), tie('v'), { maxKeys: 4 })),
+})).v;
+
+test('mergePatchFrom(before, after) is the patch mergePatch needs: applying it to before gives after; equal values give {}', () => {
+  fc.assert(fc.property(noNulls, noNulls, (before, after) => {
+    expect(mergePatch(before, mergePatchFrom(before, after))).toEqual(after);
+    const isObject = typeof after === 'object' && after !== null && !Array.isArray(after);
+    expect(mergePatchFrom(after, structuredClone(after))).toEqual(isObject ? {} : after);
+  }));
+  // Only what changed, nested: a removed key is null, an unchanged sibling is left out.
+  expect(mergePatchFrom({ dnsConfig: { relativeName: 'a', ttl: 30 }, monitorConfig: { protocol: 'HTTP', path: '/' }, tags: { x: '1' } },
+    { dnsConfig: { relativeName: 'a', ttl: 60 }, monitorConfig: { protocol: 'TCP' } }))
+    .toEqual({ dnsConfig: { ttl: 60 }, monitorConfig: { protocol: 'TCP', path: null }, tags: null });
 });

@@ -117,11 +117,19 @@ describe('the running plugin', () => {
     expect([resp.getAcceptsecrets(), resp.getSupportspreview(), resp.getAcceptresources(), resp.getAcceptoutputs()]).toEqual([true, true, false, false]);
   });
 
-  test('resource calls for a type the provider does not have fail with a clear message', async () => {
-    const req = new provproto.CheckRequest().setUrn('urn:pulumi:dev::proj::tmkit:index:Profile::web').setType('tmkit:index:Profile').setName('web').setNews(struct({})).setOlds(struct({}));
+  test('resource calls for a type the provider does not have fail with a clear message naming the ones it has', async () => {
+    const req = new provproto.CheckRequest().setUrn('urn:pulumi:dev::proj::tmkit:index:Widget::web').setType('tmkit:index:Widget').setName('web').setNews(struct({})).setOlds(struct({}));
     const f = await failure(rpc.call('check', req));
     expect(f.code).toBe(grpc.status.INVALID_ARGUMENT);
-    expect(f.details).toMatch(/the tmkit provider \(version .*\) has no resource type "tmkit:index:Profile"; it has no resource types yet/);
+    expect(f.details).toMatch(/the tmkit provider \(version .*\) has no resource type "tmkit:index:Widget"; it has: tmkit:index:Profile, tmkit:index:Endpoint/);
+  });
+
+  test('Check of a tmkit:index:Profile runs the validator in the plugin process (loaded on first use)', async () => {
+    const req = new provproto.CheckRequest().setUrn('urn:pulumi:dev::proj::tmkit:index:Profile::web').setType('tmkit:index:Profile').setName('web')
+      .setNews(struct({ trafficRoutingMethod: 'Weighted', dnsConfig: { relativeName: 'web', ttl: -5 } })).setOlds(struct({}));
+    const resp = await rpc.call<provproto.CheckRequest, provproto.CheckResponse>('check', req);
+    expect(resp.getFailuresList().map((x) => x.getProperty())).toEqual(['dnsConfig.ttl']);
+    expect(resp.getInputs()!.toJavaScript()).toMatchObject({ profileName: 'web' });
   });
 
   test('Invoke and Call are unsupported, with a message naming the token', async () => {

@@ -1,7 +1,6 @@
 /**
  * The shipped `pulumi-resource-tmkit` under the real Pulumi CLI: an explicit tmkit provider resource goes
- * through CheckConfig, DiffConfig and Configure of the real launcher. (The default provider is only loaded
- * for tmkit resources, which come with the deploy module.)
+ * through CheckConfig, DiffConfig and Configure of the real launcher (tmkit-e2e.test.ts drives its resources).
  */
 import { readFileSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
