@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve as resolvePath } from 'node:path';
-import { Agent, request, type Dispatcher } from 'undici';
+import type { Agent, Dispatcher } from 'undici';
 import type { Endpoint, EndpointInput, Profile, ProfileInput } from '../core/model/types';
 import type { AzureResource } from '../core/ports';
 import { TmkitApiError, TmkitConnectionError } from './errors';
@@ -71,13 +71,23 @@ export interface TokenSource {
   loopback: boolean;
 }
 
+/**
+ * undici loads on the first request, not with the module: it is most of a provider bundle's start-up
+ * (Terraform starts its provider 3–4 times per command, and most starts never reach the API).
+ */
+let undiciModule: typeof import('undici') | undefined;
+function undici(): typeof import('undici') {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return (undiciModule ??= require('undici') as typeof import('undici'));
+}
+
 /** Typed client for the management API (design §5), on undici. */
 export class TmkitClient {
   readonly server: string;
   private readonly token: string | undefined;
   /** Where the token came from (or where it was looked for). */
   readonly tokenSource: TokenSource;
-  private readonly agent: Agent;
+  private agentInstance: Agent | undefined;
   private readonly retries: number;
   private readonly retryDelayMs: number;
   private readonly timeoutMs: number;
@@ -100,7 +110,11 @@ export class TmkitClient {
     this.retries = options.retries ?? 3;
     this.retryDelayMs = options.retryDelayMs ?? 100;
     this.timeoutMs = options.timeoutMs ?? 30_000;
-    this.agent = new Agent({ keepAliveTimeout: 4_000, connect: { timeout: 5_000 } });
+  }
+
+  /** The connection pool, made on first use (see undici() above). */
+  private get agent(): Agent {
+    return (this.agentInstance ??= new (undici().Agent)({ keepAliveTimeout: 4_000, connect: { timeout: 5_000 } }));
   }
 
   /** True when a token was found (option, TMKIT_TOKEN or the local token file). */
@@ -116,7 +130,7 @@ export class TmkitClient {
     for (let attempt = 0; ; attempt++) {
       let res: Dispatcher.ResponseData;
       try {
-        res = await request(url, { method, headers: h, body: payload, dispatcher: this.agent, headersTimeout: this.timeoutMs, bodyTimeout: this.timeoutMs });
+        res = await undici().request(url, { method, headers: h, body: payload, dispatcher: this.agent, headersTimeout: this.timeoutMs, bodyTimeout: this.timeoutMs });
       } catch (err) {
         const code = errCode(err);
         const retriable = (code !== undefined && CONNECT_ERRORS.has(code)) || (code !== undefined && SOCKET_ERRORS.has(code) && (method === 'GET' || method === 'HEAD'));
@@ -234,6 +248,6 @@ export class TmkitClient {
   }
 
   async close(): Promise<void> {
-    await this.agent.close();
+    await this.agentInstance?.close();
   }
 }
