@@ -141,6 +141,32 @@ function recordsOf(msg: WireMessage): Array<[string, readonly WireRecord[]]> {
   return [['answers', msg.answers ?? []], ['authorities', msg.authorities ?? []], ['additionals', msg.additionals ?? []]];
 }
 
+/** A parsed name, with its tails as Map keys once compression asks for them (a name repeats a lot). */
+interface ParsedName {
+  labels: string[];
+  wire: number;
+  /** keys[i]: the tail from label i in wire form (length octets + labels); folded: the same, ASCII lower case. */
+  keys?: string[];
+  folded?: string[];
+}
+
+function tailKeys(p: ParsedName): { keys: string[]; folded: string[] } {
+  if (p.keys === undefined || p.folded === undefined) {
+    const l = p.labels;
+    const keys = new Array<string>(l.length);
+    const folded = new Array<string>(l.length);
+    let k = '';
+    for (let i = l.length - 1; i >= 0; i--) {
+      k = String.fromCharCode(l[i]!.length) + l[i]! + k;
+      keys[i] = k;
+    }
+    for (let i = 0; i < l.length; i++) folded[i] = foldCase(keys[i]!);
+    p.keys = keys;
+    p.folded = folded;
+  }
+  return { keys: p.keys, folded: p.folded };
+}
+
 class Writer {
   readonly buf: Buffer;
   off = 0;
@@ -162,26 +188,24 @@ class Writer {
     this.off += 4;
   }
 
-  name(labels: readonly string[], inQuestion: boolean): void {
+  name(parsed: ParsedName, inQuestion: boolean): void {
+    const labels = parsed.labels;
     const n = labels.length;
     if (!this.compress) {
       for (const l of labels) this.label(l);
       this.buf[this.off++] = 0;
       return;
     }
-    // keys[i]: the tail from label i in wire form (length octets + labels), a Map key.
-    const keys = new Array<string>(n + 1);
-    keys[n] = '';
-    for (let i = n - 1; i >= 0; i--) keys[i] = String.fromCharCode(labels[i]!.length) + labels[i]! + keys[i + 1]!;
+    const { keys, folded } = tailKeys(parsed);
     let i = 0;
     let target: number | undefined;
     for (; i < n; i++) {
-      target = this.exact.get(keys[i]!) ?? this.folded.get(foldCase(keys[i]!));
+      target = this.exact.get(keys[i]!) ?? this.folded.get(folded[i]!);
       if (target !== undefined) break;
     }
     for (let j = 0; j < i; j++) {
       if (this.off <= MAX_POINTER_OFFSET) {
-        if (inQuestion) this.folded.set(foldCase(keys[j]!), this.off);
+        if (inQuestion) this.folded.set(folded[j]!, this.off);
         else if (!this.exact.has(keys[j]!)) this.exact.set(keys[j]!, this.off);
       }
       this.label(labels[j]!);
@@ -215,19 +239,30 @@ function checkUint(v: number, max: number, path: string, what: string): void {
  */
 export function encodeMessage(msg: WireMessage, opts: EncodeOptions = {}): Buffer {
   const sections = recordsOf(msg);
-  // Parse every name first: the uncompressed size bounds the buffer, and errors come before any writing.
+  // Parse every name first (each distinct string once): the uncompressed size bounds the buffer, and
+  // errors come before any writing.
+  const cache = new Map<string, ParsedName>();
+  const parse = (name: string, path: string): ParsedName => {
+    let p = cache.get(name);
+    if (p === undefined) {
+      const labels = nameLabels(name, path);
+      p = { labels, wire: wireLength(labels) };
+      cache.set(name, p);
+    }
+    return p;
+  };
   const q = msg.question;
-  const qLabels = q ? nameLabels(q.name, 'question.name') : undefined;
-  let size = 12 + (qLabels ? wireLength(qLabels) + 4 : 0);
-  const parsed: Array<Array<{ r: WireRecord; owner: string[]; names: string[][]; ip?: Uint8Array }>> = [];
+  const qName = q ? parse(q.name, 'question.name') : undefined;
+  let size = 12 + (qName ? qName.wire + 4 : 0);
+  const parsed: Array<Array<{ r: WireRecord; owner: ParsedName; names: ParsedName[]; ip?: Uint8Array }>> = [];
   for (const [section, records] of sections) {
     if (records.length > 0xffff) throw new DnsEncodeError('DNS_ENCODE_DATA', section, `${records.length} records (a section holds at most 65535)`);
     const out: (typeof parsed)[number] = [];
     records.forEach((r, i) => {
       const path = `${section}[${i}]`;
       checkUint(r.ttl, 0x7fffffff, `${path}.ttl`, 'RFC 2181 §8');
-      const owner = nameLabels(r.name, `${path}.name`);
-      size += wireLength(owner) + 10;
+      const owner = parse(r.name, `${path}.name`);
+      size += owner.wire + 10;
       const e: (typeof out)[number] = { r, owner, names: [] };
       switch (r.type) {
         case 'A':
@@ -237,11 +272,11 @@ export function encodeMessage(msg: WireMessage, opts: EncodeOptions = {}): Buffe
           break;
         case 'CNAME':
         case 'NS':
-          e.names.push(nameLabels(r.data, `${path}.data`));
+          e.names.push(parse(r.data, `${path}.data`));
           break;
         case 'SOA': {
           const d = r.data;
-          e.names.push(nameLabels(d.mname, `${path}.data.mname`), nameLabels(d.rname, `${path}.data.rname`));
+          e.names.push(parse(d.mname, `${path}.data.mname`), parse(d.rname, `${path}.data.rname`));
           for (const f of ['serial', 'refresh', 'retry', 'expire', 'minimum'] as const) checkUint(d[f], 0xffffffff, `${path}.data.${f}`, 'RFC 1035 §3.3.13');
           size += 20;
           break;
@@ -249,7 +284,7 @@ export function encodeMessage(msg: WireMessage, opts: EncodeOptions = {}): Buffe
         default:
           throw new DnsEncodeError('DNS_ENCODE_DATA', `${path}.type`, `type ${JSON.stringify((r as { type: unknown }).type)} is not one tmkit serves (A, AAAA, CNAME, NS, SOA)`);
       }
-      for (const n of e.names) size += wireLength(n);
+      for (const n of e.names) size += n.wire;
       out.push(e);
     });
     parsed.push(out);
@@ -260,8 +295,8 @@ export function encodeMessage(msg: WireMessage, opts: EncodeOptions = {}): Buffe
   w.u16(msg.flags);
   w.u16(q ? 1 : 0);
   for (const s of parsed) w.u16(s.length);
-  if (q && qLabels) {
-    w.name(qLabels, true);
+  if (q && qName) {
+    w.name(qName, true);
     w.u16(q.type);
     w.u16(q.class);
   }
