@@ -38,7 +38,7 @@ import {
   ecsAddressText, keyNameLength, optLength, parseQuery, wireNameToText, writeOpt,
   type ClientSubnet, type Edns,
 } from './wire';
-import { encodeMessage, type WireMessage } from './encode';
+import { DnsEncodeError, encodeMessage, type WireMessage } from './encode';
 import { DnsTallies, qtypeLabel, rcodeName, type AnswerTally, type DnsCounts, type QueryTally } from './counts';
 import { TrafficTallies, TrafficTally, type TrafficRow } from './traffic';
 
@@ -239,7 +239,7 @@ export class Responder {
       }
     } catch (err) {
       this.stats.errors++;
-      this.onError?.(`routing failed: ${(err as Error)?.message ?? String(err)}`, RCODE.SERVFAIL);
+      this.onError?.(`${err instanceof DnsEncodeError ? 'encoding failed' : 'routing failed'}: ${(err as Error)?.message ?? String(err)}`, RCODE.SERVFAIL);
       return this.errorResponse(msg, q.id, q.flags, RCODE.SERVFAIL, q.questionLength, edns, transport);
     }
 

@@ -301,3 +301,13 @@ describe('name compression', () => {
     expect(out.readUInt16BE(12 + qname.length + 4)).toBe(0xc000 | (12 + 1 + label.length)); // SOA owner → "tm.internal" in the question
   });
 });
+
+test('an answer that has no wire form is SERVFAIL naming the field; nothing is cached', () => {
+  const errors: string[] = [];
+  const table = { ...standardTable(), bad: { outcomes: [{ probability: 1, records: [{ type: 'A' as const, name: `bad.${ZONE}`, ttl: 5, data: 'not-an-address' }] }] } };
+  const r = new Responder({ zone: ZONE, snapshot: emptySnapshot(), resolve: tableResolver(table), rng: seededRng(1), onError: (reason) => errors.push(reason) });
+  for (let i = 0; i < 2; i++) expect(decode(r.handle(buildQuery(1, `bad.${ZONE}`, 1), '192.0.2.1', 'udp')).rcode).toBe('SERVFAIL');
+  expect(errors).toEqual(Array(2).fill('encoding failed: dns: cannot encode answers[0].data: "not-an-address" is not an IPv4 address (an A record holds one, e.g. 192.0.2.1)'));
+  expect(r.cached.questions).toBe(0);
+  expect(decode(r.handle(buildQuery(1, `v4.${ZONE}`, 1), '192.0.2.1', 'udp')).answers).toHaveLength(1);
+});
