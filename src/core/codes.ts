@@ -103,6 +103,8 @@ export const CODES = {
   DNS_ZONE_NS_ADDRESS: c('dns', 'Glue addresses were given for an NS name outside the zone, or are not IP addresses.'),
   DNS_LISTEN_ADDRESS: c('dns', 'A DNS listen address is not an IP literal.'),
   DNS_NOT_LISTENING: c('dns', 'The DNS server was asked for its addresses before it listens.'),
+  DNS_ENCODE_NAME: c('dns', 'A name in a DNS answer has no wire form (empty label, label over 63 or name over 255 octets, bad escape).'),
+  DNS_ENCODE_DATA: c('dns', 'A record in a DNS answer has data with no wire form (not an address for A/AAAA, TTL or SOA field out of range).'),
   // Prober (internal: turned into probe failure reasons)
   PROBE_TIMEOUT: c('probe', 'The probe ran out of time.'),
   PROBE_ABORTED: c('probe', 'The probe was aborted (stop or settings change).'),

@@ -10,7 +10,11 @@
  * Hot path (a cache hit): hand-parse header + question (+ OPT/ECS when present), look the lower-cased
  * question up in the cache, pick one of the pre-encoded outcomes with the RNG by probability, copy it and
  * patch the ID, the RD bit and the question-name bytes (to echo the query's case, "0x20"), then append the
- * OPT record when the query had one. No dns-packet decode or encode per query.
+ * OPT record when the query had one. No decode or encode per query.
+ *
+ * Encoding (`encode.ts`): names are compressed (RFC 1035 §4.1.4). The question always sits at offset 12
+ * and keeps its length when its case is patched, so pointers into it stay valid for every query; names
+ * equal to a tail of the question read back in the query's case, as the question itself does.
  *
  * Cache: key = the question in wire form with the name lower-cased. An entry holds every outcome the zone
  * lookup returned, pre-encoded, with cumulative probabilities. When the
@@ -26,7 +30,6 @@
  * qtype; and one per leaf endpoint answered), so a query costs a few increments, no allocation and no
  * callback; `counts()` copies them out at scrape time.
  */
-import * as dnsPacket from 'dns-packet';
 import type { Rng } from '../../core/ports';
 import type { RoutingQuery, RoutingResolution, RoutingSnapshot } from '../../core/routing/types';
 import { defineZone, lookup, nextSerial, withSerial, type SoaConfig as ZoneSoaConfig, type Zone, type ZoneAnswer, type ZoneOutcome, type ZoneQuestion, type ZoneRecord } from '../../core/zone';
@@ -35,6 +38,7 @@ import {
   ecsAddressText, keyNameLength, optLength, parseQuery, wireNameToText, writeOpt,
   type ClientSubnet, type Edns,
 } from './wire';
+import { DnsEncodeError, encodeMessage, type WireMessage } from './encode';
 import { DnsTallies, qtypeLabel, rcodeName, type AnswerTally, type DnsCounts, type QueryTally } from './counts';
 import { TrafficTallies, TrafficTally, type TrafficRow } from './traffic';
 
@@ -68,6 +72,11 @@ export interface ResponderOptions {
   cacheSize?: number;
   /** Max cached per-outcome encodings for client-dependent names. Default 20000. */
   dynamicCacheSize?: number;
+  /**
+   * Compress names in answers (RFC 1035 §4.1.4). Default true; false writes every name in full, as
+   * dns-packet did before (for size comparisons and benchmarks).
+   */
+  compressNames?: boolean;
   /** Called when a query is dropped or answered with an error rcode (debug logging). */
   onError?: (reason: string, rcode: number | 'drop') => void;
 }
@@ -121,6 +130,7 @@ export class Responder {
   private readonly cacheSize: number;
   private readonly dynamicCacheSize: number;
   private readonly onError: ((reason: string, rcode: number | 'drop') => void) | undefined;
+  private readonly encodeOptions: { compress: boolean };
   private cache = new Map<string, Entry>();
   private dynamicCache = new Map<string, Encoded>();
   private readonly scratch = Buffer.alloc(512);
@@ -145,6 +155,7 @@ export class Responder {
     this.cacheSize = opts.cacheSize ?? 20000;
     this.dynamicCacheSize = opts.dynamicCacheSize ?? 20000;
     this.onError = opts.onError;
+    this.encodeOptions = { compress: opts.compressNames ?? true };
   }
 
   /** The SOA serial currently served. */
@@ -228,7 +239,7 @@ export class Responder {
       }
     } catch (err) {
       this.stats.errors++;
-      this.onError?.(`routing failed: ${(err as Error)?.message ?? String(err)}`, RCODE.SERVFAIL);
+      this.onError?.(`${err instanceof DnsEncodeError ? 'encoding failed' : 'routing failed'}: ${(err as Error)?.message ?? String(err)}`, RCODE.SERVFAIL);
       return this.errorResponse(msg, q.id, q.flags, RCODE.SERVFAIL, q.questionLength, edns, transport);
     }
 
@@ -268,7 +279,6 @@ export class Responder {
   // Cache misses
 
   private resolveMiss(key: string, qtype: number, qclass: number, clientAddress: string, ecs: ClientSubnet | undefined, knownDynamic: boolean): { encoded: Encoded; scope: number } {
-    const question = Buffer.from(key, 'latin1');
     const useEcs = ecs !== undefined && ecs.sourcePrefix > 0;
     const q: ZoneQuestion = {
       name: wireNameToText(key, keyNameLength(key)),
@@ -279,6 +289,7 @@ export class Responder {
       ecsSourcePrefix: ecs?.sourcePrefix,
     };
     const res = lookup(this.zoneData, this.snapshot, q, this.resolveFn);
+    const question = { name: q.name, type: qtype, class: qclass };
 
     // REFUSED is not cached: a flood of names outside the zone must not push the zone's answers out.
     if (res.rcode === 'REFUSED') return { encoded: this.encodeOutcome(question, res, res.outcomes[0]!), scope: 0 };
@@ -322,27 +333,24 @@ export class Responder {
   }
 
   /** One outcome of a lookup, encoded; the answer's profile and the outcome's endpoints label its counters. */
-  private encodeOutcome(question: Buffer, res: ZoneAnswer, o: ZoneOutcome): Encoded {
-    return this.encode(question, RCODES[res.rcode], res.aa, toPacket(o.answer), toPacket(o.authority), toPacket(o.additional), res.profile ?? '', o.endpoints);
+  private encodeOutcome(question: NonNullable<WireMessage['question']>, res: ZoneAnswer, o: ZoneOutcome): Encoded {
+    return this.encode(question, RCODES[res.rcode], res.aa, o.answer, o.authority, o.additional, res.profile ?? '', o.endpoints);
   }
 
   /**
-   * Encodes header + question (lower-case; patched per query) + records; also the TC variant. `profile`
-   * and `endpoints` (leaf `profile/endpoint` paths) label the counters the answer increments.
+   * Encodes header + question (lower-case; patched per query) + records, names compressed; also the TC
+   * variant (the same header and question, no records). `profile` and `endpoints` (leaf
+   * `profile/endpoint` paths) label the counters the answer increments.
    */
-  private encode(question: Buffer, rcode: number, aa: boolean, answers: dnsPacket.Answer[], authorities: dnsPacket.Answer[], additionals: dnsPacket.Answer[], profile: string, endpoints: readonly string[]): Encoded {
-    const records = answers.length + authorities.length + additionals.length > 0
-      ? dnsPacket.encode({ type: 'response', id: 0, flags: 0, questions: [], answers, authorities, additionals }).subarray(HEADER_LENGTH)
-      : Buffer.alloc(0);
+  private encode(question: NonNullable<WireMessage['question']>, rcode: number, aa: boolean, answers: readonly ZoneRecord[], authorities: readonly ZoneRecord[], additionals: readonly ZoneRecord[], profile: string, endpoints: readonly string[]): Encoded {
     const flags = FLAG_QR | (aa ? FLAG_AA : 0) | (rcode & 0xf);
-    const body = Buffer.alloc(HEADER_LENGTH + question.length + records.length);
-    writeHeader(body, flags, 1, answers.length, authorities.length, additionals.length);
-    question.copy(body, HEADER_LENGTH);
-    records.copy(body, HEADER_LENGTH + question.length);
-    const truncated = Buffer.alloc(HEADER_LENGTH + question.length);
+    const body = encodeMessage({ flags, question, answers, authorities, additionals }, this.encodeOptions);
+    // The question is written first and in full: header + question is the TC answer.
+    const questionEnd = HEADER_LENGTH + keyNameLengthOf(body) + 4;
+    const truncated = Buffer.from(body.subarray(0, questionEnd));
     writeHeader(truncated, flags | FLAG_TC, 1, 0, 0, 0);
-    question.copy(truncated, HEADER_LENGTH);
-    const tally = this.tallies.query(profile, rcodeName(rcode), qtypeLabel(question.readUInt16BE(question.length - 4)));
+    const qtype = body.readUInt16BE(questionEnd - 4);
+    const tally = this.tallies.query(profile, rcodeName(rcode), qtypeLabel(qtype));
     const out: Encoded = { body, truncated, tally, answers: endpoints.length === 0 ? [] : endpoints.map((e) => this.tallies.answer(profile, e)) };
     if (profile !== '' && this.snapshot.profiles.get(profile)?.trafficViewEnrollmentStatus === 'Enabled') out.traffic = this.traffic.tally(profile, endpoints);
     return out;
@@ -411,14 +419,9 @@ function sectionKey(rrs: readonly ZoneRecord[]): string {
   return k;
 }
 
-const NO_RECORDS: dnsPacket.Answer[] = [];
-
-function toPacket(rrs: readonly ZoneRecord[]): dnsPacket.Answer[] {
-  if (rrs.length === 0) return NO_RECORDS;
-  const out = new Array<dnsPacket.Answer>(rrs.length);
-  for (let i = 0; i < rrs.length; i++) {
-    const r = rrs[i]!;
-    out[i] = { type: r.type, name: r.name, ttl: r.ttl, class: 'IN', data: r.data } as dnsPacket.Answer;
-  }
-  return out;
+/** Length of the uncompressed name at offset 12 (the question name we wrote). */
+function keyNameLengthOf(b: Buffer): number {
+  let p = HEADER_LENGTH;
+  while (b[p] !== 0) p += 1 + b[p]!;
+  return p + 1 - HEADER_LENGTH;
 }

@@ -84,15 +84,15 @@ test('counts every answered query by profile/rcode/qtype and every answered endp
   const response = buildQuery(9, 'failover.tm.internal', 1);
   response[2]! |= 0x80;
   expect(await udpExchange('127.0.0.1', port, response, 300)).toBeNull();
-  // MultiValue over 512 octets: the TC answer counts the query, not the endpoints; the TCP retry counts both.
-  expect((await dig([...at, '+bufsize=512', '+ignore', `${MULTI}.tm.internal`, 'AAAA'])).flags).toContain('tc');
+  // MultiValue: 8 AAAA fit in 512 octets (compressed names), over UDP and TCP: both count every endpoint.
+  expect((await dig([...at, '+bufsize=512', '+ignore', `${MULTI}.tm.internal`, 'AAAA'])).answer).toHaveLength(8);
   expect((await dig([...at, '+tcp', `${MULTI}.tm.internal`, 'AAAA'])).answer).toHaveLength(8);
 
   expect(lines(server.counts())).toEqual([
     'a failover|failover/primary 3',
     'a geo|geo/de 1',
     'a geo|geo/world 2',
-    ...Array.from({ length: 8 }, (_, i) => `a multi|multi/e${i} 1`),
+    ...Array.from({ length: 8 }, (_, i) => `a multi|multi/e${i} 2`),
     'a parent|child/x 2',
     `a weighted|weighted/a ${seen.a}`,
     `a weighted|weighted/b ${seen.b}`,
@@ -117,6 +117,20 @@ test('counts every answered query by profile/rcode/qtype and every answered endp
   expect(server.stats.queries).toBe(counted + 1);
   expect(server.stats.dropped).toBe(1);
 }, 120_000);
+
+test('a TC answer counts the query, not the endpoints; the TCP retry counts both', async () => {
+  // Names in full (as before compression): the 8 AAAA are 935 octets, over 512.
+  const plain = new DnsServer({ zone: ZONE, snapshot: snap(), resolve, rng: seededRng(11), listen: [{ address: '127.0.0.1', port: 0 }], compressNames: false });
+  await plain.start();
+  try {
+    const p = ['@127.0.0.1', '-p', String(plain.address().port)];
+    expect((await dig([...p, '+bufsize=512', '+ignore', `${MULTI}.tm.internal`, 'AAAA'])).flags).toContain('tc');
+    expect((await dig([...p, '+tcp', `${MULTI}.tm.internal`, 'AAAA'])).answer).toHaveLength(8);
+    expect(lines(plain.counts())).toEqual([...Array.from({ length: 8 }, (_, i) => `a multi|multi/e${i} 1`), 'q multi|NOERROR|AAAA 2'].sort());
+  } finally {
+    await plain.close();
+  }
+});
 
 test('counts survive a snapshot swap; the new answer is counted under its new endpoint', async () => {
   await dig([...at, 'failover.tm.internal', 'A']);

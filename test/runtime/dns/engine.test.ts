@@ -6,7 +6,7 @@ import type { ProbeVerdict } from '../../../src/core/health/types';
 import { buildSnapshot, resolve } from '../../../src/core/routing';
 import type { Profile } from '../../../src/core/model/types';
 import { DnsServer } from '../../../src/runtime/dns';
-import { ext, profile } from '../../../src/testing/builders';
+import { ext, nested, profile } from '../../../src/testing/builders';
 import { TableGeo } from '../../../src/testing/geo-table';
 import { seededRng } from '../../../src/testing/rng';
 import { dig } from './support';
@@ -21,6 +21,8 @@ const profiles: Profile[] = [
   profile('geo', 'Geographic', [ext('de', '192.0.2.10', { geoMapping: ['DE'] }), ext('world', '192.0.2.20', { geoMapping: ['WORLD'] })]),
   profile('off', 'Priority', [ext('x', '192.0.2.99')], { profileStatus: 'Disabled' }),
   profile('nested.sub', 'Priority', [ext('x', '192.0.2.77')], { dnsConfig: { relativeName: 'deep.sub', ttl: 30 } }),
+  profile('cdn', 'Priority', [ext('edge', 'edge.cdn.example.net')]),
+  profile('app', 'Weighted', [nested('via-cdn', 'cdn', { weight: 1 })], { dnsConfig: { relativeName: 'app', ttl: 60 } }),
 ];
 const geo = new TableGeo({ locations: { '198.51.100.0/24': { country: 'DE' } } });
 const snap = (verdicts: Record<string, ProbeVerdict>) => buildSnapshot({
@@ -67,16 +69,30 @@ test('IPv4 endpoint asked for AAAA: NODATA with SOA', async () => {
   expect(r.status).toBe('NOERROR');
   expect(r.answer).toEqual([]);
   expect(r.authority[0]!.slice(0, 4)).toEqual(['tm.internal.', '30', 'IN', 'SOA']);
+  // Compressed: the SOA owner is a pointer, mname and rname end in one (122 octets with names in full).
+  const plain = await dig([...at, '+norecurse', '+noedns', 'failover.tm.internal', 'AAAA']);
+  expect([plain.warnings, plain.size]).toEqual([[], 12 + 22 + 4 + (2 + 10 + (4 + 2) + (11 + 2) + 20)]);
 });
 
-test('MultiValue: 8 AAAA; over 512 octets, so TC then the full answer over TCP', async () => {
-  const udp = await dig([...at, `${MULTI}.tm.internal`, 'AAAA']);
-  expect(udp.answer.map((a) => a[4]).sort()).toEqual(Array.from({ length: 8 }, (_, i) => `2001:db8::${i + 1}`).sort());
-  const tc = await dig([...at, '+bufsize=512', '+ignore', `${MULTI}.tm.internal`, 'AAAA']);
-  expect(tc.flags).toContain('tc');
-  const retried = await dig([...at, '+noedns', `${MULTI}.tm.internal`, 'AAAA']);
-  expect(retried.raw).toMatch(/retrying in TCP mode/);
-  expect(retried.answer).toHaveLength(8);
+test('MultiValue: 8 AAAA fit in 512 octets with compressed names (935 before): no TC, with or without ECS', async () => {
+  const all = Array.from({ length: 8 }, (_, i) => `2001:db8::${i + 1}`).sort();
+  const udp = await dig([...at, '+norecurse', `${MULTI}.tm.internal`, 'AAAA']);
+  expect(udp.answer.map((a) => a[4]).sort()).toEqual(all);
+  expect(udp.warnings).toEqual([]);
+  const small = await dig([...at, '+norecurse', '+bufsize=512', '+ignore', '+subnet=2001:db8:1::/56', `${MULTI}.tm.internal`, 'AAAA']);
+  expect(small.flags).not.toContain('tc');
+  expect(small.answer.map((a) => a[4]).sort()).toEqual(all);
+  expect(small.size).toBe(12 + 83 + 8 * 28 + 26); // OPT with a 7-octet ECS address: 26
+  expect(small.warnings).toEqual([]);
+  const plain = await dig([...at, '+norecurse', '+noedns', '+ignore', `${MULTI}.tm.internal`, 'AAAA']);
+  expect([plain.flags.includes('tc'), plain.answer.length, plain.size]).toEqual([false, 8, 319]);
+});
+
+test('nested profile to an external target: one CNAME, the owner a pointer to the question', async () => {
+  const r = await dig([...at, '+norecurse', '+noedns', 'App.TM.internal', 'A']);
+  expect(r.warnings).toEqual([]);
+  expect(r.answer).toEqual([['App.TM.internal.', '60', 'IN', 'CNAME', 'edge.cdn.example.net.']]);
+  expect(r.size).toBe(12 + 17 + 4 + 2 + 10 + 22); // the owner: 2 octets instead of 17
 });
 
 test('Geographic with ECS: routed by the subnet, scope = source prefix; without ECS by the source address', async () => {
@@ -103,5 +119,6 @@ test('disabled profile: NXDOMAIN with SOA; empty non-terminal: NODATA', async ()
   expect(ent.authority[0]![3]).toBe('SOA');
   const deep = await dig([...at, 'Deep.Sub.tm.internal']);
   expect(deep.question).toEqual([';Deep.Sub.tm.internal. IN A']);
-  expect(deep.answer).toEqual([['deep.sub.tm.internal.', '30', 'IN', 'A', '192.0.2.77']]);
+  // The owner is a pointer to the question, so it reads back in the query's case.
+  expect(deep.answer).toEqual([['Deep.Sub.tm.internal.', '30', 'IN', 'A', '192.0.2.77']]);
 });

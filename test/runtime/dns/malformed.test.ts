@@ -206,7 +206,8 @@ describe('fuzz', () => {
       const d = await dig(['@127.0.0.1', '-p', String(port), 'V4.tm.internal', 'A']);
       expect(d.status).toBe('NOERROR');
       expect(d.question).toEqual([';V4.tm.internal. IN A']);
-      expect(d.answer).toEqual([['v4.tm.internal.', '60', 'IN', 'A', '192.0.2.10']]);
+      // The owner name is a pointer to the question, so it reads back in the query's case too.
+      expect(d.answer).toEqual([['V4.tm.internal.', '60', 'IN', 'A', '192.0.2.10']]);
     }, 60000);
   });
 });

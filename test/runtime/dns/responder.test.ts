@@ -87,7 +87,7 @@ test('a throwing resolver gives SERVFAIL, and the next query is answered', () =>
 });
 
 describe('payload size and truncation', () => {
-  const multi = `${LONG_LABEL}.m.${ZONE}`;
+  const multi = `${LONG_LABEL}.big.${ZONE}`; // 24 AAAA: 769 octets with compressed names
   const r = make();
   const full = r.handle(buildQuery(1, multi, 28), '192.0.2.1', 'tcp')!.length - 2;
   test.each([
@@ -104,9 +104,16 @@ describe('payload size and truncation', () => {
     const msg = transport === 'tcp' ? out.subarray(2) : out;
     const d = decode(msg);
     expect(Boolean(d.flag_tc)).toBe(truncated);
-    expect(d.answers).toHaveLength(truncated ? 0 : 8);
+    expect(d.answers).toHaveLength(truncated ? 0 : 24);
     expect(d.questions).toEqual([{ name: multi, type: 'AAAA', class: 'IN' }]);
     if (transport === 'udp') expect(msg.length).toBeLessThanOrEqual(payload === undefined ? 512 : Math.min(Math.max(payload, 512), 1232));
+  });
+  test('the TC answer is the header and the question only, in the query\'s case', () => {
+    const upper = multi.toUpperCase();
+    const out = r.handle(buildQuery(3, upper, 28), '192.0.2.1', 'udp')!;
+    expect(out.length).toBe(12 + upper.length + 2 + 4);
+    const d = decode(out);
+    expect([d.flag_tc, d.questions, d.answers, d.authorities, d.additionals]).toEqual([true, [{ name: upper, type: 'AAAA', class: 'IN' }], [], [], []]);
   });
   test('a smaller cap is honoured and advertised', () => {
     const small = make({ udpPayloadCap: 600 });
@@ -124,11 +131,13 @@ test('ID, RD, DO and the question case are per query; the cached bytes are not m
   expect(d1.flag_rd).toBe(false);
   expect(d1.flag_aa).toBe(true);
   expect(d1.questions![0]!.name).toBe('V4.tm.INTERNAL');
+  expect(d1.answers![0]!.name).toBe('V4.tm.INTERNAL');
   expect((d1.additionals![0] as dnsPacket.OptAnswer).flag_do).toBe(true);
   const d2 = decode(r.handle(buildQuery(0x0102, 'v4.TM.internal', 1), '192.0.2.1', 'udp'));
   expect(d2.id).toBe(0x0102);
   expect(d2.flag_rd).toBe(true);
   expect(d2.questions![0]!.name).toBe('v4.TM.internal');
+  expect(d2.answers![0]!.name).toBe('v4.TM.internal');
   expect(d2.additionals).toEqual([]);
 });
 
@@ -231,4 +240,74 @@ describe('Performance through the real routing engine: the answer is the client\
     // one encoding per distinct answer, shared by every client that gets it
     expect(r.cached.outcomes).toBe(3);
   });
+});
+
+describe('name compression', () => {
+  const zoneOpts = { nsNames: ['ns1.tm.internal', 'ns2.tm.internal'], nsAddresses: { 'ns1.tm.internal': ['192.0.2.53'] } };
+  const ecs56 = optRecord(512, 0, ecsOption(2, 56, 0, [0x20, 1, 0x0d, 0xb8, 0, 0, 0]));
+  // [label, name, qtype, OPT, size with dns-packet's uncompressed names, size now]
+  test.each([
+    ['CNAME', `weighted.${ZONE}`, 1, undefined, 85, 65],
+    ['NODATA + SOA', `v4.${ZONE}`, 28, undefined, 116, 83],
+    ['NXDOMAIN + SOA', `nope.${ZONE}`, 1, undefined, 118, 85],
+    ['apex SOA', ZONE, 6, undefined, 113, 80],
+    ['apex NS + glue', ZONE, 2, undefined, 140, 81],
+    ['8 AAAA', `${LONG_LABEL}.m.${ZONE}`, 28, undefined, 935, 319],
+    ['8 AAAA, ECS /56', `${LONG_LABEL}.m.${ZONE}`, 28, ecs56, 961, 345],
+    ['24 AAAA', `${LONG_LABEL}.big.${ZONE}`, 28, undefined, 2665, 769],
+  ] as const)('%s: %i octets uncompressed, %i now, same records', (_l, name, qtype, opt, before, after) => {
+    const q = buildQuery(1, name, qtype, opt ? { additional: opt } : {});
+    const plain = make({ ...zoneOpts, compressNames: false }).handle(q, '192.0.2.1', 'tcp')!.subarray(2);
+    const packed = make(zoneOpts).handle(q, '192.0.2.1', 'tcp')!.subarray(2);
+    expect([plain.length, packed.length]).toEqual([before, after]);
+    const { id: _a, ...p } = decode(plain);
+    const { id: _b, ...c } = decode(packed);
+    expect(c).toEqual(p);
+  });
+
+  test('8 AAAA fit in 512 octets without EDNS, and with an IPv6 ECS option (no TC)', () => {
+    const multi = `${LONG_LABEL}.m.${ZONE}`;
+    for (const q of [buildQuery(1, multi, 28), buildQuery(1, multi, 28, { additional: ecs56 })]) {
+      const out = make().handle(q, '192.0.2.1', 'udp')!;
+      expect(out.length).toBeLessThanOrEqual(512);
+      const d = decode(out);
+      expect([d.flag_tc, d.answers!.length]).toEqual([false, 8]);
+    }
+    expect(decode(make({ compressNames: false }).handle(buildQuery(1, multi, 28), '192.0.2.1', 'udp')).flag_tc).toBe(true);
+  });
+
+  test('0x20: names pointing into the question read back in each query\'s case; one cached encoding', () => {
+    const calls: RoutingQuery[] = [];
+    const r = make({}, calls);
+    for (const name of ['V4.tm.INTERNAL', 'v4.TM.internal', 'v4.tm.internal']) {
+      const d = decode(r.handle(buildQuery(1, name, 1), '192.0.2.1', 'udp'));
+      expect(d.questions![0]!.name).toBe(name);
+      expect(d.answers!.map((a) => [a.name, dataOf(a)])).toEqual([[name, '192.0.2.10']]);
+      const n = decode(r.handle(buildQuery(2, name, 28), '192.0.2.1', 'udp'));
+      const tail = name.slice(3);
+      expect(n.authorities!.map((a) => [a.name, dataOf(a)])).toEqual([[tail, expect.objectContaining({ mname: `ns1.${tail}`, rname: `hostmaster.${tail}` })]]);
+    }
+    expect(calls).toHaveLength(2); // A and AAAA, each resolved once whatever the case
+  });
+
+  test('a question name with dots, backslashes and high octets in a label is echoed byte for byte', () => {
+    const label = Buffer.from([0x61, 0x2e, 0x5c, 0xff, 0x00, 0x41]); // "a.\\ÿ\0A"
+    const qname = Buffer.concat([Buffer.from([label.length]), label, Buffer.from([2]), Buffer.from('tm'), Buffer.from([8]), Buffer.from('internal'), Buffer.from([0])]);
+    const q = Buffer.concat([Buffer.from([0, 9, 1, 0, 0, 1, 0, 0, 0, 0, 0, 0]), qname, Buffer.from([0, 1, 0, 1])]);
+    const out = make().handle(q, '192.0.2.1', 'udp')!;
+    expect(out.subarray(12, 12 + qname.length).equals(qname)).toBe(true);
+    const d = decode(out);
+    expect([d.rcode, d.authorities!.map((a) => a.type)]).toEqual(['NXDOMAIN', ['SOA']]);
+    expect(out.readUInt16BE(12 + qname.length + 4)).toBe(0xc000 | (12 + 1 + label.length)); // SOA owner → "tm.internal" in the question
+  });
+});
+
+test('an answer that has no wire form is SERVFAIL naming the field; nothing is cached', () => {
+  const errors: string[] = [];
+  const table = { ...standardTable(), bad: { outcomes: [{ probability: 1, records: [{ type: 'A' as const, name: `bad.${ZONE}`, ttl: 5, data: 'not-an-address' }] }] } };
+  const r = new Responder({ zone: ZONE, snapshot: emptySnapshot(), resolve: tableResolver(table), rng: seededRng(1), onError: (reason) => errors.push(reason) });
+  for (let i = 0; i < 2; i++) expect(decode(r.handle(buildQuery(1, `bad.${ZONE}`, 1), '192.0.2.1', 'udp')).rcode).toBe('SERVFAIL');
+  expect(errors).toEqual(Array(2).fill('encoding failed: dns: cannot encode answers[0].data: "not-an-address" is not an IPv4 address (an A record holds one, e.g. 192.0.2.1)'));
+  expect(r.cached.questions).toBe(0);
+  expect(decode(r.handle(buildQuery(1, `v4.${ZONE}`, 1), '192.0.2.1', 'udp')).answers).toHaveLength(1);
 });

@@ -83,7 +83,8 @@ describe('answers', () => {
   test('0x20: the question is echoed in the query\'s case, the answer still found', async () => {
     const r = await dig([...at(), 'V4.Tm.InTeRnAl', 'A']);
     expect(r.question).toEqual([';V4.Tm.InTeRnAl. IN A']);
-    expect(r.answer[0]![4]).toBe('192.0.2.10');
+    // The owner is a compression pointer to the question: it reads back in the query's case too.
+    expect(r.answer).toEqual([['V4.Tm.InTeRnAl.', '60', 'IN', 'A', '192.0.2.10']]);
     const t = await dig([...at(), '+tcp', 'vA.tM.internal'.replace('vA', 'V6'), 'AAAA']);
     expect(t.question).toEqual([';V6.tM.internal. IN AAAA']);
   });
@@ -136,26 +137,88 @@ describe('negative answers and the apex', () => {
   });
 });
 
-describe('EDNS and truncation', () => {
-  const multi = `${LONG_LABEL}.m.${ZONE}`;
+describe('compressed names (RFC 1035 §4.1.4): dig reads them without warnings', () => {
+  // +norecurse: otherwise dig warns "recursion requested but not available" about every authoritative answer.
+  const quiet = (): string[] => [...at(), '+norecurse'];
+  // The same zone with names written in full, as dns-packet wrote them before: the sizes to compare with.
+  let plainServer: DnsServer;
+  beforeAll(async () => {
+    plainServer = new DnsServer({
+      zone: ZONE,
+      soa: { mname: 'ns1.tm.internal', rname: 'hostmaster.tm.internal', serial: 2026010101, ttl: 300, minimum: 30 },
+      nsNames: ['ns1.tm.internal', 'ns2.tm.internal'],
+      snapshot: emptySnapshot(), resolve: tableResolver(standardTable()), rng: seededRng(7),
+      listen: [{ address: '127.0.0.1', port: 0 }], compressNames: false,
+    });
+    await plainServer.start();
+  });
+  afterAll(() => plainServer.close());
 
-  test('8 AAAA records exceed 512 octets: +bufsize=512 sets TC (no retry with +ignore)', async () => {
+  test.each([
+    // [what, name, type, size without EDNS (was, with dns-packet's uncompressed names)]
+    ['CNAME', 'weighted.tm.internal', 'A', 65, 85],
+    ['NODATA + SOA', 'v4.tm.internal', 'AAAA', 83, 116],
+    ['NXDOMAIN + SOA', 'nope.tm.internal', 'A', 85, 118],
+    ['apex SOA', 'tm.internal', 'SOA', 80, 113],
+    ['apex NS', 'tm.internal', 'NS', 65, 109],
+  ])('%s: %s %s in %i octets (was %i)', async (_what, name, type, size, was) => {
+    const r = await dig([...quiet(), '+noedns', name, type]);
+    expect(r.warnings).toEqual([]);
+    expect(r.size).toBe(size);
+    const before = await dig(['@127.0.0.1', '-p', String(plainServer.address().port), '+norecurse', '+noedns', name, type]);
+    // The same records (the weighted target is drawn per server, so compare owner, TTL, class and type there).
+    const rows = (x: string[][]): string[][] => (type === 'A' && name.startsWith('weighted') ? x.map((a) => a.slice(0, 4)) : x);
+    expect([before.size, rows(before.answer), before.authority]).toEqual([was, rows(r.answer), r.authority]);
+    const t = await dig([...quiet(), '+noedns', '+tcp', name, type]);
+    expect([t.warnings, t.size, t.answer, t.authority]).toEqual([[], size, r.answer, r.authority]);
+  });
+
+  test('NODATA in the query\'s case: SOA owner, mname and rname point into the question', async () => {
+    const r = await dig([...quiet(), 'V4.TM.Internal', 'AAAA']);
+    expect(r.warnings).toEqual([]);
+    expect(r.authority).toEqual([['TM.Internal.', '30', 'IN', 'SOA', 'ns1.TM.Internal.', 'hostmaster.TM.Internal.', '2026010101', '3600', '600', '86400', '30']]);
+  });
+
+  test('8 AAAA with an IPv6 ECS option fit in 512 octets: no TC, ECS echoed', async () => {
+    const multi = `${LONG_LABEL}.m.${ZONE}`;
+    const r = await dig([...quiet(), '+bufsize=512', '+ignore', '+subnet=2001:db8::/56', multi, 'AAAA']);
+    expect(r.warnings).toEqual([]);
+    expect(r.flags).not.toContain('tc');
+    expect(r.answer).toHaveLength(8);
+    expect(r.answer.map((a) => a[0])).toEqual(Array(8).fill(`${multi}.`));
+    expect(r.clientSubnet).toBe('2001:db8::/56/0');
+    expect(r.size).toBe(319 + 11 + 15); // OPT with ECS: 11 + 4 + 4 + 7 address octets
+    const plain = await dig([...quiet(), '+noedns', '+ignore', multi, 'AAAA']);
+    expect([plain.flags.includes('tc'), plain.answer.length, plain.size]).toEqual([false, 8, 319]);
+    // Before (names in full): 935 octets, so TC at 512.
+    const before = await dig(['@127.0.0.1', '-p', String(plainServer.address().port), '+norecurse', '+noedns', '+ignore', multi, 'AAAA']);
+    expect([before.flags.includes('tc'), before.answer.length]).toEqual([true, 0]);
+    const beforeTcp = await dig(['@127.0.0.1', '-p', String(plainServer.address().port), '+norecurse', '+tcp', multi, 'AAAA']);
+    expect(beforeTcp.size).toBe(935 + 11);
+  });
+});
+
+describe('EDNS and truncation', () => {
+  const multi = `${LONG_LABEL}.big.${ZONE}`; // 24 AAAA: 769 octets with compressed names
+
+  test('24 AAAA records exceed 512 octets: +bufsize=512 sets TC (no retry with +ignore)', async () => {
     const r = await dig([...at(), '+bufsize=512', '+ignore', multi, 'AAAA']);
     expect(r.flags).toContain('tc');
     expect(r.counts.answer).toBe(0);
   });
 
-  test('without +ignore, dig retries over TCP and gets all 8', async () => {
+  test('without +ignore, dig retries over TCP and gets all 24', async () => {
     const r = await dig([...at(), '+bufsize=512', multi, 'AAAA']);
     expect(r.flags).not.toContain('tc');
-    expect(r.answer).toHaveLength(8);
+    expect(r.answer).toHaveLength(24);
     expect(r.raw).toMatch(/Truncated, retrying in TCP mode/);
   });
 
-  test('the default 1232 payload fits the 8 records over UDP', async () => {
+  test('the default 1232 payload fits the 24 records over UDP', async () => {
     const r = await dig([...at(), multi, 'AAAA']);
     expect(r.flags).not.toContain('tc');
-    expect(r.answer).toHaveLength(8);
+    expect(r.answer).toHaveLength(24);
+    expect(r.size).toBe(769 + 11);
     expect(r.raw).not.toMatch(/retrying in TCP/);
   });
 

@@ -77,6 +77,13 @@ export function standardTable(): Record<string, TableEntry> {
         records: Array.from({ length: 8 }, (_, i) => ({ type: 'AAAA' as const, name: fq(multi), ttl: 10, data: `2001:db8::${i + 1}` })),
       }],
     },
+    // 24 AAAA: over 512 octets even with compressed names (12 + 85 + 24 × 28 = 769), within 1232.
+    [`${LONG_LABEL}.big`]: {
+      outcomes: [{
+        probability: 1,
+        records: Array.from({ length: 24 }, (_, i) => ({ type: 'AAAA' as const, name: fq(`${LONG_LABEL}.big`), ttl: 10, data: `2001:db8::b:${i + 1}` })),
+      }],
+    },
     geo: {
       byClient: (q) => q.clientAddress.startsWith('198.51.100.')
         ? { records: [{ type: 'A', name: fq('geo'), ttl: 20, data: '198.51.100.1' }], scope: 24 }
@@ -99,6 +106,10 @@ export interface DigResult {
   additional: string[][];
   edns?: { version: number; udp: number; flags: string };
   clientSubnet?: string;
+  /** `;; MSG SIZE  rcvd: N`: the response's size in octets (without the TCP length prefix). */
+  size?: number;
+  /** dig's `;; WARNING` / `;; Warning` lines (a malformed message, a parse problem, recursion not available). */
+  warnings: string[];
   raw: string;
 }
 
@@ -130,6 +141,7 @@ export function parseDig(out: string): DigResult {
   };
   const ednsLine = /; EDNS: version: (\d+), flags:([^;]*); udp: (\d+)/.exec(out);
   const subnet = /; CLIENT-SUBNET: (\S+)/.exec(out);
+  const size = /;; MSG SIZE\s+rcvd: (\d+)/.exec(out);
   const qs = section('QUESTION').map((r) => r.join(' '));
   const res: DigResult = {
     status: header[2]!.replace(/,$/, ''),
@@ -140,10 +152,12 @@ export function parseDig(out: string): DigResult {
     answer: section('ANSWER'),
     authority: section('AUTHORITY'),
     additional: section('ADDITIONAL'),
+    warnings: out.split('\n').filter((l) => /^;; (WARNING|Warning)/.test(l)),
     raw: out,
   };
   if (ednsLine) res.edns = { version: Number(ednsLine[1]), flags: ednsLine[2]!.trim(), udp: Number(ednsLine[3]) };
   if (subnet) res.clientSubnet = subnet[1]!;
+  if (size) res.size = Number(size[1]);
   return res;
 }
 

@@ -25,7 +25,10 @@ function tempDir(): string {
   return d;
 }
 
-/** A MultiValue profile whose 8 AAAA answers (long owner name) need about 800 octets: over 512, under 1232. */
+/**
+ * A MultiValue profile with 8 AAAA answers under a long owner name (328 octets with compressed names, so
+ * it fits even 512), and an apex NS with 20 AAAA of glue (`NS_FLAG`): 618 octets, over 512, under 1232.
+ */
 const LABEL = 'multivalue-with-a-long-label-so-that-eight-answers-need-800-oct';
 function documentFile(): string {
   const file = join(tempDir(), 'doc.json');
@@ -41,8 +44,10 @@ function documentFile(): string {
   return file;
 }
 
-/** A UDP AAAA query advertising a 4096-octet EDNS buffer; resolves with the TC bit and the answer count. */
-function udpQuery(server: { address: string; port: number }, name: string): Promise<{ tc: boolean; answers: number }> {
+const NS_FLAG = `ns1.tm.internal=${Array.from({ length: 20 }, (_, i) => `2001:db8::53:${i + 1}`).join(',')}`;
+
+/** A UDP query advertising a 4096-octet EDNS buffer; resolves with the TC bit and the answer + additional count. */
+function udpQuery(server: { address: string; port: number }, name: string, type: 'AAAA' | 'NS' = 'AAAA'): Promise<{ tc: boolean; answers: number }> {
   return new Promise((resolve, reject) => {
     const sock = dgram.createSocket('udp4');
     const id = 4711;
@@ -52,10 +57,10 @@ function udpQuery(server: { address: string; port: number }, name: string): Prom
       if (p.id !== id) return;
       clearTimeout(t);
       sock.close();
-      resolve({ tc: (p.flags! & dnsPacket.TRUNCATED_RESPONSE) !== 0, answers: (p.answers ?? []).length });
+      resolve({ tc: (p.flags! & dnsPacket.TRUNCATED_RESPONSE) !== 0, answers: (p.answers ?? []).length + (p.additionals ?? []).filter((a) => a.type !== 'OPT').length });
     });
     sock.send(dnsPacket.encode({
-      type: 'query', id, flags: 0, questions: [{ type: 'AAAA', name, class: 'IN' }],
+      type: 'query', id, flags: 0, questions: [{ type, name, class: 'IN' }],
       additionals: [{ type: 'OPT', name: '.', udpPayloadSize: 4096 } as unknown as dnsPacket.Answer],
     }), server.port, server.address);
   });
@@ -72,20 +77,22 @@ async function connect(server: { address: string; port: number }): Promise<net.S
 
 const name = `${LABEL}.tm.internal`;
 
-test('defaults: the 8-answer AAAA fits the 1232-octet cap', async () => {
-  const s = await spawnServe(tempDir(), ['--apply', documentFile()]);
+test('defaults: the 8-answer AAAA and the NS answer with 20 glue records fit the 1232-octet cap', async () => {
+  const s = await spawnServe(tempDir(), ['--apply', documentFile(), '--ns', NS_FLAG]);
   running.push(s);
   expect(await udpQuery(s.dns, name)).toEqual({ tc: false, answers: 8 });
+  expect(await udpQuery(s.dns, 'tm.internal', 'NS')).toEqual({ tc: false, answers: 21 });
 }, 120_000);
 
 test.each([1, 2])('--workers %i: --max-udp-payload 512, --tcp-idle-timeout and --tcp-max-connections-per-client apply in every DNS process', async (workers) => {
   const s = await spawnServe(tempDir(), [
-    '--apply', documentFile(), '--workers', String(workers),
+    '--apply', documentFile(), '--workers', String(workers), '--ns', NS_FLAG,
     '--max-udp-payload', '512', '--tcp-idle-timeout', '1500', '--tcp-max-connections-per-client', '1',
   ]);
   running.push(s);
   // Whichever process answers UDP caps it at 512: truncated, the client retries over TCP.
-  for (let i = 0; i < 4; i++) expect(await udpQuery(s.dns, name)).toEqual({ tc: true, answers: 0 });
+  for (let i = 0; i < 4; i++) expect(await udpQuery(s.dns, 'tm.internal', 'NS')).toEqual({ tc: true, answers: 0 });
+  expect(await udpQuery(s.dns, name)).toEqual({ tc: false, answers: 8 }); // 328 octets fit 512
 
   // One connection per client per DNS process: of workers + 2 connections, at most `workers` stay open.
   const opened = Date.now();
