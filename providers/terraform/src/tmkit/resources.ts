@@ -92,6 +92,17 @@ function refusal(err: unknown, at?: AttributePath): never {
   throw err;
 }
 
+/** A write: its refusals as diagnostics (see refusal), and the next plan check reads the runtime again. */
+async function writing<T>(ctx: TmkitContext, write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (err) {
+    return refusal(err);
+  } finally {
+    ctx.wrote();
+  }
+}
+
 // ------------------------------------------------------------------------------------------- profile
 
 function planProfileDefaults(planned: Obj, config: Obj | null): void {
@@ -175,15 +186,11 @@ export const profileResource: Resource<TmkitContext> = {
 
   async create({ planned }, ctx) {
     const conv = profileSettingsFromTf(planned);
-    try {
+    return writing(ctx, async () => {
       const e = await ctx.resources.createProfile(conv.value, { importHint: `to manage it with Terraform, import it: terraform import <address> ${profileId(ctx.stack, conv.value.name)}` });
       const p = profileSettings(e.profile);
       return profileState(p, { id: profileId(ctx.stack, p.name), fqdn: await ctx.fqdn(p.name, p.dnsConfig.relativeName), base: planned });
-    } catch (err) {
-      return refusal(err);
-    } finally {
-      ctx.wrote();
-    }
+    });
   },
 
   async read(state, ctx) {
@@ -196,25 +203,17 @@ export const profileResource: Resource<TmkitContext> = {
   },
 
   async update({ prior, planned }, ctx) {
-    try {
+    return writing(ctx, async () => {
       const e = await ctx.resources.updateProfile(profileSettingsFromTf(planned).value, { prior: priorSettings(prior), unmanaged: UNMANAGED });
       const p = profileSettings(e.profile);
       return profileState(p, { id: String(prior.id), fqdn: await ctx.fqdn(p.name, p.dnsConfig.relativeName), base: planned });
-    } catch (err) {
-      return refusal(err);
-    } finally {
-      ctx.wrote();
-    }
+    });
   },
 
   async delete(state, ctx) {
-    try {
+    return writing(ctx, async () => {
       await ctx.resources.deleteProfile(String(state.name), { prior: priorSettings(state), unmanaged: UNMANAGED });
-    } catch (err) {
-      refusal(err);
-    } finally {
-      ctx.wrote();
-    }
+    });
   },
 
   async import(id, ctx) {
@@ -319,14 +318,10 @@ function endpointResource(type: EndpointType, schema: Resource<TmkitContext>['sc
     async create({ planned }, ctx) {
       const profile = profileOf(planned);
       const conv = endpointFromTf(planned, type);
-      try {
+      return writing(ctx, async () => {
         const r = await ctx.resources.createEndpoint(profile, conv.value, { importHint: `to manage it with Terraform, import it: terraform import <address> ${idOf(ctx, profile, conv.value.name)}` });
         return endpointState(r.endpoint, { id: idOf(ctx, r.profile, r.endpoint.name), profileId: String(planned.profile_id), base: planned });
-      } catch (err) {
-        return refusal(err);
-      } finally {
-        ctx.wrote();
-      }
+      });
     },
 
     async read(state, ctx) {
@@ -339,24 +334,16 @@ function endpointResource(type: EndpointType, schema: Resource<TmkitContext>['sc
 
     async update({ prior, planned }, ctx) {
       const profile = profileOf(prior);
-      try {
+      return writing(ctx, async () => {
         const r = await ctx.resources.updateEndpoint(profile, endpointFromTf(planned, type).value, { prior: { endpoint: endpointFromTf(prior, type).value } });
         return endpointState(r.endpoint, { id: String(prior.id), profileId: String(planned.profile_id), base: planned });
-      } catch (err) {
-        return refusal(err);
-      } finally {
-        ctx.wrote();
-      }
+      });
     },
 
     async delete(state, ctx) {
-      try {
+      return writing(ctx, async () => {
         await ctx.resources.deleteEndpoint(profileOf(state), String(state.name), { prior: { endpoint: endpointFromTf(state, type).value } });
-      } catch (err) {
-        refusal(err);
-      } finally {
-        ctx.wrote();
-      }
+      });
     },
 
     async import(id, ctx) {
