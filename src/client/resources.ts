@@ -351,8 +351,9 @@ export class StackResources {
    */
   private async endpointPrecondition(profile: string, name: string, prior: PriorEndpoint | undefined): Promise<string | undefined> {
     if (prior?.etag) return prior.etag;
-    const current = await this.readEndpoint(profile, name);
+    const current = await this.storedEndpoint(profile, name);
     if (!current) return undefined;
+    this.assertOwned({ name: profile, stack: current.stack });
     if (prior) {
       const changes = diffAttributes(normalizeEndpoint(prior.endpoint, current.endpoint.priority), current.endpoint);
       if (changes.length > 0) throw this.changed(`endpoint '${profile}/${name}'`, changes);
