@@ -1,20 +1,36 @@
 /**
- * Resource-level operations for tools that manage a profile's settings and each endpoint as separate
- * resources (Terraform's tmkit_profile / tmkit_*_endpoint, Pulumi's Profile / Endpoint; design §8): one
- * profile's settings, or one endpoint, created, read, updated and deleted through the endpoint-level API,
- * always with the owner's stack and with ETag preconditions. Provider-neutral: inputs and outputs are ARM
- * names (core/model/types); mapping to a tool's own attribute names is the provider's job.
+ * Resource-level writes for the providers (design §8, "Ownership"): one profile or one endpoint at a time,
+ * as Terraform's tmkit_profile / tmkit_*_endpoint and Pulumi's Profile / Endpoint manage them. One module for
+ * both: `new StackResources(client, { stack, refreshHint })`. Every write carries the provider's stack and a
+ * precondition, so a provider never overwrites or deletes what it does not own, and a write that finds the
+ * object changed by someone else fails with a message that says what changed and what to do (the provider's
+ * `refreshHint`). Nothing is validated here: the server validates every write whole (400 names the path).
+ * Names are ARM's (the tmkit model's); mapping to a tool's own attribute names is the provider's job.
  *
- * Ownership rules (design §8 "Ownership"): nothing here writes a profile of another stack (409 from the
- * server, or RESOURCE_NOT_OWNED before any write), an update or delete whose object changed since the
- * caller last saw it fails with RESOURCE_CHANGED (never overwrites), a create that finds the object fails
- * with RESOURCE_EXISTS (never adopts it: import it instead), and deleting a profile that still has endpoints
- * fails with RESOURCE_HAS_ENDPOINTS (they belong to other resources or to nobody we know).
+ * Two kinds of profile resource:
+ * - one that **owns its endpoints** (azure-native's Profile with `endpoints`): a PUT of the whole profile,
+ *   `If-Match` with the ETag the provider last saw (any change by someone else is a conflict);
+ * - one that **owns only its settings** (its endpoints are separate resources: every Terraform tmkit_profile,
+ *   a Pulumi Profile without `endpoints`): a merge patch of the settings that never touches endpoints. Its
+ *   conflict check compares the settings the provider last saw with the stored ones, since the profile's ETag
+ *   moves whenever one of its endpoint resources writes; the patch is then sent with `If-Match` of the version
+ *   compared, and re-done when an endpoint write slipped in.
+ * Endpoints are written one at a time with their own ETag, which changes only when that endpoint changes. A
+ * provider that keeps no ETag in its state (Terraform) gives the endpoint it last saw instead: it is compared
+ * with the stored one, and the write is `If-Match` the version compared.
+ *
+ * Refusals (ResourceError, codes catalogued in core/codes): RESOURCE_EXISTS (a create found the object: import
+ * it), RESOURCE_NOT_OWNED (another stack's profile), RESOURCE_CHANGED (changed since it was read), RESOURCE_GONE
+ * (deleted since it was read), RESOURCE_HAS_ENDPOINTS (a settings-only profile to delete still has endpoints),
+ * RESOURCE_PROFILE_MISSING (an endpoint's profile does not exist). Server validation errors stay TmkitApiErrors.
  */
-import { TmkitError, type Diagnostic } from '../core/diagnostics';
+import { TmkitError } from '../core/diagnostics';
+import type { ProfileEntry } from '../core/api';
+import { mergePatchFrom } from '../core/model/edit';
 import { normalizeProfile } from '../core/model/normalize';
-import { jsonEqual } from '../core/plan/attributes';
 import type { Endpoint, EndpointInput, Profile, ProfileInput } from '../core/model/types';
+import { diffAttributes } from '../core/plan/attributes';
+import type { AttributeChange } from '../core/plan/types';
 import type { TmkitClient } from './client';
 import { TmkitApiError } from './errors';
 
@@ -23,38 +39,80 @@ export type ProfileSettingsInput = Omit<ProfileInput, 'endpoints'>;
 /** A profile's stored (normalized) settings. */
 export type ProfileSettings = Omit<Profile, 'endpoints'>;
 
-export interface OwnedProfile {
-  settings: ProfileSettings;
-  /** Names of the endpoints the profile has now (whoever manages them). */
-  endpointNames: string[];
-  /** The profile's ETag (changes with any write to the profile, endpoints included). */
-  etag: string;
-  stack: string;
+export type ResourceErrorCode = 'RESOURCE_EXISTS' | 'RESOURCE_NOT_OWNED' | 'RESOURCE_CHANGED' | 'RESOURCE_GONE' | 'RESOURCE_HAS_ENDPOINTS' | 'RESOURCE_PROFILE_MISSING';
+
+/**
+ * A resource-level write that was refused before or by the server; nothing was written. The message is
+ * `${reason}: ${hint}`: `reason` says what was found, `hint` what to do.
+ */
+export class ResourceError extends TmkitError {
+  constructor(code: ResourceErrorCode, readonly reason: string, readonly hint: string, override readonly cause?: unknown) {
+    super(code, `${reason}: ${hint}`);
+  }
 }
 
-export interface OwnedEndpoint {
-  /** The profile's stored name. */
+export interface StackOptions {
+  /** The provider's tmkit stack: it owns what it creates, and never writes another stack's profiles. */
+  stack: string;
+  /** How the provider's users bring their state up to date (`run terraform refresh …`), ending conflict messages. */
+  refreshHint?: string;
+  /** What to do about endpoints left on a settings-only profile to delete, after "delete those endpoints (or their resources) first". */
+  strayEndpointsHint?: string;
+  /** How to make a profile exist before its endpoints, after "create the profile first". */
+  profileFirstHint?: string;
+}
+
+/** What the provider recorded of a profile after its last write or read. */
+export interface PriorProfile {
+  /** The profile as last seen (normalized here; a settings-only resource may give its settings with no endpoints). */
+  profile: Profile | ProfileInput;
+  /** Its ETag then (needed when the resource owns its endpoints; compared by content when absent). */
+  etag?: string;
+}
+
+/** What the provider recorded of an endpoint. */
+export interface PriorEndpoint {
+  /** The endpoint as last seen (normalized here; a missing priority is the stored one's). */
+  endpoint: Endpoint | EndpointInput;
+  /** The endpoint's own ETag then; when absent (or empty) the endpoint is compared by content instead. */
+  etag?: string;
+}
+
+/** One endpoint as stored, with its ETag and its profile's stack and ETag. */
+export interface EndpointState {
+  /** The profile's name (as stored, when read through `readEndpoint`). */
   profile: string;
   endpoint: Endpoint;
-  /** The endpoint's own ETag (changes only when this endpoint changes). */
   etag: string;
   stack: string;
   profileEtag: string;
 }
 
-export type ResourceErrorCode = 'RESOURCE_EXISTS' | 'RESOURCE_NOT_OWNED' | 'RESOURCE_CHANGED' | 'RESOURCE_GONE' | 'RESOURCE_HAS_ENDPOINTS';
+const DEFAULT_REFRESH = 'refresh the state to see the change (or to take it in), then apply again';
+const DEFAULT_IMPORT = 'import it instead of creating it, or choose another name';
+/** Times a settings patch (or a delete) is redone when an endpoint write changed the profile's ETag in between. */
+const PATCH_ATTEMPTS = 8;
 
-/** A refused resource operation; `hint` says what to do. Server validation errors stay `TmkitApiError`s. */
-export class ResourceError extends TmkitError {
-  constructor(code: ResourceErrorCode, message: string, readonly hint: string, diagnostics: readonly Diagnostic[] = []) {
-    super(code, `${message}; ${hint}`, diagnostics);
-  }
+const apiError = (err: unknown, status: number, code?: string): boolean =>
+  err instanceof TmkitApiError && err.status === status && (code === undefined || err.code === code);
+
+/** A profile's settings: everything but its endpoints. */
+export function profileSettings(p: Profile): ProfileSettings {
+  const { endpoints: _e, ...settings } = p;
+  return settings;
 }
 
-const settingsOf = (p: Profile): ProfileSettings => {
-  const { endpoints: _e, ...s } = p;
-  return s;
-};
+/** The normalized form of settings as written (defaults filled in). */
+export function normalizeSettings(input: ProfileSettingsInput): ProfileSettings {
+  return profileSettings(normalizeProfile({ ...input, endpoints: [] }));
+}
+
+/** The normalized form of one endpoint as written (a missing priority is `priority` when given, else stays missing). */
+export function normalizeEndpoint(input: EndpointInput | Endpoint, priority?: number): Endpoint {
+  const e = normalizeProfile({ name: '_', trafficRoutingMethod: 'Weighted', dnsConfig: { relativeName: '_' }, endpoints: [input as EndpointInput] }).endpoints[0]!;
+  if (input.priority === undefined && priority !== undefined) e.priority = priority;
+  return e;
+}
 
 /** A copy without the `keys` a tool does not model (they are neither compared nor written). */
 function without<T extends object>(o: T, keys: readonly string[]): T {
@@ -64,215 +122,297 @@ function without<T extends object>(o: T, keys: readonly string[]): T {
   return out as T;
 }
 
-/** The normalized form of settings as written (defaults filled in). */
-export function normalizeSettings(input: ProfileSettingsInput): ProfileSettings {
-  return settingsOf(normalizeProfile({ ...input, endpoints: [] }));
+/** `a.b "x" → "y"; c added`: the changes someone else made, for conflict messages (at most 5 shown). */
+export function describeChanges(changes: readonly AttributeChange[]): string {
+  const show = (v: unknown): string => (v === undefined ? '∅' : JSON.stringify(v));
+  const parts = changes.slice(0, 5).map((c) => {
+    const at = c.path === '' ? '(the whole object)' : c.path;
+    if (c.kind === 'add') return `${at} added`;
+    if (c.kind === 'remove') return `${at} removed`;
+    if (c.kind === 'reorder') return `${at} reordered`;
+    return `${at} ${show(c.before)} → ${show(c.after)}`;
+  });
+  return parts.join('; ') + (changes.length > 5 ? `; and ${changes.length - 5} more` : '');
 }
 
-/** The normalized form of one endpoint as written (in a profile of `method`; a missing priority stays missing). */
-export function normalizeEndpoint(input: EndpointInput, priority?: number): Endpoint {
-  const e = normalizeProfile({ name: '_', trafficRoutingMethod: 'Weighted', dnsConfig: { relativeName: '_' }, endpoints: [input] }).endpoints[0]!;
-  if (input.priority === undefined && priority !== undefined) e.priority = priority;
-  return e;
-}
+const entryOf = (r: { name: string; stack: string; etag: string; profile: Profile }): ProfileEntry => ({ name: r.name, stack: r.stack, etag: r.etag, profile: r.profile });
+const endpointOf = (r: EndpointState): EndpointState => ({ profile: r.profile, endpoint: r.endpoint, etag: r.etag, stack: r.stack, profileEtag: r.profileEtag });
 
 /**
- * A JSON merge patch (RFC 7396) that turns `current` into `desired`: changed values, nested objects
- * recursively, and `null` for every member `desired` no longer has.
- */
-export function replacementPatch(current: Record<string, unknown>, desired: Record<string, unknown>): Record<string, unknown> {
-  const patch: Record<string, unknown> = {};
-  const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-  for (const k of Object.keys(current)) if (desired[k] === undefined && current[k] !== undefined) patch[k] = null;
-  for (const [k, v] of Object.entries(desired)) {
-    if (v === undefined) continue;
-    const c = current[k];
-    if (isObj(c) && isObj(v)) {
-      const inner = replacementPatch(c, v);
-      if (Object.keys(inner).length > 0) patch[k] = inner;
-    } else if (!jsonEqual(c, v)) patch[k] = v;
-  }
-  return patch;
-}
-
-const status = (err: unknown): number | undefined => (err instanceof TmkitApiError ? err.status : undefined);
-
-/**
- * Profile settings and single endpoints of one stack. `stack` is the owner every write carries (Terraform's
- * provider `stack`, default "terraform"; Pulumi's `tmkit:stack`, default "pulumi").
+ * Profiles and single endpoints of one stack: `stack` is the owner every write carries (Terraform's provider
+ * `stack`, default "terraform"; Pulumi's `tmkit:stack`, default "pulumi").
  */
 export class StackResources {
-  constructor(readonly client: TmkitClient, readonly stack: string) {}
+  readonly stack: string;
+  private readonly refreshHint: string;
 
-  private notOwned(what: string, owner: string): ResourceError {
-    return new ResourceError('RESOURCE_NOT_OWNED', `${what} is owned by stack '${owner}', not '${this.stack}'`,
-      `leave it to its owner, or manage it from stack '${owner}'; this configuration never writes another stack's profiles`);
+  constructor(readonly client: TmkitClient, readonly options: StackOptions) {
+    this.stack = options.stack;
+    this.refreshHint = options.refreshHint ?? DEFAULT_REFRESH;
   }
 
-  // ------------------------------------------------------------------------------------ profile settings
+  // ------------------------------------------------------------------------------------------- refusals
 
-  /** The profile's settings, or undefined when it does not exist. Another stack's profile is RESOURCE_NOT_OWNED. */
-  async readProfile(name: string): Promise<OwnedProfile | undefined> {
+  private changed(what: string, changes: readonly AttributeChange[], cause?: unknown): ResourceError {
+    const detail = changes.length > 0 ? describeChanges(changes) : 'its ETag changed';
+    const verb = what.startsWith('the settings') ? 'were' : 'was';
+    return new ResourceError('RESOURCE_CHANGED', `${what} ${verb} changed by someone else since it was last read (${detail}); nothing was written`, this.refreshHint, cause);
+  }
+
+  private gone(what: string, cause?: unknown): ResourceError {
+    return new ResourceError('RESOURCE_GONE', `${what} was deleted by someone else since it was last read; nothing was written`, this.refreshHint, cause);
+  }
+
+  private notOwned(name: string, owner: string, cause?: unknown): ResourceError {
+    return new ResourceError('RESOURCE_NOT_OWNED', `profile '${name}' belongs to tmkit stack '${owner}', not to this provider's stack '${this.stack}', so it is never written`,
+      `use another profile name, or set the provider's stack to '${owner}' if this configuration is meant to own it`, cause);
+  }
+
+  private exists(what: string, hint: string, cause?: unknown): ResourceError {
+    return new ResourceError('RESOURCE_EXISTS', `${what} already exists, so it was not created`, hint, cause);
+  }
+
+  /** Throws RESOURCE_NOT_OWNED when the stored profile belongs to another stack. */
+  private assertOwned(entry: { stack: string; name: string }): void {
+    if (entry.stack !== this.stack) throw this.notOwned(entry.name, entry.stack);
+  }
+
+  /** Translates the server's ownership refusal; anything else is rethrown as is (it carries every diagnostic). */
+  private async ownership(err: unknown, name: string): Promise<never> {
+    if (apiError(err, 409, 'STACK_CONFLICT')) {
+      const current = await this.client.findProfile(name);
+      throw this.notOwned(current?.profile.name ?? name, current?.stack ?? 'another stack', err);
+    }
+    throw err;
+  }
+
+  // ------------------------------------------------------------------------------------------- profiles
+
+  /**
+   * The stored profile, or undefined when it does not exist. Another stack's profile is RESOURCE_NOT_OWNED,
+   * unless `anyStack` (the caller then looks at `stack` itself, e.g. to refuse an import with its own words).
+   */
+  async readProfile(name: string, opts: { anyStack?: boolean } = {}): Promise<ProfileEntry | undefined> {
     const entry = await this.client.findProfile(name);
-    if (!entry) return undefined;
-    if (entry.stack !== this.stack) throw this.notOwned(`profile '${entry.profile.name}'`, entry.stack);
-    return { settings: settingsOf(entry.profile), endpointNames: entry.profile.endpoints.map((e) => e.name), etag: entry.etag, stack: entry.stack };
+    if (entry && !opts.anyStack) this.assertOwned(entry);
+    return entry;
   }
 
-  /** Creates the profile with no endpoints (`If-None-Match: *`). An existing one is RESOURCE_EXISTS, never adopted. */
-  async createProfile(settings: ProfileSettingsInput, importHint = 'import it instead of creating it'): Promise<OwnedProfile> {
+  /**
+   * Creates the profile (`If-None-Match: *`): with its endpoints when the resource owns them, else with none
+   * (its endpoint resources add theirs). An existing profile is never overwritten nor adopted: this stack's is
+   * RESOURCE_EXISTS with `importHint`, another stack's RESOURCE_NOT_OWNED.
+   */
+  async createProfile(input: ProfileInput | ProfileSettingsInput, opts: { ownsEndpoints?: boolean; importHint?: string } = {}): Promise<ProfileEntry> {
+    const body: ProfileInput = opts.ownsEndpoints ? input : { ...input, endpoints: [] };
     try {
-      const r = await this.client.putProfile({ ...settings, endpoints: [] }, { stack: this.stack, ifNoneMatch: '*' });
-      return { settings: settingsOf(r.profile), endpointNames: [], etag: r.etag, stack: r.stack ?? this.stack };
+      return entryOf(await this.client.putProfile(body, { stack: this.stack, ifNoneMatch: '*' }));
     } catch (err) {
-      if (status(err) === 412 || (err instanceof TmkitApiError && err.code === 'STACK_CONFLICT')) {
-        const existing = await this.client.findProfile(settings.name);
-        const owner = existing ? ` (stack '${existing.stack}')` : '';
-        throw new ResourceError('RESOURCE_EXISTS', `profile '${settings.name}' already exists${owner}`,
-          existing && existing.stack !== this.stack ? `choose another name; stack '${existing.stack}' owns this one` : importHint);
+      if (apiError(err, 412) || apiError(err, 409, 'STACK_CONFLICT')) {
+        const current = await this.client.findProfile(input.name);
+        if (current && current.stack !== this.stack) throw this.notOwned(current.profile.name, current.stack, err);
+        throw this.exists(`profile '${current?.profile.name ?? input.name}' (tmkit stack '${current?.stack ?? this.stack}')`, opts.importHint ?? DEFAULT_IMPORT, err);
       }
       throw err;
     }
   }
 
   /**
-   * Writes the profile's settings (a merge patch that never touches its endpoints). `basedOn`: the settings
-   * the caller last saw; when the stored ones differ, someone else changed them and this is RESOURCE_CHANGED.
-   * A concurrent endpoint write (which changes the profile's ETag) is retried. `unmanaged`: settings the
-   * tool does not model (e.g. `allowedEndpointRecordTypes`), kept as stored and left out of the comparison.
+   * Updates the profile. Owning its endpoints: a PUT of the whole profile with `If-Match` (the prior ETag, or
+   * that of the stored version after comparing it with the prior profile). `adoptEndpoints`: the resource
+   * declares endpoints from now on, so it takes over the whole set (its settings are compared). Owning only its
+   * settings: a merge patch of the settings, after checking that nobody else changed them since `prior`.
+   * `unmanaged`: settings the tool does not model (e.g. Terraform's `allowedEndpointRecordTypes`), kept as
+   * stored and left out of the comparison. Without `prior` nothing is compared (the stored version is written over).
    */
-  async updateProfile(name: string, settings: ProfileSettingsInput, basedOn?: ProfileSettingsInput | ProfileSettings, opts: { unmanaged?: readonly string[] } = {}): Promise<OwnedProfile> {
+  async updateProfile(input: ProfileInput | ProfileSettingsInput, opts: { prior?: PriorProfile; ownsEndpoints?: boolean; adoptEndpoints?: boolean; unmanaged?: readonly string[] } = {}): Promise<ProfileEntry> {
+    const prior = opts.prior ? normalizeProfile(opts.prior.profile) : undefined;
+    const name = prior?.name ?? input.name;
+    if (opts.ownsEndpoints) {
+      let ifMatch = opts.adoptEndpoints ? undefined : opts.prior?.etag;
+      if (ifMatch === undefined) {
+        // No ETag to hold the profile to: compare what was seen with what is stored (only the settings when the
+        // resource starts owning the endpoints now), then PUT If-Match the version compared.
+        const current = await this.readProfile(name);
+        if (!current) throw this.gone(`profile '${name}'`);
+        if (prior) {
+          const changes = opts.adoptEndpoints ? diffAttributes(profileSettings(prior), profileSettings(current.profile)) : diffAttributes(prior, current.profile);
+          if (changes.length > 0) throw this.changed(opts.adoptEndpoints ? `the settings of profile '${name}'` : `profile '${name}'`, changes);
+        }
+        ifMatch = current.etag;
+      }
+      try {
+        return entryOf(await this.client.putProfile(input as ProfileInput, { stack: this.stack, ifMatch }));
+      } catch (err) {
+        if (apiError(err, 412)) {
+          const current = await this.client.findProfile(name);
+          if (!current) throw this.gone(`profile '${name}'`, err);
+          throw this.changed(`profile '${name}'`, prior ? diffAttributes(prior, current.profile) : [], err);
+        }
+        return this.ownership(err, name);
+      }
+    }
     const unmanaged = opts.unmanaged ?? [];
-    const desired = without(normalizeSettings(settings), unmanaged);
-    for (let attempt = 0; ; attempt++) {
+    const desired = without(normalizeSettings(input), unmanaged);
+    for (let attempt = 1; ; attempt++) {
       const current = await this.readProfile(name);
-      if (!current) {
-        throw new ResourceError('RESOURCE_GONE', `profile '${name}' no longer exists`, 'someone deleted it; refresh (terraform refresh / pulumi refresh) and create it again');
+      if (!current) throw this.gone(`profile '${name}'`);
+      const stored = without(profileSettings(current.profile), unmanaged);
+      if (prior) {
+        const theirs = diffAttributes(without(profileSettings(prior), unmanaged), stored);
+        if (theirs.length > 0) throw this.changed(`the settings of profile '${name}'`, theirs);
       }
-      if (basedOn && !jsonEqual(without(current.settings, unmanaged), without(normalizeSettings(basedOn as ProfileSettingsInput), unmanaged))) {
-        throw new ResourceError('RESOURCE_CHANGED', `profile '${name}' was changed by someone else since it was last read`,
-          'refresh (terraform refresh / pulumi refresh) to see the change, then plan and apply again');
-      }
-      const patch = replacementPatch(without(current.settings, unmanaged) as unknown as Record<string, unknown>, desired as unknown as Record<string, unknown>);
-      delete patch.name;
+      const patch = mergePatchFrom(stored, { ...desired, name: current.profile.name }) as Record<string, unknown>;
       if (Object.keys(patch).length === 0) return current;
       try {
-        const r = await this.client.patchProfile(current.settings.name, patch, { stack: this.stack, ifMatch: current.etag });
-        return { settings: settingsOf(r.profile), endpointNames: r.profile.endpoints.map((e) => e.name), etag: r.etag, stack: r.stack ?? this.stack };
+        return entryOf(await this.client.patchProfile(current.profile.name, patch, { stack: this.stack, ifMatch: current.etag }));
       } catch (err) {
-        if (status(err) === 412 && attempt < 3) continue;
-        throw err;
+        // An endpoint resource wrote in between (the ETag moved); compare and patch again.
+        if (apiError(err, 412) && attempt < PATCH_ATTEMPTS) continue;
+        return this.ownership(err, name);
       }
     }
   }
 
   /**
-   * Deletes the profile. It must have no endpoints left (they are other resources'); a profile that is gone
-   * already is fine. `basedOn` as in updateProfile.
+   * Deletes the profile; one that is gone already is fine. Owning its endpoints: `If-Match` with the prior
+   * ETag (or after comparing the whole prior profile). Owning only its settings: after checking its settings,
+   * and only once it has no endpoints left (RESOURCE_HAS_ENDPOINTS: those belong to other resources, which
+   * delete their own). `unmanaged` as in updateProfile; without `prior` nothing is compared.
    */
-  async deleteProfile(name: string, basedOn?: ProfileSettingsInput | ProfileSettings, opts: { unmanaged?: readonly string[] } = {}): Promise<void> {
+  async deleteProfile(name: string, opts: { prior?: PriorProfile; ownsEndpoints?: boolean; unmanaged?: readonly string[] } = {}): Promise<void> {
+    const prior = opts.prior ? normalizeProfile(opts.prior.profile) : undefined;
     const unmanaged = opts.unmanaged ?? [];
-    for (let attempt = 0; ; attempt++) {
+    for (let attempt = 1; ; attempt++) {
       const current = await this.readProfile(name);
-      if (!current) return;
-      if (current.endpointNames.length > 0) {
-        throw new ResourceError('RESOURCE_HAS_ENDPOINTS', `profile '${current.settings.name}' still has endpoint(s) ${current.endpointNames.map((e) => `'${e}'`).join(', ')} that this configuration does not manage`,
-          'delete them first (or manage them here: import them), then destroy the profile');
-      }
-      if (basedOn && !jsonEqual(without(current.settings, unmanaged), without(normalizeSettings(basedOn as ProfileSettingsInput), unmanaged))) {
-        throw new ResourceError('RESOURCE_CHANGED', `profile '${name}' was changed by someone else since it was last read`, 'refresh to see the change, then destroy again');
+      if (!current) return; // already gone: the goal of a delete
+      if (opts.ownsEndpoints) {
+        const etag = opts.prior?.etag;
+        if (prior && (etag !== undefined ? current.etag !== etag : diffAttributes(prior, current.profile).length > 0)) {
+          throw this.changed(`profile '${name}'`, diffAttributes(prior, current.profile));
+        }
+      } else {
+        if (prior) {
+          const theirs = diffAttributes(without(profileSettings(prior), unmanaged), without(profileSettings(current.profile), unmanaged));
+          if (theirs.length > 0) throw this.changed(`the settings of profile '${name}'`, theirs);
+        }
+        if (current.profile.endpoints.length > 0) {
+          throw new ResourceError('RESOURCE_HAS_ENDPOINTS',
+            `profile '${current.profile.name}' still has endpoint(s) ${current.profile.endpoints.map((e) => `'${e.name}'`).join(', ')}, which this profile resource does not manage ` +
+              '(it declares no endpoints), so it is not deleted',
+            `delete those endpoints (or their resources) first${this.options.strayEndpointsHint ? `, ${this.options.strayEndpointsHint}` : ''}`);
+        }
       }
       try {
-        await this.client.deleteProfile(current.settings.name, { stack: this.stack, ifMatch: current.etag });
+        await this.client.deleteProfile(current.profile.name, { stack: this.stack, ifMatch: current.etag });
         return;
       } catch (err) {
-        if (status(err) === 404) return;
-        if (status(err) === 412 && attempt < 3) continue;
-        throw err;
+        if (apiError(err, 404)) return;
+        if (apiError(err, 412) && attempt < PATCH_ATTEMPTS) continue;
+        return this.ownership(err, name);
       }
     }
   }
 
   // ------------------------------------------------------------------------------------------ endpoints
 
-  /** One endpoint, or undefined when it (or its profile) does not exist. Another stack's is RESOURCE_NOT_OWNED. */
-  async readEndpoint(profile: string, name: string): Promise<OwnedEndpoint | undefined> {
-    try {
-      const r = await this.client.getEndpoint(profile, name);
-      if (r.stack !== this.stack) throw this.notOwned(`endpoint '${profile}/${r.endpoint.name}' (its profile)`, r.stack);
-      const entry = await this.client.findProfile(profile);
-      return { profile: entry?.profile.name ?? profile, endpoint: r.endpoint, etag: r.etag, stack: r.stack, profileEtag: r.profileEtag };
-    } catch (err) {
-      if (status(err) === 404) return undefined;
-      throw err;
-    }
-  }
-
   /**
-   * Creates one endpoint (`If-None-Match: *`): an existing endpoint of that name is RESOURCE_EXISTS, never
-   * replaced. The server validates the whole resulting profile; its 400 names the conflicting endpoint.
+   * One endpoint with its ETag (and its profile's stored name), or undefined when it (or its profile) does not
+   * exist. An endpoint of another stack's profile is RESOURCE_NOT_OWNED, unless `anyStack`.
    */
-  async createEndpoint(profile: string, endpoint: EndpointInput, importHint = 'import it instead of creating it'): Promise<OwnedEndpoint> {
-    await this.ownedProfileFor(profile, endpoint.name);
-    try {
-      const r = await this.client.putEndpoint(profile, endpoint, { stack: this.stack, ifNoneMatch: '*' });
-      return { profile: r.profile, endpoint: r.endpoint, etag: r.etag, stack: r.stack, profileEtag: r.profileEtag };
-    } catch (err) {
-      if (status(err) === 412) throw new ResourceError('RESOURCE_EXISTS', `endpoint '${profile}/${endpoint.name}' already exists`, importHint);
-      throw err;
-    }
-  }
-
-  /**
-   * Replaces one endpoint with `endpoint`, conditionally on the endpoint the caller last saw (`basedOn`):
-   * when the stored one differs (someone else changed it), RESOURCE_CHANGED and nothing is written. A
-   * missing priority keeps the stored one.
-   */
-  async updateEndpoint(profile: string, endpoint: EndpointInput, basedOn?: EndpointInput | Endpoint): Promise<OwnedEndpoint> {
-    const current = await this.readEndpoint(profile, endpoint.name);
-    if (!current) {
-      throw new ResourceError('RESOURCE_GONE', `endpoint '${profile}/${endpoint.name}' no longer exists`, 'someone deleted it; refresh (terraform refresh / pulumi refresh) and create it again');
-    }
-    if (basedOn && !jsonEqual(normalizeEndpoint(basedOn as EndpointInput, current.endpoint.priority), current.endpoint)) {
-      throw new ResourceError('RESOURCE_CHANGED', `endpoint '${profile}/${endpoint.name}' was changed by someone else since it was last read`,
-        'refresh (terraform refresh / pulumi refresh) to see the change, then plan and apply again');
-    }
-    const body: EndpointInput = endpoint.priority === undefined ? { ...endpoint, priority: current.endpoint.priority } : endpoint;
-    try {
-      const r = await this.client.putEndpoint(current.profile, body, { stack: this.stack, ifMatch: current.etag });
-      return { profile: r.profile, endpoint: r.endpoint, etag: r.etag, stack: r.stack, profileEtag: r.profileEtag };
-    } catch (err) {
-      if (status(err) === 412) {
-        throw new ResourceError('RESOURCE_CHANGED', `endpoint '${profile}/${endpoint.name}' was changed by someone else while it was being written`, 'refresh, then plan and apply again');
-      }
-      throw err;
-    }
-  }
-
-  /** Deletes one endpoint (gone already is fine); `basedOn` as in updateEndpoint. */
-  async deleteEndpoint(profile: string, name: string, basedOn?: EndpointInput | Endpoint): Promise<void> {
-    const current = await this.readEndpoint(profile, name);
-    if (!current) return;
-    if (basedOn && !jsonEqual(normalizeEndpoint(basedOn as EndpointInput, current.endpoint.priority), current.endpoint)) {
-      throw new ResourceError('RESOURCE_CHANGED', `endpoint '${profile}/${name}' was changed by someone else since it was last read`, 'refresh to see the change, then destroy again');
-    }
-    try {
-      await this.client.deleteEndpoint(current.profile, current.endpoint.name, { stack: this.stack, ifMatch: current.etag });
-    } catch (err) {
-      if (status(err) === 404) return;
-      if (status(err) === 412) throw new ResourceError('RESOURCE_CHANGED', `endpoint '${profile}/${name}' was changed by someone else while it was being deleted`, 'refresh, then destroy again');
-      throw err;
-    }
-  }
-
-  /** The profile an endpoint is written into must exist and be this stack's. */
-  private async ownedProfileFor(profile: string, endpoint: string): Promise<Profile> {
+  async readEndpoint(profile: string, name: string, opts: { anyStack?: boolean } = {}): Promise<EndpointState | undefined> {
+    const r = await this.storedEndpoint(profile, name);
+    if (!r) return undefined;
+    if (!opts.anyStack) this.assertOwned({ name: profile, stack: r.stack });
     const entry = await this.client.findProfile(profile);
-    if (!entry) {
-      throw new ResourceError('RESOURCE_GONE', `profile '${profile}' of endpoint '${endpoint}' does not exist`,
-        'create the profile first (reference its id, e.g. profile_id = tmkit_profile.x.id, so it is created before its endpoints)');
+    return { ...r, profile: entry?.profile.name ?? profile };
+  }
+
+  private async storedEndpoint(profile: string, name: string): Promise<EndpointState | undefined> {
+    try {
+      return { profile, ...await this.client.getEndpoint(profile, name) };
+    } catch (err) {
+      if (apiError(err, 404)) return undefined;
+      throw err;
     }
-    if (entry.stack !== this.stack) throw this.notOwned(`profile '${entry.profile.name}'`, entry.stack);
-    return entry.profile;
+  }
+
+  private async endpointWriteError(err: unknown, profile: string): Promise<never> {
+    if (apiError(err, 404)) {
+      throw new ResourceError('RESOURCE_PROFILE_MISSING', `profile '${profile}' does not exist, so its endpoint cannot be written`,
+        `create the profile first${this.options.profileFirstHint ? ` (${this.options.profileFirstHint})` : ''}`, err);
+    }
+    return this.ownership(err, profile);
+  }
+
+  /**
+   * The `If-Match` for a write of an endpoint last seen as `prior`: its ETag, or (without one) the stored
+   * endpoint's after comparing it with `prior` (RESOURCE_CHANGED when they differ). Undefined: it is gone.
+   */
+  private async endpointPrecondition(profile: string, name: string, prior: PriorEndpoint | undefined): Promise<string | undefined> {
+    if (prior?.etag) return prior.etag;
+    const current = await this.storedEndpoint(profile, name);
+    if (!current) return undefined;
+    this.assertOwned({ name: profile, stack: current.stack });
+    if (prior) {
+      const changes = diffAttributes(normalizeEndpoint(prior.endpoint, current.endpoint.priority), current.endpoint);
+      if (changes.length > 0) throw this.changed(`endpoint '${profile}/${name}'`, changes);
+    }
+    return current.etag;
+  }
+
+  /** After a 412: what changed since `prior` (or RESOURCE_GONE; undefined when it is gone and that is fine). */
+  private async endpointConflict(profile: string, name: string, prior: PriorEndpoint | undefined, err: unknown, goneIsFine: boolean): Promise<ResourceError | undefined> {
+    const current = await this.storedEndpoint(profile, name);
+    if (!current) return goneIsFine ? undefined : this.gone(`endpoint '${profile}/${name}'`, err);
+    return this.changed(`endpoint '${profile}/${name}'`, prior ? diffAttributes(normalizeEndpoint(prior.endpoint, current.endpoint.priority), current.endpoint) : [], err);
+  }
+
+  /**
+   * Creates one endpoint (`If-None-Match: *`): an existing endpoint of that name is RESOURCE_EXISTS (with
+   * `importHint`), never replaced; a missing profile RESOURCE_PROFILE_MISSING; another stack's RESOURCE_NOT_OWNED.
+   * The server validates the whole resulting profile; its 400 names the conflicting endpoint.
+   */
+  async createEndpoint(profile: string, input: EndpointInput, opts: { importHint?: string } = {}): Promise<EndpointState> {
+    try {
+      return endpointOf(await this.client.putEndpoint(profile, input, { stack: this.stack, ifNoneMatch: '*' }));
+    } catch (err) {
+      if (apiError(err, 412)) throw this.exists(`endpoint '${input.name}' of profile '${profile}'`, opts.importHint ?? DEFAULT_IMPORT, err);
+      return this.endpointWriteError(err, profile);
+    }
+  }
+
+  /**
+   * Replaces one endpoint, `If-Match` what was last seen (`prior`, see PriorEndpoint): a change by someone else
+   * is RESOURCE_CHANGED with what changed, a deletion RESOURCE_GONE, and nothing is written. A missing priority
+   * keeps the stored one. Without `prior` the stored endpoint is written over.
+   */
+  async updateEndpoint(profile: string, input: EndpointInput, opts: { prior?: PriorEndpoint } = {}): Promise<EndpointState> {
+    const name = opts.prior?.endpoint.name ?? input.name;
+    const ifMatch = await this.endpointPrecondition(profile, name, opts.prior);
+    if (ifMatch === undefined) throw this.gone(`endpoint '${profile}/${name}'`);
+    try {
+      return endpointOf(await this.client.putEndpoint(profile, input, { stack: this.stack, ifMatch }));
+    } catch (err) {
+      if (apiError(err, 412)) throw (await this.endpointConflict(profile, name, opts.prior, err, false))!;
+      return this.endpointWriteError(err, profile);
+    }
+  }
+
+  /** Deletes one endpoint, `If-Match` as in updateEndpoint; one already gone (or whose profile is) is fine. */
+  async deleteEndpoint(profile: string, name: string, opts: { prior?: PriorEndpoint } = {}): Promise<void> {
+    const ifMatch = await this.endpointPrecondition(profile, name, opts.prior);
+    if (ifMatch === undefined) return;
+    try {
+      await this.client.deleteEndpoint(profile, name, { stack: this.stack, ifMatch });
+    } catch (err) {
+      if (apiError(err, 404)) return;
+      if (apiError(err, 412)) {
+        const refusal = await this.endpointConflict(profile, name, opts.prior, err, true);
+        if (refusal) throw refusal;
+        return;
+      }
+      return this.ownership(err, profile);
+    }
   }
 }

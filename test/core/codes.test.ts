@@ -19,7 +19,7 @@ const CODE_SITES = [
   /\bcode: '([^']+)'/g,
   /\bproblem\('([^']+)'/g,
   /ApiProblem\.of\(\d+, '([^']+)'/g,
-  /new (?:StoreError|ProbeFailure\([^,]+,|TmkitError\(|GeoError\() ?'([^']+)'/g,
+  /new (?:StoreError|ProbeFailure\([^,]+,|TmkitError\(|GeoError\(|ResourceError\() ?'([^']+)'/g,
   /\bsuper\('([A-Z][^']*)'/g,
   /\breport\('([^']+)'/g,
   /\bissue\('(?:error|warning)', '([^']+)'/g,
@@ -43,6 +43,7 @@ test('the scan finds the codes written in the source', () => {
   expect(found.size).toBeGreaterThan(100);
   expect(found.has('PRECONDITION_FAILED')).toBe(true);
   expect(found.has('PRIORITY_DUPLICATE')).toBe(true);
+  for (const c of ['RESOURCE_EXISTS', 'RESOURCE_NOT_OWNED', 'RESOURCE_CHANGED', 'RESOURCE_GONE', 'RESOURCE_HAS_ENDPOINTS', 'RESOURCE_PROFILE_MISSING']) expect(found.has(c)).toBe(true);
 });
 
 test('every code is UPPER_SNAKE and catalogued in RULES or CODES', () => {

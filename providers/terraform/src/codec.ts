@@ -126,15 +126,30 @@ function fromRaw(raw: unknown, shape: Shape, path: string): Value {
       return number(raw, path);
     case 'list':
     case 'set':
+    case 'tuple':
+    case 'map':
+    case 'object':
+      return collectionFromRaw(raw, shape, path, fromRaw);
+  }
+}
+
+/**
+ * A list, set, tuple, map or object decoded element by element with `decode` (msgpack's fromRaw or JSON's
+ * fromJsonRaw: the two encodings differ only in their scalars, dynamic values and unknowns).
+ */
+function collectionFromRaw(raw: unknown, shape: Shape, path: string, decode: (raw: unknown, shape: Shape, path: string) => Value): Value {
+  switch (shape.kind) {
+    case 'list':
+    case 'set':
       if (!Array.isArray(raw)) throw new CodecError(path, `a ${shape.kind} is required, got ${describe(raw)}`);
-      return raw.map((e, i) => fromRaw(e, shape.elem, idx(path, i)));
+      return raw.map((e, i) => decode(e, shape.elem, idx(path, i)));
     case 'tuple':
       if (!Array.isArray(raw) || raw.length !== shape.elems.length) throw new CodecError(path, `a tuple of ${shape.elems.length} is required, got ${describe(raw)}`);
-      return raw.map((e, i) => fromRaw(e, shape.elems[i]!, idx(path, i)));
+      return raw.map((e, i) => decode(e, shape.elems[i]!, idx(path, i)));
     case 'map': {
       if (!isRawMap(raw)) throw new CodecError(path, `a map is required, got ${describe(raw)}`);
       const out: ValueObject = {};
-      for (const [k, v] of Object.entries(raw)) setKey(out, k, fromRaw(v, shape.elem, idx(path, k)));
+      for (const [k, v] of Object.entries(raw)) setKey(out, k, decode(v, shape.elem, idx(path, k)));
       return out;
     }
     case 'object': {
@@ -143,11 +158,13 @@ function fromRaw(raw: unknown, shape: Shape, path: string): Value {
       const known = new Set<string>();
       for (const [name, s, absent] of shape.attrs) {
         known.add(name);
-        setKey(out, name, Object.prototype.hasOwnProperty.call(raw, name) ? fromRaw((raw as Record<string, unknown>)[name], s, sub(path, name)) : absentValue(absent));
+        setKey(out, name, Object.prototype.hasOwnProperty.call(raw, name) ? decode(raw[name], s, sub(path, name)) : absentValue(absent));
       }
       for (const k of Object.keys(raw)) if (!known.has(k)) throw new CodecError(sub(path, k), 'unsupported attribute (not in the schema)');
       return out;
     }
+    default:
+      throw new CodecError(path, `internal: ${shape.kind} is not a collection`);
   }
 }
 
@@ -199,28 +216,10 @@ function fromJsonRaw(raw: unknown, shape: Shape, path: string): Value {
       throw new CodecError(path, `a number is required, got ${describe(raw)}`);
     case 'list':
     case 'set':
-      if (!Array.isArray(raw)) throw new CodecError(path, `a ${shape.kind} is required, got ${describe(raw)}`);
-      return raw.map((e, i) => fromJsonRaw(e, shape.elem, idx(path, i)));
     case 'tuple':
-      if (!Array.isArray(raw) || raw.length !== shape.elems.length) throw new CodecError(path, `a tuple of ${shape.elems.length} is required`);
-      return raw.map((e, i) => fromJsonRaw(e, shape.elems[i]!, idx(path, i)));
-    case 'map': {
-      if (!isRawMap(raw)) throw new CodecError(path, `a map is required, got ${describe(raw)}`);
-      const out: ValueObject = {};
-      for (const [k, v] of Object.entries(raw)) setKey(out, k, fromJsonRaw(v, shape.elem, idx(path, k)));
-      return out;
-    }
-    case 'object': {
-      if (!isRawMap(raw)) throw new CodecError(path, `an object is required, got ${describe(raw)}`);
-      const out: ValueObject = {};
-      const known = new Set<string>();
-      for (const [name, s, absent] of shape.attrs) {
-        known.add(name);
-        setKey(out, name, Object.prototype.hasOwnProperty.call(raw, name) ? fromJsonRaw(raw[name], s, sub(path, name)) : absentValue(absent));
-      }
-      for (const k of Object.keys(raw)) if (!known.has(k)) throw new CodecError(sub(path, k), 'unsupported attribute (not in the schema)');
-      return out;
-    }
+    case 'map':
+    case 'object':
+      return collectionFromRaw(raw, shape, path, fromJsonRaw);
     default:
       return fromRaw(raw, shape, path);
   }

@@ -270,6 +270,16 @@ describe('Profile without endpoints, with Endpoint resources', () => {
     eps['one'] = { ...e, outputs: r.outputs, inputs: r.inputs! };
   });
 
+  test('an Endpoint deleted by someone else: its update fails (RESOURCE_GONE, the refresh hint) and writes nothing; its delete is fine', async () => {
+    const made = await create(ENDPOINT, 'x', epIns('x'));
+    await direct.deleteEndpoint('api', 'x');
+    const f = await failure(update(ENDPOINT, 'x', made.id, made.outputs, epIns('x'), epIns('x', { weight: 4 })));
+    expect(f.code).toBe(grpc.status.FAILED_PRECONDITION);
+    expect(f.details).toBe(`${ENDPOINT} "x": endpoint 'api/x' was deleted by someone else since it was last read; nothing was written: run \`pulumi refresh\` to take the change into the state (the next \`pulumi up\` then shows what it would undo), then \`pulumi up\``);
+    expect((await direct.getProfile('api')).profile.endpoints.map((e) => e.name)).toEqual(['one', 'two', 'three']);
+    await del(ENDPOINT, 'x', made.id, made.outputs, epIns('x'));
+  });
+
   test('the server\'s validation of the whole profile is shown at the Endpoint\'s paths', async () => {
     const f = await failure(create(ENDPOINT, 'four', epIns('four', { target: '192.0.2.11' })));
     expect(f.code).toBe(grpc.status.INVALID_ARGUMENT);

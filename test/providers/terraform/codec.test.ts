@@ -154,6 +154,10 @@ describe('schema-directed decoding', () => {
     });
     expect(decodeJson('{"a": null}', s)).toEqual({ a: null, d: null, l: null, b: [] });
     expect(() => decodeJson('{"zz": 1}', s)).toThrow('zz: unsupported attribute (not in the schema)');
+    // Collections decode as in msgpack (one decoder for both): the same checks and messages, nested paths.
+    expect(() => decodeJson('{"l": {"k": "p"}}', s)).toThrow('l: a list is required, got a map');
+    expect(() => decodeJson('{"d": {"value": ["x"], "type": ["tuple", ["string", "number"]]}}', s)).toThrow('d: a tuple of 2 is required, got an array of 1');
+    expect(() => decodeJson('{"b": [{"x": 1}]}', s)).toThrow('b[0].x: a string is required, got number 1');
   });
 });
 

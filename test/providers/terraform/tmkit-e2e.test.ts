@@ -2,7 +2,7 @@
  * End to end with the real terraform (1.11.4 here) and the tmkit provider against a real `tmkit serve`
  * (DNS and API on 127.0.0.1:0), following examples/terraform: install, init, plan, apply, dig answers, a
  * second plan with no changes, one weight edited (a one-attribute in-place update), relative_name changed (a
- * replace), import, drift made with the tmkit CLI, a broken configuration (the rule's message at its line),
+ * replace), import, drift made with the tmkit CLI, a stale apply refused (RESOURCE_CHANGED, the refresh hint), a broken configuration (the rule's message at its line),
  * a cross-endpoint conflict at plan time naming both endpoints, `tmkit plan --from-terraform`, destroy
  * (NXDOMAIN). Another stack's profile exists throughout and is never touched.
  */
@@ -123,6 +123,19 @@ describe('terraform e2e with the tmkit provider and a real tmkit serve', () => {
     expect(plan.stdout).toMatch(/tmkit_external_endpoint\.server\["us-2"\] will be updated in-place[\s\S]*~ weight += 7 -> 1/);
     ok(await tf('apply', '-auto-approve', '-input=false'));
     expect((await client.getEndpoint('app-us', 'us-2')).endpoint.weight).toBe(1);
+  });
+
+  test('a change made after Terraform last read: apply -refresh=false is refused with what changed and the refresh hint, nothing written; a refreshing apply undoes it', async () => {
+    edit('"eu-1" = { target = "192.0.2.11", weight = 5 }', '"eu-1" = { target = "192.0.2.11", weight = 6 }');
+    await client.patchEndpoint('app-eu', 'eu-1', { weight: 8 });
+    const stale = await tf('apply', '-auto-approve', '-input=false', '-refresh=false');
+    expect(stale.code).toBe(1);
+    const said = stale.stderr.replace(/│/g, '').replace(/\s+/g, ' ');
+    expect(said).toContain("Error: endpoint 'app-eu/eu-1' was changed by someone else since it was last read (weight 5 → 8); nothing was written");
+    expect(said).toContain('Run `terraform refresh` to take the change into the state (the next `terraform plan` then shows what it would undo), then `terraform apply`. (RESOURCE_CHANGED)');
+    expect((await client.getEndpoint('app-eu', 'eu-1')).endpoint.weight).toBe(8);
+    ok(await tf('apply', '-auto-approve', '-input=false'));
+    expect((await client.getEndpoint('app-eu', 'eu-1')).endpoint.weight).toBe(6);
   });
 
   test('import: an endpoint removed from the state is imported by id and plans no changes', async () => {

@@ -14,11 +14,11 @@
 import type { ProfileEntry } from '../../../../src/core/api';
 import { TmkitError, type Diagnostic } from '../../../../src/core/diagnostics';
 import { normalizeProfile } from '../../../../src/core/model/normalize';
-import type { Endpoint, EndpointInput, Profile } from '../../../../src/core/model/types';
+import type { Profile } from '../../../../src/core/model/types';
 import { itemSegment } from '../../../../src/core/validate/util';
 import type { TmkitClient } from '../../../../src/client/client';
 import { TmkitApiError } from '../../../../src/client/errors';
-import * as res from '../../../../src/client/resources-pulumi';
+import { StackResources, normalizeEndpoint, type EndpointState, type PriorEndpoint, type PriorProfile } from '../../../../src/client/resources';
 import type { ErrorCode, ResourceImpl, RequestContext } from '../provider';
 import { ProviderError } from '../provider';
 import { UNKNOWN, isUnknown, reveal, type Plain, type PlainMap, type PropertyMap, type Value } from '../values';
@@ -42,8 +42,19 @@ export interface TmkitContext {
 
 const REFRESH = 'run `pulumi refresh` to take the change into the state (the next `pulumi up` then shows what it would undo), then `pulumi up`';
 
+/** The stack's resources through the configured client, with Pulumi's words for what to do. */
+async function stackResources(ctx: TmkitContext): Promise<StackResources> {
+  return new StackResources(await ctx.client(), {
+    stack: ctx.stack(),
+    refreshHint: REFRESH,
+    strayEndpointsHint: 'or declare endpoints on the profile to own them',
+    profileFirstHint: 'give the endpoint the profile resource\'s name output, so the profile is created before its endpoints',
+  });
+}
+
 const CODE: Partial<Record<string, ErrorCode>> = {
   RESOURCE_CHANGED: 'FAILED_PRECONDITION',
+  RESOURCE_GONE: 'FAILED_PRECONDITION',
   RESOURCE_EXISTS: 'ALREADY_EXISTS',
   RESOURCE_NOT_OWNED: 'PERMISSION_DENIED',
   RESOURCE_HAS_ENDPOINTS: 'FAILED_PRECONDITION',
@@ -139,7 +150,7 @@ function inPlaceNotes() {
 // ---------------------------------------------------------------------------------------------------
 // Profile
 
-function priorProfile(outs: PropertyMap): res.PriorProfile {
+function priorProfile(outs: PropertyMap): PriorProfile {
   const plain = reveal(outs);
   const profile = normalizeProfile(profileFromOutputs(plain));
   const etag = str(plain['etag']);
@@ -160,8 +171,8 @@ export function profileResource(ctx: TmkitContext): ResourceImpl {
   const notes = inPlaceNotes();
   const fqdn = fqdnOf();
 
-  async function outputs(client: TmkitClient, e: ProfileEntry, owns: boolean): Promise<PropertyMap> {
-    return profileOutputsOf(e.profile, { withEndpoints: owns, fqdn: await fqdn(client, e.profile), stack: e.stack, ...(owns ? { etag: e.etag } : {}) });
+  async function outputs(res: StackResources, e: ProfileEntry, owns: boolean): Promise<PropertyMap> {
+    return profileOutputsOf(e.profile, { withEndpoints: owns, fqdn: await fqdn(res.client, e.profile), stack: e.stack, ...(owns ? { etag: e.etag } : {}) });
   }
 
   return {
@@ -209,17 +220,16 @@ export function profileResource(ctx: TmkitContext): ResourceImpl {
       const model = profileInput(inputs);
       const owns = ownsEndpoints(inputs);
       return guard('create', req, profileLocator(model.name, inputs), async () => {
-        const client = await ctx.client();
-        const o = { stack: ctx.stack(), refreshHint: REFRESH, ownsEndpoints: owns };
+        const res = await stackResources(ctx);
         const note = notes.get(req.urn, profileIdentity(model.name));
         let entry: ProfileEntry;
         if (note) {
-          entry = await res.updateProfile(client, model, { ...o, prior: priorProfile(note.olds), adoptEndpoints: owns && !ownsEndpoints(reveal(note.oldInputs)) });
+          entry = await res.updateProfile(model, { ownsEndpoints: owns, prior: priorProfile(note.olds), adoptEndpoints: owns && !ownsEndpoints(reveal(note.oldInputs)) });
           notes.done(req.urn, note, 'created');
         } else {
-          entry = await res.createProfile(client, model, o);
+          entry = await res.createProfile(model, { ownsEndpoints: owns, importHint: 'import it into this program (its id, or its name), or choose another profileName' });
         }
-        return { id: profileId(ctx.stack(), entry.profile.name), outputs: await outputs(client, entry, owns) };
+        return { id: profileId(ctx.stack(), entry.profile.name), outputs: await outputs(res, entry, owns) };
       });
     },
 
@@ -229,8 +239,8 @@ export function profileResource(ctx: TmkitContext): ResourceImpl {
         throw new ProviderError(`${req.type} "${req.name}": "${req.id}" is not a profile id: give /tmkit/stacks/<stack>/trafficManagerProfiles/<name> (or an ARM id ending in /trafficManagerProfiles/<name>, or the profile's name)`, 'INVALID_ARGUMENT');
       }
       return guard('read', req, () => undefined, async () => {
-        const client = await ctx.client();
-        const entry = await res.readProfile(client, name);
+        const res = await stackResources(ctx);
+        const entry = await res.readProfile(name, { anyStack: true });
         if (!entry) return undefined;
         const importing = req.inputs === undefined && Object.keys(req.state).length === 0;
         if (importing && entry.stack !== ctx.stack()) {
@@ -239,7 +249,7 @@ export function profileResource(ctx: TmkitContext): ResourceImpl {
         // An import adopts the whole profile (endpoints included); a refresh keeps what the resource declares.
         const owns = importing || ownsEndpoints(req.inputs ? reveal(req.inputs) : undefined);
         const inputs = profileInputsOf(entry.profile, owns);
-        return { id: importing ? profileId(ctx.stack(), entry.profile.name) : req.id, outputs: await outputs(client, entry, owns), inputs };
+        return { id: importing ? profileId(ctx.stack(), entry.profile.name) : req.id, outputs: await outputs(res, entry, owns), inputs };
       });
     },
 
@@ -248,11 +258,9 @@ export function profileResource(ctx: TmkitContext): ResourceImpl {
       const model = profileInput(inputs);
       const owns = ownsEndpoints(inputs);
       return guard('update', req, profileLocator(model.name, inputs), async () => {
-        const client = await ctx.client();
-        const entry = await res.updateProfile(client, model, {
-          stack: ctx.stack(), refreshHint: REFRESH, ownsEndpoints: owns, prior: priorProfile(req.olds), adoptEndpoints: owns && !ownsEndpoints(reveal(req.oldInputs)),
-        });
-        return { outputs: await outputs(client, entry, owns) };
+        const res = await stackResources(ctx);
+        const entry = await res.updateProfile(model, { ownsEndpoints: owns, prior: priorProfile(req.olds), adoptEndpoints: owns && !ownsEndpoints(reveal(req.oldInputs)) });
+        return { outputs: await outputs(res, entry, owns) };
       });
     },
 
@@ -264,8 +272,7 @@ export function profileResource(ctx: TmkitContext): ResourceImpl {
         return;
       }
       await guard('delete', req, () => undefined, async () => {
-        const client = await ctx.client();
-        await res.deleteProfile(client, { stack: ctx.stack(), refreshHint: REFRESH, ownsEndpoints: ownsEndpoints(reveal(req.oldInputs)), prior });
+        await (await stackResources(ctx)).deleteProfile(prior.profile.name, { ownsEndpoints: ownsEndpoints(reveal(req.oldInputs)), prior });
       });
     },
   };
@@ -274,14 +281,12 @@ export function profileResource(ctx: TmkitContext): ResourceImpl {
 // ---------------------------------------------------------------------------------------------------
 // Endpoint
 
-/** The stored endpoint recorded in outputs, normalized, under its own name. */
-function storedEndpoint(e: EndpointInput): Endpoint {
-  return normalizeProfile({ name: 'p', trafficRoutingMethod: 'Weighted', dnsConfig: { relativeName: 'p' }, endpoints: [e] }).endpoints[0]!;
-}
-
-function priorEndpoint(outs: PropertyMap): res.PriorEndpoint {
+/** The endpoint recorded in outputs (normalized) with its ETag, when the outputs have one. */
+function priorEndpoint(outs: PropertyMap): PriorEndpoint {
   const plain = reveal(outs);
-  return { endpoint: storedEndpoint(endpointFromOutputs(plain)), etag: str(plain['etag']) ?? '' };
+  const endpoint = normalizeEndpoint(endpointFromOutputs(plain));
+  const etag = str(plain['etag']);
+  return etag !== undefined ? { endpoint, etag } : { endpoint };
 }
 
 function endpointIdentity(inputs: PlainMap): string | undefined {
@@ -305,11 +310,11 @@ function endpointLocator(profile: string, endpoint: string, inputs: PlainMap): L
 export function endpointResource(ctx: TmkitContext): ResourceImpl {
   const notes = inPlaceNotes();
 
-  function outputs(e: res.EndpointState): PropertyMap {
+  function outputs(e: EndpointState): PropertyMap {
     return endpointOutputsOf(e.profile, e.endpoint, { stack: e.stack, etag: e.etag });
   }
 
-  function idOf(e: res.EndpointState): string {
+  function idOf(e: EndpointState): string {
     return endpointId(ctx.stack(), e.profile, e.endpoint.type, e.endpoint.name);
   }
 
@@ -353,15 +358,14 @@ export function endpointResource(ctx: TmkitContext): ResourceImpl {
       const model = endpointInput(inputs);
       const profile = String(inputs['profileName']);
       return guard('create', req, endpointLocator(profile, model.name, inputs), async () => {
-        const client = await ctx.client();
-        const o = { stack: ctx.stack(), refreshHint: REFRESH };
+        const res = await stackResources(ctx);
         const note = notes.get(req.urn, endpointIdentity(inputs));
-        let e: res.EndpointState;
+        let e: EndpointState;
         if (note) {
-          e = await res.updateEndpoint(client, profile, model, { ...o, prior: priorEndpoint(note.olds) });
+          e = await res.updateEndpoint(profile, model, { prior: priorEndpoint(note.olds) });
           notes.done(req.urn, note, 'created');
         } else {
-          e = await res.createEndpoint(client, profile, model, o);
+          e = await res.createEndpoint(profile, model, { importHint: 'import it into this program (its id), or choose another endpointName' });
         }
         return { id: idOf(e), outputs: outputs(e) };
       });
@@ -373,16 +377,13 @@ export function endpointResource(ctx: TmkitContext): ResourceImpl {
         throw new ProviderError(`${req.type} "${req.name}": "${req.id}" is not an endpoint id: give /tmkit/stacks/<stack>/trafficManagerProfiles/<profile>/<type>/<endpoint> (or ARM's endpoint id, or <profile>/<endpoint>)`, 'INVALID_ARGUMENT');
       }
       return guard('read', req, () => undefined, async () => {
-        const client = await ctx.client();
-        const e = await res.readEndpoint(client, parsed.profile, parsed.name);
+        const e = await (await stackResources(ctx)).readEndpoint(parsed.profile, parsed.name, { anyStack: true });
         if (!e) return undefined;
         const importing = req.inputs === undefined && Object.keys(req.state).length === 0;
         if (importing && e.stack !== ctx.stack()) {
           throw new ProviderError(`${req.type} "${req.name}": endpoint '${parsed.profile}/${e.endpoint.name}' belongs to a profile of tmkit stack '${e.stack}', not of this provider's stack '${ctx.stack()}', so it is not imported: set tmkit:stack to '${e.stack}' to manage that stack's profiles`, 'PERMISSION_DENIED');
         }
-        const profile = (await res.readProfile(client, parsed.profile))?.profile.name ?? parsed.profile;
-        const state = { ...e, profile };
-        return { id: importing ? idOf(state) : req.id, outputs: outputs(state), inputs: endpointInputsOf(profile, e.endpoint) };
+        return { id: importing ? idOf(e) : req.id, outputs: outputs(e), inputs: endpointInputsOf(e.profile, e.endpoint) };
       });
     },
 
@@ -391,8 +392,7 @@ export function endpointResource(ctx: TmkitContext): ResourceImpl {
       const model = endpointInput(inputs);
       const profile = String(inputs['profileName']);
       return guard('update', req, endpointLocator(profile, model.name, inputs), async () => {
-        const client = await ctx.client();
-        const e = await res.updateEndpoint(client, profile, model, { stack: ctx.stack(), refreshHint: REFRESH, prior: priorEndpoint(req.olds) });
+        const e = await (await stackResources(ctx)).updateEndpoint(profile, model, { prior: priorEndpoint(req.olds) });
         return { outputs: outputs(e) };
       });
     },
@@ -406,8 +406,8 @@ export function endpointResource(ctx: TmkitContext): ResourceImpl {
       }
       const profile = String(state['profileName'] ?? reveal(req.oldInputs)['profileName']);
       await guard('delete', req, () => undefined, async () => {
-        const client = await ctx.client();
-        await res.deleteEndpoint(client, profile, { stack: ctx.stack(), refreshHint: REFRESH, prior: priorEndpoint(req.state) });
+        const prior = priorEndpoint(req.state);
+        await (await stackResources(ctx)).deleteEndpoint(profile, prior.endpoint.name, { prior });
       });
     },
   };

@@ -12,7 +12,7 @@
  *   its ETag), with the provider's stack; state built from what the runtime stored.
  */
 import { TmkitClient, type ProfileEntry } from '../../../../src/client';
-import { ResourceError, StackResources } from '../../../../src/client/resources';
+import { ResourceError, StackResources, profileSettings, type PriorProfile } from '../../../../src/client/resources';
 import { TmkitApiError } from '../../../../src/client/errors';
 import { withEndpoint } from '../../../../src/core/model/edit';
 import type { EndpointType, Profile } from '../../../../src/core/model/types';
@@ -24,6 +24,9 @@ import { endpointFromTf, endpointState, first, num, profileSettingsFromTf, profi
 import { endpointId, KIND_OF_TYPE, parseEndpointId, parseProfileId, profileId, type EndpointKind } from './ids';
 import { azureEndpointSchema, externalEndpointSchema, nestedEndpointSchema, profileSchema, profileStatusSchema } from './schemas';
 
+/** How a Terraform user takes a change made by someone else into the state, ending conflict messages. */
+export const TERRAFORM_REFRESH = 'run `terraform refresh` to take the change into the state (the next `terraform plan` then shows what it would undo), then `terraform apply`';
+
 /** What every handler gets: the client, the stack's resources, and a per-process view used by plan checks. */
 export class TmkitContext {
   readonly resources: StackResources;
@@ -32,7 +35,12 @@ export class TmkitContext {
   readonly replacing = new Map<string, { profile: string; name: string }>();
 
   constructor(readonly client: TmkitClient, readonly stack: string) {
-    this.resources = new StackResources(client, stack);
+    this.resources = new StackResources(client, {
+      stack,
+      refreshHint: TERRAFORM_REFRESH,
+      strayEndpointsHint: 'or import them (terraform import) to manage them with Terraform',
+      profileFirstHint: 'reference its id, e.g. profile_id = tmkit_profile.x.id, so it is created before its endpoints',
+    });
   }
 
   /** Every deployed profile (all stacks), read once per process until this process writes. */
@@ -64,6 +72,9 @@ export class TmkitContext {
 /** Settings Terraform does not model: kept as stored, never compared or removed. */
 const UNMANAGED = ['allowedEndpointRecordTypes'];
 
+/** What Terraform last saw of a profile (its state): its settings; a tmkit_profile never owns endpoints. */
+const priorSettings = (state: Obj): PriorProfile => ({ profile: { ...profileSettingsFromTf(state).value, endpoints: [] } });
+
 const attr = (...names: Array<string | number>): AttributePath => names.map((n) => (typeof n === 'number' ? { index: n } : { attribute: n }));
 
 /** Sets `planned[name]` to the default when the configuration leaves it null. */
@@ -74,11 +85,22 @@ function defaultTo(planned: Obj, config: Obj | null | undefined, name: string, v
 
 /** ResourceErrors and API refusals as diagnostics (at `at` when given), anything else rethrown. */
 function refusal(err: unknown, at?: AttributePath): never {
-  if (err instanceof ResourceError) throw new DiagnosticsError(error(err.message.split('; ')[0]!, `${err.hint[0]!.toUpperCase()}${err.hint.slice(1)}. (${err.code})`, at));
+  if (err instanceof ResourceError) throw new DiagnosticsError(error(err.reason, `${err.hint[0]!.toUpperCase()}${err.hint.slice(1)}. (${err.code})`, at));
   if (err instanceof TmkitApiError && err.errors.length > 0) {
     throw new DiagnosticsError(...err.errors.map((d) => error(d.message, [d.hint, `(${d.code}${d.path ? ` at ${d.path}` : ''}; the runtime refused the write)`].filter(Boolean).join(' '), at)));
   }
   throw err;
+}
+
+/** A write: its refusals as diagnostics (see refusal), and the next plan check reads the runtime again. */
+async function writing<T>(ctx: TmkitContext, write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (err) {
+    return refusal(err);
+  } finally {
+    ctx.wrote();
+  }
 }
 
 // ------------------------------------------------------------------------------------------- profile
@@ -164,43 +186,34 @@ export const profileResource: Resource<TmkitContext> = {
 
   async create({ planned }, ctx) {
     const conv = profileSettingsFromTf(planned);
-    try {
-      const p = await ctx.resources.createProfile(conv.value, `to manage it with Terraform, import it: terraform import <address> ${profileId(ctx.stack, conv.value.name)}`);
-      return profileState(p.settings, { id: profileId(ctx.stack, p.settings.name), fqdn: await ctx.fqdn(p.settings.name, p.settings.dnsConfig.relativeName), base: planned });
-    } catch (err) {
-      return refusal(err);
-    } finally {
-      ctx.wrote();
-    }
+    return writing(ctx, async () => {
+      const e = await ctx.resources.createProfile(conv.value, { importHint: `to manage it with Terraform, import it: terraform import <address> ${profileId(ctx.stack, conv.value.name)}` });
+      const p = profileSettings(e.profile);
+      return profileState(p, { id: profileId(ctx.stack, p.name), fqdn: await ctx.fqdn(p.name, p.dnsConfig.relativeName), base: planned });
+    });
   },
 
   async read(state, ctx) {
     const name = String(state.name);
-    const p = await ctx.resources.readProfile(name).catch((err: unknown) => refusal(err));
-    if (!p) return null;
-    const id = typeof state.id === 'string' ? state.id : profileId(ctx.stack, p.settings.name);
-    return profileState(p.settings, { id, fqdn: await ctx.fqdn(p.settings.name, p.settings.dnsConfig.relativeName), base: state });
+    const e = await ctx.resources.readProfile(name).catch((err: unknown) => refusal(err));
+    if (!e) return null;
+    const p = profileSettings(e.profile);
+    const id = typeof state.id === 'string' ? state.id : profileId(ctx.stack, p.name);
+    return profileState(p, { id, fqdn: await ctx.fqdn(p.name, p.dnsConfig.relativeName), base: state });
   },
 
   async update({ prior, planned }, ctx) {
-    try {
-      const p = await ctx.resources.updateProfile(String(prior.name), profileSettingsFromTf(planned).value, profileSettingsFromTf(prior).value, { unmanaged: UNMANAGED });
-      return profileState(p.settings, { id: String(prior.id), fqdn: await ctx.fqdn(p.settings.name, p.settings.dnsConfig.relativeName), base: planned });
-    } catch (err) {
-      return refusal(err);
-    } finally {
-      ctx.wrote();
-    }
+    return writing(ctx, async () => {
+      const e = await ctx.resources.updateProfile(profileSettingsFromTf(planned).value, { prior: priorSettings(prior), unmanaged: UNMANAGED });
+      const p = profileSettings(e.profile);
+      return profileState(p, { id: String(prior.id), fqdn: await ctx.fqdn(p.name, p.dnsConfig.relativeName), base: planned });
+    });
   },
 
   async delete(state, ctx) {
-    try {
-      await ctx.resources.deleteProfile(String(state.name), profileSettingsFromTf(state).value, { unmanaged: UNMANAGED });
-    } catch (err) {
-      refusal(err);
-    } finally {
-      ctx.wrote();
-    }
+    return writing(ctx, async () => {
+      await ctx.resources.deleteProfile(String(state.name), { prior: priorSettings(state), unmanaged: UNMANAGED });
+    });
   },
 
   async import(id, ctx) {
@@ -211,9 +224,10 @@ export const profileResource: Resource<TmkitContext> = {
     if (parsed.stack !== undefined && parsed.stack !== ctx.stack) {
       throw new DiagnosticsError(error(`the id names stack "${parsed.stack}", but this provider manages stack "${ctx.stack}"`, `Set stack = "${parsed.stack}" in the provider block, or import ${profileId(ctx.stack, parsed.name)}.`));
     }
-    const p = await ctx.resources.readProfile(parsed.name).catch((err: unknown) => refusal(err));
-    if (!p) throw new DiagnosticsError(error(`profile "${parsed.name}" does not exist on the tmkit runtime at ${ctx.client.server}`, 'Check the name, or create it from the configuration instead of importing it.'));
-    return profileState(p.settings, { id: profileId(ctx.stack, p.settings.name), fqdn: await ctx.fqdn(p.settings.name, p.settings.dnsConfig.relativeName), base: null, full: true });
+    const e = await ctx.resources.readProfile(parsed.name).catch((err: unknown) => refusal(err));
+    if (!e) throw new DiagnosticsError(error(`profile "${parsed.name}" does not exist on the tmkit runtime at ${ctx.client.server}`, 'Check the name, or create it from the configuration instead of importing it.'));
+    const p = profileSettings(e.profile);
+    return profileState(p, { id: profileId(ctx.stack, p.name), fqdn: await ctx.fqdn(p.name, p.dnsConfig.relativeName), base: null, full: true });
   },
 };
 
@@ -304,14 +318,10 @@ function endpointResource(type: EndpointType, schema: Resource<TmkitContext>['sc
     async create({ planned }, ctx) {
       const profile = profileOf(planned);
       const conv = endpointFromTf(planned, type);
-      try {
-        const r = await ctx.resources.createEndpoint(profile, conv.value, `to manage it with Terraform, import it: terraform import <address> ${idOf(ctx, profile, conv.value.name)}`);
+      return writing(ctx, async () => {
+        const r = await ctx.resources.createEndpoint(profile, conv.value, { importHint: `to manage it with Terraform, import it: terraform import <address> ${idOf(ctx, profile, conv.value.name)}` });
         return endpointState(r.endpoint, { id: idOf(ctx, r.profile, r.endpoint.name), profileId: String(planned.profile_id), base: planned });
-      } catch (err) {
-        return refusal(err);
-      } finally {
-        ctx.wrote();
-      }
+      });
     },
 
     async read(state, ctx) {
@@ -324,24 +334,16 @@ function endpointResource(type: EndpointType, schema: Resource<TmkitContext>['sc
 
     async update({ prior, planned }, ctx) {
       const profile = profileOf(prior);
-      try {
-        const r = await ctx.resources.updateEndpoint(profile, endpointFromTf(planned, type).value, endpointFromTf(prior, type).value);
+      return writing(ctx, async () => {
+        const r = await ctx.resources.updateEndpoint(profile, endpointFromTf(planned, type).value, { prior: { endpoint: endpointFromTf(prior, type).value } });
         return endpointState(r.endpoint, { id: String(prior.id), profileId: String(planned.profile_id), base: planned });
-      } catch (err) {
-        return refusal(err);
-      } finally {
-        ctx.wrote();
-      }
+      });
     },
 
     async delete(state, ctx) {
-      try {
-        await ctx.resources.deleteEndpoint(profileOf(state), String(state.name), endpointFromTf(state, type).value);
-      } catch (err) {
-        refusal(err);
-      } finally {
-        ctx.wrote();
-      }
+      return writing(ctx, async () => {
+        await ctx.resources.deleteEndpoint(profileOf(state), String(state.name), { prior: { endpoint: endpointFromTf(state, type).value } });
+      });
     },
 
     async import(id, ctx) {
