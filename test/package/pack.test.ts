@@ -113,6 +113,10 @@ test('the tarball carries only what runs: dist (no maps, no test helpers), the P
 
 test('the scratch project has tmkit and constructs, and no geo database', () => {
   const nm = join(app, 'node_modules');
+  const files = walk(nm);
+  const bytes = files.reduce((n, f) => n + statSync(join(nm, f)).size, 0);
+  const packages = files.filter((f) => /(^|\/)node_modules\/(@[^/]+\/)?[^/@]+\/package\.json$|^(@[^/]+\/)?[^/]+\/package\.json$/.test(f)).length;
+  process.stderr.write(`pack test: scratch node_modules ${(bytes / 1e6).toFixed(1)} MB in ${files.length} files, ${packages} packages\n`);
   expect(existsSync(join(nm, 'tmkit/package.json'))).toBe(true);
   expect(JSON.parse(readFileSync(join(nm, 'constructs/package.json'), 'utf8')).version).toBe(repoPkg.devDependencies.constructs);
   expect(existsSync(join(nm, GEO_PACKAGE))).toBe(false);
