@@ -1,7 +1,7 @@
 /**
- * SLOW: one real `npm install` of the packed package. 6 min here at load ~8 (install 259 s, nearly all of
- * it better-sqlite3's build from source; that dependency is being replaced by a pure-WebAssembly one), the
- * two tsc runs about 30 s, the rest about 20 s.
+ * SLOW: one real `npm install` of the packed package. 4–6 min here at load ~8: the install 204–259 s, nearly
+ * all of it better-sqlite3's build from source (that dependency is being replaced by a pure-WebAssembly
+ * one; without install scripts the same install takes 5 s), the two tsc runs 19–30 s, the rest about 10 s.
  *
  * Issue 13 §6 (packaging) and issue 16 item 2. `npm pack` the repository (dist/ as `npm run build` or `npm
  * test`'s pretest built it), install the tarball into an empty scratch project from the npm cache
