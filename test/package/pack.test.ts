@@ -1,5 +1,5 @@
 /**
- * SLOW: one real `npm install` of the packed package. 4–6 min here at load ~8: the install 204–259 s, nearly
+ * SLOW: one real `npm install` of the packed package. 3–6 min here at load ~8: the install 162–259 s, nearly
  * all of it better-sqlite3's build from source (that dependency is being replaced by a pure-WebAssembly
  * one; without install scripts the same install takes 5 s), the two tsc runs 19–30 s, the rest about 10 s.
  *
