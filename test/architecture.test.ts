@@ -118,3 +118,102 @@ test('no import cycles in src/ and providers/', () => {
 test('the cycle finder finds a cycle', () => {
   expect(cycles(new Map([['a', ['b']], ['b', ['c']], ['c', ['a']], ['d', ['a']]]))).toEqual([['a', 'b', 'c']]);
 });
+
+// ---------------------------------------------------------------------------------------------------
+// The package's entry points (package.json `exports`, README "Installing"): what each one may load.
+
+interface Pkg {
+  exports: Record<string, string | { types: string; default: string }>;
+  dependencies: Record<string, string>;
+  devDependencies: Record<string, string>;
+  peerDependencies: Record<string, string>;
+  peerDependenciesMeta: Record<string, { optional?: boolean }>;
+}
+const pkg = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as Pkg;
+
+/** Bare (package) imports of a file: `node:*` dropped, subpaths cut to the package name. */
+function packagesOf(file: string): string[] {
+  const out = new Set<string>();
+  for (const m of readFileSync(join(REPO, file), 'utf8').matchAll(IMPORT)) {
+    const spec = m[1] ?? m[2] ?? m[3] ?? m[4]!;
+    if (spec.startsWith('.') || spec.startsWith('node:')) continue;
+    out.add(spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0]!);
+  }
+  return [...out];
+}
+
+/** Every file an entry loads (relative imports, transitively; type-only imports count too). */
+function closure(entry: string): string[] {
+  const seen = new Set<string>([entry]);
+  const todo = [entry];
+  while (todo.length > 0) for (const d of graph.get(todo.pop()!) ?? []) if (!seen.has(d)) { seen.add(d); todo.push(d); }
+  return [...seen].sort();
+}
+
+/** Per entry: the layers its files may come from, and the packages they may import. */
+const ENTRIES: Record<string, { layers: string[]; packages: string[] }> = {
+  '.': { layers: ['src/index.ts', 'core', 'geo', 'constructs', 'client'], packages: ['constructs', 'maxmind', 'undici'] },
+  './core': { layers: ['core'], packages: [] },
+  './client': { layers: ['core', 'client'], packages: ['undici'] },
+  './constructs': { layers: ['core', 'constructs'], packages: ['constructs'] },
+  './cdktf': { layers: ['core', 'constructs', 'cdktf'], packages: ['cdktf', 'constructs'] },
+  './pulumi': { layers: ['pulumi'], packages: ['@pulumi/pulumi'] },
+};
+
+/** `./dist/src/x/index.js` → `src/x/index.ts`. */
+const sourceOf = (target: string): string => target.replace(/^\.\/dist\//, '').replace(/\.js$/, '.ts');
+
+test('every exports entry has types beside its code and a source file, and is in the layer table', () => {
+  const bad: string[] = [];
+  for (const [sub, target] of Object.entries(pkg.exports)) {
+    if (sub === './package.json') continue;
+    if (typeof target === 'string') { bad.push(`${sub}: needs {types, default}`); continue; }
+    if (target.types !== target.default.replace(/\.js$/, '.d.ts')) bad.push(`${sub}: types ${target.types} is not beside ${target.default}`);
+    if (!graph.has(sourceOf(target.default))) bad.push(`${sub}: no source ${sourceOf(target.default)}`);
+    if (!ENTRIES[sub]) bad.push(`${sub}: not in ENTRIES (say which layers and packages it may load)`);
+  }
+  expect(bad).toEqual([]);
+  expect(Object.keys(pkg.exports).sort()).toEqual([...Object.keys(ENTRIES), './package.json'].sort());
+});
+
+test('each entry point loads only its layers and packages (tmkit/core: nothing outside core; no entry reaches the runtime)', () => {
+  const bad: string[] = [];
+  for (const [sub, rule] of Object.entries(ENTRIES)) {
+    const target = pkg.exports[sub] as { default: string };
+    for (const f of closure(sourceOf(target.default))) {
+      if (!rule.layers.includes(layerOf(f))) bad.push(`${sub}: ${f} (layer ${layerOf(f)}; allowed ${rule.layers.join(', ')})`);
+      for (const p of packagesOf(f)) if (!rule.packages.includes(p)) bad.push(`${sub}: ${f} imports ${p} (allowed ${rule.packages.join(', ') || 'none'})`);
+    }
+  }
+  expect(bad).toEqual([]);
+});
+
+test('every package the code imports is declared: a dependency, or a peer imported only where README says it is needed', () => {
+  /** Peers, and the only places that may import them. */
+  const PEER_USERS: Record<string, RegExp> = {
+    constructs: /^src\/(constructs|cdktf)\//,
+    cdktf: /^src\/cdktf\//,
+    '@pulumi/pulumi': /^(src\/pulumi|providers\/pulumi\/src)\//,
+    'google-protobuf': /^providers\/pulumi\/src\//,
+  };
+  const bad: string[] = [];
+  for (const f of all) {
+    if (f.startsWith('src/testing/') || f.includes('/testing/') || f.startsWith('providers/terraform/src/bin/tmkittest')) continue; // not shipped
+    for (const p of packagesOf(f)) {
+      if (pkg.dependencies[p] !== undefined || p === 'tmkit') continue; // tmkit: `tmkit init`'s template text
+      if (pkg.peerDependencies[p] === undefined) { bad.push(`${f} imports ${p}: neither a dependency nor a peer dependency`); continue; }
+      if (!PEER_USERS[p]?.test(f)) bad.push(`${f} imports the peer ${p} (only ${PEER_USERS[p] ?? 'nowhere'})`);
+    }
+  }
+  expect(bad).toEqual([]);
+  // Peers are also devDependencies (the repository's own tests and README's `npx tmkit serve` use them).
+  for (const p of Object.keys(pkg.peerDependencies)) expect({ p, dev: pkg.devDependencies[p] !== undefined }).toEqual({ p, dev: true });
+  // Only constructs is a required peer: everything else is optional.
+  expect(Object.keys(pkg.peerDependencies).filter((p) => pkg.peerDependenciesMeta[p]?.optional !== true)).toEqual(['constructs']);
+});
+
+test('the geo database package is named in one place only (src/geo/lookup.ts, resolved lazily)', () => {
+  const hits = all.filter((f) => readFileSync(join(REPO, f), 'utf8').includes('@ip-location-db/'));
+  expect(hits).toEqual(['src/geo/lookup.ts']);
+  expect(packagesOf('src/geo/lookup.ts')).not.toContain('@ip-location-db/geo-whois-asn-country-mmdb');
+});

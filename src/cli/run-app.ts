@@ -2,9 +2,9 @@
  * Runs one constructs app file for `tmkit synth` (`"app": "main.ts"` in tmkit.json): `node run-app.js
  * FILE [ARGS...]`. TypeScript (and ESM) goes through jiti, a dependency of tmkit itself, so a project needs
  * nothing but tmkit to synthesize a `.ts` app. When the app's directory cannot resolve `tmkit` (tmkit run
- * with npx from elsewhere), `import ... from 'tmkit'` is pointed at the running tmkit.
+ * with npx from elsewhere), `import ... from 'tmkit'` (and `tmkit/constructs`, ...) is pointed at the running tmkit.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { createJiti } from 'jiti';
@@ -19,6 +19,19 @@ function resolvesFrom(dir: string, id: string): boolean {
   }
 }
 
+/** `tmkit` and each of its subpaths (`tmkit/constructs`, ...) → the running tmkit's file (package.json `exports`). */
+function selfAliases(): Record<string, string> {
+  const root = packageRoot();
+  const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { exports?: Record<string, string | { default?: string }> };
+  const out: Record<string, string> = {};
+  for (const [sub, target] of Object.entries(pkg.exports ?? {})) {
+    const file = typeof target === 'string' ? target : target.default;
+    if (file !== undefined) out[`tmkit${sub.slice(1)}`] = join(root, file);
+  }
+  out.tmkit = join(root, 'dist/src/index.js');
+  return out;
+}
+
 async function main(argv: string[]): Promise<number> {
   const [fileArg, ...rest] = argv;
   if (fileArg === undefined) {
@@ -31,7 +44,7 @@ async function main(argv: string[]): Promise<number> {
     return 1;
   }
   const self = join(packageRoot(), 'dist/src/index.js');
-  const alias = !resolvesFrom(dirname(file), 'tmkit') && existsSync(self) ? { tmkit: self } : undefined;
+  const alias = !resolvesFrom(dirname(file), 'tmkit') && existsSync(self) ? selfAliases() : undefined;
   const jiti = createJiti(file, { interopDefault: true, ...(alias ? { alias } : {}) });
   process.argv = [process.argv[0]!, file, ...rest];
   // import() rather than require: ESM apps and top-level await work too.

@@ -94,6 +94,7 @@ export const CODES = {
   FAILED: c('cli', 'A command failed (exit code 1).'),
   // Geo
   GEO_DATABASE_INVALID: c('geo', 'The MMDB database is missing, unreadable or not an MMDB file.'),
+  GEO_DB_MISSING: c('geo', 'The default country database package (DEFAULT_COUNTRY_DATABASE_PACKAGE, an optional peer dependency) is not installed; serve and dns need it (or --geoip FILE.mmdb).'),
   GEO_LATENCY_TABLE_INVALID: c('geo', 'The latency table is missing, not JSON or breaks a rule.'),
   // DNS server
   DNS_ZONE_INVALID: c('dns', 'The zone configuration (--zone, --ns, --soa-rname) is invalid.'),

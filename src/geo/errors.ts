@@ -4,6 +4,8 @@ import { TmkitError } from '../core/diagnostics';
 export type GeoErrorCode =
   /** The MMDB file is missing, unreadable or not an MMDB database. */
   | 'GEO_DATABASE_INVALID'
+  /** The default country database package (an optional peer dependency of tmkit) is not installed. */
+  | 'GEO_DB_MISSING'
   /** The measured latency table file is missing, not JSON, or breaks a rule (see `issues`). */
   | 'GEO_LATENCY_TABLE_INVALID';
 

@@ -26,12 +26,48 @@ import {
 import { Lru } from './lru';
 import { geoFromRecord } from './subdivisions';
 
-/** npm package of the default database (country level, IPv4 + IPv6; see /work/notes/geo.md for the licence). */
+/**
+ * npm package of the default database (country level, IPv4 + IPv6; see /work/notes/geo.md for the licence).
+ * An optional peer dependency of tmkit: only what places real client addresses (serve, dns, a preview's
+ * `--clients`) needs it, so it is resolved when first needed, never at import.
+ */
 export const DEFAULT_COUNTRY_DATABASE_PACKAGE = '@ip-location-db/geo-whois-asn-country-mmdb';
+/** The version tmkit is tested with (its devDependency; the peer range is `^` this version). */
+export const DEFAULT_COUNTRY_DATABASE_VERSION = '2.3.2026061719';
+/** What to run to install the default database next to tmkit. */
+export const DEFAULT_COUNTRY_DATABASE_INSTALL = `npm install ${DEFAULT_COUNTRY_DATABASE_PACKAGE}@${DEFAULT_COUNTRY_DATABASE_VERSION}`;
 
-/** Path of the default country database (IPv4 + IPv6 in one file) shipped with the npm package. */
+function resolveCountryDatabasePackage(): string | undefined {
+  try {
+    return require.resolve(`${DEFAULT_COUNTRY_DATABASE_PACKAGE}/package.json`);
+  } catch {
+    return undefined;
+  }
+}
+
+/** True when the default country database package can be loaded from where tmkit is installed. */
+export function countryDatabaseInstalled(): boolean {
+  return resolveCountryDatabasePackage() !== undefined;
+}
+
+/** The GEO_DB_MISSING error: what is missing, who needs it, and the exact command that fixes it. */
+export function geoDatabaseMissing(): GeoError {
+  return new GeoError(
+    'GEO_DB_MISSING',
+    `the geo database ${DEFAULT_COUNTRY_DATABASE_PACKAGE} (^${DEFAULT_COUNTRY_DATABASE_VERSION}, an optional peer dependency of tmkit) is not installed; ` +
+      'it places DNS clients for Geographic and Performance routing. ' +
+      `Install it next to tmkit: ${DEFAULT_COUNTRY_DATABASE_INSTALL} (or pass --geoip FILE.mmdb, a city-level database used alone)`,
+  );
+}
+
+/**
+ * Path of the default country database (IPv4 + IPv6 in one file) in its npm package. Throws GEO_DB_MISSING
+ * when the package is not installed.
+ */
 export function defaultCountryDatabasePath(): string {
-  return join(dirname(require.resolve(`${DEFAULT_COUNTRY_DATABASE_PACKAGE}/package.json`)), 'geo-whois-asn-country.mmdb');
+  const pkg = resolveCountryDatabasePackage();
+  if (pkg === undefined) throw geoDatabaseMissing();
+  return join(dirname(pkg), 'geo-whois-asn-country.mmdb');
 }
 
 /** An MMDB database: a file's bytes (and where they came from, for messages) or a ready maxmind Reader. */
@@ -54,7 +90,11 @@ export interface MmdbGeoLookupOptions {
 export interface OpenGeoLookupOptions {
   /** A city-level MMDB (GeoLite2-City, DB-IP City Lite...) consulted before the country database. */
   geoip?: string;
-  /** The country database; default the shipped one. `false`: none (only `geoip`). */
+  /**
+   * The country database; default the package's (DEFAULT_COUNTRY_DATABASE_PACKAGE). When that package is not
+   * installed, `geoip` alone is used, and without `geoip` opening fails with GEO_DB_MISSING. `false`: none
+   * (only `geoip`).
+   */
   countryDatabase?: string | false;
   /** A latency table file (see parseLatencyTable), or an already loaded table. */
   latencyTable?: string | LatencyTable;
@@ -77,6 +117,8 @@ interface CacheEntry {
 }
 
 const RECORD_CACHE_SIZE = 20_000;
+/** Lets withoutDatabase() construct a lookup with no database (the constructor refuses one otherwise). */
+const NO_DATABASE: unique symbol = Symbol('no database');
 
 function openReader(buffer: Buffer, path: string | undefined): Reader<Response> {
   try {
@@ -109,7 +151,8 @@ async function readDatabase(path: string): Promise<Buffer> {
 function databasePaths(opts: OpenGeoLookupOptions): string[] {
   const paths: string[] = [];
   if (opts.geoip !== undefined) paths.push(opts.geoip);
-  if (opts.countryDatabase !== false) paths.push(opts.countryDatabase ?? defaultCountryDatabasePath());
+  if (typeof opts.countryDatabase === 'string') paths.push(opts.countryDatabase);
+  else if (opts.countryDatabase === undefined && (opts.geoip === undefined || countryDatabaseInstalled())) paths.push(defaultCountryDatabasePath());
   if (paths.length === 0) throw new RangeError('no geo database: give geoip, or leave countryDatabase unset for the shipped one');
   return paths;
 }
@@ -150,8 +193,18 @@ export class MmdbGeoLookup implements GeoLookup {
     return out;
   }
 
-  constructor(opts: MmdbGeoLookupOptions) {
-    if (opts.databases.length === 0) throw new RangeError('MmdbGeoLookup needs at least one database');
+  /**
+   * A lookup without any database: it places no address (`locate` is always undefined) and estimates the
+   * latency from a location the caller already knows (a measured table's country/subdivision rows, then the
+   * distance model). The routing preview uses it when the default database is not installed: its clients
+   * (one per country and state/province) carry their own location, so its answers are the same.
+   */
+  static withoutDatabase(opts: Pick<OpenGeoLookupOptions, 'latencyTable' | 'distance'> = {}): MmdbGeoLookup {
+    return new MmdbGeoLookup({ databases: [], ...MmdbGeoLookup.common(opts) }, NO_DATABASE);
+  }
+
+  constructor(opts: MmdbGeoLookupOptions, empty?: typeof NO_DATABASE) {
+    if (opts.databases.length === 0 && empty !== NO_DATABASE) throw new RangeError('MmdbGeoLookup needs at least one database (MmdbGeoLookup.withoutDatabase() for none)');
     this.readers = opts.databases.map((db) => {
       const reader = 'reader' in db ? db.reader : openReader(db.buffer, db.path);
       return db.path === undefined ? { reader } : { reader, path: db.path };

@@ -161,6 +161,9 @@ export class Engine {
     let engine: Engine | undefined;
     let cluster: ClusterNode | undefined;
     try {
+      // The geo databases first: a missing one (GEO_DB_MISSING, GEO_DATABASE_INVALID) stops the start
+      // before the store, the cluster or the token file is touched.
+      const geo = o.geo ?? await MmdbGeoLookup.open(geoOptions(o));
       if (o.cluster) {
         // The engine's own verdicts and targets are read through `engine` once it exists (the cluster calls
         // them only after join(), in boot()).
@@ -174,7 +177,6 @@ export class Engine {
         ...(lock && lock.previousPid > 0 ? { usedBefore: [`a lock last held by pid ${lock.previousPid}`] } : {}),
       });
       const token = loadOrCreateToken(o.stateDir, env);
-      const geo = o.geo ?? await MmdbGeoLookup.open(geoOptions(o));
       engine = new Engine(o, store, geo, token, cluster);
       engine.lock = lock;
       await engine.boot();

@@ -11,6 +11,7 @@ import type { BoundAddress } from '../../runtime/dns';
 import { isDnsWorker, runDnsWorker, startDnsFleet, type SnapshotUpdate } from '../../runtime/dns-fleet';
 import { CliError, EXIT_USAGE } from '../errors';
 import { addTcpLimitOptions, authorityFrom, checkAuthority, collect, dnsLimitsFrom, intOption, parseListen, parseNs, showAddress } from '../util/dns-options';
+import { geoMessage, requireGeoDatabase } from '../util/geo';
 
 interface DnsCommandOptions {
   document: string;
@@ -44,7 +45,7 @@ export function registerDns(program: Command): void {
     .option('--udp-payload <octets>', 'largest UDP response (EDNS payload cap, 512-4096)', '1232')
     .option('--ns <name[=address,...]>', 'apex NS name, with its addresses when it is inside the zone (repeatable; default ns1.<zone>)', collect, [])
     .option('--soa-rname <mailbox>', 'SOA contact in domain form (default hostmaster.<zone>)')
-    .option('--geoip <file.mmdb>', 'MaxMind-format database for Geographic/Performance routing (default: the shipped country database)'))
+    .option('--geoip <file.mmdb>', 'MaxMind-format database for Geographic/Performance routing (default: the country database package; with --geoip and no package, this file alone)'))
     .action(async (opts: DnsCommandOptions) => {
       const listen = (opts.listen.length > 0 ? opts.listen : [DEFAULT_LISTEN]).map(parseListen);
       const workers = intOption('--workers', opts.workers, 1, 64);
@@ -60,13 +61,14 @@ export function registerDns(program: Command): void {
         await runDnsWorker({ zone: opts.zone, dns: listen, ...(opts.geoip !== undefined ? { geoip: opts.geoip } : {}), authority, dnsLimits: limits });
         return;
       }
+      requireGeoDatabase('dns', opts.geoip);
       const doc = loadDocument(opts.document);
       const signalled = untilSignal();
       let geo: MmdbGeoLookup;
       try {
         geo = await MmdbGeoLookup.open(opts.geoip !== undefined ? { geoip: opts.geoip } : {});
       } catch (err) {
-        throw new CliError(`dns: ${(err as Error).message}`);
+        throw new CliError(`dns: ${geoMessage(err)}`);
       }
       // Every endpoint Online: no probing in this mode.
       const verdicts: Record<string, ProbeVerdict> = Object.fromEntries(doc.profiles.flatMap((p) => p.endpoints.map((e) => [targetKey(p.name, e.name), 'Online' as const])));

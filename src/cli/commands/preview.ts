@@ -48,7 +48,7 @@ export function registerPreview(program: Command): void {
           before: new Map(),
           after: plannedProfiles(plan, []),
           profiles: desired.profiles.map((p) => ({ name: p.name, action: 'preview' as const })),
-          geo: await openGeo(opts.geoip),
+          geo: await openGeo(opts.geoip, clients.length > 0),
           clients,
           scenarios: opts.scenarios,
         });

@@ -8,6 +8,7 @@ import type { BoundAddress } from '../../runtime/dns';
 import { CliError, EXIT_USAGE } from '../errors';
 import { addTcpLimitOptions, authorityFrom, checkAuthority, dnsLimitsFrom, parseHostPort, parseNs, showAddress as show } from '../util/dns-options';
 import { readJsonFile } from '../util/files';
+import { geoMessage, requireGeoDatabase } from '../util/geo';
 import { applyFile } from '../util/apply';
 
 interface ServeOptions {
@@ -56,7 +57,7 @@ export function registerServe(program: Command): void {
     .option('--dns <address:port>', 'DNS listen address, UDP and TCP (repeatable; default 127.0.0.1:5300)', (v: string, acc: string[] | undefined) => [...(acc ?? []), v])
     .option('--api <address:port>', 'management API listen address (loopback by default: put TLS in front before exposing it)', '127.0.0.1:5380')
     .option('--resources <file>', 'Azure resource catalog to load at start: {"<ARM id>": {"target", "location", "state"}}')
-    .option('--geoip <file.mmdb>', 'city-level MMDB consulted before the shipped country database')
+    .option('--geoip <file.mmdb>', 'city-level MMDB consulted before the country database package (used alone when that package is not installed)')
     .option('--latency-table <file.json>', 'measured latencies {"<CIDR>|<country>|<subdivision>": {"<region>": ms}} overriding the distance model for Performance routing')
     .option('--ns <name[=address,...]>', 'apex NS name, with its addresses when it is inside the zone (repeatable; default ns1.<zone>)', (v: string, acc: string[]) => [...acc, v], [])
     .option('--soa-rname <mailbox>', 'SOA contact in domain form (default hostmaster.<zone>)')
@@ -88,6 +89,8 @@ export function registerServe(program: Command): void {
         await runDnsWorker({ zone: opts.zone, dns, ...geoOptions(opts), authority, dnsLimits });
         return;
       }
+      // Before anything is opened: without the geo database (and --geoip) serve cannot place DNS clients.
+      requireGeoDatabase('serve', opts.geoip);
       const apiAddr = parseHostPort('--api', opts.api);
       const cluster = clusterOptions(opts);
       const probeDnsServers = opts.probeDnsServer.map(parseDnsServer);
@@ -111,7 +114,7 @@ export function registerServe(program: Command): void {
       } catch (err) {
         const e = err as NodeJS.ErrnoException;
         if (e.code === 'EADDRINUSE') throw new CliError(`serve: ${e.message}: another process listens there; pick another --dns/--api address`);
-        throw new CliError(`serve: ${e.message}`);
+        throw new CliError(`serve: ${geoMessage(e)}`);
       }
       const api = engine.apiAddress();
       if (opts.apply !== undefined) await applyAtStart(engine, opts.apply);

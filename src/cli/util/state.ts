@@ -11,10 +11,10 @@ import type { Diagnostic } from '../../core/diagnostics';
 import { desiredDocument, type DeployedProfile, type PlanReport } from '../../core/plan';
 import type { GeoLookup, ResourceCatalog } from '../../core/ports';
 import { planReport, readDeployed, type DeployedState } from '../../client';
-import { MmdbGeoLookup } from '../../geo';
 import { CliError, EXIT_USAGE } from '../errors';
 import { renderText as renderDiagnostics } from './diagnostics';
 import { readJsonFile } from './files';
+import { openPreviewGeo } from './geo';
 import { clientFor } from './server';
 
 export interface StateOptions {
@@ -33,7 +33,7 @@ export function addStateOptions(cmd: Command): Command {
     .option('--token <token>', 'API token (default TMKIT_TOKEN, then <state-dir>/token for a local server)')
     .option('--state-dir <dir>', 'where a local `tmkit serve` keeps its token file (default TMKIT_STATE_DIR, then .tmkit in the working directory)')
     .option('--resources <file>', 'resource catalog for Azure endpoints (ARM id → target, location, state), as given to tmkit serve')
-    .option('--geoip <file.mmdb>', 'MaxMind-format database for the preview (default: the shipped country database)');
+    .option('--geoip <file.mmdb>', 'MaxMind-format database for the preview\'s --clients addresses (default: the country database package, when installed)');
 }
 
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -111,12 +111,9 @@ export function loadDesired(file: string, deployed: readonly DeployedProfile[] =
   return requireDesired(raw, file, deployed, process.stderr, { after: ', then plan again' });
 }
 
-export async function openGeo(geoip: string | undefined): Promise<GeoLookup> {
-  try {
-    return await MmdbGeoLookup.open(geoip !== undefined ? { geoip } : {});
-  } catch (err) {
-    throw new CliError(`cannot open the geo database${geoip ? ` ${geoip}` : ''}: ${(err as Error).message}`);
-  }
+/** The preview's geo lookup (see openPreviewGeo): real addresses to place (`--clients`) need a database. */
+export async function openGeo(geoip: string | undefined, placesAddresses = false): Promise<GeoLookup> {
+  return openPreviewGeo(geoip, placesAddresses);
 }
 
 /** The plan report with the preview (when asked for): the deploy module's planReport with the MMDB opened. */
@@ -126,7 +123,7 @@ export async function makeReport(
   opts: { preview: boolean; geoip?: string | undefined; maxFailoverSeconds?: number; clients?: Array<{ label: string; address: string }>; warnings?: Diagnostic[] },
 ): Promise<PlanReport> {
   return planReport(desired, state, {
-    ...(opts.preview ? { geo: await openGeo(opts.geoip) } : {}),
+    ...(opts.preview ? { geo: await openGeo(opts.geoip, (opts.clients?.length ?? 0) > 0) } : {}),
     ...(opts.clients ? { clients: opts.clients } : {}),
     ...(opts.warnings ? { warnings: opts.warnings } : {}),
     ...(opts.maxFailoverSeconds !== undefined ? { maxFailoverSeconds: opts.maxFailoverSeconds } : {}),
