@@ -65,6 +65,7 @@ export class LocalDns implements DnsTarget {
 }
 
 type WorkerMessage =
+  | { type: 'tmkit-dns-hello' }
   | { type: 'tmkit-dns-listening'; addresses: BoundAddress[] }
   | { type: 'tmkit-dns-stats'; stats: ResponderStats; counts?: DnsCounts; traffic?: TrafficRow[] }
   | { type: 'tmkit-dns-failed'; message: string };
@@ -86,6 +87,9 @@ export interface DnsWorkerReport {
 }
 
 interface WorkerRecord extends DnsWorkerReport { id: number }
+
+/** What a worker gets before anything was published (ClusterDns used without startDnsFleet). */
+const EMPTY_FULL: SnapshotUpdate = { type: 'tmkit-snapshot', revision: 0, full: true, profiles: [], deleted: [], verdicts: {} };
 
 const ZERO_STATS: ResponderStats = { queries: 0, cacheHits: 0, dropped: 0, errors: 0, truncated: 0 };
 
@@ -139,9 +143,12 @@ export class ClusterDns implements DnsTarget {
         const rec: WorkerRecord = { id: w.id, slot, pid: w.process.pid ?? 0, live: true, replaced: false, stats: { ...ZERO_STATS } };
         this.records.set(w.id, rec);
         w.on('message', (m: WorkerMessage) => {
-          if (m?.type === 'tmkit-dns-listening') {
+          if (m?.type === 'tmkit-dns-hello') {
+            // The worker binds only once it has the whole state: a replacement joining the port (its own
+            // SO_REUSEPORT socket gets its share of queries at once) must never answer from an empty zone.
+            if (w.isConnected()) { w.send(this.full?.() ?? EMPTY_FULL); this.synced.add(w.id); }
+          } else if (m?.type === 'tmkit-dns-listening') {
             this.bound = m.addresses;
-            if (this.full && w.isConnected()) { w.send(this.full()); this.synced.add(w.id); }
             if (!started && ++ready === this.n) { started = true; clearTimeout(timer); resolveStart(); }
           } else if (m?.type === 'tmkit-dns-stats') {
             rec.stats = m.stats;
@@ -281,6 +288,8 @@ export async function runDnsWorker(o: { zone: string; dns: ListenAddress[]; geoi
   const server = new DnsServer({ zone, snapshot, resolve, rng: Math.random, listen, ...o.authority, ...o.dnsLimits, ...(reusePort ? { reusePort } : {}) });
   const profiles = new Map<string, Profile>();
   let resources: ResourceCatalog = new Map();
+  let haveState: () => void = () => undefined;
+  const stateArrived = new Promise<void>((r) => { haveState = r; });
   process.on('message', (m: SnapshotUpdate) => {
     if (m?.type !== 'tmkit-snapshot') return;
     if (m.full) profiles.clear();
@@ -294,7 +303,15 @@ export async function runDnsWorker(o: { zone: string; dns: ListenAddress[]; geoi
       health: { verdict: (p, e) => verdicts[`${p}/${e}`] },
     }, snapshot);
     server.setSnapshot(snapshot, m.serial);
+    if (m.full) haveState();
   });
+  // The whole state first (asked for once this handler listens), then the port: never an answer from an empty zone.
+  const gone = new Promise<'gone'>((r) => { process.once('disconnect', () => r('gone')); process.once('SIGTERM', () => r('gone')); });
+  process.send?.({ type: 'tmkit-dns-hello' });
+  if (await Promise.race([stateArrived.then(() => 'ready' as const), gone]) === 'gone') {
+    if (cluster.isWorker && cluster.worker?.isConnected()) cluster.worker.disconnect();
+    return;
+  }
   try {
     await server.start();
   } catch (err) {
