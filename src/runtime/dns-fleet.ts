@@ -306,9 +306,17 @@ export async function runDnsWorker(o: { zone: string; dns: ListenAddress[]; geoi
     if (m.full) haveState();
   });
   // The whole state first (asked for once this handler listens), then the port: never an answer from an empty zone.
-  const gone = new Promise<'gone'>((r) => { process.once('disconnect', () => r('gone')); process.once('SIGTERM', () => r('gone')); });
+  // A stop meanwhile ends the wait; the listeners go once it is over (SIGTERM then stops the worker as it
+  // did before: a listener left behind would keep a worker that failed to bind alive, and the primary waiting).
+  let onGone: () => void = () => undefined;
+  const gone = new Promise<'gone'>((r) => { onGone = () => r('gone'); });
+  process.once('disconnect', onGone);
+  process.once('SIGTERM', onGone);
   process.send?.({ type: 'tmkit-dns-hello' });
-  if (await Promise.race([stateArrived.then(() => 'ready' as const), gone]) === 'gone') {
+  const waited = await Promise.race([stateArrived.then(() => 'ready' as const), gone]);
+  process.off('disconnect', onGone);
+  process.off('SIGTERM', onGone);
+  if (waited === 'gone') {
     if (cluster.isWorker && cluster.worker?.isConnected()) cluster.worker.disconnect();
     return;
   }
