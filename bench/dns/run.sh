@@ -215,8 +215,13 @@ for setup in $SETUPS; do
 done
 echo
 for setup in $SETUPS; do
-  [ -n "${QPS[gdnsd/$setup]:-}" ] || { QPS[gdnsd/$setup]=${QPS[gdnsd/unpinned]:-0}; CPU[gdnsd/$setup]=${CPU[gdnsd/unpinned]:-0}; }
-  echo "$setup: tmkit/ceiling $(ratio "${QPS[tmkit/$setup]}" "${QPS[ceiling/$setup]}")   tmkit/gdnsd $(ratio "${QPS[tmkit/$setup]}" "${QPS[gdnsd/$setup]}")   (by CPU per query: tmkit/ceiling $(ratio "${CPU[ceiling/$setup]}" "${CPU[tmkit/$setup]}"), tmkit/gdnsd $(ratio "${CPU[gdnsd/$setup]}" "${CPU[tmkit/$setup]}"))"
+  [ -n "${QPS[gdnsd/$setup]:-}" ] || { QPS[gdnsd/$setup]=${QPS[gdnsd/unpinned]:-}; CPU[gdnsd/$setup]=${CPU[gdnsd/unpinned]:-}; }
+  vs_gdnsd=""; cpu_gdnsd=""
+  if [ -n "${QPS[gdnsd/$setup]:-}" ]; then
+    vs_gdnsd="   tmkit/gdnsd $(ratio "${QPS[tmkit/$setup]}" "${QPS[gdnsd/$setup]}")"
+    cpu_gdnsd=", tmkit/gdnsd $(ratio "${CPU[gdnsd/$setup]}" "${CPU[tmkit/$setup]}")"
+  fi
+  echo "$setup: tmkit/ceiling $(ratio "${QPS[tmkit/$setup]}" "${QPS[ceiling/$setup]}")$vs_gdnsd   (by CPU per query: tmkit/ceiling $(ratio "${CPU[ceiling/$setup]}" "${CPU[tmkit/$setup]}")$cpu_gdnsd)"
 done
 echo "(pinned: servers on CPU 0, dnsperf on CPU 1, tmkit and ceiling 1 process; unpinned: tmkit --workers 2 and ceiling 2 workers sharing one socket, gdnsd default threads; reuseport: tmkit --workers 2 and ceiling 2 processes, a SO_REUSEPORT socket each)"
 echo
