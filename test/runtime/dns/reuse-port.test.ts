@@ -11,7 +11,7 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
-import { homedir, tmpdir } from 'node:os';
+import { availableParallelism, homedir, tmpdir } from 'node:os';
 import * as path from 'node:path';
 import * as dnsPacket from 'dns-packet';
 import { autoWorkers, reusePortBlocker, reusePortSupport, sharedSocketNotice } from '../../../src/runtime/dns/reuse-port';
@@ -278,6 +278,23 @@ describe('Node 24: every DNS worker has its own UDP and TCP socket', () => {
     } finally {
       holder.kill('SIGKILL');
     }
+  });
+
+  test24('--workers auto: min(cores, 4) workers, a socket each', async () => {
+    const n = Math.min(availableParallelism(), 4);
+    const s = await startDns(node24(), ['--listen', '127.0.0.1:0', '--workers', 'auto']);
+    try {
+      if (n > 1) {
+        expect(s.stdout()).toMatch(new RegExp(`with ${n} workers, a socket each\n$`));
+        expect(socketInodes('udp', s.port)).toHaveLength(n);
+      } else {
+        expect(s.stdout()).not.toMatch(/workers/);
+      }
+      expect((await udpQueries(s.port, 50)).filter((a) => a !== '192.0.2.1')).toEqual([]);
+    } finally {
+      s.child.kill('SIGTERM');
+    }
+    expect(await s.exit).toBe(0);
   });
 
   test24('TMKIT_DNS_REUSEPORT=0: the workers share one socket and the banner says why', async () => {
