@@ -93,20 +93,25 @@ const EMPTY_FULL: SnapshotUpdate = { type: 'tmkit-snapshot', revision: 0, full: 
 
 const ZERO_STATS: ResponderStats = { queries: 0, cacheHits: 0, dropped: 0, errors: 0, truncated: 0 };
 
+/** Exited workers kept by name for `workers()` (older ones only in the totals). */
+const EXITED_KEPT = 16;
+
 /**
  * N DNS worker processes on one port (node:cluster, as `tmkit dns --workers`). With `sockets: 'per-worker'`
  * each worker binds its own UDP and TCP sockets with SO_REUSEPORT and the kernel spreads queries over them;
  * with `'shared'` (Node < 22.12) they share the primary's one socket. The primary keeps the store, API and
  * prober; on every rebuild it sends each worker the snapshot's inputs and the worker builds the same
- * snapshot. A worker that dies is replaced (same slot) and gets the latest state when it listens.
+ * snapshot. A worker that dies is replaced (same slot); a worker binds only once it has the latest state.
  */
 export class ClusterDns implements DnsTarget {
   private full: (() => SnapshotUpdate) | undefined;
   /** Workers that got a full update since they (re)started listening; the others get one when they do. */
   private readonly synced = new Set<number>();
   private bound: BoundAddress[] = [];
-  /** Every worker process started, by cluster id, the exited ones too (their counters stay in the totals). */
+  /** The worker processes by cluster id: the running ones and the last exited ones (their counters stay in the totals). */
   private readonly records = new Map<number, WorkerRecord>();
+  /** The counters of exited workers no longer in `records` (a crash loop must not grow it without bound). */
+  private readonly retired: ResponderStats = { ...ZERO_STATS };
   private readonly workerCounts = new DnsCountsAggregate();
   /** Traffic rows the workers reported since the last drain. */
   private traffic: TrafficRow[] = [];
@@ -164,6 +169,7 @@ export class ClusterDns implements DnsTarget {
           this.workerCounts.retire(w.id);
           this.synced.delete(w.id);
           if (this.stopping) return;
+          this.forgetOldExited();
           rec.replaced = started;
           if (!started) { fail(`a DNS worker exited (${signal ?? code}) before listening`); return; }
           this.logger.warn({ pid: w.process.pid, slot, code, signal }, 'DNS worker exited; starting another');
@@ -186,15 +192,24 @@ export class ClusterDns implements DnsTarget {
 
   addresses(): BoundAddress[] { return this.bound.map((b) => ({ ...b })); }
 
+  /** Keeps the last EXITED_KEPT exited workers in `records`; older ones are added to `retired`. */
+  private forgetOldExited(): void {
+    const exited = [...this.records.values()].filter((r) => !r.live);
+    for (const r of exited.slice(0, Math.max(0, exited.length - EXITED_KEPT))) {
+      for (const k of Object.keys(this.retired) as Array<keyof ResponderStats>) this.retired[k] += r.stats[k] ?? 0;
+      this.records.delete(r.id);
+    }
+  }
+
   /** Summed over the workers' latest reports, the exited workers' last ones included (so it never goes back). */
   stats(): ResponderStats | undefined {
     if (this.records.size === 0) return undefined;
-    const out: ResponderStats = { ...ZERO_STATS };
+    const out: ResponderStats = { ...this.retired };
     for (const r of this.records.values()) for (const k of Object.keys(out) as Array<keyof ResponderStats>) out[k] += r.stats[k] ?? 0;
     return out;
   }
 
-  /** Every worker process started so far, in slot order (a replaced one before its replacement). */
+  /** The worker processes, running and recently exited, in slot order (a replaced one before its replacement). */
   workers(): DnsWorkerReport[] {
     return [...this.records.values()].sort((a, b) => a.slot - b.slot || a.id - b.id).map(({ id: _id, ...r }) => ({ ...r, stats: { ...r.stats } }));
   }
