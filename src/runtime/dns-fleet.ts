@@ -172,7 +172,7 @@ export class ClusterDns implements DnsTarget {
           this.forgetOldExited();
           rec.replaced = started;
           if (!started) { fail(`a DNS worker exited (${signal ?? code}) before listening`); return; }
-          this.logger.warn({ pid: w.process.pid, slot, code, signal }, 'DNS worker exited; starting another');
+          this.logger.warn({ workerPid: w.process.pid, slot, code, signal }, 'DNS worker exited; starting another');
           fork(slot);
         });
       };
