@@ -2,27 +2,57 @@
 # DNS throughput: tmkit vs gdnsd vs the Node.js ceiling (a node:dgram server that only copies the query
 # ID into a canned reply), measured with dnsperf in the same run, two setups:
 #   (a) pinned:   every server on CPU 0 (taskset -c 0), dnsperf on CPU 1; tmkit and the ceiling 1 process
-#   (b) unpinned: no pinning; tmkit --workers 2, the ceiling with 2 cluster workers, gdnsd default threads
+#   (b) unpinned: no pinning; tmkit --workers 2 and the ceiling with 2 cluster workers, both sharing one
+#       socket (TMKIT_DNS_REUSEPORT=0 for tmkit), gdnsd default threads
+#   (c) reuseport: no pinning; tmkit --workers 2 and the ceiling with 2 processes, each with its own
+#       SO_REUSEPORT socket (needs Node >= 22.12: DNS_BENCH_NODE); gdnsd as in (b)
 # Per server and setup: a throughput pass (dnsperf, no per-query output), a shorter latency pass
 # (dnsperf -v, percentiles from the per-query latencies), and a CPU-cost pass: a fixed rate below
 # saturation (dnsperf -Q) while the server's CPU time is read from /proc — CPU microseconds per query
 # barely move when other processes share the machine, unlike queries/second. Figures only; not a test.
 # Needs: dnsperf, gdnsd (Debian: apt-get install dnsperf gdnsd), dig, taskset, node.
+#      Without gdnsd its rows are left out (a note says so).
 # Env: DNS_BENCH_SECONDS (throughput pass, default 10), DNS_BENCH_LATENCY_SECONDS (default 5),
-#      DNS_BENCH_OUTSTANDING (dnsperf -q, default 100), DNS_BENCH_PORT (first of 3 ports, default 15391),
+#      DNS_BENCH_OUTSTANDING (dnsperf -q, default 100), DNS_BENCH_CLIENTS (dnsperf -c, default 8 source ports), DNS_BENCH_PORT (first of 3 ports, default 15391),
 #      DNS_BENCH_ROUNDS (default 1: every server once per setup; more rounds interleave and keep the best),
-#      DNS_BENCH_CPU_SECONDS (CPU-cost pass, default 5), DNS_BENCH_CPU_RATE (its queries/second, default 10000).
+#      DNS_BENCH_CPU_SECONDS (CPU-cost pass, default 5), DNS_BENCH_CPU_RATE (its queries/second, default 10000),
+#      DNS_BENCH_NODE (the node binary for tmkit and the ceiling, default node; e.g. Node 24 from
+#      scripts/install-node.sh), DNS_BENCH_SETUPS (default "pinned unpinned", plus "reuseport" when
+#      DNS_BENCH_NODE has reusePort).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
-for tool in dnsperf gdnsd dig taskset node; do
+NODE=${DNS_BENCH_NODE:-node}
+for tool in dnsperf dig taskset "$NODE"; do
   command -v "$tool" >/dev/null 2>&1 || { echo "bench:dns: '$tool' not found (Debian: apt-get install dnsperf gdnsd bind9-dnsutils util-linux)" >&2; exit 1; }
 done
+SERVERS="ceiling tmkit gdnsd"
+if ! command -v gdnsd >/dev/null 2>&1; then
+  echo "bench:dns: gdnsd not found (Debian: apt-get install gdnsd): its rows are left out" >&2
+  SERVERS="ceiling tmkit"
+fi
+# reusePort: the same test as tmkit's (src/runtime/dns/reuse-port.ts): two sockets bound on one port.
+HAS_REUSEPORT=$("$NODE" -e "
+  const d = require('node:dgram'); const a = d.createSocket({ type: 'udp4', reusePort: true });
+  a.bind({ port: 0, address: '127.0.0.1', exclusive: true }, () => {
+    const b = d.createSocket({ type: 'udp4', reusePort: true });
+    b.on('error', () => { console.log('no'); process.exit(0); });
+    b.bind({ port: a.address().port, address: '127.0.0.1', exclusive: true }, () => { console.log('yes'); process.exit(0); });
+  });")
+DEFAULT_SETUPS="pinned unpinned"
+[ "$HAS_REUSEPORT" = yes ] && DEFAULT_SETUPS="pinned unpinned reuseport"
+SETUPS=${DNS_BENCH_SETUPS:-$DEFAULT_SETUPS}
+if [[ " $SETUPS " == *" reuseport "* && "$HAS_REUSEPORT" != yes ]]; then
+  echo "bench:dns: the reuseport setup needs a node with reusePort (>= 22.12): set DNS_BENCH_NODE (bash scripts/install-node.sh 24)" >&2; exit 1
+fi
 if [ "$(nproc)" -lt 2 ]; then echo "bench:dns: needs at least 2 CPUs for the pinned setup" >&2; exit 1; fi
 
 SECS=${DNS_BENCH_SECONDS:-10}
 LSECS=${DNS_BENCH_LATENCY_SECONDS:-5}
 OUTSTANDING=${DNS_BENCH_OUTSTANDING:-100}
+# dnsperf clients: each has its own socket (source port). SO_REUSEPORT hashes by source address and port,
+# so one client would land on one worker; resolvers use many ports.
+CLIENTS=${DNS_BENCH_CLIENTS:-8}
 ROUNDS=${DNS_BENCH_ROUNDS:-1}
 CSECS=${DNS_BENCH_CPU_SECONDS:-5}
 CRATE=${DNS_BENCH_CPU_RATE:-10000}
@@ -71,7 +101,9 @@ weighted 30 DYNA weighted!wname
 failover 10 DYNA simplefo!fname
 GDNSD_ZONE
 printf 'weighted.tm.internal A\nfailover.tm.internal A\n' > "$TMP/queries.txt"
-gdnsd -c "$TMP/gdnsd" checkconf >"$TMP/gdnsd-checkconf.log" 2>&1 || { cat "$TMP/gdnsd-checkconf.log" >&2; exit 1; }
+if [[ " $SERVERS " == *" gdnsd "* ]]; then
+  gdnsd -c "$TMP/gdnsd" checkconf >"$TMP/gdnsd-checkconf.log" 2>&1 || { cat "$TMP/gdnsd-checkconf.log" >&2; exit 1; }
+fi
 
 # --- Helpers ---------------------------------------------------------------------------------------------
 wait_dns() { # port name
@@ -83,15 +115,16 @@ wait_dns() { # port name
   return 1
 }
 
-start_server() { # name pin(yes|no) -> sets SPID and PORT
-  local name=$1 pin=$2 w=1
+start_server() { # name setup(pinned|unpinned|reuseport) -> sets SPID and PORT
+  local name=$1 setup=$2 w=1 sockets=shared reuse=1
   local pre=()
-  if [ "$pin" = yes ]; then pre=(taskset -c 0); else w=2; fi
+  if [ "$setup" = pinned ]; then pre=(taskset -c 0); else w=2; fi
+  if [ "$setup" = reuseport ]; then sockets=reuseport; else reuse=0; fi
   case $name in
     ceiling) PORT=$P_CEIL
-             "${pre[@]}" node bench/dns/ceiling.js "$PORT" "$w" >"$TMP/ceiling.log" 2>&1 & SPID=$! ;;
+             "${pre[@]}" "$NODE" bench/dns/ceiling.js "$PORT" "$w" "$sockets" >"$TMP/ceiling.log" 2>&1 & SPID=$! ;;
     tmkit)   PORT=$P_TMKIT
-             "${pre[@]}" node -r @swc-node/register bench/dns/tmkit.ts dns --document "$TMP/doc.json" --zone tm.internal \
+             TMKIT_DNS_REUSEPORT=$reuse "${pre[@]}" "$NODE" -r @swc-node/register bench/dns/tmkit.ts dns --document "$TMP/doc.json" --zone tm.internal \
                --listen "127.0.0.1:$PORT" --workers "$w" >"$TMP/tmkit.log" 2>&1 & SPID=$! ;;
     gdnsd)   PORT=$P_GDNSD
              "${pre[@]}" gdnsd -c "$TMP/gdnsd" start >"$TMP/gdnsd.log" 2>&1 & SPID=$! ;;
@@ -122,14 +155,15 @@ run_one() { # name setup(pinned|unpinned)
   local name=$1 setup=$2 pin=no
   local perfpre=()
   if [ "$setup" = pinned ]; then pin=yes; perfpre=(taskset -c 1); fi
-  start_server "$name" "$pin"
+  start_server "$name" "$setup"
+  if [ "$name" = tmkit ]; then sed "s/^/    [$setup] /" "$TMP/tmkit.log" >&2; fi
   # warm-up (JIT, caches)
-  "${perfpre[@]}" dnsperf -s 127.0.0.1 -p "$PORT" -d "$TMP/queries.txt" -l 2 -q "$OUTSTANDING" >/dev/null 2>&1 || true
-  "${perfpre[@]}" dnsperf -s 127.0.0.1 -p "$PORT" -d "$TMP/queries.txt" -l "$SECS" -q "$OUTSTANDING" >"$TMP/perf.txt" 2>&1
-  "${perfpre[@]}" dnsperf -s 127.0.0.1 -p "$PORT" -d "$TMP/queries.txt" -l "$LSECS" -q "$OUTSTANDING" -v >"$TMP/perf-v.txt" 2>&1
+  "${perfpre[@]}" dnsperf -s 127.0.0.1 -p "$PORT" -d "$TMP/queries.txt" -l 2 -q "$OUTSTANDING" -c "$CLIENTS" >/dev/null 2>&1 || true
+  "${perfpre[@]}" dnsperf -s 127.0.0.1 -p "$PORT" -d "$TMP/queries.txt" -l "$SECS" -q "$OUTSTANDING" -c "$CLIENTS" >"$TMP/perf.txt" 2>&1
+  "${perfpre[@]}" dnsperf -s 127.0.0.1 -p "$PORT" -d "$TMP/queries.txt" -l "$LSECS" -q "$OUTSTANDING" -c "$CLIENTS" -v >"$TMP/perf-v.txt" 2>&1
   local t0 t1 done cpu
   t0=$(cpu_ticks)
-  "${perfpre[@]}" dnsperf -s 127.0.0.1 -p "$PORT" -d "$TMP/queries.txt" -l "$CSECS" -Q "$CRATE" -q "$OUTSTANDING" >"$TMP/perf-cpu.txt" 2>&1
+  "${perfpre[@]}" dnsperf -s 127.0.0.1 -p "$PORT" -d "$TMP/queries.txt" -l "$CSECS" -Q "$CRATE" -q "$OUTSTANDING" -c "$CLIENTS" >"$TMP/perf-cpu.txt" 2>&1
   t1=$(cpu_ticks)
   stop_server
   done=$(awk '/Queries completed:/ {print $3}' "$TMP/perf-cpu.txt")
@@ -154,30 +188,41 @@ run_one() { # name setup(pinned|unpinned)
 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.1f%%", 100 * a / b; else print "n/a" }'; }
 
-echo "bench:dns: node $(node -v), dnsperf $(dnsperf -H 2>&1 | awk '/^Version/ {print $2; exit}'), gdnsd $(gdnsd -c "$TMP/gdnsd" checkconf 2>&1 | awk '/gdnsd version/ {print $4; exit}'), $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)" >&2
-echo "bench:dns: ${SECS}s throughput + ${LSECS}s latency pass per server and setup, ${ROUNDS} round(s), dnsperf -q $OUTSTANDING, names: weighted (1:3) and failover" >&2
+echo "bench:dns: node $("$NODE" -v) (reusePort: $HAS_REUSEPORT), dnsperf $(dnsperf -H 2>&1 | awk '/^Version/ {print $2; exit}'), gdnsd $(command -v gdnsd >/dev/null 2>&1 && gdnsd -c "$TMP/gdnsd" checkconf 2>&1 | awk '/gdnsd version/ {print $4; exit}' || echo absent), $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)" >&2
+echo "bench:dns: ${SECS}s throughput + ${LSECS}s latency pass per server and setup, ${ROUNDS} round(s), dnsperf -q $OUTSTANDING -c $CLIENTS, names: weighted (1:3) and failover" >&2
 # In-process cost of the packet handler (no sockets), next to the ceiling's copy-and-patch.
-node -r @swc-node/register bench/dns/handler.ts >"$TMP/handler.txt" 2>&1 || true
+"$NODE" -r @swc-node/register bench/dns/handler.ts >"$TMP/handler.txt" 2>&1 || true
 sed 's/^/  /' "$TMP/handler.txt" >&2
-for setup in pinned unpinned; do
+for setup in $SETUPS; do
   for _round in $(seq 1 "$ROUNDS"); do
-    for name in ceiling tmkit gdnsd; do run_one "$name" "$setup"; done
+    for name in $SERVERS; do
+      # gdnsd does not depend on how Node binds: one measurement for both unpinned setups.
+      if [ "$name" = gdnsd ] && [ "$setup" = reuseport ] && [[ " $SETUPS " == *" unpinned "* ]]; then continue; fi
+      run_one "$name" "$setup"
+    done
   done
 done
 
 echo
 echo "DNS throughput (queries/second; latency percentiles in ms from dnsperf -v at the same load; server CPU microseconds per query at ${CRATE} q/s)"
 printf '%-10s %-8s %10s %9s %9s %9s %9s %12s\n' setup server qps p50 p90 p99 p99.9 cpu-us/query
-for setup in pinned unpinned; do
-  for name in ceiling tmkit gdnsd; do
+for setup in $SETUPS; do
+  for name in $SERVERS; do
     k="$name/$setup"
+    [ -n "${QPS[$k]:-}" ] || continue
     printf '%-10s %-8s %10s %9s %9s %9s %9s %12s\n' "$setup" "$name" "${QPS[$k]}" "${P50[$k]}" "${P90[$k]}" "${P99[$k]}" "${P999[$k]}" "${CPU[$k]}"
   done
 done
 echo
-for setup in pinned unpinned; do
-  echo "$setup: tmkit/ceiling $(ratio "${QPS[tmkit/$setup]}" "${QPS[ceiling/$setup]}")   tmkit/gdnsd $(ratio "${QPS[tmkit/$setup]}" "${QPS[gdnsd/$setup]}")   (by CPU per query: tmkit/ceiling $(ratio "${CPU[ceiling/$setup]}" "${CPU[tmkit/$setup]}"), tmkit/gdnsd $(ratio "${CPU[gdnsd/$setup]}" "${CPU[tmkit/$setup]}"))"
+for setup in $SETUPS; do
+  [ -n "${QPS[gdnsd/$setup]:-}" ] || { QPS[gdnsd/$setup]=${QPS[gdnsd/unpinned]:-}; CPU[gdnsd/$setup]=${CPU[gdnsd/unpinned]:-}; }
+  vs_gdnsd=""; cpu_gdnsd=""
+  if [ -n "${QPS[gdnsd/$setup]:-}" ]; then
+    vs_gdnsd="   tmkit/gdnsd $(ratio "${QPS[tmkit/$setup]}" "${QPS[gdnsd/$setup]}")"
+    cpu_gdnsd=", tmkit/gdnsd $(ratio "${CPU[gdnsd/$setup]}" "${CPU[tmkit/$setup]}")"
+  fi
+  echo "$setup: tmkit/ceiling $(ratio "${QPS[tmkit/$setup]}" "${QPS[ceiling/$setup]}")$vs_gdnsd   (by CPU per query: tmkit/ceiling $(ratio "${CPU[ceiling/$setup]}" "${CPU[tmkit/$setup]}")$cpu_gdnsd)"
 done
-echo "(pinned: servers on CPU 0, dnsperf on CPU 1, tmkit and ceiling 1 process; unpinned: tmkit --workers 2, ceiling 2 workers, gdnsd default threads)"
+echo "(pinned: servers on CPU 0, dnsperf on CPU 1, tmkit and ceiling 1 process; unpinned: tmkit --workers 2 and ceiling 2 workers sharing one socket, gdnsd default threads; reuseport: tmkit --workers 2 and ceiling 2 processes, a SO_REUSEPORT socket each)"
 echo
 cat "$TMP/handler.txt"

@@ -15,6 +15,7 @@ import type { Profile } from '../core/model/types';
 import type { GeoLookup, ResourceCatalog, Rng } from '../core/ports';
 import { buildSnapshot, resolve, type CompiledSnapshot } from '../core/routing';
 import { MmdbGeoLookup } from '../geo';
+import { reusePortSupport } from './dns/reuse-port';
 import { DnsCountsAggregate, DnsServer, type BoundAddress, type DnsCounts, type ListenAddress, type ResponderStats, type TcpOptions, type TrafficRow } from './dns';
 
 /**
@@ -46,6 +47,10 @@ export interface DnsTarget {
   close(): Promise<void>;
   /** Traffic View counts since the last call (the workers': what they reported since). */
   drainTraffic(): TrafficRow[];
+  /** The DNS worker processes (undefined: DNS answers in this process). */
+  workers?(): DnsWorkerReport[];
+  /** How the workers hold the port (undefined: DNS answers in this process). */
+  readonly sockets?: DnsSockets;
 }
 
 export class LocalDns implements DnsTarget {
@@ -60,35 +65,73 @@ export class LocalDns implements DnsTarget {
 }
 
 type WorkerMessage =
+  | { type: 'tmkit-dns-hello' }
   | { type: 'tmkit-dns-listening'; addresses: BoundAddress[] }
   | { type: 'tmkit-dns-stats'; stats: ResponderStats; counts?: DnsCounts; traffic?: TrafficRow[] }
   | { type: 'tmkit-dns-failed'; message: string };
 
+/** How DNS worker processes hold the port: each its own sockets (SO_REUSEPORT), or one socket through the primary. */
+export type DnsSockets = 'per-worker' | 'shared';
+
+/** One DNS worker process as `/metrics` and `tmkit dns`'s stop summary show it. */
+export interface DnsWorkerReport {
+  /** 1..N; a worker that replaces a dead one takes its slot. */
+  slot: number;
+  pid: number;
+  /** False once the process has exited (its last report still counts in the totals). */
+  live: boolean;
+  /** It exited while DNS was running (not stopped) and another process took its slot. */
+  replaced: boolean;
+  /** Its latest cumulative counters (every second while it answers, and when it stops). */
+  stats: ResponderStats;
+}
+
+interface WorkerRecord extends DnsWorkerReport { id: number }
+
+/** What a worker gets before anything was published (ClusterDns used without startDnsFleet). */
+const EMPTY_FULL: SnapshotUpdate = { type: 'tmkit-snapshot', revision: 0, full: true, profiles: [], deleted: [], verdicts: {} };
+
+const ZERO_STATS: ResponderStats = { queries: 0, cacheHits: 0, dropped: 0, errors: 0, truncated: 0 };
+
+/** Exited workers kept by name for `workers()` (older ones only in the totals). */
+const EXITED_KEPT = 16;
+
 /**
- * N DNS worker processes sharing the port (node:cluster, as `tmkit dns --workers`). The primary keeps
- * the store, API and prober; on every rebuild it sends each worker the snapshot's inputs and the worker
- * builds the same snapshot. A worker that dies is replaced and gets the latest state when it listens.
+ * N DNS worker processes on one port (node:cluster, as `tmkit dns --workers`). With `sockets: 'per-worker'`
+ * each worker binds its own UDP and TCP sockets with SO_REUSEPORT and the kernel spreads queries over them;
+ * with `'shared'` (Node < 22.12) they share the primary's one socket. The primary keeps the store, API and
+ * prober; on every rebuild it sends each worker the snapshot's inputs and the worker builds the same
+ * snapshot. A worker that dies is replaced (same slot); a worker binds only once it has the latest state.
  */
 export class ClusterDns implements DnsTarget {
   private full: (() => SnapshotUpdate) | undefined;
   /** Workers that got a full update since they (re)started listening; the others get one when they do. */
   private readonly synced = new Set<number>();
   private bound: BoundAddress[] = [];
-  private readonly workerStats = new Map<number, ResponderStats>();
+  /** The worker processes by cluster id: the running ones and the last exited ones (their counters stay in the totals). */
+  private readonly records = new Map<number, WorkerRecord>();
+  /** The counters of exited workers no longer in `records` (a crash loop must not grow it without bound). */
+  private readonly retired: ResponderStats = { ...ZERO_STATS };
   private readonly workerCounts = new DnsCountsAggregate();
   /** Traffic rows the workers reported since the last drain. */
   private traffic: TrafficRow[] = [];
   private stopping = false;
   private live = 0;
 
-  constructor(private readonly n: number, private readonly listen: ListenAddress[], private readonly logger: Logger) {
+  constructor(private readonly n: number, private readonly listen: ListenAddress[], private readonly logger: Logger, readonly sockets: DnsSockets = 'shared') {
     if (!cluster.isPrimary) throw new Error('ClusterDns: only the cluster primary can start DNS workers');
   }
 
   async start(): Promise<void> {
     // Port 0: choose a port free for both UDP and TCP here, so every worker binds the same concrete one
     // (workers sharing a port-0 UDP handle could otherwise not move on when its TCP twin is taken).
-    const listen = await Promise.all(this.listen.map(async (l) => (l.port === 0 ? { address: l.address, port: await freeDnsPort(l.address) } : l)));
+    // Per-worker sockets: a fixed port must be free before the first worker binds it, or the workers would
+    // quietly join the reuseport group of another process of this user that holds it (and split its traffic).
+    const listen = await Promise.all(this.listen.map(async (l) => {
+      if (l.port === 0) return { address: l.address, port: await freeDnsPort(l.address) };
+      if (this.sockets === 'per-worker') await assertDnsPortFree(l);
+      return l;
+    }));
     return new Promise((resolveStart, rejectStart) => {
       let ready = 0;
       let started = false;
@@ -99,16 +142,21 @@ export class ClusterDns implements DnsTarget {
         clearTimeout(timer);
         void this.close().then(() => rejectStart(new Error(why)));
       };
-      const fork = (): void => {
+      const fork = (slot: number): void => {
         this.live++;
-        const w = cluster.fork({ TMKIT_DNS_WORKER: '1', TMKIT_DNS_LISTEN: JSON.stringify(listen) });
+        const w = cluster.fork({ TMKIT_DNS_WORKER: '1', TMKIT_DNS_LISTEN: JSON.stringify(listen), TMKIT_DNS_SOCKETS: this.sockets });
+        const rec: WorkerRecord = { id: w.id, slot, pid: w.process.pid ?? 0, live: true, replaced: false, stats: { ...ZERO_STATS } };
+        this.records.set(w.id, rec);
         w.on('message', (m: WorkerMessage) => {
-          if (m?.type === 'tmkit-dns-listening') {
+          if (m?.type === 'tmkit-dns-hello') {
+            // The worker binds only once it has the whole state: a replacement joining the port (its own
+            // SO_REUSEPORT socket gets its share of queries at once) must never answer from an empty zone.
+            if (w.isConnected()) { w.send(this.full?.() ?? EMPTY_FULL); this.synced.add(w.id); }
+          } else if (m?.type === 'tmkit-dns-listening') {
             this.bound = m.addresses;
-            if (this.full && w.isConnected()) { w.send(this.full()); this.synced.add(w.id); }
             if (!started && ++ready === this.n) { started = true; clearTimeout(timer); resolveStart(); }
           } else if (m?.type === 'tmkit-dns-stats') {
-            this.workerStats.set(w.id, m.stats);
+            rec.stats = m.stats;
             if (m.counts) this.workerCounts.set(w.id, m.counts);
             if (m.traffic && m.traffic.length > 0) this.traffic.push(...m.traffic);
           } else if (m?.type === 'tmkit-dns-failed') {
@@ -117,16 +165,18 @@ export class ClusterDns implements DnsTarget {
         });
         w.on('exit', (code, signal) => {
           this.live--;
-          this.workerStats.delete(w.id);
+          rec.live = false;
           this.workerCounts.retire(w.id);
           this.synced.delete(w.id);
           if (this.stopping) return;
+          this.forgetOldExited();
+          rec.replaced = started;
           if (!started) { fail(`a DNS worker exited (${signal ?? code}) before listening`); return; }
-          this.logger.warn({ pid: w.process.pid, code, signal }, 'DNS worker exited; starting another');
-          fork();
+          this.logger.warn({ workerPid: w.process.pid, slot, code, signal }, 'DNS worker exited; starting another');
+          fork(slot);
         });
       };
-      for (let i = 0; i < this.n; i++) fork();
+      for (let i = 1; i <= this.n; i++) fork(i);
     });
   }
 
@@ -142,11 +192,26 @@ export class ClusterDns implements DnsTarget {
 
   addresses(): BoundAddress[] { return this.bound.map((b) => ({ ...b })); }
 
+  /** Keeps the last EXITED_KEPT exited workers in `records`; older ones are added to `retired`. */
+  private forgetOldExited(): void {
+    const exited = [...this.records.values()].filter((r) => !r.live);
+    for (const r of exited.slice(0, Math.max(0, exited.length - EXITED_KEPT))) {
+      for (const k of Object.keys(this.retired) as Array<keyof ResponderStats>) this.retired[k] += r.stats[k] ?? 0;
+      this.records.delete(r.id);
+    }
+  }
+
+  /** Summed over the workers' latest reports, the exited workers' last ones included (so it never goes back). */
   stats(): ResponderStats | undefined {
-    if (this.workerStats.size === 0) return undefined;
-    const out: ResponderStats = { queries: 0, cacheHits: 0, dropped: 0, errors: 0, truncated: 0 };
-    for (const s of this.workerStats.values()) for (const k of Object.keys(out) as Array<keyof ResponderStats>) out[k] += s[k] ?? 0;
+    if (this.records.size === 0) return undefined;
+    const out: ResponderStats = { ...this.retired };
+    for (const r of this.records.values()) for (const k of Object.keys(out) as Array<keyof ResponderStats>) out[k] += r.stats[k] ?? 0;
     return out;
+  }
+
+  /** The worker processes, running and recently exited, in slot order (a replaced one before its replacement). */
+  workers(): DnsWorkerReport[] {
+    return [...this.records.values()].sort((a, b) => a.slot - b.slot || a.id - b.id).map(({ id: _id, ...r }) => ({ ...r, stats: { ...r.stats } }));
   }
 
   /** Summed over the workers' latest reports (and the last reports of workers that exited). */
@@ -193,6 +258,11 @@ export interface DnsFleetOptions {
   /** 1: DNS in this process; more: worker processes (this process must be the cluster primary, and its main
    * script must call `runDnsWorker()` in the workers, as `tmkit serve` and `tmkit dns` do). */
   workers: number;
+  /**
+   * With workers: whether each binds its own sockets with SO_REUSEPORT ('per-worker') or they share one
+   * ('shared'). Default: per-worker where this Node and platform support it (reusePortSupport()).
+   */
+  sockets?: DnsSockets;
   authority?: DnsAuthority;
   limits?: DnsLimits;
   rng?: Rng;
@@ -207,8 +277,9 @@ export interface DnsFleetOptions {
 
 /** Starts DNS (in this process or in workers), serving `snapshot` until the first `publish`. */
 export async function startDnsFleet(o: DnsFleetOptions): Promise<DnsTarget> {
+  const sockets = o.workers > 1 ? o.sockets ?? ((await reusePortSupport()).supported ? 'per-worker' : 'shared') : undefined;
   const dns: DnsTarget = o.workers > 1
-    ? new ClusterDns(o.workers, o.listen, o.logger)
+    ? new ClusterDns(o.workers, o.listen, o.logger, sockets)
     : new LocalDns(new DnsServer({ zone: o.zone, snapshot: o.snapshot, resolve, rng: o.rng ?? Math.random, listen: o.listen, ...o.authority, ...o.limits }));
   dns.publish(o.snapshot, o.full, o.full, o.serial);
   await dns.start();
@@ -227,9 +298,13 @@ export async function runDnsWorker(o: { zone: string; dns: ListenAddress[]; geoi
   const listen = process.env.TMKIT_DNS_LISTEN ? (JSON.parse(process.env.TMKIT_DNS_LISTEN) as ListenAddress[]) : o.dns;
   const geo = o.geo ?? await MmdbGeoLookup.open(geoOptions(o));
   let snapshot = buildSnapshot({ zone, profiles: [], geo });
-  const server = new DnsServer({ zone, snapshot, resolve, rng: Math.random, listen, ...o.authority, ...o.dnsLimits });
+  // Per-worker sockets (SO_REUSEPORT): this worker binds its own; else the primary's one socket is shared.
+  const reusePort = process.env.TMKIT_DNS_SOCKETS === 'per-worker';
+  const server = new DnsServer({ zone, snapshot, resolve, rng: Math.random, listen, ...o.authority, ...o.dnsLimits, ...(reusePort ? { reusePort } : {}) });
   const profiles = new Map<string, Profile>();
   let resources: ResourceCatalog = new Map();
+  let haveState: () => void = () => undefined;
+  const stateArrived = new Promise<void>((r) => { haveState = r; });
   process.on('message', (m: SnapshotUpdate) => {
     if (m?.type !== 'tmkit-snapshot') return;
     if (m.full) profiles.clear();
@@ -243,7 +318,23 @@ export async function runDnsWorker(o: { zone: string; dns: ListenAddress[]; geoi
       health: { verdict: (p, e) => verdicts[`${p}/${e}`] },
     }, snapshot);
     server.setSnapshot(snapshot, m.serial);
+    if (m.full) haveState();
   });
+  // The whole state first (asked for once this handler listens), then the port: never an answer from an empty zone.
+  // A stop meanwhile ends the wait; the listeners go once it is over (SIGTERM then stops the worker as it
+  // did before: a listener left behind would keep a worker that failed to bind alive, and the primary waiting).
+  let onGone: () => void = () => undefined;
+  const gone = new Promise<'gone'>((r) => { onGone = () => r('gone'); });
+  process.once('disconnect', onGone);
+  process.once('SIGTERM', onGone);
+  process.send?.({ type: 'tmkit-dns-hello' });
+  const waited = await Promise.race([stateArrived.then(() => 'ready' as const), gone]);
+  process.off('disconnect', onGone);
+  process.off('SIGTERM', onGone);
+  if (waited === 'gone') {
+    if (cluster.isWorker && cluster.worker?.isConnected()) cluster.worker.disconnect();
+    return;
+  }
   try {
     await server.start();
   } catch (err) {
@@ -292,4 +383,25 @@ async function freeDnsPort(address: string): Promise<number> {
     if (ok) return port;
   }
   throw new Error(`no port on ${address} is free for both UDP and TCP`);
+}
+
+/**
+ * Fails with EADDRINUSE (as a bind would) unless `l`'s port is free for both UDP and TCP right now: bound
+ * without SO_REUSEPORT, so a socket of any process, with or without it, makes it fail.
+ */
+async function assertDnsPortFree(l: ListenAddress): Promise<void> {
+  const v6 = isIP(l.address) === 6;
+  const inUse = (proto: string, err: NodeJS.ErrnoException): Error =>
+    Object.assign(new Error(`${proto} ${l.address}:${l.port} is in use (${err.code ?? err.message}); another process listens there`), { code: err.code ?? 'EADDRINUSE' });
+  const udp = dgram.createSocket({ type: v6 ? 'udp6' : 'udp4', ipv6Only: v6 } as dgram.SocketOptions);
+  await new Promise<void>((res, rej) => {
+    udp.once('error', (err) => { try { udp.close(); } catch { /* never bound */ } rej(inUse('UDP', err)); });
+    udp.bind({ address: l.address, port: l.port, exclusive: true }, () => res());
+  });
+  await new Promise<void>((r) => udp.close(() => r()));
+  await new Promise<void>((res, rej) => {
+    const srv = net.createServer();
+    srv.once('error', (err) => rej(inUse('TCP', err)));
+    srv.listen({ host: l.address, port: l.port, exclusive: true, ipv6Only: v6 }, () => srv.close(() => res()));
+  });
 }

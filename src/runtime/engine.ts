@@ -23,7 +23,7 @@ import { packageRoot } from '../package';
 import { ApiProblem, ApiServer, RuntimeMetrics, defaultValidator, loadOrCreateToken, type ResolveRequest, type TokenSource } from './api';
 import { TrafficStore, type BoundAddress, type ListenAddress } from './dns';
 import { LiveEvents } from './api/events';
-import { geoOptions, startDnsFleet, type DnsAuthority, type DnsLimits, type DnsTarget } from './dns-fleet';
+import { geoOptions, startDnsFleet, type DnsAuthority, type DnsLimits, type DnsSockets, type DnsTarget } from './dns-fleet';
 import { Monitor, type EndpointProbeStatus, type MonitorOptions } from './monitor';
 import { SnapshotPipeline, type SnapshotLag } from './pipeline';
 import { resolveReport, statusReport } from './reports';
@@ -31,7 +31,7 @@ import { SqliteStore, StateDirLock, parseResourceCatalog, canonicalJson, type St
 import { VerdictBook } from './verdicts';
 import { ClusterNode, type ClusterOptions, type OwnVerdict } from './cluster';
 
-export { geoOptions, runDnsWorker, isDnsWorker, type DnsAuthority, type DnsLimits, type SnapshotUpdate } from './dns-fleet';
+export { geoOptions, runDnsWorker, isDnsWorker, type DnsAuthority, type DnsLimits, type DnsSockets, type SnapshotUpdate } from './dns-fleet';
 export type { SnapshotLag } from './pipeline';
 
 export interface EngineOptions {
@@ -78,6 +78,11 @@ export interface EngineOptions {
    * in the workers (`tmkit serve` does).
    */
   workers?: number;
+  /**
+   * With workers: each binds its own UDP/TCP sockets with SO_REUSEPORT ('per-worker', the default where
+   * Node ≥ 22.12 on Linux allows it) or all share one socket ('shared').
+   */
+  dnsSockets?: DnsSockets;
 }
 
 
@@ -232,6 +237,7 @@ export class Engine {
 
     this.dns = await startDnsFleet({
       zone: this.zone, listen: this.o.dns ?? [{ address: '127.0.0.1', port: 5300 }], workers: this.o.workers ?? 1,
+      ...(this.o.dnsSockets ? { sockets: this.o.dnsSockets } : {}),
       rng: this.rng, logger: this.logger, snapshot, full: () => this.pipeline.workerUpdate(),
       ...(this.cluster ? { serial: this.cluster.serial() } : {}),
       ...(this.o.authority ? { authority: this.o.authority } : {}),
@@ -315,6 +321,9 @@ export class Engine {
   snapshot(): CompiledSnapshot { return this.pipeline.snapshot(); }
 
   dnsAddresses(): BoundAddress[] { return this.dns!.addresses(); }
+
+  /** How the DNS workers hold the port; undefined when DNS answers in this process. */
+  dnsSockets(): DnsSockets | undefined { return this.dns!.sockets; }
 
   apiAddress(): AddressInfo { return this.api!.server.address() as AddressInfo; }
 

@@ -8,9 +8,9 @@ import { buildSnapshot } from '../../core/routing';
 import { parseDocument } from '../../core/validate';
 import { MmdbGeoLookup } from '../../geo';
 import type { BoundAddress } from '../../runtime/dns';
-import { isDnsWorker, runDnsWorker, startDnsFleet, type SnapshotUpdate } from '../../runtime/dns-fleet';
+import { isDnsWorker, runDnsWorker, startDnsFleet, type DnsSockets, type SnapshotUpdate } from '../../runtime/dns-fleet';
 import { CliError, EXIT_USAGE } from '../errors';
-import { addTcpLimitOptions, authorityFrom, checkAuthority, collect, dnsLimitsFrom, intOption, parseListen, parseNs, showAddress } from '../util/dns-options';
+import { addTcpLimitOptions, authorityFrom, checkAuthority, collect, decideWorkers, dnsLimitsFrom, parseListen, parseNs, parseWorkers, showAddress } from '../util/dns-options';
 import { geoMessage, requireGeoDatabase } from '../util/geo';
 
 interface DnsCommandOptions {
@@ -41,14 +41,14 @@ export function registerDns(program: Command): void {
     .requiredOption('--document <file>', 'tmkit/v1 document (JSON)')
     .option('--zone <zone>', 'authoritative zone; profiles answer at <relativeName>.<zone>', 'tm.internal')
     .option('--listen <address:port>', `address to listen on, UDP and TCP (repeatable; [::1]:5300 for IPv6; default ${DEFAULT_LISTEN})`, collect, [])
-    .option('--workers <n>', 'processes sharing the port (node:cluster)', '1')
+    .option('--workers <n|auto>', 'processes on the port (node:cluster), each with its own UDP and TCP socket where SO_REUSEPORT works (Node >= 22.12 on Linux), else sharing one; auto: min(cores, 4) with SO_REUSEPORT, else 1', '1')
     .option('--udp-payload <octets>', 'largest UDP response (EDNS payload cap, 512-4096)', '1232')
     .option('--ns <name[=address,...]>', 'apex NS name, with its addresses when it is inside the zone (repeatable; default ns1.<zone>)', collect, [])
     .option('--soa-rname <mailbox>', 'SOA contact in domain form (default hostmaster.<zone>)')
     .option('--geoip <file.mmdb>', 'MaxMind-format database for Geographic/Performance routing (default: the country database package; with --geoip and no package, this file alone)'))
     .action(async (opts: DnsCommandOptions) => {
       const listen = (opts.listen.length > 0 ? opts.listen : [DEFAULT_LISTEN]).map(parseListen);
-      const workers = intOption('--workers', opts.workers, 1, 64);
+      const workersOption = parseWorkers(opts.workers);
       const limits = dnsLimitsFrom({ ...opts, udpPayload: opts.udpPayload }, '--udp-payload');
       const ns = opts.ns.map(parseNs);
       if (!/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*\.?$/.test(opts.zone)) {
@@ -63,6 +63,7 @@ export function registerDns(program: Command): void {
       }
       requireGeoDatabase('dns', opts.geoip);
       const doc = loadDocument(opts.document);
+      const { workers, notice } = await decideWorkers(workersOption);
       const signalled = untilSignal();
       let geo: MmdbGeoLookup;
       try {
@@ -80,17 +81,19 @@ export function registerDns(program: Command): void {
       } catch (err) {
         throw new CliError(`dns: cannot listen on ${listen.map(showAddress).join(', ')}: ${(err as Error).message}${workers > 1 ? '; the workers could not start' : ''}`);
       }
-      process.stdout.write(`${banner(opts.zone, doc, dns.addresses(), workers)}\n`);
+      process.stdout.write(`${banner(opts.zone, doc, dns.addresses(), workers, dns.sockets)}\n${notice !== undefined ? `  ${notice}\n` : ''}`);
       await signalled;
       await dns.close();
       const st = dns.stats();
-      if (st) process.stderr.write(`tmkit dns: handled ${st.queries} messages (${st.cacheHits} from cache, ${st.errors} error answers, ${st.dropped} dropped, ${st.truncated} truncated)\n`);
+      const perWorker = dns.workers?.() ?? [];
+      const split = perWorker.length > 0 ? `; per worker: ${perWorker.map((w) => `#${w.slot} pid ${w.pid}${w.replaced ? ' (replaced)' : ''}: ${w.stats.queries}`).join(', ')}` : '';
+      if (st) process.stderr.write(`tmkit dns: handled ${st.queries} messages (${st.cacheHits} from cache, ${st.errors} error answers, ${st.dropped} dropped, ${st.truncated} truncated)${split}\n`);
     });
 }
 
-function banner(zone: string, doc: Document, addrs: BoundAddress[], workers: number): string {
+function banner(zone: string, doc: Document, addrs: BoundAddress[], workers: number, sockets: DnsSockets | undefined): string {
   const where = addrs.map(showAddress).join(', ');
-  const w = workers > 1 ? ` with ${workers} workers` : '';
+  const w = workers > 1 ? ` with ${workers} workers${sockets === 'per-worker' ? ', a socket each' : ''}` : '';
   return `tmkit dns: zone ${zone.replace(/\.$/, '').toLowerCase()}, ${doc.profiles.length} profile${doc.profiles.length === 1 ? '' : 's'} (every endpoint treated as Online), UDP+TCP on ${where}${w}`;
 }
 

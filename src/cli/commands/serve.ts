@@ -6,7 +6,7 @@ import { Engine, geoOptions, isDnsWorker, runDnsWorker } from '../../runtime/eng
 import { checkClusterNames, parseEtcdUrl, type ClusterOptions } from '../../runtime/cluster';
 import type { BoundAddress } from '../../runtime/dns';
 import { CliError, EXIT_USAGE } from '../errors';
-import { addTcpLimitOptions, authorityFrom, checkAuthority, dnsLimitsFrom, parseHostPort, parseNs, showAddress as show } from '../util/dns-options';
+import { addTcpLimitOptions, authorityFrom, checkAuthority, decideWorkers, dnsLimitsFrom, parseHostPort, parseNs, parseWorkers, showAddress as show } from '../util/dns-options';
 import { readJsonFile } from '../util/files';
 import { geoMessage, requireGeoDatabase } from '../util/geo';
 import { applyFile } from '../util/apply';
@@ -61,7 +61,7 @@ export function registerServe(program: Command): void {
     .option('--latency-table <file.json>', 'measured latencies {"<CIDR>|<country>|<subdivision>": {"<region>": ms}} overriding the distance model for Performance routing')
     .option('--ns <name[=address,...]>', 'apex NS name, with its addresses when it is inside the zone (repeatable; default ns1.<zone>)', (v: string, acc: string[]) => [...acc, v], [])
     .option('--soa-rname <mailbox>', 'SOA contact in domain form (default hostmaster.<zone>)')
-    .option('--workers <n>', 'DNS worker processes sharing the DNS port (node:cluster); 1 = DNS in the main process', '1')
+    .option('--workers <n|auto>', 'DNS worker processes on the DNS port (node:cluster). auto: min(cores, 4) where each worker can bind its own UDP and TCP socket (SO_REUSEPORT: Node >= 22.12 on Linux), else 1; N: exactly N (1-64; without SO_REUSEPORT they share one socket); 1 = DNS in the main process', 'auto')
     .option('--max-udp-payload <octets>', 'largest UDP response (EDNS payload cap, 512-4096)', '1232')
     .option('--probe-dns-server <address[:port]>', 'DNS server for resolving FQDN probe targets, after /etc/hosts (repeatable; default: the nameservers in /etc/resolv.conf)', (v: string, acc: string[]) => [...acc, v], [])
     .option('--log-level <level>', 'pino log level (logs go to stderr as JSON)', 'info')
@@ -75,9 +75,7 @@ export function registerServe(program: Command): void {
     .option('--etcd-cert <file>', 'cluster mode, etcds://: client certificate (PEM) for etcd\'s --client-cert-auth')
     .option('--etcd-key <file>', 'cluster mode, etcds://: the client certificate\'s key (PEM); etcd users: TMKIT_ETCD_USER and TMKIT_ETCD_PASSWORD'))
     .action(async (opts: ServeOptions) => {
-      const workers = Number(opts.workers);
-      if (!Number.isInteger(workers) || workers < 1) throw new CliError(`--workers ${opts.workers}: expected a positive integer`, EXIT_USAGE);
-      if (workers > 64) throw new CliError(`--workers ${opts.workers}: at most 64`, EXIT_USAGE);
+      const workersOption = parseWorkers(opts.workers);
       const dns = (opts.dns ?? ['127.0.0.1:5300']).map((s) => parseHostPort('--dns', s));
       const dnsLimits = dnsLimitsFrom({ ...opts, udpPayload: opts.maxUdpPayload }, '--max-udp-payload');
       const ns = opts.ns.map(parseNs);
@@ -92,6 +90,8 @@ export function registerServe(program: Command): void {
       // Before anything is opened: without the geo database (and --geoip) serve cannot place DNS clients.
       requireGeoDatabase('serve', opts.geoip);
       const apiAddr = parseHostPort('--api', opts.api);
+      // Per-worker sockets or one shared socket, and what `auto` means here (probed once, in the primary only).
+      const { workers, notice: workersNotice } = await decideWorkers(workersOption);
       const cluster = clusterOptions(opts);
       const probeDnsServers = opts.probeDnsServer.map(parseDnsServer);
       // Fail before opening anything when the file cannot be read or is not JSON (full validation needs the store).
@@ -125,7 +125,8 @@ export function registerServe(program: Command): void {
         cluster
           ? `tmkit serve: zone ${engine.zone}, ${profiles} profile${profiles === 1 ? '' : 's'}, store ${cluster.store} (node ${cluster.node}, location ${cluster.location}, etcd ${engine.cluster!.session.isConnected() ? `revision ${engine.cluster!.serial()}` : 'UNREACHABLE: serving the local copy'}), local state in ${shownPath(opts.stateDir)}`
           : `tmkit serve: zone ${engine.zone}, ${profiles} profile${profiles === 1 ? '' : 's'}, state in ${shownPath(join(opts.stateDir, 'tmkit.db'))}`,
-        `  DNS  UDP+TCP ${dnsWhere}${workers > 1 ? ` (${workers} worker processes)` : ''}        dig @${engine.dnsAddresses()[0]!.address} -p ${engine.dnsAddresses()[0]!.port} <name>.${engine.zone}`,
+        `  DNS  UDP+TCP ${dnsWhere}${workers > 1 ? ` (${workers} worker processes${engine.dnsSockets() === 'per-worker' ? ', a socket each' : ''})` : ''}        dig @${engine.dnsAddresses()[0]!.address} -p ${engine.dnsAddresses()[0]!.port} <name>.${engine.zone}`,
+        ...(workersNotice !== undefined ? [`       ${workersNotice}`] : []),
         `  API  http://${show({ address: api.address, port: api.port })}   token ${tokenWhere}`,
         `  UI   http://${show({ address: api.address, port: api.port })}/ui/   (paste the API token to sign in)`,
         '',

@@ -3,9 +3,11 @@
  * data checked by core's zone rules, the DNS limit flags, and showing an address.
  */
 import * as net from 'node:net';
+import { availableParallelism } from 'node:os';
 import type { Command } from 'commander';
 import { zoneProblems, type ZoneProblem } from '../../core/zone';
 import type { ListenAddress } from '../../runtime/dns';
+import { autoWorkers, reusePortSupport, sharedSocketNotice, type ReusePortSupport } from '../../runtime/dns/reuse-port';
 import type { DnsAuthority, DnsLimits } from '../../runtime/engine';
 import { CliError, EXIT_USAGE } from '../errors';
 
@@ -54,6 +56,35 @@ export function intOption(name: string, v: string, min: number, max: number): nu
   return n;
 }
 
+/** `--workers auto` or a whole number of DNS worker processes from 1 to 64. */
+export function parseWorkers(v: string): number | 'auto' {
+  if (v.trim().toLowerCase() === 'auto') return 'auto';
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1 || n > 64) throw new CliError(`--workers ${v}: expected auto or a whole number from 1 to 64`, EXIT_USAGE);
+  return n;
+}
+
+/** What the DNS workers will be, decided in the primary before DNS starts. */
+export interface WorkersDecision {
+  workers: number;
+  support: ReusePortSupport;
+  /** The banner line that says why the workers share one socket, or why `auto` chose 1; undefined: nothing to say. */
+  notice?: string;
+}
+
+/**
+ * `auto`: min(cores, 4) workers where each can bind its own SO_REUSEPORT sockets, else 1 (DNS in the main
+ * process). A number is kept as given; above 1 without per-worker sockets the workers share one socket.
+ */
+export async function decideWorkers(w: number | 'auto', cores: number = availableParallelism()): Promise<WorkersDecision> {
+  const support = await reusePortSupport();
+  const workers = w === 'auto' ? autoWorkers(support, cores) : w;
+  const notice = support.supported ? undefined
+    : workers > 1 ? sharedSocketNotice(support)
+    : w === 'auto' ? `DNS in the main process (--workers auto): ${support.reason ?? 'per-worker sockets are off'}${support.fix !== undefined ? `; ${support.fix}` : ''}`
+    : undefined;
+  return { workers, support, ...(notice !== undefined ? { notice } : {}) };
+}
 
 /** `[::1]:5300` / `127.0.0.1:5300`. */
 export const showAddress = (a: { address: string; port: number; family?: string }): string =>

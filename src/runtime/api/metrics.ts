@@ -1,5 +1,6 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { DnsCounts, ResponderStats } from '../dns';
+import type { DnsSockets, DnsWorkerReport } from '../dns-fleet';
 
 /**
  * The runtime's Prometheus metrics, on a registry of its own (several runtimes can live in one process,
@@ -37,8 +38,31 @@ export class RuntimeMetrics {
    * DNS counters, read from the responder (or summed over the DNS workers) at scrape time: a query costs a
    * few increments in the responder and no callback here. `source` returns undefined once DNS is stopped.
    */
-  attachDns(source: () => { stats(): ResponderStats | undefined; counts(): DnsCounts | undefined } | undefined): void {
+  attachDns(source: () => { stats(): ResponderStats | undefined; counts(): DnsCounts | undefined; workers?(): DnsWorkerReport[]; readonly sockets?: DnsSockets } | undefined): void {
     const registers = [this.registry];
+    new Gauge({
+      name: 'tmkit_dns_workers',
+      help: 'DNS worker processes running (serve --workers), by how they hold the port: per-worker (each its own SO_REUSEPORT sockets) or shared (one socket); absent: DNS answers in the main process',
+      labelNames: ['sockets'],
+      registers,
+      collect() {
+        this.reset();
+        const s = source();
+        const w = s?.workers?.();
+        if (!s || !w || s.sockets === undefined) return;
+        this.set({ sockets: s.sockets }, w.filter((r) => r.live).length);
+      },
+    });
+    new Counter({
+      name: 'tmkit_dns_worker_queries_total',
+      help: 'DNS messages handled by each running DNS worker process since it started (worker: its slot 1..N, kept by a replacement; pid: the process)',
+      labelNames: ['worker', 'pid'],
+      registers,
+      collect() {
+        this.reset();
+        for (const r of source()?.workers?.() ?? []) if (r.live) this.inc({ worker: String(r.slot), pid: String(r.pid) }, r.stats.queries);
+      },
+    });
     new Gauge({
       name: 'tmkit_dns_responder_total',
       help: 'DNS responder counters since start (queries, cacheHits, dropped, errors, truncated); by profile/rcode/qtype: tmkit_dns_queries_total',

@@ -39,6 +39,12 @@ export interface TcpOptions {
 export interface DnsServerOptions extends ResponderOptions {
   listen: ListenAddress[];
   tcp?: Partial<TcpOptions>;
+  /**
+   * Bind UDP and TCP with SO_REUSEPORT (and never through a cluster primary): other processes doing the
+   * same may bind the same port, and the kernel spreads datagrams and connections over all of them. For
+   * DNS worker processes on Node ≥ 22.12 (see reuse-port.ts); older Node ignores the option.
+   */
+  reusePort?: boolean;
 }
 
 export interface BoundAddress {
@@ -57,6 +63,7 @@ export class DnsServer {
   readonly responder: Responder;
   private readonly listen: ListenAddress[];
   private readonly tcpOpts: TcpOptions;
+  private readonly reusePort: boolean;
   private endpoints: Endpoint[] = [];
   private readonly connections = new Set<net.Socket>();
   /** Open TCP connections per client key (see `clientKey`). */
@@ -67,6 +74,7 @@ export class DnsServer {
     this.responder = new Responder(opts);
     this.listen = opts.listen.length > 0 ? opts.listen : [{ address: '127.0.0.1', port: 5300 }];
     this.tcpOpts = { idleTimeoutMs: 10000, maxConnections: 1000, maxConnectionsPerClient: 32, maxPipelined: 64, ...opts.tcp };
+    this.reusePort = opts.reusePort === true;
   }
 
   get stats(): ResponderStats {
@@ -154,10 +162,11 @@ export class DnsServer {
 
   private bindUdp(address: string, port: number, v6: boolean): Promise<dgram.Socket> {
     return new Promise((resolve, reject) => {
-      const sock = dgram.createSocket({ type: v6 ? 'udp6' : 'udp4', ipv6Only: v6 });
+      // reusePort: this process's own socket (exclusive: not the cluster primary's shared handle).
+      const sock = dgram.createSocket({ type: v6 ? 'udp6' : 'udp4', ipv6Only: v6, ...(this.reusePort ? { reusePort: true } : {}) } as dgram.SocketOptions);
       const onError = (err: Error): void => reject(err);
       sock.once('error', onError);
-      sock.bind({ address, port, exclusive: false }, () => {
+      sock.bind({ address, port, exclusive: this.reusePort }, () => {
         sock.off('error', onError);
         // A send error (e.g. ICMP unreachable surfacing) must never take the server down.
         sock.on('error', () => undefined);
@@ -177,7 +186,7 @@ export class DnsServer {
       server.maxConnections = this.tcpOpts.maxConnections;
       const onError = (err: Error): void => reject(err);
       server.once('error', onError);
-      server.listen({ host: address, port, ipv6Only: v6, exclusive: false }, () => {
+      server.listen({ host: address, port, ipv6Only: v6, exclusive: this.reusePort, ...(this.reusePort ? { reusePort: true } : {}) } as net.ListenOptions, () => {
         server.off('error', onError);
         server.on('error', () => undefined);
         resolve(server);

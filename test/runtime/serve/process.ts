@@ -23,10 +23,10 @@ export function cleanEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
 
 /**
  * Starts the real `tmkit serve` (dist/src/cli/bin.js, built by `npm test`'s pretest) on free ports
- * and resolves once it printed where it listens.
+ * and resolves once it printed where it listens. `node`: the Node binary (default: the one running the tests).
  */
-export function spawnServe(stateDir: string, args: string[] = [], env: NodeJS.ProcessEnv = {}, cwd = REPO): Promise<ServeProcess> {
-  const child = spawn(process.execPath, [BIN, 'serve', '--state-dir', stateDir, '--dns', '127.0.0.1:0', '--api', '127.0.0.1:0', '--log-level', 'warn', ...args], {
+export function spawnServe(stateDir: string, args: string[] = [], env: NodeJS.ProcessEnv = {}, cwd = REPO, node = process.execPath): Promise<ServeProcess> {
+  const child = spawn(node, [BIN, 'serve', '--state-dir', stateDir, '--dns', '127.0.0.1:0', '--api', '127.0.0.1:0', '--log-level', 'warn', ...args], {
     cwd, env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
