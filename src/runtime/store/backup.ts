@@ -23,7 +23,8 @@ export interface BackupResult {
  * temporary file next to `file`, passes `PRAGMA quick_check`, and is then renamed into place. A locked
  * source (the wasm driver's writer, SQLITE_BUSY) is retried for 10 s, then refused with `STORE_BUSY`.
  */
-export async function backupStore(stateDir: string, file: string, options: { overwrite?: boolean } = {}): Promise<BackupResult> {
+export async function backupStore(stateDir: string, file: string, options: { overwrite?: boolean; busyTimeoutMs?: number } = {}): Promise<BackupResult> {
+  const busyMs = options.busyTimeoutMs ?? BUSY_TIMEOUT_MS;
   const source = join(stateDir, DB_FILE);
   if (!existsSync(source)) {
     throw new StoreError('NOT_FOUND', `there is no store at ${source}; pass --state-dir DIR (the directory tmkit serve uses)`, { path: source });
@@ -57,7 +58,7 @@ export async function backupStore(stateDir: string, file: string, options: { ove
       throw new StoreError('STORE_DRIVER', `${source} is in WAL mode (node:sqlite), which the wasm SQLite driver of Node.js ${process.version} cannot read while another tmkit uses it: run tmkit backup with Node.js 22.13+`, { path: source });
     }
     if (lock && driver === 'wasm') removeStaleVfsLock(source);
-    src = openDatabase(source, { driver, readonly: !wal, busyTimeoutMs: BUSY_TIMEOUT_MS });
+    src = openDatabase(source, { driver, readonly: !wal, busyTimeoutMs: busyMs });
     if (wal) src.exec('PRAGMA locking_mode = EXCLUSIVE');
     const version = Number(src.pragmaValue('user_version'));
     if (version === 0 || version > SCHEMA_VERSION) {
@@ -71,7 +72,7 @@ export async function backupStore(stateDir: string, file: string, options: { ove
     if (err instanceof StoreError) throw err;
     if (err instanceof SqliteError && err.code === 'SQLITE_BUSY') {
       throw new StoreError('STORE_BUSY',
-        `cannot back up ${source}: it stayed locked for ${BUSY_TIMEOUT_MS / 1000} s (SQLITE_BUSY${holder ? `; tmkit serve pid ${holder.pid} is writing` : ''}); retry the backup${driver === 'wasm' ? `, and if it keeps failing with no tmkit running, remove the directory ${source}.lock (left by a killed process)` : ''}`,
+        `cannot back up ${source}: it stayed locked for ${busyMs / 1000} s (SQLITE_BUSY${holder ? `; tmkit serve pid ${holder.pid} is writing` : ''}); retry the backup${driver === 'wasm' ? `, and if it keeps failing with no tmkit running, remove the directory ${source}.lock (left by a killed process)` : ''}`,
         { path: source });
     }
     throw new StoreError('STORE_CORRUPT', `cannot back up ${source}: ${(err as Error).message}`, { path: source });

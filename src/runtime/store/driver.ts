@@ -399,10 +399,16 @@ class WasmDatabase extends BaseDatabase {
     const s = this.retry(() => this.db.prepare(sql));
     this.statements.add(s);
     const vals = (p: SqlValue[]): SqlValue[] | undefined => (p.length === 0 ? undefined : p);
+    // node-sqlite3-wasm's get() stops its row generator after the first row without resetting the
+    // statement, which keeps the statement active, so its read transaction and the VFS lock directory stay
+    // (other processes get SQLITE_BUSY; VACUUM says "SQL statements in progress"). And after a failed step,
+    // its next bind fails on sqlite3_reset's replay of that error. So every call ends with a reset.
+    const reset = (): void => { try { (s as unknown as { _reset(): boolean })._reset(); } catch { /* finalized */ } };
+    const call = <T>(fn: () => T): T => this.retry(() => { try { return fn(); } finally { reset(); } });
     return {
-      run: (...p) => this.retry(() => ({ changes: s.run(vals(p)).changes })),
-      get: (...p) => this.retry(() => (s.get(vals(p)) ?? undefined) as R | undefined),
-      all: (...p) => this.retry(() => s.all(vals(p)) as R[]),
+      run: (...p) => call(() => ({ changes: s.run(vals(p)).changes })),
+      get: (...p) => call(() => (s.get(vals(p)) ?? undefined) as R | undefined),
+      all: (...p) => call(() => s.all(vals(p)) as R[]),
     };
   }
 

@@ -185,6 +185,9 @@ export class SqliteStore implements Store {
     if (stateDir === ':memory:') return new SqliteStore(':memory:', rest);
     if (!options.readonly) mkdirSync(stateDir, { recursive: true, mode: 0o700 });
     const path = join(stateDir, DB_FILE);
+    // Before anything reads the file (refuseLostDatabase does): a killed process's lock directory would
+    // make every read wait for the busy timeout and fail.
+    if (options.lockHeld && (options.driver ?? sqliteDriver()) === 'wasm') removeStaleVfsLock(path);
     if (!options.readonly && !options.forceEmpty) refuseLostDatabase(stateDir, path, options.usedBefore ?? []);
     return new SqliteStore(path, rest);
   }
