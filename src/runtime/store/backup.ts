@@ -57,7 +57,7 @@ export async function backupStore(stateDir: string, file: string, options: { ove
     if (wal && !lock) {
       throw new StoreError('STORE_DRIVER', `${source} is in WAL mode (node:sqlite), which the wasm SQLite driver of Node.js ${process.version} cannot read while another tmkit uses it: run tmkit backup with Node.js 22.13+`, { path: source });
     }
-    if (lock && driver === 'wasm') removeStaleVfsLock(source);
+    if (lock) removeStaleVfsLock(source);
     src = openDatabase(source, { driver, readonly: !wal, busyTimeoutMs: busyMs });
     if (wal) src.exec('PRAGMA locking_mode = EXCLUSIVE');
     const version = Number(src.pragmaValue('user_version'));

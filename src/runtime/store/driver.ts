@@ -126,7 +126,9 @@ function codeOfMessage(message: string): string {
 
 /** Either driver's error as a `SqliteError` (anything else, such as a TypeError from our own code, as it is). */
 export function normalizeSqliteError(err: unknown): unknown {
-  if (err instanceof SqliteError || !(err instanceof Error)) return err;
+  // Duck-typed, not `instanceof Error`: node:sqlite's errors come from Node's own realm, which is not the
+  // realm of code running in a vm context (jest's test environment).
+  if (err instanceof SqliteError || typeof err !== 'object' || err === null || typeof (err as Error).message !== 'string') return err;
   const e = err as Error & { code?: unknown; errcode?: unknown; errstr?: unknown };
   if (e.code === 'ERR_SQLITE_ERROR' && typeof e.errcode === 'number') {
     return new SqliteError(e.message, codeOfNumber(e.errcode), e.errcode);
@@ -441,8 +443,9 @@ class WasmDatabase extends BaseDatabase {
 
 /**
  * node-sqlite3-wasm's lock of `file` is the directory `<file>.lock`: a process killed while it held it (inside
- * a transaction) leaves it, and every later open gets SQLITE_BUSY. Call only while no other process can use
- * `file` (tmkit holds the state dir's lock). Returns whether a stale lock was removed.
+ * a transaction) leaves it, and every later wasm open gets SQLITE_BUSY. Call only while no other process can
+ * use `file` (tmkit holds the state dir's lock); whatever this process's driver, so that a Node 24 serve
+ * after a Node 20 crash leaves the dir clean for Node 20 again. Returns whether a stale lock was removed.
  */
 export function removeStaleVfsLock(file: string): boolean {
   const dir = `${file}.lock`;

@@ -94,11 +94,11 @@ export class StateDirLock {
       throw cannot(err, pidPath);
     }
 
+    // We hold the dir: no other tmkit uses it, so a VFS lock directory left by a killed wasm process is stale.
+    removeStaleVfsLock(path);
     if (driver === 'wasm') {
-      // We hold tmkit.pid: no other tmkit uses this dir, so a VFS lock directory left by a killed process
-      // is stale. tmkit.lock is then only the record of the previous holder.
+      // tmkit.lock is then only the record of the previous holder.
       try {
-        removeStaleVfsLock(path);
         const rec = openDatabase(path, { driver, busyTimeoutMs: 1000 });
         try {
           previousPid = Number(rec.pragmaValue('user_version'));

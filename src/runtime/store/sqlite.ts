@@ -123,7 +123,6 @@ export class SqliteStore implements Store {
         `${path} is in WAL mode (written by tmkit on Node.js 22.13+ with node:sqlite), which the wasm SQLite driver of Node.js ${process.version} can only convert while it holds the state dir: stop the other tmkit and start tmkit serve here (it converts the file), or use Node.js 22.13+ (README "Supported Node.js")`,
         { path });
     }
-    if (options.lockHeld && this.driver === 'wasm' && path !== ':memory:') removeStaleVfsLock(path);
     try {
       this.db = openDatabase(path, { driver: this.driver, ...(options.readonly ? { readonly: true } : {}) });
     } catch (err) {
@@ -187,7 +186,7 @@ export class SqliteStore implements Store {
     const path = join(stateDir, DB_FILE);
     // Before anything reads the file (refuseLostDatabase does): a killed process's lock directory would
     // make every read wait for the busy timeout and fail.
-    if (options.lockHeld && (options.driver ?? sqliteDriver()) === 'wasm') removeStaleVfsLock(path);
+    if (options.lockHeld) removeStaleVfsLock(path);
     if (!options.readonly && !options.forceEmpty) refuseLostDatabase(stateDir, path, options.usedBefore ?? []);
     return new SqliteStore(path, rest);
   }
