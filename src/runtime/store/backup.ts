@@ -58,7 +58,16 @@ export async function backupStore(stateDir: string, file: string, options: { ove
       throw new StoreError('STORE_DRIVER', `${source} is in WAL mode (node:sqlite), which the wasm SQLite driver of Node.js ${process.version} cannot read while another tmkit uses it: run tmkit backup with Node.js 22.13+`, { path: source });
     }
     if (lock) removeStaleVfsLock(source);
-    src = openDatabase(source, { driver, readonly: !wal, busyTimeoutMs: busyMs });
+    // Holding the dir (no serve), open read-write when we can: a hot journal left by a killed wasm server
+    // is then rolled back, as serve would; a read-only connection cannot, and would fail.
+    src = undefined;
+    if (lock || wal) {
+      try { src = openDatabase(source, { driver, fileMustExist: true, busyTimeoutMs: busyMs }); } catch { src = undefined; }
+      if (src && !wal) {
+        try { src.pragmaValue('user_version'); } catch { src.close(); src = undefined; }
+      }
+    }
+    src ??= openDatabase(source, { driver, readonly: true, busyTimeoutMs: busyMs });
     if (wal) src.exec('PRAGMA locking_mode = EXCLUSIVE');
     const version = Number(src.pragmaValue('user_version'));
     if (version === 0 || version > SCHEMA_VERSION) {

@@ -5,6 +5,8 @@ import { openDatabase, removeStaleVfsLock, sqliteDriver, SqliteError, type SqlDa
 
 export const LOCK_FILE = 'tmkit.lock';
 export const PID_FILE = 'tmkit.pid';
+/** The store's database (sqlite.ts DB_FILE; not imported, so that sqlite.ts may use this module). */
+const STORE_FILE = 'tmkit.db';
 
 /** Who holds (or last held) a state dir, as its pid file says. */
 export interface LockHolder {
@@ -94,8 +96,10 @@ export class StateDirLock {
       throw cannot(err, pidPath);
     }
 
-    // We hold the dir: no other tmkit uses it, so a VFS lock directory left by a killed wasm process is stale.
+    // We hold the dir: no other tmkit uses it, so a VFS lock directory left by a killed wasm process (on
+    // the lock's record or on the store) is stale.
     removeStaleVfsLock(path);
+    removeStaleVfsLock(join(stateDir, STORE_FILE));
     if (driver === 'wasm') {
       // tmkit.lock is then only the record of the previous holder.
       try {
