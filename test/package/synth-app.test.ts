@@ -1,5 +1,5 @@
 /**
- * SLOW (a real `npm install` of the packed package; nothing is compiled since the store's SQLite is node:sqlite or WebAssembly).
+ * A real `npm install` of the packed package (13 s: nothing is compiled since the store's SQLite is node:sqlite or WebAssembly).
  *
  * Issue 16 item 2: the documented way to run a TypeScript constructs app works with what the package
  * installs, and nothing else. `npm pack` the repository (dist/ as `npm test`'s pretest built it), install the
