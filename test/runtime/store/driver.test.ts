@@ -221,6 +221,36 @@ describe('wasm only', () => {
     w.release();
   });
 
+  test('a node:sqlite serve SIGKILLed with writes only in its -wal: a Node 20 (wasm) serve recovers them and converts the file', async () => {
+    const dir = tempDir();
+    const seed = SqliteStore.open({ stateDir: dir, driver: 'node' });
+    await seed.putProfile(profile('seed'), { stack: 'default' });
+    await seed.close();
+    // A child process (the built store, as tmkit serve runs it) writes two profiles and is SIGKILLed with
+    // them in tmkit.db-wal only (no checkpoint): what a Node 24 server killed mid-life leaves.
+    const dist = join(__dirname, '../../../dist/src/runtime/store/index.js');
+    const script = `
+      const { SqliteStore, StateDirLock } = require(${JSON.stringify(dist)});
+      const lock = StateDirLock.acquire(${JSON.stringify(dir)}, process.pid, 'node');
+      const s = SqliteStore.open({ stateDir: ${JSON.stringify(dir)}, driver: 'node', lockHeld: true });
+      const p = (n) => ({ ...${JSON.stringify(profile('x'))}, name: n, dnsConfig: { relativeName: n, ttl: 30 } });
+      s.putProfile(p('w1'), { stack: 'default' }).then(() => s.putProfile(p('w2'), { stack: 'default' })).then(() => process.kill(process.pid, 'SIGKILL'));`;
+    const child = spawn(process.execPath, ['-e', script], { stdio: 'inherit', env: { ...process.env, TMKIT_SQLITE_DRIVER: 'node' } });
+    const signal = await new Promise<NodeJS.Signals | null>((res) => child.on('exit', (_c, sig) => res(sig)));
+    expect(signal).toBe('SIGKILL');
+    expect(existsSync(join(dir, `${DB_FILE}-wal`))).toBe(true);
+    const lock = StateDirLock.acquire(dir, process.pid, 'wasm'); // the killed holder's tmkit.pid is stale
+    const w = SqliteStore.open({ stateDir: dir, driver: 'wasm', lockHeld: true });
+    expect((await w.getProfiles()).map((p) => p.profile.name)).toEqual(['seed', 'w1', 'w2']);
+    expect(await w.revision()).toBe(3);
+    await w.close();
+    lock.release();
+    expect(existsSync(join(dir, `${DB_FILE}-wal`))).toBe(false); // checkpointed into the file, then DELETE mode
+    const check = openDatabase(join(dir, DB_FILE), { driver: 'wasm', readonly: true });
+    expect(check.pragmaValue('integrity_check')).toBe('ok');
+    check.close();
+  }, 30_000);
+
   test('a WAL store written with node:sqlite: wasm refuses it without the state dir, converts it with it, and node reads it back', async () => {
     const dir = tempDir();
     const a = SqliteStore.open({ stateDir: dir, driver: 'node' });
