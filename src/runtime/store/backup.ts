@@ -43,8 +43,9 @@ export async function backupStore(stateDir: string, file: string, options: { ove
   let holder = liveHolder(stateDir);
   if (!holder) {
     try { lock = StateDirLock.acquire(stateDir); } catch (err) {
-      if (!(err instanceof StoreError && err.code === 'STATE_DIR_LOCKED')) throw err;
-      holder = liveHolder(stateDir);
+      // A serve that started just now; or a state dir this user may read but not write (the lock needs
+      // write access): then read without the lock, as before.
+      if (err instanceof StoreError && err.code === 'STATE_DIR_LOCKED') holder = liveHolder(stateDir);
     }
   }
   const driver = holder && holder.driver !== 'unknown' ? holder.driver : sqliteDriver();
