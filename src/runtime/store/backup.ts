@@ -1,8 +1,8 @@
-import Database from 'better-sqlite3';
 import { existsSync, renameSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { StateDirLock } from './lock';
-import { DB_FILE, SCHEMA_VERSION } from './sqlite';
+import { nodeSqliteAvailable, openDatabase, removeStaleVfsLock, sqliteDriver, SqliteError, type SqlDatabase } from './driver';
+import { liveHolder, StateDirLock } from './lock';
+import { DB_FILE, SCHEMA_VERSION, walHeader } from './sqlite';
 import { StoreError } from '../../core/store';
 
 export interface BackupResult {
@@ -17,13 +17,14 @@ export interface BackupResult {
 }
 
 /**
- * Copies the store of `stateDir` to `file` with SQLite's online backup API, while `tmkit serve` may be
- * running and writing. The source is opened read-only (it never takes the state dir's lock, which the
- * server holds), and the whole database is copied in one backup step, that is inside one read
- * transaction: the copy is the store exactly as of one committed revision, never a mix of two. The copy
- * goes to a temporary file next to `file`, passes `PRAGMA quick_check`, and is then renamed into place.
+ * Copies the store of `stateDir` to `file` with `VACUUM INTO`, while `tmkit serve` may be running and
+ * writing. The source is opened read-only, and the copy is one statement, that is one read transaction:
+ * the copy is the store exactly as of one committed revision, never a mix of two. The copy goes to a
+ * temporary file next to `file`, passes `PRAGMA quick_check`, and is then renamed into place. A locked
+ * source (the wasm driver's writer, SQLITE_BUSY) is retried for 10 s, then refused with `STORE_BUSY`.
  */
-export async function backupStore(stateDir: string, file: string, options: { overwrite?: boolean } = {}): Promise<BackupResult> {
+export async function backupStore(stateDir: string, file: string, options: { overwrite?: boolean; busyTimeoutMs?: number } = {}): Promise<BackupResult> {
+  const busyMs = options.busyTimeoutMs ?? BUSY_TIMEOUT_MS;
   const source = join(stateDir, DB_FILE);
   if (!existsSync(source)) {
     throw new StoreError('NOT_FOUND', `there is no store at ${source}; pass --state-dir DIR (the directory tmkit serve uses)`, { path: source });
@@ -35,33 +36,70 @@ export async function backupStore(stateDir: string, file: string, options: { ove
     throw new StoreError('NOT_FOUND', `the directory of ${file} does not exist; create it first`, { path: file });
   }
   const tmp = join(dirname(file), `.${basename(file)}.tmp-${process.pid}`);
-  let src: Database.Database | undefined;
+  // Reads must take the same kind of lock as the server writing the file: with no serve running we hold the
+  // state dir ourselves (so a stale wasm lock directory can go, and a WAL file can be read by the wasm
+  // driver); with one running we read through its driver.
+  let lock: StateDirLock | undefined;
+  let holder = liveHolder(stateDir);
+  if (!holder) {
+    try { lock = StateDirLock.acquire(stateDir); } catch (err) {
+      // A serve that started just now; or a state dir this user may read but not write (the lock needs
+      // write access): then read without the lock, as before.
+      if (err instanceof StoreError && err.code === 'STATE_DIR_LOCKED') holder = liveHolder(stateDir);
+    }
+  }
+  const driver = holder && holder.driver !== 'unknown' ? holder.driver : sqliteDriver();
+  if (driver === 'node' && !nodeSqliteAvailable()) {
+    throw new StoreError('STORE_DRIVER', `tmkit serve (pid ${holder!.pid}) runs its store on node:sqlite, which Node.js ${process.version} lacks: run tmkit backup with the same Node.js as the server (22.13+)`, { path: source });
+  }
+  let src: SqlDatabase | undefined;
   try {
-    src = new Database(source, { readonly: true, fileMustExist: true });
-    src.pragma('busy_timeout = 5000');
-    const version = src.pragma('user_version', { simple: true }) as number;
+    const wal = driver === 'wasm' && walHeader(source);
+    if (wal && !lock) {
+      throw new StoreError('STORE_DRIVER', `${source} is in WAL mode (node:sqlite), which the wasm SQLite driver of Node.js ${process.version} cannot read while another tmkit uses it: run tmkit backup with Node.js 22.13+`, { path: source });
+    }
+    if (lock) removeStaleVfsLock(source);
+    // Holding the dir (no serve), open read-write when we can: a hot journal left by a killed wasm server
+    // is then rolled back, as serve would; a read-only connection cannot, and would fail.
+    src = undefined;
+    if (lock || wal) {
+      try { src = openDatabase(source, { driver, fileMustExist: true, busyTimeoutMs: busyMs }); } catch { src = undefined; }
+      if (src && !wal) {
+        try { src.pragmaValue('user_version'); } catch { src.close(); src = undefined; }
+      }
+    }
+    src ??= openDatabase(source, { driver, readonly: true, busyTimeoutMs: busyMs });
+    if (wal) src.exec('PRAGMA locking_mode = EXCLUSIVE');
+    const version = Number(src.pragmaValue('user_version'));
     if (version === 0 || version > SCHEMA_VERSION) {
       throw new StoreError('STORE_VERSION', `${source} is not a tmkit store this version understands (schema version ${version}, expected 1–${SCHEMA_VERSION})`, { path: source });
     }
     rmSync(tmp, { force: true });
-    // The first transfer step reports the page count; the second copies every page at once.
-    await src.backup(tmp, { progress: () => 0x7fffffff });
+    // One statement, one read transaction: the copy is the store as of one committed revision.
+    src.exec(`VACUUM INTO ${sqlString(tmp)}`);
   } catch (err) {
     rmSync(tmp, { force: true });
     if (err instanceof StoreError) throw err;
+    if (err instanceof SqliteError && err.code === 'SQLITE_BUSY') {
+      throw new StoreError('STORE_BUSY',
+        `cannot back up ${source}: it stayed locked for ${busyMs / 1000} s (SQLITE_BUSY${holder ? `; tmkit serve pid ${holder.pid} is writing` : ''}); retry the backup${driver === 'wasm' ? `, and if it keeps failing with no tmkit running, remove the directory ${source}.lock (left by a killed process)` : ''}`,
+        { path: source });
+    }
     throw new StoreError('STORE_CORRUPT', `cannot back up ${source}: ${(err as Error).message}`, { path: source });
   } finally {
     src?.close();
+    lock?.release();
   }
-  let copy: Database.Database | undefined;
+  let copy: SqlDatabase | undefined;
   try {
-    copy = new Database(tmp, { fileMustExist: true });
-    const check = (copy.pragma('quick_check(5)') as Array<{ quick_check: string }>).map((r) => r.quick_check);
+    copy = openDatabase(tmp, { driver, fileMustExist: true });
+    if (driver === 'wasm' && walHeader(tmp)) copy.exec('PRAGMA locking_mode = EXCLUSIVE');
+    const check = copy.pragma('quick_check(5)').map((r) => String(Object.values(r)[0]));
     if (check.length !== 1 || check[0] !== 'ok') {
       throw new StoreError('STORE_CORRUPT', `the backup of ${source} failed its integrity check (${check.join('; ')}); the source is probably damaged: run PRAGMA integrity_check on it`, { path: source });
     }
-    const revision = Number((copy.prepare(`SELECT value FROM meta WHERE key = 'revision'`).get() as { value: string }).value);
-    const profiles = (copy.prepare('SELECT count(*) AS n FROM profiles').get() as { n: number }).n;
+    const revision = Number(copy.prepare<{ value: string }>(`SELECT value FROM meta WHERE key = 'revision'`).get()!.value);
+    const profiles = Number(copy.prepare<{ n: number }>('SELECT count(*) AS n FROM profiles').get()!.n);
     // A self-contained file: no -wal beside it to forget when it is copied somewhere.
     copy.pragma('journal_mode = DELETE');
     copy.close();
@@ -71,9 +109,16 @@ export async function backupStore(stateDir: string, file: string, options: { ove
   } catch (err) {
     copy?.close();
     rmSync(tmp, { force: true });
-    for (const suffix of ['-wal', '-shm', '-journal']) rmSync(`${tmp}${suffix}`, { force: true });
+    for (const suffix of ['-wal', '-shm', '-journal', '.lock']) rmSync(`${tmp}${suffix}`, { recursive: true, force: true });
     throw err;
   }
+}
+
+/** How long backup waits for a writer's lock (the wasm driver's lock excludes readers too) before giving up. */
+const BUSY_TIMEOUT_MS = 10_000;
+
+function sqlString(s: string): string {
+  return `'${s.replace(/'/g, "''")}'`;
 }
 
 export interface RestoreResult {
@@ -88,8 +133,9 @@ export interface RestoreResult {
 /**
  * Puts a backup in place as `<stateDir>/tmkit.db`. Refused while a `tmkit serve` uses the state dir (it
  * takes the state dir's lock for the duration). The backup must pass `PRAGMA quick_check`. The replaced
- * database moves aside with its -wal and -shm files (`tmkit.db.before-restore`, …): a -wal left next to the
- * restored file would be replayed onto it and damage it, which is why restoring by hand must delete them.
+ * database moves aside with its -wal, -shm and -journal files (`tmkit.db.before-restore`, …): a -wal or hot
+ * -journal left next to the restored file would be replayed onto it and damage it, which is why restoring
+ * by hand must delete them.
  */
 export function restoreStore(stateDir: string, file: string): RestoreResult {
   if (!existsSync(file)) throw new StoreError('NOT_FOUND', `${file} does not exist; pass the file \`tmkit backup\` wrote`, { path: file });
@@ -99,34 +145,42 @@ export function restoreStore(stateDir: string, file: string): RestoreResult {
   try {
     let profiles = 0;
     let revision = 0;
-    let db: Database.Database | undefined;
+    let db: SqlDatabase | undefined;
     try {
-      db = new Database(file, { readonly: true, fileMustExist: true });
-      const check = (db.pragma('quick_check(5)') as Array<{ quick_check: string }>).map((r) => r.quick_check);
+      if (lock.driver === 'wasm' && walHeader(file)) {
+        throw new StoreError('STORE_DRIVER', `${file} is in WAL mode (not a file tmkit backup wrote), which the wasm SQLite driver of Node.js ${process.version} cannot read: restore it with Node.js 22.13+, or make it a rollback-journal file first (sqlite3 ${file} 'PRAGMA journal_mode=DELETE')`, { path: file });
+      }
+      db = openDatabase(file, { driver: lock.driver, readonly: true, busyTimeoutMs: BUSY_TIMEOUT_MS });
+      const check = db.pragma('quick_check(5)').map((r) => String(Object.values(r)[0]));
       if (check.length !== 1 || check[0] !== 'ok') throw new StoreError('STORE_CORRUPT', `${file} failed its integrity check (${check.join('; ')}); use another backup`, { path: file });
-      const version = db.pragma('user_version', { simple: true }) as number;
+      const version = Number(db.pragmaValue('user_version'));
       if (version === 0 || version > SCHEMA_VERSION) throw new StoreError('STORE_VERSION', `${file} is not a tmkit store this version understands (schema version ${version}, expected 1–${SCHEMA_VERSION})`, { path: file });
-      revision = Number((db.prepare(`SELECT value FROM meta WHERE key = 'revision'`).get() as { value: string }).value);
-      profiles = (db.prepare('SELECT count(*) AS n FROM profiles').get() as { n: number }).n;
+      revision = Number(db.prepare<{ value: string }>(`SELECT value FROM meta WHERE key = 'revision'`).get()!.value);
+      profiles = Number(db.prepare<{ n: number }>('SELECT count(*) AS n FROM profiles').get()!.n);
       rmSync(tmp, { force: true });
       // A consistent copy of the backup (it may itself be in WAL mode with its own -wal).
-      db.exec(`VACUUM INTO '${tmp.replace(/'/g, "''")}'`);
+      db.exec(`VACUUM INTO ${sqlString(tmp)}`);
     } catch (err) {
       rmSync(tmp, { force: true });
       if (err instanceof StoreError) throw err;
+      if (err instanceof SqliteError && err.code === 'SQLITE_BUSY') {
+        throw new StoreError('STORE_BUSY', `${file} stayed locked for ${BUSY_TIMEOUT_MS / 1000} s (SQLITE_BUSY: another process is using it); retry when it is done${lock.driver === 'wasm' ? `, or remove the directory ${file}.lock if a killed process left it` : ''}`, { path: file });
+      }
       throw new StoreError('STORE_CORRUPT', `${file} cannot be restored: ${(err as Error).message}`, { path: file });
     } finally {
       db?.close();
     }
     let previous: string | undefined;
+    // We hold the state dir: a wasm lock directory beside the old database is stale.
+    removeStaleVfsLock(target);
     if (existsSync(target)) {
       previous = `${target}.before-restore`;
-      for (const suffix of ['', '-wal', '-shm']) {
+      for (const suffix of ['', '-wal', '-shm', '-journal']) {
         rmSync(`${previous}${suffix}`, { force: true });
         if (existsSync(`${target}${suffix}`)) renameSync(`${target}${suffix}`, `${previous}${suffix}`);
       }
     } else {
-      for (const suffix of ['-wal', '-shm']) rmSync(`${target}${suffix}`, { force: true });
+      for (const suffix of ['-wal', '-shm', '-journal']) rmSync(`${target}${suffix}`, { force: true });
     }
     renameSync(tmp, target);
     return { file, target, profiles, revision, ...(previous !== undefined ? { previous } : {}) };

@@ -2,7 +2,8 @@
 export type StoreWriteFailure = 'full' | 'readonly' | 'ioerror';
 
 /**
- * Classifies a better-sqlite3 error: `full` (SQLITE_FULL: disk or max_page_count), `readonly`
+ * Classifies a store error by its SQLite `code`, as the driver seam (driver.ts) gives it for both drivers
+ * (node:sqlite's numeric `errcode` and node-sqlite3-wasm's message both become `SQLITE_FULL`, …): `full` (SQLITE_FULL: disk or max_page_count), `readonly`
  * (SQLITE_READONLY*: read-only file or file system), `ioerror` (SQLITE_IOERR*), else undefined.
  */
 export function storeWriteFailure(err: unknown): StoreWriteFailure | undefined {

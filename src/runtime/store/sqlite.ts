@@ -1,5 +1,4 @@
-import Database from 'better-sqlite3';
-import { existsSync, mkdirSync, statSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Profile } from '../../core/model/types';
 import type { AzureResource } from '../../core/ports';
@@ -16,6 +15,7 @@ import {
   type StoredProfile,
   type StoreView,
 } from '../../core/store/types';
+import { openDatabase, removeStaleVfsLock, sqliteDriver, storeJournalMode, SqliteError, type SqlDatabase, type SqliteDriverName, type SqlStatement } from './driver';
 
 /**
  * Schema migrations, applied in order inside one transaction each; `PRAGMA user_version` holds the number
@@ -72,50 +72,75 @@ export interface SqliteStoreOptions {
   maxPageCount?: number;
   /** Opens an existing database read-only: no migration, every write fails with SQLITE_READONLY. */
   readonly?: boolean;
+  /**
+   * The caller holds the state dir's lock (`StateDirLock`), so no other tmkit process uses this database:
+   * a stale lock directory of the wasm driver (`tmkit.db.lock`, left by a killed process) is removed, and a
+   * WAL database written by the node:sqlite driver is converted to the wasm driver's rollback journal.
+   */
+  lockHeld?: boolean;
+  /** The SQLite driver (default: `sqliteDriver()`, i.e. `TMKIT_SQLITE_DRIVER` or what this Node has). */
+  driver?: SqliteDriverName;
 }
 
 /**
- * The embedded store: one SQLite database in `--state-dir`, WAL journal with `synchronous=FULL`, so a
- * write is on disk (WAL fsynced) before the promise resolves — a SIGKILL or power loss right after an
- * acknowledgement keeps it. better-sqlite3 is synchronous, and Node runs one JavaScript turn at a time, so
- * each conditional write (read, compare, check, write) is one transaction that nothing can interleave.
+ * The embedded store: one SQLite database in `--state-dir` with `synchronous=FULL`, so a write is on disk
+ * (fsynced) before the promise resolves — a SIGKILL or power loss right after an acknowledgement keeps it.
+ * The journal is WAL with the node:sqlite driver and a rollback journal (`DELETE`) with the wasm driver,
+ * which has no shared memory for WAL (driver.ts). Both drivers are synchronous, and Node runs one JavaScript
+ * turn at a time, so each conditional write (read, compare, check, write) is one transaction that nothing
+ * can interleave.
  */
 export class SqliteStore implements Store {
   readonly kind = 'sqlite';
   readonly path: string;
-  private readonly db: Database.Database;
+  /** The SQLite driver this store runs on (`node` or `wasm`). */
+  readonly driver: SqliteDriverName;
+  private readonly db: SqlDatabase;
   private readonly listeners = new Set<StoreListener>();
   /** Parsed profiles for `check` views, by name, valid while the row's mod_revision is unchanged. */
   private readonly viewCache = new Map<string, StoredProfile>();
   private readonly stmt: {
-    revision: Database.Statement<[], { value: string }>;
-    setRevision: Database.Statement<[string]>;
-    all: Database.Statement<[], ProfileRow>;
-    revisions: Database.Statement<[], { name: string; mod_revision: number }>;
-    one: Database.Statement<[string], ProfileRow>;
-    upsert: Database.Statement<[string, string, string, string, number, number, string]>;
-    del: Database.Statement<[string]>;
-    resources: Database.Statement<[], { id: string; target: string; location: string | null; state: string }>;
-    clearResources: Database.Statement<[]>;
-    insertResource: Database.Statement<[string, string, string | null, string]>;
-    loadMonitor: Database.Statement<[string], { value: string }>;
-    saveMonitor: Database.Statement<[string, string, string]>;
+    revision: SqlStatement<{ value: string }>;
+    setRevision: SqlStatement;
+    all: SqlStatement<ProfileRow>;
+    revisions: SqlStatement<{ name: string; mod_revision: number }>;
+    one: SqlStatement<ProfileRow>;
+    upsert: SqlStatement;
+    del: SqlStatement;
+    resources: SqlStatement<{ id: string; target: string; location: string | null; state: string }>;
+    clearResources: SqlStatement;
+    insertResource: SqlStatement;
+    loadMonitor: SqlStatement<{ value: string }>;
+    saveMonitor: SqlStatement;
   };
 
   private constructor(path: string, options: Omit<SqliteStoreOptions, 'stateDir'> = {}) {
     this.path = path;
+    this.driver = options.driver ?? sqliteDriver();
+    const wasmOnWal = this.driver === 'wasm' && path !== ':memory:' && walHeader(path);
+    if (wasmOnWal && !(options.lockHeld && !options.readonly)) {
+      throw new StoreError('STORE_DRIVER',
+        `${path} is in WAL mode (written by tmkit on Node.js 22.13+ with node:sqlite), which the wasm SQLite driver of Node.js ${process.version} can only convert while it holds the state dir: stop the other tmkit and start tmkit serve here (it converts the file), or use Node.js 22.13+ (README "Supported Node.js")`,
+        { path });
+    }
     try {
-      this.db = new Database(path, options.readonly ? { readonly: true, fileMustExist: true } : {});
+      this.db = openDatabase(path, { driver: this.driver, ...(options.readonly ? { readonly: true } : {}) });
     } catch (err) {
       throw damaged(path, err);
     }
     try {
-      this.db.pragma('busy_timeout = 5000');
+      // A WAL database without shared memory opens only in EXCLUSIVE locking mode; we hold the state dir,
+      // so that is safe, and switching to DELETE checkpoints the WAL into the file and removes it.
+      if (wasmOnWal) this.db.exec('PRAGMA locking_mode = EXCLUSIVE');
       // Before anything writes: a damaged file is refused as it is, never "repaired" by a migration.
       checkIntegrity(this.db, path);
       if (!options.readonly) {
-        this.db.pragma('journal_mode = WAL');
+        this.db.pragma(`journal_mode = ${storeJournalMode(this.driver).toUpperCase()}`);
         this.db.pragma('synchronous = FULL');
+      }
+      if (wasmOnWal) {
+        this.db.exec('PRAGMA locking_mode = NORMAL');
+        this.db.prepare('SELECT count(*) FROM sqlite_master').get(); // the next access drops the exclusive lock
       }
       this.db.pragma('foreign_keys = ON');
       if (options.maxPageCount !== undefined) this.db.pragma(`max_page_count = ${Math.max(1, Math.floor(options.maxPageCount))}`);
@@ -159,13 +184,16 @@ export class SqliteStore implements Store {
     if (stateDir === ':memory:') return new SqliteStore(':memory:', rest);
     if (!options.readonly) mkdirSync(stateDir, { recursive: true, mode: 0o700 });
     const path = join(stateDir, DB_FILE);
+    // Before anything reads the file (refuseLostDatabase does): a killed process's lock directory would
+    // make every read wait for the busy timeout and fail.
+    if (options.lockHeld) removeStaleVfsLock(path);
     if (!options.readonly && !options.forceEmpty) refuseLostDatabase(stateDir, path, options.usedBefore ?? []);
     return new SqliteStore(path, rest);
   }
 
   /** The schema version of the open database (`PRAGMA user_version`). */
   schemaVersion(): number {
-    return this.db.pragma('user_version', { simple: true }) as number;
+    return Number(this.db.pragmaValue('user_version'));
   }
 
   private migrate(): void {
@@ -181,8 +209,8 @@ export class SqliteStore implements Store {
         this.db.exec(m.sql);
         this.db.prepare(`INSERT INTO schema_migrations (version, description, applied_at) VALUES (?, ?, ?)`)
           .run(m.version, m.description, new Date().toISOString());
-        this.db.pragma(`user_version = ${m.version}`);
-      })();
+        this.db.exec(`PRAGMA user_version = ${m.version}`);
+      }, 'immediate');
     }
   }
 
@@ -259,7 +287,7 @@ export class SqliteStore implements Store {
       const revision = this.bump();
       this.stmt.upsert.run(name, options.stack, document, hash, revision, revision, new Date().toISOString());
       return { etag: makeEtag(revision, hash), revision, created: !row, changed: true };
-    }).immediate();
+    }, 'immediate');
     if (result.changed) this.emit({ revision: result.revision, kind: 'profile', op: 'put', name });
     return result;
   }
@@ -275,7 +303,7 @@ export class SqliteStore implements Store {
       const r = this.bump();
       this.stmt.del.run(name);
       return r;
-    }).immediate();
+    }, 'immediate');
     this.emit({ revision, kind: 'profile', op: 'delete', name });
     return { revision };
   }
@@ -295,7 +323,7 @@ export class SqliteStore implements Store {
       this.stmt.clearResources.run();
       for (const [id, r] of Object.entries(catalog)) this.stmt.insertResource.run(id, r.target, r.location ?? null, r.state);
       return this.bump();
-    }).immediate();
+    }, 'immediate');
     this.emit({ revision, kind: 'resources', op: 'replace' });
     return { revision };
   }
@@ -316,12 +344,12 @@ export class SqliteStore implements Store {
 
   async close(): Promise<void> {
     this.listeners.clear();
-    if (this.db.open) this.db.close();
+    if (this.db.isOpen) this.db.close();
   }
 }
 
 /** What to do about a damaged database, in every message that reports one. */
-const RESTORE_HINT = 'restore it from a backup (stop tmkit serve, copy the backup over this file and delete its -wal and -shm files; README "Backup and restore")';
+const RESTORE_HINT = 'restore it from a backup (stop tmkit serve, copy the backup over this file and delete its -wal, -shm and -journal files; README "Backup and restore")';
 
 /** A database SQLite cannot read (not a database, malformed): refused with the file named. */
 function damaged(path: string, err: unknown): Error {
@@ -333,10 +361,10 @@ function damaged(path: string, err: unknown): Error {
 }
 
 /** `PRAGMA quick_check` (b-tree structure, every page): anything but `ok` refuses the database. */
-function checkIntegrity(db: Database.Database, path: string): void {
+function checkIntegrity(db: SqlDatabase, path: string): void {
   let problems: string[];
   try {
-    problems = (db.pragma('quick_check(20)') as Array<{ quick_check: string }>).map((r) => r.quick_check).filter((m) => m !== 'ok');
+    problems = db.pragma('quick_check(20)').map((r) => String(Object.values(r)[0])).filter((m) => m !== 'ok');
   } catch (err) {
     // Damage bad enough stops the check itself (SQLITE_CORRUPT): the same finding, in the check's words.
     const code = (err as { code?: string }).code ?? '';
@@ -380,11 +408,12 @@ function refuseLostDatabase(stateDir: string, path: string, usedBefore: readonly
 
 /** A SQLite file without tables and with user_version 0 (as a fresh `sqlite3 tmkit.db .quit` leaves it). */
 function uninitialised(path: string): boolean {
-  let db: Database.Database | undefined;
+  let db: SqlDatabase | undefined;
   try {
-    db = new Database(path, { readonly: true, fileMustExist: true });
-    const version = db.pragma('user_version', { simple: true }) as number;
-    const tables = (db.prepare(`SELECT count(*) AS n FROM sqlite_master`).get() as { n: number }).n;
+    if (walHeader(path)) return false; // a WAL database has a schema by construction (tmkit set WAL after migrating)
+    db = openDatabase(path, { readonly: true });
+    const version = Number(db.pragmaValue('user_version'));
+    const tables = Number(db.prepare<{ n: number }>(`SELECT count(*) AS n FROM sqlite_master`).get()!.n);
     return version === 0 && tables === 0;
   } catch {
     return false; // unreadable: the integrity check at open reports it with its own message
@@ -392,3 +421,22 @@ function uninitialised(path: string): boolean {
     db?.close();
   }
 }
+
+/**
+ * Whether the file's header says WAL (bytes 18 and 19, the read and write format versions, are 2): read
+ * directly, because the wasm driver cannot open such a file in normal locking mode to ask.
+ */
+export function walHeader(path: string): boolean {
+  let fd: number | undefined;
+  try {
+    fd = openSync(path, 'r');
+    const b = Buffer.alloc(2);
+    return readSync(fd, b, 0, 2, 18) === 2 && b[0] === 2 && b[1] === 2;
+  } catch {
+    return false;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+export { SqliteError };

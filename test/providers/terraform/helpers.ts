@@ -19,7 +19,7 @@ export const TERRAFORM = process.env.TMKIT_TEST_TERRAFORM ?? 'terraform';
 export function cleanEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) {
-    if (!/^(TF_|PLUGIN_|TMKIT|CHECKPOINT_)/.test(k)) env[k] = v;
+    if (!/^(TF_|PLUGIN_|TMKIT|CHECKPOINT_)/.test(k) || k === 'TMKIT_SQLITE_DRIVER') env[k] = v;
   }
   return { ...env, ...extra };
 }

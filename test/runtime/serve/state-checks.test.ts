@@ -3,7 +3,7 @@
  * truncated, replaced or damaged tmkit.db is refused (exit 1, the file named, what to do next) instead of
  * starting as an empty store; `--force-empty` starts empty anyway; a brand-new state dir initialises.
  */
-import Database from 'better-sqlite3';
+import { openDb, wal } from '../../support/sqlite';
 import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -71,7 +71,7 @@ describe('a lost database is refused, not started as an empty store', () => {
     const dir = await usedStateDir();
     const file = join(dir, 'tmkit.db');
     for (const f of [file, `${file}-wal`, `${file}-shm`]) rmSync(f, { force: true });
-    const blank = new Database(file);
+    const blank = openDb(file);
     blank.exec('CREATE TABLE x (a); DROP TABLE x;'); // a valid SQLite file with nothing in it
     blank.close();
     expect(statSync(file).size).toBeGreaterThan(0);
@@ -81,7 +81,7 @@ describe('a lost database is refused, not started as an empty store', () => {
     expect(r.stderr).toContain('--force-empty');
   }, 120_000);
 
-  test('with TMKIT_TOKEN (no token file): the write-ahead log left by a killed serve is the evidence', async () => {
+  test('with TMKIT_TOKEN (no token file): the write-ahead log (node:sqlite) or the lock\'s record (wasm) left by a killed serve is the evidence', async () => {
     const dir = tempDir();
     const env = { TMKIT_TOKEN: 'state-checks-token' };
     const s = await spawnServe(dir, [], env);
@@ -89,12 +89,13 @@ describe('a lost database is refused, not started as an empty store', () => {
     s.child.kill('SIGKILL');
     await s.exited;
     expect(existsSync(join(dir, 'token'))).toBe(false);
-    expect(statSync(join(dir, 'tmkit.db-wal')).size).toBeGreaterThan(0);
+    if (wal) expect(statSync(join(dir, 'tmkit.db-wal')).size).toBeGreaterThan(0);
+    else expect(existsSync(join(dir, 'tmkit.db-wal'))).toBe(false); // rollback journal: nothing but the lock's record
     truncateSync(join(dir, 'tmkit.db'), 0);
     const r = await runTmkit(serveArgs(dir), { env, timeoutMs: 30_000 });
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('tmkit.db is empty (0 bytes)');
-    expect(r.stderr).toContain('a write-ahead log (tmkit.db-wal');
+    expect(r.stderr).toContain(wal ? 'a write-ahead log (tmkit.db-wal' : `a lock last held by pid ${s.child.pid}`);
   }, 120_000);
 
   test('a brand-new state dir (and an existing empty directory) still initialises', async () => {
@@ -122,8 +123,8 @@ describe('a damaged database is refused at open (PRAGMA quick_check)', () => {
     const store = SqliteStore.open({ stateDir: dir });
     for (let i = 0; i < 60; i++) await store.putProfile(profile(`p${i}`, { ...unprobed, tags: { pad: 'x'.repeat(400) } }), { stack: 'default' });
     await store.close();
-    const db = new Database(join(dir, 'tmkit.db'));
-    const leaf = db.prepare(`SELECT pageno FROM dbstat WHERE name = ? AND pagetype = 'leaf' ORDER BY pageno DESC LIMIT 1`).get(table) as { pageno: number };
+    const db = openDb(join(dir, 'tmkit.db'));
+    const leaf = db.prepare<{ pageno: number }>(`SELECT pageno FROM dbstat WHERE name = ? AND pagetype = 'leaf' ORDER BY pageno DESC LIMIT 1`).get(table)!;
     db.close(); // the last connection checkpoints the WAL into the file
     writeFileSync(join(dir, 'token'), 'state-checks-token\n', { mode: 0o600 });
     return leaf.pageno;
@@ -139,7 +140,7 @@ describe('a damaged database is refused at open (PRAGMA quick_check)', () => {
     // quick_check lists the damaged cells ("Tree 5 page 14 cell 2: …"), or, when the damage stops the check
     // itself, says "database disk image is malformed": which one depends on what the garbled bytes hit.
     expect(r.stderr).toMatch(new RegExp(`tmkit: serve: ${file} failed SQLite's integrity check \\(PRAGMA quick_check: (.*page ${page}\\b|database disk image is malformed)`));
-    expect(r.stderr).toContain('restore it from a backup (stop tmkit serve, copy the backup over this file and delete its -wal and -shm files');
+    expect(r.stderr).toContain('restore it from a backup (stop tmkit serve, copy the backup over this file and delete its -wal, -shm and -journal files');
     expect(r.stdout).not.toContain('DNS  UDP+TCP');
   }, 120_000);
 

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import { driver, openDb, wal } from '../../support/sqlite';
 import { DB_FILE, SCHEMA_VERSION, SqliteStore, StoreError } from '../../../src/runtime/store';
 import { describeStoreConformance } from '../../support/store-conformance';
 import { profile } from '../api/fixtures';
@@ -34,15 +34,16 @@ describe('sqlite store on disk', () => {
     await s2.close();
   });
 
-  test('schema is versioned: user_version and schema_migrations record every migration, WAL + synchronous=FULL', async () => {
+  test('schema is versioned: user_version and schema_migrations record every migration; WAL on node:sqlite, a rollback journal on wasm', async () => {
     const dir = tempDir();
     const s = SqliteStore.open({ stateDir: dir });
     expect(s.schemaVersion()).toBe(SCHEMA_VERSION);
     await s.close();
-    const db = new Database(join(dir, DB_FILE), { readonly: true });
-    expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
-    expect(db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
-    const rows = db.prepare('SELECT version FROM schema_migrations ORDER BY version').all() as Array<{ version: number }>;
+    expect(s.driver).toBe(driver);
+    const db = openDb(join(dir, DB_FILE), { readonly: true });
+    expect(db.pragmaValue('journal_mode')).toBe(wal ? 'wal' : 'delete');
+    expect(db.pragmaValue('user_version')).toBe(SCHEMA_VERSION);
+    const rows = db.prepare<{ version: number }>('SELECT version FROM schema_migrations ORDER BY version').all();
     expect(rows.map((r) => r.version)).toEqual(Array.from({ length: SCHEMA_VERSION }, (_, i) => i + 1));
     db.close();
     // Reopening does not re-run migrations.
@@ -54,8 +55,8 @@ describe('sqlite store on disk', () => {
   test('a database from a newer tmkit is refused with store-version, not modified', () => {
     const dir = tempDir();
     SqliteStore.open({ stateDir: dir }).close();
-    const db = new Database(join(dir, DB_FILE));
-    db.pragma(`user_version = ${SCHEMA_VERSION + 1}`);
+    const db = openDb(join(dir, DB_FILE));
+    db.exec(`PRAGMA user_version = ${SCHEMA_VERSION + 1}`);
     db.close();
     let err: unknown;
     try { SqliteStore.open({ stateDir: dir }); } catch (e) { err = e; }
