@@ -35,6 +35,13 @@ describe('provider code cache', () => {
     const files = readdirSync(dir);
     expect(files).toHaveLength(1);
     expect(files[0]).toMatch(new RegExp(`^terraform-provider-tmkit\\.bundle-\\d+-\\d+-${process.version.replace(/\./g, '\\.')}-${process.arch}\\.v8cache$`));
+    // A cache of an earlier build of the same bundle for this Node is dropped when a new one is written.
+    const stale = files[0]!.replace(/-(\d+)-(\d+)-v/, '-1-1-v');
+    writeFileSync(join(dir, stale), 'old');
+    writeFileSync(join(dir, 'terraform-provider-tmkit.bundle-1-1-v0.0.0-x64.v8cache'), 'other node');
+    rmSync(join(dir, files[0]!));
+    await start();
+    expect(readdirSync(dir).sort()).toEqual([files[0], 'terraform-provider-tmkit.bundle-1-1-v0.0.0-x64.v8cache'].sort());
     const second = await start();
     expect(second.stderr).toMatch(/tmkit code cache: hit/);
     expect(second.stderr).not.toMatch(/written/);

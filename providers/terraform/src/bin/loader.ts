@@ -12,7 +12,7 @@
  * which carries the go-plugin handshake. `TMKIT_NO_CODE_CACHE=1` turns it off; `TMKIT_DEBUG_CODE_CACHE=1`
  * says hit/miss/rejected on stderr.
  */
-import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import Module from 'node:module';
 import { homedir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
@@ -53,6 +53,15 @@ export function loadWithCodeCache(bundle: string, env: NodeJS.ProcessEnv = proce
       writeFileSync(tmp, script.createCachedData(), { mode: 0o600 });
       renameSync(tmp, cacheFile);
       debug(`written (${cacheFile})`);
+      // Caches of earlier builds of this bundle for this Node would only pile up (one per rebuild): drop them.
+      const name = basename(cacheFile);
+      const prefix = `${basename(bundle, '.js')}-`;
+      const suffix = `-${process.version}-${process.arch}.v8cache`;
+      for (const f of readdirSync(dirname(cacheFile))) {
+        if (f !== name && f.startsWith(prefix) && f.endsWith(suffix)) {
+          try { unlinkSync(join(dirname(cacheFile), f)); } catch { /* another start removed it */ }
+        }
+      }
     } catch (err) {
       debug(`not written: ${(err as Error).message}`);
     }
