@@ -335,6 +335,12 @@ export class Engine {
 
   dnsAddresses(): BoundAddress[] { return this.dns!.addresses(); }
 
+  /** The prober's counters: targets, probes, and retargets (full / incremental, endpoints looked at). */
+  proberStats(): ReturnType<Monitor['stats']> { return this.monitor.stats(); }
+
+  /** The prober's status of every endpoint of one profile (what a retarget must leave alone). */
+  proberStatuses(profile: string): EndpointProbeStatus[] { return this.monitor.statuses(profile); }
+
   apiAddress(): AddressInfo { return this.api!.server.address() as AddressInfo; }
 
   private async statusReport(stored: StoredProfile): Promise<ProfileStatusReport> {

@@ -228,6 +228,14 @@ export class SqliteStore implements Store {
   /** The one full walk: reuses parsed rows whose mod_revision is unchanged. */
   private rebuildView(revision: number): void {
     this.counters.viewRebuilds++;
+    if (this.viewCache.size === 0) {
+      // The first walk: every row once, documents included.
+      const rows = this.stmt.all.all();
+      this.counters.rowsRead += rows.length;
+      for (const r of rows) this.viewCache.set(r.name, this.toStored(r));
+      this.viewRevision = revision;
+      return;
+    }
     const seen = new Set<string>();
     const rows = this.stmt.revisions.all();
     this.counters.rowsRead += rows.length;
