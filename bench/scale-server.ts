@@ -10,6 +10,7 @@
  * Messages to the parent: {type:'ready', dns, api, token, startMs, rss}, {type:'failed'|'recovered', key, at}
  * (epoch ms with sub-ms precision, when the probe that flips the verdict returned), {type:'stats', …}.
  */
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import pino from 'pino';
 import { Engine } from '../src/runtime/engine';
 
@@ -22,6 +23,8 @@ const send = (m: unknown): void => { process.send?.(m); };
 const epoch = (): number => performance.timeOrigin + performance.now();
 
 async function main(): Promise<void> {
+  const loop = monitorEventLoopDelay({ resolution: 5 });
+  loop.enable();
   const t0 = performance.now();
   const engine = await Engine.start({
     stateDir: stateDir!, zone: 'tm.internal',
@@ -43,6 +46,7 @@ async function main(): Promise<void> {
   const stats = (): Record<string, unknown> => ({
     rss: process.memoryUsage().rss,
     heapUsed: process.memoryUsage().heapUsed,
+    loopDelayMaxMs: loop.max / 1e6,
     store: (engine.store as { stats?: () => unknown }).stats?.(),
     prober: (engine as unknown as { proberStats?: () => unknown }).proberStats?.(),
   });
@@ -57,6 +61,7 @@ async function main(): Promise<void> {
       void engine.stop().then(() => process.exit(0));
     }
   });
+  loop.reset(); // from here on: the delay changes and transitions see
   send({ type: 'ready', dns: engine.dnsAddresses()[0]!.port, api: `http://127.0.0.1:${engine.apiAddress().port}`, token: engine.token.token, startMs, settledMs, ...stats() });
 }
 
