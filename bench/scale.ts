@@ -205,7 +205,7 @@ async function main(): Promise<void> {
     const i = hotProfiles[k % HOT]!;
     const key = `${name(i)}/e0`;
     const goingDown = Math.floor(k / HOT) % 2 === 0;
-    const want = goingDown ? addr(i, 1) : addr(i, 0);
+    const want = goingDown ? addr(i, 1) : changedFirst.get(i) ?? addr(i, 0); // the config changes may have moved e0
     const flipped = new Promise<number>((resolve) => {
       const on = (m: { type: string; key: string; at: number }): void => {
         if ((m.type === 'failed' || m.type === 'recovered') && m.key === key) { child.off('message', on); resolve(m.at); }
