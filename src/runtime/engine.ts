@@ -17,6 +17,7 @@ import { probeTargets } from '../core/health/targets';
 import type { HealthView, ProbeVerdict } from '../core/health/types';
 import { routingMap } from '../core/plan';
 import type { GeoLookup, Rng } from '../core/ports';
+import type { Profile } from '../core/model/types';
 import type { CompiledSnapshot } from '../core/routing';
 import { MmdbGeoLookup } from '../geo';
 import { packageRoot } from '../package';
@@ -25,7 +26,7 @@ import { TrafficStore, type BoundAddress, type ListenAddress } from './dns';
 import { LiveEvents } from './api/events';
 import { geoOptions, startDnsFleet, type DnsAuthority, type DnsLimits, type DnsSockets, type DnsTarget } from './dns-fleet';
 import { Monitor, type EndpointProbeStatus, type MonitorOptions } from './monitor';
-import { SnapshotPipeline, type SnapshotLag } from './pipeline';
+import { SnapshotPipeline, type RetargetChange, type SnapshotLag } from './pipeline';
 import { resolveReport, statusReport } from './reports';
 import { SqliteStore, StateDirLock, parseResourceCatalog, canonicalJson, type Store, type StoredProfile } from './store';
 import { VerdictBook } from './verdicts';
@@ -119,7 +120,8 @@ export class Engine {
   private lock: StateDirLock | undefined;
   /** Cluster mode: the etcd session, this node's location and the other locations' verdicts. */
   readonly cluster: ClusterNode | undefined;
-  private targetFingerprints = new Map<string, string>();
+  /** Probe-settings fingerprint of every probed endpoint (one map, updated in place; the verdict book reads it). */
+  private readonly targetFingerprints = new Map<string, string>();
 
   private constructor(private readonly o: EngineOptions, store: Store, geo: GeoLookup, token: TokenSource, cluster?: ClusterNode) {
     this.store = store;
@@ -135,16 +137,7 @@ export class Engine {
     this.pipeline = new SnapshotPipeline({
       store, zone: this.zone, geo, metrics: this.metrics, logger: this.logger,
       verdicts: () => this.verdicts(),
-      retarget: (profiles, resources) => {
-        const targets = probeTargets(profiles, resources);
-        this.targetFingerprints = new Map(targets.map((t) => [t.key, t.fingerprint]));
-        this.verdictBook.setFingerprints(this.targetFingerprints);
-        // A profile deleted and created again within one rebuild still starts fresh: drop it, then add it.
-        if (this.deletedProfiles.size > 0) this.monitor.setTargets(targets.filter((t) => !this.deletedProfiles.has(t.profile)));
-        this.deletedProfiles.clear();
-        this.monitor.setTargets(targets);
-        this.cluster?.health.retargeted();
-      },
+      retarget: (change) => this.retarget(change),
       publish: (snapshot, delta, full) => {
         this.dns?.publish(snapshot, delta, full, this.cluster?.serial());
         const revision = this.pipeline.servedRevision();
@@ -156,6 +149,34 @@ export class Engine {
       ...(o.debounceMs !== undefined ? { debounceMs: o.debounceMs } : {}),
       ...(o.lagLimitMs !== undefined ? { lagLimitMs: o.lagLimitMs } : {}),
     });
+  }
+
+  /**
+   * The prober follows the configuration. Only the changed profiles' endpoints are looked at when only
+   * profiles changed (a write of one profile costs its endpoints, at any number of profiles); everything
+   * when the catalog changed or at load. Endpoints whose probe settings are unchanged keep their state.
+   */
+  private retarget({ profiles, resources, changed }: RetargetChange): void {
+    // A profile deleted and created again within one rebuild still starts fresh: drop it, then add it.
+    const recreated = [...this.deletedProfiles].filter((n) => changed === undefined || changed.has(n));
+    for (const n of recreated) this.deletedProfiles.delete(n);
+    if (changed === undefined) {
+      const targets = probeTargets(profiles(), resources);
+      this.targetFingerprints.clear();
+      for (const t of targets) this.targetFingerprints.set(t.key, t.fingerprint);
+      if (recreated.length > 0) this.monitor.updateTargets(recreated, []);
+      this.monitor.setTargets(targets);
+      this.cluster?.health.retargeted();
+      return;
+    }
+    const names = [...changed.keys()];
+    const targets = probeTargets([...changed.values()].filter((p): p is Profile => p !== undefined), resources);
+    const before = names.flatMap((n) => this.monitor.keysOf(n));
+    for (const k of before) this.targetFingerprints.delete(k);
+    for (const t of targets) this.targetFingerprints.set(t.key, t.fingerprint);
+    if (recreated.length > 0) this.monitor.updateTargets(recreated, []);
+    this.monitor.updateTargets(names, targets);
+    this.cluster?.health.retargeted([...before, ...targets.map((t) => t.key)]);
   }
 
   /** Opens the store, loads the catalog, starts probing, DNS and the API. */
@@ -199,7 +220,7 @@ export class Engine {
 
   private async boot(): Promise<void> {
     if (this.o.resourcesFile !== undefined) await this.loadResourcesFile(this.o.resourcesFile);
-    this.verdictBook = new VerdictBook(await this.store.loadMonitorState());
+    this.verdictBook = new VerdictBook(await this.store.loadMonitorState(), this.targetFingerprints);
     this.unwatch.push(this.store.watch((c) => {
       // A deleted profile's Traffic View goes with it: a profile recreated later starts fresh.
       if (c.kind === 'profile' && c.op === 'delete' && c.name !== undefined) {
@@ -326,6 +347,12 @@ export class Engine {
 
   /** How the DNS workers hold the port; undefined when DNS answers in this process. */
   dnsSockets(): DnsSockets | undefined { return this.dns!.sockets; }
+
+  /** The prober's counters: targets, probes, and retargets (full / incremental, endpoints looked at). */
+  proberStats(): ReturnType<Monitor['stats']> { return this.monitor.stats(); }
+
+  /** The prober's status of every endpoint of one profile (what a retarget must leave alone). */
+  proberStatuses(profile: string): EndpointProbeStatus[] { return this.monitor.statuses(profile); }
 
   apiAddress(): AddressInfo { return this.api!.server.address() as AddressInfo; }
 

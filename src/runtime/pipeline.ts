@@ -33,6 +33,14 @@ export interface SnapshotLag {
   reason?: string;
 }
 
+export interface RetargetChange {
+  /** Every served profile (built on demand: the full retarget's input). */
+  profiles: () => Profile[];
+  resources: ResourceCatalog;
+  /** The changed profiles (undefined value: deleted), or undefined for a full retarget. */
+  changed: ReadonlyMap<string, Profile | undefined> | undefined;
+}
+
 export interface PipelineOptions {
   store: Store;
   zone: string;
@@ -41,8 +49,13 @@ export interface PipelineOptions {
   logger: Logger;
   /** The verdicts a snapshot freezes, by `profile/endpoint`. */
   verdicts: () => Map<string, ProbeVerdict>;
-  /** Called with the configuration before a build whenever it changed (the prober's targets follow it). */
-  retarget: (profiles: Profile[], resources: ResourceCatalog) => void;
+  /**
+   * Called before a build whenever the configuration changed (the prober's targets follow it): with the
+   * changed profiles only (`changed`: name → the profile now, undefined when deleted) when only profiles
+   * changed, so a write costs its own profiles' endpoints; with `changed` undefined (retarget everything,
+   * from `profiles()`) at load and when the resource catalog changed.
+   */
+  retarget: (change: RetargetChange) => void;
   /** Swaps a new snapshot in; `delta`/`full` build worker updates on demand. */
   publish: (snapshot: CompiledSnapshot, delta: () => SnapshotUpdate, full: () => SnapshotUpdate) => void;
   /** Extra delay before a rebuild, folding bursts of changes (default 0: next event-loop turn). */
@@ -88,7 +101,7 @@ export class SnapshotPipeline {
     this.profilesByName = new Map(stored.map((p) => [p.profile.name, p]));
     this.setCatalog(resources);
     this.revision = revision;
-    this.o.retarget(this.profiles(), this.resources);
+    this.o.retarget({ profiles: () => this.profiles(), resources: this.resources, changed: undefined });
     this.snap = this.build();
     return this.snap;
   }
@@ -248,11 +261,19 @@ export class SnapshotPipeline {
           if (p) this.profilesByName.set(n, p); else this.profilesByName.delete(n);
         });
       }
-      if (catalog && canonicalJson(catalog) !== canonicalJson(this.resourcesRecord)) this.setCatalog(catalog);
+      const catalogChanged = catalog !== undefined && canonicalJson(catalog) !== canonicalJson(this.resourcesRecord);
+      if (catalogChanged) this.setCatalog(catalog);
       this.revision = Math.max(this.revision, revision);
       // Targets first, so a new endpoint's verdict starts at CheckingEndpoint in the same snapshot. A
       // transition retarget() emits (probe settings changed) is already in the verdicts build() reads.
-      if (changed.length > 0 || resources) this.o.retarget(this.profiles(), this.resources);
+      // Only the changed profiles' endpoints are looked at; a catalog change can move any endpoint: all of them.
+      if (catalogChanged) this.o.retarget({ profiles: () => this.profiles(), resources: this.resources, changed: undefined });
+      else if (changed.length > 0) {
+        this.o.retarget({
+          profiles: () => this.profiles(), resources: this.resources,
+          changed: new Map(changed.map((n) => [n, this.profilesByName.get(n)?.profile])),
+        });
+      }
       this.pendingHealth = false;
       this.snap = this.build();
       this.o.publish(this.snap, () => this.workerUpdate(full ? undefined : changed, resources), () => this.workerUpdate());

@@ -20,13 +20,14 @@ export interface SavedMonitorState {
 
 export class VerdictBook {
   private readonly carried = new Map<string, { verdict: ProbeVerdict; fingerprint: string }>();
-  /** Current probe settings fingerprint per `profile/endpoint`. */
-  private fingerprints = new Map<string, string>();
+  /** Current probe settings fingerprint per `profile/endpoint` (the engine's map, kept current by it). */
+  private fingerprints: ReadonlyMap<string, string>;
   /** Transitions the monitor reported that only confirmed a carried verdict: not status changes, never listed. */
   private readonly confirmations = new WeakSet<EndpointTransition>();
   private history: EndpointTransition[];
 
-  constructor(saved: unknown) {
+  constructor(saved: unknown, fingerprints: ReadonlyMap<string, string> = new Map()) {
+    this.fingerprints = fingerprints;
     const prev = saved as SavedMonitorState | undefined;
     this.history = prev && Array.isArray(prev.history) ? prev.history : [];
     if (prev && prev.verdicts && prev.fingerprints) {
@@ -39,7 +40,7 @@ export class VerdictBook {
 
   /** The probe settings now in force (a carried verdict only counts for the settings it was reached with). */
   setFingerprints(f: ReadonlyMap<string, string>): void {
-    this.fingerprints = new Map(f);
+    this.fingerprints = f;
   }
 
   /** Transitions saved by the previous run (status reports show them with the live ones). */

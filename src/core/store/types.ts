@@ -24,10 +24,22 @@ export interface StoredProfile {
   modRevision: number;
 }
 
-/** A consistent view of all profiles, handed to `check` callbacks inside the write. */
+/**
+ * A consistent view of all profiles, handed to `check` callbacks inside the write. Valid for the duration
+ * of the callback only: stores hand out their live incremental index (no copy per write), which the next
+ * committed write updates. Never mutate it, never keep it.
+ */
 export interface StoreView {
   revision: number;
   profiles: ReadonlyMap<string, StoredProfile>;
+}
+
+/** What a store read to serve writes and views (the scale tests assert a write reads only its own rows). */
+export interface StoreStats {
+  /** Profile rows read from the backing database since open (a mirror-backed store reads none). */
+  rowsRead: number;
+  /** Full walks of the profile table to (re)build the view `check` callbacks get. */
+  viewRebuilds: number;
 }
 
 export interface PutProfileOptions {
@@ -87,6 +99,8 @@ export interface Store {
   /** The prober's state (opaque JSON) for a restart; not a configuration change, no revision. */
   saveMonitorState(state: unknown): Promise<void>;
   loadMonitorState(): Promise<unknown | undefined>;
+  /** Rows read and view walks since open, where the store counts them. */
+  stats?(): StoreStats;
   /** Called synchronously after every committed change, in commit order. Returns an unsubscribe. */
   watch(listener: StoreListener): () => void;
   close(): Promise<void>;

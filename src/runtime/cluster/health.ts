@@ -135,11 +135,21 @@ export class ClusterHealth {
    * The configuration changed: endpoints added, removed or with new probe settings are looked at again (a
    * write of one profile costs a map comparison here, not a pass over every endpoint's verdict).
    */
-  retargeted(): void {
+  retargeted(keys?: Iterable<string>): void {
     const now = this.o.targets();
-    for (const [k, fp] of now) if (this.lastTargets.get(k) !== fp) this.dirty.add(k);
-    for (const k of this.lastTargets.keys()) if (!now.has(k)) this.dirty.add(k);
-    this.lastTargets = new Map(now);
+    if (keys !== undefined) {
+      // Only these endpoints can have changed (the engine's incremental retarget): look at them alone.
+      for (const k of keys) {
+        const fp = now.get(k);
+        if (this.lastTargets.get(k) === fp) continue;
+        this.dirty.add(k);
+        if (fp === undefined) this.lastTargets.delete(k); else this.lastTargets.set(k, fp);
+      }
+    } else {
+      for (const [k, fp] of now) if (this.lastTargets.get(k) !== fp) this.dirty.add(k);
+      for (const k of this.lastTargets.keys()) if (!now.has(k)) this.dirty.add(k);
+      this.lastTargets = new Map(now);
+    }
     if (this.dirty.size > 0) this.scheduleFlush();
   }
 

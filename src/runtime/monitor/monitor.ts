@@ -75,6 +75,10 @@ type Listener<T> = (e: T) => void;
 export class Monitor implements HealthView {
   readonly location: string;
   private readonly entries = new Map<string, Entry>();
+  /** Keys of `entries` by profile (what `updateTargets` looks at). */
+  private readonly byProfile = new Map<string, Set<string>>();
+  /** Retargets so far (full: setTargets; incremental: updateTargets) and endpoints they looked at. */
+  private readonly retargets = { full: 0, incremental: 0, endpoints: 0 };
   private readonly scheduler: Scheduler;
   private readonly timers: Timers;
   private readonly historySize: number;
@@ -113,27 +117,73 @@ export class Monitor implements HealthView {
     for (const t of targets) {
       if (seen.has(t.key)) continue;
       seen.add(t.key);
-      const e = this.entries.get(t.key);
-      if (!e) {
-        const generation = this.scheduler.schedule(t.key, this.intervalMs(t));
-        this.entries.set(t.key, { target: t, generation, state: initialProbeState(t.toleratedNumberOfFailures, now), history: [] });
-        continue;
-      }
-      if (e.target.fingerprint === t.fingerprint) {
-        e.target = t;
-        continue;
-      }
+      this.put(t, now);
+    }
+    for (const key of [...this.entries.keys()]) if (!seen.has(key)) this.drop(key);
+    this.retargets.full++;
+    this.retargets.endpoints += seen.size;
+  }
+
+  /**
+   * Retargets only the endpoints of `changedProfiles` (design: no O(N) work per change): `targets` are the
+   * probe targets of exactly those profiles now (`probeTargets()` of them; none for a deleted or disabled
+   * one). Their endpoints are added, reset or removed as `setTargets` would; every endpoint of any other
+   * profile is not looked at: its state, timer and history stay exactly as they are. A target of a profile
+   * not listed counts as listed. Returns the keys it looked at (the changed profiles' old and new endpoints).
+   */
+  updateTargets(changedProfiles: Iterable<string>, targets: readonly ProbeTarget[]): string[] {
+    const now = this.timers.now();
+    const profiles = new Set(changedProfiles);
+    for (const t of targets) profiles.add(t.profile);
+    const looked = new Set<string>();
+    for (const p of profiles) for (const k of this.byProfile.get(p) ?? []) looked.add(k);
+    const seen = new Set<string>();
+    for (const t of targets) {
+      if (seen.has(t.key)) continue;
+      seen.add(t.key);
+      looked.add(t.key);
+      this.put(t, now);
+    }
+    for (const k of looked) if (!seen.has(k)) this.drop(k);
+    this.retargets.incremental++;
+    this.retargets.endpoints += looked.size;
+    return [...looked];
+  }
+
+  /** The probed endpoints' keys of one profile. */
+  keysOf(profile: string): string[] {
+    return [...(this.byProfile.get(profile) ?? [])];
+  }
+
+  /** Adds a target, resets it when its settings changed, or just takes the new object when they did not. */
+  private put(t: ProbeTarget, now: number): void {
+    const e = this.entries.get(t.key);
+    if (!e) {
+      const generation = this.scheduler.schedule(t.key, this.intervalMs(t));
+      this.entries.set(t.key, { target: t, generation, state: initialProbeState(t.toleratedNumberOfFailures, now), history: [] });
+      let keys = this.byProfile.get(t.profile);
+      if (!keys) this.byProfile.set(t.profile, (keys = new Set()));
+      keys.add(t.key);
+      return;
+    }
+    if (e.target.fingerprint === t.fingerprint) {
       e.target = t;
-      e.generation = this.scheduler.schedule(t.key, this.intervalMs(t));
-      this.apply(e, transition(e.state, { type: 'reset', at: now, tolerated: t.toleratedNumberOfFailures, reason: 'probe settings changed' }));
-      delete e.lastProbe;
+      return;
     }
-    for (const key of [...this.entries.keys()]) {
-      if (!seen.has(key)) {
-        this.scheduler.remove(key);
-        this.entries.delete(key);
-      }
-    }
+    e.target = t;
+    e.generation = this.scheduler.schedule(t.key, this.intervalMs(t));
+    this.apply(e, transition(e.state, { type: 'reset', at: now, tolerated: t.toleratedNumberOfFailures, reason: 'probe settings changed' }));
+    delete e.lastProbe;
+  }
+
+  private drop(key: string): void {
+    const e = this.entries.get(key);
+    if (!e) return;
+    this.scheduler.remove(key);
+    this.entries.delete(key);
+    const keys = this.byProfile.get(e.target.profile);
+    keys?.delete(key);
+    if (keys?.size === 0) this.byProfile.delete(e.target.profile);
   }
 
   start(): void {
@@ -173,7 +223,11 @@ export class Monitor implements HealthView {
   /** The same for every probed endpoint (of one profile when given). */
   statuses(profileName?: string): EndpointProbeStatus[] {
     const out: EndpointProbeStatus[] = [];
-    for (const e of this.entries.values()) if (profileName === undefined || e.target.profile === profileName) out.push(this.describe(e));
+    if (profileName === undefined) {
+      for (const e of this.entries.values()) out.push(this.describe(e));
+      return out;
+    }
+    for (const k of this.byProfile.get(profileName) ?? []) out.push(this.describe(this.entries.get(k)!));
     return out;
   }
 
@@ -189,9 +243,9 @@ export class Monitor implements HealthView {
     return () => this.probeListeners.delete(listener);
   }
 
-  stats(): { targets: number; probes: number; running: number; queued: number; skipped: number } {
+  stats(): { targets: number; probes: number; running: number; queued: number; skipped: number; retargets: { full: number; incremental: number; endpoints: number } } {
     const s = this.scheduler.stats();
-    return { targets: this.entries.size, probes: this.probes, running: s.running, queued: s.queued, skipped: s.skipped };
+    return { targets: this.entries.size, probes: this.probes, running: s.running, queued: s.queued, skipped: s.skipped, retargets: { ...this.retargets } };
   }
 
   private describe(e: Entry): EndpointProbeStatus {

@@ -25,7 +25,7 @@ import type { ResourceCatalogRecord } from '../../core/model/catalog';
 import type { Profile } from '../../core/model/types';
 import {
   StoreError, checkPreconditions, checkStack, contentHash, makeEtag,
-  type DeleteProfileOptions, type PutProfileOptions, type PutProfileResult, type Store, type StoreListener, type StoreView, type StoredProfile,
+  type DeleteProfileOptions, type PutProfileOptions, type PutProfileResult, type Store, type StoreListener, type StoreStats, type StoreView, type StoredProfile,
 } from '../../core/store';
 import { EtcdSession, REV_KEY, RESOURCES_KEY, keyOfProfile, type EtcdSessionOptions } from '../cluster/session';
 
@@ -42,6 +42,7 @@ export class EtcdStore implements Store {
   private readonly ownsSession: boolean;
   private writeQueue: Promise<void> = Promise.resolve();
   private monitorSaves: Promise<void> = Promise.resolve();
+  private readonly counters: StoreStats = { rowsRead: 0, viewRebuilds: 0 };
 
   constructor(readonly session: EtcdSession, opts: { stateDir?: string; ownsSession?: boolean } = {}) {
     this.monitorFile = opts.stateDir !== undefined ? join(opts.stateDir, MONITOR_FILE) : undefined;
@@ -57,6 +58,7 @@ export class EtcdStore implements Store {
   async revision(): Promise<number> { return this.session.configRevision; }
 
   async getProfiles(): Promise<StoredProfile[]> {
+    this.counters.rowsRead += this.session.profiles.size;
     return [...this.session.profiles.values()].sort((a, b) => (a.profile.name < b.profile.name ? -1 : a.profile.name > b.profile.name ? 1 : 0)).map(clone);
   }
 
@@ -70,14 +72,22 @@ export class EtcdStore implements Store {
       await this.session.barrier().catch(() => undefined);
       p = this.session.profiles.get(name);
     }
+    if (p) this.counters.rowsRead++;
     return p ? clone(p) : undefined;
   }
 
   async getResources(): Promise<ResourceCatalogRecord> { return structuredClone(this.session.resources); }
 
+  /**
+   * The mirror itself, not a copy: checks run synchronously against it, and the watch keeps it incremental
+   * (a write costs its own record, not a copy of every profile).
+   */
   private view(): StoreView {
-    return { revision: this.session.configRevision, profiles: new Map(this.session.profiles) };
+    return { revision: this.session.configRevision, profiles: this.session.profiles };
   }
+
+  /** Profile records read (copied out of the mirror) since open; the view never walks anything. */
+  stats(): StoreStats { return { ...this.counters }; }
 
   async putProfile(profile: Profile, options: PutProfileOptions): Promise<PutProfileResult> {
     const name = profile.name;
@@ -86,6 +96,7 @@ export class EtcdStore implements Store {
       const current = s.profiles.get(name);
       checkPreconditions(name, current, options.ifMatch, options.ifNoneMatch);
       checkStack(name, current, options.stack);
+      if (current) this.counters.rowsRead++;
       if (options.check) options.check(this.view(), current ? clone(current) : undefined);
       if (current && current.stack === options.stack && current.etag === makeEtag(current.modRevision, hash)) {
         return { ops: [], result: () => ({ etag: current.etag, revision: s.configRevision, created: false, changed: false }) };
@@ -106,6 +117,7 @@ export class EtcdStore implements Store {
       if (!current) throw new StoreError('NOT_FOUND', `profile '${name}' does not exist`, { name });
       checkPreconditions(name, current, options.ifMatch, undefined);
       checkStack(name, current, options.stack);
+      this.counters.rowsRead++;
       if (options.check) options.check(this.view(), clone(current));
       const revision = s.configRevision + 1;
       return { ops: [{ request_delete_range: { key: s.key(keyOfProfile(name)) } }], revision, result: () => ({ revision }) };

@@ -13,6 +13,7 @@ import {
   type StoreChange,
   type StoreListener,
   type StoredProfile,
+  type StoreStats,
   type StoreView,
 } from '../../core/store/types';
 import { openDatabase, removeStaleVfsLock, sqliteDriver, storeJournalMode, SqliteError, type SqlDatabase, type SqliteDriverName, type SqlStatement } from './driver';
@@ -97,8 +98,16 @@ export class SqliteStore implements Store {
   readonly driver: SqliteDriverName;
   private readonly db: SqlDatabase;
   private readonly listeners = new Set<StoreListener>();
-  /** Parsed profiles for `check` views, by name, valid while the row's mod_revision is unchanged. */
+  /**
+   * The incremental view handed to `check` callbacks: every profile, parsed, as of store revision
+   * `viewRevision`. Built by one walk of the table the first time a check needs it; from then on each
+   * committed write updates it with the rows it wrote, so a write reads only its own row (the view is
+   * re-walked only when the revision moved without this store writing: someone else wrote the file).
+   */
   private readonly viewCache = new Map<string, StoredProfile>();
+  private viewRevision = -1;
+  /** Profile rows read from the database (every statement on `profiles`), and full walks of the view. */
+  private readonly counters: StoreStats = { rowsRead: 0, viewRebuilds: 0 };
   private readonly stmt: {
     revision: SqlStatement<{ value: string }>;
     setRevision: SqlStatement;
@@ -239,17 +248,55 @@ export class SqliteStore implements Store {
    * (a write then costs one JSON parse of the rows that changed since the last write, not of all).
    */
   private view(): StoreView {
-    const profiles = new Map<string, StoredProfile>();
-    for (const r of this.stmt.revisions.all()) {
-      let p = this.viewCache.get(r.name);
-      if (!p || p.modRevision !== r.mod_revision) {
-        p = this.toStored(this.stmt.one.get(r.name)!);
-        this.viewCache.set(r.name, p);
-      }
-      profiles.set(r.name, p);
+    const revision = this.rev();
+    if (this.viewRevision !== revision) this.rebuildView(revision);
+    return { revision, profiles: this.viewCache };
+  }
+
+  /** The one full walk: reuses parsed rows whose mod_revision is unchanged. */
+  private rebuildView(revision: number): void {
+    this.counters.viewRebuilds++;
+    if (this.viewCache.size === 0) {
+      // The first walk: every row once, documents included.
+      const rows = this.stmt.all.all();
+      this.counters.rowsRead += rows.length;
+      for (const r of rows) this.viewCache.set(r.name, this.toStored(r));
+      this.viewRevision = revision;
+      return;
     }
-    for (const name of this.viewCache.keys()) if (!profiles.has(name)) this.viewCache.delete(name);
-    return { revision: this.rev(), profiles };
+    const seen = new Set<string>();
+    const rows = this.stmt.revisions.all();
+    this.counters.rowsRead += rows.length;
+    for (const r of rows) {
+      seen.add(r.name);
+      const p = this.viewCache.get(r.name);
+      if (!p || p.modRevision !== r.mod_revision) this.viewCache.set(r.name, this.toStored(this.readOne(r.name)!));
+    }
+    for (const name of [...this.viewCache.keys()]) if (!seen.has(name)) this.viewCache.delete(name);
+    this.viewRevision = revision;
+  }
+
+  /**
+   * After a committed write at `revision` (the one after `before`): the view follows it when it was
+   * current, else it stays stale and the next check walks the table once.
+   */
+  private viewFollows(before: number, revision: number, name?: string, stored?: StoredProfile): void {
+    if (this.viewRevision !== before) return;
+    if (name !== undefined) {
+      if (stored) this.viewCache.set(name, stored); else this.viewCache.delete(name);
+    }
+    this.viewRevision = revision;
+  }
+
+  private readOne(name: string): ProfileRow | undefined {
+    const row = this.stmt.one.get(name);
+    if (row) this.counters.rowsRead++;
+    return row;
+  }
+
+  /** Rows read and view walks since open (tests and the scale bench: a write reads only its own row). */
+  stats(): StoreStats {
+    return { ...this.counters };
   }
 
   private emit(change: StoreChange): void {
@@ -263,11 +310,13 @@ export class SqliteStore implements Store {
   }
 
   async getProfiles(): Promise<StoredProfile[]> {
-    return this.stmt.all.all().map((r) => this.toStored(r));
+    const rows = this.stmt.all.all();
+    this.counters.rowsRead += rows.length;
+    return rows.map((r) => this.toStored(r));
   }
 
   async getProfile(name: string): Promise<StoredProfile | undefined> {
-    const row = this.stmt.one.get(name);
+    const row = this.readOne(name);
     return row ? this.toStored(row) : undefined;
   }
 
@@ -275,8 +324,9 @@ export class SqliteStore implements Store {
     const name = profile.name;
     const document = JSON.stringify(profile);
     const hash = contentHash(profile, options.stack);
+    let follow: (() => void) | undefined;
     const result = this.db.transaction((): PutProfileResult => {
-      const row = this.stmt.one.get(name);
+      const row = this.readOne(name);
       const current = row ? this.toStored(row) : undefined;
       checkPreconditions(name, current, options.ifMatch, options.ifNoneMatch);
       checkStack(name, current, options.stack);
@@ -286,15 +336,18 @@ export class SqliteStore implements Store {
       }
       const revision = this.bump();
       this.stmt.upsert.run(name, options.stack, document, hash, revision, revision, new Date().toISOString());
-      return { etag: makeEtag(revision, hash), revision, created: !row, changed: true };
+      const etag = makeEtag(revision, hash);
+      follow = () => this.viewFollows(revision - 1, revision, name, { profile: JSON.parse(document) as Profile, stack: options.stack, etag, modRevision: revision });
+      return { etag, revision, created: !row, changed: true };
     }, 'immediate');
+    follow?.(); // only once committed: a rolled-back write leaves the view as it was
     if (result.changed) this.emit({ revision: result.revision, kind: 'profile', op: 'put', name });
     return result;
   }
 
   async deleteProfile(name: string, options: DeleteProfileOptions = {}): Promise<{ revision: number }> {
     const revision = this.db.transaction((): number => {
-      const row = this.stmt.one.get(name);
+      const row = this.readOne(name);
       if (!row) throw new StoreError('NOT_FOUND', `profile '${name}' does not exist`, { name });
       const current = this.toStored(row);
       checkPreconditions(name, current, options.ifMatch, undefined);
@@ -304,6 +357,7 @@ export class SqliteStore implements Store {
       this.stmt.del.run(name);
       return r;
     }, 'immediate');
+    this.viewFollows(revision - 1, revision, name, undefined);
     this.emit({ revision, kind: 'profile', op: 'delete', name });
     return { revision };
   }
@@ -324,6 +378,7 @@ export class SqliteStore implements Store {
       for (const [id, r] of Object.entries(catalog)) this.stmt.insertResource.run(id, r.target, r.location ?? null, r.state);
       return this.bump();
     }, 'immediate');
+    this.viewFollows(revision - 1, revision);
     this.emit({ revision, kind: 'resources', op: 'replace' });
     return { revision };
   }
