@@ -100,7 +100,7 @@ test('the tarball carries only what runs: dist (no maps, no test helpers), the P
   for (const f of [
     'dist/src/cli/bin.js', 'dist/src/cli/run-app.js', 'dist/src/package.js', 'dist/ui/index.html',
     'dist/src/core/data/geographic-hierarchy.json', 'dist/src/core/data/azure-regions.json', 'dist/src/geo/country-coordinates.json',
-    'dist/providers/terraform/bin/terraform-provider-tmkit.js', 'dist/providers/terraform/proto/descriptor.json',
+    'dist/providers/terraform/bin/terraform-provider-tmkit.js', 'dist/providers/terraform/bin/terraform-provider-tmkit.bundle.js', 'dist/providers/terraform/proto/descriptor.json',
     'dist/providers/pulumi/src/main.js', 'providers/pulumi/bin/pulumi-resource-tmkit', 'LICENSE', 'README.md',
   ]) expect(tarFiles).toContain(f);
   expect(tarFiles.some((f) => f.startsWith('dist/ui/assets/') && f.endsWith('.js'))).toBe(true);
