@@ -16,6 +16,20 @@ jest.setTimeout(300_000);
 
 interface Run { code: number | null; stdout: string; stderr: string }
 
+/**
+ * The Node that runs the cdktf CLI itself. cdktf-cli 0.21 loads @cdktf/node-pty-prebuilt-multiarch, whose
+ * prebuilt addons stop at Node 21 (ABI 120), and nothing may compile here: on Node 22+ the CLI dies with
+ * "Cannot find module '../build/Release/pty.node'". So in .ci/run's Node 24 pass the CLI runs on the
+ * machine's Node 20 (TMKIT_NODE20); the app it synthesizes, the provider and tmkit still run on this Node.
+ */
+function cdktfNode(): string {
+  const major = Number(process.versions.node.split('.')[0]);
+  if (major <= 21) return process.execPath;
+  const old = process.env.TMKIT_NODE20;
+  if (!old) throw new Error(`cdktf-cli 0.21 cannot run on Node ${process.versions.node} (its node-pty prebuilds stop at Node 21): set TMKIT_NODE20 to a Node 20 binary for the CLI`);
+  return old;
+}
+
 describe('cdktf e2e: examples/cdktf with cdktf synth/diff/deploy/destroy', () => {
   let root: string;
   let project: string;
@@ -24,7 +38,7 @@ describe('cdktf e2e: examples/cdktf with cdktf synth/diff/deploy/destroy', () =>
   let client: TmkitClient;
 
   const cdktf = (...args: string[]): Promise<Run> => new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(REPO, 'node_modules/cdktf-cli/bundle/bin/cdktf'), ...args], { cwd: project, env: cleanEnv({ ...env, CHECKPOINT_DISABLE: '1', DISABLE_VERSION_CHECK: '1', CI: '1', FORCE_COLOR: '0', NO_COLOR: '1' }), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(cdktfNode(), [join(REPO, 'node_modules/cdktf-cli/bundle/bin/cdktf'), ...args], { cwd: project, env: cleanEnv({ ...env, CHECKPOINT_DISABLE: '1', DISABLE_VERSION_CHECK: '1', CI: '1', FORCE_COLOR: '0', NO_COLOR: '1' }), stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout!.setEncoding('utf8').on('data', (d: string) => { stdout += d; });

@@ -40,6 +40,11 @@ function node24(): string {
  * A Node without reusePort for the fallback tests: this one when the suite runs on Node 20, else TMKIT_NODE20
  * (.ci/run's second pass runs the suite on Node 24 and points it at the machine's Node 20).
  */
+/** `node -v` of a binary, without the v (what the banner prints). */
+function versionOf(bin: string): string {
+  return spawnSync(bin, ['-v'], { encoding: 'utf8' }).stdout.trim().replace(/^v/, '');
+}
+
 function node20(): string {
   const candidate = process.env.TMKIT_NODE20 || process.execPath;
   const v = spawnSync(candidate, ['-v'], { encoding: 'utf8' }).stdout.trim();
@@ -327,7 +332,7 @@ describe('Node 20: workers share one socket, and say so', () => {
   test('tmkit dns --workers 2: the fallback banner line, one socket on the port, answers right', async () => {
     const s = await startDns(node20(), ['--listen', '127.0.0.1:0', '--workers', '2']);
     try {
-      const v = process.versions.node;
+      const v = versionOf(node20());
       expect(s.stdout()).toMatch(new RegExp(`with 2 workers\\n {2}workers share one socket: Node ${v.replace(/\./g, '\\.')} lacks reusePort; use Node ≥ 22\\.12 for per-worker sockets\\n$`));
       expect(socketInodes('udp', s.port)).toHaveLength(1);
       expect(socketInodes('tcp', s.port)).toHaveLength(1);
@@ -375,7 +380,7 @@ describe('tmkit serve', () => {
   test('Node 20, --workers 2: the fallback banner line; /metrics counts each worker; answers right', async () => {
     const s = await serve(['--workers', '2'], node20());
     try {
-      const v = process.versions.node.replace(/\./g, '\\.');
+      const v = versionOf(node20()).replace(/\./g, '\\.');
       expect(s.stdout()).toMatch(new RegExp(`DNS {2}UDP\\+TCP 127\\.0\\.0\\.1:\\d+ \\(2 worker processes\\) .*\\n {7}workers share one socket: Node ${v} lacks reusePort; use Node ≥ 22\\.12 for per-worker sockets\\n {2}API `));
       expect((await udpQueries(s.dns.port, 200)).filter((a) => a !== '192.0.2.1')).toEqual([]);
       let m = '';
@@ -392,7 +397,7 @@ describe('tmkit serve', () => {
   test('Node 20, no --workers (auto): DNS in the main process, and the banner says why', async () => {
     const s = await serve([], node20());
     try {
-      const v = process.versions.node.replace(/\./g, '\\.');
+      const v = versionOf(node20()).replace(/\./g, '\\.');
       expect(s.stdout()).toMatch(new RegExp(`DNS {2}UDP\\+TCP 127\\.0\\.0\\.1:\\d+ {8}dig .*\\n {7}DNS in the main process \\(--workers auto\\): Node ${v} lacks reusePort; use Node ≥ 22\\.12 for per-worker sockets\\n`));
       expect(childrenOf(s.child.pid!)).toEqual([]);
       expect((await udpQueries(s.dns.port, 20)).filter((a) => a !== '192.0.2.1')).toEqual([]);
