@@ -14,11 +14,10 @@
  * waits until the worker that answers has the change).
  */
 import { spawn } from 'node:child_process';
-import * as dgram from 'node:dgram';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import * as dnsPacket from 'dns-packet';
+import { makeQuerier, pct } from './support/udp';
 import { TmkitClient } from '../src/client';
 
 const REPO = join(__dirname, '..');
@@ -51,35 +50,6 @@ function startServe(stateDir: string): Promise<{ kill: () => Promise<void>; dns:
   });
 }
 
-function makeQuerier(port: number) {
-  const sock = dgram.createSocket('udp4');
-  let id = 0;
-  const waiting = new Map<number, (a: string[]) => void>();
-  sock.on('message', (msg) => {
-    const p = dnsPacket.decode(msg);
-    const cb = waiting.get(p.id!);
-    if (!cb) return;
-    waiting.delete(p.id!);
-    cb((p.answers ?? []).filter((a) => a.type === 'A').map((a) => String((a as { data: unknown }).data)));
-  });
-  return {
-    query(name: string): Promise<string[]> {
-      id = (id + 1) & 0xffff;
-      const myId = id;
-      return new Promise((resolve) => {
-        const t = setTimeout(() => { waiting.delete(myId); resolve([]); }, 1000);
-        waiting.set(myId, (a) => { clearTimeout(t); resolve(a); });
-        sock.send(dnsPacket.encode({ type: 'query', id: myId, questions: [{ type: 'A', name, class: 'IN' }] }), port, '127.0.0.1');
-      });
-    },
-    close: () => sock.close(),
-  };
-}
-
-const pct = (xs: number[], p: number): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))]!;
-};
 const fmt = (x: number): string => `${x.toFixed(2).padStart(7)} ms`;
 
 function summary(label: string, xs: number[]): string {

@@ -22,11 +22,10 @@
  *    127.x:9), time to its "DNS … API …" lines and RSS then and 10 s later.
  */
 import { fork, spawn, type ChildProcess } from 'node:child_process';
-import * as dgram from 'node:dgram';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import * as dnsPacket from 'dns-packet';
+import { makeQuerier, pct } from './support/udp';
 import { TmkitClient, planDocument } from '../src/client';
 import { normalizeProfile } from '../src/core/model/normalize';
 import { DEFAULT_STACK, type ProfileInput } from '../src/core/model/types';
@@ -68,35 +67,6 @@ async function seed(dir: string): Promise<void> {
   process.stdout.write(`seeded ${N} profiles × ${E} endpoints in ${((performance.now() - t0) / 1000).toFixed(1)} s\n`);
 }
 
-function makeQuerier(port: number) {
-  const sock = dgram.createSocket('udp4');
-  let id = 0;
-  const waiting = new Map<number, (a: string[]) => void>();
-  sock.on('message', (msg) => {
-    const p = dnsPacket.decode(msg);
-    const cb = waiting.get(p.id!);
-    if (!cb) return;
-    waiting.delete(p.id!);
-    cb((p.answers ?? []).filter((a) => a.type === 'A').map((a) => String((a as { data: unknown }).data)));
-  });
-  return {
-    query(qname: string): Promise<string[]> {
-      id = (id + 1) & 0xffff;
-      const myId = id;
-      return new Promise((resolve) => {
-        const t = setTimeout(() => { waiting.delete(myId); resolve([]); }, 1000);
-        waiting.set(myId, (a) => { clearTimeout(t); resolve(a); });
-        sock.send(dnsPacket.encode({ type: 'query', id: myId, questions: [{ type: 'A', name: qname, class: 'IN' }] }), port, '127.0.0.1');
-      });
-    },
-    close: () => sock.close(),
-  };
-}
-
-const pct = (xs: number[], p: number): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))]!;
-};
 const fmt = (x: number): string => `${x.toFixed(1).padStart(7)} ms`;
 const summary = (label: string, xs: number[]): string =>
   `${label.padEnd(26)} n ${String(xs.length).padStart(3)}  p50 ${fmt(pct(xs, 50))}  p90 ${fmt(pct(xs, 90))}  p99 ${fmt(pct(xs, 99))}  max ${fmt(Math.max(...xs))}`;

@@ -6,7 +6,8 @@
 #       socket (TMKIT_DNS_REUSEPORT=0 for tmkit), gdnsd default threads
 #   (c) reuseport: no pinning; tmkit --workers 2 and the ceiling with 2 processes, each with its own
 #       SO_REUSEPORT socket (needs Node >= 22.12: DNS_BENCH_NODE); gdnsd as in (b)
-# Per server and setup: a throughput pass (dnsperf, no per-query output), a shorter latency pass
+# Per server and setup: a throughput pass (dnsperf, no per-query output), a shorter latency pass at 50% of
+# that server's measured saturation rate (dnsperf -Q)
 # (dnsperf -v, percentiles from the per-query latencies), and a CPU-cost pass: a fixed rate below
 # saturation (dnsperf -Q) while the server's CPU time is read from /proc — CPU microseconds per query
 # barely move when other processes share the machine, unlike queries/second. Figures only; not a test.
@@ -160,7 +161,11 @@ run_one() { # name setup(pinned|unpinned)
   # warm-up (JIT, caches)
   "${perfpre[@]}" dnsperf -s 127.0.0.1 -p "$PORT" -d "$TMP/queries.txt" -l 2 -q "$OUTSTANDING" -c "$CLIENTS" >/dev/null 2>&1 || true
   "${perfpre[@]}" dnsperf -s 127.0.0.1 -p "$PORT" -d "$TMP/queries.txt" -l "$SECS" -q "$OUTSTANDING" -c "$CLIENTS" >"$TMP/perf.txt" 2>&1
-  "${perfpre[@]}" dnsperf -s 127.0.0.1 -p "$PORT" -d "$TMP/queries.txt" -l "$LSECS" -q "$OUTSTANDING" -c "$CLIENTS" -v >"$TMP/perf-v.txt" 2>&1
+  # Latency at half of this server's own saturation rate (a loaded but not saturated server; at saturation
+  # the percentiles only measure dnsperf's queue).
+  local half
+  half=$(awk '/Queries per second:/ {printf "%.0f", $4 / 2}' "$TMP/perf.txt")
+  "${perfpre[@]}" dnsperf -s 127.0.0.1 -p "$PORT" -d "$TMP/queries.txt" -l "$LSECS" -Q "${half:-1000}" -q "$OUTSTANDING" -c "$CLIENTS" -v >"$TMP/perf-v.txt" 2>&1
   local t0 t1 done cpu
   t0=$(cpu_ticks)
   "${perfpre[@]}" dnsperf -s 127.0.0.1 -p "$PORT" -d "$TMP/queries.txt" -l "$CSECS" -Q "$CRATE" -q "$OUTSTANDING" -c "$CLIENTS" >"$TMP/perf-cpu.txt" 2>&1
@@ -204,7 +209,7 @@ for setup in $SETUPS; do
 done
 
 echo
-echo "DNS throughput (queries/second; latency percentiles in ms from dnsperf -v at the same load; server CPU microseconds per query at ${CRATE} q/s)"
+echo "DNS throughput (queries/second; latency percentiles in ms from dnsperf -v at 50% of each server's saturation rate; server CPU microseconds per query at ${CRATE} q/s)"
 printf '%-10s %-8s %10s %9s %9s %9s %9s %12s\n' setup server qps p50 p90 p99 p99.9 cpu-us/query
 for setup in $SETUPS; do
   for name in $SERVERS; do

@@ -15,6 +15,7 @@
  */
 import { TmkitError } from '../../core/diagnostics';
 import { parseIpBytes } from '../../core/net/ip';
+import type { SoaData } from '../../core/zone';
 
 export const MAX_LABEL_LENGTH = 63;
 /** RFC 1035 §3.1: a name is at most 255 octets in wire form (length octets and the root label included). */
@@ -25,20 +26,10 @@ export const MAX_POINTER_OFFSET = 0x3fff;
 const TYPE_CODE = { A: 1, NS: 2, CNAME: 5, SOA: 6, AAAA: 28 } as const;
 const CLASS_IN = 1;
 
-export interface SoaRdata {
-  mname: string;
-  rname: string;
-  serial: number;
-  refresh: number;
-  retry: number;
-  expire: number;
-  minimum: number;
-}
-
 /** A record of class IN, ARM-free DNS vocabulary (the zone's ZoneRecord has exactly this shape). */
 export type WireRecord =
   | { type: 'A' | 'AAAA' | 'CNAME' | 'NS'; name: string; ttl: number; data: string }
-  | { type: 'SOA'; name: string; ttl: number; data: SoaRdata };
+  | { type: 'SOA'; name: string; ttl: number; data: SoaData };
 
 export interface WireMessage {
   /** Default 0 (the responder patches it per query). */
