@@ -1,6 +1,6 @@
 import { existsSync, renameSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { nodeSqliteAvailable, openDatabase, removeStaleVfsLock, sqliteDriver, SqliteError, type SqlDatabase } from './driver';
+import { nodeSqliteAvailable, openDatabase, sqliteDriver, SqliteError, type SqlDatabase } from './driver';
 import { liveHolder, StateDirLock } from './lock';
 import { DB_FILE, SCHEMA_VERSION, walHeader } from './sqlite';
 import { StoreError } from '../../core/store';
@@ -58,10 +58,9 @@ export async function backupStore(stateDir: string, file: string, options: { ove
     if (wal && !lock) {
       throw new StoreError('STORE_DRIVER', `${source} is in WAL mode (node:sqlite), which the wasm SQLite driver of Node.js ${process.version} cannot read while another tmkit uses it: run tmkit backup with Node.js 22.13+`, { path: source });
     }
-    if (lock) removeStaleVfsLock(source);
-    // Holding the dir (no serve), open read-write when we can: a hot journal left by a killed wasm server
-    // is then rolled back, as serve would; a read-only connection cannot, and would fail.
-    src = undefined;
+    // Holding the dir (no serve; acquiring it removed a stale wasm lock directory), open read-write when we
+    // can: a hot journal left by a killed wasm server is then rolled back, as serve would; a read-only
+    // connection cannot, and would fail.
     if (lock || wal) {
       try { src = openDatabase(source, { driver, fileMustExist: true, busyTimeoutMs: busyMs }); } catch { src = undefined; }
       if (src && !wal) {
@@ -171,8 +170,6 @@ export function restoreStore(stateDir: string, file: string): RestoreResult {
       db?.close();
     }
     let previous: string | undefined;
-    // We hold the state dir: a wasm lock directory beside the old database is stale.
-    removeStaleVfsLock(target);
     if (existsSync(target)) {
       previous = `${target}.before-restore`;
       for (const suffix of ['', '-wal', '-shm', '-journal']) {

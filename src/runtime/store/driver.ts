@@ -348,7 +348,7 @@ class NodeDatabase extends BaseDatabase {
 }
 
 /** Waits synchronously (the drivers are synchronous; so was better-sqlite3's busy handler). */
-function sleepSync(ms: number): void {
+export function sleepSync(ms: number): void {
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }
 

@@ -1,7 +1,7 @@
 import { closeSync, linkSync, mkdirSync, openSync, readFileSync, readSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { StoreError } from '../../core/store';
-import { openDatabase, removeStaleVfsLock, sqliteDriver, SqliteError, type SqlDatabase, type SqliteDriverName } from './driver';
+import { openDatabase, removeStaleVfsLock, sleepSync, sqliteDriver, SqliteError, type SqlDatabase, type SqliteDriverName } from './driver';
 
 export const LOCK_FILE = 'tmkit.lock';
 export const PID_FILE = 'tmkit.pid';
@@ -222,7 +222,7 @@ function holderPid(stateDir: string): number | undefined {
   const read = (): number | undefined => readHolder(join(stateDir, PID_FILE))?.pid ?? readHeaderPid(join(stateDir, LOCK_FILE));
   let pid = read();
   for (let i = 0; i < 10 && (pid === undefined || !alive(pid)); i++) {
-    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 50);
+    sleepSync(50);
     pid = read();
   }
   return pid;

@@ -16,7 +16,7 @@ import {
   type StoreStats,
   type StoreView,
 } from '../../core/store/types';
-import { openDatabase, removeStaleVfsLock, sqliteDriver, storeJournalMode, SqliteError, type SqlDatabase, type SqliteDriverName, type SqlStatement } from './driver';
+import { openDatabase, sqliteDriver, storeJournalMode, SqliteError, type SqlDatabase, type SqliteDriverName, type SqlStatement } from './driver';
 
 /**
  * Schema migrations, applied in order inside one transaction each; `PRAGMA user_version` holds the number
@@ -74,9 +74,9 @@ export interface SqliteStoreOptions {
   /** Opens an existing database read-only: no migration, every write fails with SQLITE_READONLY. */
   readonly?: boolean;
   /**
-   * The caller holds the state dir's lock (`StateDirLock`), so no other tmkit process uses this database:
-   * a stale lock directory of the wasm driver (`tmkit.db.lock`, left by a killed process) is removed, and a
-   * WAL database written by the node:sqlite driver is converted to the wasm driver's rollback journal.
+   * The caller holds the state dir's lock (`StateDirLock`, whose acquire already removed a stale wasm lock
+   * directory `tmkit.db.lock`), so no other tmkit process writes this database: a WAL database written by
+   * the node:sqlite driver may be converted to the wasm driver's rollback journal.
    */
   lockHeld?: boolean;
   /** The SQLite driver (default: `sqliteDriver()`, i.e. `TMKIT_SQLITE_DRIVER` or what this Node has). */
@@ -193,9 +193,6 @@ export class SqliteStore implements Store {
     if (stateDir === ':memory:') return new SqliteStore(':memory:', rest);
     if (!options.readonly) mkdirSync(stateDir, { recursive: true, mode: 0o700 });
     const path = join(stateDir, DB_FILE);
-    // Before anything reads the file (refuseLostDatabase does): a killed process's lock directory would
-    // make every read wait for the busy timeout and fail.
-    if (options.lockHeld) removeStaleVfsLock(path);
     if (!options.readonly && !options.forceEmpty) refuseLostDatabase(stateDir, path, options.usedBefore ?? []);
     return new SqliteStore(path, rest);
   }
