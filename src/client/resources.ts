@@ -135,6 +135,10 @@ export function describeChanges(changes: readonly AttributeChange[]): string {
   return parts.join('; ') + (changes.length > 5 ? `; and ${changes.length - 5} more` : '');
 }
 
+/** What changed between the endpoint a provider last saw and the stored one (a missing priority is the stored one's). */
+const endpointChanges = (prior: PriorEndpoint, stored: Endpoint): AttributeChange[] =>
+  diffAttributes(normalizeEndpoint(prior.endpoint, stored.priority), stored);
+
 const entryOf = (r: { name: string; stack: string; etag: string; profile: Profile }): ProfileEntry => ({ name: r.name, stack: r.stack, etag: r.etag, profile: r.profile });
 const endpointOf = (r: EndpointState): EndpointState => ({ profile: r.profile, endpoint: r.endpoint, etag: r.etag, stack: r.stack, profileEtag: r.profileEtag });
 
@@ -355,7 +359,7 @@ export class StackResources {
     if (!current) return undefined;
     this.assertOwned({ name: profile, stack: current.stack });
     if (prior) {
-      const changes = diffAttributes(normalizeEndpoint(prior.endpoint, current.endpoint.priority), current.endpoint);
+      const changes = endpointChanges(prior, current.endpoint);
       if (changes.length > 0) throw this.changed(`endpoint '${profile}/${name}'`, changes);
     }
     return current.etag;
@@ -365,7 +369,7 @@ export class StackResources {
   private async endpointConflict(profile: string, name: string, prior: PriorEndpoint | undefined, err: unknown, goneIsFine: boolean): Promise<ResourceError | undefined> {
     const current = await this.storedEndpoint(profile, name);
     if (!current) return goneIsFine ? undefined : this.gone(`endpoint '${profile}/${name}'`, err);
-    return this.changed(`endpoint '${profile}/${name}'`, prior ? diffAttributes(normalizeEndpoint(prior.endpoint, current.endpoint.priority), current.endpoint) : [], err);
+    return this.changed(`endpoint '${profile}/${name}'`, prior ? endpointChanges(prior, current.endpoint) : [], err);
   }
 
   /**

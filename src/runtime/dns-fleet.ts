@@ -93,6 +93,11 @@ const EMPTY_FULL: SnapshotUpdate = { type: 'tmkit-snapshot', revision: 0, full: 
 
 const ZERO_STATS: ResponderStats = { queries: 0, cacheHits: 0, dropped: 0, errors: 0, truncated: 0 };
 
+/** Adds `from`'s counters to `into`. */
+function addStats(into: ResponderStats, from: ResponderStats): void {
+  for (const k of Object.keys(into) as Array<keyof ResponderStats>) into[k] += from[k] ?? 0;
+}
+
 /** Exited workers kept by name for `workers()` (older ones only in the totals). */
 const EXITED_KEPT = 16;
 
@@ -196,7 +201,7 @@ export class ClusterDns implements DnsTarget {
   private forgetOldExited(): void {
     const exited = [...this.records.values()].filter((r) => !r.live);
     for (const r of exited.slice(0, Math.max(0, exited.length - EXITED_KEPT))) {
-      for (const k of Object.keys(this.retired) as Array<keyof ResponderStats>) this.retired[k] += r.stats[k] ?? 0;
+      addStats(this.retired, r.stats);
       this.records.delete(r.id);
     }
   }
@@ -205,7 +210,7 @@ export class ClusterDns implements DnsTarget {
   stats(): ResponderStats | undefined {
     if (this.records.size === 0) return undefined;
     const out: ResponderStats = { ...this.retired };
-    for (const r of this.records.values()) for (const k of Object.keys(out) as Array<keyof ResponderStats>) out[k] += r.stats[k] ?? 0;
+    for (const r of this.records.values()) addStats(out, r.stats);
     return out;
   }
 

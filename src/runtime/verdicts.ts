@@ -20,8 +20,11 @@ export interface SavedMonitorState {
 
 export class VerdictBook {
   private readonly carried = new Map<string, { verdict: ProbeVerdict; fingerprint: string }>();
-  /** Current probe settings fingerprint per `profile/endpoint` (the engine's map, kept current by it). */
-  private fingerprints: ReadonlyMap<string, string>;
+  /**
+   * Current probe settings fingerprint per `profile/endpoint` (the engine's map, kept current by it): a
+   * carried verdict only counts for the settings it was reached with.
+   */
+  private readonly fingerprints: ReadonlyMap<string, string>;
   /** Transitions the monitor reported that only confirmed a carried verdict: not status changes, never listed. */
   private readonly confirmations = new WeakSet<EndpointTransition>();
   private history: EndpointTransition[];
@@ -36,11 +39,6 @@ export class VerdictBook {
         if (fingerprint !== undefined && verdict !== 'CheckingEndpoint') this.carried.set(key, { verdict, fingerprint });
       }
     }
-  }
-
-  /** The probe settings now in force (a carried verdict only counts for the settings it was reached with). */
-  setFingerprints(f: ReadonlyMap<string, string>): void {
-    this.fingerprints = f;
   }
 
   /** Transitions saved by the previous run (status reports show them with the live ones). */

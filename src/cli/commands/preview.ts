@@ -2,7 +2,8 @@ import { isIP } from 'node:net';
 import { Option, type Command } from 'commander';
 import { buildReport, diff, plannedProfiles, previewRouting, renderJson, renderMarkdown, renderText } from '../../core/plan';
 import { CliError, EXIT_FAILED, EXIT_OK, EXIT_USAGE, setExitCode } from '../errors';
-import { addStateOptions, loadDesired, loadState, makeReport, openGeo, wantColor, type StateOptions } from '../util/state';
+import { openPreviewGeo } from '../util/geo';
+import { addStateOptions, loadDesired, loadState, makeReport, wantColor, type StateOptions } from '../util/state';
 
 interface PreviewOptions extends StateOptions {
   againstServer?: boolean;
@@ -48,7 +49,7 @@ export function registerPreview(program: Command): void {
           before: new Map(),
           after: plannedProfiles(plan, []),
           profiles: desired.profiles.map((p) => ({ name: p.name, action: 'preview' as const })),
-          geo: await openGeo(opts.geoip, clients.length > 0),
+          geo: await openPreviewGeo(opts.geoip, clients.length > 0),
           clients,
           scenarios: opts.scenarios,
         });

@@ -7,7 +7,7 @@ import { availableParallelism } from 'node:os';
 import type { Command } from 'commander';
 import { zoneProblems, type ZoneProblem } from '../../core/zone';
 import type { ListenAddress } from '../../runtime/dns';
-import { autoWorkers, reusePortSupport, sharedSocketNotice, type ReusePortSupport } from '../../runtime/dns/reuse-port';
+import { autoWorkers, mainProcessNotice, reusePortSupport, sharedSocketNotice, type ReusePortSupport } from '../../runtime/dns/reuse-port';
 import type { DnsAuthority, DnsLimits } from '../../runtime/engine';
 import { CliError, EXIT_USAGE } from '../errors';
 
@@ -81,7 +81,7 @@ export async function decideWorkers(w: number | 'auto', cores: number = availabl
   const workers = w === 'auto' ? autoWorkers(support, cores) : w;
   const notice = support.supported ? undefined
     : workers > 1 ? sharedSocketNotice(support)
-    : w === 'auto' ? `DNS in the main process (--workers auto): ${support.reason ?? 'per-worker sockets are off'}${support.fix !== undefined ? `; ${support.fix}` : ''}`
+    : w === 'auto' ? mainProcessNotice(support)
     : undefined;
   return { workers, support, ...(notice !== undefined ? { notice } : {}) };
 }

@@ -9,7 +9,7 @@ import { normalize } from '../../core/model/normalize';
 import type { Document, DocumentInput, Profile } from '../../core/model/types';
 import type { Diagnostic } from '../../core/diagnostics';
 import { desiredDocument, type DeployedProfile, type PlanReport } from '../../core/plan';
-import type { GeoLookup, ResourceCatalog } from '../../core/ports';
+import type { ResourceCatalog } from '../../core/ports';
 import { planReport, readDeployed, type DeployedState } from '../../client';
 import { CliError, EXIT_USAGE } from '../errors';
 import { renderText as renderDiagnostics } from './diagnostics';
@@ -111,11 +111,6 @@ export function loadDesired(file: string, deployed: readonly DeployedProfile[] =
   return requireDesired(raw, file, deployed, process.stderr, { after: ', then plan again' });
 }
 
-/** The preview's geo lookup (see openPreviewGeo): real addresses to place (`--clients`) need a database. */
-export async function openGeo(geoip: string | undefined, placesAddresses = false): Promise<GeoLookup> {
-  return openPreviewGeo(geoip, placesAddresses);
-}
-
 /** The plan report with the preview (when asked for): the deploy module's planReport with the MMDB opened. */
 export async function makeReport(
   desired: Document,
@@ -123,7 +118,7 @@ export async function makeReport(
   opts: { preview: boolean; geoip?: string | undefined; maxFailoverSeconds?: number; clients?: Array<{ label: string; address: string }>; warnings?: Diagnostic[] },
 ): Promise<PlanReport> {
   return planReport(desired, state, {
-    ...(opts.preview ? { geo: await openGeo(opts.geoip, (opts.clients?.length ?? 0) > 0) } : {}),
+    ...(opts.preview ? { geo: await openPreviewGeo(opts.geoip, (opts.clients?.length ?? 0) > 0) } : {}),
     ...(opts.clients ? { clients: opts.clients } : {}),
     ...(opts.warnings ? { warnings: opts.warnings } : {}),
     ...(opts.maxFailoverSeconds !== undefined ? { maxFailoverSeconds: opts.maxFailoverSeconds } : {}),

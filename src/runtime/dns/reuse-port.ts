@@ -108,7 +108,17 @@ export function autoWorkers(support: ReusePortSupport, cores: number): number {
   return support.supported ? Math.max(1, Math.min(cores, 4)) : 1;
 }
 
+/** Why there are no per-worker sockets, and what to do about it: `Node 20.20.2 lacks reusePort; use Node ≥ 22.12 …`. */
+function whyShared(support: ReusePortSupport): string {
+  return `${support.reason ?? 'per-worker sockets are off'}${support.fix !== undefined ? `; ${support.fix}` : ''}`;
+}
+
 /** The banner line for workers that share one socket (`--workers N` where per-worker sockets cannot be had). */
 export function sharedSocketNotice(support: ReusePortSupport): string {
-  return `workers share one socket: ${support.reason ?? 'per-worker sockets are off'}${support.fix !== undefined ? `; ${support.fix}` : ''}`;
+  return `workers share one socket: ${whyShared(support)}`;
+}
+
+/** The banner line when `--workers auto` keeps DNS in the main process because there are no per-worker sockets. */
+export function mainProcessNotice(support: ReusePortSupport): string {
+  return `DNS in the main process (--workers auto): ${whyShared(support)}`;
 }
