@@ -26,6 +26,7 @@ import { join } from 'node:path';
 import { queryUdp } from '../test/runtime/serve/helpers';
 import { startEtcd, type EtcdServer } from '../test/support/etcd';
 import { api, startNode, stopNode, until, type NodeProcess } from '../test/runtime/cluster/support';
+import { pct } from './support/udp';
 
 const args = process.argv.slice(2);
 const opt = (name: string, dflt: string): string => { const i = args.indexOf(`--${name}`); return i >= 0 && args[i + 1] ? args[i + 1]! : dflt; };
@@ -35,7 +36,6 @@ const TRIALS = Number(opt('trials', '3'));
 
 const dirs: string[] = [];
 const tmp = (p: string): string => { const d = mkdtempSync(join(tmpdir(), p)); dirs.push(d); return d; };
-const pct = (xs: number[], p: number): number => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)]!; };
 const ms = (x: number): string => `${x.toFixed(1)} ms`;
 const sleep = (t: number): Promise<void> => new Promise((r) => setTimeout(r, t));
 
