@@ -225,7 +225,10 @@ describe('AutoMTLS and the services', () => {
   test('ConfigureProvider: console.log in a handler goes to stderr, stdout keeps only the handshake', async () => {
     const r = await provider.call('ConfigureProvider', { terraform_version: '1.11.4', config: { msgpack: Buffer.from(encode({ state_file: null })) } });
     expect(r.diagnostics).toEqual([]);
-    expect(p.stderr()).toContain(`tmkittest: configured with ${join(dir, 'things.json')}`);
+    // stderr is its own pipe: the line may arrive a moment after the RPC's reply (seen under load).
+    const line = `tmkittest: configured with ${join(dir, 'things.json')}`;
+    for (let i = 0; i < 100 && !p.stderr().includes(line); i++) await new Promise((r) => setTimeout(r, 20));
+    expect(p.stderr()).toContain(line);
     expect(p.stdout()).toBe(`${p.handshake}\n`);
   });
 
