@@ -38,6 +38,20 @@ export interface BuildRecord {
   readonly reusable: boolean;
   /** By lower-cased profile name. */
   readonly facts: ReadonlyMap<string, ProfileFacts>;
+  /** The indexes updateSnapshot() edits in place (built by the first update of this lineage). */
+  readonly live?: LiveIndex;
+}
+
+/** What updateSnapshot() keeps beside a snapshot so that a change costs only what it touches. */
+export interface LiveIndex {
+  /** By lower-cased name, the first one wins (the snapshot's profiles, as nested endpoints look them up). */
+  readonly byLowerName: Map<string, Profile>;
+  /** Lower-cased child name → lower-cased names of the profiles nesting it (as compiled). */
+  readonly parents: Map<string, Set<string>>;
+  /** FQDN → how many compiled profiles have it. */
+  readonly claims: Map<string, number>;
+  /** Name under the zone → how many FQDNs of the index are strictly below it. */
+  readonly below: Map<string, number>;
 }
 
 /**
@@ -53,6 +67,16 @@ const records = new WeakMap<CompiledSnapshot, BuildRecord>();
 
 export function rememberBuild(snapshot: CompiledSnapshot, record: BuildRecord): void {
   records.set(snapshot, record);
+}
+
+/** What the build of `snapshot` remembered (undefined: none, or it was consumed by updateSnapshot). */
+export function buildRecord(snapshot: CompiledSnapshot): BuildRecord | undefined {
+  return records.get(snapshot);
+}
+
+/** `snapshot`'s indexes moved into another one: it can no longer be the base of an incremental build. */
+export function forgetBuild(snapshot: CompiledSnapshot): void {
+  records.delete(snapshot);
 }
 
 /** Lower-cased names of the child profiles `p` nests, as compileEndpoint() looks them up. */
@@ -77,7 +101,7 @@ function reusableRecord(previous: CompiledSnapshot | undefined, next: BuildInput
 }
 
 /** The probe verdicts of `old`'s endpoints are still the ones the previous build read. */
-function sameVerdicts(p: Profile, old: CompiledProfile, seen: ProfileFacts['verdicts'], next: BuildInputs): boolean {
+export function sameVerdicts(p: Profile, old: CompiledProfile, seen: ProfileFacts['verdicts'], next: BuildInputs): boolean {
   const eps = old.endpoints;
   for (let i = 0; i < eps.length; i++) {
     const e = eps[i]!.endpoint;

@@ -18,7 +18,7 @@ export type { CompiledEndpoint, CompiledProfile, CompiledSnapshot, EndpointKind,
 export type { RegionGroup } from './compiled';
 
 /** Profiles by FQDN (the first profile of an FQDN wins), and the empty non-terminals above them. */
-function nameIndex(inputs: BuildInputs, compiled: ReadonlyMap<string, CompiledProfile>): Pick<CompiledSnapshot, 'byFqdn' | 'emptyNonTerminals'> {
+export function nameIndex(inputs: BuildInputs, compiled: ReadonlyMap<string, CompiledProfile>): Pick<CompiledSnapshot, 'byFqdn' | 'emptyNonTerminals'> {
   const byFqdn = new Map<string, CompiledProfile>();
   for (const p of inputs.profiles.values()) {
     const cp = compiled.get(p.name.toLowerCase());
@@ -57,7 +57,8 @@ export function buildSnapshot(input: SnapshotInput, previous?: CompiledSnapshot)
   const compiler = new ProfileCompiler(inputs, reuse);
   for (const p of inputs.profiles.values()) compiler.compile(p);
   // A loop makes the result depend on which profile was compiled first: only a full build is canonical.
-  if (reuse !== undefined && compiler.loop) return buildSnapshot(input);
+  // (The retry reads the profiles as indexed: `input.profiles` may be a one-shot iterator, already consumed.)
+  if (reuse !== undefined && compiler.loop) return buildSnapshot({ ...input, profiles: [...inputs.profiles.values()] });
 
   const { zone, profiles, health, resources, geo } = inputs;
   const { byFqdn, emptyNonTerminals } = nameIndex(inputs, compiler.compiled);

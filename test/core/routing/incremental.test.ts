@@ -10,7 +10,7 @@ import fc from 'fast-check';
 import type { ProbeVerdict } from '../../../src/core/health/types';
 import type { EndpointInput, Profile, TrafficRoutingMethod } from '../../../src/core/model/types';
 import type { ResourceCatalog } from '../../../src/core/ports';
-import { buildSnapshot, profileStatusReport, resolve, type CompiledProfile, type CompiledSnapshot } from '../../../src/core/routing';
+import { buildSnapshot, profileStatusReport, resolve, updateSnapshot, type CompiledProfile, type CompiledSnapshot } from '../../../src/core/routing';
 import { profilesToRecompile } from '../../../src/core/routing/changes';
 import { buildInputs } from '../../../src/core/routing/compile-profile';
 import { azure, catalog, ext, health, nested, profile, query, TEST_ZONE } from '../../../src/testing/builders';
@@ -180,6 +180,76 @@ test('an incremental rebuild after random changes equals a full rebuild', () => 
       }
     },
   ), { numRuns: 120 });
+});
+
+/** What the runtime tells updateSnapshot about one step of changes (`extra`: names it over-reports). */
+function changeOf(world: World, ops: readonly Op[], extra: readonly number[]): Parameters<typeof updateSnapshot>[1] {
+  const profiles = new Map<string, Profile | undefined>();
+  const verdicts = new Set<string>(extra.map((i) => `p${i}`));
+  let catalogChanged = false;
+  for (const o of ops) {
+    if (o.op === 'catalog') catalogChanged = true;
+    else if (o.op === 'verdict') verdicts.add(`p${o.i}`);
+    else profiles.set(`p${o.i}`, world.profiles.get(o.i));
+  }
+  const input = world.input();
+  return { profiles, verdicts, health: input.health!, ...(catalogChanged ? { resources: world.resources } : {}) };
+}
+
+test('updateSnapshot with the changes named equals a full rebuild (and a build from the snapshot it consumed too)', () => {
+  fc.assert(fc.property(
+    initialArb,
+    stepsArb,
+    fc.array(fc.nat({ max: POOL }), { maxLength: 3 }),
+    (initial, steps, extra) => {
+      const world = new World(initial);
+      let inc = buildSnapshot(world.input());
+      answers(inc);
+      for (const ops of steps) {
+        for (const o of ops) world.apply(o);
+        const prev = inc;
+        inc = updateSnapshot(prev, changeOf(world, ops, extra));
+        const full = buildSnapshot(world.input());
+        expectNoStaleChildren(inc);
+        expect([...inc.compiled.keys()].sort()).toEqual([...full.compiled.keys()].sort());
+        for (const k of full.compiled.keys()) expect(flatten(inc.compiled.get(k))).toEqual(flatten(full.compiled.get(k)));
+        expect([...inc.profiles.keys()].sort()).toEqual([...full.profiles.keys()].sort()); // order only matters for duplicate names, which fall back to a full build
+        expect([...inc.byFqdn].map(([f, cp]) => [f, cp.profile.name]).sort()).toEqual([...full.byFqdn].map(([f, cp]) => [f, cp.profile.name]).sort());
+        expect([...inc.emptyNonTerminals].sort()).toEqual([...full.emptyNonTerminals].sort());
+        expect(answers(inc)).toEqual(answers(full));
+        // A consumed snapshot is no base for an incremental build any more: a build from it is still right.
+        const again = buildSnapshot(world.input(), prev);
+        for (const k of full.compiled.keys()) expect(flatten(again.compiled.get(k))).toEqual(flatten(full.compiled.get(k)));
+      }
+    },
+  ), { numRuns: 150 });
+});
+
+test('updateSnapshot recompiles only the named profiles whose inputs changed, and the profiles nesting them', () => {
+  const g = geo();
+  const profiles = Array.from({ length: 50 }, (_, i) => profile(`q${i}`, 'Priority', [ext('a', '192.0.2.1'), ext('b', '192.0.2.2', { priority: 2 })], { dnsConfig: { relativeName: `q${i}.sub`, ttl: 30 } }));
+  profiles.push(profile('top', 'Priority', [nested('n', 'q3')]));
+  const verdicts: Record<string, ProbeVerdict> = {};
+  for (let i = 0; i < 50; i++) { verdicts[`q${i}/a`] = 'Online'; verdicts[`q${i}/b`] = 'Online'; }
+  const s0 = buildSnapshot({ zone: TEST_ZONE, profiles, health: health({ ...verdicts }), geo: g });
+  const kept = new Map(s0.compiled);
+  // q3's verdict changes; q4 is named but unchanged; q7 is replaced.
+  verdicts['q3/a'] = 'Degraded';
+  const q7 = profile('q7', 'Priority', [ext('a', '198.51.100.7')], { dnsConfig: { relativeName: 'q7.other', ttl: 30 } });
+  const s1 = updateSnapshot(s0, { profiles: new Map([['q7', q7]]), verdicts: ['q3', 'q4'], health: health({ ...verdicts }) });
+  const recompiled = [...s1.compiled].filter(([k, cp]) => kept.get(k) !== cp).map(([k]) => k).sort();
+  expect(recompiled).toEqual(['q3', 'q7', 'top']);
+  expect(resolve(s1, query('q3.sub')).outcomes[0]!.endpoints).toEqual(['q3/b']);
+  expect(resolve(s1, query('top')).outcomes[0]!.endpoints).toEqual(['q3/b']);
+  expect(s1.emptyNonTerminals.has(`sub.${TEST_ZONE}`)).toBe(true);
+  expect(s1.emptyNonTerminals.has(`other.${TEST_ZONE}`)).toBe(true);
+  // The last profile under sub.<zone> goes: the empty non-terminal goes with it.
+  let s = s1;
+  for (let i = 0; i < 50; i++) if (i !== 7) s = updateSnapshot(s, { profiles: new Map([[`q${i}`, undefined]]), health: health({ ...verdicts }) });
+  expect(s.emptyNonTerminals.has(`sub.${TEST_ZONE}`)).toBe(false);
+  expect(s.emptyNonTerminals.has(`other.${TEST_ZONE}`)).toBe(true);
+  expect([...s.profiles.keys()]).toEqual(['q7', 'top']);
+  expect(resolve(s, query('top'))).toEqual(resolve(buildSnapshot({ zone: TEST_ZONE, profiles: [...s.profiles.values()], health: health({ ...verdicts }), geo: g }), query('top')));
 });
 
 /** Lower-cased child names each profile nests (existing or not). */
