@@ -368,6 +368,14 @@ describe('what an incremental rebuild reuses', () => {
     expect(resolve(s2, query('orphan')).outcomes[0]!.endpoints).toEqual(['orphan/x']);
   });
 
+  test('a nesting loop in an incremental build from a one-shot iterator still builds every profile', () => {
+    const a = profile('a', 'Priority', [nested('n', 'b')]);
+    const b = profile('b', 'Priority', [nested('n', 'a'), ext('x', '192.0.2.9', { priority: 2 })]);
+    const prev = base();
+    const next = buildSnapshot({ zone: TEST_ZONE, profiles: new Map([['a', a], ['b', b], ['other', other]]).values(), geo: g }, prev);
+    expect([...next.compiled.keys()].sort()).toEqual(['a', 'b', 'other']);
+  });
+
   test('an unchanged snapshot input reuses every compiled profile', () => {
     const prev = base();
     const next = buildSnapshot({ zone: TEST_ZONE, profiles: [leaf, mid, top, other], health: health({ 'leaf/a': 'Online', 'leaf/b': 'Online' }), geo: g }, prev);
