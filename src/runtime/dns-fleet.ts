@@ -13,7 +13,7 @@ import type { ProbeVerdict } from '../core/health/types';
 import { toResourceCatalog, type ResourceCatalogRecord } from '../core/model/catalog';
 import type { Profile } from '../core/model/types';
 import type { GeoLookup, ResourceCatalog, Rng } from '../core/ports';
-import { buildSnapshot, resolve, type CompiledSnapshot } from '../core/routing';
+import { buildSnapshot, resolve, updateSnapshot, type CompiledSnapshot } from '../core/routing';
 import { MmdbGeoLookup } from '../geo';
 import { reusePortSupport } from './dns/reuse-port';
 import { DnsCountsAggregate, DnsServer, type BoundAddress, type DnsCounts, type ListenAddress, type ResponderStats, type TcpOptions, type TrafficRow } from './dns';
@@ -21,7 +21,8 @@ import { DnsCountsAggregate, DnsServer, type BoundAddress, type DnsCounts, type 
 /**
  * What worker processes receive on every rebuild: the snapshot's inputs as plain data. `full`: the whole
  * state (on start and resync); otherwise only the profiles that changed and the ones deleted, the catalog
- * only when it changed. Verdicts are always complete (small: one per probed endpoint).
+ * only when it changed, and the verdicts that changed (all of them when `verdictsComplete`), so an update
+ * costs what changed at any number of profiles.
  */
 export interface SnapshotUpdate {
   type: 'tmkit-snapshot';
@@ -30,8 +31,10 @@ export interface SnapshotUpdate {
   profiles: Profile[];
   deleted: string[];
   resources?: ResourceCatalogRecord;
-  /** `profile/endpoint` → probe verdict. */
-  verdicts: Record<string, ProbeVerdict>;
+  /** `profile/endpoint` → probe verdict; null: the endpoint has none any more. */
+  verdicts: Record<string, ProbeVerdict | null>;
+  /** `verdicts` is every verdict (replacing the worker's), not only the changed ones. */
+  verdictsComplete: boolean;
   /** The SOA serial to serve (cluster mode); absent: the worker bumps its own. */
   serial?: number;
 }
@@ -89,7 +92,7 @@ export interface DnsWorkerReport {
 interface WorkerRecord extends DnsWorkerReport { id: number }
 
 /** What a worker gets before anything was published (ClusterDns used without startDnsFleet). */
-const EMPTY_FULL: SnapshotUpdate = { type: 'tmkit-snapshot', revision: 0, full: true, profiles: [], deleted: [], verdicts: {} };
+const EMPTY_FULL: SnapshotUpdate = { type: 'tmkit-snapshot', revision: 0, full: true, profiles: [], deleted: [], verdicts: {}, verdictsComplete: true };
 
 const ZERO_STATS: ResponderStats = { queries: 0, cacheHits: 0, dropped: 0, errors: 0, truncated: 0 };
 
@@ -310,18 +313,31 @@ export async function runDnsWorker(o: { zone: string; dns: ListenAddress[]; geoi
   let resources: ResourceCatalog = new Map();
   let haveState: () => void = () => undefined;
   const stateArrived = new Promise<void>((r) => { haveState = r; });
+  const verdicts = new Map<string, ProbeVerdict>();
+  const health = { verdict: (p: string, e: string): ProbeVerdict | undefined => verdicts.get(`${p}/${e}`) };
   process.on('message', (m: SnapshotUpdate) => {
     if (m?.type !== 'tmkit-snapshot') return;
-    if (m.full) profiles.clear();
-    for (const n of m.deleted) profiles.delete(n);
-    for (const p of m.profiles) profiles.set(p.name, p);
-    if (m.resources) resources = toResourceCatalog(m.resources);
-    const verdicts = m.verdicts;
-    // Incremental (unchanged profile objects keep their compiled form); a full update brings new objects.
-    snapshot = buildSnapshot({
-      zone, profiles: profiles.values(), resources, geo,
-      health: { verdict: (p, e) => verdicts[`${p}/${e}`] },
-    }, snapshot);
+    if (m.verdictsComplete) verdicts.clear();
+    const verdictProfiles = new Set<string>();
+    for (const [key, v] of Object.entries(m.verdicts)) {
+      if (v === null) verdicts.delete(key); else verdicts.set(key, v);
+      const slash = key.indexOf('/');
+      verdictProfiles.add(slash < 0 ? key : key.slice(0, slash));
+    }
+    if (m.full || m.resources) {
+      // The whole state or a new catalog: build from everything (unchanged profile objects keep their compiled form).
+      if (m.full) profiles.clear();
+      for (const n of m.deleted) profiles.delete(n);
+      for (const p of m.profiles) profiles.set(p.name, p);
+      if (m.resources) resources = toResourceCatalog(m.resources);
+      snapshot = buildSnapshot({ zone, profiles: [...profiles.values()], resources, geo, health }, snapshot);
+    } else {
+      // A delta: the same edit the primary made (updateSnapshot; `profiles` follows for the next full build).
+      const changed = new Map<string, Profile | undefined>();
+      for (const n of m.deleted) { profiles.delete(n); changed.set(n, undefined); }
+      for (const p of m.profiles) { profiles.set(p.name, p); changed.set(p.name, p); }
+      snapshot = updateSnapshot(snapshot, { profiles: changed, ...(m.verdictsComplete ? { allVerdicts: true } : { verdicts: verdictProfiles }), health });
+    }
     server.setSnapshot(snapshot, m.serial);
     if (m.full) haveState();
   });

@@ -137,6 +137,7 @@ export class Engine {
     this.pipeline = new SnapshotPipeline({
       store, zone: this.zone, geo, metrics: this.metrics, logger: this.logger,
       verdicts: () => this.verdicts(),
+      verdictOf: (key) => this.verdictOf(key),
       retarget: (change) => this.retarget(change),
       publish: (snapshot, delta, full) => {
         this.dns?.publish(snapshot, delta, full, this.cluster?.serial());
@@ -240,7 +241,7 @@ export class Engine {
       this.cluster?.health.ownChanged(t.key);
       this.metrics.transitions.inc({ profile: t.profile, endpoint: t.endpoint, from: t.from, to: t.to });
       this.logger.info({ profile: t.profile, endpoint: t.endpoint, from: t.from, to: t.to, reason: t.reason }, 'endpoint status changed');
-      this.pipeline.onHealthChange();
+      this.pipeline.onHealthChange(t.key);
       this.scheduleSave();
       this.events.publish('transition', { at: new Date(t.at).toISOString(), profile: t.profile, endpoint: t.endpoint, from: t.from, to: t.to, reason: t.reason, location: t.location });
     }));
@@ -332,6 +333,12 @@ export class Engine {
   private verdicts(): Map<string, ProbeVerdict> {
     const own = this.verdictBook.effective(this.monitor.verdicts());
     return this.cluster ? this.cluster.verdicts(own) : own;
+  }
+
+  /** One endpoint's verdict as verdicts() has it, without building the map of all of them. */
+  private verdictOf(key: string): ProbeVerdict | undefined {
+    const own = this.verdictBook.effectiveOf(key, this.monitor.verdictOf(key));
+    return this.cluster ? this.cluster.verdictOf(key, own) : own;
   }
 
   /** Resolves when every change committed so far is in the snapshot DNS serves (see SnapshotPipeline.settle). */

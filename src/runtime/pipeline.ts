@@ -7,7 +7,11 @@
  *
  * Every committed store change and every health transition schedules one rebuild on the next turn of the
  * event loop (changes arriving meanwhile are folded into it), so a write reaches DNS answers within
- * milliseconds of its commit and DNS only ever sees whole snapshots. The watchdog (`lag()`) says how far the
+ * milliseconds of its commit and DNS only ever sees whole snapshots. A rebuild costs what changed, not
+ * what is served (issue 17 §4): it re-reads the changed profiles, asks for the verdicts of their endpoints
+ * and of the endpoints that had a transition (one key each), and hands exactly that to updateSnapshot();
+ * DNS workers get the same delta. Only a resync, a new resource catalog or a change of which locations are
+ * live (cluster mode) reads every verdict again. The watchdog (`lag()`) says how far the
  * served snapshot is behind, and heals a change whose event never arrived.
  */
 import type { Logger } from 'pino';
@@ -15,7 +19,7 @@ import type { ProbeVerdict } from '../core/health/types';
 import { canonicalJson, toResourceCatalog, type ResourceCatalogRecord } from './store';
 import type { Profile } from '../core/model/types';
 import type { GeoLookup, ResourceCatalog } from '../core/ports';
-import { buildSnapshot, type CompiledSnapshot } from '../core/routing';
+import { buildSnapshot, updateSnapshot, type CompiledSnapshot } from '../core/routing';
 import type { Store, StoreChange, StoredProfile } from '../core/store';
 import type { RuntimeMetrics } from './api';
 import type { SnapshotUpdate } from './dns-fleet';
@@ -47,8 +51,10 @@ export interface PipelineOptions {
   geo: GeoLookup;
   metrics: RuntimeMetrics;
   logger: Logger;
-  /** The verdicts a snapshot freezes, by `profile/endpoint`. */
+  /** Every endpoint's verdict, by `profile/endpoint` (at load, resync, catalog change, `onHealthChange()` without a key). */
   verdicts: () => Map<string, ProbeVerdict>;
+  /** One endpoint's verdict now (what `verdicts()` would hold for it). */
+  verdictOf: (key: string) => ProbeVerdict | undefined;
   /**
    * Called before a build whenever the configuration changed (the prober's targets follow it): with the
    * changed profiles only (`changed`: name → the profile now, undefined when deleted) when only profiles
@@ -73,7 +79,17 @@ export class SnapshotPipeline {
   private snap!: CompiledSnapshot;
   private pendingNames = new Set<string>();
   private pendingResources = false;
+  /** Endpoints (`profile/endpoint`) whose verdict may have changed since the served snapshot. */
+  private pendingVerdicts = new Set<string>();
+  /** Any verdict may have changed (cluster liveness, other locations): read them all. */
   private pendingHealth = false;
+  /**
+   * The verdicts the served snapshot was built from, kept current by each rebuild (one entry per changed
+   * endpoint); the snapshots' HealthView reads it. Resolvers never read a snapshot's HealthView (statuses
+   * are compiled in), so a snapshot's view moving on with the next build changes no answer.
+   */
+  private verdictMap = new Map<string, ProbeVerdict>();
+  private readonly health = { verdict: (p: string, e: string): ProbeVerdict | undefined => this.verdictMap.get(`${p}/${e}`) };
   /** A full re-read of the store is due (the served revision fell behind with nothing pending). */
   private pendingFull = false;
   /** When the oldest change not yet served arrived (performance.now()); undefined when DNS is current. */
@@ -130,9 +146,12 @@ export class SnapshotPipeline {
     this.schedule();
   }
 
-  /** A health transition: rebuild with the current verdicts. */
-  onHealthChange(): void {
-    this.pendingHealth = true;
+  /**
+   * A health transition of endpoint `key` (`profile/endpoint`): rebuild with its verdict now. Without a key,
+   * any verdict may have changed (another location's verdicts or liveness): every one is read again.
+   */
+  onHealthChange(key?: string): void {
+    if (key === undefined) this.pendingHealth = true; else this.pendingVerdicts.add(key);
     this.schedule();
   }
 
@@ -187,15 +206,19 @@ export class SnapshotPipeline {
     await this.loop.stop();
   }
 
-  /** The whole state (`names` undefined), or only what changed: the named profiles, the catalog if it did. */
-  workerUpdate(names?: readonly string[], resources = true): SnapshotUpdate {
+  /**
+   * The whole state (`names` undefined), or only what changed: the named profiles, the catalog if it did,
+   * and the verdicts that changed (`verdicts`; undefined: all of them, replacing the worker's).
+   */
+  workerUpdate(names?: readonly string[], resources = true, verdicts?: ReadonlyMap<string, ProbeVerdict | null>): SnapshotUpdate {
     const u: SnapshotUpdate = {
       type: 'tmkit-snapshot',
       revision: this.revision,
       full: names === undefined,
       profiles: names === undefined ? this.profiles() : names.flatMap((n) => { const p = this.profilesByName.get(n); return p ? [p.profile] : []; }),
       deleted: names === undefined ? [] : names.filter((n) => !this.profilesByName.has(n)),
-      verdicts: Object.fromEntries(this.o.verdicts()),
+      verdicts: Object.fromEntries(names === undefined || verdicts === undefined ? this.verdictMap : verdicts),
+      verdictsComplete: names === undefined || verdicts === undefined,
     };
     if (resources) u.resources = this.resourcesRecord;
     return u;
@@ -206,20 +229,55 @@ export class SnapshotPipeline {
     this.resourcesRecord = record;
   }
 
+  /**
+   * Builds from everything: every verdict read again, every profile compared (buildSnapshot's detector keeps
+   * the unchanged ones compiled). At load, after a resync and when the catalog changed.
+   */
   private build(): CompiledSnapshot {
-    // Freeze the verdicts: a snapshot never changes under a resolver; the next transition builds a new one.
-    const verdicts = this.o.verdicts();
-    const health = { verdict: (p: string, e: string): ProbeVerdict | undefined => verdicts.get(`${p}/${e}`) };
-    // Incremental: profiles whose document, verdicts and catalog are unchanged keep their compiled form.
-    const snap = buildSnapshot({ zone: this.o.zone, profiles: this.profiles(), health, resources: this.resources, geo: this.o.geo }, this.snap);
+    this.verdictMap = this.o.verdicts();
+    const snap = buildSnapshot({ zone: this.o.zone, profiles: this.profiles(), health: this.health, resources: this.resources, geo: this.o.geo }, this.snap);
+    return this.built(snap);
+  }
+
+  private built(snap: CompiledSnapshot): CompiledSnapshot {
     this.o.metrics.snapshotBuilds.inc();
     this.o.metrics.storeRevision.set(this.revision);
     this.o.metrics.profiles.set(this.profilesByName.size);
     return snap;
   }
 
+  /**
+   * Builds from what changed: the `changed` profiles (the profile now, undefined: deleted; `before`: what they
+   * were) and the endpoints with a pending transition; every verdict too when `allVerdicts`. Returns the
+   * snapshot and the verdicts that changed (null: gone), for the workers (undefined: all of them).
+   */
+  private update(changed: ReadonlyMap<string, Profile | undefined>, before: ReadonlyMap<string, Profile | undefined>, keys: ReadonlySet<string>, allVerdicts: boolean): { snap: CompiledSnapshot; verdicts?: Map<string, ProbeVerdict | null> } {
+    if (allVerdicts) {
+      this.verdictMap = this.o.verdicts();
+      return { snap: this.built(updateSnapshot(this.snap, { profiles: changed, allVerdicts: true, health: this.health })) };
+    }
+    // The changed profiles' endpoints (old and new names: a new endpoint starts CheckingEndpoint, a removed
+    // one's verdict goes) and the transitioned ones.
+    const ask = new Set(keys);
+    const endpointKeys = (name: string, p: Profile | undefined): void => {
+      for (const e of Array.isArray(p?.endpoints) ? p!.endpoints : []) if (e.type !== 'nestedEndpoints') ask.add(`${name}/${e.name}`);
+    };
+    for (const [name, p] of changed) { endpointKeys(name, p); endpointKeys(name, before.get(name)); }
+    const verdicts = new Map<string, ProbeVerdict | null>();
+    const profiles = new Set<string>();
+    for (const key of ask) {
+      const v = this.o.verdictOf(key);
+      if (v === this.verdictMap.get(key)) continue;
+      if (v === undefined) this.verdictMap.delete(key); else this.verdictMap.set(key, v);
+      verdicts.set(key, v ?? null);
+      const slash = key.indexOf('/');
+      profiles.add(slash < 0 ? key : key.slice(0, slash));
+    }
+    return { snap: this.built(updateSnapshot(this.snap, { profiles: changed, verdicts: profiles, health: this.health })), verdicts };
+  }
+
   private hasPending(): boolean {
-    return this.pendingNames.size > 0 || this.pendingResources || this.pendingHealth || this.pendingFull;
+    return this.pendingNames.size > 0 || this.pendingResources || this.pendingHealth || this.pendingVerdicts.size > 0 || this.pendingFull;
   }
 
   private schedule(): void {
@@ -237,11 +295,15 @@ export class SnapshotPipeline {
     const resources = this.pendingResources || this.pendingFull;
     const full = this.pendingFull;
     const health = this.pendingHealth;
+    const keys = this.pendingVerdicts;
     this.pendingNames.clear();
     this.pendingResources = false;
     this.pendingFull = false;
     this.pendingHealth = false;
+    this.pendingVerdicts = new Set();
     const since = this.unservedSince;
+    /** updateSnapshot() started: it edits the served snapshot's indexes, so a failure after it needs a full build. */
+    let consumed = false;
     try {
       const store = this.o.store;
       const [fetched, all, catalog, revision] = await Promise.all([
@@ -251,6 +313,7 @@ export class SnapshotPipeline {
         store.revision(),
       ]);
       let changed = names;
+      const before = new Map<string, Profile | undefined>();
       if (all) {
         const next = new Map(all.map((p) => [p.profile.name, p]));
         changed = [...new Set([...this.profilesByName.keys(), ...next.keys()])].filter((n) => this.profilesByName.get(n)?.etag !== next.get(n)?.etag);
@@ -258,6 +321,7 @@ export class SnapshotPipeline {
       } else {
         names.forEach((n, i) => {
           const p = fetched[i];
+          before.set(n, this.profilesByName.get(n)?.profile);
           if (p) this.profilesByName.set(n, p); else this.profilesByName.delete(n);
         });
       }
@@ -274,13 +338,20 @@ export class SnapshotPipeline {
           changed: new Map(changed.map((n) => [n, this.profilesByName.get(n)?.profile])),
         });
       }
+      // Transitions the retarget itself emitted are in the pending set now: this build reads them.
+      for (const k of this.pendingVerdicts) keys.add(k);
+      this.pendingVerdicts.clear();
+      const allVerdicts = health || this.pendingHealth;
       this.pendingHealth = false;
-      this.snap = this.build();
-      this.o.publish(this.snap, () => this.workerUpdate(full ? undefined : changed, resources), () => this.workerUpdate());
+      let verdicts: Map<string, ProbeVerdict | null> | undefined;
+      if (full || catalogChanged) this.snap = this.build();
+      else if ((consumed = true)) ({ snap: this.snap, verdicts } = this.update(new Map(changed.map((n) => [n, this.profilesByName.get(n)?.profile])), before, keys, allVerdicts));
+      this.o.publish(this.snap, () => this.workerUpdate(full ? undefined : changed, resources, verdicts), () => this.workerUpdate());
     } catch (err) {
       for (const n of names) this.pendingNames.add(n);
+      for (const k of keys) this.pendingVerdicts.add(k);
       this.pendingResources ||= resources && !full;
-      this.pendingFull ||= full;
+      this.pendingFull ||= full || consumed;
       this.pendingHealth ||= health;
       if (since !== undefined) this.unservedSince = Math.min(this.unservedSince ?? since, since);
       throw err;

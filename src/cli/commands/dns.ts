@@ -74,7 +74,7 @@ export function registerDns(program: Command): void {
       // Every endpoint Online: no probing in this mode.
       const verdicts: Record<string, ProbeVerdict> = Object.fromEntries(doc.profiles.flatMap((p) => p.endpoints.map((e) => [targetKey(p.name, e.name), 'Online' as const])));
       const snapshot = buildSnapshot({ zone: opts.zone, profiles: doc.profiles, health: { verdict: (p, e) => verdicts[targetKey(p, e)] ?? 'Online' }, geo });
-      const full = (): SnapshotUpdate => ({ type: 'tmkit-snapshot', revision: 0, full: true, profiles: doc.profiles, deleted: [], verdicts });
+      const full = (): SnapshotUpdate => ({ type: 'tmkit-snapshot', revision: 0, full: true, profiles: doc.profiles, deleted: [], verdicts, verdictsComplete: true });
       let dns;
       try {
         dns = await startDnsFleet({ zone: opts.zone, listen, workers, authority, limits, snapshot, full, logger: pino({ level: 'warn' }, pino.destination(2)) });

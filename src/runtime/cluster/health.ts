@@ -174,17 +174,26 @@ export class ClusterHealth {
     const targets = this.o.targets();
     const out = new Map<string, ProbeVerdict>();
     const byLocation = new Map<string, ProbeVerdict | undefined>();
-    for (const [key, mine] of own) {
-      byLocation.clear();
-      byLocation.set(this.location, mine);
-      const shared = this.o.session.health.get(key);
-      if (shared) {
-        const fp = targets.get(key);
-        for (const [loc, v] of shared) if (loc !== this.location && v.fingerprint === fp) byLocation.set(loc, v.verdict);
-      }
-      out.set(key, aggregate(byLocation, live));
-    }
+    for (const [key, mine] of own) out.set(key, this.aggregateOne(key, mine, live, targets, byLocation));
     return out;
+  }
+
+  /** One endpoint's aggregated verdict (what verdicts() holds for `key`), given this location's. */
+  verdictOf(key: string, mine: ProbeVerdict | undefined): ProbeVerdict | undefined {
+    if (mine === undefined) return undefined;
+    const live = this.liveLocations();
+    return live.length === 1 ? mine : this.aggregateOne(key, mine, live, this.o.targets(), new Map());
+  }
+
+  private aggregateOne(key: string, mine: ProbeVerdict, live: readonly string[], targets: ReadonlyMap<string, string>, byLocation: Map<string, ProbeVerdict | undefined>): ProbeVerdict {
+    byLocation.clear();
+    byLocation.set(this.location, mine);
+    const shared = this.o.session.health.get(key);
+    if (shared) {
+      const fp = targets.get(key);
+      for (const [loc, v] of shared) if (loc !== this.location && v.fingerprint === fp) byLocation.set(loc, v.verdict);
+    }
+    return aggregate(byLocation, live);
   }
 
   /** Each location's view of one endpoint (live ones first, this node's location among them). */

@@ -94,6 +94,9 @@ export class ClusterNode {
 
   verdicts(own: ReadonlyMap<string, ProbeVerdict>): Map<string, ProbeVerdict> { return this.health.verdicts(own); }
 
+  /** One endpoint's aggregated verdict, given this location's (undefined: not probed here). */
+  verdictOf(key: string, own: ProbeVerdict | undefined): ProbeVerdict | undefined { return this.health.verdictOf(key, own); }
+
   locations(key: string): LocationReport[] { return this.health.locations(key); }
 
   /** What /healthz adds in cluster mode; `reason` when etcd is unreachable (the node is degraded). */

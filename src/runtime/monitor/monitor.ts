@@ -207,6 +207,11 @@ export class Monitor implements HealthView {
     return this.entries.get(targetKey(profileName, endpointName))?.state.status;
   }
 
+  /** One probed endpoint's verdict by its `profile/endpoint` key (undefined when it is not probed). */
+  verdictOf(key: string): ProbeVerdict | undefined {
+    return this.entries.get(key)?.state.status;
+  }
+
   /** Every probed endpoint's verdict, by key (what a node publishes for multi-location aggregation). */
   verdicts(): Map<string, ProbeVerdict> {
     const out = new Map<string, ProbeVerdict>();
