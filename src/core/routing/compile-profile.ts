@@ -29,7 +29,11 @@ export function buildInputs(input: SnapshotInput): BuildInputs {
   const profiles = new Map<string, Profile>();
   for (const p of input.profiles) profiles.set(p.name, p);
   const byLowerName = new Map<string, Profile>();
-  for (const p of profiles.values()) if (!byLowerName.has(p.name.toLowerCase())) byLowerName.set(p.name.toLowerCase(), p);
+  // Two names equal but for case (validation forbids it): the one first in name order, whatever the listing order.
+  for (const p of profiles.values()) {
+    const held = byLowerName.get(p.name.toLowerCase());
+    if (held === undefined || p.name < held.name) byLowerName.set(p.name.toLowerCase(), p);
+  }
   return {
     zone: stripDot(input.zone.trim()).toLowerCase(),
     health: input.health ?? NO_HEALTH,

@@ -17,12 +17,25 @@ import type { RoutingSnapshot } from './types';
 export type { CompiledEndpoint, CompiledProfile, CompiledSnapshot, EndpointKind, RecordKind, SnapshotInput } from './compiled';
 export type { RegionGroup } from './compiled';
 
-/** Profiles by FQDN (the first profile of an FQDN wins), and the empty non-terminals above them. */
+/** Canonical order of profile names: lower-cased first, then exact (so no result depends on listing order). */
+export function byProfileName(a: string, b: string): number {
+  const la = a.toLowerCase();
+  const lb = b.toLowerCase();
+  return la < lb ? -1 : la > lb ? 1 : a < b ? -1 : a > b ? 1 : 0;
+}
+
+/**
+ * Profiles by FQDN, and the empty non-terminals above them. Two profiles with one FQDN (validation forbids
+ * it) resolve to the one first in name order, whatever order the profiles are listed in: an incremental
+ * build, which keeps its own order, agrees with a full build of the store's listing.
+ */
 export function nameIndex(inputs: BuildInputs, compiled: ReadonlyMap<string, CompiledProfile>): Pick<CompiledSnapshot, 'byFqdn' | 'emptyNonTerminals'> {
   const byFqdn = new Map<string, CompiledProfile>();
   for (const p of inputs.profiles.values()) {
     const cp = compiled.get(p.name.toLowerCase());
-    if (cp && !byFqdn.has(cp.fqdn)) byFqdn.set(cp.fqdn, cp);
+    if (!cp) continue;
+    const held = byFqdn.get(cp.fqdn);
+    if (held === undefined || byProfileName(cp.profile.name, held.profile.name) < 0) byFqdn.set(cp.fqdn, cp);
   }
   const zone = inputs.zone;
   const emptyNonTerminals = new Set<string>();
@@ -54,11 +67,14 @@ export function nameIndex(inputs: BuildInputs, compiled: ReadonlyMap<string, Com
 export function buildSnapshot(input: SnapshotInput, previous?: CompiledSnapshot): CompiledSnapshot {
   const inputs = buildInputs(input);
   const reuse = reusableProfiles(previous, inputs);
-  const compiler = new ProfileCompiler(inputs, reuse);
+  let compiler = new ProfileCompiler(inputs, reuse);
   for (const p of inputs.profiles.values()) compiler.compile(p);
-  // A loop makes the result depend on which profile was compiled first: only a full build is canonical.
-  // (The retry reads the profiles as indexed: `input.profiles` may be a one-shot iterator, already consumed.)
-  if (reuse !== undefined && compiler.loop) return buildSnapshot({ ...input, profiles: [...inputs.profiles.values()] });
+  // A loop makes the result depend on which profile was compiled first: only a full build in name order is
+  // canonical (the same whatever order the profiles are listed in, so an incremental build agrees with it).
+  if (compiler.loop) {
+    compiler = new ProfileCompiler(inputs);
+    for (const p of [...inputs.profiles.values()].sort((a, b) => byProfileName(a.name, b.name))) compiler.compile(p);
+  }
 
   const { zone, profiles, health, resources, geo } = inputs;
   const { byFqdn, emptyNonTerminals } = nameIndex(inputs, compiler.compiled);

@@ -54,7 +54,10 @@ function ancestors(fqdn: string, zone: string, visit: (name: string) => void): v
 /** The live indexes of a snapshot, built once (O(profiles)) the first time it is updated. */
 function liveIndex(s: CompiledSnapshot, record: BuildRecord): LiveIndex {
   const byLowerName = new Map<string, Profile>();
-  for (const p of s.profiles.values()) if (!byLowerName.has(p.name.toLowerCase())) byLowerName.set(p.name.toLowerCase(), p);
+  for (const p of s.profiles.values()) {
+    const held = byLowerName.get(p.name.toLowerCase());
+    if (held === undefined || p.name < held.name) byLowerName.set(p.name.toLowerCase(), p);
+  }
   const parents = new Map<string, Set<string>>();
   for (const [key, f] of record.facts) for (const child of f.children) addEdge(parents, child, key);
   const claims = new Map<string, number>();
@@ -156,7 +159,7 @@ export function updateSnapshot(previous: CompiledSnapshot, change: SnapshotChang
   for (const f of newFqdns) { const n = (live.claims.get(f) ?? 0) + 1; live.claims.set(f, n); if (n > 1) shared = true; }
   let names: Pick<CompiledSnapshot, 'byFqdn' | 'emptyNonTerminals'> = { byFqdn, emptyNonTerminals: ent };
   if (shared) {
-    // Two profiles with one FQDN (validation forbids it; the first in profile order answers): index it all.
+    // Two profiles with one FQDN (validation forbids it; the first in name order answers): index it all.
     names = nameIndex(inputs, compiled);
     live.below.clear();
     for (const fqdn of names.byFqdn.keys()) ancestors(fqdn, previous.zone, (a) => live.below.set(a, (live.below.get(a) ?? 0) + 1));

@@ -376,6 +376,29 @@ describe('what an incremental rebuild reuses', () => {
     expect([...next.compiled.keys()].sort()).toEqual(['a', 'b', 'other']);
   });
 
+  test('what a nesting loop, a shared FQDN or names equal but for case answer does not depend on listing order', () => {
+    // Each is refused by validation, but the store may list profiles in any order and an incremental build
+    // keeps its own: the full build must be the same for every order, or the two disagree (a CI-found case:
+    // a profile deleted and created again in one coalesced change keeps its place in the incremental map).
+    const a = profile('a', 'Priority', [nested('n', 'b'), ext('x', '192.0.2.1', { priority: 2 })]);
+    const b = profile('b', 'Priority', [nested('n', 'a'), ext('y', '192.0.2.2', { priority: 2 })]);
+    const c1 = profile('c', 'Priority', [ext('x', '198.51.100.1')], { dnsConfig: { relativeName: 'shared', ttl: 30 } });
+    const c2 = profile('d', 'Priority', [ext('x', '198.51.100.2')], { dnsConfig: { relativeName: 'shared', ttl: 30 } });
+    const e1 = profile('E', 'Priority', [ext('x', '203.0.113.1')], { dnsConfig: { relativeName: 'e1', ttl: 30 } });
+    const e2 = profile('e', 'Priority', [ext('x', '203.0.113.2')], { dnsConfig: { relativeName: 'e2', ttl: 30 } });
+    const top = profile('top', 'Priority', [nested('n', 'e')]);
+    const h = health({ 'a/x': 'Online', 'b/y': 'Online', 'c/x': 'Online', 'd/x': 'Online', 'E/x': 'Online', 'e/x': 'Online' });
+    const all = [a, b, c1, c2, e1, e2, top];
+    const seen = (order: Profile[]) => {
+      const s = buildSnapshot({ zone: TEST_ZONE, profiles: order, health: h, geo: g });
+      return ['a', 'b', 'shared', 'top'].map((n) => resolve(s, query(n)).outcomes.map((o) => o.endpoints));
+    };
+    const expected = seen(all);
+    expect(expected[2]).toEqual([['c/x']]);
+    expect(expected[3]).toEqual([['E/x']]);
+    for (const order of [[...all].reverse(), [top, b, c2, e2, a, c1, e1], [e2, c2, top, a, e1, b, c1]]) expect(seen(order)).toEqual(expected);
+  });
+
   test('an unchanged snapshot input reuses every compiled profile', () => {
     const prev = base();
     const next = buildSnapshot({ zone: TEST_ZONE, profiles: [leaf, mid, top, other], health: health({ 'leaf/a': 'Online', 'leaf/b': 'Online' }), geo: g }, prev);
