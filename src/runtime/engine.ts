@@ -29,7 +29,7 @@ import { Monitor, type EndpointProbeStatus, type MonitorOptions } from './monito
 import { SnapshotPipeline, type RetargetChange, type SnapshotLag } from './pipeline';
 import { resolveReport, statusReport } from './reports';
 import { SqliteStore, StateDirLock, parseResourceCatalog, canonicalJson, type Store, type StoredProfile } from './store';
-import { VerdictBook } from './verdicts';
+import { VerdictBook, type SavedEndpoint, type SavedMonitorMeta } from './verdicts';
 import { ClusterNode, type ClusterOptions, type OwnVerdict } from './cluster';
 
 export { geoOptions, runDnsWorker, isDnsWorker, type DnsAuthority, type DnsLimits, type DnsSockets, type SnapshotUpdate } from './dns-fleet';
@@ -87,6 +87,9 @@ export interface EngineOptions {
 }
 
 
+/** Monitor records per store call (see Engine.saveMonitor). */
+const SAVE_CHUNK = 1_000;
+
 const splitKey = (key: string): [string, string] => {
   const i = key.indexOf('/');
   return i < 0 ? [key, ''] : [key.slice(0, i), key.slice(i + 1)];
@@ -106,6 +109,9 @@ export class Engine {
   private api: ApiServer | undefined;
   private unwatch: Array<() => void> = [];
   private saveTimer: NodeJS.Timeout | undefined;
+  private saving: Promise<void> | undefined;
+  /** Endpoints whose saved record is out of date (a transition, new probe settings, no longer probed). */
+  private readonly unsaved = new Set<string>();
   private trafficTimer: NodeJS.Timeout | undefined;
   /** Traffic View: one-minute buckets for 24 h, fed by DNS (this process or the workers). */
   readonly traffic = new TrafficStore();
@@ -163,8 +169,18 @@ export class Engine {
     for (const n of recreated) this.deletedProfiles.delete(n);
     if (changed === undefined) {
       const targets = probeTargets(profiles(), resources);
+      // The records to rewrite: new or changed probe settings, and gone endpoints (at load: compared with
+      // the saved records; all of them once when the store held the earlier whole-state blob).
+      const saved = this.verdictBook.takeSaved();
+      const previous = saved ?? new Map(this.targetFingerprints);
+      const rewriteAll = saved !== undefined && this.verdictBook.legacy;
       this.targetFingerprints.clear();
-      for (const t of targets) this.targetFingerprints.set(t.key, t.fingerprint);
+      for (const t of targets) {
+        this.targetFingerprints.set(t.key, t.fingerprint);
+        if (rewriteAll || previous.get(t.key) !== t.fingerprint) this.unsaved.add(t.key);
+      }
+      for (const k of previous.keys()) if (!this.targetFingerprints.has(k)) this.unsaved.add(k);
+      this.scheduleSave();
       if (recreated.length > 0) this.monitor.updateTargets(recreated, []);
       this.monitor.setTargets(targets);
       this.cluster?.health.retargeted();
@@ -173,8 +189,9 @@ export class Engine {
     const names = [...changed.keys()];
     const targets = probeTargets([...changed.values()].filter((p): p is Profile => p !== undefined), resources);
     const before = names.flatMap((n) => this.monitor.keysOf(n));
-    for (const k of before) this.targetFingerprints.delete(k);
-    for (const t of targets) this.targetFingerprints.set(t.key, t.fingerprint);
+    for (const k of before) { this.targetFingerprints.delete(k); this.unsaved.add(k); }
+    for (const t of targets) { this.targetFingerprints.set(t.key, t.fingerprint); this.unsaved.add(t.key); }
+    this.scheduleSave();
     if (recreated.length > 0) this.monitor.updateTargets(recreated, []);
     this.monitor.updateTargets(names, targets);
     this.cluster?.health.retargeted([...before, ...targets.map((t) => t.key)]);
@@ -233,15 +250,16 @@ export class Engine {
     }));
     this.unwatch.push(this.monitor.onTransition((t) => {
       if (this.verdictBook.decided(t)) {
-        // The first verdict after a restart confirms the carried one: the endpoint's status never changed.
+        // The first verdict after a restart confirms the carried one: the endpoint's status never changed
+        // (nor its saved record).
         this.logger.debug({ profile: t.profile, endpoint: t.endpoint, status: t.to }, 'carried-over endpoint status confirmed by probing');
-        this.scheduleSave();
         return;
       }
       this.cluster?.health.ownChanged(t.key);
       this.metrics.transitions.inc({ profile: t.profile, endpoint: t.endpoint, from: t.from, to: t.to });
       this.logger.info({ profile: t.profile, endpoint: t.endpoint, from: t.from, to: t.to, reason: t.reason }, 'endpoint status changed');
       this.pipeline.onHealthChange(t.key);
+      this.unsaved.add(t.key);
       this.scheduleSave();
       this.events.publish('transition', { at: new Date(t.at).toISOString(), profile: t.profile, endpoint: t.endpoint, from: t.from, to: t.to, reason: t.reason, location: t.location });
     }));
@@ -358,6 +376,9 @@ export class Engine {
   /** The prober's counters: targets, probes, and retargets (full / incremental, endpoints looked at). */
   proberStats(): ReturnType<Monitor['stats']> { return this.monitor.stats(); }
 
+  /** Endpoints whose monitor record is not saved yet (benchmarks wait for the first start's full save). */
+  unsavedMonitorRecords(): number { return this.unsaved.size; }
+
   /** The prober's status of every endpoint of one profile (what a retarget must leave alone). */
   proberStatuses(profile: string): EndpointProbeStatus[] { return this.monitor.statuses(profile); }
 
@@ -369,7 +390,7 @@ export class Engine {
     return statusReport({
       snapshot: this.pipeline.snapshot(), zone: this.zone, revision: this.pipeline.servedRevision(),
       profile: this.pipeline.stored(name) ?? stored,
-      probes: this.liveStatuses(name), previousHistory: this.verdictBook.previousHistory,
+      probes: this.liveStatuses(name), previousHistory: this.verdictBook.previousHistoryOf(name),
       ...(this.cluster
         ? { verdicts: this.verdictBook.effective(this.monitor.verdicts()), cluster: { aggregate: this.verdicts(), locations: (key: string) => this.cluster!.locations(key) } }
         : { verdicts: this.verdicts() }),
@@ -424,19 +445,52 @@ export class Engine {
     return this.monitor.statuses(profile).map((s) => ({ ...s, history: s.history.filter((t) => !this.verdictBook.isConfirmation(t)) }));
   }
 
+  /** Saves the unsaved records a second after the first change (one save at a time). */
   private scheduleSave(): void {
-    if (this.saveTimer || this.stopped) return;
-    this.saveTimer = setTimeout(() => { this.saveTimer = undefined; void this.saveMonitor(); }, 1000);
+    if (this.saveTimer || this.saving || this.stopped || this.unsaved.size === 0) return;
+    this.saveTimer = setTimeout(() => {
+      this.saveTimer = undefined;
+      this.saving = this.saveMonitor().finally(() => { this.saving = undefined; this.scheduleSave(); });
+    }, 1000);
     this.saveTimer.unref();
   }
 
+  /**
+   * Writes the records of the endpoints marked unsaved, SAVE_CHUNK per store call, yielding between calls:
+   * a save costs what changed and never holds the event loop for long (100,000 endpoints at start-up are 20
+   * calls). The meta goes with the last call, so the earlier whole-state blob is replaced only once every
+   * record it held is written anew. A failed call puts its endpoints back; the next save retries them.
+   */
   private async saveMonitor(): Promise<void> {
-    const history = this.liveStatuses().flatMap((s) => s.history).sort((a, b) => a.at - b.at).slice(-1000);
-    try {
-      await this.store.saveMonitorState(this.verdictBook.toSaved(this.verdicts(), history, Date.now()));
-    } catch (err) {
-      this.logger.warn({ err }, 'could not save the monitor state');
+    while (this.unsaved.size > 0) {
+      const endpoints: Record<string, SavedEndpoint | null> = {};
+      let n = 0;
+      for (const key of this.unsaved) {
+        this.unsaved.delete(key);
+        endpoints[key] = this.savedRecord(key);
+        if (++n >= SAVE_CHUNK) break;
+      }
+      const last = this.unsaved.size === 0;
+      const meta: SavedMonitorMeta = { format: 2, savedAt: Date.now() };
+      try {
+        await this.store.saveMonitorState({ endpoints, ...(last ? { meta } : {}) });
+      } catch (err) {
+        for (const key of Object.keys(endpoints)) this.unsaved.add(key);
+        this.logger.warn({ err }, 'could not save the monitor state; retrying in a second');
+        return;
+      }
+      if (!last) await new Promise((r) => setImmediate(r));
     }
+  }
+
+  /** What to save for one endpoint: null when it is no longer probed. */
+  private savedRecord(key: string): SavedEndpoint | null {
+    const fingerprint = this.targetFingerprints.get(key);
+    if (fingerprint === undefined) return null;
+    const [profile, endpoint] = splitKey(key);
+    const s = this.monitor.status(profile, endpoint);
+    const verdict = this.verdictBook.effectiveOf(key, s?.verdict) ?? 'CheckingEndpoint';
+    return this.verdictBook.record(key, fingerprint, verdict, s?.history ?? []);
   }
 
   /** Drains the API (in-flight requests finish), stops probing and DNS, saves monitor state, closes the store. */
@@ -450,6 +504,7 @@ export class Engine {
     await this.pipeline.stop();
     await this.monitor.stop();
     await this.dns?.close();
+    await this.saving;
     if (this.verdictBook) await this.saveMonitor();
     for (const u of this.unwatch) u();
     if (this.cluster) await this.cluster.close(); else await this.store.close();

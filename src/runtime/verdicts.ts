@@ -1,25 +1,49 @@
 /**
- * Verdict persistence across restarts: the monitor state saved in the store (effective verdicts, the probe
- * settings they were reached with, recent transitions), and the verdicts carried over from the previous run.
- * Until the monitor decides an endpoint again (its first transition after start), a carried verdict stands
- * in for the monitor's initial CheckingEndpoint — as if probing had never stopped: a Degraded endpoint is
- * not answered again just because the runtime restarted.
+ * Verdict persistence across restarts: the monitor state saved in the store, one record per probed endpoint
+ * (its effective verdict, the probe settings it was reached with, its recent transitions), and the verdicts
+ * carried over from the previous run. Until the monitor decides an endpoint again (its first transition
+ * after start), a carried verdict stands in for the monitor's initial CheckingEndpoint — as if probing had
+ * never stopped: a Degraded endpoint is not answered again just because the runtime restarted.
+ *
+ * Records are saved per endpoint so a save costs what changed (design §4): the engine marks the endpoints
+ * whose record changed (a transition, new probe settings, gone) and saves only those.
  */
 import type { ProbeVerdict } from '../core/health/types';
+import type { MonitorState } from '../core/store';
 import type { EndpointTransition } from './monitor';
 
-/** The monitor state kept in the store across restarts. */
-export interface SavedMonitorState {
-  savedAt: number;
-  /** Effective verdicts (`profile/endpoint` → verdict) when saved. */
+/** Transitions kept per endpoint across restarts (status reports list a profile's most recent 100). */
+export const SAVED_HISTORY = 10;
+
+/** One endpoint's saved record (the store keeps it as opaque JSON under `profile/endpoint`). */
+export interface SavedEndpoint {
+  /** The effective verdict when saved. */
+  verdict: ProbeVerdict;
+  /** Probe settings fingerprint the verdict belongs to. */
+  fingerprint: string;
+  /** Most recent transitions, oldest first, without the key (the record's key says whose). */
+  history?: Array<Omit<EndpointTransition, 'key' | 'profile' | 'endpoint'>>;
+}
+
+/** The non-endpoint part of the saved state. */
+export interface SavedMonitorMeta { format: 2; savedAt: number }
+
+/** The whole-state blob saved before records were kept per endpoint (read once, converted). */
+interface LegacyMonitorState {
   verdicts?: Record<string, ProbeVerdict>;
-  /** Probe settings fingerprints the verdicts belong to. */
   fingerprints?: Record<string, string>;
   history?: EndpointTransition[];
 }
 
+const splitKey = (key: string): [string, string] => {
+  const i = key.indexOf('/');
+  return [key.slice(0, i), key.slice(i + 1)];
+};
+
 export class VerdictBook {
   private readonly carried = new Map<string, { verdict: ProbeVerdict; fingerprint: string }>();
+  /** The carried keys by profile (a deleted profile's go with it). */
+  private readonly carriedOf = new Map<string, string[]>();
   /**
    * Current probe settings fingerprint per `profile/endpoint` (the engine's map, kept current by it): a
    * carried verdict only counts for the settings it was reached with.
@@ -27,27 +51,65 @@ export class VerdictBook {
   private readonly fingerprints: ReadonlyMap<string, string>;
   /** Transitions the monitor reported that only confirmed a carried verdict: not status changes, never listed. */
   private readonly confirmations = new WeakSet<EndpointTransition>();
-  private history: EndpointTransition[];
+  /** The previous run's transitions, by profile (status reports show them with the live ones). */
+  private readonly history = new Map<string, EndpointTransition[]>();
+  /** The keys of the saved records and their fingerprints, until the first retarget has compared them. */
+  private saved: Map<string, string> | undefined = new Map();
+  /** True when the store held the earlier whole-state blob: every record is written once, in the new shape. */
+  readonly legacy: boolean;
 
-  constructor(saved: unknown, fingerprints: ReadonlyMap<string, string> = new Map()) {
+  constructor(state: MonitorState | undefined, fingerprints: ReadonlyMap<string, string> = new Map()) {
     this.fingerprints = fingerprints;
-    const prev = saved as SavedMonitorState | undefined;
-    this.history = prev && Array.isArray(prev.history) ? prev.history : [];
-    if (prev && prev.verdicts && prev.fingerprints) {
-      for (const [key, verdict] of Object.entries(prev.verdicts)) {
-        const fingerprint = prev.fingerprints[key];
-        if (fingerprint !== undefined && verdict !== 'CheckingEndpoint') this.carried.set(key, { verdict, fingerprint });
+    const legacy = state?.meta as LegacyMonitorState | undefined;
+    this.legacy = legacy !== undefined && legacy !== null && typeof legacy === 'object' && (legacy.verdicts !== undefined || legacy.history !== undefined);
+    if (this.legacy) {
+      for (const t of Array.isArray(legacy!.history) ? legacy!.history : []) this.remember(t);
+      for (const [key, verdict] of Object.entries(legacy!.verdicts ?? {})) {
+        const fingerprint = legacy!.fingerprints?.[key];
+        if (fingerprint !== undefined) this.carry(key, verdict, fingerprint);
       }
     }
+    for (const [key, value] of Object.entries(state?.endpoints ?? {})) {
+      const r = value as Partial<SavedEndpoint> | null;
+      if (r === null || typeof r !== 'object' || typeof r.fingerprint !== 'string' || typeof r.verdict !== 'string') continue;
+      this.carry(key, r.verdict, r.fingerprint);
+      const [profile, endpoint] = splitKey(key);
+      for (const t of Array.isArray(r.history) ? r.history : []) this.remember({ ...t, key, profile, endpoint });
+    }
+    for (const list of this.history.values()) list.sort((a, b) => a.at - b.at);
   }
 
-  /** Transitions saved by the previous run (status reports show them with the live ones). */
-  get previousHistory(): readonly EndpointTransition[] { return this.history; }
+  private carry(key: string, verdict: ProbeVerdict, fingerprint: string): void {
+    this.saved!.set(key, fingerprint);
+    if (verdict === 'CheckingEndpoint') return;
+    this.carried.set(key, { verdict, fingerprint });
+    const [profile] = splitKey(key);
+    const keys = this.carriedOf.get(profile);
+    if (keys) keys.push(key); else this.carriedOf.set(profile, [key]);
+  }
+
+  private remember(t: EndpointTransition): void {
+    const list = this.history.get(t.profile);
+    if (list) list.push(t); else this.history.set(t.profile, [t]);
+  }
+
+  /** The previous run's transitions of one profile, oldest first. */
+  previousHistoryOf(profile: string): readonly EndpointTransition[] { return this.history.get(profile) ?? []; }
+
+  /**
+   * The saved records' keys and fingerprints, once (the first full retarget compares them with the targets
+   * to know which records to rewrite and drop); undefined after that.
+   */
+  takeSaved(): Map<string, string> | undefined {
+    const s = this.saved;
+    this.saved = undefined;
+    return s;
+  }
 
   /**
    * The monitor has decided this endpoint itself now. True when its transition only confirms the carried
    * verdict (CheckingEndpoint → the verdict it had before the restart, same probe settings): the endpoint's
-   * status never changed, so it is no transition to log, count, list or rebuild for.
+   * status never changed, so it is no transition to log, count, list, save or rebuild for.
    */
   decided(t: EndpointTransition): boolean {
     const c = this.carried.get(t.key);
@@ -66,8 +128,9 @@ export class VerdictBook {
 
   /** A deleted profile's saved history and carried verdicts go with it: a new profile of that name starts fresh. */
   forgetProfile(name: string): void {
-    this.history = this.history.filter((t) => t.profile !== name);
-    for (const key of [...this.carried.keys()]) if (key.startsWith(`${name}/`)) this.carried.delete(key);
+    this.history.delete(name);
+    for (const key of this.carriedOf.get(name) ?? []) this.carried.delete(key);
+    this.carriedOf.delete(name);
   }
 
   /** True when `key`'s verdict is the carried one (the monitor still says CheckingEndpoint). */
@@ -87,8 +150,16 @@ export class VerdictBook {
     return this.isCarried(key, monitorVerdict) ? this.carried.get(key)!.verdict : monitorVerdict;
   }
 
-  /** What to save now. */
-  toSaved(verdicts: Map<string, ProbeVerdict>, history: EndpointTransition[], now: number): SavedMonitorState {
-    return { savedAt: now, verdicts: Object.fromEntries(verdicts), fingerprints: Object.fromEntries(this.fingerprints), history };
+  /**
+   * The record to save for one probed endpoint: its effective verdict and fingerprint, and its most recent
+   * transitions (the previous run's and the live ones, confirmations left out).
+   */
+  record(key: string, fingerprint: string, verdict: ProbeVerdict, live: readonly EndpointTransition[]): SavedEndpoint {
+    const [profile] = splitKey(key);
+    const previous = (this.history.get(profile) ?? []).filter((t) => t.key === key && !live.some((l) => l.at === t.at));
+    const recent = [...previous, ...live.filter((t) => !this.confirmations.has(t))].slice(-SAVED_HISTORY);
+    const out: SavedEndpoint = { verdict, fingerprint };
+    if (recent.length > 0) out.history = recent.map(({ at, from, to, reason, consecutiveFailures, location }) => ({ at, from, to, reason, consecutiveFailures, location }));
+    return out;
   }
 }

@@ -1,8 +1,11 @@
 import type { Profile } from '../core/model/types';
+import { applyMonitorChange } from '../core/store/monitor-state';
 import { checkPreconditions, checkStack, contentHash, makeEtag } from '../core/store/conditions';
 import {
   StoreError,
   type DeleteProfileOptions,
+  type MonitorState,
+  type MonitorStateChange,
   type PutProfileOptions,
   type PutProfileResult,
   type ResourceCatalogRecord,
@@ -23,7 +26,7 @@ export class MemoryStore implements Store {
   private rev = 0;
   private profiles = new Map<string, StoredProfile & { hash: string }>();
   private resources: ResourceCatalogRecord = {};
-  private monitor: unknown;
+  private monitor: MonitorState | undefined;
   private readonly listeners = new Set<StoreListener>();
 
   private emit(c: StoreChange): void {
@@ -89,8 +92,10 @@ export class MemoryStore implements Store {
     return { revision };
   }
 
-  async saveMonitorState(state: unknown): Promise<void> { this.monitor = clone(state); }
-  async loadMonitorState(): Promise<unknown | undefined> { return this.monitor === undefined ? undefined : clone(this.monitor); }
+  async saveMonitorState(change: MonitorStateChange): Promise<void> {
+    this.monitor = applyMonitorChange(this.monitor, clone(change));
+  }
+  async loadMonitorState(): Promise<MonitorState | undefined> { return this.monitor === undefined ? undefined : clone(this.monitor); }
 
   watch(listener: StoreListener): () => void {
     this.listeners.add(listener);

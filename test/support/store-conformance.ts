@@ -103,8 +103,22 @@ describe(`${kind} store: the Store contract`, () => {
     await store.putResources(catalog);
     expect(await store.getResources()).toEqual(catalog);
     expect(await store.loadMonitorState()).toBeUndefined();
-    await store.saveMonitorState({ endpoints: { 'a/primary': 'Online' } });
-    expect(await store.loadMonitorState()).toEqual({ endpoints: { 'a/primary': 'Online' } });
+    await store.saveMonitorState({ endpoints: { 'a/primary': { verdict: 'Online' }, 'a/backup': { verdict: 'Degraded' } } });
+    expect(await store.loadMonitorState()).toEqual({ endpoints: { 'a/primary': { verdict: 'Online' }, 'a/backup': { verdict: 'Degraded' } } });
+  });
+
+  test('monitor state saves apply per endpoint, in call order: a record replaced, one dropped, the meta replaced only when given', async () => {
+    const saves = [
+      store.saveMonitorState({ endpoints: { 'a/1': { v: 1 }, 'a/2': { v: 1 }, 'b/1': { v: 1 } }, meta: { m: 1 } }),
+      store.saveMonitorState({ endpoints: { 'a/1': { v: 2 }, 'a/2': null } }),
+      store.saveMonitorState({ endpoints: { 'a/2': null, 'c/1': { v: 3 } }, meta: { m: 2 } }),
+      store.saveMonitorState({ endpoints: { 'b/1': { v: 4 } } }),
+    ];
+    await Promise.all(saves);
+    expect(await store.loadMonitorState()).toEqual({ endpoints: { 'a/1': { v: 2 }, 'b/1': { v: 4 }, 'c/1': { v: 3 } }, meta: { m: 2 } });
+    const got = (await store.loadMonitorState())!;
+    (got.endpoints['a/1'] as { v: number }).v = 99;
+    expect((await store.loadMonitorState())!.endpoints['a/1']).toEqual({ v: 2 });
   });
 
   test('returned profiles are copies: mutating them does not change the store', async () => {

@@ -1,2 +1,3 @@
 export * from './types';
 export { canonicalJson, contentHash, makeEtag, parseEtagList, checkPreconditions, checkStack } from './conditions';
+export { applyMonitorChange } from './monitor-state';

@@ -74,6 +74,23 @@ export interface DeleteProfileOptions {
 
 export type { ResourceCatalogRecord };
 
+/**
+ * The prober's state for a restart, kept per probed endpoint so a save costs what changed (one endpoint's
+ * transition writes one record, not all 100,000): not configuration, no revision, never watched.
+ */
+export interface MonitorState {
+  /** `profile/endpoint` → that endpoint's record (opaque JSON, the runtime's shape). */
+  endpoints: Record<string, unknown>;
+  /** What is not per endpoint (opaque JSON); a store holding the earlier whole-state blob (one row or file) returns that here. */
+  meta?: unknown;
+}
+
+/** One save: records to write, `null` to drop an endpoint's record; `meta` replaces the stored one when given. */
+export interface MonitorStateChange {
+  endpoints: Record<string, unknown | null>;
+  meta?: unknown;
+}
+
 export interface StoreChange {
   revision: number;
   kind: 'profile' | 'resources';
@@ -96,9 +113,10 @@ export interface Store {
   getResources(): Promise<ResourceCatalogRecord>;
   /** Replaces the whole catalog. */
   putResources(catalog: ResourceCatalogRecord): Promise<{ revision: number }>;
-  /** The prober's state (opaque JSON) for a restart; not a configuration change, no revision. */
-  saveMonitorState(state: unknown): Promise<void>;
-  loadMonitorState(): Promise<unknown | undefined>;
+  /** Applies one change to the prober's saved state (durable when it resolves); saves are applied in call order. */
+  saveMonitorState(change: MonitorStateChange): Promise<void>;
+  /** The prober's saved state; undefined when nothing was ever saved. */
+  loadMonitorState(): Promise<MonitorState | undefined>;
   /** Rows read and view walks since open, where the store counts them. */
   stats?(): StoreStats;
   /** Called synchronously after every committed change, in commit order. Returns an unsubscribe. */

@@ -16,17 +16,16 @@
  * - Reads come from the mirror (EtcdSession), which a write waits for before it returns: a writer reads its
  *   own writes, and watchers see every change in commit order.
  * - Writes fail fast with `STORE_UNAVAILABLE` while etcd cannot be reached; reads keep working.
- * - The prober's state is per node: it stays in `<state-dir>/monitor-state.json`.
+ * - The prober's state is per node: it stays in `<state-dir>/monitor-state.json` (+ `.log`, see MonitorStateFile).
  */
-import { existsSync, readFileSync } from 'node:fs';
-import { open as openFile, rename } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ResourceCatalogRecord } from '../../core/model/catalog';
 import type { Profile } from '../../core/model/types';
 import {
   StoreError, checkPreconditions, checkStack, contentHash, makeEtag,
-  type DeleteProfileOptions, type PutProfileOptions, type PutProfileResult, type Store, type StoreListener, type StoreStats, type StoreView, type StoredProfile,
+  type DeleteProfileOptions, type MonitorState, type MonitorStateChange, type PutProfileOptions, type PutProfileResult, type Store, type StoreListener, type StoreStats, type StoreView, type StoredProfile,
 } from '../../core/store';
+import { MonitorStateFile } from './monitor-file';
 import { EtcdSession, REV_KEY, RESOURCES_KEY, keyOfProfile, type EtcdSessionOptions } from '../cluster/session';
 
 /** How often one write is re-run after losing a race (each run waits for the newer configuration first). */
@@ -37,15 +36,13 @@ type TxnOp = { request_put: { key: Buffer; value: Buffer } } | { request_delete_
 
 export class EtcdStore implements Store {
   readonly kind = 'etcd';
-  private readonly monitorFile: string | undefined;
-  private monitorState: unknown;
+  private readonly monitor: MonitorStateFile;
   private readonly ownsSession: boolean;
   private writeQueue: Promise<void> = Promise.resolve();
-  private monitorSaves: Promise<void> = Promise.resolve();
   private readonly counters: StoreStats = { rowsRead: 0, viewRebuilds: 0 };
 
   constructor(readonly session: EtcdSession, opts: { stateDir?: string; ownsSession?: boolean } = {}) {
-    this.monitorFile = opts.stateDir !== undefined ? join(opts.stateDir, MONITOR_FILE) : undefined;
+    this.monitor = new MonitorStateFile(opts.stateDir !== undefined ? join(opts.stateDir, MONITOR_FILE) : undefined);
     this.ownsSession = opts.ownsSession ?? true;
   }
 
@@ -193,26 +190,9 @@ export class EtcdStore implements Store {
     return false;
   }
 
-  async saveMonitorState(state: unknown): Promise<void> {
-    this.monitorState = state;
-    if (!this.monitorFile) return;
-    // One save at a time (the periodic one and the one at stop share the temporary file).
-    const file = this.monitorFile;
-    const run = this.monitorSaves.then(async () => {
-      const tmp = `${file}.tmp`;
-      const fh = await openFile(tmp, 'w', 0o600);
-      try { await fh.writeFile(JSON.stringify(state)); await fh.sync(); } finally { await fh.close(); }
-      await rename(tmp, file);
-    });
-    this.monitorSaves = run.catch(() => undefined);
-    await run;
-  }
+  async saveMonitorState(change: MonitorStateChange): Promise<void> { await this.monitor.save(change); }
 
-  async loadMonitorState(): Promise<unknown | undefined> {
-    if (this.monitorState !== undefined) return structuredClone(this.monitorState);
-    if (!this.monitorFile || !existsSync(this.monitorFile)) return undefined;
-    try { return JSON.parse(readFileSync(this.monitorFile, 'utf8')) as unknown; } catch { return undefined; }
-  }
+  async loadMonitorState(): Promise<MonitorState | undefined> { return this.monitor.load(); }
 
   watch(listener: StoreListener): () => void { return this.session.onStore(listener); }
 

@@ -6,6 +6,8 @@ import { checkPreconditions, checkStack, contentHash, makeEtag } from '../../cor
 import {
   StoreError,
   type DeleteProfileOptions,
+  type MonitorState,
+  type MonitorStateChange,
   type PutProfileOptions,
   type PutProfileResult,
   type ResourceCatalogRecord,
@@ -91,6 +93,10 @@ export interface SqliteStoreOptions {
  * turn at a time, so each conditional write (read, compare, check, write) is one transaction that nothing
  * can interleave.
  */
+/** monitor_state rows: the non-endpoint part, and one row per probed endpoint. */
+const META_ROW = 'monitor';
+const ENDPOINT_ROW = 'endpoint:';
+
 export class SqliteStore implements Store {
   readonly kind = 'sqlite';
   readonly path: string;
@@ -119,8 +125,9 @@ export class SqliteStore implements Store {
     resources: SqlStatement<{ id: string; target: string; location: string | null; state: string }>;
     clearResources: SqlStatement;
     insertResource: SqlStatement;
-    loadMonitor: SqlStatement<{ value: string }>;
+    loadMonitor: SqlStatement<{ key: string; value: string }>;
     saveMonitor: SqlStatement;
+    dropMonitor: SqlStatement;
   };
 
   private constructor(path: string, options: Omit<SqliteStoreOptions, 'stateDir'> = {}) {
@@ -177,9 +184,10 @@ export class SqliteStore implements Store {
       resources: db.prepare(`SELECT id, target, location, state FROM resources ORDER BY id`),
       clearResources: db.prepare(`DELETE FROM resources`),
       insertResource: db.prepare(`INSERT INTO resources (id, target, location, state) VALUES (?, ?, ?, ?)`),
-      loadMonitor: db.prepare(`SELECT value FROM monitor_state WHERE key = ?`),
+      loadMonitor: db.prepare(`SELECT key, value FROM monitor_state`),
       saveMonitor: db.prepare(`INSERT INTO monitor_state (key, value, updated_at) VALUES (?, ?, ?)
         ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`),
+      dropMonitor: db.prepare(`DELETE FROM monitor_state WHERE key = ?`),
     };
   }
 
@@ -380,13 +388,30 @@ export class SqliteStore implements Store {
     return { revision };
   }
 
-  async saveMonitorState(state: unknown): Promise<void> {
-    this.stmt.saveMonitor.run('monitor', JSON.stringify(state), new Date().toISOString());
+  /**
+   * One row per endpoint (`endpoint:<profile/endpoint>`) and one `monitor` row for the rest (which held the
+   * whole state before it was kept per endpoint), all in one transaction.
+   */
+  async saveMonitorState(change: MonitorStateChange): Promise<void> {
+    const at = new Date().toISOString();
+    this.db.transaction(() => {
+      for (const [key, record] of Object.entries(change.endpoints)) {
+        if (record === null) this.stmt.dropMonitor.run(ENDPOINT_ROW + key);
+        else this.stmt.saveMonitor.run(ENDPOINT_ROW + key, JSON.stringify(record), at);
+      }
+      if (change.meta !== undefined) this.stmt.saveMonitor.run(META_ROW, JSON.stringify(change.meta), at);
+    }, 'immediate');
   }
 
-  async loadMonitorState(): Promise<unknown | undefined> {
-    const row = this.stmt.loadMonitor.get('monitor');
-    return row ? (JSON.parse(row.value) as unknown) : undefined;
+  async loadMonitorState(): Promise<MonitorState | undefined> {
+    const rows = this.stmt.loadMonitor.all();
+    if (rows.length === 0) return undefined;
+    const state: MonitorState = { endpoints: {} };
+    for (const row of rows) {
+      if (row.key === META_ROW) state.meta = JSON.parse(row.value) as unknown;
+      else if (row.key.startsWith(ENDPOINT_ROW)) state.endpoints[row.key.slice(ENDPOINT_ROW.length)] = JSON.parse(row.value) as unknown;
+    }
+    return state;
   }
 
   watch(listener: StoreListener): () => void {

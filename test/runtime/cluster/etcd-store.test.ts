@@ -100,9 +100,10 @@ describe('etcd store: regressions', () => {
     const dir = tempDir();
     const s = await open(undefined, dir);
     try {
-      await Promise.all([s.saveMonitorState({ n: 1 }), s.saveMonitorState({ n: 2 }), s.saveMonitorState({ n: 3 })]);
+      const save = (n: number): Promise<void> => s.saveMonitorState({ endpoints: { 'a/x': { n } }, meta: { n } });
+      await Promise.all([save(1), save(2), save(3)]);
       const again = await open(`/fresh${++n}/`, dir);
-      expect(await again.loadMonitorState()).toEqual({ n: 3 });
+      expect(await again.loadMonitorState()).toEqual({ endpoints: { 'a/x': { n: 3 } }, meta: { n: 3 } });
       await again.close();
     } finally { await s.close(); }
   });

@@ -3,7 +3,9 @@
  * prober, API) over a real state directory and real health servers on loopback:
  * - a profile deleted and created again starts fresh: no transitions and no verdict from before the delete;
  * - a verdict carried over a restart and then confirmed by the first probe is not a status change: no
- *   CheckingEndpoint → Online transition is logged, counted or listed.
+ *   CheckingEndpoint → Online transition is logged, counted or listed;
+ * - the monitor state is saved per endpoint: a transition saves that endpoint's record only, a removed
+ *   endpoint's record is dropped, and the earlier whole-state blob is read and rewritten once (issue 17 §4).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,7 +14,11 @@ import { Writable } from 'node:stream';
 import pino from 'pino';
 import { TmkitClient } from '../../../src/client';
 import type { ProfileInput } from '../../../src/core/model/types';
+import type { MonitorStateChange } from '../../../src/core/store';
 import { Engine, type EngineOptions } from '../../../src/runtime/engine';
+import { openDatabase } from '../../../src/runtime/store/driver';
+import type { ProbeTarget } from '../../../src/core/health/targets';
+import { MemoryStore } from '../../../src/testing/memory-store';
 import { healthServer, waitFor } from './helpers';
 
 jest.setTimeout(60_000);
@@ -126,4 +132,96 @@ test('deleted and created again within one rebuild (debounced): the prober start
   } finally {
     await health.close();
   }
+});
+
+/** A memory store that records every monitor-state save. */
+class RecordingStore extends MemoryStore {
+  readonly saves: MonitorStateChange[] = [];
+  override async saveMonitorState(change: MonitorStateChange): Promise<void> {
+    this.saves.push(structuredClone(change));
+    await super.saveMonitorState(change);
+  }
+}
+
+test('a transition saves that endpoint\'s record only; a removed endpoint\'s record is dropped; a restart carries the verdicts', async () => {
+  const store = new RecordingStore();
+  const down = new Set<string>();
+  const probe = async (t: ProbeTarget) => ({ ok: !down.has(t.key), reason: down.has(t.key) ? 'status 503' : 'status 200', latencyMs: 0.1 });
+  const monitor = { probe, intervalMs: () => 50, timeoutMs: () => 1000 };
+  const many = (n: number): ProfileInput => ({
+    name: `m${n}`, trafficRoutingMethod: 'Priority', dnsConfig: { relativeName: `m${n}`, ttl: 30 },
+    monitorConfig: { protocol: 'TCP', port: 9, intervalInSeconds: 30, timeoutInSeconds: 10, toleratedNumberOfFailures: 0 },
+    endpoints: Array.from({ length: 5 }, (_, e) => ({ name: `e${e}`, type: 'externalEndpoints' as const, target: `127.0.${n}.${e + 1}` })),
+  });
+  const a = await start(tempDir(), { store, monitor });
+  for (let n = 0; n < 10; n++) await a.client.putProfile(many(n));
+  const saved = async (): Promise<Record<string, unknown>> => (await store.loadMonitorState())?.endpoints ?? {};
+  await waitFor('all 50 records saved Online', async () => {
+    const e = await saved();
+    return Object.keys(e).length === 50 && Object.values(e).every((r) => (r as { verdict: string }).verdict === 'Online');
+  }, 10_000);
+  const idle = store.saves.length;
+  await new Promise((r) => setTimeout(r, 1500));
+  expect(store.saves.length).toBe(idle); // nothing changed, nothing saved
+
+  down.add('m3/e0');
+  await waitFor('the Degraded record saved', async () => ((await saved())['m3/e0'] as { verdict: string } | undefined)?.verdict === 'Degraded', 10_000);
+  const afterDown = store.saves.slice(idle);
+  expect(afterDown.map((c) => Object.keys(c.endpoints))).toEqual([['m3/e0']]);
+  expect(afterDown[0]!.endpoints['m3/e0']).toMatchObject({ verdict: 'Degraded', history: [{ from: 'CheckingEndpoint', to: 'Online' }, { from: 'Online', to: 'Degraded', reason: 'status 503' }] });
+
+  // One endpoint removed from a profile: its record goes, the others of the profile are rewritten as they are.
+  const before = store.saves.length;
+  await a.client.putProfile({ ...many(4), endpoints: many(4).endpoints!.slice(1) });
+  await waitFor('the removed endpoint\'s record dropped', async () => !('m4/e0' in await saved()), 10_000);
+  const dropped = store.saves.slice(before).flatMap((c) => Object.keys(c.endpoints));
+  expect(new Set(dropped)).toEqual(new Set(['m4/e0', 'm4/e1', 'm4/e2', 'm4/e3', 'm4/e4']));
+  await a.client.close();
+  await engines.pop()!.stop();
+
+  // The restart reads the records: m3/e0 is Degraded from the start (carried, then confirmed), with its history.
+  const b = await start(tempDir(), { store, monitor: { probe, intervalMs: () => 10_000, timeoutMs: () => 1000 } });
+  const s = await b.client.status('m3');
+  expect(s.endpoints[0]).toMatchObject({ name: 'e0', verdict: 'Degraded' });
+  expect(s.transitions.map((t) => `${t.endpoint} ${t.from}→${t.to}`)).toContain('e0 Online→Degraded');
+  await b.client.close();
+});
+
+test('the earlier whole-state monitor blob is read (verdicts carried over) and rewritten once as per-endpoint records', async () => {
+  const dir = tempDir();
+  const closed = await healthServer('127.0.0.64');
+  const port = closed.port;
+  await closed.close();
+  const a = await start(dir);
+  await a.client.putProfile(profile(port, '127.0.0.64', 2));
+  await waitFor('Degraded', async () => (await a.client.status('keep')).endpoints[0]!.endpointMonitorStatus === 'Degraded');
+  await a.client.close();
+  await engines.pop()!.stop();
+
+  // Turn the saved records into the blob earlier versions kept in one `monitor` row.
+  const db = openDatabase(join(dir, 'tmkit.db'));
+  const rows = db.prepare<{ key: string; value: string }>('SELECT key, value FROM monitor_state').all();
+  const records = rows.filter((r) => r.key.startsWith('endpoint:')).map((r) => [r.key.slice('endpoint:'.length), JSON.parse(r.value)] as const);
+  expect(records.map(([k]) => k)).toEqual(['keep/only']);
+  const [key, rec] = records[0]!;
+  const legacy = {
+    savedAt: Date.now(), verdicts: { [key]: rec.verdict }, fingerprints: { [key]: rec.fingerprint },
+    history: rec.history.map((t: object) => ({ ...t, key, profile: 'keep', endpoint: 'only' })),
+  };
+  db.exec('DELETE FROM monitor_state');
+  db.prepare('INSERT INTO monitor_state (key, value, updated_at) VALUES (?, ?, ?)').run('monitor', JSON.stringify(legacy), new Date().toISOString());
+  db.close();
+
+  const b = await start(dir, { monitor: { intervalMs: () => 10_000, timeoutMs: () => 1000 } });
+  const s = await b.client.status('keep');
+  expect(s.endpoints[0]).toMatchObject({ endpointMonitorStatus: 'Degraded', verdictCarriedOver: true });
+  expect(s.transitions.map((t) => `${t.from}→${t.to}`)).toEqual(['CheckingEndpoint→Degraded']);
+  await b.client.close();
+  await engines.pop()!.stop();
+  const after = openDatabase(join(dir, 'tmkit.db'));
+  const now = Object.fromEntries(after.prepare<{ key: string; value: string }>('SELECT key, value FROM monitor_state').all().map((r) => [r.key, JSON.parse(r.value)]));
+  after.close();
+  expect(Object.keys(now).sort()).toEqual(['endpoint:keep/only', 'monitor']);
+  expect(now.monitor).toMatchObject({ format: 2 });
+  expect(now['endpoint:keep/only']).toMatchObject({ verdict: 'Degraded', fingerprint: rec.fingerprint, history: [{ from: 'CheckingEndpoint', to: 'Degraded' }] });
 });

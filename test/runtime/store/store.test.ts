@@ -23,14 +23,15 @@ describe('sqlite store on disk', () => {
     const a = await s1.putProfile(profile('a'), { stack: 'prod' });
     await s1.putProfile(profile('b'), { stack: 'dev' });
     await s1.putResources({ '/r/1': { target: 'one.example.net', state: 'running' } });
-    await s1.saveMonitorState({ v: 1 });
+    await s1.saveMonitorState({ endpoints: { 'a/x': { v: 1 }, 'a/y': { v: 2 } }, meta: { m: 1 } });
+    await s1.saveMonitorState({ endpoints: { 'a/y': null } });
     await s1.close();
     const s2 = SqliteStore.open({ stateDir: dir });
     expect(await s2.revision()).toBe(3);
     expect(await s2.getProfile('a')).toEqual({ profile: profile('a'), stack: 'prod', etag: a.etag, modRevision: 1 });
     expect((await s2.getProfiles()).map((p) => [p.profile.name, p.stack])).toEqual([['a', 'prod'], ['b', 'dev']]);
     expect(await s2.getResources()).toEqual({ '/r/1': { target: 'one.example.net', state: 'running' } });
-    expect(await s2.loadMonitorState()).toEqual({ v: 1 });
+    expect(await s2.loadMonitorState()).toEqual({ endpoints: { 'a/x': { v: 1 } }, meta: { m: 1 } });
     await s2.close();
   });
 
