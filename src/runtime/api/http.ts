@@ -51,6 +51,31 @@ export function send(res: ServerResponse, status: number, body: unknown, headers
   res.end(text);
 }
 
+/** Requests that sent `Expect: 100-continue`: how to send the 100 once the body is wanted (readBody). */
+const continuations = new WeakMap<IncomingMessage, () => void>();
+
+/** How long a connection closed after an error keeps draining the client's body (lingering close). */
+const LINGER_MS = 5_000;
+
+/**
+ * Closes like Apache's and nginx's lingering close: after a response with `Connection: close` sent before
+ * the request body was read (413), Node would close the socket while the client is still sending, and the
+ * kernel's reset can discard the 413 before the client reads it. Instead: send our FIN, keep reading and
+ * discarding until the client closes its side (it has read the response) or LINGER_MS passes.
+ */
+function lingerOnClose(res: ServerResponse): void {
+  const socket = res.socket as (NonNullable<ServerResponse['socket']> & { destroySoon?: () => void }) | null;
+  if (!socket) return;
+  socket.destroySoon = () => {
+    socket.end();
+    socket.resume();
+    const t = setTimeout(() => socket.destroy(), LINGER_MS);
+    t.unref();
+    socket.once('end', () => socket.destroy());
+    socket.once('close', () => clearTimeout(t));
+  };
+}
+
 /**
  * Reads the body up to `limit` bytes. A body past the limit is answered with 413 at once (when the
  * declared Content-Length says so, before reading any of it), with `Connection: close`; the rest of the body
@@ -63,10 +88,13 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
       `the request body is larger than the ${limit}-byte limit; send one profile per request`, {}, { connection: 'close' });
     const declared = Number(req.headers['content-length'] ?? NaN);
     if (declared > limit) {
+      // No 100 Continue for it (RFC 9110 §10.1.1): a client that waits for one reads the 413 and sends nothing.
       req.resume(); // discard whatever arrives until the connection closes
       reject(tooLarge());
       return;
     }
+    continuations.get(req)?.();
+    continuations.delete(req);
     const chunks: Buffer[] = [];
     let size = 0;
     let settled = false;
@@ -148,6 +176,12 @@ export class HttpApi {
 
   constructor(private readonly o: HttpApiOptions) {
     this.server = createServer({ requestTimeout: 30_000, headersTimeout: 10_000, keepAliveTimeout: 5_000 }, (req, res) => { void this.handle(req, res); });
+    // `Expect: 100-continue`: the 100 goes out only when the handler reads the body (not for a 401, a 404 or
+    // a declared body over the limit, which get their final status instead).
+    this.server.on('checkContinue', (req, res) => {
+      continuations.set(req, () => res.writeContinue());
+      void this.handle(req, res);
+    });
   }
 
   /** Listens on host:port (0 = any free port); resolves to the bound address. */
@@ -215,8 +249,10 @@ export class HttpApi {
     } catch (err) {
       const p = this.o.problem(err, method, routeName);
       status = p.status;
-      if (!res.headersSent) send(res, p.status, { errors: p.errors.map(toWire) }, p.headers);
-      else res.destroy();
+      if (!res.headersSent) {
+        if (p.headers?.connection === 'close' && !req.complete) lingerOnClose(res);
+        send(res, p.status, { errors: p.errors.map(toWire) }, p.headers);
+      } else res.destroy();
     } finally {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       this.o.metrics.apiRequests.inc({ route: routeName, method, code: String(status) });

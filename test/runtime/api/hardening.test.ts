@@ -219,6 +219,14 @@ describe('a 100 MB body gets a readable 413, not a connection reset (§2.9)', ()
     expect413(b.status, b.body);
   });
 
+  test('Expect: 100-continue with a body under the limit gets its 100 when the body is read, then 201', async () => {
+    const small = join(bigDir, 'small.json');
+    writeFileSync(small, JSON.stringify(profileInput('web', unprobed)));
+    const r = await curl(['-X', 'PUT', '-H', `authorization: Bearer ${TOKEN}`, '-H', 'content-type: application/json', '-H', 'Expect: 100-continue', '--expect100-timeout', '20', '--data-binary', `@${small}`, `${h.base}/v1/profiles/web`]);
+    expect(r.status).toBe(201);
+    expect(JSON.parse(r.body).created).toBe(true);
+  });
+
   test('the server is fine afterwards, and a body just under the limit is still read', async () => {
     await request(`${h.base}/v1/profiles/web`, { method: 'PUT', headers: { authorization: `Bearer ${TOKEN}` }, body: Buffer.alloc(MB100, 0x20) }).then((r) => r.body.text());
     const padded = JSON.stringify(profileInput('web', unprobed)).replace(/}$/, `${' '.repeat(1024 * 1024 - 2000)}}`);
