@@ -43,10 +43,16 @@ async function main(): Promise<void> {
   // Until every endpoint's first probe is in (100,000 transitions CheckingEndpoint → Online) and served.
   await engine.settle(60_000);
   const settledMs = performance.now() - t0;
+  // The first start saves every endpoint's monitor record (later starts only what changed): in the
+  // background, measured, and waited for so the timings below are the steady state's.
+  while (engine.unsavedMonitorRecords() > 0) await new Promise((r) => setTimeout(r, 50));
+  const savedMs = performance.now() - t0;
+  /** Event-loop delay before the last forced GC (a stats request runs one; its pause is not the engine's). */
+  let loopMaxNs = 0;
   const stats = (): Record<string, unknown> => ({
     rss: process.memoryUsage().rss,
     heapUsed: process.memoryUsage().heapUsed,
-    loopDelayMaxMs: loop.max / 1e6,
+    loopDelayMaxMs: Math.max(loopMaxNs, loop.max) / 1e6,
     store: (engine.store as { stats?: () => unknown }).stats?.(),
     prober: (engine as unknown as { proberStats?: () => unknown }).proberStats?.(),
   });
@@ -55,14 +61,20 @@ async function main(): Promise<void> {
       if (m.type === 'down') down.add(m.key!); else down.delete(m.key!);
       flipping.add(m.key!);
     } else if (m.type === 'stats') {
-      global.gc?.();
+      // A forced GC (for the RSS figures) pauses for as long as a full mark-compact of the heap takes: it
+      // is not counted as the engine's event-loop delay, and not run between the timed changes.
+      if ((m as { gc?: boolean }).gc !== false) {
+        loopMaxNs = Math.max(loopMaxNs, loop.max);
+        global.gc?.();
+        loop.reset();
+      }
       send({ type: 'stats', ...stats() });
     } else if (m.type === 'stop') {
       void engine.stop().then(() => process.exit(0));
     }
   });
   loop.reset(); // from here on: the delay changes and transitions see
-  send({ type: 'ready', dns: engine.dnsAddresses()[0]!.port, api: `http://127.0.0.1:${engine.apiAddress().port}`, token: engine.token.token, startMs, settledMs, ...stats() });
+  send({ type: 'ready', dns: engine.dnsAddresses()[0]!.port, api: `http://127.0.0.1:${engine.apiAddress().port}`, token: engine.token.token, startMs, settledMs, savedMs, ...stats() });
 }
 
 main().catch((err: unknown) => { console.error(err); process.exit(1); });

@@ -72,7 +72,7 @@ const summary = (label: string, xs: number[]): string =>
   `${label.padEnd(26)} n ${String(xs.length).padStart(3)}  p50 ${fmt(pct(xs, 50))}  p90 ${fmt(pct(xs, 90))}  p99 ${fmt(pct(xs, 99))}  max ${fmt(Math.max(...xs))}`;
 const mb = (b: number): string => `${(b / 1048576).toFixed(0)} MB`;
 
-interface Ready { dns: number; api: string; token: string; startMs: number; settledMs: number; rss: number; store?: { rowsRead: number; viewRebuilds: number }; prober?: { retargets: { full: number; incremental: number; endpoints: number } } }
+interface Ready { dns: number; api: string; token: string; startMs: number; settledMs: number; savedMs: number; rss: number; store?: { rowsRead: number; viewRebuilds: number }; prober?: { retargets: { full: number; incremental: number; endpoints: number } } }
 
 function startServer(stateDir: string, hot: string[]): Promise<{ child: ChildProcess; ready: Ready; spawnToReadyMs: number }> {
   const t0 = performance.now();
@@ -125,7 +125,7 @@ async function main(): Promise<void> {
   process.on('exit', () => { if (child.exitCode === null) child.kill('SIGKILL'); });
   const lines: string[] & { push: (...l: string[]) => number } = [
     `bench:scale — ${N} profiles × ${E} endpoints (${N * E} probed), ${cpus().length} cores, load ${loadavg().map((l) => l.toFixed(1)).join(' ')}`,
-    `start-up: Engine.start ${(ready.startMs / 1000).toFixed(2)} s, every first verdict served ${(ready.settledMs / 1000).toFixed(2)} s, spawn → ready ${(spawnToReadyMs / 1000).toFixed(2)} s; RSS ${mb(ready.rss)}`,
+    `start-up: Engine.start ${(ready.startMs / 1000).toFixed(2)} s, every first verdict served ${(ready.settledMs / 1000).toFixed(2)} s, every monitor record saved ${(ready.savedMs / 1000).toFixed(2)} s (first start only), spawn → ready ${(spawnToReadyMs / 1000).toFixed(2)} s; RSS ${mb(ready.rss)}`,
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
   const push = lines.push.bind(lines);
@@ -134,7 +134,7 @@ async function main(): Promise<void> {
   const dns = makeQuerier(ready.dns);
 
   // Config change → DNS answer.
-  let before = await ask<Ready>(child, { type: 'stats' }, 'stats');
+  let before = await ask<Ready>(child, { type: 'stats', gc: false }, 'stats');
   const writeToDns: number[] = [];
   const ackToDns: number[] = [];
   /** The first endpoint address of the profiles the run changed (the plan's document must match them). */
@@ -142,7 +142,7 @@ async function main(): Promise<void> {
   let rnd = 12345;
   const next = (): number => { rnd = (rnd * 1103515245 + 12345) & 0x7fffffff; return rnd; };
   for (let c = 0; c < CHANGES + 3; c++) {
-    if (c === 3) before = await ask<Ready>(child, { type: 'stats' }, 'stats');
+    if (c === 3) before = await ask<Ready>(child, { type: 'stats', gc: false }, 'stats');
     const i = next() % N;
     const ip = `192.0.2.${(c % 250) + 1}`;
     const t0 = performance.now();
@@ -155,10 +155,11 @@ async function main(): Promise<void> {
       if (performance.now() - t0 > 10_000) throw new Error(`change ${c} did not reach DNS within 10 s`);
     }
     const t1 = performance.now();
+    if (process.env.BENCH_SCALE_TRACE) process.stdout.write(`change ${c}: write→DNS ${(t1 - t0).toFixed(1)} ms (ack ${(tAck - t0).toFixed(1)} ms)\n`);
     if (c >= 3) { writeToDns.push(t1 - t0); ackToDns.push(t1 - tAck); } // the first three warm up (the first builds the check view)
     await new Promise((r) => setTimeout(r, 20));
   }
-  const after = await ask<Ready>(child, { type: 'stats' }, 'stats');
+  const after = await ask<Ready>(child, { type: 'stats', gc: false }, 'stats');
   lines.push(summary('config change: write→DNS', writeToDns), summary('config change: ack→DNS', ackToDns));
   if (before.store && after.store) {
     lines.push(`store: ${((after.store.rowsRead - before.store.rowsRead) / CHANGES).toFixed(1)} profile rows read per write, ${after.store.viewRebuilds - before.store.viewRebuilds} view walks over ${CHANGES} writes (after 3 warm-up writes; the first walks the table once)`);
@@ -198,7 +199,7 @@ async function main(): Promise<void> {
     transition.push(Math.max(0, seenAt - await flipped));
   }
   lines.push(`${summary('health transition → DNS', transition)}${missed > 0 ? `; ${missed} not seen within 10 s` : ''}`);
-  const mid = await ask<Ready & { loopDelayMaxMs: number }>(child, { type: 'stats' }, 'stats');
+  const mid = await ask<Ready & { loopDelayMaxMs: number }>(child, { type: 'stats', gc: false }, 'stats');
   lines.push(`engine event-loop delay max ${mid.loopDelayMaxMs.toFixed(0)} ms since ready`);
 
   // Plan of one changed profile against the server.
@@ -221,7 +222,7 @@ async function main(): Promise<void> {
   lines.push(summary(`plan: ${N}-profile doc, 1 chg`, planWhole), summary('plan: 1-profile stack', planStack));
 
   const end = await ask<Ready>(child, { type: 'stats' }, 'stats');
-  lines.push(`engine RSS after the run ${mb(end.rss)}`);
+  lines.push(`engine RSS after the run ${mb(end.rss)} (JS heap ${mb((end as Ready & { heapUsed: number }).heapUsed)})`);
   dns.close();
   await client.close();
   await new Promise<void>((r) => { child.on('exit', () => r()); child.send({ type: 'stop' }); });
