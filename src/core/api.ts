@@ -81,6 +81,25 @@ export interface ProfileList {
   profiles: ProfileEntry[];
 }
 
+/**
+ * One profile in `GET /v1/profiles?view=summary`: what a plan needs to know of every deployed profile
+ * (ownership, ETag, the FQDN it takes, whom it nests) without its body, so a plan reads in full only the
+ * profiles it can touch (core/plan/scope.ts).
+ */
+export interface ProfileSummary {
+  name: string;
+  stack: string;
+  etag: string;
+  relativeName: string;
+  /** Child profile names of its nested endpoints, as their targetResourceIds name them. */
+  nested: string[];
+}
+
+export interface ProfileSummaryList {
+  revision: number;
+  profiles: ProfileSummary[];
+}
+
 /** Response of PUT /v1/profiles/{name} and PATCH .../endpoints/{endpoint}. */
 export interface WriteResult {
   name: string;
@@ -190,6 +209,7 @@ export interface TrafficEvent { profile: string; bucket: TrafficBucket }
 export interface ApiRoutes {
   'GET /healthz': { response: HealthzBody };
   'GET /v1/profiles': { response: ProfileList };
+  'GET /v1/profiles?view=summary': { response: ProfileSummaryList };
   'GET /v1/profiles/{name}': { response: Profile };
   'PUT /v1/profiles/{name}': { request: unknown; response: WriteResult };
   'PATCH /v1/profiles/{name}': { request: Record<string, unknown>; response: WriteResult };

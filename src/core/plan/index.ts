@@ -16,3 +16,4 @@ export { renderMarkdown, writeMarkdown, GITHUB_COMMENT_LIMIT, DEFAULT_MARKER, ty
 export { renderJson, writeJson, planToJson, readPlanJson, PlanFormatError, PLAN_FORMAT_VERSION } from './render/json';
 export { previewRouting, previewPlan, routingMap, type PreviewInput, type RoutingMapRow } from './preview';
 export { desiredDocument, documentStack, validationContext, type DesiredDocument } from './desired';
+export { planScope, profileSummary } from './scope';
