@@ -12,6 +12,7 @@ import type {
   EndpointWriteResult,
   ProfileEntry,
   ProfileList,
+  ProfileSummary,
   ProfileStatusReport,
   ResolveQuery,
   ResolveResult,
@@ -173,6 +174,18 @@ export class TmkitClient {
 
   async listProfiles(options: { stack?: string } = {}): Promise<ProfileList> {
     return (await this.call<ProfileList>('GET', `/v1/profiles${TmkitClient.q({ stack: options.stack })}`)).body;
+  }
+
+  /**
+   * Every profile's summary (`?view=summary`: name, stack, ETag, relativeName, nested children). A server
+   * from before the summary view ignores the parameter and sends the full listing: then `full` has it.
+   */
+  async listProfileSummaries(options: { stack?: string } = {}): Promise<{ revision: number; profiles: ProfileSummary[]; full?: ProfileList }> {
+    const body = (await this.call<{ revision: number; profiles: Array<ProfileSummary | ProfileEntry> }>('GET', `/v1/profiles${TmkitClient.q({ stack: options.stack, view: 'summary' })}`)).body;
+    if (body.profiles.some((p) => !Array.isArray((p as Partial<ProfileSummary>).nested))) {
+      return { revision: body.revision, profiles: [], full: body as ProfileList };
+    }
+    return body as { revision: number; profiles: ProfileSummary[] };
   }
 
   /** The profile with its ETag and stack; throws TmkitApiError `NOT_FOUND` (404) when missing. */

@@ -6,9 +6,11 @@
  */
 import { TmkitError, type Diagnostic } from '../core/diagnostics';
 import { toResourceCatalog } from '../core/model/catalog';
-import type { Document } from '../core/model/types';
-import { applyOrder, buildReport, checkPlanBase, desiredDocument, diff, previewPlan, type DeployedProfile, type Plan, type PlanReport, type PlanStep } from '../core/plan';
+import type { Document, Profile } from '../core/model/types';
+import { documentSource } from '../core/model/input';
+import { applyOrder, buildReport, checkPlanBase, desiredDocument, diff, documentStack, planScope, previewPlan, type DeployedProfile, type Plan, type PlanReport, type PlanStep } from '../core/plan';
 import type { GeoLookup, ResourceCatalog } from '../core/ports';
+import type { ProfileEntry } from '../core/api';
 import type { TmkitClient } from './client';
 
 /** What is deployed on a runtime: every profile (all stacks) and the resource catalog. */
@@ -22,15 +24,54 @@ export interface DeployedState {
 /** Reads the deployed profiles and the resource catalog from the server. */
 export async function readDeployed(client: TmkitClient): Promise<DeployedState> {
   const list = await client.listProfiles();
-  let resources: ResourceCatalog | undefined;
+  return { deployed: list.profiles.map(deployedOf), ...await readResources(client), source: client.server };
+}
+
+const deployedOf = (e: ProfileEntry): DeployedProfile => ({ profile: e.profile, etag: e.etag, stack: e.stack });
+
+async function readResources(client: TmkitClient): Promise<{ resources?: ResourceCatalog }> {
   try {
-    resources = toResourceCatalog((await client.getResources()).resources);
-  } catch { /* an older server without a catalog: Azure endpoints need inline targets */ }
-  return {
-    deployed: list.profiles.map((e) => ({ profile: e.profile, etag: e.etag, stack: e.stack })),
-    ...(resources ? { resources } : {}),
-    source: client.server,
-  };
+    return { resources: toResourceCatalog((await client.getResources()).resources) };
+  } catch { return {}; /* an older server without a catalog: Azure endpoints need inline targets */ }
+}
+
+/** A scope larger than this is read with one full listing instead of profile by profile. */
+const SCOPED_READ_MAX = 200;
+/** Profile reads in flight at once while reading a scope. */
+const SCOPED_READ_CONCURRENCY = 8;
+/** Scoped reads that meet a concurrent write (an ETag that moved) are retried this often, then all is read. */
+const SCOPED_READ_ATTEMPTS = 3;
+
+/**
+ * The deployed state a plan of the raw document `raw` needs (core/plan/scope.ts): every profile's summary,
+ * then in full only the profiles in the plan's scope — its stack's (one listing), and the others it can touch
+ * one by one. Planning one profile against 10,000 reads a summary and a row, not every body. The plan is the
+ * one a full read gives (the scope property test). A server without the summary view, a scope of more than
+ * 200 profiles, or writes that keep moving the ETags under the read fall back to readDeployed.
+ */
+export async function readDeployedFor(client: TmkitClient, raw: unknown): Promise<DeployedState> {
+  for (let attempt = 0; attempt < SCOPED_READ_ATTEMPTS; attempt++) {
+    const summary = await client.listProfileSummaries();
+    if (summary.full) return { deployed: summary.full.profiles.map(deployedOf), ...await readResources(client), source: client.server };
+    const scope = planScope(raw, summary.profiles);
+    if (scope.length > SCOPED_READ_MAX) break;
+    const etags = new Map(summary.profiles.map((s) => [s.name, s] as const));
+    const stack = documentStack(documentSource(raw).input);
+    const own = summary.profiles.some((s) => s.stack === stack) ? (await client.listProfiles({ stack })).profiles : [];
+    const have = new Set(own.map((e) => e.name));
+    const rest = scope.filter((n) => !have.has(n));
+    const others: ProfileEntry[] = [];
+    for (let i = 0; i < rest.length; i += SCOPED_READ_CONCURRENCY) {
+      const got = await Promise.all(rest.slice(i, i + SCOPED_READ_CONCURRENCY).map((n) => client.findProfile(n)));
+      for (const e of got) if (e) others.push(e);
+    }
+    const entries = [...own, ...others];
+    // A write between the summary and the reads moved an ETag (or added/removed a profile): read again.
+    const consistent = entries.length === scope.length && entries.every((e) => etags.get(e.name)?.etag === e.etag && scope.includes(e.name));
+    if (!consistent) continue;
+    return { deployed: entries.map(deployedOf), ...await readResources(client), source: client.server };
+  }
+  return readDeployed(client);
 }
 
 export interface ReportOptions {
@@ -67,7 +108,7 @@ export type DocumentPlan =
  * holds, scoped to the document's stack: profiles of that stack missing from the document are destroyed.
  */
 export async function planDocument(client: TmkitClient, raw: unknown, opts: ReportOptions & { state?: DeployedState } = {}): Promise<DocumentPlan> {
-  const state = opts.state ?? await readDeployed(client);
+  const state = opts.state ?? await readDeployedFor(client, raw);
   const desired = desiredDocument(raw, state.deployed);
   if (!desired.document) return { ok: false, diagnostics: desired.diagnostics, profileNames: desired.profileNames, state };
   const warnings = [...(opts.warnings ?? []), ...desired.diagnostics.filter((d) => d.severity === 'warning')];
@@ -103,7 +144,7 @@ export class PlanRefusedError extends TmkitError {
 
 /**
  * Applies a plan through the management API: refuses a plan with errors; refuses a stale one (checkPlanBase
- * against `GET /v1/profiles`: someone deployed in between) before writing anything; then runs
+ * against `GET /v1/profiles?view=summary`: someone deployed in between) before writing anything; then runs
  * applyOrder(plan) one call at a time with the plan's preconditions (`If-Match` with the base ETag,
  * `If-None-Match: *` for creates), reporting each step to `onStep`, and stops at the first failure. The
  * result says exactly which steps were applied and which were not.
@@ -112,8 +153,10 @@ export async function executePlan(client: TmkitClient, plan: Plan, onStep?: (o: 
   if (plan.errors.length > 0) {
     throw new PlanRefusedError(`the plan has ${plan.errors.length} error(s) and cannot be applied: ${plan.errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`, plan.errors);
   }
-  const list = await client.listProfiles();
-  const stale = checkPlanBase(plan, list.profiles.map((e) => ({ profile: e.profile, etag: e.etag, stack: e.stack })));
+  // Names, stacks and ETags are all the check reads: the summary view, not every profile's body.
+  const list = await client.listProfileSummaries();
+  const base = list.full ? list.full.profiles.map(deployedOf) : list.profiles.map((e) => ({ profile: { name: e.name } as Profile, etag: e.etag, stack: e.stack }));
+  const stale = checkPlanBase(plan, base);
   if (stale.length > 0) {
     throw new PlanRefusedError(`the plan is stale, nothing was applied: ${stale.map((i) => i.message).join('; ')}. ${stale[0]!.hint}`, stale);
   }

@@ -3,7 +3,7 @@ import { failoverLimitMessages, planExitCode, renderJson, renderMarkdown, render
 import { count } from '../../core/words';
 import { CliError, EXIT_FAILED, EXIT_USAGE, setExitCode } from '../errors';
 import { writeFileAtomic } from '../util/files';
-import { addStateOptions, loadDesired, loadState, makeReport, parseSeconds, wantColor, type StateOptions } from '../util/state';
+import { addStateOptions, loadDesired, loadState, makeReport, parseSeconds, readDocumentFile, wantColor, type StateOptions } from '../util/state';
 import { loadTerraformPlan } from '../util/terraform-plan';
 
 interface PlanOptions extends StateOptions {
@@ -39,9 +39,10 @@ export function registerPlan(program: Command): void {
       if ((file === undefined) === (opts.fromTerraform === undefined)) {
         throw new CliError('give a document file or --from-terraform plan.json (one of them)', EXIT_USAGE);
       }
-      const state = (await loadState(opts, true))!;
+      const raw = file !== undefined ? readDocumentFile(file) : undefined;
+      const state = (await loadState(opts, true, raw))!;
       const tf = opts.fromTerraform !== undefined ? loadTerraformPlan(opts.fromTerraform, state.deployed) : undefined;
-      const desired = tf ?? loadDesired(file!, state.deployed);
+      const desired = tf ?? loadDesired(file!, state.deployed, raw);
       const mask = tf?.mask ?? ((s: string): string => s);
       const report = await makeReport(desired.document, state, {
         preview: opts.preview, geoip: opts.geoip, warnings: desired.warnings, ...(max !== undefined ? { maxFailoverSeconds: max } : {}),

@@ -3,7 +3,7 @@ import { Option, type Command } from 'commander';
 import { buildReport, diff, plannedProfiles, previewRouting, renderJson, renderMarkdown, renderText } from '../../core/plan';
 import { CliError, EXIT_FAILED, EXIT_OK, EXIT_USAGE, setExitCode } from '../errors';
 import { openPreviewGeo } from '../util/geo';
-import { addStateOptions, loadDesired, loadState, makeReport, wantColor, type StateOptions } from '../util/state';
+import { addStateOptions, loadDesired, loadState, makeReport, readDocumentFile, wantColor, type StateOptions } from '../util/state';
 
 interface PreviewOptions extends StateOptions {
   againstServer?: boolean;
@@ -38,8 +38,9 @@ export function registerPreview(program: Command): void {
       if (bad.length > 0) throw new CliError(`--clients: not an IP address: ${bad.join(', ')}`, EXIT_USAGE);
       const clients = opts.clients.map((address) => ({ label: address, address }));
       const compare = opts.againstServer === true || opts.deployed !== undefined;
-      const state = await loadState(opts, compare);
-      const { document: desired, warnings } = loadDesired(file, state?.deployed ?? []);
+      const raw = readDocumentFile(file);
+      const state = await loadState(opts, compare, raw);
+      const { document: desired, warnings } = loadDesired(file, state?.deployed ?? [], raw);
       let report;
       if (state) {
         report = await makeReport(desired, state, { preview: true, geoip: opts.geoip, clients, warnings });

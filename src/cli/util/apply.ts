@@ -109,7 +109,7 @@ export async function applyFile(file: string, opts: ApplyOptions, io: ApplyIo): 
       ...(opts.token !== undefined ? { token: opts.token } : {}),
       ...(opts.stateDir !== undefined ? { stateDir: opts.stateDir } : {}),
       ...(opts.resources !== undefined ? { resources: opts.resources } : {}),
-    }, true))!;
+    }, true, raw))!;
     const desired = requireDesired(raw, label, state.deployed, io.err, { command: 'apply', after: '; nothing was applied' });
     const report = await makeReport(desired.document, state, { preview: opts.preview === true, geoip: opts.geoip, warnings: desired.warnings });
     const { plan } = report;

@@ -10,7 +10,7 @@ import type { Document, DocumentInput, Profile } from '../../core/model/types';
 import type { Diagnostic } from '../../core/diagnostics';
 import { desiredDocument, type DeployedProfile, type PlanReport } from '../../core/plan';
 import type { ResourceCatalog } from '../../core/ports';
-import { planReport, readDeployed, type DeployedState } from '../../client';
+import { planReport, readDeployed, readDeployedFor, type DeployedState } from '../../client';
 import { CliError, EXIT_USAGE } from '../errors';
 import { renderText as renderDiagnostics } from './diagnostics';
 import { readJsonFile } from './files';
@@ -72,8 +72,12 @@ function readCatalog(file: string): ResourceCatalog {
   return toResourceCatalog(catalog);
 }
 
-/** The deployed state and resource catalog: from `--deployed` (offline) or the server (`--server`, TMKIT_SERVER). */
-export async function loadState(opts: StateOptions, required: boolean): Promise<DeployedState | undefined> {
+/**
+ * The deployed state and resource catalog: from `--deployed` (offline) or the server (`--server`,
+ * TMKIT_SERVER). Given the raw document to plan, only the server's profiles that plan can touch are read
+ * (readDeployedFor); without one, all of them.
+ */
+export async function loadState(opts: StateOptions, required: boolean, document?: unknown): Promise<DeployedState | undefined> {
   const resources = opts.resources !== undefined ? readCatalog(opts.resources) : undefined;
   if (opts.deployed !== undefined) {
     const deployed = parseDeployed(readJsonFile(opts.deployed, 'deployed state', 'write one with: curl -H "Authorization: Bearer $TMKIT_TOKEN" $TMKIT_SERVER/v1/profiles'), opts.deployed);
@@ -82,7 +86,7 @@ export async function loadState(opts: StateOptions, required: boolean): Promise<
   if (!required) return undefined;
   const client = clientFor(opts);
   try {
-    const state = await readDeployed(client);
+    const state = document === undefined ? await readDeployed(client) : await readDeployedFor(client, document);
     return resources ? { ...state, resources } : state;
   } catch (err) {
     throw new CliError(`cannot read the deployed profiles from ${client.server}: ${(err as Error).message} ` +
@@ -105,9 +109,13 @@ export function requireDesired(raw: unknown, label: string, deployed: readonly D
   return { document: desired.document, warnings: desired.diagnostics.filter((d) => d.severity === 'warning') };
 }
 
-/** `requireDesired` for a document file. */
-export function loadDesired(file: string, deployed: readonly DeployedProfile[] = []): { document: Document; warnings: Diagnostic[] } {
-  const raw = readJsonFile(file, 'document', 'pass a tmkit/v1 document (tmkit synth writes tmkit.out.json) or the JSON Azure prints for a profile');
+/** A document file's JSON (tmkit/v1 or Azure's), with the hint for a file that is not one. */
+export function readDocumentFile(file: string): unknown {
+  return readJsonFile(file, 'document', 'pass a tmkit/v1 document (tmkit synth writes tmkit.out.json) or the JSON Azure prints for a profile');
+}
+
+/** `requireDesired` for a document file (or its JSON, already read with readDocumentFile). */
+export function loadDesired(file: string, deployed: readonly DeployedProfile[] = [], raw: unknown = readDocumentFile(file)): { document: Document; warnings: Diagnostic[] } {
   return requireDesired(raw, file, deployed, process.stderr, { after: ', then plan again' });
 }
 

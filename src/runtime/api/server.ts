@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import type { Logger } from 'pino';
 import type {
-  DeleteResult, EndpointDeleteResult, EndpointWriteResult, HealthzBody, PreviewReport, ProfileList, ProfileStatusReport,
+  DeleteResult, EndpointDeleteResult, EndpointWriteResult, HealthzBody, PreviewReport, ProfileList, ProfileSummaryList, ProfileStatusReport,
   ResolveResult, ResourceCatalogResponse, TrafficReport, WriteResult,
 } from '../../core/api';
 import { toWire } from '../../core/api';
@@ -23,6 +23,7 @@ import { deleteReferenced, nameClash } from '../../core/validate';
 import { storeWriteFailure } from '../store/failures';
 import { ApiProblem } from './errors';
 import type { LiveEvents } from './events';
+import { SummaryIndex } from './summaries';
 import { uiHandler } from './ui';
 import { DEFAULT_MAX_BODY, header, HttpApi, readJson, type Ctx, type Reply, type Route } from './http';
 import type { RuntimeMetrics } from './metrics';
@@ -82,6 +83,8 @@ const STACK_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 /** Conditional writes without If-Match re-apply their edit to a concurrently changed profile at most this often. */
 const RETRIES = 5;
+/** A stack listing of at most this many profiles reads their rows one by one; a larger one reads the table. */
+const STACK_READ_ROWS = 500;
 
 function stackOf(ctx: Ctx, required: boolean): string | undefined {
   const s = ctx.url.searchParams.get('stack') ?? header(ctx.req, 'tmkit-stack');
@@ -127,8 +130,10 @@ function checkEndpointConditions(where: string, etag: string | undefined, c: { i
 export class ApiServer {
   private readonly http: HttpApi;
   private readonly maxBody: number;
+  private readonly summaries: SummaryIndex;
 
   constructor(private readonly o: ApiOptions) {
+    this.summaries = new SummaryIndex(o.store);
     this.maxBody = o.maxBodyBytes ?? DEFAULT_MAX_BODY;
     const routes: Route[] = [
       { pattern: /^\/metrics$/, name: '/metrics', methods: { GET: () => this.metrics() } },
@@ -156,7 +161,10 @@ export class ApiServer {
   listen(host: string, port: number): Promise<AddressInfo> { return this.http.listen(host, port); }
 
   /** Stops accepting connections, lets in-flight requests finish (up to `graceMs`), then closes the rest. */
-  close(graceMs = 5_000): Promise<void> { return this.http.close(graceMs); }
+  close(graceMs = 5_000): Promise<void> {
+    this.summaries.close();
+    return this.http.close(graceMs);
+  }
 
   private problem(err: unknown, method: string, route: string): ApiProblem {
     if (err instanceof ApiProblem) return err;
@@ -199,23 +207,42 @@ export class ApiServer {
     return { status: 200, body: await this.o.metrics.registry.metrics(), headers: { 'content-type': this.o.metrics.registry.contentType } };
   }
 
-  private async listProfiles(ctx: Ctx): Promise<Reply<ProfileList>> {
+  /**
+   * `GET /v1/profiles`: every profile with its body, or one stack's (`?stack=`, read by the summary index:
+   * only that stack's rows); `?view=summary`: name, stack, ETag, relativeName and nested children only.
+   */
+  private async listProfiles(ctx: Ctx): Promise<Reply<ProfileList | ProfileSummaryList>> {
     const stack = stackOf(ctx, false);
-    const all = await this.o.store.getProfiles();
-    const profiles = all.filter((p) => stack === undefined || p.stack === stack)
-      .map((p) => ({ name: p.profile.name, stack: p.stack, etag: p.etag, profile: p.profile }));
-    return { status: 200, body: { revision: await this.o.store.revision(), profiles } };
+    const view = ctx.url.searchParams.get('view');
+    if (view !== null && view !== 'summary' && view !== 'full') {
+      throw ApiProblem.of(400, 'BAD_REQUEST', `view '${view}' is not known: use view=summary (names, stacks, ETags, relativeNames, nested children) or view=full (the default)`, { path: 'view' });
+    }
+    if (view === 'summary') {
+      const { revision, profiles } = await this.summaries.list();
+      return { status: 200, body: { revision, profiles: stack === undefined ? profiles : profiles.filter((p) => p.stack === stack) } };
+    }
+    const revision = await this.o.store.revision();
+    let rows: StoredProfile[];
+    const names = stack === undefined ? undefined : await this.summaries.namesOf(stack);
+    if (names !== undefined && names.length <= STACK_READ_ROWS) {
+      rows = (await Promise.all(names.map((n) => this.o.store.getProfile(n)))).filter((p): p is StoredProfile => p !== undefined && p.stack === stack);
+      rows.sort((a, b) => (a.profile.name < b.profile.name ? -1 : a.profile.name > b.profile.name ? 1 : 0));
+    } else {
+      rows = (await this.o.store.getProfiles()).filter((p) => stack === undefined || p.stack === stack);
+    }
+    const profiles = rows.map((p) => ({ name: p.profile.name, stack: p.stack, etag: p.etag, profile: p.profile }));
+    return { status: 200, body: { revision, profiles } };
   }
 
   /**
    * The stored profile a URL names. Profile names are case-insensitive (as in Azure): the exact name first,
-   * else the one stored profile whose name differs only in case (the scan only runs on a miss).
+   * else the one stored profile whose name differs only in case (found in the summary index: no full read).
    */
   private async findProfile(name: string): Promise<StoredProfile | undefined> {
     const exact = await this.o.store.getProfile(name);
     if (exact) return exact;
-    const lower = name.toLowerCase();
-    return (await this.o.store.getProfiles()).find((p) => p.profile.name.toLowerCase() === lower);
+    const stored = await this.summaries.resolve(name);
+    return stored === undefined ? undefined : this.o.store.getProfile(stored);
   }
 
   private async mustGet(name: string): Promise<StoredProfile> {
