@@ -381,13 +381,25 @@ test('a body far over the limit is cut off without the server buffering it; the 
   const sock = net.connect(port, '127.0.0.1');
   const closed = new Promise<void>((r) => sock.on('close', () => r()));
   sock.on('error', () => undefined);
+  let reply = '';
+  sock.on('data', (d: Buffer) => { reply += d.toString('latin1'); });
   sock.write(`PUT /v1/profiles/huge HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer ${TOKEN}\r\nContent-Type: application/json\r\nContent-Length: ${64 * 1024 * 1024}\r\n\r\n`);
   const chunk = Buffer.alloc(256 * 1024, 0x20);
-  // Keep sending until the server hangs up (it destroys the socket past 16 MiB).
-  for (let sent = 0; sent < 64 * 1024 * 1024 && !sock.destroyed; sent += chunk.length) {
-    if (!sock.write(chunk)) await new Promise((r) => { sock.once('drain', r); sock.once('close', r); });
+  // Keep sending until the server hangs up: it answers 413 at once, sends its FIN (lingering close: it drains
+  // what is still coming rather than reset the connection under the reply), and the client closes on the FIN.
+  let sent = 0;
+  for (; sent < 64 * 1024 * 1024 && !sock.destroyed; sent += chunk.length) {
+    if (!sock.write(chunk)) {
+      await new Promise<void>((r) => {
+        const done = (): void => { sock.off('drain', done); sock.off('close', done); r(); };
+        sock.once('drain', done);
+        sock.once('close', done);
+      });
+    }
   }
   await closed;
+  expect(reply).toMatch(/^HTTP\/1\.1 413 /);
+  expect(reply).toContain('PAYLOAD_TOO_LARGE');
   await waitUntil(async () => (await call(h.base, 'GET', '/metrics')).text.includes('code="413"'));
   expect((await put('web', profileInput('web'))).status).toBe(201);
 });
