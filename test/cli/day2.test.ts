@@ -47,8 +47,8 @@ describe('token lookup (issue 16 item 7)', () => {
     expect((await cli(['list'], { cwd: elsewhere, env: { TMKIT_STATE_DIR: s.stateDir } })).code).toBe(0);
     // From the directory that holds .tmkit, the default finds it.
     expect((await cli(['status'])).code).toBe(0);
-    // Plan-like commands say the same.
-    const plan = await cli(['plan', join(s.dir, 'nope.json')], { cwd: elsewhere });
+    // Plan-like commands say the same (once their document is read: a missing file is reported first).
+    const plan = await cli(['plan', join(__dirname, '../../examples/basic/tmkit.out.json')], { cwd: elsewhere });
     expect(plan.stderr).toContain('token file not found at');
     mkdirSync(join(elsewhere, '.tmkit'));
     writeFileSync(join(elsewhere, '.tmkit/token'), '\n');
