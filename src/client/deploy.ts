@@ -23,16 +23,18 @@ export interface DeployedState {
 
 /** Reads the deployed profiles and the resource catalog from the server. */
 export async function readDeployed(client: TmkitClient): Promise<DeployedState> {
-  const list = await client.listProfiles();
-  return { deployed: list.profiles.map(deployedOf), ...await readResources(client), source: client.server };
+  return deployedState(client, (await client.listProfiles()).profiles);
 }
 
 const deployedOf = (e: ProfileEntry): DeployedProfile => ({ profile: e.profile, etag: e.etag, stack: e.stack });
 
-async function readResources(client: TmkitClient): Promise<{ resources?: ResourceCatalog }> {
+/** The state of `entries` read from the server, with its resource catalog. */
+async function deployedState(client: TmkitClient, entries: readonly ProfileEntry[]): Promise<DeployedState> {
+  let resources: ResourceCatalog | undefined;
   try {
-    return { resources: toResourceCatalog((await client.getResources()).resources) };
-  } catch { return {}; /* an older server without a catalog: Azure endpoints need inline targets */ }
+    resources = toResourceCatalog((await client.getResources()).resources);
+  } catch { /* an older server without a catalog: Azure endpoints need inline targets */ }
+  return { deployed: entries.map(deployedOf), ...(resources ? { resources } : {}), source: client.server };
 }
 
 /** A scope larger than this is read with one full listing instead of profile by profile. */
@@ -52,7 +54,7 @@ const SCOPED_READ_ATTEMPTS = 3;
 export async function readDeployedFor(client: TmkitClient, raw: unknown): Promise<DeployedState> {
   for (let attempt = 0; attempt < SCOPED_READ_ATTEMPTS; attempt++) {
     const summary = await client.listProfileSummaries();
-    if (summary.full) return { deployed: summary.full.profiles.map(deployedOf), ...await readResources(client), source: client.server };
+    if (summary.full) return deployedState(client, summary.full.profiles);
     const scope = planScope(raw, summary.profiles);
     if (scope.length > SCOPED_READ_MAX) break;
     const etags = new Map(summary.profiles.map((s) => [s.name, s] as const));
@@ -69,7 +71,7 @@ export async function readDeployedFor(client: TmkitClient, raw: unknown): Promis
     // A write between the summary and the reads moved an ETag (or added/removed a profile): read again.
     const consistent = entries.length === scope.length && entries.every((e) => etags.get(e.name)?.etag === e.etag && scope.includes(e.name));
     if (!consistent) continue;
-    return { deployed: entries.map(deployedOf), ...await readResources(client), source: client.server };
+    return deployedState(client, entries);
   }
   return readDeployed(client);
 }

@@ -13,7 +13,7 @@ import { isIP } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import pino, { type Logger } from 'pino';
 import type { PreviewReport, ProfileStatusReport, ResolveResult, TrafficReport } from '../core/api';
-import { probeTargets } from '../core/health/targets';
+import { probeTargets, splitTargetKey } from '../core/health/targets';
 import type { HealthView, ProbeVerdict } from '../core/health/types';
 import { routingMap } from '../core/plan';
 import type { GeoLookup, Rng } from '../core/ports';
@@ -90,10 +90,6 @@ export interface EngineOptions {
 /** Monitor records per store call (see Engine.saveMonitor). */
 const SAVE_CHUNK = 1_000;
 
-const splitKey = (key: string): [string, string] => {
-  const i = key.indexOf('/');
-  return i < 0 ? [key, ''] : [key.slice(0, i), key.slice(i + 1)];
-};
 
 export class Engine {
   readonly store: Store;
@@ -264,7 +260,7 @@ export class Engine {
       this.events.publish('transition', { at: new Date(t.at).toISOString(), profile: t.profile, endpoint: t.endpoint, from: t.from, to: t.to, reason: t.reason, location: t.location });
     }));
     this.unwatch.push(this.monitor.onProbe(({ key, probe }) => {
-      const [profile, endpoint] = splitKey(key);
+      const [profile, endpoint] = splitTargetKey(key);
       this.metrics.probes.inc({ profile, endpoint, result: probe.ok ? 'success' : 'failure' });
       this.metrics.probeLatency.observe({ profile, endpoint }, probe.latencyMs / 1000);
     }));
@@ -323,7 +319,7 @@ export class Engine {
   private ownVerdict(key: string): OwnVerdict | undefined {
     const fingerprint = this.targetFingerprints.get(key);
     if (fingerprint === undefined) return undefined;
-    const [profile, endpoint] = splitKey(key);
+    const [profile, endpoint] = splitTargetKey(key);
     const s = this.monitor.status(profile, endpoint);
     const verdict = this.verdictBook.effectiveOf(key, s?.verdict);
     if (verdict === undefined) return undefined;
@@ -487,7 +483,7 @@ export class Engine {
   private savedRecord(key: string): SavedEndpoint | null {
     const fingerprint = this.targetFingerprints.get(key);
     if (fingerprint === undefined) return null;
-    const [profile, endpoint] = splitKey(key);
+    const [profile, endpoint] = splitTargetKey(key);
     const s = this.monitor.status(profile, endpoint);
     const verdict = this.verdictBook.effectiveOf(key, s?.verdict) ?? 'CheckingEndpoint';
     return this.verdictBook.record(key, fingerprint, verdict, s?.history ?? []);

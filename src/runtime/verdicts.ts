@@ -8,6 +8,7 @@
  * Records are saved per endpoint so a save costs what changed (design §4): the engine marks the endpoints
  * whose record changed (a transition, new probe settings, gone) and saves only those.
  */
+import { splitTargetKey } from '../core/health/targets';
 import type { ProbeVerdict } from '../core/health/types';
 import type { MonitorState } from '../core/store';
 import type { EndpointTransition } from './monitor';
@@ -35,10 +36,6 @@ interface LegacyMonitorState {
   history?: EndpointTransition[];
 }
 
-const splitKey = (key: string): [string, string] => {
-  const i = key.indexOf('/');
-  return [key.slice(0, i), key.slice(i + 1)];
-};
 
 export class VerdictBook {
   private readonly carried = new Map<string, { verdict: ProbeVerdict; fingerprint: string }>();
@@ -73,7 +70,7 @@ export class VerdictBook {
       const r = value as Partial<SavedEndpoint> | null;
       if (r === null || typeof r !== 'object' || typeof r.fingerprint !== 'string' || typeof r.verdict !== 'string') continue;
       this.carry(key, r.verdict, r.fingerprint);
-      const [profile, endpoint] = splitKey(key);
+      const [profile, endpoint] = splitTargetKey(key);
       for (const t of Array.isArray(r.history) ? r.history : []) this.remember({ ...t, key, profile, endpoint });
     }
     for (const list of this.history.values()) list.sort((a, b) => a.at - b.at);
@@ -83,7 +80,7 @@ export class VerdictBook {
     this.saved!.set(key, fingerprint);
     if (verdict === 'CheckingEndpoint') return;
     this.carried.set(key, { verdict, fingerprint });
-    const [profile] = splitKey(key);
+    const [profile] = splitTargetKey(key);
     const keys = this.carriedOf.get(profile);
     if (keys) keys.push(key); else this.carriedOf.set(profile, [key]);
   }
@@ -155,7 +152,7 @@ export class VerdictBook {
    * transitions (the previous run's and the live ones, confirmations left out).
    */
   record(key: string, fingerprint: string, verdict: ProbeVerdict, live: readonly EndpointTransition[]): SavedEndpoint {
-    const [profile] = splitKey(key);
+    const [profile] = splitTargetKey(key);
     const previous = (this.history.get(profile) ?? []).filter((t) => t.key === key && !live.some((l) => l.at === t.at));
     const recent = [...previous, ...live.filter((t) => !this.confirmations.has(t))].slice(-SAVED_HISTORY);
     const out: SavedEndpoint = { verdict, fingerprint };

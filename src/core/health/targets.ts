@@ -44,6 +44,12 @@ export interface ProbeTarget {
 /** The key of an endpoint's probe state. */
 export const targetKey = (profile: string, endpoint: string): string => `${profile}/${endpoint}`;
 
+/** targetKey's parts: the profile (before the first `/`; profile names have none) and the endpoint. */
+export const splitTargetKey = (key: string): [string, string] => {
+  const i = key.indexOf('/');
+  return i < 0 ? [key, ''] : [key.slice(0, i), key.slice(i + 1)];
+};
+
 const IPV4 = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
 const IPV6ISH = /^[0-9a-f:.]+$/i;
 

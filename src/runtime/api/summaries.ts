@@ -12,9 +12,10 @@ import type { Store } from '../../core/store';
 const MAX_PASSES = 4;
 
 export class SummaryIndex {
-  /** Exact stored name → summary; undefined until first asked. */
-  private byName: Map<string, ProfileSummary> | undefined;
+  /** Exact stored name → summary; filled by the first refresh. */
+  private byName = new Map<string, ProfileSummary>();
   private readonly dirty = new Set<string>();
+  /** The whole index must be read again (never read yet, or the store was replaced). */
   private full = true;
   private refreshing: Promise<void> | undefined;
   private readonly unwatch: () => void;
@@ -51,16 +52,16 @@ export class SummaryIndex {
   /** The index with every change committed before the call applied (one refresh at a time). */
   private async current(): Promise<Map<string, ProfileSummary>> {
     while (this.refreshing) await this.refreshing;
-    if (this.byName === undefined || this.full || this.dirty.size > 0) {
+    if (this.full || this.dirty.size > 0) {
       this.refreshing = this.refresh().finally(() => { this.refreshing = undefined; });
       await this.refreshing;
     }
-    return this.byName!;
+    return this.byName;
   }
 
   private async refresh(): Promise<void> {
-    for (let pass = 0; pass < MAX_PASSES && (this.byName === undefined || this.full || this.dirty.size > 0); pass++) {
-      if (this.byName === undefined || this.full) {
+    for (let pass = 0; pass < MAX_PASSES && (this.full || this.dirty.size > 0); pass++) {
+      if (this.full) {
         // Changes during the read mark names dirty again and are re-read in the next pass.
         this.full = false;
         this.dirty.clear();
@@ -73,8 +74,8 @@ export class SummaryIndex {
       const rows = await Promise.all(names.map((n) => this.store.getProfile(n)));
       names.forEach((n, i) => {
         const p = rows[i];
-        if (p) this.byName!.set(n, profileSummary(p.profile, p.stack, p.etag));
-        else this.byName!.delete(n);
+        if (p) this.byName.set(n, profileSummary(p.profile, p.stack, p.etag));
+        else this.byName.delete(n);
       });
     }
   }

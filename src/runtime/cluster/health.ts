@@ -16,6 +16,7 @@
  */
 import type { Logger } from 'pino';
 import { aggregate } from '../../core/health/machine';
+import { splitTargetKey } from '../../core/health/targets';
 import type { ProbeVerdict } from '../../core/health/types';
 import { NodeLease } from './lease';
 import { keyOfNode, keyOfVerdict, type EtcdSession, type LocationVerdict, type NodeRecord } from './session';
@@ -266,7 +267,7 @@ export class ClusterHealth {
         const decided = mine && mine.verdict !== 'CheckingEndpoint' ? mine : undefined;
         const identity = decided ? `${decided.verdict}|${decided.fingerprint}` : undefined;
         if (identity === this.written.get(key)) { this.dirty.delete(key); continue; }
-        const [profile, endpoint] = splitKey(key);
+        const [profile, endpoint] = splitTargetKey(key);
         const k = s.key(keyOfVerdict(profile, endpoint, this.location));
         if (decided) {
           const v: LocationVerdict = { verdict: decided.verdict as LocationVerdict['verdict'], fingerprint: decided.fingerprint, node: this.node, at: decided.at, reason: decided.reason };
@@ -305,9 +306,4 @@ export class ClusterHealth {
     for (const u of this.unsubscribe) u();
     await this.lease.stop(true);
   }
-}
-
-function splitKey(key: string): [string, string] {
-  const i = key.indexOf('/');
-  return i < 0 ? [key, ''] : [key.slice(0, i), key.slice(i + 1)];
 }
