@@ -204,6 +204,11 @@ export interface PreviewReport {
 export interface TransitionEvent { at: string; profile: string; endpoint: string; from: string; to: string; reason: string; location: string }
 export interface RevisionEvent { revision: number }
 export interface TrafficEvent { profile: string; bucket: TrafficBucket }
+/** One event of `GET /v1/events`, by its `event:` name. */
+export type LiveEvent =
+  | { type: 'transition'; data: TransitionEvent }
+  | { type: 'revision'; data: RevisionEvent }
+  | { type: 'traffic'; data: TrafficEvent };
 
 /** The API's routes with their bodies (design §5, §8): what the server handles and the client calls. */
 export interface ApiRoutes {

@@ -4,6 +4,7 @@
  * route (the bearer token; EventSource cannot send headers, so clients read it with fetch()).
  */
 import type { ServerResponse } from 'node:http';
+import type { LiveEvent } from '../core/api';
 import type { SnapshotSink } from './dns-fleet';
 
 /** A comment line this often keeps proxies and idle timeouts from closing a quiet stream. */
@@ -38,8 +39,8 @@ export class LiveEvents {
     res.on('close', () => this.subscribers.delete(res));
   }
 
-  /** Sends one event to every subscriber. */
-  publish(event: 'transition' | 'revision' | 'traffic', data: unknown): void {
+  /** Sends one event to every subscriber (the shapes are core/api.ts's LiveEvent, which the dashboard reads). */
+  publish<K extends LiveEvent['type']>(event: K, data: Extract<LiveEvent, { type: K }>['data']): void {
     if (this.subscribers.size === 0) return;
     this.write(`id: ${++this.seq}\nevent: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
   }

@@ -9,7 +9,7 @@ import type { HealthView, ProbeVerdict } from '../core/health/types';
 import { profileFqdn } from '../core/model/names';
 import { routingMap } from '../core/plan';
 import type { GeoLookup, Rng } from '../core/ports';
-import { answer, profileStatusReport, resolve, type CompiledSnapshot } from '../core/routing';
+import { answer, profileMonitorStatuses, resolve, type CompiledSnapshot } from '../core/routing';
 import type { StoredProfile } from '../core/store';
 import type { HealthLedger } from './ledger';
 import type { EndpointProbeStatus, EndpointTransition } from './monitor';
@@ -126,7 +126,7 @@ export interface StatusInputs {
 export function statusReport(i: StatusInputs): ProfileStatusReport {
   const name = i.profile.profile.name;
   const current = i.profile;
-  const report = profileStatusReport(i.snapshot, name);
+  const report = profileMonitorStatuses(i.snapshot, name);
   const probes = new Map(i.probes.map((s) => [s.endpoint, s]));
   const live = i.probes.flatMap((s) => s.history);
   const seen = new Set(live.map((t) => `${t.key}@${t.at}`));

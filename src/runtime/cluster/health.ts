@@ -20,7 +20,8 @@ import { splitTargetKey } from '../../core/health/targets';
 import type { ProbeVerdict } from '../../core/health/types';
 import { isoNow, type RuntimeClock } from '../clock';
 import { NodeLease } from './lease';
-import { keyOfNode, keyOfVerdict, type EtcdSession, type LocationVerdict, type NodeRecord } from './session';
+import { keyOfNode, keyOfVerdict, type LocationVerdict, type NodeRecord } from '../etcd/keys';
+import type { EtcdSession } from '../etcd/session';
 
 /** This location's current verdict on a probed endpoint. */
 export interface OwnVerdict {

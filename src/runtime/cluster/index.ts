@@ -12,10 +12,10 @@ import type { ProbeVerdict } from '../../core/health/types';
 import { EtcdStore } from '../store/etcd';
 import { systemClock, type RuntimeClock } from '../clock';
 import { ClusterHealth, type LocationReport, type LocationSource } from './health';
-import { EtcdSession } from './session';
-import { parseEtcdUrl } from './url';
+import { EtcdSession } from '../etcd/session';
+import { parseEtcdUrl } from '../etcd/url';
 
-export { parseEtcdUrl, type EtcdTarget } from './url';
+export { parseEtcdUrl, type EtcdTarget } from '../etcd/url';
 export type { LocationReport, LocationSource, OwnVerdict } from './health';
 
 /** `tmkit serve --store etcd://… --node … --location …` and the etcd client settings. */
@@ -64,7 +64,7 @@ export class ClusterNode {
     const tls = o.tls ? { ca: read(o.tls.caFile, '--etcd-ca'), cert: read(o.tls.certFile, '--etcd-cert'), key: read(o.tls.keyFile, '--etcd-key') } : undefined;
     if (!target.tls && tls && (tls.ca || tls.cert)) throw new Error(`--store ${o.store}: TLS files are given, so write etcds://… (TLS) instead of etcd://`);
     const session = await EtcdSession.open({
-      hosts: target.hosts, prefix: target.prefix, logger: logger.child({ component: 'etcd' }),
+      hosts: target.hosts, prefix: target.prefix, logger: logger.child({ component: 'etcd' }), clock,
       ...(stateDir !== undefined && stateDir !== ':memory:' ? { stateDir } : {}),
       ...(tls ? { tls: Object.fromEntries(Object.entries(tls).filter(([, v]) => v !== undefined)) } : {}),
       ...(o.auth ? { auth: o.auth } : {}),

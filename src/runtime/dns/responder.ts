@@ -30,7 +30,8 @@
  * qtype; and one per leaf endpoint answered), so a query costs a few increments, no allocation and no
  * callback; `counts()` copies them out at scrape time.
  */
-import type { Rng } from '../../core/ports';
+import type { Clock, Rng } from '../../core/ports';
+import { systemClock } from '../clock';
 import type { RoutingQuery, RoutingResolution, RoutingSnapshot } from '../../core/routing/types';
 import { defineZone, lookup, nextSerial, withSerial, type SoaConfig as ZoneSoaConfig, type Zone, type ZoneAnswer, type ZoneOutcome, type ZoneQuestion, type ZoneRecord } from '../../core/zone';
 import {
@@ -53,6 +54,8 @@ export type SoaConfig = Omit<ZoneSoaConfig, 'serial'> & { serial?: number };
 export interface ResponderOptions {
   /** The authoritative zone (`tm.internal`), any case, with or without trailing dot. */
   zone: string;
+  /** Where the SOA serial starts when `soa.serial` is not given (its Unix time); default the system clock. */
+  clock?: Clock;
   soa?: Partial<SoaConfig>;
   /** Apex NS names. Default `[soa.mname]`. */
   nsNames?: string[];
@@ -143,7 +146,7 @@ export class Responder {
     this.zoneData = defineZone({
       apex: opts.zone,
       // The serial is the runtime's state: it starts at the clock (core has none).
-      soa: { ...opts.soa, serial: opts.soa?.serial ?? Math.floor(Date.now() / 1000) >>> 0 },
+      soa: { ...opts.soa, serial: opts.soa?.serial ?? Math.floor((opts.clock ?? systemClock).now() / 1000) >>> 0 },
       ...(opts.nsNames !== undefined ? { nsNames: opts.nsNames } : {}),
       ...(opts.nsAddresses !== undefined ? { nsAddresses: opts.nsAddresses } : {}),
     });

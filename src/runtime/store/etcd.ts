@@ -26,7 +26,8 @@ import {
   type DeleteProfileOptions, type MonitorState, type MonitorStateChange, type PutProfileOptions, type PutProfileResult, type Store, type StoreListener, type StoreStats, type StoreView, type StoredProfile,
 } from '../../core/store';
 import { MonitorStateFile } from './monitor-file';
-import { EtcdSession, REV_KEY, RESOURCES_KEY, keyOfProfile, type EtcdSessionOptions } from '../cluster/session';
+import { REV_KEY, RESOURCES_KEY, keyOfProfile } from '../etcd/keys';
+import { EtcdSession, type EtcdSessionOptions } from '../etcd/session';
 
 /** How often one write is re-run after losing a race (each run waits for the newer configuration first). */
 const MAX_ATTEMPTS = 50;
