@@ -174,7 +174,7 @@ test('the cycle finder finds a cycle', () => {
 });
 
 // ---------------------------------------------------------------------------------------------------
-// The package's entry points (package.json `exports`, README "Installing"): what each one may load.
+// The package's entry points (package.json `exports`, README.md "Installing"): what each one may load.
 
 interface Pkg {
   exports: Record<string, string | { types: string; default: string }>;

@@ -82,7 +82,7 @@ function undici(): typeof import('undici') {
   return (undiciModule ??= require('undici') as typeof import('undici'));
 }
 
-/** Typed client for the management API (design §5), on undici. */
+/** Typed client for the management API (docs/api.md), on undici. */
 export class TmkitClient {
   readonly server: string;
   private readonly token: string | undefined;
@@ -220,7 +220,7 @@ export class TmkitClient {
     return (await this.call<WriteResult>('PATCH', path, patch, TmkitClient.cond(options))).body;
   }
 
-  /** Merge-patches the profile's settings (design §8); its endpoints are never touched. `ifMatch`: the profile's ETag. */
+  /** Merge-patches the profile's settings (docs/ARCHITECTURE.md, "Providers"); its endpoints are never touched. `ifMatch`: the profile's ETag. */
   async patchProfile(name: string, patch: Record<string, unknown>, options: { stack?: string; ifMatch?: string } = {}): Promise<WriteResult> {
     const path = `/v1/profiles/${encodeURIComponent(name)}${TmkitClient.q({ stack: options.stack })}`;
     return (await this.call<WriteResult>('PATCH', path, patch, TmkitClient.cond(options))).body;

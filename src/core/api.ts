@@ -1,5 +1,5 @@
 /**
- * The management API's contract (design §5, §8): every request and response body, declared once. The server
+ * The management API's contract (docs/api.md): every request and response body, declared once. The server
  * (src/runtime/api) types its handlers with these and the client (src/client) its methods, so the two
  * cannot drift. Property names on the wire are exactly these.
  */
@@ -210,7 +210,7 @@ export type LiveEvent =
   | { type: 'revision'; data: RevisionEvent }
   | { type: 'traffic'; data: TrafficEvent };
 
-/** The API's routes with their bodies (design §5, §8): what the server handles and the client calls. */
+/** The API's routes with their bodies (docs/api.md): what the server handles and the client calls. */
 export interface ApiRoutes {
   'GET /healthz': { response: HealthzBody };
   'GET /v1/profiles': { response: ProfileList };

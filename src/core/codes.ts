@@ -14,7 +14,7 @@ export interface CodeInfo {
 const c = (family: CodeInfo['family'], meaning: string, status?: number): CodeInfo => (status === undefined ? { family, meaning } : { family, meaning, status });
 
 export const CODES = {
-  // Management API (design §5)
+  // Management API (docs/api.md)
   UNAUTHORIZED: c('api', 'Missing or wrong bearer token.', 401),
   NOT_FOUND: c('api', 'The profile or endpoint does not exist.', 404),
   ROUTE_NOT_FOUND: c('api', 'No API route at this path.', 404),
@@ -44,7 +44,7 @@ export const CODES = {
   STORE_DRIVER: c('store', 'The database needs the other SQLite driver (a WAL file written with node:sqlite, read by the wasm driver of Node 20 while another tmkit uses it).'),
   STORE_BUSY: c('store', 'The database stayed locked by another process (SQLITE_BUSY) past the wait; retry.'),
   SQLITE_DRIVER_UNAVAILABLE: c('store', 'TMKIT_SQLITE_DRIVER names a driver this Node.js cannot use (node needs node:sqlite, Node 22.13+).'),
-  // Resource catalog (design §3)
+  // Resource catalog (README.md, Concepts)
   CATALOG_SHAPE: c('catalog', 'The resource catalog is a JSON object mapping ARM ids to resources (or an array of them).', 400),
   CATALOG_ID: c('catalog', 'A resource needs an ARM id.', 400),
   CATALOG_DUPLICATE: c('catalog', 'An ARM id appears twice (ids compare case-insensitively).', 400),

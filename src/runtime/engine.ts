@@ -49,7 +49,7 @@ export interface EngineOptions {
   resourcesFile?: string;
   /** City-level MMDB consulted before the shipped country database. */
   geoip?: string;
-  /** Measured latency table (JSON file, README "Geo data") overriding the distance model for Performance. */
+  /** Measured latency table (JSON file, docs/geo.md) overriding the distance model for Performance. */
   latencyTable?: string;
   /** Apex NS names (with in-zone addresses for glue) and SOA contact; defaults ns1.<zone>, hostmaster.<zone>. */
   authority?: DnsAuthority;

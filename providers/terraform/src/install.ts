@@ -1,5 +1,5 @@
 /**
- * Install layout (design §8): an unpacked filesystem mirror that Terraform installs the provider from,
+ * Install layout (docs/ARCHITECTURE.md, "Providers"): an unpacked filesystem mirror that Terraform installs the provider from,
  * offline, and a CLI configuration pointing at it.
  *
  *   DIR/mirror/registry.terraform.io/<namespace>/<type>/<version>/<os>_<arch>/terraform-provider-<type>_v<version>

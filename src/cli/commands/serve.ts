@@ -46,7 +46,7 @@ function shownPath(p: string): string {
 }
 
 /**
- * `tmkit serve`: the runtime (design §4): DNS (UDP+TCP) + prober + management API + embedded store.
+ * `tmkit serve`: the runtime (docs/cli.md): DNS (UDP+TCP) + prober + management API + embedded store.
  * Runs until SIGTERM/SIGINT, then drains in-flight API requests and exits 0.
  */
 export function registerServe(program: Command): void {

@@ -5,7 +5,7 @@ import { packageRoot, packageVersion } from '../../package';
 
 /**
  * `tmkit terraform install [--dir DIR]`: lays out the provider as a local filesystem mirror and writes
- * DIR/terraformrc (design §8). Offline and repeatable; the last stdout line is the TF_CLI_CONFIG_FILE export.
+ * DIR/terraformrc (docs/ARCHITECTURE.md, "Providers"). Offline and repeatable; the last stdout line is the TF_CLI_CONFIG_FILE export.
  */
 export function registerTerraform(program: Command): void {
   const tf = program.command('terraform').description('the tmkit Terraform provider (registry.terraform.io/tmkit/tmkit)');

@@ -1,5 +1,5 @@
 /**
- * The Store port on etcd (design §7, issue 18 §1): the configuration of a tmkit cluster, shared by every
+ * The Store port on etcd (docs/cluster.md): the configuration of a tmkit cluster, shared by every
  * node. Same contract as SQLite (core/store/types.ts, test/support/store-conformance.ts):
  *
  * - One store-wide configuration revision, `config/rev`, that grows by one per committed configuration write.

@@ -142,7 +142,7 @@ export class SqliteStore implements Store {
     const wasmOnWal = this.driver === 'wasm' && path !== ':memory:' && walHeader(path);
     if (wasmOnWal && !(options.lockHeld && !options.readonly)) {
       throw new StoreError('STORE_DRIVER',
-        `${path} is in WAL mode (written by tmkit on Node.js 22.13+ with node:sqlite), which the wasm SQLite driver of Node.js ${process.version} can only convert while it holds the state dir: stop the other tmkit and start tmkit serve here (it converts the file), or use Node.js 22.13+ (README "Supported Node.js")`,
+        `${path} is in WAL mode (written by tmkit on Node.js 22.13+ with node:sqlite), which the wasm SQLite driver of Node.js ${process.version} can only convert while it holds the state dir: stop the other tmkit and start tmkit serve here (it converts the file), or use Node.js 22.13+ (docs/installing.md "Supported Node.js")`,
         { path });
     }
     try {
@@ -434,7 +434,7 @@ export class SqliteStore implements Store {
 }
 
 /** What to do about a damaged database, in every message that reports one. */
-const RESTORE_HINT = 'restore it from a backup (stop tmkit serve, copy the backup over this file and delete its -wal, -shm and -journal files; README "Backup and restore")';
+const RESTORE_HINT = 'restore it from a backup (stop tmkit serve, copy the backup over this file and delete its -wal, -shm and -journal files; docs/runtime.md "Backup and restore")';
 
 /** A database SQLite cannot read (not a database, malformed): refused with the file named. */
 function damaged(path: string, err: unknown): Error {
