@@ -31,6 +31,7 @@ import { resolveReport, statusReport } from './reports';
 import { SqliteStore, StateDirLock, parseResourceCatalog, canonicalJson, type Store, type StoredProfile } from './store';
 import { VerdictBook, type SavedEndpoint, type SavedMonitorMeta } from './verdicts';
 import { ClusterNode, type ClusterOptions, type OwnVerdict } from './cluster';
+import { connectDnssec, openDnssec, type DnssecService, type KeyPolicy } from './dnssec';
 
 export { geoOptions, runDnsWorker, isDnsWorker, type DnsAuthority, type DnsLimits, type DnsSockets, type SnapshotUpdate } from './dns-fleet';
 export type { SnapshotLag } from './pipeline';
@@ -84,6 +85,8 @@ export interface EngineOptions {
    * Node ≥ 22.12 on Linux allows it) or all share one socket ('shared').
    */
   dnsSockets?: DnsSockets;
+  /** DNSSEC (`serve --dnssec`): sign answers with keys from the state dir (or etcd in cluster mode), made on first start. */
+  dnssec?: KeyPolicy;
 }
 
 
@@ -124,6 +127,8 @@ export class Engine {
   readonly cluster: ClusterNode | undefined;
   /** Probe-settings fingerprint of every probed endpoint (one map, updated in place; the verdict book reads it). */
   private readonly targetFingerprints = new Map<string, string>();
+  /** The zone's DNSSEC keys (`serve --dnssec`). */
+  private dnssec: DnssecService | undefined;
 
   private constructor(private readonly o: EngineOptions, store: Store, geo: GeoLookup, token: TokenSource, cluster?: ClusterNode) {
     this.store = store;
@@ -273,7 +278,9 @@ export class Engine {
     }
     this.monitor.start();
 
+    if (this.o.dnssec) this.dnssec = await openDnssec({ zone: this.zone, policy: this.o.dnssec, stateDir: this.o.stateDir, logger: this.logger, ...(this.cluster ? { session: this.cluster.session } : {}) });
     this.dns = await startDnsFleet({
+      ...(this.dnssec ? { dnssec: this.dnssec.doc } : {}),
       zone: this.zone, listen: this.o.dns ?? [{ address: '127.0.0.1', port: 5300 }], workers: this.o.workers ?? 1,
       ...(this.o.dnsSockets ? { sockets: this.o.dnsSockets } : {}),
       rng: this.rng, logger: this.logger, snapshot, full: () => this.pipeline.workerUpdate(),
@@ -300,6 +307,7 @@ export class Engine {
       events: this.events,
       ...(uiDirectory() !== undefined ? { uiDir: uiDirectory()! } : {}),
       stateDir: this.o.stateDir,
+      ...(this.dnssec ? { dnssec: connectDnssec(this.dnssec, () => (this.stopped ? undefined : this.dns), this.metrics.registry, () => Math.max(0, ...this.pipeline.profiles().map((p) => p.dnsConfig.ttl))) } : {}),
     });
     const api = this.o.api ?? { host: '127.0.0.1', port: 5380 };
     const bound = await this.api.listen(api.host, api.port);
@@ -365,6 +373,9 @@ export class Engine {
   snapshot(): CompiledSnapshot { return this.pipeline.snapshot(); }
 
   dnsAddresses(): BoundAddress[] { return this.dns!.addresses(); }
+
+  /** The zone's DNSSEC keys; undefined without `serve --dnssec`. */
+  dnssecService(): DnssecService | undefined { return this.dnssec; }
 
   /** How the DNS workers hold the port; undefined when DNS answers in this process. */
   dnsSockets(): DnsSockets | undefined { return this.dns!.sockets; }
@@ -496,6 +507,7 @@ export class Engine {
     if (this.saveTimer) { clearTimeout(this.saveTimer); this.saveTimer = undefined; }
     if (this.trafficTimer) { clearInterval(this.trafficTimer); this.trafficTimer = undefined; }
     this.events.close();
+    this.dnssec?.close();
     await this.api?.close();
     await this.pipeline.stop();
     await this.monitor.stop();

@@ -6,6 +6,7 @@ import { Engine, geoOptions, isDnsWorker, runDnsWorker } from '../../runtime/eng
 import { checkClusterNames, parseEtcdUrl, type ClusterOptions } from '../../runtime/cluster';
 import type { BoundAddress } from '../../runtime/dns';
 import { describeDriver, SqliteStore } from '../../runtime/store';
+import type { KeyPolicy } from '../../runtime/dnssec';
 import { CliError, EXIT_USAGE } from '../errors';
 import { addTcpLimitOptions, authorityFrom, checkAuthority, decideWorkers, dnsLimitsFrom, parseHostPort, parseNs, parseWorkers, showAddress as show } from '../util/dns-options';
 import { readJsonFile } from '../util/files';
@@ -38,6 +39,9 @@ interface ServeOptions {
   etcdCa?: string;
   etcdCert?: string;
   etcdKey?: string;
+  dnssec?: boolean;
+  dnssecAlgorithm: string;
+  dnssecKeys: string;
 }
 
 function shownPath(p: string): string {
@@ -74,6 +78,9 @@ export function registerServe(program: Command): void {
     .option('--lease-ttl <seconds>', 'cluster mode: a dead node\'s verdicts expire this long after its last keep-alive', '10')
     .option('--etcd-ca <file>', 'cluster mode, etcds://: CA bundle (PEM) that signed etcd\'s certificate')
     .option('--etcd-cert <file>', 'cluster mode, etcds://: client certificate (PEM) for etcd\'s --client-cert-auth')
+    .option('--dnssec', 'sign the zone (DNSSEC, online signing, compact denial of existence); keys are made on first start, in the state dir (mode 0600) or, in cluster mode, in etcd')
+    .option('--dnssec-algorithm <alg>', 'DNSSEC algorithm of new keys: 13 (ECDSAP256SHA256) or 15 (ED25519)', '13')
+    .option('--dnssec-keys <mode>', 'csk: one combined signing key; split: a KSK and a ZSK', 'csk')
     .option('--etcd-key <file>', 'cluster mode, etcds://: the client certificate\'s key (PEM); etcd users: TMKIT_ETCD_USER and TMKIT_ETCD_PASSWORD'))
     .action(async (opts: ServeOptions) => {
       const workersOption = parseWorkers(opts.workers);
@@ -94,6 +101,7 @@ export function registerServe(program: Command): void {
       // Per-worker sockets or one shared socket, and what `auto` means here (probed once, in the primary only).
       const { workers, notice: workersNotice } = await decideWorkers(workersOption);
       const cluster = clusterOptions(opts);
+      const dnssec = dnssecPolicy(opts);
       const probeDnsServers = opts.probeDnsServer.map(parseDnsServer);
       // Fail before opening anything when the file cannot be read or is not JSON (full validation needs the store).
       if (opts.apply !== undefined) readJsonFile(opts.apply, '--apply document', 'pass a tmkit/v1 document such as examples/basic/tmkit.out.json');
@@ -111,6 +119,7 @@ export function registerServe(program: Command): void {
           ...(opts.resources !== undefined ? { resourcesFile: opts.resources } : {}),
           ...geoOptions(opts), authority,
           ...(cluster ? { cluster } : {}),
+          ...(dnssec ? { dnssec } : {}),
         });
       } catch (err) {
         const e = err as NodeJS.ErrnoException;
@@ -128,6 +137,7 @@ export function registerServe(program: Command): void {
           : `tmkit serve: zone ${engine.zone}, ${profiles} profile${profiles === 1 ? '' : 's'}, state in ${shownPath(join(opts.stateDir, 'tmkit.db'))}${engine.store instanceof SqliteStore ? ` (SQLite driver: ${describeDriver(engine.store.driver)})` : ''}`,
         `  DNS  UDP+TCP ${dnsWhere}${workers > 1 ? ` (${workers} worker processes${engine.dnsSockets() === 'per-worker' ? ', a socket each' : ''})` : ''}        dig @${engine.dnsAddresses()[0]!.address} -p ${engine.dnsAddresses()[0]!.port} <name>.${engine.zone}`,
         ...(workersNotice !== undefined ? [`       ${workersNotice}`] : []),
+        ...dnssecBanner(engine),
         `  API  http://${show({ address: api.address, port: api.port })}   token ${tokenWhere}`,
         `  UI   http://${show({ address: api.address, port: api.port })}/ui/   (paste the API token to sign in)`,
         '',
@@ -194,6 +204,28 @@ function clusterOptions(opts: ServeOptions): ClusterOptions | undefined {
     ...(Object.keys(tls).length > 0 ? { tls } : {}),
     ...(user !== undefined && password !== undefined ? { auth: { username: user, password } } : {}),
   };
+}
+
+/** The banner's DNSSEC line: which keys sign, where they are, how to get the DS. */
+function dnssecBanner(engine: Engine): string[] {
+  const r = engine.dnssecService()?.report();
+  if (r === undefined) return [];
+  const keys = r.keys.filter((k) => k.state !== 'removed').map((k) => `${k.role.toUpperCase()} ${k.keyTag}`).join(', ');
+  return [`  DNSSEC ${r.algorithmName}, ${keys}, keys in ${shownPath(r.keyStore)}; compact denial; DS for the parent: tmkit dnssec ds`];
+}
+
+/** `--dnssec [--dnssec-algorithm 13|15] [--dnssec-keys csk|split]`; undefined without --dnssec. */
+function dnssecPolicy(opts: ServeOptions): KeyPolicy | undefined {
+  const alg = opts.dnssecAlgorithm.trim().toUpperCase();
+  const algorithm = alg === '13' || alg === 'ECDSAP256SHA256' ? 13 : alg === '15' || alg === 'ED25519' ? 15 : undefined;
+  if (algorithm === undefined) throw new CliError(`--dnssec-algorithm ${opts.dnssecAlgorithm}: 13 (ECDSAP256SHA256) or 15 (ED25519)`, EXIT_USAGE);
+  const mode = opts.dnssecKeys.trim().toLowerCase();
+  if (mode !== 'csk' && mode !== 'split') throw new CliError(`--dnssec-keys ${opts.dnssecKeys}: csk (one combined signing key) or split (a KSK and a ZSK)`, EXIT_USAGE);
+  if (!opts.dnssec) {
+    if (opts.dnssecAlgorithm !== '13' || opts.dnssecKeys !== 'csk') throw new CliError('--dnssec-algorithm and --dnssec-keys need --dnssec', EXIT_USAGE);
+    return undefined;
+  }
+  return { algorithm, split: mode === 'split' };
 }
 
 /** From the first SIGTERM/SIGINT to a forced exit: the API's 5 s drain grace, plus one second. */

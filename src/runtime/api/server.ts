@@ -24,6 +24,7 @@ import { storeWriteFailure } from '../store/failures';
 import { ApiProblem } from './errors';
 import type { LiveEvents } from './events';
 import { SummaryIndex } from './summaries';
+import { dnssecRoutes, type DnssecApi } from './dnssec';
 import { uiHandler } from './ui';
 import { DEFAULT_MAX_BODY, header, HttpApi, readJson, type Ctx, type Reply, type Route } from './http';
 import type { RuntimeMetrics } from './metrics';
@@ -77,6 +78,8 @@ export interface ApiOptions {
   maxBodyBytes?: number;
   /** Where the store lives, for the messages of a full or read-only disk (507/503). */
   stateDir?: string;
+  /** DNSSEC keys and rollovers (`serve --dnssec`); absent → the /v1/dnssec routes answer 404. */
+  dnssec?: DnssecApi;
 }
 
 const STACK_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
@@ -146,6 +149,7 @@ export class ApiServer {
       { pattern: /^\/v1\/preview$/, name: '/v1/preview', methods: { POST: (c) => this.preview(c) } },
       { pattern: /^\/v1\/events$/, name: '/v1/events', methods: { GET: (c) => this.events(c) } },
       { pattern: /^\/v1\/resources$/, name: '/v1/resources', methods: { GET: () => this.getResources(), PUT: (c) => this.putResources(c) } },
+      ...dnssecRoutes(o.dnssec),
     ];
     const ui = uiHandler(o.uiDir);
     const open: Route[] = [
