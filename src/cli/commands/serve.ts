@@ -6,9 +6,8 @@ import { Engine, geoOptions, isDnsWorker, runDnsWorker } from '../../runtime/eng
 import { checkClusterNames, parseEtcdUrl, type ClusterOptions } from '../../runtime/cluster';
 import type { BoundAddress } from '../../runtime/dns';
 import { describeDriver, SqliteStore } from '../../runtime/store';
-import type { KeyPolicy } from '../../runtime/dnssec';
 import { CliError, EXIT_USAGE } from '../errors';
-import { addTcpLimitOptions, authorityFrom, checkAuthority, decideWorkers, dnsLimitsFrom, parseHostPort, parseNs, parseWorkers, showAddress as show } from '../util/dns-options';
+import { addDnssecOptions, addTcpLimitOptions, authorityFrom, dnssecPolicyFrom, checkAuthority, decideWorkers, dnsLimitsFrom, parseHostPort, parseNs, parseWorkers, showAddress as show } from '../util/dns-options';
 import { readJsonFile } from '../util/files';
 import { geoMessage, requireGeoDatabase } from '../util/geo';
 import { applyFile } from '../util/apply';
@@ -54,7 +53,7 @@ function shownPath(p: string): string {
  * Runs until SIGTERM/SIGINT, then drains in-flight API requests and exits 0.
  */
 export function registerServe(program: Command): void {
-  addTcpLimitOptions(program
+  addDnssecOptions(addTcpLimitOptions(program
     .command('serve')
     .description('run the runtime: authoritative DNS, health probing, the management API and the embedded store')
     .option('--state-dir <dir>', 'where the store (tmkit.db) and the API token live', '.tmkit')
@@ -78,10 +77,7 @@ export function registerServe(program: Command): void {
     .option('--lease-ttl <seconds>', 'cluster mode: a dead node\'s verdicts expire this long after its last keep-alive', '10')
     .option('--etcd-ca <file>', 'cluster mode, etcds://: CA bundle (PEM) that signed etcd\'s certificate')
     .option('--etcd-cert <file>', 'cluster mode, etcds://: client certificate (PEM) for etcd\'s --client-cert-auth')
-    .option('--dnssec', 'sign the zone (DNSSEC, online signing, compact denial of existence); keys are made on first start, in the state dir (mode 0600) or, in cluster mode, in etcd')
-    .option('--dnssec-algorithm <alg>', 'DNSSEC algorithm of new keys: 13 (ECDSAP256SHA256) or 15 (ED25519)', '13')
-    .option('--dnssec-keys <mode>', 'csk: one combined signing key; split: a KSK and a ZSK', 'csk')
-    .option('--etcd-key <file>', 'cluster mode, etcds://: the client certificate\'s key (PEM); etcd users: TMKIT_ETCD_USER and TMKIT_ETCD_PASSWORD'))
+    .option('--etcd-key <file>', 'cluster mode, etcds://: the client certificate\'s key (PEM); etcd users: TMKIT_ETCD_USER and TMKIT_ETCD_PASSWORD')), 'in the state dir (mode 0600, in tmkit backup) or, in cluster mode, in etcd')
     .action(async (opts: ServeOptions) => {
       const workersOption = parseWorkers(opts.workers);
       const dns = (opts.dns ?? ['127.0.0.1:5300']).map((s) => parseHostPort('--dns', s));
@@ -101,7 +97,7 @@ export function registerServe(program: Command): void {
       // Per-worker sockets or one shared socket, and what `auto` means here (probed once, in the primary only).
       const { workers, notice: workersNotice } = await decideWorkers(workersOption);
       const cluster = clusterOptions(opts);
-      const dnssec = dnssecPolicy(opts);
+      const dnssec = dnssecPolicyFrom(opts);
       const probeDnsServers = opts.probeDnsServer.map(parseDnsServer);
       // Fail before opening anything when the file cannot be read or is not JSON (full validation needs the store).
       if (opts.apply !== undefined) readJsonFile(opts.apply, '--apply document', 'pass a tmkit/v1 document such as examples/basic/tmkit.out.json');
@@ -212,20 +208,6 @@ function dnssecBanner(engine: Engine): string[] {
   if (r === undefined) return [];
   const keys = r.keys.filter((k) => k.state !== 'removed').map((k) => `${k.role.toUpperCase()} ${k.keyTag}`).join(', ');
   return [`  DNSSEC ${r.algorithmName}, ${keys}, keys in ${shownPath(r.keyStore)}; compact denial; DS for the parent: tmkit dnssec ds`];
-}
-
-/** `--dnssec [--dnssec-algorithm 13|15] [--dnssec-keys csk|split]`; undefined without --dnssec. */
-function dnssecPolicy(opts: ServeOptions): KeyPolicy | undefined {
-  const alg = opts.dnssecAlgorithm.trim().toUpperCase();
-  const algorithm = alg === '13' || alg === 'ECDSAP256SHA256' ? 13 : alg === '15' || alg === 'ED25519' ? 15 : undefined;
-  if (algorithm === undefined) throw new CliError(`--dnssec-algorithm ${opts.dnssecAlgorithm}: 13 (ECDSAP256SHA256) or 15 (ED25519)`, EXIT_USAGE);
-  const mode = opts.dnssecKeys.trim().toLowerCase();
-  if (mode !== 'csk' && mode !== 'split') throw new CliError(`--dnssec-keys ${opts.dnssecKeys}: csk (one combined signing key) or split (a KSK and a ZSK)`, EXIT_USAGE);
-  if (!opts.dnssec) {
-    if (opts.dnssecAlgorithm !== '13' || opts.dnssecKeys !== 'csk') throw new CliError('--dnssec-algorithm and --dnssec-keys need --dnssec', EXIT_USAGE);
-    return undefined;
-  }
-  return { algorithm, split: mode === 'split' };
 }
 
 /** From the first SIGTERM/SIGINT to a forced exit: the API's 5 s drain grace, plus one second. */

@@ -56,8 +56,8 @@ export class FileKeyStore implements DnssecKeyStore {
   readonly path: string;
   readonly where: string;
 
-  constructor(stateDir: string) {
-    this.path = join(stateDir, KEY_FILE);
+  constructor(stateDir: string, file: string = KEY_FILE) {
+    this.path = join(stateDir, file);
     this.where = this.path;
   }
 

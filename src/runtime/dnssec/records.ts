@@ -126,12 +126,19 @@ export function nsecRdata(next: Buffer, types: Iterable<number>): Buffer {
 
 /**
  * The next name of a compact-denial NSEC (RFC 9824 §3.1): `\000.<owner>`, the immediate successor of the
- * owner in canonical order, so the record covers no name but its own. When that would exceed 255 octets
- * (an owner of 254 or 255 octets) the owner itself is returned, which covers nothing either.
+ * owner in canonical order (RFC 4034 §6.1), so the record covers no name but its own. An owner of 254 or 255
+ * octets has no room for another label: then the last octet below 0xff of its first label goes up by one and
+ * the 0xff octets after it go (RFC 4471 §3.1.2). No name lies between: it would need a longer first label.
  */
 export function immediateSuccessor(ownerWire: Buffer): Buffer {
-  if (ownerWire.length + 2 > 255) return ownerWire;
-  return Buffer.concat([Buffer.from([1, 0]), ownerWire]);
+  if (ownerWire.length + 2 <= 255) return Buffer.concat([Buffer.from([1, 0]), ownerWire]);
+  const len = ownerWire[0]!;
+  let i = len;
+  while (i >= 1 && ownerWire[i] === 0xff) i--;
+  if (i < 1) return ownerWire; // a first label of only 0xff octets: no successor of the same shape (never a tmkit name)
+  const label = Buffer.from(ownerWire.subarray(1, i + 1));
+  label[i - 1]!++;
+  return Buffer.concat([Buffer.from([label.length]), label, ownerWire.subarray(1 + len)]);
 }
 
 /** DS RDATA (RFC 4034 §5.1) for a DNSKEY, given the SHA-256 digest of owner | DNSKEY RDATA (RFC 4509). */
