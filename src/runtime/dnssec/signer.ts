@@ -170,6 +170,8 @@ export class ZoneSigner {
 
   /** The RRSIG records of one RRset (same owner, type and TTL), from the cache or signed now. */
   rrsigs(rrset: WireRecord[]): WireRecord[] {
+    // A window that began before its timer fired (a busy event loop) begins now.
+    if (this.windowAt(this.now()) > this.window) this.advance();
     const first = rrset[0]!;
     const key = `${first.type}\u0000${canonicalRrset(rrset).toString('latin1')}`;
     let e = this.cache.get(key);

@@ -123,7 +123,9 @@ export async function startUnbound(zone: string, keys: PresentedKey[], upstreamP
       query: (name, type, extra = []) => dig(['@127.0.0.1', '-p', String(port), '+dnssec', '+tries=2', ...extra, name, type]),
       stop: async () => {
         if (proc.exitCode === null && proc.signalCode === null) process.kill(proc.pid!, 'SIGTERM');
-        await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([exited, new Promise((r) => { timer = setTimeout(r, 5000); })]);
+        clearTimeout(timer);
         if (proc.exitCode === null && proc.signalCode === null) process.kill(proc.pid!, 'SIGKILL');
       },
       log: () => log,
