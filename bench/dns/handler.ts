@@ -87,7 +87,7 @@ console.log(`handler: tmkit Responder.handle, client-dependent (Performance, 256
 // so every RRset of every query is signed: the cost of a new answer content, e.g. after a failover).
 const doOpt = Buffer.from([0, 0, 41, 4, 208, 0, 0, 0x80, 0, 0, 0]);
 const doQueries = [query(1, 'weighted.tm.internal', doOpt), query(2, 'failover.tm.internal', doOpt)];
-const doMisses = misses.map((m, i) => query(i + 1, ['weighted.tm.internal', 'tm.internal', 'failover.tm.internal', 'nope.tm.internal'][i]!, doOpt, i === 1 ? 2 : 1));
+const doMisses = misses.map((_m, i) => query(i + 1, ['weighted.tm.internal', 'tm.internal', 'failover.tm.internal', 'nope.tm.internal'][i]!, doOpt, i === 1 ? 2 : 1));
 for (const algorithm of [13, 15] as const) {
   const { keys } = loadKeySet(newKeySet('tm.internal', { algorithm, split: false }, Date.now() - 1000), 'bench');
   const signed = new Responder({ zone: 'tm.internal', snapshot, resolve, rng: Math.random, ...authority });
