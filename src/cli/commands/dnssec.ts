@@ -22,27 +22,19 @@ export function registerDnssec(program: Command): void {
   const dnssec = program.command('dnssec').description('DNSSEC of a running tmkit serve --dnssec: DS records for the parent, keys, rollovers');
   const format = (): Option => new Option('--format <format>', 'output format').choices(['text', 'json']).default('text');
 
-  serverOptions(dnssec
-    .command('ds')
-    .description('print the DS records (SHA-256) the parent zone must hold for this zone, one per line'))
-    .addOption(format())
-    .action(async (opts: ServerOptions & Format) => {
-      await withClient(opts, async (client) => {
-        const r = await client.dnssec();
-        process.stdout.write(opts.format === 'json' ? toJsonText({ zone: r.zone, ds: r.ds }) : `${r.ds.join('\n')}\n`);
+  // `ds` and `status`: GET /v1/dnssec, shown two ways.
+  const show = (name: string, description: string, text: (r: DnssecReport) => string, json: (r: DnssecReport) => unknown): void => {
+    serverOptions(dnssec.command(name).description(description))
+      .addOption(format())
+      .action(async (opts: ServerOptions & Format) => {
+        await withClient(opts, async (client) => {
+          const r = await client.dnssec();
+          process.stdout.write(opts.format === 'json' ? toJsonText(json(r)) : text(r));
+        });
       });
-    });
-
-  serverOptions(dnssec
-    .command('status')
-    .description('show the zone\'s keys (tag, role, state, timeline), the signature counters and the next refresh'))
-    .addOption(format())
-    .action(async (opts: ServerOptions & Format) => {
-      await withClient(opts, async (client) => {
-        const r = await client.dnssec();
-        process.stdout.write(opts.format === 'json' ? toJsonText(r) : `${keysTable(r).join('\n')}\n`);
-      });
-    });
+  };
+  show('ds', 'print the DS records (SHA-256) the parent zone must hold for this zone, one per line', (r) => `${r.ds.join('\n')}\n`, (r) => ({ zone: r.zone, ds: r.ds }));
+  show('status', 'show the zone\'s keys (tag, role, state, timeline), the signature counters and the next refresh', (r) => `${keysTable(r).join('\n')}\n`, (r) => r);
 
   serverOptions(dnssec
     .command('rollover')
