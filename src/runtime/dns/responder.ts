@@ -145,6 +145,9 @@ export class Responder {
   private readonly encodeOptions: { compress: boolean };
   private signer: ZoneSigner | undefined;
   private cache = new Map<string, Entry>();
+  /** Signed answers (DNSSEC): queries with DO, and with DO and CO; keyed like `cache`. */
+  private signedCache = new Map<string, Entry>();
+  private compactCache = new Map<string, Entry>();
   private dynamicCache = new Map<string, Encoded>();
   private readonly scratch = Buffer.alloc(512);
   private readonly tallies = new DnsTallies();
@@ -178,7 +181,7 @@ export class Responder {
 
   /** Cached questions and cached per-outcome encodings (for tests and metrics). */
   get cached(): { questions: number; outcomes: number } {
-    return { questions: this.cache.size, outcomes: this.dynamicCache.size };
+    return { questions: this.cache.size + this.signedCache.size + this.compactCache.size, outcomes: this.dynamicCache.size };
   }
 
   /**
@@ -203,6 +206,8 @@ export class Responder {
     if (signer !== undefined && signer.zone !== this.zone) throw new Error(`dns: the DNSSEC signer is for ${signer.zone}, not ${this.zone}`);
     this.signer = signer;
     this.cache = new Map();
+    this.signedCache = new Map();
+    this.compactCache = new Map();
     this.dynamicCache = new Map();
   }
 
@@ -219,6 +224,8 @@ export class Responder {
     this.snapshot = snapshot;
     this.zoneData = withSerial(this.zoneData, serial !== undefined ? serial >>> 0 : nextSerial(this.zoneData.soa.serial));
     this.cache = new Map();
+    this.signedCache = new Map();
+    this.compactCache = new Map();
     this.dynamicCache = new Map();
   }
 
@@ -256,18 +263,19 @@ export class Responder {
 
     let encoded: Encoded;
     let scope = 0;
-    // DNSSEC: signed answers (DO) are cached under their own key; one more for the CO flag.
+    // DNSSEC: signed answers (DO) are cached apart; those for queries with CO too.
     const signer = this.signer;
     const generation = signer === undefined ? 0 : signer.generation;
     const secure = signer !== undefined && edns !== undefined && edns.dnssecOk ? (edns.compactOk ? 2 : 1) : 0;
-    const key = secure === 0 ? q.key : `${q.key}${secure === 2 ? '\u0002' : '\u0001'}`;
-    const entry = this.cache.get(key);
+    const cache = secure === 0 ? this.cache : secure === 1 ? this.signedCache : this.compactCache;
+    const key = q.key;
+    const entry = cache.get(key);
     try {
       if (entry !== undefined && !entry.dynamic && entry.generation === generation) {
         this.stats.cacheHits++;
         encoded = pick(entry, this.rng);
       } else {
-        const r = this.resolveMiss(key, q.qtype, q.qclass, clientAddress, edns?.ecs, entry === DYNAMIC, secure);
+        const r = this.resolveMiss(cache, key, q.qtype, q.qclass, clientAddress, edns?.ecs, entry === DYNAMIC, secure);
         encoded = r.encoded;
         scope = r.scope;
       }
@@ -312,7 +320,7 @@ export class Responder {
   // ------------------------------------------------------------------------------------------------
   // Cache misses
 
-  private resolveMiss(key: string, qtype: number, qclass: number, clientAddress: string, ecs: ClientSubnet | undefined, knownDynamic: boolean, secure: number): { encoded: Encoded; scope: number } {
+  private resolveMiss(cache: Map<string, Entry>, key: string, qtype: number, qclass: number, clientAddress: string, ecs: ClientSubnet | undefined, knownDynamic: boolean, secure: number): { encoded: Encoded; scope: number } {
     const useEcs = ecs !== undefined && ecs.sourcePrefix > 0;
     const q: ZoneQuestion = {
       name: wireNameToText(key, keyNameLength(key)),
@@ -330,13 +338,15 @@ export class Responder {
     if (res.rcode === 'REFUSED') return { encoded: this.encodeOutcome(question, res, res.outcomes[0]!, undefined), scope: 0 };
     if (!res.clientDependent && !knownDynamic) {
       const o = res.outcomes;
-      return { encoded: this.cacheStatic(key, o.map((x) => this.encodeOutcome(question, res, x, sign)), o.map((x) => x.probability)), scope: 0 };
+      return { encoded: this.cacheStatic(cache, key, o.map((x) => this.encodeOutcome(question, res, x, sign)), o.map((x) => x.probability)), scope: 0 };
     }
     // Client-dependent: remember that, and cache the encoding of the one outcome we pick, by content.
-    if (!knownDynamic) this.remember(this.cache, key, DYNAMIC, this.cacheSize);
+    if (!knownDynamic) this.remember(cache, key, DYNAMIC, this.cacheSize);
     const scope = !ecs ? 0 : !res.clientDependent ? 0 : useEcs ? res.ecsScopePrefix ?? ecs.sourcePrefix : 0;
     const outcome = pickOutcome(res.outcomes, this.rng);
-    const okey = `${key}\u0000${res.rcode}\u0000${res.aa ? 1 : 0}\u0000${res.profile ?? ''}\u0000${outcome.endpoints.join('\u0001')}\u0000${sectionKey(outcome.answer)}\u0000${sectionKey(outcome.authority)}\u0000${sectionKey(outcome.additional)}`;
+    // A signed negative answer's NSEC lists the types the name has for this client: part of its content.
+    if (sign !== undefined && secure !== 0 && outcome.answer.length === 0 && res.rcode === 'NOERROR') sign.types = typesOf(lookup(this.zoneData, this.snapshot, { ...q, type: 'ANY' }, this.resolveFn));
+    const okey = `${secure}\u0000${sign?.types?.join(',') ?? ''}\u0000${key}\u0000${res.rcode}\u0000${res.aa ? 1 : 0}\u0000${res.profile ?? ''}\u0000${outcome.endpoints.join('\u0001')}\u0000${sectionKey(outcome.answer)}\u0000${sectionKey(outcome.authority)}\u0000${sectionKey(outcome.additional)}`;
     let enc = this.dynamicCache.get(okey);
     if (enc === undefined || enc.generation !== (this.signer?.generation ?? 0)) {
       enc = this.encodeOutcome(question, res, outcome, sign);
@@ -345,12 +355,12 @@ export class Responder {
     return { encoded: enc, scope };
   }
 
-  private cacheStatic(key: string, variants: Encoded[], probabilities: number[]): Encoded {
+  private cacheStatic(cache: Map<string, Entry>, key: string, variants: Encoded[], probabilities: number[]): Encoded {
     const cumulative: number[] = [];
     let sum = 0;
     for (const p of probabilities) cumulative.push((sum += p));
     const entry: StaticEntry = { dynamic: false, variants, cumulative, generation: this.signer?.generation ?? 0 };
-    this.remember(this.cache, key, entry, this.cacheSize);
+    this.remember(cache, key, entry, this.cacheSize);
     return pick(entry, this.rng);
   }
 
@@ -379,7 +389,7 @@ export class Responder {
       qname: q.name.toLowerCase(), qtype: question.type, rcode: res.rcode,
       answer: o.answer, authority: o.authority, additional: o.additional,
       dnssecOk: secure !== 0, compactOk: secure === 2, negativeTtl: negativeTtl(this.zoneData),
-      typesAt: () => typesOf(lookup(this.zoneData, this.snapshot, { ...q, type: 'ANY' }, this.resolveFn)),
+      typesAt: () => sign.types ?? typesOf(lookup(this.zoneData, this.snapshot, { ...q, type: 'ANY' }, this.resolveFn)),
     });
     const enc = this.encode(question, RCODES[s.rcode], res.aa, s.answer, s.authority, s.additional, res.profile ?? '', o.endpoints);
     enc.generation = signer.generation;
@@ -433,6 +443,8 @@ interface SignContext {
   signer: ZoneSigner;
   secure: number;
   q: ZoneQuestion;
+  /** The types at the name for this client, when already looked up (client-dependent NODATA). */
+  types?: number[];
 }
 
 /** The record types in any outcome of a lookup (what a name has for one client). */

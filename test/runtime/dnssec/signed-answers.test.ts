@@ -10,7 +10,7 @@ import { DnsServer } from '../../../src/runtime/dns';
 import { dnskeyText, loadKeySet, newKeySet, type KeyPolicy, type KeySetDocument } from '../../../src/runtime/dnssec/keys';
 import { startRollover } from '../../../src/runtime/dnssec/rollover';
 import { ZoneSigner, type SignerOptions } from '../../../src/runtime/dnssec/signer';
-import { ext, profile } from '../../../src/testing/builders';
+import { ext, nested, profile } from '../../../src/testing/builders';
 import { TableGeo } from '../../../src/testing/geo-table';
 import { seededRng } from '../../../src/testing/rng';
 import { buildQuery, dig, optRecord, rcodeOf, udpExchange } from '../dns/support';
@@ -25,8 +25,11 @@ const profiles: Profile[] = [
   profile('cname', 'Priority', [ext('edge', 'edge.example.net')]),
   profile('big', 'MultiValue', Array.from({ length: 8 }, (_, i) => ext(`e${i}`, `2001:db8::${i + 1}`)), { maxReturn: 8, dnsConfig: { relativeName: BIG, ttl: 5 } }),
   profile('deep.sub', 'Priority', [ext('x', '192.0.2.77')], { dnsConfig: { relativeName: 'deep.sub', ttl: 30 } }),
+  profile('kid4', 'Priority', [ext('a', '192.0.2.40')]),
+  profile('kid6', 'Priority', [ext('a', '2001:db8::40')]),
+  profile('geomix', 'Geographic', [nested('de', 'kid4', { geoMapping: ['DE'] }), nested('fr', 'kid6', { geoMapping: ['FR'] })]),
 ];
-const geo = new TableGeo({ locations: { '198.51.100.0/24': { country: 'DE' } } });
+const geo = new TableGeo({ locations: { '198.51.100.0/24': { country: 'DE' }, '203.0.113.0/24': { country: 'FR' } } });
 const snap = (down: string[] = []) => buildSnapshot({ zone: ZONE, profiles, geo, health: { verdict: (p, e) => (down.includes(`${p}/${e}`) ? 'Degraded' : 'Online') } });
 
 interface Running { server: DnsServer; signer: ZoneSigner; at: string[]; port: number; anchors: string; doc: KeySetDocument }
@@ -114,6 +117,18 @@ test('the client in DE gets the Geographic answer, signed; a client elsewhere it
   const fr = await dig([...z.at, '+dnssec', '+subnet=203.0.113.0/24', 'geo.tm.internal', 'A']);
   expect(fr.answer).toEqual([]);
   expect(nsecTypes(fr.authority)).toEqual(['RRSIG', 'NSEC']);
+});
+
+test('one name, NODATA for two clients: each gets the bitmap of its own view (an AAAA endpoint for FR, nothing for US)', async () => {
+  const fr = await dig([...z.at, '+dnssec', '+subnet=203.0.113.0/24', 'geomix.tm.internal', 'A']);
+  const us = await dig([...z.at, '+dnssec', '+subnet=192.0.2.0/24', 'geomix.tm.internal', 'A']);
+  const fr2 = await dig([...z.at, '+dnssec', '+subnet=203.0.113.0/24', 'geomix.tm.internal', 'A']);
+  expect([fr.answer, us.answer, fr2.answer]).toEqual([[], [], []]);
+  expect(nsecTypes(fr.authority)).toEqual(['AAAA', 'RRSIG', 'NSEC']);
+  expect(nsecTypes(us.authority)).toEqual(['RRSIG', 'NSEC']);
+  expect(nsecTypes(fr2.authority)).toEqual(['AAAA', 'RRSIG', 'NSEC']);
+  const de = await dig([...z.at, '+dnssec', '+subnet=198.51.100.0/24', 'geomix.tm.internal', 'A']);
+  expect(de.answer.map((r) => [r[3], r[4]])).toEqual([['A', '192.0.2.40'], ['RRSIG', 'A']]);
 });
 
 test('Compact Answers OK (CO, EDNS flag 0x4000): NXDOMAIN keeps its rcode and the response echoes CO', async () => {
