@@ -156,11 +156,17 @@ export class ZoneSigner {
     return {
       ...this.counters,
       cached: this.cache.size,
-      nextRefresh: ((this.window + 1) * this.refresh - this.lead) * 1000,
+      nextRefresh: this.nextRefresh(),
       zoneKeyTag: this.active.zoneSigner.keyTag,
       keyKeyTags: this.active.keySigners.map((k) => k.keyTag),
       publishedKeyTags: this.active.published.map((k) => k.keyTag),
     };
+  }
+
+  /** When the signatures in use are next made again: the coming window's, or (once those are made) the one after. */
+  private nextRefresh(): number {
+    const ahead = ((this.window + 1) * this.refresh - this.lead) * 1000;
+    return this.now() < ahead ? ahead : ahead + this.refresh * 1000;
   }
 
   /** The DNSKEY RRset served now. */

@@ -101,6 +101,18 @@ test.each(cases.filter(([, name]) => name !== 'alias.tm.internal'))('delv: %s is
   expect({ validated: r.validated, out: r.validated ? '' : r.out }).toEqual({ validated: true, out: '' });
 });
 
+test('/metrics and tmkit dnssec status: the key tag and state, signatures made, the next refresh', async () => {
+  const metrics = await client.metrics();
+  const tag = report.keys[0]!.keyTag;
+  expect(metrics).toContain(`tmkit_dnssec_key_info{key_tag="${tag}",role="csk",algorithm="13",state="active"} 1`);
+  expect(Number(/^tmkit_dnssec_signatures_total (\d+)$/m.exec(metrics)?.[1])).toBeGreaterThan(0);
+  expect(Number(/^tmkit_dnssec_next_refresh_timestamp_seconds (\d+)$/m.exec(metrics)?.[1]) * 1000).toBeGreaterThan(Date.now());
+  const status = await runTmkit(['dnssec', 'status', '--server', serve.api, '--state-dir', dir]);
+  expect(status.code).toBe(0);
+  expect(status.stdout).toMatch(new RegExp(`^${tag} +CSK +active `, 'm'));
+  expect(status.stdout).toMatch(/^signatures: [1-9]\d* made .* next refresh \d{4}-\d\d-\d\dT23:50:00\.000Z$/m);
+});
+
 test('a wrong trust anchor fails validation (the checks above can fail)', async () => {
   const other = delvAnchors([report.keys[0]!.dnskey.replace(/[A-Za-z0-9+/]{8}(?=[A-Za-z0-9+/=]*$)/, 'AAAAAAAA')]);
   const r = await delv(serve.dns.port, other, ZONE, 'web.tm.internal', 'A');
