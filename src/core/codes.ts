@@ -27,6 +27,7 @@ export const CODES = {
   PRECONDITION_FAILED: c('api', 'If-Match / If-None-Match did not hold: someone else changed (or created) the object.', 412),
   STACK_CONFLICT: c('api', 'The profile is owned by another stack.', 409),
   PROFILE_REFERENCED: c('api', 'The profile is still the child of a nested endpoint.', 409),
+  PROFILE_INVALID: c('api', 'The profile breaks validation rules; the diagnostics name each path and rule.', 400),
   PROFILE_NAME_CONFLICT: c('api', 'A profile with the same name in another case exists (names are case-insensitive).', 409),
   NOT_AVAILABLE: c('api', 'The server has no component attached for this route.', 503),
   TOO_MANY_STREAMS: c('api', 'Too many event streams (GET /v1/events) are open.', 429),

@@ -41,6 +41,29 @@ export interface SnapshotUpdate {
   serial?: number;
 }
 
+/**
+ * One snapshot the pipeline publishes (pipeline.ts), as every sink receives it: the snapshot DNS answers
+ * from, the store revision it reflects, the profiles deleted since the previous one, and the worker updates
+ * (built only when a sink asks for them).
+ */
+export interface PublishedSnapshot {
+  snapshot: CompiledSnapshot;
+  revision: number;
+  deleted: readonly string[];
+  delta(): SnapshotUpdate;
+  full(): SnapshotUpdate;
+}
+
+/** Where the pipeline publishes: DNS (dnsSink below), Traffic View, the live events. */
+export interface SnapshotSink {
+  publish(p: PublishedSnapshot): void;
+}
+
+/** DNS as a sink of the pipeline: each snapshot goes to DNS with the SOA serial `serial()` gives (cluster mode). */
+export function dnsSink(dns: DnsTarget, serial?: () => number): SnapshotSink {
+  return { publish: (p) => dns.publish(p.snapshot, p.delta, p.full, serial?.()) };
+}
+
 /** Where snapshots go: the DNS server in this process, or DNS worker processes. */
 export interface DnsTarget {
   start(): Promise<void>;

@@ -1,17 +1,17 @@
 /**
- * Verdict persistence across restarts: the monitor state saved in the store, one record per probed endpoint
- * (its effective verdict, the probe settings it was reached with, its recent transitions), and the verdicts
- * carried over from the previous run. Until the monitor decides an endpoint again (its first transition
+ * What the previous run left (the health ledger's memory of it): the records saved in the store, one per
+ * probed endpoint (its effective verdict, the probe settings it was reached with, its recent transitions),
+ * and the verdicts carried over from them. Until the monitor decides an endpoint again (its first transition
  * after start), a carried verdict stands in for the monitor's initial CheckingEndpoint — as if probing had
  * never stopped: a Degraded endpoint is not answered again just because the runtime restarted.
  *
- * Records are saved per endpoint so a save costs what changed (design §4): the engine marks the endpoints
- * whose record changed (a transition, new probe settings, gone) and saves only those.
+ * Records are saved per endpoint so a save costs what changed: the ledger marks the endpoints whose record
+ * changed (a transition, new probe settings, gone) and saver.ts saves only those.
  */
-import { splitTargetKey } from '../core/health/targets';
-import type { ProbeVerdict } from '../core/health/types';
-import type { MonitorState } from '../core/store';
-import type { EndpointTransition } from './monitor';
+import { splitTargetKey } from '../../core/health/targets';
+import type { ProbeVerdict } from '../../core/health/types';
+import type { MonitorState } from '../../core/store';
+import type { EndpointTransition } from '../monitor';
 
 /** Transitions kept per endpoint across restarts (status reports list a profile's most recent 100). */
 export const SAVED_HISTORY = 10;
@@ -37,12 +37,12 @@ interface LegacyMonitorState {
 }
 
 
-export class VerdictBook {
+export class PreviousRun {
   private readonly carried = new Map<string, { verdict: ProbeVerdict; fingerprint: string }>();
   /** The carried keys by profile (a deleted profile's go with it). */
   private readonly carriedOf = new Map<string, string[]>();
   /**
-   * Current probe settings fingerprint per `profile/endpoint` (the engine's map, kept current by it): a
+   * Current probe settings fingerprint per `profile/endpoint` (the ledger's map, kept current by it): a
    * carried verdict only counts for the settings it was reached with.
    */
   private readonly fingerprints: ReadonlyMap<string, string>;

@@ -4,6 +4,7 @@
  * route (the bearer token; EventSource cannot send headers, so clients read it with fetch()).
  */
 import type { ServerResponse } from 'node:http';
+import type { SnapshotSink } from './dns-fleet';
 
 /** A comment line this often keeps proxies and idle timeouts from closing a quiet stream. */
 const HEARTBEAT_MS = 15_000;
@@ -57,4 +58,16 @@ export class LiveEvents {
       res.write(text);
     }
   }
+}
+
+/** The live events as a sink of the pipeline: a `revision` event whenever the served store revision moves. */
+export function revisionEvents(events: LiveEvents): SnapshotSink {
+  let last = -1;
+  return {
+    publish: (p) => {
+      if (p.revision === last) return;
+      last = p.revision;
+      events.publish('revision', { revision: p.revision });
+    },
+  };
 }
