@@ -18,6 +18,9 @@ import type {
   ResolveResult,
   ResourceCatalogResponse,
   WriteResult,
+  DnssecReport,
+  DnssecRolloverRequest,
+  DnssecRolloverResult,
 } from '../core/api';
 
 
@@ -258,6 +261,16 @@ export class TmkitClient {
 
   async putResources(resources: Record<string, AzureResource>): Promise<{ revision: number; count: number }> {
     return (await this.call<{ revision: number; count: number }>('PUT', '/v1/resources', resources)).body;
+  }
+
+  /** The zone's DNSSEC keys and DS records (`serve --dnssec`; 404 DNSSEC_OFF without it). */
+  async dnssec(): Promise<DnssecReport> {
+    return (await this.call<DnssecReport>('GET', '/v1/dnssec')).body;
+  }
+
+  /** Starts a rollover of the zone-signing key (`kind: 'zone'`) or the KSK, or finishes one (`finish: true`). */
+  async dnssecRollover(request: DnssecRolloverRequest): Promise<DnssecRolloverResult> {
+    return (await this.call<DnssecRolloverResult>('POST', '/v1/dnssec/rollover', request)).body;
   }
 
   async close(): Promise<void> {

@@ -101,6 +101,9 @@ export const CODES = {
   GEO_DB_MISSING: c('geo', 'The default country database package (DEFAULT_COUNTRY_DATABASE_PACKAGE, an optional peer dependency) is not installed; serve and dns need it (or --geoip FILE.mmdb).'),
   GEO_LATENCY_TABLE_INVALID: c('geo', 'The latency table is missing, not JSON or breaks a rule.'),
   // DNS server
+  DNSSEC_OFF: c('dns', 'DNSSEC is not enabled on this server (tmkit serve --dnssec).', 404),
+  DNSSEC_ROLLOVER: c('dns', 'The DNSSEC rollover step cannot be taken now (one is under way, or nothing waits to be finished).', 409),
+  DNSSEC_KEYS: c('dns', 'The DNSSEC keys cannot be read, created or used (another zone, algorithm or key mode, or a damaged key file).'),
   DNS_ZONE_INVALID: c('dns', 'The zone configuration (--zone, --ns, --soa-rname) is invalid.'),
   DNS_ZONE_EMPTY: c('dns', 'The zone is empty.'),
   DNS_ZONE_NAME: c('dns', 'The zone apex, an NS name or the SOA names are not valid domain names.'),

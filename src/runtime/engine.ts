@@ -33,6 +33,7 @@ import { Reports } from './reports';
 import { SqliteStore, StateDirLock, parseResourceCatalog, canonicalJson, type Store } from './store';
 import { TrafficView } from './traffic-view';
 import { ClusterNode, type ClusterOptions } from './cluster';
+import { connectDnssec, openDnssec, type DnssecService, type KeyPolicy } from './dnssec';
 
 export { geoOptions, runDnsWorker, isDnsWorker, type DnsAuthority, type DnsLimits, type DnsSockets, type SnapshotUpdate } from './dns-fleet';
 export type { SnapshotLag } from './pipeline';
@@ -88,6 +89,8 @@ export interface EngineOptions {
    * Node ≥ 22.12 on Linux allows it) or all share one socket ('shared').
    */
   dnsSockets?: DnsSockets;
+  /** DNSSEC (`serve --dnssec`): sign answers with keys from the state dir (or etcd in cluster mode), made on first start. */
+  dnssec?: KeyPolicy;
 }
 
 
@@ -113,6 +116,8 @@ export class Engine {
   private stopped = false;
   /** The state dir's lock, held until stop(). */
   private lock: StateDirLock | undefined;
+  /** The zone's DNSSEC keys (`serve --dnssec`). */
+  private dnssec: DnssecService | undefined;
 
   private constructor(private readonly o: EngineOptions, store: Store, private readonly geo: GeoLookup, token: TokenSource, cluster: ClusterNode | undefined, private readonly rng: Rng) {
     this.store = store;
@@ -196,7 +201,9 @@ export class Engine {
     this.monitor.start();
 
     const serial = this.cluster ? () => this.cluster!.serial() : undefined;
+    if (o.dnssec) this.dnssec = await openDnssec({ zone: this.zone, policy: o.dnssec, stateDir: o.stateDir, logger, ...(this.cluster ? { session: this.cluster.session } : {}) });
     this.dns = await startDnsFleet({
+      ...(this.dnssec ? { dnssec: this.dnssec.doc } : {}),
       zone: this.zone, listen: o.dns ?? [{ address: '127.0.0.1', port: 5300 }], workers: o.workers ?? 1,
       ...(o.dnsSockets ? { sockets: o.dnsSockets } : {}),
       rng: this.rng, logger, snapshot, full: () => this.pipeline.workerUpdate(),
@@ -217,6 +224,7 @@ export class Engine {
     this.api = new ApiServer({
       store, token: this.token.token, metrics, logger: logger.child({ component: 'api' }), reports, events: this.events,
       ...(ui !== undefined ? { uiDir: ui } : {}), stateDir: o.stateDir,
+      ...(this.dnssec ? { dnssec: connectDnssec(this.dnssec, () => (this.stopped ? undefined : this.dns), metrics.registry, () => Math.max(0, ...this.pipeline.profiles().map((p) => p.dnsConfig.ttl))) } : {}),
     });
     const api = o.api ?? { host: '127.0.0.1', port: 5380 };
     const bound = await this.api.listen(api.host, api.port);
@@ -247,6 +255,9 @@ export class Engine {
 
   dnsAddresses(): BoundAddress[] { return this.dns!.addresses(); }
 
+  /** The zone's DNSSEC keys; undefined without `serve --dnssec`. */
+  dnssecService(): DnssecService | undefined { return this.dnssec; }
+
   /** How the DNS workers hold the port; undefined when DNS answers in this process. */
   dnsSockets(): DnsSockets | undefined { return this.dns!.sockets; }
 
@@ -267,6 +278,7 @@ export class Engine {
     this.stopped = true;
     this.traffic.stop();
     this.events.close();
+    this.dnssec?.close();
     await this.api?.close();
     await this.pipeline?.stop();
     await this.monitor.stop();

@@ -20,6 +20,7 @@ import type { RuntimeReports } from '../reports';
 import { reportRoutes } from './reports';
 import { resourceRoutes } from './resources';
 import { SummaryIndex } from './summaries';
+import { dnssecRoutes, type DnssecApi } from './dnssec';
 import { uiHandler } from './ui';
 
 export { DEFAULT_MAX_BODY, MAX_JSON_DEPTH, jsonDeeperThan } from './http';
@@ -40,6 +41,8 @@ export interface ApiOptions {
   maxBodyBytes?: number;
   /** Where the store lives, for the messages of a full or read-only disk (507/503). */
   stateDir?: string;
+  /** DNSSEC keys and rollovers (`serve --dnssec`); absent → the /v1/dnssec routes answer 404. */
+  dnssec?: DnssecApi;
 }
 
 /** The store's refusals and their HTTP status; the diagnostics they carry are the body. */
@@ -56,7 +59,7 @@ export class ApiServer {
     this.summaries = new SummaryIndex(o.store);
     const c: ApiContext = { store: o.store, summaries: this.summaries, maxBody: o.maxBodyBytes ?? DEFAULT_MAX_BODY };
     const reports = reportRoutes({ ...c, reports: o.reports ?? {}, metrics: o.metrics, ...(o.events ? { events: o.events } : {}) });
-    const routes: Route[] = [...profileRoutes(c), ...endpointRoutes(c), ...resourceRoutes(c), ...reports.routes];
+    const routes: Route[] = [...profileRoutes(c), ...endpointRoutes(c), ...resourceRoutes(c), ...reports.routes, ...dnssecRoutes(o.dnssec)];
     const open: Route[] = [...reports.open, { pattern: /^\/(?:ui(?:\/.*)?)?$/, name: '/ui/', methods: { GET: uiHandler(o.uiDir) } }];
     this.http = new HttpApi({ token: o.token, metrics: o.metrics, logger: o.logger, routes, open, problem: (e, m, r) => this.problem(e, m, r) });
   }
