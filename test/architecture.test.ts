@@ -93,7 +93,7 @@ const RUNTIME_FLOORS: Record<string, number> = {
   'reports.ts': 7,
   'pipeline.ts': 6,
   ledger: 5, 'traffic-view.ts': 5,
-  'events.ts': 4, 'metrics.ts': 4,
+  'events.ts': 4, 'metrics.ts': 4, dnssec: 4,
   'dns-fleet.ts': 3, cluster: 3,
   store: 2, dns: 2, monitor: 2,
   etcd: 1, 'rebuild-loop.ts': 1,
@@ -128,7 +128,7 @@ test('the runtime reads time only through its clock (src/runtime/clock.ts): no D
     if (!f.startsWith('src/runtime/') || f === 'src/runtime/clock.ts') continue;
     readFileSync(join(REPO, f), 'utf8').split('\n').forEach((line, i) => {
       const code = line.replace(/\/\/.*$/, '');
-      if (/\bDate\.now\(\)|new Date\(\)/.test(code)) bad.push(`${f}:${i + 1}: ${line.trim()}`);
+      if (/\bDate\.now\b|new Date\(\)/.test(code)) bad.push(`${f}:${i + 1}: ${line.trim()}`);
     });
   }
   expect(bad).toEqual([]);

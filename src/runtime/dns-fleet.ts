@@ -17,8 +17,8 @@ import { buildSnapshot, resolve, updateSnapshot, type CompiledSnapshot } from '.
 import { MmdbGeoLookup } from '../geo';
 import { reusePortSupport } from './dns/reuse-port';
 import { DnsCountsAggregate, DnsServer, type BoundAddress, type DnsCounts, type ListenAddress, type ResponderStats, type TcpOptions, type TrafficRow } from './dns';
-import { loadKeySet, type KeySetDocument } from './dnssec/keys';
-import { ZoneSigner, type SignerStats } from './dnssec/signer';
+import { loadKeySet, type KeySetDocument } from './dns/dnssec/keys';
+import { ZoneSigner, type SignerStats } from './dns/dnssec/signer';
 
 /**
  * What worker processes receive on every rebuild: the snapshot's inputs as plain data. `full`: the whole

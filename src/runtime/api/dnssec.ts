@@ -2,16 +2,11 @@
  * `GET /v1/dnssec` and `POST /v1/dnssec/rollover`: the zone's DNSSEC keys and DS records, and key rollovers
  * (src/runtime/dnssec/). Without `serve --dnssec` both answer 404 with a hint.
  */
-import type { DnssecReport, DnssecRolloverRequest, DnssecRolloverResult } from '../../core/api';
-import { DnssecKeyError } from '../dnssec/keys';
+import type { DnssecReport, DnssecRolloverResult } from '../../core/api';
+import type { DnssecApi } from '../dnssec';
+import { DnssecKeyError } from '../dns/dnssec/keys';
 import { ApiProblem } from './errors';
 import { readJson, DEFAULT_MAX_BODY, type Ctx, type Reply, type Route } from './http';
-
-/** What the runtime gives the API about DNSSEC. */
-export interface DnssecApi {
-  report(): DnssecReport;
-  rollover(request: Required<DnssecRolloverRequest>): Promise<DnssecRolloverResult>;
-}
 
 const OFF = 'DNSSEC is off on this server: start it with tmkit serve --dnssec';
 

@@ -20,7 +20,8 @@ import type { RuntimeReports } from '../reports';
 import { reportRoutes } from './reports';
 import { resourceRoutes } from './resources';
 import { SummaryIndex } from './summaries';
-import { dnssecRoutes, type DnssecApi } from './dnssec';
+import type { DnssecApi } from '../dnssec';
+import { dnssecRoutes } from './dnssec';
 import { uiHandler } from './ui';
 
 export { DEFAULT_MAX_BODY, MAX_JSON_DEPTH, jsonDeeperThan } from './http';

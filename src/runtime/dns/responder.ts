@@ -45,8 +45,8 @@ import {
   type ClientSubnet, type Edns,
 } from './wire';
 import { DnsEncodeError, encodeMessage, type WireMessage, type WireRecord } from './encode';
-import type { ZoneSigner } from '../dnssec/signer';
-import { TYPE } from '../dnssec/records';
+import type { ZoneSigner } from './dnssec/signer';
+import { TYPE } from './dnssec/records';
 import { DnsTallies, qtypeLabel, rcodeName, type AnswerTally, type DnsCounts, type QueryTally } from './counts';
 import { TrafficTallies, TrafficTally, type TrafficRow } from './traffic';
 

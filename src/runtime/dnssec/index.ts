@@ -3,21 +3,27 @@
  * engine uses (one call to open, one to connect DNS and metrics, one for the API).
  */
 import type { Registry } from 'prom-client';
+import type { DnssecRolloverRequest, DnssecReport, DnssecRolloverResult } from '../../core/api';
 import type { Logger } from 'pino';
-import type { EtcdSession } from '../cluster/session';
+import type { EtcdSession } from '../etcd/session';
 import type { DnsTarget } from '../dns-fleet';
-import type { DnssecApi } from '../api/dnssec';
 import { EtcdKeyStore } from './etcd-key-store';
 import { FileKeyStore, MemoryKeyStore } from './key-store';
 import { DnssecService } from './service';
 import { attachDnssecMetrics } from './metrics';
-import type { KeyPolicy } from './keys';
+import type { KeyPolicy } from '../dns/dnssec/keys';
 
 export { DnssecService } from './service';
-export { ZoneSigner, SIGNING_DEFAULTS, type SignerOptions, type SignerStats } from './signer';
+export { ZoneSigner, SIGNING_DEFAULTS, type SignerOptions, type SignerStats } from '../dns/dnssec/signer';
 export { FileKeyStore, MemoryKeyStore, KEY_FILE, type DnssecKeyStore } from './key-store';
 export { EtcdKeyStore, ETCD_KEYS_KEY } from './etcd-key-store';
-export { DnssecKeyError, loadKeySet, newKeySet, dsText, dnskeyText, type KeyPolicy, type KeySetDocument, type ZoneKey } from './keys';
+export { DnssecKeyError, loadKeySet, newKeySet, dsText, dnskeyText, type KeyPolicy, type KeySetDocument, type ZoneKey } from '../dns/dnssec/keys';
+
+/** What the runtime gives the API about DNSSEC. */
+export interface DnssecApi {
+  report(): DnssecReport;
+  rollover(request: Required<DnssecRolloverRequest>): Promise<DnssecRolloverResult>;
+}
 
 /** How often a cluster node reads the key set from etcd for another node's rollover. */
 export const CLUSTER_POLL_MS = 10_000;

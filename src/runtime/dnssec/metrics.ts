@@ -1,8 +1,9 @@
 /** DNSSEC figures on `/metrics`, read at scrape time: the keys and their states, and the signers' counters. */
 import { Counter, Gauge, type Registry } from 'prom-client';
-import { keyState } from './keys';
+import { keyState } from '../dns/dnssec/keys';
 import type { DnssecService } from './service';
-import type { SignerStats } from './signer';
+import type { SignerStats } from '../dns/dnssec/signer';
+import { systemClock } from '../clock';
 
 export function attachDnssecMetrics(registry: Registry, source: () => { service: DnssecService; stats: SignerStats | undefined } | undefined): void {
   const registers = [registry];
@@ -15,7 +16,7 @@ export function attachDnssecMetrics(registry: Registry, source: () => { service:
       this.reset();
       const s = source();
       if (!s) return;
-      const t = Date.now();
+      const t = systemClock.now();
       for (const k of s.service.keys) this.set({ key_tag: String(k.keyTag), role: k.role, algorithm: String(k.algorithm), state: keyState(k, t) }, 1);
     },
   });

@@ -6,10 +6,11 @@
  */
 import type { Logger } from 'pino';
 import type { DnssecKeyReport, DnssecReport } from '../../core/api';
-import { DnssecKeyError, algorithmName, dnskeyText, dsText, keyState, loadKeySet, newKeySet, type KeyPolicy, type KeySetDocument, type ZoneKey } from './keys';
+import { DnssecKeyError, algorithmName, dnskeyText, dsText, keyState, loadKeySet, newKeySet, type KeyPolicy, type KeySetDocument, type ZoneKey } from '../dns/dnssec/keys';
 import type { DnssecKeyStore } from './key-store';
 import { finishRollover, startRollover, type RolloverKind, type RolloverResult } from './rollover';
-import { SIGNING_DEFAULTS, type SignerStats } from './signer';
+import { SIGNING_DEFAULTS, type SignerStats } from '../dns/dnssec/signer';
+import { systemClock } from '../clock';
 
 export interface DnssecServiceOptions {
   zone: string;
@@ -35,7 +36,7 @@ export class DnssecService {
   private constructor(private readonly o: DnssecServiceOptions, doc: KeySetDocument, keys: ZoneKey[]) {
     this.current = doc;
     this.loadedKeys = keys;
-    this.now = o.now ?? Date.now;
+    this.now = o.now ?? systemClock.now;
     if (o.pollMs !== undefined && o.pollMs > 0) {
       this.pollTimer = setInterval(() => void this.poll(), o.pollMs);
       this.pollTimer.unref();
@@ -47,7 +48,7 @@ export class DnssecService {
    * none. Throws DnssecKeyError when the stored keys are for another zone, algorithm or key mode.
    */
   static async open(o: DnssecServiceOptions): Promise<DnssecService> {
-    const now = (o.now ?? Date.now)();
+    const now = (o.now ?? systemClock.now)();
     let doc = await o.store.load();
     let created = false;
     if (doc === undefined) {

@@ -150,6 +150,9 @@ export class EtcdSession {
     if (kv) await this.waitForConfig(Number(kv.mod_revision));
   }
 
+  /** Writes the local copy now (tests; it is written by itself after every change). */
+  saveNow(): Promise<void> { return this.copy.saveNow(); }
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;

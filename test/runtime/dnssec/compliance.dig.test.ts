@@ -6,8 +6,8 @@
  */
 import { buildSnapshot, resolve } from '../../../src/core/routing';
 import { DnsServer } from '../../../src/runtime/dns';
-import { loadKeySet, newKeySet } from '../../../src/runtime/dnssec/keys';
-import { ZoneSigner } from '../../../src/runtime/dnssec/signer';
+import { loadKeySet, newKeySet } from '../../../src/runtime/dns/dnssec/keys';
+import { ZoneSigner } from '../../../src/runtime/dns/dnssec/signer';
 import { ext, profile } from '../../../src/testing/builders';
 import { seededRng } from '../../../src/testing/rng';
 import { dig, type DigResult } from '../dns/support';

@@ -5,8 +5,8 @@
 import fc from 'fast-check';
 import { buildSnapshot, resolve } from '../../../src/core/routing';
 import { Responder } from '../../../src/runtime/dns';
-import { loadKeySet, newKeySet } from '../../../src/runtime/dnssec/keys';
-import { ZoneSigner } from '../../../src/runtime/dnssec/signer';
+import { loadKeySet, newKeySet } from '../../../src/runtime/dns/dnssec/keys';
+import { ZoneSigner } from '../../../src/runtime/dns/dnssec/signer';
 import { ext, profile } from '../../../src/testing/builders';
 import { seededRng } from '../../../src/testing/rng';
 import { buildQuery, optRecord } from '../dns/support';

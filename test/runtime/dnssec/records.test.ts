@@ -4,8 +4,8 @@
  * order (RFC 4034 §6.3), and signatures that node:crypto verifies with the DNSKEY's own public key.
  */
 import { createHash, createPublicKey, verify } from 'node:crypto';
-import { canonicalName, canonicalRrset, dnskeyRdata, dsRdata, immediateSuccessor, keyTag, nsecRdata, typeBitmap } from '../../../src/runtime/dnssec/records';
-import { dsText, loadKeySet, newKeySet, signData } from '../../../src/runtime/dnssec/keys';
+import { canonicalName, canonicalRrset, dnskeyRdata, dsRdata, immediateSuccessor, keyTag, nsecRdata, typeBitmap } from '../../../src/runtime/dns/dnssec/records';
+import { dsText, loadKeySet, newKeySet, signData } from '../../../src/runtime/dns/dnssec/keys';
 
 function dsOfPresented(owner: string, flags: number, algorithm: 13 | 15, publicKeyB64: string): { tag: number; digest: string } {
   const rdata = dnskeyRdata(flags, algorithm, Buffer.from(publicKeyB64, 'base64'));

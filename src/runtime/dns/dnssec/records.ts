@@ -6,8 +6,8 @@
  * The records tmkit serves otherwise (A, AAAA, CNAME, NS, SOA: `WireRecord` in ../dns/encode.ts) are
  * turned into canonical wire form here: owner and RDATA names in ASCII lower case, uncompressed.
  */
-import { parseIpBytes } from '../../core/net/ip';
-import { nameLabels, type WireRecord } from '../dns/encode';
+import { parseIpBytes } from '../../../core/net/ip';
+import { nameLabels, type WireRecord } from '../encode';
 
 export const TYPE = { A: 1, NS: 2, CNAME: 5, SOA: 6, AAAA: 28, DS: 43, RRSIG: 46, NSEC: 47, DNSKEY: 48, NXNAME: 128 } as const;
 export const CLASS_IN = 1;

@@ -21,9 +21,10 @@
  * this client (an ANY lookup), never the asked type and never CNAME, plus RRSIG and NSEC (and DNSKEY at the
  * apex): the proof holds for exactly this answer, as the answer itself does (health and the client decide it).
  */
-import type { WireRecord } from '../dns/encode';
+import type { WireRecord } from '../encode';
 import { activeKeys, signData, type ActiveKeys, type ZoneKey } from './keys';
 import { TYPE, canonicalName, canonicalRrset, immediateSuccessor, labelCount, nsecRdata, rrsigPrefix, typeCode } from './records';
+import { systemClock } from '../../clock';
 
 export interface SignerOptions {
   /** The zone apex (lower case, no trailing dot). */
@@ -40,7 +41,7 @@ export interface SignerOptions {
   cacheSize?: number;
   /** TTL of the DNSKEY RRset. Default 300 (the zone's SOA/NS TTL). */
   dnskeyTtl?: number;
-  /** The clock (ms since the epoch). Default Date.now. */
+  /** The clock (ms since the epoch). Default the system clock (clock.ts). */
   now?: () => number;
 }
 
@@ -133,7 +134,7 @@ export class ZoneSigner {
     if (this.validity <= this.refresh) throw new Error(`dnssec: the signature validity (${this.validity} s) must be longer than the refresh interval (${this.refresh} s)`);
     this.cacheSize = o.cacheSize ?? 100_000;
     this.dnskeyTtl = o.dnskeyTtl ?? 300;
-    this.now = o.now ?? Date.now;
+    this.now = o.now ?? systemClock.now;
     this.window = this.windowAt(this.now());
     this.setKeys(keys);
     this.schedule();
