@@ -248,6 +248,8 @@ class Importer {
     for (const [k, v] of Object.entries(props)) {
       if (flat && (k === 'name' || k === 'tags' || READ_ONLY_PROFILE.has(k))) continue;
       if (v === null || v === undefined) continue;
+      // tmkit's own extension, not Azure's: never imported from ARM (a profile keeps its failback in tmkit/v1).
+      if (k === 'failback') continue;
       if (!PROFILE_PROPS.has(k)) {
         this.issue('warning', 'ARM_IMPORT_UNKNOWN_PROPERTY', `${at}.${k}`, `"${k}" is not part of tmkit/v1 and was dropped`,
           k === 'recordType' ? 'tmkit infers the record type from the endpoint targets' : undefined);
