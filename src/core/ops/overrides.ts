@@ -112,3 +112,13 @@ export function nextExpiry(overrides: Iterable<OverrideRecord>, now: number): nu
 export function expiresIn(o: OverrideRecord, now: number): string {
   return `in ${formatDuration(Math.max(0, Date.parse(o.expiresAt) - now))}`;
 }
+
+/** The profiles one of whose endpoints' overrides differ between two maps of what routing reads (by `profile/endpoint`). */
+export function overriddenProfilesChanged(before: ReadonlyMap<string, EndpointOverride>, after: ReadonlyMap<string, EndpointOverride>): Set<string> {
+  const out = new Set<string>();
+  if (before === after) return out;
+  for (const k of new Set([...before.keys(), ...after.keys()])) {
+    if (JSON.stringify(before.get(k)) !== JSON.stringify(after.get(k))) out.add(k.slice(0, Math.max(0, k.indexOf('/'))));
+  }
+  return out;
+}

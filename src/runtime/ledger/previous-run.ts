@@ -123,6 +123,19 @@ export class PreviousRun {
     return this.confirmations.has(t);
   }
 
+  /** The carried verdict of `key` when it counts for the current probe settings (failback.ts seeds the prober with it). */
+  carriedState(key: string): { verdict: ProbeVerdict; since: number; failedAt?: number } | undefined {
+    const c = this.carried.get(key);
+    if (!c || this.fingerprints.get(key) !== c.fingerprint) return undefined;
+    const [profile] = splitTargetKey(key);
+    const mine = (this.history.get(profile) ?? []).filter((t) => t.key === key);
+    const failed = mine.filter((t) => t.to === 'Degraded').at(-1);
+    return { verdict: c.verdict, since: mine.at(-1)?.at ?? 0, ...(failed ? { failedAt: failed.at } : {}) };
+  }
+
+  /** The prober holds `key`'s verdict itself now (seeded): it no longer stands in for CheckingEndpoint. */
+  handOver(key: string): void { this.carried.delete(key); }
+
   /** A deleted profile's saved history and carried verdicts go with it: a new profile of that name starts fresh. */
   forgetProfile(name: string): void {
     this.history.delete(name);

@@ -21,6 +21,7 @@ import {
 } from '../../core/store/types';
 import { isoNow, systemClock, type RuntimeClock } from '../clock';
 import { openDatabase, sqliteDriver, storeJournalMode, SqliteError, type SqlDatabase, type SqliteDriverName, type SqlStatement } from './driver';
+import { CONTROLS_MIGRATION_SQL, SqliteControls } from './sqlite-controls';
 
 /**
  * Schema migrations, applied in order inside one transaction each; `PRAGMA user_version` holds the number
@@ -52,6 +53,7 @@ export const MIGRATIONS: ReadonlyArray<{ version: number; description: string; s
       CREATE TABLE monitor_state (key TEXT PRIMARY KEY, value TEXT NOT NULL, updated_at TEXT NOT NULL) STRICT;
     `,
   },
+  { version: 2, description: 'traffic controls: overrides, failback approvals, audit log, drill reports', sql: CONTROLS_MIGRATION_SQL },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;
@@ -106,6 +108,8 @@ export class SqliteStore implements Store {
   readonly path: string;
   /** The SQLite driver this store runs on (`node` or `wasm`). */
   readonly driver: SqliteDriverName;
+  /** The traffic controls (overrides, failback approvals, audit log, drills), in tables of their own. */
+  readonly controls: SqliteControls;
   private readonly db: SqlDatabase;
   private readonly clock: RuntimeClock;
   private readonly listeners = new Set<StoreListener>();
@@ -195,6 +199,7 @@ export class SqliteStore implements Store {
         ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`),
       dropMonitor: db.prepare(`DELETE FROM monitor_state WHERE key = ?`),
     };
+    this.controls = new SqliteControls(db);
   }
 
   /**
@@ -429,6 +434,7 @@ export class SqliteStore implements Store {
 
   async close(): Promise<void> {
     this.listeners.clear();
+    this.controls.close();
     if (this.db.isOpen) this.db.close();
   }
 }
