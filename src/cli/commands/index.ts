@@ -18,6 +18,10 @@ import { registerGet } from './get';
 import { registerEndpoint } from './endpoint';
 import { registerDestroy } from './destroy';
 import { registerDnssec } from './dnssec';
+import { registerOverride } from './override';
+import { registerDrill } from './drill';
+import { registerShift } from './shift';
+import { registerEndpointFailback } from './endpoint-failback';
 
 /** Every `tmkit` subcommand registers itself here; one module per command under src/cli/commands/. */
 export const commands: Array<(program: Command) => void> = [
@@ -36,6 +40,10 @@ export const commands: Array<(program: Command) => void> = [
   registerApply,
   registerDestroy,
   registerEndpoint,
+  registerEndpointFailback,
+  registerOverride,
+  registerDrill,
+  registerShift,
   registerTerraform,
   registerPulumi,
   registerBackup,

@@ -3,34 +3,11 @@
  * test/runtime/ledger-ops.test.ts): real HTTP health servers that the test turns down and up, DNS asked with
  * the real `dig`, `tmkit endpoint failback`'s route.
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { dig } from '../serve/process';
 import { waitFor } from '../serve/helpers';
-import { harness, loopbackProfile } from './support';
+import { harness, loopbackProfile, switchable } from './support';
 
 const h = harness('tmkit-failback-');
-
-/** Health servers on two loopback addresses sharing one port; `down` hosts answer 503. */
-async function switchable(hosts: string[]): Promise<{ port: number; down: Set<string>; close: () => Promise<void> }> {
-  const down = new Set<string>();
-  for (let attempt = 0; ; attempt++) {
-    const made: Server[] = [];
-    let port = 0;
-    try {
-      for (const host of hosts) {
-        const srv = createServer((req, res) => { req.resume(); res.writeHead(down.has(host) ? 503 : 200).end(); });
-        await new Promise<void>((resolve, reject) => { srv.once('error', reject); srv.listen(port, host, () => resolve()); });
-        made.push(srv);
-        port = (srv.address() as AddressInfo).port;
-      }
-      return { port, down, close: async () => { await Promise.all(made.map((x) => new Promise<void>((r) => { x.closeAllConnections(); x.close(() => r()); }))); } };
-    } catch (err) {
-      await Promise.all(made.map((x) => new Promise<void>((r) => x.close(() => r()))));
-      if (attempt > 10) throw err;
-    }
-  }
-}
 
 test('Manual failback: a recovered primary is AwaitingFailback (not answered) until `endpoint failback`; successesToRecover and the hold-down hold it Degraded first', async () => {
   const hs = await switchable(['127.0.0.2', '127.0.0.3']);

@@ -1,5 +1,7 @@
 /** Shared by the traffic-operations tests: a real engine on free ports with fast probing, and its client. */
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
@@ -46,4 +48,25 @@ export function loopbackProfile(name: string, port: number, endpoints: NonNullab
     monitorConfig: { protocol: 'HTTP', port, path: '/healthz', intervalInSeconds: 10, timeoutInSeconds: 5, toleratedNumberOfFailures: 0 },
     endpoints, ...over,
   };
+}
+
+/** Health servers on several loopback addresses sharing one port; hosts in `down` answer 503. */
+export async function switchable(hosts: string[]): Promise<{ port: number; down: Set<string>; close: () => Promise<void> }> {
+  const down = new Set<string>();
+  for (let attempt = 0; ; attempt++) {
+    const made: Server[] = [];
+    let port = 0;
+    try {
+      for (const host of hosts) {
+        const srv = createServer((req, res) => { req.resume(); res.writeHead(down.has(host) ? 503 : 200).end(); });
+        await new Promise<void>((resolve, reject) => { srv.once('error', reject); srv.listen(port, host, () => resolve()); });
+        made.push(srv);
+        port = (srv.address() as AddressInfo).port;
+      }
+      return { port, down, close: async () => { await Promise.all(made.map((x) => new Promise<void>((r) => { x.closeAllConnections(); x.close(() => r()); }))); } };
+    } catch (err) {
+      await Promise.all(made.map((x) => new Promise<void>((r) => x.close(() => r()))));
+      if (attempt > 10) throw err;
+    }
+  }
 }
