@@ -84,7 +84,6 @@ export const CODES = {
   LINT_GEOGRAPHIC_WITHOUT_WORLD: c('lint', 'A Geographic profile maps no endpoint to WORLD.'),
   // Plan: live health of the server planned against (warnings)
   LIVE_NO_ONLINE_ENDPOINT: c('lint', 'With the live health now, the planned change leaves a profile with no endpoint Online.'),
-  LIVE_ALL_DEGRADED: c('lint', 'A profile the plan touches is in the all-degraded fallback now.'),
   // Constructs
   INVALID_PROPS: c('constructs', 'A construct was created with props that break a rule of its own.'),
   SYNTH_INVALID: c('constructs', 'The construct tree has errors; nothing was written.'),
