@@ -76,8 +76,9 @@ export function detectArmInput(input: unknown): ArmInputKind {
 
 const PROFILE_KEYS = [
   'name', 'profileStatus', 'trafficRoutingMethod', 'dnsConfig', 'monitorConfig', 'maxReturn',
-  'trafficViewEnrollmentStatus', 'allowedEndpointRecordTypes', 'tags', 'endpoints',
+  'trafficViewEnrollmentStatus', 'allowedEndpointRecordTypes', 'tags', 'failback', 'endpoints',
 ] as const;
+const FAILBACK_KEYS = ['mode', 'successesToRecover', 'holdDownSeconds'] as const;
 const DNS_KEYS = ['relativeName', 'ttl'] as const;
 const MONITOR_KEYS = [
   'protocol', 'port', 'path', 'intervalInSeconds', 'timeoutInSeconds', 'toleratedNumberOfFailures',
@@ -122,6 +123,7 @@ function canonicalProfile(p: ProfileInput): ProfileInput {
     }
     if (k === 'tags' && isObj(v)) return Object.fromEntries(Object.keys(v).sort().map((t) => [t, v[t]]));
     if (k === 'allowedEndpointRecordTypes' && Array.isArray(v)) return v.slice();
+    if (k === 'failback' && isObj(v)) return pick(v, FAILBACK_KEYS);
     if (k === 'endpoints' && Array.isArray(v)) return v.map((e) => (isObj(e) ? canonicalEndpoint(e as unknown as EndpointInput) : e));
     return v;
   }) as unknown as ProfileInput;
