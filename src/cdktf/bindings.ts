@@ -106,6 +106,15 @@ export namespace profile {
     readonly expectedStatusCodeRanges?: string[];
     readonly customHeader?: CustomHeader[];
   }
+  /** How endpoints come back after an outage (tmkit extension). */
+  export interface ProfileFailback {
+    /** Automatic or Manual. Default Automatic. */
+    readonly mode?: string;
+    /** 1–10. Default 1. */
+    readonly successesToRecover?: number;
+    /** 0–3600. Default 0. */
+    readonly holdDownSeconds?: number;
+  }
   export interface ProfileConfig extends TerraformMetaArguments {
     readonly name: string;
     readonly trafficRoutingMethod: string;
@@ -115,10 +124,11 @@ export namespace profile {
     readonly tags?: Record<string, string>;
     readonly dnsConfig: ProfileDnsConfig;
     readonly monitorConfig?: ProfileMonitorConfig;
+    readonly failback?: ProfileFailback;
     readonly timeouts?: Timeouts;
   }
 
-  const LIST_BLOCKS = new Set(['dns_config', 'monitor_config']);
+  const LIST_BLOCKS = new Set(['dns_config', 'monitor_config', 'failback']);
 
   /** resource "tmkit_profile". */
   export class Profile extends TerraformResource {
