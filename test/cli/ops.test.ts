@@ -58,6 +58,11 @@ test('override down / list / status / clear; --json prints the override with its
   expect(clear).toMatchObject({ code: 0, stdout: `Cleared override ${o.id} (down web/primary).\n` });
   expect(await dig(dns(), 'web.tm.internal')).toEqual(['127.0.0.51']);
   expect((await cli(['override', 'list'])).stdout).toBe('No overrides in force.\n');
+  // The audit log: newest first, who, what, why.
+  const audit = (await cli(['audit', '--limit', '2'])).stdout.split('\n').filter((l) => l !== '');
+  expect(audit).toHaveLength(2);
+  expect(audit[0]).toMatch(new RegExp(`^\\S+Z  cli        override.clear   web/primary ${o.id}$`));
+  expect(audit[1]).toMatch(new RegExp(`^\\S+Z  cli        override.create  web/primary ${o.id}: game day$`));
   // Usage errors exit 2; a missing endpoint is the server's one line, exit 1.
   expect((await cli(['override', 'down', 'web', 'primary', '--for', 'soon'])).code).toBe(2);
   expect(await cli(['override', 'down', 'web', 'nope', '--for', '1m'])).toMatchObject({ code: 1, stderr: expect.stringMatching(/^tmkit: profile 'web' has no endpoint 'nope'/) });
@@ -96,7 +101,7 @@ test('drill: the report (JSON) has switch and revert within the bound, and every
   // The text report, and a drill the safety rule refuses.
   const text = await cli(['drill', 'web', 'primary', '--for', '1s']);
   expect(text.stdout).toMatch(/^Drill dr-[0-9a-f]+: web\/primary out of DNS for 1s \(1 node\)\n  switch  \d\.\d{3} s/);
-  expect(text.stdout).toContain('  bound   15 s = 10 × (0 + 1) + 5 + TTL 0 = 15 s');
+  expect(text.stdout).toContain('  bound   10 × (0 + 1) + 5 + TTL 0 = 15 s  worst-case failover as tmkit plan prints it');
   expect(text.stdout.endsWith('Drill passed.\n')).toBe(true);
   hs.down.add('127.0.0.52');
   hs.down.add('127.0.0.53');

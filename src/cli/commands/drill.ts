@@ -213,7 +213,7 @@ export function renderDrill(r: DrillReport): string {
   lines.push(`  switch  ${sec(r.switchSeconds)}  from the override stored until every node's DNS stopped naming ${r.endpoint}`);
   for (const n of r.nodes) lines.push(`            ${n.dns}${n.node && n.node !== 'this server' ? ` (${n.node})` : ''}: switch ${sec(n.switchSeconds)}, revert ${sec(n.revertSeconds)}; held answers: ${n.heldAnswers.join(' | ') || '—'}`);
   lines.push(`  revert  ${sec(r.revertSeconds)}  from the override cleared until every node named it again`);
-  lines.push(`  bound   ${r.boundSeconds === null ? 'none (nothing in the profile tree is probed)' : `${r.boundSeconds} s = ${r.bound}`} (worst-case failover, as tmkit plan prints it; switch and revert are held to it with the TTL, ${r.ttl} s, added)`);
+  lines.push(`  bound   ${r.boundSeconds === null ? 'none (nothing in the profile tree is probed)' : r.bound}  worst-case failover as tmkit plan prints it; switch and revert are held to it with the TTL (${r.ttl} s) added`);
   for (const n of r.notes) lines.push(`  note: ${n}`);
   lines.push(r.status === 'passed' ? 'Drill passed.' : r.status === 'aborted' ? 'Drill aborted: the endpoint is back.' : 'Drill failed.');
   return `${lines.join('\n')}\n`;

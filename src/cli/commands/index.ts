@@ -21,6 +21,7 @@ import { registerDnssec } from './dnssec';
 import { registerOverride } from './override';
 import { registerDrill } from './drill';
 import { registerShift } from './shift';
+import { registerAudit } from './audit';
 import { registerEndpointFailback } from './endpoint-failback';
 
 /** Every `tmkit` subcommand registers itself here; one module per command under src/cli/commands/. */
@@ -44,6 +45,7 @@ export const commands: Array<(program: Command) => void> = [
   registerOverride,
   registerDrill,
   registerShift,
+  registerAudit,
   registerTerraform,
   registerPulumi,
   registerBackup,
