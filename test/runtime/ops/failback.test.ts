@@ -5,7 +5,7 @@
  */
 import { dig } from '../serve/process';
 import { waitFor } from '../serve/helpers';
-import { harness, loopbackProfile, switchable } from './support';
+import { harness, primaryBackup, switchable } from './support';
 
 const h = harness('tmkit-failback-');
 
@@ -13,10 +13,7 @@ test('Manual failback: a recovered primary is AwaitingFailback (not answered) un
   const hs = await switchable(['127.0.0.2', '127.0.0.3']);
   try {
     const s = await h.start(h.tempDir());
-    await s.client.putProfile(loopbackProfile('web', hs.port, [
-      { name: 'primary', type: 'externalEndpoints', target: '127.0.0.2' },
-      { name: 'backup', type: 'externalEndpoints', target: '127.0.0.3' },
-    ], { failback: { mode: 'Manual', successesToRecover: 3, holdDownSeconds: 2 } }));
+    await s.client.putProfile(primaryBackup('web', hs.port, { failback: { mode: 'Manual', successesToRecover: 3, holdDownSeconds: 2 } }));
     const statusOf = async (): Promise<string> => (await s.client.status('web')).endpoints.find((e) => e.name === 'primary')!.endpointMonitorStatus;
     await waitFor('Online', async () => (await statusOf()) === 'Online');
     expect(await dig(s.dns, 'web.tm.internal')).toEqual(['127.0.0.2']);
@@ -55,10 +52,7 @@ test('Automatic with successesToRecover: back Online (and answered) on the third
   const hs = await switchable(['127.0.0.2', '127.0.0.3']);
   try {
     const s = await h.start(h.tempDir(), { monitor: { intervalMs: () => 400, timeoutMs: () => 1000 } });
-    await s.client.putProfile(loopbackProfile('web', hs.port, [
-      { name: 'primary', type: 'externalEndpoints', target: '127.0.0.2' },
-      { name: 'backup', type: 'externalEndpoints', target: '127.0.0.3' },
-    ], { failback: { mode: 'Automatic', successesToRecover: 3, holdDownSeconds: 0 } }));
+    await s.client.putProfile(primaryBackup('web', hs.port, { failback: { mode: 'Automatic', successesToRecover: 3, holdDownSeconds: 0 } }));
     const statusOf = async (): Promise<string> => (await s.client.status('web')).endpoints.find((e) => e.name === 'primary')!.endpointMonitorStatus;
     await waitFor('Online', async () => (await statusOf()) === 'Online');
     hs.down.add('127.0.0.2');

@@ -7,7 +7,7 @@ import { request } from 'undici';
 import { TmkitApiError } from '../../../src/client';
 import { dig } from '../serve/process';
 import { healthServerPair, waitFor } from '../serve/helpers';
-import { harness, loopbackProfile } from './support';
+import { allOnline, harness, loopbackProfile, primaryBackup } from './support';
 
 const h = harness('tmkit-ops-');
 
@@ -15,11 +15,8 @@ test('a down override takes the endpoint out at once; status, resolve, metrics, 
   const [a, b] = await healthServerPair('127.0.0.2', '127.0.0.3');
   try {
     const s = await h.start(h.tempDir());
-    const put = await s.client.putProfile(loopbackProfile('web', a.port, [
-      { name: 'primary', type: 'externalEndpoints', target: '127.0.0.2' },
-      { name: 'backup', type: 'externalEndpoints', target: '127.0.0.3' },
-    ]));
-    await waitFor('both Online', async () => (await s.client.status('web')).endpoints.every((e) => e.endpointMonitorStatus === 'Online'));
+    const put = await s.client.putProfile(primaryBackup('web', a.port));
+    await allOnline(s.client, 'web');
     expect(await dig(s.dns, 'web.tm.internal')).toEqual(['127.0.0.2']);
 
     const events = await request(`${s.api}/v1/events`, { headers: { authorization: `Bearer ${s.engine.token.token}` } });
@@ -67,11 +64,8 @@ test('an override ends by itself at its expiry (and the record with an audit ent
   try {
     const dir = h.tempDir();
     let s = await h.start(dir);
-    await s.client.putProfile(loopbackProfile('web', a.port, [
-      { name: 'primary', type: 'externalEndpoints', target: '127.0.0.2' },
-      { name: 'backup', type: 'externalEndpoints', target: '127.0.0.3' },
-    ]));
-    await waitFor('Online', async () => (await s.client.status('web')).endpoints.every((e) => e.endpointMonitorStatus === 'Online'));
+    await s.client.putProfile(primaryBackup('web', a.port));
+    await allOnline(s.client, 'web');
     const long = await s.client.createOverride({ kind: 'down', profile: 'web', endpoint: 'primary', for: '1h', who: 'cli' });
     await h.stop(s);
     s = await h.start(dir);

@@ -8,6 +8,7 @@ import pino from 'pino';
 import { TmkitClient } from '../../../src/client';
 import type { ProfileInput } from '../../../src/core/model/types';
 import { Engine, type EngineOptions } from '../../../src/runtime/engine';
+import { waitFor } from '../serve/helpers';
 
 export interface Started { engine: Engine; client: TmkitClient; dns: { address: string; port: number }; api: string }
 
@@ -48,6 +49,19 @@ export function loopbackProfile(name: string, port: number, endpoints: NonNullab
     monitorConfig: { protocol: 'HTTP', port, path: '/healthz', intervalInSeconds: 10, timeoutInSeconds: 5, toleratedNumberOfFailures: 0 },
     endpoints, ...over,
   };
+}
+
+/** `web`-like profile `name` over primary 127.0.0.2 and backup 127.0.0.3, probed on `port`. */
+export function primaryBackup(name: string, port: number, over: Partial<ProfileInput> = {}): ProfileInput {
+  return loopbackProfile(name, port, [
+    { name: 'primary', type: 'externalEndpoints', target: '127.0.0.2' },
+    { name: 'backup', type: 'externalEndpoints', target: '127.0.0.3' },
+  ], over);
+}
+
+/** Waits until every endpoint of `name` is Online. */
+export async function allOnline(client: TmkitClient, name: string): Promise<void> {
+  await waitFor(`${name} Online`, async () => (await client.status(name)).endpoints.every((e) => e.endpointMonitorStatus === 'Online'));
 }
 
 /** Health servers on several loopback addresses sharing one port; hosts in `down` answer 503. */
