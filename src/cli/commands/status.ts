@@ -2,7 +2,7 @@ import { Option, type Command } from 'commander';
 import type { ProfileEntry, ProfileStatusReport, TmkitClient } from '../../client';
 import { CliError, EXIT_USAGE } from '../errors';
 import { toJsonText } from '../util/files';
-import { clientFor, serverFailure, serverOptions, type ServerOptions } from '../util/server';
+import { clientFor, isNotFound, notFoundError, serverFailure, serverOptions, type ServerOptions } from '../util/server';
 
 function pad(s: string, n: number): string { return s.length >= n ? s : s + ' '.repeat(n - s.length); }
 
@@ -153,7 +153,7 @@ export function registerStatus(program: Command): void {
         if (opts.watch) await watch(client, profile, opts.format, Math.round(seconds * 1000));
         else process.stdout.write(await snapshot(client, profile, opts.format));
       } catch (err) {
-        throw serverFailure(err);
+        throw isNotFound(err) && profile !== undefined ? await notFoundError(client, profile) : serverFailure(err);
       } finally {
         await client.close();
       }
