@@ -9,6 +9,8 @@ import { describeDriver, SqliteStore } from '../../runtime/store';
 import { CliError, EXIT_USAGE } from '../errors';
 import { addDnssecOptions, addTcpLimitOptions, authorityFrom, dnssecPolicyFrom, checkAuthority, decideWorkers, dnsLimitsFrom, parseHostPort, parseNs, parseWorkers, showAddress as show } from '../util/dns-options';
 import { readJsonFile } from '../util/files';
+import { renderText as renderDiagnostics } from '../util/diagnostics';
+import { desiredDocument, PlanFormatError, readPlanJson } from '../../core/plan';
 import { geoMessage, requireGeoDatabase } from '../util/geo';
 import { applyFile } from '../util/apply';
 
@@ -99,8 +101,8 @@ export function registerServe(program: Command): void {
       const cluster = clusterOptions(opts);
       const dnssec = dnssecPolicyFrom(opts);
       const probeDnsServers = opts.probeDnsServer.map(parseDnsServer);
-      // Fail before opening anything when the file cannot be read or is not JSON (full validation needs the store).
-      if (opts.apply !== undefined) readJsonFile(opts.apply, '--apply document', 'pass a tmkit/v1 document such as examples/basic/tmkit.out.json');
+      // Fail before the state dir, the database or the token exist when the file is not a document or plan.
+      if (opts.apply !== undefined) checkApplyFile(opts.apply);
       // Listen for SIGTERM/SIGINT before anything is printed: a supervisor may signal the moment it reads the
       // banner, and a signal that comes before the handler would kill the process without a clean stop. One
       // during start-up stops the runtime as soon as it is up.
@@ -174,6 +176,31 @@ async function applyAtStart(engine: Engine, file: string): Promise<void> {
     if (err instanceof CliError) throw new CliError(`serve --apply: ${err.message.replace(/^apply: /, '')}; the runtime was stopped`);
     throw err;
   }
+}
+
+/**
+ * `serve --apply FILE`, checked before anything is created: a plan file's format, or every error of the
+ * document that does not depend on the store. Only a nested endpoint naming a profile outside the document
+ * waits for the store (NESTED_TARGET_NOT_FOUND: another stack may have deployed it); applyAtStart plans the
+ * document against the store as `tmkit apply` does.
+ */
+function checkApplyFile(file: string): void {
+  const raw = readJsonFile(file, '--apply document', 'pass a tmkit/v1 document such as examples/basic/tmkit.out.json');
+  const nothing = 'nothing was started or created';
+  if (typeof raw === 'object' && raw !== null && (raw as { kind?: unknown }).kind === 'tmkit-plan') {
+    try {
+      readPlanJson(raw);
+    } catch (err) {
+      if (err instanceof PlanFormatError) throw new CliError(`serve --apply: ${file}: ${err.message}; ${nothing}`);
+      throw err;
+    }
+    return;
+  }
+  const desired = desiredDocument(raw, []);
+  const errors = desired.diagnostics.filter((d) => d.severity === 'error' && d.code !== 'NESTED_TARGET_NOT_FOUND');
+  if (errors.length === 0) return;
+  process.stderr.write(renderDiagnostics(errors, desired.profileNames));
+  throw new CliError(`serve --apply: ${file} is not a valid document: fix the errors above (tmkit validate ${file} shows them too); ${nothing}`);
 }
 
 /** `--store etcd://… --node … --location …` (cluster mode), checked before anything starts; undefined: SQLite. */
