@@ -1,3 +1,4 @@
+import { chmodSync, statSync } from 'node:fs';
 import { isAbsolute, join, relative } from 'node:path';
 import * as net from 'node:net';
 import type { Command } from 'commander';
@@ -6,6 +7,7 @@ import { Engine, geoOptions, isDnsWorker, runDnsWorker } from '../../runtime/eng
 import { checkClusterNames, parseEtcdUrl, type ClusterOptions } from '../../runtime/cluster';
 import type { BoundAddress } from '../../runtime/dns';
 import { describeDriver, SqliteStore } from '../../runtime/store';
+import { envToken } from '../../runtime/api';
 import { CliError, EXIT_USAGE } from '../errors';
 import { addDnssecOptions, addTcpLimitOptions, authorityFrom, dnssecPolicyFrom, checkAuthority, decideWorkers, dnsLimitsFrom, parseHostPort, parseNs, parseWorkers, showAddress as show } from '../util/dns-options';
 import { readJsonFile } from '../util/files';
@@ -103,6 +105,8 @@ export function registerServe(program: Command): void {
       const probeDnsServers = opts.probeDnsServer.map(parseDnsServer);
       // Fail before the state dir, the database or the token exist when the file is not a document or plan.
       if (opts.apply !== undefined) checkApplyFile(opts.apply);
+      try { envToken(); } catch (err) { throw new CliError(`serve: ${(err as Error).message}`, EXIT_USAGE); }
+      tightenStateDir(opts.stateDir);
       // Listen for SIGTERM/SIGINT before anything is printed: a supervisor may signal the moment it reads the
       // banner, and a signal that comes before the handler would kill the process without a clean stop. One
       // during start-up stops the runtime as soon as it is up.
@@ -201,6 +205,28 @@ function checkApplyFile(file: string): void {
   if (errors.length === 0) return;
   process.stderr.write(renderDiagnostics(errors, desired.profileNames));
   throw new CliError(`serve --apply: ${file} is not a valid document: fix the errors above (tmkit validate ${file} shows them too); ${nothing}`);
+}
+
+/**
+ * An existing state dir that others may enter (group or other bits, e.g. 0777 after a `mkdir` under a
+ * permissive umask) is made 0700, saying so: it holds the API token and the store. serve creates a missing
+ * one with 0700 itself (store/lock.ts). A directory this user may not chmod is refused.
+ */
+function tightenStateDir(dir: string): void {
+  let mode: number;
+  try {
+    mode = statSync(dir).mode & 0o777;
+  } catch {
+    return;
+  }
+  if ((mode & 0o077) === 0) return;
+  const octal = (m: number): string => `0${m.toString(8).padStart(3, '0')}`;
+  try {
+    chmodSync(dir, mode & 0o700);
+  } catch (err) {
+    throw new CliError(`serve: the state dir ${shownPath(dir)} has mode ${octal(mode)} (other users can reach the API token) and cannot be made ${octal(mode & 0o700)}: ${(err as Error).message}; fix its mode or pass another --state-dir`);
+  }
+  process.stderr.write(`tmkit serve: the state dir ${shownPath(dir)} had mode ${octal(mode)}, open to other users; changed it to ${octal(mode & 0o700)} (it holds the API token and the store)\n`);
 }
 
 /** `--store etcd://… --node … --location …` (cluster mode), checked before anything starts; undefined: SQLite. */
