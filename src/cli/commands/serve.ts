@@ -15,6 +15,7 @@ import { renderText as renderDiagnostics } from '../util/diagnostics';
 import { desiredDocument, PlanFormatError, readPlanJson } from '../../core/plan';
 import { geoMessage, requireGeoDatabase } from '../util/geo';
 import { applyFile } from '../util/apply';
+import { followNpmParent } from '../util/parent';
 
 interface ServeOptions {
   stateDir: string;
@@ -111,6 +112,8 @@ export function registerServe(program: Command): void {
       // banner, and a signal that comes before the handler would kill the process without a clean stop. One
       // during start-up stops the runtime as soon as it is up.
       const signalled = untilSignal(() => process.stderr.write('tmkit serve: second signal, exiting now\n'));
+      // Under npx, stop when npx is stopped (npm does not pass its signal on: util/parent.ts).
+      followNpmParent();
       const logger = pino({ level: opts.logLevel }, pino.destination(2));
       let engine: Engine;
       try {
