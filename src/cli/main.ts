@@ -35,9 +35,23 @@ export function buildProgram(): Command {
     .version(packageVersion())
     .exitOverride()
     // Usage errors are printed by `run` as one line (usageLine); commander prints nothing itself.
-    .configureOutput({ writeOut: (s) => process.stdout.write(s), writeErr: (s) => process.stderr.write(s), outputError: () => undefined });
+    .configureOutput({ writeOut: (s) => process.stdout.write(s), writeErr: (s) => process.stderr.write(s), outputError: () => undefined })
+    .configureHelp({ optionDescription: (o) => withDefault(o.description, o.defaultValue, o.defaultValueDescription, o.argChoices), argumentDescription: (a) => withDefault(a.description, a.defaultValue, a.defaultValueDescription, a.argChoices) });
   for (const register of commands) register(program);
   return program;
+}
+
+/**
+ * An option's or argument's help text with its choices and default as a reader wants them: `(choices:
+ * text, json; default: text)`, values unquoted, no `default: []` for repeatable options, and no second default
+ * when the description already says one (`... (repeatable; default ns1.<zone>)`).
+ */
+function withDefault(description: string, value: unknown, valueDescription: string | undefined, choices: readonly string[] | undefined): string {
+  const extra: string[] = [];
+  if (choices) extra.push(`choices: ${choices.join(', ')}`);
+  const shown = valueDescription ?? (value === undefined || typeof value === 'boolean' || (Array.isArray(value) && value.length === 0) ? undefined : typeof value === 'string' ? value : JSON.stringify(value));
+  if (shown !== undefined && !/(^|[(;,]\s*)default\b/.test(description)) extra.push(`default: ${shown}`);
+  return extra.length === 0 ? description : `${description} (${extra.join('; ')})`;
 }
 
 /** `endpoint disable` for that subcommand; '' for the program itself. */

@@ -60,3 +60,12 @@ test('a bad --name or --stack is a usage error', async () => {
   expect((await runTmkit(['init', join(dir, 'bad'), '--stack', '-x'], { cwd: dir })).code).toBe(2);
   expect(existsSync(join(dir, 'bad'))).toBe(false);
 });
+
+test('the next step quotes a directory name a shell would split: cd \'My App\'', async () => {
+  const app = join(dir, 'My App');
+  mkdirSync(app);
+  writeFileSync(join(app, 'package.json'), '{"name":"mine","private":true,"devDependencies":{"tmkit":"file:../tmkit.tgz"}}');
+  const r = await runTmkit(['init', 'My App'], { cwd: dir });
+  expect(r.code).toBe(0);
+  expect(r.stdout).toContain("\n  cd 'My App'\n");
+});

@@ -151,7 +151,7 @@ export function registerInit(program: Command): void {
       process.stdout.write([
         `Scaffolded a tmkit app in ${shown} (stack "${stack}", profile "${name}"): ${written.join(', ')}.`,
         'Next:',
-        ...(shown === '.' ? [] : [`  cd ${shown}`]),
+        ...(shown === '.' ? [] : [`  cd ${/^[\w./@+-]+$/.test(shown) ? shown : `'${shown.replace(/'/g, `'\\''`)}'`}`]),
         ...(needsTmkit ? [`  ${install.padEnd(28)} # ${vendored ? `from ${VENDOR}/, no registry needed; ` : ''}synth runs main.ts with tmkit's own TypeScript loader`] : []),
         `  ${'npx tmkit synth'.padEnd(28)} # runs main.ts, validates, writes tmkit.out/tmkit.out.json`,
         '',

@@ -7,12 +7,15 @@ import { CliError, EXIT_USAGE } from '../errors';
 
 export interface ServerOptions { server?: string; token?: string; stateDir?: string }
 
+/** `--server`'s help, for every command that has the option. */
+export const SERVER_HELP = 'management API URL, http:// or https:// (default TMKIT_SERVER, then http://127.0.0.1:5380)';
+
 const STATE_DIR_HELP = 'where a local `tmkit serve` keeps its token file (default TMKIT_STATE_DIR, then .tmkit in the working directory)';
 
 /** Adds `--server` / `--token` / `--state-dir` (docs/cli.md). */
 export function serverOptions(cmd: Command): Command {
   return cmd
-    .option('--server <url>', 'management API (default TMKIT_SERVER, then http://127.0.0.1:5380)')
+    .option('--server <url>', SERVER_HELP)
     .option('--token <token>', 'API token (default TMKIT_TOKEN, then <state-dir>/token for a local server)')
     .option('--state-dir <dir>', STATE_DIR_HELP);
 }
