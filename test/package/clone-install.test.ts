@@ -7,29 +7,13 @@
  * and npm prints no warning (no EBADENGINE from a devDependency, no install-scripts list: the tarball has no
  * `prepare` and its bundled dependencies run no scripts).
  */
-import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BIN, cleanEnv, dig, spawnServe, type ServeProcess } from '../runtime/serve/process';
+import { BIN, dig, spawnServe, type ServeProcess } from '../runtime/serve/process';
+import { run } from './run';
 
 jest.setTimeout(600_000);
-
-interface Run { code: number | null; stdout: string; stderr: string; ms: number }
-
-function run(cmd: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = {}, timeoutMs = 300_000): Promise<Run> {
-  const started = Date.now();
-  return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { cwd, env: cleanEnv({ npm_config_update_notifier: 'false', ...env }), stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    const t = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    child.stdout!.setEncoding('utf8').on('data', (d: string) => { stdout += d; });
-    child.stderr!.setEncoding('utf8').on('data', (d: string) => { stderr += d; });
-    child.on('error', (err) => { clearTimeout(t); reject(err); });
-    child.on('close', (code) => { clearTimeout(t); resolve({ code, stdout, stderr, ms: Date.now() - started }); });
-  });
-}
 
 let dir: string;
 let serve: ServeProcess | undefined;
@@ -53,7 +37,7 @@ test('init from a clone → npm install offline (no registry, empty cache, no wa
   // No registry: --offline, a cache of its own that starts empty, and a registry nobody listens on.
   const cache = join(dir, 'empty-npm-cache');
   mkdirSync(cache);
-  const install = await run('npm', ['install', '--offline', '--no-audit', '--no-fund'], app, { npm_config_cache: cache, npm_config_registry: 'http://127.0.0.1:9/' });
+  const install = await run('npm', ['install', '--offline', '--no-audit', '--no-fund'], app, 300_000, { npm_config_cache: cache, npm_config_registry: 'http://127.0.0.1:9/' });
   expect({ code: install.code, stderr: install.stderr }).toEqual({ code: 0, stderr: '' });
   expect(install.stdout).toMatch(/added 2 packages/);
   expect(existsSync(join(app, 'node_modules/tmkit/node_modules/commander/package.json'))).toBe(true); // bundled
@@ -69,7 +53,7 @@ test('init from a clone → npm install offline (no registry, empty cache, no wa
   // A real tmkit serve (this clone's, which has the geo database) in the scratch dir.
   const token = 'clone-install-test-token';
   serve = await spawnServe(join(dir, 'state'), [], { TMKIT_TOKEN: token }, dir);
-  const apply = await run(process.execPath, [appBin, 'apply', 'tmkit.out/tmkit.out.json', '--yes'], app, { TMKIT_SERVER: serve.api, TMKIT_TOKEN: token });
+  const apply = await run(process.execPath, [appBin, 'apply', 'tmkit.out/tmkit.out.json', '--yes'], app, 120_000, { TMKIT_SERVER: serve.api, TMKIT_TOKEN: token });
   expect(apply.stdout).toContain('Apply complete: 1 added, 0 changed, 0 replaced, 0 destroyed (stack "my-app"');
   expect(apply.code).toBe(0);
   expect(await dig(serve.dns, 'my-app.tm.internal')).toEqual(['127.0.0.1']);
