@@ -18,26 +18,32 @@ import { registerGet } from './get';
 import { registerEndpoint } from './endpoint';
 import { registerDestroy } from './destroy';
 import { registerDnssec } from './dnssec';
+import { registerPack } from './pack';
 
-/** Every `tmkit` subcommand registers itself here; one module per command under src/cli/commands/. */
+/**
+ * Every `tmkit` subcommand registers itself here; one module per command under src/cli/commands/. The order
+ * is `tmkit --help`'s: the workflow first (init, synth, validate, plan, apply, serve, status), then the
+ * day-2 commands, the installers, and last the development aid `dns`.
+ */
 export const commands: Array<(program: Command) => void> = [
   registerInit,
-  registerDns,
   registerSynth,
   registerValidate,
-  registerImport,
   registerPlan,
-  registerPreview,
+  registerApply,
   registerServe,
   registerStatus,
   registerList,
   registerGet,
   registerResolve,
-  registerApply,
-  registerDestroy,
   registerEndpoint,
-  registerTerraform,
-  registerPulumi,
+  registerPreview,
+  registerImport,
+  registerDestroy,
   registerBackup,
   registerDnssec,
+  registerTerraform,
+  registerPulumi,
+  registerPack,
+  registerDns,
 ];
