@@ -16,6 +16,7 @@ const c = (family: CodeInfo['family'], meaning: string, status?: number): CodeIn
 export const CODES = {
   // Management API (docs/api.md)
   UNAUTHORIZED: c('api', 'Missing or wrong bearer token.', 401),
+  TOKEN_TOO_SHORT: c('api', 'TMKIT_TOKEN is shorter than 16 characters: too easy to guess for a token that guards the whole API.'),
   NOT_FOUND: c('api', 'The profile or endpoint does not exist.', 404),
   ROUTE_NOT_FOUND: c('api', 'No API route at this path.', 404),
   METHOD_NOT_ALLOWED: c('api', 'The route exists but not with this method (see the Allow header).', 405),
