@@ -377,7 +377,7 @@ export function endpointResource(ctx: TmkitContext): ResourceImpl {
         throw new ProviderError(`${req.type} "${req.name}": "${req.id}" is not an endpoint id: give /tmkit/stacks/<stack>/trafficManagerProfiles/<profile>/<type>/<endpoint> (or ARM's endpoint id, or <profile>/<endpoint>)`, 'INVALID_ARGUMENT');
       }
       return guard('read', req, () => undefined, async () => {
-        const e = await (await stackResources(ctx)).readEndpoint(parsed.profile, parsed.name, { anyStack: true });
+        const e = await (await stackResources(ctx)).readEndpoint(parsed.profile, parsed.name, { anyStack: true, storedProfileName: true });
         if (!e) return undefined;
         const importing = req.inputs === undefined && Object.keys(req.state).length === 0;
         if (importing && e.stack !== ctx.stack()) {
