@@ -426,7 +426,10 @@ function endpointResource(type: EndpointType, schema: Resource<TmkitContext>['sc
       const existing = except.has(lower(out.name)) ? undefined : ix.get(out.name);
       if (existing && before === null) {
         // The same endpoint with the planned content (a create whose answer was lost): the create adopts it.
-        const same = conv.unknown.filter((u) => u !== 'priority').length === 0 && diffAttributes(normalizeEndpoint(conv.value, existing.priority), existing).length === 0;
+        // Values known only after apply (a computed priority or location) are the stored ones.
+        const planned = { ...conv.value } as Record<string, unknown>;
+        for (const u of conv.unknown) if (u in existing) planned[u] = (existing as unknown as Record<string, unknown>)[u];
+        const same = diffAttributes(normalizeEndpoint(planned as unknown as EndpointInput, existing.priority), existing).length === 0;
         if (!same) return { planned: out, requiresReplace, diagnostics: [error(`${subject} already exists`, `To manage it with Terraform, import it: terraform import <address> ${idOf(ctx, entry.name, existing.name)} (RESOURCE_EXISTS)`, attr('name'))] };
       }
       const { endpoints: _all, ...settings } = entry.profile;
