@@ -30,8 +30,8 @@
  * (deleted since it was read), RESOURCE_HAS_ENDPOINTS (a settings-only profile to delete still has endpoints),
  * RESOURCE_PROFILE_MISSING (an endpoint's profile does not exist). Server validation errors stay TmkitApiErrors.
  */
-import { TmkitError } from '../core/diagnostics';
-import type { EndpointDeleteResult, ProfileEntry } from '../core/api';
+import { TmkitError, type Diagnostic } from '../core/diagnostics';
+import { fromWire, type EndpointDeleteResult, type EndpointWriteResult, type ProfileEntry } from '../core/api';
 import { mergePatchFrom } from '../core/model/edit';
 import { normalizeProfile } from '../core/model/normalize';
 import type { Endpoint, EndpointInput, Profile, ProfileInput } from '../core/model/types';
@@ -92,6 +92,8 @@ export interface EndpointState {
   etag: string;
   stack: string;
   profileEtag: string;
+  /** The rule warnings the server answered a write with (about the whole profile; none on a read). */
+  warnings?: Diagnostic[];
 }
 
 const DEFAULT_REFRESH = 'refresh the state to see the change (or to take it in), then apply again';
@@ -146,7 +148,10 @@ const endpointChanges = (prior: PriorEndpoint, stored: Endpoint): AttributeChang
   diffAttributes(normalizeEndpoint(prior.endpoint, stored.priority), stored);
 
 const entryOf = (r: { name: string; stack: string; etag: string; profile: Profile }): ProfileEntry => ({ name: r.name, stack: r.stack, etag: r.etag, profile: r.profile });
-const endpointOf = (r: EndpointState): EndpointState => ({ profile: r.profile, endpoint: r.endpoint, etag: r.etag, stack: r.stack, profileEtag: r.profileEtag });
+const endpointOf = (r: EndpointWriteResult): EndpointState => ({
+  profile: r.profile, endpoint: r.endpoint, etag: r.etag, stack: r.stack, profileEtag: r.profileEtag,
+  ...(r.warnings && r.warnings.length > 0 ? { warnings: r.warnings.map(fromWire) } : {}),
+});
 
 /**
  * Profiles and single endpoints of one stack: `stack` is the owner every write carries (Terraform's provider

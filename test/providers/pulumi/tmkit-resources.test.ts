@@ -236,8 +236,11 @@ describe('Profile without endpoints, with Endpoint resources', () => {
       profileName: 'api', endpointName: 'two', endpointType: 'ExternalEndpoints', name: 'two', type: 'Microsoft.Network/trafficManagerProfiles/externalEndpoints',
       weight: 5, priority: 2, endpointStatus: 'Enabled', alwaysServe: 'Disabled', stack: 'pulumi', etag: (await direct.getEndpoint('api', 'two')).etag,
     });
-    const dup = await failure(create(ENDPOINT, 'one-again', epIns('one')));
+    // Another create of the same endpoint with other content is refused; with the same content (a create whose
+    // answer was lost) it is adopted as stored.
+    const dup = await failure(create(ENDPOINT, 'one-again', epIns('one', { weight: 9 })));
     expect(dup.code).toBe(grpc.status.ALREADY_EXISTS);
+    expect((await create(ENDPOINT, 'one', epIns('one'))).outputs['etag']).toBe(eps['one']!.outputs['etag']);
     const orphan = await failure(create(ENDPOINT, 'x', { ...epIns('x'), profileName: 'missing' }));
     expect(orphan.details).toContain("profile 'missing' does not exist, so its endpoint cannot be written: create the profile first");
   });
