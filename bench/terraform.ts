@@ -115,7 +115,8 @@ function trivialGraph(w0: number): string {
     `resource "tmkittest_thing" "e" {\n  count = ${N}\n  name  = "e\${count.index}"\n  size  = count.index == 0 ? ${w0} : 1\n  tags  = { profile_id = tmkittest_thing.p[floor(count.index / ${PER_PROFILE})].id, target = ${target('count.index')} }\n}\n`;
 }
 
-const LAYOUTS: Layout[] = [
+const ONLY = process.argv.includes('--only') ? arg('only', '').split(',') : undefined;
+const ALL: Layout[] = [
   { key: 'count', label: `tmkit, count (${P} profiles + ${N} endpoints)`, hcl: countLayout('cnt', 'bench-count'), install: 'after' },
   ...(BASE ? [{ key: 'before', label: 'tmkit, count, before (--base)', hcl: countLayout('bef', 'bench-before'), install: 'before' as const }] : []),
   { key: 'separate', label: `tmkit, separate blocks (${P + N} blocks)`, hcl: separateLayout, install: 'after' },
@@ -124,8 +125,12 @@ const LAYOUTS: Layout[] = [
   { key: 'graph', label: 'floor: terraform_data, same graph', hcl: dataGraph, install: 'after' },
   { key: 'data', label: `floor: terraform_data count = ${N}`, hcl: dataCount, install: 'after' },
 ];
+const LAYOUTS = ONLY ? ALL.filter((l) => ONLY.includes(l.key)) : ALL;
 
 interface Times { create: number; plan: number; update: number; destroy: number }
+
+/** API requests the server has answered so far (tmkit_api_requests_total, all routes). */
+let requests: () => Promise<number> = async () => 0;
 
 function run(cmd: string, args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<{ ms: number; code: number | null; out: string }> {
   return new Promise((resolve, reject) => {
@@ -145,17 +150,22 @@ async function timed(cwd: string, env: NodeJS.ProcessEnv, what: string, ...args:
   return r.ms;
 }
 
-async function measure(l: Layout, dir: string, env: NodeJS.ProcessEnv): Promise<Times> {
+async function measure(l: Layout, dir: string, env: NodeJS.ProcessEnv): Promise<{ t: Times; req: Times }> {
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, 'main.tf'), l.hcl(1));
   await timed(dir, env, 'init', 'init');
-  const create = await timed(dir, env, 'apply', 'apply', '-auto-approve');
-  const plan = await timed(dir, env, 'plan', 'plan');
+  const counted = async (what: string, ...args: string[]): Promise<[number, number]> => {
+    const r0 = await requests();
+    const ms = await timed(dir, env, what, ...args);
+    return [ms, await requests() - r0 - 1];
+  };
+  const [create, rc] = await counted('apply', 'apply', '-auto-approve');
+  const [plan, rp] = await counted('plan', 'plan');
   writeFileSync(join(dir, 'main.tf'), l.hcl(2));
-  const update = await timed(dir, env, 'apply (one weight)', 'apply', '-auto-approve');
-  const destroy = await timed(dir, env, 'destroy', 'destroy', '-auto-approve');
-  return { create, plan, update, destroy };
+  const [update, ru] = await counted('apply (one weight)', 'apply', '-auto-approve');
+  const [destroy, rd] = await counted('destroy', 'destroy', '-auto-approve');
+  return { t: { create, plan, update, destroy }, req: { create: rc, plan: rp, update: ru, destroy: rd } };
 }
 
 async function main(): Promise<void> {
@@ -179,6 +189,10 @@ async function main(): Promise<void> {
     serve.on('exit', (c) => reject(new Error(`tmkit serve exited ${c}`)));
   });
   const token = readFileSync(join(root, 'state', 'token'), 'utf8').trim();
+  requests = async () => {
+    const text = await (await fetch(`${api}/metrics`, { headers: { authorization: `Bearer ${token}` } })).text();
+    return [...text.matchAll(/^tmkit_api_requests_total\{.*\} (\d+)$/gm)].reduce((n, m) => n + Number(m[1]), 0);
+  };
   const version0 = (await run(CLI, ['version'], root, {})).out.split('\n').find((l) => / v\d/.test(l)) ?? CLI;
   console.log(`bench:terraform — ${version0}, node ${process.version}, ${cpus().length} CPUs, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}; ${N} endpoints in ${P} profiles, ${ROUNDS} round(s)`);
   const best = new Map<string, Times>();
@@ -186,8 +200,8 @@ async function main(): Promise<void> {
     for (let round = 1; round <= ROUNDS; round++) {
       for (const l of LAYOUTS) {
         const env = { TF_CLI_CONFIG_FILE: join(l.install === 'after' ? after : before, 'terraformrc'), TMKIT_SERVER: api, TMKIT_TOKEN: token, TF_IN_AUTOMATION: '1', CHECKPOINT_DISABLE: '1' };
-        const t = await measure(l, join(root, l.key), env);
-        console.log(`round ${round} | ${l.label} | create ${s(t.create)} | plan ${s(t.plan)} | one weight ${s(t.update)} | destroy ${s(t.destroy)} | load ${loadavg()[0]!.toFixed(1)}`);
+        const { t, req } = await measure(l, join(root, l.key), env);
+        console.log(`round ${round} | ${l.label} | create ${s(t.create)} | plan ${s(t.plan)} | one weight ${s(t.update)} | destroy ${s(t.destroy)} | API requests ${req.create}/${req.plan}/${req.update}/${req.destroy} | load ${loadavg()[0]!.toFixed(1)}`);
         const b = best.get(l.key);
         best.set(l.key, b ? { create: Math.min(b.create, t.create), plan: Math.min(b.plan, t.plan), update: Math.min(b.update, t.update), destroy: Math.min(b.destroy, t.destroy) } : t);
       }
