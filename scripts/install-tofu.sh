@@ -7,24 +7,14 @@
 # `--check` never builds: it prints the PATH line if tofu is built, else says so and exits 1 (for tests).
 # Last stdout line: export PATH=<bin dir>:$PATH
 set -euo pipefail
+source "$(dirname "$0")/go-tool.sh"
 check_only=false
 [[ "${1:-}" == "--check" ]] && check_only=true
 version="${TOFU_VERSION:-v1.10.10}"
-cache="${TMKIT_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/tmkit}"
 bin="$cache/tofu-$version/bin"
-if [[ -x "$bin/tofu" ]] && "$bin/tofu" version 2>/dev/null | head -1 | grep -qx "OpenTofu ${version}"; then
-  echo "install-tofu: OpenTofu $version already built in $bin" >&2
-  echo "export PATH=$bin:\$PATH"
-  exit 0
-fi
-if $check_only; then
-  echo "install-tofu: OpenTofu $version is not built in $bin: run scripts/install-tofu.sh (about 4 min)" >&2
-  exit 1
-fi
-command -v go >/dev/null 2>&1 || { echo "install-tofu: no Go toolchain on PATH: install Go (OpenTofu is built from its Go module)" >&2; exit 1; }
-export GOFLAGS=-mod=mod
-export GOMODCACHE="${GOMODCACHE:-$cache/gomod}"
-export GOCACHE="${GOCACHE:-$cache/gobuild}"
+built() { [[ -x "$bin/tofu" ]] && "$bin/tofu" version 2>/dev/null | head -1 | grep -qx "OpenTofu ${version}"; }
+go_tool_done install-tofu "OpenTofu $version" "$bin" "$check_only" "about 4 min" built
+go_tool_env
 start=$(date +%s)
 echo "install-tofu: downloading github.com/opentofu/opentofu@$version into $GOMODCACHE" >&2
 mkdir -p "$cache"
@@ -40,9 +30,7 @@ cd "$work"
 echo "install-tofu: module ready after $(( $(date +%s) - start )) s; resolving its dependencies" >&2
 go mod download >&2
 echo "install-tofu: dependencies ready after $(( $(date +%s) - start )) s; compiling (about 4 min cold on 2 cores)" >&2
-( while sleep 60; do echo "install-tofu: still compiling ($(( $(date +%s) - start )) s)" >&2; done ) &
-ticker=$!
-trap 'kill $ticker 2>/dev/null || true' EXIT
+go_tool_ticker install-tofu "$start"
 # The version string is the module's own (version/VERSION); -ldflags only drops the "-dev" prerelease mark.
 go build -o "$bin/tofu.tmp" -ldflags "-s -w -X github.com/opentofu/opentofu/version.dev=no" ./cmd/tofu >&2
 mv "$bin/tofu.tmp" "$bin/tofu"
