@@ -187,8 +187,8 @@ export class StackResources {
     return new ResourceError('RESOURCE_EXISTS', `${what} already exists, so it was not created`, hint, cause);
   }
 
-  /** Throws RESOURCE_NOT_OWNED when the stored profile belongs to another stack. */
-  private assertOwned(entry: { stack: string; name: string }): void {
+  /** Throws RESOURCE_NOT_OWNED when the stored profile belongs to another stack (for reads the provider serves itself). */
+  assertOwned(entry: { stack: string; name: string }): void {
     if (entry.stack !== this.stack) throw this.notOwned(entry.name, entry.stack);
   }
 

@@ -3,7 +3,7 @@
  * provider process knows of the runtime's profiles, so plan checks cost O(1) per resource, not O(profile).
  *
  * - The listing: every deployed profile, read once per process (one `GET /v1/profiles`), then kept up to date
- *   from each write's response (an endpoint PUT answers with the stored endpoint and the profile's new ETag, a
+ *   from each write's response, and the source of refresh reads (a plan over 1,000 endpoints is one request) (an endpoint PUT answers with the stored endpoint and the profile's new ETag, a
  *   profile write with the stored profile, a DELETE with what went). A refused write drops it: the next check
  *   reads the runtime again. Terraform runs one provider process per plan and one per apply, so a plan sees
  *   the runtime as it was when the plan began, plus this process's own writes.
@@ -16,6 +16,7 @@
  *   an endpoint of a profile created in the same run is checked against its routing method).
  */
 import type { ProfileEntry } from '../../../../src/core/api';
+import { endpointEtag } from '../../../../src/core/model/edit';
 import type { Endpoint, EndpointInput, Profile } from '../../../../src/core/model/types';
 import { classifyTarget } from '../../../../src/core/validate/target';
 import type { TmkitClient } from '../../../../src/client';
@@ -194,6 +195,29 @@ export class TmkitContext {
     const n = lower(name);
     const entry = (await this.profilesByName()).get(n);
     return entry ? this.indexOf(entry) : undefined;
+  }
+
+  /**
+   * A stored profile as the listing has it (undefined: it does not exist); another stack's is RESOURCE_NOT_OWNED.
+   * Refreshing from the listing makes a plan's reads one request, not one per resource.
+   */
+  async readProfile(name: string): Promise<ProfileEntry | undefined> {
+    const entry = await this.find(name);
+    if (entry) this.resources.assertOwned(entry);
+    return entry;
+  }
+
+  /**
+   * A stored endpoint as the listing has it, with the ETag the server gives it (core's endpointEtag, the same
+   * function; should the server's differ, the next write's If-Match fails, finds the content unchanged and goes
+   * ahead with the server's: src/client/resources.ts). Undefined when it (or its profile) does not exist.
+   */
+  async readEndpoint(profile: string, name: string): Promise<EndpointState | undefined> {
+    const ix = await this.index(profile);
+    const e = ix?.get(name);
+    if (!ix || !e) return undefined;
+    this.resources.assertOwned(ix.entry);
+    return { profile: ix.entry.profile.name, endpoint: e, etag: endpointEtag(ix.entry.profile.name, e), stack: ix.entry.stack, profileEtag: ix.entry.etag };
   }
 
   /** Applies a write's result to the listing once it is read (in the order the writes completed). */

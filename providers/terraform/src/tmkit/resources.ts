@@ -10,7 +10,7 @@
  *   MinChildEndpoints, relativeName taken, a name that exists already (import it) or belongs to another
  *   stack. Rule warnings (WEIGHT_IGNORED, …) are warnings at their attribute. The server checks everything
  *   again on apply. An endpoint is checked with the endpoints the profile's index pairs it with, not the
- *   whole profile (./context).
+ *   whole profile (./context). Refresh reads come from the process's listing (./context).
  * - create/update/delete: one profile's settings (PATCH, endpoints untouched) or one endpoint (PUT/DELETE with
  *   its ETag, kept in Terraform's private state), with the provider's stack; state built from what the runtime
  *   stored. A profile with inline `endpoint` blocks owns its endpoints: one PUT of the whole profile (If-Match
@@ -266,7 +266,7 @@ export const profileResource: Resource<TmkitContext> = {
 
   async read(state, ctx) {
     const name = String(state.name);
-    const e = await ctx.resources.readProfile(name).catch((err: unknown) => refusal(err));
+    const e = await ctx.readProfile(name).catch((err: unknown) => refusal(err));
     if (!e) return null;
     return profileResult(ctx, e, typeof state.id === 'string' ? state.id : profileId(ctx.stack, e.profile.name), state, ownsInline(state));
   },
@@ -451,7 +451,7 @@ function endpointResource(type: EndpointType, schema: Resource<TmkitContext>['sc
 
     async read(state, ctx) {
       const profile = profileOf(state);
-      const r = await ctx.resources.readEndpoint(profile, String(state.name)).catch((err: unknown) => refusal(err));
+      const r = await ctx.readEndpoint(profile, String(state.name)).catch((err: unknown) => refusal(err));
       if (!r) return null;
       checkType(r.endpoint, profile);
       return result(r.endpoint, r.etag, { id: typeof state.id === 'string' ? state.id : idOf(ctx, profile, r.endpoint.name), profileId: String(state.profile_id), base: state });
