@@ -18,6 +18,7 @@
 import type { ProfileEntry } from '../../../../src/core/api';
 import { endpointEtag } from '../../../../src/core/model/edit';
 import type { Endpoint, EndpointInput, Profile } from '../../../../src/core/model/types';
+import { broadcastAddress, networkAddress, parseIp, type IpRange } from '../../../../src/core/net/ip';
 import { classifyTarget } from '../../../../src/core/validate/target';
 import type { TmkitClient } from '../../../../src/client';
 import { StackResources, type EndpointState, type ProfileSettingsInput } from '../../../../src/client/resources';
@@ -49,6 +50,23 @@ class Keyed<K> {
 }
 const EMPTY: ReadonlySet<string> = new Set();
 
+/** The address ranges of an endpoint's subnets (those that parse; the endpoint's own rules report the rest). */
+function rangesOf(e: Endpoint | EndpointInput): IpRange[] {
+  const out: IpRange[] = [];
+  for (const s of Array.isArray(e.subnets) ? e.subnets : []) {
+    const first = typeof s.first === 'string' ? parseIp(s.first) : undefined;
+    if (!first) continue;
+    const last = typeof s.last === 'string' ? parseIp(s.last) : undefined;
+    if (last && last.family === first.family) out.push({ family: first.family, lo: first.value, hi: last.value });
+    else if (typeof s.scope === 'number' && Number.isInteger(s.scope) && s.scope >= 0 && s.scope <= (first.family === 4 ? 32 : 128)) {
+      out.push({ family: first.family, lo: networkAddress(first.value, first.family, s.scope), hi: broadcastAddress(first.value, first.family, s.scope) });
+    } else out.push({ family: first.family, lo: first.value, hi: first.value });
+  }
+  return out;
+}
+
+const overlaps = (a: IpRange, b: IpRange): boolean => a.family === b.family && a.lo <= b.hi && b.lo <= a.hi;
+
 /** The keys an endpoint is indexed under. */
 function keysOf(e: Endpoint | EndpointInput): { target?: string; kind?: string; geo: string[]; subnets: boolean } {
   const t = typeof e.target === 'string' ? classifyTarget(e.target) : undefined;
@@ -70,7 +88,8 @@ export class ProfileIndex {
   private readonly geo = new Keyed<string>();
   private readonly target = new Keyed<string>();
   private readonly kind = new Keyed<string>();
-  private readonly withSubnets = new Set<string>();
+  /** Each endpoint's subnet ranges (endpoints without subnets have none here). */
+  private readonly ranges = new Map<string, IpRange[]>();
   private readonly fallbacks = new Set<string>();
 
   constructor(readonly entry: ProfileEntry) {
@@ -93,7 +112,8 @@ export class ProfileIndex {
     for (const c of k.geo) this.geo.add(c, n);
     if (k.target !== undefined) this.target.add(k.target, n);
     if (k.kind !== undefined) this.kind.add(k.kind, n);
-    (k.subnets ? this.withSubnets : this.fallbacks).add(n);
+    if (k.subnets) this.ranges.set(n, rangesOf(e));
+    else this.fallbacks.add(n);
   }
 
   private unindex(n: string): void {
@@ -105,7 +125,7 @@ export class ProfileIndex {
     for (const c of k.geo) this.geo.delete(c, n);
     if (k.target !== undefined) this.target.delete(k.target, n);
     if (k.kind !== undefined) this.kind.delete(k.kind, n);
-    this.withSubnets.delete(n);
+    this.ranges.delete(n);
     this.fallbacks.delete(n);
   }
 
@@ -132,8 +152,9 @@ export class ProfileIndex {
   /**
    * The stored endpoints other than `e` (and `except`, lower-cased) that the per-profile rules can pair with
    * it: the holder of its priority, of any of its geographic codes, of its target address; one endpoint per
-   * target kind (a profile does not mix FQDN, IPv4 and IPv6); every endpoint with subnets when it has some;
-   * and the fallback of a Subnet profile when it is one. In stored order.
+   * target kind (a profile does not mix FQDN, IPv4 and IPv6); those whose subnets overlap its own; and the
+   * fallback of a Subnet profile when it is one. In stored order. (Overlaps are a scan of the ranges: bigint
+   * compares, no validation.)
    */
   relatedTo(e: EndpointInput, except: ReadonlySet<string> = EMPTY): Endpoint[] {
     const self = lower(e.name);
@@ -144,8 +165,10 @@ export class ProfileIndex {
     for (const c of k.geo) take(this.geo.get(c));
     if (k.target !== undefined) take(this.target.get(k.target));
     take(this.kind.firsts());
-    if (k.subnets) take(this.withSubnets);
-    else if (this.entry.profile.trafficRoutingMethod === 'Subnet') take([...this.fallbacks].slice(0, 2));
+    if (k.subnets) {
+      const mine = rangesOf(e);
+      for (const [n, theirs] of this.ranges) if (theirs.some((r) => mine.some((m) => overlaps(r, m)))) take([n]);
+    } else if (this.entry.profile.trafficRoutingMethod === 'Subnet') take([...this.fallbacks].slice(0, 2));
     return this.entry.profile.endpoints.filter((x) => names.has(lower(x.name)));
   }
 }

@@ -198,7 +198,8 @@ export function profileFromTf(o: Obj): Converted<ProfileInput> {
   const settings = profileSettingsFromTf(o);
   const unknown = [...settings.unknown];
   if (isUnknown(o.endpoint)) unknown.push('endpoints');
-  const endpoints = endpointBlocks(o).map((b) => {
+  // A block whose name is not known yet cannot be told apart from the others: left out until it is.
+  const endpoints = endpointBlocks(o).filter((b) => !isUnknown(b.name)).map((b) => {
     const c = endpointFromTf(b, blockType(b) ?? 'externalEndpoints');
     const name = c.value.name;
     if (isUnknown(b.type)) unknown.push(`endpoints[${name}].type`);

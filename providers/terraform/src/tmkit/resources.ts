@@ -133,8 +133,9 @@ function planInlineEndpoints(out: Obj, config: Obj | null, prior: Obj | null): v
     defaultTo(b, c, 'type', 'ExternalEndpoints');
     const type = isUnknown(b.type) ? undefined : blockType(b);
     planEndpointDefaults(b, c, type);
-    if (type === 'nestedEndpoints') b.always_serve_enabled = null;
-    else if (type !== undefined) b.minimum_child_endpoints = null;
+    // The other kinds' attribute, left out, is none (not a default): what the state reads back.
+    if (type === 'nestedEndpoints') defaultTo(b, c, 'always_serve_enabled', null);
+    else if (type !== undefined) defaultTo(b, c, 'minimum_child_endpoints', null);
     if (derive) b.priority = i + 1;
     const old = typeof b.name === 'string' ? before.get(lower(b.name)) : undefined;
     if (c?.endpoint_location === null || c?.endpoint_location === undefined) {
