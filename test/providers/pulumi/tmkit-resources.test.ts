@@ -315,7 +315,7 @@ test('another stack\'s profile is never written by the provider', async () => {
 
 test('an unreachable server and a wrong token fail with what to do, by gRPC status', async () => {
   for (const [config, code, text] of [
-    [{ server: 'http://127.0.0.1:1', token: TOKEN }, grpc.status.UNAVAILABLE, /cannot reach the tmkit server at http:\/\/127\.0\.0\.1:1 after 4 attempt\(s\).*is `tmkit serve` running there\?/],
+    [{ server: 'http://127.0.0.1:1', token: TOKEN }, grpc.status.UNAVAILABLE, /cannot reach the tmkit server at http:\/\/127\.0\.0\.1:1 after 4 attempt\(s\).*is `tmkit serve` running there\? Set tmkit:server/],
     [{ server: h.base, token: 'wrong' }, grpc.status.UNAUTHENTICATED, /the tmkit server refused the token \(HTTP 401\): set tmkit:token/],
   ] as const) {
     const other = await serve(tmkitProvider({}), { writePort: () => undefined, log: () => undefined });
