@@ -2,6 +2,7 @@
 # builds a CLI from Go modules into "$cache/<tool>-<version>/bin", once, and prints `export PATH=<bin>:$PATH`
 # as its last stdout line.
 #   cache                                    TMKIT_CACHE_DIR, else $XDG_CACHE_HOME/tmkit, else ~/.cache/tmkit
+#   check_only                               true when the script was run with --check
 #   go_tool_done NAME WHAT BIN CHECK HOWLONG TEST...
 #                                            TEST succeeds: says WHAT is built, prints the PATH line, exits 0;
 #                                            else with CHECK=true (--check): says how to build it, exits 1;
@@ -9,6 +10,9 @@
 #   go_tool_env                              GOFLAGS, GOMODCACHE, GOCACHE (under $cache unless set)
 #   go_tool_ticker NAME START                "still compiling (N s)" every minute until the script exits
 cache="${TMKIT_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/tmkit}"
+# `--check` (the script's first argument): never build, only say whether it is built.
+check_only=false
+[[ "${1:-}" == "--check" ]] && check_only=true
 
 go_tool_done() {
   local name=$1 what=$2 bin=$3 check=$4 howlong=$5

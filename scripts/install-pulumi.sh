@@ -6,8 +6,6 @@
 # Last stdout line: export PATH=<bin dir>:$PATH
 set -euo pipefail
 source "$(dirname "$0")/go-tool.sh"
-check_only=false
-[[ "${1:-}" == "--check" ]] && check_only=true
 version="${PULUMI_VERSION:-v3.274.1}"
 bin="$cache/pulumi-$version/bin"
 built() { [[ -x "$bin/pulumi" ]] && "$bin/pulumi" version 2>/dev/null | grep -qx "$version"; }

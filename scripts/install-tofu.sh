@@ -8,8 +8,6 @@
 # Last stdout line: export PATH=<bin dir>:$PATH
 set -euo pipefail
 source "$(dirname "$0")/go-tool.sh"
-check_only=false
-[[ "${1:-}" == "--check" ]] && check_only=true
 version="${TOFU_VERSION:-v1.10.10}"
 bin="$cache/tofu-$version/bin"
 built() { [[ -x "$bin/tofu" ]] && "$bin/tofu" version 2>/dev/null | head -1 | grep -qx "OpenTofu ${version}"; }
