@@ -117,7 +117,7 @@ async function latency(etcd: EtcdServer): Promise<void> {
 async function failover(etcd: EtcdServer): Promise<void> {
   const nodes = await cluster(etcd, 'bench-failover');
   // One profile per trial, all created first: by the time a trial kills its primary, the endpoint has left the
-  // immediate probe after its creation behind (the bound is for steady state; README "Worst-case failover").
+  // immediate probe after its creation behind (the bound is for steady state; docs/health.md "Worst-case failover").
   const trials = await Promise.all(Array.from({ length: TRIALS * 2 }, async (_, t) => {
     const mode = t % 2 === 0 ? 'refused' : 'hang';
     const held: Socket[] = [];

@@ -20,7 +20,8 @@ import { performance } from 'node:perf_hooks';
 import pino from 'pino';
 import { executePlan } from '../src/client';
 import { TmkitClient } from '../src/client';
-import { ApiServer, RuntimeMetrics, defaultValidator } from '../src/runtime/api';
+import { ApiServer } from '../src/runtime/api';
+import { RuntimeMetrics } from '../src/runtime/metrics';
 import { SqliteStore } from '../src/runtime/store';
 import { normalize } from '../src/core/model/normalize';
 import type { Document, DocumentInput, EndpointInput, ProfileInput } from '../src/core/model/types';
@@ -91,7 +92,7 @@ async function serverSource(deployedDoc: Document): Promise<Source> {
   const dir = mkdtempSync(join(tmpdir(), 'tmkit-bench-plan-'));
   const store = SqliteStore.open({ stateDir: dir });
   const token = 'bench-token';
-  const api = new ApiServer({ store, token, validator: defaultValidator, metrics: new RuntimeMetrics(), logger: pino({ level: 'silent' }) });
+  const api = new ApiServer({ store, token, metrics: new RuntimeMetrics(), logger: pino({ level: 'silent' }) });
   const addr = await api.listen('127.0.0.1', 0);
   const client = new TmkitClient({ server: `http://127.0.0.1:${addr.port}`, token });
   const t = performance.now();

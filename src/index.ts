@@ -17,9 +17,9 @@ export * from './geo';
 export * from './constructs';
 export { Profile, Endpoint } from './constructs';
 export type { Profile as ProfileDocument, Endpoint as EndpointDocument } from './core/model/types';
-// core/validate and core/health both export `TargetKind` (the same union); the root exports validate's.
-export type { TargetKind } from './core/validate';
-// The management API client (design §5). Its status report is `ServerProfileStatusReport` at the root
-// (routing's `ProfileStatusReport` is the pure derivation it is built from).
+// The management API client (docs/api.md). `ProfileStatusReport` is the status API's answer (routing's
+// pure derivation it is built from is `ProfileMonitorStatuses`); `ServerProfileStatusReport` is its old name.
 export { TmkitClient, TmkitApiError, TmkitConnectionError, DEFAULT_SERVER } from './client';
-export type { ClientOptions, PutOptions, ApiErrorBody, WireDiagnostic, ProfileEntry, ProfileList, WriteResult, DeleteResult, ResolveQuery, ResolveResult, EndpointStatusReport, StatusTransitionReport, ProbeResultReport, ResourceCatalogResponse, ProfileStatusReport as ServerProfileStatusReport } from './client';
+export type { ClientOptions, PutOptions, ApiErrorBody, WireDiagnostic, ProfileEntry, ProfileList, WriteResult, DeleteResult, ResolveQuery, ResolveResult, EndpointStatusReport, StatusTransitionReport, ProbeResultReport, ResourceCatalogResponse, ProfileStatusReport } from './client';
+/** @deprecated The old name of `ProfileStatusReport`. */
+export type { ProfileStatusReport as ServerProfileStatusReport } from './client';

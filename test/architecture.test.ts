@@ -1,6 +1,7 @@
 /**
- * Guard rails for the layout (design §2, issue 13): which layer may import which, commands never import
- * each other, and no import cycles anywhere in src/ and providers/. Both fail the build (`npm test`).
+ * Guard rails for the layout (docs/ARCHITECTURE.md): which layer may import which, the floors inside the
+ * runtime, commands never import each other, no import cycles anywhere in src/ and providers/, and the
+ * runtime's one clock. Each fails the build (`npm test`).
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -43,7 +44,7 @@ function layerOf(f: string): string {
   return f; // src/index.ts, src/package.ts
 }
 
-/** Who may import whom (design §2). `src/package.ts` is a leaf utility (the package root and version). */
+/** Who may import whom (docs/ARCHITECTURE.md). `src/package.ts` is a leaf utility (the package root and version). */
 const ALLOWED: Record<string, string[]> = {
   core: ['core'],
   geo: ['core', 'geo'],
@@ -76,6 +77,59 @@ test('layers import only the layers below them (core -> nothing; runtime never i
       const to = layerOf(d);
       if (!allowed.includes(to)) bad.push(`${f} -> ${d} (${from} may import ${allowed.join(', ') || 'nothing'})`);
     }
+  }
+  expect(bad).toEqual([]);
+});
+
+/**
+ * The floors of src/runtime (docs/ARCHITECTURE.md, "The runtime"): a part imports only parts on lower
+ * floors (and itself). So the pipeline never imports the engine or the API, the health ledger never imports
+ * the pipeline, and the store never imports anything that writes through it: no call can go up but through
+ * a listener a higher part registered (the store's watch, the ledger's onChange).
+ */
+const RUNTIME_FLOORS: Record<string, number> = {
+  'engine.ts': 9,
+  api: 8,
+  'reports.ts': 7,
+  'pipeline.ts': 6,
+  ledger: 5, 'traffic-view.ts': 5,
+  'events.ts': 4, 'metrics.ts': 4, dnssec: 4,
+  'dns-fleet.ts': 3, cluster: 3,
+  store: 2, dns: 2, monitor: 2,
+  etcd: 1, 'rebuild-loop.ts': 1,
+  'clock.ts': 0,
+};
+
+/** `src/runtime/ledger/x.ts` → `ledger`; `src/runtime/pipeline.ts` → `pipeline.ts`. */
+function runtimePart(f: string): string | undefined {
+  const m = /^src\/runtime\/([^/]+)/.exec(f);
+  return m ? m[1] : undefined;
+}
+
+test('the runtime\'s parts import only lower floors (the pipeline never the engine; the store never the API)', () => {
+  const bad: string[] = [];
+  for (const [f, deps] of graph) {
+    const from = runtimePart(f);
+    if (from === undefined) continue;
+    const floor = RUNTIME_FLOORS[from];
+    if (floor === undefined) { bad.push(`${f}: part '${from}' has no floor in RUNTIME_FLOORS`); continue; }
+    for (const d of deps) {
+      const to = runtimePart(d);
+      if (to === undefined || to === from) continue;
+      if (!(RUNTIME_FLOORS[to]! < floor)) bad.push(`${f} -> ${d} (${from} is on floor ${floor}, ${to} on ${RUNTIME_FLOORS[to]})`);
+    }
+  }
+  expect(bad).toEqual([]);
+});
+
+test('the runtime reads time only through its clock (src/runtime/clock.ts): no Date.now() or new Date() elsewhere', () => {
+  const bad: string[] = [];
+  for (const f of all) {
+    if (!f.startsWith('src/runtime/') || f === 'src/runtime/clock.ts') continue;
+    readFileSync(join(REPO, f), 'utf8').split('\n').forEach((line, i) => {
+      const code = line.replace(/\/\/.*$/, '');
+      if (/\bDate\.now\b|new Date\(\)/.test(code)) bad.push(`${f}:${i + 1}: ${line.trim()}`);
+    });
   }
   expect(bad).toEqual([]);
 });
@@ -120,7 +174,7 @@ test('the cycle finder finds a cycle', () => {
 });
 
 // ---------------------------------------------------------------------------------------------------
-// The package's entry points (package.json `exports`, README "Installing"): what each one may load.
+// The package's entry points (package.json `exports`, README.md "Installing"): what each one may load.
 
 interface Pkg {
   exports: Record<string, string | { types: string; default: string }>;

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # DNS throughput: tmkit vs gdnsd vs the Node.js ceiling (a node:dgram server that only copies the query
-# ID into a canned reply), measured with dnsperf in the same run, two setups:
+# ID into a canned reply), measured with dnsperf in the same run; tmkit twice: unsigned (plain queries) and
+# signed ("tmkit-dnssec": `tmkit dns --dnssec`, every query with the DO bit, so every answer carries RRSIGs),
+# and the signed/unsigned ratio printed per setup. Setups:
 #   (a) pinned:   every server on CPU 0 (taskset -c 0), dnsperf on CPU 1; tmkit and the ceiling 1 process
 #   (b) unpinned: no pinning; tmkit --workers 2 and the ceiling with 2 cluster workers, both sharing one
 #       socket (TMKIT_DNS_REUSEPORT=0 for tmkit), gdnsd default threads
@@ -27,10 +29,10 @@ NODE=${DNS_BENCH_NODE:-node}
 for tool in dnsperf dig taskset "$NODE"; do
   command -v "$tool" >/dev/null 2>&1 || { echo "bench:dns: '$tool' not found (Debian: apt-get install dnsperf gdnsd bind9-dnsutils util-linux)" >&2; exit 1; }
 done
-SERVERS="ceiling tmkit gdnsd"
+SERVERS="ceiling tmkit tmkit-dnssec gdnsd"
 if ! command -v gdnsd >/dev/null 2>&1; then
   echo "bench:dns: gdnsd not found (Debian: apt-get install gdnsd): its rows are left out" >&2
-  SERVERS="ceiling tmkit"
+  SERVERS="ceiling tmkit tmkit-dnssec"
 fi
 # reusePort: the same test as tmkit's (src/runtime/dns/reuse-port.ts): two sockets bound on one port.
 HAS_REUSEPORT=$("$NODE" -e "
@@ -124,9 +126,12 @@ start_server() { # name setup(pinned|unpinned|reuseport) -> sets SPID and PORT
   case $name in
     ceiling) PORT=$P_CEIL
              "${pre[@]}" "$NODE" bench/dns/ceiling.js "$PORT" "$w" "$sockets" >"$TMP/ceiling.log" 2>&1 & SPID=$! ;;
-    tmkit)   PORT=$P_TMKIT
+    tmkit|tmkit-dnssec)
+             PORT=$P_TMKIT
+             local signed=()
+             if [ "$name" = tmkit-dnssec ]; then signed=(--dnssec --dnssec-key-file "$TMP/dnssec-keys.json"); fi
              TMKIT_DNS_REUSEPORT=$reuse "${pre[@]}" "$NODE" -r @swc-node/register bench/dns/tmkit.ts dns --document "$TMP/doc.json" --zone tm.internal \
-               --listen "127.0.0.1:$PORT" --workers "$w" >"$TMP/tmkit.log" 2>&1 & SPID=$! ;;
+               --listen "127.0.0.1:$PORT" --workers "$w" "${signed[@]}" >"$TMP/tmkit.log" 2>&1 & SPID=$! ;;
     gdnsd)   PORT=$P_GDNSD
              "${pre[@]}" gdnsd -c "$TMP/gdnsd" start >"$TMP/gdnsd.log" 2>&1 & SPID=$! ;;
   esac
@@ -156,19 +161,21 @@ run_one() { # name setup(pinned|unpinned)
   local name=$1 setup=$2 pin=no
   local perfpre=()
   if [ "$setup" = pinned ]; then pin=yes; perfpre=(taskset -c 1); fi
+  # The signed server gets every query with the DNSSEC OK bit (and so EDNS): its answers carry RRSIGs.
+  if [ "$name" = tmkit-dnssec ]; then perfpre+=(dnsperf -D); else perfpre+=(dnsperf); fi
   start_server "$name" "$setup"
-  if [ "$name" = tmkit ]; then sed "s/^/    [$setup] /" "$TMP/tmkit.log" >&2; fi
+  if [[ "$name" == tmkit* ]]; then sed "s/^/    [$setup] /" "$TMP/tmkit.log" >&2; fi
   # warm-up (JIT, caches)
-  "${perfpre[@]}" dnsperf -s 127.0.0.1 -p "$PORT" -d "$TMP/queries.txt" -l 2 -q "$OUTSTANDING" -c "$CLIENTS" >/dev/null 2>&1 || true
-  "${perfpre[@]}" dnsperf -s 127.0.0.1 -p "$PORT" -d "$TMP/queries.txt" -l "$SECS" -q "$OUTSTANDING" -c "$CLIENTS" >"$TMP/perf.txt" 2>&1
+  "${perfpre[@]}" -s 127.0.0.1 -p "$PORT" -d "$TMP/queries.txt" -l 2 -q "$OUTSTANDING" -c "$CLIENTS" >/dev/null 2>&1 || true
+  "${perfpre[@]}" -s 127.0.0.1 -p "$PORT" -d "$TMP/queries.txt" -l "$SECS" -q "$OUTSTANDING" -c "$CLIENTS" >"$TMP/perf.txt" 2>&1
   # Latency at half of this server's own saturation rate (a loaded but not saturated server; at saturation
   # the percentiles only measure dnsperf's queue).
   local half
   half=$(awk '/Queries per second:/ {printf "%.0f", $4 / 2}' "$TMP/perf.txt")
-  "${perfpre[@]}" dnsperf -s 127.0.0.1 -p "$PORT" -d "$TMP/queries.txt" -l "$LSECS" -Q "${half:-1000}" -q "$OUTSTANDING" -c "$CLIENTS" -v >"$TMP/perf-v.txt" 2>&1
+  "${perfpre[@]}" -s 127.0.0.1 -p "$PORT" -d "$TMP/queries.txt" -l "$LSECS" -Q "${half:-1000}" -q "$OUTSTANDING" -c "$CLIENTS" -v >"$TMP/perf-v.txt" 2>&1
   local t0 t1 done cpu
   t0=$(cpu_ticks)
-  "${perfpre[@]}" dnsperf -s 127.0.0.1 -p "$PORT" -d "$TMP/queries.txt" -l "$CSECS" -Q "$CRATE" -q "$OUTSTANDING" -c "$CLIENTS" >"$TMP/perf-cpu.txt" 2>&1
+  "${perfpre[@]}" -s 127.0.0.1 -p "$PORT" -d "$TMP/queries.txt" -l "$CSECS" -Q "$CRATE" -q "$OUTSTANDING" -c "$CLIENTS" >"$TMP/perf-cpu.txt" 2>&1
   t1=$(cpu_ticks)
   stop_server
   done=$(awk '/Queries completed:/ {print $3}' "$TMP/perf-cpu.txt")
@@ -180,7 +187,7 @@ run_one() { # name setup(pinned|unpinned)
     { v[NR] = $1 } END { if (NR == 0) { print "- - - -"; exit }
       split("0.5 0.9 0.99 0.999", q, " ");
       for (i = 1; i <= 4; i++) { k = int(q[i] * NR); if (k < 1) k = 1; printf "%.3f ", v[k] * 1000 } print "" }')
-  if [ "$name" = tmkit ]; then grep -h "handled" "$TMP/tmkit.log" | sed "s/^/    [$setup] /" >&2 || true; fi
+  if [[ "$name" == tmkit* ]]; then grep -h "handled" "$TMP/tmkit.log" | sed "s/^/    [$setup] /" >&2 || true; fi
   printf '  %-8s %-9s %8s qps  lost %-12s p50 %6s ms  p90 %6s ms  p99 %6s ms  p99.9 %6s ms  cpu %5s us/query\n' \
     "$name" "$setup" "$qps" "$lost" "$p50" "$p90" "$p99" "$p999" "$cpu" >&2
   # CPU cost: keep the lowest (least disturbed) round.
@@ -227,6 +234,7 @@ for setup in $SETUPS; do
     cpu_gdnsd=", tmkit/gdnsd $(ratio "${CPU[gdnsd/$setup]}" "${CPU[tmkit/$setup]}")"
   fi
   echo "$setup: tmkit/ceiling $(ratio "${QPS[tmkit/$setup]}" "${QPS[ceiling/$setup]}")$vs_gdnsd   (by CPU per query: tmkit/ceiling $(ratio "${CPU[ceiling/$setup]}" "${CPU[tmkit/$setup]}")$cpu_gdnsd)"
+  echo "$setup: DNSSEC signed (DO) / unsigned tmkit: $(ratio "${QPS[tmkit-dnssec/$setup]}" "${QPS[tmkit/$setup]}") of the queries/second (goal >= 80%), CPU per query unsigned/signed $(ratio "${CPU[tmkit/$setup]}" "${CPU[tmkit-dnssec/$setup]}")"
 done
 echo "(pinned: servers on CPU 0, dnsperf on CPU 1, tmkit and ceiling 1 process; unpinned: tmkit --workers 2 and ceiling 2 workers sharing one socket, gdnsd default threads; reuseport: tmkit --workers 2 and ceiling 2 processes, a SO_REUSEPORT socket each)"
 echo

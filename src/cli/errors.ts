@@ -1,4 +1,4 @@
-/** Exit codes (design §4) and the CLI's expected-failure error; every command imports these from here. */
+/** Exit codes (docs/cli.md) and the CLI's expected-failure error; every command imports these from here. */
 import type { Command } from 'commander';
 import { TmkitError } from '../core/diagnostics';
 

@@ -18,6 +18,9 @@ import type {
   ResolveResult,
   ResourceCatalogResponse,
   WriteResult,
+  DnssecReport,
+  DnssecRolloverRequest,
+  DnssecRolloverResult,
 } from '../core/api';
 
 
@@ -100,7 +103,7 @@ function undici(): typeof import('undici') {
   return (undiciModule ??= require('undici') as typeof import('undici'));
 }
 
-/** Typed client for the management API (design §5), on undici. */
+/** Typed client for the management API (docs/api.md), on undici. */
 export class TmkitClient {
   readonly server: string;
   private readonly token: string | undefined;
@@ -240,7 +243,7 @@ export class TmkitClient {
     return (await this.call<WriteResult>('PATCH', path, patch, TmkitClient.cond(options))).body;
   }
 
-  /** Merge-patches the profile's settings (design §8); its endpoints are never touched. `ifMatch`: the profile's ETag. */
+  /** Merge-patches the profile's settings (docs/ARCHITECTURE.md, "Providers"); its endpoints are never touched. `ifMatch`: the profile's ETag. */
   async patchProfile(name: string, patch: Record<string, unknown>, options: { stack?: string; ifMatch?: string } = {}): Promise<WriteResult> {
     const path = `/v1/profiles/${encodeURIComponent(name)}${TmkitClient.q({ stack: options.stack })}`;
     return (await this.call<WriteResult>('PATCH', path, patch, TmkitClient.cond(options))).body;
@@ -278,6 +281,16 @@ export class TmkitClient {
 
   async putResources(resources: Record<string, AzureResource>): Promise<{ revision: number; count: number }> {
     return (await this.call<{ revision: number; count: number }>('PUT', '/v1/resources', resources)).body;
+  }
+
+  /** The zone's DNSSEC keys and DS records (`serve --dnssec`; 404 DNSSEC_OFF without it). */
+  async dnssec(): Promise<DnssecReport> {
+    return (await this.call<DnssecReport>('GET', '/v1/dnssec')).body;
+  }
+
+  /** Starts a rollover of the zone-signing key (`kind: 'zone'`) or the KSK, or finishes one (`finish: true`). */
+  async dnssecRollover(request: DnssecRolloverRequest): Promise<DnssecRolloverResult> {
+    return (await this.call<DnssecRolloverResult>('POST', '/v1/dnssec/rollover', request)).body;
   }
 
   async close(): Promise<void> {

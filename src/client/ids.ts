@@ -1,5 +1,5 @@
 /**
- * Resource ids of the providers (design §8), one scheme for Terraform and Pulumi: a profile is
+ * Resource ids of the providers (docs/ARCHITECTURE.md, "Providers"), one scheme for Terraform and Pulumi: a profile is
  * `/tmkit/stacks/<stack>/trafficManagerProfiles/<name>` (it ends in `/trafficManagerProfiles/<name>`, so it
  * works as a nested endpoint's targetResourceId, as an azure-native profile id does), an endpoint is
  * `<profile id>/<type>/<name>` with the short ARM type (`externalEndpoints`), as ARM's endpoint ids are.

@@ -1,4 +1,4 @@
-/** The management-API client (design §5) and the deploy module built on it (design §8). */
+/** The management-API client (docs/api.md) and the deploy module built on it (docs/ARCHITECTURE.md, "Providers"). */
 export * from '../core/api';
 export { TmkitClient, DEFAULT_SERVER, DEFAULT_STATE_DIR, type ClientOptions, type PutOptions, type TokenSource } from './client';
 export { TmkitApiError, TmkitConnectionError } from './errors';

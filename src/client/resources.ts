@@ -1,5 +1,5 @@
 /**
- * Resource-level writes for the providers (design §8, "Ownership"): one profile or one endpoint at a time,
+ * Resource-level writes for the providers (docs/ARCHITECTURE.md, "Providers"): one profile or one endpoint at a time,
  * as Terraform's tmkit_profile / tmkit_*_endpoint and Pulumi's Profile / Endpoint manage them. One module for
  * both: `new StackResources(client, { stack, refreshHint })`. Every write carries the provider's stack and a
  * precondition, so a provider never overwrites or deletes what it does not own, and a write that finds the

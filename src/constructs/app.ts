@@ -18,7 +18,7 @@ export interface AppProps {
    */
   readonly outdir?: string;
   /**
-   * Who owns the document's profiles (design §3): a plan only compares and deletes profiles of this stack.
+   * Who owns the document's profiles (README.md, Concepts): a plan only compares and deletes profiles of this stack.
    * @default omitted from the document, which means the stack "default"
    */
   readonly stack?: string;

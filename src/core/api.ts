@@ -1,5 +1,5 @@
 /**
- * The management API's contract (design §5, §8): every request and response body, declared once. The server
+ * The management API's contract (docs/api.md): every request and response body, declared once. The server
  * (src/runtime/api) types its handlers with these and the client (src/client) its methods, so the two
  * cannot drift. Property names on the wire are exactly these.
  */
@@ -204,8 +204,13 @@ export interface PreviewReport {
 export interface TransitionEvent { at: string; profile: string; endpoint: string; from: string; to: string; reason: string; location: string }
 export interface RevisionEvent { revision: number }
 export interface TrafficEvent { profile: string; bucket: TrafficBucket }
+/** One event of `GET /v1/events`, by its `event:` name. */
+export type LiveEvent =
+  | { type: 'transition'; data: TransitionEvent }
+  | { type: 'revision'; data: RevisionEvent }
+  | { type: 'traffic'; data: TrafficEvent };
 
-/** The API's routes with their bodies (design §5, §8): what the server handles and the client calls. */
+/** The API's routes with their bodies (docs/api.md): what the server handles and the client calls. */
 export interface ApiRoutes {
   'GET /healthz': { response: HealthzBody };
   'GET /v1/profiles': { response: ProfileList };
@@ -225,6 +230,60 @@ export interface ApiRoutes {
   'GET /v1/events': { response: 'text/event-stream' };
   'GET /v1/resources': { response: ResourceCatalogResponse };
   'PUT /v1/resources': { request: unknown; response: { revision: number; count: number } };
+  'GET /v1/dnssec': { response: DnssecReport };
+  'POST /v1/dnssec/rollover': { request: DnssecRolloverRequest; response: DnssecRolloverResult };
+}
+
+/** One DNSSEC key as `GET /v1/dnssec` shows it (no private key ever leaves the server). */
+export interface DnssecKeyReport {
+  keyTag: number;
+  role: 'csk' | 'ksk' | 'zsk';
+  algorithm: number;
+  /** 257 (CSK, KSK) or 256 (ZSK). */
+  flags: number;
+  /** published: in the DNSKEY RRset, not signing yet; active: signing; retired: still published, no longer signing the zone's data; removed. */
+  state: 'published' | 'active' | 'retired' | 'removed';
+  publish: string;
+  activate: string;
+  retire?: string;
+  remove?: string;
+  /** The DNSKEY record in presentation form (a trust anchor). */
+  dnskey: string;
+  /** The DS record for the parent (SHA-256), for a CSK or KSK. */
+  ds?: string;
+}
+
+/** `GET /v1/dnssec`: the zone's keys, the DS for the parent, and the signer's figures. */
+export interface DnssecReport {
+  zone: string;
+  enabled: true;
+  algorithm: number;
+  algorithmName: string;
+  /** One combined signing key, or a KSK and a ZSK. */
+  keyMode: 'csk' | 'split';
+  /** Where the keys are stored. */
+  keyStore: string;
+  keys: DnssecKeyReport[];
+  /** DS records of the published CSK/KSKs: what the parent zone should hold. */
+  ds: string[];
+  denial: 'compact (RFC 9824)';
+  validitySeconds: number;
+  refreshSeconds: number;
+  backdateSeconds: number;
+  /** Summed over the DNS processes (absent before DNS answered anything with a worker). */
+  signatures?: { made: number; refreshed: number; cacheHits: number; cached: number; nextRefresh: string };
+}
+
+/** `POST /v1/dnssec/rollover`: start a rollover of the zone-signing key (CSK/ZSK) or of the KSK, or finish one. */
+export interface DnssecRolloverRequest {
+  kind?: 'zone' | 'ksk';
+  finish?: boolean;
+}
+
+export interface DnssecRolloverResult {
+  steps: string[];
+  keyTags: number[];
+  report: DnssecReport;
 }
 
 /** The last probe of an endpoint, as the status endpoint reports it. */

@@ -14,7 +14,7 @@ export interface CodeInfo {
 const c = (family: CodeInfo['family'], meaning: string, status?: number): CodeInfo => (status === undefined ? { family, meaning } : { family, meaning, status });
 
 export const CODES = {
-  // Management API (design §5)
+  // Management API (docs/api.md)
   UNAUTHORIZED: c('api', 'Missing or wrong bearer token.', 401),
   NOT_FOUND: c('api', 'The profile or endpoint does not exist.', 404),
   ROUTE_NOT_FOUND: c('api', 'No API route at this path.', 404),
@@ -27,6 +27,7 @@ export const CODES = {
   PRECONDITION_FAILED: c('api', 'If-Match / If-None-Match did not hold: someone else changed (or created) the object.', 412),
   STACK_CONFLICT: c('api', 'The profile is owned by another stack.', 409),
   PROFILE_REFERENCED: c('api', 'The profile is still the child of a nested endpoint.', 409),
+  PROFILE_INVALID: c('api', 'The profile breaks validation rules; the diagnostics name each path and rule.', 400),
   PROFILE_NAME_CONFLICT: c('api', 'A profile with the same name in another case exists (names are case-insensitive).', 409),
   NOT_AVAILABLE: c('api', 'The server has no component attached for this route.', 503),
   TOO_MANY_STREAMS: c('api', 'Too many event streams (GET /v1/events) are open.', 429),
@@ -43,7 +44,7 @@ export const CODES = {
   STORE_DRIVER: c('store', 'The database needs the other SQLite driver (a WAL file written with node:sqlite, read by the wasm driver of Node 20 while another tmkit uses it).'),
   STORE_BUSY: c('store', 'The database stayed locked by another process (SQLITE_BUSY) past the wait; retry.'),
   SQLITE_DRIVER_UNAVAILABLE: c('store', 'TMKIT_SQLITE_DRIVER names a driver this Node.js cannot use (node needs node:sqlite, Node 22.13+).'),
-  // Resource catalog (design §3)
+  // Resource catalog (README.md, Concepts)
   CATALOG_SHAPE: c('catalog', 'The resource catalog is a JSON object mapping ARM ids to resources (or an array of them).', 400),
   CATALOG_ID: c('catalog', 'A resource needs an ARM id.', 400),
   CATALOG_DUPLICATE: c('catalog', 'An ARM id appears twice (ids compare case-insensitively).', 400),
@@ -100,6 +101,9 @@ export const CODES = {
   GEO_DB_MISSING: c('geo', 'The default country database package (DEFAULT_COUNTRY_DATABASE_PACKAGE, an optional peer dependency) is not installed; serve and dns need it (or --geoip FILE.mmdb).'),
   GEO_LATENCY_TABLE_INVALID: c('geo', 'The latency table is missing, not JSON or breaks a rule.'),
   // DNS server
+  DNSSEC_OFF: c('dns', 'DNSSEC is not enabled on this server (tmkit serve --dnssec).', 404),
+  DNSSEC_ROLLOVER: c('dns', 'The DNSSEC rollover step cannot be taken now (one is under way, or nothing waits to be finished).', 409),
+  DNSSEC_KEYS: c('dns', 'The DNSSEC keys cannot be read, created or used (another zone, algorithm or key mode, or a damaged key file).'),
   DNS_ZONE_INVALID: c('dns', 'The zone configuration (--zone, --ns, --soa-rname) is invalid.'),
   DNS_ZONE_EMPTY: c('dns', 'The zone is empty.'),
   DNS_ZONE_NAME: c('dns', 'The zone apex, an NS name or the SOA names are not valid domain names.'),

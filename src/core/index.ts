@@ -20,9 +20,5 @@ export * from './plan';
 export * from './api';
 export * from './data';
 export type * from './ports';
-// core/validate and core/health both export `TargetKind` (the same union); this entry exports validate's.
-export type { TargetKind } from './validate';
-// core/routing's `ProfileStatusReport` (the pure derivation) keeps the name, as at the package root; the
-// management API's wire shape of it is `ServerProfileStatusReport` (also as at the root).
-export type { ProfileStatusReport } from './routing';
+/** @deprecated The old name of the API's `ProfileStatusReport` (kept for scripts that import it). */
 export type { ProfileStatusReport as ServerProfileStatusReport } from './api';

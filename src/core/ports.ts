@@ -1,5 +1,5 @@
 /**
- * The interfaces the shell injects into the pure core (design §2). The core never reads a clock,
+ * The interfaces the shell injects into the pure core (docs/ARCHITECTURE.md). The core never reads a clock,
  * draws a random number or touches the network itself.
  */
 
@@ -34,7 +34,7 @@ export interface GeoLookup {
   latencyMs(address: string, geo: ClientGeo | undefined, region: string): number | undefined;
 }
 
-/** An Azure resource named by an Azure endpoint's ARM id (design §3, `--resources catalog.json`). */
+/** An Azure resource named by an Azure endpoint's ARM id (README.md, Concepts, `--resources catalog.json`). */
 export interface AzureResource {
   /** FQDN (or IP) the endpoint answers with. */
   target: string;

@@ -17,6 +17,8 @@ import { buildSnapshot, resolve, updateSnapshot, type CompiledSnapshot } from '.
 import { MmdbGeoLookup } from '../geo';
 import { reusePortSupport } from './dns/reuse-port';
 import { DnsCountsAggregate, DnsServer, type BoundAddress, type DnsCounts, type ListenAddress, type ResponderStats, type TcpOptions, type TrafficRow } from './dns';
+import { loadKeySet, type KeySetDocument } from './dns/dnssec/keys';
+import { ZoneSigner, type SignerStats } from './dns/dnssec/signer';
 
 /**
  * What worker processes receive on every rebuild: the snapshot's inputs as plain data. `full`: the whole
@@ -39,6 +41,29 @@ export interface SnapshotUpdate {
   serial?: number;
 }
 
+/**
+ * One snapshot the pipeline publishes (pipeline.ts), as every sink receives it: the snapshot DNS answers
+ * from, the store revision it reflects, the profiles deleted since the previous one, and the worker updates
+ * (built only when a sink asks for them).
+ */
+export interface PublishedSnapshot {
+  snapshot: CompiledSnapshot;
+  revision: number;
+  deleted: readonly string[];
+  delta(): SnapshotUpdate;
+  full(): SnapshotUpdate;
+}
+
+/** Where the pipeline publishes: DNS (dnsSink below), Traffic View, the live events. */
+export interface SnapshotSink {
+  publish(p: PublishedSnapshot): void;
+}
+
+/** DNS as a sink of the pipeline: each snapshot goes to DNS with the SOA serial `serial()` gives (cluster mode). */
+export function dnsSink(dns: DnsTarget, serial?: () => number): SnapshotSink {
+  return { publish: (p) => dns.publish(p.snapshot, p.delta, p.full, serial?.()) };
+}
+
 /** Where snapshots go: the DNS server in this process, or DNS worker processes. */
 export interface DnsTarget {
   start(): Promise<void>;
@@ -54,23 +79,52 @@ export interface DnsTarget {
   workers?(): DnsWorkerReport[];
   /** How the workers hold the port (undefined: DNS answers in this process). */
   readonly sockets?: DnsSockets;
+  /** DNSSEC: sign with this key set from now on (every DNS process; `serve --dnssec`). */
+  setDnssec(doc: KeySetDocument): void;
+  /** The signers' figures (summed over the workers); undefined without DNSSEC. */
+  dnssecStats(): SignerStats | undefined;
+}
+
+/** A signer for `doc` (the key set of `zone`), or `signer` given the new keys. */
+function signerFor(zone: string, doc: KeySetDocument, signer: ZoneSigner | undefined): ZoneSigner {
+  const { keys } = loadKeySet(doc, 'the DNSSEC key set');
+  if (signer === undefined) return new ZoneSigner(keys, { zone });
+  signer.setKeys(keys);
+  return signer;
+}
+
+/** Figures of several signers as one: counts added, the earliest refresh, the keys of the first. */
+function sumSignerStats(all: SignerStats[]): SignerStats | undefined {
+  if (all.length === 0) return undefined;
+  const out: SignerStats = { ...all[0]!, signatures: 0, refreshed: 0, cacheHits: 0, cached: 0 };
+  for (const s of all) {
+    out.signatures += s.signatures; out.refreshed += s.refreshed; out.cacheHits += s.cacheHits; out.cached += s.cached;
+    out.nextRefresh = Math.min(out.nextRefresh, s.nextRefresh);
+  }
+  return out;
 }
 
 export class LocalDns implements DnsTarget {
   constructor(private readonly server: DnsServer) {}
+  setDnssec(doc: KeySetDocument): void {
+    const before = this.server.responder.dnssec;
+    const signer = signerFor(this.server.responder.zone, doc, before);
+    if (signer !== before) this.server.responder.setSigner(signer);
+  }
+  dnssecStats(): SignerStats | undefined { return this.server.responder.dnssec?.stats(); }
   start(): Promise<void> { return this.server.start(); }
   publish(snapshot: CompiledSnapshot, _delta?: () => SnapshotUpdate, _full?: () => SnapshotUpdate, serial?: number): void { this.server.setSnapshot(snapshot, serial); }
   addresses(): BoundAddress[] { return this.server.addresses(); }
   stats(): ResponderStats { return this.server.stats; }
   counts(): DnsCounts { return this.server.counts(); }
   drainTraffic(): TrafficRow[] { return this.server.drainTraffic(); }
-  close(): Promise<void> { return this.server.close(); }
+  close(): Promise<void> { this.server.responder.dnssec?.close(); return this.server.close(); }
 }
 
 type WorkerMessage =
   | { type: 'tmkit-dns-hello' }
   | { type: 'tmkit-dns-listening'; addresses: BoundAddress[] }
-  | { type: 'tmkit-dns-stats'; stats: ResponderStats; counts?: DnsCounts; traffic?: TrafficRow[] }
+  | { type: 'tmkit-dns-stats'; stats: ResponderStats; counts?: DnsCounts; traffic?: TrafficRow[]; dnssec?: SignerStats }
   | { type: 'tmkit-dns-failed'; message: string };
 
 /** How DNS worker processes hold the port: each its own sockets (SO_REUSEPORT), or one socket through the primary. */
@@ -89,7 +143,13 @@ export interface DnsWorkerReport {
   stats: ResponderStats;
 }
 
-interface WorkerRecord extends DnsWorkerReport { id: number }
+interface WorkerRecord extends DnsWorkerReport { id: number; dnssec?: SignerStats }
+
+/** The primary's DNSSEC key set, sent to a worker before any snapshot (it signs from its first answer). */
+export interface DnssecUpdate {
+  type: 'tmkit-dnssec';
+  doc: KeySetDocument;
+}
 
 /** What a worker gets before anything was published (ClusterDns used without startDnsFleet). */
 const EMPTY_FULL: SnapshotUpdate = { type: 'tmkit-snapshot', revision: 0, full: true, profiles: [], deleted: [], verdicts: {}, verdictsComplete: true };
@@ -125,6 +185,7 @@ export class ClusterDns implements DnsTarget {
   private traffic: TrafficRow[] = [];
   private stopping = false;
   private live = 0;
+  private dnssec: DnssecUpdate | undefined;
 
   constructor(private readonly n: number, private readonly listen: ListenAddress[], private readonly logger: Logger, readonly sockets: DnsSockets = 'shared') {
     if (!cluster.isPrimary) throw new Error('ClusterDns: only the cluster primary can start DNS workers');
@@ -159,12 +220,17 @@ export class ClusterDns implements DnsTarget {
           if (m?.type === 'tmkit-dns-hello') {
             // The worker binds only once it has the whole state: a replacement joining the port (its own
             // SO_REUSEPORT socket gets its share of queries at once) must never answer from an empty zone.
-            if (w.isConnected()) { w.send(this.full?.() ?? EMPTY_FULL); this.synced.add(w.id); }
+            if (w.isConnected()) {
+              if (this.dnssec) w.send(this.dnssec);
+              w.send(this.full?.() ?? EMPTY_FULL);
+              this.synced.add(w.id);
+            }
           } else if (m?.type === 'tmkit-dns-listening') {
             this.bound = m.addresses;
             if (!started && ++ready === this.n) { started = true; clearTimeout(timer); resolveStart(); }
           } else if (m?.type === 'tmkit-dns-stats') {
             rec.stats = m.stats;
+            if (m.dnssec) rec.dnssec = m.dnssec;
             if (m.counts) this.workerCounts.set(w.id, m.counts);
             if (m.traffic && m.traffic.length > 0) this.traffic.push(...m.traffic);
           } else if (m?.type === 'tmkit-dns-failed') {
@@ -199,6 +265,16 @@ export class ClusterDns implements DnsTarget {
   }
 
   addresses(): BoundAddress[] { return this.bound.map((b) => ({ ...b })); }
+
+  setDnssec(doc: KeySetDocument): void {
+    this.dnssec = { type: 'tmkit-dnssec', doc };
+    for (const w of Object.values(cluster.workers ?? {})) if (w && this.synced.has(w.id) && w.isConnected()) w.send(this.dnssec);
+  }
+
+  dnssecStats(): SignerStats | undefined {
+    if (!this.dnssec) return undefined;
+    return sumSignerStats([...this.records.values()].filter((r) => r.live && r.dnssec).map((r) => r.dnssec!));
+  }
 
   /** Keeps the last EXITED_KEPT exited workers in `records`; older ones are added to `retired`. */
   private forgetOldExited(): void {
@@ -281,6 +357,8 @@ export interface DnsFleetOptions {
   full: () => SnapshotUpdate;
   /** The SOA serial of `snapshot` (cluster mode); default: the Unix time, +1 per swap. */
   serial?: number;
+  /** DNSSEC (`serve --dnssec`): sign with this key set from the first answer. */
+  dnssec?: KeySetDocument;
 }
 
 /** Starts DNS (in this process or in workers), serving `snapshot` until the first `publish`. */
@@ -289,6 +367,7 @@ export async function startDnsFleet(o: DnsFleetOptions): Promise<DnsTarget> {
   const dns: DnsTarget = o.workers > 1
     ? new ClusterDns(o.workers, o.listen, o.logger, sockets)
     : new LocalDns(new DnsServer({ zone: o.zone, snapshot: o.snapshot, resolve, rng: o.rng ?? Math.random, listen: o.listen, ...o.authority, ...o.limits }));
+  if (o.dnssec) dns.setDnssec(o.dnssec);
   dns.publish(o.snapshot, o.full, o.full, o.serial);
   await dns.start();
   return dns;
@@ -315,7 +394,13 @@ export async function runDnsWorker(o: { zone: string; dns: ListenAddress[]; geoi
   const stateArrived = new Promise<void>((r) => { haveState = r; });
   const verdicts = new Map<string, ProbeVerdict>();
   const health = { verdict: (p: string, e: string): ProbeVerdict | undefined => verdicts.get(`${p}/${e}`) };
-  process.on('message', (m: SnapshotUpdate) => {
+  process.on('message', (m: SnapshotUpdate | DnssecUpdate) => {
+    if (m?.type === 'tmkit-dnssec') {
+      const before = server.responder.dnssec;
+      const signer = signerFor(zone, m.doc, before);
+      if (signer !== before) server.responder.setSigner(signer);
+      return;
+    }
     if (m?.type !== 'tmkit-snapshot') return;
     if (m.verdictsComplete) verdicts.clear();
     const verdictProfiles = new Set<string>();
@@ -368,7 +453,8 @@ export async function runDnsWorker(o: { zone: string; dns: ListenAddress[]; geoi
   const report = (): void => {
     if (server.stats.queries === reported) return;
     reported = server.stats.queries;
-    process.send?.({ type: 'tmkit-dns-stats', stats: server.stats, counts: server.counts(), traffic: server.drainTraffic() });
+    const dnssec = server.responder.dnssec?.stats();
+    process.send?.({ type: 'tmkit-dns-stats', stats: server.stats, counts: server.counts(), traffic: server.drainTraffic(), ...(dnssec ? { dnssec } : {}) });
   };
   const statsTimer = setInterval(report, 1000);
   statsTimer.unref();
@@ -379,6 +465,7 @@ export async function runDnsWorker(o: { zone: string; dns: ListenAddress[]; geoi
     process.once('disconnect', () => r());
   });
   clearInterval(statsTimer);
+  server.responder.dnssec?.close();
   await server.close();
   report();
   if (cluster.isWorker) cluster.worker?.disconnect();

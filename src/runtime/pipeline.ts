@@ -2,13 +2,18 @@
  * The snapshot pipeline: the runtime's copy of the store (profiles, catalog, revision), the changes not yet
  * served, and the single-flight rebuild that turns them into the snapshot DNS answers from.
  *
- *   store ──watch──▶ pending ──rebuildOnce──▶ buildSnapshot ──▶ publish (DNS, its workers)
- *   health ─────────▶   ▲          └──retarget──▶ prober (new/changed endpoints start CheckingEndpoint)
+ *   store ──watch──▶ pending ──rebuildOnce──▶ buildSnapshot ──▶ sinks (DNS and its workers, Traffic View, events)
+ *   health ledger ──onChange──▶ ▲     ├──retarget──▶ health ledger (the prober follows: new endpoints start
+ *                                     │                             CheckingEndpoint)
+ *                                     └──verdictOf──▶ health ledger (one key per changed endpoint)
+ *
+ * It depends only on what is below it: the store (read, watch), the health ledger as a port (ledger/), and
+ * its sinks (dns-fleet.ts's SnapshotSink). Nothing calls up into the engine.
  *
  * Every committed store change and every health transition schedules one rebuild on the next turn of the
  * event loop (changes arriving meanwhile are folded into it), so a write reaches DNS answers within
  * milliseconds of its commit and DNS only ever sees whole snapshots. A rebuild costs what changed, not
- * what is served (issue 17 §4): it re-reads the changed profiles, asks for the verdicts of their endpoints
+ * what is served: it re-reads the changed profiles, asks for the verdicts of their endpoints
  * and of the endpoints that had a transition (one key each), and hands exactly that to updateSnapshot();
  * DNS workers get the same delta. Only a resync, a new resource catalog or a change of which locations are
  * live (cluster mode) reads every verdict again. The watchdog (`lag()`) says how far the
@@ -16,13 +21,14 @@
  */
 import type { Logger } from 'pino';
 import type { ProbeVerdict } from '../core/health/types';
-import { canonicalJson, toResourceCatalog, type ResourceCatalogRecord } from './store';
+import { toResourceCatalog, type ResourceCatalogRecord } from '../core/model/catalog';
 import type { Profile } from '../core/model/types';
 import type { GeoLookup, ResourceCatalog } from '../core/ports';
 import { buildSnapshot, updateSnapshot, type CompiledSnapshot } from '../core/routing';
-import type { Store, StoreChange, StoredProfile } from '../core/store';
-import type { RuntimeMetrics } from './api';
-import type { SnapshotUpdate } from './dns-fleet';
+import { canonicalJson, type Store, type StoreChange, type StoredProfile } from '../core/store';
+import type { SnapshotSink, SnapshotUpdate } from './dns-fleet';
+import type { HealthPort } from './ledger';
+import type { RuntimeMetrics } from './metrics';
 import { RebuildLoop } from './rebuild-loop';
 
 /** What `/healthz` and the lag metrics report (see `SnapshotPipeline.lag`). */
@@ -37,33 +43,14 @@ export interface SnapshotLag {
   reason?: string;
 }
 
-export interface RetargetChange {
-  /** Every served profile (built on demand: the full retarget's input). */
-  profiles: () => Profile[];
-  resources: ResourceCatalog;
-  /** The changed profiles (undefined value: deleted), or undefined for a full retarget. */
-  changed: ReadonlyMap<string, Profile | undefined> | undefined;
-}
-
 export interface PipelineOptions {
   store: Store;
   zone: string;
   geo: GeoLookup;
   metrics: RuntimeMetrics;
   logger: Logger;
-  /** Every endpoint's verdict, by `profile/endpoint` (at load, resync, catalog change, `onHealthChange()` without a key). */
-  verdicts: () => Map<string, ProbeVerdict>;
-  /** One endpoint's verdict now (what `verdicts()` would hold for it). */
-  verdictOf: (key: string) => ProbeVerdict | undefined;
-  /**
-   * Called before a build whenever the configuration changed (the prober's targets follow it): with the
-   * changed profiles only (`changed`: name → the profile now, undefined when deleted) when only profiles
-   * changed, so a write costs its own profiles' endpoints; with `changed` undefined (retarget everything,
-   * from `profiles()`) at load and when the resource catalog changed.
-   */
-  retarget: (change: RetargetChange) => void;
-  /** Swaps a new snapshot in; `delta`/`full` build worker updates on demand. */
-  publish: (snapshot: CompiledSnapshot, delta: () => SnapshotUpdate, full: () => SnapshotUpdate) => void;
+  /** The health ledger: the prober's targets follow the configuration through it, and it has the verdicts. */
+  health: HealthPort;
   /** Extra delay before a rebuild, folding bursts of changes (default 0: next event-loop turn). */
   debounceMs?: number;
   /** The watchdog degrades when a change has waited longer than this (default 5000 ms). */
@@ -79,6 +66,8 @@ export class SnapshotPipeline {
   private snap!: CompiledSnapshot;
   private pendingNames = new Set<string>();
   private pendingResources = false;
+  /** Profiles deleted (a delete event) since the last retarget: the ledger lets them start fresh. */
+  private pendingDeleted = new Set<string>();
   /** Endpoints (`profile/endpoint`) whose verdict may have changed since the served snapshot. */
   private pendingVerdicts = new Set<string>();
   /** Any verdict may have changed (cluster liveness, other locations): read them all. */
@@ -97,6 +86,8 @@ export class SnapshotPipeline {
   private readonly loop: RebuildLoop;
   private readonly lagLimitMs: number;
   private stopped = false;
+  private readonly sinks: SnapshotSink[] = [];
+  private readonly unsubscribe: Array<() => void> = [];
 
   constructor(private readonly o: PipelineOptions) {
     this.lagLimitMs = o.lagLimitMs ?? 5_000;
@@ -111,15 +102,28 @@ export class SnapshotPipeline {
     });
   }
 
-  /** Reads the whole store, points the prober at it and builds the first snapshot (not yet published). */
+  /**
+   * Follows the store and the health ledger from now on, reads the whole store, points the prober at it and
+   * builds the first snapshot (published to each sink as it is added).
+   */
   async load(): Promise<CompiledSnapshot> {
+    this.unsubscribe.push(this.o.store.watch((c) => this.onStoreChange(c)), this.o.health.onChange((key) => this.onHealthChange(key)));
     const [stored, resources, revision] = await Promise.all([this.o.store.getProfiles(), this.o.store.getResources(), this.o.store.revision()]);
     this.profilesByName = new Map(stored.map((p) => [p.profile.name, p]));
     this.setCatalog(resources);
     this.revision = revision;
-    this.o.retarget({ profiles: () => this.profiles(), resources: this.resources, changed: undefined });
+    this.o.health.retarget({ profiles: () => this.profiles(), resources: this.resources, changed: undefined, deleted: new Set() });
     this.snap = this.build();
     return this.snap;
+  }
+
+  /**
+   * Publishes every snapshot from now on to `sink`. `seen` is the snapshot the sink started with (DNS starts
+   * with `snapshot()`); when a rebuild has swapped it since, the sink gets the current one at once.
+   */
+  addSink(sink: SnapshotSink, seen?: CompiledSnapshot): void {
+    this.sinks.push(sink);
+    if (seen !== undefined && seen !== this.snap) sink.publish({ snapshot: this.snap, revision: this.revision, deleted: [], delta: () => this.workerUpdate(), full: () => this.workerUpdate() });
   }
 
   /** The snapshot DNS answers from right now. */
@@ -142,7 +146,10 @@ export class SnapshotPipeline {
   /** A committed store change: re-read what it names. */
   onStoreChange(c: StoreChange): void {
     if (c.kind === 'resources') this.pendingResources = true;
-    else if (c.name !== undefined) this.pendingNames.add(c.name);
+    else if (c.name !== undefined) {
+      this.pendingNames.add(c.name);
+      if (c.op === 'delete') this.pendingDeleted.add(c.name);
+    }
     this.schedule();
   }
 
@@ -203,6 +210,7 @@ export class SnapshotPipeline {
   /** No new rebuilds; a running one finishes. */
   async stop(): Promise<void> {
     this.stopped = true;
+    for (const u of this.unsubscribe) u();
     await this.loop.stop();
   }
 
@@ -234,7 +242,7 @@ export class SnapshotPipeline {
    * the unchanged ones compiled). At load, after a resync and when the catalog changed.
    */
   private build(): CompiledSnapshot {
-    this.verdictMap = this.o.verdicts();
+    this.verdictMap = this.o.health.verdicts();
     const snap = buildSnapshot({ zone: this.o.zone, profiles: this.profiles(), health: this.health, resources: this.resources, geo: this.o.geo }, this.snap);
     return this.built(snap);
   }
@@ -253,7 +261,7 @@ export class SnapshotPipeline {
    */
   private update(changed: ReadonlyMap<string, Profile | undefined>, before: ReadonlyMap<string, Profile | undefined>, keys: ReadonlySet<string>, allVerdicts: boolean): { snap: CompiledSnapshot; verdicts?: Map<string, ProbeVerdict | null> } {
     if (allVerdicts) {
-      this.verdictMap = this.o.verdicts();
+      this.verdictMap = this.o.health.verdicts();
       return { snap: this.built(updateSnapshot(this.snap, { profiles: changed, allVerdicts: true, health: this.health })) };
     }
     // The changed profiles' endpoints (old and new names: a new endpoint starts CheckingEndpoint, a removed
@@ -266,7 +274,7 @@ export class SnapshotPipeline {
     const verdicts = new Map<string, ProbeVerdict | null>();
     const profiles = new Set<string>();
     for (const key of ask) {
-      const v = this.o.verdictOf(key);
+      const v = this.o.health.verdictOf(key);
       if (v === this.verdictMap.get(key)) continue;
       if (v === undefined) this.verdictMap.delete(key); else this.verdictMap.set(key, v);
       verdicts.set(key, v ?? null);
@@ -296,6 +304,8 @@ export class SnapshotPipeline {
     const full = this.pendingFull;
     const health = this.pendingHealth;
     const keys = this.pendingVerdicts;
+    const deleted = this.pendingDeleted;
+    this.pendingDeleted = new Set();
     this.pendingNames.clear();
     this.pendingResources = false;
     this.pendingFull = false;
@@ -329,16 +339,17 @@ export class SnapshotPipeline {
       if (catalogChanged) this.setCatalog(catalog);
       this.revision = Math.max(this.revision, revision);
       // Targets first, so a new endpoint's verdict starts at CheckingEndpoint in the same snapshot. A
-      // transition retarget() emits (probe settings changed) is already in the verdicts build() reads.
-      // Only the changed profiles' endpoints are looked at; a catalog change can move any endpoint: all of them.
-      if (catalogChanged) this.o.retarget({ profiles: () => this.profiles(), resources: this.resources, changed: undefined });
-      else if (changed.length > 0) {
-        this.o.retarget({
+      // transition the retarget causes (probe settings changed) is of a changed profile's endpoint, whose
+      // verdict this build reads anyway. Only the changed profiles' endpoints are looked at; a catalog
+      // change can move any endpoint: all of them.
+      if (catalogChanged) this.o.health.retarget({ profiles: () => this.profiles(), resources: this.resources, changed: undefined, deleted });
+      else if (changed.length > 0 || deleted.size > 0) {
+        this.o.health.retarget({
           profiles: () => this.profiles(), resources: this.resources,
-          changed: new Map(changed.map((n) => [n, this.profilesByName.get(n)?.profile])),
+          changed: new Map(changed.map((n) => [n, this.profilesByName.get(n)?.profile])), deleted,
         });
       }
-      // Transitions the retarget itself emitted are in the pending set now: this build reads them.
+      // Verdict changes announced while this rebuild read the store: this build reads them.
       for (const k of this.pendingVerdicts) keys.add(k);
       this.pendingVerdicts.clear();
       const allVerdicts = health || this.pendingHealth;
@@ -346,9 +357,11 @@ export class SnapshotPipeline {
       let verdicts: Map<string, ProbeVerdict | null> | undefined;
       if (full || catalogChanged) this.snap = this.build();
       else if ((consumed = true)) ({ snap: this.snap, verdicts } = this.update(new Map(changed.map((n) => [n, this.profilesByName.get(n)?.profile])), before, keys, allVerdicts));
-      this.o.publish(this.snap, () => this.workerUpdate(full ? undefined : changed, resources, verdicts), () => this.workerUpdate());
+      const published = { snapshot: this.snap, revision: this.revision, deleted: [...deleted], delta: () => this.workerUpdate(full ? undefined : changed, resources, verdicts), full: () => this.workerUpdate() };
+      for (const sink of this.sinks) sink.publish(published);
     } catch (err) {
       for (const n of names) this.pendingNames.add(n);
+      for (const n of deleted) this.pendingDeleted.add(n);
       for (const k of keys) this.pendingVerdicts.add(k);
       this.pendingResources ||= resources && !full;
       this.pendingFull ||= full || consumed;

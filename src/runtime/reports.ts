@@ -1,14 +1,106 @@
 /**
- * What `GET /v1/profiles/{name}/status` and `POST /v1/resolve` answer (their shapes are the API contract in
- * core/api.ts), built from the served snapshot and the prober's state.
+ * What the running server answers about itself (the shapes are the API contract in core/api.ts): a
+ * profile's live status, what DNS would answer and why, the routing map under a failure scenario, Traffic
+ * View and the watchdog. Read-only: built from the served snapshot (pipeline.ts), the health ledger
+ * (ledger/) and Traffic View (traffic-view.ts). The API's read routes (api/reports.ts) call `RuntimeReports`.
  */
-import type { LocationVerdictReport, ProfileStatusReport, ResolveResult } from '../core/api';
-import type { ProbeVerdict } from '../core/health/types';
+import type { ClusterHealthBody, LocationVerdictReport, PreviewReport, ProfileStatusReport, ResolveResult, TrafficReport } from '../core/api';
+import type { HealthView, ProbeVerdict } from '../core/health/types';
 import { profileFqdn } from '../core/model/names';
-import type { Rng } from '../core/ports';
-import { answer, profileStatusReport, resolve, type CompiledSnapshot } from '../core/routing';
+import { routingMap } from '../core/plan';
+import type { GeoLookup, Rng } from '../core/ports';
+import { answer, profileMonitorStatuses, resolve, type CompiledSnapshot } from '../core/routing';
 import type { StoredProfile } from '../core/store';
-import type { EndpointProbeStatus, EndpointTransition } from './monitor';
+import type { HealthLedger, LedgerTransition } from './ledger';
+import type { EndpointProbeStatus } from './monitor';
+import type { SnapshotLag, SnapshotPipeline } from './pipeline';
+import type { TrafficView } from './traffic-view';
+
+/** What `POST /v1/resolve` takes. */
+export interface ResolveRequest {
+  name: string;
+  type: string;
+  clientIp: string;
+}
+
+/** What the watchdog reports to `/healthz` (docs/api.md): the pipeline's lag, and etcd in cluster mode. */
+export interface HealthReport extends SnapshotLag {
+  cluster?: ClusterHealthBody;
+}
+
+/** The answers of the API's read-only routes (api/reports.ts); `Reports` below is the running server's. */
+export interface RuntimeReports {
+  /** A stored profile's live monitor status. */
+  status(profile: StoredProfile): Promise<ProfileStatusReport> | ProfileStatusReport;
+  /** The answer the DNS server would give now (`clientIp` is an IP address: the route checked it). */
+  resolve(query: ResolveRequest): Promise<ResolveResult> | ResolveResult;
+  /** The watchdog: how far the served DNS snapshot lags the store (degraded → 503 with the reason). */
+  health(): Promise<HealthReport>;
+  /** Traffic View of a stored profile since `since` (ms). */
+  traffic(profile: StoredProfile, since: number): TrafficReport;
+  /** The routing map of a stored profile with the `down` endpoints Degraded. */
+  preview(profile: StoredProfile, down: string[]): Promise<PreviewReport> | PreviewReport;
+}
+
+export interface ReportsOptions {
+  pipeline: SnapshotPipeline;
+  ledger: HealthLedger;
+  traffic: TrafficView;
+  geo: GeoLookup;
+  zone: string;
+  rng: Rng;
+  /** Cluster mode: the node's etcd connection for /healthz (degradedReason when etcd is unreachable). */
+  cluster?: { healthz(): { body: ClusterHealthBody; degradedReason?: string } };
+}
+
+/** The running server's reports. Each waits until DNS serves every committed change first (settle). */
+export class Reports implements RuntimeReports {
+  constructor(private readonly o: ReportsOptions) {}
+
+  async status(stored: StoredProfile): Promise<ProfileStatusReport> {
+    const { pipeline, ledger } = this.o;
+    await pipeline.settle();
+    const name = stored.profile.name;
+    return statusReport({
+      snapshot: pipeline.snapshot(), zone: this.o.zone, revision: pipeline.servedRevision(),
+      profile: pipeline.stored(name) ?? stored,
+      probes: ledger.statuses(name), history: ledger.historyOf(name),
+      ...(this.o.cluster
+        ? { verdicts: ledger.ownVerdicts(), cluster: { aggregate: ledger.verdicts(), locations: (key: string) => ledger.locations(key) ?? [] } }
+        : { verdicts: ledger.verdicts() }),
+    });
+  }
+
+  async resolve(q: ResolveRequest): Promise<ResolveResult> {
+    await this.o.pipeline.settle();
+    return resolveReport(this.o.pipeline.snapshot(), q, this.o.rng, this.o.pipeline.servedRevision());
+  }
+
+  async health(): Promise<HealthReport> {
+    const lag = await this.o.pipeline.lag();
+    if (!this.o.cluster) return lag;
+    const c = this.o.cluster.healthz();
+    if (c.degradedReason === undefined) return { ...lag, cluster: c.body };
+    return { ...lag, degraded: true, reason: lag.degraded ? `${c.degradedReason}; ${lag.reason}` : c.degradedReason, cluster: c.body };
+  }
+
+  traffic(stored: StoredProfile, since: number): TrafficReport {
+    return this.o.traffic.report(stored, since);
+  }
+
+  /** The routing map now, with the `down` endpoints (names of the profile, or child/endpoint paths) Degraded. */
+  async preview(stored: StoredProfile, down: string[]): Promise<PreviewReport> {
+    const { pipeline } = this.o;
+    await pipeline.settle();
+    const name = stored.profile.name;
+    const verdicts = this.o.ledger.verdicts();
+    const keys = new Set(down.map((d) => (d.includes('/') ? d : `${name}/${d}`)));
+    const health: HealthView = { verdict: (p, e) => (keys.has(`${p}/${e}`) ? 'Degraded' : verdicts.get(`${p}/${e}`)) };
+    const profiles = new Map(pipeline.profiles().map((p) => [p.name, p]));
+    const rows = routingMap({ name, profiles, geo: this.o.geo, health, resources: pipeline.catalog() });
+    return { profile: name, trafficRoutingMethod: stored.profile.trafficRoutingMethod, down, rows };
+  }
+}
 
 const iso = (ms: number): string => new Date(ms).toISOString();
 
@@ -21,8 +113,8 @@ export interface StatusInputs {
   probes: EndpointProbeStatus[];
   /** Effective verdicts (with carried-over ones), by `profile/endpoint`. */
   verdicts: Map<string, ProbeVerdict>;
-  /** Transitions saved by the previous run. */
-  previousHistory: readonly EndpointTransition[];
+  /** The profile's endpoints' recent transitions (the previous run's and maintenance ones included), oldest first. */
+  history: readonly LedgerTransition[];
   /**
    * Cluster mode: `verdicts` are this location's, `aggregate` what DNS uses (over every live location), and
    * `locations` each location's verdict of an endpoint.
@@ -34,12 +126,9 @@ export interface StatusInputs {
 export function statusReport(i: StatusInputs): ProfileStatusReport {
   const name = i.profile.profile.name;
   const current = i.profile;
-  const report = profileStatusReport(i.snapshot, name);
+  const report = profileMonitorStatuses(i.snapshot, name);
   const probes = new Map(i.probes.map((s) => [s.endpoint, s]));
-  const live = i.probes.flatMap((s) => s.history);
-  const seen = new Set(live.map((t) => `${t.key}@${t.at}`));
-  const history = [...i.previousHistory.filter((t) => t.profile === name && !seen.has(`${t.key}@${t.at}`)), ...live]
-    .sort((a, b) => b.at - a.at).slice(0, 100);
+  const history = [...i.history].sort((a, b) => b.at - a.at).slice(0, 100);
   return {
     name,
     stack: current.stack,

@@ -1,4 +1,5 @@
-import type { Profile } from '../core/model/types';
+import type { ProfileInput } from '../core/model/types';
+import { admitDelete, admitProfile, writeName } from '../core/store/admission';
 import { applyMonitorChange } from '../core/store/monitor-state';
 import { checkPreconditions, checkStack, contentHash, makeEtag } from '../core/store/conditions';
 import {
@@ -13,13 +14,14 @@ import {
   type StoreChange,
   type StoreListener,
   type StoredProfile,
+  type StoreView,
 } from '../core/store/types';
 
 const clone = <T>(v: T): T => structuredClone(v);
 
 /**
  * An in-memory `Store` with the same semantics as the SQLite store (revisions, ETags, preconditions,
- * stack ownership, atomic checks), for tests that need a store but not a disk.
+ * stack ownership, the admission rules), for tests that need a store but not a disk.
  */
 export class MemoryStore implements Store {
   readonly kind = 'memory';
@@ -39,8 +41,9 @@ export class MemoryStore implements Store {
     return { profile: clone(p.profile), stack: p.stack, etag: p.etag, modRevision: p.modRevision };
   }
 
-  private view() {
-    return { revision: this.rev, profiles: new Map([...this.profiles].map(([k, v]) => [k, this.out(v)])) };
+  /** The view a write is judged against: the rows themselves (read-only during the write). */
+  private view(): StoreView {
+    return { revision: this.rev, profiles: this.profiles };
   }
 
   async revision(): Promise<number> { return this.rev; }
@@ -54,20 +57,22 @@ export class MemoryStore implements Store {
     return p ? this.out(p) : undefined;
   }
 
-  async putProfile(profile: Profile, options: PutProfileOptions): Promise<PutProfileResult> {
-    const name = profile.name;
-    const row = this.profiles.get(name);
+  async putProfile(input: ProfileInput, options: PutProfileOptions): Promise<PutProfileResult> {
+    const named = writeName(input);
+    const row = named === undefined ? undefined : this.profiles.get(named);
     const current = row ? this.out(row) : undefined;
-    checkPreconditions(name, current, options.ifMatch, options.ifNoneMatch);
-    checkStack(name, current, options.stack);
-    options.check?.(this.view(), current);
+    if (named !== undefined) {
+      checkPreconditions(named, current, options.ifMatch, options.ifNoneMatch);
+      checkStack(named, current, options.stack);
+    }
+    const { profile, warnings } = admitProfile(this.view(), clone(input));
     const hash = contentHash(profile, options.stack);
-    if (row && row.hash === hash && row.stack === options.stack) return { etag: row.etag, revision: this.rev, created: false, changed: false };
+    if (row && row.hash === hash && row.stack === options.stack) return { etag: row.etag, revision: this.rev, created: false, changed: false, profile: clone(row.profile), warnings };
     const revision = ++this.rev;
     const etag = makeEtag(revision, hash);
-    this.profiles.set(name, { profile: clone(profile), stack: options.stack, etag, modRevision: revision, hash });
-    this.emit({ revision, kind: 'profile', op: 'put', name });
-    return { etag, revision, created: !row, changed: true };
+    this.profiles.set(profile.name, { profile: clone(profile), stack: options.stack, etag, modRevision: revision, hash });
+    this.emit({ revision, kind: 'profile', op: 'put', name: profile.name });
+    return { etag, revision, created: !row, changed: true, profile, warnings };
   }
 
   async deleteProfile(name: string, options: DeleteProfileOptions = {}): Promise<{ revision: number }> {
@@ -76,7 +81,7 @@ export class MemoryStore implements Store {
     const current = this.out(row);
     checkPreconditions(name, current, options.ifMatch, undefined);
     checkStack(name, current, options.stack);
-    options.check?.(this.view(), current);
+    admitDelete(this.view(), name);
     const revision = ++this.rev;
     this.profiles.delete(name);
     this.emit({ revision, kind: 'profile', op: 'delete', name });

@@ -1,5 +1,5 @@
 /**
- * The geo database at start-up (README "Installing"): serve opens it right after taking the state dir's
+ * The geo database at start-up (README.md "Installing"): serve opens it right after taking the state dir's
  * lock, so a bad one stops it with its code before the store or the token file exists; the preview names the code too. (The missing
  * package, GEO_DB_MISSING, needs an install without it: test/package/pack.test.ts.)
  */

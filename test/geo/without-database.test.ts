@@ -1,5 +1,5 @@
 /**
- * The geo database is an optional peer dependency (README "Installing"). Without it the routing preview
+ * The geo database is an optional peer dependency (README.md "Installing"). Without it the routing preview
  * runs on MmdbGeoLookup.withoutDatabase(): its clients (one per country and state/province) carry their
  * own location, so the preview must be the same as with the database. Real addresses cannot be placed.
  * The error for a missing package (GEO_DB_MISSING) names the package, the version and the command; the

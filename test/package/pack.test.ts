@@ -5,7 +5,7 @@
  *
  * Issue 13 §6 (packaging) and issue 16 item 2. `npm pack` the repository (dist/ as `npm run build` or `npm
  * test`'s pretest built it), install the tarball into an empty scratch project from the npm cache
- * (`--prefer-offline`) the way README's "Installing" says a constructs/provider user does (`tmkit` and
+ * (`--prefer-offline`) the way README.md's "Installing" says a constructs/provider user does (`tmkit` and
  * `constructs`; `@types/node` for the type checks), WITHOUT the optional geo database package, and prove:
  * - the tarball carries only what runs (no tests, benches, sources or source maps) and every file the code
  *   looks up at run time (the exports targets, dist/ui, the bundled Terraform provider, the Pulumi launcher);

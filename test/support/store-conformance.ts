@@ -1,5 +1,5 @@
 import { StoreError, type Store, type StoreChange } from '../../src/core/store';
-import { profile } from '../runtime/api/fixtures';
+import { parentInput, profile, profileInput } from '../runtime/api/fixtures';
 
 async function rejectsWith(p: Promise<unknown>, code: string): Promise<StoreError> {
   const err = await p.then(() => undefined, (e: unknown) => e);
@@ -68,16 +68,40 @@ describe(`${kind} store: the Store contract`, () => {
     expect((await store.getProfile('a'))!.stack).toBe('team-a');
   });
 
-  test('a check that throws aborts the write and sees the other profiles', async () => {
+  test('the store admits only valid profiles (core/store/admission.ts): every diagnostic, nothing written', async () => {
     await store.putProfile(profile('a'), { stack: 's' });
-    const seen: string[] = [];
-    await expect(store.putProfile(profile('b'), {
-      stack: 's',
-      check: (view) => { seen.push(...view.profiles.keys()); throw new Error('nope'); },
-    })).rejects.toThrow('nope');
-    expect(seen).toEqual(['a']);
+    const bad = profileInput('b', { dnsConfig: { relativeName: 'b', ttl: -1 }, endpoints: [{ name: 'x', type: 'externalEndpoints', target: '192.0.2.1', priority: 5000 }] });
+    const err = await rejectsWith(store.putProfile(bad, { stack: 's' }), 'PROFILE_INVALID');
+    expect(err.diagnostics.map((d) => d.path)).toEqual(expect.arrayContaining(['profiles[b].dnsConfig.ttl', 'profiles[b].endpoints[x].priority']));
+    expect(err.diagnostics.every((d, i, all) => d.severity === 'error' || all.slice(i).every((x) => x.severity !== 'error'))).toBe(true);
+    // Judged against the other stored profiles: a relativeName another profile answers at is refused too.
+    await rejectsWith(store.putProfile(profileInput('c', { dnsConfig: { relativeName: 'a', ttl: 30 } }), { stack: 's' }), 'PROFILE_INVALID');
     expect(await store.getProfile('b')).toBeUndefined();
     expect(await store.revision()).toBe(1);
+  });
+
+  test('the store normalizes what it admits and hands back the rules\' warnings', async () => {
+    const r = await store.putProfile(profileInput('w', { endpoints: [{ name: 'x', type: 'externalEndpoints', target: '192.0.2.1', weight: 7 }] }), { stack: 's' });
+    expect(r.profile).toEqual(profile('w', { endpoints: [{ name: 'x', type: 'externalEndpoints', target: '192.0.2.1', weight: 7 }] }));
+    expect(r.warnings.map((d) => d.code)).toContain('WEIGHT_IGNORED');
+    expect((await store.getProfile('w'))!.profile).toEqual(r.profile);
+  });
+
+  test('names are case-insensitive: a profile differing only in case is a conflict', async () => {
+    await store.putProfile(profile('web'), { stack: 's' });
+    const err = await rejectsWith(store.putProfile(profileInput('WEB', { dnsConfig: { relativeName: 'web2', ttl: 30 } }), { stack: 's' }), 'PROFILE_NAME_CONFLICT');
+    expect(err.diagnostics[0]).toMatchObject({ code: 'PROFILE_NAME_CONFLICT', path: 'profiles[WEB].name' });
+  });
+
+  test('a nested endpoint needs its child, and a child still nested cannot be deleted', async () => {
+    await rejectsWith(store.putProfile(parentInput('parent', 'child'), { stack: 's' }), 'PROFILE_INVALID');
+    await store.putProfile(profile('child'), { stack: 's' });
+    await store.putProfile(parentInput('parent', 'child'), { stack: 's' });
+    const err = await rejectsWith(store.deleteProfile('child'), 'PROFILE_REFERENCED');
+    expect(err.diagnostics[0]!.message).toContain("'parent/nested'");
+    await store.deleteProfile('parent');
+    await store.deleteProfile('child');
+    expect(await store.getProfiles()).toEqual([]);
   });
 
   test('delete: not-found, If-Match, then gone; watchers see every change in order', async () => {

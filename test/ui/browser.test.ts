@@ -126,7 +126,7 @@ function trafficDouble() {
 }
 
 const MONITOR = { interval: 10, timeout: 5, tolerated: 0 };
-/** README "Worst-case failover": interval × (tolerated + 1) + timeout. */
+/** docs/health.md "Worst-case failover": interval × (tolerated + 1) + timeout. */
 const DETECTION_S = MONITOR.interval * (MONITOR.tolerated + 1) + MONITOR.timeout;
 
 beforeAll(async () => {
@@ -253,7 +253,7 @@ test(`profile page: stopping the primary's health server shows it Degraded withi
     await waitText(page, '[data-testid=resolve-records]', (t) => t.includes('web.tm.internal. 5 IN A 127.0.0.5'));
     expect(await page.textContent('[data-testid=resolve-endpoints]')).toBe('web/primary');
 
-    // Steady state (README "Worst-case failover"): a periodic probe has come after the immediate one.
+    // Steady state (docs/health.md "Worst-case failover"): a periodic probe has come after the immediate one.
     await waitFor('a second probe of the primary', () => primary.hits() >= 2, 30_000, 100);
     const stopped = Date.now();
     await primary.close();

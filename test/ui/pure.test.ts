@@ -16,12 +16,12 @@ describe('routes', () => {
 });
 
 describe('format', () => {
-  test('the ETag revision (README: "<modRevision>-<16 hex>")', () => {
+  test('the ETag revision (docs/api.md: "<modRevision>-<16 hex>")', () => {
     expect(etagRevision('"12-0123456789abcdef"')).toBe(12);
     expect(etagRevision('W/"3-ab"')).toBe(3);
     expect(etagRevision('opaque')).toBeUndefined();
   });
-  test('worst-case detection is README\'s formula: Azure defaults 130 s (+ TTL 30 = 160 s failover), fastest 15 s', () => {
+  test('worst-case detection is the formula of docs/health.md: Azure defaults 130 s (+ TTL 30 = 160 s failover), fastest 15 s', () => {
     expect(detectionSeconds({ intervalInSeconds: 30, toleratedNumberOfFailures: 3, timeoutInSeconds: 10 })).toBe(130);
     expect(detectionSeconds({ intervalInSeconds: 10, toleratedNumberOfFailures: 0, timeoutInSeconds: 5 })).toBe(15);
   });

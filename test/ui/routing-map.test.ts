@@ -2,7 +2,7 @@ import { GEO_REGIONS } from '../../src/core/data';
 import type { PreviewRow } from '../../ui/src/api/types';
 import { countryRoutes, diffScenario, groupPreview } from '../../ui/src/lib/routing-map';
 
-const row = (client: string, endpoint: string, probability = 1, label = client): PreviewRow => ({ client, label, endpoint, probability });
+const row = (client: string, endpoint: string, probability = 1, label = client): PreviewRow => ({ client, label, group: 'GEO-EU', endpoint, probability });
 
 describe('groupPreview', () => {
   test('rows of one client are its split, most probable first; the same endpoint twice adds up', () => {

@@ -46,7 +46,7 @@ describe('summarizeTraffic', () => {
 });
 
 describe('mergeBucket (a live traffic event)', () => {
-  const empty = (): TrafficReport => ({ profile: 'p', bucketSeconds: 60, from: iso(0), to: iso(0), buckets: [] });
+  const empty = (): TrafficReport => ({ profile: 'p', trafficViewEnrollmentStatus: 'Enabled', bucketSeconds: 60, from: iso(0), to: iso(0), buckets: [] });
 
   test('a bucket with the same start replaces the old one; a new one is added in order; old ones leave the window', () => {
     let r = empty();

@@ -1,5 +1,5 @@
 /**
- * The tmkit provider's configuration (design §8): `tmkit:server`, `tmkit:token` (secret), `tmkit:stack`
+ * The tmkit provider's configuration (docs/ARCHITECTURE.md, "Providers"): `tmkit:server`, `tmkit:token` (secret), `tmkit:stack`
  * (default `pulumi`), falling back to TMKIT_SERVER / TMKIT_TOKEN. Stack config and an explicit
  * `new tmkit.Provider(...)` arrive the same way: as the provider's inputs. Pure apart from reading `env`,
  * which the caller passes.

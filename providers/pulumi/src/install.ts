@@ -1,5 +1,5 @@
 /**
- * `tmkit pulumi install` (design §8): puts the plugin where the Pulumi CLI finds it, offline. DIR gets one
+ * `tmkit pulumi install` (docs/ARCHITECTURE.md, "Providers"): puts the plugin where the Pulumi CLI finds it, offline. DIR gets one
  * executable, `pulumi-resource-tmkit`, a shell wrapper that execs the absolute path of the Node.js running
  * the install on the provider's JS inside the installed package (not `node` from PATH, which may be another
  * version when the engine starts the plugin). The engine finds it on PATH (the last stdout line exports it),

@@ -1,6 +1,7 @@
 /**
- * Install layout: an unpacked filesystem mirror that Terraform and OpenTofu install the provider from,
- * offline, and a CLI configuration pointing at it (both read TF_CLI_CONFIG_FILE).
+ * Install layout (docs/ARCHITECTURE.md, "Providers"): an unpacked filesystem mirror that Terraform and
+ * OpenTofu install the provider from, offline, and a CLI configuration pointing at it (both read
+ * TF_CLI_CONFIG_FILE).
  *
  *   DIR/mirror/<host>/<namespace>/<type>/<version>/<os>_<arch>/terraform-provider-<type>_v<version>
  *   DIR/terraformrc

@@ -1,6 +1,6 @@
 /**
  * terraform-provider-tmkit (registry.terraform.io/tmkit/tmkit): the provider process Terraform starts.
- * The provider block is design §8's (server, token, stack with TMKIT_SERVER / TMKIT_TOKEN fallbacks); the
+ * The provider block is docs/ARCHITECTURE.md "Providers" (server, token, stack with TMKIT_SERVER / TMKIT_TOKEN fallbacks); the
  * resources and the data source are ./tmkit/resources, handlers over src/client.
  */
 import { TmkitClient } from '../../../src/client/client';

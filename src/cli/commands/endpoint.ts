@@ -7,7 +7,7 @@ interface EndpointOptions extends ServerOptions { stack?: string }
 
 /**
  * `tmkit endpoint disable|enable PROFILE ENDPOINT [--stack S]`: maintenance. One merge PATCH of the
- * endpoint's `endpointStatus` (design §5); with `--stack` the server refuses a profile owned by another
+ * endpoint's `endpointStatus` (docs/api.md); with `--stack` the server refuses a profile owned by another
  * stack (409 STACK_CONFLICT), as a plan would. A disabled endpoint is neither probed nor answered.
  */
 export function registerEndpoint(program: Command): void {

@@ -17,6 +17,7 @@ import { registerList } from './list';
 import { registerGet } from './get';
 import { registerEndpoint } from './endpoint';
 import { registerDestroy } from './destroy';
+import { registerDnssec } from './dnssec';
 
 /** Every `tmkit` subcommand registers itself here; one module per command under src/cli/commands/. */
 export const commands: Array<(program: Command) => void> = [
@@ -38,4 +39,5 @@ export const commands: Array<(program: Command) => void> = [
   registerTerraform,
   registerPulumi,
   registerBackup,
+  registerDnssec,
 ];

@@ -4,7 +4,7 @@ import { installPulumi } from '../../../providers/pulumi/src/install';
 import { packageRoot, packageVersion } from '../../package';
 
 /**
- * `tmkit pulumi install [--dir DIR]`: puts the provider plugin `pulumi-resource-tmkit` into DIR (design §8).
+ * `tmkit pulumi install [--dir DIR]`: puts the provider plugin `pulumi-resource-tmkit` into DIR (docs/ARCHITECTURE.md, "Providers").
  * Offline and repeatable; the last stdout line is the PATH export the Pulumi CLI finds it through.
  */
 export function registerPulumi(program: Command): void {

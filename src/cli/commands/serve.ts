@@ -7,7 +7,7 @@ import { checkClusterNames, parseEtcdUrl, type ClusterOptions } from '../../runt
 import type { BoundAddress } from '../../runtime/dns';
 import { describeDriver, SqliteStore } from '../../runtime/store';
 import { CliError, EXIT_USAGE } from '../errors';
-import { addTcpLimitOptions, authorityFrom, checkAuthority, decideWorkers, dnsLimitsFrom, parseHostPort, parseNs, parseWorkers, showAddress as show } from '../util/dns-options';
+import { addDnssecOptions, addTcpLimitOptions, authorityFrom, dnssecPolicyFrom, checkAuthority, decideWorkers, dnsLimitsFrom, parseHostPort, parseNs, parseWorkers, showAddress as show } from '../util/dns-options';
 import { readJsonFile } from '../util/files';
 import { geoMessage, requireGeoDatabase } from '../util/geo';
 import { applyFile } from '../util/apply';
@@ -38,6 +38,9 @@ interface ServeOptions {
   etcdCa?: string;
   etcdCert?: string;
   etcdKey?: string;
+  dnssec?: boolean;
+  dnssecAlgorithm: string;
+  dnssecKeys: string;
 }
 
 function shownPath(p: string): string {
@@ -46,11 +49,11 @@ function shownPath(p: string): string {
 }
 
 /**
- * `tmkit serve`: the runtime (design §4): DNS (UDP+TCP) + prober + management API + embedded store.
+ * `tmkit serve`: the runtime (docs/cli.md): DNS (UDP+TCP) + prober + management API + embedded store.
  * Runs until SIGTERM/SIGINT, then drains in-flight API requests and exits 0.
  */
 export function registerServe(program: Command): void {
-  addTcpLimitOptions(program
+  addDnssecOptions(addTcpLimitOptions(program
     .command('serve')
     .description('run the runtime: authoritative DNS, health probing, the management API and the embedded store')
     .option('--state-dir <dir>', 'where the store (tmkit.db) and the API token live', '.tmkit')
@@ -74,7 +77,7 @@ export function registerServe(program: Command): void {
     .option('--lease-ttl <seconds>', 'cluster mode: a dead node\'s verdicts expire this long after its last keep-alive', '10')
     .option('--etcd-ca <file>', 'cluster mode, etcds://: CA bundle (PEM) that signed etcd\'s certificate')
     .option('--etcd-cert <file>', 'cluster mode, etcds://: client certificate (PEM) for etcd\'s --client-cert-auth')
-    .option('--etcd-key <file>', 'cluster mode, etcds://: the client certificate\'s key (PEM); etcd users: TMKIT_ETCD_USER and TMKIT_ETCD_PASSWORD'))
+    .option('--etcd-key <file>', 'cluster mode, etcds://: the client certificate\'s key (PEM); etcd users: TMKIT_ETCD_USER and TMKIT_ETCD_PASSWORD')), 'in the state dir (mode 0600, in tmkit backup) or, in cluster mode, in etcd')
     .action(async (opts: ServeOptions) => {
       const workersOption = parseWorkers(opts.workers);
       const dns = (opts.dns ?? ['127.0.0.1:5300']).map((s) => parseHostPort('--dns', s));
@@ -94,6 +97,7 @@ export function registerServe(program: Command): void {
       // Per-worker sockets or one shared socket, and what `auto` means here (probed once, in the primary only).
       const { workers, notice: workersNotice } = await decideWorkers(workersOption);
       const cluster = clusterOptions(opts);
+      const dnssec = dnssecPolicyFrom(opts);
       const probeDnsServers = opts.probeDnsServer.map(parseDnsServer);
       // Fail before opening anything when the file cannot be read or is not JSON (full validation needs the store).
       if (opts.apply !== undefined) readJsonFile(opts.apply, '--apply document', 'pass a tmkit/v1 document such as examples/basic/tmkit.out.json');
@@ -111,6 +115,7 @@ export function registerServe(program: Command): void {
           ...(opts.resources !== undefined ? { resourcesFile: opts.resources } : {}),
           ...geoOptions(opts), authority,
           ...(cluster ? { cluster } : {}),
+          ...(dnssec ? { dnssec } : {}),
         });
       } catch (err) {
         const e = err as NodeJS.ErrnoException;
@@ -128,6 +133,7 @@ export function registerServe(program: Command): void {
           : `tmkit serve: zone ${engine.zone}, ${profiles} profile${profiles === 1 ? '' : 's'}, state in ${shownPath(join(opts.stateDir, 'tmkit.db'))}${engine.store instanceof SqliteStore ? ` (SQLite driver: ${describeDriver(engine.store.driver)})` : ''}`,
         `  DNS  UDP+TCP ${dnsWhere}${workers > 1 ? ` (${workers} worker processes${engine.dnsSockets() === 'per-worker' ? ', a socket each' : ''})` : ''}        dig @${engine.dnsAddresses()[0]!.address} -p ${engine.dnsAddresses()[0]!.port} <name>.${engine.zone}`,
         ...(workersNotice !== undefined ? [`       ${workersNotice}`] : []),
+        ...dnssecBanner(engine),
         `  API  http://${show({ address: api.address, port: api.port })}   token ${tokenWhere}`,
         `  UI   http://${show({ address: api.address, port: api.port })}/ui/   (paste the API token to sign in)`,
         '',
@@ -194,6 +200,14 @@ function clusterOptions(opts: ServeOptions): ClusterOptions | undefined {
     ...(Object.keys(tls).length > 0 ? { tls } : {}),
     ...(user !== undefined && password !== undefined ? { auth: { username: user, password } } : {}),
   };
+}
+
+/** The banner's DNSSEC line: which keys sign, where they are, how to get the DS. */
+function dnssecBanner(engine: Engine): string[] {
+  const r = engine.dnssecService()?.report();
+  if (r === undefined) return [];
+  const keys = r.keys.filter((k) => k.state !== 'removed').map((k) => `${k.role.toUpperCase()} ${k.keyTag}`).join(', ');
+  return [`  DNSSEC ${r.algorithmName}, ${keys}, keys in ${shownPath(r.keyStore)}; compact denial; DS for the parent: tmkit dnssec ds`];
 }
 
 /** From the first SIGTERM/SIGINT to a forced exit: the API's 5 s drain grace, plus one second. */

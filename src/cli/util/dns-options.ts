@@ -9,6 +9,7 @@ import { zoneProblems, type ZoneProblem } from '../../core/zone';
 import type { ListenAddress } from '../../runtime/dns';
 import { autoWorkers, mainProcessNotice, reusePortSupport, sharedSocketNotice, type ReusePortSupport } from '../../runtime/dns/reuse-port';
 import type { DnsAuthority, DnsLimits } from '../../runtime/engine';
+import type { KeyPolicy } from '../../runtime/dnssec';
 import { CliError, EXIT_USAGE } from '../errors';
 
 /** `host:port` or `[v6]:port` → address; the port is required. */
@@ -147,3 +148,33 @@ export function checkAuthority(zone: string, rawNs: readonly string[], ns: Reado
   };
   throw new CliError(problems.map((p) => `${option(p)}: ${p.message}`).join('\ntmkit: '), EXIT_USAGE);
 }
+
+/** What `--dnssec`, `--dnssec-algorithm` and `--dnssec-keys` give. */
+export interface DnssecFlags {
+  dnssec?: boolean;
+  dnssecAlgorithm: string;
+  dnssecKeys: string;
+}
+
+/** The DNSSEC flags `serve` and `dns` share; `where`: where the keys are kept. */
+export function addDnssecOptions(cmd: Command, where: string): Command {
+  return cmd
+    .option('--dnssec', `sign the zone (DNSSEC: online signing, compact denial of existence); keys are made on first start, ${where}`)
+    .option('--dnssec-algorithm <alg>', 'DNSSEC algorithm of new keys: 13 (ECDSAP256SHA256) or 15 (ED25519)', '13')
+    .option('--dnssec-keys <mode>', 'csk: one combined signing key; split: a KSK and a ZSK', 'csk');
+}
+
+/** `--dnssec [--dnssec-algorithm 13|15] [--dnssec-keys csk|split]`; undefined without --dnssec. */
+export function dnssecPolicyFrom(opts: DnssecFlags): KeyPolicy | undefined {
+  const alg = opts.dnssecAlgorithm.trim().toUpperCase();
+  const algorithm = alg === '13' || alg === 'ECDSAP256SHA256' ? 13 : alg === '15' || alg === 'ED25519' ? 15 : undefined;
+  if (algorithm === undefined) throw new CliError(`--dnssec-algorithm ${opts.dnssecAlgorithm}: 13 (ECDSAP256SHA256) or 15 (ED25519)`, EXIT_USAGE);
+  const mode = opts.dnssecKeys.trim().toLowerCase();
+  if (mode !== 'csk' && mode !== 'split') throw new CliError(`--dnssec-keys ${opts.dnssecKeys}: csk (one combined signing key) or split (a KSK and a ZSK)`, EXIT_USAGE);
+  if (!opts.dnssec) {
+    if (opts.dnssecAlgorithm !== '13' || opts.dnssecKeys !== 'csk') throw new CliError('--dnssec-algorithm and --dnssec-keys need --dnssec', EXIT_USAGE);
+    return undefined;
+  }
+  return { algorithm, split: mode === 'split' };
+}
+

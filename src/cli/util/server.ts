@@ -1,4 +1,4 @@
-/** `--server` / `--token` / `--state-dir` and the client they make (design §4). */
+/** `--server` / `--token` / `--state-dir` and the client they make (docs/cli.md). */
 import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
 import { TmkitClient } from '../../client';
@@ -8,7 +8,7 @@ export interface ServerOptions { server?: string; token?: string; stateDir?: str
 
 const STATE_DIR_HELP = 'where a local `tmkit serve` keeps its token file (default TMKIT_STATE_DIR, then .tmkit in the working directory)';
 
-/** Adds `--server` / `--token` / `--state-dir` (design §4). */
+/** Adds `--server` / `--token` / `--state-dir` (docs/cli.md). */
 export function serverOptions(cmd: Command): Command {
   return cmd
     .option('--server <url>', 'management API (default TMKIT_SERVER, then http://127.0.0.1:5380)')

@@ -1,7 +1,7 @@
 /**
  * Reference data as pure values: Azure's geographic hierarchy (for Geographic routing) and the Azure
  * regions usable as `endpointLocation` (with coordinates for the latency model). Copied verbatim from
- * shared/reference/ (see README "Geo data"); no I/O, JSON modules are compiled in.
+ * shared/reference/ (see docs/geo.md); no I/O, JSON modules are compiled in.
  */
 import hierarchyJson from './geographic-hierarchy.json';
 import regionsJson from './azure-regions.json';

@@ -109,7 +109,7 @@ function change(from: ProbeVerdict, to: ProbeVerdict, at: number, reason: string
 }
 
 /*
- * Aggregation over probing locations (design §7; behaviors.md §8: probe health "only matters when fewer
+ * Aggregation over probing locations (docs/cluster.md; behaviors.md §8: probe health "only matters when fewer
  * than 50% of probes report up"): an endpoint is Degraded only when strictly more than half of the live
  * locations say Degraded; a tie counts as up. n = number of live locations; a live location without a
  * verdict counts as CheckingEndpoint (undecided); verdicts from locations that are not live are ignored.

@@ -1,8 +1,5 @@
-import type { Endpoint, MonitorHeader, MonitorProtocol, Profile, StatusCodeRange } from '../model/types';
+import type { Endpoint, MonitorHeader, MonitorProtocol, Profile, StatusCodeRange, TargetKind } from '../model/types';
 import type { ResourceCatalog } from '../ports';
-
-/** What kind of address a probe target is. FQDNs are resolved by the prober (system resolver). */
-export type TargetKind = 'ipv4' | 'ipv6' | 'fqdn';
 
 /**
  * One endpoint to probe, with the effective settings (profile monitorConfig + endpoint overrides).

@@ -1,13 +1,13 @@
 import { problem, type Diagnostic } from '../diagnostics';
 import type { AzureResource, ResourceCatalog } from '../ports';
 
-/** The Azure resource catalog as stored and sent (design §3): ARM id (as written) → resource. */
+/** The Azure resource catalog as stored and sent (README.md, Concepts): ARM id (as written) → resource. */
 export type ResourceCatalogRecord = Record<string, AzureResource>;
 
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
- * Parses a resource catalog (design §3, `tmkit serve --resources FILE`, `PUT /v1/resources`):
+ * Parses a resource catalog (README.md, Concepts, `tmkit serve --resources FILE`, `PUT /v1/resources`):
  * `{"<ARM id>": {"target": "app.azurewebsites.net", "location": "westeurope", "state": "running"}}`,
  * or the same entries as an array with an `id` each. `state` defaults to `running`. Every problem is
  * reported, none thrown.

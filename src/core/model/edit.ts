@@ -1,5 +1,5 @@
 /**
- * Edits of one stored profile that the endpoint-level API (design §8) and the providers make: put or
+ * Edits of one stored profile that the endpoint-level API (docs/ARCHITECTURE.md, "Providers") and the providers make: put or
  * delete one endpoint, merge-patch one endpoint, merge-patch the profile's settings without touching its
  * endpoints. Pure: each returns the profile input to validate and store whole, like a PUT of the profile.
  */
@@ -47,7 +47,7 @@ export function mergePatchFrom(before: unknown, after: unknown): unknown {
 }
 
 /**
- * The strong ETag of one endpoint (design §8): a hash of its normalized content, quoted. It changes
+ * The strong ETag of one endpoint (docs/ARCHITECTURE.md, "Providers"): a hash of its normalized content, quoted. It changes
  * exactly when the endpoint's stored content changes, whatever happens to the rest of the profile.
  */
 export function endpointEtag(profile: string, e: Endpoint): string {

@@ -26,7 +26,7 @@ const PROFILE_SEGMENT = /\/trafficmanagerprofiles\/([^/]+)\/?$/i;
 
 /**
  * The child profile a nested endpoint names: its `targetResourceId` is either the profile name or an
- * ARM-style id ending in `/trafficManagerProfiles/<name>` (design §3).
+ * ARM-style id ending in `/trafficManagerProfiles/<name>` (README.md, Concepts).
  */
 export function childProfileName(targetResourceId: string): string {
   const m = PROFILE_SEGMENT.exec(targetResourceId.trim());

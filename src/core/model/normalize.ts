@@ -14,7 +14,7 @@ import {
 } from './types';
 
 /**
- * Azure's defaults, and ours where Azure documents none (marked "tmkit"). README "Defaults" lists them.
+ * Azure's defaults, and ours where Azure documents none (marked "tmkit"). docs/document.md "Defaults" lists them.
  */
 export const DEFAULTS = {
   profileStatus: 'Enabled',

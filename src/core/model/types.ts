@@ -21,6 +21,8 @@ export type TrafficRoutingMethod = 'Performance' | 'Priority' | 'Weighted' | 'Ge
 export type EndpointType = 'azureEndpoints' | 'externalEndpoints' | 'nestedEndpoints';
 export type MonitorProtocol = 'HTTP' | 'HTTPS' | 'TCP';
 export type AllowedEndpointRecordType = 'DomainName' | 'IPv4Address' | 'IPv6Address' | 'Any';
+/** What kind of address an endpoint's target is (validation classifies it; the prober resolves FQDNs). */
+export type TargetKind = 'ipv4' | 'ipv6' | 'fqdn';
 
 export const TRAFFIC_ROUTING_METHODS: readonly TrafficRoutingMethod[] = [
   'Performance', 'Priority', 'Weighted', 'Geographic', 'MultiValue', 'Subnet',

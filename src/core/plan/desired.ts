@@ -1,5 +1,5 @@
 /**
- * The desired state a plan is made for, with stack scoping (design §3): the document is validated with the
+ * The desired state a plan is made for, with stack scoping (README.md, Concepts): the document is validated with the
  * *other* stacks' deployed profiles as context (a document may nest them, and their relativeNames are
  * taken), but not with its own stack's, which the plan replaces. Used by `tmkit plan`, `tmkit apply`,
  * `serve --apply`, `plan --from-terraform` and the providers.

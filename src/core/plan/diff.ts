@@ -6,7 +6,7 @@ import { orderSteps } from './order';
 import type { DeployedProfile, Plan, PlanStep, PlanSummary, ProfileAction, ProfileChange } from './types';
 
 /**
- * `diff(desired, deployed)` → `Plan` (design §3 stacks):
+ * `diff(desired, deployed)` → `Plan` (README.md, Concepts: stack):
  * - only deployed profiles of the document's `stack` are compared: one that left the document is deleted,
  *   another stack's profile is never touched, and a desired name owned by another stack is an error;
  * - per profile: create / update / replace / delete / no-op with attribute changes (see attributes.ts);

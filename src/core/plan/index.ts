@@ -1,5 +1,5 @@
 /**
- * The plan engine (design §2 `plan/`): `diff` computes typed changes (data), `render*` present them, the
+ * The plan engine (docs/ARCHITECTURE.md): `diff` computes typed changes (data), `render*` present them, the
  * routing preview says what the change does to clients. Pure: no I/O, clock or randomness.
  */
 export * from './types';

@@ -2,7 +2,7 @@ import type { Diagnostic } from '../diagnostics';
 import type { Profile } from '../model/types';
 
 /**
- * The plan engine's data (design §2 `plan/`): `diff()` produces a `Plan`, `render*` present it. Nothing here
+ * The plan engine's data (docs/ARCHITECTURE.md): `diff()` produces a `Plan`, `render*` present it. Nothing here
  * knows about terminals, files or HTTP: the CLI and `tmkit apply` do that with what these types carry.
  */
 

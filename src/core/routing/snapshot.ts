@@ -101,8 +101,11 @@ export function compiledSnapshot(s: RoutingSnapshot): CompiledSnapshot {
   return c;
 }
 
-/** Monitor statuses of one profile and its endpoints, as the status API shows them. */
-export interface ProfileStatusReport {
+/**
+ * Monitor statuses of one profile and its endpoints, derived from a snapshot: what the management API's
+ * status report (`ProfileStatusReport` in core/api.ts) is built from.
+ */
+export interface ProfileMonitorStatuses {
   profile: string;
   profileMonitorStatus: ProfileMonitorStatus;
   /** True when every eligible endpoint is Degraded and they are answered as if Online. */
@@ -110,7 +113,7 @@ export interface ProfileStatusReport {
   endpoints: { name: string; endpointMonitorStatus: EndpointMonitorStatus; reason: string }[];
 }
 
-export function profileStatusReport(s: RoutingSnapshot, profileName: string): ProfileStatusReport | undefined {
+export function profileMonitorStatuses(s: RoutingSnapshot, profileName: string): ProfileMonitorStatuses | undefined {
   const cp = compiledSnapshot(s).compiled.get(profileName.toLowerCase());
   if (!cp) return undefined;
   return {
@@ -120,3 +123,6 @@ export function profileStatusReport(s: RoutingSnapshot, profileName: string): Pr
     endpoints: cp.endpoints.map((e) => ({ name: e.endpoint.name, endpointMonitorStatus: e.status, reason: e.statusReason })),
   };
 }
+
+/** @deprecated The old name of `profileMonitorStatuses` (kept for scripts that import it). */
+export const profileStatusReport = profileMonitorStatuses;

@@ -1,5 +1,5 @@
 /**
- * The store's precondition semantics (design §5), shared by every Store implementation: strong ETags from the
+ * The store's precondition semantics (docs/api.md), shared by every Store implementation: strong ETags from the
  * content, `If-Match` / `If-None-Match: *` per RFC 9110 §13.1, and stack ownership. Pure.
  */
 import type { Profile } from '../model/types';

@@ -1,3 +1,4 @@
 export * from './types';
 export { canonicalJson, contentHash, makeEtag, parseEtagList, checkPreconditions, checkStack } from './conditions';
 export { applyMonitorChange } from './monitor-state';
+export { admitProfile, admitDelete, writeName, type Admitted } from './admission';

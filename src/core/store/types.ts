@@ -1,22 +1,23 @@
-import { TmkitError } from '../diagnostics';
+import { TmkitError, type Diagnostic } from '../diagnostics';
 import type { ResourceCatalogRecord } from '../model/catalog';
-import type { Profile } from '../model/types';
+import type { Profile, ProfileInput } from '../model/types';
 
 /**
- * The runtime's durable state behind one interface (design §4, §7): the embedded SQLite store today,
- * an etcd store for several nodes later. Every method is asynchronous so a networked store fits the same
+ * The runtime's durable state behind one interface: the embedded SQLite store (store/sqlite.ts) and the
+ * etcd store of a cluster (store/etcd.ts). Every method is asynchronous so a networked store fits the same
  * shape; every write resolves only after it is durable (committed).
  *
- * Consistency model (what an etcd implementation must keep): one store-wide `revision` that grows by one
- * per committed write; each profile row carries the revision of its last write (its `modRevision`).
- * Conditional writes (`ifMatch`, `ifNoneMatch`, the stack owner, the `check` callback) are evaluated
- * against one consistent view and committed atomically with it (SQLite: one transaction; etcd: a txn
- * comparing the revisions it read).
+ * Consistency model (both implementations keep it; test/support/store-conformance.ts runs the same suite
+ * on each): one store-wide `revision` that grows by one per committed write; each profile row carries the
+ * revision of its last write (its `modRevision`). A write's conditions (`ifMatch`, `ifNoneMatch`, the stack
+ * owner) and the admission rules of admission.ts (every validation rule against the other stored profiles;
+ * case-insensitive names; no delete of a nested child) are evaluated against one consistent view and
+ * committed atomically with it (SQLite: one transaction; etcd: a txn comparing the revision it read).
  */
 export interface StoredProfile {
   /** The normalized, validated profile. */
   profile: Profile;
-  /** Who owns the profile (design §3). */
+  /** Who owns the profile: the `stack` of the document that wrote it (a plan touches only its own). */
   stack: string;
   /** Strong entity tag, quoted as in HTTP (`"12-1f3a…"`): changes on every write that changes content. */
   etag: string;
@@ -25,9 +26,9 @@ export interface StoredProfile {
 }
 
 /**
- * A consistent view of all profiles, handed to `check` callbacks inside the write. Valid for the duration
- * of the callback only: stores hand out their live incremental index (no copy per write), which the next
- * committed write updates. Never mutate it, never keep it.
+ * A consistent view of all profiles, which a store judges a write against (admission.ts). Valid during the
+ * write only: stores hand out their live incremental index (no copy per write), which the next committed
+ * write updates. Never mutate it, never keep it.
  */
 export interface StoreView {
   revision: number;
@@ -38,7 +39,7 @@ export interface StoreView {
 export interface StoreStats {
   /** Profile rows read from the backing database since open (a mirror-backed store reads none). */
   rowsRead: number;
-  /** Full walks of the profile table to (re)build the view `check` callbacks get. */
+  /** Full walks of the profile table to (re)build the view writes are judged against. */
   viewRebuilds: number;
 }
 
@@ -49,11 +50,6 @@ export interface PutProfileOptions {
   ifMatch?: string;
   /** `*`: write only if the profile does not exist (create-only). */
   ifNoneMatch?: string;
-  /**
-   * Cross-profile checks run against the view the write is based on, inside the write: throw to abort
-   * (the error propagates unchanged and nothing is written).
-   */
-  check?: (view: StoreView, current: StoredProfile | undefined) => void;
 }
 
 export interface PutProfileResult {
@@ -63,13 +59,16 @@ export interface PutProfileResult {
   created: boolean;
   /** False when the stored profile and stack were already identical (no write, no change event). */
   changed: boolean;
+  /** The profile as stored (normalized: defaults filled in). */
+  profile: Profile;
+  /** The validation rules' warnings about it (errors refuse the write instead). */
+  warnings: Diagnostic[];
 }
 
 export interface DeleteProfileOptions {
   ifMatch?: string;
   /** When given, a profile owned by another stack is not deleted (`STACK_CONFLICT`). */
   stack?: string;
-  check?: (view: StoreView, current: StoredProfile) => void;
 }
 
 export type { ResourceCatalogRecord };
@@ -108,7 +107,13 @@ export interface Store {
   revision(): Promise<number>;
   getProfiles(): Promise<StoredProfile[]>;
   getProfile(name: string): Promise<StoredProfile | undefined>;
-  putProfile(profile: Profile, options: PutProfileOptions): Promise<PutProfileResult>;
+  /**
+   * Writes one profile (raw input: validated and normalized by the store, see admission.ts). Refusals are
+   * StoreErrors: PRECONDITION_FAILED, STACK_CONFLICT, PROFILE_NAME_CONFLICT, PROFILE_INVALID (with every
+   * diagnostic), STORE_UNAVAILABLE.
+   */
+  putProfile(input: ProfileInput, options: PutProfileOptions): Promise<PutProfileResult>;
+  /** Deletes one profile; NOT_FOUND, PRECONDITION_FAILED, STACK_CONFLICT, PROFILE_REFERENCED. */
   deleteProfile(name: string, options?: DeleteProfileOptions): Promise<{ revision: number }>;
   getResources(): Promise<ResourceCatalogRecord>;
   /** Replaces the whole catalog. */
@@ -135,12 +140,14 @@ export type StoreErrorCode =
   /** The file needs the other SQLite driver (a WAL file on the wasm driver while another tmkit uses it). */
   | 'STORE_DRIVER'
   /** The database stayed locked by another process (SQLITE_BUSY) past the wait: retry. */
-  | 'STORE_BUSY';
+  | 'STORE_BUSY'
+  /** Refused by the admission rules (admission.ts); `diagnostics` says why. */
+  | 'PROFILE_INVALID' | 'PROFILE_NAME_CONFLICT' | 'PROFILE_REFERENCED';
 
 /** A refused or failed store operation, with a stable `code` (from CODES). */
 export class StoreError extends TmkitError {
   declare readonly code: StoreErrorCode;
-  constructor(code: StoreErrorCode, message: string, readonly details: Record<string, unknown> = {}) {
-    super(code, message);
+  constructor(code: StoreErrorCode, message: string, readonly details: Record<string, unknown> = {}, diagnostics: readonly Diagnostic[] = []) {
+    super(code, message, diagnostics);
   }
 }

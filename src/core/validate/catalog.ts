@@ -1,6 +1,6 @@
 /**
  * The rule catalog: every diagnostic code, its severity and the rule it enforces. The severity of a code
- * never depends on the document (README "Validation rules" is generated from this table).
+ * never depends on the document (the API and the CLI send these codes; test/core/codes.test.ts checks every code written in the source is here or in CODES).
  */
 import type { Severity } from '../diagnostics';
 

@@ -18,7 +18,7 @@ import { analyzeTarget, classifyTarget, type ClassifiedTarget } from './target';
 import { isObj, itemSegment } from './util';
 
 export interface ValidateOptions {
-  /** Adds the Azure-only rules (public-address targets, GUID subscriptions, profile limit; design §3). */
+  /** Adds the Azure-only rules (public-address targets, GUID subscriptions, profile limit; README.md, Concepts). */
   strictAzure?: boolean;
   /**
    * Already-deployed normalized profiles that are NOT in this document: nested endpoints may reference

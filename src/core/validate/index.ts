@@ -27,7 +27,7 @@ export { formatDiagnostic, hasErrors } from '../diagnostics';
 export type { ValidateOptions } from './context';
 export { RULES, type RuleCode, type RuleInfo } from './catalog';
 export { parseIp, parseIPv4, parseIPv6, formatIp, networkAddress, broadcastAddress, nonPublicReason, type IpAddress, type IpFamily } from '../net/ip';
-export { classifyTarget, type TargetKind } from './target';
+export { classifyTarget } from './target';
 
 const FAMILIES = [
   checkNames, checkDns, checkProfile, checkMonitor, checkEndpoints, checkTargets,

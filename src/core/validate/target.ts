@@ -1,7 +1,6 @@
 /** Classification of endpoint targets and DNS name syntax (RFC 1123 host names). */
+import type { TargetKind } from '../model/types';
 import { parseIp, type IpAddress } from '../net/ip';
-
-export type TargetKind = 'ipv4' | 'ipv6' | 'fqdn';
 
 export interface ClassifiedTarget {
   kind: TargetKind;

@@ -165,7 +165,7 @@ export class ZoneConfigError extends TmkitError {
   }
 }
 
-/** Validates and normalizes a zone configuration, with the README's defaults. Throws ZoneConfigError. */
+/** Validates and normalizes a zone configuration, with the defaults of docs/dns.md. Throws ZoneConfigError. */
 export function defineZone(config: ZoneConfig): Zone {
   const problems = zoneProblems(config);
   if (problems.length > 0) throw new ZoneConfigError(problems);

@@ -13,7 +13,7 @@ export interface TokenSource {
 }
 
 /**
- * The API token (design §4): `TMKIT_TOKEN` when set; else `<state-dir>/token`, generated (256 random bits,
+ * The API token (docs/cli.md): `TMKIT_TOKEN` when set; else `<state-dir>/token`, generated (256 random bits,
  * base64url) with mode 0600 on first start. An existing file readable by others is tightened to 0600.
  */
 export function loadOrCreateToken(stateDir: string, env: NodeJS.ProcessEnv = process.env): TokenSource {

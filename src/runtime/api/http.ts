@@ -9,7 +9,7 @@ import type { Logger } from 'pino';
 import { toWire } from '../../core/api';
 import { bearerMatches } from './auth';
 import { ApiProblem } from './errors';
-import type { RuntimeMetrics } from './metrics';
+import type { RuntimeMetrics } from '../metrics';
 
 export const DEFAULT_MAX_BODY = 1024 * 1024;
 

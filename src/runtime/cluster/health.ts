@@ -1,5 +1,5 @@
 /**
- * Probing from several locations (design §7, issue 18 §3). Each node is one probing location: it writes only
+ * Probing from several locations (docs/cluster.md). Each node is one probing location: it writes only
  * its verdict *transitions*, one key per endpoint per location (`health/<profile>/<endpoint>/<location>`),
  * attached to its lease, and reads every other location's keys from the session's mirror. The verdict DNS
  * answers with is core's `aggregate()` over the live locations (those with a registered node): Degraded only
@@ -18,8 +18,10 @@ import type { Logger } from 'pino';
 import { aggregate } from '../../core/health/machine';
 import { splitTargetKey } from '../../core/health/targets';
 import type { ProbeVerdict } from '../../core/health/types';
+import { isoNow, type RuntimeClock } from '../clock';
 import { NodeLease } from './lease';
-import { keyOfNode, keyOfVerdict, type EtcdSession, type LocationVerdict, type NodeRecord } from './session';
+import { keyOfNode, keyOfVerdict, type LocationVerdict, type NodeRecord } from '../etcd/keys';
+import type { EtcdSession } from '../etcd/session';
 
 /** This location's current verdict on a probed endpoint. */
 export interface OwnVerdict {
@@ -47,16 +49,21 @@ export interface LocationReport {
   otherSettings?: boolean;
 }
 
+/** This location as the health ledger has it (ledger/ledger.ts attaches itself). */
+export interface LocationSource {
+  /** This node's effective verdict of a probed endpoint (`profile/endpoint`); undefined when it is not probed. */
+  own(key: string): OwnVerdict | undefined;
+  /** The probed endpoints and their probe-settings fingerprints, as this node's configuration has them. */
+  targets(): ReadonlyMap<string, string>;
+}
+
 export interface ClusterHealthOptions {
   session: EtcdSession;
   node: string;
   location: string;
   leaseTtlSeconds: number;
   logger?: Logger;
-  /** This node's effective verdict of a probed endpoint (`profile/endpoint`); undefined when it is not probed. */
-  own: (key: string) => OwnVerdict | undefined;
-  /** The probed endpoints and their probe-settings fingerprints, as this node's configuration has them. */
-  targets: () => ReadonlyMap<string, string>;
+  clock: RuntimeClock;
   /** What the node record says about this node (where it answers). */
   info?: { dns?: string[]; api?: string };
 }
@@ -79,7 +86,9 @@ export class ClusterHealth {
   private flushTimer: NodeJS.Timeout | undefined;
   private stopped = false;
   private readonly unsubscribe: Array<() => void> = [];
-  private readonly startedAt = new Date().toISOString();
+  private readonly startedAt: string;
+  /** This location's verdicts and targets; nothing until the ledger attaches. */
+  private self: LocationSource = { own: () => undefined, targets: () => new Map() };
   private info: { dns?: string[]; api?: string };
   /** Verdict keys written and deleted, and transactions, since start (steady state: no change). */
   readonly stats = { puts: 0, deletes: 0, txns: 0, failedTxns: 0 };
@@ -88,6 +97,7 @@ export class ClusterHealth {
     this.node = o.node;
     this.location = o.location;
     this.info = o.info ?? {};
+    this.startedAt = isoNow(o.clock);
     this.lease = new NodeLease(o.session, o.leaseTtlSeconds, o.logger);
   }
 
@@ -119,6 +129,9 @@ export class ClusterHealth {
     await this.flush();
   }
 
+  /** The health ledger's view of this location (before `start()`). */
+  attach(self: LocationSource): void { this.self = self; }
+
   /** Where this node answers (set once DNS and the API listen). */
   setInfo(info: { dns?: string[]; api?: string }): void {
     this.info = info;
@@ -137,7 +150,7 @@ export class ClusterHealth {
    * write of one profile costs a map comparison here, not a pass over every endpoint's verdict).
    */
   retargeted(keys?: Iterable<string>): void {
-    const now = this.o.targets();
+    const now = this.self.targets();
     if (keys !== undefined) {
       // Only these endpoints can have changed (the engine's incremental retarget): look at them alone.
       for (const k of keys) {
@@ -156,8 +169,8 @@ export class ClusterHealth {
 
   private markAll(): void {
     for (const k of this.written.keys()) this.dirty.add(k);
-    for (const k of this.o.targets().keys()) this.dirty.add(k);
-    this.lastTargets = new Map(this.o.targets());
+    for (const k of this.self.targets().keys()) this.dirty.add(k);
+    this.lastTargets = new Map(this.self.targets());
   }
 
   /** Locations that count: those with a registered node, and always this one. */
@@ -172,7 +185,7 @@ export class ClusterHealth {
     const live = this.liveLocations();
     // One location (this node alone): its own verdicts, as a single serve.
     if (live.length === 1) return new Map(own);
-    const targets = this.o.targets();
+    const targets = this.self.targets();
     const out = new Map<string, ProbeVerdict>();
     const byLocation = new Map<string, ProbeVerdict | undefined>();
     for (const [key, mine] of own) out.set(key, this.aggregateOne(key, mine, live, targets, byLocation));
@@ -183,7 +196,7 @@ export class ClusterHealth {
   verdictOf(key: string, mine: ProbeVerdict | undefined): ProbeVerdict | undefined {
     if (mine === undefined) return undefined;
     const live = this.liveLocations();
-    return live.length === 1 ? mine : this.aggregateOne(key, mine, live, this.o.targets(), new Map());
+    return live.length === 1 ? mine : this.aggregateOne(key, mine, live, this.self.targets(), new Map());
   }
 
   private aggregateOne(key: string, mine: ProbeVerdict, live: readonly string[], targets: ReadonlyMap<string, string>, byLocation: Map<string, ProbeVerdict | undefined>): ProbeVerdict {
@@ -203,7 +216,7 @@ export class ClusterHealth {
     const nodeOf = new Map<string, string>();
     for (const n of this.o.session.nodes.values()) nodeOf.set(n.location, n.node);
     nodeOf.set(this.location, this.node);
-    const fp = this.o.targets().get(key);
+    const fp = this.self.targets().get(key);
     const shared = this.o.session.health.get(key) ?? new Map<string, LocationVerdict>();
     const names = new Set([...live, ...shared.keys()]);
     const out: LocationReport[] = [];
@@ -213,7 +226,7 @@ export class ClusterHealth {
       const node = nodeOf.get(location);
       if (node !== undefined) r.node = node;
       if (self) {
-        const mine = this.o.own(key);
+        const mine = this.self.own(key);
         if (mine) { r.verdict = mine.verdict; if (mine.at > 0) r.since = new Date(mine.at).toISOString(); if (mine.reason) r.reason = mine.reason; }
       } else {
         const v = shared.get(location);
@@ -263,7 +276,7 @@ export class ClusterHealth {
       }
       for (const key of this.dirty) {
         if (ops.length >= MAX_OPS) break;
-        const mine = this.o.own(key);
+        const mine = this.self.own(key);
         const decided = mine && mine.verdict !== 'CheckingEndpoint' ? mine : undefined;
         const identity = decided ? `${decided.verdict}|${decided.fingerprint}` : undefined;
         if (identity === this.written.get(key)) { this.dirty.delete(key); continue; }
@@ -291,7 +304,7 @@ export class ClusterHealth {
       for (const [key, identity] of planned) {
         if (identity === undefined) { this.written.delete(key); this.stats.deletes++; } else { this.written.set(key, identity); this.stats.puts++; }
         // Changed again while the transaction was in flight? Then it stays dirty for the next round.
-        const mine = this.o.own(key);
+        const mine = this.self.own(key);
         const now = mine && mine.verdict !== 'CheckingEndpoint' ? `${mine.verdict}|${mine.fingerprint}` : undefined;
         if (now === identity) this.dirty.delete(key);
       }

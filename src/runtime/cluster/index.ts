@@ -1,7 +1,8 @@
 /**
- * A tmkit node of a cluster on etcd (design §7, issue 18): the etcd session and store, this node's probing
- * location, and what the engine asks of them (aggregated verdicts, the SOA serial, /healthz, /metrics).
- * The engine wires it in a few lines; everything cluster-specific lives here.
+ * A tmkit node of a cluster on etcd (docs/cluster.md): the etcd session and store, this node's probing
+ * location, and what the runtime asks of them: the health ledger the aggregated verdicts (it is the
+ * ledger's ClusterVerdicts), DNS the SOA serial, /healthz and /metrics the node's state. Everything
+ * cluster-specific lives here.
  */
 import { readFileSync } from 'node:fs';
 import type { Logger } from 'pino';
@@ -9,12 +10,13 @@ import { Gauge, type Registry } from 'prom-client';
 import type { ClusterHealthBody } from '../../core/api';
 import type { ProbeVerdict } from '../../core/health/types';
 import { EtcdStore } from '../store/etcd';
-import { ClusterHealth, type LocationReport, type OwnVerdict } from './health';
-import { EtcdSession } from './session';
-import { parseEtcdUrl } from './url';
+import { systemClock, type RuntimeClock } from '../clock';
+import { ClusterHealth, type LocationReport, type LocationSource } from './health';
+import { EtcdSession } from '../etcd/session';
+import { parseEtcdUrl } from '../etcd/url';
 
-export { parseEtcdUrl, type EtcdTarget } from './url';
-export type { LocationReport, OwnVerdict } from './health';
+export { parseEtcdUrl, type EtcdTarget } from '../etcd/url';
+export type { LocationReport, LocationSource, OwnVerdict } from './health';
 
 /** `tmkit serve --store etcd://… --node … --location …` and the etcd client settings. */
 export interface ClusterOptions {
@@ -44,15 +46,15 @@ export function checkClusterNames(node: string, location: string): void {
 
 export class ClusterNode {
   readonly health: ClusterHealth;
-  private constructor(readonly session: EtcdSession, readonly store: EtcdStore, health: ClusterHealth, readonly options: ClusterOptions) {
+  private constructor(readonly session: EtcdSession, readonly store: EtcdStore, health: ClusterHealth, readonly options: ClusterOptions, private readonly clock: RuntimeClock) {
     this.health = health;
   }
 
   /**
-   * Opens the etcd session (or the local copy in `stateDir` while etcd is down) and the store. `own` and
-   * `targets` are the engine's view of this location's prober. Call `join()` once the prober has targets.
+   * Opens the etcd session (or the local copy in `stateDir` while etcd is down) and the store. The health
+   * ledger attaches this location's verdicts (`attach`); call `join()` once the prober has targets.
    */
-  static async open(o: ClusterOptions, stateDir: string | undefined, logger: Logger, own: (key: string) => OwnVerdict | undefined, targets: () => ReadonlyMap<string, string>): Promise<ClusterNode> {
+  static async open(o: ClusterOptions, stateDir: string | undefined, logger: Logger, clock: RuntimeClock = systemClock): Promise<ClusterNode> {
     checkClusterNames(o.node, o.location);
     const target = parseEtcdUrl(o.store);
     const read = (f: string | undefined, what: string): Buffer | undefined => {
@@ -62,7 +64,7 @@ export class ClusterNode {
     const tls = o.tls ? { ca: read(o.tls.caFile, '--etcd-ca'), cert: read(o.tls.certFile, '--etcd-cert'), key: read(o.tls.keyFile, '--etcd-key') } : undefined;
     if (!target.tls && tls && (tls.ca || tls.cert)) throw new Error(`--store ${o.store}: TLS files are given, so write etcds://… (TLS) instead of etcd://`);
     const session = await EtcdSession.open({
-      hosts: target.hosts, prefix: target.prefix, logger: logger.child({ component: 'etcd' }),
+      hosts: target.hosts, prefix: target.prefix, logger: logger.child({ component: 'etcd' }), clock,
       ...(stateDir !== undefined && stateDir !== ':memory:' ? { stateDir } : {}),
       ...(tls ? { tls: Object.fromEntries(Object.entries(tls).filter(([, v]) => v !== undefined)) } : {}),
       ...(o.auth ? { auth: o.auth } : {}),
@@ -71,10 +73,22 @@ export class ClusterNode {
     });
     const store = new EtcdStore(session, { ...(stateDir !== undefined && stateDir !== ':memory:' ? { stateDir } : {}), ownsSession: true });
     const health = new ClusterHealth({
-      session, node: o.node, location: o.location, leaseTtlSeconds: o.leaseTtlSeconds ?? 10, logger: logger.child({ component: 'cluster' }), own, targets,
+      session, node: o.node, location: o.location, leaseTtlSeconds: o.leaseTtlSeconds ?? 10, logger: logger.child({ component: 'cluster' }), clock,
     });
-    return new ClusterNode(session, store, health, o);
+    return new ClusterNode(session, store, health, o, clock);
   }
+
+  /** The health ledger's view of this location: its own verdicts and probe targets (what this node publishes). */
+  attach(self: LocationSource): void { this.health.attach(self); }
+
+  /** Other locations' verdicts or liveness changed (the mirror saw it). */
+  onChange(listener: () => void): () => void { return this.session.onCluster(listener); }
+
+  /** Endpoints added, removed or with new probe settings (all when `keys` is undefined). */
+  retargeted(keys?: Iterable<string>): void { this.health.retargeted(keys); }
+
+  /** This location's verdict on `key` changed: publish it. */
+  ownChanged(key: string): void { this.health.ownChanged(key); }
 
   /** Registers this node and starts writing its verdict transitions. */
   async join(): Promise<void> {
@@ -112,7 +126,7 @@ export class ClusterNode {
       nodes: this.health.nodes().map((n) => ({ node: n.node, location: n.location })),
     };
     if (st.connected) return { body };
-    const secs = st.since !== undefined ? Math.round((Date.now() - st.since) / 1000) : 0;
+    const secs = st.since !== undefined ? Math.round((this.clock.now() - st.since) / 1000) : 0;
     return {
       body,
       degradedReason: `etcd (${this.session.hosts.join(', ')}) is unreachable since ${st.since !== undefined ? new Date(st.since).toISOString() : 'start'} (${secs} s${st.error ? `: ${st.error}` : ''}): ` +

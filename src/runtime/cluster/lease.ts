@@ -8,7 +8,7 @@
  * rewrite what hung on the old one.
  */
 import type { Logger } from 'pino';
-import type { EtcdSession } from './session';
+import type { EtcdSession } from '../etcd/session';
 
 interface KeepAliveStream {
   write(x: unknown): boolean;

@@ -23,13 +23,18 @@ export const MAX_WIRE_NAME_LENGTH = 255;
 /** A pointer's 14-bit offset: names starting at or after this cannot be pointed at. */
 export const MAX_POINTER_OFFSET = 0x3fff;
 
-const TYPE_CODE = { A: 1, NS: 2, CNAME: 5, SOA: 6, AAAA: 28 } as const;
+const TYPE_CODE = { A: 1, NS: 2, CNAME: 5, SOA: 6, AAAA: 28, DS: 43, RRSIG: 46, NSEC: 47, DNSKEY: 48 } as const;
 const CLASS_IN = 1;
 
 /** A record of class IN, ARM-free DNS vocabulary (the zone's ZoneRecord has exactly this shape). */
 export type WireRecord =
   | { type: 'A' | 'AAAA' | 'CNAME' | 'NS'; name: string; ttl: number; data: string }
-  | { type: 'SOA'; name: string; ttl: number; data: SoaData };
+  | { type: 'SOA'; name: string; ttl: number; data: SoaData }
+  /**
+   * DNSSEC records (RFC 4034), RDATA already in wire form: written as given, never compressed (the signer's
+   * name in RRSIG and the next name in NSEC must not be, RFC 4034 §3.1.7 and §4.1.1).
+   */
+  | { type: 'DNSKEY' | 'RRSIG' | 'NSEC' | 'DS'; name: string; ttl: number; data: Uint8Array };
 
 export interface WireMessage {
   /** Default 0 (the responder patches it per query). */
@@ -245,7 +250,7 @@ export function encodeMessage(msg: WireMessage, opts: EncodeOptions = {}): Buffe
   const q = msg.question;
   const qName = q ? parse(q.name, 'question.name') : undefined;
   let size = 12 + (qName ? qName.wire + 4 : 0);
-  const parsed: Array<Array<{ r: WireRecord; owner: ParsedName; names: ParsedName[]; ip?: Uint8Array }>> = [];
+  const parsed: Array<Array<{ r: WireRecord; owner: ParsedName; names: ParsedName[]; ip?: Uint8Array; raw?: Uint8Array }>> = [];
   for (const [section, records] of sections) {
     if (records.length > 0xffff) throw new DnsEncodeError('DNS_ENCODE_DATA', section, `${records.length} records (a section holds at most 65535)`);
     const out: (typeof parsed)[number] = [];
@@ -272,8 +277,16 @@ export function encodeMessage(msg: WireMessage, opts: EncodeOptions = {}): Buffe
           size += 20;
           break;
         }
+        case 'DNSKEY':
+        case 'RRSIG':
+        case 'NSEC':
+        case 'DS':
+          if (!(r.data instanceof Uint8Array) || r.data.length > 0xffff) throw new DnsEncodeError('DNS_ENCODE_DATA', `${path}.data`, `the ${r.type} RDATA must be wire-form octets (at most 65535)`);
+          e.raw = r.data;
+          size += r.data.length;
+          break;
         default:
-          throw new DnsEncodeError('DNS_ENCODE_DATA', `${path}.type`, `type ${JSON.stringify((r as { type: unknown }).type)} is not one tmkit serves (A, AAAA, CNAME, NS, SOA)`);
+          throw new DnsEncodeError('DNS_ENCODE_DATA', `${path}.type`, `type ${JSON.stringify((r as { type: unknown }).type)} is not one tmkit serves (A, AAAA, CNAME, NS, SOA, DNSKEY, RRSIG, NSEC, DS)`);
       }
       for (const n of e.names) size += n.wire;
       out.push(e);
@@ -292,7 +305,7 @@ export function encodeMessage(msg: WireMessage, opts: EncodeOptions = {}): Buffe
     w.u16(q.class);
   }
   for (const s of parsed) {
-    for (const { r, owner, names, ip } of s) {
+    for (const { r, owner, names, ip, raw } of s) {
       w.name(owner, false);
       w.u16(TYPE_CODE[r.type]);
       w.u16(CLASS_IN);
@@ -302,6 +315,9 @@ export function encodeMessage(msg: WireMessage, opts: EncodeOptions = {}): Buffe
       if (ip) {
         w.buf.set(ip, w.off);
         w.off += ip.length;
+      } else if (raw) {
+        w.buf.set(raw, w.off);
+        w.off += raw.length;
       } else {
         for (const n of names) w.name(n, false);
         if (r.type === 'SOA') {

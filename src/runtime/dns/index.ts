@@ -1,4 +1,4 @@
-/** The authoritative DNS server (design §6): wire parsing, the packet handler, the UDP/TCP sockets. */
+/** The authoritative DNS server (docs/dns.md): wire parsing, the packet handler, the UDP/TCP sockets. */
 export { DnsServer, type DnsServerOptions, type ListenAddress, type TcpOptions, type BoundAddress } from './server';
 export { Responder, type ResponderOptions, type ResolveFn, type SoaConfig, type ResponderStats, type Transport } from './responder';
 export { parseQuery, ecsAddressText, type ParsedQuery, type Edns, type ClientSubnet } from './wire';

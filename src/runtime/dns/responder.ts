@@ -26,19 +26,27 @@
  * picks among outcomes that are random per query (Weighted or MultiValue below it). Both caches are
  * dropped on every snapshot change.
  *
+ * DNSSEC (`setSigner`, ../dnssec/signer.ts): with a signer, queries with the DO bit are cached apart (the
+ * key gains a suffix, another for the CO flag) and their answers carry RRSIGs and the compact-denial NSEC;
+ * the signer decides them once per cache miss. Every entry remembers the signer's `generation` and is
+ * encoded again once it moves on (a new validity window, a key rollover step): still a copy per query.
+ *
  * Counting (for /metrics): every encoded answer holds references to its interned counters (profile, rcode,
  * qtype; and one per leaf endpoint answered), so a query costs a few increments, no allocation and no
  * callback; `counts()` copies them out at scrape time.
  */
-import type { Rng } from '../../core/ports';
+import type { Clock, Rng } from '../../core/ports';
+import { systemClock } from '../clock';
 import type { RoutingQuery, RoutingResolution, RoutingSnapshot } from '../../core/routing/types';
-import { defineZone, lookup, nextSerial, withSerial, type SoaConfig as ZoneSoaConfig, type Zone, type ZoneAnswer, type ZoneOutcome, type ZoneQuestion, type ZoneRecord } from '../../core/zone';
+import { defineZone, lookup, negativeTtl, nextSerial, withSerial, type SoaConfig as ZoneSoaConfig, type Zone, type ZoneAnswer, type ZoneOutcome, type ZoneQuestion, type ZoneRecord } from '../../core/zone';
 import {
   FLAG_AA, FLAG_QR, FLAG_TC, HEADER_LENGTH, MIN_UDP_PAYLOAD, QCLASS_ANY, QCLASS_IN, RCODE, EXTENDED_RCODE_BADVERS,
   ecsAddressText, keyNameLength, optLength, parseQuery, wireNameToText, writeOpt,
   type ClientSubnet, type Edns,
 } from './wire';
-import { DnsEncodeError, encodeMessage, type WireMessage } from './encode';
+import { DnsEncodeError, encodeMessage, type WireMessage, type WireRecord } from './encode';
+import type { ZoneSigner } from './dnssec/signer';
+import { TYPE } from './dnssec/records';
 import { DnsTallies, qtypeLabel, rcodeName, type AnswerTally, type DnsCounts, type QueryTally } from './counts';
 import { TrafficTallies, TrafficTally, type TrafficRow } from './traffic';
 
@@ -53,6 +61,8 @@ export type SoaConfig = Omit<ZoneSoaConfig, 'serial'> & { serial?: number };
 export interface ResponderOptions {
   /** The authoritative zone (`tm.internal`), any case, with or without trailing dot. */
   zone: string;
+  /** Where the SOA serial starts when `soa.serial` is not given (its Unix time); default the system clock. */
+  clock?: Clock;
   soa?: Partial<SoaConfig>;
   /** Apex NS names. Default `[soa.mname]`. */
   nsNames?: string[];
@@ -94,12 +104,17 @@ interface Encoded {
   answers: AnswerTally[];
   /** Traffic View, when the answer's profile is enrolled (trafficViewEnrollmentStatus Enabled). */
   traffic?: TrafficTally;
+  /** The signer's generation it was encoded in (0 without a signer): stale once that moves on. */
+  generation: number;
+  /** Echo the CO flag in the OPT (a signed answer to a query with CO). */
+  compactOk: boolean;
 }
 
 interface StaticEntry {
   dynamic: false;
   variants: Encoded[];
   cumulative: number[];
+  generation: number;
 }
 const DYNAMIC = { dynamic: true } as const;
 type Entry = StaticEntry | typeof DYNAMIC;
@@ -131,7 +146,11 @@ export class Responder {
   private readonly dynamicCacheSize: number;
   private readonly onError: ((reason: string, rcode: number | 'drop') => void) | undefined;
   private readonly encodeOptions: { compress: boolean };
+  private signer: ZoneSigner | undefined;
   private cache = new Map<string, Entry>();
+  /** Signed answers (DNSSEC): queries with DO, and with DO and CO; keyed like `cache`. */
+  private signedCache = new Map<string, Entry>();
+  private compactCache = new Map<string, Entry>();
   private dynamicCache = new Map<string, Encoded>();
   private readonly scratch = Buffer.alloc(512);
   private readonly tallies = new DnsTallies();
@@ -143,7 +162,7 @@ export class Responder {
     this.zoneData = defineZone({
       apex: opts.zone,
       // The serial is the runtime's state: it starts at the clock (core has none).
-      soa: { ...opts.soa, serial: opts.soa?.serial ?? Math.floor(Date.now() / 1000) >>> 0 },
+      soa: { ...opts.soa, serial: opts.soa?.serial ?? Math.floor((opts.clock ?? systemClock).now() / 1000) >>> 0 },
       ...(opts.nsNames !== undefined ? { nsNames: opts.nsNames } : {}),
       ...(opts.nsAddresses !== undefined ? { nsAddresses: opts.nsAddresses } : {}),
     });
@@ -165,7 +184,7 @@ export class Responder {
 
   /** Cached questions and cached per-outcome encodings (for tests and metrics). */
   get cached(): { questions: number; outcomes: number } {
-    return { questions: this.cache.size, outcomes: this.dynamicCache.size };
+    return { questions: this.cache.size + this.signedCache.size + this.compactCache.size, outcomes: this.dynamicCache.size };
   }
 
   /**
@@ -183,6 +202,24 @@ export class Responder {
   }
 
   /**
+   * Signs answers to queries with the DO bit from now on (undefined: stops). Every cached answer is dropped.
+   * The signer must be for this zone.
+   */
+  setSigner(signer: ZoneSigner | undefined): void {
+    if (signer !== undefined && signer.zone !== this.zone) throw new Error(`dns: the DNSSEC signer is for ${signer.zone}, not ${this.zone}`);
+    this.signer = signer;
+    this.cache = new Map();
+    this.signedCache = new Map();
+    this.compactCache = new Map();
+    this.dynamicCache = new Map();
+  }
+
+  /** The signer answers are signed with (undefined: DNSSEC off). */
+  get dnssec(): ZoneSigner | undefined {
+    return this.signer;
+  }
+
+  /**
    * Swaps the routing state: drops every cached answer and bumps the SOA serial (RFC 1982 arithmetic), or sets
    * it to `serial` (cluster mode: the store revision, the same on every node at that revision).
    */
@@ -190,6 +227,8 @@ export class Responder {
     this.snapshot = snapshot;
     this.zoneData = withSerial(this.zoneData, serial !== undefined ? serial >>> 0 : nextSerial(this.zoneData.soa.serial));
     this.cache = new Map();
+    this.signedCache = new Map();
+    this.compactCache = new Map();
     this.dynamicCache = new Map();
   }
 
@@ -227,13 +266,19 @@ export class Responder {
 
     let encoded: Encoded;
     let scope = 0;
-    const entry = this.cache.get(q.key);
+    // DNSSEC: signed answers (DO) are cached apart; those for queries with CO too.
+    const signer = this.signer;
+    const generation = signer === undefined ? 0 : signer.generation;
+    const secure = signer !== undefined && edns !== undefined && edns.dnssecOk ? (edns.compactOk ? 2 : 1) : 0;
+    const cache = secure === 0 ? this.cache : secure === 1 ? this.signedCache : this.compactCache;
+    const key = q.key;
+    const entry = cache.get(key);
     try {
-      if (entry !== undefined && !entry.dynamic) {
+      if (entry !== undefined && !entry.dynamic && entry.generation === generation) {
         this.stats.cacheHits++;
         encoded = pick(entry, this.rng);
       } else {
-        const r = this.resolveMiss(q.key, q.qtype, q.qclass, clientAddress, edns?.ecs, entry === DYNAMIC);
+        const r = this.resolveMiss(cache, key, q.qtype, q.qclass, clientAddress, edns?.ecs, entry === DYNAMIC, secure);
         encoded = r.encoded;
         scope = r.scope;
       }
@@ -270,7 +315,7 @@ export class Responder {
     msg.copy(out, pre + HEADER_LENGTH, HEADER_LENGTH, q.qnameEnd); // question name in the query's case
     if (edns) {
       out[pre + 11]!++; // ARCOUNT: we never have 255 additional records, so no carry into byte 10
-      writeOpt(out, pre + src.length, this.udpCap, 0, edns.dnssecOk, edns.ecs, scope);
+      writeOpt(out, pre + src.length, this.udpCap, 0, edns.dnssecOk, edns.ecs, scope, encoded.compactOk);
     }
     return out;
   }
@@ -278,7 +323,7 @@ export class Responder {
   // ------------------------------------------------------------------------------------------------
   // Cache misses
 
-  private resolveMiss(key: string, qtype: number, qclass: number, clientAddress: string, ecs: ClientSubnet | undefined, knownDynamic: boolean): { encoded: Encoded; scope: number } {
+  private resolveMiss(cache: Map<string, Entry>, key: string, qtype: number, qclass: number, clientAddress: string, ecs: ClientSubnet | undefined, knownDynamic: boolean, secure: number): { encoded: Encoded; scope: number } {
     const useEcs = ecs !== undefined && ecs.sourcePrefix > 0;
     const q: ZoneQuestion = {
       name: wireNameToText(key, keyNameLength(key)),
@@ -290,32 +335,35 @@ export class Responder {
     };
     const res = lookup(this.zoneData, this.snapshot, q, this.resolveFn);
     const question = { name: q.name, type: qtype, class: qclass };
+    const sign: SignContext | undefined = this.signer === undefined ? undefined : { signer: this.signer, secure, q };
 
     // REFUSED is not cached: a flood of names outside the zone must not push the zone's answers out.
-    if (res.rcode === 'REFUSED') return { encoded: this.encodeOutcome(question, res, res.outcomes[0]!), scope: 0 };
+    if (res.rcode === 'REFUSED') return { encoded: this.encodeOutcome(question, res, res.outcomes[0]!, undefined), scope: 0 };
     if (!res.clientDependent && !knownDynamic) {
       const o = res.outcomes;
-      return { encoded: this.cacheStatic(key, o.map((x) => this.encodeOutcome(question, res, x)), o.map((x) => x.probability)), scope: 0 };
+      return { encoded: this.cacheStatic(cache, key, o.map((x) => this.encodeOutcome(question, res, x, sign)), o.map((x) => x.probability)), scope: 0 };
     }
     // Client-dependent: remember that, and cache the encoding of the one outcome we pick, by content.
-    if (!knownDynamic) this.remember(this.cache, key, DYNAMIC, this.cacheSize);
+    if (!knownDynamic) this.remember(cache, key, DYNAMIC, this.cacheSize);
     const scope = !ecs ? 0 : !res.clientDependent ? 0 : useEcs ? res.ecsScopePrefix ?? ecs.sourcePrefix : 0;
     const outcome = pickOutcome(res.outcomes, this.rng);
-    const okey = `${key}\u0000${res.rcode}\u0000${res.aa ? 1 : 0}\u0000${res.profile ?? ''}\u0000${outcome.endpoints.join('\u0001')}\u0000${sectionKey(outcome.answer)}\u0000${sectionKey(outcome.authority)}\u0000${sectionKey(outcome.additional)}`;
+    // A signed negative answer's NSEC lists the types the name has for this client: part of its content.
+    if (sign !== undefined && secure !== 0 && outcome.answer.length === 0 && res.rcode === 'NOERROR') sign.types = typesOf(lookup(this.zoneData, this.snapshot, { ...q, type: 'ANY' }, this.resolveFn));
+    const okey = `${secure}\u0000${sign?.types?.join(',') ?? ''}\u0000${key}\u0000${res.rcode}\u0000${res.aa ? 1 : 0}\u0000${res.profile ?? ''}\u0000${outcome.endpoints.join('\u0001')}\u0000${sectionKey(outcome.answer)}\u0000${sectionKey(outcome.authority)}\u0000${sectionKey(outcome.additional)}`;
     let enc = this.dynamicCache.get(okey);
-    if (enc === undefined) {
-      enc = this.encodeOutcome(question, res, outcome);
+    if (enc === undefined || enc.generation !== (this.signer?.generation ?? 0)) {
+      enc = this.encodeOutcome(question, res, outcome, sign);
       this.remember(this.dynamicCache, okey, enc, this.dynamicCacheSize);
     }
     return { encoded: enc, scope };
   }
 
-  private cacheStatic(key: string, variants: Encoded[], probabilities: number[]): Encoded {
+  private cacheStatic(cache: Map<string, Entry>, key: string, variants: Encoded[], probabilities: number[]): Encoded {
     const cumulative: number[] = [];
     let sum = 0;
     for (const p of probabilities) cumulative.push((sum += p));
-    const entry: StaticEntry = { dynamic: false, variants, cumulative };
-    this.remember(this.cache, key, entry, this.cacheSize);
+    const entry: StaticEntry = { dynamic: false, variants, cumulative, generation: this.signer?.generation ?? 0 };
+    this.remember(cache, key, entry, this.cacheSize);
     return pick(entry, this.rng);
   }
 
@@ -332,9 +380,24 @@ export class Responder {
     map.set(key, value);
   }
 
-  /** One outcome of a lookup, encoded; the answer's profile and the outcome's endpoints label its counters. */
-  private encodeOutcome(question: NonNullable<WireMessage['question']>, res: ZoneAnswer, o: ZoneOutcome): Encoded {
-    return this.encode(question, RCODES[res.rcode], res.aa, o.answer, o.authority, o.additional, res.profile ?? '', o.endpoints);
+  /**
+   * One outcome of a lookup, encoded; the answer's profile and the outcome's endpoints label its counters.
+   * With DNSSEC on, the signer adds its records first (DNSKEY at the apex always; with DO the RRSIGs and
+   * the NSEC of a negative answer).
+   */
+  private encodeOutcome(question: NonNullable<WireMessage['question']>, res: ZoneAnswer, o: ZoneOutcome, sign: SignContext | undefined): Encoded {
+    if (sign === undefined || res.rcode === 'REFUSED') return this.encode(question, RCODES[res.rcode], res.aa, o.answer, o.authority, o.additional, res.profile ?? '', o.endpoints);
+    const { signer, secure, q } = sign;
+    const s = signer.secure({
+      qname: q.name.toLowerCase(), qtype: question.type, rcode: res.rcode,
+      answer: o.answer, authority: o.authority, additional: o.additional,
+      dnssecOk: secure !== 0, compactOk: secure === 2, negativeTtl: negativeTtl(this.zoneData),
+      typesAt: () => sign.types ?? typesOf(lookup(this.zoneData, this.snapshot, { ...q, type: 'ANY' }, this.resolveFn)),
+    });
+    const enc = this.encode(question, RCODES[s.rcode], res.aa, s.answer, s.authority, s.additional, res.profile ?? '', o.endpoints);
+    enc.generation = signer.generation;
+    enc.compactOk = secure === 2;
+    return enc;
   }
 
   /**
@@ -342,7 +405,7 @@ export class Responder {
    * variant (the same header and question, no records). `profile` and `endpoints` (leaf
    * `profile/endpoint` paths) label the counters the answer increments.
    */
-  private encode(question: NonNullable<WireMessage['question']>, rcode: number, aa: boolean, answers: readonly ZoneRecord[], authorities: readonly ZoneRecord[], additionals: readonly ZoneRecord[], profile: string, endpoints: readonly string[]): Encoded {
+  private encode(question: NonNullable<WireMessage['question']>, rcode: number, aa: boolean, answers: readonly WireRecord[], authorities: readonly WireRecord[], additionals: readonly WireRecord[], profile: string, endpoints: readonly string[]): Encoded {
     const flags = FLAG_QR | (aa ? FLAG_AA : 0) | (rcode & 0xf);
     const body = encodeMessage({ flags, question, answers, authorities, additionals }, this.encodeOptions);
     // The question is written first and in full: header + question is the TC answer.
@@ -351,7 +414,7 @@ export class Responder {
     writeHeader(truncated, flags | FLAG_TC, 1, 0, 0, 0);
     const qtype = body.readUInt16BE(questionEnd - 4);
     const tally = this.tallies.query(profile, rcodeName(rcode), qtypeLabel(qtype));
-    const out: Encoded = { body, truncated, tally, answers: endpoints.length === 0 ? [] : endpoints.map((e) => this.tallies.answer(profile, e)) };
+    const out: Encoded = { body, truncated, tally, answers: endpoints.length === 0 ? [] : endpoints.map((e) => this.tallies.answer(profile, e)), generation: 0, compactOk: false };
     if (profile !== '' && this.snapshot.profiles.get(profile)?.trafficViewEnrollmentStatus === 'Enabled') out.traffic = this.traffic.tally(profile, endpoints);
     return out;
   }
@@ -376,6 +439,23 @@ export class Responder {
     this.tallies.query('', rcodeName(rcode), qtypeLabel(questionLength >= 5 ? msg.readUInt16BE(HEADER_LENGTH + questionLength - 4) : undefined)).n++;
     return out;
   }
+}
+
+/** What a cache miss needs to sign: the signer, 1 (DO) or 2 (DO and CO) or 0 (neither), the question. */
+interface SignContext {
+  signer: ZoneSigner;
+  secure: number;
+  q: ZoneQuestion;
+  /** The types at the name for this client, when already looked up (client-dependent NODATA). */
+  types?: number[];
+}
+
+/** The record types in any outcome of a lookup (what a name has for one client). */
+function typesOf(res: ZoneAnswer): number[] {
+  const out = new Set<number>();
+  if (res.rcode !== 'NOERROR') return [];
+  for (const o of res.outcomes) for (const r of o.answer) out.add(TYPE[r.type]);
+  return [...out];
 }
 
 function writeHeader(b: Buffer, flags: number, qd: number, an: number, ns: number, ar: number): void {

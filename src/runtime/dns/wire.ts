@@ -49,6 +49,8 @@ export interface Edns {
   version: number;
   /** DNSSEC OK bit, copied into the response (RFC 3225 §3). */
   dnssecOk: boolean;
+  /** Compact Answers OK (RFC 9824 §5.1: EDNS header flag bit 1): NXDOMAIN may keep its rcode in a compact denial. */
+  compactOk: boolean;
   ecs?: ClientSubnet;
 }
 
@@ -183,7 +185,7 @@ function formerr(id: number, flags: number, reason: string, questionLength = 0, 
 
 /** The fixed part of an OPT (for answering FORMERR to a bad ECS option with an OPT of our own). */
 function parsedOptWithoutEcs(buf: Buffer, off: number): Edns {
-  return { udpPayloadSize: (buf[off + 2]! << 8) | buf[off + 3]!, version: buf[off + 5]!, dnssecOk: (buf[off + 6]! & 0x80) !== 0 };
+  return { udpPayloadSize: (buf[off + 2]! << 8) | buf[off + 3]!, version: buf[off + 5]!, dnssecOk: (buf[off + 6]! & 0x80) !== 0, compactOk: (buf[off + 6]! & 0x40) !== 0 };
 }
 
 /** Parses the OPT pseudo-record whose type field is at `off`. Returns an error string when malformed. */
@@ -268,14 +270,15 @@ export function ecsOptionLength(ecs: ClientSubnet): number {
 
 /**
  * Writes an OPT pseudo-record at `off`: root owner, our payload size, extended rcode upper bits,
- * version 0, the DO bit copied, and the ECS echo when the query had one. Returns the new offset.
+ * version 0, the DO bit copied, the CO flag when `compactOk` (a signing server echoes it, RFC 9824 §5.2),
+ * and the ECS echo when the query had one. Returns the new offset.
  */
-export function writeOpt(out: Buffer, off: number, payloadSize: number, extendedRcode: number, dnssecOk: boolean, ecs: ClientSubnet | undefined, scope: number): number {
+export function writeOpt(out: Buffer, off: number, payloadSize: number, extendedRcode: number, dnssecOk: boolean, ecs: ClientSubnet | undefined, scope: number, compactOk = false): number {
   out[off++] = 0; // root
   out[off++] = 0; out[off++] = QTYPE.OPT;
   out[off++] = (payloadSize >> 8) & 0xff; out[off++] = payloadSize & 0xff;
   out[off++] = (extendedRcode >> 4) & 0xff; out[off++] = 0; // version 0
-  out[off++] = dnssecOk ? 0x80 : 0; out[off++] = 0;
+  out[off++] = (dnssecOk ? 0x80 : 0) | (compactOk ? 0x40 : 0); out[off++] = 0;
   const rdlen = ecs ? ecsOptionLength(ecs) : 0;
   out[off++] = (rdlen >> 8) & 0xff; out[off++] = rdlen & 0xff;
   if (ecs) {

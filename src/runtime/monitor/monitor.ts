@@ -8,7 +8,8 @@ import { targetKey, type ProbeTarget } from '../../core/health/targets';
 import type { HealthView, ProbeVerdict } from '../../core/health/types';
 import { probe as realProbe, type ProbeOptions, type ProbeOutcome } from './probe';
 import { ProbeResolver, type ProbeResolverOptions } from './resolver';
-import { Scheduler, realTimers, type Timers } from './scheduler';
+import { systemClock } from '../clock';
+import { Scheduler, type Timers } from './scheduler';
 
 /** A status change of one endpoint at this location. */
 export interface EndpointTransition extends StatusTransition {
@@ -91,9 +92,9 @@ export class Monitor implements HealthView {
   private readonly resolver: ProbeResolver;
 
   constructor(opts: MonitorOptions = {}) {
-    this.resolver = new ProbeResolver(opts.resolver ?? {});
     this.location = opts.location ?? hostname();
-    this.timers = opts.timers ?? realTimers;
+    this.timers = opts.timers ?? systemClock;
+    this.resolver = new ProbeResolver({ clock: this.timers, ...opts.resolver });
     this.historySize = Math.max(1, opts.historySize ?? 50);
     this.probeFn = opts.probe ?? realProbe;
     this.intervalMs = opts.intervalMs ?? ((t) => t.intervalInSeconds * 1000);

@@ -11,6 +11,8 @@
 import { Resolver } from 'node:dns/promises';
 import { readFileSync, statSync } from 'node:fs';
 import { isIP } from 'node:net';
+import type { Clock } from '../../core/ports';
+import { systemClock } from '../clock';
 
 export interface ProbeResolverOptions {
   /**
@@ -25,6 +27,8 @@ export interface ProbeResolverOptions {
   tries?: number;
   /** How often, at most, the hosts file's modification time is checked (default 5000 ms). */
   hostsRecheckMs?: number;
+  /** When the hosts file was last checked (default the system clock). */
+  clock?: Clock;
 }
 
 export interface ResolvedAddress { address: string; family: 4 | 6 }
@@ -45,11 +49,14 @@ export class ProbeResolver {
   private hostsMtime = -1;
   private hostsCheckedAt = -Infinity;
 
+  private readonly clock: Clock;
+
   constructor(opts: ProbeResolverOptions = {}) {
     this.resolver = new Resolver({ timeout: opts.timeoutMs ?? 2000, tries: opts.tries ?? 2 });
     if (opts.servers && opts.servers.length > 0) this.resolver.setServers([...opts.servers]);
     this.hostsFile = opts.hostsFile ?? '/etc/hosts';
     this.hostsRecheckMs = opts.hostsRecheckMs ?? 5_000;
+    this.clock = opts.clock ?? systemClock;
   }
 
   /**
@@ -92,7 +99,7 @@ export class ProbeResolver {
 
   private hostsEntries(): Map<string, ResolvedAddress[]> {
     if (this.hostsFile === '') return this.hosts;
-    const now = Date.now();
+    const now = this.clock.now();
     if (now - this.hostsCheckedAt < this.hostsRecheckMs) return this.hosts;
     this.hostsCheckedAt = now;
     let mtime: number;

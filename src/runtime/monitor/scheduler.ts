@@ -19,22 +19,13 @@
  * interval plus the start delay apart afterwards (plus one interval per skipped slot).
  */
 
-/** Time and timers, injectable for scheduling tests. */
-export interface Timers {
-  now(): number;
-  setTimeout(fn: () => void, ms: number): unknown;
-  clearTimeout(handle: unknown): void;
-}
+import { systemClock, type RuntimeClock } from '../clock';
 
-export const realTimers: Timers = {
-  now: () => Date.now(),
-  setTimeout: (fn, ms) => {
-    const h = setTimeout(fn, ms);
-    h.unref();
-    return h;
-  },
-  clearTimeout: (h) => clearTimeout(h as NodeJS.Timeout),
-};
+/** Time and timers, injectable for scheduling tests: the runtime's clock (clock.ts). */
+export type Timers = RuntimeClock;
+
+/** The system clock (clock.ts). */
+export const realTimers: Timers = systemClock;
 
 /** FNV-1a (32 bit) of the key, as a fraction in [0, 1): a stable, well-spread phase per key. */
 export function hashPhase(key: string): number {

@@ -1,4 +1,4 @@
-import { existsSync, renameSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { nodeSqliteAvailable, openDatabase, sqliteDriver, SqliteError, type SqlDatabase } from './driver';
 import { liveHolder, StateDirLock } from './lock';
@@ -14,7 +14,13 @@ export interface BackupResult {
   profiles: number;
   /** Store revision captured by the backup. */
   revision: number;
+  /** The state dir's DNSSEC keys (`serve --dnssec`) went into the backup too (which is then mode 0600). */
+  dnssecKeys: boolean;
 }
+
+/** The state dir's DNSSEC key file (runtime/dnssec/key-store.ts) and the backup table that carries it. */
+const DNSSEC_KEY_FILE = 'dnssec-keys.json';
+const DNSSEC_TABLE = 'tmkit_backup_dnssec_keys';
 
 /**
  * Copies the store of `stateDir` to `file` with `VACUUM INTO`, while `tmkit serve` may be running and
@@ -99,12 +105,21 @@ export async function backupStore(stateDir: string, file: string, options: { ove
     }
     const revision = Number(copy.prepare<{ value: string }>(`SELECT value FROM meta WHERE key = 'revision'`).get()!.value);
     const profiles = Number(copy.prepare<{ n: number }>('SELECT count(*) AS n FROM profiles').get()!.n);
+    // The DNSSEC keys ride along in a table of their own: a restored node signs with the same keys, so the
+    // parent's DS stays right. The keys are private: so is the backup then.
+    const keyFile = join(stateDir, DNSSEC_KEY_FILE);
+    const dnssecKeys = existsSync(keyFile);
+    if (dnssecKeys) {
+      copy.exec(`CREATE TABLE ${DNSSEC_TABLE} (doc TEXT NOT NULL)`);
+      copy.prepare(`INSERT INTO ${DNSSEC_TABLE} (doc) VALUES (?)`).run(readFileSync(keyFile, 'utf8'));
+    }
     // A self-contained file: no -wal beside it to forget when it is copied somewhere.
     copy.pragma('journal_mode = DELETE');
     copy.close();
     copy = undefined;
+    if (dnssecKeys) chmodSync(tmp, 0o600);
     renameSync(tmp, file);
-    return { source, file, bytes: statSync(file).size, profiles, revision };
+    return { source, file, bytes: statSync(file).size, profiles, revision, dnssecKeys };
   } catch (err) {
     copy?.close();
     rmSync(tmp, { force: true });
@@ -127,6 +142,8 @@ export interface RestoreResult {
   revision: number;
   /** Where the database that was replaced went (with its -wal/-shm), if there was one. */
   previous?: string;
+  /** The backup carried DNSSEC keys, now in `<stateDir>/dnssec-keys.json` (mode 0600). */
+  dnssecKeys: boolean;
 }
 
 /**
@@ -144,6 +161,7 @@ export function restoreStore(stateDir: string, file: string): RestoreResult {
   try {
     let profiles = 0;
     let revision = 0;
+    let keys: string | undefined;
     let db: SqlDatabase | undefined;
     try {
       if (lock.driver === 'wasm' && walHeader(file)) {
@@ -157,6 +175,9 @@ export function restoreStore(stateDir: string, file: string): RestoreResult {
       revision = Number(db.prepare<{ value: string }>(`SELECT value FROM meta WHERE key = 'revision'`).get()!.value);
       profiles = Number(db.prepare<{ n: number }>('SELECT count(*) AS n FROM profiles').get()!.n);
       rmSync(tmp, { force: true });
+      keys = db.prepare<{ n: number }>(`SELECT count(*) AS n FROM sqlite_master WHERE type = 'table' AND name = '${DNSSEC_TABLE}'`).get()!.n > 0
+        ? db.prepare<{ doc: string }>(`SELECT doc FROM ${DNSSEC_TABLE}`).get()?.doc
+        : undefined;
       // A consistent copy of the backup (it may itself be in WAL mode with its own -wal).
       db.exec(`VACUUM INTO ${sqlString(tmp)}`);
     } catch (err) {
@@ -179,8 +200,19 @@ export function restoreStore(stateDir: string, file: string): RestoreResult {
     } else {
       for (const suffix of ['-wal', '-shm', '-journal']) rmSync(`${target}${suffix}`, { force: true });
     }
+    if (keys !== undefined) {
+      // The carrier table stays out of the store; the keys go back to their file (the one they replace aside).
+      const restored = openDatabase(tmp, { driver: lock.driver, fileMustExist: true });
+      try { restored.exec(`DROP TABLE ${DNSSEC_TABLE}`); } finally { restored.close(); }
+    }
     renameSync(tmp, target);
-    return { file, target, profiles, revision, ...(previous !== undefined ? { previous } : {}) };
+    if (keys !== undefined) {
+      const keyFile = join(stateDir, DNSSEC_KEY_FILE);
+      if (existsSync(keyFile) && readFileSync(keyFile, 'utf8') !== keys) renameSync(keyFile, `${keyFile}.before-restore`);
+      writeFileSync(keyFile, keys, { mode: 0o600 });
+      chmodSync(keyFile, 0o600);
+    }
+    return { file, target, profiles, revision, dnssecKeys: keys !== undefined, ...(previous !== undefined ? { previous } : {}) };
   } finally {
     rmSync(tmp, { force: true });
     lock.release();

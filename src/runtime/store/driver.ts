@@ -17,6 +17,7 @@
  */
 import { existsSync, rmdirSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { systemClock } from '../clock';
 
 export type SqliteDriverName = 'node' | 'wasm';
 export type Row = Record<string, unknown>;
@@ -377,14 +378,14 @@ class WasmDatabase extends BaseDatabase {
    * is retried here until the busy timeout.
    */
   private retry<T>(fn: () => T): T {
-    const deadline = Date.now() + this.busyTimeoutMs;
+    const deadline = systemClock.now() + this.busyTimeoutMs;
     for (let wait = 1; ; wait = Math.min(wait * 2, 25)) {
       const idle = !this.db.inTransaction;
       try {
         return fn();
       } catch (err) {
         const e = normalizeSqliteError(err);
-        if (!(e instanceof SqliteError) || e.code !== 'SQLITE_BUSY' || !idle || Date.now() >= deadline) throw e;
+        if (!(e instanceof SqliteError) || e.code !== 'SQLITE_BUSY' || !idle || systemClock.now() >= deadline) throw e;
         sleepSync(wait);
       }
     }

@@ -1,5 +1,5 @@
 /**
- * The Store port on etcd (design §7, issue 18 §1): the configuration of a tmkit cluster, shared by every
+ * The Store port on etcd (docs/cluster.md): the configuration of a tmkit cluster, shared by every
  * node. Same contract as SQLite (core/store/types.ts, test/support/store-conformance.ts):
  *
  * - One store-wide configuration revision, `config/rev`, that grows by one per committed configuration write.
@@ -7,7 +7,7 @@
  *   key of its own, written in the same transaction as the profile (or catalog) it counts. A profile's
  *   `modRevision` and ETag (`"<modRevision>-<16 hex>"`) are in configuration revisions.
  * - Conditional writes are optimistic transactions: read the view from the mirror → check the preconditions,
- *   the stack owner and the caller's `check` (the API's referential and validation rules) against it →
+ *   the stack owner and the admission rules (core/store/admission.ts: validation, names, references) against it →
  *   commit only if `config/rev` still has the mod_revision the view was read at. Every configuration write
  *   bumps `config/rev`, so that one comparison covers everything the view holds (stronger than comparing
  *   each key read, and within etcd's 128-operation limit at any size). On a conflict the writer waits until
@@ -20,13 +20,14 @@
  */
 import { join } from 'node:path';
 import type { ResourceCatalogRecord } from '../../core/model/catalog';
-import type { Profile } from '../../core/model/types';
+import type { ProfileInput } from '../../core/model/types';
 import {
-  StoreError, checkPreconditions, checkStack, contentHash, makeEtag,
+  StoreError, admitDelete, admitProfile, writeName, checkPreconditions, checkStack, contentHash, makeEtag,
   type DeleteProfileOptions, type MonitorState, type MonitorStateChange, type PutProfileOptions, type PutProfileResult, type Store, type StoreListener, type StoreStats, type StoreView, type StoredProfile,
 } from '../../core/store';
 import { MonitorStateFile } from './monitor-file';
-import { EtcdSession, REV_KEY, RESOURCES_KEY, keyOfProfile, type EtcdSessionOptions } from '../cluster/session';
+import { REV_KEY, RESOURCES_KEY, keyOfProfile } from '../etcd/keys';
+import { EtcdSession, type EtcdSessionOptions } from '../etcd/session';
 
 /** How often one write is re-run after losing a race (each run waits for the newer configuration first). */
 const MAX_ATTEMPTS = 50;
@@ -76,7 +77,7 @@ export class EtcdStore implements Store {
   async getResources(): Promise<ResourceCatalogRecord> { return structuredClone(this.session.resources); }
 
   /**
-   * The mirror itself, not a copy: checks run synchronously against it, and the watch keeps it incremental
+   * The mirror itself, not a copy: admission runs synchronously against it, and the watch keeps it incremental
    * (a write costs its own record, not a copy of every profile).
    */
   private view(): StoreView {
@@ -86,24 +87,26 @@ export class EtcdStore implements Store {
   /** Profile records read (copied out of the mirror) since open; the view never walks anything. */
   stats(): StoreStats { return { ...this.counters }; }
 
-  async putProfile(profile: Profile, options: PutProfileOptions): Promise<PutProfileResult> {
-    const name = profile.name;
-    const hash = contentHash(profile, options.stack);
+  async putProfile(input: ProfileInput, options: PutProfileOptions): Promise<PutProfileResult> {
     return this.optimistic<PutProfileResult>(async (s) => {
-      const current = s.profiles.get(name);
-      checkPreconditions(name, current, options.ifMatch, options.ifNoneMatch);
-      checkStack(name, current, options.stack);
+      const named = writeName(input);
+      const current = named === undefined ? undefined : s.profiles.get(named);
+      if (named !== undefined) {
+        checkPreconditions(named, current, options.ifMatch, options.ifNoneMatch);
+        checkStack(named, current, options.stack);
+      }
       if (current) this.counters.rowsRead++;
-      if (options.check) options.check(this.view(), current ? clone(current) : undefined);
+      const { profile, warnings } = admitProfile(this.view(), input);
+      const hash = contentHash(profile, options.stack);
       if (current && current.stack === options.stack && current.etag === makeEtag(current.modRevision, hash)) {
-        return { ops: [], result: () => ({ etag: current.etag, revision: s.configRevision, created: false, changed: false }) };
+        return { ops: [], result: () => ({ etag: current.etag, revision: s.configRevision, created: false, changed: false, profile: current.profile, warnings }) };
       }
       const revision = s.configRevision + 1;
       const value = JSON.stringify({ stack: options.stack, hash, modRevision: revision, profile });
       return {
-        ops: [put(s.key(keyOfProfile(name)), value)],
+        ops: [put(s.key(keyOfProfile(profile.name)), value)],
         revision,
-        result: () => ({ etag: makeEtag(revision, hash), revision, created: !current, changed: true }),
+        result: () => ({ etag: makeEtag(revision, hash), revision, created: !current, changed: true, profile, warnings }),
       };
     });
   }
@@ -115,7 +118,7 @@ export class EtcdStore implements Store {
       checkPreconditions(name, current, options.ifMatch, undefined);
       checkStack(name, current, options.stack);
       this.counters.rowsRead++;
-      if (options.check) options.check(this.view(), clone(current));
+      admitDelete(this.view(), name);
       const revision = s.configRevision + 1;
       return { ops: [{ request_delete_range: { key: s.key(keyOfProfile(name)) } }], revision, result: () => ({ revision }) };
     });

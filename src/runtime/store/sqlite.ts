@@ -1,7 +1,8 @@
 import { closeSync, existsSync, mkdirSync, openSync, readSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Profile } from '../../core/model/types';
+import type { Profile, ProfileInput } from '../../core/model/types';
 import type { AzureResource } from '../../core/ports';
+import { admitDelete, admitProfile, writeName } from '../../core/store/admission';
 import { checkPreconditions, checkStack, contentHash, makeEtag } from '../../core/store/conditions';
 import {
   StoreError,
@@ -18,6 +19,7 @@ import {
   type StoreStats,
   type StoreView,
 } from '../../core/store/types';
+import { isoNow, systemClock, type RuntimeClock } from '../clock';
 import { openDatabase, sqliteDriver, storeJournalMode, SqliteError, type SqlDatabase, type SqliteDriverName, type SqlStatement } from './driver';
 
 /**
@@ -83,6 +85,8 @@ export interface SqliteStoreOptions {
   lockHeld?: boolean;
   /** The SQLite driver (default: `sqliteDriver()`, i.e. `TMKIT_SQLITE_DRIVER` or what this Node has). */
   driver?: SqliteDriverName;
+  /** The time written beside rows (`updated_at`, `applied_at`); default the system clock. */
+  clock?: RuntimeClock;
 }
 
 /**
@@ -103,10 +107,11 @@ export class SqliteStore implements Store {
   /** The SQLite driver this store runs on (`node` or `wasm`). */
   readonly driver: SqliteDriverName;
   private readonly db: SqlDatabase;
+  private readonly clock: RuntimeClock;
   private readonly listeners = new Set<StoreListener>();
   /**
-   * The incremental view handed to `check` callbacks: every profile, parsed, as of store revision
-   * `viewRevision`. Built by one walk of the table the first time a check needs it; from then on each
+   * The incremental view writes are judged against (core/store/admission.ts): every profile, parsed, as of
+   * store revision `viewRevision`. Built by one walk of the table the first time a write needs it; from then on each
    * committed write updates it with the rows it wrote, so a write reads only its own row (the view is
    * re-walked only when the revision moved without this store writing: someone else wrote the file).
    */
@@ -132,11 +137,12 @@ export class SqliteStore implements Store {
 
   private constructor(path: string, options: Omit<SqliteStoreOptions, 'stateDir'> = {}) {
     this.path = path;
+    this.clock = options.clock ?? systemClock;
     this.driver = options.driver ?? sqliteDriver();
     const wasmOnWal = this.driver === 'wasm' && path !== ':memory:' && walHeader(path);
     if (wasmOnWal && !(options.lockHeld && !options.readonly)) {
       throw new StoreError('STORE_DRIVER',
-        `${path} is in WAL mode (written by tmkit on Node.js 22.13+ with node:sqlite), which the wasm SQLite driver of Node.js ${process.version} can only convert while it holds the state dir: stop the other tmkit and start tmkit serve here (it converts the file), or use Node.js 22.13+ (README "Supported Node.js")`,
+        `${path} is in WAL mode (written by tmkit on Node.js 22.13+ with node:sqlite), which the wasm SQLite driver of Node.js ${process.version} can only convert while it holds the state dir: stop the other tmkit and start tmkit serve here (it converts the file), or use Node.js 22.13+ (docs/installing.md "Supported Node.js")`,
         { path });
     }
     try {
@@ -222,7 +228,7 @@ export class SqliteStore implements Store {
       this.db.transaction(() => {
         this.db.exec(m.sql);
         this.db.prepare(`INSERT INTO schema_migrations (version, description, applied_at) VALUES (?, ?, ?)`)
-          .run(m.version, m.description, new Date().toISOString());
+          .run(m.version, m.description, isoNow(this.clock));
         this.db.exec(`PRAGMA user_version = ${m.version}`);
       }, 'immediate');
     }
@@ -249,7 +255,7 @@ export class SqliteStore implements Store {
   }
 
   /**
-   * All profiles for a `check` callback. Views are read-only, so unchanged rows reuse their parsed form
+   * All profiles, the view a write is judged against. Views are read-only, so unchanged rows reuse their parsed form
    * (a write then costs one JSON parse of the rows that changed since the last write, not of all).
    */
   private view(): StoreView {
@@ -325,28 +331,30 @@ export class SqliteStore implements Store {
     return row ? this.toStored(row) : undefined;
   }
 
-  async putProfile(profile: Profile, options: PutProfileOptions): Promise<PutProfileResult> {
-    const name = profile.name;
-    const document = JSON.stringify(profile);
-    const hash = contentHash(profile, options.stack);
+  async putProfile(input: ProfileInput, options: PutProfileOptions): Promise<PutProfileResult> {
     let follow: (() => void) | undefined;
     const result = this.db.transaction((): PutProfileResult => {
-      const row = this.readOne(name);
+      const named = writeName(input);
+      const row = named === undefined ? undefined : this.readOne(named);
       const current = row ? this.toStored(row) : undefined;
-      checkPreconditions(name, current, options.ifMatch, options.ifNoneMatch);
-      checkStack(name, current, options.stack);
-      if (options.check) options.check(this.view(), current);
+      if (named !== undefined) {
+        checkPreconditions(named, current, options.ifMatch, options.ifNoneMatch);
+        checkStack(named, current, options.stack);
+      }
+      const { profile, warnings } = admitProfile(this.view(), input);
+      const name = profile.name;
+      const hash = contentHash(profile, options.stack);
       if (row && row.hash === hash && row.stack === options.stack) {
-        return { etag: current!.etag, revision: this.rev(), created: false, changed: false };
+        return { etag: current!.etag, revision: this.rev(), created: false, changed: false, profile: current!.profile, warnings };
       }
       const revision = this.bump();
-      this.stmt.upsert.run(name, options.stack, document, hash, revision, revision, new Date().toISOString());
+      this.stmt.upsert.run(name, options.stack, JSON.stringify(profile), hash, revision, revision, isoNow(this.clock));
       const etag = makeEtag(revision, hash);
-      follow = () => this.viewFollows(revision - 1, revision, name, { profile: JSON.parse(document) as Profile, stack: options.stack, etag, modRevision: revision });
-      return { etag, revision, created: !row, changed: true };
+      follow = () => this.viewFollows(revision - 1, revision, name, { profile, stack: options.stack, etag, modRevision: revision });
+      return { etag, revision, created: !row, changed: true, profile, warnings };
     }, 'immediate');
     follow?.(); // only once committed: a rolled-back write leaves the view as it was
-    if (result.changed) this.emit({ revision: result.revision, kind: 'profile', op: 'put', name });
+    if (result.changed) this.emit({ revision: result.revision, kind: 'profile', op: 'put', name: result.profile.name });
     return result;
   }
 
@@ -357,7 +365,7 @@ export class SqliteStore implements Store {
       const current = this.toStored(row);
       checkPreconditions(name, current, options.ifMatch, undefined);
       checkStack(name, current, options.stack);
-      if (options.check) options.check(this.view(), current);
+      admitDelete(this.view(), name);
       const r = this.bump();
       this.stmt.del.run(name);
       return r;
@@ -393,7 +401,7 @@ export class SqliteStore implements Store {
    * whole state before it was kept per endpoint), all in one transaction.
    */
   async saveMonitorState(change: MonitorStateChange): Promise<void> {
-    const at = new Date().toISOString();
+    const at = isoNow(this.clock);
     this.db.transaction(() => {
       for (const [key, record] of Object.entries(change.endpoints)) {
         if (record === null) this.stmt.dropMonitor.run(ENDPOINT_ROW + key);
@@ -426,7 +434,7 @@ export class SqliteStore implements Store {
 }
 
 /** What to do about a damaged database, in every message that reports one. */
-const RESTORE_HINT = 'restore it from a backup (stop tmkit serve, copy the backup over this file and delete its -wal, -shm and -journal files; README "Backup and restore")';
+const RESTORE_HINT = 'restore it from a backup (stop tmkit serve, copy the backup over this file and delete its -wal, -shm and -journal files; docs/runtime.md "Backup and restore")';
 
 /** A database SQLite cannot read (not a database, malformed): refused with the file named. */
 function damaged(path: string, err: unknown): Error {

@@ -2,7 +2,7 @@
  * behaviors.md §4: which endpoints are answered, the all-degraded fallback, stopped Azure resources, Always
  * Serve. Also §6 end to end: statuses as buildSnapshot() derives them.
  */
-import { profileStatusReport, resolve } from '../../../src/core/routing';
+import { profileMonitorStatuses, resolve } from '../../../src/core/routing';
 import { azure, catalog, ext, nested, profile, query, snapshot } from '../../../src/testing/builders';
 import { dist, expectDist, kind } from './fixtures';
 
@@ -38,7 +38,7 @@ describe('§4 not returned in answers', () => {
 
   test('Inactive (profile disabled): the endpoints are Inactive and the profile answers NXDOMAIN', () => {
     const s = snapshot([profile('p', 'Priority', [ext('a', '192.0.2.1')], { profileStatus: 'Disabled' })], { health: { 'p/a': 'Online' } });
-    expect(profileStatusReport(s, 'p')!.endpoints[0]!.endpointMonitorStatus).toBe('Inactive');
+    expect(profileMonitorStatuses(s, 'p')!.endpoints[0]!.endpointMonitorStatus).toBe('Inactive');
     expect(kind(resolve(s, query('p')))).toBe('NXDOMAIN');
   });
 });
@@ -51,7 +51,7 @@ describe('§4 all-degraded fallback', () => {
     const r = resolve(s, query('p'));
     expectDist(r, { 'p/a': 0.25, 'p/b': 0.75 });
     expect(r.explanation[0]!.detail).toMatch(/all-degraded fallback/);
-    expect(profileStatusReport(s, 'p')!.allDegradedFallback).toBe(true);
+    expect(profileMonitorStatuses(s, 'p')!.allDegradedFallback).toBe(true);
   });
 
   test('Disabled and Stopped endpoints are not eligible: with the rest Degraded the fallback applies to the Degraded ones only', () => {
@@ -71,7 +71,7 @@ describe('§4 all-degraded fallback', () => {
       health: { 'p/a': 'Degraded', 'p/b': 'Degraded', 'p/c': 'CheckingEndpoint' },
     });
     expect(dist(resolve(s, query('p')))).toEqual({ 'p/c': 1 });
-    expect(profileStatusReport(s, 'p')!.allDegradedFallback).toBe(false);
+    expect(profileMonitorStatuses(s, 'p')!.allDegradedFallback).toBe(false);
   });
 
   test('a Stopped-only profile has nothing eligible: no fallback, NODATA', () => {
@@ -86,12 +86,12 @@ describe('§4 Azure endpoints and Always Serve', () => {
       health: { 'p/app': 'Online' },
       resources: catalog({ [APP]: { target: 'app.azurewebsites.net', state: 'stopped' } }),
     });
-    expect(profileStatusReport(s, 'p')!.endpoints[0]).toMatchObject({ endpointMonitorStatus: 'Stopped', reason: expect.stringMatching(/stopped/) });
+    expect(profileMonitorStatuses(s, 'p')!.endpoints[0]).toMatchObject({ endpointMonitorStatus: 'Stopped', reason: expect.stringMatching(/stopped/) });
   });
 
   test('an unknown Azure resource id without an inline target cannot be answered (Stopped, explained)', () => {
     const s = snapshot([profile('p', 'Priority', [azure('app', PIP), ext('b', 'b.example.net')])], { health: { 'p/app': 'Online' } });
-    const rep = profileStatusReport(s, 'p')!;
+    const rep = profileMonitorStatuses(s, 'p')!;
     expect(rep.endpoints[0]).toMatchObject({ endpointMonitorStatus: 'Stopped', reason: expect.stringMatching(/not in the resource catalog/) });
     const r = resolve(s, query('p'));
     expect(dist(r)).toEqual({ 'p/b': 1 });
@@ -100,7 +100,7 @@ describe('§4 Azure endpoints and Always Serve', () => {
 
   test('Always Serve endpoints are Unmonitored and always considered', () => {
     const s = snapshot([profile('p', 'Priority', [ext('a', 'a.example.net', { alwaysServe: 'Enabled' })])], { health: { 'p/a': 'Degraded' } });
-    expect(profileStatusReport(s, 'p')!.endpoints[0]!.endpointMonitorStatus).toBe('Unmonitored');
+    expect(profileMonitorStatuses(s, 'p')!.endpoints[0]!.endpointMonitorStatus).toBe('Unmonitored');
     expect(dist(resolve(s, query('p')))).toEqual({ 'p/a': 1 });
   });
 });
@@ -114,7 +114,7 @@ describe('§6 statuses as the snapshot derives them', () => {
       profile('ina', 'Priority', [ext('a', '192.0.2.1', { endpointStatus: 'Disabled' })]),
       profile('dis', 'Priority', [ext('a', '192.0.2.1')], { profileStatus: 'Disabled' }),
     ], { health: { 'deg/a': 'Online', 'deg/b': 'Degraded', 'on/a': 'Online' } });
-    expect(['deg', 'on', 'chk', 'ina', 'dis'].map((n) => profileStatusReport(s, n)!.profileMonitorStatus))
+    expect(['deg', 'on', 'chk', 'ina', 'dis'].map((n) => profileMonitorStatuses(s, n)!.profileMonitorStatus))
       .toEqual(['Degraded', 'Online', 'CheckingEndpoints', 'Inactive', 'Disabled']);
   });
 
@@ -123,7 +123,7 @@ describe('§6 statuses as the snapshot derives them', () => {
       profile('parent', 'Priority', [nested('n', 'child', { minChildEndpoints: 2 })]),
       profile('child', 'Weighted', [ext('a', '192.0.2.1'), ext('b', '192.0.2.2'), ext('c', '192.0.2.3')]),
     ], { health: { 'child/a': 'Online', 'child/c': 'Degraded' } });
-    expect(profileStatusReport(s, 'parent')!.endpoints[0]).toMatchObject({ endpointMonitorStatus: 'CheckingEndpoint', reason: expect.stringMatching(/MinChildEndpoints=2: 1 online \+ 1 checking/) });
+    expect(profileMonitorStatuses(s, 'parent')!.endpoints[0]).toMatchObject({ endpointMonitorStatus: 'CheckingEndpoint', reason: expect.stringMatching(/MinChildEndpoints=2: 1 online \+ 1 checking/) });
   });
 
   test('a nesting loop (invalid input) is cut: the back edge is Stopped and resolve terminates', () => {
@@ -131,7 +131,7 @@ describe('§6 statuses as the snapshot derives them', () => {
       profile('a', 'Priority', [nested('toB', 'b'), ext('x', 'x.example.net')]),
       profile('b', 'Priority', [nested('toA', 'a')]),
     ]);
-    expect(profileStatusReport(s, 'b')!.endpoints[0]).toMatchObject({ endpointMonitorStatus: 'Stopped', reason: expect.stringMatching(/loop/) });
+    expect(profileMonitorStatuses(s, 'b')!.endpoints[0]).toMatchObject({ endpointMonitorStatus: 'Stopped', reason: expect.stringMatching(/loop/) });
     expect(dist(resolve(s, query('a')))).toEqual({ 'a/x': 1 });
   });
 });

@@ -10,7 +10,7 @@ import fc from 'fast-check';
 import type { ProbeVerdict } from '../../../src/core/health/types';
 import type { EndpointInput, Profile, TrafficRoutingMethod } from '../../../src/core/model/types';
 import type { ResourceCatalog } from '../../../src/core/ports';
-import { buildSnapshot, profileStatusReport, resolve, updateSnapshot, type CompiledProfile, type CompiledSnapshot } from '../../../src/core/routing';
+import { buildSnapshot, profileMonitorStatuses, resolve, updateSnapshot, type CompiledProfile, type CompiledSnapshot } from '../../../src/core/routing';
 import { profilesToRecompile } from '../../../src/core/routing/changes';
 import { buildInputs } from '../../../src/core/routing/compile-profile';
 import { azure, catalog, ext, health, nested, profile, query, TEST_ZONE } from '../../../src/testing/builders';
@@ -123,7 +123,7 @@ function answers(s: CompiledSnapshot): unknown[] {
   const out: unknown[] = [];
   for (let i = 0; i <= POOL; i++) {
     for (const t of QTYPES) for (const c of CLIENTS) out.push(resolve(s, query(`p${i}`, t, c, 24)));
-    out.push(profileStatusReport(s, `p${i}`));
+    out.push(profileMonitorStatuses(s, `p${i}`));
   }
   return out;
 }

@@ -72,7 +72,7 @@ describe('§3 NXDOMAIN vs NODATA', () => {
     expect(kind(resolve(s, query('g', 'A', CLIENT.FR)))).toBe('NOERROR');
   });
 
-  test('row: Subnet, address matches no range and there is no fallback → NODATA (tmkit follows [RM] and design §6)', () => {
+  test('row: Subnet, address matches no range and there is no fallback → NODATA (tmkit follows [RM] and docs/dns.md)', () => {
     const s = snapshot([profile('s', 'Subnet', [ext('a', 'a.example.net', { subnets: [sub('198.51.100.0', 24)] })])]);
     const r = resolve(s, query('s', 'A', CLIENT.JP));
     expect(kind(r)).toBe('NODATA');

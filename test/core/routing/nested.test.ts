@@ -3,7 +3,7 @@
  * performance+weighted, MinChildEndpoints=2 failover, prioritised regional failover, per-region weighted
  * split, per-endpoint monitoring settings, IPv4/IPv6 minimum children.
  */
-import { profileStatusReport, resolve } from '../../../src/core/routing';
+import { profileMonitorStatuses, resolve } from '../../../src/core/routing';
 import { ext, nested, profile, query, snapshot } from '../../../src/testing/builders';
 import { CLIENT, dist, expectDist, geo, kind, recs } from './fixtures';
 
@@ -39,7 +39,7 @@ describe('nested-profile scenarios', () => {
     });
     test('1 of 3 online → nested endpoint Degraded, parent routes to the next-closest region', () => {
       const s = build({ 'weu-pool/a': 'Online', 'weu-pool/b': 'Degraded', 'weu-pool/c': 'Degraded' });
-      expect(profileStatusReport(s, 'global')!.endpoints[0]!.endpointMonitorStatus).toBe('Degraded');
+      expect(profileMonitorStatuses(s, 'global')!.endpoints[0]!.endpointMonitorStatus).toBe('Degraded');
       expectDist(resolve(s, query('global', 'A', CLIENT.DE)), { 'global/neu': 1 });
     });
   });
@@ -106,7 +106,7 @@ describe('nested-profile scenarios', () => {
 
     test('one IPv6 endpoint down (3 available ≥ MinChildEndpoints 2, but IPv6 1 < 2) → primary Degraded, backup answers', () => {
       const s = build({ 'mv-primary/v6b': 'Degraded' });
-      expect(profileStatusReport(s, 'front')!.endpoints[0]).toMatchObject({ endpointMonitorStatus: 'Degraded', reason: expect.stringMatching(/MinChildEndpointsIPv6=2: 1 online/) });
+      expect(profileMonitorStatuses(s, 'front')!.endpoints[0]).toMatchObject({ endpointMonitorStatus: 'Degraded', reason: expect.stringMatching(/MinChildEndpointsIPv6=2: 1 online/) });
       expect(dist(resolve(s, query('front', 'A')))).toEqual({ 'mv-backup/v4a+mv-backup/v4b': 1 });
     });
   });
@@ -144,7 +144,7 @@ describe('§5 nested endpoints', () => {
       profile('p', 'Priority', [nested('n', 'child'), ext('backup', 'backup.example.net')]),
       profile('child', 'Priority', [ext('x', 'x.example.net')]),
     ], { health: { 'child/x': 'CheckingEndpoint' } });
-    expect(profileStatusReport(s, 'p')!.endpoints[0]!.endpointMonitorStatus).toBe('CheckingEndpoint');
+    expect(profileMonitorStatuses(s, 'p')!.endpoints[0]!.endpointMonitorStatus).toBe('CheckingEndpoint');
     expectDist(resolve(s, query('p')), { 'child/x': 1 });
   });
 
@@ -156,7 +156,7 @@ describe('§5 nested endpoints', () => {
       profile('p', 'Priority', [nested('n', 'child'), ext('backup', 'backup.example.net')]),
       profile('child', 'Priority', [ext('x', 'x.example.net', epExtra[0] ?? {})], childExtra),
     ]);
-    expect(profileStatusReport(s, 'p')!.endpoints[0]!.endpointMonitorStatus).toBe('Stopped');
+    expect(profileMonitorStatuses(s, 'p')!.endpoints[0]!.endpointMonitorStatus).toBe('Stopped');
     expectDist(resolve(s, query('p')), { 'p/backup': 1 });
   });
 
@@ -183,7 +183,7 @@ describe('§5 nested endpoints', () => {
       profile('p', 'Priority', [nested('n', 'child'), ext('other', 'other.example.net')]),
       profile('child', 'Weighted', [ext('x', 'x.example.net'), ext('y', 'y.example.net')]),
     ], { health: { 'p/other': 'Degraded', 'child/x': 'Degraded', 'child/y': 'Degraded' } });
-    expect(profileStatusReport(s, 'p')!.allDegradedFallback).toBe(true);
+    expect(profileMonitorStatuses(s, 'p')!.allDegradedFallback).toBe(true);
     expectDist(resolve(s, query('p')), { 'child/x': 0.5, 'child/y': 0.5 });
   });
 });

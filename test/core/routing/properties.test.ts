@@ -7,7 +7,7 @@
 import fc from 'fast-check';
 import type { ProbeVerdict } from '../../../src/core/health/types';
 import type { EndpointInput, Profile, TrafficRoutingMethod } from '../../../src/core/model/types';
-import { answer, profileStatusReport, resolve } from '../../../src/core/routing';
+import { answer, profileMonitorStatuses, resolve } from '../../../src/core/routing';
 import { ext, nested, profile, query, snapshot } from '../../../src/testing/builders';
 import { CLIENT, geo } from './fixtures';
 
@@ -91,7 +91,7 @@ test('resolve()/answer() invariants over random profile forests', () => {
     const { profiles, health } = build(specs);
     const s = snapshot(profiles, { geo: geo(), health });
     const statuses = new Map<string, string>();
-    for (const p of profiles) for (const e of profileStatusReport(s, p.name)!.endpoints) statuses.set(`${p.name}/${e.name}`, e.endpointMonitorStatus);
+    for (const p of profiles) for (const e of profileMonitorStatuses(s, p.name)!.endpoints) statuses.set(`${p.name}/${e.name}`, e.endpointMonitorStatus);
     const top = profiles[0]!;
     const r = resolve(s, query(top.name, qtype, client));
 

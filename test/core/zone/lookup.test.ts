@@ -1,7 +1,7 @@
 /**
  * The zone lookup as a table, CoreDNS-style (plugin/file/lookup_test.go): question → rcode, AA and the
  * answer, authority and additional sections, through the real routing engine, no sockets. One row per
- * README "DNS server behaviour" row that is about what is answered; plus properties over random questions.
+ * docs/dns.md row that is about what is answered; plus properties over random questions.
  */
 import fc from 'fast-check';
 import { resolve, type RoutingQuery, type RoutingResolution, type RoutingSnapshot } from '../../../src/core/routing';
@@ -71,7 +71,7 @@ const REFUSED = [row({ rcode: 'REFUSED', aa: false })];
 const ask = (name: string, type = 'A', extra: Partial<ZoneQuestion> = {}): ZoneAnswer =>
   lookup(zone, snap, { name, type, clientAddress: DE, ...extra });
 
-describe('README "DNS server behaviour", one row per case', () => {
+describe('docs/dns.md, one row per case', () => {
   test.each<[string, string, string, Partial<ZoneQuestion>, Row[]]>([
     // <relativeName>.<zone>: the routing answer with the profile's TTL
     ['profile, A record', 'v4.tm.test', 'A', {}, ok(['v4.tm.test. 60 A 192.0.2.10'])],
@@ -177,7 +177,7 @@ describe('negative TTL: min(SOA TTL, SOA MINIMUM) (RFC 2308 §3)', () => {
 
 describe('the zone without name-server options', () => {
   const plain = defineZone({ apex: Z, soa: { serial: 9 } });
-  test('apex NS is ns1.<zone> (the SOA MNAME), without glue; the defaults of the README', () => {
+  test('apex NS is ns1.<zone> (the SOA MNAME), without glue; the defaults of docs/dns.md', () => {
     expect(shape(lookup(plain, snap, { name: Z, type: 'ANY', clientAddress: DE }))).toEqual(ok([
       'tm.test. 300 SOA ns1.tm.test. hostmaster.tm.test. 9 3600 600 86400 30', 'tm.test. 300 NS ns1.tm.test.',
     ]));

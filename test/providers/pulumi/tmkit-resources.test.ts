@@ -25,9 +25,9 @@ const logged: string[] = [];
 
 beforeAll(async () => {
   // The monitor's status report is what tells the provider the zone (fqdn = relativeName.zone).
-  h = await startApi({
+  h = await startApi({ reports: {
     status: (p) => ({ name: p.profile.name, stack: p.stack, etag: p.etag, revision: 0, fqdn: `${p.profile.dnsConfig.relativeName}.tm.test`, profileStatus: p.profile.profileStatus, profileMonitorStatus: 'Online', allDegradedFallback: false, endpoints: [], transitions: [] }),
-  });
+  } });
   direct = new TmkitClient({ server: h.base, token: TOKEN, env: {} });
   running = await serve(tmkitProvider({}), { writePort: () => undefined, log: (l) => { logged.push(l); } });
   rpc = connect(running.port);

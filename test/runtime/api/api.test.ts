@@ -220,7 +220,7 @@ describe('request hygiene', () => {
     expect(a.body.errors[0].code).toBe('ROUTE_NOT_FOUND');
     const b = await call(h.base, 'POST', '/v1/profiles/web');
     expect(b.status).toBe(405);
-    expect(b.headers.allow).toBe('GET, PUT, PATCH, DELETE'); // PATCH: settings merge patch (design §8)
+    expect(b.headers.allow).toBe('GET, PUT, PATCH, DELETE'); // PATCH: settings merge patch (docs/ARCHITECTURE.md, "Providers")
     expect((await call(h.base, 'DELETE', '/healthz', { auth: null })).status).toBe(405);
     const c = await call(h.base, 'GET', '/v1/profiles/missing');
     expect(c.status).toBe(404);

@@ -1,5 +1,5 @@
 /**
- * The endpoint-level API (design §8): GET|PUT|DELETE /v1/profiles/{name}/endpoints/{endpoint} with
+ * The endpoint-level API (docs/ARCHITECTURE.md, "Providers"): GET|PUT|DELETE /v1/profiles/{name}/endpoints/{endpoint} with
  * per-endpoint ETags and preconditions, and PATCH /v1/profiles/{name} (a merge patch of the settings that
  * never touches endpoints). Every write is validated whole, like PUT of the profile.
  */

@@ -37,7 +37,7 @@ describe('JSON nesting depth is bounded at parse (§2.5)', () => {
   ];
 
   test.each(routes)('%s %s: tags nested 5,000 levels → 400 JSON_TOO_DEEP naming the limit, nothing stored', async (method, path, body) => {
-    h = await startApi({ resolve: () => ({ ok: true }) as unknown as ResolveResult });
+    h = await startApi({ reports: { resolve: () => ({ ok: true }) as unknown as ResolveResult } });
     await call(h.base, 'PUT', '/v1/profiles/web', { body: profileInput('web', unprobed) });
     const before = await h.store.revision();
     const r = await call(h.base, method, path, { raw: body(nested(5000)), headers: { 'content-type': 'application/json' } });
@@ -48,7 +48,7 @@ describe('JSON nesting depth is bounded at parse (§2.5)', () => {
   });
 
   test('the limit is the depth of the whole body: 64 levels parse, 65 do not', async () => {
-    h = await startApi({ resolve: () => ({ ok: true }) as unknown as ResolveResult });
+    h = await startApi({ reports: { resolve: () => ({ ok: true }) as unknown as ResolveResult } });
     // {"name":…, "x": <62 levels>} is 63 deep; the outer object makes 64.
     const at = await call(h.base, 'POST', '/v1/resolve', { raw: `{"name":"web.tm.internal","x":${nested(MAX_JSON_DEPTH - 1)}}` });
     expect(at.status).toBe(200);
@@ -111,7 +111,7 @@ describe('bodies must be valid UTF-8 (§2.7)', () => {
 
 describe('profile routes are case-insensitive on the name (§2.9)', () => {
   beforeEach(async () => {
-    h = await startApi({ status: (p) => ({ name: p.profile.name, stack: p.stack }) as unknown as ProfileStatusReport });
+    h = await startApi({ reports: { status: (p) => ({ name: p.profile.name, stack: p.stack }) as unknown as ProfileStatusReport } });
     expect((await call(h.base, 'PUT', '/v1/profiles/web', { body: profileInput('web', unprobed) })).status).toBe(201);
   });
 

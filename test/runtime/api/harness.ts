@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { request } from 'undici';
-import { ApiServer, RuntimeMetrics, defaultValidator, type ApiOptions } from '../../../src/runtime/api';
+import { ApiServer, type ApiOptions } from '../../../src/runtime/api';
+import { RuntimeMetrics } from '../../../src/runtime/metrics';
 import { SqliteStore } from '../../../src/runtime/store';
 
 export const TOKEN = 'test-token-5f2c9a';
@@ -27,7 +28,7 @@ export async function startApi(extra: Partial<ApiOptions> = {}): Promise<Harness
   const logs: string[] = [];
   const sink = new Writable({ write(chunk, _enc, cb) { logs.push(String(chunk)); cb(); } });
   const options: ApiOptions = {
-    store, token: TOKEN, validator: defaultValidator, metrics: new RuntimeMetrics(), logger: pino({ level: 'debug' }, sink), ...extra,
+    store, token: TOKEN, metrics: new RuntimeMetrics(), logger: pino({ level: 'debug' }, sink), ...extra,
   };
   const api = new ApiServer(options);
   const addr = await api.listen('127.0.0.1', 0);

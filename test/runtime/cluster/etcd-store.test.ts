@@ -11,7 +11,7 @@ import { EtcdStore } from '../../../src/runtime/store/etcd';
 import type { StoreChange } from '../../../src/core/store';
 import { describeStoreConformance } from '../../support/store-conformance';
 import { startEtcd, type EtcdServer } from '../../support/etcd';
-import { profile } from '../api/fixtures';
+import { parentInput, profile } from '../api/fixtures';
 
 let etcd: EtcdServer;
 let n = 0;
@@ -61,15 +61,16 @@ describe('etcd store: several nodes on one etcd', () => {
     } finally { await Promise.all([a.close(), b.close()]); }
   });
 
-  test('a check runs against the committed view on whichever node writes: a parent and the delete of its child never both land', async () => {
+  test('admission runs against the committed view on whichever node writes: a parent and the delete of its child never both land', async () => {
     const prefix = `/ref${++n}/`;
     const [a, b] = await Promise.all([open(prefix), open(prefix)]);
     try {
       await a.putProfile(profile('child'), { stack: 's' });
       await b.getProfile('child');
-      // Node a deletes the child unless something nests it; node b creates a parent nesting it unless it is gone.
-      const del = a.deleteProfile('child', { check: (view) => { if ([...view.profiles.keys()].includes('parent')) throw new Error('referenced'); } });
-      const par = b.putProfile(profile('parent'), { stack: 's', check: (view) => { if (!view.profiles.has('child')) throw new Error('dangling'); } });
+      // Node a deletes the child (refused while something nests it); node b creates a parent nesting it
+      // (refused once it is gone).
+      const del = a.deleteProfile('child');
+      const par = b.putProfile(parentInput('parent', 'child'), { stack: 's' });
       const [d, p] = await Promise.allSettled([del, par]);
       expect([d.status, p.status].filter((s) => s === 'fulfilled')).toHaveLength(1);
       const names = (await a.getProfiles()).map((x) => x.profile.name);

@@ -21,7 +21,7 @@ afterAll(() => { for (const d of dirs) rmSync(d, { recursive: true, force: true 
 const tmp = (): string => { const d = mkdtempSync(join(tmpdir(), 'tmkit-secure-')); dirs.push(d); return d; };
 
 async function joinAndWrite(o: Parameters<typeof ClusterNode.open>[0]): Promise<void> {
-  const node = await ClusterNode.open(o, tmp(), logger, () => undefined, () => new Map());
+  const node = await ClusterNode.open(o, tmp(), logger);
   try {
     await node.join();
     const r = await node.store.putProfile(profile('web'), { stack: 's' });
@@ -52,9 +52,9 @@ describe('etcd users (RBAC)', () => {
   });
 
   test('a prefix outside the role, or a wrong password, is refused with etcd\'s reason', async () => {
-    await expect(ClusterNode.open({ store: etcd.storeUrl('other'), node: 'n1', location: 'l1', auth: { username: 'tmkit', password: 'tmkit-pw' }, connectTimeoutMs: 3000 }, undefined, logger, () => undefined, () => new Map()))
+    await expect(ClusterNode.open({ store: etcd.storeUrl('other'), node: 'n1', location: 'l1', auth: { username: 'tmkit', password: 'tmkit-pw' }, connectTimeoutMs: 3000 }, undefined, logger))
       .rejects.toThrow(/refused the first read: .*permission denied.*check the etcd user's permissions on \/other\//i);
-    await expect(ClusterNode.open({ store: etcd.storeUrl(), node: 'n1', location: 'l1', auth: { username: 'tmkit', password: 'wrong' }, connectTimeoutMs: 3000 }, undefined, logger, () => undefined, () => new Map()))
+    await expect(ClusterNode.open({ store: etcd.storeUrl(), node: 'n1', location: 'l1', auth: { username: 'tmkit', password: 'wrong' }, connectTimeoutMs: 3000 }, undefined, logger))
       .rejects.toThrow(/authentication failed|invalid user ID or password/i);
   });
 });
@@ -88,9 +88,9 @@ describe('etcd over TLS with client certificates', () => {
   });
 
   test('without a client certificate etcd refuses the connection; TLS files with etcd:// are a usage error', async () => {
-    await expect(ClusterNode.open({ store: `etcds://127.0.0.1:${etcd.clientPort}`, node: 'n1', location: 'l1', connectTimeoutMs: 2000, tls: { caFile: join(pki, 'ca.pem') } }, undefined, logger, () => undefined, () => new Map()))
+    await expect(ClusterNode.open({ store: `etcds://127.0.0.1:${etcd.clientPort}`, node: 'n1', location: 'l1', connectTimeoutMs: 2000, tls: { caFile: join(pki, 'ca.pem') } }, undefined, logger))
       .rejects.toThrow(/cannot reach etcd at https:\/\/127\.0\.0\.1:\d+/);
-    await expect(ClusterNode.open({ store: `etcd://127.0.0.1:${etcd.clientPort}`, node: 'n1', location: 'l1', tls: { caFile: join(pki, 'ca.pem') } }, undefined, logger, () => undefined, () => new Map()))
+    await expect(ClusterNode.open({ store: `etcd://127.0.0.1:${etcd.clientPort}`, node: 'n1', location: 'l1', tls: { caFile: join(pki, 'ca.pem') } }, undefined, logger))
       .rejects.toThrow(/TLS files are given, so write etcds:\/\//);
   });
 });

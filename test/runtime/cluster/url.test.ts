@@ -1,4 +1,4 @@
-import { parseEtcdUrl } from '../../../src/runtime/cluster/url';
+import { parseEtcdUrl } from '../../../src/runtime/etcd/url';
 
 describe('--store etcd://… parsing', () => {
   test.each([

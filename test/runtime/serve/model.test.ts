@@ -113,7 +113,7 @@ class ProberModel {
 
   /**
    * After an acknowledged write: endpoints that are new, re-enabled or whose probe settings changed start
-   * over and are probed at once (README "Schedule"), with the targets' current health; removed ones are
+   * over and are probed at once (docs/health.md "Schedule"), with the targets' current health; removed ones are
    * forgotten.
    */
   retarget(before: Profile[], after: Profile[]): void {

@@ -117,15 +117,12 @@ test('the view walks the table again when another connection moved the revision'
   const a = SqliteStore.open({ stateDir: dir });
   const b = SqliteStore.open({ stateDir: dir });
   try {
-    const put = (s: SqliteStore, i: number, n = name(i)) => s.putProfile(normalizeProfile({ ...input(i), name: n }), {
-      stack: DEFAULT_STACK,
-      check: (view) => { if ([...view.profiles.keys()].some((k) => k !== n && k.toLowerCase() === n.toLowerCase())) throw new Error(`clash with ${n}`); },
-    });
+    const put = (s: SqliteStore, i: number, n = name(i)) => s.putProfile(normalizeProfile({ ...input(i), name: n, dnsConfig: { relativeName: n.toLowerCase(), ttl: 30 } }), { stack: DEFAULT_STACK });
     for (let i = 0; i < 20; i++) await put(a, i);
     expect(a.stats().viewRebuilds).toBe(1);
     await put(b, 0, 'Other'); // b's write: a's view is now behind the file
     const rebuilds = a.stats().viewRebuilds;
-    await expect(put(a, 1, 'OTHER')).rejects.toThrow('clash with OTHER');
+    await expect(put(a, 1, 'OTHER')).rejects.toMatchObject({ code: 'PROFILE_NAME_CONFLICT' });
     expect(a.stats().viewRebuilds).toBe(rebuilds + 1);
     // Current again: the next write reads only its own row.
     const r0 = a.stats().rowsRead;

@@ -100,7 +100,7 @@ test('/v1/preview: the routing map of a deployed profile, with a failure scenari
   const de = (r: typeof now) => r.body.rows.filter((x) => x.client === 'DE');
   expect(de(now)).toEqual([expect.objectContaining({ client: 'DE', endpoint: 'map/eu', probability: 1 })]);
   expect(now.body.rows.find((x) => x.client === 'US')).toMatchObject({ endpoint: 'map/world', probability: 1 });
-  // eu down: Geographic answers a mapped endpoint even when Degraded (README Routing semantics), so DE keeps eu.
+  // eu down: Geographic answers a mapped endpoint even when Degraded (docs/routing.md), so DE keeps eu.
   const down = await call({ profile: 'map', down: ['eu'] });
   expect(down.body).toMatchObject({ profile: 'map', trafficRoutingMethod: 'Geographic', down: ['eu'] });
   expect(de(down)[0]).toMatchObject({ endpoint: 'map/eu' });

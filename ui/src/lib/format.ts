@@ -23,13 +23,13 @@ export function percent(p: number): string {
   return `${(p * 100).toFixed(p < 0.1 ? 1 : 0)}%`;
 }
 
-/** The modRevision in a tmkit ETag (`"<modRevision>-<16 hex>"`, README "ETags and conditions"). */
+/** The modRevision in a tmkit ETag (`"<modRevision>-<16 hex>"`, docs/api.md "ETags and conditions"). */
 export function etagRevision(etag: string): number | undefined {
   const m = /^(?:W\/)?"?(\d+)-[0-9a-f]+"?$/.exec(etag);
   return m ? Number(m[1]) : undefined;
 }
 
-/** Worst-case detection time (README "Worst-case failover"): interval × (tolerated + 1) + timeout. */
+/** Worst-case detection time (docs/health.md "Worst-case failover"): interval × (tolerated + 1) + timeout. */
 export function detectionSeconds(m: { intervalInSeconds: number; toleratedNumberOfFailures: number; timeoutInSeconds: number }): number {
   return m.intervalInSeconds * (m.toleratedNumberOfFailures + 1) + m.timeoutInSeconds;
 }

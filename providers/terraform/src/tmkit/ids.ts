@@ -1,5 +1,5 @@
 /**
- * Terraform ids of tmkit objects (design §8). They end as azurerm's do, so configurations that pass ids
+ * Terraform ids of tmkit objects (docs/ARCHITECTURE.md, "Providers"). They end as azurerm's do, so configurations that pass ids
  * around (a nested endpoint's `target_resource_id = tmkit_profile.child.id`) keep working after the rename:
  *
  *   profile   /tmkit/stacks/<stack>/trafficManagerProfiles/<name>

@@ -1,7 +1,7 @@
 /**
  * The schemas of the tmkit resources and data source: azurerm's Traffic Manager resources attribute for
  * attribute (azurerm_traffic_manager_profile, _external_endpoint, _azure_endpoint, _nested_endpoint), minus
- * resource_group_name, so a configuration moves by renaming (design §8). Where azurerm requires a value
+ * resource_group_name, so a configuration moves by renaming (docs/ARCHITECTURE.md, "Providers"). Where azurerm requires a value
  * that tmkit has a default for (monitor_config, ttl, minimum_child_endpoints) the attribute is optional here,
  * which still accepts every azurerm configuration. Attributes with a default are optional + computed and
  * planned as that default (see ./resources), so plans show what will be stored.

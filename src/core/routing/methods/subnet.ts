@@ -21,7 +21,7 @@ export function subnetIndex(endpoints: readonly CompiledEndpoint[], enabled: rea
  * - match, endpoint unavailable (or Disabled endpoint's  → the fallback endpoint if available, else NXDOMAIN
  *   range matched)                                         ([FAQ] row of §3)
  * - no match, fallback available                        → the fallback endpoint
- * - no match, no fallback / fallback unavailable        → NODATA ([RM]; design §6)
+ * - no match, no fallback / fallback unavailable        → NODATA ([RM]; docs/dns.md)
  */
 export function subnet(cp: CompiledProfile, client: ClientContext): Selection {
   const steps: Selection['steps'] = [];
@@ -49,6 +49,6 @@ export function subnet(cp: CompiledProfile, client: ClientContext): Selection {
     steps.push(step(cp, 'nxdomain', 'matched endpoint unavailable and no available fallback: NXDOMAIN (behaviors.md §3, [FAQ])'));
     return { kind: 'nxdomain', steps };
   }
-  steps.push(step(cp, 'nodata', f ? 'no match and the fallback is unavailable: NODATA' : 'no match and no fallback endpoint: NODATA (behaviors.md §3, [RM]; design §6)'));
+  steps.push(step(cp, 'nodata', f ? 'no match and the fallback is unavailable: NODATA' : 'no match and no fallback endpoint: NODATA (behaviors.md §3, [RM]; docs/dns.md)'));
   return { kind: 'nodata', steps };
 }

@@ -1,7 +1,7 @@
 /** Endpoint targets: presence per type, syntax, Azure resource ids, addressing-family mix, duplicate IPs. */
 import type { Ctx } from '../context';
 import { nonPublicReason } from '../../net/ip';
-import type { TargetKind } from '../target';
+import type { TargetKind } from '../../model/types';
 import { has, show } from '../util';
 
 const KIND_NAME: Record<TargetKind, string> = { fqdn: 'FQDN', ipv4: 'IPv4', ipv6: 'IPv6' };

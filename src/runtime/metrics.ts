@@ -1,6 +1,6 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { DnsCounts, ResponderStats } from '../dns';
-import type { DnsSockets, DnsWorkerReport } from '../dns-fleet';
+import type { DnsCounts, ResponderStats } from './dns';
+import type { DnsSockets, DnsWorkerReport } from './dns-fleet';
 
 /**
  * The runtime's Prometheus metrics, on a registry of its own (several runtimes can live in one process,

@@ -4,6 +4,8 @@
  * route (the bearer token; EventSource cannot send headers, so clients read it with fetch()).
  */
 import type { ServerResponse } from 'node:http';
+import type { LiveEvent } from '../core/api';
+import type { SnapshotSink } from './dns-fleet';
 
 /** A comment line this often keeps proxies and idle timeouts from closing a quiet stream. */
 const HEARTBEAT_MS = 15_000;
@@ -37,8 +39,8 @@ export class LiveEvents {
     res.on('close', () => this.subscribers.delete(res));
   }
 
-  /** Sends one event to every subscriber. */
-  publish(event: 'transition' | 'revision' | 'traffic', data: unknown): void {
+  /** Sends one event to every subscriber (the shapes are core/api.ts's LiveEvent, which the dashboard reads). */
+  publish<K extends LiveEvent['type']>(event: K, data: Extract<LiveEvent, { type: K }>['data']): void {
     if (this.subscribers.size === 0) return;
     this.write(`id: ${++this.seq}\nevent: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
   }
@@ -57,4 +59,16 @@ export class LiveEvents {
       res.write(text);
     }
   }
+}
+
+/** The live events as a sink of the pipeline: a `revision` event whenever the served store revision moves. */
+export function revisionEvents(events: LiveEvents): SnapshotSink {
+  let last = -1;
+  return {
+    publish: (p) => {
+      if (p.revision === last) return;
+      last = p.revision;
+      events.publish('revision', { revision: p.revision });
+    },
+  };
 }

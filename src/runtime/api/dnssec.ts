@@ -1,0 +1,38 @@
+/**
+ * `GET /v1/dnssec` and `POST /v1/dnssec/rollover`: the zone's DNSSEC keys and DS records, and key rollovers
+ * (src/runtime/dnssec/). Without `serve --dnssec` both answer 404 with a hint.
+ */
+import type { DnssecReport, DnssecRolloverResult } from '../../core/api';
+import type { DnssecApi } from '../dnssec';
+import { DnssecKeyError } from '../dns/dnssec/keys';
+import { ApiProblem } from './errors';
+import { readJson, DEFAULT_MAX_BODY, type Ctx, type Reply, type Route } from './http';
+
+const OFF = 'DNSSEC is off on this server: start it with tmkit serve --dnssec';
+
+/** The routes; `dnssec` undefined: DNSSEC is off (404 naming the flag). */
+export function dnssecRoutes(dnssec: DnssecApi | undefined): Route[] {
+  const on = (): DnssecApi => {
+    if (!dnssec) throw ApiProblem.of(404, 'DNSSEC_OFF', OFF);
+    return dnssec;
+  };
+  return [
+    { pattern: /^\/v1\/dnssec$/, name: '/v1/dnssec', methods: { GET: async (): Promise<Reply<DnssecReport>> => ({ status: 200, body: on().report() }) } },
+    { pattern: /^\/v1\/dnssec\/rollover$/, name: '/v1/dnssec/rollover', methods: { POST: (c) => rollover(on(), c) } },
+  ];
+}
+
+async function rollover(dnssec: DnssecApi, ctx: Ctx): Promise<Reply<DnssecRolloverResult>> {
+  const body = await readJson(ctx.req, DEFAULT_MAX_BODY);
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw ApiProblem.of(400, 'BAD_REQUEST', 'the body must be {"kind": "zone" | "ksk", "finish": false}', { path: '$' });
+  const b = body as Record<string, unknown>;
+  if (b.kind !== undefined && b.kind !== 'zone' && b.kind !== 'ksk') throw ApiProblem.of(400, 'BAD_REQUEST', `kind ${JSON.stringify(b.kind)}: "zone" (the CSK, or the ZSK with split keys) or "ksk"`, { path: 'kind' });
+  if (b.finish !== undefined && typeof b.finish !== 'boolean') throw ApiProblem.of(400, 'BAD_REQUEST', 'finish is true or false', { path: 'finish' });
+  try {
+    return { status: 200, body: await dnssec.rollover({ kind: (b.kind as 'zone' | 'ksk' | undefined) ?? 'zone', finish: b.finish === true }) };
+  } catch (err) {
+    // Refused now (a rollover under way, nothing to finish): the request is fine, the keys' state is not.
+    if (err instanceof DnssecKeyError) throw ApiProblem.of(409, 'DNSSEC_ROLLOVER', err.message);
+    throw err;
+  }
+}

@@ -1,0 +1,115 @@
+/**
+ * `/v1/profiles/{name}/endpoints/{endpoint}`: one endpoint read, created or replaced, patched, deleted. Each
+ * write builds the resulting profile with core's edits (core/model/edit.ts) and stores it conditionally on
+ * the profile version the endpoint was checked against; the store validates the whole profile.
+ */
+import type { EndpointDeleteResult, EndpointWriteResult, WriteResult } from '../../core/api';
+import { toWire } from '../../core/api';
+import { endpointEtag, findEndpoint, withEndpoint, withEndpointPatch, withoutEndpoint } from '../../core/model/edit';
+import type { EndpointInput, Profile } from '../../core/model/types';
+import { parseEtagList } from '../../core/store';
+import { conditions, editLoop, isObj, mustGet, profileReply, stackOf, type ApiContext } from './common';
+import { ApiProblem } from './errors';
+import { header, readJson, type Ctx, type Reply, type Route } from './http';
+
+export function endpointRoutes(c: ApiContext): Route[] {
+  return [{
+    pattern: /^\/v1\/profiles\/([^/]+)\/endpoints\/([^/]+)$/, name: '/v1/profiles/{name}/endpoints/{endpoint}',
+    methods: { GET: (x) => getEndpoint(c, x), PUT: (x) => putEndpoint(c, x), PATCH: (x) => patchEndpoint(c, x), DELETE: (x) => deleteEndpoint(c, x) },
+  }];
+}
+
+/** RFC 9110 §13.1 against one endpoint's ETag (`*`: it exists). Throws 412 naming what changed. */
+function checkEndpointConditions(where: string, etag: string | undefined, c: { ifMatch?: string; ifNoneMatch?: string }): void {
+  const matches = (h: string): boolean => {
+    const tags = parseEtagList(h);
+    if (tags.includes('*')) return etag !== undefined;
+    return etag !== undefined && tags.some((t) => t === etag || `"${t}"` === etag);
+  };
+  if (c.ifMatch !== undefined && !matches(c.ifMatch)) {
+    throw ApiProblem.of(412, 'PRECONDITION_FAILED', etag === undefined
+      ? `${where} does not exist, so If-Match ${c.ifMatch} cannot match`
+      : `${where} has changed: If-Match ${c.ifMatch} does not match its current ETag ${etag}; read it again and retry`);
+  }
+  if (c.ifNoneMatch !== undefined && matches(c.ifNoneMatch)) {
+    throw ApiProblem.of(412, 'PRECONDITION_FAILED', `${where} already exists (ETag ${etag}) and If-None-Match ${c.ifNoneMatch} asks to create only`);
+  }
+}
+
+function endpointNotFound(p: Profile, name: string): ApiProblem {
+  return ApiProblem.of(404, 'NOT_FOUND', `profile '${p.name}' has no endpoint '${name}' (it has ${p.endpoints.map((e) => `'${e.name}'`).join(', ') || 'none'})`, { path: `profiles[${p.name}].endpoints[${name}]` });
+}
+
+async function getEndpoint(c: ApiContext, ctx: Ctx): Promise<Reply> {
+  const p = await mustGet(c, ctx.params[0]!);
+  const e = findEndpoint(p.profile, ctx.params[1]!);
+  if (!e) throw endpointNotFound(p.profile, ctx.params[1]!);
+  return { status: 200, body: e, headers: { etag: endpointEtag(p.profile.name, e), 'tmkit-stack': p.stack, 'tmkit-profile-etag': p.etag } };
+}
+
+/**
+ * `PUT …/endpoints/{endpoint}`: creates or replaces one endpoint. `If-Match` / `If-None-Match: *` are the
+ * endpoint's (its ETag); the profile is written conditionally on the version the endpoint was checked
+ * against, so of two writers holding one endpoint ETag exactly one wins.
+ */
+async function putEndpoint(c: ApiContext, ctx: Ctx): Promise<Reply<EndpointWriteResult>> {
+  const urlEndpoint = ctx.params[1]!;
+  const stack = stackOf(ctx, false);
+  const body = await readJson(ctx.req, c.maxBody);
+  if (!isObj(body)) throw ApiProblem.of(400, 'BAD_REQUEST', 'the body must be one endpoint (a JSON object), e.g. {"type":"externalEndpoints","target":"192.0.2.10"}', { path: '$' });
+  if (body.name === undefined) body.name = urlEndpoint;
+  else if (typeof body.name !== 'string' || body.name.toLowerCase() !== urlEndpoint.toLowerCase()) {
+    throw ApiProblem.of(400, 'NAME_MISMATCH', `the body names endpoint '${String(body.name)}' but the URL names '${urlEndpoint}'; they must be equal`, { path: `endpoints[${urlEndpoint}].name` });
+  }
+  const cond = conditions(ctx);
+  return editLoop(c, ctx.params[0]!, stack, cond.ifMatch, async (current) => {
+    const name = current.profile.name;
+    const existing = findEndpoint(current.profile, urlEndpoint);
+    checkEndpointConditions(`endpoint '${name}/${urlEndpoint}'`, existing ? endpointEtag(name, existing) : undefined, cond);
+    if (existing && existing.name !== body.name) {
+      throw ApiProblem.of(409, 'PROFILE_NAME_CONFLICT', `endpoint names are case-insensitive and profile '${name}' already has endpoint '${existing.name}'; use that name or delete it first`, { path: `profiles[${name}].endpoints[${String(body.name)}].name` });
+    }
+    const { input, created } = withEndpoint(current.profile, body as unknown as EndpointInput);
+    const r = await c.store.putProfile(input, { stack: current.stack, ifMatch: current.etag });
+    const stored = findEndpoint(r.profile, urlEndpoint)!;
+    const etag = endpointEtag(name, stored);
+    return {
+      status: created ? 201 : 200,
+      headers: { etag, 'tmkit-profile-etag': r.etag },
+      body: { profile: name, stack: current.stack, etag, profileEtag: r.etag, revision: r.revision, created, changed: r.changed, endpoint: stored, warnings: r.warnings.map(toWire) },
+    };
+  });
+}
+
+async function deleteEndpoint(c: ApiContext, ctx: Ctx): Promise<Reply<EndpointDeleteResult>> {
+  const endpoint = ctx.params[1]!;
+  const stack = stackOf(ctx, false);
+  const cond = conditions(ctx);
+  return editLoop(c, ctx.params[0]!, stack, cond.ifMatch, async (current) => {
+    const name = current.profile.name;
+    const existing = findEndpoint(current.profile, endpoint);
+    checkEndpointConditions(`endpoint '${name}/${endpoint}'`, existing ? endpointEtag(name, existing) : undefined, cond);
+    const input = withoutEndpoint(current.profile, endpoint);
+    if (!input) throw endpointNotFound(current.profile, endpoint);
+    const r = await c.store.putProfile(input, { stack: current.stack, ifMatch: current.etag });
+    return { status: 200, headers: { 'tmkit-profile-etag': r.etag }, body: { profile: name, endpoint: existing!.name, deleted: true, profileEtag: r.etag, revision: r.revision } };
+  });
+}
+
+/** `PATCH …/endpoints/{endpoint}`: a JSON merge patch of one endpoint; `If-Match` is the profile's ETag. */
+async function patchEndpoint(c: ApiContext, ctx: Ctx): Promise<Reply<WriteResult>> {
+  const endpointName = ctx.params[1]!;
+  const stack = stackOf(ctx, false);
+  const patch = await readJson(ctx.req, c.maxBody);
+  if (!isObj(patch)) throw ApiProblem.of(400, 'BAD_REQUEST', 'the body must be a JSON object of endpoint properties, e.g. {"endpointStatus":"Disabled"}', { path: '$' });
+  if ('name' in patch && patch.name !== endpointName) {
+    throw ApiProblem.of(400, 'NAME_MISMATCH', `an endpoint cannot be renamed by PATCH (body name '${String(patch.name)}', URL '${endpointName}'); PUT the profile instead`, { path: `profiles[${ctx.params[0]!}].endpoints[${endpointName}].name` });
+  }
+  const explicit = header(ctx.req, 'if-match');
+  return editLoop(c, ctx.params[0]!, stack, explicit, async (current) => {
+    const input = withEndpointPatch(current.profile, endpointName, patch);
+    if (!input) throw endpointNotFound(current.profile, endpointName);
+    const r = await c.store.putProfile(input, { stack: current.stack, ifMatch: explicit ?? current.etag });
+    return profileReply(200, current.stack, r);
+  });
+}

@@ -1,0 +1,98 @@
+/**
+ * `/v1/profiles` and `/v1/profiles/{name}`: list, read, create or replace, patch the settings, delete. The
+ * store validates every write itself (core/store/admission.ts) and refuses an invalid one with every
+ * diagnostic, so of two concurrent conditional writers exactly one wins and nothing invalid is stored.
+ */
+import type { DeleteResult, ProfileList, ProfileSummaryList, WriteResult } from '../../core/api';
+import { withSettingsPatch } from '../../core/model/edit';
+import type { Profile, ProfileInput } from '../../core/model/types';
+import type { DeleteProfileOptions, StoredProfile } from '../../core/store';
+import { conditions, editLoop, findProfile, isObj, mustGet, profileReply, stackOf, type ApiContext } from './common';
+import { ApiProblem } from './errors';
+import { header, readJson, type Ctx, type Reply, type Route } from './http';
+
+/** A stack listing of at most this many profiles reads their rows one by one; a larger one reads the table. */
+const STACK_READ_ROWS = 500;
+
+export function profileRoutes(c: ApiContext): Route[] {
+  return [
+    { pattern: /^\/v1\/profiles$/, name: '/v1/profiles', methods: { GET: (x) => listProfiles(c, x) } },
+    {
+      pattern: /^\/v1\/profiles\/([^/]+)$/, name: '/v1/profiles/{name}',
+      methods: { GET: (x) => getProfile(c, x), PUT: (x) => putProfile(c, x), PATCH: (x) => patchProfile(c, x), DELETE: (x) => deleteProfile(c, x) },
+    },
+  ];
+}
+
+/**
+ * `GET /v1/profiles`: every profile with its body, or one stack's (`?stack=`, read by the summary index:
+ * only that stack's rows); `?view=summary`: name, stack, ETag, relativeName and nested children only.
+ */
+async function listProfiles(c: ApiContext, ctx: Ctx): Promise<Reply<ProfileList | ProfileSummaryList>> {
+  const stack = stackOf(ctx, false);
+  const view = ctx.url.searchParams.get('view');
+  if (view !== null && view !== 'summary' && view !== 'full') {
+    throw ApiProblem.of(400, 'BAD_REQUEST', `view '${view}' is not known: use view=summary (names, stacks, ETags, relativeNames, nested children) or view=full (the default)`, { path: 'view' });
+  }
+  if (view === 'summary') {
+    const { revision, profiles } = await c.summaries.list();
+    return { status: 200, body: { revision, profiles: stack === undefined ? profiles : profiles.filter((p) => p.stack === stack) } };
+  }
+  const revision = await c.store.revision();
+  let rows: StoredProfile[];
+  const names = stack === undefined ? undefined : await c.summaries.namesOf(stack);
+  if (names !== undefined && names.length <= STACK_READ_ROWS) {
+    rows = (await Promise.all(names.map((n) => c.store.getProfile(n)))).filter((p): p is StoredProfile => p !== undefined && p.stack === stack);
+    rows.sort((a, b) => (a.profile.name < b.profile.name ? -1 : a.profile.name > b.profile.name ? 1 : 0));
+  } else {
+    rows = (await c.store.getProfiles()).filter((p) => stack === undefined || p.stack === stack);
+  }
+  const profiles = rows.map((p) => ({ name: p.profile.name, stack: p.stack, etag: p.etag, profile: p.profile }));
+  return { status: 200, body: { revision, profiles } };
+}
+
+async function getProfile(c: ApiContext, ctx: Ctx): Promise<Reply<Profile>> {
+  const p = await mustGet(c, ctx.params[0]!);
+  return { status: 200, body: p.profile, headers: { etag: p.etag, 'tmkit-stack': p.stack } };
+}
+
+async function putProfile(c: ApiContext, ctx: Ctx): Promise<Reply<WriteResult>> {
+  const urlName = ctx.params[0]!;
+  const stack = stackOf(ctx, true)!;
+  const body = await readJson(ctx.req, c.maxBody);
+  if (!isObj(body)) throw ApiProblem.of(400, 'BAD_REQUEST', 'the body must be one profile (a JSON object)', { path: '$' });
+  // The URL is case-insensitive; the body's name is the profile's name (PUT /v1/profiles/WEB with
+  // {"name":"web"} writes web). A name that differs from a stored one only in case is a conflict.
+  if (body.name === undefined) body.name = urlName;
+  else if (typeof body.name !== 'string' || body.name.toLowerCase() !== urlName.toLowerCase()) {
+    throw ApiProblem.of(400, 'NAME_MISMATCH', `the body names profile '${String(body.name)}' but the URL names '${urlName}'; they must be equal`, { path: `profiles[${urlName}].name` });
+  }
+  const r = await c.store.putProfile(body as unknown as ProfileInput, { stack, ...conditions(ctx) });
+  return profileReply(r.created ? 201 : 200, stack, r);
+}
+
+/** `PATCH /v1/profiles/{name}`: a JSON merge patch of the settings; the endpoints are never touched. */
+async function patchProfile(c: ApiContext, ctx: Ctx): Promise<Reply<WriteResult>> {
+  const stack = stackOf(ctx, false);
+  const patch = await readJson(ctx.req, c.maxBody);
+  if (!isObj(patch)) throw ApiProblem.of(400, 'BAD_REQUEST', 'the body must be a JSON merge patch of profile settings, e.g. {"dnsConfig":{"ttl":60}}', { path: '$' });
+  const explicit = header(ctx.req, 'if-match');
+  return editLoop(c, ctx.params[0]!, stack, explicit, async (current) => {
+    const edited = withSettingsPatch(current.profile, patch);
+    if ('error' in edited) throw new ApiProblem(400, [edited.error]);
+    const r = await c.store.putProfile(edited.input, { stack: current.stack, ifMatch: explicit ?? current.etag });
+    return profileReply(200, current.stack, r);
+  });
+}
+
+async function deleteProfile(c: ApiContext, ctx: Ctx): Promise<Reply<DeleteResult>> {
+  const stack = stackOf(ctx, false);
+  // The stored name (case-insensitive URL); a profile that does not exist is the store's 404.
+  const name = (await findProfile(c, ctx.params[0]!))?.profile.name ?? ctx.params[0]!;
+  const opts: DeleteProfileOptions = {};
+  if (stack !== undefined) opts.stack = stack;
+  const ifMatch = header(ctx.req, 'if-match');
+  if (ifMatch !== undefined) opts.ifMatch = ifMatch;
+  const r = await c.store.deleteProfile(name, opts);
+  return { status: 200, body: { name, deleted: true, revision: r.revision } };
+}

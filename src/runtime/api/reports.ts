@@ -1,0 +1,101 @@
+/**
+ * The read-only views of the running server: `/v1/profiles/{name}/status`, `/traffic`, `/v1/resolve`,
+ * `/v1/preview`, the live events, `/healthz` and `/metrics`. The handlers parse and check the request; the
+ * answers come from the runtime's `RuntimeReports` (src/runtime/reports.ts), which reads the served snapshot
+ * and the health ledger. A server without it (the API tests' harness) answers 503 for those routes.
+ */
+import { isIP } from 'node:net';
+import type { HealthzBody, PreviewReport, ProfileStatusReport, ResolveResult, TrafficReport } from '../../core/api';
+import { problem, type Diagnostic } from '../../core/diagnostics';
+import type { LiveEvents } from '../events';
+import type { RuntimeMetrics } from '../metrics';
+import type { ResolveRequest, RuntimeReports } from '../reports';
+import { isObj, mustGet, type ApiContext } from './common';
+import { ApiProblem } from './errors';
+import { readJson, type Ctx, type Reply, type Route } from './http';
+
+export interface ReportContext extends ApiContext {
+  reports: Partial<RuntimeReports>;
+  metrics: RuntimeMetrics;
+  events?: LiveEvents;
+}
+
+export function reportRoutes(c: ReportContext): { routes: Route[]; open: Route[] } {
+  return {
+    routes: [
+      { pattern: /^\/metrics$/, name: '/metrics', methods: { GET: () => metrics(c) } },
+      { pattern: /^\/v1\/profiles\/([^/]+)\/status$/, name: '/v1/profiles/{name}/status', methods: { GET: (x) => status(c, x) } },
+      { pattern: /^\/v1\/profiles\/([^/]+)\/traffic$/, name: '/v1/profiles/{name}/traffic', methods: { GET: (x) => traffic(c, x) } },
+      { pattern: /^\/v1\/resolve$/, name: '/v1/resolve', methods: { POST: (x) => resolve(c, x) } },
+      { pattern: /^\/v1\/preview$/, name: '/v1/preview', methods: { POST: (x) => preview(c, x) } },
+      { pattern: /^\/v1\/events$/, name: '/v1/events', methods: { GET: (x) => events(c, x) } },
+    ],
+    open: [{ pattern: /^\/healthz$/, name: '/healthz', methods: { GET: () => healthz(c) } }],
+  };
+}
+
+const unavailable = (what: string): ApiProblem => ApiProblem.of(503, 'NOT_AVAILABLE', what);
+
+async function healthz(c: ReportContext): Promise<Reply<HealthzBody>> {
+  const h = c.reports.health ? await c.reports.health() : undefined;
+  if (!h) return { status: 200, body: { status: 'ok', revision: await c.store.revision() } };
+  return {
+    status: h.degraded ? 503 : 200,
+    body: { status: h.degraded ? 'degraded' : 'ok', revision: h.storeRevision, servedRevision: h.servedRevision, lagRevisions: h.lagRevisions, lagSeconds: h.lagSeconds, ...(h.reason !== undefined ? { reason: h.reason } : {}), ...(h.cluster ? { cluster: h.cluster } : {}) },
+  };
+}
+
+async function metrics(c: ReportContext): Promise<Reply<string>> {
+  return { status: 200, body: await c.metrics.registry.metrics(), headers: { 'content-type': c.metrics.registry.contentType } };
+}
+
+async function status(c: ReportContext, ctx: Ctx): Promise<Reply<ProfileStatusReport>> {
+  const p = await mustGet(c, ctx.params[0]!);
+  if (!c.reports.status) throw unavailable('this server has no monitor attached; status is unavailable');
+  return { status: 200, body: await c.reports.status(p), headers: { etag: p.etag } };
+}
+
+async function resolve(c: ReportContext, ctx: Ctx): Promise<Reply<ResolveResult>> {
+  const body = await readJson(ctx.req, c.maxBody);
+  if (!isObj(body)) throw ApiProblem.of(400, 'BAD_REQUEST', 'the body must be {"name": "...", "type": "A", "clientIp": "..."}', { path: '$' });
+  const errors: Diagnostic[] = [];
+  if (typeof body.name !== 'string' || body.name.trim() === '') errors.push(problem('BAD_REQUEST', 'name (the DNS name to resolve) is required', { path: 'name' }));
+  if (body.type !== undefined && (typeof body.type !== 'string' || !/^[A-Za-z0-9]+$/.test(body.type))) errors.push(problem('BAD_REQUEST', 'type is a DNS record type such as A, AAAA, CNAME, ANY', { path: 'type' }));
+  if (body.clientIp !== undefined && typeof body.clientIp !== 'string') errors.push(problem('BAD_REQUEST', 'clientIp is an IPv4 or IPv6 address string', { path: 'clientIp' }));
+  else if (typeof body.clientIp === 'string' && isIP(body.clientIp) === 0) errors.push(problem('BAD_REQUEST', `clientIp '${body.clientIp}' is not an IPv4 or IPv6 address`, { path: 'clientIp' }));
+  if (errors.length > 0) throw new ApiProblem(400, errors);
+  if (!c.reports.resolve) throw unavailable('this server has no routing engine attached; resolve is unavailable');
+  const query: ResolveRequest = {
+    name: body.name as string,
+    type: typeof body.type === 'string' ? body.type.toUpperCase() : 'A',
+    clientIp: typeof body.clientIp === 'string' ? body.clientIp : '127.0.0.1',
+  };
+  return { status: 200, body: await c.reports.resolve(query) };
+}
+
+async function traffic(c: ReportContext, ctx: Ctx): Promise<Reply<TrafficReport>> {
+  const p = await mustGet(c, ctx.params[0]!);
+  if (!c.reports.traffic) throw unavailable('this server has no DNS attached; Traffic View is unavailable');
+  const raw = ctx.url.searchParams.get('since');
+  const since = raw === null ? 0 : Date.parse(raw);
+  if (Number.isNaN(since)) throw ApiProblem.of(400, 'BAD_REQUEST', `since '${raw}' is not an ISO 8601 time such as 2026-12-02T10:00:00Z`, { path: 'since' });
+  return { status: 200, body: c.reports.traffic(p, since) };
+}
+
+async function preview(c: ReportContext, ctx: Ctx): Promise<Reply<PreviewReport>> {
+  const body = await readJson(ctx.req, c.maxBody);
+  if (!isObj(body) || typeof body.profile !== 'string') throw ApiProblem.of(400, 'BAD_REQUEST', 'the body must be {"profile": "<name>", "down": ["<endpoint>", ...]}', { path: 'profile' });
+  const down = body.down ?? [];
+  if (!Array.isArray(down) || down.some((d) => typeof d !== 'string')) throw ApiProblem.of(400, 'BAD_REQUEST', 'down is a list of endpoint names (or child/endpoint paths) to treat as Degraded', { path: 'down' });
+  const p = await mustGet(c, body.profile);
+  if (!c.reports.preview) throw unavailable('this server has no routing engine attached; the preview is unavailable');
+  return { status: 200, body: await c.reports.preview(p, down as string[]) };
+}
+
+async function events(c: ReportContext, ctx: Ctx): Promise<Reply<undefined>> {
+  const ev = c.events;
+  if (!ev) throw unavailable('this server publishes no events');
+  if (ev.full) throw ApiProblem.of(429, 'TOO_MANY_STREAMS', 'too many event streams are open; close one (each browser tab of the dashboard holds one)');
+  ev.subscribe(ctx.res);
+  return { status: 200, body: undefined, streamed: true };
+}

@@ -1,0 +1,356 @@
+/**
+ * Online signing: the zone's RRSIGs, made when an answer is first encoded and cached by RRset content and
+ * validity window, and the DNSSEC records an answer gains (DNSKEY at the apex, the compact-denial NSEC of
+ * negative answers). The DNS responder (../dns/responder.ts) calls `secure()` on a cache miss only; every
+ * later query for the same question is a copy of the encoded answer, so a signature costs once per RRset
+ * content per window, not per query.
+ *
+ * Validity windows: time is cut into windows of `refreshSeconds` (default 1 day). A signature made in the
+ * window starting at W has inception W − `backdateSeconds` (default 1 h, for resolvers whose clock is
+ * behind) and expiration W + `validitySeconds` (default 7 days). So every signature served has at least
+ * validity − refresh (6 days) left, and all signatures of a window are the same bytes on every node with the
+ * same keys (ECDSA signatures differ per signing, but validity and content do not). `leadSeconds` (default
+ * 10 min) before a window ends, the signatures used in it are made again for the next window in the
+ * background, in small batches between queries; when the window starts, `generation` moves on and the
+ * responder re-encodes (does not re-sign) its cached answers with them.
+ *
+ * Denial of existence: compact denial (RFC 9824). A negative answer says the queried name exists with no
+ * data of the asked type: one NSEC owned by the name, next name `\000.<name>` (covering no other name, so no
+ * zone walk), signed like any RRset. NXDOMAIN becomes NOERROR with the NXNAME type in the bitmap, unless the
+ * query set the Compact Answers OK flag (then NXDOMAIN). A NODATA bitmap lists the types the name has for
+ * this client (an ANY lookup), never the asked type and never CNAME, plus RRSIG and NSEC (and DNSKEY at the
+ * apex): the proof holds for exactly this answer, as the answer itself does (health and the client decide it).
+ */
+import type { WireRecord } from '../encode';
+import { activeKeys, signData, type ActiveKeys, type ZoneKey } from './keys';
+import { TYPE, canonicalName, canonicalRrset, immediateSuccessor, labelCount, nsecRdata, rrsigPrefix, typeCode } from './records';
+import { systemClock } from '../../clock';
+
+export interface SignerOptions {
+  /** The zone apex (lower case, no trailing dot). */
+  zone: string;
+  /** Signature lifetime from the start of its window. Default 7 days. */
+  validitySeconds?: number;
+  /** Window length: signatures are made again this often. Default 1 day. */
+  refreshSeconds?: number;
+  /** Inception this long before the window start. Default 1 h. */
+  backdateSeconds?: number;
+  /** Start re-signing this long before a window ends. Default 10 min (must stay below the backdate). */
+  leadSeconds?: number;
+  /** Signatures kept (RRsets). Default 100,000. */
+  cacheSize?: number;
+  /** TTL of the DNSKEY RRset. Default 300 (the zone's SOA/NS TTL). */
+  dnskeyTtl?: number;
+  /** The clock (ms since the epoch). Default the system clock (clock.ts). */
+  now?: () => number;
+}
+
+export interface SignerStats {
+  /** Signatures made since start (cache misses and background refreshes). */
+  signatures: number;
+  /** Of those, made ahead of a window by the background refresh. */
+  refreshed: number;
+  /** RRsets whose signatures came from the cache. */
+  cacheHits: number;
+  /** RRsets in the signature cache now. */
+  cached: number;
+  /** When the current window's signatures are next refreshed (ms since the epoch). */
+  nextRefresh: number;
+  /** The key tag that signs the zone's data, and those that sign the DNSKEY RRset. */
+  zoneKeyTag: number;
+  keyKeyTags: number[];
+  /** The key tags in the DNSKEY RRset. */
+  publishedKeyTags: number[];
+}
+
+interface CacheEntry {
+  rrset: WireRecord[];
+  window: number;
+  sigs: WireRecord[];
+  /** Signatures for the next window, made by the background refresh. */
+  next?: WireRecord[];
+  used: boolean;
+}
+
+/** The sections of an answer, after `secure()`. */
+export interface SecuredAnswer {
+  rcode: 'NOERROR' | 'NXDOMAIN';
+  answer: WireRecord[];
+  authority: WireRecord[];
+  additional: WireRecord[];
+}
+
+export interface SecureInput {
+  /** The question name, lower case, no trailing dot. */
+  qname: string;
+  qtype: number;
+  rcode: 'NOERROR' | 'NXDOMAIN';
+  answer: readonly WireRecord[];
+  authority: readonly WireRecord[];
+  additional: readonly WireRecord[];
+  /** The query's DO bit: without it only the DNSKEY RRset is added (no signatures, no NSEC). */
+  dnssecOk: boolean;
+  /** The query's Compact Answers OK flag (RFC 9824 §4): NXDOMAIN keeps its rcode. */
+  compactOk: boolean;
+  /** The types the name has for this client (from an ANY lookup), for the NSEC of a NODATA answer. */
+  typesAt: () => Iterable<number>;
+  /** TTL of the NSEC (the negative TTL: min(SOA TTL, SOA MINIMUM), RFC 9824 §3). */
+  negativeTtl: number;
+}
+
+const DAY = 86_400;
+/** Signature validity, window length, inception backdate and how early a window's signatures are made. */
+export const SIGNING_DEFAULTS = { validitySeconds: 7 * DAY, refreshSeconds: DAY, backdateSeconds: 3600, leadSeconds: 600 } as const;
+
+export class ZoneSigner {
+  readonly zone: string;
+  /** Moves on whenever cached signed answers are stale: a new window, or other keys. */
+  generation = 0;
+  private readonly signerName: Buffer;
+  private readonly validity: number;
+  private readonly refresh: number;
+  private readonly backdate: number;
+  private readonly lead: number;
+  private readonly cacheSize: number;
+  private readonly dnskeyTtl: number;
+  private readonly now: () => number;
+  private keys: ZoneKey[] = [];
+  private active!: ActiveKeys;
+  private dnskeys: WireRecord[] = [];
+  private window: number;
+  private cache = new Map<string, CacheEntry>();
+  private timer: NodeJS.Timeout | undefined;
+  private keyTimer: NodeJS.Timeout | undefined;
+  private closed = false;
+  private counters = { signatures: 0, refreshed: 0, cacheHits: 0 };
+
+  constructor(keys: readonly ZoneKey[], o: SignerOptions) {
+    this.zone = o.zone;
+    this.signerName = canonicalName(o.zone);
+    this.validity = o.validitySeconds ?? SIGNING_DEFAULTS.validitySeconds;
+    this.refresh = o.refreshSeconds ?? SIGNING_DEFAULTS.refreshSeconds;
+    this.backdate = o.backdateSeconds ?? SIGNING_DEFAULTS.backdateSeconds;
+    this.lead = Math.min(o.leadSeconds ?? SIGNING_DEFAULTS.leadSeconds, Math.max(0, this.backdate - 1), this.refresh / 2);
+    if (this.validity <= this.refresh) throw new Error(`dnssec: the signature validity (${this.validity} s) must be longer than the refresh interval (${this.refresh} s)`);
+    this.cacheSize = o.cacheSize ?? 100_000;
+    this.dnskeyTtl = o.dnskeyTtl ?? 300;
+    this.now = o.now ?? systemClock.now;
+    this.window = this.windowAt(this.now());
+    this.setKeys(keys);
+    this.schedule();
+  }
+
+  /** New keys (a rollover step, or another node's change): every signature is made again as needed. */
+  setKeys(keys: readonly ZoneKey[]): void {
+    this.keys = [...keys];
+    this.apply();
+  }
+
+  /** Stops the timers (the cache stays usable). */
+  close(): void {
+    this.closed = true;
+    if (this.timer) clearTimeout(this.timer);
+    if (this.keyTimer) clearTimeout(this.keyTimer);
+  }
+
+  stats(): SignerStats {
+    return {
+      ...this.counters,
+      cached: this.cache.size,
+      nextRefresh: this.nextRefresh(),
+      zoneKeyTag: this.active.zoneSigner.keyTag,
+      keyKeyTags: this.active.keySigners.map((k) => k.keyTag),
+      publishedKeyTags: this.active.published.map((k) => k.keyTag),
+    };
+  }
+
+  /** When the signatures in use are next made again: the coming window's, or (once those are made) the one after. */
+  private nextRefresh(): number {
+    const ahead = ((this.window + 1) * this.refresh - this.lead) * 1000;
+    return this.now() < ahead ? ahead : ahead + this.refresh * 1000;
+  }
+
+  /** The DNSKEY RRset served now. */
+  dnskeyRecords(): readonly WireRecord[] {
+    return this.dnskeys;
+  }
+
+  /** The RRSIG records of one RRset (same owner, type and TTL), from the cache or signed now. */
+  rrsigs(rrset: WireRecord[]): WireRecord[] {
+    // A window that began before its timer fired (a busy event loop) begins now.
+    if (this.windowAt(this.now()) > this.window) this.advance();
+    const first = rrset[0]!;
+    const key = `${first.type}\u0000${canonicalRrset(rrset).toString('latin1')}`;
+    let e = this.cache.get(key);
+    if (e !== undefined && e.window === this.window) {
+      this.counters.cacheHits++;
+      e.used = true;
+      return e.sigs;
+    }
+    const sigs = this.sign(rrset, this.window);
+    if (e === undefined) {
+      if (this.cache.size >= this.cacheSize) this.evict();
+      e = { rrset, window: this.window, sigs, used: true };
+      this.cache.set(key, e);
+    } else {
+      e.window = this.window;
+      e.sigs = sigs;
+      e.used = true;
+      delete e.next;
+    }
+    return sigs;
+  }
+
+  /** The answer's sections with the DNSSEC records the query gets (see the module comment). */
+  secure(i: SecureInput): SecuredAnswer {
+    let rcode = i.rcode;
+    let answer = i.answer;
+    let authority = i.authority;
+    const apex = i.qname === this.zone;
+    if (apex && i.qtype === TYPE.DNSKEY) { answer = this.dnskeys; authority = []; }
+    else if (apex && i.qtype === 255) answer = [...answer, ...this.dnskeys];
+    if (!i.dnssecOk) return { rcode, answer: [...answer], authority: [...authority], additional: [...i.additional] };
+    if (answer.length === 0) {
+      const nsec = this.nsec(i, apex);
+      if (i.qtype === TYPE.NSEC) {
+        // The NSEC itself is the answer to an NSEC query: as a NODATA proof its own bitmap would deny it.
+        answer = [nsec];
+        authority = [];
+        rcode = 'NOERROR';
+      } else {
+        authority = [...authority, nsec];
+        if (rcode === 'NXDOMAIN' && !i.compactOk) rcode = 'NOERROR';
+      }
+    }
+    return { rcode, answer: this.signSection(answer), authority: this.signSection(authority), additional: this.signSection(i.additional) };
+  }
+
+  // ------------------------------------------------------------------------------------------------
+
+  private nsec(i: SecureInput, apex: boolean): WireRecord {
+    const types = new Set<number>([TYPE.RRSIG, TYPE.NSEC]);
+    if (i.rcode === 'NXDOMAIN') {
+      types.add(TYPE.NXNAME);
+    } else {
+      for (const t of i.typesAt()) types.add(t);
+      if (apex) types.add(TYPE.DNSKEY);
+      // The proof is for this answer: the asked type is absent, and a CNAME would have been the answer.
+      if (i.qtype !== TYPE.NSEC) types.delete(i.qtype);
+      types.delete(TYPE.CNAME);
+    }
+    return { type: 'NSEC', name: i.qname, ttl: i.negativeTtl, data: nsecRdata(immediateSuccessor(canonicalName(i.qname)), types) };
+  }
+
+  /** Each RRset of a section followed by its RRSIGs (records of one RRset kept together, first-seen order). */
+  private signSection(records: readonly WireRecord[]): WireRecord[] {
+    if (records.length === 0) return [];
+    const sets = new Map<string, WireRecord[]>();
+    for (const r of records) {
+      const k = `${r.name.toLowerCase()}\u0000${r.type}`;
+      const s = sets.get(k);
+      if (s) s.push(r); else sets.set(k, [r]);
+    }
+    const out: WireRecord[] = [];
+    for (let rrset of sets.values()) {
+      // RFC 2181 §5.2: one TTL per RRset (the lowest), the one the signature covers.
+      const ttl = Math.min(...rrset.map((r) => r.ttl));
+      if (rrset.some((r) => r.ttl !== ttl)) rrset = rrset.map((r) => ({ ...r, ttl }) as WireRecord);
+      out.push(...rrset, ...this.rrsigs(rrset));
+    }
+    return out;
+  }
+
+  private sign(rrset: WireRecord[], window: number): WireRecord[] {
+    const first = rrset[0]!;
+    const type = typeCode(first);
+    const signers = type === TYPE.DNSKEY ? this.active.keySigners : [this.active.zoneSigner];
+    const data = canonicalRrset(rrset);
+    const start = window * this.refresh;
+    return signers.map((key) => {
+      const prefix = rrsigPrefix({
+        typeCovered: type, algorithm: key.algorithm, labels: labelCount(first.name), originalTtl: first.ttl,
+        expiration: start + this.validity, inception: start - this.backdate, keyTag: key.keyTag, signer: this.signerName,
+      });
+      this.counters.signatures++;
+      return { type: 'RRSIG', name: first.name, ttl: first.ttl, data: Buffer.concat([prefix, signData(key, Buffer.concat([prefix, data]))]) };
+    });
+  }
+
+  private windowAt(ms: number): number {
+    return Math.floor(ms / 1000 / this.refresh);
+  }
+
+  /** Recomputes which keys serve now, and arms a timer for the next key event. */
+  private apply(): void {
+    const t = this.now();
+    this.active = activeKeys(this.keys, t);
+    const owner = this.zone;
+    this.dnskeys = this.active.published.map((k) => ({ type: 'DNSKEY', name: owner, ttl: this.dnskeyTtl, data: k.dnskey }));
+    this.cache.clear();
+    this.generation++;
+    if (this.keyTimer) clearTimeout(this.keyTimer);
+    this.keyTimer = undefined;
+    if (Number.isFinite(this.active.nextChange) && !this.closed) {
+      this.keyTimer = setTimeout(() => this.apply(), Math.min(Math.max(0, this.active.nextChange - t) + 5, 0x7fffffff));
+      this.keyTimer.unref();
+    }
+  }
+
+  /** The next step of the window cycle: re-sign ahead (at end − lead), then start the new window (at end). */
+  private schedule(): void {
+    if (this.closed) return;
+    const end = (this.window + 1) * this.refresh * 1000;
+    const ahead = end - this.lead * 1000;
+    const t = this.now();
+    const at = t < ahead ? ahead : end;
+    this.timer = setTimeout(() => {
+      if (this.now() < end) this.refreshAhead(this.window + 1, () => this.schedule());
+      else { this.advance(); this.schedule(); }
+    }, Math.min(Math.max(0, at - t), 0x7fffffff));
+    this.timer.unref();
+  }
+
+  /** Signs the RRsets used in this window for `next`, 64 at a time between other work. */
+  private refreshAhead(next: number, done: () => void): void {
+    const todo = [...this.cache.values()].filter((e) => e.used);
+    const step = (from: number): void => {
+      if (this.closed) return;
+      for (let i = from; i < Math.min(from + 64, todo.length); i++) {
+        const e = todo[i]!;
+        if (e.window === next - 1 && e.next === undefined) {
+          e.next = this.sign(e.rrset, next);
+          this.counters.refreshed += e.next.length;
+        }
+      }
+      if (from + 64 < todo.length) setImmediate(() => step(from + 64)); else done();
+    };
+    step(0);
+  }
+
+  /** A new window: signatures made ahead take over, RRsets unused in the last window leave the cache. */
+  private advance(): void {
+    const w = this.windowAt(this.now());
+    if (w === this.window) return;
+    for (const [k, e] of this.cache) {
+      if (e.next !== undefined && w === e.window + 1) {
+        e.window = w;
+        e.sigs = e.next;
+        delete e.next;
+        e.used = false;
+      } else if (!e.used || e.window !== w) {
+        this.cache.delete(k);
+      }
+    }
+    this.window = w;
+    this.generation++;
+  }
+
+  private evict(): void {
+    const drop = Math.max(1, this.cacheSize >> 4);
+    let n = 0;
+    for (const k of this.cache.keys()) {
+      if (n++ >= drop) break;
+      this.cache.delete(k);
+    }
+  }
+}

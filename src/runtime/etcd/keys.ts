@@ -1,0 +1,86 @@
+/**
+ * The key layout of tmkit in etcd, and what each key holds: the one place both the store (store/etcd.ts:
+ * the configuration) and the cluster (cluster/: nodes, verdicts) read it from. Every key is under the
+ * cluster's prefix (`--store etcd://…/PREFIX`, default `/tmkit/`), each segment URI-encoded:
+ *
+ * | key                                      | value                                      | lease |
+ * |------------------------------------------|--------------------------------------------|-------|
+ * | `config/rev`                             | the configuration revision (decimal)       | no    |
+ * | `config/profiles/<name>`                 | `{stack, hash, modRevision, profile}`      | no    |
+ * | `config/resources`                       | `{modRevision, catalog}`                   | no    |
+ * | `nodes/<node>`                           | `{node, location, lease, startedAt, …}`    | yes   |
+ * | `health/<profile>/<endpoint>/<location>` | `{verdict, fingerprint, node, at, reason}` | yes   |
+ *
+ * Every configuration write bumps `config/rev` in the same transaction; writers compare its mod_revision,
+ * so a write commits only against the view it was checked on (store/etcd.ts).
+ */
+import type { ProbeVerdict } from '../../core/health/types';
+import type { ResourceCatalogRecord } from '../../core/model/catalog';
+import type { Profile } from '../../core/model/types';
+
+export const REV_KEY = 'config/rev';
+export const RESOURCES_KEY = 'config/resources';
+
+const enc = (s: string): string => encodeURIComponent(s);
+const dec = (s: string): string => decodeURIComponent(s);
+
+export function keyOfProfile(name: string): string { return `config/profiles/${enc(name)}`; }
+export function keyOfNode(node: string): string { return `nodes/${enc(node)}`; }
+export function keyOfVerdict(profile: string, endpoint: string, location: string): string {
+  return `health/${enc(profile)}/${enc(endpoint)}/${enc(location)}`;
+}
+
+/** `config/profiles/<name>`. */
+export interface StoredValue { stack: string; hash: string; modRevision: number; profile: Profile }
+
+/** `config/resources`. */
+export interface ResourcesValue { modRevision: number; catalog: ResourceCatalogRecord }
+
+/** `nodes/<node>`: a tmkit node, registered under its lease while it runs. */
+export interface NodeRecord {
+  node: string;
+  location: string;
+  /** The lease (decimal id) its keys are attached to. */
+  lease: string;
+  startedAt: string;
+  dns?: string[];
+  api?: string;
+}
+
+/** `health/<profile>/<endpoint>/<location>`: one location's decided verdict (no key = undecided). */
+export interface LocationVerdict {
+  verdict: Exclude<ProbeVerdict, 'CheckingEndpoint'>;
+  /** Probe settings the verdict was reached with (a verdict for other settings counts as undecided). */
+  fingerprint: string;
+  node: string;
+  /** ms since epoch of the transition. */
+  at: number;
+  reason: string;
+}
+
+/** What a key (without the prefix) names; undefined for a key tmkit does not use. */
+export type ParsedKey =
+  | { kind: 'rev' }
+  | { kind: 'resources' }
+  | { kind: 'profile'; name: string }
+  | { kind: 'node'; node: string }
+  | { kind: 'verdict'; key: string; location: string };
+
+export function parseKey(rest: string): ParsedKey | undefined {
+  if (rest === REV_KEY) return { kind: 'rev' };
+  if (rest === RESOURCES_KEY) return { kind: 'resources' };
+  const parts = rest.split('/');
+  if (parts[0] === 'config' && parts[1] === 'profiles' && parts.length === 3) return { kind: 'profile', name: dec(parts[2]!) };
+  if (parts[0] === 'nodes' && parts.length === 2) return { kind: 'node', node: dec(parts[1]!) };
+  if (parts[0] === 'health' && parts.length === 4) return { kind: 'verdict', key: `${dec(parts[1]!)}/${dec(parts[2]!)}`, location: dec(parts[3]!) };
+  return undefined;
+}
+
+/** The next key after every key starting with `prefix` (etcd's range_end for a prefix). */
+export function prefixEnd(prefix: Buffer): Buffer {
+  const end = Buffer.from(prefix);
+  for (let i = end.length - 1; i >= 0; i--) {
+    if (end[i]! < 0xff) { end[i]!++; return end.subarray(0, i + 1); }
+  }
+  return Buffer.from([0]);
+}

@@ -1,0 +1,173 @@
+/**
+ * One node's copy of everything tmkit keeps under the prefix (keys.ts), applied from a full listing or from
+ * watch events in revision order, and the listeners told about it: the store's (profiles and the catalog, as
+ * StoreChanges) and the cluster's (nodes and verdicts). Reads are served from here, so they never wait for
+ * etcd and keep working while it is down.
+ */
+import type { IKeyValue, IWatchResponse } from 'etcd3';
+import type { Logger } from 'pino';
+import type { ResourceCatalogRecord } from '../../core/model/catalog';
+import type { StoreChange, StoredProfile } from '../../core/store';
+import { makeEtag } from '../../core/store/conditions';
+import { REV_KEY, parseKey, type LocationVerdict, type NodeRecord, type ResourcesValue, type StoredValue } from './keys';
+
+type ClusterListener = () => void;
+type Touched = { kind: 'profile'; name: string } | { kind: 'resources' } | { kind: 'cluster' } | { kind: 'rev' } | undefined;
+
+export class EtcdMirror {
+  /** Highest etcd revision whose events (under the prefix) are all applied. */
+  appliedRevision = 0;
+  clusterId = '';
+  configRevision = 0;
+  /** mod_revision of `config/rev` (0 while it does not exist): what configuration writers compare. */
+  revKeyMod = 0;
+  readonly profiles = new Map<string, StoredProfile>();
+  resources: ResourceCatalogRecord = {};
+  readonly nodes = new Map<string, NodeRecord>();
+  /** `profile/endpoint` → location → verdict. */
+  readonly health = new Map<string, Map<string, LocationVerdict>>();
+
+  private readonly storeListeners = new Set<(c: StoreChange) => void>();
+  private readonly clusterListeners = new Set<ClusterListener>();
+  private waiters: Array<{ mod: number; resolve: () => void }> = [];
+
+  constructor(private readonly prefix: string, private readonly logger: Logger | undefined, private readonly onApplied: () => void) {}
+
+  onStore(l: (c: StoreChange) => void): () => void { this.storeListeners.add(l); return () => this.storeListeners.delete(l); }
+  onCluster(l: ClusterListener): () => void { this.clusterListeners.add(l); return () => this.clusterListeners.delete(l); }
+
+  /** Resolves once `config/rev` is at `mod` or later here; `late` runs (and then resolves) after `timeoutMs`. */
+  waitForConfig(mod: number, timeoutMs: number, late: () => Promise<void>): Promise<void> {
+    if (this.revKeyMod >= mod) return Promise.resolve();
+    return new Promise((resolve) => {
+      const w = { mod, resolve };
+      this.waiters.push(w);
+      const t = setTimeout(() => {
+        this.logger?.warn({ mod, applied: this.revKeyMod }, 'etcd watch is behind a committed write; re-listing');
+        void late().catch(() => undefined).finally(() => { this.waiters = this.waiters.filter((x) => x !== w); resolve(); });
+      }, timeoutMs);
+      t.unref();
+      const orig = w.resolve;
+      w.resolve = () => { clearTimeout(t); orig(); };
+    });
+  }
+
+  /** Lets every waiter go (the session closes). */
+  releaseAll(): void {
+    for (const w of this.waiters) w.resolve();
+    this.waiters = [];
+  }
+
+  private releaseWaiters(): void {
+    if (this.waiters.length === 0) return;
+    const ready = this.waiters.filter((w) => w.mod <= this.revKeyMod);
+    if (ready.length === 0) return;
+    this.waiters = this.waiters.filter((w) => w.mod > this.revKeyMod);
+    for (const w of ready) w.resolve();
+  }
+
+  /** Replaces everything with a listing read at one etcd `revision`; tells listeners what differs. */
+  replace(kvs: IKeyValue[], revision: number, clusterId: string): void {
+    const before = { profiles: new Map(this.profiles), resources: JSON.stringify(this.resources), nodes: JSON.stringify([...this.nodes]), health: this.healthDigest() };
+    this.profiles.clear();
+    this.nodes.clear();
+    this.health.clear();
+    this.resources = {};
+    this.configRevision = 0;
+    this.revKeyMod = 0;
+    for (const kv of kvs) this.applyKv(kv, false);
+    this.appliedRevision = Math.max(this.appliedRevision, revision);
+    this.clusterId = clusterId;
+    const changes: StoreChange[] = [];
+    for (const name of new Set([...before.profiles.keys(), ...this.profiles.keys()])) {
+      const a = before.profiles.get(name);
+      const b = this.profiles.get(name);
+      if (a?.etag !== b?.etag) changes.push({ revision: this.configRevision, kind: 'profile', op: b ? 'put' : 'delete', name });
+    }
+    if (JSON.stringify(this.resources) !== before.resources) changes.push({ revision: this.configRevision, kind: 'resources', op: 'replace' });
+    const clusterChanged = JSON.stringify([...this.nodes]) !== before.nodes || this.healthDigest() !== before.health;
+    this.emit(changes, clusterChanged);
+  }
+
+  private healthDigest(): string {
+    return JSON.stringify([...this.health].map(([k, m]) => [k, [...m]]));
+  }
+
+  /** Applies one key (put or delete); returns what it was. */
+  private applyKv(kv: IKeyValue, deleted: boolean): Touched {
+    const rest = kv.key.toString('utf8').slice(this.prefix.length);
+    const value = (): unknown => JSON.parse(kv.value.toString('utf8'));
+    try {
+      const k = parseKey(rest);
+      switch (k?.kind) {
+        case 'rev':
+          if (deleted) { this.configRevision = 0; this.revKeyMod = 0; } else { this.configRevision = Number(kv.value.toString('utf8')); this.revKeyMod = Number(kv.mod_revision); }
+          return { kind: 'rev' };
+        case 'resources':
+          this.resources = deleted ? {} : (value() as ResourcesValue).catalog;
+          return { kind: 'resources' };
+        case 'profile': {
+          if (deleted) { this.profiles.delete(k.name); return { kind: 'profile', name: k.name }; }
+          const v = value() as StoredValue;
+          this.profiles.set(k.name, { profile: v.profile, stack: v.stack, etag: makeEtag(v.modRevision, v.hash), modRevision: v.modRevision });
+          return { kind: 'profile', name: k.name };
+        }
+        case 'node':
+          if (deleted) this.nodes.delete(k.node); else this.nodes.set(k.node, value() as NodeRecord);
+          return { kind: 'cluster' };
+        case 'verdict': {
+          let m = this.health.get(k.key);
+          if (deleted) {
+            m?.delete(k.location);
+            if (m && m.size === 0) this.health.delete(k.key);
+          } else {
+            if (!m) this.health.set(k.key, (m = new Map()));
+            m.set(k.location, value() as LocationVerdict);
+          }
+          return { kind: 'cluster' };
+        }
+        default:
+          return undefined;
+      }
+    } catch (err) {
+      this.logger?.error({ err, key: rest }, 'etcd: a value under the tmkit prefix cannot be read; ignored');
+      return undefined;
+    }
+  }
+
+  /** Applies one watch response: the events of each revision (one transaction) together, `config/rev` first. */
+  applyWatch(res: IWatchResponse): void {
+    const changes: StoreChange[] = [];
+    let cluster = false;
+    let maxRev = 0;
+    const events = res.events;
+    const isRev = (key: Buffer): number => (key.toString().endsWith(`/${REV_KEY}`) ? -1 : 0);
+    let i = 0;
+    while (i < events.length) {
+      const rev = Number(events[i]!.kv.mod_revision);
+      let j = i;
+      while (j < events.length && Number(events[j]!.kv.mod_revision) === rev) j++;
+      // config/rev first, so the changes of that transaction carry its configuration revision.
+      const group = events.slice(i, j).sort((a, b) => isRev(a.kv.key) - isRev(b.kv.key));
+      const touched = group.map((ev) => this.applyKv(ev.kv, ev.type === 'Delete'));
+      for (const t of touched) {
+        if (!t) continue;
+        if (t.kind === 'profile') changes.push({ revision: this.configRevision, kind: 'profile', op: this.profiles.has(t.name) ? 'put' : 'delete', name: t.name });
+        else if (t.kind === 'resources') changes.push({ revision: this.configRevision, kind: 'resources', op: 'replace' });
+        else if (t.kind === 'cluster') cluster = true;
+      }
+      maxRev = Math.max(maxRev, rev);
+      i = j;
+    }
+    if (events.length > 0) this.appliedRevision = Math.max(this.appliedRevision, maxRev);
+    else if (!res.created) this.appliedRevision = Math.max(this.appliedRevision, Number(res.header.revision)); // progress notification
+    this.emit(changes, cluster);
+  }
+
+  private emit(changes: StoreChange[], cluster: boolean): void {
+    for (const c of changes) for (const l of this.storeListeners) { try { l(c); } catch (err) { this.logger?.error({ err }, 'store listener failed'); } }
+    if (cluster) for (const l of this.clusterListeners) { try { l(); } catch (err) { this.logger?.error({ err }, 'cluster listener failed'); } }
+    this.releaseWaiters();
+    if (changes.length > 0 || cluster) this.onApplied();
+  }
+}
