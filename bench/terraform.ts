@@ -15,9 +15,9 @@
  *   too ("before"), against the same server in the same run.
  *
  * Ratios: create and destroy over the trivial provider with the same graph, no-op plan over `terraform_data`
- * with the same graph, inline create over the `terraform_data` count floor. Rounds alternate the layouts;
- * the best round of each is shown (the machine is shared). Bounded: everything on loopback, destroyed after
- * each layout, the server stopped at the end.
+ * with the same graph, inline create over the `terraform_data` count floor. Rounds alternate the layouts
+ * (even rounds in reverse order); the best round of each is shown (the machine is shared). Bounded:
+ * everything on loopback, destroyed after each layout, the server stopped at the end.
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -198,7 +198,8 @@ async function main(): Promise<void> {
   const best = new Map<string, Times>();
   try {
     for (let round = 1; round <= ROUNDS; round++) {
-      for (const l of LAYOUTS) {
+      // Even rounds run the layouts in reverse, so none always meets the server first (a fresh store grows its file).
+      for (const l of round % 2 === 1 ? LAYOUTS : [...LAYOUTS].reverse()) {
         const env = { TF_CLI_CONFIG_FILE: join(l.install === 'after' ? after : before, 'terraformrc'), TMKIT_SERVER: api, TMKIT_TOKEN: token, TF_IN_AUTOMATION: '1', CHECKPOINT_DISABLE: '1' };
         const { t, req } = await measure(l, join(root, l.key), env);
         console.log(`round ${round} | ${l.label} | create ${s(t.create)} | plan ${s(t.plan)} | one weight ${s(t.update)} | destroy ${s(t.destroy)} | API requests ${req.create}/${req.plan}/${req.update}/${req.destroy} | load ${loadavg()[0]!.toFixed(1)}`);
