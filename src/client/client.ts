@@ -53,12 +53,30 @@ export interface ClientOptions {
   retryDelayMs?: number;
   /** Per-request timeout; default 30 s. */
   timeoutMs?: number;
+  /**
+   * How this client's users set the server, for "cannot reach" messages: default `--server or TMKIT_SERVER`
+   * (the CLI); a provider names its own setting (`server` in the provider block, `tmkit:server`).
+   */
+  serverSetting?: string;
 }
 
 /** The request never reached the server: safe to retry any method. */
 const CONNECT_ERRORS = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
 /** The connection broke mid-request: the server may have acted, so only safe methods are retried. */
 const SOCKET_ERRORS = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED']);
+
+/** The request was sent but its response never came (broken connection, timeout): the server may have acted on it. */
+const LOST_RESPONSE = new Set([...SOCKET_ERRORS, 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
+
+/**
+ * True when a write failed without an answer although it may have reached the server (the connection broke
+ * or timed out after the request was sent). The caller reads the object back to learn whether it was written.
+ */
+export function responseLost(err: unknown): boolean {
+  if (err instanceof TmkitApiError || err instanceof TmkitConnectionError) return false;
+  const code = errCode(err);
+  return code !== undefined && LOST_RESPONSE.has(code);
+}
 
 function errCode(err: unknown): string | undefined {
   const e = err as { code?: string; cause?: { code?: string }; errors?: Array<{ code?: string }> } | undefined;
@@ -104,6 +122,7 @@ export class TmkitClient {
   private readonly retries: number;
   private readonly retryDelayMs: number;
   private readonly timeoutMs: number;
+  private readonly serverSetting: string | undefined;
 
   constructor(options: ClientOptions = {}) {
     const env = options.env ?? process.env;
@@ -123,6 +142,7 @@ export class TmkitClient {
     this.retries = options.retries ?? 3;
     this.retryDelayMs = options.retryDelayMs ?? 100;
     this.timeoutMs = options.timeoutMs ?? 30_000;
+    this.serverSetting = options.serverSetting;
   }
 
   /** The connection pool, made on first use (see undici() above). */
@@ -148,7 +168,7 @@ export class TmkitClient {
         const code = errCode(err);
         const retriable = (code !== undefined && CONNECT_ERRORS.has(code)) || (code !== undefined && SOCKET_ERRORS.has(code) && (method === 'GET' || method === 'HEAD'));
         if (!retriable) throw err;
-        if (attempt >= this.retries) throw new TmkitConnectionError(this.server, err, attempt + 1);
+        if (attempt >= this.retries) throw new TmkitConnectionError(this.server, err, attempt + 1, this.serverSetting);
         await new Promise((r) => setTimeout(r, this.retryDelayMs * 2 ** attempt));
         continue;
       }

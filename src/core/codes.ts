@@ -16,6 +16,7 @@ const c = (family: CodeInfo['family'], meaning: string, status?: number): CodeIn
 export const CODES = {
   // Management API (docs/api.md)
   UNAUTHORIZED: c('api', 'Missing or wrong bearer token.', 401),
+  TOKEN_TOO_SHORT: c('api', 'TMKIT_TOKEN is shorter than 16 characters: too easy to guess for a token that guards the whole API.'),
   NOT_FOUND: c('api', 'The profile or endpoint does not exist.', 404),
   ROUTE_NOT_FOUND: c('api', 'No API route at this path.', 404),
   METHOD_NOT_ALLOWED: c('api', 'The route exists but not with this method (see the Allow header).', 405),
@@ -91,12 +92,13 @@ export const CODES = {
   // Client
   UNREACHABLE: c('client', 'The server could not be reached (after retries).'),
   // Client: resource-level writes of the providers (src/client/resources.ts)
-  RESOURCE_EXISTS: c('client', 'A create found this stack\'s profile or endpoint already there (import it instead; it is never adopted).'),
+  RESOURCE_EXISTS: c('client', 'A create found this stack\'s profile or endpoint already there with other content (import it instead; the same content, a create whose answer was lost, is adopted).'),
   RESOURCE_NOT_OWNED: c('client', 'The profile belongs to another stack (a create of that name too); a provider never writes it.'),
   RESOURCE_CHANGED: c('client', 'Someone else changed the profile or endpoint since the provider last read it; nothing was written (refresh, then apply).'),
   RESOURCE_GONE: c('client', 'Someone else deleted the profile or endpoint since the provider last read it; nothing was written (refresh, then apply).'),
   RESOURCE_HAS_ENDPOINTS: c('client', 'A profile to delete still has endpoints that are not managed with it.'),
   RESOURCE_PROFILE_MISSING: c('client', 'The profile an endpoint is written into does not exist (create the profile first).'),
+  RESOURCE_MIXED: c('client', 'A Terraform profile with inline endpoint blocks also has separate endpoint resources (declare its endpoints one way).'),
   // CLI
   USAGE: c('cli', 'A command was called wrongly (exit code 2).'),
   FAILED: c('cli', 'A command failed (exit code 1).'),

@@ -67,6 +67,11 @@ export class SnapshotPipeline {
   private snap!: CompiledSnapshot;
   private pendingNames = new Set<string>();
   private pendingResources = false;
+  /**
+   * What the store's events said the changed profiles are now (null: deleted), so a rebuild need not read
+   * them back; a name whose latest event carried no value is read from the store.
+   */
+  private pendingValues = new Map<string, StoredProfile | null>();
   /** Profiles deleted (a delete event) since the last retarget: the ledger lets them start fresh. */
   private pendingDeleted = new Set<string>();
   /** Endpoints (`profile/endpoint`) whose verdict may have changed since the served snapshot. */
@@ -158,7 +163,9 @@ export class SnapshotPipeline {
     if (c.kind === 'resources') this.pendingResources = true;
     else if (c.name !== undefined) {
       this.pendingNames.add(c.name);
-      if (c.op === 'delete') this.pendingDeleted.add(c.name);
+      if (c.op === 'delete') { this.pendingDeleted.add(c.name); this.pendingValues.set(c.name, null); }
+      else if (c.op === 'put' && c.stored !== undefined) this.pendingValues.set(c.name, c.stored);
+      else this.pendingValues.delete(c.name);
     }
     this.schedule();
   }
@@ -327,6 +334,8 @@ export class SnapshotPipeline {
     const keys = this.pendingVerdicts;
     const deleted = this.pendingDeleted;
     this.pendingDeleted = new Set();
+    const values = this.pendingValues;
+    this.pendingValues = new Map();
     this.pendingNames.clear();
     this.pendingResources = false;
     this.pendingFull = false;
@@ -338,7 +347,7 @@ export class SnapshotPipeline {
     try {
       const store = this.o.store;
       const [fetched, all, catalog, revision] = await Promise.all([
-        full ? Promise.resolve([]) : Promise.all(names.map((n) => store.getProfile(n))),
+        full ? Promise.resolve([]) : Promise.all(names.map((n) => (values.has(n) ? values.get(n) ?? undefined : store.getProfile(n)))),
         full ? store.getProfiles() : Promise.resolve(undefined),
         resources ? store.getResources() : Promise.resolve(undefined),
         store.revision(),

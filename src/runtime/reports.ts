@@ -11,8 +11,8 @@ import { routingMap } from '../core/plan';
 import type { GeoLookup, Rng } from '../core/ports';
 import { answer, profileMonitorStatuses, resolve, type CompiledSnapshot } from '../core/routing';
 import type { StoredProfile } from '../core/store';
-import type { HealthLedger } from './ledger';
-import type { EndpointProbeStatus, EndpointTransition } from './monitor';
+import type { HealthLedger, LedgerTransition } from './ledger';
+import type { EndpointProbeStatus } from './monitor';
 import type { SnapshotLag, SnapshotPipeline } from './pipeline';
 import type { TrafficView } from './traffic-view';
 
@@ -66,7 +66,7 @@ export class Reports implements RuntimeReports {
     return statusReport({
       snapshot: pipeline.snapshot(), zone: this.o.zone, revision: pipeline.servedRevision(),
       profile: pipeline.stored(name) ?? stored,
-      probes: ledger.statuses(name), previousHistory: ledger.previousHistoryOf(name),
+      probes: ledger.statuses(name), history: ledger.historyOf(name),
       ...(this.o.overrides ? { overrides: this.o.overrides().filter((o) => o.profile === name) } : {}),
       ...(this.o.cluster
         ? { verdicts: ledger.ownVerdicts(), cluster: { aggregate: ledger.verdicts(), locations: (key: string) => ledger.locations(key) ?? [] } }
@@ -116,8 +116,8 @@ export interface StatusInputs {
   probes: EndpointProbeStatus[];
   /** Effective verdicts (with carried-over ones), by `profile/endpoint`. */
   verdicts: Map<string, ProbeVerdict>;
-  /** Transitions saved by the previous run. */
-  previousHistory: readonly EndpointTransition[];
+  /** The profile's endpoints' recent transitions (the previous run's and maintenance ones included), oldest first. */
+  history: readonly LedgerTransition[];
   /**
    * Cluster mode: `verdicts` are this location's, `aggregate` what DNS uses (over every live location), and
    * `locations` each location's verdict of an endpoint.
@@ -133,10 +133,7 @@ export function statusReport(i: StatusInputs): ProfileStatusReport {
   const current = i.profile;
   const report = profileMonitorStatuses(i.snapshot, name);
   const probes = new Map(i.probes.map((s) => [s.endpoint, s]));
-  const live = i.probes.flatMap((s) => s.history);
-  const seen = new Set(live.map((t) => `${t.key}@${t.at}`));
-  const history = [...i.previousHistory.filter((t) => t.profile === name && !seen.has(`${t.key}@${t.at}`)), ...live]
-    .sort((a, b) => b.at - a.at).slice(0, 100);
+  const history = [...i.history].sort((a, b) => b.at - a.at).slice(0, 100);
   return {
     name,
     stack: current.stack,

@@ -2,7 +2,8 @@ import { Option, type Command } from 'commander';
 import type { ProfileEntry, ProfileStatusReport, TmkitClient } from '../../client';
 import { CliError, EXIT_USAGE } from '../errors';
 import { toJsonText } from '../util/files';
-import { clientFor, serverFailure, serverOptions, type ServerOptions } from '../util/server';
+import { followNpmParent } from '../util/parent';
+import { clientFor, isNotFound, notFoundError, serverFailure, serverOptions, type ServerOptions } from '../util/server';
 
 function pad(s: string, n: number): string { return s.length >= n ? s : s + ' '.repeat(n - s.length); }
 
@@ -104,6 +105,8 @@ async function watch(client: TmkitClient, profile: string | undefined, format: '
   const onSignal = (): void => stop.abort();
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
+  // Under npx, stop when npx is stopped (npm does not pass its signal on: util/parent.ts).
+  const unfollow = followNpmParent();
   let previous: string | undefined;
   let drawnLines = 0;
   try {
@@ -135,6 +138,7 @@ async function watch(client: TmkitClient, profile: string | undefined, format: '
       await pause(intervalMs, stop.signal);
     }
   } finally {
+    unfollow();
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
   }
@@ -159,7 +163,7 @@ export function registerStatus(program: Command): void {
         if (opts.watch) await watch(client, profile, opts.format, Math.round(seconds * 1000));
         else process.stdout.write(await snapshot(client, profile, opts.format));
       } catch (err) {
-        throw serverFailure(err);
+        throw isNotFound(err) && profile !== undefined ? await notFoundError(client, profile) : serverFailure(err);
       } finally {
         await client.close();
       }

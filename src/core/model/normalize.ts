@@ -44,7 +44,19 @@ export const DEFAULTS = {
 
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const arr = <T>(v: unknown): T[] => (Array.isArray(v) ? (v as T[]) : []);
-const copyArr = <T extends object>(v: unknown): T[] => arr<T>(v).map((x) => (isObj(x) ? ({ ...x } as T) : x));
+/** A copy of a JSON value with every object's keys sorted. */
+const sortedCopy = (v: unknown): unknown => {
+  if (Array.isArray(v)) return v.map(sortedCopy);
+  if (!isObj(v)) return v;
+  const out: Record<string, unknown> = {};
+  for (const k of Object.keys(v).sort()) out[k] = sortedCopy(v[k]);
+  return out;
+};
+/**
+ * A copy of a list of user objects (headers, ranges, subnets), keys sorted: with every other object built in
+ * a fixed order here, equal profiles normalize to the same JSON text (what the store hashes for ETags).
+ */
+const copyArr = <T extends object>(v: unknown): T[] => arr<T>(v).map((x) => sortedCopy(x) as T);
 
 function normalizeMonitor(input: MonitorConfigInput | undefined): MonitorConfig {
   const m: MonitorConfigInput = isObj(input) ? input : {};
@@ -109,7 +121,7 @@ export function normalizeProfile(p: ProfileInput): Profile {
   if (p.trafficRoutingMethod === 'MultiValue') out.maxReturn = p.maxReturn ?? DEFAULTS.maxReturn;
   else if (p.maxReturn !== undefined) out.maxReturn = p.maxReturn;
   if (p.allowedEndpointRecordTypes !== undefined) out.allowedEndpointRecordTypes = arr(p.allowedEndpointRecordTypes);
-  if (p.tags !== undefined) out.tags = { ...p.tags };
+  if (p.tags !== undefined) out.tags = (isObj(p.tags) ? sortedCopy(p.tags) : p.tags) as Profile['tags'];
   // Absent stays absent (profiles stored before the property existed keep their hash, so no plan shows a change).
   if (isObj(p.failback)) {
     const f = p.failback;

@@ -90,7 +90,7 @@ export class LocalCopy {
       m.appliedRevision = c.appliedRevision;
       m.configRevision = c.configRevision;
       m.revKeyMod = c.revKeyMod;
-      for (const p of c.profiles) m.profiles.set(p.profile.name, p);
+      for (const p of c.profiles) { m.profiles.set(p.profile.name, p); m.index.set(p.profile.name, p.profile); }
       m.resources = c.resources;
       for (const n of c.nodes) m.nodes.set(n.node, n);
       for (const [k, v] of c.health) m.health.set(k, new Map(v));

@@ -10,6 +10,7 @@ import type { OverrideRecord } from '../../core/api';
 import type { ResourceCatalogRecord } from '../../core/model/catalog';
 import type { ControlChange, FailbackApproval, StoreChange, StoredProfile } from '../../core/store';
 import { makeEtag } from '../../core/store/conditions';
+import { LiveProfileIndex } from '../../core/store/profile-index';
 import { REV_KEY, parseKey, type LocationVerdict, type NodeRecord, type ResourcesValue, type StoredValue } from './keys';
 
 type ClusterListener = () => void;
@@ -23,6 +24,8 @@ export class EtcdMirror {
   /** mod_revision of `config/rev` (0 while it does not exist): what configuration writers compare. */
   revKeyMod = 0;
   readonly profiles = new Map<string, StoredProfile>();
+  /** The profiles indexed for the store's admission (by name, relativeName, nested child). */
+  readonly index = new LiveProfileIndex();
   resources: ResourceCatalogRecord = {};
   readonly nodes = new Map<string, NodeRecord>();
   /** `profile/endpoint` → location → verdict. */
@@ -90,6 +93,7 @@ export class EtcdMirror {
   replace(kvs: IKeyValue[], revision: number, clusterId: string): void {
     const before = { profiles: new Map(this.profiles), resources: JSON.stringify(this.resources), nodes: JSON.stringify([...this.nodes]), health: this.healthDigest(), overrides: new Map(this.overrides), failbacks: new Map(this.failbacks) };
     this.profiles.clear();
+    this.index.clear();
     this.nodes.clear();
     this.health.clear();
     this.overrides.clear();
@@ -133,9 +137,10 @@ export class EtcdMirror {
           this.resources = deleted ? {} : (value() as ResourcesValue).catalog;
           return { kind: 'resources' };
         case 'profile': {
-          if (deleted) { this.profiles.delete(k.name); return { kind: 'profile', name: k.name }; }
+          if (deleted) { this.profiles.delete(k.name); this.index.set(k.name, undefined); return { kind: 'profile', name: k.name }; }
           const v = value() as StoredValue;
           this.profiles.set(k.name, { profile: v.profile, stack: v.stack, etag: makeEtag(v.modRevision, v.hash), modRevision: v.modRevision });
+          this.index.set(k.name, v.profile);
           return { kind: 'profile', name: k.name };
         }
         case 'node':
@@ -194,7 +199,10 @@ export class EtcdMirror {
       const touched = group.map((ev) => this.applyKv(ev.kv, ev.type === 'Delete'));
       for (const t of touched) {
         if (!t) continue;
-        if (t.kind === 'profile') changes.push({ revision: this.configRevision, kind: 'profile', op: this.profiles.has(t.name) ? 'put' : 'delete', name: t.name });
+        if (t.kind === 'profile') {
+          const stored = this.profiles.get(t.name);
+          changes.push({ revision: this.configRevision, kind: 'profile', op: stored ? 'put' : 'delete', name: t.name, ...(stored ? { stored } : {}) });
+        }
         else if (t.kind === 'resources') changes.push({ revision: this.configRevision, kind: 'resources', op: 'replace' });
         else if (t.kind === 'cluster') cluster = true;
         else if (t.kind === 'control') controls.push(t.change);

@@ -18,7 +18,7 @@ import type { Etcd3 } from 'etcd3';
 import type { Logger } from 'pino';
 import type { OverrideRecord } from '../../core/api';
 import type { ResourceCatalogRecord } from '../../core/model/catalog';
-import { StoreError, type ControlChange, type FailbackApproval, type StoreChange, type StoredProfile } from '../../core/store';
+import { StoreError, type ControlChange, type FailbackApproval, type LiveProfileIndex, type StoreChange, type StoredProfile } from '../../core/store';
 import { systemClock, type RuntimeClock } from '../clock';
 import { EtcdConnection, isUnavailable } from './connection';
 import { MirrorFeed } from './feed';
@@ -116,6 +116,8 @@ export class EtcdSession {
   /** mod_revision of `config/rev` (0 while it does not exist): what configuration writers compare. */
   get revKeyMod(): number { return this.mirror.revKeyMod; }
   get profiles(): ReadonlyMap<string, StoredProfile> { return this.mirror.profiles; }
+  /** The profiles indexed for admission. */
+  get profileIndex(): LiveProfileIndex { return this.mirror.index; }
   get resources(): ResourceCatalogRecord { return this.mirror.resources; }
   get nodes(): ReadonlyMap<string, NodeRecord> { return this.mirror.nodes; }
   /** `profile/endpoint` → location → verdict. */

@@ -13,14 +13,14 @@ import { isAzureFailback } from '../../core/health/machine';
 import type { ProbeTarget } from '../../core/health/targets';
 import type { FailbackApproval } from '../../core/store/controls';
 import type { Monitor } from '../monitor';
-import type { PreviousRun } from './previous-run';
+import type { LedgerTransition, PreviousRun } from './previous-run';
 
 /** Seeds the prober with the carried verdicts of endpoints with failback rules; returns the keys seeded. */
-export function seedCarried(monitor: Monitor, previous: PreviousRun, targets: readonly ProbeTarget[]): string[] {
+export function seedCarried(monitor: Monitor, previous: PreviousRun, targets: readonly ProbeTarget[], historyOf: (key: string) => readonly LedgerTransition[]): string[] {
   const seeded: string[] = [];
   for (const t of targets) {
     if (isAzureFailback(t.failback)) continue;
-    const c = previous.carriedState(t.key);
+    const c = previous.carriedState(t.key, historyOf(t.key));
     if (!c || (c.verdict !== 'Degraded' && c.verdict !== 'AwaitingFailback')) continue;
     const failedAt = c.failedAt ?? c.since;
     const ok = monitor.seed(t.key, { status: c.verdict, consecutiveFailures: c.verdict === 'Degraded' ? t.toleratedNumberOfFailures + 1 : 0, since: c.since, failedAt });

@@ -26,6 +26,7 @@ import {
   type DeleteProfileOptions, type MonitorState, type MonitorStateChange, type PutProfileOptions, type PutProfileResult, type Store, type StoreListener, type StoreStats, type StoreView, type StoredProfile,
 } from '../../core/store';
 import { EtcdControls } from './etcd-controls';
+import { sha256Hex } from './hash';
 import { MonitorStateFile } from './monitor-file';
 import { REV_KEY, RESOURCES_KEY, keyOfProfile } from '../etcd/keys';
 import { EtcdSession, type EtcdSessionOptions } from '../etcd/session';
@@ -85,7 +86,7 @@ export class EtcdStore implements Store {
    * (a write costs its own record, not a copy of every profile).
    */
   private view(): StoreView {
-    return { revision: this.session.configRevision, profiles: this.session.profiles };
+    return { revision: this.session.configRevision, profiles: this.session.profiles, index: this.session.profileIndex };
   }
 
   /** Profile records read (copied out of the mirror) since open; the view never walks anything. */
@@ -101,7 +102,7 @@ export class EtcdStore implements Store {
       }
       if (current) this.counters.rowsRead++;
       const { profile, warnings } = admitProfile(this.view(), input);
-      const hash = contentHash(profile, options.stack);
+      const hash = contentHash(profile, options.stack, sha256Hex);
       if (current && current.stack === options.stack && current.etag === makeEtag(current.modRevision, hash)) {
         return { ops: [], result: () => ({ etag: current.etag, revision: s.configRevision, created: false, changed: false, profile: current.profile, warnings }) };
       }
