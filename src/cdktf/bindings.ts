@@ -106,6 +106,15 @@ export namespace profile {
     readonly expectedStatusCodeRanges?: string[];
     readonly customHeader?: CustomHeader[];
   }
+  /** How endpoints come back after an outage (tmkit extension). */
+  export interface ProfileFailback {
+    /** Automatic or Manual. Default Automatic. */
+    readonly mode?: string;
+    /** 1–10. Default 1. */
+    readonly successesToRecover?: number;
+    /** 0–3600. Default 0. */
+    readonly holdDownSeconds?: number;
+  }
   /**
    * An endpoint owned by the profile (an `endpoint` block of tmkit_profile): with `endpoints` the profile owns
    * all of them and writes them in one request, the way to manage hundreds (docs/terraform.md). `type` is
@@ -137,12 +146,13 @@ export namespace profile {
     readonly tags?: Record<string, string>;
     readonly dnsConfig: ProfileDnsConfig;
     readonly monitorConfig?: ProfileMonitorConfig;
+    readonly failback?: ProfileFailback;
     /** Inline endpoints (`endpoint` blocks); a profile with them cannot also have endpoint resources. */
     readonly endpoints?: ProfileEndpoint[];
     readonly timeouts?: Timeouts;
   }
 
-  const LIST_BLOCKS = new Set(['dns_config', 'monitor_config']);
+  const LIST_BLOCKS = new Set(['dns_config', 'monitor_config', 'failback']);
 
   /** resource "tmkit_profile". */
   export class Profile extends TerraformResource {

@@ -21,6 +21,15 @@ import type {
   DnssecReport,
   DnssecRolloverRequest,
   DnssecRolloverResult,
+  AuditList,
+  DrillList,
+  DrillReport,
+  FailbackResult,
+  NodeList,
+  OverrideDeleteResult,
+  OverrideList,
+  OverrideRequest,
+  OverrideResult,
 } from '../core/api';
 
 
@@ -291,6 +300,47 @@ export class TmkitClient {
   /** Starts a rollover of the zone-signing key (`kind: 'zone'`) or the KSK, or finishes one (`finish: true`). */
   async dnssecRollover(request: DnssecRolloverRequest): Promise<DnssecRolloverResult> {
     return (await this.call<DnssecRolloverResult>('POST', '/v1/dnssec/rollover', request)).body;
+  }
+
+  // Traffic operations (docs/operations.md).
+
+  /** Makes an override (409 OVERRIDE_UNSAFE when the safety rule refuses a `down` one without `force`). */
+  async createOverride(request: OverrideRequest): Promise<OverrideResult> {
+    return (await this.call<OverrideResult>('POST', '/v1/overrides', request)).body;
+  }
+
+  /** The overrides in force. */
+  async listOverrides(): Promise<OverrideList> {
+    return (await this.call<OverrideList>('GET', '/v1/overrides')).body;
+  }
+
+  /** Ends an override before its expiry. */
+  async clearOverride(id: string, options: { who?: string; reason?: string } = {}): Promise<OverrideDeleteResult> {
+    return (await this.call<OverrideDeleteResult>('DELETE', `/v1/overrides/${encodeURIComponent(id)}${TmkitClient.q(options)}`)).body;
+  }
+
+  /** Approves the failback of an endpoint of a profile with failback mode Manual. */
+  async failback(profile: string, endpoint: string, options: { who?: string; reason?: string } = {}): Promise<FailbackResult> {
+    return (await this.call<FailbackResult>('POST', `/v1/profiles/${encodeURIComponent(profile)}/endpoints/${encodeURIComponent(endpoint)}/failback`, options)).body;
+  }
+
+  /** The newest audit entries (who, what, when, why), newest first. */
+  async audit(limit = 100): Promise<AuditList> {
+    return (await this.call<AuditList>('GET', `/v1/audit?limit=${limit}`)).body;
+  }
+
+  /** Keeps a drill report (a running one is replaced by its final one, by id). */
+  async putDrill(report: DrillReport): Promise<DrillReport> {
+    return (await this.call<DrillReport>('POST', '/v1/drills', report)).body;
+  }
+
+  async drills(limit = 20): Promise<DrillList> {
+    return (await this.call<DrillList>('GET', `/v1/drills?limit=${limit}`)).body;
+  }
+
+  /** Where each node answers DNS (one entry for a single server). */
+  async nodes(): Promise<NodeList> {
+    return (await this.call<NodeList>('GET', '/v1/nodes')).body;
   }
 
   async close(): Promise<void> {

@@ -33,6 +33,8 @@ export const CODES = {
   NOT_AVAILABLE: c('api', 'The server has no component attached for this route.', 503),
   TOO_MANY_STREAMS: c('api', 'Too many event streams (GET /v1/events) are open.', 429),
   INTERNAL: c('api', 'An unexpected server error (the server log has the details).', 500),
+  OVERRIDE_UNSAFE: c('api', 'A down override would leave a profile with no endpoint able to serve (the safety rule); force it to take the endpoint out anyway.', 409),
+  NOT_AWAITING_FAILBACK: c('api', 'The endpoint is neither AwaitingFailback nor Degraded, or its profile\'s failback mode is not Manual: there is nothing to fail back.', 409),
   // Store
   STORAGE_FULL: c('store', 'The disk of the state dir is full (SQLITE_FULL); free space and retry.', 507),
   STORAGE_READ_ONLY: c('store', 'The store\'s file or file system is read-only.', 503),
@@ -81,6 +83,8 @@ export const CODES = {
   LINT_SUBNET_WITHOUT_FALLBACK: c('lint', 'A Subnet profile has no fallback endpoint.'),
   LINT_MIN_CHILD_ENDPOINTS_UNREACHABLE: c('lint', 'minChildEndpoints can never be met by the child.'),
   LINT_GEOGRAPHIC_WITHOUT_WORLD: c('lint', 'A Geographic profile maps no endpoint to WORLD.'),
+  // Plan: live health of the server planned against (warnings)
+  LIVE_NO_ONLINE_ENDPOINT: c('lint', 'With the live health now, the planned change leaves a profile with no endpoint Online.'),
   // Constructs
   INVALID_PROPS: c('constructs', 'A construct was created with props that break a rule of its own.'),
   SYNTH_INVALID: c('constructs', 'The construct tree has errors; nothing was written.'),

@@ -4,7 +4,7 @@
  * View and the watchdog. Read-only: built from the served snapshot (pipeline.ts), the health ledger
  * (ledger/) and Traffic View (traffic-view.ts). The API's read routes (api/reports.ts) call `RuntimeReports`.
  */
-import type { ClusterHealthBody, LocationVerdictReport, PreviewReport, ProfileStatusReport, ResolveResult, TrafficReport } from '../core/api';
+import type { ClusterHealthBody, LocationVerdictReport, OverrideRecord, PreviewReport, ProfileStatusReport, ResolveResult, TrafficReport } from '../core/api';
 import type { HealthView, ProbeVerdict } from '../core/health/types';
 import { profileFqdn } from '../core/model/names';
 import { routingMap } from '../core/plan';
@@ -51,6 +51,8 @@ export interface ReportsOptions {
   rng: Rng;
   /** Cluster mode: the node's etcd connection for /healthz (degradedReason when etcd is unreachable). */
   cluster?: { healthz(): { body: ClusterHealthBody; degradedReason?: string } };
+  /** The overrides in force (ledger/overrides.ts), shown under each endpoint. */
+  overrides?: () => OverrideRecord[];
 }
 
 /** The running server's reports. Each waits until DNS serves every committed change first (settle). */
@@ -65,6 +67,7 @@ export class Reports implements RuntimeReports {
       snapshot: pipeline.snapshot(), zone: this.o.zone, revision: pipeline.servedRevision(),
       profile: pipeline.stored(name) ?? stored,
       probes: ledger.statuses(name), history: ledger.historyOf(name),
+      ...(this.o.overrides ? { overrides: this.o.overrides().filter((o) => o.profile === name) } : {}),
       ...(this.o.cluster
         ? { verdicts: ledger.ownVerdicts(), cluster: { aggregate: ledger.verdicts(), locations: (key: string) => ledger.locations(key) ?? [] } }
         : { verdicts: ledger.verdicts() }),
@@ -120,6 +123,8 @@ export interface StatusInputs {
    * `locations` each location's verdict of an endpoint.
    */
   cluster?: { aggregate: Map<string, ProbeVerdict>; locations: (key: string) => LocationVerdictReport[] };
+  /** The profile's overrides in force. */
+  overrides?: OverrideRecord[];
 }
 
 /** A profile's monitor status (Azure's statuses, derived by core), each endpoint's last probe, recent transitions. */
@@ -138,9 +143,12 @@ export function statusReport(i: StatusInputs): ProfileStatusReport {
     profileStatus: current.profile.profileStatus,
     profileMonitorStatus: report?.profileMonitorStatus ?? 'CheckingEndpoints',
     allDegradedFallback: report?.allDegradedFallback ?? false,
+    ...(current.profile.failback ? { failback: { ...current.profile.failback } } : {}),
     endpoints: current.profile.endpoints.map((e) => {
       const r = report?.endpoints.find((x) => x.name === e.name);
       const s = probes.get(e.name);
+      const overrides = i.overrides?.filter((o) => o.endpoint === e.name) ?? [];
+      const weight = overrides.find((o) => o.kind === 'weight')?.weight;
       const own = s ? i.verdicts.get(s.key) ?? s.verdict : undefined;
       const verdict = s && i.cluster ? i.cluster.aggregate.get(s.key) ?? own : own;
       return {
@@ -152,6 +160,8 @@ export function statusReport(i: StatusInputs): ProfileStatusReport {
         endpointMonitorStatus: r?.endpointMonitorStatus ?? 'CheckingEndpoint',
         reason: r?.reason ?? '',
         probed: s !== undefined,
+        ...(overrides.length > 0 ? { overrides } : {}),
+        ...(weight !== undefined ? { effectiveWeight: weight } : {}),
         ...(s ? {
           verdict,
           ...(own !== s.verdict ? { verdictCarriedOver: true } : {}),

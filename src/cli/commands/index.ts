@@ -19,6 +19,11 @@ import { registerEndpoint } from './endpoint';
 import { registerDestroy } from './destroy';
 import { registerDnssec } from './dnssec';
 import { registerPack } from './pack';
+import { registerOverride } from './override';
+import { registerDrill } from './drill';
+import { registerShift } from './shift';
+import { registerAudit } from './audit';
+import { registerEndpointFailback } from './endpoint-failback';
 
 /**
  * Every `tmkit` subcommand registers itself here; one module per command under src/cli/commands/. The order
@@ -37,6 +42,11 @@ export const commands: Array<(program: Command) => void> = [
   registerGet,
   registerResolve,
   registerEndpoint,
+  registerEndpointFailback,
+  registerOverride,
+  registerDrill,
+  registerShift,
+  registerAudit,
   registerPreview,
   registerImport,
   registerDestroy,

@@ -17,6 +17,8 @@ export function renderStatus(r: ProfileStatusReport): string {
     const probe = (e.lastProbe ? `last probe ${e.lastProbe.ok ? 'ok' : 'FAILED'} (${e.lastProbe.reason}, ${e.lastProbe.latencyMs} ms) at ${e.lastProbe.at}` : e.probed ? 'not probed yet' : 'not probed')
       + (e.verdictCarriedOver ? ' [verdict carried over from before the restart, re-probing]' : '');
     lines.push(`  ${pad(e.name, 16)} ${pad(e.endpointMonitorStatus, 17)} ${pad(e.target ?? e.targetResourceId ?? '', 28)} ${probe}${e.reason ? `  — ${e.reason}` : ''}`);
+    // Overrides in force (docs/operations.md): what, until when, who, why, and the id that clears it.
+    for (const o of e.overrides ?? []) lines.push(`      override ${o.kind === 'down' ? 'down' : `weight ${o.weight}`} until ${o.expiresAt} by ${o.who}${o.reason ? `: ${o.reason}` : ''}  (tmkit override clear ${o.id})`);
     // Cluster mode: each probing location's verdict, then their aggregate (what DNS uses).
     if (e.locations && e.locations.length > 0) {
       for (const l of e.locations) {
@@ -43,9 +45,13 @@ export function renderStatus(r: ProfileStatusReport): string {
 export function renderStatusTable(rows: ReadonlyArray<{ report: ProfileStatusReport; method: string }>): string {
   const cells = rows.map(({ report: r, method }) => {
     const up = r.endpoints.filter((e) => UP.has(e.endpointMonitorStatus)).length;
+    const overrides = r.endpoints.reduce((n, e) => n + (e.overrides?.length ?? 0), 0);
+    const awaiting = r.endpoints.filter((e) => e.endpointMonitorStatus === 'AwaitingFailback').length;
     const notes = [
       ...(r.profileStatus === 'Disabled' ? ['profile Disabled'] : []),
       ...(r.allDegradedFallback ? ['all endpoints Degraded: answering as if Online'] : []),
+      ...(overrides > 0 ? [`${overrides} override${overrides === 1 ? '' : 's'}`] : []),
+      ...(awaiting > 0 ? [`${awaiting} awaiting failback`] : []),
     ];
     return [r.name, r.fqdn, method, r.profileMonitorStatus, `${up}/${r.endpoints.length}`, r.stack, notes.join('; ')];
   });

@@ -1,5 +1,6 @@
 import type { Endpoint, MonitorHeader, MonitorProtocol, Profile, StatusCodeRange, TargetKind } from '../model/types';
 import type { ResourceCatalog } from '../ports';
+import { AZURE_FAILBACK, type FailbackSettings } from './machine';
 
 /**
  * One endpoint to probe, with the effective settings (profile monitorConfig + endpoint overrides).
@@ -31,6 +32,11 @@ export interface ProbeTarget {
    * `[{min:200,max:200}]` when the profile lists none. Empty for TCP.
    */
   expectedStatusCodeRanges: StatusCodeRange[];
+  /**
+   * How it comes back after an outage (the profile's `failback`, else Azure's). Not a probe setting: a change
+   * keeps the endpoint's state (the prober hands it to the state machine as a `configure` event).
+   */
+  failback: FailbackSettings;
   /**
    * Every setting that changes how the endpoint is probed, as one string. When it changes the prober
    * throws the endpoint's state away and probes it again at once (its old counts no longer mean anything).
@@ -151,6 +157,7 @@ export function probeTarget(profile: Profile, endpoint: Endpoint, rawTarget: str
     toleratedNumberOfFailures: m.toleratedNumberOfFailures,
     headers,
     expectedStatusCodeRanges: ranges,
+    failback: profile.failback ? { ...profile.failback } : AZURE_FAILBACK,
   };
   const fingerprint = JSON.stringify([
     t.target, t.protocol, t.port, t.path ?? null, t.intervalInSeconds, t.timeoutInSeconds,

@@ -36,6 +36,10 @@ export const DEFAULTS = {
   /** Azure docs: a MultiValue profile returns 2 records unless told otherwise. */
   maxReturn: 2,
   trafficViewEnrollmentStatus: 'Disabled',
+  /** tmkit's failback property, when given: Azure's behaviour for whatever it leaves out. */
+  failbackMode: 'Automatic',
+  successesToRecover: 1,
+  holdDownSeconds: 0,
 } as const;
 
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -118,6 +122,15 @@ export function normalizeProfile(p: ProfileInput): Profile {
   else if (p.maxReturn !== undefined) out.maxReturn = p.maxReturn;
   if (p.allowedEndpointRecordTypes !== undefined) out.allowedEndpointRecordTypes = arr(p.allowedEndpointRecordTypes);
   if (p.tags !== undefined) out.tags = (isObj(p.tags) ? sortedCopy(p.tags) : p.tags) as Profile['tags'];
+  // Absent stays absent (profiles stored before the property existed keep their hash, so no plan shows a change).
+  if (isObj(p.failback)) {
+    const f = p.failback;
+    out.failback = {
+      mode: f.mode ?? DEFAULTS.failbackMode,
+      successesToRecover: f.successesToRecover ?? DEFAULTS.successesToRecover,
+      holdDownSeconds: f.holdDownSeconds ?? DEFAULTS.holdDownSeconds,
+    };
+  }
   return out;
 }
 

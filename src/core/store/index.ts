@@ -3,3 +3,4 @@ export { canonicalJson, contentHash, documentHash, makeEtag, parseEtagList, chec
 export { applyMonitorChange } from './monitor-state';
 export { LiveProfileIndex } from './profile-index';
 export { admitProfile, admitDelete, writeName, type Admitted } from './admission';
+export * from './controls';

@@ -124,6 +124,10 @@ export const RULES = {
   NESTED_MULTIVALUE_PARENT: e('nesting', 'A MultiValue profile is never a parent (no nested endpoints).'),
   NESTED_MULTIVALUE_CHILD: e('nesting', 'A nested MultiValue child has at least one IPv4 and one IPv6 endpoint.'),
   NESTED_MULTIVALUE_MIN_CHILD: w('nesting', 'A nested endpoint over a MultiValue child sets minChildEndpointsIPv4 and minChildEndpointsIPv6.'),
+  // failback (a tmkit extension)
+  FAILBACK_MODE: e('failback', 'failback.mode is Automatic or Manual.'),
+  FAILBACK_SUCCESSES_RANGE: e('failback', 'failback.successesToRecover is an integer 1–10.'),
+  FAILBACK_HOLD_DOWN_RANGE: e('failback', 'failback.holdDownSeconds is an integer 0–3600.'),
 } as const satisfies Record<string, RuleInfo>;
 
 export type RuleCode = keyof typeof RULES;

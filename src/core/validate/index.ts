@@ -10,6 +10,7 @@ import type { Diagnostic } from '../diagnostics';
 import { Reporter } from './diagnostics';
 import { checkDns } from './rules/dns';
 import { checkEndpoints } from './rules/endpoints';
+import { checkFailback } from './rules/failback';
 import { checkGeo } from './rules/geo';
 import { checkMonitor } from './rules/monitor';
 import { checkMultiValue } from './rules/multivalue';
@@ -31,7 +32,7 @@ export { classifyTarget } from './target';
 
 const FAMILIES = [
   checkNames, checkDns, checkProfile, checkMonitor, checkEndpoints, checkTargets,
-  checkGeo, checkSubnets, checkMultiValue, checkPerformance, checkNesting,
+  checkGeo, checkSubnets, checkMultiValue, checkPerformance, checkNesting, checkFailback,
 ] as const;
 
 function semantic(r: Reporter, rawProfiles: readonly unknown[], options: ValidateOptions): void {

@@ -8,7 +8,8 @@ import { open, rename, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { ResourceCatalogRecord } from '../../core/model/catalog';
-import type { StoredProfile } from '../../core/store';
+import type { OverrideRecord } from '../../core/api';
+import type { FailbackApproval, StoredProfile } from '../../core/store';
 import { isoNow, type RuntimeClock } from '../clock';
 import type { LocationVerdict, NodeRecord } from './keys';
 import type { EtcdMirror } from './mirror';
@@ -19,6 +20,8 @@ const CACHE_FORMAT = 'tmkit-etcd-cache/1';
 interface CacheBody {
   format: string; prefix: string; clusterId: string; savedAt: string; appliedRevision: number; configRevision: number; revKeyMod: number;
   profiles: StoredProfile[]; resources: ResourceCatalogRecord; nodes: NodeRecord[]; health: Array<[string, Array<[string, LocationVerdict]>]>;
+  /** The traffic controls (absent in copies written before they existed). */
+  overrides?: OverrideRecord[]; failbacks?: FailbackApproval[];
 }
 
 export class LocalCopy {
@@ -55,6 +58,7 @@ export class LocalCopy {
       appliedRevision: m.appliedRevision, configRevision: m.configRevision, revKeyMod: m.revKeyMod,
       profiles: [...m.profiles.values()], resources: m.resources,
       nodes: [...m.nodes.values()], health: [...m.health].map(([k, v]) => [k, [...v]]),
+      overrides: [...m.overrides.values()], failbacks: [...m.failbacks.values()],
     };
     const text = JSON.stringify(body);
     const file = this.file;
@@ -90,6 +94,8 @@ export class LocalCopy {
       m.resources = c.resources;
       for (const n of c.nodes) m.nodes.set(n.node, n);
       for (const [k, v] of c.health) m.health.set(k, new Map(v));
+      for (const o of c.overrides ?? []) m.overrides.set(o.id, o);
+      for (const a of c.failbacks ?? []) m.failbacks.set(`${a.profile}/${a.endpoint}`, a);
       return true;
     } catch (err) {
       this.o.logger?.warn({ err, file: this.file }, 'the local copy of the cluster state cannot be read');

@@ -6,14 +6,15 @@
  */
 import type { IKeyValue, IWatchResponse } from 'etcd3';
 import type { Logger } from 'pino';
+import type { OverrideRecord } from '../../core/api';
 import type { ResourceCatalogRecord } from '../../core/model/catalog';
-import type { StoreChange, StoredProfile } from '../../core/store';
+import type { ControlChange, FailbackApproval, StoreChange, StoredProfile } from '../../core/store';
 import { makeEtag } from '../../core/store/conditions';
 import { LiveProfileIndex } from '../../core/store/profile-index';
 import { REV_KEY, parseKey, type LocationVerdict, type NodeRecord, type ResourcesValue, type StoredValue } from './keys';
 
 type ClusterListener = () => void;
-type Touched = { kind: 'profile'; name: string } | { kind: 'resources' } | { kind: 'cluster' } | { kind: 'rev' } | undefined;
+type Touched = { kind: 'profile'; name: string } | { kind: 'resources' } | { kind: 'cluster' } | { kind: 'rev' } | { kind: 'control'; change: ControlChange } | undefined;
 
 export class EtcdMirror {
   /** Highest etcd revision whose events (under the prefix) are all applied. */
@@ -29,8 +30,13 @@ export class EtcdMirror {
   readonly nodes = new Map<string, NodeRecord>();
   /** `profile/endpoint` → location → verdict. */
   readonly health = new Map<string, Map<string, LocationVerdict>>();
+  /** The traffic controls (`ops/`): overrides by id, the latest failback approval by `profile/endpoint`. */
+  readonly overrides = new Map<string, OverrideRecord>();
+  readonly failbacks = new Map<string, FailbackApproval>();
 
   private readonly storeListeners = new Set<(c: StoreChange) => void>();
+  private readonly controlListeners = new Set<(c: ControlChange) => void>();
+  private revisionWaiters: Array<{ revision: number; resolve: () => void }> = [];
   private readonly clusterListeners = new Set<ClusterListener>();
   private waiters: Array<{ mod: number; resolve: () => void }> = [];
 
@@ -38,6 +44,18 @@ export class EtcdMirror {
 
   onStore(l: (c: StoreChange) => void): () => void { this.storeListeners.add(l); return () => this.storeListeners.delete(l); }
   onCluster(l: ClusterListener): () => void { this.clusterListeners.add(l); return () => this.clusterListeners.delete(l); }
+  onControls(l: (c: ControlChange) => void): () => void { this.controlListeners.add(l); return () => this.controlListeners.delete(l); }
+
+  /** Resolves once every event up to etcd revision `revision` is applied here (or after `timeoutMs`). */
+  waitForRevision(revision: number, timeoutMs: number): Promise<void> {
+    if (this.appliedRevision >= revision) return Promise.resolve();
+    return new Promise((resolve) => {
+      const t = setTimeout(() => { this.revisionWaiters = this.revisionWaiters.filter((w) => w !== entry); resolve(); }, timeoutMs);
+      t.unref();
+      const entry = { revision, resolve: () => { clearTimeout(t); resolve(); } };
+      this.revisionWaiters.push(entry);
+    });
+  }
 
   /** Resolves once `config/rev` is at `mod` or later here; `late` runs (and then resolves) after `timeoutMs`. */
   waitForConfig(mod: number, timeoutMs: number, late: () => Promise<void>): Promise<void> {
@@ -59,6 +77,8 @@ export class EtcdMirror {
   releaseAll(): void {
     for (const w of this.waiters) w.resolve();
     this.waiters = [];
+    for (const w of this.revisionWaiters) w.resolve();
+    this.revisionWaiters = [];
   }
 
   private releaseWaiters(): void {
@@ -71,11 +91,13 @@ export class EtcdMirror {
 
   /** Replaces everything with a listing read at one etcd `revision`; tells listeners what differs. */
   replace(kvs: IKeyValue[], revision: number, clusterId: string): void {
-    const before = { profiles: new Map(this.profiles), resources: JSON.stringify(this.resources), nodes: JSON.stringify([...this.nodes]), health: this.healthDigest() };
+    const before = { profiles: new Map(this.profiles), resources: JSON.stringify(this.resources), nodes: JSON.stringify([...this.nodes]), health: this.healthDigest(), overrides: new Map(this.overrides), failbacks: new Map(this.failbacks) };
     this.profiles.clear();
     this.index.clear();
     this.nodes.clear();
     this.health.clear();
+    this.overrides.clear();
+    this.failbacks.clear();
     this.resources = {};
     this.configRevision = 0;
     this.revKeyMod = 0;
@@ -90,7 +112,11 @@ export class EtcdMirror {
     }
     if (JSON.stringify(this.resources) !== before.resources) changes.push({ revision: this.configRevision, kind: 'resources', op: 'replace' });
     const clusterChanged = JSON.stringify([...this.nodes]) !== before.nodes || this.healthDigest() !== before.health;
-    this.emit(changes, clusterChanged);
+    const controls: ControlChange[] = [];
+    for (const id of before.overrides.keys()) if (!this.overrides.has(id)) controls.push({ kind: 'override', op: 'delete', id });
+    for (const [id, o] of this.overrides) if (JSON.stringify(before.overrides.get(id)) !== JSON.stringify(o)) controls.push({ kind: 'override', op: 'put', override: o });
+    for (const [k, a] of this.failbacks) if (JSON.stringify(before.failbacks.get(k)) !== JSON.stringify(a)) controls.push({ kind: 'failback', approval: a });
+    this.emit(changes, clusterChanged, controls);
   }
 
   private healthDigest(): string {
@@ -120,6 +146,21 @@ export class EtcdMirror {
         case 'node':
           if (deleted) this.nodes.delete(k.node); else this.nodes.set(k.node, value() as NodeRecord);
           return { kind: 'cluster' };
+        case 'override': {
+          if (deleted) {
+            if (!this.overrides.delete(k.id)) return undefined;
+            return { kind: 'control', change: { kind: 'override', op: 'delete', id: k.id } };
+          }
+          const o = value() as OverrideRecord;
+          this.overrides.set(k.id, o);
+          return { kind: 'control', change: { kind: 'override', op: 'put', override: o } };
+        }
+        case 'failback': {
+          if (deleted) { this.failbacks.delete(k.key); return undefined; }
+          const a = value() as FailbackApproval;
+          this.failbacks.set(k.key, a);
+          return { kind: 'control', change: { kind: 'failback', approval: a } };
+        }
         case 'verdict': {
           let m = this.health.get(k.key);
           if (deleted) {
@@ -143,6 +184,7 @@ export class EtcdMirror {
   /** Applies one watch response: the events of each revision (one transaction) together, `config/rev` first. */
   applyWatch(res: IWatchResponse): void {
     const changes: StoreChange[] = [];
+    const controls: ControlChange[] = [];
     let cluster = false;
     let maxRev = 0;
     const events = res.events;
@@ -163,19 +205,26 @@ export class EtcdMirror {
         }
         else if (t.kind === 'resources') changes.push({ revision: this.configRevision, kind: 'resources', op: 'replace' });
         else if (t.kind === 'cluster') cluster = true;
+        else if (t.kind === 'control') controls.push(t.change);
       }
       maxRev = Math.max(maxRev, rev);
       i = j;
     }
     if (events.length > 0) this.appliedRevision = Math.max(this.appliedRevision, maxRev);
     else if (!res.created) this.appliedRevision = Math.max(this.appliedRevision, Number(res.header.revision)); // progress notification
-    this.emit(changes, cluster);
+    this.emit(changes, cluster, controls);
   }
 
-  private emit(changes: StoreChange[], cluster: boolean): void {
+  private emit(changes: StoreChange[], cluster: boolean, controls: ControlChange[] = []): void {
     for (const c of changes) for (const l of this.storeListeners) { try { l(c); } catch (err) { this.logger?.error({ err }, 'store listener failed'); } }
     if (cluster) for (const l of this.clusterListeners) { try { l(); } catch (err) { this.logger?.error({ err }, 'cluster listener failed'); } }
+    for (const c of controls) for (const l of this.controlListeners) { try { l(c); } catch (err) { this.logger?.error({ err }, 'control listener failed'); } }
     this.releaseWaiters();
-    if (changes.length > 0 || cluster) this.onApplied();
+    if (this.revisionWaiters.length > 0) {
+      const ready = this.revisionWaiters.filter((w) => w.revision <= this.appliedRevision);
+      this.revisionWaiters = this.revisionWaiters.filter((w) => w.revision > this.appliedRevision);
+      for (const w of ready) w.resolve();
+    }
+    if (changes.length > 0 || cluster || controls.length > 0) this.onApplied();
   }
 }

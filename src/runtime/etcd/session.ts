@@ -16,8 +16,9 @@
  */
 import type { Etcd3 } from 'etcd3';
 import type { Logger } from 'pino';
+import type { OverrideRecord } from '../../core/api';
 import type { ResourceCatalogRecord } from '../../core/model/catalog';
-import { StoreError, type LiveProfileIndex, type StoreChange, type StoredProfile } from '../../core/store';
+import { StoreError, type ControlChange, type FailbackApproval, type LiveProfileIndex, type StoreChange, type StoredProfile } from '../../core/store';
 import { systemClock, type RuntimeClock } from '../clock';
 import { EtcdConnection, isUnavailable } from './connection';
 import { MirrorFeed } from './feed';
@@ -122,8 +123,16 @@ export class EtcdSession {
   /** `profile/endpoint` → location → verdict. */
   get health(): ReadonlyMap<string, ReadonlyMap<string, LocationVerdict>> { return this.mirror.health; }
 
+  /** The traffic controls (`ops/` keys, store/etcd-controls.ts). */
+  get overrides(): ReadonlyMap<string, OverrideRecord> { return this.mirror.overrides; }
+  get failbacks(): ReadonlyMap<string, FailbackApproval> { return this.mirror.failbacks; }
+
   onStore(l: (c: StoreChange) => void): () => void { return this.mirror.onStore(l); }
   onCluster(l: () => void): () => void { return this.mirror.onCluster(l); }
+  onControls(l: (c: ControlChange) => void): () => void { return this.mirror.onControls(l); }
+
+  /** Resolves once the mirror has applied every event up to etcd revision `revision` (a writer reads its own write). */
+  waitForRevision(revision: number, timeoutMs = 5_000): Promise<void> { return this.mirror.waitForRevision(revision, timeoutMs); }
 
   // The connection.
   isConnected(): boolean { return this.conn.isConnected(); }

@@ -10,20 +10,23 @@
  *        (previous-run.ts) until the monitor decides again
  *   every change of a record (transition, new probe settings, gone) ──▶ saver.ts ──▶ the store
  *
- * Inputs that later change the effective verdict (overrides, manual failback, health pushed from outside)
- * belong here too, so DNS, status, plans and the cluster see them alike. `onChange` tells the pipeline
+ * Inputs that change what routing reads belong here too, so DNS, status, plans and the cluster see them
+ * alike: overrides (overrides.ts, beside the verdicts: `overrides()`), failback approvals and the failback
+ * state carried over a restart (failback.ts, into the prober's state machines). `onChange` tells the pipeline
  * which endpoint's effective verdict may have changed; `onTransition` tells observers (logs, metrics, live
  * events) about real status changes — not the first probe confirming a carried-over verdict.
  */
 import type { Logger } from 'pino';
 import { probeDecision, probeTargets, splitTargetKey } from '../../core/health/targets';
-import type { ProbeVerdict } from '../../core/health/types';
+import type { EndpointOverride, ProbeVerdict } from '../../core/health/types';
 import type { Profile } from '../../core/model/types';
 import type { ResourceCatalog } from '../../core/ports';
 import type { Store } from '../../core/store';
 import type { RuntimeClock } from '../clock';
 import type { LocationReport, OwnVerdict } from '../cluster/health';
 import type { EndpointProbeStatus, EndpointTransition, Monitor } from '../monitor';
+import { applyApproval, seedCarried } from './failback';
+import type { OverrideBook } from './overrides';
 import { PreviousRun, type LedgerTransition, type SavedEndpoint } from './previous-run';
 import { RecordSaver } from './saver';
 
@@ -46,6 +49,8 @@ export interface HealthPort {
   verdicts(): Map<string, ProbeVerdict>;
   /** One endpoint's effective verdict (what `verdicts()` holds for it). */
   verdictOf(key: string): ProbeVerdict | undefined;
+  /** The overrides in force, by `profile/endpoint` (a new map whenever one changes; `onChange` names the keys). */
+  overrides(): ReadonlyMap<string, EndpointOverride>;
   /** `key`'s effective verdict may have changed; no key: any may have (another location's, liveness). */
   onChange(listener: (key?: string) => void): () => void;
 }
@@ -73,9 +78,12 @@ export interface HealthLedgerOptions {
   cluster?: ClusterVerdicts;
   /** Transitions kept per endpoint (default 50; the last SAVED_HISTORY of them survive a restart). */
   historySize?: number;
+  /** The overrides and failback approvals the store keeps (overrides.ts). */
+  overrides?: OverrideBook;
 }
 
 type Listener<T> = (e: T) => void;
+const NO_OVERRIDES: ReadonlyMap<string, EndpointOverride> = new Map();
 
 export class HealthLedger implements HealthPort {
   private readonly monitor: Monitor;
@@ -98,6 +106,7 @@ export class HealthLedger implements HealthPort {
   private readonly unsubscribe: Array<() => void> = [];
   /** A retarget is running: its own transitions are read by the build that asked for it, not announced. */
   private retargeting = false;
+  private readonly book: OverrideBook | undefined;
 
   private constructor(o: HealthLedgerOptions, saved: Awaited<ReturnType<Store['loadMonitorState']>>) {
     this.monitor = o.monitor;
@@ -112,6 +121,11 @@ export class HealthLedger implements HealthPort {
     if (this.cluster) {
       this.cluster.attach({ own: (key) => this.own(key), targets: () => this.fingerprints });
       this.unsubscribe.push(this.cluster.onChange(() => this.changed(undefined)));
+    }
+    this.book = o.overrides;
+    if (this.book) {
+      this.unsubscribe.push(this.book.onChange((keys) => { for (const k of keys) this.changed(k); }));
+      this.unsubscribe.push(this.book.onFailback((a) => applyApproval(this.monitor, a)));
     }
   }
 
@@ -238,6 +252,11 @@ export class HealthLedger implements HealthPort {
       else if (!byName.get(splitTargetKey(k)[0])?.endpoints.some((e) => e.name === splitTargetKey(k)[1])) this.history.delete(k);
     }
     for (const t of targets) if (!probedBefore.has(t.key)) this.startedProbing(t.key);
+    // After a restart: failback rules outlast it, and the stored approvals apply again (failback.ts).
+    if (saved !== undefined) {
+      seedCarried(this.monitor, this.previous, targets, (key) => this.history.get(key) ?? []);
+      for (const a of this.book?.failbacks() ?? []) applyApproval(this.monitor, a);
+    }
     this.cluster?.retargeted();
   }
 
@@ -275,6 +294,9 @@ export class HealthLedger implements HealthPort {
     const own = this.previous.effectiveOf(key, this.monitor.verdictOf(key));
     return this.cluster ? this.cluster.verdictOf(key, own) : own;
   }
+
+  /** The overrides in force, by `profile/endpoint` (overrides.ts). */
+  overrides(): ReadonlyMap<string, EndpointOverride> { return this.book?.view() ?? NO_OVERRIDES; }
 
   /** This location's effective verdict of one probed endpoint (what the cluster publishes for it). */
   own(key: string): OwnVerdict | undefined {

@@ -133,6 +133,20 @@ export class PreviousRun {
     return this.confirmations.has(t);
   }
 
+  /**
+   * The carried verdict of `key` when it counts for the current probe settings (failback.ts seeds the prober
+   * with it), with when it last changed and when it last became Degraded, from the endpoint's `history`.
+   */
+  carriedState(key: string, history: readonly LedgerTransition[]): { verdict: ProbeVerdict; since: number; failedAt?: number } | undefined {
+    const c = this.carried.get(key);
+    if (!c || this.fingerprints.get(key) !== c.fingerprint) return undefined;
+    const failed = history.filter((t) => t.to === 'Degraded').at(-1);
+    return { verdict: c.verdict, since: history.at(-1)?.at ?? 0, ...(failed ? { failedAt: failed.at } : {}) };
+  }
+
+  /** The prober holds `key`'s verdict itself now (seeded): it no longer stands in for CheckingEndpoint. */
+  handOver(key: string): void { this.carried.delete(key); }
+
   /** A deleted profile's carried verdicts go with it: a new profile of that name starts fresh. */
   forgetProfile(name: string): void {
     for (const key of this.carriedOf.get(name) ?? []) this.carried.delete(key);

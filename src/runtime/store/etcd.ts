@@ -25,6 +25,7 @@ import {
   StoreError, admitDelete, admitProfile, writeName, checkPreconditions, checkStack, contentHash, makeEtag,
   type DeleteProfileOptions, type MonitorState, type MonitorStateChange, type PutProfileOptions, type PutProfileResult, type Store, type StoreListener, type StoreStats, type StoreView, type StoredProfile,
 } from '../../core/store';
+import { EtcdControls } from './etcd-controls';
 import { sha256Hex } from './hash';
 import { MonitorStateFile } from './monitor-file';
 import { REV_KEY, RESOURCES_KEY, keyOfProfile } from '../etcd/keys';
@@ -42,8 +43,11 @@ export class EtcdStore implements Store {
   private readonly ownsSession: boolean;
   private writeQueue: Promise<void> = Promise.resolve();
   private readonly counters: StoreStats = { rowsRead: 0, viewRebuilds: 0 };
+  /** The traffic controls under `ops/` (overrides, failback approvals, audit log, drills). */
+  readonly controls: EtcdControls;
 
   constructor(readonly session: EtcdSession, opts: { stateDir?: string; ownsSession?: boolean } = {}) {
+    this.controls = new EtcdControls(session);
     this.monitor = new MonitorStateFile(opts.stateDir !== undefined ? join(opts.stateDir, MONITOR_FILE) : undefined);
     this.ownsSession = opts.ownsSession ?? true;
   }

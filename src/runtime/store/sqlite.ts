@@ -23,6 +23,7 @@ import {
 } from '../../core/store/types';
 import { isoNow, systemClock, type RuntimeClock } from '../clock';
 import { openDatabase, sqliteDriver, storeJournalMode, SqliteError, type SqlDatabase, type SqliteDriverName, type SqlStatement } from './driver';
+import { CONTROLS_MIGRATION_SQL, SqliteControls } from './sqlite-controls';
 
 /**
  * Schema migrations, applied in order inside one transaction each; `PRAGMA user_version` holds the number
@@ -54,6 +55,7 @@ export const MIGRATIONS: ReadonlyArray<{ version: number; description: string; s
       CREATE TABLE monitor_state (key TEXT PRIMARY KEY, value TEXT NOT NULL, updated_at TEXT NOT NULL) STRICT;
     `,
   },
+  { version: 2, description: 'traffic controls: overrides, failback approvals, audit log, drill reports', sql: CONTROLS_MIGRATION_SQL },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;
@@ -108,6 +110,8 @@ export class SqliteStore implements Store {
   readonly path: string;
   /** The SQLite driver this store runs on (`node` or `wasm`). */
   readonly driver: SqliteDriverName;
+  /** The traffic controls (overrides, failback approvals, audit log, drills), in tables of their own. */
+  readonly controls: SqliteControls;
   private readonly db: SqlDatabase;
   private readonly clock: RuntimeClock;
   private readonly listeners = new Set<StoreListener>();
@@ -203,6 +207,7 @@ export class SqliteStore implements Store {
         ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`),
       dropMonitor: db.prepare(`DELETE FROM monitor_state WHERE key = ?`),
     };
+    this.controls = new SqliteControls(db);
   }
 
   /**
@@ -489,6 +494,7 @@ export class SqliteStore implements Store {
     // Writes already asked for are committed (or refused) first, never dropped by the close.
     if (this.db.isOpen) this.flush();
     this.listeners.clear();
+    this.controls.close();
     if (this.db.isOpen) this.db.close();
   }
 }

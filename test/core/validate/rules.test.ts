@@ -176,6 +176,10 @@ const rows: Row[] = [
   { code: 'NESTED_MULTIVALUE_MIN_CHILD', paths: [`${P}.endpoints[n]`],
     fail: doc(profile('p', 'Priority', [nested('n', 'c')]), mvChild('c', ['192.0.2.1', '2001:db8::2'])),
     pass: doc(profile('p', 'Priority', [nested('n', 'c', { minChildEndpoints: 2, minChildEndpointsIPv4: 1, minChildEndpointsIPv6: 1 })]), mvChild('c', ['192.0.2.1', '2001:db8::2'])) },
+  // failback (a tmkit extension)
+  { code: 'FAILBACK_MODE', paths: [`${P}.failback.mode`], fail: one('Priority', E, { failback: { mode: 'manual' } }), pass: one('Priority', E, { failback: { mode: 'Manual' } }) },
+  { code: 'FAILBACK_SUCCESSES_RANGE', paths: [`${P}.failback.successesToRecover`], fail: one('Priority', E, { failback: { successesToRecover: 11 } }), pass: one('Priority', E, { failback: { successesToRecover: 10 } }) },
+  { code: 'FAILBACK_HOLD_DOWN_RANGE', paths: [`${P}.failback.holdDownSeconds`], fail: one('Priority', E, { failback: { holdDownSeconds: 3601 } }), pass: one('Priority', E, { failback: { holdDownSeconds: 3600 } }) },
 ];
 
 describe.each(rows.map((r, i) => [`${r.code} #${i}`, r] as const))('%s', (_name, row) => {

@@ -135,6 +135,18 @@ export function profileSettingsFromTf(o: Obj): Converted<ProfileSettingsInput> {
     }
     out.monitorConfig = m;
   }
+  const fbList = o.failback;
+  if (isUnknown(fbList)) unknown.push('failback');
+  const fb = first(fbList);
+  if (fb) {
+    const f: NonNullable<ProfileInput['failback']> = {};
+    for (const [tf, arm, get] of [['mode', 'mode', str], ['successes_to_recover', 'successesToRecover', num], ['hold_down_seconds', 'holdDownSeconds', num]] as const) {
+      if (isUnknown(fb[tf])) unknown.push(`failback.${arm}`);
+      const v = (get as (x: Value | undefined) => unknown)(fb[tf]);
+      if (v !== undefined) (f as Record<string, unknown>)[arm] = v;
+    }
+    out.failback = f;
+  }
   return { value: out, unknown, problems };
 }
 
@@ -272,6 +284,7 @@ export function profileState(s: ProfileSettings, o: { id: string; fqdn: string; 
       }), bm?.expected_status_code_ranges),
       custom_header: headersState(m.customHeaders),
     }],
+    failback: s.failback ? [{ mode: s.failback.mode, successes_to_recover: s.failback.successesToRecover, hold_down_seconds: s.failback.holdDownSeconds }] : [],
     endpoint: [],
     timeouts: isObject(b.timeouts) ? b.timeouts : null,
   };
@@ -344,6 +357,7 @@ const ENDPOINT_NAMES: Record<string, string> = {
   endpointLocation: 'endpoint_location', geoMapping: 'geo_mappings', subnets: 'subnet', customHeaders: 'custom_header', alwaysServe: 'always_serve_enabled',
   minChildEndpoints: 'minimum_child_endpoints', minChildEndpointsIPv4: 'minimum_required_child_endpoints_ipv4', minChildEndpointsIPv6: 'minimum_required_child_endpoints_ipv6',
 };
+const FAILBACK_NAMES: Record<string, string> = { mode: 'mode', successesToRecover: 'successes_to_recover', holdDownSeconds: 'hold_down_seconds' };
 const ITEM_NAMES: Record<string, string> = { first: 'first', last: 'last', scope: 'scope', name: 'name', value: 'value' };
 
 type Seg = { prop: string } | { index: number };
@@ -361,9 +375,9 @@ export function tfPath(kind: 'profile' | 'endpoint', rel: string): AttributePath
   let names = kind === 'profile' ? PROFILE_NAMES : ENDPOINT_NAMES;
   for (const [i, s] of segs.entries()) {
     if ('index' in s) { out.push({ index: s.index }); names = ITEM_NAMES; continue; }
-    if (kind === 'profile' && i === 0 && (s.prop === 'dnsConfig' || s.prop === 'monitorConfig')) {
-      out.push({ attribute: s.prop === 'dnsConfig' ? 'dns_config' : 'monitor_config' }, { index: 0 });
-      names = s.prop === 'dnsConfig' ? DNS_NAMES : MONITOR_NAMES;
+    if (kind === 'profile' && i === 0 && (s.prop === 'dnsConfig' || s.prop === 'monitorConfig' || s.prop === 'failback')) {
+      out.push({ attribute: s.prop === 'dnsConfig' ? 'dns_config' : s.prop === 'monitorConfig' ? 'monitor_config' : 'failback' }, { index: 0 });
+      names = s.prop === 'dnsConfig' ? DNS_NAMES : s.prop === 'monitorConfig' ? MONITOR_NAMES : FAILBACK_NAMES;
       continue;
     }
     const n = names[s.prop];

@@ -107,6 +107,13 @@ function planProfileDefaults(planned: Obj, config: Obj | null): void {
     defaultTo(mon, c, 'timeout_in_seconds', isUnknown(interval) ? UNKNOWN : num(interval) === 10 ? 9 : 10);
     defaultTo(mon, c, 'tolerated_number_of_failures', 3);
   }
+  const fb = first(planned.failback);
+  if (fb) {
+    const c = first(config?.failback);
+    defaultTo(fb, c, 'mode', 'Automatic');
+    defaultTo(fb, c, 'successes_to_recover', 1);
+    defaultTo(fb, c, 'hold_down_seconds', 0);
+  }
 }
 
 /** An endpoint's defaults (azurerm's), planned exactly; `type` is the endpoint's kind when known. */

@@ -106,6 +106,17 @@ export const profileSchema: Schema = {
           blocks: { custom_header: { nesting: 'list', block: { ...customHeader, ...md('A header sent with every probe (at most 8).') } } },
         },
       },
+      failback: {
+        nesting: 'list', minItems: 0, maxItems: 1,
+        block: {
+          ...md('How an endpoint comes back after an outage (a tmkit extension; docs/health.md "Failback"). Without the block: Azure\'s behaviour, Online again after one good probe.'),
+          attributes: {
+            mode: { type: 'string', optional: true, computed: true, ...md('`Automatic` (Online once recovered) or `Manual` (`AwaitingFailback` until `tmkit endpoint failback`). Default `Automatic`.') },
+            successes_to_recover: { type: 'number', optional: true, computed: true, ...md('Consecutive good probes before a Degraded endpoint counts as recovered, 1–10. Default 1.') },
+            hold_down_seconds: { type: 'number', optional: true, computed: true, ...md('Seconds since the endpoint failed before it can count as recovered, 0–3600. Default 0.') },
+          },
+        },
+      },
       endpoint: { nesting: 'list', block: inlineEndpoint },
       timeouts: { nesting: 'single', block: timeouts },
     },
