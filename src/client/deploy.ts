@@ -6,9 +6,10 @@
  */
 import { TmkitError, type Diagnostic } from '../core/diagnostics';
 import { toResourceCatalog } from '../core/model/catalog';
-import type { Document, Profile } from '../core/model/types';
+import { API_VERSION, type Document, type Profile } from '../core/model/types';
 import { documentSource } from '../core/model/input';
-import { applyOrder, buildReport, checkPlanBase, desiredDocument, diff, documentStack, planScope, previewPlan, type DeployedProfile, type LiveHealthInput, type Plan, type PlanReport, type PlanStep } from '../core/plan';
+import { applyOrder, buildReport, checkPlanBase, desiredDocument, diff, documentStack, liveHealth, planScope, previewPlan, type DeployedProfile, type LiveHealthInput, type Plan, type PlanReport, type PlanStep } from '../core/plan';
+import { liveHealthLines } from '../core/plan/render/common';
 import type { GeoLookup, ResourceCatalog } from '../core/ports';
 import type { ProfileEntry } from '../core/api';
 import type { TmkitClient } from './client';
@@ -63,6 +64,33 @@ async function readLiveHealth(client: TmkitClient, entries: readonly ProfileEntr
     };
   } catch {
     return undefined;
+  }
+}
+
+/**
+ * Live health for a provider's preview (Pulumi's preview, Terraform's plan): what the server says now about
+ * deployed profile `name`, changed into `planned(deployed)`, as lines for warnings — the plan's "Live health" rows of that
+ * profile (endpoints Degraded, Stopped, AwaitingFailback or overridden, and for how long; the all-degraded
+ * fallback), then the warning when the change leaves it with no endpoint Online now. Empty when the profile
+ * is not deployed yet, nothing is notable, or the server cannot say (an older one, unreachable): a preview
+ * never fails on live health.
+ */
+export async function liveHealthNotes(client: TmkitClient, name: string, planned: (deployed: Profile) => Profile): Promise<string[]> {
+  try {
+    const entry = await client.findProfile(name);
+    if (!entry) return [];
+    const live = await readLiveHealth(client, [entry]);
+    if (!live) return [];
+    const deployed = [deployedOf(entry)];
+    const plan = diff({ apiVersion: API_VERSION, stack: entry.stack, profiles: [planned(entry.profile)] }, deployed);
+    const { report, warnings } = liveHealth(plan, deployed, live);
+    const notable = report.endpoints.length > 0 || report.fallback.length > 0;
+    return [
+      ...(notable ? liveHealthLines(report).map((l) => `live health now: ${l}`) : []),
+      ...warnings.map((w) => `${w.message}; ${w.hint ?? ''}`.replace(/; $/, '')),
+    ];
+  } catch {
+    return [];
   }
 }
 

@@ -140,6 +140,11 @@ export interface ResourceImpl {
    * replacement with the same id does not show its dependents changing. Default: not known ('').
    */
   previewId?(req: PreviewRequest): MaybePromise<string | undefined>;
+  /**
+   * Warnings for the preview of a create or update (the engine shows them on the resource), read without
+   * side effects after Configure, e.g. tmkit's live health. A hook that cannot say returns none.
+   */
+  previewWarnings?(req: PreviewRequest): MaybePromise<string[]>;
 }
 
 /** A whole provider plugin: its package, config and resource types. */

@@ -22,7 +22,7 @@ import { ResourceProviderService } from '@pulumi/pulumi/proto/provider_grpc_pb';
 import * as engproto from '@pulumi/pulumi/proto/engine_pb';
 import { EngineClient } from '@pulumi/pulumi/proto/engine_grpc_pb';
 import { diffProperties, type DiffKind, type DiffResult } from './diff';
-import type { CheckFailure, CheckResult, ErrorCode, ProviderImpl, RequestContext, ResourceImpl } from './provider';
+import type { CheckFailure, CheckResult, ErrorCode, PreviewRequest, ProviderImpl, RequestContext, ResourceImpl } from './provider';
 import { ProviderError } from './provider';
 import { UNKNOWN, carrySecrets, markSecret, type PropertyMap } from './values';
 import { WireError, mapFromWire, mapToWire } from './wire';
@@ -177,6 +177,16 @@ export function providerService(impl: ProviderImpl, opts: { log?: (line: string)
   const warn = opts.warn ?? engineWarnings(undefined, log);
   const trace = (opts.verbose ?? 0) >= 9 ? log : () => undefined;
   let configured: Promise<void> | undefined;
+  /** A resource's preview warnings (after Configure), shown on it; a failing hook costs the warnings only. */
+  const previewWarnings = async (r: ResourceImpl, req: PreviewRequest): Promise<void> => {
+    if (!r.previewWarnings) return;
+    try {
+      await configured;
+      await warn(req.urn, await r.previewWarnings(req));
+    } catch (err) {
+      if (opts.verbose) log(`preview warnings of ${req.urn} failed: ${(err as Error).message}`);
+    }
+  };
 
   function resourceOf(ctx: RequestContext): ResourceImpl {
     const r = impl.resources[ctx.type];
@@ -306,6 +316,7 @@ export function providerService(impl: ProviderImpl, opts: { log?: (line: string)
         const preq = { ...ctx!, id: undefined, inputs, olds: undefined };
         const outs = r.preview ? await r.preview(preq) : defaultPreview(r, inputs, undefined);
         const id = r.previewId ? await r.previewId(preq) : undefined;
+        await previewWarnings(r, preq);
         return resp.setId(id ?? '').setProperties(structOf(protect(r, outs, inputs)));
       }
       await configured;
@@ -335,7 +346,9 @@ export function providerService(impl: ProviderImpl, opts: { log?: (line: string)
       const news = mapOf(req.getNews());
       const resp = new provproto.UpdateResponse();
       if (req.getPreview()) {
-        const outs = r.preview ? await r.preview({ ...ctx!, id: req.getId(), inputs: news, olds }) : defaultPreview(r, news, olds);
+        const preq = { ...ctx!, id: req.getId(), inputs: news, olds };
+        const outs = r.preview ? await r.preview(preq) : defaultPreview(r, news, olds);
+        await previewWarnings(r, preq);
         return resp.setProperties(structOf(protect(r, outs, news)));
       }
       await configured;

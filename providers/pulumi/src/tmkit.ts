@@ -32,6 +32,7 @@ function lazy(build: () => Impl): ResourceImpl {
     diff: (req) => get().diff!(req),
     preview: (req) => get().preview!(req),
     previewId: (req) => get().previewId?.(req),
+    previewWarnings: async (req) => (await get().previewWarnings?.(req)) ?? [],
     create: (req) => get().create(req),
     read: (req) => get().read(req),
     update: (req) => get().update(req),

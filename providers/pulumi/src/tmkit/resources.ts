@@ -18,10 +18,11 @@ import type { Profile } from '../../../../src/core/model/types';
 import { itemSegment } from '../../../../src/core/validate/util';
 import type { TmkitClient } from '../../../../src/client/client';
 import { TmkitApiError } from '../../../../src/client/errors';
+import { liveHealthNotes } from '../../../../src/client/deploy';
 import { StackResources, normalizeEndpoint, type EndpointState, type PriorEndpoint, type PriorProfile } from '../../../../src/client/resources';
 import type { ErrorCode, ResourceImpl, RequestContext } from '../provider';
 import { ProviderError } from '../provider';
-import { UNKNOWN, isUnknown, reveal, type Plain, type PlainMap, type PropertyMap, type Value } from '../values';
+import { UNKNOWN, containsUnknowns, isUnknown, reveal, type Plain, type PlainMap, type PropertyMap, type Value } from '../values';
 import { checkEndpoint, checkProfile, reasonOf } from './check';
 import {
   PROFILE_ARM_TYPE, endpointFromOutputs, endpointInput, endpointInputsOf, endpointOutputsOf, endpointTypeName, knownString, ownsEndpoints,
@@ -215,6 +216,16 @@ export function profileResource(ctx: TmkitContext): ResourceImpl {
       return knownString(name) ? profileId(ctx.stack(), name) : undefined;
     },
 
+    // Plans that see live health (docs/plan.md): the deployed profile's health now, and a warning when this
+    // update leaves it with no endpoint Online.
+    previewWarnings: async (req) => {
+      if (!req.olds || containsUnknowns(req.inputs)) return [];
+      const inputs = withDefault(reveal(req.inputs), 'profileName', req.name);
+      const model = profileInput(inputs);
+      const owns = ownsEndpoints(inputs);
+      return liveHealthNotes(await ctx.client(), model.name, (deployed) => normalizeProfile({ ...model, endpoints: owns ? model.endpoints ?? [] : deployed.endpoints }));
+    },
+
     create: async (req) => {
       const inputs = withDefault(reveal(req.inputs), 'profileName', req.name);
       const model = profileInput(inputs);
@@ -357,6 +368,19 @@ export function endpointResource(ctx: TmkitContext): ResourceImpl {
         stack: ctx.stack(),
         etag: UNKNOWN,
       };
+    },
+
+    // Live health (docs/plan.md): the profile's health now, and a warning when this endpoint's change (disabling
+    // the only Online one, say) leaves the profile with no endpoint Online.
+    previewWarnings: async (req) => {
+      if (containsUnknowns(req.inputs)) return [];
+      const inputs = withDefault(reveal(req.inputs), 'endpointName', req.name);
+      const model = endpointInput(inputs);
+      const same = (n: string): boolean => n.toLowerCase() === model.name.toLowerCase();
+      return liveHealthNotes(await ctx.client(), String(inputs['profileName']), (deployed) => normalizeProfile({
+        ...deployed,
+        endpoints: deployed.endpoints.some((e) => same(e.name)) ? deployed.endpoints.map((e) => (same(e.name) ? { ...model, priority: model.priority ?? e.priority } : e)) : [...deployed.endpoints, model],
+      }));
     },
 
     previewId: (req) => {

@@ -19,6 +19,7 @@
  *   converges; other content is RESOURCE_EXISTS at plan time.
  */
 import type { ProfileEntry } from '../../../../src/client';
+import { liveHealthNotes } from '../../../../src/client/deploy';
 import { ResourceError, normalizeEndpoint, normalizeSettings, profileSettings, type PriorProfile } from '../../../../src/client/resources';
 import { TmkitApiError } from '../../../../src/client/errors';
 import type { Diagnostic as CoreDiagnostic } from '../../../../src/core/diagnostics';
@@ -28,7 +29,7 @@ import { diffAttributes } from '../../../../src/core/plan/attributes';
 import { validateProfile } from '../../../../src/core/validate';
 import { isUnknown, UNKNOWN, type Value, type ValueObject } from '../cty';
 import { WithPrivate, type DataSource, type PlanInput, type PlanOutput, type PrivateData, type Resource } from '../provider';
-import { DiagnosticsError, error, type AttributePath, type Diagnostic } from '../tfprotov6';
+import { DiagnosticsError, error, warning, type AttributePath, type Diagnostic } from '../tfprotov6';
 import { TmkitContext } from './context';
 import {
   blockType, endpointBlocks, endpointFromTf, endpointState, first, inlineEndpointsState, num, profileFromTf, profileSettingsFromTf, profileState, tfDiagnostics, type Obj,
@@ -181,6 +182,15 @@ function sameProfile(stored: ProfileEntry, planned: Obj, inline: boolean): boole
   return conv.unknown.length === 0 && diffAttributes(normalizeSettings(conv.value), profileSettings(stored.profile)).length === 0;
 }
 
+/**
+ * Plans that see live health (docs/plan.md): for a change to a deployed profile, the profile's health now and
+ * a warning when the change leaves it with no endpoint Online, as warnings (`terraform plan` shows them; a
+ * server that cannot say adds none). Read only for real changes, so a plan with nothing to do costs nothing.
+ */
+async function liveWarnings(ctx: TmkitContext, name: string, planned: Parameters<typeof liveHealthNotes>[2]): Promise<Diagnostic[]> {
+  return (await liveHealthNotes(ctx.client, name, planned)).map((l) => warning(l));
+}
+
 /** A deep copy of a value that keeps Unknown (and other class) instances as they are. */
 function cloneValue(v: Value): Value {
   if (Array.isArray(v)) return v.map(cloneValue);
@@ -257,6 +267,12 @@ export const profileResource: Resource<TmkitContext> = {
         // Errors only: its own warnings came with validate, its endpoints' with their resources' plans.
         const diags = reported(validateProfile(input, opts), () => false).filter((d) => !d.path.startsWith(`profiles[${conv.value.name}].endpoints`));
         diagnostics.push(...tfDiagnostics(diags, { prefix: `profiles[${conv.value.name}]`, kind: 'profile', unknown: conv.unknown }));
+      }
+      if (deployed && prior !== null && !diagnostics.some((d) => d.severity === 'error') && !sameProfile(deployed, out, inline)) {
+        const conv = inline ? profileFromTf(out) : profileSettingsFromTf(out);
+        if (conv.unknown.length === 0) {
+          diagnostics.push(...await liveWarnings(ctx, deployed.name, (d) => normalizeProfile(inline ? profileFromTf(out).value : { ...profileSettingsFromTf(out).value, endpoints: d.endpoints })));
+        }
       }
     }
     return { planned: out, requiresReplace: replace, diagnostics };
@@ -444,7 +460,16 @@ function endpointResource(type: EndpointType, schema: Resource<TmkitContext>['sc
       const probe: ProfileInput = { ...settings, endpoints: [...ix.relatedTo(conv.value, except), conv.value] };
       const others = type === 'nestedEndpoints' ? await ctx.others(entry.name) : [];
       const found = validateProfile(probe, others.length > 0 ? { context: others } : {});
-      return { planned: out, requiresReplace, diagnostics: endpointChecks(found, { prefix: `profiles[${entry.name}].endpoints[${conv.value.name}]`, name: conv.value.name, unknown: conv.unknown, subject, configuredPriority }) };
+      const diagnostics = endpointChecks(found, { prefix: `profiles[${entry.name}].endpoints[${conv.value.name}]`, name: conv.value.name, unknown: conv.unknown, subject, configuredPriority });
+      const current = ix.get(out.name);
+      if (before !== null && current && conv.unknown.length === 0 && !diagnostics.some((d) => d.severity === 'error')) {
+        const next = normalizeEndpoint(conv.value, current.priority);
+        if (diffAttributes(next, current).length > 0) {
+          const same = (n: string): boolean => lower(n) === lower(next.name);
+          diagnostics.push(...await liveWarnings(ctx, entry.name, (d) => normalizeProfile({ ...d, endpoints: d.endpoints.map((e) => (same(e.name) ? next : e)) })));
+        }
+      }
+      return { planned: out, requiresReplace, diagnostics };
     },
 
     async create({ planned }, ctx) {
