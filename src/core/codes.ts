@@ -31,6 +31,8 @@ export const CODES = {
   PROFILE_NAME_CONFLICT: c('api', 'A profile with the same name in another case exists (names are case-insensitive).', 409),
   NOT_AVAILABLE: c('api', 'The server has no component attached for this route.', 503),
   TOO_MANY_STREAMS: c('api', 'Too many event streams (GET /v1/events) are open.', 429),
+  HEALTH_NOT_APPLICABLE: c('api', 'Health cannot be pushed to this endpoint: it is nested or has Always Serve (its status is not decided by health).', 409),
+  WEBHOOK_NOT_ALLOWED: c('api', 'The webhook URL is refused: not http(s), or a loopback/private address without serve --webhook-allow-private.', 400),
   INTERNAL: c('api', 'An unexpected server error (the server log has the details).', 500),
   // Store
   STORAGE_FULL: c('store', 'The disk of the state dir is full (SQLITE_FULL); free space and retry.', 507),
@@ -118,6 +120,7 @@ export const CODES = {
   PROBE_ABORTED: c('probe', 'The probe was aborted (stop or settings change).'),
   PROBE_DONE: c('probe', 'The probe finished (cleanup signal).'),
   PROBE_NO_CERTIFICATE: c('probe', 'An HTTPS endpoint presented no certificate.'),
+  PROBE_CERTIFICATE: c('probe', 'certificateValidation Enabled: the certificate is expired, not yet valid, untrusted or for another host name.'),
   PROBE_NO_STATUS: c('probe', 'The response ended without a status line.'),
   PROBE_NO_ADDRESS: c('probe', 'The target name resolved to no address.'),
 } as const satisfies Record<string, CodeInfo>;

@@ -20,6 +20,19 @@ interface Row {
 const E = [ext('a', 'a.example.com')];
 const AB = [ext('a', 'a.example.com'), ext('b', 'b.example.com')];
 const mon = (m: Obj): Obj => one('Priority', E, { monitorConfig: m });
+/** A real CA certificate (P-256, made with openssl for these tests). */
+const TEST_CA_PEM = `-----BEGIN CERTIFICATE-----
+MIIBhTCCASugAwIBAgIUeUUxREHSp5liJkOUWbG+WBJ+Oo0wCgYIKoZIzj0EAwIw
+GDEWMBQGA1UEAwwNdG1raXQgdGVzdCBDQTAeFw0yNjEyMDUwMzIxNTZaFw0yNzAx
+MDQwMzIxNTZaMBgxFjAUBgNVBAMMDXRta2l0IHRlc3QgQ0EwWTATBgcqhkjOPQIB
+BggqhkjOPQMBBwNCAAR7rW36TC0Mt80mURVq/Tj/MGbFNIsCdQ5HQUDJW+S/y+PY
+om+K42M1CH3OxhxTQ5ON+KZNd+kwuXpNC/gEXPxLo1MwUTAdBgNVHQ4EFgQUg2bK
+Ej6c37FtPfK0GtdtgGmMzDkwHwYDVR0jBBgwFoAUg2bKEj6c37FtPfK0GtdtgGmM
+zDkwDwYDVR0TAQH/BAUwAwEB/zAKBggqhkjOPQQDAgNIADBFAiAhbN9Xwe8//XrP
+MRAQVATvij6vgtzoK5ytpO4WC2mZUgIhAOeDvz9r6zR1/6UQaUjaGc3pLiUyxU0+
+FLaVMuMTYsrh
+-----END CERTIFICATE-----
+`;
 const headers = (n: number): Obj[] => range(n).map((i) => ({ name: `X-H${i}`, value: 'v' }));
 const codeRanges = (n: number): Obj[] => range(n).map((i) => ({ min: 200 + i * 10, max: 205 + i * 10 }));
 const strict: ValidateOptions = { strictAzure: true };
@@ -72,6 +85,13 @@ const rows: Row[] = [
   { code: 'STATUS_CODE_RANGES_LIMIT', paths: [`${P}.monitorConfig.expectedStatusCodeRanges`], fail: mon({ expectedStatusCodeRanges: codeRanges(9) }), pass: mon({ expectedStatusCodeRanges: codeRanges(8) }) },
   { code: 'STATUS_CODE_RANGE', paths: [`${P}.monitorConfig.expectedStatusCodeRanges[0]`, `${P}.monitorConfig.expectedStatusCodeRanges[1]`], fail: mon({ expectedStatusCodeRanges: [{ min: 300, max: 200 }, { min: 99, max: 1000 }] }), pass: mon({ expectedStatusCodeRanges: [{ min: 200, max: 200 }, { min: 100, max: 999 }] }) },
   { code: 'STATUS_CODE_RANGES_IGNORED', paths: [`${P}.monitorConfig.expectedStatusCodeRanges`], fail: mon({ protocol: 'TCP', port: 22, expectedStatusCodeRanges: codeRanges(1) }), pass: mon({ protocol: 'HTTPS', expectedStatusCodeRanges: codeRanges(1) }) },
+  // monitor: tmkit's health extensions (docs/health.md)
+  { code: 'MONITOR_CERTIFICATE_VALIDATION', paths: [`${P}.monitorConfig.certificateValidation`], fail: mon({ protocol: 'HTTPS', certificateValidation: 'enabled' }), pass: mon({ protocol: 'HTTPS', certificateValidation: 'Enabled' }) },
+  { code: 'MONITOR_CA_CERTIFICATES', paths: [`${P}.monitorConfig.caCertificates`], fail: mon({ protocol: 'HTTPS', certificateValidation: 'Enabled', caCertificates: '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n' }), pass: mon({ protocol: 'HTTPS', certificateValidation: 'Enabled', caCertificates: TEST_CA_PEM }) },
+  { code: 'MONITOR_CERTIFICATE_EXPIRY_WARNING_RANGE', paths: [`${P}.monitorConfig.certificateExpiryWarningDays`], fail: mon({ protocol: 'HTTPS', certificateValidation: 'Enabled', certificateExpiryWarningDays: 366 }), pass: mon({ protocol: 'HTTPS', certificateValidation: 'Enabled', certificateExpiryWarningDays: 0 }) },
+  { code: 'MONITOR_CERTIFICATE_IGNORED', paths: [`${P}.monitorConfig.caCertificates`], fail: mon({ protocol: 'HTTPS', caCertificates: TEST_CA_PEM }), pass: mon({ protocol: 'HTTPS', certificateValidation: 'Enabled', caCertificates: TEST_CA_PEM }) },
+  { code: 'MONITOR_DEGRADED_LATENCY_RANGE', paths: [`${P}.monitorConfig.degradedLatencyMs`], fail: mon({ degradedLatencyMs: 0.5 }), pass: mon({ degradedLatencyMs: 1 }) },
+  { code: 'MONITOR_DEGRADED_LATENCY_IGNORED', paths: [`${P}.monitorConfig.degradedLatencyMs`], fail: mon({ timeoutInSeconds: 5, degradedLatencyMs: 5000 }), pass: mon({ timeoutInSeconds: 5, degradedLatencyMs: 4999 }) },
   // endpoints
   { code: 'ENDPOINT_TYPE', paths: [`${P}.endpoints[a].type`], fail: one('Priority', [ext('a', 'a.example.com', { type: 'httpEndpoints' })]), pass: one('Priority', [ext('a', 'a.example.com', { type: 'Microsoft.Network/TrafficManagerProfiles/ExternalEndpoints' })]) },
   { code: 'ENDPOINT_STATUS', paths: [`${P}.endpoints[a].endpointStatus`], fail: one('Priority', [ext('a', 'a.example.com', { endpointStatus: 'On' })]), pass: one('Priority', [ext('a', 'a.example.com', { endpointStatus: 'Disabled' })]) },
