@@ -25,7 +25,7 @@ import { systemClock, type RuntimeClock } from './clock';
 import type { BoundAddress, ListenAddress } from './dns';
 import { dnsSink, geoOptions, startDnsFleet, type DnsAuthority, type DnsLimits, type DnsSockets, type DnsTarget } from './dns-fleet';
 import { LiveEvents, revisionEvents } from './events';
-import { HealthLedger } from './ledger';
+import { HealthLedger, type PushedHealthApi } from './ledger';
 import { RuntimeMetrics } from './metrics';
 import { Monitor, type EndpointProbeStatus, type MonitorOptions } from './monitor';
 import { SnapshotPipeline, type SnapshotLag } from './pipeline';
@@ -184,12 +184,13 @@ export class Engine {
     this.unwatch.push(this.ledger.onTransition((t) => {
       metrics.transitions.inc({ profile: t.profile, endpoint: t.endpoint, from: t.from, to: t.to });
       logger.info({ profile: t.profile, endpoint: t.endpoint, from: t.from, to: t.to, reason: t.reason }, 'endpoint status changed');
-      this.events.publish('transition', { at: new Date(t.at).toISOString(), profile: t.profile, endpoint: t.endpoint, from: t.from, to: t.to, reason: t.reason, location: t.location });
+      this.events.publish('transition', { at: new Date(t.at).toISOString(), profile: t.profile, endpoint: t.endpoint, from: t.from, to: t.to, reason: t.reason, location: t.location, source: 'source' in t ? t.source : 'probe' });
     }));
     this.unwatch.push(this.monitor.onProbe(({ key, probe }) => {
       const [profile, endpoint] = splitTargetKey(key);
       metrics.probes.inc({ profile, endpoint, result: probe.ok ? 'success' : 'failure' });
       metrics.probeLatency.observe({ profile, endpoint }, probe.latencyMs / 1000);
+      if (probe.certificate && Number.isFinite(probe.certificate.validTo)) metrics.certificateExpiry.set({ profile, endpoint }, (probe.certificate.validTo - probe.at) / 1000);
     }));
     const snapshot = await this.pipeline.load();
     this.pipeline.addSink(this.traffic);
@@ -217,18 +218,28 @@ export class Engine {
     metrics.attachLag(() => (this.stopped ? undefined : this.pipeline.lag()));
 
     const reports = new Reports({
-      pipeline: this.pipeline, ledger: this.ledger, traffic: this.traffic, geo: this.geo, zone: this.zone, rng: this.rng,
+      pipeline: this.pipeline, ledger: this.ledger, traffic: this.traffic, geo: this.geo, zone: this.zone, rng: this.rng, clock: this.clock,
       ...(this.cluster ? { cluster: this.cluster } : {}),
     });
     const ui = uiDirectory();
     this.api = new ApiServer({
       store, token: this.token.token, metrics, logger: logger.child({ component: 'api' }), reports, events: this.events,
-      ...(ui !== undefined ? { uiDir: ui } : {}), stateDir: o.stateDir,
+      ...(ui !== undefined ? { uiDir: ui } : {}), stateDir: o.stateDir, pushedHealth: this.pushedHealthApi(),
       ...(this.dnssec ? { dnssec: connectDnssec(this.dnssec, () => (this.stopped ? undefined : this.dns), metrics.registry, () => Math.max(0, ...this.pipeline.profiles().map((p) => p.dnsConfig.ttl))) } : {}),
     });
     const api = o.api ?? { host: '127.0.0.1', port: 5380 };
     const bound = await this.api.listen(api.host, api.port);
     this.cluster?.health.setInfo({ dns: this.dns.addresses().map((a) => `${a.address}:${a.port}`), api: `${bound.address}:${bound.port}` });
+  }
+
+  /** Pushed health for the API: each write answers once DNS serves its effect (docs/health.md). */
+  private pushedHealthApi(): PushedHealthApi {
+    const pushed = this.ledger.pushed;
+    return {
+      push: async (key, status, ttl, reason) => { const r = await pushed.push(key, status, ttl, reason); await this.pipeline.settle(); return r; },
+      clear: async (key) => { const had = await pushed.clear(key); await this.pipeline.settle(); return had; },
+      report: (key) => pushed.report(key),
+    };
   }
 
   private async loadResourcesFile(file: string): Promise<void> {

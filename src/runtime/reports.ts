@@ -11,6 +11,8 @@ import { routingMap } from '../core/plan';
 import type { GeoLookup, Rng } from '../core/ports';
 import { answer, profileMonitorStatuses, resolve, type CompiledSnapshot } from '../core/routing';
 import type { StoredProfile } from '../core/store';
+import type { RuntimeClock } from './clock';
+import { endpointHealthExtras, type HealthExtras } from './ledger/health-report';
 import type { HealthLedger } from './ledger';
 import type { EndpointProbeStatus, EndpointTransition } from './monitor';
 import type { SnapshotLag, SnapshotPipeline } from './pipeline';
@@ -51,6 +53,8 @@ export interface ReportsOptions {
   rng: Rng;
   /** Cluster mode: the node's etcd connection for /healthz (degradedReason when etcd is unreachable). */
   cluster?: { healthz(): { body: ClusterHealthBody; degradedReason?: string } };
+  /** The time certificates' days left are counted from (the runtime's clock). */
+  clock?: RuntimeClock;
 }
 
 /** The running server's reports. Each waits until DNS serves every committed change first (settle). */
@@ -64,10 +68,12 @@ export class Reports implements RuntimeReports {
     return statusReport({
       snapshot: pipeline.snapshot(), zone: this.o.zone, revision: pipeline.servedRevision(),
       profile: pipeline.stored(name) ?? stored,
-      probes: ledger.statuses(name), previousHistory: ledger.previousHistoryOf(name),
+      probes: ledger.statuses(name), previousHistory: [...ledger.previousHistoryOf(name), ...ledger.pushedHistoryOf(name)],
+      extras: { pushed: ledger.pushed, now: this.o.clock?.now() ?? 0 },
+      // This location's own verdicts (what probing says here); pushed health is applied on top (health-report.ts).
       ...(this.o.cluster
         ? { verdicts: ledger.ownVerdicts(), cluster: { aggregate: ledger.verdicts(), locations: (key: string) => ledger.locations(key) ?? [] } }
-        : { verdicts: ledger.verdicts() }),
+        : { verdicts: ledger.ownVerdicts() }),
     });
   }
 
@@ -120,6 +126,8 @@ export interface StatusInputs {
    * `locations` each location's verdict of an endpoint.
    */
   cluster?: { aggregate: Map<string, ProbeVerdict>; locations: (key: string) => LocationVerdictReport[] };
+  /** Pushed health and certificate warnings (ledger/health-report.ts); absent: none. */
+  extras?: HealthExtras;
 }
 
 /** A profile's monitor status (Azure's statuses, derived by core), each endpoint's last probe, recent transitions. */
@@ -146,6 +154,7 @@ export function statusReport(i: StatusInputs): ProfileStatusReport {
       const s = probes.get(e.name);
       const own = s ? i.verdicts.get(s.key) ?? s.verdict : undefined;
       const verdict = s && i.cluster ? i.cluster.aggregate.get(s.key) ?? own : own;
+      const extra = s && i.extras ? endpointHealthExtras(i.extras, s, verdict) : undefined;
       return {
         name: e.name,
         type: e.type,
@@ -153,16 +162,17 @@ export function statusReport(i: StatusInputs): ProfileStatusReport {
         ...(e.targetResourceId !== undefined ? { targetResourceId: e.targetResourceId } : {}),
         endpointStatus: e.endpointStatus,
         endpointMonitorStatus: r?.endpointMonitorStatus ?? 'CheckingEndpoint',
-        reason: r?.reason ?? '',
+        reason: extra?.reason ?? r?.reason ?? '',
         probed: s !== undefined,
         ...(s ? {
-          verdict,
+          verdict: extra?.verdict ?? verdict,
           ...(own !== s.verdict ? { verdictCarriedOver: true } : {}),
           consecutiveFailures: s.consecutiveFailures,
           since: iso(s.since),
           location: s.location,
           ...(i.cluster ? { locations: i.cluster.locations(s.key) } : {}),
-          ...(s.lastProbe ? { lastProbe: { at: iso(s.lastProbe.at), ok: s.lastProbe.ok, reason: s.lastProbe.reason, latencyMs: Math.round(s.lastProbe.latencyMs * 10) / 10, ...(s.lastProbe.statusCode !== undefined ? { statusCode: s.lastProbe.statusCode } : {}), ...(s.lastProbe.address !== undefined ? { address: s.lastProbe.address } : {}) } } : {}),
+          ...(s.lastProbe ? { lastProbe: { at: iso(s.lastProbe.at), ok: s.lastProbe.ok, reason: s.lastProbe.reason, latencyMs: Math.round(s.lastProbe.latencyMs * 10) / 10, ...(s.lastProbe.statusCode !== undefined ? { statusCode: s.lastProbe.statusCode } : {}), ...(s.lastProbe.address !== undefined ? { address: s.lastProbe.address } : {}), ...(extra?.certificate ? { certificate: extra.certificate } : {}) } } : {}),
+          ...(extra?.fields ?? {}),
         } : {}),
       };
     }),

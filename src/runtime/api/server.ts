@@ -22,6 +22,8 @@ import { resourceRoutes } from './resources';
 import { SummaryIndex } from './summaries';
 import type { DnssecApi } from '../dnssec';
 import { dnssecRoutes } from './dnssec';
+import { healthRoutes } from './health';
+import type { PushedHealthApi } from '../ledger';
 import { uiHandler } from './ui';
 
 export { DEFAULT_MAX_BODY, MAX_JSON_DEPTH, jsonDeeperThan } from './http';
@@ -44,6 +46,8 @@ export interface ApiOptions {
   stateDir?: string;
   /** DNSSEC keys and rollovers (`serve --dnssec`); absent → the /v1/dnssec routes answer 404. */
   dnssec?: DnssecApi;
+  /** Health pushed from outside (`…/endpoints/{e}/health`); absent → 503. */
+  pushedHealth?: PushedHealthApi;
 }
 
 /** The store's refusals and their HTTP status; the diagnostics they carry are the body. */
@@ -60,7 +64,7 @@ export class ApiServer {
     this.summaries = new SummaryIndex(o.store);
     const c: ApiContext = { store: o.store, summaries: this.summaries, maxBody: o.maxBodyBytes ?? DEFAULT_MAX_BODY };
     const reports = reportRoutes({ ...c, reports: o.reports ?? {}, metrics: o.metrics, ...(o.events ? { events: o.events } : {}) });
-    const routes: Route[] = [...profileRoutes(c), ...endpointRoutes(c), ...resourceRoutes(c), ...reports.routes, ...dnssecRoutes(o.dnssec)];
+    const routes: Route[] = [...profileRoutes(c), ...endpointRoutes(c), ...resourceRoutes(c), ...reports.routes, ...dnssecRoutes(o.dnssec), ...healthRoutes(c, o.pushedHealth)];
     const open: Route[] = [...reports.open, { pattern: /^\/(?:ui(?:\/.*)?)?$/, name: '/ui/', methods: { GET: uiHandler(o.uiDir) } }];
     this.http = new HttpApi({ token: o.token, metrics: o.metrics, logger: o.logger, routes, open, problem: (e, m, r) => this.problem(e, m, r) });
   }

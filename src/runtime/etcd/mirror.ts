@@ -7,12 +7,13 @@
 import type { IKeyValue, IWatchResponse } from 'etcd3';
 import type { Logger } from 'pino';
 import type { ResourceCatalogRecord } from '../../core/model/catalog';
-import type { StoreChange, StoredProfile } from '../../core/store';
+import { parsePushedRecord, type PushedHealthRecord, type StoreChange, type StoredProfile } from '../../core/store';
 import { makeEtag } from '../../core/store/conditions';
 import { REV_KEY, parseKey, type LocationVerdict, type NodeRecord, type ResourcesValue, type StoredValue } from './keys';
 
 type ClusterListener = () => void;
-type Touched = { kind: 'profile'; name: string } | { kind: 'resources' } | { kind: 'cluster' } | { kind: 'rev' } | undefined;
+type Touched = { kind: 'profile'; name: string } | { kind: 'resources' } | { kind: 'cluster' } | { kind: 'rev' } | { kind: 'pushed'; key: string } | undefined;
+type PushedListener = (key: string, record: PushedHealthRecord | undefined) => void;
 
 export class EtcdMirror {
   /** Highest etcd revision whose events (under the prefix) are all applied. */
@@ -26,6 +27,9 @@ export class EtcdMirror {
   readonly nodes = new Map<string, NodeRecord>();
   /** `profile/endpoint` → location → verdict. */
   readonly health = new Map<string, Map<string, LocationVerdict>>();
+  /** `profile/endpoint` → health pushed from outside (store/etcd-pushed-health.ts). */
+  readonly pushed = new Map<string, PushedHealthRecord>();
+  private readonly pushedListeners = new Set<PushedListener>();
 
   private readonly storeListeners = new Set<(c: StoreChange) => void>();
   private readonly clusterListeners = new Set<ClusterListener>();
@@ -35,6 +39,7 @@ export class EtcdMirror {
 
   onStore(l: (c: StoreChange) => void): () => void { this.storeListeners.add(l); return () => this.storeListeners.delete(l); }
   onCluster(l: ClusterListener): () => void { this.clusterListeners.add(l); return () => this.clusterListeners.delete(l); }
+  onPushed(l: PushedListener): () => void { this.pushedListeners.add(l); return () => this.pushedListeners.delete(l); }
 
   /** Resolves once `config/rev` is at `mod` or later here; `late` runs (and then resolves) after `timeoutMs`. */
   waitForConfig(mod: number, timeoutMs: number, late: () => Promise<void>): Promise<void> {
@@ -68,7 +73,8 @@ export class EtcdMirror {
 
   /** Replaces everything with a listing read at one etcd `revision`; tells listeners what differs. */
   replace(kvs: IKeyValue[], revision: number, clusterId: string): void {
-    const before = { profiles: new Map(this.profiles), resources: JSON.stringify(this.resources), nodes: JSON.stringify([...this.nodes]), health: this.healthDigest() };
+    const before = { profiles: new Map(this.profiles), resources: JSON.stringify(this.resources), nodes: JSON.stringify([...this.nodes]), health: this.healthDigest(), pushed: new Map(this.pushed) };
+    this.pushed.clear();
     this.profiles.clear();
     this.nodes.clear();
     this.health.clear();
@@ -86,7 +92,8 @@ export class EtcdMirror {
     }
     if (JSON.stringify(this.resources) !== before.resources) changes.push({ revision: this.configRevision, kind: 'resources', op: 'replace' });
     const clusterChanged = JSON.stringify([...this.nodes]) !== before.nodes || this.healthDigest() !== before.health;
-    this.emit(changes, clusterChanged);
+    const pushed = [...new Set([...before.pushed.keys(), ...this.pushed.keys()])].filter((k) => JSON.stringify(before.pushed.get(k)) !== JSON.stringify(this.pushed.get(k)));
+    this.emit(changes, clusterChanged, pushed);
   }
 
   private healthDigest(): string {
@@ -126,6 +133,11 @@ export class EtcdMirror {
           }
           return { kind: 'cluster' };
         }
+        case 'pushed': {
+          const r = deleted ? undefined : parsePushedRecord(k.key, value());
+          if (r) this.pushed.set(k.key, r); else this.pushed.delete(k.key);
+          return { kind: 'pushed', key: k.key };
+        }
         default:
           return undefined;
       }
@@ -138,6 +150,7 @@ export class EtcdMirror {
   /** Applies one watch response: the events of each revision (one transaction) together, `config/rev` first. */
   applyWatch(res: IWatchResponse): void {
     const changes: StoreChange[] = [];
+    const pushed: string[] = [];
     let cluster = false;
     let maxRev = 0;
     const events = res.events;
@@ -155,19 +168,21 @@ export class EtcdMirror {
         if (t.kind === 'profile') changes.push({ revision: this.configRevision, kind: 'profile', op: this.profiles.has(t.name) ? 'put' : 'delete', name: t.name });
         else if (t.kind === 'resources') changes.push({ revision: this.configRevision, kind: 'resources', op: 'replace' });
         else if (t.kind === 'cluster') cluster = true;
+        else if (t.kind === 'pushed') pushed.push(t.key);
       }
       maxRev = Math.max(maxRev, rev);
       i = j;
     }
     if (events.length > 0) this.appliedRevision = Math.max(this.appliedRevision, maxRev);
     else if (!res.created) this.appliedRevision = Math.max(this.appliedRevision, Number(res.header.revision)); // progress notification
-    this.emit(changes, cluster);
+    this.emit(changes, cluster, pushed);
   }
 
-  private emit(changes: StoreChange[], cluster: boolean): void {
+  private emit(changes: StoreChange[], cluster: boolean, pushed: readonly string[] = []): void {
     for (const c of changes) for (const l of this.storeListeners) { try { l(c); } catch (err) { this.logger?.error({ err }, 'store listener failed'); } }
+    for (const k of pushed) for (const l of this.pushedListeners) { try { l(k, this.pushed.get(k)); } catch (err) { this.logger?.error({ err }, 'pushed health listener failed'); } }
     if (cluster) for (const l of this.clusterListeners) { try { l(); } catch (err) { this.logger?.error({ err }, 'cluster listener failed'); } }
     this.releaseWaiters();
-    if (changes.length > 0 || cluster) this.onApplied();
+    if (changes.length > 0 || cluster || pushed.length > 0) this.onApplied();
   }
 }

@@ -17,7 +17,7 @@
 import type { Etcd3 } from 'etcd3';
 import type { Logger } from 'pino';
 import type { ResourceCatalogRecord } from '../../core/model/catalog';
-import { StoreError, type StoreChange, type StoredProfile } from '../../core/store';
+import { StoreError, type PushedHealthRecord, type StoreChange, type StoredProfile } from '../../core/store';
 import { systemClock, type RuntimeClock } from '../clock';
 import { EtcdConnection, isUnavailable } from './connection';
 import { MirrorFeed } from './feed';
@@ -122,6 +122,9 @@ export class EtcdSession {
 
   onStore(l: (c: StoreChange) => void): () => void { return this.mirror.onStore(l); }
   onCluster(l: () => void): () => void { return this.mirror.onCluster(l); }
+  /** Health pushed from outside, as the mirror has it, and its changes (store/etcd-pushed-health.ts). */
+  get pushed(): ReadonlyMap<string, PushedHealthRecord> { return this.mirror.pushed; }
+  onPushed(l: (key: string, record: PushedHealthRecord | undefined) => void): () => void { return this.mirror.onPushed(l); }
 
   // The connection.
   isConnected(): boolean { return this.conn.isConnected(); }

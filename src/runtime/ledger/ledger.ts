@@ -25,6 +25,7 @@ import type { RuntimeClock } from '../clock';
 import type { LocationReport, OwnVerdict } from '../cluster/health';
 import type { EndpointProbeStatus, EndpointTransition, Monitor } from '../monitor';
 import { PreviousRun, type SavedEndpoint } from './previous-run';
+import { memoryPushedHealthStore, PushedHealth, pushedTransition, type PushedTransition } from './pushed-health';
 import { RecordSaver } from './saver';
 
 /** A configuration change the prober's targets follow (the pipeline hands it over before each build). */
@@ -66,7 +67,7 @@ export interface ClusterVerdicts {
 }
 
 export interface HealthLedgerOptions {
-  store: Pick<Store, 'saveMonitorState' | 'loadMonitorState'>;
+  store: Pick<Store, 'saveMonitorState' | 'loadMonitorState' | 'pushedHealth'>;
   monitor: Monitor;
   clock: RuntimeClock;
   logger: Logger;
@@ -84,18 +85,22 @@ export class HealthLedger implements HealthPort {
   private readonly previous: PreviousRun;
   private readonly saver: RecordSaver;
   private readonly changeListeners = new Set<Listener<string | undefined>>();
-  private readonly transitionListeners = new Set<Listener<EndpointTransition>>();
+  private readonly transitionListeners = new Set<Listener<EndpointTransition | PushedTransition>>();
+  /** Health pushed from outside (pushed-health.ts): the worse of it and probing is the effective verdict. */
+  readonly pushed: PushedHealth;
   private readonly unsubscribe: Array<() => void> = [];
   /** A retarget is running: its own transitions are read by the build that asked for it, not announced. */
   private retargeting = false;
 
-  private constructor(o: HealthLedgerOptions, saved: Awaited<ReturnType<Store['loadMonitorState']>>) {
+  private constructor(o: HealthLedgerOptions, saved: Awaited<ReturnType<Store['loadMonitorState']>>, pushed: PushedHealth) {
     this.monitor = o.monitor;
+    this.pushed = pushed;
     this.cluster = o.cluster;
     this.logger = o.logger;
     this.previous = new PreviousRun(saved, this.fingerprints);
     this.saver = new RecordSaver({ store: o.store, clock: o.clock, logger: o.logger, record: (key) => this.record(key) });
     this.unsubscribe.push(this.monitor.onTransition((t) => this.onMonitorTransition(t)));
+    this.unsubscribe.push(pushed.onChange((key, before, after) => this.onPushedChange(key, before, after, o.clock.now())));
     if (this.cluster) {
       this.cluster.attach({ own: (key) => this.own(key), targets: () => this.fingerprints });
       this.unsubscribe.push(this.cluster.onChange(() => this.changed(undefined)));
@@ -104,7 +109,8 @@ export class HealthLedger implements HealthPort {
 
   /** Reads what the previous run saved. */
   static async open(o: HealthLedgerOptions): Promise<HealthLedger> {
-    return new HealthLedger(o, await o.store.loadMonitorState());
+    const pushed = await PushedHealth.open({ store: o.store.pushedHealth?.() ?? memoryPushedHealthStore(), clock: o.clock, logger: o.logger });
+    return new HealthLedger(o, await o.store.loadMonitorState(), pushed);
   }
 
   onChange(listener: (key?: string) => void): () => void {
@@ -112,8 +118,8 @@ export class HealthLedger implements HealthPort {
     return () => this.changeListeners.delete(listener);
   }
 
-  /** Called on every real status change of this location's prober (not on confirmations). */
-  onTransition(listener: Listener<EndpointTransition>): () => void {
+  /** Called on every real status change of this location's prober (not on confirmations), and on those pushed health causes. */
+  onTransition(listener: Listener<EndpointTransition | PushedTransition>): () => void {
     this.transitionListeners.add(listener);
     return () => this.transitionListeners.delete(listener);
   }
@@ -139,6 +145,16 @@ export class HealthLedger implements HealthPort {
     if (!this.retargeting) this.changed(t.key);
   }
 
+  /** Pushed health of `key` changed: a transition when the effective verdict moved, and a rebuild either way. */
+  private onPushedChange(key: string, before: Parameters<typeof pushedTransition>[2], after: Parameters<typeof pushedTransition>[3], at: number): void {
+    const t = pushedTransition(key, this.probeVerdictOf(key), before, after, at, this.monitor.location);
+    if (t) this.pushed.remember(t);
+    if (t) for (const l of this.transitionListeners) {
+      try { l(t); } catch (err) { this.logger.error({ err }, 'transition listener failed'); }
+    }
+    this.changed(key);
+  }
+
   /**
    * The prober follows the configuration. Only the changed profiles' endpoints are looked at when only
    * profiles changed (a write of one profile costs its endpoints, at any number of profiles); everything
@@ -150,7 +166,7 @@ export class HealthLedger implements HealthPort {
       // A deleted profile's saved history and carried verdicts go with it, and its prober state too, even
       // when it was created again within the same build: it starts fresh.
       const gone: string[] = [];
-      for (const n of deleted) { this.previous.forgetProfile(n); gone.push(...this.monitor.keysOf(n)); }
+      for (const n of deleted) { this.previous.forgetProfile(n); this.pushed.forgetProfile(n); gone.push(...this.monitor.keysOf(n)); }
       if (deleted.size > 0) this.monitor.updateTargets(deleted, []);
       if (changed === undefined) this.retargetAll(profiles(), resources);
       else this.retargetSome(changed, resources, gone);
@@ -195,14 +211,22 @@ export class HealthLedger implements HealthPort {
     return this.previous.effective(this.monitor.verdicts());
   }
 
-  /** The verdicts DNS answers with: this location's, aggregated with the live other locations' in a cluster. */
+  /**
+   * The verdicts DNS answers with: this location's, aggregated with the live other locations' in a cluster,
+   * then the worse of that and any pushed health.
+   */
   verdicts(): Map<string, ProbeVerdict> {
     const own = this.ownVerdicts();
-    return this.cluster ? this.cluster.verdicts(own) : own;
+    return this.pushed.applyAll(this.cluster ? this.cluster.verdicts(own) : own);
   }
 
   /** One endpoint's verdict as verdicts() has it, without building the map of all of them. */
   verdictOf(key: string): ProbeVerdict | undefined {
+    return this.pushed.apply(key, this.probeVerdictOf(key));
+  }
+
+  /** What probing alone says of one endpoint (aggregated over the live locations in a cluster). */
+  probeVerdictOf(key: string): ProbeVerdict | undefined {
     const own = this.previous.effectiveOf(key, this.monitor.verdictOf(key));
     return this.cluster ? this.cluster.verdictOf(key, own) : own;
   }
@@ -230,6 +254,9 @@ export class HealthLedger implements HealthPort {
   /** The previous run's transitions of one profile, oldest first. */
   previousHistoryOf(profile: string): readonly EndpointTransition[] { return this.previous.previousHistoryOf(profile); }
 
+  /** The transitions health pushed from outside caused in one profile, oldest first. */
+  pushedHistoryOf(profile: string): readonly PushedTransition[] { return this.pushed.historyOf(profile); }
+
   /** Endpoints whose saved record is out of date. */
   unsavedRecords(): number { return this.saver.pending; }
 
@@ -246,6 +273,7 @@ export class HealthLedger implements HealthPort {
   /** Stops listening and saves every record that is out of date (the prober is stopped first). */
   async close(): Promise<void> {
     for (const u of this.unsubscribe) u();
+    this.pushed.close();
     this.changeListeners.clear();
     this.transitionListeners.clear();
     await this.saver.close();

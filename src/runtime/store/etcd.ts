@@ -26,6 +26,7 @@ import {
   type DeleteProfileOptions, type MonitorState, type MonitorStateChange, type PutProfileOptions, type PutProfileResult, type Store, type StoreListener, type StoreStats, type StoreView, type StoredProfile,
 } from '../../core/store';
 import { MonitorStateFile } from './monitor-file';
+import { EtcdPushedHealth } from './etcd-pushed-health';
 import { REV_KEY, RESOURCES_KEY, keyOfProfile } from '../etcd/keys';
 import { EtcdSession, type EtcdSessionOptions } from '../etcd/session';
 
@@ -41,6 +42,7 @@ export class EtcdStore implements Store {
   private readonly ownsSession: boolean;
   private writeQueue: Promise<void> = Promise.resolve();
   private readonly counters: StoreStats = { rowsRead: 0, viewRebuilds: 0 };
+  private pushed: EtcdPushedHealth | undefined;
 
   constructor(readonly session: EtcdSession, opts: { stateDir?: string; ownsSession?: boolean } = {}) {
     this.monitor = new MonitorStateFile(opts.stateDir !== undefined ? join(opts.stateDir, MONITOR_FILE) : undefined);
@@ -194,6 +196,9 @@ export class EtcdStore implements Store {
   }
 
   async saveMonitorState(change: MonitorStateChange): Promise<void> { await this.monitor.save(change); }
+
+  /** Health pushed from outside: `pushed/` keys, shared by every node (etcd-pushed-health.ts). */
+  pushedHealth(): EtcdPushedHealth { return (this.pushed ??= new EtcdPushedHealth(this.session)); }
 
   async loadMonitorState(): Promise<MonitorState | undefined> { return this.monitor.load(); }
 

@@ -20,6 +20,7 @@ import {
   type StoreView,
 } from '../../core/store/types';
 import { isoNow, systemClock, type RuntimeClock } from '../clock';
+import { SqlitePushedHealth } from './sqlite-pushed-health';
 import { openDatabase, sqliteDriver, storeJournalMode, SqliteError, type SqlDatabase, type SqliteDriverName, type SqlStatement } from './driver';
 
 /**
@@ -51,6 +52,11 @@ export const MIGRATIONS: ReadonlyArray<{ version: number; description: string; s
       ) STRICT;
       CREATE TABLE monitor_state (key TEXT PRIMARY KEY, value TEXT NOT NULL, updated_at TEXT NOT NULL) STRICT;
     `,
+  },
+  {
+    version: 2,
+    description: 'health pushed from outside (runtime state, not configuration)',
+    sql: `CREATE TABLE pushed_health (key TEXT PRIMARY KEY, value TEXT NOT NULL, expires_at INTEGER NOT NULL) STRICT;`,
   },
 ];
 
@@ -109,6 +115,7 @@ export class SqliteStore implements Store {
   private readonly db: SqlDatabase;
   private readonly clock: RuntimeClock;
   private readonly listeners = new Set<StoreListener>();
+  private pushed: SqlitePushedHealth | undefined;
   /**
    * The incremental view writes are judged against (core/store/admission.ts): every profile, parsed, as of
    * store revision `viewRevision`. Built by one walk of the table the first time a write needs it; from then on each
@@ -420,6 +427,11 @@ export class SqliteStore implements Store {
       else if (row.key.startsWith(ENDPOINT_ROW)) state.endpoints[row.key.slice(ENDPOINT_ROW.length)] = JSON.parse(row.value) as unknown;
     }
     return state;
+  }
+
+  /** Health pushed from outside: the `pushed_health` table (sqlite-pushed-health.ts). */
+  pushedHealth(): SqlitePushedHealth {
+    return (this.pushed ??= new SqlitePushedHealth(this.db));
   }
 
   watch(listener: StoreListener): () => void {
