@@ -19,7 +19,7 @@ import { splitTargetKey } from '../core/health/targets';
 import type { GeoLookup, Rng } from '../core/ports';
 import type { CompiledSnapshot } from '../core/routing';
 import { MmdbGeoLookup } from '../geo';
-import { packageRoot } from '../package';
+import { packageRoot, packageVersion } from '../package';
 import { ApiServer, loadOrCreateToken, type TokenSource } from './api';
 import { systemClock, type RuntimeClock } from './clock';
 import type { BoundAddress, ListenAddress } from './dns';
@@ -34,6 +34,7 @@ import { SqliteStore, StateDirLock, parseResourceCatalog, canonicalJson, type St
 import { TrafficView } from './traffic-view';
 import { ClusterNode, type ClusterOptions } from './cluster';
 import { connectDnssec, openDnssec, type DnssecService, type KeyPolicy } from './dnssec';
+import { Webhooks, type DeliveryTuning, type WebhookFlag } from './webhooks';
 
 export { geoOptions, runDnsWorker, isDnsWorker, type DnsAuthority, type DnsLimits, type DnsSockets, type SnapshotUpdate } from './dns-fleet';
 export type { SnapshotLag } from './pipeline';
@@ -91,6 +92,8 @@ export interface EngineOptions {
   dnsSockets?: DnsSockets;
   /** DNSSEC (`serve --dnssec`): sign answers with keys from the state dir (or etcd in cluster mode), made on first start. */
   dnssec?: KeyPolicy;
+  /** Webhooks (`serve --webhook`, `--webhook-allow-private`, docs/webhooks.md); tests also tune delivery. */
+  webhooks?: { flags?: WebhookFlag[]; allowPrivate?: boolean; tuning?: Partial<DeliveryTuning> };
 }
 
 
@@ -118,6 +121,8 @@ export class Engine {
   private lock: StateDirLock | undefined;
   /** The zone's DNSSEC keys (`serve --dnssec`). */
   private dnssec: DnssecService | undefined;
+  /** Every live event, POSTed to the webhooks (webhooks/). */
+  private webhooks: Webhooks | undefined;
 
   private constructor(private readonly o: EngineOptions, store: Store, private readonly geo: GeoLookup, token: TokenSource, cluster: ClusterNode | undefined, private readonly rng: Rng) {
     this.store = store;
@@ -174,6 +179,11 @@ export class Engine {
   private async boot(): Promise<void> {
     const { o, store, metrics, logger } = this;
     if (o.resourcesFile !== undefined) await this.loadResourcesFile(o.resourcesFile);
+    // First, so they see every event from the first snapshot on.
+    this.webhooks = new Webhooks({
+      events: this.events, clock: this.clock, logger: logger.child({ component: 'webhooks' }), registry: metrics.registry,
+      stateDir: o.stateDir, version: packageVersion(), ...o.webhooks,
+    });
     this.ledger = await HealthLedger.open({ store, monitor: this.monitor, clock: this.clock, logger, ...(this.cluster ? { cluster: this.cluster } : {}) });
     this.pipeline = new SnapshotPipeline({
       store, zone: this.zone, geo: this.geo, metrics, logger, health: this.ledger,
@@ -224,7 +234,7 @@ export class Engine {
     const ui = uiDirectory();
     this.api = new ApiServer({
       store, token: this.token.token, metrics, logger: logger.child({ component: 'api' }), reports, events: this.events,
-      ...(ui !== undefined ? { uiDir: ui } : {}), stateDir: o.stateDir, pushedHealth: this.pushedHealthApi(),
+      ...(ui !== undefined ? { uiDir: ui } : {}), stateDir: o.stateDir, pushedHealth: this.pushedHealthApi(), webhooks: this.webhooks,
       ...(this.dnssec ? { dnssec: connectDnssec(this.dnssec, () => (this.stopped ? undefined : this.dns), metrics.registry, () => Math.max(0, ...this.pipeline.profiles().map((p) => p.dnsConfig.ttl))) } : {}),
     });
     const api = o.api ?? { host: '127.0.0.1', port: 5380 };
@@ -291,6 +301,7 @@ export class Engine {
     this.events.close();
     this.dnssec?.close();
     await this.api?.close();
+    await this.webhooks?.close();
     await this.pipeline?.stop();
     await this.monitor.stop();
     await this.dns?.close();

@@ -23,6 +23,8 @@ import { SummaryIndex } from './summaries';
 import type { DnssecApi } from '../dnssec';
 import { dnssecRoutes } from './dnssec';
 import { healthRoutes } from './health';
+import { webhookRoutes } from './webhooks';
+import type { WebhooksApi } from '../webhooks';
 import type { PushedHealthApi } from '../ledger';
 import { uiHandler } from './ui';
 
@@ -48,6 +50,8 @@ export interface ApiOptions {
   dnssec?: DnssecApi;
   /** Health pushed from outside (`…/endpoints/{e}/health`); absent → 503. */
   pushedHealth?: PushedHealthApi;
+  /** Webhooks (`/v1/webhooks`); absent → 503. */
+  webhooks?: WebhooksApi;
 }
 
 /** The store's refusals and their HTTP status; the diagnostics they carry are the body. */
@@ -64,7 +68,7 @@ export class ApiServer {
     this.summaries = new SummaryIndex(o.store);
     const c: ApiContext = { store: o.store, summaries: this.summaries, maxBody: o.maxBodyBytes ?? DEFAULT_MAX_BODY };
     const reports = reportRoutes({ ...c, reports: o.reports ?? {}, metrics: o.metrics, ...(o.events ? { events: o.events } : {}) });
-    const routes: Route[] = [...profileRoutes(c), ...endpointRoutes(c), ...resourceRoutes(c), ...reports.routes, ...dnssecRoutes(o.dnssec), ...healthRoutes(c, o.pushedHealth)];
+    const routes: Route[] = [...profileRoutes(c), ...endpointRoutes(c), ...resourceRoutes(c), ...reports.routes, ...dnssecRoutes(o.dnssec), ...healthRoutes(c, o.pushedHealth), ...webhookRoutes(c, o.webhooks)];
     const open: Route[] = [...reports.open, { pattern: /^\/(?:ui(?:\/.*)?)?$/, name: '/ui/', methods: { GET: uiHandler(o.uiDir) } }];
     this.http = new HttpApi({ token: o.token, metrics: o.metrics, logger: o.logger, routes, open, problem: (e, m, r) => this.problem(e, m, r) });
   }

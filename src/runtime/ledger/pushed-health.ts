@@ -24,7 +24,7 @@ export const MAX_PUSH_TTL_SECONDS = 86_400;
 /** Longest reason kept. */
 export const MAX_PUSH_REASON = 500;
 /** Transitions caused by pushed health kept per profile (in memory: status shows them beside the probes'). */
-const HISTORY = 50;
+const HISTORY = 100;
 
 const RANK: Record<ProbeVerdict, number> = { Online: 0, CheckingEndpoint: 1, Degraded: 2 };
 
