@@ -16,6 +16,8 @@ import { registerInit } from './init';
 import { registerList } from './list';
 import { registerGet } from './get';
 import { registerEndpoint } from './endpoint';
+import { registerEndpointHealth } from './endpoint-health';
+import { registerWebhooks } from './webhooks';
 import { registerDestroy } from './destroy';
 import { registerDnssec } from './dnssec';
 
@@ -36,6 +38,8 @@ export const commands: Array<(program: Command) => void> = [
   registerApply,
   registerDestroy,
   registerEndpoint,
+  registerEndpointHealth,
+  registerWebhooks,
   registerTerraform,
   registerPulumi,
   registerBackup,
