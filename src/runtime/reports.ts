@@ -72,7 +72,7 @@ export class Reports implements RuntimeReports {
       extras: { pushed: ledger.pushed, now: this.o.clock?.now() ?? 0 },
       // This location's own verdicts (what probing says here); pushed health is applied on top (health-report.ts).
       ...(this.o.cluster
-        ? { verdicts: ledger.ownVerdicts(), cluster: { aggregate: ledger.verdicts(), locations: (key: string) => ledger.locations(key) ?? [] } }
+        ? { verdicts: ledger.ownVerdicts(), cluster: { aggregate: ledger.probeVerdicts(), locations: (key: string) => ledger.locations(key) ?? [] } }
         : { verdicts: ledger.ownVerdicts() }),
     });
   }

@@ -216,8 +216,13 @@ export class HealthLedger implements HealthPort {
    * then the worse of that and any pushed health.
    */
   verdicts(): Map<string, ProbeVerdict> {
+    return this.pushed.applyAll(this.probeVerdicts());
+  }
+
+  /** What probing alone says (aggregated over the live locations in a cluster), without pushed health. */
+  probeVerdicts(): Map<string, ProbeVerdict> {
     const own = this.ownVerdicts();
-    return this.pushed.applyAll(this.cluster ? this.cluster.verdicts(own) : own);
+    return this.cluster ? this.cluster.verdicts(own) : own;
   }
 
   /** One endpoint's verdict as verdicts() has it, without building the map of all of them. */
