@@ -4,6 +4,7 @@
  */
 import { certificateFailure, certificateWarning, slowFailure, type CertificateFacts } from '../../../src/core/health/probe-rules';
 import { parsePemCertificates } from '../../../src/core/validate';
+import { TEST_CA_PEM } from '../../support/test-ca';
 
 const DAY = 86_400_000;
 const NOW = Date.parse('2026-06-01T12:00:00Z');
@@ -46,18 +47,7 @@ test.each<[number, number | undefined, string | undefined]>([
 });
 
 test('parsePemCertificates: a bundle, and what is not one', () => {
-  const cert = `-----BEGIN CERTIFICATE-----
-MIIBhTCCASugAwIBAgIUeUUxREHSp5liJkOUWbG+WBJ+Oo0wCgYIKoZIzj0EAwIw
-GDEWMBQGA1UEAwwNdG1raXQgdGVzdCBDQTAeFw0yNjEyMDUwMzIxNTZaFw0yNzAx
-MDQwMzIxNTZaMBgxFjAUBgNVBAMMDXRta2l0IHRlc3QgQ0EwWTATBgcqhkjOPQIB
-BggqhkjOPQMBBwNCAAR7rW36TC0Mt80mURVq/Tj/MGbFNIsCdQ5HQUDJW+S/y+PY
-om+K42M1CH3OxhxTQ5ON+KZNd+kwuXpNC/gEXPxLo1MwUTAdBgNVHQ4EFgQUg2bK
-Ej6c37FtPfK0GtdtgGmMzDkwHwYDVR0jBBgwFoAUg2bKEj6c37FtPfK0GtdtgGmM
-zDkwDwYDVR0TAQH/BAUwAwEB/zAKBggqhkjOPQQDAgNIADBFAiAhbN9Xwe8//XrP
-MRAQVATvij6vgtzoK5ytpO4WC2mZUgIhAOeDvz9r6zR1/6UQaUjaGc3pLiUyxU0+
-FLaVMuMTYsrh
------END CERTIFICATE-----
-`;
+  const cert = TEST_CA_PEM;
   expect(parsePemCertificates(cert)).toEqual({ count: 1 });
   expect(parsePemCertificates(`# ours\n${cert}${cert}`)).toEqual({ count: 2 });
   const lines = cert.split('\n');

@@ -4,6 +4,7 @@
  * same document with the problem fixed) must yield no diagnostic at all.
  */
 import { RULES, validate, type ValidateOptions } from '../../../src/core/validate';
+import { TEST_CA_PEM } from '../../support/test-ca';
 import { normalize } from '../../../src/core/model/normalize';
 import { azure, doc, ext, geoDoc, leaf, nested, one, profile, range, SUB, subnetDoc, webApp } from './helpers';
 
@@ -20,19 +21,6 @@ interface Row {
 const E = [ext('a', 'a.example.com')];
 const AB = [ext('a', 'a.example.com'), ext('b', 'b.example.com')];
 const mon = (m: Obj): Obj => one('Priority', E, { monitorConfig: m });
-/** A real CA certificate (P-256, made with openssl for these tests). */
-const TEST_CA_PEM = `-----BEGIN CERTIFICATE-----
-MIIBhTCCASugAwIBAgIUeUUxREHSp5liJkOUWbG+WBJ+Oo0wCgYIKoZIzj0EAwIw
-GDEWMBQGA1UEAwwNdG1raXQgdGVzdCBDQTAeFw0yNjEyMDUwMzIxNTZaFw0yNzAx
-MDQwMzIxNTZaMBgxFjAUBgNVBAMMDXRta2l0IHRlc3QgQ0EwWTATBgcqhkjOPQIB
-BggqhkjOPQMBBwNCAAR7rW36TC0Mt80mURVq/Tj/MGbFNIsCdQ5HQUDJW+S/y+PY
-om+K42M1CH3OxhxTQ5ON+KZNd+kwuXpNC/gEXPxLo1MwUTAdBgNVHQ4EFgQUg2bK
-Ej6c37FtPfK0GtdtgGmMzDkwHwYDVR0jBBgwFoAUg2bKEj6c37FtPfK0GtdtgGmM
-zDkwDwYDVR0TAQH/BAUwAwEB/zAKBggqhkjOPQQDAgNIADBFAiAhbN9Xwe8//XrP
-MRAQVATvij6vgtzoK5ytpO4WC2mZUgIhAOeDvz9r6zR1/6UQaUjaGc3pLiUyxU0+
-FLaVMuMTYsrh
------END CERTIFICATE-----
-`;
 const headers = (n: number): Obj[] => range(n).map((i) => ({ name: `X-H${i}`, value: 'v' }));
 const codeRanges = (n: number): Obj[] => range(n).map((i) => ({ min: 200 + i * 10, max: 205 + i * 10 }));
 const strict: ValidateOptions = { strictAzure: true };

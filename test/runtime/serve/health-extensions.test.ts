@@ -5,41 +5,18 @@
  * (Azure's behaviour); a certificate about to expire is a warning (status, metric) without failing the probe;
  * an endpoint slower than degradedLatencyMs flips to Degraded at the threshold and back when it is fast again.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import pino from 'pino';
-import { TmkitClient, type EndpointStatusReport } from '../../../src/client';
+import type { EndpointStatusReport, TmkitClient } from '../../../src/client';
 import type { MonitorConfigInput } from '../../../src/core/model/types';
-import { Engine } from '../../../src/runtime/engine';
 import { profileInput } from '../api/fixtures';
 import { DAY, makeCa, signedCert } from '../monitor/certs';
 import { httpsServer, selfSignedCert, type Cert } from '../monitor/servers';
+import { engineHarness } from './engine-harness';
 import { waitFor } from './helpers';
 
-const dirs: string[] = [];
-const engines: Engine[] = [];
-const closers: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  while (engines.length) await engines.pop()!.stop();
-  for (const c of closers.splice(0)) await c();
-});
-afterAll(() => { for (const d of dirs) rmSync(d, { recursive: true, force: true }); });
-
-async function start(intervalMs = 200): Promise<{ engine: Engine; client: TmkitClient }> {
-  const stateDir = mkdtempSync(join(tmpdir(), 'tmkit-health-ext-'));
-  dirs.push(stateDir);
-  const engine = await Engine.start({
-    stateDir, zone: 'tm.internal', dns: [{ address: '127.0.0.1', port: 0 }], api: { host: '127.0.0.1', port: 0 },
-    logger: pino({ level: 'silent' }), env: {}, monitor: { intervalMs: () => intervalMs, timeoutMs: () => 2000 },
-  });
-  engines.push(engine);
-  const client = new TmkitClient({ server: `http://127.0.0.1:${engine.apiAddress().port}`, token: engine.token.token, env: {} });
-  closers.push(() => client.close());
-  return { engine, client };
-}
+const { start: run, closers } = engineHarness('tmkit-health-ext-');
+const start = (intervalMs = 200) => run({ monitor: { intervalMs: () => intervalMs, timeoutMs: () => 2000 } });
 
 async function https(host: string, cert: Cert): Promise<number> {
   const srv = await httpsServer(host, cert, (_req, res) => res.writeHead(200).end('ok'));

@@ -4,37 +4,14 @@
  * back within a fraction of a second of expiresAt), is the worse of probe and push (a pushed Online never
  * brings back a Degraded endpoint), survives a restart (SQLite), and shows its source in the status.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import pino from 'pino';
-import { TmkitApiError, TmkitClient } from '../../../src/client';
-import { Engine } from '../../../src/runtime/engine';
+import { TmkitApiError, type TmkitClient } from '../../../src/client';
 import { dig } from '../dns/support';
 import { profileInput } from '../api/fixtures';
+import { engineHarness } from './engine-harness';
 import { healthServerPair, waitFor } from './helpers';
 
-const dirs: string[] = [];
-const engines: Engine[] = [];
-const closers: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  while (engines.length) await engines.pop()!.stop();
-  for (const c of closers.splice(0)) await c();
-});
-afterAll(() => { for (const d of dirs) rmSync(d, { recursive: true, force: true }); });
-
-async function start(stateDir?: string): Promise<{ engine: Engine; client: TmkitClient; at: string[]; stateDir: string }> {
-  const dir = stateDir ?? mkdtempSync(join(tmpdir(), 'tmkit-pushed-'));
-  if (!stateDir) dirs.push(dir);
-  const engine = await Engine.start({
-    stateDir: dir, zone: 'tm.internal', dns: [{ address: '127.0.0.1', port: 0 }], api: { host: '127.0.0.1', port: 0 },
-    logger: pino({ level: 'silent' }), env: {}, monitor: { intervalMs: () => 200, timeoutMs: () => 1000 },
-  });
-  engines.push(engine);
-  const client = new TmkitClient({ server: `http://127.0.0.1:${engine.apiAddress().port}`, token: engine.token.token, env: {} });
-  closers.push(() => client.close());
-  return { engine, client, at: ['@127.0.0.1', '-p', String(engine.dnsAddresses()[0]!.port)], stateDir: dir };
-}
+const { start: run, closers, engines } = engineHarness('tmkit-pushed-');
+const start = (stateDir?: string) => run(stateDir !== undefined ? { stateDir } : {});
 
 const answer = async (at: string[]): Promise<string> => (await dig([...at, 'web.tm.internal', 'A'])).answer.map((a) => a[4]).join(',');
 

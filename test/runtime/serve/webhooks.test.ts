@@ -6,25 +6,17 @@
  * latency (event → receiver's 2xx), printed as p50/p99.
  */
 import { createHmac } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { statSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pino from 'pino';
-import { TmkitApiError, TmkitClient } from '../../../src/client';
-import { Engine, type EngineOptions } from '../../../src/runtime/engine';
+import type { TmkitApiError, TmkitClient } from '../../../src/client';
+import type { EngineOptions } from '../../../src/runtime/engine';
 import { profileInput } from '../api/fixtures';
+import { engineHarness } from './engine-harness';
 import { healthServerPair, waitFor } from './helpers';
 
-const dirs: string[] = [];
-const engines: Engine[] = [];
-const closers: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  while (engines.length) await engines.pop()!.stop();
-  for (const c of closers.splice(0)) await c();
-});
-afterAll(() => { for (const d of dirs) rmSync(d, { recursive: true, force: true }); });
+const { start: run, closers, engines } = engineHarness('tmkit-webhooks-');
 
 interface Received { headers: IncomingHttpHeaders; body: string; json: Record<string, unknown>; arrived: number }
 
@@ -53,18 +45,7 @@ async function receiver(): Promise<{ url: string; got: Received[]; status: { cod
   return { url: `http://127.0.0.1:${port}/hook`, got, status, stop, start };
 }
 
-async function start(webhooks: EngineOptions['webhooks']): Promise<{ engine: Engine; client: TmkitClient; stateDir: string }> {
-  const stateDir = mkdtempSync(join(tmpdir(), 'tmkit-webhooks-'));
-  dirs.push(stateDir);
-  const engine = await Engine.start({
-    stateDir, zone: 'tm.internal', dns: [{ address: '127.0.0.1', port: 0 }], api: { host: '127.0.0.1', port: 0 },
-    logger: pino({ level: 'silent' }), env: {}, monitor: { intervalMs: () => 200, timeoutMs: () => 1000 }, ...(webhooks ? { webhooks } : {}),
-  });
-  engines.push(engine);
-  const client = new TmkitClient({ server: `http://127.0.0.1:${engine.apiAddress().port}`, token: engine.token.token, env: {} });
-  closers.push(() => client.close());
-  return { engine, client, stateDir };
-}
+const start = (webhooks: EngineOptions['webhooks']) => run(webhooks ? { webhooks } : {});
 
 async function web(client: TmkitClient): Promise<void> {
   const [a, b] = await healthServerPair('127.0.0.91', '127.0.0.92');
@@ -198,15 +179,8 @@ test('API webhooks are kept in the state dir (mode 0600) and come back after a r
   const first = await start({ allowPrivate: true });
   const hook = await first.client.addWebhook({ url: rx.url, events: ['revision'], format: 'slack' });
   await engines.pop()!.stop();
-  const engine = await Engine.start({
-    stateDir: first.stateDir, zone: 'tm.internal', dns: [{ address: '127.0.0.1', port: 0 }], api: { host: '127.0.0.1', port: 0 },
-    logger: pino({ level: 'silent' }), env: {}, webhooks: { allowPrivate: true },
-  });
-  engines.push(engine);
-  const client = new TmkitClient({ server: `http://127.0.0.1:${engine.apiAddress().port}`, token: engine.token.token, env: {} });
-  closers.push(() => client.close());
+  const { client } = await run({ stateDir: first.stateDir, webhooks: { allowPrivate: true } });
   expect((await client.webhooks()).webhooks.map((w) => [w.id, w.format, w.events])).toEqual([[hook.id, 'slack', ['revision']]]);
-  const { statSync } = await import('node:fs');
   expect(statSync(join(first.stateDir, 'webhooks.json')).mode & 0o777).toBe(0o600);
   await client.putProfile(profileInput('other'));
   await waitFor('a Slack-shaped revision event', () => rx.got.find((g) => typeof g.json.text === 'string'), 5000);
