@@ -8,7 +8,7 @@ import { open, rename, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { ResourceCatalogRecord } from '../../core/model/catalog';
-import type { StoredProfile } from '../../core/store';
+import type { PushedHealthRecord, StoredProfile } from '../../core/store';
 import { isoNow, type RuntimeClock } from '../clock';
 import type { LocationVerdict, NodeRecord } from './keys';
 import type { EtcdMirror } from './mirror';
@@ -19,6 +19,8 @@ const CACHE_FORMAT = 'tmkit-etcd-cache/1';
 interface CacheBody {
   format: string; prefix: string; clusterId: string; savedAt: string; appliedRevision: number; configRevision: number; revKeyMod: number;
   profiles: StoredProfile[]; resources: ResourceCatalogRecord; nodes: NodeRecord[]; health: Array<[string, Array<[string, LocationVerdict]>]>;
+  /** Health pushed from outside (absent in copies of older versions); each node still ends it at expiresAt. */
+  pushed?: PushedHealthRecord[];
 }
 
 export class LocalCopy {
@@ -54,7 +56,7 @@ export class LocalCopy {
       format: CACHE_FORMAT, prefix: this.prefix, clusterId: m.clusterId, savedAt: isoNow(this.o.clock),
       appliedRevision: m.appliedRevision, configRevision: m.configRevision, revKeyMod: m.revKeyMod,
       profiles: [...m.profiles.values()], resources: m.resources,
-      nodes: [...m.nodes.values()], health: [...m.health].map(([k, v]) => [k, [...v]]),
+      nodes: [...m.nodes.values()], health: [...m.health].map(([k, v]) => [k, [...v]]), pushed: [...m.pushed.values()],
     };
     const text = JSON.stringify(body);
     const file = this.file;
@@ -90,6 +92,7 @@ export class LocalCopy {
       m.resources = c.resources;
       for (const n of c.nodes) m.nodes.set(n.node, n);
       for (const [k, v] of c.health) m.health.set(k, new Map(v));
+      for (const r of c.pushed ?? []) m.pushed.set(r.key, r);
       return true;
     } catch (err) {
       this.o.logger?.warn({ err, file: this.file }, 'the local copy of the cluster state cannot be read');
