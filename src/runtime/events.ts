@@ -59,6 +59,7 @@ export class LiveEvents {
   /** Ends every stream (server shutdown). */
   close(): void {
     clearInterval(this.heartbeat);
+    this.listeners.clear();
     for (const res of this.subscribers) res.end();
     this.subscribers.clear();
   }
