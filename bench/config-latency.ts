@@ -8,7 +8,11 @@
  *   - ack→DNS:   from the PUT's 2xx to that answer (how far DNS lags behind an acknowledged write),
  * and the server's own commit→snapshot histogram (tmkit_config_apply_seconds).
  *
- *   npm run bench:config-latency [-- --changes 50] [--workers 2] [--profiles 200]
+ *   npm run bench:config-latency [-- --changes 50] [--workers 2] [--profiles 200] [--overrides]
+ *
+ * With --overrides the changes are traffic overrides instead of profile writes (docs/operations.md): a
+ * `down` override of the answering endpoint made (`POST /v1/overrides`, DNS then answers the other one) and
+ * cleared (`DELETE /v1/overrides/{id}`), in turn: how an override reaches DNS.
  *
  * With --workers N the DNS answers come from N worker processes fed over IPC (the query loop then
  * waits until the worker that answers has the change).
@@ -28,6 +32,7 @@ const arg = (name: string, dflt: number): number => {
 const changes = arg('--changes', 50);
 const workers = arg('--workers', 1);
 const others = arg('--profiles', 200);
+const overrides = process.argv.includes('--overrides');
 
 function startServe(stateDir: string): Promise<{ kill: () => Promise<void>; dns: number; api: string }> {
   const child = spawn(process.execPath, ['-r', '@swc-node/register', '-e', `require('./src/cli/main').run(process.argv.slice(1)).then((c) => { process.exitCode = c; })`,
@@ -70,14 +75,27 @@ async function main(): Promise<void> {
   for (let i = 0; i < others; i++) {
     await client.putProfile({ ...profile(`198.51.100.${(i % 250) + 1}`), name: `other${i}`, dnsConfig: { relativeName: `other${i}`, ttl: 30 } });
   }
-  await client.putProfile(profile('192.0.2.250'));
+  await client.putProfile(overrides
+    ? { ...profile('192.0.2.250'), endpoints: [...profile('192.0.2.250').endpoints, { name: 'b', type: 'externalEndpoints', target: '192.0.2.251', alwaysServe: 'Enabled' as const }] }
+    : profile('192.0.2.250'));
+  let held: string | undefined;
+  /** One change: a profile write, or (--overrides) an override made or cleared; the address DNS answers next. */
+  const change = async (i: number): Promise<string> => {
+    if (!overrides) { const ip = `192.0.2.${(i % 240) + 1}`; await client.putProfile(profile(ip)); return ip; }
+    if (held === undefined) {
+      held = (await client.createOverride({ kind: 'down', profile: 'bench', endpoint: 'a', for: '10m', who: 'bench' })).override.id;
+      return '192.0.2.251';
+    }
+    await client.clearOverride(held);
+    held = undefined;
+    return '192.0.2.250';
+  };
   const writeToDns: number[] = [];
   const ackToDns: number[] = [];
   const queries: number[] = [];
   for (let i = 0; i < changes; i++) {
-    const ip = `192.0.2.${(i % 240) + 1}`;
     const t0 = performance.now();
-    await client.putProfile(profile(ip));
+    const ip = await change(i);
     const tAck = performance.now();
     let n = 0;
     for (;;) {
@@ -96,7 +114,7 @@ async function main(): Promise<void> {
   const sum = Number(/tmkit_config_apply_seconds_sum (\S+)/.exec(metrics)?.[1] ?? NaN);
   const count = Number(/tmkit_config_apply_seconds_count (\S+)/.exec(metrics)?.[1] ?? NaN);
   process.stdout.write([
-    `config change → DNS answer latency: ${changes} changes, ${others + 1} profiles stored, tmkit serve as its own process${workers > 1 ? ` with ${workers} DNS workers` : ''}, UDP polling on 127.0.0.1`,
+    `${overrides ? 'override (made / cleared)' : 'config change'} → DNS answer latency: ${changes} changes, ${others + 1} profiles stored, tmkit serve as its own process${workers > 1 ? ` with ${workers} DNS workers` : ''}, UDP polling on 127.0.0.1`,
     summary('write→DNS', writeToDns),
     summary('ack→DNS', ackToDns),
     `DNS queries until the new answer: median ${pct(queries, 50)}, max ${Math.max(...queries)} (1 = the first query after the ack already had it)`,

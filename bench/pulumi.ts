@@ -1,20 +1,28 @@
 /**
- * The Pulumi provider against `tmkit apply`, both on one real `tmkit serve`:
- * - the plugin's start-up (spawn → port line, what the engine waits for on every command);
- * - `pulumi up` (the real CLI, Automation API, inline program, file backend) that creates N endpoints, and
- *   one that changes one endpoint's weight, next to `tmkit apply` of the same document and the same change;
- *   for N = 1, 100 and 1,000 (at most 200 per profile, Azure's limit: 1,000 is five profiles), with the
- *   endpoints declared inline in the Profiles and as Endpoint resources. Ratios are pulumi / tmkit apply.
+ * `npm run bench:pulumi [-- --endpoints 1000] [--rounds 2] [--starts 20] [--base DIR]`: the Pulumi provider
+ * against a real `tmkit serve`, next to the engine's own floor measured in the same run, as ratios:
  *
- *   npm run bench:pulumi [-- --sizes 1,100,1000] [-- --starts 20]
+ * - the plugin's start-up (spawn → port line, what the engine waits for on every command), next to `node -e`;
+ * - `pulumi up` (the real CLI, Automation API, inline program, file backend) creating N endpoints in profiles
+ *   of 200 (Azure's limit) as Endpoint resources, one weight changed, `pulumi destroy`; the same with the
+ *   endpoints inline in the Profiles (one resource per profile);
+ * - floors: the same graph as ComponentResources (N/200 parents, N children: no provider, no API), with the
+ *   engine's checkpoints on (the default: the file backend rewrites the whole state after every step) and
+ *   with PULUMI_SKIP_CHECKPOINTS=true; the Endpoint layout runs both ways too, so each is compared with its
+ *   own floor.
+ * - `--base DIR`: another checkout, built (`npm run build` there), whose plugin runs the Endpoint layout
+ *   too ("before"), against the same server in the same run.
+ *
+ * Rounds alternate the layouts; the best round of each is shown (the machine is shared).
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import * as pulumi from '@pulumi/pulumi';
 import * as network from '../src/pulumi';
 import { newStack } from '../test/providers/pulumi/harness';
 import { spawnToPort } from '../test/providers/pulumi/spawn';
-import { runTmkit, spawnServe } from '../test/runtime/serve/process';
+import { spawnServe } from '../test/runtime/serve/process';
 
 const REPO = join(__dirname, '..');
 const TOKEN = 'bench-pulumi-token';
@@ -22,8 +30,10 @@ const arg = (name: string, dflt: string): string => {
   const i = process.argv.indexOf(`--${name}`);
   return i >= 0 ? process.argv[i + 1]! : dflt;
 };
-const SIZES = arg('sizes', '1,100,1000').split(',').map(Number);
+const N = Number(arg('endpoints', '1000'));
+const ROUNDS = Number(arg('rounds', '2'));
 const STARTS = Number(arg('starts', '20'));
+const BASE = process.argv.includes('--base') ? arg('base', '') : undefined;
 const PER_PROFILE = 200;
 
 const quantile = (xs: number[], p: number): number => {
@@ -38,10 +48,10 @@ async function timed<T>(fn: () => Promise<T>): Promise<[number, T]> {
 }
 
 /** N endpoints in ceil(N/200) Weighted profiles named `<prefix>-<p>`; endpoint 0 of profile 0 has weight `w0`. */
-function layout(prefix: string, n: number, w0: number) {
+function layout(prefix: string, w0: number) {
   const profiles: Array<{ name: string; endpoints: Array<{ name: string; target: string; weight: number }> }> = [];
-  for (let p = 0; p * PER_PROFILE < n; p++) {
-    const count = Math.min(PER_PROFILE, n - p * PER_PROFILE);
+  for (let p = 0; p * PER_PROFILE < N; p++) {
+    const count = Math.min(PER_PROFILE, N - p * PER_PROFILE);
     profiles.push({
       name: `${prefix}-${p}`,
       // Loopback targets: probes are refused at once (no listener), so probing costs little.
@@ -53,36 +63,49 @@ function layout(prefix: string, n: number, w0: number) {
 
 const monitorConfig = { protocol: 'TCP', port: 9, intervalInSeconds: 30 } as const;
 
-function program(prefix: string, n: number, w0: number, shape: 'inline' | 'resources') {
+class Node extends pulumi.ComponentResource {
+  constructor(name: string, args: Record<string, unknown>, opts?: pulumi.ComponentResourceOptions) {
+    super('bench:index:Node', name, args, opts);
+    this.registerOutputs(args);
+  }
+}
+
+type Shape = 'resources' | 'inline' | 'components';
+
+function program(prefix: string, w0: number, shape: Shape) {
   return async () => {
-    for (const p of layout(prefix, n, w0)) {
+    for (const p of layout(prefix, w0)) {
       const args = { profileName: p.name, trafficRoutingMethod: 'Weighted', dnsConfig: { relativeName: p.name, ttl: 30 }, monitorConfig };
       if (shape === 'inline') {
         new network.Profile(p.name, { ...args, endpoints: p.endpoints.map((e) => ({ ...e, type: 'externalEndpoints' })) });
-      } else {
+      } else if (shape === 'resources') {
         const profile = new network.Profile(p.name, args);
         for (const e of p.endpoints) new network.Endpoint(`${p.name}-${e.name}`, { profileName: profile.name, endpointName: e.name, endpointType: 'ExternalEndpoints', target: e.target, weight: e.weight });
+      } else {
+        const parent = new Node(p.name, args);
+        for (const e of p.endpoints) new Node(`${p.name}-${e.name}`, { profile: p.name, ...e }, { dependsOn: [parent] });
       }
     }
     return {};
   };
 }
 
-function documentOf(prefix: string, n: number, w0: number, stack: string): string {
-  return JSON.stringify({
-    apiVersion: 'tmkit/v1', stack,
-    profiles: layout(prefix, n, w0).map((p) => ({
-      name: p.name, trafficRoutingMethod: 'Weighted', dnsConfig: { relativeName: p.name, ttl: 30 }, monitorConfig,
-      endpoints: p.endpoints.map((e) => ({ ...e, type: 'externalEndpoints' })),
-    })),
-  });
-}
+interface Layout { key: string; label: string; shape: Shape; skip: boolean; plugin?: string }
+const LAYOUTS: Layout[] = [
+  { key: 'resources', label: `Endpoint resources (${Math.ceil(N / PER_PROFILE)} Profiles + ${N} Endpoints)`, shape: 'resources', skip: false },
+  ...(BASE ? [{ key: 'before', label: 'Endpoint resources, before (--base)', shape: 'resources' as const, skip: false, plugin: join(BASE, 'providers/pulumi/bin') }] : []),
+  { key: 'components', label: 'floor: ComponentResources, same graph', shape: 'components', skip: false },
+  { key: 'resources-skip', label: 'Endpoint resources, PULUMI_SKIP_CHECKPOINTS', shape: 'resources', skip: true },
+  { key: 'components-skip', label: 'floor: ComponentResources, same graph, PULUMI_SKIP_CHECKPOINTS', shape: 'components', skip: true },
+  { key: 'inline', label: `inline endpoints (${Math.ceil(N / PER_PROFILE)} Profiles)`, shape: 'inline', skip: false },
+];
+
+interface Times { create: number; change: number; destroy: number }
 
 async function main(): Promise<void> {
   const work = mkdtempSync(join(tmpdir(), 'tmkit-bench-pulumi-'));
-  console.log(`bench:pulumi — node ${process.version}, ${cpus().length} CPUs, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+  console.log(`bench:pulumi — node ${process.version}, ${cpus().length} CPUs, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}; ${N} endpoints, ${ROUNDS} round(s)`);
 
-  // 1. Start-up of the plugin.
   const launcher = join(REPO, 'providers/pulumi/bin/pulumi-resource-tmkit');
   const floor: number[] = [];
   const plugin: number[] = [];
@@ -91,41 +114,27 @@ async function main(): Promise<void> {
     floor.push((await spawnToPort(process.execPath, ['-e', 'console.log(1)'])).ms);
     plugin.push((await spawnToPort(launcher, ['127.0.0.1:1'])).ms);
   }
-  console.log(`\nplugin start (spawn → port line, n=${STARTS}): median ${quantile(plugin, 0.5).toFixed(0)} ms, p90 ${quantile(plugin, 0.9).toFixed(0)} ms` +
+  console.log(`plugin start (spawn → port line, n=${STARTS}): median ${quantile(plugin, 0.5).toFixed(0)} ms, p90 ${quantile(plugin, 0.9).toFixed(0)} ms` +
     ` (node -e: median ${quantile(floor, 0.5).toFixed(0)} ms, p90 ${quantile(floor, 0.9).toFixed(0)} ms)`);
 
   const serve = await spawnServe(join(work, 'state'), ['--zone', 'bench.internal'], { TMKIT_TOKEN: TOKEN });
-  const env = { TMKIT_SERVER: serve.api, TMKIT_TOKEN: TOKEN };
-  const rows: string[] = [];
+  const best = new Map<string, Times>();
   try {
-    for (const n of SIZES) {
-      // tmkit apply: the same document, then the same one-weight change.
-      const doc = join(work, `apply-${n}.json`);
-      writeFileSync(doc, documentOf(`a${n}`, n, 1, `apply-${n}`));
-      const [applyCreate, r1] = await timed(() => runTmkit(['apply', doc, '--yes'], { env }));
-      if (r1.code !== 0) throw new Error(`tmkit apply failed: ${r1.stderr}`);
-      writeFileSync(doc, documentOf(`a${n}`, n, 7, `apply-${n}`));
-      const [applyChange, r2] = await timed(() => runTmkit(['apply', doc, '--yes'], { env }));
-      if (r2.code !== 0) throw new Error(`tmkit apply failed: ${r2.stderr}`);
-      writeFileSync(doc, JSON.stringify({ apiVersion: 'tmkit/v1', stack: `apply-${n}`, profiles: [] }));
-      await runTmkit(['apply', doc, '--yes'], { env });
-
-      for (const shape of ['inline', 'resources'] as const) {
-        const prefix = `${shape === 'inline' ? 'i' : 'r'}${n}`;
-        const s = await newStack(program(prefix, n, 1, shape), { stackName: prefix });
+    for (let round = 1; round <= ROUNDS; round++) {
+      for (const l of LAYOUTS) {
+        const prefix = `${l.key.replace(/[^a-z]/g, '')}${round}`;
+        const s = await newStack(program(prefix, 1, l.shape), { stackName: prefix, env: l.skip ? { PULUMI_SKIP_CHECKPOINTS: 'true' } : {}, ...(l.plugin ? { tmkitPluginDir: l.plugin } : {}) });
         await s.stack.setConfig('tmkit:server', { value: serve.api });
         await s.stack.setConfig('tmkit:token', { value: TOKEN, secret: true });
         await s.stack.setConfig('tmkit:stack', { value: `pulumi-${prefix}` });
         try {
-          const [upCreate] = await timed(() => s.stack.up());
-          const [upChange, changed] = await timed(() => s.stack.up({ program: program(prefix, n, 7, shape) }));
-          if (changed.summary.resourceChanges?.['update'] !== 1) throw new Error(`expected one update, got ${JSON.stringify(changed.summary.resourceChanges)}`);
+          const [create] = await timed(() => s.stack.up());
+          const [change] = await timed(() => s.stack.up({ program: program(prefix, 7, l.shape) }));
           const [destroy] = await timed(() => s.stack.destroy());
-          const resources = shape === 'inline' ? Math.ceil(n / PER_PROFILE) : Math.ceil(n / PER_PROFILE) + n;
-          rows.push(`| ${n.toLocaleString('en-US')} | ${shape === 'inline' ? 'inline `endpoints`' : 'Endpoint resources'} | ${resources.toLocaleString('en-US')} | ` +
-            `${(upCreate / 1000).toFixed(1)} s | ${(applyCreate / 1000).toFixed(1)} s | ${(upCreate / applyCreate).toFixed(1)}× | ` +
-            `${(upChange / 1000).toFixed(1)} s | ${(applyChange / 1000).toFixed(1)} s | ${(upChange / applyChange).toFixed(1)}× | ${(destroy / 1000).toFixed(1)} s |`);
-          console.log(rows[rows.length - 1]);
+          const t = { create, change, destroy };
+          console.log(`round ${round} | ${l.label} | create ${sec(create)} | one weight ${sec(change)} | destroy ${sec(destroy)} | load ${loadavg()[0]!.toFixed(1)}`);
+          const b = best.get(l.key);
+          best.set(l.key, b ? { create: Math.min(b.create, t.create), change: Math.min(b.change, t.change), destroy: Math.min(b.destroy, t.destroy) } : t);
         } finally {
           rmSync(s.work, { recursive: true, force: true });
         }
@@ -136,10 +145,17 @@ async function main(): Promise<void> {
     await serve.exited;
     rmSync(work, { recursive: true, force: true });
   }
-  console.log('\n| Endpoints | Pulumi shape | Pulumi resources | `pulumi up` create | `tmkit apply` create | ratio | `pulumi up` one weight | `tmkit apply` one weight | ratio | `pulumi destroy` |');
-  console.log('|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|');
-  for (const r of rows) console.log(r);
+  console.log('\n| Layout | `pulumi up` create | ×floor | one weight | `pulumi destroy` | ×floor |');
+  console.log('|---|---:|---:|---:|---:|---:|');
+  for (const l of LAYOUTS) {
+    const t = best.get(l.key)!;
+    const f = best.get(l.skip ? 'components-skip' : 'components')!;
+    console.log(`| ${l.label} | ${sec(t.create)} | ${x(t.create, f.create)} | ${sec(t.change)} | ${sec(t.destroy)} | ${x(t.destroy, f.destroy)} |`);
+  }
 }
+
+const sec = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
+const x = (a: number, b: number): string => `${(a / b).toFixed(2)}×`;
 
 main().catch((err: unknown) => {
   console.error(err);

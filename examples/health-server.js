@@ -84,7 +84,8 @@ async function main() {
   try {
     started = await listenAll(o);
   } catch (err) {
-    const hint = err.code === 'EADDRINUSE' ? `; something already listens there (pick another --port)`
+    const hint = err.code === 'EADDRINUSE'
+      ? `; something already listens there, perhaps a health-server started before (then the examples are answered already; stop it with Ctrl-C where it runs).${o.port === 8080 ? ' Another --port does not help the examples: they probe port 8080' : ''}`
       : err.code === 'EADDRNOTAVAIL' ? '; that address is not configured on this machine (see the header of this file)' : '';
     process.stderr.write(`health-server: cannot listen: ${err.message}${hint}\n`);
     process.exit(1);

@@ -5,21 +5,11 @@
 # `--check` never builds: it prints the PATH line if the CLI is built, else says so and exits 1 (for tests).
 # Last stdout line: export PATH=<bin dir>:$PATH
 set -euo pipefail
-check_only=false
-[[ "${1:-}" == "--check" ]] && check_only=true
+source "$(dirname "$0")/go-tool.sh"
 version="${PULUMI_VERSION:-v3.274.1}"
-cache="${TMKIT_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/tmkit}"
 bin="$cache/pulumi-$version/bin"
-if [[ -x "$bin/pulumi" ]] && "$bin/pulumi" version 2>/dev/null | grep -qx "$version"; then
-  echo "install-pulumi: Pulumi CLI $version already built in $bin" >&2
-  echo "export PATH=$bin:\$PATH"
-  exit 0
-fi
-if $check_only; then
-  echo "install-pulumi: Pulumi CLI $version is not built in $bin: run scripts/install-pulumi.sh (about 10-15 min)" >&2
-  exit 1
-fi
-command -v go >/dev/null 2>&1 || { echo "install-pulumi: no Go toolchain on PATH: install Go (the CLI is built from its Go modules)" >&2; exit 1; }
+built() { [[ -x "$bin/pulumi" ]] && "$bin/pulumi" version 2>/dev/null | grep -qx "$version"; }
+go_tool_done install-pulumi "Pulumi CLI $version" "$bin" "$check_only" "about 10-15 min" built
 work="$cache/pulumi-$version/src"
 mkdir -p "$work" "$bin"
 cd "$work"
@@ -42,16 +32,12 @@ package tools
 
 import _ "github.com/pulumi/pulumi/pkg/v3/cmd/pulumi"
 GO
-export GOFLAGS=-mod=mod
-export GOMODCACHE="${GOMODCACHE:-$cache/gomod}"
-export GOCACHE="${GOCACHE:-$cache/gobuild}"
+go_tool_env
 echo "install-pulumi: resolving modules for pulumi $version (first run downloads ~3.5 GB into $GOMODCACHE)" >&2
 start=$(date +%s)
 go mod tidy >&2 2>&1 || go mod download >&2
 echo "install-pulumi: modules ready after $(( $(date +%s) - start )) s; compiling (about 10 min cold on 2 cores)" >&2
-( while sleep 60; do echo "install-pulumi: still compiling ($(( $(date +%s) - start )) s)" >&2; done ) &
-ticker=$!
-trap 'kill $ticker 2>/dev/null || true' EXIT
+go_tool_ticker install-pulumi "$start"
 go build -o "$bin/pulumi.tmp" \
   -ldflags "-X github.com/pulumi/pulumi/sdk/v3/go/common/version.Version=$version" \
   github.com/pulumi/pulumi/pkg/v3/cmd/pulumi >&2

@@ -106,6 +106,37 @@ export namespace profile {
     readonly expectedStatusCodeRanges?: string[];
     readonly customHeader?: CustomHeader[];
   }
+  /** How endpoints come back after an outage (tmkit extension). */
+  export interface ProfileFailback {
+    /** Automatic or Manual. Default Automatic. */
+    readonly mode?: string;
+    /** 1–10. Default 1. */
+    readonly successesToRecover?: number;
+    /** 0–3600. Default 0. */
+    readonly holdDownSeconds?: number;
+  }
+  /**
+   * An endpoint owned by the profile (an `endpoint` block of tmkit_profile): with `endpoints` the profile owns
+   * all of them and writes them in one request, the way to manage hundreds (docs/terraform.md). `type` is
+   * ExternalEndpoints (default), AzureEndpoints or NestedEndpoints.
+   */
+  export interface ProfileEndpoint {
+    readonly name: string;
+    readonly type?: string;
+    readonly target?: string;
+    readonly targetResourceId?: string;
+    readonly weight?: number;
+    readonly priority?: number;
+    readonly enabled?: boolean;
+    readonly alwaysServeEnabled?: boolean;
+    readonly endpointLocation?: string;
+    readonly geoMappings?: string[];
+    readonly minimumChildEndpoints?: number;
+    readonly minimumRequiredChildEndpointsIpv4?: number;
+    readonly minimumRequiredChildEndpointsIpv6?: number;
+    readonly customHeader?: CustomHeader[];
+    readonly subnet?: Subnet[];
+  }
   export interface ProfileConfig extends TerraformMetaArguments {
     readonly name: string;
     readonly trafficRoutingMethod: string;
@@ -115,10 +146,13 @@ export namespace profile {
     readonly tags?: Record<string, string>;
     readonly dnsConfig: ProfileDnsConfig;
     readonly monitorConfig?: ProfileMonitorConfig;
+    readonly failback?: ProfileFailback;
+    /** Inline endpoints (`endpoint` blocks); a profile with them cannot also have endpoint resources. */
+    readonly endpoints?: ProfileEndpoint[];
     readonly timeouts?: Timeouts;
   }
 
-  const LIST_BLOCKS = new Set(['dns_config', 'monitor_config']);
+  const LIST_BLOCKS = new Set(['dns_config', 'monitor_config', 'failback']);
 
   /** resource "tmkit_profile". */
   export class Profile extends TerraformResource {
@@ -133,7 +167,8 @@ export namespace profile {
     get fqdn(): string { return this.getStringAttribute('fqdn'); }
     get name(): string { return this.getStringAttribute('name'); }
     protected override synthesizeAttributes(): Record<string, unknown> {
-      return attributes(this.config, LIST_BLOCKS);
+      const { endpoints, ...rest } = attributes(this.config, LIST_BLOCKS);
+      return endpoints === undefined ? rest : { ...rest, endpoint: endpoints };
     }
   }
 }

@@ -42,6 +42,7 @@ function profileConfig(p: ProfileInput): profile.ProfileConfig {
         ...(m.customHeaders?.length ? { customHeader: m.customHeaders.map((h) => ({ name: h.name, value: h.value })) } : {}),
       },
     } : {}),
+    ...(p.failback !== undefined ? { failback: { ...p.failback } } : {}),
   };
 }
 

@@ -26,6 +26,15 @@ import type {
   WebhookList,
   WebhookReport,
   WebhookRequest,
+  AuditList,
+  DrillList,
+  DrillReport,
+  FailbackResult,
+  NodeList,
+  OverrideDeleteResult,
+  OverrideList,
+  OverrideRequest,
+  OverrideResult,
 } from '../core/api';
 
 
@@ -49,12 +58,30 @@ export interface ClientOptions {
   retryDelayMs?: number;
   /** Per-request timeout; default 30 s. */
   timeoutMs?: number;
+  /**
+   * How this client's users set the server, for "cannot reach" messages: default `--server or TMKIT_SERVER`
+   * (the CLI); a provider names its own setting (`server` in the provider block, `tmkit:server`).
+   */
+  serverSetting?: string;
 }
 
 /** The request never reached the server: safe to retry any method. */
 const CONNECT_ERRORS = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
 /** The connection broke mid-request: the server may have acted, so only safe methods are retried. */
 const SOCKET_ERRORS = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED']);
+
+/** The request was sent but its response never came (broken connection, timeout): the server may have acted on it. */
+const LOST_RESPONSE = new Set([...SOCKET_ERRORS, 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
+
+/**
+ * True when a write failed without an answer although it may have reached the server (the connection broke
+ * or timed out after the request was sent). The caller reads the object back to learn whether it was written.
+ */
+export function responseLost(err: unknown): boolean {
+  if (err instanceof TmkitApiError || err instanceof TmkitConnectionError) return false;
+  const code = errCode(err);
+  return code !== undefined && LOST_RESPONSE.has(code);
+}
 
 function errCode(err: unknown): string | undefined {
   const e = err as { code?: string; cause?: { code?: string }; errors?: Array<{ code?: string }> } | undefined;
@@ -100,6 +127,7 @@ export class TmkitClient {
   private readonly retries: number;
   private readonly retryDelayMs: number;
   private readonly timeoutMs: number;
+  private readonly serverSetting: string | undefined;
 
   constructor(options: ClientOptions = {}) {
     const env = options.env ?? process.env;
@@ -119,6 +147,7 @@ export class TmkitClient {
     this.retries = options.retries ?? 3;
     this.retryDelayMs = options.retryDelayMs ?? 100;
     this.timeoutMs = options.timeoutMs ?? 30_000;
+    this.serverSetting = options.serverSetting;
   }
 
   /** The connection pool, made on first use (see undici() above). */
@@ -144,7 +173,7 @@ export class TmkitClient {
         const code = errCode(err);
         const retriable = (code !== undefined && CONNECT_ERRORS.has(code)) || (code !== undefined && SOCKET_ERRORS.has(code) && (method === 'GET' || method === 'HEAD'));
         if (!retriable) throw err;
-        if (attempt >= this.retries) throw new TmkitConnectionError(this.server, err, attempt + 1);
+        if (attempt >= this.retries) throw new TmkitConnectionError(this.server, err, attempt + 1, this.serverSetting);
         await new Promise((r) => setTimeout(r, this.retryDelayMs * 2 ** attempt));
         continue;
       }
@@ -303,6 +332,47 @@ export class TmkitClient {
 
   async deleteWebhook(id: string): Promise<{ id: string; deleted: true }> {
     return (await this.call<{ id: string; deleted: true }>('DELETE', `/v1/webhooks/${encodeURIComponent(id)}`)).body;
+  }
+
+  // Traffic operations (docs/operations.md).
+
+  /** Makes an override (409 OVERRIDE_UNSAFE when the safety rule refuses a `down` one without `force`). */
+  async createOverride(request: OverrideRequest): Promise<OverrideResult> {
+    return (await this.call<OverrideResult>('POST', '/v1/overrides', request)).body;
+  }
+
+  /** The overrides in force. */
+  async listOverrides(): Promise<OverrideList> {
+    return (await this.call<OverrideList>('GET', '/v1/overrides')).body;
+  }
+
+  /** Ends an override before its expiry. */
+  async clearOverride(id: string, options: { who?: string; reason?: string } = {}): Promise<OverrideDeleteResult> {
+    return (await this.call<OverrideDeleteResult>('DELETE', `/v1/overrides/${encodeURIComponent(id)}${TmkitClient.q(options)}`)).body;
+  }
+
+  /** Approves the failback of an endpoint of a profile with failback mode Manual. */
+  async failback(profile: string, endpoint: string, options: { who?: string; reason?: string } = {}): Promise<FailbackResult> {
+    return (await this.call<FailbackResult>('POST', `/v1/profiles/${encodeURIComponent(profile)}/endpoints/${encodeURIComponent(endpoint)}/failback`, options)).body;
+  }
+
+  /** The newest audit entries (who, what, when, why), newest first. */
+  async audit(limit = 100): Promise<AuditList> {
+    return (await this.call<AuditList>('GET', `/v1/audit?limit=${limit}`)).body;
+  }
+
+  /** Keeps a drill report (a running one is replaced by its final one, by id). */
+  async putDrill(report: DrillReport): Promise<DrillReport> {
+    return (await this.call<DrillReport>('POST', '/v1/drills', report)).body;
+  }
+
+  async drills(limit = 20): Promise<DrillList> {
+    return (await this.call<DrillList>('GET', `/v1/drills?limit=${limit}`)).body;
+  }
+
+  /** Where each node answers DNS (one entry for a single server). */
+  async nodes(): Promise<NodeList> {
+    return (await this.call<NodeList>('GET', '/v1/nodes')).body;
   }
 
   async close(): Promise<void> {

@@ -8,7 +8,7 @@ import { TmkitError, type Diagnostic } from '../core/diagnostics';
 import { toResourceCatalog } from '../core/model/catalog';
 import type { Document, Profile } from '../core/model/types';
 import { documentSource } from '../core/model/input';
-import { applyOrder, buildReport, checkPlanBase, desiredDocument, diff, documentStack, planScope, previewPlan, type DeployedProfile, type Plan, type PlanReport, type PlanStep } from '../core/plan';
+import { applyOrder, buildReport, checkPlanBase, desiredDocument, diff, documentStack, planScope, previewPlan, type DeployedProfile, type LiveHealthInput, type Plan, type PlanReport, type PlanStep } from '../core/plan';
 import type { GeoLookup, ResourceCatalog } from '../core/ports';
 import type { ProfileEntry } from '../core/api';
 import type { TmkitClient } from './client';
@@ -19,6 +19,8 @@ export interface DeployedState {
   resources?: ResourceCatalog;
   /** Where it came from (the server URL, or a file for offline plans). */
   source: string;
+  /** The server's health now (statuses and overrides of the profiles read), for the plan's "Live health". */
+  live?: LiveHealthInput;
 }
 
 /** Reads the deployed profiles and the resource catalog from the server. */
@@ -28,13 +30,40 @@ export async function readDeployed(client: TmkitClient): Promise<DeployedState> 
 
 const deployedOf = (e: ProfileEntry): DeployedProfile => ({ profile: e.profile, etag: e.etag, stack: e.stack });
 
-/** The state of `entries` read from the server, with its resource catalog. */
+/** The state of `entries` read from the server, with its resource catalog and live health. */
 async function deployedState(client: TmkitClient, entries: readonly ProfileEntry[]): Promise<DeployedState> {
   let resources: ResourceCatalog | undefined;
   try {
     resources = toResourceCatalog((await client.getResources()).resources);
   } catch { /* an older server without a catalog: Azure endpoints need inline targets */ }
-  return { deployed: entries.map(deployedOf), ...(resources ? { resources } : {}), source: client.server };
+  const live = await readLiveHealth(client, entries);
+  return { deployed: entries.map(deployedOf), ...(resources ? { resources } : {}), ...(live ? { live } : {}), source: client.server };
+}
+
+/** Live health is read for at most this many profiles (one status call each, 8 at a time). */
+const LIVE_READ_MAX = 200;
+
+/**
+ * The status of every profile read and the overrides in force (docs/plan.md "Live health"); undefined from a
+ * server without the traffic controls (an older one) or when nothing could be read.
+ */
+async function readLiveHealth(client: TmkitClient, entries: readonly ProfileEntry[]): Promise<LiveHealthInput | undefined> {
+  const names = entries.map((e) => e.name).sort();
+  const read = names.slice(0, LIVE_READ_MAX);
+  try {
+    const overrides = (await client.listOverrides()).overrides;
+    const statuses: LiveHealthInput['statuses'] = [];
+    for (let i = 0; i < read.length; i += SCOPED_READ_CONCURRENCY) {
+      const got = await Promise.all(read.slice(i, i + SCOPED_READ_CONCURRENCY).map((n) => client.status(n).catch(() => undefined)));
+      for (const s of got) if (s) statuses.push(s);
+    }
+    return {
+      at: new Date().toISOString(), statuses, overrides,
+      ...(names.length > read.length ? { unread: `${names.length - read.length} of ${names.length} profiles (live health is read for at most ${LIVE_READ_MAX})` } : {}),
+    };
+  } catch {
+    return undefined;
+  }
 }
 
 /** A scope larger than this is read with one full listing instead of profile by profile. */
@@ -95,6 +124,8 @@ export function planReport(desired: Document, state: Omit<DeployedState, 'source
     : undefined;
   return buildReport(plan, state.deployed, {
     ...(preview ? { preview } : {}),
+    ...(state.live ? { live: state.live } : {}),
+    ...(state.resources ? { resources: state.resources } : {}),
     ...(opts.warnings ? { warnings: opts.warnings } : {}),
     ...(opts.maxFailoverSeconds !== undefined ? { maxFailoverSeconds: opts.maxFailoverSeconds } : {}),
   });

@@ -24,8 +24,9 @@ export class TmkitApiError extends TmkitError {
 
 /** The server could not be reached (after the retries). `code` is always `UNREACHABLE`. */
 export class TmkitConnectionError extends TmkitError {
-  constructor(readonly server: string, override readonly cause: unknown, readonly attempts: number) {
+  /** `setting`: how the caller's users set the server (the CLI's `--server`; a provider's own attribute). */
+  constructor(readonly server: string, override readonly cause: unknown, readonly attempts: number, setting = '--server or TMKIT_SERVER') {
     super('UNREACHABLE', `cannot reach the tmkit server at ${server} after ${attempts} attempt(s): ${(cause as Error)?.message ?? String(cause)}; ` +
-      'is `tmkit serve` running there? Set --server or TMKIT_SERVER');
+      `is \`tmkit serve\` running there? Set ${setting}`);
   }
 }

@@ -19,19 +19,25 @@
  * provider that keeps no ETag in its state (Terraform) gives the endpoint it last saw instead: it is compared
  * with the stored one, and the write is `If-Match` the version compared.
  *
- * Refusals (ResourceError, codes catalogued in core/codes): RESOURCE_EXISTS (a create found the object: import
- * it), RESOURCE_NOT_OWNED (another stack's profile), RESOURCE_CHANGED (changed since it was read), RESOURCE_GONE
+ * Creates are idempotent: a create that finds the object (412), or whose answer was lost on the way back (the
+ * connection broke after the request was sent, so it may have been written), reads it back and adopts it when
+ * it is exactly what this create writes, in this stack; a lost create that wrote nothing is sent once more.
+ * So a run whose create reached the server but never heard back converges on the next try instead of failing
+ * with RESOURCE_EXISTS until a manual import.
+ *
+ * Refusals (ResourceError, codes catalogued in core/codes): RESOURCE_EXISTS (a create found the object with other
+ * content: import it), RESOURCE_NOT_OWNED (another stack's profile), RESOURCE_CHANGED (changed since it was read), RESOURCE_GONE
  * (deleted since it was read), RESOURCE_HAS_ENDPOINTS (a settings-only profile to delete still has endpoints),
  * RESOURCE_PROFILE_MISSING (an endpoint's profile does not exist). Server validation errors stay TmkitApiErrors.
  */
-import { TmkitError } from '../core/diagnostics';
-import type { ProfileEntry } from '../core/api';
+import { TmkitError, type Diagnostic } from '../core/diagnostics';
+import { fromWire, type EndpointDeleteResult, type EndpointWriteResult, type ProfileEntry } from '../core/api';
 import { mergePatchFrom } from '../core/model/edit';
 import { normalizeProfile } from '../core/model/normalize';
 import type { Endpoint, EndpointInput, Profile, ProfileInput } from '../core/model/types';
 import { diffAttributes } from '../core/plan/attributes';
 import type { AttributeChange } from '../core/plan/types';
-import type { TmkitClient } from './client';
+import { responseLost, type TmkitClient } from './client';
 import { TmkitApiError } from './errors';
 
 /** A profile's settings as written: everything of a profile input but its endpoints. */
@@ -86,6 +92,8 @@ export interface EndpointState {
   etag: string;
   stack: string;
   profileEtag: string;
+  /** The rule warnings the server answered a write with (about the whole profile; none on a read). */
+  warnings?: Diagnostic[];
 }
 
 const DEFAULT_REFRESH = 'refresh the state to see the change (or to take it in), then apply again';
@@ -140,7 +148,10 @@ const endpointChanges = (prior: PriorEndpoint, stored: Endpoint): AttributeChang
   diffAttributes(normalizeEndpoint(prior.endpoint, stored.priority), stored);
 
 const entryOf = (r: { name: string; stack: string; etag: string; profile: Profile }): ProfileEntry => ({ name: r.name, stack: r.stack, etag: r.etag, profile: r.profile });
-const endpointOf = (r: EndpointState): EndpointState => ({ profile: r.profile, endpoint: r.endpoint, etag: r.etag, stack: r.stack, profileEtag: r.profileEtag });
+const endpointOf = (r: EndpointWriteResult): EndpointState => ({
+  profile: r.profile, endpoint: r.endpoint, etag: r.etag, stack: r.stack, profileEtag: r.profileEtag,
+  ...(r.warnings && r.warnings.length > 0 ? { warnings: r.warnings.map(fromWire) } : {}),
+});
 
 /**
  * Profiles and single endpoints of one stack: `stack` is the owner every write carries (Terraform's provider
@@ -176,8 +187,8 @@ export class StackResources {
     return new ResourceError('RESOURCE_EXISTS', `${what} already exists, so it was not created`, hint, cause);
   }
 
-  /** Throws RESOURCE_NOT_OWNED when the stored profile belongs to another stack. */
-  private assertOwned(entry: { stack: string; name: string }): void {
+  /** Throws RESOURCE_NOT_OWNED when the stored profile belongs to another stack (for reads the provider serves itself). */
+  assertOwned(entry: { stack: string; name: string }): void {
     if (entry.stack !== this.stack) throw this.notOwned(entry.name, entry.stack);
   }
 
@@ -207,17 +218,25 @@ export class StackResources {
    * (its endpoint resources add theirs). An existing profile is never overwritten nor adopted: this stack's is
    * RESOURCE_EXISTS with `importHint`, another stack's RESOURCE_NOT_OWNED.
    */
-  async createProfile(input: ProfileInput | ProfileSettingsInput, opts: { ownsEndpoints?: boolean; importHint?: string } = {}): Promise<ProfileEntry> {
+  async createProfile(input: ProfileInput | ProfileSettingsInput, opts: { ownsEndpoints?: boolean; importHint?: string; resent?: boolean } = {}): Promise<ProfileEntry> {
     const body: ProfileInput = opts.ownsEndpoints ? input : { ...input, endpoints: [] };
     try {
       return entryOf(await this.client.putProfile(body, { stack: this.stack, ifNoneMatch: '*' }));
     } catch (err) {
-      if (apiError(err, 412) || apiError(err, 409, 'STACK_CONFLICT')) {
-        const current = await this.client.findProfile(input.name);
-        if (current && current.stack !== this.stack) throw this.notOwned(current.profile.name, current.stack, err);
-        throw this.exists(`profile '${current?.profile.name ?? input.name}' (tmkit stack '${current?.stack ?? this.stack}')`, opts.importHint ?? DEFAULT_IMPORT, err);
+      const lost = responseLost(err);
+      if (!lost && !apiError(err, 412) && !apiError(err, 409, 'STACK_CONFLICT')) throw err;
+      const current = await this.client.findProfile(input.name);
+      if (!current) {
+        if (lost && !opts.resent) return this.createProfile(input, { ...opts, resent: true });
+        throw err;
       }
-      throw err;
+      if (current.stack !== this.stack) throw this.notOwned(current.profile.name, current.stack, err);
+      // Adopted when it is what this create writes: the whole profile, or the settings of one that owns only them.
+      const same = opts.ownsEndpoints
+        ? diffAttributes(normalizeProfile(body), current.profile).length === 0
+        : diffAttributes(normalizeSettings(input), profileSettings(current.profile)).length === 0;
+      if (same) return current;
+      throw this.exists(`profile '${current.profile.name}' (tmkit stack '${current.stack}')`, opts.importHint ?? DEFAULT_IMPORT, err);
     }
   }
 
@@ -321,13 +340,16 @@ export class StackResources {
   // ------------------------------------------------------------------------------------------ endpoints
 
   /**
-   * One endpoint with its ETag (and its profile's stored name), or undefined when it (or its profile) does not
-   * exist. An endpoint of another stack's profile is RESOURCE_NOT_OWNED, unless `anyStack`.
+   * One endpoint with its ETag, or undefined when it (or its profile) does not exist. `profile` is the name as
+   * given, or with `storedProfileName` as stored (one more request). An endpoint of another stack's profile is
+   * RESOURCE_NOT_OWNED, unless `anyStack`.
    */
-  async readEndpoint(profile: string, name: string, opts: { anyStack?: boolean } = {}): Promise<EndpointState | undefined> {
+  async readEndpoint(profile: string, name: string, opts: { anyStack?: boolean; storedProfileName?: boolean } = {}): Promise<EndpointState | undefined> {
     const r = await this.storedEndpoint(profile, name);
     if (!r) return undefined;
     if (!opts.anyStack) this.assertOwned({ name: profile, stack: r.stack });
+    if (!opts.storedProfileName) return r;
+    // The endpoint's answer does not spell its profile's name: the profile's does (profile names are case-insensitive).
     const entry = await this.client.findProfile(profile);
     return { ...r, profile: entry?.profile.name ?? profile };
   }
@@ -365,11 +387,20 @@ export class StackResources {
     return current.etag;
   }
 
-  /** After a 412: what changed since `prior` (or RESOURCE_GONE; undefined when it is gone and that is fine). */
-  private async endpointConflict(profile: string, name: string, prior: PriorEndpoint | undefined, err: unknown, goneIsFine: boolean): Promise<ResourceError | undefined> {
+  /**
+   * After a 412: what changed since `prior` (or RESOURCE_GONE; `gone` when it is gone and that is fine). When
+   * `prior` has an ETag and the stored endpoint still has the content seen (written again, or changed and
+   * changed back), `retry` is its current ETag: the write may go ahead with it.
+   */
+  private async endpointConflict(profile: string, name: string, prior: PriorEndpoint | undefined, err: unknown, goneIsFine: boolean, retried: boolean): Promise<ResourceError | { retry: string } | 'gone'> {
     const current = await this.storedEndpoint(profile, name);
-    if (!current) return goneIsFine ? undefined : this.gone(`endpoint '${profile}/${name}'`, err);
-    return this.changed(`endpoint '${profile}/${name}'`, prior ? endpointChanges(prior, current.endpoint) : [], err);
+    if (!current) return goneIsFine ? 'gone' : this.gone(`endpoint '${profile}/${name}'`, err);
+    const changes = prior ? endpointChanges(prior, current.endpoint) : [];
+    if (prior?.etag && changes.length === 0 && !retried) {
+      this.assertOwned({ name: profile, stack: current.stack });
+      return { retry: current.etag };
+    }
+    return this.changed(`endpoint '${profile}/${name}'`, changes, err);
   }
 
   /**
@@ -377,12 +408,20 @@ export class StackResources {
    * `importHint`), never replaced; a missing profile RESOURCE_PROFILE_MISSING; another stack's RESOURCE_NOT_OWNED.
    * The server validates the whole resulting profile; its 400 names the conflicting endpoint.
    */
-  async createEndpoint(profile: string, input: EndpointInput, opts: { importHint?: string } = {}): Promise<EndpointState> {
+  async createEndpoint(profile: string, input: EndpointInput, opts: { importHint?: string; resent?: boolean } = {}): Promise<EndpointState> {
     try {
       return endpointOf(await this.client.putEndpoint(profile, input, { stack: this.stack, ifNoneMatch: '*' }));
     } catch (err) {
-      if (apiError(err, 412)) throw this.exists(`endpoint '${input.name}' of profile '${profile}'`, opts.importHint ?? DEFAULT_IMPORT, err);
-      return this.endpointWriteError(err, profile);
+      const lost = responseLost(err);
+      if (!lost && !apiError(err, 412)) return this.endpointWriteError(err, profile);
+      const current = await this.storedEndpoint(profile, input.name);
+      if (!current) {
+        if (lost && !opts.resent) return this.createEndpoint(profile, input, { ...opts, resent: true });
+        throw err;
+      }
+      this.assertOwned({ name: profile, stack: current.stack });
+      if (endpointChanges({ endpoint: input }, current.endpoint).length === 0) return current; // this create's own write: adopted
+      throw this.exists(`endpoint '${input.name}' of profile '${profile}'`, opts.importHint ?? DEFAULT_IMPORT, err);
     }
   }
 
@@ -393,30 +432,38 @@ export class StackResources {
    */
   async updateEndpoint(profile: string, input: EndpointInput, opts: { prior?: PriorEndpoint } = {}): Promise<EndpointState> {
     const name = opts.prior?.endpoint.name ?? input.name;
-    const ifMatch = await this.endpointPrecondition(profile, name, opts.prior);
+    let ifMatch = await this.endpointPrecondition(profile, name, opts.prior);
     if (ifMatch === undefined) throw this.gone(`endpoint '${profile}/${name}'`);
-    try {
-      return endpointOf(await this.client.putEndpoint(profile, input, { stack: this.stack, ifMatch }));
-    } catch (err) {
-      if (apiError(err, 412)) throw (await this.endpointConflict(profile, name, opts.prior, err, false))!;
-      return this.endpointWriteError(err, profile);
+    for (let retried = false; ; retried = true) {
+      try {
+        return endpointOf(await this.client.putEndpoint(profile, input, { stack: this.stack, ifMatch }));
+      } catch (err) {
+        if (!apiError(err, 412)) return this.endpointWriteError(err, profile);
+        const c = await this.endpointConflict(profile, name, opts.prior, err, false, retried);
+        if (c instanceof ResourceError || c === 'gone') throw c;
+        ifMatch = c.retry;
+      }
     }
   }
 
-  /** Deletes one endpoint, `If-Match` as in updateEndpoint; one already gone (or whose profile is) is fine. */
-  async deleteEndpoint(profile: string, name: string, opts: { prior?: PriorEndpoint } = {}): Promise<void> {
-    const ifMatch = await this.endpointPrecondition(profile, name, opts.prior);
-    if (ifMatch === undefined) return;
-    try {
-      await this.client.deleteEndpoint(profile, name, { stack: this.stack, ifMatch });
-    } catch (err) {
-      if (apiError(err, 404)) return;
-      if (apiError(err, 412)) {
-        const refusal = await this.endpointConflict(profile, name, opts.prior, err, true);
-        if (refusal) throw refusal;
-        return;
+  /**
+   * Deletes one endpoint, `If-Match` as in updateEndpoint; one already gone (or whose profile is) is fine
+   * (undefined). Given the endpoint's ETag (`prior.etag`) it is one request.
+   */
+  async deleteEndpoint(profile: string, name: string, opts: { prior?: PriorEndpoint } = {}): Promise<EndpointDeleteResult | undefined> {
+    let ifMatch = await this.endpointPrecondition(profile, name, opts.prior);
+    if (ifMatch === undefined) return undefined;
+    for (let retried = false; ; retried = true) {
+      try {
+        return await this.client.deleteEndpoint(profile, name, { stack: this.stack, ifMatch });
+      } catch (err) {
+        if (apiError(err, 404)) return undefined;
+        if (!apiError(err, 412)) return this.ownership(err, profile);
+        const c = await this.endpointConflict(profile, name, opts.prior, err, true, retried);
+        if (c === 'gone') return undefined;
+        if (c instanceof ResourceError) throw c;
+        ifMatch = c.retry;
       }
-      return this.ownership(err, profile);
     }
   }
 }

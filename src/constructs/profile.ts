@@ -115,6 +115,29 @@ export interface ProfileMonitorConfig {
   readonly degradedLatencyMs?: number;
 }
 
+/**
+ * How a Degraded endpoint comes back (a tmkit extension; docs/health.md "Failback"). Without it: Azure's
+ * behaviour, Online again after one good probe.
+ */
+export interface ProfileFailback {
+  /**
+   * `Automatic`: Online once recovered. `Manual`: `AwaitingFailback` once recovered (routing treats it as
+   * Degraded) until `tmkit endpoint failback`.
+   * @default 'Automatic'
+   */
+  readonly mode?: 'Automatic' | 'Manual';
+  /**
+   * Consecutive good probes before a Degraded endpoint counts as recovered, 1–10.
+   * @default 1
+   */
+  readonly successesToRecover?: number;
+  /**
+   * Seconds since the endpoint failed before it can count as recovered, 0–3600.
+   * @default 0
+   */
+  readonly holdDownSeconds?: number;
+}
+
 /** Props of a Traffic Manager profile. Property names are Azure Resource Manager's. */
 export interface ProfileProps {
   /**
@@ -163,6 +186,11 @@ export interface ProfileProps {
    * @default none
    */
   readonly tags?: Record<string, string>;
+  /**
+   * How endpoints come back after an outage (tmkit extension; ARM export omits it).
+   * @default Azure's: Automatic, after one good probe
+   */
+  readonly failback?: ProfileFailback;
 }
 
 /**
@@ -234,6 +262,14 @@ export class Profile extends Construct implements ProfileNode {
       if (typeof p.tags !== 'object' || p.tags === null || Array.isArray(p.tags)) c.fail('tags', 'must be an object of string values', p.tags);
       else for (const [k, v] of Object.entries(p.tags)) if (typeof v !== 'string') c.fail(`tags.${k}`, 'must be a string', v);
     }
+    if (p.failback !== undefined) {
+      if (typeof p.failback !== 'object' || p.failback === null) c.fail('failback', 'must be an object { mode?, successesToRecover?, holdDownSeconds? }', p.failback);
+      else {
+        c.oneOf('failback.mode', p.failback.mode, ['Automatic', 'Manual']);
+        c.int('failback.successesToRecover', p.failback.successesToRecover, 1, 10);
+        c.int('failback.holdDownSeconds', p.failback.holdDownSeconds, 0, 3600);
+      }
+    }
     rejectIfInvalid(this, c, 'Profile', typeof name === 'string' && name !== '' ? `profiles[${name}]` : '$');
 
     // A private deep copy: later changes to the caller's objects cannot bypass the checks above.
@@ -274,6 +310,14 @@ export class Profile extends Construct implements ProfileNode {
     if (p.trafficViewEnrollmentStatus !== undefined) out.trafficViewEnrollmentStatus = p.trafficViewEnrollmentStatus;
     if (p.allowedEndpointRecordTypes !== undefined) out.allowedEndpointRecordTypes = [...p.allowedEndpointRecordTypes];
     if (p.tags !== undefined) out.tags = { ...p.tags };
+    if (p.failback !== undefined) {
+      const f = p.failback;
+      out.failback = {
+        ...(f.mode !== undefined ? { mode: f.mode } : {}),
+        ...(f.successesToRecover !== undefined ? { successesToRecover: f.successesToRecover } : {}),
+        ...(f.holdDownSeconds !== undefined ? { holdDownSeconds: f.holdDownSeconds } : {}),
+      };
+    }
     return out;
   }
 }

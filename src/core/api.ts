@@ -200,7 +200,130 @@ export interface PreviewReport {
   rows: PreviewRow[];
 }
 
-/** `GET /v1/events` (Server-Sent Events): `event: transition|revision|traffic`, `data: <JSON>`. */
+// ---------------------------------------------------------------------------------------------------
+// Traffic operations (docs/operations.md): overrides, failback, drills, the audit log. Runtime controls,
+// never configuration: they live beside the profiles in the store, not in them.
+
+/** `down`: the endpoint is out of DNS (Always Serve too); `weight`: Weighted routing uses this weight. */
+export type OverrideKind = 'down' | 'weight';
+
+/** One override as the server keeps it (`GET /v1/overrides`). Every one expires by itself. */
+export interface OverrideRecord {
+  id: string;
+  kind: OverrideKind;
+  profile: string;
+  endpoint: string;
+  /** `weight` overrides: 1–1000. */
+  weight?: number;
+  reason: string;
+  /** Who made it: the name the caller gave (`cli`, `dashboard`, `shift`, `drill`), else `api`. */
+  who: string;
+  /** ISO times. */
+  createdAt: string;
+  expiresAt: string;
+  /** The drill that made it (`tmkit drill`). */
+  drill?: string;
+}
+
+/** `POST /v1/overrides`. */
+export interface OverrideRequest {
+  kind: OverrideKind;
+  profile: string;
+  endpoint: string;
+  weight?: number;
+  /** How long: a duration (`90s`, `30m`, `2h`, `1d`, `1h30m`) or a number of seconds; at most 7 days. */
+  for: string | number;
+  reason?: string;
+  who?: string;
+  /** Skip the safety rule (a `down` override that leaves a profile with no endpoint able to serve). */
+  force?: boolean;
+  drill?: string;
+}
+
+/** Response of `POST /v1/overrides` (201). `replaced`: ids of the same kind on the same endpoint it ended. */
+export interface OverrideResult { override: OverrideRecord; replaced: string[] }
+
+export interface OverrideList { overrides: OverrideRecord[] }
+
+/** `DELETE /v1/overrides/{id}`. */
+export interface OverrideDeleteResult { id: string; deleted: true; override: OverrideRecord }
+
+/** `POST /v1/profiles/{name}/endpoints/{endpoint}/failback` (failback mode Manual). */
+export interface FailbackResult {
+  profile: string;
+  endpoint: string;
+  /** ISO time of the approval: it releases every outage of the endpoint that began before it. */
+  approvedAt: string;
+  /** The endpoint's monitor status before (AwaitingFailback, or Degraded: released once it recovers). */
+  status: EndpointMonitorStatus;
+  who: string;
+}
+
+/** One line of the audit log (`GET /v1/audit`): who did what, when and why. Newest first. */
+export interface AuditEntry {
+  at: string;
+  who: string;
+  /** `override.create`, `override.clear`, `override.expire`, `override.refuse`, `failback`, `drill`, `shift`. */
+  action: string;
+  /** `profile/endpoint`, or an override id. */
+  target: string;
+  reason?: string;
+  details?: Record<string, unknown>;
+}
+
+export interface AuditList { entries: AuditEntry[] }
+
+/** What one DNS server (a node) did during a drill. */
+export interface DrillNodeReport {
+  /** `ADDR:PORT` of the node's DNS. */
+  dns: string;
+  node?: string;
+  switchSeconds?: number;
+  revertSeconds?: number;
+  /** Every answer during the hold named another endpoint (not NODATA/NXDOMAIN, never the drilled one). */
+  answeredDuringHold: boolean;
+  /** What it answered during the hold (distinct record sets). */
+  heldAnswers: string[];
+}
+
+/** `tmkit drill`'s report (`POST /v1/drills` keeps it, `GET /v1/drills` lists them). */
+export interface DrillReport {
+  id: string;
+  profile: string;
+  endpoint: string;
+  who: string;
+  reason?: string;
+  status: 'running' | 'passed' | 'failed' | 'aborted';
+  startedAt: string;
+  finishedAt?: string;
+  holdSeconds: number;
+  /** From the override stored until every node's DNS stopped naming the endpoint (authoritative answers). */
+  switchSeconds?: number;
+  /** From the override cleared until every node's DNS could name it again. */
+  revertSeconds?: number;
+  /** The profile's worst-case failover as `tmkit plan` computes it (detection + TTL). */
+  boundSeconds: number | null;
+  /** The bound's formula with its numbers (`10 × (0 + 1) + 5 + TTL 0 = 15 s`). */
+  bound: string;
+  /** Resolvers may keep the old answer for the TTL: switch + TTL and revert + TTL are held against the bound. */
+  ttl: number;
+  passed: boolean;
+  nodes: DrillNodeReport[];
+  overrideId?: string;
+  notes: string[];
+}
+
+export interface DrillList { drills: DrillReport[] }
+
+/** `GET /v1/nodes`: where each node answers (a single server is one node), for drills that query every one. */
+export interface NodeList { nodes: Array<{ node: string; location?: string; dns: string[]; api?: string; self: boolean }> }
+
+/** `event: override`: an override made, cleared or expired (on every node of a cluster). */
+export interface OverrideEvent { action: 'created' | 'cleared' | 'expired'; override: OverrideRecord }
+/** `event: drill`: a drill started or finished. */
+export interface DrillEvent { action: 'started' | 'finished'; drill: DrillReport }
+
+/** `GET /v1/events` (Server-Sent Events): `event: transition|revision|traffic|override|drill`, `data: <JSON>`. */
 export interface TransitionEvent {
   at: string; profile: string; endpoint: string; from: string; to: string; reason: string; location: string;
   /** What moved the status: this location's probes (absent in events of older servers), or health pushed from outside. */
@@ -212,7 +335,9 @@ export interface TrafficEvent { profile: string; bucket: TrafficBucket }
 export type LiveEvent =
   | { type: 'transition'; data: TransitionEvent }
   | { type: 'revision'; data: RevisionEvent }
-  | { type: 'traffic'; data: TrafficEvent };
+  | { type: 'traffic'; data: TrafficEvent }
+  | { type: 'override'; data: OverrideEvent }
+  | { type: 'drill'; data: DrillEvent };
 
 /** The API's routes with their bodies (docs/api.md): what the server handles and the client calls. */
 export interface ApiRoutes {
@@ -241,6 +366,14 @@ export interface ApiRoutes {
   'DELETE /v1/webhooks/{id}': { response: { id: string; deleted: true } };
   'GET /v1/dnssec': { response: DnssecReport };
   'POST /v1/dnssec/rollover': { request: DnssecRolloverRequest; response: DnssecRolloverResult };
+  'POST /v1/overrides': { request: OverrideRequest; response: OverrideResult };
+  'GET /v1/overrides': { response: OverrideList };
+  'DELETE /v1/overrides/{id}': { response: OverrideDeleteResult };
+  'POST /v1/profiles/{name}/endpoints/{endpoint}/failback': { request: { who?: string; reason?: string }; response: FailbackResult };
+  'GET /v1/audit': { response: AuditList };
+  'POST /v1/drills': { request: DrillReport; response: DrillReport };
+  'GET /v1/drills': { response: DrillList };
+  'GET /v1/nodes': { response: NodeList };
 }
 
 /** One DNSSEC key as `GET /v1/dnssec` shows it (no private key ever leaves the server). */
@@ -402,6 +535,8 @@ export interface StatusTransitionReport {
   reason: string;
   /** The probing location (host) that saw it. */
   location: string;
+  /** `pushed`: health pushed from outside caused it (docs/health.md); absent: probing or maintenance. */
+  source?: 'pushed';
 }
 
 export interface EndpointStatusReport {
@@ -439,6 +574,10 @@ export interface EndpointStatusReport {
   verdictSource?: 'probe' | 'pushed';
   /** Things to act on that do not fail the probe (a certificate about to expire). */
   warnings?: string[];
+  /** The overrides in force on this endpoint (docs/operations.md). */
+  overrides?: OverrideRecord[];
+  /** The weight routing uses now when a `weight` override replaces the configured one. */
+  effectiveWeight?: number;
 }
 
 /** One probing location's verdict on an endpoint (cluster mode). */
@@ -473,6 +612,8 @@ export interface ProfileStatusReport {
   endpoints: EndpointStatusReport[];
   /** Recent status transitions, newest first (including those saved before a restart). */
   transitions: StatusTransitionReport[];
+  /** The profile's failback property when it has one (absent: Azure's, Automatic after one good probe). */
+  failback?: { mode: 'Automatic' | 'Manual'; successesToRecover: number; holdDownSeconds: number };
 }
 
 /** `POST /v1/resolve` body. */

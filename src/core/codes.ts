@@ -16,6 +16,7 @@ const c = (family: CodeInfo['family'], meaning: string, status?: number): CodeIn
 export const CODES = {
   // Management API (docs/api.md)
   UNAUTHORIZED: c('api', 'Missing or wrong bearer token.', 401),
+  TOKEN_TOO_SHORT: c('api', 'TMKIT_TOKEN is shorter than 16 characters: too easy to guess for a token that guards the whole API.'),
   NOT_FOUND: c('api', 'The profile or endpoint does not exist.', 404),
   ROUTE_NOT_FOUND: c('api', 'No API route at this path.', 404),
   METHOD_NOT_ALLOWED: c('api', 'The route exists but not with this method (see the Allow header).', 405),
@@ -34,6 +35,8 @@ export const CODES = {
   HEALTH_NOT_APPLICABLE: c('api', 'Health cannot be pushed to this endpoint: it is nested or has Always Serve (its status is not decided by health).', 409),
   WEBHOOK_NOT_ALLOWED: c('api', 'The webhook URL is refused: not http(s), or a loopback/private address without serve --webhook-allow-private.', 400),
   INTERNAL: c('api', 'An unexpected server error (the server log has the details).', 500),
+  OVERRIDE_UNSAFE: c('api', 'A down override would leave a profile with no endpoint able to serve (the safety rule); force it to take the endpoint out anyway.', 409),
+  NOT_AWAITING_FAILBACK: c('api', 'The endpoint is neither AwaitingFailback nor Degraded, or its profile\'s failback mode is not Manual: there is nothing to fail back.', 409),
   // Store
   STORAGE_FULL: c('store', 'The disk of the state dir is full (SQLITE_FULL); free space and retry.', 507),
   STORAGE_READ_ONLY: c('store', 'The store\'s file or file system is read-only.', 503),
@@ -82,6 +85,8 @@ export const CODES = {
   LINT_SUBNET_WITHOUT_FALLBACK: c('lint', 'A Subnet profile has no fallback endpoint.'),
   LINT_MIN_CHILD_ENDPOINTS_UNREACHABLE: c('lint', 'minChildEndpoints can never be met by the child.'),
   LINT_GEOGRAPHIC_WITHOUT_WORLD: c('lint', 'A Geographic profile maps no endpoint to WORLD.'),
+  // Plan: live health of the server planned against (warnings)
+  LIVE_NO_ONLINE_ENDPOINT: c('lint', 'With the live health now, the planned change leaves a profile with no endpoint Online.'),
   // Constructs
   INVALID_PROPS: c('constructs', 'A construct was created with props that break a rule of its own.'),
   SYNTH_INVALID: c('constructs', 'The construct tree has errors; nothing was written.'),
@@ -89,12 +94,13 @@ export const CODES = {
   // Client
   UNREACHABLE: c('client', 'The server could not be reached (after retries).'),
   // Client: resource-level writes of the providers (src/client/resources.ts)
-  RESOURCE_EXISTS: c('client', 'A create found this stack\'s profile or endpoint already there (import it instead; it is never adopted).'),
+  RESOURCE_EXISTS: c('client', 'A create found this stack\'s profile or endpoint already there with other content (import it instead; the same content, a create whose answer was lost, is adopted).'),
   RESOURCE_NOT_OWNED: c('client', 'The profile belongs to another stack (a create of that name too); a provider never writes it.'),
   RESOURCE_CHANGED: c('client', 'Someone else changed the profile or endpoint since the provider last read it; nothing was written (refresh, then apply).'),
   RESOURCE_GONE: c('client', 'Someone else deleted the profile or endpoint since the provider last read it; nothing was written (refresh, then apply).'),
   RESOURCE_HAS_ENDPOINTS: c('client', 'A profile to delete still has endpoints that are not managed with it.'),
   RESOURCE_PROFILE_MISSING: c('client', 'The profile an endpoint is written into does not exist (create the profile first).'),
+  RESOURCE_MIXED: c('client', 'A Terraform profile with inline endpoint blocks also has separate endpoint resources (declare its endpoints one way).'),
   // CLI
   USAGE: c('cli', 'A command was called wrongly (exit code 2).'),
   FAILED: c('cli', 'A command failed (exit code 1).'),

@@ -61,6 +61,15 @@ export namespace types {
       min: In<number>;
       max: In<number>;
     }
+    /** How endpoints come back after an outage (a tmkit extension; absent: Azure's, Online after one good probe). */
+    export interface FailbackArgs {
+      /** `Automatic` (default) or `Manual` (AwaitingFailback until `tmkit endpoint failback`). */
+      mode?: In<'Automatic' | 'Manual'>;
+      /** Consecutive good probes before a Degraded endpoint counts as recovered, 1–10 (default 1). */
+      successesToRecover?: In<number>;
+      /** Seconds since it failed before it can count as recovered, 0–3600 (default 0). */
+      holdDownSeconds?: In<number>;
+    }
     export interface MonitorConfigArgs {
       protocol?: Str<MonitorProtocol>;
       port?: In<number>;
@@ -128,6 +137,7 @@ export namespace types {
     }
     export interface MonitorConfigCustomHeadersResponse { name: string; value: string }
     export interface MonitorConfigExpectedStatusCodeRangesResponse { min: number; max: number }
+    export interface FailbackResponse { mode: string; successesToRecover: number; holdDownSeconds: number }
     export interface MonitorConfigResponse {
       protocol: string;
       port: number;
@@ -211,6 +221,8 @@ export interface ProfileArgs {
   maxReturn?: In<number>;
   tags?: In<Record<string, In<string>>>;
   allowedEndpointRecordTypes?: In<Str<AllowedEndpointRecordType>[]>;
+  /** tmkit extension: how endpoints come back after an outage (docs/health.md "Failback"). */
+  failback?: In<types.input.FailbackArgs>;
   /** The endpoints, when this resource owns the whole set. Leave it out to manage them as Endpoint resources. */
   endpoints?: In<In<types.input.EndpointArgs>[]>;
   /** Accepted for azure-native compatibility: "global" (a profile is global). */
@@ -245,6 +257,7 @@ export class Profile extends pulumi.CustomResource {
   declare public readonly maxReturn: pulumi.Output<number | undefined>;
   declare public readonly tags: pulumi.Output<Record<string, string> | undefined>;
   declare public readonly allowedEndpointRecordTypes: pulumi.Output<string[] | undefined>;
+  declare public readonly failback: pulumi.Output<types.output.FailbackResponse | undefined>;
   /** The endpoints, when this resource owns them. */
   declare public readonly endpoints: pulumi.Output<types.output.EndpointResponse[] | undefined>;
   /** The tmkit stack that owns the profile. */
@@ -257,12 +270,12 @@ export class Profile extends pulumi.CustomResource {
     opts = opts ?? {};
     const outs = ['name', 'type', 'stack', 'etag'];
     if (!opts.id) {
-      for (const k of ['profileName', 'profileStatus', 'trafficRoutingMethod', 'dnsConfig', 'monitorConfig', 'trafficViewEnrollmentStatus', 'maxReturn', 'tags', 'allowedEndpointRecordTypes', 'endpoints', 'location'] as const) {
+      for (const k of ['profileName', 'profileStatus', 'trafficRoutingMethod', 'dnsConfig', 'monitorConfig', 'trafficViewEnrollmentStatus', 'maxReturn', 'tags', 'allowedEndpointRecordTypes', 'failback', 'endpoints', 'location'] as const) {
         resourceInputs[k] = args ? args[k] : undefined;
       }
       for (const k of outs) resourceInputs[k] = undefined;
     } else {
-      for (const k of ['profileName', 'profileStatus', 'trafficRoutingMethod', 'dnsConfig', 'monitorConfig', 'trafficViewEnrollmentStatus', 'maxReturn', 'tags', 'allowedEndpointRecordTypes', 'endpoints', ...outs]) resourceInputs[k] = undefined;
+      for (const k of ['profileName', 'profileStatus', 'trafficRoutingMethod', 'dnsConfig', 'monitorConfig', 'trafficViewEnrollmentStatus', 'maxReturn', 'tags', 'allowedEndpointRecordTypes', 'failback', 'endpoints', ...outs]) resourceInputs[k] = undefined;
     }
     super(Profile.__pulumiType, name, resourceInputs, opts);
   }

@@ -9,10 +9,11 @@ import * as dgram from 'node:dgram';
 import * as net from 'node:net';
 import { isIP } from 'node:net';
 import type { Logger } from 'pino';
-import type { ProbeVerdict } from '../core/health/types';
+import type { EndpointOverride, ProbeVerdict } from '../core/health/types';
 import { toResourceCatalog, type ResourceCatalogRecord } from '../core/model/catalog';
 import type { Profile } from '../core/model/types';
 import type { GeoLookup, ResourceCatalog, Rng } from '../core/ports';
+import { overriddenProfilesChanged } from '../core/ops/overrides';
 import { buildSnapshot, resolve, updateSnapshot, type CompiledSnapshot } from '../core/routing';
 import { MmdbGeoLookup } from '../geo';
 import { reusePortSupport } from './dns/reuse-port';
@@ -37,6 +38,8 @@ export interface SnapshotUpdate {
   verdicts: Record<string, ProbeVerdict | null>;
   /** `verdicts` is every verdict (replacing the worker's), not only the changed ones. */
   verdictsComplete: boolean;
+  /** Every override in force, by `profile/endpoint` (few: sent whole; absent from older primaries: none). */
+  overrides?: Record<string, EndpointOverride>;
   /** The SOA serial to serve (cluster mode); absent: the worker bumps its own. */
   serial?: number;
 }
@@ -393,7 +396,11 @@ export async function runDnsWorker(o: { zone: string; dns: ListenAddress[]; geoi
   let haveState: () => void = () => undefined;
   const stateArrived = new Promise<void>((r) => { haveState = r; });
   const verdicts = new Map<string, ProbeVerdict>();
-  const health = { verdict: (p: string, e: string): ProbeVerdict | undefined => verdicts.get(`${p}/${e}`) };
+  let overrides = new Map<string, EndpointOverride>();
+  const health = {
+    verdict: (p: string, e: string): ProbeVerdict | undefined => verdicts.get(`${p}/${e}`),
+    override: (p: string, e: string): EndpointOverride | undefined => overrides.get(`${p}/${e}`),
+  };
   process.on('message', (m: SnapshotUpdate | DnssecUpdate) => {
     if (m?.type === 'tmkit-dnssec') {
       const before = server.responder.dnssec;
@@ -409,6 +416,10 @@ export async function runDnsWorker(o: { zone: string; dns: ListenAddress[]; geoi
       const slash = key.indexOf('/');
       verdictProfiles.add(slash < 0 ? key : key.slice(0, slash));
     }
+    // The primary's overrides (pipeline.ts): the profiles whose overrides differ are compiled again.
+    const nextOverrides = new Map(Object.entries(m.overrides ?? {}));
+    for (const p of overriddenProfilesChanged(overrides, nextOverrides)) verdictProfiles.add(p);
+    overrides = nextOverrides;
     if (m.full || m.resources) {
       // The whole state or a new catalog: build from everything (unchanged profile objects keep their compiled form).
       if (m.full) profiles.clear();

@@ -26,11 +26,14 @@ import type { BoundAddress, ListenAddress } from './dns';
 import { dnsSink, geoOptions, startDnsFleet, type DnsAuthority, type DnsLimits, type DnsSockets, type DnsTarget } from './dns-fleet';
 import { LiveEvents, revisionEvents } from './events';
 import { HealthLedger, type PushedHealthApi } from './ledger';
+import { OverrideBook } from './ledger/overrides';
+import { Controls } from './controls';
+import { MemoryControls } from './store/memory-controls';
 import { RuntimeMetrics } from './metrics';
 import { Monitor, type EndpointProbeStatus, type MonitorOptions } from './monitor';
 import { SnapshotPipeline, type SnapshotLag } from './pipeline';
 import { Reports } from './reports';
-import { SqliteStore, StateDirLock, parseResourceCatalog, canonicalJson, type Store } from './store';
+import { SqliteStore, StateDirLock, parseResourceCatalog, canonicalJson, hasControls, type Store } from './store';
 import { TrafficView } from './traffic-view';
 import { ClusterNode, type ClusterOptions } from './cluster';
 import { connectDnssec, openDnssec, type DnssecService, type KeyPolicy } from './dnssec';
@@ -112,6 +115,8 @@ export class Engine {
   private readonly traffic: TrafficView;
   /** Made in boot(), once the previous run's records are read. */
   private ledger!: HealthLedger;
+  /** The overrides and failback approvals the store keeps (ledger/overrides.ts), made in boot(). */
+  private book: OverrideBook | undefined;
   private pipeline!: SnapshotPipeline;
   private dns: DnsTarget | undefined;
   private api: ApiServer | undefined;
@@ -184,7 +189,14 @@ export class Engine {
       events: this.events, clock: this.clock, logger: logger.child({ component: 'webhooks' }), registry: metrics.registry,
       stateDir: o.stateDir, version: packageVersion(), ...o.webhooks,
     });
-    this.ledger = await HealthLedger.open({ store, monitor: this.monitor, clock: this.clock, logger, ...(this.cluster ? { cluster: this.cluster } : {}) });
+    // Traffic controls (docs/operations.md): kept by the store beside the profiles (in memory for a store without them).
+    const controls = hasControls(store) ? store.controls : new MemoryControls();
+    const book = this.book = await OverrideBook.open({ controls, clock: this.clock, logger });
+    this.unwatch.push(book.onEvent((e) => {
+      logger.info({ action: e.action, id: e.override.id, kind: e.override.kind, profile: e.override.profile, endpoint: e.override.endpoint, who: e.override.who, expiresAt: e.override.expiresAt }, `override ${e.action}`);
+      this.events.publish('override', e);
+    }));
+    this.ledger = await HealthLedger.open({ store, monitor: this.monitor, clock: this.clock, logger, overrides: book, ...(this.cluster ? { cluster: this.cluster } : {}) });
     this.pipeline = new SnapshotPipeline({
       store, zone: this.zone, geo: this.geo, metrics, logger, health: this.ledger,
       ...(o.debounceMs !== undefined ? { debounceMs: o.debounceMs } : {}),
@@ -194,7 +206,7 @@ export class Engine {
     this.unwatch.push(this.ledger.onTransition((t) => {
       metrics.transitions.inc({ profile: t.profile, endpoint: t.endpoint, from: t.from, to: t.to });
       logger.info({ profile: t.profile, endpoint: t.endpoint, from: t.from, to: t.to, reason: t.reason }, 'endpoint status changed');
-      this.events.publish('transition', { at: new Date(t.at).toISOString(), profile: t.profile, endpoint: t.endpoint, from: t.from, to: t.to, reason: t.reason, location: t.location, source: 'source' in t ? t.source : 'probe' });
+      this.events.publish('transition', { at: new Date(t.at).toISOString(), profile: t.profile, endpoint: t.endpoint, from: t.from, to: t.to, reason: t.reason, location: t.location, source: t.source ?? 'probe' });
     }));
     this.unwatch.push(this.monitor.onProbe(({ key, probe }) => {
       const [profile, endpoint] = splitTargetKey(key);
@@ -229,12 +241,17 @@ export class Engine {
 
     const reports = new Reports({
       pipeline: this.pipeline, ledger: this.ledger, traffic: this.traffic, geo: this.geo, zone: this.zone, rng: this.rng, clock: this.clock,
-      ...(this.cluster ? { cluster: this.cluster } : {}),
+      ...(this.cluster ? { cluster: this.cluster } : {}), overrides: () => book.active(),
     });
+    const ops = new Controls({
+      controls, book, pipeline: this.pipeline, ledger: this.ledger, events: this.events, clock: this.clock, geo: this.geo, zone: this.zone,
+      nodes: () => this.nodeList(),
+    });
+    this.unwatch.push(ops.attachMetrics(metrics.registry));
     const ui = uiDirectory();
     this.api = new ApiServer({
       store, token: this.token.token, metrics, logger: logger.child({ component: 'api' }), reports, events: this.events,
-      ...(ui !== undefined ? { uiDir: ui } : {}), stateDir: o.stateDir, pushedHealth: this.pushedHealthApi(), webhooks: this.webhooks,
+      ...(ui !== undefined ? { uiDir: ui } : {}), stateDir: o.stateDir, ops, pushedHealth: this.pushedHealthApi(), webhooks: this.webhooks,
       ...(this.dnssec ? { dnssec: connectDnssec(this.dnssec, () => (this.stopped ? undefined : this.dns), metrics.registry, () => Math.max(0, ...this.pipeline.profiles().map((p) => p.dnsConfig.ttl))) } : {}),
     });
     const api = o.api ?? { host: '127.0.0.1', port: 5380 };
@@ -250,6 +267,14 @@ export class Engine {
       clear: async (key) => { const had = await pushed.clear(key); await this.pipeline.settle(); return had; },
       report: (key) => pushed.report(key),
     };
+  }
+
+  /** Where every node answers DNS (`GET /v1/nodes`, for drills): this one, or every registered node of the cluster. */
+  private nodeList(): Array<{ node: string; location?: string; dns: string[]; api?: string; self: boolean }> {
+    const own = this.dns ? this.dns.addresses().map((a) => `${a.address.includes(':') ? `[${a.address}]` : a.address}:${a.port}`) : [];
+    if (!this.cluster) return [{ node: 'this server', dns: own, ...(this.api ? { api: `${this.apiAddress().address}:${this.apiAddress().port}` } : {}), self: true }];
+    const self = this.cluster.health.node;
+    return this.cluster.health.nodes().map((n) => ({ node: n.node, location: n.location, dns: n.node === self ? own : n.dns ?? [], ...(n.api ? { api: n.api } : {}), self: n.node === self }));
   }
 
   private async loadResourcesFile(file: string): Promise<void> {
@@ -306,6 +331,7 @@ export class Engine {
     await this.monitor.stop();
     await this.dns?.close();
     await this.ledger?.close();
+    this.book?.close();
     for (const u of this.unwatch) u();
     if (this.cluster) await this.cluster.close(); else await this.store.close();
     this.lock?.release();

@@ -20,10 +20,11 @@
  * served snapshot is behind, and heals a change whose event never arrived.
  */
 import type { Logger } from 'pino';
-import type { ProbeVerdict } from '../core/health/types';
+import type { EndpointOverride, ProbeVerdict } from '../core/health/types';
 import { toResourceCatalog, type ResourceCatalogRecord } from '../core/model/catalog';
 import type { Profile } from '../core/model/types';
 import type { GeoLookup, ResourceCatalog } from '../core/ports';
+import { overriddenProfilesChanged } from '../core/ops/overrides';
 import { buildSnapshot, updateSnapshot, type CompiledSnapshot } from '../core/routing';
 import { canonicalJson, type Store, type StoreChange, type StoredProfile } from '../core/store';
 import type { SnapshotSink, SnapshotUpdate } from './dns-fleet';
@@ -66,6 +67,11 @@ export class SnapshotPipeline {
   private snap!: CompiledSnapshot;
   private pendingNames = new Set<string>();
   private pendingResources = false;
+  /**
+   * What the store's events said the changed profiles are now (null: deleted), so a rebuild need not read
+   * them back; a name whose latest event carried no value is read from the store.
+   */
+  private pendingValues = new Map<string, StoredProfile | null>();
   /** Profiles deleted (a delete event) since the last retarget: the ledger lets them start fresh. */
   private pendingDeleted = new Set<string>();
   /** Endpoints (`profile/endpoint`) whose verdict may have changed since the served snapshot. */
@@ -78,7 +84,16 @@ export class SnapshotPipeline {
    * are compiled in), so a snapshot's view moving on with the next build changes no answer.
    */
   private verdictMap = new Map<string, ProbeVerdict>();
-  private readonly health = { verdict: (p: string, e: string): ProbeVerdict | undefined => this.verdictMap.get(`${p}/${e}`) };
+  /**
+   * The overrides the served snapshot was built from (the ledger's map, replaced on every change). Weight and
+   * `down` overrides are read by the core when it compiles an endpoint (compile-endpoint.ts): the snapshot is
+   * built from the stored profiles and these, so the profiles never change (docs/ARCHITECTURE.md).
+   */
+  private overrideMap: ReadonlyMap<string, EndpointOverride> = new Map();
+  private readonly health = {
+    verdict: (p: string, e: string): ProbeVerdict | undefined => this.verdictMap.get(`${p}/${e}`),
+    override: (p: string, e: string): EndpointOverride | undefined => this.overrideMap.get(`${p}/${e}`),
+  };
   /** A full re-read of the store is due (the served revision fell behind with nothing pending). */
   private pendingFull = false;
   /** When the oldest change not yet served arrived (performance.now()); undefined when DNS is current. */
@@ -148,7 +163,9 @@ export class SnapshotPipeline {
     if (c.kind === 'resources') this.pendingResources = true;
     else if (c.name !== undefined) {
       this.pendingNames.add(c.name);
-      if (c.op === 'delete') this.pendingDeleted.add(c.name);
+      if (c.op === 'delete') { this.pendingDeleted.add(c.name); this.pendingValues.set(c.name, null); }
+      else if (c.op === 'put' && c.stored !== undefined) this.pendingValues.set(c.name, c.stored);
+      else this.pendingValues.delete(c.name);
     }
     this.schedule();
   }
@@ -227,6 +244,7 @@ export class SnapshotPipeline {
       deleted: names === undefined ? [] : names.filter((n) => !this.profilesByName.has(n)),
       verdicts: Object.fromEntries(names === undefined || verdicts === undefined ? this.verdictMap : verdicts),
       verdictsComplete: names === undefined || verdicts === undefined,
+      overrides: Object.fromEntries(this.overrideMap),
     };
     if (resources) u.resources = this.resourcesRecord;
     return u;
@@ -243,6 +261,7 @@ export class SnapshotPipeline {
    */
   private build(): CompiledSnapshot {
     this.verdictMap = this.o.health.verdicts();
+    this.overrideMap = this.o.health.overrides();
     const snap = buildSnapshot({ zone: this.o.zone, profiles: this.profiles(), health: this.health, resources: this.resources, geo: this.o.geo }, this.snap);
     return this.built(snap);
   }
@@ -260,6 +279,7 @@ export class SnapshotPipeline {
    * snapshot and the verdicts that changed (null: gone), for the workers (undefined: all of them).
    */
   private update(changed: ReadonlyMap<string, Profile | undefined>, before: ReadonlyMap<string, Profile | undefined>, keys: ReadonlySet<string>, allVerdicts: boolean): { snap: CompiledSnapshot; verdicts?: Map<string, ProbeVerdict | null> } {
+    const overridden = this.takeOverrides();
     if (allVerdicts) {
       this.verdictMap = this.o.health.verdicts();
       return { snap: this.built(updateSnapshot(this.snap, { profiles: changed, allVerdicts: true, health: this.health })) };
@@ -272,7 +292,7 @@ export class SnapshotPipeline {
     };
     for (const [name, p] of changed) { endpointKeys(name, p); endpointKeys(name, before.get(name)); }
     const verdicts = new Map<string, ProbeVerdict | null>();
-    const profiles = new Set<string>();
+    const profiles = new Set<string>(overridden);
     for (const key of ask) {
       const v = this.o.health.verdictOf(key);
       if (v === this.verdictMap.get(key)) continue;
@@ -282,6 +302,14 @@ export class SnapshotPipeline {
       profiles.add(slash < 0 ? key : key.slice(0, slash));
     }
     return { snap: this.built(updateSnapshot(this.snap, { profiles: changed, verdicts: profiles, health: this.health })), verdicts };
+  }
+
+  /** Takes the ledger's overrides when they changed; returns the profiles whose overrides differ. */
+  private takeOverrides(): Set<string> {
+    const next = this.o.health.overrides();
+    const out = overriddenProfilesChanged(this.overrideMap, next);
+    this.overrideMap = next;
+    return out;
   }
 
   private hasPending(): boolean {
@@ -306,6 +334,8 @@ export class SnapshotPipeline {
     const keys = this.pendingVerdicts;
     const deleted = this.pendingDeleted;
     this.pendingDeleted = new Set();
+    const values = this.pendingValues;
+    this.pendingValues = new Map();
     this.pendingNames.clear();
     this.pendingResources = false;
     this.pendingFull = false;
@@ -317,7 +347,7 @@ export class SnapshotPipeline {
     try {
       const store = this.o.store;
       const [fetched, all, catalog, revision] = await Promise.all([
-        full ? Promise.resolve([]) : Promise.all(names.map((n) => store.getProfile(n))),
+        full ? Promise.resolve([]) : Promise.all(names.map((n) => (values.has(n) ? values.get(n) ?? undefined : store.getProfile(n)))),
         full ? store.getProfiles() : Promise.resolve(undefined),
         resources ? store.getResources() : Promise.resolve(undefined),
         store.revision(),

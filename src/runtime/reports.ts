@@ -4,7 +4,7 @@
  * View and the watchdog. Read-only: built from the served snapshot (pipeline.ts), the health ledger
  * (ledger/) and Traffic View (traffic-view.ts). The API's read routes (api/reports.ts) call `RuntimeReports`.
  */
-import type { ClusterHealthBody, LocationVerdictReport, PreviewReport, ProfileStatusReport, ResolveResult, TrafficReport } from '../core/api';
+import type { ClusterHealthBody, LocationVerdictReport, OverrideRecord, PreviewReport, ProfileStatusReport, ResolveResult, TrafficReport } from '../core/api';
 import type { HealthView, ProbeVerdict } from '../core/health/types';
 import { profileFqdn } from '../core/model/names';
 import { routingMap } from '../core/plan';
@@ -13,8 +13,8 @@ import { answer, profileMonitorStatuses, resolve, type CompiledSnapshot } from '
 import type { StoredProfile } from '../core/store';
 import type { RuntimeClock } from './clock';
 import { endpointHealthExtras, type HealthExtras } from './ledger/health-report';
-import type { HealthLedger } from './ledger';
-import type { EndpointProbeStatus, EndpointTransition } from './monitor';
+import type { HealthLedger, LedgerTransition } from './ledger';
+import type { EndpointProbeStatus } from './monitor';
 import type { SnapshotLag, SnapshotPipeline } from './pipeline';
 import type { TrafficView } from './traffic-view';
 
@@ -55,6 +55,8 @@ export interface ReportsOptions {
   cluster?: { healthz(): { body: ClusterHealthBody; degradedReason?: string } };
   /** The time certificates' days left are counted from (the runtime's clock). */
   clock?: RuntimeClock;
+  /** The overrides in force (ledger/overrides.ts), shown under each endpoint. */
+  overrides?: () => OverrideRecord[];
 }
 
 /** The running server's reports. Each waits until DNS serves every committed change first (settle). */
@@ -68,8 +70,9 @@ export class Reports implements RuntimeReports {
     return statusReport({
       snapshot: pipeline.snapshot(), zone: this.o.zone, revision: pipeline.servedRevision(),
       profile: pipeline.stored(name) ?? stored,
-      probes: ledger.statuses(name), previousHistory: [...ledger.previousHistoryOf(name), ...ledger.pushedHistoryOf(name)],
+      probes: ledger.statuses(name), history: ledger.historyOf(name),
       extras: { pushed: ledger.pushed, now: this.o.clock?.now() ?? 0 },
+      ...(this.o.overrides ? { overrides: this.o.overrides().filter((o) => o.profile === name) } : {}),
       // This location's own verdicts (what probing says here); pushed health is applied on top (health-report.ts).
       ...(this.o.cluster
         ? { verdicts: ledger.ownVerdicts(), cluster: { aggregate: ledger.probeVerdicts(), locations: (key: string) => ledger.locations(key) ?? [] } }
@@ -119,8 +122,8 @@ export interface StatusInputs {
   probes: EndpointProbeStatus[];
   /** Effective verdicts (with carried-over ones), by `profile/endpoint`. */
   verdicts: Map<string, ProbeVerdict>;
-  /** Transitions saved by the previous run. */
-  previousHistory: readonly EndpointTransition[];
+  /** The profile's endpoints' recent transitions (the previous run's and maintenance ones included), oldest first. */
+  history: readonly LedgerTransition[];
   /**
    * Cluster mode: `verdicts` are this location's, `aggregate` what DNS uses (over every live location), and
    * `locations` each location's verdict of an endpoint.
@@ -128,6 +131,8 @@ export interface StatusInputs {
   cluster?: { aggregate: Map<string, ProbeVerdict>; locations: (key: string) => LocationVerdictReport[] };
   /** Pushed health and certificate warnings (ledger/health-report.ts); absent: none. */
   extras?: HealthExtras;
+  /** The profile's overrides in force. */
+  overrides?: OverrideRecord[];
 }
 
 /** A profile's monitor status (Azure's statuses, derived by core), each endpoint's last probe, recent transitions. */
@@ -136,10 +141,7 @@ export function statusReport(i: StatusInputs): ProfileStatusReport {
   const current = i.profile;
   const report = profileMonitorStatuses(i.snapshot, name);
   const probes = new Map(i.probes.map((s) => [s.endpoint, s]));
-  const live = i.probes.flatMap((s) => s.history);
-  const seen = new Set(live.map((t) => `${t.key}@${t.at}`));
-  const history = [...i.previousHistory.filter((t) => t.profile === name && !seen.has(`${t.key}@${t.at}`)), ...live]
-    .sort((a, b) => b.at - a.at).slice(0, 100);
+  const history = [...i.history].sort((a, b) => b.at - a.at).slice(0, 100);
   return {
     name,
     stack: current.stack,
@@ -149,9 +151,12 @@ export function statusReport(i: StatusInputs): ProfileStatusReport {
     profileStatus: current.profile.profileStatus,
     profileMonitorStatus: report?.profileMonitorStatus ?? 'CheckingEndpoints',
     allDegradedFallback: report?.allDegradedFallback ?? false,
+    ...(current.profile.failback ? { failback: { ...current.profile.failback } } : {}),
     endpoints: current.profile.endpoints.map((e) => {
       const r = report?.endpoints.find((x) => x.name === e.name);
       const s = probes.get(e.name);
+      const overrides = i.overrides?.filter((o) => o.endpoint === e.name) ?? [];
+      const weight = overrides.find((o) => o.kind === 'weight')?.weight;
       const own = s ? i.verdicts.get(s.key) ?? s.verdict : undefined;
       const verdict = s && i.cluster ? i.cluster.aggregate.get(s.key) ?? own : own;
       const extra = s && i.extras ? endpointHealthExtras(i.extras, s, verdict) : undefined;
@@ -164,6 +169,8 @@ export function statusReport(i: StatusInputs): ProfileStatusReport {
         endpointMonitorStatus: r?.endpointMonitorStatus ?? 'CheckingEndpoint',
         reason: extra?.reason ?? r?.reason ?? '',
         probed: s !== undefined,
+        ...(overrides.length > 0 ? { overrides } : {}),
+        ...(weight !== undefined ? { effectiveWeight: weight } : {}),
         ...(s ? {
           verdict: extra?.verdict ?? verdict,
           ...(own !== s.verdict ? { verdictCarriedOver: true } : {}),
@@ -176,7 +183,7 @@ export function statusReport(i: StatusInputs): ProfileStatusReport {
         } : {}),
       };
     }),
-    transitions: history.map((t) => ({ at: iso(t.at), endpoint: t.endpoint, from: t.from, to: t.to, reason: t.reason, location: t.location })),
+    transitions: history.map((t) => ({ at: iso(t.at), endpoint: t.endpoint, from: t.from, to: t.to, reason: t.reason, location: t.location, ...(t.source ? { source: t.source } : {}) })),
   };
 }
 

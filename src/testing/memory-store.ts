@@ -71,7 +71,7 @@ export class MemoryStore implements Store {
     const revision = ++this.rev;
     const etag = makeEtag(revision, hash);
     this.profiles.set(profile.name, { profile: clone(profile), stack: options.stack, etag, modRevision: revision, hash });
-    this.emit({ revision, kind: 'profile', op: 'put', name: profile.name });
+    this.emit({ revision, kind: 'profile', op: 'put', name: profile.name, stored: this.out(this.profiles.get(profile.name)!) });
     return { etag, revision, created: !row, changed: true, profile, warnings };
   }
 

@@ -60,6 +60,21 @@ test('the bindings alone: a Profile resource with typed config and its id as a r
   expect(out.output.id.value).toBe('${tmkit_profile.web.id}');
 });
 
+test('the bindings: a Profile with inline `endpoints` synthesizes `endpoint` blocks (one resource for the profile and its endpoints)', () => {
+  const out = synth((stack) => {
+    new TmkitProvider(stack, 'tmkit');
+    new profile.Profile(stack, 'web', {
+      name: 'web', trafficRoutingMethod: 'Weighted', dnsConfig: { relativeName: 'web' },
+      endpoints: [{ name: 'a', target: '192.0.2.1', weight: 3, alwaysServeEnabled: true }, { name: 'b', type: 'NestedEndpoints', targetResourceId: 'child', minimumRequiredChildEndpointsIpv4: 1, subnet: [{ first: '10.0.0.0', scope: 8 }] }],
+    });
+  });
+  expect(out.resource.tmkit_profile.web.endpoint).toEqual([
+    { name: 'a', target: '192.0.2.1', weight: 3, always_serve_enabled: true },
+    { name: 'b', type: 'NestedEndpoints', target_resource_id: 'child', minimum_required_child_endpoints_ipv4: 1, subnet: [{ first: '10.0.0.0', scope: 8 }] },
+  ]);
+  expect(out.resource.tmkit_profile.web.endpoints).toBeUndefined();
+});
+
 test('the tmkit rules run at cdktf synth: every broken constraint is reported with the construct path', () => {
   expect(() => synth((stack) => {
     new TmkitProvider(stack, 'tmkit');

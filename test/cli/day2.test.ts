@@ -223,7 +223,7 @@ test('get --output arm prints what Azure would, and import reads it back to the 
 
   const missing = await cli(['get', 'nope']);
   expect(missing.code).toBe(1);
-  expect(missing.stderr).toBe(`tmkit: profile nope does not exist on ${s.api}; \`tmkit list\` shows the deployed profiles\n`);
+  expect(missing.stderr).toBe(`tmkit: profile nope does not exist on ${s.api} (\`tmkit list\` shows the deployed profiles)\n`);
 });
 
 test('endpoint disable|enable: maintenance through PATCH, refused for another stack with --stack; DNS follows', async () => {
@@ -251,7 +251,7 @@ test('endpoint disable|enable: maintenance through PATCH, refused for another st
 
   const nope = await cli(['endpoint', 'enable', 'web', 'e9']);
   expect(nope.code).toBe(1);
-  expect(nope.stderr).toMatch(/^tmkit: profile 'web' has no endpoint 'e9'.*; see `tmkit get web` for its endpoints\n$/);
+  expect(nope.stderr).toBe(`tmkit: profile web has no endpoint e9 on ${s.api}; did you mean e1? (it has e1, e2; \`tmkit get web\` shows them)\n`);
 });
 
 describe('destroy', () => {

@@ -38,3 +38,11 @@ export function tmkit(args: string[], opts: { cwd?: string; env?: NodeJS.Process
     });
   });
 }
+
+/** The one line a failing command prints on stderr (`tmkit: ...`); fails the test when there is more or less. */
+export function oneLine(stderr: string): string {
+  const lines = stderr.split('\n').filter((l) => l !== '');
+  expect(lines).toHaveLength(1);
+  expect(lines[0]).toMatch(/^tmkit: /);
+  return lines[0]!;
+}

@@ -33,11 +33,14 @@ const seen = (s: ProfileSettingsInput): PriorProfile => ({ profile: { ...s, endp
 describe('as the Terraform provider calls it', () => {
   const settings = { name: 'web', trafficRoutingMethod: 'Weighted' as const, dnsConfig: { relativeName: 'web', ttl: 30 }, monitorConfig: { protocol: 'HTTP' as const, port: 80, path: '/health' } };
 
-  test('createProfile writes settings with no endpoints under the stack; a second create is RESOURCE_EXISTS, another stack\'s name says whose', async () => {
+  test('createProfile writes settings with no endpoints under the stack; a second create with the same settings adopts it, with others is RESOURCE_EXISTS, another stack\'s name says whose', async () => {
     const p = await tf.createProfile(settings, { importHint: 'import it: terraform import <address> /tmkit/stacks/terraform/trafficManagerProfiles/web' });
     expect(p).toMatchObject({ stack: 'terraform', profile: { name: 'web', endpoints: [], dnsConfig: { ttl: 30 }, monitorConfig: { path: '/health', intervalInSeconds: 30 } } });
     expect((await client.getProfile('web')).stack).toBe('terraform');
-    const again = await tf.createProfile(settings, { importHint: 'import it: terraform import <address> /tmkit/stacks/terraform/trafficManagerProfiles/web' }).catch((e: unknown) => e);
+    // The same create again (its first answer was lost): the stored profile is this create's, adopted as it is.
+    const adopted = await tf.createProfile(settings);
+    expect(adopted.etag).toBe(p.etag);
+    const again = await tf.createProfile({ ...settings, dnsConfig: { relativeName: 'web', ttl: 60 } }, { importHint: 'import it: terraform import <address> /tmkit/stacks/terraform/trafficManagerProfiles/web' }).catch((e: unknown) => e);
     expect(again).toBeInstanceOf(ResourceError);
     expect(code(again)).toBe('RESOURCE_EXISTS');
     expect((again as Error).message).toBe("profile 'web' (tmkit stack 'terraform') already exists, so it was not created: import it: terraform import <address> /tmkit/stacks/terraform/trafficManagerProfiles/web");
@@ -95,6 +98,10 @@ describe('as the Terraform provider calls it', () => {
     const b = await tf.createEndpoint('web', { name: 'b', type: 'externalEndpoints', target: '192.0.2.2' });
     expect([a.endpoint.priority, b.endpoint.priority]).toEqual([1, 2]);
     expect(code(await tf.createEndpoint('web', { name: 'a', type: 'externalEndpoints', target: '192.0.2.3' }).catch((e: unknown) => e))).toBe('RESOURCE_EXISTS');
+    // The same endpoint again (a create whose answer was lost): adopted, nothing written.
+    expect(await tf.createEndpoint('web', { name: 'a', type: 'externalEndpoints', target: '192.0.2.1' })).toMatchObject({ etag: a.etag, endpoint: { priority: 1 } });
+    // Another stack's create of the same content is still refused.
+    expect(code(await pu.createEndpoint('web', { name: 'a', type: 'externalEndpoints', target: '192.0.2.1' }).catch((e: unknown) => e))).toBe('RESOURCE_NOT_OWNED');
     const read = await tf.readEndpoint('web', 'a');
     expect(read).toMatchObject({ profile: 'web', stack: 'terraform', etag: a.etag, endpoint: { target: '192.0.2.1' } });
     // Without a priority the stored one is kept.

@@ -61,6 +61,9 @@ describe('props rejected in the constructor, with the construct path', () => {
     ['maxReturn 9', 'p', { ...base, maxReturn: 9 }, 'maxReturn'],
     ['unknown record type', 'p', { ...base, allowedEndpointRecordTypes: ['CNAME' as never] }, 'allowedEndpointRecordTypes[0]'],
     ['non-string tag', 'p', { ...base, tags: { owner: 42 as never } }, 'tags.owner'],
+    ['failback mode', 'p', { ...base, failback: { mode: 'manual' as never } }, 'failback.mode'],
+    ['failback successesToRecover 11', 'p', { ...base, failback: { successesToRecover: 11 } }, 'failback.successesToRecover'],
+    ['failback holdDownSeconds 3601', 'p', { ...base, failback: { holdDownSeconds: 3601 } }, 'failback.holdDownSeconds'],
   ])('Profile: %s', (_what, id, props, prop) => {
     const app = new App();
     const err = thrown(() => new Profile(app, id, props));

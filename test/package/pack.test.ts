@@ -23,23 +23,9 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { cleanEnv, dig, REPO } from '../runtime/serve/process';
+import { run, type Run } from './run';
 
 jest.setTimeout(600_000);
-
-interface Run { code: number | null; stdout: string; stderr: string }
-
-function run(cmd: string, args: string[], cwd: string, timeoutMs = 120_000, env: NodeJS.ProcessEnv = {}): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { cwd, env: cleanEnv({ npm_config_update_notifier: 'false', ...env }), stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    const t = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    child.stdout!.setEncoding('utf8').on('data', (d: string) => { stdout += d; });
-    child.stderr!.setEncoding('utf8').on('data', (d: string) => { stderr += d; });
-    child.on('error', (err) => { clearTimeout(t); reject(err); });
-    child.on('close', (code) => { clearTimeout(t); resolve({ code, stdout, stderr }); });
-  });
-}
 
 const repoPkg = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as {
   version: string; devDependencies: Record<string, string>; exports: Record<string, string | { types: string; default: string }>;

@@ -7,8 +7,8 @@
 import pino from 'pino';
 import { normalizeProfile } from '../../src/core/model/normalize';
 import type { PushedHealthRecord } from '../../src/core/store';
-import { HealthLedger, worseOf, type PushedTransition } from '../../src/runtime/ledger';
-import { Monitor, type EndpointTransition, type ProbeFn } from '../../src/runtime/monitor/monitor';
+import { HealthLedger, worseOf, type LedgerTransition } from '../../src/runtime/ledger';
+import { Monitor, type ProbeFn } from '../../src/runtime/monitor/monitor';
 import { MemoryStore } from '../../src/testing/memory-store';
 import { FakeTimers, flush } from './monitor/fake-timers';
 
@@ -38,7 +38,7 @@ async function setup(store: PushedStore, timers: FakeTimers, down = new Set<stri
   const probe: ProbeFn = async (t) => (down.has(t.key) ? { ok: false, reason: 'status 503', latencyMs: 1 } : { ok: true, reason: 'status 200', latencyMs: 1 });
   const monitor = new Monitor({ timers, probe, location: 'here', phase: () => 0 });
   const ledger = await HealthLedger.open({ store, monitor, clock: timers, logger });
-  const transitions: Array<EndpointTransition | PushedTransition> = [];
+  const transitions: LedgerTransition[] = [];
   const changes: Array<string | undefined> = [];
   ledger.onTransition((t) => transitions.push(t));
   ledger.onChange((k) => changes.push(k));

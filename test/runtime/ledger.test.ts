@@ -7,8 +7,8 @@ import pino from 'pino';
 import type { ProfileInput } from '../../src/core/model/types';
 import { normalizeProfile } from '../../src/core/model/normalize';
 import type { MonitorStateChange } from '../../src/core/store';
-import { HealthLedger, type RetargetChange } from '../../src/runtime/ledger';
-import { Monitor, type EndpointTransition, type ProbeFn } from '../../src/runtime/monitor/monitor';
+import { HealthLedger, type LedgerTransition, type RetargetChange } from '../../src/runtime/ledger';
+import { Monitor, type ProbeFn } from '../../src/runtime/monitor/monitor';
 import { MemoryStore } from '../../src/testing/memory-store';
 import { FakeTimers, flush } from './monitor/fake-timers';
 
@@ -45,7 +45,7 @@ const change = (profiles: ReturnType<typeof profile>[], changed?: Map<string, Re
 async function open(store: RecordingStore, timers: FakeTimers, probe: ProbeFn) {
   const monitor = new Monitor({ timers, probe, location: 'here', phase: () => 0 });
   const ledger = await HealthLedger.open({ store, monitor, clock: timers, logger });
-  const transitions: EndpointTransition[] = [];
+  const transitions: LedgerTransition[] = [];
   const changes: Array<string | undefined> = [];
   ledger.onTransition((t) => transitions.push(t));
   ledger.onChange((k) => changes.push(k));
@@ -103,7 +103,7 @@ test('a restart carries the saved verdicts until probing decides; the confirming
   // Before the first probe: the carried verdict stands in for CheckingEndpoint, in DNS's and the cluster's eyes.
   expect(two.ledger.verdictOf('web/a')).toBe('Degraded');
   expect(two.ledger.own('web/a')).toMatchObject({ verdict: 'Degraded', reason: 'carried over from before the restart' });
-  expect(two.ledger.previousHistoryOf('web').map((t) => `${t.from}→${t.to}`)).toEqual(['CheckingEndpoint→Degraded']);
+  expect(two.ledger.historyOf('web').map((t) => `${t.from}→${t.to}`)).toEqual(['CheckingEndpoint→Degraded']);
   two.monitor.start();
   await flush();
   expect(two.ledger.verdictOf('web/a')).toBe('Degraded');
@@ -209,4 +209,52 @@ test('records are saved 1,000 per store call, and a failed save is retried a sec
   expect(ledger.unsavedRecords()).toBe(0);
   await monitor.stop();
   await ledger.close();
+});
+
+test('maintenance keeps the history: disabling is an entry, enabling another, a restart keeps both; removing the endpoint forgets it', async () => {
+  const timers = new FakeTimers();
+  const store = new RecordingStore();
+  const p = scripted();
+  const one = await open(store, timers, p.fn);
+  const on = profile('web', ['a', 'b']);
+  one.ledger.retarget(change([on]));
+  one.monitor.start();
+  await flush();
+  p.down.add('web/a');
+  await timers.advance(10_000);
+  expect(one.ledger.verdictOf('web/a')).toBe('Degraded');
+
+  const off = normalizeProfile({ ...on, endpoints: on.endpoints.map((e) => (e.name === 'a' ? { ...e, endpointStatus: 'Disabled' as const } : e)) });
+  one.ledger.retarget(change([off], new Map([['web', off]])));
+  expect(one.ledger.verdictOf('web/a')).toBeUndefined();
+  const steps = (): string[] => one.ledger.historyOf('web').filter((t) => t.endpoint === 'a').map((t) => `${t.from}→${t.to}`);
+  expect(steps()).toEqual(['CheckingEndpoint→Online', 'Online→Degraded', 'Degraded→Disabled']);
+  expect(one.transitions.at(-1)).toMatchObject({ key: 'web/a', from: 'Degraded', to: 'Disabled', reason: expect.stringContaining('endpointStatus Disabled') });
+  await timers.advance(1_000);
+  // Not probed, yet its record stays, for the history.
+  expect(store.saves.at(-1)!.endpoints['web/a']).toMatchObject({ fingerprint: '', history: [{ to: 'Online' }, { to: 'Degraded' }, { to: 'Disabled' }] });
+  await one.monitor.stop();
+  await one.ledger.close();
+
+  // A restart (a minute later) while it is disabled: the history is still there; enabled again, probing
+  // resumes after an entry.
+  const later = new FakeTimers();
+  await later.advance(60_000);
+  const two = await open(store, later, p.fn);
+  two.ledger.retarget(change([off]));
+  expect(two.ledger.historyOf('web').filter((t) => t.endpoint === 'a').map((t) => t.to)).toEqual(['Online', 'Degraded', 'Disabled']);
+  p.down.delete('web/a');
+  two.ledger.retarget(change([on], new Map([['web', on]])));
+  two.monitor.start();
+  await flush();
+  expect(two.ledger.historyOf('web').filter((t) => t.endpoint === 'a').map((t) => `${t.from}→${t.to}`))
+    .toEqual(['CheckingEndpoint→Online', 'Online→Degraded', 'Degraded→Disabled', 'Disabled→CheckingEndpoint', 'CheckingEndpoint→Online']);
+
+  // The endpoint removed from the profile: its history goes (and its record at the next save).
+  const without = normalizeProfile({ ...on, endpoints: on.endpoints.filter((e) => e.name !== 'a') });
+  two.ledger.retarget(change([without], new Map([['web', without]])));
+  expect(two.ledger.historyOf('web').some((t) => t.endpoint === 'a')).toBe(false);
+  await two.monitor.stop();
+  await two.ledger.close();
+  expect((await store.loadMonitorState())!.endpoints['web/a']).toBeUndefined();
 });

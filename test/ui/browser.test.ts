@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { GEO_REGIONS } from '../../src/core/data';
 import { endpointColors, mix } from '../../ui/src/lib/colors';
 import { countryRoutes, diffScenario, groupPreview } from '../../ui/src/lib/routing-map';
 import { volumeIntensity } from '../../ui/src/lib/traffic';
@@ -189,6 +190,9 @@ test('nothing works without the token: a wrong one is refused with where to find
     const err = await waitText(page, '[data-testid=login-error]', (t) => t.length > 0);
     expect(err).toContain('HTTP 401');
     expect(err).toContain('<state-dir>/token');
+    // Where the token is, said once on the card (it was said three times: notice, hint and error).
+    expect((await page.textContent('[data-testid=login]'))!.split('<state-dir>/token').length - 1).toBe(1);
+    expect(await page.locator('[data-testid=login-message]').count()).toBe(0);
     expect(await page.evaluate("sessionStorage.getItem('tmkit.token')")).toBeNull();
 
     await page.fill('[data-testid=token]', token);
@@ -421,6 +425,32 @@ test('Traffic View and routing map draw the data the API returns: shading, colou
     expect(await page.textContent('[data-testid=scenario-changed]')).toBe('1 of 3 client classes change with eu down.');
     expect(await page.locator('[data-testid=routing-table] tbody tr').evaluateAll((els) => els.map((e) => e.textContent))).toEqual(['Europe GEO-EUweb/backupapp/rest']);
     await shot(page, 'traffic-view-double');
+  } finally {
+    await ctx.close();
+  }
+});
+
+test('the routing table says "60 of N client classes", shows all on request and filters by region (a preview double with a row per country)', async () => {
+  const { ctx, page } = await newPage();
+  try {
+    const countries = [...GEO_REGIONS.values()].filter((g) => g.depth === 2);
+    const europe = countries.filter((g) => g.parent === 'GEO-EU').length;
+    await page.route('**/v1/preview', (r) => r.fulfill({ status: 200, contentType: 'application/json',
+      body: JSON.stringify({ profile: 'app', rows: countries.map((g) => ({ client: g.code, label: g.name, endpoint: 'app/rest', probability: 1 })) }) }));
+    await signIn(page);
+    await page.goto(`${base}/ui/#/profiles/app/traffic`);
+    const rows = () => page.locator('[data-testid=routing-table] tbody tr').count();
+    await waitText(page, '[data-testid=routing-table-count]', (t) => t === `60 of ${countries.length} client classes`);
+    expect(await rows()).toBe(60);
+    await page.click('[data-testid=routing-table-more]');
+    await waitText(page, '[data-testid=routing-table-count]', (t) => t === `${countries.length} client classes`);
+    expect(await rows()).toBe(countries.length);
+    await page.selectOption('[data-testid=routing-region]', 'GEO-EU');
+    await waitText(page, '[data-testid=routing-table-count]', (t) => t === `${europe} client classes in Europe`);
+    expect(await rows()).toBe(europe);
+    expect(await page.locator('[data-testid=route-row-DE]').count()).toBe(1);
+    expect(await page.locator('[data-testid=route-row-US]').count()).toBe(0);
+    await shot(page, 'routing-table-region');
   } finally {
     await ctx.close();
   }

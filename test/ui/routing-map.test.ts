@@ -1,6 +1,6 @@
 import { GEO_REGIONS } from '../../src/core/data';
 import type { PreviewRow } from '../../ui/src/api/types';
-import { countryRoutes, diffScenario, groupPreview } from '../../ui/src/lib/routing-map';
+import { countryRoutes, diffScenario, groupPreview, regionOf, regionsOf, ROUTING_TABLE_LIMIT, tableRows } from '../../ui/src/lib/routing-map';
 
 const row = (client: string, endpoint: string, probability = 1, label = client): PreviewRow => ({ client, label, group: 'GEO-EU', endpoint, probability });
 
@@ -49,6 +49,31 @@ describe('diffScenario', () => {
     expect(diffScenario(groupPreview([row('DE', 'a')]), groupPreview([row('DE', ''), row('FR', 'b')]))).toEqual([
       { client: 'DE', label: 'DE', now: 'a', scenario: 'no answer', changed: true },
       { client: 'FR', label: 'FR', now: '—', scenario: 'b', changed: true },
+    ]);
+  });
+});
+
+describe('the routing table: "60 of N", show all, filter by region (issue 28 item 8)', () => {
+  const countries = [...GEO_REGIONS.values()].filter((g) => g.depth === 2).map((g) => ({ client: g.code }));
+
+  test('a client class belongs to its regional grouping; a grouping to itself; WORLD and unknown codes to WORLD', () => {
+    expect([regionOf('DE'), regionOf('DE-BY'), regionOf('US-CA'), regionOf('GEO-EU'), regionOf('WORLD'), regionOf('ZZ')]).toEqual(['GEO-EU', 'GEO-EU', 'GEO-NA', 'GEO-EU', 'WORLD', 'WORLD']);
+  });
+
+  test('the first 60 of every country, all of them on request, and only those of a region', () => {
+    expect(countries.length).toBeGreaterThan(ROUTING_TABLE_LIMIT);
+    const first = tableRows(countries, '', ROUTING_TABLE_LIMIT);
+    expect({ shown: first.shown.length, total: first.total }).toEqual({ shown: 60, total: countries.length });
+    expect(tableRows(countries, '', undefined).shown).toEqual(countries);
+    const europe = tableRows(countries, 'GEO-EU', ROUTING_TABLE_LIMIT);
+    expect(europe.shown.map((r) => r.client)).toContain('DE');
+    expect(europe.shown.every((r) => regionOf(r.client) === 'GEO-EU')).toBe(true);
+    expect(europe.total).toBe(GEO_REGIONS.get('GEO-EU')!.children.length);
+  });
+
+  test('the region filter offers the regions present, by name', () => {
+    expect(regionsOf([{ client: 'US' }, { client: 'DE' }, { client: 'FR' }, { client: 'WORLD' }])).toEqual([
+      { code: 'GEO-EU', name: 'Europe' }, { code: 'GEO-NA', name: 'North America / Central America / Caribbean' }, { code: 'WORLD', name: GEO_REGIONS.get('WORLD')!.name },
     ]);
   });
 });

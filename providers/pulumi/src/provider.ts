@@ -27,6 +27,8 @@ export interface CheckResult {
   /** The checked inputs (defaults applied); they are what diff/create/update receive and what state records. */
   inputs: PropertyMap;
   failures: CheckFailure[];
+  /** Warnings about the inputs (the engine shows them on the resource, during preview and up). */
+  warnings?: string[];
 }
 
 /** Who a request is about. */
@@ -68,6 +70,8 @@ export interface CreateResult {
   /** Must be non-empty. */
   id: string;
   outputs: PropertyMap;
+  /** Warnings the write brought back (the engine shows them on the resource). */
+  warnings?: string[];
 }
 
 export interface ReadRequest extends RequestContext {
@@ -127,7 +131,7 @@ export interface ResourceImpl {
   create(req: CreateRequest): MaybePromise<CreateResult>;
   /** undefined: the object no longer exists (refresh drops it from state; import fails). */
   read(req: ReadRequest): MaybePromise<ReadResult | undefined>;
-  update(req: UpdateRequest): MaybePromise<{ outputs: PropertyMap }>;
+  update(req: UpdateRequest): MaybePromise<{ outputs: PropertyMap; warnings?: string[] }>;
   delete(req: DeleteRequest): MaybePromise<void>;
   /** Outputs to show during preview (no side effects). Default: the inputs (over the old outputs on update) with `computed` Unknown. */
   preview?(req: PreviewRequest): MaybePromise<PropertyMap>;

@@ -117,6 +117,15 @@ const TYPES: Record<string, unknown> = {
       profileMonitorStatus: string('Accepted for azure-native compatibility and ignored: a status, not a setting (see `tmkit status`).'),
     },
   },
+  'tmkit:index:Failback': {
+    type: 'object',
+    description: 'How endpoints come back after an outage (a tmkit extension, docs/health.md "Failback"); without it, Azure\'s behaviour: Online after one good probe.',
+    properties: {
+      mode: string('`Automatic` (default) or `Manual`: a recovered endpoint is AwaitingFailback until `tmkit endpoint failback`.'),
+      successesToRecover: integer('Consecutive good probes before a Degraded endpoint counts as recovered, 1-10, default 1.'),
+      holdDownSeconds: integer('Seconds since it failed before it can count as recovered, 0-3600, default 0.'),
+    },
+  },
   'tmkit:index:MonitorConfigCustomHeaders': { type: 'object', properties: { name: string('Header name.'), value: string('Header value.') }, required: ['name', 'value'] },
   'tmkit:index:MonitorConfigExpectedStatusCodeRanges': { type: 'object', properties: { min: integer('Lowest code, 100-999.'), max: integer('Highest code, 100-999.') }, required: ['min', 'max'] },
   'tmkit:index:EndpointPropertiesCustomHeaders': { type: 'object', properties: { name: string('Header name.'), value: string('Header value.') }, required: ['name', 'value'] },
@@ -149,6 +158,7 @@ const PROFILE_INPUTS: Record<string, Prop> = {
   maxReturn: integer('MultiValue routing: how many records an answer has, 1-8, default 2.'),
   tags: { type: 'object', additionalProperties: { type: 'string' }, description: 'Tags.' },
   allowedEndpointRecordTypes: arrayOf({ type: 'string' }, 'The record types endpoints may have (`DomainName`, `IPv4Address`, `IPv6Address`, `Any`).'),
+  failback: ref('Failback', 'tmkit extension: how endpoints come back after an outage (Manual failback, successes to recover, hold-down).'),
   endpoints: arrayOf(ref('Endpoint', ''), 'The endpoints, when this resource owns the whole set (as in azure-native). Leave it out to manage endpoints as tmkit:index:Endpoint resources: the profile then never touches them.'),
   location: string('Accepted for azure-native compatibility: `global` (a profile is global) or left out.'),
   type: string('Accepted for azure-native compatibility: `Microsoft.Network/trafficManagerProfiles` or left out.'),

@@ -19,6 +19,8 @@ import { Struct } from 'google-protobuf/google/protobuf/struct_pb';
 import * as plugproto from '@pulumi/pulumi/proto/plugin_pb';
 import * as provproto from '@pulumi/pulumi/proto/provider_pb';
 import { ResourceProviderService } from '@pulumi/pulumi/proto/provider_grpc_pb';
+import * as engproto from '@pulumi/pulumi/proto/engine_pb';
+import { EngineClient } from '@pulumi/pulumi/proto/engine_grpc_pb';
 import { diffProperties, type DiffKind, type DiffResult } from './diff';
 import type { CheckFailure, CheckResult, ErrorCode, ProviderImpl, RequestContext, ResourceImpl } from './provider';
 import { ProviderError } from './provider';
@@ -147,8 +149,32 @@ export interface RunningServer {
 }
 
 /** The service implementation (exported for tests that drive it without a process). */
-export function providerService(impl: ProviderImpl, opts: { log?: (line: string) => void; verbose?: number } = {}): grpc.UntypedServiceImplementation {
+/**
+ * Warnings on a resource, through the engine's Log service (the address the engine passed): the CLI shows them
+ * under the resource, as its own. Without an engine (tests, a provider started by hand) they go to `log`.
+ */
+export function engineWarnings(address: string | undefined, log: (line: string) => void): (urn: string, messages: readonly string[]) => Promise<void> {
+  let client: InstanceType<typeof EngineClient> | undefined;
+  return async (urn, messages) => {
+    if (messages.length === 0) return;
+    if (address === undefined) {
+      for (const m of messages) log(`warning: ${urn}: ${m}`);
+      return;
+    }
+    client ??= new EngineClient(address, grpc.credentials.createInsecure());
+    await Promise.all(messages.map((m) => new Promise<void>((done) => {
+      const req = new engproto.LogRequest().setSeverity(engproto.LogSeverity.WARNING).setMessage(m).setUrn(urn);
+      client!.log(req, new grpc.Metadata(), { deadline: Date.now() + 5_000 }, (err: grpc.ServiceError | null) => {
+        if (err) log(`warning: ${urn}: ${m} (the engine's Log failed: ${err.message})`);
+        done();
+      });
+    })));
+  };
+}
+
+export function providerService(impl: ProviderImpl, opts: { log?: (line: string) => void; verbose?: number; warn?: (urn: string, messages: readonly string[]) => Promise<void> } = {}): grpc.UntypedServiceImplementation {
   const log = opts.log ?? ((s: string) => process.stderr.write(`${s}\n`));
+  const warn = opts.warn ?? engineWarnings(undefined, log);
   const trace = (opts.verbose ?? 0) >= 9 ? log : () => undefined;
   let configured: Promise<void> | undefined;
 
@@ -257,6 +283,7 @@ export function providerService(impl: ProviderImpl, opts: { log?: (line: string)
       const news = mapOf(req.getNews());
       const olds = mapOf(req.getOlds());
       const result = await r.check({ ...ctx!, news, olds, randomSeed: req.getRandomseed_asU8() });
+      await warn(ctx!.urn, result.warnings ?? []);
       return checked(r, result, news);
     }),
 
@@ -284,6 +311,7 @@ export function providerService(impl: ProviderImpl, opts: { log?: (line: string)
       await configured;
       const result = await r.create({ ...ctx!, inputs, timeout: req.getTimeout() });
       if (typeof result.id !== 'string' || result.id === '') throw new Error('the implementation returned no id from create (a bug in the provider)');
+      await warn(ctx!.urn, result.warnings ?? []);
       return resp.setId(result.id).setProperties(structOf(protect(r, result.outputs, inputs)));
     }),
 
@@ -312,6 +340,7 @@ export function providerService(impl: ProviderImpl, opts: { log?: (line: string)
       }
       await configured;
       const result = await r.update({ ...ctx!, id: req.getId(), olds, oldInputs, news, timeout: req.getTimeout(), ignoreChanges: req.getIgnorechangesList() });
+      await warn(ctx!.urn, result.warnings ?? []);
       return resp.setProperties(structOf(protect(r, result.outputs, news)));
     }),
 
@@ -370,7 +399,7 @@ export function serve(impl: ProviderImpl, opts: ServeOptions = {}): Promise<Runn
     'grpc.max_receive_message_length': 400 * 1024 * 1024,
     'grpc.max_send_message_length': 400 * 1024 * 1024,
   });
-  server.addService(ResourceProviderService, providerService(impl, { log, verbose: args.verbose }));
+  server.addService(ResourceProviderService, providerService(impl, { log, verbose: args.verbose, warn: engineWarnings(args.engineAddress, log) }));
   return new Promise((resolve, reject) => {
     server.bindAsync(`${opts.host ?? '127.0.0.1'}:0`, grpc.ServerCredentials.createInsecure(), (err, port) => {
       if (err) return reject(err);

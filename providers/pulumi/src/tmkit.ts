@@ -62,7 +62,10 @@ export function tmkitProvider(
       if (clientFor) return (client = clientFor(c));
       // Loaded here, not at start (undici is most of the client's load time).
       const { TmkitClient: Client } = await import('../../../src/client/client');
-      return (client = new Client({ ...(c.server !== undefined ? { server: c.server } : {}), ...(c.token !== undefined ? { token: c.token } : {}), env: { ...env } as NodeJS.ProcessEnv }));
+      return (client = new Client({
+        ...(c.server !== undefined ? { server: c.server } : {}), ...(c.token !== undefined ? { token: c.token } : {}), env: { ...env } as NodeJS.ProcessEnv,
+        serverSetting: 'tmkit:server (`pulumi config set tmkit:server …`) or TMKIT_SERVER',
+      }));
     },
   };
   /* eslint-disable @typescript-eslint/no-require-imports */

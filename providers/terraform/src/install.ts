@@ -1,9 +1,14 @@
 /**
- * Install layout (docs/ARCHITECTURE.md, "Providers"): an unpacked filesystem mirror that Terraform installs the provider from,
- * offline, and a CLI configuration pointing at it.
+ * Install layout (docs/ARCHITECTURE.md, "Providers"): an unpacked filesystem mirror that Terraform and
+ * OpenTofu install the provider from, offline, and a CLI configuration pointing at it (both read
+ * TF_CLI_CONFIG_FILE).
  *
- *   DIR/mirror/registry.terraform.io/<namespace>/<type>/<version>/<os>_<arch>/terraform-provider-<type>_v<version>
+ *   DIR/mirror/<host>/<namespace>/<type>/<version>/<os>_<arch>/terraform-provider-<type>_v<version>
  *   DIR/terraformrc
+ *
+ * `<host>` is each registry a bare `source = "tmkit/tmkit"` resolves to: registry.terraform.io for terraform,
+ * registry.opentofu.org for tofu. The provider is laid out under both (the same wrapper bytes, so the same
+ * hash), so one install serves either CLI and a configuration moves between them unchanged.
  *
  * The executable is a two-line shell wrapper that execs the absolute path of the Node binary running the
  * install (process.execPath) on the provider's JS inside the installed package. Absolute paths, not
@@ -17,6 +22,8 @@ import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileS
 import { join, resolve } from 'node:path';
 
 export const DEFAULT_HOSTNAME = 'registry.terraform.io';
+/** The registries `<namespace>/<type>` means to terraform and to OpenTofu's tofu. */
+export const DEFAULT_HOSTNAMES = [DEFAULT_HOSTNAME, 'registry.opentofu.org'] as const;
 
 export interface InstallOptions {
   /** Where the mirror and terraformrc go (made absolute). */
@@ -26,7 +33,8 @@ export interface InstallOptions {
   type?: string;
   /** Registry namespace, default "tmkit". */
   namespace?: string;
-  hostname?: string;
+  /** Registry hosts to lay the provider out under (default DEFAULT_HOSTNAMES: terraform's and OpenTofu's). */
+  hostnames?: readonly string[];
   /** Absolute path of the provider's JS entry point. */
   entry: string;
   /** Node binary the wrapper runs (default process.execPath). */
@@ -36,8 +44,11 @@ export interface InstallOptions {
 }
 
 export interface InstallResult {
-  /** Provider source address, e.g. registry.terraform.io/tmkit/tmkit. */
+  /** Provider source address, e.g. registry.terraform.io/tmkit/tmkit (the first host's). */
   source: string;
+  /** Every source address installed (one per host). */
+  sources: string[];
+  /** The first host's executable. */
   executable: string;
   mirror: string;
   cliConfig: string;
@@ -74,19 +85,22 @@ export function install(opts: InstallOptions): InstallResult {
   const dir = resolve(opts.dir);
   const type = opts.type ?? 'tmkit';
   const namespace = opts.namespace ?? 'tmkit';
-  const hostname = opts.hostname ?? DEFAULT_HOSTNAME;
+  const hostnames = opts.hostnames ?? DEFAULT_HOSTNAMES;
   const node = opts.node ?? process.execPath;
   if (!VERSION_RE.test(opts.version)) throw new Error(`install: version ${JSON.stringify(opts.version)} is not a semantic version (MAJOR.MINOR.PATCH); Terraform only installs such versions`);
   if (!NAME_RE.test(type) || !NAME_RE.test(namespace)) throw new Error(`install: provider ${namespace}/${type}: namespace and type are lower-case letters, digits and dashes`);
   if (!existsSync(opts.entry)) throw new Error(`install: the provider entry ${opts.entry} does not exist; build the package first (npm run build)`);
   const platform = opts.platform ?? terraformPlatform();
   const mirror = join(dir, 'mirror');
-  const pkgDir = join(mirror, hostname, namespace, type, opts.version, platform);
-  mkdirSync(pkgDir, { recursive: true });
   const written: string[] = [];
-  const executable = join(pkgDir, `terraform-provider-${type}_v${opts.version}`);
   const wrapper = `#!/bin/sh\n# terraform-provider-${type} ${opts.version}: runs the provider's JS with the Node.js that installed it.\nexec ${shQuote(node)} ${shQuote(resolve(opts.entry))} "$@"\n`;
-  writeIfChanged(executable, wrapper, 0o755, written);
+  const executables = hostnames.map((hostname) => {
+    const pkgDir = join(mirror, hostname, namespace, type, opts.version, platform);
+    mkdirSync(pkgDir, { recursive: true });
+    const executable = join(pkgDir, `terraform-provider-${type}_v${opts.version}`);
+    writeIfChanged(executable, wrapper, 0o755, written);
+    return executable;
+  });
 
   // Every provider in this mirror comes from it (several may be installed into one DIR).
   const sources: string[] = [];
@@ -98,7 +112,8 @@ export function install(opts: InstallOptions): InstallResult {
     `provider_installation {\n  filesystem_mirror {\n    path    = ${hclString(mirror)}\n    include = [${list}]\n  }\n  direct {\n    exclude = [${list}]\n  }\n}\n`;
   const cliConfig = join(dir, 'terraformrc');
   writeIfChanged(cliConfig, rc, 0o644, written);
-  return { source: `${hostname}/${namespace}/${type}`, executable, mirror, cliConfig, exportLine: `export TF_CLI_CONFIG_FILE=${shQuote(cliConfig).replace(/^'([\w./-]+)'$/, '$1')}`, written };
+  const installed = hostnames.map((h) => `${h}/${namespace}/${type}`);
+  return { source: installed[0]!, sources: installed, executable: executables[0]!, mirror, cliConfig, exportLine: `export TF_CLI_CONFIG_FILE=${shQuote(cliConfig).replace(/^'([\w./-]+)'$/, '$1')}`, written };
 }
 
 function safeDirs(d: string): string[] {

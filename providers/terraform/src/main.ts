@@ -6,7 +6,7 @@
 import { TmkitClient } from '../../../src/client/client';
 import { provider } from './provider';
 import type { Schema } from './schema';
-import { error, path, type Diagnostic } from './tfprotov6';
+import { DiagnosticsError, error, path, type Diagnostic } from './tfprotov6';
 import { DEFAULT_TERRAFORM_STACK } from './tmkit/ids';
 import { azureEndpointResource, externalEndpointResource, nestedEndpointResource, profileResource, profileStatusDataSource, TmkitContext } from './tmkit/resources';
 
@@ -39,6 +39,16 @@ export function providerConfig(config: Record<string, unknown>, env: NodeJS.Proc
   };
 }
 
+/** The error for a provider without a token: what to set, and where `tmkit serve` wrote the token. */
+export function missingToken(client: TmkitClient): Diagnostic {
+  const src = client.tokenSource;
+  const where = src.file !== undefined
+    ? `\`tmkit serve\` writes its token to <state dir>/token; for this loopback server the provider looked for ${src.file}, which does not exist (TMKIT_STATE_DIR names another state dir).`
+    : `The token file of \`tmkit serve\` (<state dir>/token) is read only for a server on loopback; ${client.server} is not, so give the token.`;
+  return error(`no API token for the tmkit server at ${client.server}`,
+    `Set token in the provider "tmkit" block (e.g. token = var.tmkit_token), or TMKIT_TOKEN (e.g. export TMKIT_TOKEN=$(cat .tmkit/token)). ${where}`, path('token'));
+}
+
 export const tmkitProvider = provider<TmkitContext>({
   schema: providerSchema,
   validateConfig(config) {
@@ -54,7 +64,12 @@ export const tmkitProvider = provider<TmkitContext>({
   },
   configure(config) {
     const c = providerConfig(config);
-    const client = new TmkitClient({ ...(c.server !== null ? { server: c.server } : {}), ...(c.token !== null ? { token: c.token } : {}) });
+    const client = new TmkitClient({
+      ...(c.server !== null ? { server: c.server } : {}), ...(c.token !== null ? { token: c.token } : {}),
+      serverSetting: 'server in the provider "tmkit" block, or TMKIT_SERVER',
+    });
+    // No token: one error on the provider block, before any request (else every resource fails with HTTP 401).
+    if (!client.hasToken) throw new DiagnosticsError(missingToken(client));
     return new TmkitContext(client, c.stack);
   },
   resources: {

@@ -50,18 +50,47 @@ export interface PlanOutput {
   diagnostics?: Diagnostic[];
 }
 
+/**
+ * What a provider keeps beside a resource's state, unseen by the user (Terraform's "private" bytes, JSON
+ * here): e.g. the object's ETag, so a later write can send If-Match without reading first. Terraform hands
+ * it back to read, plan (as prior private) and apply (as planned private).
+ */
+export type PrivateData = Record<string, unknown>;
+
+/** A handler's new state together with the private data Terraform is to keep beside it. */
+export class WithPrivate {
+  constructor(readonly state: ValueObject, readonly data: PrivateData) {}
+}
+
+export function encodePrivate(data: PrivateData): Uint8Array {
+  return Object.keys(data).length === 0 ? new Uint8Array(0) : Buffer.from(JSON.stringify(data));
+}
+
+/** The private data Terraform kept ({} when none, or when it is not this layer's JSON). */
+export function decodePrivate(bytes: Uint8Array | undefined): PrivateData {
+  if (!bytes || bytes.length === 0) return {};
+  try {
+    const v: unknown = JSON.parse(Buffer.from(bytes).toString('utf8'));
+    return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as PrivateData) : {};
+  } catch {
+    return {};
+  }
+}
+
+export type StateResult = ValueObject | WithPrivate;
+
 export interface Resource<Ctx> {
   schema: Schema;
   /** Config checks; values may be unknown (config referencing other resources). */
   validate?(config: ValueObject, info: { clientCapabilities: ClientCapabilities }): MaybePromise<Diagnostic[] | void>;
   plan?(input: PlanInput, ctx: Ctx): MaybePromise<PlanOutput | void>;
-  create(input: { planned: ValueObject; config: ValueObject | null }, ctx: Ctx): MaybePromise<ValueObject>;
-  /** The object's current state, or null when it no longer exists. */
-  read(state: ValueObject, ctx: Ctx): MaybePromise<ValueObject | null>;
-  update(input: { prior: ValueObject; planned: ValueObject; config: ValueObject | null }, ctx: Ctx): MaybePromise<ValueObject>;
-  delete(state: ValueObject, ctx: Ctx): MaybePromise<void>;
+  create(input: { planned: ValueObject; config: ValueObject | null }, ctx: Ctx): MaybePromise<StateResult>;
+  /** The object's current state, or null when it no longer exists. `data`: the private data kept with it. */
+  read(state: ValueObject, ctx: Ctx, data: PrivateData): MaybePromise<StateResult | null>;
+  update(input: { prior: ValueObject; planned: ValueObject; config: ValueObject | null; data: PrivateData }, ctx: Ctx): MaybePromise<StateResult>;
+  delete(state: ValueObject, ctx: Ctx, data: PrivateData): MaybePromise<void>;
   /** `terraform import` / import blocks: a state with at least the identifying attributes (read completes it). */
-  import?(id: string, ctx: Ctx): MaybePromise<ValueObject>;
+  import?(id: string, ctx: Ctx): MaybePromise<StateResult>;
   /** State stored with an older schema version (`json` is that version's JSON) → state of the current schema. */
   upgrade?(version: number, json: unknown): MaybePromise<ValueObject>;
 }
@@ -199,8 +228,9 @@ export function provider<Ctx>(def: ProviderDefinition<Ctx>): ProviderServer {
       return { upgradedState: await r.upgrade(version, rawState.json) };
     },
 
-    async readResource({ typeName, currentState }) {
-      return { newState: await resource(typeName).read(currentState, context()) };
+    async readResource({ typeName, currentState, private: data }) {
+      const out = await resource(typeName).read(currentState, context(), decodePrivate(data));
+      return out instanceof WithPrivate ? { newState: out.state, private: encodePrivate(out.data) } : { newState: out };
     },
 
     async planResourceChange({ typeName, priorState, proposedNewState, config }) {
@@ -222,21 +252,23 @@ export function provider<Ctx>(def: ProviderDefinition<Ctx>): ProviderServer {
       };
     },
 
-    async applyResourceChange({ typeName, priorState, plannedState, config }) {
+    async applyResourceChange({ typeName, priorState, plannedState, config, plannedPrivate }) {
       const r = resource(typeName);
       const c = context();
+      const data = decodePrivate(plannedPrivate);
       if (plannedState === null) {
-        if (priorState !== null) await r.delete(priorState, c);
+        if (priorState !== null) await r.delete(priorState, c, data);
         return { newState: null };
       }
-      if (priorState === null) return { newState: await r.create({ planned: plannedState, config }, c) };
-      return { newState: await r.update({ prior: priorState, planned: plannedState, config }, c) };
+      const out = priorState === null ? await r.create({ planned: plannedState, config }, c) : await r.update({ prior: priorState, planned: plannedState, config, data }, c);
+      return out instanceof WithPrivate ? { newState: out.state, private: encodePrivate(out.data) } : { newState: out };
     },
 
     async importResourceState({ typeName, id }) {
       const r = resource(typeName);
       if (!r.import) throw new DiagnosticsError(error(`${typeName} does not support import`, 'Create it from the configuration instead.'));
-      return { importedResources: [{ typeName, state: await r.import(id, context()) }] };
+      const out = await r.import(id, context());
+      return { importedResources: [out instanceof WithPrivate ? { typeName, state: out.state, private: encodePrivate(out.data) } : { typeName, state: out }] };
     },
 
     async readDataSource({ typeName, config }) {

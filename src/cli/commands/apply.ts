@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { setExitCode } from '../errors';
 import { applyFile, terminalConfirm, type ApplyOptions } from '../util/apply';
 import { wantColor } from '../util/state';
+import { SERVER_HELP } from '../util/server';
 
 export function registerApply(program: Command): void {
   program
@@ -11,7 +12,7 @@ export function registerApply(program: Command): void {
     .option('--yes', 'apply a document\'s plan without asking (required when stdin is not a terminal)')
     .option('--detailed-exitcode', 'exit 2 when changes were applied (0 nothing to do, 1 errors)')
     .option('--preview', 'include the routing preview in the printed plan (documents)')
-    .option('--server <url>', 'management API (default TMKIT_SERVER, then http://127.0.0.1:5380)')
+    .option('--server <url>', SERVER_HELP)
     .option('--token <token>', 'API token (default TMKIT_TOKEN, then <state-dir>/token for a local server)')
     .option('--state-dir <dir>', 'where a local `tmkit serve` keeps its token file (default TMKIT_STATE_DIR, then .tmkit in the working directory)')
     .option('--resources <file>', 'resource catalog for Azure endpoints (default: the server\'s)')

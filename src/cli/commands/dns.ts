@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
+import { followNpmParent } from '../util/parent';
 import pino from 'pino';
 import { targetKey } from '../../core/health/targets';
 import type { ProbeVerdict } from '../../core/health/types';
@@ -74,6 +75,7 @@ export function registerDns(program: Command): void {
       const doc = loadDocument(opts.document);
       const { workers, notice } = await decideWorkers(workersOption);
       const signalled = untilSignal();
+      followNpmParent(); // under npx: stop when npx is stopped (util/parent.ts)
       let geo: MmdbGeoLookup;
       try {
         geo = await MmdbGeoLookup.open(opts.geoip !== undefined ? { geoip: opts.geoip } : {});

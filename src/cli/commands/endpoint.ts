@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { TmkitApiError } from '../../client';
 import { CliError } from '../errors';
-import { clientFor, serverFailure, serverOptions, type ServerOptions } from '../util/server';
+import { clientFor, isNotFound, notFoundError, serverFailure, serverOptions, type ServerOptions } from '../util/server';
 
 interface EndpointOptions extends ServerOptions { stack?: string }
 
@@ -41,9 +41,7 @@ export function registerEndpoint(program: Command): void {
               `run \`tmkit endpoint enable ${r.name} <endpoint>\` to bring one back\n`);
           }
         } catch (err) {
-          if (err instanceof TmkitApiError && err.code === 'NOT_FOUND') {
-            throw new CliError(`${err.errors[0]?.message ?? `profile ${profile} or its endpoint ${name} does not exist`}; see \`tmkit get ${profile}\` for its endpoints`);
-          }
+          if (isNotFound(err)) throw await notFoundError(client, profile, name);
           if (err instanceof TmkitApiError && err.code === 'STACK_CONFLICT') {
             throw new CliError(`${err.errors[0]?.message ?? `profile ${profile} belongs to another stack`}; nothing was changed (drop --stack or name the owning stack)`);
           }

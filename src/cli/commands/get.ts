@@ -1,10 +1,8 @@
 import { Option, type Command } from 'commander';
-import { TmkitApiError } from '../../client';
 import { exportArmProfile } from '../../core/model/arm-export';
 import { childProfileName } from '../../core/model/names';
-import { CliError } from '../errors';
 import { toJsonText } from '../util/files';
-import { clientFor, serverFailure, serverOptions, type ServerOptions } from '../util/server';
+import { clientFor, isNotFound, notFoundError, serverFailure, serverOptions, type ServerOptions } from '../util/server';
 
 /**
  * `tmkit get PROFILE [--output json|arm]`: one deployed profile. `json` is the stored (normalized) tmkit/v1
@@ -38,10 +36,7 @@ export function registerGet(program: Command): void {
           relativeNameOf: (p) => relativeNames.get(childProfileName(p).toLowerCase()),
         })));
       } catch (err) {
-        if (err instanceof TmkitApiError && err.status === 404) {
-          throw new CliError(`profile ${name} does not exist on ${client.server}; \`tmkit list\` shows the deployed profiles`);
-        }
-        throw serverFailure(err);
+        throw isNotFound(err) ? await notFoundError(client, name) : serverFailure(err);
       } finally {
         await client.close();
       }

@@ -20,28 +20,44 @@ import { registerEndpointHealth } from './endpoint-health';
 import { registerWebhooks } from './webhooks';
 import { registerDestroy } from './destroy';
 import { registerDnssec } from './dnssec';
+import { registerPack } from './pack';
+import { registerOverride } from './override';
+import { registerDrill } from './drill';
+import { registerShift } from './shift';
+import { registerAudit } from './audit';
+import { registerEndpointFailback } from './endpoint-failback';
 
-/** Every `tmkit` subcommand registers itself here; one module per command under src/cli/commands/. */
+/**
+ * Every `tmkit` subcommand registers itself here; one module per command under src/cli/commands/. The order
+ * is `tmkit --help`'s: the workflow first (init, synth, validate, plan, apply, serve, status), then the
+ * day-2 commands, the installers, and last the development aid `dns`.
+ */
 export const commands: Array<(program: Command) => void> = [
   registerInit,
-  registerDns,
   registerSynth,
   registerValidate,
-  registerImport,
   registerPlan,
-  registerPreview,
+  registerApply,
   registerServe,
   registerStatus,
   registerList,
   registerGet,
   registerResolve,
-  registerApply,
-  registerDestroy,
   registerEndpoint,
+  registerEndpointFailback,
   registerEndpointHealth,
+  registerOverride,
+  registerDrill,
+  registerShift,
+  registerAudit,
   registerWebhooks,
-  registerTerraform,
-  registerPulumi,
+  registerPreview,
+  registerImport,
+  registerDestroy,
   registerBackup,
   registerDnssec,
+  registerTerraform,
+  registerPulumi,
+  registerPack,
+  registerDns,
 ];

@@ -1,13 +1,40 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { basename, join, resolve } from 'node:path';
+import { basename, join, relative, resolve, sep } from 'node:path';
 import type { Command } from 'commander';
 import { packageVersion } from '../../package';
 import { CliError, EXIT_USAGE } from '../errors';
 import { displayFile, toJsonText } from '../util/files';
+import { packForInstall, runsFromClone } from '../util/pack';
+import { packageRoot } from '../../package';
 
 /** Azure's profile-name rule, and the stack rule (a DNS label). */
 const PROFILE_NAME = /^[A-Za-z0-9](?:[A-Za-z0-9.-]{0,61}[A-Za-z0-9])?$/;
 const STACK_NAME = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/;
+
+/** Where `tmkit init` run from a clone puts the tarballs the app installs (package.json `file:` specs). */
+const VENDOR = 'vendor';
+
+/**
+ * The devDependency spec for tmkit when it runs from an installed copy: the spec the project that installed
+ * it uses (a `file:` tarball rebased to `dir`), else `^<version>` for the registry.
+ */
+function installedSpec(dir: string): string {
+  const root = packageRoot();
+  const parts = root.split(sep);
+  const at = parts.lastIndexOf('node_modules');
+  if (at > 0) {
+    const project = parts.slice(0, at).join(sep) || sep;
+    try {
+      const pkg = JSON.parse(readFileSync(join(project, 'package.json'), 'utf8')) as { dependencies?: Record<string, string>; devDependencies?: Record<string, string> };
+      const spec = pkg.devDependencies?.tmkit ?? pkg.dependencies?.tmkit;
+      if (spec?.startsWith('file:')) return `file:${relative(dir, resolve(project, spec.slice(5))) || '.'}`;
+      if (spec !== undefined) return spec;
+    } catch {
+      // no readable package.json: the registry spec
+    }
+  }
+  return `^${packageVersion()}`;
+}
 
 interface InitOptions {
   name?: string;
@@ -91,15 +118,9 @@ export function registerInit(program: Command): void {
       write('main.ts', mainTs(name, stack));
       write('tmkit.json', toJsonText({ app: 'main.ts', output: 'tmkit.out' }));
       const pkgFile = join(dir, 'package.json');
-      let needsTmkit = false;
-      if (!existsSync(pkgFile)) {
-        write('package.json', toJsonText({
-          name: stack, version: '0.0.0', private: true,
-          scripts: { synth: 'tmkit synth', plan: 'tmkit plan tmkit.out/tmkit.out.json', apply: 'tmkit apply tmkit.out/tmkit.out.json' },
-          devDependencies: { tmkit: `^${packageVersion()}` },
-        }));
-        needsTmkit = true;
-      } else {
+      const hasPackageJson = existsSync(pkgFile);
+      let needsTmkit = !hasPackageJson;
+      if (hasPackageJson) {
         try {
           const pkg = JSON.parse(readFileSync(pkgFile, 'utf8')) as { dependencies?: Record<string, string>; devDependencies?: Record<string, string> };
           needsTmkit = pkg.dependencies?.tmkit === undefined && pkg.devDependencies?.tmkit === undefined;
@@ -107,15 +128,31 @@ export function registerInit(program: Command): void {
           needsTmkit = true;
         }
       }
+      // tmkit is not on the registry yet: from a clone, the app gets tarballs of it (its dependencies
+      // bundled) and of constructs in vendor/, which npm installs with no registry (util/pack.ts).
+      const vendored = needsTmkit && runsFromClone() ? packForInstall(join(dir, VENDOR)) : undefined;
+      const specs = vendored
+        ? { tmkit: `file:${VENDOR}/${basename(vendored.tmkit)}`, constructs: `file:${VENDOR}/${basename(vendored.constructs)}` }
+        : { tmkit: installedSpec(dir) };
+      if (vendored) written.push(`${VENDOR}/`);
+      if (!hasPackageJson) {
+        write('package.json', toJsonText({
+          name: stack, version: '0.0.0', private: true,
+          scripts: { synth: 'tmkit synth', plan: 'tmkit plan tmkit.out/tmkit.out.json', apply: 'tmkit apply tmkit.out/tmkit.out.json' },
+          devDependencies: specs,
+        }));
+      }
       if (!existsSync(join(dir, 'tsconfig.json'))) write('tsconfig.json', toJsonText(TSCONFIG));
       if (!existsSync(join(dir, '.gitignore'))) write('.gitignore', 'node_modules/\n.tmkit/\n');
       const shown = displayFile(dir);
-      const install = written.includes('package.json') ? 'npm install' : 'npm install --save-dev tmkit';
+      const install = written.includes('package.json')
+        ? 'npm install'
+        : `npm install --save-dev ${Object.values(specs).map((v) => (v.startsWith('file:') ? `./${v.slice(5)}` : `tmkit@${v}`)).join(' ')}`;
       process.stdout.write([
         `Scaffolded a tmkit app in ${shown} (stack "${stack}", profile "${name}"): ${written.join(', ')}.`,
         'Next:',
-        ...(shown === '.' ? [] : [`  cd ${shown}`]),
-        ...(needsTmkit ? [`  ${install.padEnd(28)} # tmkit is all it needs: synth runs main.ts with tmkit's own TypeScript loader`] : []),
+        ...(shown === '.' ? [] : [`  cd ${/^[\w./@+-]+$/.test(shown) ? shown : `'${shown.replace(/'/g, `'\\''`)}'`}`]),
+        ...(needsTmkit ? [`  ${install.padEnd(28)} # ${vendored ? `from ${VENDOR}/, no registry needed; ` : ''}synth runs main.ts with tmkit's own TypeScript loader`] : []),
         `  ${'npx tmkit synth'.padEnd(28)} # runs main.ts, validates, writes tmkit.out/tmkit.out.json`,
         '',
       ].join('\n'));

@@ -1,6 +1,8 @@
 import { isIP } from 'node:net';
 import { Option, type Command } from 'commander';
 import { CliError, EXIT_USAGE } from '../errors';
+import { closestValue } from '../../core/validate/util';
+import type { TmkitClient } from '../../client';
 import { toJsonText } from '../util/files';
 import { clientFor, serverFailure, serverOptions, type ServerOptions } from '../util/server';
 
@@ -30,10 +32,35 @@ export function registerResolve(program: Command): void {
           for (const s of r.explanation) out.push(`  ${s.profile ? `[${s.profile}] ` : ''}${s.kind}${s.endpoint ? ` ${s.endpoint}` : ''}: ${s.detail}`);
         }
         process.stdout.write(`${out.join('\n')}\n`);
+        if (r.rcode === 'REFUSED' || r.rcode === 'NXDOMAIN') {
+          const near = await nameHint(client, name);
+          if (near !== undefined) process.stderr.write(`tmkit: ${r.rcode === 'REFUSED' ? `${name} is outside the zone ${near.zone}` : `${name} does not exist`}; did you mean ${near.fqdn}?\n`);
+        }
       } catch (err) {
         throw serverFailure(err);
       } finally {
         await client.close();
       }
     });
+}
+
+/**
+ * For a name the server refused (outside the zone: `web`) or does not know (`wbe.tm.internal`): the deployed
+ * profile's FQDN it most likely means (`web.tm.internal`), with the zone; undefined when none is close.
+ */
+async function nameHint(client: TmkitClient, name: string): Promise<{ fqdn: string; zone: string } | undefined> {
+  try {
+    const profiles = (await client.listProfileSummaries()).profiles;
+    if (profiles.length === 0) return undefined;
+    const first = profiles[0]!;
+    const rn = first.relativeName.replace(/\.$/, '').toLowerCase();
+    const fqdn = (await client.status(first.name)).fqdn.replace(/\.$/, '').toLowerCase();
+    const zone = fqdn.startsWith(`${rn}.`) ? fqdn.slice(rn.length + 1) : fqdn;
+    const n = name.replace(/\.$/, '').toLowerCase();
+    const label = n.endsWith(`.${zone}`) ? n.slice(0, -zone.length - 1) : n;
+    const near = closestValue(label, profiles.map((p) => p.relativeName.replace(/\.$/, '').toLowerCase()));
+    return near === undefined || `${near}.${zone}` === n ? undefined : { fqdn: `${near}.${zone}`, zone };
+  } catch {
+    return undefined;
+  }
 }

@@ -1,3 +1,4 @@
+import { chmodSync, statSync } from 'node:fs';
 import { isAbsolute, join, relative } from 'node:path';
 import * as net from 'node:net';
 import type { Command } from 'commander';
@@ -6,12 +7,16 @@ import { Engine, geoOptions, isDnsWorker, runDnsWorker } from '../../runtime/eng
 import { checkClusterNames, parseEtcdUrl, type ClusterOptions } from '../../runtime/cluster';
 import type { BoundAddress } from '../../runtime/dns';
 import { describeDriver, SqliteStore } from '../../runtime/store';
+import { envToken } from '../../runtime/api';
 import { CliError, EXIT_USAGE } from '../errors';
 import { addDnssecOptions, addTcpLimitOptions, authorityFrom, dnssecPolicyFrom, checkAuthority, decideWorkers, dnsLimitsFrom, parseHostPort, parseNs, parseWorkers, showAddress as show } from '../util/dns-options';
 import { readJsonFile } from '../util/files';
+import { renderText as renderDiagnostics } from '../util/diagnostics';
+import { desiredDocument, PlanFormatError, readPlanJson } from '../../core/plan';
 import { geoMessage, requireGeoDatabase } from '../util/geo';
 import { applyFile } from '../util/apply';
 import { addWebhookOptions, webhooksFrom, type WebhookOptions } from '../util/webhook-options';
+import { followNpmParent } from '../util/parent';
 
 interface ServeOptions extends WebhookOptions {
   stateDir: string;
@@ -101,12 +106,16 @@ export function registerServe(program: Command): void {
       const dnssec = dnssecPolicyFrom(opts);
       const probeDnsServers = opts.probeDnsServer.map(parseDnsServer);
       const webhooks = webhooksFrom(opts);
-      // Fail before opening anything when the file cannot be read or is not JSON (full validation needs the store).
-      if (opts.apply !== undefined) readJsonFile(opts.apply, '--apply document', 'pass a tmkit/v1 document such as examples/basic/tmkit.out.json');
+      // Fail before the state dir, the database or the token exist when the file is not a document or plan.
+      if (opts.apply !== undefined) checkApplyFile(opts.apply);
+      try { envToken(); } catch (err) { throw new CliError(`serve: ${(err as Error).message}`, EXIT_USAGE); }
+      tightenStateDir(opts.stateDir);
       // Listen for SIGTERM/SIGINT before anything is printed: a supervisor may signal the moment it reads the
       // banner, and a signal that comes before the handler would kill the process without a clean stop. One
       // during start-up stops the runtime as soon as it is up.
       const signalled = untilSignal(() => process.stderr.write('tmkit serve: second signal, exiting now\n'));
+      // Under npx, stop when npx is stopped (npm does not pass its signal on: util/parent.ts).
+      followNpmParent();
       const logger = pino({ level: opts.logLevel }, pino.destination(2));
       let engine: Engine;
       try {
@@ -177,6 +186,53 @@ async function applyAtStart(engine: Engine, file: string): Promise<void> {
     if (err instanceof CliError) throw new CliError(`serve --apply: ${err.message.replace(/^apply: /, '')}; the runtime was stopped`);
     throw err;
   }
+}
+
+/**
+ * `serve --apply FILE`, checked before anything is created: a plan file's format, or every error of the
+ * document that does not depend on the store. Only a nested endpoint naming a profile outside the document
+ * waits for the store (NESTED_TARGET_NOT_FOUND: another stack may have deployed it); applyAtStart plans the
+ * document against the store as `tmkit apply` does.
+ */
+function checkApplyFile(file: string): void {
+  const raw = readJsonFile(file, '--apply document', 'pass a tmkit/v1 document such as examples/basic/tmkit.out.json');
+  const nothing = 'nothing was started or created';
+  if (typeof raw === 'object' && raw !== null && (raw as { kind?: unknown }).kind === 'tmkit-plan') {
+    try {
+      readPlanJson(raw);
+    } catch (err) {
+      if (err instanceof PlanFormatError) throw new CliError(`serve --apply: ${file}: ${err.message}; ${nothing}`);
+      throw err;
+    }
+    return;
+  }
+  const desired = desiredDocument(raw, []);
+  const errors = desired.diagnostics.filter((d) => d.severity === 'error' && d.code !== 'NESTED_TARGET_NOT_FOUND');
+  if (errors.length === 0) return;
+  process.stderr.write(renderDiagnostics(errors, desired.profileNames));
+  throw new CliError(`serve --apply: ${file} is not a valid document: fix the errors above (tmkit validate ${file} shows them too); ${nothing}`);
+}
+
+/**
+ * An existing state dir that others may enter (group or other bits, e.g. 0777 after a `mkdir` under a
+ * permissive umask) is made 0700, saying so: it holds the API token and the store. serve creates a missing
+ * one with 0700 itself (store/lock.ts). A directory this user may not chmod is refused.
+ */
+function tightenStateDir(dir: string): void {
+  let mode: number;
+  try {
+    mode = statSync(dir).mode & 0o777;
+  } catch {
+    return;
+  }
+  if ((mode & 0o077) === 0) return;
+  const octal = (m: number): string => `0${m.toString(8).padStart(3, '0')}`;
+  try {
+    chmodSync(dir, mode & 0o700);
+  } catch (err) {
+    throw new CliError(`serve: the state dir ${shownPath(dir)} has mode ${octal(mode)} (other users can reach the API token) and cannot be made ${octal(mode & 0o700)}: ${(err as Error).message}; fix its mode or pass another --state-dir`);
+  }
+  process.stderr.write(`tmkit serve: the state dir ${shownPath(dir)} had mode ${octal(mode)}, open to other users; changed it to ${octal(mode & 0o700)} (it holds the API token and the store)\n`);
 }
 
 /** `--store etcd://… --node … --location …` (cluster mode), checked before anything starts; undefined: SQLite. */

@@ -2,7 +2,8 @@ import { Option, type Command } from 'commander';
 import type { ProfileEntry, ProfileStatusReport, TmkitClient, WebhookReport } from '../../client';
 import { CliError, EXIT_USAGE } from '../errors';
 import { toJsonText } from '../util/files';
-import { clientFor, serverFailure, serverOptions, type ServerOptions } from '../util/server';
+import { followNpmParent } from '../util/parent';
+import { clientFor, isNotFound, notFoundError, serverFailure, serverOptions, type ServerOptions } from '../util/server';
 
 function pad(s: string, n: number): string { return s.length >= n ? s : s + ' '.repeat(n - s.length); }
 
@@ -42,6 +43,8 @@ export function renderStatus(r: ProfileStatusReport): string {
       + (e.verdictCarriedOver ? ' [verdict carried over from before the restart, re-probing]' : '');
     lines.push(`  ${pad(e.name, 16)} ${pad(e.endpointMonitorStatus, 17)} ${pad(e.target ?? e.targetResourceId ?? '', 28)} ${probe}${e.reason ? `  — ${e.reason}` : ''}`);
     lines.push(...healthInputLines(e));
+    // Overrides in force (docs/operations.md): what, until when, who, why, and the id that clears it.
+    for (const o of e.overrides ?? []) lines.push(`      override ${o.kind === 'down' ? 'down' : `weight ${o.weight}`} until ${o.expiresAt} by ${o.who}${o.reason ? `: ${o.reason}` : ''}  (tmkit override clear ${o.id})`);
     // Cluster mode: each probing location's verdict, then their aggregate (what DNS uses).
     if (e.locations && e.locations.length > 0) {
       for (const l of e.locations) {
@@ -68,10 +71,14 @@ export function renderStatus(r: ProfileStatusReport): string {
 export function renderStatusTable(rows: ReadonlyArray<{ report: ProfileStatusReport; method: string }>): string {
   const cells = rows.map(({ report: r, method }) => {
     const up = r.endpoints.filter((e) => UP.has(e.endpointMonitorStatus)).length;
+    const overrides = r.endpoints.reduce((n, e) => n + (e.overrides?.length ?? 0), 0);
+    const awaiting = r.endpoints.filter((e) => e.endpointMonitorStatus === 'AwaitingFailback').length;
     const notes = [
       ...(r.profileStatus === 'Disabled' ? ['profile Disabled'] : []),
       ...(r.allDegradedFallback ? ['all endpoints Degraded: answering as if Online'] : []),
       ...healthInputNotes(r),
+      ...(overrides > 0 ? [`${overrides} override${overrides === 1 ? '' : 's'}`] : []),
+      ...(awaiting > 0 ? [`${awaiting} awaiting failback`] : []),
     ];
     return [r.name, r.fqdn, method, r.profileMonitorStatus, `${up}/${r.endpoints.length}`, r.stack, notes.join('; ')];
   });
@@ -127,6 +134,8 @@ async function watch(client: TmkitClient, profile: string | undefined, format: '
   const onSignal = (): void => stop.abort();
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
+  // Under npx, stop when npx is stopped (npm does not pass its signal on: util/parent.ts).
+  const unfollow = followNpmParent();
   let previous: string | undefined;
   let drawnLines = 0;
   try {
@@ -158,6 +167,7 @@ async function watch(client: TmkitClient, profile: string | undefined, format: '
       await pause(intervalMs, stop.signal);
     }
   } finally {
+    unfollow();
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
   }
@@ -182,7 +192,7 @@ export function registerStatus(program: Command): void {
         if (opts.watch) await watch(client, profile, opts.format, Math.round(seconds * 1000));
         else process.stdout.write(await snapshot(client, profile, opts.format));
       } catch (err) {
-        throw serverFailure(err);
+        throw isNotFound(err) && profile !== undefined ? await notFoundError(client, profile) : serverFailure(err);
       } finally {
         await client.close();
       }

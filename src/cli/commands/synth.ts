@@ -90,6 +90,10 @@ export function registerSynth(program: Command): void {
             `Run \`tmkit init\` to scaffold an app, create ${CONFIG_FILE} with {"app": "main.ts"}, or pass the app: tmkit synth main.ts`,
         );
       }
+      if (APP_FILE.test(app.trim()) && !existsSync(resolve(cwd, app.trim()))) {
+        throw new CliError(`the app file ${app.trim()} does not exist in ${cwd} (${appArg !== undefined ? 'the APP argument' : `"app" in ${CONFIG_FILE}`}); ` +
+          'pass the app\'s entry file, e.g. `tmkit synth main.ts`, or run `tmkit init` to scaffold one');
+      }
       const outdir = resolve(cwd, opts.output ?? config.output ?? DEFAULT_OUTDIR);
       const file = join(outdir, OUTPUT_FILE);
       const before = mtime(file);

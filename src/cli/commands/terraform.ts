@@ -4,22 +4,24 @@ import { install } from '../../../providers/terraform/src/install';
 import { packageRoot, packageVersion } from '../../package';
 
 /**
- * `tmkit terraform install [--dir DIR]`: lays out the provider as a local filesystem mirror and writes
- * DIR/terraformrc (docs/ARCHITECTURE.md, "Providers"). Offline and repeatable; the last stdout line is the TF_CLI_CONFIG_FILE export.
+ * `tmkit terraform install [--dir DIR]`: lays out the provider as a local filesystem mirror, for terraform
+ * (registry.terraform.io/tmkit/tmkit) and OpenTofu (registry.opentofu.org/tmkit/tmkit) alike, and writes
+ * DIR/terraformrc (providers/terraform/src/install.ts). Offline and repeatable; the last stdout line is the
+ * TF_CLI_CONFIG_FILE export, which both CLIs read.
  */
 export function registerTerraform(program: Command): void {
-  const tf = program.command('terraform').description('the tmkit Terraform provider (registry.terraform.io/tmkit/tmkit)');
+  const tf = program.command('terraform').description('the tmkit Terraform/OpenTofu provider (tmkit/tmkit)');
   tf.command('install')
-    .description('install the provider into a local filesystem mirror and write a Terraform CLI configuration that uses it')
+    .description('install the provider into a local filesystem mirror and write a CLI configuration that terraform and tofu use')
     .option('--dir <dir>', 'where the mirror and terraformrc go', '.tmkit/terraform')
     .action((opts: { dir: string }) => {
       const version = packageVersion();
       const entry = join(packageRoot(), 'dist/providers/terraform/bin/terraform-provider-tmkit.js');
       const r = install({ dir: resolve(opts.dir), version, entry });
       process.stdout.write(
-        `tmkit terraform install: ${r.source} ${version} in ${r.mirror}${r.written.length ? '' : ' (unchanged)'}\n` +
+        `tmkit terraform install: ${r.sources.join(' and ')} ${version} in ${r.mirror}${r.written.length ? '' : ' (unchanged)'}\n` +
           `  provider  ${r.executable}\n  config    ${r.cliConfig}\n` +
-          '  use it:   export the line below, then `terraform init` in your configuration\n' +
+          '  use it:   export the line below, then `terraform init` (or `tofu init`) in your configuration\n' +
           `${r.exportLine}\n`,
       );
     });

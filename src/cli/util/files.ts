@@ -15,11 +15,88 @@ export function readJsonFile(file: string, what: string, hint = ''): unknown {
     const reason = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : code === 'EACCES' ? 'permission denied' : (err as Error).message;
     throw new CliError(`cannot read ${what} ${file}: ${reason}${hint ? ` (${hint})` : ''}`);
   }
-  try {
-    return JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
-  } catch (err) {
-    throw new CliError(`${what} ${file} is not valid JSON: ${(err as Error).message}`);
+  if (/\.[cm]?[jt]sx?$/.test(file)) {
+    throw new CliError(`${file}: this is a constructs app, not a JSON ${what}: run \`tmkit synth\` (it runs the app, validates it and writes tmkit.out/tmkit.out.json)`);
   }
+  const json = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  try {
+    return JSON.parse(json);
+  } catch (err) {
+    throw new CliError(`${what} ${file} is not valid JSON: ${jsonErrorAt(json, (err as Error).message)}`);
+  }
+}
+
+/**
+ * JSON.parse's message with the place as `line L, column C` (1-based), the same on every Node: Node 20
+ * gives `at position N` for some errors and nothing for others (`Unexpected token`), so the place comes
+ * from jsonErrorOffset, and V8's own position and excerpt are dropped from the message.
+ */
+export function jsonErrorAt(text: string, message: string): string {
+  const what = message.replace(/\s*(?:in JSON )?at position \d+(?: \(line \d+ column \d+\))?/, '').replace(/, "[\s\S]*is not valid JSON$/, '').trim();
+  const pos = jsonErrorOffset(text);
+  if (pos < 0) return what;
+  const before = text.slice(0, pos).split('\n');
+  return `line ${before.length}, column ${before[before.length - 1]!.length + 1}: ${what}`;
+}
+
+/** The offset of the first character where `text` stops being JSON (RFC 8259); -1 when it is JSON. */
+export function jsonErrorOffset(text: string): number {
+  let i = 0;
+  const fail = (): never => { throw new JsonStop(i); };
+  const ws = (): void => { while (i < text.length && ' \t\n\r'.includes(text[i]!)) i++; };
+  const expect = (c: string): void => { if (text[i] !== c) fail(); i++; };
+  const literal = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null/y;
+  const string = (): void => {
+    expect('"');
+    for (;;) {
+      const c = text.charCodeAt(i);
+      if (i >= text.length || c < 0x20) fail();
+      i++;
+      if (c === 0x22) return;
+      if (c !== 0x5c) continue;
+      if (text[i] === 'u' && /^[0-9a-fA-F]{4}$/.test(text.slice(i + 1, i + 5))) i += 5;
+      else if ('"\\/bfnrt'.includes(text[i] ?? 'x')) i++;
+      else fail();
+    }
+  };
+  const list = (close: string, item: () => void): void => {
+    i++;
+    ws();
+    if (text[i] === close) { i++; return; }
+    for (;;) {
+      item();
+      ws();
+      if (text[i] === ',') { i++; continue; }
+      expect(close);
+      return;
+    }
+  };
+  const value = (): void => {
+    ws();
+    if (text[i] === '{') list('}', () => { ws(); string(); ws(); expect(':'); value(); });
+    else if (text[i] === '[') list(']', value);
+    else if (text[i] === '"') string();
+    else {
+      literal.lastIndex = i;
+      if (literal.test(text)) { i = literal.lastIndex; return; }
+      // `tru}`: the place is where the word stops being one, as V8 reports it.
+      const word = ['true', 'false', 'null'].find((w) => w[0] === text[i]);
+      for (const start = i; word !== undefined && i - start < word.length && text[i] === word[i - start];) i++;
+      fail();
+    }
+  };
+  try {
+    value();
+    ws();
+    if (i < text.length) fail();
+    return -1;
+  } catch (err) {
+    return err instanceof JsonStop ? err.offset : -1;
+  }
+}
+
+class JsonStop {
+  constructor(readonly offset: number) {}
 }
 
 /** Writes a file via a temporary file and rename, so readers never see half a file. Creates the directory. */

@@ -15,7 +15,7 @@ import { CliError, EXIT_USAGE } from '../errors';
 import { renderText as renderDiagnostics } from './diagnostics';
 import { readJsonFile } from './files';
 import { openPreviewGeo } from './geo';
-import { clientFor } from './server';
+import { clientFor, SERVER_HELP } from './server';
 
 export interface StateOptions {
   deployed?: string;
@@ -29,7 +29,7 @@ export interface StateOptions {
 export function addStateOptions(cmd: Command): Command {
   return cmd
     .option('--deployed <file>', 'plan against a local deployed state instead of the server: GET /v1/profiles output, or a tmkit/v1 document (e.g. the main branch\'s)')
-    .option('--server <url>', 'management API (default TMKIT_SERVER, then http://127.0.0.1:5380)')
+    .option('--server <url>', SERVER_HELP)
     .option('--token <token>', 'API token (default TMKIT_TOKEN, then <state-dir>/token for a local server)')
     .option('--state-dir <dir>', 'where a local `tmkit serve` keeps its token file (default TMKIT_STATE_DIR, then .tmkit in the working directory)')
     .option('--resources <file>', 'resource catalog for Azure endpoints (ARM id → target, location, state), as given to tmkit serve')

@@ -22,6 +22,8 @@ export interface EndpointStatusFacts {
   resource?: ResourceState;
   /** Nested endpoints: the status derived from the child profile by `nestedEndpointStatus()`. */
   nested?: NestedStatus;
+  /** A `down` override is in force (tmkit's traffic controls, core/ops/overrides.ts). */
+  overriddenDown?: boolean;
 }
 
 /*
@@ -32,18 +34,23 @@ export interface EndpointStatusFacts {
  *   any           | Disabled       | -                                   | Disabled            | no
  *   Disabled      | Enabled        | -                                   | Inactive            | no (NXDOMAIN)
  *   Enabled       | Enabled        | Azure resource stopped / missing    | Stopped             | no
+ *   Enabled       | Enabled        | override down (tmkit)               | Degraded            | no (never, not even by the fallback)
  *   Enabled       | Enabled        | nested: nestedEndpointStatus(child) | that status         | per status
  *   Enabled       | Enabled        | alwaysServe Enabled                 | Unmonitored         | yes
  *   Enabled       | Enabled        | verdict Online                      | Online              | yes
  *   Enabled       | Enabled        | verdict Degraded                    | Degraded            | no (all-degraded fallback)
+ *   Enabled       | Enabled        | verdict AwaitingFailback (tmkit)    | AwaitingFailback    | no (all-degraded fallback, as Degraded)
  *   Enabled       | Enabled        | verdict CheckingEndpoint / none yet | CheckingEndpoint    | yes
  *
  * tmkit choice (undocumented): a stopped resource wins over Always Serve (a stopped app cannot serve).
+ * tmkit's override row comes before nesting and Always Serve: an operator's `down` takes any endpoint out,
+ * and compile-profile.ts keeps it out of the all-degraded fallback as well (docs/operations.md).
  */
 export function endpointMonitorStatus(f: EndpointStatusFacts): EndpointMonitorStatus {
   if (f.endpointStatus === 'Disabled') return 'Disabled';
   if (f.profileStatus === 'Disabled') return 'Inactive';
   if (f.resource === 'stopped' || f.resource === 'missing') return 'Stopped';
+  if (f.overriddenDown) return 'Degraded';
   if (f.nested !== undefined) return f.nested;
   if (f.alwaysServe === 'Enabled') return 'Unmonitored';
   return f.verdict ?? 'CheckingEndpoint';
@@ -55,7 +62,7 @@ export function endpointMonitorStatus(f: EndpointStatusFacts): EndpointMonitorSt
  *   profileStatus | endpoint monitor statuses                            | profile monitor status
  *   --------------+------------------------------------------------------+-----------------------
  *   Disabled      | any / none                                           | Disabled
- *   Enabled       | >= 1 Degraded                                        | Degraded
+ *   Enabled       | >= 1 Degraded (or AwaitingFailback)                  | Degraded
  *   Enabled       | >= 1 Online (or Unmonitored), none Degraded          | Online
  *   Enabled       | >= 1 CheckingEndpoint, none Online/Degraded          | CheckingEndpoints
  *   Enabled       | all Disabled or Stopped (or Inactive), or none       | Inactive
@@ -71,7 +78,7 @@ export function profileMonitorStatus(
   let online = false;
   let checking = false;
   for (const s of endpointStatuses) {
-    if (s === 'Degraded') degraded = true;
+    if (isDown(s)) degraded = true;
     else if (s === 'Online' || s === 'Unmonitored') online = true;
     else if (s === 'CheckingEndpoint') checking = true;
   }
@@ -166,7 +173,12 @@ export function isAvailable(s: EndpointMonitorStatus): boolean {
   return s === 'Online' || s === 'CheckingEndpoint' || s === 'Unmonitored';
 }
 
-/** Eligible for routing at all, including via the all-degraded fallback: available or Degraded. */
+/** Degraded, or treated as Degraded by routing (AwaitingFailback: recovered, waiting for the operator). */
+export function isDown(s: EndpointMonitorStatus): boolean {
+  return s === 'Degraded' || s === 'AwaitingFailback';
+}
+
+/** Eligible for routing at all, including via the all-degraded fallback: available or (treated as) Degraded. */
 export function isEligible(s: EndpointMonitorStatus): boolean {
-  return isAvailable(s) || s === 'Degraded';
+  return isAvailable(s) || isDown(s);
 }

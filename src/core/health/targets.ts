@@ -1,5 +1,6 @@
 import type { Endpoint, MonitorHeader, MonitorProtocol, Profile, StatusCodeRange, TargetKind } from '../model/types';
 import type { ResourceCatalog } from '../ports';
+import { AZURE_FAILBACK, type FailbackSettings } from './machine';
 
 /**
  * One endpoint to probe, with the effective settings (profile monitorConfig + endpoint overrides).
@@ -39,6 +40,11 @@ export interface ProbeTarget {
   certificate?: { host: string; ca?: string; warningDays: number };
   /** tmkit: a probe slower than this (ms) fails with `slow: …` (docs/health.md "Slow is Degraded"). */
   degradedLatencyMs?: number;
+  /**
+   * How it comes back after an outage (the profile's `failback`, else Azure's). Not a probe setting: a change
+   * keeps the endpoint's state (the prober hands it to the state machine as a `configure` event).
+   */
+  failback: FailbackSettings;
   /**
    * Every setting that changes how the endpoint is probed, as one string. When it changes the prober
    * throws the endpoint's state away and probes it again at once (its old counts no longer mean anything).
@@ -183,6 +189,7 @@ export function probeTarget(profile: Profile, endpoint: Endpoint, rawTarget: str
     headers,
     expectedStatusCodeRanges: ranges,
     ...healthExtensions(m, target, headers),
+    failback: profile.failback ? { ...profile.failback } : AZURE_FAILBACK,
   };
   const fingerprint = JSON.stringify([
     t.target, t.protocol, t.port, t.path ?? null, t.intervalInSeconds, t.timeoutInSeconds,

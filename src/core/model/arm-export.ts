@@ -57,7 +57,8 @@ function endpointResource(p: Profile, e: Endpoint, ctx: ArmExportContext): Obj {
     if (e.target !== undefined) properties.target = e.target;
   }
   properties.endpointStatus = e.endpointStatus;
-  if (status !== undefined) properties.endpointMonitorStatus = status;
+  // Azure's enum has no AwaitingFailback (tmkit's Manual failback): routing treats it as Degraded, and so does ARM.
+  if (status !== undefined) properties.endpointMonitorStatus = status === 'AwaitingFailback' ? 'Degraded' : status;
   properties.weight = e.weight;
   properties.priority = e.priority;
   if (e.endpointLocation !== undefined) properties.endpointLocation = e.endpointLocation;

@@ -76,8 +76,9 @@ export function detectArmInput(input: unknown): ArmInputKind {
 
 const PROFILE_KEYS = [
   'name', 'profileStatus', 'trafficRoutingMethod', 'dnsConfig', 'monitorConfig', 'maxReturn',
-  'trafficViewEnrollmentStatus', 'allowedEndpointRecordTypes', 'tags', 'endpoints',
+  'trafficViewEnrollmentStatus', 'allowedEndpointRecordTypes', 'tags', 'failback', 'endpoints',
 ] as const;
+const FAILBACK_KEYS = ['mode', 'successesToRecover', 'holdDownSeconds'] as const;
 const DNS_KEYS = ['relativeName', 'ttl'] as const;
 const MONITOR_KEYS = [
   'protocol', 'port', 'path', 'intervalInSeconds', 'timeoutInSeconds', 'toleratedNumberOfFailures',
@@ -122,6 +123,7 @@ function canonicalProfile(p: ProfileInput): ProfileInput {
     }
     if (k === 'tags' && isObj(v)) return Object.fromEntries(Object.keys(v).sort().map((t) => [t, v[t]]));
     if (k === 'allowedEndpointRecordTypes' && Array.isArray(v)) return v.slice();
+    if (k === 'failback' && isObj(v)) return pick(v, FAILBACK_KEYS);
     if (k === 'endpoints' && Array.isArray(v)) return v.map((e) => (isObj(e) ? canonicalEndpoint(e as unknown as EndpointInput) : e));
     return v;
   }) as unknown as ProfileInput;
@@ -248,6 +250,8 @@ class Importer {
     for (const [k, v] of Object.entries(props)) {
       if (flat && (k === 'name' || k === 'tags' || READ_ONLY_PROFILE.has(k))) continue;
       if (v === null || v === undefined) continue;
+      // tmkit's own extension, not Azure's: never imported from ARM (a profile keeps its failback in tmkit/v1).
+      if (k === 'failback') continue;
       if (!PROFILE_PROPS.has(k)) {
         this.issue('warning', 'ARM_IMPORT_UNKNOWN_PROPERTY', `${at}.${k}`, `"${k}" is not part of tmkit/v1 and was dropped`,
           k === 'recordType' ? 'tmkit infers the record type from the endpoint targets' : undefined);

@@ -60,7 +60,12 @@ export function findEndpoint(p: Profile, name: string): Endpoint | undefined {
   return p.endpoints.find((e) => e.name.toLowerCase() === lower);
 }
 
-const asInput = (p: Profile): ProfileInput => clone(p) as unknown as ProfileInput;
+/**
+ * The profile as the input of an edit: a new top-level object and endpoint list, sharing everything below
+ * (stored profiles are read-only, and the edits below replace what they change instead of changing it), so an
+ * edit of one endpoint does not copy the other 199.
+ */
+const asInput = (p: Profile): ProfileInput => ({ ...p, endpoints: [...p.endpoints] }) as unknown as ProfileInput;
 
 /**
  * The profile with `endpoint` created or replaced (by name). A stored profile's endpoints all have

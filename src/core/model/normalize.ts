@@ -36,11 +36,27 @@ export const DEFAULTS = {
   /** Azure docs: a MultiValue profile returns 2 records unless told otherwise. */
   maxReturn: 2,
   trafficViewEnrollmentStatus: 'Disabled',
+  /** tmkit's failback property, when given: Azure's behaviour for whatever it leaves out. */
+  failbackMode: 'Automatic',
+  successesToRecover: 1,
+  holdDownSeconds: 0,
 } as const;
 
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const arr = <T>(v: unknown): T[] => (Array.isArray(v) ? (v as T[]) : []);
-const copyArr = <T extends object>(v: unknown): T[] => arr<T>(v).map((x) => (isObj(x) ? ({ ...x } as T) : x));
+/** A copy of a JSON value with every object's keys sorted. */
+const sortedCopy = (v: unknown): unknown => {
+  if (Array.isArray(v)) return v.map(sortedCopy);
+  if (!isObj(v)) return v;
+  const out: Record<string, unknown> = {};
+  for (const k of Object.keys(v).sort()) out[k] = sortedCopy(v[k]);
+  return out;
+};
+/**
+ * A copy of a list of user objects (headers, ranges, subnets), keys sorted: with every other object built in
+ * a fixed order here, equal profiles normalize to the same JSON text (what the store hashes for ETags).
+ */
+const copyArr = <T extends object>(v: unknown): T[] => arr<T>(v).map((x) => sortedCopy(x) as T);
 
 /** The monitorConfig properties tmkit adds to Azure's; none has a default written into the document. */
 export const HEALTH_EXTENSIONS = ['certificateValidation', 'caCertificates', 'certificateExpiryWarningDays', 'degradedLatencyMs'] as const;
@@ -111,7 +127,16 @@ export function normalizeProfile(p: ProfileInput): Profile {
   if (p.trafficRoutingMethod === 'MultiValue') out.maxReturn = p.maxReturn ?? DEFAULTS.maxReturn;
   else if (p.maxReturn !== undefined) out.maxReturn = p.maxReturn;
   if (p.allowedEndpointRecordTypes !== undefined) out.allowedEndpointRecordTypes = arr(p.allowedEndpointRecordTypes);
-  if (p.tags !== undefined) out.tags = { ...p.tags };
+  if (p.tags !== undefined) out.tags = (isObj(p.tags) ? sortedCopy(p.tags) : p.tags) as Profile['tags'];
+  // Absent stays absent (profiles stored before the property existed keep their hash, so no plan shows a change).
+  if (isObj(p.failback)) {
+    const f = p.failback;
+    out.failback = {
+      mode: f.mode ?? DEFAULTS.failbackMode,
+      successesToRecover: f.successesToRecover ?? DEFAULTS.successesToRecover,
+      holdDownSeconds: f.holdDownSeconds ?? DEFAULTS.holdDownSeconds,
+    };
+  }
   return out;
 }
 

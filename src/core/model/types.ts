@@ -111,6 +111,19 @@ export interface Endpoint {
   alwaysServe: AlwaysServe;
 }
 
+/** How a Degraded endpoint comes back (a tmkit extension; absent: Azure's behaviour, docs/health.md "Failback"). */
+export type FailbackMode = 'Automatic' | 'Manual';
+export const FAILBACK_MODES: readonly FailbackMode[] = ['Automatic', 'Manual'];
+
+export interface Failback {
+  /** Automatic: Online once recovered. Manual: AwaitingFailback once recovered, until `tmkit endpoint failback`. */
+  mode: FailbackMode;
+  /** Consecutive good probes before a Degraded endpoint counts as recovered: 1–10, default 1. */
+  successesToRecover: number;
+  /** Seconds since the endpoint failed before it can count as recovered: 0–3600, default 0. */
+  holdDownSeconds: number;
+}
+
 export interface Profile {
   name: string;
   profileStatus: ProfileStatus;
@@ -123,6 +136,8 @@ export interface Profile {
   trafficViewEnrollmentStatus: TrafficViewEnrollmentStatus;
   allowedEndpointRecordTypes?: AllowedEndpointRecordType[];
   tags?: Record<string, string>;
+  /** tmkit extension: how endpoints come back after an outage (absent: Azure's, Automatic after one good probe). */
+  failback?: Failback;
 }
 
 export interface Document {
@@ -179,6 +194,7 @@ export interface ProfileInput {
   trafficViewEnrollmentStatus?: TrafficViewEnrollmentStatus;
   allowedEndpointRecordTypes?: AllowedEndpointRecordType[];
   tags?: Record<string, string>;
+  failback?: { mode?: FailbackMode; successesToRecover?: number; holdDownSeconds?: number };
 }
 
 export interface DocumentInput {

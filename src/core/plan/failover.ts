@@ -31,6 +31,28 @@ export interface FailoverEstimate {
   /** e.g. `30 × (3 + 1) + 10 + TTL 30 = 160 s`. */
   formula: string;
   notes: string[];
+  /**
+   * Worst-case recovery once the failed endpoint is healthy again, when the profile setting the worst case
+   * has a `failback` property (recoveryEstimate()); absent: Azure's, the next probe (one interval) + TTL.
+   */
+  recovery?: { seconds: number | null; formula: string };
+}
+
+/*
+ * Worst-case recovery (the failback property, docs/health.md "Failback"): the endpoint is healthy again just
+ * after a failed probe; `successesToRecover` good probes one interval apart follow, and it must be at least
+ * `holdDownSeconds` since it failed (at most that long after it is healthy again); then resolvers keep the old
+ * answer for the TTL. Manual: until someone runs `tmkit endpoint failback`, then the TTL.
+ *
+ *   recovery = max(interval × successesToRecover, holdDownSeconds) + TTL
+ */
+export function recoveryEstimate(q: Profile, ttl: number): { seconds: number | null; formula: string } | undefined {
+  const f = q.failback;
+  if (!f) return undefined;
+  const i = q.monitorConfig.intervalInSeconds;
+  if (f.mode === 'Manual') return { seconds: null, formula: `manual: AwaitingFailback until tmkit endpoint failback, then TTL ${ttl}` };
+  const seconds = Math.max(i * f.successesToRecover, f.holdDownSeconds) + ttl;
+  return { seconds, formula: `max(${i} × ${f.successesToRecover}, ${f.holdDownSeconds}) + TTL ${ttl} = ${seconds} s` };
 }
 
 export function detectionSeconds(p: Profile): number {
@@ -82,12 +104,15 @@ export function failoverTimes(profiles: ReadonlyMap<string, Profile>, names?: It
       out.set(name, { profile: name, seconds: null, detectionSeconds: null, ttl, via: [], formula: 'not probed', notes });
       continue;
     }
-    const q = profiles.get(w.via[w.via.length - 1]!)!.monitorConfig;
+    const worstProfile = profiles.get(w.via[w.via.length - 1]!)!;
+    const q = worstProfile.monitorConfig;
     const seconds = w.det + ttl;
     const where = w.via.length > 1 ? ` (probe settings of ${w.via[w.via.length - 1]})` : '';
+    const recovery = recoveryEstimate(worstProfile, ttl);
     out.set(name, {
       profile: name, seconds, detectionSeconds: w.det, ttl, via: w.via, notes,
       formula: `${q.intervalInSeconds} × (${q.toleratedNumberOfFailures} + 1) + ${q.timeoutInSeconds}${where} + TTL ${ttl} = ${seconds} s`,
+      ...(recovery ? { recovery } : {}),
     });
   }
   return out;

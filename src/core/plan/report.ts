@@ -4,6 +4,8 @@ import { nestedChildren } from '../model/names';
 import { plannedProfiles } from './diff';
 import { failoverTimes, type FailoverEstimate } from './failover';
 import { lintProfiles } from './lints';
+import { liveHealth, type LiveHealthInput, type LiveHealthReport } from './live';
+import type { ResourceCatalog } from '../ports';
 import type { PlanPreview } from './preview-types';
 import type { DeployedProfile, Plan } from './types';
 
@@ -22,11 +24,16 @@ export interface PlanReport {
   failover: FailoverRow[];
   maxFailoverSeconds?: number;
   preview?: PlanPreview;
+  /** What the server planned against says about health now (plans against a server; live.ts). */
+  live?: LiveHealthReport;
 }
 
 export interface ReportOptions {
   maxFailoverSeconds?: number;
   preview?: PlanPreview;
+  /** The server's live health (statuses and overrides), for the "Live health" section and its warnings. */
+  live?: LiveHealthInput;
+  resources?: ResourceCatalog;
   /** Warnings found elsewhere (validation of the document), listed before the plan's lints; only those about profiles the plan writes (or the whole document) are kept. */
   warnings?: readonly Diagnostic[];
 }
@@ -97,9 +104,12 @@ export function buildReport(plan: Plan, deployed: readonly DeployedProfile[], op
       exceeds: max !== undefined && a !== null && a.seconds !== null && a.seconds > max,
     };
   });
+  const live = options.live ? liveHealth(plan, deployed, options.live, options.resources) : undefined;
+  if (live) warnings.push(...live.warnings);
   const report: PlanReport = { plan, warnings, failover };
   if (max !== undefined) report.maxFailoverSeconds = max;
   if (options.preview) report.preview = options.preview;
+  if (live) report.live = live.report;
   return report;
 }
 

@@ -2,7 +2,7 @@
  * Change detection for incremental snapshot builds: which compiled profiles of the previous snapshot the
  * next build may keep. A profile is compiled again when
  * - its document is not the same object as before (callers replace profiles, never mutate them),
- * - a probe verdict of one of its endpoints is not the one the previous build read,
+ * - a probe verdict or a traffic override of one of its endpoints is not the one the previous build read,
  * - it has Azure endpoints and the resource catalog is not the same object as before,
  * - it is new, or
  * - it nests, directly or through other profiles, a profile compiled again or deleted (nested endpoints
@@ -10,7 +10,7 @@
  * Everything else is kept as it is, caches included. The detector reads the inputs itself, so a caller
  * cannot forget to report a change; buildSnapshot() then compiles only what is not kept.
  */
-import type { ProbeVerdict } from '../health/types';
+import type { EndpointOverride, ProbeVerdict } from '../health/types';
 import { childProfileName } from '../model/names';
 import type { Profile } from '../model/types';
 import type { GeoLookup, ResourceCatalog } from '../ports';
@@ -22,6 +22,8 @@ export interface ProfileFacts {
   readonly children: readonly string[];
   /** The probe verdict read for each endpoint, by endpoint index (undefined for nested ones). */
   readonly verdicts: readonly (ProbeVerdict | undefined)[];
+  /** The override read for each endpoint (its signature), by endpoint index. */
+  readonly overrides: readonly (string | undefined)[];
   /** It has Azure endpoints, so it depends on the resource catalog. */
   readonly usesResources: boolean;
 }
@@ -88,9 +90,9 @@ export function nestedChildKeys(p: Profile): string[] {
   return out;
 }
 
-export function profileFacts(p: Profile, verdicts: readonly (ProbeVerdict | undefined)[]): ProfileFacts {
+export function profileFacts(p: Profile, read: { verdicts: readonly (ProbeVerdict | undefined)[]; overrides: readonly (string | undefined)[] }): ProfileFacts {
   const eps = Array.isArray(p.endpoints) ? p.endpoints : [];
-  return { children: nestedChildKeys(p), verdicts, usesResources: eps.some((e) => e.type === 'azureEndpoints') };
+  return { children: nestedChildKeys(p), verdicts: read.verdicts, overrides: read.overrides, usesResources: eps.some((e) => e.type === 'azureEndpoints') };
 }
 
 /** A previous build whose profiles can be reused for `next`: same zone and GeoLookup, order-independent. */
@@ -100,12 +102,18 @@ function reusableRecord(previous: CompiledSnapshot | undefined, next: BuildInput
   return next.byLowerName.size === next.profiles.size ? record : undefined;
 }
 
-/** The probe verdicts of `old`'s endpoints are still the ones the previous build read. */
-export function sameVerdicts(p: Profile, old: CompiledProfile, seen: ProfileFacts['verdicts'], next: BuildInputs): boolean {
+/** A stable text of an endpoint's override, for change detection (undefined: none). */
+export function overrideSignature(o: EndpointOverride | undefined): string | undefined {
+  return o === undefined ? undefined : `${o.down ? 'down' : ''}|${o.weight ?? ''}|${o.reason}`;
+}
+
+/** The probe verdicts and overrides of `old`'s endpoints are still the ones the previous build read. */
+export function sameVerdicts(p: Profile, old: CompiledProfile, seen: ProfileFacts, next: BuildInputs): boolean {
   const eps = old.endpoints;
   for (let i = 0; i < eps.length; i++) {
     const e = eps[i]!.endpoint;
-    if (e.type !== 'nestedEndpoints' && next.health.verdict(p.name, e.name) !== seen[i]) return false;
+    if (e.type !== 'nestedEndpoints' && next.health.verdict(p.name, e.name) !== seen.verdicts[i]) return false;
+    if ((next.health.override !== undefined || seen.overrides[i] !== undefined) && overrideSignature(next.health.override?.(p.name, e.name)) !== seen.overrides[i]) return false;
   }
   return true;
 }
@@ -118,7 +126,7 @@ function changedProfiles(previous: CompiledSnapshot, record: BuildRecord, next: 
     const old = previous.compiled.get(key);
     const facts = record.facts.get(key);
     const same = old !== undefined && old.profile === p && facts !== undefined
-      && !(resourcesChanged && facts.usesResources) && sameVerdicts(p, old, facts.verdicts, next);
+      && !(resourcesChanged && facts.usesResources) && sameVerdicts(p, old, facts, next);
     if (!same) changed.add(key);
   }
   for (const key of previous.compiled.keys()) if (!next.byLowerName.has(key)) changed.add(key); // deleted: their parents change

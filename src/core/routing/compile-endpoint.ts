@@ -11,15 +11,23 @@ import {
   type NestedStatus,
   type ResourceState,
 } from '../health/status';
-import type { EndpointMonitorStatus, HealthView, ProbeVerdict } from '../health/types';
+import type { EndpointMonitorStatus, EndpointOverride, HealthView, ProbeVerdict } from '../health/types';
 import { childProfileName } from '../model/names';
 import type { Endpoint, Profile } from '../model/types';
 import type { ResourceCatalog } from '../ports';
+import { overrideSignature } from './changes';
 import type { CompiledEndpoint, CompiledProfile, EndpointKind, RecordKind } from './compiled';
 import { isIPv4, isIPv6, subnetRange, type IpRange } from './ip';
 
 /** A compiled endpoint before the profile decides whether it is usable (that needs all its siblings). */
 export type PreEndpoint = Omit<CompiledEndpoint, 'usable'>;
+
+/** What compileEndpoint read for one endpoint, for change detection (changes.ts): its verdict and override. */
+export interface EndpointInputs {
+  verdicts: (ProbeVerdict | undefined)[];
+  /** A stable text of each endpoint's override (undefined: none). */
+  overrides: (string | undefined)[];
+}
 
 /** The child profile a nested endpoint names, as the build finds it. */
 export type ChildLookup =
@@ -124,23 +132,27 @@ function resolveTarget(p: Profile, e: Endpoint, env: EndpointEnv): Target {
   return externalTarget(e, location);
 }
 
-function statusReason(status: EndpointMonitorStatus, e: Endpoint, t: Target, verdict: ProbeVerdict | undefined): string {
+function statusReason(status: EndpointMonitorStatus, e: Endpoint, t: Target, verdict: ProbeVerdict | undefined, override: EndpointOverride | undefined): string {
   if (status === 'Disabled') return 'endpointStatus Disabled';
   if (status === 'Inactive') return 'profile Disabled: Inactive';
+  if (override?.down && status === 'Degraded') return `${override.reason}: taken out of DNS`;
   if (t.reason !== '' && (status === 'Stopped' || e.type === 'nestedEndpoints')) return t.reason;
   if (status === 'Unmonitored') return 'Always Serve: Unmonitored';
   if (verdict === undefined) return 'no probe result yet: CheckingEndpoint';
+  if (verdict === 'AwaitingFailback') return 'probe verdict AwaitingFailback: recovered, waiting for `tmkit endpoint failback` (failback mode Manual)';
   return `probe verdict ${verdict}`;
 }
 
 /**
  * Compiles endpoint `index` of profile `p`. Appends the probe verdict it read (undefined for nested
- * endpoints, whose status comes from their child) to `verdicts`, for change detection.
+ * endpoints, whose status comes from their child) and its override to `read`, for change detection.
  */
-export function compileEndpoint(p: Profile, e: Endpoint, index: number, env: EndpointEnv, verdicts: (ProbeVerdict | undefined)[]): PreEndpoint {
+export function compileEndpoint(p: Profile, e: Endpoint, index: number, env: EndpointEnv, read: EndpointInputs): PreEndpoint {
   const t = resolveTarget(p, e, env);
   const verdict = e.type === 'nestedEndpoints' ? undefined : env.health.verdict(p.name, e.name);
-  verdicts.push(verdict);
+  const override = env.health.override?.(p.name, e.name);
+  read.verdicts.push(verdict);
+  read.overrides.push(overrideSignature(override));
   const status = endpointMonitorStatus({
     profileStatus: p.profileStatus,
     endpointStatus: e.endpointStatus,
@@ -149,13 +161,16 @@ export function compileEndpoint(p: Profile, e: Endpoint, index: number, env: End
     // External endpoints have no catalog resource; their target has a resource state only when it is missing.
     ...(t.resource !== undefined ? { resource: t.resource } : {}),
     ...(t.nested !== undefined ? { nested: t.nested } : {}),
+    ...(override?.down ? { overriddenDown: true } : {}),
   });
   return {
     endpoint: e,
     index,
     path: `${p.name}/${e.name}`,
     status,
-    statusReason: statusReason(status, e, t, verdict),
+    statusReason: statusReason(status, e, t, verdict, override),
+    weight: override?.weight ?? e.weight,
+    ...(override !== undefined ? { override } : {}),
     kind: t.kind,
     ...(t.data !== undefined ? { data: t.data } : {}),
     ...(t.child !== undefined ? { child: t.child } : {}),

@@ -4,13 +4,13 @@
  * status) and every routing method's index, each built by its method module. Nested children are
  * compiled first, on demand, once per build.
  */
-import { isAvailable, isEligible, profileMonitorStatus } from '../health/status';
-import type { HealthView, ProbeVerdict } from '../health/types';
+import { isAvailable, isDown, isEligible, profileMonitorStatus } from '../health/status';
+import type { HealthView } from '../health/types';
 import { profileFqdn } from '../model/names';
 import type { Profile } from '../model/types';
 import type { ResourceCatalog } from '../ports';
 import { profileFacts, type ProfileFacts, type Reuse } from './changes';
-import { compileEndpoint, stripDot, type ChildLookup, type EndpointEnv, type PreEndpoint } from './compile-endpoint';
+import { compileEndpoint, stripDot, type ChildLookup, type EndpointEnv, type EndpointInputs, type PreEndpoint } from './compile-endpoint';
 import type { BuildInputs, CompiledEndpoint, CompiledProfile, SnapshotInput } from './compiled';
 
 export type { BuildInputs } from './compiled';
@@ -46,14 +46,16 @@ export function buildInputs(input: SnapshotInput): BuildInputs {
 
 /**
  * A profile from its compiled endpoints: usable endpoints (available, or Degraded while every eligible
- * endpoint is Degraded), the monitor status and the method indexes.
+ * endpoint is Degraded), the monitor status and the method indexes. AwaitingFailback counts as Degraded; an
+ * endpoint an operator took out (a `down` override) is not eligible at all, so the fallback never brings it
+ * back (core/health/status.ts).
  */
 export function assembleProfile(p: Profile, fqdn: string, pre: readonly PreEndpoint[]): CompiledProfile {
-  const eligible = pre.filter((e) => isEligible(e.status));
-  const allDegraded = eligible.length > 0 && eligible.every((e) => e.status === 'Degraded');
+  const eligible = pre.filter((e) => isEligible(e.status) && !e.override?.down);
+  const allDegraded = eligible.length > 0 && eligible.every((e) => isDown(e.status));
   const endpoints: CompiledEndpoint[] = pre.map((e) => ({
     ...e,
-    usable: isAvailable(e.status) || (allDegraded && e.status === 'Degraded'),
+    usable: isAvailable(e.status) || (allDegraded && isDown(e.status) && !e.override?.down),
   }));
   const enabled = endpoints.filter((e) => e.endpoint.endpointStatus !== 'Disabled');
   return {
@@ -99,10 +101,10 @@ export class ProfileCompiler {
     if (done) return done;
     this.inProgress.add(key);
     const eps = Array.isArray(p.endpoints) ? p.endpoints : [];
-    const verdicts: (ProbeVerdict | undefined)[] = [];
-    const pre = eps.map((e, index) => compileEndpoint(p, e, index, this.env, verdicts));
+    const read: EndpointInputs = { verdicts: [], overrides: [] };
+    const pre = eps.map((e, index) => compileEndpoint(p, e, index, this.env, read));
     this.inProgress.delete(key);
-    this.facts.set(key, profileFacts(p, verdicts));
+    this.facts.set(key, profileFacts(p, read));
     const cp = assembleProfile(p, profileFqdn(p.dnsConfig?.relativeName ?? p.name, this.inputs.zone), pre);
     this.compiled.set(key, cp);
     return cp;

@@ -3,7 +3,7 @@
  * Types only; the per-method parts of a compiled profile are declared by the method that reads them
  * (methods/priority.ts, subnet.ts, geographic.ts, performance.ts).
  */
-import type { EndpointMonitorStatus, HealthView, ProfileMonitorStatus } from '../health/types';
+import type { EndpointMonitorStatus, EndpointOverride, HealthView, ProfileMonitorStatus } from '../health/types';
 import type { Endpoint, Profile } from '../model/types';
 import type { GeoLookup, ResourceCatalog } from '../ports';
 import type { IpRange } from './ip';
@@ -33,6 +33,13 @@ export interface CompiledEndpoint {
   readonly geoMapping: readonly string[];
   /** Answerable now: available, or Degraded while the profile's all-degraded fallback is active. */
   readonly usable: boolean;
+  /**
+   * The weight Weighted routing uses: the endpoint's, or a `weight` override's (pipeline.ts builds the
+   * snapshot with the runtime's overrides; the stored profile never changes, so Terraform sees no drift).
+   */
+  readonly weight: number;
+  /** The runtime's overrides in force on this endpoint (tmkit traffic controls), for status and explanations. */
+  readonly override?: EndpointOverride;
 }
 
 // Each routing method's part of a compiled profile, built by the method (methods/<method>.ts *Index()).

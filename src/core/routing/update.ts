@@ -119,7 +119,7 @@ export function updateSnapshot(previous: CompiledSnapshot, change: SnapshotChang
     const p = live.byLowerName.get(key);
     const old = compiled.get(key);
     const f = facts.get(key);
-    if (p !== undefined && (old === undefined || f === undefined || !sameVerdicts(p, old, f.verdicts, inputs))) dirty.add(key);
+    if (p !== undefined && (old === undefined || f === undefined || !sameVerdicts(p, old, f, inputs))) dirty.add(key);
   }
   // Every profile nesting a dirty one, through any number of levels (the index holds the edges as built).
   const queue = [...dirty];

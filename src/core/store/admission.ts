@@ -15,6 +15,7 @@ import type { Diagnostic } from '../diagnostics';
 import { normalizeProfile } from '../model/normalize';
 import type { Profile, ProfileInput } from '../model/types';
 import { deleteReferenced, nameClash, validateProfile } from '../validate';
+import type { ProfileIndex } from '../validate/context';
 import { StoreError, type StoreView } from './types';
 
 /** A profile the store may write: normalized, with the rule warnings to hand back to the writer. */
@@ -37,11 +38,16 @@ export function writeName(input: unknown): string | undefined {
 export function admitProfile(view: StoreView, input: unknown): Admitted {
   const name = writeName(input);
   if (name !== undefined) {
-    const clash = nameClash(name, view.profiles.keys());
+    const same = view.index?.byName(name.toLowerCase());
+    const clash = nameClash(name, view.index ? (same ? [same.name] : []) : view.profiles.keys());
     if (clash) throw new StoreError('PROFILE_NAME_CONFLICT', clash.message, { name }, [clash]);
   }
-  const context: Profile[] = [];
-  for (const [n, p] of view.profiles) if (n !== name) context.push(p.profile);
+  let context: ProfileIndex | Profile[];
+  if (view.index) context = view.index;
+  else {
+    context = [];
+    for (const [n, p] of view.profiles) if (n !== name) context.push(p.profile);
+  }
   const diagnostics = validateProfile(input, { context });
   const errors = diagnostics.filter((d) => d.severity === 'error');
   if (errors.length > 0 || name === undefined) {
@@ -53,8 +59,12 @@ export function admitProfile(view: StoreView, input: unknown): Admitted {
 
 /** Judges a delete of `name` against `view`: a profile still nested by another stays (PROFILE_REFERENCED). */
 export function admitDelete(view: StoreView, name: string): void {
-  const profiles: Profile[] = [];
-  for (const p of view.profiles.values()) profiles.push(p.profile);
+  let profiles: Profile[];
+  if (view.index) profiles = view.index.parentsOf(name.toLowerCase());
+  else {
+    profiles = [];
+    for (const p of view.profiles.values()) profiles.push(p.profile);
+  }
   const referenced = deleteReferenced(name, profiles);
   if (referenced) throw new StoreError('PROFILE_REFERENCED', referenced.message, { name }, [referenced]);
 }

@@ -6,20 +6,68 @@ import type { Profile } from '../model/types';
 import { sha256Hex } from '../sha256';
 import { StoreError, type StoredProfile } from './types';
 
-/** JSON with object keys sorted, so equal content hashes equally whatever the key order. */
+/**
+ * JSON with object keys sorted, so equal content hashes equally whatever the key order. The same text as
+ * `JSON.stringify(value)` with every object's keys sorted (toJSON, undefined and non-finite numbers as JSON
+ * treats them), written in one pass without copying the objects: it is on every write's path.
+ */
 export function canonicalJson(value: unknown): string {
-  return JSON.stringify(value, (_k, v: unknown) => {
-    if (v && typeof v === 'object' && !Array.isArray(v)) {
-      const o = v as Record<string, unknown>;
-      return Object.fromEntries(Object.keys(o).sort().map((k) => [k, o[k]]));
-    }
-    return v;
-  });
+  return writeCanonical(value) as string;
 }
 
-/** Content hash of a profile together with its owner. */
-export function contentHash(profile: Profile, stack: string): string {
-  return sha256Hex(canonicalJson({ stack, profile })).slice(0, 16);
+/** A property name JSON writes as it is, between quotes (every name of a profile). */
+const PLAIN_KEY = /^[A-Za-z0-9_$]*$/;
+
+const isIndexKey = (k: string): boolean => /^(?:0|[1-9]\d{0,9})$/.test(k) && Number(k) < 4294967295;
+
+function writeCanonical(v: unknown): string | undefined {
+  switch (typeof v) {
+    case 'string': return JSON.stringify(v);
+    case 'number': return Number.isFinite(v) ? JSON.stringify(v) : 'null';
+    case 'boolean': return v ? 'true' : 'false';
+    case 'object': {
+      if (v === null) return 'null';
+      const withJson = v as { toJSON?: (key: string) => unknown };
+      if (typeof withJson.toJSON === 'function') return writeCanonical(withJson.toJSON(''));
+      if (Array.isArray(v)) {
+        let s = '[';
+        for (let i = 0; i < v.length; i++) s += (i > 0 ? ',' : '') + (writeCanonical(v[i]) ?? 'null');
+        return `${s}]`;
+      }
+      const o = v as Record<string, unknown>;
+      // As JSON.stringify of a sorted copy lists them: array-index keys first, ascending (Object.keys
+      // already gives them so), then the others sorted.
+      const all = Object.keys(o);
+      let n = 0;
+      while (n < all.length && isIndexKey(all[n]!)) n++;
+      const keys = n === 0 ? all.sort() : [...all.slice(0, n), ...all.slice(n).sort()];
+      let s = '{';
+      let first = true;
+      for (const k of keys) {
+        const item = writeCanonical(o[k]);
+        if (item === undefined) continue;
+        s += `${first ? '' : ','}${PLAIN_KEY.test(k) ? `"${k}"` : JSON.stringify(k)}:${item}`;
+        first = false;
+      }
+      return `${s}}`;
+    }
+    case 'bigint': return JSON.stringify(v); // throws, as JSON does
+    default: return undefined; // undefined, functions, symbols: left out, as JSON does
+  }
+}
+
+/**
+ * Content hash of a normalized profile together with its owner, from the profile's JSON text as the store
+ * writes it (`document`). normalizeProfile builds every object in a fixed key order (core/model/normalize.ts),
+ * so equal profiles have equal text; the hash of what changed is the hash of what is written, in one pass.
+ */
+export function documentHash(document: string, stack: string, sha256: (text: string) => string = sha256Hex): string {
+  return sha256(`${stack}\n${document}`).slice(0, 16);
+}
+
+/** `documentHash` of a normalized profile. */
+export function contentHash(profile: Profile, stack: string, sha256: (text: string) => string = sha256Hex): string {
+  return documentHash(JSON.stringify(profile), stack, sha256);
 }
 
 export function makeEtag(revision: number, hash: string): string {

@@ -2,6 +2,7 @@ import { TmkitError, type Diagnostic } from '../diagnostics';
 import type { ResourceCatalogRecord } from '../model/catalog';
 import type { Profile, ProfileInput } from '../model/types';
 import type { PushedHealthStore } from './pushed-health';
+import type { ProfileIndex } from '../validate/context';
 
 /**
  * The runtime's durable state behind one interface: the embedded SQLite store (store/sqlite.ts) and the
@@ -34,6 +35,8 @@ export interface StoredProfile {
 export interface StoreView {
   revision: number;
   profiles: ReadonlyMap<string, StoredProfile>;
+  /** The same profiles indexed for admission (profile-index.ts); without it admission walks `profiles`. */
+  index?: ProfileIndex & { parentsOf(lower: string): Profile[] };
 }
 
 /** What a store read to serve writes and views (the scale tests assert a write reads only its own rows). */
@@ -97,6 +100,11 @@ export interface StoreChange {
   op: 'put' | 'delete' | 'replace';
   /** Profile name for profile changes. */
   name?: string;
+  /**
+   * A put's profile as stored, when the store has it at hand (the pipeline then need not read it back).
+   * Read-only: it is the store's own copy.
+   */
+  stored?: StoredProfile;
 }
 
 export type StoreListener = (change: StoreChange) => void;

@@ -50,6 +50,8 @@ export const RULES = {
   MONITOR_TOLERATED_FAILURES_RANGE: e('monitor', 'monitorConfig.toleratedNumberOfFailures is an integer 0–9.'),
   CUSTOM_HEADERS_LIMIT: e('monitor', 'At most 8 custom headers (profile monitorConfig and each endpoint).'),
   CUSTOM_HEADER_NAME: e('monitor', 'A custom header name is an HTTP token (letters, digits and !#$%&\'*+-.^_`|~).'),
+  CUSTOM_HEADER_VALUE: e('monitor', 'A custom header value is printable ASCII, spaces and tabs: no CR, LF, NUL, other control characters or non-ASCII (the prober could never send it).'),
+  CUSTOM_HEADER_FORBIDDEN: e('monitor', 'A custom header is one the prober can send: not a hop-by-hop or framing header (Connection, Keep-Alive, Proxy-Connection, TE, Trailer, Transfer-Encoding, Upgrade, Content-Length, Expect).'),
   CUSTOM_HEADER_HOST_WILDCARD: e('monitor', 'A custom Host header value contains no "*".'),
   CUSTOM_HEADER_DUPLICATE: w('monitor', 'A header name appears once per list (the later one would be ambiguous).'),
   CUSTOM_HEADERS_IGNORED: w('monitor', 'Custom headers are ignored by TCP probes.'),
@@ -128,6 +130,10 @@ export const RULES = {
   NESTED_MULTIVALUE_PARENT: e('nesting', 'A MultiValue profile is never a parent (no nested endpoints).'),
   NESTED_MULTIVALUE_CHILD: e('nesting', 'A nested MultiValue child has at least one IPv4 and one IPv6 endpoint.'),
   NESTED_MULTIVALUE_MIN_CHILD: w('nesting', 'A nested endpoint over a MultiValue child sets minChildEndpointsIPv4 and minChildEndpointsIPv6.'),
+  // failback (a tmkit extension)
+  FAILBACK_MODE: e('failback', 'failback.mode is Automatic or Manual.'),
+  FAILBACK_SUCCESSES_RANGE: e('failback', 'failback.successesToRecover is an integer 1–10.'),
+  FAILBACK_HOLD_DOWN_RANGE: e('failback', 'failback.holdDownSeconds is an integer 0–3600.'),
 } as const satisfies Record<string, RuleInfo>;
 
 export type RuleCode = keyof typeof RULES;

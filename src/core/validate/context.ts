@@ -17,15 +17,49 @@ import type { Reporter } from './diagnostics';
 import { analyzeTarget, classifyTarget, type ClassifiedTarget } from './target';
 import { isObj, itemSegment } from './util';
 
+/**
+ * Already-deployed profiles looked up by what the cross-profile rules need, so a write is judged in the time
+ * its own profile takes, not the number deployed (stores keep one incrementally; an array is indexed once).
+ */
+export interface ProfileIndex {
+  /** The profile whose name is `lower` ignoring case. */
+  byName(lower: string): Profile | undefined;
+  /** The profile answering at this relativeName (lower case, no trailing dot). */
+  byRelativeName(lower: string): Profile | undefined;
+  /** How many profiles. */
+  readonly size: number;
+}
+
+/** An index of a list of profiles (the first of equal names wins). */
+export function indexProfiles(profiles: Iterable<Profile>): ProfileIndex {
+  const names = new Map<string, Profile>();
+  const rns = new Map<string, Profile>();
+  let size = 0;
+  for (const p of profiles) {
+    if (!isObj(p as unknown)) continue;
+    const k = lowerName(p);
+    if (k === undefined || names.has(k)) continue;
+    names.set(k, p);
+    size++;
+    const rn = p.dnsConfig?.relativeName as unknown;
+    if (typeof rn === 'string') {
+      const key = rn.toLowerCase().replace(/\.$/, '');
+      if (!rns.has(key)) rns.set(key, p);
+    }
+  }
+  return { byName: (l) => names.get(l), byRelativeName: (l) => rns.get(l), size };
+}
+
 export interface ValidateOptions {
   /** Adds the Azure-only rules (public-address targets, GUID subscriptions, profile limit; README.md, Concepts). */
   strictAzure?: boolean;
   /**
    * Already-deployed normalized profiles that are NOT in this document: nested endpoints may reference
    * them; they count for FQDN uniqueness, cycles and nesting depth; they are never reported on. A context
-   * profile with the same name as a document profile is replaced by the document's.
+   * profile with the same name as a document profile is replaced by the document's. A `ProfileIndex` (what
+   * stores keep) spares indexing them again per validation.
    */
-  context?: readonly Profile[];
+  context?: readonly Profile[] | ProfileIndex;
 }
 
 export interface EndpointCtx {
@@ -53,10 +87,12 @@ export interface Ctx {
   r: Reporter;
   strictAzure: boolean;
   profiles: ProfileCtx[];
-  /** Lower-cased name → profile, for the document's profiles (first wins) and then context profiles. */
-  known: Map<string, Profile>;
+  /** The profile of a lower-cased name: the document's (first wins), else a context profile. */
+  known(lower: string): Profile | undefined;
+  /** The context profile answering at a relativeName (lower case), unless a document profile replaces it. */
+  contextByRelativeName(lower: string): Profile | undefined;
   /** Context profiles not replaced by a document profile. */
-  context: Profile[];
+  contextSize: number;
 }
 
 const METHODS = new Set<string>(TRAFFIC_ROUTING_METHODS);
@@ -100,18 +136,20 @@ export function buildCtx(r: Reporter, rawProfiles: readonly unknown[], options: 
   rawProfiles.forEach((p, i) => {
     if (isObj(p)) profiles.push(profileCtx(p, `profiles${itemSegment(p, i, true)}`));
   });
-  const known = new Map<string, Profile>();
+  const documentNames = new Map<string, Profile>();
   for (const p of profiles) {
     const k = lowerName(p.profile);
-    if (k !== undefined && !known.has(k)) known.set(k, p.profile);
+    if (k !== undefined && !documentNames.has(k)) documentNames.set(k, p.profile);
   }
-  const context: Profile[] = [];
-  for (const p of Array.isArray(options.context) ? options.context : []) {
-    if (!isObj(p as unknown)) continue;
-    const k = lowerName(p);
-    if (k === undefined || known.has(k)) continue;
-    known.set(k, p);
-    context.push(p);
-  }
-  return { r, strictAzure: options.strictAzure === true, profiles, known, context };
+  const raw = options.context;
+  const index: ProfileIndex = raw === undefined ? indexProfiles([]) : Array.isArray(raw) ? indexProfiles(raw as readonly Profile[]) : raw as ProfileIndex;
+  const replaced = (p: Profile): boolean => { const k = lowerName(p); return k !== undefined && documentNames.has(k); };
+  let replacedCount = 0;
+  for (const k of documentNames.keys()) if (index.byName(k) !== undefined) replacedCount++;
+  return {
+    r, strictAzure: options.strictAzure === true, profiles,
+    known: (lower) => documentNames.get(lower) ?? index.byName(lower),
+    contextByRelativeName: (lower) => { const p = index.byRelativeName(lower); return p === undefined || replaced(p) ? undefined : p; },
+    contextSize: index.size - replacedCount,
+  };
 }

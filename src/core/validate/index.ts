@@ -10,6 +10,7 @@ import type { Diagnostic } from '../diagnostics';
 import { Reporter } from './diagnostics';
 import { checkDns } from './rules/dns';
 import { checkEndpoints } from './rules/endpoints';
+import { checkFailback } from './rules/failback';
 import { checkGeo } from './rules/geo';
 import { checkHealthExtensions } from './rules/health-extensions';
 import { checkMonitor } from './rules/monitor';
@@ -33,7 +34,7 @@ export { parsePemCertificates } from './pem';
 
 const FAMILIES = [
   checkNames, checkDns, checkProfile, checkMonitor, checkHealthExtensions, checkEndpoints, checkTargets,
-  checkGeo, checkSubnets, checkMultiValue, checkPerformance, checkNesting,
+  checkGeo, checkSubnets, checkMultiValue, checkPerformance, checkNesting, checkFailback,
 ] as const;
 
 function semantic(r: Reporter, rawProfiles: readonly unknown[], options: ValidateOptions): void {

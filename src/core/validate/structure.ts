@@ -70,6 +70,7 @@ export const PROFILE_SHAPE: Shape = {
   trafficViewEnrollmentStatus: str,
   allowedEndpointRecordTypes: strArr,
   tags: { kind: 'stringMap' },
+  failback: { kind: { object: { mode: str, successesToRecover: num, holdDownSeconds: num } } },
 };
 
 export const DOCUMENT_SHAPE: Shape = {

@@ -20,8 +20,12 @@ export interface ApiContext {
 }
 
 const STACK_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
-/** Conditional writes without If-Match re-apply their edit to a concurrently changed profile at most this often. */
-const RETRIES = 5;
+/**
+ * Conditional writes without the client's own If-Match on the profile re-apply their edit to a concurrently
+ * changed profile at most this often. Writes of one turn commit as a group and only one edit of a profile
+ * wins per group, so N writers of one profile (Terraform's parallelism, 10) need up to N rounds.
+ */
+const RETRIES = 64;
 
 export const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 

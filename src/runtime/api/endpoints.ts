@@ -62,7 +62,8 @@ async function putEndpoint(c: ApiContext, ctx: Ctx): Promise<Reply<EndpointWrite
     throw ApiProblem.of(400, 'NAME_MISMATCH', `the body names endpoint '${String(body.name)}' but the URL names '${urlEndpoint}'; they must be equal`, { path: `endpoints[${urlEndpoint}].name` });
   }
   const cond = conditions(ctx);
-  return editLoop(c, ctx.params[0]!, stack, cond.ifMatch, async (current) => {
+  // The client's If-Match is the endpoint's, checked against every re-read: the profile's version is ours to retry.
+  return editLoop(c, ctx.params[0]!, stack, undefined, async (current) => {
     const name = current.profile.name;
     const existing = findEndpoint(current.profile, urlEndpoint);
     checkEndpointConditions(`endpoint '${name}/${urlEndpoint}'`, existing ? endpointEtag(name, existing) : undefined, cond);
@@ -85,7 +86,8 @@ async function deleteEndpoint(c: ApiContext, ctx: Ctx): Promise<Reply<EndpointDe
   const endpoint = ctx.params[1]!;
   const stack = stackOf(ctx, false);
   const cond = conditions(ctx);
-  return editLoop(c, ctx.params[0]!, stack, cond.ifMatch, async (current) => {
+  // The client's If-Match is the endpoint's, checked against every re-read: the profile's version is ours to retry.
+  return editLoop(c, ctx.params[0]!, stack, undefined, async (current) => {
     const name = current.profile.name;
     const existing = findEndpoint(current.profile, endpoint);
     checkEndpointConditions(`endpoint '${name}/${endpoint}'`, existing ? endpointEtag(name, existing) : undefined, cond);

@@ -112,9 +112,12 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
       settled = true;
       resolve(Buffer.concat(chunks));
     });
-    req.on('error', (err) => { if (!settled) { settled = true; reject(err); } });
-    // The client went away before the end: settle, so the handler finishes.
-    req.on('close', () => { if (!settled) { settled = true; reject(ApiProblem.of(400, 'BAD_REQUEST', 'the request body ended early')); } });
+    // The client went away before the end (Node reports it as an 'aborted' ECONNRESET error, then 'close'):
+    // settle with a 400, so the handler finishes and the request is logged as any refused request, not as
+    // a server failure. No one reads the answer.
+    const early = (): void => { if (!settled) { settled = true; reject(ApiProblem.of(400, 'BAD_REQUEST', 'the request body ended early: the client closed the connection')); } };
+    req.on('error', early);
+    req.on('close', early);
   });
 }
 

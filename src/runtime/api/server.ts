@@ -26,6 +26,8 @@ import { healthRoutes } from './health';
 import { webhookRoutes } from './webhooks';
 import type { WebhooksApi } from '../webhooks';
 import type { PushedHealthApi } from '../ledger';
+import type { OpsPort } from '../controls';
+import { opsRoutes } from './ops';
 import { uiHandler } from './ui';
 
 export { DEFAULT_MAX_BODY, MAX_JSON_DEPTH, jsonDeeperThan } from './http';
@@ -52,6 +54,8 @@ export interface ApiOptions {
   pushedHealth?: PushedHealthApi;
   /** Webhooks (`/v1/webhooks`); absent → 503. */
   webhooks?: WebhooksApi;
+  /** Traffic operations (overrides, failback, drills, audit; controls.ts); absent → those routes answer 503. */
+  ops?: OpsPort;
 }
 
 /** The store's refusals and their HTTP status; the diagnostics they carry are the body. */
@@ -68,7 +72,10 @@ export class ApiServer {
     this.summaries = new SummaryIndex(o.store);
     const c: ApiContext = { store: o.store, summaries: this.summaries, maxBody: o.maxBodyBytes ?? DEFAULT_MAX_BODY };
     const reports = reportRoutes({ ...c, reports: o.reports ?? {}, metrics: o.metrics, ...(o.events ? { events: o.events } : {}) });
-    const routes: Route[] = [...profileRoutes(c), ...endpointRoutes(c), ...resourceRoutes(c), ...reports.routes, ...dnssecRoutes(o.dnssec), ...healthRoutes(c, o.pushedHealth), ...webhookRoutes(c, o.webhooks)];
+    const routes: Route[] = [
+      ...profileRoutes(c), ...endpointRoutes(c), ...resourceRoutes(c), ...reports.routes, ...dnssecRoutes(o.dnssec),
+      ...opsRoutes(c, o.ops), ...healthRoutes(c, o.pushedHealth), ...webhookRoutes(c, o.webhooks),
+    ];
     const open: Route[] = [...reports.open, { pattern: /^\/(?:ui(?:\/.*)?)?$/, name: '/ui/', methods: { GET: uiHandler(o.uiDir) } }];
     this.http = new HttpApi({ token: o.token, metrics: o.metrics, logger: o.logger, routes, open, problem: (e, m, r) => this.problem(e, m, r) });
   }

@@ -24,7 +24,12 @@ export function uiHandler(dir: string | undefined): (ctx: Ctx) => Promise<Reply>
     if (!dir || !existsSync(join(dir, 'index.html'))) {
       throw ApiProblem.of(404, 'NOT_FOUND', 'the dashboard is not built into this installation (run `npm run build:ui` in a checkout); the API works without it');
     }
-    const rel = path === '/ui/' ? 'index.html' : decodeURIComponent(path.slice('/ui/'.length));
+    let rel: string;
+    try {
+      rel = path === '/ui/' ? 'index.html' : decodeURIComponent(path.slice('/ui/'.length));
+    } catch {
+      throw ApiProblem.of(400, 'BAD_REQUEST', `the path ${path} is not valid percent-encoding`);
+    }
     const file = normalize(join(dir, rel));
     // No way out of the dashboard's directory; unknown paths of the single-page app get index.html.
     const target = file.startsWith(dir + sep) && existsSync(file) && statSync(file).isFile() ? file : extname(rel) === '' ? join(dir, 'index.html') : undefined;

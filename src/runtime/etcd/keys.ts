@@ -11,6 +11,16 @@
  * | `nodes/<node>`                           | `{node, location, lease, startedAt, …}`    | yes   |
  * | `health/<profile>/<endpoint>/<location>` | `{verdict, fingerprint, node, at, reason}` | yes   |
  * | `pushed/<profile>/<endpoint>`            | `{status, reason, at, expiresAt}`          | yes: its own, TTL until expiresAt |
+ * | `ops/overrides/<id>`                     | an override (core/api.ts OverrideRecord)   | no    |
+ * | `ops/failback/<profile>/<endpoint>`      | the latest failback approval               | no    |
+ * | `ops/audit/<ms>-<id>`                    | one audit entry (who, what, when, why)     | no    |
+ * | `ops/drills/<id>`                        | one drill report                           | no    |
+ *
+ * The `ops/` keys are the traffic controls (docs/operations.md, store/etcd-controls.ts): never configuration,
+ * so they do not bump `config/rev`. The mirror applies overrides and approvals on every node; each node
+ * enforces an override's expiry itself (ledger/overrides.ts), and one of them deletes the expired key with a
+ * compare-and-delete (the one whose transaction wins writes the audit entry). The audit log and drill reports
+ * are read by range when asked for, never mirrored.
  *
  * Every configuration write bumps `config/rev` in the same transaction; writers compare its mod_revision,
  * so a write commits only against the view it was checked on (store/etcd.ts). Pushed health
@@ -23,6 +33,8 @@ import type { Profile } from '../../core/model/types';
 
 export const REV_KEY = 'config/rev';
 export const RESOURCES_KEY = 'config/resources';
+export const AUDIT_PREFIX = 'ops/audit/';
+export const DRILLS_PREFIX = 'ops/drills/';
 
 const enc = (s: string): string => encodeURIComponent(s);
 const dec = (s: string): string => decodeURIComponent(s);
@@ -36,6 +48,11 @@ export function keyOfPushed(key: string): string {
 export function keyOfVerdict(profile: string, endpoint: string, location: string): string {
   return `health/${enc(profile)}/${enc(endpoint)}/${enc(location)}`;
 }
+export function keyOfOverride(id: string): string { return `ops/overrides/${enc(id)}`; }
+export function keyOfFailback(profile: string, endpoint: string): string { return `ops/failback/${enc(profile)}/${enc(endpoint)}`; }
+/** Audit keys sort by time: the time in ms, zero-padded, then a unique id. */
+export function keyOfAudit(atMs: number, id: string): string { return `${AUDIT_PREFIX}${String(Math.max(0, Math.floor(atMs))).padStart(15, '0')}-${enc(id)}`; }
+export function keyOfDrill(id: string): string { return `${DRILLS_PREFIX}${enc(id)}`; }
 
 /** `config/profiles/<name>`. */
 export interface StoredValue { stack: string; hash: string; modRevision: number; profile: Profile }
@@ -72,7 +89,11 @@ export type ParsedKey =
   | { kind: 'profile'; name: string }
   | { kind: 'node'; node: string }
   | { kind: 'verdict'; key: string; location: string }
-  | { kind: 'pushed'; key: string };
+  | { kind: 'pushed'; key: string }
+  | { kind: 'override'; id: string }
+  | { kind: 'failback'; key: string }
+  | { kind: 'audit' }
+  | { kind: 'drill' };
 
 export function parseKey(rest: string): ParsedKey | undefined {
   if (rest === REV_KEY) return { kind: 'rev' };
@@ -82,6 +103,12 @@ export function parseKey(rest: string): ParsedKey | undefined {
   if (parts[0] === 'nodes' && parts.length === 2) return { kind: 'node', node: dec(parts[1]!) };
   if (parts[0] === 'pushed' && parts.length === 3) return { kind: 'pushed', key: `${dec(parts[1]!)}/${dec(parts[2]!)}` };
   if (parts[0] === 'health' && parts.length === 4) return { kind: 'verdict', key: `${dec(parts[1]!)}/${dec(parts[2]!)}`, location: dec(parts[3]!) };
+  if (parts[0] === 'ops') {
+    if (parts[1] === 'overrides' && parts.length === 3) return { kind: 'override', id: dec(parts[2]!) };
+    if (parts[1] === 'failback' && parts.length === 4) return { kind: 'failback', key: `${dec(parts[2]!)}/${dec(parts[3]!)}` };
+    if (parts[1] === 'audit' && parts.length === 3) return { kind: 'audit' };
+    if (parts[1] === 'drills' && parts.length === 3) return { kind: 'drill' };
+  }
   return undefined;
 }
 

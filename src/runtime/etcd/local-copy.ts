@@ -8,7 +8,8 @@ import { open, rename, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { ResourceCatalogRecord } from '../../core/model/catalog';
-import type { PushedHealthRecord, StoredProfile } from '../../core/store';
+import type { OverrideRecord } from '../../core/api';
+import type { FailbackApproval, PushedHealthRecord, StoredProfile } from '../../core/store';
 import { isoNow, type RuntimeClock } from '../clock';
 import type { LocationVerdict, NodeRecord } from './keys';
 import type { EtcdMirror } from './mirror';
@@ -21,6 +22,8 @@ interface CacheBody {
   profiles: StoredProfile[]; resources: ResourceCatalogRecord; nodes: NodeRecord[]; health: Array<[string, Array<[string, LocationVerdict]>]>;
   /** Health pushed from outside (absent in copies of older versions); each node still ends it at expiresAt. */
   pushed?: PushedHealthRecord[];
+  /** The traffic controls (absent in copies written before they existed). */
+  overrides?: OverrideRecord[]; failbacks?: FailbackApproval[];
 }
 
 export class LocalCopy {
@@ -57,6 +60,7 @@ export class LocalCopy {
       appliedRevision: m.appliedRevision, configRevision: m.configRevision, revKeyMod: m.revKeyMod,
       profiles: [...m.profiles.values()], resources: m.resources,
       nodes: [...m.nodes.values()], health: [...m.health].map(([k, v]) => [k, [...v]]), pushed: [...m.pushed.values()],
+      overrides: [...m.overrides.values()], failbacks: [...m.failbacks.values()],
     };
     const text = JSON.stringify(body);
     const file = this.file;
@@ -88,11 +92,13 @@ export class LocalCopy {
       m.appliedRevision = c.appliedRevision;
       m.configRevision = c.configRevision;
       m.revKeyMod = c.revKeyMod;
-      for (const p of c.profiles) m.profiles.set(p.profile.name, p);
+      for (const p of c.profiles) { m.profiles.set(p.profile.name, p); m.index.set(p.profile.name, p.profile); }
       m.resources = c.resources;
       for (const n of c.nodes) m.nodes.set(n.node, n);
       for (const [k, v] of c.health) m.health.set(k, new Map(v));
       for (const r of c.pushed ?? []) m.pushed.set(r.key, r);
+      for (const o of c.overrides ?? []) m.overrides.set(o.id, o);
+      for (const a of c.failbacks ?? []) m.failbacks.set(`${a.profile}/${a.endpoint}`, a);
       return true;
     } catch (err) {
       this.o.logger?.warn({ err, file: this.file }, 'the local copy of the cluster state cannot be read');

@@ -6,14 +6,18 @@
  */
 import type { IKeyValue, IWatchResponse } from 'etcd3';
 import type { Logger } from 'pino';
+import type { OverrideRecord } from '../../core/api';
 import type { ResourceCatalogRecord } from '../../core/model/catalog';
-import { parsePushedRecord, type PushedHealthRecord, type StoreChange, type StoredProfile } from '../../core/store';
+import { parsePushedRecord, type ControlChange, type FailbackApproval, type PushedHealthRecord, type StoreChange, type StoredProfile } from '../../core/store';
 import { makeEtag } from '../../core/store/conditions';
+import { LiveProfileIndex } from '../../core/store/profile-index';
 import { REV_KEY, parseKey, type LocationVerdict, type NodeRecord, type ResourcesValue, type StoredValue } from './keys';
 
 type ClusterListener = () => void;
-type Touched = { kind: 'profile'; name: string } | { kind: 'resources' } | { kind: 'cluster' } | { kind: 'rev' } | { kind: 'pushed'; key: string } | undefined;
+type Touched = { kind: 'profile'; name: string } | { kind: 'resources' } | { kind: 'cluster' } | { kind: 'rev' } | { kind: 'pushed'; key: string } | { kind: 'control'; change: ControlChange } | undefined;
 type PushedListener = (key: string, record: PushedHealthRecord | undefined) => void;
+/** What else than configuration and cluster state one applied batch changed. */
+interface Extra { pushed?: readonly string[]; controls?: readonly ControlChange[] }
 
 export class EtcdMirror {
   /** Highest etcd revision whose events (under the prefix) are all applied. */
@@ -23,6 +27,8 @@ export class EtcdMirror {
   /** mod_revision of `config/rev` (0 while it does not exist): what configuration writers compare. */
   revKeyMod = 0;
   readonly profiles = new Map<string, StoredProfile>();
+  /** The profiles indexed for the store's admission (by name, relativeName, nested child). */
+  readonly index = new LiveProfileIndex();
   resources: ResourceCatalogRecord = {};
   readonly nodes = new Map<string, NodeRecord>();
   /** `profile/endpoint` → location → verdict. */
@@ -30,8 +36,13 @@ export class EtcdMirror {
   /** `profile/endpoint` → health pushed from outside (store/etcd-pushed-health.ts). */
   readonly pushed = new Map<string, PushedHealthRecord>();
   private readonly pushedListeners = new Set<PushedListener>();
+  /** The traffic controls (`ops/`): overrides by id, the latest failback approval by `profile/endpoint`. */
+  readonly overrides = new Map<string, OverrideRecord>();
+  readonly failbacks = new Map<string, FailbackApproval>();
 
   private readonly storeListeners = new Set<(c: StoreChange) => void>();
+  private readonly controlListeners = new Set<(c: ControlChange) => void>();
+  private revisionWaiters: Array<{ revision: number; resolve: () => void }> = [];
   private readonly clusterListeners = new Set<ClusterListener>();
   private waiters: Array<{ mod: number; resolve: () => void }> = [];
 
@@ -40,6 +51,18 @@ export class EtcdMirror {
   onStore(l: (c: StoreChange) => void): () => void { this.storeListeners.add(l); return () => this.storeListeners.delete(l); }
   onCluster(l: ClusterListener): () => void { this.clusterListeners.add(l); return () => this.clusterListeners.delete(l); }
   onPushed(l: PushedListener): () => void { this.pushedListeners.add(l); return () => this.pushedListeners.delete(l); }
+  onControls(l: (c: ControlChange) => void): () => void { this.controlListeners.add(l); return () => this.controlListeners.delete(l); }
+
+  /** Resolves once every event up to etcd revision `revision` is applied here (or after `timeoutMs`). */
+  waitForRevision(revision: number, timeoutMs: number): Promise<void> {
+    if (this.appliedRevision >= revision) return Promise.resolve();
+    return new Promise((resolve) => {
+      const t = setTimeout(() => { this.revisionWaiters = this.revisionWaiters.filter((w) => w !== entry); resolve(); }, timeoutMs);
+      t.unref();
+      const entry = { revision, resolve: () => { clearTimeout(t); resolve(); } };
+      this.revisionWaiters.push(entry);
+    });
+  }
 
   /** Resolves once `config/rev` is at `mod` or later here; `late` runs (and then resolves) after `timeoutMs`. */
   waitForConfig(mod: number, timeoutMs: number, late: () => Promise<void>): Promise<void> {
@@ -61,6 +84,8 @@ export class EtcdMirror {
   releaseAll(): void {
     for (const w of this.waiters) w.resolve();
     this.waiters = [];
+    for (const w of this.revisionWaiters) w.resolve();
+    this.revisionWaiters = [];
   }
 
   private releaseWaiters(): void {
@@ -73,11 +98,14 @@ export class EtcdMirror {
 
   /** Replaces everything with a listing read at one etcd `revision`; tells listeners what differs. */
   replace(kvs: IKeyValue[], revision: number, clusterId: string): void {
-    const before = { profiles: new Map(this.profiles), resources: JSON.stringify(this.resources), nodes: JSON.stringify([...this.nodes]), health: this.healthDigest(), pushed: new Map(this.pushed) };
+    const before = { profiles: new Map(this.profiles), resources: JSON.stringify(this.resources), nodes: JSON.stringify([...this.nodes]), health: this.healthDigest(), pushed: new Map(this.pushed), overrides: new Map(this.overrides), failbacks: new Map(this.failbacks) };
     this.pushed.clear();
     this.profiles.clear();
+    this.index.clear();
     this.nodes.clear();
     this.health.clear();
+    this.overrides.clear();
+    this.failbacks.clear();
     this.resources = {};
     this.configRevision = 0;
     this.revKeyMod = 0;
@@ -93,7 +121,11 @@ export class EtcdMirror {
     if (JSON.stringify(this.resources) !== before.resources) changes.push({ revision: this.configRevision, kind: 'resources', op: 'replace' });
     const clusterChanged = JSON.stringify([...this.nodes]) !== before.nodes || this.healthDigest() !== before.health;
     const pushed = [...new Set([...before.pushed.keys(), ...this.pushed.keys()])].filter((k) => JSON.stringify(before.pushed.get(k)) !== JSON.stringify(this.pushed.get(k)));
-    this.emit(changes, clusterChanged, pushed);
+    const controls: ControlChange[] = [];
+    for (const id of before.overrides.keys()) if (!this.overrides.has(id)) controls.push({ kind: 'override', op: 'delete', id });
+    for (const [id, o] of this.overrides) if (JSON.stringify(before.overrides.get(id)) !== JSON.stringify(o)) controls.push({ kind: 'override', op: 'put', override: o });
+    for (const [k, a] of this.failbacks) if (JSON.stringify(before.failbacks.get(k)) !== JSON.stringify(a)) controls.push({ kind: 'failback', approval: a });
+    this.emit(changes, clusterChanged, { pushed, controls });
   }
 
   private healthDigest(): string {
@@ -114,14 +146,30 @@ export class EtcdMirror {
           this.resources = deleted ? {} : (value() as ResourcesValue).catalog;
           return { kind: 'resources' };
         case 'profile': {
-          if (deleted) { this.profiles.delete(k.name); return { kind: 'profile', name: k.name }; }
+          if (deleted) { this.profiles.delete(k.name); this.index.set(k.name, undefined); return { kind: 'profile', name: k.name }; }
           const v = value() as StoredValue;
           this.profiles.set(k.name, { profile: v.profile, stack: v.stack, etag: makeEtag(v.modRevision, v.hash), modRevision: v.modRevision });
+          this.index.set(k.name, v.profile);
           return { kind: 'profile', name: k.name };
         }
         case 'node':
           if (deleted) this.nodes.delete(k.node); else this.nodes.set(k.node, value() as NodeRecord);
           return { kind: 'cluster' };
+        case 'override': {
+          if (deleted) {
+            if (!this.overrides.delete(k.id)) return undefined;
+            return { kind: 'control', change: { kind: 'override', op: 'delete', id: k.id } };
+          }
+          const o = value() as OverrideRecord;
+          this.overrides.set(k.id, o);
+          return { kind: 'control', change: { kind: 'override', op: 'put', override: o } };
+        }
+        case 'failback': {
+          if (deleted) { this.failbacks.delete(k.key); return undefined; }
+          const a = value() as FailbackApproval;
+          this.failbacks.set(k.key, a);
+          return { kind: 'control', change: { kind: 'failback', approval: a } };
+        }
         case 'verdict': {
           let m = this.health.get(k.key);
           if (deleted) {
@@ -151,6 +199,7 @@ export class EtcdMirror {
   applyWatch(res: IWatchResponse): void {
     const changes: StoreChange[] = [];
     const pushed: string[] = [];
+    const controls: ControlChange[] = [];
     let cluster = false;
     let maxRev = 0;
     const events = res.events;
@@ -165,24 +214,34 @@ export class EtcdMirror {
       const touched = group.map((ev) => this.applyKv(ev.kv, ev.type === 'Delete'));
       for (const t of touched) {
         if (!t) continue;
-        if (t.kind === 'profile') changes.push({ revision: this.configRevision, kind: 'profile', op: this.profiles.has(t.name) ? 'put' : 'delete', name: t.name });
+        if (t.kind === 'profile') {
+          const stored = this.profiles.get(t.name);
+          changes.push({ revision: this.configRevision, kind: 'profile', op: stored ? 'put' : 'delete', name: t.name, ...(stored ? { stored } : {}) });
+        }
         else if (t.kind === 'resources') changes.push({ revision: this.configRevision, kind: 'resources', op: 'replace' });
         else if (t.kind === 'cluster') cluster = true;
         else if (t.kind === 'pushed') pushed.push(t.key);
+        else if (t.kind === 'control') controls.push(t.change);
       }
       maxRev = Math.max(maxRev, rev);
       i = j;
     }
     if (events.length > 0) this.appliedRevision = Math.max(this.appliedRevision, maxRev);
     else if (!res.created) this.appliedRevision = Math.max(this.appliedRevision, Number(res.header.revision)); // progress notification
-    this.emit(changes, cluster, pushed);
+    this.emit(changes, cluster, { pushed, controls });
   }
 
-  private emit(changes: StoreChange[], cluster: boolean, pushed: readonly string[] = []): void {
+  private emit(changes: StoreChange[], cluster: boolean, { pushed = [], controls = [] }: Extra = {}): void {
     for (const c of changes) for (const l of this.storeListeners) { try { l(c); } catch (err) { this.logger?.error({ err }, 'store listener failed'); } }
     for (const k of pushed) for (const l of this.pushedListeners) { try { l(k, this.pushed.get(k)); } catch (err) { this.logger?.error({ err }, 'pushed health listener failed'); } }
     if (cluster) for (const l of this.clusterListeners) { try { l(); } catch (err) { this.logger?.error({ err }, 'cluster listener failed'); } }
+    for (const c of controls) for (const l of this.controlListeners) { try { l(c); } catch (err) { this.logger?.error({ err }, 'control listener failed'); } }
     this.releaseWaiters();
-    if (changes.length > 0 || cluster || pushed.length > 0) this.onApplied();
+    if (this.revisionWaiters.length > 0) {
+      const ready = this.revisionWaiters.filter((w) => w.revision <= this.appliedRevision);
+      this.revisionWaiters = this.revisionWaiters.filter((w) => w.revision > this.appliedRevision);
+      for (const w of ready) w.resolve();
+    }
+    if (changes.length > 0 || cluster || pushed.length > 0 || controls.length > 0) this.onApplied();
   }
 }

@@ -16,8 +16,9 @@
  */
 import type { Etcd3 } from 'etcd3';
 import type { Logger } from 'pino';
+import type { OverrideRecord } from '../../core/api';
 import type { ResourceCatalogRecord } from '../../core/model/catalog';
-import { StoreError, type PushedHealthRecord, type StoreChange, type StoredProfile } from '../../core/store';
+import { StoreError, type ControlChange, type FailbackApproval, type LiveProfileIndex, type PushedHealthRecord, type StoreChange, type StoredProfile } from '../../core/store';
 import { systemClock, type RuntimeClock } from '../clock';
 import { EtcdConnection, isUnavailable } from './connection';
 import { MirrorFeed } from './feed';
@@ -115,16 +116,26 @@ export class EtcdSession {
   /** mod_revision of `config/rev` (0 while it does not exist): what configuration writers compare. */
   get revKeyMod(): number { return this.mirror.revKeyMod; }
   get profiles(): ReadonlyMap<string, StoredProfile> { return this.mirror.profiles; }
+  /** The profiles indexed for admission. */
+  get profileIndex(): LiveProfileIndex { return this.mirror.index; }
   get resources(): ResourceCatalogRecord { return this.mirror.resources; }
   get nodes(): ReadonlyMap<string, NodeRecord> { return this.mirror.nodes; }
   /** `profile/endpoint` → location → verdict. */
   get health(): ReadonlyMap<string, ReadonlyMap<string, LocationVerdict>> { return this.mirror.health; }
+
+  /** The traffic controls (`ops/` keys, store/etcd-controls.ts). */
+  get overrides(): ReadonlyMap<string, OverrideRecord> { return this.mirror.overrides; }
+  get failbacks(): ReadonlyMap<string, FailbackApproval> { return this.mirror.failbacks; }
 
   onStore(l: (c: StoreChange) => void): () => void { return this.mirror.onStore(l); }
   onCluster(l: () => void): () => void { return this.mirror.onCluster(l); }
   /** Health pushed from outside, as the mirror has it, and its changes (store/etcd-pushed-health.ts). */
   get pushed(): ReadonlyMap<string, PushedHealthRecord> { return this.mirror.pushed; }
   onPushed(l: (key: string, record: PushedHealthRecord | undefined) => void): () => void { return this.mirror.onPushed(l); }
+  onControls(l: (c: ControlChange) => void): () => void { return this.mirror.onControls(l); }
+
+  /** Resolves once the mirror has applied every event up to etcd revision `revision` (a writer reads its own write). */
+  waitForRevision(revision: number, timeoutMs = 5_000): Promise<void> { return this.mirror.waitForRevision(revision, timeoutMs); }
 
   // The connection.
   isConnected(): boolean { return this.conn.isConnected(); }

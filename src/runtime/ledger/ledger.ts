@@ -10,22 +10,25 @@
  *        (previous-run.ts) until the monitor decides again
  *   every change of a record (transition, new probe settings, gone) ──▶ saver.ts ──▶ the store
  *
- * Inputs that later change the effective verdict (overrides, manual failback, health pushed from outside)
- * belong here too, so DNS, status, plans and the cluster see them alike. `onChange` tells the pipeline
+ * Inputs that change what routing reads belong here too, so DNS, status, plans and the cluster see them
+ * alike: overrides (overrides.ts, beside the verdicts: `overrides()`), failback approvals and the failback
+ * state carried over a restart (failback.ts, into the prober's state machines). `onChange` tells the pipeline
  * which endpoint's effective verdict may have changed; `onTransition` tells observers (logs, metrics, live
  * events) about real status changes — not the first probe confirming a carried-over verdict.
  */
 import type { Logger } from 'pino';
-import { probeTargets, splitTargetKey } from '../../core/health/targets';
-import type { ProbeVerdict } from '../../core/health/types';
+import { probeDecision, probeTargets, splitTargetKey } from '../../core/health/targets';
+import type { EndpointOverride, ProbeVerdict } from '../../core/health/types';
 import type { Profile } from '../../core/model/types';
 import type { ResourceCatalog } from '../../core/ports';
 import type { Store } from '../../core/store';
 import type { RuntimeClock } from '../clock';
 import type { LocationReport, OwnVerdict } from '../cluster/health';
 import type { EndpointProbeStatus, EndpointTransition, Monitor } from '../monitor';
-import { PreviousRun, type SavedEndpoint } from './previous-run';
-import { memoryPushedHealthStore, PushedHealth, pushedTransition, type PushedTransition } from './pushed-health';
+import { applyApproval, seedCarried } from './failback';
+import type { OverrideBook } from './overrides';
+import { PreviousRun, type LedgerTransition, type SavedEndpoint } from './previous-run';
+import { memoryPushedHealthStore, PushedHealth, pushedTransition } from './pushed-health';
 import { RecordSaver } from './saver';
 
 /** A configuration change the prober's targets follow (the pipeline hands it over before each build). */
@@ -47,6 +50,8 @@ export interface HealthPort {
   verdicts(): Map<string, ProbeVerdict>;
   /** One endpoint's effective verdict (what `verdicts()` holds for it). */
   verdictOf(key: string): ProbeVerdict | undefined;
+  /** The overrides in force, by `profile/endpoint` (a new map whenever one changes; `onChange` names the keys). */
+  overrides(): ReadonlyMap<string, EndpointOverride>;
   /** `key`'s effective verdict may have changed; no key: any may have (another location's, liveness). */
   onChange(listener: (key?: string) => void): () => void;
 }
@@ -72,9 +77,14 @@ export interface HealthLedgerOptions {
   clock: RuntimeClock;
   logger: Logger;
   cluster?: ClusterVerdicts;
+  /** Transitions kept per endpoint (default 50; the last SAVED_HISTORY of them survive a restart). */
+  historySize?: number;
+  /** The overrides and failback approvals the store keeps (overrides.ts). */
+  overrides?: OverrideBook;
 }
 
 type Listener<T> = (e: T) => void;
+const NO_OVERRIDES: ReadonlyMap<string, EndpointOverride> = new Map();
 
 export class HealthLedger implements HealthPort {
   private readonly monitor: Monitor;
@@ -85,12 +95,22 @@ export class HealthLedger implements HealthPort {
   private readonly previous: PreviousRun;
   private readonly saver: RecordSaver;
   private readonly changeListeners = new Set<Listener<string | undefined>>();
-  private readonly transitionListeners = new Set<Listener<EndpointTransition | PushedTransition>>();
+  private readonly transitionListeners = new Set<Listener<LedgerTransition>>();
   /** Health pushed from outside (pushed-health.ts): the worse of it and probing is the effective verdict. */
   readonly pushed: PushedHealth;
+  /**
+   * Every endpoint's recent transitions, oldest first, as long as the endpoint is in its profile: probing
+   * stopping (the endpoint or profile disabled for maintenance) and starting again are entries of it, not
+   * the end of it, and so are the changes pushed health causes. Only removing the endpoint, or deleting its
+   * profile, forgets them.
+   */
+  private readonly history: Map<string, LedgerTransition[]>;
+  private readonly historySize: number;
+  private readonly clock: RuntimeClock;
   private readonly unsubscribe: Array<() => void> = [];
   /** A retarget is running: its own transitions are read by the build that asked for it, not announced. */
   private retargeting = false;
+  private readonly book: OverrideBook | undefined;
 
   private constructor(o: HealthLedgerOptions, saved: Awaited<ReturnType<Store['loadMonitorState']>>, pushed: PushedHealth) {
     this.monitor = o.monitor;
@@ -98,12 +118,20 @@ export class HealthLedger implements HealthPort {
     this.cluster = o.cluster;
     this.logger = o.logger;
     this.previous = new PreviousRun(saved, this.fingerprints);
+    this.history = this.previous.takeHistory();
+    this.historySize = Math.max(1, o.historySize ?? 50);
+    this.clock = o.clock;
     this.saver = new RecordSaver({ store: o.store, clock: o.clock, logger: o.logger, record: (key) => this.record(key) });
     this.unsubscribe.push(this.monitor.onTransition((t) => this.onMonitorTransition(t)));
     this.unsubscribe.push(pushed.onChange((key, before, after) => this.onPushedChange(key, before, after, o.clock.now())));
     if (this.cluster) {
       this.cluster.attach({ own: (key) => this.own(key), targets: () => this.fingerprints });
       this.unsubscribe.push(this.cluster.onChange(() => this.changed(undefined)));
+    }
+    this.book = o.overrides;
+    if (this.book) {
+      this.unsubscribe.push(this.book.onChange((keys) => { for (const k of keys) this.changed(k); }));
+      this.unsubscribe.push(this.book.onFailback((a) => applyApproval(this.monitor, a)));
     }
   }
 
@@ -118,8 +146,8 @@ export class HealthLedger implements HealthPort {
     return () => this.changeListeners.delete(listener);
   }
 
-  /** Called on every real status change of this location's prober (not on confirmations), and on those pushed health causes. */
-  onTransition(listener: Listener<EndpointTransition | PushedTransition>): () => void {
+  /** Called on every real status change of this location (not on confirmations), maintenance ones included. */
+  onTransition(listener: Listener<LedgerTransition>): () => void {
     this.transitionListeners.add(listener);
     return () => this.transitionListeners.delete(listener);
   }
@@ -138,20 +166,53 @@ export class HealthLedger implements HealthPort {
       return;
     }
     this.cluster?.ownChanged(t.key);
+    this.noted(t);
+    if (!this.retargeting) this.changed(t.key);
+  }
+
+  /** Keeps one transition in the endpoint's history, marks its record for saving and tells observers. */
+  private noted(t: LedgerTransition): void {
+    let list = this.history.get(t.key);
+    if (!list) this.history.set(t.key, (list = []));
+    list.push(t);
+    if (list.length > this.historySize) list.splice(0, list.length - this.historySize);
     this.saver.mark(t.key);
     for (const l of this.transitionListeners) {
       try { l(t); } catch (err) { this.logger.error({ err }, 'transition listener failed'); }
     }
-    if (!this.retargeting) this.changed(t.key);
+  }
+
+  /**
+   * Probing of `key` stopped while its endpoint stays in `profile`: a maintenance entry when it was disabled
+   * (the endpoint or the whole profile), and the history is kept; an endpoint that is gone takes its history.
+   */
+  private stoppedProbing(key: string, profile: Profile | undefined, resources: ResourceCatalog, lastVerdict: ProbeVerdict | undefined): void {
+    const [, name] = splitTargetKey(key);
+    const endpoint = profile?.endpoints.find((e) => e.name === name);
+    if (!profile || !endpoint) { this.history.delete(key); return; }
+    const d = probeDecision(profile, endpoint, resources);
+    if (d.probe || (d.why !== 'endpoint-disabled' && d.why !== 'profile-disabled')) return;
+    const [p, e] = splitTargetKey(key);
+    const last = this.history.get(key)?.at(-1);
+    if (last?.to === 'Disabled') return;
+    this.noted({
+      key, profile: p, endpoint: e, location: this.monitor.location, at: this.clock.now(),
+      from: lastVerdict ?? last?.to ?? 'CheckingEndpoint', to: 'Disabled', consecutiveFailures: 0,
+      reason: d.why === 'endpoint-disabled' ? 'endpointStatus Disabled: not probed, not answered' : 'profileStatus Disabled: not probed, not answered',
+    });
+  }
+
+  /** Probing of `key` (re)started: after a maintenance entry, one saying so. */
+  private startedProbing(key: string): void {
+    const last = this.history.get(key)?.at(-1);
+    if (last?.to !== 'Disabled') return;
+    this.noted({ ...last, at: this.clock.now(), from: 'Disabled', to: 'CheckingEndpoint', consecutiveFailures: 0, reason: 'enabled again: probing' });
   }
 
   /** Pushed health of `key` changed: a transition when the effective verdict moved, and a rebuild either way. */
   private onPushedChange(key: string, before: Parameters<typeof pushedTransition>[2], after: Parameters<typeof pushedTransition>[3], at: number): void {
     const t = pushedTransition(key, this.probeVerdictOf(key), before, after, at, this.monitor.location);
-    if (t) this.pushed.remember(t);
-    if (t) for (const l of this.transitionListeners) {
-      try { l(t); } catch (err) { this.logger.error({ err }, 'transition listener failed'); }
-    }
+    if (t) this.noted(t);
     this.changed(key);
   }
 
@@ -166,7 +227,14 @@ export class HealthLedger implements HealthPort {
       // A deleted profile's saved history and carried verdicts go with it, and its prober state too, even
       // when it was created again within the same build: it starts fresh.
       const gone: string[] = [];
-      for (const n of deleted) { this.previous.forgetProfile(n); this.pushed.forgetProfile(n); gone.push(...this.monitor.keysOf(n)); }
+      for (const n of deleted) {
+        this.previous.forgetProfile(n);
+        this.pushed.forgetProfile(n);
+        const keys = this.monitor.keysOf(n);
+        gone.push(...keys);
+        for (const k of keys) this.history.delete(k);
+        for (const k of this.history.keys()) if (splitTargetKey(k)[0] === n) this.history.delete(k);
+      }
       if (deleted.size > 0) this.monitor.updateTargets(deleted, []);
       if (changed === undefined) this.retargetAll(profiles(), resources);
       else this.retargetSome(changed, resources, gone);
@@ -182,6 +250,8 @@ export class HealthLedger implements HealthPort {
     const saved = this.previous.takeSaved();
     const before = saved ?? new Map(this.fingerprints);
     const rewriteAll = saved !== undefined && this.previous.legacy;
+    const probedBefore = new Map(this.fingerprints);
+    const verdictsBefore = this.monitor.verdicts();
     this.fingerprints.clear();
     for (const t of targets) {
       this.fingerprints.set(t.key, t.fingerprint);
@@ -189,6 +259,19 @@ export class HealthLedger implements HealthPort {
     }
     for (const k of before.keys()) if (!this.fingerprints.has(k)) this.saver.mark(k);
     this.monitor.setTargets(targets);
+    // Maintenance entries: endpoints no longer probed (at load: those whose record says they were), and back.
+    const byName = new Map(profiles.map((p) => [p.name, p]));
+    for (const k of new Set([...probedBefore.keys(), ...before.keys()])) {
+      if (this.fingerprints.has(k)) continue;
+      if (probedBefore.has(k) || (saved !== undefined && saved.get(k) !== '')) this.stoppedProbing(k, byName.get(splitTargetKey(k)[0]), resources, verdictsBefore.get(k));
+      else if (!byName.get(splitTargetKey(k)[0])?.endpoints.some((e) => e.name === splitTargetKey(k)[1])) this.history.delete(k);
+    }
+    for (const t of targets) if (!probedBefore.has(t.key)) this.startedProbing(t.key);
+    // After a restart: failback rules outlast it, and the stored approvals apply again (failback.ts).
+    if (saved !== undefined) {
+      seedCarried(this.monitor, this.previous, targets, (key) => this.history.get(key) ?? []);
+      for (const a of this.book?.failbacks() ?? []) applyApproval(this.monitor, a);
+    }
     this.cluster?.retargeted();
   }
 
@@ -197,9 +280,13 @@ export class HealthLedger implements HealthPort {
     const names = [...changed.keys()];
     const targets = probeTargets([...changed.values()].filter((p): p is Profile => p !== undefined), resources);
     const before = [...gone, ...names.flatMap((n) => this.monitor.keysOf(n))];
+    const verdictsBefore = new Map(before.map((k) => [k, this.monitor.verdictOf(k)]));
     for (const k of before) { this.fingerprints.delete(k); this.saver.mark(k); }
     for (const t of targets) { this.fingerprints.set(t.key, t.fingerprint); this.saver.mark(t.key); }
     this.monitor.updateTargets(names, targets);
+    const now = new Set(targets.map((t) => t.key));
+    for (const k of before) if (!now.has(k)) this.stoppedProbing(k, changed.get(splitTargetKey(k)[0]), resources, verdictsBefore.get(k));
+    for (const t of targets) if (!verdictsBefore.has(t.key)) this.startedProbing(t.key);
     this.cluster?.retargeted([...before, ...targets.map((t) => t.key)]);
   }
 
@@ -236,6 +323,9 @@ export class HealthLedger implements HealthPort {
     return this.cluster ? this.cluster.verdictOf(key, own) : own;
   }
 
+  /** The overrides in force, by `profile/endpoint` (overrides.ts). */
+  overrides(): ReadonlyMap<string, EndpointOverride> { return this.book?.view() ?? NO_OVERRIDES; }
+
   /** This location's effective verdict of one probed endpoint (what the cluster publishes for it). */
   own(key: string): OwnVerdict | undefined {
     const fingerprint = this.fingerprints.get(key);
@@ -256,23 +346,25 @@ export class HealthLedger implements HealthPort {
     return this.monitor.statuses(profile).map((s) => ({ ...s, history: s.history.filter((t) => !this.previous.isConfirmation(t)) }));
   }
 
-  /** The previous run's transitions of one profile, oldest first. */
-  previousHistoryOf(profile: string): readonly EndpointTransition[] { return this.previous.previousHistoryOf(profile); }
-
-  /** The transitions health pushed from outside caused in one profile, oldest first. */
-  pushedHistoryOf(profile: string): readonly PushedTransition[] { return this.pushed.historyOf(profile); }
+  /** The recent transitions of one profile's endpoints (the previous run's included), oldest first. */
+  historyOf(profile: string): LedgerTransition[] {
+    const out: LedgerTransition[] = [];
+    for (const [k, list] of this.history) if (splitTargetKey(k)[0] === profile) out.push(...list);
+    return out.sort((a, b) => a.at - b.at);
+  }
 
   /** Endpoints whose saved record is out of date. */
   unsavedRecords(): number { return this.saver.pending; }
 
-  /** What to save for one endpoint: null when it is no longer probed. */
+  /** What to save for one endpoint: its verdict and history; only the history when it is not probed now (disabled); null when it is gone. */
   private record(key: string): SavedEndpoint | null {
+    const history = this.history.get(key) ?? [];
     const fingerprint = this.fingerprints.get(key);
-    if (fingerprint === undefined) return null;
+    if (fingerprint === undefined) return history.length > 0 ? PreviousRun.record('', 'CheckingEndpoint', history) : null;
     const [profile, endpoint] = splitTargetKey(key);
     const s = this.monitor.status(profile, endpoint);
     const verdict = this.previous.effectiveOf(key, s?.verdict) ?? 'CheckingEndpoint';
-    return this.previous.record(key, fingerprint, verdict, s?.history ?? []);
+    return PreviousRun.record(fingerprint, verdict, history);
   }
 
   /** Stops listening and saves every record that is out of date (the prober is stopped first). */

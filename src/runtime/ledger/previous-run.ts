@@ -16,14 +16,26 @@ import type { EndpointTransition } from '../monitor';
 /** Transitions kept per endpoint across restarts (status reports list a profile's most recent 100). */
 export const SAVED_HISTORY = 10;
 
+/**
+ * One entry of an endpoint's history: a status change the prober saw, one health pushed from outside caused
+ * (`source: 'pushed'`), or a maintenance change (the endpoint or its profile disabled: `to` Disabled; enabled
+ * again: `from` Disabled). Newest last.
+ */
+export type LedgerTransition = Omit<EndpointTransition, 'from' | 'to'> & {
+  from: ProbeVerdict | 'Disabled';
+  to: ProbeVerdict | 'Disabled';
+  /** `pushed`: health pushed from outside moved the effective verdict; absent: probing (or maintenance). */
+  source?: 'pushed';
+};
+
 /** One endpoint's saved record (the store keeps it as opaque JSON under `profile/endpoint`). */
 export interface SavedEndpoint {
   /** The effective verdict when saved. */
   verdict: ProbeVerdict;
-  /** Probe settings fingerprint the verdict belongs to. */
+  /** Probe settings fingerprint the verdict belongs to; `''`: not probed now (disabled), kept for its history. */
   fingerprint: string;
   /** Most recent transitions, oldest first, without the key (the record's key says whose). */
-  history?: Array<Omit<EndpointTransition, 'key' | 'profile' | 'endpoint'>>;
+  history?: Array<Omit<LedgerTransition, 'key' | 'profile' | 'endpoint'>>;
 }
 
 /** The non-endpoint part of the saved state. */
@@ -48,8 +60,8 @@ export class PreviousRun {
   private readonly fingerprints: ReadonlyMap<string, string>;
   /** Transitions the monitor reported that only confirmed a carried verdict: not status changes, never listed. */
   private readonly confirmations = new WeakSet<EndpointTransition>();
-  /** The previous run's transitions, by profile (status reports show them with the live ones). */
-  private readonly history = new Map<string, EndpointTransition[]>();
+  /** The previous run's transitions, by endpoint key, oldest first, until the ledger takes them. */
+  private history: Map<string, LedgerTransition[]> | undefined = new Map();
   /** The keys of the saved records and their fingerprints, until the first retarget has compared them. */
   private saved: Map<string, string> | undefined = new Map();
   /** True when the store held the earlier whole-state blob: every record is written once, in the new shape. */
@@ -73,7 +85,7 @@ export class PreviousRun {
       const [profile, endpoint] = splitTargetKey(key);
       for (const t of Array.isArray(r.history) ? r.history : []) this.remember({ ...t, key, profile, endpoint });
     }
-    for (const list of this.history.values()) list.sort((a, b) => a.at - b.at);
+    for (const list of this.history!.values()) list.sort((a, b) => a.at - b.at);
   }
 
   private carry(key: string, verdict: ProbeVerdict, fingerprint: string): void {
@@ -85,13 +97,17 @@ export class PreviousRun {
     if (keys) keys.push(key); else this.carriedOf.set(profile, [key]);
   }
 
-  private remember(t: EndpointTransition): void {
-    const list = this.history.get(t.profile);
-    if (list) list.push(t); else this.history.set(t.profile, [t]);
+  private remember(t: LedgerTransition): void {
+    const list = this.history!.get(t.key);
+    if (list) list.push(t); else this.history!.set(t.key, [t]);
   }
 
-  /** The previous run's transitions of one profile, oldest first. */
-  previousHistoryOf(profile: string): readonly EndpointTransition[] { return this.history.get(profile) ?? []; }
+  /** The previous run's transitions by endpoint key, oldest first; once (the ledger keeps them from then on). */
+  takeHistory(): Map<string, LedgerTransition[]> {
+    const h = this.history ?? new Map<string, LedgerTransition[]>();
+    this.history = undefined;
+    return h;
+  }
 
   /**
    * The saved records' keys and fingerprints, once (the first full retarget compares them with the targets
@@ -123,9 +139,22 @@ export class PreviousRun {
     return this.confirmations.has(t);
   }
 
-  /** A deleted profile's saved history and carried verdicts go with it: a new profile of that name starts fresh. */
+  /**
+   * The carried verdict of `key` when it counts for the current probe settings (failback.ts seeds the prober
+   * with it), with when it last changed and when it last became Degraded, from the endpoint's `history`.
+   */
+  carriedState(key: string, history: readonly LedgerTransition[]): { verdict: ProbeVerdict; since: number; failedAt?: number } | undefined {
+    const c = this.carried.get(key);
+    if (!c || this.fingerprints.get(key) !== c.fingerprint) return undefined;
+    const failed = history.filter((t) => t.to === 'Degraded').at(-1);
+    return { verdict: c.verdict, since: history.at(-1)?.at ?? 0, ...(failed ? { failedAt: failed.at } : {}) };
+  }
+
+  /** The prober holds `key`'s verdict itself now (seeded): it no longer stands in for CheckingEndpoint. */
+  handOver(key: string): void { this.carried.delete(key); }
+
+  /** A deleted profile's carried verdicts go with it: a new profile of that name starts fresh. */
   forgetProfile(name: string): void {
-    this.history.delete(name);
     for (const key of this.carriedOf.get(name) ?? []) this.carried.delete(key);
     this.carriedOf.delete(name);
   }
@@ -147,14 +176,9 @@ export class PreviousRun {
     return this.isCarried(key, monitorVerdict) ? this.carried.get(key)!.verdict : monitorVerdict;
   }
 
-  /**
-   * The record to save for one probed endpoint: its effective verdict and fingerprint, and its most recent
-   * transitions (the previous run's and the live ones, confirmations left out).
-   */
-  record(key: string, fingerprint: string, verdict: ProbeVerdict, live: readonly EndpointTransition[]): SavedEndpoint {
-    const [profile] = splitTargetKey(key);
-    const previous = (this.history.get(profile) ?? []).filter((t) => t.key === key && !live.some((l) => l.at === t.at));
-    const recent = [...previous, ...live.filter((t) => !this.confirmations.has(t))].slice(-SAVED_HISTORY);
+  /** The record to save for one endpoint: its effective verdict and fingerprint, and its most recent transitions. */
+  static record(fingerprint: string, verdict: ProbeVerdict, history: readonly LedgerTransition[]): SavedEndpoint {
+    const recent = history.slice(-SAVED_HISTORY);
     const out: SavedEndpoint = { verdict, fingerprint };
     if (recent.length > 0) out.history = recent.map(({ at, from, to, reason, consecutiveFailures, location }) => ({ at, from, to, reason, consecutiveFailures, location }));
     return out;

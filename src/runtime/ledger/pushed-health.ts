@@ -23,10 +23,9 @@ import type { EndpointTransition } from '../monitor';
 export const MAX_PUSH_TTL_SECONDS = 86_400;
 /** Longest reason kept. */
 export const MAX_PUSH_REASON = 500;
-/** Transitions caused by pushed health kept per profile (in memory: status shows them beside the probes'). */
-const HISTORY = 100;
 
-const RANK: Record<ProbeVerdict, number> = { Online: 0, CheckingEndpoint: 1, Degraded: 2 };
+/** Worse is higher. AwaitingFailback (failback mode Manual) is out of DNS until approved: a push never changes it. */
+const RANK: Record<ProbeVerdict, number> = { Online: 0, CheckingEndpoint: 1, Degraded: 2, AwaitingFailback: 3 };
 
 /*
  * The effective verdict of a probed endpoint (docs/health.md), pushed health not expired:
@@ -36,6 +35,7 @@ const RANK: Record<ProbeVerdict, number> = { Online: 0, CheckingEndpoint: 1, Deg
  * | Online            | Online            | Degraded        | Online         |
  * | CheckingEndpoint  | CheckingEndpoint  | Degraded        | CheckingEndpoint |
  * | Degraded          | Degraded          | Degraded        | Degraded       |
+ * | AwaitingFailback  | AwaitingFailback  | AwaitingFailback | AwaitingFailback |
  * | (not probed)      | (not probed)      | (not probed)    | (not probed)   |
  *
  * The worse of the two (Online < CheckingEndpoint < Degraded): a push can take an endpoint out, never vouch
@@ -70,8 +70,6 @@ const iso = (ms: number): string => new Date(ms).toISOString();
 export class PushedHealth implements PushedHealthApi {
   private readonly records = new Map<string, PushedHealthRecord>();
   private readonly listeners = new Set<ChangeListener>();
-  /** The status changes pushed health caused, by profile (most recent HISTORY), for status reports. */
-  private readonly history = new Map<string, PushedTransition[]>();
   private readonly unwatch: (() => void) | undefined;
   private timer: unknown;
   private timerAt = Infinity;
@@ -141,20 +139,8 @@ export class PushedHealth implements PushedHealthApi {
     return r === undefined ? undefined : toReport(r);
   }
 
-  /** Keeps a transition pushed health caused, for the profile's status report. */
-  remember(t: PushedTransition): void {
-    const list = this.history.get(t.profile) ?? [];
-    list.push(t);
-    if (list.length > HISTORY) list.splice(0, list.length - HISTORY);
-    this.history.set(t.profile, list);
-  }
-
-  /** The transitions pushed health caused in one profile, oldest first. */
-  historyOf(profile: string): readonly PushedTransition[] { return this.history.get(profile) ?? []; }
-
   /** A deleted profile's pushed health goes with it (a profile created again starts fresh). */
   forgetProfile(name: string): void {
-    this.history.delete(name);
     for (const key of [...this.records.keys()]) {
       if (splitTargetKey(key)[0] !== name) continue;
       this.set(key, undefined);

@@ -3,7 +3,7 @@
  * probes on the scheduler, exposes the verdicts as a HealthView and reports every status change.
  */
 import { hostname } from 'node:os';
-import { initialProbeState, transition, type EndpointProbeState, type StatusTransition } from '../../core/health/machine';
+import { initialProbeState, isAzureFailback, transition, type EndpointProbeState, type FailbackSettings, type StatusTransition } from '../../core/health/machine';
 import { targetKey, type ProbeTarget } from '../../core/health/targets';
 import type { HealthView, ProbeVerdict } from '../../core/health/types';
 import { probe as realProbe, type ProbeOptions, type ProbeOutcome } from './probe';
@@ -72,6 +72,9 @@ interface Entry {
 }
 
 type Listener<T> = (e: T) => void;
+
+const sameFailback = (a: FailbackSettings, b: FailbackSettings): boolean =>
+  (isAzureFailback(a) && isAzureFailback(b)) || (a.mode === b.mode && a.successesToRecover === b.successesToRecover && a.holdDownSeconds === b.holdDownSeconds);
 
 export class Monitor implements HealthView {
   readonly location: string;
@@ -161,19 +164,22 @@ export class Monitor implements HealthView {
     const e = this.entries.get(t.key);
     if (!e) {
       const generation = this.scheduler.schedule(t.key, this.intervalMs(t));
-      this.entries.set(t.key, { target: t, generation, state: initialProbeState(t.toleratedNumberOfFailures, now), history: [] });
+      this.entries.set(t.key, { target: t, generation, state: initialProbeState(t.toleratedNumberOfFailures, now, t.failback), history: [] });
       let keys = this.byProfile.get(t.profile);
       if (!keys) this.byProfile.set(t.profile, (keys = new Set()));
       keys.add(t.key);
       return;
     }
     if (e.target.fingerprint === t.fingerprint) {
+      const failback = !sameFailback(e.target.failback, t.failback);
       e.target = t;
+      // The failback property is not a probe setting: the state carries on with the new rules.
+      if (failback) this.apply(e, transition(e.state, { type: 'configure', at: now, failback: t.failback }));
       return;
     }
     e.target = t;
     e.generation = this.scheduler.schedule(t.key, this.intervalMs(t));
-    this.apply(e, transition(e.state, { type: 'reset', at: now, tolerated: t.toleratedNumberOfFailures, reason: 'probe settings changed' }));
+    this.apply(e, transition(e.state, { type: 'reset', at: now, tolerated: t.toleratedNumberOfFailures, reason: 'probe settings changed', failback: t.failback }));
     delete e.lastProbe;
   }
 
@@ -201,6 +207,26 @@ export class Monitor implements HealthView {
     this.resolver.cancel();
     await stopping;
     this.resolver.cancel();
+  }
+
+  /**
+   * An operator approved the failback of `key` at `approvedAt` (`tmkit endpoint failback`; core/health/machine.ts):
+   * an AwaitingFailback endpoint is Online now, a Degraded one once it recovers.
+   */
+  failback(key: string, approvedAt: number, reason: string): void {
+    const e = this.entries.get(key);
+    if (e) this.apply(e, transition(e.state, { type: 'failback', at: this.timers.now(), approvedAt, reason }));
+  }
+
+  /**
+   * Continues an endpoint in the state it was saved in before a restart (the ledger's failback.ts, for
+   * endpoints whose failback rules outlast one good probe). Only while nothing was probed yet; false otherwise.
+   */
+  seed(key: string, state: Omit<EndpointProbeState, 'tolerated' | 'failback'>): boolean {
+    const e = this.entries.get(key);
+    if (!e || e.lastProbe !== undefined || e.state.status !== 'CheckingEndpoint') return false;
+    e.state = { ...state, tolerated: e.state.tolerated, ...(e.state.failback ? { failback: e.state.failback } : {}) };
+    return true;
   }
 
   /** HealthView: this location's verdict; undefined for endpoints that are not probed. */

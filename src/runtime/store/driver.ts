@@ -15,8 +15,9 @@
  * `SqliteError` with a better-sqlite3-style `code` (`SQLITE_FULL`, `SQLITE_READONLY`, `SQLITE_CORRUPT`,
  * `SQLITE_NOTADB`, `SQLITE_IOERR`, `SQLITE_BUSY`, …), which is what `failures.ts` and the store classify.
  */
-import { existsSync, rmdirSync, statSync } from 'node:fs';
+import { existsSync, rmdirSync, statfsSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { dirname } from 'node:path';
 import { systemClock } from '../clock';
 
 export type SqliteDriverName = 'node' | 'wasm';
@@ -348,6 +349,27 @@ class NodeDatabase extends BaseDatabase {
   }
 }
 
+/** Below this much free space, an I/O error of a write is the disk being full (the wasm driver cannot say). */
+const FULL_BELOW_BYTES = 64 * 1024;
+
+/**
+ * node-sqlite3-wasm's VFS turns every failed write into SQLITE_IOERR_WRITE ("disk I/O error"), ENOSPC
+ * included, where the native SQLite of node:sqlite says SQLITE_FULL. So a wasm I/O error while the database's
+ * file system has (next to) no free space left is SQLITE_FULL, and the API answers 507 STORAGE_FULL on Node 20
+ * as on Node 24 (failures.ts). Free space is what this process may use: root may also fill the reserved blocks.
+ */
+function diskFullOrAsIs(err: unknown, path: string): unknown {
+  if (!(err instanceof SqliteError) || !err.code.startsWith('SQLITE_IOERR') || path === ':memory:') return err;
+  let free: number;
+  try {
+    const st = statfsSync(dirname(path));
+    free = (process.getuid?.() === 0 ? st.bfree : st.bavail) * st.bsize;
+  } catch {
+    return err;
+  }
+  return free < FULL_BELOW_BYTES ? new SqliteError(`database or disk is full (the file system of ${dirname(path)} has no space left: ${err.message})`, 'SQLITE_FULL') : err;
+}
+
 /** Waits synchronously (the drivers are synchronous; so was better-sqlite3's busy handler). */
 export function sleepSync(ms: number): void {
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
@@ -384,7 +406,7 @@ class WasmDatabase extends BaseDatabase {
       try {
         return fn();
       } catch (err) {
-        const e = normalizeSqliteError(err);
+        const e = diskFullOrAsIs(normalizeSqliteError(err), this.path);
         if (!(e instanceof SqliteError) || e.code !== 'SQLITE_BUSY' || !idle || systemClock.now() >= deadline) throw e;
         sleepSync(wait);
       }

@@ -25,6 +25,8 @@ import {
   StoreError, admitDelete, admitProfile, writeName, checkPreconditions, checkStack, contentHash, makeEtag,
   type DeleteProfileOptions, type MonitorState, type MonitorStateChange, type PutProfileOptions, type PutProfileResult, type Store, type StoreListener, type StoreStats, type StoreView, type StoredProfile,
 } from '../../core/store';
+import { EtcdControls } from './etcd-controls';
+import { sha256Hex } from './hash';
 import { MonitorStateFile } from './monitor-file';
 import { EtcdPushedHealth } from './etcd-pushed-health';
 import { REV_KEY, RESOURCES_KEY, keyOfProfile } from '../etcd/keys';
@@ -43,8 +45,11 @@ export class EtcdStore implements Store {
   private writeQueue: Promise<void> = Promise.resolve();
   private readonly counters: StoreStats = { rowsRead: 0, viewRebuilds: 0 };
   private pushed: EtcdPushedHealth | undefined;
+  /** The traffic controls under `ops/` (overrides, failback approvals, audit log, drills). */
+  readonly controls: EtcdControls;
 
   constructor(readonly session: EtcdSession, opts: { stateDir?: string; ownsSession?: boolean } = {}) {
+    this.controls = new EtcdControls(session);
     this.monitor = new MonitorStateFile(opts.stateDir !== undefined ? join(opts.stateDir, MONITOR_FILE) : undefined);
     this.ownsSession = opts.ownsSession ?? true;
   }
@@ -83,7 +88,7 @@ export class EtcdStore implements Store {
    * (a write costs its own record, not a copy of every profile).
    */
   private view(): StoreView {
-    return { revision: this.session.configRevision, profiles: this.session.profiles };
+    return { revision: this.session.configRevision, profiles: this.session.profiles, index: this.session.profileIndex };
   }
 
   /** Profile records read (copied out of the mirror) since open; the view never walks anything. */
@@ -99,7 +104,7 @@ export class EtcdStore implements Store {
       }
       if (current) this.counters.rowsRead++;
       const { profile, warnings } = admitProfile(this.view(), input);
-      const hash = contentHash(profile, options.stack);
+      const hash = contentHash(profile, options.stack, sha256Hex);
       if (current && current.stack === options.stack && current.etag === makeEtag(current.modRevision, hash)) {
         return { ops: [], result: () => ({ etag: current.etag, revision: s.configRevision, created: false, changed: false, profile: current.profile, warnings }) };
       }

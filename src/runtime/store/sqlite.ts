@@ -3,7 +3,9 @@ import { join } from 'node:path';
 import type { Profile, ProfileInput } from '../../core/model/types';
 import type { AzureResource } from '../../core/ports';
 import { admitDelete, admitProfile, writeName } from '../../core/store/admission';
-import { checkPreconditions, checkStack, contentHash, makeEtag } from '../../core/store/conditions';
+import { checkPreconditions, checkStack, documentHash, makeEtag } from '../../core/store/conditions';
+import { LiveProfileIndex } from '../../core/store/profile-index';
+import { sha256Hex } from './hash';
 import {
   StoreError,
   type DeleteProfileOptions,
@@ -22,6 +24,7 @@ import {
 import { isoNow, systemClock, type RuntimeClock } from '../clock';
 import { SqlitePushedHealth } from './sqlite-pushed-health';
 import { openDatabase, sqliteDriver, storeJournalMode, SqliteError, type SqlDatabase, type SqliteDriverName, type SqlStatement } from './driver';
+import { CONTROLS_MIGRATION_SQL, SqliteControls } from './sqlite-controls';
 
 /**
  * Schema migrations, applied in order inside one transaction each; `PRAGMA user_version` holds the number
@@ -53,8 +56,9 @@ export const MIGRATIONS: ReadonlyArray<{ version: number; description: string; s
       CREATE TABLE monitor_state (key TEXT PRIMARY KEY, value TEXT NOT NULL, updated_at TEXT NOT NULL) STRICT;
     `,
   },
+  { version: 2, description: 'traffic controls: overrides, failback approvals, audit log, drill reports', sql: CONTROLS_MIGRATION_SQL },
   {
-    version: 2,
+    version: 3,
     description: 'health pushed from outside (runtime state, not configuration)',
     sql: `CREATE TABLE pushed_health (key TEXT PRIMARY KEY, value TEXT NOT NULL, expires_at INTEGER NOT NULL) STRICT;`,
   },
@@ -112,6 +116,8 @@ export class SqliteStore implements Store {
   readonly path: string;
   /** The SQLite driver this store runs on (`node` or `wasm`). */
   readonly driver: SqliteDriverName;
+  /** The traffic controls (overrides, failback approvals, audit log, drills), in tables of their own. */
+  readonly controls: SqliteControls;
   private readonly db: SqlDatabase;
   private readonly clock: RuntimeClock;
   private readonly listeners = new Set<StoreListener>();
@@ -123,7 +129,13 @@ export class SqliteStore implements Store {
    * re-walked only when the revision moved without this store writing: someone else wrote the file).
    */
   private readonly viewCache = new Map<string, StoredProfile>();
+  /** The view's profiles indexed for admission (by name, relativeName, nested child). */
+  private readonly viewIndex = new LiveProfileIndex();
   private viewRevision = -1;
+  /** The write job running now has edited the view (flush() undoes that if the job fails). */
+  private jobWrote = false;
+  /** Writes waiting for this turn's group commit (see write()). */
+  private queue: Array<{ job: () => { result: unknown; change?: StoreChange }; resolve: (v: unknown) => void; reject: (e: unknown) => void }> = [];
   /** Profile rows read from the database (every statement on `profiles`), and full walks of the view. */
   private readonly counters: StoreStats = { rowsRead: 0, viewRebuilds: 0 };
   private readonly stmt: {
@@ -202,6 +214,7 @@ export class SqliteStore implements Store {
         ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`),
       dropMonitor: db.prepare(`DELETE FROM monitor_state WHERE key = ?`),
     };
+    this.controls = new SqliteControls(db);
   }
 
   /**
@@ -268,7 +281,13 @@ export class SqliteStore implements Store {
   private view(): StoreView {
     const revision = this.rev();
     if (this.viewRevision !== revision) this.rebuildView(revision);
-    return { revision, profiles: this.viewCache };
+    return { revision, profiles: this.viewCache, index: this.viewIndex };
+  }
+
+  /** One row of the view (and its index) now. Frozen: getProfile hands it out as it is (read-only). */
+  private setView(name: string, stored: StoredProfile | undefined): void {
+    if (stored) this.viewCache.set(name, deepFreeze(stored)); else this.viewCache.delete(name);
+    this.viewIndex.set(name, stored?.profile);
   }
 
   /** The one full walk: reuses parsed rows whose mod_revision is unchanged. */
@@ -278,7 +297,7 @@ export class SqliteStore implements Store {
       // The first walk: every row once, documents included.
       const rows = this.stmt.all.all();
       this.counters.rowsRead += rows.length;
-      for (const r of rows) this.viewCache.set(r.name, this.toStored(r));
+      for (const r of rows) this.setView(r.name, this.toStored(r));
       this.viewRevision = revision;
       return;
     }
@@ -288,21 +307,9 @@ export class SqliteStore implements Store {
     for (const r of rows) {
       seen.add(r.name);
       const p = this.viewCache.get(r.name);
-      if (!p || p.modRevision !== r.mod_revision) this.viewCache.set(r.name, this.toStored(this.readOne(r.name)!));
+      if (!p || p.modRevision !== r.mod_revision) this.setView(r.name, this.toStored(this.readOne(r.name)!));
     }
-    for (const name of [...this.viewCache.keys()]) if (!seen.has(name)) this.viewCache.delete(name);
-    this.viewRevision = revision;
-  }
-
-  /**
-   * After a committed write at `revision` (the one after `before`): the view follows it when it was
-   * current, else it stays stale and the next check walks the table once.
-   */
-  private viewFollows(before: number, revision: number, name?: string, stored?: StoredProfile): void {
-    if (this.viewRevision !== before) return;
-    if (name !== undefined) {
-      if (stored) this.viewCache.set(name, stored); else this.viewCache.delete(name);
-    }
+    for (const name of [...this.viewCache.keys()]) if (!seen.has(name)) this.setView(name, undefined);
     this.viewRevision = revision;
   }
 
@@ -333,53 +340,109 @@ export class SqliteStore implements Store {
     return rows.map((r) => this.toStored(r));
   }
 
+  /** From the view when it is current (no parse: the stored profile, read-only); else its row. */
   async getProfile(name: string): Promise<StoredProfile | undefined> {
+    if (this.viewRevision >= 0 && this.viewRevision === this.rev()) return this.viewCache.get(name);
     const row = this.readOne(name);
     return row ? this.toStored(row) : undefined;
   }
 
+  /**
+   * Writes run in groups: every write asked for in one turn of the event loop goes into one transaction and
+   * one fsync (group commit), each judged in order against the view the ones before it left, each in its own
+   * savepoint (a refused one leaves nothing). Each promise resolves only once the group is committed; a
+   * commit that fails rejects them all, and nothing of them was written.
+   */
+  private write<T>(job: () => { result: T; change?: StoreChange }): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      if (!this.db.isOpen) { reject(new StoreError('STORE_UNAVAILABLE', `the store at ${this.path} is closed`)); return; }
+      this.queue.push({ job, resolve: resolve as (v: unknown) => void, reject });
+      if (this.queue.length === 1) setImmediate(() => { if (this.db.isOpen) this.flush(); });
+    });
+  }
+
+  private flush(): void {
+    const batch = this.queue.splice(0);
+    if (batch.length === 0) return;
+    const outcomes: Array<{ ok: true; result: unknown; change?: StoreChange } | { ok: false; error: unknown }> = [];
+    try {
+      this.db.transaction(() => {
+        for (const w of batch) {
+          this.db.exec('SAVEPOINT tmkit_write');
+          this.jobWrote = false;
+          try {
+            const out = w.job();
+            this.db.exec('RELEASE tmkit_write');
+            outcomes.push({ ok: true, ...out });
+          } catch (error) {
+            try {
+              this.db.exec('ROLLBACK TO tmkit_write');
+              this.db.exec('RELEASE tmkit_write');
+            } catch {
+              throw error; // SQLite ended the whole transaction (a full disk, an I/O error): the group fails with the cause
+            }
+            // Its own view edits go with it: the next write in the group walks what is really there.
+            if (this.jobWrote) this.viewRevision = -1;
+            outcomes.push({ ok: false, error });
+          }
+        }
+      }, 'immediate');
+    } catch (error) {
+      // Nothing of the group is stored (the transaction rolled back): the view walks the table again.
+      this.viewRevision = -1;
+      for (const w of batch) w.reject(error);
+      return;
+    }
+    batch.forEach((w, i) => {
+      const o = outcomes[i]!;
+      if (!o.ok) { w.reject(o.error); return; }
+      if (o.change) this.emit(o.change);
+      w.resolve(o.result);
+    });
+  }
+
   async putProfile(input: ProfileInput, options: PutProfileOptions): Promise<PutProfileResult> {
-    let follow: (() => void) | undefined;
-    const result = this.db.transaction((): PutProfileResult => {
+    return this.write<PutProfileResult>(() => {
+      const view = this.view();
       const named = writeName(input);
-      const row = named === undefined ? undefined : this.readOne(named);
-      const current = row ? this.toStored(row) : undefined;
+      const current = named === undefined ? undefined : view.profiles.get(named);
       if (named !== undefined) {
         checkPreconditions(named, current, options.ifMatch, options.ifNoneMatch);
         checkStack(named, current, options.stack);
       }
-      const { profile, warnings } = admitProfile(this.view(), input);
+      const { profile, warnings } = admitProfile(view, input);
       const name = profile.name;
-      const hash = contentHash(profile, options.stack);
-      if (row && row.hash === hash && row.stack === options.stack) {
-        return { etag: current!.etag, revision: this.rev(), created: false, changed: false, profile: current!.profile, warnings };
+      const document = JSON.stringify(profile);
+      const hash = documentHash(document, options.stack, sha256Hex);
+      if (current && current.etag === makeEtag(current.modRevision, hash) && current.stack === options.stack) {
+        return { result: { etag: current.etag, revision: view.revision, created: false, changed: false, profile: current.profile, warnings } };
       }
       const revision = this.bump();
-      this.stmt.upsert.run(name, options.stack, JSON.stringify(profile), hash, revision, revision, isoNow(this.clock));
+      this.stmt.upsert.run(name, options.stack, document, hash, revision, revision, isoNow(this.clock));
       const etag = makeEtag(revision, hash);
-      follow = () => this.viewFollows(revision - 1, revision, name, { profile, stack: options.stack, etag, modRevision: revision });
-      return { etag, revision, created: !row, changed: true, profile, warnings };
-    }, 'immediate');
-    follow?.(); // only once committed: a rolled-back write leaves the view as it was
-    if (result.changed) this.emit({ revision: result.revision, kind: 'profile', op: 'put', name: result.profile.name });
-    return result;
+      const stored: StoredProfile = { profile, stack: options.stack, etag, modRevision: revision };
+      this.jobWrote = true;
+      this.setView(name, stored);
+      this.viewRevision = revision;
+      return { result: { etag, revision, created: !current, changed: true, profile, warnings }, change: { revision, kind: 'profile', op: 'put', name, stored } };
+    });
   }
 
   async deleteProfile(name: string, options: DeleteProfileOptions = {}): Promise<{ revision: number }> {
-    const revision = this.db.transaction((): number => {
-      const row = this.readOne(name);
-      if (!row) throw new StoreError('NOT_FOUND', `profile '${name}' does not exist`, { name });
-      const current = this.toStored(row);
+    return this.write<{ revision: number }>(() => {
+      const view = this.view();
+      const current = view.profiles.get(name);
+      if (!current) throw new StoreError('NOT_FOUND', `profile '${name}' does not exist`, { name });
       checkPreconditions(name, current, options.ifMatch, undefined);
       checkStack(name, current, options.stack);
-      admitDelete(this.view(), name);
-      const r = this.bump();
+      admitDelete(view, name);
+      const revision = this.bump();
       this.stmt.del.run(name);
-      return r;
-    }, 'immediate');
-    this.viewFollows(revision - 1, revision, name, undefined);
-    this.emit({ revision, kind: 'profile', op: 'delete', name });
-    return { revision };
+      this.jobWrote = true;
+      this.setView(name, undefined);
+      this.viewRevision = revision;
+      return { result: { revision }, change: { revision, kind: 'profile', op: 'delete', name } };
+    });
   }
 
   async getResources(): Promise<ResourceCatalogRecord> {
@@ -393,14 +456,14 @@ export class SqliteStore implements Store {
   }
 
   async putResources(catalog: ResourceCatalogRecord): Promise<{ revision: number }> {
-    const revision = this.db.transaction((): number => {
+    return this.write(() => {
+      const before = this.rev();
       this.stmt.clearResources.run();
       for (const [id, r] of Object.entries(catalog)) this.stmt.insertResource.run(id, r.target, r.location ?? null, r.state);
-      return this.bump();
-    }, 'immediate');
-    this.viewFollows(revision - 1, revision);
-    this.emit({ revision, kind: 'resources', op: 'replace' });
-    return { revision };
+      const revision = this.bump();
+      if (this.viewRevision === before) this.viewRevision = revision;
+      return { result: { revision }, change: { revision, kind: 'resources', op: 'replace' } };
+    });
   }
 
   /**
@@ -440,7 +503,10 @@ export class SqliteStore implements Store {
   }
 
   async close(): Promise<void> {
+    // Writes already asked for are committed (or refused) first, never dropped by the close.
+    if (this.db.isOpen) this.flush();
     this.listeners.clear();
+    this.controls.close();
     if (this.db.isOpen) this.db.close();
   }
 }
@@ -537,3 +603,12 @@ export function walHeader(path: string): boolean {
 }
 
 export { SqliteError };
+
+/** Freezes a JSON value all the way down (a stored profile the store hands out without copying). */
+function deepFreeze<T>(v: T): T {
+  if (typeof v === 'object' && v !== null && !Object.isFrozen(v)) {
+    Object.freeze(v);
+    for (const x of Object.values(v as object)) deepFreeze(x);
+  }
+  return v;
+}

@@ -32,6 +32,7 @@ const endpointsArb: fc.Arbitrary<CompiledEndpoint[]> = fc.array(fc.record({
     path: `p/e${index}`,
     status: s.disabled ? 'Disabled' : 'Online',
     statusReason: '',
+    weight: 1,
     kind: 'A',
     data: `192.0.2.${index + 1}`,
     ...(s.location !== undefined ? { location: s.location } : {}),

@@ -68,6 +68,11 @@ const rows: Row[] = [
   { code: 'CUSTOM_HEADER_NAME', paths: [`${P}.monitorConfig.customHeaders[0].name`], fail: mon({ customHeaders: [{ name: 'X Bad', value: 'v' }] }), pass: mon({ customHeaders: [{ name: 'X-Good', value: 'v' }] }) },
   { code: 'CUSTOM_HEADER_HOST_WILDCARD', paths: [`${P}.monitorConfig.customHeaders[0].value`], fail: mon({ customHeaders: [{ name: 'Host', value: '*.contoso.com' }] }), pass: mon({ customHeaders: [{ name: 'Host', value: 'www.contoso.com' }] }) },
   { code: 'CUSTOM_HEADER_HOST_WILDCARD', paths: [`${P}.endpoints[a].customHeaders[0].value`], fail: one('Priority', [ext('a', 'a.example.com', { customHeaders: [{ name: 'host', value: '*' }] })]), pass: one('Priority', [ext('a', 'a.example.com', { customHeaders: [{ name: 'host', value: 'a.contoso.com' }] })]) },
+  { code: 'CUSTOM_HEADER_VALUE', paths: [`${P}.monitorConfig.customHeaders[0].value`], fail: mon({ customHeaders: [{ name: 'X-A', value: 'a\r\nX-Injected: 1' }] }), pass: mon({ customHeaders: [{ name: 'X-A', value: 'a b\tc ~' }] }) },
+  { code: 'CUSTOM_HEADER_VALUE', paths: [`${P}.monitorConfig.customHeaders[0].value`], fail: mon({ customHeaders: [{ name: 'X-A', value: 'nul\u0000' }] }), pass: mon({ customHeaders: [{ name: 'X-A', value: 'nul' }] }) },
+  { code: 'CUSTOM_HEADER_VALUE', paths: [`${P}.endpoints[a].customHeaders[0].value`], fail: one('Priority', [ext('a', 'a.example.com', { customHeaders: [{ name: 'X-A', value: 'café' }] })]), pass: one('Priority', [ext('a', 'a.example.com', { customHeaders: [{ name: 'X-A', value: 'cafe' }] })]) },
+  { code: 'CUSTOM_HEADER_FORBIDDEN', paths: [`${P}.monitorConfig.customHeaders[0].name`], fail: mon({ customHeaders: [{ name: 'Transfer-Encoding', value: 'chunked' }] }), pass: mon({ customHeaders: [{ name: 'X-Encoding', value: 'chunked' }] }) },
+  { code: 'CUSTOM_HEADER_FORBIDDEN', paths: [`${P}.endpoints[a].customHeaders[0].name`], fail: one('Priority', [ext('a', 'a.example.com', { customHeaders: [{ name: 'connection', value: 'keep-alive' }] })]), pass: one('Priority', [ext('a', 'a.example.com', { customHeaders: [{ name: 'X-Connection', value: 'x' }] })]) },
   { code: 'CUSTOM_HEADER_DUPLICATE', paths: [`${P}.monitorConfig.customHeaders[1].name`], fail: mon({ customHeaders: [{ name: 'X-A', value: '1' }, { name: 'x-a', value: '2' }] }), pass: mon({ customHeaders: [{ name: 'X-A', value: '1' }, { name: 'X-B', value: '2' }] }) },
   { code: 'CUSTOM_HEADERS_IGNORED', paths: [`${P}.monitorConfig.customHeaders`], fail: mon({ protocol: 'TCP', port: 22, customHeaders: headers(1) }), pass: mon({ protocol: 'HTTP', customHeaders: headers(1) }) },
   { code: 'STATUS_CODE_RANGES_LIMIT', paths: [`${P}.monitorConfig.expectedStatusCodeRanges`], fail: mon({ expectedStatusCodeRanges: codeRanges(9) }), pass: mon({ expectedStatusCodeRanges: codeRanges(8) }) },
@@ -179,6 +184,10 @@ const rows: Row[] = [
   { code: 'NESTED_MULTIVALUE_MIN_CHILD', paths: [`${P}.endpoints[n]`],
     fail: doc(profile('p', 'Priority', [nested('n', 'c')]), mvChild('c', ['192.0.2.1', '2001:db8::2'])),
     pass: doc(profile('p', 'Priority', [nested('n', 'c', { minChildEndpoints: 2, minChildEndpointsIPv4: 1, minChildEndpointsIPv6: 1 })]), mvChild('c', ['192.0.2.1', '2001:db8::2'])) },
+  // failback (a tmkit extension)
+  { code: 'FAILBACK_MODE', paths: [`${P}.failback.mode`], fail: one('Priority', E, { failback: { mode: 'manual' } }), pass: one('Priority', E, { failback: { mode: 'Manual' } }) },
+  { code: 'FAILBACK_SUCCESSES_RANGE', paths: [`${P}.failback.successesToRecover`], fail: one('Priority', E, { failback: { successesToRecover: 11 } }), pass: one('Priority', E, { failback: { successesToRecover: 10 } }) },
+  { code: 'FAILBACK_HOLD_DOWN_RANGE', paths: [`${P}.failback.holdDownSeconds`], fail: one('Priority', E, { failback: { holdDownSeconds: 3601 } }), pass: one('Priority', E, { failback: { holdDownSeconds: 3600 } }) },
 ];
 
 describe.each(rows.map((r, i) => [`${r.code} #${i}`, r] as const))('%s', (_name, row) => {

@@ -54,9 +54,10 @@ export interface E2eStack {
 
 /**
  * A fresh project and stack in a temp dir, with both plugins wired in and `tmkittest:file` set.
- * `tmkitPlugin: false` leaves the tmkit plugin out of `plugins.providers` (the engine then looks on PATH).
+ * `tmkitPlugin: false` leaves the tmkit plugin out of `plugins.providers` (the engine then looks on PATH);
+ * `tmkitPluginDir` takes it from another checkout (bench/pulumi.ts --base).
  */
-export async function newStack(program: PulumiFn, opts: { stackName?: string; env?: Record<string, string>; tmkitPlugin?: boolean } = {}): Promise<E2eStack> {
+export async function newStack(program: PulumiFn, opts: { stackName?: string; env?: Record<string, string>; tmkitPlugin?: boolean; tmkitPluginDir?: string } = {}): Promise<E2eStack> {
   const cli = findPulumiCli();
   const work = mkdtempSync(join(tmpdir(), 'tmkit-pulumi-e2e-'));
   const pluginDir = join(work, 'plugins');
@@ -74,7 +75,7 @@ export async function newStack(program: PulumiFn, opts: { stackName?: string; en
         name: 'tmkite2e',
         runtime: 'nodejs',
         backend: { url: `file://${join(work, 'state')}` },
-        plugins: { providers: [{ name: 'tmkittest', path: pluginDir }, ...(opts.tmkitPlugin === false ? [] : [{ name: 'tmkit', path: TMKIT_PLUGIN_DIR }])] },
+        plugins: { providers: [{ name: 'tmkittest', path: pluginDir }, ...(opts.tmkitPlugin === false ? [] : [{ name: 'tmkit', path: opts.tmkitPluginDir ?? TMKIT_PLUGIN_DIR }])] },
       } as ProjectSettings,
       envVars: {
         PULUMI_CONFIG_PASSPHRASE: 'tmkit-e2e-passphrase',

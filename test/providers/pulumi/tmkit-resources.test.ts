@@ -243,8 +243,11 @@ describe('Profile without endpoints, with Endpoint resources', () => {
       profileName: 'api', endpointName: 'two', endpointType: 'ExternalEndpoints', name: 'two', type: 'Microsoft.Network/trafficManagerProfiles/externalEndpoints',
       weight: 5, priority: 2, endpointStatus: 'Enabled', alwaysServe: 'Disabled', stack: 'pulumi', etag: (await direct.getEndpoint('api', 'two')).etag,
     });
-    const dup = await failure(create(ENDPOINT, 'one-again', epIns('one')));
+    // Another create of the same endpoint with other content is refused; with the same content (a create whose
+    // answer was lost) it is adopted as stored.
+    const dup = await failure(create(ENDPOINT, 'one-again', epIns('one', { weight: 9 })));
     expect(dup.code).toBe(grpc.status.ALREADY_EXISTS);
+    expect((await create(ENDPOINT, 'one', epIns('one'))).outputs['etag']).toBe(eps['one']!.outputs['etag']);
     const orphan = await failure(create(ENDPOINT, 'x', { ...epIns('x'), profileName: 'missing' }));
     expect(orphan.details).toContain("profile 'missing' does not exist, so its endpoint cannot be written: create the profile first");
   });
@@ -319,7 +322,7 @@ test('another stack\'s profile is never written by the provider', async () => {
 
 test('an unreachable server and a wrong token fail with what to do, by gRPC status', async () => {
   for (const [config, code, text] of [
-    [{ server: 'http://127.0.0.1:1', token: TOKEN }, grpc.status.UNAVAILABLE, /cannot reach the tmkit server at http:\/\/127\.0\.0\.1:1 after 4 attempt\(s\).*is `tmkit serve` running there\?/],
+    [{ server: 'http://127.0.0.1:1', token: TOKEN }, grpc.status.UNAVAILABLE, /cannot reach the tmkit server at http:\/\/127\.0\.0\.1:1 after 4 attempt\(s\).*is `tmkit serve` running there\? Set tmkit:server/],
     [{ server: h.base, token: 'wrong' }, grpc.status.UNAUTHENTICATED, /the tmkit server refused the token \(HTTP 401\): set tmkit:token/],
   ] as const) {
     const other = await serve(tmkitProvider({}), { writePort: () => undefined, log: () => undefined });

@@ -1,5 +1,5 @@
 /**
- * End to end with the real terraform (1.11.4 here): the test-only provider tmkittest, installed through
+ * End to end with the real terraform (1.11.4 here) and OpenTofu's tofu (1.10, helpers' CLIS): the test-only provider tmkittest, installed through
  * the install layout into a temp dir, driven through init, plan, apply, no-change plan, drift, in-place
  * update, replace, import, a data source, a validation error at its file:line, a handler failure shown as
  * a diagnostic, destroy, and a reinstall that keeps the lock file valid. Its backend is a JSON file the
@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { install } from '../../../providers/terraform/src/install';
 import { tmkit } from '../../cli/run';
-import { cleanEnv, terraform, TEST_PROVIDER, type TfResult } from './helpers';
+import { CLIS, cleanEnv, terraform, TEST_PROVIDER, type TfResult } from './helpers';
 
 interface ThingConfig {
   name: string;
@@ -63,12 +63,12 @@ function mainTf(c: ThingConfig): { text: string; weightLine: number } {
   return { text: lines.join('\n'), weightLine: lines.findIndex((l) => l.includes('weight =')) + 1 };
 }
 
-describe('terraform e2e with the test provider (tmkittest)', () => {
+describe.each(CLIS)('$name e2e with the test provider (tmkittest)', (cli) => {
   let root: string;
   let work: string;
   let env: NodeJS.ProcessEnv;
   const things = (): Record<string, Record<string, unknown>> => JSON.parse(readFileSync(join(work, 'things.json'), 'utf8')).things;
-  const tf = async (...args: string[]): Promise<TfResult> => terraform([...args, '-no-color'], work, env);
+  const tf = async (...args: string[]): Promise<TfResult> => terraform([...args, '-no-color'], work, env, cli.bin);
   const ok = (r: TfResult): TfResult => {
     if (r.code !== 0) throw new Error(`terraform exited ${r.code}\nstdout:\n${r.stdout}\nstderr:\n${r.stderr}`);
     return r;
@@ -92,9 +92,9 @@ describe('terraform e2e with the test provider (tmkittest)', () => {
     write({ name: 'alpha', size: 3 });
     const r = ok(await tf('init', '-input=false'));
     expect(r.stdout).toMatch(/Installing tmkit\/tmkittest v0\.1\.0/);
-    expect(r.stdout).toContain('Terraform has been successfully initialized!');
+    expect(r.stdout).toContain(`${cli.product} has been successfully initialized!`);
     const lock = readFileSync(join(work, '.terraform.lock.hcl'), 'utf8');
-    expect(lock).toMatch(/provider "registry\.terraform\.io\/tmkit\/tmkittest" \{\s+version = "0\.1\.0"/);
+    expect(lock).toContain(`provider "${cli.registry}/tmkit/tmkittest" {\n  version = "0.1.0"`);
     expect(lock).toMatch(/"h1:[A-Za-z0-9+/=]{44}"/);
   });
 
@@ -198,7 +198,7 @@ describe('terraform e2e with the test provider (tmkittest)', () => {
   });
 });
 
-describe('terraform with the tmkit provider itself (installed by `tmkit terraform install`)', () => {
+describe.each(CLIS)('$name with the tmkit provider itself (installed by `tmkit terraform install`)', (cli) => {
   let root: string;
   beforeAll(() => { root = mkdtempSync(join(tmpdir(), 'tmkit-tf-tmkit-')); });
   afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -223,14 +223,14 @@ describe('terraform with the tmkit provider itself (installed by `tmkit terrafor
       '',
     ].join('\n'));
     const env = { TF_CLI_CONFIG_FILE: rc };
-    const init = await terraform(['init', '-input=false', '-no-color'], work, env);
+    const init = await terraform(['init', '-input=false', '-no-color'], work, env, cli.bin);
     expect(init.stderr).toBe('');
     expect(init.stdout).toMatch(/Installing tmkit\/tmkit v\d+\.\d+\.\d+/);
-    const plan = await terraform(['plan', '-input=false', '-no-color'], work, env);
+    const plan = await terraform(['plan', '-input=false', '-no-color'], work, env, cli.bin);
     expect(plan.code).toBe(0);
     expect(plan.stdout).toContain('No changes.');
-    const schema = await terraform(['providers', 'schema', '-json'], work, env);
-    const p = JSON.parse(schema.stdout).provider_schemas['registry.terraform.io/tmkit/tmkit'].provider.block.attributes;
+    const schema = await terraform(['providers', 'schema', '-json'], work, env, cli.bin);
+    const p = JSON.parse(schema.stdout).provider_schemas[`${cli.registry}/tmkit/tmkit`].provider.block.attributes;
     expect(p.token).toMatchObject({ type: 'string', optional: true, sensitive: true });
     expect(Object.keys(p).sort()).toEqual(['server', 'stack', 'token']);
   });

@@ -4,6 +4,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client, credentials, makeGenericClientConstructor, Metadata, type ChannelCredentials } from '@grpc/grpc-js';
 import { generateCert, type GeneratedCert } from '../../../providers/terraform/src/cert';
@@ -14,6 +15,38 @@ export const REPO = join(__dirname, '../../..');
 export const TEST_PROVIDER = join(REPO, 'dist/providers/terraform/bin/terraform-provider-tmkittest.js');
 export const TMKIT_PROVIDER = join(REPO, 'dist/providers/terraform/bin/terraform-provider-tmkit.js');
 export const TERRAFORM = process.env.TMKIT_TEST_TERRAFORM ?? 'terraform';
+
+/** A Terraform-protocol CLI the e2e suites drive: terraform itself, or OpenTofu's tofu. */
+export interface Cli {
+  name: 'terraform' | 'tofu';
+  bin: string;
+  /** The registry host a bare `tmkit/tmkit` source means to this CLI (its provider addresses). */
+  registry: string;
+  /** How the CLI names itself in its messages ("Terraform has been successfully initialized!"). */
+  product: 'Terraform' | 'OpenTofu';
+}
+
+/**
+ * The CLIs every Terraform e2e suite runs with (describe.each): terraform, and tofu from TMKIT_TOFU (a path;
+ * `off` leaves it out) or else `tofu` on PATH (scripts/install-tofu.sh builds it; .ci/run sets TMKIT_TOFU).
+ * In CI a missing tofu is an error, not a skip: the suites must pass on both.
+ */
+export const CLIS: Cli[] = (() => {
+  const out: Cli[] = [{ name: 'terraform', bin: TERRAFORM, registry: 'registry.terraform.io', product: 'Terraform' }];
+  const given = process.env.TMKIT_TOFU;
+  if (given === 'off') return out;
+  const tofu = given || onPath('tofu');
+  if (tofu) out.push({ name: 'tofu', bin: tofu, registry: 'registry.opentofu.org', product: 'OpenTofu' });
+  else if (process.env.CI) throw new Error('OpenTofu is not on PATH and TMKIT_TOFU is unset: the Terraform e2e suites run with tofu too in CI (scripts/install-tofu.sh builds it)');
+  return out;
+})();
+
+function onPath(name: string): string | undefined {
+  for (const dir of (process.env.PATH ?? '').split(':')) {
+    if (dir !== '' && existsSync(join(dir, name))) return join(dir, name);
+  }
+  return undefined;
+}
 
 /** This process's environment without Terraform's and go-plugin's variables and without TMKIT_*. */
 export function cleanEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
@@ -116,15 +149,15 @@ export { generateCert };
 
 export interface TfResult { code: number | null; stdout: string; stderr: string }
 
-/** Runs the real terraform in `cwd` with `env` (CLI config, automation mode, no checkpoint calls). */
-export function terraform(args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<TfResult> {
+/** Runs the real terraform (or `bin`, e.g. tofu) in `cwd` with `env` (CLI config, automation mode, no checkpoint calls). */
+export function terraform(args: string[], cwd: string, env: NodeJS.ProcessEnv, bin: string = TERRAFORM): Promise<TfResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(TERRAFORM, args, { cwd, env: cleanEnv({ TF_IN_AUTOMATION: '1', CHECKPOINT_DISABLE: '1', ...env }), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(bin, args, { cwd, env: cleanEnv({ TF_IN_AUTOMATION: '1', CHECKPOINT_DISABLE: '1', ...env }), stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout!.setEncoding('utf8').on('data', (d: string) => { stdout += d; });
     child.stderr!.setEncoding('utf8').on('data', (d: string) => { stderr += d; });
-    child.on('error', (e) => reject(new Error(`cannot run ${TERRAFORM} (${e.message}); the Terraform provider e2e tests need terraform ≥ 1.0 on PATH (or TMKIT_TEST_TERRAFORM)`)));
+    child.on('error', (e) => reject(new Error(`cannot run ${bin} (${e.message}); the Terraform provider e2e tests need terraform ≥ 1.0 on PATH (or TMKIT_TEST_TERRAFORM), and tofu (TMKIT_TOFU)`)));
     child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
 }

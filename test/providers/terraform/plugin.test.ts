@@ -191,7 +191,7 @@ describe('AutoMTLS and the services', () => {
     expect(blocks.settings.nesting).toBe('SINGLE');
     expect(blocks.member.nesting).toBe('SET');
     expect(blocks.settings.block.block_types[0]).toMatchObject({ type_name: 'rule', nesting: 'LIST' });
-    expect(s.provider.block.attributes.map((a: { name: string }) => a.name)).toEqual(['state_file']);
+    expect(s.provider.block.attributes.map((a: { name: string }) => a.name)).toEqual(['state_file', 'stateless']);
   });
 
   test('ValidateResourceConfig: an error on a nested attribute carries its attribute path', async () => {

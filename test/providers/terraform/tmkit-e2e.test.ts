@@ -1,5 +1,5 @@
 /**
- * End to end with the real terraform (1.11.4 here) and the tmkit provider against a real `tmkit serve`
+ * End to end with the real terraform (1.11.4 here), and again with OpenTofu's tofu (1.10; helpers' CLIS), and the tmkit provider against a real `tmkit serve`
  * (DNS and API on 127.0.0.1:0), following examples/terraform: install, init, plan, apply, dig answers, a
  * second plan with no changes, one weight edited (a one-attribute in-place update), relative_name changed (a
  * replace), import, drift made with the tmkit CLI, a stale apply refused (RESOURCE_CHANGED, the refresh hint), a broken configuration (the rule's message at its line),
@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TmkitClient } from '../../../src/client';
 import { dig, runTmkit, spawnServe, type ServeProcess } from '../../runtime/serve/process';
-import { REPO, terraform, type TfResult } from './helpers';
+import { CLIS, REPO, terraform, type TfResult } from './helpers';
 
 jest.setTimeout(240_000);
 
@@ -21,14 +21,14 @@ const OTHER = {
   profiles: [{ name: 'ops-web', trafficRoutingMethod: 'Priority', dnsConfig: { relativeName: 'ops-web' }, endpoints: [{ name: 'a', type: 'externalEndpoints', target: '203.0.113.5' }] }],
 };
 
-describe('terraform e2e with the tmkit provider and a real tmkit serve', () => {
+describe.each(CLIS)('$name e2e with the tmkit provider and a real tmkit serve', (cli) => {
   let root: string;
   let work: string;
   let serve: ServeProcess;
   let env: NodeJS.ProcessEnv;
   let client: TmkitClient;
   let otherEtag: string;
-  const tf = (...args: string[]): Promise<TfResult> => terraform([...args, '-no-color'], work, env);
+  const tf = (...args: string[]): Promise<TfResult> => terraform([...args, '-no-color'], work, env, cli.bin);
   const ok = (r: TfResult): TfResult => {
     if (r.code !== 0) throw new Error(`terraform exited ${r.code}\nstdout:\n${r.stdout}\nstderr:\n${r.stderr}`);
     return r;
@@ -196,7 +196,7 @@ describe('terraform e2e with the tmkit provider and a real tmkit serve', () => {
   test('tmkit plan --from-terraform renders tmkit\'s plan and routing preview of the planned values', async () => {
     edit('"us-1" = { target = "198.51.100.21", weight = 1 }', '"us-1" = { target = "198.51.100.21", weight = 4 }');
     ok(await tf('plan', '-input=false', '-out', join(root, 'tfplan')));
-    const show = ok(await terraform(['show', '-json', join(root, 'tfplan')], work, env));
+    const show = ok(await terraform(['show', '-json', join(root, 'tfplan')], work, env, cli.bin));
     writeFileSync(join(root, 'plan.json'), show.stdout);
     const r = await runTmkit(['plan', '--from-terraform', join(root, 'plan.json'), '--format', 'markdown'], { env: { TMKIT_SERVER: serve.api, TMKIT_TOKEN: env.TMKIT_TOKEN! } });
     expect(r.stderr).toBe('');
@@ -243,7 +243,7 @@ describe('terraform e2e with the tmkit provider and a real tmkit serve', () => {
     const azure = join(root, 'azurerm');
     mkdirSync(azure);
     copyFileSync(join(dir, 'main.tf'), join(azure, 'main.tf'));
-    const run = (...args: string[]): Promise<TfResult> => terraform([...args, '-no-color'], azure, { ...env, TF_DATA_DIR: join(azure, '.terraform') });
+    const run = (...args: string[]): Promise<TfResult> => terraform([...args, '-no-color'], azure, { ...env, TF_DATA_DIR: join(azure, '.terraform') }, cli.bin);
     ok(await run('init', '-input=false'));
     const r = ok(await run('apply', '-auto-approve', '-input=false'));
     expect(r.stdout).toContain('Apply complete! Resources: 3 added, 0 changed, 0 destroyed.');

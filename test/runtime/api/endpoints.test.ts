@@ -128,3 +128,16 @@ test('a profile may have zero endpoints (Azure allows it): deleting the last end
   await client.deleteEndpoint('web', 'b');
   expect((await client.getProfile('web')).profile.endpoints).toEqual([]);
 });
+
+test('ten writers of ten endpoints of one profile at once, each with its endpoint\'s If-Match (Terraform\'s parallelism): all land', async () => {
+  const names = Array.from({ length: 10 }, (_, i) => `e${i}`);
+  await client.putProfile(profileInput('many', { endpoints: names.map((n, i) => ({ name: n, type: 'externalEndpoints', target: `192.0.2.${i + 1}` })) }), { stack: 'team' });
+  const etags = await Promise.all(names.map(async (n) => (await client.getEndpoint('many', n)).etag));
+  // Writes of one turn commit as one group, and only one edit of a profile wins per group: the others are
+  // re-read and re-applied (their endpoint's If-Match still holds), never refused.
+  const deletes = names.slice(0, 5).map((n, i) => client.deleteEndpoint('many', n, { stack: 'team', ifMatch: etags[i]! }));
+  const puts = names.slice(5).map((n, i) => client.putEndpoint('many', { name: n, type: 'externalEndpoints', target: `198.51.100.${i + 1}` }, { stack: 'team', ifMatch: etags[i + 5]! }));
+  await Promise.all([...deletes, ...puts]);
+  const p = await client.getProfile('many');
+  expect(p.profile.endpoints.map((e) => `${e.name} ${e.target}`)).toEqual(names.slice(5).map((n, i) => `${n} 198.51.100.${i + 1}`));
+});

@@ -33,7 +33,7 @@ describe('etcd store: several nodes on one etcd', () => {
     const [a, b] = await Promise.all([open(prefix), open(prefix)]);
     try {
       const seen: StoreChange[] = [];
-      b.watch((c) => seen.push(c));
+      b.watch(({ stored: _stored, ...c }) => seen.push(c));
       const r = await a.putProfile(profile('web'), { stack: 's' });
       // b finds it at once (a miss is confirmed against etcd), and its watch delivers the change.
       expect((await b.getProfile('web'))?.etag).toBe(r.etag);
@@ -141,7 +141,7 @@ describe('etcd store: outages, resume and compaction (one etcd per test: it is s
       await a.putProfile(profile('keep'), { stack: 's' });
       await a.putProfile(profile('gone'), { stack: 's' });
       const seen: StoreChange[] = [];
-      a.watch((c) => seen.push(c));
+      a.watch(({ stored: _stored, ...c }) => seen.push(c));
       const watchesBefore = a.session.stats.watches;
       await own.restart(); // a's stream breaks; it retries in 3 s
       const b = await openOn('/r/', 50);
@@ -162,7 +162,7 @@ describe('etcd store: outages, resume and compaction (one etcd per test: it is s
       await a.putProfile(profile('keep'), { stack: 's' });
       await a.putProfile(profile('gone'), { stack: 's' });
       const seen: StoreChange[] = [];
-      a.watch((c) => seen.push(c));
+      a.watch(({ stored: _stored, ...c }) => seen.push(c));
       const relists = a.session.stats.relists;
       await own.restart();
       const b = await openOn('/c/', 50);

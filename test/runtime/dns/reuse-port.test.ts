@@ -374,7 +374,7 @@ describe('tmkit serve', () => {
     expect(r.code).toBe(0);
     const help = r.stdout.replace(/\s+/g, ' ');
     expect(help).toContain('--workers <n|auto> DNS worker processes on the DNS port (node:cluster). auto: min(cores, 4) where each worker can bind its own UDP and TCP socket (SO_REUSEPORT: Node >= 22.12 on Linux), else 1');
-    expect(help).toMatch(/1 = DNS in the main process \(default: "auto"\)/);
+    expect(help).toMatch(/1 = DNS in the main process \(default: auto\)/);
   });
 
   test('Node 20, --workers 2: the fallback banner line; /metrics counts each worker; answers right', async () => {

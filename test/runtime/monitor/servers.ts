@@ -6,6 +6,7 @@ import { createServer as createHttpsServer } from 'node:https';
 import { createServer as createNetServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { AZURE_FAILBACK } from '../../../src/core/health/machine';
 import type { ProbeTarget } from '../../../src/core/health/targets';
 
 export interface SeenRequest {
@@ -105,6 +106,7 @@ export function target(over: Partial<ProbeTarget> & Pick<ProbeTarget, 'target' |
     targetKind: kind, protocol: 'HTTP', path: '/', intervalInSeconds: 10, timeoutInSeconds: 5, toleratedNumberOfFailures: 0,
     headers: kind === 'fqdn' ? [{ name: 'Host', value: over.target }] : [],
     expectedStatusCodeRanges: [{ min: 200, max: 200 }],
+    failback: AZURE_FAILBACK,
     fingerprint: '',
     ...over,
   };

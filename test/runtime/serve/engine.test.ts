@@ -45,8 +45,8 @@ test('a token is generated into <state-dir>/token with mode 0600 and reused on r
   const b = await start(dir);
   expect(b.engine.token).toMatchObject({ origin: 'file', token: a.engine.token.token });
   await engines.pop()!.stop();
-  const c = await start(dir, { env: { TMKIT_TOKEN: 'from-env' } });
-  expect(c.engine.token).toEqual({ token: 'from-env', origin: 'env' });
+  const c = await start(dir, { env: { TMKIT_TOKEN: 'from-env-0123456789' } });
+  expect(c.engine.token).toEqual({ token: 'from-env-0123456789', origin: 'env' });
   await expect(new TmkitClient({ server: c.client.server, token: a.engine.token.token, env: {} }).listProfiles()).rejects.toMatchObject({ status: 401 });
 });
 

@@ -225,3 +225,25 @@ test('the earlier whole-state monitor blob is read (verdicts carried over) and r
   expect(now.monitor).toMatchObject({ format: 2 });
   expect(now['endpoint:keep/only']).toMatchObject({ verdict: 'Degraded', fingerprint: rec.fingerprint, history: [{ from: 'CheckingEndpoint', to: 'Degraded' }] });
 });
+
+test('maintenance keeps the history: disable then enable lists the failover before it and both changes (API and status)', async () => {
+  const closed = await healthServer('127.0.0.62');
+  const port = closed.port;
+  await closed.close();
+  const a = await start(tempDir());
+  const p: ProfileInput = { ...profile(port, '127.0.0.62', 0), name: 'maint', dnsConfig: { relativeName: 'maint', ttl: 30 } };
+  await a.client.putProfile(p);
+  await waitFor('Degraded', async () => (await a.client.status('maint')).endpoints[0]!.endpointMonitorStatus === 'Degraded');
+  await a.client.patchEndpoint('maint', 'only', { endpointStatus: 'Disabled' });
+  await a.engine.settle();
+  expect((await a.client.status('maint')).endpoints[0]!.endpointMonitorStatus).toBe('Disabled');
+  await a.client.patchEndpoint('maint', 'only', { endpointStatus: 'Enabled' });
+  await a.engine.settle();
+  const s = await a.client.status('maint');
+  // Newest first: the endpoint probed again (its first probe may have failed already), the maintenance, and
+  // the failover before it.
+  const steps = s.transitions.map((t) => `${t.from}→${t.to}`);
+  expect(steps.slice(-3)).toEqual(['Disabled→CheckingEndpoint', 'Degraded→Disabled', 'CheckingEndpoint→Degraded']);
+  expect(steps.length === 3 || steps[0] === 'CheckingEndpoint→Degraded').toBe(true);
+  expect(s.transitions.at(-2)!.reason).toContain('endpointStatus Disabled');
+});

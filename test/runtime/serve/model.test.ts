@@ -1,17 +1,18 @@
 /**
- * Model-based test of the runtime's central promise (issue 11): **DNS follows every acknowledged write and
- * every health transition.**
+ * Model-based test of the runtime's central promise (issue 11): **DNS follows every acknowledged write,
+ * every health transition, and every override change and expiry** (docs/operations.md).
  *
  * fast-check generates sequences of management-API writes (create, update, monitor-settings edits, endpoint
- * PATCHes, deletes, nested parents) interleaved with health changes and probe rounds. They run against a real
- * engine (SQLite store in a temp dir, real API over HTTP, real DNS over UDP) whose prober is injected (each
- * target is up or down as the test says) and whose probe timers are fake (probes happen only in a probe
- * round). After every step, within a bound:
+ * PATCHes, deletes, nested parents) interleaved with health changes, probe rounds and overrides (down and
+ * weight, forced or judged by the safety rule, cleared, or expiring during a probe round's 61 s). They run
+ * against a real engine (SQLite store in a temp dir, real API over HTTP, real DNS over UDP) whose prober is
+ * injected (each target is up or down as the test says) and whose clock is fake (probes happen and overrides
+ * expire only in a probe round). After every step, within a bound:
  *   1. `/healthz` reports the served snapshot at the store's revision (no lag);
  *   2. for every name, what DNS answers is one of the outcomes the pure core resolves from the store's
- *      current content and the verdicts of a reference model of the prober (tolerated failures 0: a new,
+ *      current content, the verdicts of a reference model of the prober (tolerated failures 0: a new,
  *      re-enabled or re-configured endpoint is probed at once, then in every probe round; its verdict is
- *      Online or Degraded by its last probe);
+ *      Online or Degraded by its last probe) and the overrides the API acknowledged that have not expired;
  *   3. the store holds exactly the acknowledged writes (a reference model of the profiles).
  * On failure fast-check prints the seed and the shrunk sequence; rerun with `TMKIT_MODEL_SEED=<seed>`.
  */
@@ -24,6 +25,8 @@ import { request } from 'undici';
 import { TmkitApiError, TmkitClient } from '../../../src/client';
 import { probeTargets } from '../../../src/core/health/targets';
 import type { ProbeVerdict } from '../../../src/core/health/types';
+import type { OverrideRecord } from '../../../src/core/api';
+import { endpointOverrides } from '../../../src/core/ops/overrides';
 import type { EndpointInput, Profile, ProfileInput } from '../../../src/core/model/types';
 import { buildSnapshot, resolve } from '../../../src/core/routing';
 import type { GeoLookup } from '../../../src/core/ports';
@@ -49,7 +52,9 @@ type Step =
   | { op: 'patch'; name: string; index: number; patch: { endpointStatus: 'Enabled' | 'Disabled' } | { weight: number } | { alwaysServe: 'Enabled' | 'Disabled' } }
   | { op: 'delete'; name: string }
   | { op: 'health'; target: string; up: boolean }
-  | { op: 'probe' };
+  | { op: 'probe' }
+  | { op: 'override'; name: string; index: number; kind: 'down' | 'weight'; weight: number; seconds: 5 | 30 | 120; force: boolean }
+  | { op: 'clear'; pick: number };
 interface MonitorChoice { path: string; interval: 10 | 30; tcp: boolean }
 interface EndpointChoice { target: string; weight: number; disabled: boolean; alwaysServe: boolean }
 
@@ -75,6 +80,9 @@ const stepArb: fc.Arbitrary<Step> = fc.oneof(
   { weight: 1, arbitrary: fc.record({ op: fc.constant('delete' as const), name: nameArb }) },
   { weight: 4, arbitrary: fc.record({ op: fc.constant('health' as const), target: fc.constantFrom(...TARGETS), up: fc.boolean() }) },
   { weight: 4, arbitrary: fc.constant({ op: 'probe' as const }) },
+  { weight: 3, arbitrary: fc.record({ op: fc.constant('override' as const), name: nameArb, index: fc.nat(2), kind: fc.constantFrom('down' as const, 'weight' as const),
+    weight: fc.integer({ min: 1, max: 9 }), seconds: fc.constantFrom(5 as const, 30 as const, 120 as const), force: fc.boolean() }) },
+  { weight: 1, arbitrary: fc.record({ op: fc.constant('clear' as const), pick: fc.nat(5) }) },
 );
 
 function monitorConfig(m: MonitorChoice): ProfileInput['monitorConfig'] {
@@ -144,19 +152,21 @@ const recordsOf = (r: DnsReply): string => JSON.stringify(r.answers.filter((a) =
 let geo: GeoLookup;
 beforeAll(async () => { geo = await MmdbGeoLookup.open(); });
 
-test(`model: DNS follows every acknowledged write and health transition (${RUNS} random sequences)`, async () => {
+test(`model: DNS follows every acknowledged write, health transition and override change or expiry (${RUNS} random sequences)`, async () => {
   let sequences = 0;
   let steps = 0;
   let writes = 0;
   let rejected = 0;
+  const ops = { overrides: 0, expired: 0 };
   await fc.assert(fc.asyncProperty(fc.array(stepArb, { minLength: 1, maxLength: 40, size: 'medium' }), async (plan) => {
     sequences++;
     const dir = mkdtempSync(join(tmpdir(), 'tmkit-model-'));
     const timers = new FakeTimers();
     const prober = new ProberModel();
+    const overrides = new Map<string, OverrideRecord>(); // id -> override the API acknowledged
     const engine = await Engine.start({
       stateDir: dir, zone: ZONE, dns: [{ address: '127.0.0.1', port: 0 }], api: { host: '127.0.0.1', port: 0 },
-      logger: pino({ level: 'silent' }), env: {}, geo,
+      logger: pino({ level: 'silent' }), env: {}, geo, clock: timers,
       monitor: { timers, probe: async (t) => ({ ok: prober.up.get(t.target) ?? true, reason: prober.up.get(t.target) ?? true ? 'status 200' : 'connection refused', latencyMs: 1 }) },
     });
     const api = `http://127.0.0.1:${engine.apiAddress().port}`;
@@ -169,7 +179,9 @@ test(`model: DNS follows every acknowledged write and health transition (${RUNS}
         const before = (await engine.store.getProfiles()).map((p) => p.profile);
         let revision: number | undefined;
         try {
-          revision = await runStep(step, client, prober, timers, acknowledged, before);
+          const had = overrides.size;
+          revision = await runStep(step, client, prober, timers, acknowledged, before, overrides);
+          if (step.op === 'override' && overrides.size >= had) ops.overrides++;
           if (revision !== undefined) writes++;
         } catch (err) {
           if (!(err instanceof TmkitApiError) || ![400, 404, 409].includes(err.status)) throw err;
@@ -178,13 +190,19 @@ test(`model: DNS follows every acknowledged write and health transition (${RUNS}
         const stored = await engine.store.getProfiles();
         const profiles = stored.map((p) => p.profile);
         prober.retarget(before, profiles);
-        if (step.op === 'probe') { prober.round(profiles); await timers.advance(61_000); }
+        if (step.op === 'probe') {
+          prober.round(profiles);
+          const t = timers.now();
+          ops.expired += [...overrides.values()].filter((o) => Date.parse(o.expiresAt) > t && Date.parse(o.expiresAt) <= t + 61_000).length;
+          await timers.advance(61_000);
+        }
 
         // 3. The store holds exactly what was acknowledged.
         expect(Object.fromEntries(stored.map((p) => [p.profile.name, p.etag]))).toEqual(Object.fromEntries(acknowledged));
         // 1 + 2, within the bound.
         const verdicts = prober.verdicts(profiles);
-        const snap = buildSnapshot({ zone: ZONE, profiles, geo, resources: toResourceCatalog(await engine.store.getResources()), health: { verdict: (p, e) => verdicts.get(`${p}/${e}`) } });
+        const overridden = endpointOverrides(overrides.values(), timers.now());
+        const snap = buildSnapshot({ zone: ZONE, profiles, geo, resources: toResourceCatalog(await engine.store.getResources()), health: { verdict: (p, e) => verdicts.get(`${p}/${e}`), override: (p, e) => overridden.get(`${p}/${e}`) } });
         const storeRevision = await engine.store.revision();
         const deadline = Date.now() + BOUND_MS;
         let mismatch = '';
@@ -215,12 +233,14 @@ test(`model: DNS follows every acknowledged write and health transition (${RUNS}
     }
   }), { numRuns: RUNS, ...(process.env.TMKIT_MODEL_SEED ? { seed: Number(process.env.TMKIT_MODEL_SEED) } : {}) });
   // The closing note quotes these figures (run with --verbose to see them).
-  console.log(`model: ${sequences} sequences, ${steps} steps, ${writes} acknowledged writes, ${rejected} refused`);
+  console.log(`model: ${sequences} sequences, ${steps} steps, ${writes} acknowledged writes, ${rejected} refused, ${ops.overrides} overrides acknowledged, ${ops.expired} expired in a probe round`);
   expect(writes).toBeGreaterThan(RUNS);
+  expect(ops.overrides).toBeGreaterThan(RUNS / 4);
+  expect(ops.expired).toBeGreaterThan(0);
 }, 15 * 60_000);
 
 /** Runs one step through the API (or the prober model); returns the store revision of an acknowledged write. */
-async function runStep(step: Step, client: TmkitClient, prober: ProberModel, _timers: FakeTimers, acknowledged: Map<string, string>, current: Profile[]): Promise<number | undefined> {
+async function runStep(step: Step, client: TmkitClient, prober: ProberModel, _timers: FakeTimers, acknowledged: Map<string, string>, current: Profile[], overrides: Map<string, OverrideRecord>): Promise<number | undefined> {
   const find = (name: string) => current.find((p) => p.name === name);
   switch (step.op) {
     case 'put': {
@@ -262,5 +282,23 @@ async function runStep(step: Step, client: TmkitClient, prober: ProberModel, _ti
       return undefined;
     case 'probe':
       return undefined;
+    case 'override': {
+      // Refused ones (the safety rule's 409, a weight on another method's 400) change nothing.
+      const p = find(step.name);
+      const e = p?.endpoints[step.index % Math.max(1, p.endpoints.length)];
+      if (!p || !e) return undefined;
+      const r = await client.createOverride({ kind: step.kind, profile: p.name, endpoint: e.name, for: step.seconds, force: step.force, ...(step.kind === 'weight' ? { weight: step.weight } : {}) });
+      for (const id of r.replaced) overrides.delete(id);
+      overrides.set(r.override.id, r.override);
+      return undefined;
+    }
+    case 'clear': {
+      const active = (await client.listOverrides()).overrides;
+      const o = active[step.pick % Math.max(1, active.length)];
+      if (!o) return undefined;
+      await client.clearOverride(o.id);
+      overrides.delete(o.id);
+      return undefined;
+    }
   }
 }

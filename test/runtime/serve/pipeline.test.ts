@@ -65,8 +65,11 @@ test('issue 11 repro: after a monitor-settings edit, a new profile is answered a
 });
 
 test('/healthz reports the lag between the store and the served snapshot, and degrades when rebuilds keep failing', async () => {
-  // A store whose single-profile reads fail on demand: the write is acknowledged, the rebuild cannot read it.
+  // A store whose single-profile reads fail on demand: the write is acknowledged, the rebuild cannot read it
+  // (its change events carry no profile, so the rebuild has to read).
   const store = new MemoryStore();
+  const watch = store.watch.bind(store);
+  store.watch = (listener) => watch(({ stored: _stored, ...change }) => listener(change));
   let failReads = false;
   const getProfile = store.getProfile.bind(store);
   store.getProfile = async (name: string) => {

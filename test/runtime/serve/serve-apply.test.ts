@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { dig, REPO, runTmkit, spawnServe, type ServeProcess } from './process';
@@ -68,13 +68,16 @@ test('--apply deletes what left the document of its stack on restart', async () 
 }, 180_000);
 
 test.each([
-  ['an invalid document', { apiVersion: 'tmkit/v1', profiles: [{ name: 'x', trafficRoutingMethod: 'Weighted', dnsConfig: { relativeName: 'x' }, monitorConfig: { protocol: 'HTTP', port: 80 }, endpoints: [{ name: 'a', type: 'externalEndpoints', target: '192.0.2.1', weight: 5000 }] }] }, /WEIGHT_RANGE[\s\S]*serve --apply: .*not a valid document.*the runtime was stopped/],
+  ['an invalid document', { apiVersion: 'tmkit/v1', profiles: [{ name: 'x', trafficRoutingMethod: 'Weighted', dnsConfig: { relativeName: 'x' }, monitorConfig: { protocol: 'HTTP', port: 80 }, endpoints: [{ name: 'a', type: 'externalEndpoints', target: '192.0.2.1', weight: 5000 }] }] }, /WEIGHT_RANGE[\s\S]*serve --apply: .*not a valid document.*; nothing was started or created\n$/],
   ['a file that is not JSON', 'not json', /--apply document .* is not valid JSON/],
-])('%s: serve --apply exits 1 with the reason, nothing stays running', async (_n, content, message) => {
+  ['a plan file that is not one', { kind: 'tmkit-plan', version: 99 }, /serve --apply: .*; nothing was started or created\n$/],
+])('%s: serve --apply exits 1 with the reason before it creates the state dir, the database or the token', async (_n, content, message) => {
   const file = join(dir, 'doc.json');
   writeFileSync(file, typeof content === 'string' ? content : JSON.stringify(content));
-  const r = await runTmkit(['serve', '--state-dir', join(dir, 'state'), '--dns', '127.0.0.1:0', '--api', '127.0.0.1:0', '--log-level', 'warn', '--apply', file]);
+  const state = join(dir, 'never-created');
+  const r = await runTmkit(['serve', '--state-dir', state, '--dns', '127.0.0.1:0', '--api', '127.0.0.1:0', '--log-level', 'warn', '--apply', file]);
   expect(r.code).toBe(1);
   expect(r.stderr).toMatch(message);
   expect(r.stdout).not.toContain('DNS  UDP+TCP');
+  expect(existsSync(state)).toBe(false);
 }, 120_000);

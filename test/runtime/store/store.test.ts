@@ -65,3 +65,44 @@ describe('sqlite store on disk', () => {
     expect((err as StoreError).code).toBe('STORE_VERSION');
   });
 });
+
+describe('sqlite store: group commit', () => {
+  test('writes asked for in one turn commit together, in order; a refused one leaves nothing and the others land', async () => {
+    const dir = tempDir();
+    const s = SqliteStore.open({ stateDir: dir });
+    try {
+      const seen: string[] = [];
+      s.watch((c) => seen.push(`${c.revision} ${c.op} ${c.name}`));
+      await s.putProfile(profile('a'), { stack: 's' });
+      const a = (await s.getProfile('a'))!;
+      // One turn: two writers holding a's ETag (exactly one wins), an invalid profile, and two creates.
+      const results = await Promise.allSettled([
+        s.putProfile(profile('a', { dnsConfig: { relativeName: 'a', ttl: 60 } }), { stack: 's', ifMatch: a.etag }),
+        s.putProfile(profile('a', { dnsConfig: { relativeName: 'a', ttl: 90 } }), { stack: 's', ifMatch: a.etag }),
+        s.putProfile({ ...profile('bad'), dnsConfig: { relativeName: 'bad', ttl: -5 } }, { stack: 's' }),
+        s.putProfile(profile('b'), { stack: 's' }),
+        s.deleteProfile('a', { ifMatch: a.etag }),
+      ]);
+      expect(results.map((r) => (r.status === 'fulfilled' ? 'ok' : (r.reason as StoreError).code))).toEqual(['ok', 'PRECONDITION_FAILED', 'PROFILE_INVALID', 'ok', 'PRECONDITION_FAILED']);
+      expect(seen).toEqual(['1 put a', '2 put a', '3 put b']);
+      expect(await s.revision()).toBe(3);
+      expect((await s.getProfile('a'))!.profile.dnsConfig.ttl).toBe(60);
+      expect(await s.getProfile('bad')).toBeUndefined();
+      // Durable: another connection (as after a crash) reads exactly what was acknowledged.
+      const other = SqliteStore.open({ stateDir: dir });
+      try {
+        expect((await other.getProfiles()).map((p) => `${p.profile.name} ${p.modRevision}`)).toEqual(['a 2', 'b 3']);
+      } finally { await other.close(); }
+    } finally { await s.close(); }
+  });
+
+  test('a write asked for right before close is committed, not dropped', async () => {
+    const dir = tempDir();
+    const s = SqliteStore.open({ stateDir: dir });
+    const pending = s.putProfile(profile('late'), { stack: 's' });
+    await s.close();
+    await expect(pending).resolves.toMatchObject({ created: true, revision: 1 });
+    const again = SqliteStore.open({ stateDir: dir });
+    try { expect((await again.getProfile('late'))?.modRevision).toBe(1); } finally { await again.close(); }
+  });
+});

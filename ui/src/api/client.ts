@@ -3,7 +3,7 @@
  * sessionStorage, so it lives as long as the tab). Every data call needs it; a 401 logs the tab out.
  */
 import type {
-  ApiErrorBody, PreviewReport, PreviewRequest, ProfileList, ProfileStatusReport, ResolveQuery, ResolveResult, TrafficReport,
+  ApiErrorBody, DrillList, FailbackResult, OverrideDeleteResult, PreviewReport, PreviewRequest, ProfileList, ProfileStatusReport, ResolveQuery, ResolveResult, TrafficReport,
 } from './types';
 
 const TOKEN_KEY = 'tmkit.token';
@@ -95,6 +95,10 @@ export const resolve = (q: ResolveQuery) => api<ResolveResult>('POST', '/v1/reso
 export const traffic = (name: string, since?: string, signal?: AbortSignal) =>
   api<TrafficReport>('GET', `/v1/profiles/${enc(name)}/traffic${since ? `?since=${enc(since)}` : ''}`, undefined, getToken(), signal);
 export const preview = (req: PreviewRequest) => api<PreviewReport>('POST', '/v1/preview', req);
+// Traffic operations (docs/operations.md): the dashboard clears overrides, fails endpoints back, lists drills.
+export const clearOverride = (id: string) => api<OverrideDeleteResult>('DELETE', `/v1/overrides/${enc(id)}?who=dashboard`);
+export const failback = (profile: string, endpoint: string) => api<FailbackResult>('POST', `/v1/profiles/${enc(profile)}/endpoints/${enc(endpoint)}/failback`, { who: 'dashboard' });
+export const drills = (signal?: AbortSignal) => api<DrillList>('GET', '/v1/drills?limit=50', undefined, getToken(), signal);
 
 /** Checks a token before keeping it: the profile list must load with it. */
 export async function checkToken(token: string): Promise<void> {

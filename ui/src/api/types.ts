@@ -5,7 +5,7 @@
  * fails the build.
  */
 export type {
-  ApiErrorBody, EndpointStatusReport, LiveEvent, PreviewReport, PreviewRequest, PreviewRow, ProbeResultReport, ProfileEntry,
+  ApiErrorBody, DrillList, DrillReport, EndpointStatusReport, FailbackResult, LiveEvent, OverrideDeleteResult, OverrideList, OverrideRecord, PreviewReport, PreviewRequest, PreviewRow, ProbeResultReport, ProfileEntry,
   ProfileList, ProfileStatusReport, ResolveQuery, ResolveResult, RevisionEvent, StatusTransitionReport, TrafficBucket,
   TrafficCount, TrafficEvent, TrafficReport, TransitionEvent, WireDiagnostic,
 } from '../../../src/core/api';

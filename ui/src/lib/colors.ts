@@ -43,6 +43,7 @@ const STATUS: Record<string, string> = {
   Inactive: '#6e7781',
   Stopped: '#57606a',
   Unmonitored: '#0969da',
+  AwaitingFailback: '#9a6700',
 };
 
 export function statusColor(status: string): string {

@@ -27,6 +27,16 @@ export function decodeLiveEvent(m: SseMessage): LiveEvent | undefined {
       if (typeof data.profile !== 'string' || !isObj(b) || typeof b.start !== 'string' || !Array.isArray(b.counts)) return undefined;
       return { type: 'traffic', data: data as unknown as Extract<LiveEvent, { type: 'traffic' }>['data'] };
     }
+    case 'override': {
+      const o = data.override;
+      if (typeof data.action !== 'string' || !isObj(o) || typeof o.profile !== 'string' || typeof o.id !== 'string') return undefined;
+      return { type: 'override', data: data as unknown as Extract<LiveEvent, { type: 'override' }>['data'] };
+    }
+    case 'drill': {
+      const d = data.drill;
+      if (typeof data.action !== 'string' || !isObj(d) || typeof d.profile !== 'string') return undefined;
+      return { type: 'drill', data: data as unknown as Extract<LiveEvent, { type: 'drill' }>['data'] };
+    }
     default:
       return undefined;
   }

@@ -90,3 +90,32 @@ export function diffScenario(now: ReadonlyMap<string, ClientAnswer>, scenario: R
   rows.sort((x, y) => Number(y.row.changed) - Number(x.row.changed) || x.i - y.i);
   return rows.map((r) => r.row);
 }
+
+/** How many client classes the routing table shows before "show all". */
+export const ROUTING_TABLE_LIMIT = 60;
+
+/**
+ * The regional grouping a client class belongs to (`GEO-EU` for `DE` and for `DE-BY`; a grouping is its
+ * own; `WORLD` for WORLD and for codes outside the hierarchy).
+ */
+export function regionOf(client: string): string {
+  // A subdivision the hierarchy does not list (`DE-BY`) belongs where its country does.
+  const own = geoAncestry(client);
+  const chain = own.length > 0 ? own : geoAncestry(client.split('-')[0]!);
+  return chain.find((c) => GEO_REGIONS.get(c)?.depth === 1) ?? 'WORLD';
+}
+
+/** The regional groupings the rows fall in, with their names, in name order (the table's region filter). */
+export function regionsOf(rows: ReadonlyArray<{ client: string }>): Array<{ code: string; name: string }> {
+  const codes = new Set(rows.map((r) => regionOf(r.client)));
+  return [...codes].map((code) => ({ code, name: GEO_REGIONS.get(code)?.name ?? code })).sort((a, b) => a.name.localeCompare(b.name, 'en'));
+}
+
+/**
+ * The rows the routing table shows: those of `region` ('' = every region), the first `limit` of them
+ * (undefined = all); `total` is how many there are before the cut, for "60 of N".
+ */
+export function tableRows<T extends { client: string }>(rows: readonly T[], region: string, limit: number | undefined): { shown: T[]; total: number } {
+  const inRegion = region === '' ? rows : rows.filter((r) => regionOf(r.client) === region);
+  return { shown: limit === undefined ? [...inRegion] : inRegion.slice(0, limit), total: inRegion.length };
+}

@@ -1,7 +1,8 @@
 import { useRef } from 'preact/hooks';
-import { api, profileStatus } from '../api/client';
+import { api, failback, profileStatus } from '../api/client';
 import type { LiveEvent, Profile, ProfileStatusReport } from '../api/types';
 import { ErrorBox, Section, StatusBadge } from '../components/common';
+import { Operations } from '../components/Operations';
 import { ResolveBox } from '../components/ResolveBox';
 import { Timeline } from '../components/Timeline';
 import { Tree } from '../components/Tree';
@@ -47,7 +48,8 @@ export function ProfilePage({ name }: { name: string }) {
   const shown = useRef(new Set([name.toLowerCase()]));
   const r = useResource(`profile:${name}`, (signal) => loadProfile(name, signal), {
     pollMs: 2000,
-    refreshOn: (e: LiveEvent) => e.type === 'revision' || (e.type === 'transition' && shown.current.has(e.data.profile.toLowerCase())),
+    refreshOn: (e: LiveEvent) => e.type === 'revision' || (e.type === 'transition' && shown.current.has(e.data.profile.toLowerCase()))
+      || (e.type === 'override' && shown.current.has(e.data.override.profile.toLowerCase())),
   });
   if (r.data) shown.current = new Set([name.toLowerCase(), ...[...r.data.tree.keys()].map((k) => k.toLowerCase())]);
   if (!r.data) {
@@ -92,7 +94,8 @@ export function ProfilePage({ name }: { name: string }) {
                   <td>{e.type.replace(/Endpoints$/, '')}</td>
                   <td><code>{e.target ?? e.targetResourceId ?? '—'}</code></td>
                   <td>{e.endpointStatus}</td>
-                  <td><StatusBadge status={e.endpointMonitorStatus} testid="endpoint-monitor-status" />{e.verdictCarriedOver ? <span class="muted" title="saved before the last restart; being re-probed"> (carried over)</span> : null}</td>
+                  <td><StatusBadge status={e.endpointMonitorStatus} testid="endpoint-monitor-status" />{e.verdictCarriedOver ? <span class="muted" title="saved before the last restart; being re-probed"> (carried over)</span> : null}
+                    {e.endpointMonitorStatus === 'AwaitingFailback' ? <> <button type="button" data-testid="failback" onClick={() => { void failback(s.name, e.name).then(r.reload, r.reload); }}>Fail back</button></> : null}</td>
                   <td data-testid="endpoint-reason">{e.reason}</td>
                   <td data-testid="last-probe">{e.lastProbe ? (
                     <span title={e.lastProbe.at}>
@@ -125,6 +128,10 @@ export function ProfilePage({ name }: { name: string }) {
             ))}</tbody>
           </table>
         )}
+      </Section>
+
+      <Section title="Traffic operations" testid="operations">
+        <Operations status={s} now={now} onChange={r.reload} />
       </Section>
 
       {hasNested ? (

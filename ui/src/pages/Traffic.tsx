@@ -7,7 +7,7 @@ import { WorldMap } from '../components/WorldMap';
 import { useResource } from '../hooks';
 import { EMPTY_COLOR, endpointColors, mix } from '../lib/colors';
 import { clock, percent } from '../lib/format';
-import { countryRoutes, diffScenario, groupPreview } from '../lib/routing-map';
+import { countryRoutes, diffScenario, groupPreview, regionsOf, ROUTING_TABLE_LIMIT, tableRows } from '../lib/routing-map';
 import { mergeBucket, summarizeTraffic, UNKNOWN_COUNTRY, volumeIntensity } from '../lib/traffic';
 import { GEO_REGIONS } from '../../../src/core/data';
 import { hrefProfile } from '../router';
@@ -52,6 +52,12 @@ export function TrafficPage({ name }: { name: string }) {
   const routes = useMemo(() => countryRoutes(scenarioAnswers), [scenarioAnswers]);
   const diff = useMemo(() => diffScenario(nowAnswers, scenarioAnswers), [nowAnswers, scenarioAnswers]);
   const [showAll, setShowAll] = useState(false);
+  // The routing table: a region filter, and the first ROUTING_TABLE_LIMIT rows unless the user asks for all.
+  const [region, setRegion] = useState('');
+  const [expanded, setExpanded] = useState(false);
+  const candidates = useMemo(() => diff.filter((d) => showAll || down.length === 0 || d.changed), [diff, showAll, down.length]);
+  const regions = useMemo(() => regionsOf(candidates), [candidates]);
+  const table = useMemo(() => tableRows(candidates, region, expanded ? undefined : ROUTING_TABLE_LIMIT), [candidates, region, expanded]);
 
   const trafficMissing = t.error instanceof ApiError && t.error.routeMissing;
   const previewMissing = prevNow.error instanceof ApiError && prevNow.error.routeMissing;
@@ -143,9 +149,24 @@ export function TrafficPage({ name }: { name: string }) {
                 <span data-testid="scenario-changed">{down.length === 0 ? 'No endpoint marked down.' : `${diff.filter((d) => d.changed).length} of ${diff.length} client classes change with ${down.join(', ')} down.`}</span>
                 <label><input type="checkbox" checked={showAll} onChange={(e) => setShowAll((e.target as HTMLInputElement).checked)} /> show every client class</label>
               </p>
+              <p class="inline">
+                <span data-testid="routing-table-count">
+                  {table.shown.length < table.total ? `${table.shown.length} of ${table.total}` : table.total} client {table.total === 1 ? 'class' : 'classes'}
+                  {region === '' ? '' : ` in ${regions.find((r) => r.code === region)?.name ?? region}`}
+                </span>
+                {table.total > ROUTING_TABLE_LIMIT ? (
+                  <button type="button" class="link" onClick={() => setExpanded((x) => !x)} data-testid="routing-table-more">
+                    {expanded ? `show the first ${ROUTING_TABLE_LIMIT}` : `show all ${table.total}`}
+                  </button>
+                ) : null}
+                <label>Region <select value={region} onChange={(e) => setRegion((e.target as HTMLSelectElement).value)} data-testid="routing-region">
+                  <option value="">every region</option>
+                  {regions.map((r) => <option key={r.code} value={r.code}>{r.name}</option>)}
+                </select></label>
+              </p>
               <table class="grid small" data-testid="routing-table">
                 <thead><tr><th>Client</th><th>Now</th>{down.length > 0 ? <th>With {down.join(', ')} down</th> : null}</tr></thead>
-                <tbody>{diff.filter((d) => showAll || down.length === 0 || d.changed).slice(0, showAll ? undefined : 60).map((d) => (
+                <tbody>{table.shown.map((d) => (
                   <tr key={d.client} class={d.changed ? 'changed' : ''} data-testid={`route-row-${d.client}`}>
                     <td>{d.label} <span class="muted">{d.client}</span></td><td>{d.now}</td>{down.length > 0 ? <td>{d.scenario}</td> : null}
                   </tr>

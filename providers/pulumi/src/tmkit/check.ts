@@ -50,18 +50,28 @@ export function reasonOf(d: Diagnostic): string {
   return `${message}${d.hint ? ` (${d.hint})` : ''} [${d.code}]`;
 }
 
-/** Diagnostics under `prefix` as failures at their Pulumi path in `root`; warnings other than unknown properties are left out. */
-function failuresOf(diagnostics: readonly Diagnostic[], prefix: string, root: Plain, rename: Record<string, string>, pending: readonly string[][]): CheckFailure[] {
-  const out: CheckFailure[] = [];
+/** The diagnostics under `prefix` that `keep` accepts, each with its Pulumi path in `root` (pending paths left out). */
+function located(diagnostics: readonly Diagnostic[], prefix: string, root: Plain, rename: Record<string, string>, pending: readonly string[][], keep: (d: Diagnostic) => boolean): Array<{ property: string; d: Diagnostic }> {
+  const out: Array<{ property: string; d: Diagnostic }> = [];
   for (const d of diagnostics) {
-    if (d.severity !== 'error' && d.code !== 'UNKNOWN_PROPERTY') continue;
-    if (SERVER_RULES.has(d.code)) continue;
+    if (!keep(d)) continue;
     if (d.path !== prefix && !d.path.startsWith(`${prefix}.`) && !d.path.startsWith(`${prefix}[`)) continue;
     const property = toPulumiPath(d.path.slice(prefix.length), root, rename);
-    if (under(property, pending)) continue;
-    out.push({ property, reason: reasonOf(d) });
+    if (!under(property, pending)) out.push({ property, d });
   }
   return out;
+}
+
+/** Diagnostics under `prefix` as failures at their Pulumi path in `root`; warnings other than unknown properties are left out. */
+function failuresOf(diagnostics: readonly Diagnostic[], prefix: string, root: Plain, rename: Record<string, string>, pending: readonly string[][]): CheckFailure[] {
+  return located(diagnostics, prefix, root, rename, pending, (d) => (d.severity === 'error' || d.code === 'UNKNOWN_PROPERTY') && !SERVER_RULES.has(d.code))
+    .map(({ property, d }) => ({ property, reason: reasonOf(d) }));
+}
+
+/** Rule warnings under `prefix` (e.g. WEIGHT_IGNORED on an inline endpoint) as `path: reason`, for the engine to show. */
+function warningsOf(diagnostics: readonly Diagnostic[], prefix: string, root: Plain, rename: Record<string, string>, pending: readonly string[][]): string[] {
+  return located(diagnostics, prefix, root, rename, pending, (d) => d.severity === 'warning' && d.code !== 'UNKNOWN_PROPERTY')
+    .map(({ property, d }) => `${property === '' ? '' : `${property}: `}${reasonOf(d)}`);
 }
 
 function unknownKeys(plain: PlainMap, allowed: readonly string[], what: string, failures: CheckFailure[]): void {
@@ -92,8 +102,9 @@ export function checkProfile(news: PropertyMap, logicalName: string): CheckResul
   const sane = pendingOf(plain, '', [], pending) as PlainMap;
   const model = profileInput(sane);
   const prefix = `profiles${itemSegment(model, 0, true)}`;
-  failures.push(...failuresOf(validateProfile(model), prefix, sane, { name: 'profileName' }, pending));
-  return { inputs, failures };
+  const diagnostics = validateProfile(model);
+  failures.push(...failuresOf(diagnostics, prefix, sane, { name: 'profileName' }, pending));
+  return { inputs, failures, warnings: warningsOf(diagnostics, prefix, sane, { name: 'profileName' }, pending) };
 }
 
 const SYNTHETIC = '\u2063endpoint-check';

@@ -14,7 +14,7 @@ export const ENDPOINT_TOKEN = 'tmkit:index:Endpoint';
 export const PROFILE_ARM_TYPE = 'Microsoft.Network/trafficManagerProfiles';
 
 /** A profile's settings as inputs (the names the model and azure-native share). */
-export const PROFILE_SETTINGS = ['profileStatus', 'trafficRoutingMethod', 'dnsConfig', 'monitorConfig', 'trafficViewEnrollmentStatus', 'maxReturn', 'tags', 'allowedEndpointRecordTypes'] as const;
+export const PROFILE_SETTINGS = ['profileStatus', 'trafficRoutingMethod', 'dnsConfig', 'monitorConfig', 'trafficViewEnrollmentStatus', 'maxReturn', 'tags', 'allowedEndpointRecordTypes', 'failback'] as const;
 /** Every Profile input: azure-native's, minus resourceGroupName (`location` and `type` only as ARM has them). */
 export const PROFILE_INPUTS = ['profileName', ...PROFILE_SETTINGS, 'endpoints', 'location', 'type'] as const;
 /** An endpoint's own properties (model and azure-native names). */

@@ -281,6 +281,19 @@ export function profileResource(ctx: TmkitContext): ResourceImpl {
 // ---------------------------------------------------------------------------------------------------
 // Endpoint
 
+/**
+ * The server's rule warnings about this endpoint (e.g. WEIGHT_IGNORED: its profile's routing method is only
+ * known to the server), at the Endpoint's Pulumi paths, for the engine to show on the resource.
+ */
+function warningsOf(e: EndpointState, locate: Locate): string[] {
+  const out: string[] = [];
+  for (const d of e.warnings ?? []) {
+    const at = locate(d);
+    if (at !== undefined) out.push(`${at === '' ? '' : `${at}: `}${reasonOf(d)}`);
+  }
+  return out;
+}
+
 /** The endpoint recorded in outputs (normalized) with its ETag, when the outputs have one. */
 function priorEndpoint(outs: PropertyMap): PriorEndpoint {
   const plain = reveal(outs);
@@ -367,7 +380,7 @@ export function endpointResource(ctx: TmkitContext): ResourceImpl {
         } else {
           e = await res.createEndpoint(profile, model, { importHint: 'import it into this program (its id), or choose another endpointName' });
         }
-        return { id: idOf(e), outputs: outputs(e) };
+        return { id: idOf(e), outputs: outputs(e), warnings: warningsOf(e, endpointLocator(profile, model.name, inputs)) };
       });
     },
 
@@ -377,7 +390,7 @@ export function endpointResource(ctx: TmkitContext): ResourceImpl {
         throw new ProviderError(`${req.type} "${req.name}": "${req.id}" is not an endpoint id: give /tmkit/stacks/<stack>/trafficManagerProfiles/<profile>/<type>/<endpoint> (or ARM's endpoint id, or <profile>/<endpoint>)`, 'INVALID_ARGUMENT');
       }
       return guard('read', req, () => undefined, async () => {
-        const e = await (await stackResources(ctx)).readEndpoint(parsed.profile, parsed.name, { anyStack: true });
+        const e = await (await stackResources(ctx)).readEndpoint(parsed.profile, parsed.name, { anyStack: true, storedProfileName: true });
         if (!e) return undefined;
         const importing = req.inputs === undefined && Object.keys(req.state).length === 0;
         if (importing && e.stack !== ctx.stack()) {
@@ -393,7 +406,7 @@ export function endpointResource(ctx: TmkitContext): ResourceImpl {
       const profile = String(inputs['profileName']);
       return guard('update', req, endpointLocator(profile, model.name, inputs), async () => {
         const e = await (await stackResources(ctx)).updateEndpoint(profile, model, { prior: priorEndpoint(req.olds) });
-        return { outputs: outputs(e) };
+        return { outputs: outputs(e), warnings: warningsOf(e, endpointLocator(profile, model.name, inputs)) };
       });
     },
 

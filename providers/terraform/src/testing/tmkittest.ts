@@ -9,6 +9,8 @@
  *   rule { name, weight 0-1000 } (list) }, member { name, role } (set)
  * data tmkittest_lookup: name → id, size, found
  * env TMKITTEST_CREATE_DELAY_MS makes create slow (for shutdown tests).
+ * `stateless = true` in the provider block: no backend at all (create stores what was planned, read finds
+ * what Terraform last stored): the plugin layer's own floor, which bench/terraform.ts measures providers against.
  */
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { provider, valueEquals, type Resource } from '../provider';
@@ -17,7 +19,8 @@ import { DiagnosticsError, error, path, type Diagnostic } from '../tfprotov6';
 import type { Schema } from '../schema';
 
 interface Ctx {
-  file: string;
+  /** The backend file; undefined when stateless. */
+  file?: string;
 }
 
 type Stored = Record<string, ValueObject>;
@@ -97,6 +100,7 @@ const thing: Resource<Ctx> = {
     // tests: a slow create (an apply in flight when Terraform shuts the plugin down)
     const delay = Number(process.env.TMKITTEST_CREATE_DELAY_MS ?? 0);
     if (delay > 0) await new Promise((r) => setTimeout(r, delay));
+    if (file === undefined) return record(planned, `thing-${planned.name as string}`, 1);
     const things = load(file);
     const id = `thing-${planned.name as string}`;
     if (things[id]) throw new DiagnosticsError(error(`A thing named "${planned.name as string}" already exists`, `Import it: terraform import <address> ${id}`, path('name')));
@@ -105,9 +109,11 @@ const thing: Resource<Ctx> = {
     return things[id]!;
   },
   read(state, { file }) {
+    if (file === undefined) return state;
     return load(file)[state.id as string] ?? null;
   },
   update({ prior, planned }, { file }) {
+    if (file === undefined) return record(planned, prior.id as string, (prior.revision as number) + 1);
     const things = load(file);
     const id = prior.id as string;
     const cur = things[id];
@@ -117,12 +123,13 @@ const thing: Resource<Ctx> = {
     return things[id]!;
   },
   delete(state, { file }) {
+    if (file === undefined) return;
     const things = load(file);
     delete things[state.id as string];
     save(file, things);
   },
   import(id, { file }) {
-    if (!load(file)[id]) throw new DiagnosticsError(error(`Cannot import ${JSON.stringify(id)}: no such thing`, 'Import ids look like thing-<name>.'));
+    if (file === undefined || !load(file)[id]) throw new DiagnosticsError(error(`Cannot import ${JSON.stringify(id)}: no such thing`, 'Import ids look like thing-<name>.'));
     return { id };
   },
   upgrade(version, json) {
@@ -134,8 +141,16 @@ const thing: Resource<Ctx> = {
 };
 
 export const tmkittest = provider<Ctx>({
-  schema: { block: { attributes: { state_file: { type: 'string', optional: true, description: 'the JSON file that holds the things (default: env TMKITTEST_STATE_FILE)' } } } },
+  schema: {
+    block: {
+      attributes: {
+        state_file: { type: 'string', optional: true, description: 'the JSON file that holds the things (default: env TMKITTEST_STATE_FILE)' },
+        stateless: { type: 'bool', optional: true, description: 'no backend: things are what Terraform stores (a floor for benchmarks)' },
+      },
+    },
+  },
   configure(config) {
+    if (config.stateless === true) return {};
     const file = (config.state_file as string | null) ?? process.env.TMKITTEST_STATE_FILE;
     if (!file) throw new DiagnosticsError(error('No state file', 'Set state_file in the provider block or TMKITTEST_STATE_FILE.', path('state_file')));
     // console output of a provider must never reach stdout (the plugin layer sends it to stderr)
@@ -157,7 +172,7 @@ export const tmkittest = provider<Ctx>({
       },
       read(config, { file }) {
         const id = `thing-${config.name as string}`;
-        const t = load(file)[id];
+        const t = file === undefined ? undefined : load(file)[id];
         return { name: config.name ?? null, id: t ? id : null, size: t ? t.size ?? null : null, found: !!t };
       },
     },

@@ -11,9 +11,10 @@
  */
 import { findAzureRegion } from '../../../../src/core/data';
 import type { Diagnostic as CoreDiagnostic } from '../../../../src/core/diagnostics';
-import { childProfileName } from '../../../../src/core/model/names';
+import { childProfileName, parseEndpointType } from '../../../../src/core/model/names';
 import { DEFAULTS } from '../../../../src/core/model/normalize';
 import type { Endpoint, EndpointInput, EndpointType, MonitorConfigInput, ProfileInput } from '../../../../src/core/model/types';
+import { KIND_OF_TYPE } from './ids';
 import type { ProfileSettings, ProfileSettingsInput } from '../../../../src/client/resources';
 import { isObject, isUnknown, PreciseNumber, type Value, type ValueObject } from '../cty';
 import { error, warning, type AttributePath, type Diagnostic, type PathStep } from '../tfprotov6';
@@ -138,6 +139,18 @@ export function profileSettingsFromTf(o: Obj): Converted<ProfileSettingsInput> {
     }
     out.monitorConfig = m;
   }
+  const fbList = o.failback;
+  if (isUnknown(fbList)) unknown.push('failback');
+  const fb = first(fbList);
+  if (fb) {
+    const f: NonNullable<ProfileInput['failback']> = {};
+    for (const [tf, arm, get] of [['mode', 'mode', str], ['successes_to_recover', 'successesToRecover', num], ['hold_down_seconds', 'holdDownSeconds', num]] as const) {
+      if (isUnknown(fb[tf])) unknown.push(`failback.${arm}`);
+      const v = (get as (x: Value | undefined) => unknown)(fb[tf]);
+      if (v !== undefined) (f as Record<string, unknown>)[arm] = v;
+    }
+    out.failback = f;
+  }
   return { value: out, unknown, problems };
 }
 
@@ -182,6 +195,34 @@ export function endpointFromTf(o: Obj, type: EndpointType): Converted<EndpointIn
   const h = headers(o.custom_header, unknown, 'customHeaders');
   if (h) out.customHeaders = h;
   return { value: out, unknown, problems: [] };
+}
+
+/** The inline `endpoint` blocks of a tmkit_profile (config, plan or state); [] when it has none (or they are unknown). */
+export function endpointBlocks(o: Obj | null | undefined): Obj[] {
+  return blocks(o?.endpoint);
+}
+
+/** An inline endpoint block's type: its `type` (default ExternalEndpoints); undefined when unknown or not a type. */
+export function blockType(b: Obj): EndpointType | undefined {
+  const t = b.type;
+  if (t === null || t === undefined) return 'externalEndpoints';
+  return typeof t === 'string' ? parseEndpointType(t) : undefined;
+}
+
+/** A tmkit_profile with inline endpoint blocks → the whole profile in ARM names (unknowns as in the two above). */
+export function profileFromTf(o: Obj): Converted<ProfileInput> {
+  const settings = profileSettingsFromTf(o);
+  const unknown = [...settings.unknown];
+  if (isUnknown(o.endpoint)) unknown.push('endpoints');
+  // A block whose name is not known yet cannot be told apart from the others: left out until it is.
+  const endpoints = endpointBlocks(o).filter((b) => !isUnknown(b.name)).map((b) => {
+    const c = endpointFromTf(b, blockType(b) ?? 'externalEndpoints');
+    const name = c.value.name;
+    if (isUnknown(b.type)) unknown.push(`endpoints[${name}].type`);
+    unknown.push(...c.unknown.map((u) => `endpoints[${name}].${u}`));
+    return c.value;
+  });
+  return { value: { ...settings.value, endpoints }, unknown, problems: settings.problems };
 }
 
 // ------------------------------------------------------------------------------------------ to state
@@ -252,6 +293,8 @@ export function profileState(s: ProfileSettings, o: { id: string; fqdn: string; 
       certificate_expiry_warning_days: m.certificateExpiryWarningDays ?? null,
       degraded_latency_ms: m.degradedLatencyMs ?? null,
     }],
+    failback: s.failback ? [{ mode: s.failback.mode, successes_to_recover: s.failback.successesToRecover, hold_down_seconds: s.failback.holdDownSeconds }] : [],
+    endpoint: [],
     timeouts: isObject(b.timeouts) ? b.timeouts : null,
   };
 }
@@ -286,6 +329,27 @@ export function endpointState(e: Endpoint, o: { id: string; profileId: string; b
   return out;
 }
 
+/** The kind-specific attributes of an inline endpoint block, null unless its kind has them. */
+const INLINE_NULLS: Obj = {
+  target: null, target_resource_id: null, always_serve_enabled: null, endpoint_location: null,
+  minimum_child_endpoints: null, minimum_required_child_endpoints_ipv4: null, minimum_required_child_endpoints_ipv6: null,
+};
+
+/**
+ * A tmkit_profile's `endpoint` blocks from the stored endpoints, in stored order. `base` is the plan or the
+ * prior state: a block of the same name there keeps its spelling (see endpointState) and its `type` spelling.
+ */
+export function inlineEndpointsState(stored: readonly Endpoint[], base: Obj | null): Obj[] {
+  const byName = new Map(endpointBlocks(base).filter((b) => typeof b.name === 'string').map((b) => [String(b.name).toLowerCase(), b]));
+  return stored.map((e) => {
+    const b = byName.get(e.name.toLowerCase()) ?? null;
+    const { id: _id, profile_id: _p, timeouts: _t, ...attrs } = endpointState(e, { id: '', profileId: '', base: b });
+    const kind = KIND_OF_TYPE[e.type];
+    const spelled = b && typeof b.type === 'string' && parseEndpointType(b.type) === e.type ? b.type : kind;
+    return { ...INLINE_NULLS, ...attrs, type: spelled };
+  });
+}
+
 // -------------------------------------------------------------------------------------- diagnostics
 
 const PROFILE_NAMES: Record<string, string> = {
@@ -303,6 +367,7 @@ const ENDPOINT_NAMES: Record<string, string> = {
   endpointLocation: 'endpoint_location', geoMapping: 'geo_mappings', subnets: 'subnet', customHeaders: 'custom_header', alwaysServe: 'always_serve_enabled',
   minChildEndpoints: 'minimum_child_endpoints', minChildEndpointsIPv4: 'minimum_required_child_endpoints_ipv4', minChildEndpointsIPv6: 'minimum_required_child_endpoints_ipv6',
 };
+const FAILBACK_NAMES: Record<string, string> = { mode: 'mode', successesToRecover: 'successes_to_recover', holdDownSeconds: 'hold_down_seconds' };
 const ITEM_NAMES: Record<string, string> = { first: 'first', last: 'last', scope: 'scope', name: 'name', value: 'value' };
 
 type Seg = { prop: string } | { index: number };
@@ -320,9 +385,9 @@ export function tfPath(kind: 'profile' | 'endpoint', rel: string): AttributePath
   let names = kind === 'profile' ? PROFILE_NAMES : ENDPOINT_NAMES;
   for (const [i, s] of segs.entries()) {
     if ('index' in s) { out.push({ index: s.index }); names = ITEM_NAMES; continue; }
-    if (kind === 'profile' && i === 0 && (s.prop === 'dnsConfig' || s.prop === 'monitorConfig')) {
-      out.push({ attribute: s.prop === 'dnsConfig' ? 'dns_config' : 'monitor_config' }, { index: 0 });
-      names = s.prop === 'dnsConfig' ? DNS_NAMES : MONITOR_NAMES;
+    if (kind === 'profile' && i === 0 && (s.prop === 'dnsConfig' || s.prop === 'monitorConfig' || s.prop === 'failback')) {
+      out.push({ attribute: s.prop === 'dnsConfig' ? 'dns_config' : s.prop === 'monitorConfig' ? 'monitor_config' : 'failback' }, { index: 0 });
+      names = s.prop === 'dnsConfig' ? DNS_NAMES : s.prop === 'monitorConfig' ? MONITOR_NAMES : FAILBACK_NAMES;
       continue;
     }
     const n = names[s.prop];

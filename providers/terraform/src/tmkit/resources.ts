@@ -1,81 +1,49 @@
 /**
  * The tmkit resources and data source as ./provider handlers: thin, over src/client (StackResources for
- * the writes, core's validator and edits for the checks). What each handler adds to the router:
+ * the writes, core's validator for the checks), with what this process knows of the runtime in ./context.
+ * What each handler adds to the router:
  *
  * - validate: the shared per-resource rules of core/validate on what is known (unknown values are skipped).
  * - plan: azurerm's defaults planned exactly (so apply stores what the plan shows); dns_config.relative_name
  *   forces a replace; and the cross-object rules that one resource cannot see alone, checked against the
  *   runtime's current profiles: unique priority, overlapping subnets, one endpoint per geo region,
  *   MinChildEndpoints, relativeName taken, a name that exists already (import it) or belongs to another
- *   stack. The server checks all of them again on apply.
+ *   stack. Rule warnings (WEIGHT_IGNORED, …) are warnings at their attribute. The server checks everything
+ *   again on apply. An endpoint is checked with the endpoints the profile's index pairs it with, not the
+ *   whole profile (./context). Refresh reads come from the process's listing (./context).
  * - create/update/delete: one profile's settings (PATCH, endpoints untouched) or one endpoint (PUT/DELETE with
- *   its ETag), with the provider's stack; state built from what the runtime stored.
+ *   its ETag, kept in Terraform's private state), with the provider's stack; state built from what the runtime
+ *   stored. A profile with inline `endpoint` blocks owns its endpoints: one PUT of the whole profile (If-Match
+ *   its ETag), and it cannot also have endpoint resources. A create whose object exists already with the
+ *   planned content, in this stack, adopts it (src/client/resources.ts), so a create whose answer was lost
+ *   converges; other content is RESOURCE_EXISTS at plan time.
  */
-import { TmkitClient, type ProfileEntry } from '../../../../src/client';
-import { ResourceError, StackResources, profileSettings, type PriorProfile } from '../../../../src/client/resources';
+import type { ProfileEntry } from '../../../../src/client';
+import { ResourceError, normalizeEndpoint, normalizeSettings, profileSettings, type PriorProfile } from '../../../../src/client/resources';
 import { TmkitApiError } from '../../../../src/client/errors';
-import { withEndpoint } from '../../../../src/core/model/edit';
-import type { EndpointType, Profile } from '../../../../src/core/model/types';
+import type { Diagnostic as CoreDiagnostic } from '../../../../src/core/diagnostics';
+import { normalizeProfile } from '../../../../src/core/model/normalize';
+import type { Endpoint, EndpointInput, EndpointType, ProfileInput } from '../../../../src/core/model/types';
+import { diffAttributes } from '../../../../src/core/plan/attributes';
 import { validateProfile } from '../../../../src/core/validate';
 import { isUnknown, UNKNOWN, type Value, type ValueObject } from '../cty';
-import type { DataSource, PlanInput, PlanOutput, Resource } from '../provider';
+import { WithPrivate, type DataSource, type PlanInput, type PlanOutput, type PrivateData, type Resource } from '../provider';
 import { DiagnosticsError, error, type AttributePath, type Diagnostic } from '../tfprotov6';
-import { endpointFromTf, endpointState, first, num, profileSettingsFromTf, profileState, tfDiagnostics, type Obj } from './convert';
+import { TmkitContext } from './context';
+import {
+  blockType, endpointBlocks, endpointFromTf, endpointState, first, inlineEndpointsState, num, profileFromTf, profileSettingsFromTf, profileState, tfDiagnostics, type Obj,
+} from './convert';
 import { endpointId, KIND_OF_TYPE, parseEndpointId, parseProfileId, profileId, type EndpointKind } from './ids';
 import { azureEndpointSchema, externalEndpointSchema, nestedEndpointSchema, profileSchema, profileStatusSchema } from './schemas';
 
-/** How a Terraform user takes a change made by someone else into the state, ending conflict messages. */
-export const TERRAFORM_REFRESH = 'run `terraform refresh` to take the change into the state (the next `terraform plan` then shows what it would undo), then `terraform apply`';
-
-/** What every handler gets: the client, the stack's resources, and a per-process view used by plan checks. */
-export class TmkitContext {
-  readonly resources: StackResources;
-  private listing: Promise<ProfileEntry[]> | undefined;
-  /** Endpoints being replaced under a new name or profile in this plan: new key → the old one. */
-  readonly replacing = new Map<string, { profile: string; name: string }>();
-
-  constructor(readonly client: TmkitClient, readonly stack: string) {
-    this.resources = new StackResources(client, {
-      stack,
-      refreshHint: TERRAFORM_REFRESH,
-      strayEndpointsHint: 'or import them (terraform import) to manage them with Terraform',
-      profileFirstHint: 'reference its id, e.g. profile_id = tmkit_profile.x.id, so it is created before its endpoints',
-    });
-  }
-
-  /** Every deployed profile (all stacks), read once per process until this process writes. */
-  profiles(): Promise<ProfileEntry[]> {
-    this.listing ??= this.client.listProfiles().then((l) => l.profiles);
-    return this.listing;
-  }
-
-  /** Called after every write: the next plan check reads the runtime again. */
-  wrote(): void {
-    this.listing = undefined;
-  }
-
-  async find(name: string): Promise<ProfileEntry | undefined> {
-    const lower = name.toLowerCase();
-    return (await this.profiles()).find((p) => p.name.toLowerCase() === lower);
-  }
-
-  /** The fqdn the runtime answers at (from the status report; the relative name if it has no monitor). */
-  async fqdn(name: string, relativeName: string): Promise<string> {
-    try {
-      return (await this.client.status(name)).fqdn;
-    } catch {
-      return relativeName;
-    }
-  }
-}
+export { TmkitContext, TERRAFORM_REFRESH } from './context';
 
 /** Settings Terraform does not model: kept as stored, never compared or removed. */
 const UNMANAGED = ['allowedEndpointRecordTypes'];
 
-/** What Terraform last saw of a profile (its state): its settings; a tmkit_profile never owns endpoints. */
-const priorSettings = (state: Obj): PriorProfile => ({ profile: { ...profileSettingsFromTf(state).value, endpoints: [] } });
-
+const lower = (s: string): string => s.toLowerCase();
 const attr = (...names: Array<string | number>): AttributePath => names.map((n) => (typeof n === 'number' ? { index: n } : { attribute: n }));
+const etagOf = (data: PrivateData): string | undefined => (typeof data.etag === 'string' && data.etag !== '' ? data.etag : undefined);
 
 /** Sets `planned[name]` to the default when the configuration leaves it null. */
 function defaultTo(planned: Obj, config: Obj | null | undefined, name: string, value: Value): void {
@@ -92,18 +60,33 @@ function refusal(err: unknown, at?: AttributePath): never {
   throw err;
 }
 
-/** A write: its refusals as diagnostics (see refusal), and the next plan check reads the runtime again. */
+/** A write: its refusals as diagnostics (see refusal); after one, the next plan check reads the runtime again. */
 async function writing<T>(ctx: TmkitContext, write: () => Promise<T>): Promise<T> {
   try {
     return await write();
   } catch (err) {
+    ctx.forget();
     return refusal(err);
-  } finally {
-    ctx.wrote();
   }
 }
 
+/** The rule's diagnostics that a plan reports: errors, and the warnings `keep` accepts. */
+const reported = (diags: readonly CoreDiagnostic[], keep: (d: CoreDiagnostic) => boolean = () => true): CoreDiagnostic[] =>
+  diags.filter((d) => d.severity === 'error' ? !LATER.has(d.code) : keep(d));
+
+/** Codes whose check needs objects that may be created later in the same run (the server checks them). */
+const LATER = new Set(['NESTED_TARGET_NOT_FOUND']);
+
+/** Refused at plan time: one profile with both inline endpoint blocks and separate endpoint resources. */
+const MIXED_HINT = 'Declare the profile\'s endpoints either as `endpoint` blocks inside its tmkit_profile (the profile owns them all, one write for the profile) or as tmkit_*_endpoint resources, not both. (RESOURCE_MIXED)';
+
 // ------------------------------------------------------------------------------------------- profile
+
+/** What Terraform last saw of a settings-only profile (its state): its settings, no endpoints. */
+const priorSettings = (state: Obj): PriorProfile => ({ profile: { ...profileSettingsFromTf(state).value, endpoints: [] } });
+
+/** True when this tmkit_profile owns its endpoints: it has inline `endpoint` blocks now or had them before. */
+const ownsInline = (o: Obj | null | undefined): boolean => endpointBlocks(o).length > 0;
 
 function planProfileDefaults(planned: Obj, config: Obj | null): void {
   defaultTo(planned, config, 'profile_status', 'Enabled');
@@ -124,6 +107,78 @@ function planProfileDefaults(planned: Obj, config: Obj | null): void {
     defaultTo(mon, c, 'timeout_in_seconds', isUnknown(interval) ? UNKNOWN : num(interval) === 10 ? 9 : 10);
     defaultTo(mon, c, 'tolerated_number_of_failures', 3);
   }
+  const fb = first(planned.failback);
+  if (fb) {
+    const c = first(config?.failback);
+    defaultTo(fb, c, 'mode', 'Automatic');
+    defaultTo(fb, c, 'successes_to_recover', 1);
+    defaultTo(fb, c, 'hold_down_seconds', 0);
+  }
+}
+
+/** An endpoint's defaults (azurerm's), planned exactly; `type` is the endpoint's kind when known. */
+function planEndpointDefaults(out: Obj, config: Obj | null | undefined, type: EndpointType | undefined): void {
+  defaultTo(out, config, 'weight', 1);
+  defaultTo(out, config, 'enabled', true);
+  if (type !== 'nestedEndpoints') defaultTo(out, config, 'always_serve_enabled', type === undefined ? UNKNOWN : false);
+  if (type === 'nestedEndpoints' || type === undefined) defaultTo(out, config, 'minimum_child_endpoints', type === undefined ? UNKNOWN : 1);
+}
+
+/**
+ * The planned inline endpoint blocks: type, weight, enabled, always_serve_enabled and minimum_child_endpoints
+ * default as on the endpoint resources; a priority none of the blocks gives is the block's position (what
+ * the runtime derives); a location the configuration leaves out is the stored one of that name (Terraform
+ * matches list blocks by position, not by name), unknown for a new Azure endpoint, else none.
+ */
+function planInlineEndpoints(out: Obj, config: Obj | null, prior: Obj | null): void {
+  const planned = endpointBlocks(out);
+  const configured = endpointBlocks(config);
+  const before = new Map(endpointBlocks(prior).filter((b) => typeof b.name === 'string').map((b) => [lower(String(b.name)), b]));
+  const derive = configured.every((c) => c.priority === null || c.priority === undefined);
+  planned.forEach((b, i) => {
+    const c = configured[i];
+    defaultTo(b, c, 'type', 'ExternalEndpoints');
+    const type = isUnknown(b.type) ? undefined : blockType(b);
+    planEndpointDefaults(b, c, type);
+    // The other kinds' attribute, left out, is none (not a default): what the state reads back.
+    if (type === 'nestedEndpoints') defaultTo(b, c, 'always_serve_enabled', null);
+    else if (type !== undefined) defaultTo(b, c, 'minimum_child_endpoints', null);
+    if (derive) b.priority = i + 1;
+    const old = typeof b.name === 'string' ? before.get(lower(b.name)) : undefined;
+    if (c?.endpoint_location === null || c?.endpoint_location === undefined) {
+      b.endpoint_location = old && typeof old.endpoint_location === 'string' && blockType(old) === type ? old.endpoint_location : type === 'azureEndpoints' || type === undefined ? UNKNOWN : null;
+    }
+  });
+}
+
+/**
+ * Rule diagnostics about a profile with inline endpoints: the profile's at its attributes, each endpoint's at
+ * its `endpoint` block (found by name).
+ */
+function inlineDiagnostics(diags: readonly CoreDiagnostic[], name: string, blocks: readonly Obj[], unknown: readonly string[]): Diagnostic[] {
+  const prefix = `profiles[${name}]`;
+  const out = tfDiagnostics(diags.filter((d) => !d.path.startsWith(`${prefix}.endpoints[`)), { prefix, kind: 'profile', unknown: [...unknown] });
+  blocks.forEach((b, i) => {
+    if (typeof b.name !== 'string') return;
+    const at = `${prefix}.endpoints[${b.name}]`;
+    const rel = `endpoints[${b.name}].`;
+    const own = diags.filter((d) => d.path === at || d.path.startsWith(`${at}.`) || d.path.startsWith(`${at}[`));
+    const mine = unknown.filter((u) => u.startsWith(rel)).map((u) => u.slice(rel.length));
+    for (const d of tfDiagnostics(own, { prefix: at, kind: 'endpoint', unknown: mine, subject: `endpoint "${b.name}"` })) {
+      out.push({ ...d, path: [{ attribute: 'endpoint' }, { index: i }, ...(d.path ?? [])] });
+    }
+  });
+  return out;
+}
+
+/** Whether the stored profile is what this create would write (so the create adopts it instead of refusing). */
+function sameProfile(stored: ProfileEntry, planned: Obj, inline: boolean): boolean {
+  if (inline) {
+    const conv = profileFromTf(planned);
+    return conv.unknown.length === 0 && diffAttributes(normalizeProfile(conv.value), stored.profile).length === 0;
+  }
+  const conv = profileSettingsFromTf(planned);
+  return conv.unknown.length === 0 && diffAttributes(normalizeSettings(conv.value), profileSettings(stored.profile)).length === 0;
 }
 
 /** A deep copy of a value that keeps Unknown (and other class) instances as they are. */
@@ -142,42 +197,65 @@ export const profileResource: Resource<TmkitContext> = {
   schema: profileSchema,
 
   validate(config) {
-    const conv = profileSettingsFromTf(config);
+    const inline = ownsInline(config);
+    const conv = inline ? profileFromTf(config) : profileSettingsFromTf(config);
     const unknownName = isUnknown(config.name);
     const name = unknownName ? 'unknown-name' : conv.value.name;
+    const unknown = [...conv.unknown, ...(unknownName ? ['name'] : [])];
+    if (inline) {
+      const diags = validateProfile({ ...conv.value, name }).filter((d) => d.severity === 'error' && !LATER.has(d.code));
+      return [...conv.problems, ...inlineDiagnostics(diags, name, endpointBlocks(config), unknown)];
+    }
     const diags = validateProfile({ ...conv.value, name, endpoints: [] });
-    return [...conv.problems, ...tfDiagnostics(diags.filter((d) => !d.path.startsWith(`profiles[${name}].endpoints`)), {
-      prefix: `profiles[${name}]`, kind: 'profile', unknown: [...conv.unknown, ...(unknownName ? ['name'] : [])],
-    })];
+    return [...conv.problems, ...tfDiagnostics(diags.filter((d) => !d.path.startsWith(`profiles[${name}].endpoints`)), { prefix: `profiles[${name}]`, kind: 'profile', unknown }), ];
   },
 
   async plan({ prior, config, planned, requiresReplace }: PlanInput, ctx): Promise<PlanOutput | void> {
     if (planned === null) return;
     const out = clone(planned);
     planProfileDefaults(out, config);
+    const inline = ownsInline(out) || ownsInline(prior);
+    if (inline) planInlineEndpoints(out, config, prior);
     const replace = [...requiresReplace];
     const pr = first(prior?.dns_config)?.relative_name;
     const nr = first(out.dns_config)?.relative_name;
     if (prior && typeof pr === 'string' && !isUnknown(nr) && pr !== nr) replace.push(attr('dns_config', 0, 'relative_name'));
-    if (prior && replace.length > 0 && typeof prior.name === 'string') ctx.replacing.set(`profile/${String(out.name).toLowerCase()}`, { profile: prior.name, name: prior.name });
+    if (prior && replace.length > 0 && typeof prior.name === 'string') ctx.replacing.set(`profile/${lower(String(out.name))}`, { profile: prior.name, name: prior.name });
     const diagnostics: Diagnostic[] = [];
-    if (typeof out.name === 'string') {
-      const deployed = await ctx.find(out.name);
-      const replacingSelf = ctx.replacing.has(`profile/${out.name.toLowerCase()}`);
-      // The id is a function of the stack and the name, so a new profile's id is known at plan time (its
-      // endpoints' plans, and `tmkit plan --from-terraform`, see where they go). A replacement's stays unknown,
-      // so its endpoints are replaced with it, as with azurerm.
-      if (prior === null && !replacingSelf) out.id = profileId(ctx.stack, out.name);
-      if (deployed && deployed.stack !== ctx.stack) {
-        diagnostics.push(error(`profile "${deployed.name}" is owned by stack "${deployed.stack}", not "${ctx.stack}"`, 'Choose another name: this configuration never writes another stack\'s profiles. (RESOURCE_NOT_OWNED)', attr('name')));
-      } else if (deployed && prior === null && !replacingSelf) {
-        diagnostics.push(error(`profile "${deployed.name}" already exists`, `To manage it with Terraform, import it: terraform import <address> ${profileId(ctx.stack, deployed.name)} (RESOURCE_EXISTS)`, attr('name')));
+    if (typeof out.name !== 'string') return { planned: out, requiresReplace: replace, diagnostics };
+    const key = lower(out.name);
+    if (inline) {
+      ctx.inline.add(key);
+      const other = ctx.separate.get(key);
+      if (other !== undefined) diagnostics.push(error(`profile "${out.name}" has endpoint blocks, and endpoint "${other}" of it is a separate resource`, MIXED_HINT, attr('endpoint')));
+    }
+    const deployed = await ctx.find(out.name);
+    const replacingSelf = ctx.replacing.has(`profile/${key}`);
+    // The id is a function of the stack and the name, so a new profile's id is known at plan time (its
+    // endpoints' plans, and `tmkit plan --from-terraform`, see where they go). A replacement's stays unknown,
+    // so its endpoints are replaced with it, as with azurerm.
+    if (prior === null && !replacingSelf) out.id = profileId(ctx.stack, out.name);
+    if (!deployed) {
+      const conv = profileSettingsFromTf(out);
+      if (conv.unknown.length === 0) ctx.plannedSettings.set(key, conv.value);
+    }
+    if (deployed && deployed.stack !== ctx.stack) {
+      diagnostics.push(error(`profile "${deployed.name}" is owned by stack "${deployed.stack}", not "${ctx.stack}"`, 'Choose another name: this configuration never writes another stack\'s profiles. (RESOURCE_NOT_OWNED)', attr('name')));
+    } else if (deployed && prior === null && !replacingSelf && !sameProfile(deployed, out, inline)) {
+      diagnostics.push(error(`profile "${deployed.name}" already exists`, `To manage it with Terraform, import it: terraform import <address> ${profileId(ctx.stack, deployed.name)} (RESOURCE_EXISTS)`, attr('name')));
+    } else {
+      // The profile against every other profile (relativeName taken, nesting); a settings-only profile with
+      // its current endpoints, whose own diagnostics are their resources'.
+      const others = await ctx.others(out.name);
+      const opts = others.length > 0 ? { context: others } : {};
+      if (inline) {
+        const conv = profileFromTf(out);
+        diagnostics.push(...inlineDiagnostics(reported(validateProfile(conv.value, opts)), conv.value.name, endpointBlocks(out), conv.unknown));
       } else {
-        // The settings with the profile's current endpoints, against every other profile (relativeName taken, nesting).
         const conv = profileSettingsFromTf(out);
-        const others = (await ctx.profiles()).filter((p) => p.name.toLowerCase() !== out.name!.toString().toLowerCase()).map((p) => p.profile);
         const input = { ...conv.value, endpoints: deployed ? deployed.profile.endpoints : [] };
-        const diags = validateProfile(input, others.length > 0 ? { context: others } : {}).filter((d) => d.severity === 'error' && !d.path.startsWith(`profiles[${conv.value.name}].endpoints`));
+        // Errors only: its own warnings came with validate, its endpoints' with their resources' plans.
+        const diags = reported(validateProfile(input, opts), () => false).filter((d) => !d.path.startsWith(`profiles[${conv.value.name}].endpoints`));
         diagnostics.push(...tfDiagnostics(diags, { prefix: `profiles[${conv.value.name}]`, kind: 'profile', unknown: conv.unknown }));
       }
     }
@@ -185,34 +263,50 @@ export const profileResource: Resource<TmkitContext> = {
   },
 
   async create({ planned }, ctx) {
-    const conv = profileSettingsFromTf(planned);
+    const inline = ownsInline(planned);
+    const input = inline ? profileFromTf(planned).value : profileSettingsFromTf(planned).value;
     return writing(ctx, async () => {
-      const e = await ctx.resources.createProfile(conv.value, { importHint: `to manage it with Terraform, import it: terraform import <address> ${profileId(ctx.stack, conv.value.name)}` });
-      const p = profileSettings(e.profile);
-      return profileState(p, { id: profileId(ctx.stack, p.name), fqdn: await ctx.fqdn(p.name, p.dnsConfig.relativeName), base: planned });
+      const e = await ctx.resources.createProfile(input, { ownsEndpoints: inline, importHint: `to manage it with Terraform, import it: terraform import <address> ${profileId(ctx.stack, input.name)}` });
+      ctx.wroteProfile(e);
+      return profileResult(ctx, e, profileId(ctx.stack, e.profile.name), planned, inline);
     });
   },
 
   async read(state, ctx) {
     const name = String(state.name);
-    const e = await ctx.resources.readProfile(name).catch((err: unknown) => refusal(err));
+    const e = await ctx.readProfile(name).catch((err: unknown) => refusal(err));
     if (!e) return null;
-    const p = profileSettings(e.profile);
-    const id = typeof state.id === 'string' ? state.id : profileId(ctx.stack, p.name);
-    return profileState(p, { id, fqdn: await ctx.fqdn(p.name, p.dnsConfig.relativeName), base: state });
+    return profileResult(ctx, e, typeof state.id === 'string' ? state.id : profileId(ctx.stack, e.profile.name), state, ownsInline(state));
   },
 
-  async update({ prior, planned }, ctx) {
+  async update({ prior, planned, data }, ctx) {
+    const inline = ownsInline(planned) || ownsInline(prior);
     return writing(ctx, async () => {
-      const e = await ctx.resources.updateProfile(profileSettingsFromTf(planned).value, { prior: priorSettings(prior), unmanaged: UNMANAGED });
-      const p = profileSettings(e.profile);
-      return profileState(p, { id: String(prior.id), fqdn: await ctx.fqdn(p.name, p.dnsConfig.relativeName), base: planned });
+      let e: ProfileEntry;
+      if (inline) {
+        // Owning its endpoints: one PUT of the whole profile, If-Match the ETag last seen (or, on the update
+        // that first declares endpoint blocks, after comparing the settings).
+        const adopt = !ownsInline(prior);
+        const etag = etagOf(data);
+        e = await ctx.resources.updateProfile(profileFromTf(planned).value, {
+          ownsEndpoints: true, adoptEndpoints: adopt,
+          prior: { profile: adopt ? priorSettings(prior).profile : profileFromTf(prior).value, ...(etag && !adopt ? { etag } : {}) },
+        });
+      } else {
+        e = await ctx.resources.updateProfile(profileSettingsFromTf(planned).value, { prior: priorSettings(prior), unmanaged: UNMANAGED });
+      }
+      ctx.wroteProfile(e);
+      return profileResult(ctx, e, String(prior.id), planned, inline);
     });
   },
 
-  async delete(state, ctx) {
+  async delete(state, ctx, data) {
+    const inline = ownsInline(state);
+    const etag = etagOf(data);
     return writing(ctx, async () => {
-      await ctx.resources.deleteProfile(String(state.name), { prior: priorSettings(state), unmanaged: UNMANAGED });
+      const prior: PriorProfile = inline ? { profile: profileFromTf(state).value, ...(etag ? { etag } : {}) } : priorSettings(state);
+      await ctx.resources.deleteProfile(String(state.name), { prior, ownsEndpoints: inline, unmanaged: UNMANAGED });
+      ctx.deletedProfile(String(state.name));
     });
   },
 
@@ -231,16 +325,42 @@ export const profileResource: Resource<TmkitContext> = {
   },
 };
 
-// ----------------------------------------------------------------------------------------- endpoints
+/** A tmkit_profile's state from the stored profile; an inline one with its endpoint blocks and its ETag kept privately. */
+async function profileResult(ctx: TmkitContext, e: ProfileEntry, id: string, base: Obj, inline: boolean): Promise<Obj | WithPrivate> {
+  const p = profileSettings(e.profile);
+  const state = profileState(p, { id, fqdn: await ctx.fqdn(p.name, p.dnsConfig.relativeName), base });
+  state.endpoint = inline ? inlineEndpointsState(e.profile.endpoints, base) : [];
+  return inline ? new WithPrivate(state, { etag: e.etag }) : state;
+}
 
-/** Codes whose check needs objects that may be created later in the same run (the server checks them). */
-const LATER = new Set(['NESTED_TARGET_NOT_FOUND']);
+// ----------------------------------------------------------------------------------------- endpoints
 
 function profileOf(o: Obj, at = 'profile_id'): string {
   const v = o.profile_id;
   const parsed = typeof v === 'string' ? parseProfileId(v) : undefined;
   if (!parsed) throw new DiagnosticsError(error(`profile_id ${JSON.stringify(v)} is not a tmkit profile id`, 'Use the profile\'s id, e.g. profile_id = tmkit_profile.web.id.', attr(at)));
   return parsed.name;
+}
+
+/**
+ * The per-profile rules for one endpoint resource: the endpoint validated in its profile's settings with the
+ * stored endpoints it can clash with (ProfileIndex.relatedTo), itself last, so a clash is reported on it and
+ * names the other endpoint. A clash the validator reports on the other endpoint (e.g. overlapping subnets,
+ * found in address order) is shown on this one, naming the other. Warnings are kept, but PRIORITY_IGNORED
+ * only for a priority the configuration gives (a stored or derived one is no news).
+ */
+function endpointChecks(found: readonly CoreDiagnostic[], o: { prefix: string; name: string; unknown: string[]; subject: string; configuredPriority: boolean }): Diagnostic[] {
+  const { prefix, name } = o;
+  const keep = (d: CoreDiagnostic): boolean => d.code !== 'PRIORITY_IGNORED' || o.configuredPriority;
+  const diags = reported(found, keep);
+  const isMine = (d: CoreDiagnostic): boolean => d.path === prefix || d.path.startsWith(`${prefix}.`) || d.path.startsWith(`${prefix}[`);
+  const mine = diags.filter(isMine);
+  const named = diags.filter((d) => !isMine(d) && d.severity === 'error' && d.message.includes(`endpoint "${name}"`)).map((d) => {
+    const m = /\.endpoints\[([^\]]*)\](?:\.([A-Za-z]+))?/.exec(d.path);
+    const other = m?.[1] ?? '';
+    return { ...d, path: `${prefix}${m?.[2] ? `.${m[2]}` : ''}`, message: d.message.split(`endpoint "${name}"`).join(`endpoint "${other}"`) };
+  });
+  return tfDiagnostics([...mine, ...named], { prefix, kind: 'endpoint', unknown: o.unknown, subject: o.subject });
 }
 
 function endpointResource(type: EndpointType, schema: Resource<TmkitContext>['schema']): Resource<TmkitContext> {
@@ -252,6 +372,13 @@ function endpointResource(type: EndpointType, schema: Resource<TmkitContext>['sc
       throw new DiagnosticsError(error(`endpoint "${profile}/${stored.name}" is now a ${theirs} endpoint, not ${kind}`,
         `Someone replaced it outside Terraform. Remove it from the state (terraform state rm) and import it as the matching resource (tmkit_${theirs.replace('Endpoints', '').toLowerCase()}_endpoint).`));
     }
+  };
+  /** The state of a stored endpoint, its ETag kept privately (a later update or delete sends If-Match with it). */
+  const result = (e: Endpoint, etag: string, o: { id: string; profileId: string; base: Obj | null }): WithPrivate =>
+    new WithPrivate(endpointState(e, o), { etag });
+  const prior = (state: Obj, data: PrivateData): { endpoint: EndpointInput; etag?: string } => {
+    const etag = etagOf(data);
+    return { endpoint: endpointFromTf(state, type).value, ...(etag ? { etag } : {}) };
   };
 
   return {
@@ -271,48 +398,53 @@ function endpointResource(type: EndpointType, schema: Resource<TmkitContext>['sc
       return diags;
     },
 
-    async plan({ prior, config, planned, requiresReplace }, ctx) {
+    async plan({ prior: before, config, planned, requiresReplace }, ctx) {
       if (planned === null) return;
       const out = clone(planned);
-      defaultTo(out, config, 'weight', 1);
-      defaultTo(out, config, 'enabled', true);
-      if (type !== 'nestedEndpoints') defaultTo(out, config, 'always_serve_enabled', false);
-      if (type === 'nestedEndpoints') defaultTo(out, config, 'minimum_child_endpoints', 1);
+      planEndpointDefaults(out, config, type);
       if (typeof out.profile_id !== 'string' || typeof out.name !== 'string') return { planned: out, requiresReplace };
       const profile = profileOf(out);
-      const key = `${profile.toLowerCase()}/${out.name.toLowerCase()}`;
-      if (prior && requiresReplace.length > 0 && typeof prior.name === 'string' && typeof prior.profile_id === 'string') {
-        ctx.replacing.set(key, { profile: profileOf(prior), name: prior.name });
+      const key = `${lower(profile)}/${lower(out.name)}`;
+      if (before && requiresReplace.length > 0 && typeof before.name === 'string' && typeof before.profile_id === 'string') {
+        ctx.replacing.set(key, { profile: profileOf(before), name: before.name });
       }
-      if (prior === null && !ctx.replacing.has(key)) out.id = idOf(ctx, profile, out.name);
-      const entry = await ctx.find(profile);
-      if (!entry) return { planned: out, requiresReplace }; // created in this run (or missing: apply says so)
+      if (before === null && !ctx.replacing.has(key)) out.id = idOf(ctx, profile, out.name);
+      ctx.separate.set(lower(profile), out.name);
+      if (ctx.inline.has(lower(profile))) {
+        return { planned: out, requiresReplace, diagnostics: [error(`endpoint "${out.name}" is a separate resource of profile "${profile}", which has endpoint blocks`, MIXED_HINT, attr('profile_id'))] };
+      }
+      const conv = endpointFromTf(out, type);
+      const configuredPriority = config?.priority !== null && config?.priority !== undefined;
+      const ix = await ctx.index(profile);
+      if (!ix) {
+        // Created in this run (or missing: apply says so): checked against its planned settings, alone.
+        const settings = ctx.plannedSettings.get(lower(profile));
+        if (!settings) return { planned: out, requiresReplace };
+        const found = validateProfile({ ...settings, endpoints: [conv.value] });
+        const subject = `endpoint "${out.name}" of profile "${settings.name}"`;
+        return { planned: out, requiresReplace, diagnostics: endpointChecks(found, { prefix: `profiles[${settings.name}].endpoints[${conv.value.name}]`, name: conv.value.name, unknown: conv.unknown, subject, configuredPriority }) };
+      }
+      const entry = ix.entry;
       const subject = `endpoint "${out.name}" of profile "${entry.name}"`;
       if (entry.stack !== ctx.stack) {
         return { planned: out, requiresReplace, diagnostics: [error(`${subject}: profile "${entry.name}" is owned by stack "${entry.stack}", not "${ctx.stack}"`, 'Endpoints can only be added to this stack\'s profiles. (RESOURCE_NOT_OWNED)', attr('profile_id'))] };
       }
-      let current: Profile = entry.profile;
       const replaced = ctx.replacing.get(key);
-      if (replaced && replaced.profile.toLowerCase() === entry.name.toLowerCase()) {
-        current = { ...current, endpoints: current.endpoints.filter((e) => e.name.toLowerCase() !== replaced.name.toLowerCase()) };
+      const except = new Set(replaced && lower(replaced.profile) === lower(entry.name) ? [lower(replaced.name)] : []);
+      const existing = except.has(lower(out.name)) ? undefined : ix.get(out.name);
+      if (existing && before === null) {
+        // The same endpoint with the planned content (a create whose answer was lost): the create adopts it.
+        // Values known only after apply (a computed priority or location) are the stored ones.
+        const planned = { ...conv.value } as Record<string, unknown>;
+        for (const u of conv.unknown) if (u in existing) planned[u] = (existing as unknown as Record<string, unknown>)[u];
+        const same = diffAttributes(normalizeEndpoint(planned as unknown as EndpointInput, existing.priority), existing).length === 0;
+        if (!same) return { planned: out, requiresReplace, diagnostics: [error(`${subject} already exists`, `To manage it with Terraform, import it: terraform import <address> ${idOf(ctx, entry.name, existing.name)} (RESOURCE_EXISTS)`, attr('name'))] };
       }
-      const existing = current.endpoints.find((e) => e.name.toLowerCase() === out.name!.toString().toLowerCase());
-      if (existing && prior === null) {
-        return { planned: out, requiresReplace, diagnostics: [error(`${subject} already exists`, `To manage it with Terraform, import it: terraform import <address> ${idOf(ctx, entry.name, existing.name)} (RESOURCE_EXISTS)`, attr('name'))] };
-      }
-      const conv = endpointFromTf(out, type);
-      const input = withEndpoint(current, conv.value).input;
-      const others = (await ctx.profiles()).filter((p) => p.name.toLowerCase() !== entry.name.toLowerCase()).map((p) => p.profile);
-      const prefix = `profiles[${entry.name}].endpoints[${conv.value.name}]`;
-      const found = validateProfile(input, others.length > 0 ? { context: others } : {}).filter((d) => d.severity === 'error' && !LATER.has(d.code));
-      const mine = found.filter((d) => d.path === prefix || d.path.startsWith(`${prefix}.`) || d.path.startsWith(`${prefix}[`));
-      // An error reported on another endpoint that names this one (the validator reports a clash on the later
-      // of the two): shown at the same attribute of this endpoint.
-      const named = found.filter((d) => !mine.includes(d) && d.message.includes(`"${conv.value.name}"`)).map((d) => {
-        const m = /\.endpoints\[[^\]]*\](.*)$/.exec(d.path);
-        return { ...d, path: `${prefix}${m ? m[1] : ''}` };
-      });
-      return { planned: out, requiresReplace, diagnostics: tfDiagnostics([...mine, ...named], { prefix, kind: 'endpoint', unknown: conv.unknown, subject }) };
+      const { endpoints: _all, ...settings } = entry.profile;
+      const probe: ProfileInput = { ...settings, endpoints: [...ix.relatedTo(conv.value, except), conv.value] };
+      const others = type === 'nestedEndpoints' ? await ctx.others(entry.name) : [];
+      const found = validateProfile(probe, others.length > 0 ? { context: others } : {});
+      return { planned: out, requiresReplace, diagnostics: endpointChecks(found, { prefix: `profiles[${entry.name}].endpoints[${conv.value.name}]`, name: conv.value.name, unknown: conv.unknown, subject, configuredPriority }) };
     },
 
     async create({ planned }, ctx) {
@@ -320,29 +452,33 @@ function endpointResource(type: EndpointType, schema: Resource<TmkitContext>['sc
       const conv = endpointFromTf(planned, type);
       return writing(ctx, async () => {
         const r = await ctx.resources.createEndpoint(profile, conv.value, { importHint: `to manage it with Terraform, import it: terraform import <address> ${idOf(ctx, profile, conv.value.name)}` });
-        return endpointState(r.endpoint, { id: idOf(ctx, r.profile, r.endpoint.name), profileId: String(planned.profile_id), base: planned });
+        ctx.wroteEndpoint(r);
+        return result(r.endpoint, r.etag, { id: idOf(ctx, r.profile, r.endpoint.name), profileId: String(planned.profile_id), base: planned });
       });
     },
 
     async read(state, ctx) {
       const profile = profileOf(state);
-      const r = await ctx.resources.readEndpoint(profile, String(state.name)).catch((err: unknown) => refusal(err));
+      const r = await ctx.readEndpoint(profile, String(state.name)).catch((err: unknown) => refusal(err));
       if (!r) return null;
-      checkType(r.endpoint, r.profile);
-      return endpointState(r.endpoint, { id: typeof state.id === 'string' ? state.id : idOf(ctx, r.profile, r.endpoint.name), profileId: String(state.profile_id), base: state });
+      checkType(r.endpoint, profile);
+      return result(r.endpoint, r.etag, { id: typeof state.id === 'string' ? state.id : idOf(ctx, profile, r.endpoint.name), profileId: String(state.profile_id), base: state });
     },
 
-    async update({ prior, planned }, ctx) {
-      const profile = profileOf(prior);
+    async update({ prior: before, planned, data }, ctx) {
+      const profile = profileOf(before);
       return writing(ctx, async () => {
-        const r = await ctx.resources.updateEndpoint(profile, endpointFromTf(planned, type).value, { prior: { endpoint: endpointFromTf(prior, type).value } });
-        return endpointState(r.endpoint, { id: String(prior.id), profileId: String(planned.profile_id), base: planned });
+        const r = await ctx.resources.updateEndpoint(profile, endpointFromTf(planned, type).value, { prior: prior(before, data) });
+        ctx.wroteEndpoint(r);
+        return result(r.endpoint, r.etag, { id: String(before.id), profileId: String(planned.profile_id), base: planned });
       });
     },
 
-    async delete(state, ctx) {
+    async delete(state, ctx, data) {
+      const profile = profileOf(state);
       return writing(ctx, async () => {
-        await ctx.resources.deleteEndpoint(profileOf(state), String(state.name), { prior: { endpoint: endpointFromTf(state, type).value } });
+        const r = await ctx.resources.deleteEndpoint(profile, String(state.name), { prior: prior(state, data) });
+        ctx.deletedEndpoint(profile, String(state.name), r?.profileEtag);
       });
     },
 
@@ -355,10 +491,10 @@ function endpointResource(type: EndpointType, schema: Resource<TmkitContext>['sc
       if (parsed.stack !== undefined && parsed.stack !== ctx.stack) {
         throw new DiagnosticsError(error(`the id names stack "${parsed.stack}", but this provider manages stack "${ctx.stack}"`, `Set stack = "${parsed.stack}" in the provider block, or import ${idOf(ctx, parsed.profile, parsed.endpoint)}.`));
       }
-      const r = await ctx.resources.readEndpoint(parsed.profile, parsed.endpoint).catch((err: unknown) => refusal(err));
+      const r = await ctx.resources.readEndpoint(parsed.profile, parsed.endpoint, { storedProfileName: true }).catch((err: unknown) => refusal(err));
       if (!r) throw new DiagnosticsError(error(`endpoint "${parsed.profile}/${parsed.endpoint}" does not exist on the tmkit runtime at ${ctx.client.server}`, 'Check the id, or create it from the configuration instead of importing it.'));
       checkType(r.endpoint, r.profile);
-      return endpointState(r.endpoint, { id: idOf(ctx, r.profile, r.endpoint.name), profileId: profileId(ctx.stack, r.profile), base: null });
+      return result(r.endpoint, r.etag, { id: idOf(ctx, r.profile, r.endpoint.name), profileId: profileId(ctx.stack, r.profile), base: null });
     },
   };
 }

@@ -29,10 +29,47 @@ const customHeader: Block = {
   },
 };
 
+const subnet: Block = {
+  ...md('Subnet routing: a client address range, as `first` + `scope` (CIDR), `first` + `last`, or `first` alone. Ranges of a profile may not overlap.'),
+  attributes: {
+    first: { type: 'string', required: true, ...md('First address (the network address with `scope`).') },
+    last: { type: 'string', optional: true, ...md('Last address of the range.') },
+    scope: { type: 'number', optional: true, ...md('Prefix length, 0–32 (IPv4) or 0–128 (IPv6).') },
+  },
+};
+
+/**
+ * An endpoint declared inside its tmkit_profile (`endpoint { ... }`, as azure-native's Profile has
+ * `endpoints`): the profile then owns every endpoint, all written in one request. The attributes are the
+ * endpoint resources' (minus id and profile_id), with `type` choosing the kind.
+ */
+const inlineEndpoint: Block = {
+  ...md('An endpoint owned by the profile (opt-in). With `endpoint` blocks the profile owns all its endpoints: a create, update or delete is one request for the whole profile, which is the way to manage hundreds of endpoints. Endpoints the runtime has that are not declared are removed. A profile with `endpoint` blocks cannot also have `tmkit_*_endpoint` resources.'),
+  attributes: {
+    name: { type: 'string', required: true, ...md('Endpoint name, unique in the profile.') },
+    type: { type: 'string', optional: true, computed: true, ...md('`ExternalEndpoints` (default), `AzureEndpoints` or `NestedEndpoints`.') },
+    target: { type: 'string', optional: true, ...md('External (and Azure, without a resource catalog): FQDN, IPv4 or IPv6 address.') },
+    target_resource_id: { type: 'string', optional: true, ...md('Azure: the resource\'s ARM id. Nested: the child profile\'s id (`tmkit_profile.child.id`) or name.') },
+    weight: { type: 'number', optional: true, computed: true, ...md('Weighted routing: 1–1000. Default 1.') },
+    priority: { type: 'number', optional: true, computed: true, ...md('Priority routing: 1–1000, unique in the profile; give it on every endpoint block or on none (then the block order decides: 1, 2, …).') },
+    enabled: { type: 'bool', optional: true, computed: true, ...md('`false` takes the endpoint out of rotation. Default `true`.') },
+    always_serve_enabled: { type: 'bool', optional: true, computed: true, ...md('External and Azure: always treat the endpoint as healthy. Default `false`.') },
+    endpoint_location: { type: 'string', optional: true, computed: true, ...md('Azure region the endpoint is closest to, required for Performance routing.') },
+    geo_mappings: { type: ['list', 'string'], optional: true, ...md('Geographic routing: region codes, each mapped to one endpoint of the profile only.') },
+    minimum_child_endpoints: { type: 'number', optional: true, computed: true, ...md('Nested: child endpoints that must be available, ≥ 1. Default 1.') },
+    minimum_required_child_endpoints_ipv4: { type: 'number', optional: true, ...md('Nested: minimum available IPv4 endpoints in the child.') },
+    minimum_required_child_endpoints_ipv6: { type: 'number', optional: true, ...md('Nested: minimum available IPv6 endpoints in the child.') },
+  },
+  blocks: {
+    custom_header: { nesting: 'list', block: { ...customHeader, ...md('A probe header for this endpoint (at most 8).') } },
+    subnet: { nesting: 'list', block: subnet },
+  },
+};
+
 export const profileSchema: Schema = {
   version: 0,
   block: {
-    ...md('A Traffic Manager profile (its settings; endpoints are their own resources, as in azurerm). It answers DNS at `<relative_name>.<zone>` of the tmkit runtime.'),
+    ...md('A Traffic Manager profile. It answers DNS at `<relative_name>.<zone>` of the tmkit runtime. Its endpoints are their own resources (as in azurerm), or `endpoint` blocks inside it (one write for the whole profile).'),
     attributes: {
       id: { type: 'string', computed: true, ...md('`/tmkit/stacks/<stack>/trafficManagerProfiles/<name>`; usable as a nested endpoint\'s `target_resource_id`.') },
       name: { type: 'string', required: true, requiresReplace: true, ...md('Profile name: 1–63 letters, digits, `-` and `.`, starting and ending with a letter or digit. Changing it replaces the profile.') },
@@ -73,6 +110,18 @@ export const profileSchema: Schema = {
           blocks: { custom_header: { nesting: 'list', block: { ...customHeader, ...md('A header sent with every probe (at most 8).') } } },
         },
       },
+      failback: {
+        nesting: 'list', minItems: 0, maxItems: 1,
+        block: {
+          ...md('How an endpoint comes back after an outage (a tmkit extension; docs/health.md "Failback"). Without the block: Azure\'s behaviour, Online again after one good probe.'),
+          attributes: {
+            mode: { type: 'string', optional: true, computed: true, ...md('`Automatic` (Online once recovered) or `Manual` (`AwaitingFailback` until `tmkit endpoint failback`). Default `Automatic`.') },
+            successes_to_recover: { type: 'number', optional: true, computed: true, ...md('Consecutive good probes before a Degraded endpoint counts as recovered, 1–10. Default 1.') },
+            hold_down_seconds: { type: 'number', optional: true, computed: true, ...md('Seconds since the endpoint failed before it can count as recovered, 0–3600. Default 0.') },
+          },
+        },
+      },
+      endpoint: { nesting: 'list', block: inlineEndpoint },
       timeouts: { nesting: 'single', block: timeouts },
     },
   },
@@ -93,17 +142,7 @@ const alwaysServe: Attribute = { type: 'bool', optional: true, computed: true, .
 
 const endpointBlocks = (): Block['blocks'] => ({
   custom_header: { nesting: 'list', block: { ...customHeader, ...md('A probe header for this endpoint (at most 8); overrides the profile\'s header of the same name.') } },
-  subnet: {
-    nesting: 'list',
-    block: {
-      ...md('Subnet routing: a client address range, as `first` + `scope` (CIDR), `first` + `last`, or `first` alone. Ranges of a profile may not overlap.'),
-      attributes: {
-        first: { type: 'string', required: true, ...md('First address (the network address with `scope`).') },
-        last: { type: 'string', optional: true, ...md('Last address of the range.') },
-        scope: { type: 'number', optional: true, ...md('Prefix length, 0–32 (IPv4) or 0–128 (IPv6).') },
-      },
-    },
-  },
+  subnet: { nesting: 'list', block: subnet },
   timeouts: { nesting: 'single', block: timeouts },
 });
 

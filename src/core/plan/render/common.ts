@@ -1,3 +1,4 @@
+import { ageText, type LiveHealthReport } from '../live';
 import type { Endpoint } from '../../model/types';
 import { count } from '../../words';
 import { parsePath } from '../attributes';
@@ -148,4 +149,23 @@ export function failoverText(f: FailoverEstimate | null): string {
 export function classCount(group: string, n: number): string {
   const word = group === 'subnets' ? 'range' : group === 'clients' ? 'client' : group === 'all' ? 'client class' : 'region';
   return `${n} ${word}${n === 1 ? '' : 's'}`;
+}
+
+/** The "Live health" section's lines (plain text; the renderers add their markup): one per notable endpoint. */
+export function liveHealthLines(live: LiveHealthReport): string[] {
+  const out: string[] = [];
+  for (const e of live.endpoints) {
+    const age = e.seconds !== undefined ? ` for ${ageText(e.seconds)}` : '';
+    const over = e.overrides.length > 0 ? `; ${e.overrides.join('; ')}` : '';
+    out.push(`${e.profile}/${e.endpoint}: ${e.status}${age} (${e.reason})${over}`);
+  }
+  for (const p of live.fallback) out.push(`${p}: every eligible endpoint is Degraded: answering in the all-degraded fallback`);
+  if (out.length === 0) out.push('every endpoint of the profiles in scope is Online or Unmonitored; no overrides');
+  if (live.unread) out.push(`not read: ${live.unread}`);
+  return out;
+}
+
+/** `recovery 90 s: max(…)` for a failover estimate with a failback property, else ''. */
+export function recoveryText(f: FailoverEstimate | null): string {
+  return f?.recovery ? `recovery after the endpoint is healthy again: ${f.recovery.formula}` : '';
 }

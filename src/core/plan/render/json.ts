@@ -20,9 +20,12 @@ import type { Profile } from '../../model/types';
  *   "errors": [ Issue ], "warnings": [ Issue ],                    // Issue = {severity, code, path, message, hint?, profile?}
  *   "failover": [ { "profile", "before": Estimate|null, "after": Estimate|null, "exceeds": bool } ],
  *   "maxFailoverSeconds": number|null,
- *   "preview": { "clientModel", "profiles": [ ProfilePreview ] } | null }
+ *   "preview": { "clientModel", "profiles": [ ProfilePreview ] } | null,
+ *   "live"?: { "at", "endpoints": [ { "profile", "endpoint", "status", "since"?, "seconds"?, "reason", "overrides": [] } ],
+ *              "fallback": [ profile ], "unread"? } }                // planned against a server (core/plan/live.ts)
  * ```
- * Keys appear in this order; nothing depends on the time or machine, so the same inputs give the same bytes.
+ * Keys appear in this order; nothing depends on the time or machine, so the same inputs give the same bytes
+ * (`live`, read from a server at a moment, is the one exception).
  */
 export const PLAN_FORMAT_VERSION = 1;
 
@@ -40,6 +43,8 @@ export function planToJson(report: PlanReport): JsonValue {
     failover: report.failover.map((f) => ({ profile: f.profile, before: estimateJson(f.before), after: estimateJson(f.after), exceeds: f.exceeds })),
     maxFailoverSeconds: report.maxFailoverSeconds ?? null,
     preview: report.preview ? toJson(report.preview) : null,
+    // Plans against a server only: what its live health says (it depends on the moment, unlike the rest).
+    ...(report.live ? { live: toJson(report.live) } : {}),
   };
 }
 

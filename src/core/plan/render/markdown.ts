@@ -3,7 +3,7 @@ import type { ProfilePreview } from '../preview-types';
 import type { FailoverRow, PlanReport } from '../report';
 import type { AttributeChange, ProfileChange, Writer } from '../types';
 import {
-  ACTION_WORD, changePhrases, classCount, describeEndpoint, endpointOf, failoverText, formatValue, hasChanges, pct, points, setDelta, shownAttributes, unusedNote,
+  ACTION_WORD, changePhrases, classCount, describeEndpoint, endpointOf, failoverText, formatValue, hasChanges, liveHealthLines, pct, points, recoveryText, setDelta, shownAttributes, unusedNote,
   SYMBOL, summaryLine,
 } from './common';
 import { short } from './text';
@@ -74,6 +74,11 @@ export function renderMarkdown(report: PlanReport, options: MarkdownOptions = {}
     head.push('> [!WARNING]', `> **Warnings** (${report.warnings.length}):`);
     for (const w of report.warnings.slice(0, 30)) head.push(`> - ${code(w.path)}: ${esc(w.message)} (${w.code})`);
     if (report.warnings.length > 30) head.push(`> - … and ${report.warnings.length - 30} more (see \`tmkit plan --format json\`)`);
+    head.push('');
+  }
+  if (report.live) {
+    head.push(`**Live health** (the server now, ${esc(report.live.at)}):`, '');
+    for (const l of liveHealthLines(report.live).slice(0, 40)) head.push(`- ${esc(l)}`);
     head.push('');
   }
 
@@ -210,6 +215,8 @@ function valueText(a: AttributeChange, side: 'before' | 'after'): string {
 function failoverMarkdown(f: FailoverRow): string[] {
   const out = [`**Worst-case failover:** ${failoverCell(f)}${f.after ? ` — ${esc(f.after.formula)}` : ''}`];
   for (const n of f.after?.notes ?? []) out.push(`<br>_${esc(n)}_`);
+  const recovery = recoveryText(f.after);
+  if (recovery) out.push(`<br>_${esc(recovery)}_`);
   out.push('');
   return out;
 }

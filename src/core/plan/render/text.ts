@@ -2,7 +2,7 @@ import type { ProfilePreview } from '../preview-types';
 import type { PlanReport } from '../report';
 import type { ProfileChange, Writer } from '../types';
 import {
-  ACTION_WORD, classCount, describeEndpoint, endpointOf, failoverText, formatValue, hasChanges, pct, points, shownAttributes, SYMBOL, summaryLine,
+  ACTION_WORD, classCount, describeEndpoint, endpointOf, failoverText, formatValue, hasChanges, liveHealthLines, pct, points, recoveryText, shownAttributes, SYMBOL, summaryLine,
   unusedNote,
 } from './common';
 import { count } from '../../words';
@@ -100,7 +100,15 @@ export function renderText(report: PlanReport, options: TextOptions = {}): strin
       const formula = f.after?.formula ?? f.before?.formula ?? '';
       lines.push(`  ${f.profile.padEnd(width)}  ${failoverText(f.before)} -> ${failoverText(f.after)}${flag}  ${c('dim', formula)}`);
       for (const n of f.after?.notes ?? []) lines.push(c('dim', `  ${' '.repeat(width)}  note: ${n}`));
+      const recovery = recoveryText(f.after);
+      if (recovery) lines.push(c('dim', `  ${' '.repeat(width)}  ${recovery}`));
     }
+    lines.push('');
+  }
+
+  if (report.live) {
+    lines.push(c('bold', `Live health`) + c('dim', ` (the server now, ${report.live.at}):`));
+    for (const l of liveHealthLines(report.live)) lines.push(`  ${l}`);
     lines.push('');
   }
 

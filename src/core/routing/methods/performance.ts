@@ -1,3 +1,4 @@
+import { isDown } from '../../health/status';
 import { clientChoice, pct, step, subnetMatch, unavailable, single, type ClientContext, type Selection } from './common';
 import type { CompiledEndpoint, CompiledProfile, PerformanceIndex } from '../compiled';
 
@@ -51,7 +52,7 @@ export function performance(cp: CompiledProfile, client: ClientContext): Selecti
     }
     if (usable.length > 1 && !client.population) {
       const e = usable[clientChoice(usable, cp.profile.name, client)]!;
-      return single(e, step(cp, 'select', `closest region with an available endpoint: ${names} (${latency}); ${usable.length} endpoints split its clients evenly, and the hash of client ${client.identity} picks this one${e.status === 'Degraded' ? ' (all-degraded fallback)' : ''}`, e), steps);
+      return single(e, step(cp, 'select', `closest region with an available endpoint: ${names} (${latency}); ${usable.length} endpoints split its clients evenly, and the hash of client ${client.identity} picks this one${isDown(e.status) ? ' (all-degraded fallback)' : ''}`, e), steps);
     }
     const p = 1 / usable.length;
     return {
@@ -60,7 +61,7 @@ export function performance(cp: CompiledProfile, client: ClientContext): Selecti
       options: usable.map((e) => ({
         endpoints: [e],
         probability: p,
-        step: step(cp, 'select', `closest region with an available endpoint: ${names} (${latency})${usable.length > 1 ? `; even split of its clients over ${usable.length} endpoints: ${pct(p)}` : ''}${e.status === 'Degraded' ? ' (all-degraded fallback)' : ''}`, e),
+        step: step(cp, 'select', `closest region with an available endpoint: ${names} (${latency})${usable.length > 1 ? `; even split of its clients over ${usable.length} endpoints: ${pct(p)}` : ''}${isDown(e.status) ? ' (all-degraded fallback)' : ''}`, e),
       })),
     };
   }

@@ -1,3 +1,4 @@
+import { isDown } from '../../health/status';
 import { step, unavailable, single, type Selection } from './common';
 import type { CompiledEndpoint, CompiledProfile, PriorityIndex } from '../compiled';
 
@@ -10,7 +11,7 @@ export function priority(cp: CompiledProfile): Selection {
   const steps: Selection['steps'] = [];
   for (const e of cp.byPriority) {
     if (e.usable) {
-      const why = e.status === 'Degraded' ? 'Degraded, answered by the all-degraded fallback' : e.status;
+      const why = isDown(e.status) ? `${e.status}, answered by the all-degraded fallback` : e.status;
       return single(e, step(cp, 'select', `priority ${e.endpoint.priority}: first available in priority order (${why})`, e), steps);
     }
     steps.push(step(cp, 'skip', `priority ${e.endpoint.priority}: ${unavailable(e)}`, e));

@@ -1,3 +1,4 @@
+import { isDown } from '../../health/status';
 import { step, subnetMatch, unavailable, single, type ClientContext, type Selection } from './common';
 import type { CompiledEndpoint, CompiledProfile, SubnetIndex } from '../compiled';
 
@@ -28,7 +29,7 @@ export function subnet(cp: CompiledProfile, client: ClientContext): Selection {
   const f = cp.fallback;
   const m = subnetMatch(cp.subnetEndpoints, client);
   if (m && m.usable) {
-    return single(m, step(cp, 'subnet-match', `client ${client.address} is in a subnet of this endpoint${m.status === 'Degraded' ? ' (all-degraded fallback)' : ''}`, m), steps);
+    return single(m, step(cp, 'subnet-match', `client ${client.address} is in a subnet of this endpoint${isDown(m.status) ? ' (all-degraded fallback)' : ''}`, m), steps);
   }
   let matchedUnusable = false;
   if (m) {

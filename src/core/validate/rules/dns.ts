@@ -7,22 +7,15 @@ export const TTL_MAX = 2147483647;
 
 export function checkDns(ctx: Ctx): void {
   const { r } = ctx;
-  // Deployed names first: a document profile that takes a deployed profile's name is the one reported.
+  // Deployed names first (looked up in the context's index): a document profile that takes a deployed
+  // profile's name is the one reported.
   const owners = new Map<string, string>();
-  // Only deployed names that can equal a document name matter. Lower-casing keeps the length of a string
-  // without U+0130 (the one character whose lower case is longer), so the length decides most of them
-  // without building a string per deployed profile.
-  const lengths = new Set<number>();
-  for (const p of ctx.profiles) {
-    const rn = p.profile.dnsConfig.relativeName as unknown;
-    if (typeof rn === 'string') { lengths.add(rn.toLowerCase().length); lengths.add(rn.toLowerCase().length + 1); }
-  }
-  for (const c of ctx.context) {
-    const rn = c.dnsConfig?.relativeName as unknown;
-    if (typeof rn !== 'string' || typeof c.name !== 'string') continue;
-    if (!lengths.has(rn.length) && !rn.includes('\u0130')) continue;
-    owners.set(rn.toLowerCase().replace(/\.$/, ''), `deployed profile "${c.name}"`);
-  }
+  const ownerOf = (k: string): string | undefined => {
+    const mine = owners.get(k);
+    if (mine !== undefined) return mine;
+    const c = ctx.contextByRelativeName(k);
+    return c !== undefined && typeof c.name === 'string' ? `deployed profile "${c.name}"` : undefined;
+  };
   for (const p of ctx.profiles) {
     const dns = p.profile.dnsConfig;
     const rn = dns.relativeName as unknown;
@@ -34,7 +27,7 @@ export function checkDns(ctx: Ctx): void {
           'use a name like "contoso" or "api.contoso"');
       }
       const k = rn.toLowerCase();
-      const owner = owners.get(k);
+      const owner = ownerOf(k);
       if (owner !== undefined) {
         r.report('RELATIVE_NAME_DUPLICATE', `${p.path}.dnsConfig.relativeName`,
           `relativeName "${rn}" is already used by ${owner}; the FQDN <relativeName>.<zone> must be unique (case-insensitive)`,

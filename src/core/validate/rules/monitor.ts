@@ -7,6 +7,13 @@ import { enumHint, isInt, isObj, show } from '../util';
 export const MAX_HEADERS = 8;
 export const MAX_STATUS_RANGES = 8;
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+/** What a header value may hold: visible ASCII, spaces and tabs (RFC 9110 field-value, without obs-text). */
+const FIELD_VALUE = /^[\t\x20-\x7e]*$/;
+/**
+ * Headers the prober's HTTP client (undici, src/runtime/monitor/probe.ts) refuses or controls itself:
+ * hop-by-hop headers (RFC 9110 §7.6.1) and the message framing of a GET without a body.
+ */
+const FORBIDDEN = new Set(['connection', 'keep-alive', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'content-length', 'expect']);
 
 /** Header rules shared by the profile's monitorConfig and each endpoint. */
 export function checkHeaders(r: Reporter, headers: unknown, path: string, tcp: boolean): void {
@@ -27,6 +34,9 @@ export function checkHeaders(r: Reporter, headers: unknown, path: string, tcp: b
       if (!TOKEN.test(name)) {
         r.report('CUSTOM_HEADER_NAME', `${path}[${i}].name`, `header name ${show(name)} is not an HTTP token (letters, digits and !#$%&'*+-.^_\`|~)`,
           'fix the header name');
+      } else if (FORBIDDEN.has(name.toLowerCase())) {
+        r.report('CUSTOM_HEADER_FORBIDDEN', `${path}[${i}].name`, `header "${name}" cannot be sent by the prober: it is a hop-by-hop or framing header that the HTTP client sets itself`,
+          'remove it; the prober sends each probe on its own connection, closed after the response');
       } else if (seen.has(name.toLowerCase())) {
         r.report('CUSTOM_HEADER_DUPLICATE', `${path}[${i}].name`, `header "${name}" is listed more than once (header names are case-insensitive)`,
           'keep one entry per header name');
@@ -36,6 +46,12 @@ export function checkHeaders(r: Reporter, headers: unknown, path: string, tcp: b
         r.report('CUSTOM_HEADER_HOST_WILDCARD', `${path}[${i}].value`, `Host header value ${show(value)} contains "*"; wildcards are not supported in a custom Host header`,
           'give the exact host name, e.g. "www.contoso.com"');
       }
+    }
+    if (typeof value === 'string' && !FIELD_VALUE.test(value)) {
+      const bad = [...value].find((c) => !FIELD_VALUE.test(c))!;
+      const what = bad === '\r' ? 'a carriage return (CR)' : bad === '\n' ? 'a line feed (LF)' : bad === '\0' ? 'a NUL' : bad.charCodeAt(0) < 0x80 ? `the control character U+${bad.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}` : `the non-ASCII character ${JSON.stringify(bad)}`;
+      r.report('CUSTOM_HEADER_VALUE', `${path}[${i}].value`, `header value ${show(value)} contains ${what}, which the prober can never send`,
+        'use printable ASCII only (percent-encode or drop the rest)');
     }
   });
 }

@@ -47,8 +47,8 @@ export function checkNames(ctx: Ctx): void {
       } else epSeen.set(ek, en);
     }
   }
-  if (ctx.strictAzure && ctx.profiles.length + ctx.context.length > 200) {
-    r.report('PROFILES_LIMIT', 'profiles', `${ctx.profiles.length + ctx.context.length} profiles exceed Azure's limit of 200 per subscription`,
+  if (ctx.strictAzure && ctx.profiles.length + ctx.contextSize > 200) {
+    r.report('PROFILES_LIMIT', 'profiles', `${ctx.profiles.length + ctx.contextSize} profiles exceed Azure's limit of 200 per subscription`,
       'spread the profiles over several subscriptions or ask Azure support to raise the limit');
   }
 }

@@ -47,7 +47,7 @@ export function checkNesting(ctx: Ctx): void {
   };
   for (const p of ctx.profiles) {
     const k = lowerName(p.profile);
-    if (k !== undefined && ctx.known.get(k) === p.profile) node(p.profile);
+    if (k !== undefined && ctx.known(k) === p.profile) node(p.profile);
   }
 
   const childKey = (rid: string): string => childProfileName(rid).toLowerCase();
@@ -73,7 +73,7 @@ export function checkNesting(ctx: Ctx): void {
           'use the child profile name, e.g. "contoso-eu"');
         continue;
       }
-      const child = ctx.known.get(childKey(rid));
+      const child = ctx.known(childKey(rid));
       if (child === undefined) {
         r.report('NESTED_TARGET_NOT_FOUND', `${e.path}.targetResourceId`, `nested endpoint names profile "${childProfileName(rid)}", which is neither in this document nor deployed`,
           'add the child profile to the document or fix the name');
@@ -90,7 +90,7 @@ export function checkNesting(ctx: Ctx): void {
     if (inDocument.has(c)) continue;
     for (const e of Array.isArray(c.endpoints) ? c.endpoints : []) {
       if (typeof e !== 'object' || e === null || endpointTypeOf(e) !== 'nestedEndpoints' || typeof e.targetResourceId !== 'string') continue;
-      const to = ctx.known.get(childKey(e.targetResourceId));
+      const to = ctx.known(childKey(e.targetResourceId));
       if (to !== undefined) adj[v]!.push({ to: node(to) });
     }
   }

@@ -1,0 +1,55 @@
+/** What the traffic-operation commands share (`override`, `drill`, `shift`, `endpoint failback`; docs/operations.md). */
+import type { Command } from 'commander';
+import type { OverrideRecord } from '../../core/api';
+import { formatDuration, parseDuration } from '../../core/ops/duration';
+import { MAX_OVERRIDE_MS } from '../../core/ops/overrides';
+import { TmkitApiError } from '../../client';
+import { CliError, EXIT_USAGE } from '../errors';
+import { serverFailure } from './server';
+
+/** `--who NAME` (default `cli`): the name the audit log keeps for this operator. */
+export function whoOption(cmd: Command): Command {
+  return cmd.option('--who <name>', 'who is doing this, for the audit log (default: cli)', 'cli');
+}
+
+/** A duration flag's milliseconds; a usage error (exit 2) naming the flag when it is not one. */
+export function durationMs(flag: string, text: string, max = MAX_OVERRIDE_MS): number {
+  const ms = parseDuration(text);
+  if (ms === undefined) throw new CliError(`${flag} ${text}: expected a duration such as 90s, 30m, 2h, 1d or 1h30m`, EXIT_USAGE);
+  if (ms < 1000 || ms > max) throw new CliError(`${flag} ${text}: expected 1s to ${formatDuration(max)}`, EXIT_USAGE);
+  return ms;
+}
+
+/** `ov-… down web/primary until 2026-…Z (in 29m) by cli: game day` */
+export function overrideLine(o: OverrideRecord, now = Date.now()): string {
+  const what = o.kind === 'down' ? 'down' : `weight ${o.weight}`;
+  const left = formatDuration(Math.max(0, Date.parse(o.expiresAt) - now));
+  return `${o.id}  ${what} ${o.profile}/${o.endpoint} until ${o.expiresAt} (in ${left}) by ${o.who}${o.reason ? `: ${o.reason}` : ''}`;
+}
+
+/** An API refusal as the CLI says it: the server's one line (the safety rule, a 404, a 409), exit 1. */
+export function opsFailure(err: unknown): CliError {
+  if (err instanceof TmkitApiError && err.status >= 400 && err.status < 500 && err.errors.length > 0) {
+    return new CliError(err.errors.map((e) => e.message).join('; '));
+  }
+  return serverFailure(err);
+}
+
+/** Resolves after `ms`, or at once when `stop` fires. */
+export function pause(ms: number, stop?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (stop?.aborted) { resolve(); return; }
+    const t = setTimeout(done, ms);
+    function done(): void { clearTimeout(t); stop?.removeEventListener('abort', done); resolve(); }
+    stop?.addEventListener('abort', done);
+  });
+}
+
+/** An AbortSignal that fires on Ctrl-C or SIGTERM (the listeners go with `release`). */
+export function interruptSignal(): { signal: AbortSignal; release: () => void } {
+  const c = new AbortController();
+  const on = (): void => c.abort();
+  process.once('SIGINT', on);
+  process.once('SIGTERM', on);
+  return { signal: c.signal, release: () => { process.off('SIGINT', on); process.off('SIGTERM', on); } };
+}

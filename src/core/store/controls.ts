@@ -1,0 +1,54 @@
+/**
+ * The store's second port, beside the configuration (types.ts): the runtime's traffic controls — overrides,
+ * failback approvals — and their records — the audit log and the drill reports (docs/operations.md). They
+ * are not configuration: writing them never moves the configuration revision or a profile's ETag, so a plan,
+ * Terraform and Pulumi see no drift. SQLite keeps them in tables of their own (store/sqlite-controls.ts), etcd
+ * under `ops/` (etcd/keys.ts), where every node's mirror applies them; the memory implementation serves
+ * tests and stores without them (store/memory-controls.ts).
+ */
+import type { AuditEntry, DrillReport, OverrideRecord } from '../api';
+
+/** `tmkit endpoint failback`: the operator released the endpoint's outages that began before `approvedAt`. */
+export interface FailbackApproval {
+  profile: string;
+  endpoint: string;
+  /** ISO time. */
+  approvedAt: string;
+  who: string;
+  reason?: string;
+}
+
+/** A committed change of the controls, as every node sees it (the etcd mirror, or the SQLite store itself). */
+export type ControlChange =
+  | { kind: 'override'; op: 'put'; override: OverrideRecord }
+  | { kind: 'override'; op: 'delete'; id: string }
+  | { kind: 'failback'; approval: FailbackApproval };
+
+export interface ControlStore {
+  /** Every stored override (expired ones too, until someone deletes them). */
+  listOverrides(): Promise<OverrideRecord[]>;
+  /** Stores `override`, deletes the overrides `replaces` names and appends `audit`, in one transaction. */
+  putOverride(override: OverrideRecord, audit: AuditEntry, replaces?: readonly string[]): Promise<void>;
+  /**
+   * Deletes an override and appends `audit`, in one transaction, only if it still exists: the record it
+   * deleted, or undefined when it was gone already (cleared or expired through another node).
+   */
+  deleteOverride(id: string, audit: AuditEntry): Promise<OverrideRecord | undefined>;
+  /** The latest approval per endpoint. */
+  listFailbacks(): Promise<FailbackApproval[]>;
+  putFailback(approval: FailbackApproval, audit: AuditEntry): Promise<void>;
+  appendAudit(entry: AuditEntry): Promise<void>;
+  /** The newest `limit` entries, newest first. */
+  listAudit(limit: number): Promise<AuditEntry[]>;
+  /** Stores (or replaces, by id) a drill report. */
+  putDrill(report: DrillReport): Promise<void>;
+  /** The newest `limit` drill reports, newest first. */
+  listDrills(limit: number): Promise<DrillReport[]>;
+  /** Called after every committed change of overrides or approvals (on every node), in commit order. */
+  watchControls(listener: (change: ControlChange) => void): () => void;
+}
+
+/** Whether a store also keeps the controls (the SQLite and etcd stores do). */
+export function hasControls<T extends object>(store: T): store is T & { controls: ControlStore } {
+  return typeof (store as { controls?: unknown }).controls === 'object' && (store as { controls?: unknown }).controls !== null;
+}

@@ -1,0 +1,88 @@
+/**
+ * The traffic operations' routes (docs/operations.md, docs/api.md): `/v1/overrides`, `…/endpoints/{e}/failback`,
+ * `/v1/audit`, `/v1/drills` and `/v1/nodes`. The handlers parse the request; the runtime's `OpsPort`
+ * (controls.ts) decides and writes. A server without it (the API tests' harness) answers 503.
+ */
+import type { AuditList, DrillList, DrillReport, FailbackResult, NodeList, OverrideDeleteResult, OverrideList, OverrideResult } from '../../core/api';
+import type { ErrorCode } from '../../core/codes';
+import { isRefusal, type OpsPort, type OpsResult } from '../controls';
+import { findProfile, isObj, mustGet, type ApiContext } from './common';
+import { ApiProblem } from './errors';
+import { readBody, readJson, type Ctx, type Reply, type Route } from './http';
+
+const WHO = /^[A-Za-z0-9][A-Za-z0-9 ._@:/-]{0,63}$/;
+
+export function opsRoutes(c: ApiContext, ops: OpsPort | undefined): Route[] {
+  const on = (): OpsPort => {
+    if (!ops) throw ApiProblem.of(503, 'NOT_AVAILABLE', 'this server has no traffic controls attached');
+    return ops;
+  };
+  return [
+    { pattern: /^\/v1\/overrides$/, name: '/v1/overrides', methods: { GET: async () => ({ status: 200, body: on().listOverrides() }) as Reply<OverrideList>, POST: (x) => createOverride(c, on(), x) } },
+    { pattern: /^\/v1\/overrides\/([^/]+)$/, name: '/v1/overrides/{id}', methods: { DELETE: (x) => clearOverride(on(), x) } },
+    { pattern: /^\/v1\/profiles\/([^/]+)\/endpoints\/([^/]+)\/failback$/, name: '/v1/profiles/{name}/endpoints/{endpoint}/failback', methods: { POST: (x) => failback(c, on(), x) } },
+    { pattern: /^\/v1\/audit$/, name: '/v1/audit', methods: { GET: async (x): Promise<Reply<AuditList>> => ({ status: 200, body: await on().audit(limitOf(x, 100, 10_000)) }) } },
+    { pattern: /^\/v1\/drills$/, name: '/v1/drills', methods: { GET: async (x): Promise<Reply<DrillList>> => ({ status: 200, body: await on().drills(limitOf(x, 20, 500)) }), POST: (x) => putDrill(c, on(), x) } },
+    { pattern: /^\/v1\/nodes$/, name: '/v1/nodes', methods: { GET: async (): Promise<Reply<NodeList>> => ({ status: 200, body: on().nodes() }) } },
+  ];
+}
+
+/** An OpsPort refusal as the API's error body. */
+function answer<T>(r: OpsResult<T>, status: number): Reply<T> {
+  if (!isRefusal(r)) return { status, body: r };
+  if (r.refused.errors) throw new ApiProblem(r.refused.status, r.refused.errors);
+  throw ApiProblem.of(r.refused.status, r.refused.code as ErrorCode, r.refused.message);
+}
+
+function limitOf(ctx: Ctx, dflt: number, max: number): number {
+  const raw = ctx.url.searchParams.get('limit');
+  if (raw === null) return dflt;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1 || n > max) throw ApiProblem.of(400, 'BAD_REQUEST', `limit '${raw}' is not an integer 1–${max}`, { path: 'limit' });
+  return n;
+}
+
+/** `who` and `reason` of a request without a required body: the query (`?who=&reason=`) or a small JSON body. */
+async function whoAndWhy(c: ApiContext, ctx: Ctx): Promise<{ who: string; reason?: string }> {
+  const raw = await readBody(ctx.req, c.maxBody);
+  let body: Record<string, unknown> = {};
+  if (raw.length > 0) {
+    try { const v = JSON.parse(raw.toString('utf8')) as unknown; if (isObj(v)) body = v; } catch {
+      throw ApiProblem.of(400, 'MALFORMED_JSON', 'the request body is not valid JSON; send {"who": "...", "reason": "..."} or nothing');
+    }
+  }
+  const who = ctx.url.searchParams.get('who') ?? (typeof body.who === 'string' ? body.who : 'api');
+  const reason = ctx.url.searchParams.get('reason') ?? (typeof body.reason === 'string' ? body.reason : undefined);
+  if (!WHO.test(who)) throw ApiProblem.of(400, 'BAD_REQUEST', 'who is a name of 1–64 letters, digits, spaces and ._@:/-', { path: 'who' });
+  if (reason !== undefined && reason.length > 500) throw ApiProblem.of(400, 'BAD_REQUEST', 'reason is at most 500 characters', { path: 'reason' });
+  return { who, ...(reason !== undefined && reason !== '' ? { reason } : {}) };
+}
+
+async function createOverride(c: ApiContext, ops: OpsPort, ctx: Ctx): Promise<Reply<OverrideResult>> {
+  const body = await readJson(ctx.req, c.maxBody);
+  return answer(await ops.createOverride(body, (name) => findProfile(c, name)), 201);
+}
+
+async function clearOverride(ops: OpsPort, ctx: Ctx): Promise<Reply<OverrideDeleteResult>> {
+  const who = ctx.url.searchParams.get('who') ?? 'api';
+  if (!WHO.test(who)) throw ApiProblem.of(400, 'BAD_REQUEST', 'who is a name of 1–64 letters, digits, spaces and ._@:/-', { path: 'who' });
+  const reason = ctx.url.searchParams.get('reason') ?? undefined;
+  return answer(await ops.clearOverride(ctx.params[0]!, who, reason), 200);
+}
+
+async function failback(c: ApiContext, ops: OpsPort, ctx: Ctx): Promise<Reply<FailbackResult>> {
+  const { who, reason } = await whoAndWhy(c, ctx);
+  const p = await mustGet(c, ctx.params[0]!);
+  return answer(await ops.failback(p, ctx.params[1]!, who, reason), 200);
+}
+
+const STATUSES = new Set(['running', 'passed', 'failed', 'aborted']);
+
+async function putDrill(c: ApiContext, ops: OpsPort, ctx: Ctx): Promise<Reply<DrillReport>> {
+  const b = await readJson(ctx.req, c.maxBody);
+  if (!isObj(b) || typeof b.id !== 'string' || !/^[A-Za-z0-9._-]{1,64}$/.test(b.id) || typeof b.profile !== 'string' || typeof b.endpoint !== 'string'
+    || typeof b.status !== 'string' || !STATUSES.has(b.status) || typeof b.startedAt !== 'string' || Number.isNaN(Date.parse(b.startedAt)) || !Array.isArray(b.nodes)) {
+    throw ApiProblem.of(400, 'BAD_REQUEST', 'the body must be a drill report: {"id", "profile", "endpoint", "status": "running|passed|failed|aborted", "startedAt", "nodes": [...], …} (tmkit drill writes it)', { path: '$' });
+  }
+  return { status: 200, body: await ops.putDrill(b as unknown as DrillReport) };
+}
