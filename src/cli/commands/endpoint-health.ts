@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { TmkitApiError } from '../../client';
 import { CliError, EXIT_USAGE } from '../errors';
-import { formatDuration, parseDurationSeconds } from '../util/duration';
+import { formatDuration, parseDuration } from '../../core/ops/duration';
 import { toJsonText } from '../util/files';
 import { clientFor, serverFailure, serverOptions, type ServerOptions } from '../util/server';
 
@@ -30,7 +30,9 @@ export function registerEndpointHealth(program: Command): void {
       if (opts.clear && status !== undefined) throw new CliError('give a status (online, degraded) or --clear, not both', EXIT_USAGE);
       const normalized = status === undefined ? undefined : ({ online: 'Online', degraded: 'Degraded' } as const)[status.toLowerCase() as 'online' | 'degraded'];
       if (!opts.clear && normalized === undefined) throw new CliError(`${status === undefined ? 'a status is needed' : `status ${status}`}: online or degraded (or --clear)`, EXIT_USAGE);
-      const ttl = opts.for === undefined ? undefined : parseDurationSeconds(opts.for);
+      // The same durations as `override --for` (core/ops/duration.ts), in whole seconds.
+      const ms = opts.for === undefined ? undefined : parseDuration(opts.for);
+      const ttl = ms !== undefined && ms % 1000 === 0 ? ms / 1000 : undefined;
       if (!opts.clear && (ttl === undefined || ttl < 1 || ttl > 86_400)) {
         throw new CliError(`--for ${opts.for ?? '(missing)'}: how long it holds, from 1s to 1d, e.g. --for 5m`, EXIT_USAGE);
       }
@@ -42,7 +44,7 @@ export function registerEndpointHealth(program: Command): void {
           return;
         }
         const r = await client.pushHealth(profile, name, { status: normalized!, ttlSeconds: ttl!, ...(opts.reason !== undefined ? { reason: opts.reason } : {}) });
-        process.stdout.write(opts.json ? toJsonText(r) : `Pushed ${r.status} for ${r.profile}/${r.endpoint} for ${formatDuration(ttl!)} (until ${r.expiresAt})${r.reason !== '' ? `: ${r.reason}` : ''}; DNS serves it now.\n`);
+        process.stdout.write(opts.json ? toJsonText(r) : `Pushed ${r.status} for ${r.profile}/${r.endpoint} for ${formatDuration(ttl! * 1000)} (until ${r.expiresAt})${r.reason !== '' ? `: ${r.reason}` : ''}; DNS serves it now.\n`);
       } catch (err) {
         if (err instanceof TmkitApiError && (err.code === 'NOT_FOUND' || err.code === 'HEALTH_NOT_APPLICABLE')) {
           throw new CliError(`${err.errors[0]?.message ?? err.message}; nothing was changed`);
