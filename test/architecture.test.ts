@@ -92,7 +92,7 @@ const RUNTIME_FLOORS: Record<string, number> = {
   api: 8,
   'reports.ts': 7, 'controls.ts': 7,
   'pipeline.ts': 6,
-  ledger: 5, 'traffic-view.ts': 5,
+  ledger: 5, 'traffic-view.ts': 5, webhooks: 5,
   'events.ts': 4, 'metrics.ts': 4, dnssec: 4,
   'dns-fleet.ts': 3, cluster: 3,
   store: 2, dns: 2, monitor: 2,

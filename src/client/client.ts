@@ -21,6 +21,11 @@ import type {
   DnssecReport,
   DnssecRolloverRequest,
   DnssecRolloverResult,
+  PushedHealthReport,
+  PushedHealthRequest,
+  WebhookList,
+  WebhookReport,
+  WebhookRequest,
   AuditList,
   DrillList,
   DrillReport,
@@ -300,6 +305,33 @@ export class TmkitClient {
   /** Starts a rollover of the zone-signing key (`kind: 'zone'`) or the KSK, or finishes one (`finish: true`). */
   async dnssecRollover(request: DnssecRolloverRequest): Promise<DnssecRolloverResult> {
     return (await this.call<DnssecRolloverResult>('POST', '/v1/dnssec/rollover', request)).body;
+  }
+
+  /** Health pushed from outside: marks an endpoint Online or Degraded for `ttlSeconds` (docs/health.md). */
+  async pushHealth(profile: string, endpoint: string, request: PushedHealthRequest): Promise<PushedHealthReport> {
+    return (await this.call<PushedHealthReport>('PUT', TmkitClient.healthPath(profile, endpoint), request)).body;
+  }
+
+  /** Ends an endpoint's pushed health now (`cleared: false` when it had none). */
+  async clearHealth(profile: string, endpoint: string): Promise<{ profile: string; endpoint: string; cleared: boolean }> {
+    return (await this.call<{ profile: string; endpoint: string; cleared: boolean }>('DELETE', TmkitClient.healthPath(profile, endpoint))).body;
+  }
+
+  private static healthPath(profile: string, endpoint: string): string {
+    return `/v1/profiles/${encodeURIComponent(profile)}/endpoints/${encodeURIComponent(endpoint)}/health`;
+  }
+
+  /** The server's webhooks and their delivery logs (docs/webhooks.md). */
+  async webhooks(): Promise<WebhookList> {
+    return (await this.call<WebhookList>('GET', '/v1/webhooks')).body;
+  }
+
+  async addWebhook(request: WebhookRequest): Promise<WebhookReport> {
+    return (await this.call<WebhookReport>('POST', '/v1/webhooks', request)).body;
+  }
+
+  async deleteWebhook(id: string): Promise<{ id: string; deleted: true }> {
+    return (await this.call<{ id: string; deleted: true }>('DELETE', `/v1/webhooks/${encodeURIComponent(id)}`)).body;
   }
 
   // Traffic operations (docs/operations.md).

@@ -1,8 +1,10 @@
 import { Construct } from 'constructs';
 import {
+  CERTIFICATE_VALIDATIONS,
   MONITOR_PROTOCOLS,
   TRAFFIC_ROUTING_METHODS,
   type AllowedEndpointRecordType,
+  type CertificateValidation,
   type EndpointInput,
   type MonitorConfigInput,
   type MonitorHeader,
@@ -13,6 +15,8 @@ import {
   type TrafficRoutingMethod,
   type TrafficViewEnrollmentStatus,
 } from '../core/model/types';
+import { HEALTH_EXTENSIONS } from '../core/model/normalize';
+import { parsePemCertificates } from '../core/validate/pem';
 import { checkHeaders, copyData, PROFILE_NAME, PropChecker } from './props-check';
 import {
   AzureEndpoint,
@@ -84,6 +88,31 @@ export interface ProfileMonitorConfig {
    * @default only 200 is healthy
    */
   readonly expectedStatusCodeRanges?: StatusCodeRange[];
+  /**
+   * tmkit: check HTTPS endpoints' certificates (chain to the system CAs or `caCertificates`, host name =
+   * the target or the custom `Host` header, validity dates); a failed check is a failed probe with the
+   * reason (`certificate expired 3 days ago`, `hostname mismatch: …`, `self-signed`).
+   * @default 'Disabled' (Azure: any certificate is accepted)
+   */
+  readonly certificateValidation?: CertificateValidation;
+  /**
+   * tmkit: PEM CA certificates a probed chain must lead to instead of the system CAs (with
+   * `certificateValidation: 'Enabled'`), at most 64 KiB.
+   * @default the system CAs
+   */
+  readonly caCertificates?: string;
+  /**
+   * tmkit: days before a certificate expires that it is warned about in status, the dashboard and
+   * `tmkit_endpoint_certificate_expiry_seconds` (the probe still passes), 0–365; 0 never warns.
+   * @default 14 (with `certificateValidation: 'Enabled'`)
+   */
+  readonly certificateExpiryWarningDays?: number;
+  /**
+   * tmkit: a probe slower than this many milliseconds (1–60000, below the timeout) counts as a failure
+   * (`slow: 812 ms > 500 ms`) under the same tolerated-failures rule.
+   * @default no latency rule
+   */
+  readonly degradedLatencyMs?: number;
 }
 
 /**
@@ -211,6 +240,13 @@ export class Profile extends Construct implements ProfileNode {
       if (m.protocol === 'TCP' && m.path !== undefined) c.fail('monitorConfig.path', 'must be omitted with protocol TCP (TCP probes only connect)', m.path);
       else if (m.path !== undefined && (typeof m.path !== 'string' || !m.path.startsWith('/'))) c.fail('monitorConfig.path', 'must be a relative path starting with "/"', m.path);
       checkHeaders(c, 'monitorConfig.customHeaders', m.customHeaders);
+      c.oneOf('monitorConfig.certificateValidation', m.certificateValidation, CERTIFICATE_VALIDATIONS);
+      if (m.caCertificates !== undefined) {
+        const pem = typeof m.caCertificates === 'string' ? parsePemCertificates(m.caCertificates) : { problem: 'it is not a string' };
+        if (pem.problem !== undefined) c.fail('monitorConfig.caCertificates', `must be PEM CA certificates (${pem.problem})`, '(PEM text)');
+      }
+      c.int('monitorConfig.certificateExpiryWarningDays', m.certificateExpiryWarningDays, 0, 365);
+      c.int('monitorConfig.degradedLatencyMs', m.degradedLatencyMs, 1, 60_000);
       if (c.array('monitorConfig.expectedStatusCodeRanges', m.expectedStatusCodeRanges, 8)) {
         m.expectedStatusCodeRanges!.forEach((r, i) => {
           const ok = r !== null && typeof r === 'object' && Number.isInteger(r.min) && Number.isInteger(r.max) && r.min >= 100 && r.max <= 999 && r.min <= r.max;
@@ -296,5 +332,6 @@ function copyMonitor(m: ProfileMonitorConfig): MonitorConfigInput {
   if (m.toleratedNumberOfFailures !== undefined) out.toleratedNumberOfFailures = m.toleratedNumberOfFailures;
   if (m.customHeaders !== undefined) out.customHeaders = m.customHeaders.map((h) => ({ name: h.name, value: h.value }));
   if (m.expectedStatusCodeRanges !== undefined) out.expectedStatusCodeRanges = m.expectedStatusCodeRanges.map((r) => ({ min: r.min, max: r.max }));
+  for (const k of HEALTH_EXTENSIONS) if (m[k] !== undefined) (out as Record<string, unknown>)[k] = m[k];
   return out;
 }

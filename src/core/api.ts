@@ -324,7 +324,11 @@ export interface OverrideEvent { action: 'created' | 'cleared' | 'expired'; over
 export interface DrillEvent { action: 'started' | 'finished'; drill: DrillReport }
 
 /** `GET /v1/events` (Server-Sent Events): `event: transition|revision|traffic|override|drill`, `data: <JSON>`. */
-export interface TransitionEvent { at: string; profile: string; endpoint: string; from: string; to: string; reason: string; location: string }
+export interface TransitionEvent {
+  at: string; profile: string; endpoint: string; from: string; to: string; reason: string; location: string;
+  /** What moved the status: this location's probes (absent in events of older servers), or health pushed from outside. */
+  source?: 'probe' | 'pushed';
+}
 export interface RevisionEvent { revision: number }
 export interface TrafficEvent { profile: string; bucket: TrafficBucket }
 /** One event of `GET /v1/events`, by its `event:` name. */
@@ -355,6 +359,11 @@ export interface ApiRoutes {
   'GET /v1/events': { response: 'text/event-stream' };
   'GET /v1/resources': { response: ResourceCatalogResponse };
   'PUT /v1/resources': { request: unknown; response: { revision: number; count: number } };
+  'PUT /v1/profiles/{name}/endpoints/{endpoint}/health': { request: PushedHealthRequest; response: PushedHealthReport };
+  'DELETE /v1/profiles/{name}/endpoints/{endpoint}/health': { response: { profile: string; endpoint: string; cleared: boolean } };
+  'GET /v1/webhooks': { response: WebhookList };
+  'POST /v1/webhooks': { request: WebhookRequest; response: WebhookReport };
+  'DELETE /v1/webhooks/{id}': { response: { id: string; deleted: true } };
   'GET /v1/dnssec': { response: DnssecReport };
   'POST /v1/dnssec/rollover': { request: DnssecRolloverRequest; response: DnssecRolloverResult };
   'POST /v1/overrides': { request: OverrideRequest; response: OverrideResult };
@@ -419,6 +428,90 @@ export interface DnssecRolloverResult {
   report: DnssecReport;
 }
 
+/**
+ * `PUT /v1/profiles/{name}/endpoints/{endpoint}/health`: an external system (a deploy pipeline, an APM alert)
+ * marks an endpoint. Until `ttlSeconds` pass, the endpoint's status is the worse of its probes' and this one
+ * (docs/health.md "Health pushed from outside").
+ */
+export interface PushedHealthRequest {
+  status: 'Online' | 'Degraded';
+  /** 1–86400. */
+  ttlSeconds: number;
+  /** Why, shown wherever the status is (at most 500 characters). */
+  reason?: string;
+}
+
+/** Health pushed from outside, as the API shows it. */
+export interface PushedHealthReport {
+  profile: string;
+  endpoint: string;
+  status: 'Online' | 'Degraded';
+  reason: string;
+  /** ISO time it was pushed. */
+  at: string;
+  /** ISO time it ends by itself. */
+  expiresAt: string;
+}
+
+/** What `certificateValidation` checks and the expiry warning see of an HTTPS endpoint's certificate. */
+export interface CertificateReport {
+  /** ISO time of notAfter. */
+  validTo: string;
+  /** Whole days left (negative: expired). */
+  expiresInDays: number;
+  /** Subject CN and subjectAltName entries. */
+  names: string[];
+  /** Inside `certificateExpiryWarningDays` (certificateValidation Enabled): `certificate expires in 5 days (…)`. */
+  warning?: string;
+}
+
+/** A webhook target: `POST /v1/webhooks` (or `tmkit serve --webhook URL[,secret-file]`). */
+export interface WebhookRequest {
+  /** http(s) URL; loopback and private addresses only with `serve --webhook-allow-private` (docs/webhooks.md). */
+  url: string;
+  /** Event types to deliver (default: all; `transition`, `revision`, and whatever else the live events carry). */
+  events?: string[];
+  /** A file on the server holding the HMAC secret (X-Tmkit-Signature); none: deliveries are unsigned. */
+  secretFile?: string;
+  /** `json` (default: the event as it is) or `slack` (a Slack/Teams-compatible `{"text": …}` body). */
+  format?: 'json' | 'slack';
+}
+
+/** One delivery attempt's outcome in the webhook's delivery log. */
+export interface WebhookDeliveryReport {
+  /** The event's id (one per event: retries keep it; receivers deduplicate on X-Tmkit-Delivery). */
+  id: string;
+  event: string;
+  /** ISO time of the attempt. */
+  at: string;
+  attempt: number;
+  /** `delivered` (2xx), `retrying`, `failed` (gave up), `dropped` (the queue was full). */
+  outcome: 'delivered' | 'retrying' | 'failed' | 'dropped';
+  status?: number;
+  error?: string;
+  /** Event → acknowledged, for delivered ones. */
+  latencyMs?: number;
+}
+
+export interface WebhookReport {
+  id: string;
+  url: string;
+  events: string[];
+  format: 'json' | 'slack';
+  signed: boolean;
+  /** Where it came from: `serve --webhook` (fixed while the server runs) or the API (kept in the state dir). */
+  origin: 'flag' | 'api';
+  /** Events waiting to be delivered. */
+  queued: number;
+  delivered: number;
+  dropped: number;
+  failed: number;
+  /** The most recent attempts, newest first (at most 50). */
+  deliveries: WebhookDeliveryReport[];
+}
+
+export interface WebhookList { webhooks: WebhookReport[] }
+
 /** The last probe of an endpoint, as the status endpoint reports it. */
 export interface ProbeResultReport {
   /** ISO time the probe finished. */
@@ -430,6 +523,8 @@ export interface ProbeResultReport {
   /** The address probed (after resolving an FQDN). */
   address?: string;
   latencyMs: number;
+  /** HTTPS: the server certificate seen. */
+  certificate?: CertificateReport;
 }
 
 export interface StatusTransitionReport {
@@ -440,6 +535,8 @@ export interface StatusTransitionReport {
   reason: string;
   /** The probing location (host) that saw it. */
   location: string;
+  /** `pushed`: health pushed from outside caused it (docs/health.md); absent: probing or maintenance. */
+  source?: 'pushed';
 }
 
 export interface EndpointStatusReport {
@@ -471,6 +568,12 @@ export interface EndpointStatusReport {
    * Degraded only when strictly more than half of the live locations say Degraded).
    */
   locations?: LocationVerdictReport[];
+  /** Health pushed from outside that has not expired (`verdict` is the worse of the probes' and it). */
+  pushedHealth?: PushedHealthReport;
+  /** Where `verdict` comes from: `pushed` while health pushed from outside makes it worse than probing says. */
+  verdictSource?: 'probe' | 'pushed';
+  /** Things to act on that do not fail the probe (a certificate about to expire). */
+  warnings?: string[];
   /** The overrides in force on this endpoint (docs/operations.md). */
   overrides?: OverrideRecord[];
   /** The weight routing uses now when a `weight` override replaces the configured one. */

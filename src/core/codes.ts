@@ -32,6 +32,8 @@ export const CODES = {
   PROFILE_NAME_CONFLICT: c('api', 'A profile with the same name in another case exists (names are case-insensitive).', 409),
   NOT_AVAILABLE: c('api', 'The server has no component attached for this route.', 503),
   TOO_MANY_STREAMS: c('api', 'Too many event streams (GET /v1/events) are open.', 429),
+  HEALTH_NOT_APPLICABLE: c('api', 'Health cannot be pushed to this endpoint: it is nested or has Always Serve (its status is not decided by health).', 409),
+  WEBHOOK_NOT_ALLOWED: c('api', 'The webhook URL is refused: not http(s), or a loopback/private address without serve --webhook-allow-private.', 400),
   INTERNAL: c('api', 'An unexpected server error (the server log has the details).', 500),
   OVERRIDE_UNSAFE: c('api', 'A down override would leave a profile with no endpoint able to serve (the safety rule); force it to take the endpoint out anyway.', 409),
   NOT_AWAITING_FAILBACK: c('api', 'The endpoint is neither AwaitingFailback nor Degraded, or its profile\'s failback mode is not Manual: there is nothing to fail back.', 409),
@@ -124,6 +126,7 @@ export const CODES = {
   PROBE_ABORTED: c('probe', 'The probe was aborted (stop or settings change).'),
   PROBE_DONE: c('probe', 'The probe finished (cleanup signal).'),
   PROBE_NO_CERTIFICATE: c('probe', 'An HTTPS endpoint presented no certificate.'),
+  PROBE_CERTIFICATE: c('probe', 'certificateValidation Enabled: the certificate is expired, not yet valid, untrusted or for another host name.'),
   PROBE_NO_STATUS: c('probe', 'The response ended without a status line.'),
   PROBE_NO_ADDRESS: c('probe', 'The target name resolved to no address.'),
 } as const satisfies Record<string, CodeInfo>;

@@ -79,6 +79,14 @@ export namespace types {
       toleratedNumberOfFailures?: In<number>;
       customHeaders?: In<In<MonitorConfigCustomHeadersArgs>[]>;
       expectedStatusCodeRanges?: In<In<MonitorConfigExpectedStatusCodeRangesArgs>[]>;
+      /** tmkit: `Enabled` checks HTTPS certificates (chain, host name, expiry); unset: Disabled, as Azure. */
+      certificateValidation?: In<'Enabled' | 'Disabled'>;
+      /** tmkit: PEM CA certificates the probed chain must lead to instead of the system CAs. */
+      caCertificates?: In<string>;
+      /** tmkit: days before expiry a certificate is warned about, 0-365; unset: 14 with validation Enabled. */
+      certificateExpiryWarningDays?: In<number>;
+      /** tmkit: a probe slower than this many milliseconds (1-60000) counts as failed. */
+      degradedLatencyMs?: In<number>;
       /** Accepted for azure-native compatibility and ignored (a status, not a setting). */
       profileMonitorStatus?: Str<ProfileMonitorStatus>;
     }
@@ -139,6 +147,10 @@ export namespace types {
       toleratedNumberOfFailures: number;
       customHeaders: MonitorConfigCustomHeadersResponse[];
       expectedStatusCodeRanges: MonitorConfigExpectedStatusCodeRangesResponse[];
+      certificateValidation?: string;
+      caCertificates?: string;
+      certificateExpiryWarningDays?: number;
+      degradedLatencyMs?: number;
     }
     export interface EndpointPropertiesCustomHeadersResponse { name: string; value: string }
     export interface EndpointPropertiesSubnetsResponse { first: string; last?: string; scope?: number }

@@ -19,13 +19,13 @@ import { splitTargetKey } from '../core/health/targets';
 import type { GeoLookup, Rng } from '../core/ports';
 import type { CompiledSnapshot } from '../core/routing';
 import { MmdbGeoLookup } from '../geo';
-import { packageRoot } from '../package';
+import { packageRoot, packageVersion } from '../package';
 import { ApiServer, loadOrCreateToken, type TokenSource } from './api';
 import { systemClock, type RuntimeClock } from './clock';
 import type { BoundAddress, ListenAddress } from './dns';
 import { dnsSink, geoOptions, startDnsFleet, type DnsAuthority, type DnsLimits, type DnsSockets, type DnsTarget } from './dns-fleet';
 import { LiveEvents, revisionEvents } from './events';
-import { HealthLedger } from './ledger';
+import { HealthLedger, type PushedHealthApi } from './ledger';
 import { OverrideBook } from './ledger/overrides';
 import { Controls } from './controls';
 import { MemoryControls } from './store/memory-controls';
@@ -37,6 +37,7 @@ import { SqliteStore, StateDirLock, parseResourceCatalog, canonicalJson, hasCont
 import { TrafficView } from './traffic-view';
 import { ClusterNode, type ClusterOptions } from './cluster';
 import { connectDnssec, openDnssec, type DnssecService, type KeyPolicy } from './dnssec';
+import { Webhooks, type DeliveryTuning, type WebhookFlag } from './webhooks';
 
 export { geoOptions, runDnsWorker, isDnsWorker, type DnsAuthority, type DnsLimits, type DnsSockets, type SnapshotUpdate } from './dns-fleet';
 export type { SnapshotLag } from './pipeline';
@@ -94,6 +95,8 @@ export interface EngineOptions {
   dnsSockets?: DnsSockets;
   /** DNSSEC (`serve --dnssec`): sign answers with keys from the state dir (or etcd in cluster mode), made on first start. */
   dnssec?: KeyPolicy;
+  /** Webhooks (`serve --webhook`, `--webhook-allow-private`, docs/webhooks.md); tests also tune delivery. */
+  webhooks?: { flags?: WebhookFlag[]; allowPrivate?: boolean; tuning?: Partial<DeliveryTuning> };
 }
 
 
@@ -123,6 +126,8 @@ export class Engine {
   private lock: StateDirLock | undefined;
   /** The zone's DNSSEC keys (`serve --dnssec`). */
   private dnssec: DnssecService | undefined;
+  /** Every live event, POSTed to the webhooks (webhooks/). */
+  private webhooks: Webhooks | undefined;
 
   private constructor(private readonly o: EngineOptions, store: Store, private readonly geo: GeoLookup, token: TokenSource, cluster: ClusterNode | undefined, private readonly rng: Rng) {
     this.store = store;
@@ -179,6 +184,11 @@ export class Engine {
   private async boot(): Promise<void> {
     const { o, store, metrics, logger } = this;
     if (o.resourcesFile !== undefined) await this.loadResourcesFile(o.resourcesFile);
+    // First, so they see every event from the first snapshot on.
+    this.webhooks = new Webhooks({
+      events: this.events, clock: this.clock, logger: logger.child({ component: 'webhooks' }), registry: metrics.registry,
+      stateDir: o.stateDir, version: packageVersion(), ...o.webhooks,
+    });
     // Traffic controls (docs/operations.md): kept by the store beside the profiles (in memory for a store without them).
     const controls = hasControls(store) ? store.controls : new MemoryControls();
     const book = this.book = await OverrideBook.open({ controls, clock: this.clock, logger });
@@ -196,12 +206,13 @@ export class Engine {
     this.unwatch.push(this.ledger.onTransition((t) => {
       metrics.transitions.inc({ profile: t.profile, endpoint: t.endpoint, from: t.from, to: t.to });
       logger.info({ profile: t.profile, endpoint: t.endpoint, from: t.from, to: t.to, reason: t.reason }, 'endpoint status changed');
-      this.events.publish('transition', { at: new Date(t.at).toISOString(), profile: t.profile, endpoint: t.endpoint, from: t.from, to: t.to, reason: t.reason, location: t.location });
+      this.events.publish('transition', { at: new Date(t.at).toISOString(), profile: t.profile, endpoint: t.endpoint, from: t.from, to: t.to, reason: t.reason, location: t.location, source: t.source ?? 'probe' });
     }));
     this.unwatch.push(this.monitor.onProbe(({ key, probe }) => {
       const [profile, endpoint] = splitTargetKey(key);
       metrics.probes.inc({ profile, endpoint, result: probe.ok ? 'success' : 'failure' });
       metrics.probeLatency.observe({ profile, endpoint }, probe.latencyMs / 1000);
+      if (probe.certificate && Number.isFinite(probe.certificate.validTo)) metrics.certificateExpiry.set({ profile, endpoint }, (probe.certificate.validTo - probe.at) / 1000);
     }));
     const snapshot = await this.pipeline.load();
     this.pipeline.addSink(this.traffic);
@@ -229,7 +240,7 @@ export class Engine {
     metrics.attachLag(() => (this.stopped ? undefined : this.pipeline.lag()));
 
     const reports = new Reports({
-      pipeline: this.pipeline, ledger: this.ledger, traffic: this.traffic, geo: this.geo, zone: this.zone, rng: this.rng,
+      pipeline: this.pipeline, ledger: this.ledger, traffic: this.traffic, geo: this.geo, zone: this.zone, rng: this.rng, clock: this.clock,
       ...(this.cluster ? { cluster: this.cluster } : {}), overrides: () => book.active(),
     });
     const ops = new Controls({
@@ -240,12 +251,22 @@ export class Engine {
     const ui = uiDirectory();
     this.api = new ApiServer({
       store, token: this.token.token, metrics, logger: logger.child({ component: 'api' }), reports, events: this.events,
-      ...(ui !== undefined ? { uiDir: ui } : {}), stateDir: o.stateDir, ops,
+      ...(ui !== undefined ? { uiDir: ui } : {}), stateDir: o.stateDir, ops, pushedHealth: this.pushedHealthApi(), webhooks: this.webhooks,
       ...(this.dnssec ? { dnssec: connectDnssec(this.dnssec, () => (this.stopped ? undefined : this.dns), metrics.registry, () => Math.max(0, ...this.pipeline.profiles().map((p) => p.dnsConfig.ttl))) } : {}),
     });
     const api = o.api ?? { host: '127.0.0.1', port: 5380 };
     const bound = await this.api.listen(api.host, api.port);
     this.cluster?.health.setInfo({ dns: this.dns.addresses().map((a) => `${a.address}:${a.port}`), api: `${bound.address}:${bound.port}` });
+  }
+
+  /** Pushed health for the API: each write answers once DNS serves its effect (docs/health.md). */
+  private pushedHealthApi(): PushedHealthApi {
+    const pushed = this.ledger.pushed;
+    return {
+      push: async (key, status, ttl, reason) => { const r = await pushed.push(key, status, ttl, reason); await this.pipeline.settle(); return r; },
+      clear: async (key) => { const had = await pushed.clear(key); await this.pipeline.settle(); return had; },
+      report: (key) => pushed.report(key),
+    };
   }
 
   /** Where every node answers DNS (`GET /v1/nodes`, for drills): this one, or every registered node of the cluster. */
@@ -305,6 +326,7 @@ export class Engine {
     this.events.close();
     this.dnssec?.close();
     await this.api?.close();
+    await this.webhooks?.close();
     await this.pipeline?.stop();
     await this.monitor.stop();
     await this.dns?.close();

@@ -14,6 +14,8 @@ const MAX_SUBSCRIBERS = 100;
 
 export class LiveEvents {
   private readonly subscribers = new Set<ServerResponse>();
+  /** In-process listeners (the webhooks, webhooks/): every event, whether or not a stream is open. */
+  private readonly listeners = new Set<(event: LiveEvent) => void>();
   private readonly heartbeat: NodeJS.Timeout;
   private seq = 0;
 
@@ -41,13 +43,23 @@ export class LiveEvents {
 
   /** Sends one event to every subscriber (the shapes are core/api.ts's LiveEvent, which the dashboard reads). */
   publish<K extends LiveEvent['type']>(event: K, data: Extract<LiveEvent, { type: K }>['data']): void {
+    for (const l of this.listeners) {
+      try { l({ type: event, data } as LiveEvent); } catch { /* a listener's bug must not stop the stream */ }
+    }
     if (this.subscribers.size === 0) return;
     this.write(`id: ${++this.seq}\nevent: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+  }
+
+  /** Calls `listener` with every event published from now on (any type); returns an unsubscribe. */
+  onEvent(listener: (event: LiveEvent) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
   }
 
   /** Ends every stream (server shutdown). */
   close(): void {
     clearInterval(this.heartbeat);
+    this.listeners.clear();
     for (const res of this.subscribers) res.end();
     this.subscribers.clear();
   }

@@ -18,6 +18,7 @@ export class RuntimeMetrics {
   readonly snapshotBuilds: Counter;
   readonly configLatency: Histogram;
   readonly rebuildFailures: Counter;
+  readonly certificateExpiry: Gauge<'profile' | 'endpoint'>;
 
   constructor(options: { defaultMetrics?: boolean } = {}) {
     const registers = [this.registry];
@@ -31,6 +32,7 @@ export class RuntimeMetrics {
     this.profiles = new Gauge({ name: 'tmkit_profiles', help: 'Profiles in the configuration currently served', registers });
     this.snapshotBuilds = new Counter({ name: 'tmkit_snapshot_builds_total', help: 'Routing snapshots built (configuration changes and monitor transitions)', registers });
     this.rebuildFailures = new Counter({ name: 'tmkit_snapshot_rebuild_failures_total', help: 'Snapshot rebuilds that failed (each is logged and retried with backoff)', registers });
+    this.certificateExpiry = new Gauge({ name: 'tmkit_endpoint_certificate_expiry_seconds', help: 'Seconds until the certificate the last HTTPS probe saw expires (negative: expired)', labelNames: ['profile', 'endpoint'], registers });
     this.configLatency = new Histogram({ name: 'tmkit_config_apply_seconds', help: 'Time from a committed store change to the DNS server serving it', buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25], registers });
   }
 

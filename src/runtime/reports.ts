@@ -11,6 +11,8 @@ import { routingMap } from '../core/plan';
 import type { GeoLookup, Rng } from '../core/ports';
 import { answer, profileMonitorStatuses, resolve, type CompiledSnapshot } from '../core/routing';
 import type { StoredProfile } from '../core/store';
+import type { RuntimeClock } from './clock';
+import { endpointHealthExtras, type HealthExtras } from './ledger/health-report';
 import type { HealthLedger, LedgerTransition } from './ledger';
 import type { EndpointProbeStatus } from './monitor';
 import type { SnapshotLag, SnapshotPipeline } from './pipeline';
@@ -51,6 +53,8 @@ export interface ReportsOptions {
   rng: Rng;
   /** Cluster mode: the node's etcd connection for /healthz (degradedReason when etcd is unreachable). */
   cluster?: { healthz(): { body: ClusterHealthBody; degradedReason?: string } };
+  /** The time certificates' days left are counted from (the runtime's clock). */
+  clock?: RuntimeClock;
   /** The overrides in force (ledger/overrides.ts), shown under each endpoint. */
   overrides?: () => OverrideRecord[];
 }
@@ -67,10 +71,12 @@ export class Reports implements RuntimeReports {
       snapshot: pipeline.snapshot(), zone: this.o.zone, revision: pipeline.servedRevision(),
       profile: pipeline.stored(name) ?? stored,
       probes: ledger.statuses(name), history: ledger.historyOf(name),
+      extras: { pushed: ledger.pushed, now: this.o.clock?.now() ?? 0 },
       ...(this.o.overrides ? { overrides: this.o.overrides().filter((o) => o.profile === name) } : {}),
+      // This location's own verdicts (what probing says here); pushed health is applied on top (health-report.ts).
       ...(this.o.cluster
-        ? { verdicts: ledger.ownVerdicts(), cluster: { aggregate: ledger.verdicts(), locations: (key: string) => ledger.locations(key) ?? [] } }
-        : { verdicts: ledger.verdicts() }),
+        ? { verdicts: ledger.ownVerdicts(), cluster: { aggregate: ledger.probeVerdicts(), locations: (key: string) => ledger.locations(key) ?? [] } }
+        : { verdicts: ledger.ownVerdicts() }),
     });
   }
 
@@ -123,6 +129,8 @@ export interface StatusInputs {
    * `locations` each location's verdict of an endpoint.
    */
   cluster?: { aggregate: Map<string, ProbeVerdict>; locations: (key: string) => LocationVerdictReport[] };
+  /** Pushed health and certificate warnings (ledger/health-report.ts); absent: none. */
+  extras?: HealthExtras;
   /** The profile's overrides in force. */
   overrides?: OverrideRecord[];
 }
@@ -151,6 +159,7 @@ export function statusReport(i: StatusInputs): ProfileStatusReport {
       const weight = overrides.find((o) => o.kind === 'weight')?.weight;
       const own = s ? i.verdicts.get(s.key) ?? s.verdict : undefined;
       const verdict = s && i.cluster ? i.cluster.aggregate.get(s.key) ?? own : own;
+      const extra = s && i.extras ? endpointHealthExtras(i.extras, s, verdict) : undefined;
       return {
         name: e.name,
         type: e.type,
@@ -158,22 +167,23 @@ export function statusReport(i: StatusInputs): ProfileStatusReport {
         ...(e.targetResourceId !== undefined ? { targetResourceId: e.targetResourceId } : {}),
         endpointStatus: e.endpointStatus,
         endpointMonitorStatus: r?.endpointMonitorStatus ?? 'CheckingEndpoint',
-        reason: r?.reason ?? '',
+        reason: extra?.reason ?? r?.reason ?? '',
         probed: s !== undefined,
         ...(overrides.length > 0 ? { overrides } : {}),
         ...(weight !== undefined ? { effectiveWeight: weight } : {}),
         ...(s ? {
-          verdict,
+          verdict: extra?.verdict ?? verdict,
           ...(own !== s.verdict ? { verdictCarriedOver: true } : {}),
           consecutiveFailures: s.consecutiveFailures,
           since: iso(s.since),
           location: s.location,
           ...(i.cluster ? { locations: i.cluster.locations(s.key) } : {}),
-          ...(s.lastProbe ? { lastProbe: { at: iso(s.lastProbe.at), ok: s.lastProbe.ok, reason: s.lastProbe.reason, latencyMs: Math.round(s.lastProbe.latencyMs * 10) / 10, ...(s.lastProbe.statusCode !== undefined ? { statusCode: s.lastProbe.statusCode } : {}), ...(s.lastProbe.address !== undefined ? { address: s.lastProbe.address } : {}) } } : {}),
+          ...(s.lastProbe ? { lastProbe: { at: iso(s.lastProbe.at), ok: s.lastProbe.ok, reason: s.lastProbe.reason, latencyMs: Math.round(s.lastProbe.latencyMs * 10) / 10, ...(s.lastProbe.statusCode !== undefined ? { statusCode: s.lastProbe.statusCode } : {}), ...(s.lastProbe.address !== undefined ? { address: s.lastProbe.address } : {}), ...(extra?.certificate ? { certificate: extra.certificate } : {}) } } : {}),
+          ...(extra?.fields ?? {}),
         } : {}),
       };
     }),
-    transitions: history.map((t) => ({ at: iso(t.at), endpoint: t.endpoint, from: t.from, to: t.to, reason: t.reason, location: t.location })),
+    transitions: history.map((t) => ({ at: iso(t.at), endpoint: t.endpoint, from: t.from, to: t.to, reason: t.reason, location: t.location, ...(t.source ? { source: t.source } : {}) })),
   };
 }
 

@@ -54,6 +54,10 @@ describe('props rejected in the constructor, with the construct path', () => {
     ['9 custom headers', 'p', { ...base, monitorConfig: { customHeaders: Array.from({ length: 9 }, (_, i) => ({ name: `h${i}`, value: 'v' })) } }, 'monitorConfig.customHeaders'],
     ['status range min > max', 'p', { ...base, monitorConfig: { expectedStatusCodeRanges: [{ min: 300, max: 200 }] } }, 'monitorConfig.expectedStatusCodeRanges[0]'],
     ['status range below 100', 'p', { ...base, monitorConfig: { expectedStatusCodeRanges: [{ min: 99, max: 200 }] } }, 'monitorConfig.expectedStatusCodeRanges[0]'],
+    ['certificateValidation', 'p', { ...base, monitorConfig: { protocol: 'HTTPS', certificateValidation: 'On' as never } }, 'monitorConfig.certificateValidation'],
+    ['caCertificates not PEM', 'p', { ...base, monitorConfig: { protocol: 'HTTPS', certificateValidation: 'Enabled', caCertificates: 'ca.pem' } }, 'monitorConfig.caCertificates'],
+    ['certificateExpiryWarningDays 400', 'p', { ...base, monitorConfig: { certificateExpiryWarningDays: 400 } }, 'monitorConfig.certificateExpiryWarningDays'],
+    ['degradedLatencyMs 0', 'p', { ...base, monitorConfig: { degradedLatencyMs: 0 } }, 'monitorConfig.degradedLatencyMs'],
     ['maxReturn 9', 'p', { ...base, maxReturn: 9 }, 'maxReturn'],
     ['unknown record type', 'p', { ...base, allowedEndpointRecordTypes: ['CNAME' as never] }, 'allowedEndpointRecordTypes[0]'],
     ['non-string tag', 'p', { ...base, tags: { owner: 42 as never } }, 'tags.owner'],
@@ -387,4 +391,14 @@ describe('under a root that is not the tmkit App (e.g. a CDKTF stack)', () => {
 test('a misspelt enum prop is rejected with the value it most likely means (issue 16 item 8)', () => {
   const err = thrown(() => new Profile(new App(), 'p', { trafficRoutingMethod: 'Performace' as never }));
   expect(err.message).toContain('trafficRoutingMethod must be one of "Performance", "Priority", "Weighted", "Geographic", "MultiValue", "Subnet" (did you mean "Performance"?) (got "Performace")');
+});
+
+test('the health extensions (issue 31) are synthesized only when set', () => {
+  const app = new App({ outdir: mkdtempSync(join(tmpdir(), 'tmkit-ext-')) });
+  const p = new Profile(app, 'web', { trafficRoutingMethod: 'Priority', monitorConfig: { protocol: 'HTTPS', certificateValidation: 'Enabled', certificateExpiryWarningDays: 30, degradedLatencyMs: 500 } });
+  p.addExternalEndpoint('a', { target: '192.0.2.1' });
+  const plain = new Profile(app, 'plain', { trafficRoutingMethod: 'Priority', monitorConfig: { protocol: 'HTTPS' } });
+  plain.addExternalEndpoint('a', { target: '192.0.2.2' });
+  expect(p.toProfileInput().monitorConfig).toEqual({ protocol: 'HTTPS', certificateValidation: 'Enabled', certificateExpiryWarningDays: 30, degradedLatencyMs: 500 });
+  expect(plain.toProfileInput().monitorConfig).toEqual({ protocol: 'HTTPS' });
 });

@@ -312,6 +312,26 @@ test('profile page of a nesting profile: the tree of children with their status;
   }
 });
 
+test('profile page shows health pushed from outside with its reason and end, and clears it (issue 31)', async () => {
+  const { ctx, page } = await newPage();
+  try {
+    await signIn(page);
+    const pushed = await api('PUT', '/v1/profiles/web/endpoints/backup/health', { status: 'Degraded', ttlSeconds: 120, reason: 'game day' });
+    expect(pushed.status).toBe(200);
+    await page.goto(`${base}/ui/#/profiles/web`);
+    await waitText(page, '[data-testid=endpoint-backup] [data-testid=health-inputs]', (t) => /^pushed Degraded: game day \(ends in [12] min\)$/.test(t));
+    await waitText(page, '[data-testid=endpoint-backup] [data-testid=endpoint-reason]', (t) => /^pushed Degraded until .*: game day$/.test(t));
+    await shot(page, 'profile-web-pushed');
+    expect((await api('DELETE', '/v1/profiles/web/endpoints/backup/health')).json).toEqual({ profile: 'web', endpoint: 'backup', cleared: true });
+    // The cell empties (waitText wants a non-empty text: the row's reason says it).
+    await waitText(page, '[data-testid=endpoint-backup] [data-testid=endpoint-reason]', (t) => t === 'probe verdict Online' || t === 'probe verdict Degraded', 10_000);
+    expect(await page.textContent('[data-testid=endpoint-backup] [data-testid=health-inputs]')).toBe('');
+  } finally {
+    await api('DELETE', '/v1/profiles/web/endpoints/backup/health');
+    await ctx.close();
+  }
+});
+
 test('Traffic View counts the queries sent with dig +subnet, per country and endpoint, from the real server', async () => {
   const { ctx, page } = await newPage();
   try {

@@ -16,6 +16,8 @@ import { registerInit } from './init';
 import { registerList } from './list';
 import { registerGet } from './get';
 import { registerEndpoint } from './endpoint';
+import { registerEndpointHealth } from './endpoint-health';
+import { registerWebhooks } from './webhooks';
 import { registerDestroy } from './destroy';
 import { registerDnssec } from './dnssec';
 import { registerPack } from './pack';
@@ -43,10 +45,12 @@ export const commands: Array<(program: Command) => void> = [
   registerResolve,
   registerEndpoint,
   registerEndpointFailback,
+  registerEndpointHealth,
   registerOverride,
   registerDrill,
   registerShift,
   registerAudit,
+  registerWebhooks,
   registerPreview,
   registerImport,
   registerDestroy,

@@ -15,9 +15,10 @@ import { renderText as renderDiagnostics } from '../util/diagnostics';
 import { desiredDocument, PlanFormatError, readPlanJson } from '../../core/plan';
 import { geoMessage, requireGeoDatabase } from '../util/geo';
 import { applyFile } from '../util/apply';
+import { addWebhookOptions, webhooksFrom, type WebhookOptions } from '../util/webhook-options';
 import { followNpmParent } from '../util/parent';
 
-interface ServeOptions {
+interface ServeOptions extends WebhookOptions {
   stateDir: string;
   zone: string;
   dns?: string[];
@@ -58,7 +59,7 @@ function shownPath(p: string): string {
  * Runs until SIGTERM/SIGINT, then drains in-flight API requests and exits 0.
  */
 export function registerServe(program: Command): void {
-  addDnssecOptions(addTcpLimitOptions(program
+  addWebhookOptions(addDnssecOptions(addTcpLimitOptions(program
     .command('serve')
     .description('run the runtime: authoritative DNS, health probing, the management API and the embedded store')
     .option('--state-dir <dir>', 'where the store (tmkit.db) and the API token live', '.tmkit')
@@ -82,7 +83,7 @@ export function registerServe(program: Command): void {
     .option('--lease-ttl <seconds>', 'cluster mode: a dead node\'s verdicts expire this long after its last keep-alive', '10')
     .option('--etcd-ca <file>', 'cluster mode, etcds://: CA bundle (PEM) that signed etcd\'s certificate')
     .option('--etcd-cert <file>', 'cluster mode, etcds://: client certificate (PEM) for etcd\'s --client-cert-auth')
-    .option('--etcd-key <file>', 'cluster mode, etcds://: the client certificate\'s key (PEM); etcd users: TMKIT_ETCD_USER and TMKIT_ETCD_PASSWORD')), 'in the state dir (mode 0600, in tmkit backup) or, in cluster mode, in etcd')
+    .option('--etcd-key <file>', 'cluster mode, etcds://: the client certificate\'s key (PEM); etcd users: TMKIT_ETCD_USER and TMKIT_ETCD_PASSWORD')), 'in the state dir (mode 0600, in tmkit backup) or, in cluster mode, in etcd'))
     .action(async (opts: ServeOptions) => {
       const workersOption = parseWorkers(opts.workers);
       const dns = (opts.dns ?? ['127.0.0.1:5300']).map((s) => parseHostPort('--dns', s));
@@ -104,6 +105,7 @@ export function registerServe(program: Command): void {
       const cluster = clusterOptions(opts);
       const dnssec = dnssecPolicyFrom(opts);
       const probeDnsServers = opts.probeDnsServer.map(parseDnsServer);
+      const webhooks = webhooksFrom(opts);
       // Fail before the state dir, the database or the token exist when the file is not a document or plan.
       if (opts.apply !== undefined) checkApplyFile(opts.apply);
       try { envToken(); } catch (err) { throw new CliError(`serve: ${(err as Error).message}`, EXIT_USAGE); }
@@ -125,6 +127,7 @@ export function registerServe(program: Command): void {
           ...geoOptions(opts), authority,
           ...(cluster ? { cluster } : {}),
           ...(dnssec ? { dnssec } : {}),
+          ...(webhooks ? { webhooks } : {}),
         });
       } catch (err) {
         const e = err as NodeJS.ErrnoException;

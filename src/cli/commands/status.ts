@@ -1,5 +1,5 @@
 import { Option, type Command } from 'commander';
-import type { ProfileEntry, ProfileStatusReport, TmkitClient } from '../../client';
+import type { ProfileEntry, ProfileStatusReport, TmkitClient, WebhookReport } from '../../client';
 import { CliError, EXIT_USAGE } from '../errors';
 import { toJsonText } from '../util/files';
 import { followNpmParent } from '../util/parent';
@@ -10,6 +10,31 @@ function pad(s: string, n: number): string { return s.length >= n ? s : s + ' '.
 /** Endpoint monitor statuses that DNS answers as healthy: probed and up, or never probed (Always Serve). */
 const UP = new Set(['Online', 'Unmonitored']);
 
+/** One webhook: its counts and last delivery (`tmkit webhooks` shows the log). */
+function renderWebhook(w: WebhookReport): string {
+  const last = w.deliveries[0];
+  return `  ${w.id}  ${w.url}  delivered ${w.delivered}, queued ${w.queued}, failed ${w.failed}, dropped ${w.dropped}${last ? `; last ${last.outcome}${last.status !== undefined ? ` ${last.status}` : ''}${last.error ? ` (${last.error})` : ''} at ${last.at}` : ''}`;
+}
+
+/** Health pushed from outside and warnings of one endpoint (docs/health.md), one indented line each. */
+function healthInputLines(e: ProfileStatusReport['endpoints'][number]): string[] {
+  const out: string[] = [];
+  const p = e.pushedHealth;
+  if (p) out.push(`      pushed ${p.status} until ${p.expiresAt}${p.reason ? `: ${p.reason}` : ''}  [${e.verdictSource === 'pushed' ? 'sets the status' : 'probing says as bad or worse'}]`);
+  for (const w of e.warnings ?? []) out.push(`      warning: ${w}`);
+  return out;
+}
+
+/** The overview's notes about pushed health and warnings: `1 endpoint pushed Degraded`, `1 warning`. */
+function healthInputNotes(r: ProfileStatusReport): string[] {
+  const pushed = r.endpoints.filter((e) => e.verdictSource === 'pushed').length;
+  const warnings = r.endpoints.reduce((n, e) => n + (e.warnings?.length ?? 0), 0);
+  return [
+    ...(pushed > 0 ? [`${pushed} endpoint${pushed === 1 ? '' : 's'} pushed Degraded`] : []),
+    ...(warnings > 0 ? [`${warnings} warning${warnings === 1 ? '' : 's'} (tmkit status ${r.name})`] : []),
+  ];
+}
+
 /** `tmkit status PROFILE`: the profile line, one line per endpoint with its last probe, recent transitions. */
 export function renderStatus(r: ProfileStatusReport): string {
   const lines = [`${r.name}  ${r.fqdn}  ${r.profileMonitorStatus}${r.profileStatus === 'Disabled' ? ' (profile Disabled)' : ''}${r.allDegradedFallback ? '  [all endpoints Degraded: answering as if Online]' : ''}  stack ${r.stack}`];
@@ -17,6 +42,7 @@ export function renderStatus(r: ProfileStatusReport): string {
     const probe = (e.lastProbe ? `last probe ${e.lastProbe.ok ? 'ok' : 'FAILED'} (${e.lastProbe.reason}, ${e.lastProbe.latencyMs} ms) at ${e.lastProbe.at}` : e.probed ? 'not probed yet' : 'not probed')
       + (e.verdictCarriedOver ? ' [verdict carried over from before the restart, re-probing]' : '');
     lines.push(`  ${pad(e.name, 16)} ${pad(e.endpointMonitorStatus, 17)} ${pad(e.target ?? e.targetResourceId ?? '', 28)} ${probe}${e.reason ? `  — ${e.reason}` : ''}`);
+    lines.push(...healthInputLines(e));
     // Overrides in force (docs/operations.md): what, until when, who, why, and the id that clears it.
     for (const o of e.overrides ?? []) lines.push(`      override ${o.kind === 'down' ? 'down' : `weight ${o.weight}`} until ${o.expiresAt} by ${o.who}${o.reason ? `: ${o.reason}` : ''}  (tmkit override clear ${o.id})`);
     // Cluster mode: each probing location's verdict, then their aggregate (what DNS uses).
@@ -50,6 +76,7 @@ export function renderStatusTable(rows: ReadonlyArray<{ report: ProfileStatusRep
     const notes = [
       ...(r.profileStatus === 'Disabled' ? ['profile Disabled'] : []),
       ...(r.allDegradedFallback ? ['all endpoints Degraded: answering as if Online'] : []),
+      ...healthInputNotes(r),
       ...(overrides > 0 ? [`${overrides} override${overrides === 1 ? '' : 's'}`] : []),
       ...(awaiting > 0 ? [`${awaiting} awaiting failback`] : []),
     ];
@@ -75,10 +102,12 @@ async function snapshot(client: TmkitClient, profile: string | undefined, format
     return format === 'json' ? json(r) : renderStatus(r);
   }
   const entries: ProfileEntry[] = (await client.listProfiles()).profiles;
-  const reports = await Promise.all(entries.map((p) => client.status(p.name)));
-  if (format === 'json') return json({ profiles: reports });
-  if (reports.length === 0) return `No profiles on ${client.server}. Deploy some with \`tmkit apply FILE --yes\`.\n`;
-  return renderStatusTable(reports.map((report, i) => ({ report, method: entries[i]!.profile.trafficRoutingMethod })));
+  // The webhooks' delivery counts too (a server without webhooks, or an older one, has none to show).
+  const [reports, hooks] = await Promise.all([Promise.all(entries.map((p) => client.status(p.name))), client.webhooks().then((w) => w.webhooks, () => [])]);
+  if (format === 'json') return json({ profiles: reports, ...(hooks.length > 0 ? { webhooks: hooks } : {}) });
+  const webhookLines = hooks.length > 0 ? `${hooks.map((w) => renderWebhook(w)).join('\n')}\n` : '';
+  if (reports.length === 0) return `No profiles on ${client.server}. Deploy some with \`tmkit apply FILE --yes\`.\n${webhookLines}`;
+  return renderStatusTable(reports.map((report, i) => ({ report, method: entries[i]!.profile.trafficRoutingMethod }))) + (webhookLines === '' ? '' : `\nwebhooks (tmkit webhooks --log):\n${webhookLines}`);
 }
 
 /** Resolves after `ms`, or at once when `stop` fires. */

@@ -2,3 +2,4 @@ export * from './types';
 export * from './status';
 export * from './machine';
 export * from './targets';
+export * from './probe-rules';

@@ -33,6 +33,14 @@ export interface ProbeTarget {
    */
   expectedStatusCodeRanges: StatusCodeRange[];
   /**
+   * tmkit: HTTPS probes with `certificateValidation: Enabled` check the server's certificate (docs/health.md
+   * "Certificates"): its chain (to `ca`, or the system CAs), `host` (the custom Host header's name, else the
+   * target) and its validity dates; `warningDays` before expiry it is warned about. Absent: any certificate.
+   */
+  certificate?: { host: string; ca?: string; warningDays: number };
+  /** tmkit: a probe slower than this (ms) fails with `slow: …` (docs/health.md "Slow is Degraded"). */
+  degradedLatencyMs?: number;
+  /**
    * How it comes back after an outage (the profile's `failback`, else Azure's). Not a probe setting: a change
    * keeps the endpoint's state (the prober hands it to the state machine as a `configure` event).
    */
@@ -125,6 +133,29 @@ export function probeDecision(profile: Profile, endpoint: Endpoint, resources: R
   return { probe: true, target };
 }
 
+/** Days before expiry a certificate is warned about when `certificateExpiryWarningDays` is not set. */
+export const DEFAULT_EXPIRY_WARNING_DAYS = 14;
+
+/**
+ * The certificate check and the latency rule of a target (tmkit extensions, docs/health.md). The name the
+ * certificate must carry is the custom Host header's (without a port), else the target itself.
+ */
+function healthExtensions(m: Profile['monitorConfig'], target: string, headers: readonly MonitorHeader[]): Pick<ProbeTarget, 'certificate' | 'degradedLatencyMs'> {
+  const out: Pick<ProbeTarget, 'certificate' | 'degradedLatencyMs'> = {};
+  if (m.protocol === 'HTTPS' && m.certificateValidation === 'Enabled') {
+    const custom = headers.find((h) => h.name.toLowerCase() === 'host')?.value.trim() ?? '';
+    const bracketed = /^\[([^\]]+)\](?::\d+)?$/.exec(custom);
+    const host = (bracketed ? bracketed[1]! : custom.replace(/^([^:]+):\d+$/, '$1')).replace(/\.$/, '') || target;
+    out.certificate = {
+      host: host.toLowerCase(),
+      ...(m.caCertificates !== undefined ? { ca: m.caCertificates } : {}),
+      warningDays: m.certificateExpiryWarningDays ?? DEFAULT_EXPIRY_WARNING_DAYS,
+    };
+  }
+  if (m.degradedLatencyMs !== undefined) out.degradedLatencyMs = m.degradedLatencyMs;
+  return out;
+}
+
 /** The effective probe settings for one endpoint that is probed. */
 export function probeTarget(profile: Profile, endpoint: Endpoint, rawTarget: string): ProbeTarget {
   const m = profile.monitorConfig;
@@ -157,12 +188,16 @@ export function probeTarget(profile: Profile, endpoint: Endpoint, rawTarget: str
     toleratedNumberOfFailures: m.toleratedNumberOfFailures,
     headers,
     expectedStatusCodeRanges: ranges,
+    ...healthExtensions(m, target, headers),
     failback: profile.failback ? { ...profile.failback } : AZURE_FAILBACK,
   };
   const fingerprint = JSON.stringify([
     t.target, t.protocol, t.port, t.path ?? null, t.intervalInSeconds, t.timeoutInSeconds,
     t.toleratedNumberOfFailures, t.headers.map((h) => [h.name.toLowerCase(), h.value]),
     t.expectedStatusCodeRanges.map((r) => [r.min, r.max]),
+    // Only when set, so targets without them keep the fingerprint they were saved with (no reset on upgrade).
+    ...(t.certificate ? [{ certificate: t.certificate }] : []),
+    ...(t.degradedLatencyMs !== undefined ? [{ degradedLatencyMs: t.degradedLatencyMs }] : []),
   ]);
   return { ...t, fingerprint };
 }

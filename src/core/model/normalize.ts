@@ -58,6 +58,9 @@ const sortedCopy = (v: unknown): unknown => {
  */
 const copyArr = <T extends object>(v: unknown): T[] => arr<T>(v).map((x) => sortedCopy(x) as T);
 
+/** The monitorConfig properties tmkit adds to Azure's; none has a default written into the document. */
+export const HEALTH_EXTENSIONS = ['certificateValidation', 'caCertificates', 'certificateExpiryWarningDays', 'degradedLatencyMs'] as const;
+
 function normalizeMonitor(input: MonitorConfigInput | undefined): MonitorConfig {
   const m: MonitorConfigInput = isObj(input) ? input : {};
   const protocol = m.protocol ?? DEFAULTS.protocol;
@@ -73,6 +76,9 @@ function normalizeMonitor(input: MonitorConfigInput | undefined): MonitorConfig 
   };
   if (m.path !== undefined) out.path = m.path;
   else if (protocol !== 'TCP') out.path = DEFAULTS.path;
+  // tmkit's health extensions (docs/health.md): kept only when written, so documents and stored profiles
+  // without them stay exactly as they were (no plan diff, no Terraform drift).
+  for (const k of HEALTH_EXTENSIONS) if (m[k] !== undefined) (out as unknown as Record<string, unknown>)[k] = m[k];
   return out;
 }
 

@@ -20,6 +20,8 @@ export type TrafficViewEnrollmentStatus = 'Enabled' | 'Disabled';
 export type TrafficRoutingMethod = 'Performance' | 'Priority' | 'Weighted' | 'Geographic' | 'MultiValue' | 'Subnet';
 export type EndpointType = 'azureEndpoints' | 'externalEndpoints' | 'nestedEndpoints';
 export type MonitorProtocol = 'HTTP' | 'HTTPS' | 'TCP';
+/** tmkit extension of monitorConfig: whether HTTPS probes check the server's certificate. */
+export type CertificateValidation = 'Enabled' | 'Disabled';
 export type AllowedEndpointRecordType = 'DomainName' | 'IPv4Address' | 'IPv6Address' | 'Any';
 /** What kind of address an endpoint's target is (validation classifies it; the prober resolves FQDNs). */
 export type TargetKind = 'ipv4' | 'ipv6' | 'fqdn';
@@ -29,6 +31,7 @@ export const TRAFFIC_ROUTING_METHODS: readonly TrafficRoutingMethod[] = [
 ];
 export const ENDPOINT_TYPES: readonly EndpointType[] = ['azureEndpoints', 'externalEndpoints', 'nestedEndpoints'];
 export const MONITOR_PROTOCOLS: readonly MonitorProtocol[] = ['HTTP', 'HTTPS', 'TCP'];
+export const CERTIFICATE_VALIDATIONS: readonly CertificateValidation[] = ['Enabled', 'Disabled'];
 
 /** A custom probe header. */
 export interface MonitorHeader {
@@ -74,6 +77,14 @@ export interface MonitorConfig {
   customHeaders: MonitorHeader[];
   /** Codes healthy in addition to 200 (200 is always healthy); empty means "only 200 is healthy". */
   expectedStatusCodeRanges: StatusCodeRange[];
+  /** tmkit: HTTPS certificate checks (chain, host name, expiry); absent = `Disabled`, as Azure (docs/health.md). */
+  certificateValidation?: CertificateValidation;
+  /** tmkit: PEM CA certificates a probed chain must lead to instead of the system CAs (with validation Enabled). */
+  caCertificates?: string;
+  /** tmkit: days before expiry a certificate is warned about, 0–365 (0: never); absent = 14 with validation Enabled. */
+  certificateExpiryWarningDays?: number;
+  /** tmkit: a probe slower than this many milliseconds (1–60000) counts as a failure; absent = no latency rule. */
+  degradedLatencyMs?: number;
 }
 
 export interface Endpoint {
@@ -166,6 +177,10 @@ export interface MonitorConfigInput {
   toleratedNumberOfFailures?: number;
   customHeaders?: MonitorHeader[];
   expectedStatusCodeRanges?: StatusCodeRange[];
+  certificateValidation?: CertificateValidation;
+  caCertificates?: string;
+  certificateExpiryWarningDays?: number;
+  degradedLatencyMs?: number;
 }
 
 export interface ProfileInput {

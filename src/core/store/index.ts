@@ -3,4 +3,5 @@ export { canonicalJson, contentHash, documentHash, makeEtag, parseEtagList, chec
 export { applyMonitorChange } from './monitor-state';
 export { LiveProfileIndex } from './profile-index';
 export { admitProfile, admitDelete, writeName, type Admitted } from './admission';
+export { parsePushedRecord, type PushedHealthRecord, type PushedHealthStore, type PushedStatus } from './pushed-health';
 export * from './controls';

@@ -1,6 +1,7 @@
 import { TmkitError, type Diagnostic } from '../diagnostics';
 import type { ResourceCatalogRecord } from '../model/catalog';
 import type { Profile, ProfileInput } from '../model/types';
+import type { PushedHealthStore } from './pushed-health';
 import type { ProfileIndex } from '../validate/context';
 
 /**
@@ -132,6 +133,8 @@ export interface Store {
   loadMonitorState(): Promise<MonitorState | undefined>;
   /** Rows read and view walks since open, where the store counts them. */
   stats?(): StoreStats;
+  /** Where health pushed from outside is kept (pushed-health.ts); absent: in memory only. */
+  pushedHealth?(): PushedHealthStore;
   /** Called synchronously after every committed change, in commit order. Returns an unsubscribe. */
   watch(listener: StoreListener): () => void;
   close(): Promise<void>;

@@ -58,6 +58,12 @@ export const RULES = {
   STATUS_CODE_RANGES_LIMIT: e('monitor', 'At most 8 expectedStatusCodeRanges.'),
   STATUS_CODE_RANGE: e('monitor', 'An expected status code range has integers min ≤ max within 100–999.'),
   STATUS_CODE_RANGES_IGNORED: w('monitor', 'expectedStatusCodeRanges are ignored by TCP probes.'),
+  MONITOR_CERTIFICATE_VALIDATION: e('monitor', 'tmkit: monitorConfig.certificateValidation is Enabled or Disabled.'),
+  MONITOR_CA_CERTIFICATES: e('monitor', 'tmkit: monitorConfig.caCertificates is a PEM bundle of one or more X.509 certificates (at most 64 KiB).'),
+  MONITOR_CERTIFICATE_EXPIRY_WARNING_RANGE: e('monitor', 'tmkit: monitorConfig.certificateExpiryWarningDays is an integer 0–365.'),
+  MONITOR_CERTIFICATE_IGNORED: w('monitor', 'tmkit: certificate settings apply to HTTPS probes with certificateValidation Enabled only.'),
+  MONITOR_DEGRADED_LATENCY_RANGE: e('monitor', 'tmkit: monitorConfig.degradedLatencyMs is an integer 1–60000.'),
+  MONITOR_DEGRADED_LATENCY_IGNORED: w('monitor', 'tmkit: monitorConfig.degradedLatencyMs is below the probe timeout (else the probe times out first).'),
   // endpoints
   ENDPOINT_TYPE: e('endpoints', 'Endpoint type is azureEndpoints, externalEndpoints or nestedEndpoints (short or full ARM type, case-insensitive).'),
   ENDPOINT_STATUS: e('endpoints', 'endpointStatus is Enabled or Disabled.'),

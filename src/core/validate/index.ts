@@ -12,6 +12,7 @@ import { checkDns } from './rules/dns';
 import { checkEndpoints } from './rules/endpoints';
 import { checkFailback } from './rules/failback';
 import { checkGeo } from './rules/geo';
+import { checkHealthExtensions } from './rules/health-extensions';
 import { checkMonitor } from './rules/monitor';
 import { checkMultiValue } from './rules/multivalue';
 import { checkNames, checkStack } from './rules/naming';
@@ -29,9 +30,10 @@ export type { ValidateOptions } from './context';
 export { RULES, type RuleCode, type RuleInfo } from './catalog';
 export { parseIp, parseIPv4, parseIPv6, formatIp, networkAddress, broadcastAddress, nonPublicReason, type IpAddress, type IpFamily } from '../net/ip';
 export { classifyTarget } from './target';
+export { parsePemCertificates } from './pem';
 
 const FAMILIES = [
-  checkNames, checkDns, checkProfile, checkMonitor, checkEndpoints, checkTargets,
+  checkNames, checkDns, checkProfile, checkMonitor, checkHealthExtensions, checkEndpoints, checkTargets,
   checkGeo, checkSubnets, checkMultiValue, checkPerformance, checkNesting, checkFailback,
 ] as const;
 

@@ -53,6 +53,10 @@ const MONITOR: Shape = {
   toleratedNumberOfFailures: num,
   customHeaders: headers,
   expectedStatusCodeRanges: { kind: { array: { object: { min: { kind: 'number', required: true }, max: { kind: 'number', required: true } } } } },
+  certificateValidation: str,
+  caCertificates: str,
+  certificateExpiryWarningDays: num,
+  degradedLatencyMs: num,
 };
 
 export const PROFILE_SHAPE: Shape = {

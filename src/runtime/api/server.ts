@@ -22,6 +22,10 @@ import { resourceRoutes } from './resources';
 import { SummaryIndex } from './summaries';
 import type { DnssecApi } from '../dnssec';
 import { dnssecRoutes } from './dnssec';
+import { healthRoutes } from './health';
+import { webhookRoutes } from './webhooks';
+import type { WebhooksApi } from '../webhooks';
+import type { PushedHealthApi } from '../ledger';
 import type { OpsPort } from '../controls';
 import { opsRoutes } from './ops';
 import { uiHandler } from './ui';
@@ -46,6 +50,10 @@ export interface ApiOptions {
   stateDir?: string;
   /** DNSSEC keys and rollovers (`serve --dnssec`); absent → the /v1/dnssec routes answer 404. */
   dnssec?: DnssecApi;
+  /** Health pushed from outside (`…/endpoints/{e}/health`); absent → 503. */
+  pushedHealth?: PushedHealthApi;
+  /** Webhooks (`/v1/webhooks`); absent → 503. */
+  webhooks?: WebhooksApi;
   /** Traffic operations (overrides, failback, drills, audit; controls.ts); absent → those routes answer 503. */
   ops?: OpsPort;
 }
@@ -64,7 +72,10 @@ export class ApiServer {
     this.summaries = new SummaryIndex(o.store);
     const c: ApiContext = { store: o.store, summaries: this.summaries, maxBody: o.maxBodyBytes ?? DEFAULT_MAX_BODY };
     const reports = reportRoutes({ ...c, reports: o.reports ?? {}, metrics: o.metrics, ...(o.events ? { events: o.events } : {}) });
-    const routes: Route[] = [...profileRoutes(c), ...endpointRoutes(c), ...resourceRoutes(c), ...reports.routes, ...dnssecRoutes(o.dnssec), ...opsRoutes(c, o.ops)];
+    const routes: Route[] = [
+      ...profileRoutes(c), ...endpointRoutes(c), ...resourceRoutes(c), ...reports.routes, ...dnssecRoutes(o.dnssec),
+      ...opsRoutes(c, o.ops), ...healthRoutes(c, o.pushedHealth), ...webhookRoutes(c, o.webhooks),
+    ];
     const open: Route[] = [...reports.open, { pattern: /^\/(?:ui(?:\/.*)?)?$/, name: '/ui/', methods: { GET: uiHandler(o.uiDir) } }];
     this.http = new HttpApi({ token: o.token, metrics: o.metrics, logger: o.logger, routes, open, problem: (e, m, r) => this.problem(e, m, r) });
   }

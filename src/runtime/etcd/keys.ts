@@ -10,6 +10,7 @@
  * | `config/resources`                       | `{modRevision, catalog}`                   | no    |
  * | `nodes/<node>`                           | `{node, location, lease, startedAt, …}`    | yes   |
  * | `health/<profile>/<endpoint>/<location>` | `{verdict, fingerprint, node, at, reason}` | yes   |
+ * | `pushed/<profile>/<endpoint>`            | `{status, reason, at, expiresAt}`          | yes: its own, TTL until expiresAt |
  * | `ops/overrides/<id>`                     | an override (core/api.ts OverrideRecord)   | no    |
  * | `ops/failback/<profile>/<endpoint>`      | the latest failback approval               | no    |
  * | `ops/audit/<ms>-<id>`                    | one audit entry (who, what, when, why)     | no    |
@@ -22,7 +23,9 @@
  * are read by range when asked for, never mirrored.
  *
  * Every configuration write bumps `config/rev` in the same transaction; writers compare its mod_revision,
- * so a write commits only against the view it was checked on (store/etcd.ts).
+ * so a write commits only against the view it was checked on (store/etcd.ts). Pushed health
+ * (store/etcd-pushed-health.ts) is runtime state: no `config/rev`, a lease of its own per key so etcd drops it
+ * soon after it ends, and every node also ends it at `expiresAt` by its own clock.
  */
 import type { ProbeVerdict } from '../../core/health/types';
 import type { ResourceCatalogRecord } from '../../core/model/catalog';
@@ -38,6 +41,10 @@ const dec = (s: string): string => decodeURIComponent(s);
 
 export function keyOfProfile(name: string): string { return `config/profiles/${enc(name)}`; }
 export function keyOfNode(node: string): string { return `nodes/${enc(node)}`; }
+export function keyOfPushed(key: string): string {
+  const i = key.indexOf('/');
+  return `pushed/${enc(key.slice(0, i))}/${enc(key.slice(i + 1))}`;
+}
 export function keyOfVerdict(profile: string, endpoint: string, location: string): string {
   return `health/${enc(profile)}/${enc(endpoint)}/${enc(location)}`;
 }
@@ -82,6 +89,7 @@ export type ParsedKey =
   | { kind: 'profile'; name: string }
   | { kind: 'node'; node: string }
   | { kind: 'verdict'; key: string; location: string }
+  | { kind: 'pushed'; key: string }
   | { kind: 'override'; id: string }
   | { kind: 'failback'; key: string }
   | { kind: 'audit' }
@@ -93,6 +101,7 @@ export function parseKey(rest: string): ParsedKey | undefined {
   const parts = rest.split('/');
   if (parts[0] === 'config' && parts[1] === 'profiles' && parts.length === 3) return { kind: 'profile', name: dec(parts[2]!) };
   if (parts[0] === 'nodes' && parts.length === 2) return { kind: 'node', node: dec(parts[1]!) };
+  if (parts[0] === 'pushed' && parts.length === 3) return { kind: 'pushed', key: `${dec(parts[1]!)}/${dec(parts[2]!)}` };
   if (parts[0] === 'health' && parts.length === 4) return { kind: 'verdict', key: `${dec(parts[1]!)}/${dec(parts[2]!)}`, location: dec(parts[3]!) };
   if (parts[0] === 'ops') {
     if (parts[1] === 'overrides' && parts.length === 3) return { kind: 'override', id: dec(parts[2]!) };

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { ResourceCatalogRecord } from '../../core/model/catalog';
 import type { OverrideRecord } from '../../core/api';
-import type { FailbackApproval, StoredProfile } from '../../core/store';
+import type { FailbackApproval, PushedHealthRecord, StoredProfile } from '../../core/store';
 import { isoNow, type RuntimeClock } from '../clock';
 import type { LocationVerdict, NodeRecord } from './keys';
 import type { EtcdMirror } from './mirror';
@@ -20,6 +20,8 @@ const CACHE_FORMAT = 'tmkit-etcd-cache/1';
 interface CacheBody {
   format: string; prefix: string; clusterId: string; savedAt: string; appliedRevision: number; configRevision: number; revKeyMod: number;
   profiles: StoredProfile[]; resources: ResourceCatalogRecord; nodes: NodeRecord[]; health: Array<[string, Array<[string, LocationVerdict]>]>;
+  /** Health pushed from outside (absent in copies of older versions); each node still ends it at expiresAt. */
+  pushed?: PushedHealthRecord[];
   /** The traffic controls (absent in copies written before they existed). */
   overrides?: OverrideRecord[]; failbacks?: FailbackApproval[];
 }
@@ -57,7 +59,7 @@ export class LocalCopy {
       format: CACHE_FORMAT, prefix: this.prefix, clusterId: m.clusterId, savedAt: isoNow(this.o.clock),
       appliedRevision: m.appliedRevision, configRevision: m.configRevision, revKeyMod: m.revKeyMod,
       profiles: [...m.profiles.values()], resources: m.resources,
-      nodes: [...m.nodes.values()], health: [...m.health].map(([k, v]) => [k, [...v]]),
+      nodes: [...m.nodes.values()], health: [...m.health].map(([k, v]) => [k, [...v]]), pushed: [...m.pushed.values()],
       overrides: [...m.overrides.values()], failbacks: [...m.failbacks.values()],
     };
     const text = JSON.stringify(body);
@@ -94,6 +96,7 @@ export class LocalCopy {
       m.resources = c.resources;
       for (const n of c.nodes) m.nodes.set(n.node, n);
       for (const [k, v] of c.health) m.health.set(k, new Map(v));
+      for (const r of c.pushed ?? []) m.pushed.set(r.key, r);
       for (const o of c.overrides ?? []) m.overrides.set(o.id, o);
       for (const a of c.failbacks ?? []) m.failbacks.set(`${a.profile}/${a.endpoint}`, a);
       return true;

@@ -8,13 +8,16 @@ import type { IKeyValue, IWatchResponse } from 'etcd3';
 import type { Logger } from 'pino';
 import type { OverrideRecord } from '../../core/api';
 import type { ResourceCatalogRecord } from '../../core/model/catalog';
-import type { ControlChange, FailbackApproval, StoreChange, StoredProfile } from '../../core/store';
+import { parsePushedRecord, type ControlChange, type FailbackApproval, type PushedHealthRecord, type StoreChange, type StoredProfile } from '../../core/store';
 import { makeEtag } from '../../core/store/conditions';
 import { LiveProfileIndex } from '../../core/store/profile-index';
 import { REV_KEY, parseKey, type LocationVerdict, type NodeRecord, type ResourcesValue, type StoredValue } from './keys';
 
 type ClusterListener = () => void;
-type Touched = { kind: 'profile'; name: string } | { kind: 'resources' } | { kind: 'cluster' } | { kind: 'rev' } | { kind: 'control'; change: ControlChange } | undefined;
+type Touched = { kind: 'profile'; name: string } | { kind: 'resources' } | { kind: 'cluster' } | { kind: 'rev' } | { kind: 'pushed'; key: string } | { kind: 'control'; change: ControlChange } | undefined;
+type PushedListener = (key: string, record: PushedHealthRecord | undefined) => void;
+/** What else than configuration and cluster state one applied batch changed. */
+interface Extra { pushed?: readonly string[]; controls?: readonly ControlChange[] }
 
 export class EtcdMirror {
   /** Highest etcd revision whose events (under the prefix) are all applied. */
@@ -30,6 +33,9 @@ export class EtcdMirror {
   readonly nodes = new Map<string, NodeRecord>();
   /** `profile/endpoint` → location → verdict. */
   readonly health = new Map<string, Map<string, LocationVerdict>>();
+  /** `profile/endpoint` → health pushed from outside (store/etcd-pushed-health.ts). */
+  readonly pushed = new Map<string, PushedHealthRecord>();
+  private readonly pushedListeners = new Set<PushedListener>();
   /** The traffic controls (`ops/`): overrides by id, the latest failback approval by `profile/endpoint`. */
   readonly overrides = new Map<string, OverrideRecord>();
   readonly failbacks = new Map<string, FailbackApproval>();
@@ -44,6 +50,7 @@ export class EtcdMirror {
 
   onStore(l: (c: StoreChange) => void): () => void { this.storeListeners.add(l); return () => this.storeListeners.delete(l); }
   onCluster(l: ClusterListener): () => void { this.clusterListeners.add(l); return () => this.clusterListeners.delete(l); }
+  onPushed(l: PushedListener): () => void { this.pushedListeners.add(l); return () => this.pushedListeners.delete(l); }
   onControls(l: (c: ControlChange) => void): () => void { this.controlListeners.add(l); return () => this.controlListeners.delete(l); }
 
   /** Resolves once every event up to etcd revision `revision` is applied here (or after `timeoutMs`). */
@@ -91,7 +98,8 @@ export class EtcdMirror {
 
   /** Replaces everything with a listing read at one etcd `revision`; tells listeners what differs. */
   replace(kvs: IKeyValue[], revision: number, clusterId: string): void {
-    const before = { profiles: new Map(this.profiles), resources: JSON.stringify(this.resources), nodes: JSON.stringify([...this.nodes]), health: this.healthDigest(), overrides: new Map(this.overrides), failbacks: new Map(this.failbacks) };
+    const before = { profiles: new Map(this.profiles), resources: JSON.stringify(this.resources), nodes: JSON.stringify([...this.nodes]), health: this.healthDigest(), pushed: new Map(this.pushed), overrides: new Map(this.overrides), failbacks: new Map(this.failbacks) };
+    this.pushed.clear();
     this.profiles.clear();
     this.index.clear();
     this.nodes.clear();
@@ -112,11 +120,12 @@ export class EtcdMirror {
     }
     if (JSON.stringify(this.resources) !== before.resources) changes.push({ revision: this.configRevision, kind: 'resources', op: 'replace' });
     const clusterChanged = JSON.stringify([...this.nodes]) !== before.nodes || this.healthDigest() !== before.health;
+    const pushed = [...new Set([...before.pushed.keys(), ...this.pushed.keys()])].filter((k) => JSON.stringify(before.pushed.get(k)) !== JSON.stringify(this.pushed.get(k)));
     const controls: ControlChange[] = [];
     for (const id of before.overrides.keys()) if (!this.overrides.has(id)) controls.push({ kind: 'override', op: 'delete', id });
     for (const [id, o] of this.overrides) if (JSON.stringify(before.overrides.get(id)) !== JSON.stringify(o)) controls.push({ kind: 'override', op: 'put', override: o });
     for (const [k, a] of this.failbacks) if (JSON.stringify(before.failbacks.get(k)) !== JSON.stringify(a)) controls.push({ kind: 'failback', approval: a });
-    this.emit(changes, clusterChanged, controls);
+    this.emit(changes, clusterChanged, { pushed, controls });
   }
 
   private healthDigest(): string {
@@ -172,6 +181,11 @@ export class EtcdMirror {
           }
           return { kind: 'cluster' };
         }
+        case 'pushed': {
+          const r = deleted ? undefined : parsePushedRecord(k.key, value());
+          if (r) this.pushed.set(k.key, r); else this.pushed.delete(k.key);
+          return { kind: 'pushed', key: k.key };
+        }
         default:
           return undefined;
       }
@@ -184,6 +198,7 @@ export class EtcdMirror {
   /** Applies one watch response: the events of each revision (one transaction) together, `config/rev` first. */
   applyWatch(res: IWatchResponse): void {
     const changes: StoreChange[] = [];
+    const pushed: string[] = [];
     const controls: ControlChange[] = [];
     let cluster = false;
     let maxRev = 0;
@@ -205,6 +220,7 @@ export class EtcdMirror {
         }
         else if (t.kind === 'resources') changes.push({ revision: this.configRevision, kind: 'resources', op: 'replace' });
         else if (t.kind === 'cluster') cluster = true;
+        else if (t.kind === 'pushed') pushed.push(t.key);
         else if (t.kind === 'control') controls.push(t.change);
       }
       maxRev = Math.max(maxRev, rev);
@@ -212,11 +228,12 @@ export class EtcdMirror {
     }
     if (events.length > 0) this.appliedRevision = Math.max(this.appliedRevision, maxRev);
     else if (!res.created) this.appliedRevision = Math.max(this.appliedRevision, Number(res.header.revision)); // progress notification
-    this.emit(changes, cluster, controls);
+    this.emit(changes, cluster, { pushed, controls });
   }
 
-  private emit(changes: StoreChange[], cluster: boolean, controls: ControlChange[] = []): void {
+  private emit(changes: StoreChange[], cluster: boolean, { pushed = [], controls = [] }: Extra = {}): void {
     for (const c of changes) for (const l of this.storeListeners) { try { l(c); } catch (err) { this.logger?.error({ err }, 'store listener failed'); } }
+    for (const k of pushed) for (const l of this.pushedListeners) { try { l(k, this.pushed.get(k)); } catch (err) { this.logger?.error({ err }, 'pushed health listener failed'); } }
     if (cluster) for (const l of this.clusterListeners) { try { l(); } catch (err) { this.logger?.error({ err }, 'cluster listener failed'); } }
     for (const c of controls) for (const l of this.controlListeners) { try { l(c); } catch (err) { this.logger?.error({ err }, 'control listener failed'); } }
     this.releaseWaiters();
@@ -225,6 +242,6 @@ export class EtcdMirror {
       this.revisionWaiters = this.revisionWaiters.filter((w) => w.revision > this.appliedRevision);
       for (const w of ready) w.resolve();
     }
-    if (changes.length > 0 || cluster || controls.length > 0) this.onApplied();
+    if (changes.length > 0 || cluster || pushed.length > 0 || controls.length > 0) this.onApplied();
   }
 }

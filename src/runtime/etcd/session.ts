@@ -18,7 +18,7 @@ import type { Etcd3 } from 'etcd3';
 import type { Logger } from 'pino';
 import type { OverrideRecord } from '../../core/api';
 import type { ResourceCatalogRecord } from '../../core/model/catalog';
-import { StoreError, type ControlChange, type FailbackApproval, type LiveProfileIndex, type StoreChange, type StoredProfile } from '../../core/store';
+import { StoreError, type ControlChange, type FailbackApproval, type LiveProfileIndex, type PushedHealthRecord, type StoreChange, type StoredProfile } from '../../core/store';
 import { systemClock, type RuntimeClock } from '../clock';
 import { EtcdConnection, isUnavailable } from './connection';
 import { MirrorFeed } from './feed';
@@ -129,6 +129,9 @@ export class EtcdSession {
 
   onStore(l: (c: StoreChange) => void): () => void { return this.mirror.onStore(l); }
   onCluster(l: () => void): () => void { return this.mirror.onCluster(l); }
+  /** Health pushed from outside, as the mirror has it, and its changes (store/etcd-pushed-health.ts). */
+  get pushed(): ReadonlyMap<string, PushedHealthRecord> { return this.mirror.pushed; }
+  onPushed(l: (key: string, record: PushedHealthRecord | undefined) => void): () => void { return this.mirror.onPushed(l); }
   onControls(l: (c: ControlChange) => void): () => void { return this.mirror.onControls(l); }
 
   /** Resolves once the mirror has applied every event up to etcd revision `revision` (a writer reads its own write). */

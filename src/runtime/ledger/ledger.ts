@@ -28,6 +28,7 @@ import type { EndpointProbeStatus, EndpointTransition, Monitor } from '../monito
 import { applyApproval, seedCarried } from './failback';
 import type { OverrideBook } from './overrides';
 import { PreviousRun, type LedgerTransition, type SavedEndpoint } from './previous-run';
+import { memoryPushedHealthStore, PushedHealth, pushedTransition } from './pushed-health';
 import { RecordSaver } from './saver';
 
 /** A configuration change the prober's targets follow (the pipeline hands it over before each build). */
@@ -71,7 +72,7 @@ export interface ClusterVerdicts {
 }
 
 export interface HealthLedgerOptions {
-  store: Pick<Store, 'saveMonitorState' | 'loadMonitorState'>;
+  store: Pick<Store, 'saveMonitorState' | 'loadMonitorState' | 'pushedHealth'>;
   monitor: Monitor;
   clock: RuntimeClock;
   logger: Logger;
@@ -95,10 +96,13 @@ export class HealthLedger implements HealthPort {
   private readonly saver: RecordSaver;
   private readonly changeListeners = new Set<Listener<string | undefined>>();
   private readonly transitionListeners = new Set<Listener<LedgerTransition>>();
+  /** Health pushed from outside (pushed-health.ts): the worse of it and probing is the effective verdict. */
+  readonly pushed: PushedHealth;
   /**
    * Every endpoint's recent transitions, oldest first, as long as the endpoint is in its profile: probing
    * stopping (the endpoint or profile disabled for maintenance) and starting again are entries of it, not
-   * the end of it. Only removing the endpoint, or deleting its profile, forgets them.
+   * the end of it, and so are the changes pushed health causes. Only removing the endpoint, or deleting its
+   * profile, forgets them.
    */
   private readonly history: Map<string, LedgerTransition[]>;
   private readonly historySize: number;
@@ -108,8 +112,9 @@ export class HealthLedger implements HealthPort {
   private retargeting = false;
   private readonly book: OverrideBook | undefined;
 
-  private constructor(o: HealthLedgerOptions, saved: Awaited<ReturnType<Store['loadMonitorState']>>) {
+  private constructor(o: HealthLedgerOptions, saved: Awaited<ReturnType<Store['loadMonitorState']>>, pushed: PushedHealth) {
     this.monitor = o.monitor;
+    this.pushed = pushed;
     this.cluster = o.cluster;
     this.logger = o.logger;
     this.previous = new PreviousRun(saved, this.fingerprints);
@@ -118,6 +123,7 @@ export class HealthLedger implements HealthPort {
     this.clock = o.clock;
     this.saver = new RecordSaver({ store: o.store, clock: o.clock, logger: o.logger, record: (key) => this.record(key) });
     this.unsubscribe.push(this.monitor.onTransition((t) => this.onMonitorTransition(t)));
+    this.unsubscribe.push(pushed.onChange((key, before, after) => this.onPushedChange(key, before, after, o.clock.now())));
     if (this.cluster) {
       this.cluster.attach({ own: (key) => this.own(key), targets: () => this.fingerprints });
       this.unsubscribe.push(this.cluster.onChange(() => this.changed(undefined)));
@@ -131,7 +137,8 @@ export class HealthLedger implements HealthPort {
 
   /** Reads what the previous run saved. */
   static async open(o: HealthLedgerOptions): Promise<HealthLedger> {
-    return new HealthLedger(o, await o.store.loadMonitorState());
+    const pushed = await PushedHealth.open({ store: o.store.pushedHealth?.() ?? memoryPushedHealthStore(), clock: o.clock, logger: o.logger });
+    return new HealthLedger(o, await o.store.loadMonitorState(), pushed);
   }
 
   onChange(listener: (key?: string) => void): () => void {
@@ -202,6 +209,13 @@ export class HealthLedger implements HealthPort {
     this.noted({ ...last, at: this.clock.now(), from: 'Disabled', to: 'CheckingEndpoint', consecutiveFailures: 0, reason: 'enabled again: probing' });
   }
 
+  /** Pushed health of `key` changed: a transition when the effective verdict moved, and a rebuild either way. */
+  private onPushedChange(key: string, before: Parameters<typeof pushedTransition>[2], after: Parameters<typeof pushedTransition>[3], at: number): void {
+    const t = pushedTransition(key, this.probeVerdictOf(key), before, after, at, this.monitor.location);
+    if (t) this.noted(t);
+    this.changed(key);
+  }
+
   /**
    * The prober follows the configuration. Only the changed profiles' endpoints are looked at when only
    * profiles changed (a write of one profile costs its endpoints, at any number of profiles); everything
@@ -215,6 +229,7 @@ export class HealthLedger implements HealthPort {
       const gone: string[] = [];
       for (const n of deleted) {
         this.previous.forgetProfile(n);
+        this.pushed.forgetProfile(n);
         const keys = this.monitor.keysOf(n);
         gone.push(...keys);
         for (const k of keys) this.history.delete(k);
@@ -283,14 +298,27 @@ export class HealthLedger implements HealthPort {
     return this.previous.effective(this.monitor.verdicts());
   }
 
-  /** The verdicts DNS answers with: this location's, aggregated with the live other locations' in a cluster. */
+  /**
+   * The verdicts DNS answers with: this location's, aggregated with the live other locations' in a cluster,
+   * then the worse of that and any pushed health.
+   */
   verdicts(): Map<string, ProbeVerdict> {
+    return this.pushed.applyAll(this.probeVerdicts());
+  }
+
+  /** What probing alone says (aggregated over the live locations in a cluster), without pushed health. */
+  probeVerdicts(): Map<string, ProbeVerdict> {
     const own = this.ownVerdicts();
     return this.cluster ? this.cluster.verdicts(own) : own;
   }
 
   /** One endpoint's verdict as verdicts() has it, without building the map of all of them. */
   verdictOf(key: string): ProbeVerdict | undefined {
+    return this.pushed.apply(key, this.probeVerdictOf(key));
+  }
+
+  /** What probing alone says of one endpoint (aggregated over the live locations in a cluster). */
+  probeVerdictOf(key: string): ProbeVerdict | undefined {
     const own = this.previous.effectiveOf(key, this.monitor.verdictOf(key));
     return this.cluster ? this.cluster.verdictOf(key, own) : own;
   }
@@ -342,6 +370,7 @@ export class HealthLedger implements HealthPort {
   /** Stops listening and saves every record that is out of date (the prober is stopped first). */
   async close(): Promise<void> {
     for (const u of this.unsubscribe) u();
+    this.pushed.close();
     this.changeListeners.clear();
     this.transitionListeners.clear();
     await this.saver.close();

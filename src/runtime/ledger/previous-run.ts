@@ -17,10 +17,16 @@ import type { EndpointTransition } from '../monitor';
 export const SAVED_HISTORY = 10;
 
 /**
- * One entry of an endpoint's history: a status change the prober saw, or a maintenance change (the endpoint
- * or its profile disabled: `to` Disabled; enabled again: `from` Disabled). Newest last.
+ * One entry of an endpoint's history: a status change the prober saw, one health pushed from outside caused
+ * (`source: 'pushed'`), or a maintenance change (the endpoint or its profile disabled: `to` Disabled; enabled
+ * again: `from` Disabled). Newest last.
  */
-export type LedgerTransition = Omit<EndpointTransition, 'from' | 'to'> & { from: ProbeVerdict | 'Disabled'; to: ProbeVerdict | 'Disabled' };
+export type LedgerTransition = Omit<EndpointTransition, 'from' | 'to'> & {
+  from: ProbeVerdict | 'Disabled';
+  to: ProbeVerdict | 'Disabled';
+  /** `pushed`: health pushed from outside moved the effective verdict; absent: probing (or maintenance). */
+  source?: 'pushed';
+};
 
 /** One endpoint's saved record (the store keeps it as opaque JSON under `profile/endpoint`). */
 export interface SavedEndpoint {

@@ -290,13 +290,15 @@ export class Monitor implements HealthView {
     };
   }
 
+  private readonly now = (): number => this.timers.now();
+
   private readonly lookup = (hostname: string): ReturnType<ProbeResolver['lookup']> => this.resolver.lookup(hostname);
 
   private async runProbe(key: string, generation: number, signal: AbortSignal): Promise<void> {
     const e = this.entries.get(key);
     if (!e || e.generation !== generation) return;
     const target = e.target;
-    const outcome = await this.probeFn(target, { timeoutMs: this.timeoutMs(target), signal, lookup: this.lookup });
+    const outcome = await this.probeFn(target, { timeoutMs: this.timeoutMs(target), signal, lookup: this.lookup, now: this.now });
     if (signal.aborted) return;
     const current = this.entries.get(key);
     if (current !== e || e.generation !== generation) return; // removed or settings changed meanwhile

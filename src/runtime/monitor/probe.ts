@@ -7,11 +7,12 @@
  * response headers; the body is never read (the connection is destroyed once the status is known).
  */
 import { connect as netConnect, isIP, type Socket } from 'node:net';
-import type { TLSSocket } from 'node:tls';
+import { checkServerIdentity, type PeerCertificate, type TLSSocket } from 'node:tls';
 import { performance } from 'node:perf_hooks';
 import { Client, buildConnector } from 'undici';
 import type { ErrorCode } from '../../core/codes';
 import { TmkitError } from '../../core/diagnostics';
+import { certificateFailure, certificateWarning, slowFailure } from '../../core/health/probe-rules';
 import { statusExpected, type ProbeTarget } from '../../core/health/targets';
 import { ProbeResolver, ResolveError } from './resolver';
 
@@ -24,6 +25,18 @@ export interface ProbeOutcome {
   address?: string;
   /** Wall time of the whole probe, including name resolution. */
   latencyMs: number;
+  /** HTTPS: the server certificate seen (whether or not it was validated). */
+  certificate?: ProbeCertificate;
+}
+
+/** What an HTTPS probe saw of the server certificate (for the status API, the expiry metric and warnings). */
+export interface ProbeCertificate {
+  /** notAfter, ms since epoch. */
+  validTo: number;
+  /** Subject CN and subjectAltName entries. */
+  names: string[];
+  /** With certificateValidation Enabled: `certificate expires in 5 days (…)` inside the warning window. */
+  warning?: string;
 }
 
 /** Resolves a host name to addresses (default: a shared ProbeResolver: /etc/hosts, then DNS via c-ares). */
@@ -35,6 +48,8 @@ export interface ProbeOptions {
   /** Aborts the probe early (monitor shutdown); the outcome is then a failure `aborted`. */
   signal?: AbortSignal;
   lookup?: LookupFn;
+  /** The time certificates are judged at (the runtime's clock; default the system's). */
+  now?: () => number;
 }
 
 /** Largest response header block accepted (a bigger one is a failure, not a memory problem). */
@@ -70,27 +85,77 @@ export async function probe(target: ProbeTarget, opts: ProbeOptions = {}): Promi
   if (opts.signal?.aborted) onOuterAbort();
   else opts.signal?.addEventListener('abort', onOuterAbort, { once: true });
   let address: string | undefined;
+  const seen: CertificateCheck = { target, now: opts.now ?? systemNow };
   try {
     address = await resolveAddress(target, ac.signal, opts.lookup ?? defaultLookup);
     if (target.protocol === 'TCP') {
       await tcpConnect(address, target.port, ac.signal);
-      return { ok: true, reason: 'connected', address, latencyMs: performance.now() - started };
+      return judgeLatency({ ok: true, reason: 'connected', address, latencyMs: performance.now() - started }, target);
     }
-    const statusCode = await httpGet(target, address, timeoutMs, ac.signal);
-    return {
+    const statusCode = await httpGet(target, address, timeoutMs, ac.signal, seen);
+    return judgeLatency({
       ok: statusExpected(statusCode, target.expectedStatusCodeRanges),
       reason: `status ${statusCode}`,
       statusCode,
       address,
       latencyMs: performance.now() - started,
-    };
+      ...(seen.certificate ? { certificate: seen.certificate } : {}),
+    }, target);
   } catch (err) {
     const reason = timedOut ? 'timeout' : ac.signal.aborted && !timedOut && opts.signal?.aborted ? 'aborted' : classify(err, target);
-    return { ok: false, reason, ...(address !== undefined ? { address } : {}), latencyMs: performance.now() - started };
+    return { ok: false, reason, ...(address !== undefined ? { address } : {}), latencyMs: performance.now() - started, ...(seen.certificate ? { certificate: seen.certificate } : {}) };
   } finally {
     clearTimeout(timer);
     opts.signal?.removeEventListener('abort', onOuterAbort);
   }
+}
+
+const systemNow = (): number => performance.timeOrigin + performance.now();
+
+/** A successful probe slower than `degradedLatencyMs` is a failure (core/health/probe-rules.ts). */
+function judgeLatency(o: ProbeOutcome, target: ProbeTarget): ProbeOutcome {
+  const slow = o.ok ? slowFailure(o.latencyMs, target.degradedLatencyMs) : undefined;
+  return slow === undefined ? o : { ...o, ok: false, reason: slow };
+}
+
+/** One HTTPS probe's certificate check: its settings, its clock, and what it saw (filled in by the connector). */
+interface CertificateCheck {
+  target: ProbeTarget;
+  now: () => number;
+  certificate?: ProbeCertificate;
+}
+
+/** Subject CN and subjectAltName names of a peer certificate, lower-cased, in order, without duplicates. */
+function certificateNames(cert: PeerCertificate): string[] {
+  const out: string[] = [];
+  const cn = cert.subject?.CN;
+  for (const n of Array.isArray(cn) ? cn : cn ? [cn] : []) out.push(String(n).toLowerCase());
+  for (const part of (cert.subjectaltname ?? '').split(/,\s*/)) {
+    const m = /^(?:DNS|IP Address):(.+)$/.exec(part.trim());
+    if (m) out.push(m[1]!.toLowerCase());
+  }
+  return [...new Set(out)];
+}
+
+/**
+ * Records the peer certificate of an HTTPS probe and, with certificateValidation Enabled, judges it: the
+ * failure reason (core/health/probe-rules.ts), or undefined when the probe may go on.
+ */
+function inspectCertificate(sock: TLSSocket, cert: PeerCertificate, check: CertificateCheck): string | undefined {
+  const validTo = Date.parse(cert.valid_to);
+  const names = certificateNames(cert);
+  const now = check.now();
+  const rule = check.target.certificate;
+  const warning = rule && Number.isFinite(validTo) ? certificateWarning(validTo, now, rule.warningDays) : undefined;
+  check.certificate = { validTo, names, ...(warning !== undefined ? { warning } : {}) };
+  if (!rule) return undefined;
+  // Node sets authorizationError to OpenSSL's code (`DEPTH_ZERO_SELF_SIGNED_CERT`) when the chain is not trusted.
+  const chainError = sock.authorized ? undefined : String(sock.authorizationError ?? 'UNABLE_TO_VERIFY_LEAF_SIGNATURE');
+  return certificateFailure({
+    validFrom: Date.parse(cert.valid_from), validTo, names,
+    ...(chainError !== undefined ? { chainError } : {}),
+    hostMismatch: checkServerIdentity(rule.host, cert) !== undefined,
+  }, now, rule.host);
 }
 
 /** The address to connect to: the literal itself, or the first address the resolver returns (its order). */
@@ -140,25 +205,34 @@ function tcpConnect(address: string, port: number, signal: AbortSignal): Promise
   });
 }
 
-/** Base connectors by timeout: no certificate validation, no TLS session cache, no TCP keep-alive. */
-const connectors = new Map<number, buildConnector.connector>();
+/**
+ * Base connectors by timeout (and CA bundle): the handshake never fails on the certificate (no TLS session
+ * cache, no TCP keep-alive). OpenSSL still judges the chain against the system CAs, or the profile's
+ * `caCertificates` when it has them, and a probe with certificateValidation Enabled reads that verdict.
+ */
+const connectors = new Map<string, buildConnector.connector>();
+/** Distinct (timeout, CA bundle) connectors kept at most; past it the cache starts over. */
+const MAX_CONNECTORS = 64;
 
-function baseConnector(timeoutMs: number): buildConnector.connector {
-  let c = connectors.get(timeoutMs);
+function baseConnector(timeoutMs: number, ca?: string): buildConnector.connector {
+  const key = ca === undefined ? String(timeoutMs) : `${timeoutMs}\n${ca}`;
+  let c = connectors.get(key);
   if (!c) {
-    c = buildConnector({ rejectUnauthorized: false, maxCachedSessions: 0, timeout: timeoutMs, keepAlive: false });
-    connectors.set(timeoutMs, c);
+    if (connectors.size >= MAX_CONNECTORS) connectors.clear();
+    c = buildConnector({ rejectUnauthorized: false, maxCachedSessions: 0, timeout: timeoutMs, keepAlive: false, ...(ca !== undefined ? { ca } : {}) });
+    connectors.set(key, c);
   }
   return c;
 }
 
 /**
- * A connector for one probe: requires a server certificate on HTTPS (presence only), and remembers the
- * socket it opens so the probe can destroy it on timeout even in the middle of a TLS handshake (undici
- * only learns about the socket once the handshake completes).
+ * A connector for one probe: requires a server certificate on HTTPS (and with certificateValidation Enabled
+ * a valid one, else the probe fails with the reason), and remembers the socket it opens so the probe can
+ * destroy it on timeout even in the middle of a TLS handshake (undici only learns about the socket once the
+ * handshake completes).
  */
-function probeConnector(timeoutMs: number, sockets: Set<Socket>): buildConnector.connector {
-  const base = baseConnector(timeoutMs);
+function probeConnector(timeoutMs: number, sockets: Set<Socket>, check: CertificateCheck): buildConnector.connector {
+  const base = baseConnector(timeoutMs, check.target.certificate?.ca);
   return (options, callback) => {
     // the undici typings say void; the implementation returns the socket it created
     const socket = (base as unknown as (o: typeof options, cb: typeof callback) => Socket | undefined)(options, (err, sock) => {
@@ -170,6 +244,12 @@ function probeConnector(timeoutMs: number, sockets: Set<Socket>): buildConnector
           callback(new ProbeFailure('TLS error: no certificate', 'PROBE_NO_CERTIFICATE'), null);
           return;
         }
+        const failure = inspectCertificate(sock as TLSSocket, cert, check);
+        if (failure !== undefined) {
+          sock.destroy();
+          callback(new ProbeFailure(failure, 'PROBE_CERTIFICATE'), null);
+          return;
+        }
       }
       callback(null, sock);
     });
@@ -178,12 +258,12 @@ function probeConnector(timeoutMs: number, sockets: Set<Socket>): buildConnector
 }
 
 /** GET protocol://address:port/path with the target's headers; resolves to the status code. */
-async function httpGet(target: ProbeTarget, address: string, timeoutMs: number, signal: AbortSignal): Promise<number> {
+async function httpGet(target: ProbeTarget, address: string, timeoutMs: number, signal: AbortSignal, check: CertificateCheck): Promise<number> {
   const scheme = target.protocol === 'HTTPS' ? 'https' : 'http';
   const host = isIP(address) === 6 ? `[${address}]` : address;
   const sockets = new Set<Socket>();
   const client = new Client(`${scheme}://${host}:${target.port}`, {
-    connect: probeConnector(timeoutMs, sockets),
+    connect: probeConnector(timeoutMs, sockets, check),
     pipelining: 1,
     headersTimeout: timeoutMs + 1000,
     bodyTimeout: timeoutMs + 1000,

@@ -28,6 +28,7 @@ import {
 import { EtcdControls } from './etcd-controls';
 import { sha256Hex } from './hash';
 import { MonitorStateFile } from './monitor-file';
+import { EtcdPushedHealth } from './etcd-pushed-health';
 import { REV_KEY, RESOURCES_KEY, keyOfProfile } from '../etcd/keys';
 import { EtcdSession, type EtcdSessionOptions } from '../etcd/session';
 
@@ -43,6 +44,7 @@ export class EtcdStore implements Store {
   private readonly ownsSession: boolean;
   private writeQueue: Promise<void> = Promise.resolve();
   private readonly counters: StoreStats = { rowsRead: 0, viewRebuilds: 0 };
+  private pushed: EtcdPushedHealth | undefined;
   /** The traffic controls under `ops/` (overrides, failback approvals, audit log, drills). */
   readonly controls: EtcdControls;
 
@@ -199,6 +201,9 @@ export class EtcdStore implements Store {
   }
 
   async saveMonitorState(change: MonitorStateChange): Promise<void> { await this.monitor.save(change); }
+
+  /** Health pushed from outside: `pushed/` keys, shared by every node (etcd-pushed-health.ts). */
+  pushedHealth(): EtcdPushedHealth { return (this.pushed ??= new EtcdPushedHealth(this.session)); }
 
   async loadMonitorState(): Promise<MonitorState | undefined> { return this.monitor.load(); }
 

@@ -22,6 +22,7 @@ import {
   type StoreView,
 } from '../../core/store/types';
 import { isoNow, systemClock, type RuntimeClock } from '../clock';
+import { SqlitePushedHealth } from './sqlite-pushed-health';
 import { openDatabase, sqliteDriver, storeJournalMode, SqliteError, type SqlDatabase, type SqliteDriverName, type SqlStatement } from './driver';
 import { CONTROLS_MIGRATION_SQL, SqliteControls } from './sqlite-controls';
 
@@ -56,6 +57,11 @@ export const MIGRATIONS: ReadonlyArray<{ version: number; description: string; s
     `,
   },
   { version: 2, description: 'traffic controls: overrides, failback approvals, audit log, drill reports', sql: CONTROLS_MIGRATION_SQL },
+  {
+    version: 3,
+    description: 'health pushed from outside (runtime state, not configuration)',
+    sql: `CREATE TABLE pushed_health (key TEXT PRIMARY KEY, value TEXT NOT NULL, expires_at INTEGER NOT NULL) STRICT;`,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;
@@ -115,6 +121,7 @@ export class SqliteStore implements Store {
   private readonly db: SqlDatabase;
   private readonly clock: RuntimeClock;
   private readonly listeners = new Set<StoreListener>();
+  private pushed: SqlitePushedHealth | undefined;
   /**
    * The incremental view writes are judged against (core/store/admission.ts): every profile, parsed, as of
    * store revision `viewRevision`. Built by one walk of the table the first time a write needs it; from then on each
@@ -483,6 +490,11 @@ export class SqliteStore implements Store {
       else if (row.key.startsWith(ENDPOINT_ROW)) state.endpoints[row.key.slice(ENDPOINT_ROW.length)] = JSON.parse(row.value) as unknown;
     }
     return state;
+  }
+
+  /** Health pushed from outside: the `pushed_health` table (sqlite-pushed-health.ts). */
+  pushedHealth(): SqlitePushedHealth {
+    return (this.pushed ??= new SqlitePushedHealth(this.db));
   }
 
   watch(listener: StoreListener): () => void {

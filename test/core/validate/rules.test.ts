@@ -4,6 +4,7 @@
  * same document with the problem fixed) must yield no diagnostic at all.
  */
 import { RULES, validate, type ValidateOptions } from '../../../src/core/validate';
+import { TEST_CA_PEM } from '../../support/test-ca';
 import { normalize } from '../../../src/core/model/normalize';
 import { azure, doc, ext, geoDoc, leaf, nested, one, profile, range, SUB, subnetDoc, webApp } from './helpers';
 
@@ -77,6 +78,13 @@ const rows: Row[] = [
   { code: 'STATUS_CODE_RANGES_LIMIT', paths: [`${P}.monitorConfig.expectedStatusCodeRanges`], fail: mon({ expectedStatusCodeRanges: codeRanges(9) }), pass: mon({ expectedStatusCodeRanges: codeRanges(8) }) },
   { code: 'STATUS_CODE_RANGE', paths: [`${P}.monitorConfig.expectedStatusCodeRanges[0]`, `${P}.monitorConfig.expectedStatusCodeRanges[1]`], fail: mon({ expectedStatusCodeRanges: [{ min: 300, max: 200 }, { min: 99, max: 1000 }] }), pass: mon({ expectedStatusCodeRanges: [{ min: 200, max: 200 }, { min: 100, max: 999 }] }) },
   { code: 'STATUS_CODE_RANGES_IGNORED', paths: [`${P}.monitorConfig.expectedStatusCodeRanges`], fail: mon({ protocol: 'TCP', port: 22, expectedStatusCodeRanges: codeRanges(1) }), pass: mon({ protocol: 'HTTPS', expectedStatusCodeRanges: codeRanges(1) }) },
+  // monitor: tmkit's health extensions (docs/health.md)
+  { code: 'MONITOR_CERTIFICATE_VALIDATION', paths: [`${P}.monitorConfig.certificateValidation`], fail: mon({ protocol: 'HTTPS', certificateValidation: 'enabled' }), pass: mon({ protocol: 'HTTPS', certificateValidation: 'Enabled' }) },
+  { code: 'MONITOR_CA_CERTIFICATES', paths: [`${P}.monitorConfig.caCertificates`], fail: mon({ protocol: 'HTTPS', certificateValidation: 'Enabled', caCertificates: '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n' }), pass: mon({ protocol: 'HTTPS', certificateValidation: 'Enabled', caCertificates: TEST_CA_PEM }) },
+  { code: 'MONITOR_CERTIFICATE_EXPIRY_WARNING_RANGE', paths: [`${P}.monitorConfig.certificateExpiryWarningDays`], fail: mon({ protocol: 'HTTPS', certificateValidation: 'Enabled', certificateExpiryWarningDays: 366 }), pass: mon({ protocol: 'HTTPS', certificateValidation: 'Enabled', certificateExpiryWarningDays: 0 }) },
+  { code: 'MONITOR_CERTIFICATE_IGNORED', paths: [`${P}.monitorConfig.caCertificates`], fail: mon({ protocol: 'HTTPS', caCertificates: TEST_CA_PEM }), pass: mon({ protocol: 'HTTPS', certificateValidation: 'Enabled', caCertificates: TEST_CA_PEM }) },
+  { code: 'MONITOR_DEGRADED_LATENCY_RANGE', paths: [`${P}.monitorConfig.degradedLatencyMs`], fail: mon({ degradedLatencyMs: 0.5 }), pass: mon({ degradedLatencyMs: 1 }) },
+  { code: 'MONITOR_DEGRADED_LATENCY_IGNORED', paths: [`${P}.monitorConfig.degradedLatencyMs`], fail: mon({ timeoutInSeconds: 5, degradedLatencyMs: 5000 }), pass: mon({ timeoutInSeconds: 5, degradedLatencyMs: 4999 }) },
   // endpoints
   { code: 'ENDPOINT_TYPE', paths: [`${P}.endpoints[a].type`], fail: one('Priority', [ext('a', 'a.example.com', { type: 'httpEndpoints' })]), pass: one('Priority', [ext('a', 'a.example.com', { type: 'Microsoft.Network/TrafficManagerProfiles/ExternalEndpoints' })]) },
   { code: 'ENDPOINT_STATUS', paths: [`${P}.endpoints[a].endpointStatus`], fail: one('Priority', [ext('a', 'a.example.com', { endpointStatus: 'On' })]), pass: one('Priority', [ext('a', 'a.example.com', { endpointStatus: 'Disabled' })]) },

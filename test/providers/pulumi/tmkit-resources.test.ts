@@ -100,6 +100,13 @@ describe('Profile', () => {
     expect(bad.failures[0]![1]).toMatch(/^tmkit has no resource groups: remove resourceGroupName/);
   });
 
+  test('check: monitorConfig\'s health extensions (issue 31) are judged at their Pulumi paths', async () => {
+    const ok = await check(PROFILE, 'shop', { ...inputs, monitorConfig: { protocol: 'HTTPS', port: 443, path: '/', certificateValidation: 'Enabled', certificateExpiryWarningDays: 30, degradedLatencyMs: 500 } });
+    expect(ok.failures).toEqual([]);
+    const bad = await check(PROFILE, 'shop', { ...inputs, monitorConfig: { protocol: 'HTTPS', port: 443, path: '/', certificateValidation: 'Enabled', caCertificates: 'not pem', degradedLatencyMs: 0 } });
+    expect(bad.failures.map(([p]) => p)).toEqual(['monitorConfig.caCertificates', 'monitorConfig.degradedLatencyMs']);
+  });
+
   let created: { id: string; outputs: Js };
   test('create: PUT If-None-Match; id ends in /trafficManagerProfiles/<name>; outputs have dnsConfig.fqdn, the stack and the ETag', async () => {
     const pv = await create(PROFILE, 'shop', { ...inputs, profileName: 'shop' }, true);

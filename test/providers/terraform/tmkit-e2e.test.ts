@@ -111,6 +111,17 @@ describe.each(CLIS)('$name e2e with the tmkit provider and a real tmkit serve', 
     expect((await client.getEndpoint('app-eu', 'eu-1')).endpoint.weight).toBe(5);
   });
 
+  test('monitor_config.degraded_latency_ms (issue 31): one attribute added in place to both regional profiles, stored, then no changes', async () => {
+    edit('    tolerated_number_of_failures = 3\n    expected_status_code_ranges  = ["200-299"]\n', '    tolerated_number_of_failures = 3\n    expected_status_code_ranges  = ["200-299"]\n    degraded_latency_ms          = 800\n');
+    const plan = ok(await tf('plan', '-input=false'));
+    expect(plan.stdout).toContain('Plan: 0 to add, 2 to change, 0 to destroy.');
+    expect(plan.stdout.match(/\+ degraded_latency_ms += 800/g)).toHaveLength(2);
+    ok(await tf('apply', '-auto-approve', '-input=false'));
+    const stored = (await client.listProfiles({ stack: 'terraform' })).profiles.filter((p) => p.profile.monitorConfig.degradedLatencyMs === 800);
+    expect(stored.map((p) => p.name).sort()).toEqual(['app-eu', 'app-us']);
+    expect(ok(await tf('plan', '-input=false')).stdout).toContain('No changes.');
+  });
+
   test('drift made with the tmkit CLI shows in the plan and is planned away', async () => {
     const stack = await client.listProfiles({ stack: 'terraform' });
     const doc = { apiVersion: 'tmkit/v1', stack: 'terraform', profiles: stack.profiles.map((p) => p.profile) };

@@ -119,3 +119,17 @@ test('documentFromTerraformPlan says what is wrong with a file that is not a pla
   const r = documentFromTerraformPlan({ resource_changes: [change('tmkit_external_endpoint', 'tmkit_external_endpoint.a', ext('a', '/tmkit/stacks/terraform/trafficManagerProfiles/nope'))] });
   expect(r.problems).toEqual([{ address: 'tmkit_external_endpoint.a', message: 'its profile "nope" is not a tmkit_profile of this plan' }]);
 });
+
+test('monitor_config carries the health extensions both ways (issue 31); unset ones are null in state, so plans stay empty', () => {
+  const tf = { name: 'h', traffic_routing_method: 'Priority', dns_config: [{ relative_name: 'h' }], monitor_config: [{ protocol: 'HTTPS', certificate_validation: 'Enabled', certificate_expiry_warning_days: 30, degraded_latency_ms: 500, ca_certificates: null, custom_header: [] }] };
+  const input = profileSettingsFromTf(tf);
+  expect(input.value.monitorConfig).toEqual({ protocol: 'HTTPS', certificateValidation: 'Enabled', certificateExpiryWarningDays: 30, degradedLatencyMs: 500 });
+  const { endpoints: _e, ...stored } = normalizeProfile({ ...input.value, endpoints: [] } as never);
+  const m = (profileState(stored, { id: 'i', fqdn: 'h.tm', base: tf }).monitor_config as Array<Record<string, unknown>>)[0]!;
+  expect(m).toMatchObject({ certificate_validation: 'Enabled', ca_certificates: null, certificate_expiry_warning_days: 30, degraded_latency_ms: 500 });
+  const { endpoints: _f, ...plain } = normalizeProfile({ name: 'q', trafficRoutingMethod: 'Weighted', dnsConfig: { relativeName: 'q' }, monitorConfig: { degradedLatencyMs: 300 } });
+  // A monitor that differs from the default only by an extension still has its block.
+  expect(profileState(plain, { id: 'i', fqdn: 'q', base: { monitor_config: [] } }).monitor_config).toHaveLength(1);
+  expect(tfPath('profile', 'monitorConfig.degradedLatencyMs')).toEqual([{ attribute: 'monitor_config' }, { index: 0 }, { attribute: 'degraded_latency_ms' }]);
+  expect(tfPath('profile', 'monitorConfig.caCertificates')).toEqual([{ attribute: 'monitor_config' }, { index: 0 }, { attribute: 'ca_certificates' }]);
+});

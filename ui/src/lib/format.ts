@@ -12,6 +12,17 @@ export function ago(iso: string | undefined, now: number): string {
   return `${Math.floor(s / 86400)} d ago`;
 }
 
+/** How long until a future time: `in 42 s`, `in 5 min`, `in 2 h`, `in 1 d` (`now` once it is past). */
+export function until(iso: string, now: number): string {
+  const s = Math.round((Date.parse(iso) - now) / 1000);
+  if (!Number.isFinite(s)) return iso;
+  if (s <= 0) return 'now';
+  if (s < 60) return `in ${s} s`;
+  if (s < 3600) return `in ${Math.floor(s / 60)} min`;
+  if (s < 86400) return `in ${Math.floor(s / 3600)} h`;
+  return `in ${Math.floor(s / 86400)} d`;
+}
+
 /** `HH:MM:SS` in UTC (the server's timestamps are UTC; so is the timeline's axis). */
 export function clock(ms: number): string {
   return new Date(ms).toISOString().slice(11, 19);

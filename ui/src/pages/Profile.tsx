@@ -7,7 +7,7 @@ import { ResolveBox } from '../components/ResolveBox';
 import { Timeline } from '../components/Timeline';
 import { Tree } from '../components/Tree';
 import { useNow, useResource } from '../hooks';
-import { ago, detectionSeconds, etagRevision } from '../lib/format';
+import { ago, detectionSeconds, etagRevision, until } from '../lib/format';
 import { buildTree, nestedChildren } from '../lib/tree';
 import { hrefTraffic } from '../router';
 
@@ -75,7 +75,8 @@ export function ProfilePage({ name }: { name: string }) {
           <dt>Routing method</dt><dd data-testid="routing-method">{p.trafficRoutingMethod}{p.maxReturn !== undefined ? ` (maxReturn ${p.maxReturn})` : ''}</dd>
           <dt>TTL</dt><dd>{p.dnsConfig.ttl} s</dd>
           <dt>Monitor</dt><dd>{m.protocol} :{m.port}{m.path ?? ''} every {m.intervalInSeconds} s, timeout {m.timeoutInSeconds} s, tolerated {m.toleratedNumberOfFailures}
-            <span class="muted"> · worst-case detection {detectionSeconds(m)} s, failover {detectionSeconds(m) + p.dnsConfig.ttl} s</span></dd>
+            <span class="muted"> · worst-case detection {detectionSeconds(m)} s, failover {detectionSeconds(m) + p.dnsConfig.ttl} s</span>
+            {monitorExtensions(m) !== '' ? <span data-testid="monitor-extensions"> · {monitorExtensions(m)}</span> : null}</dd>
           <dt>Stack</dt><dd>{s.stack}</dd>
           <dt>Revision</dt><dd title={`ETag ${s.etag}`}>{etagRevision(s.etag) ?? s.etag} <span class="muted">(status from store revision {s.revision}, loaded {ago(r.loadedAt === undefined ? undefined : new Date(r.loadedAt).toISOString(), now)})</span></dd>
         </dl>
@@ -83,7 +84,7 @@ export function ProfilePage({ name }: { name: string }) {
 
       <Section title="Endpoints" testid="endpoints">
         <table class="grid">
-          <thead><tr><th>Name</th><th>Type</th><th>Target</th><th>Status</th><th>Monitor status</th><th>Reason</th><th>Last probe</th><th>Routing</th></tr></thead>
+          <thead><tr><th>Name</th><th>Type</th><th>Target</th><th>Status</th><th>Monitor status</th><th>Reason</th><th>Last probe</th><th>Health inputs</th><th>Routing</th></tr></thead>
           <tbody>
             {s.endpoints.map((e) => {
               const cfg = byName.get(e.name);
@@ -102,6 +103,12 @@ export function ProfilePage({ name }: { name: string }) {
                       {e.lastProbe.address ? ` · ${e.lastProbe.address}` : ''} · {Math.round(e.lastProbe.latencyMs)} ms · {ago(e.lastProbe.at, now)}
                     </span>
                   ) : e.probed ? 'not yet' : 'not probed'}</td>
+                  <td data-testid="health-inputs">{e.pushedHealth ? (
+                    <span class={e.verdictSource === 'pushed' ? 'bad' : 'muted'} title={`pushed at ${e.pushedHealth.at}`}>
+                      pushed {e.pushedHealth.status}{e.pushedHealth.reason ? `: ${e.pushedHealth.reason}` : ''} (ends {until(e.pushedHealth.expiresAt, now)})
+                    </span>
+                  ) : null}
+                  {(e.warnings ?? []).map((w) => <div class="warn" key={w}>{w}</div>)}</td>
                   <td class="muted">{cfg ? routingOf(p, cfg) : ''}</td>
                 </tr>
               );
@@ -136,6 +143,14 @@ export function ProfilePage({ name }: { name: string }) {
       </Section>
     </div>
   );
+}
+
+/** tmkit's health extensions of the monitor, in a few words (docs/health.md); '' when none is set. */
+function monitorExtensions(m: Profile['monitorConfig']): string {
+  const out: string[] = [];
+  if (m.certificateValidation === 'Enabled') out.push(`certificates checked${m.caCertificates ? ' (own CAs)' : ''}, warn ${m.certificateExpiryWarningDays ?? 14} days before expiry`);
+  if (m.degradedLatencyMs !== undefined) out.push(`slower than ${m.degradedLatencyMs} ms is Degraded`);
+  return out.join(' · ');
 }
 
 function routingOf(p: Profile, e: Profile['endpoints'][number]): string {

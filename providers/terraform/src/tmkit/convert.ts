@@ -116,6 +116,10 @@ export function profileSettingsFromTf(o: Obj): Converted<ProfileSettingsInput> {
     field('interval_in_seconds', 'intervalInSeconds', num);
     field('timeout_in_seconds', 'timeoutInSeconds', num);
     field('tolerated_number_of_failures', 'toleratedNumberOfFailures', num);
+    field('certificate_validation', 'certificateValidation', str);
+    field('ca_certificates', 'caCertificates', str);
+    field('certificate_expiry_warning_days', 'certificateExpiryWarningDays', num);
+    field('degraded_latency_ms', 'degradedLatencyMs', num);
     const h = headers(mon.custom_header, unknown, 'monitorConfig.customHeaders');
     if (h) m.customHeaders = h;
     const ranges = mon.expected_status_code_ranges;
@@ -248,7 +252,8 @@ const headersState = (h: Array<{ name: string; value: string }>): Obj[] => h.map
 function defaultMonitor(m: ProfileSettings['monitorConfig']): boolean {
   return m.protocol === DEFAULTS.protocol && m.port === DEFAULTS.portHttp && m.path === DEFAULTS.path &&
     m.intervalInSeconds === DEFAULTS.intervalInSeconds && m.timeoutInSeconds === DEFAULTS.timeoutFor(DEFAULTS.intervalInSeconds) &&
-    m.toleratedNumberOfFailures === DEFAULTS.toleratedNumberOfFailures && m.customHeaders.length === 0 && m.expectedStatusCodeRanges.length === 0;
+    m.toleratedNumberOfFailures === DEFAULTS.toleratedNumberOfFailures && m.customHeaders.length === 0 && m.expectedStatusCodeRanges.length === 0 &&
+    m.certificateValidation === undefined && m.caCertificates === undefined && m.certificateExpiryWarningDays === undefined && m.degradedLatencyMs === undefined;
 }
 
 /**
@@ -283,6 +288,10 @@ export function profileState(s: ProfileSettings, o: { id: string; fqdn: string; 
         return p && p.min === r.min && p.max === r.max ? spelled as string : `${r.min}-${r.max}`;
       }), bm?.expected_status_code_ranges),
       custom_header: headersState(m.customHeaders),
+      certificate_validation: m.certificateValidation ?? null,
+      ca_certificates: m.caCertificates ?? null,
+      certificate_expiry_warning_days: m.certificateExpiryWarningDays ?? null,
+      degraded_latency_ms: m.degradedLatencyMs ?? null,
     }],
     failback: s.failback ? [{ mode: s.failback.mode, successes_to_recover: s.failback.successesToRecover, hold_down_seconds: s.failback.holdDownSeconds }] : [],
     endpoint: [],
@@ -351,6 +360,7 @@ const DNS_NAMES: Record<string, string> = { relativeName: 'relative_name', ttl: 
 const MONITOR_NAMES: Record<string, string> = {
   protocol: 'protocol', port: 'port', path: 'path', intervalInSeconds: 'interval_in_seconds', timeoutInSeconds: 'timeout_in_seconds',
   toleratedNumberOfFailures: 'tolerated_number_of_failures', customHeaders: 'custom_header', expectedStatusCodeRanges: 'expected_status_code_ranges',
+  certificateValidation: 'certificate_validation', caCertificates: 'ca_certificates', certificateExpiryWarningDays: 'certificate_expiry_warning_days', degradedLatencyMs: 'degraded_latency_ms',
 };
 const ENDPOINT_NAMES: Record<string, string> = {
   name: 'name', target: 'target', targetResourceId: 'target_resource_id', endpointStatus: 'enabled', weight: 'weight', priority: 'priority',

@@ -95,13 +95,17 @@ export const profileSchema: Schema = {
         block: {
           ...md('Endpoint health probing. Without the block, tmkit\'s defaults apply (HTTP on port 80, path `/`, every 30 s).'),
           attributes: {
-            protocol: { type: 'string', optional: true, computed: true, ...md('`HTTP`, `HTTPS` (certificate not validated) or `TCP` (connect only). Default `HTTP`.') },
+            protocol: { type: 'string', optional: true, computed: true, ...md('`HTTP`, `HTTPS` (certificate not validated unless `certificate_validation = "Enabled"`) or `TCP` (connect only). Default `HTTP`.') },
             port: { type: 'number', optional: true, computed: true, ...md('1–65535. Default 80, or 443 for HTTPS.') },
             path: { type: 'string', optional: true, computed: true, ...md('Relative path probed with HTTP(S), e.g. `/health`; must be unset for TCP. Default `/` for HTTP(S).') },
             interval_in_seconds: { type: 'number', optional: true, computed: true, ...md('30, or 10 for fast probing. Default 30.') },
             timeout_in_seconds: { type: 'number', optional: true, computed: true, ...md('5–10 with a 30 s interval, 5–9 with 10 s. Default 10 (9 with a 10 s interval).') },
             tolerated_number_of_failures: { type: 'number', optional: true, computed: true, ...md('Failed probes tolerated before an endpoint is Degraded, 0–9. Default 3.') },
             expected_status_code_ranges: { type: ['list', 'string'], optional: true, ...md('Status code ranges counted as healthy besides 200, e.g. `["200-299", "301-302"]`; at most 8.') },
+            certificate_validation: { type: 'string', optional: true, ...md('tmkit: `Enabled` checks HTTPS certificates (chain, host name, expiry; a failed check is a failed probe with the reason). Unset or `Disabled`: any certificate, as Azure.') },
+            ca_certificates: { type: 'string', optional: true, ...md('tmkit: PEM CA certificates the probed chain must lead to instead of the system CAs (with `certificate_validation = "Enabled"`), e.g. `file("ca.pem")`.') },
+            certificate_expiry_warning_days: { type: 'number', optional: true, ...md('tmkit: warn (status, dashboard, metric) this many days before a certificate expires, 0–365 (0: never). Unset: 14 with validation enabled.') },
+            degraded_latency_ms: { type: 'number', optional: true, ...md('tmkit: a probe slower than this many milliseconds (1–60000, below the timeout) counts as failed (`slow: 812 ms > 500 ms`). Unset: no latency rule.') },
           },
           blocks: { custom_header: { nesting: 'list', block: { ...customHeader, ...md('A header sent with every probe (at most 8).') } } },
         },

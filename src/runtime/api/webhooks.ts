@@ -1,0 +1,52 @@
+/**
+ * `/v1/webhooks`: list (with each webhook's delivery log), add, remove (docs/webhooks.md, docs/api.md). The
+ * webhooks themselves live in src/runtime/webhooks/; without them (the API tests' harness) these routes
+ * answer 503.
+ */
+import type { WebhookList, WebhookReport, WebhookRequest } from '../../core/api';
+import { problem, type Diagnostic } from '../../core/diagnostics';
+import { WebhookRefused, type WebhooksApi } from '../webhooks';
+import { isObj, type ApiContext } from './common';
+import { ApiProblem } from './errors';
+import { readJson, type Ctx, type Reply, type Route } from './http';
+
+export function webhookRoutes(c: ApiContext, webhooks: WebhooksApi | undefined): Route[] {
+  const on = (): WebhooksApi => {
+    if (!webhooks) throw ApiProblem.of(503, 'NOT_AVAILABLE', 'this server has no webhooks attached');
+    return webhooks;
+  };
+  return [
+    { pattern: /^\/v1\/webhooks$/, name: '/v1/webhooks', methods: { GET: async (): Promise<Reply<WebhookList>> => ({ status: 200, body: { webhooks: on().list() } }), POST: (x) => add(c, on(), x) } },
+    { pattern: /^\/v1\/webhooks\/([^/]+)$/, name: '/v1/webhooks/{id}', methods: { DELETE: (x) => remove(on(), x) } },
+  ];
+}
+
+async function add(c: ApiContext, webhooks: WebhooksApi, ctx: Ctx): Promise<Reply<WebhookReport>> {
+  const body = await readJson(ctx.req, c.maxBody);
+  if (!isObj(body)) throw ApiProblem.of(400, 'BAD_REQUEST', 'the body must be {"url": "https://…", "events": ["transition", "revision"], "secretFile": "/path"}', { path: '$' });
+  const errors: Diagnostic[] = [];
+  if (typeof body.url !== 'string' || body.url === '') errors.push(problem('BAD_REQUEST', 'url (the http or https URL to POST events to) is required', { path: 'url' }));
+  if (body.events !== undefined && (!Array.isArray(body.events) || body.events.some((e) => typeof e !== 'string' || !/^[a-z][a-z0-9-]*$/.test(e)))) {
+    errors.push(problem('BAD_REQUEST', 'events is a list of event types such as "transition", "revision", "override", "drill" (none: all)', { path: 'events' }));
+  }
+  if (body.secretFile !== undefined && (typeof body.secretFile !== 'string' || body.secretFile === '')) errors.push(problem('BAD_REQUEST', 'secretFile is the path of a file on the server holding the HMAC secret', { path: 'secretFile' }));
+  if (body.format !== undefined && body.format !== 'json' && body.format !== 'slack') errors.push(problem('BAD_REQUEST', 'format is "json" (the event) or "slack" (a Slack/Teams-compatible {"text"} body)', { path: 'format' }));
+  if (errors.length > 0) throw new ApiProblem(400, errors);
+  try {
+    return { status: 201, body: webhooks.add(body as unknown as WebhookRequest) };
+  } catch (err) {
+    if (err instanceof WebhookRefused) throw ApiProblem.of(400, 'WEBHOOK_NOT_ALLOWED', err.message, { path: /secret/.test(err.message) ? 'secretFile' : 'url' });
+    throw err;
+  }
+}
+
+async function remove(webhooks: WebhooksApi, ctx: Ctx): Promise<Reply<{ id: string; deleted: true }>> {
+  const id = ctx.params[0]!;
+  let removed: boolean;
+  try { removed = webhooks.remove(id); } catch (err) {
+    if (err instanceof WebhookRefused) throw ApiProblem.of(409, 'WEBHOOK_NOT_ALLOWED', err.message);
+    throw err;
+  }
+  if (!removed) throw ApiProblem.of(404, 'NOT_FOUND', `no webhook ${id}; GET /v1/webhooks lists them`);
+  return { status: 200, body: { id, deleted: true } };
+}

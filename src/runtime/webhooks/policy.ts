@@ -1,0 +1,61 @@
+/**
+ * What a webhook may be sent to, and what it sends (docs/webhooks.md): the SSRF stance, the body of one
+ * event (JSON as it is, or a Slack/Teams-compatible `{"text"}`) and its signature.
+ *
+ * SSRF: a webhook URL is given by whoever holds the API token, and tmkit serve often runs inside a network
+ * whose private services should not be reachable by a POST from it. So a webhook goes only to public
+ * addresses unless the operator says otherwise (`serve --webhook-allow-private`): the URL's host is checked
+ * when it is registered (an IP literal) and every address it resolves to is checked again at connect time,
+ * the address connected to being the one checked (no DNS rebinding in between). Redirects are not followed.
+ */
+import { createHmac } from 'node:crypto';
+import type { LiveEvent } from '../../core/api';
+import { nonPublicReason, parseIp } from '../../core/net/ip';
+
+/** Why `address` may not be a webhook's destination; undefined when it may. */
+export function addressRefusal(address: string, allowPrivate: boolean): string | undefined {
+  if (allowPrivate) return undefined;
+  const ip = parseIp(address.replace(/^\[(.*)\]$/, '$1'));
+  if (!ip) return `'${address}' is not an IP address`;
+  const why = nonPublicReason(ip);
+  return why === undefined ? undefined : `${address} is ${why}: webhooks go to public addresses unless tmkit serve runs with --webhook-allow-private`;
+}
+
+/** The URL, checked (http or https, no credentials, an IP literal host checked now); throws with the reason. */
+export function checkWebhookUrl(raw: string, allowPrivate: boolean): URL {
+  let url: URL;
+  try { url = new URL(raw); } catch { throw new Error(`'${raw}' is not a URL such as https://hooks.example.com/tmkit`); }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`'${raw}': webhooks are http:// or https:// URLs`);
+  if (url.username !== '' || url.password !== '') throw new Error(`'${raw}': put no credentials in the URL; sign deliveries with a secret file instead`);
+  const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
+  if (parseIp(host)) {
+    const why = addressRefusal(host, allowPrivate);
+    if (why !== undefined) throw new Error(why);
+  } else if (!allowPrivate && /^(localhost|.*\.localhost)$/i.test(host)) {
+    throw new Error(`${host} is loopback: webhooks go to public addresses unless tmkit serve runs with --webhook-allow-private`);
+  }
+  return url;
+}
+
+/** The body of one delivery: `{id, event, at, ...data}` (json), or a chat message (slack). */
+export function deliveryBody(event: LiveEvent, id: string, at: string, format: 'json' | 'slack'): string {
+  const data = event.data as unknown as Record<string, unknown>;
+  if (format === 'slack') return JSON.stringify({ text: chatText(event), tmkit: { id, event: event.type, at, ...data } });
+  return JSON.stringify({ id, event: event.type, at: typeof data.at === 'string' ? data.at : at, ...data });
+}
+
+/** One line for a chat channel (Slack's and Teams' incoming webhooks both take `{"text": …}`). */
+function chatText(event: LiveEvent): string {
+  const d = event.data as unknown as Record<string, unknown>;
+  if (event.type === 'transition') {
+    return `tmkit: ${String(d.profile)}/${String(d.endpoint)} ${String(d.from)} → ${String(d.to)} (${String(d.reason)}) at ${String(d.location)}`;
+  }
+  if (event.type === 'revision') return `tmkit: configuration revision ${String(d.revision)} is served`;
+  const parts = Object.entries(d).filter(([, v]) => typeof v === 'string' || typeof v === 'number').map(([k, v]) => `${k}=${String(v)}`);
+  return `tmkit: ${event.type}${parts.length > 0 ? ` ${parts.join(' ')}` : ''}`;
+}
+
+/** `X-Tmkit-Signature`: `sha256=` and the hex HMAC-SHA256 of the exact body bytes with the secret. */
+export function signature(secret: string, body: string): string {
+  return `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
+}
