@@ -51,6 +51,18 @@ function chatText(event: LiveEvent): string {
     return `tmkit: ${String(d.profile)}/${String(d.endpoint)} ${String(d.from)} → ${String(d.to)} (${String(d.reason)}) at ${String(d.location)}`;
   }
   if (event.type === 'revision') return `tmkit: configuration revision ${String(d.revision)} is served`;
+  if (event.type === 'override') {
+    const { action, override: o } = event.data;
+    const what = o.kind === 'down' ? 'down' : `weight ${String(o.weight)}`;
+    return `tmkit: override ${what} of ${o.profile}/${o.endpoint} ${action} (by ${o.who}, until ${o.expiresAt})${o.reason ? `: ${o.reason}` : ''}`;
+  }
+  if (event.type === 'drill') {
+    const { action, drill: r } = event.data;
+    const figures = action === 'finished'
+      ? `: ${r.status}, switch ${r.switchSeconds ?? '?'} s, revert ${r.revertSeconds ?? '?'} s, bound ${r.boundSeconds ?? 'none'}${r.boundSeconds === null ? '' : ' s'}`
+      : ` (hold ${r.holdSeconds} s, by ${r.who})`;
+    return `tmkit: drill of ${r.profile}/${r.endpoint} ${action}${figures}`;
+  }
   const parts = Object.entries(d).filter(([, v]) => typeof v === 'string' || typeof v === 'number').map(([k, v]) => `${k}=${String(v)}`);
   return `tmkit: ${event.type}${parts.length > 0 ? ` ${parts.join(' ')}` : ''}`;
 }

@@ -140,6 +140,25 @@ test('at least once, in order, across a receiver outage (refused connections, th
   expect(after).toMatchObject({ delivered: 12, failed: 0, dropped: 0, queued: 0 });
 });
 
+test('traffic operations reach webhooks too: an override made and cleared, as JSON and as a chat line', async () => {
+  const rx = await receiver();
+  const chat = await receiver();
+  const { client } = await start({ allowPrivate: true });
+  await web(client);
+  await client.addWebhook({ url: rx.url, events: ['override'] });
+  await client.addWebhook({ url: chat.url, events: ['override'], format: 'slack' });
+  const made = await client.createOverride({ kind: 'down', profile: 'web', endpoint: 'a', for: '10m', reason: 'patching', who: 'ops' });
+  await client.clearOverride(made.override.id, { who: 'ops' });
+  await waitFor('both override events delivered twice', () => (rx.got.length >= 2 && chat.got.length >= 2 ? true : undefined), 10_000);
+  expect(rx.got.map((g) => [g.headers['x-tmkit-event'], g.json.action, (g.json.override as { id: string }).id])).toEqual([
+    ['override', 'created', made.override.id], ['override', 'cleared', made.override.id],
+  ]);
+  expect(chat.got.map((g) => String(g.json.text))).toEqual([
+    expect.stringMatching(/^tmkit: override down of web\/a created \(by ops, until \S+\): patching$/),
+    expect.stringMatching(/^tmkit: override down of web\/a cleared \(by ops, until \S+\): patching$/),
+  ]);
+});
+
 test('the queue is bounded: the oldest waiting events are dropped and counted', async () => {
   const rx = await receiver();
   const { client } = await start({ allowPrivate: true, tuning: { maxQueue: 3, retryBaseMs: 20, retryMaxMs: 50 } });
