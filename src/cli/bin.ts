@@ -1,7 +1,5 @@
 #!/usr/bin/env node
 /** The `tmkit` executable (package.json "bin"): runs the CLI and exits with its code. */
-import { run } from './main';
+import { exitWhenDone, run } from './main';
 
-void run(process.argv.slice(2)).then((code) => {
-  process.exitCode = code;
-});
+void run(process.argv.slice(2)).then(exitWhenDone);

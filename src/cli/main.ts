@@ -99,3 +99,21 @@ export async function run(argv: string[]): Promise<number> {
     return EXIT_FAILED;
   }
 }
+
+/** How long a finished command may take to exit by itself (stdout draining) before it is made to. */
+const EXIT_GRACE_MS = 5_000;
+
+/**
+ * The executable's end: the command's exit code, and an exit once the event loop is empty. A handle left
+ * open (a socket a failed start never closed, inside node:cluster or out of it) would otherwise keep a process
+ * whose command is over alive — a `tmkit dns --workers 2` on a busy port once waited on such a one — so an
+ * unref'd timer exits after EXIT_GRACE_MS; it never delays a process that ends by itself.
+ */
+export function exitWhenDone(code: number): void {
+  process.exitCode = code;
+  setTimeout(() => {
+    process.stderr.write(`tmkit: still running ${EXIT_GRACE_MS / 1000} s after the command ended (a handle was left open); exiting with ${code}\n`);
+    process.exit(code);
+  }, EXIT_GRACE_MS).unref();
+}
+
