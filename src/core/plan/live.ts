@@ -106,7 +106,10 @@ function noOnlineWarnings(plan: Plan, deployed: readonly DeployedProfile[], live
     if (!a || !b) continue;
     const onlineBefore = b.endpoints.filter((e) => online(e.status)).map((e) => e.endpoint.name);
     if (onlineBefore.length === 0 || a.endpoints.some((e) => online(e.status))) continue;
-    const left = a.endpoints.map((e) => `${e.endpoint.name} ${e.status}`).join(', ') || 'no endpoints';
+    // In the profile's own endpoint order (the compiled profile orders them for routing).
+    const status = new Map(a.endpoints.map((e) => [e.endpoint.name, e.status]));
+    const order = after.get(c.profile)?.endpoints.map((e) => e.name) ?? [...status.keys()];
+    const left = order.filter((n) => status.has(n)).map((n) => `${n} ${status.get(n)!}`).join(', ') || 'no endpoints';
     out.push({
       severity: 'warning', code: 'LIVE_NO_ONLINE_ENDPOINT', path: `profiles[${c.profile}]`,
       message: `with the live health now, this change leaves profile ${c.profile} with no endpoint Online (Online now: ${onlineBefore.join(', ')}; after: ${left})`,

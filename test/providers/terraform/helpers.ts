@@ -4,12 +4,15 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, credentials, makeGenericClientConstructor, Metadata, type ChannelCredentials } from '@grpc/grpc-js';
 import { generateCert, type GeneratedCert } from '../../../providers/terraform/src/cert';
 import { MAGIC_COOKIE_KEY, MAGIC_COOKIE_VALUE } from '../../../providers/terraform/src/plugin';
 import { serviceDefinition, type Msg } from '../../../providers/terraform/src/proto';
+import { TmkitClient } from '../../../src/client';
+import { runTmkit, spawnServe, type ServeProcess } from '../../runtime/serve/process';
 
 export const REPO = join(__dirname, '../../..');
 export const TEST_PROVIDER = join(REPO, 'dist/providers/terraform/bin/terraform-provider-tmkittest.js');
@@ -161,3 +164,49 @@ export function terraform(args: string[], cwd: string, env: NodeJS.ProcessEnv, b
     child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
 }
+
+/** The result, or an error with what terraform printed when it failed. */
+export function ok(r: TfResult): TfResult {
+  if (r.code !== 0) throw new Error(`terraform exited ${r.code}\nstdout:\n${r.stdout}\nstderr:\n${r.stderr}`);
+  return r;
+}
+
+/** A scratch directory with a real `tmkit serve` and the provider installed by `tmkit terraform install`. */
+export interface TfWorkspace {
+  root: string;
+  /** Where main.tf goes and terraform runs. */
+  work: string;
+  serve: ServeProcess;
+  token: string;
+  client: TmkitClient;
+  /** The CLI config, data dir, server and token for terraform. */
+  env: NodeJS.ProcessEnv;
+  /** terraform (or `bin`) in `work`, without colour. */
+  tf(...args: string[]): Promise<TfResult>;
+  /** Stops the server and removes the directory. */
+  close(): Promise<void>;
+}
+
+export async function tfWorkspace(prefix: string, bin: string = TERRAFORM): Promise<TfWorkspace> {
+  const root = mkdtempSync(join(tmpdir(), prefix));
+  const work = join(root, 'work');
+  mkdirSync(work);
+  const serve = await spawnServe(join(root, 'state'), ['--zone', 'tm.internal']);
+  const token = readFileSync(join(root, 'state', 'token'), 'utf8').trim();
+  const client = new TmkitClient({ server: serve.api, token, env: {} });
+  const inst = await runTmkit(['terraform', 'install', '--dir', join(root, 'inst')]);
+  if (inst.code !== 0) throw new Error(`tmkit terraform install exited ${inst.code}: ${inst.stderr}`);
+  const rc = /^export TF_CLI_CONFIG_FILE=(.+)$/m.exec(inst.stdout.trim().split('\n').pop()!)![1]!;
+  const env = { TF_CLI_CONFIG_FILE: rc, TF_DATA_DIR: join(work, '.terraform'), TMKIT_SERVER: serve.api, TMKIT_TOKEN: token };
+  return {
+    root, work, serve, token, client, env,
+    tf: (...args) => terraform([...args, '-no-color'], work, env, bin),
+    close: async () => {
+      await client.close();
+      serve.child.kill('SIGTERM');
+      await serve.closed;
+      rmSync(root, { recursive: true, force: true });
+    },
+  };
+}
+

@@ -7,12 +7,10 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { TmkitClient } from '../../../src/client';
-import { runTmkit, spawnServe, type ServeProcess } from '../../runtime/serve/process';
-import { terraform, type TfResult } from './helpers';
+import { waitFor } from '../../runtime/serve/helpers';
+import { ok, tfWorkspace, type TfWorkspace } from './helpers';
 
 jest.setTimeout(240_000);
 
@@ -54,80 +52,53 @@ resource "tmkit_external_endpoint" "backup" {
 }
 `;
 
-let root: string;
-let work: string;
-let serve: ServeProcess;
-let env: NodeJS.ProcessEnv;
-let client: TmkitClient;
+let ws: TfWorkspace;
 let health: Server;
 let port: number;
-const tf = (...args: string[]): Promise<TfResult> => terraform([...args, '-no-color'], work, env);
-const ok = (r: TfResult): TfResult => {
-  if (r.code !== 0) throw new Error(`terraform exited ${r.code}\nstdout:\n${r.stdout}\nstderr:\n${r.stderr}`);
-  return r;
-};
 
 beforeAll(async () => {
-  root = mkdtempSync(join(tmpdir(), 'tmkit-tf-live-'));
-  work = join(root, 'work');
-  mkdirSync(work);
   // The healthy endpoint: 127.0.0.1 answers 200; 127.0.0.2 (nothing listens there) refuses: Degraded.
   health = createServer((_req, res) => { res.end('ok'); });
   await new Promise<void>((r) => health.listen(0, '127.0.0.1', r));
   port = (health.address() as AddressInfo).port;
-  serve = await spawnServe(join(root, 'state'), ['--zone', 'tm.internal']);
-  const token = readFileSync(join(root, 'state', 'token'), 'utf8').trim();
-  client = new TmkitClient({ server: serve.api, token, env: {} });
-  const inst = await runTmkit(['terraform', 'install', '--dir', join(root, 'inst')]);
-  const rc = /^export TF_CLI_CONFIG_FILE=(.+)$/m.exec(inst.stdout.trim().split('\n').pop()!)![1]!;
-  env = { TF_CLI_CONFIG_FILE: rc, TF_DATA_DIR: join(work, '.terraform'), TMKIT_SERVER: serve.api, TMKIT_TOKEN: token };
+  ws = await tfWorkspace('tmkit-tf-live-');
 });
 afterAll(async () => {
-  await client.close();
-  serve.child.kill('SIGTERM');
-  await serve.closed;
+  await ws.close();
   await new Promise<void>((r) => health.close(() => r()));
-  rmSync(root, { recursive: true, force: true });
 });
 
-async function until(what: string, ok: () => Promise<boolean>, ms = 30_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await ok())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
-
 test('terraform plan warns with the live health, and when the change leaves the profile with no endpoint Online', async () => {
-  writeFileSync(join(work, 'main.tf'), main({ ttl: 30, primaryEnabled: true }));
-  ok(await tf('init', '-input=false'));
-  ok(await tf('apply', '-auto-approve', '-input=false'));
-  await until('primary Online and backup Degraded', async () => {
-    const by = new Map((await client.status('live')).endpoints.map((e) => [e.name, e.endpointMonitorStatus]));
+  writeFileSync(join(ws.work, 'main.tf'), main({ ttl: 30, primaryEnabled: true }));
+  ok(await ws.tf('init', '-input=false'));
+  ok(await ws.tf('apply', '-auto-approve', '-input=false'));
+  await waitFor('primary Online and backup Degraded', async () => {
+    const by = new Map((await ws.client.status('live')).endpoints.map((e) => [e.name, e.endpointMonitorStatus]));
     return by.get('primary') === 'Online' && by.get('backup') === 'Degraded';
   });
 
   // Nothing to do: no health read, no warning.
-  const none = ok(await tf('plan', '-input=false'));
+  const none = ok(await ws.tf('plan', '-input=false'));
   expect(none.stdout).toMatch(/No changes\./);
   expect(`${none.stdout}${none.stderr}`).not.toMatch(/Warning/);
 
   // A harmless change (the TTL): the health now, not the "no endpoint Online" warning.
-  writeFileSync(join(work, 'main.tf'), main({ ttl: 60, primaryEnabled: true }));
-  let plan = ok(await tf('plan', '-input=false'));
+  writeFileSync(join(ws.work, 'main.tf'), main({ ttl: 60, primaryEnabled: true }));
+  let plan = ok(await ws.tf('plan', '-input=false'));
   let said = `${plan.stdout}${plan.stderr}`;
   expect(said).toMatch(/Warning: live health now: live\/backup: Degraded for \d+s \(/);
   expect(said).not.toMatch(/no endpoint Online/);
 
-  // Disabling the only Online endpoint: the warning names the profile and what is left.
-  writeFileSync(join(work, 'main.tf'), main({ ttl: 30, primaryEnabled: false }));
-  plan = ok(await tf('plan', '-input=false'));
+  // Disabling the only Online endpoint: the warning names the profile and what is left (in the stored
+  // order, which is the order the parallel creates landed in).
+  writeFileSync(join(ws.work, 'main.tf'), main({ ttl: 30, primaryEnabled: false }));
+  plan = ok(await ws.tf('plan', '-input=false'));
   said = `${plan.stdout}${plan.stderr}`;
-  expect(said).toMatch(/Warning: with the live health now, this change leaves profile live with no endpoint Online \(Online now: primary; after: primary Disabled, backup Degraded\)/);
+  expect(said).toMatch(/Warning: with the live health now, this change leaves profile live with no endpoint Online \(Online now: primary; after: (primary Disabled, backup Degraded|backup Degraded, primary Disabled)\)/);
 
   // A plan writes nothing.
-  const stored = (await client.getProfile('live')).profile;
+  const stored = (await ws.client.getProfile('live')).profile;
   expect(stored.dnsConfig.ttl).toBe(30);
   expect(stored.endpoints.find((e) => e.name === 'primary')?.endpointStatus).toBe('Enabled');
-  ok(await tf('destroy', '-auto-approve', '-input=false'));
+  ok(await ws.tf('destroy', '-auto-approve', '-input=false'));
 });
