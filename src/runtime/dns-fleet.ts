@@ -166,6 +166,8 @@ function addStats(into: ResponderStats, from: ResponderStats): void {
 
 /** Exited workers kept by name for `workers()` (older ones only in the totals). */
 const EXITED_KEPT = 16;
+/** How long a DNS worker has to stop after SIGTERM before the primary kills it. */
+const WORKER_STOP_MS = 5_000;
 
 /**
  * N DNS worker processes on one port (node:cluster, as `tmkit dns --workers`). With `sockets: 'per-worker'`
@@ -310,12 +312,21 @@ export class ClusterDns implements DnsTarget {
     return out;
   }
 
+  /**
+   * Stops every worker: SIGTERM, and SIGKILL for one still there WORKER_STOP_MS later. A worker whose sockets
+   * never finished closing (seen once: a worker on a busy port whose close never called back) must not keep
+   * the primary, and `tmkit serve`/`dns`, waiting forever.
+   */
   async close(): Promise<void> {
     this.stopping = true;
     const workers = Object.values(cluster.workers ?? {}).filter((w): w is Worker => w !== undefined);
     await Promise.all(workers.map((w) => new Promise<void>((r) => {
       if (w.isDead()) { r(); return; }
-      w.once('exit', () => r());
+      const kill = setTimeout(() => {
+        this.logger.warn({ workerPid: w.process.pid }, `DNS worker did not stop within ${WORKER_STOP_MS} ms of SIGTERM; killing it`);
+        w.process.kill('SIGKILL');
+      }, WORKER_STOP_MS);
+      w.once('exit', () => { clearTimeout(kill); r(); });
       w.process.kill('SIGTERM');
     })));
   }
@@ -477,7 +488,10 @@ export async function runDnsWorker(o: { zone: string; dns: ListenAddress[]; geoi
   });
   clearInterval(statsTimer);
   server.responder.dnssec?.close();
-  await server.close();
+  // Bounded: the primary SIGKILLs a worker that is not gone WORKER_STOP_MS after its SIGTERM.
+  let closing: NodeJS.Timeout | undefined;
+  await Promise.race([server.close(), new Promise<void>((r) => { closing = setTimeout(r, WORKER_STOP_MS / 2); })]);
+  clearTimeout(closing);
   report();
   if (cluster.isWorker) cluster.worker?.disconnect();
 }
