@@ -11,7 +11,7 @@ import { routingMap } from '../core/plan';
 import type { GeoLookup, Rng } from '../core/ports';
 import { answer, profileMonitorStatuses, resolve, type CompiledSnapshot } from '../core/routing';
 import type { StoredProfile } from '../core/store';
-import type { RuntimeClock } from './clock';
+import { systemClock, type RuntimeClock } from './clock';
 import { endpointHealthExtras, type HealthExtras } from './ledger/health-report';
 import type { HealthLedger, LedgerTransition } from './ledger';
 import type { EndpointProbeStatus } from './monitor';
@@ -53,7 +53,7 @@ export interface ReportsOptions {
   rng: Rng;
   /** Cluster mode: the node's etcd connection for /healthz (degradedReason when etcd is unreachable). */
   cluster?: { healthz(): { body: ClusterHealthBody; degradedReason?: string } };
-  /** The time certificates' days left are counted from (the runtime's clock). */
+  /** The time certificates' days left are counted from (default: the system clock). */
   clock?: RuntimeClock;
   /** The overrides in force (ledger/overrides.ts), shown under each endpoint. */
   overrides?: () => OverrideRecord[];
@@ -71,7 +71,7 @@ export class Reports implements RuntimeReports {
       snapshot: pipeline.snapshot(), zone: this.o.zone, revision: pipeline.servedRevision(),
       profile: pipeline.stored(name) ?? stored,
       probes: ledger.statuses(name), history: ledger.historyOf(name),
-      extras: { pushed: ledger.pushed, now: this.o.clock?.now() ?? 0 },
+      extras: { pushed: ledger.pushed, now: (this.o.clock ?? systemClock).now() },
       ...(this.o.overrides ? { overrides: this.o.overrides().filter((o) => o.profile === name) } : {}),
       // This location's own verdicts (what probing says here); pushed health is applied on top (health-report.ts).
       ...(this.o.cluster

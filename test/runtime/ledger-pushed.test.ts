@@ -7,7 +7,7 @@
 import pino from 'pino';
 import { normalizeProfile } from '../../src/core/model/normalize';
 import type { PushedHealthRecord } from '../../src/core/store';
-import { HealthLedger, worseOf, type LedgerTransition } from '../../src/runtime/ledger';
+import { HealthLedger, PreviousRun, worseOf, type LedgerTransition } from '../../src/runtime/ledger';
 import { Monitor, type ProbeFn } from '../../src/runtime/monitor/monitor';
 import { MemoryStore } from '../../src/testing/memory-store';
 import { FakeTimers, flush } from './monitor/fake-timers';
@@ -97,4 +97,17 @@ test('at open, records that ended while the server was down are dropped; live on
   await flush();
   expect([...store.rows.keys()]).toEqual(['web/b']);
   await ledger.close();
+});
+
+test('after a restart, the failback state carried over counts the probes\' outages, not a pushed Degraded', () => {
+  const t = (at: number, from: string, to: string, source?: 'pushed') => ({ at, from, to, reason: '', location: 'here', consecutiveFailures: 0, ...(source ? { source } : {}) });
+  const saved = {
+    endpoints: {
+      'web/a': { verdict: 'Online', fingerprint: 'fp', history: [t(1_000, 'CheckingEndpoint', 'Degraded'), t(2_000, 'Degraded', 'Online'), t(3_000, 'Online', 'Degraded', 'pushed'), t(4_000, 'Degraded', 'Online', 'pushed')] },
+    },
+  };
+  const previous = new PreviousRun(saved, new Map([['web/a', 'fp']]));
+  const history = previous.takeHistory().get('web/a') ?? [];
+  expect(history).toHaveLength(4);
+  expect(previous.carriedState('web/a', history)).toEqual({ verdict: 'Online', since: 2_000, failedAt: 1_000 });
 });

@@ -146,8 +146,10 @@ export class PreviousRun {
   carriedState(key: string, history: readonly LedgerTransition[]): { verdict: ProbeVerdict; since: number; failedAt?: number } | undefined {
     const c = this.carried.get(key);
     if (!c || this.fingerprints.get(key) !== c.fingerprint) return undefined;
-    const failed = history.filter((t) => t.to === 'Degraded').at(-1);
-    return { verdict: c.verdict, since: history.at(-1)?.at ?? 0, ...(failed ? { failedAt: failed.at } : {}) };
+    // The prober's own state: what pushed health did is not the endpoint's outage or recovery.
+    const probed = history.filter((t) => t.source !== 'pushed');
+    const failed = probed.filter((t) => t.to === 'Degraded').at(-1);
+    return { verdict: c.verdict, since: probed.at(-1)?.at ?? 0, ...(failed ? { failedAt: failed.at } : {}) };
   }
 
   /** The prober holds `key`'s verdict itself now (seeded): it no longer stands in for CheckingEndpoint. */
