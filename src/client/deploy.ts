@@ -75,15 +75,22 @@ async function readLiveHealth(client: TmkitClient, entries: readonly ProfileEntr
  * is not deployed yet, nothing is notable, or the server cannot say (an older one, unreachable): a preview
  * never fails on live health.
  */
-export async function liveHealthNotes(client: TmkitClient, name: string, planned: (deployed: Profile) => Profile): Promise<string[]> {
+export async function liveHealthNotes(client: TmkitClient, name: string, planned: (deployed: Profile) => Profile, cache?: LiveHealthCache): Promise<string[]> {
   try {
-    const entry = await client.findProfile(name);
-    if (!entry) return [];
-    const live = await readLiveHealth(client, [entry]);
-    if (!live) return [];
-    const deployed = [deployedOf(entry)];
-    const plan = diff({ apiVersion: API_VERSION, stack: entry.stack, profiles: [planned(entry.profile)] }, deployed);
-    const { report, warnings } = liveHealth(plan, deployed, live);
+    let read = cache?.get(name);
+    if (!read) {
+      read = (async () => {
+        const entry = await client.findProfile(name);
+        const live = entry ? await readLiveHealth(client, [entry]) : undefined;
+        return entry && live ? { entry, live } : undefined;
+      })();
+      cache?.set(name, read);
+    }
+    const got = await read;
+    if (!got) return [];
+    const deployed = [deployedOf(got.entry)];
+    const plan = diff({ apiVersion: API_VERSION, stack: got.entry.stack, profiles: [planned(got.entry.profile)] }, deployed);
+    const { report, warnings } = liveHealth(plan, deployed, got.live);
     const notable = report.endpoints.length > 0 || report.fallback.length > 0;
     return [
       ...(notable ? liveHealthLines(report).map((l) => `live health now: ${l}`) : []),
@@ -93,6 +100,12 @@ export async function liveHealthNotes(client: TmkitClient, name: string, planned
     return [];
   }
 }
+
+/**
+ * What liveHealthNotes read, by profile name, for one provider process (one plan or preview): a change to 1,000
+ * endpoints of a profile reads its health once, and every resource is judged against the same moment.
+ */
+export type LiveHealthCache = Map<string, Promise<{ entry: ProfileEntry; live: LiveHealthInput } | undefined>>;
 
 /** A scope larger than this is read with one full listing instead of profile by profile. */
 const SCOPED_READ_MAX = 200;

@@ -18,7 +18,7 @@ import type { Profile } from '../../../../src/core/model/types';
 import { itemSegment } from '../../../../src/core/validate/util';
 import type { TmkitClient } from '../../../../src/client/client';
 import { TmkitApiError } from '../../../../src/client/errors';
-import { liveHealthNotes } from '../../../../src/client/deploy';
+import { liveHealthNotes, type LiveHealthCache } from '../../../../src/client/deploy';
 import { StackResources, normalizeEndpoint, type EndpointState, type PriorEndpoint, type PriorProfile } from '../../../../src/client/resources';
 import type { ErrorCode, ResourceImpl, RequestContext } from '../provider';
 import { ProviderError } from '../provider';
@@ -170,6 +170,7 @@ function profileLocator(name: string, inputs: PlainMap): Locate {
 
 export function profileResource(ctx: TmkitContext): ResourceImpl {
   const notes = inPlaceNotes();
+  const live: LiveHealthCache = new Map();
   const fqdn = fqdnOf();
 
   async function outputs(res: StackResources, e: ProfileEntry, owns: boolean): Promise<PropertyMap> {
@@ -223,7 +224,7 @@ export function profileResource(ctx: TmkitContext): ResourceImpl {
       const inputs = withDefault(reveal(req.inputs), 'profileName', req.name);
       const model = profileInput(inputs);
       const owns = ownsEndpoints(inputs);
-      return liveHealthNotes(await ctx.client(), model.name, (deployed) => normalizeProfile({ ...model, endpoints: owns ? model.endpoints ?? [] : deployed.endpoints }));
+      return liveHealthNotes(await ctx.client(), model.name, (deployed) => normalizeProfile({ ...model, endpoints: owns ? model.endpoints ?? [] : deployed.endpoints }), live);
     },
 
     create: async (req) => {
@@ -333,6 +334,7 @@ function endpointLocator(profile: string, endpoint: string, inputs: PlainMap): L
 
 export function endpointResource(ctx: TmkitContext): ResourceImpl {
   const notes = inPlaceNotes();
+  const live: LiveHealthCache = new Map();
 
   function outputs(e: EndpointState): PropertyMap {
     return endpointOutputsOf(e.profile, e.endpoint, { stack: e.stack, etag: e.etag });
@@ -380,7 +382,7 @@ export function endpointResource(ctx: TmkitContext): ResourceImpl {
       return liveHealthNotes(await ctx.client(), String(inputs['profileName']), (deployed) => normalizeProfile({
         ...deployed,
         endpoints: deployed.endpoints.some((e) => same(e.name)) ? deployed.endpoints.map((e) => (same(e.name) ? { ...model, priority: model.priority ?? e.priority } : e)) : [...deployed.endpoints, model],
-      }));
+      }), live);
     },
 
     previewId: (req) => {

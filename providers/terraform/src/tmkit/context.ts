@@ -21,6 +21,7 @@ import type { Endpoint, EndpointInput, Profile } from '../../../../src/core/mode
 import { broadcastAddress, networkAddress, parseIp, type IpRange } from '../../../../src/core/net/ip';
 import { classifyTarget } from '../../../../src/core/validate/target';
 import type { TmkitClient } from '../../../../src/client';
+import type { LiveHealthCache } from '../../../../src/client/deploy';
 import { StackResources, type EndpointState, type ProfileSettingsInput } from '../../../../src/client/resources';
 
 /** How a Terraform user takes a change made by someone else into the state, ending conflict messages. */
@@ -185,6 +186,8 @@ export class TmkitContext {
   readonly separate = new Map<string, string>();
   /** Settings planned in this process for profiles (lower-cased) that do not exist yet. */
   readonly plannedSettings = new Map<string, ProfileSettingsInput>();
+  /** Live health read for plan warnings, once per profile per process (src/client/deploy.ts liveHealthNotes). */
+  readonly liveHealth: LiveHealthCache = new Map();
 
   constructor(readonly client: TmkitClient, readonly stack: string) {
     this.resources = new StackResources(client, {

@@ -188,7 +188,7 @@ function sameProfile(stored: ProfileEntry, planned: Obj, inline: boolean): boole
  * server that cannot say adds none). Read only for real changes, so a plan with nothing to do costs nothing.
  */
 async function liveWarnings(ctx: TmkitContext, name: string, planned: Parameters<typeof liveHealthNotes>[2]): Promise<Diagnostic[]> {
-  return (await liveHealthNotes(ctx.client, name, planned)).map((l) => warning(l));
+  return (await liveHealthNotes(ctx.client, name, planned, ctx.liveHealth)).map((l) => warning(l));
 }
 
 /** A deep copy of a value that keeps Unknown (and other class) instances as they are. */
