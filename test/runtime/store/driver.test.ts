@@ -83,7 +83,8 @@ describe.each(drivers)('driver %s', (driver) => {
     again.close();
   });
 
-  test('the store: journal mode for the driver, synchronous=FULL, SQLITE_FULL through putProfile is classified "full"', async () => {
+  // lockHeld: the store keeps the revision in memory (it is the file's only writer), and must forget a rolled-back bump.
+  test.each([false, true])('the store (lockHeld %s): journal mode for the driver, synchronous=FULL, SQLITE_FULL through putProfile is classified "full"', async (lockHeld) => {
     const dir = tempDir();
     const seed = SqliteStore.open({ stateDir: dir, driver });
     expect(seed.driver).toBe(driver);
@@ -92,7 +93,7 @@ describe.each(drivers)('driver %s', (driver) => {
     expect(probe.pragmaValue('journal_mode')).toBe(driver === 'node' ? 'wal' : 'delete');
     const pages = Number(probe.pragmaValue('page_count'));
     probe.close();
-    const s = SqliteStore.open({ stateDir: dir, driver, maxPageCount: pages + 1 });
+    const s = SqliteStore.open({ stateDir: dir, driver, maxPageCount: pages + 1, lockHeld });
     const big = profile('big', { tags: Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`k${i}`, 'x'.repeat(200)])) });
     let err: unknown;
     try { await s.putProfile(big, { stack: 'default' }); } catch (e) { err = e; }
@@ -100,7 +101,11 @@ describe.each(drivers)('driver %s', (driver) => {
     expect(await s.revision()).toBe(0); // rolled back
     await s.putProfile(profile('small'), { stack: 'default' }); // the store still works
     expect(await s.revision()).toBe(1);
+    expect((await s.getProfile('small'))!.modRevision).toBe(1);
     await s.close();
+    const again = SqliteStore.open({ stateDir: dir, driver });
+    expect(await again.revision()).toBe(1); // what the file holds is what it said
+    await again.close();
   });
 
   test('a damaged file is refused with STORE_CORRUPT and the restore steps', () => {
