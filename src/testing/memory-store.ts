@@ -5,8 +5,11 @@ import { checkPreconditions, checkStack, contentHash, makeEtag } from '../core/s
 import {
   StoreError,
   type DeleteProfileOptions,
+  type EditProfileOptions,
+  type EditProfileResult,
   type MonitorState,
   type MonitorStateChange,
+  type ProfileEdit,
   type PutProfileOptions,
   type PutProfileResult,
   type ResourceCatalogRecord,
@@ -73,6 +76,19 @@ export class MemoryStore implements Store {
     this.profiles.set(profile.name, { profile: clone(profile), stack: options.stack, etag, modRevision: revision, hash });
     this.emit({ revision, kind: 'profile', op: 'put', name: profile.name, stored: this.out(this.profiles.get(profile.name)!) });
     return { etag, revision, created: !row, changed: true, profile, warnings };
+  }
+
+  /** One synchronous step, as every write here: nothing can come between the read and the write. */
+  async editProfile<T>(name: string, edit: (current: StoredProfile) => ProfileEdit<T>, options: EditProfileOptions = {}): Promise<EditProfileResult<T>> {
+    const row = this.profiles.get(name);
+    if (!row) throw new StoreError('NOT_FOUND', `profile '${name}' does not exist`, { name });
+    const current = this.out(row);
+    checkPreconditions(name, current, options.ifMatch, undefined);
+    checkStack(name, current, options.stack);
+    const { input, value } = edit(current);
+    if (writeName(input) !== name) throw new StoreError('PRECONDITION_FAILED', `an edit of profile '${name}' must keep its name (it wrote '${String(input.name)}')`, { name });
+    const r = await this.putProfile(input, { stack: current.stack, ifMatch: current.etag });
+    return { ...r, stack: current.stack, value };
   }
 
   async deleteProfile(name: string, options: DeleteProfileOptions = {}): Promise<{ revision: number }> {

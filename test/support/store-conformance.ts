@@ -1,4 +1,5 @@
 import { StoreError, type Store, type StoreChange } from '../../src/core/store';
+import { withEndpoint } from '../../src/core/model/edit';
 import { parentInput, profile, profileInput } from '../runtime/api/fixtures';
 
 async function rejectsWith(p: Promise<unknown>, code: string): Promise<StoreError> {
@@ -162,6 +163,56 @@ describe(`${kind} store: the Store contract`, () => {
     const deletes = await Promise.allSettled([0, 1].map(async () => store.deleteProfile('a', { ifMatch: (await store.getProfile('a'))!.etag })));
     expect(deletes.filter((r) => r.status === 'fulfilled').length).toBeGreaterThanOrEqual(1);
     expect(await store.getProfile('a')).toBeUndefined();
+  });
+
+  // Store.editProfile is optional (the etcd store has none: the API then reads, edits and retries itself).
+  const withEdit = (name: string, fn: () => Promise<void>): void => {
+    test(name, async () => { if (store.editProfile) await fn(); });
+  };
+
+  withEdit('editProfile: ten edits of one profile at once all land, each applied to what the ones before it left', async () => {
+    await store.putProfile(profileInput('w', { trafficRoutingMethod: 'Weighted' }), { stack: 's' });
+    const edits = Array.from({ length: 10 }, (_, i) => store.editProfile!('w', (current) => {
+      const { input, created } = withEndpoint(current.profile, { name: `e${i}`, type: 'externalEndpoints', target: `198.51.100.${i + 1}` });
+      return { input, value: { created, seen: current.profile.endpoints.length } };
+    }));
+    const results = await Promise.all(edits);
+    expect(results.map((r) => r.value.created)).toEqual(Array(10).fill(true));
+    // Each saw the profile with every earlier edit in it: none was judged against a stale version.
+    expect(results.map((r) => r.value.seen)).toEqual(Array.from({ length: 10 }, (_, i) => 2 + i));
+    expect(results.map((r) => r.stack)).toEqual(Array(10).fill('s'));
+    const stored = (await store.getProfile('w'))!;
+    expect(stored.profile.endpoints.map((e) => e.name)).toEqual(['primary', 'secondary', ...Array.from({ length: 10 }, (_, i) => `e${i}`)]);
+    expect(stored.etag).toBe(results[9]!.etag);
+    expect(await store.revision()).toBe(11);
+  });
+
+  withEdit('editProfile: a refusal (the edit\'s own, or the rules\') refuses that edit alone, and a refused one leaves nothing', async () => {
+    await store.putProfile(profileInput('w', { trafficRoutingMethod: 'Weighted' }), { stack: 's' });
+    const results = await Promise.allSettled([
+      store.editProfile!('w', (c) => ({ input: withEndpoint(c.profile, { name: 'ok1', type: 'externalEndpoints', target: '198.51.100.1' }).input, value: 1 })),
+      store.editProfile!('w', () => { throw new StoreError('PRECONDITION_FAILED', 'endpoint changed'); }),
+      store.editProfile!('w', (c) => ({ input: withEndpoint(c.profile, { name: 'bad', type: 'externalEndpoints', target: '198.51.100.2', weight: 5000 }).input, value: 2 })),
+      store.editProfile!('w', (c) => ({ input: withEndpoint(c.profile, { name: 'ok2', type: 'externalEndpoints', target: '198.51.100.3' }).input, value: 3 })),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'rejected', 'fulfilled']);
+    expect((results[1] as PromiseRejectedResult).reason).toMatchObject({ code: 'PRECONDITION_FAILED' });
+    expect((results[2] as PromiseRejectedResult).reason).toMatchObject({ code: 'PROFILE_INVALID' });
+    expect((await store.getProfile('w'))!.profile.endpoints.map((e) => e.name)).toEqual(['primary', 'secondary', 'ok1', 'ok2']);
+    expect(await store.revision()).toBe(3);
+  });
+
+  withEdit('editProfile: not found, another stack, a stale If-Match, and a rename are refused; the stack is kept', async () => {
+    const keep = (c: { profile: ReturnType<typeof profile> }) => ({ input: withEndpoint(c.profile, { name: 'x', type: 'externalEndpoints', target: '198.51.100.9' }).input, value: 0 });
+    await rejectsWith(store.editProfile!('nope', keep), 'NOT_FOUND');
+    const a = await store.putProfile(profileInput('a', { trafficRoutingMethod: 'Weighted' }), { stack: 'team' });
+    await rejectsWith(store.editProfile!('a', keep, { stack: 'other' }), 'STACK_CONFLICT');
+    await rejectsWith(store.editProfile!('a', (c) => ({ input: { ...c.profile, name: 'b', dnsConfig: { ...c.profile.dnsConfig, relativeName: 'b' } }, value: 0 })), 'PRECONDITION_FAILED');
+    const r = await store.editProfile!('a', keep, { ifMatch: a.etag });
+    expect(r).toMatchObject({ stack: 'team', changed: true });
+    await rejectsWith(store.editProfile!('a', keep, { ifMatch: a.etag }), 'PRECONDITION_FAILED');
+    expect((await store.getProfile('a'))!.stack).toBe('team');
+    expect(await store.getProfile('b')).toBeUndefined();
   });
 });
 }

@@ -45,6 +45,8 @@ export interface StoreStats {
   rowsRead: number;
   /** Full walks of the profile table to (re)build the view writes are judged against. */
   viewRebuilds: number;
+  /** Write transactions committed, where the store groups writes (one per group: one fsync for all of them). */
+  groupCommits?: number;
 }
 
 export interface PutProfileOptions {
@@ -67,6 +69,26 @@ export interface PutProfileResult {
   profile: Profile;
   /** The validation rules' warnings about it (errors refuse the write instead). */
   warnings: Diagnostic[];
+}
+
+/** An edit's outcome (core/model/edit.ts builds the input): the profile to store and what the caller wants back. */
+export interface ProfileEdit<T> {
+  input: ProfileInput;
+  value: T;
+}
+
+export interface EditProfileOptions {
+  /** When given, a profile owned by another stack is not edited (`STACK_CONFLICT`); the stored stack is kept either way. */
+  stack?: string;
+  /** Edit only if the profile's current ETag is one of these. */
+  ifMatch?: string;
+}
+
+export interface EditProfileResult<T> extends PutProfileResult {
+  /** The stack that owns the profile (kept). */
+  stack: string;
+  /** What `edit` returned beside the input. */
+  value: T;
 }
 
 export interface DeleteProfileOptions {
@@ -122,6 +144,16 @@ export interface Store {
    * diagnostic), STORE_UNAVAILABLE.
    */
   putProfile(input: ProfileInput, options: PutProfileOptions): Promise<PutProfileResult>;
+  /**
+   * Edits one profile as it stands when its write runs (an endpoint PUT, PATCH or DELETE): `edit` gets the
+   * stored profile and returns the input to store, or throws to refuse this write alone. `edit` must be pure
+   * and synchronous (no I/O, no awaiting): a store may run it inside its transaction, after every write queued
+   * before it, so that concurrent edits of one profile commit together in one group instead of each failing
+   * on the other's version and retrying. The stored stack is kept. Refusals: NOT_FOUND, STACK_CONFLICT,
+   * PRECONDITION_FAILED (`ifMatch`), `edit`'s own, and putProfile's. Optional: without it the API reads, edits
+   * and writes with If-Match, retrying on a concurrent change (what the etcd store does).
+   */
+  editProfile?<T>(name: string, edit: (current: StoredProfile) => ProfileEdit<T>, options?: EditProfileOptions): Promise<EditProfileResult<T>>;
   /** Deletes one profile; NOT_FOUND, PRECONDITION_FAILED, STACK_CONFLICT, PROFILE_REFERENCED. */
   deleteProfile(name: string, options?: DeleteProfileOptions): Promise<{ revision: number }>;
   getResources(): Promise<ResourceCatalogRecord>;

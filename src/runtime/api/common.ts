@@ -1,12 +1,12 @@
 /**
  * What the resource handlers (profiles.ts, endpoints.ts, reports.ts) share: the request's stack and
- * conditions, finding a stored profile by its case-insensitive name, and the edit loop of conditional writes.
+ * conditions, finding a stored profile by its case-insensitive name, and edits of one stored profile.
  * Writes go to the store, which validates them itself (core/store/admission.ts): nothing here validates.
  */
 import type { WriteResult } from '../../core/api';
 import { toWire } from '../../core/api';
 import { DEFAULT_STACK } from '../../core/model/types';
-import { StoreError, type PutProfileResult, type Store, type StoredProfile } from '../../core/store';
+import { StoreError, type EditProfileResult, type ProfileEdit, type PutProfileResult, type Store, type StoredProfile } from '../../core/store';
 import { ApiProblem } from './errors';
 import { header, type Ctx, type Reply } from './http';
 import type { SummaryIndex } from './summaries';
@@ -21,9 +21,8 @@ export interface ApiContext {
 
 const STACK_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 /**
- * Conditional writes without the client's own If-Match on the profile re-apply their edit to a concurrently
- * changed profile at most this often. Writes of one turn commit as a group and only one edit of a profile
- * wins per group, so N writers of one profile (Terraform's parallelism, 10) need up to N rounds.
+ * Edits without the client's own If-Match on a store that cannot run them inside its write (etcd) re-apply
+ * their edit to a concurrently changed profile at most this often.
  */
 const RETRIES = 64;
 
@@ -79,16 +78,29 @@ async function mustGetOwned(c: ApiContext, name: string, stack: string | undefin
 }
 
 /**
- * Re-applies `edit` to the current profile until it is stored: with an explicit `If-Match` once (a
- * concurrent change is then the client's 412); without, the edit is re-applied to the newer profile.
+ * Stores `edit` of one profile (case-insensitive URL name). `edit` is pure and synchronous: it gets the stored
+ * profile and returns the input to store (or throws to refuse). With an explicit `If-Match` (the profile's
+ * ETag) the edit applies to that version only. Without one, it applies to the profile as it stands when the
+ * write runs: the store runs it inside its write (Store.editProfile), so concurrent edits of one profile, as
+ * Terraform's parallel endpoint writes, commit together; a store without that (etcd) gets the edit re-applied
+ * to a concurrently changed profile, up to RETRIES times.
  */
-export async function editLoop<T>(c: ApiContext, name: string, stack: string | undefined, explicitIfMatch: string | undefined, edit: (current: StoredProfile) => Promise<T>): Promise<T> {
+export async function editProfile<T>(c: ApiContext, name: string, stack: string | undefined, explicitIfMatch: string | undefined, edit: (current: StoredProfile) => ProfileEdit<T>): Promise<EditProfileResult<T>> {
   for (let attempt = 0; ; attempt++) {
+    // Resolves the stored name and answers 404 / 409 with the API's words before anything is queued.
     const current = await mustGetOwned(c, name, stack);
+    const exact = current.profile.name;
     try {
-      return await edit(current);
+      if (c.store.editProfile) {
+        return await c.store.editProfile(exact, edit, { ...(stack !== undefined ? { stack } : {}), ...(explicitIfMatch !== undefined ? { ifMatch: explicitIfMatch } : {}) });
+      }
+      const { input, value } = edit(current);
+      const r = await c.store.putProfile(input, { stack: current.stack, ifMatch: explicitIfMatch ?? current.etag });
+      return { ...r, stack: current.stack, value };
     } catch (err) {
-      if (explicitIfMatch === undefined && err instanceof StoreError && err.code === 'PRECONDITION_FAILED' && attempt < RETRIES) continue;
+      // Gone, or re-owned, between the read above and the write: read again (and answer with the read's words).
+      const raced = err instanceof StoreError && (err.code === 'NOT_FOUND' || err.code === 'STACK_CONFLICT' || (err.code === 'PRECONDITION_FAILED' && explicitIfMatch === undefined));
+      if (raced && attempt < RETRIES) continue;
       throw err;
     }
   }

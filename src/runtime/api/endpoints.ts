@@ -8,7 +8,7 @@ import { toWire } from '../../core/api';
 import { endpointEtag, findEndpoint, withEndpoint, withEndpointPatch, withoutEndpoint } from '../../core/model/edit';
 import type { EndpointInput, Profile } from '../../core/model/types';
 import { parseEtagList } from '../../core/store';
-import { conditions, editLoop, isObj, mustGet, profileReply, stackOf, type ApiContext } from './common';
+import { conditions, editProfile, isObj, mustGet, profileReply, stackOf, type ApiContext } from './common';
 import { ApiProblem } from './errors';
 import { header, readJson, type Ctx, type Reply, type Route } from './http';
 
@@ -62,8 +62,8 @@ async function putEndpoint(c: ApiContext, ctx: Ctx): Promise<Reply<EndpointWrite
     throw ApiProblem.of(400, 'NAME_MISMATCH', `the body names endpoint '${String(body.name)}' but the URL names '${urlEndpoint}'; they must be equal`, { path: `endpoints[${urlEndpoint}].name` });
   }
   const cond = conditions(ctx);
-  // The client's If-Match is the endpoint's, checked against every re-read: the profile's version is ours to retry.
-  return editLoop(c, ctx.params[0]!, stack, undefined, async (current) => {
+  // The client's If-Match is the endpoint's, checked against the profile as the write finds it.
+  const r = await editProfile(c, ctx.params[0]!, stack, undefined, (current) => {
     const name = current.profile.name;
     const existing = findEndpoint(current.profile, urlEndpoint);
     checkEndpointConditions(`endpoint '${name}/${urlEndpoint}'`, existing ? endpointEtag(name, existing) : undefined, cond);
@@ -71,31 +71,31 @@ async function putEndpoint(c: ApiContext, ctx: Ctx): Promise<Reply<EndpointWrite
       throw ApiProblem.of(409, 'PROFILE_NAME_CONFLICT', `endpoint names are case-insensitive and profile '${name}' already has endpoint '${existing.name}'; use that name or delete it first`, { path: `profiles[${name}].endpoints[${String(body.name)}].name` });
     }
     const { input, created } = withEndpoint(current.profile, body as unknown as EndpointInput);
-    const r = await c.store.putProfile(input, { stack: current.stack, ifMatch: current.etag });
-    const stored = findEndpoint(r.profile, urlEndpoint)!;
-    const etag = endpointEtag(name, stored);
-    return {
-      status: created ? 201 : 200,
-      headers: { etag, 'tmkit-profile-etag': r.etag },
-      body: { profile: name, stack: current.stack, etag, profileEtag: r.etag, revision: r.revision, created, changed: r.changed, endpoint: stored, warnings: r.warnings.map(toWire) },
-    };
+    return { input, value: created };
   });
+  const name = r.profile.name;
+  const stored = findEndpoint(r.profile, urlEndpoint)!;
+  const etag = endpointEtag(name, stored);
+  return {
+    status: r.value ? 201 : 200,
+    headers: { etag, 'tmkit-profile-etag': r.etag },
+    body: { profile: name, stack: r.stack, etag, profileEtag: r.etag, revision: r.revision, created: r.value, changed: r.changed, endpoint: stored, warnings: r.warnings.map(toWire) },
+  };
 }
 
 async function deleteEndpoint(c: ApiContext, ctx: Ctx): Promise<Reply<EndpointDeleteResult>> {
   const endpoint = ctx.params[1]!;
   const stack = stackOf(ctx, false);
   const cond = conditions(ctx);
-  // The client's If-Match is the endpoint's, checked against every re-read: the profile's version is ours to retry.
-  return editLoop(c, ctx.params[0]!, stack, undefined, async (current) => {
-    const name = current.profile.name;
+  // The client's If-Match is the endpoint's, checked against the profile as the write finds it.
+  const r = await editProfile(c, ctx.params[0]!, stack, undefined, (current) => {
     const existing = findEndpoint(current.profile, endpoint);
-    checkEndpointConditions(`endpoint '${name}/${endpoint}'`, existing ? endpointEtag(name, existing) : undefined, cond);
+    checkEndpointConditions(`endpoint '${current.profile.name}/${endpoint}'`, existing ? endpointEtag(current.profile.name, existing) : undefined, cond);
     const input = withoutEndpoint(current.profile, endpoint);
     if (!input) throw endpointNotFound(current.profile, endpoint);
-    const r = await c.store.putProfile(input, { stack: current.stack, ifMatch: current.etag });
-    return { status: 200, headers: { 'tmkit-profile-etag': r.etag }, body: { profile: name, endpoint: existing!.name, deleted: true, profileEtag: r.etag, revision: r.revision } };
+    return { input, value: existing!.name };
   });
+  return { status: 200, headers: { 'tmkit-profile-etag': r.etag }, body: { profile: r.profile.name, endpoint: r.value, deleted: true, profileEtag: r.etag, revision: r.revision } };
 }
 
 /** `PATCH …/endpoints/{endpoint}`: a JSON merge patch of one endpoint; `If-Match` is the profile's ETag. */
@@ -108,10 +108,10 @@ async function patchEndpoint(c: ApiContext, ctx: Ctx): Promise<Reply<WriteResult
     throw ApiProblem.of(400, 'NAME_MISMATCH', `an endpoint cannot be renamed by PATCH (body name '${String(patch.name)}', URL '${endpointName}'); PUT the profile instead`, { path: `profiles[${ctx.params[0]!}].endpoints[${endpointName}].name` });
   }
   const explicit = header(ctx.req, 'if-match');
-  return editLoop(c, ctx.params[0]!, stack, explicit, async (current) => {
+  const r = await editProfile(c, ctx.params[0]!, stack, explicit, (current) => {
     const input = withEndpointPatch(current.profile, endpointName, patch);
     if (!input) throw endpointNotFound(current.profile, endpointName);
-    const r = await c.store.putProfile(input, { stack: current.stack, ifMatch: explicit ?? current.etag });
-    return profileReply(200, current.stack, r);
+    return { input, value: undefined };
   });
+  return profileReply(200, r.stack, r);
 }

@@ -7,7 +7,7 @@ import type { DeleteResult, ProfileList, ProfileSummaryList, WriteResult } from 
 import { withSettingsPatch } from '../../core/model/edit';
 import type { Profile, ProfileInput } from '../../core/model/types';
 import type { DeleteProfileOptions, StoredProfile } from '../../core/store';
-import { conditions, editLoop, findProfile, isObj, mustGet, profileReply, stackOf, type ApiContext } from './common';
+import { conditions, editProfile, findProfile, isObj, mustGet, profileReply, stackOf, type ApiContext } from './common';
 import { ApiProblem } from './errors';
 import { header, readJson, type Ctx, type Reply, type Route } from './http';
 
@@ -77,12 +77,12 @@ async function patchProfile(c: ApiContext, ctx: Ctx): Promise<Reply<WriteResult>
   const patch = await readJson(ctx.req, c.maxBody);
   if (!isObj(patch)) throw ApiProblem.of(400, 'BAD_REQUEST', 'the body must be a JSON merge patch of profile settings, e.g. {"dnsConfig":{"ttl":60}}', { path: '$' });
   const explicit = header(ctx.req, 'if-match');
-  return editLoop(c, ctx.params[0]!, stack, explicit, async (current) => {
+  const r = await editProfile(c, ctx.params[0]!, stack, explicit, (current) => {
     const edited = withSettingsPatch(current.profile, patch);
     if ('error' in edited) throw new ApiProblem(400, [edited.error]);
-    const r = await c.store.putProfile(edited.input, { stack: current.stack, ifMatch: explicit ?? current.etag });
-    return profileReply(200, current.stack, r);
+    return { input: edited.input, value: undefined };
   });
+  return profileReply(200, r.stack, r);
 }
 
 async function deleteProfile(c: ApiContext, ctx: Ctx): Promise<Reply<DeleteResult>> {

@@ -9,8 +9,11 @@ import { sha256Hex } from './hash';
 import {
   StoreError,
   type DeleteProfileOptions,
+  type EditProfileOptions,
+  type EditProfileResult,
   type MonitorState,
   type MonitorStateChange,
+  type ProfileEdit,
   type PutProfileOptions,
   type PutProfileResult,
   type ResourceCatalogRecord,
@@ -145,7 +148,7 @@ export class SqliteStore implements Store {
   /** Writes waiting for this turn's group commit (see write()). */
   private queue: Array<{ job: () => { result: unknown; change?: StoreChange }; resolve: (v: unknown) => void; reject: (e: unknown) => void }> = [];
   /** Profile rows read from the database (every statement on `profiles`), and full walks of the view. */
-  private readonly counters: StoreStats = { rowsRead: 0, viewRebuilds: 0 };
+  private readonly counters: StoreStats & { groupCommits: number } = { rowsRead: 0, viewRebuilds: 0, groupCommits: 0 };
   private readonly stmt: {
     revision: SqlStatement<{ value: string }>;
     setRevision: SqlStatement;
@@ -408,6 +411,7 @@ export class SqliteStore implements Store {
       for (const w of batch) w.reject(error);
       return;
     }
+    this.counters.groupCommits++;
     batch.forEach((w, i) => {
       const o = outcomes[i]!;
       if (!o.ok) { w.reject(o.error); return; }
@@ -425,22 +429,42 @@ export class SqliteStore implements Store {
         checkPreconditions(named, current, options.ifMatch, options.ifNoneMatch);
         checkStack(named, current, options.stack);
       }
-      const { profile, warnings } = admitProfile(view, input);
-      const name = profile.name;
-      const document = JSON.stringify(profile);
-      const hash = documentHash(document, options.stack, sha256Hex);
-      if (current && current.etag === makeEtag(current.modRevision, hash) && current.stack === options.stack) {
-        return { result: { etag: current.etag, revision: view.revision, created: false, changed: false, profile: current.profile, warnings } };
-      }
-      const revision = this.bump();
-      this.stmt.upsert.run(name, options.stack, document, hash, revision, revision, isoNow(this.clock));
-      const etag = makeEtag(revision, hash);
-      const stored: StoredProfile = { profile, stack: options.stack, etag, modRevision: revision };
-      this.jobWrote = true;
-      this.setView(name, stored);
-      this.viewRevision = revision;
-      return { result: { etag, revision, created: !current, changed: true, profile, warnings }, change: { revision, kind: 'profile', op: 'put', name, stored } };
+      return this.store(view, input, current, options.stack);
     });
+  }
+
+  /** Runs `edit` inside the write, against the profile as the writes before it in its group left it (Store.editProfile). */
+  async editProfile<T>(name: string, edit: (current: StoredProfile) => ProfileEdit<T>, options: EditProfileOptions = {}): Promise<EditProfileResult<T>> {
+    return this.write<EditProfileResult<T>>(() => {
+      const view = this.view();
+      const current = view.profiles.get(name);
+      if (!current) throw new StoreError('NOT_FOUND', `profile '${name}' does not exist`, { name });
+      checkPreconditions(name, current, options.ifMatch, undefined);
+      checkStack(name, current, options.stack);
+      const { input, value } = edit(current);
+      if (writeName(input) !== name) throw new StoreError('PRECONDITION_FAILED', `an edit of profile '${name}' must keep its name (it wrote '${String(input.name)}')`, { name });
+      const out = this.store(view, input, current, current.stack);
+      return { result: { ...out.result, stack: current.stack, value }, ...(out.change ? { change: out.change } : {}) };
+    });
+  }
+
+  /** The part of a profile write after its preconditions: admission, then the row (nothing when unchanged). */
+  private store(view: StoreView, input: ProfileInput, current: StoredProfile | undefined, stack: string): { result: PutProfileResult; change?: StoreChange } {
+    const { profile, warnings } = admitProfile(view, input);
+    const name = profile.name;
+    const document = JSON.stringify(profile);
+    const hash = documentHash(document, stack, sha256Hex);
+    if (current && current.etag === makeEtag(current.modRevision, hash) && current.stack === stack) {
+      return { result: { etag: current.etag, revision: view.revision, created: false, changed: false, profile: current.profile, warnings } };
+    }
+    const revision = this.bump();
+    this.stmt.upsert.run(name, stack, document, hash, revision, revision, isoNow(this.clock));
+    const etag = makeEtag(revision, hash);
+    const stored: StoredProfile = { profile, stack, etag, modRevision: revision };
+    this.jobWrote = true;
+    this.setView(name, stored);
+    this.viewRevision = revision;
+    return { result: { etag, revision, created: !current, changed: true, profile, warnings }, change: { revision, kind: 'profile', op: 'put', name, stored } };
   }
 
   async deleteProfile(name: string, options: DeleteProfileOptions = {}): Promise<{ revision: number }> {

@@ -133,8 +133,8 @@ test('ten writers of ten endpoints of one profile at once, each with its endpoin
   const names = Array.from({ length: 10 }, (_, i) => `e${i}`);
   await client.putProfile(profileInput('many', { endpoints: names.map((n, i) => ({ name: n, type: 'externalEndpoints', target: `192.0.2.${i + 1}` })) }), { stack: 'team' });
   const etags = await Promise.all(names.map(async (n) => (await client.getEndpoint('many', n)).etag));
-  // Writes of one turn commit as one group, and only one edit of a profile wins per group: the others are
-  // re-read and re-applied (their endpoint's If-Match still holds), never refused.
+  // Each write is an edit the store applies to the profile as the writes before it left it (Store.editProfile):
+  // every endpoint's If-Match still holds there, so none is refused, and writes of one turn commit together.
   const deletes = names.slice(0, 5).map((n, i) => client.deleteEndpoint('many', n, { stack: 'team', ifMatch: etags[i]! }));
   const puts = names.slice(5).map((n, i) => client.putEndpoint('many', { name: n, type: 'externalEndpoints', target: `198.51.100.${i + 1}` }, { stack: 'team', ifMatch: etags[i + 5]! }));
   await Promise.all([...deletes, ...puts]);

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { driver, openDb, wal } from '../../support/sqlite';
 import { DB_FILE, SCHEMA_VERSION, SqliteStore, StoreError } from '../../../src/runtime/store';
 import { describeStoreConformance } from '../../support/store-conformance';
-import { profile } from '../api/fixtures';
+import { withEndpoint } from '../../../src/core/model/edit';
+import { profile, profileInput } from '../api/fixtures';
 
 const dirs: string[] = [];
 function tempDir(): string {
@@ -17,6 +18,19 @@ afterAll(() => { for (const d of dirs) rmSync(d, { recursive: true, force: true 
 describeStoreConformance('sqlite', () => SqliteStore.open({ stateDir: tempDir() }));
 
 describe('sqlite store on disk', () => {
+  test('edits of one profile queued in one turn commit as one group: one transaction, one fsync, every edit in it', async () => {
+    const s = SqliteStore.open({ stateDir: tempDir() });
+    await s.putProfile(profileInput('w', { trafficRoutingMethod: 'Weighted' }), { stack: 'team' });
+    const before = s.stats().groupCommits!;
+    const results = await Promise.all(Array.from({ length: 10 }, (_, i) => s.editProfile('w', (c) => ({
+      input: withEndpoint(c.profile, { name: `e${i}`, type: 'externalEndpoints', target: `198.51.100.${i + 1}` }).input, value: i,
+    }))));
+    expect(s.stats().groupCommits! - before).toBe(1);
+    expect(results.map((r) => r.revision)).toEqual(Array.from({ length: 10 }, (_, i) => 2 + i));
+    expect((await s.getProfile('w'))!.profile.endpoints).toHaveLength(12);
+    await s.close();
+  });
+
   test('everything survives close and reopen: profiles, ETags, revision, catalog, monitor state', async () => {
     const dir = tempDir();
     const s1 = SqliteStore.open({ stateDir: dir });
