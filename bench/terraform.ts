@@ -10,12 +10,14 @@
  * - tmkit, inline: N/200 `tmkit_profile` with `endpoint` blocks (one write per profile);
  * - floors: `terraform_data` count = N; the same graph in `terraform_data` (N/200 parents, N children each
  *   referencing its parent's id); and the same graph in the test-only trivial provider `tmkittest` on the
- *   same plugin layer (`stateless = true`: no backend), the plugin layer's own cost.
+ *   same plugin layer (`stateless = true`: no backend), the plugin layer's own cost; and the same graph in
+ *   `tmkittest` resources that carry tmkit's own schemas and nothing behind them: what Terraform alone spends on
+ *   resources of that size, so the tmkit layout over it is what the tmkit provider and server add.
  * - `--base DIR`: another checkout, built (`npm run build` there), whose provider runs the tmkit count layout
  *   too ("before"), against the same server in the same run.
  *
  * Ratios: create and destroy over the trivial provider with the same graph, no-op plan over `terraform_data`
- * with the same graph, inline create over the `terraform_data` count floor. Rounds alternate the layouts
+ * with the same graph, each also over the same-schema floor; inline create over the `terraform_data` count floor. Rounds alternate the layouts
  * (even rounds in reverse order); the best round of each is shown (the machine is shared). Bounded:
  * everything on loopback, destroyed after each layout, the server stopped at the end.
  */
@@ -115,6 +117,15 @@ function trivialGraph(w0: number): string {
     `resource "tmkittest_thing" "e" {\n  count = ${N}\n  name  = "e\${count.index}"\n  size  = count.index == 0 ? ${w0} : 1\n  tags  = { profile_id = tmkittest_thing.p[floor(count.index / ${PER_PROFILE})].id, target = ${target('count.index')} }\n}\n`;
 }
 
+/** The count layout on tmkittest's resources with tmkit's schemas and nothing behind them (Terraform's own cost of those schemas). */
+function shapedGraph(w0: number): string {
+  return countLayout('shp', 'bench-shaped')(w0)
+    .replace(/tmkit = \{ source = "tmkit\/tmkit" \}/, 'tmkittest = { source = "tmkit/tmkittest" }')
+    .replace(/provider "tmkit" \{\n {2}stack = "[^"]*"\n\}/, 'provider "tmkittest" {\n  stateless = true\n}')
+    .replaceAll('tmkit_profile', 'tmkittest_profile_shape')
+    .replaceAll('tmkit_external_endpoint', 'tmkittest_external_endpoint_shape');
+}
+
 const ONLY = process.argv.includes('--only') ? arg('only', '').split(',') : undefined;
 const ALL: Layout[] = [
   { key: 'count', label: `tmkit, count (${P} profiles + ${N} endpoints)`, hcl: countLayout('cnt', 'bench-count'), install: 'after' },
@@ -122,6 +133,7 @@ const ALL: Layout[] = [
   { key: 'separate', label: `tmkit, separate blocks (${P + N} blocks)`, hcl: separateLayout, install: 'after' },
   { key: 'inline', label: `tmkit, inline endpoint blocks (${P} profiles)`, hcl: inlineLayout, install: 'after' },
   { key: 'trivial', label: 'floor: tmkittest (trivial provider), same graph', hcl: trivialGraph, install: 'after' },
+  { key: 'shaped', label: 'floor: tmkittest with tmkit\'s schemas, same graph', hcl: shapedGraph, install: 'after' },
   { key: 'graph', label: 'floor: terraform_data, same graph', hcl: dataGraph, install: 'after' },
   { key: 'data', label: `floor: terraform_data count = ${N}`, hcl: dataCount, install: 'after' },
 ];
@@ -211,17 +223,21 @@ async function main(): Promise<void> {
     serve.kill('SIGTERM');
     rmSync(root, { recursive: true, force: true });
   }
-  const trivial = best.get('trivial')!;
-  const graph = best.get('graph')!;
-  const data = best.get('data')!;
-  console.log('\n| Layout | create | ×trivial | no-op plan | ×terraform_data graph | one weight | destroy | ×trivial |');
-  console.log('|---|---:|---:|---:|---:|---:|---:|---:|');
+  const trivial = best.get('trivial');
+  const graph = best.get('graph');
+  const shaped = best.get('shaped');
+  const data = best.get('data');
+  const r = (a: number, b: number | undefined): string => (b === undefined ? '–' : x(a, b));
+  console.log('\n| Layout | create | ×trivial | ×same schemas | no-op plan | ×terraform_data graph | ×same schemas | one weight | destroy | ×trivial | ×same schemas |');
+  console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   for (const l of LAYOUTS) {
     const t = best.get(l.key)!;
-    console.log(`| ${l.label} | ${s(t.create)} | ${x(t.create, trivial.create)} | ${s(t.plan)} | ${x(t.plan, graph.plan)} | ${s(t.update)} | ${s(t.destroy)} | ${x(t.destroy, trivial.destroy)} |`);
+    console.log(`| ${l.label} | ${s(t.create)} | ${r(t.create, trivial?.create)} | ${r(t.create, shaped?.create)} | ${s(t.plan)} | ${r(t.plan, graph?.plan)} | ${r(t.plan, shaped?.plan)} | ${s(t.update)} | ${s(t.destroy)} | ${r(t.destroy, trivial?.destroy)} | ${r(t.destroy, shaped?.destroy)} |`);
   }
-  const inline = best.get('inline')!;
-  console.log(`\ninline create over the terraform_data count floor: ${x(inline.create, data.create)}; count-layout create over the terraform_data count floor: ${x(best.get('count')!.create, data.create)}`);
+  const inline = best.get('inline');
+  const count = best.get('count');
+  if (data && inline) console.log(`\ninline create over the terraform_data count floor: ${x(inline.create, data.create)}`);
+  if (data && count) console.log(`count-layout create over the terraform_data count floor: ${x(count.create, data.create)}`);
 }
 
 const s = (ms: number): string => `${(ms / 1000).toFixed(2)} s`;

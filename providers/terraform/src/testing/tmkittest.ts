@@ -11,12 +11,17 @@
  * env TMKITTEST_CREATE_DELAY_MS makes create slow (for shutdown tests).
  * `stateless = true` in the provider block: no backend at all (create stores what was planned, read finds
  * what Terraform last stored): the plugin layer's own floor, which bench/terraform.ts measures providers against.
+ * resource tmkittest_profile_shape, tmkittest_external_endpoint_shape: tmkit's own schemas (tmkit/schemas.ts)
+ * with no backend and no checks (computed values Terraform leaves unknown become null), so that benchmark can
+ * tell what Terraform spends on tmkit's schemas from what the tmkit provider and server add.
  */
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { provider, valueEquals, type Resource } from '../provider';
 import { UNKNOWN, isUnknown, type ValueObject } from '../cty';
 import { DiagnosticsError, error, path, type Diagnostic } from '../tfprotov6';
 import type { Schema } from '../schema';
+import { externalEndpointSchema, profileSchema } from '../tmkit/schemas';
+import type { Value } from '../cty';
 
 interface Ctx {
   /** The backend file; undefined when stateless. */
@@ -140,6 +145,27 @@ const thing: Resource<Ctx> = {
   },
 };
 
+/** `v` with every unknown value (a computed attribute the config leaves open) set to null. */
+function known(v: Value): Value {
+  if (isUnknown(v)) return null;
+  if (Array.isArray(v)) return v.map(known);
+  if (v !== null && typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype) {
+    return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, known(x as Value)])) as ValueObject;
+  }
+  return v;
+}
+
+/** A resource with `schema` and nothing behind it: what Terraform alone spends on such resources. */
+function shaped(schema: Schema, kind: string): Resource<Ctx> {
+  return {
+    schema,
+    create: ({ planned }) => ({ ...(known(planned) as ValueObject), id: `/${kind}/${String(planned.name)}` }),
+    read: (state) => state,
+    update: ({ prior, planned }) => ({ ...(known(planned) as ValueObject), id: prior.id ?? null }),
+    delete: () => undefined,
+  };
+}
+
 export const tmkittest = provider<Ctx>({
   schema: {
     block: {
@@ -157,7 +183,11 @@ export const tmkittest = provider<Ctx>({
     console.log(`tmkittest: configured with ${file}`);
     return { file };
   },
-  resources: { tmkittest_thing: thing },
+  resources: {
+    tmkittest_thing: thing,
+    tmkittest_profile_shape: shaped(profileSchema, 'profiles'),
+    tmkittest_external_endpoint_shape: shaped(externalEndpointSchema, 'externalEndpoints'),
+  },
   dataSources: {
     tmkittest_lookup: {
       schema: {
