@@ -13,6 +13,7 @@ import { encode } from '@msgpack/msgpack';
 import { decodeMsgpack, encodeMsgpack } from '../../../providers/terraform/src/codec';
 import { MAGIC_COOKIE_KEY, MAGIC_COOKIE_VALUE } from '../../../providers/terraform/src/plugin';
 import { shapeOfBlock } from '../../../providers/terraform/src/schema';
+import { externalEndpointSchema, profileSchema } from '../../../providers/terraform/src/tmkit/schemas';
 import { thingSchema } from '../../../providers/terraform/src/testing/tmkittest';
 import { UNKNOWN } from '../../../providers/terraform/src/cty';
 import { generateCert, mtls, PluginClient, runPluginToExit, startPlugin, type PluginProcess } from './helpers';
@@ -177,7 +178,7 @@ describe('AutoMTLS and the services', () => {
 
   test('GetMetadata and GetProviderSchema: types, capabilities and the schema on the wire', async () => {
     const md = await provider.call('GetMetadata');
-    expect(md.resources).toEqual([{ type_name: 'tmkittest_thing' }]);
+    expect(md.resources).toEqual([{ type_name: 'tmkittest_external_endpoint_shape' }, { type_name: 'tmkittest_profile_shape' }, { type_name: 'tmkittest_thing' }]);
     expect(md.data_sources).toEqual([{ type_name: 'tmkittest_lookup' }]);
     expect(md.server_capabilities).toEqual({ plan_destroy: true, get_provider_schema_optional: true, move_resource_state: false });
     const s = await provider.call('GetProviderSchema');
@@ -192,6 +193,12 @@ describe('AutoMTLS and the services', () => {
     expect(blocks.member.nesting).toBe('SET');
     expect(blocks.settings.block.block_types[0]).toMatchObject({ type_name: 'rule', nesting: 'LIST' });
     expect(s.provider.block.attributes.map((a: { name: string }) => a.name)).toEqual(['state_file', 'stateless']);
+    // The benchmark's same-schema floor carries tmkit's schemas exactly (bench/terraform.ts).
+    for (const [type, schema] of [['tmkittest_external_endpoint_shape', externalEndpointSchema], ['tmkittest_profile_shape', profileSchema]] as const) {
+      const wire = s.resource_schemas[type].block;
+      expect(wire.attributes.map((a: { name: string }) => a.name).sort()).toEqual(Object.keys(schema.block.attributes ?? {}).sort());
+      expect(wire.block_types.map((b: { type_name: string }) => b.type_name).sort()).toEqual(Object.keys(schema.block.blocks ?? {}).sort());
+    }
   });
 
   test('ValidateResourceConfig: an error on a nested attribute carries its attribute path', async () => {
@@ -216,7 +223,7 @@ describe('AutoMTLS and the services', () => {
   test('an unknown type name, or bytes that are not the schema, come back as diagnostics (not gRPC errors)', async () => {
     const r = await provider.call('ValidateResourceConfig', { type_name: 'tmkittest_nope', config: { msgpack: Buffer.from([0x80]) } });
     expect(r.diagnostics[0]).toMatchObject({ severity: 'ERROR', summary: 'Unknown resource type "tmkittest_nope"' });
-    expect(r.diagnostics[0].detail).toMatch(/This provider has "tmkittest_thing"/);
+    expect(r.diagnostics[0].detail).toMatch(/This provider has "tmkittest_external_endpoint_shape", "tmkittest_profile_shape", "tmkittest_thing"\./);
     const bad = await provider.call('ValidateResourceConfig', { type_name: 'tmkittest_thing', config: { msgpack: Buffer.from(encode({ name: 5 })) } });
     expect(bad.diagnostics[0].summary).toMatch(/does not match its schema/);
     expect(bad.diagnostics[0].detail).toMatch(/^name: a string is required, got number 5/);
