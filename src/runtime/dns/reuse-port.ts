@@ -54,15 +54,32 @@ async function decide(): Promise<ReusePortSupport> {
   if (process.env.TMKIT_DNS_REUSEPORT === '0') return { supported: false, reason: 'TMKIT_DNS_REUSEPORT=0 turns per-worker sockets off', node };
   const blocker = reusePortBlocker(node, process.platform);
   if (blocker !== undefined) return { supported: false, reason: blocker, node, ...(blocker.startsWith('Node ') ? { fix: `use Node ≥ ${REUSE_PORT_MIN} for per-worker sockets` } : {}) };
-  try {
-    await probe();
-    return { supported: true, node };
-  } catch (err) {
-    return { supported: false, reason: `the reusePort bind test failed (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`, node };
+  return probeReusePort(node);
+}
+
+/** The live bind test, repeated on another port while the chosen one turns out taken for TCP (`run`: tests). */
+export async function probeReusePort(node: string, run: () => Promise<void> = probe): Promise<ReusePortSupport> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await run();
+      return { supported: true, node };
+    } catch (err) {
+      // The port the kernel chose for UDP was taken for TCP by another process: says nothing about reusePort.
+      if (err instanceof TcpTwinTaken && attempt < 20) continue;
+      const cause = err instanceof TcpTwinTaken ? err.cause as NodeJS.ErrnoException : err as NodeJS.ErrnoException;
+      return { supported: false, reason: `the reusePort bind test failed (${cause.code ?? cause.message})`, node };
+    }
   }
 }
 
-/** Two UDP sockets and two TCP listeners on one loopback port, all with reusePort: throws unless all four bind. */
+/** The probe's first TCP listener could not have the UDP socket's port (another process holds it for TCP). */
+export class TcpTwinTaken extends Error {}
+
+/**
+ * Two UDP sockets and two TCP listeners on one loopback port, all with reusePort: throws unless all four bind.
+ * Only the second of each proves reusePort; the first TCP listener failing means the port is someone else's
+ * (TcpTwinTaken), and the caller tries another.
+ */
 async function probe(): Promise<void> {
   const open: Array<() => Promise<void>> = [];
   try {
@@ -72,7 +89,9 @@ async function probe(): Promise<void> {
     const second = await bindUdp(port);
     open.push(() => closeUdp(second));
     for (let i = 0; i < 2; i++) {
-      const srv = await listenTcp(port);
+      const srv = await listenTcp(port).catch((err: unknown) => {
+        throw i === 0 ? new TcpTwinTaken(`TCP ${port} is taken`, { cause: err }) : err;
+      });
       open.push(() => new Promise<void>((r) => srv.close(() => r())));
     }
   } finally {

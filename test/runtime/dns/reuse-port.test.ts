@@ -14,7 +14,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, write
 import { availableParallelism, homedir, tmpdir } from 'node:os';
 import * as path from 'node:path';
 import * as dnsPacket from 'dns-packet';
-import { autoWorkers, reusePortBlocker, reusePortSupport, sharedSocketNotice } from '../../../src/runtime/dns/reuse-port';
+import { autoWorkers, probeReusePort, reusePortBlocker, reusePortSupport, sharedSocketNotice, TcpTwinTaken } from '../../../src/runtime/dns/reuse-port';
 import { REPO, runTmkit, spawnServe, type ServeProcess } from '../serve/process';
 import { framed, tcpCollect, udpExchange } from './support';
 
@@ -208,6 +208,23 @@ describe('which Node versions bind per-worker sockets', () => {
     expect([1, 2, 4, 16].map((c) => autoWorkers(yes, c))).toEqual([1, 2, 4, 4]);
     expect([1, 2, 16].map((c) => autoWorkers(no, c))).toEqual([1, 1, 1]);
     expect(sharedSocketNotice(no)).toBe('workers share one socket: Node 20.20.2 lacks reusePort; use Node ≥ 22.12 for per-worker sockets');
+  });
+
+  test('the live probe tries another port when the UDP port it drew is taken for TCP by another process, and only then', async () => {
+    const taken = (): TcpTwinTaken => new TcpTwinTaken('TCP taken', { cause: Object.assign(new Error('listen EADDRINUSE'), { code: 'EADDRINUSE' }) });
+    let calls = 0;
+    // Taken twice (a busy machine), then the test binds all four: supported.
+    expect(await probeReusePort('24.11.1', async () => { if (++calls <= 2) throw taken(); })).toEqual({ supported: true, node: '24.11.1' });
+    expect(calls).toBe(3);
+    // The second socket of a pair refused: that is reusePort missing, decided at once.
+    calls = 0;
+    const refused = await probeReusePort('24.11.1', async () => { calls++; throw Object.assign(new Error('bind EADDRINUSE'), { code: 'EADDRINUSE' }); });
+    expect(refused).toMatchObject({ supported: false, reason: 'the reusePort bind test failed (EADDRINUSE)' });
+    expect(calls).toBe(1);
+    // Always taken: gives up after 20 draws and says why.
+    calls = 0;
+    expect(await probeReusePort('24.11.1', async () => { calls++; throw taken(); })).toMatchObject({ supported: false, reason: 'the reusePort bind test failed (EADDRINUSE)' });
+    expect(calls).toBe(20);
   });
 
   test('this Node (the tests run on 20): the live probe agrees with the version rule', async () => {
