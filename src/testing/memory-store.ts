@@ -1,5 +1,5 @@
 import type { ProfileInput } from '../core/model/types';
-import { admitDelete, admitProfile, writeName } from '../core/store/admission';
+import { admitDelete, admitEdit, admitProfile, writeName } from '../core/store/admission';
 import { applyMonitorChange } from '../core/store/monitor-state';
 import { checkPreconditions, checkStack, contentHash, makeEtag } from '../core/store/conditions';
 import {
@@ -81,12 +81,7 @@ export class MemoryStore implements Store {
   /** One synchronous step, as every write here: nothing can come between the read and the write. */
   async editProfile<T>(name: string, edit: (current: StoredProfile) => ProfileEdit<T>, options: EditProfileOptions = {}): Promise<EditProfileResult<T>> {
     const row = this.profiles.get(name);
-    if (!row) throw new StoreError('NOT_FOUND', `profile '${name}' does not exist`, { name });
-    const current = this.out(row);
-    checkPreconditions(name, current, options.ifMatch, undefined);
-    checkStack(name, current, options.stack);
-    const { input, value } = edit(current);
-    if (writeName(input) !== name) throw new StoreError('PRECONDITION_FAILED', `an edit of profile '${name}' must keep its name (it wrote '${String(input.name)}')`, { name });
+    const { input, value, current } = admitEdit(name, row ? this.out(row) : undefined, edit, options);
     const r = await this.putProfile(input, { stack: current.stack, ifMatch: current.etag });
     return { ...r, stack: current.stack, value };
   }

@@ -8,6 +8,7 @@
  *                      ── every validation rule, with the other stored profiles as context ──▶ PROFILE_INVALID (400)
  *                      ──▶ the normalized profile and the warnings
  *   deleteProfile(name) ── still a nested endpoint's child ──▶ PROFILE_REFERENCED (409)
+ *   editProfile(name, edit) ── missing, If-Match, stack, a renaming edit (admitEdit) ──▶ then as putProfile
  *
  * docs/ARCHITECTURE.md ("One write path") says why the rules live here and not in the API.
  */
@@ -16,7 +17,22 @@ import { normalizeProfile } from '../model/normalize';
 import type { Profile, ProfileInput } from '../model/types';
 import { deleteReferenced, nameClash, validateProfile } from '../validate';
 import type { ProfileIndex } from '../validate/context';
-import { StoreError, type StoreView } from './types';
+import { checkPreconditions, checkStack } from './conditions';
+import { StoreError, type EditProfileOptions, type ProfileEdit, type StoredProfile, type StoreView } from './types';
+
+/**
+ * Store.editProfile's checks and the edit itself, for every store alike: the profile `name` (its stored row,
+ * `current`) must exist, match `ifMatch` and belong to `stack` when given; `edit` then builds the input, which
+ * must keep the name. What it returns goes to admitProfile like any put, with the stored stack kept.
+ */
+export function admitEdit<T>(name: string, current: StoredProfile | undefined, edit: (current: StoredProfile) => ProfileEdit<T>, options: EditProfileOptions = {}): ProfileEdit<T> & { current: StoredProfile } {
+  if (!current) throw new StoreError('NOT_FOUND', `profile '${name}' does not exist`, { name });
+  checkPreconditions(name, current, options.ifMatch, undefined);
+  checkStack(name, current, options.stack);
+  const { input, value } = edit(current);
+  if (writeName(input) !== name) throw new StoreError('PRECONDITION_FAILED', `an edit of profile '${name}' must keep its name (it wrote '${String(input.name)}')`, { name });
+  return { input, value, current };
+}
 
 /** A profile the store may write: normalized, with the rule warnings to hand back to the writer. */
 export interface Admitted {

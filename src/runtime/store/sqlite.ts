@@ -2,7 +2,7 @@ import { closeSync, existsSync, mkdirSync, openSync, readSync, statSync } from '
 import { join } from 'node:path';
 import type { Profile, ProfileInput } from '../../core/model/types';
 import type { AzureResource } from '../../core/ports';
-import { admitDelete, admitProfile, writeName } from '../../core/store/admission';
+import { admitDelete, admitEdit, admitProfile, writeName } from '../../core/store/admission';
 import { checkPreconditions, checkStack, documentHash, makeEtag } from '../../core/store/conditions';
 import { LiveProfileIndex } from '../../core/store/profile-index';
 import { sha256Hex } from './hash';
@@ -437,12 +437,7 @@ export class SqliteStore implements Store {
   async editProfile<T>(name: string, edit: (current: StoredProfile) => ProfileEdit<T>, options: EditProfileOptions = {}): Promise<EditProfileResult<T>> {
     return this.write<EditProfileResult<T>>(() => {
       const view = this.view();
-      const current = view.profiles.get(name);
-      if (!current) throw new StoreError('NOT_FOUND', `profile '${name}' does not exist`, { name });
-      checkPreconditions(name, current, options.ifMatch, undefined);
-      checkStack(name, current, options.stack);
-      const { input, value } = edit(current);
-      if (writeName(input) !== name) throw new StoreError('PRECONDITION_FAILED', `an edit of profile '${name}' must keep its name (it wrote '${String(input.name)}')`, { name });
+      const { input, value, current } = admitEdit(name, view.profiles.get(name), edit, options);
       const out = this.store(view, input, current, current.stack);
       return { result: { ...out.result, stack: current.stack, value }, ...(out.change ? { change: out.change } : {}) };
     });
