@@ -17,8 +17,9 @@
  *   too ("before"), against the same server in the same run.
  *
  * Ratios: create and destroy over the trivial provider with the same graph, no-op plan over `terraform_data`
- * with the same graph, each also over the same-schema floor; inline create over the `terraform_data` count floor. Rounds alternate the layouts
- * (even rounds in reverse order); the best round of each is shown (the machine is shared). Bounded:
+ * with the same graph, each also over the same-schema floor; inline create over the `terraform_data` count
+ * floor. Rounds alternate the layouts (even rounds in reverse order); the best round of each is shown (the
+ * machine is shared). Bounded:
  * everything on loopback, destroyed after each layout, the server stopped at the end.
  */
 import { spawn } from 'node:child_process';
