@@ -6,7 +6,7 @@ import type { DnssecReport, DnssecRolloverResult } from '../../core/api';
 import type { DnssecApi } from '../dnssec';
 import { DnssecKeyError } from '../dns/dnssec/keys';
 import { ApiProblem } from './errors';
-import { readJson, DEFAULT_MAX_BODY, type Ctx, type Reply, type Route } from './http';
+import { readJson, DEFAULT_MAX_BODY, route, type Ctx, type Reply, type Route } from './http';
 
 const OFF = 'DNSSEC is off on this server: start it with tmkit serve --dnssec';
 
@@ -17,8 +17,8 @@ export function dnssecRoutes(dnssec: DnssecApi | undefined): Route[] {
     return dnssec;
   };
   return [
-    { pattern: /^\/v1\/dnssec$/, name: '/v1/dnssec', methods: { GET: async (): Promise<Reply<DnssecReport>> => ({ status: 200, body: on().report() }) } },
-    { pattern: /^\/v1\/dnssec\/rollover$/, name: '/v1/dnssec/rollover', methods: { POST: (c) => rollover(on(), c) } },
+    route('/v1/dnssec', { GET: async (): Promise<Reply<DnssecReport>> => ({ status: 200, body: on().report() }) }),
+    route('/v1/dnssec/rollover', { POST: (c) => rollover(on(), c) }),
   ];
 }
 

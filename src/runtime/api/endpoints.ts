@@ -10,13 +10,12 @@ import type { EndpointInput, Profile } from '../../core/model/types';
 import { parseEtagList } from '../../core/store';
 import { conditions, editProfile, isObj, mustGet, profileReply, stackOf, type ApiContext } from './common';
 import { ApiProblem } from './errors';
-import { header, readJson, type Ctx, type Reply, type Route } from './http';
+import { header, readJson, route, type Ctx, type Reply, type Route } from './http';
 
 export function endpointRoutes(c: ApiContext): Route[] {
-  return [{
-    pattern: /^\/v1\/profiles\/([^/]+)\/endpoints\/([^/]+)$/, name: '/v1/profiles/{name}/endpoints/{endpoint}',
-    methods: { GET: (x) => getEndpoint(c, x), PUT: (x) => putEndpoint(c, x), PATCH: (x) => patchEndpoint(c, x), DELETE: (x) => deleteEndpoint(c, x) },
-  }];
+  return [route('/v1/profiles/{name}/endpoints/{endpoint}', {
+    GET: (x) => getEndpoint(c, x), PUT: (x) => putEndpoint(c, x), PATCH: (x) => patchEndpoint(c, x), DELETE: (x) => deleteEndpoint(c, x),
+  })];
 }
 
 /** RFC 9110 §13.1 against one endpoint's ETag (`*`: it exists). Throws 412 naming what changed. */

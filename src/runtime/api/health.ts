@@ -12,13 +12,12 @@ import type { PushedHealthApi } from '../ledger';
 import { MAX_PUSH_REASON, MAX_PUSH_TTL_SECONDS } from '../ledger/pushed-health';
 import { isObj, mustGet, type ApiContext } from './common';
 import { ApiProblem } from './errors';
-import { readJson, type Ctx, type Reply, type Route } from './http';
+import { readJson, route, type Ctx, type Reply, type Route } from './http';
 
 export function healthRoutes(c: ApiContext, pushed: PushedHealthApi | undefined): Route[] {
-  return [{
-    pattern: /^\/v1\/profiles\/([^/]+)\/endpoints\/([^/]+)\/health$/, name: '/v1/profiles/{name}/endpoints/{endpoint}/health',
-    methods: { GET: (x) => get(c, pushed, x), PUT: (x) => put(c, pushed, x), DELETE: (x) => clear(c, pushed, x) },
-  }];
+  return [route('/v1/profiles/{name}/endpoints/{endpoint}/health', {
+    GET: (x) => get(c, pushed, x), PUT: (x) => put(c, pushed, x), DELETE: (x) => clear(c, pushed, x),
+  })];
 }
 
 function on(pushed: PushedHealthApi | undefined): PushedHealthApi {

@@ -27,7 +27,29 @@ export interface Ctx {
  */
 export interface Reply<T = unknown> { status: number; body: T; headers?: Record<string, string>; streamed?: boolean }
 export type Handler = (ctx: Ctx) => Promise<Reply>;
+/** A compiled route (made by `route`): `name` labels its metrics and log lines. */
 export interface Route { pattern: RegExp; name: string; methods: Record<string, Handler> }
+
+const escapeRe = (s: string): string => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+
+/**
+ * A route, written once as its path pattern, as docs/api.md writes it: `/v1/profiles/{name}/endpoints/{endpoint}`.
+ * Each `{param}` is one whole path segment (`ctx.params`, in order, percent-decoded); a final `/*` matches
+ * the rest of the path, empty or not (not a param). The pattern is also the route's name in the metrics'
+ * `route` label and the request log (a final `*` left off: `/ui/*` is `/ui/`). `alsoAt`: exact paths the
+ * same route answers too (the dashboard's redirects from `/` and `/ui`).
+ */
+export function route(path: string, methods: Record<string, Handler>, alsoAt: string[] = []): Route {
+  const rest = path.endsWith('/*');
+  const name = rest ? path.slice(0, -1) : path;
+  const segments = name.split('/').slice(1);
+  if (!name.startsWith('/') || segments.slice(0, -1).some((s) => s === '') || segments.some((s) => !/^(?:\{[A-Za-z]\w*\}|[^{}*]*)$/.test(s))) {
+    throw new Error(`route pattern '${path}': write /literal/{param}/… with each {param} a whole segment, and * only as a final /*`);
+  }
+  const source = segments.map((s) => `\\/${s.startsWith('{') ? '([^/]+)' : escapeRe(s)}`).join('') + (rest ? '.*' : '');
+  const alternatives = [source, ...alsoAt.map(escapeRe)];
+  return { pattern: new RegExp(alternatives.length === 1 ? `^${source}$` : `^(?:${alternatives.join('|')})$`), name, methods };
+}
 
 export interface HttpApiOptions {
   token: string;
@@ -210,9 +232,9 @@ export class HttpApi {
   }
 
   private match(routes: Route[], path: string): { route: Route; params: string[] } | undefined {
-    for (const route of routes) {
-      const m = route.pattern.exec(path);
-      if (m) return { route, params: m.slice(1) };
+    for (const r of routes) {
+      const m = r.pattern.exec(path);
+      if (m) return { route: r, params: m.slice(1) };
     }
     return undefined;
   }

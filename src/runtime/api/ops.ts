@@ -8,7 +8,7 @@ import type { ErrorCode } from '../../core/codes';
 import { isRefusal, type OpsPort, type OpsResult } from '../controls';
 import { findProfile, isObj, mustGet, type ApiContext } from './common';
 import { ApiProblem } from './errors';
-import { readBody, readJson, type Ctx, type Reply, type Route } from './http';
+import { readBody, readJson, route, type Ctx, type Reply, type Route } from './http';
 
 const WHO = /^[A-Za-z0-9][A-Za-z0-9 ._@:/-]{0,63}$/;
 
@@ -18,12 +18,12 @@ export function opsRoutes(c: ApiContext, ops: OpsPort | undefined): Route[] {
     return ops;
   };
   return [
-    { pattern: /^\/v1\/overrides$/, name: '/v1/overrides', methods: { GET: async () => ({ status: 200, body: on().listOverrides() }) as Reply<OverrideList>, POST: (x) => createOverride(c, on(), x) } },
-    { pattern: /^\/v1\/overrides\/([^/]+)$/, name: '/v1/overrides/{id}', methods: { DELETE: (x) => clearOverride(on(), x) } },
-    { pattern: /^\/v1\/profiles\/([^/]+)\/endpoints\/([^/]+)\/failback$/, name: '/v1/profiles/{name}/endpoints/{endpoint}/failback', methods: { POST: (x) => failback(c, on(), x) } },
-    { pattern: /^\/v1\/audit$/, name: '/v1/audit', methods: { GET: async (x): Promise<Reply<AuditList>> => ({ status: 200, body: await on().audit(limitOf(x, 100, 10_000)) }) } },
-    { pattern: /^\/v1\/drills$/, name: '/v1/drills', methods: { GET: async (x): Promise<Reply<DrillList>> => ({ status: 200, body: await on().drills(limitOf(x, 20, 500)) }), POST: (x) => putDrill(c, on(), x) } },
-    { pattern: /^\/v1\/nodes$/, name: '/v1/nodes', methods: { GET: async (): Promise<Reply<NodeList>> => ({ status: 200, body: on().nodes() }) } },
+    route('/v1/overrides', { GET: async () => ({ status: 200, body: on().listOverrides() }) as Reply<OverrideList>, POST: (x) => createOverride(c, on(), x) }),
+    route('/v1/overrides/{id}', { DELETE: (x) => clearOverride(on(), x) }),
+    route('/v1/profiles/{name}/endpoints/{endpoint}/failback', { POST: (x) => failback(c, on(), x) }),
+    route('/v1/audit', { GET: async (x): Promise<Reply<AuditList>> => ({ status: 200, body: await on().audit(limitOf(x, 100, 10_000)) }) }),
+    route('/v1/drills', { GET: async (x): Promise<Reply<DrillList>> => ({ status: 200, body: await on().drills(limitOf(x, 20, 500)) }), POST: (x) => putDrill(c, on(), x) }),
+    route('/v1/nodes', { GET: async (): Promise<Reply<NodeList>> => ({ status: 200, body: on().nodes() }) }),
   ];
 }
 

@@ -9,18 +9,17 @@ import type { Profile, ProfileInput } from '../../core/model/types';
 import type { DeleteProfileOptions, StoredProfile } from '../../core/store';
 import { conditions, editProfile, findProfile, isObj, mustGet, profileReply, stackOf, type ApiContext } from './common';
 import { ApiProblem } from './errors';
-import { header, readJson, type Ctx, type Reply, type Route } from './http';
+import { header, readJson, route, type Ctx, type Reply, type Route } from './http';
 
 /** A stack listing of at most this many profiles reads their rows one by one; a larger one reads the table. */
 const STACK_READ_ROWS = 500;
 
 export function profileRoutes(c: ApiContext): Route[] {
   return [
-    { pattern: /^\/v1\/profiles$/, name: '/v1/profiles', methods: { GET: (x) => listProfiles(c, x) } },
-    {
-      pattern: /^\/v1\/profiles\/([^/]+)$/, name: '/v1/profiles/{name}',
-      methods: { GET: (x) => getProfile(c, x), PUT: (x) => putProfile(c, x), PATCH: (x) => patchProfile(c, x), DELETE: (x) => deleteProfile(c, x) },
-    },
+    route('/v1/profiles', { GET: (x) => listProfiles(c, x) }),
+    route('/v1/profiles/{name}', {
+      GET: (x) => getProfile(c, x), PUT: (x) => putProfile(c, x), PATCH: (x) => patchProfile(c, x), DELETE: (x) => deleteProfile(c, x),
+    }),
   ];
 }
 

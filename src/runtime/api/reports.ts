@@ -12,7 +12,7 @@ import type { RuntimeMetrics } from '../metrics';
 import type { ResolveRequest, RuntimeReports } from '../reports';
 import { isObj, mustGet, type ApiContext } from './common';
 import { ApiProblem } from './errors';
-import { readJson, type Ctx, type Reply, type Route } from './http';
+import { readJson, route, type Ctx, type Reply, type Route } from './http';
 
 export interface ReportContext extends ApiContext {
   reports: Partial<RuntimeReports>;
@@ -23,14 +23,14 @@ export interface ReportContext extends ApiContext {
 export function reportRoutes(c: ReportContext): { routes: Route[]; open: Route[] } {
   return {
     routes: [
-      { pattern: /^\/metrics$/, name: '/metrics', methods: { GET: () => metrics(c) } },
-      { pattern: /^\/v1\/profiles\/([^/]+)\/status$/, name: '/v1/profiles/{name}/status', methods: { GET: (x) => status(c, x) } },
-      { pattern: /^\/v1\/profiles\/([^/]+)\/traffic$/, name: '/v1/profiles/{name}/traffic', methods: { GET: (x) => traffic(c, x) } },
-      { pattern: /^\/v1\/resolve$/, name: '/v1/resolve', methods: { POST: (x) => resolve(c, x) } },
-      { pattern: /^\/v1\/preview$/, name: '/v1/preview', methods: { POST: (x) => preview(c, x) } },
-      { pattern: /^\/v1\/events$/, name: '/v1/events', methods: { GET: (x) => events(c, x) } },
+      route('/metrics', { GET: () => metrics(c) }),
+      route('/v1/profiles/{name}/status', { GET: (x) => status(c, x) }),
+      route('/v1/profiles/{name}/traffic', { GET: (x) => traffic(c, x) }),
+      route('/v1/resolve', { POST: (x) => resolve(c, x) }),
+      route('/v1/preview', { POST: (x) => preview(c, x) }),
+      route('/v1/events', { GET: (x) => events(c, x) }),
     ],
-    open: [{ pattern: /^\/healthz$/, name: '/healthz', methods: { GET: () => healthz(c) } }],
+    open: [route('/healthz', { GET: () => healthz(c) })],
   };
 }
 

@@ -3,10 +3,10 @@ import type { ResourceCatalogResponse } from '../../core/api';
 import { parseResourceCatalog } from '../../core/model/catalog';
 import { isObj, type ApiContext } from './common';
 import { ApiProblem } from './errors';
-import { readJson, type Ctx, type Reply, type Route } from './http';
+import { readJson, route, type Ctx, type Reply, type Route } from './http';
 
 export function resourceRoutes(c: ApiContext): Route[] {
-  return [{ pattern: /^\/v1\/resources$/, name: '/v1/resources', methods: { GET: () => getResources(c), PUT: (x) => putResources(c, x) } }];
+  return [route('/v1/resources', { GET: () => getResources(c), PUT: (x) => putResources(c, x) })];
 }
 
 async function getResources(c: ApiContext): Promise<Reply<ResourceCatalogResponse>> {

@@ -14,7 +14,7 @@ import { storeWriteFailure } from '../store/failures';
 import type { ApiContext } from './common';
 import { endpointRoutes } from './endpoints';
 import { ApiProblem } from './errors';
-import { DEFAULT_MAX_BODY, HttpApi, type Route } from './http';
+import { DEFAULT_MAX_BODY, HttpApi, route, type Route } from './http';
 import { profileRoutes } from './profiles';
 import type { RuntimeReports } from '../reports';
 import { reportRoutes } from './reports';
@@ -76,7 +76,7 @@ export class ApiServer {
       ...profileRoutes(c), ...endpointRoutes(c), ...resourceRoutes(c), ...reports.routes, ...dnssecRoutes(o.dnssec),
       ...opsRoutes(c, o.ops), ...healthRoutes(c, o.pushedHealth), ...webhookRoutes(c, o.webhooks),
     ];
-    const open: Route[] = [...reports.open, { pattern: /^\/(?:ui(?:\/.*)?)?$/, name: '/ui/', methods: { GET: uiHandler(o.uiDir) } }];
+    const open: Route[] = [...reports.open, route('/ui/*', { GET: uiHandler(o.uiDir) }, ['/', '/ui'])];
     this.http = new HttpApi({ token: o.token, metrics: o.metrics, logger: o.logger, routes, open, problem: (e, m, r) => this.problem(e, m, r) });
   }
 

@@ -8,7 +8,7 @@ import { problem, type Diagnostic } from '../../core/diagnostics';
 import { WebhookRefused, type WebhooksApi } from '../webhooks';
 import { isObj, type ApiContext } from './common';
 import { ApiProblem } from './errors';
-import { readJson, type Ctx, type Reply, type Route } from './http';
+import { readJson, route, type Ctx, type Reply, type Route } from './http';
 
 export function webhookRoutes(c: ApiContext, webhooks: WebhooksApi | undefined): Route[] {
   const on = (): WebhooksApi => {
@@ -16,8 +16,8 @@ export function webhookRoutes(c: ApiContext, webhooks: WebhooksApi | undefined):
     return webhooks;
   };
   return [
-    { pattern: /^\/v1\/webhooks$/, name: '/v1/webhooks', methods: { GET: async (): Promise<Reply<WebhookList>> => ({ status: 200, body: { webhooks: on().list() } }), POST: (x) => add(c, on(), x) } },
-    { pattern: /^\/v1\/webhooks\/([^/]+)$/, name: '/v1/webhooks/{id}', methods: { DELETE: (x) => remove(on(), x) } },
+    route('/v1/webhooks', { GET: async (): Promise<Reply<WebhookList>> => ({ status: 200, body: { webhooks: on().list() } }), POST: (x) => add(c, on(), x) }),
+    route('/v1/webhooks/{id}', { DELETE: (x) => remove(on(), x) }),
   ];
 }
 
