@@ -23,7 +23,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { queryUdp } from '../test/runtime/serve/helpers';
+import { queryUdp } from '../test/support/loopback';
 import { startEtcd, type EtcdServer } from '../test/support/etcd';
 import { api, startNode, stopNode, until, type NodeProcess } from '../test/runtime/cluster/support';
 import { pct } from './support/udp';

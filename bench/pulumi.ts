@@ -22,7 +22,7 @@ import * as pulumi from '@pulumi/pulumi';
 import * as network from '../src/pulumi';
 import { newStack } from '../test/providers/pulumi/harness';
 import { spawnToPort } from '../test/providers/pulumi/spawn';
-import { spawnServe } from '../test/runtime/serve/process';
+import { spawnServe } from '../test/support/process';
 
 const REPO = join(__dirname, '..');
 const TOKEN = 'bench-pulumi-token';

@@ -9,7 +9,7 @@ import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writ
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TmkitClient } from '../../src/client';
-import { dig, runTmkit, spawnServe, type ServeProcess } from '../runtime/serve/process';
+import { dig, runTmkit, spawnServe, type ServeProcess } from '../support/process';
 import { cleanEnv, REPO } from '../providers/terraform/helpers';
 
 jest.setTimeout(300_000);

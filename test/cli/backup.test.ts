@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { TmkitClient } from '../../src/client';
 import type { ProfileInput } from '../../src/core/model/types';
 import { profileInput } from '../runtime/api/fixtures';
-import { runTmkit, spawnServe, type ServeProcess } from '../runtime/serve/process';
+import { runTmkit, spawnServe, type ServeProcess } from '../support/process';
 
 const dirs: string[] = [];
 const running: ServeProcess[] = [];

@@ -7,8 +7,8 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawn } from 'node:child_process';
 import type { ProfileStatusReport } from '../../src/client';
-import { healthServerPair, waitFor } from '../runtime/serve/helpers';
-import { BIN, cleanEnv, runTmkit } from '../runtime/serve/process';
+import { healthServerPair, waitFor } from '../support/loopback';
+import { BIN, cleanEnv, runTmkit } from '../support/process';
 import { loopbackProfile, startDay2Server, type Day2Server } from './day2-server';
 
 jest.setTimeout(90_000);

@@ -3,8 +3,8 @@
  * health … degraded --for 5m --reason …` (and `--clear`), what `tmkit status` shows of it, its usage errors,
  * and `tmkit webhooks` (list, the SSRF refusal of a loopback URL without --webhook-allow-private).
  */
-import { healthServerPair, waitFor } from '../runtime/serve/helpers';
-import { runTmkit } from '../runtime/serve/process';
+import { healthServerPair, waitFor } from '../support/loopback';
+import { runTmkit } from '../support/process';
 import { loopbackProfile, startDay2Server, type Day2Server } from './day2-server';
 
 jest.setTimeout(60_000);

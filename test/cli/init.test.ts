@@ -6,7 +6,7 @@
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runTmkit } from '../runtime/serve/process';
+import { runTmkit } from '../support/process';
 
 let dir: string;
 beforeAll(() => { dir = mkdtempSync(join(tmpdir(), 'tmkit-init-')); });

@@ -10,7 +10,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { cleanEnv } from '../runtime/serve/process';
+import { cleanEnv } from '../support/process';
 import { BIN } from './run';
 
 jest.setTimeout(120_000);

@@ -4,8 +4,8 @@
  * report against the bound, `endpoint failback`, and `shift` rolled back when an endpoint turns Degraded.
  */
 import type { DrillReport } from '../../src/core/api';
-import { waitFor } from '../runtime/serve/helpers';
-import { dig, runTmkit } from '../runtime/serve/process';
+import { waitFor } from '../support/loopback';
+import { dig, runTmkit } from '../support/process';
 import { switchable } from '../runtime/ops/support';
 import { startDay2Server, type Day2Server } from './day2-server';
 
@@ -116,7 +116,7 @@ test('drill: the report (JSON) has switch and revert within the bound, and every
 test('drill: Ctrl-C ends the hold early and still reverts', async () => {
   await web();
   const { spawn } = await import('node:child_process');
-  const { BIN, cleanEnv } = await import('../runtime/serve/process');
+  const { BIN, cleanEnv } = await import('../support/process');
   const child = spawn(process.execPath, [BIN, 'drill', 'web', 'primary', '--for', '5m', '--json'], { cwd: s.dir, env: cleanEnv({ TMKIT_SERVER: s.api }), stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout!.setEncoding('utf8').on('data', (d: string) => { out += d; });

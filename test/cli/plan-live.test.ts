@@ -7,8 +7,8 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ProfileInput } from '../../src/core/model/types';
-import { waitFor } from '../runtime/serve/helpers';
-import { runTmkit } from '../runtime/serve/process';
+import { waitFor } from '../support/loopback';
+import { runTmkit } from '../support/process';
 import { switchable } from '../runtime/ops/support';
 import { startDay2Server, type Day2Server } from './day2-server';
 

@@ -2,7 +2,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runTmkit } from '../runtime/serve/process';
+import { runTmkit } from '../support/process';
 
 const dir = mkdtempSync(join(tmpdir(), 'tmkit-serve-flags-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -10,8 +10,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DrillReport, ProfileStatusReport } from '../../src/core/api';
-import { waitFor } from '../runtime/serve/helpers';
-import { cleanEnv, dig, REPO, runTmkit, spawnServe, type ServeProcess } from '../runtime/serve/process';
+import { waitFor } from '../support/loopback';
+import { cleanEnv, dig, REPO, runTmkit, spawnServe, type ServeProcess } from '../support/process';
 
 jest.setTimeout(300_000);
 

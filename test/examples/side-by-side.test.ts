@@ -9,8 +9,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ProfileStatusReport } from '../../src/client';
-import { waitFor } from '../runtime/serve/helpers';
-import { cleanEnv, dig, REPO, runTmkit, spawnServe, type ServeProcess } from '../runtime/serve/process';
+import { waitFor } from '../support/loopback';
+import { cleanEnv, dig, REPO, runTmkit, spawnServe, type ServeProcess } from '../support/process';
 
 jest.setTimeout(120_000);
 

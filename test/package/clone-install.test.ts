@@ -10,7 +10,7 @@
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BIN, dig, spawnServe, type ServeProcess } from '../runtime/serve/process';
+import { BIN, dig, spawnServe, type ServeProcess } from '../support/process';
 import { run } from './run';
 
 jest.setTimeout(600_000);

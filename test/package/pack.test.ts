@@ -22,7 +22,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { cleanEnv, dig, REPO } from '../runtime/serve/process';
+import { cleanEnv, dig, REPO } from '../support/process';
 import { run, type Run } from './run';
 
 jest.setTimeout(600_000);

@@ -1,6 +1,6 @@
 /** Runs a command in the package tests (npm, node, tsc) with a clean environment, its output collected. */
 import { spawn } from 'node:child_process';
-import { cleanEnv } from '../runtime/serve/process';
+import { cleanEnv } from '../support/process';
 
 export interface Run { code: number | null; stdout: string; stderr: string; ms: number }
 

@@ -9,8 +9,8 @@ import { endpointColors, mix } from '../../ui/src/lib/colors';
 import { countryRoutes, diffScenario, groupPreview } from '../../ui/src/lib/routing-map';
 import { volumeIntensity } from '../../ui/src/lib/traffic';
 import type { PreviewRow } from '../../ui/src/api/types';
-import { healthServerPair, waitFor } from '../runtime/serve/helpers';
-import { runTmkit, spawnServe, type ServeProcess } from '../runtime/serve/process';
+import { healthServerPair, waitFor } from '../support/loopback';
+import { runTmkit, spawnServe, type ServeProcess } from '../support/process';
 import { artifactsDir, launchChromium } from './support/browser';
 import { startSseDouble } from './support/sse-double';
 

@@ -9,8 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { TmkitClient } from '../../src/client';
-import { waitFor } from '../runtime/serve/helpers';
-import { dig, runTmkit, spawnServe, type ServeProcess } from '../runtime/serve/process';
+import { waitFor } from '../support/loopback';
+import { dig, runTmkit, spawnServe, type ServeProcess } from '../support/process';
 import { switchable } from '../runtime/ops/support';
 import { artifactsDir, launchChromium } from './support/browser';
 

@@ -13,8 +13,8 @@ import { join } from 'node:path';
 import type { EngineEvent } from '@pulumi/pulumi/automation';
 import * as network from 'tmkit/pulumi';
 import { TmkitClient } from '../../../src/client';
-import { waitFor } from '../../runtime/serve/helpers';
-import { spawnServe, type ServeProcess } from '../../runtime/serve/process';
+import { waitFor } from '../../support/loopback';
+import { spawnServe, type ServeProcess } from '../../support/process';
 import { newStack, type E2eStack } from './harness';
 
 jest.setTimeout(240_000);

@@ -13,8 +13,8 @@ import * as network from 'tmkit/pulumi';
 import { TmkitClient } from '../../../src/client';
 import { contoso, type ContosoSettings } from '../../../examples/pulumi/contoso';
 import { installPulumi } from '../../../providers/pulumi/src/install';
-import { healthServer } from '../../runtime/serve/helpers';
-import { runTmkit, spawnServe, type ServeProcess } from '../../runtime/serve/process';
+import { healthServer } from '../../support/loopback';
+import { runTmkit, spawnServe, type ServeProcess } from '../../support/process';
 import { REPO, newStack, type E2eStack } from './harness';
 
 jest.setTimeout(240_000);

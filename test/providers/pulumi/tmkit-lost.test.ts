@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import type { EngineEvent } from '@pulumi/pulumi/automation';
 import * as network from 'tmkit/pulumi';
 import { TmkitClient } from '../../../src/client';
-import { spawnServe, type ServeProcess } from '../../runtime/serve/process';
+import { spawnServe, type ServeProcess } from '../../support/process';
 import { losingProxy, type LosingProxy } from '../lost-response-proxy';
 import { newStack, type E2eStack } from './harness';
 

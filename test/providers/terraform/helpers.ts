@@ -12,7 +12,7 @@ import { generateCert, type GeneratedCert } from '../../../providers/terraform/s
 import { MAGIC_COOKIE_KEY, MAGIC_COOKIE_VALUE } from '../../../providers/terraform/src/plugin';
 import { serviceDefinition, type Msg } from '../../../providers/terraform/src/proto';
 import { TmkitClient } from '../../../src/client';
-import { runTmkit, spawnServe, type ServeProcess } from '../../runtime/serve/process';
+import { runTmkit, spawnServe, type ServeProcess } from '../../support/process';
 
 export const REPO = join(__dirname, '../../..');
 export const TEST_PROVIDER = join(REPO, 'dist/providers/terraform/bin/terraform-provider-tmkittest.js');

@@ -9,7 +9,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { waitFor } from '../../runtime/serve/helpers';
+import { waitFor } from '../../support/loopback';
 import { ok, tfWorkspace, type TfWorkspace } from './helpers';
 
 jest.setTimeout(240_000);

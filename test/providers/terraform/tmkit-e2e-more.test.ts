@@ -12,7 +12,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TmkitClient } from '../../../src/client';
-import { dig, runTmkit, spawnServe, type ServeProcess } from '../../runtime/serve/process';
+import { dig, runTmkit, spawnServe, type ServeProcess } from '../../support/process';
 import { losingProxy, type LosingProxy } from '../lost-response-proxy';
 import { CLIS, terraform, type TfResult } from './helpers';
 

@@ -10,7 +10,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TmkitClient } from '../../../src/client';
-import { dig, runTmkit, spawnServe, type ServeProcess } from '../../runtime/serve/process';
+import { dig, runTmkit, spawnServe, type ServeProcess } from '../../support/process';
 import { CLIS, REPO, terraform, type TfResult } from './helpers';
 
 jest.setTimeout(240_000);

@@ -15,7 +15,7 @@ import { TmkitClient, type ProfileStatusReport, type ResolveResult } from '../..
 import { MAX_JSON_DEPTH, jsonDeeperThan } from '../../../src/runtime/api/server';
 import { Engine } from '../../../src/runtime/engine';
 import { SqliteStore } from '../../../src/runtime/store';
-import { aRecords, queryUdp } from '../serve/helpers';
+import { aRecords, queryUdp } from '../../support/loopback';
 import { profileInput } from './fixtures';
 import { call, startApi, TOKEN, type Harness } from './harness';
 

@@ -7,7 +7,7 @@ import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { REPO } from '../serve/process';
+import { REPO } from '../../support/process';
 import { freePort } from '../../support/etcd';
 import { digFull, until } from './support';
 

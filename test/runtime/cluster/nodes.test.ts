@@ -14,7 +14,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { queryUdp } from '../serve/helpers';
+import { queryUdp } from '../../support/loopback';
 import { startEtcd, type EtcdServer } from '../../support/etcd';
 import { api, digFull, healthServers, startNode, stopNode, until, type NodeProcess } from './support';
 

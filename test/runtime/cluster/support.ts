@@ -6,7 +6,7 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { BIN, REPO, cleanEnv } from '../serve/process';
+import { BIN, REPO, cleanEnv } from '../../support/process';
 
 export const TOKEN = 'cluster-test-token-0123456789abcdef';
 

@@ -15,7 +15,7 @@ import { availableParallelism, homedir, tmpdir } from 'node:os';
 import * as path from 'node:path';
 import * as dnsPacket from 'dns-packet';
 import { autoWorkers, probeReusePort, reusePortBlocker, reusePortSupport, sharedSocketNotice, TcpTwinTaken } from '../../../src/runtime/dns/reuse-port';
-import { REPO, runTmkit, spawnServe, type ServeProcess } from '../serve/process';
+import { REPO, runTmkit, spawnServe, type ServeProcess } from '../../support/process';
 import { framed, tcpCollect, udpExchange } from './support';
 
 jest.setTimeout(120_000);

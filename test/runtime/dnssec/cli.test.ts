@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawn } from 'node:child_process';
-import { BIN, REPO, cleanEnv, runTmkit } from '../serve/process';
+import { BIN, REPO, cleanEnv, runTmkit } from '../../support/process';
 
 const dirs: string[] = [];
 afterAll(() => { for (const d of dirs) rmSync(d, { recursive: true, force: true }); });

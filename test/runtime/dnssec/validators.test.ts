@@ -11,8 +11,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TmkitClient } from '../../../src/client';
 import type { DnssecReport } from '../../../src/core/api';
-import { healthServerPair, waitFor } from '../serve/helpers';
-import { runTmkit, spawnServe, type ServeProcess } from '../serve/process';
+import { healthServerPair, waitFor } from '../../support/loopback';
+import { runTmkit, spawnServe, type ServeProcess } from '../../support/process';
 import { delv, delvAnchors, startUnbound, type Unbound } from './support';
 
 const ZONE = 'tm.internal';

@@ -1,10 +1,10 @@
 /**
  * Failback on a real engine in real time (the fake-timer tests are test/core/health/failback.test.ts and
- * test/runtime/ledger-ops.test.ts): real HTTP health servers that the test turns down and up, DNS asked with
+ * test/runtime/ledger/ledger-ops.test.ts): real HTTP health servers that the test turns down and up, DNS asked with
  * the real `dig`, `tmkit endpoint failback`'s route.
  */
-import { dig } from '../serve/process';
-import { waitFor } from '../serve/helpers';
+import { dig } from '../../support/process';
+import { waitFor } from '../../support/loopback';
 import { harness, primaryBackup, switchable } from './support';
 
 const h = harness('tmkit-failback-');

@@ -5,8 +5,8 @@
  */
 import { request } from 'undici';
 import { TmkitApiError } from '../../../src/client';
-import { dig } from '../serve/process';
-import { healthServerPair, waitFor } from '../serve/helpers';
+import { dig } from '../../support/process';
+import { healthServerPair, waitFor } from '../../support/loopback';
 import { allOnline, harness, loopbackProfile, primaryBackup } from './support';
 
 const h = harness('tmkit-ops-');

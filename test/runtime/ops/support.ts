@@ -8,7 +8,7 @@ import pino from 'pino';
 import { TmkitClient } from '../../../src/client';
 import type { ProfileInput } from '../../../src/core/model/types';
 import { Engine, type EngineOptions } from '../../../src/runtime/engine';
-import { waitFor } from '../serve/helpers';
+import { waitFor } from '../../support/loopback';
 
 export interface Started { engine: Engine; client: TmkitClient; dns: { address: string; port: number }; api: string }
 

@@ -5,12 +5,12 @@
  * record that ended while the server was down is dropped at open.
  */
 import pino from 'pino';
-import { normalizeProfile } from '../../src/core/model/normalize';
-import type { PushedHealthRecord } from '../../src/core/store';
-import { HealthLedger, PreviousRun, worseOf, type LedgerTransition } from '../../src/runtime/ledger';
-import { Monitor, type ProbeFn } from '../../src/runtime/monitor/monitor';
-import { MemoryStore } from '../../src/testing/memory-store';
-import { FakeTimers, flush } from './monitor/fake-timers';
+import { normalizeProfile } from '../../../src/core/model/normalize';
+import type { PushedHealthRecord } from '../../../src/core/store';
+import { HealthLedger, PreviousRun, worseOf, type LedgerTransition } from '../../../src/runtime/ledger';
+import { Monitor, type ProbeFn } from '../../../src/runtime/monitor/monitor';
+import { MemoryStore } from '../../../src/testing/memory-store';
+import { FakeTimers, flush } from '../monitor/fake-timers';
 
 const logger = pino({ level: 'silent' });
 

@@ -13,8 +13,8 @@ import { join } from 'node:path';
 import type { TmkitApiError, TmkitClient } from '../../../src/client';
 import type { EngineOptions } from '../../../src/runtime/engine';
 import { profileInput } from '../api/fixtures';
-import { engineHarness } from './engine-harness';
-import { healthServerPair, waitFor } from './helpers';
+import { engineHarness } from '../engine/harness';
+import { healthServerPair, waitFor } from '../../support/loopback';
 
 const { start: run, closers, engines } = engineHarness('tmkit-webhooks-');
 

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { BIN, REPO, tmkit, type RunResult } from '../../cli/run';
+import { BIN, REPO, tmkit, type RunResult } from '../cli/run';
 
 export { BIN, REPO };
 

@@ -5,15 +5,15 @@
  * restart is no failback. A real Monitor with a scripted probe, the real saver, the memory store.
  */
 import pino from 'pino';
-import type { AuditEntry, OverrideEvent, OverrideRecord } from '../../src/core/api';
-import type { ProfileInput } from '../../src/core/model/types';
-import { normalizeProfile } from '../../src/core/model/normalize';
-import { HealthLedger, type RetargetChange } from '../../src/runtime/ledger';
-import { OverrideBook } from '../../src/runtime/ledger/overrides';
-import { Monitor, type ProbeFn } from '../../src/runtime/monitor/monitor';
-import { MemoryControls } from '../../src/runtime/store/memory-controls';
-import { MemoryStore } from '../../src/testing/memory-store';
-import { FakeTimers, flush } from './monitor/fake-timers';
+import type { AuditEntry, OverrideEvent, OverrideRecord } from '../../../src/core/api';
+import type { ProfileInput } from '../../../src/core/model/types';
+import { normalizeProfile } from '../../../src/core/model/normalize';
+import { HealthLedger, type RetargetChange } from '../../../src/runtime/ledger';
+import { OverrideBook } from '../../../src/runtime/ledger/overrides';
+import { Monitor, type ProbeFn } from '../../../src/runtime/monitor/monitor';
+import { MemoryControls } from '../../../src/runtime/store/memory-controls';
+import { MemoryStore } from '../../../src/testing/memory-store';
+import { FakeTimers, flush } from '../monitor/fake-timers';
 
 const logger = pino({ level: 'silent' });
 

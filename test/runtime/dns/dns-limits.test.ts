@@ -8,7 +8,7 @@ import * as net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as dnsPacket from 'dns-packet';
-import { runTmkit, spawnServe, type ServeProcess } from './process';
+import { runTmkit, spawnServe, type ServeProcess } from '../../support/process';
 
 const dirs: string[] = [];
 const running: ServeProcess[] = [];

@@ -5,7 +5,7 @@ import { withStateDirDb } from '../../support/sqlite';
 import { Agent, request } from 'undici';
 import { validateProfile } from '../../../src/core/validate';
 import { profileInput } from '../api/fixtures';
-import { spawnServe } from './process';
+import { spawnServe } from '../../support/process';
 
 /**
  * Durability: 500 PUTs in flight, the server SIGKILLed part-way through. After a restart every write the

@@ -7,8 +7,8 @@
 import { TmkitApiError, type TmkitClient } from '../../../src/client';
 import { dig } from '../dns/support';
 import { profileInput } from '../api/fixtures';
-import { engineHarness } from './engine-harness';
-import { healthServerPair, waitFor } from './helpers';
+import { engineHarness } from '../engine/harness';
+import { healthServerPair, waitFor } from '../../support/loopback';
 
 const { start: run, closers, engines } = engineHarness('tmkit-pushed-');
 const start = (stateDir?: string) => run(stateDir !== undefined ? { stateDir } : {});

@@ -1,8 +1,8 @@
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { healthServerPair, waitFor } from './helpers';
-import { dig, runTmkit, spawnServe, type ServeProcess } from './process';
+import { healthServerPair, waitFor } from '../support/loopback';
+import { dig, runTmkit, spawnServe, type ServeProcess } from '../support/process';
 
 /**
  * The user's path, all real processes: `tmkit serve`, `tmkit apply`, `dig`, a real HTTP health endpoint

@@ -8,7 +8,7 @@ import { profileInput } from '../api/fixtures';
 import type { ProfileInput } from '../../../src/core/model/types';
 
 type ProfileEndpoints = NonNullable<ProfileInput['endpoints']>;
-import { aRecords, healthServer, healthServerPair, queryUdp, waitFor } from './helpers';
+import { aRecords, healthServer, healthServerPair, queryUdp, waitFor } from '../../support/loopback';
 
 const dirs: string[] = [];
 const engines: Engine[] = [];

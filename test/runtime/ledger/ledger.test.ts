@@ -4,13 +4,13 @@
  * when, and what a restart carries over — all without waiting a real second.
  */
 import pino from 'pino';
-import type { ProfileInput } from '../../src/core/model/types';
-import { normalizeProfile } from '../../src/core/model/normalize';
-import type { MonitorStateChange } from '../../src/core/store';
-import { HealthLedger, type LedgerTransition, type RetargetChange } from '../../src/runtime/ledger';
-import { Monitor, type ProbeFn } from '../../src/runtime/monitor/monitor';
-import { MemoryStore } from '../../src/testing/memory-store';
-import { FakeTimers, flush } from './monitor/fake-timers';
+import type { ProfileInput } from '../../../src/core/model/types';
+import { normalizeProfile } from '../../../src/core/model/normalize';
+import type { MonitorStateChange } from '../../../src/core/store';
+import { HealthLedger, type LedgerTransition, type RetargetChange } from '../../../src/runtime/ledger';
+import { Monitor, type ProbeFn } from '../../../src/runtime/monitor/monitor';
+import { MemoryStore } from '../../../src/testing/memory-store';
+import { FakeTimers, flush } from '../monitor/fake-timers';
 
 const logger = pino({ level: 'silent' });
 

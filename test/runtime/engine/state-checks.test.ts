@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { TmkitClient } from '../../../src/client';
 import { SqliteStore } from '../../../src/runtime/store';
 import { profile, profileInput } from '../api/fixtures';
-import { runTmkit, spawnServe, type ServeProcess } from './process';
+import { runTmkit, spawnServe, type ServeProcess } from '../../support/process';
 
 const dirs: string[] = [];
 const running: ServeProcess[] = [];

@@ -34,7 +34,7 @@ import { MmdbGeoLookup } from '../../../src/geo';
 import { Engine } from '../../../src/runtime/engine';
 import { toResourceCatalog } from '../../../src/runtime/store';
 import { FakeTimers } from '../monitor/fake-timers';
-import { queryUdp, type DnsReply } from './helpers';
+import { queryUdp, type DnsReply } from '../../support/loopback';
 
 const ZONE = 'tm.internal';
 const LEAVES = ['a', 'b', 'c'] as const;

@@ -19,7 +19,7 @@ import { MmdbGeoLookup } from '../../../src/geo';
 import { Engine } from '../../../src/runtime/engine';
 import { SqliteStore } from '../../../src/runtime/store';
 import { FakeTimers } from '../monitor/fake-timers';
-import { aRecords, queryUdp } from './helpers';
+import { aRecords, queryUdp } from '../../support/loopback';
 
 const ZONE = 'tm.internal';
 const PROFILES = Number(process.env.TMKIT_SCALE_PROFILES ?? 2000);

@@ -1,9 +1,9 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parentInput, profileInput } from '../api/fixtures';
-import { startApi, TOKEN, type Harness } from '../api/harness';
-import { REPO, runTmkit } from './process';
+import { parentInput, profileInput } from '../runtime/api/fixtures';
+import { startApi, TOKEN, type Harness } from '../runtime/api/harness';
+import { REPO, runTmkit } from '../support/process';
 
 /** `tmkit apply FILE` (the real CLI process) against a real API server: plan, then execute the plan's steps. */
 let h: Harness;

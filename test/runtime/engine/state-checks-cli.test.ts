@@ -7,7 +7,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { oneLine } from '../../cli/run';
-import { runTmkit, spawnServe } from './process';
+import { runTmkit, spawnServe } from '../../support/process';
 
 let dir: string;
 beforeAll(() => { dir = mkdtempSync(join(tmpdir(), 'tmkit-state-checks-cli-')); });

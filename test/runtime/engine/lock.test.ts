@@ -6,7 +6,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
-import { runTmkit, spawnServe, type ServeProcess } from './process';
+import { runTmkit, spawnServe, type ServeProcess } from '../../support/process';
 
 const dirs: string[] = [];
 const running: ServeProcess[] = [];

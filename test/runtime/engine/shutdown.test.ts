@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { TmkitClient } from '../../../src/client';
-import { spawnServe, type ServeProcess } from './process';
+import { spawnServe, type ServeProcess } from '../../support/process';
 
 const dirs: string[] = [];
 const running: ServeProcess[] = [];

@@ -9,11 +9,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
 import { request } from 'undici';
-import { TmkitClient } from '../../../src/client';
-import type { ProfileInput } from '../../../src/core/model/types';
-import { Engine } from '../../../src/runtime/engine';
-import { dig } from '../dns/support';
-import { healthServer, waitFor } from './helpers';
+import { TmkitClient } from '../../src/client';
+import type { ProfileInput } from '../../src/core/model/types';
+import { Engine } from '../../src/runtime/engine';
+import { dig } from './dns/support';
+import { healthServer, waitFor } from '../support/loopback';
 
 let engine: Engine;
 let client: TmkitClient;

@@ -10,9 +10,9 @@ import pino from 'pino';
 import { TmkitClient } from '../../../src/client';
 import { Engine } from '../../../src/runtime/engine';
 import { profileInput } from '../api/fixtures';
-import { buildQuery, dig, udpExchange } from '../dns/support';
-import { queryUdp, waitFor } from './helpers';
-import { spawnServe, type ServeProcess } from './process';
+import { buildQuery, dig, udpExchange } from './support';
+import { queryUdp, waitFor } from '../../support/loopback';
+import { spawnServe, type ServeProcess } from '../../support/process';
 
 jest.setTimeout(120_000);
 

@@ -16,9 +16,9 @@ import { join } from 'node:path';
 import pino from 'pino';
 import { TmkitClient } from '../../../src/client';
 import { Engine, type EngineOptions } from '../../../src/runtime/engine';
-import { dig } from '../dns/support';
+import { dig } from './support';
 import { profileInput } from '../api/fixtures';
-import { waitFor } from './helpers';
+import { waitFor } from '../../support/loopback';
 
 const dirs: string[] = [];
 const engines: Engine[] = [];

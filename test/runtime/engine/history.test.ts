@@ -19,7 +19,7 @@ import { Engine, type EngineOptions } from '../../../src/runtime/engine';
 import { openDatabase } from '../../../src/runtime/store/driver';
 import type { ProbeTarget } from '../../../src/core/health/targets';
 import { MemoryStore } from '../../../src/testing/memory-store';
-import { healthServer, waitFor } from './helpers';
+import { healthServer, waitFor } from '../../support/loopback';
 
 jest.setTimeout(60_000);
 

@@ -10,10 +10,10 @@ import type { AddressInfo } from 'node:net';
 import type { EndpointStatusReport, TmkitClient } from '../../../src/client';
 import type { MonitorConfigInput } from '../../../src/core/model/types';
 import { profileInput } from '../api/fixtures';
-import { DAY, makeCa, signedCert } from '../monitor/certs';
-import { httpsServer, selfSignedCert, type Cert } from '../monitor/servers';
-import { engineHarness } from './engine-harness';
-import { waitFor } from './helpers';
+import { DAY, makeCa, signedCert } from './certs';
+import { httpsServer, selfSignedCert, type Cert } from './servers';
+import { engineHarness } from '../engine/harness';
+import { waitFor } from '../../support/loopback';
 
 const { start: run, closers } = engineHarness('tmkit-health-ext-');
 const start = (intervalMs = 200) => run({ monitor: { intervalMs: () => intervalMs, timeoutMs: () => 2000 } });

@@ -1,7 +1,7 @@
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { dig, REPO, runTmkit, spawnServe, type ServeProcess } from './process';
+import { dig, REPO, runTmkit, spawnServe, type ServeProcess } from '../support/process';
 
 /**
  * `tmkit serve --apply FILE` as a real process: the document is planned and applied at start (the README's

@@ -12,7 +12,7 @@ import { TmkitClient } from '../../../src/client';
 import { Engine, type EngineOptions } from '../../../src/runtime/engine';
 import { MemoryStore } from '../../../src/testing/memory-store';
 import { profileInput } from '../api/fixtures';
-import { aRecords, healthServerPair, queryUdp, waitFor } from './helpers';
+import { aRecords, healthServerPair, queryUdp, waitFor } from '../../support/loopback';
 
 const dirs: string[] = [];
 const engines: Engine[] = [];
