@@ -1,0 +1,37 @@
+/** `GET /healthz`: the watchdog, and in cluster mode this node and its etcd connection. */
+
+/** `GET /healthz`: the watchdog (503 with `status: "degraded"` and a reason when DNS lags the store). */
+export interface HealthzBody {
+  status: 'ok' | 'degraded';
+  /** The store's revision. */
+  revision: number;
+  /** The revision of the snapshot DNS answers from. */
+  servedRevision?: number;
+  lagRevisions?: number;
+  /** How long the oldest change not yet served has waited. */
+  lagSeconds?: number;
+  reason?: string;
+  /** Cluster mode (`serve --store etcd://…`): this node, its etcd connection and the live locations. */
+  cluster?: ClusterHealthBody;
+}
+
+/** `GET /healthz` in cluster mode: who this node is and whether it reaches etcd (degraded while it does not). */
+export interface ClusterHealthBody {
+  store: 'etcd';
+  node: string;
+  location: string;
+  etcd: {
+    endpoints: string[];
+    connected: boolean;
+    /** ISO time etcd became unreachable (while it is). */
+    since?: string;
+    error?: string;
+    /** The node started while etcd was down and serves the configuration it had saved locally. */
+    fromLocalCopy?: boolean;
+  };
+  /** The etcd revision this node's state reflects (also its SOA serial). */
+  etcdRevision: number;
+  /** Probing locations whose node is alive (its lease has not expired). */
+  liveLocations: string[];
+  nodes: Array<{ node: string; location: string }>;
+}

@@ -1,0 +1,50 @@
+/** Every route of the API with its bodies, by `METHOD path`. */
+import type { Profile } from '../model/types';
+import type { DnssecReport, DnssecRolloverRequest, DnssecRolloverResult } from './dnssec';
+import type { HealthzBody } from './healthz';
+import type {
+  AuditList, DrillList, DrillReport, FailbackResult, NodeList, OverrideDeleteResult, OverrideList, OverrideRequest, OverrideResult,
+} from './ops';
+import type {
+  DeleteResult, EndpointDeleteResult, EndpointEntry, EndpointWriteResult, ProfileList, ProfileSummaryList, ResourceCatalogResponse, WriteResult,
+} from './profiles';
+import type { PreviewReport, PreviewRequest, ResolveQuery, ResolveResult, TrafficReport } from './reports';
+import type { ProfileStatusReport, PushedHealthReport, PushedHealthRequest } from './status';
+import type { WebhookList, WebhookReport, WebhookRequest } from './webhooks';
+
+/** The API's routes with their bodies (docs/api.md): what the server handles and the client calls. */
+export interface ApiRoutes {
+  'GET /healthz': { response: HealthzBody };
+  'GET /v1/profiles': { response: ProfileList };
+  'GET /v1/profiles?view=summary': { response: ProfileSummaryList };
+  'GET /v1/profiles/{name}': { response: Profile };
+  'PUT /v1/profiles/{name}': { request: unknown; response: WriteResult };
+  'PATCH /v1/profiles/{name}': { request: Record<string, unknown>; response: WriteResult };
+  'DELETE /v1/profiles/{name}': { response: DeleteResult };
+  'GET /v1/profiles/{name}/endpoints/{endpoint}': { response: EndpointEntry };
+  'PUT /v1/profiles/{name}/endpoints/{endpoint}': { request: unknown; response: EndpointWriteResult };
+  'PATCH /v1/profiles/{name}/endpoints/{endpoint}': { request: Record<string, unknown>; response: WriteResult };
+  'DELETE /v1/profiles/{name}/endpoints/{endpoint}': { response: EndpointDeleteResult };
+  'GET /v1/profiles/{name}/status': { response: ProfileStatusReport };
+  'POST /v1/resolve': { request: ResolveQuery; response: ResolveResult };
+  'GET /v1/profiles/{name}/traffic': { response: TrafficReport };
+  'POST /v1/preview': { request: PreviewRequest; response: PreviewReport };
+  'GET /v1/events': { response: 'text/event-stream' };
+  'GET /v1/resources': { response: ResourceCatalogResponse };
+  'PUT /v1/resources': { request: unknown; response: { revision: number; count: number } };
+  'PUT /v1/profiles/{name}/endpoints/{endpoint}/health': { request: PushedHealthRequest; response: PushedHealthReport };
+  'DELETE /v1/profiles/{name}/endpoints/{endpoint}/health': { response: { profile: string; endpoint: string; cleared: boolean } };
+  'GET /v1/webhooks': { response: WebhookList };
+  'POST /v1/webhooks': { request: WebhookRequest; response: WebhookReport };
+  'DELETE /v1/webhooks/{id}': { response: { id: string; deleted: true } };
+  'GET /v1/dnssec': { response: DnssecReport };
+  'POST /v1/dnssec/rollover': { request: DnssecRolloverRequest; response: DnssecRolloverResult };
+  'POST /v1/overrides': { request: OverrideRequest; response: OverrideResult };
+  'GET /v1/overrides': { response: OverrideList };
+  'DELETE /v1/overrides/{id}': { response: OverrideDeleteResult };
+  'POST /v1/profiles/{name}/endpoints/{endpoint}/failback': { request: { who?: string; reason?: string }; response: FailbackResult };
+  'GET /v1/audit': { response: AuditList };
+  'POST /v1/drills': { request: DrillReport; response: DrillReport };
+  'GET /v1/drills': { response: DrillList };
+  'GET /v1/nodes': { response: NodeList };
+}
