@@ -7,7 +7,7 @@ import { TmkitClient } from '../../../src/client/client';
 import { provider } from './provider';
 import type { Schema } from './schema';
 import { DiagnosticsError, error, path, type Diagnostic } from './tfprotov6';
-import { DEFAULT_TERRAFORM_STACK } from './tmkit/ids';
+import { DEFAULT_TERRAFORM_STACK } from './tmkit/convert';
 import { azureEndpointResource, externalEndpointResource, nestedEndpointResource, profileResource, profileStatusDataSource, TmkitContext } from './tmkit/resources';
 
 export { DEFAULT_TERRAFORM_STACK };

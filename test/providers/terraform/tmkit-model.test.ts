@@ -7,17 +7,30 @@ import fc from 'fast-check';
 import { UNKNOWN } from '../../../providers/terraform/src/cty';
 import { endpointFromTf, endpointState, parseStatusRange, profileSettingsFromTf, profileState, tfDiagnostics, tfPath } from '../../../providers/terraform/src/tmkit/convert';
 import { documentFromTerraformPlan, maskSensitive } from '../../../providers/terraform/src/tmkit/from-plan';
-import { endpointId, parseEndpointId, parseProfileId, profileId } from '../../../providers/terraform/src/tmkit/ids';
+import { endpointId, parseEndpointRef, parseProfileRef, profileId, TERRAFORM_IDS } from '../../../src/client/ids';
 import { normalizeProfile } from '../../../src/core/model/normalize';
 import { validate } from '../../../src/core/validate';
 
 const name = fc.stringMatching(/^[A-Za-z0-9][A-Za-z0-9.-]{0,20}[A-Za-z0-9]$/);
 
+const parseProfileId = (id: string) => parseProfileRef(id, TERRAFORM_IDS);
+const parseEndpointId = (id: string) => parseEndpointRef(id, TERRAFORM_IDS);
+
 test('profile and endpoint ids round-trip (any stack and names, endpoint names with spaces)', () => {
-  fc.assert(fc.property(name, name, fc.string({ minLength: 1, maxLength: 12 }).filter((s) => !s.includes('/')), fc.constantFrom('ExternalEndpoints', 'AzureEndpoints', 'NestedEndpoints' as const), (stack, profile, endpoint, kind) => {
-    expect(parseProfileId(profileId(stack, profile))).toEqual({ name: profile, stack });
-    expect(parseEndpointId(endpointId(stack, profile, kind, endpoint))).toEqual({ name: profile, profile, stack, kind, endpoint });
+  fc.assert(fc.property(name, name, fc.string({ minLength: 1, maxLength: 12 }).filter((s) => !s.includes('/')), fc.constantFrom('externalEndpoints', 'azureEndpoints', 'nestedEndpoints' as const), (stack, profile, endpoint, type) => {
+    expect(parseProfileId(profileId(stack, profile, TERRAFORM_IDS))).toEqual({ name: profile, stack });
+    expect(parseEndpointId(endpointId(stack, profile, type, endpoint, TERRAFORM_IDS))).toEqual({ profile, name: endpoint, type, stack });
   }));
+});
+
+test('the ids Terraform has in its states: names URI-encoded, the type capitalized', () => {
+  expect(profileId('ops', 'web', TERRAFORM_IDS)).toBe('/tmkit/stacks/ops/trafficManagerProfiles/web');
+  expect(endpointId('my stack', 'web', 'externalEndpoints', 'a b/c', TERRAFORM_IDS)).toBe('/tmkit/stacks/my%20stack/trafficManagerProfiles/web/ExternalEndpoints/a%20b%2Fc');
+  expect(parseEndpointId('/tmkit/stacks/my%20stack/trafficManagerProfiles/web/NestedEndpoints/a%20b%2Fc')).toEqual({ profile: 'web', name: 'a b/c', type: 'nestedEndpoints', stack: 'my stack' });
+  expect(parseProfileId('/tmkit/stacks/ops/trafficManagerProfiles/100%25')).toEqual({ name: '100%', stack: 'ops' });
+  expect(parseProfileId('/tmkit/stacks/ops/trafficManagerProfiles/bad%')).toEqual({ name: 'bad%', stack: 'ops' });
+  // Only full ids name an endpoint here (Pulumi also takes `profile/endpoint`).
+  expect(parseEndpointId('web/primary')).toBeUndefined();
 });
 
 test.each([
@@ -30,7 +43,7 @@ test.each([
 });
 
 test('parseEndpointId takes azurerm endpoint ids (kind case-insensitive) and refuses profile ids', () => {
-  expect(parseEndpointId('/subscriptions/0/resourceGroups/rg/providers/Microsoft.Network/trafficManagerProfiles/web/externalEndpoints/a')).toMatchObject({ profile: 'web', kind: 'ExternalEndpoints', endpoint: 'a' });
+  expect(parseEndpointId('/subscriptions/0/resourceGroups/rg/providers/Microsoft.Network/trafficManagerProfiles/web/externalEndpoints/a')).toMatchObject({ profile: 'web', type: 'externalEndpoints', name: 'a' });
   expect(parseEndpointId('/tmkit/stacks/terraform/trafficManagerProfiles/web')).toBeUndefined();
 });
 

@@ -14,12 +14,15 @@ import type { Diagnostic as CoreDiagnostic } from '../../../../src/core/diagnost
 import { childProfileName, parseEndpointType } from '../../../../src/core/model/names';
 import { DEFAULTS } from '../../../../src/core/model/normalize';
 import type { Endpoint, EndpointInput, EndpointType, MonitorConfigInput, ProfileInput } from '../../../../src/core/model/types';
-import { KIND_OF_TYPE } from './ids';
+import { idEndpointType, TERRAFORM_IDS } from '../../../../src/client/ids';
 import type { ProfileSettings, ProfileSettingsInput } from '../../../../src/client/resources';
 import { isObject, isUnknown, PreciseNumber, type Value, type ValueObject } from '../cty';
 import { error, warning, type AttributePath, type Diagnostic, type PathStep } from '../tfprotov6';
 
 export type Obj = ValueObject;
+
+/** The stack a Terraform configuration owns when the provider block names none. */
+export const DEFAULT_TERRAFORM_STACK = 'terraform';
 
 /** A JS number from a cty number (undefined for null, the Unknown itself for unknown). */
 export function num(v: Value | undefined): number | undefined {
@@ -344,7 +347,7 @@ export function inlineEndpointsState(stored: readonly Endpoint[], base: Obj | nu
   return stored.map((e) => {
     const b = byName.get(e.name.toLowerCase()) ?? null;
     const { id: _id, profile_id: _p, timeouts: _t, ...attrs } = endpointState(e, { id: '', profileId: '', base: b });
-    const kind = KIND_OF_TYPE[e.type];
+    const kind = idEndpointType(e.type, TERRAFORM_IDS);
     const spelled = b && typeof b.type === 'string' && parseEndpointType(b.type) === e.type ? b.type : kind;
     return { ...INLINE_NULLS, ...attrs, type: spelled };
   });

@@ -16,8 +16,8 @@
  *   mask in what it prints.
  */
 import type { DocumentInput, EndpointInput, EndpointType, ProfileInput } from '../../../../src/core/model/types';
-import { endpointFromTf, profileSettingsFromTf, type Obj } from './convert';
-import { DEFAULT_TERRAFORM_STACK, parseProfileId } from './ids';
+import { parseProfileRef, TERRAFORM_IDS } from '../../../../src/client/ids';
+import { DEFAULT_TERRAFORM_STACK, endpointFromTf, profileSettingsFromTf, type Obj } from './convert';
 
 export interface TerraformPlanDocument {
   document: DocumentInput;
@@ -120,7 +120,7 @@ export function documentFromTerraformPlan(plan: unknown, deployedOrder: (profile
       const before = c.change?.before;
       pid = isObj(before) && typeof before.profile_id === 'string' ? before.profile_id : null;
     }
-    const parent = typeof pid === 'string' ? parseProfileId(pid)?.name : undefined;
+    const parent = typeof pid === 'string' ? parseProfileRef(pid, TERRAFORM_IDS)?.name : undefined;
     if (!parent) { problems.push({ address, message: 'its profile_id is not known at plan time; plan again once the profile exists, or reference the profile by its id' }); continue; }
     const conv = endpointFromTf(values, type);
     endpoints.push({ address, profile: parent, endpoint: conv.value, priorityUnknown: conv.value.priority === undefined });

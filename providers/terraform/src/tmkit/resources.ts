@@ -22,9 +22,10 @@ import type { ProfileEntry } from '../../../../src/client';
 import { liveHealthNotes } from '../../../../src/client/deploy';
 import { ResourceError, normalizeEndpoint, normalizeSettings, profileSettings, type PriorProfile } from '../../../../src/client/resources';
 import { TmkitApiError } from '../../../../src/client/errors';
+import { endpointId, idEndpointType, parseEndpointRef, parseProfileRef, profileId, TERRAFORM_IDS } from '../../../../src/client/ids';
 import type { Diagnostic as CoreDiagnostic } from '../../../../src/core/diagnostics';
 import { normalizeProfile } from '../../../../src/core/model/normalize';
-import type { Endpoint, EndpointInput, EndpointType, ProfileInput } from '../../../../src/core/model/types';
+import { ENDPOINT_TYPES, type Endpoint, type EndpointInput, type EndpointType, type ProfileInput } from '../../../../src/core/model/types';
 import { diffAttributes } from '../../../../src/core/plan/attributes';
 import { validateProfile } from '../../../../src/core/validate';
 import { isUnknown, UNKNOWN, type Value, type ValueObject } from '../cty';
@@ -34,7 +35,6 @@ import { TmkitContext } from './context';
 import {
   blockType, endpointBlocks, endpointFromTf, endpointState, first, inlineEndpointsState, num, profileFromTf, profileSettingsFromTf, profileState, tfDiagnostics, type Obj,
 } from './convert';
-import { endpointId, KIND_OF_TYPE, parseEndpointId, parseProfileId, profileId, type EndpointKind } from './ids';
 import { azureEndpointSchema, externalEndpointSchema, nestedEndpointSchema, profileSchema, profileStatusSchema } from './schemas';
 
 export { TmkitContext, TERRAFORM_REFRESH } from './context';
@@ -244,7 +244,7 @@ export const profileResource: Resource<TmkitContext> = {
     // The id is a function of the stack and the name, so a new profile's id is known at plan time (its
     // endpoints' plans, and `tmkit plan --from-terraform`, see where they go). A replacement's stays unknown,
     // so its endpoints are replaced with it, as with azurerm.
-    if (prior === null && !replacingSelf) out.id = profileId(ctx.stack, out.name);
+    if (prior === null && !replacingSelf) out.id = profileId(ctx.stack, out.name, TERRAFORM_IDS);
     if (!deployed) {
       const conv = profileSettingsFromTf(out);
       if (conv.unknown.length === 0) ctx.plannedSettings.set(key, conv.value);
@@ -252,7 +252,7 @@ export const profileResource: Resource<TmkitContext> = {
     if (deployed && deployed.stack !== ctx.stack) {
       diagnostics.push(error(`profile "${deployed.name}" is owned by stack "${deployed.stack}", not "${ctx.stack}"`, 'Choose another name: this configuration never writes another stack\'s profiles. (RESOURCE_NOT_OWNED)', attr('name')));
     } else if (deployed && prior === null && !replacingSelf && !sameProfile(deployed, out, inline)) {
-      diagnostics.push(error(`profile "${deployed.name}" already exists`, `To manage it with Terraform, import it: terraform import <address> ${profileId(ctx.stack, deployed.name)} (RESOURCE_EXISTS)`, attr('name')));
+      diagnostics.push(error(`profile "${deployed.name}" already exists`, `To manage it with Terraform, import it: terraform import <address> ${profileId(ctx.stack, deployed.name, TERRAFORM_IDS)} (RESOURCE_EXISTS)`, attr('name')));
     } else {
       // The profile against every other profile (relativeName taken, nesting); a settings-only profile with
       // its current endpoints, whose own diagnostics are their resources'.
@@ -282,9 +282,9 @@ export const profileResource: Resource<TmkitContext> = {
     const inline = ownsInline(planned);
     const input = inline ? profileFromTf(planned).value : profileSettingsFromTf(planned).value;
     return writing(ctx, async () => {
-      const e = await ctx.resources.createProfile(input, { ownsEndpoints: inline, importHint: `to manage it with Terraform, import it: terraform import <address> ${profileId(ctx.stack, input.name)}` });
+      const e = await ctx.resources.createProfile(input, { ownsEndpoints: inline, importHint: `to manage it with Terraform, import it: terraform import <address> ${profileId(ctx.stack, input.name, TERRAFORM_IDS)}` });
       ctx.wroteProfile(e);
-      return profileResult(ctx, e, profileId(ctx.stack, e.profile.name), planned, inline);
+      return profileResult(ctx, e, profileId(ctx.stack, e.profile.name, TERRAFORM_IDS), planned, inline);
     });
   },
 
@@ -292,7 +292,7 @@ export const profileResource: Resource<TmkitContext> = {
     const name = String(state.name);
     const e = await ctx.readProfile(name).catch((err: unknown) => refusal(err));
     if (!e) return null;
-    return profileResult(ctx, e, typeof state.id === 'string' ? state.id : profileId(ctx.stack, e.profile.name), state, ownsInline(state));
+    return profileResult(ctx, e, typeof state.id === 'string' ? state.id : profileId(ctx.stack, e.profile.name, TERRAFORM_IDS), state, ownsInline(state));
   },
 
   async update({ prior, planned, data }, ctx) {
@@ -327,17 +327,17 @@ export const profileResource: Resource<TmkitContext> = {
   },
 
   async import(id, ctx) {
-    const parsed = parseProfileId(id);
-    if (!parsed || parseEndpointId(id)) {
-      throw new DiagnosticsError(error(`"${id}" is not a profile id`, `Import a profile by its id, ${profileId(ctx.stack, '<name>')} (an azurerm profile id or a bare profile name work too).`));
+    const parsed = parseProfileRef(id, TERRAFORM_IDS);
+    if (!parsed || parseEndpointRef(id, TERRAFORM_IDS)) {
+      throw new DiagnosticsError(error(`"${id}" is not a profile id`, `Import a profile by its id, ${profileId(ctx.stack, '<name>', TERRAFORM_IDS)} (an azurerm profile id or a bare profile name work too).`));
     }
     if (parsed.stack !== undefined && parsed.stack !== ctx.stack) {
-      throw new DiagnosticsError(error(`the id names stack "${parsed.stack}", but this provider manages stack "${ctx.stack}"`, `Set stack = "${parsed.stack}" in the provider block, or import ${profileId(ctx.stack, parsed.name)}.`));
+      throw new DiagnosticsError(error(`the id names stack "${parsed.stack}", but this provider manages stack "${ctx.stack}"`, `Set stack = "${parsed.stack}" in the provider block, or import ${profileId(ctx.stack, parsed.name, TERRAFORM_IDS)}.`));
     }
     const e = await ctx.resources.readProfile(parsed.name).catch((err: unknown) => refusal(err));
     if (!e) throw new DiagnosticsError(error(`profile "${parsed.name}" does not exist on the tmkit runtime at ${ctx.client.server}`, 'Check the name, or create it from the configuration instead of importing it.'));
     const p = profileSettings(e.profile);
-    return profileState(p, { id: profileId(ctx.stack, p.name), fqdn: await ctx.fqdn(p.name, p.dnsConfig.relativeName), base: null, full: true });
+    return profileState(p, { id: profileId(ctx.stack, p.name, TERRAFORM_IDS), fqdn: await ctx.fqdn(p.name, p.dnsConfig.relativeName), base: null, full: true });
   },
 };
 
@@ -353,7 +353,7 @@ async function profileResult(ctx: TmkitContext, e: ProfileEntry, id: string, bas
 
 function profileOf(o: Obj, at = 'profile_id'): string {
   const v = o.profile_id;
-  const parsed = typeof v === 'string' ? parseProfileId(v) : undefined;
+  const parsed = typeof v === 'string' ? parseProfileRef(v, TERRAFORM_IDS) : undefined;
   if (!parsed) throw new DiagnosticsError(error(`profile_id ${JSON.stringify(v)} is not a tmkit profile id`, 'Use the profile\'s id, e.g. profile_id = tmkit_profile.web.id.', attr(at)));
   return parsed.name;
 }
@@ -379,12 +379,15 @@ function endpointChecks(found: readonly CoreDiagnostic[], o: { prefix: string; n
   return tfDiagnostics([...mine, ...named], { prefix, kind: 'endpoint', unknown: o.unknown, subject: o.subject });
 }
 
+/** An endpoint type as Terraform spells it (`ExternalEndpoints`); one this provider does not know, as given. */
+const kindOf = (t: string): string => (ENDPOINT_TYPES.includes(t as EndpointType) ? idEndpointType(t as EndpointType, TERRAFORM_IDS) : t);
+
 function endpointResource(type: EndpointType, schema: Resource<TmkitContext>['schema']): Resource<TmkitContext> {
-  const kind: EndpointKind = KIND_OF_TYPE[type];
-  const idOf = (ctx: TmkitContext, profile: string, name: string): string => endpointId(ctx.stack, profile, kind, name);
+  const kind = kindOf(type);
+  const idOf = (ctx: TmkitContext, profile: string, name: string): string => endpointId(ctx.stack, profile, type, name, TERRAFORM_IDS);
   const checkType = (stored: { type: string; name: string }, profile: string): void => {
     if (stored.type !== type) {
-      const theirs = KIND_OF_TYPE[stored.type as EndpointType] ?? stored.type;
+      const theirs = kindOf(stored.type);
       throw new DiagnosticsError(error(`endpoint "${profile}/${stored.name}" is now a ${theirs} endpoint, not ${kind}`,
         `Someone replaced it outside Terraform. Remove it from the state (terraform state rm) and import it as the matching resource (tmkit_${theirs.replace('Endpoints', '').toLowerCase()}_endpoint).`));
     }
@@ -403,7 +406,7 @@ function endpointResource(type: EndpointType, schema: Resource<TmkitContext>['sc
     validate(config) {
       const diags: Diagnostic[] = [];
       const pid = config.profile_id;
-      if (typeof pid === 'string' && (!parseProfileId(pid) || parseEndpointId(pid))) {
+      if (typeof pid === 'string' && (!parseProfileRef(pid, TERRAFORM_IDS) || parseEndpointRef(pid, TERRAFORM_IDS))) {
         diags.push(error(`profile_id "${pid}" is not a tmkit profile id`, 'Use the profile\'s id, e.g. profile_id = tmkit_profile.web.id.', attr('profile_id')));
       }
       const conv = endpointFromTf(config, type);
@@ -508,18 +511,19 @@ function endpointResource(type: EndpointType, schema: Resource<TmkitContext>['sc
     },
 
     async import(id, ctx) {
-      const parsed = parseEndpointId(id);
-      if (!parsed) throw new DiagnosticsError(error(`"${id}" is not an endpoint id`, `Import an endpoint by its id, ${idOf(ctx, '<profile>', '<name>')}.`));
-      if (parsed.kind !== kind) {
-        throw new DiagnosticsError(error(`"${id}" is the id of a ${parsed.kind} endpoint, not a ${kind} one`, `Import it as tmkit_${parsed.kind.replace('Endpoints', '').toLowerCase()}_endpoint.`));
+      const parsed = parseEndpointRef(id, TERRAFORM_IDS);
+      if (!parsed?.type) throw new DiagnosticsError(error(`"${id}" is not an endpoint id`, `Import an endpoint by its id, ${idOf(ctx, '<profile>', '<name>')}.`));
+      if (parsed.type !== type) {
+        const theirs = kindOf(parsed.type);
+        throw new DiagnosticsError(error(`"${id}" is the id of a ${theirs} endpoint, not a ${kind} one`, `Import it as tmkit_${theirs.replace('Endpoints', '').toLowerCase()}_endpoint.`));
       }
       if (parsed.stack !== undefined && parsed.stack !== ctx.stack) {
-        throw new DiagnosticsError(error(`the id names stack "${parsed.stack}", but this provider manages stack "${ctx.stack}"`, `Set stack = "${parsed.stack}" in the provider block, or import ${idOf(ctx, parsed.profile, parsed.endpoint)}.`));
+        throw new DiagnosticsError(error(`the id names stack "${parsed.stack}", but this provider manages stack "${ctx.stack}"`, `Set stack = "${parsed.stack}" in the provider block, or import ${idOf(ctx, parsed.profile, parsed.name)}.`));
       }
-      const r = await ctx.resources.readEndpoint(parsed.profile, parsed.endpoint, { storedProfileName: true }).catch((err: unknown) => refusal(err));
-      if (!r) throw new DiagnosticsError(error(`endpoint "${parsed.profile}/${parsed.endpoint}" does not exist on the tmkit runtime at ${ctx.client.server}`, 'Check the id, or create it from the configuration instead of importing it.'));
+      const r = await ctx.resources.readEndpoint(parsed.profile, parsed.name, { storedProfileName: true }).catch((err: unknown) => refusal(err));
+      if (!r) throw new DiagnosticsError(error(`endpoint "${parsed.profile}/${parsed.name}" does not exist on the tmkit runtime at ${ctx.client.server}`, 'Check the id, or create it from the configuration instead of importing it.'));
       checkType(r.endpoint, r.profile);
-      return result(r.endpoint, r.etag, { id: idOf(ctx, r.profile, r.endpoint.name), profileId: profileId(ctx.stack, r.profile), base: null });
+      return result(r.endpoint, r.etag, { id: idOf(ctx, r.profile, r.endpoint.name), profileId: profileId(ctx.stack, r.profile, TERRAFORM_IDS), base: null });
     },
   };
 }
@@ -543,7 +547,7 @@ export const profileStatusDataSource: DataSource<TmkitContext> = {
     }
     return {
       name,
-      id: profileId(s.stack, s.name),
+      id: profileId(s.stack, s.name, TERRAFORM_IDS),
       stack: s.stack,
       fqdn: s.fqdn,
       profile_status: s.profileStatus,
