@@ -1,5 +1,5 @@
 /**
- * What the resource handlers (profiles.ts, endpoints.ts, reports.ts) share: the request's stack and
+ * What the resource handlers (profiles.ts, endpoints.ts, reads.ts, …) share: the request's stack and
  * conditions, finding a stored profile by its case-insensitive name, and edits of one stored profile.
  * Writes go to the store, which validates them itself (core/store/admission.ts): nothing here validates.
  */

@@ -1,8 +1,8 @@
 /**
  * The management API (docs/api.md) on node:http: the routes of each resource module (profiles.ts,
- * endpoints.ts, resources.ts, reports.ts), the dashboard's files (ui.ts), and the one mapping from
- * failures to HTTP problems. Every route but `/healthz` and `/ui/` needs the bearer token; the HTTP
- * plumbing is http.ts. Writes go straight to the store, which validates them (core/store/admission.ts).
+ * endpoints.ts, resources.ts, reads.ts, pushed-health.ts, …), the dashboard's files (ui.ts), and the one
+ * mapping from failures to HTTP problems. Every route but `/healthz` and `/ui/` needs the bearer token; the
+ * HTTP plumbing is http.ts. Writes go straight to the store, which validates them (core/store/admission.ts).
  */
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
@@ -16,13 +16,13 @@ import { endpointRoutes } from './endpoints';
 import { ApiProblem } from './errors';
 import { DEFAULT_MAX_BODY, HttpApi, route, type Route } from './http';
 import { profileRoutes } from './profiles';
-import type { RuntimeReports } from '../reports';
-import { reportRoutes } from './reports';
+import type { RuntimeReports } from '../read-models';
+import { readRoutes } from './reads';
 import { resourceRoutes } from './resources';
 import { SummaryIndex } from './summaries';
 import type { DnssecApi } from '../dnssec';
 import { dnssecRoutes } from './dnssec';
-import { healthRoutes } from './health';
+import { pushedHealthRoutes } from './pushed-health';
 import { webhookRoutes } from './webhooks';
 import type { WebhooksApi } from '../webhooks';
 import type { PushedHealthApi } from '../ledger';
@@ -31,7 +31,7 @@ import { opsRoutes } from './ops';
 import { uiHandler } from './ui';
 
 export { DEFAULT_MAX_BODY, MAX_JSON_DEPTH, jsonDeeperThan } from './http';
-export type { HealthReport, ResolveRequest, RuntimeReports } from '../reports';
+export type { HealthReport, ResolveRequest, RuntimeReports } from '../read-models';
 
 export interface ApiOptions {
   store: Store;
@@ -71,12 +71,12 @@ export class ApiServer {
   constructor(private readonly o: ApiOptions) {
     this.summaries = new SummaryIndex(o.store);
     const c: ApiContext = { store: o.store, summaries: this.summaries, maxBody: o.maxBodyBytes ?? DEFAULT_MAX_BODY };
-    const reports = reportRoutes({ ...c, reports: o.reports ?? {}, metrics: o.metrics, ...(o.events ? { events: o.events } : {}) });
+    const reads = readRoutes({ ...c, reports: o.reports ?? {}, metrics: o.metrics, ...(o.events ? { events: o.events } : {}) });
     const routes: Route[] = [
-      ...profileRoutes(c), ...endpointRoutes(c), ...resourceRoutes(c), ...reports.routes, ...dnssecRoutes(o.dnssec),
-      ...opsRoutes(c, o.ops), ...healthRoutes(c, o.pushedHealth), ...webhookRoutes(c, o.webhooks),
+      ...profileRoutes(c), ...endpointRoutes(c), ...resourceRoutes(c), ...reads.routes, ...dnssecRoutes(o.dnssec),
+      ...opsRoutes(c, o.ops), ...pushedHealthRoutes(c, o.pushedHealth), ...webhookRoutes(c, o.webhooks),
     ];
-    const open: Route[] = [...reports.open, route('/ui/*', { GET: uiHandler(o.uiDir) }, ['/', '/ui'])];
+    const open: Route[] = [...reads.open, route('/ui/*', { GET: uiHandler(o.uiDir) }, ['/', '/ui'])];
     this.http = new HttpApi({ token: o.token, metrics: o.metrics, logger: o.logger, routes, open, problem: (e, m, r) => this.problem(e, m, r) });
   }
 

@@ -2,7 +2,7 @@
  * What the running server answers about itself (the shapes are the API contract in core/api.ts): a
  * profile's live status, what DNS would answer and why, the routing map under a failure scenario, Traffic
  * View and the watchdog. Read-only: built from the served snapshot (pipeline.ts), the health ledger
- * (ledger/) and Traffic View (traffic-view.ts). The API's read routes (api/reports.ts) call `RuntimeReports`.
+ * (ledger/) and Traffic View (traffic-view.ts). The API's read routes (api/reads.ts) call `RuntimeReports`.
  */
 import type { ClusterHealthBody, LocationVerdictReport, OverrideRecord, PreviewReport, ProfileStatusReport, ResolveResult, TrafficReport } from '../core/api';
 import type { HealthView, ProbeVerdict } from '../core/health/types';
@@ -30,7 +30,7 @@ export interface HealthReport extends SnapshotLag {
   cluster?: ClusterHealthBody;
 }
 
-/** The answers of the API's read-only routes (api/reports.ts); `Reports` below is the running server's. */
+/** The answers of the API's read-only routes (api/reads.ts); `Reports` below is the running server's. */
 export interface RuntimeReports {
   /** A stored profile's live monitor status. */
   status(profile: StoredProfile): Promise<ProfileStatusReport> | ProfileStatusReport;

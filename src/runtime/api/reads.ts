@@ -1,26 +1,27 @@
 /**
- * The read-only views of the running server: `/v1/profiles/{name}/status`, `/traffic`, `/v1/resolve`,
- * `/v1/preview`, the live events, `/healthz` and `/metrics`. The handlers parse and check the request; the
- * answers come from the runtime's `RuntimeReports` (src/runtime/reports.ts), which reads the served snapshot
- * and the health ledger. A server without it (the API tests' harness) answers 503 for those routes.
+ * The reads of the running server, not of the stored configuration (that is profiles.ts, endpoints.ts,
+ * resources.ts): `/v1/profiles/{name}/status`, `/traffic`, `/v1/resolve`, `/v1/preview`, the live events,
+ * `/healthz` and `/metrics`. The handlers parse and check the request; the answers come from the runtime's
+ * `RuntimeReports` (src/runtime/read-models.ts), which reads the served snapshot and the health ledger. A
+ * server without it (the API tests' harness) answers 503 for those routes.
  */
 import { isIP } from 'node:net';
 import type { HealthzBody, PreviewReport, ProfileStatusReport, ResolveResult, TrafficReport } from '../../core/api';
 import { problem, type Diagnostic } from '../../core/diagnostics';
 import type { LiveEvents } from '../events';
 import type { RuntimeMetrics } from '../metrics';
-import type { ResolveRequest, RuntimeReports } from '../reports';
+import type { ResolveRequest, RuntimeReports } from '../read-models';
 import { isObj, mustGet, type ApiContext } from './common';
 import { ApiProblem } from './errors';
 import { readJson, route, type Ctx, type Reply, type Route } from './http';
 
-export interface ReportContext extends ApiContext {
+export interface ReadContext extends ApiContext {
   reports: Partial<RuntimeReports>;
   metrics: RuntimeMetrics;
   events?: LiveEvents;
 }
 
-export function reportRoutes(c: ReportContext): { routes: Route[]; open: Route[] } {
+export function readRoutes(c: ReadContext): { routes: Route[]; open: Route[] } {
   return {
     routes: [
       route('/metrics', { GET: () => metrics(c) }),
@@ -36,7 +37,7 @@ export function reportRoutes(c: ReportContext): { routes: Route[]; open: Route[]
 
 const unavailable = (what: string): ApiProblem => ApiProblem.of(503, 'NOT_AVAILABLE', what);
 
-async function healthz(c: ReportContext): Promise<Reply<HealthzBody>> {
+async function healthz(c: ReadContext): Promise<Reply<HealthzBody>> {
   const h = c.reports.health ? await c.reports.health() : undefined;
   if (!h) return { status: 200, body: { status: 'ok', revision: await c.store.revision() } };
   return {
@@ -45,17 +46,17 @@ async function healthz(c: ReportContext): Promise<Reply<HealthzBody>> {
   };
 }
 
-async function metrics(c: ReportContext): Promise<Reply<string>> {
+async function metrics(c: ReadContext): Promise<Reply<string>> {
   return { status: 200, body: await c.metrics.registry.metrics(), headers: { 'content-type': c.metrics.registry.contentType } };
 }
 
-async function status(c: ReportContext, ctx: Ctx): Promise<Reply<ProfileStatusReport>> {
+async function status(c: ReadContext, ctx: Ctx): Promise<Reply<ProfileStatusReport>> {
   const p = await mustGet(c, ctx.params[0]!);
   if (!c.reports.status) throw unavailable('this server has no monitor attached; status is unavailable');
   return { status: 200, body: await c.reports.status(p), headers: { etag: p.etag } };
 }
 
-async function resolve(c: ReportContext, ctx: Ctx): Promise<Reply<ResolveResult>> {
+async function resolve(c: ReadContext, ctx: Ctx): Promise<Reply<ResolveResult>> {
   const body = await readJson(ctx.req, c.maxBody);
   if (!isObj(body)) throw ApiProblem.of(400, 'BAD_REQUEST', 'the body must be {"name": "...", "type": "A", "clientIp": "..."}', { path: '$' });
   const errors: Diagnostic[] = [];
@@ -73,7 +74,7 @@ async function resolve(c: ReportContext, ctx: Ctx): Promise<Reply<ResolveResult>
   return { status: 200, body: await c.reports.resolve(query) };
 }
 
-async function traffic(c: ReportContext, ctx: Ctx): Promise<Reply<TrafficReport>> {
+async function traffic(c: ReadContext, ctx: Ctx): Promise<Reply<TrafficReport>> {
   const p = await mustGet(c, ctx.params[0]!);
   if (!c.reports.traffic) throw unavailable('this server has no DNS attached; Traffic View is unavailable');
   const raw = ctx.url.searchParams.get('since');
@@ -82,7 +83,7 @@ async function traffic(c: ReportContext, ctx: Ctx): Promise<Reply<TrafficReport>
   return { status: 200, body: c.reports.traffic(p, since) };
 }
 
-async function preview(c: ReportContext, ctx: Ctx): Promise<Reply<PreviewReport>> {
+async function preview(c: ReadContext, ctx: Ctx): Promise<Reply<PreviewReport>> {
   const body = await readJson(ctx.req, c.maxBody);
   if (!isObj(body) || typeof body.profile !== 'string') throw ApiProblem.of(400, 'BAD_REQUEST', 'the body must be {"profile": "<name>", "down": ["<endpoint>", ...]}', { path: 'profile' });
   const down = body.down ?? [];
@@ -92,7 +93,7 @@ async function preview(c: ReportContext, ctx: Ctx): Promise<Reply<PreviewReport>
   return { status: 200, body: await c.reports.preview(p, down as string[]) };
 }
 
-async function events(c: ReportContext, ctx: Ctx): Promise<Reply<undefined>> {
+async function events(c: ReadContext, ctx: Ctx): Promise<Reply<undefined>> {
   const ev = c.events;
   if (!ev) throw unavailable('this server publishes no events');
   if (ev.full) throw ApiProblem.of(429, 'TOO_MANY_STREAMS', 'too many event streams are open; close one (each browser tab of the dashboard holds one)');

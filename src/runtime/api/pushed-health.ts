@@ -14,7 +14,7 @@ import { isObj, mustGet, type ApiContext } from './common';
 import { ApiProblem } from './errors';
 import { readJson, route, type Ctx, type Reply, type Route } from './http';
 
-export function healthRoutes(c: ApiContext, pushed: PushedHealthApi | undefined): Route[] {
+export function pushedHealthRoutes(c: ApiContext, pushed: PushedHealthApi | undefined): Route[] {
   return [route('/v1/profiles/{name}/endpoints/{endpoint}/health', {
     GET: (x) => get(c, pushed, x), PUT: (x) => put(c, pushed, x), DELETE: (x) => clear(c, pushed, x),
   })];
