@@ -12,7 +12,7 @@
 import { buildSnapshot, resolve } from '../../src/core/routing';
 import { normalizeProfile } from '../../src/core/model/normalize';
 import { Responder } from '../../src/runtime/dns';
-import { loadKeySet, newKeySet, ZoneSigner } from '../../src/runtime/dnssec';
+import { loadKeySet, newKeySet, ZoneSigner } from '../../src/runtime/dns';
 
 const N = Number(process.env.DNS_HANDLER_QUERIES ?? 2_000_000);
 const N_SLOW = Math.max(1, Math.floor(N / 10));

@@ -17,7 +17,8 @@ import type { GeoLookup } from '../core/ports';
 import type { ControlStore, StoredProfile } from '../core/store';
 import { isoNow, type RuntimeClock } from './clock';
 import type { LiveEvents } from './events';
-import type { HealthLedger } from './ledger';
+import type { ClusterNode } from './cluster';
+import type { HealthLedger, PushedHealthApi } from './ledger';
 import type { OverrideBook } from './ledger/overrides';
 import type { SnapshotPipeline } from './pipeline';
 
@@ -48,12 +49,34 @@ export interface ControlsOptions {
   clock: RuntimeClock;
   geo: GeoLookup;
   zone: string;
-  /** Where the nodes answer DNS (this one alone, or every node of the cluster). */
-  nodes: () => NodeList['nodes'];
+  /** Cluster mode: the registered nodes (`GET /v1/nodes` lists them all). */
+  cluster?: ClusterNode;
+}
+
+/** Where this node serves, once DNS and the API listen (`Controls.serving`). */
+export interface ServingAddresses {
+  /** DNS listen addresses as `host:port` (IPv6 in brackets). */
+  dns: string[];
+  /** The API as `host:port`. */
+  api?: string;
 }
 
 export class Controls implements OpsPort {
-  constructor(private readonly o: ControlsOptions) {}
+  /** Health pushed from outside for the API: each write answers once DNS serves its effect (docs/health.md). */
+  readonly pushedHealth: PushedHealthApi;
+  private own: ServingAddresses = { dns: [] };
+
+  constructor(private readonly o: ControlsOptions) {
+    const pushed = o.ledger.pushed;
+    this.pushedHealth = {
+      push: async (key, status, ttl, reason) => { const r = await pushed.push(key, status, ttl, reason); await o.pipeline.settle(); return r; },
+      clear: async (key) => { const had = await pushed.clear(key); await o.pipeline.settle(); return had; },
+      report: (key) => pushed.report(key),
+    };
+  }
+
+  /** Where this node's DNS and API listen (told once, when they do): what `nodes()` lists for it. */
+  serving(own: ServingAddresses): void { this.own = own; }
 
   private now(): number { return this.o.clock.now(); }
 
@@ -148,7 +171,14 @@ export class Controls implements OpsPort {
 
   async drills(limit: number): Promise<DrillList> { return { drills: await this.o.controls.listDrills(limit) }; }
 
-  nodes(): NodeList { return { nodes: this.o.nodes() }; }
+  /** Where every node answers DNS (`GET /v1/nodes`, for drills): this one, or every registered node of the cluster. */
+  nodes(): NodeList {
+    const { own } = this;
+    const cluster = this.o.cluster;
+    if (!cluster) return { nodes: [{ node: 'this server', dns: own.dns, ...(own.api !== undefined ? { api: own.api } : {}), self: true }] };
+    const self = cluster.health.node;
+    return { nodes: cluster.health.nodes().map((n) => ({ node: n.node, location: n.location, dns: n.node === self ? own.dns : n.dns ?? [], ...(n.api ? { api: n.api } : {}), self: n.node === self })) };
+  }
 
   /** `tmkit_overrides_active{profile,endpoint,kind}` and `tmkit_override_events_total{action,kind}` on /metrics. */
   attachMetrics(registry: Registry): () => void {

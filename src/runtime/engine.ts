@@ -6,7 +6,7 @@
  *   ApiServer (api/) ──writes──▶ Store (store/: validates, commits, notifies)
  *        │ reads                   │ watch
  *        ▼                         ▼
- *   Reports (reports.ts) ──▶ SnapshotPipeline (pipeline.ts) ──publish──▶ DNS fleet (dns-fleet.ts), Traffic View, events
+ *   Reports (reports.ts) ──▶ SnapshotPipeline (pipeline.ts) ──publish──▶ DNS (dns/), Traffic View, events
  *                                  │ retarget, verdictOf
  *                                  ▼
  *                            HealthLedger (ledger/) ──▶ Monitor (monitor/), ClusterNode (cluster/), the store's saved records
@@ -22,10 +22,12 @@ import { MmdbGeoLookup } from '../geo';
 import { packageRoot, packageVersion } from '../package';
 import { ApiServer, loadOrCreateToken, type TokenSource } from './api';
 import { systemClock, type RuntimeClock } from './clock';
-import type { BoundAddress, ListenAddress } from './dns';
-import { dnsSink, geoOptions, startDnsFleet, type DnsAuthority, type DnsLimits, type DnsSockets, type DnsTarget } from './dns-fleet';
+import {
+  connectDnssec, dnsSink, geoOptions, openDnssec, startDnsFleet,
+  type BoundAddress, type DnsAuthority, type DnsLimits, type DnsSockets, type DnsTarget, type DnssecService, type KeyPolicy, type ListenAddress,
+} from './dns';
 import { LiveEvents, revisionEvents } from './events';
-import { HealthLedger, type PushedHealthApi } from './ledger';
+import { HealthLedger } from './ledger';
 import { OverrideBook } from './ledger/overrides';
 import { Controls } from './controls';
 import { MemoryControls } from './store/memory-controls';
@@ -36,10 +38,9 @@ import { Reports } from './reports';
 import { SqliteStore, StateDirLock, parseResourceCatalog, canonicalJson, hasControls, type Store } from './store';
 import { TrafficView } from './traffic-view';
 import { ClusterNode, type ClusterOptions } from './cluster';
-import { connectDnssec, openDnssec, type DnssecService, type KeyPolicy } from './dnssec';
 import { Webhooks, type DeliveryTuning, type WebhookFlag } from './webhooks';
 
-export { geoOptions, runDnsWorker, isDnsWorker, type DnsAuthority, type DnsLimits, type DnsSockets, type SnapshotUpdate } from './dns-fleet';
+export { geoOptions, runDnsWorker, isDnsWorker, type DnsAuthority, type DnsLimits, type DnsSockets, type SnapshotUpdate } from './dns';
 export type { SnapshotLag } from './pipeline';
 
 export interface EngineOptions {
@@ -219,25 +220,24 @@ export class Engine {
     this.pipeline.addSink(revisionEvents(this.events));
     if (this.cluster) {
       await this.cluster.join();
-      this.cluster.attachMetrics(metrics.registry, () => (this.stopped ? undefined : this.ledger.targets()));
+      this.cluster.attachMetrics(metrics.registry, this.ledger);
     }
     this.monitor.start();
 
-    const serial = this.cluster ? () => this.cluster!.serial() : undefined;
     if (o.dnssec) this.dnssec = await openDnssec({ zone: this.zone, policy: o.dnssec, stateDir: o.stateDir, logger, ...(this.cluster ? { session: this.cluster.session } : {}) });
     this.dns = await startDnsFleet({
       ...(this.dnssec ? { dnssec: this.dnssec.doc } : {}),
       zone: this.zone, listen: o.dns ?? [{ address: '127.0.0.1', port: 5300 }], workers: o.workers ?? 1,
       ...(o.dnsSockets ? { sockets: o.dnsSockets } : {}),
       rng: this.rng, logger, snapshot, full: () => this.pipeline.workerUpdate(),
-      ...(serial ? { serial: serial() } : {}),
+      ...(this.cluster ? { serial: this.cluster.serial() } : {}),
       ...(o.authority ? { authority: o.authority } : {}),
       ...(o.dnsLimits ? { limits: o.dnsLimits } : {}),
     });
-    this.pipeline.addSink(dnsSink(this.dns, serial), snapshot);
+    this.pipeline.addSink(dnsSink(this.dns, this.cluster), snapshot);
     this.traffic.attach(this.dns);
-    metrics.attachDns(() => (this.stopped ? undefined : this.dns));
-    metrics.attachLag(() => (this.stopped ? undefined : this.pipeline.lag()));
+    metrics.attachDns(this.dns);
+    metrics.attachLag(this.pipeline);
 
     const reports = new Reports({
       pipeline: this.pipeline, ledger: this.ledger, traffic: this.traffic, geo: this.geo, zone: this.zone, rng: this.rng, clock: this.clock,
@@ -245,36 +245,20 @@ export class Engine {
     });
     const ops = new Controls({
       controls, book, pipeline: this.pipeline, ledger: this.ledger, events: this.events, clock: this.clock, geo: this.geo, zone: this.zone,
-      nodes: () => this.nodeList(),
+      ...(this.cluster ? { cluster: this.cluster } : {}),
     });
     this.unwatch.push(ops.attachMetrics(metrics.registry));
     const ui = uiDirectory();
     this.api = new ApiServer({
       store, token: this.token.token, metrics, logger: logger.child({ component: 'api' }), reports, events: this.events,
-      ...(ui !== undefined ? { uiDir: ui } : {}), stateDir: o.stateDir, ops, pushedHealth: this.pushedHealthApi(), webhooks: this.webhooks,
-      ...(this.dnssec ? { dnssec: connectDnssec(this.dnssec, () => (this.stopped ? undefined : this.dns), metrics.registry, () => Math.max(0, ...this.pipeline.profiles().map((p) => p.dnsConfig.ttl))) } : {}),
+      ...(ui !== undefined ? { uiDir: ui } : {}), stateDir: o.stateDir, ops, pushedHealth: ops.pushedHealth, webhooks: this.webhooks,
+      ...(this.dnssec ? { dnssec: connectDnssec(this.dnssec, this.dns, metrics.registry, this.pipeline) } : {}),
     });
     const api = o.api ?? { host: '127.0.0.1', port: 5380 };
     const bound = await this.api.listen(api.host, api.port);
-    this.cluster?.health.setInfo({ dns: this.dns.addresses().map((a) => `${a.address}:${a.port}`), api: `${bound.address}:${bound.port}` });
-  }
-
-  /** Pushed health for the API: each write answers once DNS serves its effect (docs/health.md). */
-  private pushedHealthApi(): PushedHealthApi {
-    const pushed = this.ledger.pushed;
-    return {
-      push: async (key, status, ttl, reason) => { const r = await pushed.push(key, status, ttl, reason); await this.pipeline.settle(); return r; },
-      clear: async (key) => { const had = await pushed.clear(key); await this.pipeline.settle(); return had; },
-      report: (key) => pushed.report(key),
-    };
-  }
-
-  /** Where every node answers DNS (`GET /v1/nodes`, for drills): this one, or every registered node of the cluster. */
-  private nodeList(): Array<{ node: string; location?: string; dns: string[]; api?: string; self: boolean }> {
-    const own = this.dns ? this.dns.addresses().map((a) => `${a.address.includes(':') ? `[${a.address}]` : a.address}:${a.port}`) : [];
-    if (!this.cluster) return [{ node: 'this server', dns: own, ...(this.api ? { api: `${this.apiAddress().address}:${this.apiAddress().port}` } : {}), self: true }];
-    const self = this.cluster.health.node;
-    return this.cluster.health.nodes().map((n) => ({ node: n.node, location: n.location, dns: n.node === self ? own : n.dns ?? [], ...(n.api ? { api: n.api } : {}), self: n.node === self }));
+    const dnsAddresses = this.dns.addresses();
+    ops.serving({ dns: dnsAddresses.map((a) => `${a.address.includes(':') ? `[${a.address}]` : a.address}:${a.port}`), api: `${bound.address}:${bound.port}` });
+    this.cluster?.health.setInfo({ dns: dnsAddresses.map((a) => `${a.address}:${a.port}`), api: `${bound.address}:${bound.port}` });
   }
 
   private async loadResourcesFile(file: string): Promise<void> {
@@ -322,6 +306,7 @@ export class Engine {
   async stop(): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
+    this.metrics.stop();
     this.traffic.stop();
     this.events.close();
     this.dnssec?.close();

@@ -5,7 +5,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import type { LiveEvent } from '../core/api';
-import type { SnapshotSink } from './dns-fleet';
+import type { SnapshotSink } from './snapshot-sink';
 
 /** A comment line this often keeps proxies and idle timeouts from closing a quiet stream. */
 const HEARTBEAT_MS = 15_000;

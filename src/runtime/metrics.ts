@@ -1,6 +1,5 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { DnsCounts, ResponderStats } from './dns';
-import type { DnsSockets, DnsWorkerReport } from './dns-fleet';
+import type { DnsCounts, DnsSockets, DnsWorkerReport, ResponderStats } from './dns';
 
 /**
  * The runtime's Prometheus metrics, on a registry of its own (several runtimes can live in one process,
@@ -8,6 +7,8 @@ import type { DnsSockets, DnsWorkerReport } from './dns-fleet';
  */
 export class RuntimeMetrics {
   readonly registry = new Registry();
+  /** Set by stop(): the sources attached to scrapes (DNS, the pipeline) are closed. */
+  private stopped = false;
   readonly probes: Counter<'profile' | 'endpoint' | 'result'>;
   readonly probeLatency: Histogram<'profile' | 'endpoint'>;
   readonly transitions: Counter<'profile' | 'endpoint' | 'from' | 'to'>;
@@ -47,9 +48,10 @@ export class RuntimeMetrics {
 
   /**
    * DNS counters, read from the responder (or summed over the DNS workers) at scrape time: a query costs a
-   * few increments in the responder and no callback here. `source` returns undefined once DNS is stopped.
+   * few increments in the responder and no callback here. Nothing is read once `stop()` was called.
    */
-  attachDns(source: () => { stats(): ResponderStats | undefined; counts(): DnsCounts | undefined; workers?(): DnsWorkerReport[]; readonly sockets?: DnsSockets } | undefined): void {
+  attachDns(dns: { stats(): ResponderStats | undefined; counts(): DnsCounts | undefined; workers?(): DnsWorkerReport[]; readonly sockets?: DnsSockets }): void {
+    const source = (): typeof dns | undefined => (this.stopped ? undefined : dns);
     const registers = [this.registry];
     new Gauge({
       name: 'tmkit_dns_workers',
@@ -111,8 +113,9 @@ export class RuntimeMetrics {
     });
   }
 
-  /** The watchdog's figures (see SnapshotPipeline.lag), read at scrape time; `lag` returns undefined once stopped. */
-  attachLag(lag: () => Promise<{ lagSeconds: number; lagRevisions: number }> | undefined): void {
+  /** The watchdog's figures (see SnapshotPipeline.lag), read at scrape time (not once `stop()` was called). */
+  attachLag(pipeline: { lag(): Promise<{ lagSeconds: number; lagRevisions: number }> }): void {
+    const lag = (): Promise<{ lagSeconds: number; lagRevisions: number }> | undefined => (this.stopped ? undefined : pipeline.lag());
     const registers = [this.registry];
     new Gauge({
       name: 'tmkit_snapshot_lag_seconds',
@@ -127,4 +130,7 @@ export class RuntimeMetrics {
       async collect() { const l = await lag(); if (l) this.set(l.lagRevisions); },
     });
   }
+
+  /** The runtime stopped: scrapes read DNS and the pipeline no more. */
+  stop(): void { this.stopped = true; }
 }

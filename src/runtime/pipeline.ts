@@ -8,7 +8,7 @@
  *                                     └──verdictOf──▶ health ledger (one key per changed endpoint)
  *
  * It depends only on what is below it: the store (read, watch), the health ledger as a port (ledger/), and
- * its sinks (dns-fleet.ts's SnapshotSink). Nothing calls up into the engine.
+ * its sinks (snapshot-sink.ts's SnapshotSink). Nothing calls up into the engine.
  *
  * Every committed store change and every health transition schedules one rebuild on the next turn of the
  * event loop (changes arriving meanwhile are folded into it), so a write reaches DNS answers within
@@ -27,7 +27,7 @@ import type { GeoLookup, ResourceCatalog } from '../core/ports';
 import { overriddenProfilesChanged } from '../core/ops/overrides';
 import { buildSnapshot, updateSnapshot, type CompiledSnapshot } from '../core/routing';
 import { canonicalJson, type Store, type StoreChange, type StoredProfile } from '../core/store';
-import type { SnapshotSink, SnapshotUpdate } from './dns-fleet';
+import type { SnapshotSink, SnapshotUpdate } from './snapshot-sink';
 import type { HealthPort } from './ledger';
 import type { RuntimeMetrics } from './metrics';
 import { RebuildLoop } from './rebuild-loop';
@@ -177,6 +177,13 @@ export class SnapshotPipeline {
   onHealthChange(key?: string): void {
     if (key === undefined) this.pendingHealth = true; else this.pendingVerdicts.add(key);
     this.schedule();
+  }
+
+  /** The largest DNS TTL of the profiles served now (0 without profiles): DNSSEC rollovers wait it out. */
+  maxTtl(): number {
+    let max = 0;
+    for (const p of this.profiles()) max = Math.max(max, p.dnsConfig.ttl);
+    return max;
   }
 
   /**

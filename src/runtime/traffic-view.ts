@@ -7,7 +7,7 @@ import type { TrafficReport } from '../core/api';
 import type { StoredProfile } from '../core/store';
 import type { RuntimeClock } from './clock';
 import { TrafficStore, type TrafficRow } from './dns';
-import type { PublishedSnapshot, SnapshotSink } from './dns-fleet';
+import type { PublishedSnapshot, SnapshotSink } from './snapshot-sink';
 import type { LiveEvents } from './events';
 
 const COLLECT_MS = 1_000;

@@ -9,11 +9,11 @@ import { buildSnapshot } from '../../core/routing';
 import { parseDocument } from '../../core/validate';
 import { MmdbGeoLookup } from '../../geo';
 import type { BoundAddress } from '../../runtime/dns';
-import { isDnsWorker, runDnsWorker, startDnsFleet, type DnsSockets, type SnapshotUpdate } from '../../runtime/dns-fleet';
+import { isDnsWorker, runDnsWorker, startDnsFleet, type DnsSockets, type SnapshotUpdate } from '../../runtime/dns';
 import { CliError, EXIT_USAGE } from '../errors';
 import { addDnssecOptions, addTcpLimitOptions, authorityFrom, dnssecPolicyFrom, checkAuthority, collect, decideWorkers, dnsLimitsFrom, parseListen, parseNs, parseWorkers, showAddress } from '../util/dns-options';
 import { geoMessage, requireGeoDatabase } from '../util/geo';
-import { DnssecKeyError, DnssecService, FileKeyStore, MemoryKeyStore, type KeyPolicy, type KeySetDocument } from '../../runtime/dnssec';
+import { DnssecKeyError, DnssecService, FileKeyStore, MemoryKeyStore, type KeyPolicy, type KeySetDocument } from '../../runtime/dns';
 import { basename, dirname, resolve } from 'node:path';
 
 interface DnsCommandOptions {

@@ -7,9 +7,9 @@ import { availableParallelism } from 'node:os';
 import type { Command } from 'commander';
 import { zoneProblems, type ZoneProblem } from '../../core/zone';
 import type { ListenAddress } from '../../runtime/dns';
-import { autoWorkers, mainProcessNotice, reusePortSupport, sharedSocketNotice, type ReusePortSupport } from '../../runtime/dns/reuse-port';
+import { autoWorkers, mainProcessNotice, reusePortSupport, sharedSocketNotice, type ReusePortSupport } from '../../runtime/dns';
 import type { DnsAuthority, DnsLimits } from '../../runtime/engine';
-import type { KeyPolicy } from '../../runtime/dnssec';
+import type { KeyPolicy } from '../../runtime/dns';
 import { CliError, EXIT_USAGE } from '../errors';
 
 /** `host:port` or `[v6]:port` → address; the port is required. */

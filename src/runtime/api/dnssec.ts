@@ -1,10 +1,10 @@
 /**
  * `GET /v1/dnssec` and `POST /v1/dnssec/rollover`: the zone's DNSSEC keys and DS records, and key rollovers
- * (src/runtime/dnssec/). Without `serve --dnssec` both answer 404 with a hint.
+ * (src/runtime/dns/dnssec/). Without `serve --dnssec` both answer 404 with a hint.
  */
 import type { DnssecReport, DnssecRolloverResult } from '../../core/api';
-import type { DnssecApi } from '../dnssec';
-import { DnssecKeyError } from '../dns/dnssec/keys';
+import type { DnssecApi } from '../dns';
+import { DnssecKeyError } from '../dns';
 import { ApiProblem } from './errors';
 import { readJson, DEFAULT_MAX_BODY, route, type Ctx, type Reply, type Route } from './http';
 

@@ -135,8 +135,12 @@ export class ClusterNode {
     };
   }
 
+  /** Set by close(): scrapes read the ledger no more. */
+  private closed = false;
+
   /** Per-location verdicts and the etcd connection on /metrics. */
-  attachMetrics(registry: Registry, probed: () => ReadonlyMap<string, string> | undefined): void {
+  attachMetrics(registry: Registry, ledger: { targets(): ReadonlyMap<string, string> }): void {
+    const probed = (): ReadonlyMap<string, string> | undefined => (this.closed ? undefined : ledger.targets());
     const registers = [registry];
     const self = this;
     new Gauge({
@@ -178,6 +182,7 @@ export class ClusterNode {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
     await this.health.stop();
     await this.store.close();
   }

@@ -1,6 +1,30 @@
-/** The authoritative DNS server (docs/dns.md): wire parsing, the packet handler, the UDP/TCP sockets. */
+/**
+ * The DNS wing (docs/dns.md, docs/dnssec.md): everything that answers DNS, and its one face to the rest of
+ * the runtime. Nothing outside src/runtime/dns/ imports a file inside it but this one.
+ *
+ * A query passes the rooms in one order:
+ *   1. server.ts     the sockets: UDP datagrams, TCP connections, framing and the TCP limits
+ *   2. wire.ts       the header, question and EDNS (ECS, DO) parsed by hand
+ *   3. responder.ts  the answer: the cache of pre-encoded answers (answer-cache.ts), or on a miss the pure zone lookup
+ *                    (core/zone, core/routing) encoded once (encode.ts)
+ *   4. dnssec/       signed online when the query asks (signer.ts), keys and rollovers (service.ts)
+ *   5. counts.ts, traffic.ts  tallies for /metrics and Traffic View; then server.ts sends the bytes
+ * Admission of a query (where a source is allowed to be, how fast) belongs between 1 and 3.
+ *
+ * Around it: target.ts (`DnsTarget`, what DNS is to the engine), local.ts (DNS in this process),
+ * workers.ts (DNS in worker processes: the primary's pool and the worker's loop, one protocol),
+ * fleet.ts (`startDnsFleet`, `dnsSink`), port-probe.ts and reuse-port.ts (what the ports and the platform allow).
+ */
 export { DnsServer, type DnsServerOptions, type ListenAddress, type TcpOptions, type BoundAddress } from './server';
 export { Responder, type ResponderOptions, type ResolveFn, type SoaConfig, type ResponderStats, type Transport } from './responder';
 export { parseQuery, ecsAddressText, type ParsedQuery, type Edns, type ClientSubnet } from './wire';
 export { DnsCountsAggregate, type DnsCounts } from './counts';
 export { TrafficStore, TrafficTallies, TrafficTally, TRAFFIC_BUCKET_MS, TRAFFIC_EXACT, TRAFFIC_STRIDE, type TrafficRow } from './traffic';
+export type { DnsTarget, DnsSockets, DnsWorkerReport, DnsAuthority, DnsLimits } from './target';
+export { LocalDns } from './local';
+export { DnsWorkerPool, runDnsWorker, isDnsWorker, geoOptions, type DnssecUpdate } from './workers';
+export { startDnsFleet, dnsSink, type DnsFleetOptions } from './fleet';
+/** The worker protocol's snapshot message (declared beside the pipeline's sink port). */
+export type { SnapshotUpdate } from '../snapshot-sink';
+export { reusePortSupport, autoWorkers, mainProcessNotice, sharedSocketNotice, type ReusePortSupport } from './reuse-port';
+export * from './dnssec';

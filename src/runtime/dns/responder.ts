@@ -38,16 +38,16 @@
 import type { Clock, Rng } from '../../core/ports';
 import { systemClock } from '../clock';
 import type { RoutingQuery, RoutingResolution, RoutingSnapshot } from '../../core/routing/types';
-import { defineZone, lookup, negativeTtl, nextSerial, withSerial, type SoaConfig as ZoneSoaConfig, type Zone, type ZoneAnswer, type ZoneOutcome, type ZoneQuestion, type ZoneRecord } from '../../core/zone';
+import { defineZone, lookup, negativeTtl, nextSerial, withSerial, type SoaConfig as ZoneSoaConfig, type Zone, type ZoneAnswer, type ZoneOutcome, type ZoneQuestion } from '../../core/zone';
 import {
   FLAG_AA, FLAG_QR, FLAG_TC, HEADER_LENGTH, MIN_UDP_PAYLOAD, QCLASS_ANY, QCLASS_IN, RCODE, EXTENDED_RCODE_BADVERS,
   ecsAddressText, keyNameLength, optLength, parseQuery, wireNameToText, writeOpt,
   type ClientSubnet, type Edns,
 } from './wire';
+import { DYNAMIC, keyNameLengthOf, pick, pickOutcome, sectionKey, typesOf, writeHeader, type Encoded, type Entry, type StaticEntry } from './answer-cache';
 import { DnsEncodeError, encodeMessage, type WireMessage, type WireRecord } from './encode';
 import type { ZoneSigner } from './dnssec/signer';
-import { TYPE } from './dnssec/records';
-import { DnsTallies, qtypeLabel, rcodeName, type AnswerTally, type DnsCounts, type QueryTally } from './counts';
+import { DnsTallies, qtypeLabel, rcodeName, type DnsCounts } from './counts';
 import { TrafficTallies, TrafficTally, type TrafficRow } from './traffic';
 
 export type ResolveFn = (snapshot: RoutingSnapshot, query: RoutingQuery) => RoutingResolution;
@@ -92,32 +92,6 @@ export interface ResponderOptions {
 }
 
 export type Transport = 'udp' | 'tcp';
-
-/** Pre-encoded response for one outcome: header (QR, AA, rcode; RD 0; ARCOUNT without OPT) + question + records. */
-interface Encoded {
-  body: Buffer;
-  /** Same header with TC set, question only: sent when `body` does not fit the UDP payload size. */
-  truncated: Buffer;
-  /** Counted for every query answered with this (also when truncated). */
-  tally: QueryTally;
-  /** Leaf endpoints of this answer: counted when the records are sent (not for the TC variant). */
-  answers: AnswerTally[];
-  /** Traffic View, when the answer's profile is enrolled (trafficViewEnrollmentStatus Enabled). */
-  traffic?: TrafficTally;
-  /** The signer's generation it was encoded in (0 without a signer): stale once that moves on. */
-  generation: number;
-  /** Echo the CO flag in the OPT (a signed answer to a query with CO). */
-  compactOk: boolean;
-}
-
-interface StaticEntry {
-  dynamic: false;
-  variants: Encoded[];
-  cumulative: number[];
-  generation: number;
-}
-const DYNAMIC = { dynamic: true } as const;
-type Entry = StaticEntry | typeof DYNAMIC;
 
 export interface ResponderStats {
   queries: number;
@@ -448,60 +422,4 @@ interface SignContext {
   q: ZoneQuestion;
   /** The types at the name for this client, when already looked up (client-dependent NODATA). */
   types?: number[];
-}
-
-/** The record types in any outcome of a lookup (what a name has for one client). */
-function typesOf(res: ZoneAnswer): number[] {
-  const out = new Set<number>();
-  if (res.rcode !== 'NOERROR') return [];
-  for (const o of res.outcomes) for (const r of o.answer) out.add(TYPE[r.type]);
-  return [...out];
-}
-
-function writeHeader(b: Buffer, flags: number, qd: number, an: number, ns: number, ar: number): void {
-  b[2] = flags >> 8; b[3] = flags & 0xff;
-  b[4] = qd >> 8; b[5] = qd & 0xff;
-  b[6] = an >> 8; b[7] = an & 0xff;
-  b[8] = ns >> 8; b[9] = ns & 0xff;
-  b[10] = ar >> 8; b[11] = ar & 0xff;
-}
-
-function pick(entry: StaticEntry, rng: Rng): Encoded {
-  const v = entry.variants;
-  if (v.length === 1) return v[0]!;
-  const total = entry.cumulative[entry.cumulative.length - 1]!;
-  const r = rng() * total;
-  const c = entry.cumulative;
-  for (let i = 0; i < c.length; i++) if (r < c[i]!) return v[i]!;
-  return v[v.length - 1]!;
-}
-
-function pickOutcome(o: readonly ZoneOutcome[], rng: Rng): ZoneOutcome {
-  if (o.length <= 1) return o[0]!;
-  let total = 0;
-  for (const x of o) total += x.probability;
-  let r = rng() * total;
-  for (const x of o) {
-    if (r < x.probability) return x;
-    r -= x.probability;
-  }
-  return o[o.length - 1]!;
-}
-
-/** The content of a section, for the dynamic cache key ('' when empty, the common case). */
-function sectionKey(rrs: readonly ZoneRecord[]): string {
-  let k = '';
-  for (let i = 0; i < rrs.length; i++) {
-    const r = rrs[i]!;
-    const d = r.data;
-    k += `${i ? '\u0001' : ''}${r.type} ${r.name} ${r.ttl} ${typeof d === 'string' ? d : `${d.mname} ${d.rname} ${d.serial} ${d.refresh} ${d.retry} ${d.expire} ${d.minimum}`}`;
-  }
-  return k;
-}
-
-/** Length of the uncompressed name at offset 12 (the question name we wrote). */
-function keyNameLengthOf(b: Buffer): number {
-  let p = HEADER_LENGTH;
-  while (b[p] !== 0) p += 1 + b[p]!;
-  return p + 1 - HEADER_LENGTH;
 }

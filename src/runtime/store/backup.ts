@@ -18,7 +18,7 @@ export interface BackupResult {
   dnssecKeys: boolean;
 }
 
-/** The state dir's DNSSEC key file (runtime/dnssec/key-store.ts) and the backup table that carries it. */
+/** The state dir's DNSSEC key file (runtime/dns/dnssec/key-store.ts) and the backup table that carries it. */
 const DNSSEC_KEY_FILE = 'dnssec-keys.json';
 const DNSSEC_TABLE = 'tmkit_backup_dnssec_keys';
 

@@ -6,7 +6,7 @@
  * The Node-24 half runs a second Node binary: TMKIT_NODE24, else the one `bash scripts/install-node.sh 24.22.3`
  * installs (as .ci/run does). Without it those tests FAIL saying how to install it (TMKIT_SKIP_NODE24=1 skips
  * them on purpose). Most run `tmkit dns --workers`, the same fleet, worker and socket code as serve's
- * (src/runtime/dns-fleet.ts); one runs serve itself. The Node-20 half runs this Node, or TMKIT_NODE20 when the
+ * (src/runtime/dns/workers.ts); one runs serve itself. The Node-20 half runs this Node, or TMKIT_NODE20 when the
  * suite itself runs on Node 24 (.ci/run's second pass).
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
@@ -17,6 +17,7 @@ import * as dnsPacket from 'dns-packet';
 import { autoWorkers, probeReusePort, reusePortBlocker, reusePortSupport, sharedSocketNotice, TcpTwinTaken } from '../../../src/runtime/dns/reuse-port';
 import { REPO, runTmkit, spawnServe, type ServeProcess } from '../../support/process';
 import { framed, tcpCollect, udpExchange } from './support';
+import { waitFor } from '../../support/wait';
 
 jest.setTimeout(120_000);
 
@@ -132,16 +133,6 @@ const alive = (pid: number): boolean => {
   try { return !/\)\s+[ZX]\s/.test(readFileSync(`/proc/${pid}/stat`, 'utf8')); } catch { return false; }
 };
 
-async function until<T>(what: string, f: () => T | undefined | false, timeoutMs = 30_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = f();
-    if (v !== undefined && v !== false) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
 // --- Queries --------------------------------------------------------------------------------------------
 
 let nextId = 1;
@@ -243,7 +234,7 @@ describe('Node 24: every DNS worker has its own UDP and TCP socket', () => {
     expect(s.stdout()).not.toMatch(/share one socket/);
 
     // Two UDP sockets and two TCP listeners on the port, one of each per worker, none in the primary.
-    const workers = await until('two workers', () => { const c = childrenOf(primary); return c.length === 2 ? c : undefined; });
+    const workers = await waitFor(() => { const c = childrenOf(primary); return c.length === 2 ? c : undefined; }, { what: 'two workers', intervalMs: 50 });
     const udpOf = new Map<number, string>();
     for (const proto of ['udp', 'tcp'] as const) {
       const inodes = socketInodes(proto, s.port);
@@ -264,7 +255,7 @@ describe('Node 24: every DNS worker has its own UDP and TCP socket', () => {
     // (The kernel drops its socket some 40 ms after SIGKILL; queries hashed to it until then are lost.)
     const victim = workers[0]!;
     process.kill(victim, 'SIGKILL');
-    await until('the killed worker\'s socket to close', () => !alive(victim) && !socketInodes('udp', s.port).includes(udpOf.get(victim)!));
+    await waitFor(() => !alive(victim) && !socketInodes('udp', s.port).includes(udpOf.get(victim)!), { what: 'the killed worker\'s socket to close', intervalMs: 50 });
     // Queries never stop while the primary starts a replacement, which binds its own socket only once it
     // holds the whole state: every answer, from the surviving worker or the new one, stays right.
     const during: Array<string | null> = [];
@@ -401,7 +392,7 @@ describe('tmkit serve', () => {
       expect(s.stdout()).toMatch(new RegExp(`DNS {2}UDP\\+TCP 127\\.0\\.0\\.1:\\d+ \\(2 worker processes\\) .*\\n {7}workers share one socket: Node ${v} lacks reusePort; use Node ≥ 22\\.12 for per-worker sockets\\n {2}API `));
       expect((await udpQueries(s.dns.port, 200)).filter((a) => a !== '192.0.2.1')).toEqual([]);
       let m = '';
-      await untilAsync(async () => { m = await scrape(s); return workerCounters(m).reduce((n, w) => n + w.n, 0) >= 200; });
+      await waitFor(async () => { m = await scrape(s); return workerCounters(m).reduce((n, w) => n + w.n, 0) >= 200; }, { what: 'the workers\' counters to add up to 200', intervalMs: 200 });
       expect(m).toMatch(/^tmkit_dns_workers\{sockets="shared"\} 2$/m);
       const counters = workerCounters(m);
       expect(counters.map((c) => c.worker).sort()).toEqual([1, 2]);
@@ -432,7 +423,7 @@ describe('tmkit serve', () => {
       expect(socketInodes('udp', s.dns.port)).toHaveLength(2);
       expect((await udpQueries(s.dns.port, 400)).filter((a) => a !== '192.0.2.1')).toEqual([]);
       let m = '';
-      await untilAsync(async () => { m = await scrape(s); return workerCounters(m).reduce((n, w) => n + w.n, 0) >= 400; });
+      await waitFor(async () => { m = await scrape(s); return workerCounters(m).reduce((n, w) => n + w.n, 0) >= 400; }, { what: 'the workers\' counters to add up to 400', intervalMs: 200 });
       expect(m).toMatch(/^tmkit_dns_workers\{sockets="per-worker"\} 2$/m);
       for (const c of workerCounters(m)) expect(c.n).toBeGreaterThan(20);
     } finally {
@@ -440,11 +431,3 @@ describe('tmkit serve', () => {
     }
   });
 });
-
-async function untilAsync(f: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!(await f())) {
-    if (Date.now() > end) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}

@@ -5,7 +5,7 @@
  */
 import pino from 'pino';
 import { Registry } from 'prom-client';
-import { connectDnssec, DnssecService, MemoryKeyStore } from '../../../src/runtime/dnssec';
+import { connectDnssec, DnssecService, MemoryKeyStore } from '../../../src/runtime/dns';
 import { call, startApi, type Harness } from '../api/harness';
 
 let off: Harness;
@@ -14,7 +14,7 @@ let service: DnssecService;
 beforeAll(async () => {
   off = await startApi();
   service = await DnssecService.open({ zone: 'tm.internal', policy: { algorithm: 13, split: false }, store: new MemoryKeyStore(), logger: pino({ level: 'silent' }) });
-  on = await startApi({ dnssec: connectDnssec(service, () => undefined, new Registry(), () => 60) });
+  on = await startApi({ dnssec: connectDnssec(service, undefined, new Registry(), { maxTtl: () => 60 }) });
 });
 afterAll(async () => { await off.close(); await on.close(); service.close(); });
 

@@ -2,15 +2,13 @@
  * The DNSSEC flags of `tmkit serve` and `tmkit dns` refuse bad values before anything starts (exit 2,
  * naming the flag), and `tmkit dns --dnssec --dnssec-key-file` makes the key file (mode 0600) and reuses it.
  */
-import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawn } from 'node:child_process';
 import { BIN, REPO, cleanEnv, runTmkit } from '../../support/process';
+import { tempDirs } from '../../support/tmp';
 
-const dirs: string[] = [];
-afterAll(() => { for (const d of dirs) rmSync(d, { recursive: true, force: true }); });
-const tempDir = (): string => { const d = mkdtempSync(join(tmpdir(), 'tmkit-dnssec-cli-')); dirs.push(d); return d; };
+const tempDir = tempDirs('tmkit-dnssec-cli-');
 
 test.each([
   [['serve', '--dnssec', '--dnssec-algorithm', '8'], /--dnssec-algorithm 8: 13 \(ECDSAP256SHA256\) or 15 \(ED25519\)/],

@@ -4,24 +4,22 @@
  * validates either node's answers with the one trust anchor; a rollover through node a reaches node b's
  * DNSKEY RRset (its workers too).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { startEtcd, type EtcdServer } from '../../support/etcd';
-import { api, startNode, stopNode, until, type NodeProcess } from '../cluster/support';
+import { api, startNode, stopNode, type NodeProcess } from '../cluster/support';
+import { waitFor } from '../../support/wait';
 import { dig } from '../dns/support';
 import { delv, delvAnchors } from './support';
+import { tempDirs } from '../../support/tmp';
 
 jest.setTimeout(120_000);
 
 let etcd: EtcdServer;
 const nodes: NodeProcess[] = [];
-const dirs: string[] = [];
+const dir = tempDirs('tmkit-dnssec-node-', { cleanup: 'manual' });
 
 beforeAll(async () => {
   etcd = await startEtcd();
   const store = etcd.storeUrl('dnssec-cluster');
-  const dir = (): string => { const d = mkdtempSync(join(tmpdir(), 'tmkit-dnssec-node-')); dirs.push(d); return d; };
   nodes.push(...await Promise.all([
     startNode({ store, node: 'a', stateDir: dir(), extra: ['--dnssec', '--workers', '1'] }),
     startNode({ store, node: 'b', stateDir: dir(), extra: ['--dnssec', '--workers', '2'] }),
@@ -36,7 +34,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all(nodes.map((n) => stopNode(n)));
   await etcd?.destroy();
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  dir.removeAll();
 });
 
 test('two nodes started together sign with one key set from etcd; delv validates both with one trust anchor', async () => {
@@ -47,7 +45,7 @@ test('two nodes started together sign with one key set from etcd; delv validates
   expect(nodes[1]!.out()).toMatch(/DNSSEC ECDSAP256SHA256, CSK \d+, keys in etcd key/);
   const anchors = delvAnchors([ra!.body.keys[0].dnskey]);
   for (const n of nodes) {
-    await until(`node ${n.name} answers web`, async () => (await dig(['@127.0.0.1', '-p', String(n.dns.port), 'web.tm.internal', 'A'])).answer.length > 0, 30_000, 200);
+    await waitFor(async () => (await dig(['@127.0.0.1', '-p', String(n.dns.port), 'web.tm.internal', 'A'])).answer.length > 0, { what: `node ${n.name} answers web`, timeoutMs: 30_000, intervalMs: 200 });
     for (const [name, type] of [['web.tm.internal', 'A'], ['nope.tm.internal', 'A'], ['tm.internal', 'DNSKEY']]) {
       const d = await delv(n.dns.port, anchors, 'tm.internal', name!, type!);
       expect({ node: n.name, name, validated: d.validated, out: d.validated ? '' : d.out }).toEqual({ node: n.name, name, validated: true, out: '' });
@@ -61,13 +59,13 @@ test('a rollover through node a reaches node b\'s DNS workers: both serve the ne
   const tag = String(r.body.keyTags[0]);
   for (const n of nodes) {
     // Node b reads etcd every 10 s; each of its workers answers with the new RRset once it has it.
-    await until(`node ${n.name} publishes key ${tag}`, async () => {
+    await waitFor(async () => {
       for (let i = 0; i < 4; i++) {
         const keys = await dig(['@127.0.0.1', '-p', String(n.dns.port), '+dnssec', '+multi', 'tm.internal', 'DNSKEY']);
         if (!keys.raw.includes(`key id = ${tag}`)) return false;
       }
       return true;
-    }, 30_000, 250);
+    }, { what: `node ${n.name} publishes key ${tag}`, timeoutMs: 30_000, intervalMs: 250 });
   }
   const b = await api(nodes[1]!, 'GET', '/v1/dnssec');
   expect(b.body.keys.map((k: { state: string }) => k.state)).toEqual(['active', 'published']);

@@ -4,19 +4,17 @@
  * key set; a rollover on one reaches the other; a node starts from its private copy while etcd is down), and
  * the checks that refuse keys of another zone, algorithm or key mode.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pino from 'pino';
-import { DnssecService, EtcdKeyStore, FileKeyStore, KEY_FILE, newKeySet, type DnssecKeyStore } from '../../../src/runtime/dnssec';
+import { DnssecService, EtcdKeyStore, FileKeyStore, KEY_FILE, newKeySet, type DnssecKeyStore } from '../../../src/runtime/dns';
 import { EtcdStore } from '../../../src/runtime/store/etcd';
 import { backupStore, restoreStore, SqliteStore } from '../../../src/runtime/store';
 import { startEtcd, type EtcdServer } from '../../support/etcd';
+import { tempDirs } from '../../support/tmp';
 
 const logger = pino({ level: 'silent' });
-const dirs: string[] = [];
-const tempDir = (): string => { const d = mkdtempSync(join(tmpdir(), 'tmkit-dnssec-keys-')); dirs.push(d); return d; };
-afterAll(() => { for (const d of dirs) rmSync(d, { recursive: true, force: true }); });
+const tempDir = tempDirs('tmkit-dnssec-keys-');
 
 const open = (store: DnssecKeyStore, o: Partial<Parameters<typeof DnssecService.open>[0]> = {}): Promise<DnssecService> =>
   DnssecService.open({ zone: 'tm.internal', policy: { algorithm: 13, split: false }, store, logger, ...o });

@@ -8,7 +8,7 @@ import { buildSnapshot, resolve } from '../../../src/core/routing';
 import type { Profile } from '../../../src/core/model/types';
 import { DnsServer } from '../../../src/runtime/dns';
 import { dnskeyText, loadKeySet, newKeySet, type KeyPolicy, type KeySetDocument } from '../../../src/runtime/dns/dnssec/keys';
-import { startRollover } from '../../../src/runtime/dnssec/rollover';
+import { startRollover } from '../../../src/runtime/dns/dnssec/rollover';
 import { ZoneSigner, type SignerOptions } from '../../../src/runtime/dns/dnssec/signer';
 import { ext, nested, profile } from '../../../src/testing/builders';
 import { TableGeo } from '../../../src/testing/geo-table';

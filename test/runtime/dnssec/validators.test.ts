@@ -11,7 +11,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TmkitClient } from '../../../src/client';
 import type { DnssecReport } from '../../../src/core/api';
-import { healthServerPair, waitFor } from '../../support/loopback';
+import { healthServerPair } from '../../support/loopback';
+import { waitFor } from '../../support/wait';
 import { runTmkit, spawnServe, type ServeProcess } from '../../support/process';
 import { delv, delvAnchors, startUnbound, type Unbound } from './support';
 
@@ -55,7 +56,7 @@ beforeAll(async () => {
   anchors = delvAnchors(report.keys.filter((k) => k.ds !== undefined).map((k) => k.dnskey));
   unbound = await startUnbound(ZONE, report.keys.filter((k) => k.ds !== undefined).map((k) => k.dnskey), serve.dns.port);
   // Both endpoints Online before the failover test relies on the primary.
-  await waitFor('web answered with the primary', async () => (await unbound.query('web.tm.internal', 'A')).answer.some((r) => r[4] === '127.0.0.1'), 30_000, 200);
+  await waitFor(async () => (await unbound.query('web.tm.internal', 'A')).answer.some((r) => r[4] === '127.0.0.1'), { what: 'web answered with the primary', timeoutMs: 30_000, intervalMs: 200 });
 }, 120_000);
 
 afterAll(async () => {
@@ -121,10 +122,10 @@ test('a wrong trust anchor fails validation (the checks above can fail)', async 
 
 test('after a failover (the primary\'s health server goes down) the new answer validates too', async () => {
   await health[0].close(); // 127.0.0.1 refuses from now on; 127.0.0.2 keeps answering
-  const r = await waitFor('unbound answers with the backup', async () => {
+  const r = await waitFor(async () => {
     const x = await unbound.query('web.tm.internal', 'A');
     return x.answer.some((a) => a[3] === 'A' && a[4] === '127.0.0.2') ? x : undefined;
-  }, 40_000, 250);
+  }, { what: 'unbound answers with the backup', timeoutMs: 40_000, intervalMs: 250 });
   expect(r.flags).toContain('ad');
   const d = await delv(serve.dns.port, anchors, ZONE, 'web.tm.internal', 'A');
   expect(d.validated).toBe(true);

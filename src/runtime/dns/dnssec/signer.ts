@@ -22,7 +22,7 @@
  * apex): the proof holds for exactly this answer, as the answer itself does (health and the client decide it).
  */
 import type { WireRecord } from '../encode';
-import { activeKeys, signData, type ActiveKeys, type ZoneKey } from './keys';
+import { activeKeys, loadKeySet, signData, type ActiveKeys, type KeySetDocument, type ZoneKey } from './keys';
 import { TYPE, canonicalName, canonicalRrset, immediateSuccessor, labelCount, nsecRdata, rrsigPrefix, typeCode } from './records';
 import { systemClock } from '../../clock';
 
@@ -353,4 +353,23 @@ export class ZoneSigner {
       this.cache.delete(k);
     }
   }
+}
+
+/** A signer for `doc` (the key set of `zone`), or `signer` given the new keys (this process and every DNS worker). */
+export function signerFor(zone: string, doc: KeySetDocument, signer: ZoneSigner | undefined): ZoneSigner {
+  const { keys } = loadKeySet(doc, 'the DNSSEC key set');
+  if (signer === undefined) return new ZoneSigner(keys, { zone });
+  signer.setKeys(keys);
+  return signer;
+}
+
+/** Figures of several signers (the DNS workers') as one: counts added, the earliest refresh, the keys of the first. */
+export function sumSignerStats(all: SignerStats[]): SignerStats | undefined {
+  if (all.length === 0) return undefined;
+  const out: SignerStats = { ...all[0]!, signatures: 0, refreshed: 0, cacheHits: 0, cached: 0 };
+  for (const s of all) {
+    out.signatures += s.signatures; out.refreshed += s.refreshed; out.cacheHits += s.cacheHits; out.cached += s.cached;
+    out.nextRefresh = Math.min(out.nextRefresh, s.nextRefresh);
+  }
+  return out;
 }

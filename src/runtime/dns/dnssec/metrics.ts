@@ -1,9 +1,9 @@
 /** DNSSEC figures on `/metrics`, read at scrape time: the keys and their states, and the signers' counters. */
 import { Counter, Gauge, type Registry } from 'prom-client';
-import { keyState } from '../dns/dnssec/keys';
+import { keyState } from './keys';
 import type { DnssecService } from './service';
-import type { SignerStats } from '../dns/dnssec/signer';
-import { systemClock } from '../clock';
+import type { SignerStats } from './signer';
+import { systemClock } from '../../clock';
 
 export function attachDnssecMetrics(registry: Registry, source: () => { service: DnssecService; stats: SignerStats | undefined } | undefined): void {
   const registers = [registry];

@@ -5,12 +5,12 @@
  * responder's ZoneSigner, in this process or in each DNS worker): this only hands the key set on.
  */
 import type { Logger } from 'pino';
-import type { DnssecKeyReport, DnssecReport } from '../../core/api';
-import { DnssecKeyError, algorithmName, dnskeyText, dsText, keyState, loadKeySet, newKeySet, type KeyPolicy, type KeySetDocument, type ZoneKey } from '../dns/dnssec/keys';
+import type { DnssecKeyReport, DnssecReport } from '../../../core/api';
+import { DnssecKeyError, algorithmName, dnskeyText, dsText, keyState, loadKeySet, newKeySet, type KeyPolicy, type KeySetDocument, type ZoneKey } from './keys';
 import type { DnssecKeyStore } from './key-store';
 import { finishRollover, startRollover, type RolloverKind, type RolloverResult } from './rollover';
-import { SIGNING_DEFAULTS, type SignerStats } from '../dns/dnssec/signer';
-import { systemClock } from '../clock';
+import { SIGNING_DEFAULTS, type SignerStats } from './signer';
+import { systemClock } from '../../clock';
 
 export interface DnssecServiceOptions {
   zone: string;

@@ -13,7 +13,7 @@
  *
  * Pure: the time and the TTLs come in; a DnssecKeyError says why a step is refused now.
  */
-import { DnssecKeyError, keyState, loadKey, newKey, type KeyRole, type KeySetDocument, type StoredKey, type ZoneKey } from '../dns/dnssec/keys';
+import { DnssecKeyError, keyState, loadKey, newKey, type KeyRole, type KeySetDocument, type StoredKey, type ZoneKey } from './keys';
 
 export interface RolloverTiming {
   /** Now, ms since the epoch. */

@@ -3,21 +3,21 @@
  * engine uses (one call to open, one to connect DNS and metrics, one for the API).
  */
 import type { Registry } from 'prom-client';
-import type { DnssecRolloverRequest, DnssecReport, DnssecRolloverResult } from '../../core/api';
+import type { DnssecRolloverRequest, DnssecReport, DnssecRolloverResult } from '../../../core/api';
 import type { Logger } from 'pino';
-import type { EtcdSession } from '../etcd/session';
-import type { DnsTarget } from '../dns-fleet';
+import type { EtcdSession } from '../../etcd/session';
+import type { DnsTarget } from '../target';
 import { EtcdKeyStore } from './etcd-key-store';
 import { FileKeyStore, MemoryKeyStore } from './key-store';
 import { DnssecService } from './service';
 import { attachDnssecMetrics } from './metrics';
-import type { KeyPolicy } from '../dns/dnssec/keys';
+import type { KeyPolicy } from './keys';
 
 export { DnssecService } from './service';
-export { ZoneSigner, SIGNING_DEFAULTS, type SignerOptions, type SignerStats } from '../dns/dnssec/signer';
+export { ZoneSigner, SIGNING_DEFAULTS, type SignerOptions, type SignerStats } from './signer';
 export { FileKeyStore, MemoryKeyStore, KEY_FILE, type DnssecKeyStore } from './key-store';
 export { EtcdKeyStore, ETCD_KEYS_KEY } from './etcd-key-store';
-export { DnssecKeyError, loadKeySet, newKeySet, dsText, dnskeyText, type KeyPolicy, type KeySetDocument, type ZoneKey } from '../dns/dnssec/keys';
+export { DnssecKeyError, loadKeySet, newKeySet, dsText, dnskeyText, type KeyPolicy, type KeySetDocument, type ZoneKey } from './keys';
 
 /** What the runtime gives the API about DNSSEC. */
 export interface DnssecApi {
@@ -40,18 +40,23 @@ export function openDnssec(o: { zone: string; policy: KeyPolicy; stateDir: strin
   });
 }
 
+/** Where the zone's largest TTL comes from (the snapshot pipeline): rollovers wait that long between steps. */
+export interface ZoneTtls {
+  maxTtl(): number;
+}
+
 /**
  * Every new key set goes to DNS (this process or the workers), and the keys and signature figures to
- * `/metrics`; returns what the API serves. `maxTtl`: the largest TTL in the zone now (for rollover timing).
+ * `/metrics`; returns what the API serves. `ttls`: the largest TTL in the zone now (for rollover timing).
  */
-export function connectDnssec(service: DnssecService, dns: () => DnsTarget | undefined, registry: Registry, maxTtl: () => number): DnssecApi {
-  service.onChange((doc) => dns()?.setDnssec(doc));
-  attachDnssecMetrics(registry, () => (dns() === undefined ? undefined : { service, stats: dns()!.dnssecStats() }));
+export function connectDnssec(service: DnssecService, dns: DnsTarget | undefined, registry: Registry, ttls: ZoneTtls): DnssecApi {
+  service.onChange((doc) => dns?.setDnssec(doc));
+  attachDnssecMetrics(registry, () => (dns === undefined ? undefined : { service, stats: dns.dnssecStats() }));
   return {
-    report: () => service.report(dns()?.dnssecStats()),
+    report: () => service.report(dns?.dnssecStats()),
     rollover: async ({ kind, finish }) => {
-      const r = await service.rollover(kind, finish, maxTtl());
-      return { steps: r.steps, keyTags: r.keyTags, report: service.report(dns()?.dnssecStats()) };
+      const r = await service.rollover(kind, finish, ttls.maxTtl());
+      return { steps: r.steps, keyTags: r.keyTags, report: service.report(dns?.dnssecStats()) };
     },
   };
 }

@@ -7,8 +7,8 @@
  */
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { KeySetDocument } from '../dns/dnssec/keys';
-import { DnssecKeyError } from '../dns/dnssec/keys';
+import type { KeySetDocument } from './keys';
+import { DnssecKeyError } from './keys';
 
 export interface DnssecKeyStore {
   /** Where the keys are, for messages (`.tmkit/dnssec-keys.json`, `etcd key /tmkit/dnssec/keys`). */

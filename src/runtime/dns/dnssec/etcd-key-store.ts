@@ -6,8 +6,8 @@
  * (`dnssec-keys.json`, mode 0600), so it can start and sign while etcd is unreachable.
  */
 import { join } from 'node:path';
-import type { EtcdSession } from '../etcd/session';
-import { DnssecKeyError, type KeySetDocument } from '../dns/dnssec/keys';
+import type { EtcdSession } from '../../etcd/session';
+import { DnssecKeyError, type KeySetDocument } from './keys';
 import { KEY_FILE, readKeyFile, writeKeyFile, type DnssecKeyStore } from './key-store';
 
 export const ETCD_KEYS_KEY = 'dnssec/keys';

@@ -1,160 +1,44 @@
 /**
- * DNS for the runtime and for `tmkit dns`: one path that either answers in this process or runs N worker
- * processes (node:cluster) sharing the port, each rebuilding the same snapshot from the inputs the primary
- * publishes. `tmkit serve` (the engine) and `tmkit dns` (a static document) both start DNS through
- * `startDnsFleet`, so the listener, the worker protocol and the limits are the same in both.
+ * DNS in worker processes (node:cluster, `--workers N`): both sides of their one protocol. The primary side
+ * is `DnsWorkerPool` (a `DnsTarget`: forks, feeds and replaces the workers); the worker side is
+ * `runDnsWorker` (a DnsServer whose snapshot is rebuilt from every update the primary sends). The messages
+ * between them are the types below and `SnapshotUpdate` (snapshot-sink.ts).
  */
 import cluster, { type Worker } from 'node:cluster';
-import * as dgram from 'node:dgram';
-import * as net from 'node:net';
-import { isIP } from 'node:net';
 import type { Logger } from 'pino';
-import type { EndpointOverride, ProbeVerdict } from '../core/health/types';
-import { toResourceCatalog, type ResourceCatalogRecord } from '../core/model/catalog';
-import type { Profile } from '../core/model/types';
-import type { GeoLookup, ResourceCatalog, Rng } from '../core/ports';
-import { overriddenProfilesChanged } from '../core/ops/overrides';
-import { buildSnapshot, resolve, updateSnapshot, type CompiledSnapshot } from '../core/routing';
-import { MmdbGeoLookup } from '../geo';
-import { reusePortSupport } from './dns/reuse-port';
-import { DnsCountsAggregate, DnsServer, type BoundAddress, type DnsCounts, type ListenAddress, type ResponderStats, type TcpOptions, type TrafficRow } from './dns';
-import { loadKeySet, type KeySetDocument } from './dns/dnssec/keys';
-import { ZoneSigner, type SignerStats } from './dns/dnssec/signer';
+import type { EndpointOverride, ProbeVerdict } from '../../core/health/types';
+import { toResourceCatalog } from '../../core/model/catalog';
+import type { Profile } from '../../core/model/types';
+import type { GeoLookup, ResourceCatalog } from '../../core/ports';
+import { overriddenProfilesChanged } from '../../core/ops/overrides';
+import { buildSnapshot, resolve, updateSnapshot, type CompiledSnapshot } from '../../core/routing';
+import { MmdbGeoLookup } from '../../geo';
+import type { SnapshotUpdate } from '../snapshot-sink';
+import { DnsCountsAggregate, type DnsCounts } from './counts';
+import type { KeySetDocument } from './dnssec/keys';
+import { signerFor, sumSignerStats, type SignerStats } from './dnssec/signer';
+import { assertDnsPortFree, freeDnsPort } from './port-probe';
+import type { ResponderStats } from './responder';
+import { DnsServer, type BoundAddress, type ListenAddress } from './server';
+import type { DnsAuthority, DnsLimits, DnsSockets, DnsTarget, DnsWorkerReport } from './target';
+import type { TrafficRow } from './traffic';
 
-/**
- * What worker processes receive on every rebuild: the snapshot's inputs as plain data. `full`: the whole
- * state (on start and resync); otherwise only the profiles that changed and the ones deleted, the catalog
- * only when it changed, and the verdicts that changed (all of them when `verdictsComplete`), so an update
- * costs what changed at any number of profiles.
- */
-export interface SnapshotUpdate {
-  type: 'tmkit-snapshot';
-  revision: number;
-  full: boolean;
-  profiles: Profile[];
-  deleted: string[];
-  resources?: ResourceCatalogRecord;
-  /** `profile/endpoint` → probe verdict; null: the endpoint has none any more. */
-  verdicts: Record<string, ProbeVerdict | null>;
-  /** `verdicts` is every verdict (replacing the worker's), not only the changed ones. */
-  verdictsComplete: boolean;
-  /** Every override in force, by `profile/endpoint` (few: sent whole; absent from older primaries: none). */
-  overrides?: Record<string, EndpointOverride>;
-  /** The SOA serial to serve (cluster mode); absent: the worker bumps its own. */
-  serial?: number;
-}
-
-/**
- * One snapshot the pipeline publishes (pipeline.ts), as every sink receives it: the snapshot DNS answers
- * from, the store revision it reflects, the profiles deleted since the previous one, and the worker updates
- * (built only when a sink asks for them).
- */
-export interface PublishedSnapshot {
-  snapshot: CompiledSnapshot;
-  revision: number;
-  deleted: readonly string[];
-  delta(): SnapshotUpdate;
-  full(): SnapshotUpdate;
-}
-
-/** Where the pipeline publishes: DNS (dnsSink below), Traffic View, the live events. */
-export interface SnapshotSink {
-  publish(p: PublishedSnapshot): void;
-}
-
-/** DNS as a sink of the pipeline: each snapshot goes to DNS with the SOA serial `serial()` gives (cluster mode). */
-export function dnsSink(dns: DnsTarget, serial?: () => number): SnapshotSink {
-  return { publish: (p) => dns.publish(p.snapshot, p.delta, p.full, serial?.()) };
-}
-
-/** Where snapshots go: the DNS server in this process, or DNS worker processes. */
-export interface DnsTarget {
-  start(): Promise<void>;
-  /** `delta` and `full` are only computed when a worker needs them; `serial` sets the SOA serial (else +1). */
-  publish(snapshot: CompiledSnapshot, delta: () => SnapshotUpdate, full: () => SnapshotUpdate, serial?: number): void;
-  addresses(): BoundAddress[];
-  stats(): ResponderStats | undefined;
-  counts(): DnsCounts | undefined;
-  close(): Promise<void>;
-  /** Traffic View counts since the last call (the workers': what they reported since). */
-  drainTraffic(): TrafficRow[];
-  /** The DNS worker processes (undefined: DNS answers in this process). */
-  workers?(): DnsWorkerReport[];
-  /** How the workers hold the port (undefined: DNS answers in this process). */
-  readonly sockets?: DnsSockets;
-  /** DNSSEC: sign with this key set from now on (every DNS process; `serve --dnssec`). */
-  setDnssec(doc: KeySetDocument): void;
-  /** The signers' figures (summed over the workers); undefined without DNSSEC. */
-  dnssecStats(): SignerStats | undefined;
-}
-
-/** A signer for `doc` (the key set of `zone`), or `signer` given the new keys. */
-function signerFor(zone: string, doc: KeySetDocument, signer: ZoneSigner | undefined): ZoneSigner {
-  const { keys } = loadKeySet(doc, 'the DNSSEC key set');
-  if (signer === undefined) return new ZoneSigner(keys, { zone });
-  signer.setKeys(keys);
-  return signer;
-}
-
-/** Figures of several signers as one: counts added, the earliest refresh, the keys of the first. */
-function sumSignerStats(all: SignerStats[]): SignerStats | undefined {
-  if (all.length === 0) return undefined;
-  const out: SignerStats = { ...all[0]!, signatures: 0, refreshed: 0, cacheHits: 0, cached: 0 };
-  for (const s of all) {
-    out.signatures += s.signatures; out.refreshed += s.refreshed; out.cacheHits += s.cacheHits; out.cached += s.cached;
-    out.nextRefresh = Math.min(out.nextRefresh, s.nextRefresh);
-  }
-  return out;
-}
-
-export class LocalDns implements DnsTarget {
-  constructor(private readonly server: DnsServer) {}
-  setDnssec(doc: KeySetDocument): void {
-    const before = this.server.responder.dnssec;
-    const signer = signerFor(this.server.responder.zone, doc, before);
-    if (signer !== before) this.server.responder.setSigner(signer);
-  }
-  dnssecStats(): SignerStats | undefined { return this.server.responder.dnssec?.stats(); }
-  start(): Promise<void> { return this.server.start(); }
-  publish(snapshot: CompiledSnapshot, _delta?: () => SnapshotUpdate, _full?: () => SnapshotUpdate, serial?: number): void { this.server.setSnapshot(snapshot, serial); }
-  addresses(): BoundAddress[] { return this.server.addresses(); }
-  stats(): ResponderStats { return this.server.stats; }
-  counts(): DnsCounts { return this.server.counts(); }
-  drainTraffic(): TrafficRow[] { return this.server.drainTraffic(); }
-  close(): Promise<void> { this.server.responder.dnssec?.close(); return this.server.close(); }
-}
-
+/** Worker → primary. */
 type WorkerMessage =
   | { type: 'tmkit-dns-hello' }
   | { type: 'tmkit-dns-listening'; addresses: BoundAddress[] }
   | { type: 'tmkit-dns-stats'; stats: ResponderStats; counts?: DnsCounts; traffic?: TrafficRow[]; dnssec?: SignerStats }
   | { type: 'tmkit-dns-failed'; message: string };
 
-/** How DNS worker processes hold the port: each its own sockets (SO_REUSEPORT), or one socket through the primary. */
-export type DnsSockets = 'per-worker' | 'shared';
-
-/** One DNS worker process as `/metrics` and `tmkit dns`'s stop summary show it. */
-export interface DnsWorkerReport {
-  /** 1..N; a worker that replaces a dead one takes its slot. */
-  slot: number;
-  pid: number;
-  /** False once the process has exited (its last report still counts in the totals). */
-  live: boolean;
-  /** It exited while DNS was running (not stopped) and another process took its slot. */
-  replaced: boolean;
-  /** Its latest cumulative counters (every second while it answers, and when it stops). */
-  stats: ResponderStats;
-}
-
-interface WorkerRecord extends DnsWorkerReport { id: number; dnssec?: SignerStats }
-
-/** The primary's DNSSEC key set, sent to a worker before any snapshot (it signs from its first answer). */
+/** Primary → worker: the DNSSEC key set, sent before any snapshot (the worker signs from its first answer). */
 export interface DnssecUpdate {
   type: 'tmkit-dnssec';
   doc: KeySetDocument;
 }
 
-/** What a worker gets before anything was published (ClusterDns used without startDnsFleet). */
+interface WorkerRecord extends DnsWorkerReport { id: number; dnssec?: SignerStats }
+
+/** What a worker gets before anything was published (DnsWorkerPool used without startDnsFleet). */
 const EMPTY_FULL: SnapshotUpdate = { type: 'tmkit-snapshot', revision: 0, full: true, profiles: [], deleted: [], verdicts: {}, verdictsComplete: true };
 
 const ZERO_STATS: ResponderStats = { queries: 0, cacheHits: 0, dropped: 0, errors: 0, truncated: 0 };
@@ -176,7 +60,7 @@ const WORKER_STOP_MS = 5_000;
  * prober; on every rebuild it sends each worker the snapshot's inputs and the worker builds the same
  * snapshot. A worker that dies is replaced (same slot); a worker binds only once it has the latest state.
  */
-export class ClusterDns implements DnsTarget {
+export class DnsWorkerPool implements DnsTarget {
   private full: (() => SnapshotUpdate) | undefined;
   /** Workers that got a full update since they (re)started listening; the others get one when they do. */
   private readonly synced = new Set<number>();
@@ -193,7 +77,7 @@ export class ClusterDns implements DnsTarget {
   private dnssec: DnssecUpdate | undefined;
 
   constructor(private readonly n: number, private readonly listen: ListenAddress[], private readonly logger: Logger, readonly sockets: DnsSockets = 'shared') {
-    if (!cluster.isPrimary) throw new Error('ClusterDns: only the cluster primary can start DNS workers');
+    if (!cluster.isPrimary) throw new Error('DnsWorkerPool: only the cluster primary can start DNS workers');
   }
 
   async start(): Promise<void> {
@@ -337,56 +221,6 @@ export function geoOptions(o: { geoip?: string; latencyTable?: string }): { geoi
   return { ...(o.geoip !== undefined ? { geoip: o.geoip } : {}), ...(o.latencyTable !== undefined ? { latencyTable: o.latencyTable } : {}) };
 }
 
-/** What the zone says about itself: apex NS names, their in-zone addresses (glue) and the SOA contact. */
-export interface DnsAuthority {
-  nsNames?: string[];
-  nsAddresses?: Record<string, string[]>;
-  soa?: { rname: string };
-}
-
-/** What `serve --max-udp-payload`, `--tcp-idle-timeout`, `--tcp-max-connections(-per-client)` set. */
-export interface DnsLimits {
-  udpPayloadCap?: number;
-  tcp?: Partial<TcpOptions>;
-}
-
-export interface DnsFleetOptions {
-  zone: string;
-  listen: ListenAddress[];
-  /** 1: DNS in this process; more: worker processes (this process must be the cluster primary, and its main
-   * script must call `runDnsWorker()` in the workers, as `tmkit serve` and `tmkit dns` do). */
-  workers: number;
-  /**
-   * With workers: whether each binds its own sockets with SO_REUSEPORT ('per-worker') or they share one
-   * ('shared'). Default: per-worker where this Node and platform support it (reusePortSupport()).
-   */
-  sockets?: DnsSockets;
-  authority?: DnsAuthority;
-  limits?: DnsLimits;
-  rng?: Rng;
-  logger: Logger;
-  /** What DNS answers from at start. */
-  snapshot: CompiledSnapshot;
-  /** The whole state for a worker that (re)starts; called only with workers. */
-  full: () => SnapshotUpdate;
-  /** The SOA serial of `snapshot` (cluster mode); default: the Unix time, +1 per swap. */
-  serial?: number;
-  /** DNSSEC (`serve --dnssec`): sign with this key set from the first answer. */
-  dnssec?: KeySetDocument;
-}
-
-/** Starts DNS (in this process or in workers), serving `snapshot` until the first `publish`. */
-export async function startDnsFleet(o: DnsFleetOptions): Promise<DnsTarget> {
-  const sockets = o.workers > 1 ? o.sockets ?? ((await reusePortSupport()).supported ? 'per-worker' : 'shared') : undefined;
-  const dns: DnsTarget = o.workers > 1
-    ? new ClusterDns(o.workers, o.listen, o.logger, sockets)
-    : new LocalDns(new DnsServer({ zone: o.zone, snapshot: o.snapshot, resolve, rng: o.rng ?? Math.random, listen: o.listen, ...o.authority, ...o.limits }));
-  if (o.dnssec) dns.setDnssec(o.dnssec);
-  dns.publish(o.snapshot, o.full, o.full, o.serial);
-  await dns.start();
-  return dns;
-}
-
 /**
  * The body of a DNS worker process (`tmkit serve --workers N`, `tmkit dns --workers N`): a DNS server whose
  * snapshot is rebuilt from every update the primary sends. Resolves when the worker is told to stop
@@ -496,45 +330,8 @@ export async function runDnsWorker(o: { zone: string; dns: ListenAddress[]; geoi
   if (cluster.isWorker) cluster.worker?.disconnect();
 }
 
-/** True in a DNS worker process forked by `ClusterDns` (its main script must then call `runDnsWorker()`). */
+/** True in a DNS worker process forked by `DnsWorkerPool` (its main script must then call `runDnsWorker()`). */
 export function isDnsWorker(): boolean {
   return cluster.isWorker && process.env.TMKIT_DNS_WORKER === '1';
 }
 
-/** A port on `address` that is free for both UDP and TCP right now. */
-async function freeDnsPort(address: string): Promise<number> {
-  const v6 = isIP(address) === 6;
-  for (let attempt = 0; attempt < 50; attempt++) {
-    const udp = dgram.createSocket({ type: v6 ? 'udp6' : 'udp4', exclusive: true } as dgram.SocketOptions);
-    const port = await new Promise<number>((res, rej) => { udp.once('error', rej); udp.bind({ address, port: 0, exclusive: true }, () => res(udp.address().port)); });
-    const ok = await new Promise<boolean>((res) => {
-      const srv = net.createServer();
-      srv.once('error', () => res(false));
-      srv.listen({ host: address, port, exclusive: true }, () => srv.close(() => res(true)));
-    });
-    await new Promise<void>((r) => udp.close(() => r()));
-    if (ok) return port;
-  }
-  throw new Error(`no port on ${address} is free for both UDP and TCP`);
-}
-
-/**
- * Fails with EADDRINUSE (as a bind would) unless `l`'s port is free for both UDP and TCP right now: bound
- * without SO_REUSEPORT, so a socket of any process, with or without it, makes it fail.
- */
-async function assertDnsPortFree(l: ListenAddress): Promise<void> {
-  const v6 = isIP(l.address) === 6;
-  const inUse = (proto: string, err: NodeJS.ErrnoException): Error =>
-    Object.assign(new Error(`${proto} ${l.address}:${l.port} is in use (${err.code ?? err.message}); another process listens there`), { code: err.code ?? 'EADDRINUSE' });
-  const udp = dgram.createSocket({ type: v6 ? 'udp6' : 'udp4', ipv6Only: v6 } as dgram.SocketOptions);
-  await new Promise<void>((res, rej) => {
-    udp.once('error', (err) => { try { udp.close(); } catch { /* never bound */ } rej(inUse('UDP', err)); });
-    udp.bind({ address: l.address, port: l.port, exclusive: true }, () => res());
-  });
-  await new Promise<void>((r) => udp.close(() => r()));
-  await new Promise<void>((res, rej) => {
-    const srv = net.createServer();
-    srv.once('error', (err) => rej(inUse('TCP', err)));
-    srv.listen({ host: l.address, port: l.port, exclusive: true, ipv6Only: v6 }, () => srv.close(() => res()));
-  });
-}

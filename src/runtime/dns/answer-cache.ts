@@ -1,0 +1,92 @@
+/**
+ * The responder's cache of pre-encoded answers (responder.ts): what one entry holds, and the pure helpers
+ * that pick a variant by probability, key the dynamic cache and patch headers.
+ */
+import type { Rng } from '../../core/ports';
+import type { ZoneAnswer, ZoneOutcome, ZoneRecord } from '../../core/zone';
+import type { AnswerTally, QueryTally } from './counts';
+import { TYPE } from './dnssec/records';
+import type { TrafficTally } from './traffic';
+import { HEADER_LENGTH } from './wire';
+
+/** Pre-encoded response for one outcome: header (QR, AA, rcode; RD 0; ARCOUNT without OPT) + question + records. */
+export interface Encoded {
+  body: Buffer;
+  /** Same header with TC set, question only: sent when `body` does not fit the UDP payload size. */
+  truncated: Buffer;
+  /** Counted for every query answered with this (also when truncated). */
+  tally: QueryTally;
+  /** Leaf endpoints of this answer: counted when the records are sent (not for the TC variant). */
+  answers: AnswerTally[];
+  /** Traffic View, when the answer's profile is enrolled (trafficViewEnrollmentStatus Enabled). */
+  traffic?: TrafficTally;
+  /** The signer's generation it was encoded in (0 without a signer): stale once that moves on. */
+  generation: number;
+  /** Echo the CO flag in the OPT (a signed answer to a query with CO). */
+  compactOk: boolean;
+}
+
+export interface StaticEntry {
+  dynamic: false;
+  variants: Encoded[];
+  cumulative: number[];
+  generation: number;
+}
+export const DYNAMIC = { dynamic: true } as const;
+export type Entry = StaticEntry | typeof DYNAMIC;
+
+/** The record types in any outcome of a lookup (what a name has for one client). */
+export function typesOf(res: ZoneAnswer): number[] {
+  const out = new Set<number>();
+  if (res.rcode !== 'NOERROR') return [];
+  for (const o of res.outcomes) for (const r of o.answer) out.add(TYPE[r.type]);
+  return [...out];
+}
+
+export function writeHeader(b: Buffer, flags: number, qd: number, an: number, ns: number, ar: number): void {
+  b[2] = flags >> 8; b[3] = flags & 0xff;
+  b[4] = qd >> 8; b[5] = qd & 0xff;
+  b[6] = an >> 8; b[7] = an & 0xff;
+  b[8] = ns >> 8; b[9] = ns & 0xff;
+  b[10] = ar >> 8; b[11] = ar & 0xff;
+}
+
+export function pick(entry: StaticEntry, rng: Rng): Encoded {
+  const v = entry.variants;
+  if (v.length === 1) return v[0]!;
+  const total = entry.cumulative[entry.cumulative.length - 1]!;
+  const r = rng() * total;
+  const c = entry.cumulative;
+  for (let i = 0; i < c.length; i++) if (r < c[i]!) return v[i]!;
+  return v[v.length - 1]!;
+}
+
+export function pickOutcome(o: readonly ZoneOutcome[], rng: Rng): ZoneOutcome {
+  if (o.length <= 1) return o[0]!;
+  let total = 0;
+  for (const x of o) total += x.probability;
+  let r = rng() * total;
+  for (const x of o) {
+    if (r < x.probability) return x;
+    r -= x.probability;
+  }
+  return o[o.length - 1]!;
+}
+
+/** The content of a section, for the dynamic cache key ('' when empty, the common case). */
+export function sectionKey(rrs: readonly ZoneRecord[]): string {
+  let k = '';
+  for (let i = 0; i < rrs.length; i++) {
+    const r = rrs[i]!;
+    const d = r.data;
+    k += `${i ? '\u0001' : ''}${r.type} ${r.name} ${r.ttl} ${typeof d === 'string' ? d : `${d.mname} ${d.rname} ${d.serial} ${d.refresh} ${d.retry} ${d.expire} ${d.minimum}`}`;
+  }
+  return k;
+}
+
+/** Length of the uncompressed name at offset 12 (the question name we wrote). */
+export function keyNameLengthOf(b: Buffer): number {
+  let p = HEADER_LENGTH;
+  while (b[p] !== 0) p += 1 + b[p]!;
+  return p + 1 - HEADER_LENGTH;
+}

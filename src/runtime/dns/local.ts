@@ -1,0 +1,27 @@
+/** DNS answered in this process: the `DnsTarget` over one `DnsServer` (`--workers 1`, or no reusePort and one core). */
+import type { CompiledSnapshot } from '../../core/routing';
+import type { SnapshotUpdate } from '../snapshot-sink';
+import type { DnsCounts } from './counts';
+import type { KeySetDocument } from './dnssec/keys';
+import { signerFor, type SignerStats } from './dnssec/signer';
+import type { ResponderStats } from './responder';
+import type { BoundAddress, DnsServer } from './server';
+import type { DnsTarget } from './target';
+import type { TrafficRow } from './traffic';
+
+export class LocalDns implements DnsTarget {
+  constructor(private readonly server: DnsServer) {}
+  setDnssec(doc: KeySetDocument): void {
+    const before = this.server.responder.dnssec;
+    const signer = signerFor(this.server.responder.zone, doc, before);
+    if (signer !== before) this.server.responder.setSigner(signer);
+  }
+  dnssecStats(): SignerStats | undefined { return this.server.responder.dnssec?.stats(); }
+  start(): Promise<void> { return this.server.start(); }
+  publish(snapshot: CompiledSnapshot, _delta?: () => SnapshotUpdate, _full?: () => SnapshotUpdate, serial?: number): void { this.server.setSnapshot(snapshot, serial); }
+  addresses(): BoundAddress[] { return this.server.addresses(); }
+  stats(): ResponderStats { return this.server.stats; }
+  counts(): DnsCounts { return this.server.counts(); }
+  drainTraffic(): TrafficRow[] { return this.server.drainTraffic(); }
+  close(): Promise<void> { this.server.responder.dnssec?.close(); return this.server.close(); }
+}

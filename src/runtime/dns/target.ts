@@ -1,0 +1,62 @@
+/**
+ * The DNS wing's face toward the engine: `DnsTarget`, what DNS is to the rest of the runtime whether it
+ * answers in this process (local.ts) or in worker processes (workers.ts), and the settings both take.
+ */
+import type { CompiledSnapshot } from '../../core/routing';
+import type { SnapshotUpdate } from '../snapshot-sink';
+import type { DnsCounts } from './counts';
+import type { KeySetDocument } from './dnssec/keys';
+import type { SignerStats } from './dnssec/signer';
+import type { ResponderStats } from './responder';
+import type { BoundAddress, TcpOptions } from './server';
+import type { TrafficRow } from './traffic';
+
+/** Where snapshots go: the DNS server in this process, or DNS worker processes. */
+export interface DnsTarget {
+  start(): Promise<void>;
+  /** `delta` and `full` are only computed when a worker needs them; `serial` sets the SOA serial (else +1). */
+  publish(snapshot: CompiledSnapshot, delta: () => SnapshotUpdate, full: () => SnapshotUpdate, serial?: number): void;
+  addresses(): BoundAddress[];
+  stats(): ResponderStats | undefined;
+  counts(): DnsCounts | undefined;
+  close(): Promise<void>;
+  /** Traffic View counts since the last call (the workers': what they reported since). */
+  drainTraffic(): TrafficRow[];
+  /** The DNS worker processes (undefined: DNS answers in this process). */
+  workers?(): DnsWorkerReport[];
+  /** How the workers hold the port (undefined: DNS answers in this process). */
+  readonly sockets?: DnsSockets;
+  /** DNSSEC: sign with this key set from now on (every DNS process; `serve --dnssec`). */
+  setDnssec(doc: KeySetDocument): void;
+  /** The signers' figures (summed over the workers); undefined without DNSSEC. */
+  dnssecStats(): SignerStats | undefined;
+}
+
+/** How DNS worker processes hold the port: each its own sockets (SO_REUSEPORT), or one socket through the primary. */
+export type DnsSockets = 'per-worker' | 'shared';
+
+/** One DNS worker process as `/metrics` and `tmkit dns`'s stop summary show it. */
+export interface DnsWorkerReport {
+  /** 1..N; a worker that replaces a dead one takes its slot. */
+  slot: number;
+  pid: number;
+  /** False once the process has exited (its last report still counts in the totals). */
+  live: boolean;
+  /** It exited while DNS was running (not stopped) and another process took its slot. */
+  replaced: boolean;
+  /** Its latest cumulative counters (every second while it answers, and when it stops). */
+  stats: ResponderStats;
+}
+
+/** What the zone says about itself: apex NS names, their in-zone addresses (glue) and the SOA contact. */
+export interface DnsAuthority {
+  nsNames?: string[];
+  nsAddresses?: Record<string, string[]>;
+  soa?: { rname: string };
+}
+
+/** What `serve --max-udp-payload`, `--tcp-idle-timeout`, `--tcp-max-connections(-per-client)` set. */
+export interface DnsLimits {
+  udpPayloadCap?: number;
+  tcp?: Partial<TcpOptions>;
+}
