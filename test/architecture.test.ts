@@ -1,7 +1,7 @@
 /**
  * Guard rails for the layout (docs/ARCHITECTURE.md): which layer may import which, the floors inside the
- * runtime, commands never import each other, no import cycles anywhere in src/ and providers/, and the
- * runtime's one clock. Each fails the build (`npm test`).
+ * runtime, commands never import each other, no import cycles anywhere in src/ and providers/, the
+ * runtime's one clock, and what the dashboard (ui/src) may take from src/. Each fails the build (`npm test`).
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -276,4 +276,84 @@ test('the geo database package is named in one place only (src/geo/lookup.ts, re
   const hits = all.filter((f) => readFileSync(join(REPO, f), 'utf8').includes('@ip-location-db/'));
   expect(hits).toEqual(['src/geo/lookup.ts']);
   expect(packagesOf('src/geo/lookup.ts')).not.toContain('@ip-location-db/geo-whois-asn-country-mmdb');
+});
+
+// ---------------------------------------------------------------------------------------------------
+// The dashboard (ui/src, Preact; docs/ARCHITECTURE.md: "ui/ may import core's types"). Vite bundles it for
+// the browser, so of src/ it may take core's types (`import type`, erased from the bundle) and the values of
+// the few core modules named below (pure data and functions, bundled as they are), and nothing else: never
+// the runtime, the client, geo or any other layer, not even their types.
+
+/** The core modules whose values the dashboard may bundle: the region hierarchy, child profile names. */
+const UI_CORE_VALUES = ['src/core/data/index.ts', 'src/core/model/names.ts'];
+
+interface UiImport {
+  file: string;
+  /** A repository path (`src/core/api/index.ts`; the spec's own path when no file matches) or a bare package spec. */
+  target: string;
+  bare: boolean;
+  /** `import type …` / `export type … from`: erased, nothing of the target is bundled. */
+  typeOnly: boolean;
+}
+
+function uiImportsOf(file: string): UiImport[] {
+  const out: UiImport[] = [];
+  for (const m of readFileSync(join(REPO, file), 'utf8').matchAll(IMPORT)) {
+    const spec = m[1] ?? m[2] ?? m[3] ?? m[4]!;
+    const typeOnly = m[1] !== undefined && /^\s*(?:import|export)\s+type\s/.test(m[0]);
+    if (!spec.startsWith('.')) { out.push({ file, target: spec, bare: true, typeOnly }); continue; }
+    const base = resolve(dirname(join(REPO, file)), spec);
+    const hit = [`${base}.ts`, `${base}.tsx`, join(base, 'index.ts'), join(base, 'index.tsx'), base].find((c) => existsSync(c) && statSync(c).isFile());
+    out.push({ file, target: relative(REPO, hit ?? base), bare: false, typeOnly });
+  }
+  return out;
+}
+
+/** The dashboard's imports that break the rule above, each with the reason. */
+function uiViolations(imports: UiImport[]): string[] {
+  const bad: string[] = [];
+  for (const i of imports) {
+    const edge = `${i.file} -> ${i.target}`;
+    if (i.bare) {
+      if (/^tmkit(?:\/|$)/.test(i.target)) bad.push(`${edge}: the dashboard takes core by relative path (type imports), never the tmkit package`);
+    } else if (i.target.startsWith('ui/')) {
+      continue;
+    } else if (!i.target.startsWith('src/core/')) {
+      bad.push(`${edge}: the dashboard may import from src/ only core (its types, and the values of ${UI_CORE_VALUES.join(', ')})`);
+    } else if (!i.typeOnly && !UI_CORE_VALUES.includes(i.target)) {
+      bad.push(`${edge}: a value import of a core module not in UI_CORE_VALUES (write \`import type\`, or add the module to the list if it is pure and meant to be bundled)`);
+    }
+  }
+  return bad;
+}
+
+const uiFiles = files(join(REPO, 'ui', 'src')).map((f) => relative(REPO, f));
+const uiImports = uiFiles.flatMap(uiImportsOf);
+
+test('the dashboard\'s imports were read (ui/src)', () => {
+  expect(uiFiles.length).toBeGreaterThan(10);
+  expect(uiImports.some((i) => i.target.startsWith('src/core/') && i.typeOnly)).toBe(true);
+  for (const m of UI_CORE_VALUES) expect({ m, core: m.startsWith('src/core/') && graph.has(m) }).toEqual({ m, core: true });
+});
+
+test('ui/src imports from src/ only core\'s types and the core value modules in UI_CORE_VALUES (never runtime or client)', () => {
+  expect(uiViolations(uiImports)).toEqual([]);
+});
+
+test('the dashboard rule finds a forbidden import', () => {
+  const edge = (target: string, typeOnly: boolean, bare = false): UiImport => ({ file: 'ui/src/x.ts', target, bare, typeOnly });
+  const allowed = [
+    edge('ui/src/api/client.ts', false), edge('src/core/api/index.ts', true), edge('src/core/data/index.ts', false),
+    edge('src/core/model/names.ts', false), edge('preact/hooks', false, true),
+  ];
+  const forbidden = [
+    edge('src/runtime/api/server.ts', false), edge('src/runtime/read-models.ts', true), edge('src/client/index.ts', true),
+    edge('src/core/plan/index.ts', false), edge('src/geo/lookup.ts', false), edge('tmkit/client', false, true),
+  ];
+  expect(uiViolations(allowed)).toEqual([]);
+  expect(uiViolations(forbidden).map((b) => b.split(':')[0])).toEqual(forbidden.map((i) => `ui/src/x.ts -> ${i.target}`));
+  expect(uiImportsOf('ui/src/lib/tree.ts')).toEqual(expect.arrayContaining([
+    { file: 'ui/src/lib/tree.ts', target: 'src/core/model/names.ts', bare: false, typeOnly: false },
+    { file: 'ui/src/lib/tree.ts', target: 'ui/src/api/types.ts', bare: false, typeOnly: true },
+  ]));
 });
