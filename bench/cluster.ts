@@ -17,16 +17,17 @@
  *   npm run bench:cluster [-- --only latency,failover,steady,outage] [--changes 100] [--trials 3]
  */
 import { spawn, execFile } from 'node:child_process';
-import { mkdtempSync, rmSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer as createTcpServer, type Server as TcpServer, type Socket } from 'node:net';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { queryUdp } from '../test/support/loopback';
 import { startEtcd, type EtcdServer } from '../test/support/etcd';
-import { api, startNode, stopNode, until, type NodeProcess } from '../test/runtime/cluster/support';
+import { api, startNode, stopNode, type NodeProcess } from '../test/runtime/cluster/support';
+import { waitFor } from '../test/support/wait';
 import { pct } from './support/udp';
+import { tempDirs } from '../test/support/tmp';
 
 const args = process.argv.slice(2);
 const opt = (name: string, dflt: string): string => { const i = args.indexOf(`--${name}`); return i >= 0 && args[i + 1] ? args[i + 1]! : dflt; };
@@ -34,8 +35,7 @@ const only = new Set(opt('only', 'latency,failover,steady,outage').split(','));
 const CHANGES = Number(opt('changes', '100'));
 const TRIALS = Number(opt('trials', '3'));
 
-const dirs: string[] = [];
-const tmp = (p: string): string => { const d = mkdtempSync(join(tmpdir(), p)); dirs.push(d); return d; };
+const tmp = tempDirs('tmkit-bench-', { cleanup: 'manual' });
 const ms = (x: number): string => `${x.toFixed(1)} ms`;
 const sleep = (t: number): Promise<void> => new Promise((r) => setTimeout(r, t));
 
@@ -84,7 +84,7 @@ async function latency(etcd: EtcdServer): Promise<void> {
   const t0 = performance.now();
   await putAll(nodes[0]!, profiles);
   console.log(`latency: 1,000 profiles stored through one node in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
-  await until('every node serves 1,000 profiles', async () => (await Promise.all(nodes.map((n) => api(n, 'GET', '/healthz')))).every((h) => h.body.revision === 1000 && h.body.lagRevisions === 0), 120_000, 200);
+  await waitFor(async () => (await Promise.all(nodes.map((n) => api(n, 'GET', '/healthz')))).every((h) => h.body.revision === 1000 && h.body.lagRevisions === 0), { what: 'every node serves 1,000 profiles', timeoutMs: 120_000, intervalMs: 200 });
   const all: number[] = [];
   const ack: number[] = [];
   for (let c = 0; c < CHANGES; c++) {
@@ -138,10 +138,10 @@ async function failover(etcd: EtcdServer): Promise<void> {
     if (put.status !== 201) throw new Error(`PUT ${name}: ${put.status} ${JSON.stringify(put.body)}`);
     return { t, mode, held, state, srv, backup, name, backupIp };
   }));
-  await until('three locations say Online everywhere', async () => {
+  await waitFor(async () => {
     const st = await Promise.all(trials.flatMap((x) => nodes.map((n) => api(n, 'GET', `/v1/profiles/${x.name}/status`))));
     return st.every((s) => s.body.endpoints.every((e: { locations?: Array<{ verdict: string }> }) => e.locations?.length === 3 && e.locations.every((l) => l.verdict === 'Online')));
-  }, 60_000, 200);
+  }, { what: 'three locations say Online everywhere', timeoutMs: 60_000, intervalMs: 200 });
   await sleep(20_000);
   const results: string[] = [];
   for (const x of trials) {
@@ -189,11 +189,11 @@ async function steady(etcd: EtcdServer): Promise<void> {
   const t0 = performance.now();
   await putAll(nodes[0]!, profiles, 2);
   console.log(`steady: 1,000 profiles × 10 endpoints stored in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
-  await until('30,000 verdicts (10,000 endpoints × 3 locations) decided Online', async () => {
+  await waitFor(async () => {
     const m = await api(nodes[1]!, 'GET', '/metrics');
     const n = (String(m.body).match(/^tmkit_location_verdict\{[^}]*\} 1$/gm) ?? []).length;
     return n === 30_000;
-  }, 600_000, 5000);
+  }, { what: '30,000 verdicts (10,000 endpoints × 3 locations) decided Online', timeoutMs: 600_000, intervalMs: 5000 });
   const warm = ((performance.now() - t0) / 1000).toFixed(0);
   const revWarm = await etcdRevision(etcd);
   console.log(`steady: every verdict in ${warm} s after the first write; etcd revisions from the first write until then: ${revWarm - rev0} (1,000 configuration writes, the rest verdict transactions of ≤ 100 keys)`);
@@ -261,7 +261,7 @@ async function outage(etcd: EtcdServer): Promise<void> {
     const lost = /Queries lost:\s+(\d+)/.exec(out)?.[1];
     console.log(`outage: node ${i + 1}: dnsperf ${SECONDS} s at ≤ 1,000 qps: sent ${sent}, completed ${completed}, lost ${lost}`);
   }
-  await until('every node reaches etcd again', async () => (await Promise.all(nodes.map((n) => api(n, 'GET', '/healthz')))).every((h) => h.status === 200), 30_000, 200);
+  await waitFor(async () => (await Promise.all(nodes.map((n) => api(n, 'GET', '/healthz')))).every((h) => h.status === 200), { what: 'every node reaches etcd again', timeoutMs: 30_000, intervalMs: 200 });
   const stored = new Set((await api(nodes[2]!, 'GET', '/v1/profiles')).body.profiles.map((p: { name: string }) => p.name));
   const missing = acked.filter((n) => !stored.has(n));
   const refusedMs = refused.filter((x) => x > 0);
@@ -280,7 +280,7 @@ async function main(): Promise<void> {
   } finally {
     await Promise.all(started.map((n) => stopNode(n, 'SIGKILL')));
     await etcd.destroy();
-    for (const d of dirs) rmSync(d, { recursive: true, force: true });
+    tmp.removeAll();
   }
 }
 

@@ -3,26 +3,19 @@
  * it writes, and putting it back into a state dir (refused while a serve holds it).
  */
 import { openDb, wal } from '../support/sqlite';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { TmkitClient } from '../../src/client';
 import type { ProfileInput } from '../../src/core/model/types';
 import { profileInput } from '../runtime/api/fixtures';
 import { runTmkit, spawnServe, type ServeProcess } from '../support/process';
+import { tempDirs } from '../support/tmp';
 
-const dirs: string[] = [];
 const running: ServeProcess[] = [];
 afterEach(async () => {
   for (const s of running.splice(0)) { s.child.kill('SIGKILL'); await s.exited; }
 });
-afterAll(() => { for (const d of dirs) rmSync(d, { recursive: true, force: true }); });
-
-function tempDir(): string {
-  const d = mkdtempSync(join(tmpdir(), 'tmkit-backup-'));
-  dirs.push(d);
-  return d;
-}
+const tempDir = tempDirs('tmkit-backup-');
 
 /** A big profile (200 unprobed endpoints, about 30 KB stored), so the store spans hundreds of pages. */
 function bigProfile(name: string): ProfileInput {

@@ -7,7 +7,8 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawn } from 'node:child_process';
 import type { ProfileStatusReport } from '../../src/client';
-import { healthServerPair, waitFor } from '../support/loopback';
+import { healthServerPair } from '../support/loopback';
+import { waitFor } from '../support/wait';
 import { BIN, cleanEnv, runTmkit } from '../support/process';
 import { loopbackProfile, startDay2Server, type Day2Server } from './day2-server';
 
@@ -34,7 +35,7 @@ async function deploy(stack: string, profiles: ReturnType<typeof loopbackProfile
 }
 
 const port = (): number => health[0].port;
-const online = (name: string) => waitFor(`${name} Online`, async () => (await s.client.status(name)).endpoints.every((e) => e.endpointMonitorStatus === 'Online'), 30_000, 50);
+const online = (name: string) => waitFor(async () => (await s.client.status(name)).endpoints.every((e) => e.endpointMonitorStatus === 'Online'), { what: `${name} Online`, timeoutMs: 30_000, intervalMs: 50 });
 
 describe('token lookup (issue 16 item 7)', () => {
   test('from another directory: "token file not found at …; pass --token or --state-dir", and --state-dir or TMKIT_STATE_DIR finds it', async () => {
@@ -61,7 +62,7 @@ describe('status', () => {
     await deploy('team-a', [loopbackProfile('web', port(), ['127.0.0.41', '127.0.0.42'])]);
     await deploy('team-b', [loopbackProfile('api', port(), ['127.0.0.41', '127.0.0.43'], { trafficRoutingMethod: 'Weighted' })]);
     await online('web');
-    await waitFor('api: e2 Degraded', async () => (await s.client.status('api')).endpoints[1]!.endpointMonitorStatus === 'Degraded', 30_000, 50);
+    await waitFor(async () => (await s.client.status('api')).endpoints[1]!.endpointMonitorStatus === 'Degraded', { what: 'api: e2 Degraded', timeoutMs: 30_000, intervalMs: 50 });
     const r = await cli(['status']);
     expect(r.code).toBe(0);
     expect(r.stdout).toBe([
@@ -90,9 +91,9 @@ describe('status', () => {
     child.stdout!.setEncoding('utf8').on('data', (d: string) => { out += d; });
     const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
     try {
-      await waitFor('the first view', () => out.includes('2/2'), 20_000);
+      await waitFor(() => out.includes('2/2'), { what: 'the first view', timeoutMs: 20_000 });
       await s.client.patchEndpoint('web', 'e2', { endpointStatus: 'Disabled' });
-      await waitFor('the changed view', () => out.includes('1/2'), 20_000);
+      await waitFor(() => out.includes('1/2'), { what: 'the changed view', timeoutMs: 20_000 });
       // Polling goes on, but an unchanged view is not printed again.
       await new Promise((r) => setTimeout(r, 700));
     } finally {
@@ -117,9 +118,9 @@ describe('status', () => {
     child.stdout!.setEncoding('utf8').on('data', (d: string) => { out += d; });
     const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
     try {
-      await waitFor('the first line', () => out.includes('\n'), 20_000);
+      await waitFor(() => out.includes('\n'), { what: 'the first line', timeoutMs: 20_000 });
       await s.client.patchEndpoint('web', 'e1', { endpointStatus: 'Disabled' });
-      await waitFor('a line with e1 Disabled', () => out.includes('"endpointMonitorStatus":"Disabled"'), 20_000);
+      await waitFor(() => out.includes('"endpointMonitorStatus":"Disabled"'), { what: 'a line with e1 Disabled', timeoutMs: 20_000 });
     } finally {
       child.kill('SIGTERM');
     }

@@ -1,7 +1,8 @@
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { healthServerPair, waitFor } from '../support/loopback';
+import { healthServerPair } from '../support/loopback';
+import { waitFor } from '../support/wait';
 import { dig, runTmkit, spawnServe, type ServeProcess } from '../support/process';
 
 /**
@@ -49,16 +50,16 @@ test('serve, apply, dig; stop the primary health server; dig answers the backup;
     expect(applied.stdout).toContain('[1/1] PUT web (create) ... ok');
     expect(await dig(serve.dns, 'web.tm.internal')).toEqual(['127.0.0.5']);
 
-    await waitFor('web Online', async () => {
+    await waitFor(async () => {
       const s = await runTmkit(['status', 'web', '--format', 'json'], { cwd: dir, env });
       return s.code === 0 && JSON.parse(s.stdout).profileMonitorStatus === 'Online';
-    }, 60_000, 200);
+    }, { what: 'web Online', timeoutMs: 60_000, intervalMs: 200 });
 
     await primary.close();
-    const answer = await waitFor('dig to answer the backup', async () => {
+    const answer = await waitFor(async () => {
       const a = await dig(serve!.dns, 'web.tm.internal');
       return a[0] === '127.0.0.6' ? a : undefined;
-    }, 60_000, 200);
+    }, { what: 'dig to answer the backup', timeoutMs: 60_000, intervalMs: 200 });
     expect(answer).toEqual(['127.0.0.6']);
 
     const status = await runTmkit(['status', 'web'], { cwd: dir, env });
@@ -109,10 +110,10 @@ test('--workers 2: DNS workers answer every committed change; SIGTERM stops them
       const r = await runTmkit(['apply', file, '--yes'], { env });
       expect(r.code).toBe(0);
       // Every worker must have the change: several queries in a row all answer the new address.
-      await waitFor(`all workers to answer ${ip}`, async () => {
+      await waitFor(async () => {
         const answers = await Promise.all(Array.from({ length: 8 }, () => dig(s.dns, 'w.tm.internal')));
         return answers.every((a) => a[0] === ip);
-      }, 30_000, 50);
+      }, { what: `all workers to answer ${ip}`, timeoutMs: 30_000, intervalMs: 50 });
     }
   } finally {
     s.child.kill('SIGTERM');

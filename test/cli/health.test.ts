@@ -3,7 +3,8 @@
  * health … degraded --for 5m --reason …` (and `--clear`), what `tmkit status` shows of it, its usage errors,
  * and `tmkit webhooks` (list, the SSRF refusal of a loopback URL without --webhook-allow-private).
  */
-import { healthServerPair, waitFor } from '../support/loopback';
+import { healthServerPair } from '../support/loopback';
+import { waitFor } from '../support/wait';
 import { runTmkit } from '../support/process';
 import { loopbackProfile, startDay2Server, type Day2Server } from './day2-server';
 
@@ -15,7 +16,7 @@ beforeAll(async () => {
   s = await startDay2Server('tmkit-cli-health-');
   health = await healthServerPair('127.0.0.46', '127.0.0.47');
   await s.client.putProfile(loopbackProfile('web', health[0].port, ['127.0.0.46', '127.0.0.47']));
-  await waitFor('Online', async () => (await s.client.status('web')).endpoints.every((e) => e.endpointMonitorStatus === 'Online'), 20_000, 50);
+  await waitFor(async () => (await s.client.status('web')).endpoints.every((e) => e.endpointMonitorStatus === 'Online'), { what: 'Online', timeoutMs: 20_000, intervalMs: 50 });
 });
 afterAll(async () => {
   await s.close();

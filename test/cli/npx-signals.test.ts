@@ -12,6 +12,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cleanEnv } from '../support/process';
 import { BIN } from './run';
+import { freePort } from '../support/ports';
+import { waitFor } from '../support/wait';
 
 jest.setTimeout(120_000);
 
@@ -58,14 +60,6 @@ const alive = (pid: number): boolean => {
   }
 };
 
-async function until(what: string, check: () => boolean, ms = 15_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 /** `npm exec -- node bin.js ARGS` in `dir`, its output collected; resolves once `ready` matches stdout+stderr. */
 async function npmExec(args: string[], ready: RegExp): Promise<{ npm: ChildProcess; node: number; output: () => string }> {
   const npm = spawn('npm', ['exec', '--offline', '--', 'node', BIN, ...args], { cwd: dir, env: cleanEnv({ npm_config_update_notifier: 'false' }), stdio: ['ignore', 'pipe', 'pipe'] });
@@ -73,7 +67,7 @@ async function npmExec(args: string[], ready: RegExp): Promise<{ npm: ChildProce
   let output = '';
   npm.stdout!.setEncoding('utf8').on('data', (d: string) => { output += d; });
   npm.stderr!.setEncoding('utf8').on('data', (d: string) => { output += d; });
-  await until(`${args[0]} to start under npm exec:\n${output}`, () => ready.test(output), 60_000);
+  await waitFor(() => ready.test(output), { what: `${args[0]} to start under npm exec:\n${output}`, timeoutMs: 60_000, intervalMs: 100 });
   const tree = descendants(npm.pid!);
   const node = tree.find((p) => p.cmd.includes(BIN) && p.cmd.startsWith('node '));
   if (!node) throw new Error(`no node process under npm exec: ${JSON.stringify(tree)}`);
@@ -82,22 +76,13 @@ async function npmExec(args: string[], ready: RegExp): Promise<{ npm: ChildProce
   return { npm, node: node.pid, output: () => output };
 }
 
-/** A loopback port nobody listens on (bound once, then closed). */
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const port = (s.address() as { port: number }).port;
-  await new Promise((r) => s.close(r));
-  return port;
-}
-
 test('kill of the npm exec parent stops `serve`: it drains, removes tmkit.pid and frees its API port', async () => {
   const state = join(dir, 'state');
   const api = await freePort();
   const { npm, node, output } = await npmExec(['serve', '--state-dir', state, '--dns', '127.0.0.1:0', '--api', `127.0.0.1:${api}`], /UI {3}http:/);
   expect(existsSync(join(state, 'tmkit.pid'))).toBe(true);
   npm.kill('SIGTERM');
-  await until('the serve node process to exit after its npm parent', () => !alive(node));
+  await waitFor(() => !alive(node), { what: 'the serve node process to exit after its npm parent', timeoutMs: 15_000, intervalMs: 100 });
   expect(output()).toContain('tmkit serve: stopped');
   expect(existsSync(join(state, 'tmkit.pid'))).toBe(false);
   // The port is free again.
@@ -110,5 +95,5 @@ test('kill of the npm exec parent stops `status --watch`', async () => {
   const port = await freePort();
   const { npm, node } = await npmExec(['status', '--watch', '--interval', '0.2', '--server', `http://127.0.0.1:${port}`, '--token', 'x'.repeat(16)], /retrying every/);
   npm.kill('SIGTERM');
-  await until('the status --watch node process to exit after its npm parent', () => !alive(node));
+  await waitFor(() => !alive(node), { what: 'the status --watch node process to exit after its npm parent', timeoutMs: 15_000, intervalMs: 100 });
 });

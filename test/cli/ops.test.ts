@@ -4,7 +4,7 @@
  * report against the bound, `endpoint failback`, and `shift` rolled back when an endpoint turns Degraded.
  */
 import type { DrillReport } from '../../src/core/api';
-import { waitFor } from '../support/loopback';
+import { waitFor } from '../support/wait';
 import { dig, runTmkit } from '../support/process';
 import { switchable } from '../runtime/ops/support';
 import { startDay2Server, type Day2Server } from './day2-server';
@@ -36,7 +36,7 @@ async function web(method: 'Priority' | 'Weighted' = 'Priority', extra: Record<s
     ],
     ...extra,
   });
-  await waitFor('Online', async () => (await s.client.status('web')).endpoints.every((e) => e.endpointMonitorStatus === 'Online'), 30_000, 50);
+  await waitFor(async () => (await s.client.status('web')).endpoints.every((e) => e.endpointMonitorStatus === 'Online'), { what: 'Online', timeoutMs: 30_000, intervalMs: 50 });
 }
 
 test('override down / list / status / clear; --json prints the override with its id', async () => {
@@ -72,7 +72,7 @@ test('the safety rule: refused with one line naming the profile, the endpoints l
   await web();
   hs.down.add('127.0.0.52');
   hs.down.add('127.0.0.53');
-  await waitFor('others Degraded', async () => (await s.client.status('web')).endpoints.filter((e) => e.endpointMonitorStatus === 'Degraded').length === 2, 30_000, 50);
+  await waitFor(async () => (await s.client.status('web')).endpoints.filter((e) => e.endpointMonitorStatus === 'Degraded').length === 2, { what: 'others Degraded', timeoutMs: 30_000, intervalMs: 50 });
   const r = await cli(['override', 'down', 'web', 'primary', '--for', '10m']);
   expect(r.code).toBe(1);
   expect(r.stdout).toBe('');
@@ -105,7 +105,7 @@ test('drill: the report (JSON) has switch and revert within the bound, and every
   expect(text.stdout.endsWith('Drill passed.\n')).toBe(true);
   hs.down.add('127.0.0.52');
   hs.down.add('127.0.0.53');
-  await waitFor('others Degraded', async () => (await s.client.status('web')).endpoints.filter((e) => e.endpointMonitorStatus === 'Degraded').length === 2, 30_000, 50);
+  await waitFor(async () => (await s.client.status('web')).endpoints.filter((e) => e.endpointMonitorStatus === 'Degraded').length === 2, { what: 'others Degraded', timeoutMs: 30_000, intervalMs: 50 });
   const refused = await cli(['drill', 'web', 'primary', '--for', '1s']);
   expect(refused.code).toBe(1);
   expect(refused.stderr).toMatch(/^tmkit: refused: taking web\/primary down would leave profile web/);
@@ -120,8 +120,8 @@ test('drill: Ctrl-C ends the hold early and still reverts', async () => {
   const child = spawn(process.execPath, [BIN, 'drill', 'web', 'primary', '--for', '5m', '--json'], { cwd: s.dir, env: cleanEnv({ TMKIT_SERVER: s.api }), stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout!.setEncoding('utf8').on('data', (d: string) => { out += d; });
-  await waitFor('the override', async () => (await s.client.listOverrides()).overrides.length === 1, 30_000, 50);
-  await waitFor('the switch', async () => (await dig(dns(), 'web.tm.internal'))[0] === '127.0.0.52');
+  await waitFor(async () => (await s.client.listOverrides()).overrides.length === 1, { what: 'the override', timeoutMs: 30_000, intervalMs: 50 });
+  await waitFor(async () => (await dig(dns(), 'web.tm.internal'))[0] === '127.0.0.52', { what: 'the switch' });
   child.kill('SIGINT');
   const code = await new Promise<number | null>((r) => child.on('close', r));
   const report = JSON.parse(out) as DrillReport;
@@ -135,9 +135,9 @@ test('drill: Ctrl-C ends the hold early and still reverts', async () => {
 test('endpoint failback (Manual)', async () => {
   await web('Priority', { failback: { mode: 'Manual' } });
   hs.down.add('127.0.0.51');
-  await waitFor('Degraded', async () => (await s.client.status('web')).endpoints[0]!.endpointMonitorStatus === 'Degraded', 30_000, 50);
+  await waitFor(async () => (await s.client.status('web')).endpoints[0]!.endpointMonitorStatus === 'Degraded', { what: 'Degraded', timeoutMs: 30_000, intervalMs: 50 });
   hs.down.delete('127.0.0.51');
-  await waitFor('AwaitingFailback', async () => (await s.client.status('web')).endpoints[0]!.endpointMonitorStatus === 'AwaitingFailback', 30_000, 50);
+  await waitFor(async () => (await s.client.status('web')).endpoints[0]!.endpointMonitorStatus === 'AwaitingFailback', { what: 'AwaitingFailback', timeoutMs: 30_000, intervalMs: 50 });
   expect((await cli(['status'])).stdout).toMatch(/web .* 1 awaiting failback/);
   expect(await dig(dns(), 'web.tm.internal')).toEqual(['127.0.0.52']);
   const r = await cli(['endpoint', 'failback', 'web', 'primary', '--reason', 'looked fine']);
@@ -152,7 +152,7 @@ test('shift: steps through the weights; an endpoint turning Degraded rolls every
   await web('Weighted');
   const shares = async (): Promise<Record<string, number>> => Object.fromEntries((await s.client.resolve({ name: 'web.tm.internal' })).outcomes.map((o) => [o.endpoints.join(), o.probability]));
   const run = runTmkit(['shift', 'web', 'backup', '--weights', '2,4,8', '--every', '3s', '--abort-on-degraded'], { cwd: s.dir, env: { TMKIT_SERVER: s.api } });
-  await waitFor('step 2', async () => (await s.client.listOverrides()).overrides.some((o) => o.weight === 4), 30_000, 50);
+  await waitFor(async () => (await s.client.listOverrides()).overrides.some((o) => o.weight === 4), { what: 'step 2', timeoutMs: 30_000, intervalMs: 50 });
   expect((await shares())['web/backup']).toBeCloseTo(4 / 6);
   hs.down.add('127.0.0.53');
   const r = await run;
@@ -164,7 +164,7 @@ test('shift: steps through the weights; an endpoint turning Degraded rolls every
 
   // Without trouble it ends on the last weight, held, and says how to make it permanent.
   hs.down.delete('127.0.0.53');
-  await waitFor('Online', async () => (await s.client.status('web')).endpoints.every((e) => e.endpointMonitorStatus === 'Online'), 30_000, 50);
+  await waitFor(async () => (await s.client.status('web')).endpoints.every((e) => e.endpointMonitorStatus === 'Online'), { what: 'Online', timeoutMs: 30_000, intervalMs: 50 });
   const ok = await runTmkit(['shift', 'web', 'backup', '--weights', '3,5', '--every', '1s', '--hold', '10m'], { cwd: s.dir, env: { TMKIT_SERVER: s.api } });
   expect(ok.code).toBe(0);
   expect(ok.stdout).toContain('Shift complete: web/backup has weight 5 (configured 1) until ');

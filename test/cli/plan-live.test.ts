@@ -7,7 +7,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ProfileInput } from '../../src/core/model/types';
-import { waitFor } from '../support/loopback';
+import { waitFor } from '../support/wait';
 import { runTmkit } from '../support/process';
 import { switchable } from '../runtime/ops/support';
 import { startDay2Server, type Day2Server } from './day2-server';
@@ -47,10 +47,10 @@ function doc(p: ProfileInput): string {
 test('disabling the only Online endpoint: the warning names the profile; the section lists the Degraded and overridden endpoints', async () => {
   await s.client.putProfile(web());
   hs.down.add('127.0.0.62');
-  await waitFor('backup Degraded, the others Online', async () => {
+  await waitFor(async () => {
     const e = (await s.client.status('web')).endpoints;
     return e[0]!.endpointMonitorStatus === 'Online' && e[1]!.endpointMonitorStatus === 'Degraded' && e[2]!.endpointMonitorStatus === 'Online';
-  }, 30_000, 50);
+  }, { what: 'backup Degraded, the others Online', timeoutMs: 30_000, intervalMs: 50 });
   await s.client.createOverride({ kind: 'down', profile: 'web', endpoint: 'spare', for: '1h', who: 'cli', reason: 'patching' });
 
   const text = await cli(['plan', doc(web('Disabled')), '--no-preview']);
@@ -79,7 +79,7 @@ test('disabling the only Online endpoint: the warning names the profile; the sec
 test('a profile in the all-degraded fallback is listed; a failback property shows the worst-case recovery', async () => {
   await s.client.putProfile(web());
   for (const h of ['127.0.0.61', '127.0.0.62', '127.0.0.63']) hs.down.add(h);
-  await waitFor('all Degraded', async () => (await s.client.status('web')).allDegradedFallback, 30_000, 50);
+  await waitFor(async () => (await s.client.status('web')).allDegradedFallback, { what: 'all Degraded', timeoutMs: 30_000, intervalMs: 50 });
   const r = await cli(['plan', doc(web('Enabled', { failback: { mode: 'Automatic', successesToRecover: 3, holdDownSeconds: 60 } })), '--no-preview']);
   expect(r.stdout).toContain('  web: every eligible endpoint is Degraded: answering in the all-degraded fallback');
   expect(r.stdout).toContain('recovery after the endpoint is healthy again: max(10 × 3, 60) + TTL 30 = 90 s');

@@ -7,6 +7,7 @@ import { TmkitApiError, TmkitClient, TmkitConnectionError } from '../../src/clie
 import { ApiServer } from '../../src/runtime/api';
 import { profileInput, parentInput } from '../runtime/api/fixtures';
 import { startApi, TOKEN, type Harness } from '../runtime/api/harness';
+import { freePort } from '../support/ports';
 
 let h: Harness;
 let client: TmkitClient;
@@ -95,14 +96,6 @@ describe('token discovery', () => {
 });
 
 describe('retries: on connection errors only', () => {
-  async function freePort(): Promise<number> {
-    const s = createServer();
-    await new Promise<void>((r) => s.listen(0, '127.0.0.1', () => r()));
-    const port = (s.address() as AddressInfo).port;
-    await new Promise<void>((r) => s.close(() => r()));
-    return port;
-  }
-
   test('a server that starts late is reached after connection-refused retries', async () => {
     const port = await freePort();
     const c = new TmkitClient({ server: `http://127.0.0.1:${port}`, token: TOKEN, retries: 8, retryDelayMs: 50, env: {} });

@@ -10,7 +10,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DrillReport, ProfileStatusReport } from '../../src/core/api';
-import { waitFor } from '../support/loopback';
+import { waitFor } from '../support/wait';
 import { cleanEnv, dig, REPO, runTmkit, spawnServe, type ServeProcess } from '../support/process';
 
 jest.setTimeout(300_000);
@@ -57,7 +57,7 @@ test('the game-day walkthrough: drill, override, failback, shift, audit', async 
   const env = { TMKIT_SERVER: serve.api, TMKIT_STATE_DIR: join(dir, 'state') };
   const tmkit = (...args: string[]) => runTmkit(args, { env });
   const web = async (): Promise<ProfileStatusReport> => JSON.parse((await tmkit('status', 'web', '--format', 'json')).stdout) as ProfileStatusReport;
-  await waitFor('web Online', async () => (await web()).endpoints.every((e) => e.endpointMonitorStatus === 'Online'), 60_000, 200);
+  await waitFor(async () => (await web()).endpoints.every((e) => e.endpointMonitorStatus === 'Online'), { what: 'web Online', timeoutMs: 60_000, intervalMs: 200 });
 
   // 1. A drill.
   const drill = await tmkit('drill', 'web', 'primary', '--for', '5s', '--json');
@@ -79,17 +79,17 @@ test('the game-day walkthrough: drill, override, failback, shift, audit', async 
   expect(applied.stdout).toContain('+ failback: {"mode":"Manual","successesToRecover":2,"holdDownSeconds":0}');
   expect(applied.stdout).toContain('recovery after the endpoint is healthy again: manual');
   await healthServer(port, ['--down', '127.0.0.1']);
-  await waitFor('primary Degraded', async () => (await web()).endpoints[0]!.endpointMonitorStatus === 'Degraded', 90_000, 500);
+  await waitFor(async () => (await web()).endpoints[0]!.endpointMonitorStatus === 'Degraded', { what: 'primary Degraded', timeoutMs: 90_000, intervalMs: 500 });
   expect(await dig(serve.dns, 'web.tm.internal')).toEqual(['127.0.0.2']);
   await healthServer(port);
-  await waitFor('primary AwaitingFailback', async () => (await web()).endpoints[0]!.endpointMonitorStatus === 'AwaitingFailback', 90_000, 500);
+  await waitFor(async () => (await web()).endpoints[0]!.endpointMonitorStatus === 'AwaitingFailback', { what: 'primary AwaitingFailback', timeoutMs: 90_000, intervalMs: 500 });
   expect((await tmkit('status')).stdout).toMatch(/web .* 1 awaiting failback/);
   expect(await dig(serve.dns, 'web.tm.internal')).toEqual(['127.0.0.2']);
   expect((await tmkit('endpoint', 'failback', 'web', 'primary', '--reason', 'logs clean')).stdout).toBe('Failed back endpoint primary of profile web: it is Online and answered again.\n');
   expect(await dig(serve.dns, 'web.tm.internal')).toEqual(['127.0.0.1']);
 
   // 4. A staged shift.
-  await waitFor('shop Online', async () => JSON.parse((await tmkit('status', 'shop', '--format', 'json')).stdout).profileMonitorStatus === 'Online', 60_000, 200);
+  await waitFor(async () => JSON.parse((await tmkit('status', 'shop', '--format', 'json')).stdout).profileMonitorStatus === 'Online', { what: 'shop Online', timeoutMs: 60_000, intervalMs: 200 });
   const shift = await tmkit('shift', 'shop', 'green', '--weights', '2,4,9', '--every', '2s', '--abort-on-degraded');
   expect(shift.code).toBe(0);
   expect(shift.stdout).toContain('Shift complete: shop/green has weight 9 (configured 1)');

@@ -9,7 +9,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ProfileStatusReport } from '../../src/client';
-import { waitFor } from '../support/loopback';
+import { waitFor } from '../support/wait';
 import { cleanEnv, dig, REPO, runTmkit, spawnServe, type ServeProcess } from '../support/process';
 
 jest.setTimeout(120_000);
@@ -73,12 +73,12 @@ test('basic and nested deploy side by side and every endpoint goes Online with t
     .toEqual(['app-westeurope@nested', 'app@nested', 'web@default']);
 
   for (const name of ['web', 'app', 'app-westeurope']) {
-    await waitFor(`${name}: every endpoint Online`, async () => {
+    await waitFor(async () => {
       const s = await runTmkit(['status', name, '--format', 'json'], { env });
       if (s.code !== 0) return false;
       const r = JSON.parse(s.stdout) as ProfileStatusReport;
       return r.profileMonitorStatus === 'Online' && r.endpoints.every((e) => e.endpointMonitorStatus === 'Online') ? r : false;
-    }, 60_000, 200);
+    }, { what: `${name}: every endpoint Online`, timeoutMs: 60_000, intervalMs: 200 });
   }
   const web = JSON.parse((await runTmkit(['status', 'web', '--format', 'json'], { env })).stdout) as ProfileStatusReport;
   expect(web.endpoints.map((e) => e.lastProbe?.reason)).toEqual(['status 200', 'status 200']);

@@ -13,7 +13,8 @@ import { TmkitClient } from '../../src/client';
 import type { ProfileInput } from '../../src/core/model/types';
 import { Engine } from '../../src/runtime/engine';
 import { dig } from './dns/support';
-import { healthServer, waitFor } from '../support/loopback';
+import { healthServer } from '../support/loopback';
+import { waitFor } from '../support/wait';
 
 let engine: Engine;
 let client: TmkitClient;
@@ -52,12 +53,12 @@ test('Traffic View counts dig +subnet queries per country and endpoint, only for
   for (let i = 0; i < 3; i++) expect((await dig([...at, '+subnet=194.25.2.0/24', 'shop.tm.internal'])).answer[0]![4]).toBe('127.0.0.2'); // DE
   for (let i = 0; i < 2; i++) expect((await dig([...at, '+subnet=8.8.8.0/24', 'shop.tm.internal'])).answer[0]![4]).toBe('127.0.0.3'); // US
   await dig([...at, '+subnet=194.25.2.0/24', 'quiet.tm.internal']);
-  const report = await waitFor('the counts', async () => {
+  const report = await waitFor(async () => {
     const r = await request(`${api}/v1/profiles/shop/traffic`, { headers: { authorization: `Bearer ${engine.token.token}` } });
     const body = await r.body.json() as { buckets: Array<{ counts: Array<{ country: string; endpoint: string; queries: number }> }> };
     const counts = body.buckets.flatMap((b) => b.counts);
     return counts.reduce((n, c) => n + c.queries, 0) >= 5 ? body : undefined;
-  }, 10_000);
+  }, { what: 'the counts', timeoutMs: 10_000 });
   expect(report).toMatchObject({ profile: 'shop', trafficViewEnrollmentStatus: 'Enabled', bucketSeconds: 60 });
   const cells = report.buckets.flatMap((b) => b.counts).sort((a, b) => a.country.localeCompare(b.country));
   expect(cells).toEqual([{ country: 'DE', endpoint: 'shop/eu', queries: 3 }, { country: 'US', endpoint: 'shop/world', queries: 2 }]);
@@ -78,7 +79,7 @@ test('/v1/events streams revisions, transitions and traffic (token required)', a
   expect(res.headers['content-type']).toMatch(/^text\/event-stream/);
   let text = '';
   const events = (async () => { try { for await (const chunk of res.body) text += String(chunk); } catch { /* aborted */ } })();
-  const seen = (event: string, pattern: RegExp) => waitFor(`event ${event}`, () => [...text.matchAll(new RegExp(`event: ${event}\\ndata: ([^\\n]*)`, 'g'))].some((m) => pattern.test(m[1]!)), 15_000);
+  const seen = (event: string, pattern: RegExp) => waitFor(() => [...text.matchAll(new RegExp(`event: ${event}\\ndata: ([^\\n]*)`, 'g'))].some((m) => pattern.test(m[1]!)), { what: `event ${event}`, timeoutMs: 15_000 });
   const w = await client.patchProfile('shop', { dnsConfig: { ttl: 5 } });
   await seen('revision', new RegExp(`"revision":${w.revision}`));
   await dig([...at, '+subnet=194.25.2.0/24', 'shop.tm.internal']);

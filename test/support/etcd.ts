@@ -6,9 +6,9 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import * as net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort } from './ports';
 
 export const ETCD_BIN = process.env.TMKIT_TEST_ETCD ?? '/usr/bin/etcd';
 
@@ -16,18 +16,6 @@ export function requireEtcd(): void {
   if (!existsSync(ETCD_BIN)) {
     throw new Error(`etcd is not installed at ${ETCD_BIN}: install Debian's etcd-server (apt-get install etcd-server; .ci/run does) or set TMKIT_TEST_ETCD`);
   }
-}
-
-/** A TCP port on `host` that was free a moment ago. */
-export function freePort(host = '127.0.0.1'): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen({ host, port: 0, exclusive: true }, () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 export interface EtcdOptions {

@@ -1,3 +1,4 @@
+/** Real sockets on loopback for the runtime tests: one DNS query over UDP, HTTP health servers. */
 import * as dgram from 'node:dgram';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -24,23 +25,6 @@ export function queryUdp(server: { address: string; port: number }, name: string
 
 /** The A records of an answer, sorted. */
 export const aRecords = (r: DnsReply): string[] => r.answers.filter((a) => a.type === 'A').map((a) => String(a.data)).sort();
-
-/** Polls `fn` until it returns a truthy value (or throws after `timeoutMs`, with the last value). */
-export async function waitFor<T>(what: string, fn: () => Promise<T | undefined | null | false> | T | undefined | null | false, timeoutMs = 30_000, everyMs = 25): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await fn();
-      if (v) return v as T;
-      last = v;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > end) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}; last: ${last instanceof Error ? last.message : JSON.stringify(last)}`);
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
-}
 
 /** A real HTTP health endpoint: `GET /healthz` → 200 (or `status`), on host:port (port 0 = any). */
 export async function healthServer(host: string, port = 0): Promise<{ server: Server; port: number; hits: () => number; close: () => Promise<void> }> {

@@ -9,7 +9,8 @@ import { endpointColors, mix } from '../../ui/src/lib/colors';
 import { countryRoutes, diffScenario, groupPreview } from '../../ui/src/lib/routing-map';
 import { volumeIntensity } from '../../ui/src/lib/traffic';
 import type { PreviewRow } from '../../ui/src/api/types';
-import { healthServerPair, waitFor } from '../support/loopback';
+import { healthServerPair } from '../support/loopback';
+import { waitFor } from '../support/wait';
 import { runTmkit, spawnServe, type ServeProcess } from '../support/process';
 import { artifactsDir, launchChromium } from './support/browser';
 import { startSseDouble } from './support/sse-double';
@@ -106,10 +107,10 @@ async function shot(page: Page, name: string): Promise<void> {
 
 /** Polls the text of a selector until `ok` holds (Playwright's expect is not in playwright-core). */
 async function waitText(page: Page, selector: string, ok: (t: string) => boolean, timeoutMs = 20_000): Promise<string> {
-  return waitFor(`${selector} to match`, async () => {
+  return waitFor(async () => {
     const t = await page.locator(selector).first().textContent({ timeout: 1000 }).catch(() => null);
     return t !== null && ok(t) ? t : undefined;
-  }, timeoutMs, 100);
+  }, { what: `${selector} to match`, timeoutMs: timeoutMs, intervalMs: 100 });
 }
 
 /** The traffic report the double of `GET /v1/profiles/app/traffic` returns: 11 queries from DE, US and unknown. */
@@ -224,7 +225,7 @@ test('nothing works without the token: a wrong one is refused with where to find
 });
 
 test('profiles page: name, FQDN, routing method, monitor status, all-degraded, stack and revision of every profile, as the API reports them', async () => {
-  await waitFor('web Online', async () => (await api('GET', '/v1/profiles/web/status')).json.profileMonitorStatus === 'Online', 60_000, 200);
+  await waitFor(async () => (await api('GET', '/v1/profiles/web/status')).json.profileMonitorStatus === 'Online', { what: 'web Online', timeoutMs: 60_000, intervalMs: 200 });
   const { ctx, page } = await newPage();
   try {
     await signIn(page);
@@ -258,7 +259,7 @@ test(`profile page: stopping the primary's health server shows it Degraded withi
     expect(await page.textContent('[data-testid=resolve-endpoints]')).toBe('web/primary');
 
     // Steady state (docs/health.md "Worst-case failover"): a periodic probe has come after the immediate one.
-    await waitFor('a second probe of the primary', () => primary.hits() >= 2, 30_000, 100);
+    await waitFor(() => primary.hits() >= 2, { what: 'a second probe of the primary', timeoutMs: 30_000, intervalMs: 100 });
     const stopped = Date.now();
     await primary.close();
     await waitText(page, '[data-testid=profile-monitor-status]', (t) => t === 'Degraded', (DETECTION_S + 20) * 1000);
@@ -343,10 +344,10 @@ test('Traffic View counts the queries sent with dig +subnet, per country and end
     await page.goto(`${base}/ui/#/profiles/app/traffic`);
     for (const s of sent) {
       const endpoint = (await api('POST', '/v1/resolve', { name: 'app.tm.internal', clientIp: s.ip })).json.endpoints[0];
-      await waitFor(`Traffic View row ${s.country}`, async () => {
+      await waitFor(async () => {
         const rows = await page.locator(`[data-testid=traffic-row-${s.country}]`).evaluateAll((els) => els.map((e) => ({ endpoint: e.getAttribute('data-endpoint'), queries: Number(e.getAttribute('data-queries')) })));
         return rows.length === 1 && rows[0]!.endpoint === endpoint && rows[0]!.queries === s.n;
-      }, 30_000, 250);
+      }, { what: `Traffic View row ${s.country}`, timeoutMs: 30_000, intervalMs: 250 });
       expect(await page.getAttribute(`[data-testid=traffic-map] path[data-country=${s.country}]`, 'data-fill')).not.toBe('');
     }
     expect(await page.getAttribute('[data-testid=traffic-map] path[data-country=FR]', 'data-fill')).toBe('');
@@ -373,9 +374,9 @@ test('routing map shows who gets which endpoint now and under a failure scenario
       return r ? mix(colors.get(r.endpoint)!, 0.4 + 0.6 * r.probability) : '';
     };
     const fill = (code: string) => page.getAttribute(`[data-testid=routing-map] path[data-country=${code}]`, 'data-fill');
-    for (const code of ['DE', 'US', 'BR']) await waitFor(`${code} as the preview says now`, async () => (await fill(code)) === expected(now.rows, code), 10_000, 100);
+    for (const code of ['DE', 'US', 'BR']) await waitFor(async () => (await fill(code)) === expected(now.rows, code), { what: `${code} as the preview says now`, timeoutMs: 10_000, intervalMs: 100 });
     await page.check('[data-testid=down-eu]');
-    for (const code of ['DE', 'US', 'BR']) await waitFor(`${code} as the preview says with eu down`, async () => (await fill(code)) === expected(scenario.rows, code), 10_000, 100);
+    for (const code of ['DE', 'US', 'BR']) await waitFor(async () => (await fill(code)) === expected(scenario.rows, code), { what: `${code} as the preview says with eu down`, timeoutMs: 10_000, intervalMs: 100 });
     const changed = diffScenario(groupPreview(now.rows), groupPreview(scenario.rows)).filter((d) => d.changed).length;
     await waitText(page, '[data-testid=scenario-changed]', (t) => t.startsWith(`${changed} of `));
     await shot(page, 'routing-map');
@@ -417,11 +418,11 @@ test('Traffic View and routing map draw the data the API returns: shading, colou
     expect(await page.locator('[data-testid=traffic-bars] rect').count()).toBe(2);
 
     // Routing map: countries take their group's row (FR via GEO-EU, BR via WORLD).
-    await waitFor('routing map', async () => (await fill('FR', 'routing-map')) === mix(colors.get('web/backup')!, 1), 10_000, 100);
+    await waitFor(async () => (await fill('FR', 'routing-map')) === mix(colors.get('web/backup')!, 1), { what: 'routing map', timeoutMs: 10_000, intervalMs: 100 });
     expect(await fill('CA', 'routing-map')).toBe(mix(colors.get('app/us')!, 1));
     expect(await fill('BR', 'routing-map')).toBe(mix(colors.get('app/rest')!, 1));
     await page.check('[data-testid=down-eu]');
-    await waitFor('FR to move to rest with eu down', async () => (await fill('FR', 'routing-map')) === mix(colors.get('app/rest')!, 1), 10_000, 100);
+    await waitFor(async () => (await fill('FR', 'routing-map')) === mix(colors.get('app/rest')!, 1), { what: 'FR to move to rest with eu down', timeoutMs: 10_000, intervalMs: 100 });
     expect(await page.textContent('[data-testid=scenario-changed]')).toBe('1 of 3 client classes change with eu down.');
     expect(await page.locator('[data-testid=routing-table] tbody tr').evaluateAll((els) => els.map((e) => e.textContent))).toEqual(['Europe GEO-EUweb/backupapp/rest']);
     await shot(page, 'traffic-view-double');
@@ -481,7 +482,7 @@ test('live updates over /v1/events: with the stream up the pages stop polling, a
     await page.waitForTimeout(1000);
     expect(statusCalls).toBe(settled);
     sse.push('transition', { at: new Date().toISOString(), profile: 'web', endpoint: 'primary', from: 'Degraded', to: 'Online', reason: 'test event', location: 'double' });
-    await waitFor('one reload after the transition event', () => statusCalls === settled + 1, 5000, 50);
+    await waitFor(() => statusCalls === settled + 1, { what: 'one reload after the transition event', timeoutMs: 5000, intervalMs: 50 });
     await page.waitForTimeout(500);
     expect(statusCalls).toBe(settled + 1);
 
@@ -501,7 +502,7 @@ test('live updates over /v1/events: with the stream up the pages stop polling, a
     // The stream ends: the page polls meanwhile and reconnects after the retry the stream gave (200 ms).
     const before = sse.connections();
     sse.drop();
-    await waitFor('a reconnect', () => sse.connections() === before + 1 && sse.clients() === 1, 10_000, 50);
+    await waitFor(() => sse.connections() === before + 1 && sse.clients() === 1, { what: 'a reconnect', timeoutMs: 10_000, intervalMs: 50 });
     await waitText(page, '[data-testid=live-mode]', (t) => t.includes('live'), 5000);
   } finally {
     await ctx.close();

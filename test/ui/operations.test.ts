@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { TmkitClient } from '../../src/client';
-import { waitFor } from '../support/loopback';
+import { waitFor } from '../support/wait';
 import { dig, runTmkit, spawnServe, type ServeProcess } from '../support/process';
 import { switchable } from '../runtime/ops/support';
 import { artifactsDir, launchChromium } from './support/browser';
@@ -34,7 +34,7 @@ beforeAll(async () => {
     monitorConfig: { protocol: 'HTTP', port: hs.port, path: '/healthz', intervalInSeconds: 10, timeoutInSeconds: 5, toleratedNumberOfFailures: 0 },
     endpoints: [{ name: 'primary', type: 'externalEndpoints', target: '127.0.0.81' }, { name: 'backup', type: 'externalEndpoints', target: '127.0.0.82' }],
   });
-  await waitFor('Online', async () => (await client.status('web')).endpoints.every((e) => e.endpointMonitorStatus === 'Online'), 60_000, 100);
+  await waitFor(async () => (await client.status('web')).endpoints.every((e) => e.endpointMonitorStatus === 'Online'), { what: 'Online', timeoutMs: 60_000, intervalMs: 100 });
   browser = await launchChromium();
 });
 
@@ -81,7 +81,7 @@ test('overrides in force with a Clear button, the drills kept, and Fail back for
   await p.waitForSelector(`[data-testid=drill-${id}] [data-testid=drill-status]:has-text("passed")`);
 
   hs.down.add('127.0.0.81');
-  await waitFor('Degraded', async () => (await client.status('web')).endpoints[0]!.endpointMonitorStatus === 'Degraded', 60_000, 100);
+  await waitFor(async () => (await client.status('web')).endpoints[0]!.endpointMonitorStatus === 'Degraded', { what: 'Degraded', timeoutMs: 60_000, intervalMs: 100 });
   hs.down.delete('127.0.0.81');
   await p.waitForSelector('[data-testid=endpoint-primary] [data-status=AwaitingFailback]', { timeout: 60_000 });
   await p.screenshot({ path: join(artifactsDir(), 'profile-operations.png'), fullPage: true });

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import type { EngineEvent } from '@pulumi/pulumi/automation';
 import * as network from 'tmkit/pulumi';
 import { TmkitClient } from '../../../src/client';
-import { waitFor } from '../../support/loopback';
+import { waitFor } from '../../support/wait';
 import { spawnServe, type ServeProcess } from '../../support/process';
 import { newStack, type E2eStack } from './harness';
 
@@ -63,11 +63,11 @@ test('preview warns with the live health, and when the change leaves the profile
   await e2e.stack.setConfig('tmkit:server', { value: serve.api });
   await e2e.stack.setConfig('tmkit:token', { value: TOKEN, secret: true });
   expect((await e2e.stack.up()).summary.result).toBe('succeeded');
-  await waitFor('primary Online and backup Degraded', async () => {
+  await waitFor(async () => {
     const s = await client.status('live');
     const by = new Map(s.endpoints.map((e) => [e.name, e.endpointMonitorStatus]));
     return by.get('primary') === 'Online' && by.get('backup') === 'Degraded';
-  });
+  }, { what: 'primary Online and backup Degraded' });
 
   // A harmless change (the TTL): the health now, no "no endpoint Online" warning.
   let events: EngineEvent[] = [];

@@ -9,7 +9,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { waitFor } from '../../support/loopback';
+import { waitFor } from '../../support/wait';
 import { ok, tfWorkspace, type TfWorkspace } from './helpers';
 
 jest.setTimeout(240_000);
@@ -72,10 +72,10 @@ test('terraform plan warns with the live health, and when the change leaves the 
   writeFileSync(join(ws.work, 'main.tf'), main({ ttl: 30, primaryEnabled: true }));
   ok(await ws.tf('init', '-input=false'));
   ok(await ws.tf('apply', '-auto-approve', '-input=false'));
-  await waitFor('primary Online and backup Degraded', async () => {
+  await waitFor(async () => {
     const by = new Map((await ws.client.status('live')).endpoints.map((e) => [e.name, e.endpointMonitorStatus]));
     return by.get('primary') === 'Online' && by.get('backup') === 'Degraded';
-  });
+  }, { what: 'primary Online and backup Degraded' });
 
   // Nothing to do: no health read, no warning.
   const none = ok(await ws.tf('plan', '-input=false'));

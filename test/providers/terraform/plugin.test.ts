@@ -17,19 +17,10 @@ import { externalEndpointSchema, profileSchema } from '../../../providers/terraf
 import { thingSchema } from '../../../providers/terraform/src/testing/tmkittest';
 import { UNKNOWN } from '../../../providers/terraform/src/cty';
 import { generateCert, mtls, PluginClient, runPluginToExit, startPlugin, type PluginProcess } from './helpers';
+import { freePort } from '../../support/ports';
 
 const COOKIE = { [MAGIC_COOKIE_KEY]: MAGIC_COOKIE_VALUE };
 const thingShape = shapeOfBlock(thingSchema.block);
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const p = (s.address() as { port: number }).port;
-      s.close(() => resolve(p));
-    });
-  });
-}
 
 describe('start-up checks (before any handshake)', () => {
   test('without the magic cookie: a human message on stderr, exit 1, nothing on stdout', async () => {

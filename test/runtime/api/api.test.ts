@@ -1,6 +1,7 @@
 import { MemoryStore } from '../../../src/testing/memory-store';
 import type { StoredProfile } from '../../../src/runtime/store';
 import { call, startApi, TOKEN, type Harness } from './harness';
+import { waitFor } from '../../support/wait';
 
 /** Reads resolve a macrotask later, so two requests' read-modify-write cycles really interleave. */
 class SlowReadStore extends MemoryStore {
@@ -400,14 +401,6 @@ test('a body far over the limit is cut off without the server buffering it; the 
   await closed;
   expect(reply).toMatch(/^HTTP\/1\.1 413 /);
   expect(reply).toContain('PAYLOAD_TOO_LARGE');
-  await waitUntil(async () => (await call(h.base, 'GET', '/metrics')).text.includes('code="413"'));
+  await waitFor(async () => (await call(h.base, 'GET', '/metrics')).text.includes('code="413"'), { what: 'the 413 counted in /metrics', timeoutMs: 5_000 });
   expect((await put('web', profileInput('web'))).status).toBe(201);
 });
-
-async function waitUntil(fn: () => Promise<boolean>): Promise<void> {
-  for (let i = 0; i < 200; i++) {
-    if (await fn()) return;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error('condition not met');
-}

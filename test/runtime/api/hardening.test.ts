@@ -18,6 +18,7 @@ import { SqliteStore } from '../../../src/runtime/store';
 import { aRecords, queryUdp } from '../../support/loopback';
 import { profileInput } from './fixtures';
 import { call, startApi, TOKEN, type Harness } from './harness';
+import { tempDirs } from '../../support/tmp';
 
 let h: Harness;
 afterEach(async () => { await h?.close(); });
@@ -236,9 +237,7 @@ describe('a 100 MB body gets a readable 413, not a connection reset (§2.9)', ()
 });
 
 describe('a store that cannot be written answers 507/503, and DNS keeps answering (§2.6)', () => {
-  const dirs: string[] = [];
-  afterAll(() => { for (const d of dirs) rmSync(d, { recursive: true, force: true }); });
-  const tempDir = (): string => { const d = mkdtempSync(join(tmpdir(), 'tmkit-full-')); dirs.push(d); return d; };
+  const tempDir = tempDirs('tmkit-full-');
 
   /** A profile too big to fit in the pages left (200 endpoints, about 30 KB). */
   const big = (name: string) => profileInput(name, {

@@ -4,22 +4,19 @@
  * etcd, racing conditional writes across them, watch resume and re-list after compaction, and fast refusal
  * while etcd is down.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { EtcdStore } from '../../../src/runtime/store/etcd';
 import type { StoreChange } from '../../../src/core/store';
 import { describeStoreConformance } from '../../support/store-conformance';
 import { startEtcd, type EtcdServer } from '../../support/etcd';
 import { parentInput, profile } from '../api/fixtures';
+import { waitFor } from '../../support/wait';
+import { tempDirs } from '../../support/tmp';
 
 let etcd: EtcdServer;
 let n = 0;
-const dirs: string[] = [];
+const tempDir = tempDirs('tmkit-etcd-store-', { cleanup: 'manual' });
 beforeAll(async () => { etcd = await startEtcd(); });
-afterAll(async () => { await etcd?.destroy(); for (const d of dirs) rmSync(d, { recursive: true, force: true }); });
-
-function tempDir(): string { const d = mkdtempSync(join(tmpdir(), 'tmkit-etcd-store-')); dirs.push(d); return d; }
+afterAll(async () => { await etcd?.destroy(); tempDir.removeAll(); });
 
 /** A store on a fresh prefix of the shared etcd (each test starts empty). */
 const open = (prefix = `/t${++n}/`, stateDir?: string): Promise<EtcdStore> =>
@@ -56,7 +53,7 @@ describe('etcd store: several nodes on one etcd', () => {
       const writes = await Promise.all(Array.from({ length: 10 }, (_, i) => (i % 2 ? a : b).putProfile(profile(`q${i}`), { stack: 's' })));
       expect(writes.map((w) => w.revision).sort((x, y) => x - y)).toEqual([3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
       // Each node has every write once its watch delivered the other node's (milliseconds).
-      await waitUntil(() => a.session.configRevision === 12 && b.session.configRevision === 12);
+      await waitFor(() => a.session.configRevision === 12 && b.session.configRevision === 12, { what: 'both nodes at revision 12', timeoutMs: 5000, intervalMs: 20 });
       expect((await a.getProfiles()).map((p) => p.etag)).toEqual((await b.getProfiles()).map((p) => p.etag));
     } finally { await Promise.all([a.close(), b.close()]); }
   });
@@ -122,7 +119,7 @@ describe('etcd store: outages, resume and compaction (one etcd per test: it is s
     try {
       await a.putProfile(profile('web'), { stack: 's' });
       await own.stop();
-      await waitUntil(() => !a.session.isConnected());
+      await waitFor(() => !a.session.isConnected(), { what: 'the node to see etcd gone', timeoutMs: 5000, intervalMs: 20 });
       const t0 = performance.now();
       const err = await a.putProfile(profile('other'), { stack: 's' }).then(() => undefined, (e: unknown) => e);
       expect(performance.now() - t0).toBeLessThan(500);
@@ -130,7 +127,7 @@ describe('etcd store: outages, resume and compaction (one etcd per test: it is s
       expect(String((err as Error).message)).toMatch(/etcd .* is unreachable .*the change was not stored.*revision 1; retry when etcd is back/);
       expect((await a.getProfile('web'))?.profile.name).toBe('web');
       await own.restart();
-      await waitUntil(() => a.session.isConnected(), 10_000);
+      await waitFor(() => a.session.isConnected(), { what: 'the node to reconnect', timeoutMs: 10_000, intervalMs: 20 });
       expect((await a.putProfile(profile('other'), { stack: 's' })).revision).toBe(2);
     } finally { await a.close(); }
   });
@@ -148,7 +145,7 @@ describe('etcd store: outages, resume and compaction (one etcd per test: it is s
       await b.deleteProfile('gone');
       await b.putProfile(profile('new'), { stack: 's' });
       await b.close();
-      await waitUntil(() => seen.length >= 2, 15_000);
+      await waitFor(() => seen.length >= 2, { what: 'the two changes made meanwhile', timeoutMs: 15_000, intervalMs: 20 });
       expect(seen).toEqual([{ revision: 3, kind: 'profile', op: 'delete', name: 'gone' }, { revision: 4, kind: 'profile', op: 'put', name: 'new' }]);
       expect(a.session.stats.watches).toBeGreaterThan(watchesBefore);
       expect(a.session.stats.compactions).toBe(0);
@@ -172,7 +169,7 @@ describe('etcd store: outages, resume and compaction (one etcd per test: it is s
       const res = await b.session.client.kv.range({ key: Buffer.from('/c/config/rev') });
       await b.session.client.kv.compact({ revision: res.header.revision, physical: true });
       await b.close();
-      await waitUntil(() => a.session.stats.compactions > 0 && a.session.configRevision === last.revision, 15_000);
+      await waitFor(() => a.session.stats.compactions > 0 && a.session.configRevision === last.revision, { what: 'a relist after the compaction', timeoutMs: 15_000, intervalMs: 20 });
       expect(a.session.stats.relists).toBeGreaterThan(relists);
       expect((await a.getProfiles()).map((p) => p.profile.name)).toEqual(['keep', 'new']);
       expect(seen.map((c) => `${c.op} ${c.name}`).sort()).toEqual(['delete gone', 'put new']);
@@ -198,17 +195,9 @@ describe('etcd store: outages, resume and compaction (one etcd per test: it is s
       const other = await EtcdStore.open({ hosts: [own.url], prefix: '/l/', connectTimeoutMs: 5000 });
       await other.putProfile(profile('later'), { stack: 's' });
       await other.close();
-      await waitUntil(() => again.session.configRevision === 2, 15_000);
+      await waitFor(() => again.session.configRevision === 2, { what: 'the reopened store at revision 2', timeoutMs: 15_000, intervalMs: 20 });
       expect((await again.getProfiles()).map((p) => p.profile.name)).toEqual(['later', 'web']);
       expect(again.session.state()).toMatchObject({ connected: true, fromLocalCopy: false });
     } finally { await again.close(); }
   });
 });
-
-async function waitUntil(f: () => boolean, ms = 5000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!f()) {
-    if (Date.now() > end) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}

@@ -8,8 +8,9 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { REPO } from '../../support/process';
-import { freePort } from '../../support/etcd';
-import { digFull, until } from './support';
+import { freePort } from '../../support/ports';
+import { digFull } from './support';
+import { waitFor } from '../../support/wait';
 
 jest.setTimeout(120_000);
 
@@ -51,7 +52,7 @@ test('cluster.sh start: etcd and three nodes; a change through node 2 is answere
       method: 'PATCH', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ endpointStatus: 'Disabled' }),
     });
     expect(res.status).toBe(200);
-    await until('all three nodes answer the backup', async () => (await Promise.all(dns.map((d) => digFull(d, 'web.tm.internal')))).every((r) => r.answers[0] === 'web.tm.internal. 20 IN A 127.0.0.2'), 10_000, 50);
+    await waitFor(async () => (await Promise.all(dns.map((d) => digFull(d, 'web.tm.internal')))).every((r) => r.answers[0] === 'web.tm.internal. 20 IN A 127.0.0.2'), { what: 'all three nodes answer the backup', timeoutMs: 10_000, intervalMs: 50 });
     const status = await run(['status'], env);
     expect(status.out).toMatch(/node1: running[\s\S]*node3: running/);
   } finally {

@@ -13,11 +13,10 @@
  * on 10.231.100.1-2 (an interface of this namespace); etcd listens on 127.0.0.1 and every host-side
  * address. Nothing leaves the machine: every address is on an interface created here, removed afterwards.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { startEtcd, type EtcdServer } from '../../support/etcd';
-import { api, digFull, healthServers, ip, startNode, stopNode, until, type NodeProcess } from './support';
+import { api, digFull, healthServers, ip, startNode, stopNode, type NodeProcess } from './support';
+import { waitFor } from '../../support/wait';
+import { tempDirs } from '../../support/tmp';
 
 jest.setTimeout(240_000);
 
@@ -31,7 +30,7 @@ const nsSide = (i: number): string => `10.231.${i}.2`;
 let etcd: EtcdServer | undefined;
 let health: Awaited<ReturnType<typeof healthServers>> | undefined;
 const nodes: NodeProcess[] = [];
-const dirs: string[] = [];
+const tempDir = tempDirs('tmkit-netns-', { cleanup: 'manual' });
 
 async function setUpNetwork(): Promise<void> {
   if (process.getuid?.() !== 0) throw new Error('this test builds network namespaces and needs root (CI runs as root)');
@@ -71,8 +70,7 @@ beforeAll(async () => {
   etcd = await startEtcd({ extraClientHosts: [1, 2, 3].map(hostSide) });
   health = await healthServers([PRIMARY, BACKUP]);
   for (const i of [1, 2, 3]) {
-    const dir = mkdtempSync(join(tmpdir(), `tmkit-netns-${i}-`));
-    dirs.push(dir);
+    const dir = tempDir(`tmkit-netns-${i}-`);
     nodes.push(await startNode({ store: `etcd://${hostSide(i)}:${etcd.clientPort}/netns`, node: `node${i}`, location: `loc${i}`, stateDir: dir, host: nsSide(i), netns: ns(i) }));
   }
   const monitorConfig = { protocol: 'HTTP', port: health.port, path: '/healthz', intervalInSeconds: 10, timeoutInSeconds: 5, toleratedNumberOfFailures: 0 };
@@ -88,7 +86,7 @@ afterAll(async () => {
   await health?.close();
   await etcd?.destroy();
   await tearDownNetwork();
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  tempDir.removeAll();
 });
 
 type Loc = { location: string; verdict: string; live: boolean };
@@ -105,19 +103,19 @@ async function answers(of: NodeProcess[]): Promise<string[]> {
 }
 
 test('one location of three cannot reach the primary: outvoted, every node still answers the primary', async () => {
-  await until('all three locations say Online', async () => {
+  await waitFor(async () => {
     const p = await primaryOn(nodes[0]!);
     return p.aggregate === 'Online' && Object.values(p.locations).join() === 'Online,Online,Online';
-  }, 60_000, 200);
+  }, { what: 'all three locations say Online', timeoutMs: 60_000, intervalMs: 200 });
   expect(await answers(nodes)).toEqual([PRIMARY, PRIMARY, PRIMARY]);
   await block(3);
-  const seen = await until('loc3 says Degraded', async () => {
+  const seen = await waitFor(async () => {
     const p = await primaryOn(nodes[2]!);
     return p.locations.loc3 === 'Degraded' ? p : false;
-  }, 60_000, 200);
+  }, { what: 'loc3 says Degraded', timeoutMs: 60_000, intervalMs: 200 });
   expect(seen).toEqual({ aggregate: 'Online', locations: { loc1: 'Online', loc2: 'Online', loc3: 'Degraded' } });
   // Node 3 itself cannot reach the primary, yet answers it: the majority decides for every node.
-  await until('every node has loc3\'s verdict', async () => (await Promise.all(nodes.map(primaryOn))).every((p) => p.locations.loc3 === 'Degraded'), 20_000, 100);
+  await waitFor(async () => (await Promise.all(nodes.map(primaryOn))).every((p) => p.locations.loc3 === 'Degraded'), { what: 'every node has loc3\'s verdict', timeoutMs: 20_000, intervalMs: 100 });
   expect(await answers(nodes)).toEqual([PRIMARY, PRIMARY, PRIMARY]);
   const st = await api(nodes[2]!, 'GET', '/v1/profiles/app/status');
   const lastProbe = st.body.endpoints.find((x: { name: string }) => x.name === 'primary').lastProbe;
@@ -126,15 +124,15 @@ test('one location of three cannot reach the primary: outvoted, every node still
 
 test('two locations of three cannot: Degraded by majority, every node answers the backup (also the one that reaches the primary)', async () => {
   await block(2);
-  await until('every node aggregates Degraded', async () => (await Promise.all(nodes.map(primaryOn))).every((p) => p.aggregate === 'Degraded'), 60_000, 200);
+  await waitFor(async () => (await Promise.all(nodes.map(primaryOn))).every((p) => p.aggregate === 'Degraded'), { what: 'every node aggregates Degraded', timeoutMs: 60_000, intervalMs: 200 });
   expect(await primaryOn(nodes[0]!)).toEqual({ aggregate: 'Degraded', locations: { loc1: 'Online', loc2: 'Degraded', loc3: 'Degraded' } });
-  await until('every node answers the backup', async () => (await answers(nodes)).every((a) => a === BACKUP), 10_000, 50);
+  await waitFor(async () => (await answers(nodes)).every((a) => a === BACKUP), { what: 'every node answers the backup', timeoutMs: 10_000, intervalMs: 50 });
 });
 
 test('the third node is killed: its verdicts expire, 1 Online against 1 Degraded is a tie, and a tie counts as up', async () => {
   await stopNode(nodes[2], 'SIGKILL');
   const survivors = nodes.slice(0, 2);
-  await until('the survivors aggregate over two locations: Online', async () => (await Promise.all(survivors.map(primaryOn))).every((p) => p.aggregate === 'Online' && Object.keys(p.locations).join() === 'loc1,loc2'), 30_000, 100);
+  await waitFor(async () => (await Promise.all(survivors.map(primaryOn))).every((p) => p.aggregate === 'Online' && Object.keys(p.locations).join() === 'loc1,loc2'), { what: 'the survivors aggregate over two locations: Online', timeoutMs: 30_000, intervalMs: 100 });
   expect(await primaryOn(nodes[1]!)).toEqual({ aggregate: 'Online', locations: { loc1: 'Online', loc2: 'Degraded' } });
-  await until('the survivors answer the primary again', async () => (await answers(survivors)).every((a) => a === PRIMARY), 10_000, 50);
+  await waitFor(async () => (await answers(survivors)).every((a) => a === PRIMARY), { what: 'the survivors answer the primary again', timeoutMs: 10_000, intervalMs: 50 });
 });

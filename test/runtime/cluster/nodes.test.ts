@@ -16,7 +16,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { queryUdp } from '../../support/loopback';
 import { startEtcd, type EtcdServer } from '../../support/etcd';
-import { api, digFull, healthServers, startNode, stopNode, until, type NodeProcess } from './support';
+import { api, digFull, healthServers, startNode, stopNode, type NodeProcess } from './support';
+import { waitFor } from '../../support/wait';
 
 jest.setTimeout(180_000);
 
@@ -49,7 +50,7 @@ async function node(name: 'a' | 'b' | 'c', extra: Partial<Parameters<typeof star
 
 /** Every node at the same etcd revision, serving its configuration, with every location's verdict in. */
 async function converged(expectLocations: number): Promise<number> {
-  return until(`${all().length} nodes at one revision with ${expectLocations} locations decided`, async () => {
+  return waitFor(async () => {
     const h = await Promise.all(all().map((n) => api(n, 'GET', '/healthz')));
     const revs = new Set(h.map((x) => x.body.cluster?.etcdRevision));
     if (revs.size !== 1 || h.some((x) => x.status !== 200 || x.body.lagRevisions !== 0 || x.body.cluster.liveLocations.length !== expectLocations)) return false;
@@ -57,7 +58,7 @@ async function converged(expectLocations: number): Promise<number> {
     const decided = st.every((s) => s.body.endpoints.every((e: { locations: Array<{ verdict: string; live: boolean }> }) => e.locations.filter((l) => l.live && l.verdict !== 'CheckingEndpoint').length === expectLocations));
     const again = await Promise.all(all().map((n) => api(n, 'GET', '/healthz')));
     return decided && new Set(again.map((x) => x.body.cluster.etcdRevision)).size === 1 && again[0]!.body.cluster.etcdRevision === [...revs][0] ? [...revs][0] as number : false;
-  }, 60_000, 100);
+  }, { what: `${all().length} nodes at one revision with ${expectLocations} locations decided`, timeoutMs: 60_000, intervalMs: 100 });
 }
 
 beforeAll(async () => {
@@ -116,15 +117,15 @@ test('a write through node A is answered by node C\'s DNS; the API works on ever
   const t0 = performance.now();
   const w = await api(nodes.a, 'PATCH', '/v1/profiles/prio/endpoints/first', { endpointStatus: 'Disabled' });
   expect(w.status).toBe(200);
-  await until('node C answers the change', async () => (await digFull(nodes.c.dns, 'prio.tm.internal')).answers[0]?.endsWith(IPS[1]!), 10_000, 10);
+  await waitFor(async () => (await digFull(nodes.c.dns, 'prio.tm.internal')).answers[0]?.endsWith(IPS[1]!), { what: 'node C answers the change', timeoutMs: 10_000, intervalMs: 10 });
   const ms = performance.now() - t0;
   expect(ms).toBeLessThan(10_000);
   // Written on C, read back on B.
   const back = await api(nodes.c, 'PATCH', '/v1/profiles/prio/endpoints/first', { endpointStatus: 'Enabled' });
   expect(back.status).toBe(200);
   // B reads from its mirror, which has C's write once B's watch delivered it (milliseconds).
-  await until('node B reads the ETag written through C', async () => (await api(nodes.b, 'GET', '/v1/profiles/prio')).headers.get('etag') === back.body.etag, 5_000, 10);
-  await until('every node answers the first endpoint again', async () => (await Promise.all(all().map((n) => digFull(n.dns, 'prio.tm.internal')))).every((d) => d.answers[0]?.endsWith(IPS[0]!)), 20_000, 50);
+  await waitFor(async () => (await api(nodes.b, 'GET', '/v1/profiles/prio')).headers.get('etag') === back.body.etag, { what: 'node B reads the ETag written through C', timeoutMs: 5_000, intervalMs: 10 });
+  await waitFor(async () => (await Promise.all(all().map((n) => digFull(n.dns, 'prio.tm.internal')))).every((d) => d.answers[0]?.endsWith(IPS[0]!)), { what: 'every node answers the first endpoint again', timeoutMs: 20_000, intervalMs: 50 });
 });
 
 test('two nodes racing with one ETag: exactly one wins, the other gets 412; every node ends with the winner', async () => {
@@ -137,7 +138,7 @@ test('two nodes racing with one ETag: exactly one wins, the other gets 412; ever
   ]);
   expect([ra.status, rb.status].sort()).toEqual([200, 412]);
   const winner = ra.status === 200 ? 61 : 62;
-  await until('every node has the winner', async () => (await Promise.all(all().map((n) => api(n, 'GET', '/v1/profiles/weighted')))).every((r) => r.body.dnsConfig.ttl === winner), 10_000);
+  await waitFor(async () => (await Promise.all(all().map((n) => api(n, 'GET', '/v1/profiles/weighted')))).every((r) => r.body.dnsConfig.ttl === winner), { what: 'every node has the winner', timeoutMs: 10_000, intervalMs: 50 });
 });
 
 test('a killed node: its location\'s verdicts expire with its lease, the others aggregate without it; it rejoins', async () => {
@@ -145,10 +146,10 @@ test('a killed node: its location\'s verdicts expire with its lease, the others 
   const t0 = performance.now();
   await stopNode(nodes.c, 'SIGKILL');
   const survivors = [nodes.a, nodes.b];
-  await until('loc-c is gone from the live locations and the verdicts', async () => {
+  await waitFor(async () => {
     const st = await Promise.all(survivors.map((n) => api(n, 'GET', '/v1/profiles/prio/status')));
     return st.every((s) => s.body.endpoints.every((e: { locations: Array<{ location: string }> }) => e.locations.map((l) => l.location).join() === 'loc-a,loc-b'));
-  }, 20_000, 50);
+  }, { what: 'loc-c is gone from the live locations and the verdicts', timeoutMs: 20_000, intervalMs: 50 });
   const expiredMs = performance.now() - t0;
   // The lease TTL is 2 s (etcd may round a short TTL up to its minimum); well within 10 s.
   expect(expiredMs).toBeLessThan(10_000);
@@ -176,7 +177,7 @@ test('etcd stopped and restarted: answers never stop, writes are refused fast (5
   });
   try {
     await etcd.stop();
-    await until('every node reports the degraded mode', async () => (await Promise.all(all().map((n) => api(n, 'GET', '/healthz')))).every((h) => h.status === 503 && h.body.status === 'degraded' && h.body.cluster.etcd.connected === false), 10_000);
+    await waitFor(async () => (await Promise.all(all().map((n) => api(n, 'GET', '/healthz')))).every((h) => h.status === 503 && h.body.status === 'degraded' && h.body.cluster.etcd.connected === false), { what: 'every node reports the degraded mode', timeoutMs: 10_000, intervalMs: 50 });
     const h = await api(nodes.b, 'GET', '/healthz');
     expect(h.body.reason).toMatch(/etcd \(http:\/\/127\.0\.0\.1:\d+\) is unreachable since .*answers DNS and probes from the last state.*API writes are refused with 503/);
     const w = await api(nodes.a, 'PATCH', '/v1/profiles/prio/endpoints/first', { endpointStatus: 'Disabled' });
@@ -189,12 +190,12 @@ test('etcd stopped and restarted: answers never stop, writes are refused fast (5
     expect((await api(nodes.c, 'GET', '/v1/profiles/prio')).status).toBe(200);
     await new Promise((r) => setTimeout(r, 3000));
     await etcd.start();
-    const ok = await until('a write is accepted again', async () => {
+    const ok = await waitFor(async () => {
       const r = await api(nodes.a, 'PATCH', '/v1/profiles/prio/endpoints/first', { endpointStatus: 'Disabled' });
       return r.status === 200 ? r : false;
-    }, 20_000, 100);
+    }, { what: 'a write is accepted again', timeoutMs: 20_000, intervalMs: 100 });
     expect(ok.body.revision).toBeGreaterThan(0);
-    await until('every node answers the write made after the outage', async () => (await Promise.all(all().map((n) => digFull(n.dns, 'prio.tm.internal')))).every((d) => d.answers[0]?.endsWith(IPS[1]!)), 15_000, 50);
+    await waitFor(async () => (await Promise.all(all().map((n) => digFull(n.dns, 'prio.tm.internal')))).every((d) => d.answers[0]?.endsWith(IPS[1]!)), { what: 'every node answers the write made after the outage', timeoutMs: 15_000, intervalMs: 50 });
     expect((await Promise.all(all().map((n) => api(n, 'GET', '/healthz')))).map((x) => x.status)).toEqual([200, 200, 200]);
   } finally {
     stop = true;
@@ -206,7 +207,7 @@ test('etcd stopped and restarted: answers never stop, writes are refused fast (5
 });
 
 test('a node restarted while etcd is down serves the configuration it saved locally, and resyncs when etcd is back', async () => {
-  await until('node B has the enabled endpoint', async () => (await digFull(nodes.b.dns, 'prio.tm.internal')).answers[0]?.endsWith(IPS[0]!), 20_000, 50);
+  await waitFor(async () => (await digFull(nodes.b.dns, 'prio.tm.internal')).answers[0]?.endsWith(IPS[0]!), { what: 'node B has the enabled endpoint', timeoutMs: 20_000, intervalMs: 50 });
   await etcd.stop();
   await stopNode(nodes.b, 'SIGTERM');
   const b = await node('b');
@@ -219,10 +220,10 @@ test('a node restarted while etcd is down serves the configuration it saved loca
   expect(h.status).toBe(503);
   expect(h.body.cluster.etcd).toMatchObject({ connected: false, fromLocalCopy: true });
   await etcd.start();
-  const w = await until('a write through node A', async () => { const r = await api(nodes.a, 'PATCH', '/v1/profiles/prio', { dnsConfig: { ttl: 45 } }); return r.status === 200 ? r : false; }, 20_000, 100);
+  const w = await waitFor(async () => { const r = await api(nodes.a, 'PATCH', '/v1/profiles/prio', { dnsConfig: { ttl: 45 } }); return r.status === 200 ? r : false; }, { what: 'a write through node A', timeoutMs: 20_000, intervalMs: 100 });
   expect(w.body.profile.dnsConfig.ttl).toBe(45);
-  await until('node B resynced', async () => (await digFull(b.dns, 'prio.tm.internal')).answers[0]?.startsWith('prio.tm.internal. 45 IN A'), 20_000, 50);
-  await until('node B healthy again', async () => (await api(b, 'GET', '/healthz')).status === 200, 20_000);
+  await waitFor(async () => (await digFull(b.dns, 'prio.tm.internal')).answers[0]?.startsWith('prio.tm.internal. 45 IN A'), { what: 'node B resynced', timeoutMs: 20_000, intervalMs: 50 });
+  await waitFor(async () => (await api(b, 'GET', '/healthz')).status === 200, { what: 'node B healthy again', timeoutMs: 20_000, intervalMs: 50 });
   // It joined once etcd was back: its lease, node record and location count on the other nodes.
-  await until('node A counts loc-b again', async () => (await api(nodes.a, 'GET', '/healthz')).body.cluster.liveLocations.includes('loc-b'), 20_000);
+  await waitFor(async () => (await api(nodes.a, 'GET', '/healthz')).body.cluster.liveLocations.includes('loc-b'), { what: 'node A counts loc-b again', timeoutMs: 20_000, intervalMs: 50 });
 });

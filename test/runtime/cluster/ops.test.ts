@@ -5,15 +5,14 @@
  * the expiry; `tmkit drill` against node A measures the DNS of both nodes; a failback approval made through
  * A releases the endpoint on B too.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { DrillReport } from '../../../src/core/api';
 import { queryUdp } from '../../support/loopback';
 import { runTmkit } from '../../support/process';
 import { startEtcd, type EtcdServer } from '../../support/etcd';
-import { api, digFull, startNode, stopNode, TOKEN, until, type NodeProcess } from './support';
+import { api, digFull, startNode, stopNode, TOKEN, type NodeProcess } from './support';
+import { waitFor } from '../../support/wait';
 import { switchable } from '../ops/support';
+import { tempDirs } from '../../support/tmp';
 
 jest.setTimeout(180_000);
 
@@ -21,7 +20,7 @@ const IPS = ['127.0.0.71', '127.0.0.72'];
 let etcd: EtcdServer;
 let hs: Awaited<ReturnType<typeof switchable>>;
 const nodes: NodeProcess[] = [];
-const dirs: string[] = [];
+const tempDir = tempDirs('tmkit-ops-node-', { cleanup: 'manual' });
 
 const answer = async (n: NodeProcess, name: string): Promise<string> => (await digFull(n.dns, name)).answers.map((a) => a.split(' ').pop()).join(',');
 
@@ -29,8 +28,7 @@ beforeAll(async () => {
   etcd = await startEtcd();
   hs = await switchable(IPS);
   for (const name of ['a', 'b']) {
-    const dir = mkdtempSync(join(tmpdir(), `tmkit-ops-node-${name}-`));
-    dirs.push(dir);
+    const dir = tempDir(`tmkit-ops-node-${name}-`);
     nodes.push(await startNode({ store: etcd.storeUrl('ops-test'), node: name, location: `loc-${name}`, stateDir: dir }));
   }
   const monitorConfig = { protocol: 'HTTP', port: hs.port, path: '/healthz', intervalInSeconds: 10, timeoutInSeconds: 5, toleratedNumberOfFailures: 0 };
@@ -39,14 +37,14 @@ beforeAll(async () => {
     endpoints: IPS.map((t, i) => ({ name: i === 0 ? 'primary' : 'backup', type: 'externalEndpoints', target: t })),
   });
   expect(r.status).toBe(201);
-  for (const n of nodes) await until(`${n.name} answers the primary`, async () => (await answer(n, 'web.tm.internal')) === IPS[0], 60_000, 100);
+  for (const n of nodes) await waitFor(async () => (await answer(n, 'web.tm.internal')) === IPS[0], { what: `${n.name} answers the primary`, timeoutMs: 60_000, intervalMs: 100 });
 });
 
 afterAll(async () => {
   for (const n of nodes) await stopNode(n);
   await hs?.close();
   await etcd?.destroy();
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  tempDir.removeAll();
 });
 
 test('an override made on node A is obeyed by node B, and expires on both', async () => {
@@ -57,19 +55,19 @@ test('an override made on node A is obeyed by node B, and expires on both', asyn
   // Node A answers once it serves the override; node B follows through its etcd watch.
   expect(await answer(a, 'web.tm.internal')).toBe(IPS[1]);
   const t0 = Date.now();
-  await until('node B obeys', async () => (await answer(b, 'web.tm.internal')) === IPS[1], 10_000, 5);
+  await waitFor(async () => (await answer(b, 'web.tm.internal')) === IPS[1], { what: 'node B obeys', timeoutMs: 10_000, intervalMs: 5 });
   const followMs = Date.now() - t0;
   expect(followMs).toBeLessThan(2_000);
   expect((await api(b, 'GET', '/v1/overrides')).body.overrides.map((o: { id: string }) => o.id)).toEqual([id]);
   expect((await api(b, 'GET', '/v1/profiles/web/status')).body.endpoints[0].reason).toContain('override down by cli');
 
   const expires = Date.parse(made.body.override.expiresAt as string);
-  await until('both back to the primary after the expiry', async () => (await answer(a, 'web.tm.internal')) === IPS[0] && (await answer(b, 'web.tm.internal')) === IPS[0], 15_000, 20);
+  await waitFor(async () => (await answer(a, 'web.tm.internal')) === IPS[0] && (await answer(b, 'web.tm.internal')) === IPS[0], { what: 'both back to the primary after the expiry', timeoutMs: 15_000, intervalMs: 20 });
   expect(Date.now()).toBeGreaterThanOrEqual(expires);
   expect(Date.now() - expires).toBeLessThan(3_000);
-  await until('the record deleted', async () => (await api(a, 'GET', '/v1/overrides')).body.overrides.length === 0 && (await api(b, 'GET', '/v1/overrides')).body.overrides.length === 0);
+  await waitFor(async () => (await api(a, 'GET', '/v1/overrides')).body.overrides.length === 0 && (await api(b, 'GET', '/v1/overrides')).body.overrides.length === 0, { what: 'the record deleted', intervalMs: 50 });
   // Both nodes saw it expire; one compare-and-delete won, so one audit entry.
-  await until('the expire audit entry', async () => (await api(a, 'GET', '/v1/audit')).body.entries.some((e: { action: string }) => e.action === 'override.expire'));
+  await waitFor(async () => (await api(a, 'GET', '/v1/audit')).body.entries.some((e: { action: string }) => e.action === 'override.expire'), { what: 'the expire audit entry', intervalMs: 50 });
   const entries = (await api(b, 'GET', '/v1/audit?limit=50')).body.entries as Array<{ action: string; details?: { id?: string } }>;
   expect(entries.filter((e) => e.action === 'override.expire' && e.details?.id === id)).toHaveLength(1);
 });
@@ -115,11 +113,11 @@ test('a failback approval made through node A releases the endpoint on node B to
   const profile = (await api(a, 'GET', '/v1/profiles/web')).body;
   expect((await api(a, 'PUT', '/v1/profiles/web', { ...profile, failback: { mode: 'Manual' } })).status).toBe(200);
   hs.down.add(IPS[0]!);
-  for (const n of [a, b]) await until(`${n.name} fails over`, async () => (await answer(n, 'web.tm.internal')) === IPS[1], 60_000, 100);
+  for (const n of [a, b]) await waitFor(async () => (await answer(n, 'web.tm.internal')) === IPS[1], { what: `${n.name} fails over`, timeoutMs: 60_000, intervalMs: 100 });
   hs.down.delete(IPS[0]!);
-  for (const n of [a, b]) await until(`${n.name} AwaitingFailback`, async () => (await api(n, 'GET', '/v1/profiles/web/status')).body.endpoints[0].endpointMonitorStatus === 'AwaitingFailback', 60_000, 100);
+  for (const n of [a, b]) await waitFor(async () => (await api(n, 'GET', '/v1/profiles/web/status')).body.endpoints[0].endpointMonitorStatus === 'AwaitingFailback', { what: `${n.name} AwaitingFailback`, timeoutMs: 60_000, intervalMs: 100 });
   expect(await answer(b, 'web.tm.internal')).toBe(IPS[1]);
   const fb = await api(a, 'POST', '/v1/profiles/web/endpoints/primary/failback', { who: 'cli' });
   expect(fb.status).toBe(200);
-  for (const n of [a, b]) await until(`${n.name} answers the primary again`, async () => (await answer(n, 'web.tm.internal')) === IPS[0], 10_000, 20);
+  for (const n of [a, b]) await waitFor(async () => (await answer(n, 'web.tm.internal')) === IPS[0], { what: `${n.name} answers the primary again`, timeoutMs: 10_000, intervalMs: 20 });
 });

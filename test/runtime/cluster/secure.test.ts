@@ -4,21 +4,19 @@
  * here with openssl). A node joins (lease, node record) and writes through both.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pino from 'pino';
 import { Etcd3, Range } from 'etcd3';
 import { ClusterNode } from '../../../src/runtime/cluster';
 import { startEtcd, type EtcdServer } from '../../support/etcd';
 import { profile } from '../api/fixtures';
+import { tempDirs } from '../../support/tmp';
 
 jest.setTimeout(120_000);
 
 const logger = pino({ level: 'silent' });
-const dirs: string[] = [];
-afterAll(() => { for (const d of dirs) rmSync(d, { recursive: true, force: true }); });
-const tmp = (): string => { const d = mkdtempSync(join(tmpdir(), 'tmkit-secure-')); dirs.push(d); return d; };
+const tmp = tempDirs('tmkit-secure-');
 
 async function joinAndWrite(o: Parameters<typeof ClusterNode.open>[0]): Promise<void> {
   const node = await ClusterNode.open(o, tmp(), logger);

@@ -129,21 +129,6 @@ export async function healthServers(hosts: string[]): Promise<{ port: number; hi
   }
 }
 
-/** Polls until `fn` returns a truthy value; throws with the last value after `ms`. */
-export async function until<T>(what: string, fn: () => Promise<T | undefined | null | false> | T | undefined | null | false, ms = 30_000, every = 50): Promise<T> {
-  const end = Date.now() + ms;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await fn();
-      if (v) return v as T;
-      last = v;
-    } catch (err) { last = err; }
-    if (Date.now() > end) throw new Error(`timed out after ${ms} ms waiting for ${what}; last: ${last instanceof Error ? last.message : JSON.stringify(last)}`);
-    await new Promise((r) => setTimeout(r, every));
-  }
-}
-
 /** `ip …` as root; rejects with its stderr. */
 export function ip(...args: string[]): Promise<string> {
   return new Promise((resolve, reject) => {

@@ -3,27 +3,20 @@
  * limits are serve flags, and they reach the DNS worker processes of `--workers N`.
  */
 import * as dgram from 'node:dgram';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import * as net from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as dnsPacket from 'dns-packet';
 import { runTmkit, spawnServe, type ServeProcess } from '../../support/process';
+import { tempDirs } from '../../support/tmp';
 
-const dirs: string[] = [];
 const running: ServeProcess[] = [];
 const sockets: net.Socket[] = [];
 afterEach(async () => {
   for (const s of sockets.splice(0)) s.destroy();
   for (const s of running.splice(0)) { s.child.kill('SIGKILL'); await s.exited; }
 });
-afterAll(() => { for (const d of dirs) rmSync(d, { recursive: true, force: true }); });
-
-function tempDir(): string {
-  const d = mkdtempSync(join(tmpdir(), 'tmkit-dnslimits-'));
-  dirs.push(d);
-  return d;
-}
+const tempDir = tempDirs('tmkit-dnslimits-');
 
 /**
  * A MultiValue profile with 8 AAAA answers under a long owner name (328 octets with compressed names, so

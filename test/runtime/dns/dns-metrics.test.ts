@@ -3,26 +3,21 @@
  * process (DNS answered here) and `tmkit serve --workers 2` (counts reported by the worker processes and
  * summed by the primary). Real sockets, the real API with the token, exact counter values.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pino from 'pino';
 import { TmkitClient } from '../../../src/client';
 import { Engine } from '../../../src/runtime/engine';
 import { profileInput } from '../api/fixtures';
 import { buildQuery, dig, udpExchange } from './support';
-import { queryUdp, waitFor } from '../../support/loopback';
+import { queryUdp } from '../../support/loopback';
+import { waitFor } from '../../support/wait';
 import { spawnServe, type ServeProcess } from '../../support/process';
+import { tempDirs } from '../../support/tmp';
 
 jest.setTimeout(120_000);
 
-const dirs: string[] = [];
-afterAll(() => { for (const d of dirs) rmSync(d, { recursive: true, force: true }); });
-function tempDir(): string {
-  const d = mkdtempSync(join(tmpdir(), 'tmkit-dns-metrics-'));
-  dirs.push(d);
-  return d;
-}
+const tempDir = tempDirs('tmkit-dns-metrics-');
 
 /** The `tmkit_dns_*_total` sample lines of a scrape, sorted. */
 function dnsSamples(text: string): string[] {
@@ -103,18 +98,18 @@ describe('tmkit serve --workers 2', () => {
     const client = new TmkitClient({ server: s.api, token: readFileSync(join(stateDir, 'token'), 'utf8').trim(), env: {} });
     await client.putProfile(web);
     // Wait until every worker has the profile (several queries in a row all answered).
-    await waitFor('both workers to answer web', async () => {
+    await waitFor(async () => {
       const r = await Promise.all(Array.from({ length: 8 }, () => queryUdp(s!.dns, 'web.tm.internal')));
       return r.every((x) => x.rcode === 'NOERROR' && x.answers.length === 1);
-    }, 60_000, 50);
+    }, { what: 'both workers to answer web', timeoutMs: 60_000, intervalMs: 50 });
     const value = (samples: string[], series: string): number => Number(samples.find((l) => l.startsWith(`${series} `))?.split(' ')[1] ?? 0);
     // The counts reached the primary: wait until the warm-up queries are all reported, then add a known load.
-    const warm = await waitFor('worker counts to settle', async () => {
+    const warm = await waitFor(async () => {
       const a = dnsSamples(await client.metrics());
       await new Promise((r) => setTimeout(r, 1500));
       const b = dnsSamples(await client.metrics());
       return a.length > 0 && JSON.stringify(a) === JSON.stringify(b) ? b : undefined;
-    }, 60_000, 50);
+    }, { what: 'worker counts to settle', timeoutMs: 60_000, intervalMs: 50 });
     const webA = 'tmkit_dns_queries_total{profile="web",rcode="NOERROR",qtype="A"}';
     const webPrimary = 'tmkit_dns_answers_total{profile="web",endpoint="web/primary"}';
     const nx = 'tmkit_dns_queries_total{profile="",rcode="NXDOMAIN",qtype="A"}';
@@ -127,10 +122,10 @@ describe('tmkit serve --workers 2', () => {
     // 60 queries from many source ports: the kernel spreads them over both workers.
     await Promise.all(Array.from({ length: 60 }, () => queryUdp(s!.dns, 'web.tm.internal')));
     for (let i = 0; i < 5; i++) expect((await queryUdp(s.dns, 'nope.tm.internal')).rcode).toBe('NXDOMAIN');
-    const final = await waitFor('the new counts at the primary', async () => {
+    const final = await waitFor(async () => {
       const m = dnsSamples(await client.metrics());
       return value(m, webA) === w0 + 60 && value(m, nx) === n0 + 5 ? m : undefined;
-    }, 30_000, 100);
+    }, { what: 'the new counts at the primary', timeoutMs: 30_000, intervalMs: 100 });
     expect(value(final, webPrimary)).toBe(p0 + 60);
     // The aggregate responder counter (also summed over the workers) agrees with the per-label counts.
     const metrics = await client.metrics();

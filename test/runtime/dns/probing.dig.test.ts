@@ -8,30 +8,26 @@
  *   before one interval has passed, so with tolerated 1 it stays CheckingEndpoint (answered) for at least
  *   one interval after its first probe.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import pino from 'pino';
 import { TmkitClient } from '../../../src/client';
 import { Engine, type EngineOptions } from '../../../src/runtime/engine';
 import { dig } from './support';
 import { profileInput } from '../api/fixtures';
-import { waitFor } from '../../support/loopback';
+import { waitFor } from '../../support/wait';
+import { tempDirs } from '../../support/tmp';
 
-const dirs: string[] = [];
 const engines: Engine[] = [];
 const servers: Server[] = [];
 afterEach(async () => {
   while (engines.length) await engines.pop()!.stop();
   for (const s of servers.splice(0)) await new Promise<void>((r) => { s.closeAllConnections(); s.close(() => r()); });
 });
-afterAll(() => { for (const d of dirs) rmSync(d, { recursive: true, force: true }); });
+const tempDir = tempDirs('tmkit-probing-');
 
 async function start(monitor: EngineOptions['monitor']): Promise<{ engine: Engine; client: TmkitClient; at: string[] }> {
-  const stateDir = mkdtempSync(join(tmpdir(), 'tmkit-probing-'));
-  dirs.push(stateDir);
+  const stateDir = tempDir();
   const engine = await Engine.start({
     stateDir, zone: 'tm.internal', dns: [{ address: '127.0.0.1', port: 0 }], api: { host: '127.0.0.1', port: 0 },
     logger: pino({ level: 'silent' }), env: {}, ...(monitor ? { monitor } : {}),
@@ -90,10 +86,10 @@ test('expectedStatusCodeRanges 300–399 add to 200: the 200 endpoint is answere
       { name: 'found302', type: 'externalEndpoints', target: '127.0.0.43', priority: 3 },
     ],
   }));
-  const decided = await waitFor('every endpoint probed and decided', async () => {
+  const decided = await waitFor(async () => {
     const s = await client.status('codes');
     return s.endpoints.every((e) => e.lastProbe !== undefined && e.endpointMonitorStatus !== 'CheckingEndpoint') ? s : undefined;
-  }, 15_000);
+  }, { what: 'every endpoint probed and decided', timeoutMs: 15_000 });
   expect(Object.fromEntries(decided.endpoints.map((e) => [e.name, [e.endpointMonitorStatus, e.lastProbe?.statusCode]]))).toEqual({
     ok200: ['Online', 200], created201: ['Degraded', 201], found302: ['Online', 302],
   });
@@ -101,7 +97,7 @@ test('expectedStatusCodeRanges 300–399 add to 200: the 200 endpoint is answere
 
   // The 200 endpoint goes away: the 201 one (priority 2) is Degraded, so DNS answers the 302 one.
   await srv.close('127.0.0.41');
-  await waitFor('DNS to answer the 302 endpoint', async () => (await answerOf(at, 'codes.tm.internal')) === '127.0.0.43', 15_000);
+  await waitFor(async () => (await answerOf(at, 'codes.tm.internal')) === '127.0.0.43', { what: 'DNS to answer the 302 endpoint', timeoutMs: 15_000 });
   const after = await client.status('codes');
   // A probe that lands while the server is closing sees a reset; one after it, a refusal. Both are a failure.
   expect(after.endpoints.find((e) => e.name === 'ok200')).toMatchObject({ endpointMonitorStatus: 'Degraded', lastProbe: { ok: false, reason: expect.stringMatching(/^connection (refused|reset)$/) } });
@@ -123,12 +119,12 @@ test('tolerated 1: a failing new endpoint is CheckingEndpoint and answered until
   const hits = srv.hits['127.0.0.51']!;
   // dig until the backup is answered; every answer with the time its dig started
   const answers: Array<{ at: number; answer: string }> = [];
-  await waitFor('DNS to answer the backup', async () => {
+  await waitFor(async () => {
     const t = Date.now();
     const answer = await answerOf(at, 'fresh.tm.internal');
     answers.push({ at: t, answer });
     return answer === '192.0.2.99';
-  }, 15_000, 40);
+  }, { what: 'DNS to answer the backup', timeoutMs: 15_000, intervalMs: 40 });
   const first = hits[0]!;
   expect(first - putAt).toBeLessThan(INTERVAL); // the first probe comes at once
   expect(hits.length).toBeGreaterThanOrEqual(2);

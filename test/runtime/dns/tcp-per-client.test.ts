@@ -7,6 +7,7 @@ import { DnsServer } from '../../../src/runtime/dns';
 import { clientKey } from '../../../src/runtime/dns/server';
 import { seededRng } from '../../../src/testing/rng';
 import { ZONE, buildQuery, emptySnapshot, framed, standardTable, tableResolver } from './support';
+import { waitFor } from '../../support/wait';
 
 let server: DnsServer;
 const sockets: net.Socket[] = [];
@@ -48,21 +49,13 @@ function ask(sock: net.Socket, id: number): Promise<number | 'closed'> {
   });
 }
 
-async function until(what: string, cond: () => boolean, ms = 10_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
-
 test('one address holding every connection slot: its extra connections are closed, another client is still answered', async () => {
   // The attack from the issue (1,000 idle connections against a limit of 1,000), scaled to a limit of 100.
   const port = await startServer({ maxConnections: 100 });
   const attacker = await Promise.all(Array.from({ length: 100 }, () => connect(port, '127.0.0.1')));
   const refused = (): number => server.tcpRefusedPerClient ?? 0; // (absent before the cap existed)
-  await until('the server to settle the attacker\'s connections', () => server.tcpConnections + refused() >= 100);
-  await until('the refused connections to be closed', () => attacker.filter((s) => s.closedByPeer).length >= refused());
+  await waitFor(() => server.tcpConnections + refused() >= 100, { what: 'the server to settle the attacker\'s connections', timeoutMs: 10_000, intervalMs: 10 });
+  await waitFor(() => attacker.filter((s) => s.closedByPeer).length >= refused(), { what: 'the refused connections to be closed', timeoutMs: 10_000, intervalMs: 10 });
 
   const victim = await connect(port, '127.0.0.2');
   expect(await ask(victim, 4242)).toBe(4242);
@@ -76,13 +69,13 @@ test('the cap is per client and frees up: a closed connection makes room for a n
   const port = await startServer({ maxConnectionsPerClient: 2 });
   const a = await connect(port);
   const b = await connect(port);
-  await until('two accepted', () => server.tcpConnections === 2);
+  await waitFor(() => server.tcpConnections === 2, { what: 'two accepted', timeoutMs: 10_000, intervalMs: 10 });
   const c = await connect(port);
   expect(await ask(c, 1)).toBe('closed');
   const other = await Promise.all([connect(port, '127.0.0.3'), connect(port, '127.0.0.3')]);
   expect(await ask(other[1]!, 2)).toBe(2);
   a.destroy();
-  await until('a to be gone on the server', () => server.tcpConnections === 3);
+  await waitFor(() => server.tcpConnections === 3, { what: 'a to be gone on the server', timeoutMs: 10_000, intervalMs: 10 });
   const d = await connect(port);
   expect(await ask(d, 3)).toBe(3);
   expect(await ask(b, 4)).toBe(4);

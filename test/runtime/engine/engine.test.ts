@@ -1,5 +1,4 @@
-import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pino from 'pino';
 import { TmkitApiError, TmkitClient } from '../../../src/client';
@@ -8,18 +7,13 @@ import { profileInput } from '../api/fixtures';
 import type { ProfileInput } from '../../../src/core/model/types';
 
 type ProfileEndpoints = NonNullable<ProfileInput['endpoints']>;
-import { aRecords, healthServer, healthServerPair, queryUdp, waitFor } from '../../support/loopback';
+import { aRecords, healthServer, healthServerPair, queryUdp } from '../../support/loopback';
+import { waitFor } from '../../support/wait';
+import { tempDirs } from '../../support/tmp';
 
-const dirs: string[] = [];
 const engines: Engine[] = [];
 afterEach(async () => { while (engines.length) await engines.pop()!.stop(); });
-afterAll(() => { for (const d of dirs) rmSync(d, { recursive: true, force: true }); });
-
-function tempDir(): string {
-  const d = mkdtempSync(join(tmpdir(), 'tmkit-engine-'));
-  dirs.push(d);
-  return d;
-}
+const tempDir = tempDirs('tmkit-engine-');
 
 async function start(stateDir: string, extra: Partial<EngineOptions> = {}): Promise<{ engine: Engine; client: TmkitClient; dns: { address: string; port: number } }> {
   const engine = await Engine.start({
@@ -79,16 +73,16 @@ test('health transitions re-render answers; status reports monitor statuses, las
         { name: 'backup', type: 'externalEndpoints', target: '127.0.0.3' },
       ],
     }), { stack: 'team' });
-    const online = await waitFor('both endpoints Online', async () => {
+    const online = await waitFor(async () => {
       const s = await client.status('app');
       return s.endpoints.every((e) => e.endpointMonitorStatus === 'Online') ? s : undefined;
-    });
+    }, { what: 'both endpoints Online' });
     expect(online).toMatchObject({ name: 'app', stack: 'team', fqdn: 'app.tm.internal', profileMonitorStatus: 'Online' });
     expect(online.endpoints[0]!.lastProbe).toMatchObject({ ok: true, statusCode: 200 });
     expect(aRecords(await queryUdp(dns, 'app.tm.internal'))).toEqual(['127.0.0.2']);
 
     await primary.close();
-    await waitFor('DNS to answer the backup', async () => aRecords(await queryUdp(dns, 'app.tm.internal'))[0] === '127.0.0.3');
+    await waitFor(async () => aRecords(await queryUdp(dns, 'app.tm.internal'))[0] === '127.0.0.3', { what: 'DNS to answer the backup' });
     const s = await client.status('app');
     expect(s.profileMonitorStatus).toBe('Degraded');
     expect(s.endpoints.find((e) => e.name === 'primary')).toMatchObject({ endpointMonitorStatus: 'Degraded', lastProbe: { ok: false } });
@@ -115,14 +109,14 @@ test('restart resumes with the same profiles, ETags and transition history, and 
       monitorConfig: { protocol: 'HTTP', port: health.port, path: '/healthz', intervalInSeconds: 10, timeoutInSeconds: 5, toleratedNumberOfFailures: 0 },
       endpoints: [{ name: 'only', type: 'externalEndpoints', target: '127.0.0.4' }],
     }));
-    await waitFor('Online', async () => (await a.client.status('keep')).profileMonitorStatus === 'Online');
+    await waitFor(async () => (await a.client.status('keep')).profileMonitorStatus === 'Online', { what: 'Online' });
     await engines.pop()!.stop();
     const hitsBefore = health.hits();
     const b = await start(dir);
     expect(await b.client.getProfile('keep')).toMatchObject({ etag: w.etag, stack: 'default' });
     expect(aRecords(await queryUdp(b.dns, 'keep.tm.internal'))).toEqual(['127.0.0.4']);
-    await waitFor('a new probe after restart', () => health.hits() > hitsBefore);
-    const s = await waitFor('Online again', async () => { const x = await b.client.status('keep'); return x.profileMonitorStatus === 'Online' ? x : undefined; });
+    await waitFor(() => health.hits() > hitsBefore, { what: 'a new probe after restart' });
+    const s = await waitFor(async () => { const x = await b.client.status('keep'); return x.profileMonitorStatus === 'Online' ? x : undefined; }, { what: 'Online again' });
     expect(s.transitions.some((t) => t.to === 'Online')).toBe(true);
   } finally {
     await health.close();
@@ -172,9 +166,9 @@ test('a restart does not bring a Degraded endpoint back: its verdict carries ove
         { name: 'backup', type: 'externalEndpoints', target: '127.0.0.8' },
       ],
     }));
-    await waitFor('both Online', async () => (await a.client.status('keep')).endpoints.every((e) => e.endpointMonitorStatus === 'Online'));
+    await waitFor(async () => (await a.client.status('keep')).endpoints.every((e) => e.endpointMonitorStatus === 'Online'), { what: 'both Online' });
     await primary.close();
-    await waitFor('primary Degraded', async () => aRecords(await queryUdp(a.dns, 'keep.tm.internal'))[0] === '127.0.0.8');
+    await waitFor(async () => aRecords(await queryUdp(a.dns, 'keep.tm.internal'))[0] === '127.0.0.8', { what: 'primary Degraded' });
     await engines.pop()!.stop();
 
     // After the restart the prober probes once at once and then only every 10 s: with
@@ -182,7 +176,7 @@ test('a restart does not bring a Degraded endpoint back: its verdict carries ove
     // verdict the primary would be CheckingEndpoint — answered — for that long.
     const b = await start(dir, { monitor: { intervalMs: () => 10_000, timeoutMs: () => 1000 } });
     expect(aRecords(await queryUdp(b.dns, 'keep.tm.internal'))).toEqual(['127.0.0.8']);
-    await waitFor('the first probe after the restart', async () => (await b.client.status('keep')).endpoints[0]!.lastProbe !== undefined);
+    await waitFor(async () => (await b.client.status('keep')).endpoints[0]!.lastProbe !== undefined, { what: 'the first probe after the restart' });
     const s = await b.client.status('keep');
     expect(s.endpoints[0]).toMatchObject({ name: 'primary', endpointMonitorStatus: 'Degraded', verdict: 'Degraded', verdictCarriedOver: true, lastProbe: { ok: false } });
     expect(aRecords(await queryUdp(b.dns, 'keep.tm.internal'))).toEqual(['127.0.0.8']);

@@ -7,8 +7,6 @@
  * - the monitor state is saved per endpoint: a transition saves that endpoint's record only, a removed
  *   endpoint's record is dropped, and the earlier whole-state blob is read and rewritten once (issue 17 §4).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import pino from 'pino';
@@ -19,20 +17,15 @@ import { Engine, type EngineOptions } from '../../../src/runtime/engine';
 import { openDatabase } from '../../../src/runtime/store/driver';
 import type { ProbeTarget } from '../../../src/core/health/targets';
 import { MemoryStore } from '../../../src/testing/memory-store';
-import { healthServer, waitFor } from '../../support/loopback';
+import { healthServer } from '../../support/loopback';
+import { waitFor } from '../../support/wait';
+import { tempDirs } from '../../support/tmp';
 
 jest.setTimeout(60_000);
 
-const dirs: string[] = [];
 const engines: Engine[] = [];
 afterEach(async () => { while (engines.length) await engines.pop()!.stop(); });
-afterAll(() => { for (const d of dirs) rmSync(d, { recursive: true, force: true }); });
-
-function tempDir(): string {
-  const d = mkdtempSync(join(tmpdir(), 'tmkit-history-'));
-  dirs.push(d);
-  return d;
-}
+const tempDir = tempDirs('tmkit-history-');
 
 async function start(stateDir: string, extra: Partial<EngineOptions> = {}, logs?: string[]): Promise<{ engine: Engine; client: TmkitClient }> {
   const sink = new Writable({ write(chunk, _enc, cb) { logs?.push(String(chunk)); cb(); } });
@@ -60,7 +53,7 @@ test('a profile deleted and created again after a restart starts fresh: no old t
   await closed.close();
   const a = await start(dir);
   await a.client.putProfile(profile(port, '127.0.0.61', 2));
-  await waitFor('Degraded', async () => (await a.client.status('keep')).endpoints[0]!.endpointMonitorStatus === 'Degraded');
+  await waitFor(async () => (await a.client.status('keep')).endpoints[0]!.endpointMonitorStatus === 'Degraded', { what: 'Degraded' });
   expect((await a.client.status('keep')).transitions.map((t) => `${t.from}→${t.to}`)).toEqual(['CheckingEndpoint→Degraded']);
   await a.client.close();
   await engines.pop()!.stop();
@@ -73,7 +66,7 @@ test('a profile deleted and created again after a restart starts fresh: no old t
   await b.engine.settle();
   await b.client.putProfile(profile(port, '127.0.0.61', 2));
   await b.engine.settle();
-  await waitFor('the first probe of the new profile', async () => (await b.client.status('keep')).endpoints[0]!.lastProbe !== undefined);
+  await waitFor(async () => (await b.client.status('keep')).endpoints[0]!.lastProbe !== undefined, { what: 'the first probe of the new profile' });
   const s = await b.client.status('keep');
   expect(s.endpoints[0]).toMatchObject({ endpointMonitorStatus: 'CheckingEndpoint', verdict: 'CheckingEndpoint', consecutiveFailures: 1 });
   expect(s.endpoints[0]!.verdictCarriedOver).toBeUndefined();
@@ -87,17 +80,17 @@ test('a carried-over verdict the first probe confirms is no transition: not logg
   try {
     const a = await start(dir);
     await a.client.putProfile(profile(health.port, '127.0.0.62', 0));
-    await waitFor('Online', async () => (await a.client.status('keep')).endpoints[0]!.endpointMonitorStatus === 'Online');
+    await waitFor(async () => (await a.client.status('keep')).endpoints[0]!.endpointMonitorStatus === 'Online', { what: 'Online' });
     await a.client.close();
     await engines.pop()!.stop();
 
     const logs: string[] = [];
     const b = await start(dir, {}, logs);
     const hits = health.hits();
-    await waitFor('probed again and decided', async () => {
+    await waitFor(async () => {
       const s = await b.client.status('keep');
       return health.hits() > hits && s.endpoints[0]!.verdictCarriedOver === undefined && s.endpoints[0]!.lastProbe?.ok === true;
-    });
+    }, { what: 'probed again and decided' });
     const s = await b.client.status('keep');
     expect(s.endpoints[0]).toMatchObject({ endpointMonitorStatus: 'Online', verdict: 'Online' });
     // The one transition is the first run's; the confirmation after the restart is not a second one.
@@ -115,17 +108,17 @@ test('deleted and created again within one rebuild (debounced): the prober start
   try {
     const a = await start(tempDir(), { debounceMs: 400 });
     await a.client.putProfile(profile(health.port, '127.0.0.63', 0));
-    await waitFor('Online', async () => (await a.client.status('keep')).endpoints[0]!.endpointMonitorStatus === 'Online');
+    await waitFor(async () => (await a.client.status('keep')).endpoints[0]!.endpointMonitorStatus === 'Online', { what: 'Online' });
     const before = (await a.client.status('keep')).transitions;
     expect(before).toHaveLength(1);
     const recreatedAt = Date.now();
     await a.client.deleteProfile('keep');
     await a.client.putProfile(profile(health.port, '127.0.0.63', 0));
     await a.engine.settle();
-    const s = await waitFor('probed afresh', async () => {
+    const s = await waitFor(async () => {
       const x = await a.client.status('keep');
       return x.transitions.length > 0 && x.endpoints[0]!.endpointMonitorStatus === 'Online' ? x : undefined;
-    });
+    }, { what: 'probed afresh' });
     expect(s.transitions.map((t) => `${t.from}→${t.to}`)).toEqual(['CheckingEndpoint→Online']);
     expect(Date.parse(s.transitions[0]!.at)).toBeGreaterThanOrEqual(recreatedAt);
     await a.client.close();
@@ -156,16 +149,16 @@ test('a transition saves that endpoint\'s record only; a removed endpoint\'s rec
   const a = await start(tempDir(), { store, monitor });
   for (let n = 0; n < 10; n++) await a.client.putProfile(many(n));
   const saved = async (): Promise<Record<string, unknown>> => (await store.loadMonitorState())?.endpoints ?? {};
-  await waitFor('all 50 records saved Online', async () => {
+  await waitFor(async () => {
     const e = await saved();
     return Object.keys(e).length === 50 && Object.values(e).every((r) => (r as { verdict: string }).verdict === 'Online');
-  }, 10_000);
+  }, { what: 'all 50 records saved Online', timeoutMs: 10_000 });
   const idle = store.saves.length;
   await new Promise((r) => setTimeout(r, 1500));
   expect(store.saves.length).toBe(idle); // nothing changed, nothing saved
 
   down.add('m3/e0');
-  await waitFor('the Degraded record saved', async () => ((await saved())['m3/e0'] as { verdict: string } | undefined)?.verdict === 'Degraded', 10_000);
+  await waitFor(async () => ((await saved())['m3/e0'] as { verdict: string } | undefined)?.verdict === 'Degraded', { what: 'the Degraded record saved', timeoutMs: 10_000 });
   const afterDown = store.saves.slice(idle);
   expect(afterDown.map((c) => Object.keys(c.endpoints))).toEqual([['m3/e0']]);
   expect(afterDown[0]!.endpoints['m3/e0']).toMatchObject({ verdict: 'Degraded', history: [{ from: 'CheckingEndpoint', to: 'Online' }, { from: 'Online', to: 'Degraded', reason: 'status 503' }] });
@@ -173,7 +166,7 @@ test('a transition saves that endpoint\'s record only; a removed endpoint\'s rec
   // One endpoint removed from a profile: its record goes, the others of the profile are rewritten as they are.
   const before = store.saves.length;
   await a.client.putProfile({ ...many(4), endpoints: many(4).endpoints!.slice(1) });
-  await waitFor('the removed endpoint\'s record dropped', async () => !('m4/e0' in await saved()), 10_000);
+  await waitFor(async () => !('m4/e0' in await saved()), { what: 'the removed endpoint\'s record dropped', timeoutMs: 10_000 });
   const dropped = store.saves.slice(before).flatMap((c) => Object.keys(c.endpoints));
   expect(new Set(dropped)).toEqual(new Set(['m4/e0', 'm4/e1', 'm4/e2', 'm4/e3', 'm4/e4']));
   await a.client.close();
@@ -194,7 +187,7 @@ test('the earlier whole-state monitor blob is read (verdicts carried over) and r
   await closed.close();
   const a = await start(dir);
   await a.client.putProfile(profile(port, '127.0.0.64', 2));
-  await waitFor('Degraded', async () => (await a.client.status('keep')).endpoints[0]!.endpointMonitorStatus === 'Degraded');
+  await waitFor(async () => (await a.client.status('keep')).endpoints[0]!.endpointMonitorStatus === 'Degraded', { what: 'Degraded' });
   await a.client.close();
   await engines.pop()!.stop();
 
@@ -233,7 +226,7 @@ test('maintenance keeps the history: disable then enable lists the failover befo
   const a = await start(tempDir());
   const p: ProfileInput = { ...profile(port, '127.0.0.62', 0), name: 'maint', dnsConfig: { relativeName: 'maint', ttl: 30 } };
   await a.client.putProfile(p);
-  await waitFor('Degraded', async () => (await a.client.status('maint')).endpoints[0]!.endpointMonitorStatus === 'Degraded');
+  await waitFor(async () => (await a.client.status('maint')).endpoints[0]!.endpointMonitorStatus === 'Degraded', { what: 'Degraded' });
   await a.client.patchEndpoint('maint', 'only', { endpointStatus: 'Disabled' });
   await a.engine.settle();
   expect((await a.client.status('maint')).endpoints[0]!.endpointMonitorStatus).toBe('Disabled');

@@ -2,24 +2,17 @@
  * One `tmkit serve` per state dir (issue 11 §2.1): a second one on the same --state-dir refuses at start,
  * naming the holder's pid; the lock is the OS's, so it goes away with the process, however it dies.
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { runTmkit, spawnServe, type ServeProcess } from '../../support/process';
+import { tempDirs } from '../../support/tmp';
 
-const dirs: string[] = [];
 const running: ServeProcess[] = [];
 afterEach(async () => {
   for (const s of running.splice(0)) { s.child.kill('SIGKILL'); await s.exited; }
 });
-afterAll(() => { for (const d of dirs) rmSync(d, { recursive: true, force: true }); });
-
-function tempDir(): string {
-  const d = mkdtempSync(join(tmpdir(), 'tmkit-lock-'));
-  dirs.push(d);
-  return d;
-}
+const tempDir = tempDirs('tmkit-lock-');
 
 const serveArgs = (dir: string, extra: string[] = []): string[] => ['serve', '--state-dir', dir, '--dns', '127.0.0.1:0', '--api', '127.0.0.1:0', '--log-level', 'warn', ...extra];
 

@@ -3,25 +3,22 @@
  * before it. Regression tests for issue 11 (a monitor-settings edit froze DNS for good) and the watchdog
  * that makes such a freeze visible.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import pino from 'pino';
 import { request } from 'undici';
 import { TmkitClient } from '../../../src/client';
 import { Engine, type EngineOptions } from '../../../src/runtime/engine';
 import { MemoryStore } from '../../../src/testing/memory-store';
 import { profileInput } from '../api/fixtures';
-import { aRecords, healthServerPair, queryUdp, waitFor } from '../../support/loopback';
+import { aRecords, healthServerPair, queryUdp } from '../../support/loopback';
+import { waitFor } from '../../support/wait';
+import { tempDirs } from '../../support/tmp';
 
-const dirs: string[] = [];
 const engines: Engine[] = [];
 afterEach(async () => { while (engines.length) await engines.pop()!.stop(); });
-afterAll(() => { for (const d of dirs) rmSync(d, { recursive: true, force: true }); });
+const tempDir = tempDirs('tmkit-pipeline-');
 
 async function start(extra: Partial<EngineOptions> = {}): Promise<{ engine: Engine; client: TmkitClient; dns: { address: string; port: number }; api: string }> {
-  const stateDir = mkdtempSync(join(tmpdir(), 'tmkit-pipeline-'));
-  dirs.push(stateDir);
+  const stateDir = tempDir();
   const engine = await Engine.start({
     stateDir, zone: 'tm.internal', dns: [{ address: '127.0.0.1', port: 0 }], api: { host: '127.0.0.1', port: 0 },
     logger: pino({ level: 'silent' }), env: {},
@@ -48,16 +45,16 @@ test('issue 11 repro: after a monitor-settings edit, a new profile is answered a
     });
     // The health servers answer 404 on this path: both endpoints are probed and go Degraded.
     await client.putProfile(app('/status'));
-    await waitFor('both endpoints probed and Degraded', async () => (await client.status('app')).endpoints.every((e) => e.endpointMonitorStatus === 'Degraded'));
+    await waitFor(async () => (await client.status('app')).endpoints.every((e) => e.endpointMonitorStatus === 'Degraded'), { what: 'both endpoints probed and Degraded' });
     // Only the probe path changes: the monitor resets both endpoints synchronously inside the rebuild.
     await client.putProfile(app('/healthz'));
-    await waitFor('Online again after the settings change', async () => (await client.status('app')).endpoints.every((e) => e.endpointMonitorStatus === 'Online'));
+    await waitFor(async () => (await client.status('app')).endpoints.every((e) => e.endpointMonitorStatus === 'Online'), { what: 'Online again after the settings change' });
 
     await client.putProfile(profileInput('later', { endpoints: [{ name: 'x', type: 'externalEndpoints', target: '192.0.2.77', alwaysServe: 'Enabled' }] }));
-    await waitFor('the new profile on DNS', async () => aRecords(await queryUdp(dns, 'later.tm.internal'))[0] === '192.0.2.77', 5_000);
+    await waitFor(async () => aRecords(await queryUdp(dns, 'later.tm.internal'))[0] === '192.0.2.77', { what: 'the new profile on DNS', timeoutMs: 5_000 });
 
     await primary.close();
-    await waitFor('failover to the backup on DNS', async () => aRecords(await queryUdp(dns, 'app.tm.internal'))[0] === '127.0.0.3', 10_000);
+    await waitFor(async () => aRecords(await queryUdp(dns, 'app.tm.internal'))[0] === '127.0.0.3', { what: 'failover to the backup on DNS', timeoutMs: 10_000 });
   } finally {
     await primary.close();
     await backup.close();
@@ -82,7 +79,7 @@ test('/healthz reports the lag between the store and the served snapshot, and de
   expect(await healthz()).toEqual({ status: 200, body: { status: 'ok', revision: 0, servedRevision: 0, lagRevisions: 0, lagSeconds: 0 } });
   failReads = true;
   await client.putProfile(profileInput('web', { endpoints: [{ name: 'a', type: 'externalEndpoints', target: '192.0.2.10', alwaysServe: 'Enabled' }] }));
-  const degraded = await waitFor('/healthz degraded', async () => { const h = await healthz(); return h.status === 503 ? h : undefined; }, 5_000);
+  const degraded = await waitFor(async () => { const h = await healthz(); return h.status === 503 ? h : undefined; }, { what: '/healthz degraded', timeoutMs: 5_000 });
   expect(degraded.body).toMatchObject({ status: 'degraded', revision: 1, servedRevision: 0, lagRevisions: 1 });
   expect(degraded.body.reason).toMatch(/has not followed the configuration for \d+\.\d s \(served revision 0, store revision 1, \d+ consecutive rebuild failures: see the log\)/);
   expect((await queryUdp(dns, 'web.tm.internal')).rcode).toBe('NXDOMAIN');
@@ -93,7 +90,7 @@ test('/healthz reports the lag between the store and the served snapshot, and de
 
   // The failing rebuild is retried (nothing taken from the pending set is lost): once reads work, DNS catches up.
   failReads = false;
-  await waitFor('DNS serves the write after the retry', async () => aRecords(await queryUdp(dns, 'web.tm.internal'))[0] === '192.0.2.10', 10_000);
+  await waitFor(async () => aRecords(await queryUdp(dns, 'web.tm.internal'))[0] === '192.0.2.10', { what: 'DNS serves the write after the retry', timeoutMs: 10_000 });
   expect(await healthz()).toEqual({ status: 200, body: { status: 'ok', revision: 1, servedRevision: 1, lagRevisions: 0, lagSeconds: 0 } });
   await engine.settle();
 });

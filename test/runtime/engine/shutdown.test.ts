@@ -7,32 +7,26 @@
  * reliable offline, whatever /etc/resolv.conf points at.
  */
 import * as dgram from 'node:dgram';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import * as net from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { TmkitClient } from '../../../src/client';
 import { spawnServe, type ServeProcess } from '../../support/process';
+import { tempDirs } from '../../support/tmp';
 
-const dirs: string[] = [];
+const tempDir = tempDirs('tmkit-shutdown-', { cleanup: 'manual' });
 const running: ServeProcess[] = [];
 let blackHole: { port: number; queries: () => number; close: () => Promise<void> };
 
 beforeAll(async () => { blackHole = await startBlackHole(); });
 afterAll(async () => {
   await blackHole.close();
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  tempDir.removeAll();
 });
 afterEach(async () => {
   for (const s of running.splice(0)) { s.child.kill('SIGKILL'); await s.exited; }
 });
-
-function tempDir(): string {
-  const d = mkdtempSync(join(tmpdir(), 'tmkit-shutdown-'));
-  dirs.push(d);
-  return d;
-}
 
 /** A DNS server that never answers: UDP datagrams are counted and dropped, TCP connections held silent. */
 async function startBlackHole(): Promise<typeof blackHole> {

@@ -4,26 +4,19 @@
  * starting as an empty store; `--force-empty` starts empty anyway; a brand-new state dir initialises.
  */
 import { openDb, wal } from '../../support/sqlite';
-import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync, writeSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { closeSync, existsSync, openSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { TmkitClient } from '../../../src/client';
 import { SqliteStore } from '../../../src/runtime/store';
 import { profile, profileInput } from '../api/fixtures';
 import { runTmkit, spawnServe, type ServeProcess } from '../../support/process';
+import { tempDirs } from '../../support/tmp';
 
-const dirs: string[] = [];
 const running: ServeProcess[] = [];
 afterEach(async () => {
   for (const s of running.splice(0)) { s.child.kill('SIGKILL'); await s.exited; }
 });
-afterAll(() => { for (const d of dirs) rmSync(d, { recursive: true, force: true }); });
-
-function tempDir(): string {
-  const d = mkdtempSync(join(tmpdir(), 'tmkit-state-'));
-  dirs.push(d);
-  return d;
-}
+const tempDir = tempDirs('tmkit-state-');
 
 const serveArgs = (dir: string, extra: string[] = []): string[] => ['serve', '--state-dir', dir, '--dns', '127.0.0.1:0', '--api', '127.0.0.1:0', '--log-level', 'warn', ...extra];
 const unprobed = { endpoints: [{ name: 'a', type: 'externalEndpoints' as const, target: '192.0.2.10', alwaysServe: 'Enabled' as const }] };

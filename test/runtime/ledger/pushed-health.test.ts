@@ -8,7 +8,8 @@ import { TmkitApiError, type TmkitClient } from '../../../src/client';
 import { dig } from '../dns/support';
 import { profileInput } from '../api/fixtures';
 import { engineHarness } from '../engine/harness';
-import { healthServerPair, waitFor } from '../../support/loopback';
+import { healthServerPair } from '../../support/loopback';
+import { waitFor } from '../../support/wait';
 
 const { start: run, closers, engines } = engineHarness('tmkit-pushed-');
 const start = (stateDir?: string) => run(stateDir !== undefined ? { stateDir } : {});
@@ -24,7 +25,7 @@ async function webProfile(client: TmkitClient, port: number): Promise<void> {
       { name: 'backup', type: 'externalEndpoints', target: '127.0.0.82' },
     ],
   }));
-  await waitFor('both Online', async () => ((await client.status('web')).endpoints.every((e) => e.endpointMonitorStatus === 'Online') ? true : undefined), 10_000);
+  await waitFor(async () => ((await client.status('web')).endpoints.every((e) => e.endpointMonitorStatus === 'Online') ? true : undefined), { what: 'both Online', timeoutMs: 10_000 });
 }
 
 test('a pushed Degraded moves DNS within 1 s of the PUT and expires on time; its source shows in the status', async () => {
@@ -55,7 +56,7 @@ test('a pushed Degraded moves DNS within 1 s of the PUT and expires on time; its
   expect(s.transitions[0]).toMatchObject({ endpoint: 'primary', from: 'Online', to: 'Degraded', reason: expect.stringMatching(/^pushed Degraded: deploy 42 in progress/) });
 
   // Expiry: DNS answers the primary again right after expiresAt (and not before).
-  const back = await waitFor('the primary back in DNS', async () => ((await answer(at)) === '127.0.0.81' ? Date.now() : undefined), 5000, 20);
+  const back = await waitFor(async () => ((await answer(at)) === '127.0.0.81' ? Date.now() : undefined), { what: 'the primary back in DNS', timeoutMs: 5000, intervalMs: 20 });
   expect(back).toBeGreaterThanOrEqual(expiresAt - 50);
   expect(back - expiresAt).toBeLessThan(500);
   const after = await client.status('web');
@@ -70,7 +71,7 @@ test('the worse of probe and push: pushed Online does not bring back a Degraded 
   const { client, at } = await start();
   await webProfile(client, a.port);
   await a.close();
-  await waitFor('primary Degraded by probing', async () => ((await answer(at)) === '127.0.0.82' ? true : undefined), 10_000);
+  await waitFor(async () => ((await answer(at)) === '127.0.0.82' ? true : undefined), { what: 'primary Degraded by probing', timeoutMs: 10_000 });
   await client.pushHealth('web', 'primary', { status: 'Online', ttlSeconds: 60, reason: 'looks fine to me' });
   expect(await answer(at)).toBe('127.0.0.82');
   expect((await client.status('web')).endpoints[0]).toMatchObject({ endpointMonitorStatus: 'Degraded', verdictSource: 'probe', pushedHealth: { status: 'Online' } });

@@ -13,7 +13,7 @@ import { profileInput } from '../api/fixtures';
 import { DAY, makeCa, signedCert } from './certs';
 import { httpsServer, selfSignedCert, type Cert } from './servers';
 import { engineHarness } from '../engine/harness';
-import { waitFor } from '../../support/loopback';
+import { waitFor } from '../../support/wait';
 
 const { start: run, closers } = engineHarness('tmkit-health-ext-');
 const start = (intervalMs = 200) => run({ monitor: { intervalMs: () => intervalMs, timeoutMs: () => 2000 } });
@@ -30,10 +30,10 @@ async function decided(client: TmkitClient, name: string, port: number, target: 
     monitorConfig: { protocol: 'HTTPS', port, path: '/', intervalInSeconds: 10, timeoutInSeconds: 5, toleratedNumberOfFailures: 0, ...monitor },
     endpoints: [{ name: 'web', type: 'externalEndpoints', target, ...(host ? { customHeaders: [{ name: 'Host', value: host }] } : {}) }],
   }));
-  return waitFor(`${name} decided`, async () => {
+  return waitFor(async () => {
     const e = (await client.status(name)).endpoints[0]!;
     return e.lastProbe !== undefined && e.endpointMonitorStatus !== 'CheckingEndpoint' ? e : undefined;
-  }, 15_000);
+  }, { what: `${name} decided`, timeoutMs: 15_000 });
 }
 
 describe('certificate validation (openssl-made certificates, real HTTPS servers)', () => {
@@ -104,28 +104,28 @@ describe('slow is Degraded', () => {
       monitorConfig: { protocol: 'HTTP', port, path: '/', intervalInSeconds: 10, timeoutInSeconds: 5, toleratedNumberOfFailures: 1, degradedLatencyMs: 300 },
       endpoints: [{ name: 'web', type: 'externalEndpoints', target: '127.0.0.70' }],
     }));
-    const online = await waitFor('Online while fast', async () => {
+    const online = await waitFor(async () => {
       const e = (await client.status('slow')).endpoints[0]!;
       return e.endpointMonitorStatus === 'Online' ? e : undefined;
-    }, 10_000);
+    }, { what: 'Online while fast', timeoutMs: 10_000 });
     expect(online.lastProbe!.latencyMs).toBeLessThan(300);
 
     // Under the threshold (200 ms < 300 ms): still Online, however many probes.
     delayMs = 200;
-    await waitFor('a 200 ms probe', async () => ((await client.status('slow')).endpoints[0]!.lastProbe!.latencyMs >= 200 ? true : undefined), 10_000);
+    await waitFor(async () => ((await client.status('slow')).endpoints[0]!.lastProbe!.latencyMs >= 200 ? true : undefined), { what: 'a 200 ms probe', timeoutMs: 10_000 });
     await new Promise((r) => setTimeout(r, 800));
     expect((await client.status('slow')).endpoints[0]!.endpointMonitorStatus).toBe('Online');
 
     // Over it: a failure per probe, Degraded after tolerated + 1 = 2 of them, with the reason.
     delayMs = 450;
-    const degraded = await waitFor('Degraded when slow', async () => {
+    const degraded = await waitFor(async () => {
       const s = await client.status('slow');
       return s.endpoints[0]!.endpointMonitorStatus === 'Degraded' ? s : undefined;
-    }, 10_000);
+    }, { what: 'Degraded when slow', timeoutMs: 10_000 });
     expect(degraded.endpoints[0]!.lastProbe).toMatchObject({ ok: false, reason: expect.stringMatching(/^slow: (4[5-9]\d|[5-9]\d\d) ms > 300 ms$/) });
     expect(degraded.transitions[0]).toMatchObject({ endpoint: 'web', from: 'Online', to: 'Degraded', reason: expect.stringMatching(/^slow: \d+ ms > 300 ms$/) });
 
     delayMs = 0;
-    await waitFor('Online when fast again', async () => ((await client.status('slow')).endpoints[0]!.endpointMonitorStatus === 'Online' ? true : undefined), 10_000);
+    await waitFor(async () => ((await client.status('slow')).endpoints[0]!.endpointMonitorStatus === 'Online' ? true : undefined), { what: 'Online when fast again', timeoutMs: 10_000 });
   });
 });

@@ -8,7 +8,8 @@ import type { ProbeTarget } from '../../../src/core/health/targets';
 import { Monitor, type EndpointTransition, type ProbeFn } from '../../../src/runtime/monitor/monitor';
 import type { ProbeOutcome } from '../../../src/runtime/monitor/probe';
 import { FakeTimers, deferred, flush } from './fake-timers';
-import { target, until } from './servers';
+import { target } from './servers';
+import { waitFor } from '../../support/wait';
 
 /** A probe whose outcome per key the test sets; records every call. */
 function scripted() {
@@ -222,13 +223,13 @@ describe('Monitor end to end (real time, real HTTP server)', () => {
     m.onTransition((e) => events.push({ ...e, failedHitsSoFar: hits.filter((h) => h !== 200).length }));
     m.setTargets([target({ target: HOST, port, key: 'web/a', profile: 'web', endpoint: 'a', toleratedNumberOfFailures: tolerated })]);
     m.start();
-    await until(() => m.verdict('web', 'a') === 'Online', 20000, 'Online');
+    await waitFor(() => m.verdict('web', 'a') === 'Online', { what: 'Online', timeoutMs: 20000, intervalMs: 10 });
     status = 503;
-    await until(() => m.verdict('web', 'a') === 'Degraded', 30000, 'Degraded');
+    await waitFor(() => m.verdict('web', 'a') === 'Degraded', { what: 'Degraded', timeoutMs: 30000, intervalMs: 10 });
     const down = events.find((e) => e.to === 'Degraded')!;
     expect(down).toMatchObject({ from: 'Online', reason: 'status 503', consecutiveFailures: tolerated + 1, failedHitsSoFar: tolerated + 1 });
     status = 200;
-    await until(() => m.verdict('web', 'a') === 'Online', 20000, 'Online again');
+    await waitFor(() => m.verdict('web', 'a') === 'Online', { what: 'Online again', timeoutMs: 20000, intervalMs: 10 });
     expect(events.map((e) => [e.from, e.to])).toEqual([['CheckingEndpoint', 'Online'], ['Online', 'Degraded'], ['Degraded', 'Online']]);
     expect(m.status('web', 'a')!.lastProbe).toMatchObject({ ok: true, reason: 'status 200', statusCode: 200, address: HOST });
   });
@@ -237,13 +238,13 @@ describe('Monitor end to end (real time, real HTTP server)', () => {
     const m = (monitor = new Monitor({ intervalMs: () => 150, timeoutMs: () => 2000 }));
     m.setTargets([target({ target: HOST, port, key: 'web/a', profile: 'web', endpoint: 'a', toleratedNumberOfFailures: 1 })]);
     m.start();
-    await until(() => m.verdict('web', 'a') === 'Online', 20000, 'Online');
+    await waitFor(() => m.verdict('web', 'a') === 'Online', { what: 'Online', timeoutMs: 20000, intervalMs: 10 });
     server.closeAllConnections();
     await new Promise<void>((r) => server.close(() => r()));
-    await until(() => m.verdict('web', 'a') === 'Degraded', 30000, 'Degraded');
+    await waitFor(() => m.verdict('web', 'a') === 'Degraded', { what: 'Degraded', timeoutMs: 30000, intervalMs: 10 });
     expect(m.status('web', 'a')!.history.at(-1)).toMatchObject({ to: 'Degraded', reason: 'connection refused', consecutiveFailures: 2 });
     await new Promise<void>((r) => server.listen(port, HOST, () => r()));
-    await until(() => m.verdict('web', 'a') === 'Online', 20000, 'Online again');
+    await waitFor(() => m.verdict('web', 'a') === 'Online', { what: 'Online again', timeoutMs: 20000, intervalMs: 10 });
   });
 
   test('stop() returns promptly even with a probe stuck on a hung endpoint', async () => {
@@ -253,9 +254,9 @@ describe('Monitor end to end (real time, real HTTP server)', () => {
       const m = new Monitor({ intervalMs: () => 1000, timeoutMs: () => 60_000 });
       m.setTargets([target({ target: HOST, port: hung.port })]);
       m.start();
-      await until(() => hung.accepted.length === 1, 10000, 'probe connected');
+      await waitFor(() => hung.accepted.length === 1, { what: 'probe connected', timeoutMs: 10000, intervalMs: 10 });
       await m.stop();
-      await until(() => hung.open.size === 0, 10000, 'hung socket closed by the prober');
+      await waitFor(() => hung.open.size === 0, { what: 'hung socket closed by the prober', timeoutMs: 10000, intervalMs: 10 });
       expect(m.stats().running).toBe(0);
     } finally { await hung.close(); }
   });

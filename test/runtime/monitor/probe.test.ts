@@ -6,7 +6,8 @@
 import type { Socket } from 'node:net';
 import { probe } from '../../../src/runtime/monitor/probe';
 import { ProbeResolver } from '../../../src/runtime/monitor/resolver';
-import { closed, httpServer, httpsServer, selfSignedCert, target, tcpServer, until, type Running } from './servers';
+import { closed, httpServer, httpsServer, selfSignedCert, target, tcpServer, type Running } from './servers';
+import { waitFor } from '../../support/wait';
 
 const H1 = '127.0.0.2';
 const H2 = '127.0.0.3';
@@ -157,7 +158,7 @@ describe('TCP', () => {
     try {
       const out = await probe(target({ target: H1, port: srv.port, protocol: 'TCP' }));
       expect(out).toMatchObject({ ok: true, reason: 'connected', address: H1 });
-      await until(() => srv.accepted.length === 1, 5000, 'accepted connection');
+      await waitFor(() => srv.accepted.length === 1, { what: 'accepted connection', timeoutMs: 5000, intervalMs: 10 });
       await closed(srv.accepted[0]!);
     } finally { await srv.close(); }
   });
@@ -177,7 +178,7 @@ describe('TCP', () => {
       for (let i = 0; i < 3; i++) {
         expect(await probe(target({ target: H1, port: srv.port, protocol: 'TCP' }))).toMatchObject({ ok: true, reason: 'connected' });
       }
-      await until(() => ended.length === 3, 5000, 'three accepted connections');
+      await waitFor(() => ended.length === 3, { what: 'three accepted connections', timeoutMs: 5000, intervalMs: 10 });
       expect(await Promise.all(ended)).toEqual(['error ECONNRESET', 'error ECONNRESET', 'error ECONNRESET']);
     } finally { await srv.close(); }
   });
@@ -288,14 +289,14 @@ describe('hostile endpoints never outlive the timeout and leave nothing open', (
     expect(hungDone).toBe(0);
     const outs = await Promise.all(hungProbes);
     expect(new Set(outs.map((o) => o.reason))).toEqual(new Set(['timeout']));
-    await until(() => hung.open.size === 0, 10000, 'hung sockets closed');
+    await waitFor(() => hung.open.size === 0, { what: 'hung sockets closed', timeoutMs: 10000, intervalMs: 10 });
   });
 
   test('an outer abort ends the probe at once', async () => {
     const srv = keep(await tcpServer(H1));
     const ac = new AbortController();
     const p = probe(target({ target: H1, port: srv.port }), { timeoutMs: 30000, signal: ac.signal });
-    await until(() => srv.accepted.length === 1, 5000, 'connection');
+    await waitFor(() => srv.accepted.length === 1, { what: 'connection', timeoutMs: 5000, intervalMs: 10 });
     ac.abort();
     expect(await p).toMatchObject({ ok: false, reason: 'aborted' });
     await Promise.all(srv.accepted.map(closed));

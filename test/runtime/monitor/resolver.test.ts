@@ -3,14 +3,14 @@
  * of the test's own on loopback; lookups that hang are cancelled at once, and never block the process.
  */
 import * as dgram from 'node:dgram';
-import { mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as dnsPacket from 'dns-packet';
 import { probe } from '../../../src/runtime/monitor';
 import { resolveReason } from '../../../src/runtime/monitor/probe';
 import { ProbeResolver, ResolveError, parseHosts } from '../../../src/runtime/monitor/resolver';
 import { target } from './servers';
+import { tempDirs } from '../../support/tmp';
 
 type Zone = Record<string, { A?: string[]; AAAA?: string[]; rcode?: 'NXDOMAIN' | 'SERVFAIL' | 'REFUSED'; silent?: boolean }>;
 
@@ -36,11 +36,9 @@ async function dnsServer(zone: Zone): Promise<{ server: string; asked: string[];
   return { server: `127.0.0.1:${port}`, asked, close: () => new Promise<void>((r) => sock.close(() => r())) };
 }
 
-const dirs: string[] = [];
-afterAll(() => { for (const d of dirs) rmSync(d, { recursive: true, force: true }); });
+const tempDir = tempDirs('tmkit-hosts-');
 function hostsFile(text: string): string {
-  const d = mkdtempSync(join(tmpdir(), 'tmkit-hosts-'));
-  dirs.push(d);
+  const d = tempDir();
   const f = join(d, 'hosts');
   writeFileSync(f, text);
   return f;

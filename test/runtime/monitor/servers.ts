@@ -114,13 +114,4 @@ export function target(over: Partial<ProbeTarget> & Pick<ProbeTarget, 'target' |
   return t;
 }
 
-/** Waits until `cond` holds (polling), failing after `ms`. */
-export async function until(cond: () => boolean, ms = 20000, what = 'condition'): Promise<void> {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
-
 export const closed = (s: Socket): Promise<void> => new Promise((r) => (s.destroyed ? r() : s.once('close', () => r())));

@@ -4,7 +4,7 @@
  * the real `dig`, `tmkit endpoint failback`'s route.
  */
 import { dig } from '../../support/process';
-import { waitFor } from '../../support/loopback';
+import { waitFor } from '../../support/wait';
 import { harness, primaryBackup, switchable } from './support';
 
 const h = harness('tmkit-failback-');
@@ -15,18 +15,18 @@ test('Manual failback: a recovered primary is AwaitingFailback (not answered) un
     const s = await h.start(h.tempDir());
     await s.client.putProfile(primaryBackup('web', hs.port, { failback: { mode: 'Manual', successesToRecover: 3, holdDownSeconds: 2 } }));
     const statusOf = async (): Promise<string> => (await s.client.status('web')).endpoints.find((e) => e.name === 'primary')!.endpointMonitorStatus;
-    await waitFor('Online', async () => (await statusOf()) === 'Online');
+    await waitFor(async () => (await statusOf()) === 'Online', { what: 'Online' });
     expect(await dig(s.dns, 'web.tm.internal')).toEqual(['127.0.0.2']);
 
     hs.down.add('127.0.0.2');
-    await waitFor('Degraded', async () => (await statusOf()) === 'Degraded', 10_000, 20);
+    await waitFor(async () => (await statusOf()) === 'Degraded', { what: 'Degraded', timeoutMs: 10_000, intervalMs: 20 });
     const failedAt = Date.now();
     expect(await dig(s.dns, 'web.tm.internal')).toEqual(['127.0.0.3']);
     hs.down.delete('127.0.0.2');
     // Probes every 150 ms: three good ones come within half a second, but the hold-down is 2 s.
     await new Promise((r) => setTimeout(r, 1_000));
     expect(await statusOf()).toBe('Degraded');
-    await waitFor('AwaitingFailback', async () => (await statusOf()) === 'AwaitingFailback', 10_000, 20);
+    await waitFor(async () => (await statusOf()) === 'AwaitingFailback', { what: 'AwaitingFailback', timeoutMs: 10_000, intervalMs: 20 });
     expect(Date.now() - failedAt).toBeGreaterThanOrEqual(2_000);
     const st = await s.client.status('web');
     expect(st.failback).toEqual({ mode: 'Manual', successesToRecover: 3, holdDownSeconds: 2 });
@@ -54,13 +54,13 @@ test('Automatic with successesToRecover: back Online (and answered) on the third
     const s = await h.start(h.tempDir(), { monitor: { intervalMs: () => 400, timeoutMs: () => 1000 } });
     await s.client.putProfile(primaryBackup('web', hs.port, { failback: { mode: 'Automatic', successesToRecover: 3, holdDownSeconds: 0 } }));
     const statusOf = async (): Promise<string> => (await s.client.status('web')).endpoints.find((e) => e.name === 'primary')!.endpointMonitorStatus;
-    await waitFor('Online', async () => (await statusOf()) === 'Online');
+    await waitFor(async () => (await statusOf()) === 'Online', { what: 'Online' });
     hs.down.add('127.0.0.2');
-    await waitFor('Degraded', async () => (await statusOf()) === 'Degraded', 10_000, 20);
+    await waitFor(async () => (await statusOf()) === 'Degraded', { what: 'Degraded', timeoutMs: 10_000, intervalMs: 20 });
     hs.down.delete('127.0.0.2');
     const upAt = Date.now();
-    await waitFor('the backup answered meanwhile', async () => (await dig(s.dns, 'web.tm.internal'))[0] === '127.0.0.3');
-    await waitFor('Online again', async () => (await dig(s.dns, 'web.tm.internal'))[0] === '127.0.0.2', 10_000, 20);
+    await waitFor(async () => (await dig(s.dns, 'web.tm.internal'))[0] === '127.0.0.3', { what: 'the backup answered meanwhile' });
+    await waitFor(async () => (await dig(s.dns, 'web.tm.internal'))[0] === '127.0.0.2', { what: 'Online again', timeoutMs: 10_000, intervalMs: 20 });
     // Three probes 400 ms apart: the first good one at most 400 ms after it came back, the third 800 ms later.
     expect(Date.now() - upAt).toBeGreaterThanOrEqual(800);
   } finally {

@@ -6,7 +6,8 @@
 import { request } from 'undici';
 import { TmkitApiError } from '../../../src/client';
 import { dig } from '../../support/process';
-import { healthServerPair, waitFor } from '../../support/loopback';
+import { healthServerPair } from '../../support/loopback';
+import { waitFor } from '../../support/wait';
 import { allOnline, harness, loopbackProfile, primaryBackup } from './support';
 
 const h = harness('tmkit-ops-');
@@ -77,12 +78,12 @@ test('an override ends by itself at its expiry (and the record with an audit ent
     const short = await s.client.createOverride({ kind: 'down', profile: 'web', endpoint: 'primary', for: '2s', who: 'cli', reason: 'short' });
     expect(await dig(s.dns, 'web.tm.internal')).toEqual(['127.0.0.3']);
     const t0 = Date.now();
-    await waitFor('the expiry', async () => (await dig(s.dns, 'web.tm.internal'))[0] === '127.0.0.2', 10_000, 20);
+    await waitFor(async () => (await dig(s.dns, 'web.tm.internal'))[0] === '127.0.0.2', { what: 'the expiry', timeoutMs: 10_000, intervalMs: 20 });
     const waited = Date.now() - t0;
     expect(Date.now()).toBeGreaterThanOrEqual(Date.parse(short.override.expiresAt));
     expect(waited).toBeLessThan(3_000);
     expect((await s.client.listOverrides()).overrides).toEqual([]);
-    await waitFor('the expire audit entry', async () => (await s.client.audit()).entries.find((e) => e.action === 'override.expire' && e.details?.id === short.override.id));
+    await waitFor(async () => (await s.client.audit()).entries.find((e) => e.action === 'override.expire' && e.details?.id === short.override.id), { what: 'the expire audit entry' });
   } finally {
     await a.close();
     await b.close();
@@ -97,7 +98,7 @@ test('a weight override replaces the weight in Weighted routing; a second one re
       { name: 'a', type: 'externalEndpoints', target: '127.0.0.2', weight: 1 },
       { name: 'b', type: 'externalEndpoints', target: '127.0.0.3', weight: 1 },
     ], { trafficRoutingMethod: 'Weighted' }));
-    await waitFor('Online', async () => (await s.client.status('w')).endpoints.every((e) => e.endpointMonitorStatus === 'Online'));
+    await waitFor(async () => (await s.client.status('w')).endpoints.every((e) => e.endpointMonitorStatus === 'Online'), { what: 'Online' });
     const split = async (): Promise<Record<string, number>> => Object.fromEntries((await s.client.resolve({ name: 'w.tm.internal' })).outcomes.map((o) => [o.endpoints.join(), o.probability]));
     expect(await split()).toEqual({ 'w/a': 0.5, 'w/b': 0.5 });
     const one = await s.client.createOverride({ kind: 'weight', profile: 'w', endpoint: 'a', weight: 3, for: '10m' });
@@ -126,7 +127,7 @@ test('the safety rule refuses what would leave no endpoint able to serve, and --
       { name: 'primary', type: 'externalEndpoints', target: '127.0.0.2' },
       { name: 'backup', type: 'externalEndpoints', target: '127.0.0.9' }, // nothing listens: Degraded
     ]));
-    await waitFor('backup Degraded', async () => (await s.client.status('web')).endpoints.find((e) => e.name === 'backup')?.endpointMonitorStatus === 'Degraded');
+    await waitFor(async () => (await s.client.status('web')).endpoints.find((e) => e.name === 'backup')?.endpointMonitorStatus === 'Degraded', { what: 'backup Degraded' });
     const refused = await s.client.createOverride({ kind: 'down', profile: 'web', endpoint: 'primary', for: '10m', who: 'cli' }).catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(TmkitApiError);
     expect(refused).toMatchObject({ status: 409, code: 'OVERRIDE_UNSAFE' });
@@ -141,7 +142,7 @@ test('the safety rule refuses what would leave no endpoint able to serve, and --
       { name: 'pinned', type: 'externalEndpoints', target: '127.0.0.2', alwaysServe: 'Enabled' },
       { name: 'other', type: 'externalEndpoints', target: '127.0.0.3' },
     ]));
-    await waitFor('other Online', async () => (await s.client.status('as')).endpoints.find((e) => e.name === 'other')?.endpointMonitorStatus === 'Online');
+    await waitFor(async () => (await s.client.status('as')).endpoints.find((e) => e.name === 'other')?.endpointMonitorStatus === 'Online', { what: 'other Online' });
     expect(await dig(s.dns, 'as.tm.internal')).toEqual(['127.0.0.2']);
     await s.client.createOverride({ kind: 'down', profile: 'as', endpoint: 'pinned', for: '10m' });
     expect(await dig(s.dns, 'as.tm.internal')).toEqual(['127.0.0.3']);

@@ -1,25 +1,22 @@
 /** Shared by the traffic-operations tests: a real engine on free ports with fast probing, and its client. */
-import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import pino from 'pino';
 import { TmkitClient } from '../../../src/client';
 import type { ProfileInput } from '../../../src/core/model/types';
 import { Engine, type EngineOptions } from '../../../src/runtime/engine';
-import { waitFor } from '../../support/loopback';
+import { waitFor } from '../../support/wait';
+import { tempDirs } from '../../support/tmp';
 
 export interface Started { engine: Engine; client: TmkitClient; dns: { address: string; port: number }; api: string }
 
 /** Engines and temp dirs of one test file, stopped and removed after each test / the file. */
 export function harness(prefix: string): { tempDir(): string; start(dir: string, extra?: Partial<EngineOptions>): Promise<Started>; stop(e: Started): Promise<void> } {
-  const dirs: string[] = [];
   const engines: Started[] = [];
   afterEach(async () => { while (engines.length) { const e = engines.pop()!; await e.client.close(); await e.engine.stop(); } });
-  afterAll(() => { for (const d of dirs) rmSync(d, { recursive: true, force: true }); });
+  const tempDir = tempDirs(prefix);
   return {
-    tempDir: () => { const d = mkdtempSync(join(tmpdir(), prefix)); dirs.push(d); return d; },
+    tempDir,
     async start(stateDir, extra = {}) {
       const engine = await Engine.start({
         stateDir, zone: 'tm.internal', dns: [{ address: '127.0.0.1', port: 0 }], api: { host: '127.0.0.1', port: 0 },
@@ -61,7 +58,7 @@ export function primaryBackup(name: string, port: number, over: Partial<ProfileI
 
 /** Waits until every endpoint of `name` is Online. */
 export async function allOnline(client: TmkitClient, name: string): Promise<void> {
-  await waitFor(`${name} Online`, async () => (await client.status(name)).endpoints.every((e) => e.endpointMonitorStatus === 'Online'));
+  await waitFor(async () => (await client.status(name)).endpoints.every((e) => e.endpointMonitorStatus === 'Online'), { what: `${name} Online` });
 }
 
 /** Health servers on several loopback addresses sharing one port; hosts in `down` answer 503. */

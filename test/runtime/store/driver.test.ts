@@ -4,8 +4,7 @@
  * against real files.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   backupStore, DB_FILE, nodeSqliteAvailable, openDatabase, PID_FILE, restoreStore, SqliteError, SqliteStore,
@@ -13,18 +12,14 @@ import {
 } from '../../../src/runtime/store';
 import { processStart } from '../../../src/runtime/store/lock';
 import { profile } from '../api/fixtures';
+import { tempDirs } from '../../support/tmp';
 
 const drivers: SqliteDriverName[] = nodeSqliteAvailable() ? ['node', 'wasm'] : ['wasm'];
-const dirs: string[] = [];
-function tempDir(): string {
-  const d = mkdtempSync(join(tmpdir(), 'tmkit-driver-'));
-  dirs.push(d);
-  return d;
-}
+const tempDir = tempDirs('tmkit-driver-', { cleanup: 'manual' });
 const children: ChildProcess[] = [];
 afterAll(() => {
   for (const c of children) c.kill('SIGKILL');
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  tempDir.removeAll();
 });
 
 function caught(fn: () => unknown): unknown {

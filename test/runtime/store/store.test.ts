@@ -1,19 +1,12 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { driver, openDb, wal } from '../../support/sqlite';
 import { DB_FILE, SCHEMA_VERSION, SqliteStore, StoreError } from '../../../src/runtime/store';
 import { describeStoreConformance } from '../../support/store-conformance';
 import { withEndpoint } from '../../../src/core/model/edit';
 import { profile, profileInput } from '../api/fixtures';
+import { tempDirs } from '../../support/tmp';
 
-const dirs: string[] = [];
-function tempDir(): string {
-  const d = mkdtempSync(join(tmpdir(), 'tmkit-store-'));
-  dirs.push(d);
-  return d;
-}
-afterAll(() => { for (const d of dirs) rmSync(d, { recursive: true, force: true }); });
+const tempDir = tempDirs('tmkit-store-');
 
 describeStoreConformance('sqlite', () => SqliteStore.open({ stateDir: tempDir() }));
 

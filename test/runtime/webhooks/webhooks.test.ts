@@ -14,7 +14,8 @@ import type { TmkitApiError, TmkitClient } from '../../../src/client';
 import type { EngineOptions } from '../../../src/runtime/engine';
 import { profileInput } from '../api/fixtures';
 import { engineHarness } from '../engine/harness';
-import { healthServerPair, waitFor } from '../../support/loopback';
+import { healthServerPair } from '../../support/loopback';
+import { waitFor } from '../../support/wait';
 
 const { start: run, closers, engines } = engineHarness('tmkit-webhooks-');
 
@@ -54,7 +55,7 @@ async function web(client: TmkitClient): Promise<void> {
     monitorConfig: { protocol: 'HTTP', port: a.port, path: '/healthz', intervalInSeconds: 10, timeoutInSeconds: 5, toleratedNumberOfFailures: 0 },
     endpoints: [{ name: 'a', type: 'externalEndpoints', target: '127.0.0.91' }, { name: 'b', type: 'externalEndpoints', target: '127.0.0.92' }],
   }));
-  await waitFor('both Online', async () => ((await client.status('web')).endpoints.every((e) => e.endpointMonitorStatus === 'Online') ? true : undefined), 10_000);
+  await waitFor(async () => ((await client.status('web')).endpoints.every((e) => e.endpointMonitorStatus === 'Online') ? true : undefined), { what: 'both Online', timeoutMs: 10_000 });
 }
 
 /** `n` transitions of web/a through pushed health (Degraded, then its clear), each served before the next. */
@@ -83,7 +84,7 @@ test('every transition exactly once, in order, signed; the delivery log and late
   // The ledger's transitions (newest first in the status), oldest first.
   expect(status.transitions).toHaveLength(50);
   const expected = [...status.transitions].reverse().map(line);
-  await waitFor('every transition delivered', () => (rx.got.length >= expected.length ? true : undefined), 10_000);
+  await waitFor(() => (rx.got.length >= expected.length ? true : undefined), { what: 'every transition delivered', timeoutMs: 10_000 });
   await new Promise((r) => setTimeout(r, 300)); // nothing more comes
   expect(rx.got.map((g) => line(g.json as never))).toEqual(expected);
   expect(new Set(rx.got.map((g) => g.headers['x-tmkit-delivery'])).size).toBe(rx.got.length);
@@ -112,7 +113,7 @@ test('at least once, in order, across a receiver outage (refused connections, th
   await web(client);
   await client.addWebhook({ url: rx.url, events: ['transition'] });
   await flap(client, 4);
-  await waitFor('the first 4 delivered', () => (rx.got.length >= 4 ? true : undefined), 10_000);
+  await waitFor(() => (rx.got.length >= 4 ? true : undefined), { what: 'the first 4 delivered', timeoutMs: 10_000 });
 
   await rx.stop();
   await flap(client, 6); // while nothing listens: connection refused
@@ -131,7 +132,7 @@ test('at least once, in order, across a receiver outage (refused connections, th
   // The ledger's transitions since the webhook was added (the two first probes' came before it).
   const expected = [...(await client.status('web')).transitions].reverse().map(line).slice(2);
   expect(expected).toHaveLength(12);
-  await waitFor('all 12 delivered', () => (new Set(rx.got.map((g) => g.headers['x-tmkit-delivery'])).size >= 12 ? true : undefined), 15_000);
+  await waitFor(() => (new Set(rx.got.map((g) => g.headers['x-tmkit-delivery'])).size >= 12 ? true : undefined), { what: 'all 12 delivered', timeoutMs: 15_000 });
   // At least once: deduplicated on X-Tmkit-Delivery, every transition is there, in order.
   const seen = new Set<string>();
   const deduped = rx.got.filter((g) => { const id = String(g.headers['x-tmkit-delivery']); if (seen.has(id)) return false; seen.add(id); return true; });
@@ -149,7 +150,7 @@ test('traffic operations reach webhooks too: an override made and cleared, as JS
   await client.addWebhook({ url: chat.url, events: ['override'], format: 'slack' });
   const made = await client.createOverride({ kind: 'down', profile: 'web', endpoint: 'a', for: '10m', reason: 'patching', who: 'ops' });
   await client.clearOverride(made.override.id, { who: 'ops' });
-  await waitFor('both override events delivered twice', () => (rx.got.length >= 2 && chat.got.length >= 2 ? true : undefined), 10_000);
+  await waitFor(() => (rx.got.length >= 2 && chat.got.length >= 2 ? true : undefined), { what: 'both override events delivered twice', timeoutMs: 10_000 });
   expect(rx.got.map((g) => [g.headers['x-tmkit-event'], g.json.action, (g.json.override as { id: string }).id])).toEqual([
     ['override', 'created', made.override.id], ['override', 'cleared', made.override.id],
   ]);
@@ -171,7 +172,7 @@ test('the queue is bounded: the oldest waiting events are dropped and counted', 
   expect(w!.deliveries.filter((d) => d.outcome === 'dropped')).toHaveLength(7);
   expect(await client.metrics()).toMatch(new RegExp(`tmkit_webhook_dropped_total\\{webhook="${hook.id}"\\} 7`));
   await rx.start();
-  await waitFor('the 3 kept delivered', () => (rx.got.length >= 3 ? true : undefined), 10_000);
+  await waitFor(() => (rx.got.length >= 3 ? true : undefined), { what: 'the 3 kept delivered', timeoutMs: 10_000 });
   // The newest survive: the in-flight head (the first), then the last two.
   expect(rx.got.map((g) => String(g.json.reason))).toEqual([
     expect.stringMatching(/^pushed Degraded: flap 0/), expect.stringMatching(/^pushed Degraded: flap 8/), 'pushed Degraded cleared',
@@ -204,7 +205,7 @@ test('API webhooks are kept in the state dir (mode 0600) and come back after a r
   expect((await client.webhooks()).webhooks.map((w) => [w.id, w.format, w.events])).toEqual([[hook.id, 'slack', ['revision']]]);
   expect(statSync(join(first.stateDir, 'webhooks.json')).mode & 0o777).toBe(0o600);
   await client.putProfile(profileInput('other'));
-  await waitFor('a Slack-shaped revision event', () => rx.got.find((g) => typeof g.json.text === 'string'), 5000);
+  await waitFor(() => rx.got.find((g) => typeof g.json.text === 'string'), { what: 'a Slack-shaped revision event', timeoutMs: 5000 });
   expect(rx.got.at(-1)!.json).toMatchObject({ text: expect.stringMatching(/^tmkit: configuration revision \d+ is served$/), tmkit: { event: 'revision' } });
   await client.deleteWebhook(hook.id);
   expect((await client.webhooks()).webhooks).toEqual([]);
