@@ -20,7 +20,7 @@ import type { RuntimeReports } from '../read-models';
 import { readRoutes } from './reads';
 import { resourceRoutes } from './resources';
 import { SummaryIndex } from './summaries';
-import type { DnssecApi } from '../dnssec';
+import type { DnssecApi } from '../dns';
 import { dnssecRoutes } from './dnssec';
 import { pushedHealthRoutes } from './pushed-health';
 import { webhookRoutes } from './webhooks';
