@@ -27,7 +27,8 @@ import { answer, buildSnapshot, type RoutingQuery } from '../src/core/routing';
 import type { HealthView } from '../src/core/health/types';
 import type { Profile, TrafficRoutingMethod } from '../src/core/model/types';
 import { MmdbGeoLookup } from '../src/geo';
-import { isNonGlobal, parseIp } from '../src/geo/ip';
+import { parseIpBytes } from '../src/core/net/ip';
+import { GEO_IP_SYNTAX, isNonGlobal } from '../src/geo/ip';
 import { ext, nested, profile } from '../src/testing/builders';
 import { seededRng } from '../src/testing/rng';
 import { REAL_ADDRESSES } from '../test/geo/support/real-addresses';
@@ -118,7 +119,7 @@ function randomPublicIpv4(n: number, seed: number): string[] {
   while (out.length < n) {
     const a = Math.floor(rng() * 223) + 1;
     const addr = `${a}.${Math.floor(rng() * 256)}.${Math.floor(rng() * 256)}.${Math.floor(rng() * 256)}`;
-    if (!isNonGlobal(parseIp(addr)!)) out.push(addr);
+    if (!isNonGlobal(parseIpBytes(addr, GEO_IP_SYNTAX)!)) out.push(addr);
   }
   return out;
 }

@@ -2,10 +2,11 @@
  * Addresses for the geo layer: the client address of a DNS query (the ECS address or the resolver's
  * source address) as bytes, the special-purpose ranges that have no geography, and a longest-prefix map
  * for measured-latency tables. Parsing, prefixes and the special-purpose blocks are the shared
- * ../core/net/ip; this module keeps the byte form that the prefix map keys on.
+ * ../core/net/ip (a client address is `parseIpBytes(text, GEO_IP_SYNTAX)`); this module keeps the byte
+ * form that the prefix map keys on.
  */
 import {
-  formatIPv6Groups, parseIpBytes, parsePrefix as parseNetPrefix, SPECIAL_BLOCKS, type IpAddress, type IpFamily, type IpSyntax,
+  formatIPv6Groups, parsePrefix as parseNetPrefix, SPECIAL_BLOCKS, type IpAddress, type IpFamily, type IpSyntax,
 } from '../core/net/ip';
 
 export interface ParsedIp {
@@ -15,18 +16,12 @@ export interface ParsedIp {
 }
 
 /**
- * Surrounding white space, an IPv6 `%zone` suffix and `[brackets]` are accepted; IPv4 octets with leading
- * zeros are not (ambiguous: octal in some parsers); IPv4-mapped addresses stay IPv6 (see unwrapIpv4).
+ * The geo syntax for ../core/net/ip's parsers (`parseIpBytes(text, GEO_IP_SYNTAX)` gives a {@link ParsedIp}):
+ * RFC 4291 text forms with embedded dotted IPv4; surrounding white space, an IPv6 `%zone` suffix and
+ * `[brackets]` are accepted; IPv4 octets with leading zeros are not (ambiguous: octal in some parsers);
+ * IPv4-mapped addresses stay IPv6 (see unwrapIpv4).
  */
 export const GEO_IP_SYNTAX: IpSyntax = Object.freeze({ trim: true, zone: true, brackets: true });
-
-/**
- * Parses a textual IPv4 or IPv6 address (RFC 4291 text forms, embedded dotted IPv4, an optional `%zone`
- * suffix, optional brackets). Returns undefined for anything else.
- */
-export function parseIp(text: string): ParsedIp | undefined {
-  return parseIpBytes(text, GEO_IP_SYNTAX);
-}
 
 /** Dotted quad, or IPv6 with all eight groups written out (`0:0:0:0:0:0:0:1`, the form the database reader takes). */
 export function formatIp(ip: ParsedIp): string {

@@ -7,9 +7,10 @@ import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { Reader, type Response } from 'maxmind';
 import { findAzureRegion } from '../core/data';
+import { parseIpBytes } from '../core/net/ip';
 import type { ClientGeo, GeoLookup } from '../core/ports';
 import { GeoError } from './errors';
-import { formatIp, isNonGlobal, parseIp, unwrapIpv4, type ParsedIp } from './ip';
+import { formatIp, GEO_IP_SYNTAX, isNonGlobal, unwrapIpv4, type ParsedIp } from './ip';
 import {
   clientCoordinates,
   EMPTY_LATENCY_TABLE,
@@ -266,7 +267,7 @@ export class MmdbGeoLookup implements GeoLookup {
   }
 
   private resolve(address: string): CacheEntry {
-    const parsed = parseIp(address);
+    const parsed = parseIpBytes(address, GEO_IP_SYNTAX);
     if (!parsed) return { geo: undefined, ip: undefined };
     const ip = unwrapIpv4(parsed);
     if (isNonGlobal(ip)) return { geo: undefined, ip };

@@ -1,5 +1,6 @@
+import { parseIp } from '../core/net/ip';
 import type { ClientGeo, GeoLookup } from '../core/ports';
-import { parseIp, rangeContains, subnetRange, type IpRange } from '../core/routing/ip';
+import { rangeContains, ROUTING_IP_SYNTAX, subnetRange, type IpRange } from '../core/routing/ip';
 
 /** Keyed by an address or CIDR prefix (`192.0.2.0/24`, `2001:db8::/32`, `198.51.100.7`). */
 export type PrefixTable<T> = Record<string, T>;
@@ -28,7 +29,7 @@ function compile<T>(table: PrefixTable<T>): PrefixRow<T>[] {
 }
 
 function longest<T>(rows: PrefixRow<T>[], address: string): T | undefined {
-  const ip = parseIp(address);
+  const ip = parseIp(address, ROUTING_IP_SYNTAX);
   if (!ip) return undefined;
   for (const r of rows) if (rangeContains(r.range, ip)) return r.value;
   return undefined;
@@ -45,7 +46,7 @@ export class TableGeo implements GeoLookup {
     const prefixRows: PrefixTable<Record<string, number>> = {};
     this.latencyByCode = new Map();
     for (const [k, v] of Object.entries(opts.latency ?? {})) {
-      if (parseIp(k.split('/')[0]!)) prefixRows[k] = v;
+      if (parseIp(k.split('/')[0]!, ROUTING_IP_SYNTAX)) prefixRows[k] = v;
       else this.latencyByCode.set(k.toUpperCase(), v);
     }
     this.latencyByPrefix = compile(prefixRows);

@@ -1,19 +1,23 @@
-import { formatIp, isNonGlobal, parseIp, parsePrefix, PrefixMap, unwrapIpv4, type ParsedPrefix } from '../../src/geo/ip';
+import { parseIpBytes } from '../../src/core/net/ip';
+import { formatIp, GEO_IP_SYNTAX, isNonGlobal, parsePrefix, PrefixMap, unwrapIpv4, type ParsedIp, type ParsedPrefix } from '../../src/geo/ip';
+
+/** A client address as the geo layer parses it (src/geo/lookup.ts). */
+const geoIp = (text: string): ParsedIp | undefined => parseIpBytes(text, GEO_IP_SYNTAX);
 
 /** The geo adapter (bytes); the geo syntax's parsing cases are in test/core/net/ip.test.ts. */
-describe('parseIp (bytes) and formatIp (all eight groups, the form the database reader takes)', () => {
+describe('parseIpBytes in the geo syntax and formatIp (all eight groups, the form the database reader takes)', () => {
   test.each([
     ['8.8.8.8', 4, [8, 8, 8, 8], '8.8.8.8'],
     [' [2001:db8::1]%eth0 ', 6, [0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1], '2001:db8:0:0:0:0:0:1'],
     ['::ffff:192.0.2.1', 6, [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 192, 0, 2, 1], '0:0:0:0:0:ffff:c000:201'],
   ])('%j', (text, family, bytes, formatted) => {
-    const ip = parseIp(text)!;
+    const ip = geoIp(text)!;
     expect([ip.family, Array.from(ip.bytes)]).toEqual([family, bytes]);
     expect(formatIp(ip)).toBe(formatted);
   });
 
   test.each(['', 'bogus', '01.2.3.4', '1::2::3'])('%j is not an address', (text) => {
-    expect(parseIp(text)).toBeUndefined();
+    expect(geoIp(text)).toBeUndefined();
   });
 });
 
@@ -54,12 +58,12 @@ describe('PrefixMap (longest prefix match)', () => {
     ['2001:db8:7fff::1', ['2001:db8::/32']],
     ['2001:db9::1', []],
   ])('%s matches %j, longest first', (addr, expected) => {
-    expect(map.matches(parseIp(addr)!)).toEqual(expected);
-    expect(map.longest(parseIp(addr)!)).toBe(expected[0]);
+    expect(map.matches(geoIp(addr)!)).toEqual(expected);
+    expect(map.longest(geoIp(addr)!)).toBe(expected[0]);
   });
 
   test('an IPv4 default route does not match IPv6 addresses', () => {
-    expect(map.longest(parseIp('::2')!)).toBeUndefined();
+    expect(map.longest(geoIp('::2')!)).toBeUndefined();
   });
 
   test('size counts prefixes of both families', () => {
@@ -73,13 +77,13 @@ describe('non-global addresses have no geography', () => {
     '100.64.0.1', '0.1.2.3', '192.0.2.1', '198.51.100.1', '203.0.113.1', '198.18.0.1', '224.0.0.1',
     '255.255.255.255', '::', '::1', 'fe80::1', 'fd00::1', 'fc00::1', 'ff02::1', '2001:db8::1', '100::1',
   ])('%s', (addr) => {
-    expect(isNonGlobal(unwrapIpv4(parseIp(addr)!))).toBe(true);
+    expect(isNonGlobal(unwrapIpv4(geoIp(addr)!))).toBe(true);
   });
 
   test.each(['8.8.8.8', '172.32.0.1', '100.128.0.1', '192.169.0.1', '2003::1', '2001:4860:4860::8888', '::ffff:8.8.8.8'])(
     '%s is global',
     (addr) => {
-      expect(isNonGlobal(unwrapIpv4(parseIp(addr)!))).toBe(false);
+      expect(isNonGlobal(unwrapIpv4(geoIp(addr)!))).toBe(false);
     },
   );
 });
@@ -92,6 +96,6 @@ describe('unwrapIpv4', () => {
     ['2001:4860::1', '2001:4860:0:0:0:0:0:1'],
     ['8.8.8.8', '8.8.8.8'],
   ])('%s → %s', (addr, expected) => {
-    expect(formatIp(unwrapIpv4(parseIp(addr)!))).toBe(expected);
+    expect(formatIp(unwrapIpv4(geoIp(addr)!))).toBe(expected);
   });
 });

@@ -2,7 +2,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GeoError } from '../../src/geo/errors';
-import { parseIp } from '../../src/geo/ip';
+import { parseIpBytes } from '../../src/core/net/ip';
+import { GEO_IP_SYNTAX } from '../../src/geo/ip';
 import {
   clientCoordinates,
   estimateRttMs,
@@ -73,7 +74,7 @@ describe('parseLatencyTable', () => {
     ['nothing measured', '192.0.2.1', { country: 'FR' }, 'westeurope', undefined],
     ['nothing measured for this region', '192.0.2.1', { country: 'DE' }, 'eastasia', undefined],
   ])('%s', (_name, address, geo, region, expected) => {
-    expect(measuredLatency(table, prefixRowsFor(table, parseIp(address)), geo, region)).toBe(expected);
+    expect(measuredLatency(table, prefixRowsFor(table, parseIpBytes(address, GEO_IP_SYNTAX)), geo, region)).toBe(expected);
   });
 
   const invalid = (doc: unknown): GeoError => {

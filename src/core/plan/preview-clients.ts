@@ -7,9 +7,10 @@
 import { GEO_REGIONS, geoAncestry } from '../data';
 import { childProfileName } from '../model/names';
 import type { Profile } from '../model/types';
+import { parseIp } from '../net/ip';
 import type { ClientGeo, GeoLookup } from '../ports';
 import type { CompiledProfile, CompiledSnapshot } from '../routing';
-import { parseIp, rangeContains, subnetRange } from '../routing/ip';
+import { rangeContains, ROUTING_IP_SYNTAX, subnetRange } from '../routing/ip';
 
 const UNKNOWN_ADDRESS = '100::ffff:ffff:ffff:ffff';
 
@@ -138,7 +139,7 @@ export function clientClasses(profiles: Profile[], pg: PreviewGeo, extra: Readon
   }
   if (ranges.length > 0 || methods.has('Subnet')) {
     const parsed = profiles.flatMap((p) => p.endpoints.flatMap((e) => e.subnets.map(subnetRange))).filter((r) => r !== undefined);
-    const outside = FALLBACK_CANDIDATES.find((a) => { const ip = parseIp(a)!; return !parsed.some((r) => rangeContains(r!, ip)); });
+    const outside = FALLBACK_CANDIDATES.find((a) => { const ip = parseIp(a, ROUTING_IP_SYNTAX)!; return !parsed.some((r) => rangeContains(r!, ip)); });
     if (outside) out.push({ client: 'other addresses', name: `e.g. ${outside}`, group: 'subnets', address: outside });
   }
   if (out.length > 0 && (methods.has('Geographic') || methods.has('Performance'))) {
@@ -166,7 +167,7 @@ export function classKeys(classes: readonly ClientClass[], snapshot: CompiledSna
   return classes.map((c, i) => {
     if (!pg.isSynthetic(c.address)) return `#${i}`;
     if (ranges.length > 0) {
-      const ip = parseIp(c.address);
+      const ip = parseIp(c.address, ROUTING_IP_SYNTAX);
       if (ip && ranges.some((r) => rangeContains(r, ip))) return `#${i}`;
     }
     const geo = pg.locate(c.address);

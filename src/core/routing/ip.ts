@@ -1,9 +1,10 @@
 /**
  * The routing engine's view of IP addresses (endpoint record kinds, Subnet routing, subnet overrides):
- * the shared parser of ../net/ip with the routing syntax, and the range an endpoint subnet entry covers.
+ * the routing syntax for the shared parser of ../net/ip (`parseIp(s, ROUTING_IP_SYNTAX)`), and the range
+ * an endpoint subnet entry covers.
  */
 import type { EndpointSubnet } from '../model/types';
-import { bitsOf, ipFamilyOf, parseIp as parseIpWith, prefixRange, type IpAddress, type IpRange, type IpSyntax } from '../net/ip';
+import { bitsOf, ipFamilyOf, parseIp, prefixRange, type IpAddress, type IpRange, type IpSyntax } from '../net/ip';
 
 export { rangeContains, type IpFamily, type IpRange } from '../net/ip';
 export type ParsedIp = IpAddress;
@@ -16,9 +17,6 @@ export type ParsedIp = IpAddress;
  */
 export const ROUTING_IP_SYNTAX: IpSyntax = Object.freeze({ trim: true, zone: true, leadingZeros: true, unmap: true });
 
-/** Parses an IPv4 or IPv6 literal in the routing syntax ({@link ROUTING_IP_SYNTAX}). */
-export const parseIp = (s: string): ParsedIp | undefined => parseIpWith(s, ROUTING_IP_SYNTAX);
-
 export const isIPv4 = (s: string): boolean => ipFamilyOf(s, ROUTING_IP_SYNTAX) === 4;
 
 export const isIPv6 = (s: string): boolean => ipFamilyOf(s, ROUTING_IP_SYNTAX) === 6;
@@ -28,10 +26,10 @@ export const isIPv6 = (s: string): boolean => ipFamilyOf(s, ROUTING_IP_SYNTAX) =
  * `first`–`last`, or the single address `first`. Undefined when malformed (validation reports it).
  */
 export function subnetRange(sn: EndpointSubnet): IpRange | undefined {
-  const first = parseIp(String(sn.first ?? ''));
+  const first = parseIp(String(sn.first ?? ''), ROUTING_IP_SYNTAX);
   if (!first) return undefined;
   if (sn.last !== undefined && sn.last !== null && String(sn.last) !== '') {
-    const last = parseIp(String(sn.last));
+    const last = parseIp(String(sn.last), ROUTING_IP_SYNTAX);
     if (!last || last.family !== first.family || last.value < first.value) return undefined;
     return { family: first.family, lo: first.value, hi: last.value };
   }

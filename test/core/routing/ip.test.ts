@@ -1,10 +1,11 @@
 /** The routing adapter; the routing syntax's parsing cases are in test/core/net/ip.test.ts. */
-import { isIPv4, isIPv6, parseIp, rangeContains, subnetRange } from '../../../src/core/routing/ip';
+import { parseIp } from '../../../src/core/net/ip';
+import { isIPv4, isIPv6, rangeContains, ROUTING_IP_SYNTAX, subnetRange } from '../../../src/core/routing/ip';
 
 test('record-kind helpers', () => {
   expect([isIPv4('192.0.2.1'), isIPv4('2001:db8::1'), isIPv6('2001:db8::1'), isIPv6('app.example.net')]).toEqual([true, false, true, false]);
   // An IPv4-mapped target is written as IPv6, so it is an AAAA record, though parseIp reads it as IPv4.
-  expect([isIPv4('::ffff:192.0.2.1'), isIPv6('::ffff:192.0.2.1'), parseIp('::ffff:192.0.2.1')?.family]).toEqual([false, true, 4]);
+  expect([isIPv4('::ffff:192.0.2.1'), isIPv6('::ffff:192.0.2.1'), parseIp('::ffff:192.0.2.1', ROUTING_IP_SYNTAX)?.family]).toEqual([false, true, 4]);
 });
 
 test.each([
@@ -20,7 +21,7 @@ test.each([
   [{ first: '198.51.100.77', scope: 24 }, '198.51.100.1', true],
   [{ first: '::ffff:198.51.100.0', scope: 24 }, '198.51.100.9', true],
 ])('subnetRange(%j) contains %s: %s', (sn, ip, expected) => {
-  expect(rangeContains(subnetRange(sn)!, parseIp(ip)!)).toBe(expected);
+  expect(rangeContains(subnetRange(sn)!, parseIp(ip, ROUTING_IP_SYNTAX)!)).toBe(expected);
 });
 
 test.each([

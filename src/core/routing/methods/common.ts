@@ -4,8 +4,8 @@
  */
 import { GEO_REGIONS, geoAncestry } from '../../data';
 import type { ClientGeo, GeoLookup } from '../../ports';
-import { bitsOf, networkAddress } from '../../net/ip';
-import { parseIp, rangeContains, type ParsedIp } from '../ip';
+import { bitsOf, networkAddress, parseIp } from '../../net/ip';
+import { rangeContains, ROUTING_IP_SYNTAX, type ParsedIp } from '../ip';
 import type { CompiledEndpoint, CompiledProfile } from '../compiled';
 import type { ExplanationStep } from '../types';
 
@@ -81,7 +81,7 @@ export class ClientContext {
   }
 
   get ip(): ParsedIp | undefined {
-    if (!this.ipDone) { this.ipValue = parseIp(this.address); this.ipDone = true; }
+    if (!this.ipDone) { this.ipValue = parseIp(this.address, ROUTING_IP_SYNTAX); this.ipDone = true; }
     return this.ipValue;
   }
 
