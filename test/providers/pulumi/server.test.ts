@@ -5,7 +5,8 @@
 import * as grpc from '@grpc/grpc-js';
 import * as provproto from '@pulumi/pulumi/proto/provider_pb';
 import { connect, failure, struct } from './client';
-import { serve, parsePluginArgs, parseUrn, type RunningServer } from '../../../providers/pulumi/src/server';
+import { ResourceProviderService } from '@pulumi/pulumi/proto/provider_grpc_pb';
+import { providerService, ResourceProviderServer, serve, parsePluginArgs, parseUrn, type RunningServer } from '../../../providers/pulumi/src/server';
 import { ProviderError, type ProviderImpl, type ResourceImpl } from '../../../providers/pulumi/src/provider';
 import { SECRET_SIG, SIG_KEY, UNKNOWN_STRING } from '../../../providers/pulumi/src/wire';
 import { reveal, type PropertyMap } from '../../../providers/pulumi/src/values';
@@ -240,4 +241,11 @@ test('plugin arguments: flags the engine passes are skipped; the engine address 
 test('URNs: type (without parent types) and name (which may contain ::)', () => {
   expect(parseUrn('urn:pulumi:dev::proj::my:mod:Parent$test:index:Widget::a::b')).toEqual({ type: 'test:index:Widget', name: 'a::b' });
   expect(parseUrn('garbage')).toEqual({ type: '', name: '' });
+});
+
+test('the gRPC table is ResourceProviderServer\'s methods, one per RPC: every ResourceProvider RPC but List (unimplemented)', () => {
+  const impl: ProviderImpl = { name: 'test', version: '0', schema: () => '{}', configure: () => undefined, resources: {} };
+  const table = Object.keys(providerService(impl, { log: () => undefined })).sort();
+  expect(table).toEqual(Object.getOwnPropertyNames(ResourceProviderServer.prototype).filter((m) => m !== 'constructor').sort());
+  expect(table).toEqual(Object.keys(ResourceProviderService).filter((m) => m !== 'list').sort());
 });
