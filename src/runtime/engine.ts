@@ -34,7 +34,7 @@ import { MemoryControls } from './store/memory-controls';
 import { RuntimeMetrics } from './metrics';
 import { Monitor, type EndpointProbeStatus, type MonitorOptions } from './monitor';
 import { SnapshotPipeline, type SnapshotLag } from './pipeline';
-import { Reports } from './reports';
+import { Reports } from './read-models';
 import { SqliteStore, StateDirLock, parseResourceCatalog, canonicalJson, hasControls, type Store } from './store';
 import { TrafficView } from './traffic-view';
 import { ClusterNode, type ClusterOptions } from './cluster';
