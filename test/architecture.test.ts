@@ -90,7 +90,7 @@ test('layers import only the layers below them (core -> nothing; runtime never i
 const RUNTIME_FLOORS: Record<string, number> = {
   'engine.ts': 9,
   api: 8,
-  'read-models.ts': 7, 'controls.ts': 7,
+  'read-models.ts': 7, 'operations.ts': 7,
   'pipeline.ts': 6,
   ledger: 5, 'traffic-view.ts': 5, webhooks: 5,
   'events.ts': 4, 'metrics.ts': 4,

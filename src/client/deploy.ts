@@ -46,7 +46,7 @@ const LIVE_READ_MAX = 200;
 
 /**
  * The status of every profile read and the overrides in force (docs/plan.md "Live health"); undefined from a
- * server without the traffic controls (an older one) or when nothing could be read.
+ * server without the traffic operations (an older one) or when nothing could be read.
  */
 async function readLiveHealth(client: TmkitClient, entries: readonly ProfileEntry[]): Promise<LiveHealthInput | undefined> {
   const names = entries.map((e) => e.name).sort();

@@ -17,7 +17,7 @@ export * from './health';
 export * from './model/arm-import';
 export * from './model/arm-export';
 export * from './plan';
-export * from './ops';
+export * from './operations';
 export * from './api';
 export * from './data';
 export type * from './ports';

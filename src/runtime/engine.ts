@@ -28,14 +28,14 @@ import {
 } from './dns';
 import { LiveEvents, revisionEvents } from './events';
 import { HealthLedger } from './ledger';
-import { OverrideBook } from './ledger/overrides';
-import { Controls } from './controls';
-import { MemoryControls } from './store/memory-controls';
+import { OperationsFeed } from './ledger/operations-feed';
+import { Operations } from './operations';
+import { MemoryOperations } from './store/memory-operations';
 import { RuntimeMetrics } from './metrics';
 import { Monitor, type EndpointProbeStatus, type MonitorOptions } from './monitor';
 import { SnapshotPipeline, type SnapshotLag } from './pipeline';
 import { Reports } from './read-models';
-import { SqliteStore, StateDirLock, parseResourceCatalog, canonicalJson, hasControls, type Store } from './store';
+import { SqliteStore, StateDirLock, parseResourceCatalog, canonicalJson, hasOperations, type Store } from './store';
 import { TrafficView } from './traffic-view';
 import { ClusterNode, type ClusterOptions } from './cluster';
 import { Webhooks, type DeliveryTuning, type WebhookFlag } from './webhooks';
@@ -116,8 +116,8 @@ export class Engine {
   private readonly traffic: TrafficView;
   /** Made in boot(), once the previous run's records are read. */
   private ledger!: HealthLedger;
-  /** The overrides and failback approvals the store keeps (ledger/overrides.ts), made in boot(). */
-  private book: OverrideBook | undefined;
+  /** The overrides and failback approvals the store keeps (ledger/operations-feed.ts), made in boot(). */
+  private feed: OperationsFeed | undefined;
   private pipeline!: SnapshotPipeline;
   private dns: DnsTarget | undefined;
   private api: ApiServer | undefined;
@@ -130,16 +130,16 @@ export class Engine {
   /** Every live event, POSTed to the webhooks (webhooks/). */
   private webhooks: Webhooks | undefined;
 
-  private constructor(private readonly o: EngineOptions, store: Store, private readonly geo: GeoLookup, token: TokenSource, cluster: ClusterNode | undefined, private readonly rng: Rng) {
+  private constructor(private readonly options: EngineOptions, store: Store, private readonly geo: GeoLookup, token: TokenSource, cluster: ClusterNode | undefined, private readonly rng: Rng) {
     this.store = store;
     this.cluster = cluster;
     this.token = token;
-    this.clock = o.clock ?? systemClock;
-    this.zone = (o.zone ?? 'tm.internal').replace(/\.$/, '').toLowerCase();
-    this.logger = o.logger ?? pino({ level: 'info' });
+    this.clock = options.clock ?? systemClock;
+    this.zone = (options.zone ?? 'tm.internal').replace(/\.$/, '').toLowerCase();
+    this.logger = options.logger ?? pino({ level: 'info' });
     this.metrics = new RuntimeMetrics({ defaultMetrics: true });
     this.metrics.attachStoreInfo(store.kind, store instanceof SqliteStore ? store.driver : '');
-    this.monitor = new Monitor({ timers: this.clock, ...o.monitor, ...(o.cluster ? { location: o.cluster.location } : {}) });
+    this.monitor = new Monitor({ timers: this.clock, ...options.monitor, ...(options.cluster ? { location: options.cluster.location } : {}) });
     this.traffic = new TrafficView({ events: this.events, clock: this.clock });
   }
 
@@ -183,21 +183,21 @@ export class Engine {
 
   /** Wires the parts once, in order: ledger, pipeline (first snapshot), cluster, prober, DNS, API. */
   private async boot(): Promise<void> {
-    const { o, store, metrics, logger } = this;
+    const { options: o, store, metrics, logger } = this;
     if (o.resourcesFile !== undefined) await this.loadResourcesFile(o.resourcesFile);
     // First, so they see every event from the first snapshot on.
     this.webhooks = new Webhooks({
       events: this.events, clock: this.clock, logger: logger.child({ component: 'webhooks' }), registry: metrics.registry,
       stateDir: o.stateDir, version: packageVersion(), ...o.webhooks,
     });
-    // Traffic controls (docs/operations.md): kept by the store beside the profiles (in memory for a store without them).
-    const controls = hasControls(store) ? store.controls : new MemoryControls();
-    const book = this.book = await OverrideBook.open({ controls, clock: this.clock, logger });
-    this.unwatch.push(book.onEvent((e) => {
+    // Traffic operations (docs/operations.md): kept by the store beside the profiles (in memory for a store without them).
+    const operations = hasOperations(store) ? store.operations : new MemoryOperations();
+    const feed = this.feed = await OperationsFeed.open({ operations, clock: this.clock, logger });
+    this.unwatch.push(feed.onEvent((e) => {
       logger.info({ action: e.action, id: e.override.id, kind: e.override.kind, profile: e.override.profile, endpoint: e.override.endpoint, who: e.override.who, expiresAt: e.override.expiresAt }, `override ${e.action}`);
       this.events.publish('override', e);
     }));
-    this.ledger = await HealthLedger.open({ store, monitor: this.monitor, clock: this.clock, logger, overrides: book, ...(this.cluster ? { cluster: this.cluster } : {}) });
+    this.ledger = await HealthLedger.open({ store, monitor: this.monitor, clock: this.clock, logger, overrides: feed, ...(this.cluster ? { cluster: this.cluster } : {}) });
     this.pipeline = new SnapshotPipeline({
       store, zone: this.zone, geo: this.geo, metrics, logger, health: this.ledger,
       ...(o.debounceMs !== undefined ? { debounceMs: o.debounceMs } : {}),
@@ -241,10 +241,10 @@ export class Engine {
 
     const reports = new Reports({
       pipeline: this.pipeline, ledger: this.ledger, traffic: this.traffic, geo: this.geo, zone: this.zone, rng: this.rng, clock: this.clock,
-      ...(this.cluster ? { cluster: this.cluster } : {}), overrides: () => book.active(),
+      ...(this.cluster ? { cluster: this.cluster } : {}), overrides: () => feed.active(),
     });
-    const ops = new Controls({
-      controls, book, pipeline: this.pipeline, ledger: this.ledger, events: this.events, clock: this.clock, geo: this.geo, zone: this.zone,
+    const ops = new Operations({
+      operations, feed, pipeline: this.pipeline, ledger: this.ledger, events: this.events, clock: this.clock, geo: this.geo, zone: this.zone,
       ...(this.cluster ? { cluster: this.cluster } : {}),
     });
     this.unwatch.push(ops.attachMetrics(metrics.registry));
@@ -316,7 +316,7 @@ export class Engine {
     await this.monitor.stop();
     await this.dns?.close();
     await this.ledger?.close();
-    this.book?.close();
+    this.feed?.close();
     for (const u of this.unwatch) u();
     if (this.cluster) await this.cluster.close(); else await this.store.close();
     this.lock?.release();

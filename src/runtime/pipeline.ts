@@ -24,7 +24,7 @@ import type { EndpointOverride, ProbeVerdict } from '../core/health/types';
 import { toResourceCatalog, type ResourceCatalogRecord } from '../core/model/catalog';
 import type { Profile } from '../core/model/types';
 import type { GeoLookup, ResourceCatalog } from '../core/ports';
-import { overriddenProfilesChanged } from '../core/ops/overrides';
+import { overriddenProfilesChanged } from '../core/operations/overrides';
 import { buildSnapshot, updateSnapshot, type CompiledSnapshot } from '../core/routing';
 import { canonicalJson, type Store, type StoreChange, type StoredProfile } from '../core/store';
 import type { SnapshotSink, SnapshotUpdate } from './snapshot-sink';
@@ -104,15 +104,15 @@ export class SnapshotPipeline {
   private readonly sinks: SnapshotSink[] = [];
   private readonly unsubscribe: Array<() => void> = [];
 
-  constructor(private readonly o: PipelineOptions) {
-    this.lagLimitMs = o.lagLimitMs ?? 5_000;
+  constructor(private readonly deps: PipelineOptions) {
+    this.lagLimitMs = deps.lagLimitMs ?? 5_000;
     this.loop = new RebuildLoop({
       step: () => this.rebuildOnce(),
       hasPending: () => this.hasPending(),
-      debounceMs: o.debounceMs ?? 0,
+      debounceMs: deps.debounceMs ?? 0,
       onError: (err, failures) => {
-        o.metrics.rebuildFailures.inc();
-        o.logger.error({ err, failures }, 'snapshot rebuild failed; DNS keeps answering from the previous snapshot; retrying');
+        deps.metrics.rebuildFailures.inc();
+        deps.logger.error({ err, failures }, 'snapshot rebuild failed; DNS keeps answering from the previous snapshot; retrying');
       },
     });
   }
@@ -122,12 +122,12 @@ export class SnapshotPipeline {
    * builds the first snapshot (published to each sink as it is added).
    */
   async load(): Promise<CompiledSnapshot> {
-    this.unsubscribe.push(this.o.store.watch((c) => this.onStoreChange(c)), this.o.health.onChange((key) => this.onHealthChange(key)));
-    const [stored, resources, revision] = await Promise.all([this.o.store.getProfiles(), this.o.store.getResources(), this.o.store.revision()]);
+    this.unsubscribe.push(this.deps.store.watch((c) => this.onStoreChange(c)), this.deps.health.onChange((key) => this.onHealthChange(key)));
+    const [stored, resources, revision] = await Promise.all([this.deps.store.getProfiles(), this.deps.store.getResources(), this.deps.store.revision()]);
     this.profilesByName = new Map(stored.map((p) => [p.profile.name, p]));
     this.setCatalog(resources);
     this.revision = revision;
-    this.o.health.retarget({ profiles: () => this.profiles(), resources: this.resources, changed: undefined, deleted: new Set() });
+    this.deps.health.retarget({ profiles: () => this.profiles(), resources: this.resources, changed: undefined, deleted: new Set() });
     this.snap = this.build();
     return this.snap;
   }
@@ -196,7 +196,7 @@ export class SnapshotPipeline {
     const end = performance.now() + timeoutMs;
     while (!this.stopped && performance.now() < end) {
       await this.loop.idle();
-      const storeRev = await this.o.store.revision();
+      const storeRev = await this.deps.store.revision();
       if (!this.hasPending() && storeRev <= this.revision) return;
       if (!this.hasPending()) this.pendingFull = true;
       this.schedule();
@@ -209,7 +209,7 @@ export class SnapshotPipeline {
    * for how long a change has waited. Degraded once a change has waited longer than the lag limit.
    */
   async lag(): Promise<SnapshotLag> {
-    const storeRevision = await this.o.store.revision();
+    const storeRevision = await this.deps.store.revision();
     const servedRevision = this.revision;
     if (storeRevision > servedRevision && !this.hasPending() && !this.stopped) {
       // A committed change nobody told us about: heal it (and count the wait from now).
@@ -267,16 +267,16 @@ export class SnapshotPipeline {
    * the unchanged ones compiled). At load, after a resync and when the catalog changed.
    */
   private build(): CompiledSnapshot {
-    this.verdictMap = this.o.health.verdicts();
-    this.overrideMap = this.o.health.overrides();
-    const snap = buildSnapshot({ zone: this.o.zone, profiles: this.profiles(), health: this.health, resources: this.resources, geo: this.o.geo }, this.snap);
+    this.verdictMap = this.deps.health.verdicts();
+    this.overrideMap = this.deps.health.overrides();
+    const snap = buildSnapshot({ zone: this.deps.zone, profiles: this.profiles(), health: this.health, resources: this.resources, geo: this.deps.geo }, this.snap);
     return this.built(snap);
   }
 
   private built(snap: CompiledSnapshot): CompiledSnapshot {
-    this.o.metrics.snapshotBuilds.inc();
-    this.o.metrics.storeRevision.set(this.revision);
-    this.o.metrics.profiles.set(this.profilesByName.size);
+    this.deps.metrics.snapshotBuilds.inc();
+    this.deps.metrics.storeRevision.set(this.revision);
+    this.deps.metrics.profiles.set(this.profilesByName.size);
     return snap;
   }
 
@@ -288,7 +288,7 @@ export class SnapshotPipeline {
   private update(changed: ReadonlyMap<string, Profile | undefined>, before: ReadonlyMap<string, Profile | undefined>, keys: ReadonlySet<string>, allVerdicts: boolean): { snap: CompiledSnapshot; verdicts?: Map<string, ProbeVerdict | null> } {
     const overridden = this.takeOverrides();
     if (allVerdicts) {
-      this.verdictMap = this.o.health.verdicts();
+      this.verdictMap = this.deps.health.verdicts();
       return { snap: this.built(updateSnapshot(this.snap, { profiles: changed, allVerdicts: true, health: this.health })) };
     }
     // The changed profiles' endpoints (old and new names: a new endpoint starts CheckingEndpoint, a removed
@@ -301,7 +301,7 @@ export class SnapshotPipeline {
     const verdicts = new Map<string, ProbeVerdict | null>();
     const profiles = new Set<string>(overridden);
     for (const key of ask) {
-      const v = this.o.health.verdictOf(key);
+      const v = this.deps.health.verdictOf(key);
       if (v === this.verdictMap.get(key)) continue;
       if (v === undefined) this.verdictMap.delete(key); else this.verdictMap.set(key, v);
       verdicts.set(key, v ?? null);
@@ -313,7 +313,7 @@ export class SnapshotPipeline {
 
   /** Takes the ledger's overrides when they changed; returns the profiles whose overrides differ. */
   private takeOverrides(): Set<string> {
-    const next = this.o.health.overrides();
+    const next = this.deps.health.overrides();
     const out = overriddenProfilesChanged(this.overrideMap, next);
     this.overrideMap = next;
     return out;
@@ -352,7 +352,7 @@ export class SnapshotPipeline {
     /** updateSnapshot() started: it edits the served snapshot's indexes, so a failure after it needs a full build. */
     let consumed = false;
     try {
-      const store = this.o.store;
+      const store = this.deps.store;
       const [fetched, all, catalog, revision] = await Promise.all([
         full ? Promise.resolve([]) : Promise.all(names.map((n) => (values.has(n) ? values.get(n) ?? undefined : store.getProfile(n)))),
         full ? store.getProfiles() : Promise.resolve(undefined),
@@ -379,9 +379,9 @@ export class SnapshotPipeline {
       // transition the retarget causes (probe settings changed) is of a changed profile's endpoint, whose
       // verdict this build reads anyway. Only the changed profiles' endpoints are looked at; a catalog
       // change can move any endpoint: all of them.
-      if (catalogChanged) this.o.health.retarget({ profiles: () => this.profiles(), resources: this.resources, changed: undefined, deleted });
+      if (catalogChanged) this.deps.health.retarget({ profiles: () => this.profiles(), resources: this.resources, changed: undefined, deleted });
       else if (changed.length > 0 || deleted.size > 0) {
-        this.o.health.retarget({
+        this.deps.health.retarget({
           profiles: () => this.profiles(), resources: this.resources,
           changed: new Map(changed.map((n) => [n, this.profilesByName.get(n)?.profile])), deleted,
         });
@@ -407,6 +407,6 @@ export class SnapshotPipeline {
       throw err;
     }
     if (!this.hasPending()) this.unservedSince = undefined;
-    if (since !== undefined) this.o.metrics.configLatency.observe((performance.now() - since) / 1000);
+    if (since !== undefined) this.deps.metrics.configLatency.observe((performance.now() - since) / 1000);
   }
 }

@@ -55,58 +55,58 @@ export interface ReportsOptions {
   cluster?: { healthz(): { body: ClusterHealthBody; degradedReason?: string } };
   /** The time certificates' days left are counted from (default: the system clock). */
   clock?: RuntimeClock;
-  /** The overrides in force (ledger/overrides.ts), shown under each endpoint. */
+  /** The overrides in force (ledger/operations-feed.ts), shown under each endpoint. */
   overrides?: () => OverrideRecord[];
 }
 
 /** The running server's reports. Each waits until DNS serves every committed change first (settle). */
 export class Reports implements RuntimeReports {
-  constructor(private readonly o: ReportsOptions) {}
+  constructor(private readonly deps: ReportsOptions) {}
 
   async status(stored: StoredProfile): Promise<ProfileStatusReport> {
-    const { pipeline, ledger } = this.o;
+    const { pipeline, ledger } = this.deps;
     await pipeline.settle();
     const name = stored.profile.name;
     return statusReport({
-      snapshot: pipeline.snapshot(), zone: this.o.zone, revision: pipeline.servedRevision(),
+      snapshot: pipeline.snapshot(), zone: this.deps.zone, revision: pipeline.servedRevision(),
       profile: pipeline.stored(name) ?? stored,
       probes: ledger.statuses(name), history: ledger.historyOf(name),
-      extras: { pushed: ledger.pushed, now: (this.o.clock ?? systemClock).now() },
-      ...(this.o.overrides ? { overrides: this.o.overrides().filter((o) => o.profile === name) } : {}),
+      extras: { pushed: ledger.pushed, now: (this.deps.clock ?? systemClock).now() },
+      ...(this.deps.overrides ? { overrides: this.deps.overrides().filter((o) => o.profile === name) } : {}),
       // This location's own verdicts (what probing says here); pushed health is applied on top (health-report.ts).
-      ...(this.o.cluster
+      ...(this.deps.cluster
         ? { verdicts: ledger.ownVerdicts(), cluster: { aggregate: ledger.probeVerdicts(), locations: (key: string) => ledger.locations(key) ?? [] } }
         : { verdicts: ledger.ownVerdicts() }),
     });
   }
 
   async resolve(q: ResolveRequest): Promise<ResolveResult> {
-    await this.o.pipeline.settle();
-    return resolveReport(this.o.pipeline.snapshot(), q, this.o.rng, this.o.pipeline.servedRevision());
+    await this.deps.pipeline.settle();
+    return resolveReport(this.deps.pipeline.snapshot(), q, this.deps.rng, this.deps.pipeline.servedRevision());
   }
 
   async health(): Promise<HealthReport> {
-    const lag = await this.o.pipeline.lag();
-    if (!this.o.cluster) return lag;
-    const c = this.o.cluster.healthz();
+    const lag = await this.deps.pipeline.lag();
+    if (!this.deps.cluster) return lag;
+    const c = this.deps.cluster.healthz();
     if (c.degradedReason === undefined) return { ...lag, cluster: c.body };
     return { ...lag, degraded: true, reason: lag.degraded ? `${c.degradedReason}; ${lag.reason}` : c.degradedReason, cluster: c.body };
   }
 
   traffic(stored: StoredProfile, since: number): TrafficReport {
-    return this.o.traffic.report(stored, since);
+    return this.deps.traffic.report(stored, since);
   }
 
   /** The routing map now, with the `down` endpoints (names of the profile, or child/endpoint paths) Degraded. */
   async preview(stored: StoredProfile, down: string[]): Promise<PreviewReport> {
-    const { pipeline } = this.o;
+    const { pipeline } = this.deps;
     await pipeline.settle();
     const name = stored.profile.name;
-    const verdicts = this.o.ledger.verdicts();
+    const verdicts = this.deps.ledger.verdicts();
     const keys = new Set(down.map((d) => (d.includes('/') ? d : `${name}/${d}`)));
     const health: HealthView = { verdict: (p, e) => (keys.has(`${p}/${e}`) ? 'Degraded' : verdicts.get(`${p}/${e}`)) };
     const profiles = new Map(pipeline.profiles().map((p) => [p.name, p]));
-    const rows = routingMap({ name, profiles, geo: this.o.geo, health, resources: pipeline.catalog() });
+    const rows = routingMap({ name, profiles, geo: this.deps.geo, health, resources: pipeline.catalog() });
     return { profile: name, trafficRoutingMethod: stored.profile.trafficRoutingMethod, down, rows };
   }
 }

@@ -32,7 +32,7 @@ export class RebuildLoop {
   /** Steps that completed (successfully) since creation. */
   completed = 0;
 
-  constructor(private readonly o: RebuildLoopOptions) {}
+  constructor(private readonly options: RebuildLoopOptions) {}
 
   /** Consecutive failed steps right now (0 after a success). */
   get consecutiveFailures(): number { return this.failures; }
@@ -44,7 +44,7 @@ export class RebuildLoop {
     if (this.stopped || this.running) return;
     this.running = this.loop().finally(() => {
       this.running = undefined;
-      if (!this.stopped && this.o.hasPending()) this.request();
+      if (!this.stopped && this.options.hasPending()) this.request();
     });
   }
 
@@ -61,16 +61,16 @@ export class RebuildLoop {
   }
 
   private async loop(): Promise<void> {
-    await this.sleep(this.o.debounceMs ?? 0);
-    while (!this.stopped && this.o.hasPending()) {
+    await this.sleep(this.options.debounceMs ?? 0);
+    while (!this.stopped && this.options.hasPending()) {
       try {
-        await this.o.step();
+        await this.options.step();
         this.failures = 0;
         this.completed++;
       } catch (err) {
         this.failures++;
-        try { this.o.onError(err, this.failures); } catch { /* reporting must not stop the loop */ }
-        await this.sleep((this.o.retryDelayMs ?? defaultRetryDelay)(this.failures));
+        try { this.options.onError(err, this.failures); } catch { /* reporting must not stop the loop */ }
+        await this.sleep((this.options.retryDelayMs ?? defaultRetryDelay)(this.failures));
       }
     }
   }

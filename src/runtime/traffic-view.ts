@@ -18,7 +18,7 @@ export class TrafficView implements SnapshotSink {
   private source: { drainTraffic(): TrafficRow[] } | undefined;
   private timer: unknown;
 
-  constructor(private readonly o: { events: LiveEvents; clock: RuntimeClock }) {}
+  constructor(private readonly deps: { events: LiveEvents; clock: RuntimeClock }) {}
 
   /** Starts collecting from DNS, once a second. */
   attach(source: { drainTraffic(): TrafficRow[] }): void {
@@ -27,7 +27,7 @@ export class TrafficView implements SnapshotSink {
   }
 
   private tick(): void {
-    this.timer = this.o.clock.setTimeout(() => { this.collect(); this.tick(); }, COLLECT_MS);
+    this.timer = this.deps.clock.setTimeout(() => { this.collect(); this.tick(); }, COLLECT_MS);
   }
 
   /** The pipeline published a snapshot: deleted profiles' traffic goes. */
@@ -39,10 +39,10 @@ export class TrafficView implements SnapshotSink {
   collect(): void {
     const rows = this.source?.drainTraffic() ?? [];
     if (rows.length === 0) return;
-    const now = this.o.clock.now();
+    const now = this.deps.clock.now();
     for (const profile of this.store.add(now, rows)) {
       const bucket = this.store.current(profile, now);
-      if (bucket) this.o.events.publish('traffic', { profile, bucket });
+      if (bucket) this.deps.events.publish('traffic', { profile, bucket });
     }
   }
 
@@ -50,7 +50,7 @@ export class TrafficView implements SnapshotSink {
   report(stored: StoredProfile, since: number): TrafficReport {
     this.collect();
     const buckets = this.store.series(stored.profile.name, since);
-    const now = this.o.clock.now();
+    const now = this.deps.clock.now();
     return {
       profile: stored.profile.name,
       trafficViewEnrollmentStatus: stored.profile.trafficViewEnrollmentStatus,
@@ -62,7 +62,7 @@ export class TrafficView implements SnapshotSink {
   }
 
   stop(): void {
-    if (this.timer !== undefined) this.o.clock.clearTimeout(this.timer);
+    if (this.timer !== undefined) this.deps.clock.clearTimeout(this.timer);
     this.timer = undefined;
     this.source = undefined;
   }

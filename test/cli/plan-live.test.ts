@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import type { ProfileInput } from '../../src/core/model/types';
 import { waitFor } from '../support/wait';
 import { runTmkit } from '../support/process';
-import { switchable } from '../runtime/ops/support';
+import { switchable } from '../runtime/operations/support';
 import { startDay2Server, type Day2Server } from './day2-server';
 
 jest.setTimeout(120_000);

@@ -11,7 +11,7 @@ import type { Browser, Page } from 'playwright-core';
 import { TmkitClient } from '../../src/client';
 import { waitFor } from '../support/wait';
 import { dig, runTmkit, spawnServe, type ServeProcess } from '../support/process';
-import { switchable } from '../runtime/ops/support';
+import { switchable } from '../runtime/operations/support';
 import { artifactsDir, launchChromium } from './support/browser';
 
 jest.setTimeout(240_000);

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { CliError, EXIT_USAGE } from '../errors';
 import { toJsonText } from '../util/files';
-import { opsFailure } from '../util/ops';
+import { operationsFailure } from '../util/operations';
 import { clientFor, serverOptions, type ServerOptions } from '../util/server';
 
 interface AuditOptions extends ServerOptions { limit: string; json?: boolean }
@@ -29,7 +29,7 @@ export function registerAudit(program: Command): void {
           process.stdout.write(`${e.at}  ${e.who.padEnd(10)} ${e.action.padEnd(16)} ${e.target}${id}${e.reason ? `: ${e.reason}` : ''}\n`);
         }
       } catch (err) {
-        throw opsFailure(err);
+        throw operationsFailure(err);
       } finally {
         await client.close();
       }

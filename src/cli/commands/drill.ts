@@ -3,13 +3,13 @@ import type { Command } from 'commander';
 import type { DrillNodeReport, DrillReport, OverrideRecord } from '../../core/api';
 import { childProfileName } from '../../core/model/names';
 import type { Profile } from '../../core/model/types';
-import { formatDuration } from '../../core/ops/duration';
+import { formatDuration } from '../../core/operations/duration';
 import { failoverTimes } from '../../core/plan/failover';
 import type { TmkitClient } from '../../client';
 import { CliError, EXIT_FAILED, EXIT_USAGE, setExitCode } from '../errors';
 import { parseDnsAddress, queryDns, type DnsAnswer, type DnsServer } from '../util/dns-query';
 import { toJsonText } from '../util/files';
-import { durationMs, interruptSignal, opsFailure, pause, whoOption } from '../util/ops';
+import { durationMs, interruptSignal, operationsFailure, pause, whoOption } from '../util/operations';
 import { clientFor, serverOptions, type ServerOptions } from '../util/server';
 
 interface DrillOptions extends ServerOptions { for?: string; json?: boolean; who: string; reason?: string; limit: string }
@@ -61,7 +61,7 @@ async function list(opts: DrillOptions): Promise<void> {
       process.stdout.write(`${d.id}  ${d.startedAt}  ${d.status.toUpperCase().padEnd(7)}  ${d.profile}/${d.endpoint}  switch ${sec(d.switchSeconds)}  revert ${sec(d.revertSeconds)}  bound ${d.boundSeconds === null ? 'none' : `${d.boundSeconds} s`}  by ${d.who}\n`);
     }
   } catch (err) {
-    throw opsFailure(err);
+    throw operationsFailure(err);
   } finally {
     await client.close();
   }
@@ -110,7 +110,7 @@ async function firstTime(w: Watch, name: string, type: 'A' | 'AAAA', want: (a: D
 }
 
 async function drill(client: TmkitClient, profileName: string, endpointName: string, holdMs: number, opts: DrillOptions): Promise<DrillReport> {
-  const [listing, nodes, entry] = await Promise.all([client.listProfiles(), client.nodes(), client.getProfile(profileName)]).catch((err: unknown) => { throw opsFailure(err); });
+  const [listing, nodes, entry] = await Promise.all([client.listProfiles(), client.nodes(), client.getProfile(profileName)]).catch((err: unknown) => { throw operationsFailure(err); });
   const profiles = new Map(listing.profiles.map((p) => [p.profile.name.toLowerCase(), p.profile]));
   const p = entry.profile;
   const e = p.endpoints.find((x) => x.name === endpointName) ?? p.endpoints.find((x) => x.name.toLowerCase() === endpointName.toLowerCase());
@@ -154,8 +154,8 @@ async function drill(client: TmkitClient, profileName: string, endpointName: str
       override = (await client.createOverride({ kind: 'down', profile: p.name, endpoint: e.name, for: Math.ceil(holdMs / 1000) + 120, who: opts.who, reason: `drill ${id}${opts.reason && opts.reason !== 'drill' ? `: ${opts.reason}` : ''}`, drill: id })).override;
     } catch (err) {
       report.status = 'failed';
-      report.notes.push((opsFailure(err)).message);
-      throw opsFailure(err);
+      report.notes.push((operationsFailure(err)).message);
+      throw operationsFailure(err);
     }
     report.overrideId = override.id;
     const stored = Math.min(Math.max(Date.parse(override.createdAt), sent), Date.now());

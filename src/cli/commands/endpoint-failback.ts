@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { opsFailure, whoOption } from '../util/ops';
+import { operationsFailure, whoOption } from '../util/operations';
 import { clientFor, serverOptions, type ServerOptions } from '../util/server';
 
 interface FailbackOptions extends ServerOptions { who: string; reason?: string }
@@ -25,7 +25,7 @@ export function registerEndpointFailback(program: Command): void {
           ? `Failed back endpoint ${r.endpoint} of profile ${r.profile}: it is Online and answered again.\n`
           : `Approved the failback of endpoint ${r.endpoint} of profile ${r.profile}: it is still ${r.status}, and is answered again once it recovers.\n`);
       } catch (err) {
-        throw opsFailure(err);
+        throw operationsFailure(err);
       } finally {
         await client.close();
       }

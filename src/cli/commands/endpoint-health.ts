@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { TmkitApiError } from '../../client';
 import { CliError, EXIT_USAGE } from '../errors';
-import { formatDuration, parseDuration } from '../../core/ops/duration';
+import { formatDuration, parseDuration } from '../../core/operations/duration';
 import { toJsonText } from '../util/files';
 import { clientFor, serverFailure, serverOptions, type ServerOptions } from '../util/server';
 
@@ -30,7 +30,7 @@ export function registerEndpointHealth(program: Command): void {
       if (opts.clear && status !== undefined) throw new CliError('give a status (online, degraded) or --clear, not both', EXIT_USAGE);
       const normalized = status === undefined ? undefined : ({ online: 'Online', degraded: 'Degraded' } as const)[status.toLowerCase() as 'online' | 'degraded'];
       if (!opts.clear && normalized === undefined) throw new CliError(`${status === undefined ? 'a status is needed' : `status ${status}`}: online or degraded (or --clear)`, EXIT_USAGE);
-      // The same durations as `override --for` (core/ops/duration.ts), in whole seconds.
+      // The same durations as `override --for` (core/operations/duration.ts), in whole seconds.
       const ms = opts.for === undefined ? undefined : parseDuration(opts.for);
       const ttl = ms !== undefined && ms % 1000 === 0 ? ms / 1000 : undefined;
       if (!opts.clear && (ttl === undefined || ttl < 1 || ttl > 86_400)) {

@@ -2,13 +2,13 @@ import type { Command } from 'commander';
 import type { OverrideKind, OverrideRequest } from '../../core/api';
 import { CliError, EXIT_USAGE } from '../errors';
 import { toJsonText } from '../util/files';
-import { durationMs, opsFailure, overrideLine, whoOption } from '../util/ops';
+import { durationMs, operationsFailure, overrideLine, whoOption } from '../util/operations';
 import { clientFor, serverOptions, type ServerOptions } from '../util/server';
 
 interface OverrideOptions extends ServerOptions { for?: string; reason?: string; force?: boolean; json?: boolean; who: string }
 
 /**
- * `tmkit override down|weight|list|clear` (docs/operations.md): runtime traffic controls with an expiry.
+ * `tmkit override down|weight|list|clear` (docs/operations.md): runtime traffic operations with an expiry.
  * `down` takes an endpoint out of DNS at once (Always Serve too), refused by the safety rule when it would
  * leave a profile with nothing to serve (`--force`); `weight` replaces an endpoint's weight. Not
  * configuration: the profile is never changed, so Terraform and Pulumi see no drift.
@@ -30,7 +30,7 @@ export function registerOverride(program: Command): void {
       const what = kind === 'down' ? `${r.override.profile}/${r.override.endpoint} is out of DNS` : `${r.override.profile}/${r.override.endpoint} has weight ${r.override.weight}`;
       process.stdout.write(`Override ${r.override.id}: ${what} until ${r.override.expiresAt}${r.replaced.length > 0 ? ` (replaces ${r.replaced.join(', ')})` : ''}. Clear it with \`tmkit override clear ${r.override.id}\`.\n`);
     } catch (err) {
-      throw opsFailure(err);
+      throw operationsFailure(err);
     } finally {
       await client.close();
     }
@@ -67,7 +67,7 @@ export function registerOverride(program: Command): void {
         if (list.overrides.length === 0) { process.stdout.write('No overrides in force.\n'); return; }
         for (const o of list.overrides) process.stdout.write(`${overrideLine(o)}\n`);
       } catch (err) {
-        throw opsFailure(err);
+        throw operationsFailure(err);
       } finally {
         await client.close();
       }
@@ -85,7 +85,7 @@ export function registerOverride(program: Command): void {
         if (opts.json) { process.stdout.write(toJsonText(r.override)); return; }
         process.stdout.write(`Cleared override ${id} (${r.override.kind === 'down' ? 'down' : `weight ${r.override.weight}`} ${r.override.profile}/${r.override.endpoint}).\n`);
       } catch (err) {
-        throw opsFailure(err);
+        throw operationsFailure(err);
       } finally {
         await client.close();
       }

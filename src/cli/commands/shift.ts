@@ -1,9 +1,9 @@
 import type { Command } from 'commander';
 import type { OverrideRecord, ProfileStatusReport } from '../../core/api';
-import { formatDuration } from '../../core/ops/duration';
+import { formatDuration } from '../../core/operations/duration';
 import type { TmkitClient } from '../../client';
 import { CliError, EXIT_USAGE } from '../errors';
-import { durationMs, interruptSignal, opsFailure, pause, whoOption } from '../util/ops';
+import { durationMs, interruptSignal, operationsFailure, pause, whoOption } from '../util/operations';
 import { clientFor, serverOptions, type ServerOptions } from '../util/server';
 
 interface ShiftOptions extends ServerOptions { weights: string; every: string; abortOnDegraded?: boolean; hold: string; who: string; reason?: string }
@@ -51,7 +51,7 @@ function degraded(s: ProfileStatusReport): string[] {
 
 async function shift(client: TmkitClient, profileName: string, endpointName: string, weights: number[], everyMs: number, holdMs: number, opts: ShiftOptions): Promise<void> {
   const out = (s: string): boolean => process.stdout.write(`${s}\n`);
-  const [entry, before] = await Promise.all([client.getProfile(profileName), client.listOverrides()]).catch((err: unknown) => { throw opsFailure(err); });
+  const [entry, before] = await Promise.all([client.getProfile(profileName), client.listOverrides()]).catch((err: unknown) => { throw operationsFailure(err); });
   const p = entry.profile;
   const e = p.endpoints.find((x) => x.name === endpointName) ?? p.endpoints.find((x) => x.name.toLowerCase() === endpointName.toLowerCase());
   if (!e) throw new CliError(`profile ${p.name} has no endpoint ${endpointName} (it has ${p.endpoints.map((x) => x.name).join(', ') || 'none'})`);
@@ -78,7 +78,7 @@ async function shift(client: TmkitClient, profileName: string, endpointName: str
     for (let i = 0; i < weights.length; i++) {
       const w = weights[i]!;
       const last = i === weights.length - 1;
-      const health = await client.status(p.name).catch((err: unknown) => { throw opsFailure(err); });
+      const health = await client.status(p.name).catch((err: unknown) => { throw operationsFailure(err); });
       const bad = degraded(health);
       if (bad.length > 0) {
         if (opts.abortOnDegraded) await rollBack(`before step ${i + 1}/${weights.length} (weight ${w}) ${bad.join(', ')}`);
@@ -88,8 +88,8 @@ async function shift(client: TmkitClient, profileName: string, endpointName: str
         // Each step's override outlives its wait a little; the last one is held for --hold.
         current = (await client.createOverride({ kind: 'weight', profile: p.name, endpoint: e.name, weight: w, for: Math.ceil((last ? holdMs : everyMs + 120_000) / 1000), who: opts.who, reason: `${opts.reason ?? 'shift'} step ${i + 1}/${weights.length}` })).override;
       } catch (err) {
-        if (i > 0) await rollBack(`step ${i + 1}/${weights.length} (weight ${w}) was refused: ${opsFailure(err).message}`);
-        throw opsFailure(err);
+        if (i > 0) await rollBack(`step ${i + 1}/${weights.length} (weight ${w}) was refused: ${operationsFailure(err).message}`);
+        throw operationsFailure(err);
       }
       out(`Step ${i + 1}/${weights.length}: ${p.name}/${e.name} weight ${w} (override ${current.id})${last ? '' : `, next in ${formatDuration(everyMs)}`}.`);
       if (last) break;

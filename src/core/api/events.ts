@@ -1,5 +1,5 @@
 /** The live events of `GET /v1/events` (Server-Sent Events), which the webhooks deliver too. */
-import type { DrillReport, OverrideRecord } from './ops';
+import type { DrillReport, OverrideRecord } from './operations';
 import type { TrafficBucket } from './reports';
 
 /** `event: override`: an override made, cleared or expired (on every node of a cluster). */

@@ -10,7 +10,7 @@ export * from './healthz';
 export * from './profiles';
 export * from './status';
 export * from './reports';
-export * from './ops';
+export * from './operations';
 export * from './events';
 export * from './dnssec';
 export * from './webhooks';

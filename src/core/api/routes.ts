@@ -4,7 +4,7 @@ import type { DnssecReport, DnssecRolloverRequest, DnssecRolloverResult } from '
 import type { HealthzBody } from './healthz';
 import type {
   AuditList, DrillList, DrillReport, FailbackResult, NodeList, OverrideDeleteResult, OverrideList, OverrideRequest, OverrideResult,
-} from './ops';
+} from './operations';
 import type {
   DeleteResult, EndpointDeleteResult, EndpointEntry, EndpointWriteResult, ProfileList, ProfileSummaryList, ResourceCatalogResponse, WriteResult,
 } from './profiles';

@@ -1,6 +1,6 @@
 /** `GET /v1/profiles/{name}/status` and its parts: monitor statuses, probes, certificates, health pushed from outside. */
 import type { EndpointMonitorStatus, ProfileMonitorStatus } from '../health/types';
-import type { OverrideRecord } from './ops';
+import type { OverrideRecord } from './operations';
 
 /** The last probe of an endpoint, as the status endpoint reports it. */
 export interface ProbeResultReport {

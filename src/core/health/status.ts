@@ -22,7 +22,7 @@ export interface EndpointStatusFacts {
   resource?: ResourceState;
   /** Nested endpoints: the status derived from the child profile by `nestedEndpointStatus()`. */
   nested?: NestedStatus;
-  /** A `down` override is in force (tmkit's traffic controls, core/ops/overrides.ts). */
+  /** A `down` override is in force (tmkit's traffic operations, core/operations/overrides.ts). */
   overriddenDown?: boolean;
 }
 

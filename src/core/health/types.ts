@@ -25,7 +25,7 @@ export type ProfileMonitorStatus = 'CheckingEndpoints' | 'Online' | 'Degraded' |
 export type ProbeVerdict = 'CheckingEndpoint' | 'Online' | 'Degraded' | 'AwaitingFailback';
 
 /**
- * A runtime traffic control on one endpoint, as routing reads it (core/ops/overrides.ts has the whole
+ * A runtime traffic control on one endpoint, as routing reads it (core/operations/overrides.ts has the whole
  * record): `down` takes the endpoint out (status Degraded, Always Serve included), `weight` replaces the
  * configured weight. Both may hold at once (two overrides of the same endpoint).
  */

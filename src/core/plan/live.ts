@@ -10,7 +10,7 @@ import type { OverrideRecord, ProfileStatusReport } from '../api';
 import type { Diagnostic } from '../diagnostics';
 import { probeTargets } from '../health/targets';
 import type { EndpointMonitorStatus, HealthView, ProbeVerdict } from '../health/types';
-import { describeOverride, endpointOverrides } from '../ops/overrides';
+import { describeOverride, endpointOverrides } from '../operations/overrides';
 import type { Profile } from '../model/types';
 import type { GeoLookup, ResourceCatalog } from '../ports';
 import { buildSnapshot } from '../routing/snapshot';

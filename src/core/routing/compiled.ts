@@ -38,7 +38,7 @@ export interface CompiledEndpoint {
    * snapshot with the runtime's overrides; the stored profile never changes, so Terraform sees no drift).
    */
   readonly weight: number;
-  /** The runtime's overrides in force on this endpoint (tmkit traffic controls), for status and explanations. */
+  /** The runtime's overrides in force on this endpoint (tmkit traffic operations), for status and explanations. */
   readonly override?: EndpointOverride;
 }
 

@@ -199,7 +199,7 @@ export function header(req: IncomingMessage, name: string): string | undefined {
 export class HttpApi {
   readonly server: Server;
 
-  constructor(private readonly o: HttpApiOptions) {
+  constructor(private readonly options: HttpApiOptions) {
     this.server = createServer({ requestTimeout: 30_000, headersTimeout: 10_000, keepAliveTimeout: 5_000 }, (req, res) => { void this.handle(req, res); });
     // `Expect: 100-continue`: the 100 goes out only when the handler reads the body (not for a 401, a 404 or
     // a declared body over the limit, which get their final status instead).
@@ -246,14 +246,14 @@ export class HttpApi {
     let status = 500;
     try {
       const url = new URL(req.url ?? '/', 'http://tmkit.invalid');
-      let matched = this.match(this.o.open, url.pathname);
+      let matched = this.match(this.options.open, url.pathname);
       if (!matched) {
-        if (!bearerMatches(header(req, 'authorization'), this.o.token)) {
+        if (!bearerMatches(header(req, 'authorization'), this.options.token)) {
           throw ApiProblem.of(401, 'UNAUTHORIZED',
             'missing or wrong bearer token: send "Authorization: Bearer <token>" (the token is in <state-dir>/token or TMKIT_TOKEN)',
             {}, { 'www-authenticate': 'Bearer realm="tmkit"' });
         }
-        matched = this.match(this.o.routes, url.pathname);
+        matched = this.match(this.options.routes, url.pathname);
       }
       if (!matched) throw ApiProblem.of(404, 'ROUTE_NOT_FOUND', `no API route ${url.pathname}; see GET /v1/profiles, /v1/resolve, /v1/resources, /healthz, /metrics`);
       routeName = matched.route.name;
@@ -272,7 +272,7 @@ export class HttpApi {
       status = reply.status;
       if (!reply.streamed) send(res, reply.status, reply.body, reply.headers);
     } catch (err) {
-      const p = this.o.problem(err, method, routeName);
+      const p = this.options.problem(err, method, routeName);
       status = p.status;
       if (!res.headersSent) {
         if (p.headers?.connection === 'close' && !req.complete) lingerOnClose(res);
@@ -280,10 +280,10 @@ export class HttpApi {
       } else res.destroy();
     } finally {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-      this.o.metrics.apiRequests.inc({ route: routeName, method, code: String(status) });
-      this.o.metrics.apiLatency.observe({ route: routeName, method }, seconds);
+      this.options.metrics.apiRequests.inc({ route: routeName, method, code: String(status) });
+      this.options.metrics.apiLatency.observe({ route: routeName, method }, seconds);
       // Never log headers (Authorization) or bodies.
-      this.o.logger.info({ method, route: routeName, status, ms: Math.round(seconds * 1000) }, 'api request');
+      this.options.logger.info({ method, route: routeName, status, ms: Math.round(seconds * 1000) }, 'api request');
     }
   }
 }

@@ -26,8 +26,8 @@ import { pushedHealthRoutes } from './pushed-health';
 import { webhookRoutes } from './webhooks';
 import type { WebhooksApi } from '../webhooks';
 import type { PushedHealthApi } from '../ledger';
-import type { OpsPort } from '../controls';
-import { opsRoutes } from './ops';
+import type { OperationsPort } from '../operations';
+import { operationsRoutes } from './operations';
 import { uiHandler } from './ui';
 
 export { DEFAULT_MAX_BODY, MAX_JSON_DEPTH, jsonDeeperThan } from './http';
@@ -54,8 +54,8 @@ export interface ApiOptions {
   pushedHealth?: PushedHealthApi;
   /** Webhooks (`/v1/webhooks`); absent → 503. */
   webhooks?: WebhooksApi;
-  /** Traffic operations (overrides, failback, drills, audit; controls.ts); absent → those routes answer 503. */
-  ops?: OpsPort;
+  /** Traffic operations (overrides, failback, drills, audit; operations.ts); absent → those routes answer 503. */
+  ops?: OperationsPort;
 }
 
 /** The store's refusals and their HTTP status; the diagnostics they carry are the body. */
@@ -68,16 +68,16 @@ export class ApiServer {
   private readonly http: HttpApi;
   private readonly summaries: SummaryIndex;
 
-  constructor(private readonly o: ApiOptions) {
-    this.summaries = new SummaryIndex(o.store);
-    const c: ApiContext = { store: o.store, summaries: this.summaries, maxBody: o.maxBodyBytes ?? DEFAULT_MAX_BODY };
-    const reads = readRoutes({ ...c, reports: o.reports ?? {}, metrics: o.metrics, ...(o.events ? { events: o.events } : {}) });
+  constructor(private readonly deps: ApiOptions) {
+    this.summaries = new SummaryIndex(deps.store);
+    const c: ApiContext = { store: deps.store, summaries: this.summaries, maxBody: deps.maxBodyBytes ?? DEFAULT_MAX_BODY };
+    const reads = readRoutes({ ...c, reports: deps.reports ?? {}, metrics: deps.metrics, ...(deps.events ? { events: deps.events } : {}) });
     const routes: Route[] = [
-      ...profileRoutes(c), ...endpointRoutes(c), ...resourceRoutes(c), ...reads.routes, ...dnssecRoutes(o.dnssec),
-      ...opsRoutes(c, o.ops), ...pushedHealthRoutes(c, o.pushedHealth), ...webhookRoutes(c, o.webhooks),
+      ...profileRoutes(c), ...endpointRoutes(c), ...resourceRoutes(c), ...reads.routes, ...dnssecRoutes(deps.dnssec),
+      ...operationsRoutes(c, deps.ops), ...pushedHealthRoutes(c, deps.pushedHealth), ...webhookRoutes(c, deps.webhooks),
     ];
-    const open: Route[] = [...reads.open, route('/ui/*', { GET: uiHandler(o.uiDir) }, ['/', '/ui'])];
-    this.http = new HttpApi({ token: o.token, metrics: o.metrics, logger: o.logger, routes, open, problem: (e, m, r) => this.problem(e, m, r) });
+    const open: Route[] = [...reads.open, route('/ui/*', { GET: uiHandler(deps.uiDir) }, ['/', '/ui'])];
+    this.http = new HttpApi({ token: deps.token, metrics: deps.metrics, logger: deps.logger, routes, open, problem: (e, m, r) => this.problem(e, m, r) });
   }
 
   get server(): Server { return this.http.server; }
@@ -106,15 +106,15 @@ export class ApiServer {
     if (failure !== undefined) {
       // The server's disk, not the request: nothing was written (the transaction rolled back), and DNS keeps
       // answering from the snapshot in memory.
-      this.o.logger.error({ err, method, route }, 'the store could not be written');
-      const where = this.o.stateDir ?? 'the state dir';
+      this.deps.logger.error({ err, method, route }, 'the store could not be written');
+      const where = this.deps.stateDir ?? 'the state dir';
       const code = String((err as { code?: unknown }).code);
       const kept = 'nothing was written; DNS keeps answering from the configuration in memory';
       if (failure === 'full') return ApiProblem.of(507, 'STORAGE_FULL', `disk full at ${where}: free space and retry (${code}; ${kept})`);
       if (failure === 'readonly') return ApiProblem.of(503, 'STORAGE_READ_ONLY', `the store at ${where} is read-only (${code}: a read-only file or file system): make it writable and retry (${kept})`);
       return ApiProblem.of(503, 'STORAGE_IO_ERROR', `the store at ${where} could not be written (${code}: an I/O error): check the disk and the kernel log, then retry (${kept})`);
     }
-    this.o.logger.error({ err, method, route }, 'api request failed');
+    this.deps.logger.error({ err, method, route }, 'api request failed');
     return ApiProblem.of(500, 'INTERNAL', 'internal error; the server log has the details');
   }
 }

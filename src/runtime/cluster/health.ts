@@ -93,12 +93,12 @@ export class ClusterHealth {
   /** Verdict keys written and deleted, and transactions, since start (steady state: no change). */
   readonly stats = { puts: 0, deletes: 0, txns: 0, failedTxns: 0 };
 
-  constructor(private readonly o: ClusterHealthOptions) {
-    this.node = o.node;
-    this.location = o.location;
-    this.info = o.info ?? {};
-    this.startedAt = isoNow(o.clock);
-    this.lease = new NodeLease(o.session, o.leaseTtlSeconds, o.logger);
+  constructor(private readonly deps: ClusterHealthOptions) {
+    this.node = deps.node;
+    this.location = deps.location;
+    this.info = deps.info ?? {};
+    this.startedAt = isoNow(deps.clock);
+    this.lease = new NodeLease(deps.session, deps.leaseTtlSeconds, deps.logger);
   }
 
   /**
@@ -106,7 +106,7 @@ export class ClusterHealth {
    * previous lease (a restart), grants the lease and registers. With etcd down, it joins when etcd is back.
    */
   async start(): Promise<void> {
-    const s = this.o.session;
+    const s = this.deps.session;
     for (const n of s.nodes.values()) {
       if (n.node !== this.node && n.location === this.location && s.isConnected()) {
         throw new Error(`location '${this.location}' is already probed by node '${n.node}' (registered ${n.startedAt}); each node is its own probing location: give this one another --location (or stop '${n.node}')`);
@@ -176,7 +176,7 @@ export class ClusterHealth {
   /** Locations that count: those with a registered node, and always this one. */
   liveLocations(): string[] {
     const out = new Set<string>([this.location]);
-    for (const n of this.o.session.nodes.values()) out.add(n.location);
+    for (const n of this.deps.session.nodes.values()) out.add(n.location);
     return [...out].sort();
   }
 
@@ -202,7 +202,7 @@ export class ClusterHealth {
   private aggregateOne(key: string, mine: ProbeVerdict, live: readonly string[], targets: ReadonlyMap<string, string>, byLocation: Map<string, ProbeVerdict | undefined>): ProbeVerdict {
     byLocation.clear();
     byLocation.set(this.location, mine);
-    const shared = this.o.session.health.get(key);
+    const shared = this.deps.session.health.get(key);
     if (shared) {
       const fp = targets.get(key);
       for (const [loc, v] of shared) if (loc !== this.location && v.fingerprint === fp) byLocation.set(loc, v.verdict);
@@ -214,10 +214,10 @@ export class ClusterHealth {
   locations(key: string): LocationReport[] {
     const live = new Set(this.liveLocations());
     const nodeOf = new Map<string, string>();
-    for (const n of this.o.session.nodes.values()) nodeOf.set(n.location, n.node);
+    for (const n of this.deps.session.nodes.values()) nodeOf.set(n.location, n.node);
     nodeOf.set(this.location, this.node);
     const fp = this.self.targets().get(key);
-    const shared = this.o.session.health.get(key) ?? new Map<string, LocationVerdict>();
+    const shared = this.deps.session.health.get(key) ?? new Map<string, LocationVerdict>();
     const names = new Set([...live, ...shared.keys()]);
     const out: LocationReport[] = [];
     for (const location of [...names].sort()) {
@@ -242,12 +242,12 @@ export class ClusterHealth {
   }
 
   /** Registered nodes (from the mirror). */
-  nodes(): NodeRecord[] { return [...this.o.session.nodes.values()].sort((a, b) => (a.node < b.node ? -1 : 1)); }
+  nodes(): NodeRecord[] { return [...this.deps.session.nodes.values()].sort((a, b) => (a.node < b.node ? -1 : 1)); }
 
   /** Resolves when everything this location decided is committed (or etcd is unreachable). */
   async settled(): Promise<void> {
     while (this.flushing) await this.flushing;
-    if (this.dirty.size > 0 && this.o.session.isConnected() && this.lease.id) await this.flush();
+    if (this.dirty.size > 0 && this.deps.session.isConnected() && this.lease.id) await this.flush();
   }
 
   private scheduleFlush(): void {
@@ -264,7 +264,7 @@ export class ClusterHealth {
   }
 
   private async flushLoop(): Promise<void> {
-    const s = this.o.session;
+    const s = this.deps.session;
     while (!this.stopped && s.isConnected() && this.lease.id && (this.dirty.size > 0 || !this.nodeWritten)) {
       const lease = this.lease.id;
       const ops: Op[] = [];
@@ -295,7 +295,7 @@ export class ClusterHealth {
         await s.call((c) => c.kv.txn({ success: ops }));
       } catch (err) {
         this.stats.failedTxns++;
-        this.o.logger?.warn({ err: (err as Error).message, pending: this.dirty.size }, 'could not write verdict transitions to etcd; retrying when it is reachable');
+        this.deps.logger?.warn({ err: (err as Error).message, pending: this.dirty.size }, 'could not write verdict transitions to etcd; retrying when it is reachable');
         return;
       }
       if (this.lease.id !== lease) continue; // re-granted meanwhile: everything is rewritten

@@ -10,7 +10,7 @@ import type { EndpointOverride, ProbeVerdict } from '../../core/health/types';
 import { toResourceCatalog } from '../../core/model/catalog';
 import type { Profile } from '../../core/model/types';
 import type { GeoLookup, ResourceCatalog } from '../../core/ports';
-import { overriddenProfilesChanged } from '../../core/ops/overrides';
+import { overriddenProfilesChanged } from '../../core/operations/overrides';
 import { buildSnapshot, resolve, updateSnapshot, type CompiledSnapshot } from '../../core/routing';
 import { MmdbGeoLookup } from '../../geo';
 import type { SnapshotUpdate } from '../snapshot-sink';

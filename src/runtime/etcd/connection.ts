@@ -46,12 +46,12 @@ export class EtcdConnection {
   /** Called when a request finds etcd unreachable (the watch tries to reconnect at once). */
   onUnreachable: () => void = () => undefined;
 
-  constructor(private readonly o: ConnectionOptions) {
-    this.hosts = o.hosts;
-    this.requestTimeoutMs = o.requestTimeoutMs ?? 5_000;
+  constructor(private readonly settings: ConnectionOptions) {
+    this.hosts = settings.hosts;
+    this.requestTimeoutMs = settings.requestTimeoutMs ?? 5_000;
     const timeout = this.requestTimeoutMs;
     const options: IOptions = {
-      hosts: o.hosts,
+      hosts: settings.hosts,
       dialTimeout: timeout,
       // Streams (watch, keep-alive) have no deadline; every other call has one, so nothing waits for a
       // silent etcd longer than the request timeout.
@@ -68,22 +68,22 @@ export class EtcdConnection {
       faultHandling: {
         // A host that failed twice is skipped for 1 s; a failed call is retried once on each other host.
         host: () => circuitBreaker(handleWhen(isRecoverableError), { halfOpenAfter: 1_000, breaker: new ConsecutiveBreaker(2) }),
-        global: retry(handleWhen(isRecoverableError), { maxAttempts: Math.max(0, o.hosts.length - 1) }),
+        global: retry(handleWhen(isRecoverableError), { maxAttempts: Math.max(0, settings.hosts.length - 1) }),
       },
     };
-    if (o.tls && (o.tls.ca || o.tls.cert)) {
+    if (settings.tls && (settings.tls.ca || settings.tls.cert)) {
       options.credentials = {
-        rootCertificate: o.tls.ca ?? Buffer.alloc(0),
-        ...(o.tls.key ? { privateKey: o.tls.key } : {}),
-        ...(o.tls.cert ? { certChain: o.tls.cert } : {}),
+        rootCertificate: settings.tls.ca ?? Buffer.alloc(0),
+        ...(settings.tls.key ? { privateKey: settings.tls.key } : {}),
+        ...(settings.tls.cert ? { certChain: settings.tls.cert } : {}),
       };
     }
-    if (o.auth) options.auth = { username: o.auth.username, password: o.auth.password };
+    if (settings.auth) options.auth = { username: settings.auth.username, password: settings.auth.password };
     this.client = new Etcd3(options);
   }
 
   /** A gRPC deadline `ms` from now. */
-  deadline(ms: number): number { return this.o.clock.now() + ms; }
+  deadline(ms: number): number { return this.settings.clock.now() + ms; }
 
   isConnected(): boolean { return this.connected; }
 
@@ -104,7 +104,7 @@ export class EtcdConnection {
     const wasDown = this.downSince;
     this.downSince = undefined;
     this.lastError = undefined;
-    if (wasDown !== undefined) this.o.logger?.info({ downSeconds: Math.round((this.o.clock.now() - wasDown) / 100) / 10 }, 'etcd is reachable again');
+    if (wasDown !== undefined) this.settings.logger?.info({ downSeconds: Math.round((this.settings.clock.now() - wasDown) / 100) / 10 }, 'etcd is reachable again');
     for (const l of this.stateListeners) { try { l(true); } catch { /* listener bug */ } }
   }
 
@@ -114,17 +114,17 @@ export class EtcdConnection {
     if (this.lastError === undefined || this.connected || !/circuit breaker/i.test(msg)) this.lastError = msg;
     if (!this.connected && this.downSince !== undefined) return;
     this.connected = false;
-    this.downSince = this.o.clock.now();
-    this.o.logger?.warn({ err: this.lastError }, 'etcd is unreachable: answering and probing from the last state; writes are refused');
+    this.downSince = this.settings.clock.now();
+    this.settings.logger?.warn({ err: this.lastError }, 'etcd is unreachable: answering and probing from the last state; writes are refused');
     for (const l of this.stateListeners) { try { l(false); } catch { /* listener bug */ } }
   }
 
   /** The error a write gets while etcd cannot be reached. */
   unavailable(cause?: unknown): StoreError {
-    const now = this.o.clock.now();
+    const now = this.settings.clock.now();
     const since = this.downSince !== undefined ? `since ${new Date(this.downSince).toISOString()} (${Math.round((now - this.downSince) / 1000)} s)` : 'now';
     const why = cause !== undefined ? (cause as Error).message ?? String(cause) : this.lastError;
-    const revision = this.o.servedRevision();
+    const revision = this.settings.servedRevision();
     return new StoreError('STORE_UNAVAILABLE',
       `etcd (${this.hosts.join(', ')}) is unreachable ${since}${why ? `: ${why}` : ''}; the change was not stored. ` +
       `This node keeps answering DNS from configuration revision ${revision}; retry when etcd is back`,

@@ -26,7 +26,7 @@ export class MirrorFeed {
     private readonly mirror: EtcdMirror,
     prefix: string,
     private readonly stats: FeedStats,
-    private readonly o: { logger?: Logger; retryMs: number },
+    private readonly options: { logger?: Logger; retryMs: number },
   ) {
     this.prefixBuf = Buffer.from(prefix);
   }
@@ -66,7 +66,7 @@ export class MirrorFeed {
   }
 
   private async run(relistFirst: boolean, onLive: () => void): Promise<void> {
-    let delay = this.o.retryMs;
+    let delay = this.options.retryMs;
     while (!this.stopped) {
       let outcome: 'compacted' | 'broken' = 'broken';
       try {
@@ -76,7 +76,7 @@ export class MirrorFeed {
           onLive();
           this.conn.markUp();
         }
-        outcome = await this.watchOnce(() => { delay = this.o.retryMs; });
+        outcome = await this.watchOnce(() => { delay = this.options.retryMs; });
       } catch (err) {
         if (!this.stopped) this.conn.markDown(err);
       }
@@ -106,7 +106,7 @@ export class MirrorFeed {
       stream.on('data', (res: IWatchResponse) => {
         if (res.canceled) {
           if (res.compact_revision !== undefined && res.compact_revision !== '0') {
-            this.o.logger?.warn({ from: this.mirror.appliedRevision + 1, compacted: res.compact_revision }, 'etcd compacted past the last applied revision: re-listing');
+            this.options.logger?.warn({ from: this.mirror.appliedRevision + 1, compacted: res.compact_revision }, 'etcd compacted past the last applied revision: re-listing');
             finish('compacted');
           } else {
             finish('broken', new Error(`etcd canceled the watch: ${res.cancel_reason || 'no reason given'}`));
@@ -119,7 +119,7 @@ export class MirrorFeed {
         try {
           this.mirror.applyWatch(res);
         } catch (err) {
-          this.o.logger?.error({ err }, 'applying an etcd watch response failed; re-listing');
+          this.options.logger?.error({ err }, 'applying an etcd watch response failed; re-listing');
           finish('compacted');
         }
       });

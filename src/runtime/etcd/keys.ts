@@ -16,9 +16,9 @@
  * | `ops/audit/<ms>-<id>`                    | one audit entry (who, what, when, why)     | no    |
  * | `ops/drills/<id>`                        | one drill report                           | no    |
  *
- * The `ops/` keys are the traffic controls (docs/operations.md, store/etcd-controls.ts): never configuration,
+ * The `ops/` keys are the traffic operations (docs/operations.md, store/etcd-operations.ts): never configuration,
  * so they do not bump `config/rev`. The mirror applies overrides and approvals on every node; each node
- * enforces an override's expiry itself (ledger/overrides.ts), and one of them deletes the expired key with a
+ * enforces an override's expiry itself (ledger/operations-feed.ts), and one of them deletes the expired key with a
  * compare-and-delete (the one whose transaction wins writes the audit entry). The audit log and drill reports
  * are read by range when asked for, never mirrored.
  *

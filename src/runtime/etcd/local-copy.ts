@@ -22,7 +22,7 @@ interface CacheBody {
   profiles: StoredProfile[]; resources: ResourceCatalogRecord; nodes: NodeRecord[]; health: Array<[string, Array<[string, LocationVerdict]>]>;
   /** Health pushed from outside (absent in copies of older versions); each node still ends it at expiresAt. */
   pushed?: PushedHealthRecord[];
-  /** The traffic controls (absent in copies written before they existed). */
+  /** The traffic operations (absent in copies written before they existed). */
   overrides?: OverrideRecord[]; failbacks?: FailbackApproval[];
 }
 
@@ -34,7 +34,7 @@ export class LocalCopy {
   private lastSaveMs = 0;
   private closed = false;
 
-  constructor(stateDir: string | undefined, private readonly mirror: EtcdMirror, private readonly prefix: string, private readonly stats: { cacheWrites: number }, private readonly o: { logger?: Logger; clock: RuntimeClock }) {
+  constructor(stateDir: string | undefined, private readonly mirror: EtcdMirror, private readonly prefix: string, private readonly stats: { cacheWrites: number }, private readonly options: { logger?: Logger; clock: RuntimeClock }) {
     this.file = stateDir !== undefined ? join(stateDir, CACHE_FILE) : undefined;
   }
 
@@ -56,7 +56,7 @@ export class LocalCopy {
     const t0 = performance.now();
     const m = this.mirror;
     const body: CacheBody = {
-      format: CACHE_FORMAT, prefix: this.prefix, clusterId: m.clusterId, savedAt: isoNow(this.o.clock),
+      format: CACHE_FORMAT, prefix: this.prefix, clusterId: m.clusterId, savedAt: isoNow(this.options.clock),
       appliedRevision: m.appliedRevision, configRevision: m.configRevision, revKeyMod: m.revKeyMod,
       profiles: [...m.profiles.values()], resources: m.resources,
       nodes: [...m.nodes.values()], health: [...m.health].map(([k, v]) => [k, [...v]]), pushed: [...m.pushed.values()],
@@ -73,7 +73,7 @@ export class LocalCopy {
         this.stats.cacheWrites++;
         this.lastSaveMs = performance.now() - t0;
       } catch (err) {
-        this.o.logger?.warn({ err, file }, 'could not save the local copy of the cluster state');
+        this.options.logger?.warn({ err, file }, 'could not save the local copy of the cluster state');
         await unlink(tmp).catch(() => undefined);
       }
     })();
@@ -101,7 +101,7 @@ export class LocalCopy {
       for (const a of c.failbacks ?? []) m.failbacks.set(`${a.profile}/${a.endpoint}`, a);
       return true;
     } catch (err) {
-      this.o.logger?.warn({ err, file: this.file }, 'the local copy of the cluster state cannot be read');
+      this.options.logger?.warn({ err, file: this.file }, 'the local copy of the cluster state cannot be read');
       return false;
     }
   }

@@ -8,16 +8,16 @@ import type { IKeyValue, IWatchResponse } from 'etcd3';
 import type { Logger } from 'pino';
 import type { OverrideRecord } from '../../core/api';
 import type { ResourceCatalogRecord } from '../../core/model/catalog';
-import { parsePushedRecord, type ControlChange, type FailbackApproval, type PushedHealthRecord, type StoreChange, type StoredProfile } from '../../core/store';
+import { parsePushedRecord, type OperationsChange, type FailbackApproval, type PushedHealthRecord, type StoreChange, type StoredProfile } from '../../core/store';
 import { makeEtag } from '../../core/store/conditions';
 import { LiveProfileIndex } from '../../core/store/profile-index';
 import { REV_KEY, parseKey, type LocationVerdict, type NodeRecord, type ResourcesValue, type StoredValue } from './keys';
 
 type ClusterListener = () => void;
-type Touched = { kind: 'profile'; name: string } | { kind: 'resources' } | { kind: 'cluster' } | { kind: 'rev' } | { kind: 'pushed'; key: string } | { kind: 'control'; change: ControlChange } | undefined;
+type Touched = { kind: 'profile'; name: string } | { kind: 'resources' } | { kind: 'cluster' } | { kind: 'rev' } | { kind: 'pushed'; key: string } | { kind: 'control'; change: OperationsChange } | undefined;
 type PushedListener = (key: string, record: PushedHealthRecord | undefined) => void;
 /** What else than configuration and cluster state one applied batch changed. */
-interface Extra { pushed?: readonly string[]; controls?: readonly ControlChange[] }
+interface Extra { pushed?: readonly string[]; operations?: readonly OperationsChange[] }
 
 export class EtcdMirror {
   /** Highest etcd revision whose events (under the prefix) are all applied. */
@@ -36,12 +36,12 @@ export class EtcdMirror {
   /** `profile/endpoint` → health pushed from outside (store/etcd-pushed-health.ts). */
   readonly pushed = new Map<string, PushedHealthRecord>();
   private readonly pushedListeners = new Set<PushedListener>();
-  /** The traffic controls (`ops/`): overrides by id, the latest failback approval by `profile/endpoint`. */
+  /** The traffic operations (`ops/`): overrides by id, the latest failback approval by `profile/endpoint`. */
   readonly overrides = new Map<string, OverrideRecord>();
   readonly failbacks = new Map<string, FailbackApproval>();
 
   private readonly storeListeners = new Set<(c: StoreChange) => void>();
-  private readonly controlListeners = new Set<(c: ControlChange) => void>();
+  private readonly controlListeners = new Set<(c: OperationsChange) => void>();
   private revisionWaiters: Array<{ revision: number; resolve: () => void }> = [];
   private readonly clusterListeners = new Set<ClusterListener>();
   private waiters: Array<{ mod: number; resolve: () => void }> = [];
@@ -51,7 +51,7 @@ export class EtcdMirror {
   onStore(l: (c: StoreChange) => void): () => void { this.storeListeners.add(l); return () => this.storeListeners.delete(l); }
   onCluster(l: ClusterListener): () => void { this.clusterListeners.add(l); return () => this.clusterListeners.delete(l); }
   onPushed(l: PushedListener): () => void { this.pushedListeners.add(l); return () => this.pushedListeners.delete(l); }
-  onControls(l: (c: ControlChange) => void): () => void { this.controlListeners.add(l); return () => this.controlListeners.delete(l); }
+  onOperations(l: (c: OperationsChange) => void): () => void { this.controlListeners.add(l); return () => this.controlListeners.delete(l); }
 
   /** Resolves once every event up to etcd revision `revision` is applied here (or after `timeoutMs`). */
   waitForRevision(revision: number, timeoutMs: number): Promise<void> {
@@ -121,11 +121,11 @@ export class EtcdMirror {
     if (JSON.stringify(this.resources) !== before.resources) changes.push({ revision: this.configRevision, kind: 'resources', op: 'replace' });
     const clusterChanged = JSON.stringify([...this.nodes]) !== before.nodes || this.healthDigest() !== before.health;
     const pushed = [...new Set([...before.pushed.keys(), ...this.pushed.keys()])].filter((k) => JSON.stringify(before.pushed.get(k)) !== JSON.stringify(this.pushed.get(k)));
-    const controls: ControlChange[] = [];
-    for (const id of before.overrides.keys()) if (!this.overrides.has(id)) controls.push({ kind: 'override', op: 'delete', id });
-    for (const [id, o] of this.overrides) if (JSON.stringify(before.overrides.get(id)) !== JSON.stringify(o)) controls.push({ kind: 'override', op: 'put', override: o });
-    for (const [k, a] of this.failbacks) if (JSON.stringify(before.failbacks.get(k)) !== JSON.stringify(a)) controls.push({ kind: 'failback', approval: a });
-    this.emit(changes, clusterChanged, { pushed, controls });
+    const operations: OperationsChange[] = [];
+    for (const id of before.overrides.keys()) if (!this.overrides.has(id)) operations.push({ kind: 'override', op: 'delete', id });
+    for (const [id, o] of this.overrides) if (JSON.stringify(before.overrides.get(id)) !== JSON.stringify(o)) operations.push({ kind: 'override', op: 'put', override: o });
+    for (const [k, a] of this.failbacks) if (JSON.stringify(before.failbacks.get(k)) !== JSON.stringify(a)) operations.push({ kind: 'failback', approval: a });
+    this.emit(changes, clusterChanged, { pushed, operations });
   }
 
   private healthDigest(): string {
@@ -199,7 +199,7 @@ export class EtcdMirror {
   applyWatch(res: IWatchResponse): void {
     const changes: StoreChange[] = [];
     const pushed: string[] = [];
-    const controls: ControlChange[] = [];
+    const operations: OperationsChange[] = [];
     let cluster = false;
     let maxRev = 0;
     const events = res.events;
@@ -221,27 +221,27 @@ export class EtcdMirror {
         else if (t.kind === 'resources') changes.push({ revision: this.configRevision, kind: 'resources', op: 'replace' });
         else if (t.kind === 'cluster') cluster = true;
         else if (t.kind === 'pushed') pushed.push(t.key);
-        else if (t.kind === 'control') controls.push(t.change);
+        else if (t.kind === 'control') operations.push(t.change);
       }
       maxRev = Math.max(maxRev, rev);
       i = j;
     }
     if (events.length > 0) this.appliedRevision = Math.max(this.appliedRevision, maxRev);
     else if (!res.created) this.appliedRevision = Math.max(this.appliedRevision, Number(res.header.revision)); // progress notification
-    this.emit(changes, cluster, { pushed, controls });
+    this.emit(changes, cluster, { pushed, operations });
   }
 
-  private emit(changes: StoreChange[], cluster: boolean, { pushed = [], controls = [] }: Extra = {}): void {
+  private emit(changes: StoreChange[], cluster: boolean, { pushed = [], operations = [] }: Extra = {}): void {
     for (const c of changes) for (const l of this.storeListeners) { try { l(c); } catch (err) { this.logger?.error({ err }, 'store listener failed'); } }
     for (const k of pushed) for (const l of this.pushedListeners) { try { l(k, this.pushed.get(k)); } catch (err) { this.logger?.error({ err }, 'pushed health listener failed'); } }
     if (cluster) for (const l of this.clusterListeners) { try { l(); } catch (err) { this.logger?.error({ err }, 'cluster listener failed'); } }
-    for (const c of controls) for (const l of this.controlListeners) { try { l(c); } catch (err) { this.logger?.error({ err }, 'control listener failed'); } }
+    for (const c of operations) for (const l of this.controlListeners) { try { l(c); } catch (err) { this.logger?.error({ err }, 'control listener failed'); } }
     this.releaseWaiters();
     if (this.revisionWaiters.length > 0) {
       const ready = this.revisionWaiters.filter((w) => w.revision <= this.appliedRevision);
       this.revisionWaiters = this.revisionWaiters.filter((w) => w.revision > this.appliedRevision);
       for (const w of ready) w.resolve();
     }
-    if (changes.length > 0 || cluster || pushed.length > 0 || controls.length > 0) this.onApplied();
+    if (changes.length > 0 || cluster || pushed.length > 0 || operations.length > 0) this.onApplied();
   }
 }

@@ -18,7 +18,7 @@ import type { Etcd3 } from 'etcd3';
 import type { Logger } from 'pino';
 import type { OverrideRecord } from '../../core/api';
 import type { ResourceCatalogRecord } from '../../core/model/catalog';
-import { StoreError, type ControlChange, type FailbackApproval, type LiveProfileIndex, type PushedHealthRecord, type StoreChange, type StoredProfile } from '../../core/store';
+import { StoreError, type OperationsChange, type FailbackApproval, type LiveProfileIndex, type PushedHealthRecord, type StoreChange, type StoredProfile } from '../../core/store';
 import { systemClock, type RuntimeClock } from '../clock';
 import { EtcdConnection, isUnavailable } from './connection';
 import { MirrorFeed } from './feed';
@@ -123,7 +123,7 @@ export class EtcdSession {
   /** `profile/endpoint` → location → verdict. */
   get health(): ReadonlyMap<string, ReadonlyMap<string, LocationVerdict>> { return this.mirror.health; }
 
-  /** The traffic controls (`ops/` keys, store/etcd-controls.ts). */
+  /** The traffic operations (`ops/` keys, store/etcd-operations.ts). */
   get overrides(): ReadonlyMap<string, OverrideRecord> { return this.mirror.overrides; }
   get failbacks(): ReadonlyMap<string, FailbackApproval> { return this.mirror.failbacks; }
 
@@ -132,7 +132,7 @@ export class EtcdSession {
   /** Health pushed from outside, as the mirror has it, and its changes (store/etcd-pushed-health.ts). */
   get pushed(): ReadonlyMap<string, PushedHealthRecord> { return this.mirror.pushed; }
   onPushed(l: (key: string, record: PushedHealthRecord | undefined) => void): () => void { return this.mirror.onPushed(l); }
-  onControls(l: (c: ControlChange) => void): () => void { return this.mirror.onControls(l); }
+  onOperations(l: (c: OperationsChange) => void): () => void { return this.mirror.onOperations(l); }
 
   /** Resolves once the mirror has applied every event up to etcd revision `revision` (a writer reads its own write). */
   waitForRevision(revision: number, timeoutMs = 5_000): Promise<void> { return this.mirror.waitForRevision(revision, timeoutMs); }

@@ -11,7 +11,7 @@
  */
 import { isAzureFailback } from '../../core/health/machine';
 import type { ProbeTarget } from '../../core/health/targets';
-import type { FailbackApproval } from '../../core/store/controls';
+import type { FailbackApproval } from '../../core/store/operations';
 import type { Monitor } from '../monitor';
 import type { LedgerTransition, PreviousRun } from './previous-run';
 

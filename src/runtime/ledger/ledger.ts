@@ -26,7 +26,7 @@ import type { RuntimeClock } from '../clock';
 import type { LocationReport, OwnVerdict } from '../cluster/health';
 import type { EndpointProbeStatus, EndpointTransition, Monitor } from '../monitor';
 import { applyApproval, seedCarried } from './failback';
-import type { OverrideBook } from './overrides';
+import type { OperationsFeed } from './operations-feed';
 import { PreviousRun, type LedgerTransition, type SavedEndpoint } from './previous-run';
 import { memoryPushedHealthStore, PushedHealth, pushedTransition } from './pushed-health';
 import { RecordSaver } from './saver';
@@ -80,7 +80,7 @@ export interface HealthLedgerOptions {
   /** Transitions kept per endpoint (default 50; the last SAVED_HISTORY of them survive a restart). */
   historySize?: number;
   /** The overrides and failback approvals the store keeps (overrides.ts). */
-  overrides?: OverrideBook;
+  overrides?: OperationsFeed;
 }
 
 type Listener<T> = (e: T) => void;
@@ -110,7 +110,7 @@ export class HealthLedger implements HealthPort {
   private readonly unsubscribe: Array<() => void> = [];
   /** A retarget is running: its own transitions are read by the build that asked for it, not announced. */
   private retargeting = false;
-  private readonly book: OverrideBook | undefined;
+  private readonly feed: OperationsFeed | undefined;
 
   private constructor(o: HealthLedgerOptions, saved: Awaited<ReturnType<Store['loadMonitorState']>>, pushed: PushedHealth) {
     this.monitor = o.monitor;
@@ -128,10 +128,10 @@ export class HealthLedger implements HealthPort {
       this.cluster.attach({ own: (key) => this.own(key), targets: () => this.fingerprints });
       this.unsubscribe.push(this.cluster.onChange(() => this.changed(undefined)));
     }
-    this.book = o.overrides;
-    if (this.book) {
-      this.unsubscribe.push(this.book.onChange((keys) => { for (const k of keys) this.changed(k); }));
-      this.unsubscribe.push(this.book.onFailback((a) => applyApproval(this.monitor, a)));
+    this.feed = o.overrides;
+    if (this.feed) {
+      this.unsubscribe.push(this.feed.onChange((keys) => { for (const k of keys) this.changed(k); }));
+      this.unsubscribe.push(this.feed.onFailback((a) => applyApproval(this.monitor, a)));
     }
   }
 
@@ -270,7 +270,7 @@ export class HealthLedger implements HealthPort {
     // After a restart: failback rules outlast it, and the stored approvals apply again (failback.ts).
     if (saved !== undefined) {
       seedCarried(this.monitor, this.previous, targets, (key) => this.history.get(key) ?? []);
-      for (const a of this.book?.failbacks() ?? []) applyApproval(this.monitor, a);
+      for (const a of this.feed?.failbacks() ?? []) applyApproval(this.monitor, a);
     }
     this.cluster?.retargeted();
   }
@@ -324,7 +324,7 @@ export class HealthLedger implements HealthPort {
   }
 
   /** The overrides in force, by `profile/endpoint` (overrides.ts). */
-  overrides(): ReadonlyMap<string, EndpointOverride> { return this.book?.view() ?? NO_OVERRIDES; }
+  overrides(): ReadonlyMap<string, EndpointOverride> { return this.feed?.view() ?? NO_OVERRIDES; }
 
   /** This location's effective verdict of one probed endpoint (what the cluster publishes for it). */
   own(key: string): OwnVerdict | undefined {

@@ -75,13 +75,13 @@ export class PushedHealth implements PushedHealthApi {
   private timerAt = Infinity;
   private closed = false;
 
-  private constructor(private readonly o: PushedHealthOptions, stored: PushedHealthRecord[]) {
-    const now = o.clock.now();
+  private constructor(private readonly deps: PushedHealthOptions, stored: PushedHealthRecord[]) {
+    const now = deps.clock.now();
     for (const r of stored) {
       if (r.expiresAt > now) this.records.set(r.key, r);
-      else void o.store.delete(r.key).catch(() => undefined); // ended while the server was down
+      else void deps.store.delete(r.key).catch(() => undefined); // ended while the server was down
     }
-    this.unwatch = o.store.watch?.((key, record) => this.set(key, record));
+    this.unwatch = deps.store.watch?.((key, record) => this.set(key, record));
     this.schedule();
   }
 
@@ -99,7 +99,7 @@ export class PushedHealth implements PushedHealthApi {
   /** The record in force for `key` (not expired by the runtime's clock). */
   get(key: string): PushedHealthRecord | undefined {
     const r = this.records.get(key);
-    return r !== undefined && r.expiresAt > this.o.clock.now() ? r : undefined;
+    return r !== undefined && r.expiresAt > this.deps.clock.now() ? r : undefined;
   }
 
   /** `verdict` with the pushed health of `key` applied (worseOf). */
@@ -119,9 +119,9 @@ export class PushedHealth implements PushedHealthApi {
   }
 
   async push(key: string, status: PushedStatus, ttlSeconds: number, reason: string): Promise<PushedHealthReport> {
-    const at = this.o.clock.now();
+    const at = this.deps.clock.now();
     const record: PushedHealthRecord = { key, status, reason: reason.slice(0, MAX_PUSH_REASON), at, expiresAt: at + ttlSeconds * 1000 };
-    await this.o.store.put(record);
+    await this.deps.store.put(record);
     this.set(key, record);
     return toReport(record);
   }
@@ -129,7 +129,7 @@ export class PushedHealth implements PushedHealthApi {
   async clear(key: string): Promise<boolean> {
     const had = this.get(key) !== undefined;
     if (!this.records.has(key)) return false;
-    await this.o.store.delete(key);
+    await this.deps.store.delete(key);
     this.set(key, undefined);
     return had;
   }
@@ -144,14 +144,14 @@ export class PushedHealth implements PushedHealthApi {
     for (const key of [...this.records.keys()]) {
       if (splitTargetKey(key)[0] !== name) continue;
       this.set(key, undefined);
-      void this.o.store.delete(key).catch((err) => this.o.logger.warn({ err, key }, 'could not delete the pushed health of a deleted profile'));
+      void this.deps.store.delete(key).catch((err) => this.deps.logger.warn({ err, key }, 'could not delete the pushed health of a deleted profile'));
     }
   }
 
   /** Takes a record in (or out); tells the listeners when what is in force changed. */
   private set(key: string, record: PushedHealthRecord | undefined): void {
     if (this.closed) return;
-    if (record !== undefined && record.expiresAt <= this.o.clock.now()) return; // a late echo of one that ended already
+    if (record !== undefined && record.expiresAt <= this.deps.clock.now()) return; // a late echo of one that ended already
     const before = this.get(key);
     const current = this.records.get(key);
     if (record !== undefined && current !== undefined && sameRecord(record, current)) return; // our own write's echo
@@ -165,7 +165,7 @@ export class PushedHealth implements PushedHealthApi {
 
   private notify(key: string, before: PushedHealthRecord | undefined, after: PushedHealthRecord | undefined): void {
     for (const l of this.listeners) {
-      try { l(key, before, after); } catch (err) { this.o.logger.error({ err }, 'pushed health listener failed'); }
+      try { l(key, before, after); } catch (err) { this.deps.logger.error({ err }, 'pushed health listener failed'); }
     }
   }
 
@@ -175,22 +175,22 @@ export class PushedHealth implements PushedHealthApi {
     let next = Infinity;
     for (const r of this.records.values()) next = Math.min(next, r.expiresAt);
     if (next === this.timerAt) return;
-    if (this.timer !== undefined) this.o.clock.clearTimeout(this.timer);
+    if (this.timer !== undefined) this.deps.clock.clearTimeout(this.timer);
     this.timer = undefined;
     this.timerAt = next;
     if (next === Infinity) return;
-    this.timer = this.o.clock.setTimeout(() => this.expire(), Math.max(0, next - this.o.clock.now()));
+    this.timer = this.deps.clock.setTimeout(() => this.expire(), Math.max(0, next - this.deps.clock.now()));
   }
 
   private expire(): void {
     this.timer = undefined;
     this.timerAt = Infinity;
-    const now = this.o.clock.now();
+    const now = this.deps.clock.now();
     for (const [key, r] of [...this.records]) {
       if (r.expiresAt > now) continue;
       this.records.delete(key);
-      this.o.logger.info({ key, status: r.status, reason: r.reason }, 'pushed health expired');
-      void this.o.store.delete(key).catch(() => undefined);
+      this.deps.logger.info({ key, status: r.status, reason: r.reason }, 'pushed health expired');
+      void this.deps.store.delete(key).catch(() => undefined);
       this.notify(key, r, undefined);
     }
     this.schedule();
@@ -198,7 +198,7 @@ export class PushedHealth implements PushedHealthApi {
 
   close(): void {
     this.closed = true;
-    if (this.timer !== undefined) this.o.clock.clearTimeout(this.timer);
+    if (this.timer !== undefined) this.deps.clock.clearTimeout(this.timer);
     this.timer = undefined;
     this.unwatch?.();
     this.listeners.clear();

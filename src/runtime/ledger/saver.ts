@@ -29,7 +29,7 @@ export class RecordSaver {
   private saving: Promise<void> | undefined;
   private closed = false;
 
-  constructor(private readonly o: SaverOptions) {}
+  constructor(private readonly deps: SaverOptions) {}
 
   /** Endpoints whose saved record is out of date. */
   get pending(): number { return this.unsaved.size; }
@@ -42,7 +42,7 @@ export class RecordSaver {
 
   private schedule(): void {
     if (this.timer !== undefined || this.saving || this.closed || this.unsaved.size === 0) return;
-    this.timer = this.o.clock.setTimeout(() => {
+    this.timer = this.deps.clock.setTimeout(() => {
       this.timer = undefined;
       this.saving = this.save().finally(() => { this.saving = undefined; this.schedule(); });
     }, SAVE_DELAY_MS);
@@ -54,16 +54,16 @@ export class RecordSaver {
       let n = 0;
       for (const key of this.unsaved) {
         this.unsaved.delete(key);
-        endpoints[key] = this.o.record(key);
+        endpoints[key] = this.deps.record(key);
         if (++n >= SAVE_CHUNK) break;
       }
       const last = this.unsaved.size === 0;
-      const meta: SavedMonitorMeta = { format: 2, savedAt: this.o.clock.now() };
+      const meta: SavedMonitorMeta = { format: 2, savedAt: this.deps.clock.now() };
       try {
-        await this.o.store.saveMonitorState({ endpoints, ...(last ? { meta } : {}) });
+        await this.deps.store.saveMonitorState({ endpoints, ...(last ? { meta } : {}) });
       } catch (err) {
         for (const key of Object.keys(endpoints)) this.unsaved.add(key);
-        this.o.logger.warn({ err }, 'could not save the monitor state; retrying in a second');
+        this.deps.logger.warn({ err }, 'could not save the monitor state; retrying in a second');
         return;
       }
       if (!last) await new Promise((r) => setImmediate(r));
@@ -73,7 +73,7 @@ export class RecordSaver {
   /** Stops the timer, waits for a running save and saves what is left (at shutdown). */
   async close(): Promise<void> {
     this.closed = true;
-    if (this.timer !== undefined) { this.o.clock.clearTimeout(this.timer); this.timer = undefined; }
+    if (this.timer !== undefined) { this.deps.clock.clearTimeout(this.timer); this.timer = undefined; }
     await this.saving;
     await this.save();
   }

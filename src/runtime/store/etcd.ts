@@ -25,7 +25,7 @@ import {
   StoreError, admitDelete, admitProfile, writeName, checkPreconditions, checkStack, contentHash, makeEtag,
   type DeleteProfileOptions, type MonitorState, type MonitorStateChange, type PutProfileOptions, type PutProfileResult, type Store, type StoreListener, type StoreStats, type StoreView, type StoredProfile,
 } from '../../core/store';
-import { EtcdControls } from './etcd-controls';
+import { EtcdOperations } from './etcd-operations';
 import { sha256Hex } from './hash';
 import { MonitorStateFile } from './monitor-file';
 import { EtcdPushedHealth } from './etcd-pushed-health';
@@ -45,11 +45,11 @@ export class EtcdStore implements Store {
   private writeQueue: Promise<void> = Promise.resolve();
   private readonly counters: StoreStats = { rowsRead: 0, viewRebuilds: 0 };
   private pushed: EtcdPushedHealth | undefined;
-  /** The traffic controls under `ops/` (overrides, failback approvals, audit log, drills). */
-  readonly controls: EtcdControls;
+  /** The traffic operations under `ops/` (overrides, failback approvals, audit log, drills). */
+  readonly operations: EtcdOperations;
 
   constructor(readonly session: EtcdSession, opts: { stateDir?: string; ownsSession?: boolean } = {}) {
-    this.controls = new EtcdControls(session);
+    this.operations = new EtcdOperations(session);
     this.monitor = new MonitorStateFile(opts.stateDir !== undefined ? join(opts.stateDir, MONITOR_FILE) : undefined);
     this.ownsSession = opts.ownsSession ?? true;
   }

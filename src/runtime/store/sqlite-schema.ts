@@ -2,7 +2,7 @@
 import { StoreError } from '../../core/store/types';
 import { isoNow, type RuntimeClock } from '../clock';
 import type { SqlDatabase } from './driver';
-import { CONTROLS_MIGRATION_SQL } from './sqlite-controls';
+import { OPERATIONS_MIGRATION_SQL } from './sqlite-operations';
 
 /**
  * Schema migrations, applied in order inside one transaction each; `PRAGMA user_version` holds the number
@@ -34,7 +34,7 @@ export const MIGRATIONS: ReadonlyArray<{ version: number; description: string; s
       CREATE TABLE monitor_state (key TEXT PRIMARY KEY, value TEXT NOT NULL, updated_at TEXT NOT NULL) STRICT;
     `,
   },
-  { version: 2, description: 'traffic controls: overrides, failback approvals, audit log, drill reports', sql: CONTROLS_MIGRATION_SQL },
+  { version: 2, description: 'traffic controls: overrides, failback approvals, audit log, drill reports', sql: OPERATIONS_MIGRATION_SQL },
   {
     version: 3,
     description: 'health pushed from outside (runtime state, not configuration)',

@@ -27,7 +27,7 @@ import { isoNow, systemClock, type RuntimeClock } from '../clock';
 import { SqlitePushedHealth } from './sqlite-pushed-health';
 import { openDatabase, sqliteDriver, storeJournalMode, SqliteError, type SqlDatabase, type SqliteDriverName, type SqlStatement } from './driver';
 import { checkIntegrity, damaged, refuseLostDatabase, walHeader } from './sqlite-checks';
-import { SqliteControls } from './sqlite-controls';
+import { SqliteOperations } from './sqlite-operations';
 import { GroupCommit } from './sqlite-group-commit';
 import { DB_FILE, migrate, SCHEMA_VERSION, schemaVersion } from './sqlite-schema';
 import { ProfileView } from './sqlite-view';
@@ -35,7 +35,7 @@ import { ProfileView } from './sqlite-view';
 /*
  * The SQLite store, in parts: the schema and its migrations (sqlite-schema.ts), the checks before the file
  * opens (sqlite-checks.ts), the reads and the view writes are judged against (sqlite-view.ts), the group
- * commit (sqlite-group-commit.ts), the traffic controls (sqlite-controls.ts) and health pushed from outside
+ * commit (sqlite-group-commit.ts), the traffic operations (sqlite-operations.ts) and health pushed from outside
  * (sqlite-pushed-health.ts).
  */
 export { DB_FILE, MIGRATIONS, SCHEMA_VERSION } from './sqlite-schema';
@@ -88,8 +88,8 @@ export class SqliteStore implements Store {
   readonly path: string;
   /** The SQLite driver this store runs on (`node` or `wasm`). */
   readonly driver: SqliteDriverName;
-  /** The traffic controls (overrides, failback approvals, audit log, drills), in tables of their own. */
-  readonly controls: SqliteControls;
+  /** The traffic operations (overrides, failback approvals, audit log, drills), in tables of their own. */
+  readonly operations: SqliteOperations;
   private readonly db: SqlDatabase;
   private readonly clock: RuntimeClock;
   private readonly listeners = new Set<StoreListener>();
@@ -195,7 +195,7 @@ export class SqliteStore implements Store {
       committed: () => { this.groupCommits++; },
       emit: (change) => this.emit(change),
     });
-    this.controls = new SqliteControls(db);
+    this.operations = new SqliteOperations(db);
   }
 
   /**
@@ -390,7 +390,7 @@ export class SqliteStore implements Store {
     // Writes already asked for are committed (or refused) first, never dropped by the close.
     if (this.db.isOpen) this.writer.flush();
     this.listeners.clear();
-    this.controls.close();
+    this.operations.close();
     if (this.db.isOpen) this.db.close();
   }
 }

@@ -65,10 +65,10 @@ export class Webhooks implements WebhooksApi {
   private readonly file: string | undefined;
   private readonly metrics: { outcomes: Counter<'webhook' | 'outcome'>; dropped: Counter<'webhook'>; latency: Histogram };
 
-  constructor(private readonly o: WebhooksOptions) {
-    this.tuning = { ...DEFAULT_TUNING, ...o.tuning };
-    this.file = o.stateDir !== undefined && o.stateDir !== ':memory:' ? join(o.stateDir, WEBHOOKS_FILE) : undefined;
-    const allowPrivate = o.allowPrivate === true;
+  constructor(private readonly deps: WebhooksOptions) {
+    this.tuning = { ...DEFAULT_TUNING, ...deps.tuning };
+    this.file = deps.stateDir !== undefined && deps.stateDir !== ':memory:' ? join(deps.stateDir, WEBHOOKS_FILE) : undefined;
+    const allowPrivate = deps.allowPrivate === true;
     // Every address a host name resolves to is checked, and the connection goes to the one checked.
     const lookup = (hostname: string, options: { all?: boolean }, cb: (err: Error | null, address: string | LookupAddress[], family?: number) => void): void => {
       dnsLookup(hostname, { all: true }, (err, addresses) => {
@@ -79,7 +79,7 @@ export class Webhooks implements WebhooksApi {
       });
     };
     this.agent = new Agent({ connect: { lookup: lookup as never }, keepAliveTimeout: 10_000, connections: 4 });
-    const registers = [o.registry];
+    const registers = [deps.registry];
     this.metrics = {
       outcomes: new Counter({ name: 'tmkit_webhook_deliveries_total', help: 'Webhook delivery attempts by webhook id and outcome (delivered, retrying, failed, dropped)', labelNames: ['webhook', 'outcome'], registers }),
       dropped: new Counter({ name: 'tmkit_webhook_dropped_total', help: 'Webhook events dropped because the webhook\'s queue was full (the oldest waiting one goes)', labelNames: ['webhook'], registers }),
@@ -87,18 +87,18 @@ export class Webhooks implements WebhooksApi {
     };
     const self = this;
     new Gauge({ name: 'tmkit_webhook_queue_depth', help: 'Webhook events waiting to be delivered, by webhook id', labelNames: ['webhook'], registers, collect() { this.reset(); for (const t of self.targets.values()) this.set({ webhook: t.config.id }, t.queued); } });
-    (o.flags ?? []).forEach((f, i) => {
+    (deps.flags ?? []).forEach((f, i) => {
       checkWebhookUrl(f.url, allowPrivate);
       if (f.secretFile !== undefined) readSecretOnce(f.secretFile);
       this.addTarget({ id: `flag-${i + 1}`, url: f.url, events: [], ...(f.secretFile !== undefined ? { secretFile: f.secretFile } : {}), format: 'json', origin: 'flag' });
     });
     for (const c of this.load()) this.addTarget(c);
-    this.unsubscribe = o.events.onEvent((e) => this.publish(e));
+    this.unsubscribe = deps.events.onEvent((e) => this.publish(e));
   }
 
   private addTarget(c: WebhookConfig): WebhookTarget {
-    const t = new WebhookTarget(c, this.o.clock, this.tuning, {
-      version: this.o.version,
+    const t = new WebhookTarget(c, this.deps.clock, this.tuning, {
+      version: this.deps.version,
       send: (url, body, headers, timeoutMs) => this.send(url, body, headers, timeoutMs),
       outcome: (id, outcome, latency) => {
         this.metrics.outcomes.inc({ webhook: id, outcome });
@@ -114,7 +114,7 @@ export class Webhooks implements WebhooksApi {
     const host = new URL(url).hostname.replace(/^\[(.*)\]$/, '$1');
     // An IP literal is never looked up, so it is checked here (a host name is checked at connect).
     if (/^[\d.]+$|:/.test(host)) {
-      const why = addressRefusal(host, this.o.allowPrivate === true);
+      const why = addressRefusal(host, this.deps.allowPrivate === true);
       if (why !== undefined) throw new Error(why);
     }
     const res = await request(url, { method: 'POST', body, headers, dispatcher: this.agent, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
@@ -126,14 +126,14 @@ export class Webhooks implements WebhooksApi {
   private publish(e: LiveEvent): void {
     if (this.targets.size === 0) return;
     const id = `${this.boot}-${++this.seq}`;
-    const at = isoNow(this.o.clock);
+    const at = isoNow(this.deps.clock);
     for (const t of this.targets.values()) if (t.wants(e.type)) t.enqueue(e, id, at);
   }
 
   list(): WebhookReport[] { return [...this.targets.values()].map((t) => t.report()); }
 
   add(r: WebhookRequest): WebhookReport {
-    try { checkWebhookUrl(r.url, this.o.allowPrivate === true); } catch (err) { throw new WebhookRefused((err as Error).message); }
+    try { checkWebhookUrl(r.url, this.deps.allowPrivate === true); } catch (err) { throw new WebhookRefused((err as Error).message); }
     if (r.secretFile !== undefined) {
       try { readSecretOnce(r.secretFile); } catch (err) { throw new WebhookRefused((err as Error).message); }
     }
@@ -143,7 +143,7 @@ export class Webhooks implements WebhooksApi {
     };
     const t = this.addTarget(c);
     this.save();
-    this.o.logger.info({ webhook: c.id, url: c.url, events: c.events }, 'webhook added');
+    this.deps.logger.info({ webhook: c.id, url: c.url, events: c.events }, 'webhook added');
     return t.report();
   }
 
@@ -164,7 +164,7 @@ export class Webhooks implements WebhooksApi {
       const parsed = JSON.parse(readFileSync(this.file, 'utf8')) as { webhooks?: WebhookConfig[] };
       return (parsed.webhooks ?? []).filter((c) => typeof c?.id === 'string' && typeof c.url === 'string').map((c) => ({ ...c, events: Array.isArray(c.events) ? c.events : [], format: c.format === 'slack' ? 'slack' : 'json', origin: 'api' }));
     } catch (err) {
-      this.o.logger.error({ err, file: this.file }, 'cannot read the webhooks file; starting without its webhooks');
+      this.deps.logger.error({ err, file: this.file }, 'cannot read the webhooks file; starting without its webhooks');
       return [];
     }
   }

@@ -1,7 +1,7 @@
 /**
  * The `failback` block of tmkit_profile with the real terraform against a real `tmkit serve`: plan shows the
  * defaults, apply stores it, a second plan is empty; overrides made meanwhile are no drift (they are runtime
- * controls, not configuration); removing the block removes the property.
+ * operations, not configuration); removing the block removes the property.
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -54,7 +54,7 @@ test('failback { mode = "Manual" }: planned with defaults, applied, no changes a
   expect((await ws.client.getProfile('web')).profile.failback).toEqual({ mode: 'Manual', successesToRecover: 3, holdDownSeconds: 0 });
   expect((await tf('plan', '-input=false', '-detailed-exitcode')).code).toBe(0);
 
-  // Runtime traffic controls are not configuration: Terraform sees no drift.
+  // Runtime traffic operations are not configuration: Terraform sees no drift.
   await ws.client.createOverride({ kind: 'down', profile: 'web', endpoint: 'primary', for: '10m', who: 'test' });
   const after = await tf('plan', '-input=false', '-detailed-exitcode');
   expect(after.code).toBe(0);

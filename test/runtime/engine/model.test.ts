@@ -26,7 +26,7 @@ import { TmkitApiError, TmkitClient } from '../../../src/client';
 import { probeTargets } from '../../../src/core/health/targets';
 import type { ProbeVerdict } from '../../../src/core/health/types';
 import type { OverrideRecord } from '../../../src/core/api';
-import { endpointOverrides } from '../../../src/core/ops/overrides';
+import { endpointOverrides } from '../../../src/core/operations/overrides';
 import type { EndpointInput, Profile, ProfileInput } from '../../../src/core/model/types';
 import { buildSnapshot, resolve } from '../../../src/core/routing';
 import type { GeoLookup } from '../../../src/core/ports';

@@ -10,7 +10,7 @@ const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 /** What a header value may hold: visible ASCII, spaces and tabs (RFC 9110 field-value, without obs-text). */
 const FIELD_VALUE = /^[\t\x20-\x7e]*$/;
 /**
- * Headers the prober's HTTP client (undici, src/runtime/monitor/probe.ts) refuses or controls itself:
+ * Headers the prober's HTTP client (undici, src/runtime/monitor/probe.ts) refuses or operations itself:
  * hop-by-hop headers (RFC 9110 §7.6.1) and the message framing of a GET without a body.
  */
 const FORBIDDEN = new Set(['connection', 'keep-alive', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'content-length', 'expect']);

@@ -33,12 +33,12 @@ export class DnssecService {
   private pollTimer: NodeJS.Timeout | undefined;
   private readonly now: () => number;
 
-  private constructor(private readonly o: DnssecServiceOptions, doc: KeySetDocument, keys: ZoneKey[]) {
+  private constructor(private readonly options: DnssecServiceOptions, doc: KeySetDocument, keys: ZoneKey[]) {
     this.current = doc;
     this.loadedKeys = keys;
-    this.now = o.now ?? systemClock.now;
-    if (o.pollMs !== undefined && o.pollMs > 0) {
-      this.pollTimer = setInterval(() => void this.poll(), o.pollMs);
+    this.now = options.now ?? systemClock.now;
+    if (options.pollMs !== undefined && options.pollMs > 0) {
+      this.pollTimer = setInterval(() => void this.poll(), options.pollMs);
       this.pollTimer.unref();
     }
   }
@@ -80,8 +80,8 @@ export class DnssecService {
 
   report(stats?: SignerStats): DnssecReport {
     const t = this.now();
-    const zone = this.o.zone;
-    const ttl = this.o.dnskeyTtl ?? 300;
+    const zone = this.options.zone;
+    const ttl = this.options.dnskeyTtl ?? 300;
     const keys: DnssecKeyReport[] = this.loadedKeys.map((k) => {
       const s = k.stored;
       const r: DnssecKeyReport = { keyTag: k.keyTag, role: k.role, algorithm: k.algorithm, flags: k.flags, state: keyState(k, t), publish: s.publish, activate: s.activate, dnskey: dnskeyText(zone, k, ttl) };
@@ -94,7 +94,7 @@ export class DnssecService {
     return {
       zone, enabled: true, algorithm, algorithmName: algorithmName(algorithm),
       keyMode: this.loadedKeys.some((k) => k.role === 'ksk') ? 'split' : 'csk',
-      keyStore: this.o.store.where,
+      keyStore: this.options.store.where,
       keys,
       ds: keys.filter((k) => k.ds !== undefined && k.state !== 'removed' && Date.parse(k.publish) <= t).map((k) => k.ds!),
       denial: 'compact (RFC 9824)',
@@ -110,36 +110,36 @@ export class DnssecService {
    */
   async rollover(kind: RolloverKind, finish: boolean, maxTtl: number): Promise<RolloverResult> {
     for (let attempt = 0; attempt < 5; attempt++) {
-      const stored = (await this.o.store.load()) ?? this.current;
-      const timing = { now: this.now(), dnskeyTtl: this.o.dnskeyTtl ?? 300, maxTtl: Math.max(maxTtl, this.o.dnskeyTtl ?? 300), marginSeconds: this.o.marginSeconds ?? 120 };
+      const stored = (await this.options.store.load()) ?? this.current;
+      const timing = { now: this.now(), dnskeyTtl: this.options.dnskeyTtl ?? 300, maxTtl: Math.max(maxTtl, this.options.dnskeyTtl ?? 300), marginSeconds: this.options.marginSeconds ?? 120 };
       const result = finish ? finishRollover(stored, timing) : startRollover(stored, kind, timing);
-      if (await this.o.store.replace(stored, result.doc)) {
-        this.o.logger.info({ kind, finish, keyTags: result.keyTags, steps: result.steps }, 'DNSSEC rollover');
+      if (await this.options.store.replace(stored, result.doc)) {
+        this.options.logger.info({ kind, finish, keyTags: result.keyTags, steps: result.steps }, 'DNSSEC rollover');
         this.adopt(result.doc);
         return result;
       }
     }
-    throw new DnssecKeyError(`${this.o.store.where} kept changing under this rollover (other nodes writing); retry`);
+    throw new DnssecKeyError(`${this.options.store.where} kept changing under this rollover (other nodes writing); retry`);
   }
 
   /** Cluster mode: another node's rollover, read from the store. */
   private async poll(): Promise<void> {
     try {
-      const doc = await this.o.store.load();
+      const doc = await this.options.store.load();
       if (doc !== undefined && JSON.stringify(doc) !== JSON.stringify(this.current)) this.adopt(doc);
     } catch (err) {
-      this.o.logger.debug({ err }, 'could not read the DNSSEC keys; keeping the ones in use');
+      this.options.logger.debug({ err }, 'could not read the DNSSEC keys; keeping the ones in use');
     }
   }
 
   private adopt(doc: KeySetDocument): void {
     try {
-      const { keys } = loadKeySet(doc, this.o.store.where);
-      check(doc, keys, this.o);
+      const { keys } = loadKeySet(doc, this.options.store.where);
+      check(doc, keys, this.options);
       this.current = doc;
       this.loadedKeys = keys;
     } catch (err) {
-      this.o.logger.error({ err }, 'the stored DNSSEC keys are unusable; keeping the ones in use');
+      this.options.logger.error({ err }, 'the stored DNSSEC keys are unusable; keeping the ones in use');
       return;
     }
     for (const fn of this.listeners) fn(doc);

@@ -1,8 +1,8 @@
 /**
  * Traffic operations on the running server (docs/operations.md): overrides made, listed and cleared with the
  * safety rule, manual failback, the audit log, drill reports and where each node answers DNS. The API's ops
- * routes (api/ops.ts) call `OpsPort`; the writes go to the store's controls (core/store/controls.ts), whose
- * watch brings them to the health ledger (ledger/overrides.ts) on every node. A write answers once this
+ * routes (api/operations.ts) call `OperationsPort`; the writes go to the store's operations (core/store/operations.ts), whose
+ * watch brings them to the health ledger (ledger/operations-feed.ts) on every node. A write answers once this
  * node's DNS serves it (the pipeline settled), so `dig` right after `tmkit override down` sees it.
  */
 import { randomBytes } from 'node:crypto';
@@ -11,38 +11,38 @@ import { Counter, Gauge } from 'prom-client';
 import type { AuditEntry, AuditList, DrillList, DrillReport, FailbackResult, NodeList, OverrideDeleteResult, OverrideList, OverrideRecord, OverrideResult } from '../core/api';
 import type { Diagnostic } from '../core/diagnostics';
 import type { HealthView } from '../core/health/types';
-import { checkDownOverride } from '../core/ops/safety';
-import { checkOverrideRequest, overrideKey } from '../core/ops/overrides';
+import { checkDownOverride } from '../core/operations/safety';
+import { checkOverrideRequest, overrideKey } from '../core/operations/overrides';
 import type { GeoLookup } from '../core/ports';
-import type { ControlStore, StoredProfile } from '../core/store';
+import type { OperationsStore, StoredProfile } from '../core/store';
 import { isoNow, type RuntimeClock } from './clock';
 import type { LiveEvents } from './events';
 import type { ClusterNode } from './cluster';
 import type { HealthLedger, PushedHealthApi } from './ledger';
-import type { OverrideBook } from './ledger/overrides';
+import type { OperationsFeed } from './ledger/operations-feed';
 import type { SnapshotPipeline } from './pipeline';
 
-/** A refusal the API answers with its status and code (api/ops.ts turns it into the error body). */
-export interface OpsRefusal { refused: { status: number; code: string; message: string; errors?: Diagnostic[] } }
-export type OpsResult<T> = T | OpsRefusal;
-export const isRefusal = <T>(r: OpsResult<T>): r is OpsRefusal => typeof r === 'object' && r !== null && 'refused' in r;
-const refuse = (status: number, code: string, message: string, errors?: Diagnostic[]): OpsRefusal => ({ refused: { status, code, message, ...(errors ? { errors } : {}) } });
+/** A refusal the API answers with its status and code (api/operations.ts turns it into the error body). */
+export interface OperationsRefusal { refused: { status: number; code: string; message: string; errors?: Diagnostic[] } }
+export type OperationsResult<T> = T | OperationsRefusal;
+export const isRefusal = <T>(r: OperationsResult<T>): r is OperationsRefusal => typeof r === 'object' && r !== null && 'refused' in r;
+const refuse = (status: number, code: string, message: string, errors?: Diagnostic[]): OperationsRefusal => ({ refused: { status, code, message, ...(errors ? { errors } : {}) } });
 
-/** What the API's ops routes (api/ops.ts) ask of the runtime. */
-export interface OpsPort {
-  createOverride(body: unknown, profile: (name: string) => Promise<StoredProfile | undefined>): Promise<OpsResult<OverrideResult>>;
+/** What the API's ops routes (api/operations.ts) ask of the runtime. */
+export interface OperationsPort {
+  createOverride(body: unknown, profile: (name: string) => Promise<StoredProfile | undefined>): Promise<OperationsResult<OverrideResult>>;
   listOverrides(): OverrideList;
-  clearOverride(id: string, who: string, reason?: string): Promise<OpsResult<OverrideDeleteResult>>;
-  failback(profile: StoredProfile, endpoint: string, who: string, reason?: string): Promise<OpsResult<FailbackResult>>;
+  clearOverride(id: string, who: string, reason?: string): Promise<OperationsResult<OverrideDeleteResult>>;
+  failback(profile: StoredProfile, endpoint: string, who: string, reason?: string): Promise<OperationsResult<FailbackResult>>;
   audit(limit: number): Promise<AuditList>;
   putDrill(report: DrillReport): Promise<DrillReport>;
   drills(limit: number): Promise<DrillList>;
   nodes(): NodeList;
 }
 
-export interface ControlsOptions {
-  controls: ControlStore;
-  book: OverrideBook;
+export interface OperationsOptions {
+  operations: OperationsStore;
+  feed: OperationsFeed;
   pipeline: SnapshotPipeline;
   ledger: HealthLedger;
   events: LiveEvents;
@@ -53,7 +53,7 @@ export interface ControlsOptions {
   cluster?: ClusterNode;
 }
 
-/** Where this node serves, once DNS and the API listen (`Controls.serving`). */
+/** Where this node serves, once DNS and the API listen (`Operations.serving`). */
 export interface ServingAddresses {
   /** DNS listen addresses as `host:port` (IPv6 in brackets). */
   dns: string[];
@@ -61,16 +61,16 @@ export interface ServingAddresses {
   api?: string;
 }
 
-export class Controls implements OpsPort {
+export class Operations implements OperationsPort {
   /** Health pushed from outside for the API: each write answers once DNS serves its effect (docs/health.md). */
   readonly pushedHealth: PushedHealthApi;
   private own: ServingAddresses = { dns: [] };
 
-  constructor(private readonly o: ControlsOptions) {
-    const pushed = o.ledger.pushed;
+  constructor(private readonly deps: OperationsOptions) {
+    const pushed = deps.ledger.pushed;
     this.pushedHealth = {
-      push: async (key, status, ttl, reason) => { const r = await pushed.push(key, status, ttl, reason); await o.pipeline.settle(); return r; },
-      clear: async (key) => { const had = await pushed.clear(key); await o.pipeline.settle(); return had; },
+      push: async (key, status, ttl, reason) => { const r = await pushed.push(key, status, ttl, reason); await deps.pipeline.settle(); return r; },
+      clear: async (key) => { const had = await pushed.clear(key); await deps.pipeline.settle(); return had; },
       report: (key) => pushed.report(key),
     };
   }
@@ -78,16 +78,16 @@ export class Controls implements OpsPort {
   /** Where this node's DNS and API listen (told once, when they do): what `nodes()` lists for it. */
   serving(own: ServingAddresses): void { this.own = own; }
 
-  private now(): number { return this.o.clock.now(); }
+  private now(): number { return this.deps.clock.now(); }
 
   /** What routing reads now: the served verdicts and overrides. */
   private health(): HealthView {
-    const verdicts = this.o.ledger.verdicts();
-    const overrides = this.o.ledger.overrides();
+    const verdicts = this.deps.ledger.verdicts();
+    const overrides = this.deps.ledger.overrides();
     return { verdict: (p, e) => verdicts.get(`${p}/${e}`), override: (p, e) => overrides.get(`${p}/${e}`) };
   }
 
-  async createOverride(body: unknown, find: (name: string) => Promise<StoredProfile | undefined>): Promise<OpsResult<OverrideResult>> {
+  async createOverride(body: unknown, find: (name: string) => Promise<StoredProfile | undefined>): Promise<OperationsResult<OverrideResult>> {
     const checked = checkOverrideRequest(body);
     if (!checked.ok) return refuse(400, 'BAD_REQUEST', checked.errors.map((e) => e.message).join('; '), checked.errors);
     const req = checked.value;
@@ -102,10 +102,10 @@ export class Controls implements OpsPort {
     const key = `${p.name}/${e.name}`;
     const at = this.now();
     if (req.kind === 'down' && !req.force) {
-      await this.o.pipeline.settle();
-      const safety = checkDownOverride({ profiles: this.o.pipeline.profiles(), health: this.health(), resources: this.o.pipeline.catalog(), geo: this.o.geo, zone: this.o.zone, profile: p.name, endpoint: e.name });
+      await this.deps.pipeline.settle();
+      const safety = checkDownOverride({ profiles: this.deps.pipeline.profiles(), health: this.health(), resources: this.deps.pipeline.catalog(), geo: this.deps.geo, zone: this.deps.zone, profile: p.name, endpoint: e.name });
       if (!safety.ok) {
-        await this.o.controls.appendAudit({ at: new Date(at).toISOString(), who: req.who, action: 'override.refuse', target: key, ...(req.reason ? { reason: req.reason } : {}), details: { kind: 'down', message: safety.message } }).catch(() => undefined);
+        await this.deps.operations.appendAudit({ at: new Date(at).toISOString(), who: req.who, action: 'override.refuse', target: key, ...(req.reason ? { reason: req.reason } : {}), details: { kind: 'down', message: safety.message } }).catch(() => undefined);
         return refuse(409, 'OVERRIDE_UNSAFE', safety.message);
       }
     }
@@ -116,65 +116,65 @@ export class Controls implements OpsPort {
       ...(req.drill !== undefined ? { drill: req.drill } : {}),
     };
     // One override per endpoint and kind: a new one replaces the one in force.
-    const replaces = this.o.book.active().filter((x) => x.kind === req.kind && overrideKey(x) === key).map((x) => x.id);
+    const replaces = this.deps.feed.active().filter((x) => x.kind === req.kind && overrideKey(x) === key).map((x) => x.id);
     const audit: AuditEntry = {
       at: override.createdAt, who: req.who, action: 'override.create', target: key, ...(req.reason ? { reason: req.reason } : {}),
       details: { id: override.id, kind: req.kind, ...(req.weight !== undefined ? { weight: req.weight } : {}), expiresAt: override.expiresAt, ...(req.force ? { forced: true } : {}), ...(replaces.length > 0 ? { replaces } : {}) },
     };
-    await this.o.controls.putOverride(override, audit, replaces);
-    await this.o.pipeline.settle();
+    await this.deps.operations.putOverride(override, audit, replaces);
+    await this.deps.pipeline.settle();
     return { override, replaced: replaces };
   }
 
-  listOverrides(): OverrideList { return { overrides: this.o.book.active() }; }
+  listOverrides(): OverrideList { return { overrides: this.deps.feed.active() }; }
 
-  async clearOverride(id: string, who: string, reason?: string): Promise<OpsResult<OverrideDeleteResult>> {
-    const held = this.o.book.active().find((x) => x.id === id);
+  async clearOverride(id: string, who: string, reason?: string): Promise<OperationsResult<OverrideDeleteResult>> {
+    const held = this.deps.feed.active().find((x) => x.id === id);
     if (!held) return refuse(404, 'NOT_FOUND', `no override '${id}' is in force (list them with tmkit override list)`);
-    const audit: AuditEntry = { at: isoNow(this.o.clock), who, action: 'override.clear', target: overrideKey(held), ...(reason ? { reason } : {}), details: { id, kind: held.kind } };
-    const gone = await this.o.controls.deleteOverride(id, audit);
+    const audit: AuditEntry = { at: isoNow(this.deps.clock), who, action: 'override.clear', target: overrideKey(held), ...(reason ? { reason } : {}), details: { id, kind: held.kind } };
+    const gone = await this.deps.operations.deleteOverride(id, audit);
     if (!gone) return refuse(404, 'NOT_FOUND', `override '${id}' was cleared or expired meanwhile`);
-    await this.o.pipeline.settle();
+    await this.deps.pipeline.settle();
     return { id, deleted: true, override: held };
   }
 
-  async failback(stored: StoredProfile, endpoint: string, who: string, reason?: string): Promise<OpsResult<FailbackResult>> {
+  async failback(stored: StoredProfile, endpoint: string, who: string, reason?: string): Promise<OperationsResult<FailbackResult>> {
     const p = stored.profile;
     const e = p.endpoints.find((x) => x.name === endpoint) ?? p.endpoints.find((x) => x.name.toLowerCase() === endpoint.toLowerCase());
     if (!e) return refuse(404, 'NOT_FOUND', `profile '${p.name}' has no endpoint '${endpoint}'`);
     if (p.failback?.mode !== 'Manual') {
       return refuse(409, 'NOT_AWAITING_FAILBACK', `profile '${p.name}' fails back automatically (failback mode ${p.failback?.mode ?? 'Automatic, Azure\'s'}): there is nothing to approve; set "failback": {"mode": "Manual"} to fail back by hand`);
     }
-    await this.o.pipeline.settle();
-    const status = this.o.pipeline.snapshot().compiled.get(p.name.toLowerCase())?.endpoints.find((x) => x.endpoint.name === e.name)?.status;
+    await this.deps.pipeline.settle();
+    const status = this.deps.pipeline.snapshot().compiled.get(p.name.toLowerCase())?.endpoints.find((x) => x.endpoint.name === e.name)?.status;
     if (status !== 'AwaitingFailback' && status !== 'Degraded') {
       return refuse(409, 'NOT_AWAITING_FAILBACK', `endpoint ${p.name}/${e.name} is ${status ?? 'unknown'}, not AwaitingFailback (or Degraded): there is nothing to fail back`);
     }
-    const approvedAt = isoNow(this.o.clock);
-    await this.o.controls.putFailback({ profile: p.name, endpoint: e.name, approvedAt, who, ...(reason ? { reason } : {}) },
+    const approvedAt = isoNow(this.deps.clock);
+    await this.deps.operations.putFailback({ profile: p.name, endpoint: e.name, approvedAt, who, ...(reason ? { reason } : {}) },
       { at: approvedAt, who, action: 'failback', target: `${p.name}/${e.name}`, ...(reason ? { reason } : {}), details: { status } });
-    await this.o.pipeline.settle();
+    await this.deps.pipeline.settle();
     return { profile: p.name, endpoint: e.name, approvedAt, status, who };
   }
 
-  async audit(limit: number): Promise<AuditList> { return { entries: await this.o.controls.listAudit(limit) }; }
+  async audit(limit: number): Promise<AuditList> { return { entries: await this.deps.operations.listAudit(limit) }; }
 
   async putDrill(report: DrillReport): Promise<DrillReport> {
-    await this.o.controls.putDrill(report);
+    await this.deps.operations.putDrill(report);
     if (report.status !== 'running') {
-      await this.o.controls.appendAudit({ at: report.finishedAt ?? isoNow(this.o.clock), who: report.who, action: 'drill', target: `${report.profile}/${report.endpoint}`, ...(report.reason ? { reason: report.reason } : {}),
+      await this.deps.operations.appendAudit({ at: report.finishedAt ?? isoNow(this.deps.clock), who: report.who, action: 'drill', target: `${report.profile}/${report.endpoint}`, ...(report.reason ? { reason: report.reason } : {}),
         details: { id: report.id, status: report.status, switchSeconds: report.switchSeconds, revertSeconds: report.revertSeconds, boundSeconds: report.boundSeconds } });
     }
-    this.o.events.publish('drill', { action: report.status === 'running' ? 'started' : 'finished', drill: report });
+    this.deps.events.publish('drill', { action: report.status === 'running' ? 'started' : 'finished', drill: report });
     return report;
   }
 
-  async drills(limit: number): Promise<DrillList> { return { drills: await this.o.controls.listDrills(limit) }; }
+  async drills(limit: number): Promise<DrillList> { return { drills: await this.deps.operations.listDrills(limit) }; }
 
   /** Where every node answers DNS (`GET /v1/nodes`, for drills): this one, or every registered node of the cluster. */
   nodes(): NodeList {
     const { own } = this;
-    const cluster = this.o.cluster;
+    const cluster = this.deps.cluster;
     if (!cluster) return { nodes: [{ node: 'this server', dns: own.dns, ...(own.api !== undefined ? { api: own.api } : {}), self: true }] };
     const self = cluster.health.node;
     return { nodes: cluster.health.nodes().map((n) => ({ node: n.node, location: n.location, dns: n.node === self ? own.dns : n.dns ?? [], ...(n.api ? { api: n.api } : {}), self: n.node === self })) };
@@ -182,12 +182,12 @@ export class Controls implements OpsPort {
 
   /** `tmkit_overrides_active{profile,endpoint,kind}` and `tmkit_override_events_total{action,kind}` on /metrics. */
   attachMetrics(registry: Registry): () => void {
-    const book = this.o.book;
+    const feed = this.deps.feed;
     new Gauge({
       name: 'tmkit_overrides_active', help: 'Overrides in force (docs/operations.md), by endpoint and kind', labelNames: ['profile', 'endpoint', 'kind'], registers: [registry],
-      collect() { this.reset(); for (const o of book.active()) this.inc({ profile: o.profile, endpoint: o.endpoint, kind: o.kind }); },
+      collect() { this.reset(); for (const o of feed.active()) this.inc({ profile: o.profile, endpoint: o.endpoint, kind: o.kind }); },
     });
     const events = new Counter({ name: 'tmkit_override_events_total', help: 'Overrides created, cleared and expired, as this node saw them', labelNames: ['action', 'kind'], registers: [registry] });
-    return book.onEvent((e) => events.inc({ action: e.action, kind: e.override.kind }));
+    return feed.onEvent((e) => events.inc({ action: e.action, kind: e.override.kind }));
   }
 }

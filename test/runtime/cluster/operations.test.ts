@@ -11,7 +11,7 @@ import { runTmkit } from '../../support/process';
 import { startEtcd, type EtcdServer } from '../../support/etcd';
 import { api, digFull, startNode, stopNode, TOKEN, type NodeProcess } from './support';
 import { waitFor } from '../../support/wait';
-import { switchable } from '../ops/support';
+import { switchable } from '../operations/support';
 import { tempDirs } from '../../support/tmp';
 
 jest.setTimeout(180_000);

@@ -1,8 +1,8 @@
 /** What the traffic-operation commands share (`override`, `drill`, `shift`, `endpoint failback`; docs/operations.md). */
 import type { Command } from 'commander';
 import type { OverrideRecord } from '../../core/api';
-import { formatDuration, parseDuration } from '../../core/ops/duration';
-import { MAX_OVERRIDE_MS } from '../../core/ops/overrides';
+import { formatDuration, parseDuration } from '../../core/operations/duration';
+import { MAX_OVERRIDE_MS } from '../../core/operations/overrides';
 import { TmkitApiError } from '../../client';
 import { CliError, EXIT_USAGE } from '../errors';
 import { serverFailure } from './server';
@@ -28,7 +28,7 @@ export function overrideLine(o: OverrideRecord, now = Date.now()): string {
 }
 
 /** An API refusal as the CLI says it: the server's one line (the safety rule, a 404, a 409), exit 1. */
-export function opsFailure(err: unknown): CliError {
+export function operationsFailure(err: unknown): CliError {
   if (err instanceof TmkitApiError && err.status >= 400 && err.status < 500 && err.errors.length > 0) {
     return new CliError(err.errors.map((e) => e.message).join('; '));
   }

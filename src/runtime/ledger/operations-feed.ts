@@ -1,7 +1,7 @@
 /**
- * The overrides as an input of the health ledger (docs/operations.md): the traffic controls the store keeps
- * (core/store/controls.ts), followed through its watch — on every node of a cluster alike — and turned into
- * what routing reads (core/ops/overrides.ts endpointOverrides()). Each node enforces an override's expiry
+ * The overrides as an input of the health ledger (docs/operations.md): the traffic operations the store keeps
+ * (core/store/operations.ts), followed through its watch — on every node of a cluster alike — and turned into
+ * what routing reads (core/operations/overrides.ts endpointOverrides()). Each node enforces an override's expiry
  * with its own clock: at `expiresAt` the override stops counting here whether or not the store has deleted
  * it yet; then this node tries to delete the record (a compare-and-delete, so of several nodes one writes
  * the `override.expire` audit entry), and retries while the store is unreachable.
@@ -12,22 +12,22 @@
 import type { Logger } from 'pino';
 import type { AuditEntry, OverrideEvent, OverrideRecord } from '../../core/api';
 import type { EndpointOverride } from '../../core/health/types';
-import { endpointOverrides, isActive, nextExpiry, overrideKey } from '../../core/ops/overrides';
-import type { ControlChange, ControlStore, FailbackApproval } from '../../core/store/controls';
+import { endpointOverrides, isActive, nextExpiry, overrideKey } from '../../core/operations/overrides';
+import type { OperationsChange, OperationsStore, FailbackApproval } from '../../core/store/operations';
 import { isoNow, type RuntimeClock } from '../clock';
 
 /** How long to wait before trying again to delete an expired record the store refused. */
 const RETRY_MS = 5_000;
 
-export interface OverrideBookOptions {
-  controls: ControlStore;
+export interface OperationsFeedOptions {
+  operations: OperationsStore;
   clock: RuntimeClock;
   logger: Logger;
 }
 
 type Listener<T> = (e: T) => void;
 
-export class OverrideBook {
+export class OperationsFeed {
   private readonly records = new Map<string, OverrideRecord>();
   /** What routing reads now, by `profile/endpoint`: replaced (never mutated) on every change. */
   private current: ReadonlyMap<string, EndpointOverride> = new Map();
@@ -43,18 +43,18 @@ export class OverrideBook {
   private readonly unwatch: () => void;
   private closed = false;
 
-  private constructor(private readonly o: OverrideBookOptions) {
-    this.unwatch = o.controls.watchControls((c) => this.onStore(c));
+  private constructor(private readonly deps: OperationsFeedOptions) {
+    this.unwatch = deps.operations.watchOperations((c) => this.onStore(c));
   }
 
   /** Reads the overrides and approvals the store holds, then follows its changes. */
-  static async open(o: OverrideBookOptions): Promise<OverrideBook> {
-    const book = new OverrideBook(o);
-    const [overrides, approvals] = await Promise.all([o.controls.listOverrides(), o.controls.listFailbacks()]);
-    for (const r of overrides) if (!book.records.has(r.id)) book.records.set(r.id, r);
-    for (const a of approvals) if (!book.approvals.has(`${a.profile}/${a.endpoint}`)) book.approvals.set(`${a.profile}/${a.endpoint}`, a);
-    book.recompute();
-    return book;
+  static async open(o: OperationsFeedOptions): Promise<OperationsFeed> {
+    const feed = new OperationsFeed(o);
+    const [overrides, approvals] = await Promise.all([o.operations.listOverrides(), o.operations.listFailbacks()]);
+    for (const r of overrides) if (!feed.records.has(r.id)) feed.records.set(r.id, r);
+    for (const a of approvals) if (!feed.approvals.has(`${a.profile}/${a.endpoint}`)) feed.approvals.set(`${a.profile}/${a.endpoint}`, a);
+    feed.recompute();
+    return feed;
   }
 
   /** What routing reads, by `profile/endpoint` (a new map after every change: compare by identity). */
@@ -62,7 +62,7 @@ export class OverrideBook {
 
   /** The overrides in force now, oldest first. */
   active(): OverrideRecord[] {
-    const now = this.o.clock.now();
+    const now = this.deps.clock.now();
     return [...this.records.values()].filter((r) => isActive(r, now)).sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : a.id < b.id ? -1 : 1));
   }
 
@@ -77,10 +77,10 @@ export class OverrideBook {
   onFailback(l: Listener<FailbackApproval>): () => void { this.failbackListeners.add(l); return () => this.failbackListeners.delete(l); }
 
   private emit<T>(set: Set<Listener<T>>, e: T, what: string): void {
-    for (const l of set) { try { l(e); } catch (err) { this.o.logger.error({ err }, `${what} listener failed`); } }
+    for (const l of set) { try { l(e); } catch (err) { this.deps.logger.error({ err }, `${what} listener failed`); } }
   }
 
-  private onStore(c: ControlChange): void {
+  private onStore(c: OperationsChange): void {
     if (this.closed) return;
     if (c.kind === 'failback') {
       this.approvals.set(`${c.approval.profile}/${c.approval.endpoint}`, c.approval);
@@ -89,19 +89,19 @@ export class OverrideBook {
     }
     if (c.op === 'put') {
       this.records.set(c.override.id, c.override);
-      if (isActive(c.override, this.o.clock.now())) this.emit(this.eventListeners, { action: 'created', override: c.override }, 'override event');
+      if (isActive(c.override, this.deps.clock.now())) this.emit(this.eventListeners, { action: 'created', override: c.override }, 'override event');
     } else {
       const gone = this.records.get(c.id);
       this.records.delete(c.id);
       const sawExpire = this.expired.delete(c.id);
-      if (gone && !sawExpire && isActive(gone, this.o.clock.now())) this.emit(this.eventListeners, { action: 'cleared', override: gone }, 'override event');
+      if (gone && !sawExpire && isActive(gone, this.deps.clock.now())) this.emit(this.eventListeners, { action: 'cleared', override: gone }, 'override event');
     }
     this.recompute();
   }
 
   /** Recomputes what routing reads, tells the listeners which endpoints changed, and sets the next expiry timer. */
   private recompute(): void {
-    const now = this.o.clock.now();
+    const now = this.deps.clock.now();
     const next = endpointOverrides(this.records.values(), now);
     const changed: string[] = [];
     const sig = (o: EndpointOverride | undefined): string => (o === undefined ? '' : JSON.stringify(o));
@@ -116,21 +116,21 @@ export class OverrideBook {
   private schedule(now: number): void {
     const at = nextExpiry(this.records.values(), now);
     if (at === this.timerAt || this.closed) return;
-    if (this.timer !== undefined) this.o.clock.clearTimeout(this.timer);
+    if (this.timer !== undefined) this.deps.clock.clearTimeout(this.timer);
     this.timer = undefined;
     this.timerAt = at;
     if (at === undefined) return;
-    this.timer = this.o.clock.setTimeout(() => { this.timer = undefined; this.timerAt = undefined; this.expire(); }, Math.max(0, at - now));
+    this.timer = this.deps.clock.setTimeout(() => { this.timer = undefined; this.timerAt = undefined; this.expire(); }, Math.max(0, at - now));
   }
 
   /** The expiry timer: what expired stops counting now, here; the records are deleted from the store. */
   private expire(): void {
     if (this.closed) return;
-    const now = this.o.clock.now();
+    const now = this.deps.clock.now();
     for (const r of this.records.values()) {
       if (isActive(r, now) || this.expired.has(r.id)) continue;
       this.expired.add(r.id);
-      this.o.logger.info({ id: r.id, kind: r.kind, profile: r.profile, endpoint: r.endpoint, expiresAt: r.expiresAt }, 'override expired');
+      this.deps.logger.info({ id: r.id, kind: r.kind, profile: r.profile, endpoint: r.endpoint, expiresAt: r.expiresAt }, 'override expired');
       this.emit(this.eventListeners, { action: 'expired', override: r }, 'override event');
     }
     this.recompute();
@@ -139,29 +139,29 @@ export class OverrideBook {
 
   /** Deletes the expired records from the store (one node's transaction wins; the others find them gone). */
   private async deleteExpired(): Promise<void> {
-    const now = this.o.clock.now();
+    const now = this.deps.clock.now();
     let failed = false;
     for (const r of [...this.records.values()]) {
       if (isActive(r, now)) continue;
-      const audit: AuditEntry = { at: isoNow(this.o.clock), who: 'tmkit', action: 'override.expire', target: overrideKey(r), reason: r.reason, details: { id: r.id, kind: r.kind, ...(r.weight !== undefined ? { weight: r.weight } : {}), expiresAt: r.expiresAt } };
+      const audit: AuditEntry = { at: isoNow(this.deps.clock), who: 'tmkit', action: 'override.expire', target: overrideKey(r), reason: r.reason, details: { id: r.id, kind: r.kind, ...(r.weight !== undefined ? { weight: r.weight } : {}), expiresAt: r.expiresAt } };
       try {
-        await this.o.controls.deleteOverride(r.id, audit);
+        await this.deps.operations.deleteOverride(r.id, audit);
         this.records.delete(r.id);
       } catch (err) {
         failed = true;
-        this.o.logger.warn({ err: (err as Error).message, id: r.id }, 'could not delete an expired override from the store (it no longer counts); retrying');
+        this.deps.logger.warn({ err: (err as Error).message, id: r.id }, 'could not delete an expired override from the store (it no longer counts); retrying');
       }
     }
     if (failed && !this.closed && this.retryTimer === undefined) {
-      this.retryTimer = this.o.clock.setTimeout(() => { this.retryTimer = undefined; void this.deleteExpired(); }, RETRY_MS);
+      this.retryTimer = this.deps.clock.setTimeout(() => { this.retryTimer = undefined; void this.deleteExpired(); }, RETRY_MS);
     }
   }
 
   close(): void {
     this.closed = true;
     this.unwatch();
-    if (this.timer !== undefined) this.o.clock.clearTimeout(this.timer);
-    if (this.retryTimer !== undefined) this.o.clock.clearTimeout(this.retryTimer);
+    if (this.timer !== undefined) this.deps.clock.clearTimeout(this.timer);
+    if (this.retryTimer !== undefined) this.deps.clock.clearTimeout(this.retryTimer);
     this.changeListeners.clear();
     this.eventListeners.clear();
     this.failbackListeners.clear();

@@ -1,11 +1,11 @@
 /**
- * The safety rule (core/ops/safety.ts): a `down` override that would leave a profile with no endpoint able
+ * The safety rule (core/operations/safety.ts): a `down` override that would leave a profile with no endpoint able
  * to serve is refused, counting the live verdicts, the overrides in force and nested children.
  */
 import type { HealthView, ProbeVerdict } from '../../../src/core/health/types';
 import { normalizeProfile } from '../../../src/core/model/normalize';
 import type { EndpointInput } from '../../../src/core/model/types';
-import { checkDownOverride } from '../../../src/core/ops';
+import { checkDownOverride } from '../../../src/core/operations';
 import { geo } from '../routing/fixtures';
 
 const ep = (name: string, target: string, over: Partial<EndpointInput> = {}): EndpointInput => ({ name, type: 'externalEndpoints', target, ...over });

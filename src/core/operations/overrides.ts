@@ -1,7 +1,7 @@
 /**
- * Overrides: runtime traffic controls on one endpoint (docs/operations.md). Not configuration: the stored
+ * Overrides: runtime traffic operations on one endpoint (docs/operations.md). Not configuration: the stored
  * profile never changes (Terraform and Pulumi see no drift); the runtime keeps them beside the profiles and
- * the health ledger makes them an input of what routing reads (src/runtime/ledger/overrides.ts). Pure: the
+ * the health ledger makes them an input of what routing reads (src/runtime/ledger/operations-feed.ts). Pure: the
  * request's rules, and what routing reads from the overrides in force at a moment.
  */
 import type { OverrideKind, OverrideRecord, OverrideRequest } from '../api';

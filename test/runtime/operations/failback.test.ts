@@ -1,6 +1,6 @@
 /**
  * Failback on a real engine in real time (the fake-timer tests are test/core/health/failback.test.ts and
- * test/runtime/ledger/ledger-ops.test.ts): real HTTP health servers that the test turns down and up, DNS asked with
+ * test/runtime/ledger/ledger-operations.test.ts): real HTTP health servers that the test turns down and up, DNS asked with
  * the real `dig`, `tmkit endpoint failback`'s route.
  */
 import { dig } from '../../support/process';

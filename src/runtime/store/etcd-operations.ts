@@ -1,5 +1,5 @@
 /**
- * The traffic controls on etcd (core/store/controls.ts), under `ops/` (etcd/keys.ts): overrides and failback
+ * The traffic operations on etcd (core/store/operations.ts), under `ops/` (etcd/keys.ts): overrides and failback
  * approvals are read from the node's mirror (every node applies them from its watch), the audit log and the
  * drill reports by range. Writes are plain transactions that never touch `config/rev`: a control is not
  * configuration. A write returns once this node's mirror has applied it, so the writer reads its own write.
@@ -8,13 +8,13 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { AuditEntry, DrillReport, OverrideRecord } from '../../core/api';
-import type { ControlChange, ControlStore, FailbackApproval } from '../../core/store/controls';
+import type { OperationsChange, OperationsStore, FailbackApproval } from '../../core/store/operations';
 import { AUDIT_PREFIX, DRILLS_PREFIX, keyOfAudit, keyOfDrill, keyOfFailback, keyOfOverride, prefixEnd } from '../etcd/keys';
 import type { EtcdSession } from '../etcd/session';
 
 type Op = { request_put: { key: Buffer; value: Buffer } } | { request_delete_range: { key: Buffer } };
 
-export class EtcdControls implements ControlStore {
+export class EtcdOperations implements OperationsStore {
   constructor(private readonly s: EtcdSession) {}
 
   private put(key: string, value: unknown): Op { return { request_put: { key: this.s.key(key), value: Buffer.from(JSON.stringify(value)) } }; }
@@ -72,5 +72,5 @@ export class EtcdControls implements ControlStore {
     return all.sort((a, b) => (a.startedAt < b.startedAt ? 1 : a.startedAt > b.startedAt ? -1 : 0)).slice(0, limit);
   }
 
-  watchControls(listener: (c: ControlChange) => void): () => void { return this.s.onControls(listener); }
+  watchOperations(listener: (c: OperationsChange) => void): () => void { return this.s.onOperations(listener); }
 }

@@ -1,10 +1,10 @@
 /**
- * The traffic controls in the SQLite store (core/store/controls.ts): tables of their own (migration 2 in
+ * The traffic operations in the SQLite store (core/store/operations.ts): tables of their own (migration 2 in
  * sqlite.ts), beside the profiles, so writing one never moves the configuration revision. One process owns
  * the database (the state dir's lock), so the listeners are told right after each commit.
  */
 import type { AuditEntry, DrillReport, OverrideRecord } from '../../core/api';
-import type { ControlChange, ControlStore, FailbackApproval } from '../../core/store/controls';
+import type { OperationsChange, OperationsStore, FailbackApproval } from '../../core/store/operations';
 import type { SqlDatabase, SqlStatement } from './driver';
 
 /** The audit log keeps this many entries (the oldest go first). */
@@ -12,8 +12,8 @@ export const AUDIT_KEPT = 10_000;
 /** Drill reports kept. */
 export const DRILLS_KEPT = 500;
 
-/** Migration 2 (appended to sqlite.ts's MIGRATIONS): the controls' tables. */
-export const CONTROLS_MIGRATION_SQL = `
+/** Migration 2 (appended to sqlite.ts's MIGRATIONS): the operations' tables. */
+export const OPERATIONS_MIGRATION_SQL = `
   CREATE TABLE overrides (id TEXT PRIMARY KEY, value TEXT NOT NULL, expires_at TEXT NOT NULL) STRICT;
   CREATE TABLE failbacks (key TEXT PRIMARY KEY, value TEXT NOT NULL) STRICT;
   CREATE TABLE audit (seq INTEGER PRIMARY KEY AUTOINCREMENT, at TEXT NOT NULL, value TEXT NOT NULL) STRICT;
@@ -23,8 +23,8 @@ export const CONTROLS_MIGRATION_SQL = `
 
 const parse = <T>(rows: Array<{ value: string }>): T[] => rows.map((r) => JSON.parse(r.value) as T);
 
-export class SqliteControls implements ControlStore {
-  private readonly listeners = new Set<(c: ControlChange) => void>();
+export class SqliteOperations implements OperationsStore {
+  private readonly listeners = new Set<(c: OperationsChange) => void>();
   private readonly stmt: {
     overrides: SqlStatement<{ value: string }>;
     oneOverride: SqlStatement<{ value: string }>;
@@ -57,7 +57,7 @@ export class SqliteControls implements ControlStore {
     };
   }
 
-  private emit(changes: ControlChange[]): void {
+  private emit(changes: OperationsChange[]): void {
     for (const c of changes) for (const l of [...this.listeners]) { try { l(c); } catch { /* a listener's failure must not fail the write */ } }
   }
 
@@ -75,7 +75,7 @@ export class SqliteControls implements ControlStore {
       this.audit(audit);
       return deleted;
     }, 'immediate');
-    this.emit([...gone.map((id): ControlChange => ({ kind: 'override', op: 'delete', id })), { kind: 'override', op: 'put', override: o }]);
+    this.emit([...gone.map((id): OperationsChange => ({ kind: 'override', op: 'delete', id })), { kind: 'override', op: 'put', override: o }]);
   }
 
   async deleteOverride(id: string, audit: AuditEntry): Promise<OverrideRecord | undefined> {
@@ -113,7 +113,7 @@ export class SqliteControls implements ControlStore {
 
   async listDrills(limit: number): Promise<DrillReport[]> { return parse<DrillReport>(this.stmt.drills.all(limit)); }
 
-  watchControls(listener: (c: ControlChange) => void): () => void {
+  watchOperations(listener: (c: OperationsChange) => void): () => void {
     this.listeners.add(listener);
     return () => { this.listeners.delete(listener); };
   }

@@ -1,5 +1,5 @@
 /**
- * Traffic operations (docs/operations.md): overrides, failback, drills, the audit log. Runtime controls,
+ * Traffic operations (docs/operations.md): overrides, failback, drills, the audit log. Runtime operations,
  * never configuration: they live beside the profiles in the store, not in them.
  */
 import type { EndpointMonitorStatus } from '../health/types';

@@ -1,10 +1,10 @@
 /**
- * The store's second port, beside the configuration (types.ts): the runtime's traffic controls — overrides,
+ * The store's second port, beside the configuration (types.ts): the runtime's traffic operations — overrides,
  * failback approvals — and their records — the audit log and the drill reports (docs/operations.md). They
  * are not configuration: writing them never moves the configuration revision or a profile's ETag, so a plan,
- * Terraform and Pulumi see no drift. SQLite keeps them in tables of their own (store/sqlite-controls.ts), etcd
+ * Terraform and Pulumi see no drift. SQLite keeps them in tables of their own (store/sqlite-operations.ts), etcd
  * under `ops/` (etcd/keys.ts), where every node's mirror applies them; the memory implementation serves
- * tests and stores without them (store/memory-controls.ts).
+ * tests and stores without them (store/memory-operations.ts).
  */
 import type { AuditEntry, DrillReport, OverrideRecord } from '../api';
 
@@ -18,13 +18,13 @@ export interface FailbackApproval {
   reason?: string;
 }
 
-/** A committed change of the controls, as every node sees it (the etcd mirror, or the SQLite store itself). */
-export type ControlChange =
+/** A committed change of the operations, as every node sees it (the etcd mirror, or the SQLite store itself). */
+export type OperationsChange =
   | { kind: 'override'; op: 'put'; override: OverrideRecord }
   | { kind: 'override'; op: 'delete'; id: string }
   | { kind: 'failback'; approval: FailbackApproval };
 
-export interface ControlStore {
+export interface OperationsStore {
   /** Every stored override (expired ones too, until someone deletes them). */
   listOverrides(): Promise<OverrideRecord[]>;
   /** Stores `override`, deletes the overrides `replaces` names and appends `audit`, in one transaction. */
@@ -45,10 +45,10 @@ export interface ControlStore {
   /** The newest `limit` drill reports, newest first. */
   listDrills(limit: number): Promise<DrillReport[]>;
   /** Called after every committed change of overrides or approvals (on every node), in commit order. */
-  watchControls(listener: (change: ControlChange) => void): () => void;
+  watchOperations(listener: (change: OperationsChange) => void): () => void;
 }
 
-/** Whether a store also keeps the controls (the SQLite and etcd stores do). */
-export function hasControls<T extends object>(store: T): store is T & { controls: ControlStore } {
-  return typeof (store as { controls?: unknown }).controls === 'object' && (store as { controls?: unknown }).controls !== null;
+/** Whether a store also keeps the operations (the SQLite and etcd stores do). */
+export function hasOperations<T extends object>(store: T): store is T & { operations: OperationsStore } {
+  return typeof (store as { operations?: unknown }).operations === 'object' && (store as { operations?: unknown }).operations !== null;
 }

@@ -8,7 +8,7 @@ import { endpointMonitorStatus } from '../../../src/core/health/status';
 import type { HealthView, ProbeVerdict } from '../../../src/core/health/types';
 import { normalizeProfile } from '../../../src/core/model/normalize';
 import type { EndpointInput, ProfileInput } from '../../../src/core/model/types';
-import { checkOverrideRequest, endpointOverrides, formatDuration, nextExpiry, parseDuration } from '../../../src/core/ops';
+import { checkOverrideRequest, endpointOverrides, formatDuration, nextExpiry, parseDuration } from '../../../src/core/operations';
 import { buildSnapshot, resolve, updateSnapshot } from '../../../src/core/routing';
 import { dist, geo } from '../routing/fixtures';
 

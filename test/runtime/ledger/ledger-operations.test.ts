@@ -1,5 +1,5 @@
 /**
- * The health ledger's traffic-control inputs on fake timers (src/runtime/ledger/overrides.ts, failback.ts): an
+ * The health ledger's traffic-control inputs on fake timers (src/runtime/ledger/operations-feed.ts, failback.ts): an
  * override counts until its expiry on this node's clock and its record is then deleted with an audit entry
  * (retried while the store refuses); failback rules and approvals reach the prober's state machines, and a
  * restart is no failback. A real Monitor with a scripted probe, the real saver, the memory store.
@@ -9,9 +9,9 @@ import type { AuditEntry, OverrideEvent, OverrideRecord } from '../../../src/cor
 import type { ProfileInput } from '../../../src/core/model/types';
 import { normalizeProfile } from '../../../src/core/model/normalize';
 import { HealthLedger, type RetargetChange } from '../../../src/runtime/ledger';
-import { OverrideBook } from '../../../src/runtime/ledger/overrides';
+import { OperationsFeed } from '../../../src/runtime/ledger/operations-feed';
 import { Monitor, type ProbeFn } from '../../../src/runtime/monitor/monitor';
-import { MemoryControls } from '../../../src/runtime/store/memory-controls';
+import { MemoryOperations } from '../../../src/runtime/store/memory-operations';
 import { MemoryStore } from '../../../src/testing/memory-store';
 import { FakeTimers, flush } from '../monitor/fake-timers';
 
@@ -31,15 +31,15 @@ const profile = (name: string, endpoints: string[], over: Partial<ProfileInput> 
 const change = (profiles: ReturnType<typeof profile>[]): RetargetChange => ({ profiles: () => profiles, resources: new Map(), changed: undefined, deleted: new Set() });
 const iso = (ms: number): string => new Date(ms).toISOString();
 
-async function open(store: MemoryStore, controls: MemoryControls, timers: FakeTimers, probe: ProbeFn) {
+async function open(store: MemoryStore, operations: MemoryOperations, timers: FakeTimers, probe: ProbeFn) {
   const monitor = new Monitor({ timers, probe, location: 'here', phase: () => 0 });
-  const book = await OverrideBook.open({ controls, clock: timers, logger });
-  const ledger = await HealthLedger.open({ store, monitor, clock: timers, logger, overrides: book });
+  const feed = await OperationsFeed.open({ operations, clock: timers, logger });
+  const ledger = await HealthLedger.open({ store, monitor, clock: timers, logger, overrides: feed });
   const changes: Array<string | undefined> = [];
   const events: OverrideEvent[] = [];
   ledger.onChange((k) => changes.push(k));
-  book.onEvent((e) => events.push(e));
-  return { monitor, book, ledger, changes, events, close: async () => { await monitor.stop(); await ledger.close(); book.close(); } };
+  feed.onEvent((e) => events.push(e));
+  return { monitor, feed, ledger, changes, events, close: async () => { await monitor.stop(); await ledger.close(); feed.close(); } };
 }
 
 const audit = (action: string): AuditEntry => ({ at: iso(0), who: 'test', action, target: 'web/a' });
@@ -49,10 +49,10 @@ const override = (id: string, timers: FakeTimers, forMs: number, over: Partial<O
 
 test('an override counts until its expiry on this node\'s clock, then its record is deleted with an override.expire audit entry', async () => {
   const timers = new FakeTimers();
-  const controls = new MemoryControls();
-  const x = await open(new MemoryStore(), controls, timers, scripted().fn);
+  const operations = new MemoryOperations();
+  const x = await open(new MemoryStore(), operations, timers, scripted().fn);
   x.ledger.retarget(change([profile('web', ['a', 'b'])]));
-  await controls.putOverride(override('ov-1', timers, 60_000), audit('override.create'));
+  await operations.putOverride(override('ov-1', timers, 60_000), audit('override.create'));
   expect(x.ledger.overrides().get('web/a')).toMatchObject({ down: true });
   expect(x.changes).toEqual(['web/a']);
   expect(x.events.map((e) => e.action)).toEqual(['created']);
@@ -63,8 +63,8 @@ test('an override counts until its expiry on this node\'s clock, then its record
   expect(x.changes).toEqual(['web/a', 'web/a']);
   expect(x.events.map((e) => e.action)).toEqual(['created', 'expired']);
   await flush();
-  expect(await controls.listOverrides()).toEqual([]);
-  expect((await controls.listAudit(10))[0]).toMatchObject({ action: 'override.expire', who: 'tmkit', target: 'web/a', details: { id: 'ov-1' } });
+  expect(await operations.listOverrides()).toEqual([]);
+  expect((await operations.listAudit(10))[0]).toMatchObject({ action: 'override.expire', who: 'tmkit', target: 'web/a', details: { id: 'ov-1' } });
   // Its deletion was the clean-up of an expiry, not a clear.
   expect(x.events.map((e) => e.action)).toEqual(['created', 'expired']);
   await x.close();
@@ -72,32 +72,32 @@ test('an override counts until its expiry on this node\'s clock, then its record
 
 test('an expired record the store refuses to delete no longer counts, and is deleted on a retry 5 s later', async () => {
   const timers = new FakeTimers();
-  class Refusing extends MemoryControls {
+  class Refusing extends MemoryOperations {
     refusals = 2;
     override async deleteOverride(id: string, a: AuditEntry): Promise<OverrideRecord | undefined> {
       if (this.refusals-- > 0) throw new Error('etcd unreachable');
       return super.deleteOverride(id, a);
     }
   }
-  const controls = new Refusing();
-  await controls.putOverride(override('ov-1', timers, 10_000), audit('override.create'));
-  const x = await open(new MemoryStore(), controls, timers, scripted().fn);
+  const operations = new Refusing();
+  await operations.putOverride(override('ov-1', timers, 10_000), audit('override.create'));
+  const x = await open(new MemoryStore(), operations, timers, scripted().fn);
   expect(x.ledger.overrides().has('web/a')).toBe(true);
   await timers.advance(10_000);
   expect(x.ledger.overrides().has('web/a')).toBe(false);
-  expect(await controls.listOverrides()).toHaveLength(1);
+  expect(await operations.listOverrides()).toHaveLength(1);
   await timers.advance(5_000);
-  expect(await controls.listOverrides()).toHaveLength(1);
+  expect(await operations.listOverrides()).toHaveLength(1);
   await timers.advance(5_000);
-  expect(await controls.listOverrides()).toEqual([]);
+  expect(await operations.listOverrides()).toEqual([]);
   await x.close();
 });
 
 test('Manual failback: recovered endpoints wait for the approval; successesToRecover and the hold-down count probes and time', async () => {
   const timers = new FakeTimers();
-  const controls = new MemoryControls();
+  const operations = new MemoryOperations();
   const p = scripted();
-  const x = await open(new MemoryStore(), controls, timers, p.fn);
+  const x = await open(new MemoryStore(), operations, timers, p.fn);
   const web = profile('web', ['a', 'b'], { failback: { mode: 'Manual', successesToRecover: 2, holdDownSeconds: 60 } });
   x.ledger.retarget(change([web]));
   x.monitor.start();
@@ -119,7 +119,7 @@ test('Manual failback: recovered endpoints wait for the approval; successesToRec
   expect(x.ledger.verdictOf('web/a')).toBe('AwaitingFailback');
   await timers.advance(60_000);
   expect(x.ledger.verdictOf('web/a')).toBe('AwaitingFailback');
-  await controls.putFailback({ profile: 'web', endpoint: 'a', approvedAt: iso(timers.now()), who: 'cli' }, audit('failback'));
+  await operations.putFailback({ profile: 'web', endpoint: 'a', approvedAt: iso(timers.now()), who: 'cli' }, audit('failback'));
   expect(x.ledger.verdictOf('web/a')).toBe('Online');
   expect(x.changes.at(-1)).toBe('web/a');
   await x.close();
@@ -128,14 +128,14 @@ test('Manual failback: recovered endpoints wait for the approval; successesToRec
 test('a restart is no failback: an endpoint AwaitingFailback stays so; an old approval is ignored, a new one releases it', async () => {
   const timers = new FakeTimers();
   const store = new MemoryStore();
-  const controls = new MemoryControls();
+  const operations = new MemoryOperations();
   const p = scripted();
   const web = profile('web', ['a', 'b'], { failback: { mode: 'Manual', successesToRecover: 1, holdDownSeconds: 0 } });
-  const one = await open(store, controls, timers, p.fn);
+  const one = await open(store, operations, timers, p.fn);
   one.ledger.retarget(change([web]));
   one.monitor.start();
   await flush();
-  await controls.putFailback({ profile: 'web', endpoint: 'a', approvedAt: iso(timers.now()), who: 'cli' }, audit('failback')); // before this outage
+  await operations.putFailback({ profile: 'web', endpoint: 'a', approvedAt: iso(timers.now()), who: 'cli' }, audit('failback')); // before this outage
   await timers.advance(1_000);
   p.down.add('web/a');
   await timers.advance(10_000);
@@ -144,14 +144,14 @@ test('a restart is no failback: an endpoint AwaitingFailback stays so; an old ap
   expect(one.ledger.verdictOf('web/a')).toBe('AwaitingFailback');
   await one.close();
 
-  const two = await open(store, controls, timers, p.fn);
+  const two = await open(store, operations, timers, p.fn);
   two.ledger.retarget(change([web]));
   two.monitor.start();
   await flush();
   await timers.advance(30_000);
   expect(two.ledger.verdictOf('web/a')).toBe('AwaitingFailback');
   expect(two.ledger.verdictOf('web/b')).toBe('Online');
-  await controls.putFailback({ profile: 'web', endpoint: 'a', approvedAt: iso(timers.now()), who: 'cli' }, audit('failback'));
+  await operations.putFailback({ profile: 'web', endpoint: 'a', approvedAt: iso(timers.now()), who: 'cli' }, audit('failback'));
   expect(two.ledger.verdictOf('web/a')).toBe('Online');
   await two.close();
 });

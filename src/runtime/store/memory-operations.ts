@@ -1,19 +1,19 @@
 /**
- * The traffic controls in memory (core/store/controls.ts): for a store that keeps none (the memory store of
+ * The traffic operations in memory (core/store/operations.ts): for a store that keeps none (the memory store of
  * the tests, a store passed in), so a runtime always has them; they then last as long as the process.
  */
 import type { AuditEntry, DrillReport, OverrideRecord } from '../../core/api';
-import type { ControlChange, ControlStore, FailbackApproval } from '../../core/store/controls';
-import { AUDIT_KEPT, DRILLS_KEPT } from './sqlite-controls';
+import type { OperationsChange, OperationsStore, FailbackApproval } from '../../core/store/operations';
+import { AUDIT_KEPT, DRILLS_KEPT } from './sqlite-operations';
 
-export class MemoryControls implements ControlStore {
+export class MemoryOperations implements OperationsStore {
   private readonly overrides = new Map<string, OverrideRecord>();
   private readonly failbacks = new Map<string, FailbackApproval>();
   private audit: AuditEntry[] = [];
   private readonly drills = new Map<string, DrillReport>();
-  private readonly listeners = new Set<(c: ControlChange) => void>();
+  private readonly listeners = new Set<(c: OperationsChange) => void>();
 
-  private emit(changes: ControlChange[]): void {
+  private emit(changes: OperationsChange[]): void {
     for (const c of changes) for (const l of [...this.listeners]) { try { l(c); } catch { /* ignored */ } }
   }
 
@@ -28,7 +28,7 @@ export class MemoryControls implements ControlStore {
     const gone = replaces.filter((id) => this.overrides.delete(id));
     this.overrides.set(o.id, structuredClone(o));
     this.log(audit);
-    this.emit([...gone.map((id): ControlChange => ({ kind: 'override', op: 'delete', id })), { kind: 'override', op: 'put', override: structuredClone(o) }]);
+    this.emit([...gone.map((id): OperationsChange => ({ kind: 'override', op: 'delete', id })), { kind: 'override', op: 'put', override: structuredClone(o) }]);
   }
 
   async deleteOverride(id: string, audit: AuditEntry): Promise<OverrideRecord | undefined> {
@@ -61,7 +61,7 @@ export class MemoryControls implements ControlStore {
     return [...this.drills.values()].sort((a, b) => (a.startedAt < b.startedAt ? 1 : a.startedAt > b.startedAt ? -1 : 0)).slice(0, limit).map((d) => structuredClone(d));
   }
 
-  watchControls(listener: (c: ControlChange) => void): () => void {
+  watchOperations(listener: (c: OperationsChange) => void): () => void {
     this.listeners.add(listener);
     return () => { this.listeners.delete(listener); };
   }

@@ -1,20 +1,20 @@
 /**
  * The traffic operations' routes (docs/operations.md, docs/api.md): `/v1/overrides`, `…/endpoints/{e}/failback`,
- * `/v1/audit`, `/v1/drills` and `/v1/nodes`. The handlers parse the request; the runtime's `OpsPort`
- * (controls.ts) decides and writes. A server without it (the API tests' harness) answers 503.
+ * `/v1/audit`, `/v1/drills` and `/v1/nodes`. The handlers parse the request; the runtime's `OperationsPort`
+ * (operations.ts) decides and writes. A server without it (the API tests' harness) answers 503.
  */
 import type { AuditList, DrillList, DrillReport, FailbackResult, NodeList, OverrideDeleteResult, OverrideList, OverrideResult } from '../../core/api';
 import type { ErrorCode } from '../../core/codes';
-import { isRefusal, type OpsPort, type OpsResult } from '../controls';
+import { isRefusal, type OperationsPort, type OperationsResult } from '../operations';
 import { findProfile, isObj, mustGet, type ApiContext } from './common';
 import { ApiProblem } from './errors';
 import { readBody, readJson, route, type Ctx, type Reply, type Route } from './http';
 
 const WHO = /^[A-Za-z0-9][A-Za-z0-9 ._@:/-]{0,63}$/;
 
-export function opsRoutes(c: ApiContext, ops: OpsPort | undefined): Route[] {
-  const on = (): OpsPort => {
-    if (!ops) throw ApiProblem.of(503, 'NOT_AVAILABLE', 'this server has no traffic controls attached');
+export function operationsRoutes(c: ApiContext, ops: OperationsPort | undefined): Route[] {
+  const on = (): OperationsPort => {
+    if (!ops) throw ApiProblem.of(503, 'NOT_AVAILABLE', 'this server has no traffic operations attached');
     return ops;
   };
   return [
@@ -27,8 +27,8 @@ export function opsRoutes(c: ApiContext, ops: OpsPort | undefined): Route[] {
   ];
 }
 
-/** An OpsPort refusal as the API's error body. */
-function answer<T>(r: OpsResult<T>, status: number): Reply<T> {
+/** An OperationsPort refusal as the API's error body. */
+function answer<T>(r: OperationsResult<T>, status: number): Reply<T> {
   if (!isRefusal(r)) return { status, body: r };
   if (r.refused.errors) throw new ApiProblem(r.refused.status, r.refused.errors);
   throw ApiProblem.of(r.refused.status, r.refused.code as ErrorCode, r.refused.message);
@@ -58,19 +58,19 @@ async function whoAndWhy(c: ApiContext, ctx: Ctx): Promise<{ who: string; reason
   return { who, ...(reason !== undefined && reason !== '' ? { reason } : {}) };
 }
 
-async function createOverride(c: ApiContext, ops: OpsPort, ctx: Ctx): Promise<Reply<OverrideResult>> {
+async function createOverride(c: ApiContext, ops: OperationsPort, ctx: Ctx): Promise<Reply<OverrideResult>> {
   const body = await readJson(ctx.req, c.maxBody);
   return answer(await ops.createOverride(body, (name) => findProfile(c, name)), 201);
 }
 
-async function clearOverride(ops: OpsPort, ctx: Ctx): Promise<Reply<OverrideDeleteResult>> {
+async function clearOverride(ops: OperationsPort, ctx: Ctx): Promise<Reply<OverrideDeleteResult>> {
   const who = ctx.url.searchParams.get('who') ?? 'api';
   if (!WHO.test(who)) throw ApiProblem.of(400, 'BAD_REQUEST', 'who is a name of 1–64 letters, digits, spaces and ._@:/-', { path: 'who' });
   const reason = ctx.url.searchParams.get('reason') ?? undefined;
   return answer(await ops.clearOverride(ctx.params[0]!, who, reason), 200);
 }
 
-async function failback(c: ApiContext, ops: OpsPort, ctx: Ctx): Promise<Reply<FailbackResult>> {
+async function failback(c: ApiContext, ops: OperationsPort, ctx: Ctx): Promise<Reply<FailbackResult>> {
   const { who, reason } = await whoAndWhy(c, ctx);
   const p = await mustGet(c, ctx.params[0]!);
   return answer(await ops.failback(p, ctx.params[1]!, who, reason), 200);
@@ -78,7 +78,7 @@ async function failback(c: ApiContext, ops: OpsPort, ctx: Ctx): Promise<Reply<Fa
 
 const STATUSES = new Set(['running', 'passed', 'failed', 'aborted']);
 
-async function putDrill(c: ApiContext, ops: OpsPort, ctx: Ctx): Promise<Reply<DrillReport>> {
+async function putDrill(c: ApiContext, ops: OperationsPort, ctx: Ctx): Promise<Reply<DrillReport>> {
   const b = await readJson(ctx.req, c.maxBody);
   if (!isObj(b) || typeof b.id !== 'string' || !/^[A-Za-z0-9._-]{1,64}$/.test(b.id) || typeof b.profile !== 'string' || typeof b.endpoint !== 'string'
     || typeof b.status !== 'string' || !STATUSES.has(b.status) || typeof b.startedAt !== 'string' || Number.isNaN(Date.parse(b.startedAt)) || !Array.isArray(b.nodes)) {

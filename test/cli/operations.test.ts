@@ -6,7 +6,7 @@
 import type { DrillReport } from '../../src/core/api';
 import { waitFor } from '../support/wait';
 import { dig, runTmkit } from '../support/process';
-import { switchable } from '../runtime/ops/support';
+import { switchable } from '../runtime/operations/support';
 import { startDay2Server, type Day2Server } from './day2-server';
 
 jest.setTimeout(120_000);
