@@ -91,7 +91,7 @@ const RUNTIME_FLOORS: Record<string, number> = {
   'engine.ts': 9,
   api: 8,
   'read-models.ts': 7, 'operations.ts': 7,
-  'pipeline.ts': 6,
+  'pipeline.ts': 6, 'observers.ts': 6,
   ledger: 5, 'traffic-view.ts': 5, webhooks: 5,
   'events.ts': 4, 'metrics.ts': 4,
   dns: 3, cluster: 3,

@@ -15,7 +15,6 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import pino, { type Logger } from 'pino';
-import { splitTargetKey } from '../core/health/targets';
 import type { GeoLookup, Rng } from '../core/ports';
 import type { CompiledSnapshot } from '../core/routing';
 import { MmdbGeoLookup } from '../geo';
@@ -33,6 +32,7 @@ import { Operations } from './operations';
 import { MemoryOperations } from './store/memory-operations';
 import { RuntimeMetrics } from './metrics';
 import { Monitor, type EndpointProbeStatus, type MonitorOptions } from './monitor';
+import { reportOverrideEvents, reportProbes, reportTransitions } from './observers';
 import { SnapshotPipeline, type SnapshotLag } from './pipeline';
 import { Reports } from './read-models';
 import { SqliteStore, StateDirLock, parseResourceCatalog, canonicalJson, hasOperations, type Store } from './store';
@@ -183,38 +183,25 @@ export class Engine {
 
   /** Wires the parts once, in order: ledger, pipeline (first snapshot), cluster, prober, DNS, API. */
   private async boot(): Promise<void> {
-    const { options: o, store, metrics, logger } = this;
-    if (o.resourcesFile !== undefined) await this.loadResourcesFile(o.resourcesFile);
+    const { options, store, metrics, logger } = this;
+    if (options.resourcesFile !== undefined) await this.loadResourcesFile(options.resourcesFile);
     // First, so they see every event from the first snapshot on.
     this.webhooks = new Webhooks({
       events: this.events, clock: this.clock, logger: logger.child({ component: 'webhooks' }), registry: metrics.registry,
-      stateDir: o.stateDir, version: packageVersion(), ...o.webhooks,
+      stateDir: options.stateDir, version: packageVersion(), ...options.webhooks,
     });
     // Traffic operations (docs/operations.md): kept by the store beside the profiles (in memory for a store without them).
     const operations = hasOperations(store) ? store.operations : new MemoryOperations();
     const feed = this.feed = await OperationsFeed.open({ operations, clock: this.clock, logger });
-    this.unwatch.push(feed.onEvent((e) => {
-      logger.info({ action: e.action, id: e.override.id, kind: e.override.kind, profile: e.override.profile, endpoint: e.override.endpoint, who: e.override.who, expiresAt: e.override.expiresAt }, `override ${e.action}`);
-      this.events.publish('override', e);
-    }));
+    this.unwatch.push(reportOverrideEvents(feed, this.events, logger));
     this.ledger = await HealthLedger.open({ store, monitor: this.monitor, clock: this.clock, logger, overrides: feed, ...(this.cluster ? { cluster: this.cluster } : {}) });
     this.pipeline = new SnapshotPipeline({
       store, zone: this.zone, geo: this.geo, metrics, logger, health: this.ledger,
-      ...(o.debounceMs !== undefined ? { debounceMs: o.debounceMs } : {}),
-      ...(o.lagLimitMs !== undefined ? { lagLimitMs: o.lagLimitMs } : {}),
+      ...(options.debounceMs !== undefined ? { debounceMs: options.debounceMs } : {}),
+      ...(options.lagLimitMs !== undefined ? { lagLimitMs: options.lagLimitMs } : {}),
     });
-    // Health transitions are logged, counted and sent to live-event subscribers; the ledger tells the pipeline itself.
-    this.unwatch.push(this.ledger.onTransition((t) => {
-      metrics.transitions.inc({ profile: t.profile, endpoint: t.endpoint, from: t.from, to: t.to });
-      logger.info({ profile: t.profile, endpoint: t.endpoint, from: t.from, to: t.to, reason: t.reason }, 'endpoint status changed');
-      this.events.publish('transition', { at: new Date(t.at).toISOString(), profile: t.profile, endpoint: t.endpoint, from: t.from, to: t.to, reason: t.reason, location: t.location, source: t.source ?? 'probe' });
-    }));
-    this.unwatch.push(this.monitor.onProbe(({ key, probe }) => {
-      const [profile, endpoint] = splitTargetKey(key);
-      metrics.probes.inc({ profile, endpoint, result: probe.ok ? 'success' : 'failure' });
-      metrics.probeLatency.observe({ profile, endpoint }, probe.latencyMs / 1000);
-      if (probe.certificate && Number.isFinite(probe.certificate.validTo)) metrics.certificateExpiry.set({ profile, endpoint }, (probe.certificate.validTo - probe.at) / 1000);
-    }));
+    // Health transitions and probes are logged, counted and sent to live-event subscribers (the ledger tells the pipeline itself).
+    this.unwatch.push(reportTransitions(this.ledger, metrics, this.events, logger), reportProbes(this.monitor, metrics));
     const snapshot = await this.pipeline.load();
     this.pipeline.addSink(this.traffic);
     this.pipeline.addSink(revisionEvents(this.events));
@@ -224,15 +211,15 @@ export class Engine {
     }
     this.monitor.start();
 
-    if (o.dnssec) this.dnssec = await openDnssec({ zone: this.zone, policy: o.dnssec, stateDir: o.stateDir, logger, ...(this.cluster ? { session: this.cluster.session } : {}) });
+    if (options.dnssec) this.dnssec = await openDnssec({ zone: this.zone, policy: options.dnssec, stateDir: options.stateDir, logger, ...(this.cluster ? { session: this.cluster.session } : {}) });
     this.dns = await startDnsFleet({
       ...(this.dnssec ? { dnssec: this.dnssec.doc } : {}),
-      zone: this.zone, listen: o.dns ?? [{ address: '127.0.0.1', port: 5300 }], workers: o.workers ?? 1,
-      ...(o.dnsSockets ? { sockets: o.dnsSockets } : {}),
+      zone: this.zone, listen: options.dns ?? [{ address: '127.0.0.1', port: 5300 }], workers: options.workers ?? 1,
+      ...(options.dnsSockets ? { sockets: options.dnsSockets } : {}),
       rng: this.rng, logger, snapshot, full: () => this.pipeline.workerUpdate(),
       ...(this.cluster ? { serial: this.cluster.serial() } : {}),
-      ...(o.authority ? { authority: o.authority } : {}),
-      ...(o.dnsLimits ? { limits: o.dnsLimits } : {}),
+      ...(options.authority ? { authority: options.authority } : {}),
+      ...(options.dnsLimits ? { limits: options.dnsLimits } : {}),
     });
     this.pipeline.addSink(dnsSink(this.dns, this.cluster), snapshot);
     this.traffic.attach(this.dns);
@@ -241,7 +228,7 @@ export class Engine {
 
     const reports = new Reports({
       pipeline: this.pipeline, ledger: this.ledger, traffic: this.traffic, geo: this.geo, zone: this.zone, rng: this.rng, clock: this.clock,
-      ...(this.cluster ? { cluster: this.cluster } : {}), overrides: () => feed.active(),
+      ...(this.cluster ? { cluster: this.cluster } : {}), overrides: feed,
     });
     const ops = new Operations({
       operations, feed, pipeline: this.pipeline, ledger: this.ledger, events: this.events, clock: this.clock, geo: this.geo, zone: this.zone,
@@ -251,10 +238,10 @@ export class Engine {
     const ui = uiDirectory();
     this.api = new ApiServer({
       store, token: this.token.token, metrics, logger: logger.child({ component: 'api' }), reports, events: this.events,
-      ...(ui !== undefined ? { uiDir: ui } : {}), stateDir: o.stateDir, ops, pushedHealth: ops.pushedHealth, webhooks: this.webhooks,
+      ...(ui !== undefined ? { uiDir: ui } : {}), stateDir: options.stateDir, ops, pushedHealth: ops.pushedHealth, webhooks: this.webhooks,
       ...(this.dnssec ? { dnssec: connectDnssec(this.dnssec, this.dns, metrics.registry, this.pipeline) } : {}),
     });
-    const api = o.api ?? { host: '127.0.0.1', port: 5380 };
+    const api = options.api ?? { host: '127.0.0.1', port: 5380 };
     const bound = await this.api.listen(api.host, api.port);
     const dnsAddresses = this.dns.addresses();
     ops.serving({ dns: dnsAddresses.map((a) => `${a.address.includes(':') ? `[${a.address}]` : a.address}:${a.port}`), api: `${bound.address}:${bound.port}` });

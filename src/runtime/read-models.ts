@@ -56,7 +56,7 @@ export interface ReportsOptions {
   /** The time certificates' days left are counted from (default: the system clock). */
   clock?: RuntimeClock;
   /** The overrides in force (ledger/operations-feed.ts), shown under each endpoint. */
-  overrides?: () => OverrideRecord[];
+  overrides?: { active(): OverrideRecord[] };
 }
 
 /** The running server's reports. Each waits until DNS serves every committed change first (settle). */
@@ -72,7 +72,7 @@ export class Reports implements RuntimeReports {
       profile: pipeline.stored(name) ?? stored,
       probes: ledger.statuses(name), history: ledger.historyOf(name),
       extras: { pushed: ledger.pushed, now: (this.deps.clock ?? systemClock).now() },
-      ...(this.deps.overrides ? { overrides: this.deps.overrides().filter((o) => o.profile === name) } : {}),
+      ...(this.deps.overrides ? { overrides: this.deps.overrides.active().filter((o) => o.profile === name) } : {}),
       // This location's own verdicts (what probing says here); pushed health is applied on top (health-report.ts).
       ...(this.deps.cluster
         ? { verdicts: ledger.ownVerdicts(), cluster: { aggregate: ledger.probeVerdicts(), locations: (key: string) => ledger.locations(key) ?? [] } }
