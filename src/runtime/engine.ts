@@ -194,7 +194,7 @@ export class Engine {
     const operations = hasOperations(store) ? store.operations : new MemoryOperations();
     const feed = this.feed = await OperationsFeed.open({ operations, clock: this.clock, logger });
     this.unwatch.push(reportOverrideEvents(feed, this.events, logger));
-    this.ledger = await HealthLedger.open({ store, monitor: this.monitor, clock: this.clock, logger, overrides: feed, ...(this.cluster ? { cluster: this.cluster } : {}) });
+    this.ledger = await HealthLedger.open({ store, monitor: this.monitor, clock: this.clock, logger, operations: feed, ...(this.cluster ? { cluster: this.cluster } : {}) });
     this.pipeline = new SnapshotPipeline({
       store, zone: this.zone, geo: this.geo, metrics, logger, health: this.ledger,
       ...(options.debounceMs !== undefined ? { debounceMs: options.debounceMs } : {}),

@@ -41,7 +41,7 @@ export class LiveEvents {
     res.on('close', () => this.subscribers.delete(res));
   }
 
-  /** Sends one event to every subscriber (the shapes are core/api.ts's LiveEvent, which the dashboard reads). */
+  /** Sends one event to every subscriber (the shapes are core/api's LiveEvent, which the dashboard reads). */
   publish<K extends LiveEvent['type']>(event: K, data: Extract<LiveEvent, { type: K }>['data']): void {
     for (const l of this.listeners) {
       try { l({ type: event, data } as LiveEvent); } catch { /* a listener's bug must not stop the stream */ }

@@ -1,5 +1,5 @@
 /**
- * What the running server answers about itself (the shapes are the API contract in core/api.ts): a
+ * What the running server answers about itself (the shapes are the API contract in core/api/): a
  * profile's live status, what DNS would answer and why, the routing map under a failure scenario, Traffic
  * View and the watchdog. Read-only: built from the served snapshot (pipeline.ts), the health ledger
  * (ledger/) and Traffic View (traffic-view.ts). The API's read routes (api/reads.ts) call `RuntimeReports`.

@@ -103,7 +103,7 @@ export function compiledSnapshot(s: RoutingSnapshot): CompiledSnapshot {
 
 /**
  * Monitor statuses of one profile and its endpoints, derived from a snapshot: what the management API's
- * status report (`ProfileStatusReport` in core/api.ts) is built from.
+ * status report (`ProfileStatusReport` in core/api/) is built from.
  */
 export interface ProfileMonitorStatuses {
   profile: string;

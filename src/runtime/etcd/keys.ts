@@ -11,7 +11,7 @@
  * | `nodes/<node>`                           | `{node, location, lease, startedAt, …}`    | yes   |
  * | `health/<profile>/<endpoint>/<location>` | `{verdict, fingerprint, node, at, reason}` | yes   |
  * | `pushed/<profile>/<endpoint>`            | `{status, reason, at, expiresAt}`          | yes: its own, TTL until expiresAt |
- * | `ops/overrides/<id>`                     | an override (core/api.ts OverrideRecord)   | no    |
+ * | `ops/overrides/<id>`                     | an override (core/api OverrideRecord)      | no    |
  * | `ops/failback/<profile>/<endpoint>`      | the latest failback approval               | no    |
  * | `ops/audit/<ms>-<id>`                    | one audit entry (who, what, when, why)     | no    |
  * | `ops/drills/<id>`                        | one drill report                           | no    |

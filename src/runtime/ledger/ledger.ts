@@ -11,7 +11,7 @@
  *   every change of a record (transition, new probe settings, gone) ──▶ saver.ts ──▶ the store
  *
  * Inputs that change what routing reads belong here too, so DNS, status, plans and the cluster see them
- * alike: overrides (overrides.ts, beside the verdicts: `overrides()`), failback approvals and the failback
+ * alike: overrides (operations-feed.ts, beside the verdicts: `overrides()`), failback approvals and the failback
  * state carried over a restart (failback.ts, into the prober's state machines). `onChange` tells the pipeline
  * which endpoint's effective verdict may have changed; `onTransition` tells observers (logs, metrics, live
  * events) about real status changes — not the first probe confirming a carried-over verdict.
@@ -79,8 +79,8 @@ export interface HealthLedgerOptions {
   cluster?: ClusterVerdicts;
   /** Transitions kept per endpoint (default 50; the last SAVED_HISTORY of them survive a restart). */
   historySize?: number;
-  /** The overrides and failback approvals the store keeps (overrides.ts). */
-  overrides?: OperationsFeed;
+  /** The overrides and failback approvals the store keeps (operations-feed.ts). */
+  operations?: OperationsFeed;
 }
 
 type Listener<T> = (e: T) => void;
@@ -128,7 +128,7 @@ export class HealthLedger implements HealthPort {
       this.cluster.attach({ own: (key) => this.own(key), targets: () => this.fingerprints });
       this.unsubscribe.push(this.cluster.onChange(() => this.changed(undefined)));
     }
-    this.feed = o.overrides;
+    this.feed = o.operations;
     if (this.feed) {
       this.unsubscribe.push(this.feed.onChange((keys) => { for (const k of keys) this.changed(k); }));
       this.unsubscribe.push(this.feed.onFailback((a) => applyApproval(this.monitor, a)));
@@ -323,7 +323,7 @@ export class HealthLedger implements HealthPort {
     return this.cluster ? this.cluster.verdictOf(key, own) : own;
   }
 
-  /** The overrides in force, by `profile/endpoint` (overrides.ts). */
+  /** The overrides in force, by `profile/endpoint` (operations-feed.ts). */
   overrides(): ReadonlyMap<string, EndpointOverride> { return this.feed?.view() ?? NO_OVERRIDES; }
 
   /** This location's effective verdict of one probed endpoint (what the cluster publishes for it). */

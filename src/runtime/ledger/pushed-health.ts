@@ -47,7 +47,7 @@ export function worseOf(probe: ProbeVerdict | undefined, pushed: PushedStatus | 
   return RANK[pushed] > RANK[probe] ? pushed : probe;
 }
 
-/** What the API's health routes ask of the runtime (api/health.ts); the ledger's PushedHealth is it. */
+/** What the API's health routes ask of the runtime (api/pushed-health.ts); the ledger's PushedHealth is it. */
 export interface PushedHealthApi {
   /** Marks `profile/endpoint` (stored names) for `ttlSeconds`; resolves once it is stored and applied. */
   push(key: string, status: PushedStatus, ttlSeconds: number, reason: string): Promise<PushedHealthReport>;

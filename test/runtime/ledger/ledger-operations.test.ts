@@ -34,7 +34,7 @@ const iso = (ms: number): string => new Date(ms).toISOString();
 async function open(store: MemoryStore, operations: MemoryOperations, timers: FakeTimers, probe: ProbeFn) {
   const monitor = new Monitor({ timers, probe, location: 'here', phase: () => 0 });
   const feed = await OperationsFeed.open({ operations, clock: timers, logger });
-  const ledger = await HealthLedger.open({ store, monitor, clock: timers, logger, overrides: feed });
+  const ledger = await HealthLedger.open({ store, monitor, clock: timers, logger, operations: feed });
   const changes: Array<string | undefined> = [];
   const events: OverrideEvent[] = [];
   ledger.onChange((k) => changes.push(k));
