@@ -146,50 +146,32 @@ const endpointBlocks = (): Block['blocks'] => ({
   timeouts: { nesting: 'single', block: timeouts },
 });
 
-export const externalEndpointSchema: Schema = {
+/** An endpoint resource's schema: the attributes every endpoint kind has, then the kind's own, and the blocks. */
+const endpointSchema = (description: string, kind: string, own: Record<string, Attribute>): Schema => ({
   version: 0,
-  block: {
-    ...md('An External endpoint (an FQDN, IPv4 or IPv6 address outside Azure) of a tmkit profile.'),
-    attributes: {
-      ...common('ExternalEndpoints'),
-      target: { type: 'string', required: true, ...md('FQDN (answered as CNAME), IPv4 (A) or IPv6 (AAAA) address; no port.') },
-      endpoint_location: location,
-      always_serve_enabled: alwaysServe,
-    },
-    blocks: endpointBlocks(),
-  },
-};
+  block: { ...md(description), attributes: { ...common(kind), ...own }, blocks: endpointBlocks() },
+});
 
-export const azureEndpointSchema: Schema = {
-  version: 0,
-  block: {
-    ...md('An Azure endpoint (an Azure resource by ARM id, resolved through the runtime\'s resource catalog `tmkit serve --resources`) of a tmkit profile.'),
-    attributes: {
-      ...common('AzureEndpoints'),
-      target_resource_id: { type: 'string', required: true, ...md('ARM id of the resource (`/subscriptions/<id>/resourceGroups/<rg>/providers/Microsoft.Web/sites/<name>`).') },
-      target: { type: 'string', optional: true, ...md('tmkit: the resource\'s DNS name or address, when the resource catalog does not provide it.') },
-      endpoint_location: { ...location, ...md('tmkit: the resource\'s Azure region, when the resource catalog does not provide it.') },
-      always_serve_enabled: alwaysServe,
-    },
-    blocks: endpointBlocks(),
-  },
-};
+export const externalEndpointSchema: Schema = endpointSchema('An External endpoint (an FQDN, IPv4 or IPv6 address outside Azure) of a tmkit profile.', 'ExternalEndpoints', {
+  target: { type: 'string', required: true, ...md('FQDN (answered as CNAME), IPv4 (A) or IPv6 (AAAA) address; no port.') },
+  endpoint_location: location,
+  always_serve_enabled: alwaysServe,
+});
 
-export const nestedEndpointSchema: Schema = {
-  version: 0,
-  block: {
-    ...md('A nested endpoint: another tmkit profile (the child) answers for this endpoint of its parent.'),
-    attributes: {
-      ...common('NestedEndpoints'),
-      target_resource_id: { type: 'string', required: true, ...md('The child profile\'s id (`tmkit_profile.child.id`) or name.') },
-      endpoint_location: { ...location, ...md('Azure region of the child, required when the parent uses Performance routing.') },
-      minimum_child_endpoints: { type: 'number', optional: true, computed: true, ...md('How many child endpoints must be available for this endpoint to be, ≥ 1. Default 1.') },
-      minimum_required_child_endpoints_ipv4: { type: 'number', optional: true, ...md('Minimum available IPv4 (A) endpoints in the child, ≥ 0.') },
-      minimum_required_child_endpoints_ipv6: { type: 'number', optional: true, ...md('Minimum available IPv6 (AAAA) endpoints in the child, ≥ 0.') },
-    },
-    blocks: endpointBlocks(),
-  },
-};
+export const azureEndpointSchema: Schema = endpointSchema('An Azure endpoint (an Azure resource by ARM id, resolved through the runtime\'s resource catalog `tmkit serve --resources`) of a tmkit profile.', 'AzureEndpoints', {
+  target_resource_id: { type: 'string', required: true, ...md('ARM id of the resource (`/subscriptions/<id>/resourceGroups/<rg>/providers/Microsoft.Web/sites/<name>`).') },
+  target: { type: 'string', optional: true, ...md('tmkit: the resource\'s DNS name or address, when the resource catalog does not provide it.') },
+  endpoint_location: { ...location, ...md('tmkit: the resource\'s Azure region, when the resource catalog does not provide it.') },
+  always_serve_enabled: alwaysServe,
+});
+
+export const nestedEndpointSchema: Schema = endpointSchema('A nested endpoint: another tmkit profile (the child) answers for this endpoint of its parent.', 'NestedEndpoints', {
+  target_resource_id: { type: 'string', required: true, ...md('The child profile\'s id (`tmkit_profile.child.id`) or name.') },
+  endpoint_location: { ...location, ...md('Azure region of the child, required when the parent uses Performance routing.') },
+  minimum_child_endpoints: { type: 'number', optional: true, computed: true, ...md('How many child endpoints must be available for this endpoint to be, ≥ 1. Default 1.') },
+  minimum_required_child_endpoints_ipv4: { type: 'number', optional: true, ...md('Minimum available IPv4 (A) endpoints in the child, ≥ 0.') },
+  minimum_required_child_endpoints_ipv6: { type: 'number', optional: true, ...md('Minimum available IPv6 (AAAA) endpoints in the child, ≥ 0.') },
+});
 
 const statusEndpoint = {
   name: 'string', type: 'string', target: 'string', target_resource_id: 'string', endpoint_status: 'string',
