@@ -95,6 +95,12 @@ function refinements(data: Uint8Array, path: string): Refinements {
   return r;
 }
 
+/** A string or a bool is the same on the wire as in a Value: `v` itself, once its type is checked (both ways). */
+function primitive(kind: 'string' | 'bool', v: unknown, path: string, what: (v: unknown) => string): string | boolean {
+  if (typeof v !== (kind === 'string' ? 'string' : 'boolean')) throw new CodecError(path, `a ${kind} is required, got ${what(v)}`);
+  return v as string | boolean;
+}
+
 function fromRaw(raw: unknown, shape: Shape, path: string): Value {
   if (raw instanceof ExtData) {
     if (raw.data instanceof Uint8Array && raw.data.length <= 1) return UNKNOWN;
@@ -117,11 +123,8 @@ function fromRaw(raw: unknown, shape: Shape, path: string): Value {
       return new Dynamic(type, fromRaw(v, shapeOfType(type), path));
     }
     case 'string':
-      if (typeof raw !== 'string') throw new CodecError(path, `a string is required, got ${describe(raw)}`);
-      return raw;
     case 'bool':
-      if (typeof raw !== 'boolean') throw new CodecError(path, `a bool is required, got ${describe(raw)}`);
-      return raw;
+      return primitive(shape.kind, raw, path, describe);
     case 'number':
       return number(raw, path);
     case 'list':
@@ -283,11 +286,8 @@ function toRaw(v: Value | undefined, shape: Shape, path: string): unknown {
       return [Buffer.from(JSON.stringify(type), 'utf8'), toRaw(inner, shapeOfType(type), path)];
     }
     case 'string':
-      if (typeof v !== 'string') throw new CodecError(path, `a string is required, got ${describeValue(v)}`);
-      return v;
     case 'bool':
-      if (typeof v !== 'boolean') throw new CodecError(path, `a bool is required, got ${describeValue(v)}`);
-      return v;
+      return primitive(shape.kind, v, path, describeValue);
     case 'number':
       return rawNumber(v, path);
     case 'list':
