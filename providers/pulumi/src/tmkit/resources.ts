@@ -14,7 +14,7 @@
 import type { ProfileEntry } from '../../../../src/core/api';
 import { TmkitError, type Diagnostic } from '../../../../src/core/diagnostics';
 import { normalizeProfile } from '../../../../src/core/model/normalize';
-import type { Profile } from '../../../../src/core/model/types';
+import type { Profile, ProfileInput } from '../../../../src/core/model/types';
 import { itemSegment } from '../../../../src/core/validate/util';
 import type { TmkitClient } from '../../../../src/client/client';
 import { TmkitApiError } from '../../../../src/client/errors';
@@ -160,6 +160,12 @@ function priorProfile(outs: PropertyMap): PriorProfile {
 
 const profileIdentity = (name: Plain | undefined): string | undefined => (knownString(name) ? name.toLowerCase() : undefined);
 
+/** What a request declares: its inputs (profileName defaulting to the logical name), the profile they make, and whether it owns its endpoints. */
+function declaredProfile(props: PropertyMap, logical: string): { inputs: PlainMap; model: ProfileInput; owns: boolean } {
+  const inputs = withDefault(reveal(props), 'profileName', logical);
+  return { inputs, model: profileInput(inputs), owns: ownsEndpoints(inputs) };
+}
+
 /** Server diagnostics about this profile at Pulumi paths of its inputs. */
 function profileLocator(name: string, inputs: PlainMap): Locate {
   const prefix = `profiles${itemSegment({ name }, 0, true)}`;
@@ -221,16 +227,12 @@ export function profileResource(ctx: TmkitContext): ResourceImpl {
     // update leaves it with no endpoint Online.
     previewWarnings: async (req) => {
       if (!req.olds || containsUnknowns(req.inputs)) return [];
-      const inputs = withDefault(reveal(req.inputs), 'profileName', req.name);
-      const model = profileInput(inputs);
-      const owns = ownsEndpoints(inputs);
+      const { model, owns } = declaredProfile(req.inputs, req.name);
       return liveHealthNotes(await ctx.client(), model.name, (deployed) => normalizeProfile({ ...model, endpoints: owns ? model.endpoints ?? [] : deployed.endpoints }), live);
     },
 
     create: async (req) => {
-      const inputs = withDefault(reveal(req.inputs), 'profileName', req.name);
-      const model = profileInput(inputs);
-      const owns = ownsEndpoints(inputs);
+      const { inputs, model, owns } = declaredProfile(req.inputs, req.name);
       return guard('create', req, profileLocator(model.name, inputs), async () => {
         const res = await stackResources(ctx);
         const note = notes.get(req.urn, profileIdentity(model.name));
@@ -266,9 +268,7 @@ export function profileResource(ctx: TmkitContext): ResourceImpl {
     },
 
     update: async (req) => {
-      const inputs = withDefault(reveal(req.news), 'profileName', req.name);
-      const model = profileInput(inputs);
-      const owns = ownsEndpoints(inputs);
+      const { inputs, model, owns } = declaredProfile(req.news, req.name);
       return guard('update', req, profileLocator(model.name, inputs), async () => {
         const res = await stackResources(ctx);
         const entry = await res.updateProfile(model, { ownsEndpoints: owns, prior: priorProfile(req.olds), adoptEndpoints: owns && !ownsEndpoints(reveal(req.oldInputs)) });
