@@ -1,4 +1,4 @@
-import type { Endpoint, MonitorHeader, MonitorProtocol, Profile, StatusCodeRange, TargetKind } from '../model/types';
+import type { Endpoint, MonitorConfig, MonitorHeader, Profile, StatusCodeRange, TargetKind } from '../model/types';
 import type { ResourceCatalog } from '../ports';
 import { AZURE_FAILBACK, type FailbackSettings } from './machine';
 
@@ -6,7 +6,7 @@ import { AZURE_FAILBACK, type FailbackSettings } from './machine';
  * One endpoint to probe, with the effective settings (profile monitorConfig + endpoint overrides).
  * Property names follow ARM's `monitorConfig` so they read like the document.
  */
-export interface ProbeTarget {
+export interface ProbeTarget extends Pick<MonitorConfig, 'protocol' | 'port' | 'intervalInSeconds' | 'timeoutInSeconds' | 'toleratedNumberOfFailures'> {
   /** Stable identity: `profile/endpoint`. */
   key: string;
   profile: string;
@@ -14,13 +14,8 @@ export interface ProbeTarget {
   /** Host name or IP literal (an IPv6 literal without brackets). */
   target: string;
   targetKind: TargetKind;
-  protocol: MonitorProtocol;
-  port: number;
   /** Request path for HTTP/HTTPS (always starts with `/`); undefined for TCP. */
   path?: string;
-  intervalInSeconds: number;
-  timeoutInSeconds: number;
-  toleratedNumberOfFailures: number;
   /**
    * Request headers for HTTP/HTTPS: profile headers overridden by endpoint headers (names compared
    * case-insensitively), plus `Host: <target>` when the target is an FQDN and no Host header was given.
