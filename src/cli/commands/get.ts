@@ -2,7 +2,8 @@ import { Option, type Command } from 'commander';
 import { exportArmProfile } from '../../core/model/arm-export';
 import { childProfileName } from '../../core/model/names';
 import { toJsonText } from '../util/files';
-import { clientFor, isNotFound, notFoundError, serverFailure, serverOptions, type ServerOptions } from '../util/server';
+import { withClient } from '../util/command';
+import { isNotFound, notFoundError, serverFailure, serverOptions, type ServerOptions } from '../util/server';
 
 /**
  * `tmkit get PROFILE [--output json|arm]`: one deployed profile. `json` is the stored (normalized) tmkit/v1
@@ -16,8 +17,7 @@ export function registerGet(program: Command): void {
     .argument('<profile>', 'profile name'))
     .addOption(new Option('-o, --output <format>', 'json: the stored tmkit/v1 profile; arm: Azure\'s resource JSON, with monitor statuses').choices(['json', 'arm']).default('json'))
     .action(async (name: string, opts: ServerOptions & { output: 'json' | 'arm' }) => {
-      const client = clientFor(opts);
-      try {
+      await withClient(opts, async (client) => {
         const entry = await client.getProfile(name);
         if (opts.output === 'json') { process.stdout.write(toJsonText(entry.profile)); return; }
         const status = await client.status(entry.profile.name);
@@ -35,10 +35,6 @@ export function registerGet(program: Command): void {
           endpointMonitorStatus: (e) => monitor.get(e),
           relativeNameOf: (p) => relativeNames.get(childProfileName(p).toLowerCase()),
         })));
-      } catch (err) {
-        throw isNotFound(err) ? await notFoundError(client, name) : serverFailure(err);
-      } finally {
-        await client.close();
-      }
+      }, async (err, client) => (isNotFound(err) ? notFoundError(client, name) : serverFailure(err)));
     });
 }

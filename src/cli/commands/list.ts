@@ -1,6 +1,7 @@
-import { Option, type Command } from 'commander';
+import type { Command } from 'commander';
 import { toJsonText } from '../util/files';
-import { clientFor, serverFailure, serverOptions, type ServerOptions } from '../util/server';
+import { withClient, formatOption } from '../util/command';
+import { serverOptions, type ServerOptions } from '../util/server';
 
 function pad(s: string, n: number): string { return s.length >= n ? s : s + ' '.repeat(n - s.length); }
 
@@ -10,10 +11,9 @@ export function registerList(program: Command): void {
     .command('list')
     .description('list the profiles deployed on the server: name, stack, routing method, status, DNS name, TTL, endpoints, ETag')
     .option('--stack <name>', 'only the profiles of this stack'))
-    .addOption(new Option('--format <format>', 'output format (json: the GET /v1/profiles body)').choices(['text', 'json']).default('text'))
+    .addOption(formatOption('output format (json: the GET /v1/profiles body)'))
     .action(async (opts: ServerOptions & { stack?: string; format: 'text' | 'json' }) => {
-      const client = clientFor(opts);
-      try {
+      await withClient(opts, async (client) => {
         const list = await client.listProfiles(opts.stack !== undefined ? { stack: opts.stack } : {});
         if (opts.format === 'json') { process.stdout.write(toJsonText(list)); return; }
         if (list.profiles.length === 0) {
@@ -25,10 +25,6 @@ export function registerList(program: Command): void {
             String(e.profile.dnsConfig.ttl), String(e.profile.endpoints.length), e.etag])];
         const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
         process.stdout.write(`${rows.map((r) => r.map((c, i) => (i === r.length - 1 ? c : pad(c, widths[i]!))).join('  ')).join('\n')}\n`);
-      } catch (err) {
-        throw serverFailure(err);
-      } finally {
-        await client.close();
-      }
+      });
     });
 }

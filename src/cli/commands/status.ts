@@ -1,9 +1,10 @@
-import { Option, type Command } from 'commander';
+import type { Command } from 'commander';
 import type { ProfileEntry, ProfileStatusReport, TmkitClient, WebhookReport } from '../../client';
 import { CliError, EXIT_USAGE } from '../errors';
 import { toJsonText } from '../util/files';
 import { followNpmParent } from '../util/parent';
-import { clientFor, isNotFound, notFoundError, serverFailure, serverOptions, type ServerOptions } from '../util/server';
+import { formatOption, withClient } from '../util/command';
+import { isNotFound, notFoundError, serverFailure, serverOptions, type ServerOptions } from '../util/server';
 
 function pad(s: string, n: number): string { return s.length >= n ? s : s + ' '.repeat(n - s.length); }
 
@@ -179,7 +180,7 @@ export function registerStatus(program: Command): void {
     .command('status')
     .description('show monitor status from the running server: one line per profile, or one profile in detail (endpoints, last probes, transitions)')
     .argument('[profile]', 'profile name (shows its endpoints, last probe of each and recent transitions)'))
-    .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'))
+    .addOption(formatOption())
     .option('-w, --watch', 'keep watching: redraw in place on a terminal, print each changed view otherwise (Ctrl-C or SIGTERM stops)')
     .option('--interval <seconds>', 'how often --watch polls the server', '2')
     .action(async (profile: string | undefined, opts: StatusOptions) => {
@@ -187,14 +188,9 @@ export function registerStatus(program: Command): void {
       if (!Number.isFinite(seconds) || seconds < 0.1 || seconds > 3600) {
         throw new CliError(`--interval ${opts.interval}: expected a number of seconds from 0.1 to 3600`, EXIT_USAGE);
       }
-      const client = clientFor(opts);
-      try {
+      await withClient(opts, async (client) => {
         if (opts.watch) await watch(client, profile, opts.format, Math.round(seconds * 1000));
         else process.stdout.write(await snapshot(client, profile, opts.format));
-      } catch (err) {
-        throw isNotFound(err) && profile !== undefined ? await notFoundError(client, profile) : serverFailure(err);
-      } finally {
-        await client.close();
-      }
+      }, async (err, client) => (isNotFound(err) && profile !== undefined ? notFoundError(client, profile) : serverFailure(err)));
     });
 }
