@@ -1,5 +1,5 @@
 /**
- * The API shapes the dashboard reads: type imports from src/core/api.ts and the core model, the one
+ * The API shapes the dashboard reads: type imports from src/core/api/ and the core model, the one
  * definition the server is type-checked against too (nothing of core is bundled for them). `npm run
  * typecheck` checks ui/ with these, so a change of the API's shapes that the dashboard does not follow
  * fails the build.
