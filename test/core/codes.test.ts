@@ -8,21 +8,22 @@ import { CODES } from '../../src/core/codes';
 import { RULES } from '../../src/core/validate';
 
 const ROOTS = [resolve(__dirname, '../../src'), resolve(__dirname, '../../providers')];
-const files = (dir: string): string[] => readdirSync(dir).flatMap((f) => {
-  const p = join(dir, f);
-  if (f === 'node_modules' || f === 'dist') return [];
-  return statSync(p).isDirectory() ? files(p) : p.endsWith('.ts') ? [p] : [];
-});
+const files = (dir: string): string[] =>
+  readdirSync(dir).flatMap((f) => {
+    const p = join(dir, f);
+    if (f === 'node_modules' || f === 'dist') return [];
+    return statSync(p).isDirectory() ? files(p) : p.endsWith('.ts') ? [p] : [];
+  });
 
-/** Places where a code is written: `code: 'X'`, `problem('X'`, `ApiProblem.of(412, 'X'`, error constructors. */
+/** Places where a code is written: `code: 'X'`, `problem('X'`, `ApiProblem.of(412, 'X'`, error constructors (the formatter may break the line after the parenthesis). */
 const CODE_SITES = [
   /\bcode: '([^']+)'/g,
-  /\bproblem\('([^']+)'/g,
-  /ApiProblem\.of\(\d+, '([^']+)'/g,
-  /new (?:StoreError|ProbeFailure\([^,]+,|TmkitError\(|GeoError\(|ResourceError\() ?'([^']+)'/g,
-  /\bsuper\('([A-Z][^']*)'/g,
-  /\breport\('([^']+)'/g,
-  /\bissue\('(?:error|warning)', '([^']+)'/g,
+  /\bproblem\(\s*'([^']+)'/g,
+  /ApiProblem\.of\(\s*\d+,\s*'([^']+)'/g,
+  /new (?:StoreError|ProbeFailure\([^,]+,|TmkitError\(|GeoError\(|ResourceError\()\s*'([^']+)'/g,
+  /\bsuper\(\s*'([A-Z][^']*)'/g,
+  /\breport\(\s*'([^']+)'/g,
+  /\bissue\(\s*'(?:error|warning)',\s*'([^']+)'/g,
 ];
 
 const found = new Map<string, string[]>();
@@ -43,11 +44,20 @@ test('the scan finds the codes written in the source', () => {
   expect(found.size).toBeGreaterThan(100);
   expect(found.has('PRECONDITION_FAILED')).toBe(true);
   expect(found.has('PRIORITY_DUPLICATE')).toBe(true);
-  for (const c of ['RESOURCE_EXISTS', 'RESOURCE_NOT_OWNED', 'RESOURCE_CHANGED', 'RESOURCE_GONE', 'RESOURCE_HAS_ENDPOINTS', 'RESOURCE_PROFILE_MISSING']) expect(found.has(c)).toBe(true);
+  for (const c of [
+    'RESOURCE_EXISTS',
+    'RESOURCE_NOT_OWNED',
+    'RESOURCE_CHANGED',
+    'RESOURCE_GONE',
+    'RESOURCE_HAS_ENDPOINTS',
+    'RESOURCE_PROFILE_MISSING',
+  ])
+    expect(found.has(c)).toBe(true);
 });
 
 test('every code is UPPER_SNAKE and catalogued in RULES or CODES', () => {
-  const bad = [...found].filter(([code]) => !/^[A-Z][A-Z0-9]*(_[A-Z0-9]+)*$/.test(code) || !(code in RULES || code in CODES))
+  const bad = [...found]
+    .filter(([code]) => !/^[A-Z][A-Z0-9]*(_[A-Z0-9]+)*$/.test(code) || !(code in RULES || code in CODES))
     .map(([code, where]) => `${code} (${[...new Set(where)].join(', ')})`);
   expect(bad).toEqual([]);
 });
