@@ -35,8 +35,27 @@ const others = arg('--profiles', 200);
 const overrides = process.argv.includes('--overrides');
 
 function startServe(stateDir: string): Promise<{ kill: () => Promise<void>; dns: number; api: string }> {
-  const child = spawn(process.execPath, ['-r', '@swc-node/register', '-e', `require('./src/cli/main').run(process.argv.slice(1)).then((c) => { process.exitCode = c; })`,
-    'serve', '--state-dir', stateDir, '--dns', '127.0.0.1:0', '--api', '127.0.0.1:0', '--log-level', 'warn', '--workers', String(workers)], { cwd: REPO, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(
+    process.execPath,
+    [
+      '-r',
+      '@swc-node/register',
+      '-e',
+      `require('./src/cli/main').run(process.argv.slice(1)).then((c) => { process.exitCode = c; })`,
+      'serve',
+      '--state-dir',
+      stateDir,
+      '--dns',
+      '127.0.0.1:0',
+      '--api',
+      '127.0.0.1:0',
+      '--log-level',
+      'warn',
+      '--workers',
+      String(workers),
+    ],
+    { cwd: REPO, stdio: ['ignore', 'pipe', 'inherit'] },
+  );
   let out = '';
   return new Promise((resolve, reject) => {
     child.on('exit', (c) => reject(new Error(`serve exited ${c}: ${out}`)));
@@ -47,8 +66,13 @@ function startServe(stateDir: string): Promise<{ kill: () => Promise<void>; dns:
       if (dns && api) {
         child.removeAllListeners('exit');
         resolve({
-          dns: Number(dns[1]), api: api[1]!,
-          kill: () => new Promise((r) => { child.on('exit', () => r()); child.kill('SIGTERM'); }),
+          dns: Number(dns[1]),
+          api: api[1]!,
+          kill: () =>
+            new Promise((r) => {
+              child.on('exit', () => r());
+              child.kill('SIGTERM');
+            }),
         });
       }
     });
@@ -68,20 +92,38 @@ async function main(): Promise<void> {
   const client = new TmkitClient({ server: serve.api, token: readFileSync(join(dir, 'state', 'token'), 'utf8').trim(), env: {} });
   const dns = makeQuerier(serve.dns);
   const profile = (ip: string) => ({
-    name: 'bench', trafficRoutingMethod: 'Priority' as const, dnsConfig: { relativeName: 'bench', ttl: 1 },
+    name: 'bench',
+    trafficRoutingMethod: 'Priority' as const,
+    dnsConfig: { relativeName: 'bench', ttl: 1 },
     endpoints: [{ name: 'a', type: 'externalEndpoints', target: ip, alwaysServe: 'Enabled' as const }],
   });
   // Some unrelated profiles so the snapshot is not trivially small.
   for (let i = 0; i < others; i++) {
-    await client.putProfile({ ...profile(`198.51.100.${(i % 250) + 1}`), name: `other${i}`, dnsConfig: { relativeName: `other${i}`, ttl: 30 } });
+    await client.putProfile({
+      ...profile(`198.51.100.${(i % 250) + 1}`),
+      name: `other${i}`,
+      dnsConfig: { relativeName: `other${i}`, ttl: 30 },
+    });
   }
-  await client.putProfile(overrides
-    ? { ...profile('192.0.2.250'), endpoints: [...profile('192.0.2.250').endpoints, { name: 'b', type: 'externalEndpoints', target: '192.0.2.251', alwaysServe: 'Enabled' as const }] }
-    : profile('192.0.2.250'));
+  await client.putProfile(
+    overrides
+      ? {
+          ...profile('192.0.2.250'),
+          endpoints: [
+            ...profile('192.0.2.250').endpoints,
+            { name: 'b', type: 'externalEndpoints', target: '192.0.2.251', alwaysServe: 'Enabled' as const },
+          ],
+        }
+      : profile('192.0.2.250'),
+  );
   let held: string | undefined;
   /** One change: a profile write, or (--overrides) an override made or cleared; the address DNS answers next. */
   const change = async (i: number): Promise<string> => {
-    if (!overrides) { const ip = `192.0.2.${(i % 240) + 1}`; await client.putProfile(profile(ip)); return ip; }
+    if (!overrides) {
+      const ip = `192.0.2.${(i % 240) + 1}`;
+      await client.putProfile(profile(ip));
+      return ip;
+    }
     if (held === undefined) {
       held = (await client.createOverride({ kind: 'down', profile: 'bench', endpoint: 'a', for: '10m', who: 'bench' })).override.id;
       return '192.0.2.251';
@@ -113,19 +155,24 @@ async function main(): Promise<void> {
   const metrics = await client.metrics();
   const sum = Number(/tmkit_config_apply_seconds_sum (\S+)/.exec(metrics)?.[1] ?? NaN);
   const count = Number(/tmkit_config_apply_seconds_count (\S+)/.exec(metrics)?.[1] ?? NaN);
-  process.stdout.write([
-    `${overrides ? 'override (made / cleared)' : 'config change'} → DNS answer latency: ${changes} changes, ${others + 1} profiles stored, tmkit serve as its own process${workers > 1 ? ` with ${workers} DNS workers` : ''}, UDP polling on 127.0.0.1`,
-    summary('write→DNS', writeToDns),
-    summary('ack→DNS', ackToDns),
-    `DNS queries until the new answer: median ${pct(queries, 50)}, max ${Math.max(...queries)} (1 = the first query after the ack already had it)`,
-    `server commit→snapshot swap (tmkit_config_apply_seconds): mean ${((sum / count) * 1000).toFixed(2)} ms over ${count} rebuilds`,
-    `target < 100 ms: ${Math.max(...writeToDns) < 100 ? 'met (max write→DNS below 100 ms)' : `NOT met for ${writeToDns.filter((x) => x >= 100).length} change(s)`}`,
-    '',
-  ].join('\n'));
+  process.stdout.write(
+    [
+      `${overrides ? 'override (made / cleared)' : 'config change'} → DNS answer latency: ${changes} changes, ${others + 1} profiles stored, tmkit serve as its own process${workers > 1 ? ` with ${workers} DNS workers` : ''}, UDP polling on 127.0.0.1`,
+      summary('write→DNS', writeToDns),
+      summary('ack→DNS', ackToDns),
+      `DNS queries until the new answer: median ${pct(queries, 50)}, max ${Math.max(...queries)} (1 = the first query after the ack already had it)`,
+      `server commit→snapshot swap (tmkit_config_apply_seconds): mean ${((sum / count) * 1000).toFixed(2)} ms over ${count} rebuilds`,
+      `target < 100 ms: ${Math.max(...writeToDns) < 100 ? 'met (max write→DNS below 100 ms)' : `NOT met for ${writeToDns.filter((x) => x >= 100).length} change(s)`}`,
+      '',
+    ].join('\n'),
+  );
   dns.close();
   await client.close();
   await serve.kill();
   rmSync(dir, { recursive: true, force: true });
 }
 
-main().catch((err) => { process.stderr.write(`${(err as Error).stack ?? String(err)}\n`); process.exit(1); });
+main().catch((err) => {
+  process.stderr.write(`${(err as Error).stack ?? String(err)}\n`);
+  process.exit(1);
+});

@@ -27,9 +27,16 @@ async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'tmkit-pulumi-startup-'));
   try {
     const stock = join(dir, 'stock.js');
-    writeFileSync(stock, `require(${JSON.stringify(join(REPO, 'node_modules/@pulumi/pulumi/provider'))}).main({ version: '0.0.0', async create() { return { id: 'x' }; } }, process.argv.slice(2));\n`);
+    writeFileSync(
+      stock,
+      `require(${JSON.stringify(join(REPO, 'node_modules/@pulumi/pulumi/provider'))}).main({ version: '0.0.0', async create() { return { id: 'x' }; } }, process.argv.slice(2));\n`,
+    );
     const stockFull = join(dir, 'stock-full.js');
-    writeFileSync(stockFull, `require(${JSON.stringify(join(REPO, 'node_modules/@pulumi/pulumi'))});\n` + `require(${JSON.stringify(join(REPO, 'node_modules/@pulumi/pulumi/provider'))}).main({ version: '0.0.0', async create() { return { id: 'x' }; } }, process.argv.slice(2));\n`);
+    writeFileSync(
+      stockFull,
+      `require(${JSON.stringify(join(REPO, 'node_modules/@pulumi/pulumi'))});\n` +
+        `require(${JSON.stringify(join(REPO, 'node_modules/@pulumi/pulumi/provider'))}).main({ version: '0.0.0', async create() { return { id: 'x' }; } }, process.argv.slice(2));\n`,
+    );
     await measure('node -e 0 (floor)', process.execPath, ['-e', 'console.log(1)'], n);
     await measure('pulumi-resource-tmkit (lean)', join(REPO, 'providers/pulumi/bin/pulumi-resource-tmkit'), ['127.0.0.1:1'], n);
     await measure('stock @pulumi/pulumi/provider main', process.execPath, [stock, '127.0.0.1:1'], n);

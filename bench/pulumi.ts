@@ -55,7 +55,11 @@ function layout(prefix: string, w0: number) {
     profiles.push({
       name: `${prefix}-${p}`,
       // Loopback targets: probes are refused at once (no listener), so probing costs little.
-      endpoints: Array.from({ length: count }, (_, i) => ({ name: `e${i}`, target: `127.${10 + p}.0.${i + 1}`, weight: p === 0 && i === 0 ? w0 : 1 })),
+      endpoints: Array.from({ length: count }, (_, i) => ({
+        name: `e${i}`,
+        target: `127.${10 + p}.0.${i + 1}`,
+        weight: p === 0 && i === 0 ? w0 : 1,
+      })),
     });
   }
   return profiles;
@@ -80,7 +84,14 @@ function program(prefix: string, w0: number, shape: Shape) {
         new network.Profile(p.name, { ...args, endpoints: p.endpoints.map((e) => ({ ...e, type: 'externalEndpoints' })) });
       } else if (shape === 'resources') {
         const profile = new network.Profile(p.name, args);
-        for (const e of p.endpoints) new network.Endpoint(`${p.name}-${e.name}`, { profileName: profile.name, endpointName: e.name, endpointType: 'ExternalEndpoints', target: e.target, weight: e.weight });
+        for (const e of p.endpoints)
+          new network.Endpoint(`${p.name}-${e.name}`, {
+            profileName: profile.name,
+            endpointName: e.name,
+            endpointType: 'ExternalEndpoints',
+            target: e.target,
+            weight: e.weight,
+          });
       } else {
         const parent = new Node(p.name, args);
         for (const e of p.endpoints) new Node(`${p.name}-${e.name}`, { profile: p.name, ...e }, { dependsOn: [parent] });
@@ -90,21 +101,50 @@ function program(prefix: string, w0: number, shape: Shape) {
   };
 }
 
-interface Layout { key: string; label: string; shape: Shape; skip: boolean; plugin?: string }
+interface Layout {
+  key: string;
+  label: string;
+  shape: Shape;
+  skip: boolean;
+  plugin?: string;
+}
 const LAYOUTS: Layout[] = [
-  { key: 'resources', label: `Endpoint resources (${Math.ceil(N / PER_PROFILE)} Profiles + ${N} Endpoints)`, shape: 'resources', skip: false },
-  ...(BASE ? [{ key: 'before', label: 'Endpoint resources, before (--base)', shape: 'resources' as const, skip: false, plugin: join(BASE, 'providers/pulumi/bin') }] : []),
+  {
+    key: 'resources',
+    label: `Endpoint resources (${Math.ceil(N / PER_PROFILE)} Profiles + ${N} Endpoints)`,
+    shape: 'resources',
+    skip: false,
+  },
+  ...(BASE
+    ? [
+        {
+          key: 'before',
+          label: 'Endpoint resources, before (--base)',
+          shape: 'resources' as const,
+          skip: false,
+          plugin: join(BASE, 'providers/pulumi/bin'),
+        },
+      ]
+    : []),
   { key: 'components', label: 'floor: ComponentResources, same graph', shape: 'components', skip: false },
   { key: 'resources-skip', label: 'Endpoint resources, PULUMI_SKIP_CHECKPOINTS', shape: 'resources', skip: true },
   { key: 'components-skip', label: 'floor: ComponentResources, same graph, PULUMI_SKIP_CHECKPOINTS', shape: 'components', skip: true },
   { key: 'inline', label: `inline endpoints (${Math.ceil(N / PER_PROFILE)} Profiles)`, shape: 'inline', skip: false },
 ];
 
-interface Times { create: number; change: number; destroy: number }
+interface Times {
+  create: number;
+  change: number;
+  destroy: number;
+}
 
 async function main(): Promise<void> {
   const work = mkdtempSync(join(tmpdir(), 'tmkit-bench-pulumi-'));
-  console.log(`bench:pulumi — node ${process.version}, ${cpus().length} CPUs, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}; ${N} endpoints, ${ROUNDS} round(s)`);
+  console.log(
+    `bench:pulumi — node ${process.version}, ${cpus().length} CPUs, load average ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')}; ${N} endpoints, ${ROUNDS} round(s)`,
+  );
 
   const launcher = join(REPO, 'providers/pulumi/bin/pulumi-resource-tmkit');
   const floor: number[] = [];
@@ -114,8 +154,10 @@ async function main(): Promise<void> {
     floor.push((await spawnToPort(process.execPath, ['-e', 'console.log(1)'])).ms);
     plugin.push((await spawnToPort(launcher, ['127.0.0.1:1'])).ms);
   }
-  console.log(`plugin start (spawn → port line, n=${STARTS}): median ${quantile(plugin, 0.5).toFixed(0)} ms, p90 ${quantile(plugin, 0.9).toFixed(0)} ms` +
-    ` (node -e: median ${quantile(floor, 0.5).toFixed(0)} ms, p90 ${quantile(floor, 0.9).toFixed(0)} ms)`);
+  console.log(
+    `plugin start (spawn → port line, n=${STARTS}): median ${quantile(plugin, 0.5).toFixed(0)} ms, p90 ${quantile(plugin, 0.9).toFixed(0)} ms` +
+      ` (node -e: median ${quantile(floor, 0.5).toFixed(0)} ms, p90 ${quantile(floor, 0.9).toFixed(0)} ms)`,
+  );
 
   const serve = await spawnServe(join(work, 'state'), ['--zone', 'bench.internal'], { TMKIT_TOKEN: TOKEN });
   const best = new Map<string, Times>();
@@ -123,7 +165,11 @@ async function main(): Promise<void> {
     for (let round = 1; round <= ROUNDS; round++) {
       for (const l of LAYOUTS) {
         const prefix = `${l.key.replace(/[^a-z]/g, '')}${round}`;
-        const s = await newStack(program(prefix, 1, l.shape), { stackName: prefix, env: l.skip ? { PULUMI_SKIP_CHECKPOINTS: 'true' } : {}, ...(l.plugin ? { tmkitPluginDir: l.plugin } : {}) });
+        const s = await newStack(program(prefix, 1, l.shape), {
+          stackName: prefix,
+          env: l.skip ? { PULUMI_SKIP_CHECKPOINTS: 'true' } : {},
+          ...(l.plugin ? { tmkitPluginDir: l.plugin } : {}),
+        });
         await s.stack.setConfig('tmkit:server', { value: serve.api });
         await s.stack.setConfig('tmkit:token', { value: TOKEN, secret: true });
         await s.stack.setConfig('tmkit:stack', { value: `pulumi-${prefix}` });
@@ -132,9 +178,14 @@ async function main(): Promise<void> {
           const [change] = await timed(() => s.stack.up({ program: program(prefix, 7, l.shape) }));
           const [destroy] = await timed(() => s.stack.destroy());
           const t = { create, change, destroy };
-          console.log(`round ${round} | ${l.label} | create ${sec(create)} | one weight ${sec(change)} | destroy ${sec(destroy)} | load ${loadavg()[0]!.toFixed(1)}`);
+          console.log(
+            `round ${round} | ${l.label} | create ${sec(create)} | one weight ${sec(change)} | destroy ${sec(destroy)} | load ${loadavg()[0]!.toFixed(1)}`,
+          );
           const b = best.get(l.key);
-          best.set(l.key, b ? { create: Math.min(b.create, t.create), change: Math.min(b.change, t.change), destroy: Math.min(b.destroy, t.destroy) } : t);
+          best.set(
+            l.key,
+            b ? { create: Math.min(b.create, t.create), change: Math.min(b.change, t.change), destroy: Math.min(b.destroy, t.destroy) } : t,
+          );
         } finally {
           rmSync(s.work, { recursive: true, force: true });
         }
@@ -150,7 +201,9 @@ async function main(): Promise<void> {
   for (const l of LAYOUTS) {
     const t = best.get(l.key)!;
     const f = best.get(l.skip ? 'components-skip' : 'components')!;
-    console.log(`| ${l.label} | ${sec(t.create)} | ${x(t.create, f.create)} | ${sec(t.change)} | ${sec(t.destroy)} | ${x(t.destroy, f.destroy)} |`);
+    console.log(
+      `| ${l.label} | ${sec(t.create)} | ${x(t.create, f.create)} | ${sec(t.change)} | ${sec(t.destroy)} | ${x(t.destroy, f.destroy)} |`,
+    );
   }
 }
 

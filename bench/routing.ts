@@ -87,12 +87,30 @@ function buildProfiles(): { profiles: Profile[]; tops: Map<TrafficRoutingMethod,
       const top = `${method.toLowerCase()}-${f}`;
       names.push(top);
       const mids = [0, 1, 2, 3].map((m) => `${top}-m${m}`);
-      profiles.push(profile(top, method, mids.map((child, i) => nested(`n${i}`, child, settings(method, 0, i)))));
+      profiles.push(
+        profile(
+          top,
+          method,
+          mids.map((child, i) => nested(`n${i}`, child, settings(method, 0, i))),
+        ),
+      );
       for (const mid of mids) {
         const leaves = [0, 1].map((l) => `${mid}-l${l}`);
-        profiles.push(profile(mid, method, leaves.map((child, i) => nested(`n${i}`, child, settings(method, 1, i)))));
+        profiles.push(
+          profile(
+            mid,
+            method,
+            leaves.map((child, i) => nested(`n${i}`, child, settings(method, 1, i))),
+          ),
+        );
         for (const leaf of leaves) {
-          profiles.push(profile(leaf, method, [0, 1, 2].map((i) => ext(`e${i}`, nextIp(), settings(method, 2, i)))));
+          profiles.push(
+            profile(
+              leaf,
+              method,
+              [0, 1, 2].map((i) => ext(`e${i}`, nextIp(), settings(method, 2, i))),
+            ),
+          );
         }
       }
     }
@@ -174,14 +192,24 @@ async function setup(): Promise<{
   const t1 = performance.now();
   const snap = buildSnapshot({ zone: ZONE, profiles, geo });
   const tBuild = performance.now() - t1;
-  return { geo, snap, tops, hot: REAL_ADDRESSES.map(([a]) => a), cold: randomPublicIpv4(50_000, 7), tOpen, tBuild, profileCount: profiles.length };
+  return {
+    geo,
+    snap,
+    tops,
+    hot: REAL_ADDRESSES.map(([a]) => a),
+    cold: randomPublicIpv4(50_000, 7),
+    tOpen,
+    tBuild,
+    profileCount: profiles.length,
+  };
 }
 
 function queriesFor(names: string[], clients: string[]): RoutingQuery[] {
   // Every (profile, client) pair, so profile and client vary independently.
   const qs: RoutingQuery[] = [];
   const n = Math.max(names.length, clients.length);
-  for (let i = 0; i < n; i++) qs.push({ name: `${names[i % names.length]}.${ZONE}`, type: 'A', clientAddress: clients[i % clients.length]! });
+  for (let i = 0; i < n; i++)
+    qs.push({ name: `${names[i % names.length]}.${ZONE}`, type: 'A', clientAddress: clients[i % clients.length]! });
   return qs;
 }
 
@@ -190,12 +218,17 @@ async function childMethod(method: TrafficRoutingMethod): Promise<ChildResult> {
   const { snap, tops, hot, cold } = await setup();
   const rng = seededRng(42);
   const names = tops.get(method)!;
-  const hotQs = queriesFor(names, hot.flatMap((c) => names.map(() => c)));
+  const hotQs = queriesFor(
+    names,
+    hot.flatMap((c) => names.map(() => c)),
+  );
   const coldQs = queriesFor(names, cold);
   // Sanity: every query gets an answer with records, and the nesting is really walked.
   const sample = answer(snap, hotQs[0]!, rng);
   if (sample.rcode !== 'NOERROR' || sample.records.length === 0) {
-    throw new Error(`${method}: expected records for ${hotQs[0]!.name} from ${hotQs[0]!.clientAddress}, got ${sample.rcode} ${JSON.stringify(sample.explanation)}`);
+    throw new Error(
+      `${method}: expected records for ${hotQs[0]!.name} from ${hotQs[0]!.clientAddress}, got ${sample.rcode} ${JSON.stringify(sample.explanation)}`,
+    );
   }
   // Profiles the answer went through (top → mid → leaf).
   const depth = new Set(sample.explanation.map((step) => step.profile)).size;
@@ -209,7 +242,10 @@ async function childMixed(): Promise<ChildResult> {
   const { snap, tops, hot, cold } = await setup();
   const rng = seededRng(42);
   const all = [...tops.values()].flat();
-  const hotQs = queriesFor(all, hot.flatMap((c) => all.map(() => c)));
+  const hotQs = queriesFor(
+    all,
+    hot.flatMap((c) => all.map(() => c)),
+  );
   const coldQs = queriesFor(all, cold.slice(0, Math.max(all.length, cold.length)));
   const hotRate = measure((i) => void answer(snap, hotQs[(i * 7919) % hotQs.length]!, rng));
   const coldRate = measure((i) => void answer(snap, coldQs[(i * 7919) % coldQs.length]!, rng));
@@ -225,10 +261,13 @@ async function childGeo(): Promise<ChildResult> {
     ['locate(), cached (16 real addresses)', measure((i) => void geo.locate(hot[i % hot.length]!))],
     ['locate(), uncached (MMDB walk + decode)', measure((i) => void fresh.locate(cold[i % cold.length]!))],
     ['locate(), 50k distinct addresses, 100k cache', measure((i) => void geo.locate(cold[i % cold.length]!))],
-    [`latencyMs(), distance model (${regions.length} regions)`, measure((i) => {
-      const [a, g] = hotGeo[i % hotGeo.length]!;
-      void geo.latencyMs(a, g, regions[i % regions.length]!);
-    })],
+    [
+      `latencyMs(), distance model (${regions.length} regions)`,
+      measure((i) => {
+        const [a, g] = hotGeo[i % hotGeo.length]!;
+        void geo.latencyMs(a, g, regions[i % regions.length]!);
+      }),
+    ],
   ] as const;
   return { rows: rows.map(([name, rate]) => [name, fmt(rate), (1e6 / rate).toFixed(3)]) };
 }
@@ -260,16 +299,33 @@ async function childBuild(): Promise<ChildResult> {
   const { geo } = await setup();
   const { profiles } = buildProfiles();
   const leaf = 'priority-0-m0-l0';
-  const views: HealthView[] = ['Online', 'Degraded'].map((v) => ({ verdict: (p, e) => (p === leaf && e === 'e0' ? (v as 'Online' | 'Degraded') : 'Online') }));
+  const views: HealthView[] = ['Online', 'Degraded'].map((v) => ({
+    verdict: (p, e) => (p === leaf && e === 'e0' ? (v as 'Online' | 'Degraded') : 'Online'),
+  }));
   const input = (i: number, docs: Profile[] = profiles) => ({ zone: ZONE, profiles: docs, health: views[i % 2]!, geo });
   const k = profiles.findIndex((p) => p.name === leaf);
   const copies = [0, 1].map(() => profiles.map((p, j) => (j === k ? (JSON.parse(JSON.stringify(p)) as Profile) : p)));
   let prev = buildSnapshot(input(0));
   const rows: [string, { wall: number; cpu: number }][] = [
     ['full build', msPerCall(() => void buildSnapshot(input(0)))],
-    ['incremental, nothing changed', msPerCall(() => { prev = buildSnapshot(input(0), prev); })],
-    ['incremental, one leaf verdict changed', msPerCall((i) => { prev = buildSnapshot(input(i), prev); })],
-    ['incremental, one leaf document replaced', msPerCall((i) => { prev = buildSnapshot(input(0, copies[i % 2]), prev); })],
+    [
+      'incremental, nothing changed',
+      msPerCall(() => {
+        prev = buildSnapshot(input(0), prev);
+      }),
+    ],
+    [
+      'incremental, one leaf verdict changed',
+      msPerCall((i) => {
+        prev = buildSnapshot(input(i), prev);
+      }),
+    ],
+    [
+      'incremental, one leaf document replaced',
+      msPerCall((i) => {
+        prev = buildSnapshot(input(0, copies[i % 2]), prev);
+      }),
+    ],
   ];
   return { rows: rows.map(([name, ms]) => [name, String(profiles.length), ms.wall.toFixed(3), ms.cpu.toFixed(3)]) };
 }
@@ -288,13 +344,24 @@ function runChild(task: string): ChildResult {
 async function main(): Promise<void> {
   const child = process.env['BENCH_CHILD'];
   if (child !== undefined) {
-    const result = child === 'geo' ? await childGeo() : child === 'build' ? await childBuild() : child === 'mixed' ? await childMixed() : await childMethod(child as TrafficRoutingMethod);
+    const result =
+      child === 'geo'
+        ? await childGeo()
+        : child === 'build'
+          ? await childBuild()
+          : child === 'mixed'
+            ? await childMixed()
+            : await childMethod(child as TrafficRoutingMethod);
     process.stdout.write(`${JSON.stringify(result)}\n`);
     return;
   }
   const { tOpen, tBuild, profileCount } = await setup();
-  console.log(`routing benchmark: ${profileCount} profiles (3-level nesting), geo database opened in ${tOpen.toFixed(0)} ms, snapshot built in ${tBuild.toFixed(1)} ms, ${SECONDS}s per figure, each row in a fresh process`);
-  console.log(`node ${process.version}, ${process.platform}/${process.arch}, ${os.cpus().length} CPUs, load average ${os.loadavg()[0]!.toFixed(2)}`);
+  console.log(
+    `routing benchmark: ${profileCount} profiles (3-level nesting), geo database opened in ${tOpen.toFixed(0)} ms, snapshot built in ${tBuild.toFixed(1)} ms, ${SECONDS}s per figure, each row in a fresh process`,
+  );
+  console.log(
+    `node ${process.version}, ${process.platform}/${process.arch}, ${os.cpus().length} CPUs, load average ${os.loadavg()[0]!.toFixed(2)}`,
+  );
 
   const only = process.env['BENCH_METHODS']?.split(',').map((m) => m.trim().toLowerCase());
   const tasks = (['Priority', 'Weighted', 'Performance', 'Geographic', 'Subnet', 'MultiValue', 'mixed'] as string[]).filter(
@@ -307,7 +374,8 @@ async function main(): Promise<void> {
     rows,
   );
   if (!only || only.includes('geo')) table('geo lookups/second, one core', ['operation', 'ops/s', 'µs/op'], runChild('geo').rows);
-  if (!only || only.includes('build')) table('snapshot builds (buildSnapshot), one core', ['build', 'profiles', 'ms/build', 'CPU ms/build'], runChild('build').rows);
+  if (!only || only.includes('build'))
+    table('snapshot builds (buildSnapshot), one core', ['build', 'profiles', 'ms/build', 'CPU ms/build'], runChild('build').rows);
 }
 
 main().catch((e) => {

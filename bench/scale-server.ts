@@ -19,7 +19,9 @@ const hot = new Set((hotArg ?? '').split(',').filter((k) => k !== ''));
 const down = new Set<string>();
 /** Keys whose next probe result is a change the parent waits for. */
 const flipping = new Set<string>();
-const send = (m: unknown): void => { process.send?.(m); };
+const send = (m: unknown): void => {
+  process.send?.(m);
+};
 const epoch = (): number => performance.timeOrigin + performance.now();
 
 async function main(): Promise<void> {
@@ -27,9 +29,12 @@ async function main(): Promise<void> {
   loop.enable();
   const t0 = performance.now();
   const engine = await Engine.start({
-    stateDir: stateDir!, zone: 'tm.internal',
-    dns: [{ address: '127.0.0.1', port: 0 }], api: { host: '127.0.0.1', port: 0 },
-    logger: pino({ level: 'warn' }), env: {},
+    stateDir: stateDir!,
+    zone: 'tm.internal',
+    dns: [{ address: '127.0.0.1', port: 0 }],
+    api: { host: '127.0.0.1', port: 0 },
+    logger: pino({ level: 'warn' }),
+    env: {},
     monitor: {
       probe: async (t) => {
         const ok = !down.has(t.key);
@@ -58,7 +63,8 @@ async function main(): Promise<void> {
   });
   process.on('message', (m: { type: string; key?: string }) => {
     if (m.type === 'down' || m.type === 'up') {
-      if (m.type === 'down') down.add(m.key!); else down.delete(m.key!);
+      if (m.type === 'down') down.add(m.key!);
+      else down.delete(m.key!);
       flipping.add(m.key!);
     } else if (m.type === 'stats') {
       // A forced GC (for the RSS figures) pauses for as long as a full mark-compact of the heap takes: it
@@ -74,7 +80,19 @@ async function main(): Promise<void> {
     }
   });
   loop.reset(); // from here on: the delay changes and transitions see
-  send({ type: 'ready', dns: engine.dnsAddresses()[0]!.port, api: `http://127.0.0.1:${engine.apiAddress().port}`, token: engine.token.token, startMs, settledMs, savedMs, ...stats() });
+  send({
+    type: 'ready',
+    dns: engine.dnsAddresses()[0]!.port,
+    api: `http://127.0.0.1:${engine.apiAddress().port}`,
+    token: engine.token.token,
+    startMs,
+    settledMs,
+    savedMs,
+    ...stats(),
+  });
 }
 
-main().catch((err: unknown) => { console.error(err); process.exit(1); });
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -27,12 +27,23 @@ const repo = process.env.TMKIT_BENCH_REPO ?? join(__dirname, '..');
 const api = require(join(repo, 'src/runtime/api')) as Record<string, unknown>;
 const { SqliteStore, StateDirLock } = require(join(repo, 'src/runtime/store')) as typeof import('../src/runtime/store');
 let metricsMod: Record<string, unknown>;
-try { metricsMod = require(join(repo, 'src/runtime/metrics')) as Record<string, unknown>; } catch { metricsMod = api; }
+try {
+  metricsMod = require(join(repo, 'src/runtime/metrics')) as Record<string, unknown>;
+} catch {
+  metricsMod = api;
+}
 /* eslint-enable @typescript-eslint/no-require-imports */
 
-const endpoint = (i: number, weight = 1): EndpointInput => ({ name: `ep-${i}`, type: 'externalEndpoints', target: `10.${(i >> 8) & 255}.${i & 255}.1`, weight });
+const endpoint = (i: number, weight = 1): EndpointInput => ({
+  name: `ep-${i}`,
+  type: 'externalEndpoints',
+  target: `10.${(i >> 8) & 255}.${i & 255}.1`,
+  weight,
+});
 const profile = (name: string, n: number): ProfileInput => ({
-  name, trafficRoutingMethod: 'Weighted', dnsConfig: { relativeName: name, ttl: 30 },
+  name,
+  trafficRoutingMethod: 'Weighted',
+  dnsConfig: { relativeName: name, ttl: 30 },
   monitorConfig: { protocol: 'HTTP', port: 80, path: '/' },
   endpoints: Array.from({ length: n }, (_, i) => endpoint(i)),
 });
@@ -49,8 +60,16 @@ async function main(): Promise<void> {
   const store = SqliteStore.open({ stateDir: dir, lockHeld: true, driver: lock.driver });
   const token = 'bench-token-0123456789';
   const Metrics = metricsMod.RuntimeMetrics as new () => unknown;
-  const Server = api.ApiServer as new (o: Record<string, unknown>) => { listen(h: string, p: number): Promise<{ port: number }>; close(): Promise<void> };
-  const server = new Server({ store, token, metrics: new Metrics(), logger: pino({ level: 'silent' }), ...(api.defaultValidator ? { validator: api.defaultValidator } : {}) });
+  const Server = api.ApiServer as new (
+    o: Record<string, unknown>,
+  ) => { listen(h: string, p: number): Promise<{ port: number }>; close(): Promise<void> };
+  const server = new Server({
+    store,
+    token,
+    metrics: new Metrics(),
+    logger: pino({ level: 'silent' }),
+    ...(api.defaultValidator ? { validator: api.defaultValidator } : {}),
+  });
   const { port } = await server.listen('127.0.0.1', 0);
   const client = new TmkitClient({ server: `http://127.0.0.1:${port}`, token, env: {}, retries: 0 });
   const out: Record<string, unknown>[] = [];
@@ -70,7 +89,13 @@ async function main(): Promise<void> {
       }
       const total = performance.now() - t0;
       p50s[size] = pct(lat, 0.5);
-      out.push({ case: `endpoint PUT into a profile of ${size}`, writes, p50Ms: pct(lat, 0.5), p99Ms: pct(lat, 0.99), perSec: Math.round(writes / (total / 1000)) });
+      out.push({
+        case: `endpoint PUT into a profile of ${size}`,
+        writes,
+        p50Ms: pct(lat, 0.5),
+        p99Ms: pct(lat, 0.99),
+        perSec: Math.round(writes / (total / 1000)),
+      });
     }
     // The same writes without HTTP: what the API's handler does (read, edit, conditional write).
     if (!api.defaultValidator) {
@@ -85,35 +110,56 @@ async function main(): Promise<void> {
           await store.putProfile(input, { stack: current.stack, ifMatch: current.etag });
           lat.push(performance.now() - s);
         }
-        out.push({ case: `store: endpoint write into a profile of ${size} (no HTTP)`, writes, p50Ms: pct(lat, 0.5), p99Ms: pct(lat, 0.99) });
+        out.push({
+          case: `store: endpoint write into a profile of ${size} (no HTTP)`,
+          writes,
+          p50Ms: pct(lat, 0.5),
+          p99Ms: pct(lat, 0.99),
+        });
       }
     }
     // Ten writers at once, each its own profile of 200 endpoints.
     for (let w = 0; w < 10; w++) await client.putProfile(profile(`c${w}`, 200));
     const lat: number[] = [];
     const t0 = performance.now();
-    await Promise.all(Array.from({ length: 10 }, async (_, w) => {
-      for (let k = 0; k < Math.ceil(writes / 10); k++) {
-        const s = performance.now();
-        await client.putEndpoint(`c${w}`, endpoint(k % 200, 1 + (k % 7)));
-        lat.push(performance.now() - s);
-      }
-    }));
+    await Promise.all(
+      Array.from({ length: 10 }, async (_, w) => {
+        for (let k = 0; k < Math.ceil(writes / 10); k++) {
+          const s = performance.now();
+          await client.putEndpoint(`c${w}`, endpoint(k % 200, 1 + (k % 7)));
+          lat.push(performance.now() - s);
+        }
+      }),
+    );
     const total = performance.now() - t0;
-    out.push({ case: '10 concurrent writers, profiles of 200', writes: lat.length, p50Ms: pct(lat, 0.5), p99Ms: pct(lat, 0.99), perSec: Math.round(lat.length / (total / 1000)) });
+    out.push({
+      case: '10 concurrent writers, profiles of 200',
+      writes: lat.length,
+      p50Ms: pct(lat, 0.5),
+      p99Ms: pct(lat, 0.99),
+      perSec: Math.round(lat.length / (total / 1000)),
+    });
     // Ten writers at once into one profile of 200, each its own endpoints: what `terraform apply` of counted
     // endpoints does (parallelism 10, neighbours in one profile).
     const lat1: number[] = [];
     const t1 = performance.now();
-    await Promise.all(Array.from({ length: 10 }, async (_, w) => {
-      for (let k = 0; k < Math.ceil(writes / 10); k++) {
-        const s = performance.now();
-        await client.putEndpoint('c0', endpoint((w * 20 + k) % 200, 2 + (k % 7)));
-        lat1.push(performance.now() - s);
-      }
-    }));
+    await Promise.all(
+      Array.from({ length: 10 }, async (_, w) => {
+        for (let k = 0; k < Math.ceil(writes / 10); k++) {
+          const s = performance.now();
+          await client.putEndpoint('c0', endpoint((w * 20 + k) % 200, 2 + (k % 7)));
+          lat1.push(performance.now() - s);
+        }
+      }),
+    );
     const total1 = performance.now() - t1;
-    out.push({ case: '10 concurrent writers, one profile of 200', writes: lat1.length, p50Ms: pct(lat1, 0.5), p99Ms: pct(lat1, 0.99), perSec: Math.round(lat1.length / (total1 / 1000)) });
+    out.push({
+      case: '10 concurrent writers, one profile of 200',
+      writes: lat1.length,
+      p50Ms: pct(lat1, 0.5),
+      p99Ms: pct(lat1, 0.99),
+      perSec: Math.round(lat1.length / (total1 / 1000)),
+    });
     out.push({ ratio200to1p50: Math.round((p50s[200]! / p50s[1]!) * 100) / 100 });
   } finally {
     await client.close();

@@ -29,7 +29,12 @@ function input(name: string, i: number): ProfileInput {
     trafficRoutingMethod: 'Weighted',
     dnsConfig: { relativeName: name, ttl: 30 },
     monitorConfig: { protocol: 'HTTPS', port: 443, path: '/healthz' },
-    endpoints: Array.from({ length: 4 }, (_, e) => ({ name: `ep-${e}`, type: 'externalEndpoints' as const, target: `192.0.2.${(i + e) % 250 + 1}`, weight: e + 1 })),
+    endpoints: Array.from({ length: 4 }, (_, e) => ({
+      name: `ep-${e}`,
+      type: 'externalEndpoints' as const,
+      target: `192.0.2.${((i + e) % 250) + 1}`,
+      weight: e + 1,
+    })),
   };
 }
 
@@ -56,10 +61,20 @@ async function main(): Promise<void> {
     await store.close();
     lat.sort((a, b) => a - b);
     const q = (f: number): number => Math.round(lat[Math.min(lat.length - 1, Math.floor(f * lat.length))]! * 1000) / 1000;
-    console.log(JSON.stringify({
-      driver, node: process.version, puts, putsPerSec: Math.round(puts / (totalMs / 1000)), totalMs: Math.round(totalMs),
-      p50Ms: q(0.5), p99Ms: q(0.99), getsPerSec: Math.round(puts / (readMs / 1000)), getProfilesMs: Math.round(allMs * 10) / 10, profiles: n,
-    }));
+    console.log(
+      JSON.stringify({
+        driver,
+        node: process.version,
+        puts,
+        putsPerSec: Math.round(puts / (totalMs / 1000)),
+        totalMs: Math.round(totalMs),
+        p50Ms: q(0.5),
+        p99Ms: q(0.99),
+        getsPerSec: Math.round(puts / (readMs / 1000)),
+        getProfilesMs: Math.round(allMs * 10) / 10,
+        profiles: n,
+      }),
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

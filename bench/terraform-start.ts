@@ -31,7 +31,9 @@ function once(args: string[], env: NodeJS.ProcessEnv, until: 'handshake' | 'exit
           child.kill('SIGKILL');
         }
       });
-      child.on('exit', (code) => { if (!out.includes('\n')) reject(new Error(`provider exited ${code} before the handshake`)); });
+      child.on('exit', (code) => {
+        if (!out.includes('\n')) reject(new Error(`provider exited ${code} before the handshake`));
+      });
     }
   });
 }
@@ -45,7 +47,13 @@ const stats = (xs: number[]): string => {
 async function main(): Promise<void> {
   // A cache directory of this run's own: the first spawn writes the code cache (see providers/terraform/src/bin/loader.ts).
   const cacheDir = mkdtempSync(join(tmpdir(), 'tmkit-tf-start-'));
-  const env = { ...process.env, [MAGIC_COOKIE_KEY]: MAGIC_COOKIE_VALUE, PLUGIN_PROTOCOL_VERSIONS: '6', PLUGIN_CLIENT_CERT: generateCert().certPem, TMKIT_CACHE_DIR: cacheDir };
+  const env = {
+    ...process.env,
+    [MAGIC_COOKIE_KEY]: MAGIC_COOKIE_VALUE,
+    PLUGIN_PROTOCOL_VERSIONS: '6',
+    PLUGIN_CLIENT_CERT: generateCert().certPem,
+    TMKIT_CACHE_DIR: cacheDir,
+  };
   const noCache = { ...env, TMKIT_NO_CODE_CACHE: '1' };
   const bare: number[] = [];
   const cached: number[] = [];
@@ -58,10 +66,18 @@ async function main(): Promise<void> {
   }
   rmSync(cacheDir, { recursive: true, force: true });
   const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.ceil(xs.length / 2) - 1]!;
-  process.stdout.write(`load average ${loadavg().map((x) => x.toFixed(1)).join(' ')}\n`);
+  process.stdout.write(
+    `load average ${loadavg()
+      .map((x) => x.toFixed(1))
+      .join(' ')}\n`,
+  );
   process.stdout.write(`node -e 0 (spawn → exit):                       ${stats(bare)}\n`);
-  process.stdout.write(`terraform-provider-tmkit, code cache (→ handshake): ${stats(cached)}  = ${(median(cached) / median(bare)).toFixed(2)}× node\n`);
-  process.stdout.write(`terraform-provider-tmkit, first start (no cache):   ${stats(uncached)}  = ${(median(uncached) / median(bare)).toFixed(2)}× node\n`);
+  process.stdout.write(
+    `terraform-provider-tmkit, code cache (→ handshake): ${stats(cached)}  = ${(median(cached) / median(bare)).toFixed(2)}× node\n`,
+  );
+  process.stdout.write(
+    `terraform-provider-tmkit, first start (no cache):   ${stats(uncached)}  = ${(median(uncached) / median(bare)).toFixed(2)}× node\n`,
+  );
 }
 
 void main();

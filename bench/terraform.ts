@@ -50,7 +50,8 @@ interface Layout {
   install: 'after' | 'before';
 }
 
-const tmkitHead = (stack: string): string => `terraform {\n  required_providers {\n    tmkit = { source = "tmkit/tmkit" }\n  }\n}\nprovider "tmkit" {\n  stack = "${stack}"\n}\n`;
+const tmkitHead = (stack: string): string =>
+  `terraform {\n  required_providers {\n    tmkit = { source = "tmkit/tmkit" }\n  }\n}\nprovider "tmkit" {\n  stack = "${stack}"\n}\n`;
 const target = (i: string): string => `"10.\${floor(${i} / 65536) % 256}.\${floor(${i} / 256) % 256}.\${${i} % 256}"`;
 const profileBlock = (prefix: string, extra = ''): string => `resource "tmkit_profile" "p" {
   count                  = ${P}
@@ -82,16 +83,22 @@ resource "tmkit_external_endpoint" "e" {
 function separateLayout(w0: number): string {
   const out = [tmkitHead('bench-separate')];
   for (let p = 0; p < P; p++) {
-    out.push(`resource "tmkit_profile" "p${p}" {\n  name = "sep-${p}"\n  traffic_routing_method = "Weighted"\n  dns_config {\n    relative_name = "sep-${p}"\n  }\n  monitor_config {\n    protocol = "TCP"\n    port     = 9\n  }\n}\n`);
+    out.push(
+      `resource "tmkit_profile" "p${p}" {\n  name = "sep-${p}"\n  traffic_routing_method = "Weighted"\n  dns_config {\n    relative_name = "sep-${p}"\n  }\n  monitor_config {\n    protocol = "TCP"\n    port     = 9\n  }\n}\n`,
+    );
     for (let i = p * PER_PROFILE; i < Math.min(N, (p + 1) * PER_PROFILE); i++) {
-      out.push(`resource "tmkit_external_endpoint" "e${i}" {\n  name = "e${i}"\n  profile_id = tmkit_profile.p${p}.id\n  target = "10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}"\n  weight = ${i === 0 ? w0 : 1}\n  always_serve_enabled = true\n}\n`);
+      out.push(
+        `resource "tmkit_external_endpoint" "e${i}" {\n  name = "e${i}"\n  profile_id = tmkit_profile.p${p}.id\n  target = "10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}"\n  weight = ${i === 0 ? w0 : 1}\n  always_serve_enabled = true\n}\n`,
+      );
     }
   }
   return out.join('');
 }
 
 function inlineLayout(w0: number): string {
-  return `${tmkitHead('bench-inline')}${profileBlock('inl', `  dynamic "endpoint" {
+  return `${tmkitHead('bench-inline')}${profileBlock(
+    'inl',
+    `  dynamic "endpoint" {
     for_each = range(count.index * ${PER_PROFILE}, min(${N}, (count.index + 1) * ${PER_PROFILE}))
     content {
       name                 = "e\${endpoint.value}"
@@ -100,7 +107,8 @@ function inlineLayout(w0: number): string {
       always_serve_enabled = true
     }
   }
-`)}`;
+`,
+  )}`;
 }
 
 function dataCount(w0: number): string {
@@ -108,19 +116,26 @@ function dataCount(w0: number): string {
 }
 
 function dataGraph(w0: number): string {
-  return `resource "terraform_data" "p" {\n  count = ${P}\n  input = { name = "p-\${count.index}", method = "Weighted" }\n}\n` +
-    `resource "terraform_data" "e" {\n  count = ${N}\n  input = { name = "e\${count.index}", profile_id = terraform_data.p[floor(count.index / ${PER_PROFILE})].id, target = ${target('count.index')}, weight = count.index == 0 ? ${w0} : 1 }\n}\n`;
+  return (
+    `resource "terraform_data" "p" {\n  count = ${P}\n  input = { name = "p-\${count.index}", method = "Weighted" }\n}\n` +
+    `resource "terraform_data" "e" {\n  count = ${N}\n  input = { name = "e\${count.index}", profile_id = terraform_data.p[floor(count.index / ${PER_PROFILE})].id, target = ${target('count.index')}, weight = count.index == 0 ? ${w0} : 1 }\n}\n`
+  );
 }
 
 function trivialGraph(w0: number): string {
-  return `terraform {\n  required_providers {\n    tmkittest = { source = "tmkit/tmkittest" }\n  }\n}\nprovider "tmkittest" {\n  stateless = true\n}\n` +
+  return (
+    `terraform {\n  required_providers {\n    tmkittest = { source = "tmkit/tmkittest" }\n  }\n}\nprovider "tmkittest" {\n  stateless = true\n}\n` +
     `resource "tmkittest_thing" "p" {\n  count = ${P}\n  name  = "p-\${count.index}"\n  tags  = { method = "Weighted" }\n}\n` +
-    `resource "tmkittest_thing" "e" {\n  count = ${N}\n  name  = "e\${count.index}"\n  size  = count.index == 0 ? ${w0} : 1\n  tags  = { profile_id = tmkittest_thing.p[floor(count.index / ${PER_PROFILE})].id, target = ${target('count.index')} }\n}\n`;
+    `resource "tmkittest_thing" "e" {\n  count = ${N}\n  name  = "e\${count.index}"\n  size  = count.index == 0 ? ${w0} : 1\n  tags  = { profile_id = tmkittest_thing.p[floor(count.index / ${PER_PROFILE})].id, target = ${target('count.index')} }\n}\n`
+  );
 }
 
 /** The count layout on tmkittest's resources with tmkit's schemas and nothing behind them (Terraform's own cost of those schemas). */
 function shapedGraph(w0: number): string {
-  return countLayout('shp', 'bench-shaped')(w0)
+  return countLayout(
+    'shp',
+    'bench-shaped',
+  )(w0)
     .replace(/tmkit = \{ source = "tmkit\/tmkit" \}/, 'tmkittest = { source = "tmkit/tmkittest" }')
     .replace(/provider "tmkit" \{\n {2}stack = "[^"]*"\n\}/, 'provider "tmkittest" {\n  stateless = true\n}')
     .replaceAll('tmkit_profile', 'tmkittest_profile_shape')
@@ -130,17 +145,24 @@ function shapedGraph(w0: number): string {
 const ONLY = process.argv.includes('--only') ? arg('only', '').split(',') : undefined;
 const ALL: Layout[] = [
   { key: 'count', label: `tmkit, count (${P} profiles + ${N} endpoints)`, hcl: countLayout('cnt', 'bench-count'), install: 'after' },
-  ...(BASE ? [{ key: 'before', label: 'tmkit, count, before (--base)', hcl: countLayout('bef', 'bench-before'), install: 'before' as const }] : []),
+  ...(BASE
+    ? [{ key: 'before', label: 'tmkit, count, before (--base)', hcl: countLayout('bef', 'bench-before'), install: 'before' as const }]
+    : []),
   { key: 'separate', label: `tmkit, separate blocks (${P + N} blocks)`, hcl: separateLayout, install: 'after' },
   { key: 'inline', label: `tmkit, inline endpoint blocks (${P} profiles)`, hcl: inlineLayout, install: 'after' },
   { key: 'trivial', label: 'floor: tmkittest (trivial provider), same graph', hcl: trivialGraph, install: 'after' },
-  { key: 'shaped', label: 'floor: tmkittest with tmkit\'s schemas, same graph', hcl: shapedGraph, install: 'after' },
+  { key: 'shaped', label: "floor: tmkittest with tmkit's schemas, same graph", hcl: shapedGraph, install: 'after' },
   { key: 'graph', label: 'floor: terraform_data, same graph', hcl: dataGraph, install: 'after' },
   { key: 'data', label: `floor: terraform_data count = ${N}`, hcl: dataCount, install: 'after' },
 ];
 const LAYOUTS = ONLY ? ALL.filter((l) => ONLY.includes(l.key)) : ALL;
 
-interface Times { create: number; plan: number; update: number; destroy: number }
+interface Times {
+  create: number;
+  plan: number;
+  update: number;
+  destroy: number;
+}
 
 /** API requests the server has answered so far (tmkit_api_requests_total, all routes). */
 let requests: () => Promise<number> = async () => 0;
@@ -150,8 +172,12 @@ function run(cmd: string, args: string[], cwd: string, env: NodeJS.ProcessEnv): 
     const t0 = process.hrtime.bigint();
     const child = spawn(cmd, args, { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
-    child.stdout!.on('data', (d: Buffer) => { out += d; });
-    child.stderr!.on('data', (d: Buffer) => { out += d; });
+    child.stdout!.on('data', (d: Buffer) => {
+      out += d;
+    });
+    child.stderr!.on('data', (d: Buffer) => {
+      out += d;
+    });
     child.on('error', reject);
     child.on('close', (code) => resolve({ ms: Number(process.hrtime.bigint() - t0) / 1e6, code, out }));
   });
@@ -171,7 +197,7 @@ async function measure(l: Layout, dir: string, env: NodeJS.ProcessEnv): Promise<
   const counted = async (what: string, ...args: string[]): Promise<[number, number]> => {
     const r0 = await requests();
     const ms = await timed(dir, env, what, ...args);
-    return [ms, await requests() - r0 - 1];
+    return [ms, (await requests()) - r0 - 1];
   };
   const [create, rc] = await counted('apply', 'apply', '-auto-approve');
   const [plan, rp] = await counted('plan', 'plan');
@@ -195,10 +221,18 @@ async function main(): Promise<void> {
   const before = join(root, 'inst-before');
   if (BASE) install({ dir: before, version, entry: entry(BASE, 'tmkit') });
 
-  const serve = spawn(process.execPath, [BIN, 'serve', '--state-dir', join(root, 'state'), '--dns', '127.0.0.1:0', '--api', '127.0.0.1:0', '--log-level', 'warn'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const serve = spawn(
+    process.execPath,
+    [BIN, 'serve', '--state-dir', join(root, 'state'), '--dns', '127.0.0.1:0', '--api', '127.0.0.1:0', '--log-level', 'warn'],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
   const api = await new Promise<string>((resolve, reject) => {
     let out = '';
-    serve.stdout!.on('data', (d: Buffer) => { out += d; const m = /API {2}(http:\/\/\S+)/.exec(out); if (m) resolve(m[1]!); });
+    serve.stdout!.on('data', (d: Buffer) => {
+      out += d;
+      const m = /API {2}(http:\/\/\S+)/.exec(out);
+      if (m) resolve(m[1]!);
+    });
     serve.on('exit', (c) => reject(new Error(`tmkit serve exited ${c}`)));
   });
   const token = readFileSync(join(root, 'state', 'token'), 'utf8').trim();
@@ -207,17 +241,39 @@ async function main(): Promise<void> {
     return [...text.matchAll(/^tmkit_api_requests_total\{.*\} (\d+)$/gm)].reduce((n, m) => n + Number(m[1]), 0);
   };
   const version0 = (await run(CLI, ['version'], root, {})).out.split('\n').find((l) => / v\d/.test(l)) ?? CLI;
-  console.log(`bench:terraform — ${version0}, node ${process.version}, ${cpus().length} CPUs, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}; ${N} endpoints in ${P} profiles, ${ROUNDS} round(s)`);
+  console.log(
+    `bench:terraform — ${version0}, node ${process.version}, ${cpus().length} CPUs, load average ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')}; ${N} endpoints in ${P} profiles, ${ROUNDS} round(s)`,
+  );
   const best = new Map<string, Times>();
   try {
     for (let round = 1; round <= ROUNDS; round++) {
       // Even rounds run the layouts in reverse, so none always meets the server first (a fresh store grows its file).
       for (const l of round % 2 === 1 ? LAYOUTS : [...LAYOUTS].reverse()) {
-        const env = { TF_CLI_CONFIG_FILE: join(l.install === 'after' ? after : before, 'terraformrc'), TMKIT_SERVER: api, TMKIT_TOKEN: token, TF_IN_AUTOMATION: '1', CHECKPOINT_DISABLE: '1' };
+        const env = {
+          TF_CLI_CONFIG_FILE: join(l.install === 'after' ? after : before, 'terraformrc'),
+          TMKIT_SERVER: api,
+          TMKIT_TOKEN: token,
+          TF_IN_AUTOMATION: '1',
+          CHECKPOINT_DISABLE: '1',
+        };
         const { t, req } = await measure(l, join(root, l.key), env);
-        console.log(`round ${round} | ${l.label} | create ${s(t.create)} | plan ${s(t.plan)} | one weight ${s(t.update)} | destroy ${s(t.destroy)} | API requests ${req.create}/${req.plan}/${req.update}/${req.destroy} | load ${loadavg()[0]!.toFixed(1)}`);
+        console.log(
+          `round ${round} | ${l.label} | create ${s(t.create)} | plan ${s(t.plan)} | one weight ${s(t.update)} | destroy ${s(t.destroy)} | API requests ${req.create}/${req.plan}/${req.update}/${req.destroy} | load ${loadavg()[0]!.toFixed(1)}`,
+        );
         const b = best.get(l.key);
-        best.set(l.key, b ? { create: Math.min(b.create, t.create), plan: Math.min(b.plan, t.plan), update: Math.min(b.update, t.update), destroy: Math.min(b.destroy, t.destroy) } : t);
+        best.set(
+          l.key,
+          b
+            ? {
+                create: Math.min(b.create, t.create),
+                plan: Math.min(b.plan, t.plan),
+                update: Math.min(b.update, t.update),
+                destroy: Math.min(b.destroy, t.destroy),
+              }
+            : t,
+        );
       }
     }
   } finally {
@@ -229,11 +285,15 @@ async function main(): Promise<void> {
   const shaped = best.get('shaped');
   const data = best.get('data');
   const r = (a: number, b: number | undefined): string => (b === undefined ? '–' : x(a, b));
-  console.log('\n| Layout | create | ×trivial | ×same schemas | no-op plan | ×terraform_data graph | ×same schemas | one weight | destroy | ×trivial | ×same schemas |');
+  console.log(
+    '\n| Layout | create | ×trivial | ×same schemas | no-op plan | ×terraform_data graph | ×same schemas | one weight | destroy | ×trivial | ×same schemas |',
+  );
   console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   for (const l of LAYOUTS) {
     const t = best.get(l.key)!;
-    console.log(`| ${l.label} | ${s(t.create)} | ${r(t.create, trivial?.create)} | ${r(t.create, shaped?.create)} | ${s(t.plan)} | ${r(t.plan, graph?.plan)} | ${r(t.plan, shaped?.plan)} | ${s(t.update)} | ${s(t.destroy)} | ${r(t.destroy, trivial?.destroy)} | ${r(t.destroy, shaped?.destroy)} |`);
+    console.log(
+      `| ${l.label} | ${s(t.create)} | ${r(t.create, trivial?.create)} | ${r(t.create, shaped?.create)} | ${s(t.plan)} | ${r(t.plan, graph?.plan)} | ${r(t.plan, shaped?.plan)} | ${s(t.update)} | ${s(t.destroy)} | ${r(t.destroy, trivial?.destroy)} | ${r(t.destroy, shaped?.destroy)} |`,
+    );
   }
   const inline = best.get('inline');
   const count = best.get('count');
@@ -244,4 +304,7 @@ async function main(): Promise<void> {
 const s = (ms: number): string => `${(ms / 1000).toFixed(2)} s`;
 const x = (a: number, b: number): string => `${(a / b).toFixed(2)}×`;
 
-void main().catch((err: unknown) => { process.stderr.write(`${(err as Error).stack}\n`); process.exit(1); });
+void main().catch((err: unknown) => {
+  process.stderr.write(`${(err as Error).stack}\n`);
+  process.exit(1);
+});

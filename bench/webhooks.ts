@@ -21,7 +21,10 @@ const arg = (name: string, dflt: number): number => {
   const i = process.argv.indexOf(name);
   return i > 0 ? Number(process.argv[i + 1]) || dflt : dflt;
 };
-const pct = (xs: number[], p: number): number => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)]!; };
+const pct = (xs: number[], p: number): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)]!;
+};
 
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'tmkit-bench-webhooks-'));
@@ -43,7 +46,15 @@ async function main(): Promise<void> {
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
   const events = new LiveEvents();
-  const hooks = new Webhooks({ events, clock: systemClock, logger: pino({ level: 'silent' }), registry: new Registry(), version: 'bench', allowPrivate: true, tuning: { maxQueue: 100_000 } });
+  const hooks = new Webhooks({
+    events,
+    clock: systemClock,
+    logger: pino({ level: 'silent' }),
+    registry: new Registry(),
+    version: 'bench',
+    allowPrivate: true,
+    tuning: { maxQueue: 100_000 },
+  });
   hooks.add({ url, events: ['transition'], secretFile });
   // The delivery id is `<boot>-<n>`, n counting published events: the bench knows each one's id.
   const boot = (hooks as unknown as { boot: string }).boot;
@@ -51,18 +62,31 @@ async function main(): Promise<void> {
   const publish = (): void => {
     n++;
     sent.set(`${boot}-${n}`, performance.now());
-    events.publish('transition', { at: new Date().toISOString(), profile: 'web', endpoint: 'a', from: 'Online', to: 'Degraded', reason: `bench ${n}`, location: 'here', source: 'probe' });
+    events.publish('transition', {
+      at: new Date().toISOString(),
+      profile: 'web',
+      endpoint: 'a',
+      from: 'Online',
+      to: 'Degraded',
+      reason: `bench ${n}`,
+      location: 'here',
+      source: 'probe',
+    });
   };
   const run = async (label: string, count: number, everyMs: number): Promise<void> => {
     latencies.length = 0;
     want = count;
-    const done = new Promise<void>((r) => { waiter = r; });
+    const done = new Promise<void>((r) => {
+      waiter = r;
+    });
     for (let i = 0; i < count; i++) {
       publish();
       if (everyMs > 0) await new Promise((r) => setTimeout(r, everyMs));
     }
     await done;
-    process.stdout.write(`${label}: ${count} events, p50 ${pct(latencies, 50).toFixed(2)} ms, p99 ${pct(latencies, 99).toFixed(2)} ms, max ${Math.max(...latencies).toFixed(2)} ms\n`);
+    process.stdout.write(
+      `${label}: ${count} events, p50 ${pct(latencies, 50).toFixed(2)} ms, p99 ${pct(latencies, 99).toFixed(2)} ms, max ${Math.max(...latencies).toFixed(2)} ms\n`,
+    );
   };
   await run('warm-up', 20, 5);
   await run(`paced (one every ${arg('--every', 5)} ms)`, arg('--events', 1000), arg('--every', 5));

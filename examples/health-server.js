@@ -30,8 +30,10 @@ function parse(argv) {
     if (a === '--port') o.port = Number(value());
     else if (a === '--path') o.path = value();
     else if (a === '--down') o.down.add(value());
-    else if (a === '--help' || a === '-h') { process.stdout.write(`usage: node examples/health-server.js [--port 8080] [--path /healthz] [--down ADDR]... [ADDR...]\n`); process.exit(0); }
-    else if (a.startsWith('-')) throw new Error(`unknown option ${a}`);
+    else if (a === '--help' || a === '-h') {
+      process.stdout.write(`usage: node examples/health-server.js [--port 8080] [--path /healthz] [--down ADDR]... [ADDR...]\n`);
+      process.exit(0);
+    } else if (a.startsWith('-')) throw new Error(`unknown option ${a}`);
     else o.addresses.push(a);
   }
   if (!Number.isInteger(o.port) || o.port < 0 || o.port > 65535) throw new Error(`--port: expected 0-65535, got ${o.port}`);
@@ -49,7 +51,10 @@ function listen(address, port, o) {
   });
   return new Promise((resolve, reject) => {
     server.once('error', reject);
-    server.listen(port, address, () => { server.off('error', reject); resolve(server); });
+    server.listen(port, address, () => {
+      server.off('error', reject);
+      resolve(server);
+    });
   });
 }
 
@@ -84,9 +89,12 @@ async function main() {
   try {
     started = await listenAll(o);
   } catch (err) {
-    const hint = err.code === 'EADDRINUSE'
-      ? `; something already listens there, perhaps a health-server started before (then the examples are answered already; stop it with Ctrl-C where it runs).${o.port === 8080 ? ' Another --port does not help the examples: they probe port 8080' : ''}`
-      : err.code === 'EADDRNOTAVAIL' ? '; that address is not configured on this machine (see the header of this file)' : '';
+    const hint =
+      err.code === 'EADDRINUSE'
+        ? `; something already listens there, perhaps a health-server started before (then the examples are answered already; stop it with Ctrl-C where it runs).${o.port === 8080 ? ' Another --port does not help the examples: they probe port 8080' : ''}`
+        : err.code === 'EADDRNOTAVAIL'
+          ? '; that address is not configured on this machine (see the header of this file)'
+          : '';
     process.stderr.write(`health-server: cannot listen: ${err.message}${hint}\n`);
     process.exit(1);
   }
@@ -94,7 +102,10 @@ async function main() {
   const where = o.addresses.map((a) => `${a}${o.down.has(a) ? ' (503)' : ''}`).join(', ');
   process.stdout.write(`health-server: GET ${o.path} answers 200 on port ${port} at ${where}\n`);
   const stop = () => {
-    for (const s of servers) { s.closeAllConnections(); s.close(); }
+    for (const s of servers) {
+      s.closeAllConnections();
+      s.close();
+    }
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);

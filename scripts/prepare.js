@@ -16,7 +16,11 @@ const OUTPUTS = ['dist/src/cli/bin.js', 'dist/providers/terraform/bin/terraform-
 
 function newest(path) {
   let st;
-  try { st = statSync(path); } catch { return 0; }
+  try {
+    st = statSync(path);
+  } catch {
+    return 0;
+  }
   if (!st.isDirectory()) return st.mtimeMs;
   let max = st.mtimeMs;
   for (const e of readdirSync(path)) {
@@ -29,7 +33,11 @@ function newest(path) {
 function built() {
   let oldest = Infinity;
   for (const f of OUTPUTS) {
-    try { oldest = Math.min(oldest, statSync(join(root, f)).mtimeMs); } catch { return 0; }
+    try {
+      oldest = Math.min(oldest, statSync(join(root, f)).mtimeMs);
+    } catch {
+      return 0;
+    }
   }
   return oldest;
 }

@@ -20,6 +20,22 @@ export type { Profile as ProfileDocument, Endpoint as EndpointDocument } from '.
 // The management API client (docs/api.md). `ProfileStatusReport` is the status API's answer (routing's
 // pure derivation it is built from is `ProfileMonitorStatuses`); `ServerProfileStatusReport` is its old name.
 export { TmkitClient, TmkitApiError, TmkitConnectionError, DEFAULT_SERVER } from './client';
-export type { ClientOptions, PutOptions, ApiErrorBody, WireDiagnostic, ProfileEntry, ProfileList, WriteResult, DeleteResult, ResolveQuery, ResolveResult, EndpointStatusReport, StatusTransitionReport, ProbeResultReport, ResourceCatalogResponse, ProfileStatusReport } from './client';
+export type {
+  ClientOptions,
+  PutOptions,
+  ApiErrorBody,
+  WireDiagnostic,
+  ProfileEntry,
+  ProfileList,
+  WriteResult,
+  DeleteResult,
+  ResolveQuery,
+  ResolveResult,
+  EndpointStatusReport,
+  StatusTransitionReport,
+  ProbeResultReport,
+  ResourceCatalogResponse,
+  ProfileStatusReport,
+} from './client';
 /** @deprecated The old name of `ProfileStatusReport`. */
 export type { ProfileStatusReport as ServerProfileStatusReport } from './client';

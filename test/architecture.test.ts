@@ -17,7 +17,8 @@ function files(dir: string): string[] {
   });
 }
 
-const IMPORT = /(?:^|\n)\s*(?:import|export)\s[^'";]*?from\s*['"]([^'"]+)['"]|(?:^|\n)\s*import\s*['"]([^'"]+)['"]|require\(\s*['"]([^'"]+)['"]\s*\)|import\(\s*['"]([^'"]+)['"]\s*\)/g;
+const IMPORT =
+  /(?:^|\n)\s*(?:import|export)\s[^'";]*?from\s*['"]([^'"]+)['"]|(?:^|\n)\s*import\s*['"]([^'"]+)['"]|require\(\s*['"]([^'"]+)['"]\s*\)|import\(\s*['"]([^'"]+)['"]\s*\)/g;
 
 /** Relative imports of a file, resolved to repository paths (`src/core/x.ts`). Type-only imports count too. */
 function importsOf(file: string): string[] {
@@ -72,7 +73,10 @@ test('layers import only the layers below them (core -> nothing; runtime never i
   for (const [f, deps] of graph) {
     const from = layerOf(f);
     const allowed = ALLOWED[from];
-    if (!allowed) { bad.push(`${f}: layer '${from}' is not in the table`); continue; }
+    if (!allowed) {
+      bad.push(`${f}: layer '${from}' is not in the table`);
+      continue;
+    }
     for (const d of deps) {
       const to = layerOf(d);
       if (!allowed.includes(to)) bad.push(`${f} -> ${d} (${from} may import ${allowed.join(', ') || 'nothing'})`);
@@ -90,13 +94,22 @@ test('layers import only the layers below them (core -> nothing; runtime never i
 const RUNTIME_FLOORS: Record<string, number> = {
   'engine.ts': 9,
   api: 8,
-  'read-models.ts': 7, 'operations.ts': 7,
-  'pipeline.ts': 6, 'observers.ts': 6,
-  ledger: 5, 'traffic-view.ts': 5, webhooks: 5,
-  'events.ts': 4, 'metrics.ts': 4,
-  dns: 3, cluster: 3,
-  store: 2, monitor: 2,
-  etcd: 1, 'rebuild-loop.ts': 1, 'snapshot-sink.ts': 1,
+  'read-models.ts': 7,
+  'operations.ts': 7,
+  'pipeline.ts': 6,
+  'observers.ts': 6,
+  ledger: 5,
+  'traffic-view.ts': 5,
+  webhooks: 5,
+  'events.ts': 4,
+  'metrics.ts': 4,
+  dns: 3,
+  cluster: 3,
+  store: 2,
+  monitor: 2,
+  etcd: 1,
+  'rebuild-loop.ts': 1,
+  'snapshot-sink.ts': 1,
   'clock.ts': 0,
 };
 
@@ -106,13 +119,16 @@ function runtimePart(f: string): string | undefined {
   return m ? m[1] : undefined;
 }
 
-test('the runtime\'s parts import only lower floors (the pipeline never the engine; the store never the API)', () => {
+test("the runtime's parts import only lower floors (the pipeline never the engine; the store never the API)", () => {
   const bad: string[] = [];
   for (const [f, deps] of graph) {
     const from = runtimePart(f);
     if (from === undefined) continue;
     const floor = RUNTIME_FLOORS[from];
-    if (floor === undefined) { bad.push(`${f}: part '${from}' has no floor in RUNTIME_FLOORS`); continue; }
+    if (floor === undefined) {
+      bad.push(`${f}: part '${from}' has no floor in RUNTIME_FLOORS`);
+      continue;
+    }
     for (const d of deps) {
       const to = runtimePart(d);
       if (to === undefined || to === from) continue;
@@ -123,8 +139,11 @@ test('the runtime\'s parts import only lower floors (the pipeline never the engi
 });
 
 test('the DNS wing has one face: nothing outside src/runtime/dns/ imports a file inside it but its index.ts', () => {
-  const bad = [...graph].flatMap(([f, deps]) => (f.startsWith('src/runtime/dns/') ? []
-    : deps.filter((d) => d.startsWith('src/runtime/dns/') && d !== 'src/runtime/dns/index.ts').map((d) => `${f} -> ${d}`)));
+  const bad = [...graph].flatMap(([f, deps]) =>
+    f.startsWith('src/runtime/dns/')
+      ? []
+      : deps.filter((d) => d.startsWith('src/runtime/dns/') && d !== 'src/runtime/dns/index.ts').map((d) => `${f} -> ${d}`),
+  );
   expect(bad).toEqual([]);
 });
 
@@ -132,17 +151,22 @@ test('the runtime reads time only through its clock (src/runtime/clock.ts): no D
   const bad: string[] = [];
   for (const f of all) {
     if (!f.startsWith('src/runtime/') || f === 'src/runtime/clock.ts') continue;
-    readFileSync(join(REPO, f), 'utf8').split('\n').forEach((line, i) => {
-      const code = line.replace(/\/\/.*$/, '');
-      if (/\bDate\.now\b|new Date\(\)/.test(code)) bad.push(`${f}:${i + 1}: ${line.trim()}`);
-    });
+    readFileSync(join(REPO, f), 'utf8')
+      .split('\n')
+      .forEach((line, i) => {
+        const code = line.replace(/\/\/.*$/, '');
+        if (/\bDate\.now\b|new Date\(\)/.test(code)) bad.push(`${f}:${i + 1}: ${line.trim()}`);
+      });
   }
   expect(bad).toEqual([]);
 });
 
 test('CLI commands never import each other (shared code lives in the layers or cli/util)', () => {
-  const bad = [...graph].flatMap(([f, deps]) => (f.startsWith('src/cli/commands/') && !f.endsWith('/index.ts')
-    ? deps.filter((d) => d.startsWith('src/cli/commands/')).map((d) => `${f} -> ${d}`) : []));
+  const bad = [...graph].flatMap(([f, deps]) =>
+    f.startsWith('src/cli/commands/') && !f.endsWith('/index.ts')
+      ? deps.filter((d) => d.startsWith('src/cli/commands/')).map((d) => `${f} -> ${d}`)
+      : [],
+  );
   expect(bad).toEqual([]);
 });
 
@@ -155,15 +179,25 @@ function cycles(g: Map<string, string[]>): string[][] {
   const low = new Map<string, number>();
   const out: string[][] = [];
   const visit = (v: string): void => {
-    idx.set(v, index); low.set(v, index); index++;
-    stack.push(v); on.add(v);
+    idx.set(v, index);
+    low.set(v, index);
+    index++;
+    stack.push(v);
+    on.add(v);
     for (const w of g.get(v) ?? []) {
-      if (!idx.has(w)) { visit(w); low.set(v, Math.min(low.get(v)!, low.get(w)!)); } else if (on.has(w)) low.set(v, Math.min(low.get(v)!, idx.get(w)!));
+      if (!idx.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (on.has(w)) low.set(v, Math.min(low.get(v)!, idx.get(w)!));
     }
     if (low.get(v) === idx.get(v)) {
       const c: string[] = [];
       let w: string;
-      do { w = stack.pop()!; on.delete(w); c.push(w); } while (w !== v);
+      do {
+        w = stack.pop()!;
+        on.delete(w);
+        c.push(w);
+      } while (w !== v);
       if (c.length > 1 || (g.get(v) ?? []).includes(v)) out.push(c.sort());
     }
   };
@@ -176,7 +210,16 @@ test('no import cycles in src/ and providers/', () => {
 });
 
 test('the cycle finder finds a cycle', () => {
-  expect(cycles(new Map([['a', ['b']], ['b', ['c']], ['c', ['a']], ['d', ['a']]]))).toEqual([['a', 'b', 'c']]);
+  expect(
+    cycles(
+      new Map([
+        ['a', ['b']],
+        ['b', ['c']],
+        ['c', ['a']],
+        ['d', ['a']],
+      ]),
+    ),
+  ).toEqual([['a', 'b', 'c']]);
 });
 
 // ---------------------------------------------------------------------------------------------------
@@ -206,7 +249,12 @@ function packagesOf(file: string): string[] {
 function closure(entry: string): string[] {
   const seen = new Set<string>([entry]);
   const todo = [entry];
-  while (todo.length > 0) for (const d of graph.get(todo.pop()!) ?? []) if (!seen.has(d)) { seen.add(d); todo.push(d); }
+  while (todo.length > 0)
+    for (const d of graph.get(todo.pop()!) ?? [])
+      if (!seen.has(d)) {
+        seen.add(d);
+        todo.push(d);
+      }
   return [...seen].sort();
 }
 
@@ -227,8 +275,12 @@ test('every exports entry has types beside its code and a source file, and is in
   const bad: string[] = [];
   for (const [sub, target] of Object.entries(pkg.exports)) {
     if (sub === './package.json') continue;
-    if (typeof target === 'string') { bad.push(`${sub}: needs {types, default}`); continue; }
-    if (target.types !== target.default.replace(/\.js$/, '.d.ts')) bad.push(`${sub}: types ${target.types} is not beside ${target.default}`);
+    if (typeof target === 'string') {
+      bad.push(`${sub}: needs {types, default}`);
+      continue;
+    }
+    if (target.types !== target.default.replace(/\.js$/, '.d.ts'))
+      bad.push(`${sub}: types ${target.types} is not beside ${target.default}`);
     if (!graph.has(sourceOf(target.default))) bad.push(`${sub}: no source ${sourceOf(target.default)}`);
     if (!ENTRIES[sub]) bad.push(`${sub}: not in ENTRIES (say which layers and packages it may load)`);
   }
@@ -242,7 +294,8 @@ test('each entry point loads only its layers and packages (tmkit/core: nothing o
     const target = pkg.exports[sub] as { default: string };
     for (const f of closure(sourceOf(target.default))) {
       if (!rule.layers.includes(layerOf(f))) bad.push(`${sub}: ${f} (layer ${layerOf(f)}; allowed ${rule.layers.join(', ')})`);
-      for (const p of packagesOf(f)) if (!rule.packages.includes(p)) bad.push(`${sub}: ${f} imports ${p} (allowed ${rule.packages.join(', ') || 'none'})`);
+      for (const p of packagesOf(f))
+        if (!rule.packages.includes(p)) bad.push(`${sub}: ${f} imports ${p} (allowed ${rule.packages.join(', ') || 'none'})`);
     }
   }
   expect(bad).toEqual([]);
@@ -261,7 +314,10 @@ test('every package the code imports is declared: a dependency, or a peer import
     if (f.startsWith('src/testing/') || f.includes('/testing/') || f.startsWith('providers/terraform/src/bin/tmkittest')) continue; // not shipped
     for (const p of packagesOf(f)) {
       if (pkg.dependencies[p] !== undefined || p === 'tmkit') continue; // tmkit: `tmkit init`'s template text
-      if (pkg.peerDependencies[p] === undefined) { bad.push(`${f} imports ${p}: neither a dependency nor a peer dependency`); continue; }
+      if (pkg.peerDependencies[p] === undefined) {
+        bad.push(`${f} imports ${p}: neither a dependency nor a peer dependency`);
+        continue;
+      }
       if (!PEER_USERS[p]?.test(f)) bad.push(`${f} imports the peer ${p} (only ${PEER_USERS[p] ?? 'nowhere'})`);
     }
   }
@@ -301,9 +357,14 @@ function uiImportsOf(file: string): UiImport[] {
   for (const m of readFileSync(join(REPO, file), 'utf8').matchAll(IMPORT)) {
     const spec = m[1] ?? m[2] ?? m[3] ?? m[4]!;
     const typeOnly = m[1] !== undefined && /^\s*(?:import|export)\s+type\s/.test(m[0]);
-    if (!spec.startsWith('.')) { out.push({ file, target: spec, bare: true, typeOnly }); continue; }
+    if (!spec.startsWith('.')) {
+      out.push({ file, target: spec, bare: true, typeOnly });
+      continue;
+    }
     const base = resolve(dirname(join(REPO, file)), spec);
-    const hit = [`${base}.ts`, `${base}.tsx`, join(base, 'index.ts'), join(base, 'index.tsx'), base].find((c) => existsSync(c) && statSync(c).isFile());
+    const hit = [`${base}.ts`, `${base}.tsx`, join(base, 'index.ts'), join(base, 'index.tsx'), base].find(
+      (c) => existsSync(c) && statSync(c).isFile(),
+    );
     out.push({ file, target: relative(REPO, hit ?? base), bare: false, typeOnly });
   }
   return out;
@@ -315,13 +376,16 @@ function uiViolations(imports: UiImport[]): string[] {
   for (const i of imports) {
     const edge = `${i.file} -> ${i.target}`;
     if (i.bare) {
-      if (/^tmkit(?:\/|$)/.test(i.target)) bad.push(`${edge}: the dashboard takes core by relative path (type imports), never the tmkit package`);
+      if (/^tmkit(?:\/|$)/.test(i.target))
+        bad.push(`${edge}: the dashboard takes core by relative path (type imports), never the tmkit package`);
     } else if (i.target.startsWith('ui/')) {
       continue;
     } else if (!i.target.startsWith('src/core/')) {
       bad.push(`${edge}: the dashboard may import from src/ only core (its types, and the values of ${UI_CORE_VALUES.join(', ')})`);
     } else if (!i.typeOnly && !UI_CORE_VALUES.includes(i.target)) {
-      bad.push(`${edge}: a value import of a core module not in UI_CORE_VALUES (write \`import type\`, or add the module to the list if it is pure and meant to be bundled)`);
+      bad.push(
+        `${edge}: a value import of a core module not in UI_CORE_VALUES (write \`import type\`, or add the module to the list if it is pure and meant to be bundled)`,
+      );
     }
   }
   return bad;
@@ -330,30 +394,39 @@ function uiViolations(imports: UiImport[]): string[] {
 const uiFiles = files(join(REPO, 'ui', 'src')).map((f) => relative(REPO, f));
 const uiImports = uiFiles.flatMap(uiImportsOf);
 
-test('the dashboard\'s imports were read (ui/src)', () => {
+test("the dashboard's imports were read (ui/src)", () => {
   expect(uiFiles.length).toBeGreaterThan(10);
   expect(uiImports.some((i) => i.target.startsWith('src/core/') && i.typeOnly)).toBe(true);
   for (const m of UI_CORE_VALUES) expect({ m, core: m.startsWith('src/core/') && graph.has(m) }).toEqual({ m, core: true });
 });
 
-test('ui/src imports from src/ only core\'s types and the core value modules in UI_CORE_VALUES (never runtime or client)', () => {
+test("ui/src imports from src/ only core's types and the core value modules in UI_CORE_VALUES (never runtime or client)", () => {
   expect(uiViolations(uiImports)).toEqual([]);
 });
 
 test('the dashboard rule finds a forbidden import', () => {
   const edge = (target: string, typeOnly: boolean, bare = false): UiImport => ({ file: 'ui/src/x.ts', target, bare, typeOnly });
   const allowed = [
-    edge('ui/src/api/client.ts', false), edge('src/core/api/index.ts', true), edge('src/core/data/index.ts', false),
-    edge('src/core/model/names.ts', false), edge('preact/hooks', false, true),
+    edge('ui/src/api/client.ts', false),
+    edge('src/core/api/index.ts', true),
+    edge('src/core/data/index.ts', false),
+    edge('src/core/model/names.ts', false),
+    edge('preact/hooks', false, true),
   ];
   const forbidden = [
-    edge('src/runtime/api/server.ts', false), edge('src/runtime/read-models.ts', true), edge('src/client/index.ts', true),
-    edge('src/core/plan/index.ts', false), edge('src/geo/lookup.ts', false), edge('tmkit/client', false, true),
+    edge('src/runtime/api/server.ts', false),
+    edge('src/runtime/read-models.ts', true),
+    edge('src/client/index.ts', true),
+    edge('src/core/plan/index.ts', false),
+    edge('src/geo/lookup.ts', false),
+    edge('tmkit/client', false, true),
   ];
   expect(uiViolations(allowed)).toEqual([]);
   expect(uiViolations(forbidden).map((b) => b.split(':')[0])).toEqual(forbidden.map((i) => `ui/src/x.ts -> ${i.target}`));
-  expect(uiImportsOf('ui/src/lib/tree.ts')).toEqual(expect.arrayContaining([
-    { file: 'ui/src/lib/tree.ts', target: 'src/core/model/names.ts', bare: false, typeOnly: false },
-    { file: 'ui/src/lib/tree.ts', target: 'ui/src/api/types.ts', bare: false, typeOnly: true },
-  ]));
+  expect(uiImportsOf('ui/src/lib/tree.ts')).toEqual(
+    expect.arrayContaining([
+      { file: 'ui/src/lib/tree.ts', target: 'src/core/model/names.ts', bare: false, typeOnly: false },
+      { file: 'ui/src/lib/tree.ts', target: 'ui/src/api/types.ts', bare: false, typeOnly: true },
+    ]),
+  );
 });

@@ -13,15 +13,23 @@ const reusePort = process.argv[4] === 'reuseport';
 if (workers > 1 && cluster.isPrimary) {
   for (let i = 0; i < workers; i++) cluster.fork();
 } else {
-  const canned = dnsPacket.encode({ type: 'response', id: 0, flags: dnsPacket.AUTHORITATIVE_ANSWER,
+  const canned = dnsPacket.encode({
+    type: 'response',
+    id: 0,
+    flags: dnsPacket.AUTHORITATIVE_ANSWER,
     questions: [{ type: 'A', name: 'weighted.tm.internal' }],
-    answers: [{ type: 'A', name: 'weighted.tm.internal', ttl: 30, data: '192.0.2.1' }] });
+    answers: [{ type: 'A', name: 'weighted.tm.internal', ttl: 30, data: '192.0.2.1' }],
+  });
   const sock = dgram.createSocket(reusePort ? { type: 'udp4', reusePort: true } : 'udp4');
   sock.on('message', (msg, rinfo) => {
     const out = Buffer.from(canned); // a copy: send() is asynchronous, the next query must not overwrite it
-    out[0] = msg[0]; out[1] = msg[1];
+    out[0] = msg[0];
+    out[1] = msg[1];
     sock.send(out, rinfo.port, rinfo.address);
   });
-  sock.on('error', (err) => { console.error(`ceiling: ${err.message}`); process.exit(1); });
+  sock.on('error', (err) => {
+    console.error(`ceiling: ${err.message}`);
+    process.exit(1);
+  });
   sock.bind({ port, address: '127.0.0.1', exclusive: reusePort });
 }

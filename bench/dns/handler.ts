@@ -19,7 +19,10 @@ const N_SLOW = Math.max(1, Math.floor(N / 10));
 
 function query(id: number, name: string, opt?: Buffer, qtype = 1): Buffer {
   const labels = name.split('.');
-  const q = Buffer.concat([...labels.map((l) => Buffer.concat([Buffer.from([l.length]), Buffer.from(l)])), Buffer.from([0, 0, qtype, 0, 1])]);
+  const q = Buffer.concat([
+    ...labels.map((l) => Buffer.concat([Buffer.from([l.length]), Buffer.from(l)])),
+    Buffer.from([0, 0, qtype, 0, 1]),
+  ]);
   const h = Buffer.alloc(12);
   h.writeUInt16BE(id, 0);
   h.writeUInt16BE(0x0100, 2);
@@ -29,14 +32,38 @@ function query(id: number, name: string, opt?: Buffer, qtype = 1): Buffer {
 }
 const ext = (name: string, target: string, extra: Record<string, unknown> = {}) => ({ name, type: 'externalEndpoints', target, ...extra });
 const snapshot = buildSnapshot({
-  zone: 'tm.internal', geo: { locate: () => undefined, latencyMs: () => undefined }, health: { verdict: () => 'Online' },
+  zone: 'tm.internal',
+  geo: { locate: () => undefined, latencyMs: () => undefined },
+  health: { verdict: () => 'Online' },
   profiles: [
-    normalizeProfile({ name: 'weighted', trafficRoutingMethod: 'Weighted', dnsConfig: { relativeName: 'weighted', ttl: 30 }, endpoints: [ext('a', '192.0.2.1', { weight: 1 }), ext('b', '192.0.2.2', { weight: 3 })] }),
-    normalizeProfile({ name: 'failover', trafficRoutingMethod: 'Priority', dnsConfig: { relativeName: 'failover', ttl: 10 }, endpoints: [ext('p', '192.0.2.10'), ext('s', '192.0.2.11')] }),
-    normalizeProfile({ name: 'perf', trafficRoutingMethod: 'Performance', dnsConfig: { relativeName: 'perf', ttl: 20 }, endpoints: [ext('x', '192.0.2.21', { endpointLocation: 'westeurope' }), ext('y', '192.0.2.22', { endpointLocation: 'westeurope' }), ext('z', '192.0.2.23', { endpointLocation: 'westeurope' })] }),
+    normalizeProfile({
+      name: 'weighted',
+      trafficRoutingMethod: 'Weighted',
+      dnsConfig: { relativeName: 'weighted', ttl: 30 },
+      endpoints: [ext('a', '192.0.2.1', { weight: 1 }), ext('b', '192.0.2.2', { weight: 3 })],
+    }),
+    normalizeProfile({
+      name: 'failover',
+      trafficRoutingMethod: 'Priority',
+      dnsConfig: { relativeName: 'failover', ttl: 10 },
+      endpoints: [ext('p', '192.0.2.10'), ext('s', '192.0.2.11')],
+    }),
+    normalizeProfile({
+      name: 'perf',
+      trafficRoutingMethod: 'Performance',
+      dnsConfig: { relativeName: 'perf', ttl: 20 },
+      endpoints: [
+        ext('x', '192.0.2.21', { endpointLocation: 'westeurope' }),
+        ext('y', '192.0.2.22', { endpointLocation: 'westeurope' }),
+        ext('z', '192.0.2.23', { endpointLocation: 'westeurope' }),
+      ],
+    }),
   ],
 });
-const authority = { nsNames: ['ns1.tm.internal', 'ns2.tm.internal'], nsAddresses: { 'ns1.tm.internal': ['192.0.2.53'], 'ns2.tm.internal': ['2001:db8::53'] } };
+const authority = {
+  nsNames: ['ns1.tm.internal', 'ns2.tm.internal'],
+  nsAddresses: { 'ns1.tm.internal': ['192.0.2.53'], 'ns2.tm.internal': ['2001:db8::53'] },
+};
 const responder = new Responder({ zone: 'tm.internal', snapshot, resolve, rng: Math.random, ...authority });
 const missing = new Responder({ zone: 'tm.internal', snapshot, resolve, rng: Math.random, cacheSize: 1, ...authority });
 const opt = Buffer.from([0, 0, 41, 4, 208, 0, 0, 0, 0, 0, 0]);
@@ -47,7 +74,10 @@ const sets: Array<[string, Buffer[]]> = [
   ['EDNS + ECS', [query(1, 'weighted.tm.internal', ecs), query(2, 'failover.tm.internal', ecs)]],
 ];
 const misses: Buffer[] = [
-  query(1, 'weighted.tm.internal'), query(2, 'tm.internal', undefined, 2), query(3, 'failover.tm.internal'), query(4, 'nope.tm.internal'),
+  query(1, 'weighted.tm.internal'),
+  query(2, 'tm.internal', undefined, 2),
+  query(3, 'failover.tm.internal'),
+  query(4, 'nope.tm.internal'),
 ];
 const clients = Array.from({ length: 256 }, (_, i) => `198.51.${i >> 4}.${(i & 15) + 1}`);
 const perfQuery = query(5, 'perf.tm.internal');
@@ -70,7 +100,11 @@ const show = (t: { wall: number; cpu: number }): string => `${t.wall.toFixed(0)}
 
 const canned = responder.handle(sets[0]![1][0]!, '127.0.0.1', 'udp')!;
 const q0 = sets[0]![1][0]!;
-const ceiling = time(N, () => { const o = Buffer.from(canned); o[0] = q0[0]!; o[1] = q0[1]!; });
+const ceiling = time(N, () => {
+  const o = Buffer.from(canned);
+  o[0] = q0[0]!;
+  o[1] = q0[1]!;
+});
 console.log(`handler: ceiling work (copy canned reply, patch ID): ${show(ceiling)}`);
 for (const [label, qs] of sets) {
   const t = time(N, (i) => responder.handle(qs[i & 1]!, '127.0.0.1', 'udp'));
@@ -78,16 +112,22 @@ for (const [label, qs] of sets) {
 }
 const miss = time(N_SLOW, (i) => missing.handle(misses[i & 3]!, '127.0.0.1', 'udp'));
 if (missing.stats.cacheHits !== 0) throw new Error(`bench: expected no cache hits on the miss path, got ${missing.stats.cacheHits}`);
-console.log(`handler: tmkit Responder.handle, cache miss (weighted, apex NS + glue, failover, NXDOMAIN; looked up and encoded every query): ${show(miss)}`);
+console.log(
+  `handler: tmkit Responder.handle, cache miss (weighted, apex NS + glue, failover, NXDOMAIN; looked up and encoded every query): ${show(miss)}`,
+);
 const dyn = time(N_SLOW, (i) => responder.handle(perfQuery, clients[i & 255]!, 'udp'));
-console.log(`handler: tmkit Responder.handle, client-dependent (Performance, 256 clients; looked up per query, encoding cached by content): ${show(dyn)}`);
+console.log(
+  `handler: tmkit Responder.handle, client-dependent (Performance, 256 clients; looked up per query, encoding cached by content): ${show(dyn)}`,
+);
 
 // DNSSEC (serve --dnssec): the same questions with the DO bit, signed. A hit is a copy like any other; a miss
 // encodes again with the signatures from the signature cache, or signs (the signer's cache holding one RRset,
 // so every RRset of every query is signed: the cost of a new answer content, e.g. after a failover).
 const doOpt = Buffer.from([0, 0, 41, 4, 208, 0, 0, 0x80, 0, 0, 0]);
 const doQueries = [query(1, 'weighted.tm.internal', doOpt), query(2, 'failover.tm.internal', doOpt)];
-const doMisses = misses.map((_m, i) => query(i + 1, ['weighted.tm.internal', 'tm.internal', 'failover.tm.internal', 'nope.tm.internal'][i]!, doOpt, i === 1 ? 2 : 1));
+const doMisses = misses.map((_m, i) =>
+  query(i + 1, ['weighted.tm.internal', 'tm.internal', 'failover.tm.internal', 'nope.tm.internal'][i]!, doOpt, i === 1 ? 2 : 1),
+);
 for (const algorithm of [13, 15] as const) {
   const { keys } = loadKeySet(newKeySet('tm.internal', { algorithm, split: false }, Date.now() - 1000), 'bench');
   const signed = new Responder({ zone: 'tm.internal', snapshot, resolve, rng: Math.random, ...authority });
@@ -98,7 +138,9 @@ for (const algorithm of [13, 15] as const) {
   const warm = new ZoneSigner(keys, { zone: 'tm.internal' });
   reencode.setSigner(warm);
   const re = time(N_SLOW, (i) => reencode.handle(doMisses[i & 3]!, '127.0.0.1', 'udp'));
-  console.log(`handler: tmkit Responder.handle, DNSSEC ${algorithm}, answer cache miss, signatures cached (looked up, encoded with cached RRSIGs): ${show(re)}`);
+  console.log(
+    `handler: tmkit Responder.handle, DNSSEC ${algorithm}, answer cache miss, signatures cached (looked up, encoded with cached RRSIGs): ${show(re)}`,
+  );
   const cold = new Responder({ zone: 'tm.internal', snapshot, resolve, rng: Math.random, cacheSize: 1, ...authority });
   const signer = new ZoneSigner(keys, { zone: 'tm.internal', cacheSize: 1 });
   cold.setSigner(signer);
@@ -106,6 +148,8 @@ for (const algorithm of [13, 15] as const) {
   const before = signer.stats().signatures;
   const t = time(n, (i) => cold.handle(doMisses[i & 3]!, '127.0.0.1', 'udp'));
   const perQuery = (signer.stats().signatures - before) / (3 * n);
-  console.log(`handler: DNSSEC ${algorithm} cache-miss signing cost: ${(t.wall / 1000).toFixed(1)} µs/query (CPU ${(t.cpu / 1000).toFixed(1)} µs) with ${perQuery.toFixed(2)} signatures each = ${(t.wall / perQuery / 1000).toFixed(1)} µs per signature (looked up, signed, encoded)`);
+  console.log(
+    `handler: DNSSEC ${algorithm} cache-miss signing cost: ${(t.wall / 1000).toFixed(1)} µs/query (CPU ${(t.cpu / 1000).toFixed(1)} µs) with ${perQuery.toFixed(2)} signatures each = ${(t.wall / perQuery / 1000).toFixed(1)} µs per signature (looked up, signed, encoded)`,
+  );
   for (const s of [warm, signer, signed.dnssec!]) s.close();
 }

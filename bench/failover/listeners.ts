@@ -27,7 +27,10 @@ async function main(): Promise<void> {
         s.once('data', () => s.end(RESPONSE));
       });
     }
-    const tcp = createTcp((s) => { s.on('error', () => {}); s.resume(); });
+    const tcp = createTcp((s) => {
+      s.on('error', () => {});
+      s.resume();
+    });
     await new Promise<void>((r) => http.listen(0, host, 4096, () => r()));
     await new Promise<void>((r) => tcp.listen(0, host, 4096, () => r()));
     out.push({ host, http: (http.address() as AddressInfo).port, tcp: (tcp.address() as AddressInfo).port });

@@ -93,7 +93,9 @@ function dnsClient(port: number) {
       return new Promise((res) => {
         pending.set(qid, res);
         sock.send(buf, port, '127.0.0.1');
-        setTimeout(() => { if (pending.delete(qid)) res([]); }, 1000);
+        setTimeout(() => {
+          if (pending.delete(qid)) res([]);
+        }, 1000);
       });
     },
     close: () => sock.close(),
@@ -110,7 +112,13 @@ async function failover(): Promise<boolean> {
   for (const c of configs) {
     for (const mode of ['refused', 'hang'] as const) {
       for (let t = 0; t < trials; t++) {
-        const s = { ...c, mode, name: `i${c.interval}-t${c.tolerated}-${mode}-${t}`, host: `127.0.0.${hostN++}`, killed: false } as Scenario;
+        const s = {
+          ...c,
+          mode,
+          name: `i${c.interval}-t${c.tolerated}-${mode}-${t}`,
+          host: `127.0.0.${hostN++}`,
+          killed: false,
+        } as Scenario;
         const hs = await healthServer(s.host, s);
         s.server = hs.server;
         s.port = hs.port;
@@ -118,13 +126,19 @@ async function failover(): Promise<boolean> {
       }
     }
   }
-  const profiles: Profile[] = scenarios.map((s) => profile(s.name, 'Priority', [
-    ext('primary', s.host, { priority: 1 }),
-    ext('backup', BACKUP, { priority: 2, alwaysServe: 'Enabled' }),
-  ], {
-    dnsConfig: { relativeName: s.name, ttl: 0 },
-    monitorConfig: { protocol: 'HTTP', port: s.port, path: '/health', intervalInSeconds: s.interval, timeoutInSeconds: s.timeout, toleratedNumberOfFailures: s.tolerated },
-  }));
+  const profiles: Profile[] = scenarios.map((s) =>
+    profile(s.name, 'Priority', [ext('primary', s.host, { priority: 1 }), ext('backup', BACKUP, { priority: 2, alwaysServe: 'Enabled' })], {
+      dnsConfig: { relativeName: s.name, ttl: 0 },
+      monitorConfig: {
+        protocol: 'HTTP',
+        port: s.port,
+        path: '/health',
+        intervalInSeconds: s.interval,
+        timeoutInSeconds: s.timeout,
+        toleratedNumberOfFailures: s.tolerated,
+      },
+    }),
+  );
   const monitor = new Monitor({ location: 'bench' });
   const snapshot = () => buildSnapshot({ zone: ZONE, profiles, geo: noGeo, health: monitor, resources: new Map() });
   const dns = new DnsServer({ zone: ZONE, snapshot: snapshot(), resolve, rng: Math.random, listen: [{ address: '127.0.0.1', port: 0 }] });
@@ -142,7 +156,9 @@ async function failover(): Promise<boolean> {
   monitor.setTargets(probeTargets(profiles, new Map()));
   monitor.start();
 
-  console.log(`\n(a) failover: ${scenarios.length} scenarios, ${trials} trial(s) per configuration and kill mode, DNS on 127.0.0.1:${dns.address().port}`);
+  console.log(
+    `\n(a) failover: ${scenarios.length} scenarios, ${trials} trial(s) per configuration and kill mode, DNS on 127.0.0.1:${dns.address().port}`,
+  );
   // all primaries Online and answered by DNS
   const ready = async () => {
     for (const s of scenarios) {
@@ -159,21 +175,31 @@ async function failover(): Promise<boolean> {
   }
   // kill each at a random moment within its first interval (random phase against the probe schedule)
   for (const s of scenarios) {
-    setTimeout(() => {
-      s.killAt = performance.now();
-      s.killed = true;
-      if (s.mode === 'refused') { s.server.close(); s.server.closeAllConnections(); }
-    }, Math.random() * s.interval * 1000);
+    setTimeout(
+      () => {
+        s.killAt = performance.now();
+        s.killed = true;
+        if (s.mode === 'refused') {
+          s.server.close();
+          s.server.closeAllConnections();
+        }
+      },
+      Math.random() * s.interval * 1000,
+    );
   }
   const maxBound = Math.max(...scenarios.map((s) => s.interval * (s.tolerated + 1) + s.timeout));
   const deadline = performance.now() + (Math.max(...scenarios.map((s) => s.interval)) + maxBound + 15) * 1000;
   process.stdout.write('waiting for failovers (up to ~' + Math.ceil((deadline - performance.now()) / 1000) + ' s) ');
   let dots = 0;
   while (scenarios.some((s) => s.dnsAt === undefined || s.verdictAt === undefined) && performance.now() < deadline) {
-    await Promise.all(scenarios.filter((s) => s.killed && s.dnsAt === undefined).map(async (s) => {
-      const a = await client.query(`${s.name}.${ZONE}`);
-      if (a.length > 0 && a[0] !== s.host && s.dnsAt === undefined) s.dnsAt = performance.now();
-    }));
+    await Promise.all(
+      scenarios
+        .filter((s) => s.killed && s.dnsAt === undefined)
+        .map(async (s) => {
+          const a = await client.query(`${s.name}.${ZONE}`);
+          if (a.length > 0 && a[0] !== s.host && s.dnsAt === undefined) s.dnsAt = performance.now();
+        }),
+    );
     await sleep(50);
     if (++dots % 100 === 0) process.stdout.write('.');
   }
@@ -181,7 +207,10 @@ async function failover(): Promise<boolean> {
   await monitor.stop();
   client.close();
   await dns.close();
-  for (const s of scenarios) { s.server.closeAllConnections(); s.server.close(); }
+  for (const s of scenarios) {
+    s.server.closeAllConnections();
+    s.server.close();
+  }
 
   console.log('scenario                 interval tolerated timeout  kill     verdict s  DNS s   bound s  bound+1 ok  reason');
   let allOk = true;
@@ -191,7 +220,9 @@ async function failover(): Promise<boolean> {
     const d = s.dnsAt !== undefined && s.killAt !== undefined ? (s.dnsAt - s.killAt) / 1000 : undefined;
     const ok = v !== undefined && d !== undefined && d <= bound + 1 && v <= bound + 1;
     allOk &&= ok;
-    console.log(`${s.name.padEnd(24)} ${String(s.interval).padStart(8)} ${String(s.tolerated).padStart(9)} ${String(s.timeout).padStart(7)}  ${s.mode.padEnd(8)} ${fmt(v, 2)}  ${fmt(d, 2)}  ${String(bound).padStart(7)}  ${ok ? 'yes' : 'NO '}         ${s.reason ?? ''}`);
+    console.log(
+      `${s.name.padEnd(24)} ${String(s.interval).padStart(8)} ${String(s.tolerated).padStart(9)} ${String(s.timeout).padStart(7)}  ${s.mode.padEnd(8)} ${fmt(v, 2)}  ${fmt(d, 2)}  ${String(bound).padStart(7)}  ${ok ? 'yes' : 'NO '}         ${s.reason ?? ''}`,
+    );
   }
   console.log(`failover within bound + 1 s in every scenario: ${allOk ? 'YES' : 'NO'}`);
   return allOk;
@@ -200,11 +231,17 @@ async function failover(): Promise<boolean> {
 // ------------------------------------------------------------------------------------------------
 // (b) capacity
 
-interface Listeners { listeners: Array<{ host: string; http: number; tcp: number }>; stop: () => void; cpuSeconds: () => number | undefined }
+interface Listeners {
+  listeners: Array<{ host: string; http: number; tcp: number }>;
+  stop: () => void;
+  cpuSeconds: () => number | undefined;
+}
 
 async function startListeners(n: number): Promise<Listeners> {
   const extra = argv.includes('--node-http') ? ['--node-http'] : [];
-  const child = spawn(process.execPath, ['-r', '@swc-node/register', `${__dirname}/listeners.ts`, String(n), ...extra], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['-r', '@swc-node/register', `${__dirname}/listeners.ts`, String(n), ...extra], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
   const rl = createInterface({ input: child.stdout! });
   const line = await new Promise<string>((res, rej) => {
     rl.once('line', res);
@@ -216,9 +253,18 @@ async function startListeners(n: number): Promise<Listeners> {
       const stat = readFileSync(`/proc/${child.pid}/stat`, 'utf8');
       const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
       return (Number(f[11]) + Number(f[12])) / 100; // fields 14, 15 (clock ticks, 100/s)
-    } catch { return undefined; }
+    } catch {
+      return undefined;
+    }
   };
-  return { listeners: JSON.parse(line), stop: () => { child.stdin!.end(); child.kill(); }, cpuSeconds };
+  return {
+    listeners: JSON.parse(line),
+    stop: () => {
+      child.stdin!.end();
+      child.kill();
+    },
+    cpuSeconds,
+  };
 }
 
 async function capacity(protocol: 'TCP' | 'HTTP', n: number, L: Listeners): Promise<number> {
@@ -228,12 +274,23 @@ async function capacity(protocol: 'TCP' | 'HTTP', n: number, L: Listeners): Prom
   for (let p = 0; p * perProfile < n; p++) {
     const l = listeners[p % listeners.length]!;
     const count = Math.min(perProfile, n - p * perProfile);
-    profiles.push(profile(`cap${p}`, 'Weighted', Array.from({ length: count }, (_, i) => ext(`ep${i}`, l.host)), {
-      monitorConfig: {
-        protocol, port: protocol === 'TCP' ? l.tcp : l.http, ...(protocol === 'HTTP' ? { path: '/health' } : {}),
-        intervalInSeconds: 10, timeoutInSeconds: 5, toleratedNumberOfFailures: 3,
-      },
-    }));
+    profiles.push(
+      profile(
+        `cap${p}`,
+        'Weighted',
+        Array.from({ length: count }, (_, i) => ext(`ep${i}`, l.host)),
+        {
+          monitorConfig: {
+            protocol,
+            port: protocol === 'TCP' ? l.tcp : l.http,
+            ...(protocol === 'HTTP' ? { path: '/health' } : {}),
+            intervalInSeconds: 10,
+            timeoutInSeconds: 5,
+            toleratedNumberOfFailures: 3,
+          },
+        },
+      ),
+    );
   }
   const targets = probeTargets(profiles, new Map());
   const monitor = new Monitor({ location: 'bench' });
@@ -246,7 +303,10 @@ async function capacity(protocol: 'TCP' | 'HTTP', n: number, L: Listeners): Prom
     probes++;
     latSum += probe.latencyMs;
     latMax = Math.max(latMax, probe.latencyMs);
-    if (!probe.ok) { failures++; reasons.set(probe.reason, (reasons.get(probe.reason) ?? 0) + 1); }
+    if (!probe.ok) {
+      failures++;
+      reasons.set(probe.reason, (reasons.get(probe.reason) ?? 0) + 1);
+    }
   });
   monitor.setTargets(targets);
   const warmup = Number(arg('warmup', '25'));
@@ -255,14 +315,18 @@ async function capacity(protocol: 'TCP' | 'HTTP', n: number, L: Listeners): Prom
   await sleep(warmup * 1000); // the immediate first round plus the start of the phase-spread rounds
   const loop = monitorEventLoopDelay({ resolution: 10 });
   loop.enable();
-  const p0 = probes, f0 = failures;
-  latSum = 0; latMax = 0;
+  const p0 = probes,
+    f0 = failures;
+  latSum = 0;
+  latMax = 0;
   const c0 = process.cpuUsage();
   const elu0 = performance.eventLoopUtilization();
   const l0 = L.cpuSeconds();
   const w0 = performance.now();
   let maxQueued = 0;
-  const sampler = setInterval(() => { maxQueued = Math.max(maxQueued, monitor.stats().queued); }, 100);
+  const sampler = setInterval(() => {
+    maxQueued = Math.max(maxQueued, monitor.stats().queued);
+  }, 100);
   await sleep(windowS * 1000);
   clearInterval(sampler);
   const wall = (performance.now() - w0) / 1000;
@@ -275,7 +339,9 @@ async function capacity(protocol: 'TCP' | 'HTTP', n: number, L: Listeners): Prom
   const rss = process.memoryUsage().rss / 2 ** 20;
   await monitor.stop();
   const msPerProbe = done ? (cpu.user + cpu.system) / 1000 / done : 0;
-  console.log(`${protocol.padEnd(5)} ${String(targets.length).padStart(9)}  ${'10 s'.padStart(8)}  ${wall.toFixed(1).padStart(6)}  ${(done / wall).toFixed(0).padStart(9)} ${String(n / 10).padStart(9)}  ${(share * 100).toFixed(1).padStart(7)}%  ${msPerProbe.toFixed(3).padStart(8)}  ${(msPerProbe * n / 10 / 10).toFixed(1).padStart(8)}%  ${(done ? latSum / done : 0).toFixed(2).padStart(8)} ${latMax.toFixed(0).padStart(7)}  ${String(failures - f0).padStart(8)}  ${(loop.percentile(99) / 1e6).toFixed(1).padStart(8)}  ${String(maxQueued).padStart(6)}  ${rss.toFixed(0).padStart(6)}  ${(elu * 100).toFixed(0).padStart(7)}%  ${l0 !== undefined && l1 !== undefined ? `${(((l1 - l0) / wall) * 100).toFixed(0)}%` : '-'}`);
+  console.log(
+    `${protocol.padEnd(5)} ${String(targets.length).padStart(9)}  ${'10 s'.padStart(8)}  ${wall.toFixed(1).padStart(6)}  ${(done / wall).toFixed(0).padStart(9)} ${String(n / 10).padStart(9)}  ${(share * 100).toFixed(1).padStart(7)}%  ${msPerProbe.toFixed(3).padStart(8)}  ${((msPerProbe * n) / 10 / 10).toFixed(1).padStart(8)}%  ${(done ? latSum / done : 0).toFixed(2).padStart(8)} ${latMax.toFixed(0).padStart(7)}  ${String(failures - f0).padStart(8)}  ${(loop.percentile(99) / 1e6).toFixed(1).padStart(8)}  ${String(maxQueued).padStart(6)}  ${rss.toFixed(0).padStart(6)}  ${(elu * 100).toFixed(0).padStart(7)}%  ${l0 !== undefined && l1 !== undefined ? `${(((l1 - l0) / wall) * 100).toFixed(0)}%` : '-'}`,
+  );
   if (failures - f0 > 0) console.log(`   failure reasons: ${JSON.stringify(Object.fromEntries(reasons))}`);
   void t0;
   return share;
@@ -288,21 +354,40 @@ async function main(): Promise<void> {
     const L = await startListeners(16);
     const { listeners, stop } = L;
     try {
-      console.log(`\n(b) capacity: ${endpointCount} endpoints, interval 10 s, timeout 5 s, local listeners on ${listeners.length} loopback addresses (separate process); ${windowS} s window after a ${arg('warmup', '25')} s warm-up`);
-      console.log(`machine: ${cpus().length} CPUs, load average ${loadavg().map((x) => x.toFixed(1)).join(' ')} (other work competes for the same cores)`);
-      console.log('proto   targets  interval  wall s   probes/s  expected   CPU share  CPU ms/probe  => share at n/10 probes/s  mean ms  max ms  failures  loop p99ms  max queue  RSS MB  loop busy  listener CPU');
-      for (const proto of (arg('protocols', 'TCP,HTTP').split(',') as Array<'TCP' | 'HTTP'>)) {
+      console.log(
+        `\n(b) capacity: ${endpointCount} endpoints, interval 10 s, timeout 5 s, local listeners on ${listeners.length} loopback addresses (separate process); ${windowS} s window after a ${arg('warmup', '25')} s warm-up`,
+      );
+      console.log(
+        `machine: ${cpus().length} CPUs, load average ${loadavg()
+          .map((x) => x.toFixed(1))
+          .join(' ')} (other work competes for the same cores)`,
+      );
+      console.log(
+        'proto   targets  interval  wall s   probes/s  expected   CPU share  CPU ms/probe  => share at n/10 probes/s  mean ms  max ms  failures  loop p99ms  max queue  RSS MB  loop busy  listener CPU',
+      );
+      for (const proto of arg('protocols', 'TCP,HTTP').split(',') as Array<'TCP' | 'HTTP'>) {
         const share = await capacity(proto, endpointCount, L);
         ok = share < 1 && ok;
       }
       console.log('acceptance: < 1 core (CPU share < 100%) for 10,000 endpoints at a 10 s interval');
-      console.log('CPU share = process.cpuUsage / wall time; loop busy = event-loop utilization (wall time the one JS thread was not idle,');
+      console.log(
+        'CPU share = process.cpuUsage / wall time; loop busy = event-loop utilization (wall time the one JS thread was not idle,',
+      );
       console.log('including time descheduled by the OS: an upper bound on a loaded machine; under 100% means the thread keeps up).');
-      console.log(`load average after: ${loadavg().map((x) => x.toFixed(1)).join(' ')}`);
-    } finally { stop(); }
+      console.log(
+        `load average after: ${loadavg()
+          .map((x) => x.toFixed(1))
+          .join(' ')}`,
+      );
+    } finally {
+      stop();
+    }
   }
   console.log(`\nresult: ${ok ? 'PASS' : 'FAIL'}`);
   process.exit(ok ? 0 : 1);
 }
 
-main().catch((err) => { console.error(err); process.exit(1); });
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

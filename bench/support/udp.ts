@@ -27,8 +27,14 @@ export function makeQuerier(port: number): Querier {
       id = (id + 1) & 0xffff;
       const myId = id;
       return new Promise((resolve) => {
-        const t = setTimeout(() => { waiting.delete(myId); resolve([]); }, 1000);
-        waiting.set(myId, (a) => { clearTimeout(t); resolve(a); });
+        const t = setTimeout(() => {
+          waiting.delete(myId);
+          resolve([]);
+        }, 1000);
+        waiting.set(myId, (a) => {
+          clearTimeout(t);
+          resolve(a);
+        });
         sock.send(dnsPacket.encode({ type: 'query', id: myId, questions: [{ type: 'A', name, class: 'IN' }] }), port, '127.0.0.1');
       });
     },

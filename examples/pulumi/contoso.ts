@@ -57,23 +57,40 @@ export function contoso(s: ContosoSettings) {
   });
 
   // The parent: the closest region wins.
-  const app = new network.Profile('app', {
-    trafficRoutingMethod: network.TrafficRoutingMethod.Performance,
-    dnsConfig: { relativeName: 'app', ttl: s.ttl ?? 30 },
-    monitorConfig,
-    endpoints: [
-      { name: 'westus', type: 'Microsoft.Network/trafficManagerProfiles/externalEndpoints', target: s.targets.westus, endpointLocation: 'West US' },
-      {
-        name: 'westeurope', type: 'Microsoft.Network/trafficManagerProfiles/nestedEndpoints',
-        // The child's id ends in /trafficManagerProfiles/app-westeurope, as an azure-native profile id does.
-        targetResourceId: westEurope.id, endpointLocation: 'West Europe', minChildEndpoints: 2,
-      },
-      { name: 'eastasia', type: 'Microsoft.Network/trafficManagerProfiles/externalEndpoints', target: s.targets.eastasia, endpointLocation: 'East Asia' },
-    ],
-  }, {
-    // The parent nests West Europe once both its endpoints are there (minChildEndpoints 2), and is deleted first.
-    dependsOn: [production, canary],
-  });
+  const app = new network.Profile(
+    'app',
+    {
+      trafficRoutingMethod: network.TrafficRoutingMethod.Performance,
+      dnsConfig: { relativeName: 'app', ttl: s.ttl ?? 30 },
+      monitorConfig,
+      endpoints: [
+        {
+          name: 'westus',
+          type: 'Microsoft.Network/trafficManagerProfiles/externalEndpoints',
+          target: s.targets.westus,
+          endpointLocation: 'West US',
+        },
+        {
+          name: 'westeurope',
+          type: 'Microsoft.Network/trafficManagerProfiles/nestedEndpoints',
+          // The child's id ends in /trafficManagerProfiles/app-westeurope, as an azure-native profile id does.
+          targetResourceId: westEurope.id,
+          endpointLocation: 'West Europe',
+          minChildEndpoints: 2,
+        },
+        {
+          name: 'eastasia',
+          type: 'Microsoft.Network/trafficManagerProfiles/externalEndpoints',
+          target: s.targets.eastasia,
+          endpointLocation: 'East Asia',
+        },
+      ],
+    },
+    {
+      // The parent nests West Europe once both its endpoints are there (minChildEndpoints 2), and is deleted first.
+      dependsOn: [production, canary],
+    },
+  );
 
   return {
     fqdn: app.dnsConfig.fqdn,

@@ -78,7 +78,9 @@ export namespace provider {
       this.config = config;
       if (config.alias !== undefined) this.alias = config.alias;
     }
-    get stack(): string | undefined { return this.config.stack; }
+    get stack(): string | undefined {
+      return this.config.stack;
+    }
     protected override synthesizeAttributes(): Record<string, unknown> {
       return { server: this.config.server, token: this.config.token, stack: this.config.stack, alias: this.alias };
     }
@@ -163,9 +165,15 @@ export namespace profile {
       this.config = config;
     }
     /** `/tmkit/stacks/<stack>/trafficManagerProfiles/<name>` (a reference). */
-    get id(): string { return this.getStringAttribute('id'); }
-    get fqdn(): string { return this.getStringAttribute('fqdn'); }
-    get name(): string { return this.getStringAttribute('name'); }
+    get id(): string {
+      return this.getStringAttribute('id');
+    }
+    get fqdn(): string {
+      return this.getStringAttribute('fqdn');
+    }
+    get name(): string {
+      return this.getStringAttribute('name');
+    }
     protected override synthesizeAttributes(): Record<string, unknown> {
       const { endpoints, ...rest } = attributes(this.config, LIST_BLOCKS);
       return endpoints === undefined ? rest : { ...rest, endpoint: endpoints };
@@ -203,8 +211,12 @@ abstract class EndpointResource<C extends EndpointCommonConfig> extends Terrafor
     super(scope, id, { terraformResourceType: type, terraformGeneratorMetadata: GENERATOR, ...meta(config) });
     this.config = config;
   }
-  get id(): string { return this.getStringAttribute('id'); }
-  get priority(): number { return this.getNumberAttribute('priority'); }
+  get id(): string {
+    return this.getStringAttribute('id');
+  }
+  get priority(): number {
+    return this.getNumberAttribute('priority');
+  }
   protected override synthesizeAttributes(): Record<string, unknown> {
     return attributes(this.config, NO_LIST_BLOCKS);
   }
@@ -270,9 +282,15 @@ export namespace dataTmkitProfileStatus {
       super(scope, id, { terraformResourceType: 'tmkit_profile_status', terraformGeneratorMetadata: GENERATOR, ...meta(config) });
       this.config = config;
     }
-    get fqdn(): string { return this.getStringAttribute('fqdn'); }
-    get profileMonitorStatus(): string { return this.getStringAttribute('profile_monitor_status'); }
-    get allDegradedFallback(): boolean { return this.getBooleanAttribute('all_degraded_fallback') as unknown as boolean; }
+    get fqdn(): string {
+      return this.getStringAttribute('fqdn');
+    }
+    get profileMonitorStatus(): string {
+      return this.getStringAttribute('profile_monitor_status');
+    }
+    get allDegradedFallback(): boolean {
+      return this.getBooleanAttribute('all_degraded_fallback') as unknown as boolean;
+    }
     protected override synthesizeAttributes(): Record<string, unknown> {
       return attributes(this.config, NO_LIST_BLOCKS);
     }

@@ -30,18 +30,22 @@ function profileConfig(p: ProfileInput): profile.ProfileConfig {
     ...(p.maxReturn !== undefined ? { maxReturn: p.maxReturn } : {}),
     ...(p.tags !== undefined ? { tags: p.tags } : {}),
     dnsConfig: { relativeName: p.dnsConfig.relativeName, ...(p.dnsConfig.ttl !== undefined ? { ttl: p.dnsConfig.ttl } : {}) },
-    ...(m !== undefined ? {
-      monitorConfig: {
-        ...(m.protocol !== undefined ? { protocol: m.protocol } : {}),
-        ...(m.port !== undefined ? { port: m.port } : {}),
-        ...(m.path !== undefined ? { path: m.path } : {}),
-        ...(m.intervalInSeconds !== undefined ? { intervalInSeconds: m.intervalInSeconds } : {}),
-        ...(m.timeoutInSeconds !== undefined ? { timeoutInSeconds: m.timeoutInSeconds } : {}),
-        ...(m.toleratedNumberOfFailures !== undefined ? { toleratedNumberOfFailures: m.toleratedNumberOfFailures } : {}),
-        ...(m.expectedStatusCodeRanges?.length ? { expectedStatusCodeRanges: m.expectedStatusCodeRanges.map((r) => `${r.min}-${r.max}`) } : {}),
-        ...(m.customHeaders?.length ? { customHeader: m.customHeaders.map((h) => ({ name: h.name, value: h.value })) } : {}),
-      },
-    } : {}),
+    ...(m !== undefined
+      ? {
+          monitorConfig: {
+            ...(m.protocol !== undefined ? { protocol: m.protocol } : {}),
+            ...(m.port !== undefined ? { port: m.port } : {}),
+            ...(m.path !== undefined ? { path: m.path } : {}),
+            ...(m.intervalInSeconds !== undefined ? { intervalInSeconds: m.intervalInSeconds } : {}),
+            ...(m.timeoutInSeconds !== undefined ? { timeoutInSeconds: m.timeoutInSeconds } : {}),
+            ...(m.toleratedNumberOfFailures !== undefined ? { toleratedNumberOfFailures: m.toleratedNumberOfFailures } : {}),
+            ...(m.expectedStatusCodeRanges?.length
+              ? { expectedStatusCodeRanges: m.expectedStatusCodeRanges.map((r) => `${r.min}-${r.max}`) }
+              : {}),
+            ...(m.customHeaders?.length ? { customHeader: m.customHeaders.map((h) => ({ name: h.name, value: h.value })) } : {}),
+          },
+        }
+      : {}),
     ...(p.failback !== undefined ? { failback: { ...p.failback } } : {}),
   };
 }
@@ -56,7 +60,15 @@ function endpointCommon(e: EndpointInput, profileId: string): Record<string, unk
     ...(e.geoMapping?.length ? { geoMappings: e.geoMapping } : {}),
     ...(e.endpointLocation !== undefined ? { endpointLocation: e.endpointLocation } : {}),
     ...(e.customHeaders?.length ? { customHeader: e.customHeaders.map((h) => ({ name: h.name, value: h.value })) } : {}),
-    ...(e.subnets?.length ? { subnet: e.subnets.map((s) => ({ first: s.first, ...(s.last !== undefined ? { last: s.last } : {}), ...(s.scope !== undefined ? { scope: s.scope } : {}) })) } : {}),
+    ...(e.subnets?.length
+      ? {
+          subnet: e.subnets.map((s) => ({
+            first: s.first,
+            ...(s.last !== undefined ? { last: s.last } : {}),
+            ...(s.scope !== undefined ? { scope: s.scope } : {}),
+          })),
+        }
+      : {}),
   };
 }
 
@@ -69,7 +81,9 @@ export function emitTmkitResources(stack: TerraformStack): void {
   for (const p of profiles) {
     const input = p.toProfileInput();
     if (input.allowedEndpointRecordTypes !== undefined) {
-      Annotations.of(p).addError('allowedEndpointRecordTypes is not supported by the tmkit Terraform provider yet; remove it or deploy this profile with tmkit apply');
+      Annotations.of(p).addError(
+        'allowedEndpointRecordTypes is not supported by the tmkit Terraform provider yet; remove it or deploy this profile with tmkit apply',
+      );
     }
     const r = new profile.Profile(p, 'tmkit_profile', profileConfig(input));
     r.overrideLogicalId(ident(input.name));
@@ -87,9 +101,18 @@ export function emitTmkitResources(stack: TerraformStack): void {
       const type = e.type;
       let r;
       if (type === 'externalEndpoints') {
-        r = new externalEndpoint.ExternalEndpoint(node, 'tmkit_endpoint', { ...common, target: e.target!, ...(e.alwaysServe !== undefined ? { alwaysServeEnabled: e.alwaysServe === 'Enabled' } : {}) } as externalEndpoint.ExternalEndpointConfig);
+        r = new externalEndpoint.ExternalEndpoint(node, 'tmkit_endpoint', {
+          ...common,
+          target: e.target!,
+          ...(e.alwaysServe !== undefined ? { alwaysServeEnabled: e.alwaysServe === 'Enabled' } : {}),
+        } as externalEndpoint.ExternalEndpointConfig);
       } else if (type === 'azureEndpoints') {
-        r = new azureEndpoint.AzureEndpoint(node, 'tmkit_endpoint', { ...common, targetResourceId: e.targetResourceId!, ...(e.target !== undefined ? { target: e.target } : {}), ...(e.alwaysServe !== undefined ? { alwaysServeEnabled: e.alwaysServe === 'Enabled' } : {}) } as azureEndpoint.AzureEndpointConfig);
+        r = new azureEndpoint.AzureEndpoint(node, 'tmkit_endpoint', {
+          ...common,
+          targetResourceId: e.targetResourceId!,
+          ...(e.target !== undefined ? { target: e.target } : {}),
+          ...(e.alwaysServe !== undefined ? { alwaysServeEnabled: e.alwaysServe === 'Enabled' } : {}),
+        } as azureEndpoint.AzureEndpointConfig);
       } else {
         const child = node.targetProfile ? resources.get(node.targetProfile) : undefined;
         r = new nestedEndpoint.NestedEndpoint(node, 'tmkit_endpoint', {

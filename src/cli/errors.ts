@@ -11,7 +11,10 @@ export const EXIT_CHANGES = 2;
 
 /** Thrown by commands for an expected failure: the message is printed as is, no stack. */
 export class CliError extends TmkitError {
-  constructor(message: string, readonly exitCode: number = EXIT_FAILED) {
+  constructor(
+    message: string,
+    readonly exitCode: number = EXIT_FAILED,
+  ) {
     super(exitCode === EXIT_USAGE ? 'USAGE' : 'FAILED', message);
   }
 }

@@ -7,7 +7,12 @@ import { CliError, EXIT_FAILED, EXIT_OK, EXIT_USAGE, exitCodeOf } from './errors
  * Options people type from terraform and other tools, and the tmkit option they mean. Suggested only where
  * the command has that option (`apply -y` → `--yes`; `plan -y` stays a plain unknown option).
  */
-const HABITS: Readonly<Record<string, string>> = { '-y': '--yes', '--auto-approve': '--yes', '-auto-approve': '--yes', '--approve': '--yes' };
+const HABITS: Readonly<Record<string, string>> = {
+  '-y': '--yes',
+  '--auto-approve': '--yes',
+  '-auto-approve': '--yes',
+  '--approve': '--yes',
+};
 
 /**
  * Commander's Command, remembering which (sub)command a usage error came from, so that `run` can print it
@@ -36,7 +41,10 @@ export function buildProgram(): Command {
     .exitOverride()
     // Usage errors are printed by `run` as one line (usageLine); commander prints nothing itself.
     .configureOutput({ writeOut: (s) => process.stdout.write(s), writeErr: (s) => process.stderr.write(s), outputError: () => undefined })
-    .configureHelp({ optionDescription: (o) => withDefault(o.description, o.defaultValue, o.defaultValueDescription, o.argChoices), argumentDescription: (a) => withDefault(a.description, a.defaultValue, a.defaultValueDescription, a.argChoices) });
+    .configureHelp({
+      optionDescription: (o) => withDefault(o.description, o.defaultValue, o.defaultValueDescription, o.argChoices),
+      argumentDescription: (a) => withDefault(a.description, a.defaultValue, a.defaultValueDescription, a.argChoices),
+    });
   for (const register of commands) register(program);
   return program;
 }
@@ -46,10 +54,21 @@ export function buildProgram(): Command {
  * text, json; default: text)`, values unquoted, no `default: []` for repeatable options, and no second default
  * when the description already says one (`... (repeatable; default ns1.<zone>)`).
  */
-function withDefault(description: string, value: unknown, valueDescription: string | undefined, choices: readonly string[] | undefined): string {
+function withDefault(
+  description: string,
+  value: unknown,
+  valueDescription: string | undefined,
+  choices: readonly string[] | undefined,
+): string {
   const extra: string[] = [];
   if (choices) extra.push(`choices: ${choices.join(', ')}`);
-  const shown = valueDescription ?? (value === undefined || typeof value === 'boolean' || (Array.isArray(value) && value.length === 0) ? undefined : typeof value === 'string' ? value : JSON.stringify(value));
+  const shown =
+    valueDescription ??
+    (value === undefined || typeof value === 'boolean' || (Array.isArray(value) && value.length === 0)
+      ? undefined
+      : typeof value === 'string'
+        ? value
+        : JSON.stringify(value));
   if (shown !== undefined && !/(^|[(;,]\s*)default\b/.test(description)) extra.push(`default: ${shown}`);
   return extra.length === 0 ? description : `${description} (${extra.join('; ')})`;
 }
@@ -66,10 +85,15 @@ function commandPath(cmd: Command | undefined): string {
  * did you mean --yes? (see tmkit apply --help)`.
  */
 export function usageLine(err: CommanderError, cmd: Command | undefined): string {
-  let text = err.message.replace(/^error: /, '').replace(/\s*\n\(Did you mean (.+)\?\)\s*$/, '; did you mean $1?').replace(/\s*\n\s*/g, ' ').replace(/\.$/, '');
+  let text = err.message
+    .replace(/^error: /, '')
+    .replace(/\s*\n\(Did you mean (.+)\?\)\s*$/, '; did you mean $1?')
+    .replace(/\s*\n\s*/g, ' ')
+    .replace(/\.$/, '');
   const flag = /^unknown option '([^']+)'/.exec(text)?.[1];
   const meant = flag === undefined ? undefined : HABITS[flag];
-  if (meant !== undefined && !text.includes('did you mean') && cmd?.options.some((o) => o.long === meant)) text += `; did you mean ${meant}?`;
+  if (meant !== undefined && !text.includes('did you mean') && cmd?.options.some((o) => o.long === meant))
+    text += `; did you mean ${meant}?`;
   const path = commandPath(cmd);
   return `tmkit: ${path === '' ? '' : `${path}: `}${text} (see \`tmkit ${path === '' ? '' : `${path} `}--help\`)\n`;
 }
@@ -112,8 +136,9 @@ const EXIT_GRACE_MS = 5_000;
 export function exitWhenDone(code: number): void {
   process.exitCode = code;
   setTimeout(() => {
-    process.stderr.write(`tmkit: still running ${EXIT_GRACE_MS / 1000} s after the command ended (a handle was left open); exiting with ${code}\n`);
+    process.stderr.write(
+      `tmkit: still running ${EXIT_GRACE_MS / 1000} s after the command ended (a handle was left open); exiting with ${code}\n`,
+    );
     process.exit(code);
   }, EXIT_GRACE_MS).unref();
 }
-

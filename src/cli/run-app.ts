@@ -52,9 +52,14 @@ async function main(argv: string[]): Promise<number> {
   return 0;
 }
 
-main(process.argv.slice(2)).then((code) => { process.exitCode = code; }, (err: unknown) => {
-  // A SynthError lists every diagnostic in its message; a stack would only hide it.
-  const e = err as { code?: string; message?: string; stack?: string };
-  process.stderr.write(`${e?.code === 'SYNTH_INVALID' || e?.code === 'INVALID_PROPS' ? e.message : e?.stack ?? String(err)}\n`);
-  process.exitCode = 1;
-});
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (err: unknown) => {
+    // A SynthError lists every diagnostic in its message; a stack would only hide it.
+    const e = err as { code?: string; message?: string; stack?: string };
+    process.stderr.write(`${e?.code === 'SYNTH_INVALID' || e?.code === 'INVALID_PROPS' ? e.message : (e?.stack ?? String(err))}\n`);
+    process.exitCode = 1;
+  },
+);

@@ -37,7 +37,6 @@ import type {
   OverrideResult,
 } from '../core/api';
 
-
 export const DEFAULT_SERVER = 'http://127.0.0.1:5380';
 export const DEFAULT_STATE_DIR = '.tmkit';
 
@@ -85,7 +84,7 @@ export function responseLost(err: unknown): boolean {
 
 function errCode(err: unknown): string | undefined {
   const e = err as { code?: string; cause?: { code?: string }; errors?: Array<{ code?: string }> } | undefined;
-  return e?.code && e.code !== 'UND_ERR' ? e.code : e?.cause?.code ?? e?.errors?.[0]?.code;
+  return e?.code && e.code !== 'UND_ERR' ? e.code : (e?.cause?.code ?? e?.errors?.[0]?.code);
 }
 
 function isLoopback(host: string): boolean {
@@ -156,22 +155,41 @@ export class TmkitClient {
   }
 
   /** True when a token was found (option, TMKIT_TOKEN or the local token file). */
-  get hasToken(): boolean { return this.token !== undefined; }
+  get hasToken(): boolean {
+    return this.token !== undefined;
+  }
 
   /** Low-level request: JSON in, JSON (or text) out; throws TmkitApiError on any non-2xx. */
-  async call<T>(method: Dispatcher.HttpMethod, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: T }> {
+  async call<T>(
+    method: Dispatcher.HttpMethod,
+    path: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: T }> {
     const url = `${this.server}${path}`;
     const h: Record<string, string> = { accept: 'application/json', ...headers };
     if (this.token !== undefined) h.authorization = `Bearer ${this.token}`;
     let payload: string | undefined;
-    if (body !== undefined) { payload = JSON.stringify(body); h['content-type'] = 'application/json'; }
+    if (body !== undefined) {
+      payload = JSON.stringify(body);
+      h['content-type'] = 'application/json';
+    }
     for (let attempt = 0; ; attempt++) {
       let res: Dispatcher.ResponseData;
       try {
-        res = await undici().request(url, { method, headers: h, body: payload, dispatcher: this.agent, headersTimeout: this.timeoutMs, bodyTimeout: this.timeoutMs });
+        res = await undici().request(url, {
+          method,
+          headers: h,
+          body: payload,
+          dispatcher: this.agent,
+          headersTimeout: this.timeoutMs,
+          bodyTimeout: this.timeoutMs,
+        });
       } catch (err) {
         const code = errCode(err);
-        const retriable = (code !== undefined && CONNECT_ERRORS.has(code)) || (code !== undefined && SOCKET_ERRORS.has(code) && (method === 'GET' || method === 'HEAD'));
+        const retriable =
+          (code !== undefined && CONNECT_ERRORS.has(code)) ||
+          (code !== undefined && SOCKET_ERRORS.has(code) && (method === 'GET' || method === 'HEAD'));
         if (!retriable) throw err;
         if (attempt >= this.retries) throw new TmkitConnectionError(this.server, err, attempt + 1, this.serverSetting);
         await new Promise((r) => setTimeout(r, this.retryDelayMs * 2 ** attempt));
@@ -181,7 +199,11 @@ export class TmkitClient {
       const type = String(res.headers['content-type'] ?? '');
       let parsed: unknown = text;
       if (type.includes('json') && text !== '') {
-        try { parsed = JSON.parse(text); } catch { parsed = text; }
+        try {
+          parsed = JSON.parse(text);
+        } catch {
+          parsed = text;
+        }
       }
       if (res.statusCode >= 200 && res.statusCode < 300) return { status: res.statusCode, headers: res.headers, body: parsed as T };
       const errors = (parsed as Partial<ApiErrorBody> | undefined)?.errors;
@@ -217,8 +239,15 @@ export class TmkitClient {
    * Every profile's summary (`?view=summary`: name, stack, ETag, relativeName, nested children). A server
    * from before the summary view ignores the parameter and sends the full listing: then `full` has it.
    */
-  async listProfileSummaries(options: { stack?: string } = {}): Promise<{ revision: number; profiles: ProfileSummary[]; full?: ProfileList }> {
-    const body = (await this.call<{ revision: number; profiles: Array<ProfileSummary | ProfileEntry> }>('GET', `/v1/profiles${TmkitClient.q({ stack: options.stack, view: 'summary' })}`)).body;
+  async listProfileSummaries(
+    options: { stack?: string } = {},
+  ): Promise<{ revision: number; profiles: ProfileSummary[]; full?: ProfileList }> {
+    const body = (
+      await this.call<{ revision: number; profiles: Array<ProfileSummary | ProfileEntry> }>(
+        'GET',
+        `/v1/profiles${TmkitClient.q({ stack: options.stack, view: 'summary' })}`,
+      )
+    ).body;
     if (body.profiles.some((p) => !Array.isArray((p as Partial<ProfileSummary>).nested))) {
       return { revision: body.revision, profiles: [], full: body as ProfileList };
     }
@@ -252,13 +281,22 @@ export class TmkitClient {
   }
 
   /** Merge-patches one endpoint (`null` removes a property), then the server validates the whole profile. */
-  async patchEndpoint(profile: string, endpoint: string, patch: Partial<Record<keyof Endpoint, unknown>>, options: { stack?: string; ifMatch?: string } = {}): Promise<WriteResult> {
+  async patchEndpoint(
+    profile: string,
+    endpoint: string,
+    patch: Partial<Record<keyof Endpoint, unknown>>,
+    options: { stack?: string; ifMatch?: string } = {},
+  ): Promise<WriteResult> {
     const path = `/v1/profiles/${encodeURIComponent(profile)}/endpoints/${encodeURIComponent(endpoint)}${TmkitClient.q({ stack: options.stack })}`;
     return (await this.call<WriteResult>('PATCH', path, patch, TmkitClient.cond(options))).body;
   }
 
   /** Merge-patches the profile's settings (docs/ARCHITECTURE.md, "Providers"); its endpoints are never touched. `ifMatch`: the profile's ETag. */
-  async patchProfile(name: string, patch: Record<string, unknown>, options: { stack?: string; ifMatch?: string } = {}): Promise<WriteResult> {
+  async patchProfile(
+    name: string,
+    patch: Record<string, unknown>,
+    options: { stack?: string; ifMatch?: string } = {},
+  ): Promise<WriteResult> {
     const path = `/v1/profiles/${encodeURIComponent(name)}${TmkitClient.q({ stack: options.stack })}`;
     return (await this.call<WriteResult>('PATCH', path, patch, TmkitClient.cond(options))).body;
   }
@@ -266,7 +304,12 @@ export class TmkitClient {
   /** One endpoint with its own ETag, its profile's stack and ETag; throws TmkitApiError `NOT_FOUND` (404) when missing. */
   async getEndpoint(profile: string, endpoint: string): Promise<{ endpoint: Endpoint; etag: string; stack: string; profileEtag: string }> {
     const r = await this.call<Endpoint>('GET', `/v1/profiles/${encodeURIComponent(profile)}/endpoints/${encodeURIComponent(endpoint)}`);
-    return { endpoint: r.body, etag: String(r.headers.etag ?? ''), stack: String(r.headers['tmkit-stack'] ?? ''), profileEtag: String(r.headers['tmkit-profile-etag'] ?? '') };
+    return {
+      endpoint: r.body,
+      etag: String(r.headers.etag ?? ''),
+      stack: String(r.headers['tmkit-stack'] ?? ''),
+      profileEtag: String(r.headers['tmkit-profile-etag'] ?? ''),
+    };
   }
 
   /** Creates or replaces one endpoint; `ifMatch`/`ifNoneMatch: '*'` are the endpoint's ETag conditions. */
@@ -276,7 +319,11 @@ export class TmkitClient {
   }
 
   /** Deletes one endpoint; `ifMatch` is the endpoint's ETag. */
-  async deleteEndpoint(profile: string, endpoint: string, options: { stack?: string; ifMatch?: string } = {}): Promise<EndpointDeleteResult> {
+  async deleteEndpoint(
+    profile: string,
+    endpoint: string,
+    options: { stack?: string; ifMatch?: string } = {},
+  ): Promise<EndpointDeleteResult> {
     const path = `/v1/profiles/${encodeURIComponent(profile)}/endpoints/${encodeURIComponent(endpoint)}${TmkitClient.q({ stack: options.stack })}`;
     return (await this.call<EndpointDeleteResult>('DELETE', path, undefined, TmkitClient.cond(options))).body;
   }
@@ -314,7 +361,8 @@ export class TmkitClient {
 
   /** Ends an endpoint's pushed health now (`cleared: false` when it had none). */
   async clearHealth(profile: string, endpoint: string): Promise<{ profile: string; endpoint: string; cleared: boolean }> {
-    return (await this.call<{ profile: string; endpoint: string; cleared: boolean }>('DELETE', TmkitClient.healthPath(profile, endpoint))).body;
+    return (await this.call<{ profile: string; endpoint: string; cleared: boolean }>('DELETE', TmkitClient.healthPath(profile, endpoint)))
+      .body;
   }
 
   private static healthPath(profile: string, endpoint: string): string {
@@ -353,7 +401,13 @@ export class TmkitClient {
 
   /** Approves the failback of an endpoint of a profile with failback mode Manual. */
   async failback(profile: string, endpoint: string, options: { who?: string; reason?: string } = {}): Promise<FailbackResult> {
-    return (await this.call<FailbackResult>('POST', `/v1/profiles/${encodeURIComponent(profile)}/endpoints/${encodeURIComponent(endpoint)}/failback`, options)).body;
+    return (
+      await this.call<FailbackResult>(
+        'POST',
+        `/v1/profiles/${encodeURIComponent(profile)}/endpoints/${encodeURIComponent(endpoint)}/failback`,
+        options,
+      )
+    ).body;
   }
 
   /** The newest audit entries (who, what, when, why), newest first. */

@@ -8,7 +8,22 @@ import { TmkitError, type Diagnostic } from '../core/diagnostics';
 import { toResourceCatalog } from '../core/model/catalog';
 import { API_VERSION, type Document, type Profile } from '../core/model/types';
 import { documentSource } from '../core/model/input';
-import { applyOrder, buildReport, checkPlanBase, desiredDocument, diff, documentStack, liveHealth, planScope, previewPlan, type DeployedProfile, type LiveHealthInput, type Plan, type PlanReport, type PlanStep } from '../core/plan';
+import {
+  applyOrder,
+  buildReport,
+  checkPlanBase,
+  desiredDocument,
+  diff,
+  documentStack,
+  liveHealth,
+  planScope,
+  previewPlan,
+  type DeployedProfile,
+  type LiveHealthInput,
+  type Plan,
+  type PlanReport,
+  type PlanStep,
+} from '../core/plan';
 import { liveHealthLines } from '../core/plan/render/common';
 import type { GeoLookup, ResourceCatalog } from '../core/ports';
 import type { ProfileEntry } from '../core/api';
@@ -36,7 +51,9 @@ async function deployedState(client: TmkitClient, entries: readonly ProfileEntry
   let resources: ResourceCatalog | undefined;
   try {
     resources = toResourceCatalog((await client.getResources()).resources);
-  } catch { /* an older server without a catalog: Azure endpoints need inline targets */ }
+  } catch {
+    /* an older server without a catalog: Azure endpoints need inline targets */
+  }
   const live = await readLiveHealth(client, entries);
   return { deployed: entries.map(deployedOf), ...(resources ? { resources } : {}), ...(live ? { live } : {}), source: client.server };
 }
@@ -59,8 +76,12 @@ async function readLiveHealth(client: TmkitClient, entries: readonly ProfileEntr
       for (const s of got) if (s) statuses.push(s);
     }
     return {
-      at: new Date().toISOString(), statuses, overrides,
-      ...(names.length > read.length ? { unread: `${names.length - read.length} of ${names.length} profiles (live health is read for at most ${LIVE_READ_MAX})` } : {}),
+      at: new Date().toISOString(),
+      statuses,
+      overrides,
+      ...(names.length > read.length
+        ? { unread: `${names.length - read.length} of ${names.length} profiles (live health is read for at most ${LIVE_READ_MAX})` }
+        : {}),
     };
   } catch {
     return undefined;
@@ -75,7 +96,12 @@ async function readLiveHealth(client: TmkitClient, entries: readonly ProfileEntr
  * is not deployed yet, nothing is notable, or the server cannot say (an older one, unreachable): a preview
  * never fails on live health.
  */
-export async function liveHealthNotes(client: TmkitClient, name: string, planned: (deployed: Profile) => Profile, cache?: LiveHealthCache): Promise<string[]> {
+export async function liveHealthNotes(
+  client: TmkitClient,
+  name: string,
+  planned: (deployed: Profile) => Profile,
+  cache?: LiveHealthCache,
+): Promise<string[]> {
   try {
     let read = cache?.get(name);
     if (!read) {
@@ -139,7 +165,8 @@ export async function readDeployedFor(client: TmkitClient, raw: unknown): Promis
     }
     const entries = [...own, ...others];
     // A write between the summary and the reads moved an ETag (or added/removed a profile): read again.
-    const consistent = entries.length === scope.length && entries.every((e) => etags.get(e.name)?.etag === e.etag && scope.includes(e.name));
+    const consistent =
+      entries.length === scope.length && entries.every((e) => etags.get(e.name)?.etag === e.etag && scope.includes(e.name));
     if (!consistent) continue;
     return deployedState(client, entries);
   }
@@ -159,9 +186,9 @@ export function planReport(desired: Document, state: Omit<DeployedState, 'source
   const plan = diff(desired, state.deployed);
   const preview = opts.geo
     ? previewPlan(plan, state.deployed, opts.geo, {
-      ...(state.resources ? { resources: state.resources } : {}),
-      ...(opts.clients ? { clients: opts.clients } : {}),
-    })
+        ...(state.resources ? { resources: state.resources } : {}),
+        ...(opts.clients ? { clients: opts.clients } : {}),
+      })
     : undefined;
   return buildReport(plan, state.deployed, {
     ...(preview ? { preview } : {}),
@@ -181,8 +208,12 @@ export type DocumentPlan =
  * Plans a document (tmkit/v1, or Azure's JSON for profiles) against what `state` (default: the server's)
  * holds, scoped to the document's stack: profiles of that stack missing from the document are destroyed.
  */
-export async function planDocument(client: TmkitClient, raw: unknown, opts: ReportOptions & { state?: DeployedState } = {}): Promise<DocumentPlan> {
-  const state = opts.state ?? await readDeployedFor(client, raw);
+export async function planDocument(
+  client: TmkitClient,
+  raw: unknown,
+  opts: ReportOptions & { state?: DeployedState } = {},
+): Promise<DocumentPlan> {
+  const state = opts.state ?? (await readDeployedFor(client, raw));
   const desired = desiredDocument(raw, state.deployed);
   if (!desired.document) return { ok: false, diagnostics: desired.diagnostics, profileNames: desired.profileNames, state };
   const warnings = [...(opts.warnings ?? []), ...desired.diagnostics.filter((d) => d.severity === 'warning')];
@@ -211,7 +242,10 @@ export interface ApplyResult {
 
 /** Thrown before anything is written: the plan has errors, or the server changed since it was made. */
 export class PlanRefusedError extends TmkitError {
-  constructor(message: string, readonly issues: Diagnostic[]) {
+  constructor(
+    message: string,
+    readonly issues: Diagnostic[],
+  ) {
     super('PLAN_REFUSED', message, issues);
   }
 }
@@ -223,16 +257,28 @@ export class PlanRefusedError extends TmkitError {
  * `If-None-Match: *` for creates), reporting each step to `onStep`, and stops at the first failure. The
  * result says exactly which steps were applied and which were not.
  */
-export async function executePlan(client: TmkitClient, plan: Plan, onStep?: (o: StepOutcome) => void | Promise<void>): Promise<ApplyResult> {
+export async function executePlan(
+  client: TmkitClient,
+  plan: Plan,
+  onStep?: (o: StepOutcome) => void | Promise<void>,
+): Promise<ApplyResult> {
   if (plan.errors.length > 0) {
-    throw new PlanRefusedError(`the plan has ${plan.errors.length} error(s) and cannot be applied: ${plan.errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`, plan.errors);
+    throw new PlanRefusedError(
+      `the plan has ${plan.errors.length} error(s) and cannot be applied: ${plan.errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`,
+      plan.errors,
+    );
   }
   // Names, stacks and ETags are all the check reads: the summary view, not every profile's body.
   const list = await client.listProfileSummaries();
-  const base = list.full ? list.full.profiles.map(deployedOf) : list.profiles.map((e) => ({ profile: { name: e.name } as Profile, etag: e.etag, stack: e.stack }));
+  const base = list.full
+    ? list.full.profiles.map(deployedOf)
+    : list.profiles.map((e) => ({ profile: { name: e.name } as Profile, etag: e.etag, stack: e.stack }));
   const stale = checkPlanBase(plan, base);
   if (stale.length > 0) {
-    throw new PlanRefusedError(`the plan is stale, nothing was applied: ${stale.map((i) => i.message).join('; ')}. ${stale[0]!.hint}`, stale);
+    throw new PlanRefusedError(
+      `the plan is stale, nothing was applied: ${stale.map((i) => i.message).join('; ')}. ${stale[0]!.hint}`,
+      stale,
+    );
   }
   const steps = applyOrder(plan);
   const applied: StepOutcome[] = [];

@@ -25,8 +25,16 @@ export class TmkitApiError extends TmkitError {
 /** The server could not be reached (after the retries). `code` is always `UNREACHABLE`. */
 export class TmkitConnectionError extends TmkitError {
   /** `setting`: how the caller's users set the server (the CLI's `--server`; a provider's own attribute). */
-  constructor(readonly server: string, override readonly cause: unknown, readonly attempts: number, setting = '--server or TMKIT_SERVER') {
-    super('UNREACHABLE', `cannot reach the tmkit server at ${server} after ${attempts} attempt(s): ${(cause as Error)?.message ?? String(cause)}; ` +
-      `is \`tmkit serve\` running there? Set ${setting}`);
+  constructor(
+    readonly server: string,
+    override readonly cause: unknown,
+    readonly attempts: number,
+    setting = '--server or TMKIT_SERVER',
+  ) {
+    super(
+      'UNREACHABLE',
+      `cannot reach the tmkit server at ${server} after ${attempts} attempt(s): ${(cause as Error)?.message ?? String(cause)}; ` +
+        `is \`tmkit serve\` running there? Set ${setting}`,
+    );
   }
 }

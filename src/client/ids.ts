@@ -28,11 +28,20 @@ export const DEFAULT_IDS: IdScheme = { encodeNames: false, typeCase: 'arm', shor
 /** The Terraform provider's ids. */
 export const TERRAFORM_IDS: IdScheme = { encodeNames: true, typeCase: 'capitalized', shortEndpointIds: false };
 
-const encoder = (scheme: IdScheme) => (s: string): string => (scheme.encodeNames ? encodeURIComponent(s) : s);
-const decoder = (scheme: IdScheme) => (s: string): string => {
-  if (!scheme.encodeNames) return s;
-  try { return decodeURIComponent(s); } catch { return s; }
-};
+const encoder =
+  (scheme: IdScheme) =>
+  (s: string): string =>
+    scheme.encodeNames ? encodeURIComponent(s) : s;
+const decoder =
+  (scheme: IdScheme) =>
+  (s: string): string => {
+    if (!scheme.encodeNames) return s;
+    try {
+      return decodeURIComponent(s);
+    } catch {
+      return s;
+    }
+  };
 
 /** An endpoint type as ids of `scheme` spell it. */
 export function idEndpointType(type: EndpointType, scheme: IdScheme = DEFAULT_IDS): string {

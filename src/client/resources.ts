@@ -45,14 +45,25 @@ export type ProfileSettingsInput = Omit<ProfileInput, 'endpoints'>;
 /** A profile's stored (normalized) settings. */
 export type ProfileSettings = Omit<Profile, 'endpoints'>;
 
-export type ResourceErrorCode = 'RESOURCE_EXISTS' | 'RESOURCE_NOT_OWNED' | 'RESOURCE_CHANGED' | 'RESOURCE_GONE' | 'RESOURCE_HAS_ENDPOINTS' | 'RESOURCE_PROFILE_MISSING';
+export type ResourceErrorCode =
+  | 'RESOURCE_EXISTS'
+  | 'RESOURCE_NOT_OWNED'
+  | 'RESOURCE_CHANGED'
+  | 'RESOURCE_GONE'
+  | 'RESOURCE_HAS_ENDPOINTS'
+  | 'RESOURCE_PROFILE_MISSING';
 
 /**
  * A resource-level write that was refused before or by the server; nothing was written. The message is
  * `${reason}: ${hint}`: `reason` says what was found, `hint` what to do.
  */
 export class ResourceError extends TmkitError {
-  constructor(code: ResourceErrorCode, readonly reason: string, readonly hint: string, override readonly cause?: unknown) {
+  constructor(
+    code: ResourceErrorCode,
+    readonly reason: string,
+    readonly hint: string,
+    override readonly cause?: unknown,
+  ) {
     super(code, `${reason}: ${hint}`);
   }
 }
@@ -117,7 +128,12 @@ export function normalizeSettings(input: ProfileSettingsInput): ProfileSettings 
 
 /** The normalized form of one endpoint as written (a missing priority is `priority` when given, else stays missing). */
 export function normalizeEndpoint(input: EndpointInput | Endpoint, priority?: number): Endpoint {
-  const e = normalizeProfile({ name: '_', trafficRoutingMethod: 'Weighted', dnsConfig: { relativeName: '_' }, endpoints: [input as EndpointInput] }).endpoints[0]!;
+  const e = normalizeProfile({
+    name: '_',
+    trafficRoutingMethod: 'Weighted',
+    dnsConfig: { relativeName: '_' },
+    endpoints: [input as EndpointInput],
+  }).endpoints[0]!;
   if (input.priority === undefined && priority !== undefined) e.priority = priority;
   return e;
 }
@@ -147,9 +163,18 @@ export function describeChanges(changes: readonly AttributeChange[]): string {
 const endpointChanges = (prior: PriorEndpoint, stored: Endpoint): AttributeChange[] =>
   diffAttributes(normalizeEndpoint(prior.endpoint, stored.priority), stored);
 
-const entryOf = (r: { name: string; stack: string; etag: string; profile: Profile }): ProfileEntry => ({ name: r.name, stack: r.stack, etag: r.etag, profile: r.profile });
+const entryOf = (r: { name: string; stack: string; etag: string; profile: Profile }): ProfileEntry => ({
+  name: r.name,
+  stack: r.stack,
+  etag: r.etag,
+  profile: r.profile,
+});
 const endpointOf = (r: EndpointWriteResult): EndpointState => ({
-  profile: r.profile, endpoint: r.endpoint, etag: r.etag, stack: r.stack, profileEtag: r.profileEtag,
+  profile: r.profile,
+  endpoint: r.endpoint,
+  etag: r.etag,
+  stack: r.stack,
+  profileEtag: r.profileEtag,
   ...(r.warnings && r.warnings.length > 0 ? { warnings: r.warnings.map(fromWire) } : {}),
 });
 
@@ -161,7 +186,10 @@ export class StackResources {
   readonly stack: string;
   private readonly refreshHint: string;
 
-  constructor(readonly client: TmkitClient, readonly options: StackOptions) {
+  constructor(
+    readonly client: TmkitClient,
+    readonly options: StackOptions,
+  ) {
     this.stack = options.stack;
     this.refreshHint = options.refreshHint ?? DEFAULT_REFRESH;
   }
@@ -171,16 +199,30 @@ export class StackResources {
   private changed(what: string, changes: readonly AttributeChange[], cause?: unknown): ResourceError {
     const detail = changes.length > 0 ? describeChanges(changes) : 'its ETag changed';
     const verb = what.startsWith('the settings') ? 'were' : 'was';
-    return new ResourceError('RESOURCE_CHANGED', `${what} ${verb} changed by someone else since it was last read (${detail}); nothing was written`, this.refreshHint, cause);
+    return new ResourceError(
+      'RESOURCE_CHANGED',
+      `${what} ${verb} changed by someone else since it was last read (${detail}); nothing was written`,
+      this.refreshHint,
+      cause,
+    );
   }
 
   private gone(what: string, cause?: unknown): ResourceError {
-    return new ResourceError('RESOURCE_GONE', `${what} was deleted by someone else since it was last read; nothing was written`, this.refreshHint, cause);
+    return new ResourceError(
+      'RESOURCE_GONE',
+      `${what} was deleted by someone else since it was last read; nothing was written`,
+      this.refreshHint,
+      cause,
+    );
   }
 
   private notOwned(name: string, owner: string, cause?: unknown): ResourceError {
-    return new ResourceError('RESOURCE_NOT_OWNED', `profile '${name}' belongs to tmkit stack '${owner}', not to this provider's stack '${this.stack}', so it is never written`,
-      `use another profile name, or set the provider's stack to '${owner}' if this configuration is meant to own it`, cause);
+    return new ResourceError(
+      'RESOURCE_NOT_OWNED',
+      `profile '${name}' belongs to tmkit stack '${owner}', not to this provider's stack '${this.stack}', so it is never written`,
+      `use another profile name, or set the provider's stack to '${owner}' if this configuration is meant to own it`,
+      cause,
+    );
   }
 
   private exists(what: string, hint: string, cause?: unknown): ResourceError {
@@ -218,7 +260,10 @@ export class StackResources {
    * (its endpoint resources add theirs). An existing profile is never overwritten nor adopted: this stack's is
    * RESOURCE_EXISTS with `importHint`, another stack's RESOURCE_NOT_OWNED.
    */
-  async createProfile(input: ProfileInput | ProfileSettingsInput, opts: { ownsEndpoints?: boolean; importHint?: string; resent?: boolean } = {}): Promise<ProfileEntry> {
+  async createProfile(
+    input: ProfileInput | ProfileSettingsInput,
+    opts: { ownsEndpoints?: boolean; importHint?: string; resent?: boolean } = {},
+  ): Promise<ProfileEntry> {
     const body: ProfileInput = opts.ownsEndpoints ? input : { ...input, endpoints: [] };
     try {
       return entryOf(await this.client.putProfile(body, { stack: this.stack, ifNoneMatch: '*' }));
@@ -248,7 +293,10 @@ export class StackResources {
    * `unmanaged`: settings the tool does not model (e.g. Terraform's `allowedEndpointRecordTypes`), kept as
    * stored and left out of the comparison. Without `prior` nothing is compared (the stored version is written over).
    */
-  async updateProfile(input: ProfileInput | ProfileSettingsInput, opts: { prior?: PriorProfile; ownsEndpoints?: boolean; adoptEndpoints?: boolean; unmanaged?: readonly string[] } = {}): Promise<ProfileEntry> {
+  async updateProfile(
+    input: ProfileInput | ProfileSettingsInput,
+    opts: { prior?: PriorProfile; ownsEndpoints?: boolean; adoptEndpoints?: boolean; unmanaged?: readonly string[] } = {},
+  ): Promise<ProfileEntry> {
     const prior = opts.prior ? normalizeProfile(opts.prior.profile) : undefined;
     const name = prior?.name ?? input.name;
     if (opts.ownsEndpoints) {
@@ -259,8 +307,11 @@ export class StackResources {
         const current = await this.readProfile(name);
         if (!current) throw this.gone(`profile '${name}'`);
         if (prior) {
-          const changes = opts.adoptEndpoints ? diffAttributes(profileSettings(prior), profileSettings(current.profile)) : diffAttributes(prior, current.profile);
-          if (changes.length > 0) throw this.changed(opts.adoptEndpoints ? `the settings of profile '${name}'` : `profile '${name}'`, changes);
+          const changes = opts.adoptEndpoints
+            ? diffAttributes(profileSettings(prior), profileSettings(current.profile))
+            : diffAttributes(prior, current.profile);
+          if (changes.length > 0)
+            throw this.changed(opts.adoptEndpoints ? `the settings of profile '${name}'` : `profile '${name}'`, changes);
         }
         ifMatch = current.etag;
       }
@@ -303,7 +354,10 @@ export class StackResources {
    * and only once it has no endpoints left (RESOURCE_HAS_ENDPOINTS: those belong to other resources, which
    * delete their own). `unmanaged` as in updateProfile; without `prior` nothing is compared.
    */
-  async deleteProfile(name: string, opts: { prior?: PriorProfile; ownsEndpoints?: boolean; unmanaged?: readonly string[] } = {}): Promise<void> {
+  async deleteProfile(
+    name: string,
+    opts: { prior?: PriorProfile; ownsEndpoints?: boolean; unmanaged?: readonly string[] } = {},
+  ): Promise<void> {
     const prior = opts.prior ? normalizeProfile(opts.prior.profile) : undefined;
     const unmanaged = opts.unmanaged ?? [];
     for (let attempt = 1; ; attempt++) {
@@ -320,10 +374,12 @@ export class StackResources {
           if (theirs.length > 0) throw this.changed(`the settings of profile '${name}'`, theirs);
         }
         if (current.profile.endpoints.length > 0) {
-          throw new ResourceError('RESOURCE_HAS_ENDPOINTS',
+          throw new ResourceError(
+            'RESOURCE_HAS_ENDPOINTS',
             `profile '${current.profile.name}' still has endpoint(s) ${current.profile.endpoints.map((e) => `'${e.name}'`).join(', ')}, which this profile resource does not manage ` +
               '(it declares no endpoints), so it is not deleted',
-            `delete those endpoints (or their resources) first${this.options.strayEndpointsHint ? `, ${this.options.strayEndpointsHint}` : ''}`);
+            `delete those endpoints (or their resources) first${this.options.strayEndpointsHint ? `, ${this.options.strayEndpointsHint}` : ''}`,
+          );
         }
       }
       try {
@@ -344,7 +400,11 @@ export class StackResources {
    * given, or with `storedProfileName` as stored (one more request). An endpoint of another stack's profile is
    * RESOURCE_NOT_OWNED, unless `anyStack`.
    */
-  async readEndpoint(profile: string, name: string, opts: { anyStack?: boolean; storedProfileName?: boolean } = {}): Promise<EndpointState | undefined> {
+  async readEndpoint(
+    profile: string,
+    name: string,
+    opts: { anyStack?: boolean; storedProfileName?: boolean } = {},
+  ): Promise<EndpointState | undefined> {
     const r = await this.storedEndpoint(profile, name);
     if (!r) return undefined;
     if (!opts.anyStack) this.assertOwned({ name: profile, stack: r.stack });
@@ -356,7 +416,7 @@ export class StackResources {
 
   private async storedEndpoint(profile: string, name: string): Promise<EndpointState | undefined> {
     try {
-      return { profile, ...await this.client.getEndpoint(profile, name) };
+      return { profile, ...(await this.client.getEndpoint(profile, name)) };
     } catch (err) {
       if (apiError(err, 404)) return undefined;
       throw err;
@@ -365,8 +425,12 @@ export class StackResources {
 
   private async endpointWriteError(err: unknown, profile: string): Promise<never> {
     if (apiError(err, 404)) {
-      throw new ResourceError('RESOURCE_PROFILE_MISSING', `profile '${profile}' does not exist, so its endpoint cannot be written`,
-        `create the profile first${this.options.profileFirstHint ? ` (${this.options.profileFirstHint})` : ''}`, err);
+      throw new ResourceError(
+        'RESOURCE_PROFILE_MISSING',
+        `profile '${profile}' does not exist, so its endpoint cannot be written`,
+        `create the profile first${this.options.profileFirstHint ? ` (${this.options.profileFirstHint})` : ''}`,
+        err,
+      );
     }
     return this.ownership(err, profile);
   }
@@ -392,7 +456,14 @@ export class StackResources {
    * `prior` has an ETag and the stored endpoint still has the content seen (written again, or changed and
    * changed back), `retry` is its current ETag: the write may go ahead with it.
    */
-  private async endpointConflict(profile: string, name: string, prior: PriorEndpoint | undefined, err: unknown, goneIsFine: boolean, retried: boolean): Promise<ResourceError | { retry: string } | 'gone'> {
+  private async endpointConflict(
+    profile: string,
+    name: string,
+    prior: PriorEndpoint | undefined,
+    err: unknown,
+    goneIsFine: boolean,
+    retried: boolean,
+  ): Promise<ResourceError | { retry: string } | 'gone'> {
     const current = await this.storedEndpoint(profile, name);
     if (!current) return goneIsFine ? 'gone' : this.gone(`endpoint '${profile}/${name}'`, err);
     const changes = prior ? endpointChanges(prior, current.endpoint) : [];
@@ -408,7 +479,11 @@ export class StackResources {
    * `importHint`), never replaced; a missing profile RESOURCE_PROFILE_MISSING; another stack's RESOURCE_NOT_OWNED.
    * The server validates the whole resulting profile; its 400 names the conflicting endpoint.
    */
-  async createEndpoint(profile: string, input: EndpointInput, opts: { importHint?: string; resent?: boolean } = {}): Promise<EndpointState> {
+  async createEndpoint(
+    profile: string,
+    input: EndpointInput,
+    opts: { importHint?: string; resent?: boolean } = {},
+  ): Promise<EndpointState> {
     try {
       return endpointOf(await this.client.putEndpoint(profile, input, { stack: this.stack, ifNoneMatch: '*' }));
     } catch (err) {

@@ -36,7 +36,8 @@ export class SynthError extends TmkitError {
   constructor(diagnostics: readonly ConstructDiagnostic[]) {
     const errors = diagnostics.filter((d) => d.severity === 'error').length;
     const warnings = diagnostics.length - errors;
-    super('SYNTH_INVALID',
+    super(
+      'SYNTH_INVALID',
       `tmkit: the construct tree has ${errors} error${errors === 1 ? '' : 's'}` +
         (warnings > 0 ? ` and ${warnings} warning${warnings === 1 ? '' : 's'}` : '') +
         '; nothing was written. Fix every line below, then synth again:\n' +

@@ -1,12 +1,5 @@
 import { Construct } from 'constructs';
-import type {
-  AlwaysServe,
-  EndpointInput,
-  EndpointStatus,
-  EndpointSubnet,
-  EndpointType,
-  MonitorHeader,
-} from '../core/model/types';
+import type { AlwaysServe, EndpointInput, EndpointStatus, EndpointSubnet, EndpointType, MonitorHeader } from '../core/model/types';
 import { checkHeaders, copyData, PropChecker } from './props-check';
 import { addTreeValidation, rejectIfInvalid } from './synth';
 import { displayPath, ENDPOINT_SYMBOL, isProfileNode, type EndpointNode, type ProfileNode } from './tree';
@@ -155,12 +148,15 @@ export abstract class Endpoint extends Construct implements EndpointNode {
       c.fail('scope', `must be a Profile (create endpoints with new ${kind}(profile, id, props)), not ${displayPath(scope)}`);
     }
     const name = p.name ?? id;
-    if (typeof name !== 'string' || name.trim() === '' || name.includes('/')) c.fail('name', 'must be a non-empty string without "/"', name);
+    if (typeof name !== 'string' || name.trim() === '' || name.includes('/'))
+      c.fail('name', 'must be a non-empty string without "/"', name);
     c.oneOf('endpointStatus', p.endpointStatus, STATUS);
     c.int('weight', p.weight, 1, 1000);
     c.int('priority', p.priority, 1, 1000);
     if (c.array('geoMapping', p.geoMapping)) {
-      p.geoMapping!.forEach((g, i) => { if (typeof g !== 'string' || g === '') c.fail(`geoMapping[${i}]`, 'must be a region code string', g); });
+      p.geoMapping!.forEach((g, i) => {
+        if (typeof g !== 'string' || g === '') c.fail(`geoMapping[${i}]`, 'must be a region code string', g);
+      });
     }
     if (c.array('subnets', p.subnets)) {
       p.subnets!.forEach((s, i) => {
@@ -171,13 +167,19 @@ export abstract class Endpoint extends Construct implements EndpointNode {
         }
         if (o.last !== undefined && typeof o.last !== 'string') c.fail(`subnets[${i}].last`, 'must be an address string', o.last);
         if (o.scope !== undefined) c.int(`subnets[${i}].scope`, o.scope, 0, o.first.includes(':') ? 128 : 32);
-        if (o.scope !== undefined && o.last !== undefined) c.fail(`subnets[${i}]`, 'takes either scope (CIDR) or last (range), not both', s);
+        if (o.scope !== undefined && o.last !== undefined)
+          c.fail(`subnets[${i}]`, 'takes either scope (CIDR) or last (range), not both', s);
       });
     }
     checkHeaders(c, 'customHeaders', p.customHeaders);
     extra(c);
     const owner = isProfileNode(scope) ? `profiles[${(scope as unknown as ProfileNode).profileName}]` : undefined;
-    rejectIfInvalid(this, c, kind, owner === undefined ? '$' : typeof name === 'string' && name !== '' ? `${owner}.endpoints[${name}]` : owner);
+    rejectIfInvalid(
+      this,
+      c,
+      kind,
+      owner === undefined ? '$' : typeof name === 'string' && name !== '' ? `${owner}.endpoints[${name}]` : owner,
+    );
     this.endpointName = name;
     this.profile = scope as unknown as ProfileNode;
     const { name: n, endpointStatus, weight, priority, geoMapping, subnets, customHeaders } = p;
@@ -244,7 +246,11 @@ export class AzureEndpoint extends Endpoint {
   constructor(scope: Construct, id: string, props: AzureEndpointProps) {
     super(scope, id, props, 'AzureEndpoint', (c) => {
       c.string('targetResourceId', props?.targetResourceId, true);
-      if (typeof props?.targetResourceId === 'string' && props.targetResourceId !== '' && !props.targetResourceId.startsWith('/subscriptions/')) {
+      if (
+        typeof props?.targetResourceId === 'string' &&
+        props.targetResourceId !== '' &&
+        !props.targetResourceId.startsWith('/subscriptions/')
+      ) {
         c.fail('targetResourceId', 'must be an ARM resource id starting with /subscriptions/', props.targetResourceId);
       }
       c.string('target', props?.target);
@@ -274,7 +280,12 @@ export class NestedEndpoint extends Endpoint {
   constructor(scope: Construct, id: string, props: NestedEndpointProps) {
     super(scope, id, props, 'NestedEndpoint', (c) => {
       const child = props?.targetProfile;
-      if (!isProfileNode(child)) c.fail('targetProfile', 'must be a Profile construct (the child profile object, not its name)', typeof child === 'string' ? child : typeof child);
+      if (!isProfileNode(child))
+        c.fail(
+          'targetProfile',
+          'must be a Profile construct (the child profile object, not its name)',
+          typeof child === 'string' ? child : typeof child,
+        );
       else if (child === (scope as unknown)) c.fail('targetProfile', 'must be another profile: a profile cannot nest itself');
       location(c, props?.endpointLocation);
       c.int('minChildEndpoints', props?.minChildEndpoints, 1, MAX_INT);

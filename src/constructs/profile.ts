@@ -218,9 +218,12 @@ export class Profile extends Construct implements ProfileNode {
     const c = new PropChecker('Profile', this.node.path);
     const name = p.name ?? id;
     if (typeof name !== 'string' || !PROFILE_NAME.test(name)) {
-      c.fail(p.name === undefined ? 'name (from the construct id)' : 'name',
+      c.fail(
+        p.name === undefined ? 'name (from the construct id)' : 'name',
         'must be 1–63 characters of letters, digits, "-" and ".", starting and ending with a letter or digit' +
-          (p.name === undefined ? '; pass props.name to choose a different profile name' : ''), name);
+          (p.name === undefined ? '; pass props.name to choose a different profile name' : ''),
+        name,
+      );
     }
     if (p.trafficRoutingMethod === undefined) c.fail('trafficRoutingMethod', `is required (one of ${TRAFFIC_ROUTING_METHODS.join(', ')})`);
     else c.oneOf('trafficRoutingMethod', p.trafficRoutingMethod, TRAFFIC_ROUTING_METHODS);
@@ -237,8 +240,10 @@ export class Profile extends Construct implements ProfileNode {
       c.oneOf('monitorConfig.intervalInSeconds', m.intervalInSeconds, [10, 30]);
       c.int('monitorConfig.timeoutInSeconds', m.timeoutInSeconds, 5, m.intervalInSeconds === 10 ? 9 : 10);
       c.int('monitorConfig.toleratedNumberOfFailures', m.toleratedNumberOfFailures, 0, 9);
-      if (m.protocol === 'TCP' && m.path !== undefined) c.fail('monitorConfig.path', 'must be omitted with protocol TCP (TCP probes only connect)', m.path);
-      else if (m.path !== undefined && (typeof m.path !== 'string' || !m.path.startsWith('/'))) c.fail('monitorConfig.path', 'must be a relative path starting with "/"', m.path);
+      if (m.protocol === 'TCP' && m.path !== undefined)
+        c.fail('monitorConfig.path', 'must be omitted with protocol TCP (TCP probes only connect)', m.path);
+      else if (m.path !== undefined && (typeof m.path !== 'string' || !m.path.startsWith('/')))
+        c.fail('monitorConfig.path', 'must be a relative path starting with "/"', m.path);
       checkHeaders(c, 'monitorConfig.customHeaders', m.customHeaders);
       c.oneOf('monitorConfig.certificateValidation', m.certificateValidation, CERTIFICATE_VALIDATIONS);
       if (m.caCertificates !== undefined) {
@@ -249,21 +254,32 @@ export class Profile extends Construct implements ProfileNode {
       c.int('monitorConfig.degradedLatencyMs', m.degradedLatencyMs, 1, 60_000);
       if (c.array('monitorConfig.expectedStatusCodeRanges', m.expectedStatusCodeRanges, 8)) {
         m.expectedStatusCodeRanges!.forEach((r, i) => {
-          const ok = r !== null && typeof r === 'object' && Number.isInteger(r.min) && Number.isInteger(r.max) && r.min >= 100 && r.max <= 999 && r.min <= r.max;
+          const ok =
+            r !== null &&
+            typeof r === 'object' &&
+            Number.isInteger(r.min) &&
+            Number.isInteger(r.max) &&
+            r.min >= 100 &&
+            r.max <= 999 &&
+            r.min <= r.max;
           if (!ok) c.fail(`monitorConfig.expectedStatusCodeRanges[${i}]`, 'must be { min, max } integers with 100 <= min <= max <= 999', r);
         });
       }
     }
     c.int('maxReturn', p.maxReturn, 1, 8);
     if (c.array('allowedEndpointRecordTypes', p.allowedEndpointRecordTypes)) {
-      p.allowedEndpointRecordTypes!.forEach((t, i) => c.oneOf(`allowedEndpointRecordTypes[${i}]`, t, ['DomainName', 'IPv4Address', 'IPv6Address', 'Any']));
+      p.allowedEndpointRecordTypes!.forEach((t, i) =>
+        c.oneOf(`allowedEndpointRecordTypes[${i}]`, t, ['DomainName', 'IPv4Address', 'IPv6Address', 'Any']),
+      );
     }
     if (p.tags !== undefined) {
-      if (typeof p.tags !== 'object' || p.tags === null || Array.isArray(p.tags)) c.fail('tags', 'must be an object of string values', p.tags);
+      if (typeof p.tags !== 'object' || p.tags === null || Array.isArray(p.tags))
+        c.fail('tags', 'must be an object of string values', p.tags);
       else for (const [k, v] of Object.entries(p.tags)) if (typeof v !== 'string') c.fail(`tags.${k}`, 'must be a string', v);
     }
     if (p.failback !== undefined) {
-      if (typeof p.failback !== 'object' || p.failback === null) c.fail('failback', 'must be an object { mode?, successesToRecover?, holdDownSeconds? }', p.failback);
+      if (typeof p.failback !== 'object' || p.failback === null)
+        c.fail('failback', 'must be an object { mode?, successesToRecover?, holdDownSeconds? }', p.failback);
       else {
         c.oneOf('failback.mode', p.failback.mode, ['Automatic', 'Manual']);
         c.int('failback.successesToRecover', p.failback.successesToRecover, 1, 10);
@@ -331,7 +347,8 @@ function copyMonitor(m: ProfileMonitorConfig): MonitorConfigInput {
   if (m.timeoutInSeconds !== undefined) out.timeoutInSeconds = m.timeoutInSeconds;
   if (m.toleratedNumberOfFailures !== undefined) out.toleratedNumberOfFailures = m.toleratedNumberOfFailures;
   if (m.customHeaders !== undefined) out.customHeaders = m.customHeaders.map((h) => ({ name: h.name, value: h.value }));
-  if (m.expectedStatusCodeRanges !== undefined) out.expectedStatusCodeRanges = m.expectedStatusCodeRanges.map((r) => ({ min: r.min, max: r.max }));
+  if (m.expectedStatusCodeRanges !== undefined)
+    out.expectedStatusCodeRanges = m.expectedStatusCodeRanges.map((r) => ({ min: r.min, max: r.max }));
   for (const k of HEALTH_EXTENSIONS) if (m[k] !== undefined) (out as Record<string, unknown>)[k] = m[k];
   return out;
 }

@@ -18,7 +18,8 @@ export class InvalidPropsError extends TmkitError {
     /** One line per problem: `<prop> <rule> (got <value>)`. */
     readonly problems: readonly string[],
   ) {
-    super('INVALID_PROPS',
+    super(
+      'INVALID_PROPS',
       `${constructType} at ${constructPath || '/'} has ${problems.length === 1 ? 'an invalid prop' : `${problems.length} invalid props`}:\n` +
         problems.map((p) => `  - ${p}`).join('\n'),
     );
@@ -39,7 +40,10 @@ const show = (v: unknown): string => {
 export class PropChecker {
   readonly problems: string[] = [];
 
-  constructor(private readonly constructType: string, private readonly constructPath: string) {}
+  constructor(
+    private readonly constructType: string,
+    private readonly constructPath: string,
+  ) {}
 
   fail(prop: string, rule: string, value?: unknown): void {
     this.problems.push(arguments.length >= 3 ? `${prop} ${rule} (got ${show(value)})` : `${prop} ${rule}`);
@@ -57,8 +61,18 @@ export class PropChecker {
   oneOf(prop: string, value: unknown, allowed: readonly unknown[]): void {
     if (value === undefined) return;
     if (allowed.includes(value)) return;
-    const near = typeof value === 'string' ? closestValue(value, allowed.filter((a): a is string => typeof a === 'string')) : undefined;
-    this.fail(prop, `must be one of ${allowed.map((a) => show(a)).join(', ')}${near !== undefined ? ` (did you mean ${show(near)}?)` : ''}`, value);
+    const near =
+      typeof value === 'string'
+        ? closestValue(
+            value,
+            allowed.filter((a): a is string => typeof a === 'string'),
+          )
+        : undefined;
+    this.fail(
+      prop,
+      `must be one of ${allowed.map((a) => show(a)).join(', ')}${near !== undefined ? ` (did you mean ${show(near)}?)` : ''}`,
+      value,
+    );
   }
 
   /** An optional non-empty string. */

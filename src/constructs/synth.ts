@@ -42,10 +42,13 @@ export interface ValidateConstructsOptions extends SynthDocumentOptions {
  * output stable when an app is refactored (a profile moved into a helper construct).
  */
 export function findProfiles(scope: IConstruct): ProfileNode[] {
-  return scope.node.findAll().filter(isProfileNode).sort((a, b) => {
-    if (a.profileName !== b.profileName) return a.profileName < b.profileName ? -1 : 1;
-    return a.node.path < b.node.path ? -1 : a.node.path > b.node.path ? 1 : 0;
-  });
+  return scope.node
+    .findAll()
+    .filter(isProfileNode)
+    .sort((a, b) => {
+      if (a.profileName !== b.profileName) return a.profileName < b.profileName ? -1 : 1;
+      return a.node.path < b.node.path ? -1 : a.node.path > b.node.path ? 1 : 0;
+    });
 }
 
 function settingsFor(scope: IConstruct): DocumentScopeSettings {
@@ -124,7 +127,10 @@ function rejectedDiagnostics(scope: IConstruct): ConstructDiagnostic[] {
     const r = rejectedProps(c);
     if (!r) continue;
     out.push({
-      severity: 'error', code: 'INVALID_PROPS', path: r.path, constructPath: displayPath(c),
+      severity: 'error',
+      code: 'INVALID_PROPS',
+      path: r.path,
+      constructPath: displayPath(c),
       message: `${r.constructType} props were rejected when it was created: ${r.problems.join('; ')}`,
       hint: 'fix the props where the construct is created (its InvalidPropsError was caught); it is left out of the document',
     });

@@ -11,7 +11,8 @@ export interface CodeInfo {
   meaning: string;
 }
 
-const c = (family: CodeInfo['family'], meaning: string, status?: number): CodeInfo => (status === undefined ? { family, meaning } : { family, meaning, status });
+const c = (family: CodeInfo['family'], meaning: string, status?: number): CodeInfo =>
+  status === undefined ? { family, meaning } : { family, meaning, status };
 
 export const CODES = {
   // Management API (docs/api.md)
@@ -32,23 +33,49 @@ export const CODES = {
   PROFILE_NAME_CONFLICT: c('api', 'A profile with the same name in another case exists (names are case-insensitive).', 409),
   NOT_AVAILABLE: c('api', 'The server has no component attached for this route.', 503),
   TOO_MANY_STREAMS: c('api', 'Too many event streams (GET /v1/events) are open.', 429),
-  HEALTH_NOT_APPLICABLE: c('api', 'Health cannot be pushed to this endpoint: it is nested or has Always Serve (its status is not decided by health).', 409),
-  WEBHOOK_NOT_ALLOWED: c('api', 'The webhook URL is refused: not http(s), or a loopback/private address without serve --webhook-allow-private.', 400),
+  HEALTH_NOT_APPLICABLE: c(
+    'api',
+    'Health cannot be pushed to this endpoint: it is nested or has Always Serve (its status is not decided by health).',
+    409,
+  ),
+  WEBHOOK_NOT_ALLOWED: c(
+    'api',
+    'The webhook URL is refused: not http(s), or a loopback/private address without serve --webhook-allow-private.',
+    400,
+  ),
   INTERNAL: c('api', 'An unexpected server error (the server log has the details).', 500),
-  OVERRIDE_UNSAFE: c('api', 'A down override would leave a profile with no endpoint able to serve (the safety rule); force it to take the endpoint out anyway.', 409),
-  NOT_AWAITING_FAILBACK: c('api', 'The endpoint is neither AwaitingFailback nor Degraded, or its profile\'s failback mode is not Manual: there is nothing to fail back.', 409),
+  OVERRIDE_UNSAFE: c(
+    'api',
+    'A down override would leave a profile with no endpoint able to serve (the safety rule); force it to take the endpoint out anyway.',
+    409,
+  ),
+  NOT_AWAITING_FAILBACK: c(
+    'api',
+    "The endpoint is neither AwaitingFailback nor Degraded, or its profile's failback mode is not Manual: there is nothing to fail back.",
+    409,
+  ),
   // Store
   STORAGE_FULL: c('store', 'The disk of the state dir is full (SQLITE_FULL); free space and retry.', 507),
-  STORAGE_READ_ONLY: c('store', 'The store\'s file or file system is read-only.', 503),
+  STORAGE_READ_ONLY: c('store', "The store's file or file system is read-only.", 503),
   STORAGE_IO_ERROR: c('store', 'The store could not be written (I/O error).', 503),
   STATE_DIR_LOCKED: c('store', 'Another tmkit serve holds the state dir.'),
   STORE_EMPTY: c('store', 'tmkit.db is empty or uninitialised in a state dir that was used before (--force-empty to start empty).'),
-  STORE_UNAVAILABLE: c('store', 'etcd cannot be reached: the write was not stored (DNS keeps answering from the last state); retry when etcd is back.', 503),
+  STORE_UNAVAILABLE: c(
+    'store',
+    'etcd cannot be reached: the write was not stored (DNS keeps answering from the last state); retry when etcd is back.',
+    503,
+  ),
   STORE_CORRUPT: c('store', 'The store holds data that cannot be read.'),
   STORE_VERSION: c('store', 'The store was written by a newer tmkit.'),
-  STORE_DRIVER: c('store', 'The database needs the other SQLite driver (a WAL file written with node:sqlite, read by the wasm driver of Node 20 while another tmkit uses it).'),
+  STORE_DRIVER: c(
+    'store',
+    'The database needs the other SQLite driver (a WAL file written with node:sqlite, read by the wasm driver of Node 20 while another tmkit uses it).',
+  ),
   STORE_BUSY: c('store', 'The database stayed locked by another process (SQLITE_BUSY) past the wait; retry.'),
-  SQLITE_DRIVER_UNAVAILABLE: c('store', 'TMKIT_SQLITE_DRIVER names a driver this Node.js cannot use (node needs node:sqlite, Node 22.13+).'),
+  SQLITE_DRIVER_UNAVAILABLE: c(
+    'store',
+    'TMKIT_SQLITE_DRIVER names a driver this Node.js cannot use (node needs node:sqlite, Node 22.13+).',
+  ),
   // Resource catalog (README.md, Concepts)
   CATALOG_SHAPE: c('catalog', 'The resource catalog is a JSON object mapping ARM ids to resources (or an array of them).', 400),
   CATALOG_ID: c('catalog', 'A resource needs an ARM id.', 400),
@@ -64,14 +91,14 @@ export const CODES = {
   ARM_IMPORT_ENDPOINT_TYPE: c('import', 'An endpoint type is not a Traffic Manager endpoint type.'),
   ARM_IMPORT_EXPRESSION: c('import', 'An ARM template expression cannot be evaluated offline.'),
   ARM_IMPORT_LOCATION: c('import', 'A location is not a known Azure region.'),
-  ARM_IMPORT_NESTED_TARGET: c('import', 'A nested endpoint\'s targetResourceId does not name a profile.'),
+  ARM_IMPORT_NESTED_TARGET: c('import', "A nested endpoint's targetResourceId does not name a profile."),
   ARM_IMPORT_NESTED_OUTSIDE: c('import', 'A nested endpoint points at a profile outside the input.'),
   ARM_IMPORT_ORPHAN_ENDPOINT: c('import', 'An endpoint resource names no profile of the input.'),
   ARM_IMPORT_UNKNOWN_PROPERTY: c('import', 'A property tmkit does not model (ignored).'),
   // Plan (`tmkit plan`, `tmkit apply`)
   PLAN_DUPLICATE_PROFILE: c('plan', 'Two profiles of the document have the same name.'),
   PLAN_PROFILE_OWNED_BY_OTHER_STACK: c('plan', 'A profile of the document is owned by another stack.'),
-  PLAN_RELATIVE_NAME_TAKEN: c('plan', 'Another stack\'s profile answers at the same relativeName.'),
+  PLAN_RELATIVE_NAME_TAKEN: c('plan', "Another stack's profile answers at the same relativeName."),
   PLAN_NESTED_TARGET_MISSING: c('plan', 'A nested endpoint points at a profile that neither the document nor the runtime has.'),
   PLAN_DELETE_REFERENCED: c('plan', 'A profile to destroy is still nested by a profile that stays.'),
   PLAN_ORDER_CYCLE: c('plan', 'The changes cannot be ordered into steps the runtime accepts one by one.'),
@@ -79,7 +106,7 @@ export const CODES = {
   PLAN_REFUSED: c('plan', 'The plan has errors and cannot be applied.'),
   PLAN_FILE_INVALID: c('plan', 'A plan file is not valid JSON or not a tmkit plan.'),
   PLAN_FILE_NOT_A_PLAN: c('plan', 'The file is not a tmkit plan (kind).'),
-  PLAN_FILE_VERSION: c('plan', 'The plan file\'s formatVersion is not supported.'),
+  PLAN_FILE_VERSION: c('plan', "The plan file's formatVersion is not supported."),
   // Plan lints (warnings)
   LINT_TTL_EXCEEDS_DETECTION: c('lint', 'The TTL keeps clients on a failed endpoint longer than detection takes.'),
   LINT_SUBNET_WITHOUT_FALLBACK: c('lint', 'A Subnet profile has no fallback endpoint.'),
@@ -90,23 +117,38 @@ export const CODES = {
   // Constructs
   INVALID_PROPS: c('constructs', 'A construct was created with props that break a rule of its own.'),
   SYNTH_INVALID: c('constructs', 'The construct tree has errors; nothing was written.'),
-  CONSTRUCT_VALIDATION: c('constructs', 'A construct\'s own validation (node.addValidation) failed.'),
+  CONSTRUCT_VALIDATION: c('constructs', "A construct's own validation (node.addValidation) failed."),
   // Client
   UNREACHABLE: c('client', 'The server could not be reached (after retries).'),
   // Client: resource-level writes of the providers (src/client/resources.ts)
-  RESOURCE_EXISTS: c('client', 'A create found this stack\'s profile or endpoint already there with other content (import it instead; the same content, a create whose answer was lost, is adopted).'),
+  RESOURCE_EXISTS: c(
+    'client',
+    "A create found this stack's profile or endpoint already there with other content (import it instead; the same content, a create whose answer was lost, is adopted).",
+  ),
   RESOURCE_NOT_OWNED: c('client', 'The profile belongs to another stack (a create of that name too); a provider never writes it.'),
-  RESOURCE_CHANGED: c('client', 'Someone else changed the profile or endpoint since the provider last read it; nothing was written (refresh, then apply).'),
-  RESOURCE_GONE: c('client', 'Someone else deleted the profile or endpoint since the provider last read it; nothing was written (refresh, then apply).'),
+  RESOURCE_CHANGED: c(
+    'client',
+    'Someone else changed the profile or endpoint since the provider last read it; nothing was written (refresh, then apply).',
+  ),
+  RESOURCE_GONE: c(
+    'client',
+    'Someone else deleted the profile or endpoint since the provider last read it; nothing was written (refresh, then apply).',
+  ),
   RESOURCE_HAS_ENDPOINTS: c('client', 'A profile to delete still has endpoints that are not managed with it.'),
   RESOURCE_PROFILE_MISSING: c('client', 'The profile an endpoint is written into does not exist (create the profile first).'),
-  RESOURCE_MIXED: c('client', 'A Terraform profile with inline endpoint blocks also has separate endpoint resources (declare its endpoints one way).'),
+  RESOURCE_MIXED: c(
+    'client',
+    'A Terraform profile with inline endpoint blocks also has separate endpoint resources (declare its endpoints one way).',
+  ),
   // CLI
   USAGE: c('cli', 'A command was called wrongly (exit code 2).'),
   FAILED: c('cli', 'A command failed (exit code 1).'),
   // Geo
   GEO_DATABASE_INVALID: c('geo', 'The MMDB database is missing, unreadable or not an MMDB file.'),
-  GEO_DB_MISSING: c('geo', 'The default country database package (DEFAULT_COUNTRY_DATABASE_PACKAGE, an optional peer dependency) is not installed; serve and dns need it (or --geoip FILE.mmdb).'),
+  GEO_DB_MISSING: c(
+    'geo',
+    'The default country database package (DEFAULT_COUNTRY_DATABASE_PACKAGE, an optional peer dependency) is not installed; serve and dns need it (or --geoip FILE.mmdb).',
+  ),
   GEO_LATENCY_TABLE_INVALID: c('geo', 'The latency table is missing, not JSON or breaks a rule.'),
   // DNS server
   DNSSEC_OFF: c('dns', 'DNSSEC is not enabled on this server (tmkit serve --dnssec).', 404),
@@ -120,13 +162,19 @@ export const CODES = {
   DNS_LISTEN_ADDRESS: c('dns', 'A DNS listen address is not an IP literal.'),
   DNS_NOT_LISTENING: c('dns', 'The DNS server was asked for its addresses before it listens.'),
   DNS_ENCODE_NAME: c('dns', 'A name in a DNS answer has no wire form (empty label, label over 63 or name over 255 octets, bad escape).'),
-  DNS_ENCODE_DATA: c('dns', 'A record in a DNS answer has data with no wire form (not an address for A/AAAA, TTL or SOA field out of range).'),
+  DNS_ENCODE_DATA: c(
+    'dns',
+    'A record in a DNS answer has data with no wire form (not an address for A/AAAA, TTL or SOA field out of range).',
+  ),
   // Prober (internal: turned into probe failure reasons)
   PROBE_TIMEOUT: c('probe', 'The probe ran out of time.'),
   PROBE_ABORTED: c('probe', 'The probe was aborted (stop or settings change).'),
   PROBE_DONE: c('probe', 'The probe finished (cleanup signal).'),
   PROBE_NO_CERTIFICATE: c('probe', 'An HTTPS endpoint presented no certificate.'),
-  PROBE_CERTIFICATE: c('probe', 'certificateValidation Enabled: the certificate is expired, not yet valid, untrusted or for another host name.'),
+  PROBE_CERTIFICATE: c(
+    'probe',
+    'certificateValidation Enabled: the certificate is expired, not yet valid, untrusted or for another host name.',
+  ),
   PROBE_NO_STATUS: c('probe', 'The response ended without a status line.'),
   PROBE_NO_ADDRESS: c('probe', 'The target name resolved to no address.'),
 } as const satisfies Record<string, CodeInfo>;

@@ -38,7 +38,11 @@ export function formatDiagnostic(d: Diagnostic): string {
 }
 
 /** An error diagnostic not tied to a rule of the validator (API, store, plan, import problems). */
-export function problem(code: ErrorCode, message: string, extra: { path?: string; hint?: string; profile?: string; severity?: Severity } = {}): Diagnostic {
+export function problem(
+  code: ErrorCode,
+  message: string,
+  extra: { path?: string; hint?: string; profile?: string; severity?: Severity } = {},
+): Diagnostic {
   const d: Diagnostic = { severity: extra.severity ?? 'error', code, path: extra.path ?? '', message };
   if (extra.hint !== undefined) d.hint = extra.hint;
   if (extra.profile !== undefined) d.profile = extra.profile;
@@ -50,7 +54,11 @@ export function problem(code: ErrorCode, message: string, extra: { path?: string
  * errors); `diagnostics` carries every problem when there are several (a refused write, an invalid tree).
  */
 export class TmkitError extends Error {
-  constructor(readonly code: string, message: string, readonly diagnostics: readonly Diagnostic[] = []) {
+  constructor(
+    readonly code: string,
+    message: string,
+    readonly diagnostics: readonly Diagnostic[] = [],
+  ) {
     super(message);
     this.name = new.target.name;
   }

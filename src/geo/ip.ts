@@ -6,7 +6,12 @@
  * form that the prefix map keys on.
  */
 import {
-  formatIPv6Groups, parsePrefix as parseNetPrefix, SPECIAL_BLOCKS, type IpAddress, type IpFamily, type IpSyntax,
+  formatIPv6Groups,
+  parsePrefix as parseNetPrefix,
+  SPECIAL_BLOCKS,
+  type IpAddress,
+  type IpFamily,
+  type IpSyntax,
 } from '../core/net/ip';
 
 export interface ParsedIp {

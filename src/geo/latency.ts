@@ -194,7 +194,10 @@ export function parseLatencyTable(doc: unknown, path: string): LatencyTable {
     for (const [key, value] of Object.entries(doc as Record<string, unknown>)) {
       if (key.startsWith('$')) continue;
       const where = `${path}: ${JSON.stringify(key)}`;
-      let target: { kind: 'prefix'; prefix: Exclude<ReturnType<typeof parsePrefix>, { error: string }> } | { kind: 'place'; code: string } | undefined;
+      let target:
+        | { kind: 'prefix'; prefix: Exclude<ReturnType<typeof parsePrefix>, { error: string }> }
+        | { kind: 'place'; code: string }
+        | undefined;
       if (/^[A-Za-z]{2}(-[A-Za-z]{1,3})?$/.test(key)) {
         const code = key.toUpperCase();
         const region = GEO_REGIONS.get(code);
@@ -206,7 +209,9 @@ export function parseLatencyTable(doc: unknown, path: string): LatencyTable {
         if ('error' in parsed) issues.push(`${where}: invalid IP prefix: ${parsed.error}`);
         else target = { kind: 'prefix', prefix: parsed };
       } else {
-        issues.push(`${where}: a key must be an IP prefix in CIDR form ("203.0.113.0/24", "2001:db8::/32") or a country/region or state/province code ("DE", "US-CA")`);
+        issues.push(
+          `${where}: a key must be an IP prefix in CIDR form ("203.0.113.0/24", "2001:db8::/32") or a country/region or state/province code ("DE", "US-CA")`,
+        );
       }
       if (typeof value !== 'object' || value === null || Array.isArray(value)) {
         issues.push(`${where}: the value must be an object mapping Azure region names to milliseconds, e.g. { "westeurope": 12 }`);
@@ -218,7 +223,9 @@ export function parseLatencyTable(doc: unknown, path: string): LatencyTable {
         const region = findAzureRegion(regionName);
         if (!region) {
           const hint = closestRegion(regionName);
-          issues.push(`${at}: unknown Azure region (${hint ? `did you mean "${hint}"? ` : ''}use a canonical region name such as "westeurope")`);
+          issues.push(
+            `${at}: unknown Azure region (${hint ? `did you mean "${hint}"? ` : ''}use a canonical region name such as "westeurope")`,
+          );
           continue;
         }
         if (typeof ms !== 'number' || !Number.isFinite(ms) || ms < 0) {

@@ -137,7 +137,11 @@ function readDatabaseSync(path: string): Buffer {
   try {
     return readFileSync(path);
   } catch (e) {
-    throw new GeoError('GEO_DATABASE_INVALID', `${path}: cannot read the geo database (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}); check the path`, path);
+    throw new GeoError(
+      'GEO_DATABASE_INVALID',
+      `${path}: cannot read the geo database (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}); check the path`,
+      path,
+    );
   }
 }
 
@@ -145,7 +149,11 @@ async function readDatabase(path: string): Promise<Buffer> {
   try {
     return await readFile(path);
   } catch (e) {
-    throw new GeoError('GEO_DATABASE_INVALID', `${path}: cannot read the geo database (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}); check the path`, path);
+    throw new GeoError(
+      'GEO_DATABASE_INVALID',
+      `${path}: cannot read the geo database (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}); check the path`,
+      path,
+    );
   }
 }
 
@@ -153,7 +161,8 @@ function databasePaths(opts: OpenGeoLookupOptions): string[] {
   const paths: string[] = [];
   if (opts.geoip !== undefined) paths.push(opts.geoip);
   if (typeof opts.countryDatabase === 'string') paths.push(opts.countryDatabase);
-  else if (opts.countryDatabase === undefined && (opts.geoip === undefined || countryDatabaseInstalled())) paths.push(defaultCountryDatabasePath());
+  else if (opts.countryDatabase === undefined && (opts.geoip === undefined || countryDatabaseInstalled()))
+    paths.push(defaultCountryDatabasePath());
   if (paths.length === 0) throw new RangeError('no geo database: give geoip, or leave countryDatabase unset for the shipped one');
   return paths;
 }
@@ -205,7 +214,8 @@ export class MmdbGeoLookup implements GeoLookup {
   }
 
   constructor(opts: MmdbGeoLookupOptions, empty?: typeof NO_DATABASE) {
-    if (opts.databases.length === 0 && empty !== NO_DATABASE) throw new RangeError('MmdbGeoLookup needs at least one database (MmdbGeoLookup.withoutDatabase() for none)');
+    if (opts.databases.length === 0 && empty !== NO_DATABASE)
+      throw new RangeError('MmdbGeoLookup needs at least one database (MmdbGeoLookup.withoutDatabase() for none)');
     this.readers = opts.databases.map((db) => {
       const reader = 'reader' in db ? db.reader : openReader(db.buffer, db.path);
       return db.path === undefined ? { reader } : { reader, path: db.path };

@@ -12,7 +12,12 @@ import type { ClientGeo } from '../core/ports';
 
 /** Folds case and accents: `Québec` → `quebec`. */
 function fold(s: string): string {
-  return s.normalize('NFD').replace(/[\u0300-\u036f]/g, '').toLowerCase().replace(/[^a-z0-9]+/g, ' ').trim();
+  return s
+    .normalize('NFD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, ' ')
+    .trim();
 }
 
 /** Extra ISO 3166-2 codes and names per hierarchy subdivision, beyond `<country>-<suffix>` and its name. */

@@ -16,26 +16,56 @@ import * as pulumi from '@pulumi/pulumi';
 // ---------------------------------------------------------------------------------------------------
 // Enums (azure-native's names and values; each is a const object and a string type)
 
-export const AllowedEndpointRecordType = { DomainName: 'DomainName', IPv4Address: 'IPv4Address', IPv6Address: 'IPv6Address', Any: 'Any' } as const;
+export const AllowedEndpointRecordType = {
+  DomainName: 'DomainName',
+  IPv4Address: 'IPv4Address',
+  IPv6Address: 'IPv6Address',
+  Any: 'Any',
+} as const;
 export type AllowedEndpointRecordType = (typeof AllowedEndpointRecordType)[keyof typeof AllowedEndpointRecordType];
 export const AlwaysServe = { Enabled: 'Enabled', Disabled: 'Disabled' } as const;
 export type AlwaysServe = (typeof AlwaysServe)[keyof typeof AlwaysServe];
-export const EndpointMonitorStatus = { CheckingEndpoint: 'CheckingEndpoint', Online: 'Online', Degraded: 'Degraded', Disabled: 'Disabled', Inactive: 'Inactive', Stopped: 'Stopped', Unmonitored: 'Unmonitored' } as const;
+export const EndpointMonitorStatus = {
+  CheckingEndpoint: 'CheckingEndpoint',
+  Online: 'Online',
+  Degraded: 'Degraded',
+  Disabled: 'Disabled',
+  Inactive: 'Inactive',
+  Stopped: 'Stopped',
+  Unmonitored: 'Unmonitored',
+} as const;
 export type EndpointMonitorStatus = (typeof EndpointMonitorStatus)[keyof typeof EndpointMonitorStatus];
 export const EndpointStatus = { Enabled: 'Enabled', Disabled: 'Disabled' } as const;
 export type EndpointStatus = (typeof EndpointStatus)[keyof typeof EndpointStatus];
 export const MonitorProtocol = { HTTP: 'HTTP', HTTPS: 'HTTPS', TCP: 'TCP' } as const;
 export type MonitorProtocol = (typeof MonitorProtocol)[keyof typeof MonitorProtocol];
-export const ProfileMonitorStatus = { CheckingEndpoints: 'CheckingEndpoints', Online: 'Online', Degraded: 'Degraded', Disabled: 'Disabled', Inactive: 'Inactive' } as const;
+export const ProfileMonitorStatus = {
+  CheckingEndpoints: 'CheckingEndpoints',
+  Online: 'Online',
+  Degraded: 'Degraded',
+  Disabled: 'Disabled',
+  Inactive: 'Inactive',
+} as const;
 export type ProfileMonitorStatus = (typeof ProfileMonitorStatus)[keyof typeof ProfileMonitorStatus];
 export const ProfileStatus = { Enabled: 'Enabled', Disabled: 'Disabled' } as const;
 export type ProfileStatus = (typeof ProfileStatus)[keyof typeof ProfileStatus];
-export const TrafficRoutingMethod = { Performance: 'Performance', Priority: 'Priority', Weighted: 'Weighted', Geographic: 'Geographic', MultiValue: 'MultiValue', Subnet: 'Subnet' } as const;
+export const TrafficRoutingMethod = {
+  Performance: 'Performance',
+  Priority: 'Priority',
+  Weighted: 'Weighted',
+  Geographic: 'Geographic',
+  MultiValue: 'MultiValue',
+  Subnet: 'Subnet',
+} as const;
 export type TrafficRoutingMethod = (typeof TrafficRoutingMethod)[keyof typeof TrafficRoutingMethod];
 export const TrafficViewEnrollmentStatus = { Enabled: 'Enabled', Disabled: 'Disabled' } as const;
 export type TrafficViewEnrollmentStatus = (typeof TrafficViewEnrollmentStatus)[keyof typeof TrafficViewEnrollmentStatus];
 /** azure-native's `endpointType` of an Endpoint resource. */
-export const EndpointType = { AzureEndpoints: 'AzureEndpoints', ExternalEndpoints: 'ExternalEndpoints', NestedEndpoints: 'NestedEndpoints' } as const;
+export const EndpointType = {
+  AzureEndpoints: 'AzureEndpoints',
+  ExternalEndpoints: 'ExternalEndpoints',
+  NestedEndpoints: 'NestedEndpoints',
+} as const;
 export type EndpointType = (typeof EndpointType)[keyof typeof EndpointType];
 
 type In<T> = pulumi.Input<T>;
@@ -135,9 +165,19 @@ export namespace types {
       /** `<relativeName>.<zone>`. */
       fqdn: string;
     }
-    export interface MonitorConfigCustomHeadersResponse { name: string; value: string }
-    export interface MonitorConfigExpectedStatusCodeRangesResponse { min: number; max: number }
-    export interface FailbackResponse { mode: string; successesToRecover: number; holdDownSeconds: number }
+    export interface MonitorConfigCustomHeadersResponse {
+      name: string;
+      value: string;
+    }
+    export interface MonitorConfigExpectedStatusCodeRangesResponse {
+      min: number;
+      max: number;
+    }
+    export interface FailbackResponse {
+      mode: string;
+      successesToRecover: number;
+      holdDownSeconds: number;
+    }
     export interface MonitorConfigResponse {
       protocol: string;
       port: number;
@@ -152,8 +192,15 @@ export namespace types {
       certificateExpiryWarningDays?: number;
       degradedLatencyMs?: number;
     }
-    export interface EndpointPropertiesCustomHeadersResponse { name: string; value: string }
-    export interface EndpointPropertiesSubnetsResponse { first: string; last?: string; scope?: number }
+    export interface EndpointPropertiesCustomHeadersResponse {
+      name: string;
+      value: string;
+    }
+    export interface EndpointPropertiesSubnetsResponse {
+      first: string;
+      last?: string;
+      scope?: number;
+    }
     export interface EndpointResponse {
       name: string;
       type: string;
@@ -270,12 +317,39 @@ export class Profile extends pulumi.CustomResource {
     opts = opts ?? {};
     const outs = ['name', 'type', 'stack', 'etag'];
     if (!opts.id) {
-      for (const k of ['profileName', 'profileStatus', 'trafficRoutingMethod', 'dnsConfig', 'monitorConfig', 'trafficViewEnrollmentStatus', 'maxReturn', 'tags', 'allowedEndpointRecordTypes', 'failback', 'endpoints', 'location'] as const) {
+      for (const k of [
+        'profileName',
+        'profileStatus',
+        'trafficRoutingMethod',
+        'dnsConfig',
+        'monitorConfig',
+        'trafficViewEnrollmentStatus',
+        'maxReturn',
+        'tags',
+        'allowedEndpointRecordTypes',
+        'failback',
+        'endpoints',
+        'location',
+      ] as const) {
         resourceInputs[k] = args ? args[k] : undefined;
       }
       for (const k of outs) resourceInputs[k] = undefined;
     } else {
-      for (const k of ['profileName', 'profileStatus', 'trafficRoutingMethod', 'dnsConfig', 'monitorConfig', 'trafficViewEnrollmentStatus', 'maxReturn', 'tags', 'allowedEndpointRecordTypes', 'failback', 'endpoints', ...outs]) resourceInputs[k] = undefined;
+      for (const k of [
+        'profileName',
+        'profileStatus',
+        'trafficRoutingMethod',
+        'dnsConfig',
+        'monitorConfig',
+        'trafficViewEnrollmentStatus',
+        'maxReturn',
+        'tags',
+        'allowedEndpointRecordTypes',
+        'failback',
+        'endpoints',
+        ...outs,
+      ])
+        resourceInputs[k] = undefined;
     }
     super(Profile.__pulumiType, name, resourceInputs, opts);
   }
@@ -339,8 +413,27 @@ export class Endpoint extends pulumi.CustomResource {
   constructor(name: string, args: EndpointArgs, opts?: pulumi.CustomResourceOptions) {
     const resourceInputs: pulumi.Inputs = {};
     opts = opts ?? {};
-    const ins = ['profileName', 'endpointName', 'endpointType', 'name', 'type', 'target', 'targetResourceId', 'endpointStatus', 'weight', 'priority', 'endpointLocation',
-      'minChildEndpoints', 'minChildEndpointsIPv4', 'minChildEndpointsIPv6', 'geoMapping', 'subnets', 'customHeaders', 'alwaysServe', 'endpointMonitorStatus'] as const;
+    const ins = [
+      'profileName',
+      'endpointName',
+      'endpointType',
+      'name',
+      'type',
+      'target',
+      'targetResourceId',
+      'endpointStatus',
+      'weight',
+      'priority',
+      'endpointLocation',
+      'minChildEndpoints',
+      'minChildEndpointsIPv4',
+      'minChildEndpointsIPv6',
+      'geoMapping',
+      'subnets',
+      'customHeaders',
+      'alwaysServe',
+      'endpointMonitorStatus',
+    ] as const;
     if (!opts.id) {
       for (const k of ins) resourceInputs[k] = args ? args[k] : undefined;
     } else {

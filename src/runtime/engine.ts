@@ -22,8 +22,19 @@ import { packageRoot, packageVersion } from '../package';
 import { ApiServer, loadOrCreateToken, type TokenSource } from './api';
 import { systemClock, type RuntimeClock } from './clock';
 import {
-  connectDnssec, dnsSink, geoOptions, openDnssec, startDnsFleet,
-  type BoundAddress, type DnsAuthority, type DnsLimits, type DnsSockets, type DnsTarget, type DnssecService, type KeyPolicy, type ListenAddress,
+  connectDnssec,
+  dnsSink,
+  geoOptions,
+  openDnssec,
+  startDnsFleet,
+  type BoundAddress,
+  type DnsAuthority,
+  type DnsLimits,
+  type DnsSockets,
+  type DnsTarget,
+  type DnssecService,
+  type KeyPolicy,
+  type ListenAddress,
 } from './dns';
 import { LiveEvents, revisionEvents } from './events';
 import { HealthLedger } from './ledger';
@@ -100,7 +111,6 @@ export interface EngineOptions {
   webhooks?: { flags?: WebhookFlag[]; allowPrivate?: boolean; tuning?: Partial<DeliveryTuning> };
 }
 
-
 export class Engine {
   readonly store: Store;
   readonly metrics: RuntimeMetrics;
@@ -130,7 +140,14 @@ export class Engine {
   /** Every live event, POSTed to the webhooks (webhooks/). */
   private webhooks: Webhooks | undefined;
 
-  private constructor(private readonly options: EngineOptions, store: Store, private readonly geo: GeoLookup, token: TokenSource, cluster: ClusterNode | undefined, private readonly rng: Rng) {
+  private constructor(
+    private readonly options: EngineOptions,
+    store: Store,
+    private readonly geo: GeoLookup,
+    token: TokenSource,
+    cluster: ClusterNode | undefined,
+    private readonly rng: Rng,
+  ) {
     this.store = store;
     this.cluster = cluster;
     this.token = token;
@@ -139,7 +156,11 @@ export class Engine {
     this.logger = options.logger ?? pino({ level: 'info' });
     this.metrics = new RuntimeMetrics({ defaultMetrics: true });
     this.metrics.attachStoreInfo(store.kind, store instanceof SqliteStore ? store.driver : '');
-    this.monitor = new Monitor({ timers: this.clock, ...options.monitor, ...(options.cluster ? { location: options.cluster.location } : {}) });
+    this.monitor = new Monitor({
+      timers: this.clock,
+      ...options.monitor,
+      ...(options.cluster ? { location: options.cluster.location } : {}),
+    });
     this.traffic = new TrafficView({ events: this.events, clock: this.clock });
   }
 
@@ -154,19 +175,22 @@ export class Engine {
     try {
       // The geo databases first: a missing one (GEO_DB_MISSING, GEO_DATABASE_INVALID) stops the start
       // before the store, the cluster or the token file is touched.
-      const geo = o.geo ?? await MmdbGeoLookup.open(geoOptions(o));
+      const geo = o.geo ?? (await MmdbGeoLookup.open(geoOptions(o)));
       if (o.cluster) {
         o = { ...o, logger: o.logger ?? pino({ level: 'info' }) };
         cluster = await ClusterNode.open(o.cluster!, o.stateDir, o.logger!, o.clock ?? systemClock);
       }
       // The store before the token: a token file written now must not count as "this dir was used before".
-      store = o.store ?? cluster?.store ?? SqliteStore.open({
-        stateDir: o.stateDir,
-        ...(lock ? { lockHeld: true, driver: lock.driver } : {}),
-        ...(o.forceEmpty ? { forceEmpty: true } : {}),
-        ...(lock && lock.previousPid > 0 ? { usedBefore: [`a lock last held by pid ${lock.previousPid}`] } : {}),
-        ...(o.clock ? { clock: o.clock } : {}),
-      });
+      store =
+        o.store ??
+        cluster?.store ??
+        SqliteStore.open({
+          stateDir: o.stateDir,
+          ...(lock ? { lockHeld: true, driver: lock.driver } : {}),
+          ...(o.forceEmpty ? { forceEmpty: true } : {}),
+          ...(lock && lock.previousPid > 0 ? { usedBefore: [`a lock last held by pid ${lock.previousPid}`] } : {}),
+          ...(o.clock ? { clock: o.clock } : {}),
+        });
       const token = loadOrCreateToken(o.stateDir, env);
       engine = new Engine(o, store, geo, token, cluster, o.rng ?? Math.random);
       engine.lock = lock;
@@ -187,16 +211,33 @@ export class Engine {
     if (options.resourcesFile !== undefined) await this.loadResourcesFile(options.resourcesFile);
     // First, so they see every event from the first snapshot on.
     this.webhooks = new Webhooks({
-      events: this.events, clock: this.clock, logger: logger.child({ component: 'webhooks' }), registry: metrics.registry,
-      stateDir: options.stateDir, version: packageVersion(), ...options.webhooks,
+      events: this.events,
+      clock: this.clock,
+      logger: logger.child({ component: 'webhooks' }),
+      registry: metrics.registry,
+      stateDir: options.stateDir,
+      version: packageVersion(),
+      ...options.webhooks,
     });
     // Traffic operations (docs/operations.md): kept by the store beside the profiles (in memory for a store without them).
     const operations = hasOperations(store) ? store.operations : new MemoryOperations();
-    const feed = this.feed = await OperationsFeed.open({ operations, clock: this.clock, logger });
+    const feed = (this.feed = await OperationsFeed.open({ operations, clock: this.clock, logger }));
     this.unwatch.push(reportOverrideEvents(feed, this.events, logger));
-    this.ledger = await HealthLedger.open({ store, monitor: this.monitor, clock: this.clock, logger, operations: feed, ...(this.cluster ? { cluster: this.cluster } : {}) });
+    this.ledger = await HealthLedger.open({
+      store,
+      monitor: this.monitor,
+      clock: this.clock,
+      logger,
+      operations: feed,
+      ...(this.cluster ? { cluster: this.cluster } : {}),
+    });
     this.pipeline = new SnapshotPipeline({
-      store, zone: this.zone, geo: this.geo, metrics, logger, health: this.ledger,
+      store,
+      zone: this.zone,
+      geo: this.geo,
+      metrics,
+      logger,
+      health: this.ledger,
       ...(options.debounceMs !== undefined ? { debounceMs: options.debounceMs } : {}),
       ...(options.lagLimitMs !== undefined ? { lagLimitMs: options.lagLimitMs } : {}),
     });
@@ -211,12 +252,24 @@ export class Engine {
     }
     this.monitor.start();
 
-    if (options.dnssec) this.dnssec = await openDnssec({ zone: this.zone, policy: options.dnssec, stateDir: options.stateDir, logger, ...(this.cluster ? { session: this.cluster.session } : {}) });
+    if (options.dnssec)
+      this.dnssec = await openDnssec({
+        zone: this.zone,
+        policy: options.dnssec,
+        stateDir: options.stateDir,
+        logger,
+        ...(this.cluster ? { session: this.cluster.session } : {}),
+      });
     this.dns = await startDnsFleet({
       ...(this.dnssec ? { dnssec: this.dnssec.doc } : {}),
-      zone: this.zone, listen: options.dns ?? [{ address: '127.0.0.1', port: 5300 }], workers: options.workers ?? 1,
+      zone: this.zone,
+      listen: options.dns ?? [{ address: '127.0.0.1', port: 5300 }],
+      workers: options.workers ?? 1,
       ...(options.dnsSockets ? { sockets: options.dnsSockets } : {}),
-      rng: this.rng, logger, snapshot, full: () => this.pipeline.workerUpdate(),
+      rng: this.rng,
+      logger,
+      snapshot,
+      full: () => this.pipeline.workerUpdate(),
       ...(this.cluster ? { serial: this.cluster.serial() } : {}),
       ...(options.authority ? { authority: options.authority } : {}),
       ...(options.dnsLimits ? { limits: options.dnsLimits } : {}),
@@ -227,24 +280,50 @@ export class Engine {
     metrics.attachLag(this.pipeline);
 
     const reports = new Reports({
-      pipeline: this.pipeline, ledger: this.ledger, traffic: this.traffic, geo: this.geo, zone: this.zone, rng: this.rng, clock: this.clock,
-      ...(this.cluster ? { cluster: this.cluster } : {}), overrides: feed,
+      pipeline: this.pipeline,
+      ledger: this.ledger,
+      traffic: this.traffic,
+      geo: this.geo,
+      zone: this.zone,
+      rng: this.rng,
+      clock: this.clock,
+      ...(this.cluster ? { cluster: this.cluster } : {}),
+      overrides: feed,
     });
     const ops = new Operations({
-      operations, feed, pipeline: this.pipeline, ledger: this.ledger, events: this.events, clock: this.clock, geo: this.geo, zone: this.zone,
+      operations,
+      feed,
+      pipeline: this.pipeline,
+      ledger: this.ledger,
+      events: this.events,
+      clock: this.clock,
+      geo: this.geo,
+      zone: this.zone,
       ...(this.cluster ? { cluster: this.cluster } : {}),
     });
     this.unwatch.push(ops.attachMetrics(metrics.registry));
     const ui = uiDirectory();
     this.api = new ApiServer({
-      store, token: this.token.token, metrics, logger: logger.child({ component: 'api' }), reports, events: this.events,
-      ...(ui !== undefined ? { uiDir: ui } : {}), stateDir: options.stateDir, ops, pushedHealth: ops.pushedHealth, webhooks: this.webhooks,
+      store,
+      token: this.token.token,
+      metrics,
+      logger: logger.child({ component: 'api' }),
+      reports,
+      events: this.events,
+      ...(ui !== undefined ? { uiDir: ui } : {}),
+      stateDir: options.stateDir,
+      ops,
+      pushedHealth: ops.pushedHealth,
+      webhooks: this.webhooks,
       ...(this.dnssec ? { dnssec: connectDnssec(this.dnssec, this.dns, metrics.registry, this.pipeline) } : {}),
     });
     const api = options.api ?? { host: '127.0.0.1', port: 5380 };
     const bound = await this.api.listen(api.host, api.port);
     const dnsAddresses = this.dns.addresses();
-    ops.serving({ dns: dnsAddresses.map((a) => `${a.address.includes(':') ? `[${a.address}]` : a.address}:${a.port}`), api: `${bound.address}:${bound.port}` });
+    ops.serving({
+      dns: dnsAddresses.map((a) => `${a.address.includes(':') ? `[${a.address}]` : a.address}:${a.port}`),
+      api: `${bound.address}:${bound.port}`,
+    });
     this.cluster?.health.setInfo({ dns: dnsAddresses.map((a) => `${a.address}:${a.port}`), api: `${bound.address}:${bound.port}` });
   }
 
@@ -262,32 +341,52 @@ export class Engine {
   }
 
   /** Resolves when every change committed so far is in the snapshot DNS serves (see SnapshotPipeline.settle). */
-  settle(timeoutMs?: number): Promise<void> { return this.pipeline.settle(timeoutMs); }
+  settle(timeoutMs?: number): Promise<void> {
+    return this.pipeline.settle(timeoutMs);
+  }
 
   /** The watchdog: how far the served snapshot lags the store. */
-  lag(): Promise<SnapshotLag> { return this.pipeline.lag(); }
+  lag(): Promise<SnapshotLag> {
+    return this.pipeline.lag();
+  }
 
   /** The snapshot DNS answers from right now. */
-  snapshot(): CompiledSnapshot { return this.pipeline.snapshot(); }
+  snapshot(): CompiledSnapshot {
+    return this.pipeline.snapshot();
+  }
 
-  dnsAddresses(): BoundAddress[] { return this.dns!.addresses(); }
+  dnsAddresses(): BoundAddress[] {
+    return this.dns!.addresses();
+  }
 
   /** The zone's DNSSEC keys; undefined without `serve --dnssec`. */
-  dnssecService(): DnssecService | undefined { return this.dnssec; }
+  dnssecService(): DnssecService | undefined {
+    return this.dnssec;
+  }
 
   /** How the DNS workers hold the port; undefined when DNS answers in this process. */
-  dnsSockets(): DnsSockets | undefined { return this.dns!.sockets; }
+  dnsSockets(): DnsSockets | undefined {
+    return this.dns!.sockets;
+  }
 
   /** The prober's counters: targets, probes, and retargets (full / incremental, endpoints looked at). */
-  proberStats(): ReturnType<Monitor['stats']> { return this.monitor.stats(); }
+  proberStats(): ReturnType<Monitor['stats']> {
+    return this.monitor.stats();
+  }
 
   /** Endpoints whose monitor record is not saved yet (benchmarks wait for the first start's full save). */
-  unsavedMonitorRecords(): number { return this.ledger.unsavedRecords(); }
+  unsavedMonitorRecords(): number {
+    return this.ledger.unsavedRecords();
+  }
 
   /** The prober's status of every endpoint of one profile (what a retarget must leave alone). */
-  proberStatuses(profile: string): EndpointProbeStatus[] { return this.monitor.statuses(profile); }
+  proberStatuses(profile: string): EndpointProbeStatus[] {
+    return this.monitor.statuses(profile);
+  }
 
-  apiAddress(): AddressInfo { return this.api!.server.address() as AddressInfo; }
+  apiAddress(): AddressInfo {
+    return this.api!.server.address() as AddressInfo;
+  }
 
   /** Drains the API (in-flight requests finish), stops probing and DNS, saves the ledger's records, closes the store. */
   async stop(): Promise<void> {
@@ -305,7 +404,8 @@ export class Engine {
     await this.ledger?.close();
     this.feed?.close();
     for (const u of this.unwatch) u();
-    if (this.cluster) await this.cluster.close(); else await this.store.close();
+    if (this.cluster) await this.cluster.close();
+    else await this.store.close();
     this.lock?.release();
   }
 }

@@ -24,9 +24,13 @@ export class LiveEvents {
     this.heartbeat.unref();
   }
 
-  get count(): number { return this.subscribers.size; }
+  get count(): number {
+    return this.subscribers.size;
+  }
 
-  get full(): boolean { return this.subscribers.size >= MAX_SUBSCRIBERS; }
+  get full(): boolean {
+    return this.subscribers.size >= MAX_SUBSCRIBERS;
+  }
 
   /** Takes over the response: headers, a retry hint, then events until the client goes away or close(). */
   subscribe(res: ServerResponse): void {
@@ -44,7 +48,11 @@ export class LiveEvents {
   /** Sends one event to every subscriber (the shapes are core/api's LiveEvent, which the dashboard reads). */
   publish<K extends LiveEvent['type']>(event: K, data: Extract<LiveEvent, { type: K }>['data']): void {
     for (const l of this.listeners) {
-      try { l({ type: event, data } as LiveEvent); } catch { /* a listener's bug must not stop the stream */ }
+      try {
+        l({ type: event, data } as LiveEvent);
+      } catch {
+        /* a listener's bug must not stop the stream */
+      }
     }
     if (this.subscribers.size === 0) return;
     this.write(`id: ${++this.seq}\nevent: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
@@ -67,7 +75,10 @@ export class LiveEvents {
   private write(text: string): void {
     for (const res of this.subscribers) {
       // A client that stops reading gets dropped rather than buffered without bound.
-      if (res.writableLength > 1 << 20) { res.destroy(); continue; }
+      if (res.writableLength > 1 << 20) {
+        res.destroy();
+        continue;
+      }
       res.write(text);
     }
   }

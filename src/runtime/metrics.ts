@@ -24,17 +24,66 @@ export class RuntimeMetrics {
   constructor(options: { defaultMetrics?: boolean } = {}) {
     const registers = [this.registry];
     if (options.defaultMetrics) collectDefaultMetrics({ register: this.registry, prefix: 'tmkit_' });
-    this.probes = new Counter({ name: 'tmkit_probe_results_total', help: 'Health probe results by endpoint and result', labelNames: ['profile', 'endpoint', 'result'], registers });
-    this.probeLatency = new Histogram({ name: 'tmkit_probe_duration_seconds', help: 'Health probe round-trip time', labelNames: ['profile', 'endpoint'], buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10], registers });
-    this.transitions = new Counter({ name: 'tmkit_status_transitions_total', help: 'Endpoint monitor status transitions', labelNames: ['profile', 'endpoint', 'from', 'to'], registers });
-    this.apiRequests = new Counter({ name: 'tmkit_api_requests_total', help: 'Management API requests by route, method and status code', labelNames: ['route', 'method', 'code'], registers });
-    this.apiLatency = new Histogram({ name: 'tmkit_api_request_duration_seconds', help: 'Management API request handling time', labelNames: ['route', 'method'], buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1], registers });
-    this.storeRevision = new Gauge({ name: 'tmkit_store_revision', help: 'Store revision of the configuration currently served', registers });
+    this.probes = new Counter({
+      name: 'tmkit_probe_results_total',
+      help: 'Health probe results by endpoint and result',
+      labelNames: ['profile', 'endpoint', 'result'],
+      registers,
+    });
+    this.probeLatency = new Histogram({
+      name: 'tmkit_probe_duration_seconds',
+      help: 'Health probe round-trip time',
+      labelNames: ['profile', 'endpoint'],
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers,
+    });
+    this.transitions = new Counter({
+      name: 'tmkit_status_transitions_total',
+      help: 'Endpoint monitor status transitions',
+      labelNames: ['profile', 'endpoint', 'from', 'to'],
+      registers,
+    });
+    this.apiRequests = new Counter({
+      name: 'tmkit_api_requests_total',
+      help: 'Management API requests by route, method and status code',
+      labelNames: ['route', 'method', 'code'],
+      registers,
+    });
+    this.apiLatency = new Histogram({
+      name: 'tmkit_api_request_duration_seconds',
+      help: 'Management API request handling time',
+      labelNames: ['route', 'method'],
+      buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
+      registers,
+    });
+    this.storeRevision = new Gauge({
+      name: 'tmkit_store_revision',
+      help: 'Store revision of the configuration currently served',
+      registers,
+    });
     this.profiles = new Gauge({ name: 'tmkit_profiles', help: 'Profiles in the configuration currently served', registers });
-    this.snapshotBuilds = new Counter({ name: 'tmkit_snapshot_builds_total', help: 'Routing snapshots built (configuration changes and monitor transitions)', registers });
-    this.rebuildFailures = new Counter({ name: 'tmkit_snapshot_rebuild_failures_total', help: 'Snapshot rebuilds that failed (each is logged and retried with backoff)', registers });
-    this.certificateExpiry = new Gauge({ name: 'tmkit_endpoint_certificate_expiry_seconds', help: 'Seconds until the certificate the last HTTPS probe saw expires (negative: expired)', labelNames: ['profile', 'endpoint'], registers });
-    this.configLatency = new Histogram({ name: 'tmkit_config_apply_seconds', help: 'Time from a committed store change to the DNS server serving it', buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25], registers });
+    this.snapshotBuilds = new Counter({
+      name: 'tmkit_snapshot_builds_total',
+      help: 'Routing snapshots built (configuration changes and monitor transitions)',
+      registers,
+    });
+    this.rebuildFailures = new Counter({
+      name: 'tmkit_snapshot_rebuild_failures_total',
+      help: 'Snapshot rebuilds that failed (each is logged and retried with backoff)',
+      registers,
+    });
+    this.certificateExpiry = new Gauge({
+      name: 'tmkit_endpoint_certificate_expiry_seconds',
+      help: 'Seconds until the certificate the last HTTPS probe saw expires (negative: expired)',
+      labelNames: ['profile', 'endpoint'],
+      registers,
+    });
+    this.configLatency = new Histogram({
+      name: 'tmkit_config_apply_seconds',
+      help: 'Time from a committed store change to the DNS server serving it',
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25],
+      registers,
+    });
   }
 
   /**
@@ -42,7 +91,12 @@ export class RuntimeMetrics {
    * SQLite driver, or `etcd`), so a dashboard shows which Node.js path a node is on.
    */
   attachStoreInfo(kind: string, driver: string): void {
-    const g = new Gauge({ name: 'tmkit_store_info', help: 'The store this server runs on (kind: sqlite or etcd; driver: node = node:sqlite, wasm = node-sqlite3-wasm)', labelNames: ['kind', 'driver'], registers: [this.registry] });
+    const g = new Gauge({
+      name: 'tmkit_store_info',
+      help: 'The store this server runs on (kind: sqlite or etcd; driver: node = node:sqlite, wasm = node-sqlite3-wasm)',
+      labelNames: ['kind', 'driver'],
+      registers: [this.registry],
+    });
     g.set({ kind, driver }, 1);
   }
 
@@ -50,7 +104,12 @@ export class RuntimeMetrics {
    * DNS counters, read from the responder (or summed over the DNS workers) at scrape time: a query costs a
    * few increments in the responder and no callback here. Nothing is read once `stop()` was called.
    */
-  attachDns(dns: { stats(): ResponderStats | undefined; counts(): DnsCounts | undefined; workers?(): DnsWorkerReport[]; readonly sockets?: DnsSockets }): void {
+  attachDns(dns: {
+    stats(): ResponderStats | undefined;
+    counts(): DnsCounts | undefined;
+    workers?(): DnsWorkerReport[];
+    readonly sockets?: DnsSockets;
+  }): void {
     const source = (): typeof dns | undefined => (this.stopped ? undefined : dns);
     const registers = [this.registry];
     new Gauge({
@@ -121,16 +180,24 @@ export class RuntimeMetrics {
       name: 'tmkit_snapshot_lag_seconds',
       help: 'How long the oldest configuration change or health transition not yet served by DNS has waited (0: DNS is current)',
       registers,
-      async collect() { const l = await lag(); if (l) this.set(l.lagSeconds); },
+      async collect() {
+        const l = await lag();
+        if (l) this.set(l.lagSeconds);
+      },
     });
     new Gauge({
       name: 'tmkit_snapshot_lag_revisions',
       help: 'Store revision minus the revision of the snapshot DNS serves',
       registers,
-      async collect() { const l = await lag(); if (l) this.set(l.lagRevisions); },
+      async collect() {
+        const l = await lag();
+        if (l) this.set(l.lagRevisions);
+      },
     });
   }
 
   /** The runtime stopped: scrapes read DNS and the pipeline no more. */
-  stop(): void { this.stopped = true; }
+  stop(): void {
+    this.stopped = true;
+  }
 }

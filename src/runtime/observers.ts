@@ -16,7 +16,16 @@ export function reportTransitions(ledger: HealthLedger, metrics: RuntimeMetrics,
   return ledger.onTransition((t) => {
     metrics.transitions.inc({ profile: t.profile, endpoint: t.endpoint, from: t.from, to: t.to });
     logger.info({ profile: t.profile, endpoint: t.endpoint, from: t.from, to: t.to, reason: t.reason }, 'endpoint status changed');
-    events.publish('transition', { at: new Date(t.at).toISOString(), profile: t.profile, endpoint: t.endpoint, from: t.from, to: t.to, reason: t.reason, location: t.location, source: t.source ?? 'probe' });
+    events.publish('transition', {
+      at: new Date(t.at).toISOString(),
+      profile: t.profile,
+      endpoint: t.endpoint,
+      from: t.from,
+      to: t.to,
+      reason: t.reason,
+      location: t.location,
+      source: t.source ?? 'probe',
+    });
   });
 }
 
@@ -26,14 +35,26 @@ export function reportProbes(monitor: Monitor, metrics: RuntimeMetrics): () => v
     const [profile, endpoint] = splitTargetKey(key);
     metrics.probes.inc({ profile, endpoint, result: probe.ok ? 'success' : 'failure' });
     metrics.probeLatency.observe({ profile, endpoint }, probe.latencyMs / 1000);
-    if (probe.certificate && Number.isFinite(probe.certificate.validTo)) metrics.certificateExpiry.set({ profile, endpoint }, (probe.certificate.validTo - probe.at) / 1000);
+    if (probe.certificate && Number.isFinite(probe.certificate.validTo))
+      metrics.certificateExpiry.set({ profile, endpoint }, (probe.certificate.validTo - probe.at) / 1000);
   });
 }
 
 /** Every override created, cleared or expired: logged and sent to live-event subscribers. */
 export function reportOverrideEvents(feed: OperationsFeed, events: LiveEvents, logger: Logger): () => void {
   return feed.onEvent((e) => {
-    logger.info({ action: e.action, id: e.override.id, kind: e.override.kind, profile: e.override.profile, endpoint: e.override.endpoint, who: e.override.who, expiresAt: e.override.expiresAt }, `override ${e.action}`);
+    logger.info(
+      {
+        action: e.action,
+        id: e.override.id,
+        kind: e.override.kind,
+        profile: e.override.profile,
+        endpoint: e.override.endpoint,
+        who: e.override.who,
+        expiresAt: e.override.expiresAt,
+      },
+      `override ${e.action}`,
+    );
     events.publish('override', e);
   });
 }

@@ -8,7 +8,18 @@
 import { randomBytes } from 'node:crypto';
 import type { Registry } from 'prom-client';
 import { Counter, Gauge } from 'prom-client';
-import type { AuditEntry, AuditList, DrillList, DrillReport, FailbackResult, NodeList, OverrideDeleteResult, OverrideList, OverrideRecord, OverrideResult } from '../core/api';
+import type {
+  AuditEntry,
+  AuditList,
+  DrillList,
+  DrillReport,
+  FailbackResult,
+  NodeList,
+  OverrideDeleteResult,
+  OverrideList,
+  OverrideRecord,
+  OverrideResult,
+} from '../core/api';
 import type { Diagnostic } from '../core/diagnostics';
 import type { HealthView } from '../core/health/types';
 import { checkDownOverride } from '../core/operations/safety';
@@ -23,10 +34,14 @@ import type { OperationsFeed } from './ledger/operations-feed';
 import type { SnapshotPipeline } from './pipeline';
 
 /** A refusal the API answers with its status and code (api/operations.ts turns it into the error body). */
-export interface OperationsRefusal { refused: { status: number; code: string; message: string; errors?: Diagnostic[] } }
+export interface OperationsRefusal {
+  refused: { status: number; code: string; message: string; errors?: Diagnostic[] };
+}
 export type OperationsResult<T> = T | OperationsRefusal;
 export const isRefusal = <T>(r: OperationsResult<T>): r is OperationsRefusal => typeof r === 'object' && r !== null && 'refused' in r;
-const refuse = (status: number, code: string, message: string, errors?: Diagnostic[]): OperationsRefusal => ({ refused: { status, code, message, ...(errors ? { errors } : {}) } });
+const refuse = (status: number, code: string, message: string, errors?: Diagnostic[]): OperationsRefusal => ({
+  refused: { status, code, message, ...(errors ? { errors } : {}) },
+});
 
 /** What the API's ops routes (api/operations.ts) ask of the runtime. */
 export interface OperationsPort {
@@ -69,16 +84,28 @@ export class Operations implements OperationsPort {
   constructor(private readonly deps: OperationsOptions) {
     const pushed = deps.ledger.pushed;
     this.pushedHealth = {
-      push: async (key, status, ttl, reason) => { const r = await pushed.push(key, status, ttl, reason); await deps.pipeline.settle(); return r; },
-      clear: async (key) => { const had = await pushed.clear(key); await deps.pipeline.settle(); return had; },
+      push: async (key, status, ttl, reason) => {
+        const r = await pushed.push(key, status, ttl, reason);
+        await deps.pipeline.settle();
+        return r;
+      },
+      clear: async (key) => {
+        const had = await pushed.clear(key);
+        await deps.pipeline.settle();
+        return had;
+      },
       report: (key) => pushed.report(key),
     };
   }
 
   /** Where this node's DNS and API listen (told once, when they do): what `nodes()` lists for it. */
-  serving(own: ServingAddresses): void { this.own = own; }
+  serving(own: ServingAddresses): void {
+    this.own = own;
+  }
 
-  private now(): number { return this.deps.clock.now(); }
+  private now(): number {
+    return this.deps.clock.now();
+  }
 
   /** What routing reads now: the served verdicts and overrides. */
   private health(): HealthView {
@@ -87,51 +114,110 @@ export class Operations implements OperationsPort {
     return { verdict: (p, e) => verdicts.get(`${p}/${e}`), override: (p, e) => overrides.get(`${p}/${e}`) };
   }
 
-  async createOverride(body: unknown, find: (name: string) => Promise<StoredProfile | undefined>): Promise<OperationsResult<OverrideResult>> {
+  async createOverride(
+    body: unknown,
+    find: (name: string) => Promise<StoredProfile | undefined>,
+  ): Promise<OperationsResult<OverrideResult>> {
     const checked = checkOverrideRequest(body);
     if (!checked.ok) return refuse(400, 'BAD_REQUEST', checked.errors.map((e) => e.message).join('; '), checked.errors);
     const req = checked.value;
     const stored = await find(req.profile);
     if (!stored) return refuse(404, 'NOT_FOUND', `profile '${req.profile}' does not exist`);
     const p = stored.profile;
-    const e = p.endpoints.find((x) => x.name === req.endpoint) ?? p.endpoints.find((x) => x.name.toLowerCase() === req.endpoint.toLowerCase());
-    if (!e) return refuse(404, 'NOT_FOUND', `profile '${p.name}' has no endpoint '${req.endpoint}' (it has ${p.endpoints.map((x) => `'${x.name}'`).join(', ') || 'none'})`);
+    const e =
+      p.endpoints.find((x) => x.name === req.endpoint) ?? p.endpoints.find((x) => x.name.toLowerCase() === req.endpoint.toLowerCase());
+    if (!e)
+      return refuse(
+        404,
+        'NOT_FOUND',
+        `profile '${p.name}' has no endpoint '${req.endpoint}' (it has ${p.endpoints.map((x) => `'${x.name}'`).join(', ') || 'none'})`,
+      );
     if (req.kind === 'weight' && p.trafficRoutingMethod !== 'Weighted') {
-      return refuse(400, 'BAD_REQUEST', `profile '${p.name}' uses ${p.trafficRoutingMethod} routing, which does not use weights: a weight override would change nothing (take the endpoint out with a down override instead)`);
+      return refuse(
+        400,
+        'BAD_REQUEST',
+        `profile '${p.name}' uses ${p.trafficRoutingMethod} routing, which does not use weights: a weight override would change nothing (take the endpoint out with a down override instead)`,
+      );
     }
     const key = `${p.name}/${e.name}`;
     const at = this.now();
     if (req.kind === 'down' && !req.force) {
       await this.deps.pipeline.settle();
-      const safety = checkDownOverride({ profiles: this.deps.pipeline.profiles(), health: this.health(), resources: this.deps.pipeline.catalog(), geo: this.deps.geo, zone: this.deps.zone, profile: p.name, endpoint: e.name });
+      const safety = checkDownOverride({
+        profiles: this.deps.pipeline.profiles(),
+        health: this.health(),
+        resources: this.deps.pipeline.catalog(),
+        geo: this.deps.geo,
+        zone: this.deps.zone,
+        profile: p.name,
+        endpoint: e.name,
+      });
       if (!safety.ok) {
-        await this.deps.operations.appendAudit({ at: new Date(at).toISOString(), who: req.who, action: 'override.refuse', target: key, ...(req.reason ? { reason: req.reason } : {}), details: { kind: 'down', message: safety.message } }).catch(() => undefined);
+        await this.deps.operations
+          .appendAudit({
+            at: new Date(at).toISOString(),
+            who: req.who,
+            action: 'override.refuse',
+            target: key,
+            ...(req.reason ? { reason: req.reason } : {}),
+            details: { kind: 'down', message: safety.message },
+          })
+          .catch(() => undefined);
         return refuse(409, 'OVERRIDE_UNSAFE', safety.message);
       }
     }
     const override: OverrideRecord = {
-      id: `ov-${randomBytes(5).toString('hex')}`, kind: req.kind, profile: p.name, endpoint: e.name,
+      id: `ov-${randomBytes(5).toString('hex')}`,
+      kind: req.kind,
+      profile: p.name,
+      endpoint: e.name,
       ...(req.weight !== undefined ? { weight: req.weight } : {}),
-      reason: req.reason, who: req.who, createdAt: new Date(at).toISOString(), expiresAt: new Date(at + req.durationMs).toISOString(),
+      reason: req.reason,
+      who: req.who,
+      createdAt: new Date(at).toISOString(),
+      expiresAt: new Date(at + req.durationMs).toISOString(),
       ...(req.drill !== undefined ? { drill: req.drill } : {}),
     };
     // One override per endpoint and kind: a new one replaces the one in force.
-    const replaces = this.deps.feed.active().filter((x) => x.kind === req.kind && overrideKey(x) === key).map((x) => x.id);
+    const replaces = this.deps.feed
+      .active()
+      .filter((x) => x.kind === req.kind && overrideKey(x) === key)
+      .map((x) => x.id);
     const audit: AuditEntry = {
-      at: override.createdAt, who: req.who, action: 'override.create', target: key, ...(req.reason ? { reason: req.reason } : {}),
-      details: { id: override.id, kind: req.kind, ...(req.weight !== undefined ? { weight: req.weight } : {}), expiresAt: override.expiresAt, ...(req.force ? { forced: true } : {}), ...(replaces.length > 0 ? { replaces } : {}) },
+      at: override.createdAt,
+      who: req.who,
+      action: 'override.create',
+      target: key,
+      ...(req.reason ? { reason: req.reason } : {}),
+      details: {
+        id: override.id,
+        kind: req.kind,
+        ...(req.weight !== undefined ? { weight: req.weight } : {}),
+        expiresAt: override.expiresAt,
+        ...(req.force ? { forced: true } : {}),
+        ...(replaces.length > 0 ? { replaces } : {}),
+      },
     };
     await this.deps.operations.putOverride(override, audit, replaces);
     await this.deps.pipeline.settle();
     return { override, replaced: replaces };
   }
 
-  listOverrides(): OverrideList { return { overrides: this.deps.feed.active() }; }
+  listOverrides(): OverrideList {
+    return { overrides: this.deps.feed.active() };
+  }
 
   async clearOverride(id: string, who: string, reason?: string): Promise<OperationsResult<OverrideDeleteResult>> {
     const held = this.deps.feed.active().find((x) => x.id === id);
     if (!held) return refuse(404, 'NOT_FOUND', `no override '${id}' is in force (list them with tmkit override list)`);
-    const audit: AuditEntry = { at: isoNow(this.deps.clock), who, action: 'override.clear', target: overrideKey(held), ...(reason ? { reason } : {}), details: { id, kind: held.kind } };
+    const audit: AuditEntry = {
+      at: isoNow(this.deps.clock),
+      who,
+      action: 'override.clear',
+      target: overrideKey(held),
+      ...(reason ? { reason } : {}),
+      details: { id, kind: held.kind },
+    };
     const gone = await this.deps.operations.deleteOverride(id, audit);
     if (!gone) return refuse(404, 'NOT_FOUND', `override '${id}' was cleared or expired meanwhile`);
     await this.deps.pipeline.settle();
@@ -143,33 +229,62 @@ export class Operations implements OperationsPort {
     const e = p.endpoints.find((x) => x.name === endpoint) ?? p.endpoints.find((x) => x.name.toLowerCase() === endpoint.toLowerCase());
     if (!e) return refuse(404, 'NOT_FOUND', `profile '${p.name}' has no endpoint '${endpoint}'`);
     if (p.failback?.mode !== 'Manual') {
-      return refuse(409, 'NOT_AWAITING_FAILBACK', `profile '${p.name}' fails back automatically (failback mode ${p.failback?.mode ?? 'Automatic, Azure\'s'}): there is nothing to approve; set "failback": {"mode": "Manual"} to fail back by hand`);
+      return refuse(
+        409,
+        'NOT_AWAITING_FAILBACK',
+        `profile '${p.name}' fails back automatically (failback mode ${p.failback?.mode ?? "Automatic, Azure's"}): there is nothing to approve; set "failback": {"mode": "Manual"} to fail back by hand`,
+      );
     }
     await this.deps.pipeline.settle();
-    const status = this.deps.pipeline.snapshot().compiled.get(p.name.toLowerCase())?.endpoints.find((x) => x.endpoint.name === e.name)?.status;
+    const status = this.deps.pipeline
+      .snapshot()
+      .compiled.get(p.name.toLowerCase())
+      ?.endpoints.find((x) => x.endpoint.name === e.name)?.status;
     if (status !== 'AwaitingFailback' && status !== 'Degraded') {
-      return refuse(409, 'NOT_AWAITING_FAILBACK', `endpoint ${p.name}/${e.name} is ${status ?? 'unknown'}, not AwaitingFailback (or Degraded): there is nothing to fail back`);
+      return refuse(
+        409,
+        'NOT_AWAITING_FAILBACK',
+        `endpoint ${p.name}/${e.name} is ${status ?? 'unknown'}, not AwaitingFailback (or Degraded): there is nothing to fail back`,
+      );
     }
     const approvedAt = isoNow(this.deps.clock);
-    await this.deps.operations.putFailback({ profile: p.name, endpoint: e.name, approvedAt, who, ...(reason ? { reason } : {}) },
-      { at: approvedAt, who, action: 'failback', target: `${p.name}/${e.name}`, ...(reason ? { reason } : {}), details: { status } });
+    await this.deps.operations.putFailback(
+      { profile: p.name, endpoint: e.name, approvedAt, who, ...(reason ? { reason } : {}) },
+      { at: approvedAt, who, action: 'failback', target: `${p.name}/${e.name}`, ...(reason ? { reason } : {}), details: { status } },
+    );
     await this.deps.pipeline.settle();
     return { profile: p.name, endpoint: e.name, approvedAt, status, who };
   }
 
-  async audit(limit: number): Promise<AuditList> { return { entries: await this.deps.operations.listAudit(limit) }; }
+  async audit(limit: number): Promise<AuditList> {
+    return { entries: await this.deps.operations.listAudit(limit) };
+  }
 
   async putDrill(report: DrillReport): Promise<DrillReport> {
     await this.deps.operations.putDrill(report);
     if (report.status !== 'running') {
-      await this.deps.operations.appendAudit({ at: report.finishedAt ?? isoNow(this.deps.clock), who: report.who, action: 'drill', target: `${report.profile}/${report.endpoint}`, ...(report.reason ? { reason: report.reason } : {}),
-        details: { id: report.id, status: report.status, switchSeconds: report.switchSeconds, revertSeconds: report.revertSeconds, boundSeconds: report.boundSeconds } });
+      await this.deps.operations.appendAudit({
+        at: report.finishedAt ?? isoNow(this.deps.clock),
+        who: report.who,
+        action: 'drill',
+        target: `${report.profile}/${report.endpoint}`,
+        ...(report.reason ? { reason: report.reason } : {}),
+        details: {
+          id: report.id,
+          status: report.status,
+          switchSeconds: report.switchSeconds,
+          revertSeconds: report.revertSeconds,
+          boundSeconds: report.boundSeconds,
+        },
+      });
     }
     this.deps.events.publish('drill', { action: report.status === 'running' ? 'started' : 'finished', drill: report });
     return report;
   }
 
-  async drills(limit: number): Promise<DrillList> { return { drills: await this.deps.operations.listDrills(limit) }; }
+  async drills(limit: number): Promise<DrillList> {
+    return { drills: await this.deps.operations.listDrills(limit) };
+  }
 
   /** Where every node answers DNS (`GET /v1/nodes`, for drills): this one, or every registered node of the cluster. */
   nodes(): NodeList {
@@ -177,17 +292,36 @@ export class Operations implements OperationsPort {
     const cluster = this.deps.cluster;
     if (!cluster) return { nodes: [{ node: 'this server', dns: own.dns, ...(own.api !== undefined ? { api: own.api } : {}), self: true }] };
     const self = cluster.health.node;
-    return { nodes: cluster.health.nodes().map((n) => ({ node: n.node, location: n.location, dns: n.node === self ? own.dns : n.dns ?? [], ...(n.api ? { api: n.api } : {}), self: n.node === self })) };
+    return {
+      nodes: cluster.health.nodes().map((n) => ({
+        node: n.node,
+        location: n.location,
+        dns: n.node === self ? own.dns : (n.dns ?? []),
+        ...(n.api ? { api: n.api } : {}),
+        self: n.node === self,
+      })),
+    };
   }
 
   /** `tmkit_overrides_active{profile,endpoint,kind}` and `tmkit_override_events_total{action,kind}` on /metrics. */
   attachMetrics(registry: Registry): () => void {
     const feed = this.deps.feed;
     new Gauge({
-      name: 'tmkit_overrides_active', help: 'Overrides in force (docs/operations.md), by endpoint and kind', labelNames: ['profile', 'endpoint', 'kind'], registers: [registry],
-      collect() { this.reset(); for (const o of feed.active()) this.inc({ profile: o.profile, endpoint: o.endpoint, kind: o.kind }); },
+      name: 'tmkit_overrides_active',
+      help: 'Overrides in force (docs/operations.md), by endpoint and kind',
+      labelNames: ['profile', 'endpoint', 'kind'],
+      registers: [registry],
+      collect() {
+        this.reset();
+        for (const o of feed.active()) this.inc({ profile: o.profile, endpoint: o.endpoint, kind: o.kind });
+      },
     });
-    const events = new Counter({ name: 'tmkit_override_events_total', help: 'Overrides created, cleared and expired, as this node saw them', labelNames: ['action', 'kind'], registers: [registry] });
+    const events = new Counter({
+      name: 'tmkit_override_events_total',
+      help: 'Overrides created, cleared and expired, as this node saw them',
+      labelNames: ['action', 'kind'],
+      registers: [registry],
+    });
     return feed.onEvent((e) => events.inc({ action: e.action, kind: e.override.kind }));
   }
 }

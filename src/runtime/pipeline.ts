@@ -122,8 +122,15 @@ export class SnapshotPipeline {
    * builds the first snapshot (published to each sink as it is added).
    */
   async load(): Promise<CompiledSnapshot> {
-    this.unsubscribe.push(this.deps.store.watch((c) => this.onStoreChange(c)), this.deps.health.onChange((key) => this.onHealthChange(key)));
-    const [stored, resources, revision] = await Promise.all([this.deps.store.getProfiles(), this.deps.store.getResources(), this.deps.store.revision()]);
+    this.unsubscribe.push(
+      this.deps.store.watch((c) => this.onStoreChange(c)),
+      this.deps.health.onChange((key) => this.onHealthChange(key)),
+    );
+    const [stored, resources, revision] = await Promise.all([
+      this.deps.store.getProfiles(),
+      this.deps.store.getResources(),
+      this.deps.store.revision(),
+    ]);
     this.profilesByName = new Map(stored.map((p) => [p.profile.name, p]));
     this.setCatalog(resources);
     this.revision = revision;
@@ -138,14 +145,25 @@ export class SnapshotPipeline {
    */
   addSink(sink: SnapshotSink, seen?: CompiledSnapshot): void {
     this.sinks.push(sink);
-    if (seen !== undefined && seen !== this.snap) sink.publish({ snapshot: this.snap, revision: this.revision, deleted: [], delta: () => this.workerUpdate(), full: () => this.workerUpdate() });
+    if (seen !== undefined && seen !== this.snap)
+      sink.publish({
+        snapshot: this.snap,
+        revision: this.revision,
+        deleted: [],
+        delta: () => this.workerUpdate(),
+        full: () => this.workerUpdate(),
+      });
   }
 
   /** The snapshot DNS answers from right now. */
-  snapshot(): CompiledSnapshot { return this.snap; }
+  snapshot(): CompiledSnapshot {
+    return this.snap;
+  }
 
   /** The store revision the served snapshot reflects. */
-  servedRevision(): number { return this.revision; }
+  servedRevision(): number {
+    return this.revision;
+  }
 
   /** The served configuration's profiles. */
   profiles(): Profile[] {
@@ -153,18 +171,24 @@ export class SnapshotPipeline {
   }
 
   /** The served resource catalog. */
-  catalog(): ResourceCatalog { return this.resources; }
+  catalog(): ResourceCatalog {
+    return this.resources;
+  }
 
   /** One profile of the served configuration (with its stack and ETag). */
-  stored(name: string): StoredProfile | undefined { return this.profilesByName.get(name); }
+  stored(name: string): StoredProfile | undefined {
+    return this.profilesByName.get(name);
+  }
 
   /** A committed store change: re-read what it names. */
   onStoreChange(c: StoreChange): void {
     if (c.kind === 'resources') this.pendingResources = true;
     else if (c.name !== undefined) {
       this.pendingNames.add(c.name);
-      if (c.op === 'delete') { this.pendingDeleted.add(c.name); this.pendingValues.set(c.name, null); }
-      else if (c.op === 'put' && c.stored !== undefined) this.pendingValues.set(c.name, c.stored);
+      if (c.op === 'delete') {
+        this.pendingDeleted.add(c.name);
+        this.pendingValues.set(c.name, null);
+      } else if (c.op === 'put' && c.stored !== undefined) this.pendingValues.set(c.name, c.stored);
       else this.pendingValues.delete(c.name);
     }
     this.schedule();
@@ -175,7 +199,8 @@ export class SnapshotPipeline {
    * any verdict may have changed (another location's verdicts or liveness): every one is read again.
    */
   onHealthChange(key?: string): void {
-    if (key === undefined) this.pendingHealth = true; else this.pendingVerdicts.add(key);
+    if (key === undefined) this.pendingHealth = true;
+    else this.pendingVerdicts.add(key);
     this.schedule();
   }
 
@@ -247,7 +272,13 @@ export class SnapshotPipeline {
       type: 'tmkit-snapshot',
       revision: this.revision,
       full: names === undefined,
-      profiles: names === undefined ? this.profiles() : names.flatMap((n) => { const p = this.profilesByName.get(n); return p ? [p.profile] : []; }),
+      profiles:
+        names === undefined
+          ? this.profiles()
+          : names.flatMap((n) => {
+              const p = this.profilesByName.get(n);
+              return p ? [p.profile] : [];
+            }),
       deleted: names === undefined ? [] : names.filter((n) => !this.profilesByName.has(n)),
       verdicts: Object.fromEntries(names === undefined || verdicts === undefined ? this.verdictMap : verdicts),
       verdictsComplete: names === undefined || verdicts === undefined,
@@ -269,7 +300,10 @@ export class SnapshotPipeline {
   private build(): CompiledSnapshot {
     this.verdictMap = this.deps.health.verdicts();
     this.overrideMap = this.deps.health.overrides();
-    const snap = buildSnapshot({ zone: this.deps.zone, profiles: this.profiles(), health: this.health, resources: this.resources, geo: this.deps.geo }, this.snap);
+    const snap = buildSnapshot(
+      { zone: this.deps.zone, profiles: this.profiles(), health: this.health, resources: this.resources, geo: this.deps.geo },
+      this.snap,
+    );
     return this.built(snap);
   }
 
@@ -285,7 +319,12 @@ export class SnapshotPipeline {
    * were) and the endpoints with a pending transition; every verdict too when `allVerdicts`. Returns the
    * snapshot and the verdicts that changed (null: gone), for the workers (undefined: all of them).
    */
-  private update(changed: ReadonlyMap<string, Profile | undefined>, before: ReadonlyMap<string, Profile | undefined>, keys: ReadonlySet<string>, allVerdicts: boolean): { snap: CompiledSnapshot; verdicts?: Map<string, ProbeVerdict | null> } {
+  private update(
+    changed: ReadonlyMap<string, Profile | undefined>,
+    before: ReadonlyMap<string, Profile | undefined>,
+    keys: ReadonlySet<string>,
+    allVerdicts: boolean,
+  ): { snap: CompiledSnapshot; verdicts?: Map<string, ProbeVerdict | null> } {
     const overridden = this.takeOverrides();
     if (allVerdicts) {
       this.verdictMap = this.deps.health.verdicts();
@@ -297,13 +336,17 @@ export class SnapshotPipeline {
     const endpointKeys = (name: string, p: Profile | undefined): void => {
       for (const e of Array.isArray(p?.endpoints) ? p!.endpoints : []) if (e.type !== 'nestedEndpoints') ask.add(`${name}/${e.name}`);
     };
-    for (const [name, p] of changed) { endpointKeys(name, p); endpointKeys(name, before.get(name)); }
+    for (const [name, p] of changed) {
+      endpointKeys(name, p);
+      endpointKeys(name, before.get(name));
+    }
     const verdicts = new Map<string, ProbeVerdict | null>();
     const profiles = new Set<string>(overridden);
     for (const key of ask) {
       const v = this.deps.health.verdictOf(key);
       if (v === this.verdictMap.get(key)) continue;
-      if (v === undefined) this.verdictMap.delete(key); else this.verdictMap.set(key, v);
+      if (v === undefined) this.verdictMap.delete(key);
+      else this.verdictMap.set(key, v);
       verdicts.set(key, v ?? null);
       const slash = key.indexOf('/');
       profiles.add(slash < 0 ? key : key.slice(0, slash));
@@ -354,7 +397,7 @@ export class SnapshotPipeline {
     try {
       const store = this.deps.store;
       const [fetched, all, catalog, revision] = await Promise.all([
-        full ? Promise.resolve([]) : Promise.all(names.map((n) => (values.has(n) ? values.get(n) ?? undefined : store.getProfile(n)))),
+        full ? Promise.resolve([]) : Promise.all(names.map((n) => (values.has(n) ? (values.get(n) ?? undefined) : store.getProfile(n)))),
         full ? store.getProfiles() : Promise.resolve(undefined),
         resources ? store.getResources() : Promise.resolve(undefined),
         store.revision(),
@@ -363,13 +406,16 @@ export class SnapshotPipeline {
       const before = new Map<string, Profile | undefined>();
       if (all) {
         const next = new Map(all.map((p) => [p.profile.name, p]));
-        changed = [...new Set([...this.profilesByName.keys(), ...next.keys()])].filter((n) => this.profilesByName.get(n)?.etag !== next.get(n)?.etag);
+        changed = [...new Set([...this.profilesByName.keys(), ...next.keys()])].filter(
+          (n) => this.profilesByName.get(n)?.etag !== next.get(n)?.etag,
+        );
         this.profilesByName = next;
       } else {
         names.forEach((n, i) => {
           const p = fetched[i];
           before.set(n, this.profilesByName.get(n)?.profile);
-          if (p) this.profilesByName.set(n, p); else this.profilesByName.delete(n);
+          if (p) this.profilesByName.set(n, p);
+          else this.profilesByName.delete(n);
         });
       }
       const catalogChanged = catalog !== undefined && canonicalJson(catalog) !== canonicalJson(this.resourcesRecord);
@@ -379,11 +425,14 @@ export class SnapshotPipeline {
       // transition the retarget causes (probe settings changed) is of a changed profile's endpoint, whose
       // verdict this build reads anyway. Only the changed profiles' endpoints are looked at; a catalog
       // change can move any endpoint: all of them.
-      if (catalogChanged) this.deps.health.retarget({ profiles: () => this.profiles(), resources: this.resources, changed: undefined, deleted });
+      if (catalogChanged)
+        this.deps.health.retarget({ profiles: () => this.profiles(), resources: this.resources, changed: undefined, deleted });
       else if (changed.length > 0 || deleted.size > 0) {
         this.deps.health.retarget({
-          profiles: () => this.profiles(), resources: this.resources,
-          changed: new Map(changed.map((n) => [n, this.profilesByName.get(n)?.profile])), deleted,
+          profiles: () => this.profiles(),
+          resources: this.resources,
+          changed: new Map(changed.map((n) => [n, this.profilesByName.get(n)?.profile])),
+          deleted,
         });
       }
       // Verdict changes announced while this rebuild read the store: this build reads them.
@@ -393,8 +442,20 @@ export class SnapshotPipeline {
       this.pendingHealth = false;
       let verdicts: Map<string, ProbeVerdict | null> | undefined;
       if (full || catalogChanged) this.snap = this.build();
-      else if ((consumed = true)) ({ snap: this.snap, verdicts } = this.update(new Map(changed.map((n) => [n, this.profilesByName.get(n)?.profile])), before, keys, allVerdicts));
-      const published = { snapshot: this.snap, revision: this.revision, deleted: [...deleted], delta: () => this.workerUpdate(full ? undefined : changed, resources, verdicts), full: () => this.workerUpdate() };
+      else if ((consumed = true))
+        ({ snap: this.snap, verdicts } = this.update(
+          new Map(changed.map((n) => [n, this.profilesByName.get(n)?.profile])),
+          before,
+          keys,
+          allVerdicts,
+        ));
+      const published = {
+        snapshot: this.snap,
+        revision: this.revision,
+        deleted: [...deleted],
+        delta: () => this.workerUpdate(full ? undefined : changed, resources, verdicts),
+        full: () => this.workerUpdate(),
+      };
       for (const sink of this.sinks) sink.publish(published);
     } catch (err) {
       for (const n of names) this.pendingNames.add(n);

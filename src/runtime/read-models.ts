@@ -4,7 +4,15 @@
  * View and the watchdog. Read-only: built from the served snapshot (pipeline.ts), the health ledger
  * (ledger/) and Traffic View (traffic-view.ts). The API's read routes (api/reads.ts) call `RuntimeReports`.
  */
-import type { ClusterHealthBody, LocationVerdictReport, OverrideRecord, PreviewReport, ProfileStatusReport, ResolveResult, TrafficReport } from '../core/api';
+import type {
+  ClusterHealthBody,
+  LocationVerdictReport,
+  OverrideRecord,
+  PreviewReport,
+  ProfileStatusReport,
+  ResolveResult,
+  TrafficReport,
+} from '../core/api';
 import type { HealthView, ProbeVerdict } from '../core/health/types';
 import { profileFqdn } from '../core/model/names';
 import { routingMap } from '../core/plan';
@@ -68,14 +76,20 @@ export class Reports implements RuntimeReports {
     await pipeline.settle();
     const name = stored.profile.name;
     return statusReport({
-      snapshot: pipeline.snapshot(), zone: this.deps.zone, revision: pipeline.servedRevision(),
+      snapshot: pipeline.snapshot(),
+      zone: this.deps.zone,
+      revision: pipeline.servedRevision(),
       profile: pipeline.stored(name) ?? stored,
-      probes: ledger.statuses(name), history: ledger.historyOf(name),
+      probes: ledger.statuses(name),
+      history: ledger.historyOf(name),
       extras: { pushed: ledger.pushed, now: (this.deps.clock ?? systemClock).now() },
       ...(this.deps.overrides ? { overrides: this.deps.overrides.active().filter((o) => o.profile === name) } : {}),
       // This location's own verdicts (what probing says here); pushed health is applied on top (health-report.ts).
       ...(this.deps.cluster
-        ? { verdicts: ledger.ownVerdicts(), cluster: { aggregate: ledger.probeVerdicts(), locations: (key: string) => ledger.locations(key) ?? [] } }
+        ? {
+            verdicts: ledger.ownVerdicts(),
+            cluster: { aggregate: ledger.probeVerdicts(), locations: (key: string) => ledger.locations(key) ?? [] },
+          }
         : { verdicts: ledger.ownVerdicts() }),
     });
   }
@@ -157,8 +171,8 @@ export function statusReport(i: StatusInputs): ProfileStatusReport {
       const s = probes.get(e.name);
       const overrides = i.overrides?.filter((o) => o.endpoint === e.name) ?? [];
       const weight = overrides.find((o) => o.kind === 'weight')?.weight;
-      const own = s ? i.verdicts.get(s.key) ?? s.verdict : undefined;
-      const verdict = s && i.cluster ? i.cluster.aggregate.get(s.key) ?? own : own;
+      const own = s ? (i.verdicts.get(s.key) ?? s.verdict) : undefined;
+      const verdict = s && i.cluster ? (i.cluster.aggregate.get(s.key) ?? own) : own;
       const extra = s && i.extras ? endpointHealthExtras(i.extras, s, verdict) : undefined;
       return {
         name: e.name,
@@ -171,24 +185,51 @@ export function statusReport(i: StatusInputs): ProfileStatusReport {
         probed: s !== undefined,
         ...(overrides.length > 0 ? { overrides } : {}),
         ...(weight !== undefined ? { effectiveWeight: weight } : {}),
-        ...(s ? {
-          verdict: extra?.verdict ?? verdict,
-          ...(own !== s.verdict ? { verdictCarriedOver: true } : {}),
-          consecutiveFailures: s.consecutiveFailures,
-          since: iso(s.since),
-          location: s.location,
-          ...(i.cluster ? { locations: i.cluster.locations(s.key) } : {}),
-          ...(s.lastProbe ? { lastProbe: { at: iso(s.lastProbe.at), ok: s.lastProbe.ok, reason: s.lastProbe.reason, latencyMs: Math.round(s.lastProbe.latencyMs * 10) / 10, ...(s.lastProbe.statusCode !== undefined ? { statusCode: s.lastProbe.statusCode } : {}), ...(s.lastProbe.address !== undefined ? { address: s.lastProbe.address } : {}), ...(extra?.certificate ? { certificate: extra.certificate } : {}) } } : {}),
-          ...(extra?.fields ?? {}),
-        } : {}),
+        ...(s
+          ? {
+              verdict: extra?.verdict ?? verdict,
+              ...(own !== s.verdict ? { verdictCarriedOver: true } : {}),
+              consecutiveFailures: s.consecutiveFailures,
+              since: iso(s.since),
+              location: s.location,
+              ...(i.cluster ? { locations: i.cluster.locations(s.key) } : {}),
+              ...(s.lastProbe
+                ? {
+                    lastProbe: {
+                      at: iso(s.lastProbe.at),
+                      ok: s.lastProbe.ok,
+                      reason: s.lastProbe.reason,
+                      latencyMs: Math.round(s.lastProbe.latencyMs * 10) / 10,
+                      ...(s.lastProbe.statusCode !== undefined ? { statusCode: s.lastProbe.statusCode } : {}),
+                      ...(s.lastProbe.address !== undefined ? { address: s.lastProbe.address } : {}),
+                      ...(extra?.certificate ? { certificate: extra.certificate } : {}),
+                    },
+                  }
+                : {}),
+              ...(extra?.fields ?? {}),
+            }
+          : {}),
       };
     }),
-    transitions: history.map((t) => ({ at: iso(t.at), endpoint: t.endpoint, from: t.from, to: t.to, reason: t.reason, location: t.location, ...(t.source ? { source: t.source } : {}) })),
+    transitions: history.map((t) => ({
+      at: iso(t.at),
+      endpoint: t.endpoint,
+      from: t.from,
+      to: t.to,
+      reason: t.reason,
+      location: t.location,
+      ...(t.source ? { source: t.source } : {}),
+    })),
   };
 }
 
 /** The answer DNS would give now (one sampled), every outcome with its probability, and why. */
-export function resolveReport(snapshot: CompiledSnapshot, q: { name: string; type: string; clientIp: string }, rng: Rng, revision: number): ResolveResult {
+export function resolveReport(
+  snapshot: CompiledSnapshot,
+  q: { name: string; type: string; clientIp: string },
+  rng: Rng,
+  revision: number,
+): ResolveResult {
   const query = { name: q.name, type: q.type, clientAddress: q.clientIp };
   const all = resolve(snapshot, query);
   const one = answer(snapshot, query, rng);

@@ -35,9 +35,13 @@ export class RebuildLoop {
   constructor(private readonly options: RebuildLoopOptions) {}
 
   /** Consecutive failed steps right now (0 after a success). */
-  get consecutiveFailures(): number { return this.failures; }
+  get consecutiveFailures(): number {
+    return this.failures;
+  }
 
-  get busy(): boolean { return this.running !== undefined; }
+  get busy(): boolean {
+    return this.running !== undefined;
+  }
 
   /** Ensures a loop runs (or is running) that will see everything pending now. */
   request(): void {
@@ -69,7 +73,11 @@ export class RebuildLoop {
         this.completed++;
       } catch (err) {
         this.failures++;
-        try { this.options.onError(err, this.failures); } catch { /* reporting must not stop the loop */ }
+        try {
+          this.options.onError(err, this.failures);
+        } catch {
+          /* reporting must not stop the loop */
+        }
         await this.sleep((this.options.retryDelayMs ?? defaultRetryDelay)(this.failures));
       }
     }

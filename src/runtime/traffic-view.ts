@@ -27,7 +27,10 @@ export class TrafficView implements SnapshotSink {
   }
 
   private tick(): void {
-    this.timer = this.deps.clock.setTimeout(() => { this.collect(); this.tick(); }, COLLECT_MS);
+    this.timer = this.deps.clock.setTimeout(() => {
+      this.collect();
+      this.tick();
+    }, COLLECT_MS);
   }
 
   /** The pipeline published a snapshot: deleted profiles' traffic goes. */

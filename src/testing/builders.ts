@@ -55,7 +55,9 @@ export function snapshot(profiles: Profile[], opts: SnapOptions = {}): CompiledS
   return buildSnapshot({
     zone: opts.zone ?? TEST_ZONE,
     profiles,
-    ...(h === undefined ? {} : { health: typeof (h as HealthView).verdict === 'function' ? (h as HealthView) : health(h as Record<string, ProbeVerdict>) }),
+    ...(h === undefined
+      ? {}
+      : { health: typeof (h as HealthView).verdict === 'function' ? (h as HealthView) : health(h as Record<string, ProbeVerdict>) }),
     ...(opts.resources ? { resources: opts.resources } : {}),
     geo: opts.geo ?? new TableGeo(),
   });

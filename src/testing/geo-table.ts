@@ -15,7 +15,11 @@ export interface GeoTableOptions {
   latency?: Record<string, Record<string, number>>;
 }
 
-interface PrefixRow<T> { range: IpRange; size: bigint; value: T }
+interface PrefixRow<T> {
+  range: IpRange;
+  size: bigint;
+  value: T;
+}
 
 function compile<T>(table: PrefixTable<T>): PrefixRow<T>[] {
   const rows: PrefixRow<T>[] = [];

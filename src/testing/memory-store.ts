@@ -36,7 +36,11 @@ export class MemoryStore implements Store {
 
   private emit(c: StoreChange): void {
     for (const l of [...this.listeners]) {
-      try { l(c); } catch { /* ignore */ }
+      try {
+        l(c);
+      } catch {
+        /* ignore */
+      }
     }
   }
 
@@ -49,7 +53,9 @@ export class MemoryStore implements Store {
     return { revision: this.rev, profiles: this.profiles };
   }
 
-  async revision(): Promise<number> { return this.rev; }
+  async revision(): Promise<number> {
+    return this.rev;
+  }
 
   async getProfiles(): Promise<StoredProfile[]> {
     return [...this.profiles.keys()].sort().map((k) => this.out(this.profiles.get(k)!));
@@ -70,7 +76,8 @@ export class MemoryStore implements Store {
     }
     const { profile, warnings } = admitProfile(this.view(), clone(input));
     const hash = contentHash(profile, options.stack);
-    if (row && row.hash === hash && row.stack === options.stack) return { etag: row.etag, revision: this.rev, created: false, changed: false, profile: clone(row.profile), warnings };
+    if (row && row.hash === hash && row.stack === options.stack)
+      return { etag: row.etag, revision: this.rev, created: false, changed: false, profile: clone(row.profile), warnings };
     const revision = ++this.rev;
     const etag = makeEtag(revision, hash);
     this.profiles.set(profile.name, { profile: clone(profile), stack: options.stack, etag, modRevision: revision, hash });
@@ -79,7 +86,11 @@ export class MemoryStore implements Store {
   }
 
   /** One synchronous step, as every write here: nothing can come between the read and the write. */
-  async editProfile<T>(name: string, edit: (current: StoredProfile) => ProfileEdit<T>, options: EditProfileOptions = {}): Promise<EditProfileResult<T>> {
+  async editProfile<T>(
+    name: string,
+    edit: (current: StoredProfile) => ProfileEdit<T>,
+    options: EditProfileOptions = {},
+  ): Promise<EditProfileResult<T>> {
     const row = this.profiles.get(name);
     const { input, value, current } = admitEdit(name, row ? this.out(row) : undefined, edit, options);
     const r = await this.putProfile(input, { stack: current.stack, ifMatch: current.etag });
@@ -99,7 +110,9 @@ export class MemoryStore implements Store {
     return { revision };
   }
 
-  async getResources(): Promise<ResourceCatalogRecord> { return clone(this.resources); }
+  async getResources(): Promise<ResourceCatalogRecord> {
+    return clone(this.resources);
+  }
 
   async putResources(catalog: ResourceCatalogRecord): Promise<{ revision: number }> {
     this.resources = clone(catalog);
@@ -111,12 +124,18 @@ export class MemoryStore implements Store {
   async saveMonitorState(change: MonitorStateChange): Promise<void> {
     this.monitor = applyMonitorChange(this.monitor, clone(change));
   }
-  async loadMonitorState(): Promise<MonitorState | undefined> { return this.monitor === undefined ? undefined : clone(this.monitor); }
+  async loadMonitorState(): Promise<MonitorState | undefined> {
+    return this.monitor === undefined ? undefined : clone(this.monitor);
+  }
 
   watch(listener: StoreListener): () => void {
     this.listeners.add(listener);
-    return () => { this.listeners.delete(listener); };
+    return () => {
+      this.listeners.delete(listener);
+    };
   }
 
-  async close(): Promise<void> { this.listeners.clear(); }
+  async close(): Promise<void> {
+    this.listeners.clear();
+  }
 }

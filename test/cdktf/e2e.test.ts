@@ -14,7 +14,11 @@ import { cleanEnv, REPO } from '../providers/terraform/helpers';
 
 jest.setTimeout(300_000);
 
-interface Run { code: number | null; stdout: string; stderr: string }
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
 
 /**
  * The Node that runs the cdktf CLI itself. cdktf-cli 0.21 loads @cdktf/node-pty-prebuilt-multiarch, whose
@@ -26,7 +30,10 @@ function cdktfNode(): string {
   const major = Number(process.versions.node.split('.')[0]);
   if (major <= 21) return process.execPath;
   const old = process.env.TMKIT_NODE20;
-  if (!old) throw new Error(`cdktf-cli 0.21 cannot run on Node ${process.versions.node} (its node-pty prebuilds stop at Node 21): set TMKIT_NODE20 to a Node 20 binary for the CLI`);
+  if (!old)
+    throw new Error(
+      `cdktf-cli 0.21 cannot run on Node ${process.versions.node} (its node-pty prebuilds stop at Node 21): set TMKIT_NODE20 to a Node 20 binary for the CLI`,
+    );
   return old;
 }
 
@@ -37,15 +44,24 @@ describe('cdktf e2e: examples/cdktf with cdktf synth/diff/deploy/destroy', () =>
   let env: NodeJS.ProcessEnv;
   let client: TmkitClient;
 
-  const cdktf = (...args: string[]): Promise<Run> => new Promise((resolve, reject) => {
-    const child = spawn(cdktfNode(), [join(REPO, 'node_modules/cdktf-cli/bundle/bin/cdktf'), ...args], { cwd: project, env: cleanEnv({ ...env, CHECKPOINT_DISABLE: '1', DISABLE_VERSION_CHECK: '1', CI: '1', FORCE_COLOR: '0', NO_COLOR: '1' }), stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout!.setEncoding('utf8').on('data', (d: string) => { stdout += d; });
-    child.stderr!.setEncoding('utf8').on('data', (d: string) => { stderr += d; });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+  const cdktf = (...args: string[]): Promise<Run> =>
+    new Promise((resolve, reject) => {
+      const child = spawn(cdktfNode(), [join(REPO, 'node_modules/cdktf-cli/bundle/bin/cdktf'), ...args], {
+        cwd: project,
+        env: cleanEnv({ ...env, CHECKPOINT_DISABLE: '1', DISABLE_VERSION_CHECK: '1', CI: '1', FORCE_COLOR: '0', NO_COLOR: '1' }),
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stdout = '';
+      let stderr = '';
+      child.stdout!.setEncoding('utf8').on('data', (d: string) => {
+        stdout += d;
+      });
+      child.stderr!.setEncoding('utf8').on('data', (d: string) => {
+        stderr += d;
+      });
+      child.on('error', reject);
+      child.on('close', (code) => resolve({ code, stdout, stderr }));
+    });
   const ok = (r: Run): Run => {
     if (r.code !== 0) throw new Error(`cdktf exited ${r.code}\nstdout:\n${r.stdout}\nstderr:\n${r.stderr}`);
     return r;
@@ -58,9 +74,17 @@ describe('cdktf e2e: examples/cdktf with cdktf synth/diff/deploy/destroy', () =>
     // `tmkit` as an installed package: its build, with the exports a release has ("." and "./cdktf").
     const pkg = join(project, 'node_modules/tmkit');
     mkdirSync(pkg, { recursive: true });
-    writeFileSync(join(pkg, 'package.json'), JSON.stringify({ name: 'tmkit', main: './dist/src/index.js', exports: { '.': './dist/src/index.js', './cdktf': './dist/src/cdktf/index.js' } }));
+    writeFileSync(
+      join(pkg, 'package.json'),
+      JSON.stringify({
+        name: 'tmkit',
+        main: './dist/src/index.js',
+        exports: { '.': './dist/src/index.js', './cdktf': './dist/src/cdktf/index.js' },
+      }),
+    );
     symlinkSync(join(REPO, 'dist'), join(pkg, 'dist'));
-    for (const dep of ['cdktf', 'constructs', '@swc-node', '@swc']) symlinkSync(join(REPO, 'node_modules', dep), join(project, 'node_modules', dep));
+    for (const dep of ['cdktf', 'constructs', '@swc-node', '@swc'])
+      symlinkSync(join(REPO, 'node_modules', dep), join(project, 'node_modules', dep));
     serve = await spawnServe(join(root, 'state'), ['--zone', 'tm.internal']);
     const token = readFileSync(join(root, 'state', 'token'), 'utf8').trim();
     client = new TmkitClient({ server: serve.api, token, env: {} });
@@ -80,7 +104,10 @@ describe('cdktf e2e: examples/cdktf with cdktf synth/diff/deploy/destroy', () =>
     ok(await cdktf('synth'));
     const out = JSON.parse(readFileSync(join(project, 'cdktf.out/stacks/traffic/cdk.tf.json'), 'utf8'));
     expect(Object.keys(out.resource.tmkit_profile).sort()).toEqual(['app', 'app-eu', 'app-us']);
-    expect(out.resource.tmkit_nested_endpoint.app_eu).toMatchObject({ profile_id: '${tmkit_profile.app.id}', target_resource_id: '${tmkit_profile.app-eu.id}' });
+    expect(out.resource.tmkit_nested_endpoint.app_eu).toMatchObject({
+      profile_id: '${tmkit_profile.app.id}',
+      target_resource_id: '${tmkit_profile.app-eu.id}',
+    });
   });
 
   test('diff, deploy (dig answers), a second diff without changes', async () => {

@@ -12,7 +12,9 @@ import { ExternalEndpoint, NestedEndpoint, Profile } from '../../src/constructs'
 import { dataTmkitProfileStatus, profile, TmkitProvider } from '../../src/cdktf';
 
 let dir: string;
-beforeEach(() => { dir = mkdtempSync(join(tmpdir(), 'tmkit-cdktf-')); });
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'tmkit-cdktf-'));
+});
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 function synth(build: (stack: TerraformStack) => void): Record<string, any> {
@@ -27,7 +29,10 @@ function synth(build: (stack: TerraformStack) => void): Record<string, any> {
 test('constructs in a TerraformStack become tmkit_* resources with Terraform references between them', () => {
   const out = synth((stack) => {
     new TmkitProvider(stack, 'tmkit', { stack: 'web' });
-    const eu = new Profile(stack, 'app-eu', { trafficRoutingMethod: 'Weighted', monitorConfig: { path: '/health', expectedStatusCodeRanges: [{ min: 200, max: 299 }] } });
+    const eu = new Profile(stack, 'app-eu', {
+      trafficRoutingMethod: 'Weighted',
+      monitorConfig: { path: '/health', expectedStatusCodeRanges: [{ min: 200, max: 299 }] },
+    });
     new ExternalEndpoint(eu, 'eu-1', { target: '192.0.2.11', weight: 3 });
     new ExternalEndpoint(eu, 'eu-2', { target: '192.0.2.12' });
     const app = new Profile(stack, 'app', { trafficRoutingMethod: 'Performance', dnsConfig: { ttl: 60 }, tags: { team: 'web' } });
@@ -37,15 +42,27 @@ test('constructs in a TerraformStack become tmkit_* resources with Terraform ref
   expect(out.terraform.required_providers.tmkit).toEqual({ source: 'tmkit/tmkit', version: '>= 0.1.0' });
   expect(out.provider.tmkit).toEqual([{ stack: 'web' }]);
   expect(out.resource.tmkit_profile['app-eu']).toMatchObject({
-    name: 'app-eu', traffic_routing_method: 'Weighted', dns_config: [{ relative_name: 'app-eu' }],
+    name: 'app-eu',
+    traffic_routing_method: 'Weighted',
+    dns_config: [{ relative_name: 'app-eu' }],
     monitor_config: [{ path: '/health', expected_status_code_ranges: ['200-299'] }],
   });
   expect(out.resource.tmkit_profile.app).toMatchObject({ dns_config: [{ relative_name: 'app', ttl: 60 }], tags: { team: 'web' } });
-  expect(out.resource.tmkit_external_endpoint['app-eu_eu-1']).toEqual({ name: 'eu-1', profile_id: '${tmkit_profile.app-eu.id}', target: '192.0.2.11', weight: 3, priority: 1 });
+  expect(out.resource.tmkit_external_endpoint['app-eu_eu-1']).toEqual({
+    name: 'eu-1',
+    profile_id: '${tmkit_profile.app-eu.id}',
+    target: '192.0.2.11',
+    weight: 3,
+    priority: 1,
+  });
   expect(out.resource.tmkit_external_endpoint['app-eu_eu-2']).toMatchObject({ priority: 2 });
   expect(out.resource.tmkit_nested_endpoint.app_eu).toEqual({
-    name: 'eu', profile_id: '${tmkit_profile.app.id}', target_resource_id: '${tmkit_profile.app-eu.id}', endpoint_location: 'West Europe',
-    minimum_required_child_endpoints_ipv4: 1, priority: 1,
+    name: 'eu',
+    profile_id: '${tmkit_profile.app.id}',
+    target_resource_id: '${tmkit_profile.app-eu.id}',
+    endpoint_location: 'West Europe',
+    minimum_required_child_endpoints_ipv4: 1,
+    priority: 1,
   });
   expect(out.data.tmkit_profile_status.status).toEqual({ name: 'app' });
 });
@@ -53,10 +70,20 @@ test('constructs in a TerraformStack become tmkit_* resources with Terraform ref
 test('the bindings alone: a Profile resource with typed config and its id as a reference', () => {
   const out = synth((stack) => {
     new TmkitProvider(stack, 'tmkit');
-    const p = new profile.Profile(stack, 'web', { name: 'web', trafficRoutingMethod: 'Priority', dnsConfig: { relativeName: 'www' }, monitorConfig: { protocol: 'TCP', port: 443, customHeader: [{ name: 'host', value: 'x' }] } });
+    const p = new profile.Profile(stack, 'web', {
+      name: 'web',
+      trafficRoutingMethod: 'Priority',
+      dnsConfig: { relativeName: 'www' },
+      monitorConfig: { protocol: 'TCP', port: 443, customHeader: [{ name: 'host', value: 'x' }] },
+    });
     new TerraformOutput(stack, 'id', { value: p.id });
   });
-  expect(out.resource.tmkit_profile.web).toEqual({ name: 'web', traffic_routing_method: 'Priority', dns_config: [{ relative_name: 'www' }], monitor_config: [{ protocol: 'TCP', port: 443, custom_header: [{ name: 'host', value: 'x' }] }] });
+  expect(out.resource.tmkit_profile.web).toEqual({
+    name: 'web',
+    traffic_routing_method: 'Priority',
+    dns_config: [{ relative_name: 'www' }],
+    monitor_config: [{ protocol: 'TCP', port: 443, custom_header: [{ name: 'host', value: 'x' }] }],
+  });
   expect(out.output.id.value).toBe('${tmkit_profile.web.id}');
 });
 
@@ -64,22 +91,41 @@ test('the bindings: a Profile with inline `endpoints` synthesizes `endpoint` blo
   const out = synth((stack) => {
     new TmkitProvider(stack, 'tmkit');
     new profile.Profile(stack, 'web', {
-      name: 'web', trafficRoutingMethod: 'Weighted', dnsConfig: { relativeName: 'web' },
-      endpoints: [{ name: 'a', target: '192.0.2.1', weight: 3, alwaysServeEnabled: true }, { name: 'b', type: 'NestedEndpoints', targetResourceId: 'child', minimumRequiredChildEndpointsIpv4: 1, subnet: [{ first: '10.0.0.0', scope: 8 }] }],
+      name: 'web',
+      trafficRoutingMethod: 'Weighted',
+      dnsConfig: { relativeName: 'web' },
+      endpoints: [
+        { name: 'a', target: '192.0.2.1', weight: 3, alwaysServeEnabled: true },
+        {
+          name: 'b',
+          type: 'NestedEndpoints',
+          targetResourceId: 'child',
+          minimumRequiredChildEndpointsIpv4: 1,
+          subnet: [{ first: '10.0.0.0', scope: 8 }],
+        },
+      ],
     });
   });
   expect(out.resource.tmkit_profile.web.endpoint).toEqual([
     { name: 'a', target: '192.0.2.1', weight: 3, always_serve_enabled: true },
-    { name: 'b', type: 'NestedEndpoints', target_resource_id: 'child', minimum_required_child_endpoints_ipv4: 1, subnet: [{ first: '10.0.0.0', scope: 8 }] },
+    {
+      name: 'b',
+      type: 'NestedEndpoints',
+      target_resource_id: 'child',
+      minimum_required_child_endpoints_ipv4: 1,
+      subnet: [{ first: '10.0.0.0', scope: 8 }],
+    },
   ]);
   expect(out.resource.tmkit_profile.web.endpoints).toBeUndefined();
 });
 
 test('the tmkit rules run at cdktf synth: every broken constraint is reported with the construct path', () => {
-  expect(() => synth((stack) => {
-    new TmkitProvider(stack, 'tmkit');
-    const p = new Profile(stack, 'p', { trafficRoutingMethod: 'Priority' });
-    new ExternalEndpoint(p, 'a', { target: '192.0.2.1', priority: 1 });
-    new ExternalEndpoint(p, 'b', { target: '192.0.2.2', priority: 1 });
-  })).toThrow(/PRIORITY_DUPLICATE/);
+  expect(() =>
+    synth((stack) => {
+      new TmkitProvider(stack, 'tmkit');
+      const p = new Profile(stack, 'p', { trafficRoutingMethod: 'Priority' });
+      new ExternalEndpoint(p, 'a', { target: '192.0.2.1', priority: 1 });
+      new ExternalEndpoint(p, 'b', { target: '192.0.2.2', priority: 1 });
+    }),
+  ).toThrow(/PRIORITY_DUPLICATE/);
 });

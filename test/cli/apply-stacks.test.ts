@@ -8,11 +8,21 @@ import { REPO, runTmkit } from '../support/process';
 /** `tmkit apply FILE` (the real CLI process) against a real API server: plan, then execute the plan's steps. */
 let h: Harness;
 let dir: string;
-beforeEach(async () => { h = await startApi(); dir = mkdtempSync(join(tmpdir(), 'tmkit-apply-')); });
-afterEach(async () => { await h.close(); rmSync(dir, { recursive: true, force: true }); });
+beforeEach(async () => {
+  h = await startApi();
+  dir = mkdtempSync(join(tmpdir(), 'tmkit-apply-'));
+});
+afterEach(async () => {
+  await h.close();
+  rmSync(dir, { recursive: true, force: true });
+});
 
 const args = () => ['--server', h.base, '--token', TOKEN];
-const progress = (stdout: string): string[] => stdout.split('\n').filter((l) => l.startsWith('[')).map((l) => l.replace(/ {2}ETag .*$/, ''));
+const progress = (stdout: string): string[] =>
+  stdout
+    .split('\n')
+    .filter((l) => l.startsWith('['))
+    .map((l) => l.replace(/ {2}ETag .*$/, ''));
 
 test('examples/nested: the parent listed first is written after its child; a second apply plans no changes', async () => {
   const file = join(REPO, 'examples/nested/tmkit.out.json');
@@ -46,7 +56,10 @@ test('the document stack owns the profiles; another stack cannot take them over'
 });
 
 test('an invalid document is refused before anything is written; without a terminal and without --yes nothing is written', async () => {
-  writeFileSync(join(dir, 'bad.json'), JSON.stringify({ apiVersion: 'tmkit/v1', profiles: [profileInput('ok'), parentInput('bad', 'missing')] }));
+  writeFileSync(
+    join(dir, 'bad.json'),
+    JSON.stringify({ apiVersion: 'tmkit/v1', profiles: [profileInput('ok'), parentInput('bad', 'missing')] }),
+  );
   const r = await runTmkit(['apply', join(dir, 'bad.json'), '--yes', ...args()]);
   expect(r.code).toBe(1);
   expect(r.stderr).toContain('NESTED_TARGET_NOT_FOUND');
@@ -62,7 +75,10 @@ test('an invalid document is refused before anything is written; without a termi
 
 test('a nested endpoint may name a profile that is already deployed by another stack, which is left alone', async () => {
   writeFileSync(join(dir, 'child.json'), JSON.stringify({ apiVersion: 'tmkit/v1', stack: 'c', profiles: [profileInput('child')] }));
-  writeFileSync(join(dir, 'parent.json'), JSON.stringify({ apiVersion: 'tmkit/v1', stack: 'p', profiles: [parentInput('parent', 'child')] }));
+  writeFileSync(
+    join(dir, 'parent.json'),
+    JSON.stringify({ apiVersion: 'tmkit/v1', stack: 'p', profiles: [parentInput('parent', 'child')] }),
+  );
   expect((await runTmkit(['apply', join(dir, 'child.json'), '--yes', ...args()])).code).toBe(0);
   const r = await runTmkit(['apply', join(dir, 'parent.json'), '--yes', ...args()]);
   expect(r.stderr).toBe('');

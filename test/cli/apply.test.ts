@@ -25,7 +25,11 @@ beforeEach(async () => {
 afterEach(() => sample.close());
 
 const server = () => ['--server', h.base, '--token', TOKEN];
-const progress = (stdout: string): string[] => stdout.split('\n').filter((l) => l.startsWith('[')).map((l) => l.replace(/ {2}ETag .*$/, ''));
+const progress = (stdout: string): string[] =>
+  stdout
+    .split('\n')
+    .filter((l) => l.startsWith('['))
+    .map((l) => l.replace(/ {2}ETag .*$/, ''));
 const names = async (): Promise<string[]> => (await client.listProfiles()).profiles.map((p) => p.name).sort();
 
 async function planFile(doc = PR): Promise<string> {
@@ -97,7 +101,9 @@ test('other stacks are never touched by an apply', async () => {
 
 test('a failure mid-way says exactly which steps were applied and which were not', async () => {
   const file = await planFile();
-  const plan = JSON.parse(readFileSync(file, 'utf8')) as { changes: Array<{ profile: string; after?: { endpoints: Array<{ weight?: number }> } }> };
+  const plan = JSON.parse(readFileSync(file, 'utf8')) as {
+    changes: Array<{ profile: string; after?: { endpoints: Array<{ weight?: number }> } }>;
+  };
   // Step 3 (PUT contoso-web) carries a body the server refuses (weight out of range).
   plan.changes.find((c) => c.profile === 'contoso-web')!.after!.endpoints[0]!.weight = 5000;
   writeFileSync(file, JSON.stringify(plan));
@@ -120,7 +126,19 @@ test('a failure mid-way says exactly which steps were applied and which were not
 
 test.each([
   ['an unsupported formatVersion', { kind: 'tmkit-plan', formatVersion: 99 }, /formatVersion 99 is not supported/],
-  ['a plan with errors', { kind: 'tmkit-plan', formatVersion: 1, stack: 'web', summary: {}, changes: [], steps: [], errors: [{ severity: 'error', code: 'PLAN_ORDER_CYCLE', path: 'profiles[a]', message: 'cycle' }] }, /cannot be applied/],
+  [
+    'a plan with errors',
+    {
+      kind: 'tmkit-plan',
+      formatVersion: 1,
+      stack: 'web',
+      summary: {},
+      changes: [],
+      steps: [],
+      errors: [{ severity: 'error', code: 'PLAN_ORDER_CYCLE', path: 'profiles[a]', message: 'cycle' }],
+    },
+    /cannot be applied/,
+  ],
 ])('a plan file that cannot be applied is refused (%s)', async (_n, content, message) => {
   writeFileSync(join(dir, 'p.json'), JSON.stringify(content));
   const before = await client.listProfiles();
@@ -153,9 +171,14 @@ function onTerminal(args: string[], answer: string): Promise<{ code: number | nu
     'sys.exit(os.waitstatus_to_exitcode(status))',
   ].join('\n');
   return new Promise((resolve, reject) => {
-    const child = spawn('python3', ['-c', script, answer, process.execPath, BIN, ...args], { cwd: REPO, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn('python3', ['-c', script, answer, process.execPath, BIN, ...args], {
+      cwd: REPO,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     let output = '';
-    child.stdout!.setEncoding('utf8').on('data', (d: string) => { output += d; });
+    child.stdout!.setEncoding('utf8').on('data', (d: string) => {
+      output += d;
+    });
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, output }));
   });
@@ -201,9 +224,14 @@ test('with stdout redirected, the confirmation question is asked on the terminal
     'sys.stdout.write(str(code) + "\\n" + ("ASKED" if sent else "NOT ASKED") + "\\n" + out.decode())',
   ].join('\n');
   const r = await new Promise<string>((resolve, reject) => {
-    const child = spawn('python3', ['-c', script, process.execPath, BIN, 'apply', join(dir, 'smaller.json'), '--no-color', ...server()], { cwd: REPO, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn('python3', ['-c', script, process.execPath, BIN, 'apply', join(dir, 'smaller.json'), '--no-color', ...server()], {
+      cwd: REPO,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     let out = '';
-    child.stdout!.setEncoding('utf8').on('data', (d: string) => { out += d; });
+    child.stdout!.setEncoding('utf8').on('data', (d: string) => {
+      out += d;
+    });
     child.on('error', reject);
     child.on('close', () => resolve(out));
   });

@@ -13,7 +13,10 @@ import { tempDirs } from '../support/tmp';
 
 const running: ServeProcess[] = [];
 afterEach(async () => {
-  for (const s of running.splice(0)) { s.child.kill('SIGKILL'); await s.exited; }
+  for (const s of running.splice(0)) {
+    s.child.kill('SIGKILL');
+    await s.exited;
+  }
 });
 const tempDir = tempDirs('tmkit-backup-');
 
@@ -22,7 +25,10 @@ function bigProfile(name: string): ProfileInput {
   return profileInput(name, {
     trafficRoutingMethod: 'Weighted',
     endpoints: Array.from({ length: 200 }, (_, i) => ({
-      name: `ep-${i}`, type: 'externalEndpoints' as const, target: `10.${Math.floor(i / 250)}.${i % 250}.${(name.length % 200) + 1}`, alwaysServe: 'Enabled' as const,
+      name: `ep-${i}`,
+      type: 'externalEndpoints' as const,
+      target: `10.${Math.floor(i / 250)}.${i % 250}.${(name.length % 200) + 1}`,
+      alwaysServe: 'Enabled' as const,
     })),
   });
 }
@@ -35,7 +41,10 @@ function readBackup(file: string): { integrity: string; revision: number; profil
       revision: Number(db.prepare<{ value: string }>(`SELECT value FROM meta WHERE key = 'revision'`).get()!.value),
       profiles: Number(db.prepare<{ n: number }>('SELECT count(*) AS n FROM profiles').get()!.n),
       maxModRevision: Number(db.prepare<{ m: number }>('SELECT max(mod_revision) AS m FROM profiles').get()!.m),
-      names: db.prepare<{ name: string }>('SELECT name FROM profiles ORDER BY name').all().map((r) => r.name),
+      names: db
+        .prepare<{ name: string }>('SELECT name FROM profiles ORDER BY name')
+        .all()
+        .map((r) => r.name),
     };
   } finally {
     db.close();
@@ -53,7 +62,10 @@ test('a backup of a live server taken while it writes is one consistent revision
   let writing = true;
   let written = 0;
   const writer = (async () => {
-    while (writing) { await client.putProfile(bigProfile(`live-${String(written).padStart(4, '0')}`)); written++; }
+    while (writing) {
+      await client.putProfile(bigProfile(`live-${String(written).padStart(4, '0')}`));
+      written++;
+    }
   })();
   const files: string[] = [];
   try {
@@ -62,7 +74,11 @@ test('a backup of a live server taken while it writes is one consistent revision
       const r = await runTmkit(['backup', '--state-dir', dir, file], { timeoutMs: 60_000 });
       expect(r.stderr).toBe('');
       expect(r.code).toBe(0);
-      expect(r.stdout).toMatch(new RegExp(`^tmkit backup: wrote ${file} \\(\\d+ profiles, store revision \\d+, \\d+ KiB\\) from ${join(dir, 'tmkit.db')}; integrity ok\\n$`));
+      expect(r.stdout).toMatch(
+        new RegExp(
+          `^tmkit backup: wrote ${file} \\(\\d+ profiles, store revision \\d+, \\d+ KiB\\) from ${join(dir, 'tmkit.db')}; integrity ok\\n$`,
+        ),
+      );
       files.push(file);
     }
   } finally {
@@ -90,7 +106,9 @@ test('a backup of a live server taken while it writes is one consistent revision
   const restored = await runTmkit(['restore', '--state-dir', target, last], { timeoutMs: 30_000 });
   expect(restored.code).toBe(0);
   const expected = readBackup(last);
-  expect(restored.stdout).toContain(`tmkit restore: ${join(target, 'tmkit.db')} now holds ${last} (${expected.profiles} profiles, store revision ${expected.revision})`);
+  expect(restored.stdout).toContain(
+    `tmkit restore: ${join(target, 'tmkit.db')} now holds ${last} (${expected.profiles} profiles, store revision ${expected.revision})`,
+  );
   writeFileSync(join(target, 'token'), 'restored-token\n', { mode: 0o600 });
   const again = await spawnServe(target);
   running.push(again);
@@ -104,10 +122,14 @@ test('restore over a used state dir moves the old database aside with its -wal, 
   const dir = tempDir();
   const a = await spawnServe(dir);
   const client = new TmkitClient({ server: a.api, token: readFileSync(join(dir, 'token'), 'utf8').trim(), env: {} });
-  await client.putProfile(profileInput('before', { endpoints: [{ name: 'x', type: 'externalEndpoints', target: '192.0.2.1', alwaysServe: 'Enabled' }] }));
+  await client.putProfile(
+    profileInput('before', { endpoints: [{ name: 'x', type: 'externalEndpoints', target: '192.0.2.1', alwaysServe: 'Enabled' }] }),
+  );
   const file = join(tempDir(), 'one.db');
   expect((await runTmkit(['backup', '--state-dir', dir, file], { timeoutMs: 30_000 })).code).toBe(0);
-  await client.putProfile(profileInput('after', { endpoints: [{ name: 'x', type: 'externalEndpoints', target: '192.0.2.2', alwaysServe: 'Enabled' }] }));
+  await client.putProfile(
+    profileInput('after', { endpoints: [{ name: 'x', type: 'externalEndpoints', target: '192.0.2.2', alwaysServe: 'Enabled' }] }),
+  );
   a.child.kill('SIGKILL'); // on node:sqlite, leaves tmkit.db-wal holding the write of 'after'
   await a.exited;
   expect(existsSync(join(dir, 'tmkit.db-wal'))).toBe(wal);
@@ -119,7 +141,9 @@ test('restore over a used state dir moves the old database aside with its -wal, 
   expect(existsSync(join(dir, 'tmkit.db.before-restore-wal'))).toBe(wal);
   const b = await spawnServe(dir);
   running.push(b);
-  const names = (await new TmkitClient({ server: b.api, token: readFileSync(join(dir, 'token'), 'utf8').trim(), env: {} }).listProfiles()).profiles.map((p) => p.name);
+  const names = (
+    await new TmkitClient({ server: b.api, token: readFileSync(join(dir, 'token'), 'utf8').trim(), env: {} }).listProfiles()
+  ).profiles.map((p) => p.name);
   expect(names).toEqual(['before']);
 }, 120_000);
 

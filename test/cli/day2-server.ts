@@ -26,14 +26,22 @@ export async function startDay2Server(prefix: string): Promise<Day2Server> {
   const dir = mkdtempSync(join(tmpdir(), prefix));
   const stateDir = join(dir, '.tmkit');
   const engine = await Engine.start({
-    stateDir, zone: 'tm.internal', dns: [{ address: '127.0.0.1', port: 0 }], api: { host: '127.0.0.1', port: 0 },
-    logger: pino({ level: 'silent' }), env: {},
+    stateDir,
+    zone: 'tm.internal',
+    dns: [{ address: '127.0.0.1', port: 0 }],
+    api: { host: '127.0.0.1', port: 0 },
+    logger: pino({ level: 'silent' }),
+    env: {},
     monitor: { intervalMs: () => 200, timeoutMs: () => 1000 },
   });
   const api = `http://127.0.0.1:${engine.apiAddress().port}`;
   const client = new TmkitClient({ server: api, token: engine.token.token, env: {}, retries: 0 });
   return {
-    engine, client, api, dir, stateDir,
+    engine,
+    client,
+    api,
+    dir,
+    stateDir,
     async close() {
       await client.close();
       await engine.stop();
@@ -45,7 +53,9 @@ export async function startDay2Server(prefix: string): Promise<Day2Server> {
 /** A Priority profile over loopback targets probed on `port` (`/healthz`). */
 export function loopbackProfile(name: string, port: number, targets: string[], extra: Partial<ProfileInput> = {}): ProfileInput {
   return {
-    name, trafficRoutingMethod: 'Priority', dnsConfig: { relativeName: name, ttl: 30 },
+    name,
+    trafficRoutingMethod: 'Priority',
+    dnsConfig: { relativeName: name, ttl: 30 },
     monitorConfig: { protocol: 'HTTP', port, path: '/healthz', intervalInSeconds: 10, timeoutInSeconds: 5, toleratedNumberOfFailures: 0 },
     endpoints: targets.map((t, i) => ({ name: `e${i + 1}`, type: 'externalEndpoints', target: t })),
     ...extra,

@@ -35,7 +35,12 @@ async function deploy(stack: string, profiles: ReturnType<typeof loopbackProfile
 }
 
 const port = (): number => health[0].port;
-const online = (name: string) => waitFor(async () => (await s.client.status(name)).endpoints.every((e) => e.endpointMonitorStatus === 'Online'), { what: `${name} Online`, timeoutMs: 30_000, intervalMs: 50 });
+const online = (name: string) =>
+  waitFor(async () => (await s.client.status(name)).endpoints.every((e) => e.endpointMonitorStatus === 'Online'), {
+    what: `${name} Online`,
+    timeoutMs: 30_000,
+    intervalMs: 50,
+  });
 
 describe('token lookup (issue 16 item 7)', () => {
   test('from another directory: "token file not found at …; pass --token or --state-dir", and --state-dir or TMKIT_STATE_DIR finds it', async () => {
@@ -43,7 +48,9 @@ describe('token lookup (issue 16 item 7)', () => {
     mkdirSync(elsewhere);
     const r = await cli(['status'], { cwd: elsewhere });
     expect(r.code).toBe(1);
-    expect(r.stderr).toBe(`tmkit: token file not found at ${join(elsewhere, '.tmkit/token')}; pass --token or --state-dir (the --state-dir of \`tmkit serve\`), or set TMKIT_TOKEN\n`);
+    expect(r.stderr).toBe(
+      `tmkit: token file not found at ${join(elsewhere, '.tmkit/token')}; pass --token or --state-dir (the --state-dir of \`tmkit serve\`), or set TMKIT_TOKEN\n`,
+    );
     expect((await cli(['status', '--state-dir', s.stateDir], { cwd: elsewhere })).code).toBe(0);
     expect((await cli(['list'], { cwd: elsewhere, env: { TMKIT_STATE_DIR: s.stateDir } })).code).toBe(0);
     // From the directory that holds .tmkit, the default finds it.
@@ -53,7 +60,9 @@ describe('token lookup (issue 16 item 7)', () => {
     expect(plan.stderr).toContain('token file not found at');
     mkdirSync(join(elsewhere, '.tmkit'));
     writeFileSync(join(elsewhere, '.tmkit/token'), '\n');
-    expect((await cli(['list'], { cwd: elsewhere })).stderr).toMatch(/^tmkit: token file .*elsewhere\/\.tmkit\/token is empty; pass --token or --state-dir/);
+    expect((await cli(['list'], { cwd: elsewhere })).stderr).toMatch(
+      /^tmkit: token file .*elsewhere\/\.tmkit\/token is empty; pass --token or --state-dir/,
+    );
   });
 });
 
@@ -62,17 +71,25 @@ describe('status', () => {
     await deploy('team-a', [loopbackProfile('web', port(), ['127.0.0.41', '127.0.0.42'])]);
     await deploy('team-b', [loopbackProfile('api', port(), ['127.0.0.41', '127.0.0.43'], { trafficRoutingMethod: 'Weighted' })]);
     await online('web');
-    await waitFor(async () => (await s.client.status('api')).endpoints[1]!.endpointMonitorStatus === 'Degraded', { what: 'api: e2 Degraded', timeoutMs: 30_000, intervalMs: 50 });
+    await waitFor(async () => (await s.client.status('api')).endpoints[1]!.endpointMonitorStatus === 'Degraded', {
+      what: 'api: e2 Degraded',
+      timeoutMs: 30_000,
+      intervalMs: 50,
+    });
     const r = await cli(['status']);
     expect(r.code).toBe(0);
-    expect(r.stdout).toBe([
-      'PROFILE  FQDN             METHOD    STATUS    UP   STACK',
-      'api      api.tm.internal  Weighted  Degraded  1/2  team-b',
-      'web      web.tm.internal  Priority  Online    2/2  team-a',
-      '',
-    ].join('\n'));
+    expect(r.stdout).toBe(
+      [
+        'PROFILE  FQDN             METHOD    STATUS    UP   STACK',
+        'api      api.tm.internal  Weighted  Degraded  1/2  team-b',
+        'web      web.tm.internal  Priority  Online    2/2  team-a',
+        '',
+      ].join('\n'),
+    );
     const one = await cli(['status', 'api']);
-    expect(one.stdout).toMatch(/^api {2}api\.tm\.internal {2}Degraded {2}stack team-b\n {2}e1 +Online +127\.0\.0\.41 +last probe ok \(status 200/);
+    expect(one.stdout).toMatch(
+      /^api {2}api\.tm\.internal {2}Degraded {2}stack team-b\n {2}e1 +Online +127\.0\.0\.41 +last probe ok \(status 200/,
+    );
     expect(one.stdout).toMatch(/\n {2}e2 +Degraded +127\.0\.0\.43 +last probe FAILED \(connection refused/);
   });
 
@@ -85,10 +102,14 @@ describe('status', () => {
     await deploy('w', [loopbackProfile('web', port(), ['127.0.0.41', '127.0.0.42'])]);
     await online('web');
     const child = spawn(process.execPath, [BIN, 'status', '--watch', '--interval', '0.2'], {
-      cwd: s.dir, env: cleanEnv({ TMKIT_SERVER: s.api }), stdio: ['ignore', 'pipe', 'pipe'],
+      cwd: s.dir,
+      env: cleanEnv({ TMKIT_SERVER: s.api }),
+      stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';
-    child.stdout!.setEncoding('utf8').on('data', (d: string) => { out += d; });
+    child.stdout!.setEncoding('utf8').on('data', (d: string) => {
+      out += d;
+    });
     const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
     try {
       await waitFor(() => out.includes('2/2'), { what: 'the first view', timeoutMs: 20_000 });
@@ -112,10 +133,14 @@ describe('status', () => {
     await deploy('w', [loopbackProfile('web', port(), ['127.0.0.41', '127.0.0.42'])]);
     await online('web');
     const child = spawn(process.execPath, [BIN, 'status', 'web', '--watch', '--interval', '0.2', '--format', 'json'], {
-      cwd: s.dir, env: cleanEnv({ TMKIT_SERVER: s.api }), stdio: ['ignore', 'pipe', 'pipe'],
+      cwd: s.dir,
+      env: cleanEnv({ TMKIT_SERVER: s.api }),
+      stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';
-    child.stdout!.setEncoding('utf8').on('data', (d: string) => { out += d; });
+    child.stdout!.setEncoding('utf8').on('data', (d: string) => {
+      out += d;
+    });
     const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
     try {
       await waitFor(() => out.includes('\n'), { what: 'the first line', timeoutMs: 20_000 });
@@ -125,7 +150,10 @@ describe('status', () => {
       child.kill('SIGTERM');
     }
     expect(await exited).toBe(0);
-    const views = out.trimEnd().split('\n').map((l) => JSON.parse(l) as ProfileStatusReport);
+    const views = out
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as ProfileStatusReport);
     expect(views[0]!.endpoints[0]!.endpointMonitorStatus).toBe('Online');
     expect(views[views.length - 1]!.endpoints[0]!.endpointMonitorStatus).toBe('Disabled');
   });
@@ -153,9 +181,15 @@ describe('status', () => {
       'sys.exit(os.waitstatus_to_exitcode(status))',
     ].join('\n');
     const r = await new Promise<{ code: number | null; out: string }>((resolve, reject) => {
-      const child = spawn('python3', ['-c', script, process.execPath, BIN, 'status', '--watch', '--interval', '0.2', '--server', s.api, '--state-dir', s.stateDir], { env: cleanEnv(), stdio: ['ignore', 'pipe', 'inherit'] });
+      const child = spawn(
+        'python3',
+        ['-c', script, process.execPath, BIN, 'status', '--watch', '--interval', '0.2', '--server', s.api, '--state-dir', s.stateDir],
+        { env: cleanEnv(), stdio: ['ignore', 'pipe', 'inherit'] },
+      );
       let out = '';
-      child.stdout!.setEncoding('utf8').on('data', (d: string) => { out += d; });
+      child.stdout!.setEncoding('utf8').on('data', (d: string) => {
+        out += d;
+      });
       child.on('error', reject);
       child.on('close', (code) => resolve({ code, out }));
     });
@@ -200,12 +234,20 @@ test('get --output arm prints what Azure would, and import reads it back to the 
   expect(r.code).toBe(0);
   const arm = JSON.parse(r.stdout);
   expect(arm).toMatchObject({
-    id: '/providers/Microsoft.Network/trafficManagerProfiles/parent', name: 'parent', type: 'Microsoft.Network/trafficManagerProfiles', location: 'global',
+    id: '/providers/Microsoft.Network/trafficManagerProfiles/parent',
+    name: 'parent',
+    type: 'Microsoft.Network/trafficManagerProfiles',
+    location: 'global',
     properties: { trafficRoutingMethod: 'Performance', dnsConfig: { relativeName: 'parent', fqdn: 'parent.tm.internal', ttl: 30 } },
   });
   expect(arm.properties.endpoints[1]).toMatchObject({
     type: 'Microsoft.Network/trafficManagerProfiles/nestedEndpoints',
-    properties: { targetResourceId: '/providers/Microsoft.Network/trafficManagerProfiles/child', target: 'child.tm.internal', endpointMonitorStatus: 'Online', minChildEndpoints: 2 },
+    properties: {
+      targetResourceId: '/providers/Microsoft.Network/trafficManagerProfiles/child',
+      target: 'child.tm.internal',
+      endpointMonitorStatus: 'Online',
+      minChildEndpoints: 2,
+    },
   });
   expect(arm.properties.monitorConfig.profileMonitorStatus).toEqual(expect.any(String));
 
@@ -220,7 +262,10 @@ test('get --output arm prints what Azure would, and import reads it back to the 
   const plan = await cli(['plan', 'doc.json', '--detailed-exitcode', '--no-preview']);
   expect(plan.stdout).toContain('No changes.');
   expect(plan.code).toBe(0);
-  expect(JSON.parse(readFileSync(join(s.dir, 'doc.json'), 'utf8')).profiles.find((p: { name: string }) => p.name === 'parent').endpoints[1].targetResourceId).toBe('child');
+  expect(
+    JSON.parse(readFileSync(join(s.dir, 'doc.json'), 'utf8')).profiles.find((p: { name: string }) => p.name === 'parent').endpoints[1]
+      .targetResourceId,
+  ).toBe('child');
 
   const missing = await cli(['get', 'nope']);
   expect(missing.code).toBe(1);
@@ -232,7 +277,9 @@ test('endpoint disable|enable: maintenance through PATCH, refused for another st
   await online('web');
   const wrong = await cli(['endpoint', 'disable', 'web', 'e1', '--stack', 'other']);
   expect(wrong.code).toBe(1);
-  expect(wrong.stderr).toBe("tmkit: profile 'web' is owned by stack 'web', not 'other'; nothing was changed (drop --stack or name the owning stack)\n");
+  expect(wrong.stderr).toBe(
+    "tmkit: profile 'web' is owned by stack 'web', not 'other'; nothing was changed (drop --stack or name the owning stack)\n",
+  );
   expect((await s.client.getProfile('web')).profile.endpoints[0]!.endpointStatus).toBe('Enabled');
 
   const off = await cli(['endpoint', 'disable', 'web', 'e1', '--stack', 'web']);
@@ -245,14 +292,18 @@ test('endpoint disable|enable: maintenance through PATCH, refused for another st
   expect(again.stdout).toBe('Nothing to do: endpoint e1 of profile web (stack "web") is already Disabled.\n');
 
   const last = await cli(['endpoint', 'disable', 'web', 'e2']);
-  expect(last.stderr).toBe('tmkit: warning: profile web has no enabled endpoint now, so DNS answers NXDOMAIN for web.tm.internal; run `tmkit endpoint enable web <endpoint>` to bring one back\n');
+  expect(last.stderr).toBe(
+    'tmkit: warning: profile web has no enabled endpoint now, so DNS answers NXDOMAIN for web.tm.internal; run `tmkit endpoint enable web <endpoint>` to bring one back\n',
+  );
   const on = await cli(['endpoint', 'enable', 'web', 'e1']);
   expect(on.stdout).toMatch(/^Enabled endpoint e1 of profile web/);
   expect((await s.client.getProfile('web')).profile.endpoints.map((e) => e.endpointStatus)).toEqual(['Enabled', 'Disabled']);
 
   const nope = await cli(['endpoint', 'enable', 'web', 'e9']);
   expect(nope.code).toBe(1);
-  expect(nope.stderr).toBe(`tmkit: profile web has no endpoint e9 on ${s.api}; did you mean e1? (it has e1, e2; \`tmkit get web\` shows them)\n`);
+  expect(nope.stderr).toBe(
+    `tmkit: profile web has no endpoint e9 on ${s.api}; did you mean e1? (it has e1, e2; \`tmkit get web\` shows them)\n`,
+  );
 });
 
 describe('destroy', () => {
@@ -267,23 +318,33 @@ describe('destroy', () => {
     const refused = await cli(['destroy', '--stack', 'mine']);
     expect(refused.code).toBe(1);
     expect(refused.stdout).toContain('Plan: 0 to add, 0 to change, 0 to replace, 2 to destroy.');
-    expect(refused.stderr).toBe('tmkit: destroy: not destroying without confirmation: no terminal to ask on, so pass --yes to destroy the 2 profiles above (nothing was destroyed)\n');
+    expect(refused.stderr).toBe(
+      'tmkit: destroy: not destroying without confirmation: no terminal to ask on, so pass --yes to destroy the 2 profiles above (nothing was destroyed)\n',
+    );
     expect((await s.client.listProfiles()).profiles).toHaveLength(3);
 
     const r = await cli(['destroy', '--stack', 'mine', '--yes']);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
-    expect(r.stdout.split('\n').filter((l) => l.startsWith('[')).map((l) => l.replace(/ {2}ETag.*/, ''))).toEqual([
-      '[1/2] DELETE top (delete) ... ok', '[2/2] DELETE kid (delete) ... ok',
-    ]);
+    expect(
+      r.stdout
+        .split('\n')
+        .filter((l) => l.startsWith('['))
+        .map((l) => l.replace(/ {2}ETag.*/, '')),
+    ).toEqual(['[1/2] DELETE top (delete) ... ok', '[2/2] DELETE kid (delete) ... ok']);
     expect(r.stdout).toContain(`Destroy complete: 2 destroyed (stack "mine" on ${s.api}).`);
     expect((await s.client.listProfiles()).profiles.map((p) => `${p.name}@${p.stack}`)).toEqual(['other@theirs']);
 
     const again = await cli(['destroy', '--stack', 'mine', '--yes']);
-    expect(again.stdout).toBe(`Nothing to destroy. Stack "mine" has no profiles on ${s.api} (stacks there: "theirs"; pick one with --stack).\n`);
+    expect(again.stdout).toBe(
+      `Nothing to destroy. Stack "mine" has no profiles on ${s.api} (stacks there: "theirs"; pick one with --stack).\n`,
+    );
   });
 
-  test.each([['no', 1, 2], ['yes', 0, 0]])('on a terminal destroy asks first (answer %s)', async (answer, code, left) => {
+  test.each([
+    ['no', 1, 2],
+    ['yes', 0, 0],
+  ])('on a terminal destroy asks first (answer %s)', async (answer, code, left) => {
     await deploy('mine', nestedPair());
     const script = [
       'import os, pty, select, sys',
@@ -306,9 +367,29 @@ describe('destroy', () => {
       'sys.exit(os.waitstatus_to_exitcode(status))',
     ].join('\n');
     const r = await new Promise<{ code: number | null; out: string }>((resolve, reject) => {
-      const child = spawn('python3', ['-c', script, answer as string, process.execPath, BIN, 'destroy', '--stack', 'mine', '--no-color', '--server', s.api, '--state-dir', s.stateDir], { env: cleanEnv(), stdio: ['ignore', 'pipe', 'inherit'] });
+      const child = spawn(
+        'python3',
+        [
+          '-c',
+          script,
+          answer as string,
+          process.execPath,
+          BIN,
+          'destroy',
+          '--stack',
+          'mine',
+          '--no-color',
+          '--server',
+          s.api,
+          '--state-dir',
+          s.stateDir,
+        ],
+        { env: cleanEnv(), stdio: ['ignore', 'pipe', 'inherit'] },
+      );
       let out = '';
-      child.stdout!.setEncoding('utf8').on('data', (d: string) => { out += d; });
+      child.stdout!.setEncoding('utf8').on('data', (d: string) => {
+        out += d;
+      });
       child.on('error', reject);
       child.on('close', (c) => resolve({ code: c, out }));
     });
@@ -320,7 +401,9 @@ describe('destroy', () => {
 
   test('a profile another stack still nests cannot be destroyed: the plan error says who, nothing is deleted', async () => {
     await deploy('kids', [loopbackProfile('kid', port(), ['127.0.0.41'])]);
-    await deploy('parents', [{ ...loopbackProfile('top', port(), []), endpoints: [{ name: 'n', type: 'nestedEndpoints', targetResourceId: 'kid' }] }]);
+    await deploy('parents', [
+      { ...loopbackProfile('top', port(), []), endpoints: [{ name: 'n', type: 'nestedEndpoints', targetResourceId: 'kid' }] },
+    ]);
     const r = await cli(['destroy', '--stack', 'kids', '--yes']);
     expect(r.code).toBe(1);
     expect(r.stdout).toContain('PLAN_DELETE_REFERENCED');

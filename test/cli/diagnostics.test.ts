@@ -17,7 +17,11 @@ test.each([
 
 test('groups follow document order, document-level last; errors before warnings in text', () => {
   const diags = [d('$'), d('profiles[b].x', 'warning'), d('profiles[a].y'), d('profiles[b].z')];
-  expect(groupByProfile(diags, ['a', 'b']).map((g) => [g.profile, g.diagnostics.length])).toEqual([['a', 1], ['b', 2], [undefined, 1]]);
+  expect(groupByProfile(diags, ['a', 'b']).map((g) => [g.profile, g.diagnostics.length])).toEqual([
+    ['a', 1],
+    ['b', 2],
+    [undefined, 1],
+  ]);
   const text = renderText(diags, ['a', 'b']).split('\n');
   expect(text.filter((l) => !l.startsWith(' '))).toEqual(['profile a', 'profile b', 'document', '']);
   expect(text.indexOf('  error   profiles[b].z  X  m')).toBeLessThan(text.indexOf('  warning profiles[b].x  X  m'));

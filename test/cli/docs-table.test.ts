@@ -12,7 +12,12 @@ import { buildProgram } from '../../src/cli/main';
 
 const SERVER_OPTIONS = new Set(['--server', '--token', '--state-dir']);
 
-interface Row { path: string; args: string[]; description: string; options: string }
+interface Row {
+  path: string;
+  args: string[];
+  description: string;
+  options: string;
+}
 
 function tableRows(): Row[] {
   const md = readFileSync(join(__dirname, '../../docs/cli.md'), 'utf8');
@@ -25,7 +30,8 @@ function tableRows(): Row[] {
     while (words.length > 0 && /^[a-z|-]+$/.test(words[0]!)) names.push(words.shift()!);
     // `endpoint disable|enable PROFILE ENDPOINT` is one row for two commands.
     const alternatives = names[names.length - 1]!.split('|');
-    for (const leaf of alternatives) rows.push({ path: [...names.slice(0, -1), leaf].join(' '), args: words, description: m[2]!, options: m[3]! });
+    for (const leaf of alternatives)
+      rows.push({ path: [...names.slice(0, -1), leaf].join(' '), args: words, description: m[2]!, options: m[3]! });
   }
   return rows;
 }
@@ -71,7 +77,10 @@ describe.each(commands.map((c) => [c.path, c.cmd] as const))('tmkit %s', (path, 
       if (o.long === undefined || (typeof d !== 'string' && typeof d !== 'number')) continue;
       // `--flag ARG` (default…): the first word of the parenthesis after the option's backticked form.
       const m = new RegExp(`\`(?:-\\w, )?${o.long}(?: [^\`]*)?\`(?:/\`[^\`]*\`)? \\(([^)]*)\\)`).exec(row.options);
-      if (!m) { wrong.push(`${o.long}: the table gives no default; --help says ${String(d)}`); continue; }
+      if (!m) {
+        wrong.push(`${o.long}: the table gives no default; --help says ${String(d)}`);
+        continue;
+      }
       const first = m[1]!.split(/[ ,;]/)[0]!.replace(/`/g, '').replace(/:$/, '');
       if (first !== String(d)) wrong.push(`${o.long}: the table says (${m[1]}), --help ${String(d)}`);
     }

@@ -14,9 +14,14 @@ jest.setTimeout(120_000);
 
 let dir: string;
 let serve: ServeProcess | undefined;
-beforeAll(() => { dir = mkdtempSync(join(tmpdir(), 'tmkit-e2e-')); });
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'tmkit-e2e-'));
+});
 afterAll(async () => {
-  if (serve && serve.child.exitCode === null) { serve.child.kill('SIGKILL'); await serve.exited; }
+  if (serve && serve.child.exitCode === null) {
+    serve.child.kill('SIGKILL');
+    await serve.exited;
+  }
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -26,14 +31,25 @@ test('serve, apply, dig; stop the primary health server; dig answers the backup;
     const doc = {
       apiVersion: 'tmkit/v1',
       stack: 'e2e',
-      profiles: [{
-        name: 'web', trafficRoutingMethod: 'Priority', dnsConfig: { relativeName: 'web', ttl: 5 },
-        monitorConfig: { protocol: 'HTTP', port: primary.port, path: '/healthz', intervalInSeconds: 10, timeoutInSeconds: 5, toleratedNumberOfFailures: 0 },
-        endpoints: [
-          { name: 'primary', type: 'externalEndpoints', target: '127.0.0.5' },
-          { name: 'backup', type: 'externalEndpoints', target: '127.0.0.6' },
-        ],
-      }],
+      profiles: [
+        {
+          name: 'web',
+          trafficRoutingMethod: 'Priority',
+          dnsConfig: { relativeName: 'web', ttl: 5 },
+          monitorConfig: {
+            protocol: 'HTTP',
+            port: primary.port,
+            path: '/healthz',
+            intervalInSeconds: 10,
+            timeoutInSeconds: 5,
+            toleratedNumberOfFailures: 0,
+          },
+          endpoints: [
+            { name: 'primary', type: 'externalEndpoints', target: '127.0.0.5' },
+            { name: 'backup', type: 'externalEndpoints', target: '127.0.0.6' },
+          ],
+        },
+      ],
     };
     const file = join(dir, 'tmkit.out.json');
     writeFileSync(file, JSON.stringify(doc));
@@ -50,16 +66,22 @@ test('serve, apply, dig; stop the primary health server; dig answers the backup;
     expect(applied.stdout).toContain('[1/1] PUT web (create) ... ok');
     expect(await dig(serve.dns, 'web.tm.internal')).toEqual(['127.0.0.5']);
 
-    await waitFor(async () => {
-      const s = await runTmkit(['status', 'web', '--format', 'json'], { cwd: dir, env });
-      return s.code === 0 && JSON.parse(s.stdout).profileMonitorStatus === 'Online';
-    }, { what: 'web Online', timeoutMs: 60_000, intervalMs: 200 });
+    await waitFor(
+      async () => {
+        const s = await runTmkit(['status', 'web', '--format', 'json'], { cwd: dir, env });
+        return s.code === 0 && JSON.parse(s.stdout).profileMonitorStatus === 'Online';
+      },
+      { what: 'web Online', timeoutMs: 60_000, intervalMs: 200 },
+    );
 
     await primary.close();
-    const answer = await waitFor(async () => {
-      const a = await dig(serve!.dns, 'web.tm.internal');
-      return a[0] === '127.0.0.6' ? a : undefined;
-    }, { what: 'dig to answer the backup', timeoutMs: 60_000, intervalMs: 200 });
+    const answer = await waitFor(
+      async () => {
+        const a = await dig(serve!.dns, 'web.tm.internal');
+        return a[0] === '127.0.0.6' ? a : undefined;
+      },
+      { what: 'dig to answer the backup', timeoutMs: 60_000, intervalMs: 200 },
+    );
     expect(answer).toEqual(['127.0.0.6']);
 
     const status = await runTmkit(['status', 'web'], { cwd: dir, env });
@@ -103,17 +125,30 @@ test('--workers 2: DNS workers answer every committed change; SIGTERM stops them
     const env = { TMKIT_SERVER: s.api, TMKIT_TOKEN: readFileSync(join(stateDir, 'token'), 'utf8').trim() };
     for (const ip of ['192.0.2.31', '192.0.2.32']) {
       const file = join(dir, `w-${ip}.json`);
-      writeFileSync(file, JSON.stringify({ apiVersion: 'tmkit/v1', profiles: [{
-        name: 'w', trafficRoutingMethod: 'Priority', dnsConfig: { relativeName: 'w', ttl: 5 },
-        endpoints: [{ name: 'a', type: 'externalEndpoints', target: ip, alwaysServe: 'Enabled' }],
-      }] }));
+      writeFileSync(
+        file,
+        JSON.stringify({
+          apiVersion: 'tmkit/v1',
+          profiles: [
+            {
+              name: 'w',
+              trafficRoutingMethod: 'Priority',
+              dnsConfig: { relativeName: 'w', ttl: 5 },
+              endpoints: [{ name: 'a', type: 'externalEndpoints', target: ip, alwaysServe: 'Enabled' }],
+            },
+          ],
+        }),
+      );
       const r = await runTmkit(['apply', file, '--yes'], { env });
       expect(r.code).toBe(0);
       // Every worker must have the change: several queries in a row all answer the new address.
-      await waitFor(async () => {
-        const answers = await Promise.all(Array.from({ length: 8 }, () => dig(s.dns, 'w.tm.internal')));
-        return answers.every((a) => a[0] === ip);
-      }, { what: `all workers to answer ${ip}`, timeoutMs: 30_000, intervalMs: 50 });
+      await waitFor(
+        async () => {
+          const answers = await Promise.all(Array.from({ length: 8 }, () => dig(s.dns, 'w.tm.internal')));
+          return answers.every((a) => a[0] === ip);
+        },
+        { what: `all workers to answer ${ip}`, timeoutMs: 30_000, intervalMs: 50 },
+      );
     }
   } finally {
     s.child.kill('SIGTERM');

@@ -12,7 +12,9 @@ import { startDay2Server, loopbackProfile, type Day2Server } from './day2-server
 import { oneLine, tmkit } from './run';
 
 let dir: string;
-beforeAll(() => { dir = mkdtempSync(join(tmpdir(), 'tmkit-errors-')); });
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'tmkit-errors-'));
+});
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const noServerEnv = { TMKIT_SERVER: '', TMKIT_TOKEN: '', TMKIT_STATE_DIR: '' };
@@ -20,14 +22,20 @@ const noServerEnv = { TMKIT_SERVER: '', TMKIT_TOKEN: '', TMKIT_STATE_DIR: '' };
 describe('usage errors: one `tmkit:` line, exit 2', () => {
   test.each([
     [['apply', 'x.json', '-y'], "tmkit: apply: unknown option '-y'; did you mean --yes? (see `tmkit apply --help`)"],
-    [['apply', 'x.json', '--auto-approve'], "tmkit: apply: unknown option '--auto-approve'; did you mean --yes? (see `tmkit apply --help`)"],
+    [
+      ['apply', 'x.json', '--auto-approve'],
+      "tmkit: apply: unknown option '--auto-approve'; did you mean --yes? (see `tmkit apply --help`)",
+    ],
     [['destroy', '-y'], "tmkit: destroy: unknown option '-y'; did you mean --yes? (see `tmkit destroy --help`)"],
     [['plan', 'x.json', '-y'], "tmkit: plan: unknown option '-y' (see `tmkit plan --help`)"],
     [['apply', 'x.json', '--yess'], "tmkit: apply: unknown option '--yess'; did you mean --yes? (see `tmkit apply --help`)"],
     [['validate'], "tmkit: validate: missing required argument 'file' (see `tmkit validate --help`)"],
     [['nope'], "tmkit: unknown command 'nope' (see `tmkit --help`)"],
     [['endpoint', 'disable', 'web'], "tmkit: endpoint disable: missing required argument 'endpoint' (see `tmkit endpoint disable --help`)"],
-    [['status', '--format', 'xml'], "tmkit: status: option '--format <format>' argument 'xml' is invalid. Allowed choices are text, json (see `tmkit status --help`)"],
+    [
+      ['status', '--format', 'xml'],
+      "tmkit: status: option '--format <format>' argument 'xml' is invalid. Allowed choices are text, json (see `tmkit status --help`)",
+    ],
   ])('tmkit %j', async (args, line) => {
     const r = await tmkit(args, { cwd: dir, env: noServerEnv });
     expect(oneLine(r.stderr)).toBe(line);
@@ -41,22 +49,32 @@ describe('files', () => {
     writeFileSync(join(dir, 'token.json'), '{\n  "profiles": [\n    ]]\n}\n');
     writeFileSync(join(dir, 'short.json'), '{"profiles": [');
     const comma = await tmkit(['validate', 'comma.json'], { cwd: dir });
-    expect(oneLine(comma.stderr)).toBe('tmkit: document comma.json is not valid JSON: line 2, column 28: Expected double-quoted property name');
+    expect(oneLine(comma.stderr)).toBe(
+      'tmkit: document comma.json is not valid JSON: line 2, column 28: Expected double-quoted property name',
+    );
     expect(comma.code).toBe(1);
-    expect(oneLine((await tmkit(['validate', 'token.json'], { cwd: dir })).stderr)).toMatch(/^tmkit: document token\.json is not valid JSON: line 3, column 6: /);
-    expect(oneLine((await tmkit(['plan', 'short.json', '--deployed', 'short.json'], { cwd: dir })).stderr)).toBe('tmkit: document short.json is not valid JSON: line 1, column 15: Unexpected end of JSON input');
+    expect(oneLine((await tmkit(['validate', 'token.json'], { cwd: dir })).stderr)).toMatch(
+      /^tmkit: document token\.json is not valid JSON: line 3, column 6: /,
+    );
+    expect(oneLine((await tmkit(['plan', 'short.json', '--deployed', 'short.json'], { cwd: dir })).stderr)).toBe(
+      'tmkit: document short.json is not valid JSON: line 1, column 15: Unexpected end of JSON input',
+    );
   });
 
   test('validate main.ts: this is a constructs app, run tmkit synth', async () => {
     writeFileSync(join(dir, 'main.ts'), "import { App } from 'tmkit';\n");
     const r = await tmkit(['validate', 'main.ts'], { cwd: dir });
-    expect(oneLine(r.stderr)).toBe('tmkit: main.ts: this is a constructs app, not a JSON document: run `tmkit synth` (it runs the app, validates it and writes tmkit.out/tmkit.out.json)');
+    expect(oneLine(r.stderr)).toBe(
+      'tmkit: main.ts: this is a constructs app, not a JSON document: run `tmkit synth` (it runs the app, validates it and writes tmkit.out/tmkit.out.json)',
+    );
     expect(r.code).toBe(1);
   });
 
   test('synth nope.ts: the file does not exist, one line, nothing run', async () => {
     const r = await tmkit(['synth', 'nope.ts'], { cwd: dir });
-    expect(oneLine(r.stderr)).toBe(`tmkit: the app file nope.ts does not exist in ${dir} (the APP argument); pass the app's entry file, e.g. \`tmkit synth main.ts\`, or run \`tmkit init\` to scaffold one`);
+    expect(oneLine(r.stderr)).toBe(
+      `tmkit: the app file nope.ts does not exist in ${dir} (the APP argument); pass the app's entry file, e.g. \`tmkit synth main.ts\`, or run \`tmkit init\` to scaffold one`,
+    );
     expect(r.code).toBe(1);
   });
 });
@@ -74,16 +92,25 @@ describe('not found, against a real server', () => {
 
   test('status, get and endpoint say the same thing, with a did-you-mean for the profile', async () => {
     const line = `tmkit: profile wbe does not exist on ${s.api}; did you mean web? (\`tmkit list\` shows the deployed profiles)`;
-    for (const args of [['status', 'wbe'], ['status', 'wbe', '--format', 'json'], ['get', 'wbe'], ['endpoint', 'disable', 'wbe', 'e1']]) {
+    for (const args of [
+      ['status', 'wbe'],
+      ['status', 'wbe', '--format', 'json'],
+      ['get', 'wbe'],
+      ['endpoint', 'disable', 'wbe', 'e1'],
+    ]) {
       const r = await cli(args);
       expect({ args, line: oneLine(r.stderr), code: r.code }).toEqual({ args, line, code: 1 });
     }
-    expect(oneLine((await cli(['status', 'zzzzzz'])).stderr)).toBe(`tmkit: profile zzzzzz does not exist on ${s.api} (\`tmkit list\` shows the deployed profiles)`);
+    expect(oneLine((await cli(['status', 'zzzzzz'])).stderr)).toBe(
+      `tmkit: profile zzzzzz does not exist on ${s.api} (\`tmkit list\` shows the deployed profiles)`,
+    );
   });
 
-  test('an endpoint that does not exist: the profile\'s endpoints and a did-you-mean', async () => {
+  test("an endpoint that does not exist: the profile's endpoints and a did-you-mean", async () => {
     const r = await cli(['endpoint', 'enable', 'web', 'e']);
-    expect(oneLine(r.stderr)).toBe(`tmkit: profile web has no endpoint e on ${s.api}; did you mean e1? (it has e1, e2; \`tmkit get web\` shows them)`);
+    expect(oneLine(r.stderr)).toBe(
+      `tmkit: profile web has no endpoint e on ${s.api}; did you mean e1? (it has e1, e2; \`tmkit get web\` shows them)`,
+    );
     expect(r.code).toBe(1);
   });
 

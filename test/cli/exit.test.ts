@@ -12,7 +12,9 @@ function runScript(body: string): Promise<{ code: number | null; stderr: string;
   const script = `const { exitWhenDone } = require(${JSON.stringify(MAIN)});\n${body}`;
   const child = spawn(process.execPath, ['-r', '@swc-node/register', '-e', script], { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
-  child.stderr.on('data', (c) => { stderr += c; });
+  child.stderr.on('data', (c) => {
+    stderr += c;
+  });
   return new Promise((r) => child.once('exit', (code) => r({ code, stderr, ms: Date.now() - t0 })));
 }
 

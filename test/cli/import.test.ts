@@ -4,7 +4,9 @@ import { join } from 'node:path';
 import { tmkit } from './run';
 
 let dir: string;
-beforeAll(() => { dir = mkdtempSync(join(tmpdir(), 'tmkit-import-')); });
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'tmkit-import-'));
+});
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const SUB = '/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/rg/providers/Microsoft.Network';
@@ -13,21 +15,90 @@ const SUB = '/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/
 const parent = {
   dnsConfig: { fqdn: 'shop.trafficmanager.net', relativeName: 'shop', ttl: 60 },
   endpoints: [
-    { endpointLocation: 'West US', endpointMonitorStatus: 'Online', endpointStatus: 'Enabled', geoMapping: null, id: `${SUB}/trafficManagerProfiles/shop/externalEndpoints/us`, minChildEndpoints: null, name: 'us', priority: 1, resourceGroup: 'rg', target: 'us.shop.example.com', targetResourceId: null, type: 'Microsoft.Network/trafficManagerProfiles/externalEndpoints', weight: 1 },
-    { endpointLocation: 'West Europe', endpointMonitorStatus: 'Online', endpointStatus: 'Enabled', geoMapping: null, id: `${SUB}/trafficManagerProfiles/shop/nestedEndpoints/eu`, minChildEndpoints: 1, name: 'eu', priority: 2, resourceGroup: 'rg', target: 'shop-eu.trafficmanager.net', targetResourceId: `${SUB}/trafficManagerProfiles/shop-eu`, type: 'Microsoft.Network/trafficManagerProfiles/nestedEndpoints', weight: 1 },
+    {
+      endpointLocation: 'West US',
+      endpointMonitorStatus: 'Online',
+      endpointStatus: 'Enabled',
+      geoMapping: null,
+      id: `${SUB}/trafficManagerProfiles/shop/externalEndpoints/us`,
+      minChildEndpoints: null,
+      name: 'us',
+      priority: 1,
+      resourceGroup: 'rg',
+      target: 'us.shop.example.com',
+      targetResourceId: null,
+      type: 'Microsoft.Network/trafficManagerProfiles/externalEndpoints',
+      weight: 1,
+    },
+    {
+      endpointLocation: 'West Europe',
+      endpointMonitorStatus: 'Online',
+      endpointStatus: 'Enabled',
+      geoMapping: null,
+      id: `${SUB}/trafficManagerProfiles/shop/nestedEndpoints/eu`,
+      minChildEndpoints: 1,
+      name: 'eu',
+      priority: 2,
+      resourceGroup: 'rg',
+      target: 'shop-eu.trafficmanager.net',
+      targetResourceId: `${SUB}/trafficManagerProfiles/shop-eu`,
+      type: 'Microsoft.Network/trafficManagerProfiles/nestedEndpoints',
+      weight: 1,
+    },
   ],
-  id: `${SUB}/trafficManagerProfiles/shop`, location: 'global', maxReturn: null,
-  monitorConfig: { customHeaders: [], expectedStatusCodeRanges: [], intervalInSeconds: 30, path: '/', port: 80, profileMonitorStatus: 'Online', protocol: 'HTTP', timeoutInSeconds: 10, toleratedNumberOfFailures: 3 },
-  name: 'shop', profileStatus: 'Enabled', resourceGroup: 'rg', tags: {}, trafficRoutingMethod: 'Performance', trafficViewEnrollmentStatus: 'Disabled', type: 'Microsoft.Network/trafficManagerProfiles',
+  id: `${SUB}/trafficManagerProfiles/shop`,
+  location: 'global',
+  maxReturn: null,
+  monitorConfig: {
+    customHeaders: [],
+    expectedStatusCodeRanges: [],
+    intervalInSeconds: 30,
+    path: '/',
+    port: 80,
+    profileMonitorStatus: 'Online',
+    protocol: 'HTTP',
+    timeoutInSeconds: 10,
+    toleratedNumberOfFailures: 3,
+  },
+  name: 'shop',
+  profileStatus: 'Enabled',
+  resourceGroup: 'rg',
+  tags: {},
+  trafficRoutingMethod: 'Performance',
+  trafficViewEnrollmentStatus: 'Disabled',
+  type: 'Microsoft.Network/trafficManagerProfiles',
 };
 const child = {
-  id: `${SUB}/trafficManagerProfiles/shop-eu`, name: 'shop-eu', type: 'Microsoft.Network/trafficManagerProfiles', location: 'global',
+  id: `${SUB}/trafficManagerProfiles/shop-eu`,
+  name: 'shop-eu',
+  type: 'Microsoft.Network/trafficManagerProfiles',
+  location: 'global',
   properties: {
-    profileStatus: 'Enabled', trafficRoutingMethod: 'Weighted', dnsConfig: { relativeName: 'shop-eu', fqdn: 'shop-eu.trafficmanager.net', ttl: 60 },
-    monitorConfig: { profileMonitorStatus: 'Online', protocol: 'HTTP', port: 80, path: '/', intervalInSeconds: 30, toleratedNumberOfFailures: 3, timeoutInSeconds: 10 },
+    profileStatus: 'Enabled',
+    trafficRoutingMethod: 'Weighted',
+    dnsConfig: { relativeName: 'shop-eu', fqdn: 'shop-eu.trafficmanager.net', ttl: 60 },
+    monitorConfig: {
+      profileMonitorStatus: 'Online',
+      protocol: 'HTTP',
+      port: 80,
+      path: '/',
+      intervalInSeconds: 30,
+      toleratedNumberOfFailures: 3,
+      timeoutInSeconds: 10,
+    },
     endpoints: [
-      { id: `${SUB}/trafficManagerProfiles/shop-eu/externalEndpoints/a`, name: 'a', type: 'Microsoft.Network/trafficManagerProfiles/externalEndpoints', properties: { endpointStatus: 'Enabled', endpointMonitorStatus: 'Online', target: 'a.eu.shop.example.com', weight: 3, priority: 1 } },
-      { id: `${SUB}/trafficManagerProfiles/shop-eu/externalEndpoints/b`, name: 'b', type: 'Microsoft.Network/trafficManagerProfiles/externalEndpoints', properties: { endpointStatus: 'Enabled', endpointMonitorStatus: 'Online', target: 'b.eu.shop.example.com', weight: 1, priority: 2 } },
+      {
+        id: `${SUB}/trafficManagerProfiles/shop-eu/externalEndpoints/a`,
+        name: 'a',
+        type: 'Microsoft.Network/trafficManagerProfiles/externalEndpoints',
+        properties: { endpointStatus: 'Enabled', endpointMonitorStatus: 'Online', target: 'a.eu.shop.example.com', weight: 3, priority: 1 },
+      },
+      {
+        id: `${SUB}/trafficManagerProfiles/shop-eu/externalEndpoints/b`,
+        name: 'b',
+        type: 'Microsoft.Network/trafficManagerProfiles/externalEndpoints',
+        properties: { endpointStatus: 'Enabled', endpointMonitorStatus: 'Online', target: 'b.eu.shop.example.com', weight: 1, priority: 2 },
+      },
     ],
   },
 };
@@ -44,7 +115,14 @@ test('imports an array of profiles to stdout; the result validates', async () =>
   const doc = JSON.parse(r.stdout);
   expect(doc.apiVersion).toBe('tmkit/v1');
   expect(doc.profiles.map((p: { name: string }) => p.name)).toEqual(['shop', 'shop-eu']);
-  expect(doc.profiles[0].endpoints[1]).toEqual({ name: 'eu', type: 'nestedEndpoints', targetResourceId: 'shop-eu', endpointStatus: 'Enabled', endpointLocation: 'West Europe', minChildEndpoints: 1 });
+  expect(doc.profiles[0].endpoints[1]).toEqual({
+    name: 'eu',
+    type: 'nestedEndpoints',
+    targetResourceId: 'shop-eu',
+    endpointStatus: 'Enabled',
+    endpointLocation: 'West Europe',
+    minChildEndpoints: 1,
+  });
   expect(r.stdout).not.toMatch(/fqdn|MonitorStatus|resourceGroup|"id"/);
   expect(r.stderr).toContain('imported 2 profiles (4 endpoints) to stdout; import: 0 errors, 0 warnings; validation: 0 errors, 0 warnings');
 
@@ -71,7 +149,15 @@ test('a parent alone: the nested id is kept and a warning says to import the chi
 });
 
 test('an unconvertible value: the document is still written, exit 1', async () => {
-  const template = { resources: [{ type: 'Microsoft.Network/trafficManagerProfiles', name: 'web', properties: { trafficRoutingMethod: 'Weighted', dnsConfig: { relativeName: "[parameters('dns')]" } } }] };
+  const template = {
+    resources: [
+      {
+        type: 'Microsoft.Network/trafficManagerProfiles',
+        name: 'web',
+        properties: { trafficRoutingMethod: 'Weighted', dnsConfig: { relativeName: "[parameters('dns')]" } },
+      },
+    ],
+  };
   const r = await tmkit(['import', file('template.json', template)], { cwd: dir });
   expect(r.code).toBe(1);
   expect(JSON.parse(r.stdout).profiles[0].name).toBe('web');
@@ -93,7 +179,9 @@ test.each([
 test('missing input: exit 1 saying how to export a profile', async () => {
   const r = await tmkit(['import', 'missing.json'], { cwd: dir });
   expect(r.code).toBe(1);
-  expect(r.stderr).toMatch(/cannot read input missing\.json: no such file \(export a profile with `az network traffic-manager profile show/);
+  expect(r.stderr).toMatch(
+    /cannot read input missing\.json: no such file \(export a profile with `az network traffic-manager profile show/,
+  );
 });
 
 test('`-` reads standard input (az ... | tmkit import -)', async () => {

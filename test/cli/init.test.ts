@@ -9,7 +9,9 @@ import { join } from 'node:path';
 import { runTmkit } from '../support/process';
 
 let dir: string;
-beforeAll(() => { dir = mkdtempSync(join(tmpdir(), 'tmkit-init-')); });
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'tmkit-init-'));
+});
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 jest.setTimeout(180_000); // init from a clone packs tmkit (10-20 s)
@@ -18,14 +20,20 @@ test('init DIR scaffolds main.ts, tmkit.json, package.json, tsconfig.json and .g
   const r = await runTmkit(['init', 'my-app'], { cwd: dir });
   expect(r.stderr).toBe('');
   expect(r.code).toBe(0);
-  expect(r.stdout).toContain('Scaffolded a tmkit app in my-app (stack "my-app", profile "my-app"): main.ts, tmkit.json, vendor/, package.json, tsconfig.json, .gitignore.');
+  expect(r.stdout).toContain(
+    'Scaffolded a tmkit app in my-app (stack "my-app", profile "my-app"): main.ts, tmkit.json, vendor/, package.json, tsconfig.json, .gitignore.',
+  );
   const app = join(dir, 'my-app');
   expect(JSON.parse(readFileSync(join(app, 'tmkit.json'), 'utf8'))).toEqual({ app: 'main.ts', output: 'tmkit.out' });
   // Run from this clone: tmkit is not on the registry yet, so the app gets tarballs in vendor/ (issue 28 item 1;
   // their offline install is test/package/clone-install.test.ts).
   const pkg = JSON.parse(readFileSync(join(app, 'package.json'), 'utf8'));
-  expect(pkg.devDependencies).toEqual({ tmkit: expect.stringMatching(/^file:vendor\/tmkit-\d+\.\d+\.\d+\.tgz$/), constructs: expect.stringMatching(/^file:vendor\/constructs-10\.[\d.]+\.tgz$/) });
-  for (const spec of Object.values(pkg.devDependencies as Record<string, string>)) expect(existsSync(join(app, spec.slice('file:'.length)))).toBe(true);
+  expect(pkg.devDependencies).toEqual({
+    tmkit: expect.stringMatching(/^file:vendor\/tmkit-\d+\.\d+\.\d+\.tgz$/),
+    constructs: expect.stringMatching(/^file:vendor\/constructs-10\.[\d.]+\.tgz$/),
+  });
+  for (const spec of Object.values(pkg.devDependencies as Record<string, string>))
+    expect(existsSync(join(app, spec.slice('file:'.length)))).toBe(true);
   expect(readFileSync(join(app, '.gitignore'), 'utf8')).toContain('.tmkit/');
   expect(existsSync(join(app, 'node_modules'))).toBe(false);
 
@@ -43,16 +51,24 @@ test('init never overwrites main.ts or tmkit.json without --force, and keeps an 
   writeFileSync(join(app, 'package.json'), '{"name":"x","private":true}');
   expect((await runTmkit(['init', '--stack', 'team-x', '--name', 'front'], { cwd: app })).code).toBe(0);
   expect(readFileSync(join(app, 'package.json'), 'utf8')).toBe('{"name":"x","private":true}');
-  expect(readdirSync(join(app, 'vendor')).sort()).toEqual([expect.stringMatching(/^constructs-.*\.tgz$/), expect.stringMatching(/^tmkit-.*\.tgz$/)]);
+  expect(readdirSync(join(app, 'vendor')).sort()).toEqual([
+    expect.stringMatching(/^constructs-.*\.tgz$/),
+    expect.stringMatching(/^tmkit-.*\.tgz$/),
+  ]);
   const again = await runTmkit(['init'], { cwd: app });
   expect(again.code).toBe(1);
-  expect(again.stderr).toBe('tmkit: main.ts and tmkit.json already exist; nothing was written (pass --force to overwrite, or init another directory)\n');
+  expect(again.stderr).toBe(
+    'tmkit: main.ts and tmkit.json already exist; nothing was written (pass --force to overwrite, or init another directory)\n',
+  );
   writeFileSync(join(app, 'main.ts'), '// mine\n');
   expect((await runTmkit(['init', '--force', '--stack', 'team-x', '--name', 'front'], { cwd: app })).code).toBe(0);
   expect(readFileSync(join(app, 'main.ts'), 'utf8')).toContain("new Profile(app, 'front'");
   const synth = await runTmkit(['synth'], { cwd: app });
   expect(synth.code).toBe(0);
-  expect(JSON.parse(readFileSync(join(app, 'tmkit.out/tmkit.out.json'), 'utf8'))).toMatchObject({ stack: 'team-x', profiles: [{ name: 'front' }] });
+  expect(JSON.parse(readFileSync(join(app, 'tmkit.out/tmkit.out.json'), 'utf8'))).toMatchObject({
+    stack: 'team-x',
+    profiles: [{ name: 'front' }],
+  });
 });
 
 test('a bad --name or --stack is a usage error', async () => {
@@ -61,7 +77,7 @@ test('a bad --name or --stack is a usage error', async () => {
   expect(existsSync(join(dir, 'bad'))).toBe(false);
 });
 
-test('the next step quotes a directory name a shell would split: cd \'My App\'', async () => {
+test("the next step quotes a directory name a shell would split: cd 'My App'", async () => {
   const app = join(dir, 'My App');
   mkdirSync(app);
   writeFileSync(join(app, 'package.json'), '{"name":"mine","private":true,"devDependencies":{"tmkit":"file:../tmkit.tgz"}}');

@@ -10,18 +10,39 @@ import { join } from 'node:path';
 import { tmkit } from './run';
 
 let dir: string;
-beforeAll(() => { dir = mkdtempSync(join(tmpdir(), 'tmkit-messages-')); });
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'tmkit-messages-'));
+});
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const one = {
   apiVersion: 'tmkit/v1',
-  profiles: [{ name: 'solo', trafficRoutingMethod: 'Priority', dnsConfig: { relativeName: 'solo' }, endpoints: [{ name: 'a', type: 'externalEndpoints', target: '127.0.0.1' }] }],
+  profiles: [
+    {
+      name: 'solo',
+      trafficRoutingMethod: 'Priority',
+      dnsConfig: { relativeName: 'solo' },
+      endpoints: [{ name: 'a', type: 'externalEndpoints', target: '127.0.0.1' }],
+    },
+  ],
 };
 const azureOne = {
-  name: 'solo', type: 'Microsoft.Network/trafficManagerProfiles', location: 'global',
-  properties: { profileStatus: 'Enabled', trafficRoutingMethod: 'Priority', dnsConfig: { relativeName: 'solo', ttl: 30 },
+  name: 'solo',
+  type: 'Microsoft.Network/trafficManagerProfiles',
+  location: 'global',
+  properties: {
+    profileStatus: 'Enabled',
+    trafficRoutingMethod: 'Priority',
+    dnsConfig: { relativeName: 'solo', ttl: 30 },
     monitorConfig: { protocol: 'HTTP', port: 80, path: '/' },
-    endpoints: [{ name: 'a', type: 'Microsoft.Network/trafficManagerProfiles/externalEndpoints', properties: { target: 'a.example.com', endpointStatus: 'Enabled' } }] },
+    endpoints: [
+      {
+        name: 'a',
+        type: 'Microsoft.Network/trafficManagerProfiles/externalEndpoints',
+        properties: { target: 'a.example.com', endpointStatus: 'Enabled' },
+      },
+    ],
+  },
 };
 
 /** Every stderr line is `tmkit: <lower-case>`, an indented continuation, or a diagnostics report heading (`document`, `profile x`). */

@@ -19,10 +19,17 @@ jest.setTimeout(120_000);
 
 let dir: string;
 const started: number[] = [];
-beforeAll(() => { dir = mkdtempSync(join(tmpdir(), 'tmkit-npx-signals-')); });
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'tmkit-npx-signals-'));
+});
 afterAll(() => {
   // Whatever a failed test left running, by pid.
-  for (const pid of started) try { process.kill(pid, 'SIGKILL'); } catch { /* gone */ }
+  for (const pid of started)
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      /* gone */
+    }
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -34,14 +41,20 @@ function descendants(root: number): Array<{ pid: number; cmd: string }> {
     try {
       const stat = readFileSync(`/proc/${e}/stat`, 'utf8');
       parent.set(Number(e), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
-    } catch { /* exited meanwhile */ }
+    } catch {
+      /* exited meanwhile */
+    }
   }
   const out: Array<{ pid: number; cmd: string }> = [];
   const visit = (p: number): void => {
     for (const [pid, pp] of parent) {
       if (pp !== p) continue;
       let cmd = '';
-      try { cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' '); } catch { /* gone */ }
+      try {
+        cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ');
+      } catch {
+        /* gone */
+      }
       out.push({ pid, cmd });
       visit(pid);
     }
@@ -62,11 +75,19 @@ const alive = (pid: number): boolean => {
 
 /** `npm exec -- node bin.js ARGS` in `dir`, its output collected; resolves once `ready` matches stdout+stderr. */
 async function npmExec(args: string[], ready: RegExp): Promise<{ npm: ChildProcess; node: number; output: () => string }> {
-  const npm = spawn('npm', ['exec', '--offline', '--', 'node', BIN, ...args], { cwd: dir, env: cleanEnv({ npm_config_update_notifier: 'false' }), stdio: ['ignore', 'pipe', 'pipe'] });
+  const npm = spawn('npm', ['exec', '--offline', '--', 'node', BIN, ...args], {
+    cwd: dir,
+    env: cleanEnv({ npm_config_update_notifier: 'false' }),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   started.push(npm.pid!);
   let output = '';
-  npm.stdout!.setEncoding('utf8').on('data', (d: string) => { output += d; });
-  npm.stderr!.setEncoding('utf8').on('data', (d: string) => { output += d; });
+  npm.stdout!.setEncoding('utf8').on('data', (d: string) => {
+    output += d;
+  });
+  npm.stderr!.setEncoding('utf8').on('data', (d: string) => {
+    output += d;
+  });
   await waitFor(() => ready.test(output), { what: `${args[0]} to start under npm exec:\n${output}`, timeoutMs: 60_000, intervalMs: 100 });
   const tree = descendants(npm.pid!);
   const node = tree.find((p) => p.cmd.includes(BIN) && p.cmd.startsWith('node '));
@@ -79,7 +100,10 @@ async function npmExec(args: string[], ready: RegExp): Promise<{ npm: ChildProce
 test('kill of the npm exec parent stops `serve`: it drains, removes tmkit.pid and frees its API port', async () => {
   const state = join(dir, 'state');
   const api = await freePort();
-  const { npm, node, output } = await npmExec(['serve', '--state-dir', state, '--dns', '127.0.0.1:0', '--api', `127.0.0.1:${api}`], /UI {3}http:/);
+  const { npm, node, output } = await npmExec(
+    ['serve', '--state-dir', state, '--dns', '127.0.0.1:0', '--api', `127.0.0.1:${api}`],
+    /UI {3}http:/,
+  );
   expect(existsSync(join(state, 'tmkit.pid'))).toBe(true);
   npm.kill('SIGTERM');
   await waitFor(() => !alive(node), { what: 'the serve node process to exit after its npm parent', timeoutMs: 15_000, intervalMs: 100 });
@@ -87,13 +111,23 @@ test('kill of the npm exec parent stops `serve`: it drains, removes tmkit.pid an
   expect(existsSync(join(state, 'tmkit.pid'))).toBe(false);
   // The port is free again.
   const again = createServer();
-  await new Promise<void>((resolve, reject) => { again.once('error', reject); again.listen(api, '127.0.0.1', resolve); });
+  await new Promise<void>((resolve, reject) => {
+    again.once('error', reject);
+    again.listen(api, '127.0.0.1', resolve);
+  });
   await new Promise((r) => again.close(r));
 });
 
 test('kill of the npm exec parent stops `status --watch`', async () => {
   const port = await freePort();
-  const { npm, node } = await npmExec(['status', '--watch', '--interval', '0.2', '--server', `http://127.0.0.1:${port}`, '--token', 'x'.repeat(16)], /retrying every/);
+  const { npm, node } = await npmExec(
+    ['status', '--watch', '--interval', '0.2', '--server', `http://127.0.0.1:${port}`, '--token', 'x'.repeat(16)],
+    /retrying every/,
+  );
   npm.kill('SIGTERM');
-  await waitFor(() => !alive(node), { what: 'the status --watch node process to exit after its npm parent', timeoutMs: 15_000, intervalMs: 100 });
+  await waitFor(() => !alive(node), {
+    what: 'the status --watch node process to exit after its npm parent',
+    timeoutMs: 15_000,
+    intervalMs: 100,
+  });
 });

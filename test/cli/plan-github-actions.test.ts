@@ -14,7 +14,9 @@ function planFlags(): string[] {
   const line = workflow.split('\n').find((l) => l.includes('npx tmkit plan '))!;
   expect(line).toBeDefined();
   const tail = line.slice(line.indexOf('npx tmkit plan ') + 'npx tmkit plan '.length).split(' > ')[0]!;
-  return tail.split(/\s+/).filter((t) => t !== '' && t !== '"$DOCUMENT"' && t !== '$TMKIT_PLAN_STATE')
+  return tail
+    .split(/\s+/)
+    .filter((t) => t !== '' && t !== '"$DOCUMENT"' && t !== '$TMKIT_PLAN_STATE')
     .map((t) => (t === '"$MAX_FAILOVER_SECONDS"' ? /MAX_FAILOVER_SECONDS: '(\d+)'/.exec(workflow)![1]! : t));
 }
 
@@ -30,9 +32,11 @@ function githubScript(): string {
   return body.join('\n');
 }
 
-test('the workflow\'s plan command renders a markdown comment within GitHub\'s limit', async () => {
+test("the workflow's plan command renders a markdown comment within GitHub's limit", async () => {
   const flags = planFlags();
-  expect(flags).toEqual(expect.arrayContaining(['--format', 'markdown', '--detailed-exitcode', '--out', 'plan.json', '--max-failover-seconds', '300']));
+  expect(flags).toEqual(
+    expect.arrayContaining(['--format', 'markdown', '--detailed-exitcode', '--out', 'plan.json', '--max-failover-seconds', '300']),
+  );
   const out = flags.indexOf('--out');
   flags.splice(out, 2); // the test does not need the artifact
   const r = await tmkit(['plan', join(DIR, 'sample/pr.tmkit.out.json'), '--deployed', join(DIR, 'sample/main.tmkit.out.json'), ...flags]);
@@ -45,7 +49,13 @@ test('the workflow\'s plan command renders a markdown comment within GitHub\'s l
   // Without the gate: exit 2 (changes).
   const i = flags.indexOf('--max-failover-seconds');
   flags.splice(i, 2);
-  const ungated = await tmkit(['plan', join(DIR, 'sample/pr.tmkit.out.json'), '--deployed', join(DIR, 'sample/main.tmkit.out.json'), ...flags]);
+  const ungated = await tmkit([
+    'plan',
+    join(DIR, 'sample/pr.tmkit.out.json'),
+    '--deployed',
+    join(DIR, 'sample/main.tmkit.out.json'),
+    ...flags,
+  ]);
   expect(ungated.code).toBe(2);
   expect(ungated.stdout).toBe(r.stdout.replace(/> \[!CAUTION\]\n> 1 profile exceeds[^\n]*\n\n/, '').replace(/\*\*430 s ⚠️\*\*/g, '430 s'));
 });
@@ -60,14 +70,23 @@ test('the comment step creates the comment once, then updates it in place', asyn
     rest: {
       issues: {
         listComments: async () => ({ data: stored.map((c) => ({ ...c })) }),
-        createComment: async (a: { body: string; issue_number: number }) => { calls.push(`create #${a.issue_number}`); stored.push({ id: stored.length + 1, user: { type: 'Bot' }, body: a.body }); },
-        updateComment: async (a: { comment_id: number; body: string }) => { calls.push(`update ${a.comment_id}`); stored.find((c) => c.id === a.comment_id)!.body = a.body; },
+        createComment: async (a: { body: string; issue_number: number }) => {
+          calls.push(`create #${a.issue_number}`);
+          stored.push({ id: stored.length + 1, user: { type: 'Bot' }, body: a.body });
+        },
+        updateComment: async (a: { comment_id: number; body: string }) => {
+          calls.push(`update ${a.comment_id}`);
+          stored.find((c) => c.id === a.comment_id)!.body = a.body;
+        },
       },
     },
   };
   const context = { repo: { owner: 'o', repo: 'r' }, issue: { number: 42 } };
   let planMd = '<!-- tmkit-plan -->\nfirst';
-  const fakeRequire = (m: string) => { expect(m).toBe('fs'); return { readFileSync: () => planMd }; };
+  const fakeRequire = (m: string) => {
+    expect(m).toBe('fs');
+    return { readFileSync: () => planMd };
+  };
   const AsyncFunction = Object.getPrototypeOf(async () => {}).constructor as new (...a: string[]) => (...v: unknown[]) => Promise<void>;
   const run = new AsyncFunction('require', 'github', 'context', script);
   await run(fakeRequire, github, context);

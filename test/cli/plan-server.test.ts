@@ -37,9 +37,17 @@ test('plan against the server, apply the plan file, then a second plan has no ch
   const plan = readPlanJson(JSON.parse(readFileSync(await planFile(), 'utf8')));
   expect(plan.summary).toEqual({ add: 1, change: 2, replace: 1, destroy: 1, unchanged: 1 });
   const seen: string[] = [];
-  const result = await executePlan(client, plan, (o) => { seen.push(`${o.index}/${o.total} ${o.step.method} ${o.step.profile} ${o.ok ? 'ok' : 'failed'}`); });
+  const result = await executePlan(client, plan, (o) => {
+    seen.push(`${o.index}/${o.total} ${o.step.method} ${o.step.profile} ${o.ok ? 'ok' : 'failed'}`);
+  });
   expect(result.failed).toBeUndefined();
-  expect(seen).toEqual(['1/5 PUT contoso-api ok', '2/5 PUT contoso-geo ok', '3/5 PUT contoso-web ok', '4/5 PUT status ok', '5/5 DELETE old-api ok']);
+  expect(seen).toEqual([
+    '1/5 PUT contoso-api ok',
+    '2/5 PUT contoso-geo ok',
+    '3/5 PUT contoso-web ok',
+    '4/5 PUT status ok',
+    '5/5 DELETE old-api ok',
+  ]);
 
   const again = await tmkit(['plan', PR, '--server', h.base, '--token', TOKEN, '--detailed-exitcode', '--no-preview']);
   expect(again.code).toBe(0);
@@ -53,7 +61,9 @@ test('a stale plan is refused before anything is written, naming what changed', 
   await client.putProfile({ ...cur.profile, dnsConfig: { ...cur.profile.dnsConfig, ttl: 20 } }, { stack: 'web', ifMatch: cur.etag });
   const before = await client.listProfiles();
   await expect(executePlan(client, plan)).rejects.toThrow(PlanRefusedError);
-  await expect(executePlan(client, plan)).rejects.toThrow(/stale, nothing was applied: profile contoso-web changed \(ETag .* → .*\) since the plan was made/);
+  await expect(executePlan(client, plan)).rejects.toThrow(
+    /stale, nothing was applied: profile contoso-web changed \(ETag .* → .*\) since the plan was made/,
+  );
   expect(await client.listProfiles()).toEqual(before);
 });
 
@@ -88,7 +98,10 @@ test('tmkit preview --against-server: before vs after for what the document chan
 
 test('a plan with errors is refused', async () => {
   const wrongStack = normalize({ ...(JSON.parse(readFileSync(PR, 'utf8')) as DocumentInput), stack: 'other' });
-  const plan = diff(wrongStack, (await client.listProfiles()).profiles.map((e) => ({ profile: e.profile, etag: e.etag, stack: e.stack })));
+  const plan = diff(
+    wrongStack,
+    (await client.listProfiles()).profiles.map((e) => ({ profile: e.profile, etag: e.etag, stack: e.stack })),
+  );
   expect(plan.errors.map((e) => e.code)).toContain('PLAN_PROFILE_OWNED_BY_OTHER_STACK');
   await expect(executePlan(client, plan)).rejects.toThrow(/cannot be applied/);
 });
@@ -97,7 +110,9 @@ test('tmkit preview --against-server with nothing to change says so instead of p
   const r = await tmkit(['preview', MAIN, '--against-server', '--server', h.base, '--token', TOKEN]);
   expect(r.stderr).toBe('');
   expect(r.code).toBe(0);
-  expect(r.stdout).toBe('No routing changes. The deployed profiles of stack "web" match the document (5 profiles), so every client keeps its answer.\n');
+  expect(r.stdout).toBe(
+    'No routing changes. The deployed profiles of stack "web" match the document (5 profiles), so every client keeps its answer.\n',
+  );
 });
 
 test('--max-failover-seconds names each profile over the bound, by how much and why (issue 16 item 5)', async () => {
@@ -107,7 +122,9 @@ test('--max-failover-seconds names each profile over the bound, by how much and 
   const lines = r.stderr.trim().split('\n');
   expect(lines.length).toBeGreaterThan(0);
   for (const l of lines) {
-    expect(l).toMatch(/^tmkit: profile \S+: worst-case failover (\d+) s exceeds --max-failover-seconds 60 by (\d+) s: probe interval × \(tolerated failures \+ 1\) \+ timeout \+ TTL = \d+ × \(\d \+ 1\) \+ \d+ .*= \1 s/);
+    expect(l).toMatch(
+      /^tmkit: profile \S+: worst-case failover (\d+) s exceeds --max-failover-seconds 60 by (\d+) s: probe interval × \(tolerated failures \+ 1\) \+ timeout \+ TTL = \d+ × \(\d \+ 1\) \+ \d+ .*= \1 s/,
+    );
     const [, total, over] = /failover (\d+) s exceeds .* by (\d+) s/.exec(l)!;
     expect(Number(total) - 60).toBe(Number(over));
   }

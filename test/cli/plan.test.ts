@@ -9,7 +9,9 @@ const MAIN = join(SAMPLE, 'main.tmkit.out.json');
 const PR = join(SAMPLE, 'pr.tmkit.out.json');
 
 let dir: string;
-beforeAll(() => { dir = mkdtempSync(join(tmpdir(), 'tmkit-plan-')); });
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'tmkit-plan-'));
+});
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 function file(name: string, content: unknown): string {
@@ -47,13 +49,17 @@ describe('tmkit plan', () => {
     expect(printed).toEqual(JSON.parse(readFileSync(out, 'utf8')));
     expect(printed.formatVersion).toBe(1);
     expect(printed.steps.map((s: { method: string; profile: string }) => `${s.method} ${s.profile}`)).toEqual([
-      'PUT contoso-api', 'PUT contoso-geo', 'PUT contoso-web', 'PUT status', 'DELETE old-api',
+      'PUT contoso-api',
+      'PUT contoso-geo',
+      'PUT contoso-web',
+      'PUT status',
+      'DELETE old-api',
     ]);
     // validation warnings of the document travel with the plan
     expect(printed.warnings.map((w: { code: string }) => w.code)).toContain('GEO_ENDPOINT_NOT_NESTED');
   });
 
-  test('--max-failover-seconds below a profile\'s worst case: exit 1, flagged', async () => {
+  test("--max-failover-seconds below a profile's worst case: exit 1, flagged", async () => {
     const r = await tmkit(['plan', PR, '--deployed', MAIN, '--max-failover-seconds', '150', '--no-preview']);
     expect(r.code).toBe(1);
     expect(r.stdout).toMatch(/contoso-geo +190 s -> 190 s EXCEEDS 150 s/);
@@ -69,21 +75,63 @@ describe('tmkit plan', () => {
   });
 
   test('a profile owned by another stack: the plan has an error, exit 1', async () => {
-    const deployed = file('deployed.json', { profiles: [{ name: 'status', stack: 'ops', etag: '"7"', profile: JSON.parse(readFileSync(MAIN, 'utf8')).profiles[3] }] });
+    const deployed = file('deployed.json', {
+      profiles: [{ name: 'status', stack: 'ops', etag: '"7"', profile: JSON.parse(readFileSync(MAIN, 'utf8')).profiles[3] }],
+    });
     const r = await tmkit(['plan', PR, '--deployed', deployed, '--no-preview']);
     expect(r.code).toBe(1);
     expect(r.stdout).toContain('PLAN_PROFILE_OWNED_BY_OTHER_STACK');
     expect(r.stderr).toContain('the plan has 1 error and cannot be applied');
   });
 
-  test('a document may nest another stack\'s deployed profile (validated with it as context, never touched)', async () => {
-    const shared = { name: 'shared-eu', profileStatus: 'Enabled', trafficRoutingMethod: 'Priority', dnsConfig: { relativeName: 'shared-eu', ttl: 30 },
-      monitorConfig: { protocol: 'HTTP', port: 80, path: '/', intervalInSeconds: 30, timeoutInSeconds: 10, toleratedNumberOfFailures: 3, customHeaders: [], expectedStatusCodeRanges: [] },
+  test("a document may nest another stack's deployed profile (validated with it as context, never touched)", async () => {
+    const shared = {
+      name: 'shared-eu',
+      profileStatus: 'Enabled',
+      trafficRoutingMethod: 'Priority',
+      dnsConfig: { relativeName: 'shared-eu', ttl: 30 },
+      monitorConfig: {
+        protocol: 'HTTP',
+        port: 80,
+        path: '/',
+        intervalInSeconds: 30,
+        timeoutInSeconds: 10,
+        toleratedNumberOfFailures: 3,
+        customHeaders: [],
+        expectedStatusCodeRanges: [],
+      },
       trafficViewEnrollmentStatus: 'Disabled',
-      endpoints: [{ name: 's1', type: 'externalEndpoints', target: 's1.example.net', endpointStatus: 'Enabled', weight: 1, priority: 1, geoMapping: [], subnets: [], customHeaders: [], alwaysServe: 'Disabled' }] };
+      endpoints: [
+        {
+          name: 's1',
+          type: 'externalEndpoints',
+          target: 's1.example.net',
+          endpointStatus: 'Enabled',
+          weight: 1,
+          priority: 1,
+          geoMapping: [],
+          subnets: [],
+          customHeaders: [],
+          alwaysServe: 'Disabled',
+        },
+      ],
+    };
     const deployed = file('platform.json', { profiles: [{ name: 'shared-eu', stack: 'platform', etag: '"p1"', profile: shared }] });
-    const doc = file('nests.json', { apiVersion: 'tmkit/v1', stack: 'app', profiles: [{ name: 'front', trafficRoutingMethod: 'Priority', dnsConfig: { relativeName: 'front' },
-      endpoints: [{ name: 'eu', type: 'nestedEndpoints', targetResourceId: 'shared-eu' }, { name: 'x', type: 'externalEndpoints', target: 'x.example.net' }] }] });
+    const doc = file('nests.json', {
+      apiVersion: 'tmkit/v1',
+      stack: 'app',
+      profiles: [
+        {
+          name: 'front',
+          trafficRoutingMethod: 'Priority',
+          dnsConfig: { relativeName: 'front' },
+          endpoints: [
+            { name: 'eu', type: 'nestedEndpoints', targetResourceId: 'shared-eu' },
+            { name: 'x', type: 'externalEndpoints', target: 'x.example.net' },
+          ],
+        },
+      ],
+    });
     const r = await tmkit(['plan', doc, '--deployed', deployed, '--detailed-exitcode']);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(2);

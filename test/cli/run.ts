@@ -17,7 +17,10 @@ export interface RunResult {
  * `env` is added to `baseEnv` (default: this process's environment). `timeoutMs`: kill the process (SIGKILL)
  * when it runs longer, and resolve with `timedOut: true` (for commands that must exit on their own).
  */
-export function tmkit(args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv; baseEnv?: NodeJS.ProcessEnv; input?: string; timeoutMs?: number } = {}): Promise<RunResult> {
+export function tmkit(
+  args: string[],
+  opts: { cwd?: string; env?: NodeJS.ProcessEnv; baseEnv?: NodeJS.ProcessEnv; input?: string; timeoutMs?: number } = {},
+): Promise<RunResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, ...args], {
       cwd: opts.cwd ?? REPO,
@@ -27,10 +30,20 @@ export function tmkit(args: string[], opts: { cwd?: string; env?: NodeJS.Process
     if (opts.input !== undefined) child.stdin!.end(opts.input);
     let stdout = '';
     let stderr = '';
-    child.stdout!.setEncoding('utf8').on('data', (d: string) => { stdout += d; });
-    child.stderr!.setEncoding('utf8').on('data', (d: string) => { stderr += d; });
+    child.stdout!.setEncoding('utf8').on('data', (d: string) => {
+      stdout += d;
+    });
+    child.stderr!.setEncoding('utf8').on('data', (d: string) => {
+      stderr += d;
+    });
     let timedOut = false;
-    const timer = opts.timeoutMs === undefined ? undefined : setTimeout(() => { timedOut = true; child.kill('SIGKILL'); }, opts.timeoutMs);
+    const timer =
+      opts.timeoutMs === undefined
+        ? undefined
+        : setTimeout(() => {
+            timedOut = true;
+            child.kill('SIGKILL');
+          }, opts.timeoutMs);
     child.on('error', reject);
     child.on('close', (code) => {
       if (timer) clearTimeout(timer);

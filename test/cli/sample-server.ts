@@ -32,7 +32,9 @@ export async function deployMainSample(tmpPrefix: string): Promise<DeployedSampl
   const first = await executePlan(client, diff(mainDoc, []));
   expect(first.failed).toBeUndefined();
   return {
-    h, client, dir,
+    h,
+    client,
+    dir,
     async close() {
       await client.close();
       await h.close();

@@ -12,7 +12,9 @@ const BASIC = join(REPO, 'examples/basic/tmkit.out.json');
 let dir: string;
 let proc: ServeProcess | undefined;
 
-beforeEach(() => { dir = mkdtempSync(join(tmpdir(), 'tmkit-serve-apply-')); });
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'tmkit-serve-apply-'));
+});
 afterEach(async () => {
   if (proc && proc.child.exitCode === null && proc.child.signalCode === null) {
     proc.child.kill('SIGKILL');
@@ -47,14 +49,18 @@ test('examples/basic is deployed at start and answers on DNS; a restart with --a
 
 test('--apply deletes what left the document of its stack on restart', async () => {
   const state = join(dir, 'state');
-  const doc = (names: string[]) => JSON.stringify({
-    apiVersion: 'tmkit/v1', stack: 'demo',
-    profiles: names.map((name, i) => ({
-      name, trafficRoutingMethod: 'Priority', dnsConfig: { relativeName: name, ttl: 30 },
-      monitorConfig: { protocol: 'HTTP', port: 80, path: '/' },
-      endpoints: [{ name: 'only', type: 'externalEndpoints', target: `192.0.2.${i + 1}` }],
-    })),
-  });
+  const doc = (names: string[]) =>
+    JSON.stringify({
+      apiVersion: 'tmkit/v1',
+      stack: 'demo',
+      profiles: names.map((name, i) => ({
+        name,
+        trafficRoutingMethod: 'Priority',
+        dnsConfig: { relativeName: name, ttl: 30 },
+        monitorConfig: { protocol: 'HTTP', port: 80, path: '/' },
+        endpoints: [{ name: 'only', type: 'externalEndpoints', target: `192.0.2.${i + 1}` }],
+      })),
+    });
   writeFileSync(join(dir, 'two.json'), doc(['one', 'two']));
   writeFileSync(join(dir, 'one.json'), doc(['one']));
   proc = await spawnServe(state, ['--apply', join(dir, 'two.json')]);
@@ -68,16 +74,47 @@ test('--apply deletes what left the document of its stack on restart', async () 
 }, 180_000);
 
 test.each([
-  ['an invalid document', { apiVersion: 'tmkit/v1', profiles: [{ name: 'x', trafficRoutingMethod: 'Weighted', dnsConfig: { relativeName: 'x' }, monitorConfig: { protocol: 'HTTP', port: 80 }, endpoints: [{ name: 'a', type: 'externalEndpoints', target: '192.0.2.1', weight: 5000 }] }] }, /WEIGHT_RANGE[\s\S]*serve --apply: .*not a valid document.*; nothing was started or created\n$/],
+  [
+    'an invalid document',
+    {
+      apiVersion: 'tmkit/v1',
+      profiles: [
+        {
+          name: 'x',
+          trafficRoutingMethod: 'Weighted',
+          dnsConfig: { relativeName: 'x' },
+          monitorConfig: { protocol: 'HTTP', port: 80 },
+          endpoints: [{ name: 'a', type: 'externalEndpoints', target: '192.0.2.1', weight: 5000 }],
+        },
+      ],
+    },
+    /WEIGHT_RANGE[\s\S]*serve --apply: .*not a valid document.*; nothing was started or created\n$/,
+  ],
   ['a file that is not JSON', 'not json', /--apply document .* is not valid JSON/],
   ['a plan file that is not one', { kind: 'tmkit-plan', version: 99 }, /serve --apply: .*; nothing was started or created\n$/],
-])('%s: serve --apply exits 1 with the reason before it creates the state dir, the database or the token', async (_n, content, message) => {
-  const file = join(dir, 'doc.json');
-  writeFileSync(file, typeof content === 'string' ? content : JSON.stringify(content));
-  const state = join(dir, 'never-created');
-  const r = await runTmkit(['serve', '--state-dir', state, '--dns', '127.0.0.1:0', '--api', '127.0.0.1:0', '--log-level', 'warn', '--apply', file]);
-  expect(r.code).toBe(1);
-  expect(r.stderr).toMatch(message);
-  expect(r.stdout).not.toContain('DNS  UDP+TCP');
-  expect(existsSync(state)).toBe(false);
-}, 120_000);
+])(
+  '%s: serve --apply exits 1 with the reason before it creates the state dir, the database or the token',
+  async (_n, content, message) => {
+    const file = join(dir, 'doc.json');
+    writeFileSync(file, typeof content === 'string' ? content : JSON.stringify(content));
+    const state = join(dir, 'never-created');
+    const r = await runTmkit([
+      'serve',
+      '--state-dir',
+      state,
+      '--dns',
+      '127.0.0.1:0',
+      '--api',
+      '127.0.0.1:0',
+      '--log-level',
+      'warn',
+      '--apply',
+      file,
+    ]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(message);
+    expect(r.stdout).not.toContain('DNS  UDP+TCP');
+    expect(existsSync(state)).toBe(false);
+  },
+  120_000,
+);

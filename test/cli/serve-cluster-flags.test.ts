@@ -15,14 +15,33 @@ test.each([
   [['--store', 'etcd://127.0.0.1:1', '--node', 'a', '--lease-ttl', '1'], /--lease-ttl 1: whole seconds from 2 to 300/],
   [['--store', 'etcd://127.0.0.1:1', '--node', 'a', '--etcd-cert', 'c.pem'], /--etcd-cert and --etcd-key go together/],
 ])('serve %j → exit 2', async (args, msg) => {
-  const r = await runTmkit(['serve', '--state-dir', join(dir, 's'), '--dns', '127.0.0.1:0', '--api', '127.0.0.1:0', ...args], { timeoutMs: 30_000 });
+  const r = await runTmkit(['serve', '--state-dir', join(dir, 's'), '--dns', '127.0.0.1:0', '--api', '127.0.0.1:0', ...args], {
+    timeoutMs: 30_000,
+  });
   expect(r.stderr).toMatch(msg);
   expect(r.code).toBe(2);
 });
 
 test('etcd unreachable and no local copy: exit 1 naming both, before anything listens', async () => {
-  const r = await runTmkit(['serve', '--state-dir', join(dir, 'fresh'), '--dns', '127.0.0.1:0', '--api', '127.0.0.1:0', '--store', 'etcd://127.0.0.1:1', '--node', 'a'], { timeoutMs: 30_000 });
-  expect(r.stderr).toMatch(/cannot reach etcd at http:\/\/127\.0\.0\.1:1 .*no local copy of the configuration at .*cluster-cache\.json to start from; start etcd or fix --store/);
+  const r = await runTmkit(
+    [
+      'serve',
+      '--state-dir',
+      join(dir, 'fresh'),
+      '--dns',
+      '127.0.0.1:0',
+      '--api',
+      '127.0.0.1:0',
+      '--store',
+      'etcd://127.0.0.1:1',
+      '--node',
+      'a',
+    ],
+    { timeoutMs: 30_000 },
+  );
+  expect(r.stderr).toMatch(
+    /cannot reach etcd at http:\/\/127\.0\.0\.1:1 .*no local copy of the configuration at .*cluster-cache\.json to start from; start etcd or fix --store/,
+  );
   expect(r.stdout).not.toMatch(/DNS {2}UDP/);
   expect(r.code).toBe(1);
 });

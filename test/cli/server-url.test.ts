@@ -9,7 +9,9 @@ import { join } from 'node:path';
 import { oneLine, tmkit } from './run';
 
 let dir: string;
-beforeAll(() => { dir = mkdtempSync(join(tmpdir(), 'tmkit-server-url-')); });
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'tmkit-server-url-'));
+});
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const noServerEnv = { TMKIT_SERVER: '', TMKIT_TOKEN: '', TMKIT_STATE_DIR: '' };

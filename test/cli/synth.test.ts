@@ -54,7 +54,9 @@ describe('failures', () => {
   test('no tmkit.json and no APP: exit 1 saying how to configure', async () => {
     const r = await tmkit(['synth'], { cwd: dir });
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/no app to run: no tmkit\.json in .*Run `tmkit init` to scaffold an app, create tmkit\.json with \{"app": "main\.ts"\}/);
+    expect(r.stderr).toMatch(
+      /no app to run: no tmkit\.json in .*Run `tmkit init` to scaffold an app, create tmkit\.json with \{"app": "main\.ts"\}/,
+    );
   });
 
   test('tmkit.json that is not an object: exit 1', async () => {
@@ -79,7 +81,17 @@ describe('failures', () => {
   });
 
   test('the app writes an invalid document: diagnostics on stderr, exit 1, path still printed', async () => {
-    const doc = { apiVersion: 'tmkit/v1', profiles: [{ name: 'p', trafficRoutingMethod: 'Weighted', dnsConfig: { relativeName: 'p' }, endpoints: [{ name: 'e', type: 'externalEndpoints', target: 'e.example.com', weight: 0 }] }] };
+    const doc = {
+      apiVersion: 'tmkit/v1',
+      profiles: [
+        {
+          name: 'p',
+          trafficRoutingMethod: 'Weighted',
+          dnsConfig: { relativeName: 'p' },
+          endpoints: [{ name: 'e', type: 'externalEndpoints', target: 'e.example.com', weight: 0 }],
+        },
+      ],
+    };
     const body = `const fs = require('fs'); fs.mkdirSync(process.env.TMKIT_OUTDIR, { recursive: true }); fs.writeFileSync(process.env.TMKIT_OUTDIR + '/tmkit.out.json', ${JSON.stringify(JSON.stringify(doc))});`;
     const r = await tmkit(['synth', script(body)], { cwd: dir });
     expect(r.code).toBe(1);
@@ -109,15 +121,16 @@ describe('failures', () => {
 test('an app file is run by tmkit itself: TypeScript without any loader in the project, construct errors listed without a stack', async () => {
   const dir = join(root, 'bare-ts');
   mkdirSync(dir);
-  const app = (second: string): string => [
-    `import { App, ExternalEndpoint, Profile } from ${JSON.stringify(join(REPO, 'dist/src/index.js'))};`,
-    'const app: App = new App();',
-    "const p = new Profile(app, 'web', { trafficRoutingMethod: 'Priority' });",
-    "new ExternalEndpoint(p, 'a', { target: 'a.example.com', priority: 1 });",
-    `const second: number = ${second};`,
-    "new ExternalEndpoint(p, 'b', { target: 'b.example.com', priority: second });",
-    'app.synth();',
-  ].join('\n');
+  const app = (second: string): string =>
+    [
+      `import { App, ExternalEndpoint, Profile } from ${JSON.stringify(join(REPO, 'dist/src/index.js'))};`,
+      'const app: App = new App();',
+      "const p = new Profile(app, 'web', { trafficRoutingMethod: 'Priority' });",
+      "new ExternalEndpoint(p, 'a', { target: 'a.example.com', priority: 1 });",
+      `const second: number = ${second};`,
+      "new ExternalEndpoint(p, 'b', { target: 'b.example.com', priority: second });",
+      'app.synth();',
+    ].join('\n');
   writeFileSync(join(dir, 'main.ts'), app('1'));
   const r = await tmkit(['synth', 'main.ts'], { cwd: dir });
   expect(r.code).toBe(1);

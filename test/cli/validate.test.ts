@@ -4,7 +4,9 @@ import { join } from 'node:path';
 import { tmkit } from './run';
 
 let dir: string;
-beforeAll(() => { dir = mkdtempSync(join(tmpdir(), 'tmkit-validate-')); });
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'tmkit-validate-'));
+});
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 function file(name: string, content: unknown): string {
@@ -18,9 +20,18 @@ const ext = (name: string, target: string, more: object = {}) => ({ name, type: 
 const broken = {
   apiVersion: 'tmkit/v1',
   profiles: [
-    { name: 'a.b', trafficRoutingMethod: 'Priority', dnsConfig: { relativeName: 'ab', ttl: -1 },
-      endpoints: [ext('x', 'x.example.com', { priority: 0 }), ext('y', 'y.example.com', { priority: 2 })] },
-    { name: 'b', trafficRoutingMethod: 'Weighted', dnsConfig: { relativeName: 'b' }, endpoints: [ext('z', 'z.example.com', { weight: 5000 })] },
+    {
+      name: 'a.b',
+      trafficRoutingMethod: 'Priority',
+      dnsConfig: { relativeName: 'ab', ttl: -1 },
+      endpoints: [ext('x', 'x.example.com', { priority: 0 }), ext('y', 'y.example.com', { priority: 2 })],
+    },
+    {
+      name: 'b',
+      trafficRoutingMethod: 'Weighted',
+      dnsConfig: { relativeName: 'b' },
+      endpoints: [ext('z', 'z.example.com', { weight: 5000 })],
+    },
   ],
 };
 
@@ -48,7 +59,17 @@ test('errors: exit 1, every diagnostic, grouped by profile with path and code', 
 });
 
 test('warnings only: exit 0', async () => {
-  const geo = { apiVersion: 'tmkit/v1', profiles: [{ name: 'g', trafficRoutingMethod: 'Geographic', dnsConfig: { relativeName: 'g' }, endpoints: [ext('fr', 'fr.example.com', { geoMapping: ['FR'] })] }] };
+  const geo = {
+    apiVersion: 'tmkit/v1',
+    profiles: [
+      {
+        name: 'g',
+        trafficRoutingMethod: 'Geographic',
+        dnsConfig: { relativeName: 'g' },
+        endpoints: [ext('fr', 'fr.example.com', { geoMapping: ['FR'] })],
+      },
+    ],
+  };
   const r = await tmkit(['validate', file('geo.json', geo)], { cwd: dir });
   expect(r.code).toBe(0);
   expect(r.stdout.split('\n')[0]).toMatch(/^geo\.json: valid with warnings: 0 errors, \d+ warnings/);
@@ -60,28 +81,54 @@ test('--format json: one JSON object for machines', async () => {
   expect(r.code).toBe(1);
   const out = JSON.parse(r.stdout);
   expect(out).toMatchObject({ source: 'tmkit/v1', valid: false, errors: 3, warnings: 0, profiles: 2, endpoints: 3 });
-  expect(out.diagnostics.map((d: { profile: string; code: string; path: string }) => [d.profile, d.code, d.path])).toEqual(expect.arrayContaining([
-    ['a.b', 'TTL_RANGE', 'profiles[a.b].dnsConfig.ttl'],
-    ['a.b', 'PRIORITY_RANGE', 'profiles[a.b].endpoints[x].priority'],
-    ['b', 'WEIGHT_RANGE', 'profiles[b].endpoints[z].weight'],
-  ]));
+  expect(out.diagnostics.map((d: { profile: string; code: string; path: string }) => [d.profile, d.code, d.path])).toEqual(
+    expect.arrayContaining([
+      ['a.b', 'TTL_RANGE', 'profiles[a.b].dnsConfig.ttl'],
+      ['a.b', 'PRIORITY_RANGE', 'profiles[a.b].endpoints[x].priority'],
+      ['b', 'WEIGHT_RANGE', 'profiles[b].endpoints[z].weight'],
+    ]),
+  );
 });
 
 test('Azure ARM JSON is detected and imported before validation', async () => {
   const arm = {
-    id: '/subscriptions/x/resourceGroups/rg/providers/Microsoft.Network/trafficManagerProfiles/contoso', name: 'contoso',
-    type: 'Microsoft.Network/trafficManagerProfiles', location: 'global',
+    id: '/subscriptions/x/resourceGroups/rg/providers/Microsoft.Network/trafficManagerProfiles/contoso',
+    name: 'contoso',
+    type: 'Microsoft.Network/trafficManagerProfiles',
+    location: 'global',
     properties: {
-      profileStatus: 'Enabled', trafficRoutingMethod: 'Performance', dnsConfig: { relativeName: 'contoso', fqdn: 'contoso.trafficmanager.net', ttl: 35 },
-      monitorConfig: { profileMonitorStatus: 'Online', protocol: 'HTTP', port: 80, path: '/', intervalInSeconds: 30, toleratedNumberOfFailures: 3, timeoutInSeconds: 10 },
-      endpoints: [{ name: 'eu', type: 'Microsoft.Network/trafficManagerProfiles/externalEndpoints', properties: { endpointStatus: 'Enabled', endpointMonitorStatus: 'Online', target: 'eu.contoso.example', weight: 1, priority: 1 } }],
+      profileStatus: 'Enabled',
+      trafficRoutingMethod: 'Performance',
+      dnsConfig: { relativeName: 'contoso', fqdn: 'contoso.trafficmanager.net', ttl: 35 },
+      monitorConfig: {
+        profileMonitorStatus: 'Online',
+        protocol: 'HTTP',
+        port: 80,
+        path: '/',
+        intervalInSeconds: 30,
+        toleratedNumberOfFailures: 3,
+        timeoutInSeconds: 10,
+      },
+      endpoints: [
+        {
+          name: 'eu',
+          type: 'Microsoft.Network/trafficManagerProfiles/externalEndpoints',
+          properties: { endpointStatus: 'Enabled', endpointMonitorStatus: 'Online', target: 'eu.contoso.example', weight: 1, priority: 1 },
+        },
+      ],
     },
   };
   const r = await tmkit(['validate', file('arm.json', arm), '--format', 'json'], { cwd: dir });
   expect(r.code).toBe(1); // Performance without endpointLocation
   const out = JSON.parse(r.stdout);
   expect(out.source).toBe('arm-profile');
-  expect(out.diagnostics).toEqual([expect.objectContaining({ profile: 'contoso', code: 'ENDPOINT_LOCATION_REQUIRED', path: 'profiles[contoso].endpoints[eu].endpointLocation' })]);
+  expect(out.diagnostics).toEqual([
+    expect.objectContaining({
+      profile: 'contoso',
+      code: 'ENDPOINT_LOCATION_REQUIRED',
+      path: 'profiles[contoso].endpoints[eu].endpointLocation',
+    }),
+  ]);
 });
 
 test('--strict-azure adds the public-address rule', async () => {

@@ -15,7 +15,10 @@ beforeEach(async () => {
   h = await startApi();
   client = new TmkitClient({ server: h.base, token: TOKEN, env: {} });
 });
-afterEach(async () => { await client.close(); await h.close(); });
+afterEach(async () => {
+  await client.close();
+  await h.close();
+});
 
 describe('every route', () => {
   test('put, get, find, list, patch, delete', async () => {
@@ -26,7 +29,10 @@ describe('every route', () => {
     expect((await client.listProfiles({ stack: 'prod' })).profiles.map((p) => p.name)).toEqual(['web']);
     const p = await client.patchEndpoint('web', 'primary', { endpointStatus: 'Disabled' }, { ifMatch: w.etag });
     expect(p.profile.endpoints[0]!.endpointStatus).toBe('Disabled');
-    await expect(client.putProfile(profileInput('web'), { stack: 'prod', ifMatch: w.etag })).rejects.toMatchObject({ status: 412, code: 'PRECONDITION_FAILED' });
+    await expect(client.putProfile(profileInput('web'), { stack: 'prod', ifMatch: w.etag })).rejects.toMatchObject({
+      status: 412,
+      code: 'PRECONDITION_FAILED',
+    });
     expect(await client.deleteProfile('web', { stack: 'prod', ifMatch: p.etag })).toMatchObject({ name: 'web', deleted: true });
     await expect(client.getProfile('web')).rejects.toMatchObject({ status: 404, code: 'NOT_FOUND' });
   });
@@ -42,7 +48,14 @@ describe('every route', () => {
 
 describe('errors carry the server diagnostics', () => {
   test('400: every diagnostic, a stable code, a message naming paths', async () => {
-    const err = await client.putProfile(profileInput('web', { dnsConfig: { relativeName: 'web', ttl: -5 }, endpoints: [{ name: 'a', type: 'externalEndpoints', target: '192.0.2.1', weight: 0 }] })).catch((e: unknown) => e);
+    const err = await client
+      .putProfile(
+        profileInput('web', {
+          dnsConfig: { relativeName: 'web', ttl: -5 },
+          endpoints: [{ name: 'a', type: 'externalEndpoints', target: '192.0.2.1', weight: 0 }],
+        }),
+      )
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(TmkitApiError);
     const e = err as TmkitApiError;
     expect(e.status).toBe(400);
@@ -54,7 +67,11 @@ describe('errors carry the server diagnostics', () => {
   test('409 naming the referrer', async () => {
     await client.putProfile(profileInput('child'));
     await client.putProfile(parentInput('parent', 'child'));
-    await expect(client.deleteProfile('child')).rejects.toMatchObject({ status: 409, code: 'PROFILE_REFERENCED', message: expect.stringContaining("'parent/nested'") });
+    await expect(client.deleteProfile('child')).rejects.toMatchObject({
+      status: 409,
+      code: 'PROFILE_REFERENCED',
+      message: expect.stringContaining("'parent/nested'"),
+    });
   });
 });
 
@@ -122,9 +139,19 @@ describe('retries: on connection errors only', () => {
 
   test.each([[503], [500], [429], [404]])('HTTP %i is not retried: exactly one request', async (status) => {
     let requests = 0;
-    const s: Server = createServer((_req, res) => { requests++; res.writeHead(status, { 'content-type': 'application/json' }); res.end(JSON.stringify({ errors: [{ code: 'X', message: 'no' }] })); });
+    const s: Server = createServer((_req, res) => {
+      requests++;
+      res.writeHead(status, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ errors: [{ code: 'X', message: 'no' }] }));
+    });
     await new Promise<void>((r) => s.listen(0, '127.0.0.1', () => r()));
-    const c = new TmkitClient({ server: `http://127.0.0.1:${(s.address() as AddressInfo).port}`, token: TOKEN, retries: 5, retryDelayMs: 1, env: {} });
+    const c = new TmkitClient({
+      server: `http://127.0.0.1:${(s.address() as AddressInfo).port}`,
+      token: TOKEN,
+      retries: 5,
+      retryDelayMs: 1,
+      env: {},
+    });
     await expect(c.putProfile(profileInput('x'))).rejects.toMatchObject({ status, code: 'X' });
     expect(requests).toBe(1);
     await c.close();

@@ -13,7 +13,10 @@ beforeEach(async () => {
   h = await startApi();
   client = new TmkitClient({ server: h.base, token: TOKEN, env: {} });
 });
-afterEach(async () => { await client.close(); await h.close(); });
+afterEach(async () => {
+  await client.close();
+  await h.close();
+});
 
 const put = (name: string, body: unknown, stack = 'big') => call(h.base, 'PUT', `/v1/profiles/${name}?stack=${stack}`, { body });
 const rows = (): number => h.store.stats().rowsRead;
@@ -36,12 +39,17 @@ test('the summary view lists name, stack, ETag, relativeName and children, and f
   await put('Another', profileInput('Another'));
   await call(h.base, 'DELETE', '/v1/profiles/parent?stack=front');
   r = await call(h.base, 'GET', '/v1/profiles?view=summary&stack=big');
-  expect(r.body.profiles.map((p: { name: string; relativeName: string; etag: string }) => [p.name, p.relativeName, p.etag]))
-    .toEqual([['Another', 'Another', expect.any(String)], ['child', 'kid', changed.body.etag]]);
+  expect(r.body.profiles.map((p: { name: string; relativeName: string; etag: string }) => [p.name, p.relativeName, p.etag])).toEqual([
+    ['Another', 'Another', expect.any(String)],
+    ['child', 'kid', changed.body.etag],
+  ]);
   expect(r.body.revision).toBe(5);
   // The case-insensitive lookup and a stack's listing come from the index.
   expect((await call(h.base, 'GET', '/v1/profiles/ANOTHER')).headers.etag).toBeDefined();
-  expect((await call(h.base, 'GET', '/v1/profiles?stack=big')).body.profiles.map((p: { name: string }) => p.name)).toEqual(['Another', 'child']);
+  expect((await call(h.base, 'GET', '/v1/profiles?stack=big')).body.profiles.map((p: { name: string }) => p.name)).toEqual([
+    'Another',
+    'child',
+  ]);
   expect((await call(h.base, 'GET', '/v1/profiles?view=tiny')).status).toBe(400);
 });
 

@@ -46,17 +46,57 @@ describe('props rejected in the constructor, with the construct path', () => {
     ['port 65536', 'p', { ...base, monitorConfig: { port: 65536 } }, 'monitorConfig.port'],
     ['protocol', 'p', { ...base, monitorConfig: { protocol: 'UDP' as never } }, 'monitorConfig.protocol'],
     ['interval 15', 'p', { ...base, monitorConfig: { intervalInSeconds: 15 as never } }, 'monitorConfig.intervalInSeconds'],
-    ['timeout 10 with interval 10', 'p', { ...base, monitorConfig: { intervalInSeconds: 10, timeoutInSeconds: 10 } }, 'monitorConfig.timeoutInSeconds'],
+    [
+      'timeout 10 with interval 10',
+      'p',
+      { ...base, monitorConfig: { intervalInSeconds: 10, timeoutInSeconds: 10 } },
+      'monitorConfig.timeoutInSeconds',
+    ],
     ['timeout 4', 'p', { ...base, monitorConfig: { timeoutInSeconds: 4 } }, 'monitorConfig.timeoutInSeconds'],
-    ['tolerated failures 10', 'p', { ...base, monitorConfig: { toleratedNumberOfFailures: 10 } }, 'monitorConfig.toleratedNumberOfFailures'],
+    [
+      'tolerated failures 10',
+      'p',
+      { ...base, monitorConfig: { toleratedNumberOfFailures: 10 } },
+      'monitorConfig.toleratedNumberOfFailures',
+    ],
     ['path with TCP', 'p', { ...base, monitorConfig: { protocol: 'TCP', path: '/' } }, 'monitorConfig.path'],
     ['path not starting with /', 'p', { ...base, monitorConfig: { path: 'health' } }, 'monitorConfig.path'],
-    ['9 custom headers', 'p', { ...base, monitorConfig: { customHeaders: Array.from({ length: 9 }, (_, i) => ({ name: `h${i}`, value: 'v' })) } }, 'monitorConfig.customHeaders'],
-    ['status range min > max', 'p', { ...base, monitorConfig: { expectedStatusCodeRanges: [{ min: 300, max: 200 }] } }, 'monitorConfig.expectedStatusCodeRanges[0]'],
-    ['status range below 100', 'p', { ...base, monitorConfig: { expectedStatusCodeRanges: [{ min: 99, max: 200 }] } }, 'monitorConfig.expectedStatusCodeRanges[0]'],
-    ['certificateValidation', 'p', { ...base, monitorConfig: { protocol: 'HTTPS', certificateValidation: 'On' as never } }, 'monitorConfig.certificateValidation'],
-    ['caCertificates not PEM', 'p', { ...base, monitorConfig: { protocol: 'HTTPS', certificateValidation: 'Enabled', caCertificates: 'ca.pem' } }, 'monitorConfig.caCertificates'],
-    ['certificateExpiryWarningDays 400', 'p', { ...base, monitorConfig: { certificateExpiryWarningDays: 400 } }, 'monitorConfig.certificateExpiryWarningDays'],
+    [
+      '9 custom headers',
+      'p',
+      { ...base, monitorConfig: { customHeaders: Array.from({ length: 9 }, (_, i) => ({ name: `h${i}`, value: 'v' })) } },
+      'monitorConfig.customHeaders',
+    ],
+    [
+      'status range min > max',
+      'p',
+      { ...base, monitorConfig: { expectedStatusCodeRanges: [{ min: 300, max: 200 }] } },
+      'monitorConfig.expectedStatusCodeRanges[0]',
+    ],
+    [
+      'status range below 100',
+      'p',
+      { ...base, monitorConfig: { expectedStatusCodeRanges: [{ min: 99, max: 200 }] } },
+      'monitorConfig.expectedStatusCodeRanges[0]',
+    ],
+    [
+      'certificateValidation',
+      'p',
+      { ...base, monitorConfig: { protocol: 'HTTPS', certificateValidation: 'On' as never } },
+      'monitorConfig.certificateValidation',
+    ],
+    [
+      'caCertificates not PEM',
+      'p',
+      { ...base, monitorConfig: { protocol: 'HTTPS', certificateValidation: 'Enabled', caCertificates: 'ca.pem' } },
+      'monitorConfig.caCertificates',
+    ],
+    [
+      'certificateExpiryWarningDays 400',
+      'p',
+      { ...base, monitorConfig: { certificateExpiryWarningDays: 400 } },
+      'monitorConfig.certificateExpiryWarningDays',
+    ],
     ['degradedLatencyMs 0', 'p', { ...base, monitorConfig: { degradedLatencyMs: 0 } }, 'monitorConfig.degradedLatencyMs'],
     ['maxReturn 9', 'p', { ...base, maxReturn: 9 }, 'maxReturn'],
     ['unknown record type', 'p', { ...base, allowedEndpointRecordTypes: ['CNAME' as never] }, 'allowedEndpointRecordTypes[0]'],
@@ -79,19 +119,51 @@ describe('props rejected in the constructor, with the construct path', () => {
     ['External priority 1001', (p) => new ExternalEndpoint(p, 'e', { target: 'a.example.com', priority: 1001 }), 'priority'],
     ['External without target', (p) => new ExternalEndpoint(p, 'e', {} as never), 'target is required'],
     ['External empty target', (p) => new ExternalEndpoint(p, 'e', { target: ' ' }), 'target'],
-    ['External endpointStatus', (p) => new ExternalEndpoint(p, 'e', { target: 'a.example.com', endpointStatus: 'Off' as never }), 'endpointStatus'],
-    ['External alwaysServe on a disabled endpoint', (p) => new ExternalEndpoint(p, 'e', { target: 'a.example.com', alwaysServe: 'Enabled', endpointStatus: 'Disabled' }), 'alwaysServe'],
-    ['External subnet scope 33', (p) => new ExternalEndpoint(p, 'e', { target: 'a.example.com', subnets: [{ first: '10.0.0.0', scope: 33 }] }), 'subnets[0].scope'],
-    ['External subnet with scope and last', (p) => new ExternalEndpoint(p, 'e', { target: 'a.example.com', subnets: [{ first: '10.0.0.0', last: '10.0.0.9', scope: 24 }] }), 'subnets[0]'],
-    ['External subnet without first', (p) => new ExternalEndpoint(p, 'e', { target: 'a.example.com', subnets: [{} as never] }), 'subnets[0]'],
+    [
+      'External endpointStatus',
+      (p) => new ExternalEndpoint(p, 'e', { target: 'a.example.com', endpointStatus: 'Off' as never }),
+      'endpointStatus',
+    ],
+    [
+      'External alwaysServe on a disabled endpoint',
+      (p) => new ExternalEndpoint(p, 'e', { target: 'a.example.com', alwaysServe: 'Enabled', endpointStatus: 'Disabled' }),
+      'alwaysServe',
+    ],
+    [
+      'External subnet scope 33',
+      (p) => new ExternalEndpoint(p, 'e', { target: 'a.example.com', subnets: [{ first: '10.0.0.0', scope: 33 }] }),
+      'subnets[0].scope',
+    ],
+    [
+      'External subnet with scope and last',
+      (p) => new ExternalEndpoint(p, 'e', { target: 'a.example.com', subnets: [{ first: '10.0.0.0', last: '10.0.0.9', scope: 24 }] }),
+      'subnets[0]',
+    ],
+    [
+      'External subnet without first',
+      (p) => new ExternalEndpoint(p, 'e', { target: 'a.example.com', subnets: [{} as never] }),
+      'subnets[0]',
+    ],
     ['External empty geo code', (p) => new ExternalEndpoint(p, 'e', { target: 'a.example.com', geoMapping: [''] }), 'geoMapping[0]'],
-    ['External header without name', (p) => new ExternalEndpoint(p, 'e', { target: 'a.example.com', customHeaders: [{ name: '', value: 'x' }] }), 'customHeaders[0]'],
+    [
+      'External header without name',
+      (p) => new ExternalEndpoint(p, 'e', { target: 'a.example.com', customHeaders: [{ name: '', value: 'x' }] }),
+      'customHeaders[0]',
+    ],
     ['Azure without targetResourceId', (p) => new AzureEndpoint(p, 'e', {} as never), 'targetResourceId is required'],
     ['Azure with a name instead of an id', (p) => new AzureEndpoint(p, 'e', { targetResourceId: 'my-web-app' }), 'targetResourceId'],
-    ['Nested with a profile name instead of the object', (p) => new NestedEndpoint(p, 'e', { targetProfile: 'child' as never }), 'targetProfile'],
+    [
+      'Nested with a profile name instead of the object',
+      (p) => new NestedEndpoint(p, 'e', { targetProfile: 'child' as never }),
+      'targetProfile',
+    ],
     ['Nested pointing at its own profile', (p) => new NestedEndpoint(p, 'e', { targetProfile: p }), 'cannot nest itself'],
     ['Nested minChildEndpoints 0', (p, o) => new NestedEndpoint(p, 'e', { targetProfile: o, minChildEndpoints: 0 }), 'minChildEndpoints'],
-    ['Nested minChildEndpointsIPv4 -1', (p, o) => new NestedEndpoint(p, 'e', { targetProfile: o, minChildEndpointsIPv4: -1 }), 'minChildEndpointsIPv4'],
+    [
+      'Nested minChildEndpointsIPv4 -1',
+      (p, o) => new NestedEndpoint(p, 'e', { targetProfile: o, minChildEndpointsIPv4: -1 }),
+      'minChildEndpointsIPv4',
+    ],
     ['Nested with alwaysServe', (p, o) => new NestedEndpoint(p, 'e', { targetProfile: o, alwaysServe: 'Enabled' } as never), 'alwaysServe'],
   ])('%s', (_what, make, prop) => {
     const app = new App();
@@ -114,8 +186,21 @@ describe('props rejected in the constructor, with the construct path', () => {
 
   test('every bad prop of one construct is listed in one error', () => {
     const app = new App();
-    const err = thrown(() => new Profile(app, 'p', { trafficRoutingMethod: 'Priority', dnsConfig: { ttl: -1 }, monitorConfig: { port: 0, toleratedNumberOfFailures: 12 }, maxReturn: 0 })) as InvalidPropsError;
-    expect(err.problems.map((p) => p.split(' ')[0])).toEqual(['dnsConfig.ttl', 'monitorConfig.port', 'monitorConfig.toleratedNumberOfFailures', 'maxReturn']);
+    const err = thrown(
+      () =>
+        new Profile(app, 'p', {
+          trafficRoutingMethod: 'Priority',
+          dnsConfig: { ttl: -1 },
+          monitorConfig: { port: 0, toleratedNumberOfFailures: 12 },
+          maxReturn: 0,
+        }),
+    ) as InvalidPropsError;
+    expect(err.problems.map((p) => p.split(' ')[0])).toEqual([
+      'dnsConfig.ttl',
+      'monitorConfig.port',
+      'monitorConfig.toleratedNumberOfFailures',
+      'maxReturn',
+    ]);
   });
 
   test('valid boundary values are accepted', () => {
@@ -123,9 +208,19 @@ describe('props rejected in the constructor, with the construct path', () => {
     const p = new Profile(app, 'a.b-c', {
       trafficRoutingMethod: 'Priority',
       dnsConfig: { ttl: 2147483647 },
-      monitorConfig: { protocol: 'TCP', port: 65535, intervalInSeconds: 10, timeoutInSeconds: 9, toleratedNumberOfFailures: 0, expectedStatusCodeRanges: [{ min: 100, max: 999 }] },
+      monitorConfig: {
+        protocol: 'TCP',
+        port: 65535,
+        intervalInSeconds: 10,
+        timeoutInSeconds: 9,
+        toleratedNumberOfFailures: 0,
+        expectedStatusCodeRanges: [{ min: 100, max: 999 }],
+      },
     });
-    expect(() => new ExternalEndpoint(p, 'e', { target: '192.0.2.1', weight: 1000, priority: 1, subnets: [{ first: '2001:db8::', scope: 128 }] })).not.toThrow();
+    expect(
+      () =>
+        new ExternalEndpoint(p, 'e', { target: '192.0.2.1', weight: 1000, priority: 1, subnets: [{ first: '2001:db8::', scope: 128 }] }),
+    ).not.toThrow();
   });
 });
 
@@ -185,10 +280,12 @@ describe('whole-tree validation', () => {
       const err = thrown(() => app.synth());
       expect(err).toBeInstanceOf(SynthError);
       const errors = (err as SynthError).diagnostics.filter((d) => d.severity === 'error');
-      expect(errors.map((d) => [d.constructPath, d.code])).toEqual(expect.arrayContaining([
-        ['parent/eu', 'ENDPOINT_LOCATION_REQUIRED'],
-        ['geo/x', 'GEO_CODE_UNKNOWN'],
-      ]));
+      expect(errors.map((d) => [d.constructPath, d.code])).toEqual(
+        expect.arrayContaining([
+          ['parent/eu', 'ENDPOINT_LOCATION_REQUIRED'],
+          ['geo/x', 'GEO_CODE_UNKNOWN'],
+        ]),
+      );
       expect(errors.some((d) => d.code === 'PRIORITY_DUPLICATE' && d.constructPath.startsWith('prio'))).toBe(true);
       expect(errors.some((d) => d.code === 'RELATIVE_NAME_DUPLICATE')).toBe(true);
       // One message lists them all with construct paths.
@@ -217,7 +314,12 @@ describe('whole-tree validation', () => {
       new ExternalEndpoint(geo, 'fr', { target: 'fr.example.com', geoMapping: ['FR'] });
       const result = app.synth();
       expect(result.file).toBe(join(outdir, 'tmkit.out.json'));
-      expect(result.warnings.map((w) => [w.constructPath, w.code])).toEqual(expect.arrayContaining([['geo', 'GEO_WORLD_MISSING'], ['geo/fr', 'GEO_ENDPOINT_NOT_NESTED']]));
+      expect(result.warnings.map((w) => [w.constructPath, w.code])).toEqual(
+        expect.arrayContaining([
+          ['geo', 'GEO_WORLD_MISSING'],
+          ['geo/fr', 'GEO_ENDPOINT_NOT_NESTED'],
+        ]),
+      );
       expect(JSON.parse(readFileSync(result.file, 'utf8'))).toEqual(result.document);
     } finally {
       rmSync(outdir, { recursive: true, force: true });
@@ -266,21 +368,24 @@ describe('synthesis', () => {
 
   test('property: any creation order and nesting of the same profiles gives the same bytes', () => {
     const spec = fc.uniqueArray(fc.stringMatching(/^[a-z][a-z0-9]{0,8}$/), { minLength: 1, maxLength: 6 });
-    fc.assert(fc.property(spec, fc.infiniteStream(fc.boolean()), (names, wrap) => {
-      const make = (order: string[], nest: boolean): string => {
-        const app = new App();
-        for (const n of order) {
-          const scope = nest && wrap.next().value ? new Construct(app, `Wrapper-${n}`) : app;
-          const p = new Profile(scope, n, { trafficRoutingMethod: 'Priority', dnsConfig: { ttl: n.length } });
-          p.addExternalEndpoint('b', { target: `b.${n}.example.com` });
-          p.addExternalEndpoint('a', { target: `a.${n}.example.com` });
-        }
-        return JSON.stringify(synthDocument(app));
-      };
-      const reference = make([...names].sort(), false);
-      expect(make([...names].reverse(), true)).toBe(reference);
-      expect(JSON.parse(reference).profiles.map((p: { name: string }) => p.name)).toEqual([...names].sort());
-    }), { numRuns: 100 });
+    fc.assert(
+      fc.property(spec, fc.infiniteStream(fc.boolean()), (names, wrap) => {
+        const make = (order: string[], nest: boolean): string => {
+          const app = new App();
+          for (const n of order) {
+            const scope = nest && wrap.next().value ? new Construct(app, `Wrapper-${n}`) : app;
+            const p = new Profile(scope, n, { trafficRoutingMethod: 'Priority', dnsConfig: { ttl: n.length } });
+            p.addExternalEndpoint('b', { target: `b.${n}.example.com` });
+            p.addExternalEndpoint('a', { target: `a.${n}.example.com` });
+          }
+          return JSON.stringify(synthDocument(app));
+        };
+        const reference = make([...names].sort(), false);
+        expect(make([...names].reverse(), true)).toBe(reference);
+        expect(JSON.parse(reference).profiles.map((p: { name: string }) => p.name)).toEqual([...names].sort());
+      }),
+      { numRuns: 100 },
+    );
   });
 
   test('only what the props set is written; relativeName defaults to the name', () => {
@@ -290,13 +395,17 @@ describe('synthesis', () => {
     p.addAzureEndpoint('two', { targetResourceId: `${SUB}/Microsoft.Web/sites/app`, endpointLocation: 'westeurope' });
     expect(synthDocument(app)).toEqual({
       apiVersion: 'tmkit/v1',
-      profiles: [{
-        name: 'web', trafficRoutingMethod: 'Priority', dnsConfig: { relativeName: 'web' },
-        endpoints: [
-          { name: 'one', type: 'externalEndpoints', target: '192.0.2.1' },
-          { name: 'two', type: 'azureEndpoints', targetResourceId: `${SUB}/Microsoft.Web/sites/app`, endpointLocation: 'westeurope' },
-        ],
-      }],
+      profiles: [
+        {
+          name: 'web',
+          trafficRoutingMethod: 'Priority',
+          dnsConfig: { relativeName: 'web' },
+          endpoints: [
+            { name: 'one', type: 'externalEndpoints', target: '192.0.2.1' },
+            { name: 'two', type: 'azureEndpoints', targetResourceId: `${SUB}/Microsoft.Web/sites/app`, endpointLocation: 'westeurope' },
+          ],
+        },
+      ],
     });
   });
 
@@ -306,7 +415,9 @@ describe('synthesis', () => {
     child.addExternalEndpoint('a', { target: 'a.example.com' });
     const parent = new Profile(app, 'parent', { trafficRoutingMethod: 'Priority' });
     parent.addNestedEndpoint('eu', { targetProfile: child, minChildEndpoints: 1 });
-    expect(synthDocument(app).profiles[1]!.endpoints).toEqual([{ name: 'eu', type: 'nestedEndpoints', targetResourceId: 'child-eu', minChildEndpoints: 1 }]);
+    expect(synthDocument(app).profiles[1]!.endpoints).toEqual([
+      { name: 'eu', type: 'nestedEndpoints', targetResourceId: 'child-eu', minChildEndpoints: 1 },
+    ]);
     expect(validateConstructs(app).filter((d) => d.severity === 'error')).toEqual([]);
   });
 
@@ -390,15 +501,25 @@ describe('under a root that is not the tmkit App (e.g. a CDKTF stack)', () => {
 
 test('a misspelt enum prop is rejected with the value it most likely means (issue 16 item 8)', () => {
   const err = thrown(() => new Profile(new App(), 'p', { trafficRoutingMethod: 'Performace' as never }));
-  expect(err.message).toContain('trafficRoutingMethod must be one of "Performance", "Priority", "Weighted", "Geographic", "MultiValue", "Subnet" (did you mean "Performance"?) (got "Performace")');
+  expect(err.message).toContain(
+    'trafficRoutingMethod must be one of "Performance", "Priority", "Weighted", "Geographic", "MultiValue", "Subnet" (did you mean "Performance"?) (got "Performace")',
+  );
 });
 
 test('the health extensions (issue 31) are synthesized only when set', () => {
   const app = new App({ outdir: mkdtempSync(join(tmpdir(), 'tmkit-ext-')) });
-  const p = new Profile(app, 'web', { trafficRoutingMethod: 'Priority', monitorConfig: { protocol: 'HTTPS', certificateValidation: 'Enabled', certificateExpiryWarningDays: 30, degradedLatencyMs: 500 } });
+  const p = new Profile(app, 'web', {
+    trafficRoutingMethod: 'Priority',
+    monitorConfig: { protocol: 'HTTPS', certificateValidation: 'Enabled', certificateExpiryWarningDays: 30, degradedLatencyMs: 500 },
+  });
   p.addExternalEndpoint('a', { target: '192.0.2.1' });
   const plain = new Profile(app, 'plain', { trafficRoutingMethod: 'Priority', monitorConfig: { protocol: 'HTTPS' } });
   plain.addExternalEndpoint('a', { target: '192.0.2.2' });
-  expect(p.toProfileInput().monitorConfig).toEqual({ protocol: 'HTTPS', certificateValidation: 'Enabled', certificateExpiryWarningDays: 30, degradedLatencyMs: 500 });
+  expect(p.toProfileInput().monitorConfig).toEqual({
+    protocol: 'HTTPS',
+    certificateValidation: 'Enabled',
+    certificateExpiryWarningDays: 30,
+    degradedLatencyMs: 500,
+  });
   expect(plain.toProfileInput().monitorConfig).toEqual({ protocol: 'HTTPS' });
 });

@@ -26,7 +26,9 @@ test('the nested example is the seed scenario', () => {
   const { document } = buildNested({ outdir: '/nonexistent' }).synthesize();
   const parent = document.profiles.find((p) => p.trafficRoutingMethod === 'Performance')!;
   expect(parent.endpoints!.map((e) => [e.type, e.endpointLocation])).toEqual([
-    ['externalEndpoints', 'westus'], ['nestedEndpoints', 'westeurope'], ['externalEndpoints', 'eastasia'],
+    ['externalEndpoints', 'westus'],
+    ['nestedEndpoints', 'westeurope'],
+    ['externalEndpoints', 'eastasia'],
   ]);
   const nested = parent.endpoints![1]!;
   expect(nested.minChildEndpoints).toBe(2);

@@ -3,7 +3,7 @@ import { App, ExternalEndpoint, Profile, synthDocument } from '../../src/constru
 import { validate } from '../../src/core/validate';
 import { normalize } from '../../src/core/model/normalize';
 
-test('failback is written as given (only the parts set) and normalizes with Azure\'s defaults for the rest', () => {
+test("failback is written as given (only the parts set) and normalizes with Azure's defaults for the rest", () => {
   const app = new App();
   const p = new Profile(app, 'web', { trafficRoutingMethod: 'Priority', failback: { mode: 'Manual', holdDownSeconds: 300 } });
   new ExternalEndpoint(p, 'a', { target: 'a.example.com' });
@@ -13,7 +13,7 @@ test('failback is written as given (only the parts set) and normalizes with Azur
   expect(normalize(doc).profiles[0]!.failback).toEqual({ mode: 'Manual', successesToRecover: 1, holdDownSeconds: 300 });
 });
 
-test('without it the document has none (Azure\'s behaviour)', () => {
+test("without it the document has none (Azure's behaviour)", () => {
   const app = new App();
   const p = new Profile(app, 'web', { trafficRoutingMethod: 'Priority' });
   new ExternalEndpoint(p, 'a', { target: 'a.example.com' });

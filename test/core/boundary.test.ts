@@ -15,8 +15,17 @@ function files(dir: string): string[] {
   });
 }
 
-const IMPORT = /(?:^|\n)\s*(?:import|export)[^'"]*?from\s*['"]([^'"]+)['"]|require\(\s*['"]([^'"]+)['"]\s*\)|import\(\s*['"]([^'"]+)['"]\s*\)/g;
-const FORBIDDEN_CALLS = [/\bDate\.now\s*\(/, /\bnew Date\s*\(\s*\)/, /\bMath\.random\s*\(/, /\bsetTimeout\s*\(/, /\bsetInterval\s*\(/, /\bprocess\./, /\bperformance\.now\s*\(/];
+const IMPORT =
+  /(?:^|\n)\s*(?:import|export)[^'"]*?from\s*['"]([^'"]+)['"]|require\(\s*['"]([^'"]+)['"]\s*\)|import\(\s*['"]([^'"]+)['"]\s*\)/g;
+const FORBIDDEN_CALLS = [
+  /\bDate\.now\s*\(/,
+  /\bnew Date\s*\(\s*\)/,
+  /\bMath\.random\s*\(/,
+  /\bsetTimeout\s*\(/,
+  /\bsetInterval\s*\(/,
+  /\bprocess\./,
+  /\bperformance\.now\s*\(/,
+];
 
 const coreFiles = files(CORE);
 
@@ -29,7 +38,10 @@ test.each(coreFiles.map((f) => [relative(CORE, f), f]))('%s imports only from in
   const bad: string[] = [];
   for (const m of src.matchAll(IMPORT)) {
     const spec = m[1] ?? m[2] ?? m[3]!;
-    if (!spec.startsWith('.')) { bad.push(`${spec} (not a relative import)`); continue; }
+    if (!spec.startsWith('.')) {
+      bad.push(`${spec} (not a relative import)`);
+      continue;
+    }
     const target = resolve(dirname(file), spec);
     if (!target.startsWith(CORE)) bad.push(`${spec} (outside src/core)`);
   }

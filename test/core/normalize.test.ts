@@ -4,14 +4,23 @@ import { childProfileName, parseEndpointType } from '../../src/core/model/names'
 describe('normalize', () => {
   const doc = normalize({
     apiVersion: 'tmkit/v1',
-    profiles: [{
-      name: 'p', trafficRoutingMethod: 'Priority', dnsConfig: { relativeName: 'p' },
-      monitorConfig: { protocol: 'HTTPS', intervalInSeconds: 10 },
-      endpoints: [
-        { name: 'a', type: 'Microsoft.Network/trafficManagerProfiles/ExternalEndpoints', target: '192.0.2.1', endpointLocation: 'West Europe' },
-        { name: 'b', type: 'NestedEndpoints', targetResourceId: 'child' },
-      ],
-    }],
+    profiles: [
+      {
+        name: 'p',
+        trafficRoutingMethod: 'Priority',
+        dnsConfig: { relativeName: 'p' },
+        monitorConfig: { protocol: 'HTTPS', intervalInSeconds: 10 },
+        endpoints: [
+          {
+            name: 'a',
+            type: 'Microsoft.Network/trafficManagerProfiles/ExternalEndpoints',
+            target: '192.0.2.1',
+            endpointLocation: 'West Europe',
+          },
+          { name: 'b', type: 'NestedEndpoints', targetResourceId: 'child' },
+        ],
+      },
+    ],
   });
   const p = doc.profiles[0]!;
 
@@ -19,8 +28,21 @@ describe('normalize', () => {
     expect(doc.stack).toBe('default');
     expect(p.profileStatus).toBe('Enabled');
     expect(p.dnsConfig.ttl).toBe(30);
-    expect(p.monitorConfig).toMatchObject({ protocol: 'HTTPS', port: 443, path: '/', intervalInSeconds: 10, timeoutInSeconds: 9, toleratedNumberOfFailures: 3 });
-    expect(p.endpoints[0]).toMatchObject({ type: 'externalEndpoints', endpointStatus: 'Enabled', weight: 1, alwaysServe: 'Disabled', endpointLocation: 'westeurope' });
+    expect(p.monitorConfig).toMatchObject({
+      protocol: 'HTTPS',
+      port: 443,
+      path: '/',
+      intervalInSeconds: 10,
+      timeoutInSeconds: 9,
+      toleratedNumberOfFailures: 3,
+    });
+    expect(p.endpoints[0]).toMatchObject({
+      type: 'externalEndpoints',
+      endpointStatus: 'Enabled',
+      weight: 1,
+      alwaysServe: 'Disabled',
+      endpointLocation: 'westeurope',
+    });
     expect(p.endpoints[1]).toMatchObject({ type: 'nestedEndpoints', minChildEndpoints: 1 });
   });
 

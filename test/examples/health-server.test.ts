@@ -12,10 +12,15 @@ test('a busy port: one line saying something listens there, perhaps a health-ser
   await new Promise<void>((r) => busy.listen(0, '127.0.0.1', r));
   try {
     const port = (busy.address() as { port: number }).port;
-    const r = spawnSync(process.execPath, [join(__dirname, '../../examples/health-server.js'), '--port', String(port), '127.0.0.1'], { encoding: 'utf8', timeout: 30_000 });
+    const r = spawnSync(process.execPath, [join(__dirname, '../../examples/health-server.js'), '--port', String(port), '127.0.0.1'], {
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
     expect(r.status).toBe(1);
-    expect(r.stderr).toBe(`health-server: cannot listen: listen EADDRINUSE: address already in use 127.0.0.1:${port}; something already listens there, ` +
-      'perhaps a health-server started before (then the examples are answered already; stop it with Ctrl-C where it runs).\n');
+    expect(r.stderr).toBe(
+      `health-server: cannot listen: listen EADDRINUSE: address already in use 127.0.0.1:${port}; something already listens there, ` +
+        'perhaps a health-server started before (then the examples are answered already; stop it with Ctrl-C where it runs).\n',
+    );
   } finally {
     await new Promise((r) => busy.close(r));
   }

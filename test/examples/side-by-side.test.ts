@@ -17,10 +17,15 @@ jest.setTimeout(120_000);
 let dir: string;
 let serve: ServeProcess | undefined;
 let health: ChildProcess | undefined;
-beforeAll(() => { dir = mkdtempSync(join(tmpdir(), 'tmkit-examples-')); });
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'tmkit-examples-'));
+});
 afterAll(async () => {
   for (const p of [health, serve?.child]) {
-    if (p && p.exitCode === null) { p.kill('SIGTERM'); await new Promise((r) => p.once('exit', r)); }
+    if (p && p.exitCode === null) {
+      p.kill('SIGTERM');
+      await new Promise((r) => p.once('exit', r));
+    }
   }
   rmSync(dir, { recursive: true, force: true });
 });
@@ -28,14 +33,20 @@ afterAll(async () => {
 /** Starts examples/health-server.js on a port free on all its addresses; resolves with that port. */
 function startHealthServer(): Promise<number> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(REPO, 'examples/health-server.js'), '--port', '0'], { env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [join(REPO, 'examples/health-server.js'), '--port', '0'], {
+      env: cleanEnv(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     health = child;
     let out = '';
     let err = '';
-    child.stderr!.setEncoding('utf8').on('data', (d: string) => { err += d; });
+    child.stderr!.setEncoding('utf8').on('data', (d: string) => {
+      err += d;
+    });
     child.stdout!.setEncoding('utf8').on('data', (d: string) => {
       out += d;
-      const m = /answers 200 on port (\d+) at 127\.0\.0\.1, 127\.0\.0\.2, 127\.0\.0\.11, 127\.0\.0\.21, 127\.0\.0\.22, 127\.0\.0\.31\n/.exec(out);
+      const m =
+        /answers 200 on port (\d+) at 127\.0\.0\.1, 127\.0\.0\.2, 127\.0\.0\.11, 127\.0\.0\.21, 127\.0\.0\.22, 127\.0\.0\.31\n/.exec(out);
       if (m) resolve(Number(m[1]));
     });
     child.once('exit', (code) => reject(new Error(`health-server exited (${code}): ${out}${err}`)));
@@ -44,7 +55,9 @@ function startHealthServer(): Promise<number> {
 
 /** The example's committed document, probing `port` instead of 8080 (tests never bind fixed ports). */
 function onPort(example: string, port: number): string {
-  const doc = JSON.parse(readFileSync(join(REPO, 'examples', example, 'tmkit.out.json'), 'utf8')) as { profiles: Array<{ monitorConfig: { port: number } }> };
+  const doc = JSON.parse(readFileSync(join(REPO, 'examples', example, 'tmkit.out.json'), 'utf8')) as {
+    profiles: Array<{ monitorConfig: { port: number } }>;
+  };
   for (const p of doc.profiles) {
     expect(p.monitorConfig.port).toBe(8080);
     p.monitorConfig.port = port;
@@ -69,16 +82,20 @@ test('basic and nested deploy side by side and every endpoint goes Online with t
   expect(nested.stdout).toContain('Plan: 2 to add, 0 to change, 0 to replace, 0 to destroy.');
 
   const list = await runTmkit(['list', '--format', 'json'], { env });
-  expect((JSON.parse(list.stdout) as { profiles: Array<{ name: string; stack: string }> }).profiles.map((p) => `${p.name}@${p.stack}`).sort())
-    .toEqual(['app-westeurope@nested', 'app@nested', 'web@default']);
+  expect(
+    (JSON.parse(list.stdout) as { profiles: Array<{ name: string; stack: string }> }).profiles.map((p) => `${p.name}@${p.stack}`).sort(),
+  ).toEqual(['app-westeurope@nested', 'app@nested', 'web@default']);
 
   for (const name of ['web', 'app', 'app-westeurope']) {
-    await waitFor(async () => {
-      const s = await runTmkit(['status', name, '--format', 'json'], { env });
-      if (s.code !== 0) return false;
-      const r = JSON.parse(s.stdout) as ProfileStatusReport;
-      return r.profileMonitorStatus === 'Online' && r.endpoints.every((e) => e.endpointMonitorStatus === 'Online') ? r : false;
-    }, { what: `${name}: every endpoint Online`, timeoutMs: 60_000, intervalMs: 200 });
+    await waitFor(
+      async () => {
+        const s = await runTmkit(['status', name, '--format', 'json'], { env });
+        if (s.code !== 0) return false;
+        const r = JSON.parse(s.stdout) as ProfileStatusReport;
+        return r.profileMonitorStatus === 'Online' && r.endpoints.every((e) => e.endpointMonitorStatus === 'Online') ? r : false;
+      },
+      { what: `${name}: every endpoint Online`, timeoutMs: 60_000, intervalMs: 200 },
+    );
   }
   const web = JSON.parse((await runTmkit(['status', 'web', '--format', 'json'], { env })).stdout) as ProfileStatusReport;
   expect(web.endpoints.map((e) => e.lastProbe?.reason)).toEqual(['status 200', 'status 200']);

@@ -56,7 +56,8 @@ test.each(Object.keys(BOXES))('every country/region of %s lies inside its box', 
     .map((r) => ({ code: r.code, ...countryCoordinates(r.code)! }))
     .filter(({ latitude, longitude }) => {
       const latOk = latitude >= box.lat[0] && latitude <= box.lat[1];
-      const lonOk = 'lon' in box ? longitude >= box.lon[0] && longitude <= box.lon[1] : longitude > box.lonOutside[1] || longitude < box.lonOutside[0];
+      const lonOk =
+        'lon' in box ? longitude >= box.lon[0] && longitude <= box.lon[1] : longitude > box.lonOutside[1] || longitude < box.lonOutside[0];
       return !(latOk && lonOk);
     });
   expect(outside).toEqual([]);
@@ -89,11 +90,38 @@ test.each([
  * of at least one of the Azure regions located in that country.
  */
 const IN_COUNTRY_REGIONS: Record<string, RegExp> = {
-  DE: /^germany/, FR: /^france/, JP: /^japan/, KR: /^korea/, AU: /^australia/, BR: /^brazil/, CA: /^canada/,
-  IN: /india/, ZA: /^southafrica/, GB: /^uk/, NO: /^norway/, CH: /^switzerland/, AE: /^uae/, SE: /^sweden/,
-  PL: /^poland/, IT: /^italy/, QA: /^qatar/, IL: /^israel/, MX: /^mexico/, CL: /^chile/, NZ: /^newzealand/,
-  AT: /^austria/, BE: /^belgium/, DK: /^denmark/, ID: /^indonesia/, MY: /^malaysia/, NL: /^westeurope$/,
-  IE: /^northeurope$/, SG: /^southeastasia$/, HK: /^eastasia$/, US: /us(2|3)?(euap)?$/, ES: /^spain/,
+  DE: /^germany/,
+  FR: /^france/,
+  JP: /^japan/,
+  KR: /^korea/,
+  AU: /^australia/,
+  BR: /^brazil/,
+  CA: /^canada/,
+  IN: /india/,
+  ZA: /^southafrica/,
+  GB: /^uk/,
+  NO: /^norway/,
+  CH: /^switzerland/,
+  AE: /^uae/,
+  SE: /^sweden/,
+  PL: /^poland/,
+  IT: /^italy/,
+  QA: /^qatar/,
+  IL: /^israel/,
+  MX: /^mexico/,
+  CL: /^chile/,
+  NZ: /^newzealand/,
+  AT: /^austria/,
+  BE: /^belgium/,
+  DK: /^denmark/,
+  ID: /^indonesia/,
+  MY: /^malaysia/,
+  NL: /^westeurope$/,
+  IE: /^northeurope$/,
+  SG: /^southeastasia$/,
+  HK: /^eastasia$/,
+  US: /us(2|3)?(euap)?$/,
+  ES: /^spain/,
 };
 
 test.each(Object.entries(IN_COUNTRY_REGIONS))('%s is within 1,000 km of its own Azure region', (code, pattern) => {
@@ -125,7 +153,10 @@ describe('states and provinces', () => {
     expect(members.length).toBeGreaterThan(0);
     const outside = members
       .map((r) => ({ code: r.code, ...subdivisionCoordinates(r.code)! }))
-      .filter(({ latitude, longitude }) => !(latitude >= box.lat[0] && latitude <= box.lat[1] && longitude >= box.lon[0] && longitude <= box.lon[1]));
+      .filter(
+        ({ latitude, longitude }) =>
+          !(latitude >= box.lat[0] && latitude <= box.lat[1] && longitude >= box.lon[0] && longitude <= box.lon[1]),
+      );
     expect(outside).toEqual([]);
   });
 

@@ -1,5 +1,14 @@
 import { parseIpBytes } from '../../src/core/net/ip';
-import { formatIp, GEO_IP_SYNTAX, isNonGlobal, parsePrefix, PrefixMap, unwrapIpv4, type ParsedIp, type ParsedPrefix } from '../../src/geo/ip';
+import {
+  formatIp,
+  GEO_IP_SYNTAX,
+  isNonGlobal,
+  parsePrefix,
+  PrefixMap,
+  unwrapIpv4,
+  type ParsedIp,
+  type ParsedPrefix,
+} from '../../src/geo/ip';
 
 /** A client address as the geo layer parses it (src/geo/lookup.ts). */
 const geoIp = (text: string): ParsedIp | undefined => parseIpBytes(text, GEO_IP_SYNTAX);
@@ -73,9 +82,29 @@ describe('PrefixMap (longest prefix match)', () => {
 
 describe('non-global addresses have no geography', () => {
   test.each([
-    '10.0.0.1', '172.16.5.4', '172.31.255.255', '192.168.1.1', '127.0.0.1', '127.255.255.254', '169.254.1.1',
-    '100.64.0.1', '0.1.2.3', '192.0.2.1', '198.51.100.1', '203.0.113.1', '198.18.0.1', '224.0.0.1',
-    '255.255.255.255', '::', '::1', 'fe80::1', 'fd00::1', 'fc00::1', 'ff02::1', '2001:db8::1', '100::1',
+    '10.0.0.1',
+    '172.16.5.4',
+    '172.31.255.255',
+    '192.168.1.1',
+    '127.0.0.1',
+    '127.255.255.254',
+    '169.254.1.1',
+    '100.64.0.1',
+    '0.1.2.3',
+    '192.0.2.1',
+    '198.51.100.1',
+    '203.0.113.1',
+    '198.18.0.1',
+    '224.0.0.1',
+    '255.255.255.255',
+    '::',
+    '::1',
+    'fe80::1',
+    'fd00::1',
+    'fc00::1',
+    'ff02::1',
+    '2001:db8::1',
+    '100::1',
   ])('%s', (addr) => {
     expect(isNonGlobal(unwrapIpv4(geoIp(addr)!))).toBe(true);
   });

@@ -34,7 +34,10 @@ describe('distance model', () => {
 
   test('client coordinates: own coordinates first, else the state/province point, else the country point, else unknown', () => {
     expect(clientCoordinates({ country: 'DE', latitude: 48.1, longitude: 11.6 })).toEqual({ latitude: 48.1, longitude: 11.6 });
-    expect(clientCoordinates({ country: 'US', subdivision: 'US-CA', latitude: 34.05, longitude: -118.24 })).toEqual({ latitude: 34.05, longitude: -118.24 });
+    expect(clientCoordinates({ country: 'US', subdivision: 'US-CA', latitude: 34.05, longitude: -118.24 })).toEqual({
+      latitude: 34.05,
+      longitude: -118.24,
+    });
     expect(clientCoordinates({ country: 'US', subdivision: 'US-CA' })).toEqual({ latitude: 38.5816, longitude: -121.4944 });
     expect(clientCoordinates({ country: 'US', subdivision: 'US-XX' })).toEqual({ latitude: 37.2506, longitude: -92.5104 });
     expect(clientCoordinates({ country: 'DE' })).toEqual({ latitude: 52.52, longitude: 13.405 });
@@ -91,15 +94,39 @@ describe('parseLatencyTable', () => {
     ['unknown country code', { DEU: { westeurope: 1 } }, /lat\.json: "DEU": a key must be an IP prefix .* or a country/],
     ['two-letter code not in the hierarchy', { ZZ: { westeurope: 1 } }, /lat\.json: "ZZ": not a country\/region or state\/province code/],
     ['subdivision not in the hierarchy', { 'DE-BY': { westeurope: 1 } }, /"DE-BY": not a country\/region or state\/province code/],
-    ['host bits set', { '10.1.2.3/8': { westeurope: 1 } }, /"10\.1\.2\.3\/8": invalid IP prefix: host bits are set after \/8 \(did you mean 10\.0\.0\.0\/8\?\)/],
-    ['prefix too long', { '10.0.0.0/40': { westeurope: 1 } }, /"10\.0\.0\.0\/40": invalid IP prefix: prefix length "40" must be an integer from 0 to 32/],
-    ['misspelt region', { DE: { westeurop: 1 } }, /lat\.json: "DE"\."westeurop": unknown Azure region \(did you mean "westeurope"\? use a canonical region name/],
-    ['unknown region', { DE: { atlantis: 1 } }, /lat\.json: "DE"\."atlantis": unknown Azure region \(use a canonical region name such as "westeurope"\)/],
-    ['negative latency', { DE: { westeurope: -1 } }, /"DE"\."westeurope": latency must be a finite number of milliseconds, 0 or more \(got -1\)/],
+    [
+      'host bits set',
+      { '10.1.2.3/8': { westeurope: 1 } },
+      /"10\.1\.2\.3\/8": invalid IP prefix: host bits are set after \/8 \(did you mean 10\.0\.0\.0\/8\?\)/,
+    ],
+    [
+      'prefix too long',
+      { '10.0.0.0/40': { westeurope: 1 } },
+      /"10\.0\.0\.0\/40": invalid IP prefix: prefix length "40" must be an integer from 0 to 32/,
+    ],
+    [
+      'misspelt region',
+      { DE: { westeurop: 1 } },
+      /lat\.json: "DE"\."westeurop": unknown Azure region \(did you mean "westeurope"\? use a canonical region name/,
+    ],
+    [
+      'unknown region',
+      { DE: { atlantis: 1 } },
+      /lat\.json: "DE"\."atlantis": unknown Azure region \(use a canonical region name such as "westeurope"\)/,
+    ],
+    [
+      'negative latency',
+      { DE: { westeurope: -1 } },
+      /"DE"\."westeurope": latency must be a finite number of milliseconds, 0 or more \(got -1\)/,
+    ],
     ['latency as a string', { DE: { westeurope: '12' } }, /got "12"/],
     ['row not an object', { DE: 12 }, /"DE": the value must be an object mapping Azure region names to milliseconds/],
     ['same region twice', { DE: { westeurope: 1, 'West Europe': 2 } }, /region westeurope appears twice/],
-    ['same prefix twice', { '2001:db8::/32': { westeurope: 1 }, '2001:DB8:0::/32': { westeurope: 2 } }, /"2001:DB8:0::\/32": same client key as "2001:db8::\/32"/],
+    [
+      'same prefix twice',
+      { '2001:db8::/32': { westeurope: 1 }, '2001:DB8:0::/32': { westeurope: 2 } },
+      /"2001:DB8:0::\/32": same client key as "2001:db8::\/32"/,
+    ],
     ['same country twice', { DE: { westeurope: 1 }, de: { westeurope: 2 } }, /"de": same client key as "DE"/],
   ])('%s → GEO_LATENCY_TABLE_INVALID naming the file, entry and rule', (_name, doc, message) => {
     const err = invalid(doc);
@@ -138,7 +165,9 @@ describe('loadLatencyTable', () => {
   test('a missing file names the path', () => {
     const file = join(dir, 'missing.json');
     expect(() => loadLatencyTable(file)).toThrow(expect.objectContaining({ code: 'GEO_LATENCY_TABLE_INVALID', path: file }));
-    expect(() => loadLatencyTable(file)).toThrow(new RegExp(`${file.replace(/[/.]/g, '\\$&')}: cannot read the latency table \\(ENOENT\\)`));
+    expect(() => loadLatencyTable(file)).toThrow(
+      new RegExp(`${file.replace(/[/.]/g, '\\$&')}: cannot read the latency table \\(ENOENT\\)`),
+    );
   });
 
   test('invalid JSON names the path and the rule', () => {

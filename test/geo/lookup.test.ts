@@ -16,7 +16,6 @@ beforeAll(() => {
   geo = MmdbGeoLookup.openSync();
 });
 
-
 describe('the shipped country database', () => {
   test('is the combined IPv4+IPv6 file of the npm package', () => {
     const [db] = geo.describe().databases;
@@ -179,7 +178,9 @@ describe('measured latency table overrides the model', () => {
 
   test('the override changes the ranking: measured 1 ms to eastasia beats every estimate', () => {
     const loc = withTable.locate('194.25.0.9');
-    const best = AZURE_REGIONS.map((r) => [r.name, withTable.latencyMs('194.25.0.9', loc, r.name)!] as const).sort((a, b) => a[1] - b[1])[0];
+    const best = AZURE_REGIONS.map((r) => [r.name, withTable.latencyMs('194.25.0.9', loc, r.name)!] as const).sort(
+      (a, b) => a[1] - b[1],
+    )[0];
     expect(best).toEqual(['eastasia', 1]);
   });
 
@@ -213,8 +214,16 @@ describe('city-level database (--geoip)', () => {
   writeFileSync(
     cityPath,
     buildMmdb({
-      '8.8.8.0/24': { country: { iso_code: 'US' }, subdivisions: [{ iso_code: 'CA', names: { en: 'California' } }], location: { latitude: 37.386, longitude: -122.0838 } },
-      '24.48.0.0/16': { country: { iso_code: 'CA' }, subdivisions: [{ iso_code: 'QC', names: { en: 'Quebec' } }], location: { latitude: 45.5, longitude: -73.57 } },
+      '8.8.8.0/24': {
+        country: { iso_code: 'US' },
+        subdivisions: [{ iso_code: 'CA', names: { en: 'California' } }],
+        location: { latitude: 37.386, longitude: -122.0838 },
+      },
+      '24.48.0.0/16': {
+        country: { iso_code: 'CA' },
+        subdivisions: [{ iso_code: 'QC', names: { en: 'Quebec' } }],
+        location: { latitude: 45.5, longitude: -73.57 },
+      },
       '1.1.1.0/24': { country: { iso_code: 'AU' }, subdivisions: [{ iso_code: 'NSW' }], location: { latitude: -33.87, longitude: 151.21 } },
       '176.104.0.0/16': { country: { iso_code: 'UA' }, subdivisions: [{ iso_code: '43', names: { en: 'Crimea' } }] },
       '2a00:1450::/32': { country: { iso_code: 'IE' }, location: { latitude: 53.35, longitude: -6.26 } },

@@ -85,7 +85,11 @@ describe('Geographic routing by state with a city database (--geoip)', () => {
   writeFileSync(
     cityPath,
     buildMmdb({
-      '8.8.8.0/24': { country: { iso_code: 'US' }, subdivisions: [{ iso_code: 'CA' }], location: { latitude: 37.386, longitude: -122.0838 } },
+      '8.8.8.0/24': {
+        country: { iso_code: 'US' },
+        subdivisions: [{ iso_code: 'CA' }],
+        location: { latitude: 37.386, longitude: -122.0838 },
+      },
       '4.2.2.0/24': { country: { iso_code: 'US' }, subdivisions: [{ iso_code: 'NY' }], location: { latitude: 40.71, longitude: -74.0 } },
     }),
   );

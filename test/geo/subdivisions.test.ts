@@ -49,7 +49,11 @@ describe('geoFromRecord', () => {
     ['only registered_country (anycast, satellite)', { registered_country: { iso_code: 'JP' } }, { country: 'JP' }],
     [
       'GeoLite2-City',
-      { country: { iso_code: 'US' }, subdivisions: [{ iso_code: 'WA', names: { en: 'Washington' } }], location: { latitude: 47.6, longitude: -122.3, accuracy_radius: 20 } },
+      {
+        country: { iso_code: 'US' },
+        subdivisions: [{ iso_code: 'WA', names: { en: 'Washington' } }],
+        location: { latitude: 47.6, longitude: -122.3, accuracy_radius: 20 },
+      },
       { country: 'US', subdivision: 'US-WA', latitude: 47.6, longitude: -122.3 },
     ],
     [
@@ -59,7 +63,11 @@ describe('geoFromRecord', () => {
     ],
     [
       'GeoLite2-City, Crimea',
-      { country: { iso_code: 'UA' }, subdivisions: [{ iso_code: '43', names: { en: 'Crimea' } }], location: { latitude: 44.95, longitude: 34.1 } },
+      {
+        country: { iso_code: 'UA' },
+        subdivisions: [{ iso_code: '43', names: { en: 'Crimea' } }],
+        location: { latitude: 44.95, longitude: 34.1 },
+      },
       { country: 'UA', subdivision: 'UA-CR', latitude: 44.95, longitude: 34.1 },
     ],
     [

@@ -12,8 +12,13 @@ import { normalize } from '../../src/core/model/normalize';
 import type { DocumentInput } from '../../src/core/model/types';
 import { diff, plannedProfiles, previewRouting } from '../../src/core/plan';
 import {
-  countryDatabaseInstalled, DEFAULT_COUNTRY_DATABASE_INSTALL, DEFAULT_COUNTRY_DATABASE_PACKAGE, DEFAULT_COUNTRY_DATABASE_VERSION,
-  geoDatabaseMissing, MmdbGeoLookup, parseLatencyTable,
+  countryDatabaseInstalled,
+  DEFAULT_COUNTRY_DATABASE_INSTALL,
+  DEFAULT_COUNTRY_DATABASE_PACKAGE,
+  DEFAULT_COUNTRY_DATABASE_VERSION,
+  geoDatabaseMissing,
+  MmdbGeoLookup,
+  parseLatencyTable,
 } from '../../src/geo';
 
 const REPO = join(__dirname, '../..');
@@ -31,12 +36,14 @@ test('GEO_DB_MISSING: a GeoError naming the package, the version, who needs it a
   const e = geoDatabaseMissing();
   expect(e.code).toBe('GEO_DB_MISSING');
   expect(CODES.GEO_DB_MISSING.family).toBe('geo');
-  expect(e.message).toBe('the geo database @ip-location-db/geo-whois-asn-country-mmdb (^2.3.2026061719, an optional peer dependency of tmkit) is not installed; '
-    + 'it places DNS clients for Geographic and Performance routing. Install it next to tmkit: npm install @ip-location-db/geo-whois-asn-country-mmdb@2.3.2026061719 '
-    + '(or pass --geoip FILE.mmdb, a city-level database used alone)');
+  expect(e.message).toBe(
+    'the geo database @ip-location-db/geo-whois-asn-country-mmdb (^2.3.2026061719, an optional peer dependency of tmkit) is not installed; ' +
+      'it places DNS clients for Geographic and Performance routing. Install it next to tmkit: npm install @ip-location-db/geo-whois-asn-country-mmdb@2.3.2026061719 ' +
+      '(or pass --geoip FILE.mmdb, a city-level database used alone)',
+  );
 });
 
-test('in the repository the package is installed (a devDependency), so README\'s `npx tmkit serve` works', () => {
+test("in the repository the package is installed (a devDependency), so README's `npx tmkit serve` works", () => {
   expect(countryDatabaseInstalled()).toBe(true);
 });
 
@@ -46,7 +53,11 @@ test('withoutDatabase places no address and estimates latency from the location 
   expect(none.describe().databases).toEqual([]);
   expect(db.locate('194.25.2.129')?.country).toBe('DE');
   expect(none.locate('194.25.2.129')).toBeUndefined();
-  for (const [geo, region] of [[{ country: 'DE' }, 'westeurope'], [{ country: 'US', subdivision: 'US-CA' }, 'westus'], [{ country: 'JP' }, 'eastus']] as const) {
+  for (const [geo, region] of [
+    [{ country: 'DE' }, 'westeurope'],
+    [{ country: 'US', subdivision: 'US-CA' }, 'westus'],
+    [{ country: 'JP' }, 'eastus'],
+  ] as const) {
     const ms = none.latencyMs('100::1', geo, region);
     expect(typeof ms).toBe('number');
     expect(ms).toBe(db.latencyMs('100::1', geo, region));
@@ -61,24 +72,39 @@ test('withoutDatabase places no address and estimates latency from the location 
 
 const GEOGRAPHIC: DocumentInput = {
   apiVersion: 'tmkit/v1',
-  profiles: [{
-    name: 'geo', trafficRoutingMethod: 'Geographic', dnsConfig: { relativeName: 'geo' }, monitorConfig: { protocol: 'TCP', port: 443 },
-    endpoints: [
-      { name: 'eu', type: 'externalEndpoints', target: '192.0.2.1', geoMapping: ['GEO-EU'] },
-      { name: 'ca', type: 'externalEndpoints', target: '192.0.2.2', geoMapping: ['US-CA', 'JP'] },
-      { name: 'rest', type: 'externalEndpoints', target: '192.0.2.3', geoMapping: ['WORLD'] },
-    ],
-  }],
+  profiles: [
+    {
+      name: 'geo',
+      trafficRoutingMethod: 'Geographic',
+      dnsConfig: { relativeName: 'geo' },
+      monitorConfig: { protocol: 'TCP', port: 443 },
+      endpoints: [
+        { name: 'eu', type: 'externalEndpoints', target: '192.0.2.1', geoMapping: ['GEO-EU'] },
+        { name: 'ca', type: 'externalEndpoints', target: '192.0.2.2', geoMapping: ['US-CA', 'JP'] },
+        { name: 'rest', type: 'externalEndpoints', target: '192.0.2.3', geoMapping: ['WORLD'] },
+      ],
+    },
+  ],
 };
 
 test.each([
-  ['examples/nested (Performance, Weighted, nested)', () => JSON.parse(readFileSync(join(REPO, 'examples/nested/tmkit.out.json'), 'utf8')) as DocumentInput],
+  [
+    'examples/nested (Performance, Weighted, nested)',
+    () => JSON.parse(readFileSync(join(REPO, 'examples/nested/tmkit.out.json'), 'utf8')) as DocumentInput,
+  ],
   ['a Geographic profile (continent, state, country, WORLD)', () => GEOGRAPHIC],
 ])('the routing preview of %s is the same without the database', (_name, load) => {
   const doc = normalize(load());
   const preview = (geo: MmdbGeoLookup) => {
     const plan = diff(doc, []);
-    return previewRouting({ before: new Map(), after: plannedProfiles(plan, []), profiles: doc.profiles.map((p) => ({ name: p.name, action: 'preview' as const })), geo, clients: [], scenarios: true });
+    return previewRouting({
+      before: new Map(),
+      after: plannedProfiles(plan, []),
+      profiles: doc.profiles.map((p) => ({ name: p.name, action: 'preview' as const })),
+      geo,
+      clients: [],
+      scenarios: true,
+    });
   };
   const withDb = preview(MmdbGeoLookup.openSync());
   expect(JSON.stringify(withDb).length).toBeGreaterThan(1000);

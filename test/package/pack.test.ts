@@ -28,7 +28,9 @@ import { run, type Run } from './run';
 jest.setTimeout(600_000);
 
 const repoPkg = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as {
-  version: string; devDependencies: Record<string, string>; exports: Record<string, string | { types: string; default: string }>;
+  version: string;
+  devDependencies: Record<string, string>;
+  exports: Record<string, string | { types: string; default: string }>;
 };
 const GEO_PACKAGE = '@ip-location-db/geo-whois-asn-country-mmdb';
 const GEO_VERSION = repoPkg.devDependencies[GEO_PACKAGE]!;
@@ -38,28 +40,48 @@ let dir: string;
 let app: string;
 let tarFiles: string[];
 let installMs: number;
-const tmkit = (args: string[], cwd = app, timeoutMs = 120_000): Promise<Run> => run(process.execPath, [join(app, 'node_modules/tmkit/dist/src/cli/bin.js'), ...args], cwd, timeoutMs);
+const tmkit = (args: string[], cwd = app, timeoutMs = 120_000): Promise<Run> =>
+  run(process.execPath, [join(app, 'node_modules/tmkit/dist/src/cli/bin.js'), ...args], cwd, timeoutMs);
 
 beforeAll(async () => {
-  if (!existsSync(join(REPO, 'dist/src/core/index.js'))) throw new Error('dist/ is not built: run `npm run build` first (npm test does it in pretest)');
+  if (!existsSync(join(REPO, 'dist/src/core/index.js')))
+    throw new Error('dist/ is not built: run `npm run build` first (npm test does it in pretest)');
   dir = mkdtempSync(join(tmpdir(), 'tmkit-pack-'));
   const packDir = join(dir, 'pack');
   mkdirSync(packDir);
   const pack = await run('npm', ['pack', '--ignore-scripts', '--pack-destination', packDir], REPO);
   if (pack.code !== 0) throw new Error(`npm pack failed:\n${pack.stderr}`);
   const tarball = join(packDir, readdirSync(packDir).find((f) => f.endsWith('.tgz'))!);
-  tarFiles = spawnSync('tar', ['-tzf', tarball], { encoding: 'utf8' }).stdout.split('\n').filter((l) => l !== '').map((l) => l.replace(/^package\//, ''));
+  tarFiles = spawnSync('tar', ['-tzf', tarball], { encoding: 'utf8' })
+    .stdout.split('\n')
+    .filter((l) => l !== '')
+    .map((l) => l.replace(/^package\//, ''));
 
   app = join(dir, 'scratch-app');
   mkdirSync(app);
   writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'scratch-app', version: '0.0.0', private: true }));
   const started = Date.now();
-  const install = await run('npm', ['install', '--save-dev', tarball, `constructs@${repoPkg.devDependencies.constructs}`, `@types/node@${repoPkg.devDependencies['@types/node']}`,
-    '--prefer-offline', '--no-audit', '--no-fund'], app, 540_000);
+  const install = await run(
+    'npm',
+    [
+      'install',
+      '--save-dev',
+      tarball,
+      `constructs@${repoPkg.devDependencies.constructs}`,
+      `@types/node@${repoPkg.devDependencies['@types/node']}`,
+      '--prefer-offline',
+      '--no-audit',
+      '--no-fund',
+    ],
+    app,
+    540_000,
+  );
   installMs = Date.now() - started;
   if (install.code !== 0) throw new Error(`npm install failed (${install.code}):\n${install.stderr}`);
 });
-afterAll(() => { if (dir) rmSync(dir, { recursive: true, force: true }); });
+afterAll(() => {
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
 
 /** Every file under `root` (relative paths), node_modules included. */
 function walk(root: string): string[] {
@@ -79,21 +101,34 @@ function walk(root: string): string[] {
 
 test('the tarball carries only what runs: dist (no maps, no test helpers), the Pulumi launcher, README, LICENSE', () => {
   process.stderr.write(`pack test: ${tarFiles.length} files in the tarball; npm install took ${(installMs / 1000).toFixed(1)} s\n`);
-  const allowed = /^(dist\/src\/|dist\/providers\/|dist\/ui\/|providers\/pulumi\/bin\/pulumi-resource-tmkit$|package\.json$|README\.md$|LICENSE$)/;
+  const allowed =
+    /^(dist\/src\/|dist\/providers\/|dist\/ui\/|providers\/pulumi\/bin\/pulumi-resource-tmkit$|package\.json$|README\.md$|LICENSE$)/;
   expect(tarFiles.filter((f) => !allowed.test(f))).toEqual([]);
   expect(tarFiles.filter((f) => /(^|\/)(test|bench|examples|testing)\/|\.test\.|\.map$|tmkittest|(?<!\.d)\.tsx?$/.test(f))).toEqual([]);
   // What the code reads at run time, relative to the package root or its own directory.
   for (const f of [
-    'dist/src/cli/bin.js', 'dist/src/cli/run-app.js', 'dist/src/package.js', 'dist/ui/index.html',
-    'dist/src/core/data/geographic-hierarchy.json', 'dist/src/core/data/azure-regions.json', 'dist/src/geo/country-coordinates.json',
-    'dist/providers/terraform/bin/terraform-provider-tmkit.js', 'dist/providers/terraform/bin/terraform-provider-tmkit.bundle.js', 'dist/providers/terraform/proto/descriptor.json',
-    'dist/providers/pulumi/src/main.js', 'providers/pulumi/bin/pulumi-resource-tmkit', 'LICENSE', 'README.md',
-  ]) expect(tarFiles).toContain(f);
+    'dist/src/cli/bin.js',
+    'dist/src/cli/run-app.js',
+    'dist/src/package.js',
+    'dist/ui/index.html',
+    'dist/src/core/data/geographic-hierarchy.json',
+    'dist/src/core/data/azure-regions.json',
+    'dist/src/geo/country-coordinates.json',
+    'dist/providers/terraform/bin/terraform-provider-tmkit.js',
+    'dist/providers/terraform/bin/terraform-provider-tmkit.bundle.js',
+    'dist/providers/terraform/proto/descriptor.json',
+    'dist/providers/pulumi/src/main.js',
+    'providers/pulumi/bin/pulumi-resource-tmkit',
+    'LICENSE',
+    'README.md',
+  ])
+    expect(tarFiles).toContain(f);
   expect(tarFiles.some((f) => f.startsWith('dist/ui/assets/') && f.endsWith('.js'))).toBe(true);
   // Every exports target (and its types) is in the tarball.
   for (const [sub, target] of Object.entries(repoPkg.exports)) {
     const files = typeof target === 'string' ? [target] : [target.types, target.default];
-    for (const f of files) expect({ sub, file: f, packed: tarFiles.includes(f.replace(/^\.\//, '')) }).toEqual({ sub, file: f, packed: true });
+    for (const f of files)
+      expect({ sub, file: f, packed: tarFiles.includes(f.replace(/^\.\//, '')) }).toEqual({ sub, file: f, packed: true });
   }
 });
 
@@ -101,7 +136,9 @@ test('the scratch project has tmkit and constructs, and no geo database', () => 
   const nm = join(app, 'node_modules');
   const files = walk(nm);
   const bytes = files.reduce((n, f) => n + statSync(join(nm, f)).size, 0);
-  const packages = files.filter((f) => /(^|\/)node_modules\/(@[^/]+\/)?[^/@]+\/package\.json$|^(@[^/]+\/)?[^/]+\/package\.json$/.test(f)).length;
+  const packages = files.filter((f) =>
+    /(^|\/)node_modules\/(@[^/]+\/)?[^/@]+\/package\.json$|^(@[^/]+\/)?[^/]+\/package\.json$/.test(f),
+  ).length;
   process.stderr.write(`pack test: scratch node_modules ${(bytes / 1e6).toFixed(1)} MB in ${files.length} files, ${packages} packages\n`);
   expect(existsSync(join(nm, 'tmkit/package.json'))).toBe(true);
   expect(JSON.parse(readFileSync(join(nm, 'constructs/package.json'), 'utf8')).version).toBe(repoPkg.devDependencies.constructs);
@@ -125,7 +162,7 @@ test('tsc (strict; node16 and bundler resolution) resolves tmkit, tmkit/construc
     "import { App, Profile, ExternalEndpoint, type ProfileProps } from 'tmkit/constructs';",
     "import { TmkitClient, StackResources, planReport, TmkitApiError, type ClientOptions } from 'tmkit/client';",
     "import { validate, normalize, buildSnapshot, GEO_REGIONS, type Document, type GeoLookup, type Diagnostic } from 'tmkit/core';",
-    "// @ts-expect-error the exports map lists no deep paths",
+    '// @ts-expect-error the exports map lists no deep paths',
     "import { Engine } from 'tmkit/dist/src/runtime/engine';",
     '',
     'type IsAny<T> = 0 extends 1 & T ? true : false;',
@@ -146,13 +183,19 @@ test('tsc (strict; node16 and bundler resolution) resolves tmkit, tmkit/construc
     '',
   ].join('\n');
   writeFileSync(join(app, 'use.ts'), use);
-  writeFileSync(join(app, 'use-esm.mts'), "import { App } from 'tmkit/constructs';\nimport { validate } from 'tmkit/core';\nimport { TmkitClient } from 'tmkit/client';\nimport { Profile } from 'tmkit';\nexport const x: [App, ReturnType<typeof validate>, typeof TmkitClient, typeof Profile] | undefined = undefined;\n");
+  writeFileSync(
+    join(app, 'use-esm.mts'),
+    "import { App } from 'tmkit/constructs';\nimport { validate } from 'tmkit/core';\nimport { TmkitClient } from 'tmkit/client';\nimport { Profile } from 'tmkit';\nexport const x: [App, ReturnType<typeof validate>, typeof TmkitClient, typeof Profile] | undefined = undefined;\n",
+  );
   const base = { strict: true, noEmit: true, skipLibCheck: false, types: ['node'], target: 'ES2022' };
   for (const [name, opts] of [
     ['node16', { module: 'node16', moduleResolution: 'node16' }],
     ['bundler', { module: 'esnext', moduleResolution: 'bundler' }],
   ] as const) {
-    writeFileSync(join(app, `tsconfig.${name}.json`), JSON.stringify({ compilerOptions: { ...base, ...opts }, files: ['use.ts', 'use-esm.mts'] }));
+    writeFileSync(
+      join(app, `tsconfig.${name}.json`),
+      JSON.stringify({ compilerOptions: { ...base, ...opts }, files: ['use.ts', 'use-esm.mts'] }),
+    );
     const r = await run(process.execPath, [TSC, '-p', `tsconfig.${name}.json`], app);
     expect({ name, code: r.code, out: r.stdout + r.stderr }).toEqual({ name, code: 0, out: '' });
   }
@@ -161,11 +204,19 @@ test('tsc (strict; node16 and bundler resolution) resolves tmkit, tmkit/construc
 });
 
 test('each entry point loads only its own layers at run time', async () => {
-  const probe = (spec: string): Promise<Run> => run(process.execPath, ['-e', `
+  const probe = (spec: string): Promise<Run> =>
+    run(
+      process.execPath,
+      [
+        '-e',
+        `
     require(${JSON.stringify(spec)});
     const root = require('node:path').dirname(require.resolve('tmkit/package.json'));
     const loaded = Object.keys(require.cache).map((f) => f.startsWith(root + '/') ? 'tmkit/' + f.slice(root.length + 1) : f.replace(/^.*node_modules\\//, ''));
-    process.stdout.write(JSON.stringify(loaded));`], app);
+    process.stdout.write(JSON.stringify(loaded));`,
+      ],
+      app,
+    );
   const loaded = async (spec: string): Promise<string[]> => {
     const r = await probe(spec);
     expect(r.stderr).toBe('');
@@ -188,22 +239,30 @@ test('tmkit init, tmkit synth (main.ts via tmkit/constructs and tmkit) and tmkit
   const init = await tmkit(['init']);
   expect(init.stderr).toBe('');
   expect(init.code).toBe(0);
-  expect(init.stdout).toContain('Scaffolded a tmkit app in . (stack "scratch-app", profile "scratch-app"): main.ts, tmkit.json, tsconfig.json, .gitignore.');
+  expect(init.stdout).toContain(
+    'Scaffolded a tmkit app in . (stack "scratch-app", profile "scratch-app"): main.ts, tmkit.json, tsconfig.json, .gitignore.',
+  );
   expect(readFileSync(join(app, 'main.ts'), 'utf8')).toContain("from 'tmkit'");
   // A second Profile declared through the tmkit/constructs subpath, in a module main.ts imports.
-  writeFileSync(join(app, 'extra.ts'), [
-    "import { ExternalEndpoint, Profile } from 'tmkit/constructs';",
-    "import type { App } from 'tmkit';",
-    'export function addExtra(app: App): void {',
-    "  const p = new Profile(app, 'extra', { trafficRoutingMethod: 'Weighted', dnsConfig: { relativeName: 'extra' }, monitorConfig: { protocol: 'TCP', port: 443 } });",
-    "  new ExternalEndpoint(p, 'one', { target: '192.0.2.10', weight: 1 });",
-    '}',
-    '',
-  ].join('\n'));
+  writeFileSync(
+    join(app, 'extra.ts'),
+    [
+      "import { ExternalEndpoint, Profile } from 'tmkit/constructs';",
+      "import type { App } from 'tmkit';",
+      'export function addExtra(app: App): void {',
+      "  const p = new Profile(app, 'extra', { trafficRoutingMethod: 'Weighted', dnsConfig: { relativeName: 'extra' }, monitorConfig: { protocol: 'TCP', port: 443 } });",
+      "  new ExternalEndpoint(p, 'one', { target: '192.0.2.10', weight: 1 });",
+      '}',
+      '',
+    ].join('\n'),
+  );
   const main = readFileSync(join(app, 'main.ts'), 'utf8');
   const synthCall = /^(\s*)(\w+)\.synth\(\);?$/m.exec(main);
   expect(synthCall).not.toBeNull();
-  writeFileSync(join(app, 'main.ts'), `import { addExtra } from './extra';\n${main.replace(synthCall![0], `${synthCall![1]}addExtra(${synthCall![2]});\n${synthCall![0]}`)}`);
+  writeFileSync(
+    join(app, 'main.ts'),
+    `import { addExtra } from './extra';\n${main.replace(synthCall![0], `${synthCall![1]}addExtra(${synthCall![2]});\n${synthCall![0]}`)}`,
+  );
 
   const synth = await tmkit(['synth']);
   expect(synth.stderr).toContain('tmkit: running `main.ts` (TMKIT_OUTDIR=tmkit.out)');
@@ -226,7 +285,9 @@ test('tmkit serve and tmkit dns without the geo package: GEO_DB_MISSING with the
   const serve = await tmkit(['serve', '--state-dir', state, '--dns', '127.0.0.1:0', '--api', '127.0.0.1:0']);
   expect(serve.code).toBe(1);
   expect(serve.stdout).toBe('');
-  expect(serve.stderr).toBe(`tmkit: serve: ${missing}; it places DNS clients for Geographic and Performance routing. Install it next to tmkit: ${installCommand} (or pass --geoip FILE.mmdb, a city-level database used alone) [GEO_DB_MISSING]\n`);
+  expect(serve.stderr).toBe(
+    `tmkit: serve: ${missing}; it places DNS clients for Geographic and Performance routing. Install it next to tmkit: ${installCommand} (or pass --geoip FILE.mmdb, a city-level database used alone) [GEO_DB_MISSING]\n`,
+  );
   expect(existsSync(state)).toBe(false);
 
   const dns = await tmkit(['dns', '--document', 'tmkit.out/tmkit.out.json', '--listen', '127.0.0.1:0']);
@@ -251,31 +312,56 @@ test('without the geo package: preview and plan offline, terraform and pulumi in
   const plan = await tmkit(['plan', 'tmkit.out/tmkit.out.json', '--deployed', 'deployed.json', '--format', 'json']);
   expect(plan.code).toBe(0);
   const report = JSON.parse(plan.stdout);
-  expect(report.changes.map((c: { action: string; profile: string }) => `${c.action} ${c.profile}`).sort()).toEqual(['create extra', 'create scratch-app']);
+  expect(report.changes.map((c: { action: string; profile: string }) => `${c.action} ${c.profile}`).sort()).toEqual([
+    'create extra',
+    'create scratch-app',
+  ]);
   expect(report.preview).toBeDefined();
 
   const tf = await tmkit(['terraform', 'install', '--dir', join(dir, 'tf')]);
   expect(tf.code).toBe(0);
   const executable = /provider {2}(\S+)/.exec(tf.stdout)![1]!;
   // The wrapper execs the bundled provider inside the installed package; run by hand it says what it is.
-  expect(readFileSync(executable, 'utf8')).toContain(join(app, 'node_modules/tmkit/dist/providers/terraform/bin/terraform-provider-tmkit.js'));
+  expect(readFileSync(executable, 'utf8')).toContain(
+    join(app, 'node_modules/tmkit/dist/providers/terraform/bin/terraform-provider-tmkit.js'),
+  );
   const started = await run(executable, [], app);
   expect(started.code).toBe(1);
   expect(started.stderr).toContain('is a Terraform provider plugin: Terraform starts it');
 
   const pu = await tmkit(['pulumi', 'install', '--dir', join(dir, 'pulumi')]);
   expect(pu.code).toBe(0);
-  expect(readFileSync(join(dir, 'pulumi/pulumi-resource-tmkit'), 'utf8')).toContain(join(app, 'node_modules/tmkit/dist/providers/pulumi/src/main.js'));
+  expect(readFileSync(join(dir, 'pulumi/pulumi-resource-tmkit'), 'utf8')).toContain(
+    join(app, 'node_modules/tmkit/dist/providers/pulumi/src/main.js'),
+  );
 });
 
 test('serve --geoip FILE works without the package (the city database alone): apply, status, dig, the dashboard', async () => {
   const geoip = join(REPO, 'node_modules', GEO_PACKAGE, 'geo-whois-asn-country.mmdb');
   const state = join(dir, 'geoip-state');
-  const child = spawn(process.execPath, [join(app, 'node_modules/tmkit/dist/src/cli/bin.js'), 'serve', '--state-dir', state, '--geoip', geoip,
-    '--dns', '127.0.0.1:0', '--api', '127.0.0.1:0', '--log-level', 'warn'], { cwd: app, env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(
+    process.execPath,
+    [
+      join(app, 'node_modules/tmkit/dist/src/cli/bin.js'),
+      'serve',
+      '--state-dir',
+      state,
+      '--geoip',
+      geoip,
+      '--dns',
+      '127.0.0.1:0',
+      '--api',
+      '127.0.0.1:0',
+      '--log-level',
+      'warn',
+    ],
+    { cwd: app, env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   let out = '';
   let err = '';
-  child.stderr!.setEncoding('utf8').on('data', (d: string) => { err += d; });
+  child.stderr!.setEncoding('utf8').on('data', (d: string) => {
+    err += d;
+  });
   const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
   try {
     const banner = await new Promise<{ dns: { address: string; port: number }; api: string }>((resolve, reject) => {
@@ -284,9 +370,15 @@ test('serve --geoip FILE works without the package (the city database alone): ap
         out += d;
         const dnsM = /DNS {2}UDP\+TCP (\d+\.\d+\.\d+\.\d+):(\d+)/.exec(out);
         const apiM = /API {2}(http:\/\/\S+)/.exec(out);
-        if (dnsM && apiM) { clearTimeout(t); resolve({ dns: { address: dnsM[1]!, port: Number(dnsM[2]) }, api: apiM[1]! }); }
+        if (dnsM && apiM) {
+          clearTimeout(t);
+          resolve({ dns: { address: dnsM[1]!, port: Number(dnsM[2]) }, api: apiM[1]! });
+        }
       });
-      void exited.then((code) => { clearTimeout(t); reject(new Error(`serve exited ${code}:\n${out}\n${err}`)); });
+      void exited.then((code) => {
+        clearTimeout(t);
+        reject(new Error(`serve exited ${code}:\n${out}\n${err}`));
+      });
     });
     const remote = ['--server', banner.api, '--state-dir', state];
     const apply = await tmkit(['apply', 'tmkit.out/tmkit.out.json', '--yes', ...remote]);

@@ -15,13 +15,26 @@ beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'tmkit-prepare-'));
   mkdirSync(join(dir, 'scripts'));
   copyFileSync(join(REPO, 'scripts/prepare.js'), join(dir, 'scripts/prepare.js'));
-  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'prepare-fixture', version: '0.0.0', private: true, scripts: { build: 'node -e "require(\'fs\').writeFileSync(\'built\', \'\')"' } }));
+  writeFileSync(
+    join(dir, 'package.json'),
+    JSON.stringify({
+      name: 'prepare-fixture',
+      version: '0.0.0',
+      private: true,
+      scripts: { build: "node -e \"require('fs').writeFileSync('built', '')\"" },
+    }),
+  );
   mkdirSync(join(dir, 'src'));
   writeFileSync(join(dir, 'src/a.ts'), 'export {};\n');
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const prepare = () => spawnSync(process.execPath, [join(dir, 'scripts/prepare.js')], { cwd: dir, encoding: 'utf8', env: { ...process.env, npm_config_update_notifier: 'false' } });
+const prepare = () =>
+  spawnSync(process.execPath, [join(dir, 'scripts/prepare.js')], {
+    cwd: dir,
+    encoding: 'utf8',
+    env: { ...process.env, npm_config_update_notifier: 'false' },
+  });
 const outputs = ['dist/src/cli/bin.js', 'dist/providers/terraform/bin/terraform-provider-tmkit.bundle.js', 'dist/ui/index.html'];
 function buildOutputs(at: Date): void {
   for (const f of outputs) {
@@ -40,7 +53,8 @@ test('without dist/ it builds', () => {
 
 test('with dist/ newer than every source it does not build, and says so', () => {
   utimesSync(join(dir, 'src/a.ts'), new Date(Date.now() - 60_000), new Date(Date.now() - 60_000));
-  for (const f of ['package.json', 'scripts/prepare.js']) utimesSync(join(dir, f), new Date(Date.now() - 60_000), new Date(Date.now() - 60_000));
+  for (const f of ['package.json', 'scripts/prepare.js'])
+    utimesSync(join(dir, f), new Date(Date.now() - 60_000), new Date(Date.now() - 60_000));
   utimesSync(join(dir, 'src'), new Date(Date.now() - 60_000), new Date(Date.now() - 60_000));
   buildOutputs(new Date());
   const r = prepare();

@@ -47,7 +47,12 @@ export function losingProxy(target: string, drop: (method: string, path: string)
       }
       client.write(chunk);
     });
-    const end = (): void => { client.destroy(); upstream.destroy(); sockets.delete(client); sockets.delete(upstream); };
+    const end = (): void => {
+      client.destroy();
+      upstream.destroy();
+      sockets.delete(client);
+      sockets.delete(upstream);
+    };
     client.on('close', end).on('error', end);
     upstream.on('close', end).on('error', end);
   });
@@ -58,7 +63,11 @@ export function losingProxy(target: string, drop: (method: string, path: string)
         url: `http://127.0.0.1:${port}`,
         lost,
         seen,
-        close: () => new Promise<void>((r) => { for (const s of sockets) s.destroy(); server.close(() => r()); }),
+        close: () =>
+          new Promise<void>((r) => {
+            for (const s of sockets) s.destroy();
+            server.close(() => r());
+          }),
       });
     });
   });

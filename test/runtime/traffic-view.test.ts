@@ -23,7 +23,9 @@ let at: string[];
 const dir = mkdtempSync(join(tmpdir(), 'tmkit-traffic-'));
 
 const geoProfile = (name: string, enrolled: boolean, port: number): ProfileInput => ({
-  name, trafficRoutingMethod: 'Geographic', dnsConfig: { relativeName: name, ttl: 0 },
+  name,
+  trafficRoutingMethod: 'Geographic',
+  dnsConfig: { relativeName: name, ttl: 0 },
   ...(enrolled ? { trafficViewEnrollmentStatus: 'Enabled' } : {}),
   monitorConfig: { protocol: 'HTTP', port, path: '/healthz', intervalInSeconds: 10, timeoutInSeconds: 5, toleratedNumberOfFailures: 0 },
   endpoints: [
@@ -36,15 +38,25 @@ let health: Awaited<ReturnType<typeof healthServer>>;
 beforeAll(async () => {
   health = await healthServer('127.0.0.2');
   engine = await Engine.start({
-    stateDir: dir, zone: 'tm.internal', dns: [{ address: '127.0.0.1', port: 0 }], api: { host: '127.0.0.1', port: 0 },
-    logger: pino({ level: 'silent' }), env: {}, monitor: { intervalMs: () => 200, timeoutMs: () => 1000 },
+    stateDir: dir,
+    zone: 'tm.internal',
+    dns: [{ address: '127.0.0.1', port: 0 }],
+    api: { host: '127.0.0.1', port: 0 },
+    logger: pino({ level: 'silent' }),
+    env: {},
+    monitor: { intervalMs: () => 200, timeoutMs: () => 1000 },
   });
   api = `http://127.0.0.1:${engine.apiAddress().port}`;
   client = new TmkitClient({ server: api, token: engine.token.token, env: {} });
   const d = engine.dnsAddresses()[0]!;
   at = [`@${d.address}`, '-p', String(d.port)];
 }, 60_000);
-afterAll(async () => { await client.close(); await engine.stop(); await health.close(); rmSync(dir, { recursive: true, force: true }); });
+afterAll(async () => {
+  await client.close();
+  await engine.stop();
+  await health.close();
+  rmSync(dir, { recursive: true, force: true });
+});
 
 test('Traffic View counts dig +subnet queries per country and endpoint, only for enrolled profiles', async () => {
   await client.putProfile(geoProfile('shop', true, health.port));
@@ -53,18 +65,26 @@ test('Traffic View counts dig +subnet queries per country and endpoint, only for
   for (let i = 0; i < 3; i++) expect((await dig([...at, '+subnet=194.25.2.0/24', 'shop.tm.internal'])).answer[0]![4]).toBe('127.0.0.2'); // DE
   for (let i = 0; i < 2; i++) expect((await dig([...at, '+subnet=8.8.8.0/24', 'shop.tm.internal'])).answer[0]![4]).toBe('127.0.0.3'); // US
   await dig([...at, '+subnet=194.25.2.0/24', 'quiet.tm.internal']);
-  const report = await waitFor(async () => {
-    const r = await request(`${api}/v1/profiles/shop/traffic`, { headers: { authorization: `Bearer ${engine.token.token}` } });
-    const body = await r.body.json() as { buckets: Array<{ counts: Array<{ country: string; endpoint: string; queries: number }> }> };
-    const counts = body.buckets.flatMap((b) => b.counts);
-    return counts.reduce((n, c) => n + c.queries, 0) >= 5 ? body : undefined;
-  }, { what: 'the counts', timeoutMs: 10_000 });
+  const report = await waitFor(
+    async () => {
+      const r = await request(`${api}/v1/profiles/shop/traffic`, { headers: { authorization: `Bearer ${engine.token.token}` } });
+      const body = (await r.body.json()) as { buckets: Array<{ counts: Array<{ country: string; endpoint: string; queries: number }> }> };
+      const counts = body.buckets.flatMap((b) => b.counts);
+      return counts.reduce((n, c) => n + c.queries, 0) >= 5 ? body : undefined;
+    },
+    { what: 'the counts', timeoutMs: 10_000 },
+  );
   expect(report).toMatchObject({ profile: 'shop', trafficViewEnrollmentStatus: 'Enabled', bucketSeconds: 60 });
   const cells = report.buckets.flatMap((b) => b.counts).sort((a, b) => a.country.localeCompare(b.country));
-  expect(cells).toEqual([{ country: 'DE', endpoint: 'shop/eu', queries: 3 }, { country: 'US', endpoint: 'shop/world', queries: 2 }]);
+  expect(cells).toEqual([
+    { country: 'DE', endpoint: 'shop/eu', queries: 3 },
+    { country: 'US', endpoint: 'shop/world', queries: 2 },
+  ]);
   const quiet = await request(`${api}/v1/profiles/quiet/traffic`, { headers: { authorization: `Bearer ${engine.token.token}` } });
   expect(await quiet.body.json()).toMatchObject({ profile: 'quiet', trafficViewEnrollmentStatus: 'Disabled', buckets: [] });
-  const bad = await request(`${api}/v1/profiles/shop/traffic?since=yesterday`, { headers: { authorization: `Bearer ${engine.token.token}` } });
+  const bad = await request(`${api}/v1/profiles/shop/traffic?since=yesterday`, {
+    headers: { authorization: `Bearer ${engine.token.token}` },
+  });
   expect(bad.statusCode).toBe(400);
   await bad.body.dump();
 });
@@ -78,8 +98,18 @@ test('/v1/events streams revisions, transitions and traffic (token required)', a
   expect(res.statusCode).toBe(200);
   expect(res.headers['content-type']).toMatch(/^text\/event-stream/);
   let text = '';
-  const events = (async () => { try { for await (const chunk of res.body) text += String(chunk); } catch { /* aborted */ } })();
-  const seen = (event: string, pattern: RegExp) => waitFor(() => [...text.matchAll(new RegExp(`event: ${event}\\ndata: ([^\\n]*)`, 'g'))].some((m) => pattern.test(m[1]!)), { what: `event ${event}`, timeoutMs: 15_000 });
+  const events = (async () => {
+    try {
+      for await (const chunk of res.body) text += String(chunk);
+    } catch {
+      /* aborted */
+    }
+  })();
+  const seen = (event: string, pattern: RegExp) =>
+    waitFor(() => [...text.matchAll(new RegExp(`event: ${event}\\ndata: ([^\\n]*)`, 'g'))].some((m) => pattern.test(m[1]!)), {
+      what: `event ${event}`,
+      timeoutMs: 15_000,
+    });
   const w = await client.patchProfile('shop', { dnsConfig: { ttl: 5 } });
   await seen('revision', new RegExp(`"revision":${w.revision}`));
   await dig([...at, '+subnet=194.25.2.0/24', 'shop.tm.internal']);
@@ -92,10 +122,20 @@ test('/v1/events streams revisions, transitions and traffic (token required)', a
 
 test('/v1/preview: the routing map of a deployed profile, with a failure scenario', async () => {
   const call = async (body: unknown) => {
-    const r = await request(`${api}/v1/preview`, { method: 'POST', headers: { authorization: `Bearer ${engine.token.token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
-    return { status: r.statusCode, body: await r.body.json() as { rows: Array<{ client: string; endpoint: string; probability: number }>; errors?: unknown } };
+    const r = await request(`${api}/v1/preview`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${engine.token.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    return {
+      status: r.statusCode,
+      body: (await r.body.json()) as { rows: Array<{ client: string; endpoint: string; probability: number }>; errors?: unknown },
+    };
   };
-  await client.putProfile({ ...geoProfile('map', false, 1), endpoints: geoProfile('map', false, 1).endpoints!.map((e) => ({ ...e, alwaysServe: 'Enabled' as const })) });
+  await client.putProfile({
+    ...geoProfile('map', false, 1),
+    endpoints: geoProfile('map', false, 1).endpoints!.map((e) => ({ ...e, alwaysServe: 'Enabled' as const })),
+  });
   const now = await call({ profile: 'map' });
   expect(now.status).toBe(200);
   const de = (r: typeof now) => r.body.rows.filter((x) => x.client === 'DE');
@@ -113,7 +153,9 @@ test('/ui/ is served from the API listener without the token, with a strict cont
   const page = await request(`${api}/ui/`);
   expect(page.statusCode).toBe(200);
   expect(page.headers['content-type']).toMatch(/^text\/html/);
-  expect(page.headers['content-security-policy']).toMatch(/default-src 'none'; script-src 'self'.*connect-src 'self'.*frame-ancestors 'none'/);
+  expect(page.headers['content-security-policy']).toMatch(
+    /default-src 'none'; script-src 'self'.*connect-src 'self'.*frame-ancestors 'none'/,
+  );
   expect(await page.body.text()).toMatch(/<div id="app"|<script type="module"/);
   const root = await request(`${api}/`);
   expect(root.statusCode).toBe(302);

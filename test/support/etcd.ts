@@ -14,7 +14,9 @@ export const ETCD_BIN = process.env.TMKIT_TEST_ETCD ?? '/usr/bin/etcd';
 
 export function requireEtcd(): void {
   if (!existsSync(ETCD_BIN)) {
-    throw new Error(`etcd is not installed at ${ETCD_BIN}: install Debian's etcd-server (apt-get install etcd-server; .ci/run does) or set TMKIT_TEST_ETCD`);
+    throw new Error(
+      `etcd is not installed at ${ETCD_BIN}: install Debian's etcd-server (apt-get install etcd-server; .ci/run does) or set TMKIT_TEST_ETCD`,
+    );
   }
 }
 
@@ -43,12 +45,18 @@ export class EtcdServer {
   }
 
   /** `http://127.0.0.1:PORT`. */
-  get url(): string { return `${this.o.scheme ?? 'http'}://127.0.0.1:${this.clientPort}`; }
+  get url(): string {
+    return `${this.o.scheme ?? 'http'}://127.0.0.1:${this.clientPort}`;
+  }
 
   /** `etcd://127.0.0.1:PORT` (what `tmkit serve --store` takes), with an optional key prefix. */
-  storeUrl(prefix?: string): string { return `etcd://127.0.0.1:${this.clientPort}${prefix !== undefined ? `/${prefix.replace(/^\/+/, '')}` : ''}`; }
+  storeUrl(prefix?: string): string {
+    return `etcd://127.0.0.1:${this.clientPort}${prefix !== undefined ? `/${prefix.replace(/^\/+/, '')}` : ''}`;
+  }
 
-  get pid(): number | undefined { return this.child?.pid; }
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
 
   /** Starts etcd (on the same ports and data as before after a stop) and waits until it answers /health. */
   async start(): Promise<void> {
@@ -69,29 +77,65 @@ export class EtcdServer {
 
   private async spawnOnce(): Promise<void> {
     const scheme = this.o.scheme ?? 'http';
-    const client = [`${scheme}://127.0.0.1:${this.clientPort}`, ...(this.o.extraClientHosts ?? []).map((h) => `${scheme}://${h}:${this.clientPort}`)];
+    const client = [
+      `${scheme}://127.0.0.1:${this.clientPort}`,
+      ...(this.o.extraClientHosts ?? []).map((h) => `${scheme}://${h}:${this.clientPort}`),
+    ];
     const peer = `http://127.0.0.1:${this.peerPort}`;
     this.log = '';
-    const child = spawn(ETCD_BIN, [
-      '--name', 'tmkit-test', '--data-dir', this.dataDir,
-      '--listen-client-urls', client.join(','), '--advertise-client-urls', client[0]!,
-      '--listen-peer-urls', peer, '--initial-advertise-peer-urls', peer,
-      '--initial-cluster', `tmkit-test=${peer}`, '--initial-cluster-state', 'new',
-      '--log-level', 'error', '--logger', 'zap',
-      ...(this.o.args ?? []),
-    ], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(
+      ETCD_BIN,
+      [
+        '--name',
+        'tmkit-test',
+        '--data-dir',
+        this.dataDir,
+        '--listen-client-urls',
+        client.join(','),
+        '--advertise-client-urls',
+        client[0]!,
+        '--listen-peer-urls',
+        peer,
+        '--initial-advertise-peer-urls',
+        peer,
+        '--initial-cluster',
+        `tmkit-test=${peer}`,
+        '--initial-cluster-state',
+        'new',
+        '--log-level',
+        'error',
+        '--logger',
+        'zap',
+        ...(this.o.args ?? []),
+      ],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     this.child = child;
-    child.stdout!.setEncoding('utf8').on('data', (d: string) => { this.log = (this.log + d).slice(-20_000); });
-    child.stderr!.setEncoding('utf8').on('data', (d: string) => { this.log = (this.log + d).slice(-20_000); });
+    child.stdout!.setEncoding('utf8').on('data', (d: string) => {
+      this.log = (this.log + d).slice(-20_000);
+    });
+    child.stderr!.setEncoding('utf8').on('data', (d: string) => {
+      this.log = (this.log + d).slice(-20_000);
+    });
     let dead = false;
-    this.exited = new Promise((r) => child.on('exit', () => { dead = true; r(); }));
+    this.exited = new Promise((r) =>
+      child.on('exit', () => {
+        dead = true;
+        r();
+      }),
+    );
     const end = Date.now() + 30_000;
     for (;;) {
       if (dead) throw new Error(`etcd exited during start: ${this.log.slice(-2000)}`);
       try {
         if (await this.healthy()) return;
-      } catch { /* not up yet */ }
-      if (Date.now() > end) { child.kill('SIGKILL'); throw new Error(`etcd did not become healthy in 30 s: ${this.log.slice(-2000)}`); }
+      } catch {
+        /* not up yet */
+      }
+      if (Date.now() > end) {
+        child.kill('SIGKILL');
+        throw new Error(`etcd did not become healthy in 30 s: ${this.log.slice(-2000)}`);
+      }
       await new Promise((r) => setTimeout(r, 50));
     }
   }
@@ -105,10 +149,19 @@ export class EtcdServer {
     const https = await import('node:https');
     const { readFileSync } = await import('node:fs');
     return new Promise((resolve, reject) => {
-      const req = https.get(`${this.url}/health`, { ca: readFileSync(h.ca), cert: readFileSync(h.cert), key: readFileSync(h.key), timeout: 1000 }, (res) => {
-        let body = '';
-        res.setEncoding('utf8').on('data', (d: string) => { body += d; }).on('end', () => resolve(/"health":"true"/.test(body)));
-      });
+      const req = https.get(
+        `${this.url}/health`,
+        { ca: readFileSync(h.ca), cert: readFileSync(h.cert), key: readFileSync(h.key), timeout: 1000 },
+        (res) => {
+          let body = '';
+          res
+            .setEncoding('utf8')
+            .on('data', (d: string) => {
+              body += d;
+            })
+            .on('end', () => resolve(/"health":"true"/.test(body)));
+        },
+      );
       req.on('error', reject);
       req.on('timeout', () => req.destroy(new Error('timeout')));
     });

@@ -23,7 +23,11 @@ export function withStateDirDb<T>(stateDir: string, fn: (db: SqlDatabase) => T):
   const lock = StateDirLock.acquire(stateDir);
   try {
     const db = openDatabase(`${stateDir}/tmkit.db`);
-    try { return fn(db); } finally { db.close(); }
+    try {
+      return fn(db);
+    } finally {
+      db.close();
+    }
   } finally {
     lock.release();
   }

@@ -23,7 +23,9 @@ export function tempDirs(prefix: string, o: { cleanup?: 'afterAll' | 'manual' } 
     return d;
   };
   const dirs: TempDirs = Object.assign(make, {
-    removeAll: (): void => { for (const d of made.splice(0)) rmSync(d, { recursive: true, force: true }); },
+    removeAll: (): void => {
+      for (const d of made.splice(0)) rmSync(d, { recursive: true, force: true });
+    },
   });
   if ((o.cleanup ?? 'afterAll') === 'afterAll') afterAll(() => dirs.removeAll());
   return dirs;

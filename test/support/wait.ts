@@ -14,7 +14,10 @@ export interface WaitOptions {
  * as "not yet". After `timeoutMs` it rejects with `timed out after <timeoutMs> ms waiting for <what>`, and the
  * last value or error `cond` gave (unless that was just `false`).
  */
-export async function waitFor<T>(cond: () => Promise<T | undefined | null | false> | T | undefined | null | false, o: WaitOptions): Promise<T> {
+export async function waitFor<T>(
+  cond: () => Promise<T | undefined | null | false> | T | undefined | null | false,
+  o: WaitOptions,
+): Promise<T> {
   const { what, timeoutMs = 30_000, intervalMs = 25 } = o;
   const end = Date.now() + timeoutMs;
   let last: unknown;

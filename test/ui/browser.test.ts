@@ -27,7 +27,12 @@ import { startSseDouble } from './support/sse-double';
  */
 jest.setTimeout(240_000);
 
-interface Has { ui: boolean; traffic: boolean; preview: boolean; events: boolean }
+interface Has {
+  ui: boolean;
+  traffic: boolean;
+  preview: boolean;
+  events: boolean;
+}
 
 let dir: string;
 let serve: ServeProcess;
@@ -42,28 +47,45 @@ const requests: Array<{ url: string; auth: string | undefined }> = [];
 const failures: Array<{ url: string; status: number }> = [];
 const pageErrors: string[] = [];
 
-const api = async (method: string, path: string, body?: unknown, withToken = true): Promise<{ status: number; json: any; type: string }> => {
+const api = async (
+  method: string,
+  path: string,
+  body?: unknown,
+  withToken = true,
+): Promise<{ status: number; json: any; type: string }> => {
   const res = await fetch(`${serve.api}${path}`, {
     method,
-    headers: { ...(withToken ? { authorization: `Bearer ${token}` } : {}), ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+    headers: {
+      ...(withToken ? { authorization: `Bearer ${token}` } : {}),
+      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+    },
     ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
   });
   const type = res.headers.get('content-type') ?? '';
   const text = await res.text();
   let json: unknown;
-  try { json = JSON.parse(text); } catch { json = text; }
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = text;
+  }
   return { status: res.status, json, type };
 };
 
 const routeMissing = (r: { status: number; json: any }) => r.status === 404 && r.json?.errors?.[0]?.code === 'ROUTE_NOT_FOUND';
 
 async function probeServer(): Promise<Has> {
-  const ui = await fetch(`${serve.api}/ui/`).then((r) => r.status === 200 && (r.headers.get('content-type') ?? '').includes('text/html'), () => false);
+  const ui = await fetch(`${serve.api}/ui/`).then(
+    (r) => r.status === 200 && (r.headers.get('content-type') ?? '').includes('text/html'),
+    () => false,
+  );
   const traffic = !routeMissing(await api('GET', '/v1/profiles/app/traffic'));
   const preview = !routeMissing(await api('POST', '/v1/preview', { profile: 'app' }));
   const ctrl = new AbortController();
-  const events = await fetch(`${serve.api}/v1/events`, { headers: { authorization: `Bearer ${token}` }, signal: ctrl.signal })
-    .then((r) => r.status === 200 && (r.headers.get('content-type') ?? '').includes('text/event-stream'), () => false);
+  const events = await fetch(`${serve.api}/v1/events`, { headers: { authorization: `Bearer ${token}` }, signal: ctrl.signal }).then(
+    (r) => r.status === 200 && (r.headers.get('content-type') ?? '').includes('text/event-stream'),
+    () => false,
+  );
   ctrl.abort();
   return { ui, traffic, preview, events };
 }
@@ -71,19 +93,36 @@ async function probeServer(): Promise<Has> {
 /** `dig +subnet` (EDNS Client Subnet): the query counts as coming from that subnet. */
 function digSubnet(name: string, subnet: string): Promise<string[]> {
   return new Promise((resolve, reject) => {
-    const child = spawn('dig', [`@${serve.dns.address}`, '-p', String(serve.dns.port), name, 'A', `+subnet=${subnet}`, '+short', '+time=2', '+tries=1'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(
+      'dig',
+      [`@${serve.dns.address}`, '-p', String(serve.dns.port), name, 'A', `+subnet=${subnet}`, '+short', '+time=2', '+tries=1'],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     let out = '';
-    child.stdout!.setEncoding('utf8').on('data', (d: string) => { out += d; });
+    child.stdout!.setEncoding('utf8').on('data', (d: string) => {
+      out += d;
+    });
     child.on('error', reject);
-    child.on('close', () => resolve(out.split('\n').map((l) => l.trim()).filter((l) => l !== '' && !l.startsWith(';'))));
+    child.on('close', () =>
+      resolve(
+        out
+          .split('\n')
+          .map((l) => l.trim())
+          .filter((l) => l !== '' && !l.startsWith(';')),
+      ),
+    );
   });
 }
 
 function watch(page: Page): Page {
   page.on('request', (r) => requests.push({ url: r.url(), auth: r.headers().authorization }));
-  page.on('response', (r) => { if (r.status() >= 400) failures.push({ url: r.url(), status: r.status() }); });
+  page.on('response', (r) => {
+    if (r.status() >= 400) failures.push({ url: r.url(), status: r.status() });
+  });
   page.on('pageerror', (e) => pageErrors.push(e.message));
-  page.on('console', (m) => { if (m.type() === 'error' && !m.text().startsWith('Failed to load resource')) pageErrors.push(m.text()); });
+  page.on('console', (m) => {
+    if (m.type() === 'error' && !m.text().startsWith('Failed to load resource')) pageErrors.push(m.text());
+  });
   return page;
 }
 
@@ -107,10 +146,17 @@ async function shot(page: Page, name: string): Promise<void> {
 
 /** Polls the text of a selector until `ok` holds (Playwright's expect is not in playwright-core). */
 async function waitText(page: Page, selector: string, ok: (t: string) => boolean, timeoutMs = 20_000): Promise<string> {
-  return waitFor(async () => {
-    const t = await page.locator(selector).first().textContent({ timeout: 1000 }).catch(() => null);
-    return t !== null && ok(t) ? t : undefined;
-  }, { what: `${selector} to match`, timeoutMs: timeoutMs, intervalMs: 100 });
+  return waitFor(
+    async () => {
+      const t = await page
+        .locator(selector)
+        .first()
+        .textContent({ timeout: 1000 })
+        .catch(() => null);
+      return t !== null && ok(t) ? t : undefined;
+    },
+    { what: `${selector} to match`, timeoutMs: timeoutMs, intervalMs: 100 },
+  );
 }
 
 /** The traffic report the double of `GET /v1/profiles/app/traffic` returns: 11 queries from DE, US and unknown. */
@@ -118,10 +164,25 @@ function trafficDouble() {
   const start = new Date(Math.floor(Date.now() / 60_000) * 60_000 - 60_000).toISOString();
   const at = (min: number) => new Date(Date.parse(start) + min * 60_000).toISOString();
   const report = {
-    profile: 'app', bucketSeconds: 60, from: start, to: at(2),
+    profile: 'app',
+    bucketSeconds: 60,
+    from: start,
+    to: at(2),
     buckets: [
-      { start, counts: [{ country: 'DE', endpoint: 'web/backup', queries: 5 }, { country: 'US', endpoint: 'app/us', queries: 3 }] },
-      { start: at(1), counts: [{ country: 'DE', endpoint: 'web/backup', queries: 2 }, { country: 'ZZ', endpoint: 'app/rest', queries: 1 }] },
+      {
+        start,
+        counts: [
+          { country: 'DE', endpoint: 'web/backup', queries: 5 },
+          { country: 'US', endpoint: 'app/us', queries: 3 },
+        ],
+      },
+      {
+        start: at(1),
+        counts: [
+          { country: 'DE', endpoint: 'web/backup', queries: 2 },
+          { country: 'ZZ', endpoint: 'app/rest', queries: 1 },
+        ],
+      },
     ],
   };
   return { report, at };
@@ -140,15 +201,27 @@ beforeAll(async () => {
     stack: 'ui',
     profiles: [
       {
-        name: 'web', trafficRoutingMethod: 'Priority', dnsConfig: { relativeName: 'web', ttl: 5 },
-        monitorConfig: { protocol: 'HTTP', port: pair[0].port, path: '/healthz', intervalInSeconds: MONITOR.interval, timeoutInSeconds: MONITOR.timeout, toleratedNumberOfFailures: MONITOR.tolerated },
+        name: 'web',
+        trafficRoutingMethod: 'Priority',
+        dnsConfig: { relativeName: 'web', ttl: 5 },
+        monitorConfig: {
+          protocol: 'HTTP',
+          port: pair[0].port,
+          path: '/healthz',
+          intervalInSeconds: MONITOR.interval,
+          timeoutInSeconds: MONITOR.timeout,
+          toleratedNumberOfFailures: MONITOR.tolerated,
+        },
         endpoints: [
           { name: 'primary', type: 'externalEndpoints', target: '127.0.0.5' },
           { name: 'backup', type: 'externalEndpoints', target: '127.0.0.6' },
         ],
       },
       {
-        name: 'app', trafficRoutingMethod: 'Geographic', dnsConfig: { relativeName: 'app', ttl: 5 }, trafficViewEnrollmentStatus: 'Enabled',
+        name: 'app',
+        trafficRoutingMethod: 'Geographic',
+        dnsConfig: { relativeName: 'app', ttl: 5 },
+        trafficViewEnrollmentStatus: 'Enabled',
         endpoints: [
           { name: 'eu', type: 'nestedEndpoints', targetResourceId: 'web', geoMapping: ['GEO-EU'], minChildEndpoints: 1 },
           { name: 'us', type: 'externalEndpoints', target: '192.0.2.10', geoMapping: ['GEO-NA'], alwaysServe: 'Enabled' },
@@ -171,8 +244,14 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await browser?.close();
-  if (serve && serve.child.exitCode === null) { serve.child.kill('SIGTERM'); await serve.exited; }
-  if (pair) { await pair[0].close(); await pair[1].close(); }
+  if (serve && serve.child.exitCode === null) {
+    serve.child.kill('SIGTERM');
+    await serve.exited;
+  }
+  if (pair) {
+    await pair[0].close();
+    await pair[1].close();
+  }
   if (shots.length > 0) console.log(`screenshots:\n${shots.join('\n')}`);
   rmSync(dir, { recursive: true, force: true });
 });
@@ -225,18 +304,32 @@ test('nothing works without the token: a wrong one is refused with where to find
 });
 
 test('profiles page: name, FQDN, routing method, monitor status, all-degraded, stack and revision of every profile, as the API reports them', async () => {
-  await waitFor(async () => (await api('GET', '/v1/profiles/web/status')).json.profileMonitorStatus === 'Online', { what: 'web Online', timeoutMs: 60_000, intervalMs: 200 });
+  await waitFor(async () => (await api('GET', '/v1/profiles/web/status')).json.profileMonitorStatus === 'Online', {
+    what: 'web Online',
+    timeoutMs: 60_000,
+    intervalMs: 200,
+  });
   const { ctx, page } = await newPage();
   try {
     await signIn(page);
-    const list = (await api('GET', '/v1/profiles')).json as { profiles: Array<{ name: string; stack: string; etag: string; profile: { trafficRoutingMethod: string } }> };
+    const list = (await api('GET', '/v1/profiles')).json as {
+      profiles: Array<{ name: string; stack: string; etag: string; profile: { trafficRoutingMethod: string } }>;
+    };
     expect(list.profiles.map((p) => p.name).sort()).toEqual(['app', 'web']);
     for (const p of list.profiles) {
       const s = (await api('GET', `/v1/profiles/${p.name}/status`)).json;
       const row = `[data-testid=profile-row-${p.name}]`;
       await waitText(page, `${row} [data-testid=monitor-status]`, (t) => t === s.profileMonitorStatus);
       const cells = await page.locator(`${row} td`).allTextContents();
-      expect(cells.slice(0, 7)).toEqual([p.name, s.fqdn, p.profile.trafficRoutingMethod, s.profileMonitorStatus, s.allDegradedFallback ? 'yes' : 'no', p.stack, /^"(\d+)-/.exec(p.etag)![1]]);
+      expect(cells.slice(0, 7)).toEqual([
+        p.name,
+        s.fqdn,
+        p.profile.trafficRoutingMethod,
+        s.profileMonitorStatus,
+        s.allDegradedFallback ? 'yes' : 'no',
+        p.stack,
+        /^"(\d+)-/.exec(p.etag)![1],
+      ]);
     }
     await shot(page, 'profiles');
   } finally {
@@ -264,7 +357,9 @@ test(`profile page: stopping the primary's health server shows it Degraded withi
     await primary.close();
     await waitText(page, '[data-testid=profile-monitor-status]', (t) => t === 'Degraded', (DETECTION_S + 20) * 1000);
     const seen = (Date.now() - stopped) / 1000;
-    console.log(`dashboard showed web Degraded ${seen.toFixed(1)} s after its primary's health server stopped (detection bound ${DETECTION_S} s)`);
+    console.log(
+      `dashboard showed web Degraded ${seen.toFixed(1)} s after its primary's health server stopped (detection bound ${DETECTION_S} s)`,
+    );
     // The bound, plus the page's refresh (2 s polling without the event stream) and rendering.
     expect(seen).toBeLessThanOrEqual(DETECTION_S + 4);
 
@@ -295,7 +390,9 @@ test('profile page of a nesting profile: the tree of children with their status;
     const web = (await api('GET', '/v1/profiles/web/status')).json;
     await waitText(page, '[data-testid=tree-profile-web] .badge', (t) => t === web.profileMonitorStatus);
     expect(await page.textContent('[data-testid=tree-endpoint-app-eu]')).toContain('nested → web');
-    expect(await page.textContent('[data-testid=tree-endpoint-web-primary] .badge')).toBe(web.endpoints.find((e: { name: string }) => e.name === 'primary').endpointMonitorStatus);
+    expect(await page.textContent('[data-testid=tree-endpoint-web-primary] .badge')).toBe(
+      web.endpoints.find((e: { name: string }) => e.name === 'primary').endpointMonitorStatus,
+    );
 
     for (const clientIp of ['85.214.1.1', '8.8.8.8']) {
       const want = (await api('POST', '/v1/resolve', { name: 'app.tm.internal', type: 'A', clientIp })).json;
@@ -303,7 +400,11 @@ test('profile page of a nesting profile: the tree of children with their status;
       await page.click('[data-testid=resolve-go]');
       await waitText(page, '[data-testid=resolve-result]', (t) => t.includes(`for ${clientIp}`));
       expect(await page.textContent('[data-testid=resolve-endpoints]')).toBe(want.endpoints.join(', '));
-      expect(await page.textContent('[data-testid=resolve-records]')).toBe(want.records.map((r: { name: string; ttl: number; type: string; data: string }) => `${r.name}. ${r.ttl} IN ${r.type} ${r.data}`).join('\n'));
+      expect(await page.textContent('[data-testid=resolve-records]')).toBe(
+        want.records
+          .map((r: { name: string; ttl: number; type: string; data: string }) => `${r.name}. ${r.ttl} IN ${r.type} ${r.data}`)
+          .join('\n'),
+      );
       const geo = want.explanation.find((s: { kind: string }) => s.kind === 'geo-match');
       expect(await page.textContent('[data-testid=resolve-why]')).toContain(geo.detail);
     }
@@ -317,15 +418,32 @@ test('profile page shows health pushed from outside with its reason and end, and
   const { ctx, page } = await newPage();
   try {
     await signIn(page);
-    const pushed = await api('PUT', '/v1/profiles/web/endpoints/backup/health', { status: 'Degraded', ttlSeconds: 120, reason: 'game day' });
+    const pushed = await api('PUT', '/v1/profiles/web/endpoints/backup/health', {
+      status: 'Degraded',
+      ttlSeconds: 120,
+      reason: 'game day',
+    });
     expect(pushed.status).toBe(200);
     await page.goto(`${base}/ui/#/profiles/web`);
-    await waitText(page, '[data-testid=endpoint-backup] [data-testid=health-inputs]', (t) => /^pushed Degraded: game day \(ends in [12] min\)$/.test(t));
-    await waitText(page, '[data-testid=endpoint-backup] [data-testid=endpoint-reason]', (t) => /^pushed Degraded until .*: game day$/.test(t));
+    await waitText(page, '[data-testid=endpoint-backup] [data-testid=health-inputs]', (t) =>
+      /^pushed Degraded: game day \(ends in [12] min\)$/.test(t),
+    );
+    await waitText(page, '[data-testid=endpoint-backup] [data-testid=endpoint-reason]', (t) =>
+      /^pushed Degraded until .*: game day$/.test(t),
+    );
     await shot(page, 'profile-web-pushed');
-    expect((await api('DELETE', '/v1/profiles/web/endpoints/backup/health')).json).toEqual({ profile: 'web', endpoint: 'backup', cleared: true });
+    expect((await api('DELETE', '/v1/profiles/web/endpoints/backup/health')).json).toEqual({
+      profile: 'web',
+      endpoint: 'backup',
+      cleared: true,
+    });
     // The cell empties (waitText wants a non-empty text: the row's reason says it).
-    await waitText(page, '[data-testid=endpoint-backup] [data-testid=endpoint-reason]', (t) => t === 'probe verdict Online' || t === 'probe verdict Degraded', 10_000);
+    await waitText(
+      page,
+      '[data-testid=endpoint-backup] [data-testid=endpoint-reason]',
+      (t) => t === 'probe verdict Online' || t === 'probe verdict Degraded',
+      10_000,
+    );
     expect(await page.textContent('[data-testid=endpoint-backup] [data-testid=health-inputs]')).toBe('');
   } finally {
     await api('DELETE', '/v1/profiles/web/endpoints/backup/health');
@@ -337,17 +455,27 @@ test('Traffic View counts the queries sent with dig +subnet, per country and end
   const { ctx, page } = await newPage();
   try {
     await signIn(page);
-    const sent = [{ subnet: '85.214.1.0/24', ip: '85.214.1.1', country: 'DE', n: 6 }, { subnet: '8.8.8.0/24', ip: '8.8.8.8', country: 'US', n: 4 }];
+    const sent = [
+      { subnet: '85.214.1.0/24', ip: '85.214.1.1', country: 'DE', n: 6 },
+      { subnet: '8.8.8.0/24', ip: '8.8.8.8', country: 'US', n: 4 },
+    ];
     for (const s of sent) {
       for (let i = 0; i < s.n; i++) expect((await digSubnet('app.tm.internal', s.subnet)).length).toBe(1);
     }
     await page.goto(`${base}/ui/#/profiles/app/traffic`);
     for (const s of sent) {
       const endpoint = (await api('POST', '/v1/resolve', { name: 'app.tm.internal', clientIp: s.ip })).json.endpoints[0];
-      await waitFor(async () => {
-        const rows = await page.locator(`[data-testid=traffic-row-${s.country}]`).evaluateAll((els) => els.map((e) => ({ endpoint: e.getAttribute('data-endpoint'), queries: Number(e.getAttribute('data-queries')) })));
-        return rows.length === 1 && rows[0]!.endpoint === endpoint && rows[0]!.queries === s.n;
-      }, { what: `Traffic View row ${s.country}`, timeoutMs: 30_000, intervalMs: 250 });
+      await waitFor(
+        async () => {
+          const rows = await page
+            .locator(`[data-testid=traffic-row-${s.country}]`)
+            .evaluateAll((els) =>
+              els.map((e) => ({ endpoint: e.getAttribute('data-endpoint'), queries: Number(e.getAttribute('data-queries')) })),
+            );
+          return rows.length === 1 && rows[0]!.endpoint === endpoint && rows[0]!.queries === s.n;
+        },
+        { what: `Traffic View row ${s.country}`, timeoutMs: 30_000, intervalMs: 250 },
+      );
       expect(await page.getAttribute(`[data-testid=traffic-map] path[data-country=${s.country}]`, 'data-fill')).not.toBe('');
     }
     expect(await page.getAttribute('[data-testid=traffic-map] path[data-country=FR]', 'data-fill')).toBe('');
@@ -357,7 +485,7 @@ test('Traffic View counts the queries sent with dig +subnet, per country and end
   }
 });
 
-test('routing map shows who gets which endpoint now and under a failure scenario, from the real server\'s POST /v1/preview', async () => {
+test("routing map shows who gets which endpoint now and under a failure scenario, from the real server's POST /v1/preview", async () => {
   const { ctx, page } = await newPage();
   try {
     await signIn(page);
@@ -365,7 +493,8 @@ test('routing map shows who gets which endpoint now and under a failure scenario
     await page.waitForSelector('[data-testid=routing-map]');
     // The map must show exactly the server's preview: each country coloured as the endpoint its own row,
     // else its region group's row, gives it (computed here with the page's own functions).
-    const preview = async (down: string[]) => (await api('POST', '/v1/preview', { profile: 'app', ...(down.length > 0 ? { down } : {}) })).json as { rows: PreviewRow[] };
+    const preview = async (down: string[]) =>
+      (await api('POST', '/v1/preview', { profile: 'app', ...(down.length > 0 ? { down } : {}) })).json as { rows: PreviewRow[] };
     const now = await preview([]);
     const scenario = await preview(['eu']);
     const colors = endpointColors([...now.rows, ...scenario.rows].map((r) => r.endpoint));
@@ -374,9 +503,19 @@ test('routing map shows who gets which endpoint now and under a failure scenario
       return r ? mix(colors.get(r.endpoint)!, 0.4 + 0.6 * r.probability) : '';
     };
     const fill = (code: string) => page.getAttribute(`[data-testid=routing-map] path[data-country=${code}]`, 'data-fill');
-    for (const code of ['DE', 'US', 'BR']) await waitFor(async () => (await fill(code)) === expected(now.rows, code), { what: `${code} as the preview says now`, timeoutMs: 10_000, intervalMs: 100 });
+    for (const code of ['DE', 'US', 'BR'])
+      await waitFor(async () => (await fill(code)) === expected(now.rows, code), {
+        what: `${code} as the preview says now`,
+        timeoutMs: 10_000,
+        intervalMs: 100,
+      });
     await page.check('[data-testid=down-eu]');
-    for (const code of ['DE', 'US', 'BR']) await waitFor(async () => (await fill(code)) === expected(scenario.rows, code), { what: `${code} as the preview says with eu down`, timeoutMs: 10_000, intervalMs: 100 });
+    for (const code of ['DE', 'US', 'BR'])
+      await waitFor(async () => (await fill(code)) === expected(scenario.rows, code), {
+        what: `${code} as the preview says with eu down`,
+        timeoutMs: 10_000,
+        intervalMs: 100,
+      });
     const changed = diffScenario(groupPreview(now.rows), groupPreview(scenario.rows)).filter((d) => d.changed).length;
     await waitText(page, '[data-testid=scenario-changed]', (t) => t.startsWith(`${changed} of `));
     await shot(page, 'routing-map');
@@ -395,7 +534,9 @@ test('Traffic View and routing map draw the data the API returns: shading, colou
       { client: 'WORLD', label: 'World', endpoint: 'app/rest', probability: 1 },
     ];
     // Test double for the two routes only; every other call goes to the real server.
-    await page.route('**/v1/profiles/app/traffic*', (r) => r.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify(report) }));
+    await page.route('**/v1/profiles/app/traffic*', (r) =>
+      r.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify(report) }),
+    );
     await page.route('**/v1/preview', (r) => {
       const body = r.request().postDataJSON() as { down?: string[] };
       const rows = body.down?.includes('eu') ? rowsNow.map((x) => (x.client === 'GEO-EU' ? { ...x, endpoint: 'app/rest' } : x)) : rowsNow;
@@ -404,7 +545,9 @@ test('Traffic View and routing map draw the data the API returns: shading, colou
     await signIn(page);
     await page.goto(`${base}/ui/#/profiles/app/traffic`);
     await waitText(page, '[data-testid=traffic-total]', (t) => t.startsWith('11 queries from 3 locations'));
-    const table = await page.locator('[data-testid=traffic-table] tbody tr').evaluateAll((els) => els.map((e) => [...e.querySelectorAll('td')].map((td) => td.textContent)));
+    const table = await page
+      .locator('[data-testid=traffic-table] tbody tr')
+      .evaluateAll((els) => els.map((e) => [...e.querySelectorAll('td')].map((td) => td.textContent)));
     expect(table).toEqual([
       ['Germany DE', ' web/backup', '7', '100%'],
       ['United States US', ' app/us', '3', '100%'],
@@ -418,13 +561,23 @@ test('Traffic View and routing map draw the data the API returns: shading, colou
     expect(await page.locator('[data-testid=traffic-bars] rect').count()).toBe(2);
 
     // Routing map: countries take their group's row (FR via GEO-EU, BR via WORLD).
-    await waitFor(async () => (await fill('FR', 'routing-map')) === mix(colors.get('web/backup')!, 1), { what: 'routing map', timeoutMs: 10_000, intervalMs: 100 });
+    await waitFor(async () => (await fill('FR', 'routing-map')) === mix(colors.get('web/backup')!, 1), {
+      what: 'routing map',
+      timeoutMs: 10_000,
+      intervalMs: 100,
+    });
     expect(await fill('CA', 'routing-map')).toBe(mix(colors.get('app/us')!, 1));
     expect(await fill('BR', 'routing-map')).toBe(mix(colors.get('app/rest')!, 1));
     await page.check('[data-testid=down-eu]');
-    await waitFor(async () => (await fill('FR', 'routing-map')) === mix(colors.get('app/rest')!, 1), { what: 'FR to move to rest with eu down', timeoutMs: 10_000, intervalMs: 100 });
+    await waitFor(async () => (await fill('FR', 'routing-map')) === mix(colors.get('app/rest')!, 1), {
+      what: 'FR to move to rest with eu down',
+      timeoutMs: 10_000,
+      intervalMs: 100,
+    });
     expect(await page.textContent('[data-testid=scenario-changed]')).toBe('1 of 3 client classes change with eu down.');
-    expect(await page.locator('[data-testid=routing-table] tbody tr').evaluateAll((els) => els.map((e) => e.textContent))).toEqual(['Europe GEO-EUweb/backupapp/rest']);
+    expect(await page.locator('[data-testid=routing-table] tbody tr').evaluateAll((els) => els.map((e) => e.textContent))).toEqual([
+      'Europe GEO-EUweb/backupapp/rest',
+    ]);
     await shot(page, 'traffic-view-double');
   } finally {
     await ctx.close();
@@ -436,8 +589,16 @@ test('the routing table says "60 of N client classes", shows all on request and 
   try {
     const countries = [...GEO_REGIONS.values()].filter((g) => g.depth === 2);
     const europe = countries.filter((g) => g.parent === 'GEO-EU').length;
-    await page.route('**/v1/preview', (r) => r.fulfill({ status: 200, contentType: 'application/json',
-      body: JSON.stringify({ profile: 'app', rows: countries.map((g) => ({ client: g.code, label: g.name, endpoint: 'app/rest', probability: 1 })) }) }));
+    await page.route('**/v1/preview', (r) =>
+      r.fulfill({
+        status: 200,
+        contentType: 'application/json',
+        body: JSON.stringify({
+          profile: 'app',
+          rows: countries.map((g) => ({ client: g.code, label: g.name, endpoint: 'app/rest', probability: 1 })),
+        }),
+      }),
+    );
     await signIn(page);
     await page.goto(`${base}/ui/#/profiles/app/traffic`);
     const rows = () => page.locator('[data-testid=routing-table] tbody tr').count();
@@ -463,9 +624,13 @@ test('live updates over /v1/events: with the stream up the pages stop polling, a
   try {
     const { report, at } = trafficDouble();
     await page.route('**/v1/events', (r) => r.continue({ url: `${sse.url}/v1/events` }));
-    await page.route('**/v1/profiles/app/traffic*', (r) => r.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify(report) }));
+    await page.route('**/v1/profiles/app/traffic*', (r) =>
+      r.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify(report) }),
+    );
     let statusCalls = 0;
-    page.on('request', (r) => { if (new URL(r.url()).pathname === '/v1/profiles/web/status') statusCalls++; });
+    page.on('request', (r) => {
+      if (new URL(r.url()).pathname === '/v1/profiles/web/status') statusCalls++;
+    });
     await signIn(page);
     await waitText(page, '[data-testid=live-mode]', (t) => t.includes('live'), 10_000);
     expect(sse.clients()).toBe(1);
@@ -478,10 +643,26 @@ test('live updates over /v1/events: with the stream up the pages stop polling, a
     await page.waitForTimeout(3000);
     expect(statusCalls).toBe(settled);
     // ... a transition of a profile it does not show changes nothing, one of its own reloads it once.
-    sse.push('transition', { at: new Date().toISOString(), profile: 'elsewhere', endpoint: 'x', from: 'Online', to: 'Degraded', reason: 'test event', location: 'double' });
+    sse.push('transition', {
+      at: new Date().toISOString(),
+      profile: 'elsewhere',
+      endpoint: 'x',
+      from: 'Online',
+      to: 'Degraded',
+      reason: 'test event',
+      location: 'double',
+    });
     await page.waitForTimeout(1000);
     expect(statusCalls).toBe(settled);
-    sse.push('transition', { at: new Date().toISOString(), profile: 'web', endpoint: 'primary', from: 'Degraded', to: 'Online', reason: 'test event', location: 'double' });
+    sse.push('transition', {
+      at: new Date().toISOString(),
+      profile: 'web',
+      endpoint: 'primary',
+      from: 'Degraded',
+      to: 'Online',
+      reason: 'test event',
+      location: 'double',
+    });
     await waitFor(() => statusCalls === settled + 1, { what: 'one reload after the transition event', timeoutMs: 5000, intervalMs: 50 });
     await page.waitForTimeout(500);
     expect(statusCalls).toBe(settled + 1);
@@ -502,7 +683,11 @@ test('live updates over /v1/events: with the stream up the pages stop polling, a
     // The stream ends: the page polls meanwhile and reconnects after the retry the stream gave (200 ms).
     const before = sse.connections();
     sse.drop();
-    await waitFor(() => sse.connections() === before + 1 && sse.clients() === 1, { what: 'a reconnect', timeoutMs: 10_000, intervalMs: 50 });
+    await waitFor(() => sse.connections() === before + 1 && sse.clients() === 1, {
+      what: 'a reconnect',
+      timeoutMs: 10_000,
+      intervalMs: 50,
+    });
     await waitText(page, '[data-testid=live-mode]', (t) => t.includes('live'), 5000);
   } finally {
     await ctx.close();

@@ -2,7 +2,10 @@ import world from 'world-atlas/countries-110m.json';
 import { GEO_REGIONS } from '../../src/core/data';
 import { featureAlpha2 } from '../../ui/src/lib/countries';
 
-interface Geometry { id?: string; properties: { name: string } }
+interface Geometry {
+  id?: string;
+  properties: { name: string };
+}
 const shapes = (world as unknown as { objects: { countries: { geometries: Geometry[] } } }).objects.countries.geometries;
 
 test('every country shape of the map has an ISO alpha-2 code, and all but Western Sahara are countries of the Azure hierarchy', () => {

@@ -30,11 +30,28 @@ beforeAll(async () => {
   token = readFileSync(join(dir, 'state', 'token'), 'utf8').trim();
   client = new TmkitClient({ server: serve.api, token, env: {} });
   await client.putProfile({
-    name: 'web', trafficRoutingMethod: 'Priority', dnsConfig: { relativeName: 'web', ttl: 0 }, failback: { mode: 'Manual' },
-    monitorConfig: { protocol: 'HTTP', port: hs.port, path: '/healthz', intervalInSeconds: 10, timeoutInSeconds: 5, toleratedNumberOfFailures: 0 },
-    endpoints: [{ name: 'primary', type: 'externalEndpoints', target: '127.0.0.81' }, { name: 'backup', type: 'externalEndpoints', target: '127.0.0.82' }],
+    name: 'web',
+    trafficRoutingMethod: 'Priority',
+    dnsConfig: { relativeName: 'web', ttl: 0 },
+    failback: { mode: 'Manual' },
+    monitorConfig: {
+      protocol: 'HTTP',
+      port: hs.port,
+      path: '/healthz',
+      intervalInSeconds: 10,
+      timeoutInSeconds: 5,
+      toleratedNumberOfFailures: 0,
+    },
+    endpoints: [
+      { name: 'primary', type: 'externalEndpoints', target: '127.0.0.81' },
+      { name: 'backup', type: 'externalEndpoints', target: '127.0.0.82' },
+    ],
   });
-  await waitFor(async () => (await client.status('web')).endpoints.every((e) => e.endpointMonitorStatus === 'Online'), { what: 'Online', timeoutMs: 60_000, intervalMs: 100 });
+  await waitFor(async () => (await client.status('web')).endpoints.every((e) => e.endpointMonitorStatus === 'Online'), {
+    what: 'Online',
+    timeoutMs: 60_000,
+    intervalMs: 100,
+  });
   browser = await launchChromium();
 });
 
@@ -62,11 +79,14 @@ test('overrides in force with a Clear button, the drills kept, and Fail back for
   const p = await page();
   await p.waitForSelector('[data-testid=no-overrides]');
   // Made elsewhere: the page shows it through the live events.
-  const o = (await client.createOverride({ kind: 'down', profile: 'web', endpoint: 'primary', for: '30m', who: 'cli', reason: 'game day' })).override;
+  const o = (await client.createOverride({ kind: 'down', profile: 'web', endpoint: 'primary', for: '30m', who: 'cli', reason: 'game day' }))
+    .override;
   const row = await p.waitForSelector(`[data-testid=override-${o.id}]`);
   expect(await row.textContent()).toMatch(/primarydown \(out of DNS\).*\((29|30) min left\)cligame dayClear/);
   expect(await dig(serve.dns, 'web.tm.internal')).toEqual(['127.0.0.82']);
-  const drill = await runTmkit(['drill', 'web', 'backup', '--for', '1s', '--json'], { env: { TMKIT_SERVER: serve.api, TMKIT_TOKEN: token } });
+  const drill = await runTmkit(['drill', 'web', 'backup', '--for', '1s', '--json'], {
+    env: { TMKIT_SERVER: serve.api, TMKIT_TOKEN: token },
+  });
   // The safety rule refuses it: primary is out, so backup is all that serves.
   expect(drill.code).toBe(1);
   await p.click('[data-testid=clear-override]');
@@ -81,7 +101,11 @@ test('overrides in force with a Clear button, the drills kept, and Fail back for
   await p.waitForSelector(`[data-testid=drill-${id}] [data-testid=drill-status]:has-text("passed")`);
 
   hs.down.add('127.0.0.81');
-  await waitFor(async () => (await client.status('web')).endpoints[0]!.endpointMonitorStatus === 'Degraded', { what: 'Degraded', timeoutMs: 60_000, intervalMs: 100 });
+  await waitFor(async () => (await client.status('web')).endpoints[0]!.endpointMonitorStatus === 'Degraded', {
+    what: 'Degraded',
+    timeoutMs: 60_000,
+    intervalMs: 100,
+  });
   hs.down.delete('127.0.0.81');
   await p.waitForSelector('[data-testid=endpoint-primary] [data-status=AwaitingFailback]', { timeout: 60_000 });
   await p.screenshot({ path: join(artifactsDir(), 'profile-operations.png'), fullPage: true });

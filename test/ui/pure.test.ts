@@ -53,28 +53,58 @@ describe('colors', () => {
 
 describe('buildTree (nesting)', () => {
   const status = (name: string, endpoints: Array<{ name: string; nested?: string }>): ProfileStatusReport => ({
-    name, stack: 's', etag: '"1-a"', revision: 1, fqdn: `${name}.tm.internal`, profileStatus: 'Enabled', profileMonitorStatus: 'Online',
-    allDegradedFallback: false, transitions: [],
+    name,
+    stack: 's',
+    etag: '"1-a"',
+    revision: 1,
+    fqdn: `${name}.tm.internal`,
+    profileStatus: 'Enabled',
+    profileMonitorStatus: 'Online',
+    allDegradedFallback: false,
+    transitions: [],
     endpoints: endpoints.map((e) => ({
-      name: e.name, type: e.nested ? 'nestedEndpoints' : 'externalEndpoints', endpointStatus: 'Enabled', endpointMonitorStatus: 'Online', reason: '', probed: !e.nested,
+      name: e.name,
+      type: e.nested ? 'nestedEndpoints' : 'externalEndpoints',
+      endpointStatus: 'Enabled',
+      endpointMonitorStatus: 'Online',
+      reason: '',
+      probed: !e.nested,
       ...(e.nested ? { targetResourceId: e.nested } : { target: '192.0.2.1' }),
     })),
   });
 
   test('children under their nested endpoints, matched by name in any case and by ARM id', () => {
-    const tree = buildTree('top', new Map<string, ProfileStatusReport | string>([
-      ['top', status('top', [{ name: 'eu', nested: 'EU-Child' }, { name: 'us', nested: '/subscriptions/x/resourceGroups/rg/providers/Microsoft.Network/trafficManagerProfiles/us-child' }, { name: 'plain' }])],
-      ['eu-child', status('eu-child', [{ name: 'a' }])],
-      ['us-child', 'HTTP 404: no profile us-child'],
-    ]));
+    const tree = buildTree(
+      'top',
+      new Map<string, ProfileStatusReport | string>([
+        [
+          'top',
+          status('top', [
+            { name: 'eu', nested: 'EU-Child' },
+            { name: 'us', nested: '/subscriptions/x/resourceGroups/rg/providers/Microsoft.Network/trafficManagerProfiles/us-child' },
+            { name: 'plain' },
+          ]),
+        ],
+        ['eu-child', status('eu-child', [{ name: 'a' }])],
+        ['us-child', 'HTTP 404: no profile us-child'],
+      ]),
+    );
     expect(tree.endpoints.map((e) => [e.name, e.child?.profile, e.child?.missing])).toEqual([
-      ['eu', 'eu-child', undefined], ['us', 'us-child', 'HTTP 404: no profile us-child'], ['plain', undefined, undefined],
+      ['eu', 'eu-child', undefined],
+      ['us', 'us-child', 'HTTP 404: no profile us-child'],
+      ['plain', undefined, undefined],
     ]);
     expect(tree.endpoints[0]!.child!.endpoints.map((e) => e.name)).toEqual(['a']);
   });
 
   test('a profile that is its own ancestor is marked, not followed; depth is bounded', () => {
-    const loop = buildTree('a', new Map([['a', status('a', [{ name: 'to-b', nested: 'b' }])], ['b', status('b', [{ name: 'back', nested: 'a' }])]]));
+    const loop = buildTree(
+      'a',
+      new Map([
+        ['a', status('a', [{ name: 'to-b', nested: 'b' }])],
+        ['b', status('b', [{ name: 'back', nested: 'a' }])],
+      ]),
+    );
     expect(loop.endpoints[0]!.child!.endpoints[0]).toMatchObject({ name: 'back', cycle: true });
     expect(loop.endpoints[0]!.child!.endpoints[0]!.child).toBeUndefined();
     const chain = new Map(Array.from({ length: 15 }, (_, i) => [`p${i}`, status(`p${i}`, [{ name: 'n', nested: `p${i + 1}` }])] as const));

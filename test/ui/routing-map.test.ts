@@ -1,13 +1,35 @@
 import { GEO_REGIONS } from '../../src/core/data';
 import type { PreviewRow } from '../../ui/src/api/types';
-import { countryRoutes, diffScenario, groupPreview, regionOf, regionsOf, ROUTING_TABLE_LIMIT, tableRows } from '../../ui/src/lib/routing-map';
+import {
+  countryRoutes,
+  diffScenario,
+  groupPreview,
+  regionOf,
+  regionsOf,
+  ROUTING_TABLE_LIMIT,
+  tableRows,
+} from '../../ui/src/lib/routing-map';
 
-const row = (client: string, endpoint: string, probability = 1, label = client): PreviewRow => ({ client, label, group: 'GEO-EU', endpoint, probability });
+const row = (client: string, endpoint: string, probability = 1, label = client): PreviewRow => ({
+  client,
+  label,
+  group: 'GEO-EU',
+  endpoint,
+  probability,
+});
 
 describe('groupPreview', () => {
   test('rows of one client are its split, most probable first; the same endpoint twice adds up', () => {
     const g = groupPreview([row('DE', 'b', 0.25), row('DE', 'a', 0.5), row('DE', 'b', 0.25), row('FR', '', 1)]);
-    expect(g.get('DE')).toEqual({ client: 'DE', label: 'DE', answers: [{ endpoint: 'a', probability: 0.5 }, { endpoint: 'b', probability: 0.5 }], top: 'a' });
+    expect(g.get('DE')).toEqual({
+      client: 'DE',
+      label: 'DE',
+      answers: [
+        { endpoint: 'a', probability: 0.5 },
+        { endpoint: 'b', probability: 0.5 },
+      ],
+      top: 'a',
+    });
     expect(g.get('FR')!.top).toBe('');
   });
 });
@@ -27,7 +49,12 @@ describe('countryRoutes: the endpoint each country on the map gets', () => {
     const states = GEO_REGIONS.get('US')!.children;
     expect(states.length).toBeGreaterThan(3);
     const rows = states.map((s, i) => row(s, i === 0 ? 'west' : 'east'));
-    expect(countryRoutes(groupPreview(rows)).get('US')).toEqual({ endpoint: 'east', probability: (states.length - 1) / states.length, via: `${states.length} subdivisions`, varies: true });
+    expect(countryRoutes(groupPreview(rows)).get('US')).toEqual({
+      endpoint: 'east',
+      probability: (states.length - 1) / states.length,
+      via: `${states.length} subdivisions`,
+      varies: true,
+    });
   });
 
   test('no row that covers a country: it is left out (drawn empty)', () => {
@@ -57,7 +84,14 @@ describe('the routing table: "60 of N", show all, filter by region (issue 28 ite
   const countries = [...GEO_REGIONS.values()].filter((g) => g.depth === 2).map((g) => ({ client: g.code }));
 
   test('a client class belongs to its regional grouping; a grouping to itself; WORLD and unknown codes to WORLD', () => {
-    expect([regionOf('DE'), regionOf('DE-BY'), regionOf('US-CA'), regionOf('GEO-EU'), regionOf('WORLD'), regionOf('ZZ')]).toEqual(['GEO-EU', 'GEO-EU', 'GEO-NA', 'GEO-EU', 'WORLD', 'WORLD']);
+    expect([regionOf('DE'), regionOf('DE-BY'), regionOf('US-CA'), regionOf('GEO-EU'), regionOf('WORLD'), regionOf('ZZ')]).toEqual([
+      'GEO-EU',
+      'GEO-EU',
+      'GEO-NA',
+      'GEO-EU',
+      'WORLD',
+      'WORLD',
+    ]);
   });
 
   test('the first 60 of every country, all of them on request, and only those of a region', () => {
@@ -73,7 +107,9 @@ describe('the routing table: "60 of N", show all, filter by region (issue 28 ite
 
   test('the region filter offers the regions present, by name', () => {
     expect(regionsOf([{ client: 'US' }, { client: 'DE' }, { client: 'FR' }, { client: 'WORLD' }])).toEqual([
-      { code: 'GEO-EU', name: 'Europe' }, { code: 'GEO-NA', name: 'North America / Central America / Caribbean' }, { code: 'WORLD', name: GEO_REGIONS.get('WORLD')!.name },
+      { code: 'GEO-EU', name: 'Europe' },
+      { code: 'GEO-NA', name: 'North America / Central America / Caribbean' },
+      { code: 'WORLD', name: GEO_REGIONS.get('WORLD')!.name },
     ]);
   });
 });

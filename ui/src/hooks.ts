@@ -43,8 +43,19 @@ export function useResource<T>(key: string, load: (signal: AbortSignal) => Promi
     ctrl.current = c;
     setState((s) => ({ ...s, key, loading: true }));
     loadRef.current(c.signal).then(
-      (data) => { if (!c.signal.aborted) setState({ key, data, loading: false, loadedAt: Date.now() }); },
-      (error: Error) => { if (!c.signal.aborted && error.name !== 'AbortError') setState((s) => ({ key, ...(s.key === key && s.data !== undefined ? { data: s.data } : {}), error, loading: false, loadedAt: Date.now() })); },
+      (data) => {
+        if (!c.signal.aborted) setState({ key, data, loading: false, loadedAt: Date.now() });
+      },
+      (error: Error) => {
+        if (!c.signal.aborted && error.name !== 'AbortError')
+          setState((s) => ({
+            key,
+            ...(s.key === key && s.data !== undefined ? { data: s.data } : {}),
+            error,
+            loading: false,
+            loadedAt: Date.now(),
+          }));
+      },
     );
   }, [key]);
 
@@ -71,13 +82,26 @@ export function useResource<T>(key: string, load: (signal: AbortSignal) => Promi
     let pending: ReturnType<typeof setTimeout> | undefined;
     const off = live.subscribe((e) => {
       if (!optsRef.current.refreshOn?.(e)) return;
-      if (pending === undefined) pending = setTimeout(() => { pending = undefined; reload(); }, 150);
+      if (pending === undefined)
+        pending = setTimeout(() => {
+          pending = undefined;
+          reload();
+        }, 150);
     });
-    return () => { off(); if (pending !== undefined) clearTimeout(pending); };
+    return () => {
+      off();
+      if (pending !== undefined) clearTimeout(pending);
+    };
   }, [reload]);
 
   const same = state.key === key;
-  return { data: same ? state.data : undefined, error: same ? state.error : undefined, loading: !same || state.loading, loadedAt: same ? state.loadedAt : undefined, reload };
+  return {
+    data: same ? state.data : undefined,
+    error: same ? state.error : undefined,
+    loading: !same || state.loading,
+    loadedAt: same ? state.loadedAt : undefined,
+    reload,
+  };
 }
 
 /** The current time, updated every `everyMs` (for "5 s ago" labels and the timeline's right edge). */

@@ -31,7 +31,8 @@ function serverProblem(v: string): string | undefined {
   } catch {
     return `"${v}" is not a URL: give the management API's base URL, e.g. http://127.0.0.1:5380`;
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return `"${v}" must be an http:// or https:// URL (the management API's base URL)`;
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    return `"${v}" must be an http:// or https:// URL (the management API's base URL)`;
   return undefined;
 }
 
@@ -48,7 +49,10 @@ export function checkConfig(news: PropertyMap): CheckResult {
       continue;
     }
     if (!(CONFIG_KEYS as readonly string[]).includes(k)) {
-      failures.push({ property: k, reason: `unknown configuration key "tmkit:${k}": the tmkit provider takes ${CONFIG_KEYS.map((c) => `tmkit:${c}`).join(', ')}` });
+      failures.push({
+        property: k,
+        reason: `unknown configuration key "tmkit:${k}": the tmkit provider takes ${CONFIG_KEYS.map((c) => `tmkit:${c}`).join(', ')}`,
+      });
       continue;
     }
     inputs[k] = k === 'token' && v !== null ? secret(v) : v;

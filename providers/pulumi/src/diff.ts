@@ -80,7 +80,8 @@ export function diffProperties(olds: PropertyMap, news: PropertyMap, opts: DiffO
       return;
     }
     if (Array.isArray(va) && Array.isArray(vb)) {
-      for (let i = 0; i < Math.max(va.length, vb.length); i++) walk(i < va.length ? va[i] : undefined, i < vb.length ? vb[i] : undefined, pathIndex(path, i), [...segments, String(i)]);
+      for (let i = 0; i < Math.max(va.length, vb.length); i++)
+        walk(i < va.length ? va[i] : undefined, i < vb.length ? vb[i] : undefined, pathIndex(path, i), [...segments, String(i)]);
       return;
     }
     if (!sameValue(va, vb)) record(path, segments, 'update');

@@ -37,11 +37,16 @@ const VERSION_RE = /^\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$/;
 export function installPulumi(opts: PulumiInstallOptions): PulumiInstallResult {
   const dir = resolve(opts.dir);
   const node = opts.node ?? process.execPath;
-  if (!VERSION_RE.test(opts.version)) throw new Error(`install: version ${JSON.stringify(opts.version)} is not a semantic version (MAJOR.MINOR.PATCH), which Pulumi plugins need`);
-  if (!existsSync(opts.entry)) throw new Error(`install: the provider entry ${opts.entry} does not exist; build the package first (npm run build)`);
+  if (!VERSION_RE.test(opts.version))
+    throw new Error(
+      `install: version ${JSON.stringify(opts.version)} is not a semantic version (MAJOR.MINOR.PATCH), which Pulumi plugins need`,
+    );
+  if (!existsSync(opts.entry))
+    throw new Error(`install: the provider entry ${opts.entry} does not exist; build the package first (npm run build)`);
   mkdirSync(dir, { recursive: true });
   const executable = join(dir, 'pulumi-resource-tmkit');
-  const wrapper = `#!/bin/sh\n# pulumi-resource-tmkit ${opts.version}: the tmkit Pulumi provider, run with the Node.js that installed it (tmkit pulumi install).\n` +
+  const wrapper =
+    `#!/bin/sh\n# pulumi-resource-tmkit ${opts.version}: the tmkit Pulumi provider, run with the Node.js that installed it (tmkit pulumi install).\n` +
     `exec '${node.replace(/'/g, `'\\''`)}' '${resolve(opts.entry).replace(/'/g, `'\\''`)}' "$@"\n`;
   const written: string[] = [];
   if (!(existsSync(executable) && readFileSync(executable, 'utf8') === wrapper)) {

@@ -166,11 +166,23 @@ export interface ProviderImpl {
 }
 
 /** gRPC status codes a provider may choose for an error (the rest map to UNKNOWN). */
-export type ErrorCode = 'INVALID_ARGUMENT' | 'NOT_FOUND' | 'ALREADY_EXISTS' | 'FAILED_PRECONDITION' | 'PERMISSION_DENIED' | 'UNAUTHENTICATED' | 'UNAVAILABLE' | 'UNIMPLEMENTED' | 'UNKNOWN';
+export type ErrorCode =
+  | 'INVALID_ARGUMENT'
+  | 'NOT_FOUND'
+  | 'ALREADY_EXISTS'
+  | 'FAILED_PRECONDITION'
+  | 'PERMISSION_DENIED'
+  | 'UNAUTHENTICATED'
+  | 'UNAVAILABLE'
+  | 'UNIMPLEMENTED'
+  | 'UNKNOWN';
 
 /** An expected failure: its message is shown to the user as is (no stack), with `code` as the gRPC status. */
 export class ProviderError extends Error {
-  constructor(message: string, readonly code: ErrorCode = 'UNKNOWN') {
+  constructor(
+    message: string,
+    readonly code: ErrorCode = 'UNKNOWN',
+  ) {
     super(message);
     this.name = 'ProviderError';
   }

@@ -94,8 +94,10 @@ function failuresOf(failures: readonly CheckFailure[]): provproto.CheckFailure[]
 function diffResponse(r: DiffResult): provproto.DiffResponse {
   const resp = new provproto.DiffResponse();
   resp.setChanges(
-    r.changes === true ? provproto.DiffResponse.DiffChanges.DIFF_SOME
-      : r.changes === false ? provproto.DiffResponse.DiffChanges.DIFF_NONE
+    r.changes === true
+      ? provproto.DiffResponse.DiffChanges.DIFF_SOME
+      : r.changes === false
+        ? provproto.DiffResponse.DiffChanges.DIFF_NONE
         : provproto.DiffResponse.DiffChanges.DIFF_UNKNOWN,
   );
   resp.setReplacesList([...(r.replaces ?? [])]);
@@ -152,7 +154,10 @@ export interface RunningServer {
  * Warnings on a resource, through the engine's Log service (the address the engine passed): the CLI shows them
  * under the resource, as its own. Without an engine (tests, a provider started by hand) they go to `log`.
  */
-export function engineWarnings(address: string | undefined, log: (line: string) => void): (urn: string, messages: readonly string[]) => Promise<void> {
+export function engineWarnings(
+  address: string | undefined,
+  log: (line: string) => void,
+): (urn: string, messages: readonly string[]) => Promise<void> {
   let client: InstanceType<typeof EngineClient> | undefined;
   return async (urn, messages) => {
     if (messages.length === 0) return;
@@ -161,13 +166,18 @@ export function engineWarnings(address: string | undefined, log: (line: string) 
       return;
     }
     client ??= new EngineClient(address, grpc.credentials.createInsecure());
-    await Promise.all(messages.map((m) => new Promise<void>((done) => {
-      const req = new engproto.LogRequest().setSeverity(engproto.LogSeverity.WARNING).setMessage(m).setUrn(urn);
-      client!.log(req, new grpc.Metadata(), { deadline: Date.now() + 5_000 }, (err: grpc.ServiceError | null) => {
-        if (err) log(`warning: ${urn}: ${m} (the engine's Log failed: ${err.message})`);
-        done();
-      });
-    })));
+    await Promise.all(
+      messages.map(
+        (m) =>
+          new Promise<void>((done) => {
+            const req = new engproto.LogRequest().setSeverity(engproto.LogSeverity.WARNING).setMessage(m).setUrn(urn);
+            client!.log(req, new grpc.Metadata(), { deadline: Date.now() + 5_000 }, (err: grpc.ServiceError | null) => {
+              if (err) log(`warning: ${urn}: ${m} (the engine's Log failed: ${err.message})`);
+              done();
+            });
+          }),
+      ),
+    );
   };
 }
 
@@ -213,8 +223,10 @@ export class ResourceProviderServer {
 
   getSchema(req: provproto.GetSchemaRequest): provproto.GetSchemaResponse {
     const impl = this.#impl;
-    if (req.getVersion() !== 0) throw new ProviderError(`schema version ${req.getVersion()} is not supported; this provider serves version 0`, 'INVALID_ARGUMENT');
-    if (req.getSubpackageName()) throw new ProviderError(`the ${impl.name} provider has no subpackage "${req.getSubpackageName()}"`, 'INVALID_ARGUMENT');
+    if (req.getVersion() !== 0)
+      throw new ProviderError(`schema version ${req.getVersion()} is not supported; this provider serves version 0`, 'INVALID_ARGUMENT');
+    if (req.getSubpackageName())
+      throw new ProviderError(`the ${impl.name} provider has no subpackage "${req.getSubpackageName()}"`, 'INVALID_ARGUMENT');
     return new provproto.GetSchemaResponse().setSchema(impl.schema());
   }
 
@@ -254,7 +266,11 @@ export class ResourceProviderServer {
     }
     this.#configured = Promise.resolve(impl.configure(config));
     await this.#configured;
-    return new provproto.ConfigureResponse().setAcceptsecrets(true).setAcceptresources(false).setSupportspreview(true).setAcceptoutputs(false);
+    return new provproto.ConfigureResponse()
+      .setAcceptsecrets(true)
+      .setAcceptresources(false)
+      .setSupportspreview(true)
+      .setAcceptoutputs(false);
   }
 
   async check(req: provproto.CheckRequest, ctx: RequestContext): Promise<provproto.CheckResponse> {
@@ -290,7 +306,8 @@ export class ResourceProviderServer {
     }
     await this.#configured;
     const result = await r.create({ ...ctx, inputs, timeout: req.getTimeout() });
-    if (typeof result.id !== 'string' || result.id === '') throw new Error('the implementation returned no id from create (a bug in the provider)');
+    if (typeof result.id !== 'string' || result.id === '')
+      throw new Error('the implementation returned no id from create (a bug in the provider)');
     await this.#warn(ctx.urn, result.warnings ?? []);
     return resp.setId(result.id).setProperties(structOf(this.#protect(r, result.outputs, inputs)));
   }
@@ -321,7 +338,15 @@ export class ResourceProviderServer {
       return resp.setProperties(structOf(this.#protect(r, outs, news)));
     }
     await this.#configured;
-    const result = await r.update({ ...ctx, id: req.getId(), olds, oldInputs, news, timeout: req.getTimeout(), ignoreChanges: req.getIgnorechangesList() });
+    const result = await r.update({
+      ...ctx,
+      id: req.getId(),
+      olds,
+      oldInputs,
+      news,
+      timeout: req.getTimeout(),
+      ignoreChanges: req.getIgnorechangesList(),
+    });
     await this.#warn(ctx.urn, result.warnings ?? []);
     return resp.setProperties(structOf(this.#protect(r, result.outputs, news)));
   }
@@ -356,15 +381,24 @@ export class ResourceProviderServer {
 
   invoke(req: provproto.InvokeRequest): provproto.InvokeResponse {
     const impl = this.#impl;
-    throw new ProviderError(`the ${impl.name} provider has no function "${req.getTok()}" (it offers no functions, only resources: ${Object.keys(impl.resources).join(', ') || 'none yet'})`, 'UNIMPLEMENTED');
+    throw new ProviderError(
+      `the ${impl.name} provider has no function "${req.getTok()}" (it offers no functions, only resources: ${Object.keys(impl.resources).join(', ') || 'none yet'})`,
+      'UNIMPLEMENTED',
+    );
   }
 
   call(req: provproto.CallRequest): provproto.CallResponse {
-    throw new ProviderError(`the ${this.#impl.name} provider has no method "${req.getTok()}" (its resources have no methods)`, 'UNIMPLEMENTED');
+    throw new ProviderError(
+      `the ${this.#impl.name} provider has no method "${req.getTok()}" (its resources have no methods)`,
+      'UNIMPLEMENTED',
+    );
   }
 
   construct(req: provproto.ConstructRequest): provproto.ConstructResponse {
-    throw new ProviderError(`the ${this.#impl.name} provider has no component resources ("${req.getType()}" cannot be constructed); its types are custom resources`, 'UNIMPLEMENTED');
+    throw new ProviderError(
+      `the ${this.#impl.name} provider has no component resources ("${req.getType()}" cannot be constructed); its types are custom resources`,
+      'UNIMPLEMENTED',
+    );
   }
 
   parameterize(): provproto.ParameterizeResponse {
@@ -421,7 +455,11 @@ export function providerService(impl: ProviderImpl, opts: ProviderServiceOptions
   const trace = (opts.verbose ?? 0) >= 9 ? log : () => undefined;
 
   /** Wraps a handler: request → response, or a gRPC error with a clear message. */
-  function unary<Req, Resp>(op: string, ctxOf: (req: Req) => RequestContext | undefined, fn: (req: Req, ctx: RequestContext | undefined) => Promise<Resp> | Resp): grpc.handleUnaryCall<Req, Resp> {
+  function unary<Req, Resp>(
+    op: string,
+    ctxOf: (req: Req) => RequestContext | undefined,
+    fn: (req: Req, ctx: RequestContext | undefined) => Promise<Resp> | Resp,
+  ): grpc.handleUnaryCall<Req, Resp> {
     return (call, callback) => {
       let ctx: RequestContext | undefined;
       Promise.resolve()
@@ -442,7 +480,9 @@ export function providerService(impl: ProviderImpl, opts: ProviderServiceOptions
   const methods = server as unknown as Record<string, (req: unknown, ctx: RequestContext | undefined) => unknown>;
   for (const method of Object.getOwnPropertyNames(ResourceProviderServer.prototype)) {
     if (method === 'constructor' || typeof methods[method] !== 'function') continue;
-    service[method] = unary<Parameters<typeof contextOf>[0], unknown>(method, PER_RESOURCE.has(method) ? contextOf : none, (req, ctx) => methods[method]!.call(server, req, ctx));
+    service[method] = unary<Parameters<typeof contextOf>[0], unknown>(method, PER_RESOURCE.has(method) ? contextOf : none, (req, ctx) =>
+      methods[method]!.call(server, req, ctx),
+    );
   }
   return service;
 }
@@ -465,7 +505,10 @@ export function serve(impl: ProviderImpl, opts: ServeOptions = {}): Promise<Runn
     'grpc.max_receive_message_length': 400 * 1024 * 1024,
     'grpc.max_send_message_length': 400 * 1024 * 1024,
   });
-  server.addService(ResourceProviderService, providerService(impl, { log, verbose: args.verbose, warn: engineWarnings(args.engineAddress, log) }));
+  server.addService(
+    ResourceProviderService,
+    providerService(impl, { log, verbose: args.verbose, warn: engineWarnings(args.engineAddress, log) }),
+  );
   return new Promise((resolve, reject) => {
     server.bindAsync(`${opts.host ?? '127.0.0.1'}:0`, grpc.ServerCredentials.createInsecure(), (err, port) => {
       if (err) return reject(err);

@@ -52,7 +52,11 @@ export function tmkitProvider(
   let config: TmkitConfig | undefined;
   let client: TmkitClient | undefined;
   const configured = (): TmkitConfig => {
-    if (!config) throw new ProviderError('the tmkit provider was not configured (the engine calls Configure before any resource operation)', 'FAILED_PRECONDITION');
+    if (!config)
+      throw new ProviderError(
+        'the tmkit provider was not configured (the engine calls Configure before any resource operation)',
+        'FAILED_PRECONDITION',
+      );
     return config;
   };
   const ctx: TmkitContext = {
@@ -64,7 +68,9 @@ export function tmkitProvider(
       // Loaded here, not at start (undici is most of the client's load time).
       const { TmkitClient: Client } = await import('../../../src/client/client');
       return (client = new Client({
-        ...(c.server !== undefined ? { server: c.server } : {}), ...(c.token !== undefined ? { token: c.token } : {}), env: { ...env } as NodeJS.ProcessEnv,
+        ...(c.server !== undefined ? { server: c.server } : {}),
+        ...(c.token !== undefined ? { token: c.token } : {}),
+        env: { ...env } as NodeJS.ProcessEnv,
         serverSetting: 'tmkit:server (`pulumi config set tmkit:server …`) or TMKIT_SERVER',
       }));
     },

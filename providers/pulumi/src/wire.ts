@@ -43,7 +43,10 @@ export interface WireMap {
 
 /** A value this layer cannot convert; `path` is the Pulumi property path (`a.b[0]`). */
 export class WireError extends Error {
-  constructor(readonly path: string, reason: string) {
+  constructor(
+    readonly path: string,
+    reason: string,
+  ) {
     super(`${path || '(root)'}: ${reason}`);
     this.name = 'WireError';
   }

@@ -97,13 +97,16 @@ export function generateCert(opts: { now?: Date; organization?: string } = {}): 
     seq(time(new Date(now.getTime() - 30_000)), time(new Date(now.getTime() + VALIDITY_HOURS * 3_600_000))),
     name,
     spki,
-    tlv(0xa3, seq(
-      extension('2.5.29.15', true, keyUsage),
-      extension('2.5.29.37', false, extKeyUsage),
-      extension('2.5.29.19', true, basicConstraints),
-      extension('2.5.29.14', false, skid),
-      extension('2.5.29.17', false, san),
-    )),
+    tlv(
+      0xa3,
+      seq(
+        extension('2.5.29.15', true, keyUsage),
+        extension('2.5.29.37', false, extKeyUsage),
+        extension('2.5.29.19', true, basicConstraints),
+        extension('2.5.29.14', false, skid),
+        extension('2.5.29.17', false, san),
+      ),
+    ),
   );
   const signature = sign('sha256', tbs, privateKey); // DER ECDSA-Sig-Value
   const der = seq(tbs, sigAlg, tlv(0x03, Buffer.from([0]), signature));

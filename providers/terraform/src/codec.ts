@@ -10,12 +10,28 @@
  * value]. Errors name the path inside the value and what was expected.
  */
 import { decode, encode, ExtData } from '@msgpack/msgpack';
-import { Dynamic, inferType, isObject, parseType, PreciseNumber, setKey, Unknown, UNKNOWN, type CtyNumber, type Refinements, type Value, type ValueObject } from './cty';
+import {
+  Dynamic,
+  inferType,
+  isObject,
+  parseType,
+  PreciseNumber,
+  setKey,
+  Unknown,
+  UNKNOWN,
+  type CtyNumber,
+  type Refinements,
+  type Value,
+  type ValueObject,
+} from './cty';
 import type { Absent, Shape } from './schema';
 import { shapeOfType } from './schema';
 
 export class CodecError extends Error {
-  constructor(readonly path: string, message: string) {
+  constructor(
+    readonly path: string,
+    message: string,
+  ) {
     super(`${path || '(value)'}: ${message}`);
     this.name = 'CodecError';
   }
@@ -58,7 +74,8 @@ function parseNumberText(s: string, path: string): CtyNumber {
     const n = Number(s);
     return Number.isSafeInteger(n) ? n : b;
   }
-  if (!/^-?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(s)) throw new CodecError(path, `a number is required, got the string ${JSON.stringify(s)}`);
+  if (!/^-?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(s))
+    throw new CodecError(path, `a number is required, got the string ${JSON.stringify(s)}`);
   const n = Number(s);
   return String(n) === s ? n : new PreciseNumber(s);
 }
@@ -77,7 +94,8 @@ function refinements(data: Uint8Array, path: string): Refinements {
   } catch (e) {
     throw new CodecError(path, `unknown value refinements are not valid msgpack: ${(e as Error).message}`);
   }
-  if (!(m instanceof Map) && (typeof m !== 'object' || m === null || Array.isArray(m))) throw new CodecError(path, 'unknown value refinements must be a map');
+  if (!(m instanceof Map) && (typeof m !== 'object' || m === null || Array.isArray(m)))
+    throw new CodecError(path, 'unknown value refinements must be a map');
   const r: Refinements = {};
   const entries: Array<[unknown, unknown]> = m instanceof Map ? [...m.entries()] : Object.entries(m as object);
   for (const [k, v] of entries) {
@@ -104,7 +122,8 @@ function primitive(kind: 'string' | 'bool', v: unknown, path: string, what: (v: 
 function fromRaw(raw: unknown, shape: Shape, path: string): Value {
   if (raw instanceof ExtData) {
     if (raw.data instanceof Uint8Array && raw.data.length <= 1) return UNKNOWN;
-    if (raw.type !== EXT_UNKNOWN_REFINED || !(raw.data instanceof Uint8Array)) throw new CodecError(path, `unsupported msgpack extension ${raw.type}`);
+    if (raw.type !== EXT_UNKNOWN_REFINED || !(raw.data instanceof Uint8Array))
+      throw new CodecError(path, `unsupported msgpack extension ${raw.type}`);
     return shape.kind === 'dynamic' ? UNKNOWN : new Unknown(refinements(raw.data, path));
   }
   if (raw === null || raw === undefined) return null;
@@ -113,7 +132,7 @@ function fromRaw(raw: unknown, shape: Shape, path: string): Value {
       if (!Array.isArray(raw) || raw.length !== 2) throw new CodecError(path, 'a dynamic value must be [type, value]');
       const [t, v] = raw as [unknown, unknown];
       const text = t instanceof Uint8Array ? Buffer.from(t).toString('utf8') : typeof t === 'string' ? t : undefined;
-      if (text === undefined) throw new CodecError(path, 'a dynamic value\'s type must be JSON bytes');
+      if (text === undefined) throw new CodecError(path, "a dynamic value's type must be JSON bytes");
       let type;
       try {
         type = parseType(JSON.parse(text), path);
@@ -147,7 +166,8 @@ function collectionFromRaw(raw: unknown, shape: Shape, path: string, decode: (ra
       if (!Array.isArray(raw)) throw new CodecError(path, `a ${shape.kind} is required, got ${describe(raw)}`);
       return raw.map((e, i) => decode(e, shape.elem, idx(path, i)));
     case 'tuple':
-      if (!Array.isArray(raw) || raw.length !== shape.elems.length) throw new CodecError(path, `a tuple of ${shape.elems.length} is required, got ${describe(raw)}`);
+      if (!Array.isArray(raw) || raw.length !== shape.elems.length)
+        throw new CodecError(path, `a tuple of ${shape.elems.length} is required, got ${describe(raw)}`);
       return raw.map((e, i) => decode(e, shape.elems[i]!, idx(path, i)));
     case 'map': {
       if (!isRawMap(raw)) throw new CodecError(path, `a map is required, got ${describe(raw)}`);
@@ -295,7 +315,8 @@ function toRaw(v: Value | undefined, shape: Shape, path: string): unknown {
       if (!Array.isArray(v)) throw new CodecError(path, `a ${shape.kind} (array) is required, got ${describeValue(v)}`);
       return v.map((e, i) => toRaw(e, shape.elem, idx(path, i)));
     case 'tuple':
-      if (!Array.isArray(v) || v.length !== shape.elems.length) throw new CodecError(path, `a tuple of ${shape.elems.length} is required, got ${describeValue(v)}`);
+      if (!Array.isArray(v) || v.length !== shape.elems.length)
+        throw new CodecError(path, `a tuple of ${shape.elems.length} is required, got ${describeValue(v)}`);
       return v.map((e, i) => toRaw(e, shape.elems[i]!, idx(path, i)));
     case 'map': {
       if (!isObject(v)) throw new CodecError(path, `a map (object) is required, got ${describeValue(v)}`);

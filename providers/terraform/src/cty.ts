@@ -59,7 +59,10 @@ export type CtyNumber = number | bigint | PreciseNumber;
 
 /** A value of an attribute typed `dynamic`, with the concrete type Terraform gave it. */
 export class Dynamic {
-  constructor(readonly type: CtyType, readonly value: Value) {}
+  constructor(
+    readonly type: CtyType,
+    readonly value: Value,
+  ) {}
 }
 
 export type Value = null | boolean | string | CtyNumber | Unknown | Dynamic | Value[] | ValueObject;
@@ -78,7 +81,14 @@ export function containsUnknown(v: Value): boolean {
 
 /** A plain object value (map or object), not null/array/marker. */
 export function isObject(v: unknown): v is ValueObject {
-  return typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Unknown) && !(v instanceof Dynamic) && !(v instanceof PreciseNumber);
+  return (
+    typeof v === 'object' &&
+    v !== null &&
+    !Array.isArray(v) &&
+    !(v instanceof Unknown) &&
+    !(v instanceof Dynamic) &&
+    !(v instanceof PreciseNumber)
+  );
 }
 
 /** Sets `obj[key]` so that keys like "__proto__" become own properties too. */
@@ -100,7 +110,9 @@ export function parseType(json: unknown, where = 'type'): CtyType {
       return ['object', attrs];
     }
   }
-  throw new Error(`${where}: ${JSON.stringify(json)} is not a Terraform type (expected "string", "number", "bool", "dynamic", ["list"|"set"|"map", T], ["tuple", [T...]] or ["object", {name: T}])`);
+  throw new Error(
+    `${where}: ${JSON.stringify(json)} is not a Terraform type (expected "string", "number", "bool", "dynamic", ["list"|"set"|"map", T], ["tuple", [T...]] or ["object", {name: T}])`,
+  );
 }
 
 /** The JSON text of a type, as Terraform expects it in schemas and dynamic values. */

@@ -87,9 +87,14 @@ export function install(opts: InstallOptions): InstallResult {
   const namespace = opts.namespace ?? 'tmkit';
   const hostnames = opts.hostnames ?? DEFAULT_HOSTNAMES;
   const node = opts.node ?? process.execPath;
-  if (!VERSION_RE.test(opts.version)) throw new Error(`install: version ${JSON.stringify(opts.version)} is not a semantic version (MAJOR.MINOR.PATCH); Terraform only installs such versions`);
-  if (!NAME_RE.test(type) || !NAME_RE.test(namespace)) throw new Error(`install: provider ${namespace}/${type}: namespace and type are lower-case letters, digits and dashes`);
-  if (!existsSync(opts.entry)) throw new Error(`install: the provider entry ${opts.entry} does not exist; build the package first (npm run build)`);
+  if (!VERSION_RE.test(opts.version))
+    throw new Error(
+      `install: version ${JSON.stringify(opts.version)} is not a semantic version (MAJOR.MINOR.PATCH); Terraform only installs such versions`,
+    );
+  if (!NAME_RE.test(type) || !NAME_RE.test(namespace))
+    throw new Error(`install: provider ${namespace}/${type}: namespace and type are lower-case letters, digits and dashes`);
+  if (!existsSync(opts.entry))
+    throw new Error(`install: the provider entry ${opts.entry} does not exist; build the package first (npm run build)`);
   const platform = opts.platform ?? terraformPlatform();
   const mirror = join(dir, 'mirror');
   const written: string[] = [];
@@ -108,17 +113,29 @@ export function install(opts: InstallOptions): InstallResult {
     for (const ns of safeDirs(join(mirror, host))) for (const t of safeDirs(join(mirror, host, ns))) sources.push(`${host}/${ns}/${t}`);
   }
   const list = sources.map(hclString).join(', ');
-  const rc = `# Written by \`tmkit terraform install\`: install ${sources.join(', ')} from the local mirror, everything else as usual.\n` +
+  const rc =
+    `# Written by \`tmkit terraform install\`: install ${sources.join(', ')} from the local mirror, everything else as usual.\n` +
     `provider_installation {\n  filesystem_mirror {\n    path    = ${hclString(mirror)}\n    include = [${list}]\n  }\n  direct {\n    exclude = [${list}]\n  }\n}\n`;
   const cliConfig = join(dir, 'terraformrc');
   writeIfChanged(cliConfig, rc, 0o644, written);
   const installed = hostnames.map((h) => `${h}/${namespace}/${type}`);
-  return { source: installed[0]!, sources: installed, executable: executables[0]!, mirror, cliConfig, exportLine: `export TF_CLI_CONFIG_FILE=${shQuote(cliConfig).replace(/^'([\w./-]+)'$/, '$1')}`, written };
+  return {
+    source: installed[0]!,
+    sources: installed,
+    executable: executables[0]!,
+    mirror,
+    cliConfig,
+    exportLine: `export TF_CLI_CONFIG_FILE=${shQuote(cliConfig).replace(/^'([\w./-]+)'$/, '$1')}`,
+    written,
+  };
 }
 
 function safeDirs(d: string): string[] {
   try {
-    return readdirSync(d, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name).sort();
+    return readdirSync(d, { withFileTypes: true })
+      .filter((e) => e.isDirectory())
+      .map((e) => e.name)
+      .sort();
   } catch {
     return [];
   }

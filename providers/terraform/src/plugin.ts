@@ -10,7 +10,15 @@
  * silent stream), plugin.GRPCBroker (an open stream; Terraform providers never broker connections) and
  * grpc.health.v1.Health (SERVING for "plugin").
  */
-import { Server, ServerCredentials, status, type ServerWritableStream, type ServerDuplexStream, type ServerUnaryCall, type sendUnaryData } from '@grpc/grpc-js';
+import {
+  Server,
+  ServerCredentials,
+  status,
+  type ServerWritableStream,
+  type ServerDuplexStream,
+  type ServerUnaryCall,
+  type sendUnaryData,
+} from '@grpc/grpc-js';
 import { writeSync } from 'node:fs';
 import { Console } from 'node:console';
 import { generateCert } from './cert';
@@ -64,7 +72,10 @@ export function portRange(env: NodeJS.ProcessEnv): number[] {
   };
   const min = parse('PLUGIN_MIN_PORT') ?? 0;
   const max = parse('PLUGIN_MAX_PORT') ?? 0;
-  if (min > max) throw new PluginStartError(`PLUGIN_MIN_PORT (${min}) is greater than PLUGIN_MAX_PORT (${max}); set a range with MIN ≤ MAX, or unset both`);
+  if (min > max)
+    throw new PluginStartError(
+      `PLUGIN_MIN_PORT (${min}) is greater than PLUGIN_MAX_PORT (${max}); set a range with MIN ≤ MAX, or unset both`,
+    );
   if (max === 0) return [0];
   const ports: number[] = [];
   for (let p = Math.max(min, 1); p <= max; p++) ports.push(p);
@@ -94,7 +105,11 @@ function bind(server: Server, ports: number[], creds: ServerCredentials): Promis
   return new Promise((resolve, reject) => {
     const next = (i: number): void => {
       if (i >= ports.length) {
-        reject(new PluginStartError(`could not bind 127.0.0.1 on any port in ${ports[0]}..${ports[ports.length - 1]} (PLUGIN_MIN_PORT..PLUGIN_MAX_PORT); free a port there or widen the range`));
+        reject(
+          new PluginStartError(
+            `could not bind 127.0.0.1 on any port in ${ports[0]}..${ports[ports.length - 1]} (PLUGIN_MIN_PORT..PLUGIN_MAX_PORT); free a port there or widen the range`,
+          ),
+        );
         return;
       }
       server.bindAsync(`127.0.0.1:${ports[i]}`, creds, (err, port) => (err ? next(i + 1) : resolve(port)));
@@ -119,16 +134,24 @@ export async function serve(domain: ProviderServer, opts: ServeOptions): Promise
       ...Object.entries(schemas.resources).flatMap(([k, s]) => checkSchema(s, k)),
       ...Object.entries(schemas.dataSources).flatMap(([k, s]) => checkSchema(s, k)),
     ];
-    if (problems.length) throw new PluginStartError(`${opts.name}: the provider's schema is invalid (a bug in the provider):\n  ${problems.join('\n  ')}`);
+    if (problems.length)
+      throw new PluginStartError(`${opts.name}: the provider's schema is invalid (a bug in the provider):\n  ${problems.join('\n  ')}`);
 
     let creds = ServerCredentials.createInsecure();
     let certField = '';
     const clientCert = env.PLUGIN_CLIENT_CERT;
     if (clientCert) {
-      if (!clientCert.includes('-----BEGIN CERTIFICATE-----')) throw new PluginStartError('PLUGIN_CLIENT_CERT is set but holds no PEM certificate; it is set by Terraform (AutoMTLS), unset it when starting the plugin by other means');
+      if (!clientCert.includes('-----BEGIN CERTIFICATE-----'))
+        throw new PluginStartError(
+          'PLUGIN_CLIENT_CERT is set but holds no PEM certificate; it is set by Terraform (AutoMTLS), unset it when starting the plugin by other means',
+        );
       const cert = generateCert();
       // Trust only Terraform's certificate, and require it (createSsl's root certs replace the default CAs).
-      creds = ServerCredentials.createSsl(Buffer.from(clientCert), [{ private_key: Buffer.from(cert.keyPem), cert_chain: Buffer.from(cert.certPem) }], true);
+      creds = ServerCredentials.createSsl(
+        Buffer.from(clientCert),
+        [{ private_key: Buffer.from(cert.keyPem), cert_chain: Buffer.from(cert.certPem) }],
+        true,
+      );
       certField = cert.der.toString('base64').replace(/=+$/, '');
     }
 
@@ -151,7 +174,10 @@ export async function serve(domain: ProviderServer, opts: ServeOptions): Promise
         });
       }));
 
-    server.addService(serviceDefinition('tfplugin6.Provider'), providerService(domain, env.TMKIT_TF_PROVIDER_LOG ? { logFile: env.TMKIT_TF_PROVIDER_LOG } : {}));
+    server.addService(
+      serviceDefinition('tfplugin6.Provider'),
+      providerService(domain, env.TMKIT_TF_PROVIDER_LOG ? { logFile: env.TMKIT_TF_PROVIDER_LOG } : {}),
+    );
     server.addService(serviceDefinition('plugin.GRPCController'), {
       Shutdown: (_call: ServerUnaryCall<Msg, Msg>, cb: sendUnaryData<Msg>) => {
         cb(null, {});

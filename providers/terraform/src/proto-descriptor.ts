@@ -13,8 +13,13 @@ export const DESCRIPTOR_FILE = join(PROTO_DIR, 'descriptor.json');
 export function buildDescriptor(dir = PROTO_DIR): unknown {
   const root = new protobuf.Root();
   root.resolvePath = (_origin, target) => join(dir, target.replace(/^.*\//, ''));
-  const files = readdirSync(dir).filter((f) => f.endsWith('.proto')).sort();
-  root.loadSync(files.map((f) => join(dir, f)), { keepCase: true });
+  const files = readdirSync(dir)
+    .filter((f) => f.endsWith('.proto'))
+    .sort();
+  root.loadSync(
+    files.map((f) => join(dir, f)),
+    { keepCase: true },
+  );
   root.resolveAll();
   return root.toJSON({ keepComments: false });
 }

@@ -59,7 +59,10 @@ export type PrivateData = Record<string, unknown>;
 
 /** A handler's new state together with the private data Terraform is to keep beside it. */
 export class WithPrivate {
-  constructor(readonly state: ValueObject, readonly data: PrivateData) {}
+  constructor(
+    readonly state: ValueObject,
+    readonly data: PrivateData,
+  ) {}
 }
 
 export function encodePrivate(data: PrivateData): Uint8Array {
@@ -87,7 +90,10 @@ export interface Resource<Ctx> {
   create(input: { planned: ValueObject; config: ValueObject | null }, ctx: Ctx): MaybePromise<StateResult>;
   /** The object's current state, or null when it no longer exists. `data`: the private data kept with it. */
   read(state: ValueObject, ctx: Ctx, data: PrivateData): MaybePromise<StateResult | null>;
-  update(input: { prior: ValueObject; planned: ValueObject; config: ValueObject | null; data: PrivateData }, ctx: Ctx): MaybePromise<StateResult>;
+  update(
+    input: { prior: ValueObject; planned: ValueObject; config: ValueObject | null; data: PrivateData },
+    ctx: Ctx,
+  ): MaybePromise<StateResult>;
   delete(state: ValueObject, ctx: Ctx, data: PrivateData): MaybePromise<void>;
   /** `terraform import` / import blocks: a state with at least the identifying attributes (read completes it). */
   import?(id: string, ctx: Ctx): MaybePromise<StateResult>;
@@ -121,7 +127,8 @@ export function valueEquals(a: Value | undefined, b: Value | undefined): boolean
   if (a === b) return true;
   if (a instanceof PreciseNumber && b instanceof PreciseNumber) return a.text === b.text;
   if (typeof a === 'bigint' || typeof b === 'bigint') return typeof a === typeof b && a === b;
-  if (a instanceof Dynamic && b instanceof Dynamic) return JSON.stringify(a.type) === JSON.stringify(b.type) && valueEquals(a.value, b.value);
+  if (a instanceof Dynamic && b instanceof Dynamic)
+    return JSON.stringify(a.type) === JSON.stringify(b.type) && valueEquals(a.value, b.value);
   if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((e, i) => valueEquals(e, b[i]));
   if (isObject(a) && isObject(b)) {
     const ka = Object.keys(a);
@@ -144,10 +151,14 @@ export function planUnknownComputed(block: Block, proposed: ValueObject, config:
     if (nb.nesting === 'single' || nb.nesting === 'group') {
       if (isObject(pv)) out[name] = planUnknownComputed(nb.block, pv, isObject(cv) ? cv : null);
     } else if (nb.nesting === 'list' || nb.nesting === 'set') {
-      if (Array.isArray(pv)) out[name] = pv.map((e, i) => (isObject(e) ? planUnknownComputed(nb.block, e, Array.isArray(cv) && isObject(cv[i]) ? (cv[i] as ValueObject) : null) : e));
+      if (Array.isArray(pv))
+        out[name] = pv.map((e, i) =>
+          isObject(e) ? planUnknownComputed(nb.block, e, Array.isArray(cv) && isObject(cv[i]) ? (cv[i] as ValueObject) : null) : e,
+        );
     } else if (isObject(pv)) {
       const m: ValueObject = {};
-      for (const [k, e] of Object.entries(pv)) m[k] = isObject(e) ? planUnknownComputed(nb.block, e, isObject(cv) && isObject(cv[k]) ? (cv[k] as ValueObject) : null) : e;
+      for (const [k, e] of Object.entries(pv))
+        m[k] = isObject(e) ? planUnknownComputed(nb.block, e, isObject(cv) && isObject(cv[k]) ? (cv[k] as ValueObject) : null) : e;
       out[name] = m;
     }
   }
@@ -165,7 +176,8 @@ export function replacePaths(block: Block, prior: ValueObject, planned: ValueObj
     const p = prior[name];
     const q = planned[name];
     if (isObject(p) && isObject(q)) out.push(...replacePaths(nb.block, p, q, [...at, { attribute: name }]));
-    else if (!valueEquals(p ?? null, q ?? null) && Object.values(nb.block.attributes ?? {}).some((a) => a.requiresReplace)) out.push([...at, { attribute: name }]);
+    else if (!valueEquals(p ?? null, q ?? null) && Object.values(nb.block.attributes ?? {}).some((a) => a.requiresReplace))
+      out.push([...at, { attribute: name }]);
   }
   return out;
 }
@@ -183,7 +195,13 @@ export function provider<Ctx>(def: ProviderDefinition<Ctx>): ProviderServer {
     return r;
   };
   const context = (): Ctx => {
-    if (!configured) throw new DiagnosticsError(error('The provider is not configured yet', 'Terraform calls ConfigureProvider before managing resources; this is a bug in the calling tool.'));
+    if (!configured)
+      throw new DiagnosticsError(
+        error(
+          'The provider is not configured yet',
+          'Terraform calls ConfigureProvider before managing resources; this is a bug in the calling tool.',
+        ),
+      );
     return ctx as Ctx;
   };
 
@@ -193,7 +211,12 @@ export function provider<Ctx>(def: ProviderDefinition<Ctx>): ProviderServer {
       for (const [k, r] of Object.entries(def.resources)) resources[k] = r.schema;
       const ds: Record<string, Schema> = {};
       for (const [k, d] of Object.entries(dataSources)) ds[k] = d.schema;
-      return { provider: def.schema ?? EMPTY_SCHEMA, ...(def.providerMeta ? { providerMeta: def.providerMeta } : {}), resources, dataSources: ds };
+      return {
+        provider: def.schema ?? EMPTY_SCHEMA,
+        ...(def.providerMeta ? { providerMeta: def.providerMeta } : {}),
+        resources,
+        dataSources: ds,
+      };
     },
     capabilities: () => ({ moveResourceState: false }),
 
@@ -217,14 +240,31 @@ export function provider<Ctx>(def: ProviderDefinition<Ctx>): ProviderServer {
       const r = resource(typeName);
       const current = r.schema.version ?? 0;
       if (rawState.json === undefined) {
-        if (rawState.flatmap) throw new DiagnosticsError(error(`${typeName}: the stored state is in the pre-0.12 flatmap form`, 'Refresh it with a Terraform version that still reads it, or remove it from the state and import the object again.'));
+        if (rawState.flatmap)
+          throw new DiagnosticsError(
+            error(
+              `${typeName}: the stored state is in the pre-0.12 flatmap form`,
+              'Refresh it with a Terraform version that still reads it, or remove it from the state and import the object again.',
+            ),
+          );
         return { upgradedState: null };
       }
       if (version === current) return { upgradedState: decodeJsonValue(rawState.json, shapeOfBlock(r.schema.block)) as ValueObject };
       if (version > current) {
-        throw new DiagnosticsError(error(`${typeName}: the state was written by a newer provider (schema version ${version}; this provider has ${current})`, 'Upgrade the provider to the version that wrote the state.'));
+        throw new DiagnosticsError(
+          error(
+            `${typeName}: the state was written by a newer provider (schema version ${version}; this provider has ${current})`,
+            'Upgrade the provider to the version that wrote the state.',
+          ),
+        );
       }
-      if (!r.upgrade) throw new DiagnosticsError(error(`${typeName}: the state has schema version ${version}, this provider expects ${current} and cannot upgrade it`, 'This is a bug in the provider; please report it.'));
+      if (!r.upgrade)
+        throw new DiagnosticsError(
+          error(
+            `${typeName}: the state has schema version ${version}, this provider expects ${current} and cannot upgrade it`,
+            'This is a bug in the provider; please report it.',
+          ),
+        );
       return { upgradedState: await r.upgrade(version, rawState.json) };
     },
 
@@ -260,7 +300,10 @@ export function provider<Ctx>(def: ProviderDefinition<Ctx>): ProviderServer {
         if (priorState !== null) await r.delete(priorState, c, data);
         return { newState: null };
       }
-      const out = priorState === null ? await r.create({ planned: plannedState, config }, c) : await r.update({ prior: priorState, planned: plannedState, config, data }, c);
+      const out =
+        priorState === null
+          ? await r.create({ planned: plannedState, config }, c)
+          : await r.update({ prior: priorState, planned: plannedState, config, data }, c);
       return out instanceof WithPrivate ? { newState: out.state, private: encodePrivate(out.data) } : { newState: out };
     },
 
@@ -268,7 +311,11 @@ export function provider<Ctx>(def: ProviderDefinition<Ctx>): ProviderServer {
       const r = resource(typeName);
       if (!r.import) throw new DiagnosticsError(error(`${typeName} does not support import`, 'Create it from the configuration instead.'));
       const out = await r.import(id, context());
-      return { importedResources: [out instanceof WithPrivate ? { typeName, state: out.state, private: encodePrivate(out.data) } : { typeName, state: out }] };
+      return {
+        importedResources: [
+          out instanceof WithPrivate ? { typeName, state: out.state, private: encodePrivate(out.data) } : { typeName, state: out },
+        ],
+      };
     },
 
     async readDataSource({ typeName, config }) {

@@ -80,7 +80,12 @@ export function shapeOfType(t: CtyType): Shape {
     case 'tuple':
       return { kind: 'tuple', elems: t[1].map(shapeOfType) };
     case 'object':
-      return { kind: 'object', attrs: Object.keys(t[1]).sort().map((k) => [k, shapeOfType(t[1][k]!), 'null'] as [string, Shape, Absent]) };
+      return {
+        kind: 'object',
+        attrs: Object.keys(t[1])
+          .sort()
+          .map((k) => [k, shapeOfType(t[1][k]!), 'null'] as [string, Shape, Absent]),
+      };
   }
 }
 
@@ -93,7 +98,12 @@ function shapeOfAttribute(a: Attribute): Shape {
 }
 
 function shapeOfAttributes(attrs: Record<string, Attribute>): Shape {
-  return { kind: 'object', attrs: Object.keys(attrs).sort().map((k) => [k, shapeOfAttribute(attrs[k]!), 'null'] as [string, Shape, Absent]) };
+  return {
+    kind: 'object',
+    attrs: Object.keys(attrs)
+      .sort()
+      .map((k) => [k, shapeOfAttribute(attrs[k]!), 'null'] as [string, Shape, Absent]),
+  };
 }
 
 /** The shape of a block: an object of its attributes and nested blocks. Cached per block object. */

@@ -10,42 +10,60 @@ import { decodeJson, decodeMsgpack, encodeMsgpack } from './codec';
 import type { Value, ValueObject } from './cty';
 import type { Msg } from './proto';
 import { shapeOfBlock, type Attribute, type Block, type Schema } from './schema';
-import { DiagnosticsError, type AttributePath, type ClientCapabilities, type Diagnostic, type ProviderSchemas, type ProviderServer, type RawState, type ServerCapabilities } from './tfprotov6';
+import {
+  DiagnosticsError,
+  type AttributePath,
+  type ClientCapabilities,
+  type Diagnostic,
+  type ProviderSchemas,
+  type ProviderServer,
+  type RawState,
+  type ServerCapabilities,
+} from './tfprotov6';
 
 type Kind = 'resource' | 'data source';
-
 
 const errorDiag = (summary: string, detail?: string): Diagnostic => ({ severity: 'error', summary, ...(detail ? { detail } : {}) });
 
 // ------------------------------------------------------------------------------------------ to wire
 
 function wireAttributes(attrs: Record<string, Attribute> | undefined): Msg[] {
-  return Object.keys(attrs ?? {}).sort().map((name) => {
-    const a = attrs![name]!;
-    return {
-      name,
-      type: a.type !== undefined ? Buffer.from(JSON.stringify(a.type)) : Buffer.alloc(0),
-      nested_type: a.nested ? { attributes: wireAttributes(a.nested.attributes), nesting: a.nested.nesting.toUpperCase() } : null,
-      description: a.description ?? '',
-      required: !!a.required,
-      optional: !!a.optional,
-      computed: !!a.computed,
-      sensitive: !!a.sensitive,
-      description_kind: (a.descriptionKind ?? 'plain').toUpperCase(),
-      deprecated: !!a.deprecated,
-      write_only: !!a.writeOnly,
-    };
-  });
+  return Object.keys(attrs ?? {})
+    .sort()
+    .map((name) => {
+      const a = attrs![name]!;
+      return {
+        name,
+        type: a.type !== undefined ? Buffer.from(JSON.stringify(a.type)) : Buffer.alloc(0),
+        nested_type: a.nested ? { attributes: wireAttributes(a.nested.attributes), nesting: a.nested.nesting.toUpperCase() } : null,
+        description: a.description ?? '',
+        required: !!a.required,
+        optional: !!a.optional,
+        computed: !!a.computed,
+        sensitive: !!a.sensitive,
+        description_kind: (a.descriptionKind ?? 'plain').toUpperCase(),
+        deprecated: !!a.deprecated,
+        write_only: !!a.writeOnly,
+      };
+    });
 }
 
 function wireBlock(b: Block, version: number): Msg {
   return {
     version,
     attributes: wireAttributes(b.attributes),
-    block_types: Object.keys(b.blocks ?? {}).sort().map((name) => {
-      const nb = b.blocks![name]!;
-      return { type_name: name, block: wireBlock(nb.block, 0), nesting: nb.nesting.toUpperCase(), min_items: nb.minItems ?? 0, max_items: nb.maxItems ?? 0 };
-    }),
+    block_types: Object.keys(b.blocks ?? {})
+      .sort()
+      .map((name) => {
+        const nb = b.blocks![name]!;
+        return {
+          type_name: name,
+          block: wireBlock(nb.block, 0),
+          nesting: nb.nesting.toUpperCase(),
+          min_items: nb.minItems ?? 0,
+          max_items: nb.maxItems ?? 0,
+        };
+      }),
     description: b.description ?? '',
     description_kind: (b.descriptionKind ?? 'plain').toUpperCase(),
     deprecated: !!b.deprecated,
@@ -58,7 +76,9 @@ export function wireSchema(s: Schema): Msg {
 
 export function wirePath(p: AttributePath): Msg {
   return {
-    steps: p.map((s) => ('attribute' in s ? { attribute_name: s.attribute } : 'key' in s ? { element_key_string: s.key } : { element_key_int: s.index })),
+    steps: p.map((s) =>
+      'attribute' in s ? { attribute_name: s.attribute } : 'key' in s ? { element_key_string: s.key } : { element_key_int: s.index },
+    ),
   };
 }
 
@@ -114,7 +134,11 @@ export class Tfplugin6Server {
       moveResourceState: typeof domain.moveResourceState === 'function',
       ...domain.capabilities?.(),
     };
-    this.#wireCaps = { plan_destroy: capabilities.planDestroy, get_provider_schema_optional: capabilities.getProviderSchemaOptional, move_resource_state: capabilities.moveResourceState };
+    this.#wireCaps = {
+      plan_destroy: capabilities.planDestroy,
+      get_provider_schema_optional: capabilities.getProviderSchemaOptional,
+      move_resource_state: capabilities.moveResourceState,
+    };
   }
 
   getMetadata(): Msg {
@@ -122,8 +146,12 @@ export class Tfplugin6Server {
     return {
       server_capabilities: this.#wireCaps,
       diagnostics: [],
-      data_sources: Object.keys(schemas.dataSources).sort().map((type_name) => ({ type_name })),
-      resources: Object.keys(schemas.resources).sort().map((type_name) => ({ type_name })),
+      data_sources: Object.keys(schemas.dataSources)
+        .sort()
+        .map((type_name) => ({ type_name })),
+      resources: Object.keys(schemas.resources)
+        .sort()
+        .map((type_name) => ({ type_name })),
       functions: [],
       ephemeral_resources: [],
     };
@@ -148,7 +176,9 @@ export class Tfplugin6Server {
   }
 
   async validateProviderConfig(req: Msg): Promise<Msg> {
-    const res = await this.#domain.validateProviderConfig({ config: this.#decodeRequired(req.config, this.#schemas.provider, 'provider configuration') });
+    const res = await this.#domain.validateProviderConfig({
+      config: this.#decodeRequired(req.config, this.#schemas.provider, 'provider configuration'),
+    });
     return { diagnostics: wireDiagnostics(res.diagnostics) };
   }
 
@@ -163,22 +193,36 @@ export class Tfplugin6Server {
 
   async validateResourceConfig(req: Msg): Promise<Msg> {
     const schema = this.#schemaOf('resource', req.type_name);
-    const res = await this.#domain.validateResourceConfig({ typeName: req.type_name, config: this.#decodeRequired(req.config, schema, 'configuration'), clientCapabilities: caps(req.client_capabilities) });
+    const res = await this.#domain.validateResourceConfig({
+      typeName: req.type_name,
+      config: this.#decodeRequired(req.config, schema, 'configuration'),
+      clientCapabilities: caps(req.client_capabilities),
+    });
     return { diagnostics: wireDiagnostics(res.diagnostics) };
   }
 
   async validateDataResourceConfig(req: Msg): Promise<Msg> {
     const schema = this.#schemaOf('data source', req.type_name);
-    const res = await this.#domain.validateDataResourceConfig({ typeName: req.type_name, config: this.#decodeRequired(req.config, schema, 'configuration') });
+    const res = await this.#domain.validateDataResourceConfig({
+      typeName: req.type_name,
+      config: this.#decodeRequired(req.config, schema, 'configuration'),
+    });
     return { diagnostics: wireDiagnostics(res.diagnostics) };
   }
 
   async upgradeResourceState(req: Msg): Promise<Msg> {
     const schema = this.#schemaOf('resource', req.type_name);
-    const res = await this.#domain.upgradeResourceState({ typeName: req.type_name, version: Number(req.version ?? 0), rawState: rawState(req.raw_state, req.type_name) });
+    const res = await this.#domain.upgradeResourceState({
+      typeName: req.type_name,
+      version: Number(req.version ?? 0),
+      rawState: rawState(req.raw_state, req.type_name),
+    });
     const failed = (res.diagnostics ?? []).some((d) => d.severity === 'error');
     return {
-      upgraded_state: failed && res.upgradedState === undefined ? null : this.#encodeValue(res.upgradedState, schema, `upgraded state of ${req.type_name}`),
+      upgraded_state:
+        failed && res.upgradedState === undefined
+          ? null
+          : this.#encodeValue(res.upgradedState, schema, `upgraded state of ${req.type_name}`),
       diagnostics: wireDiagnostics(res.diagnostics),
     };
   }
@@ -186,10 +230,20 @@ export class Tfplugin6Server {
   async readResource(req: Msg): Promise<Msg> {
     const schema = this.#schemaOf('resource', req.type_name);
     const currentState = this.#decodeRequired(req.current_state, schema, 'current state');
-    const res = await this.#domain.readResource({ typeName: req.type_name, currentState, private: bytes(req.private), providerMeta: this.#metaOf(req.provider_meta), clientCapabilities: caps(req.client_capabilities) });
+    const res = await this.#domain.readResource({
+      typeName: req.type_name,
+      currentState,
+      private: bytes(req.private),
+      providerMeta: this.#metaOf(req.provider_meta),
+      clientCapabilities: caps(req.client_capabilities),
+    });
     // newState null: gone; left out: unchanged.
     const newState = res.newState === undefined ? currentState : res.newState;
-    return { new_state: this.#encodeValue(newState, schema, `state read for ${req.type_name}`), diagnostics: wireDiagnostics(res.diagnostics), private: Buffer.from(res.private ?? bytes(req.private)) };
+    return {
+      new_state: this.#encodeValue(newState, schema, `state read for ${req.type_name}`),
+      diagnostics: wireDiagnostics(res.diagnostics),
+      private: Buffer.from(res.private ?? bytes(req.private)),
+    };
   }
 
   async planResourceChange(req: Msg): Promise<Msg> {
@@ -207,7 +261,8 @@ export class Tfplugin6Server {
     const failed = (res.diagnostics ?? []).some((d) => d.severity === 'error');
     const planned = res.plannedState === undefined ? (failed ? null : proposed) : res.plannedState;
     return {
-      planned_state: failed && res.plannedState === undefined ? null : this.#encodeValue(planned, schema, `planned state of ${req.type_name}`),
+      planned_state:
+        failed && res.plannedState === undefined ? null : this.#encodeValue(planned, schema, `planned state of ${req.type_name}`),
       requires_replace: (res.requiresReplace ?? []).map(wirePath),
       planned_private: Buffer.from(res.plannedPrivate ?? bytes(req.prior_private)),
       diagnostics: wireDiagnostics(res.diagnostics),
@@ -230,12 +285,20 @@ export class Tfplugin6Server {
     // Left out: the plan came true, or on failure nothing changed (the prior state stays, so Terraform
     // does not forget an object that still exists).
     const newState = res.newState === undefined ? (failed ? priorState : plannedState) : res.newState;
-    return { new_state: this.#encodeValue(newState, schema, `new state of ${req.type_name}`), private: Buffer.from(res.private ?? new Uint8Array(0)), diagnostics: wireDiagnostics(res.diagnostics) };
+    return {
+      new_state: this.#encodeValue(newState, schema, `new state of ${req.type_name}`),
+      private: Buffer.from(res.private ?? new Uint8Array(0)),
+      diagnostics: wireDiagnostics(res.diagnostics),
+    };
   }
 
   async importResourceState(req: Msg): Promise<Msg> {
     this.#schemaOf('resource', req.type_name);
-    const res = await this.#domain.importResourceState({ typeName: req.type_name, id: req.id ?? '', clientCapabilities: caps(req.client_capabilities) });
+    const res = await this.#domain.importResourceState({
+      typeName: req.type_name,
+      id: req.id ?? '',
+      clientCapabilities: caps(req.client_capabilities),
+    });
     return {
       imported_resources: (res.importedResources ?? []).map((r) => ({
         type_name: r.typeName,
@@ -248,7 +311,13 @@ export class Tfplugin6Server {
 
   async moveResourceState(req: Msg): Promise<Msg> {
     const schema = this.#schemaOf('resource', req.target_type_name);
-    if (!this.#domain.moveResourceState) throw new DiagnosticsError(errorDiag(`Moving resources into ${req.target_type_name} is not supported`, 'This provider does not implement MoveResourceState; remove the "moved" block or move between resources of the same type.'));
+    if (!this.#domain.moveResourceState)
+      throw new DiagnosticsError(
+        errorDiag(
+          `Moving resources into ${req.target_type_name} is not supported`,
+          'This provider does not implement MoveResourceState; remove the "moved" block or move between resources of the same type.',
+        ),
+      );
     const res = await this.#domain.moveResourceState({
       sourceProviderAddress: req.source_provider_address ?? '',
       sourceTypeName: req.source_type_name ?? '',
@@ -257,14 +326,26 @@ export class Tfplugin6Server {
       targetTypeName: req.target_type_name,
       sourcePrivate: bytes(req.source_private),
     });
-    return { target_state: this.#encodeValue(res.targetState, schema, `moved state of ${req.target_type_name}`), diagnostics: wireDiagnostics(res.diagnostics), target_private: Buffer.from(res.targetPrivate ?? new Uint8Array(0)) };
+    return {
+      target_state: this.#encodeValue(res.targetState, schema, `moved state of ${req.target_type_name}`),
+      diagnostics: wireDiagnostics(res.diagnostics),
+      target_private: Buffer.from(res.targetPrivate ?? new Uint8Array(0)),
+    };
   }
 
   async readDataSource(req: Msg): Promise<Msg> {
     const schema = this.#schemaOf('data source', req.type_name);
-    const res = await this.#domain.readDataSource({ typeName: req.type_name, config: this.#decodeRequired(req.config, schema, 'configuration'), providerMeta: this.#metaOf(req.provider_meta), clientCapabilities: caps(req.client_capabilities) });
+    const res = await this.#domain.readDataSource({
+      typeName: req.type_name,
+      config: this.#decodeRequired(req.config, schema, 'configuration'),
+      providerMeta: this.#metaOf(req.provider_meta),
+      clientCapabilities: caps(req.client_capabilities),
+    });
     const failed = (res.diagnostics ?? []).some((d) => d.severity === 'error');
-    return { state: failed && res.state === undefined ? null : this.#encodeValue(res.state, schema, `state of data source ${req.type_name}`), diagnostics: wireDiagnostics(res.diagnostics) };
+    return {
+      state: failed && res.state === undefined ? null : this.#encodeValue(res.state, schema, `state of data source ${req.type_name}`),
+      diagnostics: wireDiagnostics(res.diagnostics),
+    };
   }
 
   validateEphemeralResourceConfig(req: Msg): Msg {
@@ -307,7 +388,12 @@ export class Tfplugin6Server {
     const s = Object.prototype.hasOwnProperty.call(table, typeName) ? table[typeName] : undefined;
     if (!s) {
       const known = Object.keys(table).sort();
-      throw new DiagnosticsError(errorDiag(`Unknown ${kind} type "${typeName}"`, `This provider has ${known.length ? known.map((k) => `"${k}"`).join(', ') : `no ${kind}s`}. Check the type name in the configuration, or use a provider version that has it.`));
+      throw new DiagnosticsError(
+        errorDiag(
+          `Unknown ${kind} type "${typeName}"`,
+          `This provider has ${known.length ? known.map((k) => `"${k}"`).join(', ') : `no ${kind}s`}. Check the type name in the configuration, or use a provider version that has it.`,
+        ),
+      );
     }
     return s;
   }
@@ -336,7 +422,12 @@ export class Tfplugin6Server {
     try {
       return { msgpack: Buffer.from(encodeMsgpack(v ?? null, shapeOfBlock(schema.block))) };
     } catch (e) {
-      throw new DiagnosticsError(errorDiag(`Provider bug: the ${what} does not match its schema`, `${(e as Error).message}. This is a bug in the provider; please report it.`));
+      throw new DiagnosticsError(
+        errorDiag(
+          `Provider bug: the ${what} does not match its schema`,
+          `${(e as Error).message}. This is a bug in the provider; please report it.`,
+        ),
+      );
     }
   }
 
@@ -379,13 +470,24 @@ export function providerService(domain: ProviderServer, opts: ProviderServiceOpt
         .then(() => handler(req))
         .catch((e: unknown): Msg => {
           if (!(e instanceof DiagnosticsError)) log(`${name} threw: ${(e as Error)?.stack ?? String(e)}`);
-          const diagnostics = e instanceof DiagnosticsError ? e.diagnostics : [errorDiag(`${req?.type_name ? `${req.type_name}: ` : ''}${(e as Error)?.message ?? String(e)}`)];
-          return diagField ? { [diagField]: wireDiagnostics(diagnostics) } : { error: { text: diagnostics.map((d) => d.summary).join('; ') } };
+          const diagnostics =
+            e instanceof DiagnosticsError
+              ? e.diagnostics
+              : [errorDiag(`${req?.type_name ? `${req.type_name}: ` : ''}${(e as Error)?.message ?? String(e)}`)];
+          return diagField
+            ? { [diagField]: wireDiagnostics(diagnostics) }
+            : { error: { text: diagnostics.map((d) => d.summary).join('; ') } };
         })
-        .then((res: Msg) => {
-          if (opts.logFile) log(`${name} ${req?.type_name ?? ''} ${(performance.now() - started).toFixed(1)}ms diagnostics=${JSON.stringify(diagField ? res[diagField] ?? [] : [])}`);
-          callback(null, res);
-        }, (e: unknown) => callback(e as Error));
+        .then(
+          (res: Msg) => {
+            if (opts.logFile)
+              log(
+                `${name} ${req?.type_name ?? ''} ${(performance.now() - started).toFixed(1)}ms diagnostics=${JSON.stringify(diagField ? (res[diagField] ?? []) : [])}`,
+              );
+            callback(null, res);
+          },
+          (e: unknown) => callback(e as Error),
+        );
     };
   }
 
@@ -398,5 +500,7 @@ export function providerService(domain: ProviderServer, opts: ProviderServiceOpt
 }
 
 function noEphemeral(typeName: string): Msg {
-  return { diagnostics: wireDiagnostics([errorDiag(`Unknown ephemeral resource type "${typeName}"`, 'This provider has no ephemeral resources.')]) };
+  return {
+    diagnostics: wireDiagnostics([errorDiag(`Unknown ephemeral resource type "${typeName}"`, 'This provider has no ephemeral resources.')]),
+  };
 }

@@ -34,8 +34,18 @@ export interface Diagnostic {
   path?: AttributePath;
 }
 
-export const error = (summary: string, detail?: string, at?: AttributePath): Diagnostic => ({ severity: 'error', summary, ...(detail !== undefined ? { detail } : {}), ...(at ? { path: at } : {}) });
-export const warning = (summary: string, detail?: string, at?: AttributePath): Diagnostic => ({ severity: 'warning', summary, ...(detail !== undefined ? { detail } : {}), ...(at ? { path: at } : {}) });
+export const error = (summary: string, detail?: string, at?: AttributePath): Diagnostic => ({
+  severity: 'error',
+  summary,
+  ...(detail !== undefined ? { detail } : {}),
+  ...(at ? { path: at } : {}),
+});
+export const warning = (summary: string, detail?: string, at?: AttributePath): Diagnostic => ({
+  severity: 'warning',
+  summary,
+  ...(detail !== undefined ? { detail } : {}),
+  ...(at ? { path: at } : {}),
+});
 
 /**
  * Throw this from a handler to return these diagnostics (any other thrown error becomes one error
@@ -76,19 +86,50 @@ export interface ServerCapabilities {
 
 // ---------------------------------------------------------------------------------------- requests
 
-export interface ValidateProviderConfigRequest { config: ValueObject }
-export interface ConfigureProviderRequest { terraformVersion: string; config: ValueObject; clientCapabilities: ClientCapabilities }
-export interface ValidateResourceConfigRequest { typeName: string; config: ValueObject; clientCapabilities: ClientCapabilities }
-export interface ValidateDataResourceConfigRequest { typeName: string; config: ValueObject }
+export interface ValidateProviderConfigRequest {
+  config: ValueObject;
+}
+export interface ConfigureProviderRequest {
+  terraformVersion: string;
+  config: ValueObject;
+  clientCapabilities: ClientCapabilities;
+}
+export interface ValidateResourceConfigRequest {
+  typeName: string;
+  config: ValueObject;
+  clientCapabilities: ClientCapabilities;
+}
+export interface ValidateDataResourceConfigRequest {
+  typeName: string;
+  config: ValueObject;
+}
 
 /** The stored state: `json` parsed (an object in the form of schema version `version`), `flatmap` for pre-0.12 states. */
-export interface RawState { json?: unknown; flatmap?: Record<string, string> }
-export interface UpgradeResourceStateRequest { typeName: string; version: number; rawState: RawState }
-export interface UpgradeResourceStateResponse extends WithDiagnostics { upgradedState?: ValueObject | null }
+export interface RawState {
+  json?: unknown;
+  flatmap?: Record<string, string>;
+}
+export interface UpgradeResourceStateRequest {
+  typeName: string;
+  version: number;
+  rawState: RawState;
+}
+export interface UpgradeResourceStateResponse extends WithDiagnostics {
+  upgradedState?: ValueObject | null;
+}
 
-export interface ReadResourceRequest { typeName: string; currentState: ValueObject; private: Uint8Array; providerMeta: ValueObject | null; clientCapabilities: ClientCapabilities }
+export interface ReadResourceRequest {
+  typeName: string;
+  currentState: ValueObject;
+  private: Uint8Array;
+  providerMeta: ValueObject | null;
+  clientCapabilities: ClientCapabilities;
+}
 /** newState null: the object is gone (Terraform plans to create it again). */
-export interface ReadResourceResponse extends WithDiagnostics { newState?: ValueObject | null; private?: Uint8Array }
+export interface ReadResourceResponse extends WithDiagnostics {
+  newState?: ValueObject | null;
+  private?: Uint8Array;
+}
 
 export interface PlanResourceChangeRequest {
   typeName: string;
@@ -101,20 +142,61 @@ export interface PlanResourceChangeRequest {
   providerMeta: ValueObject | null;
   clientCapabilities: ClientCapabilities;
 }
-export interface PlanResourceChangeResponse extends WithDiagnostics { plannedState?: ValueObject | null; requiresReplace?: AttributePath[]; plannedPrivate?: Uint8Array }
+export interface PlanResourceChangeResponse extends WithDiagnostics {
+  plannedState?: ValueObject | null;
+  requiresReplace?: AttributePath[];
+  plannedPrivate?: Uint8Array;
+}
 
-export interface ApplyResourceChangeRequest { typeName: string; priorState: ValueObject | null; plannedState: ValueObject | null; config: ValueObject | null; plannedPrivate: Uint8Array; providerMeta: ValueObject | null }
-export interface ApplyResourceChangeResponse extends WithDiagnostics { newState?: ValueObject | null; private?: Uint8Array }
+export interface ApplyResourceChangeRequest {
+  typeName: string;
+  priorState: ValueObject | null;
+  plannedState: ValueObject | null;
+  config: ValueObject | null;
+  plannedPrivate: Uint8Array;
+  providerMeta: ValueObject | null;
+}
+export interface ApplyResourceChangeResponse extends WithDiagnostics {
+  newState?: ValueObject | null;
+  private?: Uint8Array;
+}
 
-export interface ImportResourceStateRequest { typeName: string; id: string; clientCapabilities: ClientCapabilities }
-export interface ImportedResource { typeName: string; state: ValueObject; private?: Uint8Array }
-export interface ImportResourceStateResponse extends WithDiagnostics { importedResources?: ImportedResource[] }
+export interface ImportResourceStateRequest {
+  typeName: string;
+  id: string;
+  clientCapabilities: ClientCapabilities;
+}
+export interface ImportedResource {
+  typeName: string;
+  state: ValueObject;
+  private?: Uint8Array;
+}
+export interface ImportResourceStateResponse extends WithDiagnostics {
+  importedResources?: ImportedResource[];
+}
 
-export interface MoveResourceStateRequest { sourceProviderAddress: string; sourceTypeName: string; sourceSchemaVersion: number; sourceState: RawState; targetTypeName: string; sourcePrivate: Uint8Array }
-export interface MoveResourceStateResponse extends WithDiagnostics { targetState?: ValueObject | null; targetPrivate?: Uint8Array }
+export interface MoveResourceStateRequest {
+  sourceProviderAddress: string;
+  sourceTypeName: string;
+  sourceSchemaVersion: number;
+  sourceState: RawState;
+  targetTypeName: string;
+  sourcePrivate: Uint8Array;
+}
+export interface MoveResourceStateResponse extends WithDiagnostics {
+  targetState?: ValueObject | null;
+  targetPrivate?: Uint8Array;
+}
 
-export interface ReadDataSourceRequest { typeName: string; config: ValueObject; providerMeta: ValueObject | null; clientCapabilities: ClientCapabilities }
-export interface ReadDataSourceResponse extends WithDiagnostics { state?: ValueObject | null }
+export interface ReadDataSourceRequest {
+  typeName: string;
+  config: ValueObject;
+  providerMeta: ValueObject | null;
+  clientCapabilities: ClientCapabilities;
+}
+export interface ReadDataSourceResponse extends WithDiagnostics {
+  state?: ValueObject | null;
+}
 
 /** What a domain provider implements (see ./provider for the convenient way). */
 export interface ProviderServer {

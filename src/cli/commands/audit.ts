@@ -4,34 +4,45 @@ import { toJsonText } from '../util/files';
 import { operationsFailure } from '../util/operations';
 import { clientFor, serverOptions, type ServerOptions } from '../util/server';
 
-interface AuditOptions extends ServerOptions { limit: string; json?: boolean }
+interface AuditOptions extends ServerOptions {
+  limit: string;
+  json?: boolean;
+}
 
 /**
  * `tmkit audit` (docs/operations.md): the audit log the server keeps of its traffic operations — overrides
  * made, refused, cleared and expired, failback approvals, drills — newest first: when, who, what, why.
  */
 export function registerAudit(program: Command): void {
-  serverOptions(program
-    .command('audit')
-    .description('the audit log of traffic operations (overrides, failback, drills): when, who, what, why; newest first')
-    .option('--limit <n>', 'how many entries', '50')
-    .option('--json', 'print {"entries": [...]}'))
-    .action(async (opts: AuditOptions) => {
-      const limit = Number(opts.limit);
-      if (!Number.isInteger(limit) || limit < 1 || limit > 10_000) throw new CliError(`--limit ${opts.limit}: expected an integer 1–10000`, EXIT_USAGE);
-      const client = clientFor(opts);
-      try {
-        const r = await client.audit(limit);
-        if (opts.json) { process.stdout.write(toJsonText(r)); return; }
-        if (r.entries.length === 0) { process.stdout.write('No traffic operations yet.\n'); return; }
-        for (const e of r.entries) {
-          const id = typeof e.details?.id === 'string' ? ` ${e.details.id}` : '';
-          process.stdout.write(`${e.at}  ${e.who.padEnd(10)} ${e.action.padEnd(16)} ${e.target}${id}${e.reason ? `: ${e.reason}` : ''}\n`);
-        }
-      } catch (err) {
-        throw operationsFailure(err);
-      } finally {
-        await client.close();
+  serverOptions(
+    program
+      .command('audit')
+      .description('the audit log of traffic operations (overrides, failback, drills): when, who, what, why; newest first')
+      .option('--limit <n>', 'how many entries', '50')
+      .option('--json', 'print {"entries": [...]}'),
+  ).action(async (opts: AuditOptions) => {
+    const limit = Number(opts.limit);
+    if (!Number.isInteger(limit) || limit < 1 || limit > 10_000)
+      throw new CliError(`--limit ${opts.limit}: expected an integer 1–10000`, EXIT_USAGE);
+    const client = clientFor(opts);
+    try {
+      const r = await client.audit(limit);
+      if (opts.json) {
+        process.stdout.write(toJsonText(r));
+        return;
       }
-    });
+      if (r.entries.length === 0) {
+        process.stdout.write('No traffic operations yet.\n');
+        return;
+      }
+      for (const e of r.entries) {
+        const id = typeof e.details?.id === 'string' ? ` ${e.details.id}` : '';
+        process.stdout.write(`${e.at}  ${e.who.padEnd(10)} ${e.action.padEnd(16)} ${e.target}${id}${e.reason ? `: ${e.reason}` : ''}\n`);
+      }
+    } catch (err) {
+      throw operationsFailure(err);
+    } finally {
+      await client.close();
+    }
+  });
 }

@@ -27,7 +27,9 @@ export function registerBackup(program: Command): void {
       } catch (err) {
         failure('backup', err);
       }
-      process.stdout.write(`tmkit backup: wrote ${r.file} (${r.profiles} profile${r.profiles === 1 ? '' : 's'}, store revision ${r.revision}, ${kib(r.bytes)}${r.dnssecKeys ? ', with the DNSSEC keys: keep it private, mode 0600' : ''}) from ${r.source}; integrity ok\n`);
+      process.stdout.write(
+        `tmkit backup: wrote ${r.file} (${r.profiles} profile${r.profiles === 1 ? '' : 's'}, store revision ${r.revision}, ${kib(r.bytes)}${r.dnssecKeys ? ', with the DNSSEC keys: keep it private, mode 0600' : ''}) from ${r.source}; integrity ok\n`,
+      );
     });
   program
     .command('restore')
@@ -41,6 +43,8 @@ export function registerBackup(program: Command): void {
       } catch (err) {
         failure('restore', err);
       }
-      process.stdout.write(`tmkit restore: ${r.target} now holds ${r.file} (${r.profiles} profile${r.profiles === 1 ? '' : 's'}, store revision ${r.revision})${r.dnssecKeys ? ' and its DNSSEC keys are back in dnssec-keys.json' : ''}${r.previous ? `; the replaced database is ${r.previous}` : ''}. Start tmkit serve to use it.\n`);
+      process.stdout.write(
+        `tmkit restore: ${r.target} now holds ${r.file} (${r.profiles} profile${r.profiles === 1 ? '' : 's'}, store revision ${r.revision})${r.dnssecKeys ? ' and its DNSSEC keys are back in dnssec-keys.json' : ''}${r.previous ? `; the replaced database is ${r.previous}` : ''}. Start tmkit serve to use it.\n`,
+      );
     });
 }

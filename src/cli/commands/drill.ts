@@ -12,7 +12,13 @@ import { toJsonText } from '../util/files';
 import { durationMs, interruptSignal, operationsFailure, pause, whoOption } from '../util/operations';
 import { clientFor, serverOptions, type ServerOptions } from '../util/server';
 
-interface DrillOptions extends ServerOptions { for?: string; json?: boolean; who: string; reason?: string; limit: string }
+interface DrillOptions extends ServerOptions {
+  for?: string;
+  json?: boolean;
+  who: string;
+  reason?: string;
+  limit: string;
+}
 
 /** Consecutive answers without the endpoint that count as "out" where answers are sampled (Weighted, MultiValue). */
 const SAMPLED_RUN = 30;
@@ -26,39 +32,52 @@ const GIVE_UP_MS = 30_000;
  * `tmkit plan` prints). Ctrl-C ends the hold early and still reverts. Reports are kept (`tmkit drill list`).
  */
 export function registerDrill(program: Command): void {
-  whoOption(serverOptions(program
-    .command('drill')
-    .description('a failover drill: take an endpoint out for a while, measure how fast every node\'s DNS moves and comes back, report against the bound (`tmkit drill list`: past drills)')
-    .argument('<profile>', 'profile name, or `list` for the drills kept')
-    .argument('[endpoint]', 'the endpoint to take out (one DNS answers with now)')
-    .option('--for <duration>', 'how long to hold it out (e.g. 30s, 5m)')
-    .option('--reason <text>', 'why, for the audit log', 'drill')
-    .option('--json', 'print the report as one JSON object')
-    .option('--limit <n>', '`drill list`: how many', '20')))
-    .action(async (profile: string, endpoint: string | undefined, opts: DrillOptions, cmd: Command) => {
-      if (profile === 'list' && endpoint === undefined) return list(opts);
-      if (endpoint === undefined) throw new CliError('name the endpoint to drill: tmkit drill PROFILE ENDPOINT --for DURATION', EXIT_USAGE);
-      if (opts.for === undefined) throw new CliError('--for DURATION is required: how long the drill holds the endpoint out', EXIT_USAGE);
-      const holdMs = durationMs('--for', opts.for, 6 * 86_400_000);
-      const client = clientFor(opts);
-      try {
-        const report = await drill(client, profile, endpoint, holdMs, opts);
-        process.stdout.write(opts.json ? `${JSON.stringify(report)}\n` : renderDrill(report));
-        if (!report.passed) setExitCode(cmd, EXIT_FAILED);
-      } finally {
-        await client.close();
-      }
-    });
+  whoOption(
+    serverOptions(
+      program
+        .command('drill')
+        .description(
+          "a failover drill: take an endpoint out for a while, measure how fast every node's DNS moves and comes back, report against the bound (`tmkit drill list`: past drills)",
+        )
+        .argument('<profile>', 'profile name, or `list` for the drills kept')
+        .argument('[endpoint]', 'the endpoint to take out (one DNS answers with now)')
+        .option('--for <duration>', 'how long to hold it out (e.g. 30s, 5m)')
+        .option('--reason <text>', 'why, for the audit log', 'drill')
+        .option('--json', 'print the report as one JSON object')
+        .option('--limit <n>', '`drill list`: how many', '20'),
+    ),
+  ).action(async (profile: string, endpoint: string | undefined, opts: DrillOptions, cmd: Command) => {
+    if (profile === 'list' && endpoint === undefined) return list(opts);
+    if (endpoint === undefined) throw new CliError('name the endpoint to drill: tmkit drill PROFILE ENDPOINT --for DURATION', EXIT_USAGE);
+    if (opts.for === undefined) throw new CliError('--for DURATION is required: how long the drill holds the endpoint out', EXIT_USAGE);
+    const holdMs = durationMs('--for', opts.for, 6 * 86_400_000);
+    const client = clientFor(opts);
+    try {
+      const report = await drill(client, profile, endpoint, holdMs, opts);
+      process.stdout.write(opts.json ? `${JSON.stringify(report)}\n` : renderDrill(report));
+      if (!report.passed) setExitCode(cmd, EXIT_FAILED);
+    } finally {
+      await client.close();
+    }
+  });
 }
 
 async function list(opts: DrillOptions): Promise<void> {
   const client = clientFor(opts);
   try {
     const r = await client.drills(Number(opts.limit) || 20);
-    if (opts.json) { process.stdout.write(toJsonText(r)); return; }
-    if (r.drills.length === 0) { process.stdout.write('No drills yet. Run one with `tmkit drill PROFILE ENDPOINT --for 30s`.\n'); return; }
+    if (opts.json) {
+      process.stdout.write(toJsonText(r));
+      return;
+    }
+    if (r.drills.length === 0) {
+      process.stdout.write('No drills yet. Run one with `tmkit drill PROFILE ENDPOINT --for 30s`.\n');
+      return;
+    }
     for (const d of r.drills) {
-      process.stdout.write(`${d.id}  ${d.startedAt}  ${d.status.toUpperCase().padEnd(7)}  ${d.profile}/${d.endpoint}  switch ${sec(d.switchSeconds)}  revert ${sec(d.revertSeconds)}  bound ${d.boundSeconds === null ? 'none' : `${d.boundSeconds} s`}  by ${d.who}\n`);
+      process.stdout.write(
+        `${d.id}  ${d.startedAt}  ${d.status.toUpperCase().padEnd(7)}  ${d.profile}/${d.endpoint}  switch ${sec(d.switchSeconds)}  revert ${sec(d.revertSeconds)}  bound ${d.boundSeconds === null ? 'none' : `${d.boundSeconds} s`}  by ${d.who}\n`,
+      );
     }
   } catch (err) {
     throw operationsFailure(err);
@@ -85,16 +104,35 @@ function sampled(profiles: ReadonlyMap<string, Profile>, p: Profile, seen = new 
   if (seen.has(p.name.toLowerCase())) return false;
   seen.add(p.name.toLowerCase());
   if (p.trafficRoutingMethod === 'Weighted' || p.trafficRoutingMethod === 'MultiValue') return true;
-  return p.endpoints.some((e) => e.type === 'nestedEndpoints' && (() => { const c = profiles.get(childProfileName(e.targetResourceId ?? '').toLowerCase()); return c !== undefined && sampled(profiles, c, seen); })());
+  return p.endpoints.some(
+    (e) =>
+      e.type === 'nestedEndpoints' &&
+      (() => {
+        const c = profiles.get(childProfileName(e.targetResourceId ?? '').toLowerCase());
+        return c !== undefined && sampled(profiles, c, seen);
+      })(),
+  );
 }
 
-interface Watch { server: DnsServer; label: string; node?: string }
+interface Watch {
+  server: DnsServer;
+  label: string;
+  node?: string;
+}
 
 /**
  * Asks `w` until `want` holds for `run` answers in a row; the time (ms) of the first of them, or undefined
  * at `deadline` or when `stop` fires.
  */
-async function firstTime(w: Watch, name: string, type: 'A' | 'AAAA', want: (a: DnsAnswer) => boolean, run: number, deadline: number, stop?: AbortSignal): Promise<number | undefined> {
+async function firstTime(
+  w: Watch,
+  name: string,
+  type: 'A' | 'AAAA',
+  want: (a: DnsAnswer) => boolean,
+  run: number,
+  deadline: number,
+  stop?: AbortSignal,
+): Promise<number | undefined> {
   let first: number | undefined;
   let streak = 0;
   while (Date.now() < deadline && !stop?.aborted) {
@@ -103,18 +141,33 @@ async function firstTime(w: Watch, name: string, type: 'A' | 'AAAA', want: (a: D
     if (a && want(a)) {
       first ??= at;
       if (++streak >= run) return first;
-    } else { first = undefined; streak = 0; }
+    } else {
+      first = undefined;
+      streak = 0;
+    }
     await pause(2);
   }
   return undefined;
 }
 
-async function drill(client: TmkitClient, profileName: string, endpointName: string, holdMs: number, opts: DrillOptions): Promise<DrillReport> {
-  const [listing, nodes, entry] = await Promise.all([client.listProfiles(), client.nodes(), client.getProfile(profileName)]).catch((err: unknown) => { throw operationsFailure(err); });
+async function drill(
+  client: TmkitClient,
+  profileName: string,
+  endpointName: string,
+  holdMs: number,
+  opts: DrillOptions,
+): Promise<DrillReport> {
+  const [listing, nodes, entry] = await Promise.all([client.listProfiles(), client.nodes(), client.getProfile(profileName)]).catch(
+    (err: unknown) => {
+      throw operationsFailure(err);
+    },
+  );
   const profiles = new Map(listing.profiles.map((p) => [p.profile.name.toLowerCase(), p.profile]));
   const p = entry.profile;
-  const e = p.endpoints.find((x) => x.name === endpointName) ?? p.endpoints.find((x) => x.name.toLowerCase() === endpointName.toLowerCase());
-  if (!e) throw new CliError(`profile ${p.name} has no endpoint ${endpointName} (it has ${p.endpoints.map((x) => x.name).join(', ') || 'none'})`);
+  const e =
+    p.endpoints.find((x) => x.name === endpointName) ?? p.endpoints.find((x) => x.name.toLowerCase() === endpointName.toLowerCase());
+  if (!e)
+    throw new CliError(`profile ${p.name} has no endpoint ${endpointName} (it has ${p.endpoints.map((x) => x.name).join(', ') || 'none'})`);
   const status = await client.status(p.name);
   const name = status.fqdn;
   const drilled = new Set(recordsOf(profiles, p, e.name));
@@ -123,9 +176,16 @@ async function drill(client: TmkitClient, profileName: string, endpointName: str
   const names = (a: DnsAnswer): boolean => a.records.some((r) => drilled.has(r));
   const run = sampled(profiles, p) ? SAMPLED_RUN : 1;
   const host = new URL(client.server).hostname.replace(/^\[|\]$/g, '');
-  const watches: Watch[] = nodes.nodes.flatMap((n) => n.dns.flatMap((d) => { const server = parseDnsAddress(d, host); return server ? [{ server, label: d, node: n.node }] : []; }));
+  const watches: Watch[] = nodes.nodes.flatMap((n) =>
+    n.dns.flatMap((d) => {
+      const server = parseDnsAddress(d, host);
+      return server ? [{ server, label: d, node: n.node }] : [];
+    }),
+  );
   if (watches.length === 0) throw new CliError(`the server lists no DNS address to watch (GET /v1/nodes)`);
-  const estimate = failoverTimes(profiles, [p.name.toLowerCase()]).get(p.name.toLowerCase()) ?? failoverTimes(new Map([[p.name, p]]), [p.name]).get(p.name);
+  const estimate =
+    failoverTimes(profiles, [p.name.toLowerCase()]).get(p.name.toLowerCase()) ??
+    failoverTimes(new Map([[p.name, p]]), [p.name]).get(p.name);
   const bound = estimate?.seconds ?? null;
   const ttl = p.dnsConfig.ttl;
 
@@ -134,15 +194,28 @@ async function drill(client: TmkitClient, profileName: string, endpointName: str
     const seen = await firstTime(w, name, type, names, 1, Date.now() + (run > 1 ? 5_000 : 2_000));
     if (seen === undefined) {
       const a = await queryDns(w.server, name, type).catch(() => undefined);
-      throw new CliError(`${p.name}/${e.name} is not in ${w.label}'s answers now (it answers ${a ? a.records.join(', ') || a.rcode : 'nothing'}): drill an endpoint that serves traffic`);
+      throw new CliError(
+        `${p.name}/${e.name} is not in ${w.label}'s answers now (it answers ${a ? a.records.join(', ') || a.rcode : 'nothing'}): drill an endpoint that serves traffic`,
+      );
     }
   }
 
   const id = `dr-${randomBytes(4).toString('hex')}`;
   const report: DrillReport = {
-    id, profile: p.name, endpoint: e.name, who: opts.who, ...(opts.reason ? { reason: opts.reason } : {}), status: 'running',
-    startedAt: new Date().toISOString(), holdSeconds: holdMs / 1000, boundSeconds: bound, bound: estimate?.formula ?? 'not probed', ttl,
-    passed: false, nodes: watches.map((w) => ({ dns: w.label, ...(w.node ? { node: w.node } : {}), answeredDuringHold: true, heldAnswers: [] })), notes: [],
+    id,
+    profile: p.name,
+    endpoint: e.name,
+    who: opts.who,
+    ...(opts.reason ? { reason: opts.reason } : {}),
+    status: 'running',
+    startedAt: new Date().toISOString(),
+    holdSeconds: holdMs / 1000,
+    boundSeconds: bound,
+    bound: estimate?.formula ?? 'not probed',
+    ttl,
+    passed: false,
+    nodes: watches.map((w) => ({ dns: w.label, ...(w.node ? { node: w.node } : {}), answeredDuringHold: true, heldAnswers: [] })),
+    notes: [],
   };
   await client.putDrill(report).catch(() => undefined);
   const interrupt = interruptSignal();
@@ -151,34 +224,54 @@ async function drill(client: TmkitClient, profileName: string, endpointName: str
     const sent = Date.now();
     try {
       // The override outlives the hold a little: if this command dies, it still ends by itself.
-      override = (await client.createOverride({ kind: 'down', profile: p.name, endpoint: e.name, for: Math.ceil(holdMs / 1000) + 120, who: opts.who, reason: `drill ${id}${opts.reason && opts.reason !== 'drill' ? `: ${opts.reason}` : ''}`, drill: id })).override;
+      override = (
+        await client.createOverride({
+          kind: 'down',
+          profile: p.name,
+          endpoint: e.name,
+          for: Math.ceil(holdMs / 1000) + 120,
+          who: opts.who,
+          reason: `drill ${id}${opts.reason && opts.reason !== 'drill' ? `: ${opts.reason}` : ''}`,
+          drill: id,
+        })
+      ).override;
     } catch (err) {
       report.status = 'failed';
-      report.notes.push((operationsFailure(err)).message);
+      report.notes.push(operationsFailure(err).message);
       throw operationsFailure(err);
     }
     report.overrideId = override.id;
     const stored = Math.min(Math.max(Date.parse(override.createdAt), sent), Date.now());
     const limit = stored + (bound ?? 0) * 1000 + GIVE_UP_MS;
     const switched = await Promise.all(watches.map((w) => firstTime(w, name, type, (a) => !names(a), run, limit, interrupt.signal)));
-    switched.forEach((t, i) => { if (t !== undefined) report.nodes[i]!.switchSeconds = Math.max(0, t - stored) / 1000; });
+    switched.forEach((t, i) => {
+      if (t !== undefined) report.nodes[i]!.switchSeconds = Math.max(0, t - stored) / 1000;
+    });
     if (switched.every((t) => t !== undefined)) report.switchSeconds = Math.max(...switched.map((t) => t! - stored), 0) / 1000;
-    else if (!interrupt.signal.aborted) report.notes.push(`${switched.filter((t) => t === undefined).length} node(s) still named ${e.name} after ${formatDuration(limit - stored)}`);
+    else if (!interrupt.signal.aborted)
+      report.notes.push(
+        `${switched.filter((t) => t === undefined).length} node(s) still named ${e.name} after ${formatDuration(limit - stored)}`,
+      );
 
     // Hold: every answer must name another endpoint.
     const holdEnd = stored + holdMs;
-    await Promise.all(watches.map(async (w, i) => {
-      const held = new Set<string>();
-      while (Date.now() < holdEnd && !interrupt.signal.aborted) {
-        const a = await queryDns(w.server, name, type).catch(() => undefined);
-        const n: DrillNodeReport = report.nodes[i]!;
-        if (!a || a.records.length === 0 || names(a)) n.answeredDuringHold = false;
-        held.add(a ? a.records.join(' ') || a.rcode : 'no answer');
-        await pause(Math.min(250, Math.max(0, holdEnd - Date.now())), interrupt.signal);
-      }
-      report.nodes[i]!.heldAnswers = [...held].sort();
-    }));
-    if (interrupt.signal.aborted) { report.status = 'aborted'; report.notes.push('ended early (Ctrl-C): the endpoint was put back'); }
+    await Promise.all(
+      watches.map(async (w, i) => {
+        const held = new Set<string>();
+        while (Date.now() < holdEnd && !interrupt.signal.aborted) {
+          const a = await queryDns(w.server, name, type).catch(() => undefined);
+          const n: DrillNodeReport = report.nodes[i]!;
+          if (!a || a.records.length === 0 || names(a)) n.answeredDuringHold = false;
+          held.add(a ? a.records.join(' ') || a.rcode : 'no answer');
+          await pause(Math.min(250, Math.max(0, holdEnd - Date.now())), interrupt.signal);
+        }
+        report.nodes[i]!.heldAnswers = [...held].sort();
+      }),
+    );
+    if (interrupt.signal.aborted) {
+      report.status = 'aborted';
+      report.notes.push('ended early (Ctrl-C): the endpoint was put back');
+    }
   } finally {
     interrupt.release();
     if (override) {
@@ -187,9 +280,14 @@ async function drill(client: TmkitClient, profileName: string, endpointName: str
       try {
         await client.clearOverride(override.id, { who: opts.who, reason: `drill ${id} over` });
         const back = await Promise.all(watches.map((w) => firstTime(w, name, type, names, 1, sent + (bound ?? 0) * 1000 + GIVE_UP_MS)));
-        back.forEach((t, i) => { if (t !== undefined) report.nodes[i]!.revertSeconds = Math.max(0, t - sent) / 1000; });
+        back.forEach((t, i) => {
+          if (t !== undefined) report.nodes[i]!.revertSeconds = Math.max(0, t - sent) / 1000;
+        });
         if (back.every((t) => t !== undefined)) report.revertSeconds = Math.max(...back.map((t) => t! - sent), 0) / 1000;
-        else report.notes.push(`${back.filter((t) => t === undefined).length} node(s) did not name ${e.name} again within ${formatDuration((bound ?? 0) * 1000 + GIVE_UP_MS)}`);
+        else
+          report.notes.push(
+            `${back.filter((t) => t === undefined).length} node(s) did not name ${e.name} again within ${formatDuration((bound ?? 0) * 1000 + GIVE_UP_MS)}`,
+          );
       } catch (err) {
         report.notes.push(`could not clear override ${override.id}: ${(err as Error).message}; it ends by itself at ${override.expiresAt}`);
       }
@@ -209,11 +307,18 @@ async function drill(client: TmkitClient, profileName: string, endpointName: str
 
 /** The report for a terminal. */
 export function renderDrill(r: DrillReport): string {
-  const lines = [`Drill ${r.id}: ${r.profile}/${r.endpoint} out of DNS for ${formatDuration(r.holdSeconds * 1000)} (${r.nodes.length} node${r.nodes.length === 1 ? '' : 's'})`];
+  const lines = [
+    `Drill ${r.id}: ${r.profile}/${r.endpoint} out of DNS for ${formatDuration(r.holdSeconds * 1000)} (${r.nodes.length} node${r.nodes.length === 1 ? '' : 's'})`,
+  ];
   lines.push(`  switch  ${sec(r.switchSeconds)}  from the override stored until every node's DNS stopped naming ${r.endpoint}`);
-  for (const n of r.nodes) lines.push(`            ${n.dns}${n.node && n.node !== 'this server' ? ` (${n.node})` : ''}: switch ${sec(n.switchSeconds)}, revert ${sec(n.revertSeconds)}; held answers: ${n.heldAnswers.join(' | ') || '—'}`);
+  for (const n of r.nodes)
+    lines.push(
+      `            ${n.dns}${n.node && n.node !== 'this server' ? ` (${n.node})` : ''}: switch ${sec(n.switchSeconds)}, revert ${sec(n.revertSeconds)}; held answers: ${n.heldAnswers.join(' | ') || '—'}`,
+    );
   lines.push(`  revert  ${sec(r.revertSeconds)}  from the override cleared until every node named it again`);
-  lines.push(`  bound   ${r.boundSeconds === null ? 'none (nothing in the profile tree is probed)' : r.bound}  worst-case failover as tmkit plan prints it; switch and revert are held to it with the TTL (${r.ttl} s) added`);
+  lines.push(
+    `  bound   ${r.boundSeconds === null ? 'none (nothing in the profile tree is probed)' : r.bound}  worst-case failover as tmkit plan prints it; switch and revert are held to it with the TTL (${r.ttl} s) added`,
+  );
   for (const n of r.notes) lines.push(`  note: ${n}`);
   lines.push(r.status === 'passed' ? 'Drill passed.' : r.status === 'aborted' ? 'Drill aborted: the endpoint is back.' : 'Drill failed.');
   return `${lines.join('\n')}\n`;

@@ -23,14 +23,20 @@ export function registerImport(program: Command): void {
     .description('convert Azure ARM JSON for Traffic Manager profiles (az ... profile show, REST, ARM template) into a tmkit/v1 document')
     .argument('<file>', 'JSON file (- for stdin): one profile, an array of profiles, {"value": [...]} or an ARM template')
     .option('-o, --out <file>', 'write the document to this file instead of stdout')
-    .option('--stack <name>', 'set the document\'s stack (who owns these profiles)')
+    .option('--stack <name>', "set the document's stack (who owns these profiles)")
     .action((file: string, opts: ImportOptions, cmd: Command) => {
-      const raw = readJsonFile(file, 'input', 'export a profile with `az network traffic-manager profile show -g <group> -n <name> > profile.json`');
+      const raw = readJsonFile(
+        file,
+        'input',
+        'export a profile with `az network traffic-manager profile show -g <group> -n <name> > profile.json`',
+      );
       const { document, issues } = importArm(raw, opts.stack === undefined ? {} : { stack: opts.stack });
       const names = document ? profileNames(document) : [];
       if (issues.length > 0) process.stderr.write(renderText(issues, names));
       if (!document) {
-        throw new CliError(`nothing imported from ${displayFile(file)}: ${issues.find((i) => i.severity === 'error')?.message ?? 'no profile found'}`);
+        throw new CliError(
+          `nothing imported from ${displayFile(file)}: ${issues.find((i) => i.severity === 'error')?.message ?? 'no profile found'}`,
+        );
       }
       const text = toJsonText(document);
       if (opts.out !== undefined) writeFileAtomic(opts.out, text);
@@ -39,9 +45,12 @@ export function registerImport(program: Command): void {
       const target = opts.out === undefined ? 'stdout' : displayFile(opts.out);
       const found = validate(document);
       const { errors } = countSeverities(issues);
-      process.stderr.write(`tmkit: imported ${count(names.length, 'profile')} (${count(endpointCount(document), 'endpoint')}) to ${target}` +
-        `; import: ${summary(issues)}; validation: ${summary(found)}` +
-        (found.length > 0 ? ` (see \`tmkit validate ${opts.out === undefined ? '<file>' : displayFile(opts.out)}\`)` : '') + '\n');
+      process.stderr.write(
+        `tmkit: imported ${count(names.length, 'profile')} (${count(endpointCount(document), 'endpoint')}) to ${target}` +
+          `; import: ${summary(issues)}; validation: ${summary(found)}` +
+          (found.length > 0 ? ` (see \`tmkit validate ${opts.out === undefined ? '<file>' : displayFile(opts.out)}\`)` : '') +
+          '\n',
+      );
       if (errors > 0) process.stderr.write('tmkit: the document is incomplete: fix the errors above by hand\n');
       setExitCode(cmd, errors > 0 ? EXIT_FAILED : EXIT_OK);
     });

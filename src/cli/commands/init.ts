@@ -25,7 +25,10 @@ function installedSpec(dir: string): string {
   if (at > 0) {
     const project = parts.slice(0, at).join(sep) || sep;
     try {
-      const pkg = JSON.parse(readFileSync(join(project, 'package.json'), 'utf8')) as { dependencies?: Record<string, string>; devDependencies?: Record<string, string> };
+      const pkg = JSON.parse(readFileSync(join(project, 'package.json'), 'utf8')) as {
+        dependencies?: Record<string, string>;
+        devDependencies?: Record<string, string>;
+      };
       const spec = pkg.devDependencies?.tmkit ?? pkg.dependencies?.tmkit;
       if (spec?.startsWith('file:')) return `file:${relative(dir, resolve(project, spec.slice(5))) || '.'}`;
       if (spec !== undefined) return spec;
@@ -44,7 +47,12 @@ interface InitOptions {
 
 /** A stack name from a directory name: lower-case letters, digits and `-` (falls back to `app`). */
 function stackFrom(dir: string): string {
-  const s = basename(dir).toLowerCase().replace(/[^a-z0-9-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 63).replace(/-+$/, '');
+  const s = basename(dir)
+    .toLowerCase()
+    .replace(/[^a-z0-9-]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 63)
+    .replace(/-+$/, '');
   return s === '' ? 'app' : s;
 }
 
@@ -77,7 +85,15 @@ app.synth();
 }
 
 const TSCONFIG = {
-  compilerOptions: { target: 'ES2022', module: 'commonjs', moduleResolution: 'node10', strict: true, esModuleInterop: true, skipLibCheck: true, noEmit: true },
+  compilerOptions: {
+    target: 'ES2022',
+    module: 'commonjs',
+    moduleResolution: 'node10',
+    strict: true,
+    esModuleInterop: true,
+    skipLibCheck: true,
+    noEmit: true,
+  },
   include: ['*.ts'],
 };
 
@@ -90,24 +106,34 @@ const TSCONFIG = {
 export function registerInit(program: Command): void {
   program
     .command('init')
-    .description('scaffold a tmkit constructs app (main.ts, tmkit.json, package.json) that `tmkit synth` synthesizes and validates as it is')
+    .description(
+      'scaffold a tmkit constructs app (main.ts, tmkit.json, package.json) that `tmkit synth` synthesizes and validates as it is',
+    )
     .argument('[dir]', 'directory of the new app (created if missing)', '.')
     .option('--name <profile>', 'name (and DNS label) of the example profile (default: the stack name)')
-    .option('--stack <name>', 'the document\'s stack (default: the directory name), so this app never plans away another app\'s profiles')
+    .option('--stack <name>', "the document's stack (default: the directory name), so this app never plans away another app's profiles")
     .option('--force', 'overwrite an existing main.ts and tmkit.json')
     .action((dirArg: string, opts: InitOptions) => {
       const dir = resolve(dirArg);
       const stack = opts.stack ?? stackFrom(dir);
       const name = opts.name ?? stack;
       if (!PROFILE_NAME.test(name)) {
-        throw new CliError(`--name ${JSON.stringify(name)}: a profile name is 1–63 letters, digits, "-" and ".", starting and ending with a letter or digit`, EXIT_USAGE);
+        throw new CliError(
+          `--name ${JSON.stringify(name)}: a profile name is 1–63 letters, digits, "-" and ".", starting and ending with a letter or digit`,
+          EXIT_USAGE,
+        );
       }
       if (!STACK_NAME.test(stack)) {
-        throw new CliError(`--stack ${JSON.stringify(stack)}: a stack is 1–63 letters, digits and "-", starting and ending with a letter or digit`, EXIT_USAGE);
+        throw new CliError(
+          `--stack ${JSON.stringify(stack)}: a stack is 1–63 letters, digits and "-", starting and ending with a letter or digit`,
+          EXIT_USAGE,
+        );
       }
       const existing = ['main.ts', 'tmkit.json'].filter((f) => existsSync(join(dir, f)));
       if (existing.length > 0 && !opts.force) {
-        throw new CliError(`${existing.map((f) => displayFile(join(dir, f))).join(' and ')} already exist${existing.length === 1 ? 's' : ''}; nothing was written (pass --force to overwrite, or init another directory)`);
+        throw new CliError(
+          `${existing.map((f) => displayFile(join(dir, f))).join(' and ')} already exist${existing.length === 1 ? 's' : ''}; nothing was written (pass --force to overwrite, or init another directory)`,
+        );
       }
       mkdirSync(dir, { recursive: true });
       const written: string[] = [];
@@ -122,7 +148,10 @@ export function registerInit(program: Command): void {
       let needsTmkit = !hasPackageJson;
       if (hasPackageJson) {
         try {
-          const pkg = JSON.parse(readFileSync(pkgFile, 'utf8')) as { dependencies?: Record<string, string>; devDependencies?: Record<string, string> };
+          const pkg = JSON.parse(readFileSync(pkgFile, 'utf8')) as {
+            dependencies?: Record<string, string>;
+            devDependencies?: Record<string, string>;
+          };
           needsTmkit = pkg.dependencies?.tmkit === undefined && pkg.devDependencies?.tmkit === undefined;
         } catch {
           needsTmkit = true;
@@ -136,25 +165,38 @@ export function registerInit(program: Command): void {
         : { tmkit: installedSpec(dir) };
       if (vendored) written.push(`${VENDOR}/`);
       if (!hasPackageJson) {
-        write('package.json', toJsonText({
-          name: stack, version: '0.0.0', private: true,
-          scripts: { synth: 'tmkit synth', plan: 'tmkit plan tmkit.out/tmkit.out.json', apply: 'tmkit apply tmkit.out/tmkit.out.json' },
-          devDependencies: specs,
-        }));
+        write(
+          'package.json',
+          toJsonText({
+            name: stack,
+            version: '0.0.0',
+            private: true,
+            scripts: { synth: 'tmkit synth', plan: 'tmkit plan tmkit.out/tmkit.out.json', apply: 'tmkit apply tmkit.out/tmkit.out.json' },
+            devDependencies: specs,
+          }),
+        );
       }
       if (!existsSync(join(dir, 'tsconfig.json'))) write('tsconfig.json', toJsonText(TSCONFIG));
       if (!existsSync(join(dir, '.gitignore'))) write('.gitignore', 'node_modules/\n.tmkit/\n');
       const shown = displayFile(dir);
       const install = written.includes('package.json')
         ? 'npm install'
-        : `npm install --save-dev ${Object.values(specs).map((v) => (v.startsWith('file:') ? `./${v.slice(5)}` : `tmkit@${v}`)).join(' ')}`;
-      process.stdout.write([
-        `Scaffolded a tmkit app in ${shown} (stack "${stack}", profile "${name}"): ${written.join(', ')}.`,
-        'Next:',
-        ...(shown === '.' ? [] : [`  cd ${/^[\w./@+-]+$/.test(shown) ? shown : `'${shown.replace(/'/g, `'\\''`)}'`}`]),
-        ...(needsTmkit ? [`  ${install.padEnd(28)} # ${vendored ? `from ${VENDOR}/, no registry needed; ` : ''}synth runs main.ts with tmkit's own TypeScript loader`] : []),
-        `  ${'npx tmkit synth'.padEnd(28)} # runs main.ts, validates, writes tmkit.out/tmkit.out.json`,
-        '',
-      ].join('\n'));
+        : `npm install --save-dev ${Object.values(specs)
+            .map((v) => (v.startsWith('file:') ? `./${v.slice(5)}` : `tmkit@${v}`))
+            .join(' ')}`;
+      process.stdout.write(
+        [
+          `Scaffolded a tmkit app in ${shown} (stack "${stack}", profile "${name}"): ${written.join(', ')}.`,
+          'Next:',
+          ...(shown === '.' ? [] : [`  cd ${/^[\w./@+-]+$/.test(shown) ? shown : `'${shown.replace(/'/g, `'\\''`)}'`}`]),
+          ...(needsTmkit
+            ? [
+                `  ${install.padEnd(28)} # ${vendored ? `from ${VENDOR}/, no registry needed; ` : ''}synth runs main.ts with tmkit's own TypeScript loader`,
+              ]
+            : []),
+          `  ${'npx tmkit synth'.padEnd(28)} # runs main.ts, validates, writes tmkit.out/tmkit.out.json`,
+          '',
+        ].join('\n'),
+      );
     });
 }

@@ -3,7 +3,16 @@ import { failoverLimitMessages, planExitCode, renderJson, renderMarkdown, render
 import { count } from '../../core/words';
 import { CliError, EXIT_FAILED, EXIT_USAGE, setExitCode } from '../errors';
 import { writeFileAtomic } from '../util/files';
-import { addStateOptions, loadDesired, loadState, makeReport, parseSeconds, readDocumentFile, wantColor, type StateOptions } from '../util/state';
+import {
+  addStateOptions,
+  loadDesired,
+  loadState,
+  makeReport,
+  parseSeconds,
+  readDocumentFile,
+  wantColor,
+  type StateOptions,
+} from '../util/state';
 import { loadTerraformPlan } from '../util/terraform-plan';
 
 interface PlanOptions extends StateOptions {
@@ -22,38 +31,46 @@ interface PlanOptions extends StateOptions {
  * 2 changes with --detailed-exitcode, 1 invalid input, plan errors or a failover limit exceeded.
  */
 export function registerPlan(program: Command): void {
-  addStateOptions(program
-    .command('plan')
-    .description('show what applying a document would change, with a routing preview (what clients get before and after)')
-    .argument('[file]', 'tmkit/v1 document (e.g. tmkit.out.json) or the JSON Azure prints for profiles')
-    .option('--from-terraform <plan.json>', 'plan what a Terraform plan would leave on the runtime: the JSON of `terraform show -json tfplan` (its tmkit_* resources)')
-    .addOption(new Option('--format <format>', 'output format').choices(['text', 'markdown', 'json']).default('text'))
-    .option('--out <file>', 'also write the plan as JSON (formatVersion 1) for `tmkit apply <file>`')
-    .option('--detailed-exitcode', 'exit 2 when there are changes (0 none, 1 errors), like terraform')
-    .option('--max-failover-seconds <n>', 'exit 1 when a changed profile\'s worst-case failover time exceeds n seconds')
-    .option('--no-preview', 'skip the routing preview')
-    .option('--color', 'colour the text output (default: when stdout is a terminal and NO_COLOR is unset)')
-    .option('--no-color', 'never colour'))
-    .action(async (file: string | undefined, opts: PlanOptions, cmd: Command) => {
-      const max = parseSeconds('--max-failover-seconds', opts.maxFailoverSeconds);
-      if ((file === undefined) === (opts.fromTerraform === undefined)) {
-        throw new CliError('give a document file or --from-terraform plan.json (one of them)', EXIT_USAGE);
-      }
-      const raw = file !== undefined ? readDocumentFile(file) : undefined;
-      const state = (await loadState(opts, true, raw))!;
-      const tf = opts.fromTerraform !== undefined ? loadTerraformPlan(opts.fromTerraform, state.deployed) : undefined;
-      const desired = tf ?? loadDesired(file!, state.deployed, raw);
-      const mask = tf?.mask ?? ((s: string): string => s);
-      const report = await makeReport(desired.document, state, {
-        preview: opts.preview, geoip: opts.geoip, warnings: desired.warnings, ...(max !== undefined ? { maxFailoverSeconds: max } : {}),
-      });
-      if (opts.out !== undefined) writeFileAtomic(opts.out, mask(renderJson(report)));
-      if (opts.format === 'json') process.stdout.write(mask(renderJson(report)));
-      else if (opts.format === 'markdown') process.stdout.write(mask(renderMarkdown(report)));
-      else process.stdout.write(mask(renderText(report, { color: wantColor(opts.color) })));
-      const code = planExitCode(report, opts.detailedExitcode === true);
-      for (const m of failoverLimitMessages(report)) process.stderr.write(`tmkit: ${m}\n`);
-      if (code === EXIT_FAILED && report.plan.errors.length > 0) process.stderr.write(`tmkit: the plan has ${count(report.plan.errors.length, 'error')} and cannot be applied\n`);
-      setExitCode(cmd, code);
+  addStateOptions(
+    program
+      .command('plan')
+      .description('show what applying a document would change, with a routing preview (what clients get before and after)')
+      .argument('[file]', 'tmkit/v1 document (e.g. tmkit.out.json) or the JSON Azure prints for profiles')
+      .option(
+        '--from-terraform <plan.json>',
+        'plan what a Terraform plan would leave on the runtime: the JSON of `terraform show -json tfplan` (its tmkit_* resources)',
+      )
+      .addOption(new Option('--format <format>', 'output format').choices(['text', 'markdown', 'json']).default('text'))
+      .option('--out <file>', 'also write the plan as JSON (formatVersion 1) for `tmkit apply <file>`')
+      .option('--detailed-exitcode', 'exit 2 when there are changes (0 none, 1 errors), like terraform')
+      .option('--max-failover-seconds <n>', "exit 1 when a changed profile's worst-case failover time exceeds n seconds")
+      .option('--no-preview', 'skip the routing preview')
+      .option('--color', 'colour the text output (default: when stdout is a terminal and NO_COLOR is unset)')
+      .option('--no-color', 'never colour'),
+  ).action(async (file: string | undefined, opts: PlanOptions, cmd: Command) => {
+    const max = parseSeconds('--max-failover-seconds', opts.maxFailoverSeconds);
+    if ((file === undefined) === (opts.fromTerraform === undefined)) {
+      throw new CliError('give a document file or --from-terraform plan.json (one of them)', EXIT_USAGE);
+    }
+    const raw = file !== undefined ? readDocumentFile(file) : undefined;
+    const state = (await loadState(opts, true, raw))!;
+    const tf = opts.fromTerraform !== undefined ? loadTerraformPlan(opts.fromTerraform, state.deployed) : undefined;
+    const desired = tf ?? loadDesired(file!, state.deployed, raw);
+    const mask = tf?.mask ?? ((s: string): string => s);
+    const report = await makeReport(desired.document, state, {
+      preview: opts.preview,
+      geoip: opts.geoip,
+      warnings: desired.warnings,
+      ...(max !== undefined ? { maxFailoverSeconds: max } : {}),
     });
+    if (opts.out !== undefined) writeFileAtomic(opts.out, mask(renderJson(report)));
+    if (opts.format === 'json') process.stdout.write(mask(renderJson(report)));
+    else if (opts.format === 'markdown') process.stdout.write(mask(renderMarkdown(report)));
+    else process.stdout.write(mask(renderText(report, { color: wantColor(opts.color) })));
+    const code = planExitCode(report, opts.detailedExitcode === true);
+    for (const m of failoverLimitMessages(report)) process.stderr.write(`tmkit: ${m}\n`);
+    if (code === EXIT_FAILED && report.plan.errors.length > 0)
+      process.stderr.write(`tmkit: the plan has ${count(report.plan.errors.length, 'error')} and cannot be applied\n`);
+    setExitCode(cmd, code);
+  });
 }

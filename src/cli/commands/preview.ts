@@ -14,7 +14,13 @@ interface PreviewOptions extends StateOptions {
 }
 
 function collect(v: string, prev: string[]): string[] {
-  return [...prev, ...v.split(',').map((s) => s.trim()).filter((s) => s !== '')];
+  return [
+    ...prev,
+    ...v
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => s !== ''),
+  ];
 }
 
 /**
@@ -23,45 +29,46 @@ function collect(v: string, prev: string[]): string[] {
  * the profiles the change affects, before vs after. `--clients` adds specific client addresses.
  */
 export function registerPreview(program: Command): void {
-  addStateOptions(program
-    .command('preview')
-    .description('routing preview: which endpoint every region, range or client gets, failure scenarios and failover times')
-    .argument('<file>', 'tmkit/v1 document (e.g. tmkit.out.json)')
-    .option('--against-server', 'compare with the profiles deployed on the server (before vs after)')
-    .option('--clients <ip,...>', 'also show the answer for these client addresses (repeatable)', collect, [])
-    .addOption(new Option('--format <format>', 'output format').choices(['text', 'markdown', 'json']).default('text'))
-    .option('--no-scenarios', 'skip the failure scenarios')
-    .option('--color', 'colour the text output (default: when stdout is a terminal and NO_COLOR is unset)')
-    .option('--no-color', 'never colour'))
-    .action(async (file: string, opts: PreviewOptions, cmd: Command) => {
-      const bad = opts.clients.filter((c) => isIP(c) === 0);
-      if (bad.length > 0) throw new CliError(`--clients: not an IP address: ${bad.join(', ')}`, EXIT_USAGE);
-      const clients = opts.clients.map((address) => ({ label: address, address }));
-      const compare = opts.againstServer === true || opts.deployed !== undefined;
-      const raw = readDocumentFile(file);
-      const state = await loadState(opts, compare, raw);
-      const { document: desired, warnings } = loadDesired(file, state?.deployed ?? [], raw);
-      let report;
-      if (state) {
-        report = await makeReport(desired, state, { preview: true, geoip: opts.geoip, clients, warnings });
-      } else {
-        const plan = diff(desired, []);
-        const preview = previewRouting({
-          before: new Map(),
-          after: plannedProfiles(plan, []),
-          profiles: desired.profiles.map((p) => ({ name: p.name, action: 'preview' as const })),
-          geo: await openPreviewGeo(opts.geoip, clients.length > 0),
-          clients,
-          scenarios: opts.scenarios,
-        });
-        report = buildReport(plan, [], { preview, warnings });
-      }
-      if (opts.format === 'json') process.stdout.write(renderJson(report));
-      else if (opts.format === 'markdown') process.stdout.write(renderMarkdown(report, { title: 'tmkit preview' }));
-      else process.stdout.write(renderText(report, { color: wantColor(opts.color), changes: false }));
-      if (report.plan.errors.length > 0) {
-        for (const e of report.plan.errors) process.stderr.write(`tmkit: ${e.path}: ${e.message} [${e.code}]\n`);
-      }
-      setExitCode(cmd, report.plan.errors.length > 0 ? EXIT_FAILED : EXIT_OK);
-    });
+  addStateOptions(
+    program
+      .command('preview')
+      .description('routing preview: which endpoint every region, range or client gets, failure scenarios and failover times')
+      .argument('<file>', 'tmkit/v1 document (e.g. tmkit.out.json)')
+      .option('--against-server', 'compare with the profiles deployed on the server (before vs after)')
+      .option('--clients <ip,...>', 'also show the answer for these client addresses (repeatable)', collect, [])
+      .addOption(new Option('--format <format>', 'output format').choices(['text', 'markdown', 'json']).default('text'))
+      .option('--no-scenarios', 'skip the failure scenarios')
+      .option('--color', 'colour the text output (default: when stdout is a terminal and NO_COLOR is unset)')
+      .option('--no-color', 'never colour'),
+  ).action(async (file: string, opts: PreviewOptions, cmd: Command) => {
+    const bad = opts.clients.filter((c) => isIP(c) === 0);
+    if (bad.length > 0) throw new CliError(`--clients: not an IP address: ${bad.join(', ')}`, EXIT_USAGE);
+    const clients = opts.clients.map((address) => ({ label: address, address }));
+    const compare = opts.againstServer === true || opts.deployed !== undefined;
+    const raw = readDocumentFile(file);
+    const state = await loadState(opts, compare, raw);
+    const { document: desired, warnings } = loadDesired(file, state?.deployed ?? [], raw);
+    let report;
+    if (state) {
+      report = await makeReport(desired, state, { preview: true, geoip: opts.geoip, clients, warnings });
+    } else {
+      const plan = diff(desired, []);
+      const preview = previewRouting({
+        before: new Map(),
+        after: plannedProfiles(plan, []),
+        profiles: desired.profiles.map((p) => ({ name: p.name, action: 'preview' as const })),
+        geo: await openPreviewGeo(opts.geoip, clients.length > 0),
+        clients,
+        scenarios: opts.scenarios,
+      });
+      report = buildReport(plan, [], { preview, warnings });
+    }
+    if (opts.format === 'json') process.stdout.write(renderJson(report));
+    else if (opts.format === 'markdown') process.stdout.write(renderMarkdown(report, { title: 'tmkit preview' }));
+    else process.stdout.write(renderText(report, { color: wantColor(opts.color), changes: false }));
+    if (report.plan.errors.length > 0) {
+      for (const e of report.plan.errors) process.stderr.write(`tmkit: ${e.path}: ${e.message} [${e.code}]\n`);
+    }
+    setExitCode(cmd, report.plan.errors.length > 0 ? EXIT_FAILED : EXIT_OK);
+  });
 }

@@ -9,7 +9,19 @@ import type { BoundAddress } from '../../runtime/dns';
 import { describeDriver, SqliteStore } from '../../runtime/store';
 import { envToken } from '../../runtime/api';
 import { CliError, EXIT_USAGE } from '../errors';
-import { addDnssecOptions, addTcpLimitOptions, authorityFrom, dnssecPolicyFrom, checkAuthority, decideWorkers, dnsLimitsFrom, parseHostPort, parseNs, parseWorkers, showAddress as show } from '../util/dns-options';
+import {
+  addDnssecOptions,
+  addTcpLimitOptions,
+  authorityFrom,
+  dnssecPolicyFrom,
+  checkAuthority,
+  decideWorkers,
+  dnsLimitsFrom,
+  parseHostPort,
+  parseNs,
+  parseWorkers,
+  showAddress as show,
+} from '../util/dns-options';
 import { readJsonFile } from '../util/files';
 import { renderText as renderDiagnostics } from '../util/diagnostics';
 import { desiredDocument, PlanFormatError, readPlanJson } from '../../core/plan';
@@ -59,87 +71,152 @@ function shownPath(p: string): string {
  * Runs until SIGTERM/SIGINT, then drains in-flight API requests and exits 0.
  */
 export function registerServe(program: Command): void {
-  addWebhookOptions(addDnssecOptions(addTcpLimitOptions(program
-    .command('serve')
-    .description('run the runtime: authoritative DNS, health probing, the management API and the embedded store')
-    .option('--state-dir <dir>', 'where the store (tmkit.db) and the API token live', '.tmkit')
-    .option('--zone <zone>', 'authoritative zone; profiles answer at <relativeName>.<zone>', 'tm.internal')
-    .option('--dns <address:port>', 'DNS listen address, UDP and TCP (repeatable; default 127.0.0.1:5300)', (v: string, acc: string[] | undefined) => [...(acc ?? []), v])
-    .option('--api <address:port>', 'management API listen address (loopback by default: put TLS in front before exposing it)', '127.0.0.1:5380')
-    .option('--resources <file>', 'Azure resource catalog to load at start: {"<ARM id>": {"target", "location", "state"}}')
-    .option('--geoip <file.mmdb>', 'city-level MMDB consulted before the country database package (used alone when that package is not installed)')
-    .option('--latency-table <file.json>', 'measured latencies {"<CIDR>|<country>|<subdivision>": {"<region>": ms}} overriding the distance model for Performance routing')
-    .option('--ns <name[=address,...]>', 'apex NS name, with its addresses when it is inside the zone (repeatable; default ns1.<zone>)', (v: string, acc: string[]) => [...acc, v], [])
-    .option('--soa-rname <mailbox>', 'SOA contact in domain form (default hostmaster.<zone>)')
-    .option('--workers <n|auto>', 'DNS worker processes on the DNS port (node:cluster). auto: min(cores, 4) where each worker can bind its own UDP and TCP socket (SO_REUSEPORT: Node >= 22.12 on Linux), else 1; N: exactly N (1-64; without SO_REUSEPORT they share one socket); 1 = DNS in the main process', 'auto')
-    .option('--max-udp-payload <octets>', 'largest UDP response (EDNS payload cap, 512-4096)', '1232')
-    .option('--probe-dns-server <address[:port]>', 'DNS server for resolving FQDN probe targets, after /etc/hosts (repeatable; default: the nameservers in /etc/resolv.conf)', (v: string, acc: string[]) => [...acc, v], [])
-    .option('--log-level <level>', 'pino log level (logs go to stderr as JSON)', 'info')
-    .option('--apply <file>', 'at start, plan a tmkit/v1 document (or a plan from `tmkit plan --out`) against the store and apply it; exit 1 if it is invalid')
-    .option('--force-empty', 'start with an empty store even though tmkit.db is empty or uninitialised in a state dir that was used before (normally refused: it looks like a lost database)')
-    .option('--store <url>', 'cluster mode: keep the configuration in etcd, etcd://HOST:PORT[,HOST:PORT...][/PREFIX] (etcds:// for TLS); every node of the cluster gets the same URL and TMKIT_TOKEN')
-    .option('--node <name>', 'cluster mode: this node\'s name (unique in the cluster)')
-    .option('--location <name>', 'cluster mode: this node\'s probing location (default: the node name); one node per location')
-    .option('--lease-ttl <seconds>', 'cluster mode: a dead node\'s verdicts expire this long after its last keep-alive', '10')
-    .option('--etcd-ca <file>', 'cluster mode, etcds://: CA bundle (PEM) that signed etcd\'s certificate')
-    .option('--etcd-cert <file>', 'cluster mode, etcds://: client certificate (PEM) for etcd\'s --client-cert-auth')
-    .option('--etcd-key <file>', 'cluster mode, etcds://: the client certificate\'s key (PEM); etcd users: TMKIT_ETCD_USER and TMKIT_ETCD_PASSWORD')), 'in the state dir (mode 0600, in tmkit backup) or, in cluster mode, in etcd'))
-    .action(async (opts: ServeOptions) => {
-      const workersOption = parseWorkers(opts.workers);
-      const dns = (opts.dns ?? ['127.0.0.1:5300']).map((s) => parseHostPort('--dns', s));
-      const dnsLimits = dnsLimitsFrom({ ...opts, udpPayload: opts.maxUdpPayload }, '--max-udp-payload');
-      const ns = opts.ns.map(parseNs);
-      checkAuthority(opts.zone, opts.ns, ns, opts.soaRname);
-      const authority = authorityFrom(ns, opts.soaRname);
-      if (isDnsWorker()) {
-        // A DNS worker forked by the primary below: DNS only, fed by the primary over IPC.
-        // The worker re-parses the primary's own argv, so every DNS flag reaches it.
-        await runDnsWorker({ zone: opts.zone, dns, ...geoOptions(opts), authority, dnsLimits });
-        return;
-      }
-      // Before anything is opened: without the geo database (and --geoip) serve cannot place DNS clients.
-      requireGeoDatabase('serve', opts.geoip);
-      const apiAddr = parseHostPort('--api', opts.api);
-      // Per-worker sockets or one shared socket, and what `auto` means here (probed once, in the primary only).
-      const { workers, notice: workersNotice } = await decideWorkers(workersOption);
-      const cluster = clusterOptions(opts);
-      const dnssec = dnssecPolicyFrom(opts);
-      const probeDnsServers = opts.probeDnsServer.map(parseDnsServer);
-      const webhooks = webhooksFrom(opts);
-      // Fail before the state dir, the database or the token exist when the file is not a document or plan.
-      if (opts.apply !== undefined) checkApplyFile(opts.apply);
-      try { envToken(); } catch (err) { throw new CliError(`serve: ${(err as Error).message}`, EXIT_USAGE); }
-      tightenStateDir(opts.stateDir);
-      // Listen for SIGTERM/SIGINT before anything is printed: a supervisor may signal the moment it reads the
-      // banner, and a signal that comes before the handler would kill the process without a clean stop. One
-      // during start-up stops the runtime as soon as it is up.
-      const signalled = untilSignal(() => process.stderr.write('tmkit serve: second signal, exiting now\n'));
-      // Under npx, stop when npx is stopped (npm does not pass its signal on: util/parent.ts).
-      followNpmParent();
-      const logger = pino({ level: opts.logLevel }, pino.destination(2));
-      let engine: Engine;
-      try {
-        engine = await Engine.start({
-          stateDir: opts.stateDir, zone: opts.zone, dns, api: { host: apiAddr.address, port: apiAddr.port }, logger, workers,
-          ...(opts.forceEmpty ? { forceEmpty: true } : {}), dnsLimits,
-          ...(probeDnsServers.length > 0 ? { monitor: { resolver: { servers: probeDnsServers } } } : {}),
-          ...(opts.resources !== undefined ? { resourcesFile: opts.resources } : {}),
-          ...geoOptions(opts), authority,
-          ...(cluster ? { cluster } : {}),
-          ...(dnssec ? { dnssec } : {}),
-          ...(webhooks ? { webhooks } : {}),
-        });
-      } catch (err) {
-        const e = err as NodeJS.ErrnoException;
-        if (e.code === 'EADDRINUSE') throw new CliError(`serve: ${e.message}: another process listens there; pick another --dns/--api address`);
-        throw new CliError(`serve: ${geoMessage(e)}`);
-      }
-      const api = engine.apiAddress();
-      if (opts.apply !== undefined) await applyAtStart(engine, opts.apply);
-      const profiles = engine.snapshot().profiles.size;
-      const tokenWhere = engine.token.origin === 'env' ? 'from TMKIT_TOKEN' : `in ${shownPath(engine.token.path ?? join(opts.stateDir, 'token'))} (mode 0600${engine.token.origin === 'generated' ? ', generated now' : ''})`;
-      const dnsWhere = engine.dnsAddresses().map((a: BoundAddress) => show(a)).join(', ');
-      process.stdout.write([
+  addWebhookOptions(
+    addDnssecOptions(
+      addTcpLimitOptions(
+        program
+          .command('serve')
+          .description('run the runtime: authoritative DNS, health probing, the management API and the embedded store')
+          .option('--state-dir <dir>', 'where the store (tmkit.db) and the API token live', '.tmkit')
+          .option('--zone <zone>', 'authoritative zone; profiles answer at <relativeName>.<zone>', 'tm.internal')
+          .option(
+            '--dns <address:port>',
+            'DNS listen address, UDP and TCP (repeatable; default 127.0.0.1:5300)',
+            (v: string, acc: string[] | undefined) => [...(acc ?? []), v],
+          )
+          .option(
+            '--api <address:port>',
+            'management API listen address (loopback by default: put TLS in front before exposing it)',
+            '127.0.0.1:5380',
+          )
+          .option('--resources <file>', 'Azure resource catalog to load at start: {"<ARM id>": {"target", "location", "state"}}')
+          .option(
+            '--geoip <file.mmdb>',
+            'city-level MMDB consulted before the country database package (used alone when that package is not installed)',
+          )
+          .option(
+            '--latency-table <file.json>',
+            'measured latencies {"<CIDR>|<country>|<subdivision>": {"<region>": ms}} overriding the distance model for Performance routing',
+          )
+          .option(
+            '--ns <name[=address,...]>',
+            'apex NS name, with its addresses when it is inside the zone (repeatable; default ns1.<zone>)',
+            (v: string, acc: string[]) => [...acc, v],
+            [],
+          )
+          .option('--soa-rname <mailbox>', 'SOA contact in domain form (default hostmaster.<zone>)')
+          .option(
+            '--workers <n|auto>',
+            'DNS worker processes on the DNS port (node:cluster). auto: min(cores, 4) where each worker can bind its own UDP and TCP socket (SO_REUSEPORT: Node >= 22.12 on Linux), else 1; N: exactly N (1-64; without SO_REUSEPORT they share one socket); 1 = DNS in the main process',
+            'auto',
+          )
+          .option('--max-udp-payload <octets>', 'largest UDP response (EDNS payload cap, 512-4096)', '1232')
+          .option(
+            '--probe-dns-server <address[:port]>',
+            'DNS server for resolving FQDN probe targets, after /etc/hosts (repeatable; default: the nameservers in /etc/resolv.conf)',
+            (v: string, acc: string[]) => [...acc, v],
+            [],
+          )
+          .option('--log-level <level>', 'pino log level (logs go to stderr as JSON)', 'info')
+          .option(
+            '--apply <file>',
+            'at start, plan a tmkit/v1 document (or a plan from `tmkit plan --out`) against the store and apply it; exit 1 if it is invalid',
+          )
+          .option(
+            '--force-empty',
+            'start with an empty store even though tmkit.db is empty or uninitialised in a state dir that was used before (normally refused: it looks like a lost database)',
+          )
+          .option(
+            '--store <url>',
+            'cluster mode: keep the configuration in etcd, etcd://HOST:PORT[,HOST:PORT...][/PREFIX] (etcds:// for TLS); every node of the cluster gets the same URL and TMKIT_TOKEN',
+          )
+          .option('--node <name>', "cluster mode: this node's name (unique in the cluster)")
+          .option('--location <name>', "cluster mode: this node's probing location (default: the node name); one node per location")
+          .option('--lease-ttl <seconds>', "cluster mode: a dead node's verdicts expire this long after its last keep-alive", '10')
+          .option('--etcd-ca <file>', "cluster mode, etcds://: CA bundle (PEM) that signed etcd's certificate")
+          .option('--etcd-cert <file>', "cluster mode, etcds://: client certificate (PEM) for etcd's --client-cert-auth")
+          .option(
+            '--etcd-key <file>',
+            "cluster mode, etcds://: the client certificate's key (PEM); etcd users: TMKIT_ETCD_USER and TMKIT_ETCD_PASSWORD",
+          ),
+      ),
+      'in the state dir (mode 0600, in tmkit backup) or, in cluster mode, in etcd',
+    ),
+  ).action(async (opts: ServeOptions) => {
+    const workersOption = parseWorkers(opts.workers);
+    const dns = (opts.dns ?? ['127.0.0.1:5300']).map((s) => parseHostPort('--dns', s));
+    const dnsLimits = dnsLimitsFrom({ ...opts, udpPayload: opts.maxUdpPayload }, '--max-udp-payload');
+    const ns = opts.ns.map(parseNs);
+    checkAuthority(opts.zone, opts.ns, ns, opts.soaRname);
+    const authority = authorityFrom(ns, opts.soaRname);
+    if (isDnsWorker()) {
+      // A DNS worker forked by the primary below: DNS only, fed by the primary over IPC.
+      // The worker re-parses the primary's own argv, so every DNS flag reaches it.
+      await runDnsWorker({ zone: opts.zone, dns, ...geoOptions(opts), authority, dnsLimits });
+      return;
+    }
+    // Before anything is opened: without the geo database (and --geoip) serve cannot place DNS clients.
+    requireGeoDatabase('serve', opts.geoip);
+    const apiAddr = parseHostPort('--api', opts.api);
+    // Per-worker sockets or one shared socket, and what `auto` means here (probed once, in the primary only).
+    const { workers, notice: workersNotice } = await decideWorkers(workersOption);
+    const cluster = clusterOptions(opts);
+    const dnssec = dnssecPolicyFrom(opts);
+    const probeDnsServers = opts.probeDnsServer.map(parseDnsServer);
+    const webhooks = webhooksFrom(opts);
+    // Fail before the state dir, the database or the token exist when the file is not a document or plan.
+    if (opts.apply !== undefined) checkApplyFile(opts.apply);
+    try {
+      envToken();
+    } catch (err) {
+      throw new CliError(`serve: ${(err as Error).message}`, EXIT_USAGE);
+    }
+    tightenStateDir(opts.stateDir);
+    // Listen for SIGTERM/SIGINT before anything is printed: a supervisor may signal the moment it reads the
+    // banner, and a signal that comes before the handler would kill the process without a clean stop. One
+    // during start-up stops the runtime as soon as it is up.
+    const signalled = untilSignal(() => process.stderr.write('tmkit serve: second signal, exiting now\n'));
+    // Under npx, stop when npx is stopped (npm does not pass its signal on: util/parent.ts).
+    followNpmParent();
+    const logger = pino({ level: opts.logLevel }, pino.destination(2));
+    let engine: Engine;
+    try {
+      engine = await Engine.start({
+        stateDir: opts.stateDir,
+        zone: opts.zone,
+        dns,
+        api: { host: apiAddr.address, port: apiAddr.port },
+        logger,
+        workers,
+        ...(opts.forceEmpty ? { forceEmpty: true } : {}),
+        dnsLimits,
+        ...(probeDnsServers.length > 0 ? { monitor: { resolver: { servers: probeDnsServers } } } : {}),
+        ...(opts.resources !== undefined ? { resourcesFile: opts.resources } : {}),
+        ...geoOptions(opts),
+        authority,
+        ...(cluster ? { cluster } : {}),
+        ...(dnssec ? { dnssec } : {}),
+        ...(webhooks ? { webhooks } : {}),
+      });
+    } catch (err) {
+      const e = err as NodeJS.ErrnoException;
+      if (e.code === 'EADDRINUSE')
+        throw new CliError(`serve: ${e.message}: another process listens there; pick another --dns/--api address`);
+      throw new CliError(`serve: ${geoMessage(e)}`);
+    }
+    const api = engine.apiAddress();
+    if (opts.apply !== undefined) await applyAtStart(engine, opts.apply);
+    const profiles = engine.snapshot().profiles.size;
+    const tokenWhere =
+      engine.token.origin === 'env'
+        ? 'from TMKIT_TOKEN'
+        : `in ${shownPath(engine.token.path ?? join(opts.stateDir, 'token'))} (mode 0600${engine.token.origin === 'generated' ? ', generated now' : ''})`;
+    const dnsWhere = engine
+      .dnsAddresses()
+      .map((a: BoundAddress) => show(a))
+      .join(', ');
+    process.stdout.write(
+      [
         cluster
           ? `tmkit serve: zone ${engine.zone}, ${profiles} profile${profiles === 1 ? '' : 's'}, store ${cluster.store} (node ${cluster.node}, location ${cluster.location}, etcd ${engine.cluster!.session.isConnected() ? `revision ${engine.cluster!.serial()}` : 'UNREACHABLE: serving the local copy'}), local state in ${shownPath(opts.stateDir)}`
           : `tmkit serve: zone ${engine.zone}, ${profiles} profile${profiles === 1 ? '' : 's'}, state in ${shownPath(join(opts.stateDir, 'tmkit.db'))}${engine.store instanceof SqliteStore ? ` (SQLite driver: ${describeDriver(engine.store.driver)})` : ''}`,
@@ -149,20 +226,21 @@ export function registerServe(program: Command): void {
         `  API  http://${show({ address: api.address, port: api.port })}   token ${tokenWhere}`,
         `  UI   http://${show({ address: api.address, port: api.port })}/ui/   (paste the API token to sign in)`,
         '',
-      ].join('\n'));
-      await signalled;
-      process.stdout.write('tmkit serve: stopping (draining API requests, saving monitor state)\n');
-      // The documented grace is 5 s (in-flight API requests). Past it and a second, whatever still holds the
-      // process is not worth waiting for: exit 1, saying so. Unref'd: it never keeps the process alive itself,
-      // and stays armed after "stopped" so that nothing left behind can keep a stopped process running.
-      const deadline = setTimeout(() => {
-        process.stderr.write(`tmkit serve: not stopped ${STOP_DEADLINE_MS / 1000} s after the signal; exiting now\n`);
-        process.exit(1);
-      }, STOP_DEADLINE_MS);
-      deadline.unref();
-      await engine.stop();
-      process.stdout.write('tmkit serve: stopped\n');
-    });
+      ].join('\n'),
+    );
+    await signalled;
+    process.stdout.write('tmkit serve: stopping (draining API requests, saving monitor state)\n');
+    // The documented grace is 5 s (in-flight API requests). Past it and a second, whatever still holds the
+    // process is not worth waiting for: exit 1, saying so. Unref'd: it never keeps the process alive itself,
+    // and stays armed after "stopped" so that nothing left behind can keep a stopped process running.
+    const deadline = setTimeout(() => {
+      process.stderr.write(`tmkit serve: not stopped ${STOP_DEADLINE_MS / 1000} s after the signal; exiting now\n`);
+      process.exit(1);
+    }, STOP_DEADLINE_MS);
+    deadline.unref();
+    await engine.stop();
+    process.stdout.write('tmkit serve: stopped\n');
+  });
 }
 
 /**
@@ -176,10 +254,14 @@ async function applyAtStart(engine: Engine, file: string): Promise<void> {
   const host = a.address === '0.0.0.0' ? '127.0.0.1' : a.address === '::' ? '::1' : a.address;
   process.stdout.write(`tmkit serve: applying ${file}\n`);
   try {
-    await applyFile(file, { server: `http://${show({ address: host, port: a.port })}`, token: engine.token.token, yes: true, showPlan: false }, {
-      out: { write: (s: string) => process.stdout.write(`  ${s}`) },
-      err: process.stderr,
-    });
+    await applyFile(
+      file,
+      { server: `http://${show({ address: host, port: a.port })}`, token: engine.token.token, yes: true, showPlan: false },
+      {
+        out: { write: (s: string) => process.stdout.write(`  ${s}`) },
+        err: process.stderr,
+      },
+    );
     await engine.settle();
   } catch (err) {
     await engine.stop();
@@ -210,7 +292,9 @@ function checkApplyFile(file: string): void {
   const errors = desired.diagnostics.filter((d) => d.severity === 'error' && d.code !== 'NESTED_TARGET_NOT_FOUND');
   if (errors.length === 0) return;
   process.stderr.write(renderDiagnostics(errors, desired.profileNames));
-  throw new CliError(`serve --apply: ${file} is not a valid document: fix the errors above (tmkit validate ${file} shows them too); ${nothing}`);
+  throw new CliError(
+    `serve --apply: ${file} is not a valid document: fix the errors above (tmkit validate ${file} shows them too); ${nothing}`,
+  );
 }
 
 /**
@@ -230,32 +314,68 @@ function tightenStateDir(dir: string): void {
   try {
     chmodSync(dir, mode & 0o700);
   } catch (err) {
-    throw new CliError(`serve: the state dir ${shownPath(dir)} has mode ${octal(mode)} (other users can reach the API token) and cannot be made ${octal(mode & 0o700)}: ${(err as Error).message}; fix its mode or pass another --state-dir`);
+    throw new CliError(
+      `serve: the state dir ${shownPath(dir)} has mode ${octal(mode)} (other users can reach the API token) and cannot be made ${octal(mode & 0o700)}: ${(err as Error).message}; fix its mode or pass another --state-dir`,
+    );
   }
-  process.stderr.write(`tmkit serve: the state dir ${shownPath(dir)} had mode ${octal(mode)}, open to other users; changed it to ${octal(mode & 0o700)} (it holds the API token and the store)\n`);
+  process.stderr.write(
+    `tmkit serve: the state dir ${shownPath(dir)} had mode ${octal(mode)}, open to other users; changed it to ${octal(mode & 0o700)} (it holds the API token and the store)\n`,
+  );
 }
 
 /** `--store etcd://… --node … --location …` (cluster mode), checked before anything starts; undefined: SQLite. */
 function clusterOptions(opts: ServeOptions): ClusterOptions | undefined {
   if (opts.store === undefined) {
-    for (const [flag, v] of [['--node', opts.node], ['--location', opts.location], ['--etcd-ca', opts.etcdCa], ['--etcd-cert', opts.etcdCert], ['--etcd-key', opts.etcdKey]] as const) {
-      if (v !== undefined) throw new CliError(`${flag} needs --store etcd://HOST:PORT (cluster mode); without --store, serve keeps its state in SQLite`, EXIT_USAGE);
+    for (const [flag, v] of [
+      ['--node', opts.node],
+      ['--location', opts.location],
+      ['--etcd-ca', opts.etcdCa],
+      ['--etcd-cert', opts.etcdCert],
+      ['--etcd-key', opts.etcdKey],
+    ] as const) {
+      if (v !== undefined)
+        throw new CliError(
+          `${flag} needs --store etcd://HOST:PORT (cluster mode); without --store, serve keeps its state in SQLite`,
+          EXIT_USAGE,
+        );
     }
     return undefined;
   }
-  try { parseEtcdUrl(opts.store); } catch (err) { throw new CliError((err as Error).message, EXIT_USAGE); }
-  if (opts.node === undefined) throw new CliError(`--store ${opts.store}: cluster mode needs --node NAME (unique per node) and --location NAME (its probing location)`, EXIT_USAGE);
+  try {
+    parseEtcdUrl(opts.store);
+  } catch (err) {
+    throw new CliError((err as Error).message, EXIT_USAGE);
+  }
+  if (opts.node === undefined)
+    throw new CliError(
+      `--store ${opts.store}: cluster mode needs --node NAME (unique per node) and --location NAME (its probing location)`,
+      EXIT_USAGE,
+    );
   const location = opts.location ?? opts.node;
-  try { checkClusterNames(opts.node, location); } catch (err) { throw new CliError((err as Error).message, EXIT_USAGE); }
+  try {
+    checkClusterNames(opts.node, location);
+  } catch (err) {
+    throw new CliError((err as Error).message, EXIT_USAGE);
+  }
   const ttl = Number(opts.leaseTtl);
-  if (!Number.isInteger(ttl) || ttl < 2 || ttl > 300) throw new CliError(`--lease-ttl ${opts.leaseTtl}: whole seconds from 2 to 300`, EXIT_USAGE);
+  if (!Number.isInteger(ttl) || ttl < 2 || ttl > 300)
+    throw new CliError(`--lease-ttl ${opts.leaseTtl}: whole seconds from 2 to 300`, EXIT_USAGE);
   const user = process.env.TMKIT_ETCD_USER;
   const password = process.env.TMKIT_ETCD_PASSWORD;
-  if ((user === undefined) !== (password === undefined)) throw new CliError('set both TMKIT_ETCD_USER and TMKIT_ETCD_PASSWORD (etcd authentication), or neither', EXIT_USAGE);
-  const tls = { ...(opts.etcdCa ? { caFile: opts.etcdCa } : {}), ...(opts.etcdCert ? { certFile: opts.etcdCert } : {}), ...(opts.etcdKey ? { keyFile: opts.etcdKey } : {}) };
-  if ((opts.etcdCert === undefined) !== (opts.etcdKey === undefined)) throw new CliError('--etcd-cert and --etcd-key go together (a client certificate and its key)', EXIT_USAGE);
+  if ((user === undefined) !== (password === undefined))
+    throw new CliError('set both TMKIT_ETCD_USER and TMKIT_ETCD_PASSWORD (etcd authentication), or neither', EXIT_USAGE);
+  const tls = {
+    ...(opts.etcdCa ? { caFile: opts.etcdCa } : {}),
+    ...(opts.etcdCert ? { certFile: opts.etcdCert } : {}),
+    ...(opts.etcdKey ? { keyFile: opts.etcdKey } : {}),
+  };
+  if ((opts.etcdCert === undefined) !== (opts.etcdKey === undefined))
+    throw new CliError('--etcd-cert and --etcd-key go together (a client certificate and its key)', EXIT_USAGE);
   return {
-    store: opts.store, node: opts.node, location, leaseTtlSeconds: ttl,
+    store: opts.store,
+    node: opts.node,
+    location,
+    leaseTtlSeconds: ttl,
     ...(Object.keys(tls).length > 0 ? { tls } : {}),
     ...(user !== undefined && password !== undefined ? { auth: { username: user, password } } : {}),
   };
@@ -265,7 +385,10 @@ function clusterOptions(opts: ServeOptions): ClusterOptions | undefined {
 function dnssecBanner(engine: Engine): string[] {
   const r = engine.dnssecService()?.report();
   if (r === undefined) return [];
-  const keys = r.keys.filter((k) => k.state !== 'removed').map((k) => `${k.role.toUpperCase()} ${k.keyTag}`).join(', ');
+  const keys = r.keys
+    .filter((k) => k.state !== 'removed')
+    .map((k) => `${k.role.toUpperCase()} ${k.keyTag}`)
+    .join(', ');
   return [`  DNSSEC ${r.algorithmName}, ${keys}, keys in ${shownPath(r.keyStore)}; compact denial; DS for the parent: tmkit dnssec ds`];
 }
 
@@ -279,7 +402,10 @@ function parseDnsServer(s: string): string {
   const m = /^\[([^\]]+)\]:(\d+)$/.exec(t) ?? /^([^:]+):(\d+)$/.exec(t);
   const port = m ? Number(m[2]) : NaN;
   if (!m || net.isIP(m[1]!) === 0 || !Number.isInteger(port) || port < 1 || port > 65535) {
-    throw new CliError(`--probe-dns-server ${s}: expected an IP address with an optional port, such as 192.0.2.53, 192.0.2.53:5353 or [2001:db8::53]:53`, EXIT_USAGE);
+    throw new CliError(
+      `--probe-dns-server ${s}: expected an IP address with an optional port, such as 192.0.2.53, 192.0.2.53:5353 or [2001:db8::53]:53`,
+      EXIT_USAGE,
+    );
   }
   return net.isIPv6(m[1]!) ? `[${m[1]}]:${port}` : `${m[1]}:${port}`;
 }
@@ -290,7 +416,10 @@ function untilSignal(onSecond: () => void): Promise<void> {
     const handler = (): void => {
       count++;
       if (count === 1) resolveSignal();
-      else { onSecond(); process.exit(1); }
+      else {
+        onSecond();
+        process.exit(1);
+      }
     };
     process.on('SIGINT', handler);
     process.on('SIGTERM', handler);

@@ -6,7 +6,9 @@ import { followNpmParent } from '../util/parent';
 import { formatOption, withClient } from '../util/command';
 import { isNotFound, notFoundError, serverFailure, serverOptions, type ServerOptions } from '../util/server';
 
-function pad(s: string, n: number): string { return s.length >= n ? s : s + ' '.repeat(n - s.length); }
+function pad(s: string, n: number): string {
+  return s.length >= n ? s : s + ' '.repeat(n - s.length);
+}
 
 /** Endpoint monitor statuses that DNS answers as healthy: probed and up, or never probed (Always Serve). */
 const UP = new Set(['Online', 'Unmonitored']);
@@ -21,7 +23,10 @@ function renderWebhook(w: WebhookReport): string {
 function healthInputLines(e: ProfileStatusReport['endpoints'][number]): string[] {
   const out: string[] = [];
   const p = e.pushedHealth;
-  if (p) out.push(`      pushed ${p.status} until ${p.expiresAt}${p.reason ? `: ${p.reason}` : ''}  [${e.verdictSource === 'pushed' ? 'sets the status' : 'probing says as bad or worse'}]`);
+  if (p)
+    out.push(
+      `      pushed ${p.status} until ${p.expiresAt}${p.reason ? `: ${p.reason}` : ''}  [${e.verdictSource === 'pushed' ? 'sets the status' : 'probing says as bad or worse'}]`,
+    );
   for (const w of e.warnings ?? []) out.push(`      warning: ${w}`);
   return out;
 }
@@ -38,24 +43,43 @@ function healthInputNotes(r: ProfileStatusReport): string[] {
 
 /** `tmkit status PROFILE`: the profile line, one line per endpoint with its last probe, recent transitions. */
 export function renderStatus(r: ProfileStatusReport): string {
-  const lines = [`${r.name}  ${r.fqdn}  ${r.profileMonitorStatus}${r.profileStatus === 'Disabled' ? ' (profile Disabled)' : ''}${r.allDegradedFallback ? '  [all endpoints Degraded: answering as if Online]' : ''}  stack ${r.stack}`];
+  const lines = [
+    `${r.name}  ${r.fqdn}  ${r.profileMonitorStatus}${r.profileStatus === 'Disabled' ? ' (profile Disabled)' : ''}${r.allDegradedFallback ? '  [all endpoints Degraded: answering as if Online]' : ''}  stack ${r.stack}`,
+  ];
   for (const e of r.endpoints) {
-    const probe = (e.lastProbe ? `last probe ${e.lastProbe.ok ? 'ok' : 'FAILED'} (${e.lastProbe.reason}, ${e.lastProbe.latencyMs} ms) at ${e.lastProbe.at}` : e.probed ? 'not probed yet' : 'not probed')
-      + (e.verdictCarriedOver ? ' [verdict carried over from before the restart, re-probing]' : '');
-    lines.push(`  ${pad(e.name, 16)} ${pad(e.endpointMonitorStatus, 17)} ${pad(e.target ?? e.targetResourceId ?? '', 28)} ${probe}${e.reason ? `  — ${e.reason}` : ''}`);
+    const probe =
+      (e.lastProbe
+        ? `last probe ${e.lastProbe.ok ? 'ok' : 'FAILED'} (${e.lastProbe.reason}, ${e.lastProbe.latencyMs} ms) at ${e.lastProbe.at}`
+        : e.probed
+          ? 'not probed yet'
+          : 'not probed') + (e.verdictCarriedOver ? ' [verdict carried over from before the restart, re-probing]' : '');
+    lines.push(
+      `  ${pad(e.name, 16)} ${pad(e.endpointMonitorStatus, 17)} ${pad(e.target ?? e.targetResourceId ?? '', 28)} ${probe}${e.reason ? `  — ${e.reason}` : ''}`,
+    );
     lines.push(...healthInputLines(e));
     // Overrides in force (docs/operations.md): what, until when, who, why, and the id that clears it.
-    for (const o of e.overrides ?? []) lines.push(`      override ${o.kind === 'down' ? 'down' : `weight ${o.weight}`} until ${o.expiresAt} by ${o.who}${o.reason ? `: ${o.reason}` : ''}  (tmkit override clear ${o.id})`);
+    for (const o of e.overrides ?? [])
+      lines.push(
+        `      override ${o.kind === 'down' ? 'down' : `weight ${o.weight}`} until ${o.expiresAt} by ${o.who}${o.reason ? `: ${o.reason}` : ''}  (tmkit override clear ${o.id})`,
+      );
     // Cluster mode: each probing location's verdict, then their aggregate (what DNS uses).
     if (e.locations && e.locations.length > 0) {
       for (const l of e.locations) {
-        const tags = [l.self ? 'this node' : '', l.live ? '' : 'not live: not counted', l.otherSettings ? 'other probe settings: counted as undecided' : ''].filter((t) => t !== '');
-        lines.push(`      ${pad(`@${l.location}`, 18)} ${pad(l.verdict, 17)} ${pad(l.node ?? '', 14)}${l.since ? ` since ${l.since}` : ''}${l.reason ? ` (${l.reason})` : ''}${tags.length > 0 ? `  [${tags.join('; ')}]` : ''}`);
+        const tags = [
+          l.self ? 'this node' : '',
+          l.live ? '' : 'not live: not counted',
+          l.otherSettings ? 'other probe settings: counted as undecided' : '',
+        ].filter((t) => t !== '');
+        lines.push(
+          `      ${pad(`@${l.location}`, 18)} ${pad(l.verdict, 17)} ${pad(l.node ?? '', 14)}${l.since ? ` since ${l.since}` : ''}${l.reason ? ` (${l.reason})` : ''}${tags.length > 0 ? `  [${tags.join('; ')}]` : ''}`,
+        );
       }
       const live = e.locations.filter((l) => l.live);
       const degraded = live.filter((l) => l.verdict === 'Degraded').length;
       const online = live.filter((l) => l.verdict === 'Online').length;
-      lines.push(`      ${pad('aggregate', 18)} ${pad(e.verdict ?? 'CheckingEndpoint', 17)} ${online} Online, ${degraded} Degraded of ${live.length} live location${live.length === 1 ? '' : 's'} (Degraded only when more than half say so)`);
+      lines.push(
+        `      ${pad('aggregate', 18)} ${pad(e.verdict ?? 'CheckingEndpoint', 17)} ${online} Online, ${degraded} Degraded of ${live.length} live location${live.length === 1 ? '' : 's'} (Degraded only when more than half say so)`,
+      );
     }
   }
   if (r.transitions.length > 0) {
@@ -85,7 +109,11 @@ export function renderStatusTable(rows: ReadonlyArray<{ report: ProfileStatusRep
   });
   const header = ['PROFILE', 'FQDN', 'METHOD', 'STATUS', 'UP', 'STACK', ''];
   const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
-  const line = (c: string[]): string => c.map((v, i) => (i === c.length - 1 ? v : pad(v, widths[i]!))).join('  ').trimEnd();
+  const line = (c: string[]): string =>
+    c
+      .map((v, i) => (i === c.length - 1 ? v : pad(v, widths[i]!)))
+      .join('  ')
+      .trimEnd();
   return `${[line(header), ...cells.map(line)].join('\n')}\n`;
 }
 
@@ -104,19 +132,35 @@ async function snapshot(client: TmkitClient, profile: string | undefined, format
   }
   const entries: ProfileEntry[] = (await client.listProfiles()).profiles;
   // The webhooks' delivery counts too (a server without webhooks, or an older one, has none to show).
-  const [reports, hooks] = await Promise.all([Promise.all(entries.map((p) => client.status(p.name))), client.webhooks().then((w) => w.webhooks, () => [])]);
+  const [reports, hooks] = await Promise.all([
+    Promise.all(entries.map((p) => client.status(p.name))),
+    client.webhooks().then(
+      (w) => w.webhooks,
+      () => [],
+    ),
+  ]);
   if (format === 'json') return json({ profiles: reports, ...(hooks.length > 0 ? { webhooks: hooks } : {}) });
   const webhookLines = hooks.length > 0 ? `${hooks.map((w) => renderWebhook(w)).join('\n')}\n` : '';
   if (reports.length === 0) return `No profiles on ${client.server}. Deploy some with \`tmkit apply FILE --yes\`.\n${webhookLines}`;
-  return renderStatusTable(reports.map((report, i) => ({ report, method: entries[i]!.profile.trafficRoutingMethod }))) + (webhookLines === '' ? '' : `\nwebhooks (tmkit webhooks --log):\n${webhookLines}`);
+  return (
+    renderStatusTable(reports.map((report, i) => ({ report, method: entries[i]!.profile.trafficRoutingMethod }))) +
+    (webhookLines === '' ? '' : `\nwebhooks (tmkit webhooks --log):\n${webhookLines}`)
+  );
 }
 
 /** Resolves after `ms`, or at once when `stop` fires. */
 function pause(ms: number, stop: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
-    if (stop.aborted) { resolve(); return; }
+    if (stop.aborted) {
+      resolve();
+      return;
+    }
     const t = setTimeout(done, ms);
-    function done(): void { clearTimeout(t); stop.removeEventListener('abort', done); resolve(); }
+    function done(): void {
+      clearTimeout(t);
+      stop.removeEventListener('abort', done);
+      resolve();
+    }
     stop.addEventListener('abort', done);
   });
 }
@@ -176,10 +220,14 @@ async function watch(client: TmkitClient, profile: string | undefined, format: '
 
 /** `tmkit status [PROFILE] [--watch]`: monitor status of every profile (one line each), or one in detail. */
 export function registerStatus(program: Command): void {
-  serverOptions(program
-    .command('status')
-    .description('show monitor status from the running server: one line per profile, or one profile in detail (endpoints, last probes, transitions)')
-    .argument('[profile]', 'profile name (shows its endpoints, last probe of each and recent transitions)'))
+  serverOptions(
+    program
+      .command('status')
+      .description(
+        'show monitor status from the running server: one line per profile, or one profile in detail (endpoints, last probes, transitions)',
+      )
+      .argument('[profile]', 'profile name (shows its endpoints, last probe of each and recent transitions)'),
+  )
     .addOption(formatOption())
     .option('-w, --watch', 'keep watching: redraw in place on a terminal, print each changed view otherwise (Ctrl-C or SIGTERM stops)')
     .option('--interval <seconds>', 'how often --watch polls the server', '2')
@@ -188,9 +236,13 @@ export function registerStatus(program: Command): void {
       if (!Number.isFinite(seconds) || seconds < 0.1 || seconds > 3600) {
         throw new CliError(`--interval ${opts.interval}: expected a number of seconds from 0.1 to 3600`, EXIT_USAGE);
       }
-      await withClient(opts, async (client) => {
-        if (opts.watch) await watch(client, profile, opts.format, Math.round(seconds * 1000));
-        else process.stdout.write(await snapshot(client, profile, opts.format));
-      }, async (err, client) => (isNotFound(err) && profile !== undefined ? notFoundError(client, profile) : serverFailure(err)));
+      await withClient(
+        opts,
+        async (client) => {
+          if (opts.watch) await watch(client, profile, opts.format, Math.round(seconds * 1000));
+          else process.stdout.write(await snapshot(client, profile, opts.format));
+        },
+        async (err, client) => (isNotFound(err) && profile !== undefined ? notFoundError(client, profile) : serverFailure(err)),
+      );
     });
 }

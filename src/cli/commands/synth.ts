@@ -35,7 +35,8 @@ function readConfig(cwd: string): TmkitConfig {
   }
   const c = raw as Record<string, unknown>;
   for (const k of ['app', 'output'] as const) {
-    if (c[k] !== undefined && (typeof c[k] !== 'string' || c[k] === '')) throw new CliError(`${CONFIG_FILE}: "${k}" must be a non-empty string`);
+    if (c[k] !== undefined && (typeof c[k] !== 'string' || c[k] === ''))
+      throw new CliError(`${CONFIG_FILE}: "${k}" must be a non-empty string`);
   }
   return { ...(c.app === undefined ? {} : { app: c.app as string }), ...(c.output === undefined ? {} : { output: c.output as string }) };
 }
@@ -77,7 +78,10 @@ export function registerSynth(program: Command): void {
   program
     .command('synth')
     .description(`run the constructs app (command from ${CONFIG_FILE} "app", like cdktf) and validate the document it writes`)
-    .argument('[app]', `the app: a .ts/.js file tmkit runs itself (TypeScript included), or a shell command (default: "app" from ./${CONFIG_FILE})`)
+    .argument(
+      '[app]',
+      `the app: a .ts/.js file tmkit runs itself (TypeScript included), or a shell command (default: "app" from ./${CONFIG_FILE})`,
+    )
     .option('-o, --output <dir>', `output directory (default: "output" from ${CONFIG_FILE}, else ${DEFAULT_OUTDIR})`)
     .option('--strict-azure', 'also apply Azure-only rules when validating the result')
     .action(async (appArg: string | undefined, opts: SynthOptions, cmd: Command) => {
@@ -91,8 +95,10 @@ export function registerSynth(program: Command): void {
         );
       }
       if (APP_FILE.test(app.trim()) && !existsSync(resolve(cwd, app.trim()))) {
-        throw new CliError(`the app file ${app.trim()} does not exist in ${cwd} (${appArg !== undefined ? 'the APP argument' : `"app" in ${CONFIG_FILE}`}); ` +
-          'pass the app\'s entry file, e.g. `tmkit synth main.ts`, or run `tmkit init` to scaffold one');
+        throw new CliError(
+          `the app file ${app.trim()} does not exist in ${cwd} (${appArg !== undefined ? 'the APP argument' : `"app" in ${CONFIG_FILE}`}); ` +
+            "pass the app's entry file, e.g. `tmkit synth main.ts`, or run `tmkit init` to scaffold one",
+        );
       }
       const outdir = resolve(cwd, opts.output ?? config.output ?? DEFAULT_OUTDIR);
       const file = join(outdir, OUTPUT_FILE);
@@ -100,7 +106,9 @@ export function registerSynth(program: Command): void {
       process.stderr.write(`tmkit: running \`${app}\` (TMKIT_OUTDIR=${displayFile(outdir)})\n`);
       const { code, signal } = await runApp(app, cwd, outdir);
       if (code !== 0) {
-        throw new CliError(`the app command \`${app}\` failed (${signal ? `killed by ${signal}` : `exit code ${code}`}); its output is above`);
+        throw new CliError(
+          `the app command \`${app}\` failed (${signal ? `killed by ${signal}` : `exit code ${code}`}); its output is above`,
+        );
       }
       const after = mtime(file);
       if (after === undefined || after === before) {
@@ -114,7 +122,9 @@ export function registerSynth(program: Command): void {
       const names = profileNames(document);
       if (diagnostics.length > 0) process.stderr.write(renderText(diagnostics, names));
       const { errors } = countSeverities(diagnostics);
-      process.stderr.write(`tmkit: ${displayFile(file)}: ${count(names.length, 'profile')}, ${count(endpointCount(document), 'endpoint')}; ${summary(diagnostics)}\n`);
+      process.stderr.write(
+        `tmkit: ${displayFile(file)}: ${count(names.length, 'profile')}, ${count(endpointCount(document), 'endpoint')}; ${summary(diagnostics)}\n`,
+      );
       process.stdout.write(`${displayFile(file)}\n`);
       setExitCode(cmd, errors > 0 ? EXIT_FAILED : EXIT_OK);
     });

@@ -12,12 +12,20 @@ import { registerInstall } from '../util/command';
  */
 export function registerTerraform(program: Command): void {
   const tf = program.command('terraform').description('the tmkit Terraform/OpenTofu provider (tmkit/tmkit)');
-  registerInstall(tf, 'install the provider into a local filesystem mirror and write a CLI configuration that terraform and tofu use', 'where the mirror and terraformrc go', '.tmkit/terraform', (dir, version) => {
-    const entry = join(packageRoot(), 'dist/providers/terraform/bin/terraform-provider-tmkit.js');
-    const r = install({ dir, version, entry });
-    return `tmkit terraform install: ${r.sources.join(' and ')} ${version} in ${r.mirror}${r.written.length ? '' : ' (unchanged)'}\n` +
-      `  provider  ${r.executable}\n  config    ${r.cliConfig}\n` +
-      '  use it:   export the line below, then `terraform init` (or `tofu init`) in your configuration\n' +
-      `${r.exportLine}\n`;
-  });
+  registerInstall(
+    tf,
+    'install the provider into a local filesystem mirror and write a CLI configuration that terraform and tofu use',
+    'where the mirror and terraformrc go',
+    '.tmkit/terraform',
+    (dir, version) => {
+      const entry = join(packageRoot(), 'dist/providers/terraform/bin/terraform-provider-tmkit.js');
+      const r = install({ dir, version, entry });
+      return (
+        `tmkit terraform install: ${r.sources.join(' and ')} ${version} in ${r.mirror}${r.written.length ? '' : ' (unchanged)'}\n` +
+        `  provider  ${r.executable}\n  config    ${r.cliConfig}\n` +
+        '  use it:   export the line below, then `terraform init` (or `tofu init`) in your configuration\n' +
+        `${r.exportLine}\n`
+      );
+    },
+  );
 }

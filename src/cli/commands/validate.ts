@@ -22,7 +22,7 @@ export function registerValidate(program: Command): void {
     .description('check a tmkit/v1 document (or Azure ARM JSON for profiles) against every Traffic Manager rule')
     .argument('<file>', 'tmkit/v1 document (e.g. tmkit.out.json) or the JSON Azure prints for profiles; - reads stdin')
     .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'))
-    .option('--strict-azure', "also apply Azure-only rules (Azure rejects private, loopback and documentation-range targets)")
+    .option('--strict-azure', 'also apply Azure-only rules (Azure rejects private, loopback and documentation-range targets)')
     .action((file: string, opts: ValidateOptions, cmd: Command) => {
       const loaded = loadDocument(file);
       const found = validate(loaded.input, { strictAzure: opts.strictAzure === true });
@@ -31,16 +31,20 @@ export function registerValidate(program: Command): void {
       const { errors, warnings } = countSeverities(diagnostics);
       const source = loaded.kind === 'tmkit' || loaded.kind === 'unknown' ? 'tmkit/v1' : loaded.kind;
       if (opts.format === 'json') {
-        process.stdout.write(toJsonText({
-          file,
-          source,
-          valid: errors === 0,
-          errors,
-          warnings,
-          profiles: names.length,
-          endpoints: endpointCount(loaded.input),
-          diagnostics: groupByProfile(diagnostics, names).flatMap((g) => g.diagnostics.map((d) => ({ ...d, profile: g.profile ?? null }))),
-        }));
+        process.stdout.write(
+          toJsonText({
+            file,
+            source,
+            valid: errors === 0,
+            errors,
+            warnings,
+            profiles: names.length,
+            endpoints: endpointCount(loaded.input),
+            diagnostics: groupByProfile(diagnostics, names).flatMap((g) =>
+              g.diagnostics.map((d) => ({ ...d, profile: g.profile ?? null })),
+            ),
+          }),
+        );
       } else {
         const shown = displayFile(file);
         const what = `${count(names.length, 'profile')}, ${count(endpointCount(loaded.input), 'endpoint')}${source === 'tmkit/v1' ? '' : `, imported from ${source}`}`;

@@ -4,15 +4,27 @@ import { CliError, EXIT_USAGE } from '../errors';
 import { toJsonText } from '../util/files';
 import { clientFor, serverFailure, serverOptions, type ServerOptions } from '../util/server';
 
-interface ListOptions extends ServerOptions { json?: boolean; log?: boolean }
-interface AddOptions extends ServerOptions { events?: string; secretFile?: string; format: string; json?: boolean }
+interface ListOptions extends ServerOptions {
+  json?: boolean;
+  log?: boolean;
+}
+interface AddOptions extends ServerOptions {
+  events?: string;
+  secretFile?: string;
+  format: string;
+  json?: boolean;
+}
 
 /** One webhook as a line, and with `log` its recent deliveries. */
 export function renderWebhook(w: WebhookReport, log: boolean): string {
-  const lines = [`${w.id}  ${w.url}  events ${w.events.join(',')}  ${w.format}${w.signed ? '  signed' : ''}  (${w.origin === 'flag' ? 'serve --webhook' : 'API'})`,
-    `  delivered ${w.delivered}, queued ${w.queued}, failed ${w.failed}, dropped ${w.dropped}`];
+  const lines = [
+    `${w.id}  ${w.url}  events ${w.events.join(',')}  ${w.format}${w.signed ? '  signed' : ''}  (${w.origin === 'flag' ? 'serve --webhook' : 'API'})`,
+    `  delivered ${w.delivered}, queued ${w.queued}, failed ${w.failed}, dropped ${w.dropped}`,
+  ];
   for (const d of log ? w.deliveries.slice(0, 20) : w.deliveries.slice(0, 1)) {
-    lines.push(`  ${d.at}  ${d.outcome.padEnd(9)} ${d.event} ${d.id} attempt ${d.attempt}${d.status !== undefined ? ` status ${d.status}` : ''}${d.latencyMs !== undefined ? ` ${d.latencyMs} ms` : ''}${d.error ? `  ${d.error}` : ''}`);
+    lines.push(
+      `  ${d.at}  ${d.outcome.padEnd(9)} ${d.event} ${d.id} attempt ${d.attempt}${d.status !== undefined ? ` status ${d.status}` : ''}${d.latencyMs !== undefined ? ` ${d.latencyMs} ms` : ''}${d.error ? `  ${d.error}` : ''}`,
+    );
   }
   return lines.join('\n');
 }
@@ -25,31 +37,71 @@ export function registerWebhooks(program: Command): void {
     try {
       const r = await client.webhooks();
       if (opts.json) process.stdout.write(toJsonText(r));
-      else process.stdout.write(r.webhooks.length === 0 ? 'No webhooks. Add one with `tmkit webhooks add URL` or `tmkit serve --webhook URL`.\n' : `${r.webhooks.map((w) => renderWebhook(w, opts.log === true)).join('\n')}\n`);
-    } catch (err) { throw serverFailure(err); } finally { await client.close(); }
+      else
+        process.stdout.write(
+          r.webhooks.length === 0
+            ? 'No webhooks. Add one with `tmkit webhooks add URL` or `tmkit serve --webhook URL`.\n'
+            : `${r.webhooks.map((w) => renderWebhook(w, opts.log === true)).join('\n')}\n`,
+        );
+    } catch (err) {
+      throw serverFailure(err);
+    } finally {
+      await client.close();
+    }
   };
-  serverOptions(webhooks.command('list', { isDefault: true }).description('every webhook, its counts and last delivery (--log: the last 20)')
-    .option('--log', 'show the delivery log').option('--json', 'print the API\'s JSON')).action(list);
-  serverOptions(webhooks.command('add').description('POST every event (or --events) to URL, signed with the secret in --secret-file')
-    .argument('<url>', 'http(s) URL; loopback and private addresses only when serve runs with --webhook-allow-private')
-    .option('--events <types>', 'comma-separated event types (transition, revision, override, drill, ...); default: all')
-    .option('--secret-file <file>', 'file on the server holding the HMAC secret (X-Tmkit-Signature)')
-    .option('--format <format>', 'json (the event) or slack (a Slack/Teams {"text"} body)', 'json')
-    .option('--json', 'print the API\'s JSON'))
-    .action(async (url: string, opts: AddOptions) => {
-      if (opts.format !== 'json' && opts.format !== 'slack') throw new CliError(`--format ${opts.format}: json or slack`, EXIT_USAGE);
-      const client = clientFor(opts);
-      try {
-        const w = await client.addWebhook({ url, format: opts.format, ...(opts.events !== undefined ? { events: opts.events.split(',').map((e) => e.trim()).filter((e) => e !== '') } : {}), ...(opts.secretFile !== undefined ? { secretFile: opts.secretFile } : {}) });
-        process.stdout.write(opts.json ? toJsonText(w) : `Added webhook ${w.id} → ${w.url} (events ${w.events.join(',')}${w.signed ? ', signed' : ''}).\n`);
-      } catch (err) { throw serverFailure(err); } finally { await client.close(); }
-    });
-  serverOptions(webhooks.command('remove').description('remove a webhook added through the API').argument('<id>', 'its id (tmkit webhooks list)'))
-    .action(async (id: string, opts: ServerOptions) => {
-      const client = clientFor(opts);
-      try {
-        await client.deleteWebhook(id);
-        process.stdout.write(`Removed webhook ${id}.\n`);
-      } catch (err) { throw serverFailure(err); } finally { await client.close(); }
-    });
+  serverOptions(
+    webhooks
+      .command('list', { isDefault: true })
+      .description('every webhook, its counts and last delivery (--log: the last 20)')
+      .option('--log', 'show the delivery log')
+      .option('--json', "print the API's JSON"),
+  ).action(list);
+  serverOptions(
+    webhooks
+      .command('add')
+      .description('POST every event (or --events) to URL, signed with the secret in --secret-file')
+      .argument('<url>', 'http(s) URL; loopback and private addresses only when serve runs with --webhook-allow-private')
+      .option('--events <types>', 'comma-separated event types (transition, revision, override, drill, ...); default: all')
+      .option('--secret-file <file>', 'file on the server holding the HMAC secret (X-Tmkit-Signature)')
+      .option('--format <format>', 'json (the event) or slack (a Slack/Teams {"text"} body)', 'json')
+      .option('--json', "print the API's JSON"),
+  ).action(async (url: string, opts: AddOptions) => {
+    if (opts.format !== 'json' && opts.format !== 'slack') throw new CliError(`--format ${opts.format}: json or slack`, EXIT_USAGE);
+    const client = clientFor(opts);
+    try {
+      const w = await client.addWebhook({
+        url,
+        format: opts.format,
+        ...(opts.events !== undefined
+          ? {
+              events: opts.events
+                .split(',')
+                .map((e) => e.trim())
+                .filter((e) => e !== ''),
+            }
+          : {}),
+        ...(opts.secretFile !== undefined ? { secretFile: opts.secretFile } : {}),
+      });
+      process.stdout.write(
+        opts.json ? toJsonText(w) : `Added webhook ${w.id} → ${w.url} (events ${w.events.join(',')}${w.signed ? ', signed' : ''}).\n`,
+      );
+    } catch (err) {
+      throw serverFailure(err);
+    } finally {
+      await client.close();
+    }
+  });
+  serverOptions(
+    webhooks.command('remove').description('remove a webhook added through the API').argument('<id>', 'its id (tmkit webhooks list)'),
+  ).action(async (id: string, opts: ServerOptions) => {
+    const client = clientFor(opts);
+    try {
+      await client.deleteWebhook(id);
+      process.stdout.write(`Removed webhook ${id}.\n`);
+    } catch (err) {
+      throw serverFailure(err);
+    } finally {
+      await client.close();
+    }
+  });
 }

@@ -40,7 +40,9 @@ const stepLabel = (s: Pick<PlanStep, 'method' | 'profile' | 'action'>): string =
 
 /** `[2/5] PUT web (update) ... ok  ETag "3-…"` */
 export function progressLine(o: StepOutcome): string {
-  const result = o.ok ? `ok${o.etag !== undefined ? `  ETag ${o.etag}` : ''}` : `failed: ${(o.error ?? 'unknown error').trim().split('\n').join('\n      ')}`;
+  const result = o.ok
+    ? `ok${o.etag !== undefined ? `  ETag ${o.etag}` : ''}`
+    : `failed: ${(o.error ?? 'unknown error').trim().split('\n').join('\n      ')}`;
   return `[${o.index}/${o.total}] ${stepLabel(o.step)} ... ${result}\n`;
 }
 
@@ -53,23 +55,35 @@ function summaryLine(plan: Plan): string {
  * Executes `plan` through the API with progress per step. Returns the exit code; on a failure mid-way prints
  * exactly which steps were applied and which were not, and throws (exit 1).
  */
-async function execute(client: TmkitClient, plan: Plan, io: ApplyIo, opts: ApplyOptions, verb: 'apply' | 'destroy' = 'apply'): Promise<number> {
+async function execute(
+  client: TmkitClient,
+  plan: Plan,
+  io: ApplyIo,
+  opts: ApplyOptions,
+  verb: 'apply' | 'destroy' = 'apply',
+): Promise<number> {
   let result;
   try {
-    result = await executePlan(client, plan, (o) => { io.out.write(progressLine(o)); });
+    result = await executePlan(client, plan, (o) => {
+      io.out.write(progressLine(o));
+    });
   } catch (err) {
     if (err instanceof PlanRefusedError) throw new CliError(`${verb}: ${err.message}`);
     throw serverFailure(err);
   }
   if (result.failed) {
     const f = result.failed;
-    io.err.write([
-      `tmkit: ${verb} failed at step ${f.index}/${f.total} (${stepLabel(f.step)}); the server's answer is above`,
-      `  applied (${result.applied.length}): ${result.applied.length > 0 ? result.applied.map((o) => stepLabel(o.step)).join(', ') : 'nothing'}`,
-      `  not applied (${result.notApplied.length + 1}): ${[`${stepLabel(f.step)} [failed]`, ...result.notApplied.map(stepLabel)].join(', ')}`,
-      '',
-    ].join('\n'));
-    throw new CliError(`${verb}: stopped after ${count(result.applied.length, 'step')} of ${f.total}; ${verb === 'apply' ? 'run \`tmkit plan\` again to see what is left, then apply' : 'run \`tmkit destroy\` again to destroy what is left'}`);
+    io.err.write(
+      [
+        `tmkit: ${verb} failed at step ${f.index}/${f.total} (${stepLabel(f.step)}); the server's answer is above`,
+        `  applied (${result.applied.length}): ${result.applied.length > 0 ? result.applied.map((o) => stepLabel(o.step)).join(', ') : 'nothing'}`,
+        `  not applied (${result.notApplied.length + 1}): ${[`${stepLabel(f.step)} [failed]`, ...result.notApplied.map(stepLabel)].join(', ')}`,
+        '',
+      ].join('\n'),
+    );
+    throw new CliError(
+      `${verb}: stopped after ${count(result.applied.length, 'step')} of ${f.total}; ${verb === 'apply' ? 'run \`tmkit plan\` again to see what is left, then apply' : 'run \`tmkit destroy\` again to destroy what is left'}`,
+    );
   }
   if (result.applied.length === 0) {
     io.out.write(`No changes. Stack "${plan.stack}" on ${client.server} already matches; nothing to apply.\n`);
@@ -100,24 +114,37 @@ export async function applyFile(file: string, opts: ApplyOptions, io: ApplyIo): 
         throw err;
       }
       const n = (k: keyof Plan['summary']): number => (typeof plan.summary[k] === 'number' ? plan.summary[k] : 0);
-      io.out.write(`Applying plan ${label} (stack "${plan.stack}": ${n('add')} to add, ${n('change')} to change, ${n('replace')} to replace, ${n('destroy')} to destroy) to ${client.server}\n`);
+      io.out.write(
+        `Applying plan ${label} (stack "${plan.stack}": ${n('add')} to add, ${n('change')} to change, ${n('replace')} to replace, ${n('destroy')} to destroy) to ${client.server}\n`,
+      );
       return await execute(client, plan, io, opts);
     }
 
-    const state = (await loadState({
-      ...(opts.server !== undefined ? { server: opts.server } : {}),
-      ...(opts.token !== undefined ? { token: opts.token } : {}),
-      ...(opts.stateDir !== undefined ? { stateDir: opts.stateDir } : {}),
-      ...(opts.resources !== undefined ? { resources: opts.resources } : {}),
-    }, true, raw))!;
+    const state = (await loadState(
+      {
+        ...(opts.server !== undefined ? { server: opts.server } : {}),
+        ...(opts.token !== undefined ? { token: opts.token } : {}),
+        ...(opts.stateDir !== undefined ? { stateDir: opts.stateDir } : {}),
+        ...(opts.resources !== undefined ? { resources: opts.resources } : {}),
+      },
+      true,
+      raw,
+    ))!;
     const desired = requireDesired(raw, label, state.deployed, io.err, { command: 'apply', after: '; nothing was applied' });
-    const report = await makeReport(desired.document, state, { preview: opts.preview === true, geoip: opts.geoip, warnings: desired.warnings });
+    const report = await makeReport(desired.document, state, {
+      preview: opts.preview === true,
+      geoip: opts.geoip,
+      warnings: desired.warnings,
+    });
     const { plan } = report;
     if (opts.showPlan !== false) io.out.write(renderText(report, { color: opts.color === true }));
     else for (const w of report.warnings) io.out.write(`warning ${w.path}: ${w.message} [${w.code}]\n`);
     if (plan.errors.length > 0) {
-      if (opts.showPlan === false) for (const e of plan.errors) io.err.write(`  ${e.path}: ${e.message} [${e.code}]${e.hint ? `\n      hint: ${e.hint}` : ''}\n`);
-      throw new CliError(`apply: the plan for ${label} has ${count(plan.errors.length, 'error')} and cannot be applied; nothing was applied`);
+      if (opts.showPlan === false)
+        for (const e of plan.errors) io.err.write(`  ${e.path}: ${e.message} [${e.code}]${e.hint ? `\n      hint: ${e.hint}` : ''}\n`);
+      throw new CliError(
+        `apply: the plan for ${label} has ${count(plan.errors.length, 'error')} and cannot be applied; nothing was applied`,
+      );
     }
     if (plan.steps.length === 0) {
       io.out.write(`No changes. Stack "${plan.stack}" on ${client.server} already matches ${label}; nothing to apply.\n`);
@@ -125,7 +152,9 @@ export async function applyFile(file: string, opts: ApplyOptions, io: ApplyIo): 
     }
     if (!opts.yes) {
       if (!io.confirm) {
-        throw new CliError(`apply: not applying without confirmation: no terminal to ask on, so pass --yes to apply the plan above (nothing was applied)`);
+        throw new CliError(
+          `apply: not applying without confirmation: no terminal to ask on, so pass --yes to apply the plan above (nothing was applied)`,
+        );
       }
       const ok = await io.confirm(`\nApply these changes to ${client.server} (stack "${plan.stack}")? Only 'yes' will be accepted: `);
       if (!ok) {
@@ -166,30 +195,44 @@ export function terminalConfirm(readsStdin: boolean): ((question: string) => Pro
 export async function destroyStack(stack: string, opts: ApplyOptions, io: ApplyIo): Promise<number> {
   const client = clientFor(opts);
   try {
-    const state = (await loadState({
-      ...(opts.server !== undefined ? { server: opts.server } : {}),
-      ...(opts.token !== undefined ? { token: opts.token } : {}),
-      ...(opts.stateDir !== undefined ? { stateDir: opts.stateDir } : {}),
-    }, true))!;
+    const state = (await loadState(
+      {
+        ...(opts.server !== undefined ? { server: opts.server } : {}),
+        ...(opts.token !== undefined ? { token: opts.token } : {}),
+        ...(opts.stateDir !== undefined ? { stateDir: opts.stateDir } : {}),
+      },
+      true,
+    ))!;
     const empty = { apiVersion: 'tmkit/v1', stack, profiles: [] };
-    const desired = requireDesired(empty, `stack "${stack}"`, state.deployed, io.err, { command: 'destroy', after: '; nothing was destroyed' });
+    const desired = requireDesired(empty, `stack "${stack}"`, state.deployed, io.err, {
+      command: 'destroy',
+      after: '; nothing was destroyed',
+    });
     const report = await makeReport(desired.document, state, { preview: opts.preview === true, geoip: opts.geoip });
     const { plan } = report;
     if (plan.steps.length === 0 && plan.errors.length === 0) {
       const others = [...new Set(state.deployed.map((d) => d.stack))].filter((s) => s !== stack).sort();
-      io.out.write(`Nothing to destroy. Stack "${stack}" has no profiles on ${client.server}` +
-        `${others.length > 0 ? ` (stacks there: ${others.map((s) => `"${s}"`).join(', ')}; pick one with --stack)` : ''}.\n`);
+      io.out.write(
+        `Nothing to destroy. Stack "${stack}" has no profiles on ${client.server}` +
+          `${others.length > 0 ? ` (stacks there: ${others.map((s) => `"${s}"`).join(', ')}; pick one with --stack)` : ''}.\n`,
+      );
       return EXIT_OK;
     }
     io.out.write(renderText(report, { color: opts.color === true }));
     if (plan.errors.length > 0) {
-      throw new CliError(`destroy: the plan for stack "${stack}" has ${count(plan.errors.length, 'error')} and cannot be applied; nothing was destroyed`);
+      throw new CliError(
+        `destroy: the plan for stack "${stack}" has ${count(plan.errors.length, 'error')} and cannot be applied; nothing was destroyed`,
+      );
     }
     if (!opts.yes) {
       if (!io.confirm) {
-        throw new CliError(`destroy: not destroying without confirmation: no terminal to ask on, so pass --yes to destroy the ${count(plan.summary.destroy, 'profile')} above (nothing was destroyed)`);
+        throw new CliError(
+          `destroy: not destroying without confirmation: no terminal to ask on, so pass --yes to destroy the ${count(plan.summary.destroy, 'profile')} above (nothing was destroyed)`,
+        );
       }
-      const ok = await io.confirm(`\nDestroy ${count(plan.summary.destroy, 'profile')} of stack "${stack}" on ${client.server}? There is no undo. Only 'yes' will be accepted: `);
+      const ok = await io.confirm(
+        `\nDestroy ${count(plan.summary.destroy, 'profile')} of stack "${stack}" on ${client.server}? There is no undo. Only 'yes' will be accepted: `,
+      );
       if (!ok) {
         io.err.write('tmkit: destroy cancelled; nothing was destroyed\n');
         return EXIT_FAILED;

@@ -30,8 +30,15 @@ export async function withClient<T>(
 }
 
 /** `tmkit <provider> install [--dir DIR]` under `provider`: `run` installs into the resolved DIR and returns what to print. */
-export function registerInstall(provider: Command, description: string, dirHelp: string, defaultDir: string, run: (dir: string, version: string) => string): void {
-  provider.command('install')
+export function registerInstall(
+  provider: Command,
+  description: string,
+  dirHelp: string,
+  defaultDir: string,
+  run: (dir: string, version: string) => string,
+): void {
+  provider
+    .command('install')
     .description(description)
     .option('--dir <dir>', dirHelp, defaultDir)
     .action((opts: { dir: string }) => {

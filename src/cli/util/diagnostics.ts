@@ -18,7 +18,8 @@ export function profileOf(path: string, names: readonly string[]): string | unde
   for (const n of names) {
     const prefix = `profiles[${n}]`;
     const next = path.charAt(prefix.length);
-    if (path.startsWith(prefix) && (next === '' || next === '.' || next === '[') && (best === undefined || n.length > best.length)) best = n;
+    if (path.startsWith(prefix) && (next === '' || next === '.' || next === '[') && (best === undefined || n.length > best.length))
+      best = n;
   }
   return best;
 }
@@ -29,9 +30,10 @@ export function groupByProfile(diagnostics: readonly Diagnostic[], names: readon
   for (const n of names) groups.set(n, []);
   groups.set(undefined, []);
   for (const d of diagnostics) groups.get(profileOf(d.path, names))!.push(d);
-  return [...groups].filter(([, ds]) => ds.length > 0).map(([profile, ds]) => (profile === undefined ? { diagnostics: ds } : { profile, diagnostics: ds }));
+  return [...groups]
+    .filter(([, ds]) => ds.length > 0)
+    .map(([profile, ds]) => (profile === undefined ? { diagnostics: ds } : { profile, diagnostics: ds }));
 }
-
 
 export function countSeverities(diagnostics: readonly Diagnostic[]): { errors: number; warnings: number } {
   const errors = diagnostics.filter((d) => d.severity === 'error').length;

@@ -44,7 +44,13 @@ export function parseListen(s: string): ListenAddress {
 /** `ns1.example.net` or `ns1.tm.internal=192.0.2.53,2001:db8::53`. */
 export function parseNs(s: string): { name: string; addresses: string[] } {
   const [name, addrs] = s.split('=', 2) as [string, string | undefined];
-  const addresses = addrs === undefined ? [] : addrs.split(',').map((a) => a.trim()).filter(Boolean);
+  const addresses =
+    addrs === undefined
+      ? []
+      : addrs
+          .split(',')
+          .map((a) => a.trim())
+          .filter(Boolean);
   if (!/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*\.?$/.test(name.trim()) || addresses.some((a) => net.isIP(a) === 0)) {
     throw new CliError(`--ns ${s}: expected a host name, optionally =address[,address] (e.g. ns1.tm.internal=192.0.2.53)`, EXIT_USAGE);
   }
@@ -53,7 +59,8 @@ export function parseNs(s: string): { name: string; addresses: string[] } {
 
 export function intOption(name: string, v: string, min: number, max: number): number {
   const n = Number(v);
-  if (!Number.isInteger(n) || n < min || n > max) throw new CliError(`${name} ${v}: expected a whole number from ${min} to ${max}`, EXIT_USAGE);
+  if (!Number.isInteger(n) || n < min || n > max)
+    throw new CliError(`${name} ${v}: expected a whole number from ${min} to ${max}`, EXIT_USAGE);
   return n;
 }
 
@@ -61,7 +68,8 @@ export function intOption(name: string, v: string, min: number, max: number): nu
 export function parseWorkers(v: string): number | 'auto' {
   if (v.trim().toLowerCase() === 'auto') return 'auto';
   const n = Number(v);
-  if (!Number.isInteger(n) || n < 1 || n > 64) throw new CliError(`--workers ${v}: expected auto or a whole number from 1 to 64`, EXIT_USAGE);
+  if (!Number.isInteger(n) || n < 1 || n > 64)
+    throw new CliError(`--workers ${v}: expected auto or a whole number from 1 to 64`, EXIT_USAGE);
   return n;
 }
 
@@ -80,10 +88,13 @@ export interface WorkersDecision {
 export async function decideWorkers(w: number | 'auto', cores: number = availableParallelism()): Promise<WorkersDecision> {
   const support = await reusePortSupport();
   const workers = w === 'auto' ? autoWorkers(support, cores) : w;
-  const notice = support.supported ? undefined
-    : workers > 1 ? sharedSocketNotice(support)
-    : w === 'auto' ? mainProcessNotice(support)
-    : undefined;
+  const notice = support.supported
+    ? undefined
+    : workers > 1
+      ? sharedSocketNotice(support)
+      : w === 'auto'
+        ? mainProcessNotice(support)
+        : undefined;
   return { workers, support, ...(notice !== undefined ? { notice } : {}) };
 }
 
@@ -107,11 +118,18 @@ export function addTcpLimitOptions(cmd: Command): Command {
   return cmd
     .option('--tcp-idle-timeout <ms>', 'close idle TCP DNS connections after this long', '10000')
     .option('--tcp-max-connections <n>', 'concurrent TCP DNS connections per process (per DNS worker with --workers)', '1000')
-    .option('--tcp-max-connections-per-client <n>', 'concurrent TCP DNS connections from one client (IPv4 address or IPv6 /64) per process; beyond it, its new connections are closed', '32');
+    .option(
+      '--tcp-max-connections-per-client <n>',
+      'concurrent TCP DNS connections from one client (IPv4 address or IPv6 /64) per process; beyond it, its new connections are closed',
+      '32',
+    );
 }
 
 /** The DNS limits from the flags (`payloadFlag`: `--max-udp-payload` for serve, `--udp-payload` for dns). */
-export function dnsLimitsFrom(o: { udpPayload: string; tcpIdleTimeout: string; tcpMaxConnections: string; tcpMaxConnectionsPerClient: string }, payloadFlag: string): DnsLimits {
+export function dnsLimitsFrom(
+  o: { udpPayload: string; tcpIdleTimeout: string; tcpMaxConnections: string; tcpMaxConnectionsPerClient: string },
+  payloadFlag: string,
+): DnsLimits {
   return {
     udpPayloadCap: intOption(payloadFlag, o.udpPayload, 512, 4096),
     tcp: {
@@ -126,7 +144,12 @@ export function dnsLimitsFrom(o: { udpPayload: string; tcpIdleTimeout: string; t
  * The zone's own data as the options give it (`--zone`, `--ns`, `--soa-rname`), checked by the core's zone
  * rules before anything starts: every problem at once, named by the option that caused it (exit 2).
  */
-export function checkAuthority(zone: string, rawNs: readonly string[], ns: ReadonlyArray<{ name: string; addresses: string[] }>, soaRname: string | undefined): void {
+export function checkAuthority(
+  zone: string,
+  rawNs: readonly string[],
+  ns: ReadonlyArray<{ name: string; addresses: string[] }>,
+  soaRname: string | undefined,
+): void {
   const problems = zoneProblems({
     apex: zone,
     soa: { serial: 0, ...(soaRname !== undefined ? { rname: soaRname } : {}) },
@@ -168,13 +191,15 @@ export function addDnssecOptions(cmd: Command, where: string): Command {
 export function dnssecPolicyFrom(opts: DnssecFlags): KeyPolicy | undefined {
   const alg = opts.dnssecAlgorithm.trim().toUpperCase();
   const algorithm = alg === '13' || alg === 'ECDSAP256SHA256' ? 13 : alg === '15' || alg === 'ED25519' ? 15 : undefined;
-  if (algorithm === undefined) throw new CliError(`--dnssec-algorithm ${opts.dnssecAlgorithm}: 13 (ECDSAP256SHA256) or 15 (ED25519)`, EXIT_USAGE);
+  if (algorithm === undefined)
+    throw new CliError(`--dnssec-algorithm ${opts.dnssecAlgorithm}: 13 (ECDSAP256SHA256) or 15 (ED25519)`, EXIT_USAGE);
   const mode = opts.dnssecKeys.trim().toLowerCase();
-  if (mode !== 'csk' && mode !== 'split') throw new CliError(`--dnssec-keys ${opts.dnssecKeys}: csk (one combined signing key) or split (a KSK and a ZSK)`, EXIT_USAGE);
+  if (mode !== 'csk' && mode !== 'split')
+    throw new CliError(`--dnssec-keys ${opts.dnssecKeys}: csk (one combined signing key) or split (a KSK and a ZSK)`, EXIT_USAGE);
   if (!opts.dnssec) {
-    if (opts.dnssecAlgorithm !== '13' || opts.dnssecKeys !== 'csk') throw new CliError('--dnssec-algorithm and --dnssec-keys need --dnssec', EXIT_USAGE);
+    if (opts.dnssecAlgorithm !== '13' || opts.dnssecKeys !== 'csk')
+      throw new CliError('--dnssec-algorithm and --dnssec-keys need --dnssec', EXIT_USAGE);
     return undefined;
   }
   return { algorithm, split: mode === 'split' };
 }
-

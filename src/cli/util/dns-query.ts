@@ -5,8 +5,14 @@
 import * as dgram from 'node:dgram';
 import * as dnsPacket from 'dns-packet';
 
-export interface DnsServer { address: string; port: number }
-export interface DnsAnswer { rcode: string; records: string[] }
+export interface DnsServer {
+  address: string;
+  port: number;
+}
+export interface DnsAnswer {
+  rcode: string;
+  records: string[];
+}
 
 /** `ADDR:PORT` or `[v6]:PORT` as `/v1/nodes` lists it; an unspecified address (0.0.0.0, ::) is asked at `fallbackHost`. */
 export function parseDnsAddress(text: string, fallbackHost: string): DnsServer | undefined {
@@ -21,14 +27,32 @@ export function queryDns(server: DnsServer, name: string, type: 'A' | 'AAAA' = '
   return new Promise((resolve, reject) => {
     const sock = dgram.createSocket(server.address.includes(':') ? 'udp6' : 'udp4');
     const id = Math.floor(Math.random() * 65535);
-    const done = (fn: () => void): void => { clearTimeout(t); sock.close(); fn(); };
-    const t = setTimeout(() => done(() => reject(new Error(`no DNS answer from ${server.address}:${server.port} in ${timeoutMs} ms`))), timeoutMs);
+    const done = (fn: () => void): void => {
+      clearTimeout(t);
+      sock.close();
+      fn();
+    };
+    const t = setTimeout(
+      () => done(() => reject(new Error(`no DNS answer from ${server.address}:${server.port} in ${timeoutMs} ms`))),
+      timeoutMs,
+    );
     sock.on('error', (err) => done(() => reject(err)));
     sock.on('message', (msg) => {
       let p: dnsPacket.Packet;
-      try { p = dnsPacket.decode(msg); } catch { return; }
+      try {
+        p = dnsPacket.decode(msg);
+      } catch {
+        return;
+      }
       if (p.id !== id) return;
-      const records = (p.answers ?? []).filter((a) => a.type === 'A' || a.type === 'AAAA' || a.type === 'CNAME').map((a) => String((a as { data?: unknown }).data).replace(/\.$/, '').toLowerCase()).sort();
+      const records = (p.answers ?? [])
+        .filter((a) => a.type === 'A' || a.type === 'AAAA' || a.type === 'CNAME')
+        .map((a) =>
+          String((a as { data?: unknown }).data)
+            .replace(/\.$/, '')
+            .toLowerCase(),
+        )
+        .sort();
       done(() => resolve({ rcode: String((p as unknown as { rcode?: string }).rcode ?? 'NOERROR'), records }));
     });
     sock.send(dnsPacket.encode({ type: 'query', id, flags: 0, questions: [{ type, name, class: 'IN' }] }), server.port, server.address);

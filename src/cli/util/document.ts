@@ -8,5 +8,7 @@ export { profileNames, endpointCount } from '../../core/model/input';
  * JSON for profiles (or an ARM template) is converted first (core/model/input.ts).
  */
 export function loadDocument(file: string): DocumentSource {
-  return documentSource(readJsonFile(file, 'document', 'pass a tmkit/v1 document (tmkit synth writes tmkit.out.json) or the JSON Azure prints for a profile'));
+  return documentSource(
+    readJsonFile(file, 'document', 'pass a tmkit/v1 document (tmkit synth writes tmkit.out.json) or the JSON Azure prints for a profile'),
+  );
 }

@@ -12,11 +12,20 @@ export function readJsonFile(file: string, what: string, hint = ''): unknown {
     text = readFileSync(file === '-' ? 0 : file, 'utf8');
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    const reason = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : code === 'EACCES' ? 'permission denied' : (err as Error).message;
+    const reason =
+      code === 'ENOENT'
+        ? 'no such file'
+        : code === 'EISDIR'
+          ? 'it is a directory'
+          : code === 'EACCES'
+            ? 'permission denied'
+            : (err as Error).message;
     throw new CliError(`cannot read ${what} ${file}: ${reason}${hint ? ` (${hint})` : ''}`);
   }
   if (/\.[cm]?[jt]sx?$/.test(file)) {
-    throw new CliError(`${file}: this is a constructs app, not a JSON ${what}: run \`tmkit synth\` (it runs the app, validates it and writes tmkit.out/tmkit.out.json)`);
+    throw new CliError(
+      `${file}: this is a constructs app, not a JSON ${what}: run \`tmkit synth\` (it runs the app, validates it and writes tmkit.out/tmkit.out.json)`,
+    );
   }
   const json = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   try {
@@ -32,7 +41,10 @@ export function readJsonFile(file: string, what: string, hint = ''): unknown {
  * from jsonErrorOffset, and V8's own position and excerpt are dropped from the message.
  */
 export function jsonErrorAt(text: string, message: string): string {
-  const what = message.replace(/\s*(?:in JSON )?at position \d+(?: \(line \d+ column \d+\))?/, '').replace(/, "[\s\S]*is not valid JSON$/, '').trim();
+  const what = message
+    .replace(/\s*(?:in JSON )?at position \d+(?: \(line \d+ column \d+\))?/, '')
+    .replace(/, "[\s\S]*is not valid JSON$/, '')
+    .trim();
   const pos = jsonErrorOffset(text);
   if (pos < 0) return what;
   const before = text.slice(0, pos).split('\n');
@@ -42,9 +54,16 @@ export function jsonErrorAt(text: string, message: string): string {
 /** The offset of the first character where `text` stops being JSON (RFC 8259); -1 when it is JSON. */
 export function jsonErrorOffset(text: string): number {
   let i = 0;
-  const fail = (): never => { throw new JsonStop(i); };
-  const ws = (): void => { while (i < text.length && ' \t\n\r'.includes(text[i]!)) i++; };
-  const expect = (c: string): void => { if (text[i] !== c) fail(); i++; };
+  const fail = (): never => {
+    throw new JsonStop(i);
+  };
+  const ws = (): void => {
+    while (i < text.length && ' \t\n\r'.includes(text[i]!)) i++;
+  };
+  const expect = (c: string): void => {
+    if (text[i] !== c) fail();
+    i++;
+  };
   const literal = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null/y;
   const string = (): void => {
     expect('"');
@@ -62,26 +81,42 @@ export function jsonErrorOffset(text: string): number {
   const list = (close: string, item: () => void): void => {
     i++;
     ws();
-    if (text[i] === close) { i++; return; }
+    if (text[i] === close) {
+      i++;
+      return;
+    }
     for (;;) {
       item();
       ws();
-      if (text[i] === ',') { i++; continue; }
+      if (text[i] === ',') {
+        i++;
+        continue;
+      }
       expect(close);
       return;
     }
   };
   const value = (): void => {
     ws();
-    if (text[i] === '{') list('}', () => { ws(); string(); ws(); expect(':'); value(); });
+    if (text[i] === '{')
+      list('}', () => {
+        ws();
+        string();
+        ws();
+        expect(':');
+        value();
+      });
     else if (text[i] === '[') list(']', value);
     else if (text[i] === '"') string();
     else {
       literal.lastIndex = i;
-      if (literal.test(text)) { i = literal.lastIndex; return; }
+      if (literal.test(text)) {
+        i = literal.lastIndex;
+        return;
+      }
       // `tru}`: the place is where the word stops being one, as V8 reports it.
       const word = ['true', 'false', 'null'].find((w) => w[0] === text[i]);
-      for (const start = i; word !== undefined && i - start < word.length && text[i] === word[i - start];) i++;
+      for (const start = i; word !== undefined && i - start < word.length && text[i] === word[i - start]; ) i++;
       fail();
     }
   };

@@ -38,9 +38,16 @@ export function operationsFailure(err: unknown): CliError {
 /** Resolves after `ms`, or at once when `stop` fires. */
 export function pause(ms: number, stop?: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
-    if (stop?.aborted) { resolve(); return; }
+    if (stop?.aborted) {
+      resolve();
+      return;
+    }
     const t = setTimeout(done, ms);
-    function done(): void { clearTimeout(t); stop?.removeEventListener('abort', done); resolve(); }
+    function done(): void {
+      clearTimeout(t);
+      stop?.removeEventListener('abort', done);
+      resolve();
+    }
     stop?.addEventListener('abort', done);
   });
 }
@@ -51,5 +58,11 @@ export function interruptSignal(): { signal: AbortSignal; release: () => void } 
   const on = (): void => c.abort();
   process.once('SIGINT', on);
   process.once('SIGTERM', on);
-  return { signal: c.signal, release: () => { process.off('SIGINT', on); process.off('SIGTERM', on); } };
+  return {
+    signal: c.signal,
+    release: () => {
+      process.off('SIGINT', on);
+      process.off('SIGTERM', on);
+    },
+  };
 }

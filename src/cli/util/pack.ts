@@ -60,14 +60,22 @@ function runtimeClosure(root: string): string[] {
   while (queue.length > 0) {
     const dir = queue.shift()!;
     const m = readManifest(dir);
-    const wanted = [...Object.keys(m.dependencies ?? {}).map((n) => ({ n, optional: false })), ...Object.keys(m.optionalDependencies ?? {}).map((n) => ({ n, optional: true }))];
+    const wanted = [
+      ...Object.keys(m.dependencies ?? {}).map((n) => ({ n, optional: false })),
+      ...Object.keys(m.optionalDependencies ?? {}).map((n) => ({ n, optional: true })),
+    ];
     for (const { n, optional } of wanted) {
       const found = locate(dir, n, root);
       if (found === undefined) {
         if (optional) continue;
-        throw new CliError(`pack: ${n} (a dependency of ${m.name ?? dir}) is not installed in ${join(root, 'node_modules')}; run \`npm ci\` in the clone first`);
+        throw new CliError(
+          `pack: ${n} (a dependency of ${m.name ?? dir}) is not installed in ${join(root, 'node_modules')}; run \`npm ci\` in the clone first`,
+        );
       }
-      if (!seen.has(found)) { seen.add(found); queue.push(found); }
+      if (!seen.has(found)) {
+        seen.add(found);
+        queue.push(found);
+      }
     }
   }
   return [...seen];
@@ -76,9 +84,11 @@ function runtimeClosure(root: string): string[] {
 /** `npm pack` of `dir` into `out`; the tarball's path, size and file count (from `--json`). */
 function npmPack(dir: string, out: string): { file: string; bytes: number; files: number; bundled: number } {
   const r = spawnSync('npm', ['pack', dir, '--ignore-scripts', '--json', '--pack-destination', out], {
-    encoding: 'utf8', env: { ...process.env, npm_config_update_notifier: 'false', npm_config_loglevel: 'error' },
+    encoding: 'utf8',
+    env: { ...process.env, npm_config_update_notifier: 'false', npm_config_loglevel: 'error' },
   });
-  if (r.error || r.status !== 0) throw new CliError(`pack: npm pack ${dir} failed: ${r.error?.message ?? r.stderr.trim().split('\n').slice(-3).join(' ')}`);
+  if (r.error || r.status !== 0)
+    throw new CliError(`pack: npm pack ${dir} failed: ${r.error?.message ?? r.stderr.trim().split('\n').slice(-3).join(' ')}`);
   const [info] = JSON.parse(r.stdout) as Array<{ filename: string; size: number; entryCount: number; bundled?: string[] }>;
   if (!info) throw new CliError(`pack: npm pack ${dir} printed no tarball`);
   return { file: join(out, info.filename), bytes: info.size, files: info.entryCount, bundled: info.bundled?.length ?? 0 };
@@ -93,16 +103,25 @@ export const GEO_PACKAGE = DEFAULT_COUNTRY_DATABASE_PACKAGE;
  */
 export function packForInstall(out: string, options: { geo?: boolean } = {}, root = packageRoot()): Packed {
   if (!runsFromClone(root)) {
-    throw new CliError(`pack: tmkit runs from ${root}, an installed copy; run \`npx tmkit pack\` in a clone of the tmkit repository (after \`npm ci\`)`);
+    throw new CliError(
+      `pack: tmkit runs from ${root}, an installed copy; run \`npx tmkit pack\` in a clone of the tmkit repository (after \`npm ci\`)`,
+    );
   }
-  if (!existsSync(join(root, 'dist', 'src', 'cli', 'bin.js'))) throw new CliError(`pack: ${join(root, 'dist')} is not built; run \`npm ci\` (or \`npm run build\`) in ${root} first`);
+  if (!existsSync(join(root, 'dist', 'src', 'cli', 'bin.js')))
+    throw new CliError(`pack: ${join(root, 'dist')} is not built; run \`npm ci\` (or \`npm run build\`) in ${root} first`);
   const constructsDir = locate(root, 'constructs', root);
-  if (constructsDir === undefined) throw new CliError(`pack: constructs (tmkit's peer dependency) is not installed in ${join(root, 'node_modules')}; run \`npm ci\` in the clone first`);
+  if (constructsDir === undefined)
+    throw new CliError(
+      `pack: constructs (tmkit's peer dependency) is not installed in ${join(root, 'node_modules')}; run \`npm ci\` in the clone first`,
+    );
   const stage = mkdtempSync(join(tmpdir(), 'tmkit-pack-'));
   try {
     const manifest = readManifest(root);
     const { scripts: _scripts, devDependencies: _dev, allowScripts: _allow, ...rest } = manifest;
-    writeFileSync(join(stage, 'package.json'), `${JSON.stringify({ ...rest, bundleDependencies: Object.keys(manifest.dependencies ?? {}) }, null, 2)}\n`);
+    writeFileSync(
+      join(stage, 'package.json'),
+      `${JSON.stringify({ ...rest, bundleDependencies: Object.keys(manifest.dependencies ?? {}) }, null, 2)}\n`,
+    );
     // What `files` lists (npm pack applies its exclusions again in the stage), then each runtime dependency
     // at its place in the clone's node_modules, without the dependencies nested in it (they are copied as
     // members of the closure themselves) and without .bin links.
@@ -119,10 +138,18 @@ export function packForInstall(out: string, options: { geo?: boolean } = {}, roo
     let geo: string | undefined;
     if (options.geo) {
       const geoDir = locate(root, GEO_PACKAGE, root);
-      if (geoDir === undefined) throw new CliError(`pack: ${GEO_PACKAGE} is not installed in ${join(root, 'node_modules')}; run \`npm ci\` in the clone first`);
+      if (geoDir === undefined)
+        throw new CliError(`pack: ${GEO_PACKAGE} is not installed in ${join(root, 'node_modules')}; run \`npm ci\` in the clone first`);
       geo = npmPack(geoDir, resolve(out)).file;
     }
-    return { tmkit: tmkit.file, constructs: constructs.file, ...(geo !== undefined ? { geo } : {}), bytes: tmkit.bytes, files: tmkit.files, bundled: tmkit.bundled };
+    return {
+      tmkit: tmkit.file,
+      constructs: constructs.file,
+      ...(geo !== undefined ? { geo } : {}),
+      bytes: tmkit.bytes,
+      files: tmkit.files,
+      bundled: tmkit.bundled,
+    };
   } finally {
     rmSync(stage, { recursive: true, force: true });
   }

@@ -5,7 +5,11 @@ import { DEFAULT_SERVER, TmkitApiError, TmkitClient } from '../../client';
 import { closestValue } from '../../core/validate/util';
 import { CliError, EXIT_USAGE } from '../errors';
 
-export interface ServerOptions { server?: string; token?: string; stateDir?: string }
+export interface ServerOptions {
+  server?: string;
+  token?: string;
+  stateDir?: string;
+}
 
 /** `--server`'s help, for every command that has the option. */
 export const SERVER_HELP = 'management API URL, http:// or https:// (default TMKIT_SERVER, then http://127.0.0.1:5380)';
@@ -42,7 +46,9 @@ export function clientFor(opts: ServerOptions): TmkitClient {
       const what = existsSync(src.file) ? `token file ${src.file} is empty` : `token file not found at ${src.file}`;
       throw new CliError(`${what}; pass --token or --state-dir (the --state-dir of \`tmkit serve\`), or set TMKIT_TOKEN`);
     }
-    throw new CliError(`no API token for ${client.server}: pass --token or set TMKIT_TOKEN (the token file of a local \`tmkit serve\` is read only for a server on loopback)`);
+    throw new CliError(
+      `no API token for ${client.server}: pass --token or set TMKIT_TOKEN (the token file of a local \`tmkit serve\` is read only for a server on loopback)`,
+    );
   }
   return client;
 }
@@ -58,14 +64,21 @@ export function serverUrl(option: string | undefined, env: NodeJS.ProcessEnv = p
   const raw = option ?? envValue;
   if (raw === undefined) return DEFAULT_SERVER;
   const where = option !== undefined ? `--server ${raw}` : `TMKIT_SERVER=${raw}`;
-  const fail = (why: string): never => { throw new CliError(`${where}: ${why}`, EXIT_USAGE); };
+  const fail = (why: string): never => {
+    throw new CliError(`${where}: ${why}`, EXIT_USAGE);
+  };
   const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(raw)?.[1];
   if (scheme === undefined) {
-    return fail(/^[^\s/:]+:\d+(\/.*)?$|^\[[^\]]+\]:\d+(\/.*)?$|^[^\s/:]+$/.test(raw) ? `not a URL; write http://${raw}` : 'not a URL; write e.g. http://127.0.0.1:5380');
+    return fail(
+      /^[^\s/:]+:\d+(\/.*)?$|^\[[^\]]+\]:\d+(\/.*)?$|^[^\s/:]+$/.test(raw)
+        ? `not a URL; write http://${raw}`
+        : 'not a URL; write e.g. http://127.0.0.1:5380',
+    );
   }
   if (!/^https?$/i.test(scheme)) fail(`the scheme must be http:// or https://, not ${scheme}://`);
   const port = /^[a-z]+:\/\/(?:\[[^\]]*\]|[^/?#:]*)(?::([^/?#]*))?/i.exec(raw)?.[1];
-  if (port !== undefined && (!/^\d{1,5}$/.test(port) || Number(port) < 1 || Number(port) > 65535)) fail(`port ${port === '' ? '(empty)' : port} is not a number from 1 to 65535`);
+  if (port !== undefined && (!/^\d{1,5}$/.test(port) || Number(port) < 1 || Number(port) > 65535))
+    fail(`port ${port === '' ? '(empty)' : port} is not a number from 1 to 65535`);
   let url: URL;
   try {
     url = new URL(raw);
@@ -78,7 +91,9 @@ export function serverUrl(option: string | undefined, env: NodeJS.ProcessEnv = p
 
 /** Turns a client error into a CliError that names the server and carries every diagnostic. */
 export function serverFailure(err: unknown): CliError {
-  return new CliError(`${(err as Error).message}${(err as { code?: string }).code === 'UNAUTHORIZED' ? ' (set --token or TMKIT_TOKEN)' : ''}`);
+  return new CliError(
+    `${(err as Error).message}${(err as { code?: string }).code === 'UNAUTHORIZED' ? ' (set --token or TMKIT_TOKEN)' : ''}`,
+  );
 }
 
 /** True for the API's 404: no such profile, or no such endpoint in it. */
@@ -99,12 +114,22 @@ function didYouMean(name: string, names: readonly string[]): string {
  * primary? (...)`. It asks the server for the names to suggest; when that fails too, it says the same without.
  */
 export async function notFoundError(client: TmkitClient, profile: string, endpoint?: string): Promise<CliError> {
-  const profiles = await client.listProfileSummaries().then((r) => r.profiles.map((p) => p.name), () => undefined);
+  const profiles = await client.listProfileSummaries().then(
+    (r) => r.profiles.map((p) => p.name),
+    () => undefined,
+  );
   const existing = profiles?.find((p) => p.toLowerCase() === profile.toLowerCase());
   if (endpoint === undefined || (profiles !== undefined && existing === undefined)) {
-    return new CliError(`profile ${profile} does not exist on ${client.server}${didYouMean(profile, profiles ?? [])} (\`tmkit list\` shows the deployed profiles)`);
+    return new CliError(
+      `profile ${profile} does not exist on ${client.server}${didYouMean(profile, profiles ?? [])} (\`tmkit list\` shows the deployed profiles)`,
+    );
   }
-  const endpoints = await client.getProfile(existing ?? profile).then((e) => e.profile.endpoints.map((x) => x.name), () => undefined);
+  const endpoints = await client.getProfile(existing ?? profile).then(
+    (e) => e.profile.endpoints.map((x) => x.name),
+    () => undefined,
+  );
   const has = endpoints === undefined ? '' : endpoints.length === 0 ? 'it has no endpoints; ' : `it has ${endpoints.join(', ')}; `;
-  return new CliError(`profile ${existing ?? profile} has no endpoint ${endpoint} on ${client.server}${didYouMean(endpoint, endpoints ?? [])} (${has}\`tmkit get ${existing ?? profile}\` shows them)`);
+  return new CliError(
+    `profile ${existing ?? profile} has no endpoint ${endpoint} on ${client.server}${didYouMean(endpoint, endpoints ?? [])} (${has}\`tmkit get ${existing ?? profile}\` shows them)`,
+  );
 }

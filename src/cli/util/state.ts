@@ -28,12 +28,21 @@ export interface StateOptions {
 
 export function addStateOptions(cmd: Command): Command {
   return cmd
-    .option('--deployed <file>', 'plan against a local deployed state instead of the server: GET /v1/profiles output, or a tmkit/v1 document (e.g. the main branch\'s)')
+    .option(
+      '--deployed <file>',
+      "plan against a local deployed state instead of the server: GET /v1/profiles output, or a tmkit/v1 document (e.g. the main branch's)",
+    )
     .option('--server <url>', SERVER_HELP)
     .option('--token <token>', 'API token (default TMKIT_TOKEN, then <state-dir>/token for a local server)')
-    .option('--state-dir <dir>', 'where a local `tmkit serve` keeps its token file (default TMKIT_STATE_DIR, then .tmkit in the working directory)')
+    .option(
+      '--state-dir <dir>',
+      'where a local `tmkit serve` keeps its token file (default TMKIT_STATE_DIR, then .tmkit in the working directory)',
+    )
     .option('--resources <file>', 'resource catalog for Azure endpoints (ARM id → target, location, state), as given to tmkit serve')
-    .option('--geoip <file.mmdb>', 'MaxMind-format database for the preview\'s --clients addresses (default: the country database package, when installed)');
+    .option(
+      '--geoip <file.mmdb>',
+      "MaxMind-format database for the preview's --clients addresses (default: the country database package, when installed)",
+    );
 }
 
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -52,7 +61,10 @@ export function parseDeployed(raw: unknown, file: string): DeployedProfile[] {
     return doc.profiles.map((profile) => ({ profile, etag: '"unknown"', stack: doc.stack }));
   }
   const list = Array.isArray(raw) ? raw : isObj(raw) && Array.isArray(raw.profiles) ? raw.profiles : undefined;
-  if (!list) throw new CliError(`--deployed ${file}: expected {"profiles": [...]} (GET /v1/profiles), a list of {"profile", "etag", "stack"}, or a tmkit/v1 document`);
+  if (!list)
+    throw new CliError(
+      `--deployed ${file}: expected {"profiles": [...]} (GET /v1/profiles), a list of {"profile", "etag", "stack"}, or a tmkit/v1 document`,
+    );
   return list.map((e, i) => {
     if (!isObj(e) || !isObj(e.profile) || typeof e.profile.name !== 'string') {
       throw new CliError(`--deployed ${file}: entry ${i} needs a "profile" object with a "name"`);
@@ -68,7 +80,8 @@ export function parseDeployed(raw: unknown, file: string): DeployedProfile[] {
 /** `--resources FILE`: the same catalog format `tmkit serve --resources` and `PUT /v1/resources` take. */
 function readCatalog(file: string): ResourceCatalog {
   const { catalog, errors } = parseResourceCatalog(readJsonFile(file, 'resource catalog'));
-  if (errors.length > 0) throw new CliError(`--resources ${file}: ${errors.map((e) => `${e.path ? `${e.path}: ` : ''}${e.message}`).join('; ')}`);
+  if (errors.length > 0)
+    throw new CliError(`--resources ${file}: ${errors.map((e) => `${e.path ? `${e.path}: ` : ''}${e.message}`).join('; ')}`);
   return toResourceCatalog(catalog);
 }
 
@@ -80,7 +93,14 @@ function readCatalog(file: string): ResourceCatalog {
 export async function loadState(opts: StateOptions, required: boolean, document?: unknown): Promise<DeployedState | undefined> {
   const resources = opts.resources !== undefined ? readCatalog(opts.resources) : undefined;
   if (opts.deployed !== undefined) {
-    const deployed = parseDeployed(readJsonFile(opts.deployed, 'deployed state', 'write one with: curl -H "Authorization: Bearer $TMKIT_TOKEN" $TMKIT_SERVER/v1/profiles'), opts.deployed);
+    const deployed = parseDeployed(
+      readJsonFile(
+        opts.deployed,
+        'deployed state',
+        'write one with: curl -H "Authorization: Bearer $TMKIT_TOKEN" $TMKIT_SERVER/v1/profiles',
+      ),
+      opts.deployed,
+    );
     return { deployed, ...(resources ? { resources } : {}), source: opts.deployed };
   }
   if (!required) return undefined;
@@ -89,8 +109,10 @@ export async function loadState(opts: StateOptions, required: boolean, document?
     const state = document === undefined ? await readDeployed(client) : await readDeployedFor(client, document);
     return resources ? { ...state, resources } : state;
   } catch (err) {
-    throw new CliError(`cannot read the deployed profiles from ${client.server}: ${(err as Error).message} ` +
-      '(start `tmkit serve`, set --server/TMKIT_SERVER and --token/TMKIT_TOKEN, or plan offline with --deployed FILE)');
+    throw new CliError(
+      `cannot read the deployed profiles from ${client.server}: ${(err as Error).message} ` +
+        '(start `tmkit serve`, set --server/TMKIT_SERVER and --token/TMKIT_TOKEN, or plan offline with --deployed FILE)',
+    );
   } finally {
     await client.close();
   }
@@ -100,22 +122,38 @@ export async function loadState(opts: StateOptions, required: boolean, document?
  * The desired document of `raw` (read from `label`), validated against the deployed state with stack
  * scoping; prints every diagnostic and fails (exit 1) when it has errors; returns the warnings.
  */
-export function requireDesired(raw: unknown, label: string, deployed: readonly DeployedProfile[], err: { write(s: string): unknown }, words: { command?: string; after: string }): { document: Document; warnings: Diagnostic[] } {
+export function requireDesired(
+  raw: unknown,
+  label: string,
+  deployed: readonly DeployedProfile[],
+  err: { write(s: string): unknown },
+  words: { command?: string; after: string },
+): { document: Document; warnings: Diagnostic[] } {
   const desired = desiredDocument(raw, deployed);
   if (!desired.document) {
     err.write(renderDiagnostics(desired.diagnostics, desired.profileNames));
-    throw new CliError(`${words.command ? `${words.command}: ` : ''}${label} is not a valid document: fix the errors above (tmkit validate ${label} shows them too)${words.after}`);
+    throw new CliError(
+      `${words.command ? `${words.command}: ` : ''}${label} is not a valid document: fix the errors above (tmkit validate ${label} shows them too)${words.after}`,
+    );
   }
   return { document: desired.document, warnings: desired.diagnostics.filter((d) => d.severity === 'warning') };
 }
 
 /** A document file's JSON (tmkit/v1 or Azure's), with the hint for a file that is not one. */
 export function readDocumentFile(file: string): unknown {
-  return readJsonFile(file, 'document', 'pass a tmkit/v1 document (tmkit synth writes tmkit.out.json) or the JSON Azure prints for a profile');
+  return readJsonFile(
+    file,
+    'document',
+    'pass a tmkit/v1 document (tmkit synth writes tmkit.out.json) or the JSON Azure prints for a profile',
+  );
 }
 
 /** `requireDesired` for a document file (or its JSON, already read with readDocumentFile). */
-export function loadDesired(file: string, deployed: readonly DeployedProfile[] = [], raw: unknown = readDocumentFile(file)): { document: Document; warnings: Diagnostic[] } {
+export function loadDesired(
+  file: string,
+  deployed: readonly DeployedProfile[] = [],
+  raw: unknown = readDocumentFile(file),
+): { document: Document; warnings: Diagnostic[] } {
   return requireDesired(raw, file, deployed, process.stderr, { after: ', then plan again' });
 }
 
@@ -123,7 +161,13 @@ export function loadDesired(file: string, deployed: readonly DeployedProfile[] =
 export async function makeReport(
   desired: Document,
   state: Omit<DeployedState, 'source'>,
-  opts: { preview: boolean; geoip?: string | undefined; maxFailoverSeconds?: number; clients?: Array<{ label: string; address: string }>; warnings?: Diagnostic[] },
+  opts: {
+    preview: boolean;
+    geoip?: string | undefined;
+    maxFailoverSeconds?: number;
+    clients?: Array<{ label: string; address: string }>;
+    warnings?: Diagnostic[];
+  },
 ): Promise<PlanReport> {
   return planReport(desired, state, {
     ...(opts.preview ? { geo: await openPreviewGeo(opts.geoip, (opts.clients?.length ?? 0) > 0) } : {}),

@@ -11,9 +11,13 @@ import { requireDesired } from './state';
  * (providers/terraform/src/tmkit/from-plan.ts), validated whole against the deployed state like any document,
  * and the masking of the values Terraform marks sensitive for everything printed.
  */
-export function loadTerraformPlan(file: string, deployed: readonly DeployedProfile[]): { document: Document; warnings: Diagnostic[]; mask: (s: string) => string } {
+export function loadTerraformPlan(
+  file: string,
+  deployed: readonly DeployedProfile[],
+): { document: Document; warnings: Diagnostic[]; mask: (s: string) => string } {
   const raw = readJsonFile(file, 'Terraform plan', 'write it with: terraform plan -out tfplan && terraform show -json tfplan > plan.json');
-  const order = (name: string): string[] => deployed.find((d) => d.profile.name.toLowerCase() === name.toLowerCase())?.profile.endpoints.map((e) => e.name) ?? [];
+  const order = (name: string): string[] =>
+    deployed.find((d) => d.profile.name.toLowerCase() === name.toLowerCase())?.profile.endpoints.map((e) => e.name) ?? [];
   const tf = documentFromTerraformPlan(raw, order);
   if (tf.problems.length > 0) {
     throw new CliError(`${file}: ${tf.problems.map((p) => `${p.address}: ${p.message}`).join('; ')}`);

@@ -41,12 +41,21 @@ export interface OverrideRequest {
 }
 
 /** Response of `POST /v1/overrides` (201). `replaced`: ids of the same kind on the same endpoint it ended. */
-export interface OverrideResult { override: OverrideRecord; replaced: string[] }
+export interface OverrideResult {
+  override: OverrideRecord;
+  replaced: string[];
+}
 
-export interface OverrideList { overrides: OverrideRecord[] }
+export interface OverrideList {
+  overrides: OverrideRecord[];
+}
 
 /** `DELETE /v1/overrides/{id}`. */
-export interface OverrideDeleteResult { id: string; deleted: true; override: OverrideRecord }
+export interface OverrideDeleteResult {
+  id: string;
+  deleted: true;
+  override: OverrideRecord;
+}
 
 /** `POST /v1/profiles/{name}/endpoints/{endpoint}/failback` (failback mode Manual). */
 export interface FailbackResult {
@@ -71,7 +80,9 @@ export interface AuditEntry {
   details?: Record<string, unknown>;
 }
 
-export interface AuditList { entries: AuditEntry[] }
+export interface AuditList {
+  entries: AuditEntry[];
+}
 
 /** What one DNS server (a node) did during a drill. */
 export interface DrillNodeReport {
@@ -113,7 +124,11 @@ export interface DrillReport {
   notes: string[];
 }
 
-export interface DrillList { drills: DrillReport[] }
+export interface DrillList {
+  drills: DrillReport[];
+}
 
 /** `GET /v1/nodes`: where each node answers (a single server is one node), for drills that query every one. */
-export interface NodeList { nodes: Array<{ node: string; location?: string; dns: string[]; api?: string; self: boolean }> }
+export interface NodeList {
+  nodes: Array<{ node: string; location?: string; dns: string[]; api?: string; self: boolean }>;
+}

@@ -49,7 +49,11 @@ export interface WriteResult {
   warnings: WireDiagnostic[];
 }
 
-export interface DeleteResult { name: string; deleted: true; revision: number }
+export interface DeleteResult {
+  name: string;
+  deleted: true;
+  revision: number;
+}
 
 /** `GET /v1/profiles/{name}/endpoints/{endpoint}`: the body is the normalized endpoint; headers ETag (the endpoint's), Tmkit-Stack, Tmkit-Profile-Etag. */
 export type EndpointEntry = Endpoint;

@@ -3,10 +3,25 @@ import type { Profile } from '../model/types';
 import type { DnssecReport, DnssecRolloverRequest, DnssecRolloverResult } from './dnssec';
 import type { HealthzBody } from './healthz';
 import type {
-  AuditList, DrillList, DrillReport, FailbackResult, NodeList, OverrideDeleteResult, OverrideList, OverrideRequest, OverrideResult,
+  AuditList,
+  DrillList,
+  DrillReport,
+  FailbackResult,
+  NodeList,
+  OverrideDeleteResult,
+  OverrideList,
+  OverrideRequest,
+  OverrideResult,
 } from './operations';
 import type {
-  DeleteResult, EndpointDeleteResult, EndpointEntry, EndpointWriteResult, ProfileList, ProfileSummaryList, ResourceCatalogResponse, WriteResult,
+  DeleteResult,
+  EndpointDeleteResult,
+  EndpointEntry,
+  EndpointWriteResult,
+  ProfileList,
+  ProfileSummaryList,
+  ResourceCatalogResponse,
+  WriteResult,
 } from './profiles';
 import type { PreviewReport, PreviewRequest, ResolveQuery, ResolveResult, TrafficReport } from './reports';
 import type { ProfileStatusReport, PushedHealthReport, PushedHealthRequest } from './status';

@@ -45,4 +45,6 @@ export interface WebhookReport {
   deliveries: WebhookDeliveryReport[];
 }
 
-export interface WebhookList { webhooks: WebhookReport[] }
+export interface WebhookList {
+  webhooks: WebhookReport[];
+}

@@ -99,14 +99,23 @@ export interface MachineStep {
 
 /** A new endpoint (or one just re-enabled): CheckingEndpoint until its first decisive result. */
 export function initialProbeState(tolerated: number, at: number, failback?: FailbackSettings): EndpointProbeState {
-  const s: EndpointProbeState = { status: 'CheckingEndpoint', consecutiveFailures: 0, tolerated: Math.max(0, Math.floor(tolerated)), since: at };
+  const s: EndpointProbeState = {
+    status: 'CheckingEndpoint',
+    consecutiveFailures: 0,
+    tolerated: Math.max(0, Math.floor(tolerated)),
+    since: at,
+  };
   if (failback !== undefined && !isAzureFailback(failback)) s.failback = failback;
   return s;
 }
 
 /** The failback settings are Azure's (the state then carries none). */
 export function isAzureFailback(f: FailbackSettings): boolean {
-  return f.mode === AZURE_FAILBACK.mode && f.successesToRecover === AZURE_FAILBACK.successesToRecover && f.holdDownSeconds === AZURE_FAILBACK.holdDownSeconds;
+  return (
+    f.mode === AZURE_FAILBACK.mode &&
+    f.successesToRecover === AZURE_FAILBACK.successesToRecover &&
+    f.holdDownSeconds === AZURE_FAILBACK.holdDownSeconds
+  );
 }
 
 /*
@@ -160,8 +169,10 @@ export function transition(state: EndpointProbeState, event: MachineEvent): Mach
     }
     case 'configure': {
       const next: EndpointProbeState = { ...state };
-      if (isAzureFailback(event.failback)) delete next.failback; else next.failback = event.failback;
-      if (state.status === 'AwaitingFailback' && event.failback.mode !== 'Manual') return online(next, event.at, 'failback mode is Automatic now');
+      if (isAzureFailback(event.failback)) delete next.failback;
+      else next.failback = event.failback;
+      if (state.status === 'AwaitingFailback' && event.failback.mode !== 'Manual')
+        return online(next, event.at, 'failback mode is Automatic now');
       return { state: next, actions: [] };
     }
     case 'probe':
@@ -242,7 +253,11 @@ export function aggregate(
   liveLocations: readonly string[],
 ): ProbeVerdict {
   const get = (loc: string): ProbeVerdict | undefined =>
-    isMap(verdictsByLocation) ? verdictsByLocation.get(loc) : Object.prototype.hasOwnProperty.call(verdictsByLocation, loc) ? verdictsByLocation[loc] : undefined;
+    isMap(verdictsByLocation)
+      ? verdictsByLocation.get(loc)
+      : Object.prototype.hasOwnProperty.call(verdictsByLocation, loc)
+        ? verdictsByLocation[loc]
+        : undefined;
   const live = [...new Set(liveLocations)];
   const n = live.length;
   if (n === 0) return 'CheckingEndpoint';
@@ -262,5 +277,10 @@ export function aggregate(
 }
 
 function isMap<K, V>(x: unknown): x is ReadonlyMap<K, V> {
-  return typeof x === 'object' && x !== null && typeof (x as { get?: unknown }).get === 'function' && typeof (x as { has?: unknown }).has === 'function';
+  return (
+    typeof x === 'object' &&
+    x !== null &&
+    typeof (x as { get?: unknown }).get === 'function' &&
+    typeof (x as { has?: unknown }).has === 'function'
+  );
 }

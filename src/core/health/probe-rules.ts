@@ -61,7 +61,8 @@ export function certificateFailure(c: CertificateFacts, now: number, probedHost:
   if (c.chainError !== undefined && !DECIDED_ELSEWHERE.has(c.chainError)) {
     return CHAIN_REASONS[c.chainError] ?? `untrusted certificate (${c.chainError})`;
   }
-  if (c.hostMismatch) return `hostname mismatch: cert for ${c.names.length > 0 ? c.names.slice(0, 3).join(', ') : 'no name'}, probed ${probedHost}`;
+  if (c.hostMismatch)
+    return `hostname mismatch: cert for ${c.names.length > 0 ? c.names.slice(0, 3).join(', ') : 'no name'}, probed ${probedHost}`;
   return undefined;
 }
 

@@ -121,9 +121,16 @@ export function countChildEndpoints(
     const on = s === 'Online' || s === 'Unmonitored';
     const chk = s === 'CheckingEndpoint';
     if (!on && !chk) return;
-    if (on) c.online++; else c.checking++;
-    if (kinds[i] === 'A') { if (on) c.onlineIPv4++; else c.checkingIPv4++; }
-    if (kinds[i] === 'AAAA') { if (on) c.onlineIPv6++; else c.checkingIPv6++; }
+    if (on) c.online++;
+    else c.checking++;
+    if (kinds[i] === 'A') {
+      if (on) c.onlineIPv4++;
+      else c.checkingIPv4++;
+    }
+    if (kinds[i] === 'AAAA') {
+      if (on) c.onlineIPv6++;
+      else c.checkingIPv6++;
+    }
   });
   return c;
 }
@@ -156,11 +163,7 @@ const worst = (a: NestedStatus, b: NestedStatus): NestedStatus => (RANK[a] >= RA
  *                                           | MinChildEndpointsIPv6 over AAAA-type child endpoints;
  *                                           | the worst of these (Online < CheckingEndpoint < Degraded)
  */
-export function nestedEndpointStatus(
-  child: ProfileMonitorStatus,
-  counts: ChildEndpointCounts,
-  min: MinChildThresholds,
-): NestedStatus {
+export function nestedEndpointStatus(child: ProfileMonitorStatus, counts: ChildEndpointCounts, min: MinChildThresholds): NestedStatus {
   if (child === 'Disabled' || child === 'Inactive') return 'Stopped';
   let s = against(min.minChildEndpoints ?? 1, counts.online, counts.checking);
   if (min.minChildEndpointsIPv4) s = worst(s, against(min.minChildEndpointsIPv4, counts.onlineIPv4, counts.checkingIPv4));

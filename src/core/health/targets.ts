@@ -6,7 +6,8 @@ import { AZURE_FAILBACK, type FailbackSettings } from './machine';
  * One endpoint to probe, with the effective settings (profile monitorConfig + endpoint overrides).
  * Property names follow ARM's `monitorConfig` so they read like the document.
  */
-export interface ProbeTarget extends Pick<MonitorConfig, 'protocol' | 'port' | 'intervalInSeconds' | 'timeoutInSeconds' | 'toleratedNumberOfFailures'> {
+export interface ProbeTarget
+  extends Pick<MonitorConfig, 'protocol' | 'port' | 'intervalInSeconds' | 'timeoutInSeconds' | 'toleratedNumberOfFailures'> {
   /** Stable identity: `profile/endpoint`. */
   key: string;
   profile: string;
@@ -89,13 +90,7 @@ export function mergeHeaders(profileHeaders: readonly MonitorHeader[], endpointH
 type Resolution = { probe: true; target: string } | { probe: false; why: NotProbedReason };
 
 /** Why an endpoint has no probe target (the status API and routing derive the status from config). */
-export type NotProbedReason =
-  | 'profile-disabled'
-  | 'endpoint-disabled'
-  | 'always-serve'
-  | 'nested'
-  | 'resource-stopped'
-  | 'no-target';
+export type NotProbedReason = 'profile-disabled' | 'endpoint-disabled' | 'always-serve' | 'nested' | 'resource-stopped' | 'no-target';
 
 /*
  * Which endpoints are probed (reference/behaviors.md §4, §6, §8):
@@ -135,7 +130,11 @@ export const DEFAULT_EXPIRY_WARNING_DAYS = 14;
  * The certificate check and the latency rule of a target (tmkit extensions, docs/health.md). The name the
  * certificate must carry is the custom Host header's (without a port), else the target itself.
  */
-function healthExtensions(m: Profile['monitorConfig'], target: string, headers: readonly MonitorHeader[]): Pick<ProbeTarget, 'certificate' | 'degradedLatencyMs'> {
+function healthExtensions(
+  m: Profile['monitorConfig'],
+  target: string,
+  headers: readonly MonitorHeader[],
+): Pick<ProbeTarget, 'certificate' | 'degradedLatencyMs'> {
   const out: Pick<ProbeTarget, 'certificate' | 'degradedLatencyMs'> = {};
   if (m.protocol === 'HTTPS' && m.certificateValidation === 'Enabled') {
     const custom = headers.find((h) => h.name.toLowerCase() === 'host')?.value.trim() ?? '';
@@ -163,9 +162,10 @@ export function probeTarget(profile: Profile, endpoint: Endpoint, rawTarget: str
   if (http) {
     headers = mergeHeaders(m.customHeaders, endpoint.customHeaders);
     if (kind === 'fqdn' && !headers.some((h) => h.name.toLowerCase() === 'host')) headers.push({ name: 'Host', value: target });
-    ranges = m.expectedStatusCodeRanges.length > 0
-      ? m.expectedStatusCodeRanges.map((r) => ({ min: r.min, max: r.max }))
-      : DEFAULT_EXPECTED_STATUS.map((r) => ({ ...r }));
+    ranges =
+      m.expectedStatusCodeRanges.length > 0
+        ? m.expectedStatusCodeRanges.map((r) => ({ min: r.min, max: r.max }))
+        : DEFAULT_EXPECTED_STATUS.map((r) => ({ ...r }));
     const p = m.path ?? '/';
     path = p.startsWith('/') ? p : `/${p}`;
   }
@@ -187,8 +187,14 @@ export function probeTarget(profile: Profile, endpoint: Endpoint, rawTarget: str
     failback: profile.failback ? { ...profile.failback } : AZURE_FAILBACK,
   };
   const fingerprint = JSON.stringify([
-    t.target, t.protocol, t.port, t.path ?? null, t.intervalInSeconds, t.timeoutInSeconds,
-    t.toleratedNumberOfFailures, t.headers.map((h) => [h.name.toLowerCase(), h.value]),
+    t.target,
+    t.protocol,
+    t.port,
+    t.path ?? null,
+    t.intervalInSeconds,
+    t.timeoutInSeconds,
+    t.toleratedNumberOfFailures,
+    t.headers.map((h) => [h.name.toLowerCase(), h.value]),
     t.expectedStatusCodeRanges.map((r) => [r.min, r.max]),
     // Only when set, so targets without them keep the fingerprint they were saved with (no reset on upgrade).
     ...(t.certificate ? [{ certificate: t.certificate }] : []),

@@ -34,7 +34,6 @@ import {
 } from './types';
 import type { Diagnostic, Severity } from '../diagnostics';
 
-
 export interface ArmImportOptions {
   /** The `stack` of the produced document; omitted (the default stack) when undefined. */
   stack?: string;
@@ -75,19 +74,46 @@ export function detectArmInput(input: unknown): ArmInputKind {
 // Canonical key order (shared with the constructs' synthesis so every document tmkit writes looks alike)
 
 const PROFILE_KEYS = [
-  'name', 'profileStatus', 'trafficRoutingMethod', 'dnsConfig', 'monitorConfig', 'maxReturn',
-  'trafficViewEnrollmentStatus', 'allowedEndpointRecordTypes', 'tags', 'failback', 'endpoints',
+  'name',
+  'profileStatus',
+  'trafficRoutingMethod',
+  'dnsConfig',
+  'monitorConfig',
+  'maxReturn',
+  'trafficViewEnrollmentStatus',
+  'allowedEndpointRecordTypes',
+  'tags',
+  'failback',
+  'endpoints',
 ] as const;
 const FAILBACK_KEYS = ['mode', 'successesToRecover', 'holdDownSeconds'] as const;
 const DNS_KEYS = ['relativeName', 'ttl'] as const;
 const MONITOR_KEYS = [
-  'protocol', 'port', 'path', 'intervalInSeconds', 'timeoutInSeconds', 'toleratedNumberOfFailures',
-  'customHeaders', 'expectedStatusCodeRanges',
+  'protocol',
+  'port',
+  'path',
+  'intervalInSeconds',
+  'timeoutInSeconds',
+  'toleratedNumberOfFailures',
+  'customHeaders',
+  'expectedStatusCodeRanges',
 ] as const;
 const ENDPOINT_KEYS = [
-  'name', 'type', 'target', 'targetResourceId', 'endpointStatus', 'alwaysServe', 'weight', 'priority',
-  'endpointLocation', 'minChildEndpoints', 'minChildEndpointsIPv4', 'minChildEndpointsIPv6', 'geoMapping',
-  'subnets', 'customHeaders',
+  'name',
+  'type',
+  'target',
+  'targetResourceId',
+  'endpointStatus',
+  'alwaysServe',
+  'weight',
+  'priority',
+  'endpointLocation',
+  'minChildEndpoints',
+  'minChildEndpointsIPv4',
+  'minChildEndpointsIPv6',
+  'geoMapping',
+  'subnets',
+  'customHeaders',
 ] as const;
 
 function pick(src: Obj, keys: readonly string[], map: (key: string, value: unknown) => unknown = (_k, v) => v): Obj {
@@ -99,8 +125,7 @@ function pick(src: Obj, keys: readonly string[], map: (key: string, value: unkno
   return out;
 }
 
-const copyList = (v: unknown, keys: readonly string[]): unknown =>
-  Array.isArray(v) ? v.map((x) => (isObj(x) ? pick(x, keys) : x)) : v;
+const copyList = (v: unknown, keys: readonly string[]): unknown => (Array.isArray(v) ? v.map((x) => (isObj(x) ? pick(x, keys) : x)) : v);
 
 function canonicalEndpoint(e: EndpointInput): EndpointInput {
   return pick(e as unknown as Obj, ENDPOINT_KEYS, (k, v) => {
@@ -121,7 +146,12 @@ function canonicalProfile(p: ProfileInput): ProfileInput {
         return mv;
       });
     }
-    if (k === 'tags' && isObj(v)) return Object.fromEntries(Object.keys(v).sort().map((t) => [t, v[t]]));
+    if (k === 'tags' && isObj(v))
+      return Object.fromEntries(
+        Object.keys(v)
+          .sort()
+          .map((t) => [t, v[t]]),
+      );
     if (k === 'allowedEndpointRecordTypes' && Array.isArray(v)) return v.slice();
     if (k === 'failback' && isObj(v)) return pick(v, FAILBACK_KEYS);
     if (k === 'endpoints' && Array.isArray(v)) return v.map((e) => (isObj(e) ? canonicalEndpoint(e as unknown as EndpointInput) : e));
@@ -199,10 +229,60 @@ function resolveExpression(value: string, ctx: TemplateContext | undefined): { o
 // Conversion
 
 /** Properties Azure computes; never part of a desired state. */
-const READ_ONLY_PROFILE = new Set(['id', 'type', 'location', 'resourceGroup', 'etag', 'systemData', 'apiVersion', 'dependsOn', 'resources', 'comments', 'condition', 'copy', 'scope']);
-const READ_ONLY_ENDPOINT = new Set(['id', 'type', 'endpointMonitorStatus', 'resourceGroup', 'etag', 'systemData', 'apiVersion', 'dependsOn', 'comments', 'condition', 'copy', 'scope']);
-const PROFILE_PROPS = new Set(['profileStatus', 'trafficRoutingMethod', 'dnsConfig', 'monitorConfig', 'endpoints', 'maxReturn', 'trafficViewEnrollmentStatus', 'allowedEndpointRecordTypes']);
-const ENDPOINT_PROPS = new Set(['target', 'targetResourceId', 'endpointStatus', 'weight', 'priority', 'endpointLocation', 'minChildEndpoints', 'minChildEndpointsIPv4', 'minChildEndpointsIPv6', 'geoMapping', 'subnets', 'customHeaders', 'alwaysServe']);
+const READ_ONLY_PROFILE = new Set([
+  'id',
+  'type',
+  'location',
+  'resourceGroup',
+  'etag',
+  'systemData',
+  'apiVersion',
+  'dependsOn',
+  'resources',
+  'comments',
+  'condition',
+  'copy',
+  'scope',
+]);
+const READ_ONLY_ENDPOINT = new Set([
+  'id',
+  'type',
+  'endpointMonitorStatus',
+  'resourceGroup',
+  'etag',
+  'systemData',
+  'apiVersion',
+  'dependsOn',
+  'comments',
+  'condition',
+  'copy',
+  'scope',
+]);
+const PROFILE_PROPS = new Set([
+  'profileStatus',
+  'trafficRoutingMethod',
+  'dnsConfig',
+  'monitorConfig',
+  'endpoints',
+  'maxReturn',
+  'trafficViewEnrollmentStatus',
+  'allowedEndpointRecordTypes',
+]);
+const ENDPOINT_PROPS = new Set([
+  'target',
+  'targetResourceId',
+  'endpointStatus',
+  'weight',
+  'priority',
+  'endpointLocation',
+  'minChildEndpoints',
+  'minChildEndpointsIPv4',
+  'minChildEndpointsIPv6',
+  'geoMapping',
+  'subnets',
+  'customHeaders',
+  'alwaysServe',
+]);
 
 class Importer {
   readonly issues: Diagnostic[] = [];
@@ -221,15 +301,26 @@ class Importer {
     const r = resolveExpression(v as string, this.ctx);
     if (r.ok) return r.value;
     if (!report) return undefined;
-    this.issue('error', 'ARM_IMPORT_EXPRESSION', path, `the ARM template expression ${v} cannot be evaluated by tmkit import`,
-      'replace it with a literal value, or import the deployed profile instead (az network traffic-manager profile show ...)');
+    this.issue(
+      'error',
+      'ARM_IMPORT_EXPRESSION',
+      path,
+      `the ARM template expression ${v} cannot be evaluated by tmkit import`,
+      'replace it with a literal value, or import the deployed profile instead (az network traffic-manager profile show ...)',
+    );
     return undefined;
   }
 
   profile(res: Obj, index: number): ProfileInput | undefined {
     const rawName = this.value(res.name, `profiles[${index}].name`);
     if (typeof rawName !== 'string' || rawName === '') {
-      this.issue('error', 'ARM_IMPORT_NO_NAME', `profiles[${index}]`, `profile resource #${index + 1} has no literal name`, 'give the resource a literal "name"');
+      this.issue(
+        'error',
+        'ARM_IMPORT_NO_NAME',
+        `profiles[${index}]`,
+        `profile resource #${index + 1} has no literal name`,
+        'give the resource a literal "name"',
+      );
       return undefined;
     }
     const name = rawName;
@@ -244,7 +335,12 @@ class Importer {
       }
     }
     if (typeof res.location === 'string' && !isExpression(res.location) && res.location.toLowerCase() !== 'global') {
-      this.issue('warning', 'ARM_IMPORT_LOCATION', `${at}.location`, `Traffic Manager profiles live in location "global", not "${res.location}"; the location was dropped`);
+      this.issue(
+        'warning',
+        'ARM_IMPORT_LOCATION',
+        `${at}.location`,
+        `Traffic Manager profiles live in location "global", not "${res.location}"; the location was dropped`,
+      );
     }
     const out: Obj = { name };
     for (const [k, v] of Object.entries(props)) {
@@ -253,8 +349,13 @@ class Importer {
       // tmkit's own extension, not Azure's: never imported from ARM (a profile keeps its failback in tmkit/v1).
       if (k === 'failback') continue;
       if (!PROFILE_PROPS.has(k)) {
-        this.issue('warning', 'ARM_IMPORT_UNKNOWN_PROPERTY', `${at}.${k}`, `"${k}" is not part of tmkit/v1 and was dropped`,
-          k === 'recordType' ? 'tmkit infers the record type from the endpoint targets' : undefined);
+        this.issue(
+          'warning',
+          'ARM_IMPORT_UNKNOWN_PROPERTY',
+          `${at}.${k}`,
+          `"${k}" is not part of tmkit/v1 and was dropped`,
+          k === 'recordType' ? 'tmkit infers the record type from the endpoint targets' : undefined,
+        );
         continue;
       }
       if (k === 'endpoints') continue;
@@ -264,8 +365,12 @@ class Importer {
         out.dnsConfig = this.clean({ relativeName: val.relativeName, ttl: val.ttl });
       } else if (k === 'monitorConfig' && isObj(val)) {
         const m: MonitorConfigInput = this.clean({
-          protocol: val.protocol, port: val.port, path: val.path, intervalInSeconds: val.intervalInSeconds,
-          timeoutInSeconds: val.timeoutInSeconds, toleratedNumberOfFailures: val.toleratedNumberOfFailures,
+          protocol: val.protocol,
+          port: val.port,
+          path: val.path,
+          intervalInSeconds: val.intervalInSeconds,
+          timeoutInSeconds: val.timeoutInSeconds,
+          toleratedNumberOfFailures: val.toleratedNumberOfFailures,
           customHeaders: this.list<MonitorHeader>(val.customHeaders, ['name', 'value']),
           expectedStatusCodeRanges: this.list<StatusCodeRange>(val.expectedStatusCodeRanges, ['min', 'max']),
         });
@@ -295,7 +400,13 @@ class Importer {
     let rawName = this.value(res.name, `${profileAt}.endpoints[${index}].name`);
     if (typeof rawName === 'string' && rawName.includes('/')) rawName = rawName.slice(rawName.lastIndexOf('/') + 1);
     if (typeof rawName !== 'string' || rawName === '') {
-      this.issue('error', 'ARM_IMPORT_NO_NAME', `${profileAt}.endpoints[${index}]`, `endpoint #${index + 1} has no literal name`, 'give the endpoint a literal "name"');
+      this.issue(
+        'error',
+        'ARM_IMPORT_NO_NAME',
+        `${profileAt}.endpoints[${index}]`,
+        `endpoint #${index + 1} has no literal name`,
+        'give the endpoint a literal "name"',
+      );
       return undefined;
     }
     const at = `${profileAt}.endpoints[${rawName}]`;
@@ -304,8 +415,12 @@ class Importer {
     const rawType = typeOverride ?? res.type;
     const type = typeof rawType === 'string' ? parseEndpointType(rawType) : undefined;
     if (!type) {
-      this.issue('error', 'ARM_IMPORT_ENDPOINT_TYPE', `${at}.type`,
-        `endpoint type ${JSON.stringify(rawType)} is not one of azureEndpoints, externalEndpoints, nestedEndpoints (short or Microsoft.Network/trafficManagerProfiles/... form)`);
+      this.issue(
+        'error',
+        'ARM_IMPORT_ENDPOINT_TYPE',
+        `${at}.type`,
+        `endpoint type ${JSON.stringify(rawType)} is not one of azureEndpoints, externalEndpoints, nestedEndpoints (short or Microsoft.Network/trafficManagerProfiles/... form)`,
+      );
       return undefined;
     }
     const out: Obj = { name: rawName, type };
@@ -322,9 +437,12 @@ class Importer {
       const val = this.value(v, `${at}.${k}`);
       if (val === undefined) continue;
       if (k === 'subnets') out.subnets = this.list<EndpointSubnet>(val, ['first', 'last', 'scope']) ?? [];
-      else if (k === 'customHeaders') { const h = this.list<MonitorHeader>(val, ['name', 'value']); if (h) out.customHeaders = h; }
-      else if (k === 'geoMapping') { if (Array.isArray(val) && val.length > 0) out.geoMapping = val; }
-      else out[k] = val;
+      else if (k === 'customHeaders') {
+        const h = this.list<MonitorHeader>(val, ['name', 'value']);
+        if (h) out.customHeaders = h;
+      } else if (k === 'geoMapping') {
+        if (Array.isArray(val) && val.length > 0) out.geoMapping = val;
+      } else out[k] = val;
     }
     if (type === 'nestedEndpoints' && typeof props.target === 'string' && out.targetResourceId === undefined) {
       out.nestedTargetFqdn = props.target;
@@ -360,7 +478,12 @@ function templateProfiles(imp: Importer, resources: unknown[]): Obj[] {
         const name = imp.value(r.name, '$', false);
         const owner = typeof name === 'string' && name.includes('/') ? name.slice(0, name.lastIndexOf('/')) : parent;
         if (owner === undefined) {
-          imp.issue('error', 'ARM_IMPORT_ORPHAN_ENDPOINT', '$', `endpoint resource ${JSON.stringify(r.name)} names no profile (expected "<profile>/<endpoint>")`);
+          imp.issue(
+            'error',
+            'ARM_IMPORT_ORPHAN_ENDPOINT',
+            '$',
+            `endpoint resource ${JSON.stringify(r.name)} names no profile (expected "<profile>/<endpoint>")`,
+          );
         } else children.push({ parent: owner, res: { ...r, name }, type: r.type });
       }
     }
@@ -369,7 +492,12 @@ function templateProfiles(imp: Importer, resources: unknown[]): Obj[] {
   for (const c of children) {
     const owner = profiles.find((p) => imp.value(p.name, '$', false) === c.parent);
     if (!owner) {
-      imp.issue('error', 'ARM_IMPORT_ORPHAN_ENDPOINT', `profiles[${c.parent}]`, `endpoint resource ${JSON.stringify(c.res.name)} belongs to profile "${c.parent}", which is not in the template`);
+      imp.issue(
+        'error',
+        'ARM_IMPORT_ORPHAN_ENDPOINT',
+        `profiles[${c.parent}]`,
+        `endpoint resource ${JSON.stringify(c.res.name)} belongs to profile "${c.parent}", which is not in the template`,
+      );
       continue;
     }
     const props = owner.properties as Obj;
@@ -393,11 +521,19 @@ export function importArm(input: unknown, options: ArmImportOptions = {}): ArmIm
   } else {
     imp = new Importer(undefined);
     if (kind === 'arm-profile') resources = [input as Obj];
-    else if (kind === 'arm-profile-list') resources = (Array.isArray(input) ? input : (input as Obj).value as unknown[]) as Obj[];
+    else if (kind === 'arm-profile-list') resources = (Array.isArray(input) ? input : ((input as Obj).value as unknown[])) as Obj[];
     else {
-      imp.issue('error', 'ARM_IMPORT_UNRECOGNIZED', '$',
-        kind === 'tmkit' ? 'the input already is a tmkit document' : 'the input is not a Traffic Manager profile, a list of profiles or an ARM template',
-        kind === 'tmkit' ? 'use it as it is' : 'export a profile with `az network traffic-manager profile show -g <group> -n <name>` (or the REST API) and import that JSON');
+      imp.issue(
+        'error',
+        'ARM_IMPORT_UNRECOGNIZED',
+        '$',
+        kind === 'tmkit'
+          ? 'the input already is a tmkit document'
+          : 'the input is not a Traffic Manager profile, a list of profiles or an ARM template',
+        kind === 'tmkit'
+          ? 'use it as it is'
+          : 'export a profile with `az network traffic-manager profile show -g <group> -n <name>` (or the REST API) and import that JSON',
+      );
       return { issues: imp.issues };
     }
   }
@@ -429,20 +565,33 @@ export function importArm(input: unknown, options: ArmImportOptions = {}): ArmIm
         if (child !== undefined) e.targetResourceId = child;
         else if (own !== undefined) e.targetResourceId = own;
         else {
-          imp.issue('warning', 'ARM_IMPORT_NESTED_OUTSIDE', at,
+          imp.issue(
+            'warning',
+            'ARM_IMPORT_NESTED_OUTSIDE',
+            at,
             `nested endpoint "${e.name}" points at profile "${childProfileName(e.targetResourceId)}", which is not part of this import; the id was kept`,
-            'import the child profile together with its parent (pass an array of both profiles)');
+            'import the child profile together with its parent (pass an array of both profiles)',
+          );
         }
         continue;
       }
       const target = fqdn?.toLowerCase().replace(/\.$/, '');
-      const child = target === undefined ? undefined
-        : profiles.find((c) => c !== p && typeof c.dnsConfig?.relativeName === 'string' && target.startsWith(`${c.dnsConfig.relativeName.toLowerCase()}.`));
+      const child =
+        target === undefined
+          ? undefined
+          : profiles.find(
+              (c) =>
+                c !== p && typeof c.dnsConfig?.relativeName === 'string' && target.startsWith(`${c.dnsConfig.relativeName.toLowerCase()}.`),
+            );
       if (child) e.targetResourceId = child.name;
       else {
-        imp.issue('error', 'ARM_IMPORT_NESTED_TARGET', at,
+        imp.issue(
+          'error',
+          'ARM_IMPORT_NESTED_TARGET',
+          at,
           `nested endpoint "${e.name}" has no targetResourceId${fqdn ? ` and its target ${fqdn} matches no imported profile` : ''}`,
-          'import the child profile too, or set targetResourceId to the child profile\'s name');
+          "import the child profile too, or set targetResourceId to the child profile's name",
+        );
       }
     }
   }

@@ -23,21 +23,35 @@ export function parseResourceCatalog(input: unknown): { catalog: ResourceCatalog
     if (Array.isArray(src)) return parseResourceCatalog(src);
     entries = Object.entries(src as Record<string, unknown>).map(([id, e]) => [id, e, id]);
   } else {
-    return { catalog, errors: [problem('CATALOG_SHAPE', 'the resource catalog must be a JSON object mapping ARM ids to {target, location, state}')] };
+    return {
+      catalog,
+      errors: [problem('CATALOG_SHAPE', 'the resource catalog must be a JSON object mapping ARM ids to {target, location, state}')],
+    };
   }
   const seen = new Set<string>();
   for (const [id, e, path] of entries) {
-    if (id.trim() === '') { errors.push(problem('CATALOG_ID', 'a resource needs an ARM id (the key, or "id" in the array form)', { path })); continue; }
-    if (seen.has(id.toLowerCase())) { errors.push(problem('CATALOG_DUPLICATE', `ARM id '${id}' appears twice (ids compare case-insensitively)`, { path })); continue; }
+    if (id.trim() === '') {
+      errors.push(problem('CATALOG_ID', 'a resource needs an ARM id (the key, or "id" in the array form)', { path }));
+      continue;
+    }
+    if (seen.has(id.toLowerCase())) {
+      errors.push(problem('CATALOG_DUPLICATE', `ARM id '${id}' appears twice (ids compare case-insensitively)`, { path }));
+      continue;
+    }
     seen.add(id.toLowerCase());
-    if (!isObj(e)) { errors.push(problem('CATALOG_ENTRY', 'a resource must be an object {target, location?, state?}', { path })); continue; }
+    if (!isObj(e)) {
+      errors.push(problem('CATALOG_ENTRY', 'a resource must be an object {target, location?, state?}', { path }));
+      continue;
+    }
     if (typeof e.target !== 'string' || e.target.trim() === '') {
       errors.push(problem('CATALOG_TARGET', 'target (the FQDN or IP the endpoint answers with) is required', { path: `${path}.target` }));
       continue;
     }
     const state = e.state ?? 'running';
     if (state !== 'running' && state !== 'stopped') {
-      errors.push(problem('CATALOG_STATE', `state must be "running" or "stopped", not ${JSON.stringify(state)}`, { path: `${path}.state` }));
+      errors.push(
+        problem('CATALOG_STATE', `state must be "running" or "stopped", not ${JSON.stringify(state)}`, { path: `${path}.state` }),
+      );
       continue;
     }
     if (e.location !== undefined && typeof e.location !== 'string') {

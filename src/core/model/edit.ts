@@ -11,7 +11,7 @@ import type { Endpoint, EndpointInput, Profile, ProfileInput } from './types';
 type Json = Record<string, unknown>;
 const isObj = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 /** A deep copy of JSON data (profiles and patches are JSON). */
-const clone = <T>(v: T): T => (v === undefined ? v : JSON.parse(JSON.stringify(v)) as T);
+const clone = <T>(v: T): T => (v === undefined ? v : (JSON.parse(JSON.stringify(v)) as T));
 
 /** RFC 7396 JSON merge patch: objects merge recursively, `null` removes, anything else replaces. */
 export function mergePatch(target: unknown, patch: unknown): unknown {
@@ -35,7 +35,10 @@ export function mergePatchFrom(before: unknown, after: unknown): unknown {
   for (const k of Object.keys(before)) if (!(k in after) || after[k] === undefined) patch[k] = null;
   for (const [k, v] of Object.entries(after)) {
     if (v === undefined) continue;
-    if (!(k in before) || before[k] === undefined) { patch[k] = clone(v); continue; }
+    if (!(k in before) || before[k] === undefined) {
+      patch[k] = clone(v);
+      continue;
+    }
     if (isObj(before[k]) && isObj(v)) {
       const inner = mergePatchFrom(before[k], v);
       if (Object.keys(inner as Json).length > 0) patch[k] = inner;
@@ -80,11 +83,13 @@ export function withEndpoint(p: Profile, endpoint: EndpointInput): { input: Prof
   const e = clone(endpoint);
   if (e.priority === undefined && list.some((x, i) => i !== at && x.priority !== undefined)) {
     const others = list.filter((_, i) => i !== at).map((x) => x.priority ?? 0);
-    e.priority = at >= 0 && list[at]!.priority !== undefined && !others.includes(list[at]!.priority!)
-      ? list[at]!.priority!
-      : Math.min(1000, Math.max(0, ...others) + 1);
+    e.priority =
+      at >= 0 && list[at]!.priority !== undefined && !others.includes(list[at]!.priority!)
+        ? list[at]!.priority!
+        : Math.min(1000, Math.max(0, ...others) + 1);
   }
-  if (at >= 0) list[at] = e; else list.push(e);
+  if (at >= 0) list[at] = e;
+  else list.push(e);
   input.endpoints = list;
   return { input, created: at < 0 };
 }
@@ -103,7 +108,7 @@ export function withEndpointPatch(p: Profile, name: string, patch: Json): Profil
   const lower = name.toLowerCase();
   if (!p.endpoints.some((e) => e.name.toLowerCase() === lower)) return undefined;
   const input = asInput(p);
-  input.endpoints = (input.endpoints ?? []).map((e) => (e.name.toLowerCase() === lower ? mergePatch(e, patch) as EndpointInput : e));
+  input.endpoints = (input.endpoints ?? []).map((e) => (e.name.toLowerCase() === lower ? (mergePatch(e, patch) as EndpointInput) : e));
   return input;
 }
 
@@ -113,10 +118,22 @@ export function withEndpointPatch(p: Profile, name: string, patch: Json): Profil
  */
 export function withSettingsPatch(p: Profile, patch: Json): { input: ProfileInput } | { error: Diagnostic } {
   if ('endpoints' in patch) {
-    return { error: problem('BAD_REQUEST', 'PATCH /v1/profiles/{name} changes profile settings only and never endpoints; write endpoints with PUT or DELETE /v1/profiles/{name}/endpoints/{endpoint}, or PUT the whole profile', { path: `profiles[${p.name}].endpoints` }) };
+    return {
+      error: problem(
+        'BAD_REQUEST',
+        'PATCH /v1/profiles/{name} changes profile settings only and never endpoints; write endpoints with PUT or DELETE /v1/profiles/{name}/endpoints/{endpoint}, or PUT the whole profile',
+        { path: `profiles[${p.name}].endpoints` },
+      ),
+    };
   }
   if ('name' in patch && patch.name !== p.name) {
-    return { error: problem('NAME_MISMATCH', `a profile cannot be renamed by PATCH (body name ${JSON.stringify(patch.name)}, stored '${p.name}'); create the new profile and delete the old one`, { path: `profiles[${p.name}].name` }) };
+    return {
+      error: problem(
+        'NAME_MISMATCH',
+        `a profile cannot be renamed by PATCH (body name ${JSON.stringify(patch.name)}, stored '${p.name}'); create the new profile and delete the old one`,
+        { path: `profiles[${p.name}].name` },
+      ),
+    };
   }
   const { endpoints, ...settings } = asInput(p);
   const merged = mergePatch(settings, patch) as ProfileInput;

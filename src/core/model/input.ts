@@ -30,10 +30,16 @@ const profilesOf = (input: unknown): unknown[] => {
 
 /** Names of the profiles of a raw document input, for grouping diagnostics (ignores malformed entries). */
 export function profileNames(input: unknown): string[] {
-  return profilesOf(input).flatMap((p) => (typeof p === 'object' && p !== null && typeof (p as { name?: unknown }).name === 'string' ? [(p as { name: string }).name] : []));
+  return profilesOf(input).flatMap((p) =>
+    typeof p === 'object' && p !== null && typeof (p as { name?: unknown }).name === 'string' ? [(p as { name: string }).name] : [],
+  );
 }
 
 /** Number of endpoints over all profiles of a raw document input. */
 export function endpointCount(input: unknown): number {
-  return profilesOf(input).reduce((n: number, p) => n + (Array.isArray((p as { endpoints?: unknown } | null)?.endpoints) ? (p as { endpoints: unknown[] }).endpoints.length : 0), 0);
+  return profilesOf(input).reduce(
+    (n: number, p) =>
+      n + (Array.isArray((p as { endpoints?: unknown } | null)?.endpoints) ? (p as { endpoints: unknown[] }).endpoints.length : 0),
+    0,
+  );
 }

@@ -10,10 +10,14 @@ export function parseEndpointType(type: string): EndpointType | undefined {
   let t = type.trim().toLowerCase();
   if (t.startsWith(FULL_TYPE_PREFIX)) t = t.slice(FULL_TYPE_PREFIX.length);
   switch (t) {
-    case 'azureendpoints': return 'azureEndpoints';
-    case 'externalendpoints': return 'externalEndpoints';
-    case 'nestedendpoints': return 'nestedEndpoints';
-    default: return undefined;
+    case 'azureendpoints':
+      return 'azureEndpoints';
+    case 'externalendpoints':
+      return 'externalEndpoints';
+    case 'nestedendpoints':
+      return 'nestedEndpoints';
+    default:
+      return undefined;
   }
 }
 

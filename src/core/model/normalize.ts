@@ -99,9 +99,8 @@ function normalizeEndpoint(e: EndpointInput, index: number, derivePriority: bool
   if (e.target !== undefined) out.target = e.target;
   if (e.targetResourceId !== undefined) out.targetResourceId = e.targetResourceId;
   if (e.endpointLocation !== undefined) {
-    out.endpointLocation = typeof e.endpointLocation === 'string'
-      ? (findAzureRegion(e.endpointLocation)?.name ?? e.endpointLocation)
-      : e.endpointLocation;
+    out.endpointLocation =
+      typeof e.endpointLocation === 'string' ? (findAzureRegion(e.endpointLocation)?.name ?? e.endpointLocation) : e.endpointLocation;
   }
   if (type === 'nestedEndpoints') out.minChildEndpoints = e.minChildEndpoints ?? DEFAULTS.minChildEndpoints;
   else if (e.minChildEndpoints !== undefined) out.minChildEndpoints = e.minChildEndpoints;

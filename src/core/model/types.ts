@@ -27,7 +27,12 @@ export type AllowedEndpointRecordType = 'DomainName' | 'IPv4Address' | 'IPv6Addr
 export type TargetKind = 'ipv4' | 'ipv6' | 'fqdn';
 
 export const TRAFFIC_ROUTING_METHODS: readonly TrafficRoutingMethod[] = [
-  'Performance', 'Priority', 'Weighted', 'Geographic', 'MultiValue', 'Subnet',
+  'Performance',
+  'Priority',
+  'Weighted',
+  'Geographic',
+  'MultiValue',
+  'Subnet',
 ];
 export const ENDPOINT_TYPES: readonly EndpointType[] = ['azureEndpoints', 'externalEndpoints', 'nestedEndpoints'];
 export const MONITOR_PROTOCOLS: readonly MonitorProtocol[] = ['HTTP', 'HTTPS', 'TCP'];

@@ -94,7 +94,10 @@ function scanV6(s: string, from: number, to: number, leadingZeros: boolean): boo
     if (s.charCodeAt(i + 1) !== 58) return false;
     gap = 0;
     i += 2;
-    if (i === to) { w.fill(0); return true; }
+    if (i === to) {
+      w.fill(0);
+      return true;
+    }
   }
   for (;;) {
     const start = i;
@@ -164,8 +167,12 @@ const isMappedWords = (w: readonly number[]): boolean =>
 
 function wordsToBigInt(w: readonly number[]): bigint {
   // Four 32-bit halves: four BigInt conversions instead of eight.
-  return (BigInt(w[0]! * 65536 + w[1]!) << 96n) | (BigInt(w[2]! * 65536 + w[3]!) << 64n)
-    | (BigInt(w[4]! * 65536 + w[5]!) << 32n) | BigInt(w[6]! * 65536 + w[7]!);
+  return (
+    (BigInt(w[0]! * 65536 + w[1]!) << 96n) |
+    (BigInt(w[2]! * 65536 + w[3]!) << 64n) |
+    (BigInt(w[4]! * 65536 + w[5]!) << 32n) |
+    BigInt(w[6]! * 65536 + w[7]!)
+  );
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -228,8 +235,7 @@ const LOW32 = 0xffffffffn;
 export const isIpv4Mapped = (addr: IpAddress): boolean => addr.family === 6 && addr.value >> 32n === 0xffffn;
 
 /** The IPv4-mapped IPv6 address `::ffff:a.b.c.d` of an IPv4 address; other addresses unchanged. */
-export const mapIpv4 = (addr: IpAddress): IpAddress =>
-  addr.family === 4 ? { family: 6, value: MAPPED_PREFIX | addr.value } : addr;
+export const mapIpv4 = (addr: IpAddress): IpAddress => (addr.family === 4 ? { family: 6, value: MAPPED_PREFIX | addr.value } : addr);
 
 /**
  * The IPv4 address embedded in an IPv4-mapped address (`::ffff:a.b.c.d`) and, with `nat64`, in a
@@ -330,11 +336,17 @@ export function formatIPv6Groups(groups: ArrayLike<number>, compress = true): st
   if (!compress) return hex.join(':');
   let bestStart = -1;
   let bestLen = 0;
-  for (let i = 0; i < 8;) {
-    if (groups[i] !== 0) { i++; continue; }
+  for (let i = 0; i < 8; ) {
+    if (groups[i] !== 0) {
+      i++;
+      continue;
+    }
     let j = i;
     while (j < 8 && groups[j] === 0) j++;
-    if (j - i > bestLen && j - i >= 2) { bestStart = i; bestLen = j - i; }
+    if (j - i > bestLen && j - i >= 2) {
+      bestStart = i;
+      bestLen = j - i;
+    }
     i = j;
   }
   if (bestStart === -1) return hex.join(':');
@@ -417,7 +429,9 @@ export const SPECIAL_BLOCKS: readonly SpecialBlock[] = Object.freeze([
   both('ff00::/8', 'multicast (RFC 4291)'),
 ]);
 
-interface BlockRange extends IpRange { why: string }
+interface BlockRange extends IpRange {
+  why: string;
+}
 
 function blockRanges(which: 'nonPublic' | 'nonGlobal'): readonly BlockRange[] {
   return SPECIAL_BLOCKS.filter((b) => b[which]).map((b) => {

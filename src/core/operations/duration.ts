@@ -26,8 +26,16 @@ export function formatDuration(ms: number): string {
   if (ms < 1000) return `${Math.round(ms)}ms`;
   const parts: string[] = [];
   let rest = Math.round(ms / 1000);
-  for (const [u, s] of [['d', 86_400], ['h', 3_600], ['m', 60], ['s', 1]] as const) {
-    if (rest >= s) { parts.push(`${Math.floor(rest / s)}${u}`); rest %= s; }
+  for (const [u, s] of [
+    ['d', 86_400],
+    ['h', 3_600],
+    ['m', 60],
+    ['s', 1],
+  ] as const) {
+    if (rest >= s) {
+      parts.push(`${Math.floor(rest / s)}${u}`);
+      rest %= s;
+    }
     if (parts.length === 2) break;
   }
   return parts.join('') || '0s';

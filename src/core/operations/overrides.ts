@@ -32,31 +32,59 @@ const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object
 
 /** Checks a `POST /v1/overrides` body; every problem at once. */
 export function checkOverrideRequest(body: unknown): { ok: true; value: CheckedOverride } | { ok: false; errors: Diagnostic[] } {
-  if (!isObj(body)) return { ok: false, errors: [problem('BAD_REQUEST', 'the body must be {"kind": "down"|"weight", "profile", "endpoint", "for": "30m", "reason"?, "weight"?}', { path: '$' })] };
+  if (!isObj(body))
+    return {
+      ok: false,
+      errors: [
+        problem('BAD_REQUEST', 'the body must be {"kind": "down"|"weight", "profile", "endpoint", "for": "30m", "reason"?, "weight"?}', {
+          path: '$',
+        }),
+      ],
+    };
   const b = body as Partial<Record<keyof OverrideRequest, unknown>>;
   const errors: Diagnostic[] = [];
-  if (b.kind !== 'down' && b.kind !== 'weight') errors.push(problem('BAD_REQUEST', `kind ${JSON.stringify(b.kind)} is not one of down, weight`, { path: 'kind' }));
-  if (typeof b.profile !== 'string' || b.profile === '') errors.push(problem('BAD_REQUEST', 'profile (the profile name) is required', { path: 'profile' }));
-  if (typeof b.endpoint !== 'string' || b.endpoint === '') errors.push(problem('BAD_REQUEST', 'endpoint (the endpoint name) is required', { path: 'endpoint' }));
+  if (b.kind !== 'down' && b.kind !== 'weight')
+    errors.push(problem('BAD_REQUEST', `kind ${JSON.stringify(b.kind)} is not one of down, weight`, { path: 'kind' }));
+  if (typeof b.profile !== 'string' || b.profile === '')
+    errors.push(problem('BAD_REQUEST', 'profile (the profile name) is required', { path: 'profile' }));
+  if (typeof b.endpoint !== 'string' || b.endpoint === '')
+    errors.push(problem('BAD_REQUEST', 'endpoint (the endpoint name) is required', { path: 'endpoint' }));
   if (b.kind === 'weight') {
-    if (typeof b.weight !== 'number' || !Number.isInteger(b.weight) || b.weight < 1 || b.weight > 1000) errors.push(problem('BAD_REQUEST', `weight ${JSON.stringify(b.weight)} is not an integer 1–1000`, { path: 'weight' }));
+    if (typeof b.weight !== 'number' || !Number.isInteger(b.weight) || b.weight < 1 || b.weight > 1000)
+      errors.push(problem('BAD_REQUEST', `weight ${JSON.stringify(b.weight)} is not an integer 1–1000`, { path: 'weight' }));
   } else if (b.weight !== undefined) errors.push(problem('BAD_REQUEST', 'weight is only for kind "weight"', { path: 'weight' }));
   const ms = typeof b.for === 'string' || typeof b.for === 'number' ? parseDuration(b.for) : undefined;
-  if (b.for === undefined) errors.push(problem('BAD_REQUEST', 'for (how long, e.g. "30m") is required: every override expires by itself', { path: 'for' }));
-  else if (ms === undefined) errors.push(problem('BAD_REQUEST', `for ${JSON.stringify(b.for)} is not a duration such as 90s, 30m, 2h, 1d or 1h30m`, { path: 'for' }));
-  else if (ms < 1000 || ms > MAX_OVERRIDE_MS) errors.push(problem('BAD_REQUEST', `for ${JSON.stringify(b.for)} is out of range: 1s to 7d`, { path: 'for' }));
-  if (b.reason !== undefined && (typeof b.reason !== 'string' || b.reason.length > MAX_REASON)) errors.push(problem('BAD_REQUEST', `reason is a text of at most ${MAX_REASON} characters`, { path: 'reason' }));
-  if (b.who !== undefined && (typeof b.who !== 'string' || !WHO.test(b.who))) errors.push(problem('BAD_REQUEST', 'who is a name of 1–64 letters, digits, spaces and ._@:/- (e.g. "cli", "alice@ops")', { path: 'who' }));
-  if (b.force !== undefined && typeof b.force !== 'boolean') errors.push(problem('BAD_REQUEST', 'force is true or false', { path: 'force' }));
-  if (b.drill !== undefined && (typeof b.drill !== 'string' || b.drill.length > 64)) errors.push(problem('BAD_REQUEST', 'drill is a drill id', { path: 'drill' }));
+  if (b.for === undefined)
+    errors.push(problem('BAD_REQUEST', 'for (how long, e.g. "30m") is required: every override expires by itself', { path: 'for' }));
+  else if (ms === undefined)
+    errors.push(
+      problem('BAD_REQUEST', `for ${JSON.stringify(b.for)} is not a duration such as 90s, 30m, 2h, 1d or 1h30m`, { path: 'for' }),
+    );
+  else if (ms < 1000 || ms > MAX_OVERRIDE_MS)
+    errors.push(problem('BAD_REQUEST', `for ${JSON.stringify(b.for)} is out of range: 1s to 7d`, { path: 'for' }));
+  if (b.reason !== undefined && (typeof b.reason !== 'string' || b.reason.length > MAX_REASON))
+    errors.push(problem('BAD_REQUEST', `reason is a text of at most ${MAX_REASON} characters`, { path: 'reason' }));
+  if (b.who !== undefined && (typeof b.who !== 'string' || !WHO.test(b.who)))
+    errors.push(
+      problem('BAD_REQUEST', 'who is a name of 1–64 letters, digits, spaces and ._@:/- (e.g. "cli", "alice@ops")', { path: 'who' }),
+    );
+  if (b.force !== undefined && typeof b.force !== 'boolean')
+    errors.push(problem('BAD_REQUEST', 'force is true or false', { path: 'force' }));
+  if (b.drill !== undefined && (typeof b.drill !== 'string' || b.drill.length > 64))
+    errors.push(problem('BAD_REQUEST', 'drill is a drill id', { path: 'drill' }));
   if (errors.length > 0) return { ok: false, errors };
   return {
     ok: true,
     value: {
-      kind: b.kind as OverrideKind, profile: b.profile as string, endpoint: b.endpoint as string,
+      kind: b.kind as OverrideKind,
+      profile: b.profile as string,
+      endpoint: b.endpoint as string,
       ...(b.kind === 'weight' ? { weight: b.weight as number } : {}),
-      durationMs: ms!, reason: typeof b.reason === 'string' ? b.reason : '', who: typeof b.who === 'string' ? b.who : 'api',
-      force: b.force === true, ...(typeof b.drill === 'string' ? { drill: b.drill } : {}),
+      durationMs: ms!,
+      reason: typeof b.reason === 'string' ? b.reason : '',
+      who: typeof b.who === 'string' ? b.who : 'api',
+      force: b.force === true,
+      ...(typeof b.drill === 'string' ? { drill: b.drill } : {}),
     },
   };
 }
@@ -114,7 +142,10 @@ export function expiresIn(o: OverrideRecord, now: number): string {
 }
 
 /** The profiles one of whose endpoints' overrides differ between two maps of what routing reads (by `profile/endpoint`). */
-export function overriddenProfilesChanged(before: ReadonlyMap<string, EndpointOverride>, after: ReadonlyMap<string, EndpointOverride>): Set<string> {
+export function overriddenProfilesChanged(
+  before: ReadonlyMap<string, EndpointOverride>,
+  after: ReadonlyMap<string, EndpointOverride>,
+): Set<string> {
   const out = new Set<string>();
   if (before === after) return out;
   for (const k of new Set([...before.keys(), ...after.keys()])) {

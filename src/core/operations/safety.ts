@@ -44,7 +44,12 @@ function ancestors(profiles: readonly Profile[], name: string): Set<string> {
   for (const p of profiles) for (const c of nestedChildren(p)) parents.set(c, [...(parents.get(c) ?? []), p.name.toLowerCase()]);
   const out = new Set<string>();
   const queue = [name.toLowerCase()];
-  while (queue.length > 0) for (const p of parents.get(queue.shift()!) ?? []) if (!out.has(p)) { out.add(p); queue.push(p); }
+  while (queue.length > 0)
+    for (const p of parents.get(queue.shift()!) ?? [])
+      if (!out.has(p)) {
+        out.add(p);
+        queue.push(p);
+      }
   return out;
 }
 
@@ -55,9 +60,16 @@ function relevant(profiles: readonly Profile[], name: string, above: ReadonlySet
   const queue = [...keep];
   while (queue.length > 0) {
     const p = byLower.get(queue.shift()!);
-    for (const c of p ? nestedChildren(p) : []) if (!keep.has(c)) { keep.add(c); queue.push(c); }
+    for (const c of p ? nestedChildren(p) : [])
+      if (!keep.has(c)) {
+        keep.add(c);
+        queue.push(c);
+      }
   }
-  return [...keep].flatMap((k) => { const p = byLower.get(k); return p ? [p] : []; });
+  return [...keep].flatMap((k) => {
+    const p = byLower.get(k);
+    return p ? [p] : [];
+  });
 }
 
 const serving = (cp: CompiledProfile | undefined): number => (cp ? cp.endpoints.filter((e) => isAvailable(e.status)).length : 0);
@@ -89,13 +101,21 @@ export function checkDownOverride(i: SafetyInput): SafetyResult {
     refusals.push({
       profile: cp.profile.name,
       nesting,
-      left: cp.endpoints.filter((e) => !(cp.profile.name === own.name && e.endpoint.name === i.endpoint)).map((e) => ({ endpoint: e.endpoint.name, status: e.status })),
+      left: cp.endpoints
+        .filter((e) => !(cp.profile.name === own.name && e.endpoint.name === i.endpoint))
+        .map((e) => ({ endpoint: e.endpoint.name, status: e.status })),
     });
   }
   if (refusals.length === 0) return { ok: true };
   const r = refusals[0]!;
   const left = r.left.length === 0 ? 'no other endpoint' : r.left.map((l) => `${l.endpoint} ${l.status}`).join(', ');
-  const more = refusals.length > 1 ? ` (and ${refusals.slice(1).map((x) => x.profile).join(', ')})` : '';
+  const more =
+    refusals.length > 1
+      ? ` (and ${refusals
+          .slice(1)
+          .map((x) => x.profile)
+          .join(', ')})`
+      : '';
   const message = `refused: taking ${own.name}/${i.endpoint} down would leave profile ${r.profile}${r.nesting ? ` (which nests ${own.name})` : ''}${more} with no endpoint able to serve (left: ${left}); pass --force (API: "force": true) to take it out anyway`;
   return { ok: false, refusals, message };
 }

@@ -20,14 +20,46 @@ const MAPS = new Set(['tags']);
 
 /** Display order of known properties; unknown ones follow alphabetically. */
 const ORDER: Record<string, readonly string[]> = {
-  '': ['name', 'profileStatus', 'trafficRoutingMethod', 'dnsConfig', 'monitorConfig', 'maxReturn',
-    'trafficViewEnrollmentStatus', 'allowedEndpointRecordTypes', 'tags', 'endpoints'],
+  '': [
+    'name',
+    'profileStatus',
+    'trafficRoutingMethod',
+    'dnsConfig',
+    'monitorConfig',
+    'maxReturn',
+    'trafficViewEnrollmentStatus',
+    'allowedEndpointRecordTypes',
+    'tags',
+    'endpoints',
+  ],
   dnsConfig: ['relativeName', 'ttl'],
-  monitorConfig: ['protocol', 'port', 'path', 'intervalInSeconds', 'timeoutInSeconds', 'toleratedNumberOfFailures',
-    'customHeaders', 'expectedStatusCodeRanges'],
-  'endpoints[*]': ['name', 'type', 'endpointStatus', 'target', 'targetResourceId', 'endpointLocation', 'weight',
-    'priority', 'minChildEndpoints', 'minChildEndpointsIPv4', 'minChildEndpointsIPv6', 'geoMapping', 'subnets',
-    'customHeaders', 'alwaysServe'],
+  monitorConfig: [
+    'protocol',
+    'port',
+    'path',
+    'intervalInSeconds',
+    'timeoutInSeconds',
+    'toleratedNumberOfFailures',
+    'customHeaders',
+    'expectedStatusCodeRanges',
+  ],
+  'endpoints[*]': [
+    'name',
+    'type',
+    'endpointStatus',
+    'target',
+    'targetResourceId',
+    'endpointLocation',
+    'weight',
+    'priority',
+    'minChildEndpoints',
+    'minChildEndpointsIPv4',
+    'minChildEndpointsIPv6',
+    'geoMapping',
+    'subnets',
+    'customHeaders',
+    'alwaysServe',
+  ],
 };
 
 type Obj = { [key: string]: unknown };
@@ -74,7 +106,10 @@ export function parsePath(path: string): PathSegment[] {
   const out: PathSegment[] = [];
   let i = 0;
   while (i < path.length) {
-    if (path[i] === '.') { i++; continue; }
+    if (path[i] === '.') {
+      i++;
+      continue;
+    }
     if (path[i] === '[') {
       if (path[i + 1] === '"') {
         // JSON string: find the closing quote that is not escaped.
@@ -119,8 +154,14 @@ const join = (path: string, prop: string): string => (path === '' ? prop : `${pa
 
 function diffValue(path: string, schema: string, before: unknown, after: unknown, out: AttributeChange[]): void {
   if (jsonEqual(before, after)) return;
-  if (before === undefined) { out.push({ path, kind: 'add', after: toJson(after) }); return; }
-  if (after === undefined) { out.push({ path, kind: 'remove', before: toJson(before) }); return; }
+  if (before === undefined) {
+    out.push({ path, kind: 'add', after: toJson(after) });
+    return;
+  }
+  if (after === undefined) {
+    out.push({ path, kind: 'remove', before: toJson(before) });
+    return;
+  }
 
   if (KEYED_LISTS.has(schema) && Array.isArray(before) && Array.isArray(after)) {
     const bNames = keyedNames(before);
@@ -183,10 +224,14 @@ export function applyAttributeChanges<T extends object>(before: T, changes: read
     if (Array.isArray(parent)) {
       if (!('key' in last)) throw new Error(`list needs a key: ${change.path}`);
       const idx = parent.findIndex((e) => isObj(e) && e.name === last.key);
-      if (value === undefined) { if (idx >= 0) parent.splice(idx, 1); } else if (idx >= 0) parent[idx] = value; else parent.push(value);
+      if (value === undefined) {
+        if (idx >= 0) parent.splice(idx, 1);
+      } else if (idx >= 0) parent[idx] = value;
+      else parent.push(value);
     } else if (isObj(parent)) {
       const k = 'key' in last ? last.key : last.prop;
-      if (value === undefined) delete parent[k]; else parent[k] = value;
+      if (value === undefined) delete parent[k];
+      else parent[k] = value;
     } else {
       throw new Error(`cannot apply ${change.path}: parent is not an object or list`);
     }

@@ -26,7 +26,11 @@ export function documentStack(input: unknown): string {
 }
 
 /** Deployed profiles a document of `stack` is validated against: other stacks', minus names it declares itself. */
-export function validationContext(stack: string, names: readonly string[], deployed: readonly DeployedProfile[]): DeployedProfile['profile'][] {
+export function validationContext(
+  stack: string,
+  names: readonly string[],
+  deployed: readonly DeployedProfile[],
+): DeployedProfile['profile'][] {
   const own = new Set(names);
   return deployed.filter((d) => d.stack !== stack && !own.has(d.profile.name)).map((d) => d.profile);
 }

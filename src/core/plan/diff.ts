@@ -22,8 +22,12 @@ export function diff(desired: Document, deployed: readonly DeployedProfile[]): P
   for (const p of desired.profiles) {
     if (desiredBy.has(p.name)) {
       errors.push({
-        severity: 'error', code: 'PLAN_DUPLICATE_PROFILE', path: `profiles[${p.name}]`, profile: p.name,
-        message: `profile ${p.name} appears more than once in the document`, hint: 'give each profile a unique name',
+        severity: 'error',
+        code: 'PLAN_DUPLICATE_PROFILE',
+        path: `profiles[${p.name}]`,
+        profile: p.name,
+        message: `profile ${p.name} appears more than once in the document`,
+        hint: 'give each profile a unique name',
       });
       continue;
     }
@@ -35,7 +39,10 @@ export function diff(desired: Document, deployed: readonly DeployedProfile[]): P
     const dep = deployedBy.get(name);
     if (dep && dep.stack !== stack) {
       errors.push({
-        severity: 'error', code: 'PLAN_PROFILE_OWNED_BY_OTHER_STACK', path: `profiles[${name}]`, profile: name,
+        severity: 'error',
+        code: 'PLAN_PROFILE_OWNED_BY_OTHER_STACK',
+        path: `profiles[${name}]`,
+        profile: name,
         message: `profile ${name} is deployed by stack "${dep.stack}", not by this document's stack "${stack}"`,
         hint: `rename the profile, or move it: delete it from stack "${dep.stack}" first (or set "stack": "${dep.stack}" in this document if it is the same owner)`,
       });
@@ -48,11 +55,26 @@ export function diff(desired: Document, deployed: readonly DeployedProfile[]): P
     const attributes = diffAttributes(dep.profile, after);
     const replaceReasons = attributes.filter((a) => a.forcesReplacement).map((a) => REPLACE_PATHS[a.path]!);
     const action: ProfileAction = attributes.length === 0 ? 'no-op' : replaceReasons.length > 0 ? 'replace' : 'update';
-    changes.push({ profile: name, action, before: clone(dep.profile), after: clone(after), baseEtag: dep.etag, attributes, replaceReasons });
+    changes.push({
+      profile: name,
+      action,
+      before: clone(dep.profile),
+      after: clone(after),
+      baseEtag: dep.etag,
+      attributes,
+      replaceReasons,
+    });
   }
   for (const dep of deployed) {
     if (dep.stack !== stack || desiredBy.has(dep.profile.name)) continue;
-    changes.push({ profile: dep.profile.name, action: 'delete', before: clone(dep.profile), baseEtag: dep.etag, attributes: [], replaceReasons: [] });
+    changes.push({
+      profile: dep.profile.name,
+      action: 'delete',
+      before: clone(dep.profile),
+      baseEtag: dep.etag,
+      attributes: [],
+      replaceReasons: [],
+    });
   }
   changes.sort((a, b) => cmp(a.profile, b.profile));
 
@@ -90,7 +112,11 @@ export function plannedProfiles(plan: Plan, deployed: readonly DeployedProfile[]
 
 /** What the runtime would refuse because of references between profiles, in rule order. */
 function referenceErrors(stack: string, changes: readonly ProfileChange[], deployed: readonly DeployedProfile[]): Diagnostic[] {
-  return [...danglingNested(changes, deployed), ...deletesReferenced(stack, changes, deployed), ...relativeNamesTaken(stack, changes, deployed)];
+  return [
+    ...danglingNested(changes, deployed),
+    ...deletesReferenced(stack, changes, deployed),
+    ...relativeNamesTaken(stack, changes, deployed),
+  ];
 }
 
 /** A nested endpoint whose child will not exist once the plan is applied. */
@@ -109,8 +135,10 @@ function danglingNested(changes: readonly ProfileChange[], deployed: readonly De
       if (afterNames.has(child.toLowerCase())) continue;
       const leaving = changes.some((x) => x.profile.toLowerCase() === child.toLowerCase() && x.action === 'delete');
       errors.push({
-        severity: 'error', code: 'PLAN_NESTED_TARGET_MISSING',
-        path: `profiles[${c.profile}].endpoints[${e.name}].targetResourceId`, profile: c.profile,
+        severity: 'error',
+        code: 'PLAN_NESTED_TARGET_MISSING',
+        path: `profiles[${c.profile}].endpoints[${e.name}].targetResourceId`,
+        profile: c.profile,
         message: leaving
           ? `nested endpoint ${c.profile}/${e.name} points at profile ${child}, which this plan deletes (it left the document)`
           : `nested endpoint ${c.profile}/${e.name} points at profile ${child}, which is neither in the document nor deployed`,
@@ -130,7 +158,10 @@ function deletesReferenced(stack: string, changes: readonly ProfileChange[], dep
       if (d.stack === stack) continue;
       if (nestedChildren(d.profile).includes(c.profile.toLowerCase())) {
         errors.push({
-          severity: 'error', code: 'PLAN_DELETE_REFERENCED', path: `profiles[${c.profile}]`, profile: c.profile,
+          severity: 'error',
+          code: 'PLAN_DELETE_REFERENCED',
+          path: `profiles[${c.profile}]`,
+          profile: c.profile,
           message: `profile ${c.profile} left the document but profile ${d.profile.name} of stack "${d.stack}" nests it, so it cannot be deleted`,
           hint: `keep ${c.profile} in the document, or remove the nested endpoint from ${d.profile.name} (stack "${d.stack}") first`,
         });
@@ -150,7 +181,10 @@ function relativeNamesTaken(stack: string, changes: readonly ProfileChange[], de
     const holder = foreignFqdn.get(c.after.dnsConfig.relativeName.toLowerCase());
     if (holder && holder.profile.name !== c.profile) {
       errors.push({
-        severity: 'error', code: 'PLAN_RELATIVE_NAME_TAKEN', path: `profiles[${c.profile}].dnsConfig.relativeName`, profile: c.profile,
+        severity: 'error',
+        code: 'PLAN_RELATIVE_NAME_TAKEN',
+        path: `profiles[${c.profile}].dnsConfig.relativeName`,
+        profile: c.profile,
         message: `relativeName ${c.after.dnsConfig.relativeName} is already used by profile ${holder.profile.name} of stack "${holder.stack}"`,
         hint: 'choose another relativeName',
       });
@@ -176,7 +210,10 @@ export function checkPlanBase(plan: Plan, current: readonly DeployedProfile[]): 
   const out: Diagnostic[] = [];
   const stale = (profile: string, what: string): void => {
     out.push({
-      severity: 'error', code: 'PLAN_STALE', path: `profiles[${profile}]`, profile,
+      severity: 'error',
+      code: 'PLAN_STALE',
+      path: `profiles[${profile}]`,
+      profile,
       message: `profile ${profile} ${what} since the plan was made`,
       hint: 'someone deployed in between: run `tmkit plan` again, review the new plan, then apply it',
     });
@@ -187,12 +224,19 @@ export function checkPlanBase(plan: Plan, current: readonly DeployedProfile[]): 
       if (cur) stale(c.profile, `was created (stack "${cur.stack}", ETag ${cur.etag})`);
       continue;
     }
-    if (!cur) { stale(c.profile, 'was deleted'); continue; }
-    if (cur.stack !== plan.stack) { stale(c.profile, `moved to stack "${cur.stack}"`); continue; }
+    if (!cur) {
+      stale(c.profile, 'was deleted');
+      continue;
+    }
+    if (cur.stack !== plan.stack) {
+      stale(c.profile, `moved to stack "${cur.stack}"`);
+      continue;
+    }
     if (cur.etag !== c.baseEtag) stale(c.profile, `changed (ETag ${c.baseEtag} → ${cur.etag})`);
   }
   // A profile of this stack the plan never saw: the plan would leave it alone although it left the document.
   const known = new Set(plan.changes.map((c) => c.profile));
-  for (const d of current) if (d.stack === plan.stack && !known.has(d.profile.name)) stale(d.profile.name, `was added to stack "${plan.stack}"`);
+  for (const d of current)
+    if (d.stack === plan.stack && !known.has(d.profile.name)) stale(d.profile.name, `was added to stack "${plan.stack}"`);
   return out;
 }

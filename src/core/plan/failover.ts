@@ -92,7 +92,10 @@ export function failoverTimes(profiles: ReadonlyMap<string, Profile>, names?: It
     const w = worst(name, new Set());
     const ttl = p.dnsConfig.ttl;
     const notes: string[] = [];
-    if (p.trafficRoutingMethod === 'Geographic' && p.endpoints.some((e) => e.type !== 'nestedEndpoints' && e.endpointStatus === 'Enabled')) {
+    if (
+      p.trafficRoutingMethod === 'Geographic' &&
+      p.endpoints.some((e) => e.type !== 'nestedEndpoints' && e.endpointStatus === 'Enabled')
+    ) {
       notes.push('Geographic answers a mapped endpoint even when it is down: only nested endpoints fail over');
     }
     const enabled = p.endpoints.filter((e) => e.endpointStatus === 'Enabled');
@@ -110,7 +113,12 @@ export function failoverTimes(profiles: ReadonlyMap<string, Profile>, names?: It
     const where = w.via.length > 1 ? ` (probe settings of ${w.via[w.via.length - 1]})` : '';
     const recovery = recoveryEstimate(worstProfile, ttl);
     out.set(name, {
-      profile: name, seconds, detectionSeconds: w.det, ttl, via: w.via, notes,
+      profile: name,
+      seconds,
+      detectionSeconds: w.det,
+      ttl,
+      via: w.via,
+      notes,
       formula: `${q.intervalInSeconds} × (${q.toleratedNumberOfFailures} + 1) + ${q.timeoutInSeconds}${where} + TTL ${ttl} = ${seconds} s`,
       ...(recovery ? { recovery } : {}),
     });

@@ -11,7 +11,15 @@ export { diffAttributes, applyAttributeChanges, parsePath, jsonEqual, REPLACE_PA
 export { failoverTimes, detectionSeconds, recoveryEstimate, type FailoverEstimate } from './failover';
 export { liveHealth, type LiveHealthInput, type LiveHealthReport, type LiveEndpointRow } from './live';
 export { lintProfiles } from './lints';
-export { buildReport, affectedProfiles, failoverLimitMessages, planExitCode, type PlanReport, type FailoverRow, type ReportOptions } from './report';
+export {
+  buildReport,
+  affectedProfiles,
+  failoverLimitMessages,
+  planExitCode,
+  type PlanReport,
+  type FailoverRow,
+  type ReportOptions,
+} from './report';
 export { renderText, writeText, type TextOptions } from './render/text';
 export { renderMarkdown, writeMarkdown, GITHUB_COMMENT_LIMIT, DEFAULT_MARKER, type MarkdownOptions } from './render/markdown';
 export { renderJson, writeJson, planToJson, readPlanJson, PlanFormatError, PLAN_FORMAT_VERSION } from './render/json';

@@ -55,7 +55,12 @@ const NOTABLE = new Set<EndpointMonitorStatus>(['Degraded', 'Stopped', 'Awaiting
 const online = (s: EndpointMonitorStatus): boolean => s === 'Online' || s === 'Unmonitored';
 
 /** The section, and the warnings about profiles the change leaves with no endpoint Online now. */
-export function liveHealth(plan: Plan, deployed: readonly DeployedProfile[], live: LiveHealthInput, resources?: ResourceCatalog): { report: LiveHealthReport; warnings: Diagnostic[] } {
+export function liveHealth(
+  plan: Plan,
+  deployed: readonly DeployedProfile[],
+  live: LiveHealthInput,
+  resources?: ResourceCatalog,
+): { report: LiveHealthReport; warnings: Diagnostic[] } {
   const at = Date.parse(live.at);
   const endpoints: LiveEndpointRow[] = [];
   const fallback: string[] = [];
@@ -65,7 +70,11 @@ export function liveHealth(plan: Plan, deployed: readonly DeployedProfile[], liv
       const overrides = (e.overrides ?? []).map(describeOverride);
       if (!NOTABLE.has(e.endpointMonitorStatus) && overrides.length === 0) continue;
       endpoints.push({
-        profile: s.name, endpoint: e.name, status: e.endpointMonitorStatus, reason: e.reason, overrides,
+        profile: s.name,
+        endpoint: e.name,
+        status: e.endpointMonitorStatus,
+        reason: e.reason,
+        overrides,
         ...(e.since ? { since: e.since, seconds: Math.max(0, Math.round((at - Date.parse(e.since)) / 1000)) } : {}),
       });
     }
@@ -77,11 +86,17 @@ export function liveHealth(plan: Plan, deployed: readonly DeployedProfile[], liv
 /** Verdicts by `profile/endpoint` from the status reports (the aggregate, what DNS uses). */
 function liveVerdicts(live: LiveHealthInput): Map<string, ProbeVerdict> {
   const out = new Map<string, ProbeVerdict>();
-  for (const s of live.statuses) for (const e of s.endpoints) if (e.probed && e.verdict !== undefined) out.set(`${s.name}/${e.name}`, e.verdict as ProbeVerdict);
+  for (const s of live.statuses)
+    for (const e of s.endpoints) if (e.probed && e.verdict !== undefined) out.set(`${s.name}/${e.name}`, e.verdict as ProbeVerdict);
   return out;
 }
 
-function noOnlineWarnings(plan: Plan, deployed: readonly DeployedProfile[], live: LiveHealthInput, resources?: ResourceCatalog): Diagnostic[] {
+function noOnlineWarnings(
+  plan: Plan,
+  deployed: readonly DeployedProfile[],
+  live: LiveHealthInput,
+  resources?: ResourceCatalog,
+): Diagnostic[] {
   const before = new Map<string, Profile>(deployed.map((d) => [d.profile.name, d.profile]));
   const after = plannedProfiles(plan, deployed);
   const verdicts = liveVerdicts(live);
@@ -89,14 +104,25 @@ function noOnlineWarnings(plan: Plan, deployed: readonly DeployedProfile[], live
   const catalog = resources ?? new Map();
   // After the change an endpoint keeps its live verdict only if its probe settings stay the same.
   const was = new Map(probeTargets([...before.values()], catalog).map((t) => [t.key, t.fingerprint]));
-  const kept = new Set(probeTargets([...after.values()], catalog).filter((t) => was.get(t.key) === t.fingerprint).map((t) => t.key));
+  const kept = new Set(
+    probeTargets([...after.values()], catalog)
+      .filter((t) => was.get(t.key) === t.fingerprint)
+      .map((t) => t.key),
+  );
   const health = (keep: (k: string) => boolean): HealthView => ({
     verdict: (p, e) => (keep(`${p}/${e}`) ? verdicts.get(`${p}/${e}`) : undefined),
     override: (p, e) => overrides.get(`${p}/${e}`),
   });
-  const snap = (profiles: Map<string, Profile>, h: HealthView) => buildSnapshot({ zone: 'plan.invalid', profiles: profiles.values(), geo: NO_GEO, health: h, resources: catalog });
-  const now = snap(before, health(() => true));
-  const next = snap(after, health((k) => kept.has(k)));
+  const snap = (profiles: Map<string, Profile>, h: HealthView) =>
+    buildSnapshot({ zone: 'plan.invalid', profiles: profiles.values(), geo: NO_GEO, health: h, resources: catalog });
+  const now = snap(
+    before,
+    health(() => true),
+  );
+  const next = snap(
+    after,
+    health((k) => kept.has(k)),
+  );
   const reported = new Set(live.statuses.map((s) => s.name));
   const out: Diagnostic[] = [];
   for (const c of plan.changes) {
@@ -109,9 +135,15 @@ function noOnlineWarnings(plan: Plan, deployed: readonly DeployedProfile[], live
     // In the profile's own endpoint order (the compiled profile orders them for routing).
     const status = new Map(a.endpoints.map((e) => [e.endpoint.name, e.status]));
     const order = after.get(c.profile)?.endpoints.map((e) => e.name) ?? [...status.keys()];
-    const left = order.filter((n) => status.has(n)).map((n) => `${n} ${status.get(n)!}`).join(', ') || 'no endpoints';
+    const left =
+      order
+        .filter((n) => status.has(n))
+        .map((n) => `${n} ${status.get(n)!}`)
+        .join(', ') || 'no endpoints';
     out.push({
-      severity: 'warning', code: 'LIVE_NO_ONLINE_ENDPOINT', path: `profiles[${c.profile}]`,
+      severity: 'warning',
+      code: 'LIVE_NO_ONLINE_ENDPOINT',
+      path: `profiles[${c.profile}]`,
       message: `with the live health now, this change leaves profile ${c.profile} with no endpoint Online (Online now: ${onlineBefore.join(', ')}; after: ${left})`,
       hint: 'apply it when another endpoint is Online, or keep an Online endpoint enabled',
     });

@@ -28,12 +28,18 @@ function childrenFirst(active: readonly ProfileChange[], need: Need): void {
  * A DELETE comes after every step that removes a reference to it: the PUT of a parent that stops nesting
  * it, or the DELETE of a parent that goes too (parents first).
  */
-function referencesFirst(active: readonly ProfileChange[], byName: ReadonlyMap<string, ProfileChange>, deployed: readonly DeployedProfile[], need: Need): void {
+function referencesFirst(
+  active: readonly ProfileChange[],
+  byName: ReadonlyMap<string, ProfileChange>,
+  deployed: readonly DeployedProfile[],
+  need: Need,
+): void {
   const deployedParents = new Map<string, string[]>(); // deployed nesting: child (lower-cased) → parents
   for (const d of deployed) {
     for (const child of nestedChildren(d.profile)) {
       const list = deployedParents.get(child);
-      if (list) list.push(d.profile.name); else deployedParents.set(child, [d.profile.name]);
+      if (list) list.push(d.profile.name);
+      else deployedParents.set(child, [d.profile.name]);
     }
   }
   for (const c of active) {
@@ -43,7 +49,8 @@ function referencesFirst(active: readonly ProfileChange[], byName: ReadonlyMap<s
       const parent = byName.get(parentName);
       if (!parent) continue;
       if (parent.action === 'delete') need(c.profile, parent.profile, `after delete of ${parent.profile} (which nests this profile)`);
-      else if (!nestedChildren(parent.after!).includes(me)) need(c.profile, parent.profile, `after ${parent.action} of ${parent.profile} (which stops nesting this profile)`);
+      else if (!nestedChildren(parent.after!).includes(me))
+        need(c.profile, parent.profile, `after ${parent.action} of ${parent.profile} (which stops nesting this profile)`);
     }
   }
 }
@@ -91,7 +98,8 @@ function stableOrder(active: readonly ProfileChange[], deps: Dependencies): Prof
     waiting.set(c.profile, deps.get(c.profile)!.size);
     for (const d of deps.get(c.profile)!.keys()) {
       const list = dependents.get(d);
-      if (list) list.push(c.profile); else dependents.set(d, [c.profile]);
+      if (list) list.push(c.profile);
+      else dependents.set(d, [c.profile]);
     }
   }
   /** Ready changes sorted by key, descending, so the next one is popped from the end. */
@@ -102,7 +110,8 @@ function stableOrder(active: readonly ProfileChange[], deps: Dependencies): Prof
     let hi = ready.length;
     while (lo < hi) {
       const mid = (lo + hi) >> 1;
-      if (cmp(key(ready[mid]!), k) > 0) lo = mid + 1; else hi = mid;
+      if (cmp(key(ready[mid]!), k) > 0) lo = mid + 1;
+      else hi = mid;
     }
     ready.splice(lo, 0, c);
   };
@@ -121,7 +130,12 @@ function stableOrder(active: readonly ProfileChange[], deps: Dependencies): Prof
 
 function toStep(c: ProfileChange, deps: Dependencies): PlanStep {
   const action = c.action as PlanStep['action'];
-  const step: PlanStep = { action, profile: c.profile, method: action === 'delete' ? 'DELETE' : 'PUT', after: [...deps.get(c.profile)!.values()] };
+  const step: PlanStep = {
+    action,
+    profile: c.profile,
+    method: action === 'delete' ? 'DELETE' : 'PUT',
+    after: [...deps.get(c.profile)!.values()],
+  };
   if (action === 'create') step.ifNoneMatch = '*';
   else step.ifMatch = c.baseEtag!;
   return step;
@@ -132,8 +146,11 @@ function cycleError(pending: readonly ProfileChange[], deps: Dependencies): Diag
   const left = new Set(pending.map((c) => c.profile));
   const names = [...left].sort(cmp);
   return {
-    severity: 'error', code: 'PLAN_ORDER_CYCLE', path: 'profiles',
-    message: `these changes depend on each other in a cycle and cannot be applied one call at a time: ${names.join(', ')} ` +
+    severity: 'error',
+    code: 'PLAN_ORDER_CYCLE',
+    path: 'profiles',
+    message:
+      `these changes depend on each other in a cycle and cannot be applied one call at a time: ${names.join(', ')} ` +
       `(${names.map((n) => `${n} waits for ${[...deps.get(n)!.keys()].filter((d) => left.has(d)).join(', ')}`).join('; ')})`,
     hint: 'split the change into two plans (e.g. free a relativeName or remove a nested endpoint first, apply, then plan the rest)',
   };
@@ -151,13 +168,24 @@ function cycleError(pending: readonly ProfileChange[], deps: Dependencies): Diag
  * profiles swapping relativeNames) cannot be applied one call at a time and is reported as an error.
  * No-op changes get no step.
  */
-export function orderSteps(changes: readonly ProfileChange[], deployed: readonly DeployedProfile[]): { steps: PlanStep[]; errors: Diagnostic[] } {
+export function orderSteps(
+  changes: readonly ProfileChange[],
+  deployed: readonly DeployedProfile[],
+): { steps: PlanStep[]; errors: Diagnostic[] } {
   const active = changes.filter((c) => c.action !== 'no-op');
   const deps = dependencies(active, deployed);
   const order = stableOrder(active, deps);
   if (order.length < active.length) {
     const done = new Set(order);
-    return { steps: [], errors: [cycleError(active.filter((c) => !done.has(c)), deps)] };
+    return {
+      steps: [],
+      errors: [
+        cycleError(
+          active.filter((c) => !done.has(c)),
+          deps,
+        ),
+      ],
+    };
   }
   return { steps: order.map((c) => toStep(c, deps)), errors: [] };
 }

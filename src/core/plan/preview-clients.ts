@@ -53,7 +53,10 @@ export class PreviewGeo implements GeoLookup {
   /** byLowerName(profiles), computed once per map for this preview (the maps are the preview's inputs). */
   lowerOf(profiles: ReadonlyMap<string, Profile>): Map<string, Profile> {
     let m = this.lowerMaps.get(profiles);
-    if (!m) { m = byLowerName(profiles); this.lowerMaps.set(profiles, m); }
+    if (!m) {
+      m = byLowerName(profiles);
+      this.lowerMaps.set(profiles, m);
+    }
     return m;
   }
 
@@ -73,7 +76,10 @@ export class PreviewGeo implements GeoLookup {
   latencyMs(address: string, geo: ClientGeo | undefined, region: string): number | undefined {
     if (!this.located.has(address)) return this.base.latencyMs(address, geo, region);
     let row = this.latency.get(address);
-    if (!row) { row = new Map(); this.latency.set(address, row); }
+    if (!row) {
+      row = new Map();
+      this.latency.set(address, row);
+    }
     if (row.has(region)) return row.get(region);
     const ms = this.base.latencyMs(address, geo, region);
     row.set(region, ms);
@@ -123,30 +129,41 @@ export function leavesUnder(p: Profile, endpointName: string, profiles: Readonly
 
 const FALLBACK_CANDIDATES = ['203.0.113.77', '198.51.100.77', '192.0.2.77', '100.64.0.77', '240.0.0.77', '2001:db8:ffff::77', '100::77:77'];
 
-export function clientClasses(profiles: Profile[], pg: PreviewGeo, extra: ReadonlyArray<{ label: string; address: string }> | undefined): ClientClass[] {
+export function clientClasses(
+  profiles: Profile[],
+  pg: PreviewGeo,
+  extra: ReadonlyArray<{ label: string; address: string }> | undefined,
+): ClientClass[] {
   const methods = new Set(profiles.map((p) => p.trafficRoutingMethod));
   const out: ClientClass[] = [];
   if (methods.has('Geographic')) {
     // A state/province client answers like its country unless some endpoint maps a state/province code.
-    const mapsSubdivision = profiles.some((p) => p.endpoints.some((e) => e.geoMapping.some((c) => (GEO_REGIONS.get(c.toUpperCase())?.depth ?? 0) === 3)));
+    const mapsSubdivision = profiles.some((p) =>
+      p.endpoints.some((e) => e.geoMapping.some((c) => (GEO_REGIONS.get(c.toUpperCase())?.depth ?? 0) === 3)),
+    );
     out.push(...pg.countries, ...(mapsSubdivision ? pg.subdivisions : []));
-  }
-  else if (methods.has('Performance')) out.push(...pg.countries);
-  const ranges = profiles.flatMap((p) => p.endpoints.filter((e) => e.endpointStatus === 'Enabled').flatMap((e) => e.subnets.map((s) => ({ p, e, s }))));
+  } else if (methods.has('Performance')) out.push(...pg.countries);
+  const ranges = profiles.flatMap((p) =>
+    p.endpoints.filter((e) => e.endpointStatus === 'Enabled').flatMap((e) => e.subnets.map((s) => ({ p, e, s }))),
+  );
   for (const { p, e, s } of ranges) {
     const text = s.scope !== undefined ? `${s.first}/${s.scope}` : s.last !== undefined ? `${s.first}-${s.last}` : s.first;
     out.push({ client: text, name: `range of ${p.name}/${e.name}`, group: 'subnets', address: s.first });
   }
   if (ranges.length > 0 || methods.has('Subnet')) {
     const parsed = profiles.flatMap((p) => p.endpoints.flatMap((e) => e.subnets.map(subnetRange))).filter((r) => r !== undefined);
-    const outside = FALLBACK_CANDIDATES.find((a) => { const ip = parseIp(a, ROUTING_IP_SYNTAX)!; return !parsed.some((r) => rangeContains(r!, ip)); });
+    const outside = FALLBACK_CANDIDATES.find((a) => {
+      const ip = parseIp(a, ROUTING_IP_SYNTAX)!;
+      return !parsed.some((r) => rangeContains(r!, ip));
+    });
     if (outside) out.push({ client: 'other addresses', name: `e.g. ${outside}`, group: 'subnets', address: outside });
   }
   if (out.length > 0 && (methods.has('Geographic') || methods.has('Performance'))) {
     out.push({ client: 'unknown location', name: 'address the geo database cannot place', group: 'WORLD', address: UNKNOWN_ADDRESS });
   }
   // The answer cannot depend on the client: one class, and no point asking for particular clients.
-  if (out.length === 0) return [{ client: 'all clients', name: 'the answer does not depend on the client', group: 'all', address: UNKNOWN_ADDRESS }];
+  if (out.length === 0)
+    return [{ client: 'all clients', name: 'the answer does not depend on the client', group: 'all', address: UNKNOWN_ADDRESS }];
   for (const c of extra ?? []) out.push({ client: c.label, name: c.address, group: 'clients', address: c.address, individual: true });
   return out;
 }

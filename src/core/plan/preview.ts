@@ -7,7 +7,14 @@ import type { RoutingResolution } from '../routing/types';
 import { plannedProfiles } from './diff';
 import { classKeys, clientClasses, leavesUnder, PreviewGeo, tree, type ClientClass } from './preview-clients';
 import type {
-  AnswerLabel, ClientGroupSummary, ClientRow, PlanPreview, PriorityView, ProfilePreview, ScenarioRow, ShareRow,
+  AnswerLabel,
+  ClientGroupSummary,
+  ClientRow,
+  PlanPreview,
+  PriorityView,
+  ProfilePreview,
+  ScenarioRow,
+  ShareRow,
 } from './preview-types';
 import { affectedProfiles } from './report';
 import type { DeployedProfile, Plan } from './types';
@@ -78,7 +85,10 @@ function shares(root: string, r: RoutingResolution): Map<string, number> {
   const out = new Map<string, number>();
   const strip = (path: string): string => (path.startsWith(`${root}/`) ? path.slice(root.length + 1) : path);
   for (const o of r.outcomes) {
-    if (o.records.length === 0) { out.set('NODATA', (out.get('NODATA') ?? 0) + o.probability); continue; }
+    if (o.records.length === 0) {
+      out.set('NODATA', (out.get('NODATA') ?? 0) + o.probability);
+      continue;
+    }
     for (const e of o.endpoints) out.set(strip(e), (out.get(strip(e)) ?? 0) + o.probability);
   }
   return out;
@@ -103,10 +113,14 @@ function evaluate(name: string, profiles: ReadonlyMap<string, Profile>, pg: Prev
   const t = tree(name, profiles, pg.lowerOf(profiles));
   const classes = clientClasses(t, pg, input.clients);
   const qname = profileFqdn(p.dnsConfig.relativeName, ZONE);
-  const snap = (down: ReadonlySet<string>) => buildSnapshot({
-    zone: ZONE, profiles: t, geo: pg, health: down.size === 0 ? ALL_ONLINE : healthWithDown(down),
-    ...(input.resources ? { resources: input.resources } : {}),
-  });
+  const snap = (down: ReadonlySet<string>) =>
+    buildSnapshot({
+      zone: ZONE,
+      profiles: t,
+      geo: pg,
+      health: down.size === 0 ? ALL_ONLINE : healthWithDown(down),
+      ...(input.resources ? { resources: input.resources } : {}),
+    });
   const first = snap(new Set());
   // rep[i]: the class whose answer class i shares.
   const rep: number[] = classes.map((_, i) => i);
@@ -114,12 +128,18 @@ function evaluate(name: string, profiles: ReadonlyMap<string, Profile>, pg: Prev
     const seen = new Map<string, number>();
     classKeys(classes, first, pg, t).forEach((k, i) => {
       const r = seen.get(k);
-      if (r === undefined) seen.set(k, i); else rep[i] = r;
+      if (r === undefined) seen.set(k, i);
+      else rep[i] = r;
     });
   }
   const reps = [...new Set(rep)];
   const ask = (snapshot: CompiledSnapshot, i: number): RoutingResolution =>
-    resolve(snapshot, { name: qname, type: 'ANY', clientAddress: classes[i]!.address, ...(classes[i]!.individual === true ? {} : { population: true }) });
+    resolve(snapshot, {
+      name: qname,
+      type: 'ANY',
+      clientAddress: classes[i]!.address,
+      ...(classes[i]!.individual === true ? {} : { population: true }),
+    });
   const some = (down: ReadonlySet<string>, hit: (r: RoutingResolution) => boolean): boolean => {
     const snapshot = snap(down);
     return reps.some((i) => hit(ask(snapshot, i)));
@@ -131,23 +151,35 @@ function evaluate(name: string, profiles: ReadonlyMap<string, Profile>, pg: Prev
     for (const i of wanted) {
       const r = rep[i]!;
       let res = byRep.get(r);
-      if (!res) { res = ask(snapshot, r); byRep.set(r, res); }
+      if (!res) {
+        res = ask(snapshot, r);
+        byRep.set(r, res);
+      }
       out[i] = res;
     }
     return out;
   };
   const baseline = run(new Set(), undefined, first) as RoutingResolution[];
   return {
-    profile: p, classes, baseline, labels: baseline.map((r) => label(name, r)),
-    dependent: classes.length > 1, run, some, treeProfiles: new Map(t.map((x) => [x.name, x])),
+    profile: p,
+    classes,
+    baseline,
+    labels: baseline.map((r) => label(name, r)),
+    dependent: classes.length > 1,
+    run,
+    some,
+    treeProfiles: new Map(t.map((x) => [x.name, x])),
   };
 }
 
 function priorityView(side: SideEval): PriorityView {
   return {
     active: side.labels[0]!,
-    order: side.profile.endpoints.filter((e) => e.endpointStatus === 'Enabled').slice()
-      .sort((a, b) => a.priority - b.priority).map((e) => e.name),
+    order: side.profile.endpoints
+      .filter((e) => e.endpointStatus === 'Enabled')
+      .slice()
+      .sort((a, b) => a.priority - b.priority)
+      .map((e) => e.name),
   };
 }
 
@@ -156,12 +188,20 @@ function groupRows(rows: ClientRow[]): ClientGroupSummary[] {
   for (const r of rows) {
     const key = `${r.group}\u0000${r.before ?? ''}\u0000${r.after ?? ''}`;
     const g = by.get(key);
-    if (g) { g.count++; g.clients.push(r.client); } else by.set(key, { group: r.group, before: r.before, after: r.after, count: 1, clients: [r.client] });
+    if (g) {
+      g.count++;
+      g.clients.push(r.client);
+    } else by.set(key, { group: r.group, before: r.before, after: r.after, count: 1, clients: [r.client] });
   }
   const groups = [...by.values()];
   const order = (g: ClientGroupSummary): number => (g.before === g.after ? 1 : 0);
-  return groups.sort((a, b) => order(a) - order(b) || (a.group < b.group ? -1 : a.group > b.group ? 1 : 0) || b.count - a.count
-    || String(a.after).localeCompare(String(b.after)));
+  return groups.sort(
+    (a, b) =>
+      order(a) - order(b) ||
+      (a.group < b.group ? -1 : a.group > b.group ? 1 : 0) ||
+      b.count - a.count ||
+      String(a.after).localeCompare(String(b.after)),
+  );
 }
 
 function scenarios(side: SideEval): { rows: ScenarioRow[]; never: string[] } {
@@ -174,7 +214,8 @@ function scenarios(side: SideEval): { rows: ScenarioRow[]; never: string[] } {
     for (const e of p.endpoints) {
       if (e.type !== 'nestedEndpoints' || e.endpointStatus !== 'Enabled') continue;
       const leaves = leavesUnder(p, e.name, side.treeProfiles);
-      if (leaves.length > 1) downs.push({ label: `${strip(`${p.name}/${e.name}`)} (all of ${childProfileName(e.targetResourceId ?? '')})`, leaves });
+      if (leaves.length > 1)
+        downs.push({ label: `${strip(`${p.name}/${e.name}`)} (all of ${childProfileName(e.targetResourceId ?? '')})`, leaves });
     }
   }
   const rows: ScenarioRow[] = [];
@@ -187,7 +228,10 @@ function scenarios(side: SideEval): { rows: ScenarioRow[]; never: string[] } {
     const hits = (m: Map<string, number>): number => [...m].filter(([k]) => downLabels.has(k)).reduce((s, [, v]) => s + v, 0);
     const affected = baseShares.map((m, i) => [i, hits(m)] as const).filter(([, s]) => s > 0);
     if (affected.length === 0) continue; // receives no traffic normally (e.g. a Priority backup)
-    const res = side.run(new Set(d.leaves), affected.map(([i]) => i));
+    const res = side.run(
+      new Set(d.leaves),
+      affected.map(([i]) => i),
+    );
     for (const r of res) if (r) for (const k of shares(root, r).keys()) seen.add(k);
     const labels = res.map((r) => (r === undefined ? '' : label(root, r)));
     const noAnswer = affected.filter(([i]) => isNoAnswer(labels[i]!)).map(([i]) => side.classes[i]!.client);
@@ -198,7 +242,8 @@ function scenarios(side: SideEval): { rows: ScenarioRow[]; never: string[] } {
     if (!side.dependent) {
       const before = baseShares[0]!;
       const after = shares(root, res[0]!);
-      const gains = [...after].filter(([k, v]) => !downLabels.has(k) && v - (before.get(k) ?? 0) > 1e-12)
+      const gains = [...after]
+        .filter(([k, v]) => !downLabels.has(k) && v - (before.get(k) ?? 0) > 1e-12)
         .map(([k, v]) => `${k} ${points(v - (before.get(k) ?? 0))}`);
       goesTo = gains.length > 0 ? gains.join(', ') : 'nowhere else';
       const s = hits(after);
@@ -211,8 +256,13 @@ function scenarios(side: SideEval): { rows: ScenarioRow[]; never: string[] } {
         const l = labels[i]!;
         dest.set(l, (dest.get(l) ?? 0) + 1);
       }
-      goesTo = dest.size === 0 ? 'nowhere: its clients are still answered with it'
-        : [...dest].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).map(([l, n]) => `${l} (${n})`).join(', ');
+      goesTo =
+        dest.size === 0
+          ? 'nowhere: its clients are still answered with it'
+          : [...dest]
+              .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
+              .map(([l, n]) => `${l} (${n})`)
+              .join(', ');
       if (still.length > 0) stillDown = `${still.length} of the ${affected.length} client groups it serves`;
     }
     if (stillDown !== null) flags.push('single-point-of-failure');
@@ -224,7 +274,10 @@ function scenarios(side: SideEval): { rows: ScenarioRow[]; never: string[] } {
   for (const e of side.profile.endpoints) {
     if (e.endpointStatus !== 'Enabled') continue;
     const mine = new Set(leavesUnder(side.profile, e.name, side.treeProfiles));
-    if (mine.size === 0) { never.push(e.name); continue; }
+    if (mine.size === 0) {
+      never.push(e.name);
+      continue;
+    }
     const mineLabels = new Set([...mine].map(strip));
     if ([...mineLabels].some((k) => seen.has(k))) continue; // already seen answering
     const others = allLeaves.filter((l) => !mine.has(l));
@@ -248,8 +301,14 @@ export function previewRouting(input: PreviewInput): PlanPreview {
     const a = evaluate(target.name, input.after, pg, input);
     const method = (s: SideEval | null) => s?.profile.trafficRoutingMethod ?? null;
     const pv: ProfilePreview = {
-      profile: target.name, action: target.action, methodBefore: method(b), methodAfter: method(a),
-      lostAnswer: [], scenarios: [], neverReceive: [], notes: [],
+      profile: target.name,
+      action: target.action,
+      methodBefore: method(b),
+      methodAfter: method(a),
+      lostAnswer: [],
+      scenarios: [],
+      neverReceive: [],
+      notes: [],
     };
     if (target.reason !== undefined) pv.reason = target.reason;
     const anyDependent = (b?.dependent ?? false) || (a?.dependent ?? false);
@@ -262,13 +321,24 @@ export function previewRouting(input: PreviewInput): PlanPreview {
       } else {
         const keys = [...new Set([...sb.keys(), ...sa.keys()])].sort();
         pv.shares = keys.map((k): ShareRow => {
-          const before = b ? sb.get(k) ?? 0 : null;
-          const after = a ? sa.get(k) ?? 0 : null;
-          return { endpoint: k, before, after, deltaPoints: before !== null && after !== null ? Math.round((after - before) * 1e6) / 1e4 : 0 };
+          const before = b ? (sb.get(k) ?? 0) : null;
+          const after = a ? (sa.get(k) ?? 0) : null;
+          return {
+            endpoint: k,
+            before,
+            after,
+            deltaPoints: before !== null && after !== null ? Math.round((after - before) * 1e6) / 1e4 : 0,
+          };
         });
       }
       if (m === 'MultiValue') {
-        const mv = (s: SideEval | null) => (s ? { set: [...shares(target.name, s.baseline[0]!).keys()].filter((k) => k !== 'NODATA').sort(), maxReturn: s.profile.maxReturn ?? 2 } : null);
+        const mv = (s: SideEval | null) =>
+          s
+            ? {
+                set: [...shares(target.name, s.baseline[0]!).keys()].filter((k) => k !== 'NODATA').sort(),
+                maxReturn: s.profile.maxReturn ?? 2,
+              }
+            : null;
         pv.multiValue = { before: mv(b), after: mv(a) };
       }
     } else {
@@ -277,14 +347,18 @@ export function previewRouting(input: PreviewInput): PlanPreview {
         if (!s) continue;
         s.classes.forEach((c, i) => {
           const row = classes.get(c.client) ?? { client: c.client, name: c.name, group: c.group, before: null, after: null };
-          if (s === b) row.before = s.labels[i]!; else row.after = s.labels[i]!;
+          if (s === b) row.before = s.labels[i]!;
+          else row.after = s.labels[i]!;
           classes.set(c.client, row);
         });
       }
       const rows = [...classes.values()];
       if (input.clientRows === true) pv.clients = rows;
       pv.clientGroups = groupRows(rows);
-      if (b && a) pv.lostAnswer = rows.filter((r) => r.before !== null && !isNoAnswer(r.before) && (r.after === null || isNoAnswer(r.after))).map((r) => r.client);
+      if (b && a)
+        pv.lostAnswer = rows
+          .filter((r) => r.before !== null && !isNoAnswer(r.before) && (r.after === null || isNoAnswer(r.after)))
+          .map((r) => r.client);
     }
     if (a && input.scenarios !== false) {
       const sc = scenarios(a);
@@ -295,19 +369,27 @@ export function previewRouting(input: PreviewInput): PlanPreview {
       pv.notes.push(`profile destroyed: every query for ${b.profile.dnsConfig.relativeName} gets NXDOMAIN`);
     }
     if (target.action === 'replace' && b && a) {
-      pv.notes.push(`the DNS name moves from ${b.profile.dnsConfig.relativeName} to ${a.profile.dnsConfig.relativeName}: clients still using the old name get NXDOMAIN`);
+      pv.notes.push(
+        `the DNS name moves from ${b.profile.dnsConfig.relativeName} to ${a.profile.dnsConfig.relativeName}: clients still using the old name get NXDOMAIN`,
+      );
     }
     out.push(pv);
   }
   return {
     profiles: out,
-    clientModel: 'exact shares from the routing engine; Geographic: one client per country/region (and state/province where one is mapped) of the hierarchy; ' +
+    clientModel:
+      'exact shares from the routing engine; Geographic: one client per country/region (and state/province where one is mapped) of the hierarchy; ' +
       'Performance: one client per country/region at its representative point, latency from the geo model; every endpoint Online unless a scenario says otherwise',
   };
 }
 
 /** The preview of every profile a plan affects (changed ones and the parents that nest them). */
-export function previewPlan(plan: Plan, deployed: readonly DeployedProfile[], geo: GeoLookup, options: Pick<PreviewInput, 'resources' | 'clients' | 'scenarios' | 'clientRows' | 'exhaustive'> = {}): PlanPreview {
+export function previewPlan(
+  plan: Plan,
+  deployed: readonly DeployedProfile[],
+  geo: GeoLookup,
+  options: Pick<PreviewInput, 'resources' | 'clients' | 'scenarios' | 'clientRows' | 'exhaustive'> = {},
+): PlanPreview {
   const before = new Map(deployed.map((d) => [d.profile.name, d.profile] as const));
   const after = plannedProfiles(plan, deployed);
   const actionOf = new Map(plan.changes.map((c) => [c.profile, c.action]));
@@ -335,12 +417,24 @@ export interface RoutingMapRow {
  * leaf endpoints it gets now and with what share, with `health` as given (e.g. the live verdicts with a
  * failure scenario's endpoints Degraded). Same engine as DNS: `resolve()` on a snapshot of the profile tree.
  */
-export function routingMap(input: { name: string; profiles: ReadonlyMap<string, Profile>; geo: GeoLookup; health: HealthView; resources?: ResourceCatalog }): RoutingMapRow[] {
+export function routingMap(input: {
+  name: string;
+  profiles: ReadonlyMap<string, Profile>;
+  geo: GeoLookup;
+  health: HealthView;
+  resources?: ResourceCatalog;
+}): RoutingMapRow[] {
   const p = input.profiles.get(input.name);
   if (!p) return [];
   const pg = new PreviewGeo(input.geo);
   const t = tree(p.name, input.profiles, pg.lowerOf(input.profiles));
-  const snap = buildSnapshot({ zone: ZONE, profiles: t, geo: pg, health: input.health, ...(input.resources ? { resources: input.resources } : {}) });
+  const snap = buildSnapshot({
+    zone: ZONE,
+    profiles: t,
+    geo: pg,
+    health: input.health,
+    ...(input.resources ? { resources: input.resources } : {}),
+  });
   const qname = profileFqdn(p.dnsConfig.relativeName, ZONE);
   const rows: RoutingMapRow[] = [];
   for (const c of clientClasses(t, pg, [])) {

@@ -54,7 +54,8 @@ export function affectedProfiles(plan: Plan, deployed: readonly DeployedProfile[
     for (const [n, p] of m) {
       for (const child of nestedChildren(p)) {
         const set = parents.get(child);
-        if (set) set.add(n); else parents.set(child, new Set([n]));
+        if (set) set.add(n);
+        else parents.set(child, new Set([n]));
       }
     }
   }
@@ -120,15 +121,19 @@ export function buildReport(plan: Plan, deployed: readonly DeployedProfile[], op
 export function failoverLimitMessages(report: PlanReport): string[] {
   const max = report.maxFailoverSeconds;
   if (max === undefined) return [];
-  return report.failover.filter((f) => f.exceeds && f.after?.seconds != null).map((f) => {
-    const a = f.after!;
-    const seconds = a.seconds!;
-    const worst = a.via[a.via.length - 1];
-    const from = a.via.length > 1 ? `; the slowest detection is nested profile ${worst}'s (${a.via.join(' → ')})` : '';
-    return `profile ${f.profile}: worst-case failover ${seconds} s exceeds --max-failover-seconds ${max} by ${seconds - max} s: ` +
-      `probe interval × (tolerated failures + 1) + timeout + TTL = ${a.formula}${from}. ` +
-      `Lower dnsConfig.ttl (${a.ttl} s) or the probing of ${worst ?? f.profile} (monitorConfig.intervalInSeconds 10, fewer toleratedNumberOfFailures, a shorter timeoutInSeconds), or raise the limit`;
-  });
+  return report.failover
+    .filter((f) => f.exceeds && f.after?.seconds != null)
+    .map((f) => {
+      const a = f.after!;
+      const seconds = a.seconds!;
+      const worst = a.via[a.via.length - 1];
+      const from = a.via.length > 1 ? `; the slowest detection is nested profile ${worst}'s (${a.via.join(' → ')})` : '';
+      return (
+        `profile ${f.profile}: worst-case failover ${seconds} s exceeds --max-failover-seconds ${max} by ${seconds - max} s: ` +
+        `probe interval × (tolerated failures + 1) + timeout + TTL = ${a.formula}${from}. ` +
+        `Lower dnsConfig.ttl (${a.ttl} s) or the probing of ${worst ?? f.profile} (monitorConfig.intervalInSeconds 10, fewer toleratedNumberOfFailures, a shorter timeoutInSeconds), or raise the limit`
+      );
+    });
 }
 
 /** Design §4 exit codes for `plan`: 1 on errors or a failover limit exceeded, 2 with changes under --detailed-exitcode. */

@@ -23,8 +23,13 @@ import { documentStack } from './desired';
 /** The summary a server lists for a stored profile. */
 export function profileSummary(p: Profile, stack: string, etag: string): ProfileSummary {
   return {
-    name: p.name, stack, etag, relativeName: p.dnsConfig.relativeName,
-    nested: p.endpoints.filter((e) => e.type === 'nestedEndpoints' && typeof e.targetResourceId === 'string').map((e) => childProfileName(e.targetResourceId!)),
+    name: p.name,
+    stack,
+    etag,
+    relativeName: p.dnsConfig.relativeName,
+    nested: p.endpoints
+      .filter((e) => e.type === 'nestedEndpoints' && typeof e.targetResourceId === 'string')
+      .map((e) => childProfileName(e.targetResourceId!)),
   };
 }
 
@@ -41,7 +46,10 @@ function documentRefs(raw: unknown): { stack: string; names: string[]; fqdns: st
     if (p === null || typeof p !== 'object') continue;
     const o = p as { name?: unknown; dnsConfig?: { relativeName?: unknown } | null; endpoints?: unknown };
     const name = str(o.name);
-    if (name !== undefined) { names.push(name); fqdns.push(name); }
+    if (name !== undefined) {
+      names.push(name);
+      fqdns.push(name);
+    }
     const rn = str(o.dnsConfig?.relativeName);
     if (rn !== undefined) fqdns.push(rn);
     const kids: string[] = [];
@@ -50,7 +58,8 @@ function documentRefs(raw: unknown): { stack: string; names: string[]; fqdns: st
       const id = str((e as { targetResourceId?: unknown } | null)?.targetResourceId);
       if (id !== undefined) kids.push(childProfileName(id));
     }
-    if (name !== undefined) children.set(name.toLowerCase(), [...(children.get(name.toLowerCase()) ?? []), ...kids.map((k) => k.toLowerCase())]);
+    if (name !== undefined)
+      children.set(name.toLowerCase(), [...(children.get(name.toLowerCase()) ?? []), ...kids.map((k) => k.toLowerCase())]);
     else for (const k of kids) fqdns.push(k); // an unnamed profile's children still count as referenced
   }
   return { stack: documentStack(input), names, fqdns, children };
@@ -65,20 +74,26 @@ export function planScope(raw: unknown, summaries: readonly ProfileSummary[]): s
   const byName = new Map<string, ProfileSummary[]>();
   const byFqdn = new Map<string, ProfileSummary[]>();
   const parents = new Map<string, Set<string>>();
-  const add = <K, V>(m: Map<K, V[]>, k: K, v: V): void => { const l = m.get(k); if (l) l.push(v); else m.set(k, [v]); };
+  const add = <K, V>(m: Map<K, V[]>, k: K, v: V): void => {
+    const l = m.get(k);
+    if (l) l.push(v);
+    else m.set(k, [v]);
+  };
   for (const s of summaries) {
     add(byName, s.name.toLowerCase(), s);
     add(byFqdn, s.relativeName.toLowerCase(), s);
     for (const c of s.nested) {
       const k = c.toLowerCase();
       const set = parents.get(k);
-      if (set) set.add(s.name.toLowerCase()); else parents.set(k, new Set([s.name.toLowerCase()]));
+      if (set) set.add(s.name.toLowerCase());
+      else parents.set(k, new Set([s.name.toLowerCase()]));
     }
   }
   for (const [parent, kids] of doc.children) {
     for (const k of kids) {
       const set = parents.get(k);
-      if (set) set.add(parent); else parents.set(k, new Set([parent]));
+      if (set) set.add(parent);
+      else parents.set(k, new Set([parent]));
     }
   }
   // Seeds (lower-cased names): the stack's profiles, the document's, and those sharing a name or FQDN with it.
@@ -93,16 +108,22 @@ export function planScope(raw: unknown, summaries: readonly ProfileSummary[]): s
   const up = new Set(seeds);
   const queue = [...seeds];
   while (queue.length > 0) {
-    for (const p of parents.get(queue.pop()!) ?? []) if (!up.has(p)) { up.add(p); queue.push(p); }
+    for (const p of parents.get(queue.pop()!) ?? [])
+      if (!up.has(p)) {
+        up.add(p);
+        queue.push(p);
+      }
   }
   const all = new Set(up);
   const down = [...up];
   while (down.length > 0) {
     const n = down.pop()!;
     const kids = [...(doc.children.get(n) ?? []), ...(byName.get(n) ?? []).flatMap((s) => s.nested.map((c) => c.toLowerCase()))];
-    for (const k of kids) if (!all.has(k)) { all.add(k); down.push(k); }
+    for (const k of kids)
+      if (!all.has(k)) {
+        all.add(k);
+        down.push(k);
+      }
   }
   return [...all].flatMap((n) => (byName.get(n) ?? []).map((s) => s.name)).sort();
 }
-
-

@@ -90,9 +90,17 @@ export function nestedChildKeys(p: Profile): string[] {
   return out;
 }
 
-export function profileFacts(p: Profile, read: { verdicts: readonly (ProbeVerdict | undefined)[]; overrides: readonly (string | undefined)[] }): ProfileFacts {
+export function profileFacts(
+  p: Profile,
+  read: { verdicts: readonly (ProbeVerdict | undefined)[]; overrides: readonly (string | undefined)[] },
+): ProfileFacts {
   const eps = Array.isArray(p.endpoints) ? p.endpoints : [];
-  return { children: nestedChildKeys(p), verdicts: read.verdicts, overrides: read.overrides, usesResources: eps.some((e) => e.type === 'azureEndpoints') };
+  return {
+    children: nestedChildKeys(p),
+    verdicts: read.verdicts,
+    overrides: read.overrides,
+    usesResources: eps.some((e) => e.type === 'azureEndpoints'),
+  };
 }
 
 /** A previous build whose profiles can be reused for `next`: same zone and GeoLookup, order-independent. */
@@ -113,7 +121,11 @@ export function sameVerdicts(p: Profile, old: CompiledProfile, seen: ProfileFact
   for (let i = 0; i < eps.length; i++) {
     const e = eps[i]!.endpoint;
     if (e.type !== 'nestedEndpoints' && next.health.verdict(p.name, e.name) !== seen.verdicts[i]) return false;
-    if ((next.health.override !== undefined || seen.overrides[i] !== undefined) && overrideSignature(next.health.override?.(p.name, e.name)) !== seen.overrides[i]) return false;
+    if (
+      (next.health.override !== undefined || seen.overrides[i] !== undefined) &&
+      overrideSignature(next.health.override?.(p.name, e.name)) !== seen.overrides[i]
+    )
+      return false;
   }
   return true;
 }
@@ -125,8 +137,12 @@ function changedProfiles(previous: CompiledSnapshot, record: BuildRecord, next: 
   for (const [key, p] of next.byLowerName) {
     const old = previous.compiled.get(key);
     const facts = record.facts.get(key);
-    const same = old !== undefined && old.profile === p && facts !== undefined
-      && !(resourcesChanged && facts.usesResources) && sameVerdicts(p, old, facts, next);
+    const same =
+      old !== undefined &&
+      old.profile === p &&
+      facts !== undefined &&
+      !(resourcesChanged && facts.usesResources) &&
+      sameVerdicts(p, old, facts, next);
     if (!same) changed.add(key);
   }
   for (const key of previous.compiled.keys()) if (!next.byLowerName.has(key)) changed.add(key); // deleted: their parents change
@@ -137,10 +153,11 @@ function changedProfiles(previous: CompiledSnapshot, record: BuildRecord, next: 
 function nestingParents(next: BuildInputs, changed: ReadonlySet<string>, record: BuildRecord): Map<string, string[]> {
   const parents = new Map<string, string[]>();
   for (const [key, p] of next.byLowerName) {
-    const kids = changed.has(key) ? nestedChildKeys(p) : record.facts.get(key)?.children ?? nestedChildKeys(p);
+    const kids = changed.has(key) ? nestedChildKeys(p) : (record.facts.get(key)?.children ?? nestedChildKeys(p));
     for (const k of kids) {
       const list = parents.get(k);
-      if (list) list.push(key); else parents.set(k, [key]);
+      if (list) list.push(key);
+      else parents.set(k, [key]);
     }
   }
   return parents;
@@ -151,7 +168,10 @@ function addAncestors(dirty: Set<string>, parents: ReadonlyMap<string, readonly 
   const queue = [...dirty];
   for (let i = 0; i < queue.length; i++) {
     for (const parent of parents.get(queue[i]!) ?? []) {
-      if (!dirty.has(parent)) { dirty.add(parent); queue.push(parent); }
+      if (!dirty.has(parent)) {
+        dirty.add(parent);
+        queue.push(parent);
+      }
     }
   }
 }

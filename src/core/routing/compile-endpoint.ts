@@ -4,13 +4,7 @@
  * facts (usable, all-degraded fallback, method indexes) are compile-profile.ts's.
  */
 import { findAzureRegion } from '../data';
-import {
-  countChildEndpoints,
-  endpointMonitorStatus,
-  nestedEndpointStatus,
-  type NestedStatus,
-  type ResourceState,
-} from '../health/status';
+import { countChildEndpoints, endpointMonitorStatus, nestedEndpointStatus, type NestedStatus, type ResourceState } from '../health/status';
 import type { EndpointMonitorStatus, EndpointOverride, HealthView, ProbeVerdict } from '../health/types';
 import { childProfileName } from '../model/names';
 import type { Endpoint, Profile } from '../model/types';
@@ -86,21 +80,29 @@ function azureTarget(e: Endpoint, location: string | undefined, resources: Resou
   const where = canonicalRegion(res?.location) ?? location;
   if (target === undefined || String(target).trim() === '') {
     return {
-      kind: 'none', location: where, resource: 'missing',
+      kind: 'none',
+      location: where,
+      resource: 'missing',
       reason: `Azure resource '${id}' is not in the resource catalog and the endpoint has no inline target: cannot be answered (add it to the catalog, --resources)`,
     };
   }
   const data = stripDot(String(target).trim());
   const stopped = res?.state === 'stopped';
   return {
-    kind: leafKind(data), data, location: where, resource: stopped ? 'stopped' : 'running',
+    kind: leafKind(data),
+    data,
+    location: where,
+    resource: stopped ? 'stopped' : 'running',
     reason: stopped ? `Azure resource '${id}' is stopped: Stopped` : '',
   };
 }
 
 /** A nested endpoint's status from its compiled child (MinChildEndpoints thresholds), and why. */
 function childStatus(e: Endpoint, child: CompiledProfile): { nested: NestedStatus; reason: string } {
-  const counts = countChildEndpoints(child.endpoints.map((c) => c.status), child.endpoints.map((c) => c.kind));
+  const counts = countChildEndpoints(
+    child.endpoints.map((c) => c.status),
+    child.endpoints.map((c) => c.kind),
+  );
   const min = {
     minChildEndpoints: e.minChildEndpoints ?? 1,
     ...(e.minChildEndpointsIPv4 !== undefined ? { minChildEndpointsIPv4: e.minChildEndpointsIPv4 } : {}),
@@ -108,19 +110,28 @@ function childStatus(e: Endpoint, child: CompiledProfile): { nested: NestedStatu
   };
   const nested = nestedEndpointStatus(child.status, counts, min);
   const name = child.profile.name;
-  if (child.status === 'Disabled' || child.status === 'Inactive') return { nested, reason: `child profile '${name}' is ${child.status}: Stopped` };
+  if (child.status === 'Disabled' || child.status === 'Inactive')
+    return { nested, reason: `child profile '${name}' is ${child.status}: Stopped` };
   const thresholds = [`MinChildEndpoints=${min.minChildEndpoints}: ${counts.online} online + ${counts.checking} checking`];
-  if (min.minChildEndpointsIPv4) thresholds.push(`MinChildEndpointsIPv4=${min.minChildEndpointsIPv4}: ${counts.onlineIPv4} online + ${counts.checkingIPv4} checking`);
-  if (min.minChildEndpointsIPv6) thresholds.push(`MinChildEndpointsIPv6=${min.minChildEndpointsIPv6}: ${counts.onlineIPv6} online + ${counts.checkingIPv6} checking`);
+  if (min.minChildEndpointsIPv4)
+    thresholds.push(`MinChildEndpointsIPv4=${min.minChildEndpointsIPv4}: ${counts.onlineIPv4} online + ${counts.checkingIPv4} checking`);
+  if (min.minChildEndpointsIPv6)
+    thresholds.push(`MinChildEndpointsIPv6=${min.minChildEndpointsIPv6}: ${counts.onlineIPv6} online + ${counts.checkingIPv6} checking`);
   return { nested, reason: `child profile '${name}' is ${child.status}; ${thresholds.join('; ')} → ${nested}` };
 }
 
 function nestedTarget(p: Profile, e: Endpoint, location: string | undefined, env: EndpointEnv): Target {
   const childName = childProfileName(String(e.targetResourceId ?? ''));
   const found = env.child(childName);
-  if (found.kind === 'missing') return { kind: 'nested', location, nested: 'Stopped', reason: `child profile '${childName}' does not exist: Stopped` };
+  if (found.kind === 'missing')
+    return { kind: 'nested', location, nested: 'Stopped', reason: `child profile '${childName}' does not exist: Stopped` };
   if (found.kind === 'loop') {
-    return { kind: 'nested', location, nested: 'Stopped', reason: `child profile '${found.child.name}' nests back into '${p.name}' (a loop): Stopped` };
+    return {
+      kind: 'nested',
+      location,
+      nested: 'Stopped',
+      reason: `child profile '${found.child.name}' nests back into '${p.name}' (a loop): Stopped`,
+    };
   }
   return { kind: 'nested', child: found.child, location, ...childStatus(e, found.child) };
 }
@@ -132,14 +143,21 @@ function resolveTarget(p: Profile, e: Endpoint, env: EndpointEnv): Target {
   return externalTarget(e, location);
 }
 
-function statusReason(status: EndpointMonitorStatus, e: Endpoint, t: Target, verdict: ProbeVerdict | undefined, override: EndpointOverride | undefined): string {
+function statusReason(
+  status: EndpointMonitorStatus,
+  e: Endpoint,
+  t: Target,
+  verdict: ProbeVerdict | undefined,
+  override: EndpointOverride | undefined,
+): string {
   if (status === 'Disabled') return 'endpointStatus Disabled';
   if (status === 'Inactive') return 'profile Disabled: Inactive';
   if (override?.down && status === 'Degraded') return `${override.reason}: taken out of DNS`;
   if (t.reason !== '' && (status === 'Stopped' || e.type === 'nestedEndpoints')) return t.reason;
   if (status === 'Unmonitored') return 'Always Serve: Unmonitored';
   if (verdict === undefined) return 'no probe result yet: CheckingEndpoint';
-  if (verdict === 'AwaitingFailback') return 'probe verdict AwaitingFailback: recovered, waiting for `tmkit endpoint failback` (failback mode Manual)';
+  if (verdict === 'AwaitingFailback')
+    return 'probe verdict AwaitingFailback: recovered, waiting for `tmkit endpoint failback` (failback mode Manual)';
   return `probe verdict ${verdict}`;
 }
 

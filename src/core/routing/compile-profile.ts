@@ -61,7 +61,10 @@ export function assembleProfile(p: Profile, fqdn: string, pre: readonly PreEndpo
   return {
     profile: p,
     fqdn,
-    status: profileMonitorStatus(p.profileStatus, endpoints.map((e) => e.status)),
+    status: profileMonitorStatus(
+      p.profileStatus,
+      endpoints.map((e) => e.status),
+    ),
     endpoints,
     allDisabled: enabled.length === 0,
     allDegraded,
@@ -89,7 +92,10 @@ export class ProfileCompiler {
   private readonly inProgress = new Set<string>();
   private readonly env: EndpointEnv;
 
-  constructor(private readonly inputs: BuildInputs, reuse?: Reuse) {
+  constructor(
+    private readonly inputs: BuildInputs,
+    reuse?: Reuse,
+  ) {
     this.compiled = reuse?.compiled ?? new Map();
     this.facts = reuse?.facts ?? new Map();
     this.env = { health: inputs.health, resources: inputs.resources, child: (name) => this.child(name) };

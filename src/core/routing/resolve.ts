@@ -24,8 +24,16 @@ import type {
 /** Azure allows nesting up to 10 levels; deeper chains (only possible in unvalidated input) answer NODATA. */
 export const MAX_NESTING_DEPTH = 10;
 
-interface Leaf { type: RecordKind; data: string }
-interface InnerOutcome { probability: number; records: Leaf[]; endpoints: string[]; steps: ExplanationStep[] }
+interface Leaf {
+  type: RecordKind;
+  data: string;
+}
+interface InnerOutcome {
+  probability: number;
+  records: Leaf[];
+  endpoints: string[];
+  steps: ExplanationStep[];
+}
 interface Inner {
   kind: 'answer' | 'nodata' | 'nxdomain';
   outcomes: InnerOutcome[];
@@ -58,22 +66,33 @@ export function queryClass(type: string): QueryClass {
  */
 export function recordFits(kind: RecordKind, q: QueryClass): boolean {
   switch (q) {
-    case 'ANY': return true;
-    case 'A': return kind === 'A' || kind === 'CNAME';
-    case 'AAAA': return kind === 'AAAA' || kind === 'CNAME';
-    case 'CNAME': return kind === 'CNAME';
-    default: return kind === 'CNAME';
+    case 'ANY':
+      return true;
+    case 'A':
+      return kind === 'A' || kind === 'CNAME';
+    case 'AAAA':
+      return kind === 'AAAA' || kind === 'CNAME';
+    case 'CNAME':
+      return kind === 'CNAME';
+    default:
+      return kind === 'CNAME';
   }
 }
 
 function select(cp: CompiledProfile, q: QueryClass, client: ClientContext): Selection {
   switch (cp.profile.trafficRoutingMethod) {
-    case 'Priority': return priority(cp);
-    case 'Weighted': return weighted(cp);
-    case 'Performance': return performance(cp, client);
-    case 'Geographic': return geographic(cp, client);
-    case 'MultiValue': return multiValue(cp, q);
-    case 'Subnet': return subnet(cp, client);
+    case 'Priority':
+      return priority(cp);
+    case 'Weighted':
+      return weighted(cp);
+    case 'Performance':
+      return performance(cp, client);
+    case 'Geographic':
+      return geographic(cp, client);
+    case 'MultiValue':
+      return multiValue(cp, q);
+    case 'Subnet':
+      return subnet(cp, client);
     default: {
       const steps = [step(cp, 'nodata', `unknown trafficRoutingMethod '${String(cp.profile.trafficRoutingMethod)}': NODATA`)];
       return { kind: 'nodata', steps };
@@ -85,7 +104,15 @@ function negative(kind: 'nodata' | 'nxdomain', steps: ExplanationStep[], depende
   return { kind, outcomes: [{ probability: 1, records: [], endpoints: [], steps }], dependent };
 }
 
-function leafOutcomes(cp: CompiledProfile, o: Option, q: QueryClass, prefix: ExplanationStep[], depth: number, client: ClientContext, acc: InnerOutcome[]): boolean {
+function leafOutcomes(
+  cp: CompiledProfile,
+  o: Option,
+  q: QueryClass,
+  prefix: ExplanationStep[],
+  depth: number,
+  client: ClientContext,
+  acc: InnerOutcome[],
+): boolean {
   if (o.multi) {
     const records = o.endpoints.map((e) => ({ type: e.kind as RecordKind, data: e.data! }));
     acc.push({ probability: o.probability, records, endpoints: o.endpoints.map((e) => e.path), steps: [...prefix, o.step] });
@@ -95,20 +122,36 @@ function leafOutcomes(cp: CompiledProfile, o: Option, q: QueryClass, prefix: Exp
   if (e.kind === 'nested') {
     if (!e.child || depth + 1 > MAX_NESTING_DEPTH) {
       const why = e.child ? `nesting deeper than ${MAX_NESTING_DEPTH} levels` : e.statusReason;
-      acc.push({ probability: o.probability, records: [], endpoints: [], steps: [...prefix, o.step, step(cp, 'nodata', `${why}: NODATA`, e)] });
+      acc.push({
+        probability: o.probability,
+        records: [],
+        endpoints: [],
+        steps: [...prefix, o.step, step(cp, 'nodata', `${why}: NODATA`, e)],
+      });
       return false;
     }
-    const nestedStep = step(cp, 'nested', `nested endpoint (${e.statusReason}): the child profile '${e.child.profile.name}' answers with its own method`, e);
+    const nestedStep = step(
+      cp,
+      'nested',
+      `nested endpoint (${e.statusReason}): the child profile '${e.child.profile.name}' answers with its own method`,
+      e,
+    );
     const inner = resolveProfile(e.child, q, client, depth + 1);
     for (const co of inner.outcomes) {
       const steps = [...prefix, o.step, nestedStep, ...co.steps];
-      if (inner.kind === 'nxdomain') steps.push(step(cp, 'nodata', `child '${e.child.profile.name}' would answer NXDOMAIN; below a parent the name exists: NODATA`, e));
+      if (inner.kind === 'nxdomain')
+        steps.push(step(cp, 'nodata', `child '${e.child.profile.name}' would answer NXDOMAIN; below a parent the name exists: NODATA`, e));
       acc.push({ probability: o.probability * co.probability, records: co.records, endpoints: co.endpoints, steps });
     }
     return inner.dependent;
   }
   if (e.kind === 'none' || e.data === undefined) {
-    acc.push({ probability: o.probability, records: [], endpoints: [], steps: [...prefix, o.step, step(cp, 'nodata', `${e.statusReason}: NODATA`, e)] });
+    acc.push({
+      probability: o.probability,
+      records: [],
+      endpoints: [],
+      steps: [...prefix, o.step, step(cp, 'nodata', `${e.statusReason}: NODATA`, e)],
+    });
     return false;
   }
   if (!recordFits(e.kind, q)) {
@@ -116,7 +159,16 @@ function leafOutcomes(cp: CompiledProfile, o: Option, q: QueryClass, prefix: Exp
       probability: o.probability,
       records: [],
       endpoints: [],
-      steps: [...prefix, o.step, step(cp, 'nodata', `query type ${q === 'OTHER' ? 'other than A/AAAA/CNAME/ANY' : q} does not match the endpoint's ${e.kind} record: NODATA`, e)],
+      steps: [
+        ...prefix,
+        o.step,
+        step(
+          cp,
+          'nodata',
+          `query type ${q === 'OTHER' ? 'other than A/AAAA/CNAME/ANY' : q} does not match the endpoint's ${e.kind} record: NODATA`,
+          e,
+        ),
+      ],
     });
     return false;
   }
@@ -142,11 +194,26 @@ function resolveProfile(cp: CompiledProfile, q: QueryClass, client: ClientContex
   if (cached) return cached;
   const method = cp.profile.trafficRoutingMethod;
   let dependent = CLIENT_DEPENDENT.has(method);
-  const head = step(cp, 'method', `${method} routing; profile monitor status ${cp.status}${cp.allDegraded ? '; every eligible endpoint is Degraded: answering as if all were Online (all-degraded fallback)' : ''}`);
+  const head = step(
+    cp,
+    'method',
+    `${method} routing; profile monitor status ${cp.status}${cp.allDegraded ? '; every eligible endpoint is Degraded: answering as if all were Online (all-degraded fallback)' : ''}`,
+  );
   let result: Inner;
   if (cp.profile.profileStatus === 'Disabled' || cp.allDisabled) {
     // Only reachable through nesting (such a child is Stopped) or from the top level, which answers NXDOMAIN.
-    result = negative('nxdomain', [head, step(cp, 'nxdomain', cp.profile.profileStatus === 'Disabled' ? 'profile Disabled: NXDOMAIN' : 'every endpoint is Disabled: NXDOMAIN')], false);
+    result = negative(
+      'nxdomain',
+      [
+        head,
+        step(
+          cp,
+          'nxdomain',
+          cp.profile.profileStatus === 'Disabled' ? 'profile Disabled: NXDOMAIN' : 'every endpoint is Disabled: NXDOMAIN',
+        ),
+      ],
+      false,
+    );
   } else {
     const sel = select(cp, q, client);
     const prefix = [head, ...sel.steps];
@@ -168,7 +235,12 @@ function mergedExplanation(outcomes: readonly { steps: ExplanationStep[] }[]): E
   if (outcomes.length === 1) return outcomes[0]!.steps;
   const seen = new Set<ExplanationStep>();
   const out: ExplanationStep[] = [];
-  for (const o of outcomes) for (const s of o.steps) if (!seen.has(s)) { seen.add(s); out.push(s); }
+  for (const o of outcomes)
+    for (const s of o.steps)
+      if (!seen.has(s)) {
+        seen.add(s);
+        out.push(s);
+      }
   return out;
 }
 
@@ -180,7 +252,12 @@ export interface TopResolution extends RoutingResolution {
   nameMatch: NameMatch;
 }
 
-interface TopCached { rcode: RoutingResolution['rcode']; outcomes: RoutingOutcome[]; explanation: ExplanationStep[]; profile: string }
+interface TopCached {
+  rcode: RoutingResolution['rcode'];
+  outcomes: RoutingOutcome[];
+  explanation: ExplanationStep[];
+  profile: string;
+}
 
 function zoneStep(detail: string, kind = 'name'): ExplanationStep {
   return { profile: '', kind, detail };
@@ -205,7 +282,10 @@ export function resolve(snapshot: RoutingSnapshot, query: RoutingQuery): TopReso
   const ecs = query.ecsSourcePrefix;
   if (!(name === zone || zone === '' || name.endsWith(`.${zone}`))) {
     return {
-      rcode: 'REFUSED', outcomes: [], clientDependent: false, nameMatch: 'outside-zone',
+      rcode: 'REFUSED',
+      outcomes: [],
+      clientDependent: false,
+      nameMatch: 'outside-zone',
       ...(ecs !== undefined ? { ecsScopePrefix: 0 } : {}),
       explanation: [zoneStep(`${name} is outside the zone ${zone}: REFUSED`, 'refused')],
     };
@@ -213,15 +293,17 @@ export function resolve(snapshot: RoutingSnapshot, query: RoutingQuery): TopReso
   const cp = snap.byFqdn.get(name);
   if (!cp) {
     const nameMatch: NameMatch = name === zone ? 'apex' : snap.emptyNonTerminals.has(name) ? 'empty-non-terminal' : 'no-profile';
-    const detail = nameMatch === 'apex'
-      ? `${name} is the zone apex, not a profile (the zone lookup answers SOA/NS there): NXDOMAIN for routing`
-      : nameMatch === 'empty-non-terminal'
-        ? `${name} is not a profile but profile names exist below it (empty non-terminal): NODATA`
-        : `no profile answers at ${name}: NXDOMAIN`;
+    const detail =
+      nameMatch === 'apex'
+        ? `${name} is the zone apex, not a profile (the zone lookup answers SOA/NS there): NXDOMAIN for routing`
+        : nameMatch === 'empty-non-terminal'
+          ? `${name} is not a profile but profile names exist below it (empty non-terminal): NODATA`
+          : `no profile answers at ${name}: NXDOMAIN`;
     return {
       rcode: nameMatch === 'empty-non-terminal' ? 'NOERROR' : 'NXDOMAIN',
       outcomes: [{ probability: 1, records: [], endpoints: [] }],
-      clientDependent: false, nameMatch,
+      clientDependent: false,
+      nameMatch,
       ...(ecs !== undefined ? { ecsScopePrefix: 0 } : {}),
       explanation: [zoneStep(detail, nameMatch === 'empty-non-terminal' ? 'nodata' : 'nxdomain')],
     };

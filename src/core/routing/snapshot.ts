@@ -29,7 +29,10 @@ export function byProfileName(a: string, b: string): number {
  * it) resolve to the one first in name order, whatever order the profiles are listed in: an incremental
  * build, which keeps its own order, agrees with a full build of the store's listing.
  */
-export function nameIndex(inputs: BuildInputs, compiled: ReadonlyMap<string, CompiledProfile>): Pick<CompiledSnapshot, 'byFqdn' | 'emptyNonTerminals'> {
+export function nameIndex(
+  inputs: BuildInputs,
+  compiled: ReadonlyMap<string, CompiledProfile>,
+): Pick<CompiledSnapshot, 'byFqdn' | 'emptyNonTerminals'> {
   const byFqdn = new Map<string, CompiledProfile>();
   for (const p of inputs.profiles.values()) {
     const cp = compiled.get(p.name.toLowerCase());
@@ -80,7 +83,10 @@ export function buildSnapshot(input: SnapshotInput, previous?: CompiledSnapshot)
   const { byFqdn, emptyNonTerminals } = nameIndex(inputs, compiler.compiled);
   const snap: CompiledSnapshot = { zone, profiles, health, resources, geo, byFqdn, compiled: compiler.compiled, emptyNonTerminals };
   rememberBuild(snap, {
-    zone, geo, resources, facts: compiler.facts,
+    zone,
+    geo,
+    resources,
+    facts: compiler.facts,
     reusable: !compiler.loop && inputs.byLowerName.size === profiles.size,
   });
   return snap;

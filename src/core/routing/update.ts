@@ -69,7 +69,8 @@ function liveIndex(s: CompiledSnapshot, record: BuildRecord): LiveIndex {
 
 function addEdge(parents: Map<string, Set<string>>, child: string, parent: string): void {
   const set = parents.get(child);
-  if (set) set.add(parent); else parents.set(child, new Set([parent]));
+  if (set) set.add(parent);
+  else parents.set(child, new Set([parent]));
 }
 
 function removeEdge(parents: Map<string, Set<string>>, child: string, parent: string): void {
@@ -80,15 +81,24 @@ function removeEdge(parents: Map<string, Set<string>>, child: string, parent: st
 /** The whole new input, for the fallbacks (O(profiles)). */
 function fullInput(previous: CompiledSnapshot, change: SnapshotChange): Parameters<typeof buildSnapshot>[0] {
   const profiles = new Map(previous.profiles);
-  for (const [name, p] of change.profiles ?? []) if (p === undefined) profiles.delete(name); else profiles.set(name, p);
-  return { zone: previous.zone, profiles: [...profiles.values()], health: change.health, resources: change.resources ?? previous.resources, geo: previous.geo };
+  for (const [name, p] of change.profiles ?? [])
+    if (p === undefined) profiles.delete(name);
+    else profiles.set(name, p);
+  return {
+    zone: previous.zone,
+    profiles: [...profiles.values()],
+    health: change.health,
+    resources: change.resources ?? previous.resources,
+    geo: previous.geo,
+  };
 }
 
 export function updateSnapshot(previous: CompiledSnapshot, change: SnapshotChange): CompiledSnapshot {
   const record = buildRecord(previous);
   const resources = change.resources ?? previous.resources;
   // A new catalog can change any Azure endpoint: buildSnapshot's detector finds which (it reads them all).
-  if (record === undefined || !record.reusable || resources !== record.resources) return buildSnapshot(fullInput(previous, change), previous);
+  if (record === undefined || !record.reusable || resources !== record.resources)
+    return buildSnapshot(fullInput(previous, change), previous);
   const live = record.live ?? liveIndex(previous, record);
   const profiles = previous.profiles as Map<string, Profile>;
   // Two names equal but for case make the result depend on order: only a full build is canonical.
@@ -111,8 +121,15 @@ export function updateSnapshot(previous: CompiledSnapshot, change: SnapshotChang
     }
     dirty.add(key);
   }
-  const inputs: BuildInputs = { zone: previous.zone, health: change.health, resources, geo: previous.geo, profiles, byLowerName: live.byLowerName };
-  const named = change.allVerdicts ? live.byLowerName.keys() : change.verdicts ?? [];
+  const inputs: BuildInputs = {
+    zone: previous.zone,
+    health: change.health,
+    resources,
+    geo: previous.geo,
+    profiles,
+    byLowerName: live.byLowerName,
+  };
+  const named = change.allVerdicts ? live.byLowerName.keys() : (change.verdicts ?? []);
   for (const name of named) {
     const key = name.toLowerCase();
     if (dirty.has(key)) continue;
@@ -124,7 +141,11 @@ export function updateSnapshot(previous: CompiledSnapshot, change: SnapshotChang
   // Every profile nesting a dirty one, through any number of levels (the index holds the edges as built).
   const queue = [...dirty];
   for (let i = 0; i < queue.length; i++) {
-    for (const parent of live.parents.get(queue[i]!) ?? []) if (!dirty.has(parent)) { dirty.add(parent); queue.push(parent); }
+    for (const parent of live.parents.get(queue[i]!) ?? [])
+      if (!dirty.has(parent)) {
+        dirty.add(parent);
+        queue.push(parent);
+      }
   }
 
   // Take the dirty profiles out (remembering their children and FQDNs), compile them again.
@@ -143,7 +164,8 @@ export function updateSnapshot(previous: CompiledSnapshot, change: SnapshotChang
     const p = live.byLowerName.get(key);
     if (p) compiler.compile(p);
   }
-  if (compiler.loop) return buildSnapshot({ zone: previous.zone, profiles: [...profiles.values()], health: change.health, resources, geo: previous.geo });
+  if (compiler.loop)
+    return buildSnapshot({ zone: previous.zone, profiles: [...profiles.values()], health: change.health, resources, geo: previous.geo });
 
   // Who nests whom: the dirty profiles' old edges out, their new ones in.
   for (const [key, kids] of oldChildren) for (const k of kids) removeEdge(live.parents, k, key);
@@ -151,12 +173,25 @@ export function updateSnapshot(previous: CompiledSnapshot, change: SnapshotChang
 
   // The FQDN index and the empty non-terminals, edited for the FQDNs that left and came.
   const newFqdns: string[] = [];
-  for (const key of dirty) { const cp = compiled.get(key); if (cp) newFqdns.push(cp.fqdn); }
+  for (const key of dirty) {
+    const cp = compiled.get(key);
+    if (cp) newFqdns.push(cp.fqdn);
+  }
   const byFqdn = previous.byFqdn as Map<string, CompiledProfile>;
   const ent = previous.emptyNonTerminals as Set<string>;
   let shared = false;
-  for (const f of oldFqdns) { const n = (live.claims.get(f) ?? 0) - 1; if (n > 0) { live.claims.set(f, n); shared = true; } else live.claims.delete(f); }
-  for (const f of newFqdns) { const n = (live.claims.get(f) ?? 0) + 1; live.claims.set(f, n); if (n > 1) shared = true; }
+  for (const f of oldFqdns) {
+    const n = (live.claims.get(f) ?? 0) - 1;
+    if (n > 0) {
+      live.claims.set(f, n);
+      shared = true;
+    } else live.claims.delete(f);
+  }
+  for (const f of newFqdns) {
+    const n = (live.claims.get(f) ?? 0) + 1;
+    live.claims.set(f, n);
+    if (n > 1) shared = true;
+  }
   let names: Pick<CompiledSnapshot, 'byFqdn' | 'emptyNonTerminals'> = { byFqdn, emptyNonTerminals: ent };
   if (shared) {
     // Two profiles with one FQDN (validation forbids it; the first in name order answers): index it all.
@@ -168,7 +203,11 @@ export function updateSnapshot(previous: CompiledSnapshot, change: SnapshotChang
       if (!byFqdn.delete(f)) continue;
       ancestors(f, previous.zone, (a) => {
         const n = (live.below.get(a) ?? 0) - 1;
-        if (n > 0) live.below.set(a, n); else { live.below.delete(a); ent.delete(a); }
+        if (n > 0) live.below.set(a, n);
+        else {
+          live.below.delete(a);
+          ent.delete(a);
+        }
       });
       if ((live.below.get(f) ?? 0) > 0) ent.add(f);
     }

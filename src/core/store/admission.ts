@@ -25,12 +25,20 @@ import { StoreError, type EditProfileOptions, type ProfileEdit, type StoredProfi
  * `current`) must exist, match `ifMatch` and belong to `stack` when given; `edit` then builds the input, which
  * must keep the name. What it returns goes to admitProfile like any put, with the stored stack kept.
  */
-export function admitEdit<T>(name: string, current: StoredProfile | undefined, edit: (current: StoredProfile) => ProfileEdit<T>, options: EditProfileOptions = {}): ProfileEdit<T> & { current: StoredProfile } {
+export function admitEdit<T>(
+  name: string,
+  current: StoredProfile | undefined,
+  edit: (current: StoredProfile) => ProfileEdit<T>,
+  options: EditProfileOptions = {},
+): ProfileEdit<T> & { current: StoredProfile } {
   if (!current) throw new StoreError('NOT_FOUND', `profile '${name}' does not exist`, { name });
   checkPreconditions(name, current, options.ifMatch, undefined);
   checkStack(name, current, options.stack);
   const { input, value } = edit(current);
-  if (writeName(input) !== name) throw new StoreError('PRECONDITION_FAILED', `an edit of profile '${name}' must keep its name (it wrote '${String(input.name)}')`, { name });
+  if (writeName(input) !== name)
+    throw new StoreError('PRECONDITION_FAILED', `an edit of profile '${name}' must keep its name (it wrote '${String(input.name)}')`, {
+      name,
+    });
   return { input, value, current };
 }
 
@@ -68,7 +76,12 @@ export function admitProfile(view: StoreView, input: unknown): Admitted {
   const errors = diagnostics.filter((d) => d.severity === 'error');
   if (errors.length > 0 || name === undefined) {
     const all = [...errors, ...diagnostics.filter((d) => d.severity !== 'error')];
-    throw new StoreError('PROFILE_INVALID', `profile ${name === undefined ? '(no name)' : `'${name}'`} is invalid: ${errors.map((e) => `${e.path}: ${e.message}`).join('; ') || 'it has no name'}`, { name }, all);
+    throw new StoreError(
+      'PROFILE_INVALID',
+      `profile ${name === undefined ? '(no name)' : `'${name}'`} is invalid: ${errors.map((e) => `${e.path}: ${e.message}`).join('; ') || 'it has no name'}`,
+      { name },
+      all,
+    );
   }
   return { profile: normalizeProfile(input as ProfileInput), warnings: diagnostics };
 }

@@ -22,9 +22,12 @@ const isIndexKey = (k: string): boolean => /^(?:0|[1-9]\d{0,9})$/.test(k) && Num
 
 function writeCanonical(v: unknown): string | undefined {
   switch (typeof v) {
-    case 'string': return JSON.stringify(v);
-    case 'number': return Number.isFinite(v) ? JSON.stringify(v) : 'null';
-    case 'boolean': return v ? 'true' : 'false';
+    case 'string':
+      return JSON.stringify(v);
+    case 'number':
+      return Number.isFinite(v) ? JSON.stringify(v) : 'null';
+    case 'boolean':
+      return v ? 'true' : 'false';
     case 'object': {
       if (v === null) return 'null';
       const withJson = v as { toJSON?: (key: string) => unknown };
@@ -51,8 +54,10 @@ function writeCanonical(v: unknown): string | undefined {
       }
       return `${s}}`;
     }
-    case 'bigint': return JSON.stringify(v); // throws, as JSON does
-    default: return undefined; // undefined, functions, symbols: left out, as JSON does
+    case 'bigint':
+      return JSON.stringify(v); // throws, as JSON does
+    default:
+      return undefined; // undefined, functions, symbols: left out, as JSON does
   }
 }
 
@@ -76,7 +81,11 @@ export function makeEtag(revision: number, hash: string): string {
 
 /** The entity tags of an `If-Match` / `If-None-Match` value (`*`, or a comma list; weak tags compare weakly). */
 export function parseEtagList(header: string): string[] {
-  return header.split(',').map((s) => s.trim()).filter((s) => s !== '').map((s) => (s.startsWith('W/') ? s.slice(2) : s));
+  return header
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '')
+    .map((s) => (s.startsWith('W/') ? s.slice(2) : s));
 }
 
 function matches(header: string, current: StoredProfile | undefined): boolean {
@@ -93,23 +102,29 @@ function matches(header: string, current: StoredProfile | undefined): boolean {
  */
 export function checkPreconditions(name: string, current: StoredProfile | undefined, ifMatch?: string, ifNoneMatch?: string): void {
   if (ifMatch !== undefined && !matches(ifMatch, current)) {
-    throw new StoreError('PRECONDITION_FAILED',
+    throw new StoreError(
+      'PRECONDITION_FAILED',
       current
         ? `profile '${name}' has changed: If-Match ${ifMatch} does not match the current ETag ${current.etag}; read it again and retry`
         : `profile '${name}' does not exist, so If-Match ${ifMatch} cannot match`,
-      { name, currentEtag: current?.etag });
+      { name, currentEtag: current?.etag },
+    );
   }
   if (ifNoneMatch !== undefined && matches(ifNoneMatch, current)) {
-    throw new StoreError('PRECONDITION_FAILED',
+    throw new StoreError(
+      'PRECONDITION_FAILED',
       `profile '${name}' already exists (ETag ${current!.etag}) and If-None-Match ${ifNoneMatch} asks to create only`,
-      { name, currentEtag: current?.etag });
+      { name, currentEtag: current?.etag },
+    );
   }
 }
 
 export function checkStack(name: string, current: StoredProfile | undefined, stack: string | undefined): void {
   if (current && stack !== undefined && current.stack !== stack) {
-    throw new StoreError('STACK_CONFLICT',
+    throw new StoreError(
+      'STACK_CONFLICT',
       `profile '${name}' is owned by stack '${current.stack}', not '${stack}'; rename the profile or remove it from stack '${current.stack}' first`,
-      { name, owner: current.stack, stack });
+      { name, owner: current.stack, stack },
+    );
   }
 }

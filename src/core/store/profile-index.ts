@@ -13,9 +13,10 @@ const rnKey = (p: Profile): string | undefined => {
 };
 
 /** The lower-cased names of the profiles a profile's nested endpoints point at. */
-const childrenOf = (p: Profile): string[] => (Array.isArray(p.endpoints) ? p.endpoints : [])
-  .filter((e) => e.type === 'nestedEndpoints' && typeof e.targetResourceId === 'string')
-  .map((e) => childProfileName(e.targetResourceId!).toLowerCase());
+const childrenOf = (p: Profile): string[] =>
+  (Array.isArray(p.endpoints) ? p.endpoints : [])
+    .filter((e) => e.type === 'nestedEndpoints' && typeof e.targetResourceId === 'string')
+    .map((e) => childProfileName(e.targetResourceId!).toLowerCase());
 
 export class LiveProfileIndex implements ProfileIndex {
   private readonly names = new Map<string, Profile>();
@@ -23,14 +24,22 @@ export class LiveProfileIndex implements ProfileIndex {
   /** Lower-cased child name → the profiles nesting it. */
   private readonly parents = new Map<string, Set<Profile>>();
 
-  get size(): number { return this.names.size; }
+  get size(): number {
+    return this.names.size;
+  }
 
-  byName(lower: string): Profile | undefined { return this.names.get(lower); }
+  byName(lower: string): Profile | undefined {
+    return this.names.get(lower);
+  }
 
-  byRelativeName(lower: string): Profile | undefined { return this.rns.get(lower); }
+  byRelativeName(lower: string): Profile | undefined {
+    return this.rns.get(lower);
+  }
 
   /** The profiles with a nested endpoint pointing at `lower` (a child's name, lower case). */
-  parentsOf(lower: string): Profile[] { return [...(this.parents.get(lower) ?? [])]; }
+  parentsOf(lower: string): Profile[] {
+    return [...(this.parents.get(lower) ?? [])];
+  }
 
   /** The profile stored under `name` now (undefined: deleted). */
   set(name: string, profile: Profile | undefined): void {

@@ -153,7 +153,11 @@ export interface Store {
    * PRECONDITION_FAILED (`ifMatch`), `edit`'s own, and putProfile's. Optional: without it the API reads, edits
    * and writes with If-Match, retrying on a concurrent change (what the etcd store does).
    */
-  editProfile?<T>(name: string, edit: (current: StoredProfile) => ProfileEdit<T>, options?: EditProfileOptions): Promise<EditProfileResult<T>>;
+  editProfile?<T>(
+    name: string,
+    edit: (current: StoredProfile) => ProfileEdit<T>,
+    options?: EditProfileOptions,
+  ): Promise<EditProfileResult<T>>;
   /** Deletes one profile; NOT_FOUND, PRECONDITION_FAILED, STACK_CONFLICT, PROFILE_REFERENCED. */
   deleteProfile(name: string, options?: DeleteProfileOptions): Promise<{ revision: number }>;
   getResources(): Promise<ResourceCatalogRecord>;
@@ -173,7 +177,11 @@ export interface Store {
 }
 
 export type StoreErrorCode =
-  | 'PRECONDITION_FAILED' | 'STACK_CONFLICT' | 'NOT_FOUND' | 'STORE_CORRUPT' | 'STORE_VERSION'
+  | 'PRECONDITION_FAILED'
+  | 'STACK_CONFLICT'
+  | 'NOT_FOUND'
+  | 'STORE_CORRUPT'
+  | 'STORE_VERSION'
   /** Another process holds the state dir (`tmkit.lock`). */
   | 'STATE_DIR_LOCKED'
   /** `tmkit.db` exists but is empty or uninitialised in a state dir that was used before. */
@@ -185,12 +193,19 @@ export type StoreErrorCode =
   /** The database stayed locked by another process (SQLITE_BUSY) past the wait: retry. */
   | 'STORE_BUSY'
   /** Refused by the admission rules (admission.ts); `diagnostics` says why. */
-  | 'PROFILE_INVALID' | 'PROFILE_NAME_CONFLICT' | 'PROFILE_REFERENCED';
+  | 'PROFILE_INVALID'
+  | 'PROFILE_NAME_CONFLICT'
+  | 'PROFILE_REFERENCED';
 
 /** A refused or failed store operation, with a stable `code` (from CODES). */
 export class StoreError extends TmkitError {
   declare readonly code: StoreErrorCode;
-  constructor(code: StoreErrorCode, message: string, readonly details: Record<string, unknown> = {}, diagnostics: readonly Diagnostic[] = []) {
+  constructor(
+    code: StoreErrorCode,
+    message: string,
+    readonly details: Record<string, unknown> = {},
+    diagnostics: readonly Diagnostic[] = [],
+  ) {
     super(code, message, diagnostics);
   }
 }

@@ -142,14 +142,23 @@ export function buildCtx(r: Reporter, rawProfiles: readonly unknown[], options: 
     if (k !== undefined && !documentNames.has(k)) documentNames.set(k, p.profile);
   }
   const raw = options.context;
-  const index: ProfileIndex = raw === undefined ? indexProfiles([]) : Array.isArray(raw) ? indexProfiles(raw as readonly Profile[]) : raw as ProfileIndex;
-  const replaced = (p: Profile): boolean => { const k = lowerName(p); return k !== undefined && documentNames.has(k); };
+  const index: ProfileIndex =
+    raw === undefined ? indexProfiles([]) : Array.isArray(raw) ? indexProfiles(raw as readonly Profile[]) : (raw as ProfileIndex);
+  const replaced = (p: Profile): boolean => {
+    const k = lowerName(p);
+    return k !== undefined && documentNames.has(k);
+  };
   let replacedCount = 0;
   for (const k of documentNames.keys()) if (index.byName(k) !== undefined) replacedCount++;
   return {
-    r, strictAzure: options.strictAzure === true, profiles,
+    r,
+    strictAzure: options.strictAzure === true,
+    profiles,
     known: (lower) => documentNames.get(lower) ?? index.byName(lower),
-    contextByRelativeName: (lower) => { const p = index.byRelativeName(lower); return p === undefined || replaced(p) ? undefined : p; },
+    contextByRelativeName: (lower) => {
+      const p = index.byRelativeName(lower);
+      return p === undefined || replaced(p) ? undefined : p;
+    },
     contextSize: index.size - replacedCount,
   };
 }

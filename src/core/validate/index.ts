@@ -28,13 +28,34 @@ export type { Diagnostic, Severity } from '../diagnostics';
 export { formatDiagnostic, hasErrors } from '../diagnostics';
 export type { ValidateOptions } from './context';
 export { RULES, type RuleCode, type RuleInfo } from './catalog';
-export { parseIp, parseIPv4, parseIPv6, formatIp, networkAddress, broadcastAddress, nonPublicReason, type IpAddress, type IpFamily } from '../net/ip';
+export {
+  parseIp,
+  parseIPv4,
+  parseIPv6,
+  formatIp,
+  networkAddress,
+  broadcastAddress,
+  nonPublicReason,
+  type IpAddress,
+  type IpFamily,
+} from '../net/ip';
 export { classifyTarget } from './target';
 export { parsePemCertificates } from './pem';
 
 const FAMILIES = [
-  checkNames, checkDns, checkProfile, checkMonitor, checkHealthExtensions, checkEndpoints, checkTargets,
-  checkGeo, checkSubnets, checkMultiValue, checkPerformance, checkNesting, checkFailback,
+  checkNames,
+  checkDns,
+  checkProfile,
+  checkMonitor,
+  checkHealthExtensions,
+  checkEndpoints,
+  checkTargets,
+  checkGeo,
+  checkSubnets,
+  checkMultiValue,
+  checkPerformance,
+  checkNesting,
+  checkFailback,
 ] as const;
 
 function semantic(r: Reporter, rawProfiles: readonly unknown[], options: ValidateOptions): void {
@@ -74,7 +95,10 @@ function ordered(d: Diagnostic[], rawProfiles: readonly unknown[]): Diagnostic[]
     }
     return 0;
   };
-  return d.map((x, i) => ({ x, i, r: rankOf(x.path) })).sort((a, b) => a.r - b.r || a.i - b.i).map((y) => y.x);
+  return d
+    .map((x, i) => ({ x, i, r: rankOf(x.path) }))
+    .sort((a, b) => a.r - b.r || a.i - b.i)
+    .map((y) => y.x);
 }
 
 /** Every diagnostic for a whole document (raw user input: JSON, or what a construct tree synthesized). */
@@ -86,7 +110,12 @@ export function validate(input: unknown, options: ValidateOptions = {}): Diagnos
     if (!isObj(input)) return;
     const v = input['apiVersion'];
     if (typeof v === 'string' && v !== API_VERSION) {
-      r.report('API_VERSION', 'apiVersion', `apiVersion ${show(v)} is not supported: this tmkit reads "${API_VERSION}"`, `set "apiVersion": "${API_VERSION}"`);
+      r.report(
+        'API_VERSION',
+        'apiVersion',
+        `apiVersion ${show(v)} is not supported: this tmkit reads "${API_VERSION}"`,
+        `set "apiVersion": "${API_VERSION}"`,
+      );
     }
     checkStack(r, input['stack']);
     semantic(r, rawProfiles, options ?? {});
@@ -117,7 +146,12 @@ export function parseDocument(input: unknown, options: ValidateOptions = {}): { 
   try {
     document = normalize(input as DocumentInput);
   } catch (err) {
-    diagnostics.push({ severity: 'error', code: 'INTERNAL_ERROR', path: '$', message: `normalize failed: ${err instanceof Error ? err.message : String(err)}` });
+    diagnostics.push({
+      severity: 'error',
+      code: 'INTERNAL_ERROR',
+      path: '$',
+      message: `normalize failed: ${err instanceof Error ? err.message : String(err)}`,
+    });
     return { diagnostics };
   }
   return { document, diagnostics };

@@ -18,7 +18,8 @@ export function decodeBase64(text: string): Uint8Array | undefined {
   const out = new Uint8Array((s.length / 4) * 3 - pad);
   let o = 0;
   for (let i = 0; i < s.length; i += 4) {
-    const n = (B64.indexOf(s[i]!) << 18) | (B64.indexOf(s[i + 1]!) << 12) | ((B64.indexOf(s[i + 2]!) & 63) << 6) | (B64.indexOf(s[i + 3]!) & 63);
+    const n =
+      (B64.indexOf(s[i]!) << 18) | (B64.indexOf(s[i + 1]!) << 12) | ((B64.indexOf(s[i + 2]!) & 63) << 6) | (B64.indexOf(s[i + 3]!) & 63);
     if (o < out.length) out[o++] = (n >> 16) & 255;
     if (o < out.length) out[o++] = (n >> 8) & 255;
     if (o < out.length) out[o++] = n & 255;
@@ -73,6 +74,12 @@ export function parsePemCertificates(text: string): { count: number; problem?: s
     count++;
     at = end + END.length;
   }
-  if (count === 0) return { count, problem: /-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(text) ? 'it holds a private key, not a certificate' : `it holds no "${BEGIN}" block` };
+  if (count === 0)
+    return {
+      count,
+      problem: /-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(text)
+        ? 'it holds a private key, not a certificate'
+        : `it holds no "${BEGIN}" block`,
+    };
   return { count };
 }

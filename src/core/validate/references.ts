@@ -14,7 +14,8 @@ export function referrersOf(name: string, profiles: Iterable<Profile>): string[]
   for (const p of profiles) {
     if (p.name.toLowerCase() === lower) continue;
     for (const e of p.endpoints) {
-      if (e.type === 'nestedEndpoints' && e.targetResourceId !== undefined && childProfileName(e.targetResourceId).toLowerCase() === lower) out.push(`${p.name}/${e.name}`);
+      if (e.type === 'nestedEndpoints' && e.targetResourceId !== undefined && childProfileName(e.targetResourceId).toLowerCase() === lower)
+        out.push(`${p.name}/${e.name}`);
     }
   }
   return out;
@@ -25,9 +26,11 @@ export function deleteReferenced(name: string, profiles: Iterable<Profile>): Dia
   const refs = referrersOf(name, profiles);
   if (refs.length === 0) return undefined;
   const many = refs.length > 1;
-  return problem('PROFILE_REFERENCED',
+  return problem(
+    'PROFILE_REFERENCED',
     `profile '${name}' is still the child of nested endpoint${many ? 's' : ''} ${refs.map((r) => `'${r}'`).join(', ')}; remove or retarget ${many ? 'them' : 'it'} first`,
-    { path: `profiles[${name}]` });
+    { path: `profiles[${name}]` },
+  );
 }
 
 /** PROFILE_NAME_CONFLICT when another stored profile has `name` in another case; undefined otherwise. */
@@ -35,9 +38,11 @@ export function nameClash(name: string, stored: Iterable<string>): Diagnostic | 
   const lower = name.toLowerCase();
   for (const s of stored) {
     if (s !== name && s.toLowerCase() === lower) {
-      return problem('PROFILE_NAME_CONFLICT',
+      return problem(
+        'PROFILE_NAME_CONFLICT',
         `profile names are case-insensitive (as in Azure) and profile '${s}' already exists; use that name or delete it first`,
-        { path: `profiles[${name}].name` });
+        { path: `profiles[${name}].name` },
+      );
     }
   }
   return undefined;

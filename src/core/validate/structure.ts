@@ -6,14 +6,12 @@
 import type { Reporter } from './diagnostics';
 import { editDistance, isObj, itemSegment } from './util';
 
-type Kind =
-  | 'string'
-  | 'number'
-  | { array: Kind; keyed?: true }
-  | { object: Shape }
-  | 'stringMap';
+type Kind = 'string' | 'number' | { array: Kind; keyed?: true } | { object: Shape } | 'stringMap';
 
-interface Prop { kind: Kind; required?: true }
+interface Prop {
+  kind: Kind;
+  required?: true;
+}
 type Shape = Readonly<Record<string, Prop>>;
 
 const str: Prop = { kind: 'string' };
@@ -52,7 +50,9 @@ const MONITOR: Shape = {
   timeoutInSeconds: num,
   toleratedNumberOfFailures: num,
   customHeaders: headers,
-  expectedStatusCodeRanges: { kind: { array: { object: { min: { kind: 'number', required: true }, max: { kind: 'number', required: true } } } } },
+  expectedStatusCodeRanges: {
+    kind: { array: { object: { min: { kind: 'number', required: true }, max: { kind: 'number', required: true } } } },
+  },
   certificateValidation: str,
   caCertificates: str,
   certificateExpiryWarningDays: num,
@@ -80,11 +80,10 @@ export const DOCUMENT_SHAPE: Shape = {
 };
 
 const kindName = (k: Kind): string =>
-  typeof k === 'string'
-    ? k === 'stringMap' ? 'an object of string values' : `a ${k}`
-    : 'array' in k ? 'an array' : 'an object';
+  typeof k === 'string' ? (k === 'stringMap' ? 'an object of string values' : `a ${k}`) : 'array' in k ? 'an array' : 'an object';
 
-const typeOf = (v: unknown): string => (v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v === 'object' ? 'an object' : `a ${typeof v}`);
+const typeOf = (v: unknown): string =>
+  v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v === 'object' ? 'an object' : `a ${typeof v}`;
 
 function suggest(key: string, shape: Shape): string | undefined {
   const lower = key.toLowerCase();
@@ -93,7 +92,10 @@ function suggest(key: string, shape: Shape): string | undefined {
   for (const k of Object.keys(shape)) {
     if (k.toLowerCase() === lower) return k;
     const d = editDistance(lower, k.toLowerCase());
-    if (d < bestD) { bestD = d; best = k; }
+    if (d < bestD) {
+      bestD = d;
+      best = k;
+    }
   }
   return best;
 }
@@ -105,22 +107,37 @@ const join = (path: string, key: string): string =>
 
 function checkValue(r: Reporter, v: unknown, kind: Kind, path: string): void {
   if (kind === 'string' || kind === 'number') {
-    if (typeof v !== kind) r.report('INVALID_TYPE', path, `must be ${kindName(kind)}, got ${typeOf(v)}`, `write ${kindName(kind)}${kind === 'number' ? ' (no quotes)' : ''}`);
+    if (typeof v !== kind)
+      r.report(
+        'INVALID_TYPE',
+        path,
+        `must be ${kindName(kind)}, got ${typeOf(v)}`,
+        `write ${kindName(kind)}${kind === 'number' ? ' (no quotes)' : ''}`,
+      );
     return;
   }
   if (kind === 'stringMap') {
-    if (!isObj(v)) { r.report('INVALID_TYPE', path, `must be ${kindName(kind)}, got ${typeOf(v)}`, 'write an object such as {"team": "web"}'); return; }
+    if (!isObj(v)) {
+      r.report('INVALID_TYPE', path, `must be ${kindName(kind)}, got ${typeOf(v)}`, 'write an object such as {"team": "web"}');
+      return;
+    }
     for (const [k, x] of Object.entries(v)) {
       if (typeof x !== 'string') r.report('INVALID_TYPE', join(path, k), `must be a string, got ${typeOf(x)}`, 'quote the value');
     }
     return;
   }
   if ('array' in kind) {
-    if (!Array.isArray(v)) { r.report('INVALID_TYPE', path, `must be an array, got ${typeOf(v)}`, 'wrap the value in [ ]'); return; }
+    if (!Array.isArray(v)) {
+      r.report('INVALID_TYPE', path, `must be an array, got ${typeOf(v)}`, 'wrap the value in [ ]');
+      return;
+    }
     v.forEach((item, i) => checkValue(r, item, kind.array, `${path}${itemSegment(item, i, kind.keyed === true)}`));
     return;
   }
-  if (!isObj(v)) { r.report('INVALID_TYPE', path, `must be an object, got ${typeOf(v)}`, 'write an object { … } with the documented properties'); return; }
+  if (!isObj(v)) {
+    r.report('INVALID_TYPE', path, `must be an object, got ${typeOf(v)}`, 'write an object { … } with the documented properties');
+    return;
+  }
   checkShape(r, v, kind.object, path);
 }
 
@@ -130,7 +147,10 @@ const hasOwn = (o: object, k: string): boolean => Object.prototype.hasOwnPropert
 
 function checkShape(r: Reporter, v: Record<string, unknown>, shape: Shape, path: string): void {
   let entries = entriesOf.get(shape);
-  if (entries === undefined) { entries = Object.entries(shape); entriesOf.set(shape, entries); }
+  if (entries === undefined) {
+    entries = Object.entries(shape);
+    entriesOf.set(shape, entries);
+  }
   for (const [key, prop] of entries) {
     const x = hasOwn(v, key) ? v[key] : undefined;
     if (x === undefined) {
@@ -147,16 +167,24 @@ function checkShape(r: Reporter, v: Record<string, unknown>, shape: Shape, path:
   for (const key in v) {
     if (!hasOwn(v, key) || hasOwn(shape, key)) continue;
     const near = suggest(key, shape);
-    r.report('UNKNOWN_PROPERTY', join(path, key), `unknown property "${key}" is ignored; known here: ${Object.keys(shape).join(', ')}`,
-      near === undefined ? 'remove it' : `did you mean "${near}"?`);
+    r.report(
+      'UNKNOWN_PROPERTY',
+      join(path, key),
+      `unknown property "${key}" is ignored; known here: ${Object.keys(shape).join(', ')}`,
+      near === undefined ? 'remove it' : `did you mean "${near}"?`,
+    );
   }
 }
 
 /** Structural checks of a whole document. */
 export function checkDocumentStructure(r: Reporter, input: unknown): void {
   if (!isObj(input)) {
-    r.report('DOCUMENT_NOT_OBJECT', '$', `a tmkit/v1 document must be a JSON object, got ${typeOf(input)}`,
-      'start from {"apiVersion": "tmkit/v1", "profiles": []}');
+    r.report(
+      'DOCUMENT_NOT_OBJECT',
+      '$',
+      `a tmkit/v1 document must be a JSON object, got ${typeOf(input)}`,
+      'start from {"apiVersion": "tmkit/v1", "profiles": []}',
+    );
     return;
   }
   checkShape(r, input, DOCUMENT_SHAPE, '$');

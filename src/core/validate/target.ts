@@ -31,7 +31,8 @@ export function analyzeTarget(s: string): ClassifiedTarget | { problem: string }
     const ip = parseIp(s);
     if (ip) return { kind: ip.family === 4 ? 'ipv4' : 'ipv6', ip };
     if (/^[a-z][a-z0-9+.-]*:\/\//i.test(s)) return { problem: 'is a URL; give the host name only (no scheme or path)' };
-    if (/^[^:]+:\d+$/.test(s)) return { problem: 'has a port; a target is a host name or address only (the probe port is monitorConfig.port)' };
+    if (/^[^:]+:\d+$/.test(s))
+      return { problem: 'has a port; a target is a host name or address only (the probe port is monitorConfig.port)' };
     return { problem: 'is not a valid IPv6 address' };
   }
   if (/^[0-9.]+$/.test(s)) {

@@ -1,5 +1,4 @@
-export const isObj = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
+export const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 export const isInt = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v);
 
@@ -20,7 +19,10 @@ export function itemSegment(item: unknown, index: number, keyed: boolean): strin
 
 /** `a, b, c` quoted, at most `max` shown. */
 export function list(items: readonly string[], max = 5): string {
-  const shown = items.slice(0, max).map((s) => `"${s}"`).join(', ');
+  const shown = items
+    .slice(0, max)
+    .map((s) => `"${s}"`)
+    .join(', ');
   return items.length > max ? `${shown} and ${items.length - max} more` : shown;
 }
 
@@ -59,7 +61,10 @@ export function closestValue(v: string, allowed: readonly string[]): string | un
   let bestD = lower.length >= 8 ? 4 : 3;
   for (const a of allowed) {
     const d = editDistance(lower, a.toLowerCase());
-    if (d < bestD) { bestD = d; best = a; }
+    if (d < bestD) {
+      bestD = d;
+      best = a;
+    }
   }
   return best;
 }

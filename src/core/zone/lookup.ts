@@ -56,10 +56,7 @@ export interface ZoneOutcome {
 }
 
 /** What decided the answer. */
-export type ZoneMatch =
-  | 'class' | 'outside-zone' | 'transfer'
-  | 'apex' | 'name-server' | 'name-server-ancestor'
-  | 'routing';
+export type ZoneMatch = 'class' | 'outside-zone' | 'transfer' | 'apex' | 'name-server' | 'name-server-ancestor' | 'routing';
 
 export interface ZoneAnswer {
   rcode: 'NOERROR' | 'NXDOMAIN' | 'REFUSED';
@@ -84,11 +81,24 @@ export type RouteFn = (snapshot: RoutingSnapshot, query: RoutingQuery) => Routin
 const NONE: readonly ZoneRecord[] = [];
 const NO_ENDPOINTS: readonly string[] = [];
 
-function outcome(probability: number, answer: readonly ZoneRecord[], authority: readonly ZoneRecord[], additional: readonly ZoneRecord[], endpoints: readonly string[]): ZoneOutcome {
+function outcome(
+  probability: number,
+  answer: readonly ZoneRecord[],
+  authority: readonly ZoneRecord[],
+  additional: readonly ZoneRecord[],
+  endpoints: readonly string[],
+): ZoneOutcome {
   return { probability, answer, authority, additional, endpoints };
 }
 
-function reply(rcode: ZoneAnswer['rcode'], match: ZoneMatch, outcomes: readonly ZoneOutcome[], clientDependent = false, ecsScopePrefix?: number, profile?: string): ZoneAnswer {
+function reply(
+  rcode: ZoneAnswer['rcode'],
+  match: ZoneMatch,
+  outcomes: readonly ZoneOutcome[],
+  clientDependent = false,
+  ecsScopePrefix?: number,
+  profile?: string,
+): ZoneAnswer {
   return { rcode, aa: rcode !== 'REFUSED', outcomes, clientDependent, ecsScopePrefix, profile, match };
 }
 
@@ -115,16 +125,25 @@ function canonicalName(name: string): string {
   return n;
 }
 
-function one(match: ZoneMatch, answer: readonly ZoneRecord[], authority: readonly ZoneRecord[], additional: readonly ZoneRecord[] = NONE): ZoneAnswer {
+function one(
+  match: ZoneMatch,
+  answer: readonly ZoneRecord[],
+  authority: readonly ZoneRecord[],
+  additional: readonly ZoneRecord[] = NONE,
+): ZoneAnswer {
   return reply('NOERROR', match, [outcome(1, answer, authority, additional, NO_ENDPOINTS)]);
 }
 
 function apexAnswer(zone: Zone, type: string): ZoneAnswer {
   switch (type) {
-    case 'SOA': return one('apex', [zone.soaRecord], NONE);
-    case 'NS': return one('apex', zone.nsRecords, NONE, zone.glue);
-    case 'ANY': return one('apex', [zone.soaRecord, ...zone.nsRecords], NONE, zone.glue);
-    default: return one('apex', NONE, zone.negativeAuthority);
+    case 'SOA':
+      return one('apex', [zone.soaRecord], NONE);
+    case 'NS':
+      return one('apex', zone.nsRecords, NONE, zone.glue);
+    case 'ANY':
+      return one('apex', [zone.soaRecord, ...zone.nsRecords], NONE, zone.glue);
+    default:
+      return one('apex', NONE, zone.negativeAuthority);
   }
 }
 
@@ -162,7 +181,10 @@ export function lookup(zone: Zone, snapshot: RoutingSnapshot, question: ZoneQues
   let outcomes: ZoneOutcome[];
   if (rcode === 'NXDOMAIN' || res.outcomes.length === 0) {
     // A name with a name server below it exists (RFC 8020), whatever routing says about profiles.
-    if (rcode === 'NXDOMAIN' && zone.nonTerminals.has(name)) { rcode = 'NOERROR'; match = 'name-server-ancestor'; }
+    if (rcode === 'NXDOMAIN' && zone.nonTerminals.has(name)) {
+      rcode = 'NOERROR';
+      match = 'name-server-ancestor';
+    }
     outcomes = [outcome(1, NONE, zone.negativeAuthority, NONE, NO_ENDPOINTS)];
   } else {
     const ros = res.outcomes;

@@ -102,7 +102,8 @@ function nameProblem(name: string): string | undefined {
   if (n === '') return 'is empty';
   if (n.length > 253) return `is ${n.length} characters long (at most 253)`;
   const bad = n.split('.').find((l) => !LABEL.test(l));
-  if (bad !== undefined) return bad === '' ? 'has an empty label (two dots in a row)' : `has the label "${bad}" (a label is 1-63 letters, digits, '-' or '_')`;
+  if (bad !== undefined)
+    return bad === '' ? 'has an empty label (two dots in a row)' : `has the label "${bad}" (a label is 1-63 letters, digits, '-' or '_')`;
   return undefined;
 }
 
@@ -115,7 +116,11 @@ export function zoneProblems(config: ZoneConfig): ZoneProblem[] {
   const out: ZoneProblem[] = [];
   const apex = canonical(config.apex);
   if (apex === '') {
-    out.push(problem('DNS_ZONE_EMPTY', 'the zone must not be empty: give the domain tmkit is authoritative for (e.g. --zone tm.internal)', { path: 'apex' }));
+    out.push(
+      problem('DNS_ZONE_EMPTY', 'the zone must not be empty: give the domain tmkit is authoritative for (e.g. --zone tm.internal)', {
+        path: 'apex',
+      }),
+    );
   } else {
     const p = nameProblem(apex);
     if (p) out.push(problem('DNS_ZONE_NAME', `the zone "${config.apex}" ${p}: give a domain name such as tm.internal`, { path: 'apex' }));
@@ -125,19 +130,44 @@ export function zoneProblems(config: ZoneConfig): ZoneProblem[] {
     const v = soa[f];
     if (v === undefined) continue;
     const p = nameProblem(v);
-    if (p) out.push(problem('DNS_ZONE_SOA', `"${v}" ${p}: ${f === 'rname' ? 'write the mailbox in domain form (hostmaster@example.com is hostmaster.example.com)' : 'give the primary name server\'s host name'}`, { path: `soa.${f}` }));
+    if (p)
+      out.push(
+        problem(
+          'DNS_ZONE_SOA',
+          `"${v}" ${p}: ${f === 'rname' ? 'write the mailbox in domain form (hostmaster@example.com is hostmaster.example.com)' : "give the primary name server's host name"}`,
+          { path: `soa.${f}` },
+        ),
+      );
   }
-  const ints: Array<[keyof SoaConfig, number]> = [['serial', UINT32_MAX], ['refresh', UINT32_MAX], ['retry', UINT32_MAX], ['expire', UINT32_MAX], ['minimum', UINT32_MAX], ['ttl', TTL_MAX]];
+  const ints: Array<[keyof SoaConfig, number]> = [
+    ['serial', UINT32_MAX],
+    ['refresh', UINT32_MAX],
+    ['retry', UINT32_MAX],
+    ['expire', UINT32_MAX],
+    ['minimum', UINT32_MAX],
+    ['ttl', TTL_MAX],
+  ];
   for (const [f, max] of ints) {
     const v = soa[f];
     if (v === undefined) continue;
     if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > max) {
-      out.push(problem('DNS_ZONE_SOA', `${JSON.stringify(v)} is not a whole number from 0 to ${max}${f === 'ttl' ? ' (RFC 2181 §8)' : ' (RFC 1035 §3.3.13)'}`, { path: `soa.${f}` }));
+      out.push(
+        problem(
+          'DNS_ZONE_SOA',
+          `${JSON.stringify(v)} is not a whole number from 0 to ${max}${f === 'ttl' ? ' (RFC 2181 §8)' : ' (RFC 1035 §3.3.13)'}`,
+          { path: `soa.${f}` },
+        ),
+      );
     }
   }
   (config.nsNames ?? []).forEach((n, i) => {
     const p = nameProblem(n);
-    if (p) out.push(problem('DNS_ZONE_NAME', `the name server "${n}" ${p}: give a host name such as ns1.${apex || 'tm.internal'}`, { path: `nsNames[${i}]` }));
+    if (p)
+      out.push(
+        problem('DNS_ZONE_NAME', `the name server "${n}" ${p}: give a host name such as ns1.${apex || 'tm.internal'}`, {
+          path: `nsNames[${i}]`,
+        }),
+      );
   });
   for (const [name, addrs] of Object.entries(config.nsAddresses ?? {})) {
     if (addrs.length === 0) continue;
@@ -147,12 +177,25 @@ export function zoneProblems(config: ZoneConfig): ZoneProblem[] {
     if (p) {
       out.push(problem('DNS_ZONE_NAME', `the name server "${name}" ${p}: give a host name such as ns1.${apex || 'tm.internal'}`, { path }));
     } else if (apex !== '' && !isBelow(n, apex)) {
-      out.push(problem('DNS_ZONE_NS_ADDRESS', n === apex
-        ? `the zone apex ${apex} cannot have addresses (it answers SOA and NS only): name a server below it, such as ns1.${apex}`
-        : `${name} is outside the zone ${apex}, so tmkit is not authoritative for its addresses and serves no glue for it: drop the addresses, or name a server below ${apex}`, { path }));
+      out.push(
+        problem(
+          'DNS_ZONE_NS_ADDRESS',
+          n === apex
+            ? `the zone apex ${apex} cannot have addresses (it answers SOA and NS only): name a server below it, such as ns1.${apex}`
+            : `${name} is outside the zone ${apex}, so tmkit is not authoritative for its addresses and serves no glue for it: drop the addresses, or name a server below ${apex}`,
+          { path },
+        ),
+      );
     }
     addrs.forEach((a, i) => {
-      if (ipFamilyOf(a) === 0) out.push(problem('DNS_ZONE_NS_ADDRESS', `"${a}" is not an IPv4 or IPv6 address: give an address literal such as 192.0.2.53 or 2001:db8::53`, { path: `${path}[${i}]` }));
+      if (ipFamilyOf(a) === 0)
+        out.push(
+          problem(
+            'DNS_ZONE_NS_ADDRESS',
+            `"${a}" is not an IPv4 or IPv6 address: give an address literal such as 192.0.2.53 or 2001:db8::53`,
+            { path: `${path}[${i}]` },
+          ),
+        );
     });
   }
   return out;
@@ -161,7 +204,11 @@ export function zoneProblems(config: ZoneConfig): ZoneProblem[] {
 /** Thrown by `defineZone()`: every problem at once, each with its path. */
 export class ZoneConfigError extends TmkitError {
   constructor(readonly problems: ZoneProblem[]) {
-    super('DNS_ZONE_INVALID', `dns: the zone configuration is invalid: ${problems.map((p) => `${p.path}: ${p.message}`).join('; ')}`, problems);
+    super(
+      'DNS_ZONE_INVALID',
+      `dns: the zone configuration is invalid: ${problems.map((p) => `${p.path}: ${p.message}`).join('; ')}`,
+      problems,
+    );
   }
 }
 
@@ -188,7 +235,8 @@ export function defineZone(config: ZoneConfig): Zone {
     if (addrs.length === 0) continue;
     const n = canonical(name);
     const records = nameServers.get(n) ?? [];
-    for (const a of addrs) records.push(ipFamilyOf(a) === 6 ? { type: 'AAAA', name: n, ttl, data: a } : { type: 'A', name: n, ttl, data: a });
+    for (const a of addrs)
+      records.push(ipFamilyOf(a) === 6 ? { type: 'AAAA', name: n, ttl, data: a } : { type: 'A', name: n, ttl, data: a });
     nameServers.set(n, records);
   }
   const nonTerminals = new Set<string>();
@@ -230,7 +278,17 @@ export function nextSerial(serial: number): number {
 /** The same zone serving another SOA serial (an unsigned 32-bit integer). */
 export function withSerial(zone: Zone, serial: number): Zone {
   if (!Number.isInteger(serial) || serial < 0 || serial > UINT32_MAX) {
-    throw new ZoneConfigError([problem('DNS_ZONE_SOA', `${serial} is not a whole number from 0 to ${UINT32_MAX} (RFC 1035 §3.3.13)`, { path: 'soa.serial' })]);
+    throw new ZoneConfigError([
+      problem('DNS_ZONE_SOA', `${serial} is not a whole number from 0 to ${UINT32_MAX} (RFC 1035 §3.3.13)`, { path: 'soa.serial' }),
+    ]);
   }
-  return withRecords({ apex: zone.apex, suffix: zone.suffix, soa: { ...zone.soa, serial }, ttl: zone.ttl, nsNames: zone.nsNames, nameServers: zone.nameServers, nonTerminals: zone.nonTerminals });
+  return withRecords({
+    apex: zone.apex,
+    suffix: zone.suffix,
+    soa: { ...zone.soa, serial },
+    ttl: zone.ttl,
+    nsNames: zone.nsNames,
+    nameServers: zone.nameServers,
+    nonTerminals: zone.nonTerminals,
+  });
 }

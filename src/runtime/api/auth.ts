@@ -48,8 +48,11 @@ export function envToken(env: NodeJS.ProcessEnv = process.env): string | undefin
   const token = env.TMKIT_TOKEN?.trim();
   if (!token) return undefined;
   if (token.length < MIN_TOKEN_LENGTH) {
-    throw new TmkitError('TOKEN_TOO_SHORT', `TMKIT_TOKEN is ${token.length} character${token.length === 1 ? '' : 's'} long; the API token needs at least ${MIN_TOKEN_LENGTH} ` +
-      '(make one with `openssl rand -base64 32`, or unset TMKIT_TOKEN and tmkit serve generates one in <state-dir>/token)');
+    throw new TmkitError(
+      'TOKEN_TOO_SHORT',
+      `TMKIT_TOKEN is ${token.length} character${token.length === 1 ? '' : 's'} long; the API token needs at least ${MIN_TOKEN_LENGTH} ` +
+        '(make one with `openssl rand -base64 32`, or unset TMKIT_TOKEN and tmkit serve generates one in <state-dir>/token)',
+    );
   }
   return token;
 }

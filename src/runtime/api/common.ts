@@ -6,7 +6,14 @@
 import type { WriteResult } from '../../core/api';
 import { toWire } from '../../core/api';
 import { DEFAULT_STACK } from '../../core/model/types';
-import { StoreError, type EditProfileResult, type ProfileEdit, type PutProfileResult, type Store, type StoredProfile } from '../../core/store';
+import {
+  StoreError,
+  type EditProfileResult,
+  type ProfileEdit,
+  type PutProfileResult,
+  type Store,
+  type StoredProfile,
+} from '../../core/store';
 import { ApiProblem } from './errors';
 import { header, type Ctx, type Reply } from './http';
 import type { SummaryIndex } from './summaries';
@@ -32,7 +39,10 @@ export const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 
 export function stackOf(ctx: Ctx, required: boolean): string | undefined {
   const s = ctx.url.searchParams.get('stack') ?? header(ctx.req, 'tmkit-stack');
   if (s === undefined || s === null) return required ? DEFAULT_STACK : undefined;
-  if (!STACK_RE.test(s)) throw ApiProblem.of(400, 'BAD_REQUEST', `stack '${s}' is not a valid stack name (1–64 letters, digits, '.', '_', '-')`, { path: 'stack' });
+  if (!STACK_RE.test(s))
+    throw ApiProblem.of(400, 'BAD_REQUEST', `stack '${s}' is not a valid stack name (1–64 letters, digits, '.', '_', '-')`, {
+      path: 'stack',
+    });
   return s;
 }
 
@@ -47,7 +57,16 @@ export function profileReply(status: number, stack: string, r: PutProfileResult)
   return {
     status,
     headers: { etag: r.etag },
-    body: { name: r.profile.name, stack, etag: r.etag, revision: r.revision, created: r.created, changed: r.changed, profile: r.profile, warnings: r.warnings.map(toWire) },
+    body: {
+      name: r.profile.name,
+      stack,
+      etag: r.etag,
+      revision: r.revision,
+      created: r.created,
+      changed: r.changed,
+      profile: r.profile,
+      warnings: r.warnings.map(toWire),
+    },
   };
 }
 
@@ -72,7 +91,9 @@ export async function mustGet(c: ApiContext, name: string): Promise<StoredProfil
 async function mustGetOwned(c: ApiContext, name: string, stack: string | undefined): Promise<StoredProfile> {
   const current = await mustGet(c, name);
   if (stack !== undefined && current.stack !== stack) {
-    throw ApiProblem.of(409, 'STACK_CONFLICT', `profile '${current.profile.name}' is owned by stack '${current.stack}', not '${stack}'`, { path: 'stack' });
+    throw ApiProblem.of(409, 'STACK_CONFLICT', `profile '${current.profile.name}' is owned by stack '${current.stack}', not '${stack}'`, {
+      path: 'stack',
+    });
   }
   return current;
 }
@@ -85,21 +106,34 @@ async function mustGetOwned(c: ApiContext, name: string, stack: string | undefin
  * Terraform's parallel endpoint writes, commit together; a store without that (etcd) gets the edit re-applied
  * to a concurrently changed profile, up to RETRIES times.
  */
-export async function editProfile<T>(c: ApiContext, name: string, stack: string | undefined, explicitIfMatch: string | undefined, edit: (current: StoredProfile) => ProfileEdit<T>): Promise<EditProfileResult<T>> {
+export async function editProfile<T>(
+  c: ApiContext,
+  name: string,
+  stack: string | undefined,
+  explicitIfMatch: string | undefined,
+  edit: (current: StoredProfile) => ProfileEdit<T>,
+): Promise<EditProfileResult<T>> {
   for (let attempt = 0; ; attempt++) {
     // Resolves the stored name and answers 404 / 409 with the API's words before anything is queued.
     const current = await mustGetOwned(c, name, stack);
     const exact = current.profile.name;
     try {
       if (c.store.editProfile) {
-        return await c.store.editProfile(exact, edit, { ...(stack !== undefined ? { stack } : {}), ...(explicitIfMatch !== undefined ? { ifMatch: explicitIfMatch } : {}) });
+        return await c.store.editProfile(exact, edit, {
+          ...(stack !== undefined ? { stack } : {}),
+          ...(explicitIfMatch !== undefined ? { ifMatch: explicitIfMatch } : {}),
+        });
       }
       const { input, value } = edit(current);
       const r = await c.store.putProfile(input, { stack: current.stack, ifMatch: explicitIfMatch ?? current.etag });
       return { ...r, stack: current.stack, value };
     } catch (err) {
       // Gone, or re-owned, between the read above and the write: read again (and answer with the read's words).
-      const raced = err instanceof StoreError && (err.code === 'NOT_FOUND' || err.code === 'STACK_CONFLICT' || (err.code === 'PRECONDITION_FAILED' && explicitIfMatch === undefined));
+      const raced =
+        err instanceof StoreError &&
+        (err.code === 'NOT_FOUND' ||
+          err.code === 'STACK_CONFLICT' ||
+          (err.code === 'PRECONDITION_FAILED' && explicitIfMatch === undefined));
       if (raced && attempt < RETRIES) continue;
       throw err;
     }

@@ -24,12 +24,20 @@ export function dnssecRoutes(dnssec: DnssecApi | undefined): Route[] {
 
 async function rollover(dnssec: DnssecApi, ctx: Ctx): Promise<Reply<DnssecRolloverResult>> {
   const body = await readJson(ctx.req, DEFAULT_MAX_BODY);
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw ApiProblem.of(400, 'BAD_REQUEST', 'the body must be {"kind": "zone" | "ksk", "finish": false}', { path: '$' });
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    throw ApiProblem.of(400, 'BAD_REQUEST', 'the body must be {"kind": "zone" | "ksk", "finish": false}', { path: '$' });
   const b = body as Record<string, unknown>;
-  if (b.kind !== undefined && b.kind !== 'zone' && b.kind !== 'ksk') throw ApiProblem.of(400, 'BAD_REQUEST', `kind ${JSON.stringify(b.kind)}: "zone" (the CSK, or the ZSK with split keys) or "ksk"`, { path: 'kind' });
-  if (b.finish !== undefined && typeof b.finish !== 'boolean') throw ApiProblem.of(400, 'BAD_REQUEST', 'finish is true or false', { path: 'finish' });
+  if (b.kind !== undefined && b.kind !== 'zone' && b.kind !== 'ksk')
+    throw ApiProblem.of(400, 'BAD_REQUEST', `kind ${JSON.stringify(b.kind)}: "zone" (the CSK, or the ZSK with split keys) or "ksk"`, {
+      path: 'kind',
+    });
+  if (b.finish !== undefined && typeof b.finish !== 'boolean')
+    throw ApiProblem.of(400, 'BAD_REQUEST', 'finish is true or false', { path: 'finish' });
   try {
-    return { status: 200, body: await dnssec.rollover({ kind: (b.kind as 'zone' | 'ksk' | undefined) ?? 'zone', finish: b.finish === true }) };
+    return {
+      status: 200,
+      body: await dnssec.rollover({ kind: (b.kind as 'zone' | 'ksk' | undefined) ?? 'zone', finish: b.finish === true }),
+    };
   } catch (err) {
     // Refused now (a rollover under way, nothing to finish): the request is fine, the keys' state is not.
     if (err instanceof DnssecKeyError) throw ApiProblem.of(409, 'DNSSEC_ROLLOVER', err.message);

@@ -13,9 +13,14 @@ import { ApiProblem } from './errors';
 import { header, readJson, route, type Ctx, type Reply, type Route } from './http';
 
 export function endpointRoutes(c: ApiContext): Route[] {
-  return [route('/v1/profiles/{name}/endpoints/{endpoint}', {
-    GET: (x) => getEndpoint(c, x), PUT: (x) => putEndpoint(c, x), PATCH: (x) => patchEndpoint(c, x), DELETE: (x) => deleteEndpoint(c, x),
-  })];
+  return [
+    route('/v1/profiles/{name}/endpoints/{endpoint}', {
+      GET: (x) => getEndpoint(c, x),
+      PUT: (x) => putEndpoint(c, x),
+      PATCH: (x) => patchEndpoint(c, x),
+      DELETE: (x) => deleteEndpoint(c, x),
+    }),
+  ];
 }
 
 /** RFC 9110 §13.1 against one endpoint's ETag (`*`: it exists). Throws 412 naming what changed. */
@@ -26,17 +31,30 @@ function checkEndpointConditions(where: string, etag: string | undefined, c: { i
     return etag !== undefined && tags.some((t) => t === etag || `"${t}"` === etag);
   };
   if (c.ifMatch !== undefined && !matches(c.ifMatch)) {
-    throw ApiProblem.of(412, 'PRECONDITION_FAILED', etag === undefined
-      ? `${where} does not exist, so If-Match ${c.ifMatch} cannot match`
-      : `${where} has changed: If-Match ${c.ifMatch} does not match its current ETag ${etag}; read it again and retry`);
+    throw ApiProblem.of(
+      412,
+      'PRECONDITION_FAILED',
+      etag === undefined
+        ? `${where} does not exist, so If-Match ${c.ifMatch} cannot match`
+        : `${where} has changed: If-Match ${c.ifMatch} does not match its current ETag ${etag}; read it again and retry`,
+    );
   }
   if (c.ifNoneMatch !== undefined && matches(c.ifNoneMatch)) {
-    throw ApiProblem.of(412, 'PRECONDITION_FAILED', `${where} already exists (ETag ${etag}) and If-None-Match ${c.ifNoneMatch} asks to create only`);
+    throw ApiProblem.of(
+      412,
+      'PRECONDITION_FAILED',
+      `${where} already exists (ETag ${etag}) and If-None-Match ${c.ifNoneMatch} asks to create only`,
+    );
   }
 }
 
 function endpointNotFound(p: Profile, name: string): ApiProblem {
-  return ApiProblem.of(404, 'NOT_FOUND', `profile '${p.name}' has no endpoint '${name}' (it has ${p.endpoints.map((e) => `'${e.name}'`).join(', ') || 'none'})`, { path: `profiles[${p.name}].endpoints[${name}]` });
+  return ApiProblem.of(
+    404,
+    'NOT_FOUND',
+    `profile '${p.name}' has no endpoint '${name}' (it has ${p.endpoints.map((e) => `'${e.name}'`).join(', ') || 'none'})`,
+    { path: `profiles[${p.name}].endpoints[${name}]` },
+  );
 }
 
 async function getEndpoint(c: ApiContext, ctx: Ctx): Promise<Reply> {
@@ -55,10 +73,21 @@ async function putEndpoint(c: ApiContext, ctx: Ctx): Promise<Reply<EndpointWrite
   const urlEndpoint = ctx.params[1]!;
   const stack = stackOf(ctx, false);
   const body = await readJson(ctx.req, c.maxBody);
-  if (!isObj(body)) throw ApiProblem.of(400, 'BAD_REQUEST', 'the body must be one endpoint (a JSON object), e.g. {"type":"externalEndpoints","target":"192.0.2.10"}', { path: '$' });
+  if (!isObj(body))
+    throw ApiProblem.of(
+      400,
+      'BAD_REQUEST',
+      'the body must be one endpoint (a JSON object), e.g. {"type":"externalEndpoints","target":"192.0.2.10"}',
+      { path: '$' },
+    );
   if (body.name === undefined) body.name = urlEndpoint;
   else if (typeof body.name !== 'string' || body.name.toLowerCase() !== urlEndpoint.toLowerCase()) {
-    throw ApiProblem.of(400, 'NAME_MISMATCH', `the body names endpoint '${String(body.name)}' but the URL names '${urlEndpoint}'; they must be equal`, { path: `endpoints[${urlEndpoint}].name` });
+    throw ApiProblem.of(
+      400,
+      'NAME_MISMATCH',
+      `the body names endpoint '${String(body.name)}' but the URL names '${urlEndpoint}'; they must be equal`,
+      { path: `endpoints[${urlEndpoint}].name` },
+    );
   }
   const cond = conditions(ctx);
   // The client's If-Match is the endpoint's, checked against the profile as the write finds it.
@@ -67,7 +96,12 @@ async function putEndpoint(c: ApiContext, ctx: Ctx): Promise<Reply<EndpointWrite
     const existing = findEndpoint(current.profile, urlEndpoint);
     checkEndpointConditions(`endpoint '${name}/${urlEndpoint}'`, existing ? endpointEtag(name, existing) : undefined, cond);
     if (existing && existing.name !== body.name) {
-      throw ApiProblem.of(409, 'PROFILE_NAME_CONFLICT', `endpoint names are case-insensitive and profile '${name}' already has endpoint '${existing.name}'; use that name or delete it first`, { path: `profiles[${name}].endpoints[${String(body.name)}].name` });
+      throw ApiProblem.of(
+        409,
+        'PROFILE_NAME_CONFLICT',
+        `endpoint names are case-insensitive and profile '${name}' already has endpoint '${existing.name}'; use that name or delete it first`,
+        { path: `profiles[${name}].endpoints[${String(body.name)}].name` },
+      );
     }
     const { input, created } = withEndpoint(current.profile, body as unknown as EndpointInput);
     return { input, value: created };
@@ -78,7 +112,17 @@ async function putEndpoint(c: ApiContext, ctx: Ctx): Promise<Reply<EndpointWrite
   return {
     status: r.value ? 201 : 200,
     headers: { etag, 'tmkit-profile-etag': r.etag },
-    body: { profile: name, stack: r.stack, etag, profileEtag: r.etag, revision: r.revision, created: r.value, changed: r.changed, endpoint: stored, warnings: r.warnings.map(toWire) },
+    body: {
+      profile: name,
+      stack: r.stack,
+      etag,
+      profileEtag: r.etag,
+      revision: r.revision,
+      created: r.value,
+      changed: r.changed,
+      endpoint: stored,
+      warnings: r.warnings.map(toWire),
+    },
   };
 }
 
@@ -89,12 +133,20 @@ async function deleteEndpoint(c: ApiContext, ctx: Ctx): Promise<Reply<EndpointDe
   // The client's If-Match is the endpoint's, checked against the profile as the write finds it.
   const r = await editProfile(c, ctx.params[0]!, stack, undefined, (current) => {
     const existing = findEndpoint(current.profile, endpoint);
-    checkEndpointConditions(`endpoint '${current.profile.name}/${endpoint}'`, existing ? endpointEtag(current.profile.name, existing) : undefined, cond);
+    checkEndpointConditions(
+      `endpoint '${current.profile.name}/${endpoint}'`,
+      existing ? endpointEtag(current.profile.name, existing) : undefined,
+      cond,
+    );
     const input = withoutEndpoint(current.profile, endpoint);
     if (!input) throw endpointNotFound(current.profile, endpoint);
     return { input, value: existing!.name };
   });
-  return { status: 200, headers: { 'tmkit-profile-etag': r.etag }, body: { profile: r.profile.name, endpoint: r.value, deleted: true, profileEtag: r.etag, revision: r.revision } };
+  return {
+    status: 200,
+    headers: { 'tmkit-profile-etag': r.etag },
+    body: { profile: r.profile.name, endpoint: r.value, deleted: true, profileEtag: r.etag, revision: r.revision },
+  };
 }
 
 /** `PATCH …/endpoints/{endpoint}`: a JSON merge patch of one endpoint; `If-Match` is the profile's ETag. */
@@ -102,9 +154,17 @@ async function patchEndpoint(c: ApiContext, ctx: Ctx): Promise<Reply<WriteResult
   const endpointName = ctx.params[1]!;
   const stack = stackOf(ctx, false);
   const patch = await readJson(ctx.req, c.maxBody);
-  if (!isObj(patch)) throw ApiProblem.of(400, 'BAD_REQUEST', 'the body must be a JSON object of endpoint properties, e.g. {"endpointStatus":"Disabled"}', { path: '$' });
+  if (!isObj(patch))
+    throw ApiProblem.of(400, 'BAD_REQUEST', 'the body must be a JSON object of endpoint properties, e.g. {"endpointStatus":"Disabled"}', {
+      path: '$',
+    });
   if ('name' in patch && patch.name !== endpointName) {
-    throw ApiProblem.of(400, 'NAME_MISMATCH', `an endpoint cannot be renamed by PATCH (body name '${String(patch.name)}', URL '${endpointName}'); PUT the profile instead`, { path: `profiles[${ctx.params[0]!}].endpoints[${endpointName}].name` });
+    throw ApiProblem.of(
+      400,
+      'NAME_MISMATCH',
+      `an endpoint cannot be renamed by PATCH (body name '${String(patch.name)}', URL '${endpointName}'); PUT the profile instead`,
+      { path: `profiles[${ctx.params[0]!}].endpoints[${endpointName}].name` },
+    );
   }
   const explicit = header(ctx.req, 'if-match');
   const r = await editProfile(c, ctx.params[0]!, stack, explicit, (current) => {

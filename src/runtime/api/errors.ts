@@ -11,7 +11,13 @@ export class ApiProblem extends TmkitError {
     super(errors[0]?.code ?? 'INTERNAL', errors.map((e) => e.message).join('; '), errors);
   }
 
-  static of(status: number, code: ErrorCode, message: string, extra: { path?: string; hint?: string } = {}, headers: Record<string, string> = {}): ApiProblem {
+  static of(
+    status: number,
+    code: ErrorCode,
+    message: string,
+    extra: { path?: string; hint?: string } = {},
+    headers: Record<string, string> = {},
+  ): ApiProblem {
     const d: Diagnostic = { severity: 'error', code, path: extra.path ?? '', message };
     if (extra.hint !== undefined) d.hint = extra.hint;
     return new ApiProblem(status, [d], headers);

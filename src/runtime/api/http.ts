@@ -25,10 +25,19 @@ export interface Ctx {
  * A handler's answer: status, JSON body (or text, or bytes), extra headers. `streamed`: the handler took over
  * the response itself (Server-Sent Events) and nothing is sent for it.
  */
-export interface Reply<T = unknown> { status: number; body: T; headers?: Record<string, string>; streamed?: boolean }
+export interface Reply<T = unknown> {
+  status: number;
+  body: T;
+  headers?: Record<string, string>;
+  streamed?: boolean;
+}
 export type Handler = (ctx: Ctx) => Promise<Reply>;
 /** A compiled route (made by `route`): `name` labels its metrics and log lines. */
-export interface Route { pattern: RegExp; name: string; methods: Record<string, Handler> }
+export interface Route {
+  pattern: RegExp;
+  name: string;
+  methods: Record<string, Handler>;
+}
 
 const escapeRe = (s: string): string => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 
@@ -43,7 +52,11 @@ export function route(path: string, methods: Record<string, Handler>, alsoAt: st
   const rest = path.endsWith('/*');
   const name = rest ? path.slice(0, -1) : path;
   const segments = name.split('/').slice(1);
-  if (!name.startsWith('/') || segments.slice(0, -1).some((s) => s === '') || segments.some((s) => !/^(?:\{[A-Za-z]\w*\}|[^{}*]*)$/.test(s))) {
+  if (
+    !name.startsWith('/') ||
+    segments.slice(0, -1).some((s) => s === '') ||
+    segments.some((s) => !/^(?:\{[A-Za-z]\w*\}|[^{}*]*)$/.test(s))
+  ) {
     throw new Error(`route pattern '${path}': write /literal/{param}/… with each {param} a whole segment, and * only as a final /*`);
   }
   const source = segments.map((s) => `\\/${s.startsWith('{') ? '([^/]+)' : escapeRe(s)}`).join('') + (rest ? '.*' : '');
@@ -106,8 +119,14 @@ function lingerOnClose(res: ServerResponse): void {
  */
 export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
-    const tooLarge = (): ApiProblem => ApiProblem.of(413, 'PAYLOAD_TOO_LARGE',
-      `the request body is larger than the ${limit}-byte limit; send one profile per request`, {}, { connection: 'close' });
+    const tooLarge = (): ApiProblem =>
+      ApiProblem.of(
+        413,
+        'PAYLOAD_TOO_LARGE',
+        `the request body is larger than the ${limit}-byte limit; send one profile per request`,
+        {},
+        { connection: 'close' },
+      );
     const declared = Number(req.headers['content-length'] ?? NaN);
     if (declared > limit) {
       // No 100 Continue for it (RFC 9110 §10.1.1): a client that waits for one reads the 413 and sends nothing.
@@ -137,7 +156,12 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
     // The client went away before the end (Node reports it as an 'aborted' ECONNRESET error, then 'close'):
     // settle with a 400, so the handler finishes and the request is logged as any refused request, not as
     // a server failure. No one reads the answer.
-    const early = (): void => { if (!settled) { settled = true; reject(ApiProblem.of(400, 'BAD_REQUEST', 'the request body ended early: the client closed the connection')); } };
+    const early = (): void => {
+      if (!settled) {
+        settled = true;
+        reject(ApiProblem.of(400, 'BAD_REQUEST', 'the request body ended early: the client closed the connection'));
+      }
+    };
     req.on('error', early);
     req.on('close', early);
   });
@@ -159,11 +183,13 @@ export function jsonDeeperThan(text: string, limit: number): boolean {
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (inString) {
-      if (c === 0x5c) i++; // backslash: skip the escaped character
+      if (c === 0x5c)
+        i++; // backslash: skip the escaped character
       else if (c === 0x22) inString = false;
     } else if (c === 0x22) inString = true;
-    else if (c === 0x7b || c === 0x5b) { if (++depth > limit) return true; }
-    else if (c === 0x7d || c === 0x5d) depth--;
+    else if (c === 0x7b || c === 0x5b) {
+      if (++depth > limit) return true;
+    } else if (c === 0x7d || c === 0x5d) depth--;
   }
   return false;
 }
@@ -175,10 +201,18 @@ export async function readJson(req: IncomingMessage, limit: number): Promise<unk
   try {
     text = utf8.decode(buf);
   } catch {
-    throw ApiProblem.of(400, 'MALFORMED_JSON', 'the request body is not valid UTF-8; send JSON encoded as UTF-8 (names, tags and every other string)');
+    throw ApiProblem.of(
+      400,
+      'MALFORMED_JSON',
+      'the request body is not valid UTF-8; send JSON encoded as UTF-8 (names, tags and every other string)',
+    );
   }
   if (jsonDeeperThan(text, MAX_JSON_DEPTH)) {
-    throw ApiProblem.of(400, 'JSON_TOO_DEEP', `the request body nests objects and arrays more than ${MAX_JSON_DEPTH} levels deep; a profile needs far fewer (flatten values such as tags)`);
+    throw ApiProblem.of(
+      400,
+      'JSON_TOO_DEEP',
+      `the request body nests objects and arrays more than ${MAX_JSON_DEPTH} levels deep; a profile needs far fewer (flatten values such as tags)`,
+    );
   }
   try {
     return JSON.parse(text) as unknown;
@@ -200,7 +234,9 @@ export class HttpApi {
   readonly server: Server;
 
   constructor(private readonly options: HttpApiOptions) {
-    this.server = createServer({ requestTimeout: 30_000, headersTimeout: 10_000, keepAliveTimeout: 5_000 }, (req, res) => { void this.handle(req, res); });
+    this.server = createServer({ requestTimeout: 30_000, headersTimeout: 10_000, keepAliveTimeout: 5_000 }, (req, res) => {
+      void this.handle(req, res);
+    });
     // `Expect: 100-continue`: the 100 goes out only when the handler reads the body (not for a 401, a 404 or
     // a declared body over the limit, which get their final status instead).
     this.server.on('checkContinue', (req, res) => {
@@ -223,10 +259,16 @@ export class HttpApi {
   /** Stops accepting connections, lets in-flight requests finish (up to `graceMs`), then closes the rest. */
   close(graceMs = 5_000): Promise<void> {
     return new Promise((resolve) => {
-      if (!this.server.listening) { resolve(); return; }
+      if (!this.server.listening) {
+        resolve();
+        return;
+      }
       const t = setTimeout(() => this.server.closeAllConnections(), graceMs);
       t.unref();
-      this.server.close(() => { clearTimeout(t); resolve(); });
+      this.server.close(() => {
+        clearTimeout(t);
+        resolve();
+      });
       this.server.closeIdleConnections();
     });
   }
@@ -249,18 +291,33 @@ export class HttpApi {
       let matched = this.match(this.options.open, url.pathname);
       if (!matched) {
         if (!bearerMatches(header(req, 'authorization'), this.options.token)) {
-          throw ApiProblem.of(401, 'UNAUTHORIZED',
+          throw ApiProblem.of(
+            401,
+            'UNAUTHORIZED',
             'missing or wrong bearer token: send "Authorization: Bearer <token>" (the token is in <state-dir>/token or TMKIT_TOKEN)',
-            {}, { 'www-authenticate': 'Bearer realm="tmkit"' });
+            {},
+            { 'www-authenticate': 'Bearer realm="tmkit"' },
+          );
         }
         matched = this.match(this.options.routes, url.pathname);
       }
-      if (!matched) throw ApiProblem.of(404, 'ROUTE_NOT_FOUND', `no API route ${url.pathname}; see GET /v1/profiles, /v1/resolve, /v1/resources, /healthz, /metrics`);
+      if (!matched)
+        throw ApiProblem.of(
+          404,
+          'ROUTE_NOT_FOUND',
+          `no API route ${url.pathname}; see GET /v1/profiles, /v1/resolve, /v1/resources, /healthz, /metrics`,
+        );
       routeName = matched.route.name;
       const handler = matched.route.methods[method] ?? (method === 'HEAD' ? matched.route.methods.GET : undefined);
       if (!handler) {
         const allow = Object.keys(matched.route.methods).join(', ');
-        throw ApiProblem.of(405, 'METHOD_NOT_ALLOWED', `${method} is not allowed on ${matched.route.name}; allowed: ${allow}`, {}, { allow });
+        throw ApiProblem.of(
+          405,
+          'METHOD_NOT_ALLOWED',
+          `${method} is not allowed on ${matched.route.name}; allowed: ${allow}`,
+          {},
+          { allow },
+        );
       }
       let params: string[];
       try {

@@ -3,7 +3,16 @@
  * `/v1/audit`, `/v1/drills` and `/v1/nodes`. The handlers parse the request; the runtime's `OperationsPort`
  * (operations.ts) decides and writes. A server without it (the API tests' harness) answers 503.
  */
-import type { AuditList, DrillList, DrillReport, FailbackResult, NodeList, OverrideDeleteResult, OverrideList, OverrideResult } from '../../core/api';
+import type {
+  AuditList,
+  DrillList,
+  DrillReport,
+  FailbackResult,
+  NodeList,
+  OverrideDeleteResult,
+  OverrideList,
+  OverrideResult,
+} from '../../core/api';
 import type { ErrorCode } from '../../core/codes';
 import { isRefusal, type OperationsPort, type OperationsResult } from '../operations';
 import { findProfile, isObj, mustGet, type ApiContext } from './common';
@@ -18,11 +27,17 @@ export function operationsRoutes(c: ApiContext, ops: OperationsPort | undefined)
     return ops;
   };
   return [
-    route('/v1/overrides', { GET: async () => ({ status: 200, body: on().listOverrides() }) as Reply<OverrideList>, POST: (x) => createOverride(c, on(), x) }),
+    route('/v1/overrides', {
+      GET: async () => ({ status: 200, body: on().listOverrides() }) as Reply<OverrideList>,
+      POST: (x) => createOverride(c, on(), x),
+    }),
     route('/v1/overrides/{id}', { DELETE: (x) => clearOverride(on(), x) }),
     route('/v1/profiles/{name}/endpoints/{endpoint}/failback', { POST: (x) => failback(c, on(), x) }),
     route('/v1/audit', { GET: async (x): Promise<Reply<AuditList>> => ({ status: 200, body: await on().audit(limitOf(x, 100, 10_000)) }) }),
-    route('/v1/drills', { GET: async (x): Promise<Reply<DrillList>> => ({ status: 200, body: await on().drills(limitOf(x, 20, 500)) }), POST: (x) => putDrill(c, on(), x) }),
+    route('/v1/drills', {
+      GET: async (x): Promise<Reply<DrillList>> => ({ status: 200, body: await on().drills(limitOf(x, 20, 500)) }),
+      POST: (x) => putDrill(c, on(), x),
+    }),
     route('/v1/nodes', { GET: async (): Promise<Reply<NodeList>> => ({ status: 200, body: on().nodes() }) }),
   ];
 }
@@ -38,7 +53,8 @@ function limitOf(ctx: Ctx, dflt: number, max: number): number {
   const raw = ctx.url.searchParams.get('limit');
   if (raw === null) return dflt;
   const n = Number(raw);
-  if (!Number.isInteger(n) || n < 1 || n > max) throw ApiProblem.of(400, 'BAD_REQUEST', `limit '${raw}' is not an integer 1–${max}`, { path: 'limit' });
+  if (!Number.isInteger(n) || n < 1 || n > max)
+    throw ApiProblem.of(400, 'BAD_REQUEST', `limit '${raw}' is not an integer 1–${max}`, { path: 'limit' });
   return n;
 }
 
@@ -47,14 +63,18 @@ async function whoAndWhy(c: ApiContext, ctx: Ctx): Promise<{ who: string; reason
   const raw = await readBody(ctx.req, c.maxBody);
   let body: Record<string, unknown> = {};
   if (raw.length > 0) {
-    try { const v = JSON.parse(raw.toString('utf8')) as unknown; if (isObj(v)) body = v; } catch {
+    try {
+      const v = JSON.parse(raw.toString('utf8')) as unknown;
+      if (isObj(v)) body = v;
+    } catch {
       throw ApiProblem.of(400, 'MALFORMED_JSON', 'the request body is not valid JSON; send {"who": "...", "reason": "..."} or nothing');
     }
   }
   const who = ctx.url.searchParams.get('who') ?? (typeof body.who === 'string' ? body.who : 'api');
   const reason = ctx.url.searchParams.get('reason') ?? (typeof body.reason === 'string' ? body.reason : undefined);
   if (!WHO.test(who)) throw ApiProblem.of(400, 'BAD_REQUEST', 'who is a name of 1–64 letters, digits, spaces and ._@:/-', { path: 'who' });
-  if (reason !== undefined && reason.length > 500) throw ApiProblem.of(400, 'BAD_REQUEST', 'reason is at most 500 characters', { path: 'reason' });
+  if (reason !== undefined && reason.length > 500)
+    throw ApiProblem.of(400, 'BAD_REQUEST', 'reason is at most 500 characters', { path: 'reason' });
   return { who, ...(reason !== undefined && reason !== '' ? { reason } : {}) };
 }
 
@@ -80,9 +100,24 @@ const STATUSES = new Set(['running', 'passed', 'failed', 'aborted']);
 
 async function putDrill(c: ApiContext, ops: OperationsPort, ctx: Ctx): Promise<Reply<DrillReport>> {
   const b = await readJson(ctx.req, c.maxBody);
-  if (!isObj(b) || typeof b.id !== 'string' || !/^[A-Za-z0-9._-]{1,64}$/.test(b.id) || typeof b.profile !== 'string' || typeof b.endpoint !== 'string'
-    || typeof b.status !== 'string' || !STATUSES.has(b.status) || typeof b.startedAt !== 'string' || Number.isNaN(Date.parse(b.startedAt)) || !Array.isArray(b.nodes)) {
-    throw ApiProblem.of(400, 'BAD_REQUEST', 'the body must be a drill report: {"id", "profile", "endpoint", "status": "running|passed|failed|aborted", "startedAt", "nodes": [...], …} (tmkit drill writes it)', { path: '$' });
+  if (
+    !isObj(b) ||
+    typeof b.id !== 'string' ||
+    !/^[A-Za-z0-9._-]{1,64}$/.test(b.id) ||
+    typeof b.profile !== 'string' ||
+    typeof b.endpoint !== 'string' ||
+    typeof b.status !== 'string' ||
+    !STATUSES.has(b.status) ||
+    typeof b.startedAt !== 'string' ||
+    Number.isNaN(Date.parse(b.startedAt)) ||
+    !Array.isArray(b.nodes)
+  ) {
+    throw ApiProblem.of(
+      400,
+      'BAD_REQUEST',
+      'the body must be a drill report: {"id", "profile", "endpoint", "status": "running|passed|failed|aborted", "startedAt", "nodes": [...], …} (tmkit drill writes it)',
+      { path: '$' },
+    );
   }
   return { status: 200, body: await ops.putDrill(b as unknown as DrillReport) };
 }

@@ -18,7 +18,10 @@ export function profileRoutes(c: ApiContext): Route[] {
   return [
     route('/v1/profiles', { GET: (x) => listProfiles(c, x) }),
     route('/v1/profiles/{name}', {
-      GET: (x) => getProfile(c, x), PUT: (x) => putProfile(c, x), PATCH: (x) => patchProfile(c, x), DELETE: (x) => deleteProfile(c, x),
+      GET: (x) => getProfile(c, x),
+      PUT: (x) => putProfile(c, x),
+      PATCH: (x) => patchProfile(c, x),
+      DELETE: (x) => deleteProfile(c, x),
     }),
   ];
 }
@@ -31,7 +34,12 @@ async function listProfiles(c: ApiContext, ctx: Ctx): Promise<Reply<ProfileList 
   const stack = stackOf(ctx, false);
   const view = ctx.url.searchParams.get('view');
   if (view !== null && view !== 'summary' && view !== 'full') {
-    throw ApiProblem.of(400, 'BAD_REQUEST', `view '${view}' is not known: use view=summary (names, stacks, ETags, relativeNames, nested children) or view=full (the default)`, { path: 'view' });
+    throw ApiProblem.of(
+      400,
+      'BAD_REQUEST',
+      `view '${view}' is not known: use view=summary (names, stacks, ETags, relativeNames, nested children) or view=full (the default)`,
+      { path: 'view' },
+    );
   }
   if (view === 'summary') {
     const { revision, profiles } = await c.summaries.list();
@@ -41,7 +49,9 @@ async function listProfiles(c: ApiContext, ctx: Ctx): Promise<Reply<ProfileList 
   let rows: StoredProfile[];
   const names = stack === undefined ? undefined : await c.summaries.namesOf(stack);
   if (names !== undefined && names.length <= STACK_READ_ROWS) {
-    rows = (await Promise.all(names.map((n) => c.store.getProfile(n)))).filter((p): p is StoredProfile => p !== undefined && p.stack === stack);
+    rows = (await Promise.all(names.map((n) => c.store.getProfile(n)))).filter(
+      (p): p is StoredProfile => p !== undefined && p.stack === stack,
+    );
     rows.sort((a, b) => (a.profile.name < b.profile.name ? -1 : a.profile.name > b.profile.name ? 1 : 0));
   } else {
     rows = (await c.store.getProfiles()).filter((p) => stack === undefined || p.stack === stack);
@@ -64,7 +74,12 @@ async function putProfile(c: ApiContext, ctx: Ctx): Promise<Reply<WriteResult>> 
   // {"name":"web"} writes web). A name that differs from a stored one only in case is a conflict.
   if (body.name === undefined) body.name = urlName;
   else if (typeof body.name !== 'string' || body.name.toLowerCase() !== urlName.toLowerCase()) {
-    throw ApiProblem.of(400, 'NAME_MISMATCH', `the body names profile '${String(body.name)}' but the URL names '${urlName}'; they must be equal`, { path: `profiles[${urlName}].name` });
+    throw ApiProblem.of(
+      400,
+      'NAME_MISMATCH',
+      `the body names profile '${String(body.name)}' but the URL names '${urlName}'; they must be equal`,
+      { path: `profiles[${urlName}].name` },
+    );
   }
   const r = await c.store.putProfile(body as unknown as ProfileInput, { stack, ...conditions(ctx) });
   return profileReply(r.created ? 201 : 200, stack, r);
@@ -74,7 +89,10 @@ async function putProfile(c: ApiContext, ctx: Ctx): Promise<Reply<WriteResult>> 
 async function patchProfile(c: ApiContext, ctx: Ctx): Promise<Reply<WriteResult>> {
   const stack = stackOf(ctx, false);
   const patch = await readJson(ctx.req, c.maxBody);
-  if (!isObj(patch)) throw ApiProblem.of(400, 'BAD_REQUEST', 'the body must be a JSON merge patch of profile settings, e.g. {"dnsConfig":{"ttl":60}}', { path: '$' });
+  if (!isObj(patch))
+    throw ApiProblem.of(400, 'BAD_REQUEST', 'the body must be a JSON merge patch of profile settings, e.g. {"dnsConfig":{"ttl":60}}', {
+      path: '$',
+    });
   const explicit = header(ctx.req, 'if-match');
   const r = await editProfile(c, ctx.params[0]!, stack, explicit, (current) => {
     const edited = withSettingsPatch(current.profile, patch);

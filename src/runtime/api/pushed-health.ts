@@ -15,9 +15,13 @@ import { ApiProblem } from './errors';
 import { readJson, route, type Ctx, type Reply, type Route } from './http';
 
 export function pushedHealthRoutes(c: ApiContext, pushed: PushedHealthApi | undefined): Route[] {
-  return [route('/v1/profiles/{name}/endpoints/{endpoint}/health', {
-    GET: (x) => get(c, pushed, x), PUT: (x) => put(c, pushed, x), DELETE: (x) => clear(c, pushed, x),
-  })];
+  return [
+    route('/v1/profiles/{name}/endpoints/{endpoint}/health', {
+      GET: (x) => get(c, pushed, x),
+      PUT: (x) => put(c, pushed, x),
+      DELETE: (x) => clear(c, pushed, x),
+    }),
+  ];
 }
 
 function on(pushed: PushedHealthApi | undefined): PushedHealthApi {
@@ -29,12 +33,23 @@ function on(pushed: PushedHealthApi | undefined): PushedHealthApi {
 async function keyOf(c: ApiContext, ctx: Ctx, forWrite: boolean): Promise<string> {
   const p = await mustGet(c, ctx.params[0]!);
   const e = findEndpoint(p.profile, ctx.params[1]!);
-  if (!e) throw ApiProblem.of(404, 'NOT_FOUND', `profile '${p.profile.name}' has no endpoint '${ctx.params[1]!}'`, { path: `profiles[${p.profile.name}].endpoints[${ctx.params[1]!}]` });
+  if (!e)
+    throw ApiProblem.of(404, 'NOT_FOUND', `profile '${p.profile.name}' has no endpoint '${ctx.params[1]!}'`, {
+      path: `profiles[${p.profile.name}].endpoints[${ctx.params[1]!}]`,
+    });
   if (forWrite && e.type === 'nestedEndpoints') {
-    throw ApiProblem.of(409, 'HEALTH_NOT_APPLICABLE', `endpoint '${e.name}' is nested: its status comes from its child profile; push health to the child's endpoints instead`);
+    throw ApiProblem.of(
+      409,
+      'HEALTH_NOT_APPLICABLE',
+      `endpoint '${e.name}' is nested: its status comes from its child profile; push health to the child's endpoints instead`,
+    );
   }
   if (forWrite && e.alwaysServe === 'Enabled') {
-    throw ApiProblem.of(409, 'HEALTH_NOT_APPLICABLE', `endpoint '${e.name}' has Always Serve enabled: it is never monitored, so pushed health would not count; disable Always Serve first`);
+    throw ApiProblem.of(
+      409,
+      'HEALTH_NOT_APPLICABLE',
+      `endpoint '${e.name}' has Always Serve enabled: it is never monitored, so pushed health would not count; disable Always Serve first`,
+    );
   }
   return `${p.profile.name}/${e.name}`;
 }
@@ -48,15 +63,27 @@ async function get(c: ApiContext, pushed: PushedHealthApi | undefined, ctx: Ctx)
 
 async function put(c: ApiContext, pushed: PushedHealthApi | undefined, ctx: Ctx): Promise<Reply<PushedHealthReport>> {
   const body = await readJson(ctx.req, c.maxBody);
-  if (!isObj(body)) throw ApiProblem.of(400, 'BAD_REQUEST', 'the body must be {"status": "Online" | "Degraded", "ttlSeconds": 300, "reason": "..."}', { path: '$' });
+  if (!isObj(body))
+    throw ApiProblem.of(400, 'BAD_REQUEST', 'the body must be {"status": "Online" | "Degraded", "ttlSeconds": 300, "reason": "..."}', {
+      path: '$',
+    });
   const errors: Diagnostic[] = [];
   if (body.status !== 'Online' && body.status !== 'Degraded') {
-    const near = typeof body.status === 'string' && ['online', 'degraded'].includes(body.status.toLowerCase()) ? ` (write "${body.status[0]!.toUpperCase()}${body.status.slice(1).toLowerCase()}")` : '';
+    const near =
+      typeof body.status === 'string' && ['online', 'degraded'].includes(body.status.toLowerCase())
+        ? ` (write "${body.status[0]!.toUpperCase()}${body.status.slice(1).toLowerCase()}")`
+        : '';
     errors.push(problem('BAD_REQUEST', `status ${JSON.stringify(body.status)} is not "Online" or "Degraded"${near}`, { path: 'status' }));
   }
   const ttl = body.ttlSeconds;
   if (typeof ttl !== 'number' || !Number.isInteger(ttl) || ttl < 1 || ttl > MAX_PUSH_TTL_SECONDS) {
-    errors.push(problem('BAD_REQUEST', `ttlSeconds ${JSON.stringify(ttl)} is not a whole number of seconds from 1 to ${MAX_PUSH_TTL_SECONDS} (a day)`, { path: 'ttlSeconds' }));
+    errors.push(
+      problem(
+        'BAD_REQUEST',
+        `ttlSeconds ${JSON.stringify(ttl)} is not a whole number of seconds from 1 to ${MAX_PUSH_TTL_SECONDS} (a day)`,
+        { path: 'ttlSeconds' },
+      ),
+    );
   }
   if (body.reason !== undefined && (typeof body.reason !== 'string' || body.reason.length > MAX_PUSH_REASON)) {
     errors.push(problem('BAD_REQUEST', `reason is a string of at most ${MAX_PUSH_REASON} characters`, { path: 'reason' }));
@@ -67,7 +94,11 @@ async function put(c: ApiContext, pushed: PushedHealthApi | undefined, ctx: Ctx)
   return { status: 200, body: await on(pushed).push(key, req.status, req.ttlSeconds, req.reason ?? '') };
 }
 
-async function clear(c: ApiContext, pushed: PushedHealthApi | undefined, ctx: Ctx): Promise<Reply<{ profile: string; endpoint: string; cleared: boolean }>> {
+async function clear(
+  c: ApiContext,
+  pushed: PushedHealthApi | undefined,
+  ctx: Ctx,
+): Promise<Reply<{ profile: string; endpoint: string; cleared: boolean }>> {
   const key = await keyOf(c, ctx, false);
   const cleared = await on(pushed).clear(key);
   const i = key.indexOf('/');

@@ -42,7 +42,15 @@ async function healthz(c: ReadContext): Promise<Reply<HealthzBody>> {
   if (!h) return { status: 200, body: { status: 'ok', revision: await c.store.revision() } };
   return {
     status: h.degraded ? 503 : 200,
-    body: { status: h.degraded ? 'degraded' : 'ok', revision: h.storeRevision, servedRevision: h.servedRevision, lagRevisions: h.lagRevisions, lagSeconds: h.lagSeconds, ...(h.reason !== undefined ? { reason: h.reason } : {}), ...(h.cluster ? { cluster: h.cluster } : {}) },
+    body: {
+      status: h.degraded ? 'degraded' : 'ok',
+      revision: h.storeRevision,
+      servedRevision: h.servedRevision,
+      lagRevisions: h.lagRevisions,
+      lagSeconds: h.lagSeconds,
+      ...(h.reason !== undefined ? { reason: h.reason } : {}),
+      ...(h.cluster ? { cluster: h.cluster } : {}),
+    },
   };
 }
 
@@ -58,12 +66,17 @@ async function status(c: ReadContext, ctx: Ctx): Promise<Reply<ProfileStatusRepo
 
 async function resolve(c: ReadContext, ctx: Ctx): Promise<Reply<ResolveResult>> {
   const body = await readJson(ctx.req, c.maxBody);
-  if (!isObj(body)) throw ApiProblem.of(400, 'BAD_REQUEST', 'the body must be {"name": "...", "type": "A", "clientIp": "..."}', { path: '$' });
+  if (!isObj(body))
+    throw ApiProblem.of(400, 'BAD_REQUEST', 'the body must be {"name": "...", "type": "A", "clientIp": "..."}', { path: '$' });
   const errors: Diagnostic[] = [];
-  if (typeof body.name !== 'string' || body.name.trim() === '') errors.push(problem('BAD_REQUEST', 'name (the DNS name to resolve) is required', { path: 'name' }));
-  if (body.type !== undefined && (typeof body.type !== 'string' || !/^[A-Za-z0-9]+$/.test(body.type))) errors.push(problem('BAD_REQUEST', 'type is a DNS record type such as A, AAAA, CNAME, ANY', { path: 'type' }));
-  if (body.clientIp !== undefined && typeof body.clientIp !== 'string') errors.push(problem('BAD_REQUEST', 'clientIp is an IPv4 or IPv6 address string', { path: 'clientIp' }));
-  else if (typeof body.clientIp === 'string' && isIP(body.clientIp) === 0) errors.push(problem('BAD_REQUEST', `clientIp '${body.clientIp}' is not an IPv4 or IPv6 address`, { path: 'clientIp' }));
+  if (typeof body.name !== 'string' || body.name.trim() === '')
+    errors.push(problem('BAD_REQUEST', 'name (the DNS name to resolve) is required', { path: 'name' }));
+  if (body.type !== undefined && (typeof body.type !== 'string' || !/^[A-Za-z0-9]+$/.test(body.type)))
+    errors.push(problem('BAD_REQUEST', 'type is a DNS record type such as A, AAAA, CNAME, ANY', { path: 'type' }));
+  if (body.clientIp !== undefined && typeof body.clientIp !== 'string')
+    errors.push(problem('BAD_REQUEST', 'clientIp is an IPv4 or IPv6 address string', { path: 'clientIp' }));
+  else if (typeof body.clientIp === 'string' && isIP(body.clientIp) === 0)
+    errors.push(problem('BAD_REQUEST', `clientIp '${body.clientIp}' is not an IPv4 or IPv6 address`, { path: 'clientIp' }));
   if (errors.length > 0) throw new ApiProblem(400, errors);
   if (!c.reports.resolve) throw unavailable('this server has no routing engine attached; resolve is unavailable');
   const query: ResolveRequest = {
@@ -79,15 +92,20 @@ async function traffic(c: ReadContext, ctx: Ctx): Promise<Reply<TrafficReport>> 
   if (!c.reports.traffic) throw unavailable('this server has no DNS attached; Traffic View is unavailable');
   const raw = ctx.url.searchParams.get('since');
   const since = raw === null ? 0 : Date.parse(raw);
-  if (Number.isNaN(since)) throw ApiProblem.of(400, 'BAD_REQUEST', `since '${raw}' is not an ISO 8601 time such as 2026-12-02T10:00:00Z`, { path: 'since' });
+  if (Number.isNaN(since))
+    throw ApiProblem.of(400, 'BAD_REQUEST', `since '${raw}' is not an ISO 8601 time such as 2026-12-02T10:00:00Z`, { path: 'since' });
   return { status: 200, body: c.reports.traffic(p, since) };
 }
 
 async function preview(c: ReadContext, ctx: Ctx): Promise<Reply<PreviewReport>> {
   const body = await readJson(ctx.req, c.maxBody);
-  if (!isObj(body) || typeof body.profile !== 'string') throw ApiProblem.of(400, 'BAD_REQUEST', 'the body must be {"profile": "<name>", "down": ["<endpoint>", ...]}', { path: 'profile' });
+  if (!isObj(body) || typeof body.profile !== 'string')
+    throw ApiProblem.of(400, 'BAD_REQUEST', 'the body must be {"profile": "<name>", "down": ["<endpoint>", ...]}', { path: 'profile' });
   const down = body.down ?? [];
-  if (!Array.isArray(down) || down.some((d) => typeof d !== 'string')) throw ApiProblem.of(400, 'BAD_REQUEST', 'down is a list of endpoint names (or child/endpoint paths) to treat as Degraded', { path: 'down' });
+  if (!Array.isArray(down) || down.some((d) => typeof d !== 'string'))
+    throw ApiProblem.of(400, 'BAD_REQUEST', 'down is a list of endpoint names (or child/endpoint paths) to treat as Degraded', {
+      path: 'down',
+    });
   const p = await mustGet(c, body.profile);
   if (!c.reports.preview) throw unavailable('this server has no routing engine attached; the preview is unavailable');
   return { status: 200, body: await c.reports.preview(p, down as string[]) };
@@ -96,7 +114,12 @@ async function preview(c: ReadContext, ctx: Ctx): Promise<Reply<PreviewReport>> 
 async function events(c: ReadContext, ctx: Ctx): Promise<Reply<undefined>> {
   const ev = c.events;
   if (!ev) throw unavailable('this server publishes no events');
-  if (ev.full) throw ApiProblem.of(429, 'TOO_MANY_STREAMS', 'too many event streams are open; close one (each browser tab of the dashboard holds one)');
+  if (ev.full)
+    throw ApiProblem.of(
+      429,
+      'TOO_MANY_STREAMS',
+      'too many event streams are open; close one (each browser tab of the dashboard holds one)',
+    );
   ev.subscribe(ctx.res);
   return { status: 200, body: undefined, streamed: true };
 }

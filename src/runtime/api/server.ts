@@ -60,8 +60,12 @@ export interface ApiOptions {
 
 /** The store's refusals and their HTTP status; the diagnostics they carry are the body. */
 const STORE_STATUS: Partial<Record<StoreError['code'], number>> = {
-  PRECONDITION_FAILED: 412, NOT_FOUND: 404, STACK_CONFLICT: 409,
-  PROFILE_INVALID: 400, PROFILE_NAME_CONFLICT: 409, PROFILE_REFERENCED: 409,
+  PRECONDITION_FAILED: 412,
+  NOT_FOUND: 404,
+  STACK_CONFLICT: 409,
+  PROFILE_INVALID: 400,
+  PROFILE_NAME_CONFLICT: 409,
+  PROFILE_REFERENCED: 409,
 };
 
 export class ApiServer {
@@ -73,17 +77,34 @@ export class ApiServer {
     const c: ApiContext = { store: deps.store, summaries: this.summaries, maxBody: deps.maxBodyBytes ?? DEFAULT_MAX_BODY };
     const reads = readRoutes({ ...c, reports: deps.reports ?? {}, metrics: deps.metrics, ...(deps.events ? { events: deps.events } : {}) });
     const routes: Route[] = [
-      ...profileRoutes(c), ...endpointRoutes(c), ...resourceRoutes(c), ...reads.routes, ...dnssecRoutes(deps.dnssec),
-      ...operationsRoutes(c, deps.ops), ...pushedHealthRoutes(c, deps.pushedHealth), ...webhookRoutes(c, deps.webhooks),
+      ...profileRoutes(c),
+      ...endpointRoutes(c),
+      ...resourceRoutes(c),
+      ...reads.routes,
+      ...dnssecRoutes(deps.dnssec),
+      ...operationsRoutes(c, deps.ops),
+      ...pushedHealthRoutes(c, deps.pushedHealth),
+      ...webhookRoutes(c, deps.webhooks),
     ];
     const open: Route[] = [...reads.open, route('/ui/*', { GET: uiHandler(deps.uiDir) }, ['/', '/ui'])];
-    this.http = new HttpApi({ token: deps.token, metrics: deps.metrics, logger: deps.logger, routes, open, problem: (e, m, r) => this.problem(e, m, r) });
+    this.http = new HttpApi({
+      token: deps.token,
+      metrics: deps.metrics,
+      logger: deps.logger,
+      routes,
+      open,
+      problem: (e, m, r) => this.problem(e, m, r),
+    });
   }
 
-  get server(): Server { return this.http.server; }
+  get server(): Server {
+    return this.http.server;
+  }
 
   /** Listens on host:port (0 = any free port); resolves to the bound address. */
-  listen(host: string, port: number): Promise<AddressInfo> { return this.http.listen(host, port); }
+  listen(host: string, port: number): Promise<AddressInfo> {
+    return this.http.listen(host, port);
+  }
 
   /** Stops accepting connections, lets in-flight requests finish (up to `graceMs`), then closes the rest. */
   close(graceMs = 5_000): Promise<void> {
@@ -111,8 +132,17 @@ export class ApiServer {
       const code = String((err as { code?: unknown }).code);
       const kept = 'nothing was written; DNS keeps answering from the configuration in memory';
       if (failure === 'full') return ApiProblem.of(507, 'STORAGE_FULL', `disk full at ${where}: free space and retry (${code}; ${kept})`);
-      if (failure === 'readonly') return ApiProblem.of(503, 'STORAGE_READ_ONLY', `the store at ${where} is read-only (${code}: a read-only file or file system): make it writable and retry (${kept})`);
-      return ApiProblem.of(503, 'STORAGE_IO_ERROR', `the store at ${where} could not be written (${code}: an I/O error): check the disk and the kernel log, then retry (${kept})`);
+      if (failure === 'readonly')
+        return ApiProblem.of(
+          503,
+          'STORAGE_READ_ONLY',
+          `the store at ${where} is read-only (${code}: a read-only file or file system): make it writable and retry (${kept})`,
+        );
+      return ApiProblem.of(
+        503,
+        'STORAGE_IO_ERROR',
+        `the store at ${where} could not be written (${code}: an I/O error): check the disk and the kernel log, then retry (${kept})`,
+      );
     }
     this.deps.logger.error({ err, method, route }, 'api request failed');
     return ApiProblem.of(500, 'INTERNAL', 'internal error; the server log has the details');

@@ -28,7 +28,9 @@ export class SummaryIndex {
     });
   }
 
-  close(): void { this.unwatch(); }
+  close(): void {
+    this.unwatch();
+  }
 
   /** Every stored profile's summary, sorted by name, with the store revision they reflect (at least). */
   async list(): Promise<{ revision: number; profiles: ProfileSummary[] }> {
@@ -53,7 +55,9 @@ export class SummaryIndex {
   private async current(): Promise<Map<string, ProfileSummary>> {
     while (this.refreshing) await this.refreshing;
     if (this.full || this.dirty.size > 0) {
-      this.refreshing = this.refresh().finally(() => { this.refreshing = undefined; });
+      this.refreshing = this.refresh().finally(() => {
+        this.refreshing = undefined;
+      });
       await this.refreshing;
     }
     return this.byName;

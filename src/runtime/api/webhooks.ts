@@ -16,26 +16,48 @@ export function webhookRoutes(c: ApiContext, webhooks: WebhooksApi | undefined):
     return webhooks;
   };
   return [
-    route('/v1/webhooks', { GET: async (): Promise<Reply<WebhookList>> => ({ status: 200, body: { webhooks: on().list() } }), POST: (x) => add(c, on(), x) }),
+    route('/v1/webhooks', {
+      GET: async (): Promise<Reply<WebhookList>> => ({ status: 200, body: { webhooks: on().list() } }),
+      POST: (x) => add(c, on(), x),
+    }),
     route('/v1/webhooks/{id}', { DELETE: (x) => remove(on(), x) }),
   ];
 }
 
 async function add(c: ApiContext, webhooks: WebhooksApi, ctx: Ctx): Promise<Reply<WebhookReport>> {
   const body = await readJson(ctx.req, c.maxBody);
-  if (!isObj(body)) throw ApiProblem.of(400, 'BAD_REQUEST', 'the body must be {"url": "https://…", "events": ["transition", "revision"], "secretFile": "/path"}', { path: '$' });
+  if (!isObj(body))
+    throw ApiProblem.of(
+      400,
+      'BAD_REQUEST',
+      'the body must be {"url": "https://…", "events": ["transition", "revision"], "secretFile": "/path"}',
+      { path: '$' },
+    );
   const errors: Diagnostic[] = [];
-  if (typeof body.url !== 'string' || body.url === '') errors.push(problem('BAD_REQUEST', 'url (the http or https URL to POST events to) is required', { path: 'url' }));
-  if (body.events !== undefined && (!Array.isArray(body.events) || body.events.some((e) => typeof e !== 'string' || !/^[a-z][a-z0-9-]*$/.test(e)))) {
-    errors.push(problem('BAD_REQUEST', 'events is a list of event types such as "transition", "revision", "override", "drill" (none: all)', { path: 'events' }));
+  if (typeof body.url !== 'string' || body.url === '')
+    errors.push(problem('BAD_REQUEST', 'url (the http or https URL to POST events to) is required', { path: 'url' }));
+  if (
+    body.events !== undefined &&
+    (!Array.isArray(body.events) || body.events.some((e) => typeof e !== 'string' || !/^[a-z][a-z0-9-]*$/.test(e)))
+  ) {
+    errors.push(
+      problem('BAD_REQUEST', 'events is a list of event types such as "transition", "revision", "override", "drill" (none: all)', {
+        path: 'events',
+      }),
+    );
   }
-  if (body.secretFile !== undefined && (typeof body.secretFile !== 'string' || body.secretFile === '')) errors.push(problem('BAD_REQUEST', 'secretFile is the path of a file on the server holding the HMAC secret', { path: 'secretFile' }));
-  if (body.format !== undefined && body.format !== 'json' && body.format !== 'slack') errors.push(problem('BAD_REQUEST', 'format is "json" (the event) or "slack" (a Slack/Teams-compatible {"text"} body)', { path: 'format' }));
+  if (body.secretFile !== undefined && (typeof body.secretFile !== 'string' || body.secretFile === ''))
+    errors.push(problem('BAD_REQUEST', 'secretFile is the path of a file on the server holding the HMAC secret', { path: 'secretFile' }));
+  if (body.format !== undefined && body.format !== 'json' && body.format !== 'slack')
+    errors.push(
+      problem('BAD_REQUEST', 'format is "json" (the event) or "slack" (a Slack/Teams-compatible {"text"} body)', { path: 'format' }),
+    );
   if (errors.length > 0) throw new ApiProblem(400, errors);
   try {
     return { status: 201, body: webhooks.add(body as unknown as WebhookRequest) };
   } catch (err) {
-    if (err instanceof WebhookRefused) throw ApiProblem.of(400, 'WEBHOOK_NOT_ALLOWED', err.message, { path: /secret/.test(err.message) ? 'secretFile' : 'url' });
+    if (err instanceof WebhookRefused)
+      throw ApiProblem.of(400, 'WEBHOOK_NOT_ALLOWED', err.message, { path: /secret/.test(err.message) ? 'secretFile' : 'url' });
     throw err;
   }
 }
@@ -43,7 +65,9 @@ async function add(c: ApiContext, webhooks: WebhooksApi, ctx: Ctx): Promise<Repl
 async function remove(webhooks: WebhooksApi, ctx: Ctx): Promise<Reply<{ id: string; deleted: true }>> {
   const id = ctx.params[0]!;
   let removed: boolean;
-  try { removed = webhooks.remove(id); } catch (err) {
+  try {
+    removed = webhooks.remove(id);
+  } catch (err) {
     if (err instanceof WebhookRefused) throw ApiProblem.of(409, 'WEBHOOK_NOT_ALLOWED', err.message);
     throw err;
   }

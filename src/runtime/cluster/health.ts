@@ -109,7 +109,9 @@ export class ClusterHealth {
     const s = this.deps.session;
     for (const n of s.nodes.values()) {
       if (n.node !== this.node && n.location === this.location && s.isConnected()) {
-        throw new Error(`location '${this.location}' is already probed by node '${n.node}' (registered ${n.startedAt}); each node is its own probing location: give this one another --location (or stop '${n.node}')`);
+        throw new Error(
+          `location '${this.location}' is already probed by node '${n.node}' (registered ${n.startedAt}); each node is its own probing location: give this one another --location (or stop '${n.node}')`,
+        );
       }
     }
     const previous = s.nodes.get(this.node);
@@ -117,20 +119,28 @@ export class ClusterHealth {
       // A restart: the old process's lease still holds its keys until its TTL runs out. Drop them now.
       await s.call((c) => c.leaseClient.leaseRevoke({ ID: previous.lease })).catch(() => undefined);
     }
-    this.unsubscribe.push(this.lease.onGranted(() => {
-      this.written.clear();
-      this.nodeWritten = false;
-      this.markAll();
-      this.scheduleFlush();
-    }));
-    this.unsubscribe.push(s.onState((up) => { if (up) this.scheduleFlush(); }));
+    this.unsubscribe.push(
+      this.lease.onGranted(() => {
+        this.written.clear();
+        this.nodeWritten = false;
+        this.markAll();
+        this.scheduleFlush();
+      }),
+    );
+    this.unsubscribe.push(
+      s.onState((up) => {
+        if (up) this.scheduleFlush();
+      }),
+    );
     this.markAll();
     await this.lease.start();
     await this.flush();
   }
 
   /** The health ledger's view of this location (before `start()`). */
-  attach(self: LocationSource): void { this.self = self; }
+  attach(self: LocationSource): void {
+    this.self = self;
+  }
 
   /** Where this node answers (set once DNS and the API listen). */
   setInfo(info: { dns?: string[]; api?: string }): void {
@@ -157,7 +167,8 @@ export class ClusterHealth {
         const fp = now.get(k);
         if (this.lastTargets.get(k) === fp) continue;
         this.dirty.add(k);
-        if (fp === undefined) this.lastTargets.delete(k); else this.lastTargets.set(k, fp);
+        if (fp === undefined) this.lastTargets.delete(k);
+        else this.lastTargets.set(k, fp);
       }
     } else {
       for (const [k, fp] of now) if (this.lastTargets.get(k) !== fp) this.dirty.add(k);
@@ -199,7 +210,13 @@ export class ClusterHealth {
     return live.length === 1 ? mine : this.aggregateOne(key, mine, live, this.self.targets(), new Map());
   }
 
-  private aggregateOne(key: string, mine: ProbeVerdict, live: readonly string[], targets: ReadonlyMap<string, string>, byLocation: Map<string, ProbeVerdict | undefined>): ProbeVerdict {
+  private aggregateOne(
+    key: string,
+    mine: ProbeVerdict,
+    live: readonly string[],
+    targets: ReadonlyMap<string, string>,
+    byLocation: Map<string, ProbeVerdict | undefined>,
+  ): ProbeVerdict {
     byLocation.clear();
     byLocation.set(this.location, mine);
     const shared = this.deps.session.health.get(key);
@@ -227,11 +244,16 @@ export class ClusterHealth {
       if (node !== undefined) r.node = node;
       if (self) {
         const mine = this.self.own(key);
-        if (mine) { r.verdict = mine.verdict; if (mine.at > 0) r.since = new Date(mine.at).toISOString(); if (mine.reason) r.reason = mine.reason; }
+        if (mine) {
+          r.verdict = mine.verdict;
+          if (mine.at > 0) r.since = new Date(mine.at).toISOString();
+          if (mine.reason) r.reason = mine.reason;
+        }
       } else {
         const v = shared.get(location);
         if (v) {
-          if (v.fingerprint === fp) r.verdict = v.verdict; else r.otherSettings = true;
+          if (v.fingerprint === fp) r.verdict = v.verdict;
+          else r.otherSettings = true;
           r.since = new Date(v.at).toISOString();
           r.reason = v.reason;
         }
@@ -242,7 +264,9 @@ export class ClusterHealth {
   }
 
   /** Registered nodes (from the mirror). */
-  nodes(): NodeRecord[] { return [...this.deps.session.nodes.values()].sort((a, b) => (a.node < b.node ? -1 : 1)); }
+  nodes(): NodeRecord[] {
+    return [...this.deps.session.nodes.values()].sort((a, b) => (a.node < b.node ? -1 : 1));
+  }
 
   /** Resolves when everything this location decided is committed (or etcd is unreachable). */
   async settled(): Promise<void> {
@@ -253,13 +277,21 @@ export class ClusterHealth {
   private scheduleFlush(): void {
     if (this.stopped || this.flushTimer) return;
     // Fold a burst of transitions (a start, a shared outage) into few transactions.
-    this.flushTimer = setTimeout(() => { this.flushTimer = undefined; void this.flush(); }, 10);
+    this.flushTimer = setTimeout(() => {
+      this.flushTimer = undefined;
+      void this.flush();
+    }, 10);
     this.flushTimer.unref();
   }
 
   private async flush(): Promise<void> {
-    if (this.flushing) { await this.flushing; if (this.dirty.size === 0 && this.nodeWritten) return; }
-    this.flushing = this.flushLoop().finally(() => { this.flushing = undefined; });
+    if (this.flushing) {
+      await this.flushing;
+      if (this.dirty.size === 0 && this.nodeWritten) return;
+    }
+    this.flushing = this.flushLoop().finally(() => {
+      this.flushing = undefined;
+    });
     await this.flushing;
   }
 
@@ -279,11 +311,20 @@ export class ClusterHealth {
         const mine = this.self.own(key);
         const decided = mine && mine.verdict !== 'CheckingEndpoint' ? mine : undefined;
         const identity = decided ? `${decided.verdict}|${decided.fingerprint}` : undefined;
-        if (identity === this.written.get(key)) { this.dirty.delete(key); continue; }
+        if (identity === this.written.get(key)) {
+          this.dirty.delete(key);
+          continue;
+        }
         const [profile, endpoint] = splitTargetKey(key);
         const k = s.key(keyOfVerdict(profile, endpoint, this.location));
         if (decided) {
-          const v: LocationVerdict = { verdict: decided.verdict as LocationVerdict['verdict'], fingerprint: decided.fingerprint, node: this.node, at: decided.at, reason: decided.reason };
+          const v: LocationVerdict = {
+            verdict: decided.verdict as LocationVerdict['verdict'],
+            fingerprint: decided.fingerprint,
+            node: this.node,
+            at: decided.at,
+            reason: decided.reason,
+          };
           ops.push({ request_put: { key: k, value: Buffer.from(JSON.stringify(v)), lease } });
         } else {
           ops.push({ request_delete_range: { key: k } });
@@ -295,14 +336,23 @@ export class ClusterHealth {
         await s.call((c) => c.kv.txn({ success: ops }));
       } catch (err) {
         this.stats.failedTxns++;
-        this.deps.logger?.warn({ err: (err as Error).message, pending: this.dirty.size }, 'could not write verdict transitions to etcd; retrying when it is reachable');
+        this.deps.logger?.warn(
+          { err: (err as Error).message, pending: this.dirty.size },
+          'could not write verdict transitions to etcd; retrying when it is reachable',
+        );
         return;
       }
       if (this.lease.id !== lease) continue; // re-granted meanwhile: everything is rewritten
       this.stats.txns++;
       if (writeNode) this.nodeWritten = true;
       for (const [key, identity] of planned) {
-        if (identity === undefined) { this.written.delete(key); this.stats.deletes++; } else { this.written.set(key, identity); this.stats.puts++; }
+        if (identity === undefined) {
+          this.written.delete(key);
+          this.stats.deletes++;
+        } else {
+          this.written.set(key, identity);
+          this.stats.puts++;
+        }
         // Changed again while the transaction was in flight? Then it stays dirty for the next round.
         const mine = this.self.own(key);
         const now = mine && mine.verdict !== 'CheckingEndpoint' ? `${mine.verdict}|${mine.fingerprint}` : undefined;
@@ -314,7 +364,10 @@ export class ClusterHealth {
   /** Leaves the cluster: revokes the lease (this location's verdicts and node record go at once). */
   async stop(): Promise<void> {
     this.stopped = true;
-    if (this.flushTimer) { clearTimeout(this.flushTimer); this.flushTimer = undefined; }
+    if (this.flushTimer) {
+      clearTimeout(this.flushTimer);
+      this.flushTimer = undefined;
+    }
     await this.flushing?.catch(() => undefined);
     for (const u of this.unsubscribe) u();
     await this.lease.stop(true);

@@ -41,12 +41,19 @@ const NODE_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/;
 /** Checks the node and location names; throws naming the flag. */
 export function checkClusterNames(node: string, location: string): void {
   if (!NODE_RE.test(node)) throw new Error(`--node ${node}: 1-63 letters, digits, '.', '_' or '-', starting with a letter or digit`);
-  if (!NODE_RE.test(location)) throw new Error(`--location ${location}: 1-63 letters, digits, '.', '_' or '-', starting with a letter or digit`);
+  if (!NODE_RE.test(location))
+    throw new Error(`--location ${location}: 1-63 letters, digits, '.', '_' or '-', starting with a letter or digit`);
 }
 
 export class ClusterNode {
   readonly health: ClusterHealth;
-  private constructor(readonly session: EtcdSession, readonly store: EtcdStore, health: ClusterHealth, readonly options: ClusterOptions, private readonly clock: RuntimeClock) {
+  private constructor(
+    readonly session: EtcdSession,
+    readonly store: EtcdStore,
+    health: ClusterHealth,
+    readonly options: ClusterOptions,
+    private readonly clock: RuntimeClock,
+  ) {
     this.health = health;
   }
 
@@ -54,17 +61,32 @@ export class ClusterNode {
    * Opens the etcd session (or the local copy in `stateDir` while etcd is down) and the store. The health
    * ledger attaches this location's verdicts (`attach`); call `join()` once the prober has targets.
    */
-  static async open(o: ClusterOptions, stateDir: string | undefined, logger: Logger, clock: RuntimeClock = systemClock): Promise<ClusterNode> {
+  static async open(
+    o: ClusterOptions,
+    stateDir: string | undefined,
+    logger: Logger,
+    clock: RuntimeClock = systemClock,
+  ): Promise<ClusterNode> {
     checkClusterNames(o.node, o.location);
     const target = parseEtcdUrl(o.store);
     const read = (f: string | undefined, what: string): Buffer | undefined => {
       if (f === undefined) return undefined;
-      try { return readFileSync(f); } catch (err) { throw new Error(`${what} ${f}: ${(err as Error).message}`); }
+      try {
+        return readFileSync(f);
+      } catch (err) {
+        throw new Error(`${what} ${f}: ${(err as Error).message}`);
+      }
     };
-    const tls = o.tls ? { ca: read(o.tls.caFile, '--etcd-ca'), cert: read(o.tls.certFile, '--etcd-cert'), key: read(o.tls.keyFile, '--etcd-key') } : undefined;
-    if (!target.tls && tls && (tls.ca || tls.cert)) throw new Error(`--store ${o.store}: TLS files are given, so write etcds://… (TLS) instead of etcd://`);
+    const tls = o.tls
+      ? { ca: read(o.tls.caFile, '--etcd-ca'), cert: read(o.tls.certFile, '--etcd-cert'), key: read(o.tls.keyFile, '--etcd-key') }
+      : undefined;
+    if (!target.tls && tls && (tls.ca || tls.cert))
+      throw new Error(`--store ${o.store}: TLS files are given, so write etcds://… (TLS) instead of etcd://`);
     const session = await EtcdSession.open({
-      hosts: target.hosts, prefix: target.prefix, logger: logger.child({ component: 'etcd' }), clock,
+      hosts: target.hosts,
+      prefix: target.prefix,
+      logger: logger.child({ component: 'etcd' }),
+      clock,
       ...(stateDir !== undefined && stateDir !== ':memory:' ? { stateDir } : {}),
       ...(tls ? { tls: Object.fromEntries(Object.entries(tls).filter(([, v]) => v !== undefined)) } : {}),
       ...(o.auth ? { auth: o.auth } : {}),
@@ -73,22 +95,35 @@ export class ClusterNode {
     });
     const store = new EtcdStore(session, { ...(stateDir !== undefined && stateDir !== ':memory:' ? { stateDir } : {}), ownsSession: true });
     const health = new ClusterHealth({
-      session, node: o.node, location: o.location, leaseTtlSeconds: o.leaseTtlSeconds ?? 10, logger: logger.child({ component: 'cluster' }), clock,
+      session,
+      node: o.node,
+      location: o.location,
+      leaseTtlSeconds: o.leaseTtlSeconds ?? 10,
+      logger: logger.child({ component: 'cluster' }),
+      clock,
     });
     return new ClusterNode(session, store, health, o, clock);
   }
 
   /** The health ledger's view of this location: its own verdicts and probe targets (what this node publishes). */
-  attach(self: LocationSource): void { this.health.attach(self); }
+  attach(self: LocationSource): void {
+    this.health.attach(self);
+  }
 
   /** Other locations' verdicts or liveness changed (the mirror saw it). */
-  onChange(listener: () => void): () => void { return this.session.onCluster(listener); }
+  onChange(listener: () => void): () => void {
+    return this.session.onCluster(listener);
+  }
 
   /** Endpoints added, removed or with new probe settings (all when `keys` is undefined). */
-  retargeted(keys?: Iterable<string>): void { this.health.retargeted(keys); }
+  retargeted(keys?: Iterable<string>): void {
+    this.health.retargeted(keys);
+  }
 
   /** This location's verdict on `key` changed: publish it. */
-  ownChanged(key: string): void { this.health.ownChanged(key); }
+  ownChanged(key: string): void {
+    this.health.ownChanged(key);
+  }
 
   /** Registers this node and starts writing its verdict transitions. */
   async join(): Promise<void> {
@@ -104,14 +139,22 @@ export class ClusterNode {
    * The SOA serial: the etcd revision the mirror has applied. It covers everything a snapshot is built from
    * (configuration, verdicts, which nodes are live), so nodes at the same revision serve the same serial.
    */
-  serial(): number { return this.session.appliedRevision >>> 0; }
+  serial(): number {
+    return this.session.appliedRevision >>> 0;
+  }
 
-  verdicts(own: ReadonlyMap<string, ProbeVerdict>): Map<string, ProbeVerdict> { return this.health.verdicts(own); }
+  verdicts(own: ReadonlyMap<string, ProbeVerdict>): Map<string, ProbeVerdict> {
+    return this.health.verdicts(own);
+  }
 
   /** One endpoint's aggregated verdict, given this location's (undefined: not probed here). */
-  verdictOf(key: string, own: ProbeVerdict | undefined): ProbeVerdict | undefined { return this.health.verdictOf(key, own); }
+  verdictOf(key: string, own: ProbeVerdict | undefined): ProbeVerdict | undefined {
+    return this.health.verdictOf(key, own);
+  }
 
-  locations(key: string): LocationReport[] { return this.health.locations(key); }
+  locations(key: string): LocationReport[] {
+    return this.health.locations(key);
+  }
 
   /** What /healthz adds in cluster mode; `reason` when etcd is unreachable (the node is degraded). */
   healthz(): { body: ClusterHealthBody; degradedReason?: string } {
@@ -120,7 +163,13 @@ export class ClusterNode {
       store: 'etcd',
       node: this.health.node,
       location: this.health.location,
-      etcd: { endpoints: this.session.hosts, connected: st.connected, ...(st.since !== undefined ? { since: new Date(st.since).toISOString() } : {}), ...(st.error !== undefined ? { error: st.error } : {}), ...(st.fromLocalCopy ? { fromLocalCopy: true } : {}) },
+      etcd: {
+        endpoints: this.session.hosts,
+        connected: st.connected,
+        ...(st.since !== undefined ? { since: new Date(st.since).toISOString() } : {}),
+        ...(st.error !== undefined ? { error: st.error } : {}),
+        ...(st.fromLocalCopy ? { fromLocalCopy: true } : {}),
+      },
       etcdRevision: this.session.appliedRevision,
       liveLocations: this.health.liveLocations(),
       nodes: this.health.nodes().map((n) => ({ node: n.node, location: n.location })),
@@ -129,7 +178,8 @@ export class ClusterNode {
     const secs = st.since !== undefined ? Math.round((this.clock.now() - st.since) / 1000) : 0;
     return {
       body,
-      degradedReason: `etcd (${this.session.hosts.join(', ')}) is unreachable since ${st.since !== undefined ? new Date(st.since).toISOString() : 'start'} (${secs} s${st.error ? `: ${st.error}` : ''}): ` +
+      degradedReason:
+        `etcd (${this.session.hosts.join(', ')}) is unreachable since ${st.since !== undefined ? new Date(st.since).toISOString() : 'start'} (${secs} s${st.error ? `: ${st.error}` : ''}): ` +
         `this node answers DNS and probes from the last state it has (configuration revision ${this.session.configRevision}${st.fromLocalCopy ? ', read from the local copy at start' : ''}); ` +
         'API writes are refused with 503 until etcd is back, then it resyncs by itself',
     };
@@ -145,7 +195,7 @@ export class ClusterNode {
     const self = this;
     new Gauge({
       name: 'tmkit_location_verdict',
-      help: 'Each live probing location\'s verdict per endpoint (1 Online, 0 Degraded; no series: no verdict yet), from the shared cluster state',
+      help: "Each live probing location's verdict per endpoint (1 Online, 0 Degraded; no series: no verdict yet), from the shared cluster state",
       labelNames: ['profile', 'endpoint', 'location'],
       registers,
       collect() {
@@ -163,21 +213,47 @@ export class ClusterNode {
         }
       },
     });
-    new Gauge({ name: 'tmkit_cluster_etcd_connected', help: '1 while etcd is reachable, 0 while this node runs on its last state', registers, collect() { this.set(self.session.isConnected() ? 1 : 0); } });
-    new Gauge({ name: 'tmkit_cluster_live_locations', help: 'Probing locations with a live node (leases not expired)', registers, collect() { this.set(self.health.liveLocations().length); } });
-    new Gauge({ name: 'tmkit_cluster_etcd_revision', help: 'The etcd revision this node has applied (the SOA serial)', registers, collect() { this.set(self.session.appliedRevision); } });
+    new Gauge({
+      name: 'tmkit_cluster_etcd_connected',
+      help: '1 while etcd is reachable, 0 while this node runs on its last state',
+      registers,
+      collect() {
+        this.set(self.session.isConnected() ? 1 : 0);
+      },
+    });
+    new Gauge({
+      name: 'tmkit_cluster_live_locations',
+      help: 'Probing locations with a live node (leases not expired)',
+      registers,
+      collect() {
+        this.set(self.health.liveLocations().length);
+      },
+    });
+    new Gauge({
+      name: 'tmkit_cluster_etcd_revision',
+      help: 'The etcd revision this node has applied (the SOA serial)',
+      registers,
+      collect() {
+        this.set(self.session.appliedRevision);
+      },
+    });
     new Gauge({
       name: 'tmkit_cluster_lease_grants_total',
       help: 'Leases this node was granted since start: 1, plus one each time etcd was unreachable longer than the lease TTL (every verdict is then written again)',
       registers,
-      collect() { this.set(self.health.lease.stats.grants); },
+      collect() {
+        this.set(self.health.lease.stats.grants);
+      },
     });
     new Gauge({
       name: 'tmkit_cluster_verdict_writes_total',
       help: 'Verdict keys this node wrote (put) or removed (delete) in etcd since start: only transitions',
       labelNames: ['op'],
       registers,
-      collect() { this.set({ op: 'put' }, self.health.stats.puts); this.set({ op: 'delete' }, self.health.stats.deletes); },
+      collect() {
+        this.set({ op: 'put' }, self.health.stats.puts);
+        this.set({ op: 'delete' }, self.health.stats.deletes);
+      },
     });
   }
 

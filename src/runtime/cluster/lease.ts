@@ -28,9 +28,16 @@ export class NodeLease {
   /** Keep-alives sent, answered (tests, benchmarks). */
   readonly stats = { grants: 0, keepAlives: 0 };
 
-  constructor(private readonly session: EtcdSession, readonly ttlSeconds: number, private readonly logger?: Logger) {}
+  constructor(
+    private readonly session: EtcdSession,
+    readonly ttlSeconds: number,
+    private readonly logger?: Logger,
+  ) {}
 
-  onGranted(l: (id: string) => void): () => void { this.granted.add(l); return () => this.granted.delete(l); }
+  onGranted(l: (id: string) => void): () => void {
+    this.granted.add(l);
+    return () => this.granted.delete(l);
+  }
 
   /** Grants the lease (or waits for etcd to do so, in the background when it is down) and starts the keep-alives. */
   async start(): Promise<void> {
@@ -38,11 +45,15 @@ export class NodeLease {
     this.schedule(this.id ? this.period() : 250);
   }
 
-  private period(): number { return Math.max(300, Math.floor((this.ttlSeconds * 1000) / 3)); }
+  private period(): number {
+    return Math.max(300, Math.floor((this.ttlSeconds * 1000) / 3));
+  }
 
   private schedule(ms: number): void {
     if (this.stopped) return;
-    this.timer = setTimeout(() => { void this.tick(); }, ms);
+    this.timer = setTimeout(() => {
+      void this.tick();
+    }, ms);
     this.timer.unref();
   }
 
@@ -51,7 +62,13 @@ export class NodeLease {
     this.id = res.ID;
     this.stats.grants++;
     this.logger?.info({ lease: res.ID, ttl: Number(res.TTL) }, 'etcd lease granted');
-    for (const l of this.granted) { try { l(res.ID); } catch (err) { this.logger?.error({ err }, 'lease listener failed'); } }
+    for (const l of this.granted) {
+      try {
+        l(res.ID);
+      } catch (err) {
+        this.logger?.error({ err }, 'lease listener failed');
+      }
+    }
   }
 
   private async tick(): Promise<void> {
@@ -62,7 +79,10 @@ export class NodeLease {
       } else {
         const ttl = await this.keepAlive(this.id);
         if (ttl <= 0) {
-          this.logger?.warn({ lease: this.id }, 'the etcd lease expired (etcd was unreachable longer than its TTL): granting a new one and rewriting this node\'s keys');
+          this.logger?.warn(
+            { lease: this.id },
+            "the etcd lease expired (etcd was unreachable longer than its TTL): granting a new one and rewriting this node's keys",
+          );
           this.id = undefined;
           await this.grant();
         }
@@ -83,17 +103,25 @@ export class NodeLease {
         this.pending?.reject(e ?? new Error('the etcd keep-alive stream ended'));
         this.pending = undefined;
       };
-      s.on('data', (r) => { const p = this.pending; this.pending = undefined; p?.resolve(Number(r.TTL)); });
+      s.on('data', (r) => {
+        const p = this.pending;
+        this.pending = undefined;
+        p?.resolve(Number(r.TTL));
+      });
       s.on('error', drop);
       s.on('end', drop);
       this.stream = s;
     }
     const stream = this.stream;
-    const answer = new Promise<number>((resolve, reject) => { this.pending = { resolve, reject }; });
+    const answer = new Promise<number>((resolve, reject) => {
+      this.pending = { resolve, reject };
+    });
     answer.catch(() => undefined); // a late rejection (stream dropped after a timeout) is not an error of its own
     const timeout = Math.min(2_000, this.period());
     let t: NodeJS.Timeout | undefined;
-    const timedOut = new Promise<never>((_, reject) => { t = setTimeout(() => reject(new Error(`etcd did not answer a lease keep-alive within ${timeout} ms`)), timeout); });
+    const timedOut = new Promise<never>((_, reject) => {
+      t = setTimeout(() => reject(new Error(`etcd did not answer a lease keep-alive within ${timeout} ms`)), timeout);
+    });
     try {
       stream.write({ ID: id });
       const ttl = await Promise.race([answer, timedOut]);
@@ -101,7 +129,11 @@ export class NodeLease {
       this.session.markUp();
       return ttl;
     } catch (err) {
-      try { stream.cancel(); } catch { /* gone */ }
+      try {
+        stream.cancel();
+      } catch {
+        /* gone */
+      }
       if (this.stream === stream) this.stream = undefined;
       throw err;
     } finally {
@@ -113,13 +145,19 @@ export class NodeLease {
   async stop(revoke = true): Promise<void> {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
-    try { this.stream?.cancel(); } catch { /* gone */ }
+    try {
+      this.stream?.cancel();
+    } catch {
+      /* gone */
+    }
     this.stream = undefined;
     this.pending?.reject(new Error('stopped'));
     this.pending = undefined;
     const id = this.id;
     if (revoke && id && this.session.isConnected()) {
-      await this.session.call((c) => c.leaseClient.leaseRevoke({ ID: id })).catch((err: unknown) => this.logger?.warn({ err }, 'could not revoke the etcd lease; its keys expire with its TTL'));
+      await this.session
+        .call((c) => c.leaseClient.leaseRevoke({ ID: id }))
+        .catch((err: unknown) => this.logger?.warn({ err }, 'could not revoke the etcd lease; its keys expire with its TTL'));
     }
   }
 }

@@ -44,11 +44,16 @@ export function typesOf(res: ZoneAnswer): number[] {
 }
 
 export function writeHeader(b: Buffer, flags: number, qd: number, an: number, ns: number, ar: number): void {
-  b[2] = flags >> 8; b[3] = flags & 0xff;
-  b[4] = qd >> 8; b[5] = qd & 0xff;
-  b[6] = an >> 8; b[7] = an & 0xff;
-  b[8] = ns >> 8; b[9] = ns & 0xff;
-  b[10] = ar >> 8; b[11] = ar & 0xff;
+  b[2] = flags >> 8;
+  b[3] = flags & 0xff;
+  b[4] = qd >> 8;
+  b[5] = qd & 0xff;
+  b[6] = an >> 8;
+  b[7] = an & 0xff;
+  b[8] = ns >> 8;
+  b[9] = ns & 0xff;
+  b[10] = ar >> 8;
+  b[11] = ar & 0xff;
 }
 
 export function pick(entry: StaticEntry, rng: Rng): Encoded {

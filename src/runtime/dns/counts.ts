@@ -27,7 +27,15 @@ export interface AnswerTally {
   n: number;
 }
 
-const RCODE_NAMES: Record<number, string> = { 0: 'NOERROR', 1: 'FORMERR', 2: 'SERVFAIL', 3: 'NXDOMAIN', 4: 'NOTIMP', 5: 'REFUSED', 16: 'BADVERS' };
+const RCODE_NAMES: Record<number, string> = {
+  0: 'NOERROR',
+  1: 'FORMERR',
+  2: 'SERVFAIL',
+  3: 'NXDOMAIN',
+  4: 'NOTIMP',
+  5: 'REFUSED',
+  16: 'BADVERS',
+};
 
 export function rcodeName(rcode: number): string {
   return RCODE_NAMES[rcode] ?? `RCODE${rcode}`;
@@ -38,8 +46,24 @@ export function rcodeName(rcode: number): string {
  * cannot create an unbounded number of series. `''` when the question could not be read (FORMERR, NOTIMP).
  */
 const QTYPE_LABELS = new Map<number, string>([
-  [1, 'A'], [2, 'NS'], [5, 'CNAME'], [6, 'SOA'], [12, 'PTR'], [15, 'MX'], [16, 'TXT'], [28, 'AAAA'], [33, 'SRV'],
-  [35, 'NAPTR'], [43, 'DS'], [48, 'DNSKEY'], [64, 'SVCB'], [65, 'HTTPS'], [252, 'AXFR'], [251, 'IXFR'], [255, 'ANY'], [257, 'CAA'],
+  [1, 'A'],
+  [2, 'NS'],
+  [5, 'CNAME'],
+  [6, 'SOA'],
+  [12, 'PTR'],
+  [15, 'MX'],
+  [16, 'TXT'],
+  [28, 'AAAA'],
+  [33, 'SRV'],
+  [35, 'NAPTR'],
+  [43, 'DS'],
+  [48, 'DNSKEY'],
+  [64, 'SVCB'],
+  [65, 'HTTPS'],
+  [252, 'AXFR'],
+  [251, 'IXFR'],
+  [255, 'ANY'],
+  [257, 'CAA'],
 ]);
 
 export function qtypeLabel(qtype: number | undefined): string {

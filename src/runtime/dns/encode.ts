@@ -55,7 +55,11 @@ export interface EncodeOptions {
 
 /** A name or RDATA that cannot be encoded; `path` names the field (`answers[0].data.mname`). */
 export class DnsEncodeError extends TmkitError {
-  constructor(code: 'DNS_ENCODE_NAME' | 'DNS_ENCODE_DATA', readonly path: string, message: string) {
+  constructor(
+    code: 'DNS_ENCODE_NAME' | 'DNS_ENCODE_DATA',
+    readonly path: string,
+    message: string,
+  ) {
     super(code, `dns: cannot encode ${path}: ${message}`);
   }
 }
@@ -78,7 +82,8 @@ export function nameLabels(name: string, path = 'name'): string[] {
       if (last) return;
       bad('has an empty label (two dots in a row, or a leading dot): write each label with 1-63 octets');
     }
-    if (label.length > MAX_LABEL_LENGTH) bad(`has a label of ${label.length} octets (at most ${MAX_LABEL_LENGTH}, RFC 1035 §2.3.4): shorten it`);
+    if (label.length > MAX_LABEL_LENGTH)
+      bad(`has a label of ${label.length} octets (at most ${MAX_LABEL_LENGTH}, RFC 1035 §2.3.4): shorten it`);
     wire += 1 + label.length;
     if (wire > MAX_WIRE_NAME_LENGTH) bad(`is longer than ${MAX_WIRE_NAME_LENGTH} octets in wire form (RFC 1035 §2.3.4): shorten it`);
     labels.push(label);
@@ -103,7 +108,8 @@ export function nameLabels(name: string, path = 'name'): string[] {
         bad('ends in a lone backslash: escape it as \\\\');
       }
     }
-    if (c > 0xff) bad(`has the character ${JSON.stringify(String.fromCharCode(c))} (labels are octets: write it as \\DDD escapes or in punycode)`);
+    if (c > 0xff)
+      bad(`has the character ${JSON.stringify(String.fromCharCode(c))} (labels are octets: write it as \\DDD escapes or in punycode)`);
     label += String.fromCharCode(c);
   }
   end(true);
@@ -134,7 +140,11 @@ function wireLength(labels: readonly string[]): number {
 }
 
 function recordsOf(msg: WireMessage): Array<[string, readonly WireRecord[]]> {
-  return [['answers', msg.answers ?? []], ['authorities', msg.authorities ?? []], ['additionals', msg.additionals ?? []]];
+  return [
+    ['answers', msg.answers ?? []],
+    ['authorities', msg.authorities ?? []],
+    ['additionals', msg.additionals ?? []],
+  ];
 }
 
 /** A parsed name, with its tails as Map keys once compression asks for them (a name repeats a lot). */
@@ -170,7 +180,10 @@ class Writer {
   private readonly folded = new Map<string, number>();
   private readonly exact = new Map<string, number>();
 
-  constructor(size: number, private readonly compress: boolean) {
+  constructor(
+    size: number,
+    private readonly compress: boolean,
+  ) {
     this.buf = Buffer.alloc(size);
   }
 
@@ -220,13 +233,18 @@ function address(r: WireRecord, path: string): Uint8Array {
   const family = r.type === 'A' ? 4 : 6;
   const p = typeof r.data === 'string' ? parseIpBytes(r.data) : undefined;
   if (p === undefined || p.family !== family) {
-    throw new DnsEncodeError('DNS_ENCODE_DATA', `${path}.data`, `${JSON.stringify(r.data)} is not an IPv${family} address (an ${r.type} record holds one, e.g. ${family === 4 ? '192.0.2.1' : '2001:db8::1'})`);
+    throw new DnsEncodeError(
+      'DNS_ENCODE_DATA',
+      `${path}.data`,
+      `${JSON.stringify(r.data)} is not an IPv${family} address (an ${r.type} record holds one, e.g. ${family === 4 ? '192.0.2.1' : '2001:db8::1'})`,
+    );
   }
   return p.bytes;
 }
 
 function checkUint(v: number, max: number, path: string, what: string): void {
-  if (!Number.isInteger(v) || v < 0 || v > max) throw new DnsEncodeError('DNS_ENCODE_DATA', path, `${JSON.stringify(v)} is not a whole number from 0 to ${max} (${what})`);
+  if (!Number.isInteger(v) || v < 0 || v > max)
+    throw new DnsEncodeError('DNS_ENCODE_DATA', path, `${JSON.stringify(v)} is not a whole number from 0 to ${max} (${what})`);
 }
 
 /**
@@ -252,7 +270,8 @@ export function encodeMessage(msg: WireMessage, opts: EncodeOptions = {}): Buffe
   let size = 12 + (qName ? qName.wire + 4 : 0);
   const parsed: Array<Array<{ r: WireRecord; owner: ParsedName; names: ParsedName[]; ip?: Uint8Array; raw?: Uint8Array }>> = [];
   for (const [section, records] of sections) {
-    if (records.length > 0xffff) throw new DnsEncodeError('DNS_ENCODE_DATA', section, `${records.length} records (a section holds at most 65535)`);
+    if (records.length > 0xffff)
+      throw new DnsEncodeError('DNS_ENCODE_DATA', section, `${records.length} records (a section holds at most 65535)`);
     const out: (typeof parsed)[number] = [];
     records.forEach((r, i) => {
       const path = `${section}[${i}]`;
@@ -273,7 +292,8 @@ export function encodeMessage(msg: WireMessage, opts: EncodeOptions = {}): Buffe
         case 'SOA': {
           const d = r.data;
           e.names.push(parse(d.mname, `${path}.data.mname`), parse(d.rname, `${path}.data.rname`));
-          for (const f of ['serial', 'refresh', 'retry', 'expire', 'minimum'] as const) checkUint(d[f], 0xffffffff, `${path}.data.${f}`, 'RFC 1035 §3.3.13');
+          for (const f of ['serial', 'refresh', 'retry', 'expire', 'minimum'] as const)
+            checkUint(d[f], 0xffffffff, `${path}.data.${f}`, 'RFC 1035 §3.3.13');
           size += 20;
           break;
         }
@@ -281,12 +301,17 @@ export function encodeMessage(msg: WireMessage, opts: EncodeOptions = {}): Buffe
         case 'RRSIG':
         case 'NSEC':
         case 'DS':
-          if (!(r.data instanceof Uint8Array) || r.data.length > 0xffff) throw new DnsEncodeError('DNS_ENCODE_DATA', `${path}.data`, `the ${r.type} RDATA must be wire-form octets (at most 65535)`);
+          if (!(r.data instanceof Uint8Array) || r.data.length > 0xffff)
+            throw new DnsEncodeError('DNS_ENCODE_DATA', `${path}.data`, `the ${r.type} RDATA must be wire-form octets (at most 65535)`);
           e.raw = r.data;
           size += r.data.length;
           break;
         default:
-          throw new DnsEncodeError('DNS_ENCODE_DATA', `${path}.type`, `type ${JSON.stringify((r as { type: unknown }).type)} is not one tmkit serves (A, AAAA, CNAME, NS, SOA, DNSKEY, RRSIG, NSEC, DS)`);
+          throw new DnsEncodeError(
+            'DNS_ENCODE_DATA',
+            `${path}.type`,
+            `type ${JSON.stringify((r as { type: unknown }).type)} is not one tmkit serves (A, AAAA, CNAME, NS, SOA, DNSKEY, RRSIG, NSEC, DS)`,
+          );
       }
       for (const n of e.names) size += n.wire;
       out.push(e);
@@ -322,7 +347,11 @@ export function encodeMessage(msg: WireMessage, opts: EncodeOptions = {}): Buffe
         for (const n of names) w.name(n, false);
         if (r.type === 'SOA') {
           const d = r.data;
-          w.u32(d.serial); w.u32(d.refresh); w.u32(d.retry); w.u32(d.expire); w.u32(d.minimum);
+          w.u32(d.serial);
+          w.u32(d.refresh);
+          w.u32(d.retry);
+          w.u32(d.expire);
+          w.u32(d.minimum);
         }
       }
       w.buf.writeUInt16BE(w.off - lenAt - 2, lenAt);

@@ -47,13 +47,23 @@ export interface DnsFleetOptions {
 
 /** Starts DNS (in this process or in workers), serving `snapshot` until the first `publish`. */
 export async function startDnsFleet(o: DnsFleetOptions): Promise<DnsTarget> {
-  const sockets = o.workers > 1 ? o.sockets ?? ((await reusePortSupport()).supported ? 'per-worker' : 'shared') : undefined;
-  const dns: DnsTarget = o.workers > 1
-    ? new DnsWorkerPool(o.workers, o.listen, o.logger, sockets)
-    : new LocalDns(new DnsServer({ zone: o.zone, snapshot: o.snapshot, resolve, rng: o.rng ?? Math.random, listen: o.listen, ...o.authority, ...o.limits }));
+  const sockets = o.workers > 1 ? (o.sockets ?? ((await reusePortSupport()).supported ? 'per-worker' : 'shared')) : undefined;
+  const dns: DnsTarget =
+    o.workers > 1
+      ? new DnsWorkerPool(o.workers, o.listen, o.logger, sockets)
+      : new LocalDns(
+          new DnsServer({
+            zone: o.zone,
+            snapshot: o.snapshot,
+            resolve,
+            rng: o.rng ?? Math.random,
+            listen: o.listen,
+            ...o.authority,
+            ...o.limits,
+          }),
+        );
   if (o.dnssec) dns.setDnssec(o.dnssec);
   dns.publish(o.snapshot, o.full, o.full, o.serial);
   await dns.start();
   return dns;
 }
-

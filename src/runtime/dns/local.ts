@@ -16,12 +16,29 @@ export class LocalDns implements DnsTarget {
     const signer = signerFor(this.server.responder.zone, doc, before);
     if (signer !== before) this.server.responder.setSigner(signer);
   }
-  dnssecStats(): SignerStats | undefined { return this.server.responder.dnssec?.stats(); }
-  start(): Promise<void> { return this.server.start(); }
-  publish(snapshot: CompiledSnapshot, _delta?: () => SnapshotUpdate, _full?: () => SnapshotUpdate, serial?: number): void { this.server.setSnapshot(snapshot, serial); }
-  addresses(): BoundAddress[] { return this.server.addresses(); }
-  stats(): ResponderStats { return this.server.stats; }
-  counts(): DnsCounts { return this.server.counts(); }
-  drainTraffic(): TrafficRow[] { return this.server.drainTraffic(); }
-  close(): Promise<void> { this.server.responder.dnssec?.close(); return this.server.close(); }
+  dnssecStats(): SignerStats | undefined {
+    return this.server.responder.dnssec?.stats();
+  }
+  start(): Promise<void> {
+    return this.server.start();
+  }
+  publish(snapshot: CompiledSnapshot, _delta?: () => SnapshotUpdate, _full?: () => SnapshotUpdate, serial?: number): void {
+    this.server.setSnapshot(snapshot, serial);
+  }
+  addresses(): BoundAddress[] {
+    return this.server.addresses();
+  }
+  stats(): ResponderStats {
+    return this.server.stats;
+  }
+  counts(): DnsCounts {
+    return this.server.counts();
+  }
+  drainTraffic(): TrafficRow[] {
+    return this.server.drainTraffic();
+  }
+  close(): Promise<void> {
+    this.server.responder.dnssec?.close();
+    return this.server.close();
+  }
 }

@@ -12,7 +12,10 @@ export async function freeDnsPort(address: string): Promise<number> {
   const v6 = isIP(address) === 6;
   for (let attempt = 0; attempt < 50; attempt++) {
     const udp = dgram.createSocket({ type: v6 ? 'udp6' : 'udp4', exclusive: true } as dgram.SocketOptions);
-    const port = await new Promise<number>((res, rej) => { udp.once('error', rej); udp.bind({ address, port: 0, exclusive: true }, () => res(udp.address().port)); });
+    const port = await new Promise<number>((res, rej) => {
+      udp.once('error', rej);
+      udp.bind({ address, port: 0, exclusive: true }, () => res(udp.address().port));
+    });
     const ok = await new Promise<boolean>((res) => {
       const srv = net.createServer();
       srv.once('error', () => res(false));
@@ -31,10 +34,19 @@ export async function freeDnsPort(address: string): Promise<number> {
 export async function assertDnsPortFree(l: ListenAddress): Promise<void> {
   const v6 = isIP(l.address) === 6;
   const inUse = (proto: string, err: NodeJS.ErrnoException): Error =>
-    Object.assign(new Error(`${proto} ${l.address}:${l.port} is in use (${err.code ?? err.message}); another process listens there`), { code: err.code ?? 'EADDRINUSE' });
+    Object.assign(new Error(`${proto} ${l.address}:${l.port} is in use (${err.code ?? err.message}); another process listens there`), {
+      code: err.code ?? 'EADDRINUSE',
+    });
   const udp = dgram.createSocket({ type: v6 ? 'udp6' : 'udp4', ipv6Only: v6 } as dgram.SocketOptions);
   await new Promise<void>((res, rej) => {
-    udp.once('error', (err) => { try { udp.close(); } catch { /* never bound */ } rej(inUse('UDP', err)); });
+    udp.once('error', (err) => {
+      try {
+        udp.close();
+      } catch {
+        /* never bound */
+      }
+      rej(inUse('UDP', err));
+    });
     udp.bind({ address: l.address, port: l.port, exclusive: true }, () => res());
   });
   await new Promise<void>((r) => udp.close(() => r()));

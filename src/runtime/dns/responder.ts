@@ -38,13 +38,49 @@
 import type { Clock, Rng } from '../../core/ports';
 import { systemClock } from '../clock';
 import type { RoutingQuery, RoutingResolution, RoutingSnapshot } from '../../core/routing/types';
-import { defineZone, lookup, negativeTtl, nextSerial, withSerial, type SoaConfig as ZoneSoaConfig, type Zone, type ZoneAnswer, type ZoneOutcome, type ZoneQuestion } from '../../core/zone';
 import {
-  FLAG_AA, FLAG_QR, FLAG_TC, HEADER_LENGTH, MIN_UDP_PAYLOAD, QCLASS_ANY, QCLASS_IN, RCODE, EXTENDED_RCODE_BADVERS,
-  ecsAddressText, keyNameLength, optLength, parseQuery, wireNameToText, writeOpt,
-  type ClientSubnet, type Edns,
+  defineZone,
+  lookup,
+  negativeTtl,
+  nextSerial,
+  withSerial,
+  type SoaConfig as ZoneSoaConfig,
+  type Zone,
+  type ZoneAnswer,
+  type ZoneOutcome,
+  type ZoneQuestion,
+} from '../../core/zone';
+import {
+  FLAG_AA,
+  FLAG_QR,
+  FLAG_TC,
+  HEADER_LENGTH,
+  MIN_UDP_PAYLOAD,
+  QCLASS_ANY,
+  QCLASS_IN,
+  RCODE,
+  EXTENDED_RCODE_BADVERS,
+  ecsAddressText,
+  keyNameLength,
+  optLength,
+  parseQuery,
+  wireNameToText,
+  writeOpt,
+  type ClientSubnet,
+  type Edns,
 } from './wire';
-import { DYNAMIC, keyNameLengthOf, pick, pickOutcome, sectionKey, typesOf, writeHeader, type Encoded, type Entry, type StaticEntry } from './answer-cache';
+import {
+  DYNAMIC,
+  keyNameLengthOf,
+  pick,
+  pickOutcome,
+  sectionKey,
+  typesOf,
+  writeHeader,
+  type Encoded,
+  type Entry,
+  type StaticEntry,
+} from './answer-cache';
 import { DnsEncodeError, encodeMessage, type WireMessage, type WireRecord } from './encode';
 import type { ZoneSigner } from './dnssec/signer';
 import { DnsTallies, qtypeLabel, rcodeName, type DnsCounts } from './counts';
@@ -180,7 +216,8 @@ export class Responder {
    * The signer must be for this zone.
    */
   setSigner(signer: ZoneSigner | undefined): void {
-    if (signer !== undefined && signer.zone !== this.zone) throw new Error(`dns: the DNSSEC signer is for ${signer.zone}, not ${this.zone}`);
+    if (signer !== undefined && signer.zone !== this.zone)
+      throw new Error(`dns: the DNSSEC signer is for ${signer.zone}, not ${this.zone}`);
     this.signer = signer;
     this.cache = new Map();
     this.signedCache = new Map();
@@ -258,11 +295,15 @@ export class Responder {
       }
     } catch (err) {
       this.stats.errors++;
-      this.onError?.(`${err instanceof DnsEncodeError ? 'encoding failed' : 'routing failed'}: ${(err as Error)?.message ?? String(err)}`, RCODE.SERVFAIL);
+      this.onError?.(
+        `${err instanceof DnsEncodeError ? 'encoding failed' : 'routing failed'}: ${(err as Error)?.message ?? String(err)}`,
+        RCODE.SERVFAIL,
+      );
       return this.errorResponse(msg, q.id, q.flags, RCODE.SERVFAIL, q.questionLength, edns, transport);
     }
 
-    const limit = transport === 'tcp' ? 65535 : edns ? Math.min(Math.max(edns.udpPayloadSize, MIN_UDP_PAYLOAD), this.udpCap) : MIN_UDP_PAYLOAD;
+    const limit =
+      transport === 'tcp' ? 65535 : edns ? Math.min(Math.max(edns.udpPayloadSize, MIN_UDP_PAYLOAD), this.udpCap) : MIN_UDP_PAYLOAD;
     const optLen = edns ? optLength(edns.ecs) : 0;
     let src = encoded.body;
     if (src.length + optLen > limit) {
@@ -281,7 +322,10 @@ export class Responder {
     const pre = transport === 'tcp' ? 2 : 0;
     const total = src.length + optLen;
     const out = Buffer.allocUnsafe(pre + total);
-    if (pre) { out[0] = total >> 8; out[1] = total & 0xff; }
+    if (pre) {
+      out[0] = total >> 8;
+      out[1] = total & 0xff;
+    }
     src.copy(out, pre);
     out[pre] = msg[0]!;
     out[pre + 1] = msg[1]!;
@@ -297,7 +341,16 @@ export class Responder {
   // ------------------------------------------------------------------------------------------------
   // Cache misses
 
-  private resolveMiss(cache: Map<string, Entry>, key: string, qtype: number, qclass: number, clientAddress: string, ecs: ClientSubnet | undefined, knownDynamic: boolean, secure: number): { encoded: Encoded; scope: number } {
+  private resolveMiss(
+    cache: Map<string, Entry>,
+    key: string,
+    qtype: number,
+    qclass: number,
+    clientAddress: string,
+    ecs: ClientSubnet | undefined,
+    knownDynamic: boolean,
+    secure: number,
+  ): { encoded: Encoded; scope: number } {
     const useEcs = ecs !== undefined && ecs.sourcePrefix > 0;
     const q: ZoneQuestion = {
       name: wireNameToText(key, keyNameLength(key)),
@@ -315,14 +368,23 @@ export class Responder {
     if (res.rcode === 'REFUSED') return { encoded: this.encodeOutcome(question, res, res.outcomes[0]!, undefined), scope: 0 };
     if (!res.clientDependent && !knownDynamic) {
       const o = res.outcomes;
-      return { encoded: this.cacheStatic(cache, key, o.map((x) => this.encodeOutcome(question, res, x, sign)), o.map((x) => x.probability)), scope: 0 };
+      return {
+        encoded: this.cacheStatic(
+          cache,
+          key,
+          o.map((x) => this.encodeOutcome(question, res, x, sign)),
+          o.map((x) => x.probability),
+        ),
+        scope: 0,
+      };
     }
     // Client-dependent: remember that, and cache the encoding of the one outcome we pick, by content.
     if (!knownDynamic) this.remember(cache, key, DYNAMIC, this.cacheSize);
-    const scope = !ecs ? 0 : !res.clientDependent ? 0 : useEcs ? res.ecsScopePrefix ?? ecs.sourcePrefix : 0;
+    const scope = !ecs ? 0 : !res.clientDependent ? 0 : useEcs ? (res.ecsScopePrefix ?? ecs.sourcePrefix) : 0;
     const outcome = pickOutcome(res.outcomes, this.rng);
     // A signed negative answer's NSEC lists the types the name has for this client: part of its content.
-    if (sign !== undefined && secure !== 0 && outcome.answer.length === 0 && res.rcode === 'NOERROR') sign.types = typesOf(lookup(this.zoneData, this.snapshot, { ...q, type: 'ANY' }, this.resolveFn));
+    if (sign !== undefined && secure !== 0 && outcome.answer.length === 0 && res.rcode === 'NOERROR')
+      sign.types = typesOf(lookup(this.zoneData, this.snapshot, { ...q, type: 'ANY' }, this.resolveFn));
     const okey = `${secure}\u0000${sign?.types?.join(',') ?? ''}\u0000${key}\u0000${res.rcode}\u0000${res.aa ? 1 : 0}\u0000${res.profile ?? ''}\u0000${outcome.endpoints.join('\u0001')}\u0000${sectionKey(outcome.answer)}\u0000${sectionKey(outcome.authority)}\u0000${sectionKey(outcome.additional)}`;
     let enc = this.dynamicCache.get(okey);
     if (enc === undefined || enc.generation !== (this.signer?.generation ?? 0)) {
@@ -359,13 +421,25 @@ export class Responder {
    * With DNSSEC on, the signer adds its records first (DNSKEY at the apex always; with DO the RRSIGs and
    * the NSEC of a negative answer).
    */
-  private encodeOutcome(question: NonNullable<WireMessage['question']>, res: ZoneAnswer, o: ZoneOutcome, sign: SignContext | undefined): Encoded {
-    if (sign === undefined || res.rcode === 'REFUSED') return this.encode(question, RCODES[res.rcode], res.aa, o.answer, o.authority, o.additional, res.profile ?? '', o.endpoints);
+  private encodeOutcome(
+    question: NonNullable<WireMessage['question']>,
+    res: ZoneAnswer,
+    o: ZoneOutcome,
+    sign: SignContext | undefined,
+  ): Encoded {
+    if (sign === undefined || res.rcode === 'REFUSED')
+      return this.encode(question, RCODES[res.rcode], res.aa, o.answer, o.authority, o.additional, res.profile ?? '', o.endpoints);
     const { signer, secure, q } = sign;
     const s = signer.secure({
-      qname: q.name.toLowerCase(), qtype: question.type, rcode: res.rcode,
-      answer: o.answer, authority: o.authority, additional: o.additional,
-      dnssecOk: secure !== 0, compactOk: secure === 2, negativeTtl: negativeTtl(this.zoneData),
+      qname: q.name.toLowerCase(),
+      qtype: question.type,
+      rcode: res.rcode,
+      answer: o.answer,
+      authority: o.authority,
+      additional: o.additional,
+      dnssecOk: secure !== 0,
+      compactOk: secure === 2,
+      negativeTtl: negativeTtl(this.zoneData),
       typesAt: () => sign.types ?? typesOf(lookup(this.zoneData, this.snapshot, { ...q, type: 'ANY' }, this.resolveFn)),
     });
     const enc = this.encode(question, RCODES[s.rcode], res.aa, s.answer, s.authority, s.additional, res.profile ?? '', o.endpoints);
@@ -379,7 +453,16 @@ export class Responder {
    * variant (the same header and question, no records). `profile` and `endpoints` (leaf
    * `profile/endpoint` paths) label the counters the answer increments.
    */
-  private encode(question: NonNullable<WireMessage['question']>, rcode: number, aa: boolean, answers: readonly WireRecord[], authorities: readonly WireRecord[], additionals: readonly WireRecord[], profile: string, endpoints: readonly string[]): Encoded {
+  private encode(
+    question: NonNullable<WireMessage['question']>,
+    rcode: number,
+    aa: boolean,
+    answers: readonly WireRecord[],
+    authorities: readonly WireRecord[],
+    additionals: readonly WireRecord[],
+    profile: string,
+    endpoints: readonly string[],
+  ): Encoded {
     const flags = FLAG_QR | (aa ? FLAG_AA : 0) | (rcode & 0xf);
     const body = encodeMessage({ flags, question, answers, authorities, additionals }, this.encodeOptions);
     // The question is written first and in full: header + question is the TC answer.
@@ -388,8 +471,16 @@ export class Responder {
     writeHeader(truncated, flags | FLAG_TC, 1, 0, 0, 0);
     const qtype = body.readUInt16BE(questionEnd - 4);
     const tally = this.tallies.query(profile, rcodeName(rcode), qtypeLabel(qtype));
-    const out: Encoded = { body, truncated, tally, answers: endpoints.length === 0 ? [] : endpoints.map((e) => this.tallies.answer(profile, e)), generation: 0, compactOk: false };
-    if (profile !== '' && this.snapshot.profiles.get(profile)?.trafficViewEnrollmentStatus === 'Enabled') out.traffic = this.traffic.tally(profile, endpoints);
+    const out: Encoded = {
+      body,
+      truncated,
+      tally,
+      answers: endpoints.length === 0 ? [] : endpoints.map((e) => this.tallies.answer(profile, e)),
+      generation: 0,
+      compactOk: false,
+    };
+    if (profile !== '' && this.snapshot.profiles.get(profile)?.trafficViewEnrollmentStatus === 'Enabled')
+      out.traffic = this.traffic.tally(profile, endpoints);
     return out;
   }
 
@@ -397,12 +488,23 @@ export class Responder {
    * Error responses (FORMERR, NOTIMP, SERVFAIL, BADVERS; never cached): the query's ID, opcode and RD, the
    * question echoed when it could be read, and an OPT when the query had a valid one. AA clear (as BIND).
    */
-  private errorResponse(msg: Buffer, id: number, qflags: number, rcode: number, questionLength: number, edns: Edns | undefined, transport: Transport): Buffer {
+  private errorResponse(
+    msg: Buffer,
+    id: number,
+    qflags: number,
+    rcode: number,
+    questionLength: number,
+    edns: Edns | undefined,
+    transport: Transport,
+  ): Buffer {
     const pre = transport === 'tcp' ? 2 : 0;
     const optLen = edns ? optLength(undefined) : 0;
     const total = HEADER_LENGTH + questionLength + optLen;
     const out = Buffer.alloc(pre + total);
-    if (pre) { out[0] = total >> 8; out[1] = total & 0xff; }
+    if (pre) {
+      out[0] = total >> 8;
+      out[1] = total & 0xff;
+    }
     const flags = FLAG_QR | (qflags & 0x7800) /* opcode */ | (qflags & 0x0100) /* RD */ | (rcode & 0xf);
     writeHeader(out.subarray(pre), flags, questionLength > 0 ? 1 : 0, 0, 0, edns ? 1 : 0);
     out[pre] = id >> 8;
@@ -410,7 +512,11 @@ export class Responder {
     if (questionLength > 0) msg.copy(out, pre + HEADER_LENGTH, HEADER_LENGTH, HEADER_LENGTH + questionLength);
     if (edns) writeOpt(out, pre + HEADER_LENGTH + questionLength, this.udpCap, rcode, edns.dnssecOk, undefined, 0);
     // Not on the hot path (error answers are never cached): a Map lookup per answer is fine here.
-    this.tallies.query('', rcodeName(rcode), qtypeLabel(questionLength >= 5 ? msg.readUInt16BE(HEADER_LENGTH + questionLength - 4) : undefined)).n++;
+    this.tallies.query(
+      '',
+      rcodeName(rcode),
+      qtypeLabel(questionLength >= 5 ? msg.readUInt16BE(HEADER_LENGTH + questionLength - 4) : undefined),
+    ).n++;
     return out;
   }
 }

@@ -29,7 +29,10 @@ export const REUSE_PORT_MIN = '22.12';
  * Why this Node version and platform cannot bind per-worker sockets, or undefined when they can
  * (before the live probe). Pure: the version and platform are arguments.
  */
-export function reusePortBlocker(version: string = process.versions.node, platform: NodeJS.Platform = process.platform): string | undefined {
+export function reusePortBlocker(
+  version: string = process.versions.node,
+  platform: NodeJS.Platform = process.platform,
+): string | undefined {
   const v = version.replace(/^v/, '');
   const [major = 0, minor = 0] = v.split('.').map((s) => Number.parseInt(s, 10));
   const ok = major > 23 || (major === 23 && minor >= 1) || (major === 22 && minor >= 12);
@@ -51,9 +54,16 @@ export function reusePortSupport(): Promise<ReusePortSupport> {
 
 async function decide(): Promise<ReusePortSupport> {
   const node = process.versions.node;
-  if (process.env.TMKIT_DNS_REUSEPORT === '0') return { supported: false, reason: 'TMKIT_DNS_REUSEPORT=0 turns per-worker sockets off', node };
+  if (process.env.TMKIT_DNS_REUSEPORT === '0')
+    return { supported: false, reason: 'TMKIT_DNS_REUSEPORT=0 turns per-worker sockets off', node };
   const blocker = reusePortBlocker(node, process.platform);
-  if (blocker !== undefined) return { supported: false, reason: blocker, node, ...(blocker.startsWith('Node ') ? { fix: `use Node ≥ ${REUSE_PORT_MIN} for per-worker sockets` } : {}) };
+  if (blocker !== undefined)
+    return {
+      supported: false,
+      reason: blocker,
+      node,
+      ...(blocker.startsWith('Node ') ? { fix: `use Node ≥ ${REUSE_PORT_MIN} for per-worker sockets` } : {}),
+    };
   return probeReusePort(node);
 }
 
@@ -66,7 +76,7 @@ export async function probeReusePort(node: string, run: () => Promise<void> = pr
     } catch (err) {
       // The port the kernel chose for UDP was taken for TCP by another process: says nothing about reusePort.
       if (err instanceof TcpTwinTaken && attempt < 20) continue;
-      const cause = err instanceof TcpTwinTaken ? err.cause as NodeJS.ErrnoException : err as NodeJS.ErrnoException;
+      const cause = err instanceof TcpTwinTaken ? (err.cause as NodeJS.ErrnoException) : (err as NodeJS.ErrnoException);
       return { supported: false, reason: `the reusePort bind test failed (${cause.code ?? cause.message})`, node };
     }
   }
@@ -102,13 +112,26 @@ async function probe(): Promise<void> {
 function bindUdp(port: number): Promise<dgram.Socket> {
   return new Promise((resolve, reject) => {
     const s = dgram.createSocket({ type: 'udp4', reusePort: true } as dgram.SocketOptions);
-    s.once('error', (err) => { try { s.close(); } catch { /* not bound */ } reject(err); });
+    s.once('error', (err) => {
+      try {
+        s.close();
+      } catch {
+        /* not bound */
+      }
+      reject(err);
+    });
     s.bind({ address: '127.0.0.1', port, exclusive: true }, () => resolve(s));
   });
 }
 
 function closeUdp(s: dgram.Socket): Promise<void> {
-  return new Promise((r) => { try { s.close(() => r()); } catch { r(); } });
+  return new Promise((r) => {
+    try {
+      s.close(() => r());
+    } catch {
+      r();
+    }
+  });
 }
 
 function listenTcp(port: number): Promise<net.Server> {

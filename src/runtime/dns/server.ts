@@ -133,10 +133,20 @@ export class DnsServer {
     for (const s of this.connections) s.destroy();
     this.connections.clear();
     this.perClient.clear();
-    await Promise.all(eps.map((e) => Promise.all([
-      new Promise<void>((r) => { try { e.udp.close(() => r()); } catch { r(); } }),
-      new Promise<void>((r) => e.tcp.close(() => r())),
-    ])));
+    await Promise.all(
+      eps.map((e) =>
+        Promise.all([
+          new Promise<void>((r) => {
+            try {
+              e.udp.close(() => r());
+            } catch {
+              r();
+            }
+          }),
+          new Promise<void>((r) => e.tcp.close(() => r())),
+        ]),
+      ),
+    );
   }
 
   // ------------------------------------------------------------------------------------------------
@@ -144,7 +154,9 @@ export class DnsServer {
   private async bindPair(l: ListenAddress): Promise<Endpoint> {
     const v6 = net.isIPv6(l.address);
     if (!v6 && !net.isIPv4(l.address)) {
-      throw Object.assign(new Error(`dns: listen address "${l.address}" is not an IP literal (use e.g. 127.0.0.1 or ::1)`), { code: 'DNS_LISTEN_ADDRESS' });
+      throw Object.assign(new Error(`dns: listen address "${l.address}" is not an IP literal (use e.g. 127.0.0.1 or ::1)`), {
+        code: 'DNS_LISTEN_ADDRESS',
+      });
     }
     // With port 0 the UDP port is chosen first; TCP must get the same one, so retry if it is taken.
     for (let attempt = 0; ; attempt++) {
@@ -163,7 +175,11 @@ export class DnsServer {
   private bindUdp(address: string, port: number, v6: boolean): Promise<dgram.Socket> {
     return new Promise((resolve, reject) => {
       // reusePort: this process's own socket (exclusive: not the cluster primary's shared handle).
-      const sock = dgram.createSocket({ type: v6 ? 'udp6' : 'udp4', ipv6Only: v6, ...(this.reusePort ? { reusePort: true } : {}) } as dgram.SocketOptions);
+      const sock = dgram.createSocket({
+        type: v6 ? 'udp6' : 'udp4',
+        ipv6Only: v6,
+        ...(this.reusePort ? { reusePort: true } : {}),
+      } as dgram.SocketOptions);
       const onError = (err: Error): void => reject(err);
       sock.once('error', onError);
       sock.bind({ address, port, exclusive: this.reusePort }, () => {
@@ -186,11 +202,20 @@ export class DnsServer {
       server.maxConnections = this.tcpOpts.maxConnections;
       const onError = (err: Error): void => reject(err);
       server.once('error', onError);
-      server.listen({ host: address, port, ipv6Only: v6, exclusive: this.reusePort, ...(this.reusePort ? { reusePort: true } : {}) } as net.ListenOptions, () => {
-        server.off('error', onError);
-        server.on('error', () => undefined);
-        resolve(server);
-      });
+      server.listen(
+        {
+          host: address,
+          port,
+          ipv6Only: v6,
+          exclusive: this.reusePort,
+          ...(this.reusePort ? { reusePort: true } : {}),
+        } as net.ListenOptions,
+        () => {
+          server.off('error', onError);
+          server.on('error', () => undefined);
+          resolve(server);
+        },
+      );
     });
   }
 
@@ -217,7 +242,8 @@ export class DnsServer {
     sock.on('close', () => {
       this.connections.delete(sock);
       const n = (this.perClient.get(key) ?? 1) - 1;
-      if (n > 0) this.perClient.set(key, n); else this.perClient.delete(key);
+      if (n > 0) this.perClient.set(key, n);
+      else this.perClient.delete(key);
     });
 
     const drainPipeline = (): void => {
@@ -228,7 +254,10 @@ export class DnsServer {
           // The client is not reading its answers: stop reading its queries until it does.
           sock.pause();
           scheduled = true;
-          sock.once('drain', () => { sock.resume(); drainPipeline(); });
+          sock.once('drain', () => {
+            sock.resume();
+            drainPipeline();
+          });
           return;
         }
         if (answered >= maxPipelined) {

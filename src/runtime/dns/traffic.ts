@@ -29,7 +29,10 @@ export class TrafficTally {
   private weighed = 0;
   private last = UNKNOWN;
 
-  constructor(readonly profile: string, readonly endpoints: readonly string[]) {}
+  constructor(
+    readonly profile: string,
+    readonly endpoints: readonly string[],
+  ) {}
 
   /** Whether the query numbered `n` (after increment) is recorded, and with what weight. */
   static weightOf(n: number): number {
@@ -75,7 +78,7 @@ export class TrafficTallies {
     const countryOf = (client: string): string => {
       let c = country.get(client);
       if (c === undefined) {
-        c = client === UNKNOWN ? 'ZZ' : geo.locate(client)?.country?.toUpperCase() ?? 'ZZ';
+        c = client === UNKNOWN ? 'ZZ' : (geo.locate(client)?.country?.toUpperCase() ?? 'ZZ');
         country.set(client, c);
       }
       return c;
@@ -88,7 +91,8 @@ export class TrafficTallies {
         for (const endpoint of t.endpoints.length > 0 ? t.endpoints : ['']) {
           const k = `${t.profile}\u0000${endpoint}\u0000${c}`;
           const cell = cells.get(k);
-          if (cell) cell[3] += queries; else cells.set(k, [t.profile, endpoint, c, queries]);
+          if (cell) cell[3] += queries;
+          else cells.set(k, [t.profile, endpoint, c, queries]);
         }
       }
     }
@@ -156,10 +160,12 @@ export class TrafficStore {
   private bucket(profile: string, start: number, bucket: Map<string, Map<string, number>>): TrafficBucket | undefined {
     const cells = bucket.get(profile);
     if (!cells || cells.size === 0) return undefined;
-    const counts: TrafficCount[] = [...cells].map(([k, queries]) => {
-      const i = k.indexOf('\u0000');
-      return { country: k.slice(i + 1), endpoint: k.slice(0, i), queries };
-    }).sort((a, b) => b.queries - a.queries || a.endpoint.localeCompare(b.endpoint) || a.country.localeCompare(b.country));
+    const counts: TrafficCount[] = [...cells]
+      .map(([k, queries]) => {
+        const i = k.indexOf('\u0000');
+        return { country: k.slice(i + 1), endpoint: k.slice(0, i), queries };
+      })
+      .sort((a, b) => b.queries - a.queries || a.endpoint.localeCompare(b.endpoint) || a.country.localeCompare(b.country));
     return { start: new Date(start).toISOString(), counts };
   }
 }

@@ -142,7 +142,10 @@ export function parseQuery(buf: Buffer, scratch: Buffer): ParsedQuery {
       for (;;) {
         if (off >= len) return formerr(id, flags, `record ${i + 1} name runs past the end of the packet`, questionLength, edns);
         const l = buf[off]!;
-        if (l === 0) { off++; break; }
+        if (l === 0) {
+          off++;
+          break;
+        }
         if ((l & 0xc0) === 0xc0) {
           if (off + 2 > len) return formerr(id, flags, `record ${i + 1} compression pointer truncated`, questionLength, edns);
           off += 2;
@@ -150,7 +153,8 @@ export function parseQuery(buf: Buffer, scratch: Buffer): ParsedQuery {
         }
         if (l > 63) return formerr(id, flags, `record ${i + 1} bad label type`, questionLength, edns);
         off += 1 + l;
-        if (off - nameStart > MAX_NAME_LENGTH) return formerr(id, flags, `record ${i + 1} name longer than 255 octets`, questionLength, edns);
+        if (off - nameStart > MAX_NAME_LENGTH)
+          return formerr(id, flags, `record ${i + 1} name longer than 255 octets`, questionLength, edns);
       }
       if (off + 10 > len) return formerr(id, flags, `record ${i + 1} header runs past the end of the packet`, questionLength, edns);
       const type = (buf[off]! << 8) | buf[off + 1]!;
@@ -163,7 +167,8 @@ export function parseQuery(buf: Buffer, scratch: Buffer): ParsedQuery {
         if (edns) return formerr(id, flags, 'more than one OPT record', questionLength, edns);
         if (off - nameStart !== 1 || buf[nameStart] !== 0) return formerr(id, flags, 'OPT record owner is not the root', questionLength);
         const parsed = parseOpt(buf, off, rdStart, rdEnd);
-        if (typeof parsed === 'string') return formerr(id, flags, parsed, questionLength, parsed.startsWith('ECS') ? parsedOptWithoutEcs(buf, off) : undefined);
+        if (typeof parsed === 'string')
+          return formerr(id, flags, parsed, questionLength, parsed.startsWith('ECS') ? parsedOptWithoutEcs(buf, off) : undefined);
         edns = parsed;
       }
       off = rdEnd;
@@ -185,7 +190,12 @@ function formerr(id: number, flags: number, reason: string, questionLength = 0, 
 
 /** The fixed part of an OPT (for answering FORMERR to a bad ECS option with an OPT of our own). */
 function parsedOptWithoutEcs(buf: Buffer, off: number): Edns {
-  return { udpPayloadSize: (buf[off + 2]! << 8) | buf[off + 3]!, version: buf[off + 5]!, dnssecOk: (buf[off + 6]! & 0x80) !== 0, compactOk: (buf[off + 6]! & 0x40) !== 0 };
+  return {
+    udpPayloadSize: (buf[off + 2]! << 8) | buf[off + 3]!,
+    version: buf[off + 5]!,
+    dnssecOk: (buf[off + 6]! & 0x80) !== 0,
+    compactOk: (buf[off + 6]! & 0x40) !== 0,
+  };
 }
 
 /** Parses the OPT pseudo-record whose type field is at `off`. Returns an error string when malformed. */
@@ -273,19 +283,36 @@ export function ecsOptionLength(ecs: ClientSubnet): number {
  * version 0, the DO bit copied, the CO flag when `compactOk` (a signing server echoes it, RFC 9824 §5.2),
  * and the ECS echo when the query had one. Returns the new offset.
  */
-export function writeOpt(out: Buffer, off: number, payloadSize: number, extendedRcode: number, dnssecOk: boolean, ecs: ClientSubnet | undefined, scope: number, compactOk = false): number {
+export function writeOpt(
+  out: Buffer,
+  off: number,
+  payloadSize: number,
+  extendedRcode: number,
+  dnssecOk: boolean,
+  ecs: ClientSubnet | undefined,
+  scope: number,
+  compactOk = false,
+): number {
   out[off++] = 0; // root
-  out[off++] = 0; out[off++] = QTYPE.OPT;
-  out[off++] = (payloadSize >> 8) & 0xff; out[off++] = payloadSize & 0xff;
-  out[off++] = (extendedRcode >> 4) & 0xff; out[off++] = 0; // version 0
-  out[off++] = (dnssecOk ? 0x80 : 0) | (compactOk ? 0x40 : 0); out[off++] = 0;
+  out[off++] = 0;
+  out[off++] = QTYPE.OPT;
+  out[off++] = (payloadSize >> 8) & 0xff;
+  out[off++] = payloadSize & 0xff;
+  out[off++] = (extendedRcode >> 4) & 0xff;
+  out[off++] = 0; // version 0
+  out[off++] = (dnssecOk ? 0x80 : 0) | (compactOk ? 0x40 : 0);
+  out[off++] = 0;
   const rdlen = ecs ? ecsOptionLength(ecs) : 0;
-  out[off++] = (rdlen >> 8) & 0xff; out[off++] = rdlen & 0xff;
+  out[off++] = (rdlen >> 8) & 0xff;
+  out[off++] = rdlen & 0xff;
   if (ecs) {
-    out[off++] = 0; out[off++] = EDNS_OPTION_ECS;
+    out[off++] = 0;
+    out[off++] = EDNS_OPTION_ECS;
     const olen = rdlen - 4;
-    out[off++] = (olen >> 8) & 0xff; out[off++] = olen & 0xff;
-    out[off++] = 0; out[off++] = ecs.family;
+    out[off++] = (olen >> 8) & 0xff;
+    out[off++] = olen & 0xff;
+    out[off++] = 0;
+    out[off++] = ecs.family;
     out[off++] = ecs.sourcePrefix;
     out[off++] = Math.min(scope, ecs.family === ECS_FAMILY_IPV4 ? 32 : 128);
     ecs.address.copy(out, off);

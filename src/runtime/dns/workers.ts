@@ -36,10 +36,21 @@ export interface DnssecUpdate {
   doc: KeySetDocument;
 }
 
-interface WorkerRecord extends DnsWorkerReport { id: number; dnssec?: SignerStats }
+interface WorkerRecord extends DnsWorkerReport {
+  id: number;
+  dnssec?: SignerStats;
+}
 
 /** What a worker gets before anything was published (DnsWorkerPool used without startDnsFleet). */
-const EMPTY_FULL: SnapshotUpdate = { type: 'tmkit-snapshot', revision: 0, full: true, profiles: [], deleted: [], verdicts: {}, verdictsComplete: true };
+const EMPTY_FULL: SnapshotUpdate = {
+  type: 'tmkit-snapshot',
+  revision: 0,
+  full: true,
+  profiles: [],
+  deleted: [],
+  verdicts: {},
+  verdictsComplete: true,
+};
 
 const ZERO_STATS: ResponderStats = { queries: 0, cacheHits: 0, dropped: 0, errors: 0, truncated: 0 };
 
@@ -76,7 +87,12 @@ export class DnsWorkerPool implements DnsTarget {
   private live = 0;
   private dnssec: DnssecUpdate | undefined;
 
-  constructor(private readonly n: number, private readonly listen: ListenAddress[], private readonly logger: Logger, readonly sockets: DnsSockets = 'shared') {
+  constructor(
+    private readonly n: number,
+    private readonly listen: ListenAddress[],
+    private readonly logger: Logger,
+    readonly sockets: DnsSockets = 'shared',
+  ) {
     if (!cluster.isPrimary) throw new Error('DnsWorkerPool: only the cluster primary can start DNS workers');
   }
 
@@ -85,11 +101,13 @@ export class DnsWorkerPool implements DnsTarget {
     // (workers sharing a port-0 UDP handle could otherwise not move on when its TCP twin is taken).
     // Per-worker sockets: a fixed port must be free before the first worker binds it, or the workers would
     // quietly join the reuseport group of another process of this user that holds it (and split its traffic).
-    const listen = await Promise.all(this.listen.map(async (l) => {
-      if (l.port === 0) return { address: l.address, port: await freeDnsPort(l.address) };
-      if (this.sockets === 'per-worker') await assertDnsPortFree(l);
-      return l;
-    }));
+    const listen = await Promise.all(
+      this.listen.map(async (l) => {
+        if (l.port === 0) return { address: l.address, port: await freeDnsPort(l.address) };
+        if (this.sockets === 'per-worker') await assertDnsPortFree(l);
+        return l;
+      }),
+    );
     return new Promise((resolveStart, rejectStart) => {
       let ready = 0;
       let started = false;
@@ -116,7 +134,11 @@ export class DnsWorkerPool implements DnsTarget {
             }
           } else if (m?.type === 'tmkit-dns-listening') {
             this.bound = m.addresses;
-            if (!started && ++ready === this.n) { started = true; clearTimeout(timer); resolveStart(); }
+            if (!started && ++ready === this.n) {
+              started = true;
+              clearTimeout(timer);
+              resolveStart();
+            }
           } else if (m?.type === 'tmkit-dns-stats') {
             rec.stats = m.stats;
             if (m.dnssec) rec.dnssec = m.dnssec;
@@ -134,7 +156,10 @@ export class DnsWorkerPool implements DnsTarget {
           if (this.stopping) return;
           this.forgetOldExited();
           rec.replaced = started;
-          if (!started) { fail(`a DNS worker exited (${signal ?? code}) before listening`); return; }
+          if (!started) {
+            fail(`a DNS worker exited (${signal ?? code}) before listening`);
+            return;
+          }
           this.logger.warn({ workerPid: w.process.pid, slot, code, signal }, 'DNS worker exited; starting another');
           fork(slot);
         });
@@ -153,7 +178,9 @@ export class DnsWorkerPool implements DnsTarget {
     }
   }
 
-  addresses(): BoundAddress[] { return this.bound.map((b) => ({ ...b })); }
+  addresses(): BoundAddress[] {
+    return this.bound.map((b) => ({ ...b }));
+  }
 
   setDnssec(doc: KeySetDocument): void {
     this.dnssec = { type: 'tmkit-dnssec', doc };
@@ -184,11 +211,15 @@ export class DnsWorkerPool implements DnsTarget {
 
   /** The worker processes, running and recently exited, in slot order (a replaced one before its replacement). */
   workers(): DnsWorkerReport[] {
-    return [...this.records.values()].sort((a, b) => a.slot - b.slot || a.id - b.id).map(({ id: _id, ...r }) => ({ ...r, stats: { ...r.stats } }));
+    return [...this.records.values()]
+      .sort((a, b) => a.slot - b.slot || a.id - b.id)
+      .map(({ id: _id, ...r }) => ({ ...r, stats: { ...r.stats } }));
   }
 
   /** Summed over the workers' latest reports (and the last reports of workers that exited). */
-  counts(): DnsCounts { return this.workerCounts.total(); }
+  counts(): DnsCounts {
+    return this.workerCounts.total();
+  }
 
   drainTraffic(): TrafficRow[] {
     const out = this.traffic;
@@ -204,21 +235,35 @@ export class DnsWorkerPool implements DnsTarget {
   async close(): Promise<void> {
     this.stopping = true;
     const workers = Object.values(cluster.workers ?? {}).filter((w): w is Worker => w !== undefined);
-    await Promise.all(workers.map((w) => new Promise<void>((r) => {
-      if (w.isDead()) { r(); return; }
-      const kill = setTimeout(() => {
-        this.logger.warn({ workerPid: w.process.pid }, `DNS worker did not stop within ${WORKER_STOP_MS} ms of SIGTERM; killing it`);
-        w.process.kill('SIGKILL');
-      }, WORKER_STOP_MS);
-      w.once('exit', () => { clearTimeout(kill); r(); });
-      w.process.kill('SIGTERM');
-    })));
+    await Promise.all(
+      workers.map(
+        (w) =>
+          new Promise<void>((r) => {
+            if (w.isDead()) {
+              r();
+              return;
+            }
+            const kill = setTimeout(() => {
+              this.logger.warn({ workerPid: w.process.pid }, `DNS worker did not stop within ${WORKER_STOP_MS} ms of SIGTERM; killing it`);
+              w.process.kill('SIGKILL');
+            }, WORKER_STOP_MS);
+            w.once('exit', () => {
+              clearTimeout(kill);
+              r();
+            });
+            w.process.kill('SIGTERM');
+          }),
+      ),
+    );
   }
 }
 
 /** The geo databases and latency table named by the options (the shipped country database alone by default). */
 export function geoOptions(o: { geoip?: string; latencyTable?: string }): { geoip?: string; latencyTable?: string } {
-  return { ...(o.geoip !== undefined ? { geoip: o.geoip } : {}), ...(o.latencyTable !== undefined ? { latencyTable: o.latencyTable } : {}) };
+  return {
+    ...(o.geoip !== undefined ? { geoip: o.geoip } : {}),
+    ...(o.latencyTable !== undefined ? { latencyTable: o.latencyTable } : {}),
+  };
 }
 
 /**
@@ -226,20 +271,39 @@ export function geoOptions(o: { geoip?: string; latencyTable?: string }): { geoi
  * snapshot is rebuilt from every update the primary sends. Resolves when the worker is told to stop
  * (SIGTERM/SIGINT or the primary going away).
  */
-export async function runDnsWorker(o: { zone: string; dns: ListenAddress[]; geoip?: string; latencyTable?: string; geo?: GeoLookup; authority?: DnsAuthority; dnsLimits?: DnsLimits }): Promise<void> {
+export async function runDnsWorker(o: {
+  zone: string;
+  dns: ListenAddress[];
+  geoip?: string;
+  latencyTable?: string;
+  geo?: GeoLookup;
+  authority?: DnsAuthority;
+  dnsLimits?: DnsLimits;
+}): Promise<void> {
   if (!isDnsWorker()) throw new Error('runDnsWorker: this process is not a DNS worker forked by the primary');
   const zone = o.zone.replace(/\.$/, '').toLowerCase();
   // The primary resolves port 0 to a concrete port for all workers.
   const listen = process.env.TMKIT_DNS_LISTEN ? (JSON.parse(process.env.TMKIT_DNS_LISTEN) as ListenAddress[]) : o.dns;
-  const geo = o.geo ?? await MmdbGeoLookup.open(geoOptions(o));
+  const geo = o.geo ?? (await MmdbGeoLookup.open(geoOptions(o)));
   let snapshot = buildSnapshot({ zone, profiles: [], geo });
   // Per-worker sockets (SO_REUSEPORT): this worker binds its own; else the primary's one socket is shared.
   const reusePort = process.env.TMKIT_DNS_SOCKETS === 'per-worker';
-  const server = new DnsServer({ zone, snapshot, resolve, rng: Math.random, listen, ...o.authority, ...o.dnsLimits, ...(reusePort ? { reusePort } : {}) });
+  const server = new DnsServer({
+    zone,
+    snapshot,
+    resolve,
+    rng: Math.random,
+    listen,
+    ...o.authority,
+    ...o.dnsLimits,
+    ...(reusePort ? { reusePort } : {}),
+  });
   const profiles = new Map<string, Profile>();
   let resources: ResourceCatalog = new Map();
   let haveState: () => void = () => undefined;
-  const stateArrived = new Promise<void>((r) => { haveState = r; });
+  const stateArrived = new Promise<void>((r) => {
+    haveState = r;
+  });
   const verdicts = new Map<string, ProbeVerdict>();
   let overrides = new Map<string, EndpointOverride>();
   const health = {
@@ -257,7 +321,8 @@ export async function runDnsWorker(o: { zone: string; dns: ListenAddress[]; geoi
     if (m.verdictsComplete) verdicts.clear();
     const verdictProfiles = new Set<string>();
     for (const [key, v] of Object.entries(m.verdicts)) {
-      if (v === null) verdicts.delete(key); else verdicts.set(key, v);
+      if (v === null) verdicts.delete(key);
+      else verdicts.set(key, v);
       const slash = key.indexOf('/');
       verdictProfiles.add(slash < 0 ? key : key.slice(0, slash));
     }
@@ -275,9 +340,19 @@ export async function runDnsWorker(o: { zone: string; dns: ListenAddress[]; geoi
     } else {
       // A delta: the same edit the primary made (updateSnapshot; `profiles` follows for the next full build).
       const changed = new Map<string, Profile | undefined>();
-      for (const n of m.deleted) { profiles.delete(n); changed.set(n, undefined); }
-      for (const p of m.profiles) { profiles.set(p.name, p); changed.set(p.name, p); }
-      snapshot = updateSnapshot(snapshot, { profiles: changed, ...(m.verdictsComplete ? { allVerdicts: true } : { verdicts: verdictProfiles }), health });
+      for (const n of m.deleted) {
+        profiles.delete(n);
+        changed.set(n, undefined);
+      }
+      for (const p of m.profiles) {
+        profiles.set(p.name, p);
+        changed.set(p.name, p);
+      }
+      snapshot = updateSnapshot(snapshot, {
+        profiles: changed,
+        ...(m.verdictsComplete ? { allVerdicts: true } : { verdicts: verdictProfiles }),
+        health,
+      });
     }
     server.setSnapshot(snapshot, m.serial);
     if (m.full) haveState();
@@ -286,7 +361,9 @@ export async function runDnsWorker(o: { zone: string; dns: ListenAddress[]; geoi
   // A stop meanwhile ends the wait; the listeners go once it is over (SIGTERM then stops the worker as it
   // did before: a listener left behind would keep a worker that failed to bind alive, and the primary waiting).
   let onGone: () => void = () => undefined;
-  const gone = new Promise<'gone'>((r) => { onGone = () => r('gone'); });
+  const gone = new Promise<'gone'>((r) => {
+    onGone = () => r('gone');
+  });
   process.once('disconnect', onGone);
   process.once('SIGTERM', onGone);
   process.send?.({ type: 'tmkit-dns-hello' });
@@ -310,7 +387,13 @@ export async function runDnsWorker(o: { zone: string; dns: ListenAddress[]; geoi
     if (server.stats.queries === reported) return;
     reported = server.stats.queries;
     const dnssec = server.responder.dnssec?.stats();
-    process.send?.({ type: 'tmkit-dns-stats', stats: server.stats, counts: server.counts(), traffic: server.drainTraffic(), ...(dnssec ? { dnssec } : {}) });
+    process.send?.({
+      type: 'tmkit-dns-stats',
+      stats: server.stats,
+      counts: server.counts(),
+      traffic: server.drainTraffic(),
+      ...(dnssec ? { dnssec } : {}),
+    });
   };
   const statsTimer = setInterval(report, 1000);
   statsTimer.unref();
@@ -324,7 +407,12 @@ export async function runDnsWorker(o: { zone: string; dns: ListenAddress[]; geoi
   server.responder.dnssec?.close();
   // Bounded: the primary SIGKILLs a worker that is not gone WORKER_STOP_MS after its SIGTERM.
   let closing: NodeJS.Timeout | undefined;
-  await Promise.race([server.close(), new Promise<void>((r) => { closing = setTimeout(r, WORKER_STOP_MS / 2); })]);
+  await Promise.race([
+    server.close(),
+    new Promise<void>((r) => {
+      closing = setTimeout(r, WORKER_STOP_MS / 2);
+    }),
+  ]);
   clearTimeout(closing);
   report();
   if (cluster.isWorker) cluster.worker?.disconnect();
@@ -334,4 +422,3 @@ export async function runDnsWorker(o: { zone: string; dns: ListenAddress[]; geoi
 export function isDnsWorker(): boolean {
   return cluster.isWorker && process.env.TMKIT_DNS_WORKER === '1';
 }
-

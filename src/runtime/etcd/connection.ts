@@ -28,8 +28,11 @@ export interface ConnectionOptions {
 export function isUnavailable(err: unknown): boolean {
   if (err instanceof StoreError) return err.code === 'STORE_UNAVAILABLE';
   const name = (err as Error | undefined)?.constructor?.name ?? '';
-  return isRecoverableError(err as Error) || /DeadlineExceeded|Unavailable|BrokenCircuit|Cancelled|ClientClosed|WatchStreamEnded/.test(name)
-    || /ECONNREFUSED|UNAVAILABLE|DEADLINE|No connection|unavailable/i.test(String((err as Error | undefined)?.message));
+  return (
+    isRecoverableError(err as Error) ||
+    /DeadlineExceeded|Unavailable|BrokenCircuit|Cancelled|ClientClosed|WatchStreamEnded/.test(name) ||
+    /ECONNREFUSED|UNAVAILABLE|DEADLINE|No connection|unavailable/i.test(String((err as Error | undefined)?.message))
+  );
 }
 
 type StateListener = (connected: boolean) => void;
@@ -83,9 +86,13 @@ export class EtcdConnection {
   }
 
   /** A gRPC deadline `ms` from now. */
-  deadline(ms: number): number { return this.settings.clock.now() + ms; }
+  deadline(ms: number): number {
+    return this.settings.clock.now() + ms;
+  }
 
-  isConnected(): boolean { return this.connected; }
+  isConnected(): boolean {
+    return this.connected;
+  }
 
   /** What /healthz says about etcd. */
   state(): { connected: boolean; since?: number; error?: string } {
@@ -96,7 +103,10 @@ export class EtcdConnection {
     };
   }
 
-  onState(l: StateListener): () => void { this.stateListeners.add(l); return () => this.stateListeners.delete(l); }
+  onState(l: StateListener): () => void {
+    this.stateListeners.add(l);
+    return () => this.stateListeners.delete(l);
+  }
 
   markUp(): void {
     if (this.connected) return;
@@ -104,8 +114,15 @@ export class EtcdConnection {
     const wasDown = this.downSince;
     this.downSince = undefined;
     this.lastError = undefined;
-    if (wasDown !== undefined) this.settings.logger?.info({ downSeconds: Math.round((this.settings.clock.now() - wasDown) / 100) / 10 }, 'etcd is reachable again');
-    for (const l of this.stateListeners) { try { l(true); } catch { /* listener bug */ } }
+    if (wasDown !== undefined)
+      this.settings.logger?.info({ downSeconds: Math.round((this.settings.clock.now() - wasDown) / 100) / 10 }, 'etcd is reachable again');
+    for (const l of this.stateListeners) {
+      try {
+        l(true);
+      } catch {
+        /* listener bug */
+      }
+    }
   }
 
   markDown(err: unknown): void {
@@ -115,20 +132,34 @@ export class EtcdConnection {
     if (!this.connected && this.downSince !== undefined) return;
     this.connected = false;
     this.downSince = this.settings.clock.now();
-    this.settings.logger?.warn({ err: this.lastError }, 'etcd is unreachable: answering and probing from the last state; writes are refused');
-    for (const l of this.stateListeners) { try { l(false); } catch { /* listener bug */ } }
+    this.settings.logger?.warn(
+      { err: this.lastError },
+      'etcd is unreachable: answering and probing from the last state; writes are refused',
+    );
+    for (const l of this.stateListeners) {
+      try {
+        l(false);
+      } catch {
+        /* listener bug */
+      }
+    }
   }
 
   /** The error a write gets while etcd cannot be reached. */
   unavailable(cause?: unknown): StoreError {
     const now = this.settings.clock.now();
-    const since = this.downSince !== undefined ? `since ${new Date(this.downSince).toISOString()} (${Math.round((now - this.downSince) / 1000)} s)` : 'now';
-    const why = cause !== undefined ? (cause as Error).message ?? String(cause) : this.lastError;
+    const since =
+      this.downSince !== undefined
+        ? `since ${new Date(this.downSince).toISOString()} (${Math.round((now - this.downSince) / 1000)} s)`
+        : 'now';
+    const why = cause !== undefined ? ((cause as Error).message ?? String(cause)) : this.lastError;
     const revision = this.settings.servedRevision();
-    return new StoreError('STORE_UNAVAILABLE',
+    return new StoreError(
+      'STORE_UNAVAILABLE',
       `etcd (${this.hosts.join(', ')}) is unreachable ${since}${why ? `: ${why}` : ''}; the change was not stored. ` +
-      `This node keeps answering DNS from configuration revision ${revision}; retry when etcd is back`,
-      { hosts: this.hosts, revision });
+        `This node keeps answering DNS from configuration revision ${revision}; retry when etcd is back`,
+      { hosts: this.hosts, revision },
+    );
   }
 
   /** Runs one etcd request: fails fast while etcd is known to be down; tracks the connection state. */
@@ -149,7 +180,9 @@ export class EtcdConnection {
     }
   }
 
-  get isClosed(): boolean { return this.closed; }
+  get isClosed(): boolean {
+    return this.closed;
+  }
 
   close(): void {
     this.closed = true;

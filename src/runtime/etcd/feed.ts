@@ -12,7 +12,11 @@ import type { EtcdConnection } from './connection';
 import { prefixEnd } from './keys';
 import type { EtcdMirror } from './mirror';
 
-export interface FeedStats { watches: number; relists: number; compactions: number }
+export interface FeedStats {
+  watches: number;
+  relists: number;
+  compactions: number;
+}
 
 export class MirrorFeed {
   private readonly prefixBuf: Buffer;
@@ -39,7 +43,10 @@ export class MirrorFeed {
     let clusterId = '';
     let from = this.prefixBuf;
     for (;;) {
-      const res = await this.conn.client.kv.range({ key: from, range_end: end, limit: 2000, sort_order: 'Ascend', sort_target: 'Key', ...(revision ? { revision } : {}) }, { deadline: this.conn.deadline(timeoutMs) });
+      const res = await this.conn.client.kv.range(
+        { key: from, range_end: end, limit: 2000, sort_order: 'Ascend', sort_target: 'Key', ...(revision ? { revision } : {}) },
+        { deadline: this.conn.deadline(timeoutMs) },
+      );
       revision ??= res.header.revision;
       clusterId = res.header.cluster_id;
       kvs.push(...res.kvs);
@@ -56,12 +63,21 @@ export class MirrorFeed {
   }
 
   /** Wakes the loop for an immediate reconnection attempt. */
-  kick(): void { this.wake?.(); }
+  kick(): void {
+    this.wake?.();
+  }
 
   private sleep(ms: number): Promise<void> {
     return new Promise((r) => {
-      const t = setTimeout(() => { this.wake = undefined; r(); }, ms);
-      this.wake = () => { clearTimeout(t); this.wake = undefined; r(); };
+      const t = setTimeout(() => {
+        this.wake = undefined;
+        r();
+      }, ms);
+      this.wake = () => {
+        clearTimeout(t);
+        this.wake = undefined;
+        r();
+      };
     });
   }
 
@@ -76,12 +92,18 @@ export class MirrorFeed {
           onLive();
           this.conn.markUp();
         }
-        outcome = await this.watchOnce(() => { delay = this.options.retryMs; });
+        outcome = await this.watchOnce(() => {
+          delay = this.options.retryMs;
+        });
       } catch (err) {
         if (!this.stopped) this.conn.markDown(err);
       }
       if (this.stopped) break;
-      if (outcome === 'compacted') { relistFirst = true; this.stats.compactions++; continue; }
+      if (outcome === 'compacted') {
+        relistFirst = true;
+        this.stats.compactions++;
+        continue;
+      }
       await this.sleep(delay);
       delay = Math.min(2_000, delay * 2);
     }
@@ -90,7 +112,14 @@ export class MirrorFeed {
   private async watchOnce(onHealthy: () => void): Promise<'compacted' | 'broken'> {
     const stream = await this.conn.client.watchClient.watch();
     // Stopped while the stream was being created: stop() could not cancel it, so do it here.
-    if (this.stopped) { try { stream.cancel(); } catch { /* gone */ } return 'broken'; }
+    if (this.stopped) {
+      try {
+        stream.cancel();
+      } catch {
+        /* gone */
+      }
+      return 'broken';
+    }
     this.watchStream = stream;
     this.stats.watches++;
     return new Promise((resolve) => {
@@ -98,7 +127,11 @@ export class MirrorFeed {
       const finish = (why: 'compacted' | 'broken', err?: unknown): void => {
         if (done) return;
         done = true;
-        try { stream.cancel(); } catch { /* already gone */ }
+        try {
+          stream.cancel();
+        } catch {
+          /* already gone */
+        }
         this.watchStream = undefined;
         if (why === 'broken' && !this.stopped) this.conn.markDown(err ?? new Error('the etcd watch stream ended'));
         resolve(why);
@@ -106,7 +139,10 @@ export class MirrorFeed {
       stream.on('data', (res: IWatchResponse) => {
         if (res.canceled) {
           if (res.compact_revision !== undefined && res.compact_revision !== '0') {
-            this.options.logger?.warn({ from: this.mirror.appliedRevision + 1, compacted: res.compact_revision }, 'etcd compacted past the last applied revision: re-listing');
+            this.options.logger?.warn(
+              { from: this.mirror.appliedRevision + 1, compacted: res.compact_revision },
+              'etcd compacted past the last applied revision: re-listing',
+            );
             finish('compacted');
           } else {
             finish('broken', new Error(`etcd canceled the watch: ${res.cancel_reason || 'no reason given'}`));
@@ -127,7 +163,10 @@ export class MirrorFeed {
       stream.on('end', () => finish('broken'));
       (stream as unknown as { write(x: unknown): boolean }).write({
         create_request: {
-          key: this.prefixBuf, range_end: prefixEnd(this.prefixBuf), start_revision: String(this.mirror.appliedRevision + 1), progress_notify: true,
+          key: this.prefixBuf,
+          range_end: prefixEnd(this.prefixBuf),
+          start_revision: String(this.mirror.appliedRevision + 1),
+          progress_notify: true,
         },
       });
     });
@@ -137,7 +176,11 @@ export class MirrorFeed {
   async stop(): Promise<void> {
     this.stopped = true;
     this.kick();
-    try { this.watchStream?.cancel(); } catch { /* gone */ }
+    try {
+      this.watchStream?.cancel();
+    } catch {
+      /* gone */
+    }
     await this.loop?.catch(() => undefined);
   }
 }

@@ -39,8 +39,12 @@ export const DRILLS_PREFIX = 'ops/drills/';
 const enc = (s: string): string => encodeURIComponent(s);
 const dec = (s: string): string => decodeURIComponent(s);
 
-export function keyOfProfile(name: string): string { return `config/profiles/${enc(name)}`; }
-export function keyOfNode(node: string): string { return `nodes/${enc(node)}`; }
+export function keyOfProfile(name: string): string {
+  return `config/profiles/${enc(name)}`;
+}
+export function keyOfNode(node: string): string {
+  return `nodes/${enc(node)}`;
+}
 export function keyOfPushed(key: string): string {
   const i = key.indexOf('/');
   return `pushed/${enc(key.slice(0, i))}/${enc(key.slice(i + 1))}`;
@@ -48,17 +52,33 @@ export function keyOfPushed(key: string): string {
 export function keyOfVerdict(profile: string, endpoint: string, location: string): string {
   return `health/${enc(profile)}/${enc(endpoint)}/${enc(location)}`;
 }
-export function keyOfOverride(id: string): string { return `ops/overrides/${enc(id)}`; }
-export function keyOfFailback(profile: string, endpoint: string): string { return `ops/failback/${enc(profile)}/${enc(endpoint)}`; }
+export function keyOfOverride(id: string): string {
+  return `ops/overrides/${enc(id)}`;
+}
+export function keyOfFailback(profile: string, endpoint: string): string {
+  return `ops/failback/${enc(profile)}/${enc(endpoint)}`;
+}
 /** Audit keys sort by time: the time in ms, zero-padded, then a unique id. */
-export function keyOfAudit(atMs: number, id: string): string { return `${AUDIT_PREFIX}${String(Math.max(0, Math.floor(atMs))).padStart(15, '0')}-${enc(id)}`; }
-export function keyOfDrill(id: string): string { return `${DRILLS_PREFIX}${enc(id)}`; }
+export function keyOfAudit(atMs: number, id: string): string {
+  return `${AUDIT_PREFIX}${String(Math.max(0, Math.floor(atMs))).padStart(15, '0')}-${enc(id)}`;
+}
+export function keyOfDrill(id: string): string {
+  return `${DRILLS_PREFIX}${enc(id)}`;
+}
 
 /** `config/profiles/<name>`. */
-export interface StoredValue { stack: string; hash: string; modRevision: number; profile: Profile }
+export interface StoredValue {
+  stack: string;
+  hash: string;
+  modRevision: number;
+  profile: Profile;
+}
 
 /** `config/resources`. */
-export interface ResourcesValue { modRevision: number; catalog: ResourceCatalogRecord }
+export interface ResourcesValue {
+  modRevision: number;
+  catalog: ResourceCatalogRecord;
+}
 
 /** `nodes/<node>`: a tmkit node, registered under its lease while it runs. */
 export interface NodeRecord {
@@ -102,7 +122,8 @@ export function parseKey(rest: string): ParsedKey | undefined {
   if (parts[0] === 'config' && parts[1] === 'profiles' && parts.length === 3) return { kind: 'profile', name: dec(parts[2]!) };
   if (parts[0] === 'nodes' && parts.length === 2) return { kind: 'node', node: dec(parts[1]!) };
   if (parts[0] === 'pushed' && parts.length === 3) return { kind: 'pushed', key: `${dec(parts[1]!)}/${dec(parts[2]!)}` };
-  if (parts[0] === 'health' && parts.length === 4) return { kind: 'verdict', key: `${dec(parts[1]!)}/${dec(parts[2]!)}`, location: dec(parts[3]!) };
+  if (parts[0] === 'health' && parts.length === 4)
+    return { kind: 'verdict', key: `${dec(parts[1]!)}/${dec(parts[2]!)}`, location: dec(parts[3]!) };
   if (parts[0] === 'ops') {
     if (parts[1] === 'overrides' && parts.length === 3) return { kind: 'override', id: dec(parts[2]!) };
     if (parts[1] === 'failback' && parts.length === 4) return { kind: 'failback', key: `${dec(parts[2]!)}/${dec(parts[3]!)}` };
@@ -116,7 +137,10 @@ export function parseKey(rest: string): ParsedKey | undefined {
 export function prefixEnd(prefix: Buffer): Buffer {
   const end = Buffer.from(prefix);
   for (let i = end.length - 1; i >= 0; i--) {
-    if (end[i]! < 0xff) { end[i]!++; return end.subarray(0, i + 1); }
+    if (end[i]! < 0xff) {
+      end[i]!++;
+      return end.subarray(0, i + 1);
+    }
   }
   return Buffer.from([0]);
 }

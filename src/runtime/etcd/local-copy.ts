@@ -18,12 +18,22 @@ export const CACHE_FILE = 'cluster-cache.json';
 const CACHE_FORMAT = 'tmkit-etcd-cache/1';
 
 interface CacheBody {
-  format: string; prefix: string; clusterId: string; savedAt: string; appliedRevision: number; configRevision: number; revKeyMod: number;
-  profiles: StoredProfile[]; resources: ResourceCatalogRecord; nodes: NodeRecord[]; health: Array<[string, Array<[string, LocationVerdict]>]>;
+  format: string;
+  prefix: string;
+  clusterId: string;
+  savedAt: string;
+  appliedRevision: number;
+  configRevision: number;
+  revKeyMod: number;
+  profiles: StoredProfile[];
+  resources: ResourceCatalogRecord;
+  nodes: NodeRecord[];
+  health: Array<[string, Array<[string, LocationVerdict]>]>;
   /** Health pushed from outside (absent in copies of older versions); each node still ends it at expiresAt. */
   pushed?: PushedHealthRecord[];
   /** The traffic operations (absent in copies written before they existed). */
-  overrides?: OverrideRecord[]; failbacks?: FailbackApproval[];
+  overrides?: OverrideRecord[];
+  failbacks?: FailbackApproval[];
 }
 
 export class LocalCopy {
@@ -34,7 +44,13 @@ export class LocalCopy {
   private lastSaveMs = 0;
   private closed = false;
 
-  constructor(stateDir: string | undefined, private readonly mirror: EtcdMirror, private readonly prefix: string, private readonly stats: { cacheWrites: number }, private readonly options: { logger?: Logger; clock: RuntimeClock }) {
+  constructor(
+    stateDir: string | undefined,
+    private readonly mirror: EtcdMirror,
+    private readonly prefix: string,
+    private readonly stats: { cacheWrites: number },
+    private readonly options: { logger?: Logger; clock: RuntimeClock },
+  ) {
     this.file = stateDir !== undefined ? join(stateDir, CACHE_FILE) : undefined;
   }
 
@@ -45,22 +61,37 @@ export class LocalCopy {
     if (this.timer) return;
     // The copy is for a restart, not a journal: 10,000 endpoints × 3 locations take tens of ms to serialize.
     const delay = Math.min(10_000, Math.max(500, 5 * this.lastSaveMs));
-    this.timer = setTimeout(() => { this.timer = undefined; void this.saveNow(); }, delay);
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      void this.saveNow();
+    }, delay);
     this.timer.unref();
   }
 
   async saveNow(): Promise<void> {
     if (!this.file) return;
-    if (this.saving) { await this.saving; if (!this.dirty) return; }
+    if (this.saving) {
+      await this.saving;
+      if (!this.dirty) return;
+    }
     this.dirty = false;
     const t0 = performance.now();
     const m = this.mirror;
     const body: CacheBody = {
-      format: CACHE_FORMAT, prefix: this.prefix, clusterId: m.clusterId, savedAt: isoNow(this.options.clock),
-      appliedRevision: m.appliedRevision, configRevision: m.configRevision, revKeyMod: m.revKeyMod,
-      profiles: [...m.profiles.values()], resources: m.resources,
-      nodes: [...m.nodes.values()], health: [...m.health].map(([k, v]) => [k, [...v]]), pushed: [...m.pushed.values()],
-      overrides: [...m.overrides.values()], failbacks: [...m.failbacks.values()],
+      format: CACHE_FORMAT,
+      prefix: this.prefix,
+      clusterId: m.clusterId,
+      savedAt: isoNow(this.options.clock),
+      appliedRevision: m.appliedRevision,
+      configRevision: m.configRevision,
+      revKeyMod: m.revKeyMod,
+      profiles: [...m.profiles.values()],
+      resources: m.resources,
+      nodes: [...m.nodes.values()],
+      health: [...m.health].map(([k, v]) => [k, [...v]]),
+      pushed: [...m.pushed.values()],
+      overrides: [...m.overrides.values()],
+      failbacks: [...m.failbacks.values()],
     };
     const text = JSON.stringify(body);
     const file = this.file;
@@ -68,7 +99,12 @@ export class LocalCopy {
     this.saving = (async () => {
       try {
         const fh = await open(tmp, 'w', 0o600);
-        try { await fh.writeFile(text); await fh.sync(); } finally { await fh.close(); }
+        try {
+          await fh.writeFile(text);
+          await fh.sync();
+        } finally {
+          await fh.close();
+        }
         await rename(tmp, file);
         this.stats.cacheWrites++;
         this.lastSaveMs = performance.now() - t0;
@@ -92,7 +128,10 @@ export class LocalCopy {
       m.appliedRevision = c.appliedRevision;
       m.configRevision = c.configRevision;
       m.revKeyMod = c.revKeyMod;
-      for (const p of c.profiles) { m.profiles.set(p.profile.name, p); m.index.set(p.profile.name, p.profile); }
+      for (const p of c.profiles) {
+        m.profiles.set(p.profile.name, p);
+        m.index.set(p.profile.name, p.profile);
+      }
       m.resources = c.resources;
       for (const n of c.nodes) m.nodes.set(n.node, n);
       for (const [k, v] of c.health) m.health.set(k, new Map(v));
@@ -108,7 +147,10 @@ export class LocalCopy {
 
   /** Saves what is pending, then stops saving. */
   async close(): Promise<void> {
-    if (this.timer) { clearTimeout(this.timer); this.timer = undefined; }
+    if (this.timer) {
+      clearTimeout(this.timer);
+      this.timer = undefined;
+    }
     if (this.dirty) await this.saveNow();
     await this.saving;
     this.closed = true;

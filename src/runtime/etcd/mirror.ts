@@ -8,16 +8,33 @@ import type { IKeyValue, IWatchResponse } from 'etcd3';
 import type { Logger } from 'pino';
 import type { OverrideRecord } from '../../core/api';
 import type { ResourceCatalogRecord } from '../../core/model/catalog';
-import { parsePushedRecord, type OperationsChange, type FailbackApproval, type PushedHealthRecord, type StoreChange, type StoredProfile } from '../../core/store';
+import {
+  parsePushedRecord,
+  type OperationsChange,
+  type FailbackApproval,
+  type PushedHealthRecord,
+  type StoreChange,
+  type StoredProfile,
+} from '../../core/store';
 import { makeEtag } from '../../core/store/conditions';
 import { LiveProfileIndex } from '../../core/store/profile-index';
 import { REV_KEY, parseKey, type LocationVerdict, type NodeRecord, type ResourcesValue, type StoredValue } from './keys';
 
 type ClusterListener = () => void;
-type Touched = { kind: 'profile'; name: string } | { kind: 'resources' } | { kind: 'cluster' } | { kind: 'rev' } | { kind: 'pushed'; key: string } | { kind: 'control'; change: OperationsChange } | undefined;
+type Touched =
+  | { kind: 'profile'; name: string }
+  | { kind: 'resources' }
+  | { kind: 'cluster' }
+  | { kind: 'rev' }
+  | { kind: 'pushed'; key: string }
+  | { kind: 'control'; change: OperationsChange }
+  | undefined;
 type PushedListener = (key: string, record: PushedHealthRecord | undefined) => void;
 /** What else than configuration and cluster state one applied batch changed. */
-interface Extra { pushed?: readonly string[]; operations?: readonly OperationsChange[] }
+interface Extra {
+  pushed?: readonly string[];
+  operations?: readonly OperationsChange[];
+}
 
 export class EtcdMirror {
   /** Highest etcd revision whose events (under the prefix) are all applied. */
@@ -46,20 +63,45 @@ export class EtcdMirror {
   private readonly clusterListeners = new Set<ClusterListener>();
   private waiters: Array<{ mod: number; resolve: () => void }> = [];
 
-  constructor(private readonly prefix: string, private readonly logger: Logger | undefined, private readonly onApplied: () => void) {}
+  constructor(
+    private readonly prefix: string,
+    private readonly logger: Logger | undefined,
+    private readonly onApplied: () => void,
+  ) {}
 
-  onStore(l: (c: StoreChange) => void): () => void { this.storeListeners.add(l); return () => this.storeListeners.delete(l); }
-  onCluster(l: ClusterListener): () => void { this.clusterListeners.add(l); return () => this.clusterListeners.delete(l); }
-  onPushed(l: PushedListener): () => void { this.pushedListeners.add(l); return () => this.pushedListeners.delete(l); }
-  onOperations(l: (c: OperationsChange) => void): () => void { this.controlListeners.add(l); return () => this.controlListeners.delete(l); }
+  onStore(l: (c: StoreChange) => void): () => void {
+    this.storeListeners.add(l);
+    return () => this.storeListeners.delete(l);
+  }
+  onCluster(l: ClusterListener): () => void {
+    this.clusterListeners.add(l);
+    return () => this.clusterListeners.delete(l);
+  }
+  onPushed(l: PushedListener): () => void {
+    this.pushedListeners.add(l);
+    return () => this.pushedListeners.delete(l);
+  }
+  onOperations(l: (c: OperationsChange) => void): () => void {
+    this.controlListeners.add(l);
+    return () => this.controlListeners.delete(l);
+  }
 
   /** Resolves once every event up to etcd revision `revision` is applied here (or after `timeoutMs`). */
   waitForRevision(revision: number, timeoutMs: number): Promise<void> {
     if (this.appliedRevision >= revision) return Promise.resolve();
     return new Promise((resolve) => {
-      const t = setTimeout(() => { this.revisionWaiters = this.revisionWaiters.filter((w) => w !== entry); resolve(); }, timeoutMs);
+      const t = setTimeout(() => {
+        this.revisionWaiters = this.revisionWaiters.filter((w) => w !== entry);
+        resolve();
+      }, timeoutMs);
       t.unref();
-      const entry = { revision, resolve: () => { clearTimeout(t); resolve(); } };
+      const entry = {
+        revision,
+        resolve: () => {
+          clearTimeout(t);
+          resolve();
+        },
+      };
       this.revisionWaiters.push(entry);
     });
   }
@@ -72,11 +114,19 @@ export class EtcdMirror {
       this.waiters.push(w);
       const t = setTimeout(() => {
         this.logger?.warn({ mod, applied: this.revKeyMod }, 'etcd watch is behind a committed write; re-listing');
-        void late().catch(() => undefined).finally(() => { this.waiters = this.waiters.filter((x) => x !== w); resolve(); });
+        void late()
+          .catch(() => undefined)
+          .finally(() => {
+            this.waiters = this.waiters.filter((x) => x !== w);
+            resolve();
+          });
       }, timeoutMs);
       t.unref();
       const orig = w.resolve;
-      w.resolve = () => { clearTimeout(t); orig(); };
+      w.resolve = () => {
+        clearTimeout(t);
+        orig();
+      };
     });
   }
 
@@ -98,7 +148,15 @@ export class EtcdMirror {
 
   /** Replaces everything with a listing read at one etcd `revision`; tells listeners what differs. */
   replace(kvs: IKeyValue[], revision: number, clusterId: string): void {
-    const before = { profiles: new Map(this.profiles), resources: JSON.stringify(this.resources), nodes: JSON.stringify([...this.nodes]), health: this.healthDigest(), pushed: new Map(this.pushed), overrides: new Map(this.overrides), failbacks: new Map(this.failbacks) };
+    const before = {
+      profiles: new Map(this.profiles),
+      resources: JSON.stringify(this.resources),
+      nodes: JSON.stringify([...this.nodes]),
+      health: this.healthDigest(),
+      pushed: new Map(this.pushed),
+      overrides: new Map(this.overrides),
+      failbacks: new Map(this.failbacks),
+    };
     this.pushed.clear();
     this.profiles.clear();
     this.index.clear();
@@ -118,13 +176,18 @@ export class EtcdMirror {
       const b = this.profiles.get(name);
       if (a?.etag !== b?.etag) changes.push({ revision: this.configRevision, kind: 'profile', op: b ? 'put' : 'delete', name });
     }
-    if (JSON.stringify(this.resources) !== before.resources) changes.push({ revision: this.configRevision, kind: 'resources', op: 'replace' });
+    if (JSON.stringify(this.resources) !== before.resources)
+      changes.push({ revision: this.configRevision, kind: 'resources', op: 'replace' });
     const clusterChanged = JSON.stringify([...this.nodes]) !== before.nodes || this.healthDigest() !== before.health;
-    const pushed = [...new Set([...before.pushed.keys(), ...this.pushed.keys()])].filter((k) => JSON.stringify(before.pushed.get(k)) !== JSON.stringify(this.pushed.get(k)));
+    const pushed = [...new Set([...before.pushed.keys(), ...this.pushed.keys()])].filter(
+      (k) => JSON.stringify(before.pushed.get(k)) !== JSON.stringify(this.pushed.get(k)),
+    );
     const operations: OperationsChange[] = [];
     for (const id of before.overrides.keys()) if (!this.overrides.has(id)) operations.push({ kind: 'override', op: 'delete', id });
-    for (const [id, o] of this.overrides) if (JSON.stringify(before.overrides.get(id)) !== JSON.stringify(o)) operations.push({ kind: 'override', op: 'put', override: o });
-    for (const [k, a] of this.failbacks) if (JSON.stringify(before.failbacks.get(k)) !== JSON.stringify(a)) operations.push({ kind: 'failback', approval: a });
+    for (const [id, o] of this.overrides)
+      if (JSON.stringify(before.overrides.get(id)) !== JSON.stringify(o)) operations.push({ kind: 'override', op: 'put', override: o });
+    for (const [k, a] of this.failbacks)
+      if (JSON.stringify(before.failbacks.get(k)) !== JSON.stringify(a)) operations.push({ kind: 'failback', approval: a });
     this.emit(changes, clusterChanged, { pushed, operations });
   }
 
@@ -140,20 +203,36 @@ export class EtcdMirror {
       const k = parseKey(rest);
       switch (k?.kind) {
         case 'rev':
-          if (deleted) { this.configRevision = 0; this.revKeyMod = 0; } else { this.configRevision = Number(kv.value.toString('utf8')); this.revKeyMod = Number(kv.mod_revision); }
+          if (deleted) {
+            this.configRevision = 0;
+            this.revKeyMod = 0;
+          } else {
+            this.configRevision = Number(kv.value.toString('utf8'));
+            this.revKeyMod = Number(kv.mod_revision);
+          }
           return { kind: 'rev' };
         case 'resources':
           this.resources = deleted ? {} : (value() as ResourcesValue).catalog;
           return { kind: 'resources' };
         case 'profile': {
-          if (deleted) { this.profiles.delete(k.name); this.index.set(k.name, undefined); return { kind: 'profile', name: k.name }; }
+          if (deleted) {
+            this.profiles.delete(k.name);
+            this.index.set(k.name, undefined);
+            return { kind: 'profile', name: k.name };
+          }
           const v = value() as StoredValue;
-          this.profiles.set(k.name, { profile: v.profile, stack: v.stack, etag: makeEtag(v.modRevision, v.hash), modRevision: v.modRevision });
+          this.profiles.set(k.name, {
+            profile: v.profile,
+            stack: v.stack,
+            etag: makeEtag(v.modRevision, v.hash),
+            modRevision: v.modRevision,
+          });
           this.index.set(k.name, v.profile);
           return { kind: 'profile', name: k.name };
         }
         case 'node':
-          if (deleted) this.nodes.delete(k.node); else this.nodes.set(k.node, value() as NodeRecord);
+          if (deleted) this.nodes.delete(k.node);
+          else this.nodes.set(k.node, value() as NodeRecord);
           return { kind: 'cluster' };
         case 'override': {
           if (deleted) {
@@ -165,7 +244,10 @@ export class EtcdMirror {
           return { kind: 'control', change: { kind: 'override', op: 'put', override: o } };
         }
         case 'failback': {
-          if (deleted) { this.failbacks.delete(k.key); return undefined; }
+          if (deleted) {
+            this.failbacks.delete(k.key);
+            return undefined;
+          }
           const a = value() as FailbackApproval;
           this.failbacks.set(k.key, a);
           return { kind: 'control', change: { kind: 'failback', approval: a } };
@@ -183,7 +265,8 @@ export class EtcdMirror {
         }
         case 'pushed': {
           const r = deleted ? undefined : parsePushedRecord(k.key, value());
-          if (r) this.pushed.set(k.key, r); else this.pushed.delete(k.key);
+          if (r) this.pushed.set(k.key, r);
+          else this.pushed.delete(k.key);
           return { kind: 'pushed', key: k.key };
         }
         default:
@@ -216,9 +299,14 @@ export class EtcdMirror {
         if (!t) continue;
         if (t.kind === 'profile') {
           const stored = this.profiles.get(t.name);
-          changes.push({ revision: this.configRevision, kind: 'profile', op: stored ? 'put' : 'delete', name: t.name, ...(stored ? { stored } : {}) });
-        }
-        else if (t.kind === 'resources') changes.push({ revision: this.configRevision, kind: 'resources', op: 'replace' });
+          changes.push({
+            revision: this.configRevision,
+            kind: 'profile',
+            op: stored ? 'put' : 'delete',
+            name: t.name,
+            ...(stored ? { stored } : {}),
+          });
+        } else if (t.kind === 'resources') changes.push({ revision: this.configRevision, kind: 'resources', op: 'replace' });
         else if (t.kind === 'cluster') cluster = true;
         else if (t.kind === 'pushed') pushed.push(t.key);
         else if (t.kind === 'control') operations.push(t.change);
@@ -232,10 +320,38 @@ export class EtcdMirror {
   }
 
   private emit(changes: StoreChange[], cluster: boolean, { pushed = [], operations = [] }: Extra = {}): void {
-    for (const c of changes) for (const l of this.storeListeners) { try { l(c); } catch (err) { this.logger?.error({ err }, 'store listener failed'); } }
-    for (const k of pushed) for (const l of this.pushedListeners) { try { l(k, this.pushed.get(k)); } catch (err) { this.logger?.error({ err }, 'pushed health listener failed'); } }
-    if (cluster) for (const l of this.clusterListeners) { try { l(); } catch (err) { this.logger?.error({ err }, 'cluster listener failed'); } }
-    for (const c of operations) for (const l of this.controlListeners) { try { l(c); } catch (err) { this.logger?.error({ err }, 'control listener failed'); } }
+    for (const c of changes)
+      for (const l of this.storeListeners) {
+        try {
+          l(c);
+        } catch (err) {
+          this.logger?.error({ err }, 'store listener failed');
+        }
+      }
+    for (const k of pushed)
+      for (const l of this.pushedListeners) {
+        try {
+          l(k, this.pushed.get(k));
+        } catch (err) {
+          this.logger?.error({ err }, 'pushed health listener failed');
+        }
+      }
+    if (cluster)
+      for (const l of this.clusterListeners) {
+        try {
+          l();
+        } catch (err) {
+          this.logger?.error({ err }, 'cluster listener failed');
+        }
+      }
+    for (const c of operations)
+      for (const l of this.controlListeners) {
+        try {
+          l(c);
+        } catch (err) {
+          this.logger?.error({ err }, 'control listener failed');
+        }
+      }
     this.releaseWaiters();
     if (this.revisionWaiters.length > 0) {
       const ready = this.revisionWaiters.filter((w) => w.revision <= this.appliedRevision);

@@ -18,7 +18,15 @@ import type { Etcd3 } from 'etcd3';
 import type { Logger } from 'pino';
 import type { OverrideRecord } from '../../core/api';
 import type { ResourceCatalogRecord } from '../../core/model/catalog';
-import { StoreError, type OperationsChange, type FailbackApproval, type LiveProfileIndex, type PushedHealthRecord, type StoreChange, type StoredProfile } from '../../core/store';
+import {
+  StoreError,
+  type OperationsChange,
+  type FailbackApproval,
+  type LiveProfileIndex,
+  type PushedHealthRecord,
+  type StoreChange,
+  type StoredProfile,
+} from '../../core/store';
 import { systemClock, type RuntimeClock } from '../clock';
 import { EtcdConnection, isUnavailable } from './connection';
 import { MirrorFeed } from './feed';
@@ -70,14 +78,21 @@ export class EtcdSession {
     this.hosts = o.hosts;
     const clock = o.clock ?? systemClock;
     this.conn = new EtcdConnection({
-      hosts: o.hosts, clock, servedRevision: () => this.mirror.configRevision,
-      ...(o.tls ? { tls: o.tls } : {}), ...(o.auth ? { auth: o.auth } : {}), ...(o.logger ? { logger: o.logger } : {}),
+      hosts: o.hosts,
+      clock,
+      servedRevision: () => this.mirror.configRevision,
+      ...(o.tls ? { tls: o.tls } : {}),
+      ...(o.auth ? { auth: o.auth } : {}),
+      ...(o.logger ? { logger: o.logger } : {}),
       ...(o.requestTimeoutMs !== undefined ? { requestTimeoutMs: o.requestTimeoutMs } : {}),
     });
     this.client = this.conn.client;
     this.mirror = new EtcdMirror(this.prefix, o.logger, () => this.copy.schedule());
     this.copy = new LocalCopy(o.stateDir, this.mirror, this.prefix, this.stats, { clock, ...(o.logger ? { logger: o.logger } : {}) });
-    this.feed = new MirrorFeed(this.conn, this.mirror, this.prefix, this.stats, { retryMs: o.retryMs ?? 250, ...(o.logger ? { logger: o.logger } : {}) });
+    this.feed = new MirrorFeed(this.conn, this.mirror, this.prefix, this.stats, {
+      retryMs: o.retryMs ?? 250,
+      ...(o.logger ? { logger: o.logger } : {}),
+    });
     this.conn.onUnreachable = () => this.feed.kick();
   }
 
@@ -94,62 +109,122 @@ export class EtcdSession {
       if (!isUnavailable(err) || !s.copy.load()) {
         s.conn.close();
         const where = o.hosts.join(', ');
-        if (!isUnavailable(err)) throw new StoreError('STORE_UNAVAILABLE', `etcd at ${where} refused the first read: ${(err as Error).message}; check the etcd user's permissions on ${s.prefix}`);
-        throw new StoreError('STORE_UNAVAILABLE',
+        if (!isUnavailable(err))
+          throw new StoreError(
+            'STORE_UNAVAILABLE',
+            `etcd at ${where} refused the first read: ${(err as Error).message}; check the etcd user's permissions on ${s.prefix}`,
+          );
+        throw new StoreError(
+          'STORE_UNAVAILABLE',
           `cannot reach etcd at ${where} (${(err as Error).message}) and there is no local copy of the configuration` +
-          `${s.copy.file ? ` at ${s.copy.file}` : ''} to start from; start etcd or fix --store`);
+            `${s.copy.file ? ` at ${s.copy.file}` : ''} to start from; start etcd or fix --store`,
+        );
       }
       s.fromCache = true;
       s.conn.markDown(err);
-      o.logger?.warn({ err: (err as Error).message, revision: s.configRevision, file: s.copy.file },
-        'etcd is unreachable: serving the configuration saved locally; writes are refused until etcd is back');
+      o.logger?.warn(
+        { err: (err as Error).message, revision: s.configRevision, file: s.copy.file },
+        'etcd is unreachable: serving the configuration saved locally; writes are refused until etcd is back',
+      );
     }
-    s.feed.start(s.fromCache, () => { s.fromCache = false; });
+    s.feed.start(s.fromCache, () => {
+      s.fromCache = false;
+    });
     return s;
   }
 
   // The mirror, as the store and the cluster read it.
   /** Highest etcd revision whose events (under the prefix) are all applied. */
-  get appliedRevision(): number { return this.mirror.appliedRevision; }
-  get clusterId(): string { return this.mirror.clusterId; }
-  get configRevision(): number { return this.mirror.configRevision; }
+  get appliedRevision(): number {
+    return this.mirror.appliedRevision;
+  }
+  get clusterId(): string {
+    return this.mirror.clusterId;
+  }
+  get configRevision(): number {
+    return this.mirror.configRevision;
+  }
   /** mod_revision of `config/rev` (0 while it does not exist): what configuration writers compare. */
-  get revKeyMod(): number { return this.mirror.revKeyMod; }
-  get profiles(): ReadonlyMap<string, StoredProfile> { return this.mirror.profiles; }
+  get revKeyMod(): number {
+    return this.mirror.revKeyMod;
+  }
+  get profiles(): ReadonlyMap<string, StoredProfile> {
+    return this.mirror.profiles;
+  }
   /** The profiles indexed for admission. */
-  get profileIndex(): LiveProfileIndex { return this.mirror.index; }
-  get resources(): ResourceCatalogRecord { return this.mirror.resources; }
-  get nodes(): ReadonlyMap<string, NodeRecord> { return this.mirror.nodes; }
+  get profileIndex(): LiveProfileIndex {
+    return this.mirror.index;
+  }
+  get resources(): ResourceCatalogRecord {
+    return this.mirror.resources;
+  }
+  get nodes(): ReadonlyMap<string, NodeRecord> {
+    return this.mirror.nodes;
+  }
   /** `profile/endpoint` → location → verdict. */
-  get health(): ReadonlyMap<string, ReadonlyMap<string, LocationVerdict>> { return this.mirror.health; }
+  get health(): ReadonlyMap<string, ReadonlyMap<string, LocationVerdict>> {
+    return this.mirror.health;
+  }
 
   /** The traffic operations (`ops/` keys, store/etcd-operations.ts). */
-  get overrides(): ReadonlyMap<string, OverrideRecord> { return this.mirror.overrides; }
-  get failbacks(): ReadonlyMap<string, FailbackApproval> { return this.mirror.failbacks; }
+  get overrides(): ReadonlyMap<string, OverrideRecord> {
+    return this.mirror.overrides;
+  }
+  get failbacks(): ReadonlyMap<string, FailbackApproval> {
+    return this.mirror.failbacks;
+  }
 
-  onStore(l: (c: StoreChange) => void): () => void { return this.mirror.onStore(l); }
-  onCluster(l: () => void): () => void { return this.mirror.onCluster(l); }
+  onStore(l: (c: StoreChange) => void): () => void {
+    return this.mirror.onStore(l);
+  }
+  onCluster(l: () => void): () => void {
+    return this.mirror.onCluster(l);
+  }
   /** Health pushed from outside, as the mirror has it, and its changes (store/etcd-pushed-health.ts). */
-  get pushed(): ReadonlyMap<string, PushedHealthRecord> { return this.mirror.pushed; }
-  onPushed(l: (key: string, record: PushedHealthRecord | undefined) => void): () => void { return this.mirror.onPushed(l); }
-  onOperations(l: (c: OperationsChange) => void): () => void { return this.mirror.onOperations(l); }
+  get pushed(): ReadonlyMap<string, PushedHealthRecord> {
+    return this.mirror.pushed;
+  }
+  onPushed(l: (key: string, record: PushedHealthRecord | undefined) => void): () => void {
+    return this.mirror.onPushed(l);
+  }
+  onOperations(l: (c: OperationsChange) => void): () => void {
+    return this.mirror.onOperations(l);
+  }
 
   /** Resolves once the mirror has applied every event up to etcd revision `revision` (a writer reads its own write). */
-  waitForRevision(revision: number, timeoutMs = 5_000): Promise<void> { return this.mirror.waitForRevision(revision, timeoutMs); }
+  waitForRevision(revision: number, timeoutMs = 5_000): Promise<void> {
+    return this.mirror.waitForRevision(revision, timeoutMs);
+  }
 
   // The connection.
-  isConnected(): boolean { return this.conn.isConnected(); }
+  isConnected(): boolean {
+    return this.conn.isConnected();
+  }
   /** What /healthz says about etcd. */
-  state(): { connected: boolean; since?: number; error?: string; fromLocalCopy: boolean } { return { ...this.conn.state(), fromLocalCopy: this.fromCache }; }
-  onState(l: (connected: boolean) => void): () => void { return this.conn.onState(l); }
-  markUp(): void { this.conn.markUp(); }
-  markDown(err: unknown): void { this.conn.markDown(err); }
+  state(): { connected: boolean; since?: number; error?: string; fromLocalCopy: boolean } {
+    return { ...this.conn.state(), fromLocalCopy: this.fromCache };
+  }
+  onState(l: (connected: boolean) => void): () => void {
+    return this.conn.onState(l);
+  }
+  markUp(): void {
+    this.conn.markUp();
+  }
+  markDown(err: unknown): void {
+    this.conn.markDown(err);
+  }
   /** The error a write gets while etcd cannot be reached. */
-  unavailable(cause?: unknown): StoreError { return this.conn.unavailable(cause); }
+  unavailable(cause?: unknown): StoreError {
+    return this.conn.unavailable(cause);
+  }
   /** Runs one etcd request: fails fast while etcd is known to be down; tracks the connection state. */
-  call<T>(fn: (c: Etcd3) => Promise<T>, opts: { failFast?: boolean } = {}): Promise<T> { return this.conn.call(fn, opts); }
+  call<T>(fn: (c: Etcd3) => Promise<T>, opts: { failFast?: boolean } = {}): Promise<T> {
+    return this.conn.call(fn, opts);
+  }
   /** A key under the prefix. */
-  key(rest: string): Buffer { return Buffer.from(this.prefix + rest); }
+  key(rest: string): Buffer {
+    return Buffer.from(this.prefix + rest);
+  }
 
   /** Resolves once the mirror has applied the `config/rev` write at `mod` (or a later one). */
   waitForConfig(mod: number, timeoutMs = 5_000): Promise<void> {
@@ -165,7 +240,9 @@ export class EtcdSession {
   }
 
   /** Writes the local copy now (tests; it is written by itself after every change). */
-  saveNow(): Promise<void> { return this.copy.saveNow(); }
+  saveNow(): Promise<void> {
+    return this.copy.saveNow();
+  }
 
   async close(): Promise<void> {
     if (this.closed) return;

@@ -16,20 +16,37 @@ import type { Monitor } from '../monitor';
 import type { LedgerTransition, PreviousRun } from './previous-run';
 
 /** Seeds the prober with the carried verdicts of endpoints with failback rules; returns the keys seeded. */
-export function seedCarried(monitor: Monitor, previous: PreviousRun, targets: readonly ProbeTarget[], historyOf: (key: string) => readonly LedgerTransition[]): string[] {
+export function seedCarried(
+  monitor: Monitor,
+  previous: PreviousRun,
+  targets: readonly ProbeTarget[],
+  historyOf: (key: string) => readonly LedgerTransition[],
+): string[] {
   const seeded: string[] = [];
   for (const t of targets) {
     if (isAzureFailback(t.failback)) continue;
     const c = previous.carriedState(t.key, historyOf(t.key));
     if (!c || (c.verdict !== 'Degraded' && c.verdict !== 'AwaitingFailback')) continue;
     const failedAt = c.failedAt ?? c.since;
-    const ok = monitor.seed(t.key, { status: c.verdict, consecutiveFailures: c.verdict === 'Degraded' ? t.toleratedNumberOfFailures + 1 : 0, since: c.since, failedAt });
-    if (ok) { previous.handOver(t.key); seeded.push(t.key); }
+    const ok = monitor.seed(t.key, {
+      status: c.verdict,
+      consecutiveFailures: c.verdict === 'Degraded' ? t.toleratedNumberOfFailures + 1 : 0,
+      since: c.since,
+      failedAt,
+    });
+    if (ok) {
+      previous.handOver(t.key);
+      seeded.push(t.key);
+    }
   }
   return seeded;
 }
 
 /** Hands one approval to the prober (the endpoint may not be probed here: nothing happens then). */
 export function applyApproval(monitor: Monitor, a: FailbackApproval): void {
-  monitor.failback(`${a.profile}/${a.endpoint}`, Date.parse(a.approvedAt), `failback approved by ${a.who}${a.reason ? ` (${a.reason})` : ''}`);
+  monitor.failback(
+    `${a.profile}/${a.endpoint}`,
+    Date.parse(a.approvedAt),
+    `failback approved by ${a.who}${a.reason ? ` (${a.reason})` : ''}`,
+  );
 }

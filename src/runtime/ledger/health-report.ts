@@ -30,16 +30,22 @@ export function endpointHealthExtras(x: HealthExtras, s: EndpointProbeStatus, pr
   const verdict = worseOf(probeVerdict, pushed?.status);
   const byPush = pushed !== undefined && verdict !== probeVerdict;
   const c = s.lastProbe?.certificate;
-  const certificate: CertificateReport | undefined = c && Number.isFinite(c.validTo)
-    ? { validTo: new Date(c.validTo).toISOString(), expiresInDays: Math.floor((c.validTo - x.now) / DAY_MS), names: c.names, ...(c.warning !== undefined ? { warning: c.warning } : {}) }
-    : undefined;
+  const certificate: CertificateReport | undefined =
+    c && Number.isFinite(c.validTo)
+      ? {
+          validTo: new Date(c.validTo).toISOString(),
+          expiresInDays: Math.floor((c.validTo - x.now) / DAY_MS),
+          names: c.names,
+          ...(c.warning !== undefined ? { warning: c.warning } : {}),
+        }
+      : undefined;
   const warnings = certificate?.warning !== undefined ? [certificate.warning] : [];
   return {
     verdict,
     ...(byPush ? { reason: `pushed ${pushed.status} until ${pushed.expiresAt}${pushed.reason !== '' ? `: ${pushed.reason}` : ''}` } : {}),
     ...(certificate ? { certificate } : {}),
     fields: {
-      ...(pushed ? { pushedHealth: pushed, verdictSource: byPush ? 'pushed' as const : 'probe' as const } : {}),
+      ...(pushed ? { pushedHealth: pushed, verdictSource: byPush ? ('pushed' as const) : ('probe' as const) } : {}),
       ...(warnings.length > 0 ? { warnings } : {}),
     },
   };

@@ -130,14 +130,22 @@ export class HealthLedger implements HealthPort {
     }
     this.feed = o.operations;
     if (this.feed) {
-      this.unsubscribe.push(this.feed.onChange((keys) => { for (const k of keys) this.changed(k); }));
+      this.unsubscribe.push(
+        this.feed.onChange((keys) => {
+          for (const k of keys) this.changed(k);
+        }),
+      );
       this.unsubscribe.push(this.feed.onFailback((a) => applyApproval(this.monitor, a)));
     }
   }
 
   /** Reads what the previous run saved. */
   static async open(o: HealthLedgerOptions): Promise<HealthLedger> {
-    const pushed = await PushedHealth.open({ store: o.store.pushedHealth?.() ?? memoryPushedHealthStore(), clock: o.clock, logger: o.logger });
+    const pushed = await PushedHealth.open({
+      store: o.store.pushedHealth?.() ?? memoryPushedHealthStore(),
+      clock: o.clock,
+      logger: o.logger,
+    });
     return new HealthLedger(o, await o.store.loadMonitorState(), pushed);
   }
 
@@ -154,7 +162,11 @@ export class HealthLedger implements HealthPort {
 
   private changed(key: string | undefined): void {
     for (const l of this.changeListeners) {
-      try { l(key); } catch (err) { this.logger.error({ err }, 'health change listener failed'); }
+      try {
+        l(key);
+      } catch (err) {
+        this.logger.error({ err }, 'health change listener failed');
+      }
     }
   }
 
@@ -178,7 +190,11 @@ export class HealthLedger implements HealthPort {
     if (list.length > this.historySize) list.splice(0, list.length - this.historySize);
     this.saver.mark(t.key);
     for (const l of this.transitionListeners) {
-      try { l(t); } catch (err) { this.logger.error({ err }, 'transition listener failed'); }
+      try {
+        l(t);
+      } catch (err) {
+        this.logger.error({ err }, 'transition listener failed');
+      }
     }
   }
 
@@ -186,19 +202,36 @@ export class HealthLedger implements HealthPort {
    * Probing of `key` stopped while its endpoint stays in `profile`: a maintenance entry when it was disabled
    * (the endpoint or the whole profile), and the history is kept; an endpoint that is gone takes its history.
    */
-  private stoppedProbing(key: string, profile: Profile | undefined, resources: ResourceCatalog, lastVerdict: ProbeVerdict | undefined): void {
+  private stoppedProbing(
+    key: string,
+    profile: Profile | undefined,
+    resources: ResourceCatalog,
+    lastVerdict: ProbeVerdict | undefined,
+  ): void {
     const [, name] = splitTargetKey(key);
     const endpoint = profile?.endpoints.find((e) => e.name === name);
-    if (!profile || !endpoint) { this.history.delete(key); return; }
+    if (!profile || !endpoint) {
+      this.history.delete(key);
+      return;
+    }
     const d = probeDecision(profile, endpoint, resources);
     if (d.probe || (d.why !== 'endpoint-disabled' && d.why !== 'profile-disabled')) return;
     const [p, e] = splitTargetKey(key);
     const last = this.history.get(key)?.at(-1);
     if (last?.to === 'Disabled') return;
     this.noted({
-      key, profile: p, endpoint: e, location: this.monitor.location, at: this.clock.now(),
-      from: lastVerdict ?? last?.to ?? 'CheckingEndpoint', to: 'Disabled', consecutiveFailures: 0,
-      reason: d.why === 'endpoint-disabled' ? 'endpointStatus Disabled: not probed, not answered' : 'profileStatus Disabled: not probed, not answered',
+      key,
+      profile: p,
+      endpoint: e,
+      location: this.monitor.location,
+      at: this.clock.now(),
+      from: lastVerdict ?? last?.to ?? 'CheckingEndpoint',
+      to: 'Disabled',
+      consecutiveFailures: 0,
+      reason:
+        d.why === 'endpoint-disabled'
+          ? 'endpointStatus Disabled: not probed, not answered'
+          : 'profileStatus Disabled: not probed, not answered',
     });
   }
 
@@ -206,11 +239,23 @@ export class HealthLedger implements HealthPort {
   private startedProbing(key: string): void {
     const last = this.history.get(key)?.at(-1);
     if (last?.to !== 'Disabled') return;
-    this.noted({ ...last, at: this.clock.now(), from: 'Disabled', to: 'CheckingEndpoint', consecutiveFailures: 0, reason: 'enabled again: probing' });
+    this.noted({
+      ...last,
+      at: this.clock.now(),
+      from: 'Disabled',
+      to: 'CheckingEndpoint',
+      consecutiveFailures: 0,
+      reason: 'enabled again: probing',
+    });
   }
 
   /** Pushed health of `key` changed: a transition when the effective verdict moved, and a rebuild either way. */
-  private onPushedChange(key: string, before: Parameters<typeof pushedTransition>[2], after: Parameters<typeof pushedTransition>[3], at: number): void {
+  private onPushedChange(
+    key: string,
+    before: Parameters<typeof pushedTransition>[2],
+    after: Parameters<typeof pushedTransition>[3],
+    at: number,
+  ): void {
     const t = pushedTransition(key, this.probeVerdictOf(key), before, after, at, this.monitor.location);
     if (t) this.noted(t);
     this.changed(key);
@@ -263,7 +308,8 @@ export class HealthLedger implements HealthPort {
     const byName = new Map(profiles.map((p) => [p.name, p]));
     for (const k of new Set([...probedBefore.keys(), ...before.keys()])) {
       if (this.fingerprints.has(k)) continue;
-      if (probedBefore.has(k) || (saved !== undefined && saved.get(k) !== '')) this.stoppedProbing(k, byName.get(splitTargetKey(k)[0]), resources, verdictsBefore.get(k));
+      if (probedBefore.has(k) || (saved !== undefined && saved.get(k) !== ''))
+        this.stoppedProbing(k, byName.get(splitTargetKey(k)[0]), resources, verdictsBefore.get(k));
       else if (!byName.get(splitTargetKey(k)[0])?.endpoints.some((e) => e.name === splitTargetKey(k)[1])) this.history.delete(k);
     }
     for (const t of targets) if (!probedBefore.has(t.key)) this.startedProbing(t.key);
@@ -278,11 +324,20 @@ export class HealthLedger implements HealthPort {
   /** `gone`: the endpoints of deleted profiles, which the prober has dropped already. */
   private retargetSome(changed: ReadonlyMap<string, Profile | undefined>, resources: ResourceCatalog, gone: readonly string[]): void {
     const names = [...changed.keys()];
-    const targets = probeTargets([...changed.values()].filter((p): p is Profile => p !== undefined), resources);
+    const targets = probeTargets(
+      [...changed.values()].filter((p): p is Profile => p !== undefined),
+      resources,
+    );
     const before = [...gone, ...names.flatMap((n) => this.monitor.keysOf(n))];
     const verdictsBefore = new Map(before.map((k) => [k, this.monitor.verdictOf(k)]));
-    for (const k of before) { this.fingerprints.delete(k); this.saver.mark(k); }
-    for (const t of targets) { this.fingerprints.set(t.key, t.fingerprint); this.saver.mark(t.key); }
+    for (const k of before) {
+      this.fingerprints.delete(k);
+      this.saver.mark(k);
+    }
+    for (const t of targets) {
+      this.fingerprints.set(t.key, t.fingerprint);
+      this.saver.mark(t.key);
+    }
     this.monitor.updateTargets(names, targets);
     const now = new Set(targets.map((t) => t.key));
     for (const k of before) if (!now.has(k)) this.stoppedProbing(k, changed.get(splitTargetKey(k)[0]), resources, verdictsBefore.get(k));
@@ -291,7 +346,9 @@ export class HealthLedger implements HealthPort {
   }
 
   /** The probed endpoints and their probe-settings fingerprints. */
-  targets(): ReadonlyMap<string, string> { return this.fingerprints; }
+  targets(): ReadonlyMap<string, string> {
+    return this.fingerprints;
+  }
 
   /** This location's effective verdicts: the monitor's, with carried-over ones where it has not decided yet. */
   ownVerdicts(): Map<string, ProbeVerdict> {
@@ -324,7 +381,9 @@ export class HealthLedger implements HealthPort {
   }
 
   /** The overrides in force, by `profile/endpoint` (operations-feed.ts). */
-  overrides(): ReadonlyMap<string, EndpointOverride> { return this.feed?.view() ?? NO_OVERRIDES; }
+  overrides(): ReadonlyMap<string, EndpointOverride> {
+    return this.feed?.view() ?? NO_OVERRIDES;
+  }
 
   /** This location's effective verdict of one probed endpoint (what the cluster publishes for it). */
   own(key: string): OwnVerdict | undefined {
@@ -335,11 +394,18 @@ export class HealthLedger implements HealthPort {
     const verdict = this.previous.effectiveOf(key, s?.verdict);
     if (verdict === undefined) return undefined;
     const last = s?.history[s.history.length - 1];
-    return { verdict, fingerprint, at: last?.at ?? s?.since ?? 0, reason: last?.reason ?? (verdict !== s?.verdict ? 'carried over from before the restart' : '') };
+    return {
+      verdict,
+      fingerprint,
+      at: last?.at ?? s?.since ?? 0,
+      reason: last?.reason ?? (verdict !== s?.verdict ? 'carried over from before the restart' : ''),
+    };
   }
 
   /** Each location's view of one endpoint (cluster mode); undefined on a single node. */
-  locations(key: string): LocationReport[] | undefined { return this.cluster?.locations(key); }
+  locations(key: string): LocationReport[] | undefined {
+    return this.cluster?.locations(key);
+  }
 
   /** The prober's statuses of one profile's endpoints, without the transitions that only confirmed a carried verdict. */
   statuses(profile: string): EndpointProbeStatus[] {
@@ -354,7 +420,9 @@ export class HealthLedger implements HealthPort {
   }
 
   /** Endpoints whose saved record is out of date. */
-  unsavedRecords(): number { return this.saver.pending; }
+  unsavedRecords(): number {
+    return this.saver.pending;
+  }
 
   /** What to save for one endpoint: its verdict and history; only the history when it is not probed now (disabled); null when it is gone. */
   private record(key: string): SavedEndpoint | null {

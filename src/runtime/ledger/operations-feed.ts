@@ -58,26 +58,47 @@ export class OperationsFeed {
   }
 
   /** What routing reads, by `profile/endpoint` (a new map after every change: compare by identity). */
-  view(): ReadonlyMap<string, EndpointOverride> { return this.current; }
+  view(): ReadonlyMap<string, EndpointOverride> {
+    return this.current;
+  }
 
   /** The overrides in force now, oldest first. */
   active(): OverrideRecord[] {
     const now = this.deps.clock.now();
-    return [...this.records.values()].filter((r) => isActive(r, now)).sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : a.id < b.id ? -1 : 1));
+    return [...this.records.values()]
+      .filter((r) => isActive(r, now))
+      .sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : a.id < b.id ? -1 : 1));
   }
 
   /** The latest failback approval of every endpoint that has one. */
-  failbacks(): FailbackApproval[] { return [...this.approvals.values()]; }
+  failbacks(): FailbackApproval[] {
+    return [...this.approvals.values()];
+  }
 
   /** `profile/endpoint` keys whose overrides may have changed. */
-  onChange(l: Listener<string[]>): () => void { this.changeListeners.add(l); return () => this.changeListeners.delete(l); }
+  onChange(l: Listener<string[]>): () => void {
+    this.changeListeners.add(l);
+    return () => this.changeListeners.delete(l);
+  }
   /** Overrides made, cleared and expired (live events, metrics, logs). */
-  onEvent(l: Listener<OverrideEvent>): () => void { this.eventListeners.add(l); return () => this.eventListeners.delete(l); }
+  onEvent(l: Listener<OverrideEvent>): () => void {
+    this.eventListeners.add(l);
+    return () => this.eventListeners.delete(l);
+  }
   /** A failback approval was stored (by any node). */
-  onFailback(l: Listener<FailbackApproval>): () => void { this.failbackListeners.add(l); return () => this.failbackListeners.delete(l); }
+  onFailback(l: Listener<FailbackApproval>): () => void {
+    this.failbackListeners.add(l);
+    return () => this.failbackListeners.delete(l);
+  }
 
   private emit<T>(set: Set<Listener<T>>, e: T, what: string): void {
-    for (const l of set) { try { l(e); } catch (err) { this.deps.logger.error({ err }, `${what} listener failed`); } }
+    for (const l of set) {
+      try {
+        l(e);
+      } catch (err) {
+        this.deps.logger.error({ err }, `${what} listener failed`);
+      }
+    }
   }
 
   private onStore(c: OperationsChange): void {
@@ -89,12 +110,14 @@ export class OperationsFeed {
     }
     if (c.op === 'put') {
       this.records.set(c.override.id, c.override);
-      if (isActive(c.override, this.deps.clock.now())) this.emit(this.eventListeners, { action: 'created', override: c.override }, 'override event');
+      if (isActive(c.override, this.deps.clock.now()))
+        this.emit(this.eventListeners, { action: 'created', override: c.override }, 'override event');
     } else {
       const gone = this.records.get(c.id);
       this.records.delete(c.id);
       const sawExpire = this.expired.delete(c.id);
-      if (gone && !sawExpire && isActive(gone, this.deps.clock.now())) this.emit(this.eventListeners, { action: 'cleared', override: gone }, 'override event');
+      if (gone && !sawExpire && isActive(gone, this.deps.clock.now()))
+        this.emit(this.eventListeners, { action: 'cleared', override: gone }, 'override event');
     }
     this.recompute();
   }
@@ -120,7 +143,14 @@ export class OperationsFeed {
     this.timer = undefined;
     this.timerAt = at;
     if (at === undefined) return;
-    this.timer = this.deps.clock.setTimeout(() => { this.timer = undefined; this.timerAt = undefined; this.expire(); }, Math.max(0, at - now));
+    this.timer = this.deps.clock.setTimeout(
+      () => {
+        this.timer = undefined;
+        this.timerAt = undefined;
+        this.expire();
+      },
+      Math.max(0, at - now),
+    );
   }
 
   /** The expiry timer: what expired stops counting now, here; the records are deleted from the store. */
@@ -130,7 +160,10 @@ export class OperationsFeed {
     for (const r of this.records.values()) {
       if (isActive(r, now) || this.expired.has(r.id)) continue;
       this.expired.add(r.id);
-      this.deps.logger.info({ id: r.id, kind: r.kind, profile: r.profile, endpoint: r.endpoint, expiresAt: r.expiresAt }, 'override expired');
+      this.deps.logger.info(
+        { id: r.id, kind: r.kind, profile: r.profile, endpoint: r.endpoint, expiresAt: r.expiresAt },
+        'override expired',
+      );
       this.emit(this.eventListeners, { action: 'expired', override: r }, 'override event');
     }
     this.recompute();
@@ -143,17 +176,30 @@ export class OperationsFeed {
     let failed = false;
     for (const r of [...this.records.values()]) {
       if (isActive(r, now)) continue;
-      const audit: AuditEntry = { at: isoNow(this.deps.clock), who: 'tmkit', action: 'override.expire', target: overrideKey(r), reason: r.reason, details: { id: r.id, kind: r.kind, ...(r.weight !== undefined ? { weight: r.weight } : {}), expiresAt: r.expiresAt } };
+      const audit: AuditEntry = {
+        at: isoNow(this.deps.clock),
+        who: 'tmkit',
+        action: 'override.expire',
+        target: overrideKey(r),
+        reason: r.reason,
+        details: { id: r.id, kind: r.kind, ...(r.weight !== undefined ? { weight: r.weight } : {}), expiresAt: r.expiresAt },
+      };
       try {
         await this.deps.operations.deleteOverride(r.id, audit);
         this.records.delete(r.id);
       } catch (err) {
         failed = true;
-        this.deps.logger.warn({ err: (err as Error).message, id: r.id }, 'could not delete an expired override from the store (it no longer counts); retrying');
+        this.deps.logger.warn(
+          { err: (err as Error).message, id: r.id },
+          'could not delete an expired override from the store (it no longer counts); retrying',
+        );
       }
     }
     if (failed && !this.closed && this.retryTimer === undefined) {
-      this.retryTimer = this.deps.clock.setTimeout(() => { this.retryTimer = undefined; void this.deleteExpired(); }, RETRY_MS);
+      this.retryTimer = this.deps.clock.setTimeout(() => {
+        this.retryTimer = undefined;
+        void this.deleteExpired();
+      }, RETRY_MS);
     }
   }
 

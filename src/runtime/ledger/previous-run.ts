@@ -39,7 +39,10 @@ export interface SavedEndpoint {
 }
 
 /** The non-endpoint part of the saved state. */
-export interface SavedMonitorMeta { format: 2; savedAt: number }
+export interface SavedMonitorMeta {
+  format: 2;
+  savedAt: number;
+}
 
 /** The whole-state blob saved before records were kept per endpoint (read once, converted). */
 interface LegacyMonitorState {
@@ -47,7 +50,6 @@ interface LegacyMonitorState {
   fingerprints?: Record<string, string>;
   history?: EndpointTransition[];
 }
-
 
 export class PreviousRun {
   private readonly carried = new Map<string, { verdict: ProbeVerdict; fingerprint: string }>();
@@ -70,7 +72,11 @@ export class PreviousRun {
   constructor(state: MonitorState | undefined, fingerprints: ReadonlyMap<string, string> = new Map()) {
     this.fingerprints = fingerprints;
     const legacy = state?.meta as LegacyMonitorState | undefined;
-    this.legacy = legacy !== undefined && legacy !== null && typeof legacy === 'object' && (legacy.verdicts !== undefined || legacy.history !== undefined);
+    this.legacy =
+      legacy !== undefined &&
+      legacy !== null &&
+      typeof legacy === 'object' &&
+      (legacy.verdicts !== undefined || legacy.history !== undefined);
     if (this.legacy) {
       for (const t of Array.isArray(legacy!.history) ? legacy!.history : []) this.remember(t);
       for (const [key, verdict] of Object.entries(legacy!.verdicts ?? {})) {
@@ -94,12 +100,14 @@ export class PreviousRun {
     this.carried.set(key, { verdict, fingerprint });
     const [profile] = splitTargetKey(key);
     const keys = this.carriedOf.get(profile);
-    if (keys) keys.push(key); else this.carriedOf.set(profile, [key]);
+    if (keys) keys.push(key);
+    else this.carriedOf.set(profile, [key]);
   }
 
   private remember(t: LedgerTransition): void {
     const list = this.history!.get(t.key);
-    if (list) list.push(t); else this.history!.set(t.key, [t]);
+    if (list) list.push(t);
+    else this.history!.set(t.key, [t]);
   }
 
   /** The previous run's transitions by endpoint key, oldest first; once (the ledger keeps them from then on). */
@@ -153,7 +161,9 @@ export class PreviousRun {
   }
 
   /** The prober holds `key`'s verdict itself now (seeded): it no longer stands in for CheckingEndpoint. */
-  handOver(key: string): void { this.carried.delete(key); }
+  handOver(key: string): void {
+    this.carried.delete(key);
+  }
 
   /** A deleted profile's carried verdicts go with it: a new profile of that name starts fresh. */
   forgetProfile(name: string): void {
@@ -182,7 +192,15 @@ export class PreviousRun {
   static record(fingerprint: string, verdict: ProbeVerdict, history: readonly LedgerTransition[]): SavedEndpoint {
     const recent = history.slice(-SAVED_HISTORY);
     const out: SavedEndpoint = { verdict, fingerprint };
-    if (recent.length > 0) out.history = recent.map(({ at, from, to, reason, consecutiveFailures, location }) => ({ at, from, to, reason, consecutiveFailures, location }));
+    if (recent.length > 0)
+      out.history = recent.map(({ at, from, to, reason, consecutiveFailures, location }) => ({
+        at,
+        from,
+        to,
+        reason,
+        consecutiveFailures,
+        location,
+      }));
     return out;
   }
 }

@@ -75,7 +75,10 @@ export class PushedHealth implements PushedHealthApi {
   private timerAt = Infinity;
   private closed = false;
 
-  private constructor(private readonly deps: PushedHealthOptions, stored: PushedHealthRecord[]) {
+  private constructor(
+    private readonly deps: PushedHealthOptions,
+    stored: PushedHealthRecord[],
+  ) {
     const now = deps.clock.now();
     for (const r of stored) {
       if (r.expiresAt > now) this.records.set(r.key, r);
@@ -144,7 +147,9 @@ export class PushedHealth implements PushedHealthApi {
     for (const key of [...this.records.keys()]) {
       if (splitTargetKey(key)[0] !== name) continue;
       this.set(key, undefined);
-      void this.deps.store.delete(key).catch((err) => this.deps.logger.warn({ err, key }, 'could not delete the pushed health of a deleted profile'));
+      void this.deps.store
+        .delete(key)
+        .catch((err) => this.deps.logger.warn({ err, key }, 'could not delete the pushed health of a deleted profile'));
     }
   }
 
@@ -155,7 +160,8 @@ export class PushedHealth implements PushedHealthApi {
     const before = this.get(key);
     const current = this.records.get(key);
     if (record !== undefined && current !== undefined && sameRecord(record, current)) return; // our own write's echo
-    if (record === undefined) this.records.delete(key); else this.records.set(key, record);
+    if (record === undefined) this.records.delete(key);
+    else this.records.set(key, record);
     const after = this.get(key);
     this.schedule();
     if (before === undefined && after === undefined) return;
@@ -165,7 +171,11 @@ export class PushedHealth implements PushedHealthApi {
 
   private notify(key: string, before: PushedHealthRecord | undefined, after: PushedHealthRecord | undefined): void {
     for (const l of this.listeners) {
-      try { l(key, before, after); } catch (err) { this.deps.logger.error({ err }, 'pushed health listener failed'); }
+      try {
+        l(key, before, after);
+      } catch (err) {
+        this.deps.logger.error({ err }, 'pushed health listener failed');
+      }
     }
   }
 
@@ -218,8 +228,12 @@ export function memoryPushedHealthStore(): PushedHealthStore {
   const rows = new Map<string, PushedHealthRecord>();
   return {
     load: async () => [...rows.values()],
-    put: async (r) => { rows.set(r.key, { ...r }); },
-    delete: async (key) => { rows.delete(key); },
+    put: async (r) => {
+      rows.set(r.key, { ...r });
+    },
+    delete: async (key) => {
+      rows.delete(key);
+    },
   };
 }
 
@@ -230,13 +244,23 @@ export type PushedTransition = EndpointTransition & { source: 'pushed' };
  * The transition of `key`'s effective verdict when its pushed health goes from `before` to `after`, probing
  * saying `probe` all along; undefined when the effective verdict did not move (or the endpoint is not probed).
  */
-export function pushedTransition(key: string, probe: ProbeVerdict | undefined, before: PushedHealthRecord | undefined, after: PushedHealthRecord | undefined, at: number, location: string): PushedTransition | undefined {
+export function pushedTransition(
+  key: string,
+  probe: ProbeVerdict | undefined,
+  before: PushedHealthRecord | undefined,
+  after: PushedHealthRecord | undefined,
+  at: number,
+  location: string,
+): PushedTransition | undefined {
   const from = worseOf(probe, before?.status);
   const to = worseOf(probe, after?.status);
   if (from === undefined || to === undefined || from === to) return undefined;
   const [profile, endpoint] = splitTargetKey(key);
-  const reason = after !== undefined
-    ? `pushed ${after.status}${after.reason !== '' ? `: ${after.reason}` : ''} (until ${iso(after.expiresAt)})`
-    : before !== undefined && before.expiresAt <= at ? `pushed ${before.status} expired` : `pushed ${before?.status ?? 'health'} cleared`;
+  const reason =
+    after !== undefined
+      ? `pushed ${after.status}${after.reason !== '' ? `: ${after.reason}` : ''} (until ${iso(after.expiresAt)})`
+      : before !== undefined && before.expiresAt <= at
+        ? `pushed ${before.status} expired`
+        : `pushed ${before?.status ?? 'health'} cleared`;
   return { key, profile, endpoint, location, at, from, to, reason, consecutiveFailures: 0, source: 'pushed' };
 }

@@ -32,7 +32,9 @@ export class RecordSaver {
   constructor(private readonly deps: SaverOptions) {}
 
   /** Endpoints whose saved record is out of date. */
-  get pending(): number { return this.unsaved.size; }
+  get pending(): number {
+    return this.unsaved.size;
+  }
 
   /** Marks one endpoint's record out of date and schedules a save. */
   mark(key: string): void {
@@ -44,7 +46,10 @@ export class RecordSaver {
     if (this.timer !== undefined || this.saving || this.closed || this.unsaved.size === 0) return;
     this.timer = this.deps.clock.setTimeout(() => {
       this.timer = undefined;
-      this.saving = this.save().finally(() => { this.saving = undefined; this.schedule(); });
+      this.saving = this.save().finally(() => {
+        this.saving = undefined;
+        this.schedule();
+      });
     }, SAVE_DELAY_MS);
   }
 
@@ -73,7 +78,10 @@ export class RecordSaver {
   /** Stops the timer, waits for a running save and saves what is left (at shutdown). */
   async close(): Promise<void> {
     this.closed = true;
-    if (this.timer !== undefined) { this.deps.clock.clearTimeout(this.timer); this.timer = undefined; }
+    if (this.timer !== undefined) {
+      this.deps.clock.clearTimeout(this.timer);
+      this.timer = undefined;
+    }
     await this.saving;
     await this.save();
   }

@@ -3,7 +3,14 @@
  * probes on the scheduler, exposes the verdicts as a HealthView and reports every status change.
  */
 import { hostname } from 'node:os';
-import { initialProbeState, isAzureFailback, transition, type EndpointProbeState, type FailbackSettings, type StatusTransition } from '../../core/health/machine';
+import {
+  initialProbeState,
+  isAzureFailback,
+  transition,
+  type EndpointProbeState,
+  type FailbackSettings,
+  type StatusTransition,
+} from '../../core/health/machine';
 import { targetKey, type ProbeTarget } from '../../core/health/targets';
 import type { HealthView, ProbeVerdict } from '../../core/health/types';
 import { probe as realProbe, type ProbeOptions, type ProbeOutcome } from './probe';
@@ -74,7 +81,8 @@ interface Entry {
 type Listener<T> = (e: T) => void;
 
 const sameFailback = (a: FailbackSettings, b: FailbackSettings): boolean =>
-  (isAzureFailback(a) && isAzureFailback(b)) || (a.mode === b.mode && a.successesToRecover === b.successesToRecover && a.holdDownSeconds === b.holdDownSeconds);
+  (isAzureFailback(a) && isAzureFailback(b)) ||
+  (a.mode === b.mode && a.successesToRecover === b.successesToRecover && a.holdDownSeconds === b.holdDownSeconds);
 
 export class Monitor implements HealthView {
   readonly location: string;
@@ -164,7 +172,12 @@ export class Monitor implements HealthView {
     const e = this.entries.get(t.key);
     if (!e) {
       const generation = this.scheduler.schedule(t.key, this.intervalMs(t));
-      this.entries.set(t.key, { target: t, generation, state: initialProbeState(t.toleratedNumberOfFailures, now, t.failback), history: [] });
+      this.entries.set(t.key, {
+        target: t,
+        generation,
+        state: initialProbeState(t.toleratedNumberOfFailures, now, t.failback),
+        history: [],
+      });
       let keys = this.byProfile.get(t.profile);
       if (!keys) this.byProfile.set(t.profile, (keys = new Set()));
       keys.add(t.key);
@@ -179,7 +192,16 @@ export class Monitor implements HealthView {
     }
     e.target = t;
     e.generation = this.scheduler.schedule(t.key, this.intervalMs(t));
-    this.apply(e, transition(e.state, { type: 'reset', at: now, tolerated: t.toleratedNumberOfFailures, reason: 'probe settings changed', failback: t.failback }));
+    this.apply(
+      e,
+      transition(e.state, {
+        type: 'reset',
+        at: now,
+        tolerated: t.toleratedNumberOfFailures,
+        reason: 'probe settings changed',
+        failback: t.failback,
+      }),
+    );
     delete e.lastProbe;
   }
 
@@ -275,16 +297,36 @@ export class Monitor implements HealthView {
     return () => this.probeListeners.delete(listener);
   }
 
-  stats(): { targets: number; probes: number; running: number; queued: number; skipped: number; retargets: { full: number; incremental: number; endpoints: number } } {
+  stats(): {
+    targets: number;
+    probes: number;
+    running: number;
+    queued: number;
+    skipped: number;
+    retargets: { full: number; incremental: number; endpoints: number };
+  } {
     const s = this.scheduler.stats();
-    return { targets: this.entries.size, probes: this.probes, running: s.running, queued: s.queued, skipped: s.skipped, retargets: { ...this.retargets } };
+    return {
+      targets: this.entries.size,
+      probes: this.probes,
+      running: s.running,
+      queued: s.queued,
+      skipped: s.skipped,
+      retargets: { ...this.retargets },
+    };
   }
 
   private describe(e: Entry): EndpointProbeStatus {
     return {
-      key: e.target.key, profile: e.target.profile, endpoint: e.target.endpoint, location: this.location,
-      target: e.target.target, protocol: e.target.protocol, verdict: e.state.status,
-      consecutiveFailures: e.state.consecutiveFailures, since: e.state.since,
+      key: e.target.key,
+      profile: e.target.profile,
+      endpoint: e.target.endpoint,
+      location: this.location,
+      target: e.target.target,
+      protocol: e.target.protocol,
+      verdict: e.state.status,
+      consecutiveFailures: e.state.consecutiveFailures,
+      since: e.state.since,
       ...(e.lastProbe ? { lastProbe: { ...e.lastProbe } } : {}),
       history: e.history.slice(),
     };
@@ -307,18 +349,32 @@ export class Monitor implements HealthView {
     e.lastProbe = { ...outcome, at };
     this.apply(e, transition(e.state, { type: 'probe', at, ok: outcome.ok, reason: outcome.reason }));
     for (const l of this.probeListeners) {
-      try { l({ key, probe: e.lastProbe }); } catch { /* a listener's bug must not stop probing */ }
+      try {
+        l({ key, probe: e.lastProbe });
+      } catch {
+        /* a listener's bug must not stop probing */
+      }
     }
   }
 
   private apply(e: Entry, step: ReturnType<typeof transition>): void {
     e.state = step.state;
     for (const a of step.actions) {
-      const ev: EndpointTransition = { ...a.transition, key: e.target.key, profile: e.target.profile, endpoint: e.target.endpoint, location: this.location };
+      const ev: EndpointTransition = {
+        ...a.transition,
+        key: e.target.key,
+        profile: e.target.profile,
+        endpoint: e.target.endpoint,
+        location: this.location,
+      };
       e.history.push(ev);
       if (e.history.length > this.historySize) e.history.splice(0, e.history.length - this.historySize);
       for (const l of this.transitionListeners) {
-        try { l(ev); } catch { /* a listener's bug must not stop probing */ }
+        try {
+          l(ev);
+        } catch {
+          /* a listener's bug must not stop probing */
+        }
       }
     }
   }

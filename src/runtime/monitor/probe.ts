@@ -60,7 +60,10 @@ let sharedResolver: ProbeResolver | undefined;
 const defaultLookup: LookupFn = (hostname) => (sharedResolver ??= new ProbeResolver()).lookup(hostname);
 
 class ProbeFailure extends TmkitError {
-  constructor(readonly reason: string, code: ErrorCode) {
+  constructor(
+    readonly reason: string,
+    code: ErrorCode,
+  ) {
     super(code, reason);
   }
 }
@@ -93,17 +96,26 @@ export async function probe(target: ProbeTarget, opts: ProbeOptions = {}): Promi
       return judgeLatency({ ok: true, reason: 'connected', address, latencyMs: performance.now() - started }, target);
     }
     const statusCode = await httpGet(target, address, timeoutMs, ac.signal, seen);
-    return judgeLatency({
-      ok: statusExpected(statusCode, target.expectedStatusCodeRanges),
-      reason: `status ${statusCode}`,
-      statusCode,
-      address,
-      latencyMs: performance.now() - started,
-      ...(seen.certificate ? { certificate: seen.certificate } : {}),
-    }, target);
+    return judgeLatency(
+      {
+        ok: statusExpected(statusCode, target.expectedStatusCodeRanges),
+        reason: `status ${statusCode}`,
+        statusCode,
+        address,
+        latencyMs: performance.now() - started,
+        ...(seen.certificate ? { certificate: seen.certificate } : {}),
+      },
+      target,
+    );
   } catch (err) {
     const reason = timedOut ? 'timeout' : ac.signal.aborted && !timedOut && opts.signal?.aborted ? 'aborted' : classify(err, target);
-    return { ok: false, reason, ...(address !== undefined ? { address } : {}), latencyMs: performance.now() - started, ...(seen.certificate ? { certificate: seen.certificate } : {}) };
+    return {
+      ok: false,
+      reason,
+      ...(address !== undefined ? { address } : {}),
+      latencyMs: performance.now() - started,
+      ...(seen.certificate ? { certificate: seen.certificate } : {}),
+    };
   } finally {
     clearTimeout(timer);
     opts.signal?.removeEventListener('abort', onOuterAbort);
@@ -151,11 +163,17 @@ function inspectCertificate(sock: TLSSocket, cert: PeerCertificate, check: Certi
   if (!rule) return undefined;
   // Node sets authorizationError to OpenSSL's code (`DEPTH_ZERO_SELF_SIGNED_CERT`) when the chain is not trusted.
   const chainError = sock.authorized ? undefined : String(sock.authorizationError ?? 'UNABLE_TO_VERIFY_LEAF_SIGNATURE');
-  return certificateFailure({
-    validFrom: Date.parse(cert.valid_from), validTo, names,
-    ...(chainError !== undefined ? { chainError } : {}),
-    hostMismatch: checkServerIdentity(rule.host, cert) !== undefined,
-  }, now, rule.host);
+  return certificateFailure(
+    {
+      validFrom: Date.parse(cert.valid_from),
+      validTo,
+      names,
+      ...(chainError !== undefined ? { chainError } : {}),
+      hostMismatch: checkServerIdentity(rule.host, cert) !== undefined,
+    },
+    now,
+    rule.host,
+  );
 }
 
 /** The address to connect to: the literal itself, or the first address the resolver returns (its order). */
@@ -174,8 +192,14 @@ function untilAborted<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
     const onAbort = (): void => reject(signal.reason);
     signal.addEventListener('abort', onAbort, { once: true });
     p.then(
-      (v) => { signal.removeEventListener('abort', onAbort); resolve(v); },
-      (e) => { signal.removeEventListener('abort', onAbort); reject(e); },
+      (v) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(v);
+      },
+      (e) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(e);
+      },
     );
   });
 }
@@ -188,13 +212,20 @@ function untilAborted<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
  */
 function tcpConnect(address: string, port: number, signal: AbortSignal): Promise<void> {
   return new Promise<void>((resolve, reject) => {
-    if (signal.aborted) { reject(signal.reason); return; }
+    if (signal.aborted) {
+      reject(signal.reason);
+      return;
+    }
     const sock: Socket = netConnect({ host: address, port });
     const done = (err?: unknown): void => {
       signal.removeEventListener('abort', onAbort);
       sock.removeAllListeners('connect');
       sock.on('error', () => {});
-      if (err) { sock.destroy(); reject(err); return; }
+      if (err) {
+        sock.destroy();
+        reject(err);
+        return;
+      }
       sock.resetAndDestroy();
       resolve();
     };
@@ -219,7 +250,13 @@ function baseConnector(timeoutMs: number, ca?: string): buildConnector.connector
   let c = connectors.get(key);
   if (!c) {
     if (connectors.size >= MAX_CONNECTORS) connectors.clear();
-    c = buildConnector({ rejectUnauthorized: false, maxCachedSessions: 0, timeout: timeoutMs, keepAlive: false, ...(ca !== undefined ? { ca } : {}) });
+    c = buildConnector({
+      rejectUnauthorized: false,
+      maxCachedSessions: 0,
+      timeout: timeoutMs,
+      keepAlive: false,
+      ...(ca !== undefined ? { ca } : {}),
+    });
     connectors.set(key, c);
   }
   return c;
@@ -236,7 +273,10 @@ function probeConnector(timeoutMs: number, sockets: Set<Socket>, check: Certific
   return (options, callback) => {
     // the undici typings say void; the implementation returns the socket it created
     const socket = (base as unknown as (o: typeof options, cb: typeof callback) => Socket | undefined)(options, (err, sock) => {
-      if (err || !sock) { callback(err ?? new Error('connect failed'), null); return; }
+      if (err || !sock) {
+        callback(err ?? new Error('connect failed'), null);
+        return;
+      }
       if (options.protocol === 'https:') {
         const cert = (sock as TLSSocket).getPeerCertificate?.();
         if (!cert || Object.keys(cert).length === 0) {
@@ -258,7 +298,13 @@ function probeConnector(timeoutMs: number, sockets: Set<Socket>, check: Certific
 }
 
 /** GET protocol://address:port/path with the target's headers; resolves to the status code. */
-async function httpGet(target: ProbeTarget, address: string, timeoutMs: number, signal: AbortSignal, check: CertificateCheck): Promise<number> {
+async function httpGet(
+  target: ProbeTarget,
+  address: string,
+  timeoutMs: number,
+  signal: AbortSignal,
+  check: CertificateCheck,
+): Promise<number> {
   const scheme = target.protocol === 'HTTPS' ? 'https' : 'http';
   const host = isIP(address) === 6 ? `[${address}]` : address;
   const sockets = new Set<Socket>();
@@ -277,24 +323,34 @@ async function httpGet(target: ProbeTarget, address: string, timeoutMs: number, 
     // abort we stop waiting at once and destroy the client and its sockets in `finally`.
     const pending = new Promise<number>((resolve, reject) => {
       let status: number | undefined;
-      client.dispatch({ method: 'GET', path: target.path ?? '/', headers }, {
-        onRequestStart() {}, // (its presence selects undici's v7 controller-style handler API)
-        onResponseStart(controller, statusCode) {
-          status = statusCode;
-          // stop the parser here (before any body, before "message complete"); `finally` below destroys
-          // the socket: the body is never read
-          controller.pause();
-          resolve(statusCode);
+      client.dispatch(
+        { method: 'GET', path: target.path ?? '/', headers },
+        {
+          onRequestStart() {}, // (its presence selects undici's v7 controller-style handler API)
+          onResponseStart(controller, statusCode) {
+            status = statusCode;
+            // stop the parser here (before any body, before "message complete"); `finally` below destroys
+            // the socket: the body is never read
+            controller.pause();
+            resolve(statusCode);
+          },
+          onResponseData() {},
+          onResponseEnd() {
+            if (status === undefined) reject(new ProbeFailure('invalid response', 'PROBE_NO_STATUS'));
+          },
+          onResponseError(_controller, err) {
+            if (status === undefined) reject(err);
+          },
         },
-        onResponseData() {},
-        onResponseEnd() { if (status === undefined) reject(new ProbeFailure('invalid response', 'PROBE_NO_STATUS')); },
-        onResponseError(_controller, err) { if (status === undefined) reject(err); },
-      });
+      );
     });
     return await untilAborted(pending, signal);
   } finally {
     // destroying with a preallocated error spares undici from building its own 'closed'/'aborted' errors
-    for (const s of sockets) { s.on('error', () => {}); s.destroy(DONE); }
+    for (const s of sockets) {
+      s.on('error', () => {});
+      s.destroy(DONE);
+    }
     client.destroy(DONE).catch(() => {});
   }
 }

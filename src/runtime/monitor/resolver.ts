@@ -31,11 +31,17 @@ export interface ProbeResolverOptions {
   clock?: Clock;
 }
 
-export interface ResolvedAddress { address: string; family: 4 | 6 }
+export interface ResolvedAddress {
+  address: string;
+  family: 4 | 6;
+}
 
 /** A failed resolution, with c-ares' code (`ENOTFOUND`, `ENODATA`, `ETIMEOUT`, `ESERVFAIL`, `ECANCELLED`, …). */
 export class ResolveError extends Error {
-  constructor(readonly hostname: string, readonly code: string) {
+  constructor(
+    readonly hostname: string,
+    readonly code: string,
+  ) {
     super(`${hostname}: ${code}`);
     this.name = 'ResolveError';
   }

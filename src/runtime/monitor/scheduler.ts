@@ -110,8 +110,15 @@ export class Scheduler {
     const old = this.jobs.get(key);
     if (old) this.retire(old);
     const job: Job = {
-      key, generation: ++this.generation, intervalMs: Math.max(1, intervalMs), due: this.timers.now(),
-      timer: undefined, queued: false, running: false, removed: false, armed: false,
+      key,
+      generation: ++this.generation,
+      intervalMs: Math.max(1, intervalMs),
+      due: this.timers.now(),
+      timer: undefined,
+      queued: false,
+      running: false,
+      removed: false,
+      armed: false,
     };
     this.jobs.set(key, job);
     if (this.active) this.enqueue(job);
@@ -162,7 +169,13 @@ export class Scheduler {
   }
 
   stats(): SchedulerStats {
-    return { jobs: this.jobs.size, running: this.running, queued: this.queue.length - this.queueHead, started: this.started, skipped: this.skipped };
+    return {
+      jobs: this.jobs.size,
+      running: this.running,
+      queued: this.queue.length - this.queueHead,
+      started: this.started,
+      skipped: this.skipped,
+    };
   }
 
   private retire(job: Job): void {
@@ -205,13 +218,15 @@ export class Scheduler {
     const ac = new AbortController();
     this.controllers.add(ac);
     const p = Promise.resolve().then(() => this.runJob(job.key, job.generation, ac.signal));
-    const tracked: Promise<void> = p.catch(() => {}).then(() => {
-      this.inFlight.delete(tracked);
-      this.controllers.delete(ac);
-      job.running = false;
-      this.running--;
-      this.pump();
-    });
+    const tracked: Promise<void> = p
+      .catch(() => {})
+      .then(() => {
+        this.inFlight.delete(tracked);
+        this.controllers.delete(ac);
+        job.running = false;
+        this.running--;
+        this.pump();
+      });
     this.inFlight.add(tracked);
   }
 

@@ -29,14 +29,22 @@ const DNSSEC_TABLE = 'tmkit_backup_dnssec_keys';
  * temporary file next to `file`, passes `PRAGMA quick_check`, and is then renamed into place. A locked
  * source (the wasm driver's writer, SQLITE_BUSY) is retried for 10 s, then refused with `STORE_BUSY`.
  */
-export async function backupStore(stateDir: string, file: string, options: { overwrite?: boolean; busyTimeoutMs?: number } = {}): Promise<BackupResult> {
+export async function backupStore(
+  stateDir: string,
+  file: string,
+  options: { overwrite?: boolean; busyTimeoutMs?: number } = {},
+): Promise<BackupResult> {
   const busyMs = options.busyTimeoutMs ?? BUSY_TIMEOUT_MS;
   const source = join(stateDir, DB_FILE);
   if (!existsSync(source)) {
-    throw new StoreError('NOT_FOUND', `there is no store at ${source}; pass --state-dir DIR (the directory tmkit serve uses)`, { path: source });
+    throw new StoreError('NOT_FOUND', `there is no store at ${source}; pass --state-dir DIR (the directory tmkit serve uses)`, {
+      path: source,
+    });
   }
   if (existsSync(file) && !options.overwrite) {
-    throw new StoreError('PRECONDITION_FAILED', `${file} already exists; pass --force to overwrite it, or choose another file`, { path: file });
+    throw new StoreError('PRECONDITION_FAILED', `${file} already exists; pass --force to overwrite it, or choose another file`, {
+      path: file,
+    });
   }
   if (!existsSync(dirname(file))) {
     throw new StoreError('NOT_FOUND', `the directory of ${file} does not exist; create it first`, { path: file });
@@ -48,7 +56,9 @@ export async function backupStore(stateDir: string, file: string, options: { ove
   let lock: StateDirLock | undefined;
   let holder = liveHolder(stateDir);
   if (!holder) {
-    try { lock = StateDirLock.acquire(stateDir); } catch (err) {
+    try {
+      lock = StateDirLock.acquire(stateDir);
+    } catch (err) {
       // A serve that started just now; or a state dir this user may read but not write (the lock needs
       // write access): then read without the lock, as before.
       if (err instanceof StoreError && err.code === 'STATE_DIR_LOCKED') holder = liveHolder(stateDir);
@@ -56,28 +66,49 @@ export async function backupStore(stateDir: string, file: string, options: { ove
   }
   const driver = holder && holder.driver !== 'unknown' ? holder.driver : sqliteDriver();
   if (driver === 'node' && !nodeSqliteAvailable()) {
-    throw new StoreError('STORE_DRIVER', `tmkit serve (pid ${holder!.pid}) runs its store on node:sqlite, which Node.js ${process.version} lacks: run tmkit backup with the same Node.js as the server (22.13+)`, { path: source });
+    throw new StoreError(
+      'STORE_DRIVER',
+      `tmkit serve (pid ${holder!.pid}) runs its store on node:sqlite, which Node.js ${process.version} lacks: run tmkit backup with the same Node.js as the server (22.13+)`,
+      { path: source },
+    );
   }
   let src: SqlDatabase | undefined;
   try {
     const wal = driver === 'wasm' && walHeader(source);
     if (wal && !lock) {
-      throw new StoreError('STORE_DRIVER', `${source} is in WAL mode (node:sqlite), which the wasm SQLite driver of Node.js ${process.version} cannot read while another tmkit uses it: run tmkit backup with Node.js 22.13+`, { path: source });
+      throw new StoreError(
+        'STORE_DRIVER',
+        `${source} is in WAL mode (node:sqlite), which the wasm SQLite driver of Node.js ${process.version} cannot read while another tmkit uses it: run tmkit backup with Node.js 22.13+`,
+        { path: source },
+      );
     }
     // Holding the dir (no serve; acquiring it removed a stale wasm lock directory), open read-write when we
     // can: a hot journal left by a killed wasm server is then rolled back, as serve would; a read-only
     // connection cannot, and would fail.
     if (lock || wal) {
-      try { src = openDatabase(source, { driver, fileMustExist: true, busyTimeoutMs: busyMs }); } catch { src = undefined; }
+      try {
+        src = openDatabase(source, { driver, fileMustExist: true, busyTimeoutMs: busyMs });
+      } catch {
+        src = undefined;
+      }
       if (src && !wal) {
-        try { src.pragmaValue('user_version'); } catch { src.close(); src = undefined; }
+        try {
+          src.pragmaValue('user_version');
+        } catch {
+          src.close();
+          src = undefined;
+        }
       }
     }
     src ??= openDatabase(source, { driver, readonly: true, busyTimeoutMs: busyMs });
     if (wal) src.exec('PRAGMA locking_mode = EXCLUSIVE');
     const version = Number(src.pragmaValue('user_version'));
     if (version === 0 || version > SCHEMA_VERSION) {
-      throw new StoreError('STORE_VERSION', `${source} is not a tmkit store this version understands (schema version ${version}, expected 1–${SCHEMA_VERSION})`, { path: source });
+      throw new StoreError(
+        'STORE_VERSION',
+        `${source} is not a tmkit store this version understands (schema version ${version}, expected 1–${SCHEMA_VERSION})`,
+        { path: source },
+      );
     }
     rmSync(tmp, { force: true });
     // One statement, one read transaction: the copy is the store as of one committed revision.
@@ -86,9 +117,11 @@ export async function backupStore(stateDir: string, file: string, options: { ove
     rmSync(tmp, { force: true });
     if (err instanceof StoreError) throw err;
     if (err instanceof SqliteError && err.code === 'SQLITE_BUSY') {
-      throw new StoreError('STORE_BUSY',
+      throw new StoreError(
+        'STORE_BUSY',
         `cannot back up ${source}: it stayed locked for ${busyMs / 1000} s (SQLITE_BUSY${holder ? `; tmkit serve pid ${holder.pid} is writing` : ''}); retry the backup${driver === 'wasm' ? `, and if it keeps failing with no tmkit running, remove the directory ${source}.lock (left by a killed process)` : ''}`,
-        { path: source });
+        { path: source },
+      );
     }
     throw new StoreError('STORE_CORRUPT', `cannot back up ${source}: ${(err as Error).message}`, { path: source });
   } finally {
@@ -101,7 +134,11 @@ export async function backupStore(stateDir: string, file: string, options: { ove
     if (driver === 'wasm' && walHeader(tmp)) copy.exec('PRAGMA locking_mode = EXCLUSIVE');
     const check = copy.pragma('quick_check(5)').map((r) => String(Object.values(r)[0]));
     if (check.length !== 1 || check[0] !== 'ok') {
-      throw new StoreError('STORE_CORRUPT', `the backup of ${source} failed its integrity check (${check.join('; ')}); the source is probably damaged: run PRAGMA integrity_check on it`, { path: source });
+      throw new StoreError(
+        'STORE_CORRUPT',
+        `the backup of ${source} failed its integrity check (${check.join('; ')}); the source is probably damaged: run PRAGMA integrity_check on it`,
+        { path: source },
+      );
     }
     const revision = Number(copy.prepare<{ value: string }>(`SELECT value FROM meta WHERE key = 'revision'`).get()!.value);
     const profiles = Number(copy.prepare<{ n: number }>('SELECT count(*) AS n FROM profiles').get()!.n);
@@ -165,26 +202,43 @@ export function restoreStore(stateDir: string, file: string): RestoreResult {
     let db: SqlDatabase | undefined;
     try {
       if (lock.driver === 'wasm' && walHeader(file)) {
-        throw new StoreError('STORE_DRIVER', `${file} is in WAL mode (not a file tmkit backup wrote), which the wasm SQLite driver of Node.js ${process.version} cannot read: restore it with Node.js 22.13+, or make it a rollback-journal file first (sqlite3 ${file} 'PRAGMA journal_mode=DELETE')`, { path: file });
+        throw new StoreError(
+          'STORE_DRIVER',
+          `${file} is in WAL mode (not a file tmkit backup wrote), which the wasm SQLite driver of Node.js ${process.version} cannot read: restore it with Node.js 22.13+, or make it a rollback-journal file first (sqlite3 ${file} 'PRAGMA journal_mode=DELETE')`,
+          { path: file },
+        );
       }
       db = openDatabase(file, { driver: lock.driver, readonly: true, busyTimeoutMs: BUSY_TIMEOUT_MS });
       const check = db.pragma('quick_check(5)').map((r) => String(Object.values(r)[0]));
-      if (check.length !== 1 || check[0] !== 'ok') throw new StoreError('STORE_CORRUPT', `${file} failed its integrity check (${check.join('; ')}); use another backup`, { path: file });
+      if (check.length !== 1 || check[0] !== 'ok')
+        throw new StoreError('STORE_CORRUPT', `${file} failed its integrity check (${check.join('; ')}); use another backup`, {
+          path: file,
+        });
       const version = Number(db.pragmaValue('user_version'));
-      if (version === 0 || version > SCHEMA_VERSION) throw new StoreError('STORE_VERSION', `${file} is not a tmkit store this version understands (schema version ${version}, expected 1–${SCHEMA_VERSION})`, { path: file });
+      if (version === 0 || version > SCHEMA_VERSION)
+        throw new StoreError(
+          'STORE_VERSION',
+          `${file} is not a tmkit store this version understands (schema version ${version}, expected 1–${SCHEMA_VERSION})`,
+          { path: file },
+        );
       revision = Number(db.prepare<{ value: string }>(`SELECT value FROM meta WHERE key = 'revision'`).get()!.value);
       profiles = Number(db.prepare<{ n: number }>('SELECT count(*) AS n FROM profiles').get()!.n);
       rmSync(tmp, { force: true });
-      keys = db.prepare<{ n: number }>(`SELECT count(*) AS n FROM sqlite_master WHERE type = 'table' AND name = '${DNSSEC_TABLE}'`).get()!.n > 0
-        ? db.prepare<{ doc: string }>(`SELECT doc FROM ${DNSSEC_TABLE}`).get()?.doc
-        : undefined;
+      keys =
+        db.prepare<{ n: number }>(`SELECT count(*) AS n FROM sqlite_master WHERE type = 'table' AND name = '${DNSSEC_TABLE}'`).get()!.n > 0
+          ? db.prepare<{ doc: string }>(`SELECT doc FROM ${DNSSEC_TABLE}`).get()?.doc
+          : undefined;
       // A consistent copy of the backup (it may itself be in WAL mode with its own -wal).
       db.exec(`VACUUM INTO ${sqlString(tmp)}`);
     } catch (err) {
       rmSync(tmp, { force: true });
       if (err instanceof StoreError) throw err;
       if (err instanceof SqliteError && err.code === 'SQLITE_BUSY') {
-        throw new StoreError('STORE_BUSY', `${file} stayed locked for ${BUSY_TIMEOUT_MS / 1000} s (SQLITE_BUSY: another process is using it); retry when it is done${lock.driver === 'wasm' ? `, or remove the directory ${file}.lock if a killed process left it` : ''}`, { path: file });
+        throw new StoreError(
+          'STORE_BUSY',
+          `${file} stayed locked for ${BUSY_TIMEOUT_MS / 1000} s (SQLITE_BUSY: another process is using it); retry when it is done${lock.driver === 'wasm' ? `, or remove the directory ${file}.lock if a killed process left it` : ''}`,
+          { path: file },
+        );
       }
       throw new StoreError('STORE_CORRUPT', `${file} cannot be restored: ${(err as Error).message}`, { path: file });
     } finally {
@@ -203,7 +257,11 @@ export function restoreStore(stateDir: string, file: string): RestoreResult {
     if (keys !== undefined) {
       // The carrier table stays out of the store; the keys go back to their file (the one they replace aside).
       const restored = openDatabase(tmp, { driver: lock.driver, fileMustExist: true });
-      try { restored.exec(`DROP TABLE ${DNSSEC_TABLE}`); } finally { restored.close(); }
+      try {
+        restored.exec(`DROP TABLE ${DNSSEC_TABLE}`);
+      } finally {
+        restored.close();
+      }
     }
     renameSync(tmp, target);
     if (keys !== undefined) {

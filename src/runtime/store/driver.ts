@@ -59,7 +59,11 @@ export interface OpenOptions {
 
 /** A SQLite error from either driver, with a better-sqlite3-style `code` string. */
 export class SqliteError extends Error {
-  constructor(message: string, readonly code: string, readonly errcode?: number) {
+  constructor(
+    message: string,
+    readonly code: string,
+    readonly errcode?: number,
+  ) {
     super(message);
     this.name = 'SqliteError';
   }
@@ -78,21 +82,57 @@ export class SqliteDriverError extends Error {
 // Error normalisation
 
 const PRIMARY: Record<number, string> = {
-  1: 'SQLITE_ERROR', 2: 'SQLITE_INTERNAL', 3: 'SQLITE_PERM', 4: 'SQLITE_ABORT', 5: 'SQLITE_BUSY', 6: 'SQLITE_LOCKED',
-  7: 'SQLITE_NOMEM', 8: 'SQLITE_READONLY', 9: 'SQLITE_INTERRUPT', 10: 'SQLITE_IOERR', 11: 'SQLITE_CORRUPT',
-  12: 'SQLITE_NOTFOUND', 13: 'SQLITE_FULL', 14: 'SQLITE_CANTOPEN', 15: 'SQLITE_PROTOCOL', 16: 'SQLITE_EMPTY',
-  17: 'SQLITE_SCHEMA', 18: 'SQLITE_TOOBIG', 19: 'SQLITE_CONSTRAINT', 20: 'SQLITE_MISMATCH', 21: 'SQLITE_MISUSE',
-  22: 'SQLITE_NOLFS', 23: 'SQLITE_AUTH', 24: 'SQLITE_FORMAT', 25: 'SQLITE_RANGE', 26: 'SQLITE_NOTADB',
+  1: 'SQLITE_ERROR',
+  2: 'SQLITE_INTERNAL',
+  3: 'SQLITE_PERM',
+  4: 'SQLITE_ABORT',
+  5: 'SQLITE_BUSY',
+  6: 'SQLITE_LOCKED',
+  7: 'SQLITE_NOMEM',
+  8: 'SQLITE_READONLY',
+  9: 'SQLITE_INTERRUPT',
+  10: 'SQLITE_IOERR',
+  11: 'SQLITE_CORRUPT',
+  12: 'SQLITE_NOTFOUND',
+  13: 'SQLITE_FULL',
+  14: 'SQLITE_CANTOPEN',
+  15: 'SQLITE_PROTOCOL',
+  16: 'SQLITE_EMPTY',
+  17: 'SQLITE_SCHEMA',
+  18: 'SQLITE_TOOBIG',
+  19: 'SQLITE_CONSTRAINT',
+  20: 'SQLITE_MISMATCH',
+  21: 'SQLITE_MISUSE',
+  22: 'SQLITE_NOLFS',
+  23: 'SQLITE_AUTH',
+  24: 'SQLITE_FORMAT',
+  25: 'SQLITE_RANGE',
+  26: 'SQLITE_NOTADB',
 };
 /** The extended codes whose names tmkit's messages show (the rest fall back to the primary name). */
 const EXTENDED: Record<number, string> = {
-  264: 'SQLITE_READONLY_RECOVERY', 520: 'SQLITE_READONLY_CANTLOCK', 776: 'SQLITE_READONLY_ROLLBACK',
-  1032: 'SQLITE_READONLY_DBMOVED', 1288: 'SQLITE_READONLY_CANTINIT', 1544: 'SQLITE_READONLY_DIRECTORY',
-  267: 'SQLITE_CORRUPT_VTAB', 523: 'SQLITE_CORRUPT_SEQUENCE', 779: 'SQLITE_CORRUPT_INDEX',
-  266: 'SQLITE_IOERR_READ', 522: 'SQLITE_IOERR_SHORT_READ', 778: 'SQLITE_IOERR_WRITE', 1034: 'SQLITE_IOERR_FSYNC',
-  1546: 'SQLITE_IOERR_TRUNCATE', 1802: 'SQLITE_IOERR_FSTAT', 2058: 'SQLITE_IOERR_UNLOCK', 2570: 'SQLITE_IOERR_DELETE',
-  3082: 'SQLITE_IOERR_NOMEM', 3850: 'SQLITE_IOERR_LOCK', 4106: 'SQLITE_IOERR_CLOSE',
-  517: 'SQLITE_BUSY_SNAPSHOT', 261: 'SQLITE_BUSY_RECOVERY',
+  264: 'SQLITE_READONLY_RECOVERY',
+  520: 'SQLITE_READONLY_CANTLOCK',
+  776: 'SQLITE_READONLY_ROLLBACK',
+  1032: 'SQLITE_READONLY_DBMOVED',
+  1288: 'SQLITE_READONLY_CANTINIT',
+  1544: 'SQLITE_READONLY_DIRECTORY',
+  267: 'SQLITE_CORRUPT_VTAB',
+  523: 'SQLITE_CORRUPT_SEQUENCE',
+  779: 'SQLITE_CORRUPT_INDEX',
+  266: 'SQLITE_IOERR_READ',
+  522: 'SQLITE_IOERR_SHORT_READ',
+  778: 'SQLITE_IOERR_WRITE',
+  1034: 'SQLITE_IOERR_FSYNC',
+  1546: 'SQLITE_IOERR_TRUNCATE',
+  1802: 'SQLITE_IOERR_FSTAT',
+  2058: 'SQLITE_IOERR_UNLOCK',
+  2570: 'SQLITE_IOERR_DELETE',
+  3082: 'SQLITE_IOERR_NOMEM',
+  3850: 'SQLITE_IOERR_LOCK',
+  4106: 'SQLITE_IOERR_CLOSE',
+  517: 'SQLITE_BUSY_SNAPSHOT',
+  261: 'SQLITE_BUSY_RECOVERY',
 };
 /**
  * node-sqlite3-wasm throws `SQLite3Error` with `sqlite3_errmsg()` only, no code: these are SQLite's own
@@ -221,11 +261,15 @@ export function sqliteDriver(env: NodeJS.ProcessEnv = process.env): SqliteDriver
   if (asked === 'wasm') return 'wasm';
   if (asked === 'node') {
     if (!nodeSqliteAvailable()) {
-      throw new SqliteDriverError(`TMKIT_SQLITE_DRIVER=node, but Node.js ${process.version} has no node:sqlite (it needs Node 22.13+ or 24); unset TMKIT_SQLITE_DRIVER or set it to wasm`);
+      throw new SqliteDriverError(
+        `TMKIT_SQLITE_DRIVER=node, but Node.js ${process.version} has no node:sqlite (it needs Node 22.13+ or 24); unset TMKIT_SQLITE_DRIVER or set it to wasm`,
+      );
     }
     return 'node';
   }
-  throw new SqliteDriverError(`TMKIT_SQLITE_DRIVER=${asked} is not a SQLite driver: use node (node:sqlite, Node 22.13+) or wasm (node-sqlite3-wasm), or unset it`);
+  throw new SqliteDriverError(
+    `TMKIT_SQLITE_DRIVER=${asked} is not a SQLite driver: use node (node:sqlite, Node 22.13+) or wasm (node-sqlite3-wasm), or unset it`,
+  );
 }
 
 /** One line for banners and /metrics: `node:sqlite (SQLite 3.x)` or `node-sqlite3-wasm (SQLite 3.x)`. */
@@ -233,8 +277,14 @@ export function describeDriver(driver: SqliteDriverName = sqliteDriver()): strin
   let version = '';
   try {
     const db = openDatabase(':memory:', { driver });
-    try { version = String(db.prepare<{ v: string }>('SELECT sqlite_version() AS v').get()?.v ?? ''); } finally { db.close(); }
-  } catch { /* the name alone */ }
+    try {
+      version = String(db.prepare<{ v: string }>('SELECT sqlite_version() AS v').get()?.v ?? '');
+    } finally {
+      db.close();
+    }
+  } catch {
+    /* the name alone */
+  }
   return `${driver === 'node' ? 'node:sqlite' : 'node-sqlite3-wasm'}${version ? ` (SQLite ${version})` : ''}`;
 }
 
@@ -287,7 +337,11 @@ abstract class BaseDatabase implements SqlDatabase {
       this.exec('COMMIT');
     } catch (err) {
       if (this.depth > 0) {
-        try { this.exec('ROLLBACK'); } catch { /* SQLite may have rolled back already (SQLITE_FULL at commit) */ }
+        try {
+          this.exec('ROLLBACK');
+        } catch {
+          /* SQLite may have rolled back already (SQLITE_FULL at commit) */
+        }
         this.depth = 0;
       }
       throw err;
@@ -313,7 +367,10 @@ class NodeDatabase extends BaseDatabase {
   constructor(path: string, options: OpenOptions, busyTimeoutMs: number) {
     super(path);
     const m = loadNodeSqlite();
-    if (!m) throw new SqliteDriverError(`node:sqlite is not available in Node.js ${process.version} (it needs Node 22.13+ or 24); use the wasm driver`);
+    if (!m)
+      throw new SqliteDriverError(
+        `node:sqlite is not available in Node.js ${process.version} (it needs Node 22.13+ or 24); use the wasm driver`,
+      );
     this.db = wrap(() => new m.DatabaseSync(path, { readOnly: options.readonly === true }));
     try {
       this.db.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(busyTimeoutMs))}`);
@@ -367,7 +424,9 @@ function diskFullOrAsIs(err: unknown, path: string): unknown {
   } catch {
     return err;
   }
-  return free < FULL_BELOW_BYTES ? new SqliteError(`database or disk is full (the file system of ${dirname(path)} has no space left: ${err.message})`, 'SQLITE_FULL') : err;
+  return free < FULL_BELOW_BYTES
+    ? new SqliteError(`database or disk is full (the file system of ${dirname(path)} has no space left: ${err.message})`, 'SQLITE_FULL')
+    : err;
 }
 
 /** Waits synchronously (the drivers are synchronous; so was better-sqlite3's busy handler). */
@@ -381,13 +440,20 @@ class WasmDatabase extends BaseDatabase {
   /** Statements are WebAssembly memory: finalized on close, or they leak. */
   private readonly statements = new Set<WasmStmt>();
 
-  constructor(path: string, options: OpenOptions, private readonly busyTimeoutMs: number) {
+  constructor(
+    path: string,
+    options: OpenOptions,
+    private readonly busyTimeoutMs: number,
+  ) {
     super(path);
     const m = loadWasm();
-    this.db = wrap(() => new m.Database(path, {
-      readOnly: options.readonly === true,
-      fileMustExist: options.fileMustExist === true,
-    }));
+    this.db = wrap(
+      () =>
+        new m.Database(path, {
+          readOnly: options.readonly === true,
+          fileMustExist: options.fileMustExist === true,
+        }),
+    );
   }
 
   get isOpen(): boolean {
@@ -428,8 +494,21 @@ class WasmDatabase extends BaseDatabase {
     // statement, which keeps the statement active, so its read transaction and the VFS lock directory stay
     // (other processes get SQLITE_BUSY; VACUUM says "SQL statements in progress"). And after a failed step,
     // its next bind fails on sqlite3_reset's replay of that error. So every call ends with a reset.
-    const reset = (): void => { try { (s as unknown as { _reset(): boolean })._reset(); } catch { /* finalized */ } };
-    const call = <T>(fn: () => T): T => this.retry(() => { try { return fn(); } finally { reset(); } });
+    const reset = (): void => {
+      try {
+        (s as unknown as { _reset(): boolean })._reset();
+      } catch {
+        /* finalized */
+      }
+    };
+    const call = <T>(fn: () => T): T =>
+      this.retry(() => {
+        try {
+          return fn();
+        } finally {
+          reset();
+        }
+      });
     return {
       run: (...p) => call(() => ({ changes: s.run(vals(p)).changes })),
       get: (...p) => call(() => (s.get(vals(p)) ?? undefined) as R | undefined),
@@ -457,7 +536,14 @@ class WasmDatabase extends BaseDatabase {
 
   close(): void {
     if (!this.db.isOpen) return;
-    for (const s of this.statements) if (!s.isFinalized) { try { s.finalize(); } catch { /* closing anyway */ } }
+    for (const s of this.statements)
+      if (!s.isFinalized) {
+        try {
+          s.finalize();
+        } catch {
+          /* closing anyway */
+        }
+      }
     this.statements.clear();
     this.depth = 0;
     wrap(() => this.db.close());

@@ -17,23 +17,32 @@ type Op = { request_put: { key: Buffer; value: Buffer } } | { request_delete_ran
 export class EtcdOperations implements OperationsStore {
   constructor(private readonly s: EtcdSession) {}
 
-  private put(key: string, value: unknown): Op { return { request_put: { key: this.s.key(key), value: Buffer.from(JSON.stringify(value)) } }; }
+  private put(key: string, value: unknown): Op {
+    return { request_put: { key: this.s.key(key), value: Buffer.from(JSON.stringify(value)) } };
+  }
 
-  private auditOp(e: AuditEntry): Op { return this.put(keyOfAudit(Date.parse(e.at), randomBytes(6).toString('hex')), e); }
+  private auditOp(e: AuditEntry): Op {
+    return this.put(keyOfAudit(Date.parse(e.at), randomBytes(6).toString('hex')), e);
+  }
 
   /** Commits `ops` (only if `id`'s override still exists, when given); waits for the mirror. True when it committed. */
   private async txn(ops: Op[], ifExists?: string): Promise<boolean> {
     if (!this.s.isConnected()) throw this.s.unavailable();
-    const res = await this.s.call((c) => c.kv.txn({
-      compare: ifExists === undefined ? [] : [{ key: this.s.key(keyOfOverride(ifExists)), target: 'Version', result: 'Greater', version: '0' }],
-      success: ops,
-      failure: [],
-    }));
+    const res = await this.s.call((c) =>
+      c.kv.txn({
+        compare:
+          ifExists === undefined ? [] : [{ key: this.s.key(keyOfOverride(ifExists)), target: 'Version', result: 'Greater', version: '0' }],
+        success: ops,
+        failure: [],
+      }),
+    );
     if (res.succeeded) await this.s.waitForRevision(Number(res.header.revision));
     return res.succeeded;
   }
 
-  async listOverrides(): Promise<OverrideRecord[]> { return [...this.s.overrides.values()].map((o) => structuredClone(o)); }
+  async listOverrides(): Promise<OverrideRecord[]> {
+    return [...this.s.overrides.values()].map((o) => structuredClone(o));
+  }
 
   async putOverride(o: OverrideRecord, audit: AuditEntry, replaces: readonly string[] = []): Promise<void> {
     await this.txn([
@@ -49,28 +58,40 @@ export class EtcdOperations implements OperationsStore {
     return done ? (held ? structuredClone(held) : ({ id } as OverrideRecord)) : undefined;
   }
 
-  async listFailbacks(): Promise<FailbackApproval[]> { return [...this.s.failbacks.values()].map((a) => ({ ...a })); }
+  async listFailbacks(): Promise<FailbackApproval[]> {
+    return [...this.s.failbacks.values()].map((a) => ({ ...a }));
+  }
 
   async putFailback(a: FailbackApproval, audit: AuditEntry): Promise<void> {
     await this.txn([this.put(keyOfFailback(a.profile, a.endpoint), a), this.auditOp(audit)]);
   }
 
-  async appendAudit(e: AuditEntry): Promise<void> { await this.txn([this.auditOp(e)]); }
+  async appendAudit(e: AuditEntry): Promise<void> {
+    await this.txn([this.auditOp(e)]);
+  }
 
   private async range<T>(prefix: string, limit: number): Promise<T[]> {
     const key = this.s.key(prefix);
-    const res = await this.s.call((c) => c.kv.range({ key, range_end: prefixEnd(key), sort_order: 'Descend', sort_target: 'Key', limit: String(limit) }));
+    const res = await this.s.call((c) =>
+      c.kv.range({ key, range_end: prefixEnd(key), sort_order: 'Descend', sort_target: 'Key', limit: String(limit) }),
+    );
     return res.kvs.map((kv) => JSON.parse(kv.value.toString('utf8')) as T);
   }
 
-  async listAudit(limit: number): Promise<AuditEntry[]> { return this.range<AuditEntry>(AUDIT_PREFIX, limit); }
+  async listAudit(limit: number): Promise<AuditEntry[]> {
+    return this.range<AuditEntry>(AUDIT_PREFIX, limit);
+  }
 
-  async putDrill(d: DrillReport): Promise<void> { await this.txn([this.put(keyOfDrill(d.id), d)]); }
+  async putDrill(d: DrillReport): Promise<void> {
+    await this.txn([this.put(keyOfDrill(d.id), d)]);
+  }
 
   async listDrills(limit: number): Promise<DrillReport[]> {
     const all = await this.range<DrillReport>(DRILLS_PREFIX, 10_000);
     return all.sort((a, b) => (a.startedAt < b.startedAt ? 1 : a.startedAt > b.startedAt ? -1 : 0)).slice(0, limit);
   }
 
-  watchOperations(listener: (c: OperationsChange) => void): () => void { return this.s.onOperations(listener); }
+  watchOperations(listener: (c: OperationsChange) => void): () => void {
+    return this.s.onOperations(listener);
+  }
 }

@@ -15,7 +15,9 @@ const LEASE_GRACE_SECONDS = 5;
 export class EtcdPushedHealth implements PushedHealthStore {
   constructor(private readonly session: EtcdSession) {}
 
-  async load(): Promise<PushedHealthRecord[]> { return [...this.session.pushed.values()]; }
+  async load(): Promise<PushedHealthRecord[]> {
+    return [...this.session.pushed.values()];
+  }
 
   async put(r: PushedHealthRecord): Promise<void> {
     const s = this.session;

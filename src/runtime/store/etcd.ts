@@ -22,8 +22,24 @@ import { join } from 'node:path';
 import type { ResourceCatalogRecord } from '../../core/model/catalog';
 import type { ProfileInput } from '../../core/model/types';
 import {
-  StoreError, admitDelete, admitProfile, writeName, checkPreconditions, checkStack, contentHash, makeEtag,
-  type DeleteProfileOptions, type MonitorState, type MonitorStateChange, type PutProfileOptions, type PutProfileResult, type Store, type StoreListener, type StoreStats, type StoreView, type StoredProfile,
+  StoreError,
+  admitDelete,
+  admitProfile,
+  writeName,
+  checkPreconditions,
+  checkStack,
+  contentHash,
+  makeEtag,
+  type DeleteProfileOptions,
+  type MonitorState,
+  type MonitorStateChange,
+  type PutProfileOptions,
+  type PutProfileResult,
+  type Store,
+  type StoreListener,
+  type StoreStats,
+  type StoreView,
+  type StoredProfile,
 } from '../../core/store';
 import { EtcdOperations } from './etcd-operations';
 import { sha256Hex } from './hash';
@@ -48,7 +64,10 @@ export class EtcdStore implements Store {
   /** The traffic operations under `ops/` (overrides, failback approvals, audit log, drills). */
   readonly operations: EtcdOperations;
 
-  constructor(readonly session: EtcdSession, opts: { stateDir?: string; ownsSession?: boolean } = {}) {
+  constructor(
+    readonly session: EtcdSession,
+    opts: { stateDir?: string; ownsSession?: boolean } = {},
+  ) {
     this.operations = new EtcdOperations(session);
     this.monitor = new MonitorStateFile(opts.stateDir !== undefined ? join(opts.stateDir, MONITOR_FILE) : undefined);
     this.ownsSession = opts.ownsSession ?? true;
@@ -60,11 +79,15 @@ export class EtcdStore implements Store {
     return new EtcdStore(session, { ...(o.stateDir !== undefined ? { stateDir: o.stateDir } : {}) });
   }
 
-  async revision(): Promise<number> { return this.session.configRevision; }
+  async revision(): Promise<number> {
+    return this.session.configRevision;
+  }
 
   async getProfiles(): Promise<StoredProfile[]> {
     this.counters.rowsRead += this.session.profiles.size;
-    return [...this.session.profiles.values()].sort((a, b) => (a.profile.name < b.profile.name ? -1 : a.profile.name > b.profile.name ? 1 : 0)).map(clone);
+    return [...this.session.profiles.values()]
+      .sort((a, b) => (a.profile.name < b.profile.name ? -1 : a.profile.name > b.profile.name ? 1 : 0))
+      .map(clone);
   }
 
   /**
@@ -81,7 +104,9 @@ export class EtcdStore implements Store {
     return p ? clone(p) : undefined;
   }
 
-  async getResources(): Promise<ResourceCatalogRecord> { return structuredClone(this.session.resources); }
+  async getResources(): Promise<ResourceCatalogRecord> {
+    return structuredClone(this.session.resources);
+  }
 
   /**
    * The mirror itself, not a copy: admission runs synchronously against it, and the watch keeps it incremental
@@ -92,7 +117,9 @@ export class EtcdStore implements Store {
   }
 
   /** Profile records read (copied out of the mirror) since open; the view never walks anything. */
-  stats(): StoreStats { return { ...this.counters }; }
+  stats(): StoreStats {
+    return { ...this.counters };
+  }
 
   async putProfile(input: ProfileInput, options: PutProfileOptions): Promise<PutProfileResult> {
     return this.optimistic<PutProfileResult>(async (s) => {
@@ -106,7 +133,17 @@ export class EtcdStore implements Store {
       const { profile, warnings } = admitProfile(this.view(), input);
       const hash = contentHash(profile, options.stack, sha256Hex);
       if (current && current.stack === options.stack && current.etag === makeEtag(current.modRevision, hash)) {
-        return { ops: [], result: () => ({ etag: current.etag, revision: s.configRevision, created: false, changed: false, profile: current.profile, warnings }) };
+        return {
+          ops: [],
+          result: () => ({
+            etag: current.etag,
+            revision: s.configRevision,
+            created: false,
+            changed: false,
+            profile: current.profile,
+            warnings,
+          }),
+        };
       }
       const revision = s.configRevision + 1;
       const value = JSON.stringify({ stack: options.stack, hash, modRevision: revision, profile });
@@ -134,7 +171,11 @@ export class EtcdStore implements Store {
   async putResources(catalog: ResourceCatalogRecord): Promise<{ revision: number }> {
     return this.optimistic(async (s) => {
       const revision = s.configRevision + 1;
-      return { ops: [put(s.key(RESOURCES_KEY), JSON.stringify({ modRevision: revision, catalog }))], revision, result: () => ({ revision }) };
+      return {
+        ops: [put(s.key(RESOURCES_KEY), JSON.stringify({ modRevision: revision, catalog }))],
+        revision,
+        result: () => ({ revision }),
+      };
     });
   }
 
@@ -148,7 +189,10 @@ export class EtcdStore implements Store {
     // One configuration write at a time per node (as SQLite serializes them): writes through one node never
     // race each other for config/rev; only writes through different nodes do, and retry.
     const run = this.writeQueue.then(() => this.attempt(plan));
-    this.writeQueue = run.then(() => undefined, () => undefined);
+    this.writeQueue = run.then(
+      () => undefined,
+      () => undefined,
+    );
     return run;
   }
 
@@ -168,12 +212,14 @@ export class EtcdStore implements Store {
         continue;
       }
       const ops: TxnOp[] = p.revision !== undefined ? [put(s.key(REV_KEY), String(p.revision)), ...p.ops] : p.ops;
-      const res = await s.call((c) => c.kv.txn({
-        compare: [{ key: s.key(REV_KEY), target: 'Mod', result: 'Equal', mod_revision: String(seenMod) }],
-        success: ops,
-        // On a conflict, learn where config/rev is now, to wait for exactly that.
-        failure: [{ request_range: { key: s.key(REV_KEY) } }],
-      }));
+      const res = await s.call((c) =>
+        c.kv.txn({
+          compare: [{ key: s.key(REV_KEY), target: 'Mod', result: 'Equal', mod_revision: String(seenMod) }],
+          success: ops,
+          // On a conflict, learn where config/rev is now, to wait for exactly that.
+          failure: [{ request_range: { key: s.key(REV_KEY) } }],
+        }),
+      );
       if (res.succeeded) {
         if (ops.length > 0) await s.waitForConfig(Number(res.header.revision));
         return p.result();
@@ -181,7 +227,11 @@ export class EtcdStore implements Store {
       const kv = res.responses[0]?.response_range?.kvs?.[0];
       await s.waitForConfig(kv ? Number(kv.mod_revision) : 0);
       if (attempt >= MAX_ATTEMPTS && performance.now() - started > 10_000) {
-        throw new StoreError('PRECONDITION_FAILED', `the configuration kept changing under this write (${attempt} attempts in ${Math.round((performance.now() - started) / 1000)} s, other nodes writing); retry`, {});
+        throw new StoreError(
+          'PRECONDITION_FAILED',
+          `the configuration kept changing under this write (${attempt} attempts in ${Math.round((performance.now() - started) / 1000)} s, other nodes writing); retry`,
+          {},
+        );
       }
     }
   }
@@ -189,32 +239,44 @@ export class EtcdStore implements Store {
   /** True when `config/rev` is still at `seenMod`; otherwise waits until the mirror has the newer one. */
   private async confirm(seenMod: number): Promise<boolean> {
     const s = this.session;
-    const res = await s.call((c) => c.kv.txn({
-      compare: [{ key: s.key(REV_KEY), target: 'Mod', result: 'Equal', mod_revision: String(seenMod) }],
-      success: [],
-      failure: [{ request_range: { key: s.key(REV_KEY) } }],
-    }));
+    const res = await s.call((c) =>
+      c.kv.txn({
+        compare: [{ key: s.key(REV_KEY), target: 'Mod', result: 'Equal', mod_revision: String(seenMod) }],
+        success: [],
+        failure: [{ request_range: { key: s.key(REV_KEY) } }],
+      }),
+    );
     if (res.succeeded) return true;
     const kv = res.responses[0]?.response_range?.kvs?.[0];
     await s.waitForConfig(kv ? Number(kv.mod_revision) : 0);
     return false;
   }
 
-  async saveMonitorState(change: MonitorStateChange): Promise<void> { await this.monitor.save(change); }
+  async saveMonitorState(change: MonitorStateChange): Promise<void> {
+    await this.monitor.save(change);
+  }
 
   /** Health pushed from outside: `pushed/` keys, shared by every node (etcd-pushed-health.ts). */
-  pushedHealth(): EtcdPushedHealth { return (this.pushed ??= new EtcdPushedHealth(this.session)); }
+  pushedHealth(): EtcdPushedHealth {
+    return (this.pushed ??= new EtcdPushedHealth(this.session));
+  }
 
-  async loadMonitorState(): Promise<MonitorState | undefined> { return this.monitor.load(); }
+  async loadMonitorState(): Promise<MonitorState | undefined> {
+    return this.monitor.load();
+  }
 
-  watch(listener: StoreListener): () => void { return this.session.onStore(listener); }
+  watch(listener: StoreListener): () => void {
+    return this.session.onStore(listener);
+  }
 
   async close(): Promise<void> {
     if (this.ownsSession) await this.session.close();
   }
 }
 
-function put(key: Buffer, value: string): TxnOp { return { request_put: { key, value: Buffer.from(value) } }; }
+function put(key: Buffer, value: string): TxnOp {
+  return { request_put: { key, value: Buffer.from(value) } };
+}
 
 function clone(p: StoredProfile): StoredProfile {
   return { profile: structuredClone(p.profile), stack: p.stack, etag: p.etag, modRevision: p.modRevision };

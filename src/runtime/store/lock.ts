@@ -61,12 +61,18 @@ export class StateDirLock {
     mkdirSync(stateDir, { recursive: true, mode: 0o700 });
     const path = join(stateDir, LOCK_FILE);
     const pidPath = join(stateDir, PID_FILE);
-    const locked = (holder: number | undefined): StoreError => new StoreError('STATE_DIR_LOCKED',
-      `the state dir ${stateDir} is in use by another tmkit serve (${holder !== undefined ? `pid ${holder}` : 'pid unknown'}); stop it or pass another --state-dir`,
-      { stateDir, ...(holder !== undefined ? { pid: holder } : {}) });
-    const cannot = (err: unknown, file: string): StoreError => new StoreError('STORE_CORRUPT',
-      `cannot lock the state dir ${stateDir} (${file}: ${(err as Error).message}); check that the directory is writable, or delete ${file} when no tmkit serve uses it`,
-      { stateDir });
+    const locked = (holder: number | undefined): StoreError =>
+      new StoreError(
+        'STATE_DIR_LOCKED',
+        `the state dir ${stateDir} is in use by another tmkit serve (${holder !== undefined ? `pid ${holder}` : 'pid unknown'}); stop it or pass another --state-dir`,
+        { stateDir, ...(holder !== undefined ? { pid: holder } : {}) },
+      );
+    const cannot = (err: unknown, file: string): StoreError =>
+      new StoreError(
+        'STORE_CORRUPT',
+        `cannot lock the state dir ${stateDir} (${file}: ${(err as Error).message}); check that the directory is writable, or delete ${file} when no tmkit serve uses it`,
+        { stateDir },
+      );
 
     let db: SqlDatabase | undefined;
     let previousPid = 0;
@@ -80,7 +86,11 @@ export class StateDirLock {
         db.exec(`PRAGMA user_version = ${pid}`);
         db.exec('COMMIT');
       } catch (err) {
-        try { db?.close(); } catch { /* closing a half-opened lock database cannot make this worse */ }
+        try {
+          db?.close();
+        } catch {
+          /* closing a half-opened lock database cannot make this worse */
+        }
         const code = err instanceof SqliteError ? err.code : '';
         if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED') throw locked(holderPid(stateDir));
         throw cannot(err, path);
@@ -91,7 +101,11 @@ export class StateDirLock {
     try {
       takePidFile(pidPath, mine, pid);
     } catch (err) {
-      try { db?.close(); } catch { /* as above */ }
+      try {
+        db?.close();
+      } catch {
+        /* as above */
+      }
       if (err instanceof HeldError) throw locked(err.pid);
       throw cannot(err, pidPath);
     }
@@ -164,7 +178,9 @@ function takePidFile(pidPath: string, content: string, pid: number): void {
 function releasePidFile(pidPath: string, mine: string): void {
   try {
     if (readFileSync(pidPath, 'utf8') === mine) unlinkSync(pidPath);
-  } catch { /* gone already */ }
+  } catch {
+    /* gone already */
+  }
 }
 
 /** The process's start time in clock ticks since boot (`/proc/<pid>/stat` field 22), '' where unknown. */
@@ -199,7 +215,11 @@ export function isAlive(holder: LockHolder): boolean {
 /** The pid file's holder, or undefined when there is none or it cannot be read. */
 export function readHolder(pidPath: string): LockHolder | undefined {
   let text: string;
-  try { text = readFileSync(pidPath, 'utf8'); } catch { return undefined; }
+  try {
+    text = readFileSync(pidPath, 'utf8');
+  } catch {
+    return undefined;
+  }
   const [p, start, driver] = text.trim().split(/\s+/);
   const pid = Number(p);
   if (!Number.isSafeInteger(pid) || pid <= 0) return undefined;

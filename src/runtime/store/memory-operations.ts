@@ -14,7 +14,14 @@ export class MemoryOperations implements OperationsStore {
   private readonly listeners = new Set<(c: OperationsChange) => void>();
 
   private emit(changes: OperationsChange[]): void {
-    for (const c of changes) for (const l of [...this.listeners]) { try { l(c); } catch { /* ignored */ } }
+    for (const c of changes)
+      for (const l of [...this.listeners]) {
+        try {
+          l(c);
+        } catch {
+          /* ignored */
+        }
+      }
   }
 
   private log(e: AuditEntry): void {
@@ -22,13 +29,18 @@ export class MemoryOperations implements OperationsStore {
     if (this.audit.length > AUDIT_KEPT) this.audit = this.audit.slice(-AUDIT_KEPT);
   }
 
-  async listOverrides(): Promise<OverrideRecord[]> { return [...this.overrides.values()].map((o) => structuredClone(o)); }
+  async listOverrides(): Promise<OverrideRecord[]> {
+    return [...this.overrides.values()].map((o) => structuredClone(o));
+  }
 
   async putOverride(o: OverrideRecord, audit: AuditEntry, replaces: readonly string[] = []): Promise<void> {
     const gone = replaces.filter((id) => this.overrides.delete(id));
     this.overrides.set(o.id, structuredClone(o));
     this.log(audit);
-    this.emit([...gone.map((id): OperationsChange => ({ kind: 'override', op: 'delete', id })), { kind: 'override', op: 'put', override: structuredClone(o) }]);
+    this.emit([
+      ...gone.map((id): OperationsChange => ({ kind: 'override', op: 'delete', id })),
+      { kind: 'override', op: 'put', override: structuredClone(o) },
+    ]);
   }
 
   async deleteOverride(id: string, audit: AuditEntry): Promise<OverrideRecord | undefined> {
@@ -40,7 +52,9 @@ export class MemoryOperations implements OperationsStore {
     return o;
   }
 
-  async listFailbacks(): Promise<FailbackApproval[]> { return [...this.failbacks.values()].map((a) => ({ ...a })); }
+  async listFailbacks(): Promise<FailbackApproval[]> {
+    return [...this.failbacks.values()].map((a) => ({ ...a }));
+  }
 
   async putFailback(a: FailbackApproval, audit: AuditEntry): Promise<void> {
     this.failbacks.set(`${a.profile}/${a.endpoint}`, { ...a });
@@ -48,9 +62,16 @@ export class MemoryOperations implements OperationsStore {
     this.emit([{ kind: 'failback', approval: { ...a } }]);
   }
 
-  async appendAudit(e: AuditEntry): Promise<void> { this.log(e); }
+  async appendAudit(e: AuditEntry): Promise<void> {
+    this.log(e);
+  }
 
-  async listAudit(limit: number): Promise<AuditEntry[]> { return this.audit.slice(-limit).reverse().map((e) => structuredClone(e)); }
+  async listAudit(limit: number): Promise<AuditEntry[]> {
+    return this.audit
+      .slice(-limit)
+      .reverse()
+      .map((e) => structuredClone(e));
+  }
 
   async putDrill(d: DrillReport): Promise<void> {
     this.drills.set(d.id, structuredClone(d));
@@ -58,11 +79,16 @@ export class MemoryOperations implements OperationsStore {
   }
 
   async listDrills(limit: number): Promise<DrillReport[]> {
-    return [...this.drills.values()].sort((a, b) => (a.startedAt < b.startedAt ? 1 : a.startedAt > b.startedAt ? -1 : 0)).slice(0, limit).map((d) => structuredClone(d));
+    return [...this.drills.values()]
+      .sort((a, b) => (a.startedAt < b.startedAt ? 1 : a.startedAt > b.startedAt ? -1 : 0))
+      .slice(0, limit)
+      .map((d) => structuredClone(d));
   }
 
   watchOperations(listener: (c: OperationsChange) => void): () => void {
     this.listeners.add(listener);
-    return () => { this.listeners.delete(listener); };
+    return () => {
+      this.listeners.delete(listener);
+    };
   }
 }

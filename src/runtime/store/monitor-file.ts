@@ -25,9 +25,14 @@ export class MonitorStateFile {
   private baseBytes = 0;
 
   /** `file` undefined: kept in memory only. `compactBytes`: the log size that triggers a compaction (at least). */
-  constructor(private readonly file: string | undefined, private readonly compactBytes = COMPACT_BYTES) {}
+  constructor(
+    private readonly file: string | undefined,
+    private readonly compactBytes = COMPACT_BYTES,
+  ) {}
 
-  private get log(): string { return `${this.file}.log`; }
+  private get log(): string {
+    return `${this.file}.log`;
+  }
 
   private read(): MonitorState | undefined {
     if (this.loaded) return this.state;
@@ -39,7 +44,11 @@ export class MonitorStateFile {
       for (const line of text.split('\n')) {
         if (line === '') continue;
         let row: { k?: unknown; v?: unknown; m?: unknown } | undefined;
-        try { row = JSON.parse(line) as typeof row; } catch { continue; }
+        try {
+          row = JSON.parse(line) as typeof row;
+        } catch {
+          continue;
+        }
         if (row === null || typeof row !== 'object') continue;
         this.state ??= { endpoints: {} };
         if (typeof row.k === 'string') this.state.endpoints[row.k] = row.v;
@@ -52,7 +61,11 @@ export class MonitorStateFile {
       this.logBytes = text.length;
       for (const line of text.split('\n')) {
         if (line === '') continue;
-        try { this.state = applyMonitorChange(this.state, JSON.parse(line) as MonitorStateChange); } catch { /* a torn last line */ }
+        try {
+          this.state = applyMonitorChange(this.state, JSON.parse(line) as MonitorStateChange);
+        } catch {
+          /* a torn last line */
+        }
       }
     }
     return this.state;
@@ -71,7 +84,12 @@ export class MonitorStateFile {
     // One file operation at a time, in call order: a line is appended after the compaction it may race with.
     const run = this.queue.then(async () => {
       const fh = await openFile(this.log, 'a', 0o600);
-      try { await fh.writeFile(line); await fh.sync(); } finally { await fh.close(); }
+      try {
+        await fh.writeFile(line);
+        await fh.sync();
+      } finally {
+        await fh.close();
+      }
       this.logBytes += Buffer.byteLength(line);
       if (this.logBytes > Math.max(this.compactBytes, this.baseBytes)) await this.compact();
     });
@@ -98,10 +116,16 @@ export class MonitorStateFile {
         await new Promise((r) => setImmediate(r));
       }
       await fh.sync();
-    } finally { await fh.close(); }
+    } finally {
+      await fh.close();
+    }
     await rename(tmp, file);
     const log = await openFile(this.log, 'w', 0o600);
-    try { await log.sync(); } finally { await log.close(); }
+    try {
+      await log.sync();
+    } finally {
+      await log.close();
+    }
     this.baseBytes = (await stat(file)).size;
     this.logBytes = 0;
   }

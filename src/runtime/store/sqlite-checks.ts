@@ -9,7 +9,8 @@ import { openDatabase, type SqlDatabase } from './driver';
 import { DB_FILE } from './sqlite-schema';
 
 /** What to do about a damaged database, in every message that reports one. */
-const RESTORE_HINT = 'restore it from a backup (stop tmkit serve, copy the backup over this file and delete its -wal, -shm and -journal files; docs/runtime.md "Backup and restore")';
+const RESTORE_HINT =
+  'restore it from a backup (stop tmkit serve, copy the backup over this file and delete its -wal, -shm and -journal files; docs/runtime.md "Backup and restore")';
 
 /** A database SQLite cannot read (not a database, malformed): refused with the file named. */
 export function damaged(path: string, err: unknown): Error {
@@ -24,7 +25,10 @@ export function damaged(path: string, err: unknown): Error {
 export function checkIntegrity(db: SqlDatabase, path: string): void {
   let problems: string[];
   try {
-    problems = db.pragma('quick_check(20)').map((r) => String(Object.values(r)[0])).filter((m) => m !== 'ok');
+    problems = db
+      .pragma('quick_check(20)')
+      .map((r) => String(Object.values(r)[0]))
+      .filter((m) => m !== 'ok');
   } catch (err) {
     // Damage bad enough stops the check itself (SQLITE_CORRUPT): the same finding, in the check's words.
     const code = (err as { code?: string }).code ?? '';
@@ -32,9 +36,15 @@ export function checkIntegrity(db: SqlDatabase, path: string): void {
     problems = [(err as Error).message];
   }
   if (problems.length === 0) return;
-  const lines = problems.join('\n').split('\n').filter((l) => l !== '' && !l.startsWith('***'));
+  const lines = problems
+    .join('\n')
+    .split('\n')
+    .filter((l) => l !== '' && !l.startsWith('***'));
   const shown = lines.slice(0, 3).join('; ') + (lines.length > 3 ? `; … (${lines.length - 3} more)` : '');
-  throw new StoreError('STORE_CORRUPT', `${path} failed SQLite's integrity check (PRAGMA quick_check: ${shown}); ${RESTORE_HINT}`, { path, problems: lines });
+  throw new StoreError('STORE_CORRUPT', `${path} failed SQLite's integrity check (PRAGMA quick_check: ${shown}); ${RESTORE_HINT}`, {
+    path,
+    problems: lines,
+  });
 }
 
 /**
@@ -44,7 +54,13 @@ export function checkIntegrity(db: SqlDatabase, path: string): void {
  * dir (no database file) initialises as usual; so does one whose database was deleted together with its WAL.
  */
 export function refuseLostDatabase(stateDir: string, path: string, usedBefore: readonly string[]): void {
-  const size = (f: string): number | undefined => { try { return statSync(f).size; } catch { return undefined; } };
+  const size = (f: string): number | undefined => {
+    try {
+      return statSync(f).size;
+    } catch {
+      return undefined;
+    }
+  };
   const dbSize = size(path);
   const walSize = size(`${path}-wal`);
   const evidence = [
@@ -61,9 +77,11 @@ export function refuseLostDatabase(stateDir: string, path: string, usedBefore: r
     what = `${path} holds no tmkit schema (an empty SQLite database)`;
   }
   if (what === undefined || evidence.length === 0) return;
-  throw new StoreError('STORE_EMPTY',
+  throw new StoreError(
+    'STORE_EMPTY',
     `${what}, but ${stateDir} was used before (it has ${evidence.join(', ')}): the database was probably truncated or replaced, and starting would serve an empty configuration. ${RESTORE_HINT[0]!.toUpperCase()}${RESTORE_HINT.slice(1)}, or pass --force-empty to start with an empty store`,
-    { path });
+    { path },
+  );
 }
 
 /** A SQLite file without tables and with user_version 0 (as a fresh `sqlite3 tmkit.db .quit` leaves it). */

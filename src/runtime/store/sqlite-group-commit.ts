@@ -21,16 +21,30 @@ export interface GroupCommitHooks {
 
 export class GroupCommit {
   /** Writes waiting for this turn's group commit (see write()). */
-  private queue: Array<{ job: () => { result: unknown; change?: StoreChange }; resolve: (v: unknown) => void; reject: (e: unknown) => void }> = [];
+  private queue: Array<{
+    job: () => { result: unknown; change?: StoreChange };
+    resolve: (v: unknown) => void;
+    reject: (e: unknown) => void;
+  }> = [];
 
-  constructor(private readonly db: SqlDatabase, private readonly path: string, private readonly hooks: GroupCommitHooks) {}
+  constructor(
+    private readonly db: SqlDatabase,
+    private readonly path: string,
+    private readonly hooks: GroupCommitHooks,
+  ) {}
 
   /** Queues `job` for this turn's group; it runs inside the group's transaction, in its own savepoint. */
   write<T>(job: () => { result: T; change?: StoreChange }): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      if (!this.db.isOpen) { reject(new StoreError('STORE_UNAVAILABLE', `the store at ${this.path} is closed`)); return; }
+      if (!this.db.isOpen) {
+        reject(new StoreError('STORE_UNAVAILABLE', `the store at ${this.path} is closed`));
+        return;
+      }
       this.queue.push({ job, resolve: resolve as (v: unknown) => void, reject });
-      if (this.queue.length === 1) setImmediate(() => { if (this.db.isOpen) this.flush(); });
+      if (this.queue.length === 1)
+        setImmediate(() => {
+          if (this.db.isOpen) this.flush();
+        });
     });
   }
 
@@ -67,7 +81,10 @@ export class GroupCommit {
     this.hooks.committed();
     batch.forEach((w, i) => {
       const o = outcomes[i]!;
-      if (!o.ok) { w.reject(o.error); return; }
+      if (!o.ok) {
+        w.reject(o.error);
+        return;
+      }
       if (o.change) this.hooks.emit(o.change);
       w.resolve(o.result);
     });

@@ -44,7 +44,9 @@ export class SqliteOperations implements OperationsStore {
     this.stmt = {
       overrides: db.prepare(`SELECT value FROM overrides ORDER BY id`),
       oneOverride: db.prepare(`SELECT value FROM overrides WHERE id = ?`),
-      putOverride: db.prepare(`INSERT INTO overrides (id, value, expires_at) VALUES (?, ?, ?) ON CONFLICT (id) DO UPDATE SET value = excluded.value, expires_at = excluded.expires_at`),
+      putOverride: db.prepare(
+        `INSERT INTO overrides (id, value, expires_at) VALUES (?, ?, ?) ON CONFLICT (id) DO UPDATE SET value = excluded.value, expires_at = excluded.expires_at`,
+      ),
       delOverride: db.prepare(`DELETE FROM overrides WHERE id = ?`),
       failbacks: db.prepare(`SELECT value FROM failbacks ORDER BY key`),
       putFailback: db.prepare(`INSERT INTO failbacks (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`),
@@ -52,13 +54,24 @@ export class SqliteOperations implements OperationsStore {
       putAudit: db.prepare(`INSERT INTO audit (at, value) VALUES (?, ?)`),
       trimAudit: db.prepare(`DELETE FROM audit WHERE seq <= (SELECT max(seq) FROM audit) - ${AUDIT_KEPT}`),
       drills: db.prepare(`SELECT value FROM drills ORDER BY started_at DESC, id DESC LIMIT ?`),
-      putDrill: db.prepare(`INSERT INTO drills (id, started_at, value) VALUES (?, ?, ?) ON CONFLICT (id) DO UPDATE SET value = excluded.value`),
-      trimDrills: db.prepare(`DELETE FROM drills WHERE id NOT IN (SELECT id FROM drills ORDER BY started_at DESC, id DESC LIMIT ${DRILLS_KEPT})`),
+      putDrill: db.prepare(
+        `INSERT INTO drills (id, started_at, value) VALUES (?, ?, ?) ON CONFLICT (id) DO UPDATE SET value = excluded.value`,
+      ),
+      trimDrills: db.prepare(
+        `DELETE FROM drills WHERE id NOT IN (SELECT id FROM drills ORDER BY started_at DESC, id DESC LIMIT ${DRILLS_KEPT})`,
+      ),
     };
   }
 
   private emit(changes: OperationsChange[]): void {
-    for (const c of changes) for (const l of [...this.listeners]) { try { l(c); } catch { /* a listener's failure must not fail the write */ } }
+    for (const c of changes)
+      for (const l of [...this.listeners]) {
+        try {
+          l(c);
+        } catch {
+          /* a listener's failure must not fail the write */
+        }
+      }
   }
 
   private audit(e: AuditEntry): void {
@@ -66,7 +79,9 @@ export class SqliteOperations implements OperationsStore {
     this.stmt.trimAudit.run();
   }
 
-  async listOverrides(): Promise<OverrideRecord[]> { return parse<OverrideRecord>(this.stmt.overrides.all()); }
+  async listOverrides(): Promise<OverrideRecord[]> {
+    return parse<OverrideRecord>(this.stmt.overrides.all());
+  }
 
   async putOverride(o: OverrideRecord, audit: AuditEntry, replaces: readonly string[] = []): Promise<void> {
     const gone = this.db.transaction(() => {
@@ -75,7 +90,10 @@ export class SqliteOperations implements OperationsStore {
       this.audit(audit);
       return deleted;
     }, 'immediate');
-    this.emit([...gone.map((id): OperationsChange => ({ kind: 'override', op: 'delete', id })), { kind: 'override', op: 'put', override: o }]);
+    this.emit([
+      ...gone.map((id): OperationsChange => ({ kind: 'override', op: 'delete', id })),
+      { kind: 'override', op: 'put', override: o },
+    ]);
   }
 
   async deleteOverride(id: string, audit: AuditEntry): Promise<OverrideRecord | undefined> {
@@ -90,7 +108,9 @@ export class SqliteOperations implements OperationsStore {
     return deleted;
   }
 
-  async listFailbacks(): Promise<FailbackApproval[]> { return parse<FailbackApproval>(this.stmt.failbacks.all()); }
+  async listFailbacks(): Promise<FailbackApproval[]> {
+    return parse<FailbackApproval>(this.stmt.failbacks.all());
+  }
 
   async putFailback(a: FailbackApproval, audit: AuditEntry): Promise<void> {
     this.db.transaction(() => {
@@ -100,9 +120,13 @@ export class SqliteOperations implements OperationsStore {
     this.emit([{ kind: 'failback', approval: a }]);
   }
 
-  async appendAudit(e: AuditEntry): Promise<void> { this.db.transaction(() => this.audit(e), 'immediate'); }
+  async appendAudit(e: AuditEntry): Promise<void> {
+    this.db.transaction(() => this.audit(e), 'immediate');
+  }
 
-  async listAudit(limit: number): Promise<AuditEntry[]> { return parse<AuditEntry>(this.stmt.audit.all(limit)); }
+  async listAudit(limit: number): Promise<AuditEntry[]> {
+    return parse<AuditEntry>(this.stmt.audit.all(limit));
+  }
 
   async putDrill(d: DrillReport): Promise<void> {
     this.db.transaction(() => {
@@ -111,12 +135,18 @@ export class SqliteOperations implements OperationsStore {
     }, 'immediate');
   }
 
-  async listDrills(limit: number): Promise<DrillReport[]> { return parse<DrillReport>(this.stmt.drills.all(limit)); }
+  async listDrills(limit: number): Promise<DrillReport[]> {
+    return parse<DrillReport>(this.stmt.drills.all(limit));
+  }
 
   watchOperations(listener: (c: OperationsChange) => void): () => void {
     this.listeners.add(listener);
-    return () => { this.listeners.delete(listener); };
+    return () => {
+      this.listeners.delete(listener);
+    };
   }
 
-  close(): void { this.listeners.clear(); }
+  close(): void {
+    this.listeners.clear();
+  }
 }

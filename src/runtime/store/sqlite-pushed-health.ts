@@ -22,7 +22,11 @@ export class SqlitePushedHealth implements PushedHealthStore {
     const out: PushedHealthRecord[] = [];
     for (const row of this.stmt.all.all()) {
       let value: unknown;
-      try { value = JSON.parse(row.value); } catch { continue; }
+      try {
+        value = JSON.parse(row.value);
+      } catch {
+        continue;
+      }
       const r = parsePushedRecord(row.key, value);
       if (r) out.push(r);
     }

@@ -54,16 +54,23 @@ export function schemaVersion(db: SqlDatabase): number {
 export function migrate(db: SqlDatabase, path: string, clock: RuntimeClock): void {
   const current = schemaVersion(db);
   if (current > SCHEMA_VERSION) {
-    throw new StoreError('STORE_VERSION',
-      `${path} has schema version ${current}, newer than this tmkit understands (${SCHEMA_VERSION}); upgrade tmkit or use another --state-dir`);
+    throw new StoreError(
+      'STORE_VERSION',
+      `${path} has schema version ${current}, newer than this tmkit understands (${SCHEMA_VERSION}); upgrade tmkit or use another --state-dir`,
+    );
   }
-  db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, description TEXT NOT NULL, applied_at TEXT NOT NULL) STRICT`);
+  db.exec(
+    `CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, description TEXT NOT NULL, applied_at TEXT NOT NULL) STRICT`,
+  );
   for (const m of MIGRATIONS) {
     if (m.version <= current) continue;
     db.transaction(() => {
       db.exec(m.sql);
-      db.prepare(`INSERT INTO schema_migrations (version, description, applied_at) VALUES (?, ?, ?)`)
-        .run(m.version, m.description, isoNow(clock));
+      db.prepare(`INSERT INTO schema_migrations (version, description, applied_at) VALUES (?, ?, ?)`).run(
+        m.version,
+        m.description,
+        isoNow(clock),
+      );
       db.exec(`PRAGMA user_version = ${m.version}`);
     }, 'immediate');
   }

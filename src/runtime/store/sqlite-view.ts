@@ -8,7 +8,13 @@ import { LiveProfileIndex } from '../../core/store/profile-index';
 import { StoreError, type StoredProfile, type StoreStats, type StoreView } from '../../core/store/types';
 import type { SqlDatabase, SqlStatement } from './driver';
 
-interface ProfileRow { name: string; stack: string; document: string; hash: string; mod_revision: number }
+interface ProfileRow {
+  name: string;
+  stack: string;
+  document: string;
+  hash: string;
+  mod_revision: number;
+}
 
 /**
  * Every profile, parsed, as of store revision `revision`. Built by one walk of the table the first time a
@@ -30,7 +36,10 @@ export class ProfileView {
     one: SqlStatement<ProfileRow>;
   };
 
-  constructor(db: SqlDatabase, private readonly path: string) {
+  constructor(
+    db: SqlDatabase,
+    private readonly path: string,
+  ) {
     this.stmt = {
       all: db.prepare(`SELECT name, stack, document, hash, mod_revision FROM profiles ORDER BY name`),
       revisions: db.prepare(`SELECT name, mod_revision FROM profiles ORDER BY name`),
@@ -49,7 +58,8 @@ export class ProfileView {
 
   /** One row of the view (and its index) now. Frozen: getProfile hands it out as it is (read-only). */
   set(name: string, stored: StoredProfile | undefined): void {
-    if (stored) this.cache.set(name, deepFreeze(stored)); else this.cache.delete(name);
+    if (stored) this.cache.set(name, deepFreeze(stored));
+    else this.cache.delete(name);
     this.index.set(name, stored?.profile);
   }
 

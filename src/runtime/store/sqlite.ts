@@ -25,7 +25,15 @@ import {
 } from '../../core/store/types';
 import { isoNow, systemClock, type RuntimeClock } from '../clock';
 import { SqlitePushedHealth } from './sqlite-pushed-health';
-import { openDatabase, sqliteDriver, storeJournalMode, SqliteError, type SqlDatabase, type SqliteDriverName, type SqlStatement } from './driver';
+import {
+  openDatabase,
+  sqliteDriver,
+  storeJournalMode,
+  SqliteError,
+  type SqlDatabase,
+  type SqliteDriverName,
+  type SqlStatement,
+} from './driver';
 import { checkIntegrity, damaged, refuseLostDatabase, walHeader } from './sqlite-checks';
 import { SqliteOperations } from './sqlite-operations';
 import { GroupCommit } from './sqlite-group-commit';
@@ -129,9 +137,11 @@ export class SqliteStore implements Store {
     this.soleWriter = options.lockHeld === true && options.readonly !== true;
     const wasmOnWal = this.driver === 'wasm' && path !== ':memory:' && walHeader(path);
     if (wasmOnWal && !(options.lockHeld && !options.readonly)) {
-      throw new StoreError('STORE_DRIVER',
+      throw new StoreError(
+        'STORE_DRIVER',
         `${path} is in WAL mode (written by tmkit on Node.js 22.13+ with node:sqlite), which the wasm SQLite driver of Node.js ${process.version} can only convert while it holds the state dir: stop the other tmkit and start tmkit serve here (it converts the file), or use Node.js 22.13+ (docs/installing.md "Supported Node.js")`,
-        { path });
+        { path },
+      );
     }
     try {
       this.db = openDatabase(path, { driver: this.driver, ...(options.readonly ? { readonly: true } : {}) });
@@ -156,7 +166,10 @@ export class SqliteStore implements Store {
       if (options.maxPageCount !== undefined) this.db.pragma(`max_page_count = ${Math.max(1, Math.floor(options.maxPageCount))}`);
       if (options.readonly) {
         if (this.schemaVersion() !== SCHEMA_VERSION) {
-          throw new StoreError('STORE_VERSION', `${path} has schema version ${this.schemaVersion()}, not ${SCHEMA_VERSION}; open it read-write once (tmkit serve) to migrate it`);
+          throw new StoreError(
+            'STORE_VERSION',
+            `${path} has schema version ${this.schemaVersion()}, not ${SCHEMA_VERSION}; open it read-write once (tmkit serve) to migrate it`,
+          );
         }
       } else migrate(this.db, path, this.clock);
     } catch (err) {
@@ -192,7 +205,9 @@ export class SqliteStore implements Store {
         this.profiles.invalidate();
         this.knownRevision = undefined;
       },
-      committed: () => { this.groupCommits++; },
+      committed: () => {
+        this.groupCommits++;
+      },
       emit: (change) => this.emit(change),
     });
     this.operations = new SqliteOperations(db);
@@ -243,7 +258,11 @@ export class SqliteStore implements Store {
 
   private emit(change: StoreChange): void {
     for (const l of [...this.listeners]) {
-      try { l(change); } catch { /* a listener's failure must not fail the acknowledged write */ }
+      try {
+        l(change);
+      } catch {
+        /* a listener's failure must not fail the acknowledged write */
+      }
     }
   }
 
@@ -284,7 +303,11 @@ export class SqliteStore implements Store {
   }
 
   /** Runs `edit` inside the write, against the profile as the writes before it in its group left it (Store.editProfile). */
-  async editProfile<T>(name: string, edit: (current: StoredProfile) => ProfileEdit<T>, options: EditProfileOptions = {}): Promise<EditProfileResult<T>> {
+  async editProfile<T>(
+    name: string,
+    edit: (current: StoredProfile) => ProfileEdit<T>,
+    options: EditProfileOptions = {},
+  ): Promise<EditProfileResult<T>> {
     return this.write<EditProfileResult<T>>(() => {
       const view = this.view();
       const { input, value, current } = admitEdit(name, view.profiles.get(name), edit, options);
@@ -294,13 +317,20 @@ export class SqliteStore implements Store {
   }
 
   /** The part of a profile write after its preconditions: admission, then the row (nothing when unchanged). */
-  private store(view: StoreView, input: ProfileInput, current: StoredProfile | undefined, stack: string): { result: PutProfileResult; change?: StoreChange } {
+  private store(
+    view: StoreView,
+    input: ProfileInput,
+    current: StoredProfile | undefined,
+    stack: string,
+  ): { result: PutProfileResult; change?: StoreChange } {
     const { profile, warnings } = admitProfile(view, input);
     const name = profile.name;
     const document = JSON.stringify(profile);
     const hash = documentHash(document, stack, sha256Hex);
     if (current && current.etag === makeEtag(current.modRevision, hash) && current.stack === stack) {
-      return { result: { etag: current.etag, revision: view.revision, created: false, changed: false, profile: current.profile, warnings } };
+      return {
+        result: { etag: current.etag, revision: view.revision, created: false, changed: false, profile: current.profile, warnings },
+      };
     }
     const revision = this.bump();
     this.stmt.upsert.run(name, stack, document, hash, revision, revision, isoNow(this.clock));
@@ -309,7 +339,10 @@ export class SqliteStore implements Store {
     this.jobWrote = true;
     this.profiles.set(name, stored);
     this.profiles.revision = revision;
-    return { result: { etag, revision, created: !current, changed: true, profile, warnings }, change: { revision, kind: 'profile', op: 'put', name, stored } };
+    return {
+      result: { etag, revision, created: !current, changed: true, profile, warnings },
+      change: { revision, kind: 'profile', op: 'put', name, stored },
+    };
   }
 
   async deleteProfile(name: string, options: DeleteProfileOptions = {}): Promise<{ revision: number }> {
@@ -383,7 +416,9 @@ export class SqliteStore implements Store {
 
   watch(listener: StoreListener): () => void {
     this.listeners.add(listener);
-    return () => { this.listeners.delete(listener); };
+    return () => {
+      this.listeners.delete(listener);
+    };
   }
 
   async close(): Promise<void> {

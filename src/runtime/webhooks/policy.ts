@@ -18,15 +18,22 @@ export function addressRefusal(address: string, allowPrivate: boolean): string |
   const ip = parseIp(address.replace(/^\[(.*)\]$/, '$1'));
   if (!ip) return `'${address}' is not an IP address`;
   const why = nonPublicReason(ip);
-  return why === undefined ? undefined : `${address} is ${why}: webhooks go to public addresses unless tmkit serve runs with --webhook-allow-private`;
+  return why === undefined
+    ? undefined
+    : `${address} is ${why}: webhooks go to public addresses unless tmkit serve runs with --webhook-allow-private`;
 }
 
 /** The URL, checked (http or https, no credentials, an IP literal host checked now); throws with the reason. */
 export function checkWebhookUrl(raw: string, allowPrivate: boolean): URL {
   let url: URL;
-  try { url = new URL(raw); } catch { throw new Error(`'${raw}' is not a URL such as https://hooks.example.com/tmkit`); }
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new Error(`'${raw}' is not a URL such as https://hooks.example.com/tmkit`);
+  }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`'${raw}': webhooks are http:// or https:// URLs`);
-  if (url.username !== '' || url.password !== '') throw new Error(`'${raw}': put no credentials in the URL; sign deliveries with a secret file instead`);
+  if (url.username !== '' || url.password !== '')
+    throw new Error(`'${raw}': put no credentials in the URL; sign deliveries with a secret file instead`);
   const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
   if (parseIp(host)) {
     const why = addressRefusal(host, allowPrivate);
@@ -58,12 +65,15 @@ function chatText(event: LiveEvent): string {
   }
   if (event.type === 'drill') {
     const { action, drill: r } = event.data;
-    const figures = action === 'finished'
-      ? `: ${r.status}, switch ${r.switchSeconds ?? '?'} s, revert ${r.revertSeconds ?? '?'} s, bound ${r.boundSeconds ?? 'none'}${r.boundSeconds === null ? '' : ' s'}`
-      : ` (hold ${r.holdSeconds} s, by ${r.who})`;
+    const figures =
+      action === 'finished'
+        ? `: ${r.status}, switch ${r.switchSeconds ?? '?'} s, revert ${r.revertSeconds ?? '?'} s, bound ${r.boundSeconds ?? 'none'}${r.boundSeconds === null ? '' : ' s'}`
+        : ` (hold ${r.holdSeconds} s, by ${r.who})`;
     return `tmkit: drill of ${r.profile}/${r.endpoint} ${action}${figures}`;
   }
-  const parts = Object.entries(d).filter(([, v]) => typeof v === 'string' || typeof v === 'number').map(([k, v]) => `${k}=${String(v)}`);
+  const parts = Object.entries(d)
+    .filter(([, v]) => typeof v === 'string' || typeof v === 'number')
+    .map(([k, v]) => `${k}=${String(v)}`);
   return `tmkit: ${event.type}${parts.length > 0 ? ` ${parts.join(' ')}` : ''}`;
 }
 

@@ -25,7 +25,10 @@ import { WebhookTarget, type DeliveryTuning, type WebhookConfig } from './target
 export const WEBHOOKS_FILE = 'webhooks.json';
 
 /** A webhook from `serve --webhook URL[,secret-file]`. */
-export interface WebhookFlag { url: string; secretFile?: string }
+export interface WebhookFlag {
+  url: string;
+  secretFile?: string;
+}
 
 export interface WebhooksOptions {
   events: LiveEvents;
@@ -52,7 +55,13 @@ export interface WebhooksApi {
 
 export class WebhookRefused extends Error {}
 
-const DEFAULT_TUNING: DeliveryTuning = { maxQueue: 1000, retryBaseMs: 500, retryMaxMs: 30_000, maxAgeMs: 3_600_000, attemptTimeoutMs: 10_000 };
+const DEFAULT_TUNING: DeliveryTuning = {
+  maxQueue: 1000,
+  retryBaseMs: 500,
+  retryMaxMs: 30_000,
+  maxAgeMs: 3_600_000,
+  attemptTimeoutMs: 10_000,
+};
 
 export class Webhooks implements WebhooksApi {
   private readonly targets = new Map<string, WebhookTarget>();
@@ -70,27 +79,69 @@ export class Webhooks implements WebhooksApi {
     this.file = deps.stateDir !== undefined && deps.stateDir !== ':memory:' ? join(deps.stateDir, WEBHOOKS_FILE) : undefined;
     const allowPrivate = deps.allowPrivate === true;
     // Every address a host name resolves to is checked, and the connection goes to the one checked.
-    const lookup = (hostname: string, options: { all?: boolean }, cb: (err: Error | null, address: string | LookupAddress[], family?: number) => void): void => {
+    const lookup = (
+      hostname: string,
+      options: { all?: boolean },
+      cb: (err: Error | null, address: string | LookupAddress[], family?: number) => void,
+    ): void => {
       dnsLookup(hostname, { all: true }, (err, addresses) => {
-        if (err) { cb(err, []); return; }
+        if (err) {
+          cb(err, []);
+          return;
+        }
         const refused = addresses.map((a) => addressRefusal(a.address, allowPrivate)).find((w) => w !== undefined);
-        if (refused !== undefined) { cb(Object.assign(new Error(`${hostname}: ${refused}`), { code: 'WEBHOOK_NOT_ALLOWED' }), []); return; }
-        if (options.all) cb(null, addresses); else cb(null, addresses[0]!.address, addresses[0]!.family);
+        if (refused !== undefined) {
+          cb(Object.assign(new Error(`${hostname}: ${refused}`), { code: 'WEBHOOK_NOT_ALLOWED' }), []);
+          return;
+        }
+        if (options.all) cb(null, addresses);
+        else cb(null, addresses[0]!.address, addresses[0]!.family);
       });
     };
     this.agent = new Agent({ connect: { lookup: lookup as never }, keepAliveTimeout: 10_000, connections: 4 });
     const registers = [deps.registry];
     this.metrics = {
-      outcomes: new Counter({ name: 'tmkit_webhook_deliveries_total', help: 'Webhook delivery attempts by webhook id and outcome (delivered, retrying, failed, dropped)', labelNames: ['webhook', 'outcome'], registers }),
-      dropped: new Counter({ name: 'tmkit_webhook_dropped_total', help: 'Webhook events dropped because the webhook\'s queue was full (the oldest waiting one goes)', labelNames: ['webhook'], registers }),
-      latency: new Histogram({ name: 'tmkit_webhook_delivery_seconds', help: 'From the event to the receiver\'s 2xx, retries included', buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5, 1, 5, 30, 300], registers }),
+      outcomes: new Counter({
+        name: 'tmkit_webhook_deliveries_total',
+        help: 'Webhook delivery attempts by webhook id and outcome (delivered, retrying, failed, dropped)',
+        labelNames: ['webhook', 'outcome'],
+        registers,
+      }),
+      dropped: new Counter({
+        name: 'tmkit_webhook_dropped_total',
+        help: "Webhook events dropped because the webhook's queue was full (the oldest waiting one goes)",
+        labelNames: ['webhook'],
+        registers,
+      }),
+      latency: new Histogram({
+        name: 'tmkit_webhook_delivery_seconds',
+        help: "From the event to the receiver's 2xx, retries included",
+        buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5, 1, 5, 30, 300],
+        registers,
+      }),
     };
     const self = this;
-    new Gauge({ name: 'tmkit_webhook_queue_depth', help: 'Webhook events waiting to be delivered, by webhook id', labelNames: ['webhook'], registers, collect() { this.reset(); for (const t of self.targets.values()) this.set({ webhook: t.config.id }, t.queued); } });
+    new Gauge({
+      name: 'tmkit_webhook_queue_depth',
+      help: 'Webhook events waiting to be delivered, by webhook id',
+      labelNames: ['webhook'],
+      registers,
+      collect() {
+        this.reset();
+        for (const t of self.targets.values()) this.set({ webhook: t.config.id }, t.queued);
+      },
+    });
     (deps.flags ?? []).forEach((f, i) => {
       checkWebhookUrl(f.url, allowPrivate);
       if (f.secretFile !== undefined) readSecretOnce(f.secretFile);
-      this.addTarget({ id: `flag-${i + 1}`, url: f.url, events: [], ...(f.secretFile !== undefined ? { secretFile: f.secretFile } : {}), format: 'json', origin: 'flag' });
+      this.addTarget({
+        id: `flag-${i + 1}`,
+        url: f.url,
+        events: [],
+        ...(f.secretFile !== undefined ? { secretFile: f.secretFile } : {}),
+        format: 'json',
+        origin: 'flag',
+      });
     });
     for (const c of this.load()) this.addTarget(c);
     this.unsubscribe = deps.events.onEvent((e) => this.publish(e));
@@ -117,7 +168,14 @@ export class Webhooks implements WebhooksApi {
       const why = addressRefusal(host, this.deps.allowPrivate === true);
       if (why !== undefined) throw new Error(why);
     }
-    const res = await request(url, { method: 'POST', body, headers, dispatcher: this.agent, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
+    const res = await request(url, {
+      method: 'POST',
+      body,
+      headers,
+      dispatcher: this.agent,
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
+    });
     await res.body.dump();
     return { status: res.statusCode };
   }
@@ -130,16 +188,30 @@ export class Webhooks implements WebhooksApi {
     for (const t of this.targets.values()) if (t.wants(e.type)) t.enqueue(e, id, at);
   }
 
-  list(): WebhookReport[] { return [...this.targets.values()].map((t) => t.report()); }
+  list(): WebhookReport[] {
+    return [...this.targets.values()].map((t) => t.report());
+  }
 
   add(r: WebhookRequest): WebhookReport {
-    try { checkWebhookUrl(r.url, this.deps.allowPrivate === true); } catch (err) { throw new WebhookRefused((err as Error).message); }
+    try {
+      checkWebhookUrl(r.url, this.deps.allowPrivate === true);
+    } catch (err) {
+      throw new WebhookRefused((err as Error).message);
+    }
     if (r.secretFile !== undefined) {
-      try { readSecretOnce(r.secretFile); } catch (err) { throw new WebhookRefused((err as Error).message); }
+      try {
+        readSecretOnce(r.secretFile);
+      } catch (err) {
+        throw new WebhookRefused((err as Error).message);
+      }
     }
     const c: WebhookConfig = {
-      id: `wh-${randomBytes(4).toString('hex')}`, url: r.url, events: [...new Set(r.events ?? [])],
-      ...(r.secretFile !== undefined ? { secretFile: r.secretFile } : {}), format: r.format ?? 'json', origin: 'api',
+      id: `wh-${randomBytes(4).toString('hex')}`,
+      url: r.url,
+      events: [...new Set(r.events ?? [])],
+      ...(r.secretFile !== undefined ? { secretFile: r.secretFile } : {}),
+      format: r.format ?? 'json',
+      origin: 'api',
     };
     const t = this.addTarget(c);
     this.save();
@@ -150,7 +222,8 @@ export class Webhooks implements WebhooksApi {
   remove(id: string): boolean {
     const t = this.targets.get(id);
     if (!t) return false;
-    if (t.config.origin === 'flag') throw new WebhookRefused(`webhook ${id} comes from tmkit serve --webhook; restart serve without that flag to remove it`);
+    if (t.config.origin === 'flag')
+      throw new WebhookRefused(`webhook ${id} comes from tmkit serve --webhook; restart serve without that flag to remove it`);
     t.stop();
     this.targets.delete(id);
     this.save();
@@ -162,7 +235,14 @@ export class Webhooks implements WebhooksApi {
     if (!this.file || !existsSync(this.file)) return [];
     try {
       const parsed = JSON.parse(readFileSync(this.file, 'utf8')) as { webhooks?: WebhookConfig[] };
-      return (parsed.webhooks ?? []).filter((c) => typeof c?.id === 'string' && typeof c.url === 'string').map((c) => ({ ...c, events: Array.isArray(c.events) ? c.events : [], format: c.format === 'slack' ? 'slack' : 'json', origin: 'api' }));
+      return (parsed.webhooks ?? [])
+        .filter((c) => typeof c?.id === 'string' && typeof c.url === 'string')
+        .map((c) => ({
+          ...c,
+          events: Array.isArray(c.events) ? c.events : [],
+          format: c.format === 'slack' ? 'slack' : 'json',
+          origin: 'api',
+        }));
     } catch (err) {
       this.deps.logger.error({ err, file: this.file }, 'cannot read the webhooks file; starting without its webhooks');
       return [];
@@ -189,6 +269,10 @@ export class Webhooks implements WebhooksApi {
 /** Checks a secret file is readable and not empty (at registration; deliveries read it again each time). */
 function readSecretOnce(file: string): void {
   let s: string;
-  try { s = readFileSync(file, 'utf8'); } catch (err) { throw new Error(`secret file ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`); }
+  try {
+    s = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new Error(`secret file ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
   if (s.trim() === '') throw new Error(`secret file ${file} is empty`);
 }

@@ -67,7 +67,12 @@ export class WebhookTarget {
   private wakeTimer: unknown;
   private wake: (() => void) | undefined;
 
-  constructor(readonly config: WebhookConfig, private readonly clock: RuntimeClock, private readonly tuning: DeliveryTuning, private readonly hooks: TargetHooks) {}
+  constructor(
+    readonly config: WebhookConfig,
+    private readonly clock: RuntimeClock,
+    private readonly tuning: DeliveryTuning,
+    private readonly hooks: TargetHooks,
+  ) {}
 
   /** Whether this webhook takes events of `type`. */
   wants(type: string): boolean {
@@ -81,7 +86,14 @@ export class WebhookTarget {
     while (this.queue.length > this.tuning.maxQueue) {
       const [gone] = this.queue.splice(this.running && this.queue.length > 1 ? 1 : 0, 1);
       this.counts.dropped++;
-      this.note({ id: gone!.id, event: gone!.event.type, at: new Date(this.clock.now()).toISOString(), attempt: gone!.attempts, outcome: 'dropped', error: `queue full (${this.tuning.maxQueue} events waiting)` });
+      this.note({
+        id: gone!.id,
+        event: gone!.event.type,
+        at: new Date(this.clock.now()).toISOString(),
+        attempt: gone!.attempts,
+        outcome: 'dropped',
+        error: `queue full (${this.tuning.maxQueue} events waiting)`,
+      });
       this.hooks.outcome(this.config.id, 'dropped');
     }
     if (!this.running) void this.run();
@@ -94,7 +106,10 @@ export class WebhookTarget {
         const head = this.queue[0]!;
         const done = await this.attempt(head);
         if (this.stopped) return;
-        if (done) { if (this.queue[0] === head) this.queue.shift(); continue; }
+        if (done) {
+          if (this.queue[0] === head) this.queue.shift();
+          continue;
+        }
         await this.sleep(Math.min(this.tuning.retryMaxMs, this.tuning.retryBaseMs * 2 ** (head.attempts - 1)));
       }
     } finally {
@@ -121,7 +136,15 @@ export class WebhookTarget {
       if (status >= 200 && status < 300) {
         const latency = performance.now() - p.queuedAt;
         this.counts.delivered++;
-        this.note({ id: p.id, event: p.event.type, at, attempt: p.attempts, outcome: 'delivered', status, latencyMs: Math.round(latency * 10) / 10 });
+        this.note({
+          id: p.id,
+          event: p.event.type,
+          at,
+          attempt: p.attempts,
+          outcome: 'delivered',
+          status,
+          latencyMs: Math.round(latency * 10) / 10,
+        });
         this.hooks.outcome(this.config.id, 'delivered', latency / 1000);
         return true;
       }
@@ -132,7 +155,15 @@ export class WebhookTarget {
     const expired = this.clock.now() - p.queuedClock >= this.tuning.maxAgeMs;
     const outcome = expired ? 'failed' : 'retrying';
     if (expired) this.counts.failed++;
-    this.note({ id: p.id, event: p.event.type, at, attempt: p.attempts, outcome, ...(status !== undefined ? { status } : {}), error: expired ? `${error}; given up ${Math.round(this.tuning.maxAgeMs / 1000)} s after the event` : error });
+    this.note({
+      id: p.id,
+      event: p.event.type,
+      at,
+      attempt: p.attempts,
+      outcome,
+      ...(status !== undefined ? { status } : {}),
+      error: expired ? `${error}; given up ${Math.round(this.tuning.maxAgeMs / 1000)} s after the event` : error,
+    });
     this.hooks.outcome(this.config.id, outcome);
     return expired;
   }
@@ -145,18 +176,31 @@ export class WebhookTarget {
   private sleep(ms: number): Promise<void> {
     return new Promise((resolve) => {
       this.wake = resolve;
-      this.wakeTimer = this.clock.setTimeout(() => { this.wakeTimer = undefined; this.wake = undefined; resolve(); }, ms);
+      this.wakeTimer = this.clock.setTimeout(() => {
+        this.wakeTimer = undefined;
+        this.wake = undefined;
+        resolve();
+      }, ms);
     });
   }
 
   /** Events waiting (including one in flight). */
-  get queued(): number { return this.queue.length; }
+  get queued(): number {
+    return this.queue.length;
+  }
 
   report(): WebhookReport {
     return {
-      id: this.config.id, url: this.config.url, events: this.config.events.length === 0 ? ['*'] : [...this.config.events], format: this.config.format,
-      signed: this.config.secretFile !== undefined, origin: this.config.origin, queued: this.queue.length,
-      delivered: this.counts.delivered, dropped: this.counts.dropped, failed: this.counts.failed,
+      id: this.config.id,
+      url: this.config.url,
+      events: this.config.events.length === 0 ? ['*'] : [...this.config.events],
+      format: this.config.format,
+      signed: this.config.secretFile !== undefined,
+      origin: this.config.origin,
+      queued: this.queue.length,
+      delivered: this.counts.delivered,
+      dropped: this.counts.dropped,
+      failed: this.counts.failed,
       deliveries: [...this.log].reverse(),
     };
   }

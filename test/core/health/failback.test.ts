@@ -2,7 +2,15 @@
  * The failback rows of the probe state machine (core/health/machine.ts): successesToRecover, the hold-down
  * and Manual failback, on fake time (the machine takes the time from its events).
  */
-import { AZURE_FAILBACK, aggregate, initialProbeState, transition, type EndpointProbeState, type FailbackSettings, type MachineEvent } from '../../../src/core/health/machine';
+import {
+  AZURE_FAILBACK,
+  aggregate,
+  initialProbeState,
+  transition,
+  type EndpointProbeState,
+  type FailbackSettings,
+  type MachineEvent,
+} from '../../../src/core/health/machine';
 import type { ProbeVerdict } from '../../../src/core/health/types';
 
 const ok = (at: number): MachineEvent => ({ type: 'probe', at, ok: true, reason: 'status 200' });
@@ -23,7 +31,7 @@ function run(f: FailbackSettings, events: MachineEvent[]): { statuses: ProbeVerd
   return { statuses, transitions, state: s };
 }
 
-test('defaults are Azure\'s: the first good probe after Degraded is Online, and the state carries no failback', () => {
+test("defaults are Azure's: the first good probe after Degraded is Online, and the state carries no failback", () => {
   expect(initialProbeState(3, 0, AZURE_FAILBACK)).toEqual({ status: 'CheckingEndpoint', consecutiveFailures: 0, tolerated: 3, since: 0 });
   expect(run(AZURE_FAILBACK, [fail(10), ok(20)]).statuses).toEqual(['Degraded', 'Online']);
 });

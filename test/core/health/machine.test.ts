@@ -4,7 +4,12 @@ import type { ProbeVerdict } from '../../../src/core/health/types';
 
 const ok = (at: number, reason = 'status 200'): MachineEvent => ({ type: 'probe', at, ok: true, reason });
 const fail = (at: number, reason = 'status 503'): MachineEvent => ({ type: 'probe', at, ok: false, reason });
-const st = (status: ProbeVerdict, consecutiveFailures: number, tolerated: number): EndpointProbeState => ({ status, consecutiveFailures, tolerated, since: 0 });
+const st = (status: ProbeVerdict, consecutiveFailures: number, tolerated: number): EndpointProbeState => ({
+  status,
+  consecutiveFailures,
+  tolerated,
+  since: 0,
+});
 
 describe('transition table', () => {
   test.each<[ProbeVerdict, number, number, boolean, ProbeVerdict, number, boolean]>([
@@ -29,9 +34,22 @@ describe('transition table', () => {
     const step = transition(st(status, before, tolerated), okResult ? ok(1000) : fail(1000));
     expect(step.state.status).toBe(next);
     expect(step.state.consecutiveFailures).toBe(after);
-    expect(step.actions).toEqual(changed ? [{ type: 'transition', transition: {
-      at: 1000, from: status, to: next, reason: okResult ? 'status 200' : 'status 503', consecutiveFailures: after,
-    } }] : []);
+    expect(step.actions).toEqual(
+      changed
+        ? [
+            {
+              type: 'transition',
+              transition: {
+                at: 1000,
+                from: status,
+                to: next,
+                reason: okResult ? 'status 200' : 'status 503',
+                consecutiveFailures: after,
+              },
+            },
+          ]
+        : [],
+    );
     if (changed) expect(step.state.since).toBe(1000);
   });
 
@@ -41,22 +59,34 @@ describe('transition table', () => {
     expect(s).toEqual(st('Online', 1, 3));
   });
 
-  test.each([0, 1, 3, 9])('tolerated %i: Degraded exactly on failure number tolerated+1, Online on the first success after', (tolerated) => {
-    let s = initialProbeState(tolerated, 0);
-    s = transition(s, ok(1)).state;
-    const reasons = ['timeout', 'connection refused', 'TLS error', 'DNS: no address', 'status 503'];
-    for (let i = 1; i <= tolerated; i++) {
-      const step = transition(s, fail(i * 10, reasons[i % reasons.length]));
-      expect(step.actions).toEqual([]);
-      s = step.state;
-      expect(s.status).toBe('Online');
-    }
-    const down = transition(s, fail(999, 'timeout'));
-    expect(down.actions.map((a) => [a.transition.from, a.transition.to, a.transition.reason, a.transition.at, a.transition.consecutiveFailures]))
-      .toEqual([['Online', 'Degraded', 'timeout', 999, tolerated + 1]]);
-    const up = transition(transition(down.state, fail(1000)).state, ok(2000, 'status 200'));
-    expect(up.actions.map((a) => [a.transition.from, a.transition.to, a.transition.reason])).toEqual([['Degraded', 'Online', 'status 200']]);
-  });
+  test.each([0, 1, 3, 9])(
+    'tolerated %i: Degraded exactly on failure number tolerated+1, Online on the first success after',
+    (tolerated) => {
+      let s = initialProbeState(tolerated, 0);
+      s = transition(s, ok(1)).state;
+      const reasons = ['timeout', 'connection refused', 'TLS error', 'DNS: no address', 'status 503'];
+      for (let i = 1; i <= tolerated; i++) {
+        const step = transition(s, fail(i * 10, reasons[i % reasons.length]));
+        expect(step.actions).toEqual([]);
+        s = step.state;
+        expect(s.status).toBe('Online');
+      }
+      const down = transition(s, fail(999, 'timeout'));
+      expect(
+        down.actions.map((a) => [
+          a.transition.from,
+          a.transition.to,
+          a.transition.reason,
+          a.transition.at,
+          a.transition.consecutiveFailures,
+        ]),
+      ).toEqual([['Online', 'Degraded', 'timeout', 999, tolerated + 1]]);
+      const up = transition(transition(down.state, fail(1000)).state, ok(2000, 'status 200'));
+      expect(up.actions.map((a) => [a.transition.from, a.transition.to, a.transition.reason])).toEqual([
+        ['Degraded', 'Online', 'status 200'],
+      ]);
+    },
+  );
 
   test('a success in the middle resets the count', () => {
     let s = transition(initialProbeState(2, 0), ok(1)).state;
@@ -65,13 +95,17 @@ describe('transition table', () => {
     expect(transition(s, fail(7)).state.status).toBe('Degraded');
   });
 
-  test.each<[ProbeVerdict, boolean]>([['Online', true], ['Degraded', true], ['CheckingEndpoint', false]])(
-    'reset from %s -> CheckingEndpoint, transition=%s', (status, changed) => {
-      const step = transition(st(status, 2, 3), { type: 'reset', at: 50, tolerated: 0, reason: 'probe settings changed' });
-      expect(step.state).toMatchObject({ status: 'CheckingEndpoint', consecutiveFailures: 0, tolerated: 0 });
-      expect(step.actions.map((a) => a.transition)).toEqual(changed
-        ? [{ at: 50, from: status, to: 'CheckingEndpoint', reason: 'probe settings changed', consecutiveFailures: 0 }] : []);
-    });
+  test.each<[ProbeVerdict, boolean]>([
+    ['Online', true],
+    ['Degraded', true],
+    ['CheckingEndpoint', false],
+  ])('reset from %s -> CheckingEndpoint, transition=%s', (status, changed) => {
+    const step = transition(st(status, 2, 3), { type: 'reset', at: 50, tolerated: 0, reason: 'probe settings changed' });
+    expect(step.state).toMatchObject({ status: 'CheckingEndpoint', consecutiveFailures: 0, tolerated: 0 });
+    expect(step.actions.map((a) => a.transition)).toEqual(
+      changed ? [{ at: 50, from: status, to: 'CheckingEndpoint', reason: 'probe settings changed', consecutiveFailures: 0 }] : [],
+    );
+  });
 
   test('initial state', () => {
     expect(initialProbeState(3, 42)).toEqual({ status: 'CheckingEndpoint', consecutiveFailures: 0, tolerated: 3, since: 42 });
@@ -79,7 +113,9 @@ describe('transition table', () => {
 });
 
 describe('aggregate over probing locations', () => {
-  const O = 'Online', D = 'Degraded', C = 'CheckingEndpoint';
+  const O = 'Online',
+    D = 'Degraded',
+    C = 'CheckingEndpoint';
   test.each<[string, Record<string, ProbeVerdict | undefined>, string[], ProbeVerdict]>([
     ['no live locations', { a: O }, [], C],
     ['one location online', { a: O }, ['a'], O],
@@ -109,18 +145,21 @@ describe('aggregate over probing locations', () => {
 
   test('property: Degraded iff strictly more than half of the live locations say Degraded; Online iff up cannot lose', () => {
     const verdict = fc.constantFrom<ProbeVerdict | undefined>('Online', 'Degraded', 'CheckingEndpoint', undefined);
-    fc.assert(fc.property(fc.array(verdict, { minLength: 1, maxLength: 9 }), (vs) => {
-      const live = vs.map((_, i) => `loc${i}`);
-      const byLoc = Object.fromEntries(vs.map((v, i) => [`loc${i}`, v]));
-      const n = vs.length;
-      const degraded = vs.filter((v) => v === 'Degraded').length;
-      const online = vs.filter((v) => v === 'Online').length;
-      const got = aggregate(byLoc, live);
-      expect(got === 'Degraded').toBe(degraded * 2 > n);
-      // Online exactly when no assignment of the undecided locations could give Degraded a strict majority
-      expect(got === 'Online').toBe(degraded * 2 <= n && (n - online) * 2 <= n);
-      // the order of the locations does not matter
-      expect(aggregate(byLoc, [...live].reverse())).toBe(got);
-    }), { numRuns: 3000 });
+    fc.assert(
+      fc.property(fc.array(verdict, { minLength: 1, maxLength: 9 }), (vs) => {
+        const live = vs.map((_, i) => `loc${i}`);
+        const byLoc = Object.fromEntries(vs.map((v, i) => [`loc${i}`, v]));
+        const n = vs.length;
+        const degraded = vs.filter((v) => v === 'Degraded').length;
+        const online = vs.filter((v) => v === 'Online').length;
+        const got = aggregate(byLoc, live);
+        expect(got === 'Degraded').toBe(degraded * 2 > n);
+        // Online exactly when no assignment of the undecided locations could give Degraded a strict majority
+        expect(got === 'Online').toBe(degraded * 2 <= n && (n - online) * 2 <= n);
+        // the order of the locations does not matter
+        expect(aggregate(byLoc, [...live].reverse())).toBe(got);
+      }),
+      { numRuns: 3000 },
+    );
   });
 });

@@ -14,14 +14,22 @@ test.each<[string, Partial<CertificateFacts>, string | undefined]>([
   ['valid', {}, undefined],
   ['expired 3 days and an hour ago', { validTo: NOW - 3 * DAY - 3_600_000 }, 'certificate expired 3 days ago'],
   ['expired a minute ago', { validTo: NOW - 60_000 }, 'certificate expired 1 day ago'],
-  ['expired wins over a bad chain and a wrong name', { validTo: NOW - 2 * DAY, chainError: 'DEPTH_ZERO_SELF_SIGNED_CERT', hostMismatch: true }, 'certificate expired 2 days ago'],
+  [
+    'expired wins over a bad chain and a wrong name',
+    { validTo: NOW - 2 * DAY, chainError: 'DEPTH_ZERO_SELF_SIGNED_CERT', hostMismatch: true },
+    'certificate expired 2 days ago',
+  ],
   ['not yet valid', { validFrom: Date.parse('2030-01-01T00:00:00Z') }, 'certificate not valid until 2030-01-01'],
   ['self-signed', { chainError: 'DEPTH_ZERO_SELF_SIGNED_CERT' }, 'self-signed'],
   ['unknown issuer', { chainError: 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY' }, 'untrusted issuer'],
   ['another chain error', { chainError: 'INVALID_CA' }, 'untrusted certificate (INVALID_CA)'],
   ['OpenSSL says expired but the dates (our clock) say valid', { chainError: 'CERT_HAS_EXPIRED' }, undefined],
   ['wrong host', { hostMismatch: true }, 'hostname mismatch: cert for a.example, probed b.example'],
-  ['Node\'s own name check is the host row', { chainError: 'ERR_TLS_CERT_ALTNAME_INVALID', hostMismatch: true }, 'hostname mismatch: cert for a.example, probed b.example'],
+  [
+    "Node's own name check is the host row",
+    { chainError: 'ERR_TLS_CERT_ALTNAME_INVALID', hostMismatch: true },
+    'hostname mismatch: cert for a.example, probed b.example',
+  ],
 ])('certificateFailure: %s', (_what, facts, reason) => {
   expect(certificateFailure({ ...fine, ...facts }, NOW, 'b.example')).toBe(reason);
 });
@@ -52,8 +60,12 @@ test('parsePemCertificates: a bundle, and what is not one', () => {
   expect(parsePemCertificates(`# ours\n${cert}${cert}`)).toEqual({ count: 2 });
   const lines = cert.split('\n');
   expect(parsePemCertificates([...lines.slice(0, 5), ...lines.slice(6)].join('\n')).problem).toMatch(/^certificate 1: /);
-  expect(parsePemCertificates(cert.replace('-----END CERTIFICATE-----', '')).problem).toBe('certificate 1 has no "-----END CERTIFICATE-----" line');
-  expect(parsePemCertificates('-----BEGIN PRIVATE KEY-----\nMIGH\n-----END PRIVATE KEY-----\n').problem).toBe('it holds a private key, not a certificate');
+  expect(parsePemCertificates(cert.replace('-----END CERTIFICATE-----', '')).problem).toBe(
+    'certificate 1 has no "-----END CERTIFICATE-----" line',
+  );
+  expect(parsePemCertificates('-----BEGIN PRIVATE KEY-----\nMIGH\n-----END PRIVATE KEY-----\n').problem).toBe(
+    'it holds a private key, not a certificate',
+  );
   expect(parsePemCertificates('hello').problem).toBe('it holds no "-----BEGIN CERTIFICATE-----" block');
   expect(parsePemCertificates(cert.replace('MIIB', 'MI!B')).problem).toBe('certificate 1 is not valid base64');
 });

@@ -9,11 +9,21 @@ import { profile, ext } from '../../../src/testing/builders';
 const target = (monitorConfig: Record<string, unknown>, endpoint = ext('e', '192.0.2.1')) =>
   probeTarget(profile('p', 'Priority', [endpoint], { monitorConfig }), profile('p', 'Priority', [endpoint]).endpoints[0]!, '192.0.2.1');
 
-test('certificate settings: HTTPS + Enabled only; the name is the Host header\'s without its port, else the target', () => {
+test("certificate settings: HTTPS + Enabled only; the name is the Host header's without its port, else the target", () => {
   expect(target({ protocol: 'HTTPS', certificateValidation: 'Enabled' }).certificate).toEqual({ host: '192.0.2.1', warningDays: 14 });
-  expect(target({ protocol: 'HTTPS', certificateValidation: 'Enabled', certificateExpiryWarningDays: 30, caCertificates: 'PEM', customHeaders: [{ name: 'host', value: 'WWW.Example.com:8443' }] }).certificate)
-    .toEqual({ host: 'www.example.com', ca: 'PEM', warningDays: 30 });
-  expect(target({ protocol: 'HTTPS', certificateValidation: 'Enabled', customHeaders: [{ name: 'Host', value: '[2001:db8::1]:8443' }] }).certificate?.host).toBe('2001:db8::1');
+  expect(
+    target({
+      protocol: 'HTTPS',
+      certificateValidation: 'Enabled',
+      certificateExpiryWarningDays: 30,
+      caCertificates: 'PEM',
+      customHeaders: [{ name: 'host', value: 'WWW.Example.com:8443' }],
+    }).certificate,
+  ).toEqual({ host: 'www.example.com', ca: 'PEM', warningDays: 30 });
+  expect(
+    target({ protocol: 'HTTPS', certificateValidation: 'Enabled', customHeaders: [{ name: 'Host', value: '[2001:db8::1]:8443' }] })
+      .certificate?.host,
+  ).toBe('2001:db8::1');
   expect(target({ protocol: 'HTTPS', certificateValidation: 'Disabled' }).certificate).toBeUndefined();
   expect(target({ protocol: 'HTTP', certificateValidation: 'Enabled' }).certificate).toBeUndefined();
   expect(target({ protocol: 'TCP', port: 22, degradedLatencyMs: 250 }).degradedLatencyMs).toBe(250);

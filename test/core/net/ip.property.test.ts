@@ -4,7 +4,16 @@
  */
 import { isIP } from 'node:net';
 import fc from 'fast-check';
-import { formatIp, formatIpExpanded, ipFamilyOf, parseIp, parseIpBytes, parseIPv4, parseIPv6, STRICT_SYNTAX } from '../../../src/core/net/ip';
+import {
+  formatIp,
+  formatIpExpanded,
+  ipFamilyOf,
+  parseIp,
+  parseIpBytes,
+  parseIPv4,
+  parseIPv6,
+  STRICT_SYNTAX,
+} from '../../../src/core/net/ip';
 import { ROUTING_IP_SYNTAX } from '../../../src/core/routing/ip';
 import { GEO_IP_SYNTAX } from '../../../src/geo/ip';
 
@@ -115,7 +124,10 @@ test('the routing syntax accepts what Node accepts where no octet has a leading 
 });
 
 test('the routing syntax reads zero-padded IPv4 octets as decimal; the strict syntax refuses them', () => {
-  const padded = fc.array(fc.record({ octet: fc.integer({ min: 0, max: 255 }), zeros: fc.integer({ min: 0, max: 2 }) }), { minLength: 4, maxLength: 4 });
+  const padded = fc.array(fc.record({ octet: fc.integer({ min: 0, max: 255 }), zeros: fc.integer({ min: 0, max: 2 }) }), {
+    minLength: 4,
+    maxLength: 4,
+  });
   fc.assert(
     fc.property(padded, fc.boolean(), (octets, mapped) => {
       const quad = octets.map(({ octet, zeros }) => String(octet).padStart(Math.min(3, String(octet).length + zeros), '0')).join('.');
@@ -129,7 +141,10 @@ test('the routing syntax reads zero-padded IPv4 octets as decimal; the strict sy
 });
 
 test('on one-character edits of valid addresses (near misses), the parser accepts exactly what Node accepts', () => {
-  const valid = fc.oneof(ipv6Text.map((x) => x.text), ipv4Text);
+  const valid = fc.oneof(
+    ipv6Text.map((x) => x.text),
+    ipv4Text,
+  );
   const edit = fc.record({
     at: fc.nat(),
     op: fc.constantFrom('insert', 'delete', 'replace'),
@@ -139,9 +154,11 @@ test('on one-character edits of valid addresses (near misses), the parser accept
     fc.property(valid, edit, (text, { at, op, ch }) => {
       const i = at % (text.length + 1);
       const mutated =
-        op === 'insert' ? text.slice(0, i) + ch + text.slice(i)
-        : op === 'delete' ? text.slice(0, i) + text.slice(i + 1)
-        : text.slice(0, i) + ch + text.slice(i + 1);
+        op === 'insert'
+          ? text.slice(0, i) + ch + text.slice(i)
+          : op === 'delete'
+            ? text.slice(0, i) + text.slice(i + 1)
+            : text.slice(0, i) + ch + text.slice(i + 1);
       const ours = parseIpBytes(mutated, GEO_IP_SYNTAX);
       expect([mutated, ours === undefined ? 0 : ours.family]).toEqual([mutated, isIP(mutated)]);
       expect([mutated, ipFamilyOf(mutated)]).toEqual([mutated, isIP(mutated)]);

@@ -4,9 +4,25 @@
  */
 import fc from 'fast-check';
 import {
-  broadcastAddress, formatIp, formatIpExpanded, ipFamilyOf, isIpv4Mapped, mapIpv4, networkAddress, nonGlobalReason,
-  nonPublicReason, parseIp, parseIpBytes, parseIPv4, parseIPv6, parsePrefix, prefixRange, rangeContains, SPECIAL_BLOCKS,
-  unmapIpv4, type IpAddress,
+  broadcastAddress,
+  formatIp,
+  formatIpExpanded,
+  ipFamilyOf,
+  isIpv4Mapped,
+  mapIpv4,
+  networkAddress,
+  nonGlobalReason,
+  nonPublicReason,
+  parseIp,
+  parseIpBytes,
+  parseIPv4,
+  parseIPv6,
+  parsePrefix,
+  prefixRange,
+  rangeContains,
+  SPECIAL_BLOCKS,
+  unmapIpv4,
+  type IpAddress,
 } from '../../../src/core/net/ip';
 import { ROUTING_IP_SYNTAX } from '../../../src/core/routing/ip';
 import { GEO_IP_SYNTAX } from '../../../src/geo/ip';
@@ -16,11 +32,28 @@ const ip = (s: string): IpAddress => parseIp(s)!;
 describe('strict grammar (validation)', () => {
   describe('parseIPv4', () => {
     test.each([
-      ['0.0.0.0', 0], ['255.255.255.255', 0xffffffff], ['192.0.2.1', 0xc0000201], ['10.0.0.1', 0x0a000001],
+      ['0.0.0.0', 0],
+      ['255.255.255.255', 0xffffffff],
+      ['192.0.2.1', 0xc0000201],
+      ['10.0.0.1', 0x0a000001],
     ])('%s', (s, v) => expect(parseIPv4(s)).toBe(v));
     test.each([
-      '256.0.0.1', '1.2.3', '1.2.3.4.5', '01.2.3.4', '1.2.3.-4', '1.2.3.4 ', ' 1.2.3.4', '', 'a.b.c.d', '1..2.3', '1.2.3.4/24',
-      '1.2.3.', '.1.2.3', '1.2.3.0004', '1.2.3.1000', '::1',
+      '256.0.0.1',
+      '1.2.3',
+      '1.2.3.4.5',
+      '01.2.3.4',
+      '1.2.3.-4',
+      '1.2.3.4 ',
+      ' 1.2.3.4',
+      '',
+      'a.b.c.d',
+      '1..2.3',
+      '1.2.3.4/24',
+      '1.2.3.',
+      '.1.2.3',
+      '1.2.3.0004',
+      '1.2.3.1000',
+      '::1',
     ])('rejects %j', (s) => {
       expect(parseIPv4(s)).toBeUndefined();
     });
@@ -28,16 +61,42 @@ describe('strict grammar (validation)', () => {
 
   describe('parseIPv6', () => {
     test.each([
-      ['::', 0n], ['::1', 1n], ['2001:db8::1', 0x20010db8000000000000000000000001n],
-      ['2001:DB8:0:0:0:0:0:1', 0x20010db8000000000000000000000001n], ['ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff', (1n << 128n) - 1n],
-      ['::ffff:192.0.2.1', 0xffffc0000201n], ['1::', 1n << 112n], ['1:2:3:4:5:6:7::', 0x00010002000300040005000600070000n],
-      ['::2:3:4:5:6:7:8', 0x00000002000300040005000600070008n], ['1:2:3:4:5:6:1.2.3.4', 0x00010002000300040005000601020304n],
+      ['::', 0n],
+      ['::1', 1n],
+      ['2001:db8::1', 0x20010db8000000000000000000000001n],
+      ['2001:DB8:0:0:0:0:0:1', 0x20010db8000000000000000000000001n],
+      ['ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff', (1n << 128n) - 1n],
+      ['::ffff:192.0.2.1', 0xffffc0000201n],
+      ['1::', 1n << 112n],
+      ['1:2:3:4:5:6:7::', 0x00010002000300040005000600070000n],
+      ['::2:3:4:5:6:7:8', 0x00000002000300040005000600070008n],
+      ['1:2:3:4:5:6:1.2.3.4', 0x00010002000300040005000601020304n],
       ['0000:0000:0000:0000:0000:0000:0000:0001', 1n],
     ])('%s', (s, v) => expect(parseIPv6(s)).toBe(v));
     test.each([
-      '', ':', ':::', '1:2:3:4:5:6:7:8:9', '1::2::3', '12345::', 'g::1', '1:2:3:4:5:6:7', '::1%eth0', '[::1]', '1:2:3:4:5:6:7:8::',
-      '::192.0.2.256', ':1::', '1::2:', '::1.2.3', '1:2:3:4:5:6:7:1.2.3.4', '::1:2:3:4:5:6:1.2.3.4', '1.2.3.4::', '::01.2.3.4',
-      ' ::1', '1:::2', '::1:', '192.0.2.1',
+      '',
+      ':',
+      ':::',
+      '1:2:3:4:5:6:7:8:9',
+      '1::2::3',
+      '12345::',
+      'g::1',
+      '1:2:3:4:5:6:7',
+      '::1%eth0',
+      '[::1]',
+      '1:2:3:4:5:6:7:8::',
+      '::192.0.2.256',
+      ':1::',
+      '1::2:',
+      '::1.2.3',
+      '1:2:3:4:5:6:7:1.2.3.4',
+      '::1:2:3:4:5:6:1.2.3.4',
+      '1.2.3.4::',
+      '::01.2.3.4',
+      ' ::1',
+      '1:::2',
+      '::1:',
+      '192.0.2.1',
     ])('rejects %j', (s) => {
       expect(parseIPv6(s)).toBeUndefined();
     });
@@ -45,7 +104,9 @@ describe('strict grammar (validation)', () => {
 
   test('parseIp: family from the text; an IPv4-mapped address stays IPv6', () => {
     expect([ip('192.0.2.1'), ip('::ffff:192.0.2.1'), parseIp('example.com')]).toEqual([
-      { family: 4, value: 0xc0000201n }, { family: 6, value: 0xffffc0000201n }, undefined,
+      { family: 4, value: 0xc0000201n },
+      { family: 6, value: 0xffffc0000201n },
+      undefined,
     ]);
   });
 });
@@ -70,9 +131,22 @@ describe('routing syntax (trim, zone, leading zeros, IPv4-mapped as IPv4)', () =
     expect(parseIp(s, ROUTING_IP_SYNTAX)).toEqual({ family, value });
   });
 
-  test.each(['', '1.2.3', '256.1.1.1', '1.2.3.4.5', 'a.b.c.d', '1::2::3', '1:2:3:4:5:6:7:8:9', 'example.com', ':::', '12345::1', '1.2.3.0001', '[::1]'])(
-    'rejects %j', (s) => { expect(parseIp(s, ROUTING_IP_SYNTAX)).toBeUndefined(); },
-  );
+  test.each([
+    '',
+    '1.2.3',
+    '256.1.1.1',
+    '1.2.3.4.5',
+    'a.b.c.d',
+    '1::2::3',
+    '1:2:3:4:5:6:7:8:9',
+    'example.com',
+    ':::',
+    '12345::1',
+    '1.2.3.0001',
+    '[::1]',
+  ])('rejects %j', (s) => {
+    expect(parseIp(s, ROUTING_IP_SYNTAX)).toBeUndefined();
+  });
 });
 
 describe('geo syntax (trim, zone, brackets) as bytes', () => {
@@ -99,17 +173,36 @@ describe('geo syntax (trim, zone, brackets) as bytes', () => {
     expect(BigInt(`0x${Buffer.from(bytes.bytes).toString('hex')}`)).toBe(parsed!.value);
   });
 
-  test.each(['', 'bogus', '1.2.3', '1.2.3.4.5', '256.1.1.1', '01.2.3.4', '1.2.3.-1', '1::2::3', '1:2:3:4:5:6:7:8:9', '12345::', 'g::1', '1:2:3:4:5:6:7', '::1.2.3', 'example.com', '[1.2.3.4]', '[::1', '::ffff:01.2.3.4'])(
-    '%j is not an address',
-    (text) => {
-      expect(parseIp(text, GEO_IP_SYNTAX)).toBeUndefined();
-      expect(parseIpBytes(text, GEO_IP_SYNTAX)).toBeUndefined();
-    },
-  );
+  test.each([
+    '',
+    'bogus',
+    '1.2.3',
+    '1.2.3.4.5',
+    '256.1.1.1',
+    '01.2.3.4',
+    '1.2.3.-1',
+    '1::2::3',
+    '1:2:3:4:5:6:7:8:9',
+    '12345::',
+    'g::1',
+    '1:2:3:4:5:6:7',
+    '::1.2.3',
+    'example.com',
+    '[1.2.3.4]',
+    '[::1',
+    '::ffff:01.2.3.4',
+  ])('%j is not an address', (text) => {
+    expect(parseIp(text, GEO_IP_SYNTAX)).toBeUndefined();
+    expect(parseIpBytes(text, GEO_IP_SYNTAX)).toBeUndefined();
+  });
 });
 
 test.each([
-  ['192.0.2.1', 4], ['::1', 6], ['::ffff:192.0.2.1', 6], ['example.com', 0], ['1.2.3', 0],
+  ['192.0.2.1', 4],
+  ['::1', 6],
+  ['::ffff:192.0.2.1', 6],
+  ['example.com', 0],
+  ['1.2.3', 0],
 ])('ipFamilyOf(%j) = %i', (s, family) => {
   expect(ipFamilyOf(s)).toBe(family);
   expect(ipFamilyOf(s, ROUTING_IP_SYNTAX)).toBe(family);
@@ -121,7 +214,9 @@ describe('formatIp (RFC 5952)', () => {
     ['2001:db8:0:1:0:0:0:1', '2001:db8:0:1::1'],
     ['2001:db8:0:0:1:0:0:1', '2001:db8::1:0:0:1'],
     ['2001:db8:1:1:1:1:0:1', '2001:db8:1:1:1:1:0:1'],
-    ['::', '::'], ['0:0:0:0:0:0:0:1', '::1'], ['1:0:0:0:0:0:0:0', '1::'],
+    ['::', '::'],
+    ['0:0:0:0:0:0:0:1', '::1'],
+    ['1:0:0:0:0:0:0:0', '1::'],
     ['192.0.2.1', '192.0.2.1'],
   ])('%s -> %s', (s, out) => expect(formatIp(ip(s))).toBe(out));
 
@@ -132,7 +227,9 @@ describe('formatIp (RFC 5952)', () => {
     fc.assert(fc.property(fc.integer({ min: 0, max: 0xffffffff }), (v) => parseIPv4(formatIp({ family: 4, value: BigInt(v) })) === v));
   });
   test('the expanded form round-trips too', () => {
-    fc.assert(fc.property(fc.bigInt({ min: 0n, max: (1n << 128n) - 1n }), (v) => parseIPv6(formatIpExpanded({ family: 6, value: v })) === v));
+    fc.assert(
+      fc.property(fc.bigInt({ min: 0n, max: (1n << 128n) - 1n }), (v) => parseIPv6(formatIpExpanded({ family: 6, value: v })) === v),
+    );
   });
 });
 
@@ -178,7 +275,7 @@ describe('prefixes and ranges', () => {
       expect('error' in p && p.error).toMatch(reason);
     });
 
-    test('non-strict keeps host bits; the message format is the caller\'s', () => {
+    test("non-strict keeps host bits; the message format is the caller's", () => {
       expect(parsePrefix('10.1.2.3/8', { strict: false })).toEqual({ family: 4, value: 0x0a010203n, length: 8 });
       const p = parsePrefix('2001:db8::1/32', { format: formatIpExpanded });
       expect('error' in p && p.error).toMatch(/did you mean 2001:db8:0:0:0:0:0:0\/32\?/);
@@ -199,34 +296,80 @@ describe('IPv4 inside IPv6', () => {
   });
 
   test('mapIpv4 is the inverse of unmapIpv4 for IPv4 addresses', () => {
-    fc.assert(fc.property(fc.integer({ min: 0, max: 0xffffffff }), (v) => {
-      const a: IpAddress = { family: 4, value: BigInt(v) };
-      expect(isIpv4Mapped(mapIpv4(a))).toBe(true);
-      expect(unmapIpv4(mapIpv4(a))).toEqual(a);
-    }));
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 0xffffffff }), (v) => {
+        const a: IpAddress = { family: 4, value: BigInt(v) };
+        expect(isIpv4Mapped(mapIpv4(a))).toBe(true);
+        expect(unmapIpv4(mapIpv4(a))).toEqual(a);
+      }),
+    );
   });
 });
 
 describe('nonPublicReason (endpoint targets)', () => {
   test.each([
-    ['10.0.0.1', 'private'], ['172.31.255.255', 'private'], ['192.168.0.1', 'private'], ['127.0.0.1', 'loopback'],
-    ['169.254.1.1', 'link-local'], ['192.0.2.5', 'documentation'], ['198.51.100.1', 'documentation'], ['203.0.113.9', 'documentation'],
-    ['198.19.0.1', 'benchmarking'], ['224.0.0.1', 'multicast'], ['255.255.255.255', 'reserved'], ['192.88.99.1', '6to4'],
-    ['100.64.0.1', 'shared'], ['0.1.2.3', 'this network'],
-    ['::1', 'loopback'], ['::', 'unspecified'], ['fe80::1', 'link-local'], ['fd00::1', 'unique local'], ['2001:db8::1', 'documentation'],
-    ['3fff::1', 'documentation'], ['ff02::1', 'multicast'], ['::ffff:8.8.8.8', 'global unicast'], ['2001::1', 'IETF'],
+    ['10.0.0.1', 'private'],
+    ['172.31.255.255', 'private'],
+    ['192.168.0.1', 'private'],
+    ['127.0.0.1', 'loopback'],
+    ['169.254.1.1', 'link-local'],
+    ['192.0.2.5', 'documentation'],
+    ['198.51.100.1', 'documentation'],
+    ['203.0.113.9', 'documentation'],
+    ['198.19.0.1', 'benchmarking'],
+    ['224.0.0.1', 'multicast'],
+    ['255.255.255.255', 'reserved'],
+    ['192.88.99.1', '6to4'],
+    ['100.64.0.1', 'shared'],
+    ['0.1.2.3', 'this network'],
+    ['::1', 'loopback'],
+    ['::', 'unspecified'],
+    ['fe80::1', 'link-local'],
+    ['fd00::1', 'unique local'],
+    ['2001:db8::1', 'documentation'],
+    ['3fff::1', 'documentation'],
+    ['ff02::1', 'multicast'],
+    ['::ffff:8.8.8.8', 'global unicast'],
+    ['2001::1', 'IETF'],
   ])('%s is not public (%s)', (a, why) => expect(nonPublicReason(ip(a))).toContain(why));
-  test.each(['8.8.8.8', '20.50.2.1', '172.32.0.1', '192.169.0.1', '2a01:111::1', '2606:4700::1111', '2001:4860::8888'])('%s is public', (a) => {
-    expect(nonPublicReason(ip(a))).toBeUndefined();
-  });
+  test.each(['8.8.8.8', '20.50.2.1', '172.32.0.1', '192.169.0.1', '2a01:111::1', '2606:4700::1111', '2001:4860::8888'])(
+    '%s is public',
+    (a) => {
+      expect(nonPublicReason(ip(a))).toBeUndefined();
+    },
+  );
 });
 
 describe('nonGlobalReason (no geography)', () => {
   test.each([
-    '10.0.0.1', '172.16.5.4', '172.31.255.255', '192.168.1.1', '127.0.0.1', '127.255.255.254', '169.254.1.1',
-    '100.64.0.1', '0.1.2.3', '192.0.2.1', '198.51.100.1', '203.0.113.1', '198.18.0.1', '224.0.0.1',
-    '255.255.255.255', '::', '::1', 'fe80::1', 'fd00::1', 'fc00::1', 'ff02::1', '2001:db8::1', '100::1',
-    '::ffff:10.0.0.1', '64:ff9b::10.0.0.1', '2001:2::1', 'fec0::1', '5f00::1',
+    '10.0.0.1',
+    '172.16.5.4',
+    '172.31.255.255',
+    '192.168.1.1',
+    '127.0.0.1',
+    '127.255.255.254',
+    '169.254.1.1',
+    '100.64.0.1',
+    '0.1.2.3',
+    '192.0.2.1',
+    '198.51.100.1',
+    '203.0.113.1',
+    '198.18.0.1',
+    '224.0.0.1',
+    '255.255.255.255',
+    '::',
+    '::1',
+    'fe80::1',
+    'fd00::1',
+    'fc00::1',
+    'ff02::1',
+    '2001:db8::1',
+    '100::1',
+    '::ffff:10.0.0.1',
+    '64:ff9b::10.0.0.1',
+    '2001:2::1',
+    'fec0::1',
+    '5f00::1',
   ])('%s', (a) => {
     expect(nonGlobalReason(unmapIpv4(ip(a), true))).toBeDefined();
   });

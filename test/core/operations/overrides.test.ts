@@ -15,22 +15,51 @@ import { dist, geo } from '../routing/fixtures';
 const T0 = Date.parse('2026-06-01T10:00:00Z');
 const iso = (ms: number): string => new Date(ms).toISOString();
 const rec = (over: Partial<OverrideRecord> & Pick<OverrideRecord, 'id' | 'kind'>): OverrideRecord => ({
-  profile: 'web', endpoint: 'a', reason: 'test', who: 'cli', createdAt: iso(T0), expiresAt: iso(T0 + 60_000), ...over,
+  profile: 'web',
+  endpoint: 'a',
+  reason: 'test',
+  who: 'cli',
+  createdAt: iso(T0),
+  expiresAt: iso(T0 + 60_000),
+  ...over,
 });
 
 describe('durations', () => {
   test.each<[string | number, number | undefined]>([
-    ['90s', 90_000], ['30m', 1_800_000], ['2h', 7_200_000], ['1d', 86_400_000], ['1h30m', 5_400_000], ['7d', 604_800_000],
-    ['250ms', 250], ['45', 45_000], [12, 12_000], ['1.5h', 5_400_000], ['', undefined], ['10x', undefined], ['m', undefined], ['-5s', undefined], ['1h 30m', undefined],
+    ['90s', 90_000],
+    ['30m', 1_800_000],
+    ['2h', 7_200_000],
+    ['1d', 86_400_000],
+    ['1h30m', 5_400_000],
+    ['7d', 604_800_000],
+    ['250ms', 250],
+    ['45', 45_000],
+    [12, 12_000],
+    ['1.5h', 5_400_000],
+    ['', undefined],
+    ['10x', undefined],
+    ['m', undefined],
+    ['-5s', undefined],
+    ['1h 30m', undefined],
   ])('%p → %p ms', (text, ms) => expect(parseDuration(text)).toBe(ms));
-  test.each<[number, string]>([[5_400_000, '1h30m'], [45_000, '45s'], [250, '250ms'], [90_061_000, '1d1h']])('%i ms → %s', (ms, text) => expect(formatDuration(ms)).toBe(text));
+  test.each<[number, string]>([
+    [5_400_000, '1h30m'],
+    [45_000, '45s'],
+    [250, '250ms'],
+    [90_061_000, '1d1h'],
+  ])('%i ms → %s', (ms, text) => expect(formatDuration(ms)).toBe(text));
 });
 
 describe('the request', () => {
   test('a valid down and a valid weight override', () => {
-    expect(checkOverrideRequest({ kind: 'down', profile: 'web', endpoint: 'a', for: '30m', reason: 'game day', who: 'cli' }))
-      .toEqual({ ok: true, value: { kind: 'down', profile: 'web', endpoint: 'a', durationMs: 1_800_000, reason: 'game day', who: 'cli', force: false } });
-    expect(checkOverrideRequest({ kind: 'weight', profile: 'web', endpoint: 'a', weight: 25, for: 600 })).toMatchObject({ ok: true, value: { weight: 25, durationMs: 600_000, who: 'api' } });
+    expect(checkOverrideRequest({ kind: 'down', profile: 'web', endpoint: 'a', for: '30m', reason: 'game day', who: 'cli' })).toEqual({
+      ok: true,
+      value: { kind: 'down', profile: 'web', endpoint: 'a', durationMs: 1_800_000, reason: 'game day', who: 'cli', force: false },
+    });
+    expect(checkOverrideRequest({ kind: 'weight', profile: 'web', endpoint: 'a', weight: 25, for: 600 })).toMatchObject({
+      ok: true,
+      value: { weight: 25, durationMs: 600_000, who: 'api' },
+    });
   });
   test.each<[string, unknown, string[]]>([
     ['no expiry', { kind: 'down', profile: 'w', endpoint: 'a' }, ['for']],
@@ -64,25 +93,44 @@ describe('what routing reads', () => {
   });
 });
 
-const ep = (name: string, target: string, over: Partial<EndpointInput> = {}): EndpointInput => ({ name, type: 'externalEndpoints', target, ...over });
-const prof = (name: string, method: ProfileInput['trafficRoutingMethod'], endpoints: EndpointInput[]) => normalizeProfile({
-  name, trafficRoutingMethod: method, dnsConfig: { relativeName: name, ttl: 30 }, endpoints,
-  monitorConfig: { protocol: 'HTTP', port: 80, path: '/', intervalInSeconds: 10, timeoutInSeconds: 5, toleratedNumberOfFailures: 0 },
+const ep = (name: string, target: string, over: Partial<EndpointInput> = {}): EndpointInput => ({
+  name,
+  type: 'externalEndpoints',
+  target,
+  ...over,
 });
+const prof = (name: string, method: ProfileInput['trafficRoutingMethod'], endpoints: EndpointInput[]) =>
+  normalizeProfile({
+    name,
+    trafficRoutingMethod: method,
+    dnsConfig: { relativeName: name, ttl: 30 },
+    endpoints,
+    monitorConfig: { protocol: 'HTTP', port: 80, path: '/', intervalInSeconds: 10, timeoutInSeconds: 5, toleratedNumberOfFailures: 0 },
+  });
 const view = (verdicts: Record<string, ProbeVerdict>, overrides: OverrideRecord[] = []): HealthView => {
   const o = endpointOverrides(overrides, T0);
   return { verdict: (p, e) => verdicts[`${p}/${e}`], override: (p, e) => o.get(`${p}/${e}`) };
 };
 const g = geo();
 const answer = (profiles: ReturnType<typeof prof>[], health: HealthView, name = 'web') =>
-  resolve(buildSnapshot({ zone: 'tm.internal', profiles, geo: g, health }), { name: `${name}.tm.internal`, type: 'A', clientAddress: '198.51.100.10' });
+  resolve(buildSnapshot({ zone: 'tm.internal', profiles, geo: g, health }), {
+    name: `${name}.tm.internal`,
+    type: 'A',
+    clientAddress: '198.51.100.10',
+  });
 
 describe('a down override in routing', () => {
   test('status table row: it beats Always Serve and nesting, but not Disabled or Stopped', () => {
-    expect(endpointMonitorStatus({ profileStatus: 'Enabled', endpointStatus: 'Enabled', alwaysServe: 'Enabled', overriddenDown: true })).toBe('Degraded');
-    expect(endpointMonitorStatus({ profileStatus: 'Enabled', endpointStatus: 'Enabled', nested: 'Online', overriddenDown: true })).toBe('Degraded');
+    expect(
+      endpointMonitorStatus({ profileStatus: 'Enabled', endpointStatus: 'Enabled', alwaysServe: 'Enabled', overriddenDown: true }),
+    ).toBe('Degraded');
+    expect(endpointMonitorStatus({ profileStatus: 'Enabled', endpointStatus: 'Enabled', nested: 'Online', overriddenDown: true })).toBe(
+      'Degraded',
+    );
     expect(endpointMonitorStatus({ profileStatus: 'Enabled', endpointStatus: 'Disabled', overriddenDown: true })).toBe('Disabled');
-    expect(endpointMonitorStatus({ profileStatus: 'Enabled', endpointStatus: 'Enabled', resource: 'stopped', overriddenDown: true })).toBe('Stopped');
+    expect(endpointMonitorStatus({ profileStatus: 'Enabled', endpointStatus: 'Enabled', resource: 'stopped', overriddenDown: true })).toBe(
+      'Stopped',
+    );
   });
 
   test('Priority fails over at once, and the explanation names the override', () => {
@@ -90,7 +138,9 @@ describe('a down override in routing', () => {
     const h = view({ 'web/a': 'Online', 'web/b': 'Online' }, [rec({ id: '1', kind: 'down', reason: 'game day' })]);
     const r = answer([p], h);
     expect(dist(r)).toEqual({ 'web/b': 1 });
-    expect(r.explanation.find((s) => s.endpoint === 'a')!.detail).toMatch(/Degraded \(override down by cli until .*\(game day\): taken out of DNS\): not available/);
+    expect(r.explanation.find((s) => s.endpoint === 'a')!.detail).toMatch(
+      /Degraded \(override down by cli until .*\(game day\): taken out of DNS\): not available/,
+    );
   });
 
   test('Always Serve does not bypass it', () => {
@@ -109,13 +159,18 @@ describe('a down override in routing', () => {
 
   test('a down override of a nested endpoint takes the whole child out of the parent', () => {
     const child = prof('eu', 'Priority', [ep('x', '192.0.2.7')]);
-    const parent = normalizeProfile({ ...prof('web', 'Priority', []), endpoints: [{ name: 'to-eu', type: 'nestedEndpoints', targetResourceId: 'eu' }, ep('b', '192.0.2.2')] });
-    expect(dist(answer([child, parent], view({ 'eu/x': 'Online', 'web/b': 'Online' }, [rec({ id: '1', kind: 'down', endpoint: 'to-eu' })])))).toEqual({ 'web/b': 1 });
+    const parent = normalizeProfile({
+      ...prof('web', 'Priority', []),
+      endpoints: [{ name: 'to-eu', type: 'nestedEndpoints', targetResourceId: 'eu' }, ep('b', '192.0.2.2')],
+    });
+    expect(
+      dist(answer([child, parent], view({ 'eu/x': 'Online', 'web/b': 'Online' }, [rec({ id: '1', kind: 'down', endpoint: 'to-eu' })]))),
+    ).toEqual({ 'web/b': 1 });
   });
 });
 
 describe('a weight override in routing', () => {
-  test('Weighted uses the override\'s weight, and says so', () => {
+  test("Weighted uses the override's weight, and says so", () => {
     const p = prof('web', 'Weighted', [ep('a', '192.0.2.1', { weight: 1 }), ep('b', '192.0.2.2', { weight: 1 })]);
     const r = answer([p], view({ 'web/a': 'Online', 'web/b': 'Online' }, [rec({ id: '1', kind: 'weight', weight: 3 })]));
     expect(dist(r)).toEqual({ 'web/a': 0.75, 'web/b': 0.25 });

@@ -8,8 +8,14 @@ import type { EndpointInput } from '../../../src/core/model/types';
 import { checkDownOverride } from '../../../src/core/operations';
 import { geo } from '../routing/fixtures';
 
-const ep = (name: string, target: string, over: Partial<EndpointInput> = {}): EndpointInput => ({ name, type: 'externalEndpoints', target, ...over });
-const prof = (name: string, endpoints: EndpointInput[]) => normalizeProfile({ name, trafficRoutingMethod: 'Priority', dnsConfig: { relativeName: name }, endpoints });
+const ep = (name: string, target: string, over: Partial<EndpointInput> = {}): EndpointInput => ({
+  name,
+  type: 'externalEndpoints',
+  target,
+  ...over,
+});
+const prof = (name: string, endpoints: EndpointInput[]) =>
+  normalizeProfile({ name, trafficRoutingMethod: 'Priority', dnsConfig: { relativeName: name }, endpoints });
 const view = (v: Record<string, ProbeVerdict>, down: string[] = []): HealthView => ({
   verdict: (p, e) => v[`${p}/${e}`],
   override: (p, e) => (down.includes(`${p}/${e}`) ? { down: true, reason: 'override down' } : undefined),
@@ -29,7 +35,9 @@ test('refused when the other endpoint is Degraded now: one line naming the profi
   const r = check([web], view({ 'web/primary': 'Online', 'web/backup': 'Degraded' }), 'web', 'primary');
   expect(r.ok).toBe(false);
   if (r.ok) return;
-  expect(r.message).toBe('refused: taking web/primary down would leave profile web with no endpoint able to serve (left: backup Degraded); pass --force (API: "force": true) to take it out anyway');
+  expect(r.message).toBe(
+    'refused: taking web/primary down would leave profile web with no endpoint able to serve (left: backup Degraded); pass --force (API: "force": true) to take it out anyway',
+  );
   expect(r.message).not.toContain('\n');
 });
 
@@ -40,11 +48,17 @@ test('counts the overrides already in force', () => {
 
 test('counts nested children: a parent left with nothing to serve refuses, naming it', () => {
   const child = prof('eu', [ep('x', '192.0.2.7')]);
-  const parent = normalizeProfile({ name: 'app', trafficRoutingMethod: 'Priority', dnsConfig: { relativeName: 'app' }, endpoints: [
-    { name: 'to-eu', type: 'nestedEndpoints', targetResourceId: 'eu' }, ep('us', '192.0.2.9'),
-  ] });
+  const parent = normalizeProfile({
+    name: 'app',
+    trafficRoutingMethod: 'Priority',
+    dnsConfig: { relativeName: 'app' },
+    endpoints: [{ name: 'to-eu', type: 'nestedEndpoints', targetResourceId: 'eu' }, ep('us', '192.0.2.9')],
+  });
   // The child's only endpoint: eu itself is left empty.
-  expect(check([child, parent], view({ 'eu/x': 'Online', 'app/us': 'Online' }), 'eu', 'x')).toMatchObject({ ok: false, refusals: [{ profile: 'eu', nesting: false }] });
+  expect(check([child, parent], view({ 'eu/x': 'Online', 'app/us': 'Online' }), 'eu', 'x')).toMatchObject({
+    ok: false,
+    refusals: [{ profile: 'eu', nesting: false }],
+  });
   // With us Degraded the parent would lose its last serving endpoint through the child, and says so.
   const r = check([child, parent], view({ 'eu/x': 'Online', 'app/us': 'Degraded' }), 'eu', 'x');
   expect(r).toMatchObject({ ok: false, refusals: [{ profile: 'eu' }, { profile: 'app', nesting: true }] });

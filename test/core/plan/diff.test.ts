@@ -17,7 +17,7 @@ describe('diff: actions per profile', () => {
     expect(action(name)).toBe(expected);
   });
 
-  test('another stack\'s profile is never part of the plan', () => {
+  test("another stack's profile is never part of the plan", () => {
     expect(action('data-api')).toBeUndefined();
     expect(plan.steps.map((s) => s.profile)).not.toContain('data-api');
   });
@@ -58,22 +58,30 @@ describe('diff: actions per profile', () => {
     const s = webScenario();
     const snapshot = JSON.stringify(s);
     const p = diff(s.desired, s.deployed);
-    p.changes.forEach((c) => { if (c.after) c.after.endpoints.push({ name: 'x' } as never); });
+    p.changes.forEach((c) => {
+      if (c.after) c.after.endpoints.push({ name: 'x' } as never);
+    });
     expect(JSON.stringify(s)).toBe(snapshot);
   });
 });
 
 describe('diff: stack scoping and reference errors', () => {
   test('a desired name owned by another stack is an error, and the plan has no steps', () => {
-    const desired = doc('web', [{ name: 'data-api', trafficRoutingMethod: 'Priority', dnsConfig: { relativeName: 'data2' },
-      endpoints: [{ name: 'x', type: 'externalEndpoints', target: 'x.example.net' }] }]);
+    const desired = doc('web', [
+      {
+        name: 'data-api',
+        trafficRoutingMethod: 'Priority',
+        dnsConfig: { relativeName: 'data2' },
+        endpoints: [{ name: 'x', type: 'externalEndpoints', target: 'x.example.net' }],
+      },
+    ]);
     const plan = diff(desired, dataStack());
     expect(plan.errors.map((e) => e.code)).toEqual(['PLAN_PROFILE_OWNED_BY_OTHER_STACK']);
     expect(plan.errors[0]!.message).toMatch(/stack "data"/);
     expect(plan.steps).toEqual([]);
   });
 
-  test('an empty document deletes only its own stack\'s profiles', () => {
+  test("an empty document deletes only its own stack's profiles", () => {
     const deployed = [...deployedOf(doc('web', webBefore())), ...dataStack()];
     const plan = diff(doc('web', []), deployed);
     expect(plan.changes.map((c) => c.action)).toEqual(Array(5).fill('delete'));
@@ -95,18 +103,38 @@ describe('diff: stack scoping and reference errors', () => {
     expect(plan.errors[0]!.message).toMatch(message);
   });
 
-  test('nesting another stack\'s profile is fine; deleting a profile another stack nests is an error', () => {
-    const foreignParent = deployedOf(doc('other', [{ name: 'front', trafficRoutingMethod: 'Priority', dnsConfig: { relativeName: 'front' },
-      endpoints: [{ name: 'n', type: 'nestedEndpoints', targetResourceId: 'contoso-eu' }] }]));
+  test("nesting another stack's profile is fine; deleting a profile another stack nests is an error", () => {
+    const foreignParent = deployedOf(
+      doc('other', [
+        {
+          name: 'front',
+          trafficRoutingMethod: 'Priority',
+          dnsConfig: { relativeName: 'front' },
+          endpoints: [{ name: 'n', type: 'nestedEndpoints', targetResourceId: 'contoso-eu' }],
+        },
+      ]),
+    );
     const deployed = [...deployedOf(doc('web', webBefore())), ...foreignParent];
-    const plan = diff(doc('web', webBefore().filter((p) => p.name !== 'contoso-eu' && p.name !== 'contoso-geo')), deployed);
+    const plan = diff(
+      doc(
+        'web',
+        webBefore().filter((p) => p.name !== 'contoso-eu' && p.name !== 'contoso-geo'),
+      ),
+      deployed,
+    );
     expect(plan.errors.map((e) => e.code)).toEqual(['PLAN_DELETE_REFERENCED']);
     expect(plan.errors[0]!.message).toMatch(/front of stack "other" nests it/);
   });
 
   test('a relativeName held by another stack is an error', () => {
-    const desired = doc('web', [{ name: 'mine', trafficRoutingMethod: 'Priority', dnsConfig: { relativeName: 'DATA' },
-      endpoints: [{ name: 'x', type: 'externalEndpoints', target: 'x.example.net' }] }]);
+    const desired = doc('web', [
+      {
+        name: 'mine',
+        trafficRoutingMethod: 'Priority',
+        dnsConfig: { relativeName: 'DATA' },
+        endpoints: [{ name: 'x', type: 'externalEndpoints', target: 'x.example.net' }],
+      },
+    ]);
     const plan = diff(desired, dataStack());
     expect(plan.errors.map((e) => e.code)).toEqual(['PLAN_RELATIVE_NAME_TAKEN']);
   });
@@ -121,8 +149,16 @@ describe('diff: identical documents', () => {
   });
 
   test('object key order does not count as a change', () => {
-    const reverseKeys = (v: unknown): unknown => (Array.isArray(v) ? v.map(reverseKeys)
-      : v && typeof v === 'object' ? Object.fromEntries(Object.entries(v).reverse().map(([k, x]) => [k, reverseKeys(x)])) : v);
+    const reverseKeys = (v: unknown): unknown =>
+      Array.isArray(v)
+        ? v.map(reverseKeys)
+        : v && typeof v === 'object'
+          ? Object.fromEntries(
+              Object.entries(v)
+                .reverse()
+                .map(([k, x]) => [k, reverseKeys(x)]),
+            )
+          : v;
     const d = doc('web', webBefore());
     const shuffled = deployedOf(d).map((x) => ({ ...x, profile: reverseKeys(x.profile) as typeof x.profile }));
     expect(JSON.stringify(shuffled[0]!.profile)).not.toBe(JSON.stringify(d.profiles[0]));
@@ -133,7 +169,10 @@ describe('diff: identical documents', () => {
 describe('attribute paths', () => {
   test.each([
     ['endpoints[eu].weight', [{ prop: 'endpoints' }, { key: 'eu' }, { prop: 'weight' }]],
-    ['endpoints["my ep"].customHeaders[host].value', [{ prop: 'endpoints' }, { key: 'my ep' }, { prop: 'customHeaders' }, { key: 'host' }, { prop: 'value' }]],
+    [
+      'endpoints["my ep"].customHeaders[host].value',
+      [{ prop: 'endpoints' }, { key: 'my ep' }, { prop: 'customHeaders' }, { key: 'host' }, { prop: 'value' }],
+    ],
     ['tags["a]b"]', [{ prop: 'tags' }, { key: 'a]b' }]],
     ['dnsConfig.ttl', [{ prop: 'dnsConfig' }, { prop: 'ttl' }]],
   ])('%s parses', (path, segs) => {
@@ -141,10 +180,24 @@ describe('attribute paths', () => {
   });
 
   test('names needing quotes are JSON-quoted and round-trip through apply', () => {
-    const [a] = doc('web', [{ name: 'p', trafficRoutingMethod: 'Weighted', dnsConfig: { relativeName: 'p' }, tags: { 'team x': 'a' },
-      endpoints: [{ name: 'my ep', type: 'externalEndpoints', target: 'a.example.net', customHeaders: [{ name: 'host', value: 'a' }] }] }]).profiles;
-    const [b] = doc('web', [{ name: 'p', trafficRoutingMethod: 'Weighted', dnsConfig: { relativeName: 'p' }, tags: { 'team x': 'b' },
-      endpoints: [{ name: 'my ep', type: 'externalEndpoints', target: 'a.example.net', customHeaders: [{ name: 'host', value: 'b' }] }] }]).profiles;
+    const [a] = doc('web', [
+      {
+        name: 'p',
+        trafficRoutingMethod: 'Weighted',
+        dnsConfig: { relativeName: 'p' },
+        tags: { 'team x': 'a' },
+        endpoints: [{ name: 'my ep', type: 'externalEndpoints', target: 'a.example.net', customHeaders: [{ name: 'host', value: 'a' }] }],
+      },
+    ]).profiles;
+    const [b] = doc('web', [
+      {
+        name: 'p',
+        trafficRoutingMethod: 'Weighted',
+        dnsConfig: { relativeName: 'p' },
+        tags: { 'team x': 'b' },
+        endpoints: [{ name: 'my ep', type: 'externalEndpoints', target: 'a.example.net', customHeaders: [{ name: 'host', value: 'b' }] }],
+      },
+    ]).profiles;
     const changes = diffAttributes(a!, b!);
     expect(changes.map((c) => c.path)).toEqual(['tags["team x"]', 'endpoints["my ep"].customHeaders[host].value']);
     expect(applyAttributeChanges(a!, changes)).toEqual(JSON.parse(JSON.stringify(b)));
@@ -154,7 +207,9 @@ describe('attribute paths', () => {
     const before = doc('web', webBefore()).profiles[0]!;
     const after = { ...before, endpoints: [before.endpoints[2]!, before.endpoints[0]!, before.endpoints[1]!] };
     const changes = diffAttributes(before, after);
-    expect(changes).toEqual([{ path: 'endpoints', kind: 'reorder', before: ['eu-west', 'us-east', 'legacy'], after: ['legacy', 'eu-west', 'us-east'] }]);
+    expect(changes).toEqual([
+      { path: 'endpoints', kind: 'reorder', before: ['eu-west', 'us-east', 'legacy'], after: ['legacy', 'eu-west', 'us-east'] },
+    ]);
     expect(applyAttributeChanges(before, changes).endpoints.map((e) => e.name)).toEqual(['legacy', 'eu-west', 'us-east']);
   });
 });
@@ -176,10 +231,24 @@ describe('applyOrder', () => {
 });
 
 test('profile names in nested references match case-insensitively (as routing and ARM do)', () => {
-  const parent = { name: 'front', trafficRoutingMethod: 'Priority' as const, dnsConfig: { relativeName: 'front' },
-    endpoints: [{ name: 'n', type: 'nestedEndpoints', targetResourceId: '/subscriptions/s/resourceGroups/r/providers/Microsoft.Network/trafficManagerProfiles/Child-EU' }] };
-  const child = { name: 'child-eu', trafficRoutingMethod: 'Priority' as const, dnsConfig: { relativeName: 'child' },
-    endpoints: [{ name: 'x', type: 'externalEndpoints', target: 'x.example.net' }] };
+  const parent = {
+    name: 'front',
+    trafficRoutingMethod: 'Priority' as const,
+    dnsConfig: { relativeName: 'front' },
+    endpoints: [
+      {
+        name: 'n',
+        type: 'nestedEndpoints',
+        targetResourceId: '/subscriptions/s/resourceGroups/r/providers/Microsoft.Network/trafficManagerProfiles/Child-EU',
+      },
+    ],
+  };
+  const child = {
+    name: 'child-eu',
+    trafficRoutingMethod: 'Priority' as const,
+    dnsConfig: { relativeName: 'child' },
+    endpoints: [{ name: 'x', type: 'externalEndpoints', target: 'x.example.net' }],
+  };
   const created = diff(doc('web', [parent, child]), []);
   expect(created.errors).toEqual([]);
   expect(created.steps.map((s) => s.profile)).toEqual(['child-eu', 'front']);
@@ -197,12 +266,32 @@ describe('checkPlanBase (stale plans)', () => {
   });
 
   test.each<[string, () => typeof deployed, RegExp]>([
-    ['an updated profile changed', () => deployed.map((d) => (d.profile.name === 'contoso-web' ? { ...d, etag: '"x"' } : d)), /contoso-web changed \(ETag "contoso-web-1" → "x"\)/],
-    ['a no-op profile changed', () => deployed.map((d) => (d.profile.name === 'contoso-eu' ? { ...d, etag: '"x"' } : d)), /contoso-eu changed/],
+    [
+      'an updated profile changed',
+      () => deployed.map((d) => (d.profile.name === 'contoso-web' ? { ...d, etag: '"x"' } : d)),
+      /contoso-web changed \(ETag "contoso-web-1" → "x"\)/,
+    ],
+    [
+      'a no-op profile changed',
+      () => deployed.map((d) => (d.profile.name === 'contoso-eu' ? { ...d, etag: '"x"' } : d)),
+      /contoso-eu changed/,
+    ],
     ['a profile to delete is gone', () => deployed.filter((d) => d.profile.name !== 'old-api'), /old-api was deleted/],
-    ['a profile to create exists', () => [...deployed, { ...web[0]!, profile: { ...web[0]!.profile, name: 'contoso-api' } }], /contoso-api was created/],
-    ['a profile was added to the stack', () => [...deployed, { ...web[0]!, profile: { ...web[0]!.profile, name: 'extra' } }], /extra was added to stack "web"/],
-    ['a profile moved stack', () => deployed.map((d) => (d.profile.name === 'status' ? { ...d, stack: 'ops' } : d)), /status moved to stack "ops"/],
+    [
+      'a profile to create exists',
+      () => [...deployed, { ...web[0]!, profile: { ...web[0]!.profile, name: 'contoso-api' } }],
+      /contoso-api was created/,
+    ],
+    [
+      'a profile was added to the stack',
+      () => [...deployed, { ...web[0]!, profile: { ...web[0]!.profile, name: 'extra' } }],
+      /extra was added to stack "web"/,
+    ],
+    [
+      'a profile moved stack',
+      () => deployed.map((d) => (d.profile.name === 'status' ? { ...d, stack: 'ops' } : d)),
+      /status moved to stack "ops"/,
+    ],
   ])('%s: PLAN_STALE', (_what, now, message) => {
     const issues = checkPlanBase(plan, now());
     expect(issues.map((i) => i.code)).toEqual(['PLAN_STALE']);

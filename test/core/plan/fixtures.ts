@@ -21,7 +21,10 @@ const monitor = { protocol: 'HTTPS' as const, port: 443, path: '/health' };
 export function webBefore(): ProfileInput[] {
   return [
     {
-      name: 'contoso-web', trafficRoutingMethod: 'Weighted', dnsConfig: { relativeName: 'www', ttl: 30 }, monitorConfig: monitor,
+      name: 'contoso-web',
+      trafficRoutingMethod: 'Weighted',
+      dnsConfig: { relativeName: 'www', ttl: 30 },
+      monitorConfig: monitor,
       endpoints: [
         { name: 'eu-west', type: 'externalEndpoints', target: 'eu-west.contoso.net', weight: 50 },
         { name: 'us-east', type: 'externalEndpoints', target: 'us-east.contoso.net', weight: 40 },
@@ -29,7 +32,10 @@ export function webBefore(): ProfileInput[] {
       ],
     },
     {
-      name: 'contoso-geo', trafficRoutingMethod: 'Geographic', dnsConfig: { relativeName: 'geo', ttl: 60 }, monitorConfig: monitor,
+      name: 'contoso-geo',
+      trafficRoutingMethod: 'Geographic',
+      dnsConfig: { relativeName: 'geo', ttl: 60 },
+      monitorConfig: monitor,
       endpoints: [
         { name: 'europe', type: 'nestedEndpoints', targetResourceId: 'contoso-eu', geoMapping: ['GEO-EU'] },
         { name: 'americas', type: 'externalEndpoints', target: 'us-east.contoso.net', geoMapping: ['GEO-NA', 'GEO-SA'] },
@@ -37,19 +43,27 @@ export function webBefore(): ProfileInput[] {
       ],
     },
     {
-      name: 'contoso-eu', trafficRoutingMethod: 'Priority', dnsConfig: { relativeName: 'eu', ttl: 30 }, monitorConfig: monitor,
+      name: 'contoso-eu',
+      trafficRoutingMethod: 'Priority',
+      dnsConfig: { relativeName: 'eu', ttl: 30 },
+      monitorConfig: monitor,
       endpoints: [
         { name: 'eu-primary', type: 'externalEndpoints', target: 'eu-west.contoso.net' },
         { name: 'eu-backup', type: 'externalEndpoints', target: 'eu-north.contoso.net' },
       ],
     },
     {
-      name: 'status', trafficRoutingMethod: 'Priority', dnsConfig: { relativeName: 'status', ttl: 300 },
+      name: 'status',
+      trafficRoutingMethod: 'Priority',
+      dnsConfig: { relativeName: 'status', ttl: 300 },
       monitorConfig: { protocol: 'HTTP', port: 80, path: '/' },
       endpoints: [{ name: 'page', type: 'externalEndpoints', target: 'status.contoso.net' }],
     },
     {
-      name: 'old-api', trafficRoutingMethod: 'Priority', dnsConfig: { relativeName: 'api-v1', ttl: 30 }, monitorConfig: monitor,
+      name: 'old-api',
+      trafficRoutingMethod: 'Priority',
+      dnsConfig: { relativeName: 'api-v1', ttl: 30 },
+      monitorConfig: monitor,
       endpoints: [{ name: 'v1', type: 'externalEndpoints', target: 'api-v1.contoso.net' }],
     },
   ];
@@ -82,7 +96,9 @@ export function webAfter(): ProfileInput[] {
     eu!,
     { ...status!, dnsConfig: { relativeName: 'status-v2', ttl: 300 } },
     {
-      name: 'contoso-api', trafficRoutingMethod: 'Performance', dnsConfig: { relativeName: 'api', ttl: 10 },
+      name: 'contoso-api',
+      trafficRoutingMethod: 'Performance',
+      dnsConfig: { relativeName: 'api', ttl: 10 },
       monitorConfig: { ...monitor, intervalInSeconds: 10, timeoutInSeconds: 5, toleratedNumberOfFailures: 1 },
       endpoints: [
         { name: 'westeurope', type: 'externalEndpoints', target: 'api-weu.contoso.net', endpointLocation: 'West Europe' },
@@ -95,10 +111,16 @@ export function webAfter(): ProfileInput[] {
 
 /** Another stack's profile that must never be touched. */
 export function dataStack(): DeployedProfile[] {
-  return deployedOf(doc('data', [{
-    name: 'data-api', trafficRoutingMethod: 'Priority', dnsConfig: { relativeName: 'data', ttl: 30 },
-    endpoints: [{ name: 'd1', type: 'externalEndpoints', target: 'data.contoso.net' }],
-  }]));
+  return deployedOf(
+    doc('data', [
+      {
+        name: 'data-api',
+        trafficRoutingMethod: 'Priority',
+        dnsConfig: { relativeName: 'data', ttl: 30 },
+        endpoints: [{ name: 'd1', type: 'externalEndpoints', target: 'data.contoso.net' }],
+      },
+    ]),
+  );
 }
 
 export function webScenario(): { desired: Document; deployed: DeployedProfile[] } {

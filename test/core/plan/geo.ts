@@ -8,9 +8,14 @@ import { TableGeo } from '../../../src/testing/geo-table';
  * (198.18.<i>.1, benchmark range) are located in countries, for sampling tests against the routing engine.
  */
 const HOME: Record<string, string> = {
-  'GEO-EU': 'westeurope', 'GEO-ME': 'westeurope', 'GEO-AF': 'westeurope',
-  'GEO-NA': 'eastus', 'GEO-SA': 'eastus',
-  'GEO-AS': 'japaneast', 'GEO-AP': 'japaneast', 'GEO-AN': 'japaneast',
+  'GEO-EU': 'westeurope',
+  'GEO-ME': 'westeurope',
+  'GEO-AF': 'westeurope',
+  'GEO-NA': 'eastus',
+  'GEO-SA': 'eastus',
+  'GEO-AS': 'japaneast',
+  'GEO-AP': 'japaneast',
+  'GEO-AN': 'japaneast',
 };
 const FAR: Record<string, Record<string, number>> = {
   westeurope: { westeurope: 20, eastus: 90, japaneast: 220 },

@@ -2,8 +2,18 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ProfileInput } from '../../../src/core/model/types';
 import {
-  applyOrder, buildReport, diff, previewPlan, readPlanJson, renderJson, renderMarkdown, renderText, writeText,
-  GITHUB_COMMENT_LIMIT, PlanFormatError, type PlanReport,
+  applyOrder,
+  buildReport,
+  diff,
+  previewPlan,
+  readPlanJson,
+  renderJson,
+  renderMarkdown,
+  renderText,
+  writeText,
+  GITHUB_COMMENT_LIMIT,
+  PlanFormatError,
+  type PlanReport,
 } from '../../../src/core/plan';
 import { deployedOf, doc, webBefore, webScenario } from './fixtures';
 import { testGeo } from './geo';
@@ -91,11 +101,21 @@ describe('markdown renderer', () => {
 
   test('a large plan is cut to the limit, saying what was left out', () => {
     const many: ProfileInput[] = Array.from({ length: 400 }, (_, i) => ({
-      name: `svc-${String(i).padStart(3, '0')}`, trafficRoutingMethod: 'Weighted', dnsConfig: { relativeName: `svc-${i}` },
-      endpoints: [{ name: 'a', type: 'externalEndpoints', target: `a${i}.example.net`, weight: 10 }, { name: 'b', type: 'externalEndpoints', target: `b${i}.example.net` }],
+      name: `svc-${String(i).padStart(3, '0')}`,
+      trafficRoutingMethod: 'Weighted',
+      dnsConfig: { relativeName: `svc-${i}` },
+      endpoints: [
+        { name: 'a', type: 'externalEndpoints', target: `a${i}.example.net`, weight: 10 },
+        { name: 'b', type: 'externalEndpoints', target: `b${i}.example.net` },
+      ],
     }));
     const d = doc('big', many);
-    const deployed = deployedOf(doc('big', many.map((p) => ({ ...p, endpoints: p.endpoints!.map((e) => ({ ...e, weight: 5 })) }))));
+    const deployed = deployedOf(
+      doc(
+        'big',
+        many.map((p) => ({ ...p, endpoints: p.endpoints!.map((e) => ({ ...e, weight: 5 })) })),
+      ),
+    );
     const plan = diff(d, deployed);
     const report = buildReport(plan, deployed, { preview: previewPlan(plan, deployed, testGeo()) });
     const md = renderMarkdown(report);
@@ -130,7 +150,13 @@ describe('json renderer', () => {
     expect(json.kind).toBe('tmkit-plan');
     const back = readPlanJson(json);
     expect(applyOrder(back)).toEqual(applyOrder(report.plan));
-    expect(back.changes.find((c) => c.profile === 'contoso-eu')).toEqual({ profile: 'contoso-eu', action: 'no-op', baseEtag: '"contoso-eu-1"', attributes: [], replaceReasons: [] });
+    expect(back.changes.find((c) => c.profile === 'contoso-eu')).toEqual({
+      profile: 'contoso-eu',
+      action: 'no-op',
+      baseEtag: '"contoso-eu-1"',
+      attributes: [],
+      replaceReasons: [],
+    });
   });
 
   test.each([
@@ -139,13 +165,19 @@ describe('json renderer', () => {
     [{ kind: 'tmkit-plan', formatVersion: 1, stack: 's', changes: [{ profile: 'p', action: 'update' }], steps: [] }, 'PLAN_FILE_INVALID'],
   ])('rejects %j with %s', (value, code) => {
     expect(() => readPlanJson(value)).toThrow(PlanFormatError);
-    try { readPlanJson(value); } catch (e) { expect((e as PlanFormatError).code).toBe(code); }
+    try {
+      readPlanJson(value);
+    } catch (e) {
+      expect((e as PlanFormatError).code).toBe(code);
+    }
   });
 });
 
 describe('weight and priority where the routing method ignores them (issue 16 item 8)', () => {
   const perf = (names: string[]): ProfileInput => ({
-    name: 'api', trafficRoutingMethod: 'Performance', dnsConfig: { relativeName: 'api', ttl: 30 },
+    name: 'api',
+    trafficRoutingMethod: 'Performance',
+    dnsConfig: { relativeName: 'api', ttl: 30 },
     endpoints: names.map((n) => ({ name: n, type: 'externalEndpoints', target: `${n}.contoso.net`, endpointLocation: n })),
   });
 
@@ -161,7 +193,8 @@ describe('weight and priority where the routing method ignores them (issue 16 it
     expect(md).toContain('_2 weight/priority changes not shown: Performance routing does not use them._');
     // The JSON plan keeps every stored change.
     expect(JSON.parse(renderJson(report)).changes[0].attributes.map((a: { path: string }) => a.path)).toEqual(
-      expect.arrayContaining(['endpoints[westus].priority', 'endpoints[eastasia].priority']));
+      expect.arrayContaining(['endpoints[westus].priority', 'endpoints[eastasia].priority']),
+    );
   });
 
   test('creating a Performance profile lists its endpoints without weight or priority', () => {

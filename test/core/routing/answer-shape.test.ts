@@ -33,7 +33,12 @@ describe('§1 names and zone', () => {
     ['the zone apex → NXDOMAIN for routing (the DNS layer answers SOA/NS)', TEST_ZONE, 'NXDOMAIN', 'apex'],
     ['an unknown name under the zone → NXDOMAIN', 'nope.tm.test', 'NXDOMAIN', 'no-profile'],
     ['a name below a profile name → NXDOMAIN', 'x.contoso.tm.test', 'NXDOMAIN', 'no-profile'],
-    ['an empty non-terminal above a dotted relativeName → NODATA (not NXDOMAIN, for QNAME minimisation)', 'eu.tm.test', 'NODATA', 'empty-non-terminal'],
+    [
+      'an empty non-terminal above a dotted relativeName → NODATA (not NXDOMAIN, for QNAME minimisation)',
+      'eu.tm.test',
+      'NODATA',
+      'empty-non-terminal',
+    ],
   ])('%s', (_n, name, expected, match) => {
     const r = resolve(s, { name, type: 'A', clientAddress: '192.0.2.99' });
     expect(kind(r)).toBe(expected);
@@ -51,7 +56,12 @@ describe('§1 names and zone', () => {
       profile('parent', 'Priority', [nested('n', 'child')], { dnsConfig: { relativeName: 'parent', ttl: 60 } }),
       profile('child', 'Priority', [ext('a', 'a.example.net')], { dnsConfig: { relativeName: 'child', ttl: 5 } }),
     ]);
-    expect(resolve(t, query('parent')).outcomes[0]!.records[0]).toEqual({ type: 'CNAME', name: 'parent.tm.test', ttl: 60, data: 'a.example.net' });
+    expect(resolve(t, query('parent')).outcomes[0]!.records[0]).toEqual({
+      type: 'CNAME',
+      name: 'parent.tm.test',
+      ttl: 60,
+      data: 'a.example.net',
+    });
     expect(resolve(t, query('child')).outcomes[0]!.records[0]!.ttl).toBe(5);
   });
 });
@@ -62,12 +72,30 @@ describe('§2 endpoint target kind decides the record', () => {
     ['External FQDN with a trailing dot → CNAME without it', ext('e', 'app.example.net.'), 'CNAME app.example.net'],
     ['External IPv4 literal → A', ext('e', '198.51.100.7'), 'A 198.51.100.7'],
     ['External IPv6 literal → AAAA', ext('e', '2001:db8::7'), 'AAAA 2001:db8::7'],
-    ['Azure endpoint → CNAME to the target from the resource catalog', azure('e', '/subscriptions/s/resourceGroups/rg/providers/Microsoft.Web/sites/app'), 'CNAME app.azurewebsites.net'],
-    ['Azure endpoint: the catalog target wins over an inline one', azure('e', '/subscriptions/s/resourceGroups/rg/providers/Microsoft.Web/sites/app', { target: 'stale.example.net' }), 'CNAME app.azurewebsites.net'],
-    ['Azure endpoint not in the catalog, with an inline target → CNAME to it', azure('e', '/subscriptions/s/resourceGroups/rg/providers/Microsoft.Web/sites/unknown', { target: 'inline.example.net' }), 'CNAME inline.example.net'],
+    [
+      'Azure endpoint → CNAME to the target from the resource catalog',
+      azure('e', '/subscriptions/s/resourceGroups/rg/providers/Microsoft.Web/sites/app'),
+      'CNAME app.azurewebsites.net',
+    ],
+    [
+      'Azure endpoint: the catalog target wins over an inline one',
+      azure('e', '/subscriptions/s/resourceGroups/rg/providers/Microsoft.Web/sites/app', { target: 'stale.example.net' }),
+      'CNAME app.azurewebsites.net',
+    ],
+    [
+      'Azure endpoint not in the catalog, with an inline target → CNAME to it',
+      azure('e', '/subscriptions/s/resourceGroups/rg/providers/Microsoft.Web/sites/unknown', { target: 'inline.example.net' }),
+      'CNAME inline.example.net',
+    ],
   ])('%s', (_n, ep, expected) => {
     const s = snapshot([profile('p', 'Priority', [ep])], {
-      resources: catalog({ '/subscriptions/s/resourceGroups/rg/providers/Microsoft.Web/sites/app': { target: 'app.azurewebsites.net', location: 'westeurope', state: 'running' } }),
+      resources: catalog({
+        '/subscriptions/s/resourceGroups/rg/providers/Microsoft.Web/sites/app': {
+          target: 'app.azurewebsites.net',
+          location: 'westeurope',
+          state: 'running',
+        },
+      }),
     });
     expect(recs(resolve(s, query('p', 'ANY')))).toEqual([expected]);
   });
@@ -109,9 +137,11 @@ describe('§2 query type vs chosen endpoint (non-MultiValue)', () => {
 });
 
 describe('§2 MultiValue query types', () => {
-  const s = snapshot([profile('mv', 'MultiValue', [
-    ext('a1', '192.0.2.1'), ext('b1', '2001:db8::1'), ext('a2', '192.0.2.2'), ext('b2', '2001:db8::2'),
-  ], { maxReturn: 8 })]);
+  const s = snapshot([
+    profile('mv', 'MultiValue', [ext('a1', '192.0.2.1'), ext('b1', '2001:db8::1'), ext('a2', '192.0.2.2'), ext('b2', '2001:db8::2')], {
+      maxReturn: 8,
+    }),
+  ]);
   test.each([
     ['ANY → healthy endpoints of both kinds', 'ANY', ['A 192.0.2.1', 'AAAA 2001:db8::1', 'A 192.0.2.2', 'AAAA 2001:db8::2']],
     ['A → only the A-type endpoints', 'A', ['A 192.0.2.1', 'A 192.0.2.2']],

@@ -6,15 +6,27 @@ import { ext, nested, profile, query, snapshot } from '../../../src/testing/buil
 import { seededRng } from '../../../src/testing/rng';
 import { CLIENT, dist, geo } from './fixtures';
 
-const s = snapshot([
-  profile('prio', 'Priority', [ext('a', 'a.example.net')]),
-  profile('weighted', 'Weighted', [ext('a', 'a.example.net'), ext('b', 'b.example.net')]),
-  profile('mv', 'MultiValue', [ext('a', '192.0.2.1')]),
-  profile('perf', 'Performance', [ext('weu', 'weu.example.net', { endpointLocation: 'westeurope' }), ext('wus', 'wus.example.net', { endpointLocation: 'westus' })]),
-  profile('geo', 'Geographic', [ext('eu', 'eu.example.net', { geoMapping: ['GEO-EU'] }), ext('w', 'w.example.net', { geoMapping: ['WORLD'] })]),
-  profile('subnet', 'Subnet', [ext('a', 'a.example.net', { subnets: [{ first: '198.51.100.0', scope: 24 }] }), ext('f', 'f.example.net')]),
-  profile('wrap', 'Priority', [nested('n', 'perf')]),
-], { geo: geo() });
+const s = snapshot(
+  [
+    profile('prio', 'Priority', [ext('a', 'a.example.net')]),
+    profile('weighted', 'Weighted', [ext('a', 'a.example.net'), ext('b', 'b.example.net')]),
+    profile('mv', 'MultiValue', [ext('a', '192.0.2.1')]),
+    profile('perf', 'Performance', [
+      ext('weu', 'weu.example.net', { endpointLocation: 'westeurope' }),
+      ext('wus', 'wus.example.net', { endpointLocation: 'westus' }),
+    ]),
+    profile('geo', 'Geographic', [
+      ext('eu', 'eu.example.net', { geoMapping: ['GEO-EU'] }),
+      ext('w', 'w.example.net', { geoMapping: ['WORLD'] }),
+    ]),
+    profile('subnet', 'Subnet', [
+      ext('a', 'a.example.net', { subnets: [{ first: '198.51.100.0', scope: 24 }] }),
+      ext('f', 'f.example.net'),
+    ]),
+    profile('wrap', 'Priority', [nested('n', 'perf')]),
+  ],
+  { geo: geo() },
+);
 
 describe('§7 ECS scope', () => {
   test.each([

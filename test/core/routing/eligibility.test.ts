@@ -14,9 +14,15 @@ describe('§4 returned in answers', () => {
     ['Online', { 'p/first': 'Online' as const }, {}],
     ['CheckingEndpoint (verdict)', { 'p/first': 'CheckingEndpoint' as const }, {}],
     ['CheckingEndpoint (no probe result yet)', {}, {}],
-    ['Unmonitored (Always Serve), even if the prober says Degraded', { 'p/first': 'Degraded' as const }, { alwaysServe: 'Enabled' as const }],
+    [
+      'Unmonitored (Always Serve), even if the prober says Degraded',
+      { 'p/first': 'Degraded' as const },
+      { alwaysServe: 'Enabled' as const },
+    ],
   ])('%s is answered', (_n, health, extra) => {
-    const s = snapshot([profile('p', 'Priority', [ext('first', '192.0.2.1', extra), ext('second', '192.0.2.2')])], { health: { ...health, 'p/second': 'Online' } });
+    const s = snapshot([profile('p', 'Priority', [ext('first', '192.0.2.1', extra), ext('second', '192.0.2.2')])], {
+      health: { ...health, 'p/second': 'Online' },
+    });
     expect(dist(resolve(s, query('p')))).toEqual({ 'p/first': 1 });
   });
 });
@@ -55,14 +61,19 @@ describe('§4 all-degraded fallback', () => {
   });
 
   test('Disabled and Stopped endpoints are not eligible: with the rest Degraded the fallback applies to the Degraded ones only', () => {
-    const s = snapshot([profile('p', 'Priority', [
-      ext('disabled', '192.0.2.1', { endpointStatus: 'Disabled' }),
-      azure('stopped', APP),
-      ext('deg', '192.0.2.3'),
-    ])], {
-      health: { 'p/deg': 'Degraded', 'p/stopped': 'Online', 'p/disabled': 'Online' },
-      resources: catalog({ [APP]: { target: 'app.azurewebsites.net', state: 'stopped' } }),
-    });
+    const s = snapshot(
+      [
+        profile('p', 'Priority', [
+          ext('disabled', '192.0.2.1', { endpointStatus: 'Disabled' }),
+          azure('stopped', APP),
+          ext('deg', '192.0.2.3'),
+        ]),
+      ],
+      {
+        health: { 'p/deg': 'Degraded', 'p/stopped': 'Online', 'p/disabled': 'Online' },
+        resources: catalog({ [APP]: { target: 'app.azurewebsites.net', state: 'stopped' } }),
+      },
+    );
     expect(dist(resolve(s, query('p')))).toEqual({ 'p/deg': 1 });
   });
 
@@ -75,7 +86,9 @@ describe('§4 all-degraded fallback', () => {
   });
 
   test('a Stopped-only profile has nothing eligible: no fallback, NODATA', () => {
-    const s = snapshot([profile('p', 'Priority', [azure('a', APP)])], { resources: catalog({ [APP]: { target: 'x.example.net', state: 'stopped' } }) });
+    const s = snapshot([profile('p', 'Priority', [azure('a', APP)])], {
+      resources: catalog({ [APP]: { target: 'x.example.net', state: 'stopped' } }),
+    });
     expect(kind(resolve(s, query('p')))).toBe('NODATA');
   });
 });
@@ -86,20 +99,28 @@ describe('§4 Azure endpoints and Always Serve', () => {
       health: { 'p/app': 'Online' },
       resources: catalog({ [APP]: { target: 'app.azurewebsites.net', state: 'stopped' } }),
     });
-    expect(profileMonitorStatuses(s, 'p')!.endpoints[0]).toMatchObject({ endpointMonitorStatus: 'Stopped', reason: expect.stringMatching(/stopped/) });
+    expect(profileMonitorStatuses(s, 'p')!.endpoints[0]).toMatchObject({
+      endpointMonitorStatus: 'Stopped',
+      reason: expect.stringMatching(/stopped/),
+    });
   });
 
   test('an unknown Azure resource id without an inline target cannot be answered (Stopped, explained)', () => {
     const s = snapshot([profile('p', 'Priority', [azure('app', PIP), ext('b', 'b.example.net')])], { health: { 'p/app': 'Online' } });
     const rep = profileMonitorStatuses(s, 'p')!;
-    expect(rep.endpoints[0]).toMatchObject({ endpointMonitorStatus: 'Stopped', reason: expect.stringMatching(/not in the resource catalog/) });
+    expect(rep.endpoints[0]).toMatchObject({
+      endpointMonitorStatus: 'Stopped',
+      reason: expect.stringMatching(/not in the resource catalog/),
+    });
     const r = resolve(s, query('p'));
     expect(dist(r)).toEqual({ 'p/b': 1 });
     expect(r.explanation.find((e) => e.endpoint === 'app')!.detail).toMatch(/not in the resource catalog/);
   });
 
   test('Always Serve endpoints are Unmonitored and always considered', () => {
-    const s = snapshot([profile('p', 'Priority', [ext('a', 'a.example.net', { alwaysServe: 'Enabled' })])], { health: { 'p/a': 'Degraded' } });
+    const s = snapshot([profile('p', 'Priority', [ext('a', 'a.example.net', { alwaysServe: 'Enabled' })])], {
+      health: { 'p/a': 'Degraded' },
+    });
     expect(profileMonitorStatuses(s, 'p')!.endpoints[0]!.endpointMonitorStatus).toBe('Unmonitored');
     expect(dist(resolve(s, query('p')))).toEqual({ 'p/a': 1 });
   });
@@ -107,23 +128,37 @@ describe('§4 Azure endpoints and Always Serve', () => {
 
 describe('§6 statuses as the snapshot derives them', () => {
   test('profile monitor status per table through buildSnapshot', () => {
-    const s = snapshot([
-      profile('deg', 'Priority', [ext('a', '192.0.2.1'), ext('b', '192.0.2.2')]),
-      profile('on', 'Priority', [ext('a', '192.0.2.1'), ext('b', '192.0.2.2')]),
-      profile('chk', 'Priority', [ext('a', '192.0.2.1')]),
-      profile('ina', 'Priority', [ext('a', '192.0.2.1', { endpointStatus: 'Disabled' })]),
-      profile('dis', 'Priority', [ext('a', '192.0.2.1')], { profileStatus: 'Disabled' }),
-    ], { health: { 'deg/a': 'Online', 'deg/b': 'Degraded', 'on/a': 'Online' } });
-    expect(['deg', 'on', 'chk', 'ina', 'dis'].map((n) => profileMonitorStatuses(s, n)!.profileMonitorStatus))
-      .toEqual(['Degraded', 'Online', 'CheckingEndpoints', 'Inactive', 'Disabled']);
+    const s = snapshot(
+      [
+        profile('deg', 'Priority', [ext('a', '192.0.2.1'), ext('b', '192.0.2.2')]),
+        profile('on', 'Priority', [ext('a', '192.0.2.1'), ext('b', '192.0.2.2')]),
+        profile('chk', 'Priority', [ext('a', '192.0.2.1')]),
+        profile('ina', 'Priority', [ext('a', '192.0.2.1', { endpointStatus: 'Disabled' })]),
+        profile('dis', 'Priority', [ext('a', '192.0.2.1')], { profileStatus: 'Disabled' }),
+      ],
+      { health: { 'deg/a': 'Online', 'deg/b': 'Degraded', 'on/a': 'Online' } },
+    );
+    expect(['deg', 'on', 'chk', 'ina', 'dis'].map((n) => profileMonitorStatuses(s, n)!.profileMonitorStatus)).toEqual([
+      'Degraded',
+      'Online',
+      'CheckingEndpoints',
+      'Inactive',
+      'Disabled',
+    ]);
   });
 
   test('nested endpoint status comes from the child (MinChildEndpoints=2, one online, one checking → CheckingEndpoint)', () => {
-    const s = snapshot([
-      profile('parent', 'Priority', [nested('n', 'child', { minChildEndpoints: 2 })]),
-      profile('child', 'Weighted', [ext('a', '192.0.2.1'), ext('b', '192.0.2.2'), ext('c', '192.0.2.3')]),
-    ], { health: { 'child/a': 'Online', 'child/c': 'Degraded' } });
-    expect(profileMonitorStatuses(s, 'parent')!.endpoints[0]).toMatchObject({ endpointMonitorStatus: 'CheckingEndpoint', reason: expect.stringMatching(/MinChildEndpoints=2: 1 online \+ 1 checking/) });
+    const s = snapshot(
+      [
+        profile('parent', 'Priority', [nested('n', 'child', { minChildEndpoints: 2 })]),
+        profile('child', 'Weighted', [ext('a', '192.0.2.1'), ext('b', '192.0.2.2'), ext('c', '192.0.2.3')]),
+      ],
+      { health: { 'child/a': 'Online', 'child/c': 'Degraded' } },
+    );
+    expect(profileMonitorStatuses(s, 'parent')!.endpoints[0]).toMatchObject({
+      endpointMonitorStatus: 'CheckingEndpoint',
+      reason: expect.stringMatching(/MinChildEndpoints=2: 1 online \+ 1 checking/),
+    });
   });
 
   test('a nesting loop (invalid input) is cut: the back edge is Stopped and resolve terminates', () => {
@@ -131,7 +166,10 @@ describe('§6 statuses as the snapshot derives them', () => {
       profile('a', 'Priority', [nested('toB', 'b'), ext('x', 'x.example.net')]),
       profile('b', 'Priority', [nested('toA', 'a')]),
     ]);
-    expect(profileMonitorStatuses(s, 'b')!.endpoints[0]).toMatchObject({ endpointMonitorStatus: 'Stopped', reason: expect.stringMatching(/loop/) });
+    expect(profileMonitorStatuses(s, 'b')!.endpoints[0]).toMatchObject({
+      endpointMonitorStatus: 'Stopped',
+      reason: expect.stringMatching(/loop/),
+    });
     expect(dist(resolve(s, query('a')))).toEqual({ 'a/x': 1 });
   });
 });

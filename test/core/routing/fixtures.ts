@@ -14,24 +14,25 @@ export const CLIENT = {
   UNKNOWN: '10.1.2.3',
 } as const;
 
-export const geo = (): TableGeo => new TableGeo({
-  locations: {
-    '198.51.100.0/24': { country: 'DE' },
-    '100.64.0.0/16': { country: 'FR' },
-    '2001:db8:1::/48': { country: 'IE' },
-    '203.0.113.0/24': { country: 'US', subdivision: 'US-CA' },
-    '203.0.114.0/24': { country: 'US', subdivision: 'US-TX' },
-    '192.0.2.0/24': { country: 'JP' },
-    '100.65.0.0/16': { country: 'CN' },
-  },
-  latency: {
-    DE: { westeurope: 10, northeurope: 20, eastus: 90, westus: 150, japaneast: 250 },
-    FR: { westeurope: 12, northeurope: 25, eastus: 85, westus: 140, japaneast: 240 },
-    IE: { northeurope: 5, westeurope: 18, eastus: 80, westus: 130, japaneast: 260 },
-    US: { westus: 10, eastus: 60, westeurope: 140, northeurope: 150, japaneast: 110 },
-    JP: { japaneast: 5, westus: 110, eastus: 160, westeurope: 230, northeurope: 240 },
-  },
-});
+export const geo = (): TableGeo =>
+  new TableGeo({
+    locations: {
+      '198.51.100.0/24': { country: 'DE' },
+      '100.64.0.0/16': { country: 'FR' },
+      '2001:db8:1::/48': { country: 'IE' },
+      '203.0.113.0/24': { country: 'US', subdivision: 'US-CA' },
+      '203.0.114.0/24': { country: 'US', subdivision: 'US-TX' },
+      '192.0.2.0/24': { country: 'JP' },
+      '100.65.0.0/16': { country: 'CN' },
+    },
+    latency: {
+      DE: { westeurope: 10, northeurope: 20, eastus: 90, westus: 150, japaneast: 250 },
+      FR: { westeurope: 12, northeurope: 25, eastus: 85, westus: 140, japaneast: 240 },
+      IE: { northeurope: 5, westeurope: 18, eastus: 80, westus: 130, japaneast: 260 },
+      US: { westus: 10, eastus: 60, westeurope: 140, northeurope: 150, japaneast: 110 },
+      JP: { japaneast: 5, westus: 110, eastus: 160, westeurope: 230, northeurope: 240 },
+    },
+  });
 
 /** `endpoints → probability` of every outcome; records-less outcomes show as `(nodata)`. */
 export function dist(r: RoutingResolution): Record<string, number> {

@@ -3,9 +3,18 @@ import { parseIp } from '../../../src/core/net/ip';
 import { isIPv4, isIPv6, rangeContains, ROUTING_IP_SYNTAX, subnetRange } from '../../../src/core/routing/ip';
 
 test('record-kind helpers', () => {
-  expect([isIPv4('192.0.2.1'), isIPv4('2001:db8::1'), isIPv6('2001:db8::1'), isIPv6('app.example.net')]).toEqual([true, false, true, false]);
+  expect([isIPv4('192.0.2.1'), isIPv4('2001:db8::1'), isIPv6('2001:db8::1'), isIPv6('app.example.net')]).toEqual([
+    true,
+    false,
+    true,
+    false,
+  ]);
   // An IPv4-mapped target is written as IPv6, so it is an AAAA record, though parseIp reads it as IPv4.
-  expect([isIPv4('::ffff:192.0.2.1'), isIPv6('::ffff:192.0.2.1'), parseIp('::ffff:192.0.2.1', ROUTING_IP_SYNTAX)?.family]).toEqual([false, true, 4]);
+  expect([isIPv4('::ffff:192.0.2.1'), isIPv6('::ffff:192.0.2.1'), parseIp('::ffff:192.0.2.1', ROUTING_IP_SYNTAX)?.family]).toEqual([
+    false,
+    true,
+    4,
+  ]);
 });
 
 test.each([

@@ -5,7 +5,11 @@ import { resolve } from '../../../src/core/routing';
 import { azure, catalog, ext, nested, profile, query, snapshot } from '../../../src/testing/builders';
 import { CLIENT, dist, expectDist, geo, kind, recs } from './fixtures';
 
-const sub = (first: string, scope?: number, last?: string) => ({ first, ...(scope !== undefined ? { scope } : {}), ...(last !== undefined ? { last } : {}) });
+const sub = (first: string, scope?: number, last?: string) => ({
+  first,
+  ...(scope !== undefined ? { scope } : {}),
+  ...(last !== undefined ? { last } : {}),
+});
 
 describe('§5 Priority', () => {
   const p = profile('p', 'Priority', [
@@ -34,7 +38,16 @@ describe('§5 Priority', () => {
 
 describe('§5 Weighted', () => {
   test('probability weight_i / Σ weights of available endpoints', () => {
-    const s = snapshot([profile('w', 'Weighted', [ext('a', '192.0.2.1', { weight: 1 }), ext('b', '192.0.2.2', { weight: 3 }), ext('c', '192.0.2.3', { weight: 6 })])], { health: { 'w/c': 'Degraded' } });
+    const s = snapshot(
+      [
+        profile('w', 'Weighted', [
+          ext('a', '192.0.2.1', { weight: 1 }),
+          ext('b', '192.0.2.2', { weight: 3 }),
+          ext('c', '192.0.2.3', { weight: 6 }),
+        ]),
+      ],
+      { health: { 'w/c': 'Degraded' } },
+    );
     expectDist(resolve(s, query('w')), { 'w/a': 0.25, 'w/b': 0.75 });
   });
 
@@ -58,7 +71,9 @@ describe('§5 Performance', () => {
     expect(one.outcomes).toHaveLength(1);
     expect(one.outcomes[0]!.probability).toBe(1);
     expect(['p/weu1', 'p/weu2']).toContain(one.outcomes[0]!.endpoints[0]);
-    expect(one.explanation.at(-1)!.detail).toMatch(/2 endpoints split its clients evenly, and the hash of client 198\.51\.100\.10 picks this one/);
+    expect(one.explanation.at(-1)!.detail).toMatch(
+      /2 endpoints split its clients evenly, and the hash of client 198\.51\.100\.10 picks this one/,
+    );
     expect(dist(resolve(s, query('p', 'A', CLIENT.DE)))).toEqual(dist(one));
     // all the clients routed like this one (the preview's view): the split itself
     expectDist(resolve(s, { ...query('p', 'A', CLIENT.DE), population: true }), { 'p/weu1': 0.5, 'p/weu2': 0.5 });
@@ -95,24 +110,39 @@ describe('§5 Performance', () => {
   test('Azure endpoint region comes from the resource catalog', () => {
     const id = '/subscriptions/s/resourceGroups/rg/providers/Microsoft.Web/sites/app';
     const s = snapshot([profile('p', 'Performance', [azure('app', id), ext('us', 'us.example.net', { endpointLocation: 'westus' })])], {
-      geo: geo(), resources: catalog({ [id]: { target: 'app.azurewebsites.net', location: 'West Europe', state: 'running' } }),
+      geo: geo(),
+      resources: catalog({ [id]: { target: 'app.azurewebsites.net', location: 'West Europe', state: 'running' } }),
     });
     expectDist(resolve(s, query('p', 'A', CLIENT.DE)), { 'p/app': 1 });
   });
 
   test('Azure endpoint not in the catalog: region from the inline endpointLocation', () => {
-    const s = snapshot([profile('p', 'Performance', [
-      azure('app', '/subscriptions/s/resourceGroups/rg/providers/Microsoft.Web/sites/other', { target: 'other.example.net', endpointLocation: 'japaneast' }),
-      ext('eu', 'eu.example.net', { endpointLocation: 'westeurope' }),
-    ])], { geo: geo() });
+    const s = snapshot(
+      [
+        profile('p', 'Performance', [
+          azure('app', '/subscriptions/s/resourceGroups/rg/providers/Microsoft.Web/sites/other', {
+            target: 'other.example.net',
+            endpointLocation: 'japaneast',
+          }),
+          ext('eu', 'eu.example.net', { endpointLocation: 'westeurope' }),
+        ]),
+      ],
+      { geo: geo() },
+    );
     expectDist(resolve(s, query('p', 'A', CLIENT.JP)), { 'p/app': 1 });
   });
 
   test('Nested endpoint region is its endpointLocation', () => {
-    const s = snapshot([
-      profile('p', 'Performance', [nested('eu', 'child', { endpointLocation: 'westeurope' }), ext('us', 'us.example.net', { endpointLocation: 'westus' })]),
-      profile('child', 'Priority', [ext('x', 'x.example.net')]),
-    ], { geo: geo() });
+    const s = snapshot(
+      [
+        profile('p', 'Performance', [
+          nested('eu', 'child', { endpointLocation: 'westeurope' }),
+          ext('us', 'us.example.net', { endpointLocation: 'westus' }),
+        ]),
+        profile('child', 'Priority', [ext('x', 'x.example.net')]),
+      ],
+      { geo: geo() },
+    );
     expectDist(resolve(s, query('p', 'A', CLIENT.FR)), { 'child/x': 1 });
   });
 
@@ -135,7 +165,10 @@ describe('§5 Performance', () => {
       expect(r.explanation.at(-1)!.kind).toBe('subnet-override');
     });
     test('a matching subnet whose endpoint is unhealthy → normal Performance routing', () => {
-      const r = resolve(snapshot([profile('p', 'Performance', withOverride)], { geo: geo(), health: { 'p/wus': 'Degraded' } }), query('p', 'A', CLIENT.DE));
+      const r = resolve(
+        snapshot([profile('p', 'Performance', withOverride)], { geo: geo(), health: { 'p/wus': 'Degraded' } }),
+        query('p', 'A', CLIENT.DE),
+      );
       expectDist(r, { 'p/weu': 1 });
     });
   });
@@ -161,27 +194,41 @@ describe('§5 Geographic', () => {
   });
 
   test('the matched endpoint answers whether healthy or not (no failover to the parent region)', () => {
-    const r = resolve(snapshot([profile('g', 'Geographic', eps)], { geo: geo(), health: { 'g/ie': 'Degraded', 'g/europe': 'Online' } }), query('g', 'A', CLIENT.IE));
+    const r = resolve(
+      snapshot([profile('g', 'Geographic', eps)], { geo: geo(), health: { 'g/ie': 'Degraded', 'g/europe': 'Online' } }),
+      query('g', 'A', CLIENT.IE),
+    );
     expect(dist(r)).toEqual({ 'g/ie': 1 });
     expect(r.explanation.at(-1)!.detail).toMatch(/regardless of health \(status Degraded\)/);
   });
 
   test('a Disabled endpoint takes no part in matching: the parent-level mapping matches instead', () => {
     const e2 = eps.map((e) => (e.name === 'ie' ? { ...e, endpointStatus: 'Disabled' as const } : e));
-    expect(dist(resolve(snapshot([profile('g', 'Geographic', e2)], { geo: geo() }), query('g', 'A', CLIENT.IE)))).toEqual({ 'g/europe': 1 });
+    expect(dist(resolve(snapshot([profile('g', 'Geographic', e2)], { geo: geo() }), query('g', 'A', CLIENT.IE)))).toEqual({
+      'g/europe': 1,
+    });
   });
 
   test('matched nested endpoint → the child routes by its own method', () => {
-    const s = snapshot([
-      profile('g', 'Geographic', [nested('eu', 'eu-child', { geoMapping: ['GEO-EU'] }), ext('world', 'w.example.net', { geoMapping: ['WORLD'] })]),
-      profile('eu-child', 'Weighted', [ext('a', 'a.example.net'), ext('b', 'b.example.net')]),
-    ], { geo: geo() });
+    const s = snapshot(
+      [
+        profile('g', 'Geographic', [
+          nested('eu', 'eu-child', { geoMapping: ['GEO-EU'] }),
+          ext('world', 'w.example.net', { geoMapping: ['WORLD'] }),
+        ]),
+        profile('eu-child', 'Weighted', [ext('a', 'a.example.net'), ext('b', 'b.example.net')]),
+      ],
+      { geo: geo() },
+    );
     expectDist(resolve(s, query('g', 'A', CLIENT.FR)), { 'eu-child/a': 0.5, 'eu-child/b': 0.5 });
   });
 
   test('subnet override wins regardless of the endpoint health', () => {
     const e2 = [...eps.slice(0, 4), ext('world', 'world.example.net', { geoMapping: ['WORLD'], subnets: [sub('198.51.100.0', 24)] })];
-    const r = resolve(snapshot([profile('g', 'Geographic', e2)], { geo: geo(), health: { 'g/world': 'Degraded' } }), query('g', 'A', CLIENT.DE));
+    const r = resolve(
+      snapshot([profile('g', 'Geographic', e2)], { geo: geo(), health: { 'g/world': 'Degraded' } }),
+      query('g', 'A', CLIENT.DE),
+    );
     expect(dist(r)).toEqual({ 'g/world': 1 });
   });
 });
@@ -218,7 +265,9 @@ describe('§5 Subnet', () => {
   });
 
   test('matched endpoint unhealthy, fallback available → fallback (tmkit)', () => {
-    expect(dist(resolve(snapshot([profile('s', 'Subnet', eps)], { health: { 's/cidr4': 'Degraded' } }), query('s', 'A', '198.51.100.1')))).toEqual({ 's/fallback': 1 });
+    expect(
+      dist(resolve(snapshot([profile('s', 'Subnet', eps)], { health: { 's/cidr4': 'Degraded' } }), query('s', 'A', '198.51.100.1'))),
+    ).toEqual({ 's/fallback': 1 });
   });
 
   test('no match, fallback unhealthy → NODATA (tmkit)', () => {
@@ -256,7 +305,9 @@ describe('§5 MultiValue', () => {
   });
 
   test('all endpoints Degraded → all-degraded fallback answers them', () => {
-    const s = snapshot([profile('mv', 'MultiValue', eps.slice(0, 2), { maxReturn: 2 })], { health: { 'mv/e1': 'Degraded', 'mv/e2': 'Degraded' } });
+    const s = snapshot([profile('mv', 'MultiValue', eps.slice(0, 2), { maxReturn: 2 })], {
+      health: { 'mv/e1': 'Degraded', 'mv/e2': 'Degraded' },
+    });
     expect(recs(resolve(s, query('mv', 'A')))).toEqual(['A 192.0.2.1', 'A 192.0.2.2']);
   });
 

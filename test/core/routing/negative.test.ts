@@ -16,7 +16,12 @@ describe('§3 NXDOMAIN vs NODATA', () => {
   });
 
   test('row: every endpoint in the profile disabled → NXDOMAIN', () => {
-    const s = snapshot([profile('p', 'Weighted', [ext('a', '192.0.2.1', { endpointStatus: 'Disabled' }), ext('b', '192.0.2.2', { endpointStatus: 'Disabled' })])]);
+    const s = snapshot([
+      profile('p', 'Weighted', [
+        ext('a', '192.0.2.1', { endpointStatus: 'Disabled' }),
+        ext('b', '192.0.2.2', { endpointStatus: 'Disabled' }),
+      ]),
+    ]);
     const r = resolve(s, query('p'));
     expect(kind(r)).toBe('NXDOMAIN');
     expect(r.explanation.at(-1)!.detail).toMatch(/every endpoint is Disabled/);
@@ -39,11 +44,16 @@ describe('§3 NXDOMAIN vs NODATA', () => {
   });
 
   test('row: Geographic, matched endpoint Stopped → NODATA, no walk up (a WORLD endpoint exists)', () => {
-    const s = snapshot([profile('g', 'Geographic', [
-      ext('de', 'de.example.net', { geoMapping: ['DE'] }),
-      ext('world', 'world.example.net', { geoMapping: ['WORLD'] }),
-      nested('n', 'missing-child', { geoMapping: ['FR'] }),
-    ])], { geo: geo() });
+    const s = snapshot(
+      [
+        profile('g', 'Geographic', [
+          ext('de', 'de.example.net', { geoMapping: ['DE'] }),
+          ext('world', 'world.example.net', { geoMapping: ['WORLD'] }),
+          nested('n', 'missing-child', { geoMapping: ['FR'] }),
+        ]),
+      ],
+      { geo: geo() },
+    );
     // The nested endpoint's child does not exist → Stopped.
     const r = resolve(s, query('g', 'A', CLIENT.FR));
     expect(kind(r)).toBe('NODATA');
@@ -52,11 +62,16 @@ describe('§3 NXDOMAIN vs NODATA', () => {
 
   test('row: Geographic, matched Azure endpoint whose resource is stopped → NODATA, no walk up to GEO-EU or WORLD', () => {
     const id = '/subscriptions/s/resourceGroups/rg/providers/Microsoft.Web/sites/de';
-    const s = snapshot([profile('g', 'Geographic', [
-      azure('de', id, { geoMapping: ['DE'] }),
-      ext('europe', 'eu.example.net', { geoMapping: ['GEO-EU'] }),
-      ext('world', 'world.example.net', { geoMapping: ['WORLD'] }),
-    ])], { geo: geo(), health: { 'g/de': 'Online' }, resources: catalog({ [id]: { target: 'de.azurewebsites.net', state: 'stopped' } }) });
+    const s = snapshot(
+      [
+        profile('g', 'Geographic', [
+          azure('de', id, { geoMapping: ['DE'] }),
+          ext('europe', 'eu.example.net', { geoMapping: ['GEO-EU'] }),
+          ext('world', 'world.example.net', { geoMapping: ['WORLD'] }),
+        ]),
+      ],
+      { geo: geo(), health: { 'g/de': 'Online' }, resources: catalog({ [id]: { target: 'de.azurewebsites.net', state: 'stopped' } }) },
+    );
     const r = resolve(s, query('g', 'A', CLIENT.DE));
     expect(kind(r)).toBe('NODATA');
     expect(r.explanation.at(-1)).toMatchObject({ endpoint: 'de', kind: 'nodata' });
@@ -64,10 +79,16 @@ describe('§3 NXDOMAIN vs NODATA', () => {
   });
 
   test('row: Geographic, matched nested endpoint whose child is Disabled → NODATA, no walk up', () => {
-    const s = snapshot([
-      profile('g', 'Geographic', [nested('n', 'child', { geoMapping: ['DE'] }), ext('world', 'world.example.net', { geoMapping: ['WORLD'] })]),
-      profile('child', 'Priority', [ext('a', 'a.example.net')], { profileStatus: 'Disabled' }),
-    ], { geo: geo() });
+    const s = snapshot(
+      [
+        profile('g', 'Geographic', [
+          nested('n', 'child', { geoMapping: ['DE'] }),
+          ext('world', 'world.example.net', { geoMapping: ['WORLD'] }),
+        ]),
+        profile('child', 'Priority', [ext('a', 'a.example.net')], { profileStatus: 'Disabled' }),
+      ],
+      { geo: geo() },
+    );
     expect(kind(resolve(s, query('g', 'A', CLIENT.DE)))).toBe('NODATA');
     expect(kind(resolve(s, query('g', 'A', CLIENT.FR)))).toBe('NOERROR');
   });
@@ -83,10 +104,15 @@ describe('§3 NXDOMAIN vs NODATA', () => {
     ['unhealthy (Degraded)', { endpointStatus: 'Enabled' as const }, { 's/a': 'Degraded' as const, 's/b': 'Online' as const }],
     ['disabled', { endpointStatus: 'Disabled' as const }, { 's/b': 'Online' as const }],
   ])('row: Subnet, address maps to an endpoint that is %s and no fallback exists → NXDOMAIN', (_n, extra, health) => {
-    const s = snapshot([profile('s', 'Subnet', [
-      ext('a', 'a.example.net', { subnets: [sub('198.51.100.0', 24)], ...extra }),
-      ext('b', 'b.example.net', { subnets: [sub('192.0.2.0', 24)] }),
-    ])], { health });
+    const s = snapshot(
+      [
+        profile('s', 'Subnet', [
+          ext('a', 'a.example.net', { subnets: [sub('198.51.100.0', 24)], ...extra }),
+          ext('b', 'b.example.net', { subnets: [sub('192.0.2.0', 24)] }),
+        ]),
+      ],
+      { health },
+    );
     const r = resolve(s, query('s', 'A', CLIENT.DE));
     expect(kind(r)).toBe('NXDOMAIN');
     expect(r.explanation.at(-1)!.detail).toMatch(/no available fallback: NXDOMAIN/);

@@ -15,13 +15,31 @@ const METHODS: TrafficRoutingMethod[] = ['Priority', 'Weighted', 'Performance', 
 const REGIONS = ['westeurope', 'northeurope', 'westus', 'eastus', 'japaneast'];
 const CODES = ['WORLD', 'GEO-EU', 'GEO-NA', 'GEO-AS', 'DE', 'FR', 'IE', 'US', 'US-CA', 'JP'];
 const SUBNETS = [
-  { first: '198.51.100.0', scope: 24 }, { first: '203.0.113.0', last: '203.0.113.50' }, { first: '192.0.2.10' },
-  { first: '2001:db8:1::', scope: 48 }, { first: '100.64.0.0', scope: 10 },
+  { first: '198.51.100.0', scope: 24 },
+  { first: '203.0.113.0', last: '203.0.113.50' },
+  { first: '192.0.2.10' },
+  { first: '2001:db8:1::', scope: 48 },
+  { first: '100.64.0.0', scope: 10 },
 ];
 const TARGETS = ['192.0.2.1', '198.51.100.2', '2001:db8::1', '2001:db8::2', 'a.example.net', 'b.example.net'];
 
-interface EpSpec { target: number; child: number; weight: number; region: number; disabled: boolean; alwaysServe: boolean; verdict: number; subnets: number[] }
-interface ProfileSpec { method: number; disabled: boolean; ttl: number; maxReturn: number; endpoints: EpSpec[] }
+interface EpSpec {
+  target: number;
+  child: number;
+  weight: number;
+  region: number;
+  disabled: boolean;
+  alwaysServe: boolean;
+  verdict: number;
+  subnets: number[];
+}
+interface ProfileSpec {
+  method: number;
+  disabled: boolean;
+  ttl: number;
+  maxReturn: number;
+  endpoints: EpSpec[];
+}
 
 const epArb = fc.record({
   target: fc.nat({ max: TARGETS.length - 1 }),
@@ -87,36 +105,40 @@ const caseArb = fc.record({
 });
 
 test('resolve()/answer() invariants over random profile forests', () => {
-  fc.assert(fc.property(caseArb, ({ specs, client, qtype, u }) => {
-    const { profiles, health } = build(specs);
-    const s = snapshot(profiles, { geo: geo(), health });
-    const statuses = new Map<string, string>();
-    for (const p of profiles) for (const e of profileMonitorStatuses(s, p.name)!.endpoints) statuses.set(`${p.name}/${e.name}`, e.endpointMonitorStatus);
-    const top = profiles[0]!;
-    const r = resolve(s, query(top.name, qtype, client));
+  fc.assert(
+    fc.property(caseArb, ({ specs, client, qtype, u }) => {
+      const { profiles, health } = build(specs);
+      const s = snapshot(profiles, { geo: geo(), health });
+      const statuses = new Map<string, string>();
+      for (const p of profiles)
+        for (const e of profileMonitorStatuses(s, p.name)!.endpoints) statuses.set(`${p.name}/${e.name}`, e.endpointMonitorStatus);
+      const top = profiles[0]!;
+      const r = resolve(s, query(top.name, qtype, client));
 
-    expect(['NOERROR', 'NXDOMAIN']).toContain(r.rcode);
-    expect(r.outcomes.length).toBeGreaterThan(0);
-    expect(r.outcomes.reduce((a, o) => a + o.probability, 0)).toBeCloseTo(1, 9);
-    for (const o of r.outcomes) {
-      expect(o.probability).toBeGreaterThan(0);
-      if (r.rcode === 'NXDOMAIN') expect(o.records).toEqual([]);
-      for (const rec of o.records) {
-        expect(rec.name).toBe(`${top.name}.tm.test`);
-        expect(rec.ttl).toBe(top.dnsConfig.ttl);
-        if (qtype === 'A') expect(['A', 'CNAME']).toContain(rec.type);
-        if (qtype === 'AAAA') expect(['AAAA', 'CNAME']).toContain(rec.type);
-        if (qtype === 'CNAME' || qtype === 'MX') expect(rec.type).toBe('CNAME');
+      expect(['NOERROR', 'NXDOMAIN']).toContain(r.rcode);
+      expect(r.outcomes.length).toBeGreaterThan(0);
+      expect(r.outcomes.reduce((a, o) => a + o.probability, 0)).toBeCloseTo(1, 9);
+      for (const o of r.outcomes) {
+        expect(o.probability).toBeGreaterThan(0);
+        if (r.rcode === 'NXDOMAIN') expect(o.records).toEqual([]);
+        for (const rec of o.records) {
+          expect(rec.name).toBe(`${top.name}.tm.test`);
+          expect(rec.ttl).toBe(top.dnsConfig.ttl);
+          if (qtype === 'A') expect(['A', 'CNAME']).toContain(rec.type);
+          if (qtype === 'AAAA') expect(['AAAA', 'CNAME']).toContain(rec.type);
+          if (qtype === 'CNAME' || qtype === 'MX') expect(rec.type).toBe('CNAME');
+        }
+        expect(o.endpoints.length).toBe(o.records.length);
+        for (const path of o.endpoints) expect(['Disabled', 'Stopped', 'Inactive']).not.toContain(statuses.get(path));
+        if (top.trafficRoutingMethod === 'MultiValue') expect(o.records.length).toBeLessThanOrEqual(top.maxReturn!);
       }
-      expect(o.endpoints.length).toBe(o.records.length);
-      for (const path of o.endpoints) expect(['Disabled', 'Stopped', 'Inactive']).not.toContain(statuses.get(path));
-      if (top.trafficRoutingMethod === 'MultiValue') expect(o.records.length).toBeLessThanOrEqual(top.maxReturn!);
-    }
-    const a = answer(s, query(top.name, qtype, client), () => u);
-    expect(r.outcomes.map((o) => o.endpoints)).toContainEqual(a.endpoints);
-    expect(a.rcode).toBe(r.rcode);
-    // Deterministic: a fresh snapshot of the same input gives the same resolution.
-    const again = resolve(snapshot(profiles, { geo: geo(), health }), query(top.name, qtype, client));
-    expect(again).toEqual(r);
-  }), { numRuns: 400 });
+      const a = answer(s, query(top.name, qtype, client), () => u);
+      expect(r.outcomes.map((o) => o.endpoints)).toContainEqual(a.endpoints);
+      expect(a.rcode).toBe(r.rcode);
+      // Deterministic: a fresh snapshot of the same input gives the same resolution.
+      const again = resolve(snapshot(profiles, { geo: geo(), health }), query(top.name, qtype, client));
+      expect(again).toEqual(r);
+    }),
+    { numRuns: 400 },
+  );
 });

@@ -6,9 +6,18 @@ import { ext, nested, profile, query, snapshot } from '../../../src/testing/buil
 import { seededRng, sequenceRng } from '../../../src/testing/rng';
 
 const s = snapshot([
-  profile('w', 'Weighted', [nested('n', 'child', { weight: 3 }), ext('a', '192.0.2.1', { weight: 1 }), ext('b', '192.0.2.2', { weight: 6 })]),
+  profile('w', 'Weighted', [
+    nested('n', 'child', { weight: 3 }),
+    ext('a', '192.0.2.1', { weight: 1 }),
+    ext('b', '192.0.2.2', { weight: 6 }),
+  ]),
   profile('child', 'Weighted', [ext('x', '192.0.2.10', { weight: 1 }), ext('y', '192.0.2.11', { weight: 2 })]),
-  profile('mv', 'MultiValue', ['192.0.2.1', '192.0.2.2', '192.0.2.3', '192.0.2.4', '192.0.2.5'].map((ip, i) => ext(`e${i}`, ip)), { maxReturn: 2 }),
+  profile(
+    'mv',
+    'MultiValue',
+    ['192.0.2.1', '192.0.2.2', '192.0.2.3', '192.0.2.4', '192.0.2.5'].map((ip, i) => ext(`e${i}`, ip)),
+    { maxReturn: 2 },
+  ),
 ]);
 
 function frequencies(snap: RoutingSnapshot, name: string, n: number, seed: number): Map<string, number> {
@@ -41,13 +50,20 @@ test.each([
 });
 
 test('pickOutcome maps u ∈ [0,1) onto cumulative probabilities', () => {
-  const outs = [{ probability: 0.25, id: 'a' }, { probability: 0.5, id: 'b' }, { probability: 0.25, id: 'c' }];
+  const outs = [
+    { probability: 0.25, id: 'a' },
+    { probability: 0.5, id: 'b' },
+    { probability: 0.25, id: 'c' },
+  ];
   expect([0, 0.2499, 0.25, 0.7499, 0.75, 0.9999].map((u) => pickOutcome(outs, u)!.id)).toEqual(['a', 'a', 'b', 'b', 'c', 'c']);
 });
 
 test('answer() draws from the RNG only when there is a choice, and returns the chosen outcome trail', () => {
   const calls: number[] = [];
-  const rng = () => { calls.push(1); return 0.99; };
+  const rng = () => {
+    calls.push(1);
+    return 0.99;
+  };
   answer(snapshot([profile('p', 'Priority', [ext('a', '192.0.2.1')])]), query('p'), rng);
   expect(calls).toHaveLength(0);
   const a = answer(s, query('w'), sequenceRng([0.99]));

@@ -7,20 +7,30 @@ import { normalizeProfile } from '../../../src/core/model/normalize';
 import { canonicalJson, contentHash } from '../../../src/core/store/conditions';
 
 /** The reference: JSON.stringify with a replacer that sorts every object's keys (what tmkit hashed before). */
-const reference = (value: unknown): string => JSON.stringify(value, (_k, v: unknown) => {
-  if (v && typeof v === 'object' && !Array.isArray(v)) {
-    const o = v as Record<string, unknown>;
-    return Object.fromEntries(Object.keys(o).sort().map((k) => [k, o[k]]));
-  }
-  return v;
-});
+const reference = (value: unknown): string =>
+  JSON.stringify(value, (_k, v: unknown) => {
+    if (v && typeof v === 'object' && !Array.isArray(v)) {
+      const o = v as Record<string, unknown>;
+      return Object.fromEntries(
+        Object.keys(o)
+          .sort()
+          .map((k) => [k, o[k]]),
+      );
+    }
+    return v;
+  });
 
 test('the same text as the sorted-keys JSON.stringify, for any JSON value (ETags of stored profiles do not change)', () => {
-  fc.assert(fc.property(fc.jsonValue(), (v) => { expect(canonicalJson(v)).toBe(reference(v)); }), { numRuns: 2000 });
+  fc.assert(
+    fc.property(fc.jsonValue(), (v) => {
+      expect(canonicalJson(v)).toBe(reference(v));
+    }),
+    { numRuns: 2000 },
+  );
 });
 
 test('undefined members, non-finite numbers, toJSON and odd keys as JSON treats them', () => {
-  const v = { b: undefined, a: [undefined, NaN, Infinity, -0], 'x"y': new Date(0), 'ü': { f: () => 1 }, '': 1 };
+  const v = { b: undefined, a: [undefined, NaN, Infinity, -0], 'x"y': new Date(0), ü: { f: () => 1 }, '': 1 };
   expect(canonicalJson(v)).toBe(reference(v));
 });
 
@@ -34,18 +44,39 @@ const shuffled = (v: unknown, rnd: () => number): unknown => {
 
 test('equal profiles hash equally whatever the key order of their input (the store hashes normalized JSON text)', () => {
   const input = {
-    name: 'p', trafficRoutingMethod: 'Subnet', tags: { z: '1', a: '2' }, dnsConfig: { ttl: 60, relativeName: 'p' },
-    monitorConfig: { path: '/h', protocol: 'HTTPS', customHeaders: [{ value: 'v', name: 'host' }], expectedStatusCodeRanges: [{ max: 299, min: 200 }] },
+    name: 'p',
+    trafficRoutingMethod: 'Subnet',
+    tags: { z: '1', a: '2' },
+    dnsConfig: { ttl: 60, relativeName: 'p' },
+    monitorConfig: {
+      path: '/h',
+      protocol: 'HTTPS',
+      customHeaders: [{ value: 'v', name: 'host' }],
+      expectedStatusCodeRanges: [{ max: 299, min: 200 }],
+    },
     endpoints: [
-      { target: '192.0.2.1', type: 'externalEndpoints', name: 'a', subnets: [{ scope: 24, first: '10.0.0.0' }], customHeaders: [{ value: '1', name: 'x' }], geoMapping: ['DE'] },
+      {
+        target: '192.0.2.1',
+        type: 'externalEndpoints',
+        name: 'a',
+        subnets: [{ scope: 24, first: '10.0.0.0' }],
+        customHeaders: [{ value: '1', name: 'x' }],
+        geoMapping: ['DE'],
+      },
       { name: 'b', type: 'externalEndpoints', target: '192.0.2.2', subnets: [{ last: '10.1.0.9', first: '10.1.0.0' }] },
     ],
   };
-  fc.assert(fc.property(fc.integer(), (seed) => {
-    let s = seed;
-    const rnd = (): number => { s = (s * 1103515245 + 12345) & 0x7fffffff; return s / 0x7fffffff; };
-    const other = shuffled(input, rnd) as typeof input;
-    expect(JSON.stringify(normalizeProfile(other as never))).toBe(JSON.stringify(normalizeProfile(input as never)));
-    expect(contentHash(normalizeProfile(other as never), 's')).toBe(contentHash(normalizeProfile(input as never), 's'));
-  }), { numRuns: 200 });
+  fc.assert(
+    fc.property(fc.integer(), (seed) => {
+      let s = seed;
+      const rnd = (): number => {
+        s = (s * 1103515245 + 12345) & 0x7fffffff;
+        return s / 0x7fffffff;
+      };
+      const other = shuffled(input, rnd) as typeof input;
+      expect(JSON.stringify(normalizeProfile(other as never))).toBe(JSON.stringify(normalizeProfile(input as never)));
+      expect(contentHash(normalizeProfile(other as never), 's')).toBe(contentHash(normalizeProfile(input as never), 's'));
+    }),
+    { numRuns: 200 },
+  );
 });

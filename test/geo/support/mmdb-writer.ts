@@ -11,9 +11,18 @@ function ctrl(type: number, size: number): Buffer {
   let sizeBits: number;
   const extra: number[] = [];
   if (size < 29) sizeBits = size;
-  else if (size < 29 + 256) { sizeBits = 29; extra.push(size - 29); }
-  else if (size < 285 + 65536) { sizeBits = 30; const v = size - 285; extra.push(v >> 8, v & 0xff); }
-  else { sizeBits = 31; const v = size - 65821; extra.push((v >> 16) & 0xff, (v >> 8) & 0xff, v & 0xff); }
+  else if (size < 29 + 256) {
+    sizeBits = 29;
+    extra.push(size - 29);
+  } else if (size < 285 + 65536) {
+    sizeBits = 30;
+    const v = size - 285;
+    extra.push(v >> 8, v & 0xff);
+  } else {
+    sizeBits = 31;
+    const v = size - 65821;
+    extra.push((v >> 16) & 0xff, (v >> 8) & 0xff, v & 0xff);
+  }
   if (type <= 7) head.push((type << 5) | sizeBits);
   else head.push(sizeBits, type - 7);
   return Buffer.from([...head, ...extra]);
@@ -21,7 +30,10 @@ function ctrl(type: number, size: number): Buffer {
 
 function uintBytes(n: bigint): Buffer {
   const out: number[] = [];
-  while (n > 0n) { out.unshift(Number(n & 0xffn)); n >>= 8n; }
+  while (n > 0n) {
+    out.unshift(Number(n & 0xffn));
+    n >>= 8n;
+  }
   return Buffer.from(out);
 }
 
@@ -45,7 +57,9 @@ export function encode(v: Value): Buffer {
   return Buffer.concat([ctrl(7, entries.length), ...entries.flatMap(([k, val]) => [encode(k), encode(val)])]);
 }
 
-interface TrieNode { children: [TrieNode | number | undefined, TrieNode | number | undefined] }
+interface TrieNode {
+  children: [TrieNode | number | undefined, TrieNode | number | undefined];
+}
 
 function bits(prefix: string): boolean[] {
   const [addr, lenText] = prefix.split('/') as [string, string];
@@ -119,12 +133,5 @@ export function buildMmdb(records: Record<string, Value>, databaseType = 'tmkit-
     build_epoch: { uint: 1_700_000_000, bits: 64 },
     description: { en: 'tmkit test database' },
   });
-  return Buffer.concat([
-    tree,
-    Buffer.alloc(16),
-    ...data,
-    Buffer.from([0xab, 0xcd, 0xef]),
-    Buffer.from('MaxMind.com', 'ascii'),
-    metadata,
-  ]);
+  return Buffer.concat([tree, Buffer.alloc(16), ...data, Buffer.from([0xab, 0xcd, 0xef]), Buffer.from('MaxMind.com', 'ascii'), metadata]);
 }

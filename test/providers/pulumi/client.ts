@@ -10,7 +10,11 @@ export interface CallFailure {
   details: string;
 }
 
-export function connect(port: number): { client: ResourceProviderClient; call: <Req, Resp>(method: string, req: Req) => Promise<Resp>; close: () => void } {
+export function connect(port: number): {
+  client: ResourceProviderClient;
+  call: <Req, Resp>(method: string, req: Req) => Promise<Resp>;
+  close: () => void;
+} {
   const client = new ResourceProviderClient(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
   const call = <Req, Resp>(method: string, req: Req): Promise<Resp> =>
     new Promise((resolve, reject) => {

@@ -16,7 +16,11 @@ test.each([
   [{ stack: '-bad' }, 'stack', /tmkit:stack "-bad" is invalid: stack is a DNS label/],
   [{ stack: 'a'.repeat(64) }, 'stack', /is invalid/],
   [{ token: '  ' }, 'token', /tmkit:token is empty/],
-  [{ sever: 'http://x' }, 'sever', /unknown configuration key "tmkit:sever": the tmkit provider takes tmkit:server, tmkit:token, tmkit:stack/],
+  [
+    { sever: 'http://x' },
+    'sever',
+    /unknown configuration key "tmkit:sever": the tmkit provider takes tmkit:server, tmkit:token, tmkit:stack/,
+  ],
 ])('%j → failure at %s', (news, property, reason) => {
   const r = checkConfig(news as never);
   expect(r.failures).toHaveLength(1);
@@ -34,7 +38,11 @@ test('every problem is reported at once; engine keys and unknown values pass', (
 test('resolve: config first, then TMKIT_SERVER / TMKIT_TOKEN, stack default "pulumi"', () => {
   const env = { TMKIT_SERVER: 'http://env:1', TMKIT_TOKEN: ' env-token ' };
   expect(resolveConfig({}, env)).toEqual({ server: 'http://env:1', token: 'env-token', stack: 'pulumi' });
-  expect(resolveConfig({ server: 'http://cfg:2', token: new Secret('cfg-token'), stack: 's1' }, env)).toEqual({ server: 'http://cfg:2', token: 'cfg-token', stack: 's1' });
+  expect(resolveConfig({ server: 'http://cfg:2', token: new Secret('cfg-token'), stack: 's1' }, env)).toEqual({
+    server: 'http://cfg:2',
+    token: 'cfg-token',
+    stack: 's1',
+  });
   expect(resolveConfig({ server: '', token: null }, {})).toEqual({ server: undefined, token: undefined, stack: 'pulumi' });
 });
 

@@ -31,7 +31,10 @@ test.each<[string, PropertyMap, PropertyMap, Record<string, string>]>([
 test('replaceOnChanges: at, under and above the listed path; replaces names top-level keys', () => {
   const opts = { replaceOnChanges: ['name', 'dns.relativeName'] };
   expect(diffProperties({ name: 'a', size: 1 }, { name: 'b', size: 2 }, opts)).toEqual({
-    changes: true, replaces: ['name'], stables: [], detailedDiff: { name: 'update-replace', size: 'update' },
+    changes: true,
+    replaces: ['name'],
+    stables: [],
+    detailedDiff: { name: 'update-replace', size: 'update' },
   });
   const nested = diffProperties({ dns: { relativeName: 'a', ttl: 30 } }, { dns: { relativeName: 'b', ttl: 60 } }, opts);
   expect(nested.detailedDiff).toEqual({ 'dns.relativeName': 'update-replace', 'dns.ttl': 'update' });
@@ -55,7 +58,10 @@ test('splitPath reads the paths the diff writes', () => {
 const plainValue: fc.Arbitrary<Value> = fc.letrec<{ v: Value }>((tie) => ({
   v: fc.oneof(
     { depthSize: 'small' },
-    fc.constant(null), fc.boolean(), fc.integer({ min: -3, max: 3 }), fc.constantFrom('a', 'b', ''),
+    fc.constant(null),
+    fc.boolean(),
+    fc.integer({ min: -3, max: 3 }),
+    fc.constantFrom('a', 'b', ''),
     fc.array(tie('v'), { maxLength: 3 }),
     fc.dictionary(fc.constantFrom('k', 'l', 'm.n'), tie('v'), { maxKeys: 3 }).map((d) => ({ ...d }) as Value),
   ),
@@ -63,23 +69,38 @@ const plainValue: fc.Arbitrary<Value> = fc.letrec<{ v: Value }>((tie) => ({
 const map = fc.dictionary(fc.constantFrom('a', 'b', 'c', 'name'), plainValue, { maxKeys: 4 }).map((d) => ({ ...d }) as PropertyMap);
 
 test('property: a map diffed with itself has no changes; two maps differ exactly when the diff says so', () => {
-  fc.assert(fc.property(map, map, (a, b) => {
-    expect(diffProperties(a, a).changes).toBe(false);
-    const d = diffProperties(a, b);
-    // A null property and an absent one are the same thing to the diff (in arrays, null is a value).
-    const norm = (v: Value): Value => Array.isArray(v) ? v.map(norm)
-      : v !== null && typeof v === 'object' && !(v instanceof Secret) && v !== UNKNOWN
-        ? Object.fromEntries(Object.entries(v).filter(([, x]) => x !== null).map(([k, x]) => [k, norm(x)])) : v;
-    if (!containsUnknowns(a) && !containsUnknowns(b)) expect(d.changes).toBe(!sameValue(norm(a), norm(b)));
-    for (const path of Object.keys(d.detailedDiff!)) expect(() => splitPath(path)).not.toThrow();
-  }), { numRuns: 500 });
+  fc.assert(
+    fc.property(map, map, (a, b) => {
+      expect(diffProperties(a, a).changes).toBe(false);
+      const d = diffProperties(a, b);
+      // A null property and an absent one are the same thing to the diff (in arrays, null is a value).
+      const norm = (v: Value): Value =>
+        Array.isArray(v)
+          ? v.map(norm)
+          : v !== null && typeof v === 'object' && !(v instanceof Secret) && v !== UNKNOWN
+            ? Object.fromEntries(
+                Object.entries(v)
+                  .filter(([, x]) => x !== null)
+                  .map(([k, x]) => [k, norm(x)]),
+              )
+            : v;
+      if (!containsUnknowns(a) && !containsUnknowns(b)) expect(d.changes).toBe(!sameValue(norm(a), norm(b)));
+      for (const path of Object.keys(d.detailedDiff!)) expect(() => splitPath(path)).not.toThrow();
+    }),
+    { numRuns: 500 },
+  );
 });
 
 test('property: with replaceOnChanges, replaces is exactly the top-level keys of the *-replace paths', () => {
-  fc.assert(fc.property(map, map, (a, b) => {
-    const d = diffProperties(a, b, { replaceOnChanges: ['name'] });
-    const replaced = Object.entries(d.detailedDiff!).filter(([, k]) => k.endsWith('-replace')).map(([p]) => splitPath(p)[0]);
-    expect(d.replaces).toEqual([...new Set(replaced)].sort());
-    expect(d.replaces!.every((k) => k === 'name')).toBe(true);
-  }), { numRuns: 300 });
+  fc.assert(
+    fc.property(map, map, (a, b) => {
+      const d = diffProperties(a, b, { replaceOnChanges: ['name'] });
+      const replaced = Object.entries(d.detailedDiff!)
+        .filter(([, k]) => k.endsWith('-replace'))
+        .map(([p]) => splitPath(p)[0]);
+      expect(d.replaces).toEqual([...new Set(replaced)].sort());
+      expect(d.replaces!.every((k) => k === 'name')).toBe(true);
+    }),
+    { numRuns: 300 },
+  );
 });

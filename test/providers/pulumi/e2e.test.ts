@@ -36,7 +36,12 @@ function program(args: ThingArgs, more?: () => void): () => Promise<Record<strin
 
 function recorder(): { events: EngineEvent[]; onEvent: (e: EngineEvent) => void } {
   const events: EngineEvent[] = [];
-  return { events, onEvent: (e) => { events.push(e); } };
+  return {
+    events,
+    onEvent: (e) => {
+      events.push(e);
+    },
+  };
 }
 
 /** The pre-step metadata the engine reported for the Thing named `name`. */
@@ -55,8 +60,13 @@ function finishedOps(events: EngineEvent[], name = 'alpha'): string[] {
 }
 
 /** The Thing's entry in `stack export --show-secrets` (what the Automation API's exportStack runs). */
-async function thingState(stack: Stack, name = 'alpha'): Promise<{ inputs: Record<string, unknown>; outputs: Record<string, unknown>; id: string } | undefined> {
-  const d = (await stack.exportStack()).deployment as { resources?: Array<{ urn: string; type: string; id: string; inputs: Record<string, unknown>; outputs: Record<string, unknown> }> };
+async function thingState(
+  stack: Stack,
+  name = 'alpha',
+): Promise<{ inputs: Record<string, unknown>; outputs: Record<string, unknown>; id: string } | undefined> {
+  const d = (await stack.exportStack()).deployment as {
+    resources?: Array<{ urn: string; type: string; id: string; inputs: Record<string, unknown>; outputs: Record<string, unknown> }>;
+  };
   return d.resources?.find((r) => r.type === 'tmkittest:index:Thing' && r.urn.endsWith(`::${name}`));
 }
 
@@ -78,7 +88,11 @@ async function expectSecretEncrypted(stack: Stack, name = 'alpha'): Promise<void
   for (const where of [st!.inputs, st!.outputs]) expect(where['token']).toEqual({ [SIG]: SECRET_SIG, plaintext: JSON.stringify(TOKEN) });
   const stored = stateFile();
   expect(stored).not.toContain(TOKEN);
-  const resources = (JSON.parse(stored) as { checkpoint: { latest: { resources: Array<{ urn: string; inputs?: Record<string, unknown>; outputs?: Record<string, unknown> }> } } }).checkpoint.latest.resources;
+  const resources = (
+    JSON.parse(stored) as {
+      checkpoint: { latest: { resources: Array<{ urn: string; inputs?: Record<string, unknown>; outputs?: Record<string, unknown> }> } };
+    }
+  ).checkpoint.latest.resources;
   const raw = resources.find((r) => r.urn.endsWith(`tmkittest:index:Thing::${name}`))!;
   for (const where of [raw.inputs!, raw.outputs!]) {
     const token = where['token'] as Record<string, unknown>;
@@ -119,7 +133,12 @@ test('up creates the Thing: the record exists, outputs are known, the secret is 
   expect(up.outputs['fqdn']).toEqual({ value: 'alpha.example.test', secret: false });
   expect(up.outputs['revision']).toEqual({ value: 1, secret: false });
   expect(data().things['alpha']).toEqual({
-    zone: 'example.test', size: 5, token: TOKEN, nested: { host: 'h1.example.test', port: 8080, tags: ['a', 'b'] }, owner: 'pulumi', revision: 1,
+    zone: 'example.test',
+    size: 5,
+    token: TOKEN,
+    nested: { host: 'h1.example.test', port: 8080, tags: ['a', 'b'] },
+    owner: 'pulumi',
+    revision: 1,
   });
   await expectSecretEncrypted(stack);
 });
@@ -212,7 +231,7 @@ test('check failures are shown with their property paths, in preview and up, and
 
 const current = base({ name: 'alpha-2', size: 6, zone: 'other.test', nested: { host: 'h1.example.test', port: 8080, tags: ['a', 'c'] } });
 
-test('refresh after the record changed behind Pulumi\'s back shows the drift; the next preview plans to undo it', async () => {
+test("refresh after the record changed behind Pulumi's back shows the drift; the next preview plans to undo it", async () => {
   // The failed up above left the stack as it was; make sure state and program agree first.
   await stack.up({ program: program(current) });
   const d = data();
@@ -224,8 +243,10 @@ test('refresh after the record changed behind Pulumi\'s back shows the drift; th
   expect(rf.summary.resourceChanges).toMatchObject({ update: 1 });
   // The engine diffs the refreshed outputs through the provider's Diff: the drift is shown at its path.
   const done = rec.events.map((e) => e.resOutputsEvent?.metadata).filter((m) => m?.type === 'tmkittest:index:Thing');
-  expect(done.map((m) => [m!.op, m!.diffs, m!.detailedDiff])).toEqual([['update', ['size'], { size: { diffKind: 'update', inputDiff: true } }]]);
-  expect(((await thingState(stack))!.outputs['size'])).toBe(42);
+  expect(done.map((m) => [m!.op, m!.diffs, m!.detailedDiff])).toEqual([
+    ['update', ['size'], { size: { diffKind: 'update', inputDiff: true } }],
+  ]);
+  expect((await thingState(stack))!.outputs['size']).toBe(42);
   await expectSecretEncrypted(stack);
 
   const rec2 = recorder();
@@ -249,10 +270,29 @@ test('refresh drops a Thing whose record is gone (read answers id ""), and up cr
 
 test('the import resource option adopts an existing record without writing it; differing inputs import, then update', async () => {
   const d = data();
-  d.things['legacy'] = { zone: 'legacy.test', size: 3, token: TOKEN, nested: { host: 'old.example.test', port: 22 }, owner: 'someone', revision: 7 };
-  d.things['legacy-b'] = { zone: 'legacy.test', size: 3, token: TOKEN, nested: { host: 'old.example.test', port: 22 }, owner: 'someone', revision: 7 };
+  d.things['legacy'] = {
+    zone: 'legacy.test',
+    size: 3,
+    token: TOKEN,
+    nested: { host: 'old.example.test', port: 22 },
+    owner: 'someone',
+    revision: 7,
+  };
+  d.things['legacy-b'] = {
+    zone: 'legacy.test',
+    size: 3,
+    token: TOKEN,
+    nested: { host: 'old.example.test', port: 22 },
+    owner: 'someone',
+    revision: 7,
+  };
   writeData(e2e.dataFile, d);
-  const legacyArgs: ThingArgs = { zone: 'legacy.test', size: 3, token: pulumi.secret(TOKEN), nested: { host: 'old.example.test', port: 22 } };
+  const legacyArgs: ThingArgs = {
+    zone: 'legacy.test',
+    size: 3,
+    token: pulumi.secret(TOKEN),
+    nested: { host: 'old.example.test', port: 22 },
+  };
   const withLegacy = program(current, () => {
     new Thing('legacy', legacyArgs, { import: 'legacy' });
   });

@@ -20,15 +20,23 @@ export const TMKIT_PLUGIN_DIR = join(REPO, 'providers/pulumi/bin');
 export function findPulumiCli(): string {
   const fromEnv = process.env['PULUMI_CLI'];
   if (fromEnv) {
-    if (!existsSync(fromEnv)) throw new Error(`PULUMI_CLI=${fromEnv} does not exist: point it at a pulumi binary, or unset it and run \`bash scripts/install-pulumi.sh\``);
+    if (!existsSync(fromEnv))
+      throw new Error(
+        `PULUMI_CLI=${fromEnv} does not exist: point it at a pulumi binary, or unset it and run \`bash scripts/install-pulumi.sh\``,
+      );
     return fromEnv;
   }
   let out: string;
   try {
-    out = execFileSync('bash', [join(REPO, 'scripts/install-pulumi.sh'), '--check'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    out = execFileSync('bash', [join(REPO, 'scripts/install-pulumi.sh'), '--check'], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
   } catch (err) {
     const stderr = String((err as { stderr?: unknown }).stderr ?? '');
-    throw new Error(`The Pulumi CLI is not available, so the Pulumi provider's end-to-end tests cannot run.\nRun \`bash scripts/install-pulumi.sh\` (it builds the CLI from Go modules, about 10-15 min), or set PULUMI_CLI.\n${stderr}`);
+    throw new Error(
+      `The Pulumi CLI is not available, so the Pulumi provider's end-to-end tests cannot run.\nRun \`bash scripts/install-pulumi.sh\` (it builds the CLI from Go modules, about 10-15 min), or set PULUMI_CLI.\n${stderr}`,
+    );
   }
   const last = out.trim().split('\n').pop() ?? '';
   const m = /^export PATH=(.+):\$PATH$/.exec(last);
@@ -42,7 +50,10 @@ export function writeThingPlugin(dir: string): void {
   const launcher = join(dir, 'pulumi-resource-tmkittest');
   const register = require.resolve('@swc-node/register');
   const entry = join(__dirname, 'thing/main.ts');
-  writeFileSync(launcher, `#!/bin/sh\nSWC_NODE_PROJECT=${JSON.stringify(join(REPO, 'tsconfig.json'))} exec ${JSON.stringify(process.execPath)} -r ${JSON.stringify(register)} ${JSON.stringify(entry)} "$@"\n`);
+  writeFileSync(
+    launcher,
+    `#!/bin/sh\nSWC_NODE_PROJECT=${JSON.stringify(join(REPO, 'tsconfig.json'))} exec ${JSON.stringify(process.execPath)} -r ${JSON.stringify(register)} ${JSON.stringify(entry)} "$@"\n`,
+  );
   chmodSync(launcher, 0o755);
 }
 
@@ -57,7 +68,10 @@ export interface E2eStack {
  * `tmkitPlugin: false` leaves the tmkit plugin out of `plugins.providers` (the engine then looks on PATH);
  * `tmkitPluginDir` takes it from another checkout (bench/pulumi.ts --base).
  */
-export async function newStack(program: PulumiFn, opts: { stackName?: string; env?: Record<string, string>; tmkitPlugin?: boolean; tmkitPluginDir?: string } = {}): Promise<E2eStack> {
+export async function newStack(
+  program: PulumiFn,
+  opts: { stackName?: string; env?: Record<string, string>; tmkitPlugin?: boolean; tmkitPluginDir?: string } = {},
+): Promise<E2eStack> {
   const cli = findPulumiCli();
   const work = mkdtempSync(join(tmpdir(), 'tmkit-pulumi-e2e-'));
   const pluginDir = join(work, 'plugins');
@@ -75,7 +89,12 @@ export async function newStack(program: PulumiFn, opts: { stackName?: string; en
         name: 'tmkite2e',
         runtime: 'nodejs',
         backend: { url: `file://${join(work, 'state')}` },
-        plugins: { providers: [{ name: 'tmkittest', path: pluginDir }, ...(opts.tmkitPlugin === false ? [] : [{ name: 'tmkit', path: opts.tmkitPluginDir ?? TMKIT_PLUGIN_DIR }])] },
+        plugins: {
+          providers: [
+            { name: 'tmkittest', path: pluginDir },
+            ...(opts.tmkitPlugin === false ? [] : [{ name: 'tmkit', path: opts.tmkitPluginDir ?? TMKIT_PLUGIN_DIR }]),
+          ],
+        },
       } as ProjectSettings,
       envVars: {
         PULUMI_CONFIG_PASSPHRASE: 'tmkit-e2e-passphrase',

@@ -15,7 +15,9 @@ const ENTRY = join(REPO, 'dist/providers/pulumi/src/main.js');
 const VERSION = (JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { version: string }).version;
 
 let dir: string;
-beforeEach(() => { dir = mkdtempSync(join(tmpdir(), 'tmkit-pulumi-install-')); });
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'tmkit-pulumi-install-'));
+});
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 test('one executable wrapper with the absolute node and entry, no PulumiPlugin.yaml; the PATH export', () => {
@@ -23,7 +25,9 @@ test('one executable wrapper with the absolute node and entry, no PulumiPlugin.y
   expect(r.executable).toBe(join(dir, 'plugins/pulumi-resource-tmkit'));
   expect(readdirSync(join(dir, 'plugins'))).toEqual(['pulumi-resource-tmkit']);
   expect(statSync(r.executable).mode & 0o777).toBe(0o755);
-  expect(readFileSync(r.executable, 'utf8')).toBe(`#!/bin/sh\n# pulumi-resource-tmkit 1.2.3: the tmkit Pulumi provider, run with the Node.js that installed it (tmkit pulumi install).\nexec '${process.execPath}' '${ENTRY}' "$@"\n`);
+  expect(readFileSync(r.executable, 'utf8')).toBe(
+    `#!/bin/sh\n# pulumi-resource-tmkit 1.2.3: the tmkit Pulumi provider, run with the Node.js that installed it (tmkit pulumi install).\nexec '${process.execPath}' '${ENTRY}' "$@"\n`,
+  );
   expect(r.exportLine).toBe(`export PATH=${join(dir, 'plugins')}:$PATH`);
   expect(r.pluginInstall).toBe(`pulumi plugin install resource tmkit 1.2.3 --file ${join(dir, 'plugins')}`);
   expect(r.written).toEqual([r.executable]);
@@ -36,7 +40,9 @@ test('reinstall rewrites nothing; a bad version or a missing build is refused wi
   expect(b.written).toEqual([]);
   expect(readFileSync(b.executable).equals(bytes)).toBe(true);
   expect(() => installPulumi({ dir, version: 'v1', entry: ENTRY })).toThrow(/version "v1" is not a semantic version/);
-  expect(() => installPulumi({ dir, version: VERSION, entry: join(dir, 'nope.js') })).toThrow(/does not exist; build the package first \(npm run build\)/);
+  expect(() => installPulumi({ dir, version: VERSION, entry: join(dir, 'nope.js') })).toThrow(
+    /does not exist; build the package first \(npm run build\)/,
+  );
 });
 
 test('the wrapper starts the plugin: its port is the only stdout line', async () => {
@@ -62,5 +68,7 @@ test('the real Pulumi CLI installs the plugin from the directory, offline', () =
   const env = { ...process.env, PULUMI_HOME: join(dir, 'home'), PULUMI_SKIP_UPDATE_CHECK: 'true' };
   execFileSync(cli, ['plugin', 'install', 'resource', 'tmkit', VERSION, '--file', r.dir], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   const ls = execFileSync(cli, ['plugin', 'ls', '--json'], { env, encoding: 'utf8' });
-  expect((JSON.parse(ls) as Array<{ name: string; kind: string; version: string }>).map((p) => [p.name, p.kind, p.version])).toEqual([['tmkit', 'resource', VERSION]]);
+  expect((JSON.parse(ls) as Array<{ name: string; kind: string; version: string }>).map((p) => [p.name, p.kind, p.version])).toEqual([
+    ['tmkit', 'resource', VERSION],
+  ]);
 });

@@ -30,7 +30,9 @@ let e2e: E2eStack | undefined;
 beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), 'tmkit-pulumi-live-'));
   // The healthy endpoint: 127.0.0.1 answers 200; 127.0.0.2 (nothing listens there) refuses: Degraded.
-  health = createServer((_req, res) => { res.end('ok'); });
+  health = createServer((_req, res) => {
+    res.end('ok');
+  });
   await new Promise<void>((r) => health.listen(0, '127.0.0.1', r));
   port = (health.address() as AddressInfo).port;
   serve = await spawnServe(join(root, 'state'), ['--zone', 'tm.internal'], { TMKIT_TOKEN: TOKEN });
@@ -48,30 +50,55 @@ afterAll(async () => {
 const warnings = (events: EngineEvent[]): string[] =>
   events.flatMap((e) => (e.diagnosticEvent && e.diagnosticEvent.severity === 'warning' ? [e.diagnosticEvent.message] : []));
 
-const program = (primaryStatus: 'Enabled' | 'Disabled', ttl = 30) => async () => {
-  const p = new network.Profile('live', {
-    profileName: 'live', trafficRoutingMethod: 'Priority', dnsConfig: { relativeName: 'live', ttl },
-    monitorConfig: { protocol: 'HTTP', port, path: '/', intervalInSeconds: 10, timeoutInSeconds: 5, toleratedNumberOfFailures: 0 },
-  });
-  new network.Endpoint('primary', { profileName: p.name, endpointName: 'primary', endpointType: 'ExternalEndpoints', target: '127.0.0.1', priority: 1, endpointStatus: primaryStatus });
-  new network.Endpoint('backup', { profileName: p.name, endpointName: 'backup', endpointType: 'ExternalEndpoints', target: '127.0.0.2', priority: 2 });
-  return {};
-};
+const program =
+  (primaryStatus: 'Enabled' | 'Disabled', ttl = 30) =>
+  async () => {
+    const p = new network.Profile('live', {
+      profileName: 'live',
+      trafficRoutingMethod: 'Priority',
+      dnsConfig: { relativeName: 'live', ttl },
+      monitorConfig: { protocol: 'HTTP', port, path: '/', intervalInSeconds: 10, timeoutInSeconds: 5, toleratedNumberOfFailures: 0 },
+    });
+    new network.Endpoint('primary', {
+      profileName: p.name,
+      endpointName: 'primary',
+      endpointType: 'ExternalEndpoints',
+      target: '127.0.0.1',
+      priority: 1,
+      endpointStatus: primaryStatus,
+    });
+    new network.Endpoint('backup', {
+      profileName: p.name,
+      endpointName: 'backup',
+      endpointType: 'ExternalEndpoints',
+      target: '127.0.0.2',
+      priority: 2,
+    });
+    return {};
+  };
 
 test('preview warns with the live health, and when the change leaves the profile with no endpoint Online', async () => {
   e2e = await newStack(program('Enabled'));
   await e2e.stack.setConfig('tmkit:server', { value: serve.api });
   await e2e.stack.setConfig('tmkit:token', { value: TOKEN, secret: true });
   expect((await e2e.stack.up()).summary.result).toBe('succeeded');
-  await waitFor(async () => {
-    const s = await client.status('live');
-    const by = new Map(s.endpoints.map((e) => [e.name, e.endpointMonitorStatus]));
-    return by.get('primary') === 'Online' && by.get('backup') === 'Degraded';
-  }, { what: 'primary Online and backup Degraded' });
+  await waitFor(
+    async () => {
+      const s = await client.status('live');
+      const by = new Map(s.endpoints.map((e) => [e.name, e.endpointMonitorStatus]));
+      return by.get('primary') === 'Online' && by.get('backup') === 'Degraded';
+    },
+    { what: 'primary Online and backup Degraded' },
+  );
 
   // A harmless change (the TTL): the health now, no "no endpoint Online" warning.
   let events: EngineEvent[] = [];
-  await e2e.stack.preview({ program: program('Enabled', 60), onEvent: (e) => { events.push(e); } });
+  await e2e.stack.preview({
+    program: program('Enabled', 60),
+    onEvent: (e) => {
+      events.push(e);
+    },
+  });
   let said = warnings(events).join('\n');
   expect(said).toMatch(/live health now: live\/backup: Degraded for \d+s \(/);
   expect(said).not.toMatch(/no endpoint Online/);
@@ -79,16 +106,28 @@ test('preview warns with the live health, and when the change leaves the profile
   // Disabling the only Online endpoint: the warning names the profile and what is left (in the stored
   // order, which is the order the parallel creates landed in).
   events = [];
-  await e2e.stack.preview({ program: program('Disabled'), onEvent: (e) => { events.push(e); } });
+  await e2e.stack.preview({
+    program: program('Disabled'),
+    onEvent: (e) => {
+      events.push(e);
+    },
+  });
   said = warnings(events).join('\n');
-  expect(said).toMatch(/this change leaves profile live with no endpoint Online \(Online now: primary; after: (primary Disabled, backup Degraded|backup Degraded, primary Disabled)\)/);
+  expect(said).toMatch(
+    /this change leaves profile live with no endpoint Online \(Online now: primary; after: (primary Disabled, backup Degraded|backup Degraded, primary Disabled)\)/,
+  );
   expect(said).toMatch(/live health now: live\/backup: Degraded/);
 
   // An override in force is part of the health shown.
   const o = await client.createOverride({ kind: 'down', profile: 'live', endpoint: 'backup', for: '10m', reason: 'game day', force: true });
   events = [];
-  await e2e.stack.preview({ program: program('Enabled', 60), onEvent: (e) => { events.push(e); } });
-  expect(warnings(events).join("\n")).toMatch(/live\/backup: Degraded .*; override down by \S+ until \S+ \(game day\)/);
+  await e2e.stack.preview({
+    program: program('Enabled', 60),
+    onEvent: (e) => {
+      events.push(e);
+    },
+  });
+  expect(warnings(events).join('\n')).toMatch(/live\/backup: Degraded .*; override down by \S+ until \S+ \(game day\)/);
   await client.clearOverride(o.override.id);
 
   // Nothing was written by the previews.

@@ -27,8 +27,12 @@ test('start-up: the plugin loads only the gRPC layer, never the SDK runtime (wha
     const c = spawn(process.execPath, ['-e', probe, '127.0.0.1:1'], { stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
-    c.stdout!.setEncoding('utf8').on('data', (d: string) => { stdout += d; });
-    c.stderr!.setEncoding('utf8').on('data', (d: string) => { stderr += d; });
+    c.stdout!.setEncoding('utf8').on('data', (d: string) => {
+      stdout += d;
+    });
+    c.stderr!.setEncoding('utf8').on('data', (d: string) => {
+      stderr += d;
+    });
     c.on('error', reject);
     c.on('close', () => resolve({ stdout, stderr }));
   });
@@ -57,8 +61,13 @@ describe('the running plugin', () => {
   let rpc: ReturnType<typeof connect>;
 
   beforeAll(async () => {
-    child = spawn(LAUNCHER, ['--logtostderr', '-v=3', '127.0.0.1:1'], { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, TMKIT_SERVER: 'http://127.0.0.1:1', TMKIT_TOKEN: 'from-env' } });
-    child.stderr!.setEncoding('utf8').on('data', (d: string) => { stderr += d; });
+    child = spawn(LAUNCHER, ['--logtostderr', '-v=3', '127.0.0.1:1'], {
+      stdio: ['pipe', 'pipe', 'pipe'],
+      env: { ...process.env, TMKIT_SERVER: 'http://127.0.0.1:1', TMKIT_TOKEN: 'from-env' },
+    });
+    child.stderr!.setEncoding('utf8').on('data', (d: string) => {
+      stderr += d;
+    });
     const port = await new Promise<number>((resolve, reject) => {
       child.stdout!.setEncoding('utf8').on('data', (d: string) => {
         stdout += d;
@@ -81,7 +90,11 @@ describe('the running plugin', () => {
 
   test('GetSchema answers a tmkit package schema with the secret token config', async () => {
     const resp = await rpc.call<provproto.GetSchemaRequest, provproto.GetSchemaResponse>('getSchema', new provproto.GetSchemaRequest());
-    const schema = JSON.parse(resp.getSchema()) as { name: string; version: string; config: { variables: Record<string, { secret?: boolean; default?: string }> } };
+    const schema = JSON.parse(resp.getSchema()) as {
+      name: string;
+      version: string;
+      config: { variables: Record<string, { secret?: boolean; default?: string }> };
+    };
     expect(schema.name).toBe('tmkit');
     expect(schema.version).toBe(VERSION);
     expect(Object.keys(schema.config.variables).sort()).toEqual(['server', 'stack', 'token']);
@@ -93,16 +106,24 @@ describe('the running plugin', () => {
   });
 
   test('Handshake: secrets accepted; resource references and output values not', async () => {
-    const resp = await rpc.call<provproto.ProviderHandshakeRequest, provproto.ProviderHandshakeResponse>('handshake', new provproto.ProviderHandshakeRequest().setEngineAddress('127.0.0.1:1'));
+    const resp = await rpc.call<provproto.ProviderHandshakeRequest, provproto.ProviderHandshakeResponse>(
+      'handshake',
+      new provproto.ProviderHandshakeRequest().setEngineAddress('127.0.0.1:1'),
+    );
     expect([resp.getAcceptSecrets(), resp.getAcceptResources(), resp.getAcceptOutputs()]).toEqual([true, false, false]);
   });
 
   test('CheckConfig reports every problem by key and returns the token as a secret', async () => {
-    const req = new provproto.CheckRequest().setUrn(URN).setNews(struct({ server: 'ftp://x', token: 'plain-token', stack: 'bad_stack!', sever: 'typo' })).setOlds(struct({}));
+    const req = new provproto.CheckRequest()
+      .setUrn(URN)
+      .setNews(struct({ server: 'ftp://x', token: 'plain-token', stack: 'bad_stack!', sever: 'typo' }))
+      .setOlds(struct({}));
     const resp = await rpc.call<provproto.CheckRequest, provproto.CheckResponse>('checkConfig', req);
     const failures = resp.getFailuresList().map((f) => [f.getProperty(), f.getReason()]);
     expect(failures.map((f) => f[0]).sort()).toEqual(['server', 'sever', 'stack']);
-    expect(failures.find((f) => f[0] === 'sever')![1]).toMatch(/unknown configuration key "tmkit:sever".*tmkit:server, tmkit:token, tmkit:stack/);
+    expect(failures.find((f) => f[0] === 'sever')![1]).toMatch(
+      /unknown configuration key "tmkit:sever".*tmkit:server, tmkit:token, tmkit:stack/,
+    );
     expect(failures.find((f) => f[0] === 'server')![1]).toMatch(/http:\/\/ or https:\/\//);
     expect(failures.find((f) => f[0] === 'stack')![1]).toMatch(/DNS label/);
     expect(resp.getInputs()!.toJavaScript()['token']).toEqual({ [SIG_KEY]: SECRET_SIG, value: 'plain-token' });
@@ -114,19 +135,35 @@ describe('the running plugin', () => {
       .setAcceptsecrets(true)
       .setAcceptresources(true);
     const resp = await rpc.call<provproto.ConfigureRequest, provproto.ConfigureResponse>('configure', req);
-    expect([resp.getAcceptsecrets(), resp.getSupportspreview(), resp.getAcceptresources(), resp.getAcceptoutputs()]).toEqual([true, true, false, false]);
+    expect([resp.getAcceptsecrets(), resp.getSupportspreview(), resp.getAcceptresources(), resp.getAcceptoutputs()]).toEqual([
+      true,
+      true,
+      false,
+      false,
+    ]);
   });
 
   test('resource calls for a type the provider does not have fail with a clear message naming the ones it has', async () => {
-    const req = new provproto.CheckRequest().setUrn('urn:pulumi:dev::proj::tmkit:index:Widget::web').setType('tmkit:index:Widget').setName('web').setNews(struct({})).setOlds(struct({}));
+    const req = new provproto.CheckRequest()
+      .setUrn('urn:pulumi:dev::proj::tmkit:index:Widget::web')
+      .setType('tmkit:index:Widget')
+      .setName('web')
+      .setNews(struct({}))
+      .setOlds(struct({}));
     const f = await failure(rpc.call('check', req));
     expect(f.code).toBe(grpc.status.INVALID_ARGUMENT);
-    expect(f.details).toMatch(/the tmkit provider \(version .*\) has no resource type "tmkit:index:Widget"; it has: tmkit:index:Profile, tmkit:index:Endpoint/);
+    expect(f.details).toMatch(
+      /the tmkit provider \(version .*\) has no resource type "tmkit:index:Widget"; it has: tmkit:index:Profile, tmkit:index:Endpoint/,
+    );
   });
 
   test('Check of a tmkit:index:Profile runs the validator in the plugin process (loaded on first use)', async () => {
-    const req = new provproto.CheckRequest().setUrn('urn:pulumi:dev::proj::tmkit:index:Profile::web').setType('tmkit:index:Profile').setName('web')
-      .setNews(struct({ trafficRoutingMethod: 'Weighted', dnsConfig: { relativeName: 'web', ttl: -5 } })).setOlds(struct({}));
+    const req = new provproto.CheckRequest()
+      .setUrn('urn:pulumi:dev::proj::tmkit:index:Profile::web')
+      .setType('tmkit:index:Profile')
+      .setName('web')
+      .setNews(struct({ trafficRoutingMethod: 'Weighted', dnsConfig: { relativeName: 'web', ttl: -5 } }))
+      .setOlds(struct({}));
     const resp = await rpc.call<provproto.CheckRequest, provproto.CheckResponse>('check', req);
     expect(resp.getFailuresList().map((x) => x.getProperty())).toEqual(['dnsConfig.ttl']);
     expect(resp.getInputs()!.toJavaScript()).toMatchObject({ profileName: 'web' });
@@ -142,10 +179,16 @@ describe('the running plugin', () => {
   });
 
   test('GetMapping(s) answer empty; Cancel and Attach succeed', async () => {
-    const m = await rpc.call<provproto.GetMappingRequest, provproto.GetMappingResponse>('getMapping', new provproto.GetMappingRequest().setKey('terraform'));
+    const m = await rpc.call<provproto.GetMappingRequest, provproto.GetMappingResponse>(
+      'getMapping',
+      new provproto.GetMappingRequest().setKey('terraform'),
+    );
     expect(m.getProvider()).toBe('');
     expect(m.getData_asU8().length).toBe(0);
-    const ms = await rpc.call<provproto.GetMappingsRequest, provproto.GetMappingsResponse>('getMappings', new provproto.GetMappingsRequest().setKey('terraform'));
+    const ms = await rpc.call<provproto.GetMappingsRequest, provproto.GetMappingsResponse>(
+      'getMappings',
+      new provproto.GetMappingsRequest().setKey('terraform'),
+    );
     expect(ms.getProvidersList()).toEqual([]);
     await rpc.call('cancel', new Empty());
     await rpc.call('attach', new plugproto.PluginAttach().setAddress('127.0.0.1:1'));

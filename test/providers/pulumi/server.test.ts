@@ -6,7 +6,14 @@ import * as grpc from '@grpc/grpc-js';
 import * as provproto from '@pulumi/pulumi/proto/provider_pb';
 import { connect, failure, struct } from './client';
 import { ResourceProviderService } from '@pulumi/pulumi/proto/provider_grpc_pb';
-import { providerService, ResourceProviderServer, serve, parsePluginArgs, parseUrn, type RunningServer } from '../../../providers/pulumi/src/server';
+import {
+  providerService,
+  ResourceProviderServer,
+  serve,
+  parsePluginArgs,
+  parseUrn,
+  type RunningServer,
+} from '../../../providers/pulumi/src/server';
 import { ProviderError, type ProviderImpl, type ResourceImpl } from '../../../providers/pulumi/src/provider';
 import { SECRET_SIG, SIG_KEY, UNKNOWN_STRING } from '../../../providers/pulumi/src/wire';
 import { reveal, type PropertyMap } from '../../../providers/pulumi/src/values';
@@ -29,11 +36,18 @@ function widget(rec: Recorder): ResourceImpl {
     check: (req) => {
       rec.calls.push('check');
       // Returns everything revealed: the layer must put the secrets back.
-      return (rec.behaviour.check as ((r: typeof req) => never) | undefined)?.(req) ?? { inputs: reveal(req.news) as PropertyMap, failures: [] };
+      return (
+        (rec.behaviour.check as ((r: typeof req) => never) | undefined)?.(req) ?? { inputs: reveal(req.news) as PropertyMap, failures: [] }
+      );
     },
     create: (req) => {
       rec.calls.push('create');
-      return (rec.behaviour.create as ((r: typeof req) => never) | undefined)?.(req) ?? { id: 'w-1', outputs: { ...(reveal(req.inputs) as PropertyMap), serial: 7 } };
+      return (
+        (rec.behaviour.create as ((r: typeof req) => never) | undefined)?.(req) ?? {
+          id: 'w-1',
+          outputs: { ...(reveal(req.inputs) as PropertyMap), serial: 7 },
+        }
+      );
     },
     read: (req) => {
       rec.calls.push('read');
@@ -41,7 +55,11 @@ function widget(rec: Recorder): ResourceImpl {
     },
     update: (req) => {
       rec.calls.push('update');
-      return (rec.behaviour.update as ((r: typeof req) => never) | undefined)?.(req) ?? { outputs: { ...(reveal(req.news) as PropertyMap), serial: 8 } };
+      return (
+        (rec.behaviour.update as ((r: typeof req) => never) | undefined)?.(req) ?? {
+          outputs: { ...(reveal(req.news) as PropertyMap), serial: 8 },
+        }
+      );
     },
     delete: () => {
       rec.calls.push('delete');
@@ -66,7 +84,14 @@ beforeAll(async () => {
     },
     resources: { [TYPE]: widget(rec) },
   };
-  running = await serve(impl, { writePort: (l) => { portLine += l; }, log: (l) => { logged.push(l); } });
+  running = await serve(impl, {
+    writePort: (l) => {
+      portLine += l;
+    },
+    log: (l) => {
+      logged.push(l);
+    },
+  });
   rpc = connect(running.port);
 });
 
@@ -103,7 +128,10 @@ test('Configure from an engine that sends only `variables` (<pkg>:config:<key>)'
 
 test('Check: secrets come back wrapped even when the implementation revealed them (declared and carried from inputs)', async () => {
   const news = struct({ password: 'p', nested: { apiKey: secretWire('a'), plain: 1 }, region: 'eu' });
-  const resp = await rpc.call<provproto.CheckRequest, provproto.CheckResponse>('check', new provproto.CheckRequest().setUrn(URN).setNews(news).setOlds(struct({})));
+  const resp = await rpc.call<provproto.CheckRequest, provproto.CheckResponse>(
+    'check',
+    new provproto.CheckRequest().setUrn(URN).setNews(news).setOlds(struct({})),
+  );
   expect(resp.getInputs()!.toJavaScript()).toEqual({
     password: secretWire('p'), // secretOutputs
     nested: { apiKey: secretWire('a'), plain: 1 }, // carried by key, recursing into the object
@@ -112,20 +140,39 @@ test('Check: secrets come back wrapped even when the implementation revealed the
 });
 
 test('Check failures are returned as data with their property paths', async () => {
-  rec.behaviour.check = (() => ({ inputs: {}, failures: [{ property: 'nested.port', reason: 'must be a port' }, { property: '', reason: 'whole object' }] })) as never;
-  const resp = await rpc.call<provproto.CheckRequest, provproto.CheckResponse>('check', new provproto.CheckRequest().setUrn(URN).setNews(struct({})));
-  expect(resp.getFailuresList().map((f) => [f.getProperty(), f.getReason()])).toEqual([['nested.port', 'must be a port'], ['', 'whole object']]);
+  rec.behaviour.check = (() => ({
+    inputs: {},
+    failures: [
+      { property: 'nested.port', reason: 'must be a port' },
+      { property: '', reason: 'whole object' },
+    ],
+  })) as never;
+  const resp = await rpc.call<provproto.CheckRequest, provproto.CheckResponse>(
+    'check',
+    new provproto.CheckRequest().setUrn(URN).setNews(struct({})),
+  );
+  expect(resp.getFailuresList().map((f) => [f.getProperty(), f.getReason()])).toEqual([
+    ['nested.port', 'must be a port'],
+    ['', 'whole object'],
+  ]);
 });
 
 test('Diff returns a detailed diff with nested paths and replaces (the stock SDK server drops detailedDiff)', async () => {
-  const req = new provproto.DiffRequest().setUrn(URN).setId('w-1')
+  const req = new provproto.DiffRequest()
+    .setUrn(URN)
+    .setId('w-1')
     .setOldInputs(struct({ region: 'eu', nested: { port: 1, host: 'h' }, password: secretWire('p') }))
     .setOlds(struct({ region: 'eu', serial: 7 }))
     .setNews(struct({ region: 'us', nested: { port: 2, host: 'h' }, password: secretWire('p') }));
   const resp = await rpc.call<provproto.DiffRequest, provproto.DiffResponse>('diff', req);
   expect(resp.getChanges()).toBe(provproto.DiffResponse.DiffChanges.DIFF_SOME);
   expect(resp.getHasdetaileddiff()).toBe(true);
-  const detailed = Object.fromEntries(resp.getDetaileddiffMap().getEntryList().map(([k, v]) => [k, (v as unknown as [number, boolean])[0]]));
+  const detailed = Object.fromEntries(
+    resp
+      .getDetaileddiffMap()
+      .getEntryList()
+      .map(([k, v]) => [k, (v as unknown as [number, boolean])[0]]),
+  );
   expect(detailed).toEqual({ region: provproto.PropertyDiff.Kind.UPDATE_REPLACE, 'nested.port': provproto.PropertyDiff.Kind.UPDATE });
   expect(resp.getReplacesList()).toEqual(['region']);
   expect(resp.getDiffsList()).toEqual(['nested', 'region']);
@@ -133,15 +180,22 @@ test('Diff returns a detailed diff with nested paths and replaces (the stock SDK
 });
 
 test('Diff with nothing changed but secretness says no changes', async () => {
-  const req = new provproto.DiffRequest().setUrn(URN).setId('w-1')
-    .setOldInputs(struct({ password: 'p' })).setOlds(struct({})).setNews(struct({ password: secretWire('p') }));
+  const req = new provproto.DiffRequest()
+    .setUrn(URN)
+    .setId('w-1')
+    .setOldInputs(struct({ password: 'p' }))
+    .setOlds(struct({}))
+    .setNews(struct({ password: secretWire('p') }));
   const resp = await rpc.call<provproto.DiffRequest, provproto.DiffResponse>('diff', req);
   expect(resp.getChanges()).toBe(provproto.DiffResponse.DiffChanges.DIFF_NONE);
   expect(resp.getDetaileddiffMap().getLength()).toBe(0);
 });
 
 test('Create in preview never calls create: inputs with the computed outputs unknown', async () => {
-  const req = new provproto.CreateRequest().setUrn(URN).setPreview(true).setProperties(struct({ region: UNKNOWN_STRING, password: secretWire('p') }));
+  const req = new provproto.CreateRequest()
+    .setUrn(URN)
+    .setPreview(true)
+    .setProperties(struct({ region: UNKNOWN_STRING, password: secretWire('p') }));
   const resp = await rpc.call<provproto.CreateRequest, provproto.CreateResponse>('create', req);
   expect(rec.calls).toEqual([]);
   expect(resp.getId()).toBe('');
@@ -157,9 +211,14 @@ test('Create returns the id and outputs, secrets wrapped', async () => {
 });
 
 test('Update in preview never calls update; a real update returns outputs with secrets wrapped', async () => {
-  const mk = (preview: boolean) => new provproto.UpdateRequest().setUrn(URN).setId('w-1').setPreview(preview)
-    .setOlds(struct({ region: 'eu', serial: 7, password: secretWire('p') })).setOldInputs(struct({ region: 'eu', password: secretWire('p') }))
-    .setNews(struct({ region: 'eu', password: secretWire('q') }));
+  const mk = (preview: boolean) =>
+    new provproto.UpdateRequest()
+      .setUrn(URN)
+      .setId('w-1')
+      .setPreview(preview)
+      .setOlds(struct({ region: 'eu', serial: 7, password: secretWire('p') }))
+      .setOldInputs(struct({ region: 'eu', password: secretWire('p') }))
+      .setNews(struct({ region: 'eu', password: secretWire('q') }));
   const pv = await rpc.call<provproto.UpdateRequest, provproto.UpdateResponse>('update', mk(true));
   expect(rec.calls).toEqual([]);
   expect(pv.getProperties()!.toJavaScript()).toEqual({ region: 'eu', password: secretWire('q'), serial: UNKNOWN_STRING });
@@ -169,7 +228,13 @@ test('Update in preview never calls update; a real update returns outputs with s
 });
 
 test('Read of an object that is gone answers id "" (refresh drops it)', async () => {
-  const resp = await rpc.call<provproto.ReadRequest, provproto.ReadResponse>('read', new provproto.ReadRequest().setUrn(URN).setId('w-1').setProperties(struct({ region: 'eu' })));
+  const resp = await rpc.call<provproto.ReadRequest, provproto.ReadResponse>(
+    'read',
+    new provproto.ReadRequest()
+      .setUrn(URN)
+      .setId('w-1')
+      .setProperties(struct({ region: 'eu' })),
+  );
   expect(rec.calls).toEqual(['read']);
   expect(resp.getId()).toBe('');
   expect(resp.getProperties()!.toJavaScript()).toEqual({});
@@ -188,7 +253,9 @@ test('Read for an import (no inputs, empty state) returns outputs and inputs, se
 });
 
 test('a thrown error becomes a gRPC error naming the operation, type and resource; the stack goes to the log only', async () => {
-  rec.behaviour.create = (() => { throw new Error('disk full'); }) as never;
+  rec.behaviour.create = (() => {
+    throw new Error('disk full');
+  }) as never;
   const f = await failure(rpc.call('create', new provproto.CreateRequest().setUrn(URN).setProperties(struct({}))));
   expect(f.code).toBe(grpc.status.UNKNOWN);
   expect(f.details).toBe(`create ${TYPE} "w1" failed: disk full`);
@@ -196,7 +263,9 @@ test('a thrown error becomes a gRPC error naming the operation, type and resourc
 });
 
 test('a ProviderError keeps its message as is and chooses the status code', async () => {
-  rec.behaviour.update = (() => { throw new ProviderError('the object changed since it was read: refresh, then retry', 'FAILED_PRECONDITION'); }) as never;
+  rec.behaviour.update = (() => {
+    throw new ProviderError('the object changed since it was read: refresh, then retry', 'FAILED_PRECONDITION');
+  }) as never;
   const f = await failure(rpc.call('update', new provproto.UpdateRequest().setUrn(URN).setId('w-1').setNews(struct({}))));
   expect(f).toEqual({ code: grpc.status.FAILED_PRECONDITION, details: 'the object changed since it was read: refresh, then retry' });
   expect(logged).toEqual([]);
@@ -210,7 +279,10 @@ test('create without an id is an error (the engine would reject it later, less c
 
 test('undefined in returned outputs is dropped; a value that cannot go on the wire fails naming its path', async () => {
   rec.behaviour.create = (() => ({ id: 'w-2', outputs: { a: undefined, b: [1, undefined], c: { d: undefined, e: 'x' } } })) as never;
-  const ok = await rpc.call<provproto.CreateRequest, provproto.CreateResponse>('create', new provproto.CreateRequest().setUrn(URN).setProperties(struct({})));
+  const ok = await rpc.call<provproto.CreateRequest, provproto.CreateResponse>(
+    'create',
+    new provproto.CreateRequest().setUrn(URN).setProperties(struct({})),
+  );
   expect(ok.getProperties()!.toJavaScript()).toEqual({ b: [1, null], c: { e: 'x' } });
 
   rec.behaviour.create = (() => ({ id: 'w-3', outputs: { c: { when: new Date(0) }, n: NaN } })) as never;
@@ -220,13 +292,20 @@ test('undefined in returned outputs is dropped; a value that cannot go on the wi
 });
 
 test('an asset in the inputs is rejected with its path', async () => {
-  const f = await failure(rpc.call('check', new provproto.CheckRequest().setUrn(URN).setNews(struct({ files: [{ [SIG_KEY]: 'c44067f5952c0a294b673a41bacd8c17', text: 'x' }] }))));
+  const f = await failure(
+    rpc.call(
+      'check',
+      new provproto.CheckRequest().setUrn(URN).setNews(struct({ files: [{ [SIG_KEY]: 'c44067f5952c0a294b673a41bacd8c17', text: 'x' }] })),
+    ),
+  );
   expect(f.code).toBe(grpc.status.INVALID_ARGUMENT);
   expect(f.details).toMatch(/property files\[0\]: assets and archives are not supported/);
 });
 
 test('unknown type, Invoke and Construct fail with messages that say what exists', async () => {
-  const t = await failure(rpc.call('create', new provproto.CreateRequest().setUrn('urn:pulumi:dev::proj::test:index:Gadget::g').setProperties(struct({}))));
+  const t = await failure(
+    rpc.call('create', new provproto.CreateRequest().setUrn('urn:pulumi:dev::proj::test:index:Gadget::g').setProperties(struct({}))),
+  );
   expect(t.details).toMatch(/has no resource type "test:index:Gadget"; it has: test:index:Widget/);
   const c = await failure(rpc.call('construct', new provproto.ConstructRequest().setType('test:index:Comp')));
   expect(c.code).toBe(grpc.status.UNIMPLEMENTED);
@@ -234,7 +313,10 @@ test('unknown type, Invoke and Construct fail with messages that say what exists
 });
 
 test('plugin arguments: flags the engine passes are skipped; the engine address is the last positional', () => {
-  expect(parsePluginArgs(['--logtostderr', '-v=9', '--tracing', 'http://t', '127.0.0.1:4567'])).toEqual({ engineAddress: '127.0.0.1:4567', verbose: 9 });
+  expect(parsePluginArgs(['--logtostderr', '-v=9', '--tracing', 'http://t', '127.0.0.1:4567'])).toEqual({
+    engineAddress: '127.0.0.1:4567',
+    verbose: 9,
+  });
   expect(parsePluginArgs([])).toEqual({ engineAddress: undefined, verbose: 0 });
 });
 
@@ -243,9 +325,17 @@ test('URNs: type (without parent types) and name (which may contain ::)', () => 
   expect(parseUrn('garbage')).toEqual({ type: '', name: '' });
 });
 
-test('the gRPC table is ResourceProviderServer\'s methods, one per RPC: every ResourceProvider RPC but List (unimplemented)', () => {
+test("the gRPC table is ResourceProviderServer's methods, one per RPC: every ResourceProvider RPC but List (unimplemented)", () => {
   const impl: ProviderImpl = { name: 'test', version: '0', schema: () => '{}', configure: () => undefined, resources: {} };
   const table = Object.keys(providerService(impl, { log: () => undefined })).sort();
-  expect(table).toEqual(Object.getOwnPropertyNames(ResourceProviderServer.prototype).filter((m) => m !== 'constructor').sort());
-  expect(table).toEqual(Object.keys(ResourceProviderService).filter((m) => m !== 'list').sort());
+  expect(table).toEqual(
+    Object.getOwnPropertyNames(ResourceProviderServer.prototype)
+      .filter((m) => m !== 'constructor')
+      .sort(),
+  );
+  expect(table).toEqual(
+    Object.keys(ResourceProviderService)
+      .filter((m) => m !== 'list')
+      .sort(),
+  );
 });

@@ -10,7 +10,11 @@ export interface Spawned {
 }
 
 /** Resolves with the time to the first stdout line; the process is killed (by its pid) right after. */
-export function spawnToPort(cmd: string, args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv; keep?: false } = {}): Promise<Spawned> {
+export function spawnToPort(
+  cmd: string,
+  args: string[],
+  opts: { cwd?: string; env?: NodeJS.ProcessEnv; keep?: false } = {},
+): Promise<Spawned> {
   return new Promise((resolve, reject) => {
     const t0 = process.hrtime.bigint();
     const child = spawn(cmd, args, { cwd: opts.cwd, env: opts.env ?? process.env, stdio: ['pipe', 'pipe', 'pipe'] });

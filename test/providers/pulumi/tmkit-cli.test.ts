@@ -13,7 +13,11 @@ jest.setTimeout(180_000);
 const TOKEN = 'tm-plain-t0ken-e2e';
 
 class TmkitProvider extends pulumi.ProviderResource {
-  constructor(name: string, args: { server?: pulumi.Input<string>; token?: pulumi.Input<string>; stack?: pulumi.Input<string> }, opts?: pulumi.ResourceOptions) {
+  constructor(
+    name: string,
+    args: { server?: pulumi.Input<string>; token?: pulumi.Input<string>; stack?: pulumi.Input<string> },
+    opts?: pulumi.ResourceOptions,
+  ) {
     super('tmkit', name, args, opts);
   }
 }
@@ -59,7 +63,9 @@ test('a bad config value fails CheckConfig, before anything is created, with the
   } catch (err) {
     message = String((err as Error).message);
   }
-  expect(message).toMatch(/property server .*has a problem: tmkit:server "tm\.example\.net" is not a URL: give the management API's base URL, e\.g\. http:\/\/127\.0\.0\.1:5380/);
+  expect(message).toMatch(
+    /property server .*has a problem: tmkit:server "tm\.example\.net" is not a URL: give the management API's base URL, e\.g\. http:\/\/127\.0\.0\.1:5380/,
+  );
   expect(message).toMatch(/property stack .*has a problem: tmkit:stack "bad_stack" is invalid: stack is a DNS label/);
   expect((await e2e.stack.exportStack()).deployment.resources ?? []).toEqual([]);
 });
@@ -69,7 +75,9 @@ test('an explicit provider is created; a token given in plain text is stored enc
   expect(up.summary.resourceChanges).toEqual({ create: 2 });
   const stored = storedState();
   expect(stored).not.toContain(TOKEN);
-  const resources = (JSON.parse(stored) as { checkpoint: { latest: { resources: Array<{ type: string; inputs: Record<string, unknown> }> } } }).checkpoint.latest.resources;
+  const resources = (
+    JSON.parse(stored) as { checkpoint: { latest: { resources: Array<{ type: string; inputs: Record<string, unknown> }> } } }
+  ).checkpoint.latest.resources;
   const provider = resources.find((r) => r.type === 'pulumi:providers:tmkit')!;
   expect(provider.inputs['server']).toBe('http://127.0.0.1:5380');
   expect(provider.inputs['stack']).toBe('team-a');
@@ -78,7 +86,10 @@ test('an explicit provider is created; a token given in plain text is stored enc
 
 test('changing tmkit:stack updates the provider in place (DiffConfig: no replacement of its resources)', async () => {
   const events: EngineEvent[] = [];
-  const up = await e2e.stack.up({ program: program({ server: 'http://127.0.0.1:5380', token: TOKEN, stack: 'team-b' }), onEvent: (e) => events.push(e) });
+  const up = await e2e.stack.up({
+    program: program({ server: 'http://127.0.0.1:5380', token: TOKEN, stack: 'team-b' }),
+    onEvent: (e) => events.push(e),
+  });
   expect(up.summary.resourceChanges).toEqual({ same: 1, update: 1 });
   const [step] = providerSteps(events);
   expect(step!.op).toBe('update');

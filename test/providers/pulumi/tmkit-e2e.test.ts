@@ -52,24 +52,43 @@ async function healthServers(hosts: string[]): Promise<Health[]> {
 /** `dig` with the status line and the answer section (optionally with an ECS client subnet). */
 function dig(name: string, subnet?: string): Promise<{ status: string; answers: string[] }> {
   return new Promise((resolve, reject) => {
-    const args = [`@${serve.dns.address}`, '-p', String(serve.dns.port), name, 'A', '+noall', '+comments', '+answer', '+time=2', '+tries=1', ...(subnet ? [`+subnet=${subnet}`] : [])];
+    const args = [
+      `@${serve.dns.address}`,
+      '-p',
+      String(serve.dns.port),
+      name,
+      'A',
+      '+noall',
+      '+comments',
+      '+answer',
+      '+time=2',
+      '+tries=1',
+      ...(subnet ? [`+subnet=${subnet}`] : []),
+    ];
     const child = spawn('dig', args, { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
-    child.stdout!.setEncoding('utf8').on('data', (d: string) => { out += d; });
+    child.stdout!.setEncoding('utf8').on('data', (d: string) => {
+      out += d;
+    });
     child.on('error', reject);
     child.on('close', () => {
       const status = /status: (\w+)/.exec(out)?.[1] ?? `no status in: ${out}`;
-      const answers = out.split('\n').filter((l) => l !== '' && !l.startsWith(';')).map((l) => l.split(/\s+/).pop()!);
+      const answers = out
+        .split('\n')
+        .filter((l) => l !== '' && !l.startsWith(';'))
+        .map((l) => l.split(/\s+/).pop()!);
       resolve({ status, answers });
     });
   });
 }
 
-const program = (over: Partial<ContosoSettings> = {}, more?: () => void) => async () => {
-  const out = contoso({ ...settings, ...over });
-  more?.();
-  return out;
-};
+const program =
+  (over: Partial<ContosoSettings> = {}, more?: () => void) =>
+  async () => {
+    const out = contoso({ ...settings, ...over });
+    more?.();
+    return out;
+  };
 
 /**
  * A program whose registration fails never returns: an inline program that returns after the engine gave
@@ -82,12 +101,18 @@ const failing = (build: () => void) => async () => {
 
 function recorder(): { events: EngineEvent[]; onEvent: (e: EngineEvent) => void } {
   const events: EngineEvent[] = [];
-  return { events, onEvent: (e) => { events.push(e); } };
+  return {
+    events,
+    onEvent: (e) => {
+      events.push(e);
+    },
+  };
 }
 
 /** The pre-step of the tmkit resource named `name`. */
 function step(events: EngineEvent[], name: string) {
-  return events.map((e) => e.resourcePreEvent?.metadata)
+  return events
+    .map((e) => e.resourcePreEvent?.metadata)
     .filter((m): m is NonNullable<typeof m> => m !== undefined && m.type.startsWith('tmkit:index:') && m.urn.endsWith(`::${name}`));
 }
 
@@ -105,10 +130,21 @@ beforeAll(async () => {
   client = new TmkitClient({ server: serve.api, token: TOKEN, env: {} });
   // Another team's profile, deployed with `tmkit apply` in its own stack: nothing here may touch it.
   const doc = join(work, 'other.json');
-  writeFileSync(doc, JSON.stringify({
-    apiVersion: 'tmkit/v1', stack: 'other',
-    profiles: [{ name: 'other', trafficRoutingMethod: 'Priority', dnsConfig: { relativeName: 'other', ttl: 30 }, endpoints: [{ name: 'only', type: 'externalEndpoints', target: '127.0.0.31' }] }],
-  }));
+  writeFileSync(
+    doc,
+    JSON.stringify({
+      apiVersion: 'tmkit/v1',
+      stack: 'other',
+      profiles: [
+        {
+          name: 'other',
+          trafficRoutingMethod: 'Priority',
+          dnsConfig: { relativeName: 'other', ttl: 30 },
+          endpoints: [{ name: 'only', type: 'externalEndpoints', target: '127.0.0.31' }],
+        },
+      ],
+    }),
+  );
   const applied = await runTmkit(['apply', doc, '--yes'], { env: { TMKIT_SERVER: serve.api, TMKIT_TOKEN: TOKEN } });
   expect(applied.code).toBe(0);
   otherEtag = (await client.getProfile('other')).etag;
@@ -135,13 +171,19 @@ test('a validation error is shown by preview with its property path, before anyt
   try {
     await stack.preview({
       program: failing(() => {
-        new network.Profile('broken', { trafficRoutingMethod: 'Weighted', dnsConfig: { relativeName: 'broken', ttl: -1 }, endpoints: [{ name: 'a', type: 'externalEndpoints', target: '127.0.0.99', weight: 0 }] });
+        new network.Profile('broken', {
+          trafficRoutingMethod: 'Weighted',
+          dnsConfig: { relativeName: 'broken', ttl: -1 },
+          endpoints: [{ name: 'a', type: 'externalEndpoints', target: '127.0.0.99', weight: 0 }],
+        });
       }),
     });
   } catch (err) {
     message = String((err as Error).message);
   }
-  expect(message).toMatch(/tmkit:index:Profile resource 'broken'.*property dnsConfig\.ttl .*has a problem: ttl -1 is out of range: an integer 0–2147483647 seconds/);
+  expect(message).toMatch(
+    /tmkit:index:Profile resource 'broken'.*property dnsConfig\.ttl .*has a problem: ttl -1 is out of range: an integer 0–2147483647 seconds/,
+  );
   expect(message).toMatch(/property endpoints\[0\]\.weight .*has a problem: weight 0 is out of range: an integer 1–1000/);
   expect(await pulumiProfiles()).toEqual([]);
   expect((await stack.exportStack()).deployment.resources ?? []).toEqual([]);
@@ -162,8 +204,16 @@ test('up deploys the nested Performance + Weighted scenario; dig answers per reg
   expect(stateFile).not.toContain(TOKEN);
   const child = await client.getProfile('app-westeurope');
   // The two Endpoint resources are created in parallel, in either order.
-  expect(child.profile.endpoints.map((e) => [e.name, e.target, e.weight]).sort()).toEqual([['canary', ADDR.canary, 10], ['production', ADDR.production, 90]]);
-  expect((await client.getProfile('app')).profile.endpoints[1]).toMatchObject({ name: 'westeurope', type: 'nestedEndpoints', targetResourceId: '/tmkit/stacks/pulumi/trafficManagerProfiles/app-westeurope', minChildEndpoints: 2 });
+  expect(child.profile.endpoints.map((e) => [e.name, e.target, e.weight]).sort()).toEqual([
+    ['canary', ADDR.canary, 10],
+    ['production', ADDR.production, 90],
+  ]);
+  expect((await client.getProfile('app')).profile.endpoints[1]).toMatchObject({
+    name: 'westeurope',
+    type: 'nestedEndpoints',
+    targetResourceId: '/tmkit/stacks/pulumi/trafficManagerProfiles/app-westeurope',
+    minChildEndpoints: 2,
+  });
 
   expect(await dig(`app.${ZONE}`, CLIENT.us)).toEqual({ status: 'NOERROR', answers: [ADDR.westus] });
   expect(await dig(`app.${ZONE}`, CLIENT.jp)).toEqual({ status: 'NOERROR', answers: [ADDR.eastasia] });
@@ -195,7 +245,7 @@ test('preview of a one-weight change shows a one-property update; up applies jus
   settings = { ...settings, canaryWeight: 30 };
 });
 
-test('a relativeName change replaces the profile; it stays the same tmkit profile, so its endpoints and the parent\'s nesting stay', async () => {
+test("a relativeName change replaces the profile; it stays the same tmkit profile, so its endpoints and the parent's nesting stay", async () => {
   const rec = recorder();
   const pv = await stack.preview({ program: program({ childRelativeName: 'app-europe' }), onEvent: rec.onEvent });
   const child = step(rec.events, 'app-westeurope').find((m) => m.op === 'replace');
@@ -221,7 +271,14 @@ test('a change made with the tmkit CLI: up refuses to overwrite it, refresh show
   // `tmkit apply` of the stack's profiles as they are, with the parent's TTL changed.
   const current = (await client.listProfiles({ stack: 'pulumi' })).profiles.map((p) => p.profile);
   const doc = join(work, 'by-hand.json');
-  writeFileSync(doc, JSON.stringify({ apiVersion: 'tmkit/v1', stack: 'pulumi', profiles: current.map((p) => (p.name === 'app' ? { ...p, dnsConfig: { ...p.dnsConfig, ttl: 300 } } : p)) }));
+  writeFileSync(
+    doc,
+    JSON.stringify({
+      apiVersion: 'tmkit/v1',
+      stack: 'pulumi',
+      profiles: current.map((p) => (p.name === 'app' ? { ...p, dnsConfig: { ...p.dnsConfig, ttl: 300 } } : p)),
+    }),
+  );
   const applied = await runTmkit(['apply', doc, '--yes'], { env: { TMKIT_SERVER: serve.api, TMKIT_TOKEN: TOKEN } });
   expect(applied.stdout).toContain('PUT app (update)');
   expect(applied.code).toBe(0);
@@ -233,14 +290,18 @@ test('a change made with the tmkit CLI: up refuses to overwrite it, refresh show
   } catch (err) {
     message = String((err as Error).message);
   }
-  expect(message).toContain("profile 'app' was changed by someone else since it was last read (dnsConfig.ttl 30 → 300); nothing was written: run `pulumi refresh`");
+  expect(message).toContain(
+    "profile 'app' was changed by someone else since it was last read (dnsConfig.ttl 30 → 300); nothing was written: run `pulumi refresh`",
+  );
   expect((await client.getProfile('app')).profile.dnsConfig.ttl).toBe(300);
 
   const rec = recorder();
   const rf = await stack.refresh({ onEvent: rec.onEvent });
   expect(rf.summary.resourceChanges).toMatchObject({ update: 1 });
   const done = rec.events.map((e) => e.resOutputsEvent?.metadata).filter((m) => m?.type === 'tmkit:index:Profile' && m.op === 'update');
-  expect(done.map((m) => [m!.urn.split('::').pop(), m!.detailedDiff])).toEqual([['app', { 'dnsConfig.ttl': { diffKind: 'update', inputDiff: true } }]]);
+  expect(done.map((m) => [m!.urn.split('::').pop(), m!.detailedDiff])).toEqual([
+    ['app', { 'dnsConfig.ttl': { diffKind: 'update', inputDiff: true } }],
+  ]);
 
   const rec2 = recorder();
   const pv = await stack.preview({ onEvent: rec2.onEvent, program: program() });
@@ -251,17 +312,34 @@ test('a change made with the tmkit CLI: up refuses to overwrite it, refresh show
 });
 
 test('the import option adopts an existing profile without writing it', async () => {
-  await client.putProfile({ name: 'legacy', trafficRoutingMethod: 'Priority', dnsConfig: { relativeName: 'legacy', ttl: 60 }, monitorConfig: { protocol: 'HTTP', port: settings.monitorPort, path: '/healthz' },
-    endpoints: [{ name: 'primary', type: 'externalEndpoints', target: ADDR.westus }, { name: 'backup', type: 'externalEndpoints', target: ADDR.eastasia }] }, { stack: 'pulumi' });
+  await client.putProfile(
+    {
+      name: 'legacy',
+      trafficRoutingMethod: 'Priority',
+      dnsConfig: { relativeName: 'legacy', ttl: 60 },
+      monitorConfig: { protocol: 'HTTP', port: settings.monitorPort, path: '/healthz' },
+      endpoints: [
+        { name: 'primary', type: 'externalEndpoints', target: ADDR.westus },
+        { name: 'backup', type: 'externalEndpoints', target: ADDR.eastasia },
+      ],
+    },
+    { stack: 'pulumi' },
+  );
   const before = await client.getProfile('legacy');
   const withLegacy = program({}, () => {
-    new network.Profile('legacy', {
-      trafficRoutingMethod: 'Priority', dnsConfig: { relativeName: 'legacy', ttl: 60 }, monitorConfig: { protocol: 'HTTP', port: settings.monitorPort, path: '/healthz' },
-      endpoints: [
-        { name: 'primary', type: 'Microsoft.Network/trafficManagerProfiles/externalEndpoints', target: ADDR.westus },
-        { name: 'backup', type: 'Microsoft.Network/trafficManagerProfiles/externalEndpoints', target: ADDR.eastasia },
-      ],
-    }, { import: '/tmkit/stacks/pulumi/trafficManagerProfiles/legacy' });
+    new network.Profile(
+      'legacy',
+      {
+        trafficRoutingMethod: 'Priority',
+        dnsConfig: { relativeName: 'legacy', ttl: 60 },
+        monitorConfig: { protocol: 'HTTP', port: settings.monitorPort, path: '/healthz' },
+        endpoints: [
+          { name: 'primary', type: 'Microsoft.Network/trafficManagerProfiles/externalEndpoints', target: ADDR.westus },
+          { name: 'backup', type: 'Microsoft.Network/trafficManagerProfiles/externalEndpoints', target: ADDR.eastasia },
+        ],
+      },
+      { import: '/tmkit/stacks/pulumi/trafficManagerProfiles/legacy' },
+    );
   });
   const up = await stack.up({ program: withLegacy });
   expect(up.summary.resourceChanges).toEqual({ same: 5, import: 1 });
@@ -271,7 +349,7 @@ test('the import option adopts an existing profile without writing it', async ()
   expect((await dig(`legacy.${ZONE}`)).answers).toEqual([ADDR.westus]);
 });
 
-test('destroy deletes what the stack made (NXDOMAIN); the other stack\'s profile is untouched throughout', async () => {
+test("destroy deletes what the stack made (NXDOMAIN); the other stack's profile is untouched throughout", async () => {
   const ds = await stack.destroy();
   expect(ds.summary.resourceChanges).toEqual({ delete: 6 });
   expect(await pulumiProfiles()).toEqual([]);
@@ -284,10 +362,17 @@ test('destroy deletes what the stack made (NXDOMAIN); the other stack\'s profile
 
 test('installed with `tmkit pulumi install`, the engine finds the plugin on PATH', async () => {
   const dir = join(work, 'plugin');
-  const r = installPulumi({ dir, version: (require(join(REPO, 'package.json')) as { version: string }).version, entry: join(REPO, 'dist/providers/pulumi/src/main.js') });
-  const onPath = await newStack(failing(() => {
-    new network.Profile('found', { trafficRoutingMethod: 'Weighted', dnsConfig: { relativeName: 'found', ttl: 99999999999 } });
-  }), { stackName: 'path', tmkitPlugin: false, env: { PATH: `${r.dir}:${process.env['PATH']}` } });
+  const r = installPulumi({
+    dir,
+    version: (require(join(REPO, 'package.json')) as { version: string }).version,
+    entry: join(REPO, 'dist/providers/pulumi/src/main.js'),
+  });
+  const onPath = await newStack(
+    failing(() => {
+      new network.Profile('found', { trafficRoutingMethod: 'Weighted', dnsConfig: { relativeName: 'found', ttl: 99999999999 } });
+    }),
+    { stackName: 'path', tmkitPlugin: false, env: { PATH: `${r.dir}:${process.env['PATH']}` } },
+  );
   try {
     let message = '';
     try {

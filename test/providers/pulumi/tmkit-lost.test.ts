@@ -44,10 +44,18 @@ const warnings = (events: EngineEvent[]): string[] =>
 
 const program = (weight?: number) => async () => {
   const p = new network.Profile('lost', { profileName: 'lost', trafficRoutingMethod: 'Priority', dnsConfig: { relativeName: 'lost' } });
-  new network.Endpoint('one', { profileName: p.name, endpointName: 'one', endpointType: 'ExternalEndpoints', target: '192.0.2.31', ...(weight ? { weight } : {}) });
+  new network.Endpoint('one', {
+    profileName: p.name,
+    endpointName: 'one',
+    endpointType: 'ExternalEndpoints',
+    target: '192.0.2.31',
+    ...(weight ? { weight } : {}),
+  });
   new network.Endpoint('two', { profileName: p.name, endpointName: 'two', endpointType: 'ExternalEndpoints', target: '192.0.2.32' });
   new network.Profile('inline', {
-    profileName: 'inline-p', trafficRoutingMethod: 'Priority', dnsConfig: { relativeName: 'inline-p' },
+    profileName: 'inline-p',
+    trafficRoutingMethod: 'Priority',
+    dnsConfig: { relativeName: 'inline-p' },
     endpoints: [{ name: 'a', type: 'externalEndpoints', target: '192.0.2.41', weight: 4 }],
   });
   return {};
@@ -68,7 +76,12 @@ test('an Endpoint create whose answer is lost converges in the same up, once; th
 
 test('rule warnings reach the engine: WEIGHT_IGNORED on an Endpoint (after the write) and on an inline endpoint (at check)', async () => {
   const events: EngineEvent[] = [];
-  await e2e!.stack.up({ program: program(5), onEvent: (e) => { events.push(e); } });
+  await e2e!.stack.up({
+    program: program(5),
+    onEvent: (e) => {
+      events.push(e);
+    },
+  });
   const said = warnings(events).join('\n');
   expect(said).toMatch(/weight: weight is ignored by Priority routing \(only Weighted uses it\).*\[WEIGHT_IGNORED\]/);
   expect(said).toMatch(/endpoints\[0\]\.weight: weight is ignored by Priority routing.*\[WEIGHT_IGNORED\]/);

@@ -5,11 +5,37 @@
 import fc from 'fast-check';
 import { Struct } from 'google-protobuf/google/protobuf/struct_pb';
 import {
-  ARCHIVE_SIG, ASSET_SIG, BYTE_STRING_SIG, OUTPUT_VALUE_SIG, RESOURCE_REFERENCE_SIG, SECRET_SIG, SIG_KEY, UNKNOWN_SENTINELS, UNKNOWN_STRING,
-  WireError, fromWire, mapFromWire, mapToWire, pathKey, toWire, type WireMap,
+  ARCHIVE_SIG,
+  ASSET_SIG,
+  BYTE_STRING_SIG,
+  OUTPUT_VALUE_SIG,
+  RESOURCE_REFERENCE_SIG,
+  SECRET_SIG,
+  SIG_KEY,
+  UNKNOWN_SENTINELS,
+  UNKNOWN_STRING,
+  WireError,
+  fromWire,
+  mapFromWire,
+  mapToWire,
+  pathKey,
+  toWire,
+  type WireMap,
 } from '../../../providers/pulumi/src/wire';
 import {
-  Secret, UNKNOWN, carrySecrets, containsSecrets, containsUnknowns, isObject, isSecret, markSecret, reveal, sameValue, secret, type PropertyMap, type Value,
+  Secret,
+  UNKNOWN,
+  carrySecrets,
+  containsSecrets,
+  containsUnknowns,
+  isObject,
+  isSecret,
+  markSecret,
+  reveal,
+  sameValue,
+  secret,
+  type PropertyMap,
+  type Value,
 } from '../../../providers/pulumi/src/values';
 
 /** What the engine sends and receives: a Struct, serialized and parsed again. */
@@ -20,7 +46,12 @@ function overTheWire(js: WireMap): Record<string, unknown> {
 
 describe('from the wire', () => {
   test('secrets become Secret markers, nested anywhere', () => {
-    const m = mapFromWire(overTheWire({ token: { [SIG_KEY]: SECRET_SIG, value: 't' }, nested: { list: [1, { [SIG_KEY]: SECRET_SIG, value: { deep: true } }] } }));
+    const m = mapFromWire(
+      overTheWire({
+        token: { [SIG_KEY]: SECRET_SIG, value: 't' },
+        nested: { list: [1, { [SIG_KEY]: SECRET_SIG, value: { deep: true } }] },
+      }),
+    );
     expect(m['token']).toEqual(new Secret('t'));
     expect(isSecret(m['token'])).toBe(true);
     const list = (m['nested'] as PropertyMap)['list'] as Value[];
@@ -31,7 +62,9 @@ describe('from the wire', () => {
   test('every unknown sentinel (string, bool, number, array, object, asset, archive) becomes Unknown', () => {
     expect(UNKNOWN_SENTINELS.size).toBe(7);
     for (const s of UNKNOWN_SENTINELS) expect(fromWire(s)).toBe(UNKNOWN);
-    expect(mapFromWire(overTheWire({ a: UNKNOWN_STRING, b: [UNKNOWN_STRING], c: { [SIG_KEY]: SECRET_SIG, value: UNKNOWN_STRING } }))).toEqual({ a: UNKNOWN, b: [UNKNOWN], c: new Secret(UNKNOWN) });
+    expect(
+      mapFromWire(overTheWire({ a: UNKNOWN_STRING, b: [UNKNOWN_STRING], c: { [SIG_KEY]: SECRET_SIG, value: UNKNOWN_STRING } })),
+    ).toEqual({ a: UNKNOWN, b: [UNKNOWN], c: new Secret(UNKNOWN) });
   });
 
   test('a secret of a secret is one secret', () => {
@@ -47,9 +80,13 @@ describe('from the wire', () => {
   });
 
   test('assets, archives, byte strings and unknown signatures are rejected with the property path', () => {
-    expect(() => mapFromWire({ a: { b: [{ [SIG_KEY]: ASSET_SIG }] } })).toThrow(new WireError('a.b[0]', 'assets and archives are not supported by this provider: pass a string instead'));
+    expect(() => mapFromWire({ a: { b: [{ [SIG_KEY]: ASSET_SIG }] } })).toThrow(
+      new WireError('a.b[0]', 'assets and archives are not supported by this provider: pass a string instead'),
+    );
     expect(() => mapFromWire({ z: { [SIG_KEY]: ARCHIVE_SIG } })).toThrow(/^z: assets and archives/);
-    expect(() => mapFromWire({ 'odd key': { [SIG_KEY]: BYTE_STRING_SIG, value: 'AA==' } })).toThrow(/^\["odd key"\]: strings that are not valid UTF-8/);
+    expect(() => mapFromWire({ 'odd key': { [SIG_KEY]: BYTE_STRING_SIG, value: 'AA==' } })).toThrow(
+      /^\["odd key"\]: strings that are not valid UTF-8/,
+    );
     expect(() => mapFromWire({ q: { [SIG_KEY]: 'nope' } })).toThrow(/^q: unknown value signature "nope"/);
   });
 
@@ -70,7 +107,12 @@ describe('to the wire', () => {
   });
 
   test('undefined is stripped from objects and null in arrays, so Struct.fromJavaScript accepts the result', () => {
-    const v = { a: undefined, b: [1, undefined, 'x'], c: { d: undefined, e: { f: undefined } }, s: new Secret(undefined as unknown as Value) } as unknown as PropertyMap;
+    const v = {
+      a: undefined,
+      b: [1, undefined, 'x'],
+      c: { d: undefined, e: { f: undefined } },
+      s: new Secret(undefined as unknown as Value),
+    } as unknown as PropertyMap;
     const w = mapToWire(v);
     expect(w).toEqual({ b: [1, null, 'x'], c: { e: {} }, s: { [SIG_KEY]: SECRET_SIG, value: null } });
     expect(overTheWire(w)).toEqual(w);
@@ -110,27 +152,37 @@ const { value: arbValue } = fc.letrec<{ value: Value; plain: Value }>((tie) => (
     fc.array(tie('value'), { maxLength: 4 }),
     fc.dictionary(key, tie('value'), { maxKeys: 4 }).map((d) => ({ ...d }) as Value),
   ),
-  value: fc.oneof({ depthSize: 'small' }, tie('plain'), tie('plain').map((v) => new Secret(v) as Value)),
+  value: fc.oneof(
+    { depthSize: 'small' },
+    tie('plain'),
+    tie('plain').map((v) => new Secret(v) as Value),
+  ),
 }));
 const arbMap = fc.dictionary(key, arbValue, { maxKeys: 5 }).map((d) => ({ ...d }) as PropertyMap);
 
 describe('properties', () => {
   test('round trip: domain → wire → binary Struct → wire → domain is the identity', () => {
-    fc.assert(fc.property(arbMap, (m) => {
-      expect(mapFromWire(overTheWire(mapToWire(m)))).toEqual(m);
-    }), { numRuns: 300 });
+    fc.assert(
+      fc.property(arbMap, (m) => {
+        expect(mapFromWire(overTheWire(mapToWire(m)))).toEqual(m);
+      }),
+      { numRuns: 300 },
+    );
   });
 
   test('reveal removes every secret and nothing else; secretness never makes values differ', () => {
-    fc.assert(fc.property(arbValue, (v) => {
-      const r = reveal(v);
-      expect(containsSecrets(r)).toBe(false);
-      expect(containsUnknowns(r)).toBe(containsUnknowns(v));
-      if (!containsUnknowns(v)) {
-        expect(sameValue(r, v)).toBe(true);
-        expect(sameValue(secret(v), v)).toBe(true);
-      }
-    }), { numRuns: 300 });
+    fc.assert(
+      fc.property(arbValue, (v) => {
+        const r = reveal(v);
+        expect(containsSecrets(r)).toBe(false);
+        expect(containsUnknowns(r)).toBe(containsUnknowns(v));
+        if (!containsUnknowns(v)) {
+          expect(sameValue(r, v)).toBe(true);
+          expect(sameValue(secret(v), v)).toBe(true);
+        }
+      }),
+      { numRuns: 300 },
+    );
   });
 
   test('an Unknown equals nothing, itself included', () => {
@@ -154,28 +206,40 @@ describe('properties', () => {
   };
 
   test('carrySecrets: every secret of the inputs covers the output at the same key, and no secret is lost', () => {
-    fc.assert(fc.property(arbMap, arbMap, (outs, ins) => {
-      const r = carrySecrets(outs, ins);
-      expect(Object.keys(r).sort()).toEqual(Object.keys(outs).sort());
-      for (const k of Object.keys(outs)) {
-        expect(sameValue(reveal(r[k]!), reveal(outs[k]!)) || containsUnknowns(outs[k]!)).toBe(true);
-        if (containsSecrets(outs[k]!)) expect(containsSecrets(r[k]!)).toBe(true);
-        if (k in ins) expect(covered(r[k]!, outs[k]!, ins[k]!)).toBe(true);
-      }
-    }), { numRuns: 300 });
+    fc.assert(
+      fc.property(arbMap, arbMap, (outs, ins) => {
+        const r = carrySecrets(outs, ins);
+        expect(Object.keys(r).sort()).toEqual(Object.keys(outs).sort());
+        for (const k of Object.keys(outs)) {
+          expect(sameValue(reveal(r[k]!), reveal(outs[k]!)) || containsUnknowns(outs[k]!)).toBe(true);
+          if (containsSecrets(outs[k]!)) expect(containsSecrets(r[k]!)).toBe(true);
+          if (k in ins) expect(covered(r[k]!, outs[k]!, ins[k]!)).toBe(true);
+        }
+      }),
+      { numRuns: 300 },
+    );
     // Found by this property (it asked for a secret where the output has none to cover): the engine's rule.
     expect(carrySecrets({ c: {} }, { c: { '': new Secret('s') } })).toEqual({ c: {} });
     expect(carrySecrets({ c: { '': 'plain' } }, { c: { '': new Secret('s') } })).toEqual({ c: { '': new Secret('plain') } });
   });
 });
 
-test('carrySecrets recurses into objects on both sides and wraps whole values otherwise (the engine\'s rule)', () => {
+test("carrySecrets recurses into objects on both sides and wraps whole values otherwise (the engine's rule)", () => {
   const outs = { o: { a: 1, b: 2 }, list: [1, 2], plain: 'x', whole: { k: 1 } };
   const ins = { o: { a: new Secret(1) }, list: [new Secret(1), 2], plain: 'x', whole: new Secret({ k: 1 }) };
-  expect(carrySecrets(outs, ins)).toEqual({ o: { a: new Secret(1), b: 2 }, list: new Secret([1, 2]), plain: 'x', whole: new Secret({ k: 1 }) });
+  expect(carrySecrets(outs, ins)).toEqual({
+    o: { a: new Secret(1), b: 2 },
+    list: new Secret([1, 2]),
+    plain: 'x',
+    whole: new Secret({ k: 1 }),
+  });
   expect(outs).toEqual({ o: { a: 1, b: 2 }, list: [1, 2], plain: 'x', whole: { k: 1 } });
 });
 
 test('markSecret wraps the named properties that are present and not null', () => {
-  expect(markSecret({ a: 1, b: null, c: new Secret(2) }, ['a', 'b', 'c', 'missing'])).toEqual({ a: new Secret(1), b: null, c: new Secret(2) });
+  expect(markSecret({ a: 1, b: null, c: new Secret(2) }, ['a', 'b', 'c', 'missing'])).toEqual({
+    a: new Secret(1),
+    b: null,
+    c: new Secret(2),
+  });
 });

@@ -13,7 +13,9 @@ import { DESCRIPTOR_FILE, descriptorText } from '../../../providers/terraform/sr
 
 describe('AutoMTLS certificate', () => {
   let dir: string;
-  beforeAll(() => { dir = mkdtempSync(join(tmpdir(), 'tmkit-cert-')); });
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'tmkit-cert-'));
+  });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   test('openssl x509 -text parses it: v3, ecdsa-with-SHA256 on P-256, CN=localhost, SAN, CA, key usages', () => {

@@ -36,7 +36,10 @@ describe('cty msgpack wire facts', () => {
     expect(hex(encodeMsgpack(decodeMsgpack(prefixed, S('string')), S('string')))).toBe(hex(prefixed));
     // number in [5, 10)
     const bounded = bytes('c7 09 0c 82 03 92 05 c3 04 92 0a c2');
-    expect((decodeMsgpack(bounded, S('number')) as Unknown).refinements).toEqual({ numberMin: { value: 5, inclusive: true }, numberMax: { value: 10, inclusive: false } });
+    expect((decodeMsgpack(bounded, S('number')) as Unknown).refinements).toEqual({
+      numberMin: { value: 5, inclusive: true },
+      numberMax: { value: 10, inclusive: false },
+    });
     expect(hex(encodeMsgpack(decodeMsgpack(bounded, S('number')), S('number')))).toBe(hex(bounded));
     // a list of 1..3 elements
     const lengths = bytes('c7 05 0c 82 05 01 06 03');
@@ -44,7 +47,9 @@ describe('cty msgpack wire facts', () => {
     // refinements of a dynamic value are dropped, as cty does
     expect(decodeMsgpack(notNull, S('dynamic'))).toBe(UNKNOWN);
     // an unknown extension with a body is an error naming the path
-    expect(() => decodeMsgpack(bytes('81 a1 61 c7 02 07 00 00'), S(['object', { a: 'string' }]))).toThrow('a: unsupported msgpack extension 7');
+    expect(() => decodeMsgpack(bytes('81 a1 61 c7 02 07 00 00'), S(['object', { a: 'string' }]))).toThrow(
+      'a: unsupported msgpack extension 7',
+    );
   });
 
   test('null is nil for every type; a null object stays null', () => {
@@ -81,8 +86,12 @@ describe('cty msgpack wire facts', () => {
   });
 
   test('dynamic: [type JSON as bytes, value]; plain JS values get an inferred type', () => {
-    expect(hex(encodeMsgpack(new Dynamic('string', 'hi'), S('dynamic')))).toBe('92c408' + Buffer.from('"string"').toString('hex') + 'a26869');
-    expect(decodeMsgpack(bytes('92c408' + Buffer.from('"string"').toString('hex') + 'a26869'), S('dynamic'))).toEqual(new Dynamic('string', 'hi'));
+    expect(hex(encodeMsgpack(new Dynamic('string', 'hi'), S('dynamic')))).toBe(
+      '92c408' + Buffer.from('"string"').toString('hex') + 'a26869',
+    );
+    expect(decodeMsgpack(bytes('92c408' + Buffer.from('"string"').toString('hex') + 'a26869'), S('dynamic'))).toEqual(
+      new Dynamic('string', 'hi'),
+    );
     const v = decodeMsgpack(encodeMsgpack({ a: [1, 'x'] }, S('dynamic')), S('dynamic'));
     expect(v).toEqual(new Dynamic(['object', { a: ['tuple', ['number', 'string']] }], { a: [1, 'x'] }));
     const list = new Dynamic(['list', 'number'], [1, 2]);
@@ -94,7 +103,9 @@ describe('cty msgpack wire facts', () => {
     expect(hex(encodeMsgpack({ b: 'x' }, S(t)))).toBe(hex(bytes('82 a1 61 c0 a1 62 a1 78')));
     expect(() => encodeMsgpack({ a: 1, c: 2 }, S(t))).toThrow('c: unsupported attribute (not in the schema)');
     expect(() => encodeMsgpack({ a: 'one' }, S(t))).toThrow('a: a number is required, got string "one"');
-    expect(() => decodeMsgpack(encode({ a: { x: 1 } }), S(['object', { a: ['map', 'string'] }]))).toThrow('a["x"]: a string is required, got number 1');
+    expect(() => decodeMsgpack(encode({ a: { x: 1 } }), S(['object', { a: ['map', 'string'] }]))).toThrow(
+      'a["x"]: a string is required, got number 1',
+    );
   });
 });
 
@@ -110,7 +121,13 @@ describe('schema-directed decoding', () => {
     blocks: {
       single: { nesting: 'single', block: { attributes: { a: { type: 'string', optional: true } } } },
       group: { nesting: 'group', block: { attributes: { g: { type: 'bool', optional: true } } } },
-      list: { nesting: 'list', block: { attributes: { n: { type: 'string', required: true } }, blocks: { inner: { nesting: 'set', block: { attributes: { w: { type: 'number', optional: true } } } } } } },
+      list: {
+        nesting: 'list',
+        block: {
+          attributes: { n: { type: 'string', required: true } },
+          blocks: { inner: { nesting: 'set', block: { attributes: { w: { type: 'number', optional: true } } } } },
+        },
+      },
       set: { nesting: 'set', block: { attributes: { k: { type: 'string', required: true }, v: { type: 'string', optional: true } } } },
       map: { nesting: 'map', block: { attributes: { m: { type: 'number', optional: true } } } },
     },
@@ -119,22 +136,52 @@ describe('schema-directed decoding', () => {
 
   test('absent blocks and attributes decode to what Terraform means by unset', () => {
     expect(decodeMsgpack(encode({ name: 'n' }), shape)).toEqual({
-      name: 'n', tags: null, ports: null, obj: null, objs: null,
-      single: null, group: { g: null }, list: [], set: [], map: {},
+      name: 'n',
+      tags: null,
+      ports: null,
+      obj: null,
+      objs: null,
+      single: null,
+      group: { g: null },
+      list: [],
+      set: [],
+      map: {},
     });
   });
 
   test('encoding fills the same defaults, so a minimal handler value is a complete cty object', () => {
     const v = decodeMsgpack(encodeMsgpack({ name: 'n' }, shape), shape);
-    expect(v).toEqual({ name: 'n', tags: null, ports: null, obj: null, objs: null, single: null, group: { g: null }, list: [], set: [], map: {} });
+    expect(v).toEqual({
+      name: 'n',
+      tags: null,
+      ports: null,
+      obj: null,
+      objs: null,
+      single: null,
+      group: { g: null },
+      list: [],
+      set: [],
+      map: {},
+    });
   });
 
   test('nested blocks, sets of objects, nested attribute types and maps of blocks', () => {
     const value: ValueObject = {
-      name: 'n', tags: { env: 'dev' }, ports: [80, 443], obj: { x: 'y' }, objs: [{ y: 1 }, { y: 2 }],
-      single: { a: 'A' }, group: { g: true },
-      list: [{ n: 'first', inner: [{ w: 1 }, { w: null }] }, { n: 'second', inner: [] }],
-      set: [{ k: 'a', v: null }, { k: 'b', v: 'B' }],
+      name: 'n',
+      tags: { env: 'dev' },
+      ports: [80, 443],
+      obj: { x: 'y' },
+      objs: [{ y: 1 }, { y: 2 }],
+      single: { a: 'A' },
+      group: { g: true },
+      list: [
+        { n: 'first', inner: [{ w: 1 }, { w: null }] },
+        { n: 'second', inner: [] },
+      ],
+      set: [
+        { k: 'a', v: null },
+        { k: 'b', v: 'B' },
+      ],
       map: { one: { m: 1 }, two: { m: UNKNOWN } },
     };
     const round = decodeMsgpack(encodeMsgpack(value, shape), shape) as ValueObject;
@@ -143,20 +190,36 @@ describe('schema-directed decoding', () => {
   });
 
   test('a wrong shape inside a block names the full path', () => {
-    expect(() => decodeMsgpack(encode({ name: 'n', list: [{ n: 'a', inner: [{ w: 'heavy' }] }] }), shape)).toThrow('list[0].inner[0].w: a number is required, got the string "heavy"');
+    expect(() => decodeMsgpack(encode({ name: 'n', list: [{ n: 'a', inner: [{ w: 'heavy' }] }] }), shape)).toThrow(
+      'list[0].inner[0].w: a number is required, got the string "heavy"',
+    );
     expect(() => decodeMsgpack(encode({ name: 'n', set: { k: 'a' } }), shape)).toThrow('set: a set is required, got a map');
   });
 
   test('JSON state (RawState.json): same values, dynamic as {value, type}, missing attributes unset', () => {
-    const s = shapeOfBlock({ attributes: { a: { type: 'number', optional: true }, d: { type: 'dynamic', optional: true }, l: { type: ['list', 'string'], optional: true } }, blocks: { b: { nesting: 'list', block: { attributes: { x: { type: 'string', optional: true } } } } } });
-    expect(decodeJson('{"a": 1.25, "d": {"value": ["x", 2], "type": ["tuple", ["string", "number"]]}, "l": ["p"], "b": [{"x": "y"}]}', s)).toEqual({
-      a: 1.25, d: new Dynamic(['tuple', ['string', 'number']], ['x', 2]), l: ['p'], b: [{ x: 'y' }],
+    const s = shapeOfBlock({
+      attributes: {
+        a: { type: 'number', optional: true },
+        d: { type: 'dynamic', optional: true },
+        l: { type: ['list', 'string'], optional: true },
+      },
+      blocks: { b: { nesting: 'list', block: { attributes: { x: { type: 'string', optional: true } } } } },
+    });
+    expect(
+      decodeJson('{"a": 1.25, "d": {"value": ["x", 2], "type": ["tuple", ["string", "number"]]}, "l": ["p"], "b": [{"x": "y"}]}', s),
+    ).toEqual({
+      a: 1.25,
+      d: new Dynamic(['tuple', ['string', 'number']], ['x', 2]),
+      l: ['p'],
+      b: [{ x: 'y' }],
     });
     expect(decodeJson('{"a": null}', s)).toEqual({ a: null, d: null, l: null, b: [] });
     expect(() => decodeJson('{"zz": 1}', s)).toThrow('zz: unsupported attribute (not in the schema)');
     // Collections decode as in msgpack (one decoder for both): the same checks and messages, nested paths.
     expect(() => decodeJson('{"l": {"k": "p"}}', s)).toThrow('l: a list is required, got a map');
-    expect(() => decodeJson('{"d": {"value": ["x"], "type": ["tuple", ["string", "number"]]}}', s)).toThrow('d: a tuple of 2 is required, got an array of 1');
+    expect(() => decodeJson('{"d": {"value": ["x"], "type": ["tuple", ["string", "number"]]}}', s)).toThrow(
+      'd: a tuple of 2 is required, got an array of 1',
+    );
     expect(() => decodeJson('{"b": [{"x": 1}]}', s)).toThrow('b[0].x: a string is required, got number 1');
   });
 });
@@ -185,7 +248,11 @@ describe('round trip property: decode(encode(v, T), T) equals v', () => {
       if (t === 'string') return fc.string({ maxLength: 8 });
       if (t === 'bool') return fc.boolean();
       if (t === 'number') return number;
-      if (t === 'dynamic') return fc.oneof(fc.string({ maxLength: 4 }).map((s) => new Dynamic('string', s)), fc.array(fc.integer(), { maxLength: 3 }).map((a) => new Dynamic(['list', 'number'], a)));
+      if (t === 'dynamic')
+        return fc.oneof(
+          fc.string({ maxLength: 4 }).map((s) => new Dynamic('string', s)),
+          fc.array(fc.integer(), { maxLength: 3 }).map((a) => new Dynamic(['list', 'number'], a)),
+        );
       switch (t[0]) {
         case 'list':
         case 'set':
@@ -199,15 +266,22 @@ describe('round trip property: decode(encode(v, T), T) equals v', () => {
       }
     })();
     // cty drops refinements of dynamic values, so only the plain unknown goes there
-    return fc.oneof({ weight: 6, arbitrary: known }, { weight: 1, arbitrary: fc.constant(null) }, { weight: 1, arbitrary: t === 'dynamic' ? fc.constant(UNKNOWN) : unknown });
+    return fc.oneof(
+      { weight: 6, arbitrary: known },
+      { weight: 1, arbitrary: fc.constant(null) },
+      { weight: 1, arbitrary: t === 'dynamic' ? fc.constant(UNKNOWN) : unknown },
+    );
   }
 
   test('random types and values (nulls and unknowns anywhere)', () => {
     fc.assert(
-      fc.property(type.chain((t) => fc.tuple(fc.constant(t), valueOf(t))), ([t, v]) => {
-        const shape = S(t);
-        expect(decodeMsgpack(encodeMsgpack(v, shape), shape)).toEqual(v);
-      }),
+      fc.property(
+        type.chain((t) => fc.tuple(fc.constant(t), valueOf(t))),
+        ([t, v]) => {
+          const shape = S(t);
+          expect(decodeMsgpack(encodeMsgpack(v, shape), shape)).toEqual(v);
+        },
+      ),
       { numRuns: 400 },
     );
   });

@@ -78,7 +78,8 @@ describe.each(CLIS)('$name e2e with the test provider (tmkittest)', (cli) => {
     writeFileSync(join(work, 'main.tf'), m.text);
     return m.weightLine;
   };
-  const installIt = (): string => install({ dir: join(root, 'tfinstall'), version: '0.1.0', type: 'tmkittest', entry: TEST_PROVIDER }).cliConfig;
+  const installIt = (): string =>
+    install({ dir: join(root, 'tfinstall'), version: '0.1.0', type: 'tmkittest', entry: TEST_PROVIDER }).cliConfig;
 
   beforeAll(() => {
     root = mkdtempSync(join(tmpdir(), 'tmkit-tf-e2e-'));
@@ -112,7 +113,15 @@ describe.each(CLIS)('$name e2e with the test provider (tmkittest)', (cli) => {
     expect(r.stdout).toContain('Apply complete! Resources: 1 added, 0 changed, 0 destroyed.');
     expect(r.stdout).toMatch(/found = true/);
     expect(r.stdout).toMatch(/revision = 1/);
-    expect(things()['thing-alpha']).toMatchObject({ id: 'thing-alpha', name: 'alpha', size: 3, revision: 1, tags: { env: 'dev' }, settings: { port: 80, labels: ['l1'], rule: [{ name: 'r1', weight: 5 }] }, member: [{ name: 'm1', role: 'admin' }] });
+    expect(things()['thing-alpha']).toMatchObject({
+      id: 'thing-alpha',
+      name: 'alpha',
+      size: 3,
+      revision: 1,
+      tags: { env: 'dev' },
+      settings: { port: 80, labels: ['l1'], rule: [{ name: 'r1', weight: 5 }] },
+      member: [{ name: 'm1', role: 'admin' }],
+    });
     const again = ok(await tf('plan', '-input=false', '-detailed-exitcode'));
     expect(again.stdout).toContain('No changes.');
   });
@@ -200,7 +209,9 @@ describe.each(CLIS)('$name e2e with the test provider (tmkittest)', (cli) => {
 
 describe.each(CLIS)('$name with the tmkit provider itself (installed by `tmkit terraform install`)', (cli) => {
   let root: string;
-  beforeAll(() => { root = mkdtempSync(join(tmpdir(), 'tmkit-tf-tmkit-')); });
+  beforeAll(() => {
+    root = mkdtempSync(join(tmpdir(), 'tmkit-tf-tmkit-'));
+  });
   afterAll(() => rmSync(root, { recursive: true, force: true }));
 
   test('init and plan with its provider block (server, sensitive token, stack) succeed', async () => {
@@ -209,19 +220,22 @@ describe.each(CLIS)('$name with the tmkit provider itself (installed by `tmkit t
     const rc = /^export TF_CLI_CONFIG_FILE=(.+)$/m.exec(inst.stdout)![1]!;
     const work = join(root, 'work');
     require('node:fs').mkdirSync(work);
-    writeFileSync(join(work, 'main.tf'), [
-      'terraform {',
-      '  required_providers {',
-      '    tmkit = { source = "tmkit/tmkit" }',
-      '  }',
-      '}',
-      'provider "tmkit" {',
-      '  server = "http://127.0.0.1:5380"',
-      '  token  = "secret"',
-      '  stack  = "e2e"',
-      '}',
-      '',
-    ].join('\n'));
+    writeFileSync(
+      join(work, 'main.tf'),
+      [
+        'terraform {',
+        '  required_providers {',
+        '    tmkit = { source = "tmkit/tmkit" }',
+        '  }',
+        '}',
+        'provider "tmkit" {',
+        '  server = "http://127.0.0.1:5380"',
+        '  token  = "secret"',
+        '  stack  = "e2e"',
+        '}',
+        '',
+      ].join('\n'),
+    );
     const env = { TF_CLI_CONFIG_FILE: rc };
     const init = await terraform(['init', '-input=false', '-no-color'], work, env, cli.bin);
     expect(init.stderr).toBe('');

@@ -42,8 +42,12 @@ resource "tmkit_external_endpoint" "backup" {
 let ws: TfWorkspace;
 const tf = (...args: string[]): Promise<TfResult> => ws.tf(...args);
 
-beforeAll(async () => { ws = await tfWorkspace('tmkit-tf-failback-'); });
-afterAll(async () => { await ws.close(); });
+beforeAll(async () => {
+  ws = await tfWorkspace('tmkit-tf-failback-');
+});
+afterAll(async () => {
+  await ws.close();
+});
 
 test('failback { mode = "Manual" }: planned with defaults, applied, no changes after; overrides are no drift; removing the block removes it', async () => {
   writeFileSync(join(ws.work, 'main.tf'), main('  failback {\n    mode                 = "Manual"\n    successes_to_recover = 3\n  }'));

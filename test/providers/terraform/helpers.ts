@@ -40,7 +40,10 @@ export const CLIS: Cli[] = (() => {
   if (given === 'off') return out;
   const tofu = given || onPath('tofu');
   if (tofu) out.push({ name: 'tofu', bin: tofu, registry: 'registry.opentofu.org', product: 'OpenTofu' });
-  else if (process.env.CI) throw new Error('OpenTofu is not on PATH and TMKIT_TOFU is unset: the Terraform e2e suites run with tofu too in CI (scripts/install-tofu.sh builds it)');
+  else if (process.env.CI)
+    throw new Error(
+      'OpenTofu is not on PATH and TMKIT_TOFU is unset: the Terraform e2e suites run with tofu too in CI (scripts/install-tofu.sh builds it)',
+    );
   return out;
 })();
 
@@ -75,7 +78,9 @@ export interface PluginProcess {
 }
 
 /** Starts a provider bundle like Terraform does (cookie, protocol 6, AutoMTLS with `clientCert` unless null). */
-export function startPlugin(opts: { entry?: string; clientCert?: GeneratedCert | null; env?: NodeJS.ProcessEnv } = {}): Promise<PluginProcess> {
+export function startPlugin(
+  opts: { entry?: string; clientCert?: GeneratedCert | null; env?: NodeJS.ProcessEnv } = {},
+): Promise<PluginProcess> {
   const env = cleanEnv({
     [MAGIC_COOKIE_KEY]: MAGIC_COOKIE_VALUE,
     PLUGIN_PROTOCOL_VERSIONS: '6',
@@ -85,10 +90,17 @@ export function startPlugin(opts: { entry?: string; clientCert?: GeneratedCert |
   const child = spawn(process.execPath, [opts.entry ?? TEST_PROVIDER], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
-  child.stderr!.setEncoding('utf8').on('data', (d: string) => { err += d; });
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) => child.on('exit', (code, signal) => r({ code, signal })));
+  child.stderr!.setEncoding('utf8').on('data', (d: string) => {
+    err += d;
+  });
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) =>
+    child.on('exit', (code, signal) => r({ code, signal })),
+  );
   return new Promise((resolve, reject) => {
-    const t = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`no handshake in 20 s; stderr:\n${err}`)); }, 20_000);
+    const t = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`no handshake in 20 s; stderr:\n${err}`));
+    }, 20_000);
     child.stdout!.setEncoding('utf8').on('data', (d: string) => {
       const before = out;
       out += d;
@@ -99,26 +111,51 @@ export function startPlugin(opts: { entry?: string; clientCert?: GeneratedCert |
         const certB64 = fields[5] ?? '';
         const serverCertPem = certB64 ? new X509Certificate(Buffer.from(certB64, 'base64')).toString() : '';
         resolve({
-          child, handshake, fields, port: Number(fields[3]!.split(':')[1]), serverCertPem,
-          stdout: () => out, stderr: () => err, exited,
-          kill: () => { if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL'); },
+          child,
+          handshake,
+          fields,
+          port: Number(fields[3]!.split(':')[1]),
+          serverCertPem,
+          stdout: () => out,
+          stderr: () => err,
+          exited,
+          kill: () => {
+            if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+          },
         });
       }
     });
-    void exited.then(({ code }) => { clearTimeout(t); if (!out.includes('\n')) reject(Object.assign(new Error(`plugin exited ${code} before the handshake; stderr:\n${err}`), { code, stderr: err, stdout: out })); });
+    void exited.then(({ code }) => {
+      clearTimeout(t);
+      if (!out.includes('\n'))
+        reject(Object.assign(new Error(`plugin exited ${code} before the handshake; stderr:\n${err}`), { code, stderr: err, stdout: out }));
+    });
   });
 }
 
 /** Runs a plugin that is expected to exit before any handshake; resolves with its exit code and output. */
-export function runPluginToExit(env: NodeJS.ProcessEnv, entry = TEST_PROVIDER): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export function runPluginToExit(
+  env: NodeJS.ProcessEnv,
+  entry = TEST_PROVIDER,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [entry], { env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
-    const t = setTimeout(() => { child.kill('SIGKILL'); reject(new Error('plugin did not exit in 20 s')); }, 20_000);
-    child.stdout!.setEncoding('utf8').on('data', (d: string) => { stdout += d; });
-    child.stderr!.setEncoding('utf8').on('data', (d: string) => { stderr += d; });
-    child.on('exit', (code) => { clearTimeout(t); resolve({ code, stdout, stderr }); });
+    const t = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error('plugin did not exit in 20 s'));
+    }, 20_000);
+    child.stdout!.setEncoding('utf8').on('data', (d: string) => {
+      stdout += d;
+    });
+    child.stderr!.setEncoding('utf8').on('data', (d: string) => {
+      stderr += d;
+    });
+    child.on('exit', (code) => {
+      clearTimeout(t);
+      resolve({ code, stdout, stderr });
+    });
   });
 }
 
@@ -129,11 +166,16 @@ export class PluginClient {
   readonly raw: Client & Record<string, Unary>;
   constructor(service: string, port: number, creds: ChannelCredentials) {
     const Ctor = makeGenericClientConstructor(serviceDefinition(service), service);
-    this.raw = new Ctor(`127.0.0.1:${port}`, creds, { 'grpc.ssl_target_name_override': 'localhost', 'grpc.max_receive_message_length': -1 }) as unknown as Client & Record<string, Unary>;
+    this.raw = new Ctor(`127.0.0.1:${port}`, creds, {
+      'grpc.ssl_target_name_override': 'localhost',
+      'grpc.max_receive_message_length': -1,
+    }) as unknown as Client & Record<string, Unary>;
   }
   call(method: string, req: Msg = {}, timeoutMs = 10_000): Promise<Msg> {
     return new Promise((resolve, reject) => {
-      this.raw[method]!.call(this.raw, req, new Metadata(), { deadline: Date.now() + timeoutMs }, (err, res) => (err ? reject(err) : resolve(res)));
+      this.raw[method]!.call(this.raw, req, new Metadata(), { deadline: Date.now() + timeoutMs }, (err, res) =>
+        err ? reject(err) : resolve(res),
+      );
     });
   }
   close(): void {
@@ -150,17 +192,35 @@ export function mtls(serverCertPem: string, client: GeneratedCert | null): Chann
 
 export { generateCert };
 
-export interface TfResult { code: number | null; stdout: string; stderr: string }
+export interface TfResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
 
 /** Runs the real terraform (or `bin`, e.g. tofu) in `cwd` with `env` (CLI config, automation mode, no checkpoint calls). */
 export function terraform(args: string[], cwd: string, env: NodeJS.ProcessEnv, bin: string = TERRAFORM): Promise<TfResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(bin, args, { cwd, env: cleanEnv({ TF_IN_AUTOMATION: '1', CHECKPOINT_DISABLE: '1', ...env }), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(bin, args, {
+      cwd,
+      env: cleanEnv({ TF_IN_AUTOMATION: '1', CHECKPOINT_DISABLE: '1', ...env }),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
-    child.stdout!.setEncoding('utf8').on('data', (d: string) => { stdout += d; });
-    child.stderr!.setEncoding('utf8').on('data', (d: string) => { stderr += d; });
-    child.on('error', (e) => reject(new Error(`cannot run ${bin} (${e.message}); the Terraform provider e2e tests need terraform ≥ 1.0 on PATH (or TMKIT_TEST_TERRAFORM), and tofu (TMKIT_TOFU)`)));
+    child.stdout!.setEncoding('utf8').on('data', (d: string) => {
+      stdout += d;
+    });
+    child.stderr!.setEncoding('utf8').on('data', (d: string) => {
+      stderr += d;
+    });
+    child.on('error', (e) =>
+      reject(
+        new Error(
+          `cannot run ${bin} (${e.message}); the Terraform provider e2e tests need terraform ≥ 1.0 on PATH (or TMKIT_TEST_TERRAFORM), and tofu (TMKIT_TOFU)`,
+        ),
+      ),
+    );
     child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
 }
@@ -199,7 +259,12 @@ export async function tfWorkspace(prefix: string, bin: string = TERRAFORM): Prom
   const rc = /^export TF_CLI_CONFIG_FILE=(.+)$/m.exec(inst.stdout.trim().split('\n').pop()!)![1]!;
   const env = { TF_CLI_CONFIG_FILE: rc, TF_DATA_DIR: join(work, '.terraform'), TMKIT_SERVER: serve.api, TMKIT_TOKEN: token };
   return {
-    root, work, serve, token, client, env,
+    root,
+    work,
+    serve,
+    token,
+    client,
+    env,
     tf: (...args) => terraform([...args, '-no-color'], work, env, bin),
     close: async () => {
       await client.close();
@@ -209,4 +274,3 @@ export async function tfWorkspace(prefix: string, bin: string = TERRAFORM): Prom
     },
   };
 }
-

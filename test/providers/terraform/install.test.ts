@@ -13,7 +13,9 @@ import { REPO, TEST_PROVIDER, TMKIT_PROVIDER, cleanEnv } from './helpers';
 
 describe('install', () => {
   let dir: string;
-  beforeEach(() => { dir = mkdtempSync(join(tmpdir(), 'tmkit-install-')); });
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'tmkit-install-'));
+  });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
   test('mirror layout, an executable wrapper with absolute node and entry, and the CLI configuration', () => {
@@ -21,14 +23,18 @@ describe('install', () => {
     const platform = terraformPlatform();
     expect(r.executable).toBe(join(dir, 'mirror/registry.terraform.io/tmkit/tmkit/1.2.3', platform, 'terraform-provider-tmkit_v1.2.3'));
     expect(statSync(r.executable).mode & 0o777).toBe(0o755);
-    expect(readFileSync(r.executable, 'utf8')).toBe(`#!/bin/sh\n# terraform-provider-tmkit 1.2.3: runs the provider's JS with the Node.js that installed it.\nexec '${process.execPath}' '${TMKIT_PROVIDER}' "$@"\n`);
+    expect(readFileSync(r.executable, 'utf8')).toBe(
+      `#!/bin/sh\n# terraform-provider-tmkit 1.2.3: runs the provider's JS with the Node.js that installed it.\nexec '${process.execPath}' '${TMKIT_PROVIDER}' "$@"\n`,
+    );
     // The same wrapper under OpenTofu's registry host, so `tofu init` finds it too (same bytes, same hash).
     const tofu = join(dir, 'mirror/registry.opentofu.org/tmkit/tmkit/1.2.3', platform, 'terraform-provider-tmkit_v1.2.3');
     expect(readFileSync(tofu, 'utf8')).toBe(readFileSync(r.executable, 'utf8'));
     expect(statSync(tofu).mode & 0o777).toBe(0o755);
     expect(r.sources).toEqual(['registry.terraform.io/tmkit/tmkit', 'registry.opentofu.org/tmkit/tmkit']);
     const rc = readFileSync(r.cliConfig, 'utf8');
-    expect(rc).toContain(`filesystem_mirror {\n    path    = "${join(dir, 'mirror')}"\n    include = ["registry.opentofu.org/tmkit/tmkit", "registry.terraform.io/tmkit/tmkit"]\n  }`);
+    expect(rc).toContain(
+      `filesystem_mirror {\n    path    = "${join(dir, 'mirror')}"\n    include = ["registry.opentofu.org/tmkit/tmkit", "registry.terraform.io/tmkit/tmkit"]\n  }`,
+    );
     expect(rc).toContain('direct {\n    exclude = ["registry.opentofu.org/tmkit/tmkit", "registry.terraform.io/tmkit/tmkit"]\n  }');
     expect(r.exportLine).toBe(`export TF_CLI_CONFIG_FILE=${join(dir, 'terraformrc')}`);
   });
@@ -53,7 +59,9 @@ describe('install', () => {
     expect(readFileSync(again.executable).equals(before)).toBe(true);
     install({ dir, version: '1.0.0', type: 'tmkittest', entry: TEST_PROVIDER });
     const rc = readFileSync(a.cliConfig, 'utf8');
-    expect(rc).toContain('include = ["registry.opentofu.org/tmkit/tmkit", "registry.opentofu.org/tmkit/tmkittest", "registry.terraform.io/tmkit/tmkit", "registry.terraform.io/tmkit/tmkittest"]');
+    expect(rc).toContain(
+      'include = ["registry.opentofu.org/tmkit/tmkit", "registry.opentofu.org/tmkit/tmkittest", "registry.terraform.io/tmkit/tmkit", "registry.terraform.io/tmkit/tmkittest"]',
+    );
   });
 
   test('bad input: a non-semantic version, or an entry that does not exist, is refused with what to do', () => {

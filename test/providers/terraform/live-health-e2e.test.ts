@@ -58,7 +58,9 @@ let port: number;
 
 beforeAll(async () => {
   // The healthy endpoint: 127.0.0.1 answers 200; 127.0.0.2 (nothing listens there) refuses: Degraded.
-  health = createServer((_req, res) => { res.end('ok'); });
+  health = createServer((_req, res) => {
+    res.end('ok');
+  });
   await new Promise<void>((r) => health.listen(0, '127.0.0.1', r));
   port = (health.address() as AddressInfo).port;
   ws = await tfWorkspace('tmkit-tf-live-');
@@ -72,10 +74,13 @@ test('terraform plan warns with the live health, and when the change leaves the 
   writeFileSync(join(ws.work, 'main.tf'), main({ ttl: 30, primaryEnabled: true }));
   ok(await ws.tf('init', '-input=false'));
   ok(await ws.tf('apply', '-auto-approve', '-input=false'));
-  await waitFor(async () => {
-    const by = new Map((await ws.client.status('live')).endpoints.map((e) => [e.name, e.endpointMonitorStatus]));
-    return by.get('primary') === 'Online' && by.get('backup') === 'Degraded';
-  }, { what: 'primary Online and backup Degraded' });
+  await waitFor(
+    async () => {
+      const by = new Map((await ws.client.status('live')).endpoints.map((e) => [e.name, e.endpointMonitorStatus]));
+      return by.get('primary') === 'Online' && by.get('backup') === 'Degraded';
+    },
+    { what: 'primary Online and backup Degraded' },
+  );
 
   // Nothing to do: no health read, no warning.
   const none = ok(await ws.tf('plan', '-input=false'));
@@ -94,7 +99,9 @@ test('terraform plan warns with the live health, and when the change leaves the 
   writeFileSync(join(ws.work, 'main.tf'), main({ ttl: 30, primaryEnabled: false }));
   plan = ok(await ws.tf('plan', '-input=false'));
   said = `${plan.stdout}${plan.stderr}`;
-  expect(said).toMatch(/Warning: with the live health now, this change leaves profile live with no endpoint Online \(Online now: primary; after: (primary Disabled, backup Degraded|backup Degraded, primary Disabled)\)/);
+  expect(said).toMatch(
+    /Warning: with the live health now, this change leaves profile live with no endpoint Online \(Online now: primary; after: (primary Disabled, backup Degraded|backup Degraded, primary Disabled)\)/,
+  );
 
   // A plan writes nothing.
   const stored = (await ws.client.getProfile('live')).profile;

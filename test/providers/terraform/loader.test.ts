@@ -14,11 +14,17 @@ jest.setTimeout(60_000);
 describe('provider code cache', () => {
   const client = generateCert();
   let dir: string;
-  beforeEach(() => { dir = mkdtempSync(join(tmpdir(), 'tmkit-codecache-')); });
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'tmkit-codecache-'));
+  });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
   async function start(env: NodeJS.ProcessEnv = {}): Promise<{ stderr: string; handshake: string }> {
-    const p = await startPlugin({ entry: TMKIT_PROVIDER, clientCert: client, env: { TMKIT_CACHE_DIR: dir, TMKIT_DEBUG_CODE_CACHE: '1', ...env } });
+    const p = await startPlugin({
+      entry: TMKIT_PROVIDER,
+      clientCert: client,
+      env: { TMKIT_CACHE_DIR: dir, TMKIT_DEBUG_CODE_CACHE: '1', ...env },
+    });
     try {
       return { stderr: p.stderr(), handshake: p.handshake };
     } finally {
@@ -34,7 +40,9 @@ describe('provider code cache', () => {
     expect(first.handshake).toMatch(/^1\|6\|tcp\|127\.0\.0\.1:\d+\|grpc\|/);
     const files = readdirSync(dir);
     expect(files).toHaveLength(1);
-    expect(files[0]).toMatch(new RegExp(`^terraform-provider-tmkit\\.bundle-\\d+-\\d+-${process.version.replace(/\./g, '\\.')}-${process.arch}\\.v8cache$`));
+    expect(files[0]).toMatch(
+      new RegExp(`^terraform-provider-tmkit\\.bundle-\\d+-\\d+-${process.version.replace(/\./g, '\\.')}-${process.arch}\\.v8cache$`),
+    );
     // A cache of an earlier build of the same bundle for this Node is dropped when a new one is written.
     const stale = files[0]!.replace(/-(\d+)-(\d+)-v/, '-1-1-v');
     writeFileSync(join(dir, stale), 'old');

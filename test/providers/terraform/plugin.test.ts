@@ -108,12 +108,26 @@ describe('shutdown while a call is in flight', () => {
   test('GRPCController/Shutdown ends the process within seconds even though an apply is still running', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'tmkit-tfproto-'));
     const client = generateCert();
-    const p = await startPlugin({ clientCert: client, env: { TMKITTEST_STATE_FILE: join(dir, 'things.json'), TMKITTEST_CREATE_DELAY_MS: '30000' } });
+    const p = await startPlugin({
+      clientCert: client,
+      env: { TMKITTEST_STATE_FILE: join(dir, 'things.json'), TMKITTEST_CREATE_DELAY_MS: '30000' },
+    });
     const provider = new PluginClient('tfplugin6.Provider', p.port, mtls(p.serverCertPem, client));
     try {
       await provider.call('ConfigureProvider', { config: { msgpack: Buffer.from(encode({ state_file: null })) } });
       const planned = { name: 'slow', id: 'x', revision: 1 };
-      const apply = provider.call('ApplyResourceChange', { type_name: 'tmkittest_thing', prior_state: { msgpack: Buffer.from([0xc0]) }, planned_state: { msgpack: Buffer.from(encodeMsgpack(planned, thingShape)) }, config: { msgpack: Buffer.from(encodeMsgpack(planned, thingShape)) } }, 60_000).catch((e: Error) => e);
+      const apply = provider
+        .call(
+          'ApplyResourceChange',
+          {
+            type_name: 'tmkittest_thing',
+            prior_state: { msgpack: Buffer.from([0xc0]) },
+            planned_state: { msgpack: Buffer.from(encodeMsgpack(planned, thingShape)) },
+            config: { msgpack: Buffer.from(encodeMsgpack(planned, thingShape)) },
+          },
+          60_000,
+        )
+        .catch((e: Error) => e);
       await new Promise((r) => setTimeout(r, 300)); // the apply is now waiting inside the handler
       const ctl = new PluginClient('plugin.GRPCController', p.port, mtls(p.serverCertPem, client));
       const t0 = Date.now();
@@ -169,7 +183,11 @@ describe('AutoMTLS and the services', () => {
 
   test('GetMetadata and GetProviderSchema: types, capabilities and the schema on the wire', async () => {
     const md = await provider.call('GetMetadata');
-    expect(md.resources).toEqual([{ type_name: 'tmkittest_external_endpoint_shape' }, { type_name: 'tmkittest_profile_shape' }, { type_name: 'tmkittest_thing' }]);
+    expect(md.resources).toEqual([
+      { type_name: 'tmkittest_external_endpoint_shape' },
+      { type_name: 'tmkittest_profile_shape' },
+      { type_name: 'tmkittest_thing' },
+    ]);
     expect(md.data_sources).toEqual([{ type_name: 'tmkittest_lookup' }]);
     expect(md.server_capabilities).toEqual({ plan_destroy: true, get_provider_schema_optional: true, move_resource_state: false });
     const s = await provider.call('GetProviderSchema');
@@ -185,7 +203,10 @@ describe('AutoMTLS and the services', () => {
     expect(blocks.settings.block.block_types[0]).toMatchObject({ type_name: 'rule', nesting: 'LIST' });
     expect(s.provider.block.attributes.map((a: { name: string }) => a.name)).toEqual(['state_file', 'stateless']);
     // The benchmark's same-schema floor carries tmkit's schemas exactly (bench/terraform.ts).
-    for (const [type, schema] of [['tmkittest_external_endpoint_shape', externalEndpointSchema], ['tmkittest_profile_shape', profileSchema]] as const) {
+    for (const [type, schema] of [
+      ['tmkittest_external_endpoint_shape', externalEndpointSchema],
+      ['tmkittest_profile_shape', profileSchema],
+    ] as const) {
       const wire = s.resource_schemas[type].block;
       expect(wire.attributes.map((a: { name: string }) => a.name).sort()).toEqual(Object.keys(schema.block.attributes ?? {}).sort());
       expect(wire.block_types.map((b: { type_name: string }) => b.type_name).sort()).toEqual(Object.keys(schema.block.blocks ?? {}).sort());
@@ -193,10 +214,29 @@ describe('AutoMTLS and the services', () => {
   });
 
   test('ValidateResourceConfig: an error on a nested attribute carries its attribute path', async () => {
-    const config = { name: 'n', size: 1, settings: { port: 1, labels: null, rule: [{ name: 'a', weight: 1 }, { name: 'b', weight: -4 }] }, member: [] };
-    const r = await provider.call('ValidateResourceConfig', { type_name: 'tmkittest_thing', config: { msgpack: Buffer.from(encodeMsgpack(config, thingShape)) } });
+    const config = {
+      name: 'n',
+      size: 1,
+      settings: {
+        port: 1,
+        labels: null,
+        rule: [
+          { name: 'a', weight: 1 },
+          { name: 'b', weight: -4 },
+        ],
+      },
+      member: [],
+    };
+    const r = await provider.call('ValidateResourceConfig', {
+      type_name: 'tmkittest_thing',
+      config: { msgpack: Buffer.from(encodeMsgpack(config, thingShape)) },
+    });
     expect(r.diagnostics).toHaveLength(1);
-    expect(r.diagnostics[0]).toMatchObject({ severity: 'ERROR', summary: 'weight must be between 0 and 1000', detail: 'Rule 1 has weight -4.' });
+    expect(r.diagnostics[0]).toMatchObject({
+      severity: 'ERROR',
+      summary: 'weight must be between 0 and 1000',
+      detail: 'Rule 1 has weight -4.',
+    });
     expect(r.diagnostics[0].attribute.steps).toEqual([
       { attribute_name: 'settings', selector: 'attribute_name' },
       { attribute_name: 'rule', selector: 'attribute_name' },
@@ -207,21 +247,32 @@ describe('AutoMTLS and the services', () => {
 
   test('unknown values in config are accepted by validation (values from other resources)', async () => {
     const config = { name: UNKNOWN, size: UNKNOWN, settings: UNKNOWN };
-    const r = await provider.call('ValidateResourceConfig', { type_name: 'tmkittest_thing', config: { msgpack: Buffer.from(encodeMsgpack(config, thingShape)) } });
+    const r = await provider.call('ValidateResourceConfig', {
+      type_name: 'tmkittest_thing',
+      config: { msgpack: Buffer.from(encodeMsgpack(config, thingShape)) },
+    });
     expect(r.diagnostics).toEqual([]);
   });
 
   test('an unknown type name, or bytes that are not the schema, come back as diagnostics (not gRPC errors)', async () => {
     const r = await provider.call('ValidateResourceConfig', { type_name: 'tmkittest_nope', config: { msgpack: Buffer.from([0x80]) } });
     expect(r.diagnostics[0]).toMatchObject({ severity: 'ERROR', summary: 'Unknown resource type "tmkittest_nope"' });
-    expect(r.diagnostics[0].detail).toMatch(/This provider has "tmkittest_external_endpoint_shape", "tmkittest_profile_shape", "tmkittest_thing"\./);
-    const bad = await provider.call('ValidateResourceConfig', { type_name: 'tmkittest_thing', config: { msgpack: Buffer.from(encode({ name: 5 })) } });
+    expect(r.diagnostics[0].detail).toMatch(
+      /This provider has "tmkittest_external_endpoint_shape", "tmkittest_profile_shape", "tmkittest_thing"\./,
+    );
+    const bad = await provider.call('ValidateResourceConfig', {
+      type_name: 'tmkittest_thing',
+      config: { msgpack: Buffer.from(encode({ name: 5 })) },
+    });
     expect(bad.diagnostics[0].summary).toMatch(/does not match its schema/);
     expect(bad.diagnostics[0].detail).toMatch(/^name: a string is required, got number 5/);
   });
 
   test('ConfigureProvider: console.log in a handler goes to stderr, stdout keeps only the handshake', async () => {
-    const r = await provider.call('ConfigureProvider', { terraform_version: '1.11.4', config: { msgpack: Buffer.from(encode({ state_file: null })) } });
+    const r = await provider.call('ConfigureProvider', {
+      terraform_version: '1.11.4',
+      config: { msgpack: Buffer.from(encode({ state_file: null })) },
+    });
     expect(r.diagnostics).toEqual([]);
     // stderr is its own pipe: the line may arrive a moment after the RPC's reply (seen under load).
     const line = `tmkittest: configured with ${join(dir, 'things.json')}`;
@@ -248,20 +299,41 @@ describe('AutoMTLS and the services', () => {
 
   test('UpgradeResourceState: current version re-encoded, older version upgraded by the handler, newer refused', async () => {
     const json = (o: unknown) => ({ json: Buffer.from(JSON.stringify(o)) });
-    const cur = await provider.call('UpgradeResourceState', { type_name: 'tmkittest_thing', version: 1, raw_state: json({ id: 'thing-a', name: 'a', size: 3, revision: 1 }) });
+    const cur = await provider.call('UpgradeResourceState', {
+      type_name: 'tmkittest_thing',
+      version: 1,
+      raw_state: json({ id: 'thing-a', name: 'a', size: 3, revision: 1 }),
+    });
     expect(cur.diagnostics).toEqual([]);
-    expect(decodeMsgpack(cur.upgraded_state.msgpack, thingShape)).toMatchObject({ id: 'thing-a', size: 3, member: [], settings: null, tags: null });
-    const old = await provider.call('UpgradeResourceState', { type_name: 'tmkittest_thing', version: 0, raw_state: json({ id: 'thing-a', name: 'a', size: '7', revision: 1 }) });
+    expect(decodeMsgpack(cur.upgraded_state.msgpack, thingShape)).toMatchObject({
+      id: 'thing-a',
+      size: 3,
+      member: [],
+      settings: null,
+      tags: null,
+    });
+    const old = await provider.call('UpgradeResourceState', {
+      type_name: 'tmkittest_thing',
+      version: 0,
+      raw_state: json({ id: 'thing-a', name: 'a', size: '7', revision: 1 }),
+    });
     expect(old.diagnostics).toEqual([]);
     expect(decodeMsgpack(old.upgraded_state.msgpack, thingShape)).toMatchObject({ size: 7 });
-    const newer = await provider.call('UpgradeResourceState', { type_name: 'tmkittest_thing', version: 2, raw_state: json({ id: 'thing-a' }) });
+    const newer = await provider.call('UpgradeResourceState', {
+      type_name: 'tmkittest_thing',
+      version: 2,
+      raw_state: json({ id: 'thing-a' }),
+    });
     expect(newer.diagnostics[0].summary).toMatch(/written by a newer provider \(schema version 2; this provider has 1\)/);
     expect(newer.diagnostics[0].detail).toMatch(/Upgrade the provider/);
   });
 
   test('a handler that throws: ReadResource returns an error diagnostic with the message', async () => {
     writeFileSync(join(dir, 'things.json'), '{ broken');
-    const r = await provider.call('ReadResource', { type_name: 'tmkittest_thing', current_state: { msgpack: Buffer.from(encodeMsgpack({ id: 'thing-a', name: 'a' }, thingShape)) } });
+    const r = await provider.call('ReadResource', {
+      type_name: 'tmkittest_thing',
+      current_state: { msgpack: Buffer.from(encodeMsgpack({ id: 'thing-a', name: 'a' }, thingShape)) },
+    });
     expect(r.diagnostics).toHaveLength(1);
     expect(r.diagnostics[0].severity).toBe('ERROR');
     expect(r.diagnostics[0].summary).toMatch(/^tmkittest_thing: .*JSON/);

@@ -10,15 +10,38 @@ const block: Block = {
     port: { type: 'number', optional: true, computed: true },
   },
   blocks: {
-    dns: { nesting: 'single', block: { attributes: { relative: { type: 'string', required: true, requiresReplace: true }, fqdn: { type: 'string', computed: true } } } },
+    dns: {
+      nesting: 'single',
+      block: {
+        attributes: { relative: { type: 'string', required: true, requiresReplace: true }, fqdn: { type: 'string', computed: true } },
+      },
+    },
     rule: { nesting: 'list', block: { attributes: { n: { type: 'string', required: true }, rid: { type: 'string', computed: true } } } },
   },
 };
 
 test('create: computed attributes the config leaves null are unknown, configured ones kept, in nested blocks too', () => {
-  const config = { id: null, name: 'a', port: 8080, dns: { relative: 'r', fqdn: null }, rule: [{ n: 'x', rid: null }, { n: 'y', rid: 'given' }] };
+  const config = {
+    id: null,
+    name: 'a',
+    port: 8080,
+    dns: { relative: 'r', fqdn: null },
+    rule: [
+      { n: 'x', rid: null },
+      { n: 'y', rid: 'given' },
+    ],
+  };
   const planned = planUnknownComputed(block, config, config);
-  expect(planned).toEqual({ id: UNKNOWN, name: 'a', port: 8080, dns: { relative: 'r', fqdn: UNKNOWN }, rule: [{ n: 'x', rid: UNKNOWN }, { n: 'y', rid: 'given' }] });
+  expect(planned).toEqual({
+    id: UNKNOWN,
+    name: 'a',
+    port: 8080,
+    dns: { relative: 'r', fqdn: UNKNOWN },
+    rule: [
+      { n: 'x', rid: UNKNOWN },
+      { n: 'y', rid: 'given' },
+    ],
+  });
   expect(planUnknownComputed(block, { ...config, port: null }, { ...config, port: null }).port).toBe(UNKNOWN);
 });
 
@@ -26,7 +49,9 @@ test('update: requiresReplace attributes that change are reported with their pat
   const prior = { id: '1', name: 'a', port: 1, dns: { relative: 'r', fqdn: 'f' }, rule: [] };
   expect(replacePaths(block, prior, { ...prior, port: 2 })).toEqual([]);
   expect(replacePaths(block, prior, { ...prior, name: 'b' })).toEqual([[{ attribute: 'name' }]]);
-  expect(replacePaths(block, prior, { ...prior, dns: { relative: 's', fqdn: 'f' } })).toEqual([[{ attribute: 'dns' }, { attribute: 'relative' }]]);
+  expect(replacePaths(block, prior, { ...prior, dns: { relative: 's', fqdn: 'f' } })).toEqual([
+    [{ attribute: 'dns' }, { attribute: 'relative' }],
+  ]);
   expect(replacePaths(block, prior, { ...prior, name: UNKNOWN })).toEqual([[{ attribute: 'name' }]]);
 });
 

@@ -11,33 +11,42 @@ import { shapeOfBlock, type Schema } from '../../../providers/terraform/src/sche
 import { providerService, rpcMethods, Tfplugin6Server } from '../../../providers/terraform/src/server';
 
 const schema: Schema = { block: { attributes: { id: { type: 'string', computed: true }, name: { type: 'string', required: true } } } };
-const domain = () => provider<null>({
-  schema: { block: {} },
-  configure: () => null,
-  resources: {
-    t_thing: {
-      schema,
-      create: ({ planned }) => ({ ...planned, id: `id-${String(planned.name)}` }),
-      read: (state) => state,
-      update: ({ planned }) => planned,
-      delete: () => undefined,
-      import: () => { throw new Error('cannot import'); },
+const domain = () =>
+  provider<null>({
+    schema: { block: {} },
+    configure: () => null,
+    resources: {
+      t_thing: {
+        schema,
+        create: ({ planned }) => ({ ...planned, id: `id-${String(planned.name)}` }),
+        read: (state) => state,
+        update: ({ planned }) => planned,
+        delete: () => undefined,
+        import: () => {
+          throw new Error('cannot import');
+        },
+      },
     },
-  },
-  dataSources: {},
-});
+    dataSources: {},
+  });
 
 function call(impl: UntypedServiceImplementation, rpc: string, request: Msg): Promise<Msg> {
   return new Promise((resolve, reject) => {
-    (impl[rpc] as (c: ServerUnaryCall<Msg, Msg>, cb: sendUnaryData<Msg>) => void)({ request } as ServerUnaryCall<Msg, Msg>, (err, res) => (err ? reject(err) : resolve(res!)));
+    (impl[rpc] as (c: ServerUnaryCall<Msg, Msg>, cb: sendUnaryData<Msg>) => void)({ request } as ServerUnaryCall<Msg, Msg>, (err, res) =>
+      err ? reject(err) : resolve(res!),
+    );
   });
 }
 const value = (v: Record<string, unknown> | null): Msg => ({ msgpack: Buffer.from(encodeMsgpack(v as never, shapeOfBlock(schema.block))) });
 
-test('the gRPC table is Tfplugin6Server\'s methods, one for every RPC of tfplugin6.Provider', () => {
+test("the gRPC table is Tfplugin6Server's methods, one for every RPC of tfplugin6.Provider", () => {
   const rpcs = Object.keys(serviceDefinition('tfplugin6.Provider')).sort();
   expect(rpcs).toHaveLength(20);
-  expect(rpcMethods(new Tfplugin6Server(domain())).map((m) => m.rpc).sort()).toEqual(rpcs);
+  expect(
+    rpcMethods(new Tfplugin6Server(domain()))
+      .map((m) => m.rpc)
+      .sort(),
+  ).toEqual(rpcs);
   expect(Object.keys(providerService(domain())).sort()).toEqual(rpcs);
 });
 
@@ -47,9 +56,17 @@ test('each RPC answers through its method: states encoded, failures as diagnosti
   expect(meta.resources).toEqual([{ type_name: 't_thing' }]);
   expect(meta.server_capabilities).toEqual({ plan_destroy: true, get_provider_schema_optional: true, move_resource_state: false });
 
-  const configured = await call(impl, 'ConfigureProvider', { terraform_version: '1.9.0', config: { msgpack: Buffer.from(encodeMsgpack({}, shapeOfBlock({}))) } });
+  const configured = await call(impl, 'ConfigureProvider', {
+    terraform_version: '1.9.0',
+    config: { msgpack: Buffer.from(encodeMsgpack({}, shapeOfBlock({}))) },
+  });
   expect(configured).toEqual({ diagnostics: [] });
-  const applied = await call(impl, 'ApplyResourceChange', { type_name: 't_thing', prior_state: null, planned_state: value({ name: 'a', id: null }), config: value({ name: 'a', id: null }) });
+  const applied = await call(impl, 'ApplyResourceChange', {
+    type_name: 't_thing',
+    prior_state: null,
+    planned_state: value({ name: 'a', id: null }),
+    config: value({ name: 'a', id: null }),
+  });
   expect(applied.diagnostics).toEqual([]);
   expect(decodeMsgpack(applied.new_state.msgpack, shapeOfBlock(schema.block))).toEqual({ name: 'a', id: 'id-a' });
 

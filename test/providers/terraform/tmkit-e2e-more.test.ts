@@ -33,13 +33,24 @@ describe.each(CLIS)('$name: inline endpoints, lost answers, provider messages', 
   const workspace = (name: string) => {
     const dir = join(root, name);
     mkdirSync(dir);
-    let env: NodeJS.ProcessEnv = { TF_CLI_CONFIG_FILE: rc, TF_DATA_DIR: join(dir, '.terraform'), TMKIT_SERVER: serve.api, TMKIT_TOKEN: token };
+    let env: NodeJS.ProcessEnv = {
+      TF_CLI_CONFIG_FILE: rc,
+      TF_DATA_DIR: join(dir, '.terraform'),
+      TMKIT_SERVER: serve.api,
+      TMKIT_TOKEN: token,
+    };
     const tf = (...args: string[]): Promise<TfResult> => terraform([...args, '-no-color'], dir, env, cli.bin);
     return {
       dir,
       tf,
-      write: (hcl: string): string => { const text = HEAD + hcl; writeFileSync(join(dir, 'main.tf'), text); return text; },
-      env: (e: NodeJS.ProcessEnv): void => { env = { ...env, ...e }; },
+      write: (hcl: string): string => {
+        const text = HEAD + hcl;
+        writeFileSync(join(dir, 'main.tf'), text);
+        return text;
+      },
+      env: (e: NodeJS.ProcessEnv): void => {
+        env = { ...env, ...e };
+      },
       ok: async (...args: string[]): Promise<TfResult> => {
         const r = await tf(...args);
         if (r.code !== 0) throw new Error(`${cli.name} ${args[0]} exited ${r.code}\nstdout:\n${r.stdout}\nstderr:\n${r.stderr}`);
@@ -78,24 +89,33 @@ resource "tmkit_profile" "web" {
   }
 ${blocks}}
 `;
-    const block = (name: string, target: string, extra = ''): string => `  endpoint {\n    name   = "${name}"\n    target = "${target}"\n    always_serve_enabled = true\n${extra}  }\n`;
+    const block = (name: string, target: string, extra = ''): string =>
+      `  endpoint {\n    name   = "${name}"\n    target = "${target}"\n    always_serve_enabled = true\n${extra}  }\n`;
     const three = block('a', '192.0.2.1', '    weight = 3\n') + block('b', '192.0.2.2') + block('c', '192.0.2.3');
     let w: ReturnType<typeof workspace>;
-    beforeAll(() => { w = workspace('inline'); });
+    beforeAll(() => {
+      w = workspace('inline');
+    });
 
     test('one resource for the whole profile: plan, one PUT on apply, DNS answers, then no changes', async () => {
       w.write(profile(three));
       await w.ok('init', '-input=false');
       const plan = await w.ok('plan', '-input=false');
       expect(plan.stdout).toContain('Plan: 1 to add, 0 to change, 0 to destroy.');
-      expect(plan.stdout).toMatch(/\+ endpoint \{[\s\S]*\+ name += "a"[\s\S]*\+ priority += 1[\s\S]*\+ type += "ExternalEndpoints"[\s\S]*\+ weight += 3/);
+      expect(plan.stdout).toMatch(
+        /\+ endpoint \{[\s\S]*\+ name += "a"[\s\S]*\+ priority += 1[\s\S]*\+ type += "ExternalEndpoints"[\s\S]*\+ weight += 3/,
+      );
       const before = (await client.healthz()).revision;
       const r = await w.ok('apply', '-auto-approve', '-input=false');
       expect(r.stdout).toContain('Apply complete! Resources: 1 added, 0 changed, 0 destroyed.');
       expect((await client.healthz()).revision).toBe(before + 1); // one write for the profile and its three endpoints
       const stored = await client.getProfile('inline-web');
       expect(stored.stack).toBe('terraform');
-      expect(stored.profile.endpoints.map((e) => [e.name, e.target, e.weight, e.priority])).toEqual([['a', '192.0.2.1', 3, 1], ['b', '192.0.2.2', 1, 2], ['c', '192.0.2.3', 1, 3]]);
+      expect(stored.profile.endpoints.map((e) => [e.name, e.target, e.weight, e.priority])).toEqual([
+        ['a', '192.0.2.1', 3, 1],
+        ['b', '192.0.2.2', 1, 2],
+        ['c', '192.0.2.3', 1, 3],
+      ]);
       expect((await dig(serve.dns, 'inline-web.tm.internal')).length).toBe(1);
       const again = await w.tf('plan', '-input=false', '-detailed-exitcode');
       expect(again.code).toBe(0);
@@ -114,7 +134,11 @@ ${blocks}}
     });
 
     test('an endpoint added outside Terraform is drift: the plan removes it, as the profile owns all its endpoints', async () => {
-      await client.putEndpoint('inline-web', { name: 'stray', type: 'externalEndpoints', target: '192.0.2.9', alwaysServe: 'Enabled' }, { stack: 'terraform' });
+      await client.putEndpoint(
+        'inline-web',
+        { name: 'stray', type: 'externalEndpoints', target: '192.0.2.9', alwaysServe: 'Enabled' },
+        { stack: 'terraform' },
+      );
       const plan = await w.tf('plan', '-input=false', '-detailed-exitcode');
       expect(plan.code).toBe(2);
       expect(plan.stdout).toMatch(/- endpoint \{[\s\S]*- name += "stray"/);
@@ -138,7 +162,7 @@ resource "tmkit_external_endpoint" "extra" {
       expect(said).toContain(`on main.tf line ${lineOf(text, 'profile_id = tmkit_profile.web.id')}`);
     });
 
-    test('a rule warning (WEIGHT_IGNORED) is a warning at the block\'s attribute; destroy removes the profile', async () => {
+    test("a rule warning (WEIGHT_IGNORED) is a warning at the block's attribute; destroy removes the profile", async () => {
       const text = w.write(profile(three.replace('weight = 3', 'weight = 7'), 'Priority'));
       const r = await w.ok('plan', '-input=false');
       const said = flat(r);
@@ -153,7 +177,10 @@ resource "tmkit_external_endpoint" "extra" {
 
   describe('creates whose answer is lost', () => {
     let proxy: LosingProxy | undefined;
-    afterEach(async () => { await proxy?.close(); proxy = undefined; });
+    afterEach(async () => {
+      await proxy?.close();
+      proxy = undefined;
+    });
     const config = (target: string): string => `
 resource "tmkit_profile" "p" {
   name                   = "lost"
@@ -170,15 +197,24 @@ resource "tmkit_external_endpoint" "e" {
 }
 `;
     let w: ReturnType<typeof workspace>;
-    beforeAll(() => { w = workspace('lost'); });
+    beforeAll(() => {
+      w = workspace('lost');
+    });
 
-    test('the answers to the profile\'s and an endpoint\'s create are lost after the server wrote them: the apply converges, once', async () => {
-      proxy = await losingProxy(serve.api, (method, path) => method === 'PUT' && /^\/v1\/profiles\/lost(\/endpoints\/two)?\?/.test(path), 2);
+    test("the answers to the profile's and an endpoint's create are lost after the server wrote them: the apply converges, once", async () => {
+      proxy = await losingProxy(
+        serve.api,
+        (method, path) => method === 'PUT' && /^\/v1\/profiles\/lost(\/endpoints\/two)?\?/.test(path),
+        2,
+      );
       w.env({ TMKIT_SERVER: proxy.url });
       w.write(config('192.0.2.12'));
       await w.ok('init', '-input=false');
       const r = await w.ok('apply', '-auto-approve', '-input=false');
-      expect(proxy.lost).toEqual([expect.stringMatching(/^PUT \/v1\/profiles\/lost\?/), expect.stringMatching(/^PUT \/v1\/profiles\/lost\/endpoints\/two\?/)]);
+      expect(proxy.lost).toEqual([
+        expect.stringMatching(/^PUT \/v1\/profiles\/lost\?/),
+        expect.stringMatching(/^PUT \/v1\/profiles\/lost\/endpoints\/two\?/),
+      ]);
       expect(r.stdout).toContain('Apply complete! Resources: 3 added, 0 changed, 0 destroyed.');
       expect((await client.getProfile('lost')).profile.endpoints.map((e) => e.name).sort()).toEqual(['one', 'two']);
       const again = await w.tf('plan', '-input=false', '-detailed-exitcode');
@@ -200,7 +236,12 @@ resource "tmkit_external_endpoint" "e" {
       expect(other.code).toBe(1);
       expect(flat(other)).toContain('Error: endpoint "two" of profile "lost" already exists');
       expect(flat(other)).toContain('(RESOURCE_EXISTS)');
-      await w.ok('import', '-input=false', 'tmkit_external_endpoint.e["two"]', '/tmkit/stacks/terraform/trafficManagerProfiles/lost/ExternalEndpoints/two');
+      await w.ok(
+        'import',
+        '-input=false',
+        'tmkit_external_endpoint.e["two"]',
+        '/tmkit/stacks/terraform/trafficManagerProfiles/lost/ExternalEndpoints/two',
+      );
       w.write(config('192.0.2.12'));
       await w.ok('destroy', '-auto-approve', '-input=false');
     });
@@ -208,7 +249,9 @@ resource "tmkit_external_endpoint" "e" {
 
   describe('messages', () => {
     let w: ReturnType<typeof workspace>;
-    beforeAll(() => { w = workspace('messages'); });
+    beforeAll(() => {
+      w = workspace('messages');
+    });
     const config = (p1: number, p2: number, weight = 1): string => `
 resource "tmkit_profile" "p" {
   name                   = "msg"
@@ -232,7 +275,7 @@ resource "tmkit_external_endpoint" "secondary" {
 }
 `;
 
-    test('swapped priorities: each endpoint\'s error names the other one, at its priority', async () => {
+    test("swapped priorities: each endpoint's error names the other one, at its priority", async () => {
       w.write(config(1, 2));
       await w.ok('init', '-input=false');
       await w.ok('apply', '-auto-approve', '-input=false');
@@ -255,7 +298,8 @@ resource "tmkit_external_endpoint" "secondary" {
     });
 
     test('no token: one error on the provider block, naming token, TMKIT_TOKEN and where the token file was looked for, before any request', async () => {
-      const requests = async (): Promise<number> => [...(await client.metrics()).matchAll(/^tmkit_api_requests_total\{.*\} (\d+)$/gm)].reduce((n, m) => n + Number(m[1]), 0);
+      const requests = async (): Promise<number> =>
+        [...(await client.metrics()).matchAll(/^tmkit_api_requests_total\{.*\} (\d+)$/gm)].reduce((n, m) => n + Number(m[1]), 0);
       const r1 = await requests();
       const seen = await requests();
       const own = seen - r1; // what one metrics read adds by itself
@@ -273,7 +317,7 @@ resource "tmkit_external_endpoint" "secondary" {
       expect(await requests()).toBe(seen + own); // no request from the provider
     });
 
-    test('an unreachable server: the hint names the provider\'s server setting, not --server', async () => {
+    test("an unreachable server: the hint names the provider's server setting, not --server", async () => {
       w.env({ TMKIT_SERVER: 'http://127.0.0.1:1' });
       const r = await w.tf('plan', '-input=false');
       w.env({ TMKIT_SERVER: serve.api });

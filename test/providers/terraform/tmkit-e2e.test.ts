@@ -17,8 +17,16 @@ jest.setTimeout(240_000);
 
 const TARGETS = ['192.0.2.11', '192.0.2.12', '198.51.100.21', '198.51.100.22'];
 const OTHER = {
-  apiVersion: 'tmkit/v1', stack: 'ops',
-  profiles: [{ name: 'ops-web', trafficRoutingMethod: 'Priority', dnsConfig: { relativeName: 'ops-web' }, endpoints: [{ name: 'a', type: 'externalEndpoints', target: '203.0.113.5' }] }],
+  apiVersion: 'tmkit/v1',
+  stack: 'ops',
+  profiles: [
+    {
+      name: 'ops-web',
+      trafficRoutingMethod: 'Priority',
+      dnsConfig: { relativeName: 'ops-web' },
+      endpoints: [{ name: 'a', type: 'externalEndpoints', target: '203.0.113.5' }],
+    },
+  ],
 };
 
 describe.each(CLIS)('$name e2e with the tmkit provider and a real tmkit serve', (cli) => {
@@ -70,7 +78,7 @@ describe.each(CLIS)('$name e2e with the tmkit provider and a real tmkit serve', 
     expect(other.stack).toBe('ops');
   });
 
-  test('init installs tmkit/tmkit from the mirror; plan shows azurerm\'s defaults and computed ids known after apply', async () => {
+  test("init installs tmkit/tmkit from the mirror; plan shows azurerm's defaults and computed ids known after apply", async () => {
     ok(await tf('init', '-input=false'));
     const r = ok(await tf('plan', '-input=false'));
     expect(r.stdout).toContain('Plan: 9 to add, 0 to change, 0 to destroy.');
@@ -88,8 +96,15 @@ describe.each(CLIS)('$name e2e with the tmkit provider and a real tmkit serve', 
     expect(r.stdout).toContain('fqdn = "app.tm.internal"');
     const stored = await client.listProfiles({ stack: 'terraform' });
     expect(stored.profiles.map((p) => p.name).sort()).toEqual(['app', 'app-eu', 'app-us']);
-    expect(stored.profiles.find((p) => p.name === 'app')!.profile.endpoints.map((e) => [e.name, e.type, e.targetResourceId, e.endpointLocation]).sort())
-      .toEqual([['eu', 'nestedEndpoints', '/tmkit/stacks/terraform/trafficManagerProfiles/app-eu', 'westeurope'], ['us', 'nestedEndpoints', '/tmkit/stacks/terraform/trafficManagerProfiles/app-us', 'eastus']]);
+    expect(
+      stored.profiles
+        .find((p) => p.name === 'app')!
+        .profile.endpoints.map((e) => [e.name, e.type, e.targetResourceId, e.endpointLocation])
+        .sort(),
+    ).toEqual([
+      ['eu', 'nestedEndpoints', '/tmkit/stacks/terraform/trafficManagerProfiles/app-eu', 'westeurope'],
+      ['us', 'nestedEndpoints', '/tmkit/stacks/terraform/trafficManagerProfiles/app-us', 'eastus'],
+    ]);
     for (let i = 0; i < 4; i++) {
       const a = await answers('app.tm.internal');
       expect(a).toHaveLength(1);
@@ -112,12 +127,17 @@ describe.each(CLIS)('$name e2e with the tmkit provider and a real tmkit serve', 
   });
 
   test('monitor_config.degraded_latency_ms (issue 31): one attribute added in place to both regional profiles, stored, then no changes', async () => {
-    edit('    tolerated_number_of_failures = 3\n    expected_status_code_ranges  = ["200-299"]\n', '    tolerated_number_of_failures = 3\n    expected_status_code_ranges  = ["200-299"]\n    degraded_latency_ms          = 800\n');
+    edit(
+      '    tolerated_number_of_failures = 3\n    expected_status_code_ranges  = ["200-299"]\n',
+      '    tolerated_number_of_failures = 3\n    expected_status_code_ranges  = ["200-299"]\n    degraded_latency_ms          = 800\n',
+    );
     const plan = ok(await tf('plan', '-input=false'));
     expect(plan.stdout).toContain('Plan: 0 to add, 2 to change, 0 to destroy.');
     expect(plan.stdout.match(/\+ degraded_latency_ms += 800/g)).toHaveLength(2);
     ok(await tf('apply', '-auto-approve', '-input=false'));
-    const stored = (await client.listProfiles({ stack: 'terraform' })).profiles.filter((p) => p.profile.monitorConfig.degradedLatencyMs === 800);
+    const stored = (await client.listProfiles({ stack: 'terraform' })).profiles.filter(
+      (p) => p.profile.monitorConfig.degradedLatencyMs === 800,
+    );
     expect(stored.map((p) => p.name).sort()).toEqual(['app-eu', 'app-us']);
     expect(ok(await tf('plan', '-input=false')).stdout).toContain('No changes.');
   });
@@ -127,7 +147,9 @@ describe.each(CLIS)('$name e2e with the tmkit provider and a real tmkit serve', 
     const doc = { apiVersion: 'tmkit/v1', stack: 'terraform', profiles: stack.profiles.map((p) => p.profile) };
     doc.profiles.find((p) => p.name === 'app-us')!.endpoints.find((e) => e.name === 'us-2')!.weight = 7;
     writeFileSync(join(root, 'drift.json'), JSON.stringify(doc));
-    const applied = await runTmkit(['apply', join(root, 'drift.json'), '--yes'], { env: { TMKIT_SERVER: serve.api, TMKIT_TOKEN: env.TMKIT_TOKEN! } });
+    const applied = await runTmkit(['apply', join(root, 'drift.json'), '--yes'], {
+      env: { TMKIT_SERVER: serve.api, TMKIT_TOKEN: env.TMKIT_TOKEN! },
+    });
     expect(applied.code).toBe(0);
     const plan = await tf('plan', '-input=false', '-detailed-exitcode');
     expect(plan.code).toBe(2);
@@ -142,8 +164,12 @@ describe.each(CLIS)('$name e2e with the tmkit provider and a real tmkit serve', 
     const stale = await tf('apply', '-auto-approve', '-input=false', '-refresh=false');
     expect(stale.code).toBe(1);
     const said = stale.stderr.replace(/│/g, '').replace(/\s+/g, ' ');
-    expect(said).toContain("Error: endpoint 'app-eu/eu-1' was changed by someone else since it was last read (weight 5 → 8); nothing was written");
-    expect(said).toContain('Run `terraform refresh` to take the change into the state (the next `terraform plan` then shows what it would undo), then `terraform apply`. (RESOURCE_CHANGED)');
+    expect(said).toContain(
+      "Error: endpoint 'app-eu/eu-1' was changed by someone else since it was last read (weight 5 → 8); nothing was written",
+    );
+    expect(said).toContain(
+      'Run `terraform refresh` to take the change into the state (the next `terraform plan` then shows what it would undo), then `terraform apply`. (RESOURCE_CHANGED)',
+    );
     expect((await client.getEndpoint('app-eu', 'eu-1')).endpoint.weight).toBe(8);
     ok(await tf('apply', '-auto-approve', '-input=false'));
     expect((await client.getEndpoint('app-eu', 'eu-1')).endpoint.weight).toBe(6);
@@ -151,20 +177,38 @@ describe.each(CLIS)('$name e2e with the tmkit provider and a real tmkit serve', 
 
   test('import: an endpoint removed from the state is imported by id and plans no changes', async () => {
     ok(await tf('state', 'rm', 'tmkit_external_endpoint.server["eu-2"]'));
-    const r = ok(await tf('import', '-input=false', 'tmkit_external_endpoint.server["eu-2"]', '/tmkit/stacks/terraform/trafficManagerProfiles/app-eu/ExternalEndpoints/eu-2'));
+    const r = ok(
+      await tf(
+        'import',
+        '-input=false',
+        'tmkit_external_endpoint.server["eu-2"]',
+        '/tmkit/stacks/terraform/trafficManagerProfiles/app-eu/ExternalEndpoints/eu-2',
+      ),
+    );
     expect(r.stdout).toContain('Import successful!');
     ok(await tf('state', 'rm', 'tmkit_profile.app'));
     ok(await tf('import', '-input=false', 'tmkit_profile.app', '/tmkit/stacks/terraform/trafficManagerProfiles/app'));
     const plan = await tf('plan', '-input=false', '-detailed-exitcode');
     expect(plan.stdout).toContain('No changes.');
-    const wrongKind = await tf('import', '-input=false', 'tmkit_nested_endpoint.region["eu"]', '/tmkit/stacks/terraform/trafficManagerProfiles/app-eu/ExternalEndpoints/eu-1');
+    const wrongKind = await tf(
+      'import',
+      '-input=false',
+      'tmkit_nested_endpoint.region["eu"]',
+      '/tmkit/stacks/terraform/trafficManagerProfiles/app-eu/ExternalEndpoints/eu-1',
+    );
     expect(wrongKind.code).toBe(1);
   });
 
-  test('a broken configuration fails at its line with the rule\'s message', async () => {
+  test("a broken configuration fails at its line with the rule's message", async () => {
     const good = mainTf();
-    edit('    ttl           = 30\n  }\n\n  monitor_config {\n    protocol                     = "HTTP"', '    ttl           = -5\n  }\n\n  monitor_config {\n    protocol                     = "HTTP"');
-    const line = mainTf().split('\n').findIndex((l) => l.includes('ttl           = -5')) + 1;
+    edit(
+      '    ttl           = 30\n  }\n\n  monitor_config {\n    protocol                     = "HTTP"',
+      '    ttl           = -5\n  }\n\n  monitor_config {\n    protocol                     = "HTTP"',
+    );
+    const line =
+      mainTf()
+        .split('\n')
+        .findIndex((l) => l.includes('ttl           = -5')) + 1;
     const r = await tf('plan', '-input=false');
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/ttl -5 is out of range/);
@@ -174,7 +218,10 @@ describe.each(CLIS)('$name e2e with the tmkit provider and a real tmkit serve', 
 
   test('a cross-endpoint conflict is found at plan time, naming both endpoints and how to fix it', async () => {
     const good = mainTf();
-    writeFileSync(join(work, 'main.tf'), `${good}\nresource "tmkit_external_endpoint" "dup" {\n  name       = "eu-3"\n  profile_id = tmkit_profile.region["eu"].id\n  target     = "192.0.2.13"\n  priority   = 1\n}\n`);
+    writeFileSync(
+      join(work, 'main.tf'),
+      `${good}\nresource "tmkit_external_endpoint" "dup" {\n  name       = "eu-3"\n  profile_id = tmkit_profile.region["eu"].id\n  target     = "192.0.2.13"\n  priority   = 1\n}\n`,
+    );
     const holder = (await client.getProfile('app-eu')).profile.endpoints.find((e) => e.priority === 1)!.name;
     const r = await tf('plan', '-input=false');
     expect(r.code).toBe(1);
@@ -186,19 +233,24 @@ describe.each(CLIS)('$name e2e with the tmkit provider and a real tmkit serve', 
 
   test('a profile name another stack owns is refused at plan time', async () => {
     const good = mainTf();
-    writeFileSync(join(work, 'main.tf'), `${good}\nresource "tmkit_profile" "theirs" {\n  name                   = "ops-web"\n  traffic_routing_method = "Priority"\n  dns_config {\n    relative_name = "ops-web-2"\n  }\n}\n`);
+    writeFileSync(
+      join(work, 'main.tf'),
+      `${good}\nresource "tmkit_profile" "theirs" {\n  name                   = "ops-web"\n  traffic_routing_method = "Priority"\n  dns_config {\n    relative_name = "ops-web-2"\n  }\n}\n`,
+    );
     const r = await tf('plan', '-input=false');
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/profile "ops-web" is owned by stack "ops", not "terraform"/);
     writeFileSync(join(work, 'main.tf'), good);
   });
 
-  test('tmkit plan --from-terraform renders tmkit\'s plan and routing preview of the planned values', async () => {
+  test("tmkit plan --from-terraform renders tmkit's plan and routing preview of the planned values", async () => {
     edit('"us-1" = { target = "198.51.100.21", weight = 1 }', '"us-1" = { target = "198.51.100.21", weight = 4 }');
     ok(await tf('plan', '-input=false', '-out', join(root, 'tfplan')));
     const show = ok(await terraform(['show', '-json', join(root, 'tfplan')], work, env, cli.bin));
     writeFileSync(join(root, 'plan.json'), show.stdout);
-    const r = await runTmkit(['plan', '--from-terraform', join(root, 'plan.json'), '--format', 'markdown'], { env: { TMKIT_SERVER: serve.api, TMKIT_TOKEN: env.TMKIT_TOKEN! } });
+    const r = await runTmkit(['plan', '--from-terraform', join(root, 'plan.json'), '--format', 'markdown'], {
+      env: { TMKIT_SERVER: serve.api, TMKIT_TOKEN: env.TMKIT_TOKEN! },
+    });
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('<!-- tmkit-plan -->');
@@ -220,14 +272,24 @@ describe.each(CLIS)('$name e2e with the tmkit provider and a real tmkit serve', 
     expect((await tf('plan', '-input=false', '-detailed-exitcode')).code).toBe(0);
   });
 
-  test('destroy removes everything it manages: NXDOMAIN, and the other stack\'s profile stays', async () => {
+  test("destroy removes everything it manages: NXDOMAIN, and the other stack's profile stays", async () => {
     const r = ok(await tf('destroy', '-auto-approve', '-input=false'));
     expect(r.stdout).toContain('Destroy complete! Resources: 9 destroyed.');
     expect((await client.listProfiles({ stack: 'terraform' })).profiles).toEqual([]);
     const nx = await new Promise<string>((resolve) => {
-      const child = require('node:child_process').spawn('dig', [`@${serve.dns.address}`, '-p', String(serve.dns.port), 'shop.tm.internal', 'A', '+time=2', '+tries=1']);
+      const child = require('node:child_process').spawn('dig', [
+        `@${serve.dns.address}`,
+        '-p',
+        String(serve.dns.port),
+        'shop.tm.internal',
+        'A',
+        '+time=2',
+        '+tries=1',
+      ]);
       let out = '';
-      child.stdout.on('data', (d: Buffer) => { out += d; });
+      child.stdout.on('data', (d: Buffer) => {
+        out += d;
+      });
       child.on('close', () => resolve(out));
     });
     expect(nx).toMatch(/status: NXDOMAIN/);
@@ -237,13 +299,20 @@ describe.each(CLIS)('$name e2e with the tmkit provider and a real tmkit serve', 
     const dir = join(REPO, 'examples/terraform/from-azurerm');
     const renamed = readFileSync(join(dir, 'azurerm.tf'), 'utf8')
       .replace(/azurerm_traffic_manager_(profile|external_endpoint|azure_endpoint|nested_endpoint)/g, 'tmkit_$1')
-      .split('\n').filter((l) => !l.includes('resource_group_name')).join('\n');
-    const blocks = (text: string): string[] => text.split(/\n(?=resource |output )/).filter((b) => /^(resource "tmkit_|output )/.test(b)).map((b) => b.trim());
+      .split('\n')
+      .filter((l) => !l.includes('resource_group_name'))
+      .join('\n');
+    const blocks = (text: string): string[] =>
+      text
+        .split(/\n(?=resource |output )/)
+        .filter((b) => /^(resource "tmkit_|output )/.test(b))
+        .map((b) => b.trim());
     expect(blocks(readFileSync(join(dir, 'main.tf'), 'utf8'))).toEqual(blocks(renamed));
     const azure = join(root, 'azurerm');
     mkdirSync(azure);
     copyFileSync(join(dir, 'main.tf'), join(azure, 'main.tf'));
-    const run = (...args: string[]): Promise<TfResult> => terraform([...args, '-no-color'], azure, { ...env, TF_DATA_DIR: join(azure, '.terraform') }, cli.bin);
+    const run = (...args: string[]): Promise<TfResult> =>
+      terraform([...args, '-no-color'], azure, { ...env, TF_DATA_DIR: join(azure, '.terraform') }, cli.bin);
     ok(await run('init', '-input=false'));
     const r = ok(await run('apply', '-auto-approve', '-input=false'));
     expect(r.stdout).toContain('Apply complete! Resources: 3 added, 0 changed, 0 destroyed.');

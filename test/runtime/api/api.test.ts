@@ -14,10 +14,15 @@ class SlowReadStore extends MemoryStore {
 import { parentInput, profileInput } from './fixtures';
 
 let h: Harness;
-beforeEach(async () => { h = await startApi(); });
-afterEach(async () => { await h.close(); });
+beforeEach(async () => {
+  h = await startApi();
+});
+afterEach(async () => {
+  await h.close();
+});
 
-const put = (name: string, body: unknown, headers: Record<string, string> = {}, query = '') => call(h.base, 'PUT', `/v1/profiles/${name}${query}`, { body, headers });
+const put = (name: string, body: unknown, headers: Record<string, string> = {}, query = '') =>
+  call(h.base, 'PUT', `/v1/profiles/${name}${query}`, { body, headers });
 
 describe('authentication', () => {
   const routes: Array<[string, string, unknown]> = [
@@ -34,7 +39,13 @@ describe('authentication', () => {
     ['GET', '/v1/nope', undefined],
     ['POST', '/v1/profiles', undefined],
   ];
-  const bad: Array<[string, string | null]> = [['no header', null], ['wrong token', 'Bearer wrong'], ['token prefix', `Bearer ${TOKEN.slice(0, -1)}`], ['basic scheme', `Basic ${TOKEN}`], ['token without scheme', TOKEN]];
+  const bad: Array<[string, string | null]> = [
+    ['no header', null],
+    ['wrong token', 'Bearer wrong'],
+    ['token prefix', `Bearer ${TOKEN.slice(0, -1)}`],
+    ['basic scheme', `Basic ${TOKEN}`],
+    ['token without scheme', TOKEN],
+  ];
 
   test.each(routes)('%s %s needs the token: 401 with WWW-Authenticate, nothing changes', async (method, path, body) => {
     await put('web', profileInput('web'));
@@ -112,7 +123,10 @@ describe('profiles CRUD with ETags', () => {
     for (let round = 0; round < 20; round++) {
       const cur = await call(h.base, 'GET', '/v1/profiles/web');
       const etag = cur.status === 200 ? (cur.headers.etag as string) : undefined;
-      if (!etag) { await put('web', profileInput('web')); continue; }
+      if (!etag) {
+        await put('web', profileInput('web'));
+        continue;
+      }
       const [x, y] = await Promise.all([
         put('web', profileInput('web', { dnsConfig: { relativeName: 'web', ttl: 1000 + round } }), { 'if-match': etag }),
         put('web', profileInput('web', { dnsConfig: { relativeName: 'web', ttl: 2000 + round } }), { 'if-match': etag }),
@@ -127,7 +141,11 @@ describe('profiles CRUD with ETags', () => {
   });
 
   test('ten concurrent create-only writers: exactly one 201, nine 412', async () => {
-    const rs = await Promise.all(Array.from({ length: 10 }, (_, i) => put('once', profileInput('once', { dnsConfig: { relativeName: 'once', ttl: 10 + i } }), { 'if-none-match': '*' })));
+    const rs = await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        put('once', profileInput('once', { dnsConfig: { relativeName: 'once', ttl: 10 + i } }), { 'if-none-match': '*' }),
+      ),
+    );
     expect(rs.filter((r) => r.status === 201)).toHaveLength(1);
     expect(rs.filter((r) => r.status === 412)).toHaveLength(9);
   });
@@ -202,7 +220,11 @@ describe('request hygiene', () => {
     expect(await h.store.revision()).toBe(0);
   });
 
-  test.each([['an array', []], ['a string', 'web'], ['null', null]])('a body that is %s → 400', async (_n, body) => {
+  test.each([
+    ['an array', []],
+    ['a string', 'web'],
+    ['null', null],
+  ])('a body that is %s → 400', async (_n, body) => {
     const r = await call(h.base, 'PUT', '/v1/profiles/web', { raw: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
     expect(r.status).toBe(400);
   });
@@ -251,8 +273,12 @@ describe('PATCH an endpoint', () => {
     expect(r.status).toBe(200);
     expect(r.body.etag).not.toBe(a.body.etag);
     const g = await call(h.base, 'GET', '/v1/profiles/web');
-    expect(g.body.endpoints.map((e: { name: string; endpointStatus: string; weight: number }) => [e.name, e.endpointStatus, e.weight]))
-      .toEqual([['primary', 'Enabled', 1], ['secondary', 'Disabled', 7]]);
+    expect(
+      g.body.endpoints.map((e: { name: string; endpointStatus: string; weight: number }) => [e.name, e.endpointStatus, e.weight]),
+    ).toEqual([
+      ['primary', 'Enabled', 1],
+      ['secondary', 'Disabled', 7],
+    ]);
   });
 
   test.each([
@@ -277,7 +303,9 @@ describe('PATCH an endpoint', () => {
 
   test('If-Match is honoured; an unknown endpoint → 404; renaming → 400', async () => {
     await put('web', profileInput('web'));
-    expect((await call(h.base, 'PATCH', '/v1/profiles/web/endpoints/primary', { body: { weight: 2 }, headers: { 'if-match': '"9-0"' } })).status).toBe(412);
+    expect(
+      (await call(h.base, 'PATCH', '/v1/profiles/web/endpoints/primary', { body: { weight: 2 }, headers: { 'if-match': '"9-0"' } })).status,
+    ).toBe(412);
     const nf = await call(h.base, 'PATCH', '/v1/profiles/web/endpoints/nope', { body: { weight: 2 } });
     expect(nf.status).toBe(404);
     expect(nf.body.errors[0].message).toContain("'primary', 'secondary'");
@@ -288,14 +316,22 @@ describe('PATCH an endpoint', () => {
 
 describe('resources and metrics', () => {
   test('PUT /v1/resources replaces the catalog; GET returns it; invalid entries → 400 with every problem', async () => {
-    const catalog = { '/subscriptions/s/resourceGroups/rg/providers/Microsoft.Web/sites/app': { target: 'app.example.net', location: 'westeurope', state: 'running' } };
+    const catalog = {
+      '/subscriptions/s/resourceGroups/rg/providers/Microsoft.Web/sites/app': {
+        target: 'app.example.net',
+        location: 'westeurope',
+        state: 'running',
+      },
+    };
     const p = await call(h.base, 'PUT', '/v1/resources', { body: catalog });
     expect(p.status).toBe(200);
     expect(p.body.count).toBe(1);
     const g = await call(h.base, 'GET', '/v1/resources');
     expect(g.body.resources).toEqual(catalog);
     expect((await call(h.base, 'PUT', '/v1/resources', { body: g.body })).status).toBe(200);
-    const bad = await call(h.base, 'PUT', '/v1/resources', { body: { '/a': { state: 'paused' }, '/b': { target: 'b.example', state: 'paused' } } });
+    const bad = await call(h.base, 'PUT', '/v1/resources', {
+      body: { '/a': { state: 'paused' }, '/b': { target: 'b.example', state: 'paused' } },
+    });
     expect(bad.status).toBe(400);
     expect(bad.body.errors.map((e: { code: string }) => e.code)).toEqual(['CATALOG_TARGET', 'CATALOG_STATE']);
   });
@@ -325,7 +361,9 @@ describe('validation of every write', () => {
     const codes = r.body.errors.map((e: { code: string }) => e.code);
     expect(codes).toEqual(expect.arrayContaining(['TTL_RANGE', 'WEIGHT_RANGE', 'PRIORITY_DUPLICATE']));
     for (const e of r.body.errors) {
-      expect(e).toEqual(expect.objectContaining({ code: expect.any(String), message: expect.any(String), path: expect.stringMatching(/^profiles\[web\]/) }));
+      expect(e).toEqual(
+        expect.objectContaining({ code: expect.any(String), message: expect.any(String), path: expect.stringMatching(/^profiles\[web\]/) }),
+      );
     }
     expect(r.body.errors.find((e: { code: string }) => e.code === 'WEIGHT_RANGE').path).toBe('profiles[web].endpoints[a].weight');
     expect(await h.store.revision()).toBe(0);
@@ -334,7 +372,10 @@ describe('validation of every write', () => {
   test('a nested endpoint must name a stored profile; a cycle through stored profiles is refused', async () => {
     const missing = await put('parent', parentInput('parent', 'child'));
     expect(missing.status).toBe(400);
-    expect(missing.body.errors[0]).toMatchObject({ code: 'NESTED_TARGET_NOT_FOUND', path: 'profiles[parent].endpoints[nested].targetResourceId' });
+    expect(missing.body.errors[0]).toMatchObject({
+      code: 'NESTED_TARGET_NOT_FOUND',
+      path: 'profiles[parent].endpoints[nested].targetResourceId',
+    });
     expect((await put('child', profileInput('child'))).status).toBe(201);
     expect((await put('parent', parentInput('parent', 'child'))).status).toBe(201);
     // child → parent would close the loop parent → child → parent.
@@ -359,10 +400,14 @@ describe('shutdown', () => {
     const body = JSON.stringify(profileInput('drain'));
     const sock = net.connect(port, '127.0.0.1');
     let response = '';
-    sock.setEncoding('utf8').on('data', (d: string) => { response += d; });
+    sock.setEncoding('utf8').on('data', (d: string) => {
+      response += d;
+    });
     const closed = new Promise<void>((r) => sock.on('close', () => r()));
     const started = new Promise<void>((r) => h.api.server.once('request', () => r()));
-    sock.write(`PUT /v1/profiles/drain HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer ${TOKEN}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body.slice(0, 20)}`);
+    sock.write(
+      `PUT /v1/profiles/drain HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer ${TOKEN}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body.slice(0, 20)}`,
+    );
     await started;
     const closing = h.api.close(30_000);
     // The listener is gone at once...
@@ -383,8 +428,12 @@ test('a body far over the limit is cut off without the server buffering it; the 
   const closed = new Promise<void>((r) => sock.on('close', () => r()));
   sock.on('error', () => undefined);
   let reply = '';
-  sock.on('data', (d: Buffer) => { reply += d.toString('latin1'); });
-  sock.write(`PUT /v1/profiles/huge HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer ${TOKEN}\r\nContent-Type: application/json\r\nContent-Length: ${64 * 1024 * 1024}\r\n\r\n`);
+  sock.on('data', (d: Buffer) => {
+    reply += d.toString('latin1');
+  });
+  sock.write(
+    `PUT /v1/profiles/huge HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer ${TOKEN}\r\nContent-Type: application/json\r\nContent-Length: ${64 * 1024 * 1024}\r\n\r\n`,
+  );
   const chunk = Buffer.alloc(256 * 1024, 0x20);
   // Keep sending until the server hangs up: it answers 413 at once, sends its FIN (lingering close: it drains
   // what is still coming rather than reset the connection under the reply), and the client closes on the FIN.
@@ -392,7 +441,11 @@ test('a body far over the limit is cut off without the server buffering it; the 
   for (; sent < 64 * 1024 * 1024 && !sock.destroyed; sent += chunk.length) {
     if (!sock.write(chunk)) {
       await new Promise<void>((r) => {
-        const done = (): void => { sock.off('drain', done); sock.off('close', done); r(); };
+        const done = (): void => {
+          sock.off('drain', done);
+          sock.off('close', done);
+          r();
+        };
         sock.once('drain', done);
         sock.once('close', done);
       });
@@ -401,6 +454,9 @@ test('a body far over the limit is cut off without the server buffering it; the 
   await closed;
   expect(reply).toMatch(/^HTTP\/1\.1 413 /);
   expect(reply).toContain('PAYLOAD_TOO_LARGE');
-  await waitFor(async () => (await call(h.base, 'GET', '/metrics')).text.includes('code="413"'), { what: 'the 413 counted in /metrics', timeoutMs: 5_000 });
+  await waitFor(async () => (await call(h.base, 'GET', '/metrics')).text.includes('code="413"'), {
+    what: 'the 413 counted in /metrics',
+    timeoutMs: 5_000,
+  });
   expect((await put('web', profileInput('web'))).status).toBe(201);
 });

@@ -23,7 +23,9 @@ const errorLogs = (h: Harness): string[] => h.logs.filter((l) => JSON.parse(l).l
 describe('the API', () => {
   let h: Harness;
   // The dashboard as `npm run build` made it (dist/ui), so the /ui/ route reaches its file lookup.
-  beforeAll(async () => { h = await startApi({ uiDir: join(__dirname, '../../../dist/ui') }); });
+  beforeAll(async () => {
+    h = await startApi({ uiDir: join(__dirname, '../../../dist/ui') });
+  });
   afterAll(() => h.close());
 
   test.each([
@@ -44,7 +46,9 @@ describe('the API', () => {
     const before = h.logs.length;
     const r = await call(h.base, 'GET', '/ui/%ff', { auth: null });
     expect(r.status).toBe(400);
-    expect(r.body.errors).toEqual([expect.objectContaining({ code: 'BAD_REQUEST', message: 'the path /ui/%ff is not valid percent-encoding' })]);
+    expect(r.body.errors).toEqual([
+      expect.objectContaining({ code: 'BAD_REQUEST', message: 'the path /ui/%ff is not valid percent-encoding' }),
+    ]);
     expect(r.text).not.toContain('URIError');
     const logs = h.logs.slice(before);
     expect(logs.filter((l) => JSON.parse(l).level >= 50)).toEqual([]);
@@ -56,14 +60,20 @@ describe('the API', () => {
     const port = Number(new URL(h.base).port);
     await new Promise<void>((resolve, reject) => {
       const s = connect(port, '127.0.0.1', () => {
-        s.write(`PUT /v1/profiles/gone HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${TOKEN}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"name":`);
-        setTimeout(() => { s.destroy(); resolve(); }, 200);
+        s.write(
+          `PUT /v1/profiles/gone HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${TOKEN}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"name":`,
+        );
+        setTimeout(() => {
+          s.destroy();
+          resolve();
+        }, 200);
       });
       s.on('error', reject);
     });
     // The request log line comes when the server has settled the request.
     const deadline = Date.now() + 5_000;
-    while (!h.logs.slice(before).some((l) => JSON.parse(l).msg === 'api request') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    while (!h.logs.slice(before).some((l) => JSON.parse(l).msg === 'api request') && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 20));
     const logs = h.logs.slice(before).map((l) => JSON.parse(l) as { level: number; msg: string; status?: number });
     expect(logs.filter((l) => l.level >= 50)).toEqual([]);
     expect(logs).toContainEqual(expect.objectContaining({ msg: 'api request', status: 400 }));
@@ -91,10 +101,18 @@ describe('a full disk answers 507 STORAGE_FULL on every driver (a real tmpfs, fi
     const chunk = Buffer.alloc(64 * 1024, 1);
     try {
       for (;;) {
-        try { writeSync(fd, chunk); } catch { break; }
+        try {
+          writeSync(fd, chunk);
+        } catch {
+          break;
+        }
       }
       for (;;) {
-        try { writeSync(fd, chunk.subarray(0, 512)); } catch { break; }
+        try {
+          writeSync(fd, chunk.subarray(0, 512));
+        } catch {
+          break;
+        }
       }
     } finally {
       closeSync(fd);
@@ -113,7 +131,12 @@ describe('a full disk answers 507 STORAGE_FULL on every driver (a real tmpfs, fi
       const filler = fill(mount);
       const big = profileInput('big', {
         trafficRoutingMethod: 'Weighted',
-        endpoints: Array.from({ length: 200 }, (_, i) => ({ name: `ep-${i}`, type: 'externalEndpoints' as const, target: `10.0.${i}.1`, alwaysServe: 'Enabled' as const })),
+        endpoints: Array.from({ length: 200 }, (_, i) => ({
+          name: `ep-${i}`,
+          type: 'externalEndpoints' as const,
+          target: `10.0.${i}.1`,
+          alwaysServe: 'Enabled' as const,
+        })),
       });
       const r = await call(h.base, 'PUT', '/v1/profiles/big', { body: big });
       expect({ status: r.status, code: r.body.errors?.[0]?.code }).toEqual({ status: 507, code: 'STORAGE_FULL' });

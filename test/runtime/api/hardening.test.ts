@@ -21,7 +21,9 @@ import { call, startApi, TOKEN, type Harness } from './harness';
 import { tempDirs } from '../../support/tmp';
 
 let h: Harness;
-afterEach(async () => { await h?.close(); });
+afterEach(async () => {
+  await h?.close();
+});
 
 const unprobed = { endpoints: [{ name: 'a', type: 'externalEndpoints' as const, target: '192.0.2.10', alwaysServe: 'Enabled' as const }] };
 
@@ -43,7 +45,9 @@ describe('JSON nesting depth is bounded at parse (§2.5)', () => {
     const before = await h.store.revision();
     const r = await call(h.base, method, path, { raw: body(nested(5000)), headers: { 'content-type': 'application/json' } });
     expect(r.status).toBe(400);
-    expect(r.body.errors).toEqual([{ severity: 'error', code: 'JSON_TOO_DEEP', message: expect.stringContaining(`more than ${MAX_JSON_DEPTH} levels deep`) }]);
+    expect(r.body.errors).toEqual([
+      { severity: 'error', code: 'JSON_TOO_DEEP', message: expect.stringContaining(`more than ${MAX_JSON_DEPTH} levels deep`) },
+    ]);
     expect(await h.store.revision()).toBe(before);
     expect(h.logs.join('')).not.toContain('RangeError');
   });
@@ -59,17 +63,21 @@ describe('JSON nesting depth is bounded at parse (§2.5)', () => {
   });
 
   test('property: jsonDeeperThan(JSON.stringify(v), d) is exactly "v nests deeper than d" (brackets in strings do not count)', () => {
-    const depth = (v: unknown): number => (typeof v === 'object' && v !== null
-      ? 1 + Math.max(0, ...(Array.isArray(v) ? v : Object.values(v)).map(depth))
-      : 0);
+    const depth = (v: unknown): number =>
+      typeof v === 'object' && v !== null ? 1 + Math.max(0, ...(Array.isArray(v) ? v : Object.values(v)).map(depth)) : 0;
     const withBrackets = fc.string({ unit: fc.constantFrom('{', '}', '[', ']', '"', '\\', 'a', ' ') });
     const value = fc.letrec((tie) => ({
-      node: fc.oneof({ depthSize: 'large', withCrossShrink: true },
+      node: fc.oneof(
+        { depthSize: 'large', withCrossShrink: true },
         fc.oneof(withBrackets, fc.integer(), fc.boolean(), fc.constant(null)),
         fc.array(tie('node'), { maxLength: 3 }),
-        fc.dictionary(withBrackets, tie('node'), { maxKeys: 3 })),
+        fc.dictionary(withBrackets, tie('node'), { maxKeys: 3 }),
+      ),
     })).node;
-    fc.assert(fc.property(value, fc.integer({ min: 0, max: 12 }), (v, d) => jsonDeeperThan(JSON.stringify(v), d) === depth(v) > d), { numRuns: 2000 });
+    fc.assert(
+      fc.property(value, fc.integer({ min: 0, max: 12 }), (v, d) => jsonDeeperThan(JSON.stringify(v), d) === depth(v) > d),
+      { numRuns: 2000 },
+    );
   });
 });
 
@@ -139,7 +147,9 @@ describe('profile routes are case-insensitive on the name (§2.9)', () => {
   });
 
   test('PUT /v1/profiles/WEB with the body naming web updates web; naming WEB is still a 409 conflict', async () => {
-    const r = await call(h.base, 'PUT', '/v1/profiles/WEB', { body: profileInput('web', { ...unprobed, dnsConfig: { relativeName: 'web', ttl: 60 } }) });
+    const r = await call(h.base, 'PUT', '/v1/profiles/WEB', {
+      body: profileInput('web', { ...unprobed, dnsConfig: { relativeName: 'web', ttl: 60 } }),
+    });
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({ name: 'web', created: false, changed: true });
     expect((await h.store.getProfile('web'))!.profile.dnsConfig.ttl).toBe(60);
@@ -186,9 +196,16 @@ describe('a 100 MB body gets a readable 413, not a connection reset (§2.9)', ()
       const c = spawn('curl', ['-sS', '-o', '-', '-w', '\n%{http_code}', ...args], { stdio: [stdin ? 'pipe' : 'ignore', 'pipe', 'pipe'] });
       let out = '';
       let err = '';
-      c.stdout!.setEncoding('utf8').on('data', (d: string) => { out += d; });
-      c.stderr!.setEncoding('utf8').on('data', (d: string) => { err += d; });
-      if (stdin) { c.stdin!.on('error', () => undefined); c.stdin!.end(stdin); }
+      c.stdout!.setEncoding('utf8').on('data', (d: string) => {
+        out += d;
+      });
+      c.stderr!.setEncoding('utf8').on('data', (d: string) => {
+        err += d;
+      });
+      if (stdin) {
+        c.stdin!.on('error', () => undefined);
+        c.stdin!.end(stdin);
+      }
       c.on('error', reject);
       c.on('close', (code) => {
         const i = out.lastIndexOf('\n');
@@ -197,39 +214,81 @@ describe('a 100 MB body gets a readable 413, not a connection reset (§2.9)', ()
     });
   }
 
-  beforeEach(async () => { h = await startApi(); });
+  beforeEach(async () => {
+    h = await startApi();
+  });
 
   test('undici with Content-Length: 413 JSON with Connection: close', async () => {
-    const res = await request(`${h.base}/v1/profiles/web`, { method: 'PUT', headers: { authorization: `Bearer ${TOKEN}` }, body: Buffer.alloc(MB100, 0x20) });
+    const res = await request(`${h.base}/v1/profiles/web`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${TOKEN}` },
+      body: Buffer.alloc(MB100, 0x20),
+    });
     expect413(res.statusCode, await res.body.text());
     expect(res.headers.connection).toBe('close');
   });
 
   test('undici streaming a chunked body (no Content-Length): 413 as soon as the limit is passed', async () => {
     let sent = 0;
-    const body = Readable.from((function* gen() { while (sent < MB100) { sent += 65536; yield Buffer.alloc(65536, 0x20); } })());
+    const body = Readable.from(
+      (function* gen() {
+        while (sent < MB100) {
+          sent += 65536;
+          yield Buffer.alloc(65536, 0x20);
+        }
+      })(),
+    );
     const res = await request(`${h.base}/v1/profiles/web`, { method: 'PUT', headers: { authorization: `Bearer ${TOKEN}` }, body });
     expect413(res.statusCode, await res.body.text());
   });
 
   test('curl --data-binary @file (Expect: 100-continue) and curl -T - (chunked): both print the 413', async () => {
-    const a = await curl(['-X', 'PUT', '-H', `authorization: Bearer ${TOKEN}`, '--data-binary', `@${bigFile}`, `${h.base}/v1/profiles/web`]);
+    const a = await curl([
+      '-X',
+      'PUT',
+      '-H',
+      `authorization: Bearer ${TOKEN}`,
+      '--data-binary',
+      `@${bigFile}`,
+      `${h.base}/v1/profiles/web`,
+    ]);
     expect413(a.status, a.body);
     expect(a.code).toBe(0);
-    const b = await curl(['-X', 'PUT', '-H', `authorization: Bearer ${TOKEN}`, '-T', '-', `${h.base}/v1/profiles/web`], Buffer.alloc(MB100, 0x20));
+    const b = await curl(
+      ['-X', 'PUT', '-H', `authorization: Bearer ${TOKEN}`, '-T', '-', `${h.base}/v1/profiles/web`],
+      Buffer.alloc(MB100, 0x20),
+    );
     expect413(b.status, b.body);
   });
 
   test('Expect: 100-continue with a body under the limit gets its 100 when the body is read, then 201', async () => {
     const small = join(bigDir, 'small.json');
     writeFileSync(small, JSON.stringify(profileInput('web', unprobed)));
-    const r = await curl(['-X', 'PUT', '-H', `authorization: Bearer ${TOKEN}`, '-H', 'content-type: application/json', '-H', 'Expect: 100-continue', '--expect100-timeout', '20', '--data-binary', `@${small}`, `${h.base}/v1/profiles/web`]);
+    const r = await curl([
+      '-X',
+      'PUT',
+      '-H',
+      `authorization: Bearer ${TOKEN}`,
+      '-H',
+      'content-type: application/json',
+      '-H',
+      'Expect: 100-continue',
+      '--expect100-timeout',
+      '20',
+      '--data-binary',
+      `@${small}`,
+      `${h.base}/v1/profiles/web`,
+    ]);
     expect(r.status).toBe(201);
     expect(JSON.parse(r.body).created).toBe(true);
   });
 
   test('the server is fine afterwards, and a body just under the limit is still read', async () => {
-    await request(`${h.base}/v1/profiles/web`, { method: 'PUT', headers: { authorization: `Bearer ${TOKEN}` }, body: Buffer.alloc(MB100, 0x20) }).then((r) => r.body.text());
+    await request(`${h.base}/v1/profiles/web`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${TOKEN}` },
+      body: Buffer.alloc(MB100, 0x20),
+    }).then((r) => r.body.text());
     const padded = JSON.stringify(profileInput('web', unprobed)).replace(/}$/, `${' '.repeat(1024 * 1024 - 2000)}}`);
     const r = await call(h.base, 'PUT', '/v1/profiles/web', { raw: padded });
     expect(r.status).toBe(201);
@@ -240,10 +299,16 @@ describe('a store that cannot be written answers 507/503, and DNS keeps answerin
   const tempDir = tempDirs('tmkit-full-');
 
   /** A profile too big to fit in the pages left (200 endpoints, about 30 KB). */
-  const big = (name: string) => profileInput(name, {
-    trafficRoutingMethod: 'Weighted',
-    endpoints: Array.from({ length: 200 }, (_, i) => ({ name: `ep-${i}`, type: 'externalEndpoints' as const, target: `10.0.${i}.1`, alwaysServe: 'Enabled' as const })),
-  });
+  const big = (name: string) =>
+    profileInput(name, {
+      trafficRoutingMethod: 'Weighted',
+      endpoints: Array.from({ length: 200 }, (_, i) => ({
+        name: `ep-${i}`,
+        type: 'externalEndpoints' as const,
+        target: `10.0.${i}.1`,
+        alwaysServe: 'Enabled' as const,
+      })),
+    });
 
   test('disk full (SQLITE_FULL via max_page_count): 507 "disk full at <state dir>"; reads and DNS go on', async () => {
     const dir = tempDir();
@@ -253,8 +318,13 @@ describe('a store that cannot be written answers 507/503, and DNS keeps answerin
     const pages = Number(probe.pragmaValue('page_count'));
     probe.close();
     const engine = await Engine.start({
-      stateDir: dir, store: SqliteStore.open({ stateDir: dir, maxPageCount: pages + 3 }), env: {},
-      zone: 'tm.internal', dns: [{ address: '127.0.0.1', port: 0 }], api: { host: '127.0.0.1', port: 0 }, logger: pino({ level: 'silent' }),
+      stateDir: dir,
+      store: SqliteStore.open({ stateDir: dir, maxPageCount: pages + 3 }),
+      env: {},
+      zone: 'tm.internal',
+      dns: [{ address: '127.0.0.1', port: 0 }],
+      api: { host: '127.0.0.1', port: 0 },
+      logger: pino({ level: 'silent' }),
     });
     try {
       const client = new TmkitClient({ server: `http://127.0.0.1:${engine.apiAddress().port}`, token: engine.token.token, env: {} });
@@ -263,9 +333,18 @@ describe('a store that cannot be written answers 507/503, and DNS keeps answerin
       const dns = engine.dnsAddresses()[0]!;
       expect(aRecords(await queryUdp(dns, 'web.tm.internal'))).toEqual(['192.0.2.10']);
 
-      const r = await call(`http://127.0.0.1:${engine.apiAddress().port}`, 'PUT', '/v1/profiles/big', { body: big('big'), auth: `Bearer ${engine.token.token}` });
+      const r = await call(`http://127.0.0.1:${engine.apiAddress().port}`, 'PUT', '/v1/profiles/big', {
+        body: big('big'),
+        auth: `Bearer ${engine.token.token}`,
+      });
       expect(r.status).toBe(507);
-      expect(r.body.errors).toEqual([{ severity: 'error', code: 'STORAGE_FULL', message: expect.stringContaining(`disk full at ${dir}: free space and retry (SQLITE_FULL`) }]);
+      expect(r.body.errors).toEqual([
+        {
+          severity: 'error',
+          code: 'STORAGE_FULL',
+          message: expect.stringContaining(`disk full at ${dir}: free space and retry (SQLITE_FULL`),
+        },
+      ]);
       expect(r.body.errors[0].message).toContain('DNS keeps answering');
 
       // Nothing half-written, reads work, DNS answers from memory as before.
@@ -284,9 +363,17 @@ describe('a store that cannot be written answers 507/503, and DNS keeps answerin
     await rw.close();
     const ro = SqliteStore.open({ stateDir: dir, readonly: true });
     h = await startApi({ store: ro, stateDir: dir });
-    const r = await call(h.base, 'PUT', '/v1/profiles/other', { body: profileInput('other', { ...unprobed, dnsConfig: { relativeName: 'other', ttl: 30 } }) });
+    const r = await call(h.base, 'PUT', '/v1/profiles/other', {
+      body: profileInput('other', { ...unprobed, dnsConfig: { relativeName: 'other', ttl: 30 } }),
+    });
     expect(r.status).toBe(503);
-    expect(r.body.errors).toEqual([{ severity: 'error', code: 'STORAGE_READ_ONLY', message: expect.stringContaining(`the store at ${dir} is read-only (SQLITE_READONLY`) }]);
+    expect(r.body.errors).toEqual([
+      {
+        severity: 'error',
+        code: 'STORAGE_READ_ONLY',
+        message: expect.stringContaining(`the store at ${dir} is read-only (SQLITE_READONLY`),
+      },
+    ]);
     expect((await call(h.base, 'DELETE', '/v1/profiles/web')).status).toBe(503);
     const get = await call(h.base, 'GET', '/v1/profiles/web');
     expect(get.status).toBe(200);

@@ -26,30 +26,65 @@ export async function startApi(extra: Partial<ApiOptions> = {}): Promise<Harness
   const dir = mkdtempSync(join(tmpdir(), 'tmkit-api-'));
   const store = SqliteStore.open({ stateDir: dir });
   const logs: string[] = [];
-  const sink = new Writable({ write(chunk, _enc, cb) { logs.push(String(chunk)); cb(); } });
+  const sink = new Writable({
+    write(chunk, _enc, cb) {
+      logs.push(String(chunk));
+      cb();
+    },
+  });
   const options: ApiOptions = {
-    store, token: TOKEN, metrics: new RuntimeMetrics(), logger: pino({ level: 'debug' }, sink), ...extra,
+    store,
+    token: TOKEN,
+    metrics: new RuntimeMetrics(),
+    logger: pino({ level: 'debug' }, sink),
+    ...extra,
   };
   const api = new ApiServer(options);
   const addr = await api.listen('127.0.0.1', 0);
   return {
-    base: `http://127.0.0.1:${addr.port}`, api, options, store, logs, dir,
-    async close() { await api.close(); await store.close(); rmSync(dir, { recursive: true, force: true }); },
+    base: `http://127.0.0.1:${addr.port}`,
+    api,
+    options,
+    store,
+    logs,
+    dir,
+    async close() {
+      await api.close();
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
   };
 }
 
-export interface Res { status: number; headers: Record<string, string | string[] | undefined>; body: any; text: string }
+export interface Res {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: any;
+  text: string;
+}
 
 /** A raw HTTP call (no client library logic), authorised with TOKEN unless `auth` says otherwise. */
-export async function call(base: string, method: string, path: string, opts: { body?: unknown; raw?: string | Buffer; headers?: Record<string, string>; auth?: string | null } = {}): Promise<Res> {
+export async function call(
+  base: string,
+  method: string,
+  path: string,
+  opts: { body?: unknown; raw?: string | Buffer; headers?: Record<string, string>; auth?: string | null } = {},
+): Promise<Res> {
   const headers: Record<string, string> = { ...opts.headers };
   const auth = opts.auth === undefined ? `Bearer ${TOKEN}` : opts.auth;
   if (auth !== null) headers.authorization = auth;
   let body: string | Buffer | undefined = opts.raw;
-  if (opts.body !== undefined) { body = JSON.stringify(opts.body); headers['content-type'] = 'application/json'; }
+  if (opts.body !== undefined) {
+    body = JSON.stringify(opts.body);
+    headers['content-type'] = 'application/json';
+  }
   const res = await request(`${base}${path}`, { method: method as 'GET', headers, body });
   const text = await res.body.text();
   let parsed: unknown = text;
-  try { parsed = JSON.parse(text); } catch { /* text */ }
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    /* text */
+  }
   return { status: res.statusCode, headers: res.headers, body: parsed, text };
 }

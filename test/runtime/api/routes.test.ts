@@ -13,7 +13,13 @@ describe('route(pattern)', () => {
     const r = route('/v1/profiles/{name}/endpoints/{endpoint}', none);
     expect(r.name).toBe('/v1/profiles/{name}/endpoints/{endpoint}');
     expect(r.pattern.exec('/v1/profiles/web/endpoints/a%2Fb')?.slice(1)).toEqual(['web', 'a%2Fb']);
-    for (const miss of ['/v1/profiles/web/endpoints', '/v1/profiles/web/endpoints/a/b', '/v1/profiles//endpoints/a', '/v1/profiles/web/endpoints/a/', 'x/v1/profiles/web/endpoints/a']) {
+    for (const miss of [
+      '/v1/profiles/web/endpoints',
+      '/v1/profiles/web/endpoints/a/b',
+      '/v1/profiles//endpoints/a',
+      '/v1/profiles/web/endpoints/a/',
+      'x/v1/profiles/web/endpoints/a',
+    ]) {
       expect({ miss, hit: r.pattern.test(miss) }).toEqual({ miss, hit: false });
     }
   });
@@ -27,21 +33,37 @@ describe('route(pattern)', () => {
   test('a final /* takes the rest of the path; alsoAt adds exact paths; the name drops the *', () => {
     const r = route('/ui/*', none, ['/', '/ui']);
     expect(r.name).toBe('/ui/');
-    for (const [path, hit] of [['/', true], ['/ui', true], ['/ui/', true], ['/ui/assets/app.js', true], ['/uix', false], ['/ui.js', false], ['//', false], ['/v1/ui/', false]] as const) {
+    for (const [path, hit] of [
+      ['/', true],
+      ['/ui', true],
+      ['/ui/', true],
+      ['/ui/assets/app.js', true],
+      ['/uix', false],
+      ['/ui.js', false],
+      ['//', false],
+      ['/v1/ui/', false],
+    ] as const) {
       expect({ path, hit: r.pattern.test(path) }).toEqual({ path, hit });
     }
     expect(r.pattern.exec('/ui/a')!.slice(1)).toEqual([]);
   });
 
-  test.each(['v1/profiles', '/v1/{name}x', '/v1/{}', '/v1/*/x', '/v1/x*', '/v1//x', '/v1/{na-me}'])('%s is refused when the route is made', (bad) => {
-    expect(() => route(bad, none)).toThrow(/route pattern/);
-  });
+  test.each(['v1/profiles', '/v1/{name}x', '/v1/{}', '/v1/*/x', '/v1/x*', '/v1//x', '/v1/{na-me}'])(
+    '%s is refused when the route is made',
+    (bad) => {
+      expect(() => route(bad, none)).toThrow(/route pattern/);
+    },
+  );
 });
 
 describe('the route label of every API path (metrics and the request log)', () => {
   let h: Harness;
-  beforeAll(async () => { h = await startApi(); });
-  afterAll(async () => { await h.close(); });
+  beforeAll(async () => {
+    h = await startApi();
+  });
+  afterAll(async () => {
+    await h.close();
+  });
 
   /** [path, the route label it is counted and logged under]: the labels as they were when routes were regexes. */
   const LABELS: Array<[string, string]> = [
@@ -79,7 +101,10 @@ describe('the route label of every API path (metrics and the request log)', () =
   test.each(LABELS)('GET %s is labelled %s', async (path, label) => {
     const before = h.logs.length;
     await call(h.base, 'GET', path);
-    const logged = h.logs.slice(before).map((l) => JSON.parse(l) as { msg: string; route?: string }).filter((l) => l.msg === 'api request');
+    const logged = h.logs
+      .slice(before)
+      .map((l) => JSON.parse(l) as { msg: string; route?: string })
+      .filter((l) => l.msg === 'api request');
     expect(logged.map((l) => l.route)).toEqual([label]);
   });
 

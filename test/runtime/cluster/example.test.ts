@@ -30,9 +30,20 @@ async function portBase(): Promise<number> {
     const p = await freePort();
     const base = p - (p % 100);
     if (base < 20000 || base > 60000) continue;
-    const probes = await Promise.all([1, 2, 3, 81, 82, 83, 90, 91].map(async (o) => {
-      try { const net = await import('node:net'); return await new Promise<boolean>((r) => { const s = net.createServer(); s.once('error', () => r(false)); s.listen(base + o, '127.0.0.1', () => s.close(() => r(true))); }); } catch { return false; }
-    }));
+    const probes = await Promise.all(
+      [1, 2, 3, 81, 82, 83, 90, 91].map(async (o) => {
+        try {
+          const net = await import('node:net');
+          return await new Promise<boolean>((r) => {
+            const s = net.createServer();
+            s.once('error', () => r(false));
+            s.listen(base + o, '127.0.0.1', () => s.close(() => r(true)));
+          });
+        } catch {
+          return false;
+        }
+      }),
+    );
     if (probes.every(Boolean)) return base;
   }
 }
@@ -49,10 +60,18 @@ test('cluster.sh start: etcd and three nodes; a change through node 2 is answere
     for (const d of dns) expect((await digFull(d, 'web.tm.internal')).answers).toEqual(['web.tm.internal. 20 IN A 127.0.0.1']);
     const token = readFileSync(join(dir, 'token'), 'utf8').trim();
     const res = await fetch(`http://127.0.0.1:${base + 82}/v1/profiles/web/endpoints/primary`, {
-      method: 'PATCH', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ endpointStatus: 'Disabled' }),
+      method: 'PATCH',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ endpointStatus: 'Disabled' }),
     });
     expect(res.status).toBe(200);
-    await waitFor(async () => (await Promise.all(dns.map((d) => digFull(d, 'web.tm.internal')))).every((r) => r.answers[0] === 'web.tm.internal. 20 IN A 127.0.0.2'), { what: 'all three nodes answer the backup', timeoutMs: 10_000, intervalMs: 50 });
+    await waitFor(
+      async () =>
+        (await Promise.all(dns.map((d) => digFull(d, 'web.tm.internal')))).every(
+          (r) => r.answers[0] === 'web.tm.internal. 20 IN A 127.0.0.2',
+        ),
+      { what: 'all three nodes answer the backup', timeoutMs: 10_000, intervalMs: 50 },
+    );
     const status = await run(['status'], env);
     expect(status.out).toMatch(/node1: running[\s\S]*node3: running/);
   } finally {

@@ -71,12 +71,34 @@ beforeAll(async () => {
   health = await healthServers([PRIMARY, BACKUP]);
   for (const i of [1, 2, 3]) {
     const dir = tempDir(`tmkit-netns-${i}-`);
-    nodes.push(await startNode({ store: `etcd://${hostSide(i)}:${etcd.clientPort}/netns`, node: `node${i}`, location: `loc${i}`, stateDir: dir, host: nsSide(i), netns: ns(i) }));
+    nodes.push(
+      await startNode({
+        store: `etcd://${hostSide(i)}:${etcd.clientPort}/netns`,
+        node: `node${i}`,
+        location: `loc${i}`,
+        stateDir: dir,
+        host: nsSide(i),
+        netns: ns(i),
+      }),
+    );
   }
-  const monitorConfig = { protocol: 'HTTP', port: health.port, path: '/healthz', intervalInSeconds: 10, timeoutInSeconds: 5, toleratedNumberOfFailures: 0 };
+  const monitorConfig = {
+    protocol: 'HTTP',
+    port: health.port,
+    path: '/healthz',
+    intervalInSeconds: 10,
+    timeoutInSeconds: 5,
+    toleratedNumberOfFailures: 0,
+  };
   const put = await api(nodes[0]!, 'PUT', '/v1/profiles/app', {
-    name: 'app', trafficRoutingMethod: 'Priority', dnsConfig: { relativeName: 'app', ttl: 30 }, monitorConfig,
-    endpoints: [{ name: 'primary', type: 'externalEndpoints', target: PRIMARY }, { name: 'backup', type: 'externalEndpoints', target: BACKUP }],
+    name: 'app',
+    trafficRoutingMethod: 'Priority',
+    dnsConfig: { relativeName: 'app', ttl: 30 },
+    monitorConfig,
+    endpoints: [
+      { name: 'primary', type: 'externalEndpoints', target: PRIMARY },
+      { name: 'backup', type: 'externalEndpoints', target: BACKUP },
+    ],
   });
   if (put.status !== 201) throw new Error(`PUT app: ${put.status} ${JSON.stringify(put.body)}`);
 });
@@ -95,7 +117,10 @@ type Loc = { location: string; verdict: string; live: boolean };
 async function primaryOn(node: NodeProcess): Promise<{ aggregate: string; locations: Record<string, string> }> {
   const st = await api(node, 'GET', '/v1/profiles/app/status');
   const e = st.body.endpoints.find((x: { name: string }) => x.name === 'primary');
-  return { aggregate: e.verdict, locations: Object.fromEntries((e.locations as Loc[]).filter((l) => l.live).map((l) => [l.location, l.verdict])) };
+  return {
+    aggregate: e.verdict,
+    locations: Object.fromEntries((e.locations as Loc[]).filter((l) => l.live).map((l) => [l.location, l.verdict])),
+  };
 }
 
 async function answers(of: NodeProcess[]): Promise<string[]> {
@@ -103,19 +128,29 @@ async function answers(of: NodeProcess[]): Promise<string[]> {
 }
 
 test('one location of three cannot reach the primary: outvoted, every node still answers the primary', async () => {
-  await waitFor(async () => {
-    const p = await primaryOn(nodes[0]!);
-    return p.aggregate === 'Online' && Object.values(p.locations).join() === 'Online,Online,Online';
-  }, { what: 'all three locations say Online', timeoutMs: 60_000, intervalMs: 200 });
+  await waitFor(
+    async () => {
+      const p = await primaryOn(nodes[0]!);
+      return p.aggregate === 'Online' && Object.values(p.locations).join() === 'Online,Online,Online';
+    },
+    { what: 'all three locations say Online', timeoutMs: 60_000, intervalMs: 200 },
+  );
   expect(await answers(nodes)).toEqual([PRIMARY, PRIMARY, PRIMARY]);
   await block(3);
-  const seen = await waitFor(async () => {
-    const p = await primaryOn(nodes[2]!);
-    return p.locations.loc3 === 'Degraded' ? p : false;
-  }, { what: 'loc3 says Degraded', timeoutMs: 60_000, intervalMs: 200 });
+  const seen = await waitFor(
+    async () => {
+      const p = await primaryOn(nodes[2]!);
+      return p.locations.loc3 === 'Degraded' ? p : false;
+    },
+    { what: 'loc3 says Degraded', timeoutMs: 60_000, intervalMs: 200 },
+  );
   expect(seen).toEqual({ aggregate: 'Online', locations: { loc1: 'Online', loc2: 'Online', loc3: 'Degraded' } });
   // Node 3 itself cannot reach the primary, yet answers it: the majority decides for every node.
-  await waitFor(async () => (await Promise.all(nodes.map(primaryOn))).every((p) => p.locations.loc3 === 'Degraded'), { what: 'every node has loc3\'s verdict', timeoutMs: 20_000, intervalMs: 100 });
+  await waitFor(async () => (await Promise.all(nodes.map(primaryOn))).every((p) => p.locations.loc3 === 'Degraded'), {
+    what: "every node has loc3's verdict",
+    timeoutMs: 20_000,
+    intervalMs: 100,
+  });
   expect(await answers(nodes)).toEqual([PRIMARY, PRIMARY, PRIMARY]);
   const st = await api(nodes[2]!, 'GET', '/v1/profiles/app/status');
   const lastProbe = st.body.endpoints.find((x: { name: string }) => x.name === 'primary').lastProbe;
@@ -124,15 +159,33 @@ test('one location of three cannot reach the primary: outvoted, every node still
 
 test('two locations of three cannot: Degraded by majority, every node answers the backup (also the one that reaches the primary)', async () => {
   await block(2);
-  await waitFor(async () => (await Promise.all(nodes.map(primaryOn))).every((p) => p.aggregate === 'Degraded'), { what: 'every node aggregates Degraded', timeoutMs: 60_000, intervalMs: 200 });
+  await waitFor(async () => (await Promise.all(nodes.map(primaryOn))).every((p) => p.aggregate === 'Degraded'), {
+    what: 'every node aggregates Degraded',
+    timeoutMs: 60_000,
+    intervalMs: 200,
+  });
   expect(await primaryOn(nodes[0]!)).toEqual({ aggregate: 'Degraded', locations: { loc1: 'Online', loc2: 'Degraded', loc3: 'Degraded' } });
-  await waitFor(async () => (await answers(nodes)).every((a) => a === BACKUP), { what: 'every node answers the backup', timeoutMs: 10_000, intervalMs: 50 });
+  await waitFor(async () => (await answers(nodes)).every((a) => a === BACKUP), {
+    what: 'every node answers the backup',
+    timeoutMs: 10_000,
+    intervalMs: 50,
+  });
 });
 
 test('the third node is killed: its verdicts expire, 1 Online against 1 Degraded is a tie, and a tie counts as up', async () => {
   await stopNode(nodes[2], 'SIGKILL');
   const survivors = nodes.slice(0, 2);
-  await waitFor(async () => (await Promise.all(survivors.map(primaryOn))).every((p) => p.aggregate === 'Online' && Object.keys(p.locations).join() === 'loc1,loc2'), { what: 'the survivors aggregate over two locations: Online', timeoutMs: 30_000, intervalMs: 100 });
+  await waitFor(
+    async () =>
+      (await Promise.all(survivors.map(primaryOn))).every(
+        (p) => p.aggregate === 'Online' && Object.keys(p.locations).join() === 'loc1,loc2',
+      ),
+    { what: 'the survivors aggregate over two locations: Online', timeoutMs: 30_000, intervalMs: 100 },
+  );
   expect(await primaryOn(nodes[1]!)).toEqual({ aggregate: 'Online', locations: { loc1: 'Online', loc2: 'Degraded' } });
-  await waitFor(async () => (await answers(survivors)).every((a) => a === PRIMARY), { what: 'the survivors answer the primary again', timeoutMs: 10_000, intervalMs: 50 });
+  await waitFor(async () => (await answers(survivors)).every((a) => a === PRIMARY), {
+    what: 'the survivors answer the primary again',
+    timeoutMs: 10_000,
+    intervalMs: 50,
+  });
 });

@@ -28,15 +28,58 @@ const nodes: Record<'a' | 'b' | 'c', NodeProcess> = {} as never;
 const dirs: Record<string, string> = {};
 
 function doc(port: number): Array<Record<string, unknown>> {
-  const monitorConfig = { protocol: 'HTTP', port, path: '/healthz', intervalInSeconds: 10, timeoutInSeconds: 5, toleratedNumberOfFailures: 0 };
-  const ext = (name: string, target: string, extra: Record<string, unknown> = {}): Record<string, unknown> => ({ name, type: 'externalEndpoints', target, ...extra });
+  const monitorConfig = {
+    protocol: 'HTTP',
+    port,
+    path: '/healthz',
+    intervalInSeconds: 10,
+    timeoutInSeconds: 5,
+    toleratedNumberOfFailures: 0,
+  };
+  const ext = (name: string, target: string, extra: Record<string, unknown> = {}): Record<string, unknown> => ({
+    name,
+    type: 'externalEndpoints',
+    target,
+    ...extra,
+  });
   return [
-    { name: 'prio', trafficRoutingMethod: 'Priority', dnsConfig: { relativeName: 'prio', ttl: 30 }, monitorConfig, endpoints: [ext('first', IPS[0]!), ext('second', IPS[1]!)] },
-    { name: 'weighted', trafficRoutingMethod: 'Weighted', dnsConfig: { relativeName: 'weighted', ttl: 30 }, monitorConfig, endpoints: [ext('w1', IPS[0]!, { weight: 1 }), ext('w3', IPS[1]!, { weight: 3 })] },
-    { name: 'multi', trafficRoutingMethod: 'MultiValue', maxReturn: 2, dnsConfig: { relativeName: 'multi', ttl: 30 }, monitorConfig, endpoints: IPS.map((t, i) => ext(`m${i}`, t)) },
-    { name: 'parent', trafficRoutingMethod: 'Priority', dnsConfig: { relativeName: 'parent', ttl: 60 }, monitorConfig,
-      endpoints: [{ name: 'child', type: 'nestedEndpoints', targetResourceId: 'prio', minChildEndpoints: 1 }, ext('last', IPS[2]!)] },
-    { name: 'off', profileStatus: 'Disabled', trafficRoutingMethod: 'Priority', dnsConfig: { relativeName: 'off', ttl: 30 }, monitorConfig, endpoints: [ext('x', IPS[2]!)] },
+    {
+      name: 'prio',
+      trafficRoutingMethod: 'Priority',
+      dnsConfig: { relativeName: 'prio', ttl: 30 },
+      monitorConfig,
+      endpoints: [ext('first', IPS[0]!), ext('second', IPS[1]!)],
+    },
+    {
+      name: 'weighted',
+      trafficRoutingMethod: 'Weighted',
+      dnsConfig: { relativeName: 'weighted', ttl: 30 },
+      monitorConfig,
+      endpoints: [ext('w1', IPS[0]!, { weight: 1 }), ext('w3', IPS[1]!, { weight: 3 })],
+    },
+    {
+      name: 'multi',
+      trafficRoutingMethod: 'MultiValue',
+      maxReturn: 2,
+      dnsConfig: { relativeName: 'multi', ttl: 30 },
+      monitorConfig,
+      endpoints: IPS.map((t, i) => ext(`m${i}`, t)),
+    },
+    {
+      name: 'parent',
+      trafficRoutingMethod: 'Priority',
+      dnsConfig: { relativeName: 'parent', ttl: 60 },
+      monitorConfig,
+      endpoints: [{ name: 'child', type: 'nestedEndpoints', targetResourceId: 'prio', minChildEndpoints: 1 }, ext('last', IPS[2]!)],
+    },
+    {
+      name: 'off',
+      profileStatus: 'Disabled',
+      trafficRoutingMethod: 'Priority',
+      dnsConfig: { relativeName: 'off', ttl: 30 },
+      monitorConfig,
+      endpoints: [ext('x', IPS[2]!)],
+    },
   ];
 }
 
@@ -44,21 +87,43 @@ const all = (): NodeProcess[] => [nodes.a, nodes.b, nodes.c];
 
 async function node(name: 'a' | 'b' | 'c', extra: Partial<Parameters<typeof startNode>[0]> = {}): Promise<NodeProcess> {
   dirs[name] ??= mkdtempSync(join(tmpdir(), `tmkit-node-${name}-`));
-  nodes[name] = await startNode({ store: etcd.storeUrl('cluster-test'), node: name, location: `loc-${name}`, stateDir: dirs[name]!, ...extra });
+  nodes[name] = await startNode({
+    store: etcd.storeUrl('cluster-test'),
+    node: name,
+    location: `loc-${name}`,
+    stateDir: dirs[name]!,
+    ...extra,
+  });
   return nodes[name];
 }
 
 /** Every node at the same etcd revision, serving its configuration, with every location's verdict in. */
 async function converged(expectLocations: number): Promise<number> {
-  return waitFor(async () => {
-    const h = await Promise.all(all().map((n) => api(n, 'GET', '/healthz')));
-    const revs = new Set(h.map((x) => x.body.cluster?.etcdRevision));
-    if (revs.size !== 1 || h.some((x) => x.status !== 200 || x.body.lagRevisions !== 0 || x.body.cluster.liveLocations.length !== expectLocations)) return false;
-    const st = await Promise.all(all().map((n) => api(n, 'GET', '/v1/profiles/prio/status')));
-    const decided = st.every((s) => s.body.endpoints.every((e: { locations: Array<{ verdict: string; live: boolean }> }) => e.locations.filter((l) => l.live && l.verdict !== 'CheckingEndpoint').length === expectLocations));
-    const again = await Promise.all(all().map((n) => api(n, 'GET', '/healthz')));
-    return decided && new Set(again.map((x) => x.body.cluster.etcdRevision)).size === 1 && again[0]!.body.cluster.etcdRevision === [...revs][0] ? [...revs][0] as number : false;
-  }, { what: `${all().length} nodes at one revision with ${expectLocations} locations decided`, timeoutMs: 60_000, intervalMs: 100 });
+  return waitFor(
+    async () => {
+      const h = await Promise.all(all().map((n) => api(n, 'GET', '/healthz')));
+      const revs = new Set(h.map((x) => x.body.cluster?.etcdRevision));
+      if (
+        revs.size !== 1 ||
+        h.some((x) => x.status !== 200 || x.body.lagRevisions !== 0 || x.body.cluster.liveLocations.length !== expectLocations)
+      )
+        return false;
+      const st = await Promise.all(all().map((n) => api(n, 'GET', '/v1/profiles/prio/status')));
+      const decided = st.every((s) =>
+        s.body.endpoints.every(
+          (e: { locations: Array<{ verdict: string; live: boolean }> }) =>
+            e.locations.filter((l) => l.live && l.verdict !== 'CheckingEndpoint').length === expectLocations,
+        ),
+      );
+      const again = await Promise.all(all().map((n) => api(n, 'GET', '/healthz')));
+      return decided &&
+        new Set(again.map((x) => x.body.cluster.etcdRevision)).size === 1 &&
+        again[0]!.body.cluster.etcdRevision === [...revs][0]
+        ? ([...revs][0] as number)
+        : false;
+    },
+    { what: `${all().length} nodes at one revision with ${expectLocations} locations decided`, timeoutMs: 60_000, intervalMs: 100 },
+  );
 }
 
 beforeAll(async () => {
@@ -80,7 +145,15 @@ afterAll(async () => {
 
 test('at one revision, the three nodes answer identically: rcodes, record sets, SOA serial, /v1/resolve outcome tables', async () => {
   const revision = await converged(3);
-  for (const [name, type] of [['prio.tm.internal', 'A'], ['parent.tm.internal', 'A'], ['off.tm.internal', 'A'], ['nosuch.tm.internal', 'A'], ['prio.tm.internal', 'AAAA'], ['tm.internal', 'SOA'], ['tm.internal', 'NS']] as const) {
+  for (const [name, type] of [
+    ['prio.tm.internal', 'A'],
+    ['parent.tm.internal', 'A'],
+    ['off.tm.internal', 'A'],
+    ['nosuch.tm.internal', 'A'],
+    ['prio.tm.internal', 'AAAA'],
+    ['tm.internal', 'SOA'],
+    ['tm.internal', 'NS'],
+  ] as const) {
     const answers = await Promise.all(all().map((n) => digFull(n.dns, name, type)));
     for (const a of answers.slice(1)) expect({ name, type, ...a }).toEqual({ name, type, ...answers[0] });
   }
@@ -95,37 +168,63 @@ test('at one revision, the three nodes answer identically: rcodes, record sets, 
     const tables = r.map((x) => ({ rcode: x.body.rcode, revision: x.body.revision, outcomes: x.body.outcomes }));
     for (const t of tables.slice(1)) expect(t).toEqual(tables[0]);
     expect(tables[0]!.outcomes.length).toBe(name.startsWith('weighted') ? 2 : 3);
-    if (name.startsWith('weighted')) expect(tables[0]!.outcomes.map((o: { probability: number }) => o.probability).sort()).toEqual([0.25, 0.75]);
+    if (name.startsWith('weighted'))
+      expect(tables[0]!.outcomes.map((o: { probability: number }) => o.probability).sort()).toEqual([0.25, 0.75]);
     // And each node's DNS answers with one of those outcomes.
     for (const n of all()) {
       const d = await digFull(n.dns, name);
-      const sets = tables[0]!.outcomes.map((o: { records: Array<{ data: string }> }) => o.records.map((x) => x.data).sort().join(','));
-      expect(sets).toContain(d.answers.map((l) => l.split(' ').pop()).sort().join(','));
+      const sets = tables[0]!.outcomes.map((o: { records: Array<{ data: string }> }) =>
+        o.records
+          .map((x) => x.data)
+          .sort()
+          .join(','),
+      );
+      expect(sets).toContain(
+        d.answers
+          .map((l) => l.split(' ').pop())
+          .sort()
+          .join(','),
+      );
     }
   }
   // tmkit status shows each location's verdict and the aggregate.
   const st = await api(nodes.b, 'GET', '/v1/profiles/prio/status');
   const first = st.body.endpoints.find((e: { name: string }) => e.name === 'first');
   expect(first.verdict).toBe('Online');
-  expect(first.locations.map((l: { location: string; verdict: string; self: boolean }) => [l.location, l.verdict, l.self])).toEqual([['loc-a', 'Online', false], ['loc-b', 'Online', true], ['loc-c', 'Online', false]]);
+  expect(first.locations.map((l: { location: string; verdict: string; self: boolean }) => [l.location, l.verdict, l.self])).toEqual([
+    ['loc-a', 'Online', false],
+    ['loc-b', 'Online', true],
+    ['loc-c', 'Online', false],
+  ]);
   const metrics = await api(nodes.a, 'GET', '/metrics');
   expect(metrics.body).toMatch(/tmkit_location_verdict\{profile="prio",endpoint="first",location="loc-c"\} 1/);
   expect(metrics.body).toMatch(/tmkit_cluster_etcd_connected 1/);
 });
 
-test('a write through node A is answered by node C\'s DNS; the API works on every node', async () => {
+test("a write through node A is answered by node C's DNS; the API works on every node", async () => {
   const t0 = performance.now();
   const w = await api(nodes.a, 'PATCH', '/v1/profiles/prio/endpoints/first', { endpointStatus: 'Disabled' });
   expect(w.status).toBe(200);
-  await waitFor(async () => (await digFull(nodes.c.dns, 'prio.tm.internal')).answers[0]?.endsWith(IPS[1]!), { what: 'node C answers the change', timeoutMs: 10_000, intervalMs: 10 });
+  await waitFor(async () => (await digFull(nodes.c.dns, 'prio.tm.internal')).answers[0]?.endsWith(IPS[1]!), {
+    what: 'node C answers the change',
+    timeoutMs: 10_000,
+    intervalMs: 10,
+  });
   const ms = performance.now() - t0;
   expect(ms).toBeLessThan(10_000);
   // Written on C, read back on B.
   const back = await api(nodes.c, 'PATCH', '/v1/profiles/prio/endpoints/first', { endpointStatus: 'Enabled' });
   expect(back.status).toBe(200);
   // B reads from its mirror, which has C's write once B's watch delivered it (milliseconds).
-  await waitFor(async () => (await api(nodes.b, 'GET', '/v1/profiles/prio')).headers.get('etag') === back.body.etag, { what: 'node B reads the ETag written through C', timeoutMs: 5_000, intervalMs: 10 });
-  await waitFor(async () => (await Promise.all(all().map((n) => digFull(n.dns, 'prio.tm.internal')))).every((d) => d.answers[0]?.endsWith(IPS[0]!)), { what: 'every node answers the first endpoint again', timeoutMs: 20_000, intervalMs: 50 });
+  await waitFor(async () => (await api(nodes.b, 'GET', '/v1/profiles/prio')).headers.get('etag') === back.body.etag, {
+    what: 'node B reads the ETag written through C',
+    timeoutMs: 5_000,
+    intervalMs: 10,
+  });
+  await waitFor(
+    async () => (await Promise.all(all().map((n) => digFull(n.dns, 'prio.tm.internal')))).every((d) => d.answers[0]?.endsWith(IPS[0]!)),
+    { what: 'every node answers the first endpoint again', timeoutMs: 20_000, intervalMs: 50 },
+  );
 });
 
 test('two nodes racing with one ETag: exactly one wins, the other gets 412; every node ends with the winner', async () => {
@@ -138,18 +237,28 @@ test('two nodes racing with one ETag: exactly one wins, the other gets 412; ever
   ]);
   expect([ra.status, rb.status].sort()).toEqual([200, 412]);
   const winner = ra.status === 200 ? 61 : 62;
-  await waitFor(async () => (await Promise.all(all().map((n) => api(n, 'GET', '/v1/profiles/weighted')))).every((r) => r.body.dnsConfig.ttl === winner), { what: 'every node has the winner', timeoutMs: 10_000, intervalMs: 50 });
+  await waitFor(
+    async () => (await Promise.all(all().map((n) => api(n, 'GET', '/v1/profiles/weighted')))).every((r) => r.body.dnsConfig.ttl === winner),
+    { what: 'every node has the winner', timeoutMs: 10_000, intervalMs: 50 },
+  );
 });
 
-test('a killed node: its location\'s verdicts expire with its lease, the others aggregate without it; it rejoins', async () => {
+test("a killed node: its location's verdicts expire with its lease, the others aggregate without it; it rejoins", async () => {
   await converged(3);
   const t0 = performance.now();
   await stopNode(nodes.c, 'SIGKILL');
   const survivors = [nodes.a, nodes.b];
-  await waitFor(async () => {
-    const st = await Promise.all(survivors.map((n) => api(n, 'GET', '/v1/profiles/prio/status')));
-    return st.every((s) => s.body.endpoints.every((e: { locations: Array<{ location: string }> }) => e.locations.map((l) => l.location).join() === 'loc-a,loc-b'));
-  }, { what: 'loc-c is gone from the live locations and the verdicts', timeoutMs: 20_000, intervalMs: 50 });
+  await waitFor(
+    async () => {
+      const st = await Promise.all(survivors.map((n) => api(n, 'GET', '/v1/profiles/prio/status')));
+      return st.every((s) =>
+        s.body.endpoints.every(
+          (e: { locations: Array<{ location: string }> }) => e.locations.map((l) => l.location).join() === 'loc-a,loc-b',
+        ),
+      );
+    },
+    { what: 'loc-c is gone from the live locations and the verdicts', timeoutMs: 20_000, intervalMs: 50 },
+  );
   const expiredMs = performance.now() - t0;
   // The lease TTL is 2 s (etcd may round a short TTL up to its minimum); well within 10 s.
   expect(expiredMs).toBeLessThan(10_000);
@@ -170,16 +279,27 @@ test('etcd stopped and restarted: answers never stop, writes are refused fast (5
     while (!stop) {
       try {
         const r = await queryUdp(n.dns, 'prio.tm.internal', 'A', 2000);
-        if (r.rcode === 'NOERROR' && r.answers.length === 1) answered++; else lost.push(`${n.name}: ${r.rcode}`);
-      } catch (err) { lost.push(`${n.name}: ${(err as Error).message}`); }
+        if (r.rcode === 'NOERROR' && r.answers.length === 1) answered++;
+        else lost.push(`${n.name}: ${r.rcode}`);
+      } catch (err) {
+        lost.push(`${n.name}: ${(err as Error).message}`);
+      }
       await new Promise((r) => setTimeout(r, 10));
     }
   });
   try {
     await etcd.stop();
-    await waitFor(async () => (await Promise.all(all().map((n) => api(n, 'GET', '/healthz')))).every((h) => h.status === 503 && h.body.status === 'degraded' && h.body.cluster.etcd.connected === false), { what: 'every node reports the degraded mode', timeoutMs: 10_000, intervalMs: 50 });
+    await waitFor(
+      async () =>
+        (await Promise.all(all().map((n) => api(n, 'GET', '/healthz')))).every(
+          (h) => h.status === 503 && h.body.status === 'degraded' && h.body.cluster.etcd.connected === false,
+        ),
+      { what: 'every node reports the degraded mode', timeoutMs: 10_000, intervalMs: 50 },
+    );
     const h = await api(nodes.b, 'GET', '/healthz');
-    expect(h.body.reason).toMatch(/etcd \(http:\/\/127\.0\.0\.1:\d+\) is unreachable since .*answers DNS and probes from the last state.*API writes are refused with 503/);
+    expect(h.body.reason).toMatch(
+      /etcd \(http:\/\/127\.0\.0\.1:\d+\) is unreachable since .*answers DNS and probes from the last state.*API writes are refused with 503/,
+    );
     const w = await api(nodes.a, 'PATCH', '/v1/profiles/prio/endpoints/first', { endpointStatus: 'Disabled' });
     expect(w.status).toBe(503);
     expect(w.ms).toBeLessThan(1000);
@@ -190,12 +310,18 @@ test('etcd stopped and restarted: answers never stop, writes are refused fast (5
     expect((await api(nodes.c, 'GET', '/v1/profiles/prio')).status).toBe(200);
     await new Promise((r) => setTimeout(r, 3000));
     await etcd.start();
-    const ok = await waitFor(async () => {
-      const r = await api(nodes.a, 'PATCH', '/v1/profiles/prio/endpoints/first', { endpointStatus: 'Disabled' });
-      return r.status === 200 ? r : false;
-    }, { what: 'a write is accepted again', timeoutMs: 20_000, intervalMs: 100 });
+    const ok = await waitFor(
+      async () => {
+        const r = await api(nodes.a, 'PATCH', '/v1/profiles/prio/endpoints/first', { endpointStatus: 'Disabled' });
+        return r.status === 200 ? r : false;
+      },
+      { what: 'a write is accepted again', timeoutMs: 20_000, intervalMs: 100 },
+    );
     expect(ok.body.revision).toBeGreaterThan(0);
-    await waitFor(async () => (await Promise.all(all().map((n) => digFull(n.dns, 'prio.tm.internal')))).every((d) => d.answers[0]?.endsWith(IPS[1]!)), { what: 'every node answers the write made after the outage', timeoutMs: 15_000, intervalMs: 50 });
+    await waitFor(
+      async () => (await Promise.all(all().map((n) => digFull(n.dns, 'prio.tm.internal')))).every((d) => d.answers[0]?.endsWith(IPS[1]!)),
+      { what: 'every node answers the write made after the outage', timeoutMs: 15_000, intervalMs: 50 },
+    );
     expect((await Promise.all(all().map((n) => api(n, 'GET', '/healthz')))).map((x) => x.status)).toEqual([200, 200, 200]);
   } finally {
     stop = true;
@@ -207,7 +333,11 @@ test('etcd stopped and restarted: answers never stop, writes are refused fast (5
 });
 
 test('a node restarted while etcd is down serves the configuration it saved locally, and resyncs when etcd is back', async () => {
-  await waitFor(async () => (await digFull(nodes.b.dns, 'prio.tm.internal')).answers[0]?.endsWith(IPS[0]!), { what: 'node B has the enabled endpoint', timeoutMs: 20_000, intervalMs: 50 });
+  await waitFor(async () => (await digFull(nodes.b.dns, 'prio.tm.internal')).answers[0]?.endsWith(IPS[0]!), {
+    what: 'node B has the enabled endpoint',
+    timeoutMs: 20_000,
+    intervalMs: 50,
+  });
   await etcd.stop();
   await stopNode(nodes.b, 'SIGTERM');
   const b = await node('b');
@@ -220,10 +350,28 @@ test('a node restarted while etcd is down serves the configuration it saved loca
   expect(h.status).toBe(503);
   expect(h.body.cluster.etcd).toMatchObject({ connected: false, fromLocalCopy: true });
   await etcd.start();
-  const w = await waitFor(async () => { const r = await api(nodes.a, 'PATCH', '/v1/profiles/prio', { dnsConfig: { ttl: 45 } }); return r.status === 200 ? r : false; }, { what: 'a write through node A', timeoutMs: 20_000, intervalMs: 100 });
+  const w = await waitFor(
+    async () => {
+      const r = await api(nodes.a, 'PATCH', '/v1/profiles/prio', { dnsConfig: { ttl: 45 } });
+      return r.status === 200 ? r : false;
+    },
+    { what: 'a write through node A', timeoutMs: 20_000, intervalMs: 100 },
+  );
   expect(w.body.profile.dnsConfig.ttl).toBe(45);
-  await waitFor(async () => (await digFull(b.dns, 'prio.tm.internal')).answers[0]?.startsWith('prio.tm.internal. 45 IN A'), { what: 'node B resynced', timeoutMs: 20_000, intervalMs: 50 });
-  await waitFor(async () => (await api(b, 'GET', '/healthz')).status === 200, { what: 'node B healthy again', timeoutMs: 20_000, intervalMs: 50 });
+  await waitFor(async () => (await digFull(b.dns, 'prio.tm.internal')).answers[0]?.startsWith('prio.tm.internal. 45 IN A'), {
+    what: 'node B resynced',
+    timeoutMs: 20_000,
+    intervalMs: 50,
+  });
+  await waitFor(async () => (await api(b, 'GET', '/healthz')).status === 200, {
+    what: 'node B healthy again',
+    timeoutMs: 20_000,
+    intervalMs: 50,
+  });
   // It joined once etcd was back: its lease, node record and location count on the other nodes.
-  await waitFor(async () => (await api(nodes.a, 'GET', '/healthz')).body.cluster.liveLocations.includes('loc-b'), { what: 'node A counts loc-b again', timeoutMs: 20_000, intervalMs: 50 });
+  await waitFor(async () => (await api(nodes.a, 'GET', '/healthz')).body.cluster.liveLocations.includes('loc-b'), {
+    what: 'node A counts loc-b again',
+    timeoutMs: 20_000,
+    intervalMs: 50,
+  });
 });

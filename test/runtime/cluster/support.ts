@@ -37,28 +37,67 @@ export interface NodeSpec {
 /** Starts a real `tmkit serve` node; resolves once it printed where it listens. */
 export function startNode(s: NodeSpec): Promise<NodeProcess> {
   const host = s.host ?? '127.0.0.1';
-  const args = [BIN, 'serve', '--state-dir', s.stateDir, '--dns', `${host}:0`, '--api', `${host}:0`, '--log-level', 'warn',
-    '--store', s.store, '--node', s.node, '--location', s.location ?? s.node, '--lease-ttl', String(s.leaseTtl ?? 2), ...(s.extra ?? [])];
+  const args = [
+    BIN,
+    'serve',
+    '--state-dir',
+    s.stateDir,
+    '--dns',
+    `${host}:0`,
+    '--api',
+    `${host}:0`,
+    '--log-level',
+    'warn',
+    '--store',
+    s.store,
+    '--node',
+    s.node,
+    '--location',
+    s.location ?? s.node,
+    '--lease-ttl',
+    String(s.leaseTtl ?? 2),
+    ...(s.extra ?? []),
+  ];
   const cmd = s.netns ? 'ip' : process.execPath;
   const argv = s.netns ? ['netns', 'exec', s.netns, process.execPath, ...args] : args;
   const child = spawn(cmd, argv, { cwd: REPO, env: cleanEnv({ TMKIT_TOKEN: TOKEN, ...s.env }), stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
-  child.stdout!.setEncoding('utf8').on('data', (d: string) => { out += d; });
-  child.stderr!.setEncoding('utf8').on('data', (d: string) => { out += d; });
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) => child.on('exit', (code, signal) => r({ code, signal })));
+  child.stdout!.setEncoding('utf8').on('data', (d: string) => {
+    out += d;
+  });
+  child.stderr!.setEncoding('utf8').on('data', (d: string) => {
+    out += d;
+  });
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) =>
+    child.on('exit', (code, signal) => r({ code, signal })),
+  );
   return new Promise((resolve, reject) => {
-    const t = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`node ${s.node} did not start in 60 s:\n${out}`)); }, 60_000);
+    const t = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`node ${s.node} did not start in 60 s:\n${out}`));
+    }, 60_000);
     const onData = (): void => {
       const dns = /DNS {2}UDP\+TCP (\d+\.\d+\.\d+\.\d+):(\d+)/.exec(out);
       const api = /API {2}(http:\/\/\S+)/.exec(out);
       if (dns && api) {
         clearTimeout(t);
         child.stdout!.off('data', onData);
-        resolve({ name: s.node, child, dns: { address: dns[1]!, port: Number(dns[2]) }, api: api[1]!, stateDir: s.stateDir, out: () => out, exited });
+        resolve({
+          name: s.node,
+          child,
+          dns: { address: dns[1]!, port: Number(dns[2]) },
+          api: api[1]!,
+          stateDir: s.stateDir,
+          out: () => out,
+          exited,
+        });
       }
     };
     child.stdout!.on('data', onData);
-    void exited.then(({ code, signal }) => { clearTimeout(t); reject(new Error(`node ${s.node} exited (${code ?? signal}) before listening:\n${out}`)); });
+    void exited.then(({ code, signal }) => {
+      clearTimeout(t);
+      reject(new Error(`node ${s.node} exited (${code ?? signal}) before listening:\n${out}`));
+    });
   });
 }
 
@@ -70,7 +109,14 @@ export async function stopNode(n: NodeProcess | undefined, signal: NodeJS.Signal
 }
 
 /** The management API with the shared token. */
-export async function api(n: { api: string }, method: string, path: string, body?: unknown, headers: Record<string, string> = {}, timeoutMs = 15_000): Promise<{ status: number; body: any; headers: Headers; ms: number }> {
+export async function api(
+  n: { api: string },
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+  timeoutMs = 15_000,
+): Promise<{ status: number; body: any; headers: Headers; ms: number }> {
   const t0 = performance.now();
   const res = await fetch(`${n.api}${path}`, {
     method,
@@ -80,25 +126,50 @@ export async function api(n: { api: string }, method: string, path: string, body
   });
   const text = await res.text();
   let parsed: unknown = text;
-  try { parsed = JSON.parse(text); } catch { /* text */ }
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    /* text */
+  }
   return { status: res.status, body: parsed, headers: res.headers, ms: performance.now() - t0 };
 }
 
-export interface DigResult { status: string; answers: string[]; authority: string[] }
+export interface DigResult {
+  status: string;
+  answers: string[];
+  authority: string[];
+}
 
 /** The real `dig`: its status and the answer/authority records (name, type, data; TTLs kept), sorted. */
 export function digFull(server: { address: string; port: number }, name: string, type = 'A'): Promise<DigResult> {
   return new Promise((resolve, reject) => {
-    execFile('dig', [`@${server.address}`, '-p', String(server.port), name, type, '+time=2', '+tries=1', '+nocookie', '+norecurse'], { timeout: 10_000 }, (err, stdout) => {
-      if (err && !stdout) { reject(err); return; }
-      const status = /status: ([A-Z]+)/.exec(stdout)?.[1];
-      if (!status) { reject(new Error(`dig gave no answer: ${stdout}`)); return; }
-      const section = (title: string): string[] => {
-        const m = new RegExp(`;; ${title} SECTION:\\n([\\s\\S]*?)(?:\\n\\n|$)`).exec(stdout);
-        return m ? m[1]!.split('\n').filter((l) => l.trim() !== '').map((l) => l.split(/\s+/).join(' ')).sort() : [];
-      };
-      resolve({ status, answers: section('ANSWER'), authority: section('AUTHORITY') });
-    });
+    execFile(
+      'dig',
+      [`@${server.address}`, '-p', String(server.port), name, type, '+time=2', '+tries=1', '+nocookie', '+norecurse'],
+      { timeout: 10_000 },
+      (err, stdout) => {
+        if (err && !stdout) {
+          reject(err);
+          return;
+        }
+        const status = /status: ([A-Z]+)/.exec(stdout)?.[1];
+        if (!status) {
+          reject(new Error(`dig gave no answer: ${stdout}`));
+          return;
+        }
+        const section = (title: string): string[] => {
+          const m = new RegExp(`;; ${title} SECTION:\\n([\\s\\S]*?)(?:\\n\\n|$)`).exec(stdout);
+          return m
+            ? m[1]!
+                .split('\n')
+                .filter((l) => l.trim() !== '')
+                .map((l) => l.split(/\s+/).join(' '))
+                .sort()
+            : [];
+        };
+        resolve({ status, answers: section('ANSWER'), authority: section('AUTHORITY') });
+      },
+    );
   });
 }
 
@@ -113,14 +184,32 @@ export async function healthServers(hosts: string[]): Promise<{ port: number; hi
     let port = 0;
     try {
       for (const host of hosts) {
-        const srv = createServer((req, res) => { hits.set(host, (hits.get(host) ?? 0) + 1); res.writeHead(req.url === '/healthz' ? 200 : 404).end('ok'); req.resume(); });
-        await new Promise<void>((resolve, reject) => { srv.once('error', reject); srv.listen(port, host, () => resolve()); });
+        const srv = createServer((req, res) => {
+          hits.set(host, (hits.get(host) ?? 0) + 1);
+          res.writeHead(req.url === '/healthz' ? 200 : 404).end('ok');
+          req.resume();
+        });
+        await new Promise<void>((resolve, reject) => {
+          srv.once('error', reject);
+          srv.listen(port, host, () => resolve());
+        });
         made.push(srv);
         port = (srv.address() as AddressInfo).port;
       }
       return {
-        port, hits,
-        close: async () => { await Promise.all(made.map((s) => new Promise<void>((r) => { s.closeAllConnections(); s.close(() => r()); }))); },
+        port,
+        hits,
+        close: async () => {
+          await Promise.all(
+            made.map(
+              (s) =>
+                new Promise<void>((r) => {
+                  s.closeAllConnections();
+                  s.close(() => r());
+                }),
+            ),
+          );
+        },
       };
     } catch (err) {
       await Promise.all(made.map((s) => new Promise<void>((r) => s.close(() => r()))));
@@ -132,6 +221,8 @@ export async function healthServers(hosts: string[]): Promise<{ port: number; hi
 /** `ip …` as root; rejects with its stderr. */
 export function ip(...args: string[]): Promise<string> {
   return new Promise((resolve, reject) => {
-    execFile('ip', args, (err, stdout, stderr) => (err ? reject(new Error(`ip ${args.join(' ')}: ${stderr || err.message}`)) : resolve(stdout)));
+    execFile('ip', args, (err, stdout, stderr) =>
+      err ? reject(new Error(`ip ${args.join(' ')}: ${stderr || err.message}`)) : resolve(stdout),
+    );
   });
 }

@@ -21,7 +21,10 @@ const tempDir = tempDirs('tmkit-dns-metrics-');
 
 /** The `tmkit_dns_*_total` sample lines of a scrape, sorted. */
 function dnsSamples(text: string): string[] {
-  return text.split('\n').filter((l) => /^tmkit_dns_(queries|answers)_total\{/.test(l)).sort();
+  return text
+    .split('\n')
+    .filter((l) => /^tmkit_dns_(queries|answers)_total\{/.test(l))
+    .sort();
 }
 
 const web = profileInput('web', {
@@ -36,8 +39,12 @@ const parent = profileInput('parent', {
 
 test('in-process runtime: cached and uncached answers, nested, NXDOMAIN, REFUSED, errors; existing metrics intact', async () => {
   const engine = await Engine.start({
-    stateDir: tempDir(), zone: 'tm.internal', dns: [{ address: '127.0.0.1', port: 0 }], api: { host: '127.0.0.1', port: 0 },
-    logger: pino({ level: 'silent' }), env: {},
+    stateDir: tempDir(),
+    zone: 'tm.internal',
+    dns: [{ address: '127.0.0.1', port: 0 }],
+    api: { host: '127.0.0.1', port: 0 },
+    logger: pino({ level: 'silent' }),
+    env: {},
   });
   try {
     const client = new TmkitClient({ server: `http://127.0.0.1:${engine.apiAddress().port}`, token: engine.token.token, env: {} });
@@ -89,7 +96,10 @@ test('in-process runtime: cached and uncached answers, nested, NXDOMAIN, REFUSED
 describe('tmkit serve --workers 2', () => {
   let s: ServeProcess | undefined;
   afterAll(async () => {
-    if (s && s.child.exitCode === null) { s.child.kill('SIGKILL'); await s.exited; }
+    if (s && s.child.exitCode === null) {
+      s.child.kill('SIGKILL');
+      await s.exited;
+    }
   });
 
   test('the primary /metrics sums the counts of both DNS workers', async () => {
@@ -98,18 +108,25 @@ describe('tmkit serve --workers 2', () => {
     const client = new TmkitClient({ server: s.api, token: readFileSync(join(stateDir, 'token'), 'utf8').trim(), env: {} });
     await client.putProfile(web);
     // Wait until every worker has the profile (several queries in a row all answered).
-    await waitFor(async () => {
-      const r = await Promise.all(Array.from({ length: 8 }, () => queryUdp(s!.dns, 'web.tm.internal')));
-      return r.every((x) => x.rcode === 'NOERROR' && x.answers.length === 1);
-    }, { what: 'both workers to answer web', timeoutMs: 60_000, intervalMs: 50 });
-    const value = (samples: string[], series: string): number => Number(samples.find((l) => l.startsWith(`${series} `))?.split(' ')[1] ?? 0);
+    await waitFor(
+      async () => {
+        const r = await Promise.all(Array.from({ length: 8 }, () => queryUdp(s!.dns, 'web.tm.internal')));
+        return r.every((x) => x.rcode === 'NOERROR' && x.answers.length === 1);
+      },
+      { what: 'both workers to answer web', timeoutMs: 60_000, intervalMs: 50 },
+    );
+    const value = (samples: string[], series: string): number =>
+      Number(samples.find((l) => l.startsWith(`${series} `))?.split(' ')[1] ?? 0);
     // The counts reached the primary: wait until the warm-up queries are all reported, then add a known load.
-    const warm = await waitFor(async () => {
-      const a = dnsSamples(await client.metrics());
-      await new Promise((r) => setTimeout(r, 1500));
-      const b = dnsSamples(await client.metrics());
-      return a.length > 0 && JSON.stringify(a) === JSON.stringify(b) ? b : undefined;
-    }, { what: 'worker counts to settle', timeoutMs: 60_000, intervalMs: 50 });
+    const warm = await waitFor(
+      async () => {
+        const a = dnsSamples(await client.metrics());
+        await new Promise((r) => setTimeout(r, 1500));
+        const b = dnsSamples(await client.metrics());
+        return a.length > 0 && JSON.stringify(a) === JSON.stringify(b) ? b : undefined;
+      },
+      { what: 'worker counts to settle', timeoutMs: 60_000, intervalMs: 50 },
+    );
     const webA = 'tmkit_dns_queries_total{profile="web",rcode="NOERROR",qtype="A"}';
     const webPrimary = 'tmkit_dns_answers_total{profile="web",endpoint="web/primary"}';
     const nx = 'tmkit_dns_queries_total{profile="",rcode="NXDOMAIN",qtype="A"}';
@@ -122,10 +139,13 @@ describe('tmkit serve --workers 2', () => {
     // 60 queries from many source ports: the kernel spreads them over both workers.
     await Promise.all(Array.from({ length: 60 }, () => queryUdp(s!.dns, 'web.tm.internal')));
     for (let i = 0; i < 5; i++) expect((await queryUdp(s.dns, 'nope.tm.internal')).rcode).toBe('NXDOMAIN');
-    const final = await waitFor(async () => {
-      const m = dnsSamples(await client.metrics());
-      return value(m, webA) === w0 + 60 && value(m, nx) === n0 + 5 ? m : undefined;
-    }, { what: 'the new counts at the primary', timeoutMs: 30_000, intervalMs: 100 });
+    const final = await waitFor(
+      async () => {
+        const m = dnsSamples(await client.metrics());
+        return value(m, webA) === w0 + 60 && value(m, nx) === n0 + 5 ? m : undefined;
+      },
+      { what: 'the new counts at the primary', timeoutMs: 30_000, intervalMs: 100 },
+    );
     expect(value(final, webPrimary)).toBe(p0 + 60);
     // The aggregate responder counter (also summed over the workers) agrees with the per-label counts.
     const metrics = await client.metrics();

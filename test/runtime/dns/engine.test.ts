@@ -16,8 +16,15 @@ const MULTI = 'many-addresses-for-a-multivalue-profile.with-a-long-relative-name
 
 const profiles: Profile[] = [
   profile('weighted', 'Weighted', [ext('a', 'a.example.net', { weight: 1 }), ext('b', 'b.example.net', { weight: 3 })]),
-  profile('failover', 'Priority', [ext('primary', '192.0.2.1', { priority: 1 }), ext('secondary', '192.0.2.2', { priority: 2 })], { dnsConfig: { relativeName: 'failover', ttl: 10 } }),
-  profile('multi', 'MultiValue', Array.from({ length: 8 }, (_, i) => ext(`e${i}`, `2001:db8::${i + 1}`)), { maxReturn: 8, dnsConfig: { relativeName: MULTI, ttl: 5 } }),
+  profile('failover', 'Priority', [ext('primary', '192.0.2.1', { priority: 1 }), ext('secondary', '192.0.2.2', { priority: 2 })], {
+    dnsConfig: { relativeName: 'failover', ttl: 10 },
+  }),
+  profile(
+    'multi',
+    'MultiValue',
+    Array.from({ length: 8 }, (_, i) => ext(`e${i}`, `2001:db8::${i + 1}`)),
+    { maxReturn: 8, dnsConfig: { relativeName: MULTI, ttl: 5 } },
+  ),
   profile('geo', 'Geographic', [ext('de', '192.0.2.10', { geoMapping: ['DE'] }), ext('world', '192.0.2.20', { geoMapping: ['WORLD'] })]),
   profile('off', 'Priority', [ext('x', '192.0.2.99')], { profileStatus: 'Disabled' }),
   profile('nested.sub', 'Priority', [ext('x', '192.0.2.77')], { dnsConfig: { relativeName: 'deep.sub', ttl: 30 } }),
@@ -25,16 +32,24 @@ const profiles: Profile[] = [
   profile('app', 'Weighted', [nested('via-cdn', 'cdn', { weight: 1 })], { dnsConfig: { relativeName: 'app', ttl: 60 } }),
 ];
 const geo = new TableGeo({ locations: { '198.51.100.0/24': { country: 'DE' } } });
-const snap = (verdicts: Record<string, ProbeVerdict>) => buildSnapshot({
-  zone: ZONE, profiles, geo, health: { verdict: (p, e) => verdicts[`${p}/${e}`] ?? 'Online' },
-});
+const snap = (verdicts: Record<string, ProbeVerdict>) =>
+  buildSnapshot({
+    zone: ZONE,
+    profiles,
+    geo,
+    health: { verdict: (p, e) => verdicts[`${p}/${e}`] ?? 'Online' },
+  });
 
 let server: DnsServer;
 let at: string[];
 beforeAll(async () => {
   server = new DnsServer({
-    zone: ZONE, snapshot: snap({ 'failover/primary': 'Degraded' }), resolve, rng: seededRng(5),
-    soa: { serial: 100 }, listen: [{ address: '127.0.0.1', port: 0 }],
+    zone: ZONE,
+    snapshot: snap({ 'failover/primary': 'Degraded' }),
+    resolve,
+    rng: seededRng(5),
+    soa: { serial: 100 },
+    listen: [{ address: '127.0.0.1', port: 0 }],
   });
   await server.start();
   at = ['@127.0.0.1', '-p', String(server.address().port)];

@@ -10,9 +10,7 @@ import * as dgram from 'node:dgram';
 import * as dnsPacket from 'dns-packet';
 import { Responder } from '../../../src/runtime/dns';
 import { seededRng } from '../../../src/testing/rng';
-import {
-  ZONE, buildQuery, dig, ecsOption, emptySnapshot, optRecord, rcodeOf, standardTable, tableResolver, udpExchange,
-} from './support';
+import { ZONE, buildQuery, dig, ecsOption, emptySnapshot, optRecord, rcodeOf, standardTable, tableResolver, udpExchange } from './support';
 
 const FORMERR = 1;
 const NOTIMP = 4;
@@ -26,13 +24,26 @@ const withCounts = (b: Buffer, an: number, ns: number, ar: number): Buffer => {
   c.writeUInt16BE(ar, 10);
   return c;
 };
-const header = (qd: number): Buffer => { const h = Buffer.alloc(12); h.writeUInt16BE(0x0101, 0); h.writeUInt16BE(qd, 4); return h; };
+const header = (qd: number): Buffer => {
+  const h = Buffer.alloc(12);
+  h.writeUInt16BE(0x0101, 0);
+  h.writeUInt16BE(qd, 4);
+  return h;
+};
 const withOpt = (opt: Buffer, arcount = 1): Buffer => buildQuery(0xbeef, `v4.${ZONE}`, 1, { additional: opt, arcount });
 
 const corpus: Array<[string, Buffer, Expect]> = [
   ['empty datagram', Buffer.alloc(0), 'drop'],
   ['truncated header (11 octets)', q().subarray(0, 11), 'drop'],
-  ['a response (QR set)', (() => { const b = q(); b[2]! |= 0x80; return b; })(), 'drop'],
+  [
+    'a response (QR set)',
+    (() => {
+      const b = q();
+      b[2]! |= 0x80;
+      return b;
+    })(),
+    'drop',
+  ],
   ['header only, QDCOUNT 1', header(1), FORMERR],
   ['QDCOUNT 0', header(0), FORMERR],
   ['QDCOUNT 2', buildQuery(1, `v4.${ZONE}`, 1, { qdcount: 2 }), FORMERR],
@@ -40,9 +51,21 @@ const corpus: Array<[string, Buffer, Expect]> = [
   ['opcode UPDATE (5)', buildQuery(1, `v4.${ZONE}`, 1, { opcode: 5 }), NOTIMP],
   ['opcode NOTIFY (4)', buildQuery(1, `v4.${ZONE}`, 1, { opcode: 4 }), NOTIMP],
   ['label length overflows the packet', Buffer.concat([header(1), Buffer.from([40, 0x61, 0x62])]), FORMERR],
-  ['label length 64 (reserved label type)', Buffer.concat([header(1), Buffer.from([64]), Buffer.alloc(64, 0x61), Buffer.from([0, 0, 1, 0, 1])]), FORMERR],
+  [
+    'label length 64 (reserved label type)',
+    Buffer.concat([header(1), Buffer.from([64]), Buffer.alloc(64, 0x61), Buffer.from([0, 0, 1, 0, 1])]),
+    FORMERR,
+  ],
   ['label type 0x80', Buffer.concat([header(1), Buffer.from([0x80, 0x61, 0, 0, 1, 0, 1])]), FORMERR],
-  ['question name longer than 255 octets', Buffer.concat([header(1), ...Array.from({ length: 5 }, () => Buffer.concat([Buffer.from([60]), Buffer.alloc(60, 0x61)])), Buffer.from([0, 0, 1, 0, 1])]), FORMERR],
+  [
+    'question name longer than 255 octets',
+    Buffer.concat([
+      header(1),
+      ...Array.from({ length: 5 }, () => Buffer.concat([Buffer.from([60]), Buffer.alloc(60, 0x61)])),
+      Buffer.from([0, 0, 1, 0, 1]),
+    ]),
+    FORMERR,
+  ],
   ['compression pointer to itself in the question', Buffer.concat([header(1), Buffer.from([0xc0, 0x0c, 0, 1, 0, 1])]), FORMERR],
   ['compression pointer into the header', Buffer.concat([header(1), Buffer.from([1, 0x61, 0xc0, 0x00, 0, 1, 0, 1])]), FORMERR],
   ['name without terminating root label', Buffer.concat([header(1), Buffer.from([2, 0x61, 0x62])]), FORMERR],
@@ -50,19 +73,58 @@ const corpus: Array<[string, Buffer, Expect]> = [
   ['ANCOUNT 65535 with no records', withCounts(q(), 65535, 0, 0), FORMERR],
   ['NSCOUNT 65535 with no records', withCounts(q(), 0, 65535, 0), FORMERR],
   ['ARCOUNT 65535 with no records', withCounts(q(), 0, 0, 65535), FORMERR],
-  ['additional record name pointer loop (never followed) with truncated record', Buffer.concat([withCounts(q(), 0, 0, 1), Buffer.from([0xc0, q().length, 0, 1])]), FORMERR],
-  ['additional record whose name is a pointer loop, record complete: skipped, not followed, answered', Buffer.concat([withCounts(q(), 0, 0, 1), Buffer.from([0xc0, q().length, 0, 1, 0, 1, 0, 0, 0, 0, 0, 0])]), 0],
+  [
+    'additional record name pointer loop (never followed) with truncated record',
+    Buffer.concat([withCounts(q(), 0, 0, 1), Buffer.from([0xc0, q().length, 0, 1])]),
+    FORMERR,
+  ],
+  [
+    'additional record whose name is a pointer loop, record complete: skipped, not followed, answered',
+    Buffer.concat([withCounts(q(), 0, 0, 1), Buffer.from([0xc0, q().length, 0, 1, 0, 1, 0, 0, 0, 0, 0, 0])]),
+    0,
+  ],
   ['trailing garbage after the question', Buffer.concat([q(), Buffer.from([1, 2, 3])]), FORMERR],
-  ['OPT rdlength runs past the end', (() => { const o = optRecord(); o.writeUInt16BE(40, 9); return withOpt(o); })(), FORMERR],
+  [
+    'OPT rdlength runs past the end',
+    (() => {
+      const o = optRecord();
+      o.writeUInt16BE(40, 9);
+      return withOpt(o);
+    })(),
+    FORMERR,
+  ],
   ['OPT option length runs past the OPT data', withOpt(optRecord(1232, 0, Buffer.from([0, 10, 0, 20, 1, 2]))), FORMERR],
   ['OPT option header cut short', withOpt(optRecord(1232, 0, Buffer.from([0, 10, 0]))), FORMERR],
   ['OPT with a non-root owner', withOpt(Buffer.concat([Buffer.from([1, 0x61]), optRecord()])), FORMERR],
   ['two OPT records', withOpt(Buffer.concat([optRecord(), optRecord()]), 2), FORMERR],
-  ['OPT in the answer section', (() => { const b = Buffer.concat([q(), optRecord()]); b.writeUInt16BE(1, 6); return b; })(), FORMERR],
+  [
+    'OPT in the answer section',
+    (() => {
+      const b = Buffer.concat([q(), optRecord()]);
+      b.writeUInt16BE(1, 6);
+      return b;
+    })(),
+    FORMERR,
+  ],
   ['ECS shorter than 4 octets', withOpt(optRecord(1232, 0, Buffer.from([0, 8, 0, 2, 0, 1]))), FORMERR],
   ['ECS family 3', withOpt(optRecord(1232, 0, ecsOption(3, 8, 0, [10]))), FORMERR],
   ['ECS IPv4 source prefix 33', withOpt(optRecord(1232, 0, ecsOption(1, 33, 0, [10, 0, 0, 0, 0]))), FORMERR],
-  ['ECS IPv6 source prefix 129', withOpt(optRecord(1232, 0, ecsOption(2, 129, 0, Array.from({ length: 17 }, () => 0)))), FORMERR],
+  [
+    'ECS IPv6 source prefix 129',
+    withOpt(
+      optRecord(
+        1232,
+        0,
+        ecsOption(
+          2,
+          129,
+          0,
+          Array.from({ length: 17 }, () => 0),
+        ),
+      ),
+    ),
+    FORMERR,
+  ],
   ['ECS address longer than the prefix needs', withOpt(optRecord(1232, 0, ecsOption(1, 8, 0, [10, 0, 0, 0]))), FORMERR],
   ['ECS address shorter than the prefix needs', withOpt(optRecord(1232, 0, ecsOption(1, 24, 0, [10, 0]))), FORMERR],
   ['ECS bits set beyond the source prefix', withOpt(optRecord(1232, 0, ecsOption(1, 20, 0, [10, 1, 0xff]))), FORMERR],
@@ -122,15 +184,41 @@ function mutate(seed: Buffer, rnd: () => number): Buffer {
   const int = (n: number): number => Math.floor(rnd() * n);
   for (let e = 0; e < edits; e++) {
     switch (int(9)) {
-      case 0: if (b.length) b[int(b.length)]! ^= 1 << int(8); break; // bit flip
-      case 1: if (b.length) b[int(b.length)] = int(256); break; // random byte
-      case 2: b = b.subarray(0, int(b.length + 1)); break; // truncate
-      case 3: b = Buffer.concat([b, Buffer.from(Array.from({ length: 1 + int(16) }, () => int(256)))]); break; // extend
-      case 4: { const i = int(b.length + 1); b = Buffer.concat([b.subarray(0, i), Buffer.from([int(256)]), b.subarray(i)]); break; } // insert
-      case 5: { const i = int(b.length); b = Buffer.concat([b.subarray(0, i), b.subarray(i + 1)]); break; } // delete
-      case 6: if (b.length >= 12) b.writeUInt16BE([0, 1, 2, 255, 65535][int(5)]!, 4 + 2 * int(4)); break; // counts
-      case 7: if (b.length > 13) { const i = 12 + int(b.length - 13); b[i] = 0xc0; b[i + 1] = int(256); } break; // pointer
-      case 8: if (b.length > 12) b[12 + int(b.length - 12)] = [0, 63, 64, 0x80, 0xff][int(5)]!; break; // label length
+      case 0:
+        if (b.length) b[int(b.length)]! ^= 1 << int(8);
+        break; // bit flip
+      case 1:
+        if (b.length) b[int(b.length)] = int(256);
+        break; // random byte
+      case 2:
+        b = b.subarray(0, int(b.length + 1));
+        break; // truncate
+      case 3:
+        b = Buffer.concat([b, Buffer.from(Array.from({ length: 1 + int(16) }, () => int(256)))]);
+        break; // extend
+      case 4: {
+        const i = int(b.length + 1);
+        b = Buffer.concat([b.subarray(0, i), Buffer.from([int(256)]), b.subarray(i)]);
+        break;
+      } // insert
+      case 5: {
+        const i = int(b.length);
+        b = Buffer.concat([b.subarray(0, i), b.subarray(i + 1)]);
+        break;
+      } // delete
+      case 6:
+        if (b.length >= 12) b.writeUInt16BE([0, 1, 2, 255, 65535][int(5)]!, 4 + 2 * int(4));
+        break; // counts
+      case 7:
+        if (b.length > 13) {
+          const i = 12 + int(b.length - 13);
+          b[i] = 0xc0;
+          b[i + 1] = int(256);
+        }
+        break; // pointer
+      case 8:
+        if (b.length > 12) b[12 + int(b.length - 12)] = [0, 63, 64, 0x80, 0xff][int(5)]!;
+        break; // label length
     }
   }
   return b;
@@ -172,14 +260,22 @@ describe('fuzz', () => {
     let child: ChildProcess;
     let port: number;
     beforeAll(async () => {
-      child = spawn(process.execPath, ['-r', '@swc-node/register', path.join(__dirname, 'fixtures/serve-table.ts')], { stdio: ['ignore', 'pipe', 'inherit'] });
+      child = spawn(process.execPath, ['-r', '@swc-node/register', path.join(__dirname, 'fixtures/serve-table.ts')], {
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
       port = await new Promise<number>((resolve, reject) => {
         let out = '';
-        child.stdout!.on('data', (c) => { out += c; const m = /"port":(\d+)/.exec(out); if (m) resolve(Number(m[1])); });
+        child.stdout!.on('data', (c) => {
+          out += c;
+          const m = /"port":(\d+)/.exec(out);
+          if (m) resolve(Number(m[1]));
+        });
         child.once('exit', (code) => reject(new Error(`server exited with ${code}`)));
       });
     }, 60000);
-    afterAll(() => { child.kill('SIGTERM'); });
+    afterAll(() => {
+      child.kill('SIGTERM');
+    });
 
     test('the malformed corpus and 20,000 mutated packets; then dig still gets the right answer', async () => {
       // Corpus first, answers checked.
@@ -192,7 +288,9 @@ describe('fuzz', () => {
       const rnd = seededRng(Number(process.env.DNS_FUZZ_SEED ?? 12345));
       const sock = dgram.createSocket('udp4');
       let replies = 0;
-      sock.on('message', () => { replies++; });
+      sock.on('message', () => {
+        replies++;
+      });
       await new Promise<void>((r) => sock.bind(0, '127.0.0.1', () => r()));
       for (let batch = 0; batch < 100; batch++) {
         for (let i = 0; i < 200; i++) sock.send(mutate(seeds[i % seeds.length]!, rnd), port, '127.0.0.1');

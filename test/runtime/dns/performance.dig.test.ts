@@ -17,15 +17,27 @@ const WEU = ['192.0.2.1', '192.0.2.2', '192.0.2.3'];
 const geo = new TableGeo({ latency: { '*': { westeurope: 10, japaneast: 200 } } });
 const snap = buildSnapshot({
   zone: ZONE,
-  profiles: [profile('perf', 'Performance', [
-    ...WEU.map((ip, i) => ext(`weu${i}`, ip, { endpointLocation: 'westeurope' })),
-    ext('jpe', '192.0.2.9', { endpointLocation: 'japaneast' }),
-  ], { dnsConfig: { relativeName: 'perf', ttl: 30 } })],
+  profiles: [
+    profile(
+      'perf',
+      'Performance',
+      [
+        ...WEU.map((ip, i) => ext(`weu${i}`, ip, { endpointLocation: 'westeurope' })),
+        ext('jpe', '192.0.2.9', { endpointLocation: 'japaneast' }),
+      ],
+      { dnsConfig: { relativeName: 'perf', ttl: 30 } },
+    ),
+  ],
   geo,
 });
 /** What the routing engine says this client gets (it must be one certain answer). */
 function engineAnswer(clientAddress: string, ecsSourcePrefix?: number): string {
-  const r = resolve(snap, { name: `perf.${ZONE}`, type: 'A', clientAddress, ...(ecsSourcePrefix !== undefined ? { ecsSourcePrefix } : {}) });
+  const r = resolve(snap, {
+    name: `perf.${ZONE}`,
+    type: 'A',
+    clientAddress,
+    ...(ecsSourcePrefix !== undefined ? { ecsSourcePrefix } : {}),
+  });
   expect(r.outcomes).toHaveLength(1);
   return r.outcomes[0]!.records[0]!.data;
 }
@@ -47,7 +59,7 @@ const a = async (args: string[]): Promise<{ data: string; subnet?: string }> => 
   return { data: r.answer[0]![4]!, ...(r.clientSubnet !== undefined ? { subnet: r.clientSubnet } : {}) };
 };
 
-test('dig +subnet: each /24 always gets the same endpoint (its hash\'s), interleaved with other subnets; together they use all three', async () => {
+test("dig +subnet: each /24 always gets the same endpoint (its hash's), interleaved with other subnets; together they use all three", async () => {
   const subnets = Array.from({ length: 12 }, (_, i) => `203.0.${i * 7}.0`);
   const first = new Map<string, string>();
   for (let round = 0; round < 3; round++) {

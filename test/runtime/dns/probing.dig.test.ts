@@ -22,15 +22,24 @@ const engines: Engine[] = [];
 const servers: Server[] = [];
 afterEach(async () => {
   while (engines.length) await engines.pop()!.stop();
-  for (const s of servers.splice(0)) await new Promise<void>((r) => { s.closeAllConnections(); s.close(() => r()); });
+  for (const s of servers.splice(0))
+    await new Promise<void>((r) => {
+      s.closeAllConnections();
+      s.close(() => r());
+    });
 });
 const tempDir = tempDirs('tmkit-probing-');
 
 async function start(monitor: EngineOptions['monitor']): Promise<{ engine: Engine; client: TmkitClient; at: string[] }> {
   const stateDir = tempDir();
   const engine = await Engine.start({
-    stateDir, zone: 'tm.internal', dns: [{ address: '127.0.0.1', port: 0 }], api: { host: '127.0.0.1', port: 0 },
-    logger: pino({ level: 'silent' }), env: {}, ...(monitor ? { monitor } : {}),
+    stateDir,
+    zone: 'tm.internal',
+    dns: [{ address: '127.0.0.1', port: 0 }],
+    api: { host: '127.0.0.1', port: 0 },
+    logger: pino({ level: 'silent' }),
+    env: {},
+    ...(monitor ? { monitor } : {}),
   });
   engines.push(engine);
   const client = new TmkitClient({ server: `http://127.0.0.1:${engine.apiAddress().port}`, token: engine.token.token, env: {} });
@@ -41,23 +50,38 @@ async function start(monitor: EngineOptions['monitor']): Promise<{ engine: Engin
  * HTTP health servers on several loopback addresses sharing one port (a profile has one probe port), each
  * answering a fixed status; every request's arrival time is recorded per host.
  */
-async function statusServers(byHost: Record<string, number>): Promise<{ port: number; hits: Record<string, number[]>; close: (host: string) => Promise<void> }> {
+async function statusServers(
+  byHost: Record<string, number>,
+): Promise<{ port: number; hits: Record<string, number[]>; close: (host: string) => Promise<void> }> {
   const hits: Record<string, number[]> = Object.fromEntries(Object.keys(byHost).map((h) => [h, []]));
   for (let attempt = 0; ; attempt++) {
     const made: Array<[string, Server]> = [];
     let port = 0;
     try {
       for (const [host, status] of Object.entries(byHost)) {
-        const srv = createServer((req, res) => { hits[host]!.push(Date.now()); res.writeHead(status, { location: '/elsewhere' }).end(); req.resume(); });
-        await new Promise<void>((resolve, reject) => { srv.once('error', reject); srv.listen(port, host, () => resolve()); });
+        const srv = createServer((req, res) => {
+          hits[host]!.push(Date.now());
+          res.writeHead(status, { location: '/elsewhere' }).end();
+          req.resume();
+        });
+        await new Promise<void>((resolve, reject) => {
+          srv.once('error', reject);
+          srv.listen(port, host, () => resolve());
+        });
         made.push([host, srv]);
         port = (srv.address() as AddressInfo).port;
       }
       servers.push(...made.map(([, s]) => s));
       const byName = new Map(made);
       return {
-        port, hits,
-        close: (host) => new Promise<void>((r) => { const s = byName.get(host)!; s.closeAllConnections(); s.close(() => r()); }),
+        port,
+        hits,
+        close: (host) =>
+          new Promise<void>((r) => {
+            const s = byName.get(host)!;
+            s.closeAllConnections();
+            s.close(() => r());
+          }),
       };
     } catch (err) {
       for (const [, s] of made) s.close();
@@ -75,32 +99,50 @@ const answerOf = async (at: string[], name: string): Promise<string> => {
 test('expectedStatusCodeRanges 300–399 add to 200: the 200 endpoint is answered, a 302 one takes over, a 201 one is skipped', async () => {
   const srv = await statusServers({ '127.0.0.41': 200, '127.0.0.42': 201, '127.0.0.43': 302 });
   const { client, at } = await start({ intervalMs: () => 200, timeoutMs: () => 1000 });
-  await client.putProfile(profileInput('codes', {
-    monitorConfig: {
-      protocol: 'HTTP', port: srv.port, path: '/health', intervalInSeconds: 10, timeoutInSeconds: 5, toleratedNumberOfFailures: 0,
-      expectedStatusCodeRanges: [{ min: 300, max: 399 }],
+  await client.putProfile(
+    profileInput('codes', {
+      monitorConfig: {
+        protocol: 'HTTP',
+        port: srv.port,
+        path: '/health',
+        intervalInSeconds: 10,
+        timeoutInSeconds: 5,
+        toleratedNumberOfFailures: 0,
+        expectedStatusCodeRanges: [{ min: 300, max: 399 }],
+      },
+      endpoints: [
+        { name: 'ok200', type: 'externalEndpoints', target: '127.0.0.41', priority: 1 },
+        { name: 'created201', type: 'externalEndpoints', target: '127.0.0.42', priority: 2 },
+        { name: 'found302', type: 'externalEndpoints', target: '127.0.0.43', priority: 3 },
+      ],
+    }),
+  );
+  const decided = await waitFor(
+    async () => {
+      const s = await client.status('codes');
+      return s.endpoints.every((e) => e.lastProbe !== undefined && e.endpointMonitorStatus !== 'CheckingEndpoint') ? s : undefined;
     },
-    endpoints: [
-      { name: 'ok200', type: 'externalEndpoints', target: '127.0.0.41', priority: 1 },
-      { name: 'created201', type: 'externalEndpoints', target: '127.0.0.42', priority: 2 },
-      { name: 'found302', type: 'externalEndpoints', target: '127.0.0.43', priority: 3 },
-    ],
-  }));
-  const decided = await waitFor(async () => {
-    const s = await client.status('codes');
-    return s.endpoints.every((e) => e.lastProbe !== undefined && e.endpointMonitorStatus !== 'CheckingEndpoint') ? s : undefined;
-  }, { what: 'every endpoint probed and decided', timeoutMs: 15_000 });
+    { what: 'every endpoint probed and decided', timeoutMs: 15_000 },
+  );
   expect(Object.fromEntries(decided.endpoints.map((e) => [e.name, [e.endpointMonitorStatus, e.lastProbe?.statusCode]]))).toEqual({
-    ok200: ['Online', 200], created201: ['Degraded', 201], found302: ['Online', 302],
+    ok200: ['Online', 200],
+    created201: ['Degraded', 201],
+    found302: ['Online', 302],
   });
   expect(await answerOf(at, 'codes.tm.internal')).toBe('127.0.0.41');
 
   // The 200 endpoint goes away: the 201 one (priority 2) is Degraded, so DNS answers the 302 one.
   await srv.close('127.0.0.41');
-  await waitFor(async () => (await answerOf(at, 'codes.tm.internal')) === '127.0.0.43', { what: 'DNS to answer the 302 endpoint', timeoutMs: 15_000 });
+  await waitFor(async () => (await answerOf(at, 'codes.tm.internal')) === '127.0.0.43', {
+    what: 'DNS to answer the 302 endpoint',
+    timeoutMs: 15_000,
+  });
   const after = await client.status('codes');
   // A probe that lands while the server is closing sees a reset; one after it, a refusal. Both are a failure.
-  expect(after.endpoints.find((e) => e.name === 'ok200')).toMatchObject({ endpointMonitorStatus: 'Degraded', lastProbe: { ok: false, reason: expect.stringMatching(/^connection (refused|reset)$/) } });
+  expect(after.endpoints.find((e) => e.name === 'ok200')).toMatchObject({
+    endpointMonitorStatus: 'Degraded',
+    lastProbe: { ok: false, reason: expect.stringMatching(/^connection (refused|reset)$/) },
+  });
 });
 
 test('tolerated 1: a failing new endpoint is CheckingEndpoint and answered until its second probe, at least one interval after the first', async () => {
@@ -109,22 +151,34 @@ test('tolerated 1: a failing new endpoint is CheckingEndpoint and answered until
   // phase 0.2: the second probe used to come at the endpoint's phase slot, 0.3 s after the first
   const { client, at } = await start({ intervalMs: () => INTERVAL, timeoutMs: () => 1000, phase: () => 0.2 });
   const putAt = Date.now();
-  await client.putProfile(profileInput('fresh', {
-    monitorConfig: { protocol: 'HTTP', port: srv.port, path: '/health', intervalInSeconds: 10, timeoutInSeconds: 5, toleratedNumberOfFailures: 1 },
-    endpoints: [
-      { name: 'new', type: 'externalEndpoints', target: '127.0.0.51', priority: 1 },
-      { name: 'backup', type: 'externalEndpoints', target: '192.0.2.99', priority: 2, alwaysServe: 'Enabled' },
-    ],
-  }));
+  await client.putProfile(
+    profileInput('fresh', {
+      monitorConfig: {
+        protocol: 'HTTP',
+        port: srv.port,
+        path: '/health',
+        intervalInSeconds: 10,
+        timeoutInSeconds: 5,
+        toleratedNumberOfFailures: 1,
+      },
+      endpoints: [
+        { name: 'new', type: 'externalEndpoints', target: '127.0.0.51', priority: 1 },
+        { name: 'backup', type: 'externalEndpoints', target: '192.0.2.99', priority: 2, alwaysServe: 'Enabled' },
+      ],
+    }),
+  );
   const hits = srv.hits['127.0.0.51']!;
   // dig until the backup is answered; every answer with the time its dig started
   const answers: Array<{ at: number; answer: string }> = [];
-  await waitFor(async () => {
-    const t = Date.now();
-    const answer = await answerOf(at, 'fresh.tm.internal');
-    answers.push({ at: t, answer });
-    return answer === '192.0.2.99';
-  }, { what: 'DNS to answer the backup', timeoutMs: 15_000, intervalMs: 40 });
+  await waitFor(
+    async () => {
+      const t = Date.now();
+      const answer = await answerOf(at, 'fresh.tm.internal');
+      answers.push({ at: t, answer });
+      return answer === '192.0.2.99';
+    },
+    { what: 'DNS to answer the backup', timeoutMs: 15_000, intervalMs: 40 },
+  );
   const first = hits[0]!;
   expect(first - putAt).toBeLessThan(INTERVAL); // the first probe comes at once
   expect(hits.length).toBeGreaterThanOrEqual(2);
@@ -138,5 +192,9 @@ test('tolerated 1: a failing new endpoint is CheckingEndpoint and answered until
   const switched = answers.find((a) => a.answer === '192.0.2.99')!;
   expect(switched.at).toBeGreaterThanOrEqual(first + INTERVAL - 100);
   const s = await client.status('fresh');
-  expect(s.endpoints.find((e) => e.name === 'new')).toMatchObject({ endpointMonitorStatus: 'Degraded', consecutiveFailures: 2, lastProbe: { statusCode: 503 } });
+  expect(s.endpoints.find((e) => e.name === 'new')).toMatchObject({
+    endpointMonitorStatus: 'Degraded',
+    consecutiveFailures: 2,
+    lastProbe: { statusCode: 503 },
+  });
 });

@@ -9,7 +9,14 @@ import { seededRng } from '../../../src/testing/rng';
 import { LONG_LABEL, ZONE, buildQuery, ecsOption, emptySnapshot, optRecord, standardTable, tableResolver } from './support';
 
 function make(extra: Partial<ResponderOptions> = {}, calls?: RoutingQuery[]): Responder {
-  return new Responder({ zone: ZONE, snapshot: emptySnapshot(), resolve: tableResolver(standardTable(), calls), rng: seededRng(42), soa: { serial: 7 }, ...extra });
+  return new Responder({
+    zone: ZONE,
+    snapshot: emptySnapshot(),
+    resolve: tableResolver(standardTable(), calls),
+    rng: seededRng(42),
+    soa: { serial: 7 },
+    ...extra,
+  });
 }
 const decode = (b: Buffer | null): dnsPacket.DecodedPacket & { rcode?: string } => dnsPacket.decode(b!);
 const dataOf = (a: dnsPacket.Answer | undefined): unknown => (a as { data?: unknown } | undefined)?.data;
@@ -62,7 +69,10 @@ test('client-dependent names are resolved per query with the routing address; en
   expect(ask('192.0.2.1', ecsOption(1, 24, 0, [198, 51, 100]))).toBe('198.51.100.1');
   expect(ask('192.0.2.1', ecsOption(1, 24, 0, [198, 51, 101]))).toBe('203.0.113.1');
   expect(calls.map((c) => [c.clientAddress, c.ecsSourcePrefix])).toEqual([
-    ['198.51.100.9', undefined], ['192.0.2.1', undefined], ['198.51.100.0', 24], ['198.51.101.0', 24],
+    ['198.51.100.9', undefined],
+    ['192.0.2.1', undefined],
+    ['198.51.100.0', 24],
+    ['198.51.101.0', 24],
   ]);
   expect(r.cached).toEqual({ questions: 1, outcomes: 2 });
 });
@@ -70,7 +80,11 @@ test('client-dependent names are resolved per query with the routing address; en
 test('an IPv6 ECS address is zero-padded into a full address', () => {
   const calls: RoutingQuery[] = [];
   const r = make({}, calls);
-  r.handle(buildQuery(3, `geo.${ZONE}`, 1, { additional: optRecord(1232, 0, ecsOption(2, 56, 0, [0x20, 0x01, 0x0d, 0xb8, 0, 0xab, 0xcd])) }), '::1', 'udp');
+  r.handle(
+    buildQuery(3, `geo.${ZONE}`, 1, { additional: optRecord(1232, 0, ecsOption(2, 56, 0, [0x20, 0x01, 0x0d, 0xb8, 0, 0xab, 0xcd])) }),
+    '::1',
+    'udp',
+  );
   expect(calls[0]!.clientAddress).toBe('2001:db8:ab:cd00:0:0:0:0');
   expect(calls[0]!.ecsSourcePrefix).toBe(56);
 });
@@ -78,7 +92,15 @@ test('an IPv6 ECS address is zero-padded into a full address', () => {
 test('a throwing resolver gives SERVFAIL, and the next query is answered', () => {
   let fail = true;
   const good = tableResolver(standardTable());
-  const r = new Responder({ zone: ZONE, snapshot: emptySnapshot(), rng: seededRng(1), resolve: (s, q) => { if (fail) throw new Error('boom'); return good(s, q); } });
+  const r = new Responder({
+    zone: ZONE,
+    snapshot: emptySnapshot(),
+    rng: seededRng(1),
+    resolve: (s, q) => {
+      if (fail) throw new Error('boom');
+      return good(s, q);
+    },
+  });
   const bad = r.handle(buildQuery(1, `v4.${ZONE}`, 1), '192.0.2.1', 'udp')!;
   expect(bad[3]! & 0xf).toBe(2);
   expect(bad.readUInt16BE(4)).toBe(1); // question echoed
@@ -108,12 +130,18 @@ describe('payload size and truncation', () => {
     expect(d.questions).toEqual([{ name: multi, type: 'AAAA', class: 'IN' }]);
     if (transport === 'udp') expect(msg.length).toBeLessThanOrEqual(payload === undefined ? 512 : Math.min(Math.max(payload, 512), 1232));
   });
-  test('the TC answer is the header and the question only, in the query\'s case', () => {
+  test("the TC answer is the header and the question only, in the query's case", () => {
     const upper = multi.toUpperCase();
     const out = r.handle(buildQuery(3, upper, 28), '192.0.2.1', 'udp')!;
     expect(out.length).toBe(12 + upper.length + 2 + 4);
     const d = decode(out);
-    expect([d.flag_tc, d.questions, d.answers, d.authorities, d.additionals]).toEqual([true, [{ name: upper, type: 'AAAA', class: 'IN' }], [], [], []]);
+    expect([d.flag_tc, d.questions, d.answers, d.authorities, d.additionals]).toEqual([
+      true,
+      [{ name: upper, type: 'AAAA', class: 'IN' }],
+      [],
+      [],
+      [],
+    ]);
   });
   test('a smaller cap is honoured and advertised', () => {
     const small = make({ udpPayloadCap: 600 });
@@ -125,7 +153,14 @@ describe('payload size and truncation', () => {
 
 test('ID, RD, DO and the question case are per query; the cached bytes are not modified', () => {
   const r = make();
-  const q1 = buildQuery(0xabcd, 'V4.tm.INTERNAL', 1, { rd: false, additional: (() => { const o = optRecord(); o[7] = 0x80; return o; })() });
+  const q1 = buildQuery(0xabcd, 'V4.tm.INTERNAL', 1, {
+    rd: false,
+    additional: (() => {
+      const o = optRecord();
+      o[7] = 0x80;
+      return o;
+    })(),
+  });
   const d1 = decode(r.handle(q1, '192.0.2.1', 'udp'));
   expect(d1.id).toBe(0xabcd);
   expect(d1.flag_rd).toBe(false);
@@ -158,7 +193,13 @@ test.each([
 });
 
 test('AXFR is refused', () => {
-  expect(decode(make().handle(buildQuery(1, ZONE, 252), '192.0.2.1', 'tcp')!.subarray(2)).rcode).toBe('REFUSED');
+  expect(
+    decode(
+      make()
+        .handle(buildQuery(1, ZONE, 252), '192.0.2.1', 'tcp')!
+        .subarray(2),
+    ).rcode,
+  ).toBe('REFUSED');
 });
 
 describe('in-zone name servers', () => {
@@ -167,7 +208,8 @@ describe('in-zone name servers', () => {
     const d = decode(r.handle(buildQuery(1, ZONE, 2), '192.0.2.1', 'udp'));
     expect(d.answers!.map((a) => dataOf(a))).toEqual(['ns1.tm.internal', 'ns.example.net']);
     expect(d.additionals!.map((a) => [a.type, a.name, dataOf(a)])).toEqual([
-      ['A', 'ns1.tm.internal', '192.0.2.53'], ['AAAA', 'ns1.tm.internal', '2001:db8::53'],
+      ['A', 'ns1.tm.internal', '192.0.2.53'],
+      ['AAAA', 'ns1.tm.internal', '2001:db8::53'],
     ]);
   });
   test.each([
@@ -201,8 +243,9 @@ test('a name between the apex and an in-zone name server exists: NODATA with the
 });
 
 test('addresses for a name server outside the zone are an error naming it, not silently dropped', () => {
-  expect(() => make({ nsNames: ['ns.example.net'], nsAddresses: { 'ns.example.net': ['192.0.2.53'] } }))
-    .toThrow(/nsAddresses\["ns\.example\.net"\]: ns\.example\.net is outside the zone tm\.internal.*drop the addresses/);
+  expect(() => make({ nsNames: ['ns.example.net'], nsAddresses: { 'ns.example.net': ['192.0.2.53'] } })).toThrow(
+    /nsAddresses\["ns\.example\.net"\]: ns\.example\.net is outside the zone tm\.internal.*drop the addresses/,
+  );
   expect(() => make({ nsNames: ['ns.example.net'], nsAddresses: { 'ns.example.net': [] } })).not.toThrow();
 });
 
@@ -212,14 +255,21 @@ test('names outside the zone are refused without filling the cache', () => {
   expect(r.cached.questions).toBe(0);
 });
 
-describe('Performance through the real routing engine: the answer is the client\'s, never a cached one of another client', () => {
+describe("Performance through the real routing engine: the answer is the client's, never a cached one of another client", () => {
   const snap = buildSnapshot({
     zone: ZONE,
-    profiles: [profile('perf', 'Performance', ['192.0.2.1', '192.0.2.2', '192.0.2.3'].map((ip, i) => ext(`e${i}`, ip, { endpointLocation: 'westeurope' })))],
+    profiles: [
+      profile(
+        'perf',
+        'Performance',
+        ['192.0.2.1', '192.0.2.2', '192.0.2.3'].map((ip, i) => ext(`e${i}`, ip, { endpointLocation: 'westeurope' })),
+      ),
+    ],
     geo: new TableGeo({ latency: { '*': { westeurope: 10 } } }),
   });
   const expected = (address: string, ecs?: number): string =>
-    resolve(snap, { name: `perf.${ZONE}`, type: 'A', clientAddress: address, ...(ecs !== undefined ? { ecsSourcePrefix: ecs } : {}) }).outcomes[0]!.records[0]!.data;
+    resolve(snap, { name: `perf.${ZONE}`, type: 'A', clientAddress: address, ...(ecs !== undefined ? { ecsSourcePrefix: ecs } : {}) })
+      .outcomes[0]!.records[0]!.data;
 
   test('interleaved ECS subnets and source addresses each get their own hash-chosen endpoint, every time', () => {
     const r = new Responder({ zone: ZONE, snapshot: snap, resolve, rng: seededRng(9) });
@@ -228,7 +278,9 @@ describe('Performance through the real routing engine: the answer is the client\
     const seen = new Set<string>();
     for (let round = 0; round < 5; round++) {
       subnets.forEach((net, i) => {
-        const viaEcs = decode(r.handle(buildQuery(i, `perf.${ZONE}`, 1, { additional: optRecord(1232, 0, ecsOption(1, 24, 0, net)) }), sources[i]!, 'udp'));
+        const viaEcs = decode(
+          r.handle(buildQuery(i, `perf.${ZONE}`, 1, { additional: optRecord(1232, 0, ecsOption(1, 24, 0, net)) }), sources[i]!, 'udp'),
+        );
         const want = expected(`${net.join('.')}.0`, 24);
         expect(dataOf(viaEcs.answers![0])).toBe(want);
         seen.add(want);
@@ -257,7 +309,9 @@ describe('name compression', () => {
     ['24 AAAA', `${LONG_LABEL}.big.${ZONE}`, 28, undefined, 2665, 769],
   ] as const)('%s: %i octets uncompressed, %i now, same records', (_l, name, qtype, opt, before, after) => {
     const q = buildQuery(1, name, qtype, opt ? { additional: opt } : {});
-    const plain = make({ ...zoneOpts, compressNames: false }).handle(q, '192.0.2.1', 'tcp')!.subarray(2);
+    const plain = make({ ...zoneOpts, compressNames: false })
+      .handle(q, '192.0.2.1', 'tcp')!
+      .subarray(2);
     const packed = make(zoneOpts).handle(q, '192.0.2.1', 'tcp')!.subarray(2);
     expect([plain.length, packed.length]).toEqual([before, after]);
     const { id: _a, ...p } = decode(plain);
@@ -276,7 +330,7 @@ describe('name compression', () => {
     expect(decode(make({ compressNames: false }).handle(buildQuery(1, multi, 28), '192.0.2.1', 'udp')).flag_tc).toBe(true);
   });
 
-  test('0x20: names pointing into the question read back in each query\'s case; one cached encoding', () => {
+  test("0x20: names pointing into the question read back in each query's case; one cached encoding", () => {
     const calls: RoutingQuery[] = [];
     const r = make({}, calls);
     for (const name of ['V4.tm.INTERNAL', 'v4.TM.internal', 'v4.tm.internal']) {
@@ -285,14 +339,24 @@ describe('name compression', () => {
       expect(d.answers!.map((a) => [a.name, dataOf(a)])).toEqual([[name, '192.0.2.10']]);
       const n = decode(r.handle(buildQuery(2, name, 28), '192.0.2.1', 'udp'));
       const tail = name.slice(3);
-      expect(n.authorities!.map((a) => [a.name, dataOf(a)])).toEqual([[tail, expect.objectContaining({ mname: `ns1.${tail}`, rname: `hostmaster.${tail}` })]]);
+      expect(n.authorities!.map((a) => [a.name, dataOf(a)])).toEqual([
+        [tail, expect.objectContaining({ mname: `ns1.${tail}`, rname: `hostmaster.${tail}` })],
+      ]);
     }
     expect(calls).toHaveLength(2); // A and AAAA, each resolved once whatever the case
   });
 
   test('a question name with dots, backslashes and high octets in a label is echoed byte for byte', () => {
     const label = Buffer.from([0x61, 0x2e, 0x5c, 0xff, 0x00, 0x41]); // "a.\\ÿ\0A"
-    const qname = Buffer.concat([Buffer.from([label.length]), label, Buffer.from([2]), Buffer.from('tm'), Buffer.from([8]), Buffer.from('internal'), Buffer.from([0])]);
+    const qname = Buffer.concat([
+      Buffer.from([label.length]),
+      label,
+      Buffer.from([2]),
+      Buffer.from('tm'),
+      Buffer.from([8]),
+      Buffer.from('internal'),
+      Buffer.from([0]),
+    ]);
     const q = Buffer.concat([Buffer.from([0, 9, 1, 0, 0, 1, 0, 0, 0, 0, 0, 0]), qname, Buffer.from([0, 1, 0, 1])]);
     const out = make().handle(q, '192.0.2.1', 'udp')!;
     expect(out.subarray(12, 12 + qname.length).equals(qname)).toBe(true);
@@ -304,10 +368,23 @@ describe('name compression', () => {
 
 test('an answer that has no wire form is SERVFAIL naming the field; nothing is cached', () => {
   const errors: string[] = [];
-  const table = { ...standardTable(), bad: { outcomes: [{ probability: 1, records: [{ type: 'A' as const, name: `bad.${ZONE}`, ttl: 5, data: 'not-an-address' }] }] } };
-  const r = new Responder({ zone: ZONE, snapshot: emptySnapshot(), resolve: tableResolver(table), rng: seededRng(1), onError: (reason) => errors.push(reason) });
+  const table = {
+    ...standardTable(),
+    bad: { outcomes: [{ probability: 1, records: [{ type: 'A' as const, name: `bad.${ZONE}`, ttl: 5, data: 'not-an-address' }] }] },
+  };
+  const r = new Responder({
+    zone: ZONE,
+    snapshot: emptySnapshot(),
+    resolve: tableResolver(table),
+    rng: seededRng(1),
+    onError: (reason) => errors.push(reason),
+  });
   for (let i = 0; i < 2; i++) expect(decode(r.handle(buildQuery(1, `bad.${ZONE}`, 1), '192.0.2.1', 'udp')).rcode).toBe('SERVFAIL');
-  expect(errors).toEqual(Array(2).fill('encoding failed: dns: cannot encode answers[0].data: "not-an-address" is not an IPv4 address (an A record holds one, e.g. 192.0.2.1)'));
+  expect(errors).toEqual(
+    Array(2).fill(
+      'encoding failed: dns: cannot encode answers[0].data: "not-an-address" is not an IPv4 address (an A record holds one, e.g. 192.0.2.1)',
+    ),
+  );
   expect(r.cached.questions).toBe(0);
   expect(decode(r.handle(buildQuery(1, `v4.${ZONE}`, 1), '192.0.2.1', 'udp')).answers).toHaveLength(1);
 });

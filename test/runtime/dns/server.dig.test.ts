@@ -6,9 +6,7 @@
 import * as dnsPacket from 'dns-packet';
 import { DnsServer } from '../../../src/runtime/dns';
 import { seededRng } from '../../../src/testing/rng';
-import {
-  LONG_LABEL, ZONE, buildQuery, dig, emptySnapshot, optRecord, rcodeOf, standardTable, tableResolver, udpExchange,
-} from './support';
+import { LONG_LABEL, ZONE, buildQuery, dig, emptySnapshot, optRecord, rcodeOf, standardTable, tableResolver, udpExchange } from './support';
 
 let server: DnsServer;
 let port: number;
@@ -22,7 +20,10 @@ beforeAll(async () => {
     snapshot: emptySnapshot(),
     resolve: tableResolver(standardTable()),
     rng: seededRng(7),
-    listen: [{ address: '127.0.0.1', port: 0 }, { address: '::1', port: 0 }],
+    listen: [
+      { address: '127.0.0.1', port: 0 },
+      { address: '::1', port: 0 },
+    ],
   });
   await server.start();
   port = server.address().port;
@@ -80,7 +81,7 @@ describe('answers', () => {
     expect(r.answer).toEqual([['v4.tm.internal.', '60', 'IN', 'A', '192.0.2.10']]);
   });
 
-  test('0x20: the question is echoed in the query\'s case, the answer still found', async () => {
+  test("0x20: the question is echoed in the query's case, the answer still found", async () => {
     const r = await dig([...at(), 'V4.Tm.InTeRnAl', 'A']);
     expect(r.question).toEqual([';V4.Tm.InTeRnAl. IN A']);
     // The owner is a compression pointer to the question: it reads back in the query's case too.
@@ -125,7 +126,9 @@ describe('negative answers and the apex', () => {
     const r = await dig([...at(), 'tm.internal', 'SOA']);
     expect(r.status).toBe('NOERROR');
     expect(r.flags).toContain('aa');
-    expect(r.answer).toEqual([['tm.internal.', '300', 'IN', 'SOA', 'ns1.tm.internal.', 'hostmaster.tm.internal.', '2026010101', '3600', '600', '86400', '30']]);
+    expect(r.answer).toEqual([
+      ['tm.internal.', '300', 'IN', 'SOA', 'ns1.tm.internal.', 'hostmaster.tm.internal.', '2026010101', '3600', '600', '86400', '30'],
+    ]);
   });
 
   test('NS at the apex', async () => {
@@ -147,8 +150,11 @@ describe('compressed names (RFC 1035 §4.1.4): dig reads them without warnings',
       zone: ZONE,
       soa: { mname: 'ns1.tm.internal', rname: 'hostmaster.tm.internal', serial: 2026010101, ttl: 300, minimum: 30 },
       nsNames: ['ns1.tm.internal', 'ns2.tm.internal'],
-      snapshot: emptySnapshot(), resolve: tableResolver(standardTable()), rng: seededRng(7),
-      listen: [{ address: '127.0.0.1', port: 0 }], compressNames: false,
+      snapshot: emptySnapshot(),
+      resolve: tableResolver(standardTable()),
+      rng: seededRng(7),
+      listen: [{ address: '127.0.0.1', port: 0 }],
+      compressNames: false,
     });
     await plainServer.start();
   });
@@ -173,10 +179,12 @@ describe('compressed names (RFC 1035 §4.1.4): dig reads them without warnings',
     expect([t.warnings, t.size, t.answer, t.authority]).toEqual([[], size, r.answer, r.authority]);
   });
 
-  test('NODATA in the query\'s case: SOA owner, mname and rname point into the question', async () => {
+  test("NODATA in the query's case: SOA owner, mname and rname point into the question", async () => {
     const r = await dig([...quiet(), 'V4.TM.Internal', 'AAAA']);
     expect(r.warnings).toEqual([]);
-    expect(r.authority).toEqual([['TM.Internal.', '30', 'IN', 'SOA', 'ns1.TM.Internal.', 'hostmaster.TM.Internal.', '2026010101', '3600', '600', '86400', '30']]);
+    expect(r.authority).toEqual([
+      ['TM.Internal.', '30', 'IN', 'SOA', 'ns1.TM.Internal.', 'hostmaster.TM.Internal.', '2026010101', '3600', '600', '86400', '30'],
+    ]);
   });
 
   test('8 AAAA with an IPv6 ECS option fit in 512 octets: no TC, ECS echoed', async () => {
@@ -249,7 +257,7 @@ describe('EDNS and truncation', () => {
     expect(r.answer).toEqual([['v4.tm.internal.', '60', 'IN', 'A', '192.0.2.10']]);
   });
 
-  test('ECS: a client-dependent name routes by the subnet and echoes it with the resolver\'s scope', async () => {
+  test("ECS: a client-dependent name routes by the subnet and echoes it with the resolver's scope", async () => {
     const a = await dig([...at(), '+subnet=198.51.100.0/24', 'geo.tm.internal']);
     expect(a.answer).toEqual([['geo.tm.internal.', '20', 'IN', 'A', '198.51.100.1']]);
     expect(a.clientSubnet).toBe('198.51.100.0/24/24');

@@ -30,10 +30,16 @@ export function tableResolver(table: Record<string, TableEntry>, calls?: Routing
     const name = q.name.toLowerCase().replace(/\.$/, '');
     const rel = name.endsWith(`.${ZONE}`) ? name.slice(0, -ZONE.length - 1) : name;
     const e = table[rel];
-    if (!e) return { rcode: 'NXDOMAIN', outcomes: [{ probability: 1, records: [], endpoints: [] }], clientDependent: false, explanation: [] };
+    if (!e)
+      return { rcode: 'NXDOMAIN', outcomes: [{ probability: 1, records: [], endpoints: [] }], clientDependent: false, explanation: [] };
     if (e.byClient) {
       const r = e.byClient(q);
-      const res: RoutingResolution = { rcode: 'NOERROR', outcomes: [{ probability: 1, records: forType(r.records, q.type), endpoints: [] }], clientDependent: true, explanation: [] };
+      const res: RoutingResolution = {
+        rcode: 'NOERROR',
+        outcomes: [{ probability: 1, records: forType(r.records, q.type), endpoints: [] }],
+        clientDependent: true,
+        explanation: [],
+      };
       if (q.ecsSourcePrefix !== undefined) res.ecsScopePrefix = r.scope;
       return res;
     }
@@ -72,22 +78,32 @@ export function standardTable(): Record<string, TableEntry> {
       ],
     },
     [multi]: {
-      outcomes: [{
-        probability: 1,
-        records: Array.from({ length: 8 }, (_, i) => ({ type: 'AAAA' as const, name: fq(multi), ttl: 10, data: `2001:db8::${i + 1}` })),
-      }],
+      outcomes: [
+        {
+          probability: 1,
+          records: Array.from({ length: 8 }, (_, i) => ({ type: 'AAAA' as const, name: fq(multi), ttl: 10, data: `2001:db8::${i + 1}` })),
+        },
+      ],
     },
     // 24 AAAA: over 512 octets even with compressed names (12 + 85 + 24 × 28 = 769), within 1232.
     [`${LONG_LABEL}.big`]: {
-      outcomes: [{
-        probability: 1,
-        records: Array.from({ length: 24 }, (_, i) => ({ type: 'AAAA' as const, name: fq(`${LONG_LABEL}.big`), ttl: 10, data: `2001:db8::b:${i + 1}` })),
-      }],
+      outcomes: [
+        {
+          probability: 1,
+          records: Array.from({ length: 24 }, (_, i) => ({
+            type: 'AAAA' as const,
+            name: fq(`${LONG_LABEL}.big`),
+            ttl: 10,
+            data: `2001:db8::b:${i + 1}`,
+          })),
+        },
+      ],
     },
     geo: {
-      byClient: (q) => q.clientAddress.startsWith('198.51.100.')
-        ? { records: [{ type: 'A', name: fq('geo'), ttl: 20, data: '198.51.100.1' }], scope: 24 }
-        : { records: [{ type: 'A', name: fq('geo'), ttl: 20, data: '203.0.113.1' }], scope: 16 },
+      byClient: (q) =>
+        q.clientAddress.startsWith('198.51.100.')
+          ? { records: [{ type: 'A', name: fq('geo'), ttl: 20, data: '198.51.100.1' }], scope: 24 }
+          : { records: [{ type: 'A', name: fq('geo'), ttl: 20, data: '203.0.113.1' }], scope: 16 },
     },
   };
 }
@@ -147,7 +163,12 @@ export function parseDig(out: string): DigResult {
     status: header[2]!.replace(/,$/, ''),
     id: Number(header[3]),
     flags: flagsLine[1]!.trim().split(/\s+/).filter(Boolean),
-    counts: { query: Number(flagsLine[2]), answer: Number(flagsLine[3]), authority: Number(flagsLine[4]), additional: Number(flagsLine[5]) },
+    counts: {
+      query: Number(flagsLine[2]),
+      answer: Number(flagsLine[3]),
+      authority: Number(flagsLine[4]),
+      additional: Number(flagsLine[5]),
+    },
     question: qs,
     answer: section('ANSWER'),
     authority: section('AUTHORITY'),
@@ -168,15 +189,27 @@ export function parseDig(out: string): DigResult {
 export function udpExchange(host: string, port: number, msg: Buffer, timeoutMs = 3000): Promise<Buffer | null> {
   return new Promise((resolve) => {
     const sock = dgram.createSocket(net.isIPv6(host) ? 'udp6' : 'udp4');
-    const timer = setTimeout(() => { sock.close(); resolve(null); }, timeoutMs);
-    sock.on('message', (m) => { clearTimeout(timer); sock.close(); resolve(m); });
+    const timer = setTimeout(() => {
+      sock.close();
+      resolve(null);
+    }, timeoutMs);
+    sock.on('message', (m) => {
+      clearTimeout(timer);
+      sock.close();
+      resolve(m);
+    });
     sock.on('error', () => undefined);
     sock.send(msg, port, host);
   });
 }
 
 /** Builds a plain query (no EDNS unless `opt` bytes given). */
-export function buildQuery(id: number, name: string, qtype: number, opts: { rd?: boolean; opcode?: number; qdcount?: number; additional?: Buffer; arcount?: number } = {}): Buffer {
+export function buildQuery(
+  id: number,
+  name: string,
+  qtype: number,
+  opts: { rd?: boolean; opcode?: number; qdcount?: number; additional?: Buffer; arcount?: number } = {},
+): Buffer {
   const labels = name.split('.').filter(Boolean);
   const q = Buffer.concat([
     ...labels.map((l) => Buffer.concat([Buffer.from([l.length]), Buffer.from(l, 'latin1')])),
@@ -221,7 +254,10 @@ export function tcpCollect(host: string, port: number, data: Buffer, count: numb
     const msgs: Buffer[] = [];
     let buf = Buffer.alloc(0);
     const sock = net.connect({ host, port }, () => sock.write(data));
-    const timer = setTimeout(() => { sock.destroy(); reject(new Error(`tcp: got ${msgs.length}/${count} answers`)); }, timeoutMs);
+    const timer = setTimeout(() => {
+      sock.destroy();
+      reject(new Error(`tcp: got ${msgs.length}/${count} answers`));
+    }, timeoutMs);
     sock.on('data', (c) => {
       buf = Buffer.concat([buf, c]);
       while (buf.length >= 2 && buf.length >= 2 + buf.readUInt16BE(0)) {
@@ -229,9 +265,16 @@ export function tcpCollect(host: string, port: number, data: Buffer, count: numb
         msgs.push(buf.subarray(2, 2 + l));
         buf = buf.subarray(2 + l);
       }
-      if (msgs.length >= count) { clearTimeout(timer); sock.end(); resolve(msgs); }
+      if (msgs.length >= count) {
+        clearTimeout(timer);
+        sock.end();
+        resolve(msgs);
+      }
     });
-    sock.on('error', (e) => { clearTimeout(timer); reject(e); });
+    sock.on('error', (e) => {
+      clearTimeout(timer);
+      reject(e);
+    });
   });
 }
 

@@ -16,10 +16,16 @@ afterEach(async () => {
   await server?.close();
 });
 
-async function startServer(tcp: { maxConnections?: number; maxConnectionsPerClient?: number; idleTimeoutMs?: number } = {}): Promise<number> {
+async function startServer(
+  tcp: { maxConnections?: number; maxConnectionsPerClient?: number; idleTimeoutMs?: number } = {},
+): Promise<number> {
   server = new DnsServer({
-    zone: ZONE, snapshot: emptySnapshot(), resolve: tableResolver(standardTable()), rng: seededRng(1),
-    listen: [{ address: '127.0.0.1', port: 0 }], tcp: { idleTimeoutMs: 60_000, ...tcp },
+    zone: ZONE,
+    snapshot: emptySnapshot(),
+    resolve: tableResolver(standardTable()),
+    rng: seededRng(1),
+    listen: [{ address: '127.0.0.1', port: 0 }],
+    tcp: { idleTimeoutMs: 60_000, ...tcp },
   });
   await server.start();
   return server.address().port;
@@ -30,8 +36,13 @@ async function connect(port: number, from = '127.0.0.1'): Promise<net.Socket & {
   const s: net.Socket & { closedByPeer?: boolean } = net.connect({ host: '127.0.0.1', port, localAddress: from });
   sockets.push(s);
   s.on('error', () => undefined);
-  s.on('close', () => { s.closedByPeer = true; });
-  await new Promise<void>((resolve, reject) => { s.once('connect', () => resolve()); s.once('error', reject); });
+  s.on('close', () => {
+    s.closedByPeer = true;
+  });
+  await new Promise<void>((resolve, reject) => {
+    s.once('connect', () => resolve());
+    s.once('error', reject);
+  });
   return s;
 }
 
@@ -42,9 +53,15 @@ function ask(sock: net.Socket, id: number): Promise<number | 'closed'> {
     const t = setTimeout(() => resolve('closed'), 10_000);
     sock.on('data', (c: Buffer) => {
       buf = Buffer.concat([buf, c]);
-      if (buf.length >= 2 && buf.length >= 2 + buf.readUInt16BE(0)) { clearTimeout(t); resolve(buf.readUInt16BE(2)); }
+      if (buf.length >= 2 && buf.length >= 2 + buf.readUInt16BE(0)) {
+        clearTimeout(t);
+        resolve(buf.readUInt16BE(2));
+      }
     });
-    sock.once('close', () => { clearTimeout(t); resolve('closed'); });
+    sock.once('close', () => {
+      clearTimeout(t);
+      resolve('closed');
+    });
     sock.write(framed(buildQuery(id, `v4.${ZONE}`, 1)));
   });
 }
@@ -54,8 +71,16 @@ test('one address holding every connection slot: its extra connections are close
   const port = await startServer({ maxConnections: 100 });
   const attacker = await Promise.all(Array.from({ length: 100 }, () => connect(port, '127.0.0.1')));
   const refused = (): number => server.tcpRefusedPerClient ?? 0; // (absent before the cap existed)
-  await waitFor(() => server.tcpConnections + refused() >= 100, { what: 'the server to settle the attacker\'s connections', timeoutMs: 10_000, intervalMs: 10 });
-  await waitFor(() => attacker.filter((s) => s.closedByPeer).length >= refused(), { what: 'the refused connections to be closed', timeoutMs: 10_000, intervalMs: 10 });
+  await waitFor(() => server.tcpConnections + refused() >= 100, {
+    what: "the server to settle the attacker's connections",
+    timeoutMs: 10_000,
+    intervalMs: 10,
+  });
+  await waitFor(() => attacker.filter((s) => s.closedByPeer).length >= refused(), {
+    what: 'the refused connections to be closed',
+    timeoutMs: 10_000,
+    intervalMs: 10,
+  });
 
   const victim = await connect(port, '127.0.0.2');
   expect(await ask(victim, 4242)).toBe(4242);

@@ -7,8 +7,12 @@ import { ZONE, buildQuery, emptySnapshot, framed, standardTable, tableResolver, 
 
 async function startServer(tcp: { idleTimeoutMs?: number; maxConnections?: number; maxPipelined?: number } = {}): Promise<DnsServer> {
   const s = new DnsServer({
-    zone: ZONE, snapshot: emptySnapshot(), resolve: tableResolver(standardTable()), rng: seededRng(1),
-    listen: [{ address: '127.0.0.1', port: 0 }], tcp,
+    zone: ZONE,
+    snapshot: emptySnapshot(),
+    resolve: tableResolver(standardTable()),
+    rng: seededRng(1),
+    listen: [{ address: '127.0.0.1', port: 0 }],
+    tcp,
   });
   await s.start();
   return s;
@@ -17,7 +21,10 @@ async function startServer(tcp: { idleTimeoutMs?: number; maxConnections?: numbe
 function waitClose(sock: net.Socket, timeoutMs: number): Promise<'closed' | 'open'> {
   return new Promise((resolve) => {
     const t = setTimeout(() => resolve('open'), timeoutMs);
-    sock.on('close', () => { clearTimeout(t); resolve('closed'); });
+    sock.on('close', () => {
+      clearTimeout(t);
+      resolve('closed');
+    });
   });
 }
 
@@ -45,12 +52,18 @@ describe('TCP', () => {
     const msg = framed(buildQuery(77, `v4.${ZONE}`, 1));
     const got = await new Promise<Buffer>((resolve, reject) => {
       const sock = net.connect({ host: '127.0.0.1', port }, async () => {
-        for (const b of msg) { sock.write(Buffer.from([b])); await new Promise((r) => setImmediate(r)); }
+        for (const b of msg) {
+          sock.write(Buffer.from([b]));
+          await new Promise((r) => setImmediate(r));
+        }
       });
       let buf = Buffer.alloc(0);
       sock.on('data', (c) => {
         buf = Buffer.concat([buf, c]);
-        if (buf.length >= 2 && buf.length >= 2 + buf.readUInt16BE(0)) { sock.end(); resolve(buf.subarray(2)); }
+        if (buf.length >= 2 && buf.length >= 2 + buf.readUInt16BE(0)) {
+          sock.end();
+          resolve(buf.subarray(2));
+        }
       });
       sock.on('error', reject);
     });
@@ -64,19 +77,20 @@ describe('TCP', () => {
     const sock = net.connect({ host: '127.0.0.1', port });
     await new Promise((r) => sock.once('connect', r));
     let buf = Buffer.alloc(0);
-    const next = (): Promise<Buffer> => new Promise((resolve) => {
-      const onData = (c: Buffer): void => {
-        buf = Buffer.concat([buf, c]);
-        if (buf.length >= 2 && buf.length >= 2 + buf.readUInt16BE(0)) {
-          const l = buf.readUInt16BE(0);
-          const m = buf.subarray(2, 2 + l);
-          buf = buf.subarray(2 + l);
-          sock.off('data', onData);
-          resolve(m);
-        }
-      };
-      sock.on('data', onData);
-    });
+    const next = (): Promise<Buffer> =>
+      new Promise((resolve) => {
+        const onData = (c: Buffer): void => {
+          buf = Buffer.concat([buf, c]);
+          if (buf.length >= 2 && buf.length >= 2 + buf.readUInt16BE(0)) {
+            const l = buf.readUInt16BE(0);
+            const m = buf.subarray(2, 2 + l);
+            buf = buf.subarray(2 + l);
+            sock.off('data', onData);
+            resolve(m);
+          }
+        };
+        sock.on('data', onData);
+      });
     for (let i = 0; i < 3; i++) {
       const p = next();
       sock.write(framed(buildQuery(i, `v4.${ZONE}`, 1)));

@@ -24,15 +24,27 @@ test.each([
 /** Starts `tmkit dns` until its banner, then stops it with SIGTERM; returns the banner. */
 function dnsBanner(args: string[]): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, 'dns', '--document', 'examples/basic/tmkit.out.json', '--listen', '127.0.0.1:0', ...args], { cwd: REPO, env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, 'dns', '--document', 'examples/basic/tmkit.out.json', '--listen', '127.0.0.1:0', ...args], {
+      cwd: REPO,
+      env: cleanEnv(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
-    const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`no banner: ${out}`)); }, 30_000);
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`no banner: ${out}`));
+    }, 30_000);
     child.stdout!.setEncoding('utf8').on('data', (d: string) => {
       out += d;
       if (/DS for the parent: .*\n/.test(out)) child.kill('SIGTERM');
     });
-    child.stderr!.setEncoding('utf8').on('data', (d: string) => { out += d; });
-    child.on('close', () => { clearTimeout(timer); resolve(out); });
+    child.stderr!.setEncoding('utf8').on('data', (d: string) => {
+      out += d;
+    });
+    child.on('close', () => {
+      clearTimeout(timer);
+      resolve(out);
+    });
   });
 }
 
@@ -45,6 +57,18 @@ test('tmkit dns --dnssec --dnssec-key-file: the file is made once (mode 0600) an
   const again = await dnsBanner(['--dnssec', '--dnssec-key-file', file]);
   expect(again).toContain(ds);
   writeFileSync(file, 'nonsense');
-  const bad = await runTmkit(['dns', '--document', 'examples/basic/tmkit.out.json', '--listen', '127.0.0.1:0', '--dnssec', '--dnssec-key-file', file]);
-  expect({ code: bad.code, stderr: bad.stderr }).toEqual({ code: 1, stderr: expect.stringMatching(/keys\.json: the DNSSEC key file is not JSON/) });
+  const bad = await runTmkit([
+    'dns',
+    '--document',
+    'examples/basic/tmkit.out.json',
+    '--listen',
+    '127.0.0.1:0',
+    '--dnssec',
+    '--dnssec-key-file',
+    file,
+  ]);
+  expect({ code: bad.code, stderr: bad.stderr }).toEqual({
+    code: 1,
+    stderr: expect.stringMatching(/keys\.json: the DNSSEC key file is not JSON/),
+  });
 });

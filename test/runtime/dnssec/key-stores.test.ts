@@ -38,15 +38,23 @@ describe('state dir', () => {
   test('keys of another zone, algorithm or key mode are refused, saying which flag to pass', async () => {
     const dir = tempDir();
     await open(new FileKeyStore(dir));
-    await expect(open(new FileKeyStore(dir), { zone: 'other.example' })).rejects.toThrow(/holds the DNSSEC keys of tm\.internal, not other\.example: serve --zone tm\.internal/);
-    await expect(open(new FileKeyStore(dir), { policy: { algorithm: 15, split: false } })).rejects.toThrow(/algorithm 13 keys, not 15: pass --dnssec-algorithm 13/);
-    await expect(open(new FileKeyStore(dir), { policy: { algorithm: 13, split: true } })).rejects.toThrow(/one combined key \(CSK\): pass --dnssec-keys csk/);
+    await expect(open(new FileKeyStore(dir), { zone: 'other.example' })).rejects.toThrow(
+      /holds the DNSSEC keys of tm\.internal, not other\.example: serve --zone tm\.internal/,
+    );
+    await expect(open(new FileKeyStore(dir), { policy: { algorithm: 15, split: false } })).rejects.toThrow(
+      /algorithm 13 keys, not 15: pass --dnssec-algorithm 13/,
+    );
+    await expect(open(new FileKeyStore(dir), { policy: { algorithm: 13, split: true } })).rejects.toThrow(
+      /one combined key \(CSK\): pass --dnssec-keys csk/,
+    );
   });
 
   test('a damaged key file stops the start and says what to do', async () => {
     const dir = tempDir();
     writeFileSync(join(dir, KEY_FILE), '{ not json');
-    await expect(open(new FileKeyStore(dir))).rejects.toThrow(/dnssec-keys\.json: the DNSSEC key file is not JSON .*restore it from a backup/);
+    await expect(open(new FileKeyStore(dir))).rejects.toThrow(
+      /dnssec-keys\.json: the DNSSEC key file is not JSON .*restore it from a backup/,
+    );
   });
 
   test('tmkit backup carries the keys (the backup is then mode 0600); restore puts them back, the old ones aside', async () => {
@@ -75,8 +83,12 @@ describe('state dir', () => {
 
 describe('etcd', () => {
   let etcd: EtcdServer;
-  beforeAll(async () => { etcd = await startEtcd(); });
-  afterAll(async () => { await etcd?.destroy(); });
+  beforeAll(async () => {
+    etcd = await startEtcd();
+  });
+  afterAll(async () => {
+    await etcd?.destroy();
+  });
   const node = (prefix: string, stateDir = tempDir()): Promise<EtcdStore> =>
     EtcdStore.open({ hosts: [etcd.url], prefix, stateDir, retryMs: 50, requestTimeoutMs: 2000, connectTimeoutMs: 2000 });
 
@@ -90,7 +102,8 @@ describe('etcd', () => {
       expect(JSON.parse(readFileSync(join(dirA, KEY_FILE), 'utf8'))).toEqual(ka.doc);
       expect(statSync(join(dirB, KEY_FILE)).mode & 0o777).toBe(0o600);
     } finally {
-      await a.close(); await b.close();
+      await a.close();
+      await b.close();
     }
   });
 
@@ -109,10 +122,13 @@ describe('etcd', () => {
       // A second rollover while the first is under way is refused by the plan, on either node.
       await expect(kb.rollover('zone', false, 30)).rejects.toThrow(/a CSK rollover is under way/);
       // Compare-and-swap: replacing a key set that is no longer the stored one writes nothing.
-      expect(await new EtcdKeyStore(a.session).replace(newKeySet('tm.internal', { algorithm: 13, split: false }, Date.now()), r.doc)).toBe(false);
+      expect(await new EtcdKeyStore(a.session).replace(newKeySet('tm.internal', { algorithm: 13, split: false }, Date.now()), r.doc)).toBe(
+        false,
+      );
       kb.close();
     } finally {
-      await a.close(); await b.close();
+      await a.close();
+      await b.close();
     }
   });
 
@@ -125,10 +141,18 @@ describe('etcd', () => {
       await first.session.saveNow(); // the node's copy of the configuration, so it can start without etcd
       await first.close();
       await own.stop();
-      const offline = await EtcdStore.open({ hosts: [own.url], prefix: '/k3/', stateDir: dir, connectTimeoutMs: 500, requestTimeoutMs: 500 });
+      const offline = await EtcdStore.open({
+        hosts: [own.url],
+        prefix: '/k3/',
+        stateDir: dir,
+        connectTimeoutMs: 500,
+        requestTimeoutMs: 500,
+      });
       try {
         expect((await open(new EtcdKeyStore(offline.session, dir))).doc).toEqual(keys.doc);
-        await expect(open(new EtcdKeyStore(offline.session, tempDir()))).rejects.toThrow(/etcd is unreachable and this node has no copy of the DNSSEC keys yet/);
+        await expect(open(new EtcdKeyStore(offline.session, tempDir()))).rejects.toThrow(
+          /etcd is unreachable and this node has no copy of the DNSSEC keys yet/,
+        );
       } finally {
         await offline.close();
       }

@@ -4,7 +4,16 @@
  * order (RFC 4034 §6.3), and signatures that node:crypto verifies with the DNSKEY's own public key.
  */
 import { createHash, createPublicKey, verify } from 'node:crypto';
-import { canonicalName, canonicalRrset, dnskeyRdata, dsRdata, immediateSuccessor, keyTag, nsecRdata, typeBitmap } from '../../../src/runtime/dns/dnssec/records';
+import {
+  canonicalName,
+  canonicalRrset,
+  dnskeyRdata,
+  dsRdata,
+  immediateSuccessor,
+  keyTag,
+  nsecRdata,
+  typeBitmap,
+} from '../../../src/runtime/dns/dnssec/records';
 import { dsText, loadKeySet, newKeySet, signData } from '../../../src/runtime/dns/dnssec/keys';
 
 function dsOfPresented(owner: string, flags: number, algorithm: 13 | 15, publicKeyB64: string): { tag: number; digest: string } {
@@ -15,8 +24,22 @@ function dsOfPresented(owner: string, flags: number, algorithm: 13 | 15, publicK
 }
 
 test.each([
-  ['RFC 6605 §6.1, ECDSAP256SHA256', 'example.net.', 13 as const, 'GojIhhXUN/u4v54ZQqGSnyhWJwaubCvTmeexv7bR6edbkrSqQpF64cYbcB7wNcP+e+MAnLr+Wi9xMWyQLc8NAA==', 55648, 'b4c8c1fe2e7477127b27115656ad6256f424625bf5c1e2770ce6d6e37df61d17'],
-  ['RFC 8080 §6.1, ED25519', 'example.com.', 15 as const, 'l02Woi0iS8Aa25FQkUd9RMzZHJpBoRQwAQEX1SxZJA4=', 3613, '3aa5ab37efce57f737fc1627013fee07bdf241bd10f3b1964ab55c78e79a304b'],
+  [
+    'RFC 6605 §6.1, ECDSAP256SHA256',
+    'example.net.',
+    13 as const,
+    'GojIhhXUN/u4v54ZQqGSnyhWJwaubCvTmeexv7bR6edbkrSqQpF64cYbcB7wNcP+e+MAnLr+Wi9xMWyQLc8NAA==',
+    55648,
+    'b4c8c1fe2e7477127b27115656ad6256f424625bf5c1e2770ce6d6e37df61d17',
+  ],
+  [
+    'RFC 8080 §6.1, ED25519',
+    'example.com.',
+    15 as const,
+    'l02Woi0iS8Aa25FQkUd9RMzZHJpBoRQwAQEX1SxZJA4=',
+    3613,
+    '3aa5ab37efce57f737fc1627013fee07bdf241bd10f3b1964ab55c78e79a304b',
+  ],
 ])('key tag and DS digest: %s', (_what, owner, algorithm, key, tag, digest) => {
   expect(dsOfPresented(owner, 257, algorithm, key)).toEqual({ tag, digest });
 });
@@ -31,7 +54,9 @@ test('compact denial: the next name is \\000.<owner>; for a name too long for th
   const owner = canonicalName('Nx.TM.internal');
   expect(owner).toEqual(Buffer.from('\u0002nx\u0002tm\u0008internal\u0000', 'latin1'));
   expect(immediateSuccessor(owner)).toEqual(Buffer.concat([Buffer.from([1, 0]), owner]));
-  expect(nsecRdata(immediateSuccessor(owner), [46, 47, 128]).subarray(owner.length + 2)).toEqual(Buffer.from([0, 17, 0, 0, 0, 0, 0, 3, ...Array<number>(10).fill(0), 0x80]));
+  expect(nsecRdata(immediateSuccessor(owner), [46, 47, 128]).subarray(owner.length + 2)).toEqual(
+    Buffer.from([0, 17, 0, 0, 0, 0, 0, 3, ...Array<number>(10).fill(0), 0x80]),
+  );
   const long = canonicalName(Array.from({ length: 4 }, () => 'a'.repeat(62)).join('.') + '.x');
   expect(long.length).toBe(255);
   const next = immediateSuccessor(long);
@@ -61,9 +86,10 @@ test.each([13, 15] as const)('a new key of algorithm %i signs what its DNSKEY ve
   const sig = signData(k, data);
   expect(sig).toHaveLength(64);
   const pub = k.dnskey.subarray(4);
-  const jwk = algorithm === 13
-    ? { kty: 'EC', crv: 'P-256', x: pub.subarray(0, 32).toString('base64url'), y: pub.subarray(32).toString('base64url') }
-    : { kty: 'OKP', crv: 'Ed25519', x: pub.toString('base64url') };
+  const jwk =
+    algorithm === 13
+      ? { kty: 'EC', crv: 'P-256', x: pub.subarray(0, 32).toString('base64url'), y: pub.subarray(32).toString('base64url') }
+      : { kty: 'OKP', crv: 'Ed25519', x: pub.toString('base64url') };
   const key = createPublicKey({ key: jwk, format: 'jwk' });
   expect(algorithm === 13 ? verify('sha256', data, { key, dsaEncoding: 'ieee-p1363' }, sig) : verify(null, data, key, sig)).toBe(true);
   expect(dsText('tm.internal', k)).toMatch(new RegExp(`^tm\\.internal\\. IN DS ${k.keyTag} ${algorithm} 2 [0-9A-F]{64}$`));
@@ -71,7 +97,10 @@ test.each([13, 15] as const)('a new key of algorithm %i signs what its DNSKEY ve
 
 test('split keys: a KSK (257) and a ZSK (256) with different key tags', () => {
   const { keys } = loadKeySet(newKeySet('tm.internal', { algorithm: 13, split: true }, Date.now()), 'test');
-  expect(keys.map((k) => [k.role, k.flags])).toEqual([['ksk', 257], ['zsk', 256]]);
+  expect(keys.map((k) => [k.role, k.flags])).toEqual([
+    ['ksk', 257],
+    ['zsk', 256],
+  ]);
   expect(keys[0]!.keyTag).not.toBe(keys[1]!.keyTag);
 });
 

@@ -19,42 +19,80 @@ import { delv, delvAnchors } from './support';
 const ZONE = 'tm.internal';
 const BIG = 'many-addresses-for-a-multivalue-profile.with-a-long-relative-name';
 const profiles: Profile[] = [
-  profile('failover', 'Priority', [ext('primary', '192.0.2.1', { priority: 1 }), ext('secondary', '192.0.2.2', { priority: 2 })], { dnsConfig: { relativeName: 'failover', ttl: 10 } }),
+  profile('failover', 'Priority', [ext('primary', '192.0.2.1', { priority: 1 }), ext('secondary', '192.0.2.2', { priority: 2 })], {
+    dnsConfig: { relativeName: 'failover', ttl: 10 },
+  }),
   profile('v6', 'Priority', [ext('one', '2001:db8::1')]),
   profile('geo', 'Geographic', [ext('de', '192.0.2.10', { geoMapping: ['DE'] })]),
   profile('cname', 'Priority', [ext('edge', 'edge.example.net')]),
-  profile('big', 'MultiValue', Array.from({ length: 8 }, (_, i) => ext(`e${i}`, `2001:db8::${i + 1}`)), { maxReturn: 8, dnsConfig: { relativeName: BIG, ttl: 5 } }),
+  profile(
+    'big',
+    'MultiValue',
+    Array.from({ length: 8 }, (_, i) => ext(`e${i}`, `2001:db8::${i + 1}`)),
+    { maxReturn: 8, dnsConfig: { relativeName: BIG, ttl: 5 } },
+  ),
   profile('deep.sub', 'Priority', [ext('x', '192.0.2.77')], { dnsConfig: { relativeName: 'deep.sub', ttl: 30 } }),
   profile('kid4', 'Priority', [ext('a', '192.0.2.40')]),
   profile('kid6', 'Priority', [ext('a', '2001:db8::40')]),
   profile('geomix', 'Geographic', [nested('de', 'kid4', { geoMapping: ['DE'] }), nested('fr', 'kid6', { geoMapping: ['FR'] })]),
 ];
 const geo = new TableGeo({ locations: { '198.51.100.0/24': { country: 'DE' }, '203.0.113.0/24': { country: 'FR' } } });
-const snap = (down: string[] = []) => buildSnapshot({ zone: ZONE, profiles, geo, health: { verdict: (p, e) => (down.includes(`${p}/${e}`) ? 'Degraded' : 'Online') } });
+const snap = (down: string[] = []) =>
+  buildSnapshot({ zone: ZONE, profiles, geo, health: { verdict: (p, e) => (down.includes(`${p}/${e}`) ? 'Degraded' : 'Online') } });
 
-interface Running { server: DnsServer; signer: ZoneSigner; at: string[]; port: number; anchors: string; doc: KeySetDocument }
+interface Running {
+  server: DnsServer;
+  signer: ZoneSigner;
+  at: string[];
+  port: number;
+  anchors: string;
+  doc: KeySetDocument;
+}
 const running: Running[] = [];
-afterAll(async () => { for (const r of running) { r.signer.close(); await r.server.close(); } });
+afterAll(async () => {
+  for (const r of running) {
+    r.signer.close();
+    await r.server.close();
+  }
+});
 
-async function start(policy: KeyPolicy = { algorithm: 13, split: false }, o: Partial<SignerOptions> = {}, doc?: KeySetDocument): Promise<Running> {
+async function start(
+  policy: KeyPolicy = { algorithm: 13, split: false },
+  o: Partial<SignerOptions> = {},
+  doc?: KeySetDocument,
+): Promise<Running> {
   const keySet = doc ?? newKeySet(ZONE, policy, Date.now() - 1000);
   const { keys } = loadKeySet(keySet, 'test');
   const server = new DnsServer({
-    zone: ZONE, snapshot: snap(), resolve, rng: seededRng(3), soa: { serial: 7 },
-    nsNames: ['ns1.tm.internal'], nsAddresses: { 'ns1.tm.internal': ['192.0.2.53'] },
+    zone: ZONE,
+    snapshot: snap(),
+    resolve,
+    rng: seededRng(3),
+    soa: { serial: 7 },
+    nsNames: ['ns1.tm.internal'],
+    nsAddresses: { 'ns1.tm.internal': ['192.0.2.53'] },
     listen: [{ address: '127.0.0.1', port: 0 }],
   });
   const signer = new ZoneSigner(keys, { zone: ZONE, ...o });
   server.responder.setSigner(signer);
   await server.start();
   const port = server.address().port;
-  const r = { server, signer, port, at: ['@127.0.0.1', '-p', String(port)], anchors: delvAnchors(keys.filter((k) => k.role !== 'zsk').map((k) => dnskeyText(ZONE, k, 300))), doc: keySet };
+  const r = {
+    server,
+    signer,
+    port,
+    at: ['@127.0.0.1', '-p', String(port)],
+    anchors: delvAnchors(keys.filter((k) => k.role !== 'zsk').map((k) => dnskeyText(ZONE, k, 300))),
+    doc: keySet,
+  };
   running.push(r);
   return r;
 }
 
 let z: Running;
-beforeAll(async () => { z = await start(); });
+beforeAll(async () => {
+  z = await start();
+});
 
 const types = (rows: string[][], type: string): string[][] => rows.filter((r) => r[3] === type);
 /** The types in the NSEC of a dig section (`name ttl IN NSEC next TYPES...`). */
@@ -72,10 +110,13 @@ test('without DO: no RRSIG, no NSEC; NXDOMAIN stays NXDOMAIN; the apex still has
   expect(any.answer.map((r) => r[3]).sort()).toEqual(['DNSKEY', 'NS', 'SOA']);
 });
 
-test('with DO: every RRset of every section is followed by its RRSIG, with the RRset\'s TTL', async () => {
+test("with DO: every RRset of every section is followed by its RRSIG, with the RRset's TTL", async () => {
   const a = await dig([...z.at, '+dnssec', 'failover.tm.internal', 'A']);
   expect(a.edns?.flags).toBe('do');
-  expect(a.answer.map((r) => [r[3], r[1]])).toEqual([['A', '10'], ['RRSIG', '10']]);
+  expect(a.answer.map((r) => [r[3], r[1]])).toEqual([
+    ['A', '10'],
+    ['RRSIG', '10'],
+  ]);
   expect(a.answer[1]!.slice(4, 8)).toEqual(['A', '13', '3', '10']); // covers A, algorithm 13, 3 labels, original TTL 10
   const ns = await dig([...z.at, '+dnssec', 'tm.internal', 'NS']);
   expect(ns.answer.map((r) => r[3])).toEqual(['NS', 'RRSIG']);
@@ -90,7 +131,7 @@ test.each([
   ['Geographic, no match for this client: not even A for it', 'geo.tm.internal', 'A', ['RRSIG', 'NSEC']],
   ['an empty non-terminal (above deep.sub)', 'sub.tm.internal', 'A', ['RRSIG', 'NSEC']],
   ['the apex, a type it lacks', 'tm.internal', 'TXT', ['NS', 'SOA', 'RRSIG', 'NSEC', 'DNSKEY']],
-  ['the apex, DS (the parent\'s record)', 'tm.internal', 'DS', ['NS', 'SOA', 'RRSIG', 'NSEC', 'DNSKEY']],
+  ["the apex, DS (the parent's record)", 'tm.internal', 'DS', ['NS', 'SOA', 'RRSIG', 'NSEC', 'DNSKEY']],
   ['an in-zone name server, AAAA', 'ns1.tm.internal', 'AAAA', ['A', 'RRSIG', 'NSEC']],
   ['a CNAME profile never shows CNAME in a NODATA bitmap (TXT gets the CNAME instead)', 'cname.tm.internal', 'TXT', null],
 ])('negative answer, %s', async (_what, name, type, bitmap) => {
@@ -113,7 +154,10 @@ test.each([
 
 test('the client in DE gets the Geographic answer, signed; a client elsewhere its NODATA proof', async () => {
   const de = await dig([...z.at, '+dnssec', '+subnet=198.51.100.0/24', 'geo.tm.internal', 'A']);
-  expect(de.answer.map((r) => [r[3], r[4]])).toEqual([['A', '192.0.2.10'], ['RRSIG', 'A']]);
+  expect(de.answer.map((r) => [r[3], r[4]])).toEqual([
+    ['A', '192.0.2.10'],
+    ['RRSIG', 'A'],
+  ]);
   const fr = await dig([...z.at, '+dnssec', '+subnet=203.0.113.0/24', 'geo.tm.internal', 'A']);
   expect(fr.answer).toEqual([]);
   expect(nsecTypes(fr.authority)).toEqual(['RRSIG', 'NSEC']);
@@ -128,7 +172,10 @@ test('one name, NODATA for two clients: each gets the bitmap of its own view (an
   expect(nsecTypes(us.authority)).toEqual(['RRSIG', 'NSEC']);
   expect(nsecTypes(fr2.authority)).toEqual(['AAAA', 'RRSIG', 'NSEC']);
   const de = await dig([...z.at, '+dnssec', '+subnet=198.51.100.0/24', 'geomix.tm.internal', 'A']);
-  expect(de.answer.map((r) => [r[3], r[4]])).toEqual([['A', '192.0.2.40'], ['RRSIG', 'A']]);
+  expect(de.answer.map((r) => [r[3], r[4]])).toEqual([
+    ['A', '192.0.2.40'],
+    ['RRSIG', 'A'],
+  ]);
 });
 
 test('Compact Answers OK (CO, EDNS flag 0x4000): NXDOMAIN keeps its rcode and the response echoes CO', async () => {
@@ -148,7 +195,7 @@ test('Compact Answers OK (CO, EDNS flag 0x4000): NXDOMAIN keeps its rcode and th
   expect(noDo.readUInt16BE(noDo.length - 4)).toBe(0);
 });
 
-test('signed answers within 512 octets stay whole; one over the client\'s EDNS size is truncated (TC, question only) and complete over TCP', async () => {
+test("signed answers within 512 octets stay whole; one over the client's EDNS size is truncated (TC, question only) and complete over TCP", async () => {
   const big = await dig([...z.at, '+dnssec', '+bufsize=512', `${BIG}.tm.internal`, 'AAAA']);
   expect(big.flags).not.toContain('tc');
   expect(big.answer.map((r) => r[3])).toEqual([...Array<string>(8).fill('AAAA'), 'RRSIG']);
@@ -186,7 +233,7 @@ test('signatures are cached by RRset content: a snapshot swap re-signs only what
   expect(r.signer.stats().signatures).toBe(made + 2); // the A of the primary again: cached; the SOA: new serial; the NSEC: cached
 });
 
-test('validity windows: inception backdated, the window\'s signatures made again in the background before it ends', async () => {
+test("validity windows: inception backdated, the window's signatures made again in the background before it ends", async () => {
   // 4 s windows, 20 s validity, 3 s backdate, 1 s lead: one window passes within the test.
   const r = await start(undefined, { refreshSeconds: 4, validitySeconds: 20, backdateSeconds: 3, leadSeconds: 1 });
   const sigOf = async (): Promise<{ expiration: string; inception: string }> => {
@@ -194,7 +241,8 @@ test('validity windows: inception backdated, the window\'s signatures made again
     const s = types(a.answer, 'RRSIG')[0]!;
     return { expiration: s[8]!, inception: s[9]! };
   };
-  const t = (s: string): number => Date.UTC(+s.slice(0, 4), +s.slice(4, 6) - 1, +s.slice(6, 8), +s.slice(8, 10), +s.slice(10, 12), +s.slice(12, 14)) / 1000;
+  const t = (s: string): number =>
+    Date.UTC(+s.slice(0, 4), +s.slice(4, 6) - 1, +s.slice(6, 8), +s.slice(8, 10), +s.slice(10, 12), +s.slice(12, 14)) / 1000;
   // First used early in a window, so the background refresh (1 s before its end) finds it.
   await new Promise((res) => setTimeout(res, 4000 - (Date.now() % 4000) + 100));
   const first = await sigOf();
@@ -221,10 +269,17 @@ test.each([
 ] as Array<[string, KeyPolicy]>)('%s: the KSK signs the DNSKEY RRset, the zone key the rest; delv validates', async (_what, policy) => {
   const r = await start(policy);
   const keys = await dig([...r.at, '+dnssec', 'tm.internal', 'DNSKEY']);
-  const dnskeys = types(keys.answer, 'DNSKEY').map((k) => k[4]).sort();
+  const dnskeys = types(keys.answer, 'DNSKEY')
+    .map((k) => k[4])
+    .sort();
   expect(dnskeys).toEqual(policy.split ? ['256', '257'] : ['257']);
   expect(types(keys.answer, 'RRSIG').map((s) => s[5])).toEqual([String(policy.algorithm)]);
-  for (const [name, type] of [['failover.tm.internal', 'A'], ['nope.tm.internal', 'A'], ['tm.internal', 'DNSKEY'], ['tm.internal', 'SOA']]) {
+  for (const [name, type] of [
+    ['failover.tm.internal', 'A'],
+    ['nope.tm.internal', 'A'],
+    ['tm.internal', 'DNSKEY'],
+    ['tm.internal', 'SOA'],
+  ]) {
     const d = await delv(r.port, r.anchors, ZONE, name!, type!);
     expect({ name, validated: d.validated, out: d.validated ? '' : d.out }).toEqual({ name, validated: true, out: '' });
   }
@@ -234,16 +289,26 @@ test('a ZSK rollover (pre-publish) validates before, during and after: new key p
   const t0 = Date.now() - 1000;
   const r = await start({ algorithm: 13, split: true }, {}, newKeySet(ZONE, { algorithm: 13, split: true }, t0));
   const check = async (): Promise<void> => {
-    for (const [name, type] of [['failover.tm.internal', 'A'], ['tm.internal', 'DNSKEY'], ['nope.tm.internal', 'A']]) expect((await delv(r.port, r.anchors, ZONE, name!, type!)).validated).toBe(true);
+    for (const [name, type] of [
+      ['failover.tm.internal', 'A'],
+      ['tm.internal', 'DNSKEY'],
+      ['nope.tm.internal', 'A'],
+    ])
+      expect((await delv(r.port, r.anchors, ZONE, name!, type!)).validated).toBe(true);
   };
-  const zskTag = async (): Promise<string> => types((await dig([...r.at, '+dnssec', 'failover.tm.internal', 'A'])).answer, 'RRSIG')[0]![10]!;
+  const zskTag = async (): Promise<string> =>
+    types((await dig([...r.at, '+dnssec', 'failover.tm.internal', 'A'])).answer, 'RRSIG')[0]![10]!;
   const oldTag = await zskTag();
   await check();
   // DNSKEY TTL 1 s + margin 1 s: the new ZSK signs 2 s from now; the old one leaves 2 s (largest TTL 1 + 1) after that.
   const rolled = startRollover(r.doc, 'zone', { now: Date.now(), dnskeyTtl: 1, maxTtl: 1, marginSeconds: 1 });
   r.signer.setKeys(loadKeySet(rolled.doc, 'rolled').keys);
   const during = await dig([...r.at, '+dnssec', 'tm.internal', 'DNSKEY']);
-  expect(types(during.answer, 'DNSKEY').map((k) => k[4]).sort()).toEqual(['256', '256', '257']);
+  expect(
+    types(during.answer, 'DNSKEY')
+      .map((k) => k[4])
+      .sort(),
+  ).toEqual(['256', '256', '257']);
   expect(await zskTag()).toBe(oldTag);
   await check();
   await new Promise((res) => setTimeout(res, 2500));
@@ -252,6 +317,10 @@ test('a ZSK rollover (pre-publish) validates before, during and after: new key p
   await check();
   await new Promise((res) => setTimeout(res, 2500));
   const after = await dig([...r.at, '+dnssec', 'tm.internal', 'DNSKEY']);
-  expect(types(after.answer, 'DNSKEY').map((k) => k[4]).sort()).toEqual(['256', '257']);
+  expect(
+    types(after.answer, 'DNSKEY')
+      .map((k) => k[4])
+      .sort(),
+  ).toEqual(['256', '257']);
   await check();
 }, 30_000);

@@ -28,16 +28,25 @@ export function delvAnchors(keys: PresentedKey[]): string {
   return file;
 }
 
-export interface DelvResult { validated: boolean; negative: boolean; out: string }
+export interface DelvResult {
+  validated: boolean;
+  negative: boolean;
+  out: string;
+}
 
 /** `delv @127.0.0.1 -p PORT -a ANCHORS +root=ZONE NAME TYPE`: did it say "fully validated"? */
 export function delv(port: number, anchors: string, zone: string, name: string, type: string): Promise<DelvResult> {
   return new Promise((resolve, reject) => {
-    execFile('delv', ['@127.0.0.1', '-p', String(port), '-a', anchors, `+root=${zone}`, '+tcp', name, type], { timeout: 20_000 }, (err, stdout, stderr) => {
-      const out = `${stdout}${stderr}`;
-      if (err && !/validated|resolution failed/.test(out)) return reject(new Error(`delv ${name} ${type}: ${err.message}\n${out}`));
-      resolve({ validated: /; (negative response, )?fully validated/.test(out), negative: /negative response/.test(out), out });
-    });
+    execFile(
+      'delv',
+      ['@127.0.0.1', '-p', String(port), '-a', anchors, `+root=${zone}`, '+tcp', name, type],
+      { timeout: 20_000 },
+      (err, stdout, stderr) => {
+        const out = `${stdout}${stderr}`;
+        if (err && !/validated|resolution failed/.test(out)) return reject(new Error(`delv ${name} ${type}: ${err.message}\n${out}`));
+        resolve({ validated: /; (negative response, )?fully validated/.test(out), negative: /negative response/.test(out), out });
+      },
+    );
   });
 }
 
@@ -74,48 +83,55 @@ export async function startUnbound(zone: string, keys: PresentedKey[], upstreamP
   for (let attempt = 0; ; attempt++) {
     const port = await freeUdpPort();
     const conf = join(dir, 'unbound.conf');
-    writeFileSync(conf, [
-      'server:',
-      '  interface: 127.0.0.1',
-      `  port: ${port}`,
-      '  do-ip6: no',
-      '  do-daemonize: no',
-      '  use-syslog: no',
-      `  logfile: ""`,
-      '  verbosity: 1',
-      '  username: ""',
-      `  directory: "${dir}"`,
-      '  chroot: ""',
-      `  pidfile: ""`,
-      '  access-control: 127.0.0.0/8 allow',
-      '  module-config: "validator iterator"',
-      `  trust-anchor-file: "${anchorFile}"`,
-      // Loopback is where tmkit listens: allow it as an upstream (unbound refuses it by default).
-      '  do-not-query-localhost: no',
-      '  val-log-level: 2',
-      '  num-threads: 1',
-      '  so-reuseport: no',
-      // A private name space under test: no DS lookup above it, no aggressive NSEC across test cases.
-      `  domain-insecure: "."`,
-      `  insecure-lan-zones: yes`,
-      '  aggressive-nsec: no',
-      '  qname-minimisation: no',
-      '  harden-referral-path: no',
-      '  target-fetch-policy: "0 0 0 0 0"',
-      '  serve-expired: no',
-      '  cache-max-ttl: 1',
-      '  cache-max-negative-ttl: 1',
-      'remote-control:',
-      '  control-enable: no',
-      'stub-zone:',
-      `  name: "${zone}"`,
-      `  stub-addr: 127.0.0.1@${upstreamPort}`,
-      '',
-    ].join('\n'));
+    writeFileSync(
+      conf,
+      [
+        'server:',
+        '  interface: 127.0.0.1',
+        `  port: ${port}`,
+        '  do-ip6: no',
+        '  do-daemonize: no',
+        '  use-syslog: no',
+        `  logfile: ""`,
+        '  verbosity: 1',
+        '  username: ""',
+        `  directory: "${dir}"`,
+        '  chroot: ""',
+        `  pidfile: ""`,
+        '  access-control: 127.0.0.0/8 allow',
+        '  module-config: "validator iterator"',
+        `  trust-anchor-file: "${anchorFile}"`,
+        // Loopback is where tmkit listens: allow it as an upstream (unbound refuses it by default).
+        '  do-not-query-localhost: no',
+        '  val-log-level: 2',
+        '  num-threads: 1',
+        '  so-reuseport: no',
+        // A private name space under test: no DS lookup above it, no aggressive NSEC across test cases.
+        `  domain-insecure: "."`,
+        `  insecure-lan-zones: yes`,
+        '  aggressive-nsec: no',
+        '  qname-minimisation: no',
+        '  harden-referral-path: no',
+        '  target-fetch-policy: "0 0 0 0 0"',
+        '  serve-expired: no',
+        '  cache-max-ttl: 1',
+        '  cache-max-negative-ttl: 1',
+        'remote-control:',
+        '  control-enable: no',
+        'stub-zone:',
+        `  name: "${zone}"`,
+        `  stub-addr: 127.0.0.1@${upstreamPort}`,
+        '',
+      ].join('\n'),
+    );
     const proc: ChildProcess = spawn('unbound', ['-d', '-c', conf], { stdio: ['ignore', 'pipe', 'pipe'] });
     let log = '';
-    proc.stdout!.on('data', (c: Buffer) => { log += c.toString(); });
-    proc.stderr!.on('data', (c: Buffer) => { log += c.toString(); });
+    proc.stdout!.on('data', (c: Buffer) => {
+      log += c.toString();
+    });
+    proc.stderr!.on('data', (c: Buffer) => {
+      log += c.toString();
+    });
     const exited = new Promise<void>((r) => proc.once('exit', () => r()));
     const ub: Unbound = {
       port,
@@ -124,7 +140,12 @@ export async function startUnbound(zone: string, keys: PresentedKey[], upstreamP
       stop: async () => {
         if (proc.exitCode === null && proc.signalCode === null) process.kill(proc.pid!, 'SIGTERM');
         let timer: NodeJS.Timeout | undefined;
-        await Promise.race([exited, new Promise((r) => { timer = setTimeout(r, 5000); })]);
+        await Promise.race([
+          exited,
+          new Promise((r) => {
+            timer = setTimeout(r, 5000);
+          }),
+        ]);
         clearTimeout(timer);
         if (proc.exitCode === null && proc.signalCode === null) process.kill(proc.pid!, 'SIGKILL');
       },
@@ -136,7 +157,9 @@ export async function startUnbound(zone: string, keys: PresentedKey[], upstreamP
       try {
         await dig(['@127.0.0.1', '-p', String(port), '+tries=1', '+timeout=1', zone, 'SOA'], 3000);
         return ub;
-      } catch { await new Promise((r) => setTimeout(r, 100)); }
+      } catch {
+        await new Promise((r) => setTimeout(r, 100));
+      }
     }
     await ub.stop();
     if (attempt >= 3 || !/address already in use|bind/i.test(log)) throw new Error(`unbound did not start on port ${port}:\n${log}`);

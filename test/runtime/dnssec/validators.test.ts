@@ -32,43 +32,79 @@ beforeAll(async () => {
   serve = await spawnServe(dir, ['--dnssec', '--workers', '1']);
   token = (await import('node:fs')).readFileSync(join(dir, 'token'), 'utf8').trim();
   client = new TmkitClient({ server: serve.api, token, env: {} });
-  const monitorConfig = { protocol: 'HTTP' as const, port: health[0].port, path: '/healthz', intervalInSeconds: 10, timeoutInSeconds: 5, toleratedNumberOfFailures: 0 };
+  const monitorConfig = {
+    protocol: 'HTTP' as const,
+    port: health[0].port,
+    path: '/healthz',
+    intervalInSeconds: 10,
+    timeoutInSeconds: 5,
+    toleratedNumberOfFailures: 0,
+  };
   await client.putProfile({
-    name: 'web', trafficRoutingMethod: 'Priority', dnsConfig: { relativeName: 'web', ttl: 5 }, monitorConfig,
+    name: 'web',
+    trafficRoutingMethod: 'Priority',
+    dnsConfig: { relativeName: 'web', ttl: 5 },
+    monitorConfig,
     endpoints: [
       { name: 'primary', type: 'externalEndpoints', target: '127.0.0.1', priority: 1 },
       { name: 'backup', type: 'externalEndpoints', target: '127.0.0.2', priority: 2 },
     ],
   });
   await client.putProfile({
-    name: 'alias', trafficRoutingMethod: 'Priority', dnsConfig: { relativeName: 'alias', ttl: 5 }, monitorConfig,
+    name: 'alias',
+    trafficRoutingMethod: 'Priority',
+    dnsConfig: { relativeName: 'alias', ttl: 5 },
+    monitorConfig,
     endpoints: [{ name: 'web', type: 'externalEndpoints', target: 'web.tm.internal', alwaysServe: 'Enabled' }],
   });
   await client.putProfile({
-    name: 'v6', trafficRoutingMethod: 'Priority', dnsConfig: { relativeName: 'v6', ttl: 5 }, monitorConfig,
+    name: 'v6',
+    trafficRoutingMethod: 'Priority',
+    dnsConfig: { relativeName: 'v6', ttl: 5 },
+    monitorConfig,
     endpoints: [{ name: 'one', type: 'externalEndpoints', target: '2001:db8::1', alwaysServe: 'Enabled' }],
   });
   await client.putProfile({
-    name: 'geo', trafficRoutingMethod: 'Geographic', dnsConfig: { relativeName: 'geo', ttl: 5 }, monitorConfig,
+    name: 'geo',
+    trafficRoutingMethod: 'Geographic',
+    dnsConfig: { relativeName: 'geo', ttl: 5 },
+    monitorConfig,
     endpoints: [{ name: 'de', type: 'externalEndpoints', target: '192.0.2.10', geoMapping: ['DE'], alwaysServe: 'Enabled' }],
   });
   report = await client.dnssec();
   anchors = delvAnchors(report.keys.filter((k) => k.ds !== undefined).map((k) => k.dnskey));
-  unbound = await startUnbound(ZONE, report.keys.filter((k) => k.ds !== undefined).map((k) => k.dnskey), serve.dns.port);
+  unbound = await startUnbound(
+    ZONE,
+    report.keys.filter((k) => k.ds !== undefined).map((k) => k.dnskey),
+    serve.dns.port,
+  );
   // Both endpoints Online before the failover test relies on the primary.
-  await waitFor(async () => (await unbound.query('web.tm.internal', 'A')).answer.some((r) => r[4] === '127.0.0.1'), { what: 'web answered with the primary', timeoutMs: 30_000, intervalMs: 200 });
+  await waitFor(async () => (await unbound.query('web.tm.internal', 'A')).answer.some((r) => r[4] === '127.0.0.1'), {
+    what: 'web answered with the primary',
+    timeoutMs: 30_000,
+    intervalMs: 200,
+  });
 }, 120_000);
 
 afterAll(async () => {
   await unbound?.stop();
   await client?.close();
-  if (serve) { serve.child.kill('SIGTERM'); await serve.closed; }
+  if (serve) {
+    serve.child.kill('SIGTERM');
+    await serve.closed;
+  }
   for (const h of health ?? []) await h.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
 test('keys were made on first start: one CSK of algorithm 13 in the state dir, mode 0600; dnssec ds prints its DS', async () => {
-  expect(report).toMatchObject({ zone: ZONE, algorithm: 13, algorithmName: 'ECDSAP256SHA256', keyMode: 'csk', denial: 'compact (RFC 9824)' });
+  expect(report).toMatchObject({
+    zone: ZONE,
+    algorithm: 13,
+    algorithmName: 'ECDSAP256SHA256',
+    keyMode: 'csk',
+    denial: 'compact (RFC 9824)',
+  });
   expect(report.keys.map((k) => [k.role, k.state, k.flags])).toEqual([['csk', 'active', 257]]);
   expect(statSync(join(dir, 'dnssec-keys.json')).mode & 0o777).toBe(0o600);
   const ds = await runTmkit(['dnssec', 'ds', '--server', serve.api, '--state-dir', dir]);
@@ -78,22 +114,88 @@ test('keys were made on first start: one CSK of algorithm 13 in the state dir, m
 });
 
 const cases: Array<[string, string, string, (r: Awaited<ReturnType<Unbound['query']>>) => void]> = [
-  ['a positive answer (Priority A)', 'web.tm.internal', 'A', (r) => { expect(r.status).toBe('NOERROR'); expect(r.answer.filter((a) => a[3] === 'A')).toEqual([['web.tm.internal.', expect.any(String), 'IN', 'A', '127.0.0.1']]); }],
-  ['a CNAME chain inside the zone (alias → web)', 'alias.tm.internal', 'A', (r) => {
-    expect(r.status).toBe('NOERROR');
-    expect(r.answer.filter((a) => a[3] !== 'RRSIG').map((a) => [a[0], a[3], a[4]])).toEqual([['alias.tm.internal.', 'CNAME', 'web.tm.internal.'], ['web.tm.internal.', 'A', '127.0.0.1']]);
-  }],
-  ['NXDOMAIN (compact denial: NOERROR, NSEC with NXNAME)', 'no-such-name.tm.internal', 'A', (r) => { expect(r.status).toBe('NOERROR'); expect(r.answer).toEqual([]); }],
-  ['NODATA: a type mismatch (AAAA-only profile asked for A)', 'v6.tm.internal', 'A', (r) => { expect(r.status).toBe('NOERROR'); expect(r.answer).toEqual([]); }],
-  ['NODATA: a Geographic profile with no match for the client', 'geo.tm.internal', 'A', (r) => { expect(r.status).toBe('NOERROR'); expect(r.answer).toEqual([]); }],
-  ['NODATA at the apex (TXT)', 'tm.internal', 'TXT', (r) => { expect(r.status).toBe('NOERROR'); expect(r.answer).toEqual([]); }],
-  ['the apex DNSKEY RRset', 'tm.internal', 'DNSKEY', (r) => { expect(r.answer.filter((a) => a[3] === 'DNSKEY')).toHaveLength(1); }],
-  ['the apex SOA', 'tm.internal', 'SOA', (r) => { expect(r.answer.filter((a) => a[3] === 'SOA')).toHaveLength(1); }],
+  [
+    'a positive answer (Priority A)',
+    'web.tm.internal',
+    'A',
+    (r) => {
+      expect(r.status).toBe('NOERROR');
+      expect(r.answer.filter((a) => a[3] === 'A')).toEqual([['web.tm.internal.', expect.any(String), 'IN', 'A', '127.0.0.1']]);
+    },
+  ],
+  [
+    'a CNAME chain inside the zone (alias → web)',
+    'alias.tm.internal',
+    'A',
+    (r) => {
+      expect(r.status).toBe('NOERROR');
+      expect(r.answer.filter((a) => a[3] !== 'RRSIG').map((a) => [a[0], a[3], a[4]])).toEqual([
+        ['alias.tm.internal.', 'CNAME', 'web.tm.internal.'],
+        ['web.tm.internal.', 'A', '127.0.0.1'],
+      ]);
+    },
+  ],
+  [
+    'NXDOMAIN (compact denial: NOERROR, NSEC with NXNAME)',
+    'no-such-name.tm.internal',
+    'A',
+    (r) => {
+      expect(r.status).toBe('NOERROR');
+      expect(r.answer).toEqual([]);
+    },
+  ],
+  [
+    'NODATA: a type mismatch (AAAA-only profile asked for A)',
+    'v6.tm.internal',
+    'A',
+    (r) => {
+      expect(r.status).toBe('NOERROR');
+      expect(r.answer).toEqual([]);
+    },
+  ],
+  [
+    'NODATA: a Geographic profile with no match for the client',
+    'geo.tm.internal',
+    'A',
+    (r) => {
+      expect(r.status).toBe('NOERROR');
+      expect(r.answer).toEqual([]);
+    },
+  ],
+  [
+    'NODATA at the apex (TXT)',
+    'tm.internal',
+    'TXT',
+    (r) => {
+      expect(r.status).toBe('NOERROR');
+      expect(r.answer).toEqual([]);
+    },
+  ],
+  [
+    'the apex DNSKEY RRset',
+    'tm.internal',
+    'DNSKEY',
+    (r) => {
+      expect(r.answer.filter((a) => a[3] === 'DNSKEY')).toHaveLength(1);
+    },
+  ],
+  [
+    'the apex SOA',
+    'tm.internal',
+    'SOA',
+    (r) => {
+      expect(r.answer.filter((a) => a[3] === 'SOA')).toHaveLength(1);
+    },
+  ],
 ];
 
 test.each(cases)('unbound validates %s: AD set', async (_what, name, type, check) => {
   const r = await unbound.query(name, type);
-  expect({ status: r.status, ad: r.flags.includes('ad'), log: r.flags.includes('ad') ? '' : unbound.log().slice(-2000) }).toEqual({ status: expect.any(String), ad: true, log: '' });
+  expect({ status: r.status, ad: r.flags.includes('ad'), log: r.flags.includes('ad') ? '' : unbound.log().slice(-2000) }).toEqual({
+    status: expect.any(String),
+    ad: true,
+    log: '',
+  });
   check(r);
 });
 
@@ -120,12 +222,15 @@ test('a wrong trust anchor fails validation (the checks above can fail)', async 
   expect(r.validated).toBe(false);
 });
 
-test('after a failover (the primary\'s health server goes down) the new answer validates too', async () => {
+test("after a failover (the primary's health server goes down) the new answer validates too", async () => {
   await health[0].close(); // 127.0.0.1 refuses from now on; 127.0.0.2 keeps answering
-  const r = await waitFor(async () => {
-    const x = await unbound.query('web.tm.internal', 'A');
-    return x.answer.some((a) => a[3] === 'A' && a[4] === '127.0.0.2') ? x : undefined;
-  }, { what: 'unbound answers with the backup', timeoutMs: 40_000, intervalMs: 250 });
+  const r = await waitFor(
+    async () => {
+      const x = await unbound.query('web.tm.internal', 'A');
+      return x.answer.some((a) => a[3] === 'A' && a[4] === '127.0.0.2') ? x : undefined;
+    },
+    { what: 'unbound answers with the backup', timeoutMs: 40_000, intervalMs: 250 },
+  );
   expect(r.flags).toContain('ad');
   const d = await delv(serve.dns.port, anchors, ZONE, 'web.tm.internal', 'A');
   expect(d.validated).toBe(true);

@@ -17,11 +17,14 @@ jest.setTimeout(120_000);
 const N = 500;
 const KILL_AFTER = 150;
 let dir: string;
-beforeAll(() => { dir = mkdtempSync(join(tmpdir(), 'tmkit-crash-')); });
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'tmkit-crash-'));
+});
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const nameOf = (i: number) => `p${i}`;
-const bodyOf = (i: number) => profileInput(nameOf(i), { dnsConfig: { relativeName: nameOf(i), ttl: 1000 + i }, tags: { seq: String(i), pad: 'x'.repeat(2000) } });
+const bodyOf = (i: number) =>
+  profileInput(nameOf(i), { dnsConfig: { relativeName: nameOf(i), ttl: 1000 + i }, tags: { seq: String(i), pad: 'x'.repeat(2000) } });
 
 test('no acknowledged write is lost, nothing half-written survives a SIGKILL', async () => {
   const stateDir = join(dir, 'state');
@@ -32,28 +35,31 @@ test('no acknowledged write is lost, nothing half-written survives a SIGKILL', a
   let killedAt = -1;
   let failed = 0;
 
-  await Promise.all(Array.from({ length: N }, async (_, i) => {
-    try {
-      const res = await request(`${first.api}/v1/profiles/${nameOf(i)}`, {
-        method: 'PUT', dispatcher: agent,
-        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-        body: JSON.stringify(bodyOf(i)),
-      });
-      const text = await res.body.text();
-      if (res.statusCode >= 200 && res.statusCode < 300) {
-        acked.set(nameOf(i), JSON.parse(text).profile.dnsConfig.ttl);
-        if (acked.size === KILL_AFTER && killedAt < 0) {
-          killedAt = acked.size;
-          first.child.kill('SIGKILL');
+  await Promise.all(
+    Array.from({ length: N }, async (_, i) => {
+      try {
+        const res = await request(`${first.api}/v1/profiles/${nameOf(i)}`, {
+          method: 'PUT',
+          dispatcher: agent,
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+          body: JSON.stringify(bodyOf(i)),
+        });
+        const text = await res.body.text();
+        if (res.statusCode >= 200 && res.statusCode < 300) {
+          acked.set(nameOf(i), JSON.parse(text).profile.dnsConfig.ttl);
+          if (acked.size === KILL_AFTER && killedAt < 0) {
+            killedAt = acked.size;
+            first.child.kill('SIGKILL');
+          }
+        } else {
+          throw new Error(`unexpected HTTP ${res.statusCode}: ${text}`);
         }
-      } else {
-        throw new Error(`unexpected HTTP ${res.statusCode}: ${text}`);
+      } catch (err) {
+        if (String(err).includes('unexpected HTTP')) throw err;
+        failed++; // connection reset/refused after the kill: not acknowledged
       }
-    } catch (err) {
-      if (String(err).includes('unexpected HTTP')) throw err;
-      failed++; // connection reset/refused after the kill: not acknowledged
-    }
-  }));
+    }),
+  );
   await agent.close();
   expect((await first.exited).signal).toBe('SIGKILL');
   expect(killedAt).toBe(KILL_AFTER);
@@ -67,7 +73,10 @@ test('no acknowledged write is lost, nothing half-written survives a SIGKILL', a
   const second = await spawnServe(stateDir);
   try {
     const res = await request(`${second.api}/v1/profiles`, { headers: { authorization: `Bearer ${token}` } });
-    const list = (await res.body.json()) as { revision: number; profiles: Array<{ name: string; profile: { dnsConfig: { ttl: number }; tags: { seq: string } } }> };
+    const list = (await res.body.json()) as {
+      revision: number;
+      profiles: Array<{ name: string; profile: { dnsConfig: { ttl: number }; tags: { seq: string } } }>;
+    };
     const stored = new Map(list.profiles.map((p) => [p.name, p.profile]));
     for (const [name, ttl] of acked) {
       expect(stored.get(name)?.dnsConfig.ttl).toBe(ttl);

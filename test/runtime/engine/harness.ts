@@ -7,10 +7,19 @@ import { TmkitClient } from '../../../src/client';
 import { Engine, type EngineOptions } from '../../../src/runtime/engine';
 import { tempDirs } from '../../support/tmp';
 
-export interface Started { engine: Engine; client: TmkitClient; at: string[]; stateDir: string }
+export interface Started {
+  engine: Engine;
+  client: TmkitClient;
+  at: string[];
+  stateDir: string;
+}
 
 /** Registers the jest hooks; `start` runs an engine (in `stateDir` again after a restart), `closers` run after each test. */
-export function engineHarness(prefix: string): { start: (o?: Partial<EngineOptions>) => Promise<Started>; closers: Array<() => Promise<void>>; engines: Engine[] } {
+export function engineHarness(prefix: string): {
+  start: (o?: Partial<EngineOptions>) => Promise<Started>;
+  closers: Array<() => Promise<void>>;
+  engines: Engine[];
+} {
   const engines: Engine[] = [];
   const closers: Array<() => Promise<void>> = [];
   afterEach(async () => {
@@ -21,8 +30,14 @@ export function engineHarness(prefix: string): { start: (o?: Partial<EngineOptio
   const start = async (o: Partial<EngineOptions> = {}): Promise<Started> => {
     const stateDir = o.stateDir ?? tempDir();
     const engine = await Engine.start({
-      zone: 'tm.internal', dns: [{ address: '127.0.0.1', port: 0 }], api: { host: '127.0.0.1', port: 0 },
-      logger: pino({ level: 'silent' }), env: {}, monitor: { intervalMs: () => 200, timeoutMs: () => 1000 }, ...o, stateDir,
+      zone: 'tm.internal',
+      dns: [{ address: '127.0.0.1', port: 0 }],
+      api: { host: '127.0.0.1', port: 0 },
+      logger: pino({ level: 'silent' }),
+      env: {},
+      monitor: { intervalMs: () => 200, timeoutMs: () => 1000 },
+      ...o,
+      stateDir,
     });
     engines.push(engine);
     const client = new TmkitClient({ server: `http://127.0.0.1:${engine.apiAddress().port}`, token: engine.token.token, env: {} });

@@ -24,24 +24,51 @@ import { tempDirs } from '../../support/tmp';
 jest.setTimeout(60_000);
 
 const engines: Engine[] = [];
-afterEach(async () => { while (engines.length) await engines.pop()!.stop(); });
+afterEach(async () => {
+  while (engines.length) await engines.pop()!.stop();
+});
 const tempDir = tempDirs('tmkit-history-');
 
-async function start(stateDir: string, extra: Partial<EngineOptions> = {}, logs?: string[]): Promise<{ engine: Engine; client: TmkitClient }> {
-  const sink = new Writable({ write(chunk, _enc, cb) { logs?.push(String(chunk)); cb(); } });
+async function start(
+  stateDir: string,
+  extra: Partial<EngineOptions> = {},
+  logs?: string[],
+): Promise<{ engine: Engine; client: TmkitClient }> {
+  const sink = new Writable({
+    write(chunk, _enc, cb) {
+      logs?.push(String(chunk));
+      cb();
+    },
+  });
   const engine = await Engine.start({
-    stateDir, zone: 'tm.internal', dns: [{ address: '127.0.0.1', port: 0 }], api: { host: '127.0.0.1', port: 0 },
-    logger: pino({ level: 'info' }, sink), env: {},
+    stateDir,
+    zone: 'tm.internal',
+    dns: [{ address: '127.0.0.1', port: 0 }],
+    api: { host: '127.0.0.1', port: 0 },
+    logger: pino({ level: 'info' }, sink),
+    env: {},
     monitor: { intervalMs: () => 150, timeoutMs: () => 1000 },
     ...extra,
   });
   engines.push(engine);
-  return { engine, client: new TmkitClient({ server: `http://127.0.0.1:${engine.apiAddress().port}`, token: engine.token.token, env: {}, retries: 0 }) };
+  return {
+    engine,
+    client: new TmkitClient({ server: `http://127.0.0.1:${engine.apiAddress().port}`, token: engine.token.token, env: {}, retries: 0 }),
+  };
 }
 
 const profile = (port: number, target: string, tolerated: number): ProfileInput => ({
-  name: 'keep', trafficRoutingMethod: 'Priority', dnsConfig: { relativeName: 'keep', ttl: 30 },
-  monitorConfig: { protocol: 'HTTP', port, path: '/healthz', intervalInSeconds: 10, timeoutInSeconds: 5, toleratedNumberOfFailures: tolerated },
+  name: 'keep',
+  trafficRoutingMethod: 'Priority',
+  dnsConfig: { relativeName: 'keep', ttl: 30 },
+  monitorConfig: {
+    protocol: 'HTTP',
+    port,
+    path: '/healthz',
+    intervalInSeconds: 10,
+    timeoutInSeconds: 5,
+    toleratedNumberOfFailures: tolerated,
+  },
   endpoints: [{ name: 'only', type: 'externalEndpoints', target }],
 });
 
@@ -66,7 +93,9 @@ test('a profile deleted and created again after a restart starts fresh: no old t
   await b.engine.settle();
   await b.client.putProfile(profile(port, '127.0.0.61', 2));
   await b.engine.settle();
-  await waitFor(async () => (await b.client.status('keep')).endpoints[0]!.lastProbe !== undefined, { what: 'the first probe of the new profile' });
+  await waitFor(async () => (await b.client.status('keep')).endpoints[0]!.lastProbe !== undefined, {
+    what: 'the first probe of the new profile',
+  });
   const s = await b.client.status('keep');
   expect(s.endpoints[0]).toMatchObject({ endpointMonitorStatus: 'CheckingEndpoint', verdict: 'CheckingEndpoint', consecutiveFailures: 1 });
   expect(s.endpoints[0]!.verdictCarriedOver).toBeUndefined();
@@ -87,10 +116,13 @@ test('a carried-over verdict the first probe confirms is no transition: not logg
     const logs: string[] = [];
     const b = await start(dir, {}, logs);
     const hits = health.hits();
-    await waitFor(async () => {
-      const s = await b.client.status('keep');
-      return health.hits() > hits && s.endpoints[0]!.verdictCarriedOver === undefined && s.endpoints[0]!.lastProbe?.ok === true;
-    }, { what: 'probed again and decided' });
+    await waitFor(
+      async () => {
+        const s = await b.client.status('keep');
+        return health.hits() > hits && s.endpoints[0]!.verdictCarriedOver === undefined && s.endpoints[0]!.lastProbe?.ok === true;
+      },
+      { what: 'probed again and decided' },
+    );
     const s = await b.client.status('keep');
     expect(s.endpoints[0]).toMatchObject({ endpointMonitorStatus: 'Online', verdict: 'Online' });
     // The one transition is the first run's; the confirmation after the restart is not a second one.
@@ -115,10 +147,13 @@ test('deleted and created again within one rebuild (debounced): the prober start
     await a.client.deleteProfile('keep');
     await a.client.putProfile(profile(health.port, '127.0.0.63', 0));
     await a.engine.settle();
-    const s = await waitFor(async () => {
-      const x = await a.client.status('keep');
-      return x.transitions.length > 0 && x.endpoints[0]!.endpointMonitorStatus === 'Online' ? x : undefined;
-    }, { what: 'probed afresh' });
+    const s = await waitFor(
+      async () => {
+        const x = await a.client.status('keep');
+        return x.transitions.length > 0 && x.endpoints[0]!.endpointMonitorStatus === 'Online' ? x : undefined;
+      },
+      { what: 'probed afresh' },
+    );
     expect(s.transitions.map((t) => `${t.from}→${t.to}`)).toEqual(['CheckingEndpoint→Online']);
     expect(Date.parse(s.transitions[0]!.at)).toBeGreaterThanOrEqual(recreatedAt);
     await a.client.close();
@@ -136,37 +171,51 @@ class RecordingStore extends MemoryStore {
   }
 }
 
-test('a transition saves that endpoint\'s record only; a removed endpoint\'s record is dropped; a restart carries the verdicts', async () => {
+test("a transition saves that endpoint's record only; a removed endpoint's record is dropped; a restart carries the verdicts", async () => {
   const store = new RecordingStore();
   const down = new Set<string>();
   const probe = async (t: ProbeTarget) => ({ ok: !down.has(t.key), reason: down.has(t.key) ? 'status 503' : 'status 200', latencyMs: 0.1 });
   const monitor = { probe, intervalMs: () => 50, timeoutMs: () => 1000 };
   const many = (n: number): ProfileInput => ({
-    name: `m${n}`, trafficRoutingMethod: 'Priority', dnsConfig: { relativeName: `m${n}`, ttl: 30 },
+    name: `m${n}`,
+    trafficRoutingMethod: 'Priority',
+    dnsConfig: { relativeName: `m${n}`, ttl: 30 },
     monitorConfig: { protocol: 'TCP', port: 9, intervalInSeconds: 30, timeoutInSeconds: 10, toleratedNumberOfFailures: 0 },
     endpoints: Array.from({ length: 5 }, (_, e) => ({ name: `e${e}`, type: 'externalEndpoints' as const, target: `127.0.${n}.${e + 1}` })),
   });
   const a = await start(tempDir(), { store, monitor });
   for (let n = 0; n < 10; n++) await a.client.putProfile(many(n));
   const saved = async (): Promise<Record<string, unknown>> => (await store.loadMonitorState())?.endpoints ?? {};
-  await waitFor(async () => {
-    const e = await saved();
-    return Object.keys(e).length === 50 && Object.values(e).every((r) => (r as { verdict: string }).verdict === 'Online');
-  }, { what: 'all 50 records saved Online', timeoutMs: 10_000 });
+  await waitFor(
+    async () => {
+      const e = await saved();
+      return Object.keys(e).length === 50 && Object.values(e).every((r) => (r as { verdict: string }).verdict === 'Online');
+    },
+    { what: 'all 50 records saved Online', timeoutMs: 10_000 },
+  );
   const idle = store.saves.length;
   await new Promise((r) => setTimeout(r, 1500));
   expect(store.saves.length).toBe(idle); // nothing changed, nothing saved
 
   down.add('m3/e0');
-  await waitFor(async () => ((await saved())['m3/e0'] as { verdict: string } | undefined)?.verdict === 'Degraded', { what: 'the Degraded record saved', timeoutMs: 10_000 });
+  await waitFor(async () => ((await saved())['m3/e0'] as { verdict: string } | undefined)?.verdict === 'Degraded', {
+    what: 'the Degraded record saved',
+    timeoutMs: 10_000,
+  });
   const afterDown = store.saves.slice(idle);
   expect(afterDown.map((c) => Object.keys(c.endpoints))).toEqual([['m3/e0']]);
-  expect(afterDown[0]!.endpoints['m3/e0']).toMatchObject({ verdict: 'Degraded', history: [{ from: 'CheckingEndpoint', to: 'Online' }, { from: 'Online', to: 'Degraded', reason: 'status 503' }] });
+  expect(afterDown[0]!.endpoints['m3/e0']).toMatchObject({
+    verdict: 'Degraded',
+    history: [
+      { from: 'CheckingEndpoint', to: 'Online' },
+      { from: 'Online', to: 'Degraded', reason: 'status 503' },
+    ],
+  });
 
   // One endpoint removed from a profile: its record goes, the others of the profile are rewritten as they are.
   const before = store.saves.length;
   await a.client.putProfile({ ...many(4), endpoints: many(4).endpoints!.slice(1) });
-  await waitFor(async () => !('m4/e0' in await saved()), { what: 'the removed endpoint\'s record dropped', timeoutMs: 10_000 });
+  await waitFor(async () => !('m4/e0' in (await saved())), { what: "the removed endpoint's record dropped", timeoutMs: 10_000 });
   const dropped = store.saves.slice(before).flatMap((c) => Object.keys(c.endpoints));
   expect(new Set(dropped)).toEqual(new Set(['m4/e0', 'm4/e1', 'm4/e2', 'm4/e3', 'm4/e4']));
   await a.client.close();
@@ -194,15 +243,23 @@ test('the earlier whole-state monitor blob is read (verdicts carried over) and r
   // Turn the saved records into the blob earlier versions kept in one `monitor` row.
   const db = openDatabase(join(dir, 'tmkit.db'));
   const rows = db.prepare<{ key: string; value: string }>('SELECT key, value FROM monitor_state').all();
-  const records = rows.filter((r) => r.key.startsWith('endpoint:')).map((r) => [r.key.slice('endpoint:'.length), JSON.parse(r.value)] as const);
+  const records = rows
+    .filter((r) => r.key.startsWith('endpoint:'))
+    .map((r) => [r.key.slice('endpoint:'.length), JSON.parse(r.value)] as const);
   expect(records.map(([k]) => k)).toEqual(['keep/only']);
   const [key, rec] = records[0]!;
   const legacy = {
-    savedAt: Date.now(), verdicts: { [key]: rec.verdict }, fingerprints: { [key]: rec.fingerprint },
+    savedAt: Date.now(),
+    verdicts: { [key]: rec.verdict },
+    fingerprints: { [key]: rec.fingerprint },
     history: rec.history.map((t: object) => ({ ...t, key, profile: 'keep', endpoint: 'only' })),
   };
   db.exec('DELETE FROM monitor_state');
-  db.prepare('INSERT INTO monitor_state (key, value, updated_at) VALUES (?, ?, ?)').run('monitor', JSON.stringify(legacy), new Date().toISOString());
+  db.prepare('INSERT INTO monitor_state (key, value, updated_at) VALUES (?, ?, ?)').run(
+    'monitor',
+    JSON.stringify(legacy),
+    new Date().toISOString(),
+  );
   db.close();
 
   const b = await start(dir, { monitor: { intervalMs: () => 10_000, timeoutMs: () => 1000 } });
@@ -212,11 +269,20 @@ test('the earlier whole-state monitor blob is read (verdicts carried over) and r
   await b.client.close();
   await engines.pop()!.stop();
   const after = openDatabase(join(dir, 'tmkit.db'));
-  const now = Object.fromEntries(after.prepare<{ key: string; value: string }>('SELECT key, value FROM monitor_state').all().map((r) => [r.key, JSON.parse(r.value)]));
+  const now = Object.fromEntries(
+    after
+      .prepare<{ key: string; value: string }>('SELECT key, value FROM monitor_state')
+      .all()
+      .map((r) => [r.key, JSON.parse(r.value)]),
+  );
   after.close();
   expect(Object.keys(now).sort()).toEqual(['endpoint:keep/only', 'monitor']);
   expect(now.monitor).toMatchObject({ format: 2 });
-  expect(now['endpoint:keep/only']).toMatchObject({ verdict: 'Degraded', fingerprint: rec.fingerprint, history: [{ from: 'CheckingEndpoint', to: 'Degraded' }] });
+  expect(now['endpoint:keep/only']).toMatchObject({
+    verdict: 'Degraded',
+    fingerprint: rec.fingerprint,
+    history: [{ from: 'CheckingEndpoint', to: 'Degraded' }],
+  });
 });
 
 test('maintenance keeps the history: disable then enable lists the failover before it and both changes (API and status)', async () => {

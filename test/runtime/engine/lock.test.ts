@@ -10,11 +10,25 @@ import { tempDirs } from '../../support/tmp';
 
 const running: ServeProcess[] = [];
 afterEach(async () => {
-  for (const s of running.splice(0)) { s.child.kill('SIGKILL'); await s.exited; }
+  for (const s of running.splice(0)) {
+    s.child.kill('SIGKILL');
+    await s.exited;
+  }
 });
 const tempDir = tempDirs('tmkit-lock-');
 
-const serveArgs = (dir: string, extra: string[] = []): string[] => ['serve', '--state-dir', dir, '--dns', '127.0.0.1:0', '--api', '127.0.0.1:0', '--log-level', 'warn', ...extra];
+const serveArgs = (dir: string, extra: string[] = []): string[] => [
+  'serve',
+  '--state-dir',
+  dir,
+  '--dns',
+  '127.0.0.1:0',
+  '--api',
+  '127.0.0.1:0',
+  '--log-level',
+  'warn',
+  ...extra,
+];
 
 async function healthy(api: string): Promise<number> {
   const res = await request(`${api}/healthz`);
@@ -22,13 +36,15 @@ async function healthy(api: string): Promise<number> {
   return res.statusCode;
 }
 
-test('a second serve on the same --state-dir exits 1 naming the first one\'s pid; the first keeps serving', async () => {
+test("a second serve on the same --state-dir exits 1 naming the first one's pid; the first keeps serving", async () => {
   const dir = join(tempDir(), 'state');
   const first = await spawnServe(dir);
   running.push(first);
   const second = await runTmkit(serveArgs(dir), { timeoutMs: 30_000 });
   expect(second.code).toBe(1);
-  expect(second.stderr).toContain(`tmkit: serve: the state dir ${dir} is in use by another tmkit serve (pid ${first.child.pid}); stop it or pass another --state-dir`);
+  expect(second.stderr).toContain(
+    `tmkit: serve: the state dir ${dir} is in use by another tmkit serve (pid ${first.child.pid}); stop it or pass another --state-dir`,
+  );
   expect(second.stdout).not.toContain('DNS  UDP+TCP'); // it never listened
   expect(await healthy(first.api)).toBe(200);
   // The refused process changed nothing: the first one still holds the lock.

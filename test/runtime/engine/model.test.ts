@@ -46,42 +46,127 @@ const RUNS = Number(process.env.TMKIT_MODEL_RUNS ?? 200);
 
 type Method = 'Priority' | 'Weighted' | 'MultiValue' | 'Performance';
 type Step =
-  | { op: 'put'; name: typeof LEAVES[number]; method: Method; disabled: boolean; ttl: number; monitor: MonitorChoice; endpoints: EndpointChoice[] }
+  | {
+      op: 'put';
+      name: (typeof LEAVES)[number];
+      method: Method;
+      disabled: boolean;
+      ttl: number;
+      monitor: MonitorChoice;
+      endpoints: EndpointChoice[];
+    }
   | { op: 'parent'; method: 'Priority' | 'Weighted'; children: string[]; monitor: MonitorChoice }
   | { op: 'monitor'; name: string; path: string; tcp: boolean }
-  | { op: 'patch'; name: string; index: number; patch: { endpointStatus: 'Enabled' | 'Disabled' } | { weight: number } | { alwaysServe: 'Enabled' | 'Disabled' } }
+  | {
+      op: 'patch';
+      name: string;
+      index: number;
+      patch: { endpointStatus: 'Enabled' | 'Disabled' } | { weight: number } | { alwaysServe: 'Enabled' | 'Disabled' };
+    }
   | { op: 'delete'; name: string }
   | { op: 'health'; target: string; up: boolean }
   | { op: 'probe' }
   | { op: 'override'; name: string; index: number; kind: 'down' | 'weight'; weight: number; seconds: 5 | 30 | 120; force: boolean }
   | { op: 'clear'; pick: number };
-interface MonitorChoice { path: string; interval: 10 | 30; tcp: boolean }
-interface EndpointChoice { target: string; weight: number; disabled: boolean; alwaysServe: boolean }
+interface MonitorChoice {
+  path: string;
+  interval: 10 | 30;
+  tcp: boolean;
+}
+interface EndpointChoice {
+  target: string;
+  weight: number;
+  disabled: boolean;
+  alwaysServe: boolean;
+}
 
-const monitorArb: fc.Arbitrary<MonitorChoice> = fc.record({ path: fc.constantFrom('/x', '/y', '/z'), interval: fc.constantFrom(10 as const, 30 as const), tcp: fc.boolean() });
-const endpointsArb = fc.uniqueArray(fc.record({
-  target: fc.constantFrom(...TARGETS),
-  weight: fc.integer({ min: 1, max: 3 }),
-  disabled: fc.oneof({ weight: 3, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }),
-  alwaysServe: fc.boolean(),
-}), { minLength: 1, maxLength: 3, selector: (e) => e.target });
+const monitorArb: fc.Arbitrary<MonitorChoice> = fc.record({
+  path: fc.constantFrom('/x', '/y', '/z'),
+  interval: fc.constantFrom(10 as const, 30 as const),
+  tcp: fc.boolean(),
+});
+const endpointsArb = fc.uniqueArray(
+  fc.record({
+    target: fc.constantFrom(...TARGETS),
+    weight: fc.integer({ min: 1, max: 3 }),
+    disabled: fc.oneof({ weight: 3, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }),
+    alwaysServe: fc.boolean(),
+  }),
+  { minLength: 1, maxLength: 3, selector: (e) => e.target },
+);
 const nameArb = fc.constantFrom(...LEAVES, PARENT);
 
 const stepArb: fc.Arbitrary<Step> = fc.oneof(
-  { weight: 5, arbitrary: fc.record({ op: fc.constant('put' as const), name: fc.constantFrom(...LEAVES), method: fc.constantFrom<Method>('Priority', 'Weighted', 'MultiValue', 'Performance'), disabled: fc.constant(false), ttl: fc.constantFrom(0, 30), monitor: monitorArb, endpoints: endpointsArb }) },
-  { weight: 1, arbitrary: fc.record({ op: fc.constant('put' as const), name: fc.constantFrom(...LEAVES), method: fc.constant<Method>('Priority'), disabled: fc.constant(true), ttl: fc.constant(30), monitor: monitorArb, endpoints: endpointsArb }) },
-  { weight: 2, arbitrary: fc.record({ op: fc.constant('parent' as const), method: fc.constantFrom('Priority' as const, 'Weighted' as const), children: fc.uniqueArray(fc.constantFrom(...LEAVES), { minLength: 1, maxLength: 2 }), monitor: monitorArb }) },
-  { weight: 3, arbitrary: fc.record({ op: fc.constant('monitor' as const), name: nameArb, path: fc.constantFrom('/x', '/y', '/z'), tcp: fc.boolean() }) },
-  { weight: 3, arbitrary: fc.record({ op: fc.constant('patch' as const), name: nameArb, index: fc.nat(2), patch: fc.oneof(
-    fc.record({ endpointStatus: fc.constantFrom('Enabled' as const, 'Disabled' as const) }),
-    fc.record({ weight: fc.integer({ min: 1, max: 5 }) }),
-    fc.record({ alwaysServe: fc.constantFrom('Enabled' as const, 'Disabled' as const) }),
-  ) }) },
+  {
+    weight: 5,
+    arbitrary: fc.record({
+      op: fc.constant('put' as const),
+      name: fc.constantFrom(...LEAVES),
+      method: fc.constantFrom<Method>('Priority', 'Weighted', 'MultiValue', 'Performance'),
+      disabled: fc.constant(false),
+      ttl: fc.constantFrom(0, 30),
+      monitor: monitorArb,
+      endpoints: endpointsArb,
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      op: fc.constant('put' as const),
+      name: fc.constantFrom(...LEAVES),
+      method: fc.constant<Method>('Priority'),
+      disabled: fc.constant(true),
+      ttl: fc.constant(30),
+      monitor: monitorArb,
+      endpoints: endpointsArb,
+    }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      op: fc.constant('parent' as const),
+      method: fc.constantFrom('Priority' as const, 'Weighted' as const),
+      children: fc.uniqueArray(fc.constantFrom(...LEAVES), { minLength: 1, maxLength: 2 }),
+      monitor: monitorArb,
+    }),
+  },
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      op: fc.constant('monitor' as const),
+      name: nameArb,
+      path: fc.constantFrom('/x', '/y', '/z'),
+      tcp: fc.boolean(),
+    }),
+  },
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      op: fc.constant('patch' as const),
+      name: nameArb,
+      index: fc.nat(2),
+      patch: fc.oneof(
+        fc.record({ endpointStatus: fc.constantFrom('Enabled' as const, 'Disabled' as const) }),
+        fc.record({ weight: fc.integer({ min: 1, max: 5 }) }),
+        fc.record({ alwaysServe: fc.constantFrom('Enabled' as const, 'Disabled' as const) }),
+      ),
+    }),
+  },
   { weight: 1, arbitrary: fc.record({ op: fc.constant('delete' as const), name: nameArb }) },
   { weight: 4, arbitrary: fc.record({ op: fc.constant('health' as const), target: fc.constantFrom(...TARGETS), up: fc.boolean() }) },
   { weight: 4, arbitrary: fc.constant({ op: 'probe' as const }) },
-  { weight: 3, arbitrary: fc.record({ op: fc.constant('override' as const), name: nameArb, index: fc.nat(2), kind: fc.constantFrom('down' as const, 'weight' as const),
-    weight: fc.integer({ min: 1, max: 9 }), seconds: fc.constantFrom(5 as const, 30 as const, 120 as const), force: fc.boolean() }) },
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      op: fc.constant('override' as const),
+      name: nameArb,
+      index: fc.nat(2),
+      kind: fc.constantFrom('down' as const, 'weight' as const),
+      weight: fc.integer({ min: 1, max: 9 }),
+      seconds: fc.constantFrom(5 as const, 30 as const, 120 as const),
+      force: fc.boolean(),
+    }),
+  },
   { weight: 1, arbitrary: fc.record({ op: fc.constant('clear' as const), pick: fc.nat(5) }) },
 );
 
@@ -93,15 +178,20 @@ function monitorConfig(m: MonitorChoice): ProfileInput['monitorConfig'] {
 
 function leafInput(s: Extract<Step, { op: 'put' }>): ProfileInput {
   const endpoints: EndpointInput[] = s.endpoints.map((e, i) => ({
-    name: `e${i}`, type: 'externalEndpoints', target: e.target,
+    name: `e${i}`,
+    type: 'externalEndpoints',
+    target: e.target,
     ...(s.method === 'Weighted' ? { weight: e.weight } : {}),
     ...(s.method === 'Performance' ? { endpointLocation: i % 2 === 0 ? 'westeurope' : 'eastus' } : {}),
     ...(e.disabled ? { endpointStatus: 'Disabled' } : {}),
     ...(e.alwaysServe ? { alwaysServe: 'Enabled' } : {}),
   }));
   return {
-    name: s.name, trafficRoutingMethod: s.method, ...(s.disabled ? { profileStatus: 'Disabled' } : {}),
-    dnsConfig: { relativeName: s.name, ttl: s.ttl }, monitorConfig: monitorConfig(s.monitor),
+    name: s.name,
+    trafficRoutingMethod: s.method,
+    ...(s.disabled ? { profileStatus: 'Disabled' } : {}),
+    dnsConfig: { relativeName: s.name, ttl: s.ttl },
+    monitorConfig: monitorConfig(s.monitor),
     ...(s.method === 'MultiValue' ? { maxReturn: 2 } : {}),
     endpoints,
   };
@@ -109,8 +199,17 @@ function leafInput(s: Extract<Step, { op: 'put' }>): ProfileInput {
 
 function parentInput(s: Extract<Step, { op: 'parent' }>): ProfileInput {
   return {
-    name: PARENT, trafficRoutingMethod: s.method, dnsConfig: { relativeName: PARENT, ttl: 30 }, monitorConfig: monitorConfig(s.monitor),
-    endpoints: s.children.map((c, i) => ({ name: `to-${c}`, type: 'nestedEndpoints', targetResourceId: c, minChildEndpoints: 1, ...(s.method === 'Weighted' ? { weight: i + 1 } : {}) })),
+    name: PARENT,
+    trafficRoutingMethod: s.method,
+    dnsConfig: { relativeName: PARENT, ttl: 30 },
+    monitorConfig: monitorConfig(s.monitor),
+    endpoints: s.children.map((c, i) => ({
+      name: `to-${c}`,
+      type: 'nestedEndpoints',
+      targetResourceId: c,
+      minChildEndpoints: 1,
+      ...(s.method === 'Weighted' ? { weight: i + 1 } : {}),
+    })),
   };
 }
 
@@ -127,14 +226,16 @@ class ProberModel {
   retarget(before: Profile[], after: Profile[]): void {
     const was = new Map(probeTargets(before, new Map()).map((t) => [t.key, t.fingerprint]));
     const now = probeTargets(after, new Map());
-    for (const t of now) if (was.get(t.key) !== t.fingerprint) this.probed.set(t.key, { fingerprint: t.fingerprint, ok: this.up.get(t.target) ?? true });
+    for (const t of now)
+      if (was.get(t.key) !== t.fingerprint) this.probed.set(t.key, { fingerprint: t.fingerprint, ok: this.up.get(t.target) ?? true });
     const keys = new Set(now.map((t) => t.key));
     for (const k of [...this.probed.keys()]) if (!keys.has(k)) this.probed.delete(k);
   }
 
   /** A probe round (61 s of fake time: the first periodic probe comes under two intervals after the immediate one): every probed endpoint probed at least once with the targets' current health. */
   round(profiles: Profile[]): void {
-    for (const t of probeTargets(profiles, new Map())) this.probed.set(t.key, { fingerprint: t.fingerprint, ok: this.up.get(t.target) ?? true });
+    for (const t of probeTargets(profiles, new Map()))
+      this.probed.set(t.key, { fingerprint: t.fingerprint, ok: this.up.get(t.target) ?? true });
   }
 
   verdicts(profiles: Profile[]): Map<string, ProbeVerdict> {
@@ -147,100 +248,149 @@ class ProberModel {
   }
 }
 
-const recordsOf = (r: DnsReply): string => JSON.stringify(r.answers.filter((a) => a.type === 'A' || a.type === 'CNAME').map((a) => `${a.type} ${String(a.data)} ${a.ttl}`).sort());
+const recordsOf = (r: DnsReply): string =>
+  JSON.stringify(
+    r.answers
+      .filter((a) => a.type === 'A' || a.type === 'CNAME')
+      .map((a) => `${a.type} ${String(a.data)} ${a.ttl}`)
+      .sort(),
+  );
 
 let geo: GeoLookup;
-beforeAll(async () => { geo = await MmdbGeoLookup.open(); });
+beforeAll(async () => {
+  geo = await MmdbGeoLookup.open();
+});
 
-test(`model: DNS follows every acknowledged write, health transition and override change or expiry (${RUNS} random sequences)`, async () => {
-  let sequences = 0;
-  let steps = 0;
-  let writes = 0;
-  let rejected = 0;
-  const ops = { overrides: 0, expired: 0 };
-  await fc.assert(fc.asyncProperty(fc.array(stepArb, { minLength: 1, maxLength: 40, size: 'medium' }), async (plan) => {
-    sequences++;
-    const dir = mkdtempSync(join(tmpdir(), 'tmkit-model-'));
-    const timers = new FakeTimers();
-    const prober = new ProberModel();
-    const overrides = new Map<string, OverrideRecord>(); // id -> override the API acknowledged
-    const engine = await Engine.start({
-      stateDir: dir, zone: ZONE, dns: [{ address: '127.0.0.1', port: 0 }], api: { host: '127.0.0.1', port: 0 },
-      logger: pino({ level: 'silent' }), env: {}, geo, clock: timers,
-      monitor: { timers, probe: async (t) => ({ ok: prober.up.get(t.target) ?? true, reason: prober.up.get(t.target) ?? true ? 'status 200' : 'connection refused', latencyMs: 1 }) },
-    });
-    const api = `http://127.0.0.1:${engine.apiAddress().port}`;
-    const client = new TmkitClient({ server: api, token: engine.token.token, env: {} });
-    const dns = engine.dnsAddresses()[0]!;
-    const acknowledged = new Map<string, string>(); // name -> ETag of the last acknowledged write
-    try {
-      for (const step of plan) {
-        steps++;
-        const before = (await engine.store.getProfiles()).map((p) => p.profile);
-        let revision: number | undefined;
+test(
+  `model: DNS follows every acknowledged write, health transition and override change or expiry (${RUNS} random sequences)`,
+  async () => {
+    let sequences = 0;
+    let steps = 0;
+    let writes = 0;
+    let rejected = 0;
+    const ops = { overrides: 0, expired: 0 };
+    await fc.assert(
+      fc.asyncProperty(fc.array(stepArb, { minLength: 1, maxLength: 40, size: 'medium' }), async (plan) => {
+        sequences++;
+        const dir = mkdtempSync(join(tmpdir(), 'tmkit-model-'));
+        const timers = new FakeTimers();
+        const prober = new ProberModel();
+        const overrides = new Map<string, OverrideRecord>(); // id -> override the API acknowledged
+        const engine = await Engine.start({
+          stateDir: dir,
+          zone: ZONE,
+          dns: [{ address: '127.0.0.1', port: 0 }],
+          api: { host: '127.0.0.1', port: 0 },
+          logger: pino({ level: 'silent' }),
+          env: {},
+          geo,
+          clock: timers,
+          monitor: {
+            timers,
+            probe: async (t) => ({
+              ok: prober.up.get(t.target) ?? true,
+              reason: (prober.up.get(t.target) ?? true) ? 'status 200' : 'connection refused',
+              latencyMs: 1,
+            }),
+          },
+        });
+        const api = `http://127.0.0.1:${engine.apiAddress().port}`;
+        const client = new TmkitClient({ server: api, token: engine.token.token, env: {} });
+        const dns = engine.dnsAddresses()[0]!;
+        const acknowledged = new Map<string, string>(); // name -> ETag of the last acknowledged write
         try {
-          const had = overrides.size;
-          revision = await runStep(step, client, prober, timers, acknowledged, before, overrides);
-          if (step.op === 'override' && overrides.size >= had) ops.overrides++;
-          if (revision !== undefined) writes++;
-        } catch (err) {
-          if (!(err instanceof TmkitApiError) || ![400, 404, 409].includes(err.status)) throw err;
-          rejected++; // refused writes change nothing: the invariant below still has to hold
-        }
-        const stored = await engine.store.getProfiles();
-        const profiles = stored.map((p) => p.profile);
-        prober.retarget(before, profiles);
-        if (step.op === 'probe') {
-          prober.round(profiles);
-          const t = timers.now();
-          ops.expired += [...overrides.values()].filter((o) => Date.parse(o.expiresAt) > t && Date.parse(o.expiresAt) <= t + 61_000).length;
-          await timers.advance(61_000);
-        }
-
-        // 3. The store holds exactly what was acknowledged.
-        expect(Object.fromEntries(stored.map((p) => [p.profile.name, p.etag]))).toEqual(Object.fromEntries(acknowledged));
-        // 1 + 2, within the bound.
-        const verdicts = prober.verdicts(profiles);
-        const overridden = endpointOverrides(overrides.values(), timers.now());
-        const snap = buildSnapshot({ zone: ZONE, profiles, geo, resources: toResourceCatalog(await engine.store.getResources()), health: { verdict: (p, e) => verdicts.get(`${p}/${e}`), override: (p, e) => overridden.get(`${p}/${e}`) } });
-        const storeRevision = await engine.store.revision();
-        const deadline = Date.now() + BOUND_MS;
-        let mismatch = '';
-        for (;;) {
-          mismatch = '';
-          const h = await request(`${api}/healthz`);
-          const health = await h.body.json() as { servedRevision: number; lagRevisions: number };
-          if (h.statusCode !== 200 || health.servedRevision < storeRevision) mismatch = `/healthz ${h.statusCode} ${JSON.stringify(health)} (store revision ${storeRevision})`;
-          for (const name of NAMES) {
-            if (mismatch) break;
-            const fqdn = `${name}.${ZONE}`;
-            const expected = resolve(snap, { name: fqdn, type: 'A', clientAddress: '127.0.0.1' });
-            const got = await queryUdp(dns, fqdn);
-            const allowed = expected.outcomes.map((o) => JSON.stringify(o.records.map((r) => `${r.type} ${r.data} ${r.ttl}`).sort()));
-            if (got.rcode !== expected.rcode || !allowed.includes(recordsOf(got))) {
-              mismatch = `${fqdn}: DNS ${got.rcode} ${recordsOf(got)}; the core resolves ${expected.rcode} one of ${allowed.join(' | ')}`;
+          for (const step of plan) {
+            steps++;
+            const before = (await engine.store.getProfiles()).map((p) => p.profile);
+            let revision: number | undefined;
+            try {
+              const had = overrides.size;
+              revision = await runStep(step, client, prober, timers, acknowledged, before, overrides);
+              if (step.op === 'override' && overrides.size >= had) ops.overrides++;
+              if (revision !== undefined) writes++;
+            } catch (err) {
+              if (!(err instanceof TmkitApiError) || ![400, 404, 409].includes(err.status)) throw err;
+              rejected++; // refused writes change nothing: the invariant below still has to hold
             }
+            const stored = await engine.store.getProfiles();
+            const profiles = stored.map((p) => p.profile);
+            prober.retarget(before, profiles);
+            if (step.op === 'probe') {
+              prober.round(profiles);
+              const t = timers.now();
+              ops.expired += [...overrides.values()].filter(
+                (o) => Date.parse(o.expiresAt) > t && Date.parse(o.expiresAt) <= t + 61_000,
+              ).length;
+              await timers.advance(61_000);
+            }
+
+            // 3. The store holds exactly what was acknowledged.
+            expect(Object.fromEntries(stored.map((p) => [p.profile.name, p.etag]))).toEqual(Object.fromEntries(acknowledged));
+            // 1 + 2, within the bound.
+            const verdicts = prober.verdicts(profiles);
+            const overridden = endpointOverrides(overrides.values(), timers.now());
+            const snap = buildSnapshot({
+              zone: ZONE,
+              profiles,
+              geo,
+              resources: toResourceCatalog(await engine.store.getResources()),
+              health: { verdict: (p, e) => verdicts.get(`${p}/${e}`), override: (p, e) => overridden.get(`${p}/${e}`) },
+            });
+            const storeRevision = await engine.store.revision();
+            const deadline = Date.now() + BOUND_MS;
+            let mismatch = '';
+            for (;;) {
+              mismatch = '';
+              const h = await request(`${api}/healthz`);
+              const health = (await h.body.json()) as { servedRevision: number; lagRevisions: number };
+              if (h.statusCode !== 200 || health.servedRevision < storeRevision)
+                mismatch = `/healthz ${h.statusCode} ${JSON.stringify(health)} (store revision ${storeRevision})`;
+              for (const name of NAMES) {
+                if (mismatch) break;
+                const fqdn = `${name}.${ZONE}`;
+                const expected = resolve(snap, { name: fqdn, type: 'A', clientAddress: '127.0.0.1' });
+                const got = await queryUdp(dns, fqdn);
+                const allowed = expected.outcomes.map((o) => JSON.stringify(o.records.map((r) => `${r.type} ${r.data} ${r.ttl}`).sort()));
+                if (got.rcode !== expected.rcode || !allowed.includes(recordsOf(got))) {
+                  mismatch = `${fqdn}: DNS ${got.rcode} ${recordsOf(got)}; the core resolves ${expected.rcode} one of ${allowed.join(' | ')}`;
+                }
+              }
+              if (!mismatch) break;
+              if (Date.now() > deadline) break;
+              await new Promise((r) => setTimeout(r, 20));
+            }
+            expect(`after ${JSON.stringify(step)}: ${mismatch || 'DNS agrees with the core'}`).toBe(
+              `after ${JSON.stringify(step)}: DNS agrees with the core`,
+            );
           }
-          if (!mismatch) break;
-          if (Date.now() > deadline) break;
-          await new Promise((r) => setTimeout(r, 20));
+        } finally {
+          await engine.stop();
+          rmSync(dir, { recursive: true, force: true });
         }
-        expect(`after ${JSON.stringify(step)}: ${mismatch || 'DNS agrees with the core'}`).toBe(`after ${JSON.stringify(step)}: DNS agrees with the core`);
-      }
-    } finally {
-      await engine.stop();
-      rmSync(dir, { recursive: true, force: true });
-    }
-  }), { numRuns: RUNS, ...(process.env.TMKIT_MODEL_SEED ? { seed: Number(process.env.TMKIT_MODEL_SEED) } : {}) });
-  // The closing note quotes these figures (run with --verbose to see them).
-  console.log(`model: ${sequences} sequences, ${steps} steps, ${writes} acknowledged writes, ${rejected} refused, ${ops.overrides} overrides acknowledged, ${ops.expired} expired in a probe round`);
-  expect(writes).toBeGreaterThan(RUNS);
-  expect(ops.overrides).toBeGreaterThan(RUNS / 4);
-  expect(ops.expired).toBeGreaterThan(0);
-}, 15 * 60_000);
+      }),
+      { numRuns: RUNS, ...(process.env.TMKIT_MODEL_SEED ? { seed: Number(process.env.TMKIT_MODEL_SEED) } : {}) },
+    );
+    // The closing note quotes these figures (run with --verbose to see them).
+    console.log(
+      `model: ${sequences} sequences, ${steps} steps, ${writes} acknowledged writes, ${rejected} refused, ${ops.overrides} overrides acknowledged, ${ops.expired} expired in a probe round`,
+    );
+    expect(writes).toBeGreaterThan(RUNS);
+    expect(ops.overrides).toBeGreaterThan(RUNS / 4);
+    expect(ops.expired).toBeGreaterThan(0);
+  },
+  15 * 60_000,
+);
 
 /** Runs one step through the API (or the prober model); returns the store revision of an acknowledged write. */
-async function runStep(step: Step, client: TmkitClient, prober: ProberModel, _timers: FakeTimers, acknowledged: Map<string, string>, current: Profile[], overrides: Map<string, OverrideRecord>): Promise<number | undefined> {
+async function runStep(
+  step: Step,
+  client: TmkitClient,
+  prober: ProberModel,
+  _timers: FakeTimers,
+  acknowledged: Map<string, string>,
+  current: Profile[],
+  overrides: Map<string, OverrideRecord>,
+): Promise<number | undefined> {
   const find = (name: string) => current.find((p) => p.name === name);
   switch (step.op) {
     case 'put': {
@@ -258,7 +408,10 @@ async function runStep(step: Step, client: TmkitClient, prober: ProberModel, _ti
       const p = find(step.name);
       if (!p) return undefined;
       const interval = p.monitorConfig.intervalInSeconds === 10 ? 10 : 30;
-      const r = await client.putProfile({ ...p, monitorConfig: monitorConfig({ path: step.path, interval, tcp: step.tcp }) } as ProfileInput);
+      const r = await client.putProfile({
+        ...p,
+        monitorConfig: monitorConfig({ path: step.path, interval, tcp: step.tcp }),
+      } as ProfileInput);
       acknowledged.set(step.name, r.etag);
       return r.revision;
     }
@@ -287,7 +440,14 @@ async function runStep(step: Step, client: TmkitClient, prober: ProberModel, _ti
       const p = find(step.name);
       const e = p?.endpoints[step.index % Math.max(1, p.endpoints.length)];
       if (!p || !e) return undefined;
-      const r = await client.createOverride({ kind: step.kind, profile: p.name, endpoint: e.name, for: step.seconds, force: step.force, ...(step.kind === 'weight' ? { weight: step.weight } : {}) });
+      const r = await client.createOverride({
+        kind: step.kind,
+        profile: p.name,
+        endpoint: e.name,
+        for: step.seconds,
+        force: step.force,
+        ...(step.kind === 'weight' ? { weight: step.weight } : {}),
+      });
       for (const id of r.replaced) overrides.delete(id);
       overrides.set(r.override.id, r.override);
       return undefined;

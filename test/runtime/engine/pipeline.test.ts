@@ -14,14 +14,22 @@ import { waitFor } from '../../support/wait';
 import { tempDirs } from '../../support/tmp';
 
 const engines: Engine[] = [];
-afterEach(async () => { while (engines.length) await engines.pop()!.stop(); });
+afterEach(async () => {
+  while (engines.length) await engines.pop()!.stop();
+});
 const tempDir = tempDirs('tmkit-pipeline-');
 
-async function start(extra: Partial<EngineOptions> = {}): Promise<{ engine: Engine; client: TmkitClient; dns: { address: string; port: number }; api: string }> {
+async function start(
+  extra: Partial<EngineOptions> = {},
+): Promise<{ engine: Engine; client: TmkitClient; dns: { address: string; port: number }; api: string }> {
   const stateDir = tempDir();
   const engine = await Engine.start({
-    stateDir, zone: 'tm.internal', dns: [{ address: '127.0.0.1', port: 0 }], api: { host: '127.0.0.1', port: 0 },
-    logger: pino({ level: 'silent' }), env: {},
+    stateDir,
+    zone: 'tm.internal',
+    dns: [{ address: '127.0.0.1', port: 0 }],
+    api: { host: '127.0.0.1', port: 0 },
+    logger: pino({ level: 'silent' }),
+    env: {},
     monitor: { intervalMs: () => 150, timeoutMs: () => 1000 },
     ...extra,
   });
@@ -34,27 +42,47 @@ test('issue 11 repro: after a monitor-settings edit, a new profile is answered a
   const [primary, backup] = await healthServerPair('127.0.0.2', '127.0.0.3');
   try {
     const { client, dns } = await start();
-    const monitor = { protocol: 'HTTP' as const, port: primary.port, path: '/healthz', intervalInSeconds: 10, timeoutInSeconds: 5, toleratedNumberOfFailures: 0 };
-    const app = (path: string) => profileInput('app', {
-      dnsConfig: { relativeName: 'app', ttl: 0 },
-      monitorConfig: { ...monitor, path },
-      endpoints: [
-        { name: 'primary', type: 'externalEndpoints', target: '127.0.0.2' },
-        { name: 'backup', type: 'externalEndpoints', target: '127.0.0.3' },
-      ],
-    });
+    const monitor = {
+      protocol: 'HTTP' as const,
+      port: primary.port,
+      path: '/healthz',
+      intervalInSeconds: 10,
+      timeoutInSeconds: 5,
+      toleratedNumberOfFailures: 0,
+    };
+    const app = (path: string) =>
+      profileInput('app', {
+        dnsConfig: { relativeName: 'app', ttl: 0 },
+        monitorConfig: { ...monitor, path },
+        endpoints: [
+          { name: 'primary', type: 'externalEndpoints', target: '127.0.0.2' },
+          { name: 'backup', type: 'externalEndpoints', target: '127.0.0.3' },
+        ],
+      });
     // The health servers answer 404 on this path: both endpoints are probed and go Degraded.
     await client.putProfile(app('/status'));
-    await waitFor(async () => (await client.status('app')).endpoints.every((e) => e.endpointMonitorStatus === 'Degraded'), { what: 'both endpoints probed and Degraded' });
+    await waitFor(async () => (await client.status('app')).endpoints.every((e) => e.endpointMonitorStatus === 'Degraded'), {
+      what: 'both endpoints probed and Degraded',
+    });
     // Only the probe path changes: the monitor resets both endpoints synchronously inside the rebuild.
     await client.putProfile(app('/healthz'));
-    await waitFor(async () => (await client.status('app')).endpoints.every((e) => e.endpointMonitorStatus === 'Online'), { what: 'Online again after the settings change' });
+    await waitFor(async () => (await client.status('app')).endpoints.every((e) => e.endpointMonitorStatus === 'Online'), {
+      what: 'Online again after the settings change',
+    });
 
-    await client.putProfile(profileInput('later', { endpoints: [{ name: 'x', type: 'externalEndpoints', target: '192.0.2.77', alwaysServe: 'Enabled' }] }));
-    await waitFor(async () => aRecords(await queryUdp(dns, 'later.tm.internal'))[0] === '192.0.2.77', { what: 'the new profile on DNS', timeoutMs: 5_000 });
+    await client.putProfile(
+      profileInput('later', { endpoints: [{ name: 'x', type: 'externalEndpoints', target: '192.0.2.77', alwaysServe: 'Enabled' }] }),
+    );
+    await waitFor(async () => aRecords(await queryUdp(dns, 'later.tm.internal'))[0] === '192.0.2.77', {
+      what: 'the new profile on DNS',
+      timeoutMs: 5_000,
+    });
 
     await primary.close();
-    await waitFor(async () => aRecords(await queryUdp(dns, 'app.tm.internal'))[0] === '127.0.0.3', { what: 'failover to the backup on DNS', timeoutMs: 10_000 });
+    await waitFor(async () => aRecords(await queryUdp(dns, 'app.tm.internal'))[0] === '127.0.0.3', {
+      what: 'failover to the backup on DNS',
+      timeoutMs: 10_000,
+    });
   } finally {
     await primary.close();
     await backup.close();
@@ -74,14 +102,27 @@ test('/healthz reports the lag between the store and the served snapshot, and de
     return getProfile(name);
   };
   const { client, dns, api, engine } = await start({ store, lagLimitMs: 300 });
-  const healthz = async () => { const r = await request(`${api}/healthz`); return { status: r.statusCode, body: await r.body.json() as Record<string, unknown> }; };
+  const healthz = async () => {
+    const r = await request(`${api}/healthz`);
+    return { status: r.statusCode, body: (await r.body.json()) as Record<string, unknown> };
+  };
 
   expect(await healthz()).toEqual({ status: 200, body: { status: 'ok', revision: 0, servedRevision: 0, lagRevisions: 0, lagSeconds: 0 } });
   failReads = true;
-  await client.putProfile(profileInput('web', { endpoints: [{ name: 'a', type: 'externalEndpoints', target: '192.0.2.10', alwaysServe: 'Enabled' }] }));
-  const degraded = await waitFor(async () => { const h = await healthz(); return h.status === 503 ? h : undefined; }, { what: '/healthz degraded', timeoutMs: 5_000 });
+  await client.putProfile(
+    profileInput('web', { endpoints: [{ name: 'a', type: 'externalEndpoints', target: '192.0.2.10', alwaysServe: 'Enabled' }] }),
+  );
+  const degraded = await waitFor(
+    async () => {
+      const h = await healthz();
+      return h.status === 503 ? h : undefined;
+    },
+    { what: '/healthz degraded', timeoutMs: 5_000 },
+  );
   expect(degraded.body).toMatchObject({ status: 'degraded', revision: 1, servedRevision: 0, lagRevisions: 1 });
-  expect(degraded.body.reason).toMatch(/has not followed the configuration for \d+\.\d s \(served revision 0, store revision 1, \d+ consecutive rebuild failures: see the log\)/);
+  expect(degraded.body.reason).toMatch(
+    /has not followed the configuration for \d+\.\d s \(served revision 0, store revision 1, \d+ consecutive rebuild failures: see the log\)/,
+  );
   expect((await queryUdp(dns, 'web.tm.internal')).rcode).toBe('NXDOMAIN');
   const metrics = await client.metrics();
   expect(metrics).toMatch(/tmkit_snapshot_lag_revisions 1/);
@@ -90,7 +131,10 @@ test('/healthz reports the lag between the store and the served snapshot, and de
 
   // The failing rebuild is retried (nothing taken from the pending set is lost): once reads work, DNS catches up.
   failReads = false;
-  await waitFor(async () => aRecords(await queryUdp(dns, 'web.tm.internal'))[0] === '192.0.2.10', { what: 'DNS serves the write after the retry', timeoutMs: 10_000 });
+  await waitFor(async () => aRecords(await queryUdp(dns, 'web.tm.internal'))[0] === '192.0.2.10', {
+    what: 'DNS serves the write after the retry',
+    timeoutMs: 10_000,
+  });
   expect(await healthz()).toEqual({ status: 200, body: { status: 'ok', revision: 1, servedRevision: 1, lagRevisions: 0, lagSeconds: 0 } });
   await engine.settle();
 });
@@ -102,7 +146,12 @@ test('a committed change whose event never arrived is healed by settle() with a 
   const watchers = (store as unknown as { listeners: Set<unknown> }).listeners;
   const saved = [...watchers];
   watchers.clear();
-  await store.putProfile((await import('../api/fixtures')).profile('ghost', { endpoints: [{ name: 'a', type: 'externalEndpoints', target: '192.0.2.99', alwaysServe: 'Enabled' }] }), { stack: 'default' });
+  await store.putProfile(
+    (await import('../api/fixtures')).profile('ghost', {
+      endpoints: [{ name: 'a', type: 'externalEndpoints', target: '192.0.2.99', alwaysServe: 'Enabled' }],
+    }),
+    { stack: 'default' },
+  );
   for (const w of saved) watchers.add(w);
   expect((await queryUdp(dns, 'ghost.tm.internal')).rcode).toBe('NXDOMAIN');
   await engine.settle();

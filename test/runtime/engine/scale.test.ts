@@ -28,14 +28,25 @@ const addr = (i: number, e: number): string => `10.${(i >> 8) & 255}.${i & 255}.
 
 function input(i: number, opts: { path?: string; first?: string } = {}): ProfileInput {
   return {
-    name: name(i), trafficRoutingMethod: 'Priority', dnsConfig: { relativeName: name(i), ttl: 30 },
-    monitorConfig: { protocol: 'HTTP', port: 80, path: opts.path ?? '/health', intervalInSeconds: 30, timeoutInSeconds: 10, toleratedNumberOfFailures: 0 },
+    name: name(i),
+    trafficRoutingMethod: 'Priority',
+    dnsConfig: { relativeName: name(i), ttl: 30 },
+    monitorConfig: {
+      protocol: 'HTTP',
+      port: 80,
+      path: opts.path ?? '/health',
+      intervalInSeconds: 30,
+      timeoutInSeconds: 10,
+      toleratedNumberOfFailures: 0,
+    },
     endpoints: [0, 1].map((e) => ({ name: `e${e}`, type: 'externalEndpoints', target: e === 0 && opts.first ? opts.first : addr(i, e) })),
   };
 }
 
 let geo: GeoLookup;
-beforeAll(async () => { geo = await MmdbGeoLookup.open(); });
+beforeAll(async () => {
+  geo = await MmdbGeoLookup.open();
+});
 
 test(`a write reads only its own rows and retargets only its own endpoints (${PROFILES} profiles)`, async () => {
   const dir = mkdtempSync(join(tmpdir(), 'tmkit-scale-'));
@@ -44,9 +55,21 @@ test(`a write reads only its own rows and retargets only its own endpoints (${PR
   const timers = new FakeTimers();
   const probed = new Map<string, number>();
   const engine = await Engine.start({
-    stateDir: dir, store, zone: ZONE, dns: [{ address: '127.0.0.1', port: 0 }], api: { host: '127.0.0.1', port: 0 },
-    logger: pino({ level: 'silent' }), env: {}, geo,
-    monitor: { timers, probe: async (t) => { probed.set(t.key, (probed.get(t.key) ?? 0) + 1); return { ok: true, reason: 'status 200', latencyMs: 1 }; } },
+    stateDir: dir,
+    store,
+    zone: ZONE,
+    dns: [{ address: '127.0.0.1', port: 0 }],
+    api: { host: '127.0.0.1', port: 0 },
+    logger: pino({ level: 'silent' }),
+    env: {},
+    geo,
+    monitor: {
+      timers,
+      probe: async (t) => {
+        probed.set(t.key, (probed.get(t.key) ?? 0) + 1);
+        return { ok: true, reason: 'status 200', latencyMs: 1 };
+      },
+    },
   });
   try {
     const client = new TmkitClient({ server: `http://127.0.0.1:${engine.apiAddress().port}`, token: engine.token.token, env: {} });
@@ -58,7 +81,9 @@ test(`a write reads only its own rows and retargets only its own endpoints (${PR
     const retargets = (): { full: number; incremental: number; endpoints: number } => engine.proberStats().retargets;
     const untouched = [name(1), name(Math.floor(PROFILES / 2)), name(PROFILES - 1)];
     const statusesBefore = untouched.map((p) => engine.proberStatuses(p));
-    expect(statusesBefore.every((s) => s.length === 2 && s.every((e) => e.verdict === 'Online' && e.lastProbe && e.history.length === 1))).toBe(true);
+    expect(
+      statusesBefore.every((s) => s.length === 2 && s.every((e) => e.verdict === 'Online' && e.lastProbe && e.history.length === 1)),
+    ).toBe(true);
 
     // The first write that needs the view walks the table once (the counter counts real rows)...
     await client.putProfile(input(0, { first: '192.0.2.200' }));
@@ -71,7 +96,13 @@ test(`a write reads only its own rows and retargets only its own endpoints (${PR
     const perWrite: number[] = [];
     const retargeted: number[] = [];
     const fullBefore = retargets().full;
-    for (const [k, i] of [[0, 3], [1, 400], [2, PROFILES - 2], [3, 7], [4, 1234 % PROFILES]] as const) {
+    for (const [k, i] of [
+      [0, 3],
+      [1, 400],
+      [2, PROFILES - 2],
+      [3, 7],
+      [4, 1234 % PROFILES],
+    ] as const) {
       const r0 = stats().rowsRead;
       const t0 = retargets().endpoints;
       probed.clear();
@@ -85,7 +116,9 @@ test(`a write reads only its own rows and retargets only its own endpoints (${PR
       await timers.advance(0); // the reset endpoints are probed at once; nothing else is due
       expect([...probed.keys()].sort()).toEqual([`${name(i)}/e0`, `${name(i)}/e1`]);
     }
-    process.stdout.write(`rows read per write ${perWrite.join(', ')}; endpoints retargeted per write ${retargeted.join(', ')} (first write walked ${afterFirst.rowsRead} rows)\n`);
+    process.stdout.write(
+      `rows read per write ${perWrite.join(', ')}; endpoints retargeted per write ${retargeted.join(', ')} (first write walked ${afterFirst.rowsRead} rows)\n`,
+    );
     expect(stats().viewRebuilds).toBe(1);
     expect(new Set(perWrite).size).toBe(1);
     expect(perWrite[0]).toBeLessThanOrEqual(3);
@@ -96,7 +129,9 @@ test(`a write reads only its own rows and retargets only its own endpoints (${PR
 
     // The view follows creates and deletes without walking: the case-insensitive name rule still holds.
     await client.putProfile({ ...input(PROFILES), name: 'Fresh', dnsConfig: { relativeName: 'fresh', ttl: 30 } });
-    const clash = await client.putProfile({ ...input(PROFILES), name: 'FRESH', dnsConfig: { relativeName: 'fresh2', ttl: 30 } }).catch((e: unknown) => e);
+    const clash = await client
+      .putProfile({ ...input(PROFILES), name: 'FRESH', dnsConfig: { relativeName: 'fresh2', ttl: 30 } })
+      .catch((e: unknown) => e);
     expect(clash).toBeInstanceOf(TmkitApiError);
     expect((clash as TmkitApiError).status).toBe(409);
     await client.deleteProfile('Fresh');
@@ -117,7 +152,10 @@ test('the view walks the table again when another connection moved the revision'
   const a = SqliteStore.open({ stateDir: dir });
   const b = SqliteStore.open({ stateDir: dir });
   try {
-    const put = (s: SqliteStore, i: number, n = name(i)) => s.putProfile(normalizeProfile({ ...input(i), name: n, dnsConfig: { relativeName: n.toLowerCase(), ttl: 30 } }), { stack: DEFAULT_STACK });
+    const put = (s: SqliteStore, i: number, n = name(i)) =>
+      s.putProfile(normalizeProfile({ ...input(i), name: n, dnsConfig: { relativeName: n.toLowerCase(), ttl: 30 } }), {
+        stack: DEFAULT_STACK,
+      });
     for (let i = 0; i < 20; i++) await put(a, i);
     expect(a.stats().viewRebuilds).toBe(1);
     await put(b, 0, 'Other'); // b's write: a's view is now behind the file

@@ -19,13 +19,18 @@ const tempDir = tempDirs('tmkit-shutdown-', { cleanup: 'manual' });
 const running: ServeProcess[] = [];
 let blackHole: { port: number; queries: () => number; close: () => Promise<void> };
 
-beforeAll(async () => { blackHole = await startBlackHole(); });
+beforeAll(async () => {
+  blackHole = await startBlackHole();
+});
 afterAll(async () => {
   await blackHole.close();
   tempDir.removeAll();
 });
 afterEach(async () => {
-  for (const s of running.splice(0)) { s.child.kill('SIGKILL'); await s.exited; }
+  for (const s of running.splice(0)) {
+    s.child.kill('SIGKILL');
+    await s.exited;
+  }
 });
 
 /** A DNS server that never answers: UDP datagrams are counted and dropped, TCP connections held silent. */
@@ -33,10 +38,22 @@ async function startBlackHole(): Promise<typeof blackHole> {
   let queries = 0;
   const held = new Set<net.Socket>();
   const udp = dgram.createSocket('udp4');
-  udp.on('message', () => { queries++; });
+  udp.on('message', () => {
+    queries++;
+  });
   const port = await new Promise<number>((resolve) => udp.bind(0, '127.0.0.1', () => resolve(udp.address().port)));
-  const tcp = net.createServer((s) => { held.add(s); s.on('error', () => undefined); s.on('data', () => { queries++; }); s.on('close', () => held.delete(s)); });
-  await new Promise<void>((resolve, reject) => { tcp.once('error', reject); tcp.listen(port, '127.0.0.1', () => resolve()); });
+  const tcp = net.createServer((s) => {
+    held.add(s);
+    s.on('error', () => undefined);
+    s.on('data', () => {
+      queries++;
+    });
+    s.on('close', () => held.delete(s));
+  });
+  await new Promise<void>((resolve, reject) => {
+    tcp.once('error', reject);
+    tcp.listen(port, '127.0.0.1', () => resolve());
+  });
   return {
     port,
     queries: () => queries,
@@ -52,9 +69,15 @@ function documentWith(n: number): string {
   const profiles = [];
   for (let p = 0; p * 200 < n; p++) {
     profiles.push({
-      name: `fqdn-${p}`, trafficRoutingMethod: 'Weighted', dnsConfig: { relativeName: `fqdn-${p}`, ttl: 30 },
+      name: `fqdn-${p}`,
+      trafficRoutingMethod: 'Weighted',
+      dnsConfig: { relativeName: `fqdn-${p}`, ttl: 30 },
       monitorConfig: { protocol: 'HTTP', port: 80, path: '/health', intervalInSeconds: 10, timeoutInSeconds: 9 },
-      endpoints: Array.from({ length: Math.min(200, n - p * 200) }, (_, i) => ({ name: `e${i}`, type: 'externalEndpoints', target: `e${i}.p${p}.unresolvable.test` })),
+      endpoints: Array.from({ length: Math.min(200, n - p * 200) }, (_, i) => ({
+        name: `e${i}`,
+        type: 'externalEndpoints',
+        target: `e${i}.p${p}.unresolvable.test`,
+      })),
     });
   }
   const file = join(tempDir(), 'fqdn.json');
@@ -80,7 +103,9 @@ async function hangingRequest(s: ServeProcess & { token: string }): Promise<net.
   const slow = net.connect({ host: url.hostname, port: Number(url.port) });
   slow.on('error', () => undefined);
   await new Promise((r) => slow.once('connect', r));
-  slow.write(`PUT /v1/profiles/slow HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${s.token}\r\ncontent-type: application/json\r\ncontent-length: 1000\r\n\r\n{"name":`);
+  slow.write(
+    `PUT /v1/profiles/slow HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${s.token}\r\ncontent-type: application/json\r\ncontent-length: 1000\r\n\r\n{"name":`,
+  );
   await new Promise((r) => setTimeout(r, 200));
   return slow;
 }
@@ -147,20 +172,45 @@ test('probes of FQDN targets go to --probe-dns-server and resolve through it (a 
   answering.on('message', (msg, rinfo) => {
     const q = dnsPacket.decode(msg);
     const question = q.questions![0]!;
-    const answers = question.type === 'A' && question.name === 'health.probe.test' ? [{ type: 'A' as const, name: question.name, ttl: 5, data: '127.0.0.1' }] : [];
-    answering.send(dnsPacket.encode({ type: 'response', id: q.id, flags: dnsPacket.AUTHORITATIVE_ANSWER, questions: q.questions, answers }), rinfo.port, rinfo.address);
+    const answers =
+      question.type === 'A' && question.name === 'health.probe.test'
+        ? [{ type: 'A' as const, name: question.name, ttl: 5, data: '127.0.0.1' }]
+        : [];
+    answering.send(
+      dnsPacket.encode({ type: 'response', id: q.id, flags: dnsPacket.AUTHORITATIVE_ANSWER, questions: q.questions, answers }),
+      rinfo.port,
+      rinfo.address,
+    );
   });
   const dnsPort = await new Promise<number>((resolve) => answering.bind(0, '127.0.0.1', () => resolve(answering.address().port)));
   const { createServer } = await import('node:http');
-  const health = createServer((_req, res) => { res.writeHead(200); res.end('ok'); });
-  const httpPort = await new Promise<number>((resolve) => health.listen(0, '127.0.0.1', () => resolve((health.address() as net.AddressInfo).port)));
+  const health = createServer((_req, res) => {
+    res.writeHead(200);
+    res.end('ok');
+  });
+  const httpPort = await new Promise<number>((resolve) =>
+    health.listen(0, '127.0.0.1', () => resolve((health.address() as net.AddressInfo).port)),
+  );
   try {
     const file = join(tempDir(), 'one.json');
-    writeFileSync(file, JSON.stringify({ apiVersion: 'tmkit/v1', profiles: [{
-      name: 'one', trafficRoutingMethod: 'Priority', dnsConfig: { relativeName: 'one', ttl: 30 },
-      monitorConfig: { protocol: 'HTTP', port: httpPort, path: '/', intervalInSeconds: 10, timeoutInSeconds: 5 },
-      endpoints: [{ name: 'a', type: 'externalEndpoints', target: 'health.probe.test' }, { name: 'b', type: 'externalEndpoints', target: 'missing.probe.test' }],
-    }] }));
+    writeFileSync(
+      file,
+      JSON.stringify({
+        apiVersion: 'tmkit/v1',
+        profiles: [
+          {
+            name: 'one',
+            trafficRoutingMethod: 'Priority',
+            dnsConfig: { relativeName: 'one', ttl: 30 },
+            monitorConfig: { protocol: 'HTTP', port: httpPort, path: '/', intervalInSeconds: 10, timeoutInSeconds: 5 },
+            endpoints: [
+              { name: 'a', type: 'externalEndpoints', target: 'health.probe.test' },
+              { name: 'b', type: 'externalEndpoints', target: 'missing.probe.test' },
+            ],
+          },
+        ],
+      }),
+    );
     const dir = tempDir();
     const s = await spawnServe(dir, ['--apply', file, '--probe-dns-server', `127.0.0.1:${dnsPort}`]);
     running.push(s);

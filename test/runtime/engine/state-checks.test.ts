@@ -14,11 +14,25 @@ import { tempDirs } from '../../support/tmp';
 
 const running: ServeProcess[] = [];
 afterEach(async () => {
-  for (const s of running.splice(0)) { s.child.kill('SIGKILL'); await s.exited; }
+  for (const s of running.splice(0)) {
+    s.child.kill('SIGKILL');
+    await s.exited;
+  }
 });
 const tempDir = tempDirs('tmkit-state-');
 
-const serveArgs = (dir: string, extra: string[] = []): string[] => ['serve', '--state-dir', dir, '--dns', '127.0.0.1:0', '--api', '127.0.0.1:0', '--log-level', 'warn', ...extra];
+const serveArgs = (dir: string, extra: string[] = []): string[] => [
+  'serve',
+  '--state-dir',
+  dir,
+  '--dns',
+  '127.0.0.1:0',
+  '--api',
+  '127.0.0.1:0',
+  '--log-level',
+  'warn',
+  ...extra,
+];
 const unprobed = { endpoints: [{ name: 'a', type: 'externalEndpoints' as const, target: '192.0.2.10', alwaysServe: 'Enabled' as const }] };
 
 /** A state dir that a real serve used: one profile `web` written through the API, then a clean stop. */
@@ -74,7 +88,7 @@ describe('a lost database is refused, not started as an empty store', () => {
     expect(r.stderr).toContain('--force-empty');
   }, 120_000);
 
-  test('with TMKIT_TOKEN (no token file): the write-ahead log (node:sqlite) or the lock\'s record (wasm) left by a killed serve is the evidence', async () => {
+  test("with TMKIT_TOKEN (no token file): the write-ahead log (node:sqlite) or the lock's record (wasm) left by a killed serve is the evidence", async () => {
     const dir = tempDir();
     const env = { TMKIT_TOKEN: 'state-checks-token' };
     const s = await spawnServe(dir, [], env);
@@ -114,16 +128,19 @@ describe('a damaged database is refused at open (PRAGMA quick_check)', () => {
 
   async function storeWithProfiles(dir: string, table = 'profiles'): Promise<number> {
     const store = SqliteStore.open({ stateDir: dir });
-    for (let i = 0; i < 60; i++) await store.putProfile(profile(`p${i}`, { ...unprobed, tags: { pad: 'x'.repeat(400) } }), { stack: 'default' });
+    for (let i = 0; i < 60; i++)
+      await store.putProfile(profile(`p${i}`, { ...unprobed, tags: { pad: 'x'.repeat(400) } }), { stack: 'default' });
     await store.close();
     const db = openDb(join(dir, 'tmkit.db'));
-    const leaf = db.prepare<{ pageno: number }>(`SELECT pageno FROM dbstat WHERE name = ? AND pagetype = 'leaf' ORDER BY pageno DESC LIMIT 1`).get(table)!;
+    const leaf = db
+      .prepare<{ pageno: number }>(`SELECT pageno FROM dbstat WHERE name = ? AND pagetype = 'leaf' ORDER BY pageno DESC LIMIT 1`)
+      .get(table)!;
     db.close(); // the last connection checkpoints the WAL into the file
     writeFileSync(join(dir, 'token'), 'state-checks-token\n', { mode: 0o600 });
     return leaf.pageno;
   }
 
-  test('a garbled b-tree page: exit 1 naming the file, quick_check\'s finding and how to restore', async () => {
+  test("a garbled b-tree page: exit 1 naming the file, quick_check's finding and how to restore", async () => {
     const dir = tempDir();
     const page = await storeWithProfiles(dir);
     const file = join(dir, 'tmkit.db');
@@ -132,8 +149,14 @@ describe('a damaged database is refused at open (PRAGMA quick_check)', () => {
     expect(r.code).toBe(1);
     // quick_check lists the damaged cells ("Tree 5 page 14 cell 2: …"), or, when the damage stops the check
     // itself, says "database disk image is malformed": which one depends on what the garbled bytes hit.
-    expect(r.stderr).toMatch(new RegExp(`tmkit: serve: ${file} failed SQLite's integrity check \\(PRAGMA quick_check: (.*page ${page}\\b|database disk image is malformed)`));
-    expect(r.stderr).toContain('restore it from a backup (stop tmkit serve, copy the backup over this file and delete its -wal, -shm and -journal files');
+    expect(r.stderr).toMatch(
+      new RegExp(
+        `tmkit: serve: ${file} failed SQLite's integrity check \\(PRAGMA quick_check: (.*page ${page}\\b|database disk image is malformed)`,
+      ),
+    );
+    expect(r.stderr).toContain(
+      'restore it from a backup (stop tmkit serve, copy the backup over this file and delete its -wal, -shm and -journal files',
+    );
     expect(r.stdout).not.toContain('DNS  UDP+TCP');
   }, 120_000);
 

@@ -19,16 +19,28 @@ const logger = pino({ level: 'silent' });
 
 function scripted(): { fn: ProbeFn; down: Set<string> } {
   const down = new Set<string>();
-  const fn: ProbeFn = async (t) => (down.has(t.key) ? { ok: false, reason: 'status 503', statusCode: 503, latencyMs: 1 } : { ok: true, reason: 'status 200', statusCode: 200, latencyMs: 1 });
+  const fn: ProbeFn = async (t) =>
+    down.has(t.key)
+      ? { ok: false, reason: 'status 503', statusCode: 503, latencyMs: 1 }
+      : { ok: true, reason: 'status 200', statusCode: 200, latencyMs: 1 };
   return { fn, down };
 }
 
-const profile = (name: string, endpoints: string[], over: Partial<ProfileInput> = {}) => normalizeProfile({
-  name, trafficRoutingMethod: 'Priority', dnsConfig: { relativeName: name, ttl: 30 },
-  monitorConfig: { protocol: 'HTTP', port: 80, path: '/', intervalInSeconds: 10, timeoutInSeconds: 5, toleratedNumberOfFailures: 0 },
-  endpoints: endpoints.map((e, i) => ({ name: e, type: 'externalEndpoints', target: `192.0.2.${i + 1}` })), ...over,
+const profile = (name: string, endpoints: string[], over: Partial<ProfileInput> = {}) =>
+  normalizeProfile({
+    name,
+    trafficRoutingMethod: 'Priority',
+    dnsConfig: { relativeName: name, ttl: 30 },
+    monitorConfig: { protocol: 'HTTP', port: 80, path: '/', intervalInSeconds: 10, timeoutInSeconds: 5, toleratedNumberOfFailures: 0 },
+    endpoints: endpoints.map((e, i) => ({ name: e, type: 'externalEndpoints', target: `192.0.2.${i + 1}` })),
+    ...over,
+  });
+const change = (profiles: ReturnType<typeof profile>[]): RetargetChange => ({
+  profiles: () => profiles,
+  resources: new Map(),
+  changed: undefined,
+  deleted: new Set(),
 });
-const change = (profiles: ReturnType<typeof profile>[]): RetargetChange => ({ profiles: () => profiles, resources: new Map(), changed: undefined, deleted: new Set() });
 const iso = (ms: number): string => new Date(ms).toISOString();
 
 async function open(store: MemoryStore, operations: MemoryOperations, timers: FakeTimers, probe: ProbeFn) {
@@ -39,15 +51,34 @@ async function open(store: MemoryStore, operations: MemoryOperations, timers: Fa
   const events: OverrideEvent[] = [];
   ledger.onChange((k) => changes.push(k));
   feed.onEvent((e) => events.push(e));
-  return { monitor, feed, ledger, changes, events, close: async () => { await monitor.stop(); await ledger.close(); feed.close(); } };
+  return {
+    monitor,
+    feed,
+    ledger,
+    changes,
+    events,
+    close: async () => {
+      await monitor.stop();
+      await ledger.close();
+      feed.close();
+    },
+  };
 }
 
 const audit = (action: string): AuditEntry => ({ at: iso(0), who: 'test', action, target: 'web/a' });
 const override = (id: string, timers: FakeTimers, forMs: number, over: Partial<OverrideRecord> = {}): OverrideRecord => ({
-  id, kind: 'down', profile: 'web', endpoint: 'a', reason: 'test', who: 'cli', createdAt: iso(timers.now()), expiresAt: iso(timers.now() + forMs), ...over,
+  id,
+  kind: 'down',
+  profile: 'web',
+  endpoint: 'a',
+  reason: 'test',
+  who: 'cli',
+  createdAt: iso(timers.now()),
+  expiresAt: iso(timers.now() + forMs),
+  ...over,
 });
 
-test('an override counts until its expiry on this node\'s clock, then its record is deleted with an override.expire audit entry', async () => {
+test("an override counts until its expiry on this node's clock, then its record is deleted with an override.expire audit entry", async () => {
   const timers = new FakeTimers();
   const operations = new MemoryOperations();
   const x = await open(new MemoryStore(), operations, timers, scripted().fn);
@@ -64,7 +95,12 @@ test('an override counts until its expiry on this node\'s clock, then its record
   expect(x.events.map((e) => e.action)).toEqual(['created', 'expired']);
   await flush();
   expect(await operations.listOverrides()).toEqual([]);
-  expect((await operations.listAudit(10))[0]).toMatchObject({ action: 'override.expire', who: 'tmkit', target: 'web/a', details: { id: 'ov-1' } });
+  expect((await operations.listAudit(10))[0]).toMatchObject({
+    action: 'override.expire',
+    who: 'tmkit',
+    target: 'web/a',
+    details: { id: 'ov-1' },
+  });
   // Its deletion was the clean-up of an expiry, not a clear.
   expect(x.events.map((e) => e.action)).toEqual(['created', 'expired']);
   await x.close();

@@ -17,7 +17,10 @@ const logger = pino({ level: 'silent' });
 /** A probe failing for the endpoints in `down`. */
 function scripted(): { fn: ProbeFn; down: Set<string> } {
   const down = new Set<string>();
-  const fn: ProbeFn = async (t) => (down.has(t.key) ? { ok: false, reason: 'status 503', statusCode: 503, latencyMs: 1 } : { ok: true, reason: 'status 200', statusCode: 200, latencyMs: 1 });
+  const fn: ProbeFn = async (t) =>
+    down.has(t.key)
+      ? { ok: false, reason: 'status 503', statusCode: 503, latencyMs: 1 }
+      : { ok: true, reason: 'status 200', statusCode: 200, latencyMs: 1 };
   return { fn, down };
 }
 
@@ -26,20 +29,41 @@ class RecordingStore extends MemoryStore {
   saves: MonitorStateChange[] = [];
   failures = 0;
   override async saveMonitorState(change: MonitorStateChange): Promise<void> {
-    if (this.failures > 0) { this.failures--; throw new Error('disk full'); }
+    if (this.failures > 0) {
+      this.failures--;
+      throw new Error('disk full');
+    }
     this.saves.push(structuredClone(change));
     await super.saveMonitorState(change);
   }
 }
 
-const profile = (name: string, endpoints: string[], over: Partial<ProfileInput['monitorConfig']> = {}) => normalizeProfile({
-  name, trafficRoutingMethod: 'Priority', dnsConfig: { relativeName: name, ttl: 30 },
-  monitorConfig: { protocol: 'HTTP', port: 80, path: '/', intervalInSeconds: 10, timeoutInSeconds: 5, toleratedNumberOfFailures: 0, ...over },
-  endpoints: endpoints.map((e, i) => ({ name: e, type: 'externalEndpoints', target: `192.0.2.${i + 1}` })),
-});
+const profile = (name: string, endpoints: string[], over: Partial<ProfileInput['monitorConfig']> = {}) =>
+  normalizeProfile({
+    name,
+    trafficRoutingMethod: 'Priority',
+    dnsConfig: { relativeName: name, ttl: 30 },
+    monitorConfig: {
+      protocol: 'HTTP',
+      port: 80,
+      path: '/',
+      intervalInSeconds: 10,
+      timeoutInSeconds: 5,
+      toleratedNumberOfFailures: 0,
+      ...over,
+    },
+    endpoints: endpoints.map((e, i) => ({ name: e, type: 'externalEndpoints', target: `192.0.2.${i + 1}` })),
+  });
 
-const change = (profiles: ReturnType<typeof profile>[], changed?: Map<string, ReturnType<typeof profile> | undefined>, deleted: string[] = []): RetargetChange => ({
-  profiles: () => profiles, resources: new Map(), changed, deleted: new Set(deleted),
+const change = (
+  profiles: ReturnType<typeof profile>[],
+  changed?: Map<string, ReturnType<typeof profile> | undefined>,
+  deleted: string[] = [],
+): RetargetChange => ({
+  profiles: () => profiles,
+  resources: new Map(),
+  changed,
+  deleted: new Set(deleted),
 });
 
 async function open(store: RecordingStore, timers: FakeTimers, probe: ProbeFn) {
@@ -52,16 +76,26 @@ async function open(store: RecordingStore, timers: FakeTimers, probe: ProbeFn) {
   return { monitor, ledger, transitions, changes };
 }
 
-test('a transition is announced, counted once, and saved a second later as that endpoint\'s record alone', async () => {
+test("a transition is announced, counted once, and saved a second later as that endpoint's record alone", async () => {
   const timers = new FakeTimers();
   const store = new RecordingStore();
   const p = scripted();
   const { monitor, ledger, transitions, changes } = await open(store, timers, p.fn);
   ledger.retarget(change([profile('web', ['a', 'b'])]));
-  expect(ledger.verdicts()).toEqual(new Map([['web/a', 'CheckingEndpoint'], ['web/b', 'CheckingEndpoint']]));
+  expect(ledger.verdicts()).toEqual(
+    new Map([
+      ['web/a', 'CheckingEndpoint'],
+      ['web/b', 'CheckingEndpoint'],
+    ]),
+  );
   monitor.start();
   await flush();
-  expect(ledger.verdicts()).toEqual(new Map([['web/a', 'Online'], ['web/b', 'Online']]));
+  expect(ledger.verdicts()).toEqual(
+    new Map([
+      ['web/a', 'Online'],
+      ['web/b', 'Online'],
+    ]),
+  );
   expect(transitions.map((t) => `${t.key} ${t.from}→${t.to}`)).toEqual(['web/a CheckingEndpoint→Online', 'web/b CheckingEndpoint→Online']);
   expect(changes).toEqual(['web/a', 'web/b']);
   // Nothing saved before the second is up; then one save with both (the first records after the retarget).
@@ -192,7 +226,12 @@ test('records are saved 1,000 per store call, and a failed save is retried a sec
   const store = new RecordingStore();
   const p = scripted();
   const { monitor, ledger } = await open(store, timers, p.fn);
-  const many = Array.from({ length: 25 }, (_, i) => profile(`p${i}`, Array.from({ length: 100 }, (_, j) => `e${j}`)));
+  const many = Array.from({ length: 25 }, (_, i) =>
+    profile(
+      `p${i}`,
+      Array.from({ length: 100 }, (_, j) => `e${j}`),
+    ),
+  );
   store.failures = 1;
   ledger.retarget(change(many));
   expect(ledger.unsavedRecords()).toBe(2_500);
@@ -224,15 +263,30 @@ test('maintenance keeps the history: disabling is an entry, enabling another, a 
   await timers.advance(10_000);
   expect(one.ledger.verdictOf('web/a')).toBe('Degraded');
 
-  const off = normalizeProfile({ ...on, endpoints: on.endpoints.map((e) => (e.name === 'a' ? { ...e, endpointStatus: 'Disabled' as const } : e)) });
+  const off = normalizeProfile({
+    ...on,
+    endpoints: on.endpoints.map((e) => (e.name === 'a' ? { ...e, endpointStatus: 'Disabled' as const } : e)),
+  });
   one.ledger.retarget(change([off], new Map([['web', off]])));
   expect(one.ledger.verdictOf('web/a')).toBeUndefined();
-  const steps = (): string[] => one.ledger.historyOf('web').filter((t) => t.endpoint === 'a').map((t) => `${t.from}→${t.to}`);
+  const steps = (): string[] =>
+    one.ledger
+      .historyOf('web')
+      .filter((t) => t.endpoint === 'a')
+      .map((t) => `${t.from}→${t.to}`);
   expect(steps()).toEqual(['CheckingEndpoint→Online', 'Online→Degraded', 'Degraded→Disabled']);
-  expect(one.transitions.at(-1)).toMatchObject({ key: 'web/a', from: 'Degraded', to: 'Disabled', reason: expect.stringContaining('endpointStatus Disabled') });
+  expect(one.transitions.at(-1)).toMatchObject({
+    key: 'web/a',
+    from: 'Degraded',
+    to: 'Disabled',
+    reason: expect.stringContaining('endpointStatus Disabled'),
+  });
   await timers.advance(1_000);
   // Not probed, yet its record stays, for the history.
-  expect(store.saves.at(-1)!.endpoints['web/a']).toMatchObject({ fingerprint: '', history: [{ to: 'Online' }, { to: 'Degraded' }, { to: 'Disabled' }] });
+  expect(store.saves.at(-1)!.endpoints['web/a']).toMatchObject({
+    fingerprint: '',
+    history: [{ to: 'Online' }, { to: 'Degraded' }, { to: 'Disabled' }],
+  });
   await one.monitor.stop();
   await one.ledger.close();
 
@@ -242,13 +296,22 @@ test('maintenance keeps the history: disabling is an entry, enabling another, a 
   await later.advance(60_000);
   const two = await open(store, later, p.fn);
   two.ledger.retarget(change([off]));
-  expect(two.ledger.historyOf('web').filter((t) => t.endpoint === 'a').map((t) => t.to)).toEqual(['Online', 'Degraded', 'Disabled']);
+  expect(
+    two.ledger
+      .historyOf('web')
+      .filter((t) => t.endpoint === 'a')
+      .map((t) => t.to),
+  ).toEqual(['Online', 'Degraded', 'Disabled']);
   p.down.delete('web/a');
   two.ledger.retarget(change([on], new Map([['web', on]])));
   two.monitor.start();
   await flush();
-  expect(two.ledger.historyOf('web').filter((t) => t.endpoint === 'a').map((t) => `${t.from}→${t.to}`))
-    .toEqual(['CheckingEndpoint→Online', 'Online→Degraded', 'Degraded→Disabled', 'Disabled→CheckingEndpoint', 'CheckingEndpoint→Online']);
+  expect(
+    two.ledger
+      .historyOf('web')
+      .filter((t) => t.endpoint === 'a')
+      .map((t) => `${t.from}→${t.to}`),
+  ).toEqual(['CheckingEndpoint→Online', 'Online→Degraded', 'Degraded→Disabled', 'Disabled→CheckingEndpoint', 'CheckingEndpoint→Online']);
 
   // The endpoint removed from the profile: its history goes (and its record at the next save).
   const without = normalizeProfile({ ...on, endpoints: on.endpoints.filter((e) => e.name !== 'a') });

@@ -17,15 +17,20 @@ const start = (stateDir?: string) => run(stateDir !== undefined ? { stateDir } :
 const answer = async (at: string[]): Promise<string> => (await dig([...at, 'web.tm.internal', 'A'])).answer.map((a) => a[4]).join(',');
 
 async function webProfile(client: TmkitClient, port: number): Promise<void> {
-  await client.putProfile(profileInput('web', {
-    dnsConfig: { relativeName: 'web', ttl: 0 },
-    monitorConfig: { protocol: 'HTTP', port, path: '/healthz', intervalInSeconds: 10, timeoutInSeconds: 5, toleratedNumberOfFailures: 0 },
-    endpoints: [
-      { name: 'primary', type: 'externalEndpoints', target: '127.0.0.81' },
-      { name: 'backup', type: 'externalEndpoints', target: '127.0.0.82' },
-    ],
-  }));
-  await waitFor(async () => ((await client.status('web')).endpoints.every((e) => e.endpointMonitorStatus === 'Online') ? true : undefined), { what: 'both Online', timeoutMs: 10_000 });
+  await client.putProfile(
+    profileInput('web', {
+      dnsConfig: { relativeName: 'web', ttl: 0 },
+      monitorConfig: { protocol: 'HTTP', port, path: '/healthz', intervalInSeconds: 10, timeoutInSeconds: 5, toleratedNumberOfFailures: 0 },
+      endpoints: [
+        { name: 'primary', type: 'externalEndpoints', target: '127.0.0.81' },
+        { name: 'backup', type: 'externalEndpoints', target: '127.0.0.82' },
+      ],
+    }),
+  );
+  await waitFor(
+    async () => ((await client.status('web')).endpoints.every((e) => e.endpointMonitorStatus === 'Online') ? true : undefined),
+    { what: 'both Online', timeoutMs: 10_000 },
+  );
 }
 
 test('a pushed Degraded moves DNS within 1 s of the PUT and expires on time; its source shows in the status', async () => {
@@ -39,7 +44,10 @@ test('a pushed Degraded moves DNS within 1 s of the PUT and expires on time; its
   const pushed = await client.pushHealth('web', 'PRIMARY', { status: 'Degraded', ttlSeconds: 2, reason: 'deploy 42 in progress' });
   // The PUT answers once DNS serves it, so the very next query already sees it.
   let moved = Date.now();
-  while ((await answer(at)) !== '127.0.0.82') { moved = Date.now(); expect(moved - t0).toBeLessThan(1000); }
+  while ((await answer(at)) !== '127.0.0.82') {
+    moved = Date.now();
+    expect(moved - t0).toBeLessThan(1000);
+  }
   expect(moved - t0).toBeLessThan(1000);
   expect(pushed).toMatchObject({ profile: 'web', endpoint: 'primary', status: 'Degraded', reason: 'deploy 42 in progress' });
   const expiresAt = Date.parse(pushed.expiresAt);
@@ -47,16 +55,28 @@ test('a pushed Degraded moves DNS within 1 s of the PUT and expires on time; its
 
   const s = await client.status('web');
   expect(s.endpoints[0]).toMatchObject({
-    name: 'primary', endpointMonitorStatus: 'Degraded', verdict: 'Degraded', verdictSource: 'pushed',
+    name: 'primary',
+    endpointMonitorStatus: 'Degraded',
+    verdict: 'Degraded',
+    verdictSource: 'pushed',
     pushedHealth: { status: 'Degraded', reason: 'deploy 42 in progress' },
     reason: expect.stringMatching(/^pushed Degraded until .*: deploy 42 in progress$/),
     lastProbe: { ok: true },
   });
   expect(s.endpoints[0]!.verdictCarriedOver).toBeUndefined();
-  expect(s.transitions[0]).toMatchObject({ endpoint: 'primary', from: 'Online', to: 'Degraded', reason: expect.stringMatching(/^pushed Degraded: deploy 42 in progress/) });
+  expect(s.transitions[0]).toMatchObject({
+    endpoint: 'primary',
+    from: 'Online',
+    to: 'Degraded',
+    reason: expect.stringMatching(/^pushed Degraded: deploy 42 in progress/),
+  });
 
   // Expiry: DNS answers the primary again right after expiresAt (and not before).
-  const back = await waitFor(async () => ((await answer(at)) === '127.0.0.81' ? Date.now() : undefined), { what: 'the primary back in DNS', timeoutMs: 5000, intervalMs: 20 });
+  const back = await waitFor(async () => ((await answer(at)) === '127.0.0.81' ? Date.now() : undefined), {
+    what: 'the primary back in DNS',
+    timeoutMs: 5000,
+    intervalMs: 20,
+  });
   expect(back).toBeGreaterThanOrEqual(expiresAt - 50);
   expect(back - expiresAt).toBeLessThan(500);
   const after = await client.status('web');
@@ -71,10 +91,17 @@ test('the worse of probe and push: pushed Online does not bring back a Degraded 
   const { client, at } = await start();
   await webProfile(client, a.port);
   await a.close();
-  await waitFor(async () => ((await answer(at)) === '127.0.0.82' ? true : undefined), { what: 'primary Degraded by probing', timeoutMs: 10_000 });
+  await waitFor(async () => ((await answer(at)) === '127.0.0.82' ? true : undefined), {
+    what: 'primary Degraded by probing',
+    timeoutMs: 10_000,
+  });
   await client.pushHealth('web', 'primary', { status: 'Online', ttlSeconds: 60, reason: 'looks fine to me' });
   expect(await answer(at)).toBe('127.0.0.82');
-  expect((await client.status('web')).endpoints[0]).toMatchObject({ endpointMonitorStatus: 'Degraded', verdictSource: 'probe', pushedHealth: { status: 'Online' } });
+  expect((await client.status('web')).endpoints[0]).toMatchObject({
+    endpointMonitorStatus: 'Degraded',
+    verdictSource: 'probe',
+    pushedHealth: { status: 'Online' },
+  });
 
   await client.pushHealth('web', 'backup', { status: 'Degraded', ttlSeconds: 60 });
   // Both Degraded now: Azure's all-degraded rule answers as if Online (the primary first).
@@ -87,7 +114,9 @@ test('the worse of probe and push: pushed Online does not bring back a Degraded 
     try {
       await client.call('PUT', `/v1/profiles/web/endpoints/${endpoint}/health`, body);
       return 'accepted';
-    } catch (err) { return `${(err as TmkitApiError).status} ${(err as TmkitApiError).errors.map((e) => `${e.code}@${e.path}`).join(',')}`; }
+    } catch (err) {
+      return `${(err as TmkitApiError).status} ${(err as TmkitApiError).errors.map((e) => `${e.code}@${e.path}`).join(',')}`;
+    }
   };
   expect(await refused({ status: 'degraded', ttlSeconds: 10 })).toBe('400 BAD_REQUEST@status');
   expect(await refused({ status: 'Degraded', ttlSeconds: 0 })).toBe('400 BAD_REQUEST@ttlSeconds');
@@ -105,7 +134,10 @@ test('pushed health survives a restart (SQLite) and a deleted profile takes it w
 
   const again = await start(first.stateDir);
   expect(await answer(again.at)).toBe('127.0.0.82');
-  expect((await again.client.status('web')).endpoints[0]).toMatchObject({ verdictSource: 'pushed', pushedHealth: { status: 'Degraded', reason: 'maintenance' } });
+  expect((await again.client.status('web')).endpoints[0]).toMatchObject({
+    verdictSource: 'pushed',
+    pushedHealth: { status: 'Degraded', reason: 'maintenance' },
+  });
 
   await again.client.deleteProfile('web');
   await webProfile(again.client, a.port);

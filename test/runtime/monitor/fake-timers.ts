@@ -9,7 +9,9 @@ export class FakeTimers implements Timers {
   private seq = 0;
   private readonly pending = new Map<number, { at: number; fn: () => void }>();
 
-  now(): number { return this.t; }
+  now(): number {
+    return this.t;
+  }
 
   setTimeout(fn: () => void, ms: number): unknown {
     const id = ++this.seq;
@@ -17,9 +19,13 @@ export class FakeTimers implements Timers {
     return id;
   }
 
-  clearTimeout(handle: unknown): void { this.pending.delete(handle as number); }
+  clearTimeout(handle: unknown): void {
+    this.pending.delete(handle as number);
+  }
 
-  get pendingCount(): number { return this.pending.size; }
+  get pendingCount(): number {
+    return this.pending.size;
+  }
 
   async advance(ms: number): Promise<void> {
     const end = this.t + ms;
@@ -41,6 +47,8 @@ export class FakeTimers implements Timers {
 /** A promise the test settles. */
 export function deferred(): { promise: Promise<void>; resolve: () => void } {
   let resolve!: () => void;
-  const promise = new Promise<void>((r) => { resolve = r; });
+  const promise = new Promise<void>((r) => {
+    resolve = r;
+  });
   return { promise, resolve };
 }

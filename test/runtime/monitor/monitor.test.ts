@@ -118,7 +118,12 @@ describe('Monitor on fake timers', () => {
     expect(m.verdict('p', 'a')).toBe('CheckingEndpoint');
     await flush();
     expect(m.verdict('p', 'a')).toBe('Online');
-    expect(m.statuses('p').map((s) => s.key).sort()).toEqual(['p/a', 'p/b']);
+    expect(
+      m
+        .statuses('p')
+        .map((s) => s.key)
+        .sort(),
+    ).toEqual(['p/a', 'p/b']);
     await m.stop();
   });
 
@@ -157,7 +162,11 @@ describe('Monitor on fake timers', () => {
     const gate = deferred();
     let first = true;
     const fn: ProbeFn = async () => {
-      if (first) { first = false; await gate.promise; return { ok: false, reason: 'stale', latencyMs: 1 }; }
+      if (first) {
+        first = false;
+        await gate.promise;
+        return { ok: false, reason: 'stale', latencyMs: 1 };
+      }
       return { ok: true, reason: 'status 200', latencyMs: 1 };
     };
     const m = new Monitor({ timers, probe: fn, phase: () => 0.5 });
@@ -178,7 +187,9 @@ describe('Monitor on fake timers', () => {
     const timers = new FakeTimers();
     const p = scripted();
     const m = new Monitor({ timers, probe: p.fn, phase: () => 0 });
-    m.onTransition(() => { throw new Error('listener bug'); });
+    m.onTransition(() => {
+      throw new Error('listener bug');
+    });
     const seen: string[] = [];
     const off = m.onTransition((e) => seen.push(e.to));
     m.setTargets([tgt('a', { toleratedNumberOfFailures: 0 })]);
@@ -206,7 +217,10 @@ describe('Monitor end to end (real time, real HTTP server)', () => {
   beforeEach(async () => {
     status = 200;
     hits = [];
-    server = createServer((_req, res) => { hits.push(status); res.writeHead(status).end(); });
+    server = createServer((_req, res) => {
+      hits.push(status);
+      res.writeHead(status).end();
+    });
     await new Promise<void>((r) => server.listen(0, HOST, () => r()));
     port = (server.address() as AddressInfo).port;
   });
@@ -227,10 +241,19 @@ describe('Monitor end to end (real time, real HTTP server)', () => {
     status = 503;
     await waitFor(() => m.verdict('web', 'a') === 'Degraded', { what: 'Degraded', timeoutMs: 30000, intervalMs: 10 });
     const down = events.find((e) => e.to === 'Degraded')!;
-    expect(down).toMatchObject({ from: 'Online', reason: 'status 503', consecutiveFailures: tolerated + 1, failedHitsSoFar: tolerated + 1 });
+    expect(down).toMatchObject({
+      from: 'Online',
+      reason: 'status 503',
+      consecutiveFailures: tolerated + 1,
+      failedHitsSoFar: tolerated + 1,
+    });
     status = 200;
     await waitFor(() => m.verdict('web', 'a') === 'Online', { what: 'Online again', timeoutMs: 20000, intervalMs: 10 });
-    expect(events.map((e) => [e.from, e.to])).toEqual([['CheckingEndpoint', 'Online'], ['Online', 'Degraded'], ['Degraded', 'Online']]);
+    expect(events.map((e) => [e.from, e.to])).toEqual([
+      ['CheckingEndpoint', 'Online'],
+      ['Online', 'Degraded'],
+      ['Degraded', 'Online'],
+    ]);
     expect(m.status('web', 'a')!.lastProbe).toMatchObject({ ok: true, reason: 'status 200', statusCode: 200, address: HOST });
   });
 
@@ -258,6 +281,8 @@ describe('Monitor end to end (real time, real HTTP server)', () => {
       await m.stop();
       await waitFor(() => hung.open.size === 0, { what: 'hung socket closed by the prober', timeoutMs: 10000, intervalMs: 10 });
       expect(m.stats().running).toBe(0);
-    } finally { await hung.close(); }
+    } finally {
+      await hung.close();
+    }
   });
 });

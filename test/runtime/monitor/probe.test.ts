@@ -29,7 +29,14 @@ describe('HTTP status codes and redirects', () => {
     [204, [{ min: 200, max: 299 }], true],
     [301, [{ min: 200, max: 200 }], false],
     [302, [{ min: 200, max: 299 }], false],
-    [302, [{ min: 200, max: 200 }, { min: 302, max: 302 }], true],
+    [
+      302,
+      [
+        { min: 200, max: 200 },
+        { min: 302, max: 302 },
+      ],
+      true,
+    ],
     [404, [{ min: 200, max: 200 }], false],
     [503, [{ min: 200, max: 299 }], false],
     [503, [{ min: 500, max: 599 }], true],
@@ -52,10 +59,18 @@ describe('request shape, asserted on the server', () => {
     const [first] = await new ProbeResolver().lookup('localhost');
     const srv = await httpServer(first!.address, (_r, res) => res.writeHead(200).end());
     try {
-      const out = await probe(target({
-        target: 'localhost', port: srv.port, path: '/health?x=1',
-        headers: [{ name: 'X-Env', value: 'endpoint' }, { name: 'X-Profile', value: 'p' }, { name: 'Host', value: 'localhost' }],
-      }));
+      const out = await probe(
+        target({
+          target: 'localhost',
+          port: srv.port,
+          path: '/health?x=1',
+          headers: [
+            { name: 'X-Env', value: 'endpoint' },
+            { name: 'X-Profile', value: 'p' },
+            { name: 'Host', value: 'localhost' },
+          ],
+        }),
+      );
       expect(out).toMatchObject({ ok: true, address: first!.address });
       expect(srv.requests).toHaveLength(1);
       const r = srv.requests[0]!;
@@ -65,7 +80,9 @@ describe('request shape, asserted on the server', () => {
       expect(r.headers['x-env']).toBe('endpoint');
       expect(r.headers['x-profile']).toBe('p');
       expect(r.headers['content-length'] ?? '0').toBe('0');
-    } finally { await srv.close(); }
+    } finally {
+      await srv.close();
+    }
   });
 
   test('a custom Host header is sent as given', async () => {
@@ -73,7 +90,9 @@ describe('request shape, asserted on the server', () => {
     try {
       await probe(target({ target: H1, port: srv.port, headers: [{ name: 'host', value: 'contoso.com' }] }));
       expect(srv.requests[0]!.headers.host).toBe('contoso.com');
-    } finally { await srv.close(); }
+    } finally {
+      await srv.close();
+    }
   });
 
   test('IP target without a Host header: the literal and port', async () => {
@@ -81,7 +100,9 @@ describe('request shape, asserted on the server', () => {
     try {
       await probe(target({ target: H1, port: srv.port }));
       expect(srv.requests[0]!.headers.host).toBe(`${H1}:${srv.port}`);
-    } finally { await srv.close(); }
+    } finally {
+      await srv.close();
+    }
   });
 
   test('IPv6 literal target (in brackets in the URL)', async () => {
@@ -90,7 +111,9 @@ describe('request shape, asserted on the server', () => {
       const out = await probe(target({ target: '::1', port: srv.port }));
       expect(out).toMatchObject({ ok: true, address: '::1', reason: 'status 200' });
       expect(srv.requests[0]!.headers.host).toBe(`[::1]:${srv.port}`);
-    } finally { await srv.close(); }
+    } finally {
+      await srv.close();
+    }
   });
 
   test('an FQDN that resolves to IPv6: bracketed address, Host is still the name', async () => {
@@ -98,12 +121,17 @@ describe('request shape, asserted on the server', () => {
     try {
       const lookups: string[] = [];
       const out = await probe(target({ target: 'v6.example.test', port: srv.port }), {
-        lookup: async (name) => { lookups.push(name); return [{ address: '::1', family: 6 }]; },
+        lookup: async (name) => {
+          lookups.push(name);
+          return [{ address: '::1', family: 6 }];
+        },
       });
       expect(out).toMatchObject({ ok: true, address: '::1' });
       expect(lookups).toEqual(['v6.example.test']);
       expect(srv.requests[0]!.headers.host).toBe('v6.example.test');
-    } finally { await srv.close(); }
+    } finally {
+      await srv.close();
+    }
   });
 
   test('each probe uses a fresh connection that is closed afterwards (no keep-alive)', async () => {
@@ -112,7 +140,9 @@ describe('request shape, asserted on the server', () => {
       for (let i = 0; i < 3; i++) expect((await probe(target({ target: H1, port: srv.port }))).ok).toBe(true);
       expect(srv.accepted).toHaveLength(3);
       await Promise.all(srv.accepted.map(closed));
-    } finally { await srv.close(); }
+    } finally {
+      await srv.close();
+    }
   });
 });
 
@@ -123,23 +153,32 @@ describe('HTTPS', () => {
     const srv = await httpsServer(H1, cert, (req, res) => res.writeHead(req.url === '/down' ? 503 : 200).end());
     try {
       expect(await probe(target({ target: H1, port: srv.port, protocol: 'HTTPS' }))).toMatchObject({ ok: true, reason: 'status 200' });
-      expect(await probe(target({ target: H1, port: srv.port, protocol: 'HTTPS', path: '/down' }))).toMatchObject({ ok: false, reason: 'status 503' });
+      expect(await probe(target({ target: H1, port: srv.port, protocol: 'HTTPS', path: '/down' }))).toMatchObject({
+        ok: false,
+        reason: 'status 503',
+      });
       expect(srv.requests).toHaveLength(2);
-    } finally { await srv.close(); }
+    } finally {
+      await srv.close();
+    }
   });
 
   test('HTTPS to a plain HTTP server is a TLS error', async () => {
     const srv = await httpServer(H1, (_r, res) => res.writeHead(200).end());
     try {
       expect(await probe(target({ target: H1, port: srv.port, protocol: 'HTTPS' }))).toMatchObject({ ok: false, reason: 'TLS error' });
-    } finally { await srv.close(); }
+    } finally {
+      await srv.close();
+    }
   });
 
   test('garbage instead of a TLS handshake is a TLS error', async () => {
     const srv = await tcpServer(H1, (s) => s.end('this is not TLS at all\r\n\r\n'.repeat(20)));
     try {
       expect(await probe(target({ target: H1, port: srv.port, protocol: 'HTTPS' }))).toMatchObject({ ok: false, reason: 'TLS error' });
-    } finally { await srv.close(); }
+    } finally {
+      await srv.close();
+    }
   });
 
   test('a TLS server that hangs the handshake times out', async () => {
@@ -148,7 +187,9 @@ describe('HTTPS', () => {
       const out = await probe(target({ target: H1, port: srv.port, protocol: 'HTTPS' }), { timeoutMs: 400 });
       expect(out).toMatchObject({ ok: false, reason: 'timeout' });
       await Promise.all(srv.accepted.map(closed));
-    } finally { await srv.close(); }
+    } finally {
+      await srv.close();
+    }
   });
 });
 
@@ -160,19 +201,23 @@ describe('TCP', () => {
       expect(out).toMatchObject({ ok: true, reason: 'connected', address: H1 });
       await waitFor(() => srv.accepted.length === 1, { what: 'accepted connection', timeoutMs: 5000, intervalMs: 10 });
       await closed(srv.accepted[0]!);
-    } finally { await srv.close(); }
+    } finally {
+      await srv.close();
+    }
   });
 
   test('after the handshake the prober resets the connection (RST, as the monitoring page says), not FIN', async () => {
     // The server records how its side of the connection ended: a FIN arrives as 'end', an RST as ECONNRESET.
     const ended: Array<Promise<string>> = [];
     const srv = await tcpServer(H1, (s) => {
-      ended.push(new Promise<string>((resolve) => {
-        s.on('end', () => resolve('end (FIN)'));
-        s.on('error', (e: NodeJS.ErrnoException) => resolve(`error ${e.code}`));
-        s.on('close', () => resolve('close without end or error'));
-        s.resume();
-      }));
+      ended.push(
+        new Promise<string>((resolve) => {
+          s.on('end', () => resolve('end (FIN)'));
+          s.on('error', (e: NodeJS.ErrnoException) => resolve(`error ${e.code}`));
+          s.on('close', () => resolve('close without end or error'));
+          s.resume();
+        }),
+      );
     });
     try {
       for (let i = 0; i < 3; i++) {
@@ -180,7 +225,9 @@ describe('TCP', () => {
       }
       await waitFor(() => ended.length === 3, { what: 'three accepted connections', timeoutMs: 5000, intervalMs: 10 });
       expect(await Promise.all(ended)).toEqual(['error ECONNRESET', 'error ECONNRESET', 'error ECONNRESET']);
-    } finally { await srv.close(); }
+    } finally {
+      await srv.close();
+    }
   });
 
   test('closed port: connection refused', async () => {
@@ -195,8 +242,14 @@ describe('TCP', () => {
 describe('hostile endpoints never outlive the timeout and leave nothing open', () => {
   const TIMEOUT = 600;
   let servers: Running<unknown>[] = [];
-  afterEach(async () => { await Promise.all(servers.map((s) => s.close())); servers = []; });
-  const keep = <T extends Running<unknown>>(s: T): T => { servers.push(s); return s; };
+  afterEach(async () => {
+    await Promise.all(servers.map((s) => s.close()));
+    servers = [];
+  });
+  const keep = <T extends Running<unknown>>(s: T): T => {
+    servers.push(s);
+    return s;
+  };
 
   test('hung: accepts, never answers', async () => {
     const srv = keep(await tcpServer(H1));
@@ -209,35 +262,45 @@ describe('hostile endpoints never outlive the timeout and leave nothing open', (
 
   test('trickle: status line then one byte at a time', async () => {
     const timers: NodeJS.Timeout[] = [];
-    const srv = keep(await tcpServer(H1, (s) => {
-      s.once('data', () => {
-        s.write('HTTP/1.1 200 OK\r\n');
-        const t = setInterval(() => { if (!s.destroyed) s.write('X'); }, 50);
-        timers.push(t);
-        s.on('close', () => clearInterval(t));
-      });
-    }));
+    const srv = keep(
+      await tcpServer(H1, (s) => {
+        s.once('data', () => {
+          s.write('HTTP/1.1 200 OK\r\n');
+          const t = setInterval(() => {
+            if (!s.destroyed) s.write('X');
+          }, 50);
+          timers.push(t);
+          s.on('close', () => clearInterval(t));
+        });
+      }),
+    );
     try {
       const out = await probe(target({ target: H1, port: srv.port }), { timeoutMs: TIMEOUT });
       expect(out).toMatchObject({ ok: false, reason: 'timeout' });
       expect(out.latencyMs).toBeLessThan(TIMEOUT + 2000);
       await Promise.all(srv.accepted.map(closed));
-    } finally { timers.forEach(clearInterval); }
+    } finally {
+      timers.forEach(clearInterval);
+    }
   });
 
   test('huge body: success on the status alone, body never read to the end', async () => {
     let written = 0;
     const sockets: Socket[] = [];
-    const srv = keep(await tcpServer(H1, (s) => {
-      sockets.push(s);
-      s.once('data', () => {
-        s.write('HTTP/1.1 200 OK\r\nContent-Length: 10000000000\r\n\r\n');
-        const chunk = Buffer.alloc(64 * 1024, 97);
-        const pump = (): void => { while (!s.destroyed && s.write(chunk)) written += chunk.length; };
-        s.on('drain', pump);
-        pump();
-      });
-    }));
+    const srv = keep(
+      await tcpServer(H1, (s) => {
+        sockets.push(s);
+        s.once('data', () => {
+          s.write('HTTP/1.1 200 OK\r\nContent-Length: 10000000000\r\n\r\n');
+          const chunk = Buffer.alloc(64 * 1024, 97);
+          const pump = (): void => {
+            while (!s.destroyed && s.write(chunk)) written += chunk.length;
+          };
+          s.on('drain', pump);
+          pump();
+        });
+      }),
+    );
     const out = await probe(target({ target: H1, port: srv.port }), { timeoutMs: 5000 });
     expect(out).toMatchObject({ ok: true, reason: 'status 200' });
     await Promise.all(sockets.map(closed));
@@ -245,9 +308,13 @@ describe('hostile endpoints never outlive the timeout and leave nothing open', (
   });
 
   test('huge headers: a failure, not a memory problem', async () => {
-    const srv = keep(await tcpServer(H1, (s) => s.once('data', () => {
-      s.write(`HTTP/1.1 200 OK\r\nX-Big: ${'a'.repeat(64 * 1024)}\r\n\r\n`);
-    })));
+    const srv = keep(
+      await tcpServer(H1, (s) =>
+        s.once('data', () => {
+          s.write(`HTTP/1.1 200 OK\r\nX-Big: ${'a'.repeat(64 * 1024)}\r\n\r\n`);
+        }),
+      ),
+    );
     const out = await probe(target({ target: H1, port: srv.port }), { timeoutMs: 5000 });
     expect(out.ok).toBe(false);
     expect(out.reason).toMatch(/headers too large|invalid response/);
@@ -255,12 +322,18 @@ describe('hostile endpoints never outlive the timeout and leave nothing open', (
 
   test('reset on accept', async () => {
     const srv = keep(await tcpServer(H1, (s) => s.resetAndDestroy()));
-    expect(await probe(target({ target: H1, port: srv.port }), { timeoutMs: 5000 })).toMatchObject({ ok: false, reason: 'connection reset' });
+    expect(await probe(target({ target: H1, port: srv.port }), { timeoutMs: 5000 })).toMatchObject({
+      ok: false,
+      reason: 'connection reset',
+    });
   });
 
   test('reset after reading the request', async () => {
     const srv = keep(await tcpServer(H1, (s) => s.once('data', () => s.resetAndDestroy())));
-    expect(await probe(target({ target: H1, port: srv.port }), { timeoutMs: 5000 })).toMatchObject({ ok: false, reason: 'connection reset' });
+    expect(await probe(target({ target: H1, port: srv.port }), { timeoutMs: 5000 })).toMatchObject({
+      ok: false,
+      reason: 'connection reset',
+    });
   });
 
   test('not HTTP at all', async () => {
@@ -269,7 +342,6 @@ describe('hostile endpoints never outlive the timeout and leave nothing open', (
     expect(out.ok).toBe(false);
     expect(out.reason).toBe('invalid response');
   });
-
 
   test('resolver that returns no addresses, and one that hangs', async () => {
     const t = target({ target: 'empty.example', port: 80 });
@@ -283,7 +355,11 @@ describe('hostile endpoints never outlive the timeout and leave nothing open', (
     const good = keep(await httpServer(H2, (_r, res) => res.writeHead(200).end()));
     let hungDone = 0;
     const hungProbes = Array.from({ length: 50 }, () =>
-      probe(target({ target: H1, port: hung.port }), { timeoutMs: 4000 }).then((o) => { hungDone++; return o; }));
+      probe(target({ target: H1, port: hung.port }), { timeoutMs: 4000 }).then((o) => {
+        hungDone++;
+        return o;
+      }),
+    );
     const ok = await probe(target({ target: H2, port: good.port }), { timeoutMs: 4000 });
     expect(ok).toMatchObject({ ok: true });
     expect(hungDone).toBe(0);

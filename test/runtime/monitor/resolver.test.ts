@@ -24,11 +24,14 @@ async function dnsServer(zone: Zone): Promise<{ server: string; asked: string[];
     asked.push(`${question.name} ${question.type}`);
     const entry = zone[question.name.toLowerCase()];
     if (entry?.silent) return;
-    const records = entry ? (question.type === 'A' ? entry.A : question.type === 'AAAA' ? entry.AAAA : undefined) ?? [] : [];
-    const rcode = entry === undefined ? 'NXDOMAIN' : entry.rcode ?? 'NOERROR';
+    const records = entry ? ((question.type === 'A' ? entry.A : question.type === 'AAAA' ? entry.AAAA : undefined) ?? []) : [];
+    const rcode = entry === undefined ? 'NXDOMAIN' : (entry.rcode ?? 'NOERROR');
     const reply = dnsPacket.encode({
-      type: 'response', id: q.id, flags: dnsPacket.AUTHORITATIVE_ANSWER | ({ NOERROR: 0, NXDOMAIN: 3, SERVFAIL: 2, REFUSED: 5 } as const)[rcode],
-      questions: q.questions, answers: records.map((data) => ({ type: question.type as 'A', name: question.name, ttl: 5, data })),
+      type: 'response',
+      id: q.id,
+      flags: dnsPacket.AUTHORITATIVE_ANSWER | ({ NOERROR: 0, NXDOMAIN: 3, SERVFAIL: 2, REFUSED: 5 } as const)[rcode],
+      questions: q.questions,
+      answers: records.map((data) => ({ type: question.type as 'A', name: question.name, ttl: 5, data })),
     });
     sock.send(reply, rinfo.port, rinfo.address);
   });
@@ -44,7 +47,11 @@ function hostsFile(text: string): string {
   return f;
 }
 
-const codeOf = async (p: Promise<unknown>): Promise<string> => p.then(() => 'resolved', (e: ResolveError) => e.code);
+const codeOf = async (p: Promise<unknown>): Promise<string> =>
+  p.then(
+    () => 'resolved',
+    (e: ResolveError) => e.code,
+  );
 
 test('A records first, then AAAA only when there is no A; case and a trailing dot do not matter', async () => {
   const dns = await dnsServer({
@@ -53,7 +60,10 @@ test('A records first, then AAAA only when there is no A; case and a trailing do
   });
   try {
     const r = new ProbeResolver({ servers: [dns.server], hostsFile: '' });
-    expect(await r.lookup('Both.Test.')).toEqual([{ address: '192.0.2.1', family: 4 }, { address: '192.0.2.2', family: 4 }]);
+    expect(await r.lookup('Both.Test.')).toEqual([
+      { address: '192.0.2.1', family: 4 },
+      { address: '192.0.2.2', family: 4 },
+    ]);
     expect(await r.lookup('v6only.test')).toEqual([{ address: '2001:db8::6', family: 6 }]);
   } finally {
     await dns.close();
@@ -80,7 +90,10 @@ test('the hosts file wins over DNS, in file order; names it lacks go to DNS', as
   try {
     const file = hostsFile('# comment\n127.0.0.5 app.test app-alias  # trailing comment\n::1 app.test\n\n192.0.2.7 other.test\n');
     const r = new ProbeResolver({ servers: [dns.server], hostsFile: file });
-    expect(await r.lookup('APP.test')).toEqual([{ address: '127.0.0.5', family: 4 }, { address: '::1', family: 6 }]);
+    expect(await r.lookup('APP.test')).toEqual([
+      { address: '127.0.0.5', family: 4 },
+      { address: '::1', family: 6 },
+    ]);
     expect(await r.lookup('app-alias')).toEqual([{ address: '127.0.0.5', family: 4 }]);
     expect(dns.asked).toEqual([]); // DNS was never asked for names the hosts file has
     expect(await r.lookup('unlisted.test').catch((e: ResolveError) => e.code)).toBe('ENOTFOUND');

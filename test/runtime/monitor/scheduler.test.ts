@@ -5,7 +5,10 @@ import { FakeTimers, deferred, flush } from './fake-timers';
 
 function recorder(timers: FakeTimers, work: (key: string) => Promise<void> = async () => {}) {
   const runs: Array<{ key: string; at: number; generation: number }> = [];
-  const run = (key: string, generation: number) => { runs.push({ key, at: timers.now(), generation }); return work(key); };
+  const run = (key: string, generation: number) => {
+    runs.push({ key, at: timers.now(), generation });
+    return work(key);
+  };
   return { runs, run };
 }
 
@@ -21,7 +24,11 @@ test('every key runs at once on start, then at the first slot of its phase one i
   expect(runs).toEqual([]); // nothing before start
   s.start();
   await flush();
-  expect(runs.map((r) => [r.key, r.at])).toEqual([['a', 0], ['b', 0], ['c', 0]]);
+  expect(runs.map((r) => [r.key, r.at])).toEqual([
+    ['a', 0],
+    ['b', 0],
+    ['c', 0],
+  ]);
   await timers.advance(3000);
   const times = (k: string) => runs.filter((r) => r.key === k).map((r) => r.at);
   // never a second run inside the first interval (that used up tolerated failures early)
@@ -78,7 +85,10 @@ test('hashPhase is deterministic, in [0,1), and differs for near-identical keys'
   expect(hashPhase('p/e1')).toBe(hashPhase('p/e1'));
   const vals = ['p/e1', 'p/e2', 'p/e3', 'q/e1'].map(hashPhase);
   expect(new Set(vals).size).toBe(4);
-  for (const v of vals) { expect(v).toBeGreaterThanOrEqual(0); expect(v).toBeLessThan(1); }
+  for (const v of vals) {
+    expect(v).toBeGreaterThanOrEqual(0);
+    expect(v).toBeLessThan(1);
+  }
 });
 
 test('bounded concurrency: never more than N running, the rest start as others finish (FIFO)', async () => {
@@ -88,11 +98,14 @@ test('bounded concurrency: never more than N running, the rest start as others f
   let maxRunning = 0;
   const started: string[] = [];
   const s = new Scheduler({
-    timers, concurrency: 3,
+    timers,
+    concurrency: 3,
     run: async (key) => {
       started.push(key);
-      running++; maxRunning = Math.max(maxRunning, running);
-      const g = deferred(); gates.set(key, g);
+      running++;
+      maxRunning = Math.max(maxRunning, running);
+      const g = deferred();
+      gates.set(key, g);
       await g.promise;
       running--;
     },
@@ -140,7 +153,10 @@ test('re-scheduling a key (new settings) runs it at once with a new generation',
   const g2 = s.schedule('k', 30_000);
   await flush();
   expect(g2).toBeGreaterThan(g1);
-  expect(runs.map((r) => [r.at, r.generation])).toEqual([[0, g1], [2000, g2]]);
+  expect(runs.map((r) => [r.at, r.generation])).toEqual([
+    [0, g1],
+    [2000, g2],
+  ]);
   await timers.advance(60_000);
   // after the immediate run at 2000: the first slot of phase 0.5 (15,000 mod 30,000) at or after 32,000
   expect(runs.map((r) => r.at)).toEqual([0, 2000, 45_000]);
@@ -178,9 +194,16 @@ test('stop aborts running jobs, waits for them, and leaves no timers', async () 
   let finished = 0;
   const s = new Scheduler({
     timers,
-    run: (_k, _g, signal) => new Promise<void>((resolve) => {
-      signal.addEventListener('abort', () => { aborted++; setImmediate(() => { finished++; resolve(); }); });
-    }),
+    run: (_k, _g, signal) =>
+      new Promise<void>((resolve) => {
+        signal.addEventListener('abort', () => {
+          aborted++;
+          setImmediate(() => {
+            finished++;
+            resolve();
+          });
+        });
+      }),
   });
   for (let i = 0; i < 5; i++) s.schedule(`k${i}`, 1000);
   s.start();
@@ -216,98 +239,111 @@ function byGeneration(runs: Array<{ key: string; at: number; generation: number 
   const out = new Map<number, { interval: number; at: number[] }>();
   for (const r of runs) {
     let g = out.get(r.generation);
-    if (!g) { g = { interval: intervals.get(r.generation)!, at: [] }; out.set(r.generation, g); }
+    if (!g) {
+      g = { interval: intervals.get(r.generation)!, at: [] };
+      out.set(r.generation, g);
+    }
     g.at.push(r.at);
   }
   return out;
 }
 
 test('property: instant jobs, random create/re-schedule/remove/start times and phases: every gap is in [interval, 2 × interval]', async () => {
-  await fc.assert(fc.asyncProperty(
-    fc.array(fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }), { minLength: 5, maxLength: 5 }),
-    fc.integer({ min: 0, max: 10_000 }),
-    fc.array(opArb, { minLength: 1, maxLength: 30 }),
-    async (phases, startAt, ops) => {
-      const timers = new FakeTimers();
-      await timers.advance(startAt);
-      const { runs, run } = recorder(timers);
-      const s = new Scheduler({ run, timers, phase: (k) => phases[Number(k.slice(1))]! });
-      const intervals = new Map<number, number>();
-      const live = new Map<number, { generation: number; interval: number; since: number }>();
-      let started = false;
-      const doStart = () => {
-        if (started) return;
-        started = true;
-        s.start();
-        for (const l of live.values()) l.since = timers.now();
-      };
-      for (const op of [...ops, { kind: 'advance', ms: 25_000 } as Op]) {
-        if (op.kind === 'schedule') {
-          const g = s.schedule(`k${op.key}`, op.interval);
-          intervals.set(g, op.interval);
-          live.set(op.key, { generation: g, interval: op.interval, since: timers.now() });
-        } else if (op.kind === 'remove') {
-          s.remove(`k${op.key}`);
-          live.delete(op.key);
-        } else if (op.kind === 'start') {
-          doStart();
-        } else {
-          await timers.advance(op.ms);
+  await fc.assert(
+    fc.asyncProperty(
+      fc.array(fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }), { minLength: 5, maxLength: 5 }),
+      fc.integer({ min: 0, max: 10_000 }),
+      fc.array(opArb, { minLength: 1, maxLength: 30 }),
+      async (phases, startAt, ops) => {
+        const timers = new FakeTimers();
+        await timers.advance(startAt);
+        const { runs, run } = recorder(timers);
+        const s = new Scheduler({ run, timers, phase: (k) => phases[Number(k.slice(1))]! });
+        const intervals = new Map<number, number>();
+        const live = new Map<number, { generation: number; interval: number; since: number }>();
+        let started = false;
+        const doStart = () => {
+          if (started) return;
+          started = true;
+          s.start();
+          for (const l of live.values()) l.since = timers.now();
+        };
+        for (const op of [...ops, { kind: 'advance', ms: 25_000 } as Op]) {
+          if (op.kind === 'schedule') {
+            const g = s.schedule(`k${op.key}`, op.interval);
+            intervals.set(g, op.interval);
+            live.set(op.key, { generation: g, interval: op.interval, since: timers.now() });
+          } else if (op.kind === 'remove') {
+            s.remove(`k${op.key}`);
+            live.delete(op.key);
+          } else if (op.kind === 'start') {
+            doStart();
+          } else {
+            await timers.advance(op.ms);
+          }
         }
-      }
-      doStart();
-      await timers.advance(25_000);
-      const end = timers.now();
-      for (const [gen, g] of byGeneration(runs, intervals)) {
-        for (let i = 1; i < g.at.length; i++) {
-          const gap = g.at[i]! - g.at[i - 1]!;
-          expect({ gen, gap, interval: g.interval, ok: gap >= g.interval && gap <= 2 * g.interval }).toMatchObject({ ok: true });
-          if (i >= 2) expect(gap).toBe(g.interval); // after the first gap the phase is kept exactly
+        doStart();
+        await timers.advance(25_000);
+        const end = timers.now();
+        for (const [gen, g] of byGeneration(runs, intervals)) {
+          for (let i = 1; i < g.at.length; i++) {
+            const gap = g.at[i]! - g.at[i - 1]!;
+            expect({ gen, gap, interval: g.interval, ok: gap >= g.interval && gap <= 2 * g.interval }).toMatchObject({ ok: true });
+            if (i >= 2) expect(gap).toBe(g.interval); // after the first gap the phase is kept exactly
+          }
         }
-      }
-      // and every live key is still being run: its last run is less than two intervals old
-      for (const l of live.values()) {
-        const at = runs.filter((r) => r.generation === l.generation).map((r) => r.at);
-        expect(at[0]).toBe(l.since); // the first run comes at once (create, re-schedule or start)
-        expect(end - at[at.length - 1]!).toBeLessThan(2 * l.interval);
-      }
-      await s.stop();
-    },
-  ), { numRuns: 150 });
+        // and every live key is still being run: its last run is less than two intervals old
+        for (const l of live.values()) {
+          const at = runs.filter((r) => r.generation === l.generation).map((r) => r.at);
+          expect(at[0]).toBe(l.since); // the first run comes at once (create, re-schedule or start)
+          expect(end - at[at.length - 1]!).toBeLessThan(2 * l.interval);
+        }
+        await s.stop();
+      },
+    ),
+    { numRuns: 150 },
+  );
 });
 
 test('property: slow jobs and a small concurrency limit (queueing, skipped slots): runs are still never closer than the interval', async () => {
-  await fc.assert(fc.asyncProperty(
-    fc.array(fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }), { minLength: 5, maxLength: 5 }),
-    fc.integer({ min: 1, max: 3 }),
-    fc.array(fc.integer({ min: 0, max: 1400 }), { minLength: 5, maxLength: 5 }),
-    fc.array(opArb, { minLength: 1, maxLength: 25 }),
-    async (phases, concurrency, durations, ops) => {
-      const timers = new FakeTimers();
-      const runs: Array<{ key: string; at: number; generation: number }> = [];
-      const s = new Scheduler({
-        timers, concurrency, phase: (k) => phases[Number(k.slice(1))]!,
-        run: (key, generation, signal) => {
-          runs.push({ key, at: timers.now(), generation });
-          return new Promise<void>((r) => {
-            timers.setTimeout(r, durations[Number(key.slice(1))]!);
-            signal.addEventListener('abort', () => r(), { once: true }); // stop() aborts and waits
-          });
-        },
-      });
-      const intervals = new Map<number, number>();
-      s.start();
-      for (const op of [...ops, { kind: 'advance', ms: 30_000 } as Op]) {
-        if (op.kind === 'schedule') intervals.set(s.schedule(`k${op.key}`, op.interval), op.interval);
-        else if (op.kind === 'remove') s.remove(`k${op.key}`);
-        else if (op.kind === 'advance') await timers.advance(op.ms);
-      }
-      for (const [gen, g] of byGeneration(runs, intervals)) {
-        for (let i = 1; i < g.at.length; i++) {
-          expect({ gen, gap: g.at[i]! - g.at[i - 1]!, atLeast: g.interval, ok: g.at[i]! - g.at[i - 1]! >= g.interval }).toMatchObject({ ok: true });
+  await fc.assert(
+    fc.asyncProperty(
+      fc.array(fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }), { minLength: 5, maxLength: 5 }),
+      fc.integer({ min: 1, max: 3 }),
+      fc.array(fc.integer({ min: 0, max: 1400 }), { minLength: 5, maxLength: 5 }),
+      fc.array(opArb, { minLength: 1, maxLength: 25 }),
+      async (phases, concurrency, durations, ops) => {
+        const timers = new FakeTimers();
+        const runs: Array<{ key: string; at: number; generation: number }> = [];
+        const s = new Scheduler({
+          timers,
+          concurrency,
+          phase: (k) => phases[Number(k.slice(1))]!,
+          run: (key, generation, signal) => {
+            runs.push({ key, at: timers.now(), generation });
+            return new Promise<void>((r) => {
+              timers.setTimeout(r, durations[Number(key.slice(1))]!);
+              signal.addEventListener('abort', () => r(), { once: true }); // stop() aborts and waits
+            });
+          },
+        });
+        const intervals = new Map<number, number>();
+        s.start();
+        for (const op of [...ops, { kind: 'advance', ms: 30_000 } as Op]) {
+          if (op.kind === 'schedule') intervals.set(s.schedule(`k${op.key}`, op.interval), op.interval);
+          else if (op.kind === 'remove') s.remove(`k${op.key}`);
+          else if (op.kind === 'advance') await timers.advance(op.ms);
         }
-      }
-      await s.stop();
-    },
-  ), { numRuns: 100 });
+        for (const [gen, g] of byGeneration(runs, intervals)) {
+          for (let i = 1; i < g.at.length; i++) {
+            expect({ gen, gap: g.at[i]! - g.at[i - 1]!, atLeast: g.interval, ok: g.at[i]! - g.at[i - 1]! >= g.interval }).toMatchObject({
+              ok: true,
+            });
+          }
+        }
+        await s.stop();
+      },
+    ),
+    { numRuns: 100 },
+  );
 });

@@ -43,11 +43,16 @@ function track<S extends Server | HttpServer>(server: S, host: string, connectio
     server.listen(0, host, () => {
       const port = (server.address() as AddressInfo).port;
       resolve({
-        server, host, port, open, accepted,
-        close: () => new Promise<void>((r) => {
-          for (const s of open) s.destroy();
-          server.close(() => r());
-        }),
+        server,
+        host,
+        port,
+        open,
+        accepted,
+        close: () =>
+          new Promise<void>((r) => {
+            for (const s of open) s.destroy();
+            server.close(() => r());
+          }),
       });
     });
   });
@@ -73,15 +78,36 @@ export function tcpServer(host: string, onSocket: (s: Socket) => void = () => {}
   return track(server, host);
 }
 
-export interface Cert { key: string; cert: string; dir: string }
+export interface Cert {
+  key: string;
+  cert: string;
+  dir: string;
+}
 
 /** A self-signed certificate made with the openssl CLI in a temp dir. */
 export function selfSignedCert(cn = 'localhost'): Cert {
   const dir = mkdtempSync(join(tmpdir(), 'tmkit-cert-'));
-  execFileSync('openssl', [
-    'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes',
-    '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'), '-days', '2', '-subj', `/CN=${cn}`,
-  ], { stdio: 'pipe' });
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-keyout',
+      join(dir, 'key.pem'),
+      '-out',
+      join(dir, 'cert.pem'),
+      '-days',
+      '2',
+      '-subj',
+      `/CN=${cn}`,
+    ],
+    { stdio: 'pipe' },
+  );
   const out = { key: readFileSync(join(dir, 'key.pem'), 'utf8'), cert: readFileSync(join(dir, 'cert.pem'), 'utf8'), dir };
   rmSync(dir, { recursive: true, force: true });
   return out;
@@ -102,15 +128,31 @@ export function target(over: Partial<ProbeTarget> & Pick<ProbeTarget, 'target' |
   const kind = over.targetKind ?? (/^\d+\.\d+\.\d+\.\d+$/.test(over.target) ? 'ipv4' : over.target.includes(':') ? 'ipv6' : 'fqdn');
   const t: ProbeTarget = {
     key: over.key ?? `p/${over.target}:${over.port}`,
-    profile: 'p', endpoint: `${over.target}:${over.port}`,
-    targetKind: kind, protocol: 'HTTP', path: '/', intervalInSeconds: 10, timeoutInSeconds: 5, toleratedNumberOfFailures: 0,
+    profile: 'p',
+    endpoint: `${over.target}:${over.port}`,
+    targetKind: kind,
+    protocol: 'HTTP',
+    path: '/',
+    intervalInSeconds: 10,
+    timeoutInSeconds: 5,
+    toleratedNumberOfFailures: 0,
     headers: kind === 'fqdn' ? [{ name: 'Host', value: over.target }] : [],
     expectedStatusCodeRanges: [{ min: 200, max: 200 }],
     failback: AZURE_FAILBACK,
     fingerprint: '',
     ...over,
   };
-  t.fingerprint = JSON.stringify([t.target, t.port, t.protocol, t.path, t.headers, t.expectedStatusCodeRanges, t.intervalInSeconds, t.timeoutInSeconds, t.toleratedNumberOfFailures]);
+  t.fingerprint = JSON.stringify([
+    t.target,
+    t.port,
+    t.protocol,
+    t.path,
+    t.headers,
+    t.expectedStatusCodeRanges,
+    t.intervalInSeconds,
+    t.timeoutInSeconds,
+    t.toleratedNumberOfFailures,
+  ]);
   return t;
 }
 

@@ -14,7 +14,8 @@ test('Manual failback: a recovered primary is AwaitingFailback (not answered) un
   try {
     const s = await h.start(h.tempDir());
     await s.client.putProfile(primaryBackup('web', hs.port, { failback: { mode: 'Manual', successesToRecover: 3, holdDownSeconds: 2 } }));
-    const statusOf = async (): Promise<string> => (await s.client.status('web')).endpoints.find((e) => e.name === 'primary')!.endpointMonitorStatus;
+    const statusOf = async (): Promise<string> =>
+      (await s.client.status('web')).endpoints.find((e) => e.name === 'primary')!.endpointMonitorStatus;
     await waitFor(async () => (await statusOf()) === 'Online', { what: 'Online' });
     expect(await dig(s.dns, 'web.tm.internal')).toEqual(['127.0.0.2']);
 
@@ -41,7 +42,12 @@ test('Manual failback: a recovered primary is AwaitingFailback (not answered) un
     expect(fb).toMatchObject({ profile: 'web', endpoint: 'primary', status: 'AwaitingFailback', who: 'cli' });
     expect(await dig(s.dns, 'web.tm.internal')).toEqual(['127.0.0.2']);
     expect(await statusOf()).toBe('Online');
-    expect((await s.client.audit()).entries[0]).toMatchObject({ action: 'failback', target: 'web/primary', who: 'cli', reason: 'checked the logs' });
+    expect((await s.client.audit()).entries[0]).toMatchObject({
+      action: 'failback',
+      target: 'web/primary',
+      who: 'cli',
+      reason: 'checked the logs',
+    });
     await expect(s.client.failback('web', 'primary')).rejects.toMatchObject({ status: 409, code: 'NOT_AWAITING_FAILBACK' });
   } finally {
     await hs.close();
@@ -52,15 +58,22 @@ test('Automatic with successesToRecover: back Online (and answered) on the third
   const hs = await switchable(['127.0.0.2', '127.0.0.3']);
   try {
     const s = await h.start(h.tempDir(), { monitor: { intervalMs: () => 400, timeoutMs: () => 1000 } });
-    await s.client.putProfile(primaryBackup('web', hs.port, { failback: { mode: 'Automatic', successesToRecover: 3, holdDownSeconds: 0 } }));
-    const statusOf = async (): Promise<string> => (await s.client.status('web')).endpoints.find((e) => e.name === 'primary')!.endpointMonitorStatus;
+    await s.client.putProfile(
+      primaryBackup('web', hs.port, { failback: { mode: 'Automatic', successesToRecover: 3, holdDownSeconds: 0 } }),
+    );
+    const statusOf = async (): Promise<string> =>
+      (await s.client.status('web')).endpoints.find((e) => e.name === 'primary')!.endpointMonitorStatus;
     await waitFor(async () => (await statusOf()) === 'Online', { what: 'Online' });
     hs.down.add('127.0.0.2');
     await waitFor(async () => (await statusOf()) === 'Degraded', { what: 'Degraded', timeoutMs: 10_000, intervalMs: 20 });
     hs.down.delete('127.0.0.2');
     const upAt = Date.now();
     await waitFor(async () => (await dig(s.dns, 'web.tm.internal'))[0] === '127.0.0.3', { what: 'the backup answered meanwhile' });
-    await waitFor(async () => (await dig(s.dns, 'web.tm.internal'))[0] === '127.0.0.2', { what: 'Online again', timeoutMs: 10_000, intervalMs: 20 });
+    await waitFor(async () => (await dig(s.dns, 'web.tm.internal'))[0] === '127.0.0.2', {
+      what: 'Online again',
+      timeoutMs: 10_000,
+      intervalMs: 20,
+    });
     // Three probes 400 ms apart: the first good one at most 400 ms after it came back, the third 800 ms later.
     expect(Date.now() - upAt).toBeGreaterThanOrEqual(800);
   } finally {

@@ -21,7 +21,14 @@ test('a down override takes the endpoint out at once; status, resolve, metrics, 
     expect(await dig(s.dns, 'web.tm.internal')).toEqual(['127.0.0.2']);
 
     const events = await request(`${s.api}/v1/events`, { headers: { authorization: `Bearer ${s.engine.token.token}` } });
-    const r = await s.client.createOverride({ kind: 'down', profile: 'web', endpoint: 'primary', for: '30m', reason: 'game day', who: 'cli' });
+    const r = await s.client.createOverride({
+      kind: 'down',
+      profile: 'web',
+      endpoint: 'primary',
+      for: '30m',
+      reason: 'game day',
+      who: 'cli',
+    });
     expect(r.override).toMatchObject({ kind: 'down', profile: 'web', endpoint: 'primary', reason: 'game day', who: 'cli' });
     expect(r.override.id).toMatch(/^ov-[0-9a-f]{10}$/);
     expect(Date.parse(r.override.expiresAt) - Date.parse(r.override.createdAt)).toBe(1_800_000);
@@ -38,7 +45,13 @@ test('a down override takes the endpoint out at once; status, resolve, metrics, 
     expect((await s.client.listOverrides()).overrides).toEqual([r.override]);
     expect(await s.client.metrics()).toContain('tmkit_overrides_active{profile="web",endpoint="primary",kind="down"} 1');
     const audit = (await s.client.audit()).entries;
-    expect(audit[0]).toMatchObject({ who: 'cli', action: 'override.create', target: 'web/primary', reason: 'game day', details: { id: r.override.id, kind: 'down' } });
+    expect(audit[0]).toMatchObject({
+      who: 'cli',
+      action: 'override.create',
+      target: 'web/primary',
+      reason: 'game day',
+      details: { id: r.override.id, kind: 'down' },
+    });
     // No drift: the stored profile and its ETag are what was written.
     const got = await s.client.getProfile('web');
     expect(got.etag).toBe(put.etag);
@@ -75,15 +88,29 @@ test('an override ends by itself at its expiry (and the record with an audit ent
     expect((await s.client.listOverrides()).overrides.map((o) => o.id)).toEqual([long.override.id]);
     await s.client.clearOverride(long.override.id);
 
-    const short = await s.client.createOverride({ kind: 'down', profile: 'web', endpoint: 'primary', for: '2s', who: 'cli', reason: 'short' });
+    const short = await s.client.createOverride({
+      kind: 'down',
+      profile: 'web',
+      endpoint: 'primary',
+      for: '2s',
+      who: 'cli',
+      reason: 'short',
+    });
     expect(await dig(s.dns, 'web.tm.internal')).toEqual(['127.0.0.3']);
     const t0 = Date.now();
-    await waitFor(async () => (await dig(s.dns, 'web.tm.internal'))[0] === '127.0.0.2', { what: 'the expiry', timeoutMs: 10_000, intervalMs: 20 });
+    await waitFor(async () => (await dig(s.dns, 'web.tm.internal'))[0] === '127.0.0.2', {
+      what: 'the expiry',
+      timeoutMs: 10_000,
+      intervalMs: 20,
+    });
     const waited = Date.now() - t0;
     expect(Date.now()).toBeGreaterThanOrEqual(Date.parse(short.override.expiresAt));
     expect(waited).toBeLessThan(3_000);
     expect((await s.client.listOverrides()).overrides).toEqual([]);
-    await waitFor(async () => (await s.client.audit()).entries.find((e) => e.action === 'override.expire' && e.details?.id === short.override.id), { what: 'the expire audit entry' });
+    await waitFor(
+      async () => (await s.client.audit()).entries.find((e) => e.action === 'override.expire' && e.details?.id === short.override.id),
+      { what: 'the expire audit entry' },
+    );
   } finally {
     await a.close();
     await b.close();
@@ -94,12 +121,22 @@ test('a weight override replaces the weight in Weighted routing; a second one re
   const [a, b] = await healthServerPair('127.0.0.2', '127.0.0.3');
   try {
     const s = await h.start(h.tempDir());
-    await s.client.putProfile(loopbackProfile('w', a.port, [
-      { name: 'a', type: 'externalEndpoints', target: '127.0.0.2', weight: 1 },
-      { name: 'b', type: 'externalEndpoints', target: '127.0.0.3', weight: 1 },
-    ], { trafficRoutingMethod: 'Weighted' }));
-    await waitFor(async () => (await s.client.status('w')).endpoints.every((e) => e.endpointMonitorStatus === 'Online'), { what: 'Online' });
-    const split = async (): Promise<Record<string, number>> => Object.fromEntries((await s.client.resolve({ name: 'w.tm.internal' })).outcomes.map((o) => [o.endpoints.join(), o.probability]));
+    await s.client.putProfile(
+      loopbackProfile(
+        'w',
+        a.port,
+        [
+          { name: 'a', type: 'externalEndpoints', target: '127.0.0.2', weight: 1 },
+          { name: 'b', type: 'externalEndpoints', target: '127.0.0.3', weight: 1 },
+        ],
+        { trafficRoutingMethod: 'Weighted' },
+      ),
+    );
+    await waitFor(async () => (await s.client.status('w')).endpoints.every((e) => e.endpointMonitorStatus === 'Online'), {
+      what: 'Online',
+    });
+    const split = async (): Promise<Record<string, number>> =>
+      Object.fromEntries((await s.client.resolve({ name: 'w.tm.internal' })).outcomes.map((o) => [o.endpoints.join(), o.probability]));
     expect(await split()).toEqual({ 'w/a': 0.5, 'w/b': 0.5 });
     const one = await s.client.createOverride({ kind: 'weight', profile: 'w', endpoint: 'a', weight: 3, for: '10m' });
     expect(await split()).toEqual({ 'w/a': 0.75, 'w/b': 0.25 });
@@ -112,7 +149,10 @@ test('a weight override replaces the weight in Weighted routing; a second one re
     for (let i = 0; i < 40; i++) for (const ip of await dig(s.dns, 'w.tm.internal')) if (ip === '127.0.0.2') hitsA++;
     expect(hitsA).toBeGreaterThan(28);
     await s.client.putProfile(loopbackProfile('p', a.port, [{ name: 'a', type: 'externalEndpoints', target: '127.0.0.2' }]));
-    await expect(s.client.createOverride({ kind: 'weight', profile: 'p', endpoint: 'a', weight: 3, for: '10m' })).rejects.toMatchObject({ status: 400, message: expect.stringContaining('Priority routing, which does not use weights') });
+    await expect(s.client.createOverride({ kind: 'weight', profile: 'p', endpoint: 'a', weight: 3, for: '10m' })).rejects.toMatchObject({
+      status: 400,
+      message: expect.stringContaining('Priority routing, which does not use weights'),
+    });
   } finally {
     await a.close();
     await b.close();
@@ -123,26 +163,39 @@ test('the safety rule refuses what would leave no endpoint able to serve, and --
   const [a, b] = await healthServerPair('127.0.0.2', '127.0.0.3');
   try {
     const s = await h.start(h.tempDir());
-    await s.client.putProfile(loopbackProfile('web', a.port, [
-      { name: 'primary', type: 'externalEndpoints', target: '127.0.0.2' },
-      { name: 'backup', type: 'externalEndpoints', target: '127.0.0.9' }, // nothing listens: Degraded
-    ]));
-    await waitFor(async () => (await s.client.status('web')).endpoints.find((e) => e.name === 'backup')?.endpointMonitorStatus === 'Degraded', { what: 'backup Degraded' });
-    const refused = await s.client.createOverride({ kind: 'down', profile: 'web', endpoint: 'primary', for: '10m', who: 'cli' }).catch((e: unknown) => e);
+    await s.client.putProfile(
+      loopbackProfile('web', a.port, [
+        { name: 'primary', type: 'externalEndpoints', target: '127.0.0.2' },
+        { name: 'backup', type: 'externalEndpoints', target: '127.0.0.9' }, // nothing listens: Degraded
+      ]),
+    );
+    await waitFor(
+      async () => (await s.client.status('web')).endpoints.find((e) => e.name === 'backup')?.endpointMonitorStatus === 'Degraded',
+      { what: 'backup Degraded' },
+    );
+    const refused = await s.client
+      .createOverride({ kind: 'down', profile: 'web', endpoint: 'primary', for: '10m', who: 'cli' })
+      .catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(TmkitApiError);
     expect(refused).toMatchObject({ status: 409, code: 'OVERRIDE_UNSAFE' });
-    expect((refused as TmkitApiError).errors[0]!.message).toBe('refused: taking web/primary down would leave profile web with no endpoint able to serve (left: backup Degraded); pass --force (API: "force": true) to take it out anyway');
+    expect((refused as TmkitApiError).errors[0]!.message).toBe(
+      'refused: taking web/primary down would leave profile web with no endpoint able to serve (left: backup Degraded); pass --force (API: "force": true) to take it out anyway',
+    );
     expect(await dig(s.dns, 'web.tm.internal')).toEqual(['127.0.0.2']);
     expect((await s.client.audit()).entries[0]).toMatchObject({ action: 'override.refuse', target: 'web/primary' });
     // Forced: the primary is out; the Degraded backup is all that is left, so the all-degraded fallback answers it.
     await s.client.createOverride({ kind: 'down', profile: 'web', endpoint: 'primary', for: '10m', force: true });
     expect(await dig(s.dns, 'web.tm.internal')).toEqual(['127.0.0.9']);
 
-    await s.client.putProfile(loopbackProfile('as', a.port, [
-      { name: 'pinned', type: 'externalEndpoints', target: '127.0.0.2', alwaysServe: 'Enabled' },
-      { name: 'other', type: 'externalEndpoints', target: '127.0.0.3' },
-    ]));
-    await waitFor(async () => (await s.client.status('as')).endpoints.find((e) => e.name === 'other')?.endpointMonitorStatus === 'Online', { what: 'other Online' });
+    await s.client.putProfile(
+      loopbackProfile('as', a.port, [
+        { name: 'pinned', type: 'externalEndpoints', target: '127.0.0.2', alwaysServe: 'Enabled' },
+        { name: 'other', type: 'externalEndpoints', target: '127.0.0.3' },
+      ]),
+    );
+    await waitFor(async () => (await s.client.status('as')).endpoints.find((e) => e.name === 'other')?.endpointMonitorStatus === 'Online', {
+      what: 'other Online',
+    });
     expect(await dig(s.dns, 'as.tm.internal')).toEqual(['127.0.0.2']);
     await s.client.createOverride({ kind: 'down', profile: 'as', endpoint: 'pinned', for: '10m' });
     expect(await dig(s.dns, 'as.tm.internal')).toEqual(['127.0.0.3']);
@@ -154,10 +207,15 @@ test('the safety rule refuses what would leave no endpoint able to serve, and --
 
 test('requests the API refuses', async () => {
   const s = await h.start(h.tempDir());
-  await s.client.putProfile(loopbackProfile('web', 9, [{ name: 'a', type: 'externalEndpoints', target: '127.0.0.2', alwaysServe: 'Enabled' }]));
+  await s.client.putProfile(
+    loopbackProfile('web', 9, [{ name: 'a', type: 'externalEndpoints', target: '127.0.0.2', alwaysServe: 'Enabled' }]),
+  );
   await expect(s.client.createOverride({ kind: 'down', profile: 'web', endpoint: 'a', for: '8d' })).rejects.toMatchObject({ status: 400 });
   await expect(s.client.createOverride({ kind: 'down', profile: 'nope', endpoint: 'a', for: '1h' })).rejects.toMatchObject({ status: 404 });
-  await expect(s.client.createOverride({ kind: 'down', profile: 'web', endpoint: 'zz', for: '1h' })).rejects.toMatchObject({ status: 404, message: expect.stringContaining("has no endpoint 'zz'") });
+  await expect(s.client.createOverride({ kind: 'down', profile: 'web', endpoint: 'zz', for: '1h' })).rejects.toMatchObject({
+    status: 404,
+    message: expect.stringContaining("has no endpoint 'zz'"),
+  });
   await expect(s.client.failback('web', 'a')).rejects.toMatchObject({ status: 409, code: 'NOT_AWAITING_FAILBACK' });
 });
 
@@ -165,7 +223,11 @@ test('requests the API refuses', async () => {
 async function readFor(body: AsyncIterable<Buffer> & { destroy(): void }, ms: number): Promise<string> {
   let text = '';
   const stop = setTimeout(() => body.destroy(), ms);
-  try { for await (const chunk of body) text += chunk.toString('utf8'); } catch { /* destroyed */ }
+  try {
+    for await (const chunk of body) text += chunk.toString('utf8');
+  } catch {
+    /* destroyed */
+  }
   clearTimeout(stop);
   return text;
 }

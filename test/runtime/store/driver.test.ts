@@ -7,8 +7,19 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
-  backupStore, DB_FILE, nodeSqliteAvailable, openDatabase, PID_FILE, restoreStore, SqliteError, SqliteStore,
-  sqliteDriver, StateDirLock, StoreError, storeWriteFailure, type SqliteDriverName,
+  backupStore,
+  DB_FILE,
+  nodeSqliteAvailable,
+  openDatabase,
+  PID_FILE,
+  restoreStore,
+  SqliteError,
+  SqliteStore,
+  sqliteDriver,
+  StateDirLock,
+  StoreError,
+  storeWriteFailure,
+  type SqliteDriverName,
 } from '../../../src/runtime/store';
 import { processStart } from '../../../src/runtime/store/lock';
 import { profile } from '../api/fixtures';
@@ -23,7 +34,11 @@ afterAll(() => {
 });
 
 function caught(fn: () => unknown): unknown {
-  try { fn(); } catch (err) { return err; }
+  try {
+    fn();
+  } catch (err) {
+    return err;
+  }
   throw new Error('expected a throw');
 }
 
@@ -69,39 +84,60 @@ describe.each(drivers)('driver %s', (driver) => {
     const file = join(tempDir(), 'b.db');
     const db = openDatabase(file, { driver });
     db.exec('CREATE TABLE t (v INTEGER)');
-    expect(caught(() => db.transaction(() => { db.prepare('INSERT INTO t VALUES (?)').run(1); throw new Error('no'); }, 'immediate'))).toBeInstanceOf(Error);
+    expect(
+      caught(() =>
+        db.transaction(() => {
+          db.prepare('INSERT INTO t VALUES (?)').run(1);
+          throw new Error('no');
+        }, 'immediate'),
+      ),
+    ).toBeInstanceOf(Error);
     expect(db.inTransaction).toBe(false);
-    db.transaction(() => { db.prepare('INSERT INTO t VALUES (?)').run(2); }, 'immediate');
+    db.transaction(() => {
+      db.prepare('INSERT INTO t VALUES (?)').run(2);
+    }, 'immediate');
     db.close();
     const again = openDatabase(file, { driver });
-    expect(again.prepare<{ v: number }>('SELECT v FROM t').all().map((r) => r.v)).toEqual([2]);
+    expect(
+      again
+        .prepare<{ v: number }>('SELECT v FROM t')
+        .all()
+        .map((r) => r.v),
+    ).toEqual([2]);
     again.close();
   });
 
   // lockHeld: the store keeps the revision in memory (it is the file's only writer), and must forget a rolled-back bump.
-  test.each([false, true])('the store (lockHeld %s): journal mode for the driver, synchronous=FULL, SQLITE_FULL through putProfile is classified "full"', async (lockHeld) => {
-    const dir = tempDir();
-    const seed = SqliteStore.open({ stateDir: dir, driver });
-    expect(seed.driver).toBe(driver);
-    await seed.close();
-    const probe = openDatabase(join(dir, DB_FILE), { driver });
-    expect(probe.pragmaValue('journal_mode')).toBe(driver === 'node' ? 'wal' : 'delete');
-    const pages = Number(probe.pragmaValue('page_count'));
-    probe.close();
-    const s = SqliteStore.open({ stateDir: dir, driver, maxPageCount: pages + 1, lockHeld });
-    const big = profile('big', { tags: Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`k${i}`, 'x'.repeat(200)])) });
-    let err: unknown;
-    try { await s.putProfile(big, { stack: 'default' }); } catch (e) { err = e; }
-    expect(storeWriteFailure(err)).toBe('full');
-    expect(await s.revision()).toBe(0); // rolled back
-    await s.putProfile(profile('small'), { stack: 'default' }); // the store still works
-    expect(await s.revision()).toBe(1);
-    expect((await s.getProfile('small'))!.modRevision).toBe(1);
-    await s.close();
-    const again = SqliteStore.open({ stateDir: dir, driver });
-    expect(await again.revision()).toBe(1); // what the file holds is what it said
-    await again.close();
-  });
+  test.each([false, true])(
+    'the store (lockHeld %s): journal mode for the driver, synchronous=FULL, SQLITE_FULL through putProfile is classified "full"',
+    async (lockHeld) => {
+      const dir = tempDir();
+      const seed = SqliteStore.open({ stateDir: dir, driver });
+      expect(seed.driver).toBe(driver);
+      await seed.close();
+      const probe = openDatabase(join(dir, DB_FILE), { driver });
+      expect(probe.pragmaValue('journal_mode')).toBe(driver === 'node' ? 'wal' : 'delete');
+      const pages = Number(probe.pragmaValue('page_count'));
+      probe.close();
+      const s = SqliteStore.open({ stateDir: dir, driver, maxPageCount: pages + 1, lockHeld });
+      const big = profile('big', { tags: Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`k${i}`, 'x'.repeat(200)])) });
+      let err: unknown;
+      try {
+        await s.putProfile(big, { stack: 'default' });
+      } catch (e) {
+        err = e;
+      }
+      expect(storeWriteFailure(err)).toBe('full');
+      expect(await s.revision()).toBe(0); // rolled back
+      await s.putProfile(profile('small'), { stack: 'default' }); // the store still works
+      expect(await s.revision()).toBe(1);
+      expect((await s.getProfile('small'))!.modRevision).toBe(1);
+      await s.close();
+      const again = SqliteStore.open({ stateDir: dir, driver });
+      expect(await again.revision()).toBe(1); // what the file holds is what it said
+      await again.close();
+    },
+  );
 
   test('a damaged file is refused with STORE_CORRUPT and the restore steps', () => {
     const dir = tempDir();
@@ -167,7 +203,8 @@ describe.each(drivers)('driver %s', (driver) => {
       expect((await back.getProfiles()).map((p) => p.profile.name)).toEqual(['p0', 'p1', 'p2', 'p3', 'p4']);
       await back.close();
     } finally {
-      if (prev === undefined) delete process.env.TMKIT_SQLITE_DRIVER; else process.env.TMKIT_SQLITE_DRIVER = prev;
+      if (prev === undefined) delete process.env.TMKIT_SQLITE_DRIVER;
+      else process.env.TMKIT_SQLITE_DRIVER = prev;
     }
   });
 });
@@ -188,7 +225,7 @@ describe('wasm only', () => {
     }
   });
 
-  test('a backup that meets a writer\'s lock for longer than it waits fails with STORE_BUSY and says to retry', async () => {
+  test("a backup that meets a writer's lock for longer than it waits fails with STORE_BUSY and says to retry", async () => {
     const dir = tempDir();
     (await Promise.resolve(SqliteStore.open({ stateDir: dir, driver: 'wasm' }))).close();
     const lock = StateDirLock.acquire(dir, process.pid, 'wasm'); // "serve" is running …
@@ -198,14 +235,21 @@ describe('wasm only', () => {
     try {
       const t0 = Date.now();
       let err: unknown;
-      try { await backupStore(dir, join(tempDir(), 'b.db'), { busyTimeoutMs: 300 }); } catch (e) { err = e; }
+      try {
+        await backupStore(dir, join(tempDir(), 'b.db'), { busyTimeoutMs: 300 });
+      } catch (e) {
+        err = e;
+      }
       expect(Date.now() - t0).toBeGreaterThanOrEqual(300);
       expect((err as StoreError).code).toBe('STORE_BUSY');
-      expect((err as StoreError).message).toContain(`stayed locked for 0.3 s (SQLITE_BUSY; tmkit serve pid ${process.pid} is writing); retry the backup`);
+      expect((err as StoreError).message).toContain(
+        `stayed locked for 0.3 s (SQLITE_BUSY; tmkit serve pid ${process.pid} is writing); retry the backup`,
+      );
       expect(existsSync(join(dir, `${DB_FILE}.lock`))).toBe(true); // a live server's lock is never removed
     } finally {
       lock.release();
-      if (prev === undefined) delete process.env.TMKIT_SQLITE_DRIVER; else process.env.TMKIT_SQLITE_DRIVER = prev;
+      if (prev === undefined) delete process.env.TMKIT_SQLITE_DRIVER;
+      else process.env.TMKIT_SQLITE_DRIVER = prev;
     }
   });
 });

@@ -10,10 +10,16 @@ import { MonitorStateFile } from '../../../src/runtime/store/monitor-file';
 
 let dir: string;
 let file: string;
-beforeEach(() => { dir = mkdtempSync(join(tmpdir(), 'tmkit-monitor-file-')); file = join(dir, 'monitor-state.json'); });
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'tmkit-monitor-file-'));
+  file = join(dir, 'monitor-state.json');
+});
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-const lines = (f: string): number => readFileSync(f, 'utf8').split('\n').filter((l) => l !== '').length;
+const lines = (f: string): number =>
+  readFileSync(f, 'utf8')
+    .split('\n')
+    .filter((l) => l !== '').length;
 
 test('a save appends what changed to the log; a restart reads the same state', async () => {
   const a = new MonitorStateFile(file);

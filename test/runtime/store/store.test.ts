@@ -15,9 +15,14 @@ describe('sqlite store on disk', () => {
     const s = SqliteStore.open({ stateDir: tempDir() });
     await s.putProfile(profileInput('w', { trafficRoutingMethod: 'Weighted' }), { stack: 'team' });
     const before = s.stats().groupCommits!;
-    const results = await Promise.all(Array.from({ length: 10 }, (_, i) => s.editProfile('w', (c) => ({
-      input: withEndpoint(c.profile, { name: `e${i}`, type: 'externalEndpoints', target: `198.51.100.${i + 1}` }).input, value: i,
-    }))));
+    const results = await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        s.editProfile('w', (c) => ({
+          input: withEndpoint(c.profile, { name: `e${i}`, type: 'externalEndpoints', target: `198.51.100.${i + 1}` }).input,
+          value: i,
+        })),
+      ),
+    );
     expect(s.stats().groupCommits! - before).toBe(1);
     expect(results.map((r) => r.revision)).toEqual(Array.from({ length: 10 }, (_, i) => 2 + i));
     expect((await s.getProfile('w'))!.profile.endpoints).toHaveLength(12);
@@ -36,7 +41,10 @@ describe('sqlite store on disk', () => {
     const s2 = SqliteStore.open({ stateDir: dir });
     expect(await s2.revision()).toBe(3);
     expect(await s2.getProfile('a')).toEqual({ profile: profile('a'), stack: 'prod', etag: a.etag, modRevision: 1 });
-    expect((await s2.getProfiles()).map((p) => [p.profile.name, p.stack])).toEqual([['a', 'prod'], ['b', 'dev']]);
+    expect((await s2.getProfiles()).map((p) => [p.profile.name, p.stack])).toEqual([
+      ['a', 'prod'],
+      ['b', 'dev'],
+    ]);
     expect(await s2.getResources()).toEqual({ '/r/1': { target: 'one.example.net', state: 'running' } });
     expect(await s2.loadMonitorState()).toEqual({ endpoints: { 'a/x': { v: 1 } }, meta: { m: 1 } });
     await s2.close();
@@ -67,7 +75,11 @@ describe('sqlite store on disk', () => {
     db.exec(`PRAGMA user_version = ${SCHEMA_VERSION + 1}`);
     db.close();
     let err: unknown;
-    try { SqliteStore.open({ stateDir: dir }); } catch (e) { err = e; }
+    try {
+      SqliteStore.open({ stateDir: dir });
+    } catch (e) {
+      err = e;
+    }
     expect(err).toBeInstanceOf(StoreError);
     expect((err as StoreError).code).toBe('STORE_VERSION');
   });
@@ -90,7 +102,13 @@ describe('sqlite store: group commit', () => {
         s.putProfile(profile('b'), { stack: 's' }),
         s.deleteProfile('a', { ifMatch: a.etag }),
       ]);
-      expect(results.map((r) => (r.status === 'fulfilled' ? 'ok' : (r.reason as StoreError).code))).toEqual(['ok', 'PRECONDITION_FAILED', 'PROFILE_INVALID', 'ok', 'PRECONDITION_FAILED']);
+      expect(results.map((r) => (r.status === 'fulfilled' ? 'ok' : (r.reason as StoreError).code))).toEqual([
+        'ok',
+        'PRECONDITION_FAILED',
+        'PROFILE_INVALID',
+        'ok',
+        'PRECONDITION_FAILED',
+      ]);
       expect(seen).toEqual(['1 put a', '2 put a', '3 put b']);
       expect(await s.revision()).toBe(3);
       expect((await s.getProfile('a'))!.profile.dnsConfig.ttl).toBe(60);
@@ -99,8 +117,12 @@ describe('sqlite store: group commit', () => {
       const other = SqliteStore.open({ stateDir: dir });
       try {
         expect((await other.getProfiles()).map((p) => `${p.profile.name} ${p.modRevision}`)).toEqual(['a 2', 'b 3']);
-      } finally { await other.close(); }
-    } finally { await s.close(); }
+      } finally {
+        await other.close();
+      }
+    } finally {
+      await s.close();
+    }
   });
 
   test('a write asked for right before close is committed, not dropped', async () => {
@@ -110,6 +132,10 @@ describe('sqlite store: group commit', () => {
     await s.close();
     await expect(pending).resolves.toMatchObject({ created: true, revision: 1 });
     const again = SqliteStore.open({ stateDir: dir });
-    try { expect((await again.getProfile('late'))?.modRevision).toBe(1); } finally { await again.close(); }
+    try {
+      expect((await again.getProfile('late'))?.modRevision).toBe(1);
+    } finally {
+      await again.close();
+    }
   });
 });

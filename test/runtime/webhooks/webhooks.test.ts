@@ -19,10 +19,21 @@ import { waitFor } from '../../support/wait';
 
 const { start: run, closers, engines } = engineHarness('tmkit-webhooks-');
 
-interface Received { headers: IncomingHttpHeaders; body: string; json: Record<string, unknown>; arrived: number }
+interface Received {
+  headers: IncomingHttpHeaders;
+  body: string;
+  json: Record<string, unknown>;
+  arrived: number;
+}
 
 /** A webhook receiver on loopback: records every POST; `status` decides the answer; stop/start keep the port. */
-async function receiver(): Promise<{ url: string; got: Received[]; status: { code: number }; stop: () => Promise<void>; start: () => Promise<void> }> {
+async function receiver(): Promise<{
+  url: string;
+  got: Received[];
+  status: { code: number };
+  stop: () => Promise<void>;
+  start: () => Promise<void>;
+}> {
   const got: Received[] = [];
   const status = { code: 200 };
   let server: Server | undefined;
@@ -33,14 +44,19 @@ async function receiver(): Promise<{ url: string; got: Received[]; status: { cod
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
         const body = Buffer.concat(chunks).toString('utf8');
-        if (status.code >= 200 && status.code < 300) got.push({ headers: req.headers, body, json: JSON.parse(body) as Record<string, unknown>, arrived: Date.now() });
+        if (status.code >= 200 && status.code < 300)
+          got.push({ headers: req.headers, body, json: JSON.parse(body) as Record<string, unknown>, arrived: Date.now() });
         res.writeHead(status.code).end();
       });
     });
     await new Promise<void>((r) => server!.listen(port, '127.0.0.1', () => r()));
     port = (server.address() as AddressInfo).port;
   };
-  const stop = (): Promise<void> => new Promise<void>((r) => { server!.closeAllConnections(); server!.close(() => r()); });
+  const stop = (): Promise<void> =>
+    new Promise<void>((r) => {
+      server!.closeAllConnections();
+      server!.close(() => r());
+    });
   await start();
   closers.push(() => (server?.listening ? stop() : Promise.resolve()));
   return { url: `http://127.0.0.1:${port}/hook`, got, status, stop, start };
@@ -51,11 +67,26 @@ const start = (webhooks: EngineOptions['webhooks']) => run(webhooks ? { webhooks
 async function web(client: TmkitClient): Promise<void> {
   const [a, b] = await healthServerPair('127.0.0.91', '127.0.0.92');
   closers.push(a.close, b.close);
-  await client.putProfile(profileInput('web', {
-    monitorConfig: { protocol: 'HTTP', port: a.port, path: '/healthz', intervalInSeconds: 10, timeoutInSeconds: 5, toleratedNumberOfFailures: 0 },
-    endpoints: [{ name: 'a', type: 'externalEndpoints', target: '127.0.0.91' }, { name: 'b', type: 'externalEndpoints', target: '127.0.0.92' }],
-  }));
-  await waitFor(async () => ((await client.status('web')).endpoints.every((e) => e.endpointMonitorStatus === 'Online') ? true : undefined), { what: 'both Online', timeoutMs: 10_000 });
+  await client.putProfile(
+    profileInput('web', {
+      monitorConfig: {
+        protocol: 'HTTP',
+        port: a.port,
+        path: '/healthz',
+        intervalInSeconds: 10,
+        timeoutInSeconds: 5,
+        toleratedNumberOfFailures: 0,
+      },
+      endpoints: [
+        { name: 'a', type: 'externalEndpoints', target: '127.0.0.91' },
+        { name: 'b', type: 'externalEndpoints', target: '127.0.0.92' },
+      ],
+    }),
+  );
+  await waitFor(
+    async () => ((await client.status('web')).endpoints.every((e) => e.endpointMonitorStatus === 'Online') ? true : undefined),
+    { what: 'both Online', timeoutMs: 10_000 },
+  );
 }
 
 /** `n` transitions of web/a through pushed health (Degraded, then its clear), each served before the next. */
@@ -66,9 +97,13 @@ async function flap(client: TmkitClient, n: number): Promise<void> {
   }
 }
 
-const line = (t: { endpoint: unknown; from: unknown; to: unknown; reason: unknown }): string => `${String(t.endpoint)} ${String(t.from)}→${String(t.to)} ${String(t.reason)}`;
+const line = (t: { endpoint: unknown; from: unknown; to: unknown; reason: unknown }): string =>
+  `${String(t.endpoint)} ${String(t.from)}→${String(t.to)} ${String(t.reason)}`;
 
-const percentile = (xs: number[], p: number): number => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)]!; };
+const percentile = (xs: number[], p: number): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)]!;
+};
 
 test('every transition exactly once, in order, signed; the delivery log and latency', async () => {
   const rx = await receiver();
@@ -91,9 +126,21 @@ test('every transition exactly once, in order, signed; the delivery log and late
   for (const g of rx.got) {
     expect(g.headers['x-tmkit-signature']).toBe(`sha256=${createHmac('sha256', 's3cret-for-tests').update(g.body).digest('hex')}`);
     expect(g.headers['x-tmkit-event']).toBe('transition');
-    expect(g.json).toMatchObject({ event: 'transition', id: g.headers['x-tmkit-delivery'], profile: 'web', location: expect.any(String), at: expect.stringMatching(/^\d{4}-/) });
+    expect(g.json).toMatchObject({
+      event: 'transition',
+      id: g.headers['x-tmkit-delivery'],
+      profile: 'web',
+      location: expect.any(String),
+      at: expect.stringMatching(/^\d{4}-/),
+    });
   }
-  expect(rx.got.at(-1)!.json).toMatchObject({ endpoint: 'a', from: 'Degraded', to: 'Online', source: 'pushed', reason: 'pushed Degraded cleared' });
+  expect(rx.got.at(-1)!.json).toMatchObject({
+    endpoint: 'a',
+    from: 'Degraded',
+    to: 'Online',
+    source: 'pushed',
+    reason: 'pushed Degraded cleared',
+  });
 
   const [report] = (await client.webhooks()).webhooks;
   expect(report).toMatchObject({ id: hook.id, delivered: rx.got.length, dropped: 0, failed: 0, queued: 0 });
@@ -101,7 +148,9 @@ test('every transition exactly once, in order, signed; the delivery log and late
   const latencies = report!.deliveries.map((d) => d.latencyMs!);
   const p50 = percentile(latencies, 50);
   const p99 = percentile(latencies, 99);
-  process.stdout.write(`webhook delivery latency (event → receiver's 200, loopback, last ${latencies.length}): p50 ${p50} ms, p99 ${p99} ms\n`);
+  process.stdout.write(
+    `webhook delivery latency (event → receiver's 200, loopback, last ${latencies.length}): p50 ${p50} ms, p99 ${p99} ms\n`,
+  );
   expect(p99).toBeLessThan(250);
   const metrics = await client.metrics();
   expect(metrics).toMatch(new RegExp(`tmkit_webhook_deliveries_total\\{webhook="${hook.id}",outcome="delivered"\\} ${rx.got.length}`));
@@ -132,10 +181,18 @@ test('at least once, in order, across a receiver outage (refused connections, th
   // The ledger's transitions since the webhook was added (the two first probes' came before it).
   const expected = [...(await client.status('web')).transitions].reverse().map(line).slice(2);
   expect(expected).toHaveLength(12);
-  await waitFor(() => (new Set(rx.got.map((g) => g.headers['x-tmkit-delivery'])).size >= 12 ? true : undefined), { what: 'all 12 delivered', timeoutMs: 15_000 });
+  await waitFor(() => (new Set(rx.got.map((g) => g.headers['x-tmkit-delivery'])).size >= 12 ? true : undefined), {
+    what: 'all 12 delivered',
+    timeoutMs: 15_000,
+  });
   // At least once: deduplicated on X-Tmkit-Delivery, every transition is there, in order.
   const seen = new Set<string>();
-  const deduped = rx.got.filter((g) => { const id = String(g.headers['x-tmkit-delivery']); if (seen.has(id)) return false; seen.add(id); return true; });
+  const deduped = rx.got.filter((g) => {
+    const id = String(g.headers['x-tmkit-delivery']);
+    if (seen.has(id)) return false;
+    seen.add(id);
+    return true;
+  });
   expect(deduped.map((g) => line(g.json as never))).toEqual(expected);
   const [after] = (await client.webhooks()).webhooks;
   expect(after).toMatchObject({ delivered: 12, failed: 0, dropped: 0, queued: 0 });
@@ -150,9 +207,13 @@ test('traffic operations reach webhooks too: an override made and cleared, as JS
   await client.addWebhook({ url: chat.url, events: ['override'], format: 'slack' });
   const made = await client.createOverride({ kind: 'down', profile: 'web', endpoint: 'a', for: '10m', reason: 'patching', who: 'ops' });
   await client.clearOverride(made.override.id, { who: 'ops' });
-  await waitFor(() => (rx.got.length >= 2 && chat.got.length >= 2 ? true : undefined), { what: 'both override events delivered twice', timeoutMs: 10_000 });
+  await waitFor(() => (rx.got.length >= 2 && chat.got.length >= 2 ? true : undefined), {
+    what: 'both override events delivered twice',
+    timeoutMs: 10_000,
+  });
   expect(rx.got.map((g) => [g.headers['x-tmkit-event'], g.json.action, (g.json.override as { id: string }).id])).toEqual([
-    ['override', 'created', made.override.id], ['override', 'cleared', made.override.id],
+    ['override', 'created', made.override.id],
+    ['override', 'cleared', made.override.id],
   ]);
   expect(chat.got.map((g) => String(g.json.text))).toEqual([
     expect.stringMatching(/^tmkit: override down of web\/a created \(by ops, until \S+\): patching$/),
@@ -175,7 +236,9 @@ test('the queue is bounded: the oldest waiting events are dropped and counted', 
   await waitFor(() => (rx.got.length >= 3 ? true : undefined), { what: 'the 3 kept delivered', timeoutMs: 10_000 });
   // The newest survive: the in-flight head (the first), then the last two.
   expect(rx.got.map((g) => String(g.json.reason))).toEqual([
-    expect.stringMatching(/^pushed Degraded: flap 0/), expect.stringMatching(/^pushed Degraded: flap 8/), 'pushed Degraded cleared',
+    expect.stringMatching(/^pushed Degraded: flap 0/),
+    expect.stringMatching(/^pushed Degraded: flap 8/),
+    'pushed Degraded cleared',
   ]);
 });
 
@@ -183,7 +246,12 @@ test('SSRF stance: loopback and private destinations are refused unless the serv
   const rx = await receiver();
   const { client } = await start({ flags: [{ url: 'https://hooks.example.com/tmkit' }] });
   const refused = async (url: string): Promise<string> => {
-    try { await client.addWebhook({ url }); return 'accepted'; } catch (err) { return `${(err as TmkitApiError).status} ${(err as TmkitApiError).code}: ${(err as TmkitApiError).errors[0]?.message}`; }
+    try {
+      await client.addWebhook({ url });
+      return 'accepted';
+    } catch (err) {
+      return `${(err as TmkitApiError).status} ${(err as TmkitApiError).code}: ${(err as TmkitApiError).errors[0]?.message}`;
+    }
   };
   expect(await refused(rx.url)).toMatch(/^400 WEBHOOK_NOT_ALLOWED: .*127\.0\.0\.1 is .*--webhook-allow-private/);
   expect(await refused('http://10.1.2.3/hook')).toMatch(/^400 WEBHOOK_NOT_ALLOWED: .*10\.1\.2\.3 is private/);
@@ -206,7 +274,10 @@ test('API webhooks are kept in the state dir (mode 0600) and come back after a r
   expect(statSync(join(first.stateDir, 'webhooks.json')).mode & 0o777).toBe(0o600);
   await client.putProfile(profileInput('other'));
   await waitFor(() => rx.got.find((g) => typeof g.json.text === 'string'), { what: 'a Slack-shaped revision event', timeoutMs: 5000 });
-  expect(rx.got.at(-1)!.json).toMatchObject({ text: expect.stringMatching(/^tmkit: configuration revision \d+ is served$/), tmkit: { event: 'revision' } });
+  expect(rx.got.at(-1)!.json).toMatchObject({
+    text: expect.stringMatching(/^tmkit: configuration revision \d+ is served$/),
+    tmkit: { event: 'revision' },
+  });
   await client.deleteWebhook(hook.id);
   expect((await client.webhooks()).webhooks).toEqual([]);
 });

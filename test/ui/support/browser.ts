@@ -11,13 +11,22 @@ import { REPO } from '../../cli/run';
 export const CHROMIUM = process.env.TMKIT_TEST_CHROMIUM ?? '/usr/bin/chromium';
 
 export const CHROMIUM_FLAGS = [
-  '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-  '--disable-component-update', '--disable-sync', '--disable-default-apps', '--disable-extensions',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--disable-default-apps',
+  '--disable-extensions',
 ];
 
 export async function launchChromium(): Promise<Browser> {
   if (!existsSync(CHROMIUM)) {
-    throw new Error(`Chromium not found at ${CHROMIUM}: install Debian's package (apt-get install chromium; .ci/run does this) or set TMKIT_TEST_CHROMIUM to its path`);
+    throw new Error(
+      `Chromium not found at ${CHROMIUM}: install Debian's package (apt-get install chromium; .ci/run does this) or set TMKIT_TEST_CHROMIUM to its path`,
+    );
   }
   // launch() gives every browser a new, empty --user-data-dir of its own.
   return chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_FLAGS, timeout: 60_000 });

@@ -23,7 +23,10 @@ export async function startSseDouble(token: string, retryMs = 200): Promise<SseD
   const open = new Set<ServerResponse>();
   let connections = 0;
   const server = createServer((req, res) => {
-    if (req.url !== '/v1/events') { res.writeHead(404).end(); return; }
+    if (req.url !== '/v1/events') {
+      res.writeHead(404).end();
+      return;
+    }
     if (req.headers.authorization !== `Bearer ${token}`) {
       res.writeHead(401, { 'content-type': 'application/json' }).end('{"errors":[{"code":"UNAUTHORIZED","message":"bad token"}]}');
       return;
@@ -40,8 +43,17 @@ export async function startSseDouble(token: string, retryMs = 200): Promise<SseD
     url: `http://127.0.0.1:${port}`,
     clients: () => open.size,
     connections: () => connections,
-    push: (event, data) => { for (const res of open) res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`); },
-    drop: () => { for (const res of open) res.end(); },
-    close: () => new Promise<void>((r) => { for (const res of open) res.end(); server.closeAllConnections(); server.close(() => r()); }),
+    push: (event, data) => {
+      for (const res of open) res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+    },
+    drop: () => {
+      for (const res of open) res.end();
+    },
+    close: () =>
+      new Promise<void>((r) => {
+        for (const res of open) res.end();
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
   };
 }

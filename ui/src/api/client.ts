@@ -3,7 +3,17 @@
  * sessionStorage, so it lives as long as the tab). Every data call needs it; a 401 logs the tab out.
  */
 import type {
-  ApiErrorBody, DrillList, FailbackResult, OverrideDeleteResult, PreviewReport, PreviewRequest, ProfileList, ProfileStatusReport, ResolveQuery, ResolveResult, TrafficReport,
+  ApiErrorBody,
+  DrillList,
+  FailbackResult,
+  OverrideDeleteResult,
+  PreviewReport,
+  PreviewRequest,
+  ProfileList,
+  ProfileStatusReport,
+  ResolveQuery,
+  ResolveResult,
+  TrafficReport,
 } from './types';
 
 const TOKEN_KEY = 'tmkit.token';
@@ -23,7 +33,12 @@ export function setToken(token: string | null): void {
 
 /** An API call that failed: the HTTP status (0 = no response), the first error code and its message. */
 export class ApiError extends Error {
-  constructor(readonly status: number, readonly code: string, message: string, readonly route: string) {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly route: string,
+  ) {
     super(message);
     this.name = 'ApiError';
   }
@@ -41,7 +56,8 @@ export function setUnauthorizedHandler(fn: Unauthorized): void {
   onUnauthorized = fn;
 }
 
-export const UNAUTHORIZED_HINT = 'The API token is in <state-dir>/token of the tmkit serve process (default .tmkit/token), or in its TMKIT_TOKEN.';
+export const UNAUTHORIZED_HINT =
+  'The API token is in <state-dir>/token of the tmkit serve process (default .tmkit/token), or in its TMKIT_TOKEN.';
 
 async function errorOf(res: Response, route: string): Promise<ApiError> {
   let code = `HTTP_${res.status}`;
@@ -60,7 +76,13 @@ async function errorOf(res: Response, route: string): Promise<ApiError> {
 }
 
 /** fetch() with the token; JSON in and out. Throws ApiError. */
-export async function api<T>(method: string, path: string, body?: unknown, token: string | null = getToken(), signal?: AbortSignal): Promise<T> {
+export async function api<T>(
+  method: string,
+  path: string,
+  body?: unknown,
+  token: string | null = getToken(),
+  signal?: AbortSignal,
+): Promise<T> {
   if (token === null || token === '') {
     onUnauthorized('Paste the API token to sign in.');
     throw new ApiError(401, 'UNAUTHORIZED', 'not signed in', path);
@@ -69,14 +91,23 @@ export async function api<T>(method: string, path: string, body?: unknown, token
   try {
     res = await fetch(path, {
       method,
-      headers: { authorization: `Bearer ${token}`, accept: 'application/json', ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+      headers: {
+        authorization: `Bearer ${token}`,
+        accept: 'application/json',
+        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+      },
       ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
       cache: 'no-store',
       ...(signal ? { signal } : {}),
     });
   } catch (err) {
     if ((err as Error).name === 'AbortError') throw err;
-    throw new ApiError(0, 'NETWORK', `cannot reach the tmkit API at ${location.origin}: ${(err as Error).message}. Is tmkit serve running?`, path);
+    throw new ApiError(
+      0,
+      'NETWORK',
+      `cannot reach the tmkit API at ${location.origin}: ${(err as Error).message}. Is tmkit serve running?`,
+      path,
+    );
   }
   if (res.status === 401) {
     const e = await errorOf(res, path);
@@ -90,14 +121,16 @@ export async function api<T>(method: string, path: string, body?: unknown, token
 const enc = encodeURIComponent;
 
 export const listProfiles = (signal?: AbortSignal) => api<ProfileList>('GET', '/v1/profiles', undefined, getToken(), signal);
-export const profileStatus = (name: string, signal?: AbortSignal) => api<ProfileStatusReport>('GET', `/v1/profiles/${enc(name)}/status`, undefined, getToken(), signal);
+export const profileStatus = (name: string, signal?: AbortSignal) =>
+  api<ProfileStatusReport>('GET', `/v1/profiles/${enc(name)}/status`, undefined, getToken(), signal);
 export const resolve = (q: ResolveQuery) => api<ResolveResult>('POST', '/v1/resolve', q);
 export const traffic = (name: string, since?: string, signal?: AbortSignal) =>
   api<TrafficReport>('GET', `/v1/profiles/${enc(name)}/traffic${since ? `?since=${enc(since)}` : ''}`, undefined, getToken(), signal);
 export const preview = (req: PreviewRequest) => api<PreviewReport>('POST', '/v1/preview', req);
 // Traffic operations (docs/operations.md): the dashboard clears overrides, fails endpoints back, lists drills.
 export const clearOverride = (id: string) => api<OverrideDeleteResult>('DELETE', `/v1/overrides/${enc(id)}?who=dashboard`);
-export const failback = (profile: string, endpoint: string) => api<FailbackResult>('POST', `/v1/profiles/${enc(profile)}/endpoints/${enc(endpoint)}/failback`, { who: 'dashboard' });
+export const failback = (profile: string, endpoint: string) =>
+  api<FailbackResult>('POST', `/v1/profiles/${enc(profile)}/endpoints/${enc(endpoint)}/failback`, { who: 'dashboard' });
 export const drills = (signal?: AbortSignal) => api<DrillList>('GET', '/v1/drills?limit=50', undefined, getToken(), signal);
 
 /** Checks a token before keeping it: the profile list must load with it. */

@@ -25,13 +25,17 @@ class LiveFeed {
 
   subscribe(fn: Listener): () => void {
     this.listeners.add(fn);
-    return () => { this.listeners.delete(fn); };
+    return () => {
+      this.listeners.delete(fn);
+    };
   }
 
   onMode(fn: ModeListener): () => void {
     this.modeListeners.add(fn);
     fn(this.mode);
-    return () => { this.modeListeners.delete(fn); };
+    return () => {
+      this.modeListeners.delete(fn);
+    };
   }
 
   private setMode(m: LiveMode): void {
@@ -59,7 +63,11 @@ class LiveFeed {
     if (token === null) return;
     let connected = false;
     try {
-      const res = await fetch('/v1/events', { headers: { authorization: `Bearer ${token}`, accept: 'text/event-stream' }, cache: 'no-store', signal });
+      const res = await fetch('/v1/events', {
+        headers: { authorization: `Bearer ${token}`, accept: 'text/event-stream' },
+        cache: 'no-store',
+        signal,
+      });
       if (!res.ok || res.body === null || !(res.headers.get('content-type') ?? '').includes('text/event-stream')) {
         // 404 ROUTE_NOT_FOUND (a server without the stream yet) and every other refusal: poll, retry slowly.
         await res.body?.cancel();
@@ -97,7 +105,9 @@ class LiveFeed {
   private retryLater(signal: AbortSignal, wait: number): void {
     if (signal.aborted) return;
     this.setMode('polling');
-    this.timer = setTimeout(() => { if (!signal.aborted) void this.run(signal); }, wait);
+    this.timer = setTimeout(() => {
+      if (!signal.aborted) void this.run(signal);
+    }, wait);
   }
 }
 

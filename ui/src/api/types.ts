@@ -5,9 +5,32 @@
  * fails the build.
  */
 export type {
-  ApiErrorBody, DrillList, DrillReport, EndpointStatusReport, FailbackResult, LiveEvent, OverrideDeleteResult, OverrideList, OverrideRecord, PreviewReport, PreviewRequest, PreviewRow, ProbeResultReport, ProfileEntry,
-  ProfileList, ProfileStatusReport, ResolveQuery, ResolveResult, RevisionEvent, StatusTransitionReport, TrafficBucket,
-  TrafficCount, TrafficEvent, TrafficReport, TransitionEvent, WireDiagnostic,
+  ApiErrorBody,
+  DrillList,
+  DrillReport,
+  EndpointStatusReport,
+  FailbackResult,
+  LiveEvent,
+  OverrideDeleteResult,
+  OverrideList,
+  OverrideRecord,
+  PreviewReport,
+  PreviewRequest,
+  PreviewRow,
+  ProbeResultReport,
+  ProfileEntry,
+  ProfileList,
+  ProfileStatusReport,
+  ResolveQuery,
+  ResolveResult,
+  RevisionEvent,
+  StatusTransitionReport,
+  TrafficBucket,
+  TrafficCount,
+  TrafficEvent,
+  TrafficReport,
+  TransitionEvent,
+  WireDiagnostic,
 } from '../../../src/core/api';
 export type { EndpointMonitorStatus, ProfileMonitorStatus } from '../../../src/core/health/types';
 export type { Endpoint, Profile, TrafficRoutingMethod } from '../../../src/core/model/types';

@@ -9,7 +9,10 @@ export function Login({ message, onDone }: { message?: string | undefined; onDon
   const submit = async (ev: Event) => {
     ev.preventDefault();
     const token = value.trim();
-    if (token === '') { setError('Paste the token first.'); return; }
+    if (token === '') {
+      setError('Paste the token first.');
+      return;
+    }
     setBusy(true);
     setError(undefined);
     try {
@@ -28,14 +31,32 @@ export function Login({ message, onDone }: { message?: string | undefined; onDon
       <form class="card" onSubmit={submit} data-testid="login">
         <h1>tmkit dashboard</h1>
         <p>Paste the API token of this tmkit serve. It is kept for this browser tab only and sent with every request.</p>
-        {message && !error ? <p class="notice" data-testid="login-message">{message}</p> : null}
+        {message && !error ? (
+          <p class="notice" data-testid="login-message">
+            {message}
+          </p>
+        ) : null}
         <label for="token">API token</label>
-        <input id="token" name="token" type="password" autocomplete="off" spellcheck={false} value={value}
-          onInput={(e) => setValue((e.target as HTMLInputElement).value)} data-testid="token" />
+        <input
+          id="token"
+          name="token"
+          type="password"
+          autocomplete="off"
+          spellcheck={false}
+          value={value}
+          onInput={(e) => setValue((e.target as HTMLInputElement).value)}
+          data-testid="token"
+        />
         {/* Where the token is, said once: in the error or the notice when they say it, else here. */}
         {(error ?? message ?? '').includes(UNAUTHORIZED_HINT) ? null : <p class="hint">{UNAUTHORIZED_HINT}</p>}
-        {error ? <p class="error" role="alert" data-testid="login-error">{error}</p> : null}
-        <button type="submit" disabled={busy} data-testid="sign-in">{busy ? 'Checking…' : 'Sign in'}</button>
+        {error ? (
+          <p class="error" role="alert" data-testid="login-error">
+            {error}
+          </p>
+        ) : null}
+        <button type="submit" disabled={busy} data-testid="sign-in">
+          {busy ? 'Checking…' : 'Sign in'}
+        </button>
       </form>
     </main>
   );

@@ -17,7 +17,11 @@ export function Tree({ node, root = true }: { node: TreeNode; root?: boolean }) 
             <li key={e.name} data-testid={`tree-endpoint-${node.profile}-${e.name}`}>
               <span class="node">
                 {e.name} <StatusBadge status={e.monitorStatus} />
-                <span class="muted"> {e.type.replace(/Endpoints$/, '')}{e.target ? ` → ${e.target}` : ''}</span>
+                <span class="muted">
+                  {' '}
+                  {e.type.replace(/Endpoints$/, '')}
+                  {e.target ? ` → ${e.target}` : ''}
+                </span>
                 {e.cycle ? <span class="error"> (cycle)</span> : null}
               </span>
               {e.child ? <Tree node={e.child} root={false} /> : null}

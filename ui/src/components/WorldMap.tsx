@@ -12,7 +12,11 @@ import { featureAlpha2 } from '../lib/countries';
 const WIDTH = 960;
 const HEIGHT = 480;
 
-interface Shape { code: string | undefined; name: string; d: string }
+interface Shape {
+  code: string | undefined;
+  name: string;
+  d: string;
+}
 
 let shapes: Shape[] | undefined;
 let outline = '';
@@ -24,8 +28,11 @@ function project(): Shape[] {
   const projection = geoNaturalEarth1().fitSize([WIDTH, HEIGHT], { type: 'Sphere' });
   const path = geoPath(projection);
   outline = path({ type: 'Sphere' }) ?? '';
-  shapes = fc.features
-    .map((f: Feature<Geometry, { name: string }>) => ({ code: featureAlpha2(f.id, f.properties.name), name: f.properties.name, d: path(f) ?? '' }));
+  shapes = fc.features.map((f: Feature<Geometry, { name: string }>) => ({
+    code: featureAlpha2(f.id, f.properties.name),
+    name: f.properties.name,
+    d: path(f) ?? '',
+  }));
   return shapes;
 }
 

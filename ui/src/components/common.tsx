@@ -29,10 +29,23 @@ export function Waiting({ route, children }: { route: string; children?: Compone
   );
 }
 
-export function Section({ title, children, testid, aside }: { title: string; children: ComponentChildren; testid?: string; aside?: ComponentChildren }) {
+export function Section({
+  title,
+  children,
+  testid,
+  aside,
+}: {
+  title: string;
+  children: ComponentChildren;
+  testid?: string;
+  aside?: ComponentChildren;
+}) {
   return (
     <section class="card" data-testid={testid}>
-      <header class="card-head"><h2>{title}</h2>{aside}</header>
+      <header class="card-head">
+        <h2>{title}</h2>
+        {aside}
+      </header>
       {children}
     </section>
   );

@@ -1,7 +1,20 @@
 /** Colours: one per endpoint (stable for a set of endpoints), one per monitor status. */
 
 /** Okabe–Ito and Tableau-like hues: distinguishable, also for most colour-blind readers. */
-const PALETTE = ['#0072b2', '#e69f00', '#009e73', '#cc79a7', '#56b4e9', '#d55e00', '#7f3c8d', '#3969ac', '#80ba5a', '#e68310', '#008695', '#cf1c90'];
+const PALETTE = [
+  '#0072b2',
+  '#e69f00',
+  '#009e73',
+  '#cc79a7',
+  '#56b4e9',
+  '#d55e00',
+  '#7f3c8d',
+  '#3969ac',
+  '#80ba5a',
+  '#e68310',
+  '#008695',
+  '#cf1c90',
+];
 
 /** Colour for "no answer" (NODATA / NXDOMAIN): a neutral grey. */
 export const NO_ANSWER_COLOR = '#8c8c8c';
@@ -31,7 +44,13 @@ export function mix(color: string, t: number, base = EMPTY_COLOR): string {
   const a = hex(base);
   const b = hex(color);
   const k = Math.min(1, Math.max(0, t));
-  return `#${a.map((x, i) => Math.round(x + (b[i]! - x) * k).toString(16).padStart(2, '0')).join('')}`;
+  return `#${a
+    .map((x, i) =>
+      Math.round(x + (b[i]! - x) * k)
+        .toString(16)
+        .padStart(2, '0'),
+    )
+    .join('')}`;
 }
 
 const STATUS: Record<string, string> = {

@@ -11,7 +11,11 @@ export function parseRoute(hash: string): Route {
   const m = /^\/profiles\/([^/]+)(\/traffic)?\/?$/.exec(h);
   if (m) {
     let name: string;
-    try { name = decodeURIComponent(m[1]!); } catch { return { page: 'not-found', hash }; }
+    try {
+      name = decodeURIComponent(m[1]!);
+    } catch {
+      return { page: 'not-found', hash };
+    }
     return m[2] ? { page: 'traffic', name } : { page: 'profile', name };
   }
   return { page: 'not-found', hash };

@@ -16,7 +16,10 @@ export function groupPreview(rows: readonly PreviewRow[]): Map<string, ClientAns
   const out = new Map<string, ClientAnswer>();
   for (const r of rows) {
     let a = out.get(r.client);
-    if (!a) { a = { client: r.client, label: r.label, answers: [], top: '' }; out.set(r.client, a); }
+    if (!a) {
+      a = { client: r.client, label: r.label, answers: [], top: '' };
+      out.set(r.client, a);
+    }
     const same = a.answers.find((x) => x.endpoint === r.endpoint);
     if (same) same.probability += r.probability;
     else a.answers.push({ endpoint: r.endpoint, probability: r.probability });
@@ -59,8 +62,17 @@ export function countryRoutes(answers: ReadonlyMap<string, ClientAnswer>): Map<s
     for (const s of subs) votes.set(s.top, (votes.get(s.top) ?? 0) + 1);
     let best = '';
     let bestN = -1;
-    for (const [e, n] of votes) if (n > bestN || (n === bestN && e < best)) { best = e; bestN = n; }
-    out.set(code, { endpoint: best, probability: bestN / subs.length, via: `${subs.length} subdivisions`, ...(votes.size > 1 ? { varies: true } : {}) });
+    for (const [e, n] of votes)
+      if (n > bestN || (n === bestN && e < best)) {
+        best = e;
+        bestN = n;
+      }
+    out.set(code, {
+      endpoint: best,
+      probability: bestN / subs.length,
+      via: `${subs.length} subdivisions`,
+      ...(votes.size > 1 ? { varies: true } : {}),
+    });
   }
   return out;
 }
@@ -74,7 +86,13 @@ export interface ScenarioDiff {
 }
 
 const describe = (a: ClientAnswer | undefined): string =>
-  a === undefined ? '—' : a.answers.map((x) => (x.probability >= 0.9995 ? x.endpoint || 'no answer' : `${x.endpoint || 'no answer'} ${Math.round(x.probability * 100)}%`)).join(' + ');
+  a === undefined
+    ? '—'
+    : a.answers
+        .map((x) =>
+          x.probability >= 0.9995 ? x.endpoint || 'no answer' : `${x.endpoint || 'no answer'} ${Math.round(x.probability * 100)}%`,
+        )
+        .join(' + ');
 
 /** Now vs under a failure scenario, one row per client; changed rows first, then in preview order. */
 export function diffScenario(now: ReadonlyMap<string, ClientAnswer>, scenario: ReadonlyMap<string, ClientAnswer>): ScenarioDiff[] {
@@ -115,7 +133,11 @@ export function regionsOf(rows: ReadonlyArray<{ client: string }>): Array<{ code
  * The rows the routing table shows: those of `region` ('' = every region), the first `limit` of them
  * (undefined = all); `total` is how many there are before the cut, for "60 of N".
  */
-export function tableRows<T extends { client: string }>(rows: readonly T[], region: string, limit: number | undefined): { shown: T[]; total: number } {
+export function tableRows<T extends { client: string }>(
+  rows: readonly T[],
+  region: string,
+  limit: number | undefined,
+): { shown: T[]; total: number } {
   const inRegion = region === '' ? rows : rows.filter((r) => regionOf(r.client) === region);
   return { shown: limit === undefined ? [...inRegion] : inRegion.slice(0, limit), total: inRegion.length };
 }

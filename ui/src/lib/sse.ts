@@ -39,8 +39,9 @@ export class SseParser {
       if (c !== 10 && c !== 13) continue;
       const line = this.buf.slice(start, i);
       if (c === 13) {
-        if (i + 1 < this.buf.length) { if (this.buf.charCodeAt(i + 1) === 10) i++; }
-        else this.pendingCr = true;
+        if (i + 1 < this.buf.length) {
+          if (this.buf.charCodeAt(i + 1) === 10) i++;
+        } else this.pendingCr = true;
       }
       start = i + 1;
       const msg = this.line(line);
@@ -58,11 +59,21 @@ export class SseParser {
     let value = colon < 0 ? '' : line.slice(colon + 1);
     if (value.startsWith(' ')) value = value.slice(1);
     switch (field) {
-      case 'event': this.event = value; break;
-      case 'data': this.data.push(value); this.hasData = true; break;
-      case 'id': if (!value.includes('\0')) this.lastId = value; break;
-      case 'retry': if (/^\d+$/.test(value)) this.retry = Number(value); break;
-      default: break; // unknown fields are ignored
+      case 'event':
+        this.event = value;
+        break;
+      case 'data':
+        this.data.push(value);
+        this.hasData = true;
+        break;
+      case 'id':
+        if (!value.includes('\0')) this.lastId = value;
+        break;
+      case 'retry':
+        if (/^\d+$/.test(value)) this.retry = Number(value);
+        break;
+      default:
+        break; // unknown fields are ignored
     }
     return undefined;
   }

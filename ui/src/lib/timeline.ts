@@ -28,7 +28,12 @@ export interface Lane {
  * span, at least 30 s), so the history fills the width, and spans at least `minSpanMs`; with none it is the
  * last `emptySpanMs`.
  */
-export function timelineWindow(transitions: readonly TransitionLike[], now: number, minSpanMs = 60_000, emptySpanMs = 10 * 60_000): { start: number; end: number } {
+export function timelineWindow(
+  transitions: readonly TransitionLike[],
+  now: number,
+  minSpanMs = 60_000,
+  emptySpanMs = 10 * 60_000,
+): { start: number; end: number } {
   let earliest = Infinity;
   let latest = -Infinity;
   for (const t of transitions) {
@@ -68,9 +73,7 @@ export function timelineLanes(
     const inside = own.filter((t) => t.at > start && t.at < end);
     // The state at the window's start: the last transition at or before it, else the state the first
     // later one (inside the window, or at/after its end) started from.
-    let state = before.length > 0 ? before[before.length - 1]!.to
-      : own.length > 0 ? own[0]!.from
-        : current.get(endpoint) ?? 'unknown';
+    let state = before.length > 0 ? before[before.length - 1]!.to : own.length > 0 ? own[0]!.from : (current.get(endpoint) ?? 'unknown');
     const segments: Segment[] = [];
     let from = start;
     for (const t of inside) {

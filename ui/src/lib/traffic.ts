@@ -50,7 +50,9 @@ export function mergeBucket(report: TrafficReport, bucket: TrafficBucket, sinceM
   const t = Date.parse(bucket.start);
   const kept = report.buckets.filter((b) => Date.parse(b.start) !== t);
   kept.push(bucket);
-  const buckets = normalizeBuckets(kept).filter((b) => sinceMs === undefined || Date.parse(b.start) + report.bucketSeconds * 1000 > sinceMs);
+  const buckets = normalizeBuckets(kept).filter(
+    (b) => sinceMs === undefined || Date.parse(b.start) + report.bucketSeconds * 1000 > sinceMs,
+  );
   const end = new Date(Math.max(Date.parse(report.to) || 0, t + report.bucketSeconds * 1000)).toISOString();
   return { ...report, to: end, buckets };
 }
@@ -58,7 +60,11 @@ export function mergeBucket(report: TrafficReport, bucket: TrafficBucket, sinceM
 function topOf(byEndpoint: Map<string, number>): string {
   let best = '';
   let bestN = -1;
-  for (const [e, n] of byEndpoint) if (n > bestN || (n === bestN && e < best)) { best = e; bestN = n; }
+  for (const [e, n] of byEndpoint)
+    if (n > bestN || (n === bestN && e < best)) {
+      best = e;
+      bestN = n;
+    }
   return best;
 }
 
@@ -73,7 +79,10 @@ export function summarizeTraffic(buckets: readonly TrafficBucket[]): TrafficSumm
     for (const c of b.counts) {
       const country = c.country === '' ? UNKNOWN_COUNTRY : c.country.toUpperCase();
       let ct = countries.get(country);
-      if (!ct) { ct = { country, total: 0, byEndpoint: new Map(), top: '' }; countries.set(country, ct); }
+      if (!ct) {
+        ct = { country, total: 0, byEndpoint: new Map(), top: '' };
+        countries.set(country, ct);
+      }
       ct.total += c.queries;
       ct.byEndpoint.set(c.endpoint, (ct.byEndpoint.get(c.endpoint) ?? 0) + c.queries);
       endpoints.set(c.endpoint, (endpoints.get(c.endpoint) ?? 0) + c.queries);
@@ -89,7 +98,12 @@ export function summarizeTraffic(buckets: readonly TrafficBucket[]): TrafficSumm
     maxCountry = Math.max(maxCountry, ct.total);
     for (const [endpoint, queries] of ct.byEndpoint) rows.push({ country: ct.country, endpoint, queries, share: queries / ct.total });
   }
-  rows.sort((a, b) => b.queries - a.queries || (a.country < b.country ? -1 : a.country > b.country ? 1 : 0) || (a.endpoint < b.endpoint ? -1 : a.endpoint > b.endpoint ? 1 : 0));
+  rows.sort(
+    (a, b) =>
+      b.queries - a.queries ||
+      (a.country < b.country ? -1 : a.country > b.country ? 1 : 0) ||
+      (a.endpoint < b.endpoint ? -1 : a.endpoint > b.endpoint ? 1 : 0),
+  );
   return { total, countries, endpoints, rows, series, maxCountry };
 }
 

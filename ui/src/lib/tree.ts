@@ -23,7 +23,9 @@ export interface TreeEndpoint {
 
 /** The child profiles a status report's nested endpoints name. */
 export function nestedChildren(s: ProfileStatusReport): string[] {
-  return s.endpoints.filter((e) => e.type === 'nestedEndpoints' && e.targetResourceId !== undefined).map((e) => childProfileName(e.targetResourceId!));
+  return s.endpoints
+    .filter((e) => e.type === 'nestedEndpoints' && e.targetResourceId !== undefined)
+    .map((e) => childProfileName(e.targetResourceId!));
 }
 
 const key = (n: string): string => n.toLowerCase();

@@ -27,12 +27,16 @@ async function loadProfile(name: string, signal: AbortSignal): Promise<Loaded> {
   let frontier = nestedChildren(status);
   for (let depth = 0; depth < 10 && frontier.length > 0; depth++) {
     const todo = [...new Set(frontier)].filter((n) => ![...tree.keys()].some((k) => k.toLowerCase() === n.toLowerCase()));
-    const got = await Promise.all(todo.map(async (n) => {
-      try { return [n, await profileStatus(n, signal)] as const; } catch (err) {
-        if ((err as Error).name === 'AbortError') throw err;
-        return [n, (err as Error).message] as const;
-      }
-    }));
+    const got = await Promise.all(
+      todo.map(async (n) => {
+        try {
+          return [n, await profileStatus(n, signal)] as const;
+        } catch (err) {
+          if ((err as Error).name === 'AbortError') throw err;
+          return [n, (err as Error).message] as const;
+        }
+      }),
+    );
     frontier = [];
     for (const [n, s] of got) {
       tree.set(typeof s === 'string' ? n : s.name, s);
@@ -48,8 +52,10 @@ export function ProfilePage({ name }: { name: string }) {
   const shown = useRef(new Set([name.toLowerCase()]));
   const r = useResource(`profile:${name}`, (signal) => loadProfile(name, signal), {
     pollMs: 2000,
-    refreshOn: (e: LiveEvent) => e.type === 'revision' || (e.type === 'transition' && shown.current.has(e.data.profile.toLowerCase()))
-      || (e.type === 'override' && shown.current.has(e.data.override.profile.toLowerCase())),
+    refreshOn: (e: LiveEvent) =>
+      e.type === 'revision' ||
+      (e.type === 'transition' && shown.current.has(e.data.profile.toLowerCase())) ||
+      (e.type === 'override' && shown.current.has(e.data.override.profile.toLowerCase())),
   });
   if (r.data) shown.current = new Set([name.toLowerCase(), ...[...r.data.tree.keys()].map((k) => k.toLowerCase())]);
   if (!r.data) {
@@ -68,23 +74,64 @@ export function ProfilePage({ name }: { name: string }) {
       {r.error ? <ErrorBox error={r.error} what="the latest status (showing the last one)" /> : null}
       <Section title={`Profile ${s.name}`} testid="profile-summary" aside={<a href={hrefTraffic(s.name)}>Traffic View →</a>}>
         <dl class="facts">
-          <dt>FQDN</dt><dd><code data-testid="fqdn">{s.fqdn}</code></dd>
-          <dt>Monitor status</dt><dd><StatusBadge status={s.profileMonitorStatus} testid="profile-monitor-status" />{' '}
-            <span class="muted">profile {s.profileStatus}</span></dd>
-          <dt>All degraded</dt><dd data-testid="all-degraded">{s.allDegradedFallback ? <strong class="warn">yes: every eligible endpoint is Degraded, answered as if Online</strong> : 'no'}</dd>
-          <dt>Routing method</dt><dd data-testid="routing-method">{p.trafficRoutingMethod}{p.maxReturn !== undefined ? ` (maxReturn ${p.maxReturn})` : ''}</dd>
-          <dt>TTL</dt><dd>{p.dnsConfig.ttl} s</dd>
-          <dt>Monitor</dt><dd>{m.protocol} :{m.port}{m.path ?? ''} every {m.intervalInSeconds} s, timeout {m.timeoutInSeconds} s, tolerated {m.toleratedNumberOfFailures}
-            <span class="muted"> · worst-case detection {detectionSeconds(m)} s, failover {detectionSeconds(m) + p.dnsConfig.ttl} s</span>
-            {monitorExtensions(m) !== '' ? <span data-testid="monitor-extensions"> · {monitorExtensions(m)}</span> : null}</dd>
-          <dt>Stack</dt><dd>{s.stack}</dd>
-          <dt>Revision</dt><dd title={`ETag ${s.etag}`}>{etagRevision(s.etag) ?? s.etag} <span class="muted">(status from store revision {s.revision}, loaded {ago(r.loadedAt === undefined ? undefined : new Date(r.loadedAt).toISOString(), now)})</span></dd>
+          <dt>FQDN</dt>
+          <dd>
+            <code data-testid="fqdn">{s.fqdn}</code>
+          </dd>
+          <dt>Monitor status</dt>
+          <dd>
+            <StatusBadge status={s.profileMonitorStatus} testid="profile-monitor-status" />{' '}
+            <span class="muted">profile {s.profileStatus}</span>
+          </dd>
+          <dt>All degraded</dt>
+          <dd data-testid="all-degraded">
+            {s.allDegradedFallback ? <strong class="warn">yes: every eligible endpoint is Degraded, answered as if Online</strong> : 'no'}
+          </dd>
+          <dt>Routing method</dt>
+          <dd data-testid="routing-method">
+            {p.trafficRoutingMethod}
+            {p.maxReturn !== undefined ? ` (maxReturn ${p.maxReturn})` : ''}
+          </dd>
+          <dt>TTL</dt>
+          <dd>{p.dnsConfig.ttl} s</dd>
+          <dt>Monitor</dt>
+          <dd>
+            {m.protocol} :{m.port}
+            {m.path ?? ''} every {m.intervalInSeconds} s, timeout {m.timeoutInSeconds} s, tolerated {m.toleratedNumberOfFailures}
+            <span class="muted">
+              {' '}
+              · worst-case detection {detectionSeconds(m)} s, failover {detectionSeconds(m) + p.dnsConfig.ttl} s
+            </span>
+            {monitorExtensions(m) !== '' ? <span data-testid="monitor-extensions"> · {monitorExtensions(m)}</span> : null}
+          </dd>
+          <dt>Stack</dt>
+          <dd>{s.stack}</dd>
+          <dt>Revision</dt>
+          <dd title={`ETag ${s.etag}`}>
+            {etagRevision(s.etag) ?? s.etag}{' '}
+            <span class="muted">
+              (status from store revision {s.revision}, loaded{' '}
+              {ago(r.loadedAt === undefined ? undefined : new Date(r.loadedAt).toISOString(), now)})
+            </span>
+          </dd>
         </dl>
       </Section>
 
       <Section title="Endpoints" testid="endpoints">
         <table class="grid">
-          <thead><tr><th>Name</th><th>Type</th><th>Target</th><th>Status</th><th>Monitor status</th><th>Reason</th><th>Last probe</th><th>Health inputs</th><th>Routing</th></tr></thead>
+          <thead>
+            <tr>
+              <th>Name</th>
+              <th>Type</th>
+              <th>Target</th>
+              <th>Status</th>
+              <th>Monitor status</th>
+              <th>Reason</th>
+              <th>Last probe</th>
+              <th>Health inputs</th>
+              <th>Routing</th>
+            </tr>
+          </thead>
           <tbody>
             {s.endpoints.map((e) => {
               const cfg = byName.get(e.name);
@@ -92,23 +139,60 @@ export function ProfilePage({ name }: { name: string }) {
                 <tr key={e.name} data-testid={`endpoint-${e.name}`}>
                   <td>{e.name}</td>
                   <td>{e.type.replace(/Endpoints$/, '')}</td>
-                  <td><code>{e.target ?? e.targetResourceId ?? '—'}</code></td>
+                  <td>
+                    <code>{e.target ?? e.targetResourceId ?? '—'}</code>
+                  </td>
                   <td>{e.endpointStatus}</td>
-                  <td><StatusBadge status={e.endpointMonitorStatus} testid="endpoint-monitor-status" />{e.verdictCarriedOver ? <span class="muted" title="saved before the last restart; being re-probed"> (carried over)</span> : null}
-                    {e.endpointMonitorStatus === 'AwaitingFailback' ? <> <button type="button" data-testid="failback" onClick={() => { void failback(s.name, e.name).then(r.reload, r.reload); }}>Fail back</button></> : null}</td>
+                  <td>
+                    <StatusBadge status={e.endpointMonitorStatus} testid="endpoint-monitor-status" />
+                    {e.verdictCarriedOver ? (
+                      <span class="muted" title="saved before the last restart; being re-probed">
+                        {' '}
+                        (carried over)
+                      </span>
+                    ) : null}
+                    {e.endpointMonitorStatus === 'AwaitingFailback' ? (
+                      <>
+                        {' '}
+                        <button
+                          type="button"
+                          data-testid="failback"
+                          onClick={() => {
+                            void failback(s.name, e.name).then(r.reload, r.reload);
+                          }}
+                        >
+                          Fail back
+                        </button>
+                      </>
+                    ) : null}
+                  </td>
                   <td data-testid="endpoint-reason">{e.reason}</td>
-                  <td data-testid="last-probe">{e.lastProbe ? (
-                    <span title={e.lastProbe.at}>
-                      <span class={e.lastProbe.ok ? 'ok' : 'bad'}>{e.lastProbe.ok ? 'ok' : 'failed'}</span>: {e.lastProbe.reason}
-                      {e.lastProbe.address ? ` · ${e.lastProbe.address}` : ''} · {Math.round(e.lastProbe.latencyMs)} ms · {ago(e.lastProbe.at, now)}
-                    </span>
-                  ) : e.probed ? 'not yet' : 'not probed'}</td>
-                  <td data-testid="health-inputs">{e.pushedHealth ? (
-                    <span class={e.verdictSource === 'pushed' ? 'bad' : 'muted'} title={`pushed at ${e.pushedHealth.at}`}>
-                      pushed {e.pushedHealth.status}{e.pushedHealth.reason ? `: ${e.pushedHealth.reason}` : ''} (ends {until(e.pushedHealth.expiresAt, now)})
-                    </span>
-                  ) : null}
-                  {(e.warnings ?? []).map((w) => <div class="warn" key={w}>{w}</div>)}</td>
+                  <td data-testid="last-probe">
+                    {e.lastProbe ? (
+                      <span title={e.lastProbe.at}>
+                        <span class={e.lastProbe.ok ? 'ok' : 'bad'}>{e.lastProbe.ok ? 'ok' : 'failed'}</span>: {e.lastProbe.reason}
+                        {e.lastProbe.address ? ` · ${e.lastProbe.address}` : ''} · {Math.round(e.lastProbe.latencyMs)} ms ·{' '}
+                        {ago(e.lastProbe.at, now)}
+                      </span>
+                    ) : e.probed ? (
+                      'not yet'
+                    ) : (
+                      'not probed'
+                    )}
+                  </td>
+                  <td data-testid="health-inputs">
+                    {e.pushedHealth ? (
+                      <span class={e.verdictSource === 'pushed' ? 'bad' : 'muted'} title={`pushed at ${e.pushedHealth.at}`}>
+                        pushed {e.pushedHealth.status}
+                        {e.pushedHealth.reason ? `: ${e.pushedHealth.reason}` : ''} (ends {until(e.pushedHealth.expiresAt, now)})
+                      </span>
+                    ) : null}
+                    {(e.warnings ?? []).map((w) => (
+                      <div class="warn" key={w}>
+                        {w}
+                      </div>
+                    ))}
+                  </td>
                   <td class="muted">{cfg ? routingOf(p, cfg) : ''}</td>
                 </tr>
               );
@@ -118,14 +202,38 @@ export function ProfilePage({ name }: { name: string }) {
       </Section>
 
       <Section title="Health timeline" testid="health">
-        <Timeline endpoints={s.endpoints.filter((e) => e.probed || s.transitions.some((t) => t.endpoint === e.name)).map((e) => e.name)} transitions={s.transitions} current={current} now={now} />
-        {s.transitions.length === 0 ? <p class="muted">No transitions yet.</p> : (
+        <Timeline
+          endpoints={s.endpoints.filter((e) => e.probed || s.transitions.some((t) => t.endpoint === e.name)).map((e) => e.name)}
+          transitions={s.transitions}
+          current={current}
+          now={now}
+        />
+        {s.transitions.length === 0 ? (
+          <p class="muted">No transitions yet.</p>
+        ) : (
           <table class="grid small" data-testid="transitions">
-            <thead><tr><th>At (UTC)</th><th>Endpoint</th><th>Change</th><th>Reason</th><th>Location</th></tr></thead>
-            <tbody>{s.transitions.slice(0, 20).map((t, i) => (
-              <tr key={`${t.at}${t.endpoint}${i}`}><td title={t.at}>{t.at.replace('T', ' ').replace(/\.\d+Z$/, 'Z')}</td><td>{t.endpoint}</td>
-                <td><StatusBadge status={t.from} /> → <StatusBadge status={t.to} /></td><td>{t.reason}</td><td>{t.location}</td></tr>
-            ))}</tbody>
+            <thead>
+              <tr>
+                <th>At (UTC)</th>
+                <th>Endpoint</th>
+                <th>Change</th>
+                <th>Reason</th>
+                <th>Location</th>
+              </tr>
+            </thead>
+            <tbody>
+              {s.transitions.slice(0, 20).map((t, i) => (
+                <tr key={`${t.at}${t.endpoint}${i}`}>
+                  <td title={t.at}>{t.at.replace('T', ' ').replace(/\.\d+Z$/, 'Z')}</td>
+                  <td>{t.endpoint}</td>
+                  <td>
+                    <StatusBadge status={t.from} /> → <StatusBadge status={t.to} />
+                  </td>
+                  <td>{t.reason}</td>
+                  <td>{t.location}</td>
+                </tr>
+              ))}
+            </tbody>
           </table>
         )}
       </Section>
@@ -135,7 +243,9 @@ export function ProfilePage({ name }: { name: string }) {
       </Section>
 
       {hasNested ? (
-        <Section title="Nesting" testid="nesting"><Tree node={treeRoot} /></Section>
+        <Section title="Nesting" testid="nesting">
+          <Tree node={treeRoot} />
+        </Section>
       ) : null}
 
       <Section title="Resolve as" testid="resolve-section">
@@ -148,19 +258,29 @@ export function ProfilePage({ name }: { name: string }) {
 /** tmkit's health extensions of the monitor, in a few words (docs/health.md); '' when none is set. */
 function monitorExtensions(m: Profile['monitorConfig']): string {
   const out: string[] = [];
-  if (m.certificateValidation === 'Enabled') out.push(`certificates checked${m.caCertificates ? ' (own CAs)' : ''}, warn ${m.certificateExpiryWarningDays ?? 14} days before expiry`);
+  if (m.certificateValidation === 'Enabled')
+    out.push(
+      `certificates checked${m.caCertificates ? ' (own CAs)' : ''}, warn ${m.certificateExpiryWarningDays ?? 14} days before expiry`,
+    );
   if (m.degradedLatencyMs !== undefined) out.push(`slower than ${m.degradedLatencyMs} ms is Degraded`);
   return out.join(' · ');
 }
 
 function routingOf(p: Profile, e: Profile['endpoints'][number]): string {
   switch (p.trafficRoutingMethod) {
-    case 'Priority': return `priority ${e.priority}`;
-    case 'Weighted': return `weight ${e.weight}`;
-    case 'Geographic': return e.geoMapping.join(', ');
-    case 'Performance': return e.endpointLocation ?? '';
-    case 'Subnet': return e.subnets.map((s) => (s.scope !== undefined ? `${s.first}/${s.scope}` : `${s.first}–${s.last ?? s.first}`)).join(', ');
-    case 'MultiValue': return '';
-    default: return '';
+    case 'Priority':
+      return `priority ${e.priority}`;
+    case 'Weighted':
+      return `weight ${e.weight}`;
+    case 'Geographic':
+      return e.geoMapping.join(', ');
+    case 'Performance':
+      return e.endpointLocation ?? '';
+    case 'Subnet':
+      return e.subnets.map((s) => (s.scope !== undefined ? `${s.first}/${s.scope}` : `${s.first}–${s.last ?? s.first}`)).join(', ');
+    case 'MultiValue':
+      return '';
+    default:
+      return '';
   }
 }

@@ -12,43 +12,77 @@ import { mergeBucket, summarizeTraffic, UNKNOWN_COUNTRY, volumeIntensity } from 
 import { GEO_REGIONS } from '../../../src/core/data';
 import { hrefProfile } from '../router';
 
-const WINDOWS = [{ label: '15 min', ms: 15 * 60_000 }, { label: '1 h', ms: 3600_000 }, { label: '6 h', ms: 6 * 3600_000 }, { label: '24 h', ms: 24 * 3600_000 }];
+const WINDOWS = [
+  { label: '15 min', ms: 15 * 60_000 },
+  { label: '1 h', ms: 3600_000 },
+  { label: '6 h', ms: 6 * 3600_000 },
+  { label: '24 h', ms: 24 * 3600_000 },
+];
 
-const countryName = (code: string): string => (code === UNKNOWN_COUNTRY ? 'Unknown location' : GEO_REGIONS.get(code)?.name ?? code);
+const countryName = (code: string): string => (code === UNKNOWN_COUNTRY ? 'Unknown location' : (GEO_REGIONS.get(code)?.name ?? code));
 const endpointLabel = (e: string): string => (e === '' ? 'no answer' : e);
 
 export function TrafficPage({ name }: { name: string }) {
   const [windowMs, setWindowMs] = useState(WINDOWS[1]!.ms);
-  const cfg = useResource(`profile-config:${name}`, (signal) => api<Profile>('GET', `/v1/profiles/${encodeURIComponent(name)}`, undefined, undefined, signal), {
-    refreshOn: (e) => e.type === 'revision',
+  const cfg = useResource(
+    `profile-config:${name}`,
+    (signal) => api<Profile>('GET', `/v1/profiles/${encodeURIComponent(name)}`, undefined, undefined, signal),
+    {
+      refreshOn: (e) => e.type === 'revision',
+    },
+  );
+  const t = useResource(`traffic:${name}:${windowMs}`, (signal) => traffic(name, new Date(Date.now() - windowMs).toISOString(), signal), {
+    pollMs: 5000,
   });
-  const t = useResource(`traffic:${name}:${windowMs}`, (signal) => traffic(name, new Date(Date.now() - windowMs).toISOString(), signal), { pollMs: 5000 });
   // Live buckets are folded into the loaded report (the server sends each updated bucket whole).
   const [report, setReport] = useState<TrafficReport | undefined>(undefined);
-  useEffect(() => { setReport(t.data); }, [t.data]);
-  useEffect(() => live.subscribe((e) => {
-    if (e.type !== 'traffic' || e.data.profile.toLowerCase() !== name.toLowerCase()) return;
-    setReport((r) => (r ? mergeBucket(r, e.data.bucket, Date.now() - windowMs) : r));
-  }), [name, windowMs]);
+  useEffect(() => {
+    setReport(t.data);
+  }, [t.data]);
+  useEffect(
+    () =>
+      live.subscribe((e) => {
+        if (e.type !== 'traffic' || e.data.profile.toLowerCase() !== name.toLowerCase()) return;
+        setReport((r) => (r ? mergeBucket(r, e.data.bucket, Date.now() - windowMs) : r));
+      }),
+    [name, windowMs],
+  );
 
   const method = cfg.data?.trafficRoutingMethod;
   const routed = method === 'Geographic' || method === 'Performance';
   const [down, setDown] = useState<string[]>([]);
-  const prevNow = useResource(`preview:${name}:now:${routed}`, async (): Promise<PreviewReport | undefined> => (routed ? preview({ profile: name }) : undefined), {
-    pollMs: 10_000, refreshOn: (e) => e.type === 'revision' || e.type === 'transition',
-  });
-  const prevScenario = useResource(`preview:${name}:${down.join(',')}:${routed}`, async (): Promise<PreviewReport | undefined> => (routed && down.length > 0 ? preview({ profile: name, down }) : undefined), {
-    pollMs: 10_000, refreshOn: (e) => e.type === 'revision' || e.type === 'transition',
-  });
+  const prevNow = useResource(
+    `preview:${name}:now:${routed}`,
+    async (): Promise<PreviewReport | undefined> => (routed ? preview({ profile: name }) : undefined),
+    {
+      pollMs: 10_000,
+      refreshOn: (e) => e.type === 'revision' || e.type === 'transition',
+    },
+  );
+  const prevScenario = useResource(
+    `preview:${name}:${down.join(',')}:${routed}`,
+    async (): Promise<PreviewReport | undefined> => (routed && down.length > 0 ? preview({ profile: name, down }) : undefined),
+    {
+      pollMs: 10_000,
+      refreshOn: (e) => e.type === 'revision' || e.type === 'transition',
+    },
+  );
 
   const summary = useMemo(() => summarizeTraffic(report?.buckets ?? []), [report]);
   const nowAnswers = useMemo(() => groupPreview(prevNow.data?.rows ?? []), [prevNow.data]);
-  const scenarioAnswers = useMemo(() => (down.length > 0 ? groupPreview(prevScenario.data?.rows ?? []) : nowAnswers), [prevScenario.data, nowAnswers, down.length]);
-  const colors = useMemo(() => endpointColors([
-    ...summary.endpoints.keys(),
-    ...(prevNow.data?.rows ?? []).map((r) => r.endpoint),
-    ...(prevScenario.data?.rows ?? []).map((r) => r.endpoint),
-  ]), [summary, prevNow.data, prevScenario.data]);
+  const scenarioAnswers = useMemo(
+    () => (down.length > 0 ? groupPreview(prevScenario.data?.rows ?? []) : nowAnswers),
+    [prevScenario.data, nowAnswers, down.length],
+  );
+  const colors = useMemo(
+    () =>
+      endpointColors([
+        ...summary.endpoints.keys(),
+        ...(prevNow.data?.rows ?? []).map((r) => r.endpoint),
+        ...(prevScenario.data?.rows ?? []).map((r) => r.endpoint),
+      ]),
+    [summary, prevNow.data, prevScenario.data],
+  );
   const routes = useMemo(() => countryRoutes(scenarioAnswers), [scenarioAnswers]);
   const diff = useMemo(() => diffScenario(nowAnswers, scenarioAnswers), [nowAnswers, scenarioAnswers]);
   const [showAll, setShowAll] = useState(false);
@@ -65,25 +99,55 @@ export function TrafficPage({ name }: { name: string }) {
 
   return (
     <div data-testid="traffic-page" data-profile={name}>
-      <Section title={`Traffic View: ${name}`} testid="traffic" aside={
-        <span class="inline">
-          <a href={hrefProfile(name)}>← profile</a>
-          <label>Window <select value={String(windowMs)} onChange={(e) => setWindowMs(Number((e.target as HTMLSelectElement).value))} data-testid="traffic-window">
-            {WINDOWS.map((w) => <option key={w.ms} value={String(w.ms)}>last {w.label}</option>)}
-          </select></label>
-        </span>
-      }>
+      <Section
+        title={`Traffic View: ${name}`}
+        testid="traffic"
+        aside={
+          <span class="inline">
+            <a href={hrefProfile(name)}>← profile</a>
+            <label>
+              Window{' '}
+              <select
+                value={String(windowMs)}
+                onChange={(e) => setWindowMs(Number((e.target as HTMLSelectElement).value))}
+                data-testid="traffic-window"
+              >
+                {WINDOWS.map((w) => (
+                  <option key={w.ms} value={String(w.ms)}>
+                    last {w.label}
+                  </option>
+                ))}
+              </select>
+            </label>
+          </span>
+        }
+      >
         {cfg.data && cfg.data.trafficViewEnrollmentStatus !== 'Enabled' ? (
-          <p class="muted" data-testid="enrollment">This profile's <code>trafficViewEnrollmentStatus</code> is {cfg.data.trafficViewEnrollmentStatus}.</p>
+          <p class="muted" data-testid="enrollment">
+            This profile's <code>trafficViewEnrollmentStatus</code> is {cfg.data.trafficViewEnrollmentStatus}.
+          </p>
         ) : null}
-        {trafficMissing ? <Waiting route="GET /v1/profiles/{name}/traffic" /> : t.error ? <ErrorBox error={t.error} what="the traffic" /> : null}
-        {!report ? (trafficMissing ? null : <p class="muted">Loading…</p>) : (
+        {trafficMissing ? (
+          <Waiting route="GET /v1/profiles/{name}/traffic" />
+        ) : t.error ? (
+          <ErrorBox error={t.error} what="the traffic" />
+        ) : null}
+        {!report ? (
+          trafficMissing ? null : (
+            <p class="muted">Loading…</p>
+          )
+        ) : (
           <>
             <p data-testid="traffic-total">
-              <strong>{summary.total}</strong> {summary.total === 1 ? 'query' : 'queries'} from {summary.countries.size} {summary.countries.size === 1 ? 'location' : 'locations'},
-              {' '}{clock(Date.parse(report.from))}–{clock(Date.parse(report.to))} UTC, {report.bucketSeconds} s buckets
+              <strong>{summary.total}</strong> {summary.total === 1 ? 'query' : 'queries'} from {summary.countries.size}{' '}
+              {summary.countries.size === 1 ? 'location' : 'locations'}, {clock(Date.parse(report.from))}–{clock(Date.parse(report.to))}{' '}
+              UTC, {report.bucketSeconds} s buckets
             </p>
-            <Legend items={[...summary.endpoints].sort((a, b) => b[1] - a[1]).map(([e, n]) => ({ color: colorOf(e), label: `${endpointLabel(e)} (${n})` }))} />
+            <Legend
+              items={[...summary.endpoints]
+                .sort((a, b) => b[1] - a[1])
+                .map(([e, n]) => ({ color: colorOf(e), label: `${endpointLabel(e)} (${n})` }))}
+            />
             <WorldMap
               testid="traffic-map"
               label={`Queries per country for ${name}`}
@@ -94,21 +158,46 @@ export function TrafficPage({ name }: { name: string }) {
               title={(code, shape) => {
                 const c = summary.countries.get(code);
                 if (!c) return `${shape}: no queries`;
-                return `${countryName(code)} (${code}): ${c.total} queries: ${[...c.byEndpoint].sort((a, b) => b[1] - a[1]).map(([e, n]) => `${endpointLabel(e)} ${n}`).join(', ')}`;
+                return `${countryName(code)} (${code}): ${c.total} queries: ${[...c.byEndpoint]
+                  .sort((a, b) => b[1] - a[1])
+                  .map(([e, n]) => `${endpointLabel(e)} ${n}`)
+                  .join(', ')}`;
               }}
             />
             <Bars series={summary.series} from={report.from} to={report.to} bucketSeconds={report.bucketSeconds} />
-            {summary.rows.length === 0 ? <p class="muted" data-testid="no-traffic">No queries in this window.</p> : (
+            {summary.rows.length === 0 ? (
+              <p class="muted" data-testid="no-traffic">
+                No queries in this window.
+              </p>
+            ) : (
               <table class="grid" data-testid="traffic-table">
-                <thead><tr><th>Country</th><th>Endpoint</th><th>Queries</th><th>Share of the country</th></tr></thead>
-                <tbody>{summary.rows.map((r) => (
-                  <tr key={`${r.country}/${r.endpoint}`} data-testid={`traffic-row-${r.country}`} data-endpoint={r.endpoint} data-queries={r.queries}>
-                    <td>{countryName(r.country)} <span class="muted">{r.country}</span></td>
-                    <td><Swatch color={colorOf(r.endpoint)} /> {endpointLabel(r.endpoint)}</td>
-                    <td class="num">{r.queries}</td>
-                    <td class="num">{percent(r.share)}</td>
+                <thead>
+                  <tr>
+                    <th>Country</th>
+                    <th>Endpoint</th>
+                    <th>Queries</th>
+                    <th>Share of the country</th>
                   </tr>
-                ))}</tbody>
+                </thead>
+                <tbody>
+                  {summary.rows.map((r) => (
+                    <tr
+                      key={`${r.country}/${r.endpoint}`}
+                      data-testid={`traffic-row-${r.country}`}
+                      data-endpoint={r.endpoint}
+                      data-queries={r.queries}
+                    >
+                      <td>
+                        {countryName(r.country)} <span class="muted">{r.country}</span>
+                      </td>
+                      <td>
+                        <Swatch color={colorOf(r.endpoint)} /> {endpointLabel(r.endpoint)}
+                      </td>
+                      <td class="num">{r.queries}</td>
+                      <td class="num">{percent(r.share)}</td>
+                    </tr>
+                  ))}
+                </tbody>
               </table>
             )}
           </>
@@ -117,14 +206,25 @@ export function TrafficPage({ name }: { name: string }) {
 
       {routed ? (
         <Section title="Routing map" testid="routing-map-section" aside={<span class="muted">who would get which endpoint now</span>}>
-          {previewMissing ? <Waiting route="POST /v1/preview" /> : prevNow.error ? <ErrorBox error={prevNow.error} what="the routing preview" /> : null}
+          {previewMissing ? (
+            <Waiting route="POST /v1/preview" />
+          ) : prevNow.error ? (
+            <ErrorBox error={prevNow.error} what="the routing preview" />
+          ) : null}
           {cfg.data ? (
             <fieldset class="inline" data-testid="scenario">
               <legend>Failure scenario: mark endpoints down</legend>
               {cfg.data.endpoints.map((e) => (
                 <label key={e.name}>
-                  <input type="checkbox" checked={down.includes(e.name)} data-testid={`down-${e.name}`}
-                    onChange={(ev) => setDown((d) => ((ev.target as HTMLInputElement).checked ? [...d, e.name].sort() : d.filter((x) => x !== e.name)))} /> {e.name}
+                  <input
+                    type="checkbox"
+                    checked={down.includes(e.name)}
+                    data-testid={`down-${e.name}`}
+                    onChange={(ev) =>
+                      setDown((d) => ((ev.target as HTMLInputElement).checked ? [...d, e.name].sort() : d.filter((x) => x !== e.name)))
+                    }
+                  />{' '}
+                  {e.name}
                 </label>
               ))}
             </fieldset>
@@ -132,7 +232,11 @@ export function TrafficPage({ name }: { name: string }) {
           {prevScenario.error && down.length > 0 ? <ErrorBox error={prevScenario.error} what="the failure scenario" /> : null}
           {prevNow.data ? (
             <>
-              <Legend items={[...new Set([...routes.values()].map((r) => r.endpoint))].sort().map((e) => ({ color: colorOf(e), label: endpointLabel(e) }))} />
+              <Legend
+                items={[...new Set([...routes.values()].map((r) => r.endpoint))]
+                  .sort()
+                  .map((e) => ({ color: colorOf(e), label: endpointLabel(e) }))}
+              />
               <WorldMap
                 testid="routing-map"
                 label={`Endpoint per country for ${name}${down.length > 0 ? ` with ${down.join(', ')} down` : ''}`}
@@ -142,16 +246,26 @@ export function TrafficPage({ name }: { name: string }) {
                 }}
                 title={(code, shape) => {
                   const r = routes.get(code);
-                  return r ? `${countryName(code)} (${code}): ${endpointLabel(r.endpoint)} ${percent(r.probability)} (from ${r.via}${r.varies ? '; varies by subdivision' : ''})` : `${shape}: no row`;
+                  return r
+                    ? `${countryName(code)} (${code}): ${endpointLabel(r.endpoint)} ${percent(r.probability)} (from ${r.via}${r.varies ? '; varies by subdivision' : ''})`
+                    : `${shape}: no row`;
                 }}
               />
               <p class="inline">
-                <span data-testid="scenario-changed">{down.length === 0 ? 'No endpoint marked down.' : `${diff.filter((d) => d.changed).length} of ${diff.length} client classes change with ${down.join(', ')} down.`}</span>
-                <label><input type="checkbox" checked={showAll} onChange={(e) => setShowAll((e.target as HTMLInputElement).checked)} /> show every client class</label>
+                <span data-testid="scenario-changed">
+                  {down.length === 0
+                    ? 'No endpoint marked down.'
+                    : `${diff.filter((d) => d.changed).length} of ${diff.length} client classes change with ${down.join(', ')} down.`}
+                </span>
+                <label>
+                  <input type="checkbox" checked={showAll} onChange={(e) => setShowAll((e.target as HTMLInputElement).checked)} /> show
+                  every client class
+                </label>
               </p>
               <p class="inline">
                 <span data-testid="routing-table-count">
-                  {table.shown.length < table.total ? `${table.shown.length} of ${table.total}` : table.total} client {table.total === 1 ? 'class' : 'classes'}
+                  {table.shown.length < table.total ? `${table.shown.length} of ${table.total}` : table.total} client{' '}
+                  {table.total === 1 ? 'class' : 'classes'}
                   {region === '' ? '' : ` in ${regions.find((r) => r.code === region)?.name ?? region}`}
                 </span>
                 {table.total > ROUTING_TABLE_LIMIT ? (
@@ -159,18 +273,37 @@ export function TrafficPage({ name }: { name: string }) {
                     {expanded ? `show the first ${ROUTING_TABLE_LIMIT}` : `show all ${table.total}`}
                   </button>
                 ) : null}
-                <label>Region <select value={region} onChange={(e) => setRegion((e.target as HTMLSelectElement).value)} data-testid="routing-region">
-                  <option value="">every region</option>
-                  {regions.map((r) => <option key={r.code} value={r.code}>{r.name}</option>)}
-                </select></label>
+                <label>
+                  Region{' '}
+                  <select value={region} onChange={(e) => setRegion((e.target as HTMLSelectElement).value)} data-testid="routing-region">
+                    <option value="">every region</option>
+                    {regions.map((r) => (
+                      <option key={r.code} value={r.code}>
+                        {r.name}
+                      </option>
+                    ))}
+                  </select>
+                </label>
               </p>
               <table class="grid small" data-testid="routing-table">
-                <thead><tr><th>Client</th><th>Now</th>{down.length > 0 ? <th>With {down.join(', ')} down</th> : null}</tr></thead>
-                <tbody>{table.shown.map((d) => (
-                  <tr key={d.client} class={d.changed ? 'changed' : ''} data-testid={`route-row-${d.client}`}>
-                    <td>{d.label} <span class="muted">{d.client}</span></td><td>{d.now}</td>{down.length > 0 ? <td>{d.scenario}</td> : null}
+                <thead>
+                  <tr>
+                    <th>Client</th>
+                    <th>Now</th>
+                    {down.length > 0 ? <th>With {down.join(', ')} down</th> : null}
                   </tr>
-                ))}</tbody>
+                </thead>
+                <tbody>
+                  {table.shown.map((d) => (
+                    <tr key={d.client} class={d.changed ? 'changed' : ''} data-testid={`route-row-${d.client}`}>
+                      <td>
+                        {d.label} <span class="muted">{d.client}</span>
+                      </td>
+                      <td>{d.now}</td>
+                      {down.length > 0 ? <td>{d.scenario}</td> : null}
+                    </tr>
+                  ))}
+                </tbody>
               </table>
             </>
           ) : null}
@@ -181,11 +314,29 @@ export function TrafficPage({ name }: { name: string }) {
 }
 
 function Legend({ items }: { items: Array<{ color: string; label: string }> }) {
-  return <p class="legend" data-testid="legend">{items.map((i) => <span key={i.label} class="legend-item"><Swatch color={i.color} /> {i.label}</span>)}</p>;
+  return (
+    <p class="legend" data-testid="legend">
+      {items.map((i) => (
+        <span key={i.label} class="legend-item">
+          <Swatch color={i.color} /> {i.label}
+        </span>
+      ))}
+    </p>
+  );
 }
 
 /** Queries per bucket, each bar at its time within the report's window. */
-function Bars({ series, from, to, bucketSeconds }: { series: Array<{ start: string; total: number }>; from: string; to: string; bucketSeconds: number }) {
+function Bars({
+  series,
+  from,
+  to,
+  bucketSeconds,
+}: {
+  series: Array<{ start: string; total: number }>;
+  from: string;
+  to: string;
+  bucketSeconds: number;
+}) {
   if (series.length === 0) return null;
   const max = Math.max(1, ...series.map((s) => s.total));
   const w = 900;
@@ -200,10 +351,18 @@ function Bars({ series, from, to, bucketSeconds }: { series: Array<{ start: stri
       <line x1={20} x2={w - 20} y1={h} y2={h} class="baseline" />
       {series.map((s) => {
         const bh = (s.total / max) * h;
-        return <rect key={s.start} x={x(Date.parse(s.start))} y={h - bh} width={bw} height={bh} class="bar"><title>{`${clock(Date.parse(s.start))} UTC: ${s.total} queries`}</title></rect>;
+        return (
+          <rect key={s.start} x={x(Date.parse(s.start))} y={h - bh} width={bw} height={bh} class="bar">
+            <title>{`${clock(Date.parse(s.start))} UTC: ${s.total} queries`}</title>
+          </rect>
+        );
       })}
-      <text x={20} y={h + 12} class="axis">{clock(t0)}</text>
-      <text x={w - 20} y={h + 12} text-anchor="end" class="axis">{clock(t1)} UTC</text>
+      <text x={20} y={h + 12} class="axis">
+        {clock(t0)}
+      </text>
+      <text x={w - 20} y={h + 12} text-anchor="end" class="axis">
+        {clock(t1)} UTC
+      </text>
     </svg>
   );
 }

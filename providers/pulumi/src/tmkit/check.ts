@@ -22,7 +22,8 @@ const PENDING = '\u2063(not known yet)';
 /** Rules that need the deployed profiles as context; the server checks them on every write. */
 const SERVER_RULES = new Set(['NESTED_TARGET_NOT_FOUND']);
 
-const RESOURCE_GROUP = 'tmkit has no resource groups: remove resourceGroupName (a profile is named by profileName alone, and an endpoint by profileName and endpointName)';
+const RESOURCE_GROUP =
+  'tmkit has no resource groups: remove resourceGroupName (a profile is named by profileName alone, and an endpoint by profileName and endpointName)';
 
 /** `v` with every Unknown replaced by PENDING, and the Pulumi paths (as segments) where they were. */
 function pendingOf(v: Plain, path: string, segs: string[], pending: string[][]): Plain {
@@ -51,7 +52,14 @@ export function reasonOf(d: Diagnostic): string {
 }
 
 /** The diagnostics under `prefix` that `keep` accepts, each with its Pulumi path in `root` (pending paths left out). */
-function located(diagnostics: readonly Diagnostic[], prefix: string, root: Plain, rename: Record<string, string>, pending: readonly string[][], keep: (d: Diagnostic) => boolean): Array<{ property: string; d: Diagnostic }> {
+function located(
+  diagnostics: readonly Diagnostic[],
+  prefix: string,
+  root: Plain,
+  rename: Record<string, string>,
+  pending: readonly string[][],
+  keep: (d: Diagnostic) => boolean,
+): Array<{ property: string; d: Diagnostic }> {
   const out: Array<{ property: string; d: Diagnostic }> = [];
   for (const d of diagnostics) {
     if (!keep(d)) continue;
@@ -63,21 +71,43 @@ function located(diagnostics: readonly Diagnostic[], prefix: string, root: Plain
 }
 
 /** Diagnostics under `prefix` as failures at their Pulumi path in `root`; warnings other than unknown properties are left out. */
-function failuresOf(diagnostics: readonly Diagnostic[], prefix: string, root: Plain, rename: Record<string, string>, pending: readonly string[][]): CheckFailure[] {
-  return located(diagnostics, prefix, root, rename, pending, (d) => (d.severity === 'error' || d.code === 'UNKNOWN_PROPERTY') && !SERVER_RULES.has(d.code))
-    .map(({ property, d }) => ({ property, reason: reasonOf(d) }));
+function failuresOf(
+  diagnostics: readonly Diagnostic[],
+  prefix: string,
+  root: Plain,
+  rename: Record<string, string>,
+  pending: readonly string[][],
+): CheckFailure[] {
+  return located(
+    diagnostics,
+    prefix,
+    root,
+    rename,
+    pending,
+    (d) => (d.severity === 'error' || d.code === 'UNKNOWN_PROPERTY') && !SERVER_RULES.has(d.code),
+  ).map(({ property, d }) => ({ property, reason: reasonOf(d) }));
 }
 
 /** Rule warnings under `prefix` (e.g. WEIGHT_IGNORED on an inline endpoint) as `path: reason`, for the engine to show. */
-function warningsOf(diagnostics: readonly Diagnostic[], prefix: string, root: Plain, rename: Record<string, string>, pending: readonly string[][]): string[] {
-  return located(diagnostics, prefix, root, rename, pending, (d) => d.severity === 'warning' && d.code !== 'UNKNOWN_PROPERTY')
-    .map(({ property, d }) => `${property === '' ? '' : `${property}: `}${reasonOf(d)}`);
+function warningsOf(
+  diagnostics: readonly Diagnostic[],
+  prefix: string,
+  root: Plain,
+  rename: Record<string, string>,
+  pending: readonly string[][],
+): string[] {
+  return located(diagnostics, prefix, root, rename, pending, (d) => d.severity === 'warning' && d.code !== 'UNKNOWN_PROPERTY').map(
+    ({ property, d }) => `${property === '' ? '' : `${property}: `}${reasonOf(d)}`,
+  );
 }
 
 function unknownKeys(plain: PlainMap, allowed: readonly string[], what: string, failures: CheckFailure[]): void {
   for (const k of Object.keys(plain)) {
     if (allowed.includes(k)) continue;
-    failures.push({ property: k, reason: k === 'resourceGroupName' ? RESOURCE_GROUP : `unknown property "${k}": a ${what} takes ${allowed.join(', ')}` });
+    failures.push({
+      property: k,
+      reason: k === 'resourceGroupName' ? RESOURCE_GROUP : `unknown property "${k}": a ${what} takes ${allowed.join(', ')}`,
+    });
   }
 }
 
@@ -92,7 +122,10 @@ export function checkProfile(news: PropertyMap, logicalName: string): CheckResul
   unknownKeys(plain, PROFILE_INPUTS, 'Profile', failures);
   const location = plain['location'];
   if (known(location) && (typeof location !== 'string' || location.toLowerCase() !== 'global')) {
-    failures.push({ property: 'location', reason: 'a Traffic Manager profile is global: location is "global" (as Azure requires) or left out' });
+    failures.push({
+      property: 'location',
+      reason: 'a Traffic Manager profile is global: location is "global" (as Azure requires) or left out',
+    });
   }
   const type = plain['type'];
   if (known(type) && (typeof type !== 'string' || type.toLowerCase() !== PROFILE_ARM_TYPE.toLowerCase())) {
@@ -120,8 +153,13 @@ export function checkEndpoint(news: PropertyMap, logicalName: string): CheckResu
   const plain = reveal(inputs);
   unknownKeys(plain, ENDPOINT_INPUTS, 'Endpoint', failures);
   const profile = plain['profileName'];
-  if (profile === undefined || profile === null) failures.push({ property: 'profileName', reason: 'profileName is required: the name of the profile the endpoint belongs to (e.g. `profile.name`)' });
-  else if (!isUnknown(profile) && (typeof profile !== 'string' || profile === '')) failures.push({ property: 'profileName', reason: 'profileName must be a non-empty string (the profile\'s name)' });
+  if (profile === undefined || profile === null)
+    failures.push({
+      property: 'profileName',
+      reason: 'profileName is required: the name of the profile the endpoint belongs to (e.g. `profile.name`)',
+    });
+  else if (!isUnknown(profile) && (typeof profile !== 'string' || profile === ''))
+    failures.push({ property: 'profileName', reason: "profileName must be a non-empty string (the profile's name)" });
 
   const endpointType = plain['endpointType'] ?? plain['type'];
   const typeProperty = plain['endpointType'] !== undefined && plain['endpointType'] !== null ? 'endpointType' : 'type';
@@ -130,16 +168,25 @@ export function checkEndpoint(news: PropertyMap, logicalName: string): CheckResu
     failures.push({ property: 'endpointType', reason: 'endpointType is required: ExternalEndpoints, AzureEndpoints or NestedEndpoints' });
     typeReported = true;
   } else if (!isUnknown(endpointType) && (typeof endpointType !== 'string' || parseEndpointType(endpointType) === undefined)) {
-    failures.push({ property: typeProperty, reason: `${typeProperty} ${JSON.stringify(endpointType)} is not an endpoint type: ExternalEndpoints, AzureEndpoints or NestedEndpoints` });
+    failures.push({
+      property: typeProperty,
+      reason: `${typeProperty} ${JSON.stringify(endpointType)} is not an endpoint type: ExternalEndpoints, AzureEndpoints or NestedEndpoints`,
+    });
     typeReported = true;
   }
   const both = (a: string, b: string, same: (x: string, y: string) => boolean, what: string): void => {
     const x = plain[a];
     const y = plain[b];
-    if (typeof x === 'string' && typeof y === 'string' && !same(x, y)) failures.push({ property: b, reason: `${b} ${JSON.stringify(y)} and ${a} ${JSON.stringify(x)} differ: ${what}` });
+    if (typeof x === 'string' && typeof y === 'string' && !same(x, y))
+      failures.push({ property: b, reason: `${b} ${JSON.stringify(y)} and ${a} ${JSON.stringify(x)} differ: ${what}` });
   };
-  both('endpointName', 'name', (x, y) => x === y, 'give the endpoint\'s name once, as endpointName');
-  both('endpointType', 'type', (x, y) => parseEndpointType(x) !== undefined && parseEndpointType(x) === parseEndpointType(y), 'give the type once, as endpointType');
+  both('endpointName', 'name', (x, y) => x === y, "give the endpoint's name once, as endpointName");
+  both(
+    'endpointType',
+    'type',
+    (x, y) => parseEndpointType(x) !== undefined && parseEndpointType(x) === parseEndpointType(y),
+    'give the type once, as endpointType',
+  );
 
   const pending: string[][] = [];
   const sane = pendingOf(plain, '', [], pending) as PlainMap;
@@ -154,4 +201,3 @@ export function checkEndpoint(news: PropertyMap, logicalName: string): CheckResu
   }
   return { inputs, failures };
 }
-

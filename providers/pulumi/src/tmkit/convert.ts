@@ -14,13 +14,45 @@ export const ENDPOINT_TOKEN = 'tmkit:index:Endpoint';
 export const PROFILE_ARM_TYPE = 'Microsoft.Network/trafficManagerProfiles';
 
 /** A profile's settings as inputs (the names the model and azure-native share). */
-export const PROFILE_SETTINGS = ['profileStatus', 'trafficRoutingMethod', 'dnsConfig', 'monitorConfig', 'trafficViewEnrollmentStatus', 'maxReturn', 'tags', 'allowedEndpointRecordTypes', 'failback'] as const;
+export const PROFILE_SETTINGS = [
+  'profileStatus',
+  'trafficRoutingMethod',
+  'dnsConfig',
+  'monitorConfig',
+  'trafficViewEnrollmentStatus',
+  'maxReturn',
+  'tags',
+  'allowedEndpointRecordTypes',
+  'failback',
+] as const;
 /** Every Profile input: azure-native's, minus resourceGroupName (`location` and `type` only as ARM has them). */
 export const PROFILE_INPUTS = ['profileName', ...PROFILE_SETTINGS, 'endpoints', 'location', 'type'] as const;
 /** An endpoint's own properties (model and azure-native names). */
-export const ENDPOINT_PROPERTIES = ['target', 'targetResourceId', 'endpointStatus', 'weight', 'priority', 'endpointLocation', 'minChildEndpoints', 'minChildEndpointsIPv4', 'minChildEndpointsIPv6', 'geoMapping', 'subnets', 'customHeaders', 'alwaysServe'] as const;
+export const ENDPOINT_PROPERTIES = [
+  'target',
+  'targetResourceId',
+  'endpointStatus',
+  'weight',
+  'priority',
+  'endpointLocation',
+  'minChildEndpoints',
+  'minChildEndpointsIPv4',
+  'minChildEndpointsIPv6',
+  'geoMapping',
+  'subnets',
+  'customHeaders',
+  'alwaysServe',
+] as const;
 /** Every Endpoint input: azure-native's network.Endpoint, minus resourceGroupName. */
-export const ENDPOINT_INPUTS = ['profileName', 'endpointName', 'endpointType', 'name', 'type', ...ENDPOINT_PROPERTIES, 'endpointMonitorStatus'] as const;
+export const ENDPOINT_INPUTS = [
+  'profileName',
+  'endpointName',
+  'endpointType',
+  'name',
+  'type',
+  ...ENDPOINT_PROPERTIES,
+  'endpointMonitorStatus',
+] as const;
 /** Properties of an inline endpoint (azure-native's Endpoint type in a Profile's `endpoints`). */
 export const INLINE_ENDPOINT_INPUTS = ['name', 'type', ...ENDPOINT_PROPERTIES, 'id', 'endpointMonitorStatus'] as const;
 
@@ -39,7 +71,7 @@ const str = (v: Plain | undefined): string | undefined => (typeof v === 'string'
 
 /** A deep copy with `undefined` members dropped (model values are JSON). */
 function plain<T>(v: T): T {
-  return v === undefined ? v : JSON.parse(JSON.stringify(v)) as T;
+  return v === undefined ? v : (JSON.parse(JSON.stringify(v)) as T);
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -95,13 +127,13 @@ export function endpointInput(inputs: PlainMap): EndpointInput {
 
 /** Outputs/inputs of one endpoint inside a Profile: azure-native's shape, `type` as the full ARM type. */
 function inlineEndpoint(e: Endpoint): PropertyMap {
-  return { ...plain(e) as unknown as PropertyMap, type: fullEndpointType(e.type) };
+  return { ...(plain(e) as unknown as PropertyMap), type: fullEndpointType(e.type) };
 }
 
 /** The inputs that produce this stored profile (refresh and import), with or without its endpoints. */
 export function profileInputsOf(p: Profile, withEndpoints: boolean): PropertyMap {
   const { name, endpoints, ...settings } = plain(p);
-  const out: PropertyMap = { profileName: name, ...settings as unknown as PropertyMap };
+  const out: PropertyMap = { profileName: name, ...(settings as unknown as PropertyMap) };
   if (withEndpoints) out['endpoints'] = endpoints.map(inlineEndpoint);
   return out;
 }
@@ -129,7 +161,7 @@ export function profileFromOutputs(outs: PlainMap): ProfileInput {
 /** The inputs that produce this stored endpoint of `profile` (refresh and import). */
 export function endpointInputsOf(profile: string, e: Endpoint): PropertyMap {
   const { name, type, ...rest } = plain(e);
-  return { profileName: profile, endpointName: name, endpointType: endpointTypeName(type), ...rest as unknown as PropertyMap };
+  return { profileName: profile, endpointName: name, endpointType: endpointTypeName(type), ...(rest as unknown as PropertyMap) };
 }
 
 /** The Endpoint's outputs: its inputs, plus azure-native's `name` and `type` (full ARM type), the stack and the endpoint's ETag. */

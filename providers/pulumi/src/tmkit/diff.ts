@@ -40,12 +40,25 @@ class Detailed {
   }
 
   result(news: PlainMap): DiffResult {
-    const stables = Object.keys(news).filter((k) => !this.tops.has(k)).sort();
-    return { changes: Object.keys(this.detailed).length > 0, replaces: [...this.replaces].sort(), stables, detailedDiff: this.detailed, deleteBeforeReplace: false };
+    const stables = Object.keys(news)
+      .filter((k) => !this.tops.has(k))
+      .sort();
+    return {
+      changes: Object.keys(this.detailed).length > 0,
+      replaces: [...this.replaces].sort(),
+      stables,
+      detailedDiff: this.detailed,
+      deleteBeforeReplace: false,
+    };
   }
 }
 
-const KIND: Record<AttributeChange['kind'], 'add' | 'delete' | 'update'> = { add: 'add', remove: 'delete', change: 'update', reorder: 'update' };
+const KIND: Record<AttributeChange['kind'], 'add' | 'delete' | 'update'> = {
+  add: 'add',
+  remove: 'delete',
+  change: 'update',
+  reorder: 'update',
+};
 
 /** Top-level inputs whose value is not known yet; reported as changes, and left at their old value for the model diff. */
 function unknownTops(oldP: PlainMap, newP: PlainMap, d: Detailed, replaceKeys: ReadonlySet<string>): PlainMap {
@@ -94,7 +107,12 @@ const ONE = '_';
 
 /** The endpoint normalized on its own (in a one-endpoint profile), under a fixed name. */
 function normalized(e: EndpointInput) {
-  return normalizeProfile({ name: ONE, trafficRoutingMethod: 'Weighted', dnsConfig: { relativeName: ONE }, endpoints: [{ ...e, name: ONE }] }).endpoints[0]!;
+  return normalizeProfile({
+    name: ONE,
+    trafficRoutingMethod: 'Weighted',
+    dnsConfig: { relativeName: ONE },
+    endpoints: [{ ...e, name: ONE }],
+  }).endpoints[0]!;
 }
 
 /**
@@ -115,7 +133,8 @@ export function diffEndpoint(oldInputs: PropertyMap, olds: PropertyMap, news: Pr
     if (before.priority === undefined && typeof stored === 'number') before.priority = stored;
   }
   if (oldP['profileName'] !== newKnown['profileName'] && !isUnknown(newP['profileName'])) d.add('profileName', 'update', true);
-  if (before.name !== after.name && !isUnknown(newP['endpointName'])) d.add(newP['endpointName'] !== undefined ? 'endpointName' : 'name', 'update', true);
+  if (before.name !== after.name && !isUnknown(newP['endpointName']))
+    d.add(newP['endpointName'] !== undefined ? 'endpointName' : 'name', 'update', true);
   const [b, a] = [normalized(before), normalized(after)];
   const typeAt = newP['endpointType'] !== undefined && newP['endpointType'] !== null ? 'endpointType' : 'type';
   if (b.type !== a.type && !isUnknown(newP[typeAt])) d.add(typeAt, 'update', true);
@@ -127,4 +146,3 @@ export function diffEndpoint(oldInputs: PropertyMap, olds: PropertyMap, news: Pr
   }
   return d.result(newP);
 }
-

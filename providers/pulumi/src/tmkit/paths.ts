@@ -11,7 +11,13 @@ import { isObject, type Plain } from '../values';
 
 /** The index of the element named `key` (exact, then case-insensitive), else of a numeric `key`. */
 function indexIn(list: readonly Plain[], key: string): number | undefined {
-  const named = (exact: boolean): number => list.findIndex((e) => isObject(e) && typeof e['name'] === 'string' && (exact ? e['name'] === key : (e['name'] as string).toLowerCase() === key.toLowerCase()));
+  const named = (exact: boolean): number =>
+    list.findIndex(
+      (e) =>
+        isObject(e) &&
+        typeof e['name'] === 'string' &&
+        (exact ? e['name'] === key : (e['name'] as string).toLowerCase() === key.toLowerCase()),
+    );
   const exact = named(true);
   if (exact >= 0) return exact;
   const loose = named(false);

@@ -19,14 +19,30 @@ import { itemSegment } from '../../../../src/core/validate/util';
 import type { TmkitClient } from '../../../../src/client/client';
 import { TmkitApiError } from '../../../../src/client/errors';
 import { liveHealthNotes, type LiveHealthCache } from '../../../../src/client/deploy';
-import { StackResources, normalizeEndpoint, type EndpointState, type PriorEndpoint, type PriorProfile } from '../../../../src/client/resources';
+import {
+  StackResources,
+  normalizeEndpoint,
+  type EndpointState,
+  type PriorEndpoint,
+  type PriorProfile,
+} from '../../../../src/client/resources';
 import type { ErrorCode, ResourceImpl, RequestContext } from '../provider';
 import { ProviderError } from '../provider';
 import { UNKNOWN, containsUnknowns, isUnknown, reveal, type Plain, type PlainMap, type PropertyMap, type Value } from '../values';
 import { checkEndpoint, checkProfile, reasonOf } from './check';
 import {
-  PROFILE_ARM_TYPE, endpointFromOutputs, endpointInput, endpointInputsOf, endpointOutputsOf, endpointTypeName, knownString, ownsEndpoints,
-  profileFromOutputs, profileInput, profileInputsOf, profileOutputsOf,
+  PROFILE_ARM_TYPE,
+  endpointFromOutputs,
+  endpointInput,
+  endpointInputsOf,
+  endpointOutputsOf,
+  endpointTypeName,
+  knownString,
+  ownsEndpoints,
+  profileFromOutputs,
+  profileInput,
+  profileInputsOf,
+  profileOutputsOf,
 } from './convert';
 import { diffEndpoint, diffProfile } from './diff';
 import { endpointId, parseEndpointId, parseProfileId, profileId } from '../../../../src/client/ids';
@@ -41,7 +57,8 @@ export interface TmkitContext {
   client(): Promise<TmkitClient>;
 }
 
-const REFRESH = 'run `pulumi refresh` to take the change into the state (the next `pulumi up` then shows what it would undo), then `pulumi up`';
+const REFRESH =
+  'run `pulumi refresh` to take the change into the state (the next `pulumi up` then shows what it would undo), then `pulumi up`';
 
 /** The stack's resources through the configured client, with Pulumi's words for what to do. */
 async function stackResources(ctx: TmkitContext): Promise<StackResources> {
@@ -49,7 +66,7 @@ async function stackResources(ctx: TmkitContext): Promise<StackResources> {
     stack: ctx.stack(),
     refreshHint: REFRESH,
     strayEndpointsHint: 'or declare endpoints on the profile to own them',
-    profileFirstHint: 'give the endpoint the profile resource\'s name output, so the profile is created before its endpoints',
+    profileFirstHint: "give the endpoint the profile resource's name output, so the profile is created before its endpoints",
   });
 }
 
@@ -72,14 +89,22 @@ function failure(op: string, ctx: RequestContext, err: unknown, locate: Locate):
   if (!(err instanceof TmkitError)) return err;
   const what = `${ctx.type} "${ctx.name}"`;
   if (err instanceof TmkitApiError && err.status === 400 && err.errors.length > 0) {
-    const lines = err.errors.filter((d) => d.severity === 'error').map((d) => {
-      const at = locate(d);
-      return `  ${at !== undefined ? (at === '' ? '(the resource)' : at) : d.path}: ${reasonOf(d)}`;
-    });
-    return new ProviderError(`${what}: the tmkit server refused to ${op} it, nothing was written:\n${lines.join('\n')}`, 'INVALID_ARGUMENT');
+    const lines = err.errors
+      .filter((d) => d.severity === 'error')
+      .map((d) => {
+        const at = locate(d);
+        return `  ${at !== undefined ? (at === '' ? '(the resource)' : at) : d.path}: ${reasonOf(d)}`;
+      });
+    return new ProviderError(
+      `${what}: the tmkit server refused to ${op} it, nothing was written:\n${lines.join('\n')}`,
+      'INVALID_ARGUMENT',
+    );
   }
   if (err instanceof TmkitApiError && err.status === 401) {
-    return new ProviderError(`${what}: the tmkit server refused the token (HTTP 401): set tmkit:token (\`pulumi config set --secret tmkit:token …\`) or TMKIT_TOKEN to the server's token`, 'UNAUTHENTICATED');
+    return new ProviderError(
+      `${what}: the tmkit server refused the token (HTTP 401): set tmkit:token (\`pulumi config set --secret tmkit:token …\`) or TMKIT_TOKEN to the server's token`,
+      'UNAUTHENTICATED',
+    );
   }
   return new ProviderError(`${what}: ${err.message}`, CODE[err.code] ?? 'UNKNOWN');
 }
@@ -169,9 +194,10 @@ function declaredProfile(props: PropertyMap, logical: string): { inputs: PlainMa
 /** Server diagnostics about this profile at Pulumi paths of its inputs. */
 function profileLocator(name: string, inputs: PlainMap): Locate {
   const prefix = `profiles${itemSegment({ name }, 0, true)}`;
-  return (d) => (d.path === prefix || d.path.startsWith(`${prefix}.`) || d.path.startsWith(`${prefix}[`)
-    ? toPulumiPath(d.path.slice(prefix.length), inputs, { name: 'profileName' })
-    : undefined);
+  return (d) =>
+    d.path === prefix || d.path.startsWith(`${prefix}.`) || d.path.startsWith(`${prefix}[`)
+      ? toPulumiPath(d.path.slice(prefix.length), inputs, { name: 'profileName' })
+      : undefined;
 }
 
 export function profileResource(ctx: TmkitContext): ResourceImpl {
@@ -180,7 +206,12 @@ export function profileResource(ctx: TmkitContext): ResourceImpl {
   const fqdn = fqdnOf();
 
   async function outputs(res: StackResources, e: ProfileEntry, owns: boolean): Promise<PropertyMap> {
-    return profileOutputsOf(e.profile, { withEndpoints: owns, fqdn: await fqdn(res.client, e.profile), stack: e.stack, ...(owns ? { etag: e.etag } : {}) });
+    return profileOutputsOf(e.profile, {
+      withEndpoints: owns,
+      fqdn: await fqdn(res.client, e.profile),
+      stack: e.stack,
+      ...(owns ? { etag: e.etag } : {}),
+    });
   }
 
   return {
@@ -202,14 +233,25 @@ export function profileResource(ctx: TmkitContext): ResourceImpl {
       let fqdnValue: Value = UNKNOWN;
       const old = req.olds ? reveal(req.olds) : undefined;
       const oldDns = old?.['dnsConfig'] as PlainMap | undefined;
-      if (oldDns && typeof dns === 'object' && dns !== null && !Array.isArray(dns) && (dns as PlainMap)['relativeName'] === oldDns['relativeName']) fqdnValue = (oldDns['fqdn'] ?? UNKNOWN) as Value;
+      if (
+        oldDns &&
+        typeof dns === 'object' &&
+        dns !== null &&
+        !Array.isArray(dns) &&
+        (dns as PlainMap)['relativeName'] === oldDns['relativeName']
+      )
+        fqdnValue = (oldDns['fqdn'] ?? UNKNOWN) as Value;
       const out: PropertyMap = {
         ...inputs,
         name: inputs['profileName'] ?? UNKNOWN,
         type: PROFILE_ARM_TYPE,
-        dnsConfig: typeof inputs['dnsConfig'] === 'object' && inputs['dnsConfig'] !== null && !Array.isArray(inputs['dnsConfig']) && !isUnknown(inputs['dnsConfig'])
-          ? { ...(inputs['dnsConfig'] as PropertyMap), fqdn: fqdnValue }
-          : UNKNOWN,
+        dnsConfig:
+          typeof inputs['dnsConfig'] === 'object' &&
+          inputs['dnsConfig'] !== null &&
+          !Array.isArray(inputs['dnsConfig']) &&
+          !isUnknown(inputs['dnsConfig'])
+            ? { ...(inputs['dnsConfig'] as PropertyMap), fqdn: fqdnValue }
+            : UNKNOWN,
         stack: ctx.stack(),
       };
       delete out['location'];
@@ -228,7 +270,12 @@ export function profileResource(ctx: TmkitContext): ResourceImpl {
     previewWarnings: async (req) => {
       if (!req.olds || containsUnknowns(req.inputs)) return [];
       const { model, owns } = declaredProfile(req.inputs, req.name);
-      return liveHealthNotes(await ctx.client(), model.name, (deployed) => normalizeProfile({ ...model, endpoints: owns ? model.endpoints ?? [] : deployed.endpoints }), live);
+      return liveHealthNotes(
+        await ctx.client(),
+        model.name,
+        (deployed) => normalizeProfile({ ...model, endpoints: owns ? (model.endpoints ?? []) : deployed.endpoints }),
+        live,
+      );
     },
 
     create: async (req) => {
@@ -238,10 +285,17 @@ export function profileResource(ctx: TmkitContext): ResourceImpl {
         const note = notes.get(req.urn, profileIdentity(model.name));
         let entry: ProfileEntry;
         if (note) {
-          entry = await res.updateProfile(model, { ownsEndpoints: owns, prior: priorProfile(note.olds), adoptEndpoints: owns && !ownsEndpoints(reveal(note.oldInputs)) });
+          entry = await res.updateProfile(model, {
+            ownsEndpoints: owns,
+            prior: priorProfile(note.olds),
+            adoptEndpoints: owns && !ownsEndpoints(reveal(note.oldInputs)),
+          });
           notes.done(req.urn, note, 'created');
         } else {
-          entry = await res.createProfile(model, { ownsEndpoints: owns, importHint: 'import it into this program (its id, or its name), or choose another profileName' });
+          entry = await res.createProfile(model, {
+            ownsEndpoints: owns,
+            importHint: 'import it into this program (its id, or its name), or choose another profileName',
+          });
         }
         return { id: profileId(ctx.stack(), entry.profile.name), outputs: await outputs(res, entry, owns) };
       });
@@ -250,28 +304,43 @@ export function profileResource(ctx: TmkitContext): ResourceImpl {
     read: async (req) => {
       const name = parseProfileId(req.id);
       if (name === undefined) {
-        throw new ProviderError(`${req.type} "${req.name}": "${req.id}" is not a profile id: give /tmkit/stacks/<stack>/trafficManagerProfiles/<name> (or an ARM id ending in /trafficManagerProfiles/<name>, or the profile's name)`, 'INVALID_ARGUMENT');
+        throw new ProviderError(
+          `${req.type} "${req.name}": "${req.id}" is not a profile id: give /tmkit/stacks/<stack>/trafficManagerProfiles/<name> (or an ARM id ending in /trafficManagerProfiles/<name>, or the profile's name)`,
+          'INVALID_ARGUMENT',
+        );
       }
-      return guard('read', req, () => undefined, async () => {
-        const res = await stackResources(ctx);
-        const entry = await res.readProfile(name, { anyStack: true });
-        if (!entry) return undefined;
-        const importing = req.inputs === undefined && Object.keys(req.state).length === 0;
-        if (importing && entry.stack !== ctx.stack()) {
-          throw new ProviderError(`${req.type} "${req.name}": profile '${entry.profile.name}' belongs to tmkit stack '${entry.stack}', not to this provider's stack '${ctx.stack()}', so it is not imported: set tmkit:stack to '${entry.stack}' to manage that stack's profiles`, 'PERMISSION_DENIED');
-        }
-        // An import adopts the whole profile (endpoints included); a refresh keeps what the resource declares.
-        const owns = importing || ownsEndpoints(req.inputs ? reveal(req.inputs) : undefined);
-        const inputs = profileInputsOf(entry.profile, owns);
-        return { id: importing ? profileId(ctx.stack(), entry.profile.name) : req.id, outputs: await outputs(res, entry, owns), inputs };
-      });
+      return guard(
+        'read',
+        req,
+        () => undefined,
+        async () => {
+          const res = await stackResources(ctx);
+          const entry = await res.readProfile(name, { anyStack: true });
+          if (!entry) return undefined;
+          const importing = req.inputs === undefined && Object.keys(req.state).length === 0;
+          if (importing && entry.stack !== ctx.stack()) {
+            throw new ProviderError(
+              `${req.type} "${req.name}": profile '${entry.profile.name}' belongs to tmkit stack '${entry.stack}', not to this provider's stack '${ctx.stack()}', so it is not imported: set tmkit:stack to '${entry.stack}' to manage that stack's profiles`,
+              'PERMISSION_DENIED',
+            );
+          }
+          // An import adopts the whole profile (endpoints included); a refresh keeps what the resource declares.
+          const owns = importing || ownsEndpoints(req.inputs ? reveal(req.inputs) : undefined);
+          const inputs = profileInputsOf(entry.profile, owns);
+          return { id: importing ? profileId(ctx.stack(), entry.profile.name) : req.id, outputs: await outputs(res, entry, owns), inputs };
+        },
+      );
     },
 
     update: async (req) => {
       const { inputs, model, owns } = declaredProfile(req.news, req.name);
       return guard('update', req, profileLocator(model.name, inputs), async () => {
         const res = await stackResources(ctx);
-        const entry = await res.updateProfile(model, { ownsEndpoints: owns, prior: priorProfile(req.olds), adoptEndpoints: owns && !ownsEndpoints(reveal(req.oldInputs)) });
+        const entry = await res.updateProfile(model, {
+          ownsEndpoints: owns,
+          prior: priorProfile(req.olds),
+          adoptEndpoints: owns && !ownsEndpoints(reveal(req.oldInputs)),
+        });
         return { outputs: await outputs(res, entry, owns) };
       });
     },
@@ -283,9 +352,17 @@ export function profileResource(ctx: TmkitContext): ResourceImpl {
         notes.done(req.urn, note, 'deleted'); // the replacement is this very profile: it stays
         return;
       }
-      await guard('delete', req, () => undefined, async () => {
-        await (await stackResources(ctx)).deleteProfile(prior.profile.name, { ownsEndpoints: ownsEndpoints(reveal(req.oldInputs)), prior });
-      });
+      await guard(
+        'delete',
+        req,
+        () => undefined,
+        async () => {
+          await (await stackResources(ctx)).deleteProfile(prior.profile.name, {
+            ownsEndpoints: ownsEndpoints(reveal(req.oldInputs)),
+            prior,
+          });
+        },
+      );
     },
   };
 }
@@ -327,7 +404,8 @@ function endpointLocator(profile: string, endpoint: string, inputs: PlainMap): L
   return (d) => {
     const p = d.path.toLowerCase();
     const pre = prefix.toLowerCase();
-    if (p === pre || p.startsWith(`${pre}.`) || p.startsWith(`${pre}[`)) return toPulumiPath(d.path.slice(prefix.length), inputs, { name: 'endpointName', type: typeAt });
+    if (p === pre || p.startsWith(`${pre}.`) || p.startsWith(`${pre}[`))
+      return toPulumiPath(d.path.slice(prefix.length), inputs, { name: 'endpointName', type: typeAt });
     return undefined;
   };
 }
@@ -379,17 +457,27 @@ export function endpointResource(ctx: TmkitContext): ResourceImpl {
       const inputs = withDefault(reveal(req.inputs), 'endpointName', req.name);
       const model = endpointInput(inputs);
       const same = (n: string): boolean => n.toLowerCase() === model.name.toLowerCase();
-      return liveHealthNotes(await ctx.client(), String(inputs['profileName']), (deployed) => normalizeProfile({
-        ...deployed,
-        endpoints: deployed.endpoints.some((e) => same(e.name)) ? deployed.endpoints.map((e) => (same(e.name) ? { ...model, priority: model.priority ?? e.priority } : e)) : [...deployed.endpoints, model],
-      }), live);
+      return liveHealthNotes(
+        await ctx.client(),
+        String(inputs['profileName']),
+        (deployed) =>
+          normalizeProfile({
+            ...deployed,
+            endpoints: deployed.endpoints.some((e) => same(e.name))
+              ? deployed.endpoints.map((e) => (same(e.name) ? { ...model, priority: model.priority ?? e.priority } : e))
+              : [...deployed.endpoints, model],
+          }),
+        live,
+      );
     },
 
     previewId: (req) => {
       const inputs = withDefault(reveal(req.inputs), 'endpointName', req.name);
       const t = inputs['endpointType'] ?? inputs['type'];
       const type = typeof t === 'string' && !isUnknown(t) ? parseEndpointType(t) : undefined;
-      return knownString(inputs['profileName']) && knownString(inputs['endpointName']) && type ? endpointId(ctx.stack(), inputs['profileName'], type, inputs['endpointName']) : undefined;
+      return knownString(inputs['profileName']) && knownString(inputs['endpointName']) && type
+        ? endpointId(ctx.stack(), inputs['profileName'], type, inputs['endpointName'])
+        : undefined;
     },
 
     create: async (req) => {
@@ -404,7 +492,9 @@ export function endpointResource(ctx: TmkitContext): ResourceImpl {
           e = await res.updateEndpoint(profile, model, { prior: priorEndpoint(note.olds) });
           notes.done(req.urn, note, 'created');
         } else {
-          e = await res.createEndpoint(profile, model, { importHint: 'import it into this program (its id), or choose another endpointName' });
+          e = await res.createEndpoint(profile, model, {
+            importHint: 'import it into this program (its id), or choose another endpointName',
+          });
         }
         return { id: idOf(e), outputs: outputs(e), warnings: warningsOf(e, endpointLocator(profile, model.name, inputs)) };
       });
@@ -413,17 +503,31 @@ export function endpointResource(ctx: TmkitContext): ResourceImpl {
     read: async (req) => {
       const parsed = parseEndpointId(req.id);
       if (!parsed) {
-        throw new ProviderError(`${req.type} "${req.name}": "${req.id}" is not an endpoint id: give /tmkit/stacks/<stack>/trafficManagerProfiles/<profile>/<type>/<endpoint> (or ARM's endpoint id, or <profile>/<endpoint>)`, 'INVALID_ARGUMENT');
+        throw new ProviderError(
+          `${req.type} "${req.name}": "${req.id}" is not an endpoint id: give /tmkit/stacks/<stack>/trafficManagerProfiles/<profile>/<type>/<endpoint> (or ARM's endpoint id, or <profile>/<endpoint>)`,
+          'INVALID_ARGUMENT',
+        );
       }
-      return guard('read', req, () => undefined, async () => {
-        const e = await (await stackResources(ctx)).readEndpoint(parsed.profile, parsed.name, { anyStack: true, storedProfileName: true });
-        if (!e) return undefined;
-        const importing = req.inputs === undefined && Object.keys(req.state).length === 0;
-        if (importing && e.stack !== ctx.stack()) {
-          throw new ProviderError(`${req.type} "${req.name}": endpoint '${parsed.profile}/${e.endpoint.name}' belongs to a profile of tmkit stack '${e.stack}', not of this provider's stack '${ctx.stack()}', so it is not imported: set tmkit:stack to '${e.stack}' to manage that stack's profiles`, 'PERMISSION_DENIED');
-        }
-        return { id: importing ? idOf(e) : req.id, outputs: outputs(e), inputs: endpointInputsOf(e.profile, e.endpoint) };
-      });
+      return guard(
+        'read',
+        req,
+        () => undefined,
+        async () => {
+          const e = await (await stackResources(ctx)).readEndpoint(parsed.profile, parsed.name, {
+            anyStack: true,
+            storedProfileName: true,
+          });
+          if (!e) return undefined;
+          const importing = req.inputs === undefined && Object.keys(req.state).length === 0;
+          if (importing && e.stack !== ctx.stack()) {
+            throw new ProviderError(
+              `${req.type} "${req.name}": endpoint '${parsed.profile}/${e.endpoint.name}' belongs to a profile of tmkit stack '${e.stack}', not of this provider's stack '${ctx.stack()}', so it is not imported: set tmkit:stack to '${e.stack}' to manage that stack's profiles`,
+              'PERMISSION_DENIED',
+            );
+          }
+          return { id: importing ? idOf(e) : req.id, outputs: outputs(e), inputs: endpointInputsOf(e.profile, e.endpoint) };
+        },
+      );
     },
 
     update: async (req) => {
@@ -444,10 +548,15 @@ export function endpointResource(ctx: TmkitContext): ResourceImpl {
         return;
       }
       const profile = String(state['profileName'] ?? reveal(req.oldInputs)['profileName']);
-      await guard('delete', req, () => undefined, async () => {
-        const prior = priorEndpoint(req.state);
-        await (await stackResources(ctx)).deleteEndpoint(profile, prior.endpoint.name, { prior });
-      });
+      await guard(
+        'delete',
+        req,
+        () => undefined,
+        async () => {
+          const prior = priorEndpoint(req.state);
+          await (await stackResources(ctx)).deleteEndpoint(profile, prior.endpoint.name, { prior });
+        },
+      );
     },
   };
 }

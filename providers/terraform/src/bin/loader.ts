@@ -23,7 +23,12 @@ type Wrapped = (exports: unknown, require: NodeJS.Require, module: unknown, file
 export function loadWithCodeCache(bundle: string, env: NodeJS.ProcessEnv = process.env): void {
   const source = readFileSync(bundle, 'utf8');
   const off = env.TMKIT_NO_CODE_CACHE === '1';
-  const debug = env.TMKIT_DEBUG_CODE_CACHE === '1' ? (m: string): void => { process.stderr.write(`tmkit code cache: ${m}\n`); } : (): void => {};
+  const debug =
+    env.TMKIT_DEBUG_CODE_CACHE === '1'
+      ? (m: string): void => {
+          process.stderr.write(`tmkit code cache: ${m}\n`);
+        }
+      : (): void => {};
   let cacheFile: string | undefined;
   let cachedData: Buffer | undefined;
   if (!off) {
@@ -59,7 +64,11 @@ export function loadWithCodeCache(bundle: string, env: NodeJS.ProcessEnv = proce
       const suffix = `-${process.version}-${process.arch}.v8cache`;
       for (const f of readdirSync(dirname(cacheFile))) {
         if (f !== name && f.startsWith(prefix) && f.endsWith(suffix)) {
-          try { unlinkSync(join(dirname(cacheFile), f)); } catch { /* another start removed it */ }
+          try {
+            unlinkSync(join(dirname(cacheFile), f));
+          } catch {
+            /* another start removed it */
+          }
         }
       }
     } catch (err) {

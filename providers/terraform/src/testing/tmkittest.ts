@@ -60,10 +60,18 @@ export const thingSchema: Schema = {
         nesting: 'single',
         block: {
           attributes: { port: { type: 'number', optional: true }, labels: { type: ['list', 'string'], optional: true } },
-          blocks: { rule: { nesting: 'list', block: { attributes: { name: { type: 'string', required: true }, weight: { type: 'number', optional: true } } } } },
+          blocks: {
+            rule: {
+              nesting: 'list',
+              block: { attributes: { name: { type: 'string', required: true }, weight: { type: 'number', optional: true } } },
+            },
+          },
         },
       },
-      member: { nesting: 'set', block: { attributes: { name: { type: 'string', required: true }, role: { type: 'string', optional: true } } } },
+      member: {
+        nesting: 'set',
+        block: { attributes: { name: { type: 'string', required: true }, role: { type: 'string', optional: true } } },
+      },
     },
   },
 };
@@ -89,7 +97,8 @@ const thing: Resource<Ctx> = {
       if (Array.isArray(rules)) {
         rules.forEach((r, i) => {
           const w = (r as ValueObject).weight;
-          if (typeof w === 'number' && (w < 0 || w > 1000)) out.push(error('weight must be between 0 and 1000', `Rule ${i} has weight ${w}.`, path('settings', 'rule', i, 'weight')));
+          if (typeof w === 'number' && (w < 0 || w > 1000))
+            out.push(error('weight must be between 0 and 1000', `Rule ${i} has weight ${w}.`, path('settings', 'rule', i, 'weight')));
         });
       }
     }
@@ -108,7 +117,10 @@ const thing: Resource<Ctx> = {
     if (file === undefined) return record(planned, `thing-${planned.name as string}`, 1);
     const things = load(file);
     const id = `thing-${planned.name as string}`;
-    if (things[id]) throw new DiagnosticsError(error(`A thing named "${planned.name as string}" already exists`, `Import it: terraform import <address> ${id}`, path('name')));
+    if (things[id])
+      throw new DiagnosticsError(
+        error(`A thing named "${planned.name as string}" already exists`, `Import it: terraform import <address> ${id}`, path('name')),
+      );
     things[id] = record(planned, id, 1);
     save(file, things);
     return things[id]!;
@@ -134,7 +146,8 @@ const thing: Resource<Ctx> = {
     save(file, things);
   },
   import(id, { file }) {
-    if (file === undefined || !load(file)[id]) throw new DiagnosticsError(error(`Cannot import ${JSON.stringify(id)}: no such thing`, 'Import ids look like thing-<name>.'));
+    if (file === undefined || !load(file)[id])
+      throw new DiagnosticsError(error(`Cannot import ${JSON.stringify(id)}: no such thing`, 'Import ids look like thing-<name>.'));
     return { id };
   },
   upgrade(version, json) {
@@ -170,7 +183,11 @@ export const tmkittest = provider<Ctx>({
   schema: {
     block: {
       attributes: {
-        state_file: { type: 'string', optional: true, description: 'the JSON file that holds the things (default: env TMKITTEST_STATE_FILE)' },
+        state_file: {
+          type: 'string',
+          optional: true,
+          description: 'the JSON file that holds the things (default: env TMKITTEST_STATE_FILE)',
+        },
         stateless: { type: 'bool', optional: true, description: 'no backend: things are what Terraform stores (a floor for benchmarks)' },
       },
     },
@@ -178,7 +195,10 @@ export const tmkittest = provider<Ctx>({
   configure(config) {
     if (config.stateless === true) return {};
     const file = (config.state_file as string | null) ?? process.env.TMKITTEST_STATE_FILE;
-    if (!file) throw new DiagnosticsError(error('No state file', 'Set state_file in the provider block or TMKITTEST_STATE_FILE.', path('state_file')));
+    if (!file)
+      throw new DiagnosticsError(
+        error('No state file', 'Set state_file in the provider block or TMKITTEST_STATE_FILE.', path('state_file')),
+      );
     // console output of a provider must never reach stdout (the plugin layer sends it to stderr)
     console.log(`tmkittest: configured with ${file}`);
     return { file };
@@ -203,7 +223,7 @@ export const tmkittest = provider<Ctx>({
       read(config, { file }) {
         const id = `thing-${config.name as string}`;
         const t = file === undefined ? undefined : load(file)[id];
-        return { name: config.name ?? null, id: t ? id : null, size: t ? t.size ?? null : null, found: !!t };
+        return { name: config.name ?? null, id: t ? id : null, size: t ? (t.size ?? null) : null, found: !!t };
       },
     },
   },

@@ -14,8 +14,10 @@ import type { TmkitContext } from './context';
 import type { Obj } from './convert';
 
 export const lower = (s: string): string => s.toLowerCase();
-export const attr = (...names: Array<string | number>): AttributePath => names.map((n) => (typeof n === 'number' ? { index: n } : { attribute: n }));
-export const etagOf = (data: PrivateData): string | undefined => (typeof data.etag === 'string' && data.etag !== '' ? data.etag : undefined);
+export const attr = (...names: Array<string | number>): AttributePath =>
+  names.map((n) => (typeof n === 'number' ? { index: n } : { attribute: n }));
+export const etagOf = (data: PrivateData): string | undefined =>
+  typeof data.etag === 'string' && data.etag !== '' ? data.etag : undefined;
 
 /** Sets `planned[name]` to the default when the configuration leaves it null. */
 export function defaultTo(planned: Obj, config: Obj | null | undefined, name: string, value: Value): void {
@@ -25,9 +27,18 @@ export function defaultTo(planned: Obj, config: Obj | null | undefined, name: st
 
 /** ResourceErrors and API refusals as diagnostics (at `at` when given), anything else rethrown. */
 export function refusal(err: unknown, at?: AttributePath): never {
-  if (err instanceof ResourceError) throw new DiagnosticsError(error(err.reason, `${err.hint[0]!.toUpperCase()}${err.hint.slice(1)}. (${err.code})`, at));
+  if (err instanceof ResourceError)
+    throw new DiagnosticsError(error(err.reason, `${err.hint[0]!.toUpperCase()}${err.hint.slice(1)}. (${err.code})`, at));
   if (err instanceof TmkitApiError && err.errors.length > 0) {
-    throw new DiagnosticsError(...err.errors.map((d) => error(d.message, [d.hint, `(${d.code}${d.path ? ` at ${d.path}` : ''}; the runtime refused the write)`].filter(Boolean).join(' '), at)));
+    throw new DiagnosticsError(
+      ...err.errors.map((d) =>
+        error(
+          d.message,
+          [d.hint, `(${d.code}${d.path ? ` at ${d.path}` : ''}; the runtime refused the write)`].filter(Boolean).join(' '),
+          at,
+        ),
+      ),
+    );
   }
   throw err;
 }
@@ -44,13 +55,14 @@ export async function writing<T>(ctx: TmkitContext, write: () => Promise<T>): Pr
 
 /** The rule's diagnostics that a plan reports: errors, and the warnings `keep` accepts. */
 export const reported = (diags: readonly CoreDiagnostic[], keep: (d: CoreDiagnostic) => boolean = () => true): CoreDiagnostic[] =>
-  diags.filter((d) => d.severity === 'error' ? !LATER.has(d.code) : keep(d));
+  diags.filter((d) => (d.severity === 'error' ? !LATER.has(d.code) : keep(d)));
 
 /** Codes whose check needs objects that may be created later in the same run (the server checks them). */
 export const LATER = new Set(['NESTED_TARGET_NOT_FOUND']);
 
 /** Refused at plan time: one profile with both inline endpoint blocks and separate endpoint resources. */
-export const MIXED_HINT = 'Declare the profile\'s endpoints either as `endpoint` blocks inside its tmkit_profile (the profile owns them all, one write for the profile) or as tmkit_*_endpoint resources, not both. (RESOURCE_MIXED)';
+export const MIXED_HINT =
+  "Declare the profile's endpoints either as `endpoint` blocks inside its tmkit_profile (the profile owns them all, one write for the profile) or as tmkit_*_endpoint resources, not both. (RESOURCE_MIXED)";
 
 /** An endpoint's defaults (azurerm's), planned exactly; `type` is the endpoint's kind when known. */
 export function planEndpointDefaults(out: Obj, config: Obj | null | undefined, type: EndpointType | undefined): void {

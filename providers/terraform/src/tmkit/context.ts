@@ -25,7 +25,8 @@ import type { LiveHealthCache } from '../../../../src/client/deploy';
 import { StackResources, type EndpointState, type ProfileSettingsInput } from '../../../../src/client/resources';
 
 /** How a Terraform user takes a change made by someone else into the state, ending conflict messages. */
-export const TERRAFORM_REFRESH = 'run `terraform refresh` to take the change into the state (the next `terraform plan` then shows what it would undo), then `terraform apply`';
+export const TERRAFORM_REFRESH =
+  'run `terraform refresh` to take the change into the state (the next `terraform plan` then shows what it would undo), then `terraform apply`';
 
 const lower = (s: string): string => s.toLowerCase();
 
@@ -60,7 +61,11 @@ function rangesOf(e: Endpoint | EndpointInput): IpRange[] {
     const last = typeof s.last === 'string' ? parseIp(s.last) : undefined;
     if (last && last.family === first.family) out.push({ family: first.family, lo: first.value, hi: last.value });
     else if (typeof s.scope === 'number' && Number.isInteger(s.scope) && s.scope >= 0 && s.scope <= (first.family === 4 ? 32 : 128)) {
-      out.push({ family: first.family, lo: networkAddress(first.value, first.family, s.scope), hi: broadcastAddress(first.value, first.family, s.scope) });
+      out.push({
+        family: first.family,
+        lo: networkAddress(first.value, first.family, s.scope),
+        hi: broadcastAddress(first.value, first.family, s.scope),
+      });
     } else out.push({ family: first.family, lo: first.value, hi: first.value });
   }
   return out;
@@ -160,7 +165,9 @@ export class ProfileIndex {
   relatedTo(e: EndpointInput, except: ReadonlySet<string> = EMPTY): Endpoint[] {
     const self = lower(e.name);
     const names = new Set<string>();
-    const take = (s: Iterable<string>): void => { for (const n of s) if (n !== self && !except.has(n)) names.add(n); };
+    const take = (s: Iterable<string>): void => {
+      for (const n of s) if (n !== self && !except.has(n)) names.add(n);
+    };
     if (typeof e.priority === 'number') take(this.priority.get(e.priority));
     const k = keysOf(e);
     for (const c of k.geo) take(this.geo.get(c));
@@ -189,7 +196,10 @@ export class TmkitContext {
   /** Live health read for plan warnings, once per profile per process (src/client/deploy.ts liveHealthNotes). */
   readonly liveHealth: LiveHealthCache = new Map();
 
-  constructor(readonly client: TmkitClient, readonly stack: string) {
+  constructor(
+    readonly client: TmkitClient,
+    readonly stack: string,
+  ) {
     this.resources = new StackResources(client, {
       stack,
       refreshHint: TERRAFORM_REFRESH,
@@ -243,21 +253,35 @@ export class TmkitContext {
     const e = ix?.get(name);
     if (!ix || !e) return undefined;
     this.resources.assertOwned(ix.entry);
-    return { profile: ix.entry.profile.name, endpoint: e, etag: endpointEtag(ix.entry.profile.name, e), stack: ix.entry.stack, profileEtag: ix.entry.etag };
+    return {
+      profile: ix.entry.profile.name,
+      endpoint: e,
+      etag: endpointEtag(ix.entry.profile.name, e),
+      stack: ix.entry.stack,
+      profileEtag: ix.entry.etag,
+    };
   }
 
   /** Applies a write's result to the listing once it is read (in the order the writes completed). */
   private edit(fn: (m: Map<string, ProfileEntry>) => void): void {
-    if (this.listing) this.listing = this.listing.then((m) => { fn(m); return m; });
+    if (this.listing)
+      this.listing = this.listing.then((m) => {
+        fn(m);
+        return m;
+      });
   }
 
   /** A profile was created or written (its whole stored body is in the response). */
   wroteProfile(e: ProfileEntry): void {
-    this.edit((m) => { m.set(lower(e.name), { name: e.profile.name, stack: e.stack, etag: e.etag, profile: e.profile }); });
+    this.edit((m) => {
+      m.set(lower(e.name), { name: e.profile.name, stack: e.stack, etag: e.etag, profile: e.profile });
+    });
   }
 
   deletedProfile(name: string): void {
-    this.edit((m) => { m.delete(lower(name)); });
+    this.edit((m) => {
+      m.delete(lower(name));
+    });
   }
 
   /** An endpoint was created or replaced: `r` is the stored endpoint with its profile's new ETag. */

@@ -57,7 +57,10 @@ export function parseStatusRange(s: string): { min: number; max: number } | unde
 }
 
 function headers(list: Value | undefined, unknown: string[], at: string): Array<{ name: string; value: string }> | undefined {
-  if (isUnknown(list)) { unknown.push(at); return undefined; }
+  if (isUnknown(list)) {
+    unknown.push(at);
+    return undefined;
+  }
   const out: Array<{ name: string; value: string }> = [];
   blocks(list).forEach((h, i) => {
     if (!known(h.name) || !known(h.value)) unknown.push(`${at}[${i}]`);
@@ -130,12 +133,19 @@ export function profileSettingsFromTf(o: Obj): Converted<ProfileSettingsInput> {
     else if (Array.isArray(ranges)) {
       const parsed: Array<{ min: number; max: number }> = [];
       ranges.forEach((r, i) => {
-        if (isUnknown(r)) { unknown.push(`monitorConfig.expectedStatusCodeRanges[${i}]`); return; }
+        if (isUnknown(r)) {
+          unknown.push(`monitorConfig.expectedStatusCodeRanges[${i}]`);
+          return;
+        }
         const p = typeof r === 'string' ? parseStatusRange(r) : undefined;
         if (!p) {
-          problems.push(error(`expected_status_code_ranges[${i}] ${JSON.stringify(r)} is not a status code range`,
-            'Write a range as "MIN-MAX" with three-digit codes, e.g. "200-299", or one code such as "301".',
-            [{ attribute: 'monitor_config' }, { index: 0 }, { attribute: 'expected_status_code_ranges' }, { index: i }]));
+          problems.push(
+            error(
+              `expected_status_code_ranges[${i}] ${JSON.stringify(r)} is not a status code range`,
+              'Write a range as "MIN-MAX" with three-digit codes, e.g. "200-299", or one code such as "301".',
+              [{ attribute: 'monitor_config' }, { index: 0 }, { attribute: 'expected_status_code_ranges' }, { index: i }],
+            ),
+          );
         } else parsed.push(p);
       });
       m.expectedStatusCodeRanges = parsed;
@@ -147,7 +157,11 @@ export function profileSettingsFromTf(o: Obj): Converted<ProfileSettingsInput> {
   const fb = first(fbList);
   if (fb) {
     const f: NonNullable<ProfileInput['failback']> = {};
-    for (const [tf, arm, get] of [['mode', 'mode', str], ['successes_to_recover', 'successesToRecover', num], ['hold_down_seconds', 'holdDownSeconds', num]] as const) {
+    for (const [tf, arm, get] of [
+      ['mode', 'mode', str],
+      ['successes_to_recover', 'successesToRecover', num],
+      ['hold_down_seconds', 'holdDownSeconds', num],
+    ] as const) {
       if (isUnknown(fb[tf])) unknown.push(`failback.${arm}`);
       const v = (get as (x: Value | undefined) => unknown)(fb[tf]);
       if (v !== undefined) (f as Record<string, unknown>)[arm] = v;
@@ -181,7 +195,9 @@ export function endpointFromTf(o: Obj, type: EndpointType): Converted<EndpointIn
   const geo = o.geo_mappings;
   if (isUnknown(geo)) unknown.push('geoMapping');
   else if (Array.isArray(geo)) {
-    geo.forEach((g, i) => { if (isUnknown(g)) unknown.push(`geoMapping[${i}]`); });
+    geo.forEach((g, i) => {
+      if (isUnknown(g)) unknown.push(`geoMapping[${i}]`);
+    });
     out.geoMapping = geo.filter((g): g is string => typeof g === 'string');
   }
   const subnets = o.subnet;
@@ -190,8 +206,17 @@ export function endpointFromTf(o: Obj, type: EndpointType): Converted<EndpointIn
     const list = blocks(subnets);
     if (list.length > 0) {
       out.subnets = list.map((s, i) => {
-        for (const [tf, arm] of [['first', 'first'], ['last', 'last'], ['scope', 'scope']] as const) if (isUnknown(s[tf])) unknown.push(`subnets[${i}].${arm}`);
-        return { first: str(s.first) ?? '', ...(str(s.last) !== undefined ? { last: str(s.last)! } : {}), ...(num(s.scope) !== undefined ? { scope: num(s.scope)! } : {}) };
+        for (const [tf, arm] of [
+          ['first', 'first'],
+          ['last', 'last'],
+          ['scope', 'scope'],
+        ] as const)
+          if (isUnknown(s[tf])) unknown.push(`subnets[${i}].${arm}`);
+        return {
+          first: str(s.first) ?? '',
+          ...(str(s.last) !== undefined ? { last: str(s.last)! } : {}),
+          ...(num(s.scope) !== undefined ? { scope: num(s.scope)! } : {}),
+        };
       });
     }
   }
@@ -218,13 +243,15 @@ export function profileFromTf(o: Obj): Converted<ProfileInput> {
   const unknown = [...settings.unknown];
   if (isUnknown(o.endpoint)) unknown.push('endpoints');
   // A block whose name is not known yet cannot be told apart from the others: left out until it is.
-  const endpoints = endpointBlocks(o).filter((b) => !isUnknown(b.name)).map((b) => {
-    const c = endpointFromTf(b, blockType(b) ?? 'externalEndpoints');
-    const name = c.value.name;
-    if (isUnknown(b.type)) unknown.push(`endpoints[${name}].type`);
-    unknown.push(...c.unknown.map((u) => `endpoints[${name}].${u}`));
-    return c.value;
-  });
+  const endpoints = endpointBlocks(o)
+    .filter((b) => !isUnknown(b.name))
+    .map((b) => {
+      const c = endpointFromTf(b, blockType(b) ?? 'externalEndpoints');
+      const name = c.value.name;
+      if (isUnknown(b.type)) unknown.push(`endpoints[${name}].type`);
+      unknown.push(...c.unknown.map((u) => `endpoints[${name}].${u}`));
+      return c.value;
+    });
   return { value: { ...settings.value, endpoints }, unknown, problems: settings.problems };
 }
 
@@ -253,10 +280,20 @@ const headersState = (h: Array<{ name: string; value: string }>): Obj[] => h.map
 
 /** True when the monitor settings are exactly tmkit's defaults (what a profile without monitor_config gets). */
 function defaultMonitor(m: ProfileSettings['monitorConfig']): boolean {
-  return m.protocol === DEFAULTS.protocol && m.port === DEFAULTS.portHttp && m.path === DEFAULTS.path &&
-    m.intervalInSeconds === DEFAULTS.intervalInSeconds && m.timeoutInSeconds === DEFAULTS.timeoutFor(DEFAULTS.intervalInSeconds) &&
-    m.toleratedNumberOfFailures === DEFAULTS.toleratedNumberOfFailures && m.customHeaders.length === 0 && m.expectedStatusCodeRanges.length === 0 &&
-    m.certificateValidation === undefined && m.caCertificates === undefined && m.certificateExpiryWarningDays === undefined && m.degradedLatencyMs === undefined;
+  return (
+    m.protocol === DEFAULTS.protocol &&
+    m.port === DEFAULTS.portHttp &&
+    m.path === DEFAULTS.path &&
+    m.intervalInSeconds === DEFAULTS.intervalInSeconds &&
+    m.timeoutInSeconds === DEFAULTS.timeoutFor(DEFAULTS.intervalInSeconds) &&
+    m.toleratedNumberOfFailures === DEFAULTS.toleratedNumberOfFailures &&
+    m.customHeaders.length === 0 &&
+    m.expectedStatusCodeRanges.length === 0 &&
+    m.certificateValidation === undefined &&
+    m.caCertificates === undefined &&
+    m.certificateExpiryWarningDays === undefined &&
+    m.degradedLatencyMs === undefined
+  );
 }
 
 /**
@@ -276,27 +313,36 @@ export function profileState(s: ProfileSettings, o: { id: string; fqdn: string; 
     fqdn: o.fqdn,
     traffic_view_enabled: s.trafficViewEnrollmentStatus === 'Enabled',
     max_return: s.maxReturn ?? null,
-    tags: s.tags && Object.keys(s.tags).length > 0 ? { ...s.tags } : (isObject(b.tags) && Object.keys(b.tags).length === 0 ? {} : null),
+    tags: s.tags && Object.keys(s.tags).length > 0 ? { ...s.tags } : isObject(b.tags) && Object.keys(b.tags).length === 0 ? {} : null,
     dns_config: [{ relative_name: s.dnsConfig.relativeName, ttl: s.dnsConfig.ttl }],
-    monitor_config: noBlock ? [] : [{
-      protocol: m.protocol,
-      port: m.port,
-      path: m.path ?? null,
-      interval_in_seconds: m.intervalInSeconds,
-      timeout_in_seconds: m.timeoutInSeconds,
-      tolerated_number_of_failures: m.toleratedNumberOfFailures,
-      expected_status_code_ranges: list(m.expectedStatusCodeRanges.map((r, i) => {
-        const spelled = Array.isArray(bm?.expected_status_code_ranges) ? bm!.expected_status_code_ranges[i] : undefined;
-        const p = typeof spelled === 'string' ? parseStatusRange(spelled) : undefined;
-        return p && p.min === r.min && p.max === r.max ? spelled as string : `${r.min}-${r.max}`;
-      }), bm?.expected_status_code_ranges),
-      custom_header: headersState(m.customHeaders),
-      certificate_validation: m.certificateValidation ?? null,
-      ca_certificates: m.caCertificates ?? null,
-      certificate_expiry_warning_days: m.certificateExpiryWarningDays ?? null,
-      degraded_latency_ms: m.degradedLatencyMs ?? null,
-    }],
-    failback: s.failback ? [{ mode: s.failback.mode, successes_to_recover: s.failback.successesToRecover, hold_down_seconds: s.failback.holdDownSeconds }] : [],
+    monitor_config: noBlock
+      ? []
+      : [
+          {
+            protocol: m.protocol,
+            port: m.port,
+            path: m.path ?? null,
+            interval_in_seconds: m.intervalInSeconds,
+            timeout_in_seconds: m.timeoutInSeconds,
+            tolerated_number_of_failures: m.toleratedNumberOfFailures,
+            expected_status_code_ranges: list(
+              m.expectedStatusCodeRanges.map((r, i) => {
+                const spelled = Array.isArray(bm?.expected_status_code_ranges) ? bm!.expected_status_code_ranges[i] : undefined;
+                const p = typeof spelled === 'string' ? parseStatusRange(spelled) : undefined;
+                return p && p.min === r.min && p.max === r.max ? (spelled as string) : `${r.min}-${r.max}`;
+              }),
+              bm?.expected_status_code_ranges,
+            ),
+            custom_header: headersState(m.customHeaders),
+            certificate_validation: m.certificateValidation ?? null,
+            ca_certificates: m.caCertificates ?? null,
+            certificate_expiry_warning_days: m.certificateExpiryWarningDays ?? null,
+            degraded_latency_ms: m.degradedLatencyMs ?? null,
+          },
+        ],
+    failback: s.failback
+      ? [{ mode: s.failback.mode, successes_to_recover: s.failback.successesToRecover, hold_down_seconds: s.failback.holdDownSeconds }]
+      : [],
     endpoint: [],
     timeouts: isObject(b.timeouts) ? b.timeouts : null,
   };
@@ -321,7 +367,11 @@ export function endpointState(e: Endpoint, o: { id: string; profileId: string; b
   if (e.type === 'externalEndpoints') out.target = e.target ?? null;
   if (e.type === 'azureEndpoints') out.target = keep(e.target ?? null, b.target, (x, y) => x === y);
   if (e.type !== 'externalEndpoints') {
-    out.target_resource_id = keep(e.targetResourceId ?? null, b.target_resource_id, (x, y) => (e.type === 'nestedEndpoints' ? childProfileName(x).toLowerCase() === childProfileName(y).toLowerCase() : x.toLowerCase() === y.toLowerCase()));
+    out.target_resource_id = keep(e.targetResourceId ?? null, b.target_resource_id, (x, y) =>
+      e.type === 'nestedEndpoints'
+        ? childProfileName(x).toLowerCase() === childProfileName(y).toLowerCase()
+        : x.toLowerCase() === y.toLowerCase(),
+    );
   }
   out.endpoint_location = keep(e.endpointLocation ?? null, b.endpoint_location, sameLocation);
   if (e.type === 'nestedEndpoints') {
@@ -334,8 +384,13 @@ export function endpointState(e: Endpoint, o: { id: string; profileId: string; b
 
 /** The kind-specific attributes of an inline endpoint block, null unless its kind has them. */
 const INLINE_NULLS: Obj = {
-  target: null, target_resource_id: null, always_serve_enabled: null, endpoint_location: null,
-  minimum_child_endpoints: null, minimum_required_child_endpoints_ipv4: null, minimum_required_child_endpoints_ipv6: null,
+  target: null,
+  target_resource_id: null,
+  always_serve_enabled: null,
+  endpoint_location: null,
+  minimum_child_endpoints: null,
+  minimum_required_child_endpoints_ipv4: null,
+  minimum_required_child_endpoints_ipv6: null,
 };
 
 /**
@@ -343,7 +398,11 @@ const INLINE_NULLS: Obj = {
  * prior state: a block of the same name there keeps its spelling (see endpointState) and its `type` spelling.
  */
 export function inlineEndpointsState(stored: readonly Endpoint[], base: Obj | null): Obj[] {
-  const byName = new Map(endpointBlocks(base).filter((b) => typeof b.name === 'string').map((b) => [String(b.name).toLowerCase(), b]));
+  const byName = new Map(
+    endpointBlocks(base)
+      .filter((b) => typeof b.name === 'string')
+      .map((b) => [String(b.name).toLowerCase(), b]),
+  );
   return stored.map((e) => {
     const b = byName.get(e.name.toLowerCase()) ?? null;
     const { id: _id, profile_id: _p, timeouts: _t, ...attrs } = endpointState(e, { id: '', profileId: '', base: b });
@@ -356,27 +415,56 @@ export function inlineEndpointsState(stored: readonly Endpoint[], base: Obj | nu
 // -------------------------------------------------------------------------------------- diagnostics
 
 const PROFILE_NAMES: Record<string, string> = {
-  name: 'name', profileStatus: 'profile_status', trafficRoutingMethod: 'traffic_routing_method', maxReturn: 'max_return',
-  trafficViewEnrollmentStatus: 'traffic_view_enabled', tags: 'tags',
+  name: 'name',
+  profileStatus: 'profile_status',
+  trafficRoutingMethod: 'traffic_routing_method',
+  maxReturn: 'max_return',
+  trafficViewEnrollmentStatus: 'traffic_view_enabled',
+  tags: 'tags',
 };
 const DNS_NAMES: Record<string, string> = { relativeName: 'relative_name', ttl: 'ttl' };
 const MONITOR_NAMES: Record<string, string> = {
-  protocol: 'protocol', port: 'port', path: 'path', intervalInSeconds: 'interval_in_seconds', timeoutInSeconds: 'timeout_in_seconds',
-  toleratedNumberOfFailures: 'tolerated_number_of_failures', customHeaders: 'custom_header', expectedStatusCodeRanges: 'expected_status_code_ranges',
-  certificateValidation: 'certificate_validation', caCertificates: 'ca_certificates', certificateExpiryWarningDays: 'certificate_expiry_warning_days', degradedLatencyMs: 'degraded_latency_ms',
+  protocol: 'protocol',
+  port: 'port',
+  path: 'path',
+  intervalInSeconds: 'interval_in_seconds',
+  timeoutInSeconds: 'timeout_in_seconds',
+  toleratedNumberOfFailures: 'tolerated_number_of_failures',
+  customHeaders: 'custom_header',
+  expectedStatusCodeRanges: 'expected_status_code_ranges',
+  certificateValidation: 'certificate_validation',
+  caCertificates: 'ca_certificates',
+  certificateExpiryWarningDays: 'certificate_expiry_warning_days',
+  degradedLatencyMs: 'degraded_latency_ms',
 };
 const ENDPOINT_NAMES: Record<string, string> = {
-  name: 'name', target: 'target', targetResourceId: 'target_resource_id', endpointStatus: 'enabled', weight: 'weight', priority: 'priority',
-  endpointLocation: 'endpoint_location', geoMapping: 'geo_mappings', subnets: 'subnet', customHeaders: 'custom_header', alwaysServe: 'always_serve_enabled',
-  minChildEndpoints: 'minimum_child_endpoints', minChildEndpointsIPv4: 'minimum_required_child_endpoints_ipv4', minChildEndpointsIPv6: 'minimum_required_child_endpoints_ipv6',
+  name: 'name',
+  target: 'target',
+  targetResourceId: 'target_resource_id',
+  endpointStatus: 'enabled',
+  weight: 'weight',
+  priority: 'priority',
+  endpointLocation: 'endpoint_location',
+  geoMapping: 'geo_mappings',
+  subnets: 'subnet',
+  customHeaders: 'custom_header',
+  alwaysServe: 'always_serve_enabled',
+  minChildEndpoints: 'minimum_child_endpoints',
+  minChildEndpointsIPv4: 'minimum_required_child_endpoints_ipv4',
+  minChildEndpointsIPv6: 'minimum_required_child_endpoints_ipv6',
 };
-const FAILBACK_NAMES: Record<string, string> = { mode: 'mode', successesToRecover: 'successes_to_recover', holdDownSeconds: 'hold_down_seconds' };
+const FAILBACK_NAMES: Record<string, string> = {
+  mode: 'mode',
+  successesToRecover: 'successes_to_recover',
+  holdDownSeconds: 'hold_down_seconds',
+};
 const ITEM_NAMES: Record<string, string> = { first: 'first', last: 'last', scope: 'scope', name: 'name', value: 'value' };
 
 type Seg = { prop: string } | { index: number };
 function segments(rel: string): Seg[] {
   const out: Seg[] = [];
-  for (const m of rel.matchAll(/\.?([A-Za-z][A-Za-z0-9]*)|\[(\d+)\]/g)) out.push(m[1] !== undefined ? { prop: m[1] } : { index: Number(m[2]) });
+  for (const m of rel.matchAll(/\.?([A-Za-z][A-Za-z0-9]*)|\[(\d+)\]/g))
+    out.push(m[1] !== undefined ? { prop: m[1] } : { index: Number(m[2]) });
   return out;
 }
 
@@ -387,9 +475,16 @@ export function tfPath(kind: 'profile' | 'endpoint', rel: string): AttributePath
   const out: PathStep[] = [];
   let names = kind === 'profile' ? PROFILE_NAMES : ENDPOINT_NAMES;
   for (const [i, s] of segs.entries()) {
-    if ('index' in s) { out.push({ index: s.index }); names = ITEM_NAMES; continue; }
+    if ('index' in s) {
+      out.push({ index: s.index });
+      names = ITEM_NAMES;
+      continue;
+    }
     if (kind === 'profile' && i === 0 && (s.prop === 'dnsConfig' || s.prop === 'monitorConfig' || s.prop === 'failback')) {
-      out.push({ attribute: s.prop === 'dnsConfig' ? 'dns_config' : s.prop === 'monitorConfig' ? 'monitor_config' : 'failback' }, { index: 0 });
+      out.push(
+        { attribute: s.prop === 'dnsConfig' ? 'dns_config' : s.prop === 'monitorConfig' ? 'monitor_config' : 'failback' },
+        { index: 0 },
+      );
       names = s.prop === 'dnsConfig' ? DNS_NAMES : s.prop === 'monitorConfig' ? MONITOR_NAMES : FAILBACK_NAMES;
       continue;
     }
@@ -402,7 +497,8 @@ export function tfPath(kind: 'profile' | 'endpoint', rel: string): AttributePath
 
 /** Extra advice Terraform users need for some rules (what azurerm users know from Azure). */
 const ADVICE: Record<string, string> = {
-  PRIORITY_DUPLICATE: 'To swap the priorities of two endpoints, move one of them to a free priority first and apply, then give the other its old priority (as with azurerm).',
+  PRIORITY_DUPLICATE:
+    'To swap the priorities of two endpoints, move one of them to a free priority first and apply, then give the other its old priority (as with azurerm).',
   GEO_CODE_DUPLICATE: 'To move a region between endpoints, remove it from the first endpoint and apply, then add it to the other.',
   SUBNET_OVERLAP: 'To move a range between endpoints, remove it from the first endpoint and apply, then add it to the other.',
 };
@@ -413,16 +509,29 @@ const ADVICE: Record<string, string> = {
  * unknown path are dropped (they cannot be judged yet); `others` keeps those about other places (without
  * a Terraform path) instead of dropping them.
  */
-export function tfDiagnostics(diags: readonly CoreDiagnostic[], o: { prefix: string; kind: 'profile' | 'endpoint'; unknown?: string[]; others?: boolean; subject?: string }): Diagnostic[] {
+export function tfDiagnostics(
+  diags: readonly CoreDiagnostic[],
+  o: { prefix: string; kind: 'profile' | 'endpoint'; unknown?: string[]; others?: boolean; subject?: string },
+): Diagnostic[] {
   const out: Diagnostic[] = [];
   const unknown = o.unknown ?? [];
   for (const d of diags) {
     const own = d.path === o.prefix || d.path.startsWith(`${o.prefix}.`) || d.path.startsWith(`${o.prefix}[`);
     if (!own && !o.others) continue;
     const rel = own ? d.path.slice(o.prefix.length).replace(/^\./, '') : '';
-    if (own && unknown.some((u) => rel === u || rel.startsWith(`${u}.`) || rel.startsWith(`${u}[`) || u.startsWith(`${rel}.`) && rel !== '')) continue;
+    if (
+      own &&
+      unknown.some((u) => rel === u || rel.startsWith(`${u}.`) || rel.startsWith(`${u}[`) || (u.startsWith(`${rel}.`) && rel !== ''))
+    )
+      continue;
     const at = own ? tfPath(o.kind, rel) : undefined;
-    const detail = [d.hint ? `${d.hint[0]!.toUpperCase()}${d.hint.slice(1)}.` : '', ADVICE[d.code] ?? '', `(tmkit rule ${d.code}${own ? '' : ` at ${d.path}`})`].filter(Boolean).join(' ');
+    const detail = [
+      d.hint ? `${d.hint[0]!.toUpperCase()}${d.hint.slice(1)}.` : '',
+      ADVICE[d.code] ?? '',
+      `(tmkit rule ${d.code}${own ? '' : ` at ${d.path}`})`,
+    ]
+      .filter(Boolean)
+      .join(' ');
     const make = d.severity === 'error' ? error : warning;
     out.push(make(`${o.subject ? `${o.subject}: ` : ''}${d.message}`, detail, at));
   }

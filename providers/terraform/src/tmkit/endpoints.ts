@@ -17,7 +17,14 @@ import { azureEndpointSchema, externalEndpointSchema, nestedEndpointSchema } fro
 function profileOf(o: Obj, at = 'profile_id'): string {
   const v = o.profile_id;
   const parsed = typeof v === 'string' ? parseProfileRef(v, TERRAFORM_IDS) : undefined;
-  if (!parsed) throw new DiagnosticsError(error(`profile_id ${JSON.stringify(v)} is not a tmkit profile id`, 'Use the profile\'s id, e.g. profile_id = tmkit_profile.web.id.', attr(at)));
+  if (!parsed)
+    throw new DiagnosticsError(
+      error(
+        `profile_id ${JSON.stringify(v)} is not a tmkit profile id`,
+        "Use the profile's id, e.g. profile_id = tmkit_profile.web.id.",
+        attr(at),
+      ),
+    );
   return parsed.name;
 }
 
@@ -28,17 +35,26 @@ function profileOf(o: Obj, at = 'profile_id'): string {
  * found in address order) is shown on this one, naming the other. Warnings are kept, but PRIORITY_IGNORED
  * only for a priority the configuration gives (a stored or derived one is no news).
  */
-function endpointChecks(found: readonly CoreDiagnostic[], o: { prefix: string; name: string; unknown: string[]; subject: string; configuredPriority: boolean }): Diagnostic[] {
+function endpointChecks(
+  found: readonly CoreDiagnostic[],
+  o: { prefix: string; name: string; unknown: string[]; subject: string; configuredPriority: boolean },
+): Diagnostic[] {
   const { prefix, name } = o;
   const keep = (d: CoreDiagnostic): boolean => d.code !== 'PRIORITY_IGNORED' || o.configuredPriority;
   const diags = reported(found, keep);
   const isMine = (d: CoreDiagnostic): boolean => d.path === prefix || d.path.startsWith(`${prefix}.`) || d.path.startsWith(`${prefix}[`);
   const mine = diags.filter(isMine);
-  const named = diags.filter((d) => !isMine(d) && d.severity === 'error' && d.message.includes(`endpoint "${name}"`)).map((d) => {
-    const m = /\.endpoints\[([^\]]*)\](?:\.([A-Za-z]+))?/.exec(d.path);
-    const other = m?.[1] ?? '';
-    return { ...d, path: `${prefix}${m?.[2] ? `.${m[2]}` : ''}`, message: d.message.split(`endpoint "${name}"`).join(`endpoint "${other}"`) };
-  });
+  const named = diags
+    .filter((d) => !isMine(d) && d.severity === 'error' && d.message.includes(`endpoint "${name}"`))
+    .map((d) => {
+      const m = /\.endpoints\[([^\]]*)\](?:\.([A-Za-z]+))?/.exec(d.path);
+      const other = m?.[1] ?? '';
+      return {
+        ...d,
+        path: `${prefix}${m?.[2] ? `.${m[2]}` : ''}`,
+        message: d.message.split(`endpoint "${name}"`).join(`endpoint "${other}"`),
+      };
+    });
   return tfDiagnostics([...mine, ...named], { prefix, kind: 'endpoint', unknown: o.unknown, subject: o.subject });
 }
 
@@ -51,8 +67,12 @@ function endpointResource(type: EndpointType, schema: Resource<TmkitContext>['sc
   const checkType = (stored: { type: string; name: string }, profile: string): void => {
     if (stored.type !== type) {
       const theirs = kindOf(stored.type);
-      throw new DiagnosticsError(error(`endpoint "${profile}/${stored.name}" is now a ${theirs} endpoint, not ${kind}`,
-        `Someone replaced it outside Terraform. Remove it from the state (terraform state rm) and import it as the matching resource (tmkit_${theirs.replace('Endpoints', '').toLowerCase()}_endpoint).`));
+      throw new DiagnosticsError(
+        error(
+          `endpoint "${profile}/${stored.name}" is now a ${theirs} endpoint, not ${kind}`,
+          `Someone replaced it outside Terraform. Remove it from the state (terraform state rm) and import it as the matching resource (tmkit_${theirs.replace('Endpoints', '').toLowerCase()}_endpoint).`,
+        ),
+      );
     }
   };
   /** The state of a stored endpoint, its ETag kept privately (a later update or delete sends If-Match with it). */
@@ -70,11 +90,22 @@ function endpointResource(type: EndpointType, schema: Resource<TmkitContext>['sc
       const diags: Diagnostic[] = [];
       const pid = config.profile_id;
       if (typeof pid === 'string' && (!parseProfileRef(pid, TERRAFORM_IDS) || parseEndpointRef(pid, TERRAFORM_IDS))) {
-        diags.push(error(`profile_id "${pid}" is not a tmkit profile id`, 'Use the profile\'s id, e.g. profile_id = tmkit_profile.web.id.', attr('profile_id')));
+        diags.push(
+          error(
+            `profile_id "${pid}" is not a tmkit profile id`,
+            "Use the profile's id, e.g. profile_id = tmkit_profile.web.id.",
+            attr('profile_id'),
+          ),
+        );
       }
       const conv = endpointFromTf(config, type);
       const name = isUnknown(config.name) ? 'unknown-name' : conv.value.name;
-      const probe = { name: 'profile', trafficRoutingMethod: 'Weighted', dnsConfig: { relativeName: 'profile' }, endpoints: [{ ...conv.value, name }] };
+      const probe = {
+        name: 'profile',
+        trafficRoutingMethod: 'Weighted',
+        dnsConfig: { relativeName: 'profile' },
+        endpoints: [{ ...conv.value, name }],
+      };
       const found = validateProfile(probe).filter((d) => d.severity === 'error' && !LATER.has(d.code));
       diags.push(...tfDiagnostics(found, { prefix: `profiles[profile].endpoints[${name}]`, kind: 'endpoint', unknown: conv.unknown }));
       return diags;
@@ -93,7 +124,17 @@ function endpointResource(type: EndpointType, schema: Resource<TmkitContext>['sc
       if (before === null && !ctx.replacing.has(key)) out.id = idOf(ctx, profile, out.name);
       ctx.separate.set(lower(profile), out.name);
       if (ctx.inline.has(lower(profile))) {
-        return { planned: out, requiresReplace, diagnostics: [error(`endpoint "${out.name}" is a separate resource of profile "${profile}", which has endpoint blocks`, MIXED_HINT, attr('profile_id'))] };
+        return {
+          planned: out,
+          requiresReplace,
+          diagnostics: [
+            error(
+              `endpoint "${out.name}" is a separate resource of profile "${profile}", which has endpoint blocks`,
+              MIXED_HINT,
+              attr('profile_id'),
+            ),
+          ],
+        };
       }
       const conv = endpointFromTf(out, type);
       const configuredPriority = config?.priority !== null && config?.priority !== undefined;
@@ -104,12 +145,32 @@ function endpointResource(type: EndpointType, schema: Resource<TmkitContext>['sc
         if (!settings) return { planned: out, requiresReplace };
         const found = validateProfile({ ...settings, endpoints: [conv.value] });
         const subject = `endpoint "${out.name}" of profile "${settings.name}"`;
-        return { planned: out, requiresReplace, diagnostics: endpointChecks(found, { prefix: `profiles[${settings.name}].endpoints[${conv.value.name}]`, name: conv.value.name, unknown: conv.unknown, subject, configuredPriority }) };
+        return {
+          planned: out,
+          requiresReplace,
+          diagnostics: endpointChecks(found, {
+            prefix: `profiles[${settings.name}].endpoints[${conv.value.name}]`,
+            name: conv.value.name,
+            unknown: conv.unknown,
+            subject,
+            configuredPriority,
+          }),
+        };
       }
       const entry = ix.entry;
       const subject = `endpoint "${out.name}" of profile "${entry.name}"`;
       if (entry.stack !== ctx.stack) {
-        return { planned: out, requiresReplace, diagnostics: [error(`${subject}: profile "${entry.name}" is owned by stack "${entry.stack}", not "${ctx.stack}"`, 'Endpoints can only be added to this stack\'s profiles. (RESOURCE_NOT_OWNED)', attr('profile_id'))] };
+        return {
+          planned: out,
+          requiresReplace,
+          diagnostics: [
+            error(
+              `${subject}: profile "${entry.name}" is owned by stack "${entry.stack}", not "${ctx.stack}"`,
+              "Endpoints can only be added to this stack's profiles. (RESOURCE_NOT_OWNED)",
+              attr('profile_id'),
+            ),
+          ],
+        };
       }
       const replaced = ctx.replacing.get(key);
       const except = new Set(replaced && lower(replaced.profile) === lower(entry.name) ? [lower(replaced.name)] : []);
@@ -120,19 +181,40 @@ function endpointResource(type: EndpointType, schema: Resource<TmkitContext>['sc
         const planned = { ...conv.value } as Record<string, unknown>;
         for (const u of conv.unknown) if (u in existing) planned[u] = (existing as unknown as Record<string, unknown>)[u];
         const same = diffAttributes(normalizeEndpoint(planned as unknown as EndpointInput, existing.priority), existing).length === 0;
-        if (!same) return { planned: out, requiresReplace, diagnostics: [error(`${subject} already exists`, `To manage it with Terraform, import it: terraform import <address> ${idOf(ctx, entry.name, existing.name)} (RESOURCE_EXISTS)`, attr('name'))] };
+        if (!same)
+          return {
+            planned: out,
+            requiresReplace,
+            diagnostics: [
+              error(
+                `${subject} already exists`,
+                `To manage it with Terraform, import it: terraform import <address> ${idOf(ctx, entry.name, existing.name)} (RESOURCE_EXISTS)`,
+                attr('name'),
+              ),
+            ],
+          };
       }
       const { endpoints: _all, ...settings } = entry.profile;
       const probe: ProfileInput = { ...settings, endpoints: [...ix.relatedTo(conv.value, except), conv.value] };
       const others = type === 'nestedEndpoints' ? await ctx.others(entry.name) : [];
       const found = validateProfile(probe, others.length > 0 ? { context: others } : {});
-      const diagnostics = endpointChecks(found, { prefix: `profiles[${entry.name}].endpoints[${conv.value.name}]`, name: conv.value.name, unknown: conv.unknown, subject, configuredPriority });
+      const diagnostics = endpointChecks(found, {
+        prefix: `profiles[${entry.name}].endpoints[${conv.value.name}]`,
+        name: conv.value.name,
+        unknown: conv.unknown,
+        subject,
+        configuredPriority,
+      });
       const current = ix.get(out.name);
       if (before !== null && current && conv.unknown.length === 0 && !diagnostics.some((d) => d.severity === 'error')) {
         const next = normalizeEndpoint(conv.value, current.priority);
         if (diffAttributes(next, current).length > 0) {
           const same = (n: string): boolean => lower(n) === lower(next.name);
-          diagnostics.push(...await liveWarnings(ctx, entry.name, (d) => normalizeProfile({ ...d, endpoints: d.endpoints.map((e) => (same(e.name) ? next : e)) })));
+          diagnostics.push(
+            ...(await liveWarnings(ctx, entry.name, (d) =>
+              normalizeProfile({ ...d, endpoints: d.endpoints.map((e) => (same(e.name) ? next : e)) }),
+            )),
+          );
         }
       }
       return { planned: out, requiresReplace, diagnostics };
@@ -142,9 +224,15 @@ function endpointResource(type: EndpointType, schema: Resource<TmkitContext>['sc
       const profile = profileOf(planned);
       const conv = endpointFromTf(planned, type);
       return writing(ctx, async () => {
-        const r = await ctx.resources.createEndpoint(profile, conv.value, { importHint: `to manage it with Terraform, import it: terraform import <address> ${idOf(ctx, profile, conv.value.name)}` });
+        const r = await ctx.resources.createEndpoint(profile, conv.value, {
+          importHint: `to manage it with Terraform, import it: terraform import <address> ${idOf(ctx, profile, conv.value.name)}`,
+        });
         ctx.wroteEndpoint(r);
-        return result(r.endpoint, r.etag, { id: idOf(ctx, r.profile, r.endpoint.name), profileId: String(planned.profile_id), base: planned });
+        return result(r.endpoint, r.etag, {
+          id: idOf(ctx, r.profile, r.endpoint.name),
+          profileId: String(planned.profile_id),
+          base: planned,
+        });
       });
     },
 
@@ -153,7 +241,11 @@ function endpointResource(type: EndpointType, schema: Resource<TmkitContext>['sc
       const r = await ctx.readEndpoint(profile, String(state.name)).catch((err: unknown) => refusal(err));
       if (!r) return null;
       checkType(r.endpoint, profile);
-      return result(r.endpoint, r.etag, { id: typeof state.id === 'string' ? state.id : idOf(ctx, profile, r.endpoint.name), profileId: String(state.profile_id), base: state });
+      return result(r.endpoint, r.etag, {
+        id: typeof state.id === 'string' ? state.id : idOf(ctx, profile, r.endpoint.name),
+        profileId: String(state.profile_id),
+        base: state,
+      });
     },
 
     async update({ prior: before, planned, data }, ctx) {
@@ -175,18 +267,43 @@ function endpointResource(type: EndpointType, schema: Resource<TmkitContext>['sc
 
     async import(id, ctx) {
       const parsed = parseEndpointRef(id, TERRAFORM_IDS);
-      if (!parsed?.type) throw new DiagnosticsError(error(`"${id}" is not an endpoint id`, `Import an endpoint by its id, ${idOf(ctx, '<profile>', '<name>')}.`));
+      if (!parsed?.type)
+        throw new DiagnosticsError(
+          error(`"${id}" is not an endpoint id`, `Import an endpoint by its id, ${idOf(ctx, '<profile>', '<name>')}.`),
+        );
       if (parsed.type !== type) {
         const theirs = kindOf(parsed.type);
-        throw new DiagnosticsError(error(`"${id}" is the id of a ${theirs} endpoint, not a ${kind} one`, `Import it as tmkit_${theirs.replace('Endpoints', '').toLowerCase()}_endpoint.`));
+        throw new DiagnosticsError(
+          error(
+            `"${id}" is the id of a ${theirs} endpoint, not a ${kind} one`,
+            `Import it as tmkit_${theirs.replace('Endpoints', '').toLowerCase()}_endpoint.`,
+          ),
+        );
       }
       if (parsed.stack !== undefined && parsed.stack !== ctx.stack) {
-        throw new DiagnosticsError(error(`the id names stack "${parsed.stack}", but this provider manages stack "${ctx.stack}"`, `Set stack = "${parsed.stack}" in the provider block, or import ${idOf(ctx, parsed.profile, parsed.name)}.`));
+        throw new DiagnosticsError(
+          error(
+            `the id names stack "${parsed.stack}", but this provider manages stack "${ctx.stack}"`,
+            `Set stack = "${parsed.stack}" in the provider block, or import ${idOf(ctx, parsed.profile, parsed.name)}.`,
+          ),
+        );
       }
-      const r = await ctx.resources.readEndpoint(parsed.profile, parsed.name, { storedProfileName: true }).catch((err: unknown) => refusal(err));
-      if (!r) throw new DiagnosticsError(error(`endpoint "${parsed.profile}/${parsed.name}" does not exist on the tmkit runtime at ${ctx.client.server}`, 'Check the id, or create it from the configuration instead of importing it.'));
+      const r = await ctx.resources
+        .readEndpoint(parsed.profile, parsed.name, { storedProfileName: true })
+        .catch((err: unknown) => refusal(err));
+      if (!r)
+        throw new DiagnosticsError(
+          error(
+            `endpoint "${parsed.profile}/${parsed.name}" does not exist on the tmkit runtime at ${ctx.client.server}`,
+            'Check the id, or create it from the configuration instead of importing it.',
+          ),
+        );
       checkType(r.endpoint, r.profile);
-      return result(r.endpoint, r.etag, { id: idOf(ctx, r.profile, r.endpoint.name), profileId: profileId(ctx.stack, r.profile, TERRAFORM_IDS), base: null });
+      return result(r.endpoint, r.etag, {
+        id: idOf(ctx, r.profile, r.endpoint.name),
+        profileId: profileId(ctx.stack, r.profile, TERRAFORM_IDS),
+        base: null,
+      });
     },
   };
 }

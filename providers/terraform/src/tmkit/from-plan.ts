@@ -91,8 +91,19 @@ function stackOf(plan: Record<string, unknown>): string {
 export function documentFromTerraformPlan(plan: unknown, deployedOrder: (profile: string) => string[] = () => []): TerraformPlanDocument {
   const problems: TerraformPlanDocument['problems'] = [];
   const sensitive: string[] = [];
-  if (!isObj(plan) || !Array.isArray(plan.resource_changes) && !isObj(plan.planned_values)) {
-    return { document: { apiVersion: 'tmkit/v1', stack: DEFAULT_TERRAFORM_STACK, profiles: [] }, sensitive, resources: 0, problems: [{ address: '$', message: 'this is not the JSON of a Terraform plan: write it with `terraform plan -out tfplan && terraform show -json tfplan > plan.json`' }] };
+  if (!isObj(plan) || (!Array.isArray(plan.resource_changes) && !isObj(plan.planned_values))) {
+    return {
+      document: { apiVersion: 'tmkit/v1', stack: DEFAULT_TERRAFORM_STACK, profiles: [] },
+      sensitive,
+      resources: 0,
+      problems: [
+        {
+          address: '$',
+          message:
+            'this is not the JSON of a Terraform plan: write it with `terraform plan -out tfplan && terraform show -json tfplan > plan.json`',
+        },
+      ],
+    };
   }
   const stack = stackOf(plan);
   const changes = (Array.isArray(plan.resource_changes) ? plan.resource_changes : []) as Change[];
@@ -109,7 +120,10 @@ export function documentFromTerraformPlan(plan: unknown, deployedOrder: (profile
     const values = knownValues(after, c.change?.after_unknown) as Obj;
     if (c.type === 'tmkit_profile') {
       const conv = profileSettingsFromTf(values);
-      if (!conv.value.name) { problems.push({ address, message: 'the profile name is not known at plan time' }); continue; }
+      if (!conv.value.name) {
+        problems.push({ address, message: 'the profile name is not known at plan time' });
+        continue;
+      }
       profiles.set(conv.value.name.toLowerCase(), { ...conv.value, endpoints: [] });
       continue;
     }
@@ -121,19 +135,34 @@ export function documentFromTerraformPlan(plan: unknown, deployedOrder: (profile
       pid = isObj(before) && typeof before.profile_id === 'string' ? before.profile_id : null;
     }
     const parent = typeof pid === 'string' ? parseProfileRef(pid, TERRAFORM_IDS)?.name : undefined;
-    if (!parent) { problems.push({ address, message: 'its profile_id is not known at plan time; plan again once the profile exists, or reference the profile by its id' }); continue; }
+    if (!parent) {
+      problems.push({
+        address,
+        message: 'its profile_id is not known at plan time; plan again once the profile exists, or reference the profile by its id',
+      });
+      continue;
+    }
     const conv = endpointFromTf(values, type);
     endpoints.push({ address, profile: parent, endpoint: conv.value, priorityUnknown: conv.value.priority === undefined });
   }
   for (const e of endpoints) {
     const p = profiles.get(e.profile.toLowerCase());
-    if (!p) { problems.push({ address: e.address, message: `its profile "${e.profile}" is not a tmkit_profile of this plan` }); continue; }
+    if (!p) {
+      problems.push({ address: e.address, message: `its profile "${e.profile}" is not a tmkit_profile of this plan` });
+      continue;
+    }
     p.endpoints!.push(e.endpoint);
   }
   for (const p of profiles.values()) {
     const order = deployedOrder(p.name).map((n) => n.toLowerCase());
-    const rank = (name: string): number => { const i = order.indexOf(name.toLowerCase()); return i < 0 ? order.length : i; };
-    p.endpoints = p.endpoints!.map((e, i) => ({ e, i })).sort((a, b) => rank(a.e.name) - rank(b.e.name) || a.i - b.i).map((x) => x.e);
+    const rank = (name: string): number => {
+      const i = order.indexOf(name.toLowerCase());
+      return i < 0 ? order.length : i;
+    };
+    p.endpoints = p
+      .endpoints!.map((e, i) => ({ e, i }))
+      .sort((a, b) => rank(a.e.name) - rank(b.e.name) || a.i - b.i)
+      .map((x) => x.e);
     // The runtime gives an endpoint written without a priority the next free one.
     const list = p.endpoints;
     if (list.some((e) => e.priority !== undefined)) {
@@ -143,7 +172,12 @@ export function documentFromTerraformPlan(plan: unknown, deployedOrder: (profile
   }
   const sorted = [...profiles.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   if (resources === 0) problems.push({ address: '$', message: 'the plan has no tmkit_* resources' });
-  return { document: { apiVersion: 'tmkit/v1', stack, profiles: sorted }, sensitive: [...new Set(sensitive)].sort((a, b) => b.length - a.length), problems, resources };
+  return {
+    document: { apiVersion: 'tmkit/v1', stack, profiles: sorted },
+    sensitive: [...new Set(sensitive)].sort((a, b) => b.length - a.length),
+    problems,
+    resources,
+  };
 }
 
 /** `text` with every sensitive value replaced by `(sensitive value)`. */

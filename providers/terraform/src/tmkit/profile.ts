@@ -9,10 +9,32 @@ import { validateProfile } from '../../../../src/core/validate';
 import { isUnknown, UNKNOWN } from '../cty';
 import { WithPrivate, type PlanInput, type PlanOutput, type Resource } from '../provider';
 import { DiagnosticsError, error, type Diagnostic } from '../tfprotov6';
-import { attr, clone, defaultTo, etagOf, LATER, liveWarnings, lower, MIXED_HINT, planEndpointDefaults, refusal, reported, writing } from './common';
+import {
+  attr,
+  clone,
+  defaultTo,
+  etagOf,
+  LATER,
+  liveWarnings,
+  lower,
+  MIXED_HINT,
+  planEndpointDefaults,
+  refusal,
+  reported,
+  writing,
+} from './common';
 import type { TmkitContext } from './context';
 import {
-  blockType, endpointBlocks, first, inlineEndpointsState, num, profileFromTf, profileSettingsFromTf, profileState, tfDiagnostics, type Obj,
+  blockType,
+  endpointBlocks,
+  first,
+  inlineEndpointsState,
+  num,
+  profileFromTf,
+  profileSettingsFromTf,
+  profileState,
+  tfDiagnostics,
+  type Obj,
 } from './convert';
 import { profileSchema } from './schemas';
 
@@ -62,7 +84,11 @@ function planProfileDefaults(planned: Obj, config: Obj | null): void {
 function planInlineEndpoints(out: Obj, config: Obj | null, prior: Obj | null): void {
   const planned = endpointBlocks(out);
   const configured = endpointBlocks(config);
-  const before = new Map(endpointBlocks(prior).filter((b) => typeof b.name === 'string').map((b) => [lower(String(b.name)), b]));
+  const before = new Map(
+    endpointBlocks(prior)
+      .filter((b) => typeof b.name === 'string')
+      .map((b) => [lower(String(b.name)), b]),
+  );
   const derive = configured.every((c) => c.priority === null || c.priority === undefined);
   planned.forEach((b, i) => {
     const c = configured[i];
@@ -75,7 +101,12 @@ function planInlineEndpoints(out: Obj, config: Obj | null, prior: Obj | null): v
     if (derive) b.priority = i + 1;
     const old = typeof b.name === 'string' ? before.get(lower(b.name)) : undefined;
     if (c?.endpoint_location === null || c?.endpoint_location === undefined) {
-      b.endpoint_location = old && typeof old.endpoint_location === 'string' && blockType(old) === type ? old.endpoint_location : type === 'azureEndpoints' || type === undefined ? UNKNOWN : null;
+      b.endpoint_location =
+        old && typeof old.endpoint_location === 'string' && blockType(old) === type
+          ? old.endpoint_location
+          : type === 'azureEndpoints' || type === undefined
+            ? UNKNOWN
+            : null;
     }
   });
 }
@@ -84,9 +115,17 @@ function planInlineEndpoints(out: Obj, config: Obj | null, prior: Obj | null): v
  * Rule diagnostics about a profile with inline endpoints: the profile's at its attributes, each endpoint's at
  * its `endpoint` block (found by name).
  */
-function inlineDiagnostics(diags: readonly CoreDiagnostic[], name: string, blocks: readonly Obj[], unknown: readonly string[]): Diagnostic[] {
+function inlineDiagnostics(
+  diags: readonly CoreDiagnostic[],
+  name: string,
+  blocks: readonly Obj[],
+  unknown: readonly string[],
+): Diagnostic[] {
   const prefix = `profiles[${name}]`;
-  const out = tfDiagnostics(diags.filter((d) => !d.path.startsWith(`${prefix}.endpoints[`)), { prefix, kind: 'profile', unknown: [...unknown] });
+  const out = tfDiagnostics(
+    diags.filter((d) => !d.path.startsWith(`${prefix}.endpoints[`)),
+    { prefix, kind: 'profile', unknown: [...unknown] },
+  );
   blocks.forEach((b, i) => {
     if (typeof b.name !== 'string') return;
     const at = `${prefix}.endpoints[${b.name}]`;
@@ -124,7 +163,13 @@ export const profileResource: Resource<TmkitContext> = {
       return [...conv.problems, ...inlineDiagnostics(diags, name, endpointBlocks(config), unknown)];
     }
     const diags = validateProfile({ ...conv.value, name, endpoints: [] });
-    return [...conv.problems, ...tfDiagnostics(diags.filter((d) => !d.path.startsWith(`profiles[${name}].endpoints`)), { prefix: `profiles[${name}]`, kind: 'profile', unknown }), ];
+    return [
+      ...conv.problems,
+      ...tfDiagnostics(
+        diags.filter((d) => !d.path.startsWith(`profiles[${name}].endpoints`)),
+        { prefix: `profiles[${name}]`, kind: 'profile', unknown },
+      ),
+    ];
   },
 
   async plan({ prior, config, planned, requiresReplace }: PlanInput, ctx): Promise<PlanOutput | void> {
@@ -137,14 +182,22 @@ export const profileResource: Resource<TmkitContext> = {
     const pr = first(prior?.dns_config)?.relative_name;
     const nr = first(out.dns_config)?.relative_name;
     if (prior && typeof pr === 'string' && !isUnknown(nr) && pr !== nr) replace.push(attr('dns_config', 0, 'relative_name'));
-    if (prior && replace.length > 0 && typeof prior.name === 'string') ctx.replacing.set(`profile/${lower(String(out.name))}`, { profile: prior.name, name: prior.name });
+    if (prior && replace.length > 0 && typeof prior.name === 'string')
+      ctx.replacing.set(`profile/${lower(String(out.name))}`, { profile: prior.name, name: prior.name });
     const diagnostics: Diagnostic[] = [];
     if (typeof out.name !== 'string') return { planned: out, requiresReplace: replace, diagnostics };
     const key = lower(out.name);
     if (inline) {
       ctx.inline.add(key);
       const other = ctx.separate.get(key);
-      if (other !== undefined) diagnostics.push(error(`profile "${out.name}" has endpoint blocks, and endpoint "${other}" of it is a separate resource`, MIXED_HINT, attr('endpoint')));
+      if (other !== undefined)
+        diagnostics.push(
+          error(
+            `profile "${out.name}" has endpoint blocks, and endpoint "${other}" of it is a separate resource`,
+            MIXED_HINT,
+            attr('endpoint'),
+          ),
+        );
     }
     const deployed = await ctx.find(out.name);
     const replacingSelf = ctx.replacing.has(`profile/${key}`);
@@ -157,9 +210,21 @@ export const profileResource: Resource<TmkitContext> = {
       if (conv.unknown.length === 0) ctx.plannedSettings.set(key, conv.value);
     }
     if (deployed && deployed.stack !== ctx.stack) {
-      diagnostics.push(error(`profile "${deployed.name}" is owned by stack "${deployed.stack}", not "${ctx.stack}"`, 'Choose another name: this configuration never writes another stack\'s profiles. (RESOURCE_NOT_OWNED)', attr('name')));
+      diagnostics.push(
+        error(
+          `profile "${deployed.name}" is owned by stack "${deployed.stack}", not "${ctx.stack}"`,
+          "Choose another name: this configuration never writes another stack's profiles. (RESOURCE_NOT_OWNED)",
+          attr('name'),
+        ),
+      );
     } else if (deployed && prior === null && !replacingSelf && !sameProfile(deployed, out, inline)) {
-      diagnostics.push(error(`profile "${deployed.name}" already exists`, `To manage it with Terraform, import it: terraform import <address> ${profileId(ctx.stack, deployed.name, TERRAFORM_IDS)} (RESOURCE_EXISTS)`, attr('name')));
+      diagnostics.push(
+        error(
+          `profile "${deployed.name}" already exists`,
+          `To manage it with Terraform, import it: terraform import <address> ${profileId(ctx.stack, deployed.name, TERRAFORM_IDS)} (RESOURCE_EXISTS)`,
+          attr('name'),
+        ),
+      );
     } else {
       // The profile against every other profile (relativeName taken, nesting); a settings-only profile with
       // its current endpoints, whose own diagnostics are their resources'.
@@ -167,18 +232,26 @@ export const profileResource: Resource<TmkitContext> = {
       const opts = others.length > 0 ? { context: others } : {};
       if (inline) {
         const conv = profileFromTf(out);
-        diagnostics.push(...inlineDiagnostics(reported(validateProfile(conv.value, opts)), conv.value.name, endpointBlocks(out), conv.unknown));
+        diagnostics.push(
+          ...inlineDiagnostics(reported(validateProfile(conv.value, opts)), conv.value.name, endpointBlocks(out), conv.unknown),
+        );
       } else {
         const conv = profileSettingsFromTf(out);
         const input = { ...conv.value, endpoints: deployed ? deployed.profile.endpoints : [] };
         // Errors only: its own warnings came with validate, its endpoints' with their resources' plans.
-        const diags = reported(validateProfile(input, opts), () => false).filter((d) => !d.path.startsWith(`profiles[${conv.value.name}].endpoints`));
+        const diags = reported(validateProfile(input, opts), () => false).filter(
+          (d) => !d.path.startsWith(`profiles[${conv.value.name}].endpoints`),
+        );
         diagnostics.push(...tfDiagnostics(diags, { prefix: `profiles[${conv.value.name}]`, kind: 'profile', unknown: conv.unknown }));
       }
       if (deployed && prior !== null && !diagnostics.some((d) => d.severity === 'error') && !sameProfile(deployed, out, inline)) {
         const conv = inline ? profileFromTf(out) : profileSettingsFromTf(out);
         if (conv.unknown.length === 0) {
-          diagnostics.push(...await liveWarnings(ctx, deployed.name, (d) => normalizeProfile(inline ? profileFromTf(out).value : { ...profileSettingsFromTf(out).value, endpoints: d.endpoints })));
+          diagnostics.push(
+            ...(await liveWarnings(ctx, deployed.name, (d) =>
+              normalizeProfile(inline ? profileFromTf(out).value : { ...profileSettingsFromTf(out).value, endpoints: d.endpoints }),
+            )),
+          );
         }
       }
     }
@@ -189,7 +262,10 @@ export const profileResource: Resource<TmkitContext> = {
     const inline = ownsInline(planned);
     const input = inline ? profileFromTf(planned).value : profileSettingsFromTf(planned).value;
     return writing(ctx, async () => {
-      const e = await ctx.resources.createProfile(input, { ownsEndpoints: inline, importHint: `to manage it with Terraform, import it: terraform import <address> ${profileId(ctx.stack, input.name, TERRAFORM_IDS)}` });
+      const e = await ctx.resources.createProfile(input, {
+        ownsEndpoints: inline,
+        importHint: `to manage it with Terraform, import it: terraform import <address> ${profileId(ctx.stack, input.name, TERRAFORM_IDS)}`,
+      });
       ctx.wroteProfile(e);
       return profileResult(ctx, e, profileId(ctx.stack, e.profile.name, TERRAFORM_IDS), planned, inline);
     });
@@ -199,7 +275,13 @@ export const profileResource: Resource<TmkitContext> = {
     const name = String(state.name);
     const e = await ctx.readProfile(name).catch((err: unknown) => refusal(err));
     if (!e) return null;
-    return profileResult(ctx, e, typeof state.id === 'string' ? state.id : profileId(ctx.stack, e.profile.name, TERRAFORM_IDS), state, ownsInline(state));
+    return profileResult(
+      ctx,
+      e,
+      typeof state.id === 'string' ? state.id : profileId(ctx.stack, e.profile.name, TERRAFORM_IDS),
+      state,
+      ownsInline(state),
+    );
   },
 
   async update({ prior, planned, data }, ctx) {
@@ -212,7 +294,8 @@ export const profileResource: Resource<TmkitContext> = {
         const adopt = !ownsInline(prior);
         const etag = etagOf(data);
         e = await ctx.resources.updateProfile(profileFromTf(planned).value, {
-          ownsEndpoints: true, adoptEndpoints: adopt,
+          ownsEndpoints: true,
+          adoptEndpoints: adopt,
           prior: { profile: adopt ? priorSettings(prior).profile : profileFromTf(prior).value, ...(etag && !adopt ? { etag } : {}) },
         });
       } else {
@@ -236,15 +319,36 @@ export const profileResource: Resource<TmkitContext> = {
   async import(id, ctx) {
     const parsed = parseProfileRef(id, TERRAFORM_IDS);
     if (!parsed || parseEndpointRef(id, TERRAFORM_IDS)) {
-      throw new DiagnosticsError(error(`"${id}" is not a profile id`, `Import a profile by its id, ${profileId(ctx.stack, '<name>', TERRAFORM_IDS)} (an azurerm profile id or a bare profile name work too).`));
+      throw new DiagnosticsError(
+        error(
+          `"${id}" is not a profile id`,
+          `Import a profile by its id, ${profileId(ctx.stack, '<name>', TERRAFORM_IDS)} (an azurerm profile id or a bare profile name work too).`,
+        ),
+      );
     }
     if (parsed.stack !== undefined && parsed.stack !== ctx.stack) {
-      throw new DiagnosticsError(error(`the id names stack "${parsed.stack}", but this provider manages stack "${ctx.stack}"`, `Set stack = "${parsed.stack}" in the provider block, or import ${profileId(ctx.stack, parsed.name, TERRAFORM_IDS)}.`));
+      throw new DiagnosticsError(
+        error(
+          `the id names stack "${parsed.stack}", but this provider manages stack "${ctx.stack}"`,
+          `Set stack = "${parsed.stack}" in the provider block, or import ${profileId(ctx.stack, parsed.name, TERRAFORM_IDS)}.`,
+        ),
+      );
     }
     const e = await ctx.resources.readProfile(parsed.name).catch((err: unknown) => refusal(err));
-    if (!e) throw new DiagnosticsError(error(`profile "${parsed.name}" does not exist on the tmkit runtime at ${ctx.client.server}`, 'Check the name, or create it from the configuration instead of importing it.'));
+    if (!e)
+      throw new DiagnosticsError(
+        error(
+          `profile "${parsed.name}" does not exist on the tmkit runtime at ${ctx.client.server}`,
+          'Check the name, or create it from the configuration instead of importing it.',
+        ),
+      );
     const p = profileSettings(e.profile);
-    return profileState(p, { id: profileId(ctx.stack, p.name, TERRAFORM_IDS), fqdn: await ctx.fqdn(p.name, p.dnsConfig.relativeName), base: null, full: true });
+    return profileState(p, {
+      id: profileId(ctx.stack, p.name, TERRAFORM_IDS),
+      fqdn: await ctx.fqdn(p.name, p.dnsConfig.relativeName),
+      base: null,
+      full: true,
+    });
   },
 };
 

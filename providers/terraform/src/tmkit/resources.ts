@@ -43,7 +43,14 @@ export const profileStatusDataSource: DataSource<TmkitContext> = {
     try {
       s = await ctx.client.status(name);
     } catch (err) {
-      if (err instanceof TmkitApiError && err.status === 404) throw new DiagnosticsError(error(`profile "${name}" does not exist on the tmkit runtime at ${ctx.client.server}`, 'Check the name (profile names are case-insensitive).', attr('name')));
+      if (err instanceof TmkitApiError && err.status === 404)
+        throw new DiagnosticsError(
+          error(
+            `profile "${name}" does not exist on the tmkit runtime at ${ctx.client.server}`,
+            'Check the name (profile names are case-insensitive).',
+            attr('name'),
+          ),
+        );
       throw err;
     }
     return {
@@ -55,8 +62,13 @@ export const profileStatusDataSource: DataSource<TmkitContext> = {
       profile_monitor_status: s.profileMonitorStatus,
       all_degraded_fallback: s.allDegradedFallback,
       endpoints: s.endpoints.map((e) => ({
-        name: e.name, type: e.type, target: e.target ?? null, target_resource_id: e.targetResourceId ?? null,
-        endpoint_status: e.endpointStatus, endpoint_monitor_status: e.endpointMonitorStatus, reason: e.reason,
+        name: e.name,
+        type: e.type,
+        target: e.target ?? null,
+        target_resource_id: e.targetResourceId ?? null,
+        endpoint_status: e.endpointStatus,
+        endpoint_monitor_status: e.endpointMonitorStatus,
+        reason: e.reason,
       })),
     };
   },

@@ -30,7 +30,9 @@ const customHeader: Block = {
 };
 
 const subnet: Block = {
-  ...md('Subnet routing: a client address range, as `first` + `scope` (CIDR), `first` + `last`, or `first` alone. Ranges of a profile may not overlap.'),
+  ...md(
+    'Subnet routing: a client address range, as `first` + `scope` (CIDR), `first` + `last`, or `first` alone. Ranges of a profile may not overlap.',
+  ),
   attributes: {
     first: { type: 'string', required: true, ...md('First address (the network address with `scope`).') },
     last: { type: 'string', optional: true, ...md('Last address of the range.') },
@@ -44,21 +46,66 @@ const subnet: Block = {
  * endpoint resources' (minus id and profile_id), with `type` choosing the kind.
  */
 const inlineEndpoint: Block = {
-  ...md('An endpoint owned by the profile (opt-in). With `endpoint` blocks the profile owns all its endpoints: a create, update or delete is one request for the whole profile, which is the way to manage hundreds of endpoints. Endpoints the runtime has that are not declared are removed. A profile with `endpoint` blocks cannot also have `tmkit_*_endpoint` resources.'),
+  ...md(
+    'An endpoint owned by the profile (opt-in). With `endpoint` blocks the profile owns all its endpoints: a create, update or delete is one request for the whole profile, which is the way to manage hundreds of endpoints. Endpoints the runtime has that are not declared are removed. A profile with `endpoint` blocks cannot also have `tmkit_*_endpoint` resources.',
+  ),
   attributes: {
     name: { type: 'string', required: true, ...md('Endpoint name, unique in the profile.') },
-    type: { type: 'string', optional: true, computed: true, ...md('`ExternalEndpoints` (default), `AzureEndpoints` or `NestedEndpoints`.') },
+    type: {
+      type: 'string',
+      optional: true,
+      computed: true,
+      ...md('`ExternalEndpoints` (default), `AzureEndpoints` or `NestedEndpoints`.'),
+    },
     target: { type: 'string', optional: true, ...md('External (and Azure, without a resource catalog): FQDN, IPv4 or IPv6 address.') },
-    target_resource_id: { type: 'string', optional: true, ...md('Azure: the resource\'s ARM id. Nested: the child profile\'s id (`tmkit_profile.child.id`) or name.') },
+    target_resource_id: {
+      type: 'string',
+      optional: true,
+      ...md("Azure: the resource's ARM id. Nested: the child profile's id (`tmkit_profile.child.id`) or name."),
+    },
     weight: { type: 'number', optional: true, computed: true, ...md('Weighted routing: 1–1000. Default 1.') },
-    priority: { type: 'number', optional: true, computed: true, ...md('Priority routing: 1–1000, unique in the profile; give it on every endpoint block or on none (then the block order decides: 1, 2, …).') },
+    priority: {
+      type: 'number',
+      optional: true,
+      computed: true,
+      ...md(
+        'Priority routing: 1–1000, unique in the profile; give it on every endpoint block or on none (then the block order decides: 1, 2, …).',
+      ),
+    },
     enabled: { type: 'bool', optional: true, computed: true, ...md('`false` takes the endpoint out of rotation. Default `true`.') },
-    always_serve_enabled: { type: 'bool', optional: true, computed: true, ...md('External and Azure: always treat the endpoint as healthy. Default `false`.') },
-    endpoint_location: { type: 'string', optional: true, computed: true, ...md('Azure region the endpoint is closest to, required for Performance routing.') },
-    geo_mappings: { type: ['list', 'string'], optional: true, ...md('Geographic routing: region codes, each mapped to one endpoint of the profile only.') },
-    minimum_child_endpoints: { type: 'number', optional: true, computed: true, ...md('Nested: child endpoints that must be available, ≥ 1. Default 1.') },
-    minimum_required_child_endpoints_ipv4: { type: 'number', optional: true, ...md('Nested: minimum available IPv4 endpoints in the child.') },
-    minimum_required_child_endpoints_ipv6: { type: 'number', optional: true, ...md('Nested: minimum available IPv6 endpoints in the child.') },
+    always_serve_enabled: {
+      type: 'bool',
+      optional: true,
+      computed: true,
+      ...md('External and Azure: always treat the endpoint as healthy. Default `false`.'),
+    },
+    endpoint_location: {
+      type: 'string',
+      optional: true,
+      computed: true,
+      ...md('Azure region the endpoint is closest to, required for Performance routing.'),
+    },
+    geo_mappings: {
+      type: ['list', 'string'],
+      optional: true,
+      ...md('Geographic routing: region codes, each mapped to one endpoint of the profile only.'),
+    },
+    minimum_child_endpoints: {
+      type: 'number',
+      optional: true,
+      computed: true,
+      ...md('Nested: child endpoints that must be available, ≥ 1. Default 1.'),
+    },
+    minimum_required_child_endpoints_ipv4: {
+      type: 'number',
+      optional: true,
+      ...md('Nested: minimum available IPv4 endpoints in the child.'),
+    },
+    minimum_required_child_endpoints_ipv6: {
+      type: 'number',
+      optional: true,
+      ...md('Nested: minimum available IPv6 endpoints in the child.'),
+    },
   },
   blocks: {
     custom_header: { nesting: 'list', block: { ...customHeader, ...md('A probe header for this endpoint (at most 8).') } },
@@ -69,55 +116,167 @@ const inlineEndpoint: Block = {
 export const profileSchema: Schema = {
   version: 0,
   block: {
-    ...md('A Traffic Manager profile. It answers DNS at `<relative_name>.<zone>` of the tmkit runtime. Its endpoints are their own resources (as in azurerm), or `endpoint` blocks inside it (one write for the whole profile).'),
+    ...md(
+      'A Traffic Manager profile. It answers DNS at `<relative_name>.<zone>` of the tmkit runtime. Its endpoints are their own resources (as in azurerm), or `endpoint` blocks inside it (one write for the whole profile).',
+    ),
     attributes: {
-      id: { type: 'string', computed: true, ...md('`/tmkit/stacks/<stack>/trafficManagerProfiles/<name>`; usable as a nested endpoint\'s `target_resource_id`.') },
-      name: { type: 'string', required: true, requiresReplace: true, ...md('Profile name: 1–63 letters, digits, `-` and `.`, starting and ending with a letter or digit. Changing it replaces the profile.') },
-      profile_status: { type: 'string', optional: true, computed: true, ...md('`Enabled` or `Disabled` (answers NXDOMAIN, no probing). Default `Enabled`.') },
-      traffic_routing_method: { type: 'string', required: true, ...md('`Performance`, `Priority`, `Weighted`, `Geographic`, `MultiValue` or `Subnet`.') },
+      id: {
+        type: 'string',
+        computed: true,
+        ...md("`/tmkit/stacks/<stack>/trafficManagerProfiles/<name>`; usable as a nested endpoint's `target_resource_id`."),
+      },
+      name: {
+        type: 'string',
+        required: true,
+        requiresReplace: true,
+        ...md(
+          'Profile name: 1–63 letters, digits, `-` and `.`, starting and ending with a letter or digit. Changing it replaces the profile.',
+        ),
+      },
+      profile_status: {
+        type: 'string',
+        optional: true,
+        computed: true,
+        ...md('`Enabled` or `Disabled` (answers NXDOMAIN, no probing). Default `Enabled`.'),
+      },
+      traffic_routing_method: {
+        type: 'string',
+        required: true,
+        ...md('`Performance`, `Priority`, `Weighted`, `Geographic`, `MultiValue` or `Subnet`.'),
+      },
       fqdn: { type: 'string', computed: true, ...md('The DNS name the profile answers at (`<relative_name>.<zone>`).') },
-      traffic_view_enabled: { type: 'bool', optional: true, computed: true, ...md('Traffic View enrollment; stored, no effect on answers. Default `false`.') },
-      max_return: { type: 'number', optional: true, computed: true, ...md('MultiValue only: how many healthy endpoints one answer holds, 1–8. Default 2 for MultiValue profiles.') },
+      traffic_view_enabled: {
+        type: 'bool',
+        optional: true,
+        computed: true,
+        ...md('Traffic View enrollment; stored, no effect on answers. Default `false`.'),
+      },
+      max_return: {
+        type: 'number',
+        optional: true,
+        computed: true,
+        ...md('MultiValue only: how many healthy endpoints one answer holds, 1–8. Default 2 for MultiValue profiles.'),
+      },
       tags: { type: ['map', 'string'], optional: true, ...md('Free-form tags.') },
     },
     blocks: {
       dns_config: {
-        nesting: 'list', minItems: 1, maxItems: 1,
+        nesting: 'list',
+        minItems: 1,
+        maxItems: 1,
         block: {
           attributes: {
-            relative_name: { type: 'string', required: true, requiresReplace: true, ...md('DNS label(s) under the zone. Changing it replaces the profile (the old name stops answering).') },
+            relative_name: {
+              type: 'string',
+              required: true,
+              requiresReplace: true,
+              ...md('DNS label(s) under the zone. Changing it replaces the profile (the old name stops answering).'),
+            },
             ttl: { type: 'number', optional: true, computed: true, ...md('TTL of the answers in seconds, 0–2147483647. Default 30.') },
           },
         },
       },
       monitor_config: {
-        nesting: 'list', minItems: 0, maxItems: 1,
+        nesting: 'list',
+        minItems: 0,
+        maxItems: 1,
         block: {
-          ...md('Endpoint health probing. Without the block, tmkit\'s defaults apply (HTTP on port 80, path `/`, every 30 s).'),
+          ...md("Endpoint health probing. Without the block, tmkit's defaults apply (HTTP on port 80, path `/`, every 30 s)."),
           attributes: {
-            protocol: { type: 'string', optional: true, computed: true, ...md('`HTTP`, `HTTPS` (certificate not validated unless `certificate_validation = "Enabled"`) or `TCP` (connect only). Default `HTTP`.') },
+            protocol: {
+              type: 'string',
+              optional: true,
+              computed: true,
+              ...md(
+                '`HTTP`, `HTTPS` (certificate not validated unless `certificate_validation = "Enabled"`) or `TCP` (connect only). Default `HTTP`.',
+              ),
+            },
             port: { type: 'number', optional: true, computed: true, ...md('1–65535. Default 80, or 443 for HTTPS.') },
-            path: { type: 'string', optional: true, computed: true, ...md('Relative path probed with HTTP(S), e.g. `/health`; must be unset for TCP. Default `/` for HTTP(S).') },
+            path: {
+              type: 'string',
+              optional: true,
+              computed: true,
+              ...md('Relative path probed with HTTP(S), e.g. `/health`; must be unset for TCP. Default `/` for HTTP(S).'),
+            },
             interval_in_seconds: { type: 'number', optional: true, computed: true, ...md('30, or 10 for fast probing. Default 30.') },
-            timeout_in_seconds: { type: 'number', optional: true, computed: true, ...md('5–10 with a 30 s interval, 5–9 with 10 s. Default 10 (9 with a 10 s interval).') },
-            tolerated_number_of_failures: { type: 'number', optional: true, computed: true, ...md('Failed probes tolerated before an endpoint is Degraded, 0–9. Default 3.') },
-            expected_status_code_ranges: { type: ['list', 'string'], optional: true, ...md('Status code ranges counted as healthy besides 200, e.g. `["200-299", "301-302"]`; at most 8.') },
-            certificate_validation: { type: 'string', optional: true, ...md('tmkit: `Enabled` checks HTTPS certificates (chain, host name, expiry; a failed check is a failed probe with the reason). Unset or `Disabled`: any certificate, as Azure.') },
-            ca_certificates: { type: 'string', optional: true, ...md('tmkit: PEM CA certificates the probed chain must lead to instead of the system CAs (with `certificate_validation = "Enabled"`), e.g. `file("ca.pem")`.') },
-            certificate_expiry_warning_days: { type: 'number', optional: true, ...md('tmkit: warn (status, dashboard, metric) this many days before a certificate expires, 0–365 (0: never). Unset: 14 with validation enabled.') },
-            degraded_latency_ms: { type: 'number', optional: true, ...md('tmkit: a probe slower than this many milliseconds (1–60000, below the timeout) counts as failed (`slow: 812 ms > 500 ms`). Unset: no latency rule.') },
+            timeout_in_seconds: {
+              type: 'number',
+              optional: true,
+              computed: true,
+              ...md('5–10 with a 30 s interval, 5–9 with 10 s. Default 10 (9 with a 10 s interval).'),
+            },
+            tolerated_number_of_failures: {
+              type: 'number',
+              optional: true,
+              computed: true,
+              ...md('Failed probes tolerated before an endpoint is Degraded, 0–9. Default 3.'),
+            },
+            expected_status_code_ranges: {
+              type: ['list', 'string'],
+              optional: true,
+              ...md('Status code ranges counted as healthy besides 200, e.g. `["200-299", "301-302"]`; at most 8.'),
+            },
+            certificate_validation: {
+              type: 'string',
+              optional: true,
+              ...md(
+                'tmkit: `Enabled` checks HTTPS certificates (chain, host name, expiry; a failed check is a failed probe with the reason). Unset or `Disabled`: any certificate, as Azure.',
+              ),
+            },
+            ca_certificates: {
+              type: 'string',
+              optional: true,
+              ...md(
+                'tmkit: PEM CA certificates the probed chain must lead to instead of the system CAs (with `certificate_validation = "Enabled"`), e.g. `file("ca.pem")`.',
+              ),
+            },
+            certificate_expiry_warning_days: {
+              type: 'number',
+              optional: true,
+              ...md(
+                'tmkit: warn (status, dashboard, metric) this many days before a certificate expires, 0–365 (0: never). Unset: 14 with validation enabled.',
+              ),
+            },
+            degraded_latency_ms: {
+              type: 'number',
+              optional: true,
+              ...md(
+                'tmkit: a probe slower than this many milliseconds (1–60000, below the timeout) counts as failed (`slow: 812 ms > 500 ms`). Unset: no latency rule.',
+              ),
+            },
           },
           blocks: { custom_header: { nesting: 'list', block: { ...customHeader, ...md('A header sent with every probe (at most 8).') } } },
         },
       },
       failback: {
-        nesting: 'list', minItems: 0, maxItems: 1,
+        nesting: 'list',
+        minItems: 0,
+        maxItems: 1,
         block: {
-          ...md('How an endpoint comes back after an outage (a tmkit extension; docs/health.md "Failback"). Without the block: Azure\'s behaviour, Online again after one good probe.'),
+          ...md(
+            'How an endpoint comes back after an outage (a tmkit extension; docs/health.md "Failback"). Without the block: Azure\'s behaviour, Online again after one good probe.',
+          ),
           attributes: {
-            mode: { type: 'string', optional: true, computed: true, ...md('`Automatic` (Online once recovered) or `Manual` (`AwaitingFailback` until `tmkit endpoint failback`). Default `Automatic`.') },
-            successes_to_recover: { type: 'number', optional: true, computed: true, ...md('Consecutive good probes before a Degraded endpoint counts as recovered, 1–10. Default 1.') },
-            hold_down_seconds: { type: 'number', optional: true, computed: true, ...md('Seconds since the endpoint failed before it can count as recovered, 0–3600. Default 0.') },
+            mode: {
+              type: 'string',
+              optional: true,
+              computed: true,
+              ...md(
+                '`Automatic` (Online once recovered) or `Manual` (`AwaitingFailback` until `tmkit endpoint failback`). Default `Automatic`.',
+              ),
+            },
+            successes_to_recover: {
+              type: 'number',
+              optional: true,
+              computed: true,
+              ...md('Consecutive good probes before a Degraded endpoint counts as recovered, 1–10. Default 1.'),
+            },
+            hold_down_seconds: {
+              type: 'number',
+              optional: true,
+              computed: true,
+              ...md('Seconds since the endpoint failed before it can count as recovered, 0–3600. Default 0.'),
+            },
           },
         },
       },
@@ -129,19 +288,55 @@ export const profileSchema: Schema = {
 
 const common = (kind: string): Record<string, Attribute> => ({
   id: { type: 'string', computed: true, ...md(`\`<profile id>/${kind}/<name>\`.`) },
-  name: { type: 'string', required: true, requiresReplace: true, ...md('Endpoint name, unique in its profile. Changing it replaces the endpoint.') },
-  profile_id: { type: 'string', required: true, requiresReplace: true, ...md('The profile\'s id (`tmkit_profile.x.id`). Changing it replaces the endpoint.') },
+  name: {
+    type: 'string',
+    required: true,
+    requiresReplace: true,
+    ...md('Endpoint name, unique in its profile. Changing it replaces the endpoint.'),
+  },
+  profile_id: {
+    type: 'string',
+    required: true,
+    requiresReplace: true,
+    ...md("The profile's id (`tmkit_profile.x.id`). Changing it replaces the endpoint."),
+  },
   weight: { type: 'number', optional: true, computed: true, ...md('Weighted routing: share of answers, 1–1000. Default 1.') },
-  priority: { type: 'number', optional: true, computed: true, ...md('Priority routing: 1–1000, lower is preferred, unique in the profile. Default: the next free priority. To swap two priorities, move one to a free priority first (one apply), then the other.') },
+  priority: {
+    type: 'number',
+    optional: true,
+    computed: true,
+    ...md(
+      'Priority routing: 1–1000, lower is preferred, unique in the profile. Default: the next free priority. To swap two priorities, move one to a free priority first (one apply), then the other.',
+    ),
+  },
   enabled: { type: 'bool', optional: true, computed: true, ...md('`false` takes the endpoint out of rotation. Default `true`.') },
-  geo_mappings: { type: ['list', 'string'], optional: true, ...md('Geographic routing: region codes (`WORLD`, `GEO-EU`, `DE`, `US-CA`, …); each code may be mapped to one endpoint of the profile only.') },
+  geo_mappings: {
+    type: ['list', 'string'],
+    optional: true,
+    ...md(
+      'Geographic routing: region codes (`WORLD`, `GEO-EU`, `DE`, `US-CA`, …); each code may be mapped to one endpoint of the profile only.',
+    ),
+  },
 });
 
-const location: Attribute = { type: 'string', optional: true, computed: true, ...md('Azure region the endpoint is closest to (`westeurope` or `West Europe`), required for Performance routing.') };
-const alwaysServe: Attribute = { type: 'bool', optional: true, computed: true, ...md('Always treat the endpoint as healthy and stop probing it. Default `false`.') };
+const location: Attribute = {
+  type: 'string',
+  optional: true,
+  computed: true,
+  ...md('Azure region the endpoint is closest to (`westeurope` or `West Europe`), required for Performance routing.'),
+};
+const alwaysServe: Attribute = {
+  type: 'bool',
+  optional: true,
+  computed: true,
+  ...md('Always treat the endpoint as healthy and stop probing it. Default `false`.'),
+};
 
 const endpointBlocks = (): Block['blocks'] => ({
-  custom_header: { nesting: 'list', block: { ...customHeader, ...md('A probe header for this endpoint (at most 8); overrides the profile\'s header of the same name.') } },
+  custom_header: {
+    nesting: 'list',
+    block: { ...customHeader, ...md("A probe header for this endpoint (at most 8); overrides the profile's header of the same name.") },
+  },
   subnet: { nesting: 'list', block: subnet },
   timeouts: { nesting: 'single', block: timeouts },
 });
@@ -152,30 +347,68 @@ const endpointSchema = (description: string, kind: string, own: Record<string, A
   block: { ...md(description), attributes: { ...common(kind), ...own }, blocks: endpointBlocks() },
 });
 
-export const externalEndpointSchema: Schema = endpointSchema('An External endpoint (an FQDN, IPv4 or IPv6 address outside Azure) of a tmkit profile.', 'ExternalEndpoints', {
-  target: { type: 'string', required: true, ...md('FQDN (answered as CNAME), IPv4 (A) or IPv6 (AAAA) address; no port.') },
-  endpoint_location: location,
-  always_serve_enabled: alwaysServe,
-});
+export const externalEndpointSchema: Schema = endpointSchema(
+  'An External endpoint (an FQDN, IPv4 or IPv6 address outside Azure) of a tmkit profile.',
+  'ExternalEndpoints',
+  {
+    target: { type: 'string', required: true, ...md('FQDN (answered as CNAME), IPv4 (A) or IPv6 (AAAA) address; no port.') },
+    endpoint_location: location,
+    always_serve_enabled: alwaysServe,
+  },
+);
 
-export const azureEndpointSchema: Schema = endpointSchema('An Azure endpoint (an Azure resource by ARM id, resolved through the runtime\'s resource catalog `tmkit serve --resources`) of a tmkit profile.', 'AzureEndpoints', {
-  target_resource_id: { type: 'string', required: true, ...md('ARM id of the resource (`/subscriptions/<id>/resourceGroups/<rg>/providers/Microsoft.Web/sites/<name>`).') },
-  target: { type: 'string', optional: true, ...md('tmkit: the resource\'s DNS name or address, when the resource catalog does not provide it.') },
-  endpoint_location: { ...location, ...md('tmkit: the resource\'s Azure region, when the resource catalog does not provide it.') },
-  always_serve_enabled: alwaysServe,
-});
+export const azureEndpointSchema: Schema = endpointSchema(
+  "An Azure endpoint (an Azure resource by ARM id, resolved through the runtime's resource catalog `tmkit serve --resources`) of a tmkit profile.",
+  'AzureEndpoints',
+  {
+    target_resource_id: {
+      type: 'string',
+      required: true,
+      ...md('ARM id of the resource (`/subscriptions/<id>/resourceGroups/<rg>/providers/Microsoft.Web/sites/<name>`).'),
+    },
+    target: {
+      type: 'string',
+      optional: true,
+      ...md("tmkit: the resource's DNS name or address, when the resource catalog does not provide it."),
+    },
+    endpoint_location: { ...location, ...md("tmkit: the resource's Azure region, when the resource catalog does not provide it.") },
+    always_serve_enabled: alwaysServe,
+  },
+);
 
-export const nestedEndpointSchema: Schema = endpointSchema('A nested endpoint: another tmkit profile (the child) answers for this endpoint of its parent.', 'NestedEndpoints', {
-  target_resource_id: { type: 'string', required: true, ...md('The child profile\'s id (`tmkit_profile.child.id`) or name.') },
-  endpoint_location: { ...location, ...md('Azure region of the child, required when the parent uses Performance routing.') },
-  minimum_child_endpoints: { type: 'number', optional: true, computed: true, ...md('How many child endpoints must be available for this endpoint to be, ≥ 1. Default 1.') },
-  minimum_required_child_endpoints_ipv4: { type: 'number', optional: true, ...md('Minimum available IPv4 (A) endpoints in the child, ≥ 0.') },
-  minimum_required_child_endpoints_ipv6: { type: 'number', optional: true, ...md('Minimum available IPv6 (AAAA) endpoints in the child, ≥ 0.') },
-});
+export const nestedEndpointSchema: Schema = endpointSchema(
+  'A nested endpoint: another tmkit profile (the child) answers for this endpoint of its parent.',
+  'NestedEndpoints',
+  {
+    target_resource_id: { type: 'string', required: true, ...md("The child profile's id (`tmkit_profile.child.id`) or name.") },
+    endpoint_location: { ...location, ...md('Azure region of the child, required when the parent uses Performance routing.') },
+    minimum_child_endpoints: {
+      type: 'number',
+      optional: true,
+      computed: true,
+      ...md('How many child endpoints must be available for this endpoint to be, ≥ 1. Default 1.'),
+    },
+    minimum_required_child_endpoints_ipv4: {
+      type: 'number',
+      optional: true,
+      ...md('Minimum available IPv4 (A) endpoints in the child, ≥ 0.'),
+    },
+    minimum_required_child_endpoints_ipv6: {
+      type: 'number',
+      optional: true,
+      ...md('Minimum available IPv6 (AAAA) endpoints in the child, ≥ 0.'),
+    },
+  },
+);
 
 const statusEndpoint = {
-  name: 'string', type: 'string', target: 'string', target_resource_id: 'string', endpoint_status: 'string',
-  endpoint_monitor_status: 'string', reason: 'string',
+  name: 'string',
+  type: 'string',
+  target: 'string',
+  target_resource_id: 'string',
+  endpoint_status: 'string',
+  endpoint_monitor_status: 'string',
+  reason: 'string',
 } as const;
 
 export const profileStatusSchema: Schema = {
@@ -184,13 +417,25 @@ export const profileStatusSchema: Schema = {
     ...md('The live monitor status of a profile and its endpoints, as the runtime sees it now (`GET /v1/profiles/{name}/status`).'),
     attributes: {
       name: { type: 'string', required: true, ...md('Profile name.') },
-      id: { type: 'string', computed: true, ...md('The profile\'s id.') },
+      id: { type: 'string', computed: true, ...md("The profile's id.") },
       stack: { type: 'string', computed: true, ...md('The stack that owns the profile.') },
       fqdn: { type: 'string', computed: true },
       profile_status: { type: 'string', computed: true },
-      profile_monitor_status: { type: 'string', computed: true, ...md('`Online`, `Degraded`, `Disabled`, `Inactive` or `CheckingEndpoints`.') },
-      all_degraded_fallback: { type: 'bool', computed: true, ...md('True when every eligible endpoint is Degraded and they are answered as if Online.') },
-      endpoints: { type: ['list', ['object', statusEndpoint]], computed: true, ...md('Each endpoint with its `endpoint_monitor_status` and the reason.') },
+      profile_monitor_status: {
+        type: 'string',
+        computed: true,
+        ...md('`Online`, `Degraded`, `Disabled`, `Inactive` or `CheckingEndpoints`.'),
+      },
+      all_degraded_fallback: {
+        type: 'bool',
+        computed: true,
+        ...md('True when every eligible endpoint is Degraded and they are answered as if Online.'),
+      },
+      endpoints: {
+        type: ['list', ['object', statusEndpoint]],
+        computed: true,
+        ...md('Each endpoint with its `endpoint_monitor_status` and the reason.'),
+      },
     },
   },
 };

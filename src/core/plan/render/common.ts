@@ -8,11 +8,21 @@ import type { AttributeChange, JsonValue, PlanSummary, ProfileAction, ProfileCha
 /** Shared wording for the three renderers, so text, markdown and json say the same thing. */
 
 export const SYMBOL: Record<ProfileAction | 'affected', string> = {
-  create: '+', update: '~', replace: '-/+', delete: '-', 'no-op': ' ', affected: '>',
+  create: '+',
+  update: '~',
+  replace: '-/+',
+  delete: '-',
+  'no-op': ' ',
+  affected: '>',
 };
 
 export const ACTION_WORD: Record<ProfileAction | 'affected', string> = {
-  create: 'create', update: 'update', replace: 'replace', delete: 'destroy', 'no-op': 'no changes', affected: 'affected',
+  create: 'create',
+  update: 'update',
+  replace: 'replace',
+  delete: 'destroy',
+  'no-op': 'no changes',
+  affected: 'affected',
 };
 
 export function summaryLine(s: PlanSummary): string {
@@ -114,8 +124,14 @@ export function setDelta(before: JsonValue | undefined, after: JsonValue | undef
 
 /** Short phrases summarising a profile change (for a one-line summary). */
 export function changePhrases(c: ProfileChange, max = 4): string[] {
-  if (c.action === 'create') return [`${c.after!.trafficRoutingMethod}, ${count(c.after!.endpoints.length, 'endpoint')}, relativeName ${c.after!.dnsConfig.relativeName}`];
-  if (c.action === 'delete') return [`${c.before!.trafficRoutingMethod}, ${count(c.before!.endpoints.length, 'endpoint')}, relativeName ${c.before!.dnsConfig.relativeName}`];
+  if (c.action === 'create')
+    return [
+      `${c.after!.trafficRoutingMethod}, ${count(c.after!.endpoints.length, 'endpoint')}, relativeName ${c.after!.dnsConfig.relativeName}`,
+    ];
+  if (c.action === 'delete')
+    return [
+      `${c.before!.trafficRoutingMethod}, ${count(c.before!.endpoints.length, 'endpoint')}, relativeName ${c.before!.dnsConfig.relativeName}`,
+    ];
   const out: string[] = [];
   const { shown, unused } = shownAttributes(c);
   if (shown.length === 0 && unused > 0) return [unusedNote(c, unused)];
@@ -126,9 +142,10 @@ export function changePhrases(c: ProfileChange, max = 4): string[] {
       phrase = a.kind === 'add' ? `+endpoint ${ep.endpoint}` : a.kind === 'remove' ? `−endpoint ${ep.endpoint}` : `${ep.endpoint} changed`;
     } else if (ep) {
       const d = setDelta(a.before, a.after);
-      phrase = d && (d.added.length || d.removed.length)
-        ? `${ep.endpoint} ${ep.rest} ${[...d.added.map((x) => `+${x}`), ...d.removed.map((x) => `−${x}`)].join(' ')}`
-        : `${ep.endpoint} ${ep.rest} ${formatValue(a.before)} → ${formatValue(a.after)}`;
+      phrase =
+        d && (d.added.length || d.removed.length)
+          ? `${ep.endpoint} ${ep.rest} ${[...d.added.map((x) => `+${x}`), ...d.removed.map((x) => `−${x}`)].join(' ')}`
+          : `${ep.endpoint} ${ep.rest} ${formatValue(a.before)} → ${formatValue(a.after)}`;
     } else if (a.kind === 'reorder') {
       phrase = `${a.path} reordered`;
     } else {

@@ -40,7 +40,12 @@ export function planToJson(report: PlanReport): JsonValue {
     steps: plan.steps.map((s) => toJson(s)),
     errors: plan.errors.map(issueJson),
     warnings: report.warnings.map(issueJson),
-    failover: report.failover.map((f) => ({ profile: f.profile, before: estimateJson(f.before), after: estimateJson(f.after), exceeds: f.exceeds })),
+    failover: report.failover.map((f) => ({
+      profile: f.profile,
+      before: estimateJson(f.before),
+      after: estimateJson(f.after),
+      exceeds: f.exceeds,
+    })),
     maxFailoverSeconds: report.maxFailoverSeconds ?? null,
     preview: report.preview ? toJson(report.preview) : null,
     // Plans against a server only: what its live health says (it depends on the moment, unlike the rest).
@@ -92,23 +97,34 @@ const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object
  */
 export function readPlanJson(value: unknown): Plan {
   if (!isObj(value) || value.kind !== 'tmkit-plan') {
-    throw new PlanFormatError('PLAN_FILE_NOT_A_PLAN', 'not a tmkit plan file (expected "kind": "tmkit-plan"); create one with `tmkit plan FILE --out plan.json`');
+    throw new PlanFormatError(
+      'PLAN_FILE_NOT_A_PLAN',
+      'not a tmkit plan file (expected "kind": "tmkit-plan"); create one with `tmkit plan FILE --out plan.json`',
+    );
   }
   if (value.formatVersion !== PLAN_FORMAT_VERSION) {
-    throw new PlanFormatError('PLAN_FILE_VERSION', `plan formatVersion ${String(value.formatVersion)} is not supported (this tmkit reads ${PLAN_FORMAT_VERSION}); re-run \`tmkit plan\` with this version`);
+    throw new PlanFormatError(
+      'PLAN_FILE_VERSION',
+      `plan formatVersion ${String(value.formatVersion)} is not supported (this tmkit reads ${PLAN_FORMAT_VERSION}); re-run \`tmkit plan\` with this version`,
+    );
   }
-  const bad = (what: string): never => { throw new PlanFormatError('PLAN_FILE_INVALID', `plan file: ${what}; re-run \`tmkit plan --out\``); };
+  const bad = (what: string): never => {
+    throw new PlanFormatError('PLAN_FILE_INVALID', `plan file: ${what}; re-run \`tmkit plan --out\``);
+  };
   if (typeof value.stack !== 'string') bad('"stack" must be a string');
   if (!Array.isArray(value.changes)) bad('"changes" must be a list');
   if (!Array.isArray(value.steps)) bad('"steps" must be a list');
   const changes = (value.changes as unknown[]).map((c, i): ProfileChange => {
-    if (!isObj(c) || typeof c.profile !== 'string' || typeof c.action !== 'string') return bad(`changes[${i}] needs "profile" and "action"`);
+    if (!isObj(c) || typeof c.profile !== 'string' || typeof c.action !== 'string')
+      return bad(`changes[${i}] needs "profile" and "action"`);
     const action = c.action as ProfileChange['action'];
     if (!['create', 'update', 'replace', 'delete', 'no-op'].includes(action)) bad(`changes[${i}].action "${action}" is unknown`);
-    if ((action === 'create' || action === 'update' || action === 'replace') && !isObj(c.after)) bad(`changes[${i}] (${action}) needs "after"`);
+    if ((action === 'create' || action === 'update' || action === 'replace') && !isObj(c.after))
+      bad(`changes[${i}] (${action}) needs "after"`);
     if (action !== 'create' && typeof c.baseEtag !== 'string') bad(`changes[${i}] (${action}) needs "baseEtag"`);
     const out: ProfileChange = {
-      profile: c.profile, action,
+      profile: c.profile,
+      action,
       attributes: Array.isArray(c.attributes) ? (c.attributes as ProfileChange['attributes']) : [],
       replaceReasons: Array.isArray(c.replaceReasons) ? (c.replaceReasons as string[]) : [],
     };
@@ -118,7 +134,8 @@ export function readPlanJson(value: unknown): Plan {
     return out;
   });
   const steps = (value.steps as unknown[]).map((s, i): PlanStep => {
-    if (!isObj(s) || typeof s.profile !== 'string' || (s.method !== 'PUT' && s.method !== 'DELETE')) return bad(`steps[${i}] needs "profile" and "method"`);
+    if (!isObj(s) || typeof s.profile !== 'string' || (s.method !== 'PUT' && s.method !== 'DELETE'))
+      return bad(`steps[${i}] needs "profile" and "method"`);
     return s as unknown as PlanStep;
   });
   const summary = isObj(value.summary) ? (value.summary as unknown as Plan['summary']) : bad('"summary" missing');

@@ -3,8 +3,23 @@ import type { ProfilePreview } from '../preview-types';
 import type { FailoverRow, PlanReport } from '../report';
 import type { AttributeChange, ProfileChange, Writer } from '../types';
 import {
-  ACTION_WORD, changePhrases, classCount, describeEndpoint, endpointOf, failoverText, formatValue, hasChanges, liveHealthLines, pct, points, recoveryText, setDelta, shownAttributes, unusedNote,
-  SYMBOL, summaryLine,
+  ACTION_WORD,
+  changePhrases,
+  classCount,
+  describeEndpoint,
+  endpointOf,
+  failoverText,
+  formatValue,
+  hasChanges,
+  liveHealthLines,
+  pct,
+  points,
+  recoveryText,
+  setDelta,
+  shownAttributes,
+  unusedNote,
+  SYMBOL,
+  summaryLine,
 } from './common';
 import { short } from './text';
 import { count } from '../../words';
@@ -37,7 +52,8 @@ export function renderMarkdown(report: PlanReport, options: MarkdownOptions = {}
   const head: string[] = [];
   head.push(options.marker ?? DEFAULT_MARKER);
   head.push(`### ${options.title ?? 'tmkit plan'} — stack ${code(plan.stack)}`, '');
-  if (plan.errors.length > 0) head.push(`**❌ This plan cannot be applied: ${count(plan.errors.length, 'error')}.** ${summaryLine(plan.summary)}`);
+  if (plan.errors.length > 0)
+    head.push(`**❌ This plan cannot be applied: ${count(plan.errors.length, 'error')}.** ${summaryLine(plan.summary)}`);
   else if (!hasChanges(plan.summary)) head.push(`**No changes.** The deployed profiles of stack ${code(plan.stack)} match the document.`);
   else head.push(`**${summaryLine(plan.summary)}**`);
   if (plan.summary.unchanged > 0) head.push('', `${count(plan.summary.unchanged, 'profile')} unchanged.`);
@@ -50,20 +66,37 @@ export function renderMarkdown(report: PlanReport, options: MarkdownOptions = {}
   const affectedOnly = (report.preview?.profiles ?? []).filter((p) => !changedNames.has(p.profile));
 
   if (changed.length + affectedOnly.length > 0) {
-    const rows = [...changed.map((c) => ({ name: c.profile, sym: SYMBOL[c.action], action: ACTION_WORD[c.action], what: changePhrases(c, 3).join('; ') })),
-      ...affectedOnly.map((p) => ({ name: p.profile, sym: SYMBOL.affected, action: p.action === 'affected' ? 'routing affected' : 'preview', what: p.reason ?? '' }))];
+    const rows = [
+      ...changed.map((c) => ({
+        name: c.profile,
+        sym: SYMBOL[c.action],
+        action: ACTION_WORD[c.action],
+        what: changePhrases(c, 3).join('; '),
+      })),
+      ...affectedOnly.map((p) => ({
+        name: p.profile,
+        sym: SYMBOL.affected,
+        action: p.action === 'affected' ? 'routing affected' : 'preview',
+        what: p.reason ?? '',
+      })),
+    ];
     const maxRows = 60;
     head.push('| | Profile | Action | What changes | Worst-case failover |', '|---|---|---|---|---|');
     for (const r of rows.slice(0, maxRows)) {
       const f = failoverBy.get(r.name);
       head.push(`| ${code(r.sym)} | ${code(r.name)} | ${r.action} | ${esc(r.what)} | ${f ? failoverCell(f) : '—'} |`);
     }
-    if (rows.length > maxRows) head.push(`| | … | | ${count(rows.length - maxRows, 'more profile', 'more profiles')}, each in its own section below | |`);
+    if (rows.length > maxRows)
+      head.push(`| | … | | ${count(rows.length - maxRows, 'more profile', 'more profiles')}, each in its own section below | |`);
     head.push('');
   }
   const exceeding = report.failover.filter((f) => f.exceeds);
   if (exceeding.length > 0) {
-    head.push(`> [!CAUTION]`, `> ${count(exceeding.length, 'profile')} exceed${exceeding.length === 1 ? 's' : ''} the failover limit of ${report.maxFailoverSeconds} s: ${exceeding.map((f) => `${code(f.profile)} (${failoverText(f.after)})`).join(', ')}`, '');
+    head.push(
+      `> [!CAUTION]`,
+      `> ${count(exceeding.length, 'profile')} exceed${exceeding.length === 1 ? 's' : ''} the failover limit of ${report.maxFailoverSeconds} s: ${exceeding.map((f) => `${code(f.profile)} (${failoverText(f.after)})`).join(', ')}`,
+      '',
+    );
   }
   if (plan.errors.length > 0) {
     head.push('> [!CAUTION]', `> **Errors** (the plan cannot be applied):`);
@@ -91,10 +124,23 @@ export function renderMarkdown(report: PlanReport, options: MarkdownOptions = {}
     });
   }
   for (const p of affectedOnly) {
-    sections.push({ name: p.profile, full: () => affectedSection(p, failoverBy.get(p.profile), true), compact: () => affectedSection(p, failoverBy.get(p.profile), false) });
+    sections.push({
+      name: p.profile,
+      full: () => affectedSection(p, failoverBy.get(p.profile), true),
+      compact: () => affectedSection(p, failoverBy.get(p.profile), false),
+    });
   }
   if (plan.steps.length > 1) {
-    const order = ['<details><summary>Apply order</summary>', '', ...plan.steps.map((s, i) => `${i + 1}. \`${s.method} ${s.profile}\` (${s.action})${s.after.length ? ` — ${esc(s.after.join('; '))}` : ''}`), '', '</details>', ''].join('\n');
+    const order = [
+      '<details><summary>Apply order</summary>',
+      '',
+      ...plan.steps.map(
+        (s, i) => `${i + 1}. \`${s.method} ${s.profile}\` (${s.action})${s.after.length ? ` — ${esc(s.after.join('; '))}` : ''}`,
+      ),
+      '',
+      '</details>',
+      '',
+    ].join('\n');
     sections.push({ name: 'apply order', full: () => order, compact: () => '' });
   }
 
@@ -112,11 +158,17 @@ export function renderMarkdown(report: PlanReport, options: MarkdownOptions = {}
     const choice: Array<'full' | 'compact' | 'cut'> = [];
     let used = 0;
     compacts.forEach((c, i) => {
-      if (c.length > 0 && used + c.length <= budget) { choice[i] = 'compact'; used += c.length; } else choice[i] = 'cut';
+      if (c.length > 0 && used + c.length <= budget) {
+        choice[i] = 'compact';
+        used += c.length;
+      } else choice[i] = 'cut';
     });
     fulls.forEach((f, i) => {
       const cost = f.length - (choice[i] === 'compact' ? compacts[i]!.length : 0);
-      if (used + cost <= budget) { used += cost; choice[i] = 'full'; }
+      if (used + cost <= budget) {
+        used += cost;
+        choice[i] = 'full';
+      }
     });
     sections.forEach((s, i) => {
       if (choice[i] === 'full') out += fulls[i];
@@ -127,9 +179,29 @@ export function renderMarkdown(report: PlanReport, options: MarkdownOptions = {}
     });
   }
   if (cutFull.length > 0 || cutAll.length > 0) {
-    const note: string[] = ['', `> [!NOTE]`, `> This comment was shortened to stay within GitHub's ${String(limit).replace(/\B(?=(\d{3})+(?!\d))/g, ',')}-character limit.`];
-    if (cutFull.length > 0) note.push(`> Routing preview left out for: ${esc(short(cutFull.map((n) => `\`${n}\``), 25))}.`);
-    if (cutAll.length > 0) note.push(`> Sections left out entirely: ${esc(short(cutAll.map((n) => `\`${n}\``), 25))}.`);
+    const note: string[] = [
+      '',
+      `> [!NOTE]`,
+      `> This comment was shortened to stay within GitHub's ${String(limit).replace(/\B(?=(\d{3})+(?!\d))/g, ',')}-character limit.`,
+    ];
+    if (cutFull.length > 0)
+      note.push(
+        `> Routing preview left out for: ${esc(
+          short(
+            cutFull.map((n) => `\`${n}\``),
+            25,
+          ),
+        )}.`,
+      );
+    if (cutAll.length > 0)
+      note.push(
+        `> Sections left out entirely: ${esc(
+          short(
+            cutAll.map((n) => `\`${n}\``),
+            25,
+          ),
+        )}.`,
+      );
     note.push('> Run `tmkit plan FILE` locally, or download the `--format json` plan, for the full plan.');
     let tail = `${note.join('\n')}\n`;
     if (out.length + tail.length > limit) tail = tail.slice(0, Math.max(0, limit - out.length));
@@ -152,15 +224,24 @@ function failoverCell(f: FailoverRow): string {
 function profileSection(c: ProfileChange, f: FailoverRow | undefined, pv: ProfilePreview | undefined, withPreview: boolean): string {
   const out: string[] = [];
   const sym = SYMBOL[c.action];
-  out.push(`<details><summary><code>${sym} ${esc(c.profile)}</code> — ${ACTION_WORD[c.action]}: ${esc(changePhrases(c, 3).join('; '))}</summary>`, '');
+  out.push(
+    `<details><summary><code>${sym} ${esc(c.profile)}</code> — ${ACTION_WORD[c.action]}: ${esc(changePhrases(c, 3).join('; '))}</summary>`,
+    '',
+  );
   for (const r of c.replaceReasons) out.push(`**Forces replacement:** ${esc(r)}.`, '');
   if (c.baseEtag !== undefined) out.push(`Base ETag: ${code(c.baseEtag)}`, '');
 
   if (c.action === 'create' || c.action === 'delete') {
     const p = (c.after ?? c.before)!;
     out.push('| Setting | Value |', '|---|---|');
-    out.push(`| routing | ${p.trafficRoutingMethod} |`, `| relativeName | ${code(p.dnsConfig.relativeName)} |`, `| TTL | ${p.dnsConfig.ttl} s |`);
-    out.push(`| probe | ${p.monitorConfig.protocol}:${p.monitorConfig.port}${esc(p.monitorConfig.path ?? '')} every ${p.monitorConfig.intervalInSeconds} s, timeout ${p.monitorConfig.timeoutInSeconds} s, tolerated ${p.monitorConfig.toleratedNumberOfFailures} |`);
+    out.push(
+      `| routing | ${p.trafficRoutingMethod} |`,
+      `| relativeName | ${code(p.dnsConfig.relativeName)} |`,
+      `| TTL | ${p.dnsConfig.ttl} s |`,
+    );
+    out.push(
+      `| probe | ${p.monitorConfig.protocol}:${p.monitorConfig.port}${esc(p.monitorConfig.path ?? '')} every ${p.monitorConfig.intervalInSeconds} s, timeout ${p.monitorConfig.timeoutInSeconds} s, tolerated ${p.monitorConfig.toleratedNumberOfFailures} |`,
+    );
     out.push('');
     out.push('| Endpoint | ' + (c.action === 'create' ? 'Created' : 'Destroyed') + ' |', '|---|---|');
     for (const e of p.endpoints) out.push(`| ${code(e.name)} | ${esc(describeEndpoint(e, p.trafficRoutingMethod))} |`);
@@ -172,20 +253,32 @@ function profileSection(c: ProfileChange, f: FailoverRow | undefined, pv: Profil
     const method = (c.after ?? c.before)!.trafficRoutingMethod;
     for (const a of shown) {
       const ep = endpointOf(a);
-      if (!ep) { other.push(a); continue; }
-      if (ep.rest === '' && a.kind === 'add') epRows.push(`| ${code(ep.endpoint)} | ➕ added | | ${esc(describeEndpoint(a.after as unknown as Endpoint, method))} |`);
-      else if (ep.rest === '' && a.kind === 'remove') epRows.push(`| ${code(ep.endpoint)} | ➖ removed | ${esc(describeEndpoint(a.before as unknown as Endpoint, method))} | |`);
+      if (!ep) {
+        other.push(a);
+        continue;
+      }
+      if (ep.rest === '' && a.kind === 'add')
+        epRows.push(`| ${code(ep.endpoint)} | ➕ added | | ${esc(describeEndpoint(a.after as unknown as Endpoint, method))} |`);
+      else if (ep.rest === '' && a.kind === 'remove')
+        epRows.push(`| ${code(ep.endpoint)} | ➖ removed | ${esc(describeEndpoint(a.before as unknown as Endpoint, method))} | |`);
       else {
         const d = setDelta(a.before, a.after);
-        const detail = d && (d.added.length || d.removed.length)
-          ? ` (${[...d.added.map((x) => `+${x}`), ...d.removed.map((x) => `−${x}`)].join(' ')})` : '';
-        epRows.push(`| ${code(ep.endpoint)} | ${code(ep.rest || '(order)')}${esc(detail)} | ${esc(valueText(a, 'before'))} | ${esc(valueText(a, 'after'))} |`);
+        const detail =
+          d && (d.added.length || d.removed.length)
+            ? ` (${[...d.added.map((x) => `+${x}`), ...d.removed.map((x) => `−${x}`)].join(' ')})`
+            : '';
+        epRows.push(
+          `| ${code(ep.endpoint)} | ${code(ep.rest || '(order)')}${esc(detail)} | ${esc(valueText(a, 'before'))} | ${esc(valueText(a, 'after'))} |`,
+        );
       }
     }
     if (epRows.length > 0) out.push('**Endpoints**', '', '| Endpoint | Change | Before | After |', '|---|---|---|---|', ...epRows, '');
     if (other.length > 0) {
       out.push('**Profile settings**', '', '| Attribute | Before | After |', '|---|---|---|');
-      for (const a of other) out.push(`| ${code(a.path)}${a.forcesReplacement ? ' (forces replacement)' : ''} | ${esc(valueText(a, 'before'))} | ${esc(valueText(a, 'after'))} |`);
+      for (const a of other)
+        out.push(
+          `| ${code(a.path)}${a.forcesReplacement ? ' (forces replacement)' : ''} | ${esc(valueText(a, 'before'))} | ${esc(valueText(a, 'after'))} |`,
+        );
       out.push('');
     }
     if (unused > 0) out.push(`_${esc(unusedNote(c, unused))}._`, '');
@@ -198,7 +291,10 @@ function profileSection(c: ProfileChange, f: FailoverRow | undefined, pv: Profil
 }
 
 function affectedSection(pv: ProfilePreview, f: FailoverRow | undefined, withPreview: boolean): string {
-  const out = [`<details><summary><code>&gt; ${esc(pv.profile)}</code> — ${pv.action === 'affected' ? 'routing affected' : 'routing preview'}${pv.reason ? `: ${esc(pv.reason)}` : ''}</summary>`, ''];
+  const out = [
+    `<details><summary><code>&gt; ${esc(pv.profile)}</code> — ${pv.action === 'affected' ? 'routing affected' : 'routing preview'}${pv.reason ? `: ${esc(pv.reason)}` : ''}</summary>`,
+    '',
+  ];
   if (withPreview) out.push(...previewMarkdown(pv));
   if (f) out.push(...failoverMarkdown(f));
   out.push('</details>', '');
@@ -223,8 +319,10 @@ function failoverMarkdown(f: FailoverRow): string[] {
 
 function previewMarkdown(pv: ProfilePreview): string[] {
   const out: string[] = [];
-  const method = pv.methodBefore !== null && pv.methodAfter !== null && pv.methodBefore !== pv.methodAfter
-    ? `${pv.methodBefore} → ${pv.methodAfter}` : (pv.methodAfter ?? pv.methodBefore ?? '');
+  const method =
+    pv.methodBefore !== null && pv.methodAfter !== null && pv.methodBefore !== pv.methodAfter
+      ? `${pv.methodBefore} → ${pv.methodAfter}`
+      : (pv.methodAfter ?? pv.methodBefore ?? '');
   out.push(`**Routing preview** (${method})`, '');
   if (pv.shares && pv.shares.length > 0 && pv.shares.every((s) => s.before === null)) {
     out.push('| Endpoint | Share of answers |', '|---|--:|', ...pv.shares.map((s) => `| ${code(s.endpoint)} | ${pct(s.after)} |`), '');
@@ -243,14 +341,17 @@ function previewMarkdown(pv: ProfilePreview): string[] {
     out.push(`| failover order | ${b ? esc(b.order.join(' → ')) : '—'} | ${a ? esc(a.order.join(' → ')) : '—'} |`, '');
   }
   if (pv.multiValue) {
-    const f = (v: { set: string[]; maxReturn: number } | null): string => (v ? `up to ${v.maxReturn} of ${v.set.map(code).join(', ')}` : '—');
+    const f = (v: { set: string[]; maxReturn: number } | null): string =>
+      v ? `up to ${v.maxReturn} of ${v.set.map(code).join(', ')}` : '—';
     out.push(`Returned set: ${f(pv.multiValue.before)} → ${f(pv.multiValue.after)}`, '');
   }
   if (pv.clientGroups && pv.clientGroups.length > 0 && pv.clientGroups.every((g) => g.before === null)) {
     // A new profile (or `tmkit preview` of a document): only the answers.
     out.push('| Clients in | Answer | Which |', '|---|---|---|');
     for (const g of pv.clientGroups) {
-      out.push(`| ${code(g.group)} | ${g.after === null ? '—' : code(g.after)}${g.after !== null && isNoAnswer(g.after) ? ' ⚠️' : ''} | ${classCount(g.group, g.count)}: ${esc(short(g.clients, 12))} |`);
+      out.push(
+        `| ${code(g.group)} | ${g.after === null ? '—' : code(g.after)}${g.after !== null && isNoAnswer(g.after) ? ' ⚠️' : ''} | ${classCount(g.group, g.count)}: ${esc(short(g.clients, 12))} |`,
+      );
     }
     out.push('');
   } else if (pv.clientGroups && pv.clientGroups.length > 0) {
@@ -260,21 +361,28 @@ function previewMarkdown(pv: ProfilePreview): string[] {
       out.push('| Clients in | Before | After | Which |', '|---|---|---|---|');
       for (const g of changed) {
         const lost = g.before !== null && !isNoAnswer(g.before) && (g.after === null || isNoAnswer(g.after));
-        out.push(`| ${code(g.group)} | ${g.before === null ? '—' : code(g.before)} | ${g.after === null ? '—' : code(g.after)}${lost ? ' ⚠️' : ''} | ${classCount(g.group, g.count)}: ${esc(short(g.clients, 12))} |`);
+        out.push(
+          `| ${code(g.group)} | ${g.before === null ? '—' : code(g.before)} | ${g.after === null ? '—' : code(g.after)}${lost ? ' ⚠️' : ''} | ${classCount(g.group, g.count)}: ${esc(short(g.clients, 12))} |`,
+        );
       }
       out.push('');
     } else {
       out.push('No client changes endpoint.', '');
     }
     if (same.length > 0) {
-      out.push(`<sub>Unchanged: ${esc(same.map((g) => `${g.group} → ${g.after ?? '—'} (${classCount(g.group, g.count)})`).join('; '))}</sub>`, '');
+      out.push(
+        `<sub>Unchanged: ${esc(same.map((g) => `${g.group} → ${g.after ?? '—'} (${classCount(g.group, g.count)})`).join('; '))}</sub>`,
+        '',
+      );
     }
   }
   if (pv.lostAnswer.length > 0) out.push(`⚠️ **Lose their answer:** ${esc(short(pv.lostAnswer, 30))}`, '');
   if (pv.scenarios.length > 0) {
     out.push('**If one endpoint fails**', '', '| Down | Its traffic goes to | Still sent to it | No answer | |', '|---|---|---|---|---|');
     for (const s of pv.scenarios) {
-      const flags = s.flags.map((f) => (f === 'single-point-of-failure' ? '⚠️ single point of failure' : f === 'no-answer' ? '⚠️ no answer' : '🆕')).join(' ');
+      const flags = s.flags
+        .map((f) => (f === 'single-point-of-failure' ? '⚠️ single point of failure' : f === 'no-answer' ? '⚠️ no answer' : '🆕'))
+        .join(' ');
       out.push(`| ${code(s.down)} | ${esc(s.goesTo)} | ${esc(s.stillDown ?? '')} | ${esc(short(s.noAnswer, 10))} | ${flags} |`);
     }
     out.push('');

@@ -2,7 +2,20 @@ import type { ProfilePreview } from '../preview-types';
 import type { PlanReport } from '../report';
 import type { ProfileChange, Writer } from '../types';
 import {
-  ACTION_WORD, classCount, describeEndpoint, endpointOf, failoverText, formatValue, hasChanges, liveHealthLines, pct, points, recoveryText, shownAttributes, SYMBOL, summaryLine,
+  ACTION_WORD,
+  classCount,
+  describeEndpoint,
+  endpointOf,
+  failoverText,
+  formatValue,
+  hasChanges,
+  liveHealthLines,
+  pct,
+  points,
+  recoveryText,
+  shownAttributes,
+  SYMBOL,
+  summaryLine,
   unusedNote,
 } from './common';
 import { count } from '../../words';
@@ -35,7 +48,9 @@ export function renderText(report: PlanReport, options: TextOptions = {}): strin
   if (!showChanges) {
     // preview only
   } else if (changed.length === 0) {
-    lines.push(`No changes. The deployed profiles of stack "${plan.stack}" match the document (${count(plan.summary.unchanged, 'profile')}).`);
+    lines.push(
+      `No changes. The deployed profiles of stack "${plan.stack}" match the document (${count(plan.summary.unchanged, 'profile')}).`,
+    );
   } else {
     lines.push('Symbols: + create, ~ update, -/+ replace, - destroy', '');
     for (const ch of changed) {
@@ -47,8 +62,13 @@ export function renderText(report: PlanReport, options: TextOptions = {}): strin
         const p = (ch.after ?? ch.before)!;
         const s = ch.action === 'create' ? '+' : '-';
         const col = ch.action === 'create' ? 'green' : 'red';
-        lines.push(c(col, `      ${s} ${p.trafficRoutingMethod}, relativeName ${p.dnsConfig.relativeName}, TTL ${p.dnsConfig.ttl}, ` +
-          `${p.monitorConfig.protocol}:${p.monitorConfig.port}${p.monitorConfig.path ?? ''} every ${p.monitorConfig.intervalInSeconds} s`));
+        lines.push(
+          c(
+            col,
+            `      ${s} ${p.trafficRoutingMethod}, relativeName ${p.dnsConfig.relativeName}, TTL ${p.dnsConfig.ttl}, ` +
+              `${p.monitorConfig.protocol}:${p.monitorConfig.port}${p.monitorConfig.path ?? ''} every ${p.monitorConfig.intervalInSeconds} s`,
+          ),
+        );
         for (const e of p.endpoints) lines.push(c(col, `      ${s} endpoints[${e.name}]: ${describeEndpoint(e, p.trafficRoutingMethod)}`));
       } else {
         const { shown, unused } = shownAttributes(ch);
@@ -57,7 +77,9 @@ export function renderText(report: PlanReport, options: TextOptions = {}): strin
           const ep = endpointOf(a);
           if (ep && ep.rest === '' && (a.kind === 'add' || a.kind === 'remove')) {
             const e = (a.kind === 'add' ? a.after : a.before) as never;
-            lines.push(c(a.kind === 'add' ? 'green' : 'red', `      ${a.kind === 'add' ? '+' : '-'} ${a.path}: ${describeEndpoint(e, method)}`));
+            lines.push(
+              c(a.kind === 'add' ? 'green' : 'red', `      ${a.kind === 'add' ? '+' : '-'} ${a.path}: ${describeEndpoint(e, method)}`),
+            );
           } else if (a.kind === 'add') {
             lines.push(c('green', `      + ${a.path}: ${formatValue(a.after)}`));
           } else if (a.kind === 'remove') {
@@ -85,7 +107,9 @@ export function renderText(report: PlanReport, options: TextOptions = {}): strin
   }
 
   if (!showChanges && plan.errors.length === 0 && (report.preview?.profiles.length ?? 0) === 0) {
-    lines.push(`No routing changes. The deployed profiles of stack "${plan.stack}" match the document (${count(plan.summary.unchanged, 'profile')}), so every client keeps its answer.`);
+    lines.push(
+      `No routing changes. The deployed profiles of stack "${plan.stack}" match the document (${count(plan.summary.unchanged, 'profile')}), so every client keeps its answer.`,
+    );
   }
   if (report.preview && options.preview !== false && report.preview.profiles.length > 0) {
     lines.push(c('bold', 'Routing preview') + c('dim', ` (${report.preview.clientModel})`));
@@ -114,12 +138,14 @@ export function renderText(report: PlanReport, options: TextOptions = {}): strin
 
   if (report.warnings.length > 0) {
     lines.push(c('yellow', `Warnings (${report.warnings.length}):`));
-    for (const w of report.warnings) lines.push(c('yellow', `  ! ${w.path}: ${w.message} [${w.code}]`), ...(w.hint ? [`      hint: ${w.hint}`] : []));
+    for (const w of report.warnings)
+      lines.push(c('yellow', `  ! ${w.path}: ${w.message} [${w.code}]`), ...(w.hint ? [`      hint: ${w.hint}`] : []));
     lines.push('');
   }
   if (plan.errors.length > 0) {
     lines.push(c('red', `Errors (${plan.errors.length}): this plan cannot be applied`));
-    for (const e of plan.errors) lines.push(c('red', `  x ${e.path}: ${e.message} [${e.code}]`), ...(e.hint ? [`      hint: ${e.hint}`] : []));
+    for (const e of plan.errors)
+      lines.push(c('red', `  x ${e.path}: ${e.message} [${e.code}]`), ...(e.hint ? [`      hint: ${e.hint}`] : []));
     lines.push('');
   }
   if (showChanges && (hasChanges(plan.summary) || plan.errors.length > 0)) lines.push(c('bold', summaryLine(plan.summary)));
@@ -131,9 +157,13 @@ export function writeText(report: PlanReport, out: Writer, options: TextOptions 
 }
 
 function previewLines(pv: ProfilePreview, c: (code: keyof typeof ANSI, s: string) => string): string[] {
-  const method = pv.methodBefore === pv.methodAfter || pv.methodBefore === null || pv.methodAfter === null
-    ? (pv.methodAfter ?? pv.methodBefore) : `${pv.methodBefore} -> ${pv.methodAfter}`;
-  const out = [`  ${c('cyan', pv.profile)} (${method}${pv.reason ? `; ${pv.reason}` : ''}${pv.action === 'preview' ? '' : `, ${pv.action}`})`];
+  const method =
+    pv.methodBefore === pv.methodAfter || pv.methodBefore === null || pv.methodAfter === null
+      ? (pv.methodAfter ?? pv.methodBefore)
+      : `${pv.methodBefore} -> ${pv.methodAfter}`;
+  const out = [
+    `  ${c('cyan', pv.profile)} (${method}${pv.reason ? `; ${pv.reason}` : ''}${pv.action === 'preview' ? '' : `, ${pv.action}`})`,
+  ];
   if (pv.shares) {
     const w = Math.max(8, ...pv.shares.map((s) => s.endpoint.length));
     if (pv.shares.every((s) => s.before === null)) {
@@ -141,7 +171,10 @@ function previewLines(pv: ProfilePreview, c: (code: keyof typeof ANSI, s: string
       for (const s of pv.shares) out.push(`      ${s.endpoint.padEnd(w)}  ${pct(s.after)}`);
     } else {
       out.push(`      ${'endpoint'.padEnd(w)}  before   after    change`);
-      for (const s of pv.shares) out.push(`      ${s.endpoint.padEnd(w)}  ${pct(s.before).padEnd(7)}  ${pct(s.after).padEnd(7)}  ${s.before === null || s.after === null ? '' : points(s.deltaPoints)}`.trimEnd());
+      for (const s of pv.shares)
+        out.push(
+          `      ${s.endpoint.padEnd(w)}  ${pct(s.before).padEnd(7)}  ${pct(s.after).padEnd(7)}  ${s.before === null || s.after === null ? '' : points(s.deltaPoints)}`.trimEnd(),
+        );
     }
   }
   if (pv.priority) {
@@ -153,18 +186,23 @@ function previewLines(pv: ProfilePreview, c: (code: keyof typeof ANSI, s: string
   }
   if (pv.multiValue) {
     const f = (v: { set: string[]; maxReturn: number } | null): string => (v ? `up to ${v.maxReturn} of {${v.set.join(', ')}}` : '—');
-    out.push(`      returned set: ${pv.multiValue.before === null ? f(pv.multiValue.after) : `${f(pv.multiValue.before)} -> ${f(pv.multiValue.after)}`}`);
+    out.push(
+      `      returned set: ${pv.multiValue.before === null ? f(pv.multiValue.after) : `${f(pv.multiValue.before)} -> ${f(pv.multiValue.after)}`}`,
+    );
   }
   if (pv.clientGroups) {
     for (const g of pv.clientGroups) {
-      const arrow = g.before === null ? (g.after ?? '—') : g.before === g.after ? `${g.after ?? '—'} (unchanged)` : `${g.before} -> ${g.after ?? '—'}`;
+      const arrow =
+        g.before === null ? (g.after ?? '—') : g.before === g.after ? `${g.after ?? '—'} (unchanged)` : `${g.before} -> ${g.after ?? '—'}`;
       out.push(`      ${g.group}: ${arrow} (${classCount(g.group, g.count)}${g.before !== g.after ? `: ${short(g.clients)}` : ''})`);
     }
   }
   if (pv.lostAnswer.length > 0) out.push(c('red', `      ! lose their answer: ${short(pv.lostAnswer, 20)}`));
   for (const s of pv.scenarios) {
     const flags = s.flags.length ? c('red', ` [${s.flags.join(', ')}]`) : '';
-    out.push(`      if ${s.down} fails: ${s.goesTo}${s.stillDown ? `; still sent to it: ${s.stillDown}` : ''}${s.noAnswer.length ? `; no answer: ${short(s.noAnswer)}` : ''}${flags}`);
+    out.push(
+      `      if ${s.down} fails: ${s.goesTo}${s.stillDown ? `; still sent to it: ${s.stillDown}` : ''}${s.noAnswer.length ? `; no answer: ${short(s.noAnswer)}` : ''}${flags}`,
+    );
   }
   if (pv.neverReceive.length > 0) out.push(c('yellow', `      ! never receive traffic: ${pv.neverReceive.join(', ')}`));
   for (const n of pv.notes) out.push(c('dim', `      note: ${n}`));

@@ -81,12 +81,18 @@ export class ClientContext {
   }
 
   get ip(): ParsedIp | undefined {
-    if (!this.ipDone) { this.ipValue = parseIp(this.address, ROUTING_IP_SYNTAX); this.ipDone = true; }
+    if (!this.ipDone) {
+      this.ipValue = parseIp(this.address, ROUTING_IP_SYNTAX);
+      this.ipDone = true;
+    }
     return this.ipValue;
   }
 
   get geo(): ClientGeo | undefined {
-    if (!this.geoDone) { this.geoValue = this.lookup.locate(this.address); this.geoDone = true; }
+    if (!this.geoDone) {
+      this.geoValue = this.lookup.locate(this.address);
+      this.geoDone = true;
+    }
     return this.geoValue;
   }
 
@@ -116,7 +122,9 @@ export class ClientContext {
 }
 
 export function step(profile: CompiledProfile, kind: string, detail: string, endpoint?: CompiledEndpoint): ExplanationStep {
-  return endpoint ? { profile: profile.profile.name, kind, endpoint: endpoint.endpoint.name, detail } : { profile: profile.profile.name, kind, detail };
+  return endpoint
+    ? { profile: profile.profile.name, kind, endpoint: endpoint.endpoint.name, detail }
+    : { profile: profile.profile.name, kind, detail };
 }
 
 /** Why an endpoint is not answerable now. */
@@ -190,7 +198,10 @@ export function clientChoice(list: readonly CompiledEndpoint[], profileName: str
   let bestScore = -1;
   for (let i = 0; i < list.length; i++) {
     const score = fmix32(fnvString(Math.imul(base ^ 0xff, FNV_PRIME), list[i]!.endpoint.name));
-    if (score > bestScore) { best = i; bestScore = score; }
+    if (score > bestScore) {
+      best = i;
+      bestScore = score;
+    }
   }
   return best;
 }

@@ -33,7 +33,18 @@ export function multiValue(cp: CompiledProfile, q: QueryClass): Selection {
   const k = Math.max(1, cp.profile.maxReturn ?? 2);
   const n = list.length;
   if (n <= k) {
-    return { kind: 'pick', steps, options: [{ endpoints: list, probability: 1, multi: true, step: step(cp, 'select', `${n} available endpoint(s) ≤ maxReturn ${k}: all answered`) }] };
+    return {
+      kind: 'pick',
+      steps,
+      options: [
+        {
+          endpoints: list,
+          probability: 1,
+          multi: true,
+          step: step(cp, 'select', `${n} available endpoint(s) ≤ maxReturn ${k}: all answered`),
+        },
+      ],
+    };
   }
   const options: Option[] = [];
   for (let i = 0; i < n; i++) {
@@ -43,7 +54,11 @@ export function multiValue(cp: CompiledProfile, q: QueryClass): Selection {
       endpoints: w,
       probability: 1 / n,
       multi: true,
-      step: step(cp, 'select', `${n} available > maxReturn ${k}: window ${i + 1} of ${n} (${w.map((e) => e.endpoint.name).join(', ')}): ${pct(1 / n)}`),
+      step: step(
+        cp,
+        'select',
+        `${n} available > maxReturn ${k}: window ${i + 1} of ${n} (${w.map((e) => e.endpoint.name).join(', ')}): ${pct(1 / n)}`,
+      ),
     });
   }
   return { kind: 'pick', steps, options };

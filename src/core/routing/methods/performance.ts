@@ -8,7 +8,8 @@ export function performanceIndex(enabled: readonly CompiledEndpoint[]): Performa
   for (const e of enabled) {
     const r = e.location ?? '';
     const list = byRegion.get(r);
-    if (list) list.push(e); else byRegion.set(r, [e]);
+    if (list) list.push(e);
+    else byRegion.set(r, [e]);
   }
   return { regions: [...byRegion].map(([region, list]) => ({ region, endpoints: list })) };
 }
@@ -28,8 +29,20 @@ export function performance(cp: CompiledProfile, client: ClientContext): Selecti
   const steps: Selection['steps'] = [];
   const m = subnetMatch(cp.subnetEndpoints, client);
   if (m) {
-    if (m.usable) return single(m, step(cp, 'subnet-override', `client ${client.address} is in a subnet of this endpoint (subnet override, endpoint available)`, m), steps);
-    steps.push(step(cp, 'subnet-override', `client ${client.address} is in a subnet of this endpoint, but ${unavailable(m)}: normal Performance routing`, m));
+    if (m.usable)
+      return single(
+        m,
+        step(cp, 'subnet-override', `client ${client.address} is in a subnet of this endpoint (subnet override, endpoint available)`, m),
+        steps,
+      );
+    steps.push(
+      step(
+        cp,
+        'subnet-override',
+        `client ${client.address} is in a subnet of this endpoint, but ${unavailable(m)}: normal Performance routing`,
+        m,
+      ),
+    );
   }
   const tiers = cp.regions
     .map((g) => ({ g, ms: g.region === '' ? undefined : client.latencyMs(g.region) }))
@@ -42,17 +55,27 @@ export function performance(cp: CompiledProfile, client: ClientContext): Selecti
     const names = tier.map((t) => (t.g.region === '' ? '(no endpointLocation)' : t.g.region)).join(', ');
     const latency = ms === Infinity ? 'latency unknown' : `${ms} ms`;
     const usable: CompiledEndpoint[] = [];
-    for (const t of tier) for (const e of t.g.endpoints) {
-      if (e.usable) usable.push(e);
-      else steps.push(step(cp, 'skip', `region ${e.location ?? '(none)'}: ${unavailable(e)}`, e));
-    }
+    for (const t of tier)
+      for (const e of t.g.endpoints) {
+        if (e.usable) usable.push(e);
+        else steps.push(step(cp, 'skip', `region ${e.location ?? '(none)'}: ${unavailable(e)}`, e));
+      }
     if (usable.length === 0) {
       steps.push(step(cp, 'skip', `closest remaining region ${names} (${latency}) has no available endpoint: next-closest region`));
       continue;
     }
     if (usable.length > 1 && !client.population) {
       const e = usable[clientChoice(usable, cp.profile.name, client)]!;
-      return single(e, step(cp, 'select', `closest region with an available endpoint: ${names} (${latency}); ${usable.length} endpoints split its clients evenly, and the hash of client ${client.identity} picks this one${isDown(e.status) ? ' (all-degraded fallback)' : ''}`, e), steps);
+      return single(
+        e,
+        step(
+          cp,
+          'select',
+          `closest region with an available endpoint: ${names} (${latency}); ${usable.length} endpoints split its clients evenly, and the hash of client ${client.identity} picks this one${isDown(e.status) ? ' (all-degraded fallback)' : ''}`,
+          e,
+        ),
+        steps,
+      );
     }
     const p = 1 / usable.length;
     return {
@@ -61,7 +84,12 @@ export function performance(cp: CompiledProfile, client: ClientContext): Selecti
       options: usable.map((e) => ({
         endpoints: [e],
         probability: p,
-        step: step(cp, 'select', `closest region with an available endpoint: ${names} (${latency})${usable.length > 1 ? `; even split of its clients over ${usable.length} endpoints: ${pct(p)}` : ''}${isDown(e.status) ? ' (all-degraded fallback)' : ''}`, e),
+        step: step(
+          cp,
+          'select',
+          `closest region with an available endpoint: ${names} (${latency})${usable.length > 1 ? `; even split of its clients over ${usable.length} endpoints: ${pct(p)}` : ''}${isDown(e.status) ? ' (all-degraded fallback)' : ''}`,
+          e,
+        ),
       })),
     };
   }

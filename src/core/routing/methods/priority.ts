@@ -3,7 +3,7 @@ import { step, unavailable, single, type Selection } from './common';
 import type { CompiledEndpoint, CompiledProfile, PriorityIndex } from '../compiled';
 
 export function priorityIndex(endpoints: readonly CompiledEndpoint[]): PriorityIndex {
-  return { byPriority: endpoints.slice().sort((a, b) => (a.endpoint.priority - b.endpoint.priority) || (a.index - b.index)) };
+  return { byPriority: endpoints.slice().sort((a, b) => a.endpoint.priority - b.endpoint.priority || a.index - b.index) };
 }
 
 /** Priority (behaviors.md §5): the first endpoint in priority order that is available. */

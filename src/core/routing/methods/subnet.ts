@@ -29,7 +29,16 @@ export function subnet(cp: CompiledProfile, client: ClientContext): Selection {
   const f = cp.fallback;
   const m = subnetMatch(cp.subnetEndpoints, client);
   if (m && m.usable) {
-    return single(m, step(cp, 'subnet-match', `client ${client.address} is in a subnet of this endpoint${isDown(m.status) ? ' (all-degraded fallback)' : ''}`, m), steps);
+    return single(
+      m,
+      step(
+        cp,
+        'subnet-match',
+        `client ${client.address} is in a subnet of this endpoint${isDown(m.status) ? ' (all-degraded fallback)' : ''}`,
+        m,
+      ),
+      steps,
+    );
   }
   let matchedUnusable = false;
   if (m) {
@@ -50,6 +59,14 @@ export function subnet(cp: CompiledProfile, client: ClientContext): Selection {
     steps.push(step(cp, 'nxdomain', 'matched endpoint unavailable and no available fallback: NXDOMAIN (behaviors.md §3, [FAQ])'));
     return { kind: 'nxdomain', steps };
   }
-  steps.push(step(cp, 'nodata', f ? 'no match and the fallback is unavailable: NODATA' : 'no match and no fallback endpoint: NODATA (behaviors.md §3, [RM]; docs/dns.md)'));
+  steps.push(
+    step(
+      cp,
+      'nodata',
+      f
+        ? 'no match and the fallback is unavailable: NODATA'
+        : 'no match and no fallback endpoint: NODATA (behaviors.md §3, [RM]; docs/dns.md)',
+    ),
+  );
   return { kind: 'nodata', steps };
 }

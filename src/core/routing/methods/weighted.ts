@@ -18,7 +18,12 @@ export function weighted(cp: CompiledProfile): Selection {
     options.push({
       endpoints: [e],
       probability: p,
-      step: step(cp, 'select', `weight ${e.weight}${e.override?.weight !== undefined ? ` (override; configured ${e.endpoint.weight})` : ''} of ${total} among available endpoints: ${pct(p)}${isDown(e.status) ? ' (all-degraded fallback)' : ''}`, e),
+      step: step(
+        cp,
+        'select',
+        `weight ${e.weight}${e.override?.weight !== undefined ? ` (override; configured ${e.endpoint.weight})` : ''} of ${total} among available endpoints: ${pct(p)}${isDown(e.status) ? ' (all-degraded fallback)' : ''}`,
+        e,
+      ),
     });
   }
   if (options.length === 0) {

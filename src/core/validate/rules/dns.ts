@@ -22,22 +22,27 @@ export function checkDns(ctx: Ctx): void {
     if (typeof rn === 'string') {
       const problem = dnsNameProblem(rn, false);
       if (problem !== undefined) {
-        r.report('RELATIVE_NAME', `${p.path}.dnsConfig.relativeName`,
+        r.report(
+          'RELATIVE_NAME',
+          `${p.path}.dnsConfig.relativeName`,
           `relativeName ${show(rn)} ${problem}; it must be DNS labels (1–63 letters, digits, hyphens each) separated by dots, at most 253 characters`,
-          'use a name like "contoso" or "api.contoso"');
+          'use a name like "contoso" or "api.contoso"',
+        );
       }
       const k = rn.toLowerCase();
       const owner = ownerOf(k);
       if (owner !== undefined) {
-        r.report('RELATIVE_NAME_DUPLICATE', `${p.path}.dnsConfig.relativeName`,
+        r.report(
+          'RELATIVE_NAME_DUPLICATE',
+          `${p.path}.dnsConfig.relativeName`,
           `relativeName "${rn}" is already used by ${owner}; the FQDN <relativeName>.<zone> must be unique (case-insensitive)`,
-          'choose another relativeName');
+          'choose another relativeName',
+        );
       } else owners.set(k, `profile "${String(p.profile.name)}"`);
     }
     const ttl = dns.ttl as unknown;
     if (typeof ttl === 'number' && !(isInt(ttl) && ttl >= 0 && ttl <= TTL_MAX)) {
-      r.report('TTL_RANGE', `${p.path}.dnsConfig.ttl`, `ttl ${show(ttl)} is out of range: an integer 0–${TTL_MAX} seconds`,
-        'use e.g. 30');
+      r.report('TTL_RANGE', `${p.path}.dnsConfig.ttl`, `ttl ${show(ttl)} is out of range: an integer 0–${TTL_MAX} seconds`, 'use e.g. 30');
     }
   }
 }

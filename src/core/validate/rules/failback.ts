@@ -17,15 +17,30 @@ export function checkFailback(ctx: Ctx): void {
     const base = `${p.path}.failback`;
     const mode = f.mode as unknown;
     if (typeof mode === 'string' && !(FAILBACK_MODES as readonly string[]).includes(mode)) {
-      r.report('FAILBACK_MODE', `${base}.mode`, `failback mode ${show(mode)} is not one of ${FAILBACK_MODES.join(', ')}`, enumHint(mode, FAILBACK_MODES));
+      r.report(
+        'FAILBACK_MODE',
+        `${base}.mode`,
+        `failback mode ${show(mode)} is not one of ${FAILBACK_MODES.join(', ')}`,
+        enumHint(mode, FAILBACK_MODES),
+      );
     }
     const n = f.successesToRecover as unknown;
     if (typeof n === 'number' && !(isInt(n) && n >= 1 && n <= MAX_SUCCESSES_TO_RECOVER)) {
-      r.report('FAILBACK_SUCCESSES_RANGE', `${base}.successesToRecover`, `successesToRecover ${show(n)} is out of range: an integer 1–${MAX_SUCCESSES_TO_RECOVER}`, 'use e.g. 3 (three good probes in a row)');
+      r.report(
+        'FAILBACK_SUCCESSES_RANGE',
+        `${base}.successesToRecover`,
+        `successesToRecover ${show(n)} is out of range: an integer 1–${MAX_SUCCESSES_TO_RECOVER}`,
+        'use e.g. 3 (three good probes in a row)',
+      );
     }
     const h = f.holdDownSeconds as unknown;
     if (typeof h === 'number' && !(isInt(h) && h >= 0 && h <= MAX_HOLD_DOWN_SECONDS)) {
-      r.report('FAILBACK_HOLD_DOWN_RANGE', `${base}.holdDownSeconds`, `holdDownSeconds ${show(h)} is out of range: an integer 0–${MAX_HOLD_DOWN_SECONDS}`, 'use e.g. 300 (five minutes)');
+      r.report(
+        'FAILBACK_HOLD_DOWN_RANGE',
+        `${base}.holdDownSeconds`,
+        `holdDownSeconds ${show(h)} is out of range: an integer 0–${MAX_HOLD_DOWN_SECONDS}`,
+        'use e.g. 300 (five minutes)',
+      );
     }
   }
 }

@@ -20,14 +20,28 @@ export function checkGeo(ctx: Ctx): void {
       const gpath = `${e.path}.geoMapping`;
       if (!Array.isArray(codes)) continue;
       if (geographic && codes.length === 0) {
-        r.report('GEO_MAPPING_REQUIRED', gpath, 'every endpoint of a Geographic profile needs at least one geoMapping code', 'map it to regions, e.g. ["GEO-EU"] or ["WORLD"]');
+        r.report(
+          'GEO_MAPPING_REQUIRED',
+          gpath,
+          'every endpoint of a Geographic profile needs at least one geoMapping code',
+          'map it to regions, e.g. ["GEO-EU"] or ["WORLD"]',
+        );
       }
       if (geographic && e.type !== undefined && e.type !== 'nestedEndpoints') {
-        r.report('GEO_ENDPOINT_NOT_NESTED', e.path, 'Geographic routing answers with the matched endpoint even when it is unhealthy; this endpoint is not nested, so its regions have no failover',
-          'make it a nested endpoint over a Priority/Weighted child profile with two or more endpoints');
+        r.report(
+          'GEO_ENDPOINT_NOT_NESTED',
+          e.path,
+          'Geographic routing answers with the matched endpoint even when it is unhealthy; this endpoint is not nested, so its regions have no failover',
+          'make it a nested endpoint over a Priority/Weighted child profile with two or more endpoints',
+        );
       }
       if (!geographic && p.method !== undefined && codes.length > 0) {
-        r.report('GEO_MAPPING_IGNORED', gpath, `geoMapping is ignored by ${p.method} routing (only Geographic uses it)`, 'remove geoMapping, or use Geographic routing');
+        r.report(
+          'GEO_MAPPING_IGNORED',
+          gpath,
+          `geoMapping is ignored by ${p.method} routing (only Geographic uses it)`,
+          'remove geoMapping, or use Geographic routing',
+        );
       }
       const mine = new Set<string>();
       codes.forEach((c: unknown, i) => {
@@ -35,8 +49,14 @@ export function checkGeo(ctx: Ctx): void {
         const cpath = `${gpath}[${i}]`;
         if (!GEO_REGIONS.has(c)) {
           const upper = c.trim().toUpperCase();
-          r.report('GEO_CODE_UNKNOWN', cpath, `geographic code ${show(c)} is not in the Azure geographic hierarchy (WORLD, GEO-xx groupings, ISO 3166 countries, US/CA/AU states, UA-CR; exact case)`,
-            GEO_REGIONS.has(upper) ? `write "${upper}"` : 'use a code of the hierarchy (tmkit exports it as GEO_REGIONS), e.g. "DE", "US-CA", "GEO-EU", "WORLD"');
+          r.report(
+            'GEO_CODE_UNKNOWN',
+            cpath,
+            `geographic code ${show(c)} is not in the Azure geographic hierarchy (WORLD, GEO-xx groupings, ISO 3166 countries, US/CA/AU states, UA-CR; exact case)`,
+            GEO_REGIONS.has(upper)
+              ? `write "${upper}"`
+              : 'use a code of the hierarchy (tmkit exports it as GEO_REGIONS), e.g. "DE", "US-CA", "GEO-EU", "WORLD"',
+          );
           return;
         }
         if (mine.has(c)) {
@@ -47,8 +67,12 @@ export function checkGeo(ctx: Ctx): void {
         if (c === 'WORLD') world = true;
         const other = owner.get(c);
         if (other !== undefined) {
-          r.report('GEO_CODE_DUPLICATE', cpath, `geographic code "${c}" is already mapped to endpoint "${other}"; a code maps to at most one endpoint of a profile`,
-            'remove it from one of the endpoints');
+          r.report(
+            'GEO_CODE_DUPLICATE',
+            cpath,
+            `geographic code "${c}" is already mapped to endpoint "${other}"; a code maps to at most one endpoint of a profile`,
+            'remove it from one of the endpoints',
+          );
         } else owner.set(c, String(e.ep.name));
       });
       codes.forEach((c: unknown, i) => {
@@ -56,16 +80,24 @@ export function checkGeo(ctx: Ctx): void {
         const anc = geoAncestry(c);
         for (let k = 1; k < anc.length; k++) {
           if (mine.has(anc[k]!)) {
-            r.report('GEO_CODE_REDUNDANT', `${gpath}[${i}]`, `geographic code "${c}" is redundant: its ancestor "${anc[k]}" is mapped to the same endpoint`,
-              `remove "${c}"`);
+            r.report(
+              'GEO_CODE_REDUNDANT',
+              `${gpath}[${i}]`,
+              `geographic code "${c}" is redundant: its ancestor "${anc[k]}" is mapped to the same endpoint`,
+              `remove "${c}"`,
+            );
             break;
           }
         }
       });
     }
     if (geographic && p.endpoints.length > 0 && !world) {
-      r.report('GEO_WORLD_MISSING', `${p.path}.endpoints`, 'no endpoint maps WORLD: clients from unmapped regions get an empty (NODATA) answer',
-        'add "WORLD" to the geoMapping of a fallback (ideally nested) endpoint');
+      r.report(
+        'GEO_WORLD_MISSING',
+        `${p.path}.endpoints`,
+        'no endpoint maps WORLD: clients from unmapped regions get an empty (NODATA) answer',
+        'add "WORLD" to the geoMapping of a fallback (ideally nested) endpoint',
+      );
     }
   }
 }

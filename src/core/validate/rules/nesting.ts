@@ -15,9 +15,16 @@ import { has, isInt, show } from '../util';
 export const MAX_NESTING_DEPTH = 10;
 const PROFILE_ID = /\/trafficmanagerprofiles\/[^/]+\/?$/i;
 
-interface Edge { to: number; path?: string }
+interface Edge {
+  to: number;
+  path?: string;
+}
 
-interface Counts { total: number; v4: number; v6: number }
+interface Counts {
+  total: number;
+  v4: number;
+  v6: number;
+}
 
 function countFamilies(p: Profile): Counts {
   let v4 = 0;
@@ -42,7 +49,12 @@ export function checkNesting(ctx: Ctx): void {
   const adj: Edge[][] = [];
   const node = (p: Profile): number => {
     let i = id.get(p);
-    if (i === undefined) { i = nodes.length; nodes.push(p); id.set(p, i); adj.push([]); }
+    if (i === undefined) {
+      i = nodes.length;
+      nodes.push(p);
+      id.set(p, i);
+      adj.push([]);
+    }
     return i;
   };
   for (const p of ctx.profiles) {
@@ -55,7 +67,10 @@ export function checkNesting(ctx: Ctx): void {
   const counts = new Map<Profile, Counts>();
   const familyCounts = (p: Profile): Counts => {
     let c = counts.get(p);
-    if (c === undefined) { c = countFamilies(p); counts.set(p, c); }
+    if (c === undefined) {
+      c = countFamilies(p);
+      counts.set(p, c);
+    }
     return c;
   };
 
@@ -64,19 +79,32 @@ export function checkNesting(ctx: Ctx): void {
     for (const e of p.endpoints) {
       if (e.type !== 'nestedEndpoints') continue;
       if (p.method === 'MultiValue') {
-        r.report('NESTED_MULTIVALUE_PARENT', e.path, 'a MultiValue profile cannot be the parent of a nested profile', 'list the child\'s IP endpoints directly, or use another routing method');
+        r.report(
+          'NESTED_MULTIVALUE_PARENT',
+          e.path,
+          'a MultiValue profile cannot be the parent of a nested profile',
+          "list the child's IP endpoints directly, or use another routing method",
+        );
       }
       const rid = e.ep.targetResourceId as unknown;
       if (typeof rid !== 'string') continue;
       if (rid.includes('/') && !PROFILE_ID.test(rid.trim())) {
-        r.report('NESTED_TARGET_INVALID', `${e.path}.targetResourceId`, `targetResourceId ${show(rid)} names no profile: give the child profile name or an id ending in /trafficManagerProfiles/<name>`,
-          'use the child profile name, e.g. "contoso-eu"');
+        r.report(
+          'NESTED_TARGET_INVALID',
+          `${e.path}.targetResourceId`,
+          `targetResourceId ${show(rid)} names no profile: give the child profile name or an id ending in /trafficManagerProfiles/<name>`,
+          'use the child profile name, e.g. "contoso-eu"',
+        );
         continue;
       }
       const child = ctx.known(childKey(rid));
       if (child === undefined) {
-        r.report('NESTED_TARGET_NOT_FOUND', `${e.path}.targetResourceId`, `nested endpoint names profile "${childProfileName(rid)}", which is neither in this document nor deployed`,
-          'add the child profile to the document or fix the name');
+        r.report(
+          'NESTED_TARGET_NOT_FOUND',
+          `${e.path}.targetResourceId`,
+          `nested endpoint names profile "${childProfileName(rid)}", which is neither in this document nor deployed`,
+          'add the child profile to the document or fix the name',
+        );
         continue;
       }
       if (self !== undefined) adj[self]!.push({ to: node(child), path: e.path });
@@ -89,7 +117,8 @@ export function checkNesting(ctx: Ctx): void {
     const c = nodes[v]!;
     if (inDocument.has(c)) continue;
     for (const e of Array.isArray(c.endpoints) ? c.endpoints : []) {
-      if (typeof e !== 'object' || e === null || endpointTypeOf(e) !== 'nestedEndpoints' || typeof e.targetResourceId !== 'string') continue;
+      if (typeof e !== 'object' || e === null || endpointTypeOf(e) !== 'nestedEndpoints' || typeof e.targetResourceId !== 'string')
+        continue;
       const to = ctx.known(childKey(e.targetResourceId));
       if (to !== undefined) adj[v]!.push({ to: node(to) });
     }
@@ -102,8 +131,12 @@ export function checkNesting(ctx: Ctx): void {
     for (const edge of adj[v]!) {
       if (edge.path === undefined || comp[v] !== comp[edge.to]) continue;
       const cycle = [name(v), ...pathWithin(adj, comp, edge.to, v).map(name)];
-      r.report('NESTING_CYCLE', `${edge.path}.targetResourceId`, `nested profiles form a cycle: ${cycle.join(' → ')}`,
-        'break the cycle: a profile cannot (indirectly) nest itself');
+      r.report(
+        'NESTING_CYCLE',
+        `${edge.path}.targetResourceId`,
+        `nested profiles form a cycle: ${cycle.join(' → ')}`,
+        'break the cycle: a profile cannot (indirectly) nest itself',
+      );
     }
   }
   for (const p of ctx.profiles) {
@@ -111,34 +144,61 @@ export function checkNesting(ctx: Ctx): void {
     if (v === undefined || depth[v]! <= MAX_NESTING_DEPTH) continue;
     const chain = [v];
     let edge = via[v];
-    while (edge !== undefined && edge !== null) { chain.push(edge.to); edge = via[edge.to]; }
+    while (edge !== undefined && edge !== null) {
+      chain.push(edge.to);
+      edge = via[edge.to];
+    }
     const first = via[v]!;
-    r.report('NESTING_DEPTH', `${first.path ?? p.path}.targetResourceId`,
+    r.report(
+      'NESTING_DEPTH',
+      `${first.path ?? p.path}.targetResourceId`,
       `nesting is ${depth[v]} profiles deep (${chain.map(name).join(' → ')}); at most ${MAX_NESTING_DEPTH} levels are allowed`,
-      'flatten the hierarchy: merge intermediate profiles');
+      'flatten the hierarchy: merge intermediate profiles',
+    );
   }
 }
 
-function checkChild(ctx: Ctx, raw: Record<string, unknown>, ep: Record<string, unknown>, path: string, child: Profile, counts: Counts): void {
+function checkChild(
+  ctx: Ctx,
+  raw: Record<string, unknown>,
+  ep: Record<string, unknown>,
+  path: string,
+  child: Profile,
+  counts: Counts,
+): void {
   const { r } = ctx;
   if (child.trafficRoutingMethod === 'MultiValue') {
     if (counts.v4 === 0 || counts.v6 === 0) {
-      r.report('NESTED_MULTIVALUE_CHILD', `${path}.targetResourceId`,
+      r.report(
+        'NESTED_MULTIVALUE_CHILD',
+        `${path}.targetResourceId`,
         `child profile "${String(child.name)}" is MultiValue with ${counts.v4} IPv4 and ${counts.v6} IPv6 endpoints; a nested MultiValue child needs at least one of each`,
-        `add an ${counts.v4 === 0 ? 'IPv4' : 'IPv6'} endpoint to "${String(child.name)}"`);
+        `add an ${counts.v4 === 0 ? 'IPv4' : 'IPv6'} endpoint to "${String(child.name)}"`,
+      );
     }
     if (!has(raw, 'minChildEndpointsIPv4') || !has(raw, 'minChildEndpointsIPv6')) {
-      r.report('NESTED_MULTIVALUE_MIN_CHILD', path, `the child profile "${String(child.name)}" is MultiValue: set minChildEndpointsIPv4 and minChildEndpointsIPv6 so each address family counts`,
-        'add minChildEndpointsIPv4 and minChildEndpointsIPv6 (e.g. 1 each)');
+      r.report(
+        'NESTED_MULTIVALUE_MIN_CHILD',
+        path,
+        `the child profile "${String(child.name)}" is MultiValue: set minChildEndpointsIPv4 and minChildEndpointsIPv6 so each address family counts`,
+        'add minChildEndpointsIPv4 and minChildEndpointsIPv6 (e.g. 1 each)',
+      );
     }
   }
-  const checks: Array<[string, number]> = [['minChildEndpoints', counts.total], ['minChildEndpointsIPv4', counts.v4], ['minChildEndpointsIPv6', counts.v6]];
+  const checks: Array<[string, number]> = [
+    ['minChildEndpoints', counts.total],
+    ['minChildEndpointsIPv4', counts.v4],
+    ['minChildEndpointsIPv6', counts.v6],
+  ];
   for (const [f, n] of checks) {
     const v = ep[f];
     if (isInt(v) && v > n && (f === 'minChildEndpoints' || v > 0)) {
-      r.report('MIN_CHILD_ENDPOINTS_UNREACHABLE', `${path}.${f}`,
+      r.report(
+        'MIN_CHILD_ENDPOINTS_UNREACHABLE',
+        `${path}.${f}`,
         `${f} is ${v} but child profile "${String(child.name)}" has only ${n} ${f === 'minChildEndpoints' ? '' : f.endsWith('IPv4') ? 'IPv4 ' : 'IPv6 '}endpoint${n === 1 ? '' : 's'}: this nested endpoint can never be available`,
-        `lower ${f} to at most ${n} or add endpoints to the child`);
+        `lower ${f} to at most ${n} or add endpoints to the child`,
+      );
     }
   }
 }
@@ -213,7 +273,10 @@ function analyse(adj: Edge[][]): { comp: Int32Array; depth: Int32Array; via: Arr
         let best = 0;
         for (const e of adj[m]!) {
           if (comp[e.to] === c) continue;
-          if (depth[e.to]! > best) { best = depth[e.to]!; via[m] = e; }
+          if (depth[e.to]! > best) {
+            best = depth[e.to]!;
+            via[m] = e;
+          }
         }
         depth[m] = best + 1;
       }
@@ -222,4 +285,3 @@ function analyse(adj: Edge[][]): { comp: Int32Array; depth: Int32Array; via: Arr
   }
   return { comp, depth, via };
 }
-

@@ -49,35 +49,53 @@ export function checkSubnets(ctx: Ctx): void {
       if (subnets.length === 0) {
         if (p.method === 'Subnet') {
           if (fallbacks.length > 0) {
-            r.report('SUBNET_FALLBACK_MULTIPLE', `${e.path}.subnets`,
+            r.report(
+              'SUBNET_FALLBACK_MULTIPLE',
+              `${e.path}.subnets`,
               `endpoint has no subnets, so it is a fallback, but endpoint "${fallbacks[0]}" already is; a Subnet profile has at most one fallback endpoint`,
-              'give this endpoint subnets, or remove the other fallback');
+              'give this endpoint subnets, or remove the other fallback',
+            );
           }
           fallbacks.push(String(e.ep.name));
         }
         continue;
       }
       if ((p.method === 'Priority' || p.method === 'Weighted' || p.method === 'MultiValue') && subnets.some(isObj)) {
-        r.report('SUBNETS_IGNORED', `${e.path}.subnets`, `subnets are ignored by ${p.method} routing (used by Subnet routing, and as override by Performance and Geographic)`,
-          'remove subnets, or use Subnet routing');
+        r.report(
+          'SUBNETS_IGNORED',
+          `${e.path}.subnets`,
+          `subnets are ignored by ${p.method} routing (used by Subnet routing, and as override by Performance and Geographic)`,
+          'remove subnets, or use Subnet routing',
+        );
       }
       subnets.forEach((s: unknown, i) => {
         if (!isObj(s)) return;
         const sp = `${e.path}.subnets[${i}]`;
         const iv = subnetInterval(ctx, s, sp) as Tagged | undefined;
-        if (iv) { iv.path = sp; iv.endpoint = String(e.ep.name); intervals.push(iv); }
+        if (iv) {
+          iv.path = sp;
+          iv.endpoint = String(e.ep.name);
+          intervals.push(iv);
+        }
       });
     }
     if (p.method === 'Subnet' && fallbacks.length === 0 && p.endpoints.length > 0) {
-      r.report('SUBNET_FALLBACK_MISSING', `${p.path}.endpoints`, 'no endpoint is a fallback (one without subnets): clients outside every range get no answer',
-        'add an endpoint with no subnets');
+      r.report(
+        'SUBNET_FALLBACK_MISSING',
+        `${p.path}.endpoints`,
+        'no endpoint is a fallback (one without subnets): clients outside every range get no answer',
+        'add an endpoint with no subnets',
+      );
     }
     for (const [i, j] of sweepOverlaps(intervals)) {
       const a = intervals[i]!;
       const b = intervals[j]!;
-      r.report('SUBNET_OVERLAP', a.path,
+      r.report(
+        'SUBNET_OVERLAP',
+        a.path,
         `range ${a.text} overlaps ${b.text} of ${a.endpoint === b.endpoint ? 'the same endpoint' : `endpoint "${b.endpoint}"`}; subnet ranges in a profile never overlap`,
-        'split or shrink the ranges so each address belongs to one range');
+        'split or shrink the ranges so each address belongs to one range',
+      );
     }
   }
 }
@@ -90,28 +108,48 @@ function subnetInterval(ctx: Ctx, s: Record<string, unknown>, path: string): (Su
   if (typeof first !== 'string') return undefined;
   const a = parseIp(first);
   if (!a) {
-    r.report('SUBNET_ADDRESS', `${path}.first`, `first ${show(first)} is not an IPv4 or IPv6 address`, 'e.g. "10.1.0.0" with scope 16, or first/last "10.1.0.1"–"10.1.0.99"');
+    r.report(
+      'SUBNET_ADDRESS',
+      `${path}.first`,
+      `first ${show(first)} is not an IPv4 or IPv6 address`,
+      'e.g. "10.1.0.0" with scope 16, or first/last "10.1.0.1"–"10.1.0.99"',
+    );
   }
   let b: ReturnType<typeof parseIp>;
   if (typeof last === 'string') {
     b = parseIp(last);
-    if (!b) r.report('SUBNET_ADDRESS', `${path}.last`, `last ${show(last)} is not an IPv4 or IPv6 address`, 'give the last address of the range');
+    if (!b)
+      r.report('SUBNET_ADDRESS', `${path}.last`, `last ${show(last)} is not an IPv4 or IPv6 address`, 'give the last address of the range');
   }
   if (last !== undefined && scope !== undefined) {
-    r.report('SUBNET_LAST_WITH_SCOPE', path, 'a subnet gives either last (a first–last range) or scope (CIDR), not both', 'remove last or scope');
+    r.report(
+      'SUBNET_LAST_WITH_SCOPE',
+      path,
+      'a subnet gives either last (a first–last range) or scope (CIDR), not both',
+      'remove last or scope',
+    );
     return undefined;
   }
   if (typeof scope === 'number') {
     const max = a ? bitsOf(a.family) : 128;
     if (!(isInt(scope) && scope >= 0 && scope <= max)) {
-      r.report('SUBNET_SCOPE_RANGE', `${path}.scope`, `scope ${show(scope)} is out of range: an integer 0–32 for IPv4, 0–128 for IPv6`, `use 0–${max}`);
+      r.report(
+        'SUBNET_SCOPE_RANGE',
+        `${path}.scope`,
+        `scope ${show(scope)} is out of range: an integer 0–32 for IPv4, 0–128 for IPv6`,
+        `use 0–${max}`,
+      );
       return undefined;
     }
     if (!a) return undefined;
     const net = networkAddress(a.value, a.family, scope);
     if (net !== a.value) {
-      r.report('SUBNET_NOT_NETWORK_ADDRESS', `${path}.first`, `first ${first} is not the network address of a /${scope} prefix`,
-        `use "${formatIp({ family: a.family, value: net })}" with scope ${scope}`);
+      r.report(
+        'SUBNET_NOT_NETWORK_ADDRESS',
+        `${path}.first`,
+        `first ${first} is not the network address of a /${scope} prefix`,
+        `use "${formatIp({ family: a.family, value: net })}" with scope ${scope}`,
+      );
       return undefined;
     }
     return { family: a.family, lo: net, hi: broadcastAddress(a.value, a.family, scope), text: `${first}/${scope}` };
@@ -120,7 +158,12 @@ function subnetInterval(ctx: Ctx, s: Record<string, unknown>, path: string): (Su
   if (typeof last === 'string') {
     if (!b) return undefined;
     if (a.family !== b.family) {
-      r.report('SUBNET_FAMILY_MISMATCH', `${path}.last`, `first ${first} is IPv${a.family} but last ${last} is IPv${b.family}`, 'use two addresses of the same family');
+      r.report(
+        'SUBNET_FAMILY_MISMATCH',
+        `${path}.last`,
+        `first ${first} is IPv${a.family} but last ${last} is IPv${b.family}`,
+        'use two addresses of the same family',
+      );
       return undefined;
     }
     if (a.value > b.value) {

@@ -16,7 +16,10 @@ export class EtcdKeyStore implements DnssecKeyStore {
   readonly where: string;
   private readonly copy: string | undefined;
 
-  constructor(private readonly session: EtcdSession, stateDir?: string) {
+  constructor(
+    private readonly session: EtcdSession,
+    stateDir?: string,
+  ) {
     this.where = `etcd key ${session.prefix}${ETCD_KEYS_KEY}`;
     this.copy = stateDir !== undefined && stateDir !== ':memory:' ? join(stateDir, KEY_FILE) : undefined;
   }
@@ -25,7 +28,9 @@ export class EtcdKeyStore implements DnssecKeyStore {
     if (!this.session.isConnected()) {
       const local = this.copy !== undefined ? readKeyFile(this.copy) : undefined;
       if (local !== undefined) return local;
-      throw new DnssecKeyError(`${this.where}: etcd is unreachable and this node has no copy of the DNSSEC keys yet (${this.copy ?? 'no state dir'}); start it when etcd is back`);
+      throw new DnssecKeyError(
+        `${this.where}: etcd is unreachable and this node has no copy of the DNSSEC keys yet (${this.copy ?? 'no state dir'}); start it when etcd is back`,
+      );
     }
     const res = await this.session.call((c) => c.kv.range({ key: this.session.key(ETCD_KEYS_KEY) }));
     const kv = res.kvs[0];
@@ -34,11 +39,13 @@ export class EtcdKeyStore implements DnssecKeyStore {
 
   async createIfAbsent(doc: KeySetDocument): Promise<KeySetDocument> {
     const key = this.session.key(ETCD_KEYS_KEY);
-    const res = await this.session.call((c) => c.kv.txn({
-      compare: [{ key, target: 'Create', result: 'Equal', create_revision: '0' }],
-      success: [{ request_put: { key, value: Buffer.from(JSON.stringify(doc)) } }],
-      failure: [{ request_range: { key } }],
-    }));
+    const res = await this.session.call((c) =>
+      c.kv.txn({
+        compare: [{ key, target: 'Create', result: 'Equal', create_revision: '0' }],
+        success: [{ request_put: { key, value: Buffer.from(JSON.stringify(doc)) } }],
+        failure: [{ request_range: { key } }],
+      }),
+    );
     if (res.succeeded) {
       this.keepCopy(doc);
       return doc;
@@ -50,11 +57,13 @@ export class EtcdKeyStore implements DnssecKeyStore {
 
   async replace(expected: KeySetDocument, next: KeySetDocument): Promise<boolean> {
     const key = this.session.key(ETCD_KEYS_KEY);
-    const res = await this.session.call((c) => c.kv.txn({
-      compare: [{ key, target: 'Value', result: 'Equal', value: Buffer.from(JSON.stringify(expected)) }],
-      success: [{ request_put: { key, value: Buffer.from(JSON.stringify(next)) } }],
-      failure: [],
-    }));
+    const res = await this.session.call((c) =>
+      c.kv.txn({
+        compare: [{ key, target: 'Value', result: 'Equal', value: Buffer.from(JSON.stringify(expected)) }],
+        success: [{ request_put: { key, value: Buffer.from(JSON.stringify(next)) } }],
+        failure: [],
+      }),
+    );
     if (res.succeeded) this.keepCopy(next);
     return res.succeeded;
   }

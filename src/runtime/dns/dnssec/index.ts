@@ -31,10 +31,25 @@ export const CLUSTER_POLL_MS = 10_000;
 /**
  * Loads or creates the zone's keys: in etcd for a cluster (`session`), else in `<stateDir>/dnssec-keys.json`.
  */
-export function openDnssec(o: { zone: string; policy: KeyPolicy; stateDir: string; session?: EtcdSession; logger: Logger; dnskeyTtl?: number }): Promise<DnssecService> {
-  const store = o.session !== undefined ? new EtcdKeyStore(o.session, o.stateDir) : o.stateDir === ':memory:' ? new MemoryKeyStore() : new FileKeyStore(o.stateDir);
+export function openDnssec(o: {
+  zone: string;
+  policy: KeyPolicy;
+  stateDir: string;
+  session?: EtcdSession;
+  logger: Logger;
+  dnskeyTtl?: number;
+}): Promise<DnssecService> {
+  const store =
+    o.session !== undefined
+      ? new EtcdKeyStore(o.session, o.stateDir)
+      : o.stateDir === ':memory:'
+        ? new MemoryKeyStore()
+        : new FileKeyStore(o.stateDir);
   return DnssecService.open({
-    zone: o.zone, policy: o.policy, store, logger: o.logger.child({ component: 'dnssec' }),
+    zone: o.zone,
+    policy: o.policy,
+    store,
+    logger: o.logger.child({ component: 'dnssec' }),
     ...(o.dnskeyTtl !== undefined ? { dnskeyTtl: o.dnskeyTtl } : {}),
     ...(o.session !== undefined ? { pollMs: CLUSTER_POLL_MS } : {}),
   });

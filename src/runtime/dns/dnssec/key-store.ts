@@ -35,7 +35,9 @@ export function readKeyFile(path: string): KeySetDocument | undefined {
   try {
     return JSON.parse(text) as KeySetDocument;
   } catch (err) {
-    throw new DnssecKeyError(`${path}: the DNSSEC key file is not JSON (${(err as Error).message}); restore it from a backup (tmkit restore) or move it away to start with new keys (the parent's DS must then change)`);
+    throw new DnssecKeyError(
+      `${path}: the DNSSEC key file is not JSON (${(err as Error).message}); restore it from a backup (tmkit restore) or move it away to start with new keys (the parent's DS must then change)`,
+    );
   }
 }
 
@@ -95,7 +97,9 @@ export class MemoryKeyStore implements DnssecKeyStore {
   readonly where = 'memory (lost on exit)';
   private doc: KeySetDocument | undefined;
 
-  async load(): Promise<KeySetDocument | undefined> { return this.doc; }
+  async load(): Promise<KeySetDocument | undefined> {
+    return this.doc;
+  }
 
   async createIfAbsent(doc: KeySetDocument): Promise<KeySetDocument> {
     this.doc ??= doc;

@@ -13,9 +13,7 @@
  * Exactly one key signs the zone's data at any time: the active CSK/ZSK activated last.
  */
 import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
-import {
-  ALGORITHM, ALGORITHM_NAMES, FLAGS_SEP, FLAGS_ZSK, canonicalName, dnskeyRdata, dsRdata, keyTag, type Algorithm,
-} from './records';
+import { ALGORITHM, ALGORITHM_NAMES, FLAGS_SEP, FLAGS_ZSK, canonicalName, dnskeyRdata, dsRdata, keyTag, type Algorithm } from './records';
 
 export type KeyRole = 'csk' | 'ksk' | 'zsk';
 
@@ -72,9 +70,8 @@ export class DnssecKeyError extends Error {
 
 /** A key pair of `algorithm`: PKCS#8 DER of the private key. */
 function generatePrivateKey(algorithm: Algorithm): Buffer {
-  const { privateKey } = algorithm === ALGORITHM.ED25519
-    ? generateKeyPairSync('ed25519')
-    : generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  const { privateKey } =
+    algorithm === ALGORITHM.ED25519 ? generateKeyPairSync('ed25519') : generateKeyPairSync('ec', { namedCurve: 'P-256' });
   return privateKey.export({ format: 'der', type: 'pkcs8' });
 }
 
@@ -97,8 +94,10 @@ function time(v: string | undefined, what: string): number {
 
 /** A stored key made usable; throws DnssecKeyError naming what is wrong with it. */
 export function loadKey(k: StoredKey, where: string): ZoneKey {
-  if (k.role !== 'csk' && k.role !== 'ksk' && k.role !== 'zsk') throw new DnssecKeyError(`${where}: role ${JSON.stringify(k.role)} is not csk, ksk or zsk`);
-  if (k.algorithm !== ALGORITHM.ECDSAP256SHA256 && k.algorithm !== ALGORITHM.ED25519) throw new DnssecKeyError(`${where}: algorithm ${JSON.stringify(k.algorithm)} is not 13 or 15`);
+  if (k.role !== 'csk' && k.role !== 'ksk' && k.role !== 'zsk')
+    throw new DnssecKeyError(`${where}: role ${JSON.stringify(k.role)} is not csk, ksk or zsk`);
+  if (k.algorithm !== ALGORITHM.ECDSAP256SHA256 && k.algorithm !== ALGORITHM.ED25519)
+    throw new DnssecKeyError(`${where}: algorithm ${JSON.stringify(k.algorithm)} is not 13 or 15`);
   let privateKey: KeyObject;
   try {
     privateKey = createPrivateKey({ key: Buffer.from(k.privateKey, 'base64'), format: 'der', type: 'pkcs8' });
@@ -107,21 +106,38 @@ export function loadKey(k: StoredKey, where: string): ZoneKey {
   }
   const expected = k.algorithm === ALGORITHM.ED25519 ? 'ed25519' : 'ec';
   if (privateKey.asymmetricKeyType !== expected || (expected === 'ec' && privateKey.asymmetricKeyDetails?.namedCurve !== 'prime256v1')) {
-    throw new DnssecKeyError(`${where}: the private key is not ${expected === 'ec' ? 'a P-256 key' : 'an Ed25519 key'} (algorithm ${k.algorithm})`);
+    throw new DnssecKeyError(
+      `${where}: the private key is not ${expected === 'ec' ? 'a P-256 key' : 'an Ed25519 key'} (algorithm ${k.algorithm})`,
+    );
   }
   const flags = k.role === 'zsk' ? FLAGS_ZSK : FLAGS_SEP;
   const dnskey = dnskeyRdata(flags, k.algorithm, publicKeyField(privateKey, k.algorithm));
   return {
-    stored: k, role: k.role, algorithm: k.algorithm, flags, keyTag: keyTag(dnskey), dnskey, privateKey,
-    publish: time(k.publish, `${where}.publish`), activate: time(k.activate, `${where}.activate`),
-    retire: time(k.retire, `${where}.retire`), remove: time(k.remove, `${where}.remove`),
+    stored: k,
+    role: k.role,
+    algorithm: k.algorithm,
+    flags,
+    keyTag: keyTag(dnskey),
+    dnskey,
+    privateKey,
+    publish: time(k.publish, `${where}.publish`),
+    activate: time(k.activate, `${where}.activate`),
+    retire: time(k.retire, `${where}.retire`),
+    remove: time(k.remove, `${where}.remove`),
   };
 }
 
 /** Checks a key set document as read from a store and makes its keys usable. */
 export function loadKeySet(doc: unknown, where: string): { doc: KeySetDocument; keys: ZoneKey[] } {
   const d = doc as Partial<KeySetDocument> | null;
-  if (typeof d !== 'object' || d === null || d.format !== 1 || typeof d.zone !== 'string' || !Array.isArray(d.keys) || d.keys.length === 0) {
+  if (
+    typeof d !== 'object' ||
+    d === null ||
+    d.format !== 1 ||
+    typeof d.zone !== 'string' ||
+    !Array.isArray(d.keys) ||
+    d.keys.length === 0
+  ) {
     throw new DnssecKeyError(`${where}: not a tmkit DNSSEC key set (expected {"format": 1, "zone", "keys": [...]})`);
   }
   return { doc: d as KeySetDocument, keys: d.keys.map((k, i) => loadKey(k, `${where}: keys[${i}]`)) };
@@ -131,7 +147,14 @@ export function loadKeySet(doc: unknown, where: string): { doc: KeySetDocument; 
 export function newKey(role: KeyRole, algorithm: Algorithm, at: number, taken: ReadonlySet<number> = new Set()): StoredKey {
   for (;;) {
     const iso = new Date(at).toISOString();
-    const k: StoredKey = { role, algorithm, privateKey: generatePrivateKey(algorithm).toString('base64'), created: iso, publish: iso, activate: iso };
+    const k: StoredKey = {
+      role,
+      algorithm,
+      privateKey: generatePrivateKey(algorithm).toString('base64'),
+      created: iso,
+      publish: iso,
+      activate: iso,
+    };
     // Distinct key tags keep every RRSIG pointing at exactly one DNSKEY (RFC 4034 §5.3.1 allows clashes; validators cope, but slower).
     if (!taken.has(loadKey(k, 'new key').keyTag)) return k;
   }
@@ -171,7 +194,10 @@ export function activeKeys(keys: readonly ZoneKey[], t: number): ActiveKeys {
   const signing = published.filter((k) => k.role !== 'ksk' && k.activate <= t && t < k.retire);
   // No active zone key can only come from a hand-edited key set: sign with the newest published one rather than not at all.
   const candidates = signing.length > 0 ? signing : published.filter((k) => k.role !== 'ksk');
-  const zoneSigner = candidates.reduce<ZoneKey | undefined>((best, k) => (best === undefined || k.activate > best.activate ? k : best), undefined);
+  const zoneSigner = candidates.reduce<ZoneKey | undefined>(
+    (best, k) => (best === undefined || k.activate > best.activate ? k : best),
+    undefined,
+  );
   if (zoneSigner === undefined) throw new DnssecKeyError('the key set has no published CSK or ZSK: nothing can sign the zone');
   const keySigners = published.filter((k) => k.role !== 'zsk');
   if (keySigners.length === 0) throw new DnssecKeyError('the key set has no published CSK or KSK: nothing can sign the DNSKEY RRset');

@@ -5,7 +5,10 @@ import type { DnssecService } from './service';
 import type { SignerStats } from './signer';
 import { systemClock } from '../../clock';
 
-export function attachDnssecMetrics(registry: Registry, source: () => { service: DnssecService; stats: SignerStats | undefined } | undefined): void {
+export function attachDnssecMetrics(
+  registry: Registry,
+  source: () => { service: DnssecService; stats: SignerStats | undefined } | undefined,
+): void {
   const registers = [registry];
   new Gauge({
     name: 'tmkit_dnssec_key_info',
@@ -17,12 +20,15 @@ export function attachDnssecMetrics(registry: Registry, source: () => { service:
       const s = source();
       if (!s) return;
       const t = systemClock.now();
-      for (const k of s.service.keys) this.set({ key_tag: String(k.keyTag), role: k.role, algorithm: String(k.algorithm), state: keyState(k, t) }, 1);
+      for (const k of s.service.keys)
+        this.set({ key_tag: String(k.keyTag), role: k.role, algorithm: String(k.algorithm), state: keyState(k, t) }, 1);
     },
   });
   const counter = (name: string, help: string, pick: (s: SignerStats) => number): void => {
     new Counter({
-      name, help, registers,
+      name,
+      help,
+      registers,
       collect() {
         const s = source()?.stats;
         if (!s) return;
@@ -31,15 +37,37 @@ export function attachDnssecMetrics(registry: Registry, source: () => { service:
       },
     });
   };
-  counter('tmkit_dnssec_signatures_total', 'RRSIGs made since start (cache misses and background refreshes), summed over the DNS processes', (s) => s.signatures);
-  counter('tmkit_dnssec_signatures_refreshed_total', 'RRSIGs made ahead of a new validity window by the background refresh', (s) => s.refreshed);
-  counter('tmkit_dnssec_signature_cache_hits_total', 'RRsets whose signatures came from the signature cache when an answer was encoded', (s) => s.cacheHits);
+  counter(
+    'tmkit_dnssec_signatures_total',
+    'RRSIGs made since start (cache misses and background refreshes), summed over the DNS processes',
+    (s) => s.signatures,
+  );
+  counter(
+    'tmkit_dnssec_signatures_refreshed_total',
+    'RRSIGs made ahead of a new validity window by the background refresh',
+    (s) => s.refreshed,
+  );
+  counter(
+    'tmkit_dnssec_signature_cache_hits_total',
+    'RRsets whose signatures came from the signature cache when an answer was encoded',
+    (s) => s.cacheHits,
+  );
   new Gauge({
-    name: 'tmkit_dnssec_signature_cache_entries', help: 'RRsets in the signature cache (summed over the DNS processes)', registers,
-    collect() { const s = source()?.stats; if (s) this.set(s.cached); },
+    name: 'tmkit_dnssec_signature_cache_entries',
+    help: 'RRsets in the signature cache (summed over the DNS processes)',
+    registers,
+    collect() {
+      const s = source()?.stats;
+      if (s) this.set(s.cached);
+    },
   });
   new Gauge({
-    name: 'tmkit_dnssec_next_refresh_timestamp_seconds', help: 'When the signatures in use are next made again for the coming validity window (Unix time)', registers,
-    collect() { const s = source()?.stats; if (s) this.set(Math.round(s.nextRefresh / 1000)); },
+    name: 'tmkit_dnssec_next_refresh_timestamp_seconds',
+    help: 'When the signatures in use are next made again for the coming validity window (Unix time)',
+    registers,
+    collect() {
+      const s = source()?.stats;
+      if (s) this.set(Math.round(s.nextRefresh / 1000));
+    },
   });
 }

@@ -195,7 +195,10 @@ export function canonicalRrset(rrset: readonly WireRecord[]): Buffer {
   const first = rrset[0]!;
   const owner = canonicalName(first.name);
   const type = typeCode(first);
-  const rdatas = rrset.map(canonicalRdata).sort(Buffer.compare).filter((d, i, a) => i === 0 || !d.equals(a[i - 1]!));
+  const rdatas = rrset
+    .map(canonicalRdata)
+    .sort(Buffer.compare)
+    .filter((d, i, a) => i === 0 || !d.equals(a[i - 1]!));
   const parts: Buffer[] = [];
   for (const rd of rdatas) {
     const head = Buffer.alloc(10);

@@ -51,7 +51,10 @@ function pruned(keys: readonly ZoneKey[], now: number): ZoneKey[] {
 export function startRollover(doc: KeySetDocument, kind: RolloverKind, t: RolloverTiming): RolloverResult {
   const keys = pruned(loaded(doc), t.now);
   const split = keys.some((k) => k.role === 'ksk');
-  if (kind === 'ksk' && !split) throw new DnssecKeyError('this zone signs with one combined key (CSK): roll it with `tmkit dnssec rollover` (no --ksk); a KSK rollover needs split keys (serve --dnssec-keys split)');
+  if (kind === 'ksk' && !split)
+    throw new DnssecKeyError(
+      'this zone signs with one combined key (CSK): roll it with `tmkit dnssec rollover` (no --ksk); a KSK rollover needs split keys (serve --dnssec-keys split)',
+    );
   const role: KeyRole = kind === 'ksk' ? 'ksk' : split ? 'zsk' : 'csk';
   // One rollover at a time per role: not while a new key waits to sign, an old one waits for --finish, or an
   // old ZSK is still published.
@@ -63,11 +66,13 @@ export function startRollover(doc: KeySetDocument, kind: RolloverKind, t: Rollov
   if (pending.length > 0) {
     const k = pending[0]!;
     const st = keyState(k, t.now);
-    throw new DnssecKeyError(st === 'published'
-      ? `a ${role.toUpperCase()} rollover is under way: key ${k.keyTag} signs from ${iso(k.activate)}; start the next one after that`
-      : k.remove === Number.POSITIVE_INFINITY
-        ? `key ${k.keyTag} (${role.toUpperCase()}) still waits for its DS to leave the parent: finish that rollover first (tmkit dnssec rollover --finish)`
-        : `key ${k.keyTag} (${role.toUpperCase()}) is still published until ${iso(k.remove)} (signatures made with it can be cached until then); roll again after that`);
+    throw new DnssecKeyError(
+      st === 'published'
+        ? `a ${role.toUpperCase()} rollover is under way: key ${k.keyTag} signs from ${iso(k.activate)}; start the next one after that`
+        : k.remove === Number.POSITIVE_INFINITY
+          ? `key ${k.keyTag} (${role.toUpperCase()}) still waits for its DS to leave the parent: finish that rollover first (tmkit dnssec rollover --finish)`
+          : `key ${k.keyTag} (${role.toUpperCase()}) is still published until ${iso(k.remove)} (signatures made with it can be cached until then); roll again after that`,
+    );
   }
   const current = keys.filter((k) => k.role === role && keyState(k, t.now) === 'active');
   const taken = new Set(keys.map((k) => k.keyTag));
@@ -109,14 +114,19 @@ export function finishRollover(doc: KeySetDocument, t: RolloverTiming): Rollover
   if (leaving.length === 0) throw new DnssecKeyError('no CSK or KSK waits for --finish: start a rollover first (tmkit dnssec rollover)');
   const successors = keys.filter((k) => k.role !== 'zsk' && k.retire === Number.POSITIVE_INFINITY);
   const early = successors.filter((k) => k.activate > t.now);
-  if (early.length > 0) throw new DnssecKeyError(`key ${early[0]!.keyTag} only signs from ${iso(early[0]!.activate)}: finish after that (and after the parent has its DS only)`);
+  if (early.length > 0)
+    throw new DnssecKeyError(
+      `key ${early[0]!.keyTag} only signs from ${iso(early[0]!.activate)}: finish after that (and after the parent has its DS only)`,
+    );
   const stored: StoredKey[] = keys.map((k) => ({ ...k.stored }));
   const steps: string[] = [];
   for (const k of leaving) {
     // A CSK's data signatures can be cached until the largest TTL has passed since it stopped signing.
     const at = k.role === 'csk' ? Math.max(t.now, k.retire + (t.maxTtl + t.marginSeconds) * 1000) : t.now;
     stored[keys.indexOf(k)]!.remove = iso(at);
-    steps.push(`${at === t.now ? 'now' : iso(at)}: ${k.role.toUpperCase()} ${k.keyTag} leaves the DNSKEY RRset; make sure the parent no longer has its DS`);
+    steps.push(
+      `${at === t.now ? 'now' : iso(at)}: ${k.role.toUpperCase()} ${k.keyTag} leaves the DNSKEY RRset; make sure the parent no longer has its DS`,
+    );
   }
   return { doc: { ...doc, keys: stored }, steps, keyTags: leaving.map((k) => k.keyTag) };
 }

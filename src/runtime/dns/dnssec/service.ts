@@ -6,7 +6,18 @@
  */
 import type { Logger } from 'pino';
 import type { DnssecKeyReport, DnssecReport } from '../../../core/api';
-import { DnssecKeyError, algorithmName, dnskeyText, dsText, keyState, loadKeySet, newKeySet, type KeyPolicy, type KeySetDocument, type ZoneKey } from './keys';
+import {
+  DnssecKeyError,
+  algorithmName,
+  dnskeyText,
+  dsText,
+  keyState,
+  loadKeySet,
+  newKeySet,
+  type KeyPolicy,
+  type KeySetDocument,
+  type ZoneKey,
+} from './keys';
 import type { DnssecKeyStore } from './key-store';
 import { finishRollover, startRollover, type RolloverKind, type RolloverResult } from './rollover';
 import { SIGNING_DEFAULTS, type SignerStats } from './signer';
@@ -33,7 +44,11 @@ export class DnssecService {
   private pollTimer: NodeJS.Timeout | undefined;
   private readonly now: () => number;
 
-  private constructor(private readonly options: DnssecServiceOptions, doc: KeySetDocument, keys: ZoneKey[]) {
+  private constructor(
+    private readonly options: DnssecServiceOptions,
+    doc: KeySetDocument,
+    keys: ZoneKey[],
+  ) {
     this.current = doc;
     this.loadedKeys = keys;
     this.now = options.now ?? systemClock.now;
@@ -58,14 +73,21 @@ export class DnssecService {
     }
     const { keys } = loadKeySet(doc, o.store.where);
     check(doc, keys, o);
-    o.logger.info({ keyStore: o.store.where, created, keyTags: keys.map((k) => k.keyTag) }, created ? 'DNSSEC keys generated' : 'DNSSEC keys loaded');
+    o.logger.info(
+      { keyStore: o.store.where, created, keyTags: keys.map((k) => k.keyTag) },
+      created ? 'DNSSEC keys generated' : 'DNSSEC keys loaded',
+    );
     return new DnssecService(o, doc, keys);
   }
 
   /** The key set DNS signs with now. */
-  get doc(): KeySetDocument { return this.current; }
+  get doc(): KeySetDocument {
+    return this.current;
+  }
 
-  get keys(): readonly ZoneKey[] { return this.loadedKeys; }
+  get keys(): readonly ZoneKey[] {
+    return this.loadedKeys;
+  }
 
   /** Called with every new key set (a rollover here or on another node). */
   onChange(fn: (doc: KeySetDocument) => void): () => void {
@@ -84,7 +106,16 @@ export class DnssecService {
     const ttl = this.options.dnskeyTtl ?? 300;
     const keys: DnssecKeyReport[] = this.loadedKeys.map((k) => {
       const s = k.stored;
-      const r: DnssecKeyReport = { keyTag: k.keyTag, role: k.role, algorithm: k.algorithm, flags: k.flags, state: keyState(k, t), publish: s.publish, activate: s.activate, dnskey: dnskeyText(zone, k, ttl) };
+      const r: DnssecKeyReport = {
+        keyTag: k.keyTag,
+        role: k.role,
+        algorithm: k.algorithm,
+        flags: k.flags,
+        state: keyState(k, t),
+        publish: s.publish,
+        activate: s.activate,
+        dnskey: dnskeyText(zone, k, ttl),
+      };
       if (s.retire !== undefined) r.retire = s.retire;
       if (s.remove !== undefined) r.remove = s.remove;
       if (k.role !== 'zsk') r.ds = dsText(zone, k);
@@ -92,14 +123,29 @@ export class DnssecService {
     });
     const algorithm = this.loadedKeys[0]!.algorithm;
     return {
-      zone, enabled: true, algorithm, algorithmName: algorithmName(algorithm),
+      zone,
+      enabled: true,
+      algorithm,
+      algorithmName: algorithmName(algorithm),
       keyMode: this.loadedKeys.some((k) => k.role === 'ksk') ? 'split' : 'csk',
       keyStore: this.options.store.where,
       keys,
       ds: keys.filter((k) => k.ds !== undefined && k.state !== 'removed' && Date.parse(k.publish) <= t).map((k) => k.ds!),
       denial: 'compact (RFC 9824)',
-      validitySeconds: SIGNING_DEFAULTS.validitySeconds, refreshSeconds: SIGNING_DEFAULTS.refreshSeconds, backdateSeconds: SIGNING_DEFAULTS.backdateSeconds,
-      ...(stats ? { signatures: { made: stats.signatures, refreshed: stats.refreshed, cacheHits: stats.cacheHits, cached: stats.cached, nextRefresh: new Date(stats.nextRefresh).toISOString() } } : {}),
+      validitySeconds: SIGNING_DEFAULTS.validitySeconds,
+      refreshSeconds: SIGNING_DEFAULTS.refreshSeconds,
+      backdateSeconds: SIGNING_DEFAULTS.backdateSeconds,
+      ...(stats
+        ? {
+            signatures: {
+              made: stats.signatures,
+              refreshed: stats.refreshed,
+              cacheHits: stats.cacheHits,
+              cached: stats.cached,
+              nextRefresh: new Date(stats.nextRefresh).toISOString(),
+            },
+          }
+        : {}),
     };
   }
 
@@ -111,7 +157,12 @@ export class DnssecService {
   async rollover(kind: RolloverKind, finish: boolean, maxTtl: number): Promise<RolloverResult> {
     for (let attempt = 0; attempt < 5; attempt++) {
       const stored = (await this.options.store.load()) ?? this.current;
-      const timing = { now: this.now(), dnskeyTtl: this.options.dnskeyTtl ?? 300, maxTtl: Math.max(maxTtl, this.options.dnskeyTtl ?? 300), marginSeconds: this.options.marginSeconds ?? 120 };
+      const timing = {
+        now: this.now(),
+        dnskeyTtl: this.options.dnskeyTtl ?? 300,
+        maxTtl: Math.max(maxTtl, this.options.dnskeyTtl ?? 300),
+        marginSeconds: this.options.marginSeconds ?? 120,
+      };
       const result = finish ? finishRollover(stored, timing) : startRollover(stored, kind, timing);
       if (await this.options.store.replace(stored, result.doc)) {
         this.options.logger.info({ kind, finish, keyTags: result.keyTags, steps: result.steps }, 'DNSSEC rollover');
@@ -150,14 +201,20 @@ export class DnssecService {
 function check(doc: KeySetDocument, keys: readonly ZoneKey[], o: DnssecServiceOptions): void {
   const zone = o.zone.replace(/\.$/, '').toLowerCase();
   if (doc.zone !== zone) {
-    throw new DnssecKeyError(`${o.store.where} holds the DNSSEC keys of ${doc.zone}, not ${zone}: serve --zone ${doc.zone}, or move the keys away to start ${zone} with new ones`);
+    throw new DnssecKeyError(
+      `${o.store.where} holds the DNSSEC keys of ${doc.zone}, not ${zone}: serve --zone ${doc.zone}, or move the keys away to start ${zone} with new ones`,
+    );
   }
   const algorithms = [...new Set(keys.map((k) => k.algorithm))];
   if (algorithms.length !== 1 || algorithms[0] !== o.policy.algorithm) {
-    throw new DnssecKeyError(`${o.store.where} holds algorithm ${algorithms.join('+')} keys, not ${o.policy.algorithm}: pass --dnssec-algorithm ${algorithms[0]} (tmkit does no algorithm rollover; new keys mean a new DS at the parent)`);
+    throw new DnssecKeyError(
+      `${o.store.where} holds algorithm ${algorithms.join('+')} keys, not ${o.policy.algorithm}: pass --dnssec-algorithm ${algorithms[0]} (tmkit does no algorithm rollover; new keys mean a new DS at the parent)`,
+    );
   }
   const split = keys.some((k) => k.role === 'ksk');
   if (split !== o.policy.split) {
-    throw new DnssecKeyError(`${o.store.where} holds ${split ? 'a KSK and a ZSK' : 'one combined key (CSK)'}: pass --dnssec-keys ${split ? 'split' : 'csk'} (changing the key mode needs new keys and a new DS at the parent)`);
+    throw new DnssecKeyError(
+      `${o.store.where} holds ${split ? 'a KSK and a ZSK' : 'one combined key (CSK)'}: pass --dnssec-keys ${split ? 'split' : 'csk'} (changing the key mode needs new keys and a new DS at the parent)`,
+    );
   }
 }

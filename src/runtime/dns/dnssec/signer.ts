@@ -131,7 +131,8 @@ export class ZoneSigner {
     this.refresh = o.refreshSeconds ?? SIGNING_DEFAULTS.refreshSeconds;
     this.backdate = o.backdateSeconds ?? SIGNING_DEFAULTS.backdateSeconds;
     this.lead = Math.min(o.leadSeconds ?? SIGNING_DEFAULTS.leadSeconds, Math.max(0, this.backdate - 1), this.refresh / 2);
-    if (this.validity <= this.refresh) throw new Error(`dnssec: the signature validity (${this.validity} s) must be longer than the refresh interval (${this.refresh} s)`);
+    if (this.validity <= this.refresh)
+      throw new Error(`dnssec: the signature validity (${this.validity} s) must be longer than the refresh interval (${this.refresh} s)`);
     this.cacheSize = o.cacheSize ?? 100_000;
     this.dnskeyTtl = o.dnskeyTtl ?? 300;
     this.now = o.now ?? systemClock.now;
@@ -207,8 +208,10 @@ export class ZoneSigner {
     let answer = i.answer;
     let authority = i.authority;
     const apex = i.qname === this.zone;
-    if (apex && i.qtype === TYPE.DNSKEY) { answer = this.dnskeys; authority = []; }
-    else if (apex && i.qtype === 255) answer = [...answer, ...this.dnskeys];
+    if (apex && i.qtype === TYPE.DNSKEY) {
+      answer = this.dnskeys;
+      authority = [];
+    } else if (apex && i.qtype === 255) answer = [...answer, ...this.dnskeys];
     if (!i.dnssecOk) return { rcode, answer: [...answer], authority: [...authority], additional: [...i.additional] };
     if (answer.length === 0) {
       const nsec = this.nsec(i, apex);
@@ -248,7 +251,8 @@ export class ZoneSigner {
     for (const r of records) {
       const k = `${r.name.toLowerCase()}\u0000${r.type}`;
       const s = sets.get(k);
-      if (s) s.push(r); else sets.set(k, [r]);
+      if (s) s.push(r);
+      else sets.set(k, [r]);
     }
     const out: WireRecord[] = [];
     for (let rrset of sets.values()) {
@@ -268,11 +272,22 @@ export class ZoneSigner {
     const start = window * this.refresh;
     return signers.map((key) => {
       const prefix = rrsigPrefix({
-        typeCovered: type, algorithm: key.algorithm, labels: labelCount(first.name), originalTtl: first.ttl,
-        expiration: start + this.validity, inception: start - this.backdate, keyTag: key.keyTag, signer: this.signerName,
+        typeCovered: type,
+        algorithm: key.algorithm,
+        labels: labelCount(first.name),
+        originalTtl: first.ttl,
+        expiration: start + this.validity,
+        inception: start - this.backdate,
+        keyTag: key.keyTag,
+        signer: this.signerName,
       });
       this.counters.signatures++;
-      return { type: 'RRSIG', name: first.name, ttl: first.ttl, data: Buffer.concat([prefix, signData(key, Buffer.concat([prefix, data]))]) };
+      return {
+        type: 'RRSIG',
+        name: first.name,
+        ttl: first.ttl,
+        data: Buffer.concat([prefix, signData(key, Buffer.concat([prefix, data]))]),
+      };
     });
   }
 
@@ -303,10 +318,16 @@ export class ZoneSigner {
     const ahead = end - this.lead * 1000;
     const t = this.now();
     const at = t < ahead ? ahead : end;
-    this.timer = setTimeout(() => {
-      if (this.now() < end) this.refreshAhead(this.window + 1, () => this.schedule());
-      else { this.advance(); this.schedule(); }
-    }, Math.min(Math.max(0, at - t), 0x7fffffff));
+    this.timer = setTimeout(
+      () => {
+        if (this.now() < end) this.refreshAhead(this.window + 1, () => this.schedule());
+        else {
+          this.advance();
+          this.schedule();
+        }
+      },
+      Math.min(Math.max(0, at - t), 0x7fffffff),
+    );
     this.timer.unref();
   }
 
@@ -322,7 +343,8 @@ export class ZoneSigner {
           this.counters.refreshed += e.next.length;
         }
       }
-      if (from + 64 < todo.length) setImmediate(() => step(from + 64)); else done();
+      if (from + 64 < todo.length) setImmediate(() => step(from + 64));
+      else done();
     };
     step(0);
   }
@@ -368,7 +390,10 @@ export function sumSignerStats(all: SignerStats[]): SignerStats | undefined {
   if (all.length === 0) return undefined;
   const out: SignerStats = { ...all[0]!, signatures: 0, refreshed: 0, cacheHits: 0, cached: 0 };
   for (const s of all) {
-    out.signatures += s.signatures; out.refreshed += s.refreshed; out.cacheHits += s.cacheHits; out.cached += s.cached;
+    out.signatures += s.signatures;
+    out.refreshed += s.refreshed;
+    out.cacheHits += s.cacheHits;
+    out.cached += s.cached;
     out.nextRefresh = Math.min(out.nextRefresh, s.nextRefresh);
   }
   return out;

@@ -10,7 +10,16 @@ import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { diffProperties } from '../../../../providers/pulumi/src/diff';
 import type { CheckFailure, ProviderImpl, ResourceImpl } from '../../../../providers/pulumi/src/provider';
 import { ProviderError } from '../../../../providers/pulumi/src/provider';
-import { UNKNOWN, isObject, isUnknown, reveal, secret, type PlainMap, type PropertyMap, type Value } from '../../../../providers/pulumi/src/values';
+import {
+  UNKNOWN,
+  isObject,
+  isUnknown,
+  reveal,
+  secret,
+  type PlainMap,
+  type PropertyMap,
+  type Value,
+} from '../../../../providers/pulumi/src/values';
 
 export const THING = 'tmkittest:index:Thing';
 
@@ -53,10 +62,12 @@ function checkThing(news: PropertyMap, logicalName: string): { inputs: PropertyM
   const inputs: PropertyMap = { ...news, name: news['name'] ?? logicalName };
   const v = reveal(inputs);
   const known = (x: unknown): boolean => x !== undefined && x !== null && !isUnknown(x);
-  if (known(v['name']) && (typeof v['name'] !== 'string' || !NAME.test(v['name']))) fail('name', 'must be lower-case letters, digits and hyphens, starting with a letter or digit');
+  if (known(v['name']) && (typeof v['name'] !== 'string' || !NAME.test(v['name'])))
+    fail('name', 'must be lower-case letters, digits and hyphens, starting with a letter or digit');
   if (!known(v['zone']) && !isUnknown(v['zone'])) fail('zone', 'is required');
   else if (known(v['zone']) && typeof v['zone'] !== 'string') fail('zone', 'must be a string');
-  if (known(v['size']) && (typeof v['size'] !== 'number' || !Number.isInteger(v['size']) || v['size'] < 1 || v['size'] > 100)) fail('size', 'must be an integer from 1 to 100');
+  if (known(v['size']) && (typeof v['size'] !== 'number' || !Number.isInteger(v['size']) || v['size'] < 1 || v['size'] > 100))
+    fail('size', 'must be an integer from 1 to 100');
   if (known(v['token']) && typeof v['token'] !== 'string') fail('token', 'must be a string');
   const nested = v['nested'];
   if (!known(nested) && !isUnknown(nested)) fail('nested', 'is required');
@@ -65,15 +76,18 @@ function checkThing(news: PropertyMap, logicalName: string): { inputs: PropertyM
     else {
       const n = nested as PlainMap;
       if (!isUnknown(n['host']) && (typeof n['host'] !== 'string' || n['host'] === '')) fail('nested.host', 'must be a non-empty string');
-      if (!isUnknown(n['port']) && (typeof n['port'] !== 'number' || !Number.isInteger(n['port']) || n['port'] < 1 || n['port'] > 65535)) fail('nested.port', 'must be an integer port from 1 to 65535');
+      if (!isUnknown(n['port']) && (typeof n['port'] !== 'number' || !Number.isInteger(n['port']) || n['port'] < 1 || n['port'] > 65535))
+        fail('nested.port', 'must be an integer port from 1 to 65535');
       const tags = n['tags'];
       if (tags !== undefined && tags !== null && !isUnknown(tags)) {
         if (!Array.isArray(tags)) fail('nested.tags', 'must be a list of strings');
-        else tags.forEach((t, i) => {
-          if (!isUnknown(t) && typeof t !== 'string') fail(`nested.tags[${i}]`, 'must be a string');
-        });
+        else
+          tags.forEach((t, i) => {
+            if (!isUnknown(t) && typeof t !== 'string') fail(`nested.tags[${i}]`, 'must be a string');
+          });
       }
-      for (const k of Object.keys(n)) if (!['host', 'port', 'tags'].includes(k)) fail(`nested.${k}`, 'unknown property; nested takes host, port, tags');
+      for (const k of Object.keys(n))
+        if (!['host', 'port', 'tags'].includes(k)) fail(`nested.${k}`, 'unknown property; nested takes host, port, tags');
     }
   }
   if (inputs['token'] !== undefined && inputs['token'] !== null) inputs['token'] = secret(inputs['token']);
@@ -99,11 +113,17 @@ function outputsOf(name: string, r: ThingRecord): PropertyMap {
   return { ...inputsOf(name, r), fqdn: `${name}.${r.zone}`, revision: r.revision, owner: r.owner };
 }
 
-export function thingProvider(env: Readonly<Record<string, string | undefined>> = process.env): ProviderImpl & { readonly file: string | undefined } {
+export function thingProvider(
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): ProviderImpl & { readonly file: string | undefined } {
   let file: string | undefined;
   let owner = 'pulumi';
   const dataFile = (): string => {
-    if (!file) throw new ProviderError('tmkittest:file is not set: set it to the JSON file that holds the Things (or TMKITTEST_FILE)', 'FAILED_PRECONDITION');
+    if (!file)
+      throw new ProviderError(
+        'tmkittest:file is not set: set it to the JSON file that holds the Things (or TMKITTEST_FILE)',
+        'FAILED_PRECONDITION',
+      );
     return file;
   };
 
@@ -126,7 +146,11 @@ export function thingProvider(env: Readonly<Record<string, string | undefined>> 
     create: (req) => {
       const name = String(reveal(req.inputs['name']!));
       const data = readData(dataFile());
-      if (data.things[name]) throw new ProviderError(`a Thing named "${name}" already exists in ${dataFile()}: import it ({import: "${name}"}) or pick another name`, 'ALREADY_EXISTS');
+      if (data.things[name])
+        throw new ProviderError(
+          `a Thing named "${name}" already exists in ${dataFile()}: import it ({import: "${name}"}) or pick another name`,
+          'ALREADY_EXISTS',
+        );
       const record = toRecord(req.inputs, owner, 1);
       data.things[name] = record;
       writeData(dataFile(), data);
@@ -140,7 +164,11 @@ export function thingProvider(env: Readonly<Record<string, string | undefined>> 
     update: (req) => {
       const data = readData(dataFile());
       const old = data.things[req.id];
-      if (!old) throw new ProviderError(`the Thing "${req.id}" no longer exists in ${dataFile()}: run \`pulumi refresh\` to drop it from state`, 'NOT_FOUND');
+      if (!old)
+        throw new ProviderError(
+          `the Thing "${req.id}" no longer exists in ${dataFile()}: run \`pulumi refresh\` to drop it from state`,
+          'NOT_FOUND',
+        );
       const record = toRecord(req.news, owner, old.revision + 1);
       data.things[req.id] = record;
       writeData(dataFile(), data);
@@ -160,8 +188,14 @@ export function thingProvider(env: Readonly<Record<string, string | undefined>> 
     checkConfig: (req) => {
       const failures: CheckFailure[] = [];
       const v = reveal(req.news);
-      for (const k of Object.keys(v)) if (!['file', 'owner', 'version'].includes(k)) failures.push({ property: k, reason: `unknown configuration key "tmkittest:${k}"; the keys are tmkittest:file, tmkittest:owner` });
-      if (v['owner'] !== undefined && (typeof v['owner'] !== 'string' || !NAME.test(v['owner']))) failures.push({ property: 'owner', reason: 'tmkittest:owner must be lower-case letters, digits and hyphens' });
+      for (const k of Object.keys(v))
+        if (!['file', 'owner', 'version'].includes(k))
+          failures.push({
+            property: k,
+            reason: `unknown configuration key "tmkittest:${k}"; the keys are tmkittest:file, tmkittest:owner`,
+          });
+      if (v['owner'] !== undefined && (typeof v['owner'] !== 'string' || !NAME.test(v['owner'])))
+        failures.push({ property: 'owner', reason: 'tmkittest:owner must be lower-case letters, digits and hyphens' });
       return { inputs: req.news, failures };
     },
     configure: (config) => {
