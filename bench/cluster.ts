@@ -132,7 +132,7 @@ async function latency(etcd: EtcdServer): Promise<void> {
     while (pending.size > 0) {
       for (const n of [...pending]) {
         const r = await queryUdp(n.dns, `p${i}.tm.internal`, 'A', 2000).catch(() => undefined);
-        if (r && r.answers.some((a) => a.data === target)) pending.delete(n);
+        if (r?.answers.some((a) => a.data === target)) pending.delete(n);
       }
     }
     const done = performance.now();
@@ -212,7 +212,7 @@ async function failover(etcd: EtcdServer): Promise<void> {
     while (pending.size > 0) {
       for (const n of [...pending]) {
         const r = await queryUdp(n.dns, `${x.name}.tm.internal`, 'A', 2000).catch(() => undefined);
-        if (r && r.answers.some((a) => a.data === x.backupIp)) pending.delete(n);
+        if (r?.answers.some((a) => a.data === x.backupIp)) pending.delete(n);
       }
       await sleep(50);
     }

@@ -34,7 +34,7 @@ import { seededRng } from '../src/testing/rng';
 import { REAL_ADDRESSES } from '../test/geo/support/real-addresses';
 import { AZURE_REGIONS } from '../src/core/data';
 
-const SECONDS = Number(process.env['BENCH_SECONDS'] ?? 1.5);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 1.5);
 const ZONE = 'bench.test';
 const FAMILIES = 14;
 const MULTIVALUE_PROFILES = 90;
@@ -342,7 +342,7 @@ function runChild(task: string): ChildResult {
 }
 
 async function main(): Promise<void> {
-  const child = process.env['BENCH_CHILD'];
+  const child = process.env.BENCH_CHILD;
   if (child !== undefined) {
     const result =
       child === 'geo'
@@ -363,7 +363,7 @@ async function main(): Promise<void> {
     `node ${process.version}, ${process.platform}/${process.arch}, ${os.cpus().length} CPUs, load average ${os.loadavg()[0]!.toFixed(2)}`,
   );
 
-  const only = process.env['BENCH_METHODS']?.split(',').map((m) => m.trim().toLowerCase());
+  const only = process.env.BENCH_METHODS?.split(',').map((m) => m.trim().toLowerCase());
   const tasks = (['Priority', 'Weighted', 'Performance', 'Geographic', 'Subnet', 'MultiValue', 'mixed'] as string[]).filter(
     (m) => !only || only.includes(m.toLowerCase()),
   );

@@ -122,8 +122,8 @@ export function generate(): Obj {
 
 function main(): void {
   const doc = generate();
-  const profiles = (doc['profiles'] as Obj[]).length;
-  const endpoints = (doc['profiles'] as Obj[]).reduce((n, p) => n + (p['endpoints'] as unknown[]).length, 0);
+  const profiles = (doc.profiles as Obj[]).length;
+  const endpoints = (doc.profiles as Obj[]).reduce((n, p) => n + (p.endpoints as unknown[]).length, 0);
   const first = validate(doc);
   if (first.length > 0) {
     console.error(`the generated document is not clean: ${first.length} diagnostics, e.g.`, first.slice(0, 5));

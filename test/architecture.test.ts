@@ -379,7 +379,6 @@ function uiViolations(imports: UiImport[]): string[] {
       if (/^tmkit(?:\/|$)/.test(i.target))
         bad.push(`${edge}: the dashboard takes core by relative path (type imports), never the tmkit package`);
     } else if (i.target.startsWith('ui/')) {
-      continue;
     } else if (!i.target.startsWith('src/core/')) {
       bad.push(`${edge}: the dashboard may import from src/ only core (its types, and the values of ${UI_CORE_VALUES.join(', ')})`);
     } else if (!i.typeOnly && !UI_CORE_VALUES.includes(i.target)) {

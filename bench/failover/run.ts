@@ -148,7 +148,7 @@ async function failover(): Promise<boolean> {
   monitor.onTransition((e) => {
     dns.setSnapshot(snapshot()); // what the runtime does on every transition
     const s = byName.get(e.profile);
-    if (s && s.killed && e.to === 'Degraded' && s.verdictAt === undefined) {
+    if (s?.killed && e.to === 'Degraded' && s.verdictAt === undefined) {
       s.verdictAt = performance.now();
       s.reason = e.reason;
     }
@@ -189,7 +189,7 @@ async function failover(): Promise<boolean> {
   }
   const maxBound = Math.max(...scenarios.map((s) => s.interval * (s.tolerated + 1) + s.timeout));
   const deadline = performance.now() + (Math.max(...scenarios.map((s) => s.interval)) + maxBound + 15) * 1000;
-  process.stdout.write('waiting for failovers (up to ~' + Math.ceil((deadline - performance.now()) / 1000) + ' s) ');
+  process.stdout.write(`waiting for failovers (up to ~${Math.ceil((deadline - performance.now()) / 1000)} s) `);
   let dots = 0;
   while (scenarios.some((s) => s.dnsAt === undefined || s.verdictAt === undefined) && performance.now() < deadline) {
     await Promise.all(

@@ -84,20 +84,20 @@ const num = (v: unknown): number | undefined => (typeof v === 'number' && Number
 export function geoFromRecord(record: unknown): ClientGeo | undefined {
   const r = obj(record);
   if (!r) return undefined;
-  const rawCountry = str(obj(r['country'])?.['iso_code']) ?? str(r['country_code']) ?? str(obj(r['registered_country'])?.['iso_code']);
+  const rawCountry = str(obj(r.country)?.iso_code) ?? str(r.country_code) ?? str(obj(r.registered_country)?.iso_code);
   if (!rawCountry) return undefined;
   let country = rawCountry.toUpperCase();
   const region = GEO_REGIONS.get(country);
-  if (!region || region.depth !== 2) return undefined;
+  if (region?.depth !== 2) return undefined;
 
-  const sub = obj(Array.isArray(r['subdivisions']) ? (r['subdivisions'] as unknown[])[0] : undefined);
-  const subName = str(obj(sub?.['names'])?.['en']) ?? str(r['state1']);
-  const subdivision = mapSubdivision(country, str(sub?.['iso_code']), subName);
+  const sub = obj(Array.isArray(r.subdivisions) ? (r.subdivisions as unknown[])[0] : undefined);
+  const subName = str(obj(sub?.names)?.en) ?? str(r.state1);
+  const subdivision = mapSubdivision(country, str(sub?.iso_code), subName);
   if (subdivision === 'UA-CR') country = 'UA';
 
-  const loc = obj(r['location']);
-  const latitude = num(loc?.['latitude']) ?? num(r['latitude']);
-  const longitude = num(loc?.['longitude']) ?? num(r['longitude']);
+  const loc = obj(r.location);
+  const latitude = num(loc?.latitude) ?? num(r.latitude);
+  const longitude = num(loc?.longitude) ?? num(r.longitude);
   const geo: ClientGeo = { country };
   if (subdivision) geo.subdivision = subdivision;
   if (latitude !== undefined && longitude !== undefined) {

@@ -240,14 +240,14 @@ export class Provider extends pulumi.ProviderResource {
 
   public static override isInstance(obj: unknown): obj is Provider {
     if (obj === undefined || obj === null) return false;
-    return (obj as Record<string, unknown>)['__pulumiType'] === 'pulumi:providers:' + Provider.__pulumiType;
+    return (obj as Record<string, unknown>).__pulumiType === `pulumi:providers:${Provider.__pulumiType}`;
   }
 
   constructor(name: string, args?: ProviderArgs, opts?: pulumi.ResourceOptions) {
     const resourceInputs: pulumi.Inputs = {};
-    resourceInputs['server'] = args?.server;
-    resourceInputs['token'] = args?.token !== undefined ? pulumi.secret(args.token) : undefined;
-    resourceInputs['stack'] = args?.stack;
+    resourceInputs.server = args?.server;
+    resourceInputs.token = args?.token !== undefined ? pulumi.secret(args.token) : undefined;
+    resourceInputs.stack = args?.stack;
     super(Provider.__pulumiType, name, resourceInputs, pulumi.mergeOptions(opts, { additionalSecretOutputs: ['token'] }));
   }
 }
@@ -288,7 +288,7 @@ export class Profile extends pulumi.CustomResource {
 
   public static override isInstance(obj: unknown): obj is Profile {
     if (obj === undefined || obj === null) return false;
-    return (obj as Record<string, unknown>)['__pulumiType'] === Profile.__pulumiType;
+    return (obj as Record<string, unknown>).__pulumiType === Profile.__pulumiType;
   }
 
   declare public readonly profileName: pulumi.Output<string>;
@@ -384,7 +384,7 @@ export class Endpoint extends pulumi.CustomResource {
 
   public static override isInstance(obj: unknown): obj is Endpoint {
     if (obj === undefined || obj === null) return false;
-    return (obj as Record<string, unknown>)['__pulumiType'] === Endpoint.__pulumiType;
+    return (obj as Record<string, unknown>).__pulumiType === Endpoint.__pulumiType;
   }
 
   declare public readonly profileName: pulumi.Output<string>;
@@ -439,8 +439,8 @@ export class Endpoint extends pulumi.CustomResource {
     } else {
       for (const k of ins) resourceInputs[k] = undefined;
     }
-    resourceInputs['stack'] = undefined;
-    resourceInputs['etag'] = undefined;
+    resourceInputs.stack = undefined;
+    resourceInputs.etag = undefined;
     super(Endpoint.__pulumiType, name, resourceInputs, opts);
   }
 }

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { TmkitClient } from '../../src/client';
+import type { TmkitClient } from '../../src/client';
 import type { DocumentInput } from '../../src/core/model/types';
 import { TOKEN, type Harness } from '../runtime/api/harness';
 import { deployMainSample, MAIN, PR, type DeployedSample } from './sample-server';

@@ -132,7 +132,7 @@ test('drill: the report (JSON) has switch and revert within the bound, and every
   );
   // The text report, and a drill the safety rule refuses.
   const text = await cli(['drill', 'web', 'primary', '--for', '1s']);
-  expect(text.stdout).toMatch(/^Drill dr-[0-9a-f]+: web\/primary out of DNS for 1s \(1 node\)\n  switch  \d\.\d{3} s/);
+  expect(text.stdout).toMatch(/^Drill dr-[0-9a-f]+: web\/primary out of DNS for 1s \(1 node\)\n {2}switch {2}\d\.\d{3} s/);
   expect(text.stdout).toContain('  bound   10 × (0 + 1) + 5 + TTL 0 = 15 s  worst-case failover as tmkit plan prints it');
   expect(text.stdout.endsWith('Drill passed.\n')).toBe(true);
   hs.down.add('127.0.0.52');

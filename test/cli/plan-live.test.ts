@@ -70,7 +70,7 @@ test('disabling the only Online endpoint: the warning names the profile; the sec
   const text = await cli(['plan', doc(web('Disabled')), '--no-preview']);
   expect(text.code).toBe(0);
   expect(text.stdout).toMatch(
-    /Live health \(the server now, \S+\):\n  web\/backup: Degraded for \d+s \(probe verdict Degraded\)\n  web\/spare: Degraded for \d+s \(override down by cli until \S+ \(patching\): taken out of DNS\); override down by cli until \S+ \(patching\)\n/,
+    /Live health \(the server now, \S+\):\n {2}web\/backup: Degraded for \d+s \(probe verdict Degraded\)\n {2}web\/spare: Degraded for \d+s \(override down by cli until \S+ \(patching\): taken out of DNS\); override down by cli until \S+ \(patching\)\n/,
   );
   expect(text.stdout).toContain(
     '! profiles[web]: with the live health now, this change leaves profile web with no endpoint Online (Online now: primary; after: primary Disabled, backup Degraded, spare Degraded) [LIVE_NO_ONLINE_ENDPOINT]',

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { executePlan, PlanRefusedError, TmkitClient, type StepOutcome } from '../../src/client';
+import { executePlan, PlanRefusedError, type TmkitClient, type StepOutcome } from '../../src/client';
 import { normalize } from '../../src/core/model/normalize';
 import type { DocumentInput } from '../../src/core/model/types';
 import { diff, readPlanJson } from '../../src/core/plan';

@@ -27,8 +27,8 @@ beforeAll(async () => {
           ...(args.id ? { id: args.id } : {}),
         });
         if (args.type === 'tmkit:index:Profile') {
-          const name = (args.inputs['profileName'] as string | undefined) ?? args.name;
-          const dns = (args.inputs['dnsConfig'] as { relativeName: string; ttl?: number } | undefined) ?? { relativeName: name };
+          const name = (args.inputs.profileName as string | undefined) ?? args.name;
+          const dns = (args.inputs.dnsConfig as { relativeName: string; ttl?: number } | undefined) ?? { relativeName: name };
           return {
             id: args.id || `/tmkit/stacks/pulumi/trafficManagerProfiles/${name}`,
             state: {
@@ -42,9 +42,9 @@ beforeAll(async () => {
           };
         }
         if (args.type === 'tmkit:index:Endpoint') {
-          const endpointName = (args.inputs['endpointName'] as string | undefined) ?? args.name;
+          const endpointName = (args.inputs.endpointName as string | undefined) ?? args.name;
           return {
-            id: `/tmkit/stacks/pulumi/trafficManagerProfiles/${String(args.inputs['profileName'])}/externalEndpoints/${endpointName}`,
+            id: `/tmkit/stacks/pulumi/trafficManagerProfiles/${String(args.inputs.profileName)}/externalEndpoints/${endpointName}`,
             state: { ...args.inputs, endpointName, priority: 3, etag: '"e1"' },
           };
         }

@@ -83,13 +83,13 @@ function str(v: PropertyMap[string] | undefined): string | undefined {
 /** Configure: the checked config, with the env fallbacks and the default stack applied. */
 export function resolveConfig(config: PropertyMap, env: Readonly<Record<string, string | undefined>>): TmkitConfig {
   return {
-    server: str(config['server']) ?? (env['TMKIT_SERVER']?.trim() || undefined),
-    token: str(config['token']) ?? (env['TMKIT_TOKEN']?.trim() || undefined),
-    stack: str(config['stack']) ?? DEFAULT_STACK,
+    server: str(config.server) ?? (env.TMKIT_SERVER?.trim() || undefined),
+    token: str(config.token) ?? (env.TMKIT_TOKEN?.trim() || undefined),
+    stack: str(config.stack) ?? DEFAULT_STACK,
   };
 }
 
 /** True when the token was given as a secret value (for tests and diagnostics; the value is never logged). */
 export function tokenIsSecret(config: PropertyMap): boolean {
-  return isSecret(config['token']);
+  return isSecret(config.token);
 }

@@ -106,7 +106,7 @@ export function sameValue(a: Value, b: Value): boolean {
     if (!isObject(a) || !isObject(b)) return false;
     const ka = Object.keys(a);
     if (ka.length !== Object.keys(b).length) return false;
-    return ka.every((k) => Object.prototype.hasOwnProperty.call(b, k) && sameValue(a[k]!, b[k]!));
+    return ka.every((k) => Object.hasOwn(b, k) && sameValue(a[k]!, b[k]!));
   }
   return Object.is(a, b) || a === b;
 }
@@ -119,7 +119,7 @@ export function sameValue(a: Value, b: Value): boolean {
 export function carrySecrets(outs: PropertyMap, ins: PropertyMap): PropertyMap {
   const result: PropertyMap = { ...outs };
   for (const [k, inValue] of Object.entries(ins)) {
-    if (!Object.prototype.hasOwnProperty.call(result, k)) continue;
+    if (!Object.hasOwn(result, k)) continue;
     const outValue = result[k]!;
     const inner = inValue instanceof Secret ? inValue.value : inValue;
     if (isObject(outValue) && isObject(inner) && !(inValue instanceof Secret)) result[k] = carrySecrets(outValue, inner);
@@ -131,6 +131,6 @@ export function carrySecrets(outs: PropertyMap, ins: PropertyMap): PropertyMap {
 /** Wraps the named top-level properties as secrets (those present). Returns a new map. */
 export function markSecret(map: PropertyMap, keys: readonly string[]): PropertyMap {
   const result: PropertyMap = { ...map };
-  for (const k of keys) if (Object.prototype.hasOwnProperty.call(result, k) && result[k] !== null) result[k] = secret(result[k]!);
+  for (const k of keys) if (Object.hasOwn(result, k) && result[k] !== null) result[k] = secret(result[k]!);
   return result;
 }

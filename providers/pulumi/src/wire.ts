@@ -81,21 +81,21 @@ export function fromWire(v: unknown, path = ''): Value {
   }
   if (Array.isArray(v)) return v.map((x, i) => fromWire(x, pathIndex(path, i)));
   const obj = v as Record<string, unknown>;
-  if (Object.prototype.hasOwnProperty.call(obj, SIG_KEY)) {
+  if (Object.hasOwn(obj, SIG_KEY)) {
     const sig = obj[SIG_KEY];
     switch (sig) {
       case SECRET_SIG:
-        return new Secret(unwrapNestedSecret(fromWire(obj['value'], path)));
+        return new Secret(unwrapNestedSecret(fromWire(obj.value, path)));
       case RESOURCE_REFERENCE_SIG: {
         // Sent only if a provider accepts resource references; this one does not, but degrade like the engine.
-        const id = obj['id'];
+        const id = obj.id;
         if (typeof id === 'string' && id !== '') return fromWire(id, path);
-        return fromWire(obj['urn'], path);
+        return fromWire(obj.urn, path);
       }
       case OUTPUT_VALUE_SIG: {
         // Sent only if a provider accepts output values; degrade to a plain, secret or unknown value.
-        const inner = Object.prototype.hasOwnProperty.call(obj, 'value') ? fromWire(obj['value'], path) : UNKNOWN;
-        return obj['secret'] === true ? new Secret(unwrapNestedSecret(inner)) : inner;
+        const inner = Object.hasOwn(obj, 'value') ? fromWire(obj.value, path) : UNKNOWN;
+        return obj.secret === true ? new Secret(unwrapNestedSecret(inner)) : inner;
       }
       case ASSET_SIG:
       case ARCHIVE_SIG:

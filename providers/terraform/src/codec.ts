@@ -181,7 +181,7 @@ function collectionFromRaw(raw: unknown, shape: Shape, path: string, decode: (ra
       const known = new Set<string>();
       for (const [name, s, absent] of shape.attrs) {
         known.add(name);
-        setKey(out, name, Object.prototype.hasOwnProperty.call(raw, name) ? decode(raw[name], s, sub(path, name)) : absentValue(absent));
+        setKey(out, name, Object.hasOwn(raw, name) ? decode(raw[name], s, sub(path, name)) : absentValue(absent));
       }
       for (const k of Object.keys(raw)) if (!known.has(k)) throw new CodecError(sub(path, k), 'unsupported attribute (not in the schema)');
       return out;
@@ -330,7 +330,7 @@ function toRaw(v: Value | undefined, shape: Shape, path: string): unknown {
       const known = new Set<string>();
       for (const [name, s, absent] of shape.attrs) {
         known.add(name);
-        const e = Object.prototype.hasOwnProperty.call(v, name) ? v[name] : undefined;
+        const e = Object.hasOwn(v, name) ? v[name] : undefined;
         out[name] = e === undefined ? toRaw(absentValue(absent), s, sub(path, name)) : toRaw(e, s, sub(path, name));
       }
       for (const k of Object.keys(v)) if (!known.has(k)) throw new CodecError(sub(path, k), 'unsupported attribute (not in the schema)');

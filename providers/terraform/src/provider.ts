@@ -132,7 +132,7 @@ export function valueEquals(a: Value | undefined, b: Value | undefined): boolean
   if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((e, i) => valueEquals(e, b[i]));
   if (isObject(a) && isObject(b)) {
     const ka = Object.keys(a);
-    return ka.length === Object.keys(b).length && ka.every((k) => Object.prototype.hasOwnProperty.call(b, k) && valueEquals(a[k], b[k]));
+    return ka.length === Object.keys(b).length && ka.every((k) => Object.hasOwn(b, k) && valueEquals(a[k], b[k]));
   }
   return false;
 }
@@ -190,7 +190,7 @@ export function provider<Ctx>(def: ProviderDefinition<Ctx>): ProviderServer {
   let configured = !def.configure;
 
   const resource = (typeName: string): Resource<Ctx> => {
-    const r = Object.prototype.hasOwnProperty.call(def.resources, typeName) ? def.resources[typeName] : undefined;
+    const r = Object.hasOwn(def.resources, typeName) ? def.resources[typeName] : undefined;
     if (!r) throw new DiagnosticsError(error(`Unknown resource type "${typeName}"`));
     return r;
   };
@@ -319,7 +319,7 @@ export function provider<Ctx>(def: ProviderDefinition<Ctx>): ProviderServer {
     },
 
     async readDataSource({ typeName, config }) {
-      const d = Object.prototype.hasOwnProperty.call(dataSources, typeName) ? dataSources[typeName] : undefined;
+      const d = Object.hasOwn(dataSources, typeName) ? dataSources[typeName] : undefined;
       if (!d) throw new DiagnosticsError(error(`Unknown data source "${typeName}"`));
       return { state: await d.read(config, context()) };
     },

@@ -87,7 +87,7 @@ export function wireDiagnostics(ds: Diagnostic[] | undefined): Msg[] {
     severity: d.severity === 'warning' ? 'WARNING' : 'ERROR',
     summary: d.summary,
     detail: d.detail ?? '',
-    attribute: d.path && d.path.length ? wirePath(d.path) : null,
+    attribute: d.path?.length ? wirePath(d.path) : null,
   }));
 }
 
@@ -99,7 +99,7 @@ function caps(m: Msg | null | undefined): ClientCapabilities {
 
 function rawState(m: Msg | null | undefined, what: string): RawState {
   const out: RawState = {};
-  if (m?.json && m.json.length) {
+  if (m?.json?.length) {
     try {
       out.json = JSON.parse(Buffer.from(m.json).toString('utf8'));
     } catch (e) {
@@ -385,7 +385,7 @@ export class Tfplugin6Server {
 
   #schemaOf(kind: Kind, typeName: string): Schema {
     const table = kind === 'resource' ? this.#schemas.resources : this.#schemas.dataSources;
-    const s = Object.prototype.hasOwnProperty.call(table, typeName) ? table[typeName] : undefined;
+    const s = Object.hasOwn(table, typeName) ? table[typeName] : undefined;
     if (!s) {
       const known = Object.keys(table).sort();
       throw new DiagnosticsError(
@@ -403,8 +403,8 @@ export class Tfplugin6Server {
     const shape = shapeOfBlock(schema.block);
     try {
       let v: Value;
-      if (dv.msgpack && dv.msgpack.length) v = decodeMsgpack(dv.msgpack, shape);
-      else if (dv.json && dv.json.length) v = decodeJson(dv.json, shape);
+      if (dv.msgpack?.length) v = decodeMsgpack(dv.msgpack, shape);
+      else if (dv.json?.length) v = decodeJson(dv.json, shape);
       else return null;
       return v as ValueObject | null;
     } catch (e) {

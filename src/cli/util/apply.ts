@@ -82,7 +82,7 @@ async function execute(
       ].join('\n'),
     );
     throw new CliError(
-      `${verb}: stopped after ${count(result.applied.length, 'step')} of ${f.total}; ${verb === 'apply' ? 'run \`tmkit plan\` again to see what is left, then apply' : 'run \`tmkit destroy\` again to destroy what is left'}`,
+      `${verb}: stopped after ${count(result.applied.length, 'step')} of ${f.total}; ${verb === 'apply' ? 'run `tmkit plan` again to see what is left, then apply' : 'run `tmkit destroy` again to destroy what is left'}`,
     );
   }
   if (result.applied.length === 0) {

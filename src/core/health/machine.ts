@@ -253,11 +253,7 @@ export function aggregate(
   liveLocations: readonly string[],
 ): ProbeVerdict {
   const get = (loc: string): ProbeVerdict | undefined =>
-    isMap(verdictsByLocation)
-      ? verdictsByLocation.get(loc)
-      : Object.prototype.hasOwnProperty.call(verdictsByLocation, loc)
-        ? verdictsByLocation[loc]
-        : undefined;
+    isMap(verdictsByLocation) ? verdictsByLocation.get(loc) : Object.hasOwn(verdictsByLocation, loc) ? verdictsByLocation[loc] : undefined;
   const live = [...new Set(liveLocations)];
   const n = live.length;
   if (n === 0) return 'CheckingEndpoint';

@@ -73,4 +73,4 @@ export function lintProfiles(profiles: readonly Profile[], lookup: (name: string
 }
 
 const isIPv4 = (t: string | undefined): boolean => t !== undefined && /^\d{1,3}(\.\d{1,3}){3}$/.test(t);
-const isIPv6 = (t: string | undefined): boolean => t !== undefined && t.includes(':');
+const isIPv6 = (t: string | undefined): boolean => t?.includes(':') === true;

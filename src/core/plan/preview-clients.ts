@@ -118,7 +118,7 @@ export function tree(root: string, profiles: ReadonlyMap<string, Profile>, lower
 /** Leaf endpoint paths (`profile/endpoint`) under an endpoint of `p`, through nesting; enabled only. */
 export function leavesUnder(p: Profile, endpointName: string, profiles: ReadonlyMap<string, Profile>, seen = new Set<string>()): string[] {
   const e = p.endpoints.find((x) => x.name === endpointName);
-  if (!e || e.endpointStatus !== 'Enabled') return [];
+  if (e?.endpointStatus !== 'Enabled') return [];
   if (e.type !== 'nestedEndpoints') return [`${p.name}/${e.name}`];
   const childName = childProfileName(e.targetResourceId ?? '');
   const child = profiles.get(childName) ?? byLowerName(profiles).get(childName.toLowerCase());

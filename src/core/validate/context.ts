@@ -110,7 +110,7 @@ export function targetOf(e: { target?: unknown }): ClassifiedTarget | undefined 
 
 function profileCtx(raw: Record<string, unknown>, path: string): ProfileCtx {
   const profile = normalizeProfile(raw as unknown as ProfileInput);
-  const rawEndpoints = Array.isArray(raw['endpoints']) ? (raw['endpoints'] as unknown[]) : [];
+  const rawEndpoints = Array.isArray(raw.endpoints) ? (raw.endpoints as unknown[]) : [];
   const endpoints: EndpointCtx[] = [];
   let n = 0;
   rawEndpoints.forEach((e, i) => {

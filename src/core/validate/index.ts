@@ -104,11 +104,11 @@ function ordered(d: Diagnostic[], rawProfiles: readonly unknown[]): Diagnostic[]
 /** Every diagnostic for a whole document (raw user input: JSON, or what a construct tree synthesized). */
 export function validate(input: unknown, options: ValidateOptions = {}): Diagnostic[] {
   const r = new Reporter();
-  const rawProfiles = isObj(input) && Array.isArray(input['profiles']) ? (input['profiles'] as unknown[]) : [];
+  const rawProfiles = isObj(input) && Array.isArray(input.profiles) ? (input.profiles as unknown[]) : [];
   guarded(r, () => {
     checkDocumentStructure(r, input);
     if (!isObj(input)) return;
-    const v = input['apiVersion'];
+    const v = input.apiVersion;
     if (typeof v === 'string' && v !== API_VERSION) {
       r.report(
         'API_VERSION',
@@ -117,7 +117,7 @@ export function validate(input: unknown, options: ValidateOptions = {}): Diagnos
         `set "apiVersion": "${API_VERSION}"`,
       );
     }
-    checkStack(r, input['stack']);
+    checkStack(r, input.stack);
     semantic(r, rawProfiles, options ?? {});
   });
   return ordered(r.diagnostics, rawProfiles);

@@ -47,12 +47,12 @@ function element(b: Uint8Array, at: number): { tag: number; start: number; end: 
 /** Why `der` is not an X.509 certificate's DER, or undefined when it looks like one. */
 function derProblem(der: Uint8Array): string | undefined {
   const cert = element(der, 0);
-  if (!cert || cert.tag !== 0x30) return 'it is not a DER SEQUENCE';
+  if (cert?.tag !== 0x30) return 'it is not a DER SEQUENCE';
   if (cert.end !== der.length) return 'its DER length does not match its size (truncated or with extra bytes)';
   const tbs = element(der, cert.start);
   const alg = tbs && element(der, tbs.end);
   const sig = alg && element(der, alg.end);
-  if (!tbs || tbs.tag !== 0x30 || !alg || alg.tag !== 0x30 || !sig || sig.tag !== 0x03 || sig.end !== cert.end) {
+  if (tbs?.tag !== 0x30 || !alg || alg.tag !== 0x30 || !sig || sig.tag !== 0x03 || sig.end !== cert.end) {
     return 'it does not hold an X.509 certificate (tbsCertificate, signatureAlgorithm, signature)';
   }
   return undefined;

@@ -143,7 +143,7 @@ function checkValue(r: Reporter, v: unknown, kind: Kind, path: string): void {
 
 // Shapes are constant: their entries are listed once (validation walks 20,000 endpoints quickly).
 const entriesOf = new Map<Shape, ReadonlyArray<readonly [string, Prop]>>();
-const hasOwn = (o: object, k: string): boolean => Object.prototype.hasOwnProperty.call(o, k);
+const hasOwn = (o: object, k: string): boolean => Object.hasOwn(o, k);
 
 function checkShape(r: Reporter, v: Record<string, unknown>, shape: Shape, path: string): void {
   let entries = entriesOf.get(shape);

@@ -5,15 +5,14 @@ export const isInt = (v: unknown): v is number => typeof v === 'number' && Numbe
 export const isStr = (v: unknown): v is string => typeof v === 'string';
 
 /** Own property present (and not undefined) in raw input. */
-export const has = (o: Record<string, unknown>, key: string): boolean =>
-  Object.prototype.hasOwnProperty.call(o, key) && o[key] !== undefined;
+export const has = (o: Record<string, unknown>, key: string): boolean => Object.hasOwn(o, key) && o[key] !== undefined;
 
 /**
  * The path segment of an array item: `[name]` for keyed arrays (profiles, endpoints) whose item has a
  * non-empty string name, else `[index]`.
  */
 export function itemSegment(item: unknown, index: number, keyed: boolean): string {
-  if (keyed && isObj(item) && typeof item['name'] === 'string' && item['name'] !== '') return `[${item['name']}]`;
+  if (keyed && isObj(item) && typeof item.name === 'string' && item.name !== '') return `[${item.name}]`;
   return `[${index}]`;
 }
 

@@ -280,7 +280,7 @@ export class Responder {
     // DNSSEC: signed answers (DO) are cached apart; those for queries with CO too.
     const signer = this.signer;
     const generation = signer === undefined ? 0 : signer.generation;
-    const secure = signer !== undefined && edns !== undefined && edns.dnssecOk ? (edns.compactOk ? 2 : 1) : 0;
+    const secure = signer && edns?.dnssecOk ? (edns.compactOk ? 2 : 1) : 0;
     const cache = secure === 0 ? this.cache : secure === 1 ? this.signedCache : this.compactCache;
     const key = q.key;
     const entry = cache.get(key);

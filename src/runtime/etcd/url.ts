@@ -26,7 +26,7 @@ export function parseEtcdUrl(value: string, flag = '--store'): EtcdTarget {
     .filter((h) => h !== '');
   if (hosts.length === 0) throw new Error(`${flag} ${value}: no etcd endpoint; write etcd://127.0.0.1:2379`);
   const out = hosts.map((h) => {
-    const hm = /^\[([^\]]+)\]:(\d+)$/.exec(h) ?? /^([^:\[\]]+):(\d+)$/.exec(h);
+    const hm = /^\[([^\]]+)\]:(\d+)$/.exec(h) ?? /^([^:[\]]+):(\d+)$/.exec(h);
     const port = hm ? Number(hm[2]) : NaN;
     if (!hm || !Number.isInteger(port) || port < 1 || port > 65535) {
       throw new Error(`${flag} ${value}: '${h}' is not HOST:PORT (etcd's client port, usually 2379; IPv6 as [::1]:2379)`);

@@ -32,7 +32,7 @@ test('every problem is reported at once; engine keys and unknown values pass', (
   expect(checkConfig({ server: 'x', stack: '_', other: 1 }).failures.map((f) => f.property)).toEqual(['server', 'stack', 'other']);
   const r = checkConfig({ version: '1.0.0', token: UNKNOWN, server: UNKNOWN });
   expect(r.failures).toEqual([]);
-  expect(isSecret(r.inputs['token'])).toBe(true);
+  expect(isSecret(r.inputs.token)).toBe(true);
 });
 
 test('resolve: config first, then TMKIT_SERVER / TMKIT_TOKEN, stack default "pulumi"', () => {

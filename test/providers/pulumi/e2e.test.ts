@@ -85,7 +85,7 @@ function stateFile(): string {
 async function expectSecretEncrypted(stack: Stack, name = 'alpha'): Promise<void> {
   const st = await thingState(stack, name);
   expect(st).toBeDefined();
-  for (const where of [st!.inputs, st!.outputs]) expect(where['token']).toEqual({ [SIG]: SECRET_SIG, plaintext: JSON.stringify(TOKEN) });
+  for (const where of [st!.inputs, st!.outputs]) expect(where.token).toEqual({ [SIG]: SECRET_SIG, plaintext: JSON.stringify(TOKEN) });
   const stored = stateFile();
   expect(stored).not.toContain(TOKEN);
   const resources = (
@@ -95,9 +95,9 @@ async function expectSecretEncrypted(stack: Stack, name = 'alpha'): Promise<void
   ).checkpoint.latest.resources;
   const raw = resources.find((r) => r.urn.endsWith(`tmkittest:index:Thing::${name}`))!;
   for (const where of [raw.inputs!, raw.outputs!]) {
-    const token = where['token'] as Record<string, unknown>;
+    const token = where.token as Record<string, unknown>;
     expect(token[SIG]).toBe(SECRET_SIG);
-    expect(typeof token['ciphertext']).toBe('string');
+    expect(typeof token.ciphertext).toBe('string');
   }
 }
 
@@ -130,9 +130,9 @@ test('up creates the Thing: the record exists, outputs are known, the secret is 
   const up = await stack.up();
   console.info(`timing: up (create) ${Date.now() - t0} ms`);
   expect(up.summary.resourceChanges).toEqual({ create: 2 });
-  expect(up.outputs['fqdn']).toEqual({ value: 'alpha.example.test', secret: false });
-  expect(up.outputs['revision']).toEqual({ value: 1, secret: false });
-  expect(data().things['alpha']).toEqual({
+  expect(up.outputs.fqdn).toEqual({ value: 'alpha.example.test', secret: false });
+  expect(up.outputs.revision).toEqual({ value: 1, secret: false });
+  expect(data().things.alpha).toEqual({
     zone: 'example.test',
     size: 5,
     token: TOKEN,
@@ -153,7 +153,7 @@ test('a one-property change previews as a one-property update (detailed diff at 
   expect(step!.op).toBe('update');
   expect(step!.diffs).toEqual(['size']);
   expect(step!.detailedDiff).toEqual({ size: { diffKind: 'update', inputDiff: true } });
-  expect(data().things['alpha']!.size).toBe(5);
+  expect(data().things.alpha!.size).toBe(5);
 });
 
 test('a nested one-field change is reported at its nested path; up applies it', async () => {
@@ -169,8 +169,8 @@ test('a nested one-field change is reported at its nested path; up applies it', 
   const up = await stack.up({ program: program(args) });
   console.info(`timing: up (update) ${Date.now() - t0} ms`);
   expect(up.summary.resourceChanges).toEqual({ same: 1, update: 1 });
-  expect(up.outputs['revision']!.value).toBe(2);
-  expect(data().things['alpha']).toMatchObject({ size: 6, nested: { tags: ['a', 'c'] }, revision: 2 });
+  expect(up.outputs.revision!.value).toBe(2);
+  expect(data().things.alpha).toMatchObject({ size: 6, nested: { tags: ['a', 'c'] }, revision: 2 });
   await expectSecretEncrypted(stack);
 });
 
@@ -189,8 +189,8 @@ test('changing a replace-on-change property with the same id replaces it, deleti
   const ops = finishedOps(rec.events);
   expect(ops.indexOf('delete-replaced')).toBeGreaterThanOrEqual(0);
   expect(ops.indexOf('delete-replaced')).toBeLessThan(ops.indexOf('create-replacement'));
-  expect(data().things['alpha']).toMatchObject({ zone: 'other.test', revision: 1 });
-  expect(up.outputs['fqdn']!.value).toBe('alpha.other.test');
+  expect(data().things.alpha).toMatchObject({ zone: 'other.test', revision: 1 });
+  expect(up.outputs.fqdn!.value).toBe('alpha.other.test');
 });
 
 test('changing the name (the id) replaces it, creating the new one first', async () => {
@@ -246,7 +246,7 @@ test("refresh after the record changed behind Pulumi's back shows the drift; the
   expect(done.map((m) => [m!.op, m!.diffs, m!.detailedDiff])).toEqual([
     ['update', ['size'], { size: { diffKind: 'update', inputDiff: true } }],
   ]);
-  expect((await thingState(stack))!.outputs['size']).toBe(42);
+  expect((await thingState(stack))!.outputs.size).toBe(42);
   await expectSecretEncrypted(stack);
 
   const rec2 = recorder();
@@ -270,7 +270,7 @@ test('refresh drops a Thing whose record is gone (read answers id ""), and up cr
 
 test('the import resource option adopts an existing record without writing it; differing inputs import, then update', async () => {
   const d = data();
-  d.things['legacy'] = {
+  d.things.legacy = {
     zone: 'legacy.test',
     size: 3,
     token: TOKEN,
@@ -299,10 +299,10 @@ test('the import resource option adopts an existing record without writing it; d
 
   const up = await stack.up({ program: withLegacy });
   expect(up.summary.resourceChanges).toEqual({ same: 2, import: 1 });
-  expect(data().things['legacy']!.revision).toBe(7);
+  expect(data().things.legacy!.revision).toBe(7);
   const st = await thingState(stack, 'legacy');
   expect(st!.id).toBe('legacy');
-  expect(st!.outputs['owner']).toBe('someone');
+  expect(st!.outputs.owner).toBe('someone');
   await expectSecretEncrypted(stack, 'legacy');
 
   // Inputs that differ from the record: this engine imports and then updates in the same run (no error).
@@ -317,7 +317,7 @@ test('the import resource option adopts an existing record without writing it; d
   expect(up2.summary.resourceChanges).toEqual({ same: 3, import: 1, update: 1 });
   expect(finishedOps(rec.events, 'legacy-b')).toEqual(['import', 'update']);
   expect(data().things['legacy-b']).toMatchObject({ size: 4, revision: 8 });
-  expect(data().things['legacy']!.revision).toBe(7);
+  expect(data().things.legacy!.revision).toBe(7);
   await expectSecretEncrypted(stack, 'legacy-b');
 });
 

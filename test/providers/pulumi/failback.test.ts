@@ -71,7 +71,7 @@ test('failback: checked, created, diffed, read and removed', async () => {
     new provproto.CreateRequest().setUrn(urn('fb')).setProperties(struct(inputs({ mode: 'Manual' }))),
   );
   const outputs = created.getProperties()!.toJavaScript() as Js;
-  expect(outputs['failback']).toEqual({ mode: 'Manual', successesToRecover: 1, holdDownSeconds: 0 });
+  expect(outputs.failback).toEqual({ mode: 'Manual', successesToRecover: 1, holdDownSeconds: 0 });
   expect((await direct.getProfile('fb')).profile.failback).toEqual({ mode: 'Manual', successesToRecover: 1, holdDownSeconds: 0 });
 
   const d = await rpc.call<provproto.DiffRequest, provproto.DiffResponse>(
@@ -99,7 +99,7 @@ test('failback: checked, created, diffed, read and removed', async () => {
       .setProperties(struct(outputs))
       .setInputs(struct(inputs({ mode: 'Manual' }))),
   );
-  expect((read.getProperties()!.toJavaScript() as Js)['failback']).toEqual({ mode: 'Manual', successesToRecover: 1, holdDownSeconds: 0 });
+  expect((read.getProperties()!.toJavaScript() as Js).failback).toEqual({ mode: 'Manual', successesToRecover: 1, holdDownSeconds: 0 });
 
   const updated = await rpc.call<provproto.UpdateRequest, provproto.UpdateResponse>(
     'update',
@@ -110,6 +110,6 @@ test('failback: checked, created, diffed, read and removed', async () => {
       .setOldInputs(struct(inputs({ mode: 'Manual' })))
       .setNews(struct(inputs())),
   );
-  expect((updated.getProperties()!.toJavaScript() as Js)['failback']).toBeUndefined();
+  expect((updated.getProperties()!.toJavaScript() as Js).failback).toBeUndefined();
   expect((await direct.getProfile('fb')).profile.failback).toBeUndefined();
 });

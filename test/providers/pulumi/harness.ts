@@ -18,7 +18,7 @@ export const TMKIT_PLUGIN_DIR = join(REPO, 'providers/pulumi/bin');
  * fails, never skips) when there is none.
  */
 export function findPulumiCli(): string {
-  const fromEnv = process.env['PULUMI_CLI'];
+  const fromEnv = process.env.PULUMI_CLI;
   if (fromEnv) {
     if (!existsSync(fromEnv))
       throw new Error(

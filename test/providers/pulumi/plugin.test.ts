@@ -98,8 +98,8 @@ describe('the running plugin', () => {
     expect(schema.name).toBe('tmkit');
     expect(schema.version).toBe(VERSION);
     expect(Object.keys(schema.config.variables).sort()).toEqual(['server', 'stack', 'token']);
-    expect(schema.config.variables['token']!.secret).toBe(true);
-    expect(schema.config.variables['stack']!.default).toBe('pulumi');
+    expect(schema.config.variables.token!.secret).toBe(true);
+    expect(schema.config.variables.stack!.default).toBe('pulumi');
     const bad = await failure(rpc.call('getSchema', new provproto.GetSchemaRequest().setVersion(1)));
     expect(bad.code).toBe(grpc.status.INVALID_ARGUMENT);
     expect(bad.details).toMatch(/schema version 1 is not supported/);
@@ -126,7 +126,7 @@ describe('the running plugin', () => {
     );
     expect(failures.find((f) => f[0] === 'server')![1]).toMatch(/http:\/\/ or https:\/\//);
     expect(failures.find((f) => f[0] === 'stack')![1]).toMatch(/DNS label/);
-    expect(resp.getInputs()!.toJavaScript()['token']).toEqual({ [SIG_KEY]: SECRET_SIG, value: 'plain-token' });
+    expect(resp.getInputs()!.toJavaScript().token).toEqual({ [SIG_KEY]: SECRET_SIG, value: 'plain-token' });
   });
 
   test('Configure takes the config (secret token wrapped) and answers the protocol flags', async () => {

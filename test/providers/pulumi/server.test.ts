@@ -113,10 +113,10 @@ test('the port line is the port, newline-terminated', () => {
 test('Configure hands the config to the implementation, secrets still wrapped (the stock SDK server drops it)', async () => {
   await rpc.call('configure', new provproto.ConfigureRequest().setArgs(struct({ endpoint: 'http://x', key: secretWire('k3y'), n: 3 })));
   const got = rec.configured.pop()!;
-  expect(got['endpoint']).toBe('http://x');
-  expect(got['n']).toBe(3);
-  expect(reveal(got['key']!)).toBe('k3y');
-  expect(got['key']!.constructor.name).toBe('Secret');
+  expect(got.endpoint).toBe('http://x');
+  expect(got.n).toBe(3);
+  expect(reveal(got.key!)).toBe('k3y');
+  expect(got.key!.constructor.name).toBe('Secret');
 });
 
 test('Configure from an engine that sends only `variables` (<pkg>:config:<key>)', async () => {

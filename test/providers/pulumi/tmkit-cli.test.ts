@@ -79,9 +79,9 @@ test('an explicit provider is created; a token given in plain text is stored enc
     JSON.parse(stored) as { checkpoint: { latest: { resources: Array<{ type: string; inputs: Record<string, unknown> }> } } }
   ).checkpoint.latest.resources;
   const provider = resources.find((r) => r.type === 'pulumi:providers:tmkit')!;
-  expect(provider.inputs['server']).toBe('http://127.0.0.1:5380');
-  expect(provider.inputs['stack']).toBe('team-a');
-  expect(Object.keys(provider.inputs['token'] as object).sort()).toEqual(['4dabf18193072939515e22adb298388d', 'ciphertext']);
+  expect(provider.inputs.server).toBe('http://127.0.0.1:5380');
+  expect(provider.inputs.stack).toBe('team-a');
+  expect(Object.keys(provider.inputs.token as object).sort()).toEqual(['4dabf18193072939515e22adb298388d', 'ciphertext']);
 });
 
 test('changing tmkit:stack updates the provider in place (DiffConfig: no replacement of its resources)', async () => {

@@ -195,8 +195,8 @@ test('up deploys the nested Performance + Weighted scenario; dig answers per reg
   expect(await pulumiProfiles()).toEqual([]);
   const up = await stack.up();
   expect(up.summary.resourceChanges).toEqual({ create: 5 });
-  expect(up.outputs['fqdn']!.value).toBe(`app.${ZONE}`);
-  expect(up.outputs['appId']!.value).toBe('/tmkit/stacks/pulumi/trafficManagerProfiles/app');
+  expect(up.outputs.fqdn!.value).toBe(`app.${ZONE}`);
+  expect(up.outputs.appId!.value).toBe('/tmkit/stacks/pulumi/trafficManagerProfiles/app');
   expect(await pulumiProfiles()).toEqual(['app', 'app-westeurope']);
   // The token (secret config) is only ciphertext in the stored state.
   const stateFile = readFileSync(join(e2e.work, 'state/.pulumi/stacks/tmkite2e/dev.json'), 'utf8');
@@ -260,7 +260,7 @@ test("a relativeName change replaces the profile; it stays the same tmkit profil
   const stored = await client.getProfile('app-westeurope');
   expect(stored.profile.dnsConfig.relativeName).toBe('app-europe');
   expect(stored.profile.endpoints).toEqual(endpointsBefore);
-  expect(up.outputs['childFqdn']!.value).toBe(`app-europe.${ZONE}`);
+  expect(up.outputs.childFqdn!.value).toBe(`app-europe.${ZONE}`);
   expect((await dig(`app-westeurope.${ZONE}`)).status).toBe('NXDOMAIN');
   expect((await dig(`app-europe.${ZONE}`)).answers[0]).toMatch(/^127\.0\.0\.2[23]$/);
   expect((await dig(`app.${ZONE}`, CLIENT.de)).answers[0]).toMatch(/^127\.0\.0\.2[23]$/);
@@ -371,7 +371,7 @@ test('installed with `tmkit pulumi install`, the engine finds the plugin on PATH
     failing(() => {
       new network.Profile('found', { trafficRoutingMethod: 'Weighted', dnsConfig: { relativeName: 'found', ttl: 99999999999 } });
     }),
-    { stackName: 'path', tmkitPlugin: false, env: { PATH: `${r.dir}:${process.env['PATH']}` } },
+    { stackName: 'path', tmkitPlugin: false, env: { PATH: `${r.dir}:${process.env.PATH}` } },
   );
   try {
     let message = '';

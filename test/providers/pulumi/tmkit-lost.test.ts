@@ -68,10 +68,10 @@ test('an Endpoint create whose answer is lost converges in the same up, once; th
   const up = await e2e.stack.up();
   expect(proxy.lost).toEqual([expect.stringMatching(/^PUT \/v1\/profiles\/lost\/endpoints\/two\?/)]);
   expect(up.summary.result).toBe('succeeded');
-  expect(up.summary.resourceChanges?.['create']).toBe(5); // the stack, three resources, the provider
+  expect(up.summary.resourceChanges?.create).toBe(5); // the stack, three resources, the provider
   expect((await client.getProfile('lost')).profile.endpoints.map((e) => e.name).sort()).toEqual(['one', 'two']);
   const pv = await e2e.stack.preview();
-  expect(pv.changeSummary['same']).toBe(5);
+  expect(pv.changeSummary.same).toBe(5);
 });
 
 test('rule warnings reach the engine: WEIGHT_IGNORED on an Endpoint (after the write) and on an inline endpoint (at check)', async () => {

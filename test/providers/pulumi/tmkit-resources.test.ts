@@ -151,7 +151,7 @@ describe('Profile', () => {
   test('check: profileName defaults to the logical name; every failure at its Pulumi path; unknowns are not judged', async () => {
     const ok = await check(PROFILE, 'shop', inputs);
     expect(ok.failures).toEqual([]);
-    expect(ok.inputs['profileName']).toBe('shop');
+    expect(ok.inputs.profileName).toBe('shop');
     const bad = await check(PROFILE, 'shop', {
       ...inputs,
       resourceGroupName: 'rg',
@@ -229,7 +229,7 @@ describe('Profile', () => {
         toleratedNumberOfFailures: 3,
       },
     });
-    expect((created.outputs['endpoints'] as Js[]).map((e) => [e['name'], e['type'], e['weight'], e['priority']])).toEqual([
+    expect((created.outputs.endpoints as Js[]).map((e) => [e.name, e.type, e.weight, e.priority])).toEqual([
       ['a', 'Microsoft.Network/trafficManagerProfiles/externalEndpoints', 3, 1],
       ['b', 'Microsoft.Network/trafficManagerProfiles/externalEndpoints', 1, 2],
     ]);
@@ -251,7 +251,7 @@ describe('Profile', () => {
       }),
     ).toMatchObject({ changes: false });
     const oneWeight = JSON.parse(JSON.stringify(ins)) as typeof ins;
-    (oneWeight.endpoints[1] as Js)['weight'] = 7;
+    (oneWeight.endpoints[1] as Js).weight = 7;
     expect(await diff(PROFILE, 'shop', created.id, created.outputs, ins, oneWeight)).toEqual({
       changes: true,
       replaces: [],
@@ -275,7 +275,7 @@ describe('Profile', () => {
     const ins = { ...inputs, profileName: 'shop' };
     const news = { ...ins, dnsConfig: { relativeName: 'shop', ttl: 60 } };
     const outs = await update(PROFILE, 'shop', created.id, created.outputs, ins, news);
-    expect(outs['dnsConfig']).toEqual({ relativeName: 'shop', ttl: 60, fqdn: 'shop.tm.test' });
+    expect(outs.dnsConfig).toEqual({ relativeName: 'shop', ttl: 60, fqdn: 'shop.tm.test' });
     expect((await direct.getProfile('shop')).profile.dnsConfig.ttl).toBe(60);
 
     await direct.patchEndpoint('shop', 'b', { endpointStatus: 'Disabled' });
@@ -288,13 +288,13 @@ describe('Profile', () => {
 
     const refreshed = await read(PROFILE, 'shop', created.id, outs, news);
     expect(refreshed.id).toBe(created.id);
-    expect((refreshed.inputs!['endpoints'] as Js[])[1]).toMatchObject({ name: 'b', endpointStatus: 'Disabled' });
+    expect((refreshed.inputs!.endpoints as Js[])[1]).toMatchObject({ name: 'b', endpointStatus: 'Disabled' });
     // The program still says Enabled: the next diff shows exactly that one property.
     expect((await diff(PROFILE, 'shop', created.id, refreshed.outputs, refreshed.inputs!, news)).detailed).toEqual({
       'endpoints[1].endpointStatus': 'update',
     });
     const undone = await update(PROFILE, 'shop', created.id, refreshed.outputs, refreshed.inputs!, news);
-    expect((undone['endpoints'] as Js[])[1]!['endpointStatus']).toBe('Enabled');
+    expect((undone.endpoints as Js[])[1]!.endpointStatus).toBe('Enabled');
     created = { id: created.id, outputs: undone };
   });
 
@@ -394,7 +394,7 @@ describe('Profile without endpoints, with Endpoint resources', () => {
 
   test('check of an Endpoint: azure-native names, defaults, paths', async () => {
     expect(
-      (await check(ENDPOINT, 'one', { profileName: 'api', endpointType: 'ExternalEndpoints', target: '192.0.2.1' })).inputs['endpointName'],
+      (await check(ENDPOINT, 'one', { profileName: 'api', endpointType: 'ExternalEndpoints', target: '192.0.2.1' })).inputs.endpointName,
     ).toBe('one');
     expect(
       (
@@ -418,14 +418,14 @@ describe('Profile without endpoints, with Endpoint resources', () => {
 
   test('create: the profile with no endpoints; Endpoint resources PUT theirs with If-None-Match; ids and outputs', async () => {
     profile = await create(PROFILE, 'api', profileIns);
-    expect(profile.outputs['endpoints']).toBeUndefined();
-    expect(profile.outputs['etag']).toBeUndefined();
+    expect(profile.outputs.endpoints).toBeUndefined();
+    expect(profile.outputs.etag).toBeUndefined();
     for (const n of ['one', 'two', 'three']) {
       const r = await create(ENDPOINT, n, epIns(n, n === 'two' ? { weight: 5 } : {}));
       eps[n] = { ...r, inputs: epIns(n, n === 'two' ? { weight: 5 } : {}) };
     }
-    expect(eps['one']!.id).toBe('/tmkit/stacks/pulumi/trafficManagerProfiles/api/externalEndpoints/one');
-    expect(eps['two']!.outputs).toMatchObject({
+    expect(eps.one!.id).toBe('/tmkit/stacks/pulumi/trafficManagerProfiles/api/externalEndpoints/one');
+    expect(eps.two!.outputs).toMatchObject({
       profileName: 'api',
       endpointName: 'two',
       endpointType: 'ExternalEndpoints',
@@ -442,7 +442,7 @@ describe('Profile without endpoints, with Endpoint resources', () => {
     // answer was lost) it is adopted as stored.
     const dup = await failure(create(ENDPOINT, 'one-again', epIns('one', { weight: 9 })));
     expect(dup.code).toBe(grpc.status.ALREADY_EXISTS);
-    expect((await create(ENDPOINT, 'one', epIns('one'))).outputs['etag']).toBe(eps['one']!.outputs['etag']);
+    expect((await create(ENDPOINT, 'one', epIns('one'))).outputs.etag).toBe(eps.one!.outputs.etag);
     const orphan = await failure(create(ENDPOINT, 'x', { ...epIns('x'), profileName: 'missing' }));
     expect(orphan.details).toContain("profile 'missing' does not exist, so its endpoint cannot be written: create the profile first");
   });
@@ -454,7 +454,7 @@ describe('Profile without endpoints, with Endpoint resources', () => {
     });
     expect((await direct.getProfile('api')).profile.endpoints.map((e) => e.name)).toEqual(['one', 'two', 'three']);
     profile = { id: profile.id, outputs: outs };
-    const e = eps['two']!;
+    const e = eps.two!;
     expect(await diff(ENDPOINT, 'two', e.id, e.outputs, e.inputs, { ...e.inputs, weight: 6 })).toEqual({
       changes: true,
       replaces: [],
@@ -465,7 +465,7 @@ describe('Profile without endpoints, with Endpoint resources', () => {
     expect((await diff(ENDPOINT, 'two', e.id, e.outputs, e.inputs, { ...e.inputs })).changes).toBe(false);
     const updated = await update(ENDPOINT, 'two', e.id, e.outputs, e.inputs, { ...e.inputs, weight: 6 });
     expect(updated).toMatchObject({ weight: 6, priority: 2 });
-    eps['two'] = { ...e, outputs: updated, inputs: { ...e.inputs, weight: 6 } };
+    eps.two = { ...e, outputs: updated, inputs: { ...e.inputs, weight: 6 } };
     const ids = (await direct.getProfile('api')).profile.endpoints.map((x) => [x.name, x.weight]);
     expect(ids).toEqual([
       ['one', 1],
@@ -476,7 +476,7 @@ describe('Profile without endpoints, with Endpoint resources', () => {
 
   test('an Endpoint changed by someone else fails clearly; refresh reads it; import by id', async () => {
     await direct.patchEndpoint('api', 'one', { weight: 9 });
-    const e = eps['one']!;
+    const e = eps.one!;
     const f = await failure(update(ENDPOINT, 'one', e.id, e.outputs, e.inputs, { ...e.inputs, weight: 2 }));
     expect(f.details).toContain("endpoint 'api/one' was changed by someone else since it was last read (weight 1 → 9)");
     const r = await read(ENDPOINT, 'one', e.id, e.outputs, e.inputs);
@@ -496,7 +496,7 @@ describe('Profile without endpoints, with Endpoint resources', () => {
       customHeaders: [],
       alwaysServe: 'Disabled',
     });
-    eps['one'] = { ...e, outputs: r.outputs, inputs: r.inputs! };
+    eps.one = { ...e, outputs: r.outputs, inputs: r.inputs! };
   });
 
   test('an Endpoint deleted by someone else: its update fails (RESOURCE_GONE, the refresh hint) and writes nothing; its delete is fine', async () => {

@@ -52,9 +52,9 @@ describe('from the wire', () => {
         nested: { list: [1, { [SIG_KEY]: SECRET_SIG, value: { deep: true } }] },
       }),
     );
-    expect(m['token']).toEqual(new Secret('t'));
-    expect(isSecret(m['token'])).toBe(true);
-    const list = (m['nested'] as PropertyMap)['list'] as Value[];
+    expect(m.token).toEqual(new Secret('t'));
+    expect(isSecret(m.token)).toBe(true);
+    const list = (m.nested as PropertyMap).list as Value[];
     expect(list[0]).toBe(1);
     expect(list[1]).toEqual(new Secret({ deep: true }));
   });

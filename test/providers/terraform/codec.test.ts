@@ -86,10 +86,8 @@ describe('cty msgpack wire facts', () => {
   });
 
   test('dynamic: [type JSON as bytes, value]; plain JS values get an inferred type', () => {
-    expect(hex(encodeMsgpack(new Dynamic('string', 'hi'), S('dynamic')))).toBe(
-      '92c408' + Buffer.from('"string"').toString('hex') + 'a26869',
-    );
-    expect(decodeMsgpack(bytes('92c408' + Buffer.from('"string"').toString('hex') + 'a26869'), S('dynamic'))).toEqual(
+    expect(hex(encodeMsgpack(new Dynamic('string', 'hi'), S('dynamic')))).toBe(`92c408${Buffer.from('"string"').toString('hex')}a26869`);
+    expect(decodeMsgpack(bytes(`92c408${Buffer.from('"string"').toString('hex')}a26869`), S('dynamic'))).toEqual(
       new Dynamic('string', 'hi'),
     );
     const v = decodeMsgpack(encodeMsgpack({ a: [1, 'x'] }, S('dynamic')), S('dynamic'));

@@ -7,7 +7,7 @@ import { X509Certificate } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client, credentials, makeGenericClientConstructor, Metadata, type ChannelCredentials } from '@grpc/grpc-js';
+import { type Client, credentials, makeGenericClientConstructor, Metadata, type ChannelCredentials } from '@grpc/grpc-js';
 import { generateCert, type GeneratedCert } from '../../../providers/terraform/src/cert';
 import { MAGIC_COOKIE_KEY, MAGIC_COOKIE_VALUE } from '../../../providers/terraform/src/plugin';
 import { serviceDefinition, type Msg } from '../../../providers/terraform/src/proto';

@@ -261,7 +261,7 @@ describe.each(CLIS)('$name e2e with the tmkit provider and a real tmkit serve', 
   });
 
   test('relative_name changed: the profile is replaced (and its endpoints with it, as with azurerm); the new name answers, the old one is NXDOMAIN', async () => {
-    edit(/dns_config \{\n    relative_name = "app"\n/, 'dns_config {\n    relative_name = "shop"\n');
+    edit(/dns_config \{\n {4}relative_name = "app"\n/, 'dns_config {\n    relative_name = "shop"\n');
     const plan = ok(await tf('plan', '-input=false'));
     expect(plan.stdout).toMatch(/tmkit_profile\.app must be replaced/);
     expect(plan.stdout).toMatch(/~ relative_name = "app" -> "shop" # forces replacement/);

@@ -57,7 +57,7 @@ test('compact denial: the next name is \\000.<owner>; for a name too long for th
   expect(nsecRdata(immediateSuccessor(owner), [46, 47, 128]).subarray(owner.length + 2)).toEqual(
     Buffer.from([0, 17, 0, 0, 0, 0, 0, 3, ...Array<number>(10).fill(0), 0x80]),
   );
-  const long = canonicalName(Array.from({ length: 4 }, () => 'a'.repeat(62)).join('.') + '.x');
+  const long = canonicalName(`${Array.from({ length: 4 }, () => 'a'.repeat(62)).join('.')}.x`);
   expect(long.length).toBe(255);
   const next = immediateSuccessor(long);
   expect(next.length).toBe(255);
@@ -65,7 +65,7 @@ test('compact denial: the next name is \\000.<owner>; for a name too long for th
   const ff = Buffer.from(long);
   ff[61] = 0xff;
   ff[62] = 0xff;
-  expect(immediateSuccessor(ff)).toEqual(Buffer.concat([Buffer.from([60]), Buffer.from('a'.repeat(59) + 'b'), long.subarray(63)]));
+  expect(immediateSuccessor(ff)).toEqual(Buffer.concat([Buffer.from([60]), Buffer.from(`${'a'.repeat(59)}b`), long.subarray(63)]));
 });
 
 test('canonical RRset: RDATA sorted as octet strings, duplicates removed, names in lower case', () => {

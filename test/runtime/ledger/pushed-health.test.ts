@@ -4,7 +4,7 @@
  * back within a fraction of a second of expiresAt), is the worse of probe and push (a pushed Online never
  * brings back a Degraded endpoint), survives a restart (SQLite), and shows its source in the status.
  */
-import { TmkitApiError, type TmkitClient } from '../../../src/client';
+import type { TmkitApiError, TmkitClient } from '../../../src/client';
 import { dig } from '../dns/support';
 import { profileInput } from '../api/fixtures';
 import { engineHarness } from '../engine/harness';

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import * as dnsPacket from 'dns-packet';
 import { probe } from '../../../src/runtime/monitor';
 import { resolveReason } from '../../../src/runtime/monitor/probe';
-import { ProbeResolver, ResolveError, parseHosts } from '../../../src/runtime/monitor/resolver';
+import { ProbeResolver, type ResolveError, parseHosts } from '../../../src/runtime/monitor/resolver';
 import { target } from './servers';
 import { tempDirs } from '../../support/tmp';
 

@@ -17,7 +17,7 @@ import {
   SqliteStore,
   sqliteDriver,
   StateDirLock,
-  StoreError,
+  type StoreError,
   storeWriteFailure,
   type SqliteDriverName,
 } from '../../../src/runtime/store';

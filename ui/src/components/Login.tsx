@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { ApiError, checkToken, setToken, UNAUTHORIZED_HINT } from '../api/client';
+import { type ApiError, checkToken, setToken, UNAUTHORIZED_HINT } from '../api/client';
 
 /** The sign-in page: the API token is pasted once and kept for this tab only (sessionStorage). */
 export function Login({ message, onDone }: { message?: string | undefined; onDone: () => void }) {

@@ -116,18 +116,18 @@ const known = (v: Plain | undefined): boolean => v !== undefined && v !== null &
 /** Check of tmkit:index:Profile. `profileName` defaults to the resource's logical name. */
 export function checkProfile(news: PropertyMap, logicalName: string): CheckResult {
   const inputs: PropertyMap = { ...news };
-  if (inputs['profileName'] === undefined || inputs['profileName'] === null) inputs['profileName'] = logicalName;
+  if (inputs.profileName === undefined || inputs.profileName === null) inputs.profileName = logicalName;
   const failures: CheckFailure[] = [];
   const plain = reveal(inputs);
   unknownKeys(plain, PROFILE_INPUTS, 'Profile', failures);
-  const location = plain['location'];
+  const location = plain.location;
   if (known(location) && (typeof location !== 'string' || location.toLowerCase() !== 'global')) {
     failures.push({
       property: 'location',
       reason: 'a Traffic Manager profile is global: location is "global" (as Azure requires) or left out',
     });
   }
-  const type = plain['type'];
+  const type = plain.type;
   if (known(type) && (typeof type !== 'string' || type.toLowerCase() !== PROFILE_ARM_TYPE.toLowerCase())) {
     failures.push({ property: 'type', reason: `type is ARM's resource type, "${PROFILE_ARM_TYPE}", or left out` });
   }
@@ -148,11 +148,11 @@ const SYNTHETIC = '\u2063endpoint-check';
  */
 export function checkEndpoint(news: PropertyMap, logicalName: string): CheckResult {
   const inputs: PropertyMap = { ...news };
-  if (inputs['endpointName'] === undefined || inputs['endpointName'] === null) inputs['endpointName'] = inputs['name'] ?? logicalName;
+  if (inputs.endpointName === undefined || inputs.endpointName === null) inputs.endpointName = inputs.name ?? logicalName;
   const failures: CheckFailure[] = [];
   const plain = reveal(inputs);
   unknownKeys(plain, ENDPOINT_INPUTS, 'Endpoint', failures);
-  const profile = plain['profileName'];
+  const profile = plain.profileName;
   if (profile === undefined || profile === null)
     failures.push({
       property: 'profileName',
@@ -161,8 +161,8 @@ export function checkEndpoint(news: PropertyMap, logicalName: string): CheckResu
   else if (!isUnknown(profile) && (typeof profile !== 'string' || profile === ''))
     failures.push({ property: 'profileName', reason: "profileName must be a non-empty string (the profile's name)" });
 
-  const endpointType = plain['endpointType'] ?? plain['type'];
-  const typeProperty = plain['endpointType'] !== undefined && plain['endpointType'] !== null ? 'endpointType' : 'type';
+  const endpointType = plain.endpointType ?? plain.type;
+  const typeProperty = plain.endpointType !== undefined && plain.endpointType !== null ? 'endpointType' : 'type';
   let typeReported = false;
   if (endpointType === undefined || endpointType === null) {
     failures.push({ property: 'endpointType', reason: 'endpointType is required: ExternalEndpoints, AzureEndpoints or NestedEndpoints' });

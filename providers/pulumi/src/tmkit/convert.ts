@@ -90,34 +90,34 @@ export function inlineEndpointInput(e: Plain): EndpointInput {
  * `endpoints` is kept only when given.
  */
 export function profileInput(inputs: PlainMap): ProfileInput {
-  const out: PlainMap = { name: inputs['profileName'] ?? null };
+  const out: PlainMap = { name: inputs.profileName ?? null };
   for (const k of PROFILE_SETTINGS) if (inputs[k] !== undefined && inputs[k] !== null) out[k] = inputs[k]!;
-  const dns = out['dnsConfig'];
+  const dns = out.dnsConfig;
   if (isObject(dns)) {
     const { fqdn: _f, ...d } = dns as PlainMap;
-    out['dnsConfig'] = d;
+    out.dnsConfig = d;
   }
-  const monitor = out['monitorConfig'];
+  const monitor = out.monitorConfig;
   if (isObject(monitor)) {
     const { profileMonitorStatus: _s, ...m } = monitor as PlainMap;
-    out['monitorConfig'] = m;
+    out.monitorConfig = m;
   }
-  const eps = inputs['endpoints'];
-  if (Array.isArray(eps)) out['endpoints'] = eps.map((e) => inlineEndpointInput(e) as unknown as Plain);
-  else if (eps !== undefined && eps !== null) out['endpoints'] = eps;
+  const eps = inputs.endpoints;
+  if (Array.isArray(eps)) out.endpoints = eps.map((e) => inlineEndpointInput(e) as unknown as Plain);
+  else if (eps !== undefined && eps !== null) out.endpoints = eps;
   return out as unknown as ProfileInput;
 }
 
 /** True when the Profile declares its endpoints (then it owns the whole set). */
 export function ownsEndpoints(inputs: PlainMap | PropertyMap | undefined): boolean {
   if (!inputs) return false;
-  const e = inputs['endpoints'];
+  const e = inputs.endpoints;
   return e !== undefined && e !== null;
 }
 
 /** An Endpoint's inputs as the model's endpoint input (endpointName is the name, endpointType the type). */
 export function endpointInput(inputs: PlainMap): EndpointInput {
-  const out: PlainMap = { name: inputs['endpointName'] ?? inputs['name'] ?? null, type: inputs['endpointType'] ?? inputs['type'] ?? null };
+  const out: PlainMap = { name: inputs.endpointName ?? inputs.name ?? null, type: inputs.endpointType ?? inputs.type ?? null };
   for (const k of ENDPOINT_PROPERTIES) if (inputs[k] !== undefined && inputs[k] !== null) out[k] = inputs[k]!;
   return out as unknown as EndpointInput;
 }
@@ -134,7 +134,7 @@ function inlineEndpoint(e: Endpoint): PropertyMap {
 export function profileInputsOf(p: Profile, withEndpoints: boolean): PropertyMap {
   const { name, endpoints, ...settings } = plain(p);
   const out: PropertyMap = { profileName: name, ...(settings as unknown as PropertyMap) };
-  if (withEndpoints) out['endpoints'] = endpoints.map(inlineEndpoint);
+  if (withEndpoints) out.endpoints = endpoints.map(inlineEndpoint);
   return out;
 }
 
@@ -145,16 +145,16 @@ export function profileOutputsOf(p: Profile, o: { withEndpoints: boolean; fqdn: 
     ...inputs,
     name: p.name,
     type: PROFILE_ARM_TYPE,
-    dnsConfig: { ...(inputs['dnsConfig'] as PropertyMap), fqdn: o.fqdn },
+    dnsConfig: { ...(inputs.dnsConfig as PropertyMap), fqdn: o.fqdn },
     stack: o.stack,
   };
-  if (o.etag !== undefined) out['etag'] = o.etag;
+  if (o.etag !== undefined) out.etag = o.etag;
   return out;
 }
 
 /** The stored profile an earlier write or read recorded in the outputs (the prior state of a write). */
 export function profileFromOutputs(outs: PlainMap): ProfileInput {
-  const input = profileInput({ ...outs, profileName: outs['profileName'] ?? outs['name'] ?? null });
+  const input = profileInput({ ...outs, profileName: outs.profileName ?? outs.name ?? null });
   return input;
 }
 
@@ -176,7 +176,7 @@ export function endpointFromOutputs(outs: PlainMap): EndpointInput {
 
 /** The endpoint type of an Endpoint's inputs, when known and valid. */
 export function endpointTypeOf(inputs: PlainMap): EndpointType | undefined {
-  const t = str(inputs['endpointType']) ?? str(inputs['type']);
+  const t = str(inputs.endpointType) ?? str(inputs.type);
   return t === undefined ? undefined : parseEndpointType(t);
 }
 

@@ -87,7 +87,7 @@ export function diffProfile(oldInputs: PropertyMap, olds: PropertyMap, news: Pro
   const after: ProfileInput = profileInput(newKnown);
   const owns = ownsEndpoints(newP);
   if (owns && !ownsEndpoints(oldP)) {
-    const seen = reveal(olds)['endpoints'];
+    const seen = reveal(olds).endpoints;
     before.endpoints = (Array.isArray(seen) ? profileInput({ endpoints: seen }).endpoints : []) ?? [];
   }
   if (!owns) {
@@ -128,15 +128,15 @@ export function diffEndpoint(oldInputs: PropertyMap, olds: PropertyMap, news: Pr
   const after = endpointInput(newKnown);
   const oldOut = reveal(olds);
   if (after.priority === undefined) {
-    const stored = before.priority ?? oldOut['priority'];
+    const stored = before.priority ?? oldOut.priority;
     if (typeof stored === 'number') after.priority = stored;
     if (before.priority === undefined && typeof stored === 'number') before.priority = stored;
   }
-  if (oldP['profileName'] !== newKnown['profileName'] && !isUnknown(newP['profileName'])) d.add('profileName', 'update', true);
-  if (before.name !== after.name && !isUnknown(newP['endpointName']))
-    d.add(newP['endpointName'] !== undefined ? 'endpointName' : 'name', 'update', true);
+  if (oldP.profileName !== newKnown.profileName && !isUnknown(newP.profileName)) d.add('profileName', 'update', true);
+  if (before.name !== after.name && !isUnknown(newP.endpointName))
+    d.add(newP.endpointName !== undefined ? 'endpointName' : 'name', 'update', true);
   const [b, a] = [normalized(before), normalized(after)];
-  const typeAt = newP['endpointType'] !== undefined && newP['endpointType'] !== null ? 'endpointType' : 'type';
+  const typeAt = newP.endpointType !== undefined && newP.endpointType !== null ? 'endpointType' : 'type';
   if (b.type !== a.type && !isUnknown(newP[typeAt])) d.add(typeAt, 'update', true);
   for (const c of diffAttributes({ endpoints: [b] }, { endpoints: [{ ...a, type: b.type }] })) {
     const rel = c.path.replace(/^endpoints\[_\]\.?/, '');

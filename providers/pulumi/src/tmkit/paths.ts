@@ -13,10 +13,7 @@ import { isObject, type Plain } from '../values';
 function indexIn(list: readonly Plain[], key: string): number | undefined {
   const named = (exact: boolean): number =>
     list.findIndex(
-      (e) =>
-        isObject(e) &&
-        typeof e['name'] === 'string' &&
-        (exact ? e['name'] === key : (e['name'] as string).toLowerCase() === key.toLowerCase()),
+      (e) => isObject(e) && typeof e.name === 'string' && (exact ? e.name === key : (e.name as string).toLowerCase() === key.toLowerCase()),
     );
   const exact = named(true);
   if (exact >= 0) return exact;

@@ -120,7 +120,7 @@ async function guard<T>(op: string, ctx: RequestContext, locate: Locate, fn: () 
 /** Check's default (the logical name) again, for inputs that did not come through Check. */
 function withDefault(inputs: PlainMap, key: 'profileName' | 'endpointName', logical: string): PlainMap {
   if (inputs[key] !== undefined && inputs[key] !== null) return inputs;
-  return { ...inputs, [key]: key === 'endpointName' && typeof inputs['name'] === 'string' ? inputs['name'] : logical };
+  return { ...inputs, [key]: key === 'endpointName' && typeof inputs.name === 'string' ? inputs.name : logical };
 }
 
 function str(v: unknown): string | undefined {
@@ -179,7 +179,7 @@ function inPlaceNotes() {
 function priorProfile(outs: PropertyMap): PriorProfile {
   const plain = reveal(outs);
   const profile = normalizeProfile(profileFromOutputs(plain));
-  const etag = str(plain['etag']);
+  const etag = str(plain.etag);
   return etag !== undefined ? { profile, etag } : { profile };
 }
 
@@ -219,8 +219,8 @@ export function profileResource(ctx: TmkitContext): ResourceImpl {
 
     diff: (req) => {
       const r = diffProfile(req.oldInputs, req.olds, req.news);
-      const oldName = profileIdentity(reveal(req.olds)['name'] ?? reveal(req.oldInputs)['profileName']);
-      const newName = profileIdentity(reveal(req.news)['profileName']);
+      const oldName = profileIdentity(reveal(req.olds).name ?? reveal(req.oldInputs).profileName);
+      const newName = profileIdentity(reveal(req.news).profileName);
       notes.note(req.urn, oldName !== undefined && oldName === newName ? newName : undefined, r.replaces ?? [], req.olds, req.oldInputs);
       return r;
     },
@@ -229,39 +229,39 @@ export function profileResource(ctx: TmkitContext): ResourceImpl {
       const inputs = req.inputs;
       const plain = reveal(inputs);
       const owns = ownsEndpoints(plain);
-      const dns = plain['dnsConfig'];
+      const dns = plain.dnsConfig;
       let fqdnValue: Value = UNKNOWN;
       const old = req.olds ? reveal(req.olds) : undefined;
-      const oldDns = old?.['dnsConfig'] as PlainMap | undefined;
+      const oldDns = old?.dnsConfig as PlainMap | undefined;
       if (
         oldDns &&
         typeof dns === 'object' &&
         dns !== null &&
         !Array.isArray(dns) &&
-        (dns as PlainMap)['relativeName'] === oldDns['relativeName']
+        (dns as PlainMap).relativeName === oldDns.relativeName
       )
-        fqdnValue = (oldDns['fqdn'] ?? UNKNOWN) as Value;
+        fqdnValue = (oldDns.fqdn ?? UNKNOWN) as Value;
       const out: PropertyMap = {
         ...inputs,
-        name: inputs['profileName'] ?? UNKNOWN,
+        name: inputs.profileName ?? UNKNOWN,
         type: PROFILE_ARM_TYPE,
         dnsConfig:
-          typeof inputs['dnsConfig'] === 'object' &&
-          inputs['dnsConfig'] !== null &&
-          !Array.isArray(inputs['dnsConfig']) &&
-          !isUnknown(inputs['dnsConfig'])
-            ? { ...(inputs['dnsConfig'] as PropertyMap), fqdn: fqdnValue }
+          typeof inputs.dnsConfig === 'object' &&
+          inputs.dnsConfig !== null &&
+          !Array.isArray(inputs.dnsConfig) &&
+          !isUnknown(inputs.dnsConfig)
+            ? { ...(inputs.dnsConfig as PropertyMap), fqdn: fqdnValue }
             : UNKNOWN,
         stack: ctx.stack(),
       };
-      delete out['location'];
-      if (owns) out['etag'] = UNKNOWN;
+      delete out.location;
+      if (owns) out.etag = UNKNOWN;
       return out;
     },
 
     // The id is the name's: known before the create whenever the name is (it stays for an in-place replacement).
     previewId: (req) => {
-      const name = reveal(req.inputs)['profileName'] ?? req.name;
+      const name = reveal(req.inputs).profileName ?? req.name;
       return knownString(name) ? profileId(ctx.stack(), name) : undefined;
     },
 
@@ -387,20 +387,20 @@ function warningsOf(e: EndpointState, locate: Locate): string[] {
 function priorEndpoint(outs: PropertyMap): PriorEndpoint {
   const plain = reveal(outs);
   const endpoint = normalizeEndpoint(endpointFromOutputs(plain));
-  const etag = str(plain['etag']);
+  const etag = str(plain.etag);
   return etag !== undefined ? { endpoint, etag } : { endpoint };
 }
 
 function endpointIdentity(inputs: PlainMap): string | undefined {
-  const p = inputs['profileName'];
-  const e = inputs['endpointName'] ?? inputs['name'];
+  const p = inputs.profileName;
+  const e = inputs.endpointName ?? inputs.name;
   return knownString(p) && knownString(e) ? `${p.toLowerCase()}/${e.toLowerCase()}` : undefined;
 }
 
 /** Server diagnostics about this endpoint at the Endpoint's Pulumi paths. */
 function endpointLocator(profile: string, endpoint: string, inputs: PlainMap): Locate {
   const prefix = `profiles${itemSegment({ name: profile }, 0, true)}.endpoints${itemSegment({ name: endpoint }, 0, true)}`;
-  const typeAt = inputs['endpointType'] !== undefined && inputs['endpointType'] !== null ? 'endpointType' : 'type';
+  const typeAt = inputs.endpointType !== undefined && inputs.endpointType !== null ? 'endpointType' : 'type';
   return (d) => {
     const p = d.path.toLowerCase();
     const pre = prefix.toLowerCase();
@@ -436,15 +436,15 @@ export function endpointResource(ctx: TmkitContext): ResourceImpl {
     preview: (req) => {
       const inputs = req.inputs;
       const plain = reveal(inputs);
-      const t = plain['endpointType'] ?? plain['type'];
+      const t = plain.endpointType ?? plain.type;
       const type = typeof t === 'string' ? parseEndpointType(t) : undefined;
       const old = req.olds ? reveal(req.olds) : undefined;
       return {
         ...inputs,
-        name: inputs['endpointName'] ?? UNKNOWN,
-        endpointType: type ? endpointTypeName(type) : (inputs['endpointType'] ?? UNKNOWN),
+        name: inputs.endpointName ?? UNKNOWN,
+        endpointType: type ? endpointTypeName(type) : (inputs.endpointType ?? UNKNOWN),
         type: type ? fullEndpointType(type) : UNKNOWN,
-        priority: inputs['priority'] ?? (old && typeof old['priority'] === 'number' ? old['priority'] : UNKNOWN),
+        priority: inputs.priority ?? (old && typeof old.priority === 'number' ? old.priority : UNKNOWN),
         stack: ctx.stack(),
         etag: UNKNOWN,
       };
@@ -459,7 +459,7 @@ export function endpointResource(ctx: TmkitContext): ResourceImpl {
       const same = (n: string): boolean => n.toLowerCase() === model.name.toLowerCase();
       return liveHealthNotes(
         await ctx.client(),
-        String(inputs['profileName']),
+        String(inputs.profileName),
         (deployed) =>
           normalizeProfile({
             ...deployed,
@@ -473,17 +473,17 @@ export function endpointResource(ctx: TmkitContext): ResourceImpl {
 
     previewId: (req) => {
       const inputs = withDefault(reveal(req.inputs), 'endpointName', req.name);
-      const t = inputs['endpointType'] ?? inputs['type'];
+      const t = inputs.endpointType ?? inputs.type;
       const type = typeof t === 'string' && !isUnknown(t) ? parseEndpointType(t) : undefined;
-      return knownString(inputs['profileName']) && knownString(inputs['endpointName']) && type
-        ? endpointId(ctx.stack(), inputs['profileName'], type, inputs['endpointName'])
+      return knownString(inputs.profileName) && knownString(inputs.endpointName) && type
+        ? endpointId(ctx.stack(), inputs.profileName, type, inputs.endpointName)
         : undefined;
     },
 
     create: async (req) => {
       const inputs = withDefault(reveal(req.inputs), 'endpointName', req.name);
       const model = endpointInput(inputs);
-      const profile = String(inputs['profileName']);
+      const profile = String(inputs.profileName);
       return guard('create', req, endpointLocator(profile, model.name, inputs), async () => {
         const res = await stackResources(ctx);
         const note = notes.get(req.urn, endpointIdentity(inputs));
@@ -533,7 +533,7 @@ export function endpointResource(ctx: TmkitContext): ResourceImpl {
     update: async (req) => {
       const inputs = withDefault(reveal(req.news), 'endpointName', req.name);
       const model = endpointInput(inputs);
-      const profile = String(inputs['profileName']);
+      const profile = String(inputs.profileName);
       return guard('update', req, endpointLocator(profile, model.name, inputs), async () => {
         const e = await (await stackResources(ctx)).updateEndpoint(profile, model, { prior: priorEndpoint(req.olds) });
         return { outputs: outputs(e), warnings: warningsOf(e, endpointLocator(profile, model.name, inputs)) };
@@ -547,7 +547,7 @@ export function endpointResource(ctx: TmkitContext): ResourceImpl {
         notes.done(req.urn, note, 'deleted');
         return;
       }
-      const profile = String(state['profileName'] ?? reveal(req.oldInputs)['profileName']);
+      const profile = String(state.profileName ?? reveal(req.oldInputs).profileName);
       await guard(
         'delete',
         req,

@@ -243,7 +243,7 @@ function profileSection(c: ProfileChange, f: FailoverRow | undefined, pv: Profil
       `| probe | ${p.monitorConfig.protocol}:${p.monitorConfig.port}${esc(p.monitorConfig.path ?? '')} every ${p.monitorConfig.intervalInSeconds} s, timeout ${p.monitorConfig.timeoutInSeconds} s, tolerated ${p.monitorConfig.toleratedNumberOfFailures} |`,
     );
     out.push('');
-    out.push('| Endpoint | ' + (c.action === 'create' ? 'Created' : 'Destroyed') + ' |', '|---|---|');
+    out.push(`| Endpoint | ${c.action === 'create' ? 'Created' : 'Destroyed'} |`, '|---|---|');
     for (const e of p.endpoints) out.push(`| ${code(e.name)} | ${esc(describeEndpoint(e, p.trafficRoutingMethod))} |`);
     out.push('');
   } else {

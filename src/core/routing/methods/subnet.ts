@@ -28,7 +28,7 @@ export function subnet(cp: CompiledProfile, client: ClientContext): Selection {
   const steps: Selection['steps'] = [];
   const f = cp.fallback;
   const m = subnetMatch(cp.subnetEndpoints, client);
-  if (m && m.usable) {
+  if (m?.usable) {
     return single(
       m,
       step(
@@ -53,7 +53,7 @@ export function subnet(cp: CompiledProfile, client: ClientContext): Selection {
       steps.push(step(cp, 'subnet-match', `client ${client.address} is in no endpoint's subnets`));
     }
   }
-  if (f && f.usable) return single(f, step(cp, 'fallback', 'endpoint without subnets: the fallback', f), steps);
+  if (f?.usable) return single(f, step(cp, 'fallback', 'endpoint without subnets: the fallback', f), steps);
   if (f) steps.push(step(cp, 'skip', `fallback endpoint (no subnets): ${unavailable(f)}`, f));
   if (matchedUnusable) {
     steps.push(step(cp, 'nxdomain', 'matched endpoint unavailable and no available fallback: NXDOMAIN (behaviors.md §3, [FAQ])'));

@@ -70,7 +70,7 @@ export function checkEndpoints(ctx: Ctx): void {
           `weight ${show(weight)} is out of range: an integer 1–1000`,
           'use e.g. 1 (default) up to 1000',
         );
-      } else if (method !== undefined && method !== 'Weighted' && typeof e.raw['weight'] === 'number' && weight !== 1) {
+      } else if (method !== undefined && method !== 'Weighted' && typeof e.raw.weight === 'number' && weight !== 1) {
         r.report(
           'WEIGHT_IGNORED',
           `${e.path}.weight`,
@@ -79,7 +79,7 @@ export function checkEndpoints(ctx: Ctx): void {
         );
       }
       const prio = ep.priority as unknown;
-      if (typeof prio === 'number' && typeof e.raw['priority'] === 'number') {
+      if (typeof prio === 'number' && typeof e.raw.priority === 'number') {
         if (!(isInt(prio) && prio >= 1 && prio <= 1000)) {
           r.report(
             'PRIORITY_RANGE',
@@ -124,7 +124,7 @@ export function checkEndpoints(ctx: Ctx): void {
           r.report(
             'ENDPOINT_LOCATION_UNKNOWN',
             `${e.path}.endpointLocation`,
-            `endpointLocation ${show(e.raw['endpointLocation'])} is not an Azure region (canonical name like "westeurope" or display name like "West Europe")`,
+            `endpointLocation ${show(e.raw.endpointLocation)} is not an Azure region (canonical name like "westeurope" or display name like "West Europe")`,
             'pick the nearest Azure region to the endpoint',
           );
         }
@@ -167,9 +167,9 @@ function checkMinChild(ctx: Ctx, raw: Record<string, unknown>, ep: Endpoint, pat
       );
     }
   }
-  const total = values['minChildEndpoints'];
-  const v4 = (values['minChildEndpointsIPv4'] as number | undefined) ?? 0;
-  const v6 = (values['minChildEndpointsIPv6'] as number | undefined) ?? 0;
+  const total = values.minChildEndpoints;
+  const v4 = (values.minChildEndpointsIPv4 as number | undefined) ?? 0;
+  const v6 = (values.minChildEndpointsIPv6 as number | undefined) ?? 0;
   if (ok && typeof total === 'number' && total < v4 + v6) {
     r.report(
       'MIN_CHILD_ENDPOINTS_SUM',

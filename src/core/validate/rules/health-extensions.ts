@@ -20,7 +20,7 @@ export function checkHealthExtensions(ctx: Ctx): void {
   for (const p of ctx.profiles) {
     const m = p.profile.monitorConfig as unknown as Record<string, unknown>;
     const base = `${p.path}.monitorConfig`;
-    const validation = m['certificateValidation'];
+    const validation = m.certificateValidation;
     if (typeof validation === 'string' && !(CERTIFICATE_VALIDATIONS as readonly string[]).includes(validation)) {
       r.report(
         'MONITOR_CERTIFICATE_VALIDATION',
@@ -29,7 +29,7 @@ export function checkHealthExtensions(ctx: Ctx): void {
         enumHint(validation, CERTIFICATE_VALIDATIONS),
       );
     }
-    const ca = m['caCertificates'];
+    const ca = m.caCertificates;
     if (typeof ca === 'string') {
       if (ca.length > MAX_CA_CERTIFICATES_CHARS) {
         r.report(
@@ -50,7 +50,7 @@ export function checkHealthExtensions(ctx: Ctx): void {
         }
       }
     }
-    const days = m['certificateExpiryWarningDays'];
+    const days = m.certificateExpiryWarningDays;
     if (typeof days === 'number' && !(isInt(days) && days >= 0 && days <= MAX_EXPIRY_WARNING_DAYS)) {
       r.report(
         'MONITOR_CERTIFICATE_EXPIRY_WARNING_RANGE',
@@ -60,13 +60,13 @@ export function checkHealthExtensions(ctx: Ctx): void {
       );
     }
     const enabled = validation === 'Enabled';
-    const https = m['protocol'] === 'HTTPS';
+    const https = m.protocol === 'HTTPS';
     const certSettings = ['caCertificates', 'certificateExpiryWarningDays'].filter((k) => m[k] !== undefined);
-    if (enabled && !https && typeof m['protocol'] === 'string') {
+    if (enabled && !https && typeof m.protocol === 'string') {
       r.report(
         'MONITOR_CERTIFICATE_IGNORED',
         `${base}.certificateValidation`,
-        `certificateValidation Enabled is ignored because the monitor protocol is ${String(m['protocol'])} (certificates are checked on HTTPS probes only)`,
+        `certificateValidation Enabled is ignored because the monitor protocol is ${String(m.protocol)} (certificates are checked on HTTPS probes only)`,
         'probe with HTTPS, or remove certificateValidation',
       );
     } else if (!enabled && certSettings.length > 0) {
@@ -77,7 +77,7 @@ export function checkHealthExtensions(ctx: Ctx): void {
         'set "certificateValidation": "Enabled" (HTTPS probes), or remove them',
       );
     }
-    const latency = m['degradedLatencyMs'];
+    const latency = m.degradedLatencyMs;
     if (typeof latency === 'number') {
       if (!(isInt(latency) && latency >= 1 && latency <= MAX_DEGRADED_LATENCY_MS)) {
         r.report(
@@ -86,12 +86,12 @@ export function checkHealthExtensions(ctx: Ctx): void {
           `degradedLatencyMs ${show(latency)} is out of range: an integer 1–${MAX_DEGRADED_LATENCY_MS} (milliseconds)`,
           'use e.g. 500',
         );
-      } else if (typeof m['timeoutInSeconds'] === 'number' && latency >= (m['timeoutInSeconds'] as number) * 1000) {
+      } else if (typeof m.timeoutInSeconds === 'number' && latency >= (m.timeoutInSeconds as number) * 1000) {
         r.report(
           'MONITOR_DEGRADED_LATENCY_IGNORED',
           `${base}.degradedLatencyMs`,
-          `degradedLatencyMs ${latency} is not below the probe timeout (${String(m['timeoutInSeconds'])} s): a probe that slow has already failed with "timeout"`,
-          `use less than ${(m['timeoutInSeconds'] as number) * 1000}`,
+          `degradedLatencyMs ${latency} is not below the probe timeout (${String(m.timeoutInSeconds)} s): a probe that slow has already failed with "timeout"`,
+          `use less than ${(m.timeoutInSeconds as number) * 1000}`,
         );
       }
     }

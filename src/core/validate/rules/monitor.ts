@@ -47,8 +47,8 @@ export function checkHeaders(r: Reporter, headers: unknown, path: string, tcp: b
   const seen = new Set<string>();
   headers.forEach((h: unknown, i) => {
     if (!isObj(h)) return;
-    const name = h['name'];
-    const value = h['value'];
+    const name = h.name;
+    const value = h.value;
     if (typeof name === 'string') {
       if (!TOKEN.test(name)) {
         r.report(
@@ -201,9 +201,9 @@ export function checkMonitor(ctx: Ctx): void {
         );
       }
       ranges.forEach((x: unknown, i) => {
-        if (!isObj(x) || typeof x['min'] !== 'number' || typeof x['max'] !== 'number') return;
-        const min = x['min'];
-        const max = x['max'];
+        if (!isObj(x) || typeof x.min !== 'number' || typeof x.max !== 'number') return;
+        const min = x.min;
+        const max = x.max;
         if (!(isInt(min) && isInt(max) && min >= 100 && max <= 999 && min <= max)) {
           r.report(
             'STATUS_CODE_RANGE',

@@ -34,7 +34,7 @@ export function checkMultiValue(ctx: Ctx): void {
           );
         }
       }
-    } else if (p.method !== undefined && typeof p.raw['maxReturn'] === 'number') {
+    } else if (p.method !== undefined && typeof p.raw.maxReturn === 'number') {
       r.report(
         'MAX_RETURN_IGNORED',
         `${p.path}.maxReturn`,

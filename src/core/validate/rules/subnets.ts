@@ -102,9 +102,9 @@ export function checkSubnets(ctx: Ctx): void {
 
 function subnetInterval(ctx: Ctx, s: Record<string, unknown>, path: string): (SubnetInterval & { text: string }) | undefined {
   const { r } = ctx;
-  const first = s['first'];
-  const last = s['last'];
-  const scope = s['scope'];
+  const first = s.first;
+  const last = s.last;
+  const scope = s.scope;
   if (typeof first !== 'string') return undefined;
   const a = parseIp(first);
   if (!a) {

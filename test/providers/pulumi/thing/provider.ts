@@ -59,26 +59,26 @@ function checkThing(news: PropertyMap, logicalName: string): { inputs: PropertyM
     failures.push({ property, reason });
   };
   for (const k of Object.keys(news)) if (!INPUTS.includes(k)) fail(k, `unknown property; a Thing takes ${INPUTS.join(', ')}`);
-  const inputs: PropertyMap = { ...news, name: news['name'] ?? logicalName };
+  const inputs: PropertyMap = { ...news, name: news.name ?? logicalName };
   const v = reveal(inputs);
   const known = (x: unknown): boolean => x !== undefined && x !== null && !isUnknown(x);
-  if (known(v['name']) && (typeof v['name'] !== 'string' || !NAME.test(v['name'])))
+  if (known(v.name) && (typeof v.name !== 'string' || !NAME.test(v.name)))
     fail('name', 'must be lower-case letters, digits and hyphens, starting with a letter or digit');
-  if (!known(v['zone']) && !isUnknown(v['zone'])) fail('zone', 'is required');
-  else if (known(v['zone']) && typeof v['zone'] !== 'string') fail('zone', 'must be a string');
-  if (known(v['size']) && (typeof v['size'] !== 'number' || !Number.isInteger(v['size']) || v['size'] < 1 || v['size'] > 100))
+  if (!known(v.zone) && !isUnknown(v.zone)) fail('zone', 'is required');
+  else if (known(v.zone) && typeof v.zone !== 'string') fail('zone', 'must be a string');
+  if (known(v.size) && (typeof v.size !== 'number' || !Number.isInteger(v.size) || v.size < 1 || v.size > 100))
     fail('size', 'must be an integer from 1 to 100');
-  if (known(v['token']) && typeof v['token'] !== 'string') fail('token', 'must be a string');
-  const nested = v['nested'];
+  if (known(v.token) && typeof v.token !== 'string') fail('token', 'must be a string');
+  const nested = v.nested;
   if (!known(nested) && !isUnknown(nested)) fail('nested', 'is required');
   else if (known(nested)) {
     if (!isObject(nested)) fail('nested', 'must be an object {host, port, tags?}');
     else {
       const n = nested as PlainMap;
-      if (!isUnknown(n['host']) && (typeof n['host'] !== 'string' || n['host'] === '')) fail('nested.host', 'must be a non-empty string');
-      if (!isUnknown(n['port']) && (typeof n['port'] !== 'number' || !Number.isInteger(n['port']) || n['port'] < 1 || n['port'] > 65535))
+      if (!isUnknown(n.host) && (typeof n.host !== 'string' || n.host === '')) fail('nested.host', 'must be a non-empty string');
+      if (!isUnknown(n.port) && (typeof n.port !== 'number' || !Number.isInteger(n.port) || n.port < 1 || n.port > 65535))
         fail('nested.port', 'must be an integer port from 1 to 65535');
-      const tags = n['tags'];
+      const tags = n.tags;
       if (tags !== undefined && tags !== null && !isUnknown(tags)) {
         if (!Array.isArray(tags)) fail('nested.tags', 'must be a list of strings');
         else
@@ -90,7 +90,7 @@ function checkThing(news: PropertyMap, logicalName: string): { inputs: PropertyM
         if (!['host', 'port', 'tags'].includes(k)) fail(`nested.${k}`, 'unknown property; nested takes host, port, tags');
     }
   }
-  if (inputs['token'] !== undefined && inputs['token'] !== null) inputs['token'] = secret(inputs['token']);
+  if (inputs.token !== undefined && inputs.token !== null) inputs.token = secret(inputs.token);
   return { inputs, failures };
 }
 
@@ -103,9 +103,9 @@ function toRecord(inputs: PropertyMap, owner: string, revision: number): ThingRe
 
 function inputsOf(name: string, r: ThingRecord): PropertyMap {
   const nested: PropertyMap = { host: r.nested.host, port: r.nested.port };
-  if (r.nested.tags) nested['tags'] = [...r.nested.tags];
+  if (r.nested.tags) nested.tags = [...r.nested.tags];
   const out: PropertyMap = { name, zone: r.zone, size: r.size, nested };
-  if (r.token !== '') out['token'] = secret(r.token);
+  if (r.token !== '') out.token = secret(r.token);
   return out;
 }
 
@@ -138,13 +138,13 @@ export function thingProvider(
       return { ...d, deleteBeforeReplace: (d.replaces ?? []).includes('zone') && !(d.replaces ?? []).includes('name') };
     },
     preview: (req) => {
-      const name = String(reveal(req.inputs['name'] ?? null));
-      const zone = reveal(req.inputs['zone'] ?? null);
-      const fqdn: Value = typeof zone === 'string' && !isUnknown(req.inputs['name']) ? `${name}.${zone}` : UNKNOWN;
+      const name = String(reveal(req.inputs.name ?? null));
+      const zone = reveal(req.inputs.zone ?? null);
+      const fqdn: Value = typeof zone === 'string' && !isUnknown(req.inputs.name) ? `${name}.${zone}` : UNKNOWN;
       return { ...req.inputs, fqdn, revision: UNKNOWN, owner };
     },
     create: (req) => {
-      const name = String(reveal(req.inputs['name']!));
+      const name = String(reveal(req.inputs.name!));
       const data = readData(dataFile());
       if (data.things[name])
         throw new ProviderError(
@@ -194,14 +194,14 @@ export function thingProvider(
             property: k,
             reason: `unknown configuration key "tmkittest:${k}"; the keys are tmkittest:file, tmkittest:owner`,
           });
-      if (v['owner'] !== undefined && (typeof v['owner'] !== 'string' || !NAME.test(v['owner'])))
+      if (v.owner !== undefined && (typeof v.owner !== 'string' || !NAME.test(v.owner)))
         failures.push({ property: 'owner', reason: 'tmkittest:owner must be lower-case letters, digits and hyphens' });
       return { inputs: req.news, failures };
     },
     configure: (config) => {
       const v = reveal(config);
-      file = typeof v['file'] === 'string' && v['file'] !== '' ? v['file'] : env['TMKITTEST_FILE'];
-      if (typeof v['owner'] === 'string') owner = v['owner'];
+      file = typeof v.file === 'string' && v.file !== '' ? v.file : env.TMKITTEST_FILE;
+      if (typeof v.owner === 'string') owner = v.owner;
     },
     get file() {
       return file;
