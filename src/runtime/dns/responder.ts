@@ -34,17 +34,18 @@
  * Counting (for /metrics): every encoded answer holds references to its interned counters (profile, rcode,
  * qtype; and one per leaf endpoint answered), so a query costs a few increments, no allocation and no
  * callback; `counts()` copies them out at scrape time.
+ *
+ * Beside it: its options and stats (`responder-options.ts`), the error answers (`error-response.ts`).
  */
-import type { Clock, Rng } from '../../core/ports';
+import type { Rng } from '../../core/ports';
 import { systemClock } from '../clock';
-import type { RoutingQuery, RoutingResolution, RoutingSnapshot } from '../../core/routing/types';
+import type { RoutingSnapshot } from '../../core/routing/types';
 import {
   defineZone,
   lookup,
   negativeTtl,
   nextSerial,
   withSerial,
-  type SoaConfig as ZoneSoaConfig,
   type Zone,
   type ZoneAnswer,
   type ZoneOutcome,
@@ -67,7 +68,7 @@ import {
   wireNameToText,
   writeOpt,
   type ClientSubnet,
-  type Edns,
+  type ParsedQuery,
 } from './wire';
 import {
   DYNAMIC,
@@ -85,57 +86,10 @@ import { DnsEncodeError, encodeMessage, type WireMessage, type WireRecord } from
 import type { ZoneSigner } from './dnssec/signer';
 import { DnsTallies, qtypeLabel, rcodeName, type DnsCounts } from './counts';
 import { TrafficTallies, TrafficTally, type TrafficRow } from './traffic';
+import { errorResponse } from './error-response';
+import type { ResolveFn, ResponderOptions, ResponderStats, Transport } from './responder-options';
 
-export type ResolveFn = (snapshot: RoutingSnapshot, query: RoutingQuery) => RoutingResolution;
-
-/**
- * The zone's SOA record (RFC 1035 §3.3.13) and the TTL of the zone's own records, as core/zone defines
- * them (defaults there). `serial` is optional here: the responder starts it at the current Unix time.
- */
-export type SoaConfig = Omit<ZoneSoaConfig, 'serial'> & { serial?: number };
-
-export interface ResponderOptions {
-  /** The authoritative zone (`tm.internal`), any case, with or without trailing dot. */
-  zone: string;
-  /** Where the SOA serial starts when `soa.serial` is not given (its Unix time); default the system clock. */
-  clock?: Clock;
-  soa?: Partial<SoaConfig>;
-  /** Apex NS names. Default `[soa.mname]`. */
-  nsNames?: string[];
-  /**
-   * Addresses of name servers inside the zone (`ns1.tm.internal` → `['192.0.2.53']`): answered
-   * authoritatively at those names and added as glue to the apex NS answer. Addresses for a name outside
-   * the zone are an error (DNS_ZONE_INVALID): tmkit is not authoritative for them.
-   */
-  nsAddresses?: Record<string, string[]>;
-  snapshot: RoutingSnapshot;
-  /** Routing for the names that are not the zone's own (the zone lookup's `route`): `resolve` from core. */
-  resolve: ResolveFn;
-  rng: Rng;
-  /** Largest UDP response we send and advertise in OPT (RFC 6891; DNS flag day 2020 value). Default 1232. */
-  udpPayloadCap?: number;
-  /** Max cached questions (static answers). Default 20000. */
-  cacheSize?: number;
-  /** Max cached per-outcome encodings for client-dependent names. Default 20000. */
-  dynamicCacheSize?: number;
-  /**
-   * Compress names in answers (RFC 1035 §4.1.4). Default true; false writes every name in full, as
-   * dns-packet did before (for size comparisons and benchmarks).
-   */
-  compressNames?: boolean;
-  /** Called when a query is dropped or answered with an error rcode (debug logging). */
-  onError?: (reason: string, rcode: number | 'drop') => void;
-}
-
-export type Transport = 'udp' | 'tcp';
-
-export interface ResponderStats {
-  queries: number;
-  cacheHits: number;
-  dropped: number;
-  errors: number;
-  truncated: number;
-}
+export type { ResolveFn, ResponderOptions, ResponderStats, SoaConfig, Transport } from './responder-options';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const dnsTypes = require('dns-packet/types') as { toString(type: number): string };
@@ -249,7 +203,7 @@ export class Responder {
    */
   handle(msg: Buffer, clientAddress: string, transport: Transport): Buffer | null {
     this.stats.queries++;
-    let q;
+    let q: ParsedQuery;
     try {
       q = parseQuery(msg, this.scratch);
     } catch (err) {
@@ -266,13 +220,13 @@ export class Responder {
     if (q.kind === 'error') {
       this.stats.errors++;
       this.onError?.(q.reason, q.rcode);
-      return this.errorResponse(msg, q.id, q.flags, q.rcode, q.questionLength, q.edns, transport);
+      return errorResponse(msg, q.id, q.flags, q.rcode, q.questionLength, q.edns, transport, this.udpCap, this.tallies);
     }
     const edns = q.edns;
     if (edns && edns.version > 0) {
       this.stats.errors++;
       this.onError?.(`EDNS version ${edns.version} (only 0 is supported)`, EXTENDED_RCODE_BADVERS);
-      return this.errorResponse(msg, q.id, q.flags, EXTENDED_RCODE_BADVERS, q.questionLength, edns, transport);
+      return errorResponse(msg, q.id, q.flags, EXTENDED_RCODE_BADVERS, q.questionLength, edns, transport, this.udpCap, this.tallies);
     }
 
     let encoded: Encoded;
@@ -299,7 +253,7 @@ export class Responder {
         `${err instanceof DnsEncodeError ? 'encoding failed' : 'routing failed'}: ${(err as Error)?.message ?? String(err)}`,
         RCODE.SERVFAIL,
       );
-      return this.errorResponse(msg, q.id, q.flags, RCODE.SERVFAIL, q.questionLength, edns, transport);
+      return errorResponse(msg, q.id, q.flags, RCODE.SERVFAIL, q.questionLength, edns, transport, this.udpCap, this.tallies);
     }
 
     const limit =
@@ -385,7 +339,10 @@ export class Responder {
     // A signed negative answer's NSEC lists the types the name has for this client: part of its content.
     if (sign !== undefined && secure !== 0 && outcome.answer.length === 0 && res.rcode === 'NOERROR')
       sign.types = typesOf(lookup(this.zoneData, this.snapshot, { ...q, type: 'ANY' }, this.resolveFn));
-    const okey = `${secure}\u0000${sign?.types?.join(',') ?? ''}\u0000${key}\u0000${res.rcode}\u0000${res.aa ? 1 : 0}\u0000${res.profile ?? ''}\u0000${outcome.endpoints.join('\u0001')}\u0000${sectionKey(outcome.answer)}\u0000${sectionKey(outcome.authority)}\u0000${sectionKey(outcome.additional)}`;
+    const okey =
+      `${secure}\u0000${sign?.types?.join(',') ?? ''}\u0000${key}\u0000${res.rcode}\u0000${res.aa ? 1 : 0}\u0000` +
+      `${res.profile ?? ''}\u0000${outcome.endpoints.join('\u0001')}\u0000` +
+      `${sectionKey(outcome.answer)}\u0000${sectionKey(outcome.authority)}\u0000${sectionKey(outcome.additional)}`;
     let enc = this.dynamicCache.get(okey);
     if (enc === undefined || enc.generation !== (this.signer?.generation ?? 0)) {
       enc = this.encodeOutcome(question, res, outcome, sign);
@@ -481,42 +438,6 @@ export class Responder {
     };
     if (profile !== '' && this.snapshot.profiles.get(profile)?.trafficViewEnrollmentStatus === 'Enabled')
       out.traffic = this.traffic.tally(profile, endpoints);
-    return out;
-  }
-
-  /**
-   * Error responses (FORMERR, NOTIMP, SERVFAIL, BADVERS; never cached): the query's ID, opcode and RD, the
-   * question echoed when it could be read, and an OPT when the query had a valid one. AA clear (as BIND).
-   */
-  private errorResponse(
-    msg: Buffer,
-    id: number,
-    qflags: number,
-    rcode: number,
-    questionLength: number,
-    edns: Edns | undefined,
-    transport: Transport,
-  ): Buffer {
-    const pre = transport === 'tcp' ? 2 : 0;
-    const optLen = edns ? optLength(undefined) : 0;
-    const total = HEADER_LENGTH + questionLength + optLen;
-    const out = Buffer.alloc(pre + total);
-    if (pre) {
-      out[0] = total >> 8;
-      out[1] = total & 0xff;
-    }
-    const flags = FLAG_QR | (qflags & 0x7800) /* opcode */ | (qflags & 0x0100) /* RD */ | (rcode & 0xf);
-    writeHeader(out.subarray(pre), flags, questionLength > 0 ? 1 : 0, 0, 0, edns ? 1 : 0);
-    out[pre] = id >> 8;
-    out[pre + 1] = id & 0xff;
-    if (questionLength > 0) msg.copy(out, pre + HEADER_LENGTH, HEADER_LENGTH, HEADER_LENGTH + questionLength);
-    if (edns) writeOpt(out, pre + HEADER_LENGTH + questionLength, this.udpCap, rcode, edns.dnssecOk, undefined, 0);
-    // Not on the hot path (error answers are never cached): a Map lookup per answer is fine here.
-    this.tallies.query(
-      '',
-      rcodeName(rcode),
-      qtypeLabel(questionLength >= 5 ? msg.readUInt16BE(HEADER_LENGTH + questionLength - 4) : undefined),
-    ).n++;
     return out;
   }
 }
