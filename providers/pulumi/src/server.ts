@@ -15,123 +15,15 @@
  */
 import * as grpc from '@grpc/grpc-js';
 import { Empty } from 'google-protobuf/google/protobuf/empty_pb';
-import { Struct } from 'google-protobuf/google/protobuf/struct_pb';
 import * as plugproto from '@pulumi/pulumi/proto/plugin_pb';
 import * as provproto from '@pulumi/pulumi/proto/provider_pb';
 import { ResourceProviderService } from '@pulumi/pulumi/proto/provider_grpc_pb';
-import * as engproto from '@pulumi/pulumi/proto/engine_pb';
-import { EngineClient } from '@pulumi/pulumi/proto/engine_grpc_pb';
-import { diffProperties, type DiffKind, type DiffResult } from './diff';
-import type { CheckFailure, CheckResult, ErrorCode, PreviewRequest, ProviderImpl, RequestContext, ResourceImpl } from './provider';
+import { diffProperties } from './diff';
+import { engineWarnings, parsePluginArgs } from './engine';
+import { callError, contextOf, diffResponse, failuresOf, mapOf, structOf } from './messages';
+import type { CheckResult, PreviewRequest, ProviderImpl, RequestContext, ResourceImpl } from './provider';
 import { ProviderError } from './provider';
 import { UNKNOWN, carrySecrets, markSecret, type PropertyMap } from './values';
-import { WireError, mapFromWire, mapToWire } from './wire';
-
-const KIND: Record<DiffKind, provproto.PropertyDiff.Kind> = {
-  add: provproto.PropertyDiff.Kind.ADD,
-  'add-replace': provproto.PropertyDiff.Kind.ADD_REPLACE,
-  delete: provproto.PropertyDiff.Kind.DELETE,
-  'delete-replace': provproto.PropertyDiff.Kind.DELETE_REPLACE,
-  update: provproto.PropertyDiff.Kind.UPDATE,
-  'update-replace': provproto.PropertyDiff.Kind.UPDATE_REPLACE,
-};
-
-const STATUS: Record<ErrorCode, grpc.status> = {
-  INVALID_ARGUMENT: grpc.status.INVALID_ARGUMENT,
-  NOT_FOUND: grpc.status.NOT_FOUND,
-  ALREADY_EXISTS: grpc.status.ALREADY_EXISTS,
-  FAILED_PRECONDITION: grpc.status.FAILED_PRECONDITION,
-  PERMISSION_DENIED: grpc.status.PERMISSION_DENIED,
-  UNAUTHENTICATED: grpc.status.UNAUTHENTICATED,
-  UNAVAILABLE: grpc.status.UNAVAILABLE,
-  UNIMPLEMENTED: grpc.status.UNIMPLEMENTED,
-  UNKNOWN: grpc.status.UNKNOWN,
-};
-
-/** Command-line arguments the engine passes: flags (`--logtostderr`, `-v=N`, `--tracing ADDR`), then its address. */
-export interface PluginArgs {
-  engineAddress: string | undefined;
-  verbose: number;
-}
-
-export function parsePluginArgs(argv: readonly string[]): PluginArgs {
-  let engineAddress: string | undefined;
-  let verbose = 0;
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]!;
-    if (a === '--tracing') i++;
-    else if (/^-{1,2}v=\d+$/.test(a)) verbose = Number(a.slice(a.indexOf('=') + 1));
-    else if (!a.startsWith('-')) engineAddress = a;
-  }
-  return { engineAddress, verbose };
-}
-
-function structOf(map: PropertyMap | undefined): Struct {
-  return Struct.fromJavaScript(mapToWire(map) as Parameters<typeof Struct.fromJavaScript>[0]);
-}
-
-function mapOf(s: Struct | undefined): PropertyMap {
-  return mapFromWire(s?.toJavaScript());
-}
-
-/** `urn:pulumi:<stack>::<project>::<[parent$]type>::<name>` → type and name. */
-export function parseUrn(urn: string): { type: string; name: string } {
-  const parts = urn.split('::');
-  if (parts.length < 4) return { type: '', name: '' };
-  return { type: parts[2]!.split('$').pop()!, name: parts.slice(3).join('::') };
-}
-
-function contextOf(req: { getUrn(): string; getName(): string; getType(): string }): RequestContext {
-  const urn = req.getUrn();
-  const parsed = parseUrn(urn);
-  return { urn, name: req.getName() || parsed.name, type: req.getType() || parsed.type };
-}
-
-function failuresOf(failures: readonly CheckFailure[]): provproto.CheckFailure[] {
-  return failures.map((f) => new provproto.CheckFailure().setProperty(f.property).setReason(f.reason));
-}
-
-function diffResponse(r: DiffResult): provproto.DiffResponse {
-  const resp = new provproto.DiffResponse();
-  resp.setChanges(
-    r.changes === true
-      ? provproto.DiffResponse.DiffChanges.DIFF_SOME
-      : r.changes === false
-        ? provproto.DiffResponse.DiffChanges.DIFF_NONE
-        : provproto.DiffResponse.DiffChanges.DIFF_UNKNOWN,
-  );
-  resp.setReplacesList([...(r.replaces ?? [])]);
-  resp.setStablesList([...(r.stables ?? [])]);
-  resp.setDeletebeforereplace(r.deleteBeforeReplace === true);
-  if (r.detailedDiff) {
-    resp.setHasdetaileddiff(true);
-    const m = resp.getDetaileddiffMap();
-    const top = new Set<string>();
-    for (const [path, kind] of Object.entries(r.detailedDiff)) {
-      m.set(path, new provproto.PropertyDiff().setKind(KIND[kind]).setInputdiff(true));
-      top.add(/^[^.[]*/.exec(path)![0] || path);
-    }
-    resp.setDiffsList([...top].sort());
-  }
-  return resp;
-}
-
-/** A failed call: the gRPC status carries the message the engine shows. */
-interface CallError {
-  code: grpc.status;
-  details: string;
-}
-
-function callError(op: string, ctx: RequestContext | undefined, err: unknown, log: (s: string) => void): CallError {
-  const where = ctx?.type ? `${ctx.type} "${ctx.name}"` : '';
-  if (err instanceof ProviderError) return { code: STATUS[err.code], details: err.message };
-  if (err instanceof WireError) {
-    return { code: grpc.status.INVALID_ARGUMENT, details: `${where ? `${where}: ` : ''}property ${err.message}` };
-  }
-  const e = err instanceof Error ? err : new Error(String(err));
-  log(`${op}${where ? ` ${where}` : ''} failed: ${e.stack ?? e.message}`);
-  return { code: grpc.status.UNKNOWN, details: `${op}${where ? ` ${where}` : ''} failed: ${e.message}` };
-}
 
 export interface ServeOptions {
   args?: readonly string[];
@@ -148,37 +40,6 @@ export interface RunningServer {
   server: grpc.Server;
   /** Stops accepting calls and waits for the running ones. */
   stop(): Promise<void>;
-}
-
-/**
- * Warnings on a resource, through the engine's Log service (the address the engine passed): the CLI shows them
- * under the resource, as its own. Without an engine (tests, a provider started by hand) they go to `log`.
- */
-export function engineWarnings(
-  address: string | undefined,
-  log: (line: string) => void,
-): (urn: string, messages: readonly string[]) => Promise<void> {
-  let client: InstanceType<typeof EngineClient> | undefined;
-  return async (urn, messages) => {
-    if (messages.length === 0) return;
-    if (address === undefined) {
-      for (const m of messages) log(`warning: ${urn}: ${m}`);
-      return;
-    }
-    client ??= new EngineClient(address, grpc.credentials.createInsecure());
-    await Promise.all(
-      messages.map(
-        (m) =>
-          new Promise<void>((done) => {
-            const req = new engproto.LogRequest().setSeverity(engproto.LogSeverity.WARNING).setMessage(m).setUrn(urn);
-            client!.log(req, new grpc.Metadata(), { deadline: Date.now() + 5_000 }, (err: grpc.ServiceError | null) => {
-              if (err) log(`warning: ${urn}: ${m} (the engine's Log failed: ${err.message})`);
-              done();
-            });
-          }),
-      ),
-    );
-  };
 }
 
 export interface ProviderServiceOptions {
@@ -382,7 +243,8 @@ export class ResourceProviderServer {
   invoke(req: provproto.InvokeRequest): provproto.InvokeResponse {
     const impl = this.#impl;
     throw new ProviderError(
-      `the ${impl.name} provider has no function "${req.getTok()}" (it offers no functions, only resources: ${Object.keys(impl.resources).join(', ') || 'none yet'})`,
+      `the ${impl.name} provider has no function "${req.getTok()}" ` +
+        `(it offers no functions, only resources: ${Object.keys(impl.resources).join(', ') || 'none yet'})`,
       'UNIMPLEMENTED',
     );
   }

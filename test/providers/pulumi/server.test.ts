@@ -6,14 +6,9 @@ import * as grpc from '@grpc/grpc-js';
 import * as provproto from '@pulumi/pulumi/proto/provider_pb';
 import { connect, failure, struct } from './client';
 import { ResourceProviderService } from '@pulumi/pulumi/proto/provider_grpc_pb';
-import {
-  providerService,
-  ResourceProviderServer,
-  serve,
-  parsePluginArgs,
-  parseUrn,
-  type RunningServer,
-} from '../../../providers/pulumi/src/server';
+import { providerService, ResourceProviderServer, serve, type RunningServer } from '../../../providers/pulumi/src/server';
+import { parsePluginArgs } from '../../../providers/pulumi/src/engine';
+import { parseUrn } from '../../../providers/pulumi/src/messages';
 import { ProviderError, type ProviderImpl, type ResourceImpl } from '../../../providers/pulumi/src/provider';
 import { SECRET_SIG, SIG_KEY, UNKNOWN_STRING } from '../../../providers/pulumi/src/wire';
 import { reveal, type PropertyMap } from '../../../providers/pulumi/src/values';
