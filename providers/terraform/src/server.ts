@@ -9,108 +9,11 @@ import { appendFileSync } from 'node:fs';
 import { decodeJson, decodeMsgpack, encodeMsgpack } from './codec';
 import type { Value, ValueObject } from './cty';
 import type { Msg } from './proto';
-import { shapeOfBlock, type Attribute, type Block, type Schema } from './schema';
-import {
-  DiagnosticsError,
-  type AttributePath,
-  type ClientCapabilities,
-  type Diagnostic,
-  type ProviderSchemas,
-  type ProviderServer,
-  type RawState,
-  type ServerCapabilities,
-} from './tfprotov6';
+import { shapeOfBlock, type Schema } from './schema';
+import { DiagnosticsError, type ProviderSchemas, type ProviderServer, type ServerCapabilities } from './tfprotov6';
+import { bytes, caps, errorDiag, noEphemeral, rawState, wireDiagnostics, wirePath, wireSchema } from './wire';
 
 type Kind = 'resource' | 'data source';
-
-const errorDiag = (summary: string, detail?: string): Diagnostic => ({ severity: 'error', summary, ...(detail ? { detail } : {}) });
-
-// ------------------------------------------------------------------------------------------ to wire
-
-function wireAttributes(attrs: Record<string, Attribute> | undefined): Msg[] {
-  return Object.keys(attrs ?? {})
-    .sort()
-    .map((name) => {
-      const a = attrs![name]!;
-      return {
-        name,
-        type: a.type !== undefined ? Buffer.from(JSON.stringify(a.type)) : Buffer.alloc(0),
-        nested_type: a.nested ? { attributes: wireAttributes(a.nested.attributes), nesting: a.nested.nesting.toUpperCase() } : null,
-        description: a.description ?? '',
-        required: !!a.required,
-        optional: !!a.optional,
-        computed: !!a.computed,
-        sensitive: !!a.sensitive,
-        description_kind: (a.descriptionKind ?? 'plain').toUpperCase(),
-        deprecated: !!a.deprecated,
-        write_only: !!a.writeOnly,
-      };
-    });
-}
-
-function wireBlock(b: Block, version: number): Msg {
-  return {
-    version,
-    attributes: wireAttributes(b.attributes),
-    block_types: Object.keys(b.blocks ?? {})
-      .sort()
-      .map((name) => {
-        const nb = b.blocks![name]!;
-        return {
-          type_name: name,
-          block: wireBlock(nb.block, 0),
-          nesting: nb.nesting.toUpperCase(),
-          min_items: nb.minItems ?? 0,
-          max_items: nb.maxItems ?? 0,
-        };
-      }),
-    description: b.description ?? '',
-    description_kind: (b.descriptionKind ?? 'plain').toUpperCase(),
-    deprecated: !!b.deprecated,
-  };
-}
-
-export function wireSchema(s: Schema): Msg {
-  return { version: s.version ?? 0, block: wireBlock(s.block, s.version ?? 0) };
-}
-
-export function wirePath(p: AttributePath): Msg {
-  return {
-    steps: p.map((s) =>
-      'attribute' in s ? { attribute_name: s.attribute } : 'key' in s ? { element_key_string: s.key } : { element_key_int: s.index },
-    ),
-  };
-}
-
-export function wireDiagnostics(ds: Diagnostic[] | undefined): Msg[] {
-  return (ds ?? []).map((d) => ({
-    severity: d.severity === 'warning' ? 'WARNING' : 'ERROR',
-    summary: d.summary,
-    detail: d.detail ?? '',
-    attribute: d.path?.length ? wirePath(d.path) : null,
-  }));
-}
-
-// ---------------------------------------------------------------------------------------- from wire
-
-function caps(m: Msg | null | undefined): ClientCapabilities {
-  return { deferralAllowed: !!m?.deferral_allowed, writeOnlyAttributesAllowed: !!m?.write_only_attributes_allowed };
-}
-
-function rawState(m: Msg | null | undefined, what: string): RawState {
-  const out: RawState = {};
-  if (m?.json?.length) {
-    try {
-      out.json = JSON.parse(Buffer.from(m.json).toString('utf8'));
-    } catch (e) {
-      throw new DiagnosticsError(errorDiag(`${what}: the stored state is not valid JSON`, (e as Error).message));
-    }
-  }
-  if (m?.flatmap && Object.keys(m.flatmap).length) out.flatmap = m.flatmap as Record<string, string>;
-  return out;
-}
-
-const bytes = (b: Uint8Array | null | undefined): Uint8Array => (b ? new Uint8Array(b) : new Uint8Array(0));
 
 // ------------------------------------------------------------------------------------------ server
 
@@ -391,7 +294,8 @@ export class Tfplugin6Server {
       throw new DiagnosticsError(
         errorDiag(
           `Unknown ${kind} type "${typeName}"`,
-          `This provider has ${known.length ? known.map((k) => `"${k}"`).join(', ') : `no ${kind}s`}. Check the type name in the configuration, or use a provider version that has it.`,
+          `This provider has ${known.length ? known.map((k) => `"${k}"`).join(', ') : `no ${kind}s`}. ` +
+            'Check the type name in the configuration, or use a provider version that has it.',
         ),
       );
     }
@@ -482,7 +386,8 @@ export function providerService(domain: ProviderServer, opts: ProviderServiceOpt
           (res: Msg) => {
             if (opts.logFile)
               log(
-                `${name} ${req?.type_name ?? ''} ${(performance.now() - started).toFixed(1)}ms diagnostics=${JSON.stringify(diagField ? (res[diagField] ?? []) : [])}`,
+                `${name} ${req?.type_name ?? ''} ${(performance.now() - started).toFixed(1)}ms ` +
+                  `diagnostics=${JSON.stringify(diagField ? (res[diagField] ?? []) : [])}`,
               );
             callback(null, res);
           },
@@ -497,10 +402,4 @@ export function providerService(domain: ProviderServer, opts: ProviderServiceOpt
     impl[name] = rpc(name, (req) => methods[method]!.call(server, req), WITHOUT_DIAGNOSTICS.has(name) ? null : 'diagnostics');
   }
   return impl;
-}
-
-function noEphemeral(typeName: string): Msg {
-  return {
-    diagnostics: wireDiagnostics([errorDiag(`Unknown ephemeral resource type "${typeName}"`, 'This provider has no ephemeral resources.')]),
-  };
 }
