@@ -17,7 +17,10 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-function synth(build: (stack: TerraformStack) => void): Record<string, any> {
+/** cdk.tf.json: block (resource, data, provider, output, terraform) → type or name → name → body. */
+type TfJson = Record<string, Record<string, Record<string, Record<string, unknown>>>>;
+
+function synth(build: (stack: TerraformStack) => void): TfJson {
   const app = new App({ outdir: dir, skipValidation: false });
   const stack = new TerraformStack(app, 'traffic');
   build(stack);

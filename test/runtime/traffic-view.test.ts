@@ -161,9 +161,9 @@ test('/ui/ is served from the API listener without the token, with a strict cont
   expect(root.statusCode).toBe(302);
   expect(root.headers.location).toBe('/ui/');
   await root.body.dump();
-  const escape = await request(`${api}/ui/..%2F..%2Fpackage.json`);
-  expect(escape.statusCode).toBe(404);
-  await escape.body.dump();
+  const traversal = await request(`${api}/ui/..%2F..%2Fpackage.json`);
+  expect(traversal.statusCode).toBe(404);
+  await traversal.body.dump();
   // The data behind it still needs the token.
   const data = await request(`${api}/v1/profiles`);
   expect(data.statusCode).toBe(401);

@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { ApiErrorBody } from '../../src/core/api';
 import { GEO_REGIONS } from '../../src/core/data';
 import { endpointColors, mix } from '../../ui/src/lib/colors';
 import { countryRoutes, diffScenario, groupPreview } from '../../ui/src/lib/routing-map';
@@ -52,6 +53,7 @@ const api = async (
   path: string,
   body?: unknown,
   withToken = true,
+  // biome-ignore lint/suspicious/noExplicitAny: the parsed body of whatever route was called; each test reads the fields it asserts on
 ): Promise<{ status: number; json: any; type: string }> => {
   const res = await fetch(`${serve.api}${path}`, {
     method,
@@ -72,7 +74,8 @@ const api = async (
   return { status: res.status, json, type };
 };
 
-const routeMissing = (r: { status: number; json: any }) => r.status === 404 && r.json?.errors?.[0]?.code === 'ROUTE_NOT_FOUND';
+const routeMissing = (r: { status: number; json: unknown }) =>
+  r.status === 404 && (r.json as Partial<ApiErrorBody> | null | undefined)?.errors?.[0]?.code === 'ROUTE_NOT_FOUND';
 
 async function probeServer(): Promise<Has> {
   const ui = await fetch(`${serve.api}/ui/`).then(

@@ -28,7 +28,9 @@ describe('SseParser (WHATWG server-sent events)', () => {
   ])('%s', (_, text, want) => {
     const got = parseAll(text);
     expect(got).toHaveLength(want.length);
-    want.forEach((w, i) => expect(got[i]).toMatchObject(w));
+    want.forEach((w, i) => {
+      expect(got[i]).toMatchObject(w);
+    });
   });
 
   test('retry: sets the reconnection time at once, with or without a message; a non-number is ignored', () => {

@@ -69,11 +69,20 @@ export function diffProperties(olds: PropertyMap, news: PropertyMap, opts: DiffO
   /** `undefined` = absent. In objects a null property counts as absent (as Pulumi treats it); in arrays null is a value. */
   const walk = (a: Value | undefined, b: Value | undefined, path: string, segments: string[]): void => {
     if (a === undefined && b === undefined) return;
-    if (a === undefined) return record(path, segments, 'add');
-    if (b === undefined) return record(path, segments, 'delete');
+    if (a === undefined) {
+      record(path, segments, 'add');
+      return;
+    }
+    if (b === undefined) {
+      record(path, segments, 'delete');
+      return;
+    }
     const va = a instanceof Secret ? a.value : a;
     const vb = b instanceof Secret ? b.value : b;
-    if (vb === UNKNOWN || va === UNKNOWN) return record(path, segments, 'update');
+    if (vb === UNKNOWN || va === UNKNOWN) {
+      record(path, segments, 'update');
+      return;
+    }
     if (isObject(va) && isObject(vb)) {
       const keys = new Set([...Object.keys(va), ...Object.keys(vb)]);
       for (const k of keys) walk(present(va[k]), present(vb[k]), pathKey(path, k), [...segments, k]);

@@ -20,6 +20,7 @@ import {
   Unknown,
   UNKNOWN,
   type CtyNumber,
+  type CtyType,
   type Refinements,
   type Value,
   type ValueObject,
@@ -133,7 +134,7 @@ function fromRaw(raw: unknown, shape: Shape, path: string): Value {
       const [t, v] = raw as [unknown, unknown];
       const text = t instanceof Uint8Array ? Buffer.from(t).toString('utf8') : typeof t === 'string' ? t : undefined;
       if (text === undefined) throw new CodecError(path, "a dynamic value's type must be JSON bytes");
-      let type;
+      let type: CtyType;
       try {
         type = parseType(JSON.parse(text), path);
       } catch (e) {

@@ -9,7 +9,7 @@ import { Root, type Type } from 'protobufjs/light';
 import descriptor from '../proto/descriptor.json';
 
 /** A decoded or to-be-encoded protobuf message: the .proto field names as keys. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+// biome-ignore lint/suspicious/noExplicitAny: messages are typed at run time by the JSON descriptor (no generated classes); callers read nested fields freely
 export type Msg = Record<string, any>;
 
 let root: Root | undefined;

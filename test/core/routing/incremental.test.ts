@@ -189,7 +189,7 @@ class World {
   resources = makeCatalog(5, 4);
 
   constructor(initial: ProfileSpec[]) {
-    initial.forEach((spec, i) => this.profiles.set(i, makeProfile(i, spec)));
+    for (const [i, spec] of initial.entries()) this.profiles.set(i, makeProfile(i, spec));
   }
 
   input(): Parameters<typeof buildSnapshot>[0] {

@@ -76,10 +76,10 @@ function build(specs: ProfileSpec[]): { profiles: Profile[]; health: Record<stri
       };
       // Geographic: each code on at most one endpoint; subnets never overlap within a profile (validation rules).
       const codes = CODES.filter((c, k) => (e.weight + k) % 4 === 0 && !usedCodes.has(c));
-      codes.forEach((c) => usedCodes.add(c));
+      for (const c of codes) usedCodes.add(c);
       if (method === 'Geographic') extra.geoMapping = codes;
       const subnets = e.subnets.filter((k) => !usedSubnets.has(k));
-      subnets.forEach((k) => usedSubnets.add(k));
+      for (const k of subnets) usedSubnets.add(k);
       if (method === 'Subnet' || method === 'Performance' || method === 'Geographic') extra.subnets = subnets.map((k) => SUBNETS[k]!);
       const childIndex = i + 1 + e.child;
       if (method !== 'MultiValue' && e.child >= 0 && childIndex < specs.length) return nested(name, `p${childIndex}`, extra);

@@ -113,7 +113,7 @@ function recorder(): { events: EngineEvent[]; onEvent: (e: EngineEvent) => void 
 function step(events: EngineEvent[], name: string) {
   return events
     .map((e) => e.resourcePreEvent?.metadata)
-    .filter((m): m is NonNullable<typeof m> => m !== undefined && m.type.startsWith('tmkit:index:') && m.urn.endsWith(`::${name}`));
+    .filter((m): m is NonNullable<typeof m> => m?.type.startsWith('tmkit:index:') === true && m.urn.endsWith(`::${name}`));
 }
 
 async function pulumiProfiles(): Promise<string[]> {

@@ -240,7 +240,7 @@ describe('round trip property: decode(encode(v, T), T) equals v', () => {
     fc.bigInt({ min: -(2n ** 63n), max: 2n ** 64n - 1n }).filter((b) => !Number.isSafeInteger(Number(b)) || BigInt(Number(b)) !== b),
   );
   const unknown = fc.oneof(fc.constant(UNKNOWN), fc.constant(new Unknown({ null: false })));
-  function valueOf(t: CtyType, depth = 0): fc.Arbitrary<Value> {
+  function valueArb(t: CtyType, depth = 0): fc.Arbitrary<Value> {
     void depth;
     const known = ((): fc.Arbitrary<Value> => {
       if (t === 'string') return fc.string({ maxLength: 8 });
@@ -254,13 +254,13 @@ describe('round trip property: decode(encode(v, T), T) equals v', () => {
       switch (t[0]) {
         case 'list':
         case 'set':
-          return fc.array(valueOf(t[1], depth + 1), { maxLength: 3 });
+          return fc.array(valueArb(t[1], depth + 1), { maxLength: 3 });
         case 'map':
-          return fc.dictionary(key, valueOf(t[1], depth + 1), { maxKeys: 3 }) as fc.Arbitrary<Value>;
+          return fc.dictionary(key, valueArb(t[1], depth + 1), { maxKeys: 3 }) as fc.Arbitrary<Value>;
         case 'tuple':
-          return fc.tuple(...t[1].map((e) => valueOf(e, depth + 1))) as fc.Arbitrary<Value>;
+          return fc.tuple(...t[1].map((e) => valueArb(e, depth + 1))) as fc.Arbitrary<Value>;
         case 'object':
-          return fc.record(Object.fromEntries(Object.entries(t[1]).map(([k, e]) => [k, valueOf(e, depth + 1)]))) as fc.Arbitrary<Value>;
+          return fc.record(Object.fromEntries(Object.entries(t[1]).map(([k, e]) => [k, valueArb(e, depth + 1)]))) as fc.Arbitrary<Value>;
       }
     })();
     // cty drops refinements of dynamic values, so only the plain unknown goes there
@@ -274,7 +274,7 @@ describe('round trip property: decode(encode(v, T), T) equals v', () => {
   test('random types and values (nulls and unknowns anywhere)', () => {
     fc.assert(
       fc.property(
-        type.chain((t) => fc.tuple(fc.constant(t), valueOf(t))),
+        type.chain((t) => fc.tuple(fc.constant(t), valueArb(t))),
         ([t, v]) => {
           const shape = S(t);
           expect(decodeMsgpack(encodeMsgpack(v, shape), shape)).toEqual(v);

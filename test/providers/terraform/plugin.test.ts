@@ -52,7 +52,9 @@ describe('start-up checks (before any handshake)', () => {
 
 describe('handshake', () => {
   const started: PluginProcess[] = [];
-  afterEach(() => started.splice(0).forEach((p) => p.kill()));
+  afterEach(() => {
+    for (const p of started.splice(0)) p.kill();
+  });
 
   test('AutoMTLS: the first stdout bytes are 1|6|tcp|127.0.0.1:PORT|grpc|<base64 DER, no padding>, nothing after', async () => {
     const client = generateCert();

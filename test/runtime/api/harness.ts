@@ -59,6 +59,8 @@ export async function startApi(extra: Partial<ApiOptions> = {}): Promise<Harness
 export interface Res {
   status: number;
   headers: Record<string, string | string[] | undefined>;
+  /** The parsed JSON body (the text when it is not JSON). */
+  // biome-ignore lint/suspicious/noExplicitAny: the body of whatever route was called; each test reads the fields it asserts on
   body: any;
   text: string;
 }

@@ -45,7 +45,9 @@ test('after any concurrent writes through two nodes, every mirror equals etcd an
       const prefix = `/prop${++n}/`;
       const stores = await Promise.all([open(prefix), open(prefix)]);
       const seen: StoreChange[][] = [[], []];
-      stores.forEach((s, i) => s.watch((c) => seen[i]!.push(c)));
+      stores.forEach((s, i) => {
+        s.watch((c) => seen[i]!.push(c));
+      });
       try {
         const results = await Promise.all(
           ops.map(async (o) => {

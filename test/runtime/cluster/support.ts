@@ -116,6 +116,7 @@ export async function api(
   body?: unknown,
   headers: Record<string, string> = {},
   timeoutMs = 15_000,
+  // biome-ignore lint/suspicious/noExplicitAny: the parsed body of whatever route was called; each test reads the fields it asserts on
 ): Promise<{ status: number; body: any; headers: Headers; ms: number }> {
   const t0 = performance.now();
   const res = await fetch(`${n.api}${path}`, {

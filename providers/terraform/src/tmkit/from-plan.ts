@@ -68,7 +68,7 @@ function sensitiveStrings(value: unknown, marks: unknown, out: string[]): void {
     walk(value);
     return;
   }
-  if (Array.isArray(marks) && Array.isArray(value)) marks.forEach((m, i) => sensitiveStrings(value[i], m, out));
+  if (Array.isArray(marks) && Array.isArray(value)) for (const [i, m] of marks.entries()) sensitiveStrings(value[i], m, out);
   else if (isObj(marks) && isObj(value)) for (const [k, m] of Object.entries(marks)) sensitiveStrings(value[k], m, out);
 }
 

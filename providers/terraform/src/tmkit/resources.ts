@@ -21,6 +21,7 @@
  * tmkit_profile is ./profile, the endpoint resources ./endpoints (what both use, ./common); the data source is here.
  */
 import { TmkitApiError } from '../../../../src/client/errors';
+import type { ProfileStatusReport } from '../../../../src/core/api';
 import { profileId, TERRAFORM_IDS } from '../../../../src/client/ids';
 import type { ValueObject } from '../cty';
 import type { DataSource } from '../provider';
@@ -39,7 +40,7 @@ export const profileStatusDataSource: DataSource<TmkitContext> = {
   schema: profileStatusSchema,
   async read(config, ctx): Promise<ValueObject> {
     const name = String(config.name);
-    let s;
+    let s: ProfileStatusReport;
     try {
       s = await ctx.client.status(name);
     } catch (err) {
