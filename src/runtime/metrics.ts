@@ -114,7 +114,9 @@ export class RuntimeMetrics {
     const registers = [this.registry];
     new Gauge({
       name: 'tmkit_dns_workers',
-      help: 'DNS worker processes running (serve --workers), by how they hold the port: per-worker (each its own SO_REUSEPORT sockets) or shared (one socket); absent: DNS answers in the main process',
+      help:
+        'DNS worker processes running (serve --workers), by how they hold the port: per-worker (each ' +
+        'its own SO_REUSEPORT sockets) or shared (one socket); absent: DNS answers in the main process',
       labelNames: ['sockets'],
       registers,
       collect() {

@@ -251,7 +251,11 @@ export class SnapshotPipeline {
       degraded: waitedMs > this.lagLimitMs,
     };
     if (out.degraded) {
-      out.reason = `the DNS snapshot has not followed the configuration for ${out.lagSeconds.toFixed(1)} s (served revision ${servedRevision}, store revision ${storeRevision}${out.rebuildFailures > 0 ? `, ${out.rebuildFailures} consecutive rebuild failures: see the log` : ''}); DNS answers from the older snapshot`;
+      out.reason =
+        `the DNS snapshot has not followed the configuration for ${out.lagSeconds.toFixed(1)} s (served ` +
+        `revision ${servedRevision}, store revision ${storeRevision}` +
+        `${out.rebuildFailures > 0 ? `, ${out.rebuildFailures} consecutive rebuild failures: see the log` : ''}); ` +
+        `DNS answers from the older snapshot`;
     }
     return out;
   }
@@ -442,13 +446,15 @@ export class SnapshotPipeline {
       this.pendingHealth = false;
       let verdicts: Map<string, ProbeVerdict | null> | undefined;
       if (full || catalogChanged) this.snap = this.build();
-      else if ((consumed = true))
+      else {
+        consumed = true;
         ({ snap: this.snap, verdicts } = this.update(
           new Map(changed.map((n) => [n, this.profilesByName.get(n)?.profile])),
           before,
           keys,
           allVerdicts,
         ));
+      }
       const published = {
         snapshot: this.snap,
         revision: this.revision,

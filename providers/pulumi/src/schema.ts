@@ -199,7 +199,8 @@ const PROFILE_INPUTS: Record<string, Prop> = {
   failback: ref('Failback', 'tmkit extension: how endpoints come back after an outage (Manual failback, successes to recover, hold-down).'),
   endpoints: arrayOf(
     ref('Endpoint', ''),
-    'The endpoints, when this resource owns the whole set (as in azure-native). Leave it out to manage endpoints as tmkit:index:Endpoint resources: the profile then never touches them.',
+    'The endpoints, when this resource owns the whole set (as in azure-native). Leave it out to ' +
+      'manage endpoints as tmkit:index:Endpoint resources: the profile then never touches them.',
   ),
   location: string('Accepted for azure-native compatibility: `global` (a profile is global) or left out.'),
   type: string('Accepted for azure-native compatibility: `Microsoft.Network/trafficManagerProfiles` or left out.'),
@@ -226,7 +227,9 @@ const OUTPUTS_COMMON: Record<string, Prop> = {
 const RESOURCES: Record<string, unknown> = {
   'tmkit:index:Profile': {
     description:
-      "A Traffic Manager profile on a tmkit runtime, with azure-native's network.Profile arguments minus resourceGroupName. Its `id` ends in `/trafficManagerProfiles/<name>`: give it as a nested endpoint's targetResourceId.",
+      "A Traffic Manager profile on a tmkit runtime, with azure-native's network.Profile arguments " +
+      'minus resourceGroupName. Its `id` ends in `/trafficManagerProfiles/<name>`: give it as a ' +
+      "nested endpoint's targetResourceId.",
     inputProperties: PROFILE_INPUTS,
     requiredInputs: ['trafficRoutingMethod', 'dnsConfig'],
     properties: {
@@ -250,7 +253,9 @@ const RESOURCES: Record<string, unknown> = {
   },
   'tmkit:index:Endpoint': {
     description:
-      "One endpoint of a profile on a tmkit runtime, with azure-native's network.Endpoint arguments minus resourceGroupName. Written on its own, with its own ETag; the other endpoints of the profile are never touched.",
+      "One endpoint of a profile on a tmkit runtime, with azure-native's network.Endpoint arguments " +
+      'minus resourceGroupName. Written on its own, with its own ETag; the other endpoints of the ' +
+      'profile are never touched.',
     inputProperties: ENDPOINT_INPUTS,
     requiredInputs: ['profileName', 'endpointType'],
     properties: {

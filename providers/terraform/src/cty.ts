@@ -111,7 +111,8 @@ export function parseType(json: unknown, where = 'type'): CtyType {
     }
   }
   throw new Error(
-    `${where}: ${JSON.stringify(json)} is not a Terraform type (expected "string", "number", "bool", "dynamic", ["list"|"set"|"map", T], ["tuple", [T...]] or ["object", {name: T}])`,
+    `${where}: ${JSON.stringify(json)} is not a Terraform type (expected "string", "number", ` +
+      `"bool", "dynamic", ["list"|"set"|"map", T], ["tuple", [T...]] or ["object", {name: T}])`,
   );
 }
 

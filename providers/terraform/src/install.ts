@@ -98,7 +98,9 @@ export function install(opts: InstallOptions): InstallResult {
   const platform = opts.platform ?? terraformPlatform();
   const mirror = join(dir, 'mirror');
   const written: string[] = [];
-  const wrapper = `#!/bin/sh\n# terraform-provider-${type} ${opts.version}: runs the provider's JS with the Node.js that installed it.\nexec ${shQuote(node)} ${shQuote(resolve(opts.entry))} "$@"\n`;
+  const wrapper =
+    `#!/bin/sh\n# terraform-provider-${type} ${opts.version}: runs the provider's JS with the ` +
+    `Node.js that installed it.\nexec ${shQuote(node)} ${shQuote(resolve(opts.entry))} "$@"\n`;
   const executables = hostnames.map((hostname) => {
     const pkgDir = join(mirror, hostname, namespace, type, opts.version, platform);
     mkdirSync(pkgDir, { recursive: true });
@@ -115,7 +117,8 @@ export function install(opts: InstallOptions): InstallResult {
   const list = sources.map(hclString).join(', ');
   const rc =
     `# Written by \`tmkit terraform install\`: install ${sources.join(', ')} from the local mirror, everything else as usual.\n` +
-    `provider_installation {\n  filesystem_mirror {\n    path    = ${hclString(mirror)}\n    include = [${list}]\n  }\n  direct {\n    exclude = [${list}]\n  }\n}\n`;
+    `provider_installation {\n  filesystem_mirror {\n    path    = ${hclString(mirror)}\n    ` +
+    `include = [${list}]\n  }\n  direct {\n    exclude = [${list}]\n  }\n}\n`;
   const cliConfig = join(dir, 'terraformrc');
   writeIfChanged(cliConfig, rc, 0o644, written);
   const installed = hostnames.map((h) => `${h}/${namespace}/${type}`);

@@ -59,7 +59,8 @@ export function missingToken(client: TmkitClient): Diagnostic {
   const src = client.tokenSource;
   const where =
     src.file !== undefined
-      ? `\`tmkit serve\` writes its token to <state dir>/token; for this loopback server the provider looked for ${src.file}, which does not exist (TMKIT_STATE_DIR names another state dir).`
+      ? `\`tmkit serve\` writes its token to <state dir>/token; for this loopback server the provider ` +
+        `looked for ${src.file}, which does not exist (TMKIT_STATE_DIR names another state dir).`
       : `The token file of \`tmkit serve\` (<state dir>/token) is read only for a server on loopback; ${client.server} is not, so give the token.`;
   return error(
     `no API token for the tmkit server at ${client.server}`,

@@ -107,7 +107,8 @@ function bind(server: Server, ports: number[], creds: ServerCredentials): Promis
       if (i >= ports.length) {
         reject(
           new PluginStartError(
-            `could not bind 127.0.0.1 on any port in ${ports[0]}..${ports[ports.length - 1]} (PLUGIN_MIN_PORT..PLUGIN_MAX_PORT); free a port there or widen the range`,
+            `could not bind 127.0.0.1 on any port in ${ports[0]}..${ports[ports.length - 1]} ` +
+              `(PLUGIN_MIN_PORT..PLUGIN_MAX_PORT); free a port there or widen the range`,
           ),
         );
         return;

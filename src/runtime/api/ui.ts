@@ -22,7 +22,8 @@ const TYPES: Record<string, string> = {
 
 /** The page may talk to its own origin only (as its own meta policy says), and may not be framed. */
 const CSP =
-  "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
+  "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' " +
+  "data:; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
 
 export function uiHandler(dir: string | undefined): (ctx: Ctx) => Promise<Reply> {
   return async (ctx): Promise<Reply> => {

@@ -110,7 +110,8 @@ export class ClusterHealth {
     for (const n of s.nodes.values()) {
       if (n.node !== this.node && n.location === this.location && s.isConnected()) {
         throw new Error(
-          `location '${this.location}' is already probed by node '${n.node}' (registered ${n.startedAt}); each node is its own probing location: give this one another --location (or stop '${n.node}')`,
+          `location '${this.location}' is already probed by node '${n.node}' (registered ${n.startedAt}); ` +
+            `each node is its own probing location: give this one another --location (or stop '${n.node}')`,
         );
       }
     }

@@ -179,8 +179,10 @@ export class ClusterNode {
     return {
       body,
       degradedReason:
-        `etcd (${this.session.hosts.join(', ')}) is unreachable since ${st.since !== undefined ? new Date(st.since).toISOString() : 'start'} (${secs} s${st.error ? `: ${st.error}` : ''}): ` +
-        `this node answers DNS and probes from the last state it has (configuration revision ${this.session.configRevision}${st.fromLocalCopy ? ', read from the local copy at start' : ''}); ` +
+        `etcd (${this.session.hosts.join(', ')}) is unreachable since ` +
+        `${st.since !== undefined ? new Date(st.since).toISOString() : 'start'} (${secs} s${st.error ? `: ${st.error}` : ''}): ` +
+        `this node answers DNS and probes from the last state it has (configuration revision ` +
+        `${this.session.configRevision}${st.fromLocalCopy ? ', read from the local copy at start' : ''}); ` +
         'API writes are refused with 503 until etcd is back, then it resyncs by itself',
     };
   }
@@ -239,7 +241,9 @@ export class ClusterNode {
     });
     new Gauge({
       name: 'tmkit_cluster_lease_grants_total',
-      help: 'Leases this node was granted since start: 1, plus one each time etcd was unreachable longer than the lease TTL (every verdict is then written again)',
+      help:
+        'Leases this node was granted since start: 1, plus one each time etcd was unreachable longer ' +
+        'than the lease TTL (every verdict is then written again)',
       registers,
       collect() {
         this.set(self.health.lease.stats.grants);

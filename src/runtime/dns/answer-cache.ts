@@ -84,7 +84,9 @@ export function sectionKey(rrs: readonly ZoneRecord[]): string {
   for (let i = 0; i < rrs.length; i++) {
     const r = rrs[i]!;
     const d = r.data;
-    k += `${i ? '\u0001' : ''}${r.type} ${r.name} ${r.ttl} ${typeof d === 'string' ? d : `${d.mname} ${d.rname} ${d.serial} ${d.refresh} ${d.retry} ${d.expire} ${d.minimum}`}`;
+    k +=
+      `${i ? '\u0001' : ''}${r.type} ${r.name} ${r.ttl} ` +
+      `${typeof d === 'string' ? d : `${d.mname} ${d.rname} ${d.serial} ${d.refresh} ${d.retry} ${d.expire} ${d.minimum}`}`;
   }
   return k;
 }

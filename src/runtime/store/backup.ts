@@ -68,7 +68,8 @@ export async function backupStore(
   if (driver === 'node' && !nodeSqliteAvailable()) {
     throw new StoreError(
       'STORE_DRIVER',
-      `tmkit serve (pid ${holder!.pid}) runs its store on node:sqlite, which Node.js ${process.version} lacks: run tmkit backup with the same Node.js as the server (22.13+)`,
+      `tmkit serve (pid ${holder!.pid}) runs its store on node:sqlite, which Node.js ` +
+        `${process.version} lacks: run tmkit backup with the same Node.js as the server (22.13+)`,
       { path: source },
     );
   }
@@ -78,7 +79,9 @@ export async function backupStore(
     if (wal && !lock) {
       throw new StoreError(
         'STORE_DRIVER',
-        `${source} is in WAL mode (node:sqlite), which the wasm SQLite driver of Node.js ${process.version} cannot read while another tmkit uses it: run tmkit backup with Node.js 22.13+`,
+        `${source} is in WAL mode (node:sqlite), which the wasm SQLite driver of Node.js ` +
+          `${process.version} cannot read while another tmkit uses it: ` +
+          `run tmkit backup with Node.js 22.13+`,
         { path: source },
       );
     }
@@ -119,7 +122,9 @@ export async function backupStore(
     if (err instanceof SqliteError && err.code === 'SQLITE_BUSY') {
       throw new StoreError(
         'STORE_BUSY',
-        `cannot back up ${source}: it stayed locked for ${busyMs / 1000} s (SQLITE_BUSY${holder ? `; tmkit serve pid ${holder.pid} is writing` : ''}); retry the backup${driver === 'wasm' ? `, and if it keeps failing with no tmkit running, remove the directory ${source}.lock (left by a killed process)` : ''}`,
+        `cannot back up ${source}: it stayed locked for ${busyMs / 1000} s ` +
+          `(SQLITE_BUSY${holder ? `; tmkit serve pid ${holder.pid} is writing` : ''}); retry the backup` +
+          `${driver === 'wasm' ? `, and if it keeps failing with no tmkit running, remove the directory ${source}.lock (left by a killed process)` : ''}`,
         { path: source },
       );
     }
@@ -204,7 +209,9 @@ export function restoreStore(stateDir: string, file: string): RestoreResult {
       if (lock.driver === 'wasm' && walHeader(file)) {
         throw new StoreError(
           'STORE_DRIVER',
-          `${file} is in WAL mode (not a file tmkit backup wrote), which the wasm SQLite driver of Node.js ${process.version} cannot read: restore it with Node.js 22.13+, or make it a rollback-journal file first (sqlite3 ${file} 'PRAGMA journal_mode=DELETE')`,
+          `${file} is in WAL mode (not a file tmkit backup wrote), which the wasm SQLite driver of ` +
+            `Node.js ${process.version} cannot read: restore it with Node.js 22.13+, or make it a ` +
+            `rollback-journal file first (sqlite3 ${file} 'PRAGMA journal_mode=DELETE')`,
           { path: file },
         );
       }
@@ -236,7 +243,9 @@ export function restoreStore(stateDir: string, file: string): RestoreResult {
       if (err instanceof SqliteError && err.code === 'SQLITE_BUSY') {
         throw new StoreError(
           'STORE_BUSY',
-          `${file} stayed locked for ${BUSY_TIMEOUT_MS / 1000} s (SQLITE_BUSY: another process is using it); retry when it is done${lock.driver === 'wasm' ? `, or remove the directory ${file}.lock if a killed process left it` : ''}`,
+          `${file} stayed locked for ${BUSY_TIMEOUT_MS / 1000} s (SQLITE_BUSY: another process is using ` +
+            `it); retry when it is done` +
+            `${lock.driver === 'wasm' ? `, or remove the directory ${file}.lock if a killed process left it` : ''}`,
           { path: file },
         );
       }

@@ -229,7 +229,8 @@ export class EtcdStore implements Store {
       if (attempt >= MAX_ATTEMPTS && performance.now() - started > 10_000) {
         throw new StoreError(
           'PRECONDITION_FAILED',
-          `the configuration kept changing under this write (${attempt} attempts in ${Math.round((performance.now() - started) / 1000)} s, other nodes writing); retry`,
+          `the configuration kept changing under this write (${attempt} attempts in ` +
+            `${Math.round((performance.now() - started) / 1000)} s, other nodes writing); retry`,
           {},
         );
       }

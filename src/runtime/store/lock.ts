@@ -64,13 +64,16 @@ export class StateDirLock {
     const locked = (holder: number | undefined): StoreError =>
       new StoreError(
         'STATE_DIR_LOCKED',
-        `the state dir ${stateDir} is in use by another tmkit serve (${holder !== undefined ? `pid ${holder}` : 'pid unknown'}); stop it or pass another --state-dir`,
+        `the state dir ${stateDir} is in use by another tmkit serve ` +
+          `(${holder !== undefined ? `pid ${holder}` : 'pid unknown'}); stop it or pass another ` +
+          `--state-dir`,
         { stateDir, ...(holder !== undefined ? { pid: holder } : {}) },
       );
     const cannot = (err: unknown, file: string): StoreError =>
       new StoreError(
         'STORE_CORRUPT',
-        `cannot lock the state dir ${stateDir} (${file}: ${(err as Error).message}); check that the directory is writable, or delete ${file} when no tmkit serve uses it`,
+        `cannot lock the state dir ${stateDir} (${file}: ${(err as Error).message}); check that the ` +
+          `directory is writable, or delete ${file} when no tmkit serve uses it`,
         { stateDir },
       );
 

@@ -10,7 +10,8 @@ import { DB_FILE } from './sqlite-schema';
 
 /** What to do about a damaged database, in every message that reports one. */
 const RESTORE_HINT =
-  'restore it from a backup (stop tmkit serve, copy the backup over this file and delete its -wal, -shm and -journal files; docs/runtime.md "Backup and restore")';
+  'restore it from a backup (stop tmkit serve, copy the backup over this file and delete its ' +
+  '-wal, -shm and -journal files; docs/runtime.md "Backup and restore")';
 
 /** A database SQLite cannot read (not a database, malformed): refused with the file named. */
 export function damaged(path: string, err: unknown): Error {
@@ -79,7 +80,10 @@ export function refuseLostDatabase(stateDir: string, path: string, usedBefore: r
   if (what === undefined || evidence.length === 0) return;
   throw new StoreError(
     'STORE_EMPTY',
-    `${what}, but ${stateDir} was used before (it has ${evidence.join(', ')}): the database was probably truncated or replaced, and starting would serve an empty configuration. ${RESTORE_HINT[0]!.toUpperCase()}${RESTORE_HINT.slice(1)}, or pass --force-empty to start with an empty store`,
+    `${what}, but ${stateDir} was used before (it has ${evidence.join(', ')}): the database was ` +
+      `probably truncated or replaced, and starting would serve an empty configuration. ` +
+      `${RESTORE_HINT[0]!.toUpperCase()}${RESTORE_HINT.slice(1)}, or pass --force-empty to start with ` +
+      `an empty store`,
     { path },
   );
 }

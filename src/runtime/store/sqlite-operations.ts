@@ -45,7 +45,8 @@ export class SqliteOperations implements OperationsStore {
       overrides: db.prepare(`SELECT value FROM overrides ORDER BY id`),
       oneOverride: db.prepare(`SELECT value FROM overrides WHERE id = ?`),
       putOverride: db.prepare(
-        `INSERT INTO overrides (id, value, expires_at) VALUES (?, ?, ?) ON CONFLICT (id) DO UPDATE SET value = excluded.value, expires_at = excluded.expires_at`,
+        `INSERT INTO overrides (id, value, expires_at) VALUES (?, ?, ?) ON CONFLICT (id) DO UPDATE SET ` +
+          `value = excluded.value, expires_at = excluded.expires_at`,
       ),
       delOverride: db.prepare(`DELETE FROM overrides WHERE id = ?`),
       failbacks: db.prepare(`SELECT value FROM failbacks ORDER BY key`),

@@ -139,7 +139,10 @@ export class SqliteStore implements Store {
     if (wasmOnWal && !(options.lockHeld && !options.readonly)) {
       throw new StoreError(
         'STORE_DRIVER',
-        `${path} is in WAL mode (written by tmkit on Node.js 22.13+ with node:sqlite), which the wasm SQLite driver of Node.js ${process.version} can only convert while it holds the state dir: stop the other tmkit and start tmkit serve here (it converts the file), or use Node.js 22.13+ (docs/installing.md "Supported Node.js")`,
+        `${path} is in WAL mode (written by tmkit on Node.js 22.13+ with node:sqlite), which the wasm ` +
+          `SQLite driver of Node.js ${process.version} can only convert while it holds the state dir: ` +
+          `stop the other tmkit and start tmkit serve here (it converts the file), or use Node.js 22.13+ ` +
+          `(docs/installing.md "Supported Node.js")`,
         { path },
       );
     }

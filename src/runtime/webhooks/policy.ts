@@ -67,7 +67,8 @@ function chatText(event: LiveEvent): string {
     const { action, drill: r } = event.data;
     const figures =
       action === 'finished'
-        ? `: ${r.status}, switch ${r.switchSeconds ?? '?'} s, revert ${r.revertSeconds ?? '?'} s, bound ${r.boundSeconds ?? 'none'}${r.boundSeconds === null ? '' : ' s'}`
+        ? `: ${r.status}, switch ${r.switchSeconds ?? '?'} s, revert ${r.revertSeconds ?? '?'} s, bound ` +
+          `${r.boundSeconds ?? 'none'}${r.boundSeconds === null ? '' : ' s'}`
         : ` (hold ${r.holdSeconds} s, by ${r.who})`;
     return `tmkit: drill of ${r.profile}/${r.endpoint} ${action}${figures}`;
   }

@@ -62,7 +62,9 @@ export const LATER = new Set(['NESTED_TARGET_NOT_FOUND']);
 
 /** Refused at plan time: one profile with both inline endpoint blocks and separate endpoint resources. */
 export const MIXED_HINT =
-  "Declare the profile's endpoints either as `endpoint` blocks inside its tmkit_profile (the profile owns them all, one write for the profile) or as tmkit_*_endpoint resources, not both. (RESOURCE_MIXED)";
+  "Declare the profile's endpoints either as `endpoint` blocks inside its tmkit_profile (the " +
+  'profile owns them all, one write for the profile) or as tmkit_*_endpoint resources, not both. ' +
+  '(RESOURCE_MIXED)';
 
 /** An endpoint's defaults (azurerm's), planned exactly; `type` is the endpoint's kind when known. */
 export function planEndpointDefaults(out: Obj, config: Obj | null | undefined, type: EndpointType | undefined): void {

@@ -3,7 +3,8 @@
  * provider process knows of the runtime's profiles, so plan checks cost O(1) per resource, not O(profile).
  *
  * - The listing: every deployed profile, read once per process (one `GET /v1/profiles`), then kept up to date
- *   from each write's response, and the source of refresh reads (a plan over 1,000 endpoints is one request) (an endpoint PUT answers with the stored endpoint and the profile's new ETag, a
+ *   from each write's response, and the source of refresh reads (a plan over 1,000 endpoints is one request)
+ *   (an endpoint PUT answers with the stored endpoint and the profile's new ETag, a
  *   profile write with the stored profile, a DELETE with what went). A refused write drops it: the next check
  *   reads the runtime again. Terraform runs one provider process per plan and one per apply, so a plan sees
  *   the runtime as it was when the plan began, plus this process's own writes.

@@ -70,7 +70,9 @@ function endpointResource(type: EndpointType, schema: Resource<TmkitContext>['sc
       throw new DiagnosticsError(
         error(
           `endpoint "${profile}/${stored.name}" is now a ${theirs} endpoint, not ${kind}`,
-          `Someone replaced it outside Terraform. Remove it from the state (terraform state rm) and import it as the matching resource (tmkit_${theirs.replace('Endpoints', '').toLowerCase()}_endpoint).`,
+          `Someone replaced it outside Terraform. Remove it from the state (terraform state rm) and ` +
+            `import it as the matching resource ` +
+            `(tmkit_${theirs.replace('Endpoints', '').toLowerCase()}_endpoint).`,
         ),
       );
     }

@@ -47,7 +47,10 @@ const subnet: Block = {
  */
 const inlineEndpoint: Block = {
   ...md(
-    'An endpoint owned by the profile (opt-in). With `endpoint` blocks the profile owns all its endpoints: a create, update or delete is one request for the whole profile, which is the way to manage hundreds of endpoints. Endpoints the runtime has that are not declared are removed. A profile with `endpoint` blocks cannot also have `tmkit_*_endpoint` resources.',
+    'An endpoint owned by the profile (opt-in). With `endpoint` blocks the profile owns all its ' +
+      'endpoints: a create, update or delete is one request for the whole profile, which is the way ' +
+      'to manage hundreds of endpoints. Endpoints the runtime has that are not declared are removed. ' +
+      'A profile with `endpoint` blocks cannot also have `tmkit_*_endpoint` resources.',
   ),
   attributes: {
     name: { type: 'string', required: true, ...md('Endpoint name, unique in the profile.') },
@@ -117,7 +120,9 @@ export const profileSchema: Schema = {
   version: 0,
   block: {
     ...md(
-      'A Traffic Manager profile. It answers DNS at `<relative_name>.<zone>` of the tmkit runtime. Its endpoints are their own resources (as in azurerm), or `endpoint` blocks inside it (one write for the whole profile).',
+      'A Traffic Manager profile. It answers DNS at `<relative_name>.<zone>` of the tmkit runtime. ' +
+        'Its endpoints are their own resources (as in azurerm), or `endpoint` blocks inside it (one ' +
+        'write for the whole profile).',
     ),
     attributes: {
       id: {
@@ -220,14 +225,16 @@ export const profileSchema: Schema = {
               type: 'string',
               optional: true,
               ...md(
-                'tmkit: `Enabled` checks HTTPS certificates (chain, host name, expiry; a failed check is a failed probe with the reason). Unset or `Disabled`: any certificate, as Azure.',
+                'tmkit: `Enabled` checks HTTPS certificates (chain, host name, expiry; a failed check is a ' +
+                  'failed probe with the reason). Unset or `Disabled`: any certificate, as Azure.',
               ),
             },
             ca_certificates: {
               type: 'string',
               optional: true,
               ...md(
-                'tmkit: PEM CA certificates the probed chain must lead to instead of the system CAs (with `certificate_validation = "Enabled"`), e.g. `file("ca.pem")`.',
+                'tmkit: PEM CA certificates the probed chain must lead to instead of the system CAs (with ' +
+                  '`certificate_validation = "Enabled"`), e.g. `file("ca.pem")`.',
               ),
             },
             certificate_expiry_warning_days: {
@@ -241,7 +248,8 @@ export const profileSchema: Schema = {
               type: 'number',
               optional: true,
               ...md(
-                'tmkit: a probe slower than this many milliseconds (1–60000, below the timeout) counts as failed (`slow: 812 ms > 500 ms`). Unset: no latency rule.',
+                'tmkit: a probe slower than this many milliseconds (1–60000, below the timeout) counts as ' +
+                  'failed (`slow: 812 ms > 500 ms`). Unset: no latency rule.',
               ),
             },
           },
@@ -254,7 +262,8 @@ export const profileSchema: Schema = {
         maxItems: 1,
         block: {
           ...md(
-            'How an endpoint comes back after an outage (a tmkit extension; docs/health.md "Failback"). Without the block: Azure\'s behaviour, Online again after one good probe.',
+            'How an endpoint comes back after an outage (a tmkit extension; docs/health.md "Failback"). ' +
+              "Without the block: Azure's behaviour, Online again after one good probe.",
           ),
           attributes: {
             mode: {
@@ -306,7 +315,9 @@ const common = (kind: string): Record<string, Attribute> => ({
     optional: true,
     computed: true,
     ...md(
-      'Priority routing: 1–1000, lower is preferred, unique in the profile. Default: the next free priority. To swap two priorities, move one to a free priority first (one apply), then the other.',
+      'Priority routing: 1–1000, lower is preferred, unique in the profile. Default: the next free ' +
+        'priority. To swap two priorities, move one to a free priority first (one apply), then the ' +
+        'other.',
     ),
   },
   enabled: { type: 'bool', optional: true, computed: true, ...md('`false` takes the endpoint out of rotation. Default `true`.') },

@@ -36,7 +36,8 @@ export function readKeyFile(path: string): KeySetDocument | undefined {
     return JSON.parse(text) as KeySetDocument;
   } catch (err) {
     throw new DnssecKeyError(
-      `${path}: the DNSSEC key file is not JSON (${(err as Error).message}); restore it from a backup (tmkit restore) or move it away to start with new keys (the parent's DS must then change)`,
+      `${path}: the DNSSEC key file is not JSON (${(err as Error).message}); restore it from a backup ` +
+        `(tmkit restore) or move it away to start with new keys (the parent's DS must then change)`,
     );
   }
 }

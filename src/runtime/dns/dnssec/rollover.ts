@@ -53,7 +53,8 @@ export function startRollover(doc: KeySetDocument, kind: RolloverKind, t: Rollov
   const split = keys.some((k) => k.role === 'ksk');
   if (kind === 'ksk' && !split)
     throw new DnssecKeyError(
-      'this zone signs with one combined key (CSK): roll it with `tmkit dnssec rollover` (no --ksk); a KSK rollover needs split keys (serve --dnssec-keys split)',
+      'this zone signs with one combined key (CSK): roll it with `tmkit dnssec rollover` (no --ksk); ' +
+        'a KSK rollover needs split keys (serve --dnssec-keys split)',
     );
   const role: KeyRole = kind === 'ksk' ? 'ksk' : split ? 'zsk' : 'csk';
   // One rollover at a time per role: not while a new key waits to sign, an old one waits for --finish, or an
@@ -71,7 +72,8 @@ export function startRollover(doc: KeySetDocument, kind: RolloverKind, t: Rollov
         ? `a ${role.toUpperCase()} rollover is under way: key ${k.keyTag} signs from ${iso(k.activate)}; start the next one after that`
         : k.remove === Number.POSITIVE_INFINITY
           ? `key ${k.keyTag} (${role.toUpperCase()}) still waits for its DS to leave the parent: finish that rollover first (tmkit dnssec rollover --finish)`
-          : `key ${k.keyTag} (${role.toUpperCase()}) is still published until ${iso(k.remove)} (signatures made with it can be cached until then); roll again after that`,
+          : `key ${k.keyTag} (${role.toUpperCase()}) is still published until ${iso(k.remove)} (signatures ` +
+            `made with it can be cached until then); roll again after that`,
     );
   }
   const current = keys.filter((k) => k.role === role && keyState(k, t.now) === 'active');
@@ -86,7 +88,8 @@ export function startRollover(doc: KeySetDocument, kind: RolloverKind, t: Rollov
     for (const k of current) byTag(k.keyTag).retire = iso(t.now);
     steps.push(
       `now: KSK ${freshTag} is published and signs the DNSKEY RRset next to KSK ${current.map((k) => k.keyTag).join(', ')}`,
-      `you: add the DS of key ${freshTag} at the parent (tmkit dnssec ds), wait for the parent's DS TTL, remove the old DS, then run tmkit dnssec rollover --finish`,
+      `you: add the DS of key ${freshTag} at the parent (tmkit dnssec ds), wait for the parent's DS ` +
+        `TTL, remove the old DS, then run tmkit dnssec rollover --finish`,
     );
   } else {
     const activate = t.now + (t.dnskeyTtl + t.marginSeconds) * 1000;
@@ -98,10 +101,14 @@ export function startRollover(doc: KeySetDocument, kind: RolloverKind, t: Rollov
     }
     steps.push(
       `now: ${role.toUpperCase()} ${freshTag} is published in the DNSKEY RRset${role === 'csk' ? ' and signs it next to the current CSK' : ''}`,
-      `${iso(activate)}: ${role.toUpperCase()} ${freshTag} signs the zone (DNSKEY TTL ${t.dnskeyTtl} s + ${t.marginSeconds} s), replacing ${current.map((k) => k.keyTag).join(', ')}`,
+      `${iso(activate)}: ${role.toUpperCase()} ${freshTag} signs the zone (DNSKEY TTL ${t.dnskeyTtl} ` +
+        `s + ${t.marginSeconds} s), replacing ${current.map((k) => k.keyTag).join(', ')}`,
       role === 'zsk'
-        ? `${iso(activate + (t.maxTtl + t.marginSeconds) * 1000)}: ZSK ${current.map((k) => k.keyTag).join(', ')} leaves the DNSKEY RRset (largest TTL ${t.maxTtl} s + ${t.marginSeconds} s)`
-        : `you: add the DS of key ${freshTag} at the parent (tmkit dnssec ds), wait for the parent's DS TTL, remove the old DS, then run tmkit dnssec rollover --finish`,
+        ? `${iso(activate + (t.maxTtl + t.marginSeconds) * 1000)}: ZSK ` +
+            `${current.map((k) => k.keyTag).join(', ')} leaves the DNSKEY RRset (largest TTL ${t.maxTtl} s ` +
+            `+ ${t.marginSeconds} s)`
+        : `you: add the DS of key ${freshTag} at the parent (tmkit dnssec ds), wait for the parent's DS ` +
+            `TTL, remove the old DS, then run tmkit dnssec rollover --finish`,
     );
   }
   return { doc: { ...doc, keys: [...stored, fresh] }, steps, keyTags: [freshTag] };

@@ -208,13 +208,17 @@ function check(doc: KeySetDocument, keys: readonly ZoneKey[], o: DnssecServiceOp
   const algorithms = [...new Set(keys.map((k) => k.algorithm))];
   if (algorithms.length !== 1 || algorithms[0] !== o.policy.algorithm) {
     throw new DnssecKeyError(
-      `${o.store.where} holds algorithm ${algorithms.join('+')} keys, not ${o.policy.algorithm}: pass --dnssec-algorithm ${algorithms[0]} (tmkit does no algorithm rollover; new keys mean a new DS at the parent)`,
+      `${o.store.where} holds algorithm ${algorithms.join('+')} keys, not ${o.policy.algorithm}: pass ` +
+        `--dnssec-algorithm ${algorithms[0]} (tmkit does no algorithm rollover; new keys mean a new DS ` +
+        `at the parent)`,
     );
   }
   const split = keys.some((k) => k.role === 'ksk');
   if (split !== o.policy.split) {
     throw new DnssecKeyError(
-      `${o.store.where} holds ${split ? 'a KSK and a ZSK' : 'one combined key (CSK)'}: pass --dnssec-keys ${split ? 'split' : 'csk'} (changing the key mode needs new keys and a new DS at the parent)`,
+      `${o.store.where} holds ${split ? 'a KSK and a ZSK' : 'one combined key (CSK)'}: pass ` +
+        `--dnssec-keys ${split ? 'split' : 'csk'} (changing the key mode needs new keys and a new DS at ` +
+        `the parent)`,
     );
   }
 }
