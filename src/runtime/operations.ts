@@ -136,7 +136,8 @@ export class Operations implements OperationsPort {
       return refuse(
         400,
         'BAD_REQUEST',
-        `profile '${p.name}' uses ${p.trafficRoutingMethod} routing, which does not use weights: a weight override would change nothing (take the endpoint out with a down override instead)`,
+        `profile '${p.name}' uses ${p.trafficRoutingMethod} routing, which does not use weights: a ` +
+          `weight override would change nothing (take the endpoint out with a down override instead)`,
       );
     }
     const key = `${p.name}/${e.name}`;
@@ -232,7 +233,9 @@ export class Operations implements OperationsPort {
       return refuse(
         409,
         'NOT_AWAITING_FAILBACK',
-        `profile '${p.name}' fails back automatically (failback mode ${p.failback?.mode ?? "Automatic, Azure's"}): there is nothing to approve; set "failback": {"mode": "Manual"} to fail back by hand`,
+        `profile '${p.name}' fails back automatically (failback mode ` +
+          `${p.failback?.mode ?? "Automatic, Azure's"}): there is nothing to approve; set "failback": ` +
+          `{"mode": "Manual"} to fail back by hand`,
       );
     }
     await this.deps.pipeline.settle();

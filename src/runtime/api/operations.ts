@@ -115,7 +115,8 @@ async function putDrill(c: ApiContext, ops: OperationsPort, ctx: Ctx): Promise<R
     throw ApiProblem.of(
       400,
       'BAD_REQUEST',
-      'the body must be a drill report: {"id", "profile", "endpoint", "status": "running|passed|failed|aborted", "startedAt", "nodes": [...], …} (tmkit drill writes it)',
+      'the body must be a drill report: {"id", "profile", "endpoint", "status": ' +
+        '"running|passed|failed|aborted", "startedAt", "nodes": [...], …} (tmkit drill writes it)',
       { path: '$' },
     );
   }
