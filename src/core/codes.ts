@@ -33,6 +33,7 @@ export const CODES = {
   PROFILE_NAME_CONFLICT: c('api', 'A profile with the same name in another case exists (names are case-insensitive).', 409),
   NOT_AVAILABLE: c('api', 'The server has no component attached for this route.', 503),
   TOO_MANY_STREAMS: c('api', 'Too many event streams (GET /v1/events) are open.', 429),
+  TOO_MANY_AUTH_FAILURES: c('api', 'Too many failed token checks from this address: wait Retry-After seconds.', 429),
   HEALTH_NOT_APPLICABLE: c(
     'api',
     'Health cannot be pushed to this endpoint: it is nested or has Always Serve (its status is not decided by health).',

@@ -300,6 +300,7 @@ export class Engine {
       geo: this.geo,
       zone: this.zone,
       ...(this.cluster ? { cluster: this.cluster } : {}),
+      dns: this.dns,
     });
     this.unwatch.push(ops.attachMetrics(metrics.registry));
     const ui = uiDirectory();

@@ -4,6 +4,11 @@
  * routes (api/operations.ts) call `OperationsPort`; the writes go to the store's operations (core/store/operations.ts), whose
  * watch brings them to the health ledger (ledger/operations-feed.ts) on every node. A write answers once this
  * node's DNS serves it (the pipeline settled), so `dig` right after `tmkit override down` sees it.
+ *
+ * Also this node's readiness (`GET /readyz`, `tmkit node drain`): DNS listening, the served snapshot fresh,
+ * not drained by hand. The drain is kept in memory on purpose: a restarted node comes back into rotation by
+ * itself (as a Kubernetes readiness probe does), so a drain forgotten before a restart never keeps a healthy
+ * node out of an anycast set for good.
  */
 import { randomBytes } from 'node:crypto';
 import type { Registry } from 'prom-client';
@@ -14,7 +19,9 @@ import type {
   DrillList,
   DrillReport,
   FailbackResult,
+  NodeDrain,
   NodeList,
+  NodeReadiness,
   OverrideDeleteResult,
   OverrideList,
   OverrideRecord,
@@ -29,6 +36,7 @@ import type { OperationsStore, StoredProfile } from '../core/store';
 import { isoNow, type RuntimeClock } from './clock';
 import type { LiveEvents } from './events';
 import type { ClusterNode } from './cluster';
+import type { DnsTarget } from './dns';
 import type { HealthLedger, PushedHealthApi } from './ledger';
 import type { OperationsFeed } from './ledger/operations-feed';
 import type { SnapshotPipeline } from './pipeline';
@@ -53,6 +61,11 @@ export interface OperationsPort {
   putDrill(report: DrillReport): Promise<DrillReport>;
   drills(limit: number): Promise<DrillList>;
   nodes(): NodeList;
+  /** This node's readiness (`/readyz`): DNS listening, the snapshot fresh, not drained. */
+  readiness(): Promise<NodeReadiness>;
+  /** Takes this node out of rotation (`/readyz` 503) until `undrain` or a restart; DNS keeps answering. */
+  drain(who: string, reason?: string): Promise<NodeReadiness>;
+  undrain(who: string, reason?: string): Promise<NodeReadiness>;
 }
 
 export interface OperationsOptions {
@@ -66,6 +79,8 @@ export interface OperationsOptions {
   zone: string;
   /** Cluster mode: the registered nodes (`GET /v1/nodes` lists them all). */
   cluster?: ClusterNode;
+  /** DNS, for readiness: ready only while it listens (and, with workers, one of them is alive). */
+  dns?: Pick<DnsTarget, 'addresses' | 'workers'>;
 }
 
 /** Where this node serves, once DNS and the API listen (`Operations.serving`). */
@@ -80,6 +95,8 @@ export class Operations implements OperationsPort {
   /** Health pushed from outside for the API: each write answers once DNS serves its effect (docs/health.md). */
   readonly pushedHealth: PushedHealthApi;
   private own: ServingAddresses = { dns: [] };
+  /** Set by `tmkit node drain`; in memory only (see the top of this file). */
+  private drained: NodeDrain | undefined;
 
   constructor(private readonly deps: OperationsOptions) {
     const pushed = deps.ledger.pushed;
@@ -304,6 +321,54 @@ export class Operations implements OperationsPort {
         self: n.node === self,
       })),
     };
+  }
+
+  async readiness(): Promise<NodeReadiness> {
+    const reasons: string[] = [];
+    const d = this.drained;
+    if (d) reasons.push(`draining (tmkit node drain at ${d.at} by ${d.who}${d.reason ? `: ${d.reason}` : ''})`);
+    const dns = this.deps.dns;
+    if (dns) {
+      const workers = dns.workers?.();
+      if (dns.addresses().length === 0 || (workers !== undefined && !workers.some((w) => w.live))) reasons.push('DNS is not listening');
+    }
+    // The pipeline's lag under the limit /healthz uses; etcd being unreachable is not a reason (DNS still answers).
+    const lag = await this.deps.pipeline.lag();
+    if (lag.degraded) reasons.push(`snapshot lags the store by ${lag.lagRevisions} revisions for ${lag.lagSeconds.toFixed(1)} s`);
+    if (reasons.length === 0) return { state: 'ready', ready: true };
+    return {
+      state: reasons.length === 1 && d ? 'draining' : 'not ready',
+      ready: false,
+      reason: reasons.join('; '),
+      ...(d ? { drain: { ...d } } : {}),
+    };
+  }
+
+  async drain(who: string, reason?: string): Promise<NodeReadiness> {
+    const at = isoNow(this.deps.clock);
+    this.drained = { at, who, ...(reason ? { reason } : {}) };
+    await this.nodeChange('drained', at, who, reason);
+    return this.readiness();
+  }
+
+  async undrain(who: string, reason?: string): Promise<NodeReadiness> {
+    const was = this.drained;
+    this.drained = undefined;
+    if (was) await this.nodeChange('undrained', isoNow(this.deps.clock), who, reason);
+    return this.readiness();
+  }
+
+  /** The audit entry (best effort: a drain works while the store cannot be written) and the `node` live event. */
+  private async nodeChange(action: 'drained' | 'undrained', at: string, who: string, reason?: string): Promise<void> {
+    const node = this.deps.cluster?.health.node ?? 'this server';
+    const written = this.deps.operations
+      .appendAudit({ at, who, action: action === 'drained' ? 'node.drain' : 'node.undrain', target: node, ...(reason ? { reason } : {}) })
+      .catch(() => undefined);
+    // A store that cannot be reached (etcd down) must not hold the drain up: wait for the entry at most 2 s.
+    let timer: unknown;
+    await Promise.race([written, new Promise<void>((r) => (timer = this.deps.clock.setTimeout(r, 2_000)))]);
+    this.deps.clock.clearTimeout(timer);
+    this.deps.events.publish('node', { action, at, who, ...(reason ? { reason } : {}) });
   }
 
   /** `tmkit_overrides_active{profile,endpoint,kind}` and `tmkit_override_events_total{action,kind}` on /metrics. */

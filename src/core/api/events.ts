@@ -13,7 +13,15 @@ export interface DrillEvent {
   drill: DrillReport;
 }
 
-/** `GET /v1/events` (Server-Sent Events): `event: transition|revision|traffic|override|drill`, `data: <JSON>`. */
+/** `event: node`: this node drained or undrained by hand (`tmkit node drain`); DNS keeps answering either way. */
+export interface NodeEvent {
+  action: 'drained' | 'undrained';
+  at: string;
+  who: string;
+  reason?: string;
+}
+
+/** `GET /v1/events` (Server-Sent Events): `event: transition|revision|traffic|override|drill|node`, `data: <JSON>`. */
 export interface TransitionEvent {
   at: string;
   profile: string;
@@ -38,4 +46,5 @@ export type LiveEvent =
   | { type: 'revision'; data: RevisionEvent }
   | { type: 'traffic'; data: TrafficEvent }
   | { type: 'override'; data: OverrideEvent }
-  | { type: 'drill'; data: DrillEvent };
+  | { type: 'drill'; data: DrillEvent }
+  | { type: 'node'; data: NodeEvent };

@@ -35,3 +35,31 @@ export interface ClusterHealthBody {
   liveLocations: string[];
   nodes: Array<{ node: string; location: string }>;
 }
+
+/** Why a node is taken out of rotation by hand (`tmkit node drain`): kept in memory, gone on restart. */
+export interface NodeDrain {
+  /** ISO time of the drain. */
+  at: string;
+  who: string;
+  reason?: string;
+}
+
+/**
+ * `GET /v1/node` and what `POST /v1/node/drain|undrain` answer: this node's readiness, as `GET /readyz` says it
+ * (200 `ready`, or 503 with `reason`). Readiness is not liveness: a node cut off from etcd that still answers DNS
+ * stays ready (`/healthz` says degraded).
+ */
+export interface NodeReadiness {
+  state: 'ready' | 'draining' | 'not ready';
+  ready: boolean;
+  /** One line, when not ready: the reasons joined with `; ` (what `/readyz` answers with its 503). */
+  reason?: string;
+  /** Set while the node is drained. */
+  drain?: NodeDrain;
+}
+
+/** `POST /v1/node/drain` (both optional; `who` defaults to `api`). */
+export interface NodeDrainRequest {
+  reason?: string;
+  who?: string;
+}

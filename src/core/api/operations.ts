@@ -72,9 +72,9 @@ export interface FailbackResult {
 export interface AuditEntry {
   at: string;
   who: string;
-  /** `override.create`, `override.clear`, `override.expire`, `override.refuse`, `failback`, `drill`, `shift`. */
+  /** `override.create`, `override.clear`, `override.expire`, `override.refuse`, `failback`, `drill`, `shift`, `node.drain`, `node.undrain`. */
   action: string;
-  /** `profile/endpoint`, or an override id. */
+  /** `profile/endpoint`, an override id, or a node (`node.drain`). */
   target: string;
   reason?: string;
   details?: Record<string, unknown>;

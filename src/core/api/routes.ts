@@ -1,7 +1,7 @@
 /** Every route of the API with its bodies, by `METHOD path`. */
 import type { Profile } from '../model/types';
 import type { DnssecReport, DnssecRolloverRequest, DnssecRolloverResult } from './dnssec';
-import type { HealthzBody } from './healthz';
+import type { HealthzBody, NodeDrainRequest, NodeReadiness } from './healthz';
 import type {
   AuditList,
   DrillList,
@@ -29,7 +29,11 @@ import type { WebhookList, WebhookReport, WebhookRequest } from './webhooks';
 
 /** The API's routes with their bodies (docs/api.md): what the server handles and the client calls. */
 export interface ApiRoutes {
-  'GET /healthz': { response: HealthzBody };
+  'GET /healthz': { response: HealthzBody | { status: 'ok' | 'degraded' } };
+  'GET /readyz': { response: 'text/plain' };
+  'GET /v1/node': { response: NodeReadiness };
+  'POST /v1/node/drain': { request: NodeDrainRequest; response: NodeReadiness };
+  'POST /v1/node/undrain': { request: NodeDrainRequest; response: NodeReadiness };
   'GET /v1/profiles': { response: ProfileList };
   'GET /v1/profiles?view=summary': { response: ProfileSummaryList };
   'GET /v1/profiles/{name}': { response: Profile };

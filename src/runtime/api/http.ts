@@ -7,11 +7,13 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { toWire } from '../../core/api';
-import { bearerMatches } from './auth';
+import { AuthThrottle, bearerMatches, type AuthThrottleOptions } from './auth';
 import { ApiProblem } from './errors';
 import type { RuntimeMetrics } from '../metrics';
 
 export const DEFAULT_MAX_BODY = 1024 * 1024;
+/** The API server's own connection cap (`ApiOptions.maxConnections`): DNS has its own, this keeps the API's apart. */
+export const DEFAULT_MAX_CONNECTIONS = 512;
 
 /** One request as a handler sees it: `params` are the route pattern's groups, percent-decoded. */
 export interface Ctx {
@@ -19,6 +21,8 @@ export interface Ctx {
   res: ServerResponse;
   url: URL;
   params: string[];
+  /** The request bears the valid token (on the open routes too, which answer more to it: `/healthz`). */
+  authorized: boolean;
 }
 
 /**
@@ -73,6 +77,10 @@ export interface HttpApiOptions {
   open: Route[];
   /** Turns any thrown error into the problem to answer with (ApiProblems pass through). */
   problem: (err: unknown, method: string, route: string) => ApiProblem;
+  /** Failed token checks throttled per source address (auth.ts `AuthThrottle`; defaults: 10 in 10 s). */
+  authThrottle?: AuthThrottleOptions;
+  /** Connections the server holds at most (default DEFAULT_MAX_CONNECTIONS); more are closed as they come. */
+  maxConnections?: number;
 }
 
 export function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
@@ -232,11 +240,14 @@ export function header(req: IncomingMessage, name: string): string | undefined {
  */
 export class HttpApi {
   readonly server: Server;
+  private readonly throttle: AuthThrottle;
 
   constructor(private readonly options: HttpApiOptions) {
+    this.throttle = new AuthThrottle(options.authThrottle);
     this.server = createServer({ requestTimeout: 30_000, headersTimeout: 10_000, keepAliveTimeout: 5_000 }, (req, res) => {
       void this.handle(req, res);
     });
+    this.server.maxConnections = options.maxConnections ?? DEFAULT_MAX_CONNECTIONS;
     // `Expect: 100-continue`: the 100 goes out only when the handler reads the body (not for a 401, a 404 or
     // a declared body over the limit, which get their final status instead).
     this.server.on('checkContinue', (req, res) => {
@@ -286,11 +297,29 @@ export class HttpApi {
     const method = req.method ?? 'GET';
     let routeName = 'unknown';
     let status = 500;
+    /** Failed token checks (and 429s) of this source to log now; -1: not one (the request is logged as any). */
+    let refusedToLog = -1;
     try {
       const url = new URL(req.url ?? '/', 'http://tmkit.invalid');
+      const auth = header(req, 'authorization');
       let matched = this.match(this.options.open, url.pathname);
+      let authorized = matched !== undefined && auth !== undefined && bearerMatches(auth, this.options.token);
       if (!matched) {
-        if (!bearerMatches(header(req, 'authorization'), this.options.token)) {
+        const source = req.socket.remoteAddress;
+        const wait = this.throttle.retryAfter(source);
+        if (wait > 0) {
+          refusedToLog = this.throttle.refused(source);
+          throw ApiProblem.of(
+            429,
+            'TOO_MANY_AUTH_FAILURES',
+            `too many failed token checks from this address: retry in ${wait} s with the right token`,
+            {},
+            { 'retry-after': String(wait) },
+          );
+        }
+        authorized = bearerMatches(auth, this.options.token);
+        if (!authorized) {
+          refusedToLog = this.throttle.failed(source);
           throw ApiProblem.of(
             401,
             'UNAUTHORIZED',
@@ -325,7 +354,7 @@ export class HttpApi {
       } catch {
         throw ApiProblem.of(400, 'BAD_REQUEST', `the path ${url.pathname} is not valid percent-encoding`);
       }
-      const reply = await handler({ req, res, url, params });
+      const reply = await handler({ req, res, url, params, authorized });
       status = reply.status;
       if (!reply.streamed) send(res, reply.status, reply.body, reply.headers);
     } catch (err) {
@@ -339,8 +368,16 @@ export class HttpApi {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       this.options.metrics.apiRequests.inc({ route: routeName, method, code: String(status) });
       this.options.metrics.apiLatency.observe({ route: routeName, method }, seconds);
-      // Never log headers (Authorization) or bodies.
-      this.options.logger.info({ method, route: routeName, status, ms: Math.round(seconds * 1000) }, 'api request');
+      // Never log headers (Authorization) or bodies. A source failing the token check is logged at most once a
+      // minute, with how many it failed since (a guessing client must not flood the log).
+      if (refusedToLog > 0) {
+        this.options.logger.warn(
+          { source: AuthThrottle.sourceKey(req.socket.remoteAddress), refused: refusedToLog, status },
+          'api requests refused: missing or wrong token (logged once a minute per source)',
+        );
+      } else if (refusedToLog < 0) {
+        this.options.logger.info({ method, route: routeName, status, ms: Math.round(seconds * 1000) }, 'api request');
+      }
     }
   }
 }

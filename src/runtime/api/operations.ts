@@ -1,6 +1,6 @@
 /**
  * The traffic operations' routes (docs/operations.md, docs/api.md): `/v1/overrides`, `…/endpoints/{e}/failback`,
- * `/v1/audit`, `/v1/drills` and `/v1/nodes`. The handlers parse the request; the runtime's `OperationsPort`
+ * `/v1/audit`, `/v1/drills`, `/v1/nodes`, and this node's readiness (`/readyz`, `/v1/node`, `/v1/node/drain|undrain`). The handlers parse the request; the runtime's `OperationsPort`
  * (operations.ts) decides and writes. A server without it (the API tests' harness) answers 503.
  */
 import type {
@@ -9,6 +9,7 @@ import type {
   DrillReport,
   FailbackResult,
   NodeList,
+  NodeReadiness,
   OverrideDeleteResult,
   OverrideList,
   OverrideResult,
@@ -40,6 +41,44 @@ export function operationsRoutes(c: ApiContext, ops: OperationsPort | undefined)
     }),
     route('/v1/nodes', { GET: async (): Promise<Reply<NodeList>> => ({ status: 200, body: on().nodes() }) }),
   ];
+}
+
+/**
+ * This node's readiness: `GET /readyz` (no token; 200 `ready`, or 503 and the reason in one line) for load
+ * balancers, anycast health checkers and Kubernetes; `GET /v1/node` and the drain (token) for `tmkit node`.
+ */
+export function nodeRoutes(c: ApiContext, ops: OperationsPort | undefined): { routes: Route[]; open: Route[] } {
+  const on = (): OperationsPort => {
+    if (!ops) throw ApiProblem.of(503, 'NOT_AVAILABLE', 'this server has no runtime attached: there is no node to drain');
+    return ops;
+  };
+  const text = { 'content-type': 'text/plain; charset=utf-8' };
+  return {
+    open: [
+      route('/readyz', {
+        GET: async (): Promise<Reply<string>> => {
+          if (!ops) return { status: 503, body: 'not ready: no runtime attached\n', headers: text };
+          const r = await ops.readiness();
+          return { status: r.ready ? 200 : 503, body: `${r.ready ? 'ready' : r.reason}\n`, headers: text };
+        },
+      }),
+    ],
+    routes: [
+      route('/v1/node', { GET: async (): Promise<Reply<NodeReadiness>> => ({ status: 200, body: await on().readiness() }) }),
+      route('/v1/node/drain', {
+        POST: async (x): Promise<Reply<NodeReadiness>> => {
+          const { who, reason } = await whoAndWhy(c, x);
+          return { status: 200, body: await on().drain(who, reason) };
+        },
+      }),
+      route('/v1/node/undrain', {
+        POST: async (x): Promise<Reply<NodeReadiness>> => {
+          const { who, reason } = await whoAndWhy(c, x);
+          return { status: 200, body: await on().undrain(who, reason) };
+        },
+      }),
+    ],
+  };
 }
 
 /** An OperationsPort refusal as the API's error body. */

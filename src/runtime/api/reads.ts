@@ -31,14 +31,19 @@ export function readRoutes(c: ReadContext): { routes: Route[]; open: Route[] } {
       route('/v1/preview', { POST: (x) => preview(c, x) }),
       route('/v1/events', { GET: (x) => events(c, x) }),
     ],
-    open: [route('/healthz', { GET: () => healthz(c) })],
+    open: [route('/healthz', { GET: (x) => healthz(c, x) })],
   };
 }
 
 const unavailable = (what: string): ApiProblem => ApiProblem.of(503, 'NOT_AVAILABLE', what);
 
-async function healthz(c: ReadContext): Promise<Reply<HealthzBody>> {
+/**
+ * The watchdog. Without the token it says only ok or degraded (same status codes): the revisions, the reason and a
+ * cluster's layout (nodes, locations, etcd endpoints) are for whoever holds the token.
+ */
+async function healthz(c: ReadContext, ctx: Ctx): Promise<Reply<HealthzBody | { status: 'ok' | 'degraded' }>> {
   const h = c.reports.health ? await c.reports.health() : undefined;
+  if (!ctx.authorized) return { status: h?.degraded ? 503 : 200, body: { status: h?.degraded ? 'degraded' : 'ok' } };
   if (!h) return { status: 200, body: { status: 'ok', revision: await c.store.revision() } };
   return {
     status: h.degraded ? 503 : 200,

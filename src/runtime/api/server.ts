@@ -1,7 +1,7 @@
 /**
  * The management API (docs/api.md) on node:http: the routes of each resource module (profiles.ts,
  * endpoints.ts, resources.ts, reads.ts, pushed-health.ts, …), the dashboard's files (ui.ts), and the one
- * mapping from failures to HTTP problems. Every route but `/healthz` and `/ui/` needs the bearer token; the
+ * mapping from failures to HTTP problems. Every route but `/healthz`, `/readyz` and `/ui/` needs the bearer token; the
  * HTTP plumbing is http.ts. Writes go straight to the store, which validates them (core/store/admission.ts).
  */
 import type { AddressInfo } from 'node:net';
@@ -27,7 +27,8 @@ import { webhookRoutes } from './webhooks';
 import type { WebhooksApi } from '../webhooks';
 import type { PushedHealthApi } from '../ledger';
 import type { OperationsPort } from '../operations';
-import { operationsRoutes } from './operations';
+import { nodeRoutes, operationsRoutes } from './operations';
+import type { AuthThrottleOptions } from './auth';
 import { uiHandler } from './ui';
 
 export { DEFAULT_MAX_BODY, MAX_JSON_DEPTH, jsonDeeperThan } from './http';
@@ -54,8 +55,12 @@ export interface ApiOptions {
   pushedHealth?: PushedHealthApi;
   /** Webhooks (`/v1/webhooks`); absent → 503. */
   webhooks?: WebhooksApi;
-  /** Traffic operations (overrides, failback, drills, audit; operations.ts); absent → those routes answer 503. */
+  /** Traffic operations (overrides, failback, drills, audit; operations.ts) and the node's readiness; absent → those routes answer 503. */
   ops?: OperationsPort;
+  /** Failed token checks throttled per source address (default: 429 after 10 within 10 s; docs/api.md). */
+  authThrottle?: AuthThrottleOptions;
+  /** The API server's connection cap (default 512), apart from DNS's. */
+  maxConnections?: number;
 }
 
 /** The store's refusals and their HTTP status; the diagnostics they carry are the body. */
@@ -76,6 +81,7 @@ export class ApiServer {
     this.summaries = new SummaryIndex(deps.store);
     const c: ApiContext = { store: deps.store, summaries: this.summaries, maxBody: deps.maxBodyBytes ?? DEFAULT_MAX_BODY };
     const reads = readRoutes({ ...c, reports: deps.reports ?? {}, metrics: deps.metrics, ...(deps.events ? { events: deps.events } : {}) });
+    const node = nodeRoutes(c, deps.ops);
     const routes: Route[] = [
       ...profileRoutes(c),
       ...endpointRoutes(c),
@@ -83,10 +89,11 @@ export class ApiServer {
       ...reads.routes,
       ...dnssecRoutes(deps.dnssec),
       ...operationsRoutes(c, deps.ops),
+      ...node.routes,
       ...pushedHealthRoutes(c, deps.pushedHealth),
       ...webhookRoutes(c, deps.webhooks),
     ];
-    const open: Route[] = [...reads.open, route('/ui/*', { GET: uiHandler(deps.uiDir) }, ['/', '/ui'])];
+    const open: Route[] = [...reads.open, ...node.open, route('/ui/*', { GET: uiHandler(deps.uiDir) }, ['/', '/ui'])];
     this.http = new HttpApi({
       token: deps.token,
       metrics: deps.metrics,
@@ -94,6 +101,8 @@ export class ApiServer {
       routes,
       open,
       problem: (e, m, r) => this.problem(e, m, r),
+      ...(deps.authThrottle ? { authThrottle: deps.authThrottle } : {}),
+      ...(deps.maxConnections !== undefined ? { maxConnections: deps.maxConnections } : {}),
     });
   }
 

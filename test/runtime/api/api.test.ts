@@ -60,10 +60,14 @@ describe('authentication', () => {
     expect((await h.store.getProfile('web'))!.profile.endpoints[0]!.endpointStatus).toBe('Enabled');
   });
 
-  test('/healthz answers without a token', async () => {
+  test('/healthz answers without a token, only ok or not; with the token, the whole body', async () => {
     const r = await call(h.base, 'GET', '/healthz', { auth: null });
     expect(r.status).toBe(200);
-    expect(r.body).toEqual({ status: 'ok', revision: 0 });
+    expect(r.body).toEqual({ status: 'ok' });
+    expect((await call(h.base, 'GET', '/healthz', { auth: 'Bearer wrong' })).body).toEqual({ status: 'ok' });
+    const full = await call(h.base, 'GET', '/healthz');
+    expect(full.status).toBe(200);
+    expect(full.body).toEqual({ status: 'ok', revision: 0 });
   });
 
   test('the token and the Authorization header never reach the log', async () => {

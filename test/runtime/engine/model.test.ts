@@ -341,7 +341,7 @@ test(
             let mismatch = '';
             for (;;) {
               mismatch = '';
-              const h = await request(`${api}/healthz`);
+              const h = await request(`${api}/healthz`, { headers: { authorization: `Bearer ${engine.token.token}` } });
               const health = (await h.body.json()) as { servedRevision: number; lagRevisions: number };
               if (h.statusCode !== 200 || health.servedRevision < storeRevision)
                 mismatch = `/healthz ${h.statusCode} ${JSON.stringify(health)} (store revision ${storeRevision})`;

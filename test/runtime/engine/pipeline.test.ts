@@ -103,7 +103,7 @@ test('/healthz reports the lag between the store and the served snapshot, and de
   };
   const { client, dns, api, engine } = await start({ store, lagLimitMs: 300 });
   const healthz = async () => {
-    const r = await request(`${api}/healthz`);
+    const r = await request(`${api}/healthz`, { headers: { authorization: `Bearer ${engine.token.token}` } });
     return { status: r.statusCode, body: (await r.body.json()) as Record<string, unknown> };
   };
 
@@ -124,6 +124,10 @@ test('/healthz reports the lag between the store and the served snapshot, and de
     /has not followed the configuration for \d+\.\d s \(served revision 0, store revision 1, \d+ consecutive rebuild failures: see the log\)/,
   );
   expect((await queryUdp(dns, 'web.tm.internal')).rcode).toBe('NXDOMAIN');
+  // Readiness follows the same lag: not ready while the snapshot lags (no token needed, one line).
+  const ready = await request(`${api}/readyz`);
+  expect(ready.statusCode).toBe(503);
+  expect(await ready.body.text()).toMatch(/^snapshot lags the store by 1 revisions for \d+\.\d s\n$/);
   const metrics = await client.metrics();
   expect(metrics).toMatch(/tmkit_snapshot_lag_revisions 1/);
   expect(metrics).toMatch(/tmkit_snapshot_rebuild_failures_total [1-9]/);
@@ -136,6 +140,7 @@ test('/healthz reports the lag between the store and the served snapshot, and de
     timeoutMs: 10_000,
   });
   expect(await healthz()).toEqual({ status: 200, body: { status: 'ok', revision: 1, servedRevision: 1, lagRevisions: 0, lagSeconds: 0 } });
+  expect((await request(`${api}/readyz`)).statusCode).toBe(200);
   await engine.settle();
 });
 
