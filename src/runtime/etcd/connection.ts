@@ -3,6 +3,8 @@
  * fast while etcd is known to be down and keeps the state (reachable, since when, the last error) that
  * /healthz and the API's 503 messages report.
  */
+import { isIP } from 'node:net';
+import { Channel, type ChannelCredentials, type ChannelOptions } from '@grpc/grpc-js';
 import { ConsecutiveBreaker, circuitBreaker, handleWhen, retry } from 'cockatiel';
 import { Etcd3, isRecoverableError, type IOptions } from 'etcd3';
 import type { Logger } from 'pino';
@@ -33,6 +35,38 @@ export function isUnavailable(err: unknown): boolean {
     /DeadlineExceeded|Unavailable|BrokenCircuit|Cancelled|ClientClosed|WatchStreamEnded/.test(name) ||
     /ECONNREFUSED|UNAVAILABLE|DEADLINE|No connection|unavailable/i.test(String((err as Error | undefined)?.message))
   );
+}
+
+/** The host of a gRPC address `host:port` or `[v6]:port`. */
+const hostOf = (address: string): string =>
+  address.startsWith('[') ? address.slice(1, address.indexOf(']')) : address.replace(/:\d+$/, '');
+
+/**
+ * gRPC's TLS connector sets `servername` (SNI) to the target's host even when it is an IP address, which RFC 6066
+ * forbids and Node warns about once per process (DEP0123, on every `etcds://10.0.0.5:2379` start). For an IP
+ * literal the connector's options go to `tls.connect` without it: SNI is not sent, and Node checks the certificate
+ * against the IP (its IP SANs) from the `host` option, as it would have. Names keep their SNI. This reaches into
+ * grpc-js's connector (`connectionOptions`, @grpc/grpc-js 1.14, pinned); if that changes, nothing is removed and
+ * only the warning comes back.
+ */
+function withoutIpServername(credentials: ChannelCredentials): ChannelCredentials {
+  type Connector = { connectionOptions?: { servername?: string } };
+  const inner = credentials as unknown as { _createSecureConnector?: (...args: unknown[]) => Connector };
+  const create = inner._createSecureConnector;
+  if (typeof create !== 'function') return credentials;
+  const wrapped = Object.create(credentials) as typeof inner;
+  wrapped._createSecureConnector = (...args: unknown[]): Connector => {
+    const connector = create.apply(credentials, args);
+    const o = connector.connectionOptions;
+    if (o && typeof o.servername === 'string' && isIP(o.servername) !== 0) delete o.servername;
+    return connector;
+  };
+  return wrapped as unknown as ChannelCredentials;
+}
+
+/** The etcd3 client's channels (grpc-js `channelFactoryOverride`): an IP literal's TLS without SNI (above). */
+function etcdChannel(address: string, credentials: ChannelCredentials, options: ChannelOptions): Channel {
+  return new Channel(address, isIP(hostOf(address)) !== 0 ? withoutIpServername(credentials) : credentials, options);
 }
 
 type StateListener = (connected: boolean) => void;
@@ -67,6 +101,8 @@ export class EtcdConnection {
         // Find a silent (partitioned) etcd on idle connections too; etcd's default enforcement allows 5 s.
         'grpc.keepalive_time_ms': 10_000,
         'grpc.keepalive_timeout_ms': 5_000,
+        // Not a channel option but a client one (grpc-js reads it from the same object): see etcdChannel.
+        ...({ channelFactoryOverride: etcdChannel } as object),
       },
       faultHandling: {
         // A host that failed twice is skipped for 1 s; a failed call is retried once on each other host.
