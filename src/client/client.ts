@@ -6,6 +6,8 @@ import type { AzureResource } from '../core/ports';
 import { TmkitApiError, TmkitConnectionError } from './errors';
 import { fromWire } from '../core/api';
 import type {
+  NodeDrainRequest,
+  NodeReadiness,
   ApiErrorBody,
   DeleteResult,
   EndpointDeleteResult,
@@ -427,6 +429,21 @@ export class TmkitClient {
   /** Where each node answers DNS (one entry for a single server). */
   async nodes(): Promise<NodeList> {
     return (await this.call<NodeList>('GET', '/v1/nodes')).body;
+  }
+
+  /** This node's readiness (what `GET /readyz` says: ready, draining, or not ready and why). */
+  async node(): Promise<NodeReadiness> {
+    return (await this.call<NodeReadiness>('GET', '/v1/node')).body;
+  }
+
+  /** Takes this node out of rotation (`/readyz` 503) until undrained or restarted; DNS keeps answering. */
+  async drainNode(request: NodeDrainRequest = {}): Promise<NodeReadiness> {
+    return (await this.call<NodeReadiness>('POST', '/v1/node/drain', request)).body;
+  }
+
+  /** Puts this node back into rotation. */
+  async undrainNode(request: NodeDrainRequest = {}): Promise<NodeReadiness> {
+    return (await this.call<NodeReadiness>('POST', '/v1/node/undrain', request)).body;
   }
 
   async close(): Promise<void> {

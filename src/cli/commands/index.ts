@@ -26,6 +26,7 @@ import { registerDrill } from './drill';
 import { registerShift } from './shift';
 import { registerAudit } from './audit';
 import { registerEndpointFailback } from './endpoint-failback';
+import { registerNode } from './node';
 
 /**
  * Every `tmkit` subcommand registers itself here; one module per command under src/cli/commands/. The order
@@ -50,6 +51,7 @@ export const commands: Array<(program: Command) => void> = [
   registerDrill,
   registerShift,
   registerAudit,
+  registerNode,
   registerWebhooks,
   registerPreview,
   registerImport,

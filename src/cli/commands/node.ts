@@ -1,0 +1,77 @@
+import type { Command } from 'commander';
+import type { NodeReadiness } from '../../core/api';
+import { toJsonText } from '../util/files';
+import { operationsFailure, whoOption } from '../util/operations';
+import { clientFor, serverOptions, type ServerOptions } from '../util/server';
+
+interface NodeOptions extends ServerOptions {
+  who?: string;
+  reason?: string;
+  json?: boolean;
+}
+
+/** One line: `ready`, or `draining: …` / `not ready: …` with the reason `/readyz` gives. */
+function line(r: NodeReadiness): string {
+  return r.ready ? 'ready\n' : `${r.state}: ${r.reason ?? ''}\n`;
+}
+
+/**
+ * `tmkit node drain|undrain|status` (docs/cli.md, docs/runtime.md): take the node the CLI talks to out of
+ * rotation and back. Draining fails `GET /readyz` (503) so anycast health checkers and Kubernetes stop sending
+ * it traffic; DNS keeps answering meanwhile. Kept in memory: a restarted node is back in rotation.
+ */
+export function registerNode(program: Command): void {
+  const node = program
+    .command('node')
+    .description("this node's readiness (GET /readyz): drain it out of rotation for maintenance, undrain it, or ask");
+
+  const run = (what: (o: NodeOptions) => Promise<NodeReadiness>) => async (opts: NodeOptions) => {
+    try {
+      const r = await what(opts);
+      process.stdout.write(opts.json ? toJsonText(r) : line(r));
+    } catch (err) {
+      throw operationsFailure(err);
+    }
+  };
+  const body = (o: NodeOptions) => ({
+    ...(o.who !== undefined ? { who: o.who } : {}),
+    ...(o.reason !== undefined ? { reason: o.reason } : {}),
+  });
+  const withClient =
+    (f: (c: ReturnType<typeof clientFor>, o: NodeOptions) => Promise<NodeReadiness>) =>
+    async (o: NodeOptions): Promise<NodeReadiness> => {
+      const client = clientFor(o);
+      try {
+        return await f(client, o);
+      } finally {
+        await client.close();
+      }
+    };
+
+  whoOption(
+    serverOptions(
+      node
+        .command('drain')
+        .description('take this node out of rotation: /readyz answers 503 (DNS keeps answering) until undrain or a restart')
+        .option('--reason <text>', 'why, for /readyz, the audit log and the live events')
+        .option('--json', 'print the readiness as JSON'),
+    ),
+  ).action(run(withClient((c, o) => c.drainNode(body(o)))));
+
+  whoOption(
+    serverOptions(
+      node
+        .command('undrain')
+        .description('put this node back into rotation (/readyz answers 200 again when nothing else is wrong)')
+        .option('--reason <text>', 'why, for the audit log')
+        .option('--json', 'print the readiness as JSON'),
+    ),
+  ).action(run(withClient((c, o) => c.undrainNode(body(o)))));
+
+  serverOptions(
+    node
+      .command('status')
+      .description('one line: ready, draining (by whom, since when) or not ready, and why')
+      .option('--json', 'print {"state", "ready", "reason", "drain"}'),
+  ).action(run(withClient((c) => c.node())));
+}
