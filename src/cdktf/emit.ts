@@ -99,7 +99,7 @@ export function emitTmkitResources(stack: TerraformStack): void {
       const common = endpointCommon(e, parent.id);
       const logical = ident(`${p.profileName}_${e.name}`);
       const type = e.type;
-      let r;
+      let r: externalEndpoint.ExternalEndpoint | azureEndpoint.AzureEndpoint | nestedEndpoint.NestedEndpoint;
       if (type === 'externalEndpoints') {
         r = new externalEndpoint.ExternalEndpoint(node, 'tmkit_endpoint', {
           ...common,

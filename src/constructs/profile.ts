@@ -268,9 +268,9 @@ export class Profile extends Construct implements ProfileNode {
     }
     c.int('maxReturn', p.maxReturn, 1, 8);
     if (c.array('allowedEndpointRecordTypes', p.allowedEndpointRecordTypes)) {
-      p.allowedEndpointRecordTypes!.forEach((t, i) =>
-        c.oneOf(`allowedEndpointRecordTypes[${i}]`, t, ['DomainName', 'IPv4Address', 'IPv6Address', 'Any']),
-      );
+      p.allowedEndpointRecordTypes!.forEach((t, i) => {
+        c.oneOf(`allowedEndpointRecordTypes[${i}]`, t, ['DomainName', 'IPv4Address', 'IPv6Address', 'Any']);
+      });
     }
     if (p.tags !== undefined) {
       if (typeof p.tags !== 'object' || p.tags === null || Array.isArray(p.tags))

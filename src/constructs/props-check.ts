@@ -45,8 +45,8 @@ export class PropChecker {
     private readonly constructPath: string,
   ) {}
 
-  fail(prop: string, rule: string, value?: unknown): void {
-    this.problems.push(arguments.length >= 3 ? `${prop} ${rule} (got ${show(value)})` : `${prop} ${rule}`);
+  fail(prop: string, rule: string, ...got: [value?: unknown]): void {
+    this.problems.push(got.length >= 1 ? `${prop} ${rule} (got ${show(got[0])})` : `${prop} ${rule}`);
   }
 
   /** An optional integer in [min, max]. */

@@ -1,6 +1,15 @@
 import { isIP } from 'node:net';
 import { Option, type Command } from 'commander';
-import { buildReport, diff, plannedProfiles, previewRouting, renderJson, renderMarkdown, renderText } from '../../core/plan';
+import {
+  buildReport,
+  diff,
+  plannedProfiles,
+  previewRouting,
+  renderJson,
+  renderMarkdown,
+  renderText,
+  type PlanReport,
+} from '../../core/plan';
 import { CliError, EXIT_FAILED, EXIT_OK, EXIT_USAGE, setExitCode } from '../errors';
 import { openPreviewGeo } from '../util/geo';
 import { addStateOptions, loadDesired, loadState, makeReport, readDocumentFile, wantColor, type StateOptions } from '../util/state';
@@ -48,7 +57,7 @@ export function registerPreview(program: Command): void {
     const raw = readDocumentFile(file);
     const state = await loadState(opts, compare, raw);
     const { document: desired, warnings } = loadDesired(file, state?.deployed ?? [], raw);
-    let report;
+    let report: PlanReport;
     if (state) {
       report = await makeReport(desired, state, { preview: true, geoip: opts.geoip, clients, warnings });
     } else {

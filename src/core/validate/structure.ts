@@ -131,7 +131,9 @@ function checkValue(r: Reporter, v: unknown, kind: Kind, path: string): void {
       r.report('INVALID_TYPE', path, `must be an array, got ${typeOf(v)}`, 'wrap the value in [ ]');
       return;
     }
-    v.forEach((item, i) => checkValue(r, item, kind.array, `${path}${itemSegment(item, i, kind.keyed === true)}`));
+    v.forEach((item, i) => {
+      checkValue(r, item, kind.array, `${path}${itemSegment(item, i, kind.keyed === true)}`);
+    });
     return;
   }
   if (!isObj(v)) {

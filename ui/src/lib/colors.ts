@@ -28,7 +28,9 @@ export const EMPTY_COLOR = '#e8ebef';
 export function endpointColors(endpoints: Iterable<string>): Map<string, string> {
   const names = [...new Set(endpoints)].filter((e) => e !== '').sort();
   const out = new Map<string, string>();
-  names.forEach((e, i) => out.set(e, PALETTE[i % PALETTE.length]!));
+  names.forEach((e, i) => {
+    out.set(e, PALETTE[i % PALETTE.length]!);
+  });
   out.set('', NO_ANSWER_COLOR);
   return out;
 }
