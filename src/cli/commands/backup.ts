@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { backupStore, restoreStore, StoreError } from '../../runtime/store';
+import { backupStore, restoreStore, StoreError, type BackupResult, type RestoreResult } from '../../runtime/store';
 import { CliError } from '../errors';
 
 const kib = (n: number): string => `${Math.max(1, Math.round(n / 1024))} KiB`;
@@ -21,14 +21,15 @@ export function registerBackup(program: Command): void {
     .option('--state-dir <dir>', 'the state dir of the store to copy', '.tmkit')
     .option('--force', 'overwrite FILE if it exists')
     .action(async (file: string, opts: { stateDir: string; force?: boolean }) => {
-      let r;
+      let r: BackupResult;
       try {
         r = await backupStore(opts.stateDir, file, { overwrite: opts.force === true });
       } catch (err) {
         failure('backup', err);
       }
       process.stdout.write(
-        `tmkit backup: wrote ${r.file} (${r.profiles} profile${r.profiles === 1 ? '' : 's'}, store revision ${r.revision}, ${kib(r.bytes)}${r.dnssecKeys ? ', with the DNSSEC keys: keep it private, mode 0600' : ''}) from ${r.source}; integrity ok\n`,
+        `tmkit backup: wrote ${r.file} (${r.profiles} profile${r.profiles === 1 ? '' : 's'}, store revision ${r.revision}, ` +
+          `${kib(r.bytes)}${r.dnssecKeys ? ', with the DNSSEC keys: keep it private, mode 0600' : ''}) from ${r.source}; integrity ok\n`,
       );
     });
   program
@@ -37,14 +38,16 @@ export function registerBackup(program: Command): void {
     .argument('<file>', 'a backup written by `tmkit backup`')
     .option('--state-dir <dir>', 'the state dir to restore into', '.tmkit')
     .action((file: string, opts: { stateDir: string }) => {
-      let r;
+      let r: RestoreResult;
       try {
         r = restoreStore(opts.stateDir, file);
       } catch (err) {
         failure('restore', err);
       }
       process.stdout.write(
-        `tmkit restore: ${r.target} now holds ${r.file} (${r.profiles} profile${r.profiles === 1 ? '' : 's'}, store revision ${r.revision})${r.dnssecKeys ? ' and its DNSSEC keys are back in dnssec-keys.json' : ''}${r.previous ? `; the replaced database is ${r.previous}` : ''}. Start tmkit serve to use it.\n`,
+        `tmkit restore: ${r.target} now holds ${r.file} (${r.profiles} profile${r.profiles === 1 ? '' : 's'}, ` +
+          `store revision ${r.revision})${r.dnssecKeys ? ' and its DNSSEC keys are back in dnssec-keys.json' : ''}` +
+          `${r.previous ? `; the replaced database is ${r.previous}` : ''}. Start tmkit serve to use it.\n`,
       );
     });
 }

@@ -7,16 +7,19 @@ type Format = { format: 'text' | 'json' };
 
 function keysTable(r: DnssecReport): string[] {
   const out = [
-    `zone ${r.zone}: ${r.algorithmName} (algorithm ${r.algorithm}), ${r.keyMode === 'csk' ? 'one combined signing key (CSK)' : 'KSK + ZSK'}, keys in ${r.keyStore}; denial of existence: ${r.denial}`,
+    `zone ${r.zone}: ${r.algorithmName} (algorithm ${r.algorithm}), ` +
+      `${r.keyMode === 'csk' ? 'one combined signing key (CSK)' : 'KSK + ZSK'}, keys in ${r.keyStore}; denial of existence: ${r.denial}`,
   ];
   out.push('KEY TAG  ROLE  STATE      PUBLISH                   ACTIVATE                  RETIRE                    REMOVE');
   for (const k of r.keys)
     out.push(
-      `${String(k.keyTag).padEnd(8)} ${k.role.toUpperCase().padEnd(5)} ${k.state.padEnd(10)} ${k.publish.padEnd(25)} ${k.activate.padEnd(25)} ${(k.retire ?? '-').padEnd(25)} ${k.remove ?? '-'}`,
+      `${String(k.keyTag).padEnd(8)} ${k.role.toUpperCase().padEnd(5)} ${k.state.padEnd(10)} ` +
+        `${k.publish.padEnd(25)} ${k.activate.padEnd(25)} ${(k.retire ?? '-').padEnd(25)} ${k.remove ?? '-'}`,
     );
   if (r.signatures)
     out.push(
-      `signatures: ${r.signatures.made} made (${r.signatures.refreshed} ahead of a window), ${r.signatures.cacheHits} from the cache, ${r.signatures.cached} RRsets cached; next refresh ${r.signatures.nextRefresh}`,
+      `signatures: ${r.signatures.made} made (${r.signatures.refreshed} ahead of a window), ${r.signatures.cacheHits} ` +
+        `from the cache, ${r.signatures.cached} RRsets cached; next refresh ${r.signatures.nextRefresh}`,
     );
   out.push(
     `validity ${r.validitySeconds / 86400} days from each ${r.refreshSeconds / 3600} h window, inception backdated ${r.backdateSeconds / 60} min`,
@@ -62,7 +65,8 @@ export function registerDnssec(program: Command): void {
     dnssec
       .command('rollover')
       .description(
-        'roll the zone-signing key (the CSK, or the ZSK with split keys) by pre-publishing, timed by TTLs; --ksk: add a new KSK (double-DS, by hand); --finish: take the old CSK/KSK out once the parent has the new DS only',
+        'roll the zone-signing key (the CSK, or the ZSK with split keys) by pre-publishing, timed by TTLs; --ksk: ' +
+          'add a new KSK (double-DS, by hand); --finish: take the old CSK/KSK out once the parent has the new DS only',
       )
       .option('--ksk', 'roll the KSK (split keys): publish a new one next to the old; change the DS at the parent, then run with --finish')
       .option('--finish', 'remove the superseded CSK or KSK from the DNSKEY RRset (after the parent holds only the new DS)'),

@@ -37,7 +37,8 @@ export function registerDrill(program: Command): void {
       program
         .command('drill')
         .description(
-          "a failover drill: take an endpoint out for a while, measure how fast every node's DNS moves and comes back, report against the bound (`tmkit drill list`: past drills)",
+          "a failover drill: take an endpoint out for a while, measure how fast every node's " +
+            'DNS moves and comes back, report against the bound (`tmkit drill list`: past drills)',
         )
         .argument('<profile>', 'profile name, or `list` for the drills kept')
         .argument('[endpoint]', 'the endpoint to take out (one DNS answers with now)')
@@ -76,7 +77,8 @@ async function list(opts: DrillOptions): Promise<void> {
     }
     for (const d of r.drills) {
       process.stdout.write(
-        `${d.id}  ${d.startedAt}  ${d.status.toUpperCase().padEnd(7)}  ${d.profile}/${d.endpoint}  switch ${sec(d.switchSeconds)}  revert ${sec(d.revertSeconds)}  bound ${d.boundSeconds === null ? 'none' : `${d.boundSeconds} s`}  by ${d.who}\n`,
+        `${d.id}  ${d.startedAt}  ${d.status.toUpperCase().padEnd(7)}  ${d.profile}/${d.endpoint}  switch ${sec(d.switchSeconds)}` +
+          `  revert ${sec(d.revertSeconds)}  bound ${d.boundSeconds === null ? 'none' : `${d.boundSeconds} s`}  by ${d.who}\n`,
       );
     }
   } catch (err) {
@@ -195,7 +197,8 @@ async function drill(
     if (seen === undefined) {
       const a = await queryDns(w.server, name, type).catch(() => undefined);
       throw new CliError(
-        `${p.name}/${e.name} is not in ${w.label}'s answers now (it answers ${a ? a.records.join(', ') || a.rcode : 'nothing'}): drill an endpoint that serves traffic`,
+        `${p.name}/${e.name} is not in ${w.label}'s answers now (it answers ` +
+          `${a ? a.records.join(', ') || a.rcode : 'nothing'}): drill an endpoint that serves traffic`,
       );
     }
   }
@@ -308,16 +311,19 @@ async function drill(
 /** The report for a terminal. */
 export function renderDrill(r: DrillReport): string {
   const lines = [
-    `Drill ${r.id}: ${r.profile}/${r.endpoint} out of DNS for ${formatDuration(r.holdSeconds * 1000)} (${r.nodes.length} node${r.nodes.length === 1 ? '' : 's'})`,
+    `Drill ${r.id}: ${r.profile}/${r.endpoint} out of DNS for ` +
+      `${formatDuration(r.holdSeconds * 1000)} (${r.nodes.length} node${r.nodes.length === 1 ? '' : 's'})`,
   ];
   lines.push(`  switch  ${sec(r.switchSeconds)}  from the override stored until every node's DNS stopped naming ${r.endpoint}`);
   for (const n of r.nodes)
     lines.push(
-      `            ${n.dns}${n.node && n.node !== 'this server' ? ` (${n.node})` : ''}: switch ${sec(n.switchSeconds)}, revert ${sec(n.revertSeconds)}; held answers: ${n.heldAnswers.join(' | ') || '—'}`,
+      `            ${n.dns}${n.node && n.node !== 'this server' ? ` (${n.node})` : ''}: switch ` +
+        `${sec(n.switchSeconds)}, revert ${sec(n.revertSeconds)}; held answers: ${n.heldAnswers.join(' | ') || '—'}`,
     );
   lines.push(`  revert  ${sec(r.revertSeconds)}  from the override cleared until every node named it again`);
   lines.push(
-    `  bound   ${r.boundSeconds === null ? 'none (nothing in the profile tree is probed)' : r.bound}  worst-case failover as tmkit plan prints it; switch and revert are held to it with the TTL (${r.ttl} s) added`,
+    `  bound   ${r.boundSeconds === null ? 'none (nothing in the profile tree is probed)' : r.bound}  worst-case ` +
+      `failover as tmkit plan prints it; switch and revert are held to it with the TTL (${r.ttl} s) added`,
   );
   for (const n of r.notes) lines.push(`  note: ${n}`);
   lines.push(r.status === 'passed' ? 'Drill passed.' : r.status === 'aborted' ? 'Drill aborted: the endpoint is back.' : 'Drill failed.');

@@ -72,7 +72,8 @@ export function registerEndpointHealth(program: Command): void {
       process.stdout.write(
         opts.json
           ? toJsonText(r)
-          : `Pushed ${r.status} for ${r.profile}/${r.endpoint} for ${formatDuration(ttl! * 1000)} (until ${r.expiresAt})${r.reason !== '' ? `: ${r.reason}` : ''}; DNS serves it now.\n`,
+          : `Pushed ${r.status} for ${r.profile}/${r.endpoint} for ${formatDuration(ttl! * 1000)} ` +
+              `(until ${r.expiresAt})${r.reason !== '' ? `: ${r.reason}` : ''}; DNS serves it now.\n`,
       );
     } catch (err) {
       if (err instanceof TmkitApiError && (err.code === 'NOT_FOUND' || err.code === 'HEALTH_NOT_APPLICABLE')) {

@@ -132,7 +132,8 @@ export function registerInit(program: Command): void {
       const existing = ['main.ts', 'tmkit.json'].filter((f) => existsSync(join(dir, f)));
       if (existing.length > 0 && !opts.force) {
         throw new CliError(
-          `${existing.map((f) => displayFile(join(dir, f))).join(' and ')} already exist${existing.length === 1 ? 's' : ''}; nothing was written (pass --force to overwrite, or init another directory)`,
+          `${existing.map((f) => displayFile(join(dir, f))).join(' and ')} already exist${existing.length === 1 ? 's' : ''}; ` +
+            `nothing was written (pass --force to overwrite, or init another directory)`,
         );
       }
       mkdirSync(dir, { recursive: true });

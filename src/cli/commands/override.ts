@@ -55,7 +55,8 @@ export function registerOverride(program: Command): void {
           ? `${r.override.profile}/${r.override.endpoint} is out of DNS`
           : `${r.override.profile}/${r.override.endpoint} has weight ${r.override.weight}`;
       process.stdout.write(
-        `Override ${r.override.id}: ${what} until ${r.override.expiresAt}${r.replaced.length > 0 ? ` (replaces ${r.replaced.join(', ')})` : ''}. Clear it with \`tmkit override clear ${r.override.id}\`.\n`,
+        `Override ${r.override.id}: ${what} until ${r.override.expiresAt}${r.replaced.length > 0 ? ` (replaces ${r.replaced.join(', ')})` : ''}. ` +
+          `Clear it with \`tmkit override clear ${r.override.id}\`.\n`,
       );
     } catch (err) {
       throw operationsFailure(err);

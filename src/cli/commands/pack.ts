@@ -23,7 +23,8 @@ export function registerPack(program: Command): void {
       };
       process.stdout.write(
         [
-          `Packed tmkit ${packageVersion()} (${(p.bytes / 1e6).toFixed(1)} MB, ${p.files} files, ${p.bundled} dependencies bundled), its peer constructs${p.geo !== undefined ? ' and the geo database' : ''}:`,
+          `Packed tmkit ${packageVersion()} (${(p.bytes / 1e6).toFixed(1)} MB, ${p.files} files, ${p.bundled} ` +
+            `dependencies bundled), its peer constructs${p.geo !== undefined ? ' and the geo database' : ''}:`,
           ...files.map((f) => `  ${shown(f)}`),
           'Install them in a project (no registry needed):',
           `  npm install --save-dev ${files.map(shown).join(' ')}`,

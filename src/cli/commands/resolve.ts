@@ -34,7 +34,8 @@ export function registerResolve(program: Command): void {
           out.push('possible answers:');
           for (const o of r.outcomes)
             out.push(
-              `  ${(o.probability * 100).toFixed(1).padStart(5)}%  ${o.records.map((x) => `${x.type} ${x.data}`).join(', ') || '(none)'}  via ${o.endpoints.join(', ')}`,
+              `  ${(o.probability * 100).toFixed(1).padStart(5)}%  ` +
+                `${o.records.map((x) => `${x.type} ${x.data}`).join(', ') || '(none)'}  via ${o.endpoints.join(', ')}`,
             );
         }
         if (r.explanation.length > 0) {

@@ -163,9 +163,11 @@ async function shift(
   }
   const final = weights[weights.length - 1]!;
   out(
-    `Shift complete: ${p.name}/${e.name} has weight ${final} (configured ${e.weight}) until ${current!.expiresAt} (${formatDuration(holdMs)}, override ${current!.id}).`,
+    `Shift complete: ${p.name}/${e.name} has weight ${final} (configured ${e.weight}) ` +
+      `until ${current!.expiresAt} (${formatDuration(holdMs)}, override ${current!.id}).`,
   );
   out(
-    `To make it permanent: in the document set "weight": ${final} on endpoint "${e.name}" of profile "${p.name}"; in HCL, weight = ${final} in its endpoint block (or tmkit_*_endpoint resource); then apply and clear the override.`,
+    `To make it permanent: in the document set "weight": ${final} on endpoint "${e.name}" of profile "${p.name}"; in ` +
+      `HCL, weight = ${final} in its endpoint block (or tmkit_*_endpoint resource); then apply and clear the override.`,
   );
 }

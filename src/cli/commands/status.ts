@@ -16,7 +16,10 @@ const UP = new Set(['Online', 'Unmonitored']);
 /** One webhook: its counts and last delivery (`tmkit webhooks` shows the log). */
 function renderWebhook(w: WebhookReport): string {
   const last = w.deliveries[0];
-  return `  ${w.id}  ${w.url}  delivered ${w.delivered}, queued ${w.queued}, failed ${w.failed}, dropped ${w.dropped}${last ? `; last ${last.outcome}${last.status !== undefined ? ` ${last.status}` : ''}${last.error ? ` (${last.error})` : ''} at ${last.at}` : ''}`;
+  return (
+    `  ${w.id}  ${w.url}  delivered ${w.delivered}, queued ${w.queued}, failed ${w.failed}, dropped ${w.dropped}` +
+    `${last ? `; last ${last.outcome}${last.status !== undefined ? ` ${last.status}` : ''}` + `${last.error ? ` (${last.error})` : ''} at ${last.at}` : ''}`
+  );
 }
 
 /** Health pushed from outside and warnings of one endpoint (docs/health.md), one indented line each. */
@@ -25,7 +28,8 @@ function healthInputLines(e: ProfileStatusReport['endpoints'][number]): string[]
   const p = e.pushedHealth;
   if (p)
     out.push(
-      `      pushed ${p.status} until ${p.expiresAt}${p.reason ? `: ${p.reason}` : ''}  [${e.verdictSource === 'pushed' ? 'sets the status' : 'probing says as bad or worse'}]`,
+      `      pushed ${p.status} until ${p.expiresAt}${p.reason ? `: ${p.reason}` : ''}  ` +
+        `[${e.verdictSource === 'pushed' ? 'sets the status' : 'probing says as bad or worse'}]`,
     );
   for (const w of e.warnings ?? []) out.push(`      warning: ${w}`);
   return out;
@@ -44,7 +48,8 @@ function healthInputNotes(r: ProfileStatusReport): string[] {
 /** `tmkit status PROFILE`: the profile line, one line per endpoint with its last probe, recent transitions. */
 export function renderStatus(r: ProfileStatusReport): string {
   const lines = [
-    `${r.name}  ${r.fqdn}  ${r.profileMonitorStatus}${r.profileStatus === 'Disabled' ? ' (profile Disabled)' : ''}${r.allDegradedFallback ? '  [all endpoints Degraded: answering as if Online]' : ''}  stack ${r.stack}`,
+    `${r.name}  ${r.fqdn}  ${r.profileMonitorStatus}${r.profileStatus === 'Disabled' ? ' (profile Disabled)' : ''}` +
+      `${r.allDegradedFallback ? '  [all endpoints Degraded: answering as if Online]' : ''}  stack ${r.stack}`,
   ];
   for (const e of r.endpoints) {
     const probe =
@@ -54,13 +59,15 @@ export function renderStatus(r: ProfileStatusReport): string {
           ? 'not probed yet'
           : 'not probed') + (e.verdictCarriedOver ? ' [verdict carried over from before the restart, re-probing]' : '');
     lines.push(
-      `  ${pad(e.name, 16)} ${pad(e.endpointMonitorStatus, 17)} ${pad(e.target ?? e.targetResourceId ?? '', 28)} ${probe}${e.reason ? `  — ${e.reason}` : ''}`,
+      `  ${pad(e.name, 16)} ${pad(e.endpointMonitorStatus, 17)} ` +
+        `${pad(e.target ?? e.targetResourceId ?? '', 28)} ${probe}${e.reason ? `  — ${e.reason}` : ''}`,
     );
     lines.push(...healthInputLines(e));
     // Overrides in force (docs/operations.md): what, until when, who, why, and the id that clears it.
     for (const o of e.overrides ?? [])
       lines.push(
-        `      override ${o.kind === 'down' ? 'down' : `weight ${o.weight}`} until ${o.expiresAt} by ${o.who}${o.reason ? `: ${o.reason}` : ''}  (tmkit override clear ${o.id})`,
+        `      override ${o.kind === 'down' ? 'down' : `weight ${o.weight}`} until ${o.expiresAt} ` +
+          `by ${o.who}${o.reason ? `: ${o.reason}` : ''}  (tmkit override clear ${o.id})`,
       );
     // Cluster mode: each probing location's verdict, then their aggregate (what DNS uses).
     if (e.locations && e.locations.length > 0) {
@@ -71,14 +78,16 @@ export function renderStatus(r: ProfileStatusReport): string {
           l.otherSettings ? 'other probe settings: counted as undecided' : '',
         ].filter((t) => t !== '');
         lines.push(
-          `      ${pad(`@${l.location}`, 18)} ${pad(l.verdict, 17)} ${pad(l.node ?? '', 14)}${l.since ? ` since ${l.since}` : ''}${l.reason ? ` (${l.reason})` : ''}${tags.length > 0 ? `  [${tags.join('; ')}]` : ''}`,
+          `      ${pad(`@${l.location}`, 18)} ${pad(l.verdict, 17)} ${pad(l.node ?? '', 14)}${l.since ? ` since ${l.since}` : ''}` +
+            `${l.reason ? ` (${l.reason})` : ''}${tags.length > 0 ? `  [${tags.join('; ')}]` : ''}`,
         );
       }
       const live = e.locations.filter((l) => l.live);
       const degraded = live.filter((l) => l.verdict === 'Degraded').length;
       const online = live.filter((l) => l.verdict === 'Online').length;
       lines.push(
-        `      ${pad('aggregate', 18)} ${pad(e.verdict ?? 'CheckingEndpoint', 17)} ${online} Online, ${degraded} Degraded of ${live.length} live location${live.length === 1 ? '' : 's'} (Degraded only when more than half say so)`,
+        `      ${pad('aggregate', 18)} ${pad(e.verdict ?? 'CheckingEndpoint', 17)} ${online} Online, ${degraded} Degraded ` +
+          `of ${live.length} live location${live.length === 1 ? '' : 's'} (Degraded only when more than half say so)`,
       );
     }
   }

@@ -47,7 +47,9 @@ export function registerValidate(program: Command): void {
         );
       } else {
         const shown = displayFile(file);
-        const what = `${count(names.length, 'profile')}, ${count(endpointCount(loaded.input), 'endpoint')}${source === 'tmkit/v1' ? '' : `, imported from ${source}`}`;
+        const what =
+          `${count(names.length, 'profile')}, ${count(endpointCount(loaded.input), 'endpoint')}` +
+          `${source === 'tmkit/v1' ? '' : `, imported from ${source}`}`;
         if (diagnostics.length === 0) process.stdout.write(`${shown}: valid (${what})\n`);
         else {
           process.stdout.write(`${shown}: ${errors === 0 ? 'valid with warnings' : 'invalid'}: ${summary(diagnostics)} (${what})\n\n`);

@@ -23,7 +23,8 @@ export function renderWebhook(w: WebhookReport, log: boolean): string {
   ];
   for (const d of log ? w.deliveries.slice(0, 20) : w.deliveries.slice(0, 1)) {
     lines.push(
-      `  ${d.at}  ${d.outcome.padEnd(9)} ${d.event} ${d.id} attempt ${d.attempt}${d.status !== undefined ? ` status ${d.status}` : ''}${d.latencyMs !== undefined ? ` ${d.latencyMs} ms` : ''}${d.error ? `  ${d.error}` : ''}`,
+      `  ${d.at}  ${d.outcome.padEnd(9)} ${d.event} ${d.id} attempt ${d.attempt}${d.status !== undefined ? ` status ${d.status}` : ''}` +
+        `${d.latencyMs !== undefined ? ` ${d.latencyMs} ms` : ''}${d.error ? `  ${d.error}` : ''}`,
     );
   }
   return lines.join('\n');

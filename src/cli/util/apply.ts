@@ -5,7 +5,7 @@
  */
 import { createInterface } from 'node:readline/promises';
 import { readPlanJson, renderText, PlanFormatError, type Plan, type PlanStep } from '../../core/plan';
-import { executePlan, PlanRefusedError, type StepOutcome, type TmkitClient } from '../../client';
+import { executePlan, PlanRefusedError, type ApplyResult, type StepOutcome, type TmkitClient } from '../../client';
 import { CliError, EXIT_CHANGES, EXIT_FAILED, EXIT_OK } from '../errors';
 import { displayFile, readJsonFile } from './files';
 import { clientFor, serverFailure } from './server';
@@ -62,7 +62,7 @@ async function execute(
   opts: ApplyOptions,
   verb: 'apply' | 'destroy' = 'apply',
 ): Promise<number> {
-  let result;
+  let result: ApplyResult;
   try {
     result = await executePlan(client, plan, (o) => {
       io.out.write(progressLine(o));
@@ -82,7 +82,8 @@ async function execute(
       ].join('\n'),
     );
     throw new CliError(
-      `${verb}: stopped after ${count(result.applied.length, 'step')} of ${f.total}; ${verb === 'apply' ? 'run `tmkit plan` again to see what is left, then apply' : 'run `tmkit destroy` again to destroy what is left'}`,
+      `${verb}: stopped after ${count(result.applied.length, 'step')} of ${f.total}; ` +
+        `${verb === 'apply' ? 'run `tmkit plan` again to see what is left, then apply' : 'run `tmkit destroy` again to destroy what is left'}`,
     );
   }
   if (result.applied.length === 0) {
@@ -115,7 +116,8 @@ export async function applyFile(file: string, opts: ApplyOptions, io: ApplyIo): 
       }
       const n = (k: keyof Plan['summary']): number => (typeof plan.summary[k] === 'number' ? plan.summary[k] : 0);
       io.out.write(
-        `Applying plan ${label} (stack "${plan.stack}": ${n('add')} to add, ${n('change')} to change, ${n('replace')} to replace, ${n('destroy')} to destroy) to ${client.server}\n`,
+        `Applying plan ${label} (stack "${plan.stack}": ${n('add')} to add, ${n('change')} to ` +
+          `change, ${n('replace')} to replace, ${n('destroy')} to destroy) to ${client.server}\n`,
       );
       return await execute(client, plan, io, opts);
     }
@@ -227,7 +229,8 @@ export async function destroyStack(stack: string, opts: ApplyOptions, io: ApplyI
     if (!opts.yes) {
       if (!io.confirm) {
         throw new CliError(
-          `destroy: not destroying without confirmation: no terminal to ask on, so pass --yes to destroy the ${count(plan.summary.destroy, 'profile')} above (nothing was destroyed)`,
+          `destroy: not destroying without confirmation: no terminal to ask on, so pass --yes ` +
+            `to destroy the ${count(plan.summary.destroy, 'profile')} above (nothing was destroyed)`,
         );
       }
       const ok = await io.confirm(

@@ -130,6 +130,7 @@ export async function notFoundError(client: TmkitClient, profile: string, endpoi
   );
   const has = endpoints === undefined ? '' : endpoints.length === 0 ? 'it has no endpoints; ' : `it has ${endpoints.join(', ')}; `;
   return new CliError(
-    `profile ${existing ?? profile} has no endpoint ${endpoint} on ${client.server}${didYouMean(endpoint, endpoints ?? [])} (${has}\`tmkit get ${existing ?? profile}\` shows them)`,
+    `profile ${existing ?? profile} has no endpoint ${endpoint} on ` +
+      `${client.server}${didYouMean(endpoint, endpoints ?? [])} (${has}\`tmkit get ${existing ?? profile}\` shows them)`,
   );
 }

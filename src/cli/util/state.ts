@@ -133,7 +133,8 @@ export function requireDesired(
   if (!desired.document) {
     err.write(renderDiagnostics(desired.diagnostics, desired.profileNames));
     throw new CliError(
-      `${words.command ? `${words.command}: ` : ''}${label} is not a valid document: fix the errors above (tmkit validate ${label} shows them too)${words.after}`,
+      `${words.command ? `${words.command}: ` : ''}${label} is not a valid document: ` +
+        `fix the errors above (tmkit validate ${label} shows them too)${words.after}`,
     );
   }
   return { document: desired.document, warnings: desired.diagnostics.filter((d) => d.severity === 'warning') };
