@@ -9,7 +9,7 @@ import { buildSnapshot } from '../../core/routing';
 import { parseDocument } from '../../core/validate';
 import { MmdbGeoLookup } from '../../geo';
 import type { BoundAddress } from '../../runtime/dns';
-import { isDnsWorker, runDnsWorker, startDnsFleet, type DnsSockets, type SnapshotUpdate } from '../../runtime/dns';
+import { isDnsWorker, runDnsWorker, startDnsFleet, type DnsSockets, type DnsTarget, type SnapshotUpdate } from '../../runtime/dns';
 import { CliError, EXIT_USAGE } from '../errors';
 import {
   addDnssecOptions,
@@ -70,7 +70,8 @@ export function registerDns(program: Command): void {
         )
         .option(
           '--workers <n|auto>',
-          'processes on the port (node:cluster), each with its own UDP and TCP socket where SO_REUSEPORT works (Node >= 22.12 on Linux), else sharing one; auto: min(cores, 4) with SO_REUSEPORT, else 1',
+          'processes on the port (node:cluster), each with its own UDP and TCP socket where SO_REUSEPORT ' +
+            'works (Node >= 22.12 on Linux), else sharing one; auto: min(cores, 4) with SO_REUSEPORT, else 1',
           '1',
         )
         .option('--udp-payload <octets>', 'largest UDP response (EDNS payload cap, 512-4096)', '1232')
@@ -145,7 +146,7 @@ export function registerDns(program: Command): void {
       verdictsComplete: true,
     });
     const keys = dnssec ? await dnssecKeys(opts.zone, dnssec, opts.dnssecKeyFile) : undefined;
-    let dns;
+    let dns: DnsTarget;
     try {
       dns = await startDnsFleet({
         zone: opts.zone,
@@ -164,7 +165,8 @@ export function registerDns(program: Command): void {
       );
     }
     process.stdout.write(
-      `${banner(opts.zone, doc, dns.addresses(), workers, dns.sockets)}\n${notice !== undefined ? `  ${notice}\n` : ''}${keys ? `  DNSSEC ${keys.where}; DS for the parent: ${keys.ds.join('; ')}\n` : ''}`,
+      `${banner(opts.zone, doc, dns.addresses(), workers, dns.sockets)}\n${notice !== undefined ? `  ${notice}\n` : ''}` +
+        `${keys ? `  DNSSEC ${keys.where}; DS for the parent: ${keys.ds.join('; ')}\n` : ''}`,
     );
     await signalled;
     await dns.close();
@@ -176,7 +178,8 @@ export function registerDns(program: Command): void {
         : '';
     if (st)
       process.stderr.write(
-        `tmkit dns: handled ${st.queries} messages (${st.cacheHits} from cache, ${st.errors} error answers, ${st.dropped} dropped, ${st.truncated} truncated)${split}\n`,
+        `tmkit dns: handled ${st.queries} messages (${st.cacheHits} from cache, ${st.errors} ` +
+          `error answers, ${st.dropped} dropped, ${st.truncated} truncated)${split}\n`,
       );
   });
 }
@@ -207,7 +210,10 @@ async function dnssecKeys(
 function banner(zone: string, doc: Document, addrs: BoundAddress[], workers: number, sockets: DnsSockets | undefined): string {
   const where = addrs.map(showAddress).join(', ');
   const w = workers > 1 ? ` with ${workers} workers${sockets === 'per-worker' ? ', a socket each' : ''}` : '';
-  return `tmkit dns: zone ${zone.replace(/\.$/, '').toLowerCase()}, ${doc.profiles.length} profile${doc.profiles.length === 1 ? '' : 's'} (every endpoint treated as Online), UDP+TCP on ${where}${w}`;
+  return (
+    `tmkit dns: zone ${zone.replace(/\.$/, '').toLowerCase()}, ${doc.profiles.length} ` +
+    `profile${doc.profiles.length === 1 ? '' : 's'} (every endpoint treated as Online), UDP+TCP on ${where}${w}`
+  );
 }
 
 /** Listens before anything is printed, so a signal sent on the banner always stops cleanly. */

@@ -107,7 +107,9 @@ export function registerServe(program: Command): void {
           .option('--soa-rname <mailbox>', 'SOA contact in domain form (default hostmaster.<zone>)')
           .option(
             '--workers <n|auto>',
-            'DNS worker processes on the DNS port (node:cluster). auto: min(cores, 4) where each worker can bind its own UDP and TCP socket (SO_REUSEPORT: Node >= 22.12 on Linux), else 1; N: exactly N (1-64; without SO_REUSEPORT they share one socket); 1 = DNS in the main process',
+            'DNS worker processes on the DNS port (node:cluster). auto: min(cores, 4) where each worker ' +
+              'can bind its own UDP and TCP socket (SO_REUSEPORT: Node >= 22.12 on Linux), else 1; N: ' +
+              'exactly N (1-64; without SO_REUSEPORT they share one socket); 1 = DNS in the main process',
             'auto',
           )
           .option('--max-udp-payload <octets>', 'largest UDP response (EDNS payload cap, 512-4096)', '1232')
@@ -124,11 +126,13 @@ export function registerServe(program: Command): void {
           )
           .option(
             '--force-empty',
-            'start with an empty store even though tmkit.db is empty or uninitialised in a state dir that was used before (normally refused: it looks like a lost database)',
+            'start with an empty store even though tmkit.db is empty or uninitialised in a ' +
+              'state dir that was used before (normally refused: it looks like a lost database)',
           )
           .option(
             '--store <url>',
-            'cluster mode: keep the configuration in etcd, etcd://HOST:PORT[,HOST:PORT...][/PREFIX] (etcds:// for TLS); every node of the cluster gets the same URL and TMKIT_TOKEN',
+            'cluster mode: keep the configuration in etcd, etcd://HOST:PORT[,HOST:PORT...][/PREFIX] ' +
+              '(etcds:// for TLS); every node of the cluster gets the same URL and TMKIT_TOKEN',
           )
           .option('--node <name>', "cluster mode: this node's name (unique in the cluster)")
           .option('--location <name>', "cluster mode: this node's probing location (default: the node name); one node per location")
@@ -218,9 +222,15 @@ export function registerServe(program: Command): void {
     process.stdout.write(
       [
         cluster
-          ? `tmkit serve: zone ${engine.zone}, ${profiles} profile${profiles === 1 ? '' : 's'}, store ${cluster.store} (node ${cluster.node}, location ${cluster.location}, etcd ${engine.cluster!.session.isConnected() ? `revision ${engine.cluster!.serial()}` : 'UNREACHABLE: serving the local copy'}), local state in ${shownPath(opts.stateDir)}`
-          : `tmkit serve: zone ${engine.zone}, ${profiles} profile${profiles === 1 ? '' : 's'}, state in ${shownPath(join(opts.stateDir, 'tmkit.db'))}${engine.store instanceof SqliteStore ? ` (SQLite driver: ${describeDriver(engine.store.driver)})` : ''}`,
-        `  DNS  UDP+TCP ${dnsWhere}${workers > 1 ? ` (${workers} worker processes${engine.dnsSockets() === 'per-worker' ? ', a socket each' : ''})` : ''}        dig @${engine.dnsAddresses()[0]!.address} -p ${engine.dnsAddresses()[0]!.port} <name>.${engine.zone}`,
+          ? `tmkit serve: zone ${engine.zone}, ${profiles} profile${profiles === 1 ? '' : 's'}, store ${cluster.store} ` +
+            `(node ${cluster.node}, location ${cluster.location}, etcd ` +
+            `${engine.cluster!.session.isConnected() ? `revision ${engine.cluster!.serial()}` : 'UNREACHABLE: serving the local copy'})` +
+            `, local state in ${shownPath(opts.stateDir)}`
+          : `tmkit serve: zone ${engine.zone}, ${profiles} profile${profiles === 1 ? '' : 's'}, state in ` +
+            `${shownPath(join(opts.stateDir, 'tmkit.db'))}` +
+            `${engine.store instanceof SqliteStore ? ` (SQLite driver: ${describeDriver(engine.store.driver)})` : ''}`,
+        `  DNS  UDP+TCP ${dnsWhere}${workers > 1 ? ` (${workers} worker processes${engine.dnsSockets() === 'per-worker' ? ', a socket each' : ''})` : ''}` +
+          `        dig @${engine.dnsAddresses()[0]!.address} -p ${engine.dnsAddresses()[0]!.port} <name>.${engine.zone}`,
         ...(workersNotice !== undefined ? [`       ${workersNotice}`] : []),
         ...dnssecBanner(engine),
         `  API  http://${show({ address: api.address, port: api.port })}   token ${tokenWhere}`,
@@ -315,11 +325,13 @@ function tightenStateDir(dir: string): void {
     chmodSync(dir, mode & 0o700);
   } catch (err) {
     throw new CliError(
-      `serve: the state dir ${shownPath(dir)} has mode ${octal(mode)} (other users can reach the API token) and cannot be made ${octal(mode & 0o700)}: ${(err as Error).message}; fix its mode or pass another --state-dir`,
+      `serve: the state dir ${shownPath(dir)} has mode ${octal(mode)} (other users can reach the API token) and ` +
+        `cannot be made ${octal(mode & 0o700)}: ${(err as Error).message}; fix its mode or pass another --state-dir`,
     );
   }
   process.stderr.write(
-    `tmkit serve: the state dir ${shownPath(dir)} had mode ${octal(mode)}, open to other users; changed it to ${octal(mode & 0o700)} (it holds the API token and the store)\n`,
+    `tmkit serve: the state dir ${shownPath(dir)} had mode ${octal(mode)}, open to other ` +
+      `users; changed it to ${octal(mode & 0o700)} (it holds the API token and the store)\n`,
   );
 }
 
