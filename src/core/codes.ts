@@ -124,7 +124,8 @@ export const CODES = {
   // Client: resource-level writes of the providers (src/client/resources.ts)
   RESOURCE_EXISTS: c(
     'client',
-    "A create found this stack's profile or endpoint already there with other content (import it instead; the same content, a create whose answer was lost, is adopted).",
+    "A create found this stack's profile or endpoint already there with other content " +
+      '(import it instead; the same content, a create whose answer was lost, is adopted).',
   ),
   RESOURCE_NOT_OWNED: c('client', 'The profile belongs to another stack (a create of that name too); a provider never writes it.'),
   RESOURCE_CHANGED: c(
@@ -148,7 +149,8 @@ export const CODES = {
   GEO_DATABASE_INVALID: c('geo', 'The MMDB database is missing, unreadable or not an MMDB file.'),
   GEO_DB_MISSING: c(
     'geo',
-    'The default country database package (DEFAULT_COUNTRY_DATABASE_PACKAGE, an optional peer dependency) is not installed; serve and dns need it (or --geoip FILE.mmdb).',
+    'The default country database package (DEFAULT_COUNTRY_DATABASE_PACKAGE, an optional ' +
+      'peer dependency) is not installed; serve and dns need it (or --geoip FILE.mmdb).',
   ),
   GEO_LATENCY_TABLE_INVALID: c('geo', 'The latency table is missing, not JSON or breaks a rule.'),
   // DNS server

@@ -121,7 +121,8 @@ export function withSettingsPatch(p: Profile, patch: Json): { input: ProfileInpu
     return {
       error: problem(
         'BAD_REQUEST',
-        'PATCH /v1/profiles/{name} changes profile settings only and never endpoints; write endpoints with PUT or DELETE /v1/profiles/{name}/endpoints/{endpoint}, or PUT the whole profile',
+        'PATCH /v1/profiles/{name} changes profile settings only and never endpoints; write endpoints ' +
+          'with PUT or DELETE /v1/profiles/{name}/endpoints/{endpoint}, or PUT the whole profile',
         { path: `profiles[${p.name}].endpoints` },
       ),
     };

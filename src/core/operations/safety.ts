@@ -116,6 +116,8 @@ export function checkDownOverride(i: SafetyInput): SafetyResult {
           .map((x) => x.profile)
           .join(', ')})`
       : '';
-  const message = `refused: taking ${own.name}/${i.endpoint} down would leave profile ${r.profile}${r.nesting ? ` (which nests ${own.name})` : ''}${more} with no endpoint able to serve (left: ${left}); pass --force (API: "force": true) to take it out anyway`;
+  const message =
+    `refused: taking ${own.name}/${i.endpoint} down would leave profile ${r.profile}${r.nesting ? ` (which nests ${own.name})` : ''}${more} ` +
+    `with no endpoint able to serve (left: ${left}); pass --force (API: "force": true) to take it out anyway`;
   return { ok: false, refusals, message };
 }

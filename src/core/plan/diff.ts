@@ -44,7 +44,9 @@ export function diff(desired: Document, deployed: readonly DeployedProfile[]): P
         path: `profiles[${name}]`,
         profile: name,
         message: `profile ${name} is deployed by stack "${dep.stack}", not by this document's stack "${stack}"`,
-        hint: `rename the profile, or move it: delete it from stack "${dep.stack}" first (or set "stack": "${dep.stack}" in this document if it is the same owner)`,
+        hint:
+          `rename the profile, or move it: delete it from stack "${dep.stack}" first ` +
+          `(or set "stack": "${dep.stack}" in this document if it is the same owner)`,
       });
       continue;
     }

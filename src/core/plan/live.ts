@@ -144,7 +144,9 @@ function noOnlineWarnings(
       severity: 'warning',
       code: 'LIVE_NO_ONLINE_ENDPOINT',
       path: `profiles[${c.profile}]`,
-      message: `with the live health now, this change leaves profile ${c.profile} with no endpoint Online (Online now: ${onlineBefore.join(', ')}; after: ${left})`,
+      message:
+        `with the live health now, this change leaves profile ${c.profile} with no ` +
+        `endpoint Online (Online now: ${onlineBefore.join(', ')}; after: ${left})`,
       hint: 'apply it when another endpoint is Online, or keep an Online endpoint enabled',
     });
   }

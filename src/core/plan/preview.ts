@@ -379,7 +379,8 @@ export function previewRouting(input: PreviewInput): PlanPreview {
     profiles: out,
     clientModel:
       'exact shares from the routing engine; Geographic: one client per country/region (and state/province where one is mapped) of the hierarchy; ' +
-      'Performance: one client per country/region at its representative point, latency from the geo model; every endpoint Online unless a scenario says otherwise',
+      'Performance: one client per country/region at its representative point, latency ' +
+      'from the geo model; every endpoint Online unless a scenario says otherwise',
   };
 }
 

@@ -34,7 +34,10 @@ export interface ReportOptions {
   /** The server's live health (statuses and overrides), for the "Live health" section and its warnings. */
   live?: LiveHealthInput;
   resources?: ResourceCatalog;
-  /** Warnings found elsewhere (validation of the document), listed before the plan's lints; only those about profiles the plan writes (or the whole document) are kept. */
+  /**
+   * Warnings found elsewhere (validation of the document), listed before the plan's lints; only those about
+   * profiles the plan writes (or the whole document) are kept.
+   */
   warnings?: readonly Diagnostic[];
 }
 
@@ -131,7 +134,8 @@ export function failoverLimitMessages(report: PlanReport): string[] {
       return (
         `profile ${f.profile}: worst-case failover ${seconds} s exceeds --max-failover-seconds ${max} by ${seconds - max} s: ` +
         `probe interval × (tolerated failures + 1) + timeout + TTL = ${a.formula}${from}. ` +
-        `Lower dnsConfig.ttl (${a.ttl} s) or the probing of ${worst ?? f.profile} (monitorConfig.intervalInSeconds 10, fewer toleratedNumberOfFailures, a shorter timeoutInSeconds), or raise the limit`
+        `Lower dnsConfig.ttl (${a.ttl} s) or the probing of ${worst ?? f.profile} (monitorConfig.intervalInSeconds ` +
+        `10, fewer toleratedNumberOfFailures, a shorter timeoutInSeconds), or raise the limit`
       );
     });
 }

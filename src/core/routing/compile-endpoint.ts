@@ -83,7 +83,9 @@ function azureTarget(e: Endpoint, location: string | undefined, resources: Resou
       kind: 'none',
       location: where,
       resource: 'missing',
-      reason: `Azure resource '${id}' is not in the resource catalog and the endpoint has no inline target: cannot be answered (add it to the catalog, --resources)`,
+      reason:
+        `Azure resource '${id}' is not in the resource catalog and the endpoint has ` +
+        `no inline target: cannot be answered (add it to the catalog, --resources)`,
     };
   }
   const data = stripDot(String(target).trim());

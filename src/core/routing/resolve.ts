@@ -197,7 +197,8 @@ function resolveProfile(cp: CompiledProfile, q: QueryClass, client: ClientContex
   const head = step(
     cp,
     'method',
-    `${method} routing; profile monitor status ${cp.status}${cp.allDegraded ? '; every eligible endpoint is Degraded: answering as if all were Online (all-degraded fallback)' : ''}`,
+    `${method} routing; profile monitor status ` +
+      `${cp.status}${cp.allDegraded ? '; every eligible endpoint is Degraded: answering as if all were Online (all-degraded fallback)' : ''}`,
   );
   let result: Inner;
   if (cp.profile.profileStatus === 'Disabled' || cp.allDisabled) {

@@ -20,7 +20,8 @@ export const RULES = {
   INVALID_TYPE: e('structure', 'Every property has its JSON type (string, number, array, object).'),
   REQUIRED_PROPERTY: e(
     'structure',
-    'Required properties are present (profile name, trafficRoutingMethod, dnsConfig.relativeName; endpoint name, type; subnet first; header name/value; range min/max; profiles).',
+    'Required properties are present (profile name, trafficRoutingMethod, dnsConfig.relativeName; ' +
+      'endpoint name, type; subnet first; header name/value; range min/max; profiles).',
   ),
   UNKNOWN_PROPERTY: w(
     'structure',
@@ -71,7 +72,8 @@ export const RULES = {
   ),
   CUSTOM_HEADER_FORBIDDEN: e(
     'monitor',
-    'A custom header is one the prober can send: not a hop-by-hop or framing header (Connection, Keep-Alive, Proxy-Connection, TE, Trailer, Transfer-Encoding, Upgrade, Content-Length, Expect).',
+    'A custom header is one the prober can send: not a hop-by-hop or framing header (Connection, ' +
+      'Keep-Alive, Proxy-Connection, TE, Trailer, Transfer-Encoding, Upgrade, Content-Length, Expect).',
   ),
   CUSTOM_HEADER_HOST_WILDCARD: e('monitor', 'A custom Host header value contains no "*".'),
   CUSTOM_HEADER_DUPLICATE: w('monitor', 'A header name appears once per list (the later one would be ambiguous).'),
@@ -141,7 +143,8 @@ export const RULES = {
   ),
   AZURE_RESOURCE_TYPE: e(
     'targets',
-    'Azure endpoints target Microsoft.Web/sites, Microsoft.Web/sites/slots, Microsoft.Network/publicIPAddresses, Microsoft.ClassicCompute/domainNames or Microsoft.Compute/cloudServices.',
+    'Azure endpoints target Microsoft.Web/sites, Microsoft.Web/sites/slots, Microsoft.Network/publicIPAddresses, ' +
+      'Microsoft.ClassicCompute/domainNames or Microsoft.Compute/cloudServices.',
   ),
   AZURE_WEBAPP_SAME_REGION: e(
     'targets',

@@ -28,7 +28,8 @@ export function deleteReferenced(name: string, profiles: Iterable<Profile>): Dia
   const many = refs.length > 1;
   return problem(
     'PROFILE_REFERENCED',
-    `profile '${name}' is still the child of nested endpoint${many ? 's' : ''} ${refs.map((r) => `'${r}'`).join(', ')}; remove or retarget ${many ? 'them' : 'it'} first`,
+    `profile '${name}' is still the child of nested endpoint${many ? 's' : ''} ` +
+      `${refs.map((r) => `'${r}'`).join(', ')}; remove or retarget ${many ? 'them' : 'it'} first`,
     { path: `profiles[${name}]` },
   );
 }

@@ -134,7 +134,10 @@ export function zoneProblems(config: ZoneConfig): ZoneProblem[] {
       out.push(
         problem(
           'DNS_ZONE_SOA',
-          `"${v}" ${p}: ${f === 'rname' ? 'write the mailbox in domain form (hostmaster@example.com is hostmaster.example.com)' : "give the primary name server's host name"}`,
+          `"${v}" ${p}: ` +
+            (f === 'rname'
+              ? 'write the mailbox in domain form (hostmaster@example.com is hostmaster.example.com)'
+              : "give the primary name server's host name"),
           { path: `soa.${f}` },
         ),
       );
@@ -182,7 +185,8 @@ export function zoneProblems(config: ZoneConfig): ZoneProblem[] {
           'DNS_ZONE_NS_ADDRESS',
           n === apex
             ? `the zone apex ${apex} cannot have addresses (it answers SOA and NS only): name a server below it, such as ns1.${apex}`
-            : `${name} is outside the zone ${apex}, so tmkit is not authoritative for its addresses and serves no glue for it: drop the addresses, or name a server below ${apex}`,
+            : `${name} is outside the zone ${apex}, so tmkit is not authoritative for its addresses ` +
+                `and serves no glue for it: drop the addresses, or name a server below ${apex}`,
           { path },
         ),
       );

@@ -66,7 +66,11 @@ export function ProfilePage({ name }: { name: string }) {
   const byName = new Map(p.endpoints.map((e) => [e.name, e]));
   const current = new Map(s.endpoints.map((e) => [e.name, e.verdict ?? e.endpointMonitorStatus]));
   // The resolve box asks again whenever anything it depends on moved: a transition or a new revision.
-  const version = `${s.revision}:${[...tree.values()].map((t) => (typeof t === 'string' ? t : `${t.revision}/${t.transitions[0]?.at ?? ''}/${t.profileMonitorStatus}`)).join(',')}`;
+  const version =
+    `${s.revision}:` +
+    [...tree.values()]
+      .map((t) => (typeof t === 'string' ? t : `${t.revision}/${t.transitions[0]?.at ?? ''}/${t.profileMonitorStatus}`))
+      .join(',');
   const treeRoot = buildTree(s.name, tree);
   const hasNested = s.endpoints.some((e) => e.type === 'nestedEndpoints');
   return (

@@ -247,7 +247,8 @@ export function TrafficPage({ name }: { name: string }) {
                 title={(code, shape) => {
                   const r = routes.get(code);
                   return r
-                    ? `${countryName(code)} (${code}): ${endpointLabel(r.endpoint)} ${percent(r.probability)} (from ${r.via}${r.varies ? '; varies by subdivision' : ''})`
+                    ? `${countryName(code)} (${code}): ${endpointLabel(r.endpoint)} ` +
+                        `${percent(r.probability)} (from ${r.via}${r.varies ? '; varies by subdivision' : ''})`
                     : `${shape}: no row`;
                 }}
               />

@@ -110,7 +110,10 @@ export function shownAttributes(c: ProfileChange): { shown: AttributeChange[]; u
 
 /** `2 weight/priority changes not shown: Performance routing does not use them`. */
 export function unusedNote(c: ProfileChange, n: number): string {
-  return `${count(n, 'weight/priority change')} not shown: ${(c.after ?? c.before)?.trafficRoutingMethod ?? 'this'} routing does not use ${n === 1 ? 'it' : 'them'}`;
+  return (
+    `${count(n, 'weight/priority change')} not shown: ` +
+    `${(c.after ?? c.before)?.trafficRoutingMethod ?? 'this'} routing does not use ${n === 1 ? 'it' : 'them'}`
+  );
 }
 
 /** For lists that behave as sets (geoMapping), what was added and removed. */

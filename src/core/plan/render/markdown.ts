@@ -94,7 +94,8 @@ export function renderMarkdown(report: PlanReport, options: MarkdownOptions = {}
   if (exceeding.length > 0) {
     head.push(
       `> [!CAUTION]`,
-      `> ${count(exceeding.length, 'profile')} exceed${exceeding.length === 1 ? 's' : ''} the failover limit of ${report.maxFailoverSeconds} s: ${exceeding.map((f) => `${code(f.profile)} (${failoverText(f.after)})`).join(', ')}`,
+      `> ${count(exceeding.length, 'profile')} exceed${exceeding.length === 1 ? 's' : ''} the failover limit of ` +
+        `${report.maxFailoverSeconds} s: ${exceeding.map((f) => `${code(f.profile)} (${failoverText(f.after)})`).join(', ')}`,
       '',
     );
   }
@@ -240,7 +241,8 @@ function profileSection(c: ProfileChange, f: FailoverRow | undefined, pv: Profil
       `| TTL | ${p.dnsConfig.ttl} s |`,
     );
     out.push(
-      `| probe | ${p.monitorConfig.protocol}:${p.monitorConfig.port}${esc(p.monitorConfig.path ?? '')} every ${p.monitorConfig.intervalInSeconds} s, timeout ${p.monitorConfig.timeoutInSeconds} s, tolerated ${p.monitorConfig.toleratedNumberOfFailures} |`,
+      `| probe | ${p.monitorConfig.protocol}:${p.monitorConfig.port}${esc(p.monitorConfig.path ?? '')} every ${p.monitorConfig.intervalInSeconds} ` +
+        `s, timeout ${p.monitorConfig.timeoutInSeconds} s, tolerated ${p.monitorConfig.toleratedNumberOfFailures} |`,
     );
     out.push('');
     out.push(`| Endpoint | ${c.action === 'create' ? 'Created' : 'Destroyed'} |`, '|---|---|');
@@ -292,7 +294,8 @@ function profileSection(c: ProfileChange, f: FailoverRow | undefined, pv: Profil
 
 function affectedSection(pv: ProfilePreview, f: FailoverRow | undefined, withPreview: boolean): string {
   const out = [
-    `<details><summary><code>&gt; ${esc(pv.profile)}</code> — ${pv.action === 'affected' ? 'routing affected' : 'routing preview'}${pv.reason ? `: ${esc(pv.reason)}` : ''}</summary>`,
+    `<details><summary><code>&gt; ${esc(pv.profile)}</code> — ` +
+      `${pv.action === 'affected' ? 'routing affected' : 'routing preview'}${pv.reason ? `: ${esc(pv.reason)}` : ''}</summary>`,
     '',
   ];
   if (withPreview) out.push(...previewMarkdown(pv));
@@ -350,7 +353,8 @@ function previewMarkdown(pv: ProfilePreview): string[] {
     out.push('| Clients in | Answer | Which |', '|---|---|---|');
     for (const g of pv.clientGroups) {
       out.push(
-        `| ${code(g.group)} | ${g.after === null ? '—' : code(g.after)}${g.after !== null && isNoAnswer(g.after) ? ' ⚠️' : ''} | ${classCount(g.group, g.count)}: ${esc(short(g.clients, 12))} |`,
+        `| ${code(g.group)} | ${g.after === null ? '—' : code(g.after)}${g.after !== null && isNoAnswer(g.after) ? ' ⚠️' : ''} ` +
+          `| ${classCount(g.group, g.count)}: ${esc(short(g.clients, 12))} |`,
       );
     }
     out.push('');
@@ -362,7 +366,8 @@ function previewMarkdown(pv: ProfilePreview): string[] {
       for (const g of changed) {
         const lost = g.before !== null && !isNoAnswer(g.before) && (g.after === null || isNoAnswer(g.after));
         out.push(
-          `| ${code(g.group)} | ${g.before === null ? '—' : code(g.before)} | ${g.after === null ? '—' : code(g.after)}${lost ? ' ⚠️' : ''} | ${classCount(g.group, g.count)}: ${esc(short(g.clients, 12))} |`,
+          `| ${code(g.group)} | ${g.before === null ? '—' : code(g.before)} | ${g.after === null ? '—' : code(g.after)}` +
+            `${lost ? ' ⚠️' : ''} | ${classCount(g.group, g.count)}: ${esc(short(g.clients, 12))} |`,
         );
       }
       out.push('');

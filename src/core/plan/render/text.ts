@@ -108,7 +108,8 @@ export function renderText(report: PlanReport, options: TextOptions = {}): strin
 
   if (!showChanges && plan.errors.length === 0 && (report.preview?.profiles.length ?? 0) === 0) {
     lines.push(
-      `No routing changes. The deployed profiles of stack "${plan.stack}" match the document (${count(plan.summary.unchanged, 'profile')}), so every client keeps its answer.`,
+      `No routing changes. The deployed profiles of stack "${plan.stack}" match the document ` +
+        `(${count(plan.summary.unchanged, 'profile')}), so every client keeps its answer.`,
     );
   }
   if (report.preview && options.preview !== false && report.preview.profiles.length > 0) {
@@ -173,7 +174,10 @@ function previewLines(pv: ProfilePreview, c: (code: keyof typeof ANSI, s: string
       out.push(`      ${'endpoint'.padEnd(w)}  before   after    change`);
       for (const s of pv.shares)
         out.push(
-          `      ${s.endpoint.padEnd(w)}  ${pct(s.before).padEnd(7)}  ${pct(s.after).padEnd(7)}  ${s.before === null || s.after === null ? '' : points(s.deltaPoints)}`.trimEnd(),
+          (
+            `      ${s.endpoint.padEnd(w)}  ${pct(s.before).padEnd(7)}  ${pct(s.after).padEnd(7)}` +
+            `  ${s.before === null || s.after === null ? '' : points(s.deltaPoints)}`
+          ).trimEnd(),
         );
     }
   }
@@ -201,7 +205,8 @@ function previewLines(pv: ProfilePreview, c: (code: keyof typeof ANSI, s: string
   for (const s of pv.scenarios) {
     const flags = s.flags.length ? c('red', ` [${s.flags.join(', ')}]`) : '';
     out.push(
-      `      if ${s.down} fails: ${s.goesTo}${s.stillDown ? `; still sent to it: ${s.stillDown}` : ''}${s.noAnswer.length ? `; no answer: ${short(s.noAnswer)}` : ''}${flags}`,
+      `      if ${s.down} fails: ${s.goesTo}${s.stillDown ? `; still sent to it: ${s.stillDown}` : ''}` +
+        `${s.noAnswer.length ? `; no answer: ${short(s.noAnswer)}` : ''}${flags}`,
     );
   }
   if (pv.neverReceive.length > 0) out.push(c('yellow', `      ! never receive traffic: ${pv.neverReceive.join(', ')}`));

@@ -71,7 +71,8 @@ export function performance(cp: CompiledProfile, client: ClientContext): Selecti
         step(
           cp,
           'select',
-          `closest region with an available endpoint: ${names} (${latency}); ${usable.length} endpoints split its clients evenly, and the hash of client ${client.identity} picks this one${isDown(e.status) ? ' (all-degraded fallback)' : ''}`,
+          `closest region with an available endpoint: ${names} (${latency}); ${usable.length} endpoints split its clients ` +
+            `evenly, and the hash of client ${client.identity} picks this one${isDown(e.status) ? ' (all-degraded fallback)' : ''}`,
           e,
         ),
         steps,
@@ -87,7 +88,9 @@ export function performance(cp: CompiledProfile, client: ClientContext): Selecti
         step: step(
           cp,
           'select',
-          `closest region with an available endpoint: ${names} (${latency})${usable.length > 1 ? `; even split of its clients over ${usable.length} endpoints: ${pct(p)}` : ''}${isDown(e.status) ? ' (all-degraded fallback)' : ''}`,
+          `closest region with an available endpoint: ${names} ` +
+            `(${latency})${usable.length > 1 ? `; even split of its clients over ${usable.length} endpoints: ${pct(p)}` : ''}` +
+            `${isDown(e.status) ? ' (all-degraded fallback)' : ''}`,
           e,
         ),
       })),

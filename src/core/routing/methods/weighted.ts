@@ -21,7 +21,8 @@ export function weighted(cp: CompiledProfile): Selection {
       step: step(
         cp,
         'select',
-        `weight ${e.weight}${e.override?.weight !== undefined ? ` (override; configured ${e.endpoint.weight})` : ''} of ${total} among available endpoints: ${pct(p)}${isDown(e.status) ? ' (all-degraded fallback)' : ''}`,
+        `weight ${e.weight}${e.override?.weight !== undefined ? ` (override; configured ${e.endpoint.weight})` : ''} ` +
+          `of ${total} among available endpoints: ${pct(p)}${isDown(e.status) ? ' (all-degraded fallback)' : ''}`,
         e,
       ),
     });

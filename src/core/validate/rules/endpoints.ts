@@ -18,7 +18,8 @@ export function checkEndpoints(ctx: Ctx): void {
       r.report(
         'PRIORITY_PARTIAL',
         `${p.path}.endpoints`,
-        `priority is given on ${withPriority.length} of ${p.endpoints.length} endpoints; give it on every endpoint or on none (then the order decides); missing on ${list(missing)}`,
+        `priority is given on ${withPriority.length} of ${p.endpoints.length} endpoints; give ` +
+          `it on every endpoint or on none (then the order decides); missing on ${list(missing)}`,
         'add priority to the other endpoints, or remove it everywhere',
       );
     }
@@ -32,7 +33,8 @@ export function checkEndpoints(ctx: Ctx): void {
           'ENDPOINT_TYPE',
           `${e.path}.type`,
           `endpoint type ${show(type)} is not one of ${TYPES.join(', ')} (or the full Microsoft.Network/trafficManagerProfiles/<type> form)`,
-          `${near !== undefined ? `did you mean "${near}"? ` : ''}use externalEndpoints for a host name or IP, nestedEndpoints for a child profile, azureEndpoints for an Azure resource id`,
+          `${near !== undefined ? `did you mean "${near}"? ` : ''}use externalEndpoints for a host ` +
+            `name or IP, nestedEndpoints for a child profile, azureEndpoints for an Azure resource id`,
         );
       }
       const st = ep.endpointStatus as unknown;

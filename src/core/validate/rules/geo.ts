@@ -52,7 +52,8 @@ export function checkGeo(ctx: Ctx): void {
           r.report(
             'GEO_CODE_UNKNOWN',
             cpath,
-            `geographic code ${show(c)} is not in the Azure geographic hierarchy (WORLD, GEO-xx groupings, ISO 3166 countries, US/CA/AU states, UA-CR; exact case)`,
+            `geographic code ${show(c)} is not in the Azure geographic hierarchy (WORLD, ` +
+              `GEO-xx groupings, ISO 3166 countries, US/CA/AU states, UA-CR; exact case)`,
             GEO_REGIONS.has(upper)
               ? `write "${upper}"`
               : 'use a code of the hierarchy (tmkit exports it as GEO_REGIONS), e.g. "DE", "US-CA", "GEO-EU", "WORLD"',

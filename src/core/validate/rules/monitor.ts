@@ -168,7 +168,8 @@ export function checkMonitor(ctx: Ctx): void {
       r.report(
         'MONITOR_TIMEOUT_RANGE',
         `${base}.timeoutInSeconds`,
-        `timeoutInSeconds ${show(timeout)} is out of range: 5–10 with a 30 s interval, 5–9 with a 10 s interval${interval === 10 || interval === 30 ? ` (interval is ${interval})` : ''}`,
+        `timeoutInSeconds ${show(timeout)} is out of range: 5–10 with a 30 s interval, 5–9 with ` +
+          `a 10 s interval${interval === 10 || interval === 30 ? ` (interval is ${interval})` : ''}`,
         `use 5–${maxTimeout}`,
       );
     }

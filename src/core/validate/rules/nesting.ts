@@ -172,7 +172,8 @@ function checkChild(
       r.report(
         'NESTED_MULTIVALUE_CHILD',
         `${path}.targetResourceId`,
-        `child profile "${String(child.name)}" is MultiValue with ${counts.v4} IPv4 and ${counts.v6} IPv6 endpoints; a nested MultiValue child needs at least one of each`,
+        `child profile "${String(child.name)}" is MultiValue with ${counts.v4} IPv4 and ` +
+          `${counts.v6} IPv6 endpoints; a nested MultiValue child needs at least one of each`,
         `add an ${counts.v4 === 0 ? 'IPv4' : 'IPv6'} endpoint to "${String(child.name)}"`,
       );
     }
@@ -196,7 +197,9 @@ function checkChild(
       r.report(
         'MIN_CHILD_ENDPOINTS_UNREACHABLE',
         `${path}.${f}`,
-        `${f} is ${v} but child profile "${String(child.name)}" has only ${n} ${f === 'minChildEndpoints' ? '' : f.endsWith('IPv4') ? 'IPv4 ' : 'IPv6 '}endpoint${n === 1 ? '' : 's'}: this nested endpoint can never be available`,
+        `${f} is ${v} but child profile "${String(child.name)}" has only ${n} ` +
+          `${f === 'minChildEndpoints' ? '' : f.endsWith('IPv4') ? 'IPv4 ' : 'IPv6 '}endpoint${n === 1 ? '' : 's'}: ` +
+          `this nested endpoint can never be available`,
         `lower ${f} to at most ${n} or add endpoints to the child`,
       );
     }

@@ -10,7 +10,8 @@ export function checkPerformance(ctx: Ctx): void {
         ctx.r.report(
           'ENDPOINT_LOCATION_REQUIRED',
           `${e.path}.endpointLocation`,
-          `Performance routing needs endpointLocation on ${e.type === 'externalEndpoints' ? 'external' : 'nested'} endpoints (the Azure region closest to the endpoint)`,
+          `Performance routing needs endpointLocation on ${e.type === 'externalEndpoints' ? 'external' : 'nested'} ` +
+            `endpoints (the Azure region closest to the endpoint)`,
           'add endpointLocation, e.g. "westeurope"',
         );
       }

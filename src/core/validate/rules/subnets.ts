@@ -93,7 +93,8 @@ export function checkSubnets(ctx: Ctx): void {
       r.report(
         'SUBNET_OVERLAP',
         a.path,
-        `range ${a.text} overlaps ${b.text} of ${a.endpoint === b.endpoint ? 'the same endpoint' : `endpoint "${b.endpoint}"`}; subnet ranges in a profile never overlap`,
+        `range ${a.text} overlaps ${b.text} of ${a.endpoint === b.endpoint ? 'the same endpoint' : `endpoint "${b.endpoint}"`}; ` +
+          `subnet ranges in a profile never overlap`,
         'split or shrink the ranges so each address belongs to one range',
       );
     }

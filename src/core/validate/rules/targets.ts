@@ -89,7 +89,8 @@ export function checkTargets(ctx: Ctx): void {
               r.report(
                 'AZURE_WEBAPP_SAME_REGION',
                 `${e.path}.targetResourceId`,
-                `Web App endpoint "${String(ep.name)}" is in region ${loc} like Web App endpoint "${other}"; Azure allows one Web App endpoint per region in a profile (--strict-azure)`,
+                `Web App endpoint "${String(ep.name)}" is in region ${loc} like Web App endpoint ` +
+                  `"${other}"; Azure allows one Web App endpoint per region in a profile (--strict-azure)`,
                 'add the second app as an external endpoint (its hostname), or nest it in another profile',
               );
             } else webAppRegions.set(loc.toLowerCase(), String(ep.name));
@@ -156,7 +157,8 @@ export function checkTargets(ctx: Ctx): void {
           r.report(
             'TARGET_FAMILY_MIXED',
             `${e.path}.target`,
-            `target ${target} is ${KIND_NAME[t.kind]} but endpoint "${firstKind.name}" has an ${KIND_NAME[firstKind.kind]} target; a profile does not mix FQDN, IPv4 and IPv6 targets (only MultiValue mixes IPv4 and IPv6)`,
+            `target ${target} is ${KIND_NAME[t.kind]} but endpoint "${firstKind.name}" has an ${KIND_NAME[firstKind.kind]} ` +
+              `target; a profile does not mix FQDN, IPv4 and IPv6 targets (only MultiValue mixes IPv4 and IPv6)`,
             'put endpoints of each addressing type in their own (nested) profile',
           );
         }
