@@ -11,6 +11,7 @@
  *                                  ▼
  *                            HealthLedger (ledger/) ──▶ Monitor (monitor/), ClusterNode (cluster/), the store's saved records
  */
+import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
@@ -27,7 +28,9 @@ import {
   geoOptions,
   openDnssec,
   startDnsFleet,
+  loadOrCreateCookieSecret,
   type BoundAddress,
+  type DnsCookieSecrets,
   type DnsAuthority,
   type DnsLimits,
   type DnsSockets,
@@ -107,6 +110,11 @@ export interface EngineOptions {
   dnsSockets?: DnsSockets;
   /** DNSSEC (`serve --dnssec`): sign answers with keys from the state dir (or etcd in cluster mode), made on first start. */
   dnssec?: KeyPolicy;
+  /**
+   * DNS cookies (RFC 7873/9018), on unless false (`serve --no-cookies`): the server secret lives in the state
+   * dir (`dns-cookie-secret.json`, mode 0600), so a restart keeps every client's cookie valid.
+   */
+  cookies?: boolean;
   /** Webhooks (`serve --webhook`, `--webhook-allow-private`, docs/webhooks.md); tests also tune delivery. */
   webhooks?: { flags?: WebhookFlag[]; allowPrivate?: boolean; tuning?: Partial<DeliveryTuning> };
 }
@@ -260,8 +268,10 @@ export class Engine {
         logger,
         ...(this.cluster ? { session: this.cluster.session } : {}),
       });
+    const cookies = options.cookies === false ? undefined : cookieSecrets(options.stateDir, this.clock.now());
     this.dns = await startDnsFleet({
       ...(this.dnssec ? { dnssec: this.dnssec.doc } : {}),
+      ...(cookies ? { cookies } : {}),
       zone: this.zone,
       listen: options.dns ?? [{ address: '127.0.0.1', port: 5300 }],
       workers: options.workers ?? 1,
@@ -409,6 +419,13 @@ export class Engine {
     else await this.store.close();
     this.lock?.release();
   }
+}
+
+/** The node's DNS cookie secrets: from the state dir (made on first start), or this run's own for `:memory:`. */
+function cookieSecrets(stateDir: string, nowMs: number): DnsCookieSecrets {
+  if (stateDir === ':memory:') return { current: randomBytes(16) };
+  const s = loadOrCreateCookieSecret(stateDir, nowMs);
+  return { current: s.current, ...(s.previous ? { previous: s.previous } : {}) };
 }
 
 /** The dashboard's built files in this installation (dist/ui next to the code), if they are there. */

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { followNpmParent } from '../util/parent';
@@ -30,6 +31,8 @@ import { DnssecKeyError, DnssecService, FileKeyStore, MemoryKeyStore, type KeyPo
 import { basename, dirname, resolve } from 'node:path';
 
 interface DnsCommandOptions {
+  /** False with --no-cookies. */
+  cookies: boolean;
   document: string;
   zone: string;
   listen: string[];
@@ -158,6 +161,8 @@ export function registerDns(program: Command): void {
         full,
         logger: pino({ level: 'warn' }, pino.destination(2)),
         ...(keys ? { dnssec: keys.doc } : {}),
+        // No state dir here: a secret of this run's own (cookies made by an earlier run are answered with a fresh one).
+        ...(opts.cookies !== false ? { cookies: { current: randomBytes(16) } } : {}),
       });
     } catch (err) {
       throw new CliError(

@@ -31,6 +31,8 @@ import { addWebhookOptions, webhooksFrom, type WebhookOptions } from '../util/we
 import { followNpmParent } from '../util/parent';
 
 interface ServeOptions extends WebhookOptions {
+  /** False with --no-cookies. */
+  cookies: boolean;
   stateDir: string;
   zone: string;
   dns?: string[];
@@ -194,6 +196,7 @@ export function registerServe(program: Command): void {
         workers,
         ...(opts.forceEmpty ? { forceEmpty: true } : {}),
         dnsLimits,
+        ...(opts.cookies === false ? { cookies: false } : {}),
         ...(probeDnsServers.length > 0 ? { monitor: { resolver: { servers: probeDnsServers } } } : {}),
         ...(opts.resources !== undefined ? { resourcesFile: opts.resources } : {}),
         ...geoOptions(opts),

@@ -113,9 +113,12 @@ export function authorityFrom(ns: ReadonlyArray<{ name: string; addresses: strin
   };
 }
 
-/** The TCP limit flags both commands take (defaults: 10 s idle, 1000 per process, 32 per client). */
+/**
+ * The DNS limit flags both commands take: TCP (defaults: 10 s idle, 1000 per process, 32 per client), and
+ * response rate limiting and cookies (addAdmissionOptions).
+ */
 export function addTcpLimitOptions(cmd: Command): Command {
-  return cmd
+  return addAdmissionOptions(cmd)
     .option('--tcp-idle-timeout <ms>', 'close idle TCP DNS connections after this long', '10000')
     .option('--tcp-max-connections <n>', 'concurrent TCP DNS connections per process (per DNS worker with --workers)', '1000')
     .option(
@@ -125,12 +128,68 @@ export function addTcpLimitOptions(cmd: Command): Command {
     );
 }
 
+/**
+ * Response rate limiting and DNS cookies, the flags both commands take (docs/production.md says how to
+ * choose them): `--rrl RATE` turns limiting on; cookies are on unless `--no-cookies`.
+ */
+export function addAdmissionOptions(cmd: Command): Command {
+  return cmd
+    .option('--rrl <rate>', 'response rate limiting: UDP responses a second per client prefix and response class (off when not given)')
+    .option('--rrl-slip <n>', 'every Nth limited response goes out truncated (TC) so real resolvers retry over TCP; 0 drops all', '2')
+    .option('--rrl-mode <mode>', 'enforce (limit) or log (count what would be limited, limit nothing)', 'enforce')
+    .option('--rrl-ipv4-prefix <bits>', 'IPv4 clients are limited together by this prefix', '24')
+    .option('--rrl-ipv6-prefix <bits>', 'IPv6 clients are limited together by this prefix', '56')
+    .option('--rrl-exempt <cidrs>', 'clients never limited: comma-separated CIDRs or addresses')
+    .option('--no-cookies', 'do not answer DNS cookies (RFC 7873/9018; on by default)');
+}
+
+/** The RRL settings from the flags; undefined without `--rrl`. Every problem names its flag (exit 2). */
+export function rrlFrom(o: {
+  rrl?: string;
+  rrlSlip?: string;
+  rrlMode?: string;
+  rrlIpv4Prefix?: string;
+  rrlIpv6Prefix?: string;
+  rrlExempt?: string;
+}): DnsLimits['rrl'] {
+  if (o.rrl === undefined) return undefined;
+  const mode = (o.rrlMode ?? 'enforce').toLowerCase();
+  if (mode !== 'enforce' && mode !== 'log') throw new CliError(`--rrl-mode ${o.rrlMode}: expected enforce or log`, EXIT_USAGE);
+  const exempt = (o.rrlExempt ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  for (const c of exempt) {
+    const [addr, bits, extra] = c.split('/');
+    const family = net.isIP(addr ?? '');
+    const max = family === 6 ? 128 : 32;
+    if (
+      family === 0 ||
+      extra !== undefined ||
+      (bits !== undefined && !(Number.isInteger(Number(bits)) && Number(bits) >= 0 && Number(bits) <= max))
+    )
+      throw new CliError(`--rrl-exempt ${c}: expected an IP address or a CIDR such as 192.0.2.0/24 or 2001:db8::/32`, EXIT_USAGE);
+  }
+  return {
+    rate: intOption('--rrl', o.rrl, 1, 1_000_000),
+    slip: intOption('--rrl-slip', o.rrlSlip ?? '2', 0, 100),
+    mode,
+    ipv4Prefix: intOption('--rrl-ipv4-prefix', o.rrlIpv4Prefix ?? '24', 8, 32),
+    ipv6Prefix: intOption('--rrl-ipv6-prefix', o.rrlIpv6Prefix ?? '56', 16, 128),
+    exempt,
+  };
+}
+
 /** The DNS limits from the flags (`payloadFlag`: `--max-udp-payload` for serve, `--udp-payload` for dns). */
 export function dnsLimitsFrom(
-  o: { udpPayload: string; tcpIdleTimeout: string; tcpMaxConnections: string; tcpMaxConnectionsPerClient: string },
+  o: { udpPayload: string; tcpIdleTimeout: string; tcpMaxConnections: string; tcpMaxConnectionsPerClient: string } & Parameters<
+    typeof rrlFrom
+  >[0],
   payloadFlag: string,
 ): DnsLimits {
+  const rrl = rrlFrom(o);
   return {
+    ...(rrl ? { rrl } : {}),
     udpPayloadCap: intOption(payloadFlag, o.udpPayload, 512, 4096),
     tcp: {
       idleTimeoutMs: intOption('--tcp-idle-timeout', o.tcpIdleTimeout, 1, 3_600_000),

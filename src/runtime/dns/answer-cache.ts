@@ -1,13 +1,14 @@
 /**
  * The responder's cache of pre-encoded answers (responder.ts): what one entry holds, and the pure helpers
- * that pick a variant by probability, key the dynamic cache and patch headers.
+ * that pick a variant by probability, key the dynamic cache, patch headers and fit an answer to its query.
  */
 import type { Rng } from '../../core/ports';
 import type { ZoneAnswer, ZoneOutcome, ZoneRecord } from '../../core/zone';
 import type { AnswerTally, QueryTally } from './counts';
 import { TYPE } from './dnssec/records';
 import type { TrafficTally } from './traffic';
-import { HEADER_LENGTH } from './wire';
+import type { Transport } from './responder-options';
+import { HEADER_LENGTH, optLength, writeOpt, type Edns } from './wire';
 
 /** Pre-encoded response for one outcome: header (QR, AA, rcode; RD 0; ARCOUNT without OPT) + question + records. */
 export interface Encoded {
@@ -96,4 +97,36 @@ export function keyNameLengthOf(b: Buffer): number {
   let p = HEADER_LENGTH;
   while (b[p] !== 0) p += 1 + b[p]!;
   return p + 1 - HEADER_LENGTH;
+}
+
+/** The pre-encoded answer `src` patched for this query: ID, RD, the question's case, the OPT (with our cookie). */
+export function patchAnswer(
+  msg: Buffer,
+  qnameEnd: number,
+  src: Buffer,
+  edns: Edns | undefined,
+  scope: number,
+  compactOk: boolean,
+  cookie: Uint8Array | undefined,
+  transport: Transport,
+  udpCap: number,
+): Buffer {
+  const optLen = edns ? optLength(edns.ecs, cookie) : 0;
+  const pre = transport === 'tcp' ? 2 : 0;
+  const total = src.length + optLen;
+  const out = Buffer.allocUnsafe(pre + total);
+  if (pre) {
+    out[0] = total >> 8;
+    out[1] = total & 0xff;
+  }
+  src.copy(out, pre);
+  out[pre] = msg[0]!;
+  out[pre + 1] = msg[1]!;
+  out[pre + 2]! |= msg[2]! & 0x01; // RD
+  msg.copy(out, pre + HEADER_LENGTH, HEADER_LENGTH, qnameEnd); // question name in the query's case
+  if (edns) {
+    out[pre + 11]!++; // ARCOUNT: we never have 255 additional records, so no carry into byte 10
+    writeOpt(out, pre + src.length, udpCap, 0, edns.dnssecOk, edns.ecs, scope, compactOk, cookie);
+  }
+  return out;
 }

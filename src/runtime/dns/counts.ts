@@ -35,6 +35,7 @@ const RCODE_NAMES: Record<number, string> = {
   4: 'NOTIMP',
   5: 'REFUSED',
   16: 'BADVERS',
+  23: 'BADCOOKIE',
 };
 
 export function rcodeName(rcode: number): string {

@@ -1,5 +1,5 @@
 /**
- * The responder's error answers (FORMERR, NOTIMP, SERVFAIL, BADVERS): built from the query's own bytes,
+ * The responder's error answers (FORMERR, NOTIMP, SERVFAIL, BADVERS, BADCOOKIE): built from the query's own bytes,
  * never cached, counted in the tallies under no profile.
  */
 import { qtypeLabel, rcodeName, type DnsTallies } from './counts';
@@ -22,9 +22,10 @@ export function errorResponse(
   transport: Transport,
   udpCap: number,
   tallies: DnsTallies,
+  cookie?: Uint8Array,
 ): Buffer {
   const pre = transport === 'tcp' ? 2 : 0;
-  const optLen = edns ? optLength(undefined) : 0;
+  const optLen = edns ? optLength(undefined, cookie) : 0;
   const total = HEADER_LENGTH + questionLength + optLen;
   const out = Buffer.alloc(pre + total);
   if (pre) {
@@ -36,7 +37,7 @@ export function errorResponse(
   out[pre] = id >> 8;
   out[pre + 1] = id & 0xff;
   if (questionLength > 0) msg.copy(out, pre + HEADER_LENGTH, HEADER_LENGTH, HEADER_LENGTH + questionLength);
-  if (edns) writeOpt(out, pre + HEADER_LENGTH + questionLength, udpCap, rcode, edns.dnssecOk, undefined, 0);
+  if (edns) writeOpt(out, pre + HEADER_LENGTH + questionLength, udpCap, rcode, edns.dnssecOk, undefined, 0, false, cookie);
   // Not on the hot path (error answers are never cached): a Map lookup per answer is fine here.
   tallies.query('', rcodeName(rcode), qtypeLabel(questionLength >= 5 ? msg.readUInt16BE(HEADER_LENGTH + questionLength - 4) : undefined))
     .n++;

@@ -12,7 +12,8 @@ import type { KeySetDocument } from './dnssec/keys';
 import { LocalDns } from './local';
 import { reusePortSupport } from './reuse-port';
 import { DnsServer, type ListenAddress } from './server';
-import type { DnsAuthority, DnsLimits, DnsSockets, DnsTarget } from './target';
+import type { DnsAuthority, DnsCookieSecrets, DnsLimits, DnsSockets, DnsTarget } from './target';
+import { admission } from './admission';
 import { DnsWorkerPool } from './workers';
 
 /** DNS as a sink of the pipeline: each snapshot goes to DNS with the SOA serial `serials` gives (cluster mode: the etcd revision). */
@@ -43,6 +44,8 @@ export interface DnsFleetOptions {
   serial?: number;
   /** DNSSEC (`serve --dnssec`): sign with this key set from the first answer. */
   dnssec?: KeySetDocument;
+  /** DNS cookies (RFC 7873/9018): answer COOKIE options with server cookies made from these secrets. */
+  cookies?: DnsCookieSecrets;
 }
 
 /** Starts DNS (in this process or in workers), serving `snapshot` until the first `publish`. */
@@ -50,7 +53,7 @@ export async function startDnsFleet(o: DnsFleetOptions): Promise<DnsTarget> {
   const sockets = o.workers > 1 ? (o.sockets ?? ((await reusePortSupport()).supported ? 'per-worker' : 'shared')) : undefined;
   const dns: DnsTarget =
     o.workers > 1
-      ? new DnsWorkerPool(o.workers, o.listen, o.logger, sockets)
+      ? new DnsWorkerPool(o.workers, o.listen, o.logger, sockets, o.cookies)
       : new LocalDns(
           new DnsServer({
             zone: o.zone,
@@ -59,7 +62,7 @@ export async function startDnsFleet(o: DnsFleetOptions): Promise<DnsTarget> {
             rng: o.rng ?? Math.random,
             listen: o.listen,
             ...o.authority,
-            ...o.limits,
+            ...admission(o.limits, o.cookies),
           }),
         );
   if (o.dnssec) dns.setDnssec(o.dnssec);

@@ -20,7 +20,9 @@ export { Responder, type ResponderOptions, type ResolveFn, type SoaConfig, type 
 export { parseQuery, ecsAddressText, type ParsedQuery, type Edns, type ClientSubnet } from './wire';
 export { DnsCountsAggregate, type DnsCounts } from './counts';
 export { TrafficStore, TrafficTallies, TrafficTally, TRAFFIC_BUCKET_MS, TRAFFIC_EXACT, TRAFFIC_STRIDE, type TrafficRow } from './traffic';
-export type { DnsTarget, DnsSockets, DnsWorkerReport, DnsAuthority, DnsLimits } from './target';
+export type { DnsTarget, DnsSockets, DnsWorkerReport, DnsAuthority, DnsLimits, DnsCookieSecrets } from './target';
+export { CookieJar, loadOrCreateCookieSecret, rotateCookieSecret, COOKIE_SECRET_FILE, type CookieSecrets } from './cookies';
+export { ResponseRateLimiter, classify as classifyResponse, type RrlOptions, type RrlStats } from './rrl';
 export { LocalDns } from './local';
 export { DnsWorkerPool, runDnsWorker, isDnsWorker, geoOptions, type DnssecUpdate } from './workers';
 export { startDnsFleet, dnsSink, type DnsFleetOptions } from './fleet';

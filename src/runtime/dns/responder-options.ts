@@ -5,6 +5,8 @@
 import type { Clock, Rng } from '../../core/ports';
 import type { RoutingQuery, RoutingResolution, RoutingSnapshot } from '../../core/routing/types';
 import type { SoaConfig as ZoneSoaConfig } from '../../core/zone';
+import type { CookieJar } from './cookies';
+import type { ResponseRateLimiter } from './rrl';
 
 export type ResolveFn = (snapshot: RoutingSnapshot, query: RoutingQuery) => RoutingResolution;
 
@@ -43,6 +45,13 @@ export interface ResponderOptions {
    * dns-packet did before (for size comparisons and benchmarks).
    */
   compressNames?: boolean;
+  /**
+   * DNS Cookies (RFC 7873, server cookies per RFC 9018): a query with a COOKIE option gets our server
+   * cookie in its answer; a valid one exempts the client from rate limiting. Absent: the option is ignored.
+   */
+  cookies?: CookieJar;
+  /** Response rate limiting for UDP answers (NSD/Knot RRL): absent, nothing is limited. */
+  rrl?: ResponseRateLimiter;
   /** Called when a query is dropped or answered with an error rcode (debug logging). */
   onError?: (reason: string, rcode: number | 'drop') => void;
 }
@@ -55,4 +64,31 @@ export interface ResponderStats {
   dropped: number;
   errors: number;
   truncated: number;
+  /** Answers that carried a server cookie we made (new, or renewed). */
+  cookiesIssued: number;
+  /** Queries whose server cookie we accepted (never rate limited). */
+  cookiesValid: number;
+  /** BADCOOKIE answers (a rate-limited client that speaks cookies is told to come back with ours). */
+  badCookies: number;
+  /** Rate limiting: answers sent truncated (TC) instead, dropped, and (log mode) that would have been. */
+  rrlSlipped: number;
+  rrlDropped: number;
+  rrlWouldLimit: number;
+}
+
+/** Every counter at zero. */
+export function zeroStats(): ResponderStats {
+  return {
+    queries: 0,
+    cacheHits: 0,
+    dropped: 0,
+    errors: 0,
+    truncated: 0,
+    cookiesIssued: 0,
+    cookiesValid: 0,
+    badCookies: 0,
+    rrlSlipped: 0,
+    rrlDropped: 0,
+    rrlWouldLimit: 0,
+  };
 }

@@ -37,7 +37,7 @@
  *
  * Beside it: its options and stats (`responder-options.ts`), the error answers (`error-response.ts`).
  */
-import type { Rng } from '../../core/ports';
+import type { Clock, Rng } from '../../core/ports';
 import { systemClock } from '../clock';
 import type { RoutingSnapshot } from '../../core/routing/types';
 import {
@@ -66,12 +66,12 @@ import {
   optLength,
   parseQuery,
   wireNameToText,
-  writeOpt,
   type ClientSubnet,
   type ParsedQuery,
 } from './wire';
 import {
   DYNAMIC,
+  patchAnswer,
   keyNameLengthOf,
   pick,
   pickOutcome,
@@ -83,11 +83,15 @@ import {
   type StaticEntry,
 } from './answer-cache';
 import { DnsEncodeError, encodeMessage, type WireMessage, type WireRecord } from './encode';
+import { cookieReply, RCODE_BADCOOKIE, rateLimit } from './admission';
+import type { CookieJar } from './cookies';
+import { MINIMAL_ANY_SUFFIX, QTYPE_ANY, keptType, oneRrset } from './minimal-any';
+import type { ResponseRateLimiter } from './rrl';
 import type { ZoneSigner } from './dnssec/signer';
 import { DnsTallies, qtypeLabel, rcodeName, type DnsCounts } from './counts';
 import { TrafficTallies, TrafficTally, type TrafficRow } from './traffic';
 import { errorResponse } from './error-response';
-import type { ResolveFn, ResponderOptions, ResponderStats, Transport } from './responder-options';
+import { zeroStats, type ResolveFn, type ResponderOptions, type ResponderStats, type Transport } from './responder-options';
 
 export type { ResolveFn, ResponderOptions, ResponderStats, SoaConfig, Transport } from './responder-options';
 
@@ -119,7 +123,11 @@ export class Responder {
   private readonly scratch = Buffer.alloc(512);
   private readonly tallies = new DnsTallies();
   private readonly traffic = new TrafficTallies();
-  readonly stats: ResponderStats = { queries: 0, cacheHits: 0, dropped: 0, errors: 0, truncated: 0 };
+  readonly stats: ResponderStats = zeroStats();
+  private readonly clock: Clock;
+  private cookies: CookieJar | undefined;
+  /** Response rate limiting (UDP), one table per DNS process. */
+  readonly rrl: ResponseRateLimiter | undefined;
 
   /** Throws a ZoneConfigError (code DNS_ZONE_INVALID) naming every problem with the zone options. */
   constructor(opts: ResponderOptions) {
@@ -139,6 +147,9 @@ export class Responder {
     this.dynamicCacheSize = opts.dynamicCacheSize ?? 20000;
     this.onError = opts.onError;
     this.encodeOptions = { compress: opts.compressNames ?? true };
+    this.clock = opts.clock ?? systemClock;
+    this.cookies = opts.cookies;
+    this.rrl = opts.rrl;
   }
 
   /** The SOA serial currently served. */
@@ -163,6 +174,11 @@ export class Responder {
   /** Traffic View counts since the last drain (countries looked up now, with the snapshot's geo lookup). */
   drainTraffic(): TrafficRow[] {
     return this.traffic.drain(this.snapshot.geo);
+  }
+
+  /** DNS cookies from now on (a DNS worker gets its node's secrets from the primary); undefined: the option is ignored. */
+  setCookies(jar: CookieJar | undefined): void {
+    this.cookies = jar;
   }
 
   /**
@@ -236,14 +252,16 @@ export class Responder {
     const generation = signer === undefined ? 0 : signer.generation;
     const secure = signer && edns?.dnssecOk ? (edns.compactOk ? 2 : 1) : 0;
     const cache = secure === 0 ? this.cache : secure === 1 ? this.signedCache : this.compactCache;
-    const key = q.key;
+    // RFC 8482: ANY over UDP gets one RRset (cached apart, under the key with a suffix); over TCP the whole set.
+    const minimalAny = q.qtype === QTYPE_ANY && transport === 'udp';
+    const key = minimalAny ? q.key + MINIMAL_ANY_SUFFIX : q.key;
     const entry = cache.get(key);
     try {
       if (entry !== undefined && !entry.dynamic && entry.generation === generation) {
         this.stats.cacheHits++;
         encoded = pick(entry, this.rng);
       } else {
-        const r = this.resolveMiss(cache, key, q.qtype, q.qclass, clientAddress, edns?.ecs, entry === DYNAMIC, secure);
+        const r = this.resolveMiss(cache, key, q.qtype, q.qclass, clientAddress, edns?.ecs, entry === DYNAMIC, secure, minimalAny);
         encoded = r.encoded;
         scope = r.scope;
       }
@@ -256,9 +274,45 @@ export class Responder {
       return errorResponse(msg, q.id, q.flags, RCODE.SERVFAIL, q.questionLength, edns, transport, this.udpCap, this.tallies);
     }
 
+    // DNS cookies (RFC 7873, RFC 9018): the cookie this answer carries; a valid server cookie exempts the client from RRL.
+    const cookie =
+      this.cookies !== undefined && edns?.cookie !== undefined
+        ? cookieReply(this.cookies, edns.cookie, clientAddress, Math.floor(this.clock.now() / 1000), this.stats)
+        : undefined;
+    // Response rate limiting (UDP only: a TCP client has shown it owns its address, as has one with a valid cookie).
+    if (this.rrl !== undefined && transport === 'udp' && cookie?.valid !== true) {
+      const decision = rateLimit(this.rrl, encoded.body, q.qtype, q.key, this.zone, clientAddress, this.clock.now());
+      if (decision === 'drop') {
+        this.stats.rrlDropped++;
+        return null;
+      }
+      if (decision === 'slip') {
+        this.stats.rrlSlipped++;
+        encoded.tally.n++;
+        // A client that speaks cookies is told to come back with ours (BADCOOKIE, RFC 7873 §5.2.3); others get TC.
+        if (cookie !== undefined) {
+          this.stats.badCookies++;
+          return errorResponse(
+            msg,
+            q.id,
+            q.flags,
+            RCODE_BADCOOKIE,
+            q.questionLength,
+            edns,
+            transport,
+            this.udpCap,
+            this.tallies,
+            cookie.bytes,
+          );
+        }
+        return patchAnswer(msg, q.qnameEnd, encoded.truncated, edns, scope, encoded.compactOk, undefined, transport, this.udpCap);
+      }
+      if (this.rrl.mode === 'log') this.stats.rrlWouldLimit = this.rrl.wouldLimit;
+    }
+
     const limit =
       transport === 'tcp' ? 65535 : edns ? Math.min(Math.max(edns.udpPayloadSize, MIN_UDP_PAYLOAD), this.udpCap) : MIN_UDP_PAYLOAD;
-    const optLen = edns ? optLength(edns.ecs) : 0;
+    const optLen = edns ? optLength(edns.ecs, cookie?.bytes) : 0;
     let src = encoded.body;
     if (src.length + optLen > limit) {
       src = encoded.truncated;
@@ -273,23 +327,7 @@ export class Responder {
       }
     }
     encoded.tally.n++;
-    const pre = transport === 'tcp' ? 2 : 0;
-    const total = src.length + optLen;
-    const out = Buffer.allocUnsafe(pre + total);
-    if (pre) {
-      out[0] = total >> 8;
-      out[1] = total & 0xff;
-    }
-    src.copy(out, pre);
-    out[pre] = msg[0]!;
-    out[pre + 1] = msg[1]!;
-    out[pre + 2]! |= msg[2]! & 0x01; // RD
-    msg.copy(out, pre + HEADER_LENGTH, HEADER_LENGTH, q.qnameEnd); // question name in the query's case
-    if (edns) {
-      out[pre + 11]!++; // ARCOUNT: we never have 255 additional records, so no carry into byte 10
-      writeOpt(out, pre + src.length, this.udpCap, 0, edns.dnssecOk, edns.ecs, scope, encoded.compactOk);
-    }
-    return out;
+    return patchAnswer(msg, q.qnameEnd, src, edns, scope, encoded.compactOk, cookie?.bytes, transport, this.udpCap);
   }
 
   // ------------------------------------------------------------------------------------------------
@@ -304,19 +342,24 @@ export class Responder {
     ecs: ClientSubnet | undefined,
     knownDynamic: boolean,
     secure: number,
+    minimalAny = false,
   ): { encoded: Encoded; scope: number } {
     const useEcs = ecs !== undefined && ecs.sourcePrefix > 0;
+    const nameKey = minimalAny ? key.slice(0, -MINIMAL_ANY_SUFFIX.length) : key;
     const q: ZoneQuestion = {
-      name: wireNameToText(key, keyNameLength(key)),
+      name: wireNameToText(nameKey, keyNameLength(nameKey)),
       type: TYPE_NAMES[qtype] ?? dnsTypes.toString(qtype),
       class: CLASS_NAMES[qclass] ?? `CLASS${qclass}`,
       clientAddress: useEcs ? ecsAddressText(ecs) : clientAddress,
       // always present (undefined without ECS): one object shape for the lookup and routing to read
       ecsSourcePrefix: ecs?.sourcePrefix,
     };
-    const res = lookup(this.zoneData, this.snapshot, q, this.resolveFn);
+    const looked = lookup(this.zoneData, this.snapshot, q, this.resolveFn);
+    const res = minimalAny ? oneRrset(looked) : looked;
     const question = { name: q.name, type: qtype, class: qclass };
     const sign: SignContext | undefined = this.signer === undefined ? undefined : { signer: this.signer, secure, q };
+    // Signed as a query for the one type kept (no DNSKEY added to an apex ANY, one RRSIG).
+    if (sign !== undefined && minimalAny) sign.qtype = keptType(res);
 
     // REFUSED is not cached: a flood of names outside the zone must not push the zone's answers out.
     if (res.rcode === 'REFUSED') return { encoded: this.encodeOutcome(question, res, res.outcomes[0]!, undefined), scope: 0 };
@@ -389,7 +432,7 @@ export class Responder {
     const { signer, secure, q } = sign;
     const s = signer.secure({
       qname: q.name.toLowerCase(),
-      qtype: question.type,
+      qtype: sign.qtype ?? question.type,
       rcode: res.rcode,
       answer: o.answer,
       authority: o.authority,
@@ -449,4 +492,6 @@ interface SignContext {
   q: ZoneQuestion;
   /** The types at the name for this client, when already looked up (client-dependent NODATA). */
   types?: number[];
+  /** Sign as a query of this type (a minimal ANY: the type of the one RRset kept). */
+  qtype?: number;
 }

@@ -242,6 +242,11 @@ export class ResponseRateLimiter {
   private dropped = 0;
   private wouldSlip = 0;
   private wouldDrop = 0;
+
+  /** What log mode would have limited so far (slipped or dropped): cheap to read per query. */
+  get wouldLimit(): number {
+    return this.wouldSlip + this.wouldDrop;
+  }
   private exempted = 0;
   private collisions = 0;
   private latestNow = Number.NEGATIVE_INFINITY;

@@ -6,6 +6,7 @@ import type { CompiledSnapshot } from '../../core/routing';
 import type { SnapshotUpdate } from '../snapshot-sink';
 import type { DnsCounts } from './counts';
 import type { KeySetDocument } from './dnssec/keys';
+import type { RrlOptions } from './rrl';
 import type { SignerStats } from './dnssec/signer';
 import type { ResponderStats } from './responder';
 import type { BoundAddress, TcpOptions } from './server';
@@ -55,8 +56,16 @@ export interface DnsAuthority {
   soa?: { rname: string };
 }
 
-/** What `serve --max-udp-payload`, `--tcp-idle-timeout`, `--tcp-max-connections(-per-client)` set. */
+/** What `serve --max-udp-payload`, `--tcp-idle-timeout`, `--tcp-max-connections(-per-client)`, `--rrl*` set. */
 export interface DnsLimits {
   udpPayloadCap?: number;
   tcp?: Partial<TcpOptions>;
+  /** Response rate limiting (`--rrl RATE` and its flags): each DNS process keeps its own fixed-size table. */
+  rrl?: RrlOptions;
+}
+
+/** The DNS cookie secrets (`serve`, on unless `--no-cookies`): every DNS process of a node makes and checks with them. */
+export interface DnsCookieSecrets {
+  current: Uint8Array;
+  previous?: Uint8Array;
 }

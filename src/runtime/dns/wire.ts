@@ -1,6 +1,6 @@
 /**
  * The query side of the DNS wire format, parsed by hand: only what an authoritative answer needs (header,
- * the one question, the OPT record and its Client Subnet option). Every read is bounds-checked against the
+ * the one question, the OPT record and its Client Subnet and COOKIE options). Every read is bounds-checked against the
  * packet length and every loop is bounded by it, so hostile input costs at most one pass over the packet.
  * Names in the answer/authority/additional sections of a query are skipped without following compression
  * pointers, so pointer loops cannot trap the parser; a pointer in the question name is rejected (a query's
@@ -8,6 +8,7 @@
  *
  * No module-level mutable state: the scratch buffer belongs to the caller (one per Responder).
  */
+import { EDNS_OPTION_COOKIE, isMalformedCookieOption, parseCookieOption, type CookieOption } from './cookies';
 
 export const HEADER_LENGTH = 12;
 export const MAX_NAME_LENGTH = 255;
@@ -52,6 +53,8 @@ export interface Edns {
   /** Compact Answers OK (RFC 9824 §5.1: EDNS header flag bit 1): NXDOMAIN may keep its rcode in a compact denial. */
   compactOk: boolean;
   ecs?: ClientSubnet;
+  /** The COOKIE option (RFC 7873 §4): the client cookie and, when the client has one, our server cookie (views into the query). */
+  cookie?: CookieOption;
 }
 
 /** Outcome of parsing a query. `kind: 'ok'` carries everything the responder needs. */
@@ -168,7 +171,13 @@ export function parseQuery(buf: Buffer, scratch: Buffer): ParsedQuery {
         if (off - nameStart !== 1 || buf[nameStart] !== 0) return formerr(id, flags, 'OPT record owner is not the root', questionLength);
         const parsed = parseOpt(buf, off, rdStart, rdEnd);
         if (typeof parsed === 'string')
-          return formerr(id, flags, parsed, questionLength, parsed.startsWith('ECS') ? parsedOptWithoutEcs(buf, off) : undefined);
+          return formerr(
+            id,
+            flags,
+            parsed,
+            questionLength,
+            parsed.startsWith('ECS') || parsed.startsWith('COOKIE') ? parsedOptWithoutEcs(buf, off) : undefined,
+          );
         edns = parsed;
       }
       off = rdEnd;
@@ -209,7 +218,12 @@ function parseOpt(buf: Buffer, off: number, rdStart: number, rdEnd: number): Edn
     const dStart = p + 4;
     const dEnd = dStart + olen;
     if (dEnd > rdEnd) return 'OPT option data runs past the OPT data';
-    if (code === EDNS_OPTION_ECS) {
+    if (code === EDNS_OPTION_COOKIE) {
+      if (edns.cookie) return 'COOKIE option present twice';
+      const c = parseCookieOption(buf.subarray(dStart, dEnd));
+      if (isMalformedCookieOption(c)) return `COOKIE ${c.formerr}`;
+      edns.cookie = c;
+    } else if (code === EDNS_OPTION_ECS) {
       if (edns.ecs) return 'ECS option present twice';
       const ecs = parseEcs(buf, dStart, dEnd);
       if (typeof ecs === 'string') return ecs;
@@ -292,6 +306,7 @@ export function writeOpt(
   ecs: ClientSubnet | undefined,
   scope: number,
   compactOk = false,
+  cookie?: Uint8Array,
 ): number {
   out[off++] = 0; // root
   out[off++] = 0;
@@ -302,7 +317,7 @@ export function writeOpt(
   out[off++] = 0; // version 0
   out[off++] = (dnssecOk ? 0x80 : 0) | (compactOk ? 0x40 : 0);
   out[off++] = 0;
-  const rdlen = ecs ? ecsOptionLength(ecs) : 0;
+  const rdlen = (ecs ? ecsOptionLength(ecs) : 0) + (cookie ? 4 + cookie.length : 0);
   out[off++] = (rdlen >> 8) & 0xff;
   out[off++] = rdlen & 0xff;
   if (ecs) {
@@ -318,10 +333,18 @@ export function writeOpt(
     ecs.address.copy(out, off);
     off += ecs.address.length;
   }
+  if (cookie) {
+    out[off++] = 0;
+    out[off++] = EDNS_OPTION_COOKIE;
+    out[off++] = 0;
+    out[off++] = cookie.length;
+    out.set(cookie, off);
+    off += cookie.length;
+  }
   return off;
 }
 
 /** Size of the OPT record `writeOpt` writes. */
-export function optLength(ecs: ClientSubnet | undefined): number {
-  return 11 + (ecs ? ecsOptionLength(ecs) : 0);
+export function optLength(ecs: ClientSubnet | undefined, cookie?: Uint8Array): number {
+  return 11 + (ecs ? ecsOptionLength(ecs) : 0) + (cookie ? 4 + cookie.length : 0);
 }

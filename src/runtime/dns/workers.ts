@@ -18,9 +18,11 @@ import { DnsCountsAggregate, type DnsCounts } from './counts';
 import type { KeySetDocument } from './dnssec/keys';
 import { signerFor, sumSignerStats, type SignerStats } from './dnssec/signer';
 import { assertDnsPortFree, freeDnsPort } from './port-probe';
-import type { ResponderStats } from './responder';
+import { zeroStats, type ResponderStats } from './responder-options';
 import { DnsServer, type BoundAddress, type ListenAddress } from './server';
-import type { DnsAuthority, DnsLimits, DnsSockets, DnsTarget, DnsWorkerReport } from './target';
+import type { DnsAuthority, DnsCookieSecrets, DnsLimits, DnsSockets, DnsTarget, DnsWorkerReport } from './target';
+import { admission } from './admission';
+import { CookieJar } from './cookies';
 import type { TrafficRow } from './traffic';
 
 /** Worker → primary. */
@@ -29,6 +31,13 @@ type WorkerMessage =
   | { type: 'tmkit-dns-listening'; addresses: BoundAddress[] }
   | { type: 'tmkit-dns-stats'; stats: ResponderStats; counts?: DnsCounts; traffic?: TrafficRow[]; dnssec?: SignerStats }
   | { type: 'tmkit-dns-failed'; message: string };
+
+/** Primary → worker: the DNS cookie secrets (hex), sent before any snapshot (the worker answers cookies from its first query). */
+export interface CookiesUpdate {
+  type: 'tmkit-cookies';
+  current: string;
+  previous?: string;
+}
 
 /** Primary → worker: the DNSSEC key set, sent before any snapshot (the worker signs from its first answer). */
 export interface DnssecUpdate {
@@ -52,7 +61,7 @@ const EMPTY_FULL: SnapshotUpdate = {
   verdictsComplete: true,
 };
 
-const ZERO_STATS: ResponderStats = { queries: 0, cacheHits: 0, dropped: 0, errors: 0, truncated: 0 };
+const ZERO_STATS: ResponderStats = zeroStats();
 
 /** Adds `from`'s counters to `into`. */
 function addStats(into: ResponderStats, from: ResponderStats): void {
@@ -86,13 +95,21 @@ export class DnsWorkerPool implements DnsTarget {
   private stopping = false;
   private live = 0;
   private dnssec: DnssecUpdate | undefined;
+  private readonly cookies: CookiesUpdate | undefined;
 
   constructor(
     private readonly n: number,
     private readonly listen: ListenAddress[],
     private readonly logger: Logger,
     readonly sockets: DnsSockets = 'shared',
+    cookies?: DnsCookieSecrets,
   ) {
+    if (cookies)
+      this.cookies = {
+        type: 'tmkit-cookies',
+        current: Buffer.from(cookies.current).toString('hex'),
+        ...(cookies.previous ? { previous: Buffer.from(cookies.previous).toString('hex') } : {}),
+      };
     if (!cluster.isPrimary) throw new Error('DnsWorkerPool: only the cluster primary can start DNS workers');
   }
 
@@ -128,6 +145,7 @@ export class DnsWorkerPool implements DnsTarget {
             // The worker binds only once it has the whole state: a replacement joining the port (its own
             // SO_REUSEPORT socket gets its share of queries at once) must never answer from an empty zone.
             if (w.isConnected()) {
+              if (this.cookies) w.send(this.cookies);
               if (this.dnssec) w.send(this.dnssec);
               w.send(this.full?.() ?? EMPTY_FULL);
               this.synced.add(w.id);
@@ -295,7 +313,7 @@ export async function runDnsWorker(o: {
     rng: Math.random,
     listen,
     ...o.authority,
-    ...o.dnsLimits,
+    ...admission(o.dnsLimits, undefined),
     ...(reusePort ? { reusePort } : {}),
   });
   const profiles = new Map<string, Profile>();
@@ -310,7 +328,16 @@ export async function runDnsWorker(o: {
     verdict: (p: string, e: string): ProbeVerdict | undefined => verdicts.get(`${p}/${e}`),
     override: (p: string, e: string): EndpointOverride | undefined => overrides.get(`${p}/${e}`),
   };
-  process.on('message', (m: SnapshotUpdate | DnssecUpdate) => {
+  process.on('message', (m: SnapshotUpdate | DnssecUpdate | CookiesUpdate) => {
+    if (m?.type === 'tmkit-cookies') {
+      server.responder.setCookies(
+        CookieJar.fromSecrets({
+          current: Buffer.from(m.current, 'hex'),
+          ...(m.previous !== undefined ? { previous: Buffer.from(m.previous, 'hex') } : {}),
+        }),
+      );
+      return;
+    }
     if (m?.type === 'tmkit-dnssec') {
       const before = server.responder.dnssec;
       const signer = signerFor(zone, m.doc, before);

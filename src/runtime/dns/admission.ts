@@ -1,0 +1,74 @@
+/**
+ * What admits a query before it is answered, as the DNS processes are given it: the rate limiter (rrl.ts,
+ * one table per process) and the cookie jar (cookies.ts, over the node's secrets). The responder consults
+ * both between parsing a query and sending its answer (docs/ARCHITECTURE.md, the DNS wing).
+ */
+import { CLIENT_COOKIE_LENGTH, CookieJar, SERVER_COOKIE_LENGTH, type CookieOption } from './cookies';
+import type { ResponderOptions, ResponderStats } from './responder-options';
+import { classify, ResponseRateLimiter, type RrlDecision } from './rrl';
+import type { TcpOptions } from './server';
+import type { DnsCookieSecrets, DnsLimits } from './target';
+
+/**
+ * The DnsServer options for the limits and the cookies: the UDP payload cap and TCP limits as they are, a
+ * rate limiter of this process's own (RRL tables are per DNS process), a cookie jar over the node's secrets.
+ */
+export function admission(
+  limits: DnsLimits | undefined,
+  cookies: DnsCookieSecrets | undefined,
+): Pick<ResponderOptions, 'udpPayloadCap' | 'cookies' | 'rrl'> & { tcp?: Partial<TcpOptions> } {
+  const { rrl, ...rest } = limits ?? {};
+  return {
+    ...rest,
+    ...(rrl ? { rrl: new ResponseRateLimiter(rrl) } : {}),
+    ...(cookies ? { cookies: CookieJar.fromSecrets(cookies) } : {}),
+  };
+}
+
+/** BADCOOKIE (RFC 7873 §8): extended rcode 23, its upper bits in the OPT. */
+export const RCODE_BADCOOKIE = 23;
+
+/**
+ * The COOKIE option for the answer: the client cookie and a server cookie. A server cookie that checks out
+ * is echoed as it came; an old one (over 30 minutes), a wrong one or none gets a fresh one (RFC 9018 §4.3).
+ */
+export function cookieReply(
+  jar: CookieJar,
+  c: CookieOption,
+  clientAddress: string,
+  now: number,
+  stats: Pick<ResponderStats, 'cookiesValid' | 'cookiesIssued'>,
+): { bytes: Uint8Array; valid: boolean } | undefined {
+  try {
+    const verdict = c.server === undefined ? 'invalid' : jar.check(c.client, c.server, clientAddress, now);
+    if (verdict !== 'invalid') stats.cookiesValid++;
+    const bytes = new Uint8Array(CLIENT_COOKIE_LENGTH + SERVER_COOKIE_LENGTH);
+    bytes.set(c.client, 0);
+    if (verdict === 'valid' && c.server !== undefined && c.server.length === SERVER_COOKIE_LENGTH)
+      bytes.set(c.server, CLIENT_COOKIE_LENGTH);
+    else {
+      bytes.set(jar.make(c.client, clientAddress, now), CLIENT_COOKIE_LENGTH);
+      stats.cookiesIssued++;
+    }
+    return { bytes, valid: verdict !== 'invalid' };
+  } catch {
+    return undefined; // an address the cookie cannot be bound to (not from a socket): answered without one
+  }
+}
+
+/**
+ * The rate limiter's word on one UDP answer (`body`: the pre-encoded answer, whose header gives the rcode and
+ * the answer count): classed as NSD does (positive by name, NXDOMAIN and NODATA by zone, errors, ANY, large).
+ */
+export function rateLimit(
+  rrl: ResponseRateLimiter,
+  body: Buffer,
+  qtype: number,
+  qkey: string,
+  zone: string,
+  clientAddress: string,
+  nowMs: number,
+): RrlDecision {
+  const c = classify({ rcode: body[3]! & 0x0f, answerCount: (body[6]! << 8) | body[7]!, qtype, size: body.length, qname: qkey, zone });
+  return rrl.decide(clientAddress, c.class, c.key, nowMs);
+}
