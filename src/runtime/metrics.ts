@@ -139,13 +139,43 @@ export class RuntimeMetrics {
     });
     new Gauge({
       name: 'tmkit_dns_responder_total',
-      help: 'DNS responder counters since start (queries, cacheHits, dropped, errors, truncated); by profile/rcode/qtype: tmkit_dns_queries_total',
+      help:
+        'DNS responder counters since start (queries, cacheHits, dropped, errors, truncated, cookies and rate limiting); ' +
+        'by profile/rcode/qtype: tmkit_dns_queries_total',
       labelNames: ['kind'],
       registers,
       collect() {
         const s = source()?.stats();
         if (!s) return;
         for (const [k, v] of Object.entries(s)) this.set({ kind: k }, v as number);
+      },
+    });
+    new Counter({
+      name: 'tmkit_dns_rrl_responses_total',
+      help: 'Response rate limiting (serve --rrl): UDP answers limited since start, by action: slipped (sent truncated), dropped, would_limit (--rrl-mode log)',
+      labelNames: ['action'],
+      registers,
+      collect() {
+        const s = source()?.stats();
+        if (!s) return;
+        this.reset();
+        this.inc({ action: 'slipped' }, s.rrlSlipped ?? 0);
+        this.inc({ action: 'dropped' }, s.rrlDropped ?? 0);
+        this.inc({ action: 'would_limit' }, s.rrlWouldLimit ?? 0);
+      },
+    });
+    new Counter({
+      name: 'tmkit_dns_cookies_total',
+      help: 'DNS cookies since start, by result: issued (a server cookie made), valid (a client came back with ours), badcookie (a rate-limited client told to)',
+      labelNames: ['result'],
+      registers,
+      collect() {
+        const s = source()?.stats();
+        if (!s) return;
+        this.reset();
+        this.inc({ result: 'issued' }, s.cookiesIssued ?? 0);
+        this.inc({ result: 'valid' }, s.cookiesValid ?? 0);
+        this.inc({ result: 'badcookie' }, s.badCookies ?? 0);
       },
     });
     new Counter({
