@@ -30,7 +30,8 @@ describe('usage errors: one `tmkit:` line, exit 2', () => {
     [['plan', 'x.json', '-y'], "tmkit: plan: unknown option '-y' (see `tmkit plan --help`)"],
     [['apply', 'x.json', '--yess'], "tmkit: apply: unknown option '--yess'; did you mean --yes? (see `tmkit apply --help`)"],
     [['validate'], "tmkit: validate: missing required argument 'file' (see `tmkit validate --help`)"],
-    [['nope'], "tmkit: unknown command 'nope' (see `tmkit --help`)"],
+    [['nope'], "tmkit: unknown command 'nope'; did you mean node? (see `tmkit --help`)"],
+    [['xyzzy'], "tmkit: unknown command 'xyzzy' (see `tmkit --help`)"],
     [['endpoint', 'disable', 'web'], "tmkit: endpoint disable: missing required argument 'endpoint' (see `tmkit endpoint disable --help`)"],
     [
       ['status', '--format', 'xml'],
