@@ -1,29 +1,11 @@
 /**
- * What admits a query before it is answered, as the DNS processes are given it: the rate limiter (rrl.ts,
- * one table per process) and the cookie jar (cookies.ts, over the node's secrets). The responder consults
- * both between parsing a query and sending its answer (docs/ARCHITECTURE.md, the DNS wing).
+ * What admits a query before it is answered: the cookie the answer carries (cookies.ts) and the rate
+ * limiter's word on a UDP answer (rrl.ts). The responder consults both between finding an answer and
+ * sending it (docs/ARCHITECTURE.md, the DNS wing); target.ts `admission()` gives each DNS process its own.
  */
-import { CLIENT_COOKIE_LENGTH, CookieJar, SERVER_COOKIE_LENGTH, type CookieOption } from './cookies';
-import type { ResponderOptions, ResponderStats } from './responder-options';
-import { classify, ResponseRateLimiter, type RrlDecision } from './rrl';
-import type { TcpOptions } from './server';
-import type { DnsCookieSecrets, DnsLimits } from './target';
-
-/**
- * The DnsServer options for the limits and the cookies: the UDP payload cap and TCP limits as they are, a
- * rate limiter of this process's own (RRL tables are per DNS process), a cookie jar over the node's secrets.
- */
-export function admission(
-  limits: DnsLimits | undefined,
-  cookies: DnsCookieSecrets | undefined,
-): Pick<ResponderOptions, 'udpPayloadCap' | 'cookies' | 'rrl'> & { tcp?: Partial<TcpOptions> } {
-  const { rrl, ...rest } = limits ?? {};
-  return {
-    ...rest,
-    ...(rrl ? { rrl: new ResponseRateLimiter(rrl) } : {}),
-    ...(cookies ? { cookies: CookieJar.fromSecrets(cookies) } : {}),
-  };
-}
+import { CLIENT_COOKIE_LENGTH, SERVER_COOKIE_LENGTH, type CookieJar, type CookieOption } from './cookies';
+import type { ResponderStats } from './responder-options';
+import { classify, type ResponseRateLimiter, type RrlDecision } from './rrl';
 
 /** BADCOOKIE (RFC 7873 §8): extended rcode 23, its upper bits in the OPT. */
 export const RCODE_BADCOOKIE = 23;

@@ -12,8 +12,7 @@ import type { KeySetDocument } from './dnssec/keys';
 import { LocalDns } from './local';
 import { reusePortSupport } from './reuse-port';
 import { DnsServer, type ListenAddress } from './server';
-import type { DnsAuthority, DnsCookieSecrets, DnsLimits, DnsSockets, DnsTarget } from './target';
-import { admission } from './admission';
+import { admission, type DnsAuthority, type DnsCookieSecrets, type DnsLimits, type DnsSockets, type DnsTarget } from './target';
 import { DnsWorkerPool } from './workers';
 
 /** DNS as a sink of the pipeline: each snapshot goes to DNS with the SOA serial `serials` gives (cluster mode: the etcd revision). */

@@ -1,8 +1,10 @@
 /**
  * The authoritative DNS server's sockets: UDP and TCP on every configured address (IPv4 and IPv6), both
  * feeding the one Responder. TCP follows RFC 7766: 2-octet length prefix, many queries per connection,
- * pipelined queries answered in order as they arrive, an idle timeout, a connection limit, and write
- * backpressure (a client that stops reading stops being read).
+ * pipelined queries answered in order as they arrive, write backpressure (a client that stops reading stops
+ * being read), and limits a slow client cannot hold (issue 39 item 4, as NSD and Knot do): a deadline for a
+ * whole message that the next byte does not reset, the idle timeout between messages, and at the connection
+ * cap the new connection takes the slot of the oldest idle one (see `TcpConn`).
  */
 import * as dgram from 'node:dgram';
 import * as net from 'node:net';
@@ -20,9 +22,21 @@ export interface ListenAddress {
 }
 
 export interface TcpOptions {
-  /** Close a connection that sent nothing for this long (RFC 7766 §6.2.3). Default 10000. */
+  /**
+   * Close a connection with no message under way for this long (RFC 7766 §6.2.3), counted from its last
+   * answer sent (or from accept), never from a stray byte. Also how long an answer may stall unread. Default 10000.
+   */
   idleTimeoutMs: number;
-  /** Concurrent TCP connections; further ones are closed on accept. Default 1000. */
+  /**
+   * Once the first octet of a message (its length prefix) arrives, the whole message must be in within this
+   * long; each further byte does not extend it. Past it the connection is closed. Default 2000.
+   */
+  messageTimeoutMs: number;
+  /**
+   * Concurrent TCP connections. At the cap a new connection closes the longest idle one (no message under
+   * way, no answer being written), else the one whose message deadline is nearest, else one that has sent
+   * nothing yet (oldest first); only when every connection is writing an answer is the new one closed. Default 1000.
+   */
   maxConnections: number;
   /**
    * Concurrent TCP connections from one client (one IPv4 address, or one IPv6 /64); its further ones are
@@ -65,15 +79,34 @@ export class DnsServer {
   private readonly tcpOpts: TcpOptions;
   private readonly reusePort: boolean;
   private endpoints: Endpoint[] = [];
-  private readonly connections = new Set<net.Socket>();
+  private readonly connections = new Set<TcpConn>();
+  /**
+   * The connections the cap may close, by state, each in the order it entered that state (a Set keeps
+   * insertion order): the first is the longest idle, the nearest message deadline, the oldest silent one.
+   */
+  private readonly byState: Record<Exclude<TcpState, 'busy'>, Set<TcpConn>> = { idle: new Set(), pending: new Set(), fresh: new Set() };
   /** Open TCP connections per client key (see `clientKey`). */
   private readonly perClient = new Map<string, number>();
-  private refusedPerClient = 0;
+  private readonly tcpCounts = {
+    refusedPerClient: 0,
+    refusedFull: 0,
+    evictedIdle: 0,
+    evictedPending: 0,
+    messageTimeouts: 0,
+    idleTimeouts: 0,
+  };
 
   constructor(opts: DnsServerOptions) {
     this.responder = new Responder(opts);
     this.listen = opts.listen.length > 0 ? opts.listen : [{ address: '127.0.0.1', port: 5300 }];
-    this.tcpOpts = { idleTimeoutMs: 10000, maxConnections: 1000, maxConnectionsPerClient: 32, maxPipelined: 64, ...opts.tcp };
+    this.tcpOpts = {
+      idleTimeoutMs: 10000,
+      messageTimeoutMs: 2000,
+      maxConnections: 1000,
+      maxConnectionsPerClient: 32,
+      maxPipelined: 64,
+      ...opts.tcp,
+    };
     this.reusePort = opts.reusePort === true;
   }
 
@@ -98,7 +131,32 @@ export class DnsServer {
 
   /** TCP connections closed on accept because their client already had `maxConnectionsPerClient` open. */
   get tcpRefusedPerClient(): number {
-    return this.refusedPerClient;
+    return this.tcpCounts.refusedPerClient;
+  }
+
+  /** TCP connections closed on accept because `maxConnections` were open and every one was writing an answer. */
+  get tcpRefusedFull(): number {
+    return this.tcpCounts.refusedFull;
+  }
+
+  /** Connections closed at the cap for a new one while idle (no message under way, or none sent yet). */
+  get tcpEvictedIdle(): number {
+    return this.tcpCounts.evictedIdle;
+  }
+
+  /** Connections closed at the cap for a new one while a message was under way (the nearest deadline first). */
+  get tcpEvictedPending(): number {
+    return this.tcpCounts.evictedPending;
+  }
+
+  /** Connections closed because a message took longer than `messageTimeoutMs` to arrive. */
+  get tcpMessageTimeouts(): number {
+    return this.tcpCounts.messageTimeouts;
+  }
+
+  /** Connections closed by the idle timeout (nothing under way), or because an answer stayed unread that long. */
+  get tcpIdleTimeouts(): number {
+    return this.tcpCounts.idleTimeouts;
   }
 
   /** New routing state: cached answers are dropped and the SOA serial moves on (or is set to `serial`). */
@@ -130,8 +188,9 @@ export class DnsServer {
   async close(): Promise<void> {
     const eps = this.endpoints;
     this.endpoints = [];
-    for (const s of this.connections) s.destroy();
+    for (const c of [...this.connections]) c.close();
     this.connections.clear();
+    for (const set of Object.values(this.byState)) set.clear();
     this.perClient.clear();
     await Promise.all(
       eps.map((e) =>
@@ -199,7 +258,7 @@ export class DnsServer {
   private listenTcp(address: string, port: number, v6: boolean): Promise<net.Server> {
     return new Promise((resolve, reject) => {
       const server = net.createServer({ noDelay: true }, (sock) => this.onConnection(sock));
-      server.maxConnections = this.tcpOpts.maxConnections;
+      // No server.maxConnections: at the cap onConnection closes an idle connection for the new one.
       const onError = (err: Error): void => reject(err);
       server.once('error', onError);
       server.listen(
@@ -220,33 +279,56 @@ export class DnsServer {
   }
 
   private onConnection(sock: net.Socket): void {
+    sock.on('error', () => undefined);
     const client = sock.remoteAddress ?? '';
     // One client cannot take every connection slot (and with them TCP DNS for everyone else).
     const key = clientKey(client);
     const open = this.perClient.get(key) ?? 0;
     if (open >= this.tcpOpts.maxConnectionsPerClient) {
-      this.refusedPerClient++;
-      sock.on('error', () => undefined);
+      this.tcpCounts.refusedPerClient++;
       sock.destroy();
       return;
     }
+    // At the cap the new connection takes a slot nobody is using (see evictOne); refused only if none is.
+    if (this.connections.size >= this.tcpOpts.maxConnections && !this.evictOne()) {
+      this.tcpCounts.refusedFull++;
+      sock.destroy();
+      return;
+    }
+    const conn = new TcpConn(sock, key);
     this.perClient.set(key, open + 1);
-    this.connections.add(sock);
+    this.connections.add(conn);
+    const opts = this.tcpOpts;
     const responder = this.responder;
-    const maxPipelined = Math.max(1, this.tcpOpts.maxPipelined);
+    const maxPipelined = Math.max(1, opts.maxPipelined);
     let pending: Buffer | null = null;
+    /** Answering has yielded (maxPipelined) or waits for 'drain': the rest of the pipeline is answered later. */
     let scheduled = false;
+    let answeredAny = false;
 
-    sock.setTimeout(this.tcpOpts.idleTimeoutMs, () => sock.destroy());
-    sock.on('error', () => undefined);
-    sock.on('close', () => {
-      this.connections.delete(sock);
-      const n = (this.perClient.get(key) ?? 1) - 1;
-      if (n > 0) this.perClient.set(key, n);
-      else this.perClient.delete(key);
-    });
+    const expire = (state: TcpState): void => {
+      if (state === 'pending') this.tcpCounts.messageTimeouts++;
+      else this.tcpCounts.idleTimeouts++;
+      sock.destroy();
+    };
+    /** Into `next` (and its eviction set); the one timer is re-armed on a change of state (or `rearm`), never per byte. */
+    const enter = (next: TcpState, rearm: boolean): void => {
+      if (sock.destroyed || (next === conn.state && !rearm)) return;
+      if (conn.state !== 'busy') this.byState[conn.state].delete(conn);
+      conn.state = next;
+      if (next !== 'busy') this.byState[next].add(conn);
+      clearTimeout(conn.timer);
+      conn.timer = setTimeout(expire, next === 'pending' ? opts.messageTimeoutMs : opts.idleTimeoutMs, next);
+      conn.timer.unref();
+    };
+    /** The state the connection is in now (after bytes came in, an answer was queued, or one was written). */
+    const settle = (rearm = false): void =>
+      enter(scheduled || sock.writableLength > 0 ? 'busy' : pending !== null ? 'pending' : answeredAny ? 'idle' : 'fresh', rearm);
 
-    const drainPipeline = (): void => {
+    sock.on('close', () => this.forget(conn));
+    enter('fresh', true);
+
+    const answerPipeline = (): void => {
       scheduled = false;
       let answered = 0;
       while (pending !== null && pending.length >= 2 && !sock.destroyed) {
@@ -256,14 +338,16 @@ export class DnsServer {
           scheduled = true;
           sock.once('drain', () => {
             sock.resume();
-            drainPipeline();
+            // It reads again: the stall timer starts over (once per drained buffer, not per byte).
+            enter('busy', true);
+            answerPipeline();
           });
-          return;
+          break;
         }
         if (answered >= maxPipelined) {
           scheduled = true;
-          setImmediate(drainPipeline);
-          return;
+          setImmediate(answerPipeline);
+          break;
         }
         const len = (pending[0]! << 8) | pending[1]!;
         if (pending.length < 2 + len) break;
@@ -275,15 +359,72 @@ export class DnsServer {
           sock.destroy();
           return;
         }
-        sock.write(out);
+        answeredAny = true;
+        // Written (or handed to the kernel): idle again once nothing is left to write.
+        sock.write(out, () => settle());
         answered++;
       }
+      // A message answered: the next one (already begun or not) gets a deadline of its own.
+      settle(answered > 0);
     };
 
     sock.on('data', (chunk: Buffer) => {
       pending = pending === null ? chunk : Buffer.concat([pending, chunk]);
-      if (!scheduled) drainPipeline();
+      if (!scheduled) answerPipeline();
     });
+  }
+
+  /**
+   * Frees a slot for a new connection at the cap, as NSD and Knot do rather than refusing it: the longest
+   * idle connection, else the one whose message deadline is nearest, else the oldest that has sent nothing
+   * (a new connection is that, and its query is likely on its way). Never one writing an answer.
+   */
+  private evictOne(): boolean {
+    for (const state of ['idle', 'pending', 'fresh'] as const) {
+      const victim = this.byState[state].values().next().value;
+      if (victim === undefined) continue;
+      if (state === 'pending') this.tcpCounts.evictedPending++;
+      else this.tcpCounts.evictedIdle++;
+      this.forget(victim);
+      victim.close();
+      return true;
+    }
+    return false;
+  }
+
+  /** The connection no longer counts (closed, or about to be): idempotent. */
+  private forget(conn: TcpConn): void {
+    clearTimeout(conn.timer);
+    if (!this.connections.delete(conn)) return;
+    if (conn.state !== 'busy') this.byState[conn.state].delete(conn);
+    const n = (this.perClient.get(conn.key) ?? 1) - 1;
+    if (n > 0) this.perClient.set(conn.key, n);
+    else this.perClient.delete(conn.key);
+  }
+}
+
+/**
+ * A TCP connection's state decides its one timer and whether the cap may close it for a new connection:
+ * - `fresh`: accepted, no byte yet: the idle timeout (RFC 7766's initial one); closed for a new one last;
+ * - `pending`: part of a message is in: the message deadline, set when its first byte came (or when the
+ *   connection stopped being busy) and moved by no later byte; closed for a new one, the nearest deadline first;
+ * - `busy`: a query being answered or an answer being written: a stall timer of the idle timeout, started
+ *   over when the client drains a full buffer; never closed for a new one;
+ * - `idle`: everything answered and written: the idle timeout from that moment; closed for a new one first.
+ */
+type TcpState = 'fresh' | 'pending' | 'busy' | 'idle';
+
+class TcpConn {
+  state: TcpState = 'busy';
+  timer: NodeJS.Timeout | undefined;
+  constructor(
+    readonly sock: net.Socket,
+    readonly key: string,
+  ) {}
+
+  close(): void {
+    clearTimeout(this.timer);
+    this.sock.destroy();
   }
 }
 

@@ -6,7 +6,9 @@ import type { CompiledSnapshot } from '../../core/routing';
 import type { SnapshotUpdate } from '../snapshot-sink';
 import type { DnsCounts } from './counts';
 import type { KeySetDocument } from './dnssec/keys';
-import type { RrlOptions } from './rrl';
+import { CookieJar } from './cookies';
+import type { ResponderOptions } from './responder-options';
+import { ResponseRateLimiter, type RrlOptions } from './rrl';
 import type { SignerStats } from './dnssec/signer';
 import type { ResponderStats } from './responder';
 import type { BoundAddress, TcpOptions } from './server';
@@ -56,7 +58,7 @@ export interface DnsAuthority {
   soa?: { rname: string };
 }
 
-/** What `serve --max-udp-payload`, `--tcp-idle-timeout`, `--tcp-max-connections(-per-client)`, `--rrl*` set. */
+/** What `serve --max-udp-payload`, `--tcp-idle-timeout`, `--tcp-message-timeout`, `--tcp-max-connections(-per-client)`, `--rrl*` set. */
 export interface DnsLimits {
   udpPayloadCap?: number;
   tcp?: Partial<TcpOptions>;
@@ -68,4 +70,20 @@ export interface DnsLimits {
 export interface DnsCookieSecrets {
   current: Uint8Array;
   previous?: Uint8Array;
+}
+
+/**
+ * The DnsServer options for the limits and the cookies: the UDP payload cap and TCP limits as they are, a
+ * rate limiter of this process's own (RRL tables are per DNS process), a cookie jar over the node's secrets.
+ */
+export function admission(
+  limits: DnsLimits | undefined,
+  cookies: DnsCookieSecrets | undefined,
+): Pick<ResponderOptions, 'udpPayloadCap' | 'cookies' | 'rrl'> & { tcp?: Partial<TcpOptions> } {
+  const { rrl, ...rest } = limits ?? {};
+  return {
+    ...rest,
+    ...(rrl ? { rrl: new ResponseRateLimiter(rrl) } : {}),
+    ...(cookies ? { cookies: CookieJar.fromSecrets(cookies) } : {}),
+  };
 }

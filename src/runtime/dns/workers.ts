@@ -20,8 +20,15 @@ import { signerFor, sumSignerStats, type SignerStats } from './dnssec/signer';
 import { assertDnsPortFree, freeDnsPort } from './port-probe';
 import { zeroStats, type ResponderStats } from './responder-options';
 import { DnsServer, type BoundAddress, type ListenAddress } from './server';
-import type { DnsAuthority, DnsCookieSecrets, DnsLimits, DnsSockets, DnsTarget, DnsWorkerReport } from './target';
-import { admission } from './admission';
+import {
+  admission,
+  type DnsAuthority,
+  type DnsCookieSecrets,
+  type DnsLimits,
+  type DnsSockets,
+  type DnsTarget,
+  type DnsWorkerReport,
+} from './target';
 import { CookieJar } from './cookies';
 import type { TrafficRow } from './traffic';
 

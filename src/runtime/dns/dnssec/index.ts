@@ -14,7 +14,16 @@ import { attachDnssecMetrics } from './metrics';
 import type { KeyPolicy } from './keys';
 
 export { DnssecService } from './service';
-export { ZoneSigner, SIGNING_DEFAULTS, type SignerOptions, type SignerStats } from './signer';
+export {
+  ZoneSigner,
+  SIGNING_DEFAULTS,
+  SIGNING_LIMIT_DEFAULTS,
+  SigningBudgetExceeded,
+  setSigningLimits,
+  type SignerOptions,
+  type SignerStats,
+  type SigningLimits,
+} from './signer';
 export { FileKeyStore, MemoryKeyStore, KEY_FILE, type DnssecKeyStore } from './key-store';
 export { EtcdKeyStore, ETCD_KEYS_KEY } from './etcd-key-store';
 export { DnssecKeyError, loadKeySet, newKeySet, dsText, dnskeyText, type KeyPolicy, type KeySetDocument, type ZoneKey } from './keys';

@@ -61,6 +61,34 @@ export function attachDnssecMetrics(
       if (s) this.set(s.cached);
     },
   });
+  counter(
+    'tmkit_dnssec_signature_cache_evictions_total',
+    'RRsets evicted from the signature cache to keep it within its size bound (--dnssec-cache-size)',
+    (s) => s.evictions,
+  );
+  counter(
+    'tmkit_dnssec_sign_refused_total',
+    'Answers not signed because the budget of new signatures for names that do not exist was spent (--dnssec-sign-rate): sent with TC',
+    (s) => s.refused,
+  );
+  new Gauge({
+    name: 'tmkit_dnssec_signature_cache_bytes',
+    help: 'Estimated size of the signature cache in bytes (summed over the DNS processes; each is bounded by --dnssec-cache-size)',
+    registers,
+    collect() {
+      const s = source()?.stats;
+      if (s) this.set(s.cacheBytes);
+    },
+  });
+  new Gauge({
+    name: 'tmkit_dnssec_signature_cache_limit_bytes',
+    help: 'The signature cache size bound in bytes (--dnssec-cache-size, summed over the DNS processes)',
+    registers,
+    collect() {
+      const s = source()?.stats;
+      if (s) this.set(s.cacheBytesLimit);
+    },
+  });
   new Gauge({
     name: 'tmkit_dnssec_next_refresh_timestamp_seconds',
     help: 'When the signatures in use are next made again for the coming validity window (Unix time)',

@@ -20,11 +20,36 @@
  * query set the Compact Answers OK flag (then NXDOMAIN). A NODATA bitmap lists the types the name has for
  * this client (an ANY lookup), never the asked type and never CNAME, plus RRSIG and NSEC (and DNSKEY at the
  * apex): the proof holds for exactly this answer, as the answer itself does (health and the client decide it).
+ *
+ * Under a random-name flood (signing-limits.ts): the cache is bounded in estimated bytes (`cacheBytes`,
+ * least recently used out first: a hit moves its entry to the end of the Map), and new signatures for the
+ * NSEC of names that do not exist are bounded per second (`signRate`, a token bucket). Over that budget
+ * `secure()` throws `SigningBudgetExceeded` and signs nothing; everything else (the profiles' RRsets, SOA,
+ * NS, DNSKEY, glue, NODATA proofs of names that exist: a bounded set) is signed whatever the budget, so the
+ * names that exist are never starved.
  */
 import type { WireRecord } from '../encode';
 import { activeKeys, loadKeySet, signData, type ActiveKeys, type KeySetDocument, type ZoneKey } from './keys';
 import { TYPE, canonicalName, canonicalRrset, immediateSuccessor, labelCount, nsecRdata, rrsigPrefix, typeCode } from './records';
 import { systemClock } from '../../clock';
+import {
+  SIGNING_LIMIT_DEFAULTS,
+  SigningBudgetExceeded,
+  TokenBucket,
+  entryBytes,
+  recordsBytes,
+  signingLimits,
+  type SignerStats,
+} from './signing-limits';
+
+export {
+  SIGNING_LIMIT_DEFAULTS,
+  SigningBudgetExceeded,
+  setSigningLimits,
+  sumSignerStats,
+  type SignerStats,
+  type SigningLimits,
+} from './signing-limits';
 
 export interface SignerOptions {
   /** The zone apex (lower case, no trailing dot). */
@@ -39,28 +64,14 @@ export interface SignerOptions {
   leadSeconds?: number;
   /** Signatures kept (RRsets). Default 100,000. */
   cacheSize?: number;
+  /** The signature cache's bound in estimated bytes. Default 32 MiB. */
+  cacheBytes?: number;
+  /** New signatures per second for the NSEC of names that do not exist; 0: unlimited. Default 2,000. */
+  signRate?: number;
   /** TTL of the DNSKEY RRset. Default 300 (the zone's SOA/NS TTL). */
   dnskeyTtl?: number;
   /** The clock (ms since the epoch). Default the system clock (clock.ts). */
   now?: () => number;
-}
-
-export interface SignerStats {
-  /** Signatures made since start (cache misses and background refreshes). */
-  signatures: number;
-  /** Of those, made ahead of a window by the background refresh. */
-  refreshed: number;
-  /** RRsets whose signatures came from the cache. */
-  cacheHits: number;
-  /** RRsets in the signature cache now. */
-  cached: number;
-  /** When the current window's signatures are next refreshed (ms since the epoch). */
-  nextRefresh: number;
-  /** The key tag that signs the zone's data, and those that sign the DNSKEY RRset. */
-  zoneKeyTag: number;
-  keyKeyTags: number[];
-  /** The key tags in the DNSKEY RRset. */
-  publishedKeyTags: number[];
 }
 
 interface CacheEntry {
@@ -70,6 +81,10 @@ interface CacheEntry {
   /** Signatures for the next window, made by the background refresh. */
   next?: WireRecord[];
   used: boolean;
+  /** Estimated bytes (signing-limits.ts), counted in `ZoneSigner.bytes`. */
+  bytes: number;
+  /** The NSEC of a name that does not exist: signed under the budget, not refreshed ahead of a window. */
+  denial?: boolean;
 }
 
 /** The sections of an answer, after `secure()`. */
@@ -96,6 +111,12 @@ export interface SecureInput {
   typesAt: () => Iterable<number>;
   /** TTL of the NSEC (the negative TTL: min(SOA TTL, SOA MINIMUM), RFC 9824 §3). */
   negativeTtl: number;
+  /**
+   * When the answer needs a new signature for a name that does not exist and the budget is spent:
+   * 'refuse' (default) throws `SigningBudgetExceeded`; 'sign' signs anyway (a TCP query, the retry of a TC
+   * answer: its client has shown its address).
+   */
+  overBudget?: 'refuse' | 'sign';
 }
 
 const DAY = 86_400;
@@ -112,6 +133,12 @@ export class ZoneSigner {
   private readonly backdate: number;
   private readonly lead: number;
   private readonly cacheSize: number;
+  private readonly cacheBytes: number;
+  private readonly budget: TokenBucket;
+  /** The cache's estimated size (the sum of its entries' `bytes`). */
+  private bytes = 0;
+  /** The cache key of the denial NSEC `secure()` is about to sign (marked `denial` once cached). */
+  private pendingDenial: string | undefined;
   private readonly dnskeyTtl: number;
   private readonly now: () => number;
   private keys: ZoneKey[] = [];
@@ -122,7 +149,7 @@ export class ZoneSigner {
   private timer: NodeJS.Timeout | undefined;
   private keyTimer: NodeJS.Timeout | undefined;
   private closed = false;
-  private counters = { signatures: 0, refreshed: 0, cacheHits: 0 };
+  private counters = { signatures: 0, refreshed: 0, cacheHits: 0, evictions: 0, refused: 0, signedOverBudget: 0 };
 
   constructor(keys: readonly ZoneKey[], o: SignerOptions) {
     this.zone = o.zone;
@@ -134,8 +161,10 @@ export class ZoneSigner {
     if (this.validity <= this.refresh)
       throw new Error(`dnssec: the signature validity (${this.validity} s) must be longer than the refresh interval (${this.refresh} s)`);
     this.cacheSize = o.cacheSize ?? 100_000;
+    this.cacheBytes = o.cacheBytes ?? SIGNING_LIMIT_DEFAULTS.cacheBytes;
     this.dnskeyTtl = o.dnskeyTtl ?? 300;
     this.now = o.now ?? systemClock.now;
+    this.budget = new TokenBucket(o.signRate ?? SIGNING_LIMIT_DEFAULTS.signRate, this.now);
     this.window = this.windowAt(this.now());
     this.setKeys(keys);
     this.schedule();
@@ -158,6 +187,8 @@ export class ZoneSigner {
     return {
       ...this.counters,
       cached: this.cache.size,
+      cacheBytes: this.bytes,
+      cacheBytesLimit: this.cacheBytes,
       nextRefresh: this.nextRefresh(),
       zoneKeyTag: this.active.zoneSigner.keyTag,
       keyKeyTags: this.active.keySigners.map((k) => k.keyTag),
@@ -180,24 +211,25 @@ export class ZoneSigner {
   rrsigs(rrset: WireRecord[]): WireRecord[] {
     // A window that began before its timer fired (a busy event loop) begins now.
     if (this.windowAt(this.now()) > this.window) this.advance();
-    const first = rrset[0]!;
-    const key = `${first.type}\u0000${canonicalRrset(rrset).toString('latin1')}`;
+    const key = cacheKey(rrset);
     let e = this.cache.get(key);
     if (e !== undefined && e.window === this.window) {
       this.counters.cacheHits++;
       e.used = true;
+      // Least recently used out first: a hit moves the entry to the end of the Map's order.
+      this.cache.delete(key);
+      this.cache.set(key, e);
       return e.sigs;
     }
     const sigs = this.sign(rrset, this.window);
-    if (e === undefined) {
-      if (this.cache.size >= this.cacheSize) this.evict();
-      e = { rrset, window: this.window, sigs, used: true };
+    if (e !== undefined) this.drop(key, e);
+    const bytes = entryBytes(key, rrset, sigs);
+    // Room first (oldest out); an entry larger than the whole bound is used and not kept.
+    if (bytes <= this.cacheBytes) {
+      this.makeRoom(bytes);
+      e = { rrset, window: this.window, sigs, used: true, bytes };
       this.cache.set(key, e);
-    } else {
-      e.window = this.window;
-      e.sigs = sigs;
-      e.used = true;
-      delete e.next;
+      this.bytes += bytes;
     }
     return sigs;
   }
@@ -215,6 +247,8 @@ export class ZoneSigner {
     if (!i.dnssecOk) return { rcode, answer: [...answer], authority: [...authority], additional: [...i.additional] };
     if (answer.length === 0) {
       const nsec = this.nsec(i, apex);
+      // The NSEC of a name that does not exist is new for every random name: the one signature under the budget.
+      if (i.rcode === 'NXDOMAIN') this.charge(nsec, i);
       if (i.qtype === TYPE.NSEC) {
         // The NSEC itself is the answer to an NSEC query: as a NODATA proof its own bitmap would deny it.
         answer = [nsec];
@@ -225,10 +259,43 @@ export class ZoneSigner {
         if (rcode === 'NXDOMAIN' && !i.compactOk) rcode = 'NOERROR';
       }
     }
-    return { rcode, answer: this.signSection(answer), authority: this.signSection(authority), additional: this.signSection(i.additional) };
+    try {
+      return {
+        rcode,
+        answer: this.signSection(answer),
+        authority: this.signSection(authority),
+        additional: this.signSection(i.additional),
+      };
+    } finally {
+      if (this.pendingDenial !== undefined) {
+        const e = this.cache.get(this.pendingDenial);
+        if (e !== undefined) e.denial = true;
+        this.pendingDenial = undefined;
+      }
+    }
   }
 
   // ------------------------------------------------------------------------------------------------
+
+  /**
+   * Takes one token of the budget when the denial NSEC `nsec` needs a new signature (not cached for this
+   * window), or throws SigningBudgetExceeded when there is none (see SecureInput.overBudget). Marks the
+   * entry it will make as a denial entry.
+   */
+  private charge(nsec: WireRecord, i: SecureInput): void {
+    if (this.windowAt(this.now()) > this.window) this.advance();
+    const key = cacheKey([nsec]);
+    const e = this.cache.get(key);
+    if (e !== undefined && e.window === this.window) return;
+    if (!this.budget.take()) {
+      if (i.overBudget !== 'sign') {
+        this.counters.refused++;
+        throw new SigningBudgetExceeded(i.qname, i.rcode);
+      }
+      this.counters.signedOverBudget++;
+    }
+    this.pendingDenial = key;
+  }
 
   private nsec(i: SecureInput, apex: boolean): WireRecord {
     const types = new Set<number>([TYPE.RRSIG, TYPE.NSEC]);
@@ -302,6 +369,7 @@ export class ZoneSigner {
     const owner = this.zone;
     this.dnskeys = this.active.published.map((k) => ({ type: 'DNSKEY', name: owner, ttl: this.dnskeyTtl, data: k.dnskey }));
     this.cache.clear();
+    this.bytes = 0;
     this.generation++;
     if (this.keyTimer) clearTimeout(this.keyTimer);
     this.keyTimer = undefined;
@@ -333,14 +401,23 @@ export class ZoneSigner {
 
   /** Signs the RRsets used in this window for `next`, 64 at a time between other work. */
   private refreshAhead(next: number, done: () => void): void {
-    const todo = [...this.cache.values()].filter((e) => e.used);
+    // Denial NSECs are not: a random name is not asked again, and one that is is signed again under the budget.
+    const todo = [...this.cache].filter(([, e]) => e.used && e.denial !== true);
     const step = (from: number): void => {
       if (this.closed) return;
       for (let i = from; i < Math.min(from + 64, todo.length); i++) {
-        const e = todo[i]!;
+        const [key, e] = todo[i]!;
+        // Evicted since (or replaced): nothing to sign.
+        if (this.cache.get(key) !== e) continue;
         if (e.window === next - 1 && e.next === undefined) {
           e.next = this.sign(e.rrset, next);
           this.counters.refreshed += e.next.length;
+          // Out and in again with its new size (the most recently used: it was used in this window).
+          this.drop(key, e);
+          e.bytes += recordsBytes(e.next);
+          this.makeRoom(e.bytes);
+          this.cache.set(key, e);
+          this.bytes += e.bytes;
         }
       }
       if (from + 64 < todo.length) setImmediate(() => step(from + 64));
@@ -359,20 +436,32 @@ export class ZoneSigner {
         e.sigs = e.next;
         delete e.next;
         e.used = false;
+        this.bytes -= e.bytes;
+        e.bytes = entryBytes(k, e.rrset, e.sigs);
+        this.bytes += e.bytes;
       } else if (!e.used || e.window !== w) {
-        this.cache.delete(k);
+        this.drop(k, e);
       }
     }
     this.window = w;
     this.generation++;
   }
 
-  private evict(): void {
-    const drop = Math.max(1, this.cacheSize >> 4);
-    let n = 0;
-    for (const k of this.cache.keys()) {
-      if (n++ >= drop) break;
-      this.cache.delete(k);
+  private drop(key: string, e: CacheEntry): void {
+    this.cache.delete(key);
+    this.bytes -= e.bytes;
+  }
+
+  /** Evicts the least recently used entries until one more of `bytes` fits both bounds. */
+  private makeRoom(bytes: number): void {
+    if (this.cache.size < this.cacheSize && this.bytes + bytes <= this.cacheBytes) return;
+    // A sixteenth of the count bound at a time (as before), and at least what the bytes bound needs.
+    let count = this.cache.size >= this.cacheSize ? Math.max(1, this.cacheSize >> 4) : 0;
+    for (const [k, e] of this.cache) {
+      if (count <= 0 && this.bytes + bytes <= this.cacheBytes) break;
+      this.drop(k, e);
+      this.counters.evictions++;
+      count--;
     }
   }
 }
@@ -380,21 +469,12 @@ export class ZoneSigner {
 /** A signer for `doc` (the key set of `zone`), or `signer` given the new keys (this process and every DNS worker). */
 export function signerFor(zone: string, doc: KeySetDocument, signer: ZoneSigner | undefined): ZoneSigner {
   const { keys } = loadKeySet(doc, 'the DNSSEC key set');
-  if (signer === undefined) return new ZoneSigner(keys, { zone });
+  if (signer === undefined) return new ZoneSigner(keys, { zone, ...signingLimits() });
   signer.setKeys(keys);
   return signer;
 }
 
-/** Figures of several signers (the DNS workers') as one: counts added, the earliest refresh, the keys of the first. */
-export function sumSignerStats(all: SignerStats[]): SignerStats | undefined {
-  if (all.length === 0) return undefined;
-  const out: SignerStats = { ...all[0]!, signatures: 0, refreshed: 0, cacheHits: 0, cached: 0 };
-  for (const s of all) {
-    out.signatures += s.signatures;
-    out.refreshed += s.refreshed;
-    out.cacheHits += s.cacheHits;
-    out.cached += s.cached;
-    out.nextRefresh = Math.min(out.nextRefresh, s.nextRefresh);
-  }
-  return out;
+/** The signature cache's key of an RRset: its type and canonical content (owner, TTL, sorted RDATA). */
+function cacheKey(rrset: readonly WireRecord[]): string {
+  return `${rrset[0]!.type}\u0000${canonicalRrset(rrset as WireRecord[]).toString('latin1')}`;
 }
