@@ -46,7 +46,7 @@ import { Operations } from './operations';
 import { MemoryOperations } from './store/memory-operations';
 import { RuntimeMetrics } from './metrics';
 import { Monitor, type EndpointProbeStatus, type MonitorOptions } from './monitor';
-import { reportOverrideEvents, reportProbes, reportTransitions } from './observers';
+import { reportOverrideEvents, reportProbes, reportTransitions } from './ledger/reporting';
 import { SnapshotPipeline, type SnapshotLag } from './pipeline';
 import { Reports } from './read-models';
 import { SqliteStore, StateDirLock, parseResourceCatalog, canonicalJson, hasOperations, type Store } from './store';

@@ -150,58 +150,71 @@ export class RuntimeMetrics {
         for (const [k, v] of Object.entries(s)) this.set({ kind: k }, v as number);
       },
     });
-    new Counter({
-      name: 'tmkit_dns_rrl_responses_total',
-      help: 'Response rate limiting (serve --rrl): UDP answers limited since start, by action: slipped (sent truncated), dropped, would_limit (--rrl-mode log)',
-      labelNames: ['action'],
-      registers,
-      collect() {
+    /** A counter set at scrape time from rows of (labels, value), or left as it is when `rows()` has none. */
+    const scraped = <L extends string>(
+      name: string,
+      help: string,
+      labelNames: L[],
+      rows: () => Iterable<readonly [Partial<Record<L, string>>, number]> | undefined,
+    ): void => {
+      new Counter({
+        name,
+        help,
+        labelNames,
+        registers,
+        collect() {
+          const r = rows();
+          if (!r) return;
+          this.reset();
+          for (const [labels, n] of r) this.inc(labels, n);
+        },
+      });
+    };
+    /** Rows of one label from the responder's stats: the label's value and the stats field it counts. */
+    const fromStats =
+      <L extends string>(label: L, fields: ReadonlyArray<readonly [string, keyof ResponderStats]>) =>
+      () => {
         const s = source()?.stats();
-        if (!s) return;
-        this.reset();
-        this.inc({ action: 'slipped' }, s.rrlSlipped ?? 0);
-        this.inc({ action: 'dropped' }, s.rrlDropped ?? 0);
-        this.inc({ action: 'would_limit' }, s.rrlWouldLimit ?? 0);
-      },
-    });
-    new Counter({
-      name: 'tmkit_dns_cookies_total',
-      help: 'DNS cookies since start, by result: issued (a server cookie made), valid (a client came back with ours), badcookie (a rate-limited client told to)',
-      labelNames: ['result'],
-      registers,
-      collect() {
-        const s = source()?.stats();
-        if (!s) return;
-        this.reset();
-        this.inc({ result: 'issued' }, s.cookiesIssued ?? 0);
-        this.inc({ result: 'valid' }, s.cookiesValid ?? 0);
-        this.inc({ result: 'badcookie' }, s.badCookies ?? 0);
-      },
-    });
-    new Counter({
-      name: 'tmkit_dns_queries_total',
-      help: 'DNS queries answered, by profile (empty: no profile matched, e.g. apex, NXDOMAIN, REFUSED, errors), rcode and qtype',
-      labelNames: ['profile', 'rcode', 'qtype'],
-      registers,
-      collect() {
-        const c = source()?.counts();
-        if (!c) return;
-        this.reset();
-        for (const [profile, rcode, qtype, n] of c.queries) this.inc({ profile, rcode, qtype }, n);
-      },
-    });
-    new Counter({
-      name: 'tmkit_dns_answers_total',
-      help: 'DNS answers carrying records, by profile and leaf endpoint (profile/endpoint path through nesting); MultiValue answers count every endpoint',
-      labelNames: ['profile', 'endpoint'],
-      registers,
-      collect() {
-        const c = source()?.counts();
-        if (!c) return;
-        this.reset();
-        for (const [profile, endpoint, n] of c.answers) this.inc({ profile, endpoint }, n);
-      },
-    });
+        return s && fields.map(([value, field]) => [{ [label]: value } as Record<L, string>, s[field] ?? 0] as const);
+      };
+    scraped(
+      'tmkit_dns_rrl_responses_total',
+      'Response rate limiting (serve --rrl): UDP answers limited since start, by action: slipped (sent truncated), dropped, would_limit (--rrl-mode log)',
+      ['action'],
+      fromStats('action', [
+        ['slipped', 'rrlSlipped'],
+        ['dropped', 'rrlDropped'],
+        ['would_limit', 'rrlWouldLimit'],
+      ]),
+    );
+    scraped(
+      'tmkit_dns_cookies_total',
+      'DNS cookies since start, by result: issued (a server cookie made), valid (a client came back with ours), badcookie (a rate-limited client told to)',
+      ['result'],
+      fromStats('result', [
+        ['issued', 'cookiesIssued'],
+        ['valid', 'cookiesValid'],
+        ['badcookie', 'badCookies'],
+      ]),
+    );
+    scraped(
+      'tmkit_dns_queries_total',
+      'DNS queries answered, by profile (empty: no profile matched, e.g. apex, NXDOMAIN, REFUSED, errors), rcode and qtype',
+      ['profile', 'rcode', 'qtype'],
+      () =>
+        source()
+          ?.counts()
+          ?.queries.map(([profile, rcode, qtype, n]) => [{ profile, rcode, qtype }, n] as const),
+    );
+    scraped(
+      'tmkit_dns_answers_total',
+      'DNS answers carrying records, by profile and leaf endpoint (profile/endpoint path through nesting); MultiValue answers count every endpoint',
+      ['profile', 'endpoint'],
+      () =>
+        source()
+          ?.counts()
+          ?.answers.map(([profile, endpoint, n]) => [{ profile, endpoint }, n] as const),
+    );
   }
 
   /** The watchdog's figures (see SnapshotPipeline.lag), read at scrape time (not once `stop()` was called). */

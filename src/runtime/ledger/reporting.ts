@@ -1,15 +1,15 @@
 /**
- * What the runtime reports of its own accord, wired once by the engine (engine.ts only composes): health
+ * What the health ledger's parts report of their own accord, wired once by the engine (engine.ts only composes): health
  * transitions and probes to the log, `/metrics` and the live events; override events to the log and the live
  * events (and from there to the webhooks). Each returns its unsubscribe.
  */
 import type { Logger } from 'pino';
-import { splitTargetKey } from '../core/health/targets';
-import type { LiveEvents } from './events';
+import { splitTargetKey } from '../../core/health/targets';
+import type { LiveEvents } from '../events';
 import type { HealthLedger } from './ledger';
-import type { OperationsFeed } from './ledger/operations-feed';
-import type { RuntimeMetrics } from './metrics';
-import type { Monitor } from './monitor';
+import type { OperationsFeed } from './operations-feed';
+import type { RuntimeMetrics } from '../metrics';
+import type { Monitor } from '../monitor';
 
 /** Every transition of an effective verdict: logged, counted and sent to live-event subscribers. */
 export function reportTransitions(ledger: HealthLedger, metrics: RuntimeMetrics, events: LiveEvents, logger: Logger): () => void {
