@@ -48,25 +48,27 @@ export function registerNode(program: Command): void {
       }
     };
 
-  whoOption(
-    serverOptions(
-      node
-        .command('drain')
-        .description('take this node out of rotation: /readyz answers 503 (DNS keeps answering) until undrain or a restart')
-        .option('--reason <text>', 'why, for /readyz, the audit log and the live events')
-        .option('--json', 'print the readiness as JSON'),
-    ),
-  ).action(run(withClient((c, o) => c.drainNode(body(o)))));
-
-  whoOption(
-    serverOptions(
-      node
-        .command('undrain')
-        .description('put this node back into rotation (/readyz answers 200 again when nothing else is wrong)')
-        .option('--reason <text>', 'why, for the audit log')
-        .option('--json', 'print the readiness as JSON'),
-    ),
-  ).action(run(withClient((c, o) => c.undrainNode(body(o)))));
+  const moves = [
+    {
+      name: 'drain',
+      description: 'take this node out of rotation: /readyz answers 503 (DNS keeps answering) until undrain or a restart',
+      reason: 'why, for /readyz, the audit log and the live events',
+      send: (c: ReturnType<typeof clientFor>, o: NodeOptions) => c.drainNode(body(o)),
+    },
+    {
+      name: 'undrain',
+      description: 'put this node back into rotation (/readyz answers 200 again when nothing else is wrong)',
+      reason: 'why, for the audit log',
+      send: (c: ReturnType<typeof clientFor>, o: NodeOptions) => c.undrainNode(body(o)),
+    },
+  ];
+  for (const m of moves) {
+    whoOption(
+      serverOptions(
+        node.command(m.name).description(m.description).option('--reason <text>', m.reason).option('--json', 'print the readiness as JSON'),
+      ),
+    ).action(run(withClient(m.send)));
+  }
 
   serverOptions(
     node
