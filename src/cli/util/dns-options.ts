@@ -9,7 +9,7 @@ import { zoneProblems, type ZoneProblem } from '../../core/zone';
 import type { ListenAddress } from '../../runtime/dns';
 import { autoWorkers, mainProcessNotice, reusePortSupport, sharedSocketNotice, type ReusePortSupport } from '../../runtime/dns';
 import type { DnsAuthority, DnsLimits } from '../../runtime/engine';
-import type { KeyPolicy } from '../../runtime/dns';
+import { SIGNING_LIMIT_DEFAULTS, setSigningLimits, type KeyPolicy } from '../../runtime/dns';
 import { CliError, EXIT_USAGE } from '../errors';
 
 /** `host:port` or `[v6]:port` → address; the port is required. */
@@ -231,11 +231,13 @@ export function checkAuthority(
   throw new CliError(problems.map((p) => `${option(p)}: ${p.message}`).join('\ntmkit: '), EXIT_USAGE);
 }
 
-/** What `--dnssec`, `--dnssec-algorithm` and `--dnssec-keys` give. */
+/** What `--dnssec`, `--dnssec-algorithm`, `--dnssec-keys`, `--dnssec-cache-size` and `--dnssec-sign-rate` give. */
 export interface DnssecFlags {
   dnssec?: boolean;
   dnssecAlgorithm: string;
   dnssecKeys: string;
+  dnssecCacheSize?: string;
+  dnssecSignRate?: string;
 }
 
 /** The DNSSEC flags `serve` and `dns` share; `where`: where the keys are kept. */
@@ -243,7 +245,28 @@ export function addDnssecOptions(cmd: Command, where: string): Command {
   return cmd
     .option('--dnssec', `sign the zone (DNSSEC: online signing, compact denial of existence); keys are made on first start, ${where}`)
     .option('--dnssec-algorithm <alg>', 'DNSSEC algorithm of new keys: 13 (ECDSAP256SHA256) or 15 (ED25519)', '13')
-    .option('--dnssec-keys <mode>', 'csk: one combined signing key; split: a KSK and a ZSK', 'csk');
+    .option('--dnssec-keys <mode>', 'csk: one combined signing key; split: a KSK and a ZSK', 'csk')
+    .option('--dnssec-cache-size <MiB>', 'DNSSEC signature cache per DNS process, in MiB', String(SIGNING_LIMIT_DEFAULTS.cacheBytes / MIB))
+    .option(
+      '--dnssec-sign-rate <n>',
+      'new DNSSEC signatures per second per DNS process for names that do not exist (0: unlimited); beyond, TC',
+      String(SIGNING_LIMIT_DEFAULTS.signRate),
+    );
+}
+
+const MIB = 1024 * 1024;
+
+/** `--dnssec-cache-size` and `--dnssec-sign-rate`: set for this process and the DNS workers it forks (signing-limits.ts). */
+function signingLimitsFrom(opts: DnssecFlags): void {
+  const size = opts.dnssecCacheSize ?? String(SIGNING_LIMIT_DEFAULTS.cacheBytes / MIB);
+  const rate = opts.dnssecSignRate ?? String(SIGNING_LIMIT_DEFAULTS.signRate);
+  const mib = Number(size);
+  if (!/^\d+(\.\d+)?$/.test(size.trim()) || !(mib >= 1 && mib <= 65536))
+    throw new CliError(`--dnssec-cache-size ${size}: a size in MiB from 1 to 65536`, EXIT_USAGE);
+  const perSecond = Number(rate);
+  if (!/^\d+$/.test(rate.trim()) || perSecond > 1_000_000)
+    throw new CliError(`--dnssec-sign-rate ${rate}: signatures per second, 0 (unlimited) to 1000000`, EXIT_USAGE);
+  setSigningLimits({ cacheBytes: Math.floor(mib * MIB), signRate: perSecond });
 }
 
 /** `--dnssec [--dnssec-algorithm 13|15] [--dnssec-keys csk|split]`; undefined without --dnssec. */
@@ -255,9 +278,14 @@ export function dnssecPolicyFrom(opts: DnssecFlags): KeyPolicy | undefined {
   const mode = opts.dnssecKeys.trim().toLowerCase();
   if (mode !== 'csk' && mode !== 'split')
     throw new CliError(`--dnssec-keys ${opts.dnssecKeys}: csk (one combined signing key) or split (a KSK and a ZSK)`, EXIT_USAGE);
+  signingLimitsFrom(opts);
   if (!opts.dnssec) {
     if (opts.dnssecAlgorithm !== '13' || opts.dnssecKeys !== 'csk')
       throw new CliError('--dnssec-algorithm and --dnssec-keys need --dnssec', EXIT_USAGE);
+    if (opts.dnssecCacheSize !== undefined && Number(opts.dnssecCacheSize) !== SIGNING_LIMIT_DEFAULTS.cacheBytes / MIB)
+      throw new CliError('--dnssec-cache-size needs --dnssec', EXIT_USAGE);
+    if (opts.dnssecSignRate !== undefined && Number(opts.dnssecSignRate) !== SIGNING_LIMIT_DEFAULTS.signRate)
+      throw new CliError('--dnssec-sign-rate needs --dnssec', EXIT_USAGE);
     return undefined;
   }
   return { algorithm, split: mode === 'split' };
