@@ -59,6 +59,7 @@
  * and a scratch buffer for the key are built in the constructor.
  */
 import { randomBytes } from 'node:crypto';
+import { FNV_PRIME, fmix32 } from '../../core/hash32';
 import { formatIPv4, formatIPv6Groups, type IpSyntax, isIpv4Mapped, parseIPv4, parseIpBytes, parsePrefix } from '../../core/net/ip';
 
 /** The response classes of NSD's `rrl_type` (tmkit's {@link classify} gives the first six). */
@@ -178,7 +179,6 @@ const LAST = 5;
 /** Limited responses more than this far apart start a new run. */
 const RUN_GAP_MS = 1000;
 
-const FNV_PRIME = 16777619;
 /** The largest key bytes hashed: family, 16 prefix bytes, class. */
 const KEY_PREFIX_BYTES = 18;
 
@@ -187,16 +187,6 @@ function integerOption(name: string, value: unknown, min: number, max: number): 
     throw new RangeError(`RRL option ${name} must be an integer from ${min} to ${max} (got ${JSON.stringify(value) ?? String(value)})`);
   }
   return value;
-}
-
-/** murmur3's finaliser: spreads FNV's weak low bits before they index the table. */
-function avalanche(h: number): number {
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  h = Math.imul(h, 0xc2b2ae35);
-  h ^= h >>> 16;
-  return h >>> 0;
 }
 
 export class ResponseRateLimiter {
@@ -354,9 +344,10 @@ export class ResponseRateLimiter {
       h1 = Math.imul(h1 ^ c, FNV_PRIME);
       h2 = Math.imul(h2 ^ c, FNV_PRIME);
     }
-    const slot = (avalanche(h1) & this.mask) * STRIDE;
+    // murmur3's finaliser spreads FNV's weak low bits before they index the table.
+    const slot = (fmix32(h1) & this.mask) * STRIDE;
     const t = this.table;
-    const fp = avalanche(h2 ^ 0x9e3779b9) || 1;
+    const fp = fmix32(h2 ^ 0x9e3779b9) || 1;
 
     let credit: number;
     const held = t[slot + FP]!;

@@ -19,6 +19,7 @@
  * interval plus the start delay apart afterwards (plus one interval per skipped slot).
  */
 
+import { FNV_OFFSET, fmix32, fnvString } from '../../core/hash32';
 import { systemClock, type RuntimeClock } from '../clock';
 
 /** Time and timers, injectable for scheduling tests: the runtime's clock (clock.ts). */
@@ -29,18 +30,8 @@ export const realTimers: Timers = systemClock;
 
 /** FNV-1a (32 bit) of the key, as a fraction in [0, 1): a stable, well-spread phase per key. */
 export function hashPhase(key: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < key.length; i++) {
-    h ^= key.charCodeAt(i);
-    h = Math.imul(h, 0x01000193);
-  }
-  // final avalanche (murmur3 fmix) so that keys differing in the last character still spread
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  h = Math.imul(h, 0xc2b2ae35);
-  h ^= h >>> 16;
-  return (h >>> 0) / 4294967296;
+  // the final avalanche (murmur3 fmix) so that keys differing in the last character still spread
+  return fmix32(fnvString(FNV_OFFSET, key)) / 4294967296;
 }
 
 export type JobRunner = (key: string, generation: number, signal: AbortSignal) => Promise<void>;

@@ -2,6 +2,7 @@
  * What a routing method returns: a choice among the profile's endpoints with exact probabilities (the
  * resolver then recurses into nested endpoints and applies the record-type table), or a negative answer.
  */
+import { FNV_OFFSET, FNV_PRIME, fmix32, fnvString } from '../../hash32';
 import { GEO_REGIONS, geoAncestry } from '../../data';
 import type { ClientGeo, GeoLookup } from '../../ports';
 import { bitsOf, networkAddress, parseIp } from '../../net/ip';
@@ -152,33 +153,12 @@ export function single(e: CompiledEndpoint, s: ExplanationStep, steps: Explanati
 // ---------------------------------------------------------------------------------------------------
 // Choosing by client: a stable, cheap hash instead of a random draw
 
-const FNV_OFFSET = 0x811c9dc5;
-const FNV_PRIME = 0x01000193;
-
-function fnvString(h: number, s: string): number {
-  for (let i = 0; i < s.length; i++) {
-    h ^= s.charCodeAt(i);
-    h = Math.imul(h, FNV_PRIME);
-  }
-  return h;
-}
-
 /** FNV-1a over the 4 bytes of a 32-bit word (little end first). */
 function fnvWord(h: number, w: number): number {
   h = Math.imul(h ^ (w & 0xff), FNV_PRIME);
   h = Math.imul(h ^ ((w >>> 8) & 0xff), FNV_PRIME);
   h = Math.imul(h ^ ((w >>> 16) & 0xff), FNV_PRIME);
   return Math.imul(h ^ (w >>> 24), FNV_PRIME);
-}
-
-/** murmur3's 32-bit finalizer: every input bit affects every output bit. */
-function fmix32(h: number): number {
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  h = Math.imul(h, 0xc2b2ae35);
-  h ^= h >>> 16;
-  return h >>> 0;
 }
 
 /**
