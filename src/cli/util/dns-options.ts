@@ -114,13 +114,22 @@ export function authorityFrom(ns: ReadonlyArray<{ name: string; addresses: strin
 }
 
 /**
- * The DNS limit flags both commands take: TCP (defaults: 10 s idle, 1000 per process, 32 per client), and
+ * The DNS limit flags both commands take: TCP (defaults: 10 s idle, 2 s per message, 1000 per process, 32 per client), and
  * response rate limiting and cookies (addAdmissionOptions).
  */
 export function addTcpLimitOptions(cmd: Command): Command {
   return addAdmissionOptions(cmd)
     .option('--tcp-idle-timeout <ms>', 'close idle TCP DNS connections after this long', '10000')
-    .option('--tcp-max-connections <n>', 'concurrent TCP DNS connections per process (per DNS worker with --workers)', '1000')
+    .option(
+      '--tcp-message-timeout <ms>',
+      'a TCP DNS message must arrive whole within this long of its first byte (later bytes do not extend it), else the connection is closed',
+      '2000',
+    )
+    .option(
+      '--tcp-max-connections <n>',
+      'concurrent TCP DNS connections per process (per DNS worker with --workers); at the cap a new one closes the longest idle one',
+      '1000',
+    )
     .option(
       '--tcp-max-connections-per-client <n>',
       'concurrent TCP DNS connections from one client (IPv4 address or IPv6 /64) per process; beyond it, its new connections are closed',
@@ -182,9 +191,13 @@ export function rrlFrom(o: {
 
 /** The DNS limits from the flags (`payloadFlag`: `--max-udp-payload` for serve, `--udp-payload` for dns). */
 export function dnsLimitsFrom(
-  o: { udpPayload: string; tcpIdleTimeout: string; tcpMaxConnections: string; tcpMaxConnectionsPerClient: string } & Parameters<
-    typeof rrlFrom
-  >[0],
+  o: {
+    udpPayload: string;
+    tcpIdleTimeout: string;
+    tcpMessageTimeout?: string;
+    tcpMaxConnections: string;
+    tcpMaxConnectionsPerClient: string;
+  } & Parameters<typeof rrlFrom>[0],
   payloadFlag: string,
 ): DnsLimits {
   const rrl = rrlFrom(o);
@@ -193,6 +206,7 @@ export function dnsLimitsFrom(
     udpPayloadCap: intOption(payloadFlag, o.udpPayload, 512, 4096),
     tcp: {
       idleTimeoutMs: intOption('--tcp-idle-timeout', o.tcpIdleTimeout, 1, 3_600_000),
+      messageTimeoutMs: intOption('--tcp-message-timeout', o.tcpMessageTimeout ?? '2000', 1, 3_600_000),
       maxConnections: intOption('--tcp-max-connections', o.tcpMaxConnections, 1, 1_000_000),
       maxConnectionsPerClient: intOption('--tcp-max-connections-per-client', o.tcpMaxConnectionsPerClient, 1, 1_000_000),
     },

@@ -1,4 +1,4 @@
-/** TCP per RFC 7766: length prefix, several queries per connection, pipelining, idle timeout, connection limit. */
+/** TCP per RFC 7766: length prefix, several queries per connection, pipelining, idle timeout, connection limit (with eviction). */
 import * as net from 'node:net';
 import * as dnsPacket from 'dns-packet';
 import { DnsServer } from '../../../src/runtime/dns';
@@ -99,7 +99,7 @@ describe('TCP', () => {
     expect(await waitClose(sock, 10000)).toBe('closed');
   });
 
-  test('connection limit: the connection over the limit is closed, the others still answered', async () => {
+  test('connection limit: at the cap a new connection takes the slot of the oldest one that sent nothing, the others still answered', async () => {
     server = await startServer({ maxConnections: 2 });
     const port = server.address().port;
     const open = async (): Promise<net.Socket> => {
@@ -108,19 +108,24 @@ describe('TCP', () => {
       await new Promise((r) => s.once('connect', r));
       return s;
     };
+    const ask = (s: net.Socket, id: number): Promise<Buffer> =>
+      new Promise<Buffer>((resolve) => {
+        s.once('data', (d) => resolve(d));
+        s.write(framed(buildQuery(id, `v4.${ZONE}`, 1)));
+      });
     const a = await open();
+    const aClosed = waitClose(a, 10000);
     const b = await open();
     // Make sure both are accepted before the third arrives.
     while (server.tcpConnections < 2) await new Promise((r) => setTimeout(r, 10));
     const c = await open();
-    expect(await waitClose(c, 10000)).toBe('closed');
-    const answer = await new Promise<Buffer>((resolve) => {
-      a.once('data', (d) => resolve(d));
-      a.write(framed(buildQuery(5, `v4.${ZONE}`, 1)));
-    });
-    expect(answer.readUInt16BE(2)).toBe(5);
-    a.destroy();
+    expect((await ask(c, 5)).readUInt16BE(2)).toBe(5);
+    expect(await aClosed).toBe('closed');
+    expect((await ask(b, 6)).readUInt16BE(2)).toBe(6);
+    expect(server.tcpConnections).toBe(2);
+    expect(server.tcpEvictedIdle).toBe(1);
     b.destroy();
+    c.destroy();
   });
 
   test('a framed message too short for a header closes the connection', async () => {
