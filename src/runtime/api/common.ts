@@ -15,7 +15,7 @@ import {
   type StoredProfile,
 } from '../../core/store';
 import { ApiProblem } from './errors';
-import { header, type Ctx, type Reply } from './http';
+import { header, readJson, type Ctx, type Reply } from './http';
 import type { SummaryIndex } from './summaries';
 
 /** What every handler module is given. */
@@ -34,6 +34,38 @@ const STACK_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 const RETRIES = 64;
 
 export const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** The request's JSON body, which must be an object: else 400 BAD_REQUEST, `the body must be ${mustBe}`. */
+export async function readObject(c: { maxBody: number }, ctx: Ctx, mustBe: string): Promise<Record<string, unknown>> {
+  const body = await readJson(ctx.req, c.maxBody);
+  if (!isObj(body)) throw ApiProblem.of(400, 'BAD_REQUEST', `the body must be ${mustBe}`, { path: '$' });
+  return body;
+}
+
+/**
+ * A PUT body's `name` against the URL's (`kind` 'profile' or 'endpoint'): absent, it is set to the URL's;
+ * else it must equal the URL's but for case (400 NAME_MISMATCH). The URL is case-insensitive; the body's
+ * name is the stored name.
+ */
+export function nameAsInUrl(body: Record<string, unknown>, urlName: string, kind: 'profile' | 'endpoint'): void {
+  if (body.name === undefined) body.name = urlName;
+  else if (typeof body.name !== 'string' || body.name.toLowerCase() !== urlName.toLowerCase()) {
+    throw ApiProblem.of(
+      400,
+      'NAME_MISMATCH',
+      `the body names ${kind} '${String(body.name)}' but the URL names '${urlName}'; they must be equal`,
+      { path: `${kind}s[${urlName}].name` },
+    );
+  }
+}
+
+/** A part of the server that may not be attached: the getter gives it, or throws 503 NOT_AVAILABLE saying `missing`. */
+export function attached<T>(part: T | undefined, missing: string): () => T {
+  return () => {
+    if (!part) throw ApiProblem.of(503, 'NOT_AVAILABLE', missing);
+    return part;
+  };
+}
 
 /** The `?stack=` / `Tmkit-Stack` of a request (`default` when required and absent). */
 export function stackOf(ctx: Ctx, required: boolean): string | undefined {

@@ -8,7 +8,7 @@ import { toWire } from '../../core/api';
 import { endpointEtag, findEndpoint, withEndpoint, withEndpointPatch, withoutEndpoint } from '../../core/model/edit';
 import type { EndpointInput, Profile } from '../../core/model/types';
 import { parseEtagList } from '../../core/store';
-import { conditions, editProfile, isObj, mustGet, profileReply, stackOf, type ApiContext } from './common';
+import { conditions, editProfile, isObj, mustGet, nameAsInUrl, profileReply, readObject, stackOf, type ApiContext } from './common';
 import { ApiProblem } from './errors';
 import { header, readJson, route, type Ctx, type Reply, type Route } from './http';
 
@@ -72,23 +72,8 @@ async function getEndpoint(c: ApiContext, ctx: Ctx): Promise<Reply> {
 async function putEndpoint(c: ApiContext, ctx: Ctx): Promise<Reply<EndpointWriteResult>> {
   const urlEndpoint = ctx.params[1]!;
   const stack = stackOf(ctx, false);
-  const body = await readJson(ctx.req, c.maxBody);
-  if (!isObj(body))
-    throw ApiProblem.of(
-      400,
-      'BAD_REQUEST',
-      'the body must be one endpoint (a JSON object), e.g. {"type":"externalEndpoints","target":"192.0.2.10"}',
-      { path: '$' },
-    );
-  if (body.name === undefined) body.name = urlEndpoint;
-  else if (typeof body.name !== 'string' || body.name.toLowerCase() !== urlEndpoint.toLowerCase()) {
-    throw ApiProblem.of(
-      400,
-      'NAME_MISMATCH',
-      `the body names endpoint '${String(body.name)}' but the URL names '${urlEndpoint}'; they must be equal`,
-      { path: `endpoints[${urlEndpoint}].name` },
-    );
-  }
+  const body = await readObject(c, ctx, 'one endpoint (a JSON object), e.g. {"type":"externalEndpoints","target":"192.0.2.10"}');
+  nameAsInUrl(body, urlEndpoint, 'endpoint');
   const cond = conditions(ctx);
   // The client's If-Match is the endpoint's, checked against the profile as the write finds it.
   const r = await editProfile(c, ctx.params[0]!, stack, undefined, (current) => {

@@ -16,17 +16,14 @@ import type {
 } from '../../core/api';
 import type { ErrorCode } from '../../core/codes';
 import { isRefusal, type OperationsPort, type OperationsResult } from '../operations';
-import { findProfile, isObj, mustGet, type ApiContext } from './common';
+import { attached, findProfile, isObj, mustGet, type ApiContext } from './common';
 import { ApiProblem } from './errors';
 import { readBody, readJson, route, type Ctx, type Reply, type Route } from './http';
 
 const WHO = /^[A-Za-z0-9][A-Za-z0-9 ._@:/-]{0,63}$/;
 
 export function operationsRoutes(c: ApiContext, ops: OperationsPort | undefined): Route[] {
-  const on = (): OperationsPort => {
-    if (!ops) throw ApiProblem.of(503, 'NOT_AVAILABLE', 'this server has no traffic operations attached');
-    return ops;
-  };
+  const on = attached(ops, 'this server has no traffic operations attached');
   return [
     route('/v1/overrides', {
       GET: async () => ({ status: 200, body: on().listOverrides() }) as Reply<OverrideList>,
@@ -48,10 +45,7 @@ export function operationsRoutes(c: ApiContext, ops: OperationsPort | undefined)
  * balancers, anycast health checkers and Kubernetes; `GET /v1/node` and the drain (token) for `tmkit node`.
  */
 export function nodeRoutes(c: ApiContext, ops: OperationsPort | undefined): { routes: Route[]; open: Route[] } {
-  const on = (): OperationsPort => {
-    if (!ops) throw ApiProblem.of(503, 'NOT_AVAILABLE', 'this server has no runtime attached: there is no node to drain');
-    return ops;
-  };
+  const on = attached(ops, 'this server has no runtime attached: there is no node to drain');
   const text = { 'content-type': 'text/plain; charset=utf-8' };
   return {
     open: [

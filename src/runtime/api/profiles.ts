@@ -7,7 +7,18 @@ import type { DeleteResult, ProfileList, ProfileSummaryList, WriteResult } from 
 import { withSettingsPatch } from '../../core/model/edit';
 import type { Profile, ProfileInput } from '../../core/model/types';
 import type { DeleteProfileOptions, StoredProfile } from '../../core/store';
-import { conditions, editProfile, findProfile, isObj, mustGet, profileReply, stackOf, type ApiContext } from './common';
+import {
+  conditions,
+  editProfile,
+  findProfile,
+  isObj,
+  mustGet,
+  nameAsInUrl,
+  profileReply,
+  readObject,
+  stackOf,
+  type ApiContext,
+} from './common';
 import { ApiProblem } from './errors';
 import { header, readJson, route, type Ctx, type Reply, type Route } from './http';
 
@@ -68,19 +79,10 @@ async function getProfile(c: ApiContext, ctx: Ctx): Promise<Reply<Profile>> {
 async function putProfile(c: ApiContext, ctx: Ctx): Promise<Reply<WriteResult>> {
   const urlName = ctx.params[0]!;
   const stack = stackOf(ctx, true)!;
-  const body = await readJson(ctx.req, c.maxBody);
-  if (!isObj(body)) throw ApiProblem.of(400, 'BAD_REQUEST', 'the body must be one profile (a JSON object)', { path: '$' });
+  const body = await readObject(c, ctx, 'one profile (a JSON object)');
   // The URL is case-insensitive; the body's name is the profile's name (PUT /v1/profiles/WEB with
   // {"name":"web"} writes web). A name that differs from a stored one only in case is a conflict.
-  if (body.name === undefined) body.name = urlName;
-  else if (typeof body.name !== 'string' || body.name.toLowerCase() !== urlName.toLowerCase()) {
-    throw ApiProblem.of(
-      400,
-      'NAME_MISMATCH',
-      `the body names profile '${String(body.name)}' but the URL names '${urlName}'; they must be equal`,
-      { path: `profiles[${urlName}].name` },
-    );
-  }
+  nameAsInUrl(body, urlName, 'profile');
   const r = await c.store.putProfile(body as unknown as ProfileInput, { stack, ...conditions(ctx) });
   return profileReply(r.created ? 201 : 200, stack, r);
 }

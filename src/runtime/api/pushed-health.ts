@@ -10,9 +10,9 @@ import { problem, type Diagnostic } from '../../core/diagnostics';
 import { findEndpoint } from '../../core/model/edit';
 import type { PushedHealthApi } from '../ledger';
 import { MAX_PUSH_REASON, MAX_PUSH_TTL_SECONDS } from '../ledger/pushed-health';
-import { isObj, mustGet, type ApiContext } from './common';
+import { mustGet, readObject, type ApiContext } from './common';
 import { ApiProblem } from './errors';
-import { readJson, route, type Ctx, type Reply, type Route } from './http';
+import { route, type Ctx, type Reply, type Route } from './http';
 
 export function pushedHealthRoutes(c: ApiContext, pushed: PushedHealthApi | undefined): Route[] {
   return [
@@ -62,11 +62,7 @@ async function get(c: ApiContext, pushed: PushedHealthApi | undefined, ctx: Ctx)
 }
 
 async function put(c: ApiContext, pushed: PushedHealthApi | undefined, ctx: Ctx): Promise<Reply<PushedHealthReport>> {
-  const body = await readJson(ctx.req, c.maxBody);
-  if (!isObj(body))
-    throw ApiProblem.of(400, 'BAD_REQUEST', 'the body must be {"status": "Online" | "Degraded", "ttlSeconds": 300, "reason": "..."}', {
-      path: '$',
-    });
+  const body = await readObject(c, ctx, '{"status": "Online" | "Degraded", "ttlSeconds": 300, "reason": "..."}');
   const errors: Diagnostic[] = [];
   if (body.status !== 'Online' && body.status !== 'Degraded') {
     const near =

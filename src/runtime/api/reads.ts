@@ -11,7 +11,7 @@ import { problem, type Diagnostic } from '../../core/diagnostics';
 import type { LiveEvents } from '../events';
 import type { RuntimeMetrics } from '../metrics';
 import type { ResolveRequest, RuntimeReports } from '../read-models';
-import { isObj, mustGet, type ApiContext } from './common';
+import { isObj, mustGet, readObject, type ApiContext } from './common';
 import { ApiProblem } from './errors';
 import { readJson, route, type Ctx, type Reply, type Route } from './http';
 
@@ -70,9 +70,7 @@ async function status(c: ReadContext, ctx: Ctx): Promise<Reply<ProfileStatusRepo
 }
 
 async function resolve(c: ReadContext, ctx: Ctx): Promise<Reply<ResolveResult>> {
-  const body = await readJson(ctx.req, c.maxBody);
-  if (!isObj(body))
-    throw ApiProblem.of(400, 'BAD_REQUEST', 'the body must be {"name": "...", "type": "A", "clientIp": "..."}', { path: '$' });
+  const body = await readObject(c, ctx, '{"name": "...", "type": "A", "clientIp": "..."}');
   const errors: Diagnostic[] = [];
   if (typeof body.name !== 'string' || body.name.trim() === '')
     errors.push(problem('BAD_REQUEST', 'name (the DNS name to resolve) is required', { path: 'name' }));

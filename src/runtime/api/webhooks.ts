@@ -6,15 +6,12 @@
 import type { WebhookList, WebhookReport, WebhookRequest } from '../../core/api';
 import { problem, type Diagnostic } from '../../core/diagnostics';
 import { WebhookRefused, type WebhooksApi } from '../webhooks';
-import { isObj, type ApiContext } from './common';
+import { attached, readObject, type ApiContext } from './common';
 import { ApiProblem } from './errors';
-import { readJson, route, type Ctx, type Reply, type Route } from './http';
+import { route, type Ctx, type Reply, type Route } from './http';
 
 export function webhookRoutes(c: ApiContext, webhooks: WebhooksApi | undefined): Route[] {
-  const on = (): WebhooksApi => {
-    if (!webhooks) throw ApiProblem.of(503, 'NOT_AVAILABLE', 'this server has no webhooks attached');
-    return webhooks;
-  };
+  const on = attached(webhooks, 'this server has no webhooks attached');
   return [
     route('/v1/webhooks', {
       GET: async (): Promise<Reply<WebhookList>> => ({ status: 200, body: { webhooks: on().list() } }),
@@ -25,14 +22,7 @@ export function webhookRoutes(c: ApiContext, webhooks: WebhooksApi | undefined):
 }
 
 async function add(c: ApiContext, webhooks: WebhooksApi, ctx: Ctx): Promise<Reply<WebhookReport>> {
-  const body = await readJson(ctx.req, c.maxBody);
-  if (!isObj(body))
-    throw ApiProblem.of(
-      400,
-      'BAD_REQUEST',
-      'the body must be {"url": "https://…", "events": ["transition", "revision"], "secretFile": "/path"}',
-      { path: '$' },
-    );
+  const body = await readObject(c, ctx, '{"url": "https://…", "events": ["transition", "revision"], "secretFile": "/path"}');
   const errors: Diagnostic[] = [];
   if (typeof body.url !== 'string' || body.url === '')
     errors.push(problem('BAD_REQUEST', 'url (the http or https URL to POST events to) is required', { path: 'url' }));
