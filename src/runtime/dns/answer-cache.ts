@@ -1,9 +1,29 @@
 /**
  * The responder's cache of pre-encoded answers (responder.ts): what one entry holds, and the pure helpers
  * that pick a variant by probability, key the dynamic cache, patch headers and fit an answer to its query.
+ *
+ * Encoding (`encode.ts`): names are compressed (RFC 1035 §4.1.4). The question always sits at offset 12
+ * and keeps its length when its case is patched, so pointers into it stay valid for every query; names
+ * equal to a tail of the question read back in the query's case, as the question itself does.
+ *
+ * Cache: key = the question in wire form with the name lower-cased. An entry holds every outcome the zone
+ * lookup returned, pre-encoded, with cumulative probabilities. When the
+ * resolution depends on the client address (Geographic, Performance, Subnet, subnet override) the key is
+ * marked dynamic: each query is resolved for its own client (cheap), and the encoded bytes are cached by
+ * answer content (sections, endpoints) in a bounded LRU, never by client, so one client's answer cannot
+ * reach another. Such a resolution is already the client's own: Performance's even split over clients is
+ * decided inside the routing engine by a hash of the client (one outcome for that client); the RNG only
+ * picks among outcomes that are random per query (Weighted or MultiValue below it). Both caches are
+ * dropped on every snapshot change.
+ *
+ * Counting (for /metrics): every encoded answer holds references to its interned counters (profile, rcode,
+ * qtype; and one per leaf endpoint answered), so a query costs a few increments, no allocation and no
+ * callback; `counts()` copies them out at scrape time.
+ *
  */
 import type { Rng } from '../../core/ports';
-import type { ZoneAnswer, ZoneOutcome, ZoneRecord } from '../../core/zone';
+import type { ZoneAnswer, ZoneOutcome, ZoneQuestion, ZoneRecord } from '../../core/zone';
+import type { ZoneSigner } from './dnssec/signer';
 import type { AnswerTally, QueryTally } from './counts';
 import { TYPE } from './dnssec/records';
 import type { TrafficTally } from './traffic';
@@ -129,4 +149,30 @@ export function patchAnswer(
     writeOpt(out, pre + src.length, udpCap, 0, edns.dnssecOk, edns.ecs, scope, compactOk, cookie);
   }
   return out;
+}
+
+/** Bounded insert: evicts the oldest entries (Map keeps insertion order) when full. */
+export function remember<V>(map: Map<string, V>, key: string, value: V, max: number): void {
+  if (map.size >= max) {
+    const drop = Math.max(1, max >> 4);
+    let i = 0;
+    for (const k of map.keys()) {
+      if (i++ >= drop) break;
+      map.delete(k);
+    }
+  }
+  map.set(key, value);
+}
+
+/** What a cache miss needs to sign: the signer, 1 (DO) or 2 (DO and CO) or 0 (neither), the question. */
+export interface SignContext {
+  signer: ZoneSigner;
+  secure: number;
+  q: ZoneQuestion;
+  /** The types at the name for this client, when already looked up (client-dependent NODATA). */
+  types?: number[];
+  /** Sign as a query of this type (a minimal ANY: the type of the one RRset kept). */
+  qtype?: number;
+  /** The query came over TCP: a denial is signed even over the signing budget (the client proved its address). */
+  tcp: boolean;
 }

@@ -23,6 +23,7 @@ export function errorResponse(
   udpCap: number,
   tallies: DnsTallies,
   cookie?: Uint8Array,
+  extraFlags = 0,
 ): Buffer {
   const pre = transport === 'tcp' ? 2 : 0;
   const optLen = edns ? optLength(undefined, cookie) : 0;
@@ -32,7 +33,7 @@ export function errorResponse(
     out[0] = total >> 8;
     out[1] = total & 0xff;
   }
-  const flags = FLAG_QR | (qflags & 0x7800) /* opcode */ | (qflags & 0x0100) /* RD */ | (rcode & 0xf);
+  const flags = FLAG_QR | extraFlags | (qflags & 0x7800) /* opcode */ | (qflags & 0x0100) /* RD */ | (rcode & 0xf);
   writeHeader(out.subarray(pre), flags, questionLength > 0 ? 1 : 0, 0, 0, edns ? 1 : 0);
   out[pre] = id >> 8;
   out[pre + 1] = id & 0xff;

@@ -74,6 +74,8 @@ export interface ResponderStats {
   rrlSlipped: number;
   rrlDropped: number;
   rrlWouldLimit: number;
+  /** DNSSEC: denials over the signing budget, answered with TC instead (`--dnssec-sign-rate`). */
+  signRefused: number;
 }
 
 /** Every counter at zero. */
@@ -90,5 +92,6 @@ export function zeroStats(): ResponderStats {
     rrlSlipped: 0,
     rrlDropped: 0,
     rrlWouldLimit: 0,
+    signRefused: 0,
   };
 }

@@ -12,30 +12,14 @@
  * patch the ID, the RD bit and the question-name bytes (to echo the query's case, "0x20"), then append the
  * OPT record when the query had one. No decode or encode per query.
  *
- * Encoding (`encode.ts`): names are compressed (RFC 1035 §4.1.4). The question always sits at offset 12
- * and keeps its length when its case is patched, so pointers into it stay valid for every query; names
- * equal to a tail of the question read back in the query's case, as the question itself does.
- *
- * Cache: key = the question in wire form with the name lower-cased. An entry holds every outcome the zone
- * lookup returned, pre-encoded, with cumulative probabilities. When the
- * resolution depends on the client address (Geographic, Performance, Subnet, subnet override) the key is
- * marked dynamic: each query is resolved for its own client (cheap), and the encoded bytes are cached by
- * answer content (sections, endpoints) in a bounded LRU, never by client, so one client's answer cannot
- * reach another. Such a resolution is already the client's own: Performance's even split over clients is
- * decided inside the routing engine by a hash of the client (one outcome for that client); the RNG only
- * picks among outcomes that are random per query (Weighted or MultiValue below it). Both caches are
- * dropped on every snapshot change.
- *
  * DNSSEC (`setSigner`, ../dnssec/signer.ts): with a signer, queries with the DO bit are cached apart (the
  * key gains a suffix, another for the CO flag) and their answers carry RRSIGs and the compact-denial NSEC;
  * the signer decides them once per cache miss. Every entry remembers the signer's `generation` and is
  * encoded again once it moves on (a new validity window, a key rollover step): still a copy per query.
  *
- * Counting (for /metrics): every encoded answer holds references to its interned counters (profile, rcode,
- * qtype; and one per leaf endpoint answered), so a query costs a few increments, no allocation and no
- * callback; `counts()` copies them out at scrape time.
- *
- * Beside it: its options and stats (`responder-options.ts`), the error answers (`error-response.ts`).
+ * Beside it: the cache and how an answer is fitted to its query (`answer-cache.ts`, with how names are
+ * encoded and cached), the cookie and rate-limit checks (`admission.ts`), minimal ANY (`minimal-any.ts`),
+ * its options and stats (`responder-options.ts`), the error answers (`error-response.ts`).
  */
 import type { Clock, Rng } from '../../core/ports';
 import { systemClock } from '../clock';
@@ -72,6 +56,8 @@ import {
 import {
   DYNAMIC,
   patchAnswer,
+  remember,
+  type SignContext,
   keyNameLengthOf,
   pick,
   pickOutcome,
@@ -87,6 +73,7 @@ import { cookieReply, RCODE_BADCOOKIE, rateLimit } from './admission';
 import type { CookieJar } from './cookies';
 import { MINIMAL_ANY_SUFFIX, QTYPE_ANY, keptType, oneRrset } from './minimal-any';
 import type { ResponseRateLimiter } from './rrl';
+import { SigningBudgetExceeded } from './dnssec/signing-limits';
 import type { ZoneSigner } from './dnssec/signer';
 import { DnsTallies, qtypeLabel, rcodeName, type DnsCounts } from './counts';
 import { TrafficTallies, TrafficTally, type TrafficRow } from './traffic';
@@ -261,11 +248,42 @@ export class Responder {
         this.stats.cacheHits++;
         encoded = pick(entry, this.rng);
       } else {
-        const r = this.resolveMiss(cache, key, q.qtype, q.qclass, clientAddress, edns?.ecs, entry === DYNAMIC, secure, minimalAny);
+        const r = this.resolveMiss(
+          cache,
+          key,
+          q.qtype,
+          q.qclass,
+          clientAddress,
+          edns?.ecs,
+          entry === DYNAMIC,
+          secure,
+          minimalAny,
+          transport === 'tcp',
+        );
         encoded = r.encoded;
         scope = r.scope;
       }
     } catch (err) {
+      if (err instanceof SigningBudgetExceeded) {
+        // Over this process's signing budget (a random-name flood): the question only, TC set, so a real
+        // resolver asks again over TCP, where the answer is signed anyway. Not cached.
+        this.stats.truncated++;
+        this.stats.signRefused++;
+        const rcode = err.rcode === 'NXDOMAIN' ? RCODE.NXDOMAIN : RCODE.NOERROR;
+        return errorResponse(
+          msg,
+          q.id,
+          q.flags,
+          rcode,
+          q.questionLength,
+          edns,
+          transport,
+          this.udpCap,
+          this.tallies,
+          undefined,
+          FLAG_AA | FLAG_TC,
+        );
+      }
       this.stats.errors++;
       this.onError?.(
         `${err instanceof DnsEncodeError ? 'encoding failed' : 'routing failed'}: ${(err as Error)?.message ?? String(err)}`,
@@ -342,7 +360,8 @@ export class Responder {
     ecs: ClientSubnet | undefined,
     knownDynamic: boolean,
     secure: number,
-    minimalAny = false,
+    minimalAny: boolean,
+    tcp: boolean,
   ): { encoded: Encoded; scope: number } {
     const useEcs = ecs !== undefined && ecs.sourcePrefix > 0;
     const nameKey = minimalAny ? key.slice(0, -MINIMAL_ANY_SUFFIX.length) : key;
@@ -357,7 +376,7 @@ export class Responder {
     const looked = lookup(this.zoneData, this.snapshot, q, this.resolveFn);
     const res = minimalAny ? oneRrset(looked) : looked;
     const question = { name: q.name, type: qtype, class: qclass };
-    const sign: SignContext | undefined = this.signer === undefined ? undefined : { signer: this.signer, secure, q };
+    const sign: SignContext | undefined = this.signer === undefined ? undefined : { signer: this.signer, secure, q, tcp };
     // Signed as a query for the one type kept (no DNSKEY added to an apex ANY, one RRSIG).
     if (sign !== undefined && minimalAny) sign.qtype = keptType(res);
 
@@ -376,7 +395,7 @@ export class Responder {
       };
     }
     // Client-dependent: remember that, and cache the encoding of the one outcome we pick, by content.
-    if (!knownDynamic) this.remember(cache, key, DYNAMIC, this.cacheSize);
+    if (!knownDynamic) remember(cache, key, DYNAMIC, this.cacheSize);
     const scope = !ecs ? 0 : !res.clientDependent ? 0 : useEcs ? (res.ecsScopePrefix ?? ecs.sourcePrefix) : 0;
     const outcome = pickOutcome(res.outcomes, this.rng);
     // A signed negative answer's NSEC lists the types the name has for this client: part of its content.
@@ -389,7 +408,7 @@ export class Responder {
     let enc = this.dynamicCache.get(okey);
     if (enc === undefined || enc.generation !== (this.signer?.generation ?? 0)) {
       enc = this.encodeOutcome(question, res, outcome, sign);
-      this.remember(this.dynamicCache, okey, enc, this.dynamicCacheSize);
+      remember(this.dynamicCache, okey, enc, this.dynamicCacheSize);
     }
     return { encoded: enc, scope };
   }
@@ -399,21 +418,8 @@ export class Responder {
     let sum = 0;
     for (const p of probabilities) cumulative.push((sum += p));
     const entry: StaticEntry = { dynamic: false, variants, cumulative, generation: this.signer?.generation ?? 0 };
-    this.remember(cache, key, entry, this.cacheSize);
+    remember(cache, key, entry, this.cacheSize);
     return pick(entry, this.rng);
-  }
-
-  /** Bounded insert: evicts the oldest entries (Map keeps insertion order) when full. */
-  private remember<V>(map: Map<string, V>, key: string, value: V, max: number): void {
-    if (map.size >= max) {
-      const drop = Math.max(1, max >> 4);
-      let i = 0;
-      for (const k of map.keys()) {
-        if (i++ >= drop) break;
-        map.delete(k);
-      }
-    }
-    map.set(key, value);
   }
 
   /**
@@ -439,6 +445,7 @@ export class Responder {
       additional: o.additional,
       dnssecOk: secure !== 0,
       compactOk: secure === 2,
+      overBudget: sign.tcp ? 'sign' : 'refuse',
       negativeTtl: negativeTtl(this.zoneData),
       typesAt: () => sign.types ?? typesOf(lookup(this.zoneData, this.snapshot, { ...q, type: 'ANY' }, this.resolveFn)),
     });
@@ -483,15 +490,4 @@ export class Responder {
       out.traffic = this.traffic.tally(profile, endpoints);
     return out;
   }
-}
-
-/** What a cache miss needs to sign: the signer, 1 (DO) or 2 (DO and CO) or 0 (neither), the question. */
-interface SignContext {
-  signer: ZoneSigner;
-  secure: number;
-  q: ZoneQuestion;
-  /** The types at the name for this client, when already looked up (client-dependent NODATA). */
-  types?: number[];
-  /** Sign as a query of this type (a minimal ANY: the type of the one RRset kept). */
-  qtype?: number;
 }

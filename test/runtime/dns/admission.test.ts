@@ -5,7 +5,7 @@
  */
 import * as dgram from 'node:dgram';
 import { randomBytes } from 'node:crypto';
-import { CookieJar, DnsServer, ResponseRateLimiter, type RrlOptions } from '../../../src/runtime/dns';
+import { CookieJar, DnsServer, ResponseRateLimiter, ZoneSigner, loadKeySet, newKeySet, type RrlOptions } from '../../../src/runtime/dns';
 import { seededRng } from '../../../src/testing/rng';
 import { ZONE, buildQuery, dig, emptySnapshot, optRecord, standardTable, tableResolver, udpExchange } from './support';
 
@@ -248,5 +248,60 @@ describe('ANY (RFC 8482)', () => {
     const q = buildQuery(9, ZONE, 255, { additional: optRecord(4096) });
     const resp = await udpExchange('127.0.0.1', s.port, q);
     expect(resp!.length / q.length).toBeLessThan(10);
+  });
+});
+
+describe('bounded signing under a random-name flood', () => {
+  test('over the signing budget a denial goes out with TC (not cached, not SERVFAIL); TCP gets it signed; real names keep flowing', async () => {
+    const { keys } = loadKeySet(newKeySet(ZONE, { algorithm: 13, split: false }, Date.now() - 3_600_000), 'test keys');
+    const server = new DnsServer({
+      zone: ZONE,
+      snapshot: emptySnapshot(),
+      resolve: tableResolver(standardTable()),
+      rng: seededRng(7),
+      listen: [{ address: '127.0.0.1', port: 0 }],
+    });
+    server.responder.setSigner(new ZoneSigner(keys, { zone: ZONE, signRate: 20 }));
+    await server.start();
+    const port = server.address().port;
+    try {
+      const doOpt = (): Buffer => {
+        const o = optRecord(1232);
+        o[7] = 0x80; // DO
+        return o;
+      };
+      let tc = 0;
+      let servfail = 0;
+      for (let i = 0; i < 200; i++) {
+        const r = await udpExchange(
+          '127.0.0.1',
+          port,
+          buildQuery(i, `r${i}-${randomBytes(4).toString('hex')}.tm.internal`, 1, { additional: doOpt() }),
+        );
+        if (r![2]! & 0x02) tc++;
+        if ((r![3]! & 0x0f) === 2) servfail++;
+      }
+      expect(servfail).toBe(0);
+      expect(tc).toBeGreaterThan(150); // about 20 signed within the budget, the rest refused with TC
+      expect(server.stats.signRefused).toBe(tc);
+      // The client's TCP retry is signed anyway.
+      const viaTcp = await dig([
+        '@127.0.0.1',
+        '-p',
+        String(port),
+        '+dnssec',
+        '+tcp',
+        `late-${randomBytes(4).toString('hex')}.tm.internal`,
+        'A',
+      ]);
+      expect(viaTcp.flags).not.toContain('tc');
+      expect(viaTcp.authority.map((r) => r[3])).toContain('NSEC');
+      // A real name is answered in full over UDP, signed.
+      const real = await dig(['@127.0.0.1', '-p', String(port), '+dnssec', '+notcp', 'v4.tm.internal', 'A']);
+      expect(real.flags).not.toContain('tc');
+      expect(real.answer.map((r) => r[3])).toContain('RRSIG');
+    } finally {
+      await server.close();
+    }
   });
 });
