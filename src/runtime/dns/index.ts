@@ -3,13 +3,15 @@
  * the runtime. Nothing outside src/runtime/dns/ imports a file inside it but this one.
  *
  * A query passes the rooms in one order:
- *   1. server.ts     the sockets: UDP datagrams, TCP connections, framing and the TCP limits
- *   2. wire.ts       the header, question and EDNS (ECS, DO) parsed by hand
- *   3. responder.ts  the answer: the cache of pre-encoded answers (answer-cache.ts), or on a miss the pure zone lookup
- *                    (core/zone, core/routing) encoded once (encode.ts)
- *   4. dnssec/       signed online when the query asks (signer.ts), keys and rollovers (service.ts)
- *   5. counts.ts, traffic.ts  tallies for /metrics and Traffic View; then server.ts sends the bytes
- * Admission of a query (where a source is allowed to be, how fast) belongs between 1 and 3.
+ *   1. server.ts     the sockets: UDP datagrams, TCP connections, framing, the TCP timers and connection cap
+ *   2. wire.ts       the header, question and EDNS (ECS, DO, COOKIE) parsed by hand
+ *   3. responder.ts  the answer: the cache of pre-encoded answers (answer-cache.ts), or on a miss the pure
+ *                    zone lookup (core/zone, core/routing) encoded once (encode.ts); ANY over UDP cut to one
+ *                    RRset (minimal-any.ts)
+ *   4. dnssec/       signed online when the query asks (signer.ts, bounded by signing-limits.ts), keys and
+ *                    rollovers (service.ts)
+ *   5. admission.ts  the answer's cookie (cookies.ts) and the rate limiter's word (rrl.ts): pass, slip or drop
+ *   6. counts.ts, traffic.ts  tallies for /metrics and Traffic View; then server.ts sends the bytes
  *
  * Around it: target.ts (`DnsTarget`, what DNS is to the engine), local.ts (DNS in this process),
  * workers.ts (DNS in worker processes: the primary's pool and the worker's loop, one protocol),
