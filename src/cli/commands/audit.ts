@@ -1,8 +1,7 @@
 import type { Command } from 'commander';
 import { CliError, EXIT_USAGE } from '../errors';
-import { toJsonText } from '../util/files';
-import { operationsFailure } from '../util/operations';
-import { clientFor, serverOptions, type ServerOptions } from '../util/server';
+import { printListing } from '../util/operations';
+import { serverOptions, type ServerOptions } from '../util/server';
 
 interface AuditOptions extends ServerOptions {
   limit: string;
@@ -24,25 +23,15 @@ export function registerAudit(program: Command): void {
     const limit = Number(opts.limit);
     if (!Number.isInteger(limit) || limit < 1 || limit > 10_000)
       throw new CliError(`--limit ${opts.limit}: expected an integer 1–10000`, EXIT_USAGE);
-    const client = clientFor(opts);
-    try {
-      const r = await client.audit(limit);
-      if (opts.json) {
-        process.stdout.write(toJsonText(r));
-        return;
-      }
-      if (r.entries.length === 0) {
-        process.stdout.write('No traffic operations yet.\n');
-        return;
-      }
-      for (const e of r.entries) {
+    await printListing(
+      opts,
+      (client) => client.audit(limit),
+      (r) => r.entries,
+      'No traffic operations yet.\n',
+      (e) => {
         const id = typeof e.details?.id === 'string' ? ` ${e.details.id}` : '';
-        process.stdout.write(`${e.at}  ${e.who.padEnd(10)} ${e.action.padEnd(16)} ${e.target}${id}${e.reason ? `: ${e.reason}` : ''}\n`);
-      }
-    } catch (err) {
-      throw operationsFailure(err);
-    } finally {
-      await client.close();
-    }
+        return `${e.at}  ${e.who.padEnd(10)} ${e.action.padEnd(16)} ${e.target}${id}${e.reason ? `: ${e.reason}` : ''}`;
+      },
+    );
   });
 }

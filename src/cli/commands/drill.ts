@@ -8,8 +8,7 @@ import { failoverTimes } from '../../core/plan/failover';
 import type { TmkitClient } from '../../client';
 import { CliError, EXIT_FAILED, EXIT_USAGE, setExitCode } from '../errors';
 import { parseDnsAddress, queryDns, type DnsAnswer, type DnsServer } from '../util/dns-query';
-import { toJsonText } from '../util/files';
-import { durationMs, interruptSignal, operationsFailure, pause, whoOption } from '../util/operations';
+import { durationMs, interruptSignal, operationsFailure, pause, printListing, whoOption } from '../util/operations';
 import { clientFor, serverOptions, type ServerOptions } from '../util/server';
 
 interface DrillOptions extends ServerOptions {
@@ -64,28 +63,15 @@ export function registerDrill(program: Command): void {
 }
 
 async function list(opts: DrillOptions): Promise<void> {
-  const client = clientFor(opts);
-  try {
-    const r = await client.drills(Number(opts.limit) || 20);
-    if (opts.json) {
-      process.stdout.write(toJsonText(r));
-      return;
-    }
-    if (r.drills.length === 0) {
-      process.stdout.write('No drills yet. Run one with `tmkit drill PROFILE ENDPOINT --for 30s`.\n');
-      return;
-    }
-    for (const d of r.drills) {
-      process.stdout.write(
-        `${d.id}  ${d.startedAt}  ${d.status.toUpperCase().padEnd(7)}  ${d.profile}/${d.endpoint}  switch ${sec(d.switchSeconds)}` +
-          `  revert ${sec(d.revertSeconds)}  bound ${d.boundSeconds === null ? 'none' : `${d.boundSeconds} s`}  by ${d.who}\n`,
-      );
-    }
-  } catch (err) {
-    throw operationsFailure(err);
-  } finally {
-    await client.close();
-  }
+  await printListing(
+    opts,
+    (client) => client.drills(Number(opts.limit) || 20),
+    (r) => r.drills,
+    'No drills yet. Run one with `tmkit drill PROFILE ENDPOINT --for 30s`.\n',
+    (d) =>
+      `${d.id}  ${d.startedAt}  ${d.status.toUpperCase().padEnd(7)}  ${d.profile}/${d.endpoint}  switch ${sec(d.switchSeconds)}` +
+      `  revert ${sec(d.revertSeconds)}  bound ${d.boundSeconds === null ? 'none' : `${d.boundSeconds} s`}  by ${d.who}`,
+  );
 }
 
 const sec = (s: number | undefined): string => (s === undefined ? '—' : `${s.toFixed(3)} s`);

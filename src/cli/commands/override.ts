@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import type { OverrideKind, OverrideRequest } from '../../core/api';
 import { CliError, EXIT_USAGE } from '../errors';
 import { toJsonText } from '../util/files';
-import { durationMs, operationsFailure, overrideLine, whoOption } from '../util/operations';
+import { durationMs, operationsFailure, overrideLine, printListing, whoOption } from '../util/operations';
 import { clientFor, serverOptions, type ServerOptions } from '../util/server';
 
 interface OverrideOptions extends ServerOptions {
@@ -98,25 +98,14 @@ export function registerOverride(program: Command): void {
   });
 
   serverOptions(override.command('list').description('the overrides in force').option('--json', 'print {"overrides": [...]}')).action(
-    async (opts: OverrideOptions) => {
-      const client = clientFor(opts);
-      try {
-        const list = await client.listOverrides();
-        if (opts.json) {
-          process.stdout.write(toJsonText(list));
-          return;
-        }
-        if (list.overrides.length === 0) {
-          process.stdout.write('No overrides in force.\n');
-          return;
-        }
-        for (const o of list.overrides) process.stdout.write(`${overrideLine(o)}\n`);
-      } catch (err) {
-        throw operationsFailure(err);
-      } finally {
-        await client.close();
-      }
-    },
+    (opts: OverrideOptions) =>
+      printListing(
+        opts,
+        (client) => client.listOverrides(),
+        (list) => list.overrides,
+        'No overrides in force.\n',
+        (o) => overrideLine(o),
+      ),
   );
 
   whoOption(

@@ -5,7 +5,40 @@ import { formatDuration, parseDuration } from '../../core/operations/duration';
 import { MAX_OVERRIDE_MS } from '../../core/operations/overrides';
 import { TmkitApiError } from '../../client';
 import { CliError, EXIT_USAGE } from '../errors';
-import { serverFailure } from './server';
+import { toJsonText } from './files';
+import { clientFor, serverFailure, type ServerOptions } from './server';
+
+/**
+ * A listing command (`audit`, `drill list`, `override list`): asks the server with a client made and closed
+ * here, then prints the answer as JSON (`--json`), or `empty` when it lists nothing, or a line an item.
+ * Failures read as operations failures.
+ */
+export async function printListing<R, T>(
+  opts: ServerOptions & { json?: boolean },
+  ask: (client: ReturnType<typeof clientFor>) => Promise<R>,
+  items: (answer: R) => readonly T[],
+  empty: string,
+  line: (item: T) => string,
+): Promise<void> {
+  const client = clientFor(opts);
+  try {
+    const answer = await ask(client);
+    if (opts.json) {
+      process.stdout.write(toJsonText(answer));
+      return;
+    }
+    const list = items(answer);
+    if (list.length === 0) {
+      process.stdout.write(empty);
+      return;
+    }
+    for (const item of list) process.stdout.write(`${line(item)}\n`);
+  } catch (err) {
+    throw operationsFailure(err);
+  } finally {
+    await client.close();
+  }
+}
 
 /** `--who NAME` (default `cli`): the name the audit log keeps for this operator. */
 export function whoOption(cmd: Command): Command {
