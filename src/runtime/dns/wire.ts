@@ -323,7 +323,7 @@ export function writeOpt(
   if (ecs) {
     out[off++] = 0;
     out[off++] = EDNS_OPTION_ECS;
-    const olen = rdlen - 4;
+    const olen = ecsOptionLength(ecs) - 4;
     out[off++] = (olen >> 8) & 0xff;
     out[off++] = olen & 0xff;
     out[off++] = 0;

@@ -127,6 +127,14 @@ describe('DNS cookies (RFC 7873, RFC 9018)', () => {
     expect(responseCookie(resp!)!.subarray(8)).not.toEqual(forged.subarray(8));
   });
 
+  test('a cookie beside a Client Subnet option: both echoed, each with its own length (dig reads the answer)', async () => {
+    const r = await dig(['@127.0.0.1', '-p', String(s.port), 'v4.tm.internal', '+subnet=81.2.69.0/24', '+cookie']);
+    expect(r.raw).not.toMatch(/malformed|bad packet/i);
+    expect(r.clientSubnet).toBe('81.2.69.0/24/0');
+    expect(r.raw).toMatch(/; COOKIE: [0-9a-f]{48} \(good\)/);
+    expect(r.answer.length).toBeGreaterThan(0);
+  });
+
   test('a malformed COOKIE option (9 octets) is FORMERR', async () => {
     const resp = await udpExchange(
       '127.0.0.1',
