@@ -118,3 +118,13 @@ export function inPlaceNotes() {
     },
   };
 }
+
+/** A `read` whose id does not parse: the error names the resource, the id and the forms an id may take. */
+export function notAnId(req: { type: string; name: string; id: string }, what: string, forms: string): ProviderError {
+  return new ProviderError(`${req.type} "${req.name}": "${req.id}" is not ${what} id: give ${forms}`, 'INVALID_ARGUMENT');
+}
+
+/** A `read` with failures reported as every other operation's (no locator: nothing was declared). */
+export function guardRead<T>(ctx: RequestContext, fn: () => Promise<T>): Promise<T> {
+  return guard('read', ctx, () => undefined, fn);
+}

@@ -9,7 +9,7 @@ import type { ResourceImpl } from '../provider';
 import { ProviderError } from '../provider';
 import { UNKNOWN, containsUnknowns, isUnknown, reveal, type PlainMap, type PropertyMap } from '../values';
 import { checkEndpoint, reasonOf } from './check';
-import { guard, inPlaceNotes, stackResources, str, withDefault, type Locate, type TmkitContext } from './common';
+import { guard, guardRead, inPlaceNotes, notAnId, stackResources, str, withDefault, type Locate, type TmkitContext } from './common';
 import { endpointFromOutputs, endpointInput, endpointInputsOf, endpointOutputsOf, endpointTypeName, knownString } from './convert';
 import { diffEndpoint } from './diff';
 import { toPulumiPath } from './paths';
@@ -147,34 +147,29 @@ export function endpointResource(ctx: TmkitContext): ResourceImpl {
     read: async (req) => {
       const parsed = parseEndpointId(req.id);
       if (!parsed) {
-        throw new ProviderError(
-          `${req.type} "${req.name}": "${req.id}" is not an endpoint id: ` +
-            "give /tmkit/stacks/<stack>/trafficManagerProfiles/<profile>/<type>/<endpoint> (or ARM's endpoint id, or <profile>/<endpoint>)",
-          'INVALID_ARGUMENT',
+        throw notAnId(
+          req,
+          'an endpoint',
+          "/tmkit/stacks/<stack>/trafficManagerProfiles/<profile>/<type>/<endpoint> (or ARM's endpoint id, or <profile>/<endpoint>)",
         );
       }
-      return guard(
-        'read',
-        req,
-        () => undefined,
-        async () => {
-          const e = await (await stackResources(ctx)).readEndpoint(parsed.profile, parsed.name, {
-            anyStack: true,
-            storedProfileName: true,
-          });
-          if (!e) return undefined;
-          const importing = req.inputs === undefined && Object.keys(req.state).length === 0;
-          if (importing && e.stack !== ctx.stack()) {
-            throw new ProviderError(
-              `${req.type} "${req.name}": endpoint '${parsed.profile}/${e.endpoint.name}' belongs to a profile of tmkit stack '${e.stack}', ` +
-                `not of this provider's stack '${ctx.stack()}', so it is not imported: ` +
-                `set tmkit:stack to '${e.stack}' to manage that stack's profiles`,
-              'PERMISSION_DENIED',
-            );
-          }
-          return { id: importing ? idOf(e) : req.id, outputs: outputs(e), inputs: endpointInputsOf(e.profile, e.endpoint) };
-        },
-      );
+      return guardRead(req, async () => {
+        const e = await (await stackResources(ctx)).readEndpoint(parsed.profile, parsed.name, {
+          anyStack: true,
+          storedProfileName: true,
+        });
+        if (!e) return undefined;
+        const importing = req.inputs === undefined && Object.keys(req.state).length === 0;
+        if (importing && e.stack !== ctx.stack()) {
+          throw new ProviderError(
+            `${req.type} "${req.name}": endpoint '${parsed.profile}/${e.endpoint.name}' belongs to a profile of tmkit stack '${e.stack}', ` +
+              `not of this provider's stack '${ctx.stack()}', so it is not imported: ` +
+              `set tmkit:stack to '${e.stack}' to manage that stack's profiles`,
+            'PERMISSION_DENIED',
+          );
+        }
+        return { id: importing ? idOf(e) : req.id, outputs: outputs(e), inputs: endpointInputsOf(e.profile, e.endpoint) };
+      });
     },
 
     update: async (req) => {

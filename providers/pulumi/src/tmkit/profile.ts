@@ -11,7 +11,7 @@ import type { ResourceImpl } from '../provider';
 import { ProviderError } from '../provider';
 import { UNKNOWN, containsUnknowns, isUnknown, reveal, type Plain, type PlainMap, type PropertyMap, type Value } from '../values';
 import { checkProfile } from './check';
-import { guard, inPlaceNotes, stackResources, str, withDefault, type Locate, type TmkitContext } from './common';
+import { guard, guardRead, inPlaceNotes, notAnId, stackResources, str, withDefault, type Locate, type TmkitContext } from './common';
 import {
   PROFILE_ARM_TYPE,
   knownString,
@@ -171,35 +171,30 @@ export function profileResource(ctx: TmkitContext): ResourceImpl {
     read: async (req) => {
       const name = parseProfileId(req.id);
       if (name === undefined) {
-        throw new ProviderError(
-          `${req.type} "${req.name}": "${req.id}" is not a profile id: ` +
-            "give /tmkit/stacks/<stack>/trafficManagerProfiles/<name> (or an ARM id ending in /trafficManagerProfiles/<name>, or the profile's name)",
-          'INVALID_ARGUMENT',
+        throw notAnId(
+          req,
+          'a profile',
+          "/tmkit/stacks/<stack>/trafficManagerProfiles/<name> (or an ARM id ending in /trafficManagerProfiles/<name>, or the profile's name)",
         );
       }
-      return guard(
-        'read',
-        req,
-        () => undefined,
-        async () => {
-          const res = await stackResources(ctx);
-          const entry = await res.readProfile(name, { anyStack: true });
-          if (!entry) return undefined;
-          const importing = req.inputs === undefined && Object.keys(req.state).length === 0;
-          if (importing && entry.stack !== ctx.stack()) {
-            throw new ProviderError(
-              `${req.type} "${req.name}": profile '${entry.profile.name}' belongs to tmkit stack '${entry.stack}', ` +
-                `not to this provider's stack '${ctx.stack()}', so it is not imported: ` +
-                `set tmkit:stack to '${entry.stack}' to manage that stack's profiles`,
-              'PERMISSION_DENIED',
-            );
-          }
-          // An import adopts the whole profile (endpoints included); a refresh keeps what the resource declares.
-          const owns = importing || ownsEndpoints(req.inputs ? reveal(req.inputs) : undefined);
-          const inputs = profileInputsOf(entry.profile, owns);
-          return { id: importing ? profileId(ctx.stack(), entry.profile.name) : req.id, outputs: await outputs(res, entry, owns), inputs };
-        },
-      );
+      return guardRead(req, async () => {
+        const res = await stackResources(ctx);
+        const entry = await res.readProfile(name, { anyStack: true });
+        if (!entry) return undefined;
+        const importing = req.inputs === undefined && Object.keys(req.state).length === 0;
+        if (importing && entry.stack !== ctx.stack()) {
+          throw new ProviderError(
+            `${req.type} "${req.name}": profile '${entry.profile.name}' belongs to tmkit stack '${entry.stack}', ` +
+              `not to this provider's stack '${ctx.stack()}', so it is not imported: ` +
+              `set tmkit:stack to '${entry.stack}' to manage that stack's profiles`,
+            'PERMISSION_DENIED',
+          );
+        }
+        // An import adopts the whole profile (endpoints included); a refresh keeps what the resource declares.
+        const owns = importing || ownsEndpoints(req.inputs ? reveal(req.inputs) : undefined);
+        const inputs = profileInputsOf(entry.profile, owns);
+        return { id: importing ? profileId(ctx.stack(), entry.profile.name) : req.id, outputs: await outputs(res, entry, owns), inputs };
+      });
     },
 
     update: async (req) => {
