@@ -124,7 +124,7 @@ describe('the signature cache is bounded in bytes', () => {
     );
   });
 
-  test('memory stays flat: 20,000 more random names into a full 2 MiB cache grow the heap by less than 4 MiB', () => {
+  test('memory stays flat: 40,000 more random names into a full 2 MiB cache grow the heap by less than 16 MiB (unbounded: ~68 MiB)', () => {
     setFlagsFromString('--expose-gc');
     const gc = runInNewContext('gc') as () => void;
     const { s } = signer({ cacheBytes: 2 * 1024 * 1024, signRate: 0 });
@@ -134,11 +134,14 @@ describe('the signature cache is bounded in bytes', () => {
     fill(0, 10_000);
     gc();
     const before = process.memoryUsage();
-    fill(10_000, 20_000);
+    fill(10_000, 40_000);
+    gc();
     gc();
     const after = process.memoryUsage();
+    // In a jest worker that ran other suites the heap moves by a few MiB on its own: the bound is far below
+    // what 40,000 cached entries of ~1.7 KB would take, far above that noise.
     const grew = after.heapUsed + after.arrayBuffers - (before.heapUsed + before.arrayBuffers);
-    expect(grew).toBeLessThan(4 * 1024 * 1024);
+    expect(grew).toBeLessThan(16 * 1024 * 1024);
     expect(s.stats().cacheBytes).toBeLessThanOrEqual(2 * 1024 * 1024);
   });
 
