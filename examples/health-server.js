@@ -14,7 +14,7 @@
  * all of 127.0.0.0/8 to the loopback interface; on macOS add the extra addresses first
  * (`sudo ifconfig lo0 alias 127.0.0.2`).
  */
-
+'use strict';
 const { createServer } = require('node:http');
 
 const DEFAULT_ADDRESSES = ['127.0.0.1', '127.0.0.2', '127.0.0.11', '127.0.0.21', '127.0.0.22', '127.0.0.31'];

@@ -4,7 +4,7 @@
  * the clone into npx's cache: the build takes 15-60 s, and that second time dist/ was built from the same
  * sources a minute before. So it builds (`npm run build`) only when dist/ is missing or older than a source.
  */
-
+'use strict';
 const { spawnSync } = require('node:child_process');
 const { readdirSync, statSync } = require('node:fs');
 const { join } = require('node:path');

@@ -1,3 +1,4 @@
+'use strict';
 // The Node.js ceiling: a node:dgram server that only copies the query ID into a canned reply.
 // Usage: node ceiling.js PORT [WORKERS] [shared|reuseport]
 //   WORKERS > 1: node:cluster processes; shared (default): they share the primary's one socket;
