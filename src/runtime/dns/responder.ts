@@ -306,8 +306,8 @@ export class Responder {
       }
       if (decision === 'slip') {
         this.stats.rrlSlipped++;
-        encoded.tally.n++;
-        // A client that speaks cookies is told to come back with ours (BADCOOKIE, RFC 7873 §5.2.3); others get TC.
+        // A client that speaks cookies is told to come back with ours (BADCOOKIE, RFC 7873 §5.2.3, counted by
+        // errorResponse under no profile); others get TC, counted as the answer's query.
         if (cookie !== undefined) {
           this.stats.badCookies++;
           return errorResponse(
@@ -323,6 +323,7 @@ export class Responder {
             cookie.bytes,
           );
         }
+        encoded.tally.n++;
         return patchAnswer(msg, q.qnameEnd, encoded.truncated, edns, scope, encoded.compactOk, undefined, transport, this.udpCap);
       }
       if (this.rrl.mode === 'log') this.stats.rrlWouldLimit = this.rrl.wouldLimit;
