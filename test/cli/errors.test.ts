@@ -32,6 +32,10 @@ describe('usage errors: one `tmkit:` line, exit 2', () => {
     [['validate'], "tmkit: validate: missing required argument 'file' (see `tmkit validate --help`)"],
     [['nope'], "tmkit: unknown command 'nope'; did you mean node? (see `tmkit --help`)"],
     [['xyzzy'], "tmkit: unknown command 'xyzzy' (see `tmkit --help`)"],
+    [
+      ['dns', '--document', 'x.json', '--rrl', '20', '--rrl-exempt', '10.0.0.1/8'],
+      'tmkit: --rrl-exempt 10.0.0.1/8: host bits are set after /8 (did you mean 10.0.0.0/8?); expected an IP address or a CIDR such as 192.0.2.0/24 or 2001:db8::/32',
+    ],
     [['endpoint', 'disable', 'web'], "tmkit: endpoint disable: missing required argument 'endpoint' (see `tmkit endpoint disable --help`)"],
     [
       ['status', '--format', 'xml'],
