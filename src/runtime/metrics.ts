@@ -198,6 +198,16 @@ export class RuntimeMetrics {
       ]),
     );
     scraped(
+      'tmkit_dns_proxy_total',
+      'PROXY protocol v2 (serve --proxy-protocol-from), datagrams and TCP connections by result: accepted (header read), missing (a front sent none or a broken one: dropped), refused (a header from an address that is not a front: dropped)',
+      ['result'],
+      fromStats('result', [
+        ['accepted', 'proxyAccepted'],
+        ['missing', 'proxyMissing'],
+        ['refused', 'proxyRefused'],
+      ]),
+    );
+    scraped(
       'tmkit_dns_queries_total',
       'DNS queries answered, by profile (empty: no profile matched, e.g. apex, NXDOMAIN, REFUSED, errors), rcode and qtype',
       ['profile', 'rcode', 'qtype'],

@@ -150,7 +150,11 @@ export function addAdmissionOptions(cmd: Command): Command {
     .option('--rrl-ipv4-prefix <bits>', 'IPv4 clients are limited together by this prefix', '24')
     .option('--rrl-ipv6-prefix <bits>', 'IPv6 clients are limited together by this prefix', '56')
     .option('--rrl-exempt <cidrs>', 'clients never limited: comma-separated CIDRs or addresses')
-    .option('--no-cookies', 'do not answer DNS cookies (RFC 7873/9018; on by default)');
+    .option('--no-cookies', 'do not answer DNS cookies (RFC 7873/9018; on by default)')
+    .option(
+      '--proxy-protocol-from <cidrs>',
+      "DNS fronts (dnsdist) that send PROXY protocol v2: comma-separated CIDRs or addresses; their header is required, anyone else's refused",
+    );
 }
 
 /** The RRL settings from the flags; undefined without `--rrl`. Every problem names its flag (exit 2). */
@@ -165,20 +169,7 @@ export function rrlFrom(o: {
   if (o.rrl === undefined) return undefined;
   const mode = (o.rrlMode ?? 'enforce').toLowerCase();
   if (mode !== 'enforce' && mode !== 'log') throw new CliError(`--rrl-mode ${o.rrlMode}: expected enforce or log`, EXIT_USAGE);
-  const exempt = (o.rrlExempt ?? '')
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean);
-  // The rate limiter's own rule for an exempt entry (core/net/ip.ts parsePrefix: host bits refused), so a bad
-  // entry is exit 2 naming the flag here, not a failed start.
-  for (const c of exempt) {
-    const parsed = parsePrefix(c);
-    if ('error' in parsed)
-      throw new CliError(
-        `--rrl-exempt ${c}: ${parsed.error}; expected an IP address or a CIDR such as 192.0.2.0/24 or 2001:db8::/32`,
-        EXIT_USAGE,
-      );
-  }
+  const exempt = cidrList('--rrl-exempt', o.rrlExempt);
   return {
     rate: intOption('--rrl', o.rrl, 1, 1_000_000),
     slip: intOption('--rrl-slip', o.rrlSlip ?? '2', 0, 100),
@@ -189,6 +180,26 @@ export function rrlFrom(o: {
   };
 }
 
+/**
+ * A comma-separated list of addresses and CIDRs, each checked with the DNS wing's own rule (core/net/ip.ts
+ * parsePrefix: host bits refused), so a bad entry is exit 2 naming the flag here, not a failed start.
+ */
+function cidrList(flag: string, text: string | undefined): string[] {
+  const list = (text ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  for (const c of list) {
+    const parsed = parsePrefix(c);
+    if ('error' in parsed)
+      throw new CliError(
+        `${flag} ${c}: ${parsed.error}; expected an IP address or a CIDR such as 192.0.2.0/24 or 2001:db8::/32`,
+        EXIT_USAGE,
+      );
+  }
+  return list;
+}
+
 /** The DNS limits from the flags (`payloadFlag`: `--max-udp-payload` for serve, `--udp-payload` for dns). */
 export function dnsLimitsFrom(
   o: {
@@ -197,12 +208,15 @@ export function dnsLimitsFrom(
     tcpMessageTimeout?: string;
     tcpMaxConnections: string;
     tcpMaxConnectionsPerClient: string;
+    proxyProtocolFrom?: string;
   } & Parameters<typeof rrlFrom>[0],
   payloadFlag: string,
 ): DnsLimits {
   const rrl = rrlFrom(o);
+  const proxyProtocolFrom = cidrList('--proxy-protocol-from', o.proxyProtocolFrom);
   return {
     ...(rrl ? { rrl } : {}),
+    ...(proxyProtocolFrom.length > 0 ? { proxyProtocolFrom } : {}),
     udpPayloadCap: intOption(payloadFlag, o.udpPayload, 512, 4096),
     tcp: {
       idleTimeoutMs: intOption('--tcp-idle-timeout', o.tcpIdleTimeout, 1, 3_600_000),

@@ -76,6 +76,13 @@ export interface ResponderStats {
   rrlWouldLimit: number;
   /** DNSSEC: denials over the signing budget, answered with TC instead (`--dnssec-sign-rate`). */
   signRefused: number;
+  /**
+   * PROXY protocol v2 (`--proxy-protocol-from`): datagrams and connections whose header was read, dropped
+   * because a front sent none (or a broken one), and headers refused from an address that is not a front.
+   */
+  proxyAccepted: number;
+  proxyMissing: number;
+  proxyRefused: number;
 }
 
 /** Every counter at zero. */
@@ -93,5 +100,8 @@ export function zeroStats(): ResponderStats {
     rrlDropped: 0,
     rrlWouldLimit: 0,
     signRefused: 0,
+    proxyAccepted: 0,
+    proxyMissing: 0,
+    proxyRefused: 0,
   };
 }

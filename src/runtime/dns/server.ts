@@ -13,6 +13,7 @@ import type { RoutingSnapshot } from '../../core/routing/types';
 import type { TrafficRow } from './traffic';
 import { Responder, type ResponderOptions, type ResponderStats } from './responder';
 import type { DnsCounts } from './counts';
+import { parseProxyV2, ProxySources, startsWithProxySignature } from './proxy-protocol';
 
 export interface ListenAddress {
   /** IPv4 or IPv6 literal (`127.0.0.1`, `::1`, `0.0.0.0`, `::`). */
@@ -59,6 +60,11 @@ export interface DnsServerOptions extends ResponderOptions {
    * DNS worker processes on Node ≥ 22.12 (see reuse-port.ts); older Node ignores the option.
    */
   reusePort?: boolean;
+  /**
+   * PROXY protocol v2 (proxy-protocol.ts): addresses and CIDRs of the fronts (dnsdist) that must put a
+   * header before every datagram and connection; from any other address a header is refused. Off when empty.
+   */
+  proxyProtocolFrom?: readonly string[];
 }
 
 export interface BoundAddress {
@@ -78,6 +84,7 @@ export class DnsServer {
   private readonly listen: ListenAddress[];
   private readonly tcpOpts: TcpOptions;
   private readonly reusePort: boolean;
+  private readonly proxy: ProxySources | undefined;
   private endpoints: Endpoint[] = [];
   private readonly connections = new Set<TcpConn>();
   /**
@@ -108,6 +115,7 @@ export class DnsServer {
       ...opts.tcp,
     };
     this.reusePort = opts.reusePort === true;
+    this.proxy = opts.proxyProtocolFrom?.length ? new ProxySources(opts.proxyProtocolFrom) : undefined;
   }
 
   get stats(): ResponderStats {
@@ -246,13 +254,46 @@ export class DnsServer {
         // A send error (e.g. ICMP unreachable surfacing) must never take the server down.
         sock.on('error', () => undefined);
         const responder = this.responder;
+        const proxy = this.proxy;
         sock.on('message', (msg, rinfo) => {
-          const out = responder.handle(msg, rinfo.address, 'udp');
+          let query = msg;
+          let client = rinfo.address;
+          if (proxy !== undefined) {
+            // The answer still goes back to the front; the carried address is the client for everything else.
+            const carried = this.unwrapProxy(msg, rinfo.address);
+            if (carried === null) return;
+            query = msg.subarray(carried.length);
+            client = carried.client;
+          }
+          const out = responder.handle(query, client, 'udp');
           if (out !== null) sock.send(out, rinfo.port, rinfo.address);
         });
         resolve(sock);
       });
     });
+  }
+
+  /**
+   * Where a datagram (or a connection's first octets) from `from` really comes from: the carried client and
+   * the header's length, `from` itself (length 0) for a client that is not a front, or null to drop it (a
+   * front without a valid header, a header from a non-front: counted either way). Only with `proxy` set.
+   */
+  private unwrapProxy(buf: Buffer, from: string): { length: number; client: string } | null {
+    const stats = this.responder.stats;
+    if (!this.proxy!.has(from)) {
+      if (buf.length >= 12 && startsWithProxySignature(buf)) {
+        stats.proxyRefused++;
+        return null;
+      }
+      return { length: 0, client: from };
+    }
+    const h = parseProxyV2(buf);
+    if (h.kind === 'proxy' || h.kind === 'local') {
+      stats.proxyAccepted++;
+      return { length: h.length, client: h.kind === 'proxy' ? h.source : from };
+    }
+    stats.proxyMissing++;
+    return null;
   }
 
   private listenTcp(address: string, port: number, v6: boolean): Promise<net.Server> {
@@ -280,23 +321,26 @@ export class DnsServer {
 
   private onConnection(sock: net.Socket): void {
     sock.on('error', () => undefined);
-    const client = sock.remoteAddress ?? '';
+    let client = sock.remoteAddress ?? '';
+    // From a front (--proxy-protocol-from) the client is only known once its PROXY header is in: the
+    // per-client limit is applied then, to the carried address (the front itself is never limited by it).
+    const fromFront = this.proxy?.has(client) === true;
+    // From anyone else, with PROXY on, a stream that opens with a PROXY header is refused.
+    let sniff = this.proxy !== undefined && !fromFront;
     // One client cannot take every connection slot (and with them TCP DNS for everyone else).
-    const key = clientKey(client);
-    const open = this.perClient.get(key) ?? 0;
-    if (open >= this.tcpOpts.maxConnectionsPerClient) {
-      this.tcpCounts.refusedPerClient++;
+    const key = fromFront ? undefined : clientKey(client);
+    if (key !== undefined && !this.admitClient(key)) {
       sock.destroy();
       return;
     }
     // At the cap the new connection takes a slot nobody is using (see evictOne); refused only if none is.
     if (this.connections.size >= this.tcpOpts.maxConnections && !this.evictOne()) {
       this.tcpCounts.refusedFull++;
+      if (key !== undefined) this.releaseClient(key);
       sock.destroy();
       return;
     }
     const conn = new TcpConn(sock, key);
-    this.perClient.set(key, open + 1);
     this.connections.add(conn);
     const opts = this.tcpOpts;
     const responder = this.responder;
@@ -328,8 +372,36 @@ export class DnsServer {
     sock.on('close', () => this.forget(conn));
     enter('fresh', true);
 
+    /** The front's PROXY header, before the first message: false to stop (the connection is closed). */
+    const readProxyHeader = (): boolean => {
+      if (pending === null) return true;
+      const h = parseProxyV2(pending);
+      if (h.kind === 'incomplete') return true;
+      const stats = responder.stats;
+      if (h.kind === 'invalid') {
+        stats.proxyMissing++;
+        sock.destroy();
+        return false;
+      }
+      stats.proxyAccepted++;
+      if (h.kind === 'proxy') client = h.source;
+      const carried = clientKey(client);
+      if (!this.admitClient(carried)) {
+        sock.destroy();
+        return false;
+      }
+      conn.key = carried;
+      pending = pending.length === h.length ? null : pending.subarray(h.length);
+      return true;
+    };
+
     const answerPipeline = (): void => {
       scheduled = false;
+      if (conn.key === undefined && !readProxyHeader()) return;
+      if (conn.key === undefined) {
+        settle();
+        return;
+      }
       let answered = 0;
       while (pending !== null && pending.length >= 2 && !sock.destroyed) {
         if (sock.writableNeedDrain) {
@@ -370,6 +442,14 @@ export class DnsServer {
 
     sock.on('data', (chunk: Buffer) => {
       pending = pending === null ? chunk : Buffer.concat([pending, chunk]);
+      if (sniff && (pending.length >= 12 || !startsWithProxySignature(pending))) {
+        sniff = false;
+        if (pending.length >= 12 && startsWithProxySignature(pending)) {
+          responder.stats.proxyRefused++;
+          sock.destroy();
+          return;
+        }
+      }
       if (!scheduled) answerPipeline();
     });
   }
@@ -397,9 +477,24 @@ export class DnsServer {
     clearTimeout(conn.timer);
     if (!this.connections.delete(conn)) return;
     if (conn.state !== 'busy') this.byState[conn.state].delete(conn);
-    const n = (this.perClient.get(conn.key) ?? 1) - 1;
-    if (n > 0) this.perClient.set(conn.key, n);
-    else this.perClient.delete(conn.key);
+    if (conn.key !== undefined) this.releaseClient(conn.key);
+  }
+
+  /** One more connection for the client `key`, or false (counted) when it has `maxConnectionsPerClient` open. */
+  private admitClient(key: string): boolean {
+    const open = this.perClient.get(key) ?? 0;
+    if (open >= this.tcpOpts.maxConnectionsPerClient) {
+      this.tcpCounts.refusedPerClient++;
+      return false;
+    }
+    this.perClient.set(key, open + 1);
+    return true;
+  }
+
+  private releaseClient(key: string): void {
+    const n = (this.perClient.get(key) ?? 1) - 1;
+    if (n > 0) this.perClient.set(key, n);
+    else this.perClient.delete(key);
   }
 }
 
@@ -419,7 +514,8 @@ class TcpConn {
   timer: NodeJS.Timeout | undefined;
   constructor(
     readonly sock: net.Socket,
-    readonly key: string,
+    /** The client's key for the per-client limit; undefined from a front until its PROXY header is in. */
+    public key: string | undefined,
   ) {}
 
   close(): void {

@@ -11,6 +11,7 @@ import type { ResponderOptions } from './responder-options';
 import { ResponseRateLimiter, type RrlOptions } from './rrl';
 import type { SignerStats } from './dnssec/signer';
 import type { ResponderStats } from './responder';
+import type { RrlAlert } from './rrl-alerts';
 import type { BoundAddress, TcpOptions } from './server';
 import type { TrafficRow } from './traffic';
 
@@ -33,6 +34,10 @@ export interface DnsTarget {
   setDnssec(doc: KeySetDocument): void;
   /** The signers' figures (summed over the workers); undefined without DNSSEC. */
   dnssecStats(): SignerStats | undefined;
+  /** DNS cookies: make and check with these secrets from now on (every DNS process; a rotation, here or on another node). */
+  setCookies(secrets: DnsCookieSecrets): void;
+  /** Sustained rate limiting of this node (every DNS process folded into one period, rrl-alerts.ts); without `--rrl`, never. */
+  onRrl(listener: (alert: RrlAlert) => void): () => void;
 }
 
 /** How DNS worker processes hold the port: each its own sockets (SO_REUSEPORT), or one socket through the primary. */
@@ -58,12 +63,14 @@ export interface DnsAuthority {
   soa?: { rname: string };
 }
 
-/** What `serve --max-udp-payload`, `--tcp-idle-timeout`, `--tcp-message-timeout`, `--tcp-max-connections(-per-client)`, `--rrl*` set. */
+/** What `serve --max-udp-payload`, `--tcp-idle-timeout`, `--tcp-message-timeout`, `--tcp-max-connections(-per-client)`, `--rrl*`, `--proxy-protocol-from` set. */
 export interface DnsLimits {
   udpPayloadCap?: number;
   tcp?: Partial<TcpOptions>;
   /** Response rate limiting (`--rrl RATE` and its flags): each DNS process keeps its own fixed-size table. */
   rrl?: RrlOptions;
+  /** PROXY protocol v2 fronts (`--proxy-protocol-from`): their header is required, anyone else's refused. */
+  proxyProtocolFrom?: string[];
 }
 
 /** The DNS cookie secrets (`serve`, on unless `--no-cookies`): every DNS process of a node makes and checks with them. */
@@ -79,7 +86,7 @@ export interface DnsCookieSecrets {
 export function admission(
   limits: DnsLimits | undefined,
   cookies: DnsCookieSecrets | undefined,
-): Pick<ResponderOptions, 'udpPayloadCap' | 'cookies' | 'rrl'> & { tcp?: Partial<TcpOptions> } {
+): Pick<ResponderOptions, 'udpPayloadCap' | 'cookies' | 'rrl'> & { tcp?: Partial<TcpOptions>; proxyProtocolFrom?: string[] } {
   const { rrl, ...rest } = limits ?? {};
   return {
     ...rest,
