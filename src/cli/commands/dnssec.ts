@@ -1,5 +1,6 @@
 import { Option, type Command } from 'commander';
-import type { DnssecReport } from '../../core/api';
+import type { DnssecKeyReport, DnssecReport } from '../../core/api';
+import { CliError, EXIT_USAGE } from '../errors';
 import { toJsonText } from '../util/files';
 import { clientFor, serverFailure, serverOptions, type ServerOptions } from '../util/server';
 
@@ -28,8 +29,9 @@ function keysTable(r: DnssecReport): string[] {
 }
 
 /**
- * `tmkit dnssec ds|status|rollover`: the DS records for the parent zone, the keys and their states, and key
- * rollovers, from a running `tmkit serve --dnssec` (GET /v1/dnssec, POST /v1/dnssec/rollover).
+ * `tmkit dnssec ds|anchor|status|rollover`: the DS records for the parent zone, the trust anchor for validators
+ * of a private zone, the keys and their states, and key rollovers, from a running `tmkit serve --dnssec`
+ * (GET /v1/dnssec, POST /v1/dnssec/rollover); `anchor` also from a key file.
  */
 export function registerDnssec(program: Command): void {
   const dnssec = program
@@ -54,6 +56,7 @@ export function registerDnssec(program: Command): void {
     (r) => `${r.ds.join('\n')}\n`,
     (r) => ({ zone: r.zone, ds: r.ds }),
   );
+  registerAnchor(dnssec);
   show(
     'status',
     "show the zone's keys (tag, role, state, timeline), the signature counters and the next refresh",
@@ -85,6 +88,144 @@ export function registerDnssec(program: Command): void {
         );
       });
     });
+}
+
+/** The formats of `tmkit dnssec anchor`. */
+export const ANCHOR_FORMATS = ['unbound', 'bind', 'dnskey', 'ds', 'json'] as const;
+export type AnchorFormat = (typeof ANCHOR_FORMATS)[number];
+
+/** A trust anchor: a CSK or KSK in the DNSKEY RRset now (the keys whose DS the parent would hold). */
+export interface Anchor {
+  keyTag: number;
+  role: 'csk' | 'ksk';
+  state: DnssecKeyReport['state'];
+  flags: number;
+  algorithm: number;
+  /** `tm.internal. 300 IN DNSKEY 257 3 13 base64…` */
+  dnskey: string;
+  /** `tm.internal. IN DS 12345 13 2 HEX…` */
+  ds: string;
+}
+
+/** The anchors of a report: the CSK/KSKs whose DS the server lists (published, not removed). */
+export function anchorsOf(r: Pick<DnssecReport, 'keys' | 'ds'>): Anchor[] {
+  const out: Anchor[] = [];
+  for (const k of r.keys) {
+    if (k.role === 'zsk' || k.ds === undefined || !r.ds.includes(k.ds)) continue;
+    const { keyTag, role, state, flags, algorithm, dnskey, ds } = k;
+    out.push({ keyTag, role, state, flags, algorithm, dnskey, ds });
+  }
+  return out;
+}
+
+/** `tm.internal. 300 IN DNSKEY 257 3 13 AAAA…` → its parts (the key's base64 without spaces). */
+function dnskeyParts(dnskey: string): { owner: string; flags: string; protocol: string; algorithm: string; publicKey: string } {
+  const f = dnskey.trim().split(/\s+/);
+  const i = f.indexOf('DNSKEY');
+  return { owner: f[0]!, flags: f[i + 1]!, protocol: f[i + 2]!, algorithm: f[i + 3]!, publicKey: f.slice(i + 4).join('') };
+}
+
+/**
+ * The anchors as a validator's configuration wants them: unbound's `trust-anchor:` lines (unbound.conf,
+ * `server:` clause), BIND's `trust-anchors` block (named.conf, and delv's `-a` file) with static keys, the
+ * DNSKEY records (a zone file: unbound's `trust-anchor-file:`), the DS records, or JSON.
+ */
+export function formatAnchors(zone: string, anchors: readonly Anchor[], format: AnchorFormat): string {
+  switch (format) {
+    case 'unbound':
+      return anchors
+        .map((a) => {
+          const k = dnskeyParts(a.dnskey);
+          return `trust-anchor: "${k.owner} DNSKEY ${k.flags} ${k.protocol} ${k.algorithm} ${k.publicKey}"\n`;
+        })
+        .join('');
+    case 'bind': {
+      const lines = anchors.map((a) => {
+        const k = dnskeyParts(a.dnskey);
+        return `\t"${k.owner}" static-key ${k.flags} ${k.protocol} ${k.algorithm} "${k.publicKey}";\n`;
+      });
+      return `trust-anchors {\n${lines.join('')}};\n`;
+    }
+    case 'dnskey':
+      return anchors.map((a) => `${a.dnskey}\n`).join('');
+    case 'ds':
+      return anchors.map((a) => `${a.ds}\n`).join('');
+    case 'json':
+      return toJsonText({ zone, anchors });
+  }
+}
+
+/** `--key-file`: the anchors of a key set file, read without a server (the public half of each key only). */
+async function anchorsFromKeyFile(file: string): Promise<{ zone: string; anchors: Anchor[] }> {
+  const { DnssecKeyError, dnskeyText, dsText, keyState, loadKeySet } = await import('../../runtime/dns/dnssec/keys');
+  const { readKeyFile } = await import('../../runtime/dns/dnssec/key-store');
+  try {
+    const doc = readKeyFile(file);
+    if (doc === undefined) throw new CliError(`--key-file ${file}: no such file`);
+    const { keys } = loadKeySet(doc, file);
+    const now = Date.now();
+    const anchors: Anchor[] = keys
+      .filter((k) => k.role !== 'zsk' && k.publish <= now && keyState(k, now) !== 'removed')
+      .map((k) => ({
+        keyTag: k.keyTag,
+        role: k.role as 'csk' | 'ksk',
+        state: keyState(k, now),
+        flags: k.flags,
+        algorithm: k.algorithm,
+        dnskey: dnskeyText(doc.zone, k, 300),
+        ds: dsText(doc.zone, k),
+      }));
+    return { zone: doc.zone, anchors };
+  } catch (err) {
+    if (err instanceof DnssecKeyError) throw new CliError(`dnssec anchor: ${err.message}`);
+    throw err;
+  }
+}
+
+/** `tmkit dnssec anchor`: the zone's trust anchor (its CSK or KSK) for validating resolvers of a private zone. */
+function registerAnchor(dnssec: Command): void {
+  serverOptions(
+    dnssec
+      .command('anchor')
+      .description(
+        "print the zone's trust anchor (its CSK or KSK, both during a rollover) for validating resolvers of a private zone: " +
+          "unbound's trust-anchor: lines, BIND's trust-anchors block (named.conf, delv -a), DNSKEY or DS records, JSON",
+      )
+      .addOption(new Option('--format <format>', 'output format').choices([...ANCHOR_FORMATS]).default('dnskey'))
+      .option(
+        '--key-file <file>',
+        'read the keys from a key set file (<state-dir>/dnssec-keys.json, tmkit dns --dnssec-key-file) instead of a server',
+      ),
+  ).action(async (opts: ServerOptions & { format: AnchorFormat; keyFile?: string }) => {
+    let zone: string;
+    let anchors: Anchor[];
+    if (opts.keyFile !== undefined) {
+      if (opts.server !== undefined || opts.token !== undefined)
+        throw new CliError('--key-file reads the keys without a server: leave out --server and --token', EXIT_USAGE);
+      ({ zone, anchors } = await anchorsFromKeyFile(opts.keyFile));
+    } else {
+      const r = await withClientResult(opts, (client) => client.dnssec());
+      zone = r.zone;
+      anchors = anchorsOf(r);
+    }
+    if (anchors.length === 0) throw new CliError(`zone ${zone}: no CSK or KSK is published now, so there is no trust anchor to print`);
+    if (anchors.length > 1) {
+      const which = anchors.map((a) => `${a.role.toUpperCase()} ${a.keyTag} (${a.state})`).join(', ');
+      process.stderr.write(
+        `zone ${zone}: ${anchors.length} trust anchors, a key rollover is under way: ${which}. Configure all of them; ` +
+          'once `tmkit dnssec rollover --finish` took the old key out, print the anchor again and drop the old one.\n',
+      );
+    }
+    process.stdout.write(formatAnchors(zone, anchors, opts.format));
+  });
+}
+
+async function withClientResult<T>(opts: ServerOptions, fn: (client: ReturnType<typeof clientFor>) => Promise<T>): Promise<T> {
+  let out: T | undefined;
+  await withClient(opts, async (client) => {
+    out = await fn(client);
+  });
+  return out as T;
 }
 
 async function withClient(opts: ServerOptions, fn: (client: ReturnType<typeof clientFor>) => Promise<void>): Promise<void> {

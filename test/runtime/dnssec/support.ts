@@ -75,11 +75,14 @@ export interface Unbound {
  * Starts unbound as a validating resolver for `zone` only: the zone's keys as trust anchors, a stub zone to
  * tmkit at 127.0.0.1@`upstreamPort`, no root hints needed (every other name is refused by design of the
  * test, never looked up on the network), no cache carried between tests (a fresh process each time).
+ * `anchorConf`: unbound.conf lines of the `server:` clause that give the trust anchor instead of `keys`
+ * (`trust-anchor: "…"`, `trust-anchor-file: "…"`), as an operator writes them.
  */
-export async function startUnbound(zone: string, keys: PresentedKey[], upstreamPort: number): Promise<Unbound> {
+export async function startUnbound(zone: string, keys: PresentedKey[], upstreamPort: number, anchorConf?: string[]): Promise<Unbound> {
   const dir = mkdtempSync(join(tmpdir(), 'tmkit-unbound-'));
   const anchorFile = join(dir, 'anchors');
   writeFileSync(anchorFile, `${keys.join('\n')}\n`);
+  const anchorLines = anchorConf ?? [`trust-anchor-file: "${anchorFile}"`];
   for (let attempt = 0; ; attempt++) {
     const port = await freeUdpPort();
     const conf = join(dir, 'unbound.conf');
@@ -100,7 +103,7 @@ export async function startUnbound(zone: string, keys: PresentedKey[], upstreamP
         `  pidfile: ""`,
         '  access-control: 127.0.0.0/8 allow',
         '  module-config: "validator iterator"',
-        `  trust-anchor-file: "${anchorFile}"`,
+        ...anchorLines.map((l) => `  ${l}`),
         // Loopback is where tmkit listens: allow it as an upstream (unbound refuses it by default).
         '  do-not-query-localhost: no',
         '  val-log-level: 2',
