@@ -157,8 +157,7 @@ export function formatAnchors(zone: string, anchors: readonly Anchor[], format: 
 
 /** `--key-file`: the anchors of a key set file, read without a server (the public half of each key only). */
 async function anchorsFromKeyFile(file: string): Promise<{ zone: string; anchors: Anchor[] }> {
-  const { DnssecKeyError, dnskeyText, dsText, keyState, loadKeySet } = await import('../../runtime/dns/dnssec/keys');
-  const { readKeyFile } = await import('../../runtime/dns/dnssec/key-store');
+  const { DnssecKeyError, dnskeyText, dsText, keyState, loadKeySet, readKeyFile } = await import('../../runtime/dns');
   try {
     const doc = readKeyFile(file);
     if (doc === undefined) throw new CliError(`--key-file ${file}: no such file`);
