@@ -20,6 +20,7 @@ import type {
   ResolveResult,
   ResourceCatalogResponse,
   WriteResult,
+  DnsCookiesReport,
   DnssecReport,
   DnssecRolloverRequest,
   DnssecRolloverResult,
@@ -354,6 +355,16 @@ export class TmkitClient {
   /** Starts a rollover of the zone-signing key (`kind: 'zone'`) or the KSK, or finishes one (`finish: true`). */
   async dnssecRollover(request: DnssecRolloverRequest): Promise<DnssecRolloverResult> {
     return (await this.call<DnssecRolloverResult>('POST', '/v1/dnssec/rollover', request)).body;
+  }
+
+  /** Where the DNS cookie secret is kept (the state dir, or etcd for a cluster); 404 COOKIES_OFF with `--no-cookies`. */
+  async dnsCookies(): Promise<DnsCookiesReport> {
+    return (await this.call<DnsCookiesReport>('GET', '/v1/dns/cookies')).body;
+  }
+
+  /** Rotates the DNS cookie secret (every node of a cluster): a new one, the old one still accepted. */
+  async rotateDnsCookies(): Promise<DnsCookiesReport> {
+    return (await this.call<DnsCookiesReport>('POST', '/v1/dns/cookies/rotate', {})).body;
   }
 
   /** Health pushed from outside: marks an endpoint Online or Degraded for `ttlSeconds` (docs/health.md). */

@@ -156,6 +156,8 @@ export const CODES = {
   // DNS server
   DNSSEC_OFF: c('dns', 'DNSSEC is not enabled on this server (tmkit serve --dnssec).', 404),
   DNSSEC_ROLLOVER: c('dns', 'The DNSSEC rollover step cannot be taken now (one is under way, or nothing waits to be finished).', 409),
+  COOKIES_OFF: c('dns', 'DNS cookies are off on this server (tmkit serve --no-cookies).', 404),
+  COOKIES_ROTATION: c('dns', 'The DNS cookie secret kept changing under the rotation (other nodes rotating); retry.', 409),
   DNSSEC_KEYS: c('dns', 'The DNSSEC keys cannot be read, created or used (another zone, algorithm or key mode, or a damaged key file).'),
   DNS_ZONE_INVALID: c('dns', 'The zone configuration (--zone, --ns, --soa-rname) is invalid.'),
   DNS_ZONE_EMPTY: c('dns', 'The zone is empty.'),

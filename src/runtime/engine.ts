@@ -11,7 +11,6 @@
  *                                  ▼
  *                            HealthLedger (ledger/) ──▶ Monitor (monitor/), ClusterNode (cluster/), the store's saved records
  */
-import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
@@ -28,8 +27,10 @@ import {
   geoOptions,
   openDnssec,
   startDnsFleet,
-  loadOrCreateCookieSecret,
+  openCookieSecrets,
   type BoundAddress,
+  type CookieSecrets,
+  type CookieSecretSource,
   type DnsCookieSecrets,
   type DnsAuthority,
   type DnsLimits,
@@ -39,7 +40,7 @@ import {
   type KeyPolicy,
   type ListenAddress,
 } from './dns';
-import { LiveEvents, revisionEvents } from './events';
+import { LiveEvents, reportRrl, revisionEvents } from './events';
 import { HealthLedger } from './ledger';
 import { OperationsFeed } from './ledger/operations-feed';
 import { Operations } from './operations';
@@ -112,7 +113,8 @@ export interface EngineOptions {
   dnssec?: KeyPolicy;
   /**
    * DNS cookies (RFC 7873/9018), on unless false (`serve --no-cookies`): the server secret lives in the state
-   * dir (`dns-cookie-secret.json`, mode 0600), so a restart keeps every client's cookie valid.
+   * dir (`dns-cookie-secret.json`, mode 0600), so a restart keeps every client's cookie valid; in cluster mode
+   * in etcd, one for every node (dns/cookie-secrets.ts).
    */
   cookies?: boolean;
   /** Webhooks (`serve --webhook`, `--webhook-allow-private`, docs/webhooks.md); tests also tune delivery. */
@@ -147,6 +149,8 @@ export class Engine {
   private dnssec: DnssecService | undefined;
   /** Every live event, POSTed to the webhooks (webhooks/). */
   private webhooks: Webhooks | undefined;
+  /** The DNS cookie secrets (state dir or etcd) and their rotation; undefined with `--no-cookies`. */
+  private cookieSecrets: CookieSecretSource | undefined;
 
   private constructor(
     private readonly options: EngineOptions,
@@ -268,7 +272,14 @@ export class Engine {
         logger,
         ...(this.cluster ? { session: this.cluster.session } : {}),
       });
-    const cookies = options.cookies === false ? undefined : cookieSecrets(options.stateDir, this.clock.now());
+    if (options.cookies !== false)
+      this.cookieSecrets = await openCookieSecrets({
+        stateDir: options.stateDir,
+        ...(this.cluster ? { session: this.cluster.session } : {}),
+        now: () => this.clock.now(),
+        logger,
+      });
+    const cookies = this.cookieSecrets ? dnsCookies(this.cookieSecrets.current()) : undefined;
     this.dns = await startDnsFleet({
       ...(this.dnssec ? { dnssec: this.dnssec.doc } : {}),
       ...(cookies ? { cookies } : {}),
@@ -285,6 +296,9 @@ export class Engine {
       ...(options.dnsLimits ? { limits: options.dnsLimits } : {}),
     });
     this.pipeline.addSink(dnsSink(this.dns, this.cluster), snapshot);
+    const dns = this.dns;
+    if (this.cookieSecrets) this.unwatch.push(this.cookieSecrets.onChange((s) => dns.setCookies(dnsCookies(s))));
+    this.unwatch.push(reportRrl(dns, this.events, logger, options.cluster?.node));
     this.traffic.attach(this.dns);
     metrics.attachDns(this.dns);
     metrics.attachLag(this.pipeline);
@@ -326,6 +340,7 @@ export class Engine {
       ops,
       pushedHealth: ops.pushedHealth,
       webhooks: this.webhooks,
+      ...(this.cookieSecrets ? { cookies: this.cookieSecrets } : {}),
       ...(this.dnssec ? { dnssec: connectDnssec(this.dnssec, this.dns, metrics.registry, this.pipeline) } : {}),
     });
     const api = options.api ?? { host: '127.0.0.1', port: 5380 };
@@ -415,16 +430,15 @@ export class Engine {
     await this.ledger?.close();
     this.feed?.close();
     for (const u of this.unwatch) u();
+    this.cookieSecrets?.close();
     if (this.cluster) await this.cluster.close();
     else await this.store.close();
     this.lock?.release();
   }
 }
 
-/** The node's DNS cookie secrets: from the state dir (made on first start), or this run's own for `:memory:`. */
-function cookieSecrets(stateDir: string, nowMs: number): DnsCookieSecrets {
-  if (stateDir === ':memory:') return { current: randomBytes(16) };
-  const s = loadOrCreateCookieSecret(stateDir, nowMs);
+/** The secrets as DNS takes them. */
+function dnsCookies(s: CookieSecrets): DnsCookieSecrets {
   return { current: s.current, ...(s.previous ? { previous: s.previous } : {}) };
 }
 

@@ -4,7 +4,9 @@
  * route (the bearer token; EventSource cannot send headers, so clients read it with fetch()).
  */
 import type { ServerResponse } from 'node:http';
-import type { LiveEvent } from '../core/api';
+import type { Logger } from 'pino';
+import type { LiveEvent, RrlEvent } from '../core/api';
+import type { DnsTarget, RrlAlert } from './dns';
 import type { SnapshotSink } from './snapshot-sink';
 
 /** A comment line this often keeps proxies and idle timeouts from closing a quiet stream. */
@@ -93,5 +95,38 @@ export function revisionEvents(events: LiveEvents): SnapshotSink {
       last = p.revision;
       events.publish('revision', { revision: p.revision });
     },
+  };
+}
+
+/**
+ * The node's sustained rate limiting (`serve --rrl`, dns/rrl-alerts.ts) as `rrl` live events, so the webhooks
+ * deliver them: one when it becomes sustained, one when it recovers. Each is logged once too (warn, info).
+ */
+export function reportRrl(dns: Pick<DnsTarget, 'onRrl'>, events: LiveEvents, logger: Logger, node?: string): () => void {
+  return dns.onRrl((a) => {
+    const data = rrlEvent(a, node);
+    if (a.action === 'sustained') logger.warn({ rrl: data }, 'DNS rate limiting sustained');
+    else logger.info({ rrl: data }, 'DNS rate limiting recovered');
+    events.publish('rrl', data);
+  });
+}
+
+const iso = (ms: number): string => new Date(ms).toISOString();
+
+function rrlEvent(a: RrlAlert, node: string | undefined): RrlEvent {
+  const end = a.action === 'recovered' && a.lastLimitedMs !== undefined ? a.lastLimitedMs : a.nowMs;
+  return {
+    action: a.action,
+    at: iso(a.nowMs),
+    mode: a.mode,
+    prefix: a.prefix,
+    class: a.class,
+    key: a.key,
+    since: iso(a.sinceMs),
+    durationSeconds: Math.max(0, Math.round((end - a.sinceMs) / 100) / 10),
+    limited: a.limited,
+    ...(a.action === 'recovered' && a.lastLimitedMs !== undefined ? { lastLimited: iso(a.lastLimitedMs) } : {}),
+    processes: a.processes,
+    ...(node !== undefined ? { node } : {}),
   };
 }

@@ -19,6 +19,7 @@ import { registerEndpoint } from './endpoint';
 import { registerEndpointHealth } from './endpoint-health';
 import { registerWebhooks } from './webhooks';
 import { registerDestroy } from './destroy';
+import { registerCookies } from './cookies';
 import { registerDnssec } from './dnssec';
 import { registerPack } from './pack';
 import { registerOverride } from './override';
@@ -58,6 +59,7 @@ export const commands: Array<(program: Command) => void> = [
   registerDestroy,
   registerBackup,
   registerDnssec,
+  registerCookies,
   registerTerraform,
   registerPulumi,
   registerPack,

@@ -21,7 +21,35 @@ export interface NodeEvent {
   reason?: string;
 }
 
-/** `GET /v1/events` (Server-Sent Events): `event: transition|revision|traffic|override|drill|node`, `data: <JSON>`. */
+/**
+ * `event: rrl`: this node's response rate limiting (`serve --rrl`) became sustained, or recovered. One event
+ * when some bucket has been limited for 5 s, one when nothing was limited for 30 s: never one per second.
+ */
+export interface RrlEvent {
+  action: 'sustained' | 'recovered';
+  at: string;
+  /** `enforce`, or `log` (`--rrl-mode log`: counted, nothing limited). */
+  mode: 'enforce' | 'log';
+  /** The client prefix of the bucket that made it sustained, as `198.51.100.0/24`: the flood's source, or the victim its spoofed queries name. */
+  prefix: string;
+  /** The response class (`positive`, `nxdomain`, `nodata`, `error`, `any`, `large`) and its key (the name, or the zone). */
+  class: string;
+  key: string;
+  /** When that bucket's run of limited answers began (ISO 8601). */
+  since: string;
+  /** sustained: how long that bucket has been limited; recovered: from `since` to the last limited answer. Seconds. */
+  durationSeconds: number;
+  /** sustained: that bucket's limited answers so far; recovered: every limited answer of the period, every DNS process. */
+  limited: number;
+  /** recovered: the last limited answer (ISO 8601). */
+  lastLimited?: string;
+  /** DNS processes (`--workers`) that were limiting in the period. */
+  processes: number;
+  /** Where it happened: the node and location in a cluster, absent for a single node. */
+  node?: string;
+}
+
+/** `GET /v1/events` (Server-Sent Events): `event: transition|revision|traffic|override|drill|node|rrl`, `data: <JSON>`. */
 export interface TransitionEvent {
   at: string;
   profile: string;
@@ -47,4 +75,5 @@ export type LiveEvent =
   | { type: 'traffic'; data: TrafficEvent }
   | { type: 'override'; data: OverrideEvent }
   | { type: 'drill'; data: DrillEvent }
-  | { type: 'node'; data: NodeEvent };
+  | { type: 'node'; data: NodeEvent }
+  | { type: 'rrl'; data: RrlEvent };

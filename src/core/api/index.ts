@@ -13,5 +13,6 @@ export * from './reports';
 export * from './operations';
 export * from './events';
 export * from './dnssec';
+export * from './dns-cookies';
 export * from './webhooks';
 export * from './routes';

@@ -1,5 +1,6 @@
 /** Every route of the API with its bodies, by `METHOD path`. */
 import type { Profile } from '../model/types';
+import type { DnsCookiesReport } from './dns-cookies';
 import type { DnssecReport, DnssecRolloverRequest, DnssecRolloverResult } from './dnssec';
 import type { HealthzBody, NodeDrainRequest, NodeReadiness } from './healthz';
 import type {
@@ -58,6 +59,8 @@ export interface ApiRoutes {
   'DELETE /v1/webhooks/{id}': { response: { id: string; deleted: true } };
   'GET /v1/dnssec': { response: DnssecReport };
   'POST /v1/dnssec/rollover': { request: DnssecRolloverRequest; response: DnssecRolloverResult };
+  'GET /v1/dns/cookies': { response: DnsCookiesReport };
+  'POST /v1/dns/cookies/rotate': { request: Record<string, never>; response: DnsCookiesReport };
   'POST /v1/overrides': { request: OverrideRequest; response: OverrideResult };
   'GET /v1/overrides': { response: OverrideList };
   'DELETE /v1/overrides/{id}': { response: OverrideDeleteResult };

@@ -20,7 +20,8 @@ import type { RuntimeReports } from '../read-models';
 import { readRoutes } from './reads';
 import { resourceRoutes } from './resources';
 import { SummaryIndex } from './summaries';
-import type { DnssecApi } from '../dns';
+import type { CookieSecretSource, DnssecApi } from '../dns';
+import { cookieRoutes } from './cookies';
 import { dnssecRoutes } from './dnssec';
 import { pushedHealthRoutes } from './pushed-health';
 import { webhookRoutes } from './webhooks';
@@ -51,6 +52,8 @@ export interface ApiOptions {
   stateDir?: string;
   /** DNSSEC keys and rollovers (`serve --dnssec`); absent → the /v1/dnssec routes answer 404. */
   dnssec?: DnssecApi;
+  /** The DNS cookie secret and its rotation; absent (`--no-cookies`) → the /v1/dns/cookies routes answer 404. */
+  cookies?: CookieSecretSource;
   /** Health pushed from outside (`…/endpoints/{e}/health`); absent → 503. */
   pushedHealth?: PushedHealthApi;
   /** Webhooks (`/v1/webhooks`); absent → 503. */
@@ -88,6 +91,7 @@ export class ApiServer {
       ...resourceRoutes(c),
       ...reads.routes,
       ...dnssecRoutes(deps.dnssec),
+      ...cookieRoutes(deps.cookies),
       ...operationsRoutes(c, deps.ops),
       ...node.routes,
       ...pushedHealthRoutes(c, deps.pushedHealth),

@@ -336,6 +336,32 @@ function toDocument(s: CookieSecrets): CookieSecretDocument {
     : { current: toHex(s.current), previous: toHex(s.previous), createdAt: s.createdAt };
 }
 
+/**
+ * The secrets as their JSON text holds them (the state dir's file, the etcd key of a cluster: one format).
+ * `where` names the place in the errors; the errors never quote the secret.
+ */
+export function parseCookieSecrets(where: string, text: string): CookieSecrets {
+  let doc: Partial<CookieSecretDocument>;
+  try {
+    doc = JSON.parse(text) as Partial<CookieSecretDocument>;
+  } catch (err) {
+    throw new CookieSecretError(
+      `${where}: the DNS cookie secret is not JSON (${(err as Error).message}); move the file away to start with a new secret`,
+    );
+  }
+  if (doc === null || typeof doc !== 'object') throw new CookieSecretError(`${where}: the DNS cookie secret is not a JSON object`);
+  const current = secretFromHex(where, 'current', doc.current);
+  const createdAt = typeof doc.createdAt === 'string' ? doc.createdAt : '';
+  return doc.previous === undefined
+    ? { current, createdAt }
+    : { current, previous: secretFromHex(where, 'previous', doc.previous), createdAt };
+}
+
+/** The JSON text of the secrets (what {@link parseCookieSecrets} reads). */
+export function cookieSecretsText(s: CookieSecrets): string {
+  return `${JSON.stringify(toDocument(s), null, 2)}\n`;
+}
+
 /** The secrets in `path`, or undefined if there is no such file. A copy readable by others is made owner-only. */
 function readSecretFile(path: string): CookieSecrets | undefined {
   let text: string;
@@ -347,27 +373,15 @@ function readSecretFile(path: string): CookieSecrets | undefined {
       `${path}: cannot read the DNS cookie secret (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`,
     );
   }
-  let doc: Partial<CookieSecretDocument>;
-  try {
-    doc = JSON.parse(text) as Partial<CookieSecretDocument>;
-  } catch (err) {
-    throw new CookieSecretError(
-      `${path}: the DNS cookie secret is not JSON (${(err as Error).message}); move the file away to start with a new secret`,
-    );
-  }
-  if (doc === null || typeof doc !== 'object') throw new CookieSecretError(`${path}: the DNS cookie secret is not a JSON object`);
+  const secrets = parseCookieSecrets(path, text);
   if ((statSync(path).mode & 0o077) !== 0) chmodSync(path, 0o600);
-  const current = secretFromHex(path, 'current', doc.current);
-  const createdAt = typeof doc.createdAt === 'string' ? doc.createdAt : '';
-  return doc.previous === undefined
-    ? { current, createdAt }
-    : { current, previous: secretFromHex(path, 'previous', doc.previous), createdAt };
+  return secrets;
 }
 
 /** Writes `secrets` to a private temporary file beside `path` and returns the temporary file's name. */
 function writeTemp(path: string, secrets: CookieSecrets): string {
   const tmp = `${path}.tmp-${process.pid}`;
-  writeFileSync(tmp, `${JSON.stringify(toDocument(secrets), null, 2)}\n`, { mode: 0o600 });
+  writeFileSync(tmp, cookieSecretsText(secrets), { mode: 0o600 });
   chmodSync(tmp, 0o600);
   return tmp;
 }
@@ -396,7 +410,8 @@ function createSecretFile(path: string, secrets: CookieSecrets): boolean {
   }
 }
 
-const newSecrets = (nowMs: number, previous?: Uint8Array): CookieSecrets => {
+/** A new random current secret made at `nowMs`, with `previous` (the one it replaces) still accepted. */
+export const newCookieSecrets = (nowMs: number, previous?: Uint8Array): CookieSecrets => {
   const current = new Uint8Array(randomBytes(COOKIE_SECRET_LENGTH));
   const createdAt = new Date(nowMs).toISOString();
   return previous === undefined ? { current, createdAt } : { current, previous, createdAt };
@@ -412,7 +427,7 @@ export function loadOrCreateCookieSecret(stateDir: string, nowMs: number): Cooki
   const path = join(stateDir, COOKIE_SECRET_FILE);
   const existing = readSecretFile(path);
   if (existing !== undefined) return existing;
-  const made = newSecrets(nowMs);
+  const made = newCookieSecrets(nowMs);
   if (createSecretFile(path, made)) return made;
   const winner = readSecretFile(path);
   if (winner === undefined) throw new CookieSecretError(`${path}: the DNS cookie secret vanished while it was being created`);
@@ -426,7 +441,17 @@ export function loadOrCreateCookieSecret(stateDir: string, nowMs: number): Cooki
 export function rotateCookieSecret(stateDir: string, nowMs: number): CookieSecrets {
   const path = join(stateDir, COOKIE_SECRET_FILE);
   const old = readSecretFile(path);
-  const next = newSecrets(nowMs, old?.current);
+  const next = newCookieSecrets(nowMs, old?.current);
   replaceSecretFile(path, next);
   return next;
+}
+
+/** The secrets of `<stateDir>/dns-cookie-secret.json`, or undefined when there is none. */
+export function readCookieSecretFile(stateDir: string): CookieSecrets | undefined {
+  return readSecretFile(join(stateDir, COOKIE_SECRET_FILE));
+}
+
+/** Replaces `<stateDir>/dns-cookie-secret.json` atomically with `secrets` (mode 0600): a cluster node's private copy. */
+export function writeCookieSecretFile(stateDir: string, secrets: CookieSecrets): void {
+  replaceSecretFile(join(stateDir, COOKIE_SECRET_FILE), secrets);
 }

@@ -15,7 +15,9 @@
  *
  * Around it: target.ts (`DnsTarget`, what DNS is to the engine), local.ts (DNS in this process),
  * workers.ts (DNS in worker processes: the primary's pool and the worker's loop, one protocol),
- * fleet.ts (`startDnsFleet`, `dnsSink`), port-probe.ts and reuse-port.ts (what the ports and the platform allow).
+ * fleet.ts (`startDnsFleet`, `dnsSink`), port-probe.ts and reuse-port.ts (what the ports and the platform allow),
+ * cookie-secrets.ts (the cookie secret in the state dir or in etcd, and its rotation), rrl-alerts.ts (sustained
+ * rate limiting, one period per node, for the `rrl` live event).
  */
 export { DnsServer, type DnsServerOptions, type ListenAddress, type TcpOptions, type BoundAddress } from './server';
 export { Responder, type ResponderOptions, type ResolveFn, type SoaConfig, type ResponderStats, type Transport } from './responder';
@@ -24,6 +26,9 @@ export { DnsCountsAggregate, type DnsCounts } from './counts';
 export { TrafficStore, TrafficTallies, TrafficTally, TRAFFIC_BUCKET_MS, TRAFFIC_EXACT, TRAFFIC_STRIDE, type TrafficRow } from './traffic';
 export type { DnsTarget, DnsSockets, DnsWorkerReport, DnsAuthority, DnsLimits, DnsCookieSecrets } from './target';
 export { CookieJar, loadOrCreateCookieSecret, rotateCookieSecret, COOKIE_SECRET_FILE, type CookieSecrets } from './cookies';
+export { openCookieSecrets, type CookieSecretSource, type CookieSecretInfo } from './cookie-secrets';
+export { CookieSecretError } from './cookies';
+export type { RrlAlert } from './rrl-alerts';
 export { ResponseRateLimiter, classify as classifyResponse, type RrlOptions, type RrlStats } from './rrl';
 export { LocalDns } from './local';
 export { DnsWorkerPool, runDnsWorker, isDnsWorker, geoOptions, type DnssecUpdate } from './workers';

@@ -2,11 +2,13 @@
 import type { CompiledSnapshot } from '../../core/routing';
 import type { SnapshotUpdate } from '../snapshot-sink';
 import type { DnsCounts } from './counts';
+import { CookieJar } from './cookies';
 import type { KeySetDocument } from './dnssec/keys';
 import { signerFor, type SignerStats } from './dnssec/signer';
 import type { ResponderStats } from './responder';
 import type { BoundAddress, DnsServer } from './server';
-import type { DnsTarget } from './target';
+import { RrlAlerts, watchRrl, type RrlAlert } from './rrl-alerts';
+import type { DnsCookieSecrets, DnsTarget } from './target';
 import type { TrafficRow } from './traffic';
 
 export class LocalDns implements DnsTarget {
@@ -18,6 +20,20 @@ export class LocalDns implements DnsTarget {
   }
   dnssecStats(): SignerStats | undefined {
     return this.server.responder.dnssec?.stats();
+  }
+  setCookies(secrets: DnsCookieSecrets): void {
+    this.server.responder.setCookies(CookieJar.fromSecrets(secrets));
+  }
+  onRrl(listener: (alert: RrlAlert) => void): () => void {
+    const rrl = this.server.responder.rrl;
+    if (rrl === undefined) return () => undefined;
+    const alerts = new RrlAlerts();
+    const off = alerts.on(listener);
+    const stop = watchRrl(rrl, (a) => alerts.report(0, a));
+    return () => {
+      stop();
+      off();
+    };
   }
   start(): Promise<void> {
     return this.server.start();

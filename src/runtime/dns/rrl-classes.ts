@@ -76,6 +76,8 @@ export interface RrlSustainedEvent {
   /** When this bucket's run of limited responses began. */
   sinceMs: number;
   nowMs: number;
+  /** The bucket's limited responses so far. */
+  limited: number;
 }
 
 /** What `onRecovered` listeners receive. */
@@ -84,6 +86,8 @@ export interface RrlRecoveredEvent {
   /** The latest limited response. */
   lastLimitedMs: number;
   nowMs: number;
+  /** Limited responses (every bucket) from the start of the run that made the period sustained to its end. */
+  limited: number;
 }
 
 const QTYPE_ANY = 255;

@@ -169,6 +169,8 @@ export class ResponseRateLimiter {
   private latestNow = Number.NEGATIVE_INFINITY;
   private lastLimitedMs = Number.NEGATIVE_INFINITY;
   private isSustained = false;
+  /** Limited responses counted before the current sustained period's run (the recovered event counts the rest). */
+  private limitedBase = 0;
   private readonly sustainedListeners: Array<(e: RrlSustainedEvent) => void> = [];
   private readonly recoveredListeners: Array<(e: RrlRecoveredEvent) => void> = [];
 
@@ -440,8 +442,15 @@ export class ResponseRateLimiter {
     return `${formatIPv6Groups(groups)}/${this.ipv6Prefix}`;
   }
 
+  private limitedTotal(): number {
+    return this.slipped + this.dropped + this.wouldSlip + this.wouldDrop;
+  }
+
   private sustain(slot: number, responseClass: RrlClass, key: string, nowMs: number): void {
     this.isSustained = true;
+    const limited = this.table[slot + COUNT]!;
+    // The response being decided is counted by the caller after this: it belongs to the period.
+    this.limitedBase = this.limitedTotal() - limited + 1;
     const event: RrlSustainedEvent = {
       mode: this.mode,
       prefix: this.prefixText(),
@@ -449,6 +458,7 @@ export class ResponseRateLimiter {
       key,
       sinceMs: this.table[slot + RUN]!,
       nowMs,
+      limited,
     };
     for (const listener of [...this.sustainedListeners]) {
       try {
@@ -461,7 +471,12 @@ export class ResponseRateLimiter {
 
   private recover(nowMs: number): void {
     this.isSustained = false;
-    const event: RrlRecoveredEvent = { mode: this.mode, lastLimitedMs: this.lastLimitedMs, nowMs };
+    const event: RrlRecoveredEvent = {
+      mode: this.mode,
+      lastLimitedMs: this.lastLimitedMs,
+      nowMs,
+      limited: this.limitedTotal() - this.limitedBase,
+    };
     for (const listener of [...this.recoveredListeners]) {
       try {
         listener(event);

@@ -30,6 +30,7 @@ import {
   type DnsWorkerReport,
 } from './target';
 import { CookieJar } from './cookies';
+import { RrlAlerts, watchRrl, type RrlAlert, type RrlProcessAlert } from './rrl-alerts';
 import type { TrafficRow } from './traffic';
 
 /** Worker → primary. */
@@ -37,7 +38,8 @@ type WorkerMessage =
   | { type: 'tmkit-dns-hello' }
   | { type: 'tmkit-dns-listening'; addresses: BoundAddress[] }
   | { type: 'tmkit-dns-stats'; stats: ResponderStats; counts?: DnsCounts; traffic?: TrafficRow[]; dnssec?: SignerStats }
-  | { type: 'tmkit-dns-failed'; message: string };
+  | { type: 'tmkit-dns-failed'; message: string }
+  | { type: 'tmkit-dns-rrl'; alert: RrlProcessAlert };
 
 /** Primary → worker: the DNS cookie secrets (hex), sent before any snapshot (the worker answers cookies from its first query). */
 export interface CookiesUpdate {
@@ -102,7 +104,9 @@ export class DnsWorkerPool implements DnsTarget {
   private stopping = false;
   private live = 0;
   private dnssec: DnssecUpdate | undefined;
-  private readonly cookies: CookiesUpdate | undefined;
+  private cookies: CookiesUpdate | undefined;
+  /** The workers' sustained rate limiting, folded into the node's one period. */
+  private readonly rrlAlerts = new RrlAlerts();
 
   constructor(
     private readonly n: number,
@@ -111,12 +115,7 @@ export class DnsWorkerPool implements DnsTarget {
     readonly sockets: DnsSockets = 'shared',
     cookies?: DnsCookieSecrets,
   ) {
-    if (cookies)
-      this.cookies = {
-        type: 'tmkit-cookies',
-        current: Buffer.from(cookies.current).toString('hex'),
-        ...(cookies.previous ? { previous: Buffer.from(cookies.previous).toString('hex') } : {}),
-      };
+    if (cookies) this.cookies = cookiesUpdate(cookies);
     if (!cluster.isPrimary) throw new Error('DnsWorkerPool: only the cluster primary can start DNS workers');
   }
 
@@ -171,6 +170,8 @@ export class DnsWorkerPool implements DnsTarget {
             if (m.traffic && m.traffic.length > 0) this.traffic.push(...m.traffic);
           } else if (m?.type === 'tmkit-dns-failed') {
             fail(m.message);
+          } else if (m?.type === 'tmkit-dns-rrl') {
+            this.rrlAlerts.report(w.id, m.alert);
           }
         });
         w.on('exit', (code, signal) => {
@@ -178,6 +179,7 @@ export class DnsWorkerPool implements DnsTarget {
           rec.live = false;
           this.workerCounts.retire(w.id);
           this.synced.delete(w.id);
+          this.rrlAlerts.gone(w.id);
           if (this.stopping) return;
           this.forgetOldExited();
           rec.replaced = started;
@@ -210,6 +212,15 @@ export class DnsWorkerPool implements DnsTarget {
   setDnssec(doc: KeySetDocument): void {
     this.dnssec = { type: 'tmkit-dnssec', doc };
     for (const w of Object.values(cluster.workers ?? {})) if (w && this.synced.has(w.id) && w.isConnected()) w.send(this.dnssec);
+  }
+
+  setCookies(secrets: DnsCookieSecrets): void {
+    this.cookies = cookiesUpdate(secrets);
+    for (const w of Object.values(cluster.workers ?? {})) if (w && this.synced.has(w.id) && w.isConnected()) w.send(this.cookies);
+  }
+
+  onRrl(listener: (alert: RrlAlert) => void): () => void {
+    return this.rrlAlerts.on(listener);
   }
 
   dnssecStats(): SignerStats | undefined {
@@ -281,6 +292,15 @@ export class DnsWorkerPool implements DnsTarget {
       ),
     );
   }
+}
+
+/** The cookie secrets as the worker protocol carries them (hex). */
+function cookiesUpdate(cookies: DnsCookieSecrets): CookiesUpdate {
+  return {
+    type: 'tmkit-cookies',
+    current: Buffer.from(cookies.current).toString('hex'),
+    ...(cookies.previous ? { previous: Buffer.from(cookies.previous).toString('hex') } : {}),
+  };
 }
 
 /** The geo databases and latency table named by the options (the shipped country database alone by default). */
@@ -431,6 +451,9 @@ export async function runDnsWorker(o: {
   };
   const statsTimer = setInterval(report, 1000);
   statsTimer.unref();
+  // Sustained rate limiting (this worker's limiter) to the primary, which folds the workers' into one event.
+  const rrl = server.responder.rrl;
+  const stopRrl = rrl ? watchRrl(rrl, (alert) => process.send?.({ type: 'tmkit-dns-rrl', alert })) : undefined;
   await new Promise<void>((r) => {
     // SIGINT (Ctrl-C reaches the whole process group) is left to the primary, which stops the workers.
     process.on('SIGINT', () => undefined);
@@ -438,6 +461,7 @@ export async function runDnsWorker(o: {
     process.once('disconnect', () => r());
   });
   clearInterval(statsTimer);
+  stopRrl?.();
   server.responder.dnssec?.close();
   // Bounded: the primary SIGKILLs a worker that is not gone WORKER_STOP_MS after its SIGTERM.
   let closing: NodeJS.Timeout | undefined;

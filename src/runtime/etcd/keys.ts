@@ -15,6 +15,7 @@
  * | `ops/failback/<profile>/<endpoint>`      | the latest failback approval               | no    |
  * | `ops/audit/<ms>-<id>`                    | one audit entry (who, what, when, why)     | no    |
  * | `ops/drills/<id>`                        | one drill report                           | no    |
+ * | `dns/cookie-secret`                      | the DNS cookie secrets (hex), `{current, previous?, createdAt}` | no |
  *
  * The `ops/` keys are the traffic operations (docs/operations.md, store/etcd-operations.ts): never configuration,
  * so they do not bump `config/rev`. The mirror applies overrides and approvals on every node; each node
@@ -26,6 +27,11 @@
  * so a write commits only against the view it was checked on (store/etcd.ts). Pushed health
  * (store/etcd-pushed-health.ts) is runtime state: no `config/rev`, a lease of its own per key so etcd drops it
  * soon after it ends, and every node also ends it at `expiresAt` by its own clock.
+ *
+ * `dns/cookie-secret` is the one secret every node's DNS makes and checks server cookies with (dns/cookie-secrets.ts):
+ * created once in a transaction that succeeds only while it is absent, replaced by a rotation with a
+ * compare-and-swap; the mirror hands it to the DNS of every node. It is kept as is, like the rest of what is under
+ * the prefix: etcd (its access control, TLS, snapshots) is the trust boundary. Not in `cluster-cache.json`.
  */
 import type { ProbeVerdict } from '../../core/health/types';
 import type { ResourceCatalogRecord } from '../../core/model/catalog';
@@ -35,6 +41,7 @@ export const REV_KEY = 'config/rev';
 export const RESOURCES_KEY = 'config/resources';
 export const AUDIT_PREFIX = 'ops/audit/';
 export const DRILLS_PREFIX = 'ops/drills/';
+export const COOKIE_SECRET_KEY = 'dns/cookie-secret';
 
 const enc = (s: string): string => encodeURIComponent(s);
 const dec = (s: string): string => decodeURIComponent(s);
@@ -113,11 +120,13 @@ export type ParsedKey =
   | { kind: 'override'; id: string }
   | { kind: 'failback'; key: string }
   | { kind: 'audit' }
-  | { kind: 'drill' };
+  | { kind: 'drill' }
+  | { kind: 'cookies' };
 
 export function parseKey(rest: string): ParsedKey | undefined {
   if (rest === REV_KEY) return { kind: 'rev' };
   if (rest === RESOURCES_KEY) return { kind: 'resources' };
+  if (rest === COOKIE_SECRET_KEY) return { kind: 'cookies' };
   const parts = rest.split('/');
   if (parts[0] === 'config' && parts[1] === 'profiles' && parts.length === 3) return { kind: 'profile', name: dec(parts[2]!) };
   if (parts[0] === 'nodes' && parts.length === 2) return { kind: 'node', node: dec(parts[1]!) };

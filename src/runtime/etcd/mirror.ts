@@ -28,12 +28,15 @@ type Touched =
   | { kind: 'rev' }
   | { kind: 'pushed'; key: string }
   | { kind: 'control'; change: OperationsChange }
+  | { kind: 'cookies' }
   | undefined;
 type PushedListener = (key: string, record: PushedHealthRecord | undefined) => void;
 /** What else than configuration and cluster state one applied batch changed. */
 interface Extra {
   pushed?: readonly string[];
   operations?: readonly OperationsChange[];
+  /** The DNS cookie secret's key changed. */
+  cookies?: boolean;
 }
 
 export class EtcdMirror {
@@ -56,6 +59,9 @@ export class EtcdMirror {
   /** The traffic operations (`ops/`): overrides by id, the latest failback approval by `profile/endpoint`. */
   readonly overrides = new Map<string, OverrideRecord>();
   readonly failbacks = new Map<string, FailbackApproval>();
+  /** The DNS cookie secrets' JSON text (`dns/cookie-secret`; dns/cookie-secrets.ts reads it), undefined while absent. */
+  cookieSecret: string | undefined;
+  private readonly cookieListeners = new Set<(text: string | undefined) => void>();
 
   private readonly storeListeners = new Set<(c: StoreChange) => void>();
   private readonly controlListeners = new Set<(c: OperationsChange) => void>();
@@ -84,6 +90,10 @@ export class EtcdMirror {
   onOperations(l: (c: OperationsChange) => void): () => void {
     this.controlListeners.add(l);
     return () => this.controlListeners.delete(l);
+  }
+  onCookieSecret(l: (text: string | undefined) => void): () => void {
+    this.cookieListeners.add(l);
+    return () => this.cookieListeners.delete(l);
   }
 
   /** Resolves once every event up to etcd revision `revision` is applied here (or after `timeoutMs`). */
@@ -156,7 +166,9 @@ export class EtcdMirror {
       pushed: new Map(this.pushed),
       overrides: new Map(this.overrides),
       failbacks: new Map(this.failbacks),
+      cookies: this.cookieSecret,
     };
+    this.cookieSecret = undefined;
     this.pushed.clear();
     this.profiles.clear();
     this.index.clear();
@@ -188,7 +200,7 @@ export class EtcdMirror {
       if (JSON.stringify(before.overrides.get(id)) !== JSON.stringify(o)) operations.push({ kind: 'override', op: 'put', override: o });
     for (const [k, a] of this.failbacks)
       if (JSON.stringify(before.failbacks.get(k)) !== JSON.stringify(a)) operations.push({ kind: 'failback', approval: a });
-    this.emit(changes, clusterChanged, { pushed, operations });
+    this.emit(changes, clusterChanged, { pushed, operations, cookies: this.cookieSecret !== before.cookies });
   }
 
   private healthDigest(): string {
@@ -263,6 +275,9 @@ export class EtcdMirror {
           }
           return { kind: 'cluster' };
         }
+        case 'cookies':
+          this.cookieSecret = deleted ? undefined : kv.value.toString('utf8');
+          return { kind: 'cookies' };
         case 'pushed': {
           const r = deleted ? undefined : parsePushedRecord(k.key, value());
           if (r) this.pushed.set(k.key, r);
@@ -284,6 +299,7 @@ export class EtcdMirror {
     const pushed: string[] = [];
     const operations: OperationsChange[] = [];
     let cluster = false;
+    let cookies = false;
     let maxRev = 0;
     const events = res.events;
     const isRev = (key: Buffer): number => (key.toString().endsWith(`/${REV_KEY}`) ? -1 : 0);
@@ -310,16 +326,17 @@ export class EtcdMirror {
         else if (t.kind === 'cluster') cluster = true;
         else if (t.kind === 'pushed') pushed.push(t.key);
         else if (t.kind === 'control') operations.push(t.change);
+        else if (t.kind === 'cookies') cookies = true;
       }
       maxRev = Math.max(maxRev, rev);
       i = j;
     }
     if (events.length > 0) this.appliedRevision = Math.max(this.appliedRevision, maxRev);
     else if (!res.created) this.appliedRevision = Math.max(this.appliedRevision, Number(res.header.revision)); // progress notification
-    this.emit(changes, cluster, { pushed, operations });
+    this.emit(changes, cluster, { pushed, operations, cookies });
   }
 
-  private emit(changes: StoreChange[], cluster: boolean, { pushed = [], operations = [] }: Extra = {}): void {
+  private emit(changes: StoreChange[], cluster: boolean, { pushed = [], operations = [], cookies = false }: Extra = {}): void {
     for (const c of changes)
       for (const l of this.storeListeners) {
         try {
@@ -350,6 +367,14 @@ export class EtcdMirror {
           l(c);
         } catch (err) {
           this.logger?.error({ err }, 'control listener failed');
+        }
+      }
+    if (cookies)
+      for (const l of this.cookieListeners) {
+        try {
+          l(this.cookieSecret);
+        } catch (err) {
+          this.logger?.error({ err }, 'cookie secret listener failed');
         }
       }
     this.releaseWaiters();

@@ -190,6 +190,13 @@ export class EtcdSession {
   onOperations(l: (c: OperationsChange) => void): () => void {
     return this.mirror.onOperations(l);
   }
+  /** The DNS cookie secrets' JSON text as the mirror has it (`dns/cookie-secret`), and its changes (dns/cookie-secrets.ts). */
+  get cookieSecret(): string | undefined {
+    return this.mirror.cookieSecret;
+  }
+  onCookieSecret(l: (text: string | undefined) => void): () => void {
+    return this.mirror.onCookieSecret(l);
+  }
 
   /** Resolves once the mirror has applied every event up to etcd revision `revision` (a writer reads its own write). */
   waitForRevision(revision: number, timeoutMs = 5_000): Promise<void> {

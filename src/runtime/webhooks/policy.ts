@@ -72,6 +72,13 @@ function chatText(event: LiveEvent): string {
         : ` (hold ${r.holdSeconds} s, by ${r.who})`;
     return `tmkit: drill of ${r.profile}/${r.endpoint} ${action}${figures}`;
   }
+  if (event.type === 'rrl') {
+    const e = event.data;
+    return (
+      `tmkit: DNS rate limiting ${e.action}${e.mode === 'log' ? ' (log mode)' : ''} for ${e.prefix} (${e.class} ${e.key || '-'}): ` +
+      `${e.limited} answers limited over ${e.durationSeconds} s${e.node !== undefined ? ` at ${e.node}` : ''}`
+    );
+  }
   const parts = Object.entries(d)
     .filter(([, v]) => typeof v === 'string' || typeof v === 'number')
     .map(([k, v]) => `${k}=${String(v)}`);

@@ -234,8 +234,11 @@ describe('sustained limiting events', () => {
     const { last } = burst(rrl, '198.51.100.7', 600, T0 + 4000, 6000); // 6 s more
     expect(sustained).toHaveLength(1);
     expect(sustained[0]).toMatchObject({ mode: 'enforce', prefix: '198.51.100.0/24', class: 'positive', key: 'www.example.com' });
-    const e = sustained[0] as { sinceMs: number; nowMs: number };
+    const e = sustained[0] as { sinceMs: number; nowMs: number; limited: number };
     expect(e.nowMs - e.sinceMs).toBeGreaterThanOrEqual(5000);
+    // The bucket's limited answers up to the moment it became sustained: about 5 s of a 100/s flood over the rate.
+    expect(e.limited).toBeGreaterThan(300);
+    expect(e.limited).toBeLessThanOrEqual(rrl.stats().slipped + rrl.stats().dropped);
     expect(rrl.stats().sustained).toBe(true);
     expect(rrl.stats().lastLimitedMs).toBe(last);
 
@@ -243,7 +246,9 @@ describe('sustained limiting events', () => {
     expect(recovered).toEqual([]);
     rrl.tick(last + 30_000);
     rrl.tick(last + 40_000);
-    expect(recovered).toEqual([{ mode: 'enforce', lastLimitedMs: last, nowMs: last + 30_000 }]);
+    // The period's count: every limited answer from the start of the run that made it sustained (here all of them).
+    const s = rrl.stats();
+    expect(recovered).toEqual([{ mode: 'enforce', lastLimitedMs: last, nowMs: last + 30_000, limited: s.slipped + s.dropped }]);
     expect(rrl.stats().sustained).toBe(false);
 
     // A new attack fires again.
