@@ -3,7 +3,8 @@
  * it writes, and putting it back into a state dir (refused while a serve holds it).
  */
 import { openDb, wal } from '../support/sqlite';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { TmkitClient } from '../../src/client';
 import type { ProfileInput } from '../../src/core/model/types';
@@ -76,7 +77,7 @@ test('a backup of a live server taken while it writes is one consistent revision
       expect(r.code).toBe(0);
       expect(r.stdout).toMatch(
         new RegExp(
-          `^tmkit backup: wrote ${file} \\(\\d+ profiles, store revision \\d+, \\d+ KiB\\) from ${join(dir, 'tmkit.db')}; integrity ok\\n$`,
+          `^tmkit backup: wrote ${file} \\(\\d+ profiles, store revision \\d+, \\d+ KiB, with the DNS cookie secret: keep it private, mode 0600\\) from ${join(dir, 'tmkit.db')}; integrity ok\\n$`,
         ),
       );
       files.push(file);
@@ -164,4 +165,48 @@ test('backup refuses to overwrite without --force, and names a missing store', a
   const missing = await runTmkit(['backup', '--state-dir', nowhere, join(tempDir(), 'x.db')], { timeoutMs: 30_000 });
   expect(missing.code).toBe(1);
   expect(missing.stderr).toContain(`tmkit: backup: there is no store at ${join(nowhere, 'tmkit.db')}; pass --state-dir DIR`);
+}, 120_000);
+
+/** The real dig's output for the zone's SOA with `cookie` (`+cookie` or `+cookie=HEX`). */
+function digCookie(s: ServeProcess, cookie: string): Promise<string> {
+  return new Promise((resolve) => {
+    execFile('dig', [`@${s.dns.address}`, '-p', String(s.dns.port), 'tm.internal', 'SOA', '+time=2', '+tries=1', cookie], (_e, out) =>
+      resolve(out),
+    );
+  });
+}
+const cookieIn = (out: string): string | undefined => /; COOKIE: ([0-9a-f]{48}) \(good\)/.exec(out)?.[1];
+
+test('the DNS cookie secret goes into the backup and comes back: a restored node accepts the cookies its clients hold', async () => {
+  const dir = tempDir();
+  const a = await spawnServe(dir);
+  running.push(a);
+  const held = cookieIn(await digCookie(a, '+cookie'));
+  expect(held).toBeDefined();
+  const file = join(tempDir(), 'with-cookies.db');
+  const b = await runTmkit(['backup', '--state-dir', dir, file], { timeoutMs: 30_000 });
+  expect(b.code).toBe(0);
+  expect(b.stdout).toContain('with the DNS cookie secret: keep it private, mode 0600');
+  expect(statSync(file).mode & 0o777).toBe(0o600);
+
+  // A new machine: another state dir, which already made a secret of its own (moved aside by the restore).
+  const target = join(tempDir(), 'restored');
+  const other = await spawnServe(target);
+  other.child.kill('SIGTERM');
+  await other.exited;
+  const replaced = readFileSync(join(target, 'dns-cookie-secret.json'), 'utf8');
+  const r = await runTmkit(['restore', '--state-dir', target, file], { timeoutMs: 30_000 });
+  expect(r.code).toBe(0);
+  expect(r.stdout).toContain('and its DNS cookie secret is back in dns-cookie-secret.json');
+  expect(readFileSync(join(target, 'dns-cookie-secret.json'), 'utf8')).toBe(readFileSync(join(dir, 'dns-cookie-secret.json'), 'utf8'));
+  expect(statSync(join(target, 'dns-cookie-secret.json')).mode & 0o777).toBe(0o600);
+  expect(readFileSync(join(target, 'dns-cookie-secret.json.before-restore'), 'utf8')).toBe(replaced);
+
+  const restored = await spawnServe(target);
+  running.push(restored);
+  // The cookie from before the backup is echoed as it came: valid, not replaced by a fresh one.
+  expect(cookieIn(await digCookie(restored, `+cookie=${held}`))).toBe(held);
+  // The store opens without the carrier tables.
+  const token = readFileSync(join(target, 'token'), 'utf8').trim();
+  expect((await new TmkitClient({ server: restored.api, token, env: {} }).listProfiles()).profiles).toEqual([]);
 }, 120_000);

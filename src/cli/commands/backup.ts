@@ -27,9 +27,10 @@ export function registerBackup(program: Command): void {
       } catch (err) {
         failure('backup', err);
       }
+      const secrets = [...(r.dnssecKeys ? ['the DNSSEC keys'] : []), ...(r.cookieSecret ? ['the DNS cookie secret'] : [])];
       process.stdout.write(
         `tmkit backup: wrote ${r.file} (${r.profiles} profile${r.profiles === 1 ? '' : 's'}, store revision ${r.revision}, ` +
-          `${kib(r.bytes)}${r.dnssecKeys ? ', with the DNSSEC keys: keep it private, mode 0600' : ''}) from ${r.source}; integrity ok\n`,
+          `${kib(r.bytes)}${secrets.length > 0 ? `, with ${secrets.join(' and ')}: keep it private, mode 0600` : ''}) from ${r.source}; integrity ok\n`,
       );
     });
   program
@@ -47,6 +48,7 @@ export function registerBackup(program: Command): void {
       process.stdout.write(
         `tmkit restore: ${r.target} now holds ${r.file} (${r.profiles} profile${r.profiles === 1 ? '' : 's'}, ` +
           `store revision ${r.revision})${r.dnssecKeys ? ' and its DNSSEC keys are back in dnssec-keys.json' : ''}` +
+          `${r.cookieSecret ? `${r.dnssecKeys ? ',' : ' and'} its DNS cookie secret is back in dns-cookie-secret.json` : ''}` +
           `${r.previous ? `; the replaced database is ${r.previous}` : ''}. Start tmkit serve to use it.\n`,
       );
     });

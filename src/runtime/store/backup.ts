@@ -16,11 +16,25 @@ export interface BackupResult {
   revision: number;
   /** The state dir's DNSSEC keys (`serve --dnssec`) went into the backup too (which is then mode 0600). */
   dnssecKeys: boolean;
+  /** The state dir's DNS cookie secret went into the backup too (which is then mode 0600). */
+  cookieSecret: boolean;
 }
 
 /** The state dir's DNSSEC key file (runtime/dns/dnssec/key-store.ts) and the backup table that carries it. */
 const DNSSEC_KEY_FILE = 'dnssec-keys.json';
 const DNSSEC_TABLE = 'tmkit_backup_dnssec_keys';
+/**
+ * The state dir's DNS cookie secret (runtime/dns/cookies.ts COOKIE_SECRET_FILE; a cluster node's private copy of
+ * the etcd key) and its backup table: a restored node accepts the cookies its clients hold.
+ */
+const COOKIE_SECRET_FILE = 'dns-cookie-secret.json';
+const COOKIE_TABLE = 'tmkit_backup_cookie_secret';
+
+/** The state dir's private files a backup carries, each in a table of its own (one row, the file's text). */
+const CARRIED = [
+  { file: DNSSEC_KEY_FILE, table: DNSSEC_TABLE },
+  { file: COOKIE_SECRET_FILE, table: COOKIE_TABLE },
+] as const;
 
 /**
  * Copies the store of `stateDir` to `file` with `VACUUM INTO`, while `tmkit serve` may be running and
@@ -147,21 +161,26 @@ export async function backupStore(
     }
     const revision = Number(copy.prepare<{ value: string }>(`SELECT value FROM meta WHERE key = 'revision'`).get()!.value);
     const profiles = Number(copy.prepare<{ n: number }>('SELECT count(*) AS n FROM profiles').get()!.n);
-    // The DNSSEC keys ride along in a table of their own: a restored node signs with the same keys, so the
-    // parent's DS stays right. The keys are private: so is the backup then.
-    const keyFile = join(stateDir, DNSSEC_KEY_FILE);
-    const dnssecKeys = existsSync(keyFile);
-    if (dnssecKeys) {
-      copy.exec(`CREATE TABLE ${DNSSEC_TABLE} (doc TEXT NOT NULL)`);
-      copy.prepare(`INSERT INTO ${DNSSEC_TABLE} (doc) VALUES (?)`).run(readFileSync(keyFile, 'utf8'));
+    // The DNSSEC keys and the DNS cookie secret ride along, each in a table of its own: a restored node signs
+    // with the same keys, so the parent's DS stays right, and accepts the cookies its clients hold. They are
+    // private: so is the backup then.
+    const carried = new Set<string>();
+    for (const { file: name, table } of CARRIED) {
+      const path = join(stateDir, name);
+      if (!existsSync(path)) continue;
+      copy.exec(`CREATE TABLE ${table} (doc TEXT NOT NULL)`);
+      copy.prepare(`INSERT INTO ${table} (doc) VALUES (?)`).run(readFileSync(path, 'utf8'));
+      carried.add(name);
     }
+    const dnssecKeys = carried.has(DNSSEC_KEY_FILE);
+    const cookieSecret = carried.has(COOKIE_SECRET_FILE);
     // A self-contained file: no -wal beside it to forget when it is copied somewhere.
     copy.pragma('journal_mode = DELETE');
     copy.close();
     copy = undefined;
-    if (dnssecKeys) chmodSync(tmp, 0o600);
+    if (carried.size > 0) chmodSync(tmp, 0o600);
     renameSync(tmp, file);
-    return { source, file, bytes: statSync(file).size, profiles, revision, dnssecKeys };
+    return { source, file, bytes: statSync(file).size, profiles, revision, dnssecKeys, cookieSecret };
   } catch (err) {
     copy?.close();
     rmSync(tmp, { force: true });
@@ -186,6 +205,8 @@ export interface RestoreResult {
   previous?: string;
   /** The backup carried DNSSEC keys, now in `<stateDir>/dnssec-keys.json` (mode 0600). */
   dnssecKeys: boolean;
+  /** The backup carried the DNS cookie secret, now in `<stateDir>/dns-cookie-secret.json` (mode 0600). */
+  cookieSecret: boolean;
 }
 
 /**
@@ -203,7 +224,7 @@ export function restoreStore(stateDir: string, file: string): RestoreResult {
   try {
     let profiles = 0;
     let revision = 0;
-    let keys: string | undefined;
+    const docs = new Map<string, string>();
     let db: SqlDatabase | undefined;
     try {
       if (lock.driver === 'wasm' && walHeader(file)) {
@@ -231,10 +252,12 @@ export function restoreStore(stateDir: string, file: string): RestoreResult {
       revision = Number(db.prepare<{ value: string }>(`SELECT value FROM meta WHERE key = 'revision'`).get()!.value);
       profiles = Number(db.prepare<{ n: number }>('SELECT count(*) AS n FROM profiles').get()!.n);
       rmSync(tmp, { force: true });
-      keys =
-        db.prepare<{ n: number }>(`SELECT count(*) AS n FROM sqlite_master WHERE type = 'table' AND name = '${DNSSEC_TABLE}'`).get()!.n > 0
-          ? db.prepare<{ doc: string }>(`SELECT doc FROM ${DNSSEC_TABLE}`).get()?.doc
-          : undefined;
+      for (const { file: name, table } of CARRIED) {
+        const has =
+          db.prepare<{ n: number }>(`SELECT count(*) AS n FROM sqlite_master WHERE type = 'table' AND name = '${table}'`).get()!.n > 0;
+        const doc = has ? db.prepare<{ doc: string }>(`SELECT doc FROM ${table}`).get()?.doc : undefined;
+        if (doc !== undefined) docs.set(name, doc);
+      }
       // A consistent copy of the backup (it may itself be in WAL mode with its own -wal).
       db.exec(`VACUUM INTO ${sqlString(tmp)}`);
     } catch (err) {
@@ -263,23 +286,31 @@ export function restoreStore(stateDir: string, file: string): RestoreResult {
     } else {
       for (const suffix of ['-wal', '-shm', '-journal']) rmSync(`${target}${suffix}`, { force: true });
     }
-    if (keys !== undefined) {
-      // The carrier table stays out of the store; the keys go back to their file (the one they replace aside).
+    if (docs.size > 0) {
+      // The carrier tables stay out of the store; each file goes back (the one it replaces aside).
       const restored = openDatabase(tmp, { driver: lock.driver, fileMustExist: true });
       try {
-        restored.exec(`DROP TABLE ${DNSSEC_TABLE}`);
+        for (const { file: name, table } of CARRIED) if (docs.has(name)) restored.exec(`DROP TABLE ${table}`);
       } finally {
         restored.close();
       }
     }
     renameSync(tmp, target);
-    if (keys !== undefined) {
-      const keyFile = join(stateDir, DNSSEC_KEY_FILE);
-      if (existsSync(keyFile) && readFileSync(keyFile, 'utf8') !== keys) renameSync(keyFile, `${keyFile}.before-restore`);
-      writeFileSync(keyFile, keys, { mode: 0o600 });
-      chmodSync(keyFile, 0o600);
+    for (const [name, doc] of docs) {
+      const path = join(stateDir, name);
+      if (existsSync(path) && readFileSync(path, 'utf8') !== doc) renameSync(path, `${path}.before-restore`);
+      writeFileSync(path, doc, { mode: 0o600 });
+      chmodSync(path, 0o600);
     }
-    return { file, target, profiles, revision, dnssecKeys: keys !== undefined, ...(previous !== undefined ? { previous } : {}) };
+    return {
+      file,
+      target,
+      profiles,
+      revision,
+      dnssecKeys: docs.has(DNSSEC_KEY_FILE),
+      cookieSecret: docs.has(COOKIE_SECRET_FILE),
+      ...(previous !== undefined ? { previous } : {}),
+    };
   } finally {
     rmSync(tmp, { force: true });
     lock.release();
