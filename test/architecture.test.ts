@@ -111,6 +111,7 @@ const RUNTIME_FLOORS: Record<string, number> = {
   'rebuild-loop.ts': 1,
   'snapshot-sink.ts': 1,
   'clock.ts': 0,
+  'privileges.ts': 0,
 };
 
 /** `src/runtime/ledger/x.ts` → `ledger`; `src/runtime/pipeline.ts` → `pipeline.ts`. */

@@ -29,6 +29,8 @@ import { geoMessage, requireGeoDatabase } from '../util/geo';
 import { applyFile } from '../util/apply';
 import { addWebhookOptions, webhooksFrom, type WebhookOptions } from '../util/webhook-options';
 import { followNpmParent } from '../util/parent';
+import { asCliError, userToBecome, workersUnderUser } from '../util/user-option';
+import { bindRefusedHint, checkReadable, dropPrivileges, handOverStateDir, isBindRefused, prepareStateDir } from '../../runtime/privileges';
 
 interface ServeOptions extends WebhookOptions {
   /** False with --no-cookies. */
@@ -61,6 +63,7 @@ interface ServeOptions extends WebhookOptions {
   dnssec?: boolean;
   dnssecAlgorithm: string;
   dnssecKeys: string;
+  user?: string;
 }
 
 function shownPath(p: string): string {
@@ -123,6 +126,11 @@ export function registerServe(program: Command): void {
           )
           .option('--log-level <level>', 'pino log level (logs go to stderr as JSON)', 'info')
           .option(
+            '--user <name[:group]>',
+            'started as root: bind every socket, then run as this user and group (default: its primary group); ' +
+              'the state dir must be theirs (docs/production.md)',
+          )
+          .option(
             '--apply <file>',
             'at start, plan a tmkit/v1 document (or a plan from `tmkit plan --out`) against the store and apply it; exit 1 if it is invalid',
           )
@@ -158,14 +166,20 @@ export function registerServe(program: Command): void {
     if (isDnsWorker()) {
       // A DNS worker forked by the primary below: DNS only, fed by the primary over IPC.
       // The worker re-parses the primary's own argv, so every DNS flag reaches it.
+      // With --user it becomes the user before anything else: its sockets are the primary's, bound as root
+      // (workersUnderUser), so it needs no right of its own; a replacement forked after the drop already is the user.
+      const self = userToBecome(opts.user);
+      if (self) dropPrivileges(self);
       await runDnsWorker({ zone: opts.zone, dns, ...geoOptions(opts), authority, dnsLimits });
       return;
     }
     // Before anything is opened: without the geo database (and --geoip) serve cannot place DNS clients.
     requireGeoDatabase('serve', opts.geoip);
     const apiAddr = parseHostPort('--api', opts.api);
+    // --user: who to become once everything is bound (undefined: no --user, or already that user).
+    const user = userToBecome(opts.user);
     // Per-worker sockets or one shared socket, and what `auto` means here (probed once, in the primary only).
-    const { workers, notice: workersNotice } = await decideWorkers(workersOption);
+    const { workers, notice: workersNotice } = user ? workersUnderUser(workersOption) : await decideWorkers(workersOption);
     const cluster = clusterOptions(opts);
     const dnssec = dnssecPolicyFrom(opts);
     const probeDnsServers = opts.probeDnsServer.map(parseDnsServer);
@@ -178,6 +192,14 @@ export function registerServe(program: Command): void {
       throw new CliError(`serve: ${(err as Error).message}`, EXIT_USAGE);
     }
     tightenStateDir(opts.stateDir);
+    // The state dir must be the user's (it writes there after the drop, and a restart opens it as the user);
+    // the files it reads after the drop too (DNS workers open the geo files).
+    if (user)
+      asCliError(() => {
+        prepareStateDir(opts.stateDir, user);
+        if (opts.geoip !== undefined) checkReadable(opts.geoip, '--geoip', user);
+        if (opts.latencyTable !== undefined) checkReadable(opts.latencyTable, '--latency-table', user);
+      });
     // Listen for SIGTERM/SIGINT before anything is printed: a supervisor may signal the moment it reads the
     // banner, and a signal that comes before the handler would kill the process without a clean stop. One
     // during start-up stops the runtime as soon as it is up.
@@ -194,6 +216,7 @@ export function registerServe(program: Command): void {
         api: { host: apiAddr.address, port: apiAddr.port },
         logger,
         workers,
+        ...(user && workers > 1 ? { dnsSockets: 'shared' as const } : {}),
         ...(opts.forceEmpty ? { forceEmpty: true } : {}),
         dnsLimits,
         ...(opts.cookies === false ? { cookies: false } : {}),
@@ -209,7 +232,19 @@ export function registerServe(program: Command): void {
       const e = err as NodeJS.ErrnoException;
       if (e.code === 'EADDRINUSE')
         throw new CliError(`serve: ${e.message}: another process listens there; pick another --dns/--api address`);
+      if (isBindRefused(e)) throw new CliError(`serve: ${e.message}: ${bindRefusedHint()}`);
       throw new CliError(`serve: ${geoMessage(e)}`);
+    }
+    if (user) {
+      // Everything is bound: what start-up made in the state dir as root goes to the user, then root goes.
+      // Both synchronous: no other JavaScript of this process runs between them.
+      try {
+        handOverStateDir(opts.stateDir, user);
+        dropPrivileges(user);
+      } catch (err) {
+        await engine.stop();
+        throw new CliError(`serve --user ${opts.user}: ${(err as Error).message.replace(/^--user \S+: /, '')}; the runtime was stopped`);
+      }
     }
     const api = engine.apiAddress();
     if (opts.apply !== undefined) await applyAtStart(engine, opts.apply);
@@ -238,6 +273,7 @@ export function registerServe(program: Command): void {
         ...dnssecBanner(engine),
         `  API  http://${show({ address: api.address, port: api.port })}   token ${tokenWhere}`,
         `  UI   http://${show({ address: api.address, port: api.port })}/ui/   (paste the API token to sign in)`,
+        ...(user ? [`  User ${user.name}:${user.group} (uid ${user.uid}, gid ${user.gid}): bound as root, then dropped to it`] : []),
         '',
       ].join('\n'),
     );
