@@ -145,6 +145,25 @@ const cases: Array<[string, string, string, (r: Awaited<ReturnType<Unbound['quer
     },
   ],
   [
+    // RFC 4034 §3.1.3: the RRSIG Labels field does not count a leftmost `*` (unbound: "signature labelcount out of range").
+    'NXDOMAIN for a literal `*` label at the apex (*.tm.internal)',
+    '*.tm.internal',
+    'A',
+    (r) => {
+      expect(r.status).toBe('NOERROR');
+      expect(r.answer).toEqual([]);
+    },
+  ],
+  [
+    'NXDOMAIN for a literal `*` label under a profile (*.web.tm.internal)',
+    '*.web.tm.internal',
+    'A',
+    (r) => {
+      expect(r.status).toBe('NOERROR');
+      expect(r.answer).toEqual([]);
+    },
+  ],
+  [
     'NODATA: a type mismatch (AAAA-only profile asked for A)',
     'v6.tm.internal',
     'A',

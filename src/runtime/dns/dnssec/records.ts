@@ -48,9 +48,16 @@ export function canonicalName(name: string): Buffer {
   return out;
 }
 
-/** Labels in the owner name, not counting the root (RRSIG Labels field, RFC 4034 §3.1.3; no wildcards here). */
+/**
+ * The RRSIG Labels field of an owner name (RFC 4034 §3.1.3): its labels, counting neither the root nor a
+ * leftmost `*` label. tmkit's zone has no wildcard records, but a query may ask for a name that starts with a
+ * literal `*` (`*.tm.internal`): its compact-denial NSEC is owned by that name, and a signature that counts
+ * the `*` is bogus to a validator (unbound: "signature labelcount out of range"). With the `*` not counted the
+ * RRSIG is that of the wildcard name itself (§5.3.2 rebuilds the same `*.` owner), not of an expansion.
+ */
 export function labelCount(name: string): number {
-  return nameLabels(name).length;
+  const labels = nameLabels(name);
+  return labels[0] === '*' ? labels.length - 1 : labels.length;
 }
 
 /** The key tag of a DNSKEY RDATA (RFC 4034 appendix B; algorithm 1 is never used here). */
