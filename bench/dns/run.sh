@@ -2,7 +2,11 @@
 # DNS throughput: tmkit vs gdnsd vs the Node.js ceiling (a node:dgram server that only copies the query
 # ID into a canned reply), measured with dnsperf in the same run; tmkit twice: unsigned (plain queries) and
 # signed ("tmkit-dnssec": `tmkit dns --dnssec`, every query with the DO bit, so every answer carries RRSIGs),
-# and the signed/unsigned ratio printed per setup. Setups:
+# and the signed/unsigned ratio printed per setup; and twice more with the issue 39 guards ("tmkit-guarded":
+# `--rrl 1000000`, a limit far above the bench rate, no exempt list, cookies on) and without them
+# ("tmkit-bare": `--no-cookies`, no RRL), both sent the same queries with EDNS and a client cookie (dnsperf -E),
+# so every guarded answer computes a server cookie and is counted by the rate limiter; the guarded/bare ratio
+# printed per setup. Setups:
 #   (a) pinned:   every server on CPU 0 (taskset -c 0), dnsperf on CPU 1; tmkit and the ceiling 1 process
 #   (b) unpinned: no pinning; tmkit --workers 2 and the ceiling with 2 cluster workers, both sharing one
 #       socket (TMKIT_DNS_REUSEPORT=0 for tmkit), gdnsd default threads
@@ -21,7 +25,8 @@
 #      DNS_BENCH_CPU_SECONDS (CPU-cost pass, default 5), DNS_BENCH_CPU_RATE (its queries/second, default 10000),
 #      DNS_BENCH_NODE (the node binary for tmkit and the ceiling, default node; e.g. Node 24 from
 #      scripts/install-node.sh), DNS_BENCH_SETUPS (default "pinned unpinned", plus "reuseport" when
-#      DNS_BENCH_NODE has reusePort).
+#      DNS_BENCH_NODE has reusePort), DNS_BENCH_SERVERS (default all: "ceiling tmkit tmkit-dnssec tmkit-bare
+#      tmkit-guarded gdnsd"; e.g. "tmkit-bare tmkit-guarded" for the guards' ratio alone).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -29,11 +34,12 @@ NODE=${DNS_BENCH_NODE:-node}
 for tool in dnsperf dig taskset "$NODE"; do
   command -v "$tool" >/dev/null 2>&1 || { echo "bench:dns: '$tool' not found (Debian: apt-get install dnsperf gdnsd bind9-dnsutils util-linux)" >&2; exit 1; }
 done
-SERVERS="ceiling tmkit tmkit-dnssec gdnsd"
+SERVERS="ceiling tmkit tmkit-dnssec tmkit-bare tmkit-guarded gdnsd"
 if ! command -v gdnsd >/dev/null 2>&1; then
   echo "bench:dns: gdnsd not found (Debian: apt-get install gdnsd): its rows are left out" >&2
-  SERVERS="ceiling tmkit tmkit-dnssec"
+  SERVERS="ceiling tmkit tmkit-dnssec tmkit-bare tmkit-guarded"
 fi
+SERVERS=${DNS_BENCH_SERVERS:-$SERVERS}
 # reusePort: the same test as tmkit's (src/runtime/dns/reuse-port.ts): two sockets bound on one port.
 HAS_REUSEPORT=$("$NODE" -e "
   const d = require('node:dgram'); const a = d.createSocket({ type: 'udp4', reusePort: true });
@@ -60,6 +66,7 @@ ROUNDS=${DNS_BENCH_ROUNDS:-1}
 CSECS=${DNS_BENCH_CPU_SECONDS:-5}
 CRATE=${DNS_BENCH_CPU_RATE:-10000}
 TICK_US=$((1000000 / $(getconf CLK_TCK)))
+CLIENT_COOKIE=0123456789abcdef
 BASE=${DNS_BENCH_PORT:-15391}
 P_GDNSD=$BASE; P_TMKIT=$((BASE + 1)); P_CEIL=$((BASE + 2))
 TMP=$(mktemp -d /tmp/tmkit-bench-dns.XXXXXX)
@@ -126,10 +133,14 @@ start_server() { # name setup(pinned|unpinned|reuseport) -> sets SPID and PORT
   case $name in
     ceiling) PORT=$P_CEIL
              "${pre[@]}" "$NODE" bench/dns/ceiling.js "$PORT" "$w" "$sockets" >"$TMP/ceiling.log" 2>&1 & SPID=$! ;;
-    tmkit|tmkit-dnssec)
+    tmkit|tmkit-dnssec|tmkit-bare|tmkit-guarded)
              PORT=$P_TMKIT
              local signed=()
-             if [ "$name" = tmkit-dnssec ]; then signed=(--dnssec --dnssec-key-file "$TMP/dnssec-keys.json"); fi
+             case $name in
+               tmkit-dnssec) signed=(--dnssec --dnssec-key-file "$TMP/dnssec-keys.json") ;;
+               tmkit-bare) signed=(--no-cookies) ;;
+               tmkit-guarded) signed=(--rrl 1000000) ;;
+             esac
              TMKIT_DNS_REUSEPORT=$reuse "${pre[@]}" "$NODE" -r @swc-node/register bench/dns/tmkit.ts dns --document "$TMP/doc.json" --zone tm.internal \
                --listen "127.0.0.1:$PORT" --workers "$w" "${signed[@]}" >"$TMP/tmkit.log" 2>&1 & SPID=$! ;;
     gdnsd)   PORT=$P_GDNSD
@@ -162,7 +173,11 @@ run_one() { # name setup(pinned|unpinned)
   local perfpre=()
   if [ "$setup" = pinned ]; then pin=yes; perfpre=(taskset -c 1); fi
   # The signed server gets every query with the DNSSEC OK bit (and so EDNS): its answers carry RRSIGs.
-  if [ "$name" = tmkit-dnssec ]; then perfpre+=(dnsperf -D); else perfpre+=(dnsperf); fi
+  case $name in
+    tmkit-dnssec) perfpre+=(dnsperf -D) ;;
+    tmkit-bare|tmkit-guarded) perfpre+=(dnsperf -E "10:$CLIENT_COOKIE") ;; # EDNS COOKIE: a client cookie only
+    *) perfpre+=(dnsperf) ;;
+  esac
   start_server "$name" "$setup"
   if [[ "$name" == tmkit* ]]; then sed "s/^/    [$setup] /" "$TMP/tmkit.log" >&2; fi
   # warm-up (JIT, caches)
@@ -230,11 +245,12 @@ for setup in $SETUPS; do
   [ -n "${QPS[gdnsd/$setup]:-}" ] || { QPS[gdnsd/$setup]=${QPS[gdnsd/unpinned]:-}; CPU[gdnsd/$setup]=${CPU[gdnsd/unpinned]:-}; }
   vs_gdnsd=""; cpu_gdnsd=""
   if [ -n "${QPS[gdnsd/$setup]:-}" ]; then
-    vs_gdnsd="   tmkit/gdnsd $(ratio "${QPS[tmkit/$setup]}" "${QPS[gdnsd/$setup]}")"
-    cpu_gdnsd=", tmkit/gdnsd $(ratio "${CPU[gdnsd/$setup]}" "${CPU[tmkit/$setup]}")"
+    vs_gdnsd="   tmkit/gdnsd $(ratio "${QPS[tmkit/$setup]:-}" "${QPS[gdnsd/$setup]}")"
+    cpu_gdnsd=", tmkit/gdnsd $(ratio "${CPU[gdnsd/$setup]}" "${CPU[tmkit/$setup]:-}")"
   fi
-  echo "$setup: tmkit/ceiling $(ratio "${QPS[tmkit/$setup]}" "${QPS[ceiling/$setup]}")$vs_gdnsd   (by CPU per query: tmkit/ceiling $(ratio "${CPU[ceiling/$setup]}" "${CPU[tmkit/$setup]}")$cpu_gdnsd)"
-  echo "$setup: DNSSEC signed (DO) / unsigned tmkit: $(ratio "${QPS[tmkit-dnssec/$setup]}" "${QPS[tmkit/$setup]}") of the queries/second (goal >= 80%), CPU per query unsigned/signed $(ratio "${CPU[tmkit/$setup]}" "${CPU[tmkit-dnssec/$setup]}")"
+  echo "$setup: tmkit/ceiling $(ratio "${QPS[tmkit/$setup]:-}" "${QPS[ceiling/$setup]:-}")$vs_gdnsd   (by CPU per query: tmkit/ceiling $(ratio "${CPU[ceiling/$setup]:-}" "${CPU[tmkit/$setup]:-}")$cpu_gdnsd)"
+  echo "$setup: DNSSEC signed (DO) / unsigned tmkit: $(ratio "${QPS[tmkit-dnssec/$setup]:-}" "${QPS[tmkit/$setup]:-}") of the queries/second (goal >= 80%), CPU per query unsigned/signed $(ratio "${CPU[tmkit/$setup]:-}" "${CPU[tmkit-dnssec/$setup]:-}")"
+  echo "$setup: RRL + cookies (guarded) / without (bare): $(ratio "${QPS[tmkit-guarded/$setup]:-}" "${QPS[tmkit-bare/$setup]:-}") of the queries/second (goal >= 95%), CPU per query bare/guarded $(ratio "${CPU[tmkit-bare/$setup]:-}" "${CPU[tmkit-guarded/$setup]:-}")"
 done
 echo "(pinned: servers on CPU 0, dnsperf on CPU 1, tmkit and ceiling 1 process; unpinned: tmkit --workers 2 and ceiling 2 workers sharing one socket, gdnsd default threads; reuseport: tmkit --workers 2 and ceiling 2 processes, a SO_REUSEPORT socket each)"
 echo
