@@ -814,5 +814,5 @@ async function main(): Promise<void> {
 
 void main().catch((e) => {
   log(String(e?.stack ?? e));
-  process.exitCode = 1;
+  process.exit(1); // a failed test may leave clients (the drippers reconnect) that would keep the loop alive
 });
