@@ -52,6 +52,13 @@ export interface ProbeOptions {
   now?: () => number;
 }
 
+/**
+ * The User-Agent of HTTP/HTTPS probes unless the profile or endpoint `customHeaders` name one (any case):
+ * Azure's own probe string, byte for byte, so WAF allow-lists and telemetry filters written for Azure Traffic
+ * Manager keep matching when a team moves (docs/health.md, "User-Agent").
+ */
+export const DEFAULT_PROBE_USER_AGENT = 'Azure Traffic Manager Endpoint Monitor';
+
 /** Largest response header block accepted (a bigger one is a failure, not a memory problem). */
 const MAX_HEADER_BYTES = 16 * 1024;
 
@@ -297,7 +304,7 @@ function probeConnector(timeoutMs: number, sockets: Set<Socket>, check: Certific
   };
 }
 
-/** GET protocol://address:port/path with the target's headers; resolves to the status code. */
+/** GET protocol://address:port/path with the target's headers (and the default User-Agent); resolves to the status code. */
 async function httpGet(
   target: ProbeTarget,
   address: string,
@@ -317,7 +324,12 @@ async function httpGet(
   });
   try {
     const headers: Record<string, string> = {};
-    for (const h of target.headers) headers[h.name] = h.value;
+    let userAgent = false;
+    for (const h of target.headers) {
+      headers[h.name] = h.value;
+      if (h.name.toLowerCase() === 'user-agent') userAgent = true;
+    }
+    if (!userAgent) headers['user-agent'] = DEFAULT_PROBE_USER_AGENT;
     // Raw dispatch (no response stream is ever created): the status arrives in onResponseStart and the
     // connection is destroyed right after, so the body is never read. The signal is not handed to undici: on
     // abort we stop waiting at once and destroy the client and its sockets in `finally`.
