@@ -46,7 +46,7 @@ async function main(): Promise<void> {
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
   const events = new LiveEvents();
-  const hooks = new Webhooks({
+  const hooks = await Webhooks.open({
     events,
     clock: systemClock,
     logger: pino({ level: 'silent' }),
@@ -55,7 +55,7 @@ async function main(): Promise<void> {
     allowPrivate: true,
     tuning: { maxQueue: 100_000 },
   });
-  hooks.add({ url, events: ['transition'], secretFile });
+  await hooks.add({ url, events: ['transition'], secretFile });
   // The delivery id is `<boot>-<n>`, n counting published events: the bench knows each one's id.
   const boot = (hooks as unknown as { boot: string }).boot;
   let n = 0;

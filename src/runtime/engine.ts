@@ -222,7 +222,7 @@ export class Engine {
     const { options, store, metrics, logger } = this;
     if (options.resourcesFile !== undefined) await this.loadResourcesFile(options.resourcesFile);
     // First, so they see every event from the first snapshot on.
-    this.webhooks = new Webhooks({
+    this.webhooks = await Webhooks.open({
       events: this.events,
       clock: this.clock,
       logger: logger.child({ component: 'webhooks' }),

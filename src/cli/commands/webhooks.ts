@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import type { WebhookReport } from '../../client';
+import { LIVE_EVENT_TYPES, unknownEventTypes } from '../../core/api';
 import { CliError, EXIT_USAGE } from '../errors';
 import { toJsonText } from '../util/files';
 import { clientFor, serverFailure, serverOptions, type ServerOptions } from '../util/server';
@@ -62,25 +63,29 @@ export function registerWebhooks(program: Command): void {
       .command('add')
       .description('POST every event (or --events) to URL, signed with the secret in --secret-file')
       .argument('<url>', 'http(s) URL; loopback and private addresses only when serve runs with --webhook-allow-private')
-      .option('--events <types>', 'comma-separated event types (transition, revision, override, drill, ...); default: all')
-      .option('--secret-file <file>', 'file on the server holding the HMAC secret (X-Tmkit-Signature)')
+      .option('--events <types>', `comma-separated event types (${LIVE_EVENT_TYPES.join(', ')}); default: all`)
+      .option('--secret-file <file>', 'regular file on the server (at most 4096 bytes) holding the HMAC key (X-Tmkit-Signature)')
       .option('--format <format>', 'json (the event) or slack (a Slack/Teams {"text"} body)', 'json')
       .option('--json', "print the API's JSON"),
   ).action(async (url: string, opts: AddOptions) => {
     if (opts.format !== 'json' && opts.format !== 'slack') throw new CliError(`--format ${opts.format}: json or slack`, EXIT_USAGE);
+    const events = opts.events
+      ?.split(',')
+      .map((e) => e.trim())
+      .filter((e) => e !== '');
+    // A typo would never fire: refused here, before the server is asked.
+    const unknown = unknownEventTypes(events ?? []);
+    if (unknown.length > 0)
+      throw new CliError(
+        `--events: unknown event type${unknown.length === 1 ? '' : 's'} ${unknown.join(', ')}; the event types are ${LIVE_EVENT_TYPES.join(', ')}`,
+        EXIT_USAGE,
+      );
     const client = clientFor(opts);
     try {
       const w = await client.addWebhook({
         url,
         format: opts.format,
-        ...(opts.events !== undefined
-          ? {
-              events: opts.events
-                .split(',')
-                .map((e) => e.trim())
-                .filter((e) => e !== ''),
-            }
-          : {}),
+        ...(events !== undefined ? { events } : {}),
         ...(opts.secretFile !== undefined ? { secretFile: opts.secretFile } : {}),
       });
       process.stdout.write(

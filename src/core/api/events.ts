@@ -77,3 +77,22 @@ export type LiveEvent =
   | { type: 'drill'; data: DrillEvent }
   | { type: 'node'; data: NodeEvent }
   | { type: 'rrl'; data: RrlEvent };
+
+/** Every `LiveEvent` type once (a Record: the compiler refuses a missing or an extra one). */
+const EVENT_TYPES: Record<LiveEvent['type'], true> = {
+  transition: true,
+  revision: true,
+  traffic: true,
+  override: true,
+  drill: true,
+  node: true,
+  rrl: true,
+};
+
+/** The live event types, which a webhook's `events` filter names (`tmkit webhooks add --events`). */
+export const LIVE_EVENT_TYPES = Object.keys(EVENT_TYPES) as ReadonlyArray<LiveEvent['type']>;
+
+/** The names in `names` that are no live event type (a typo would never fire), in their order, once each. */
+export function unknownEventTypes(names: readonly string[]): string[] {
+  return [...new Set(names.filter((n) => !Object.hasOwn(EVENT_TYPES, n)))];
+}

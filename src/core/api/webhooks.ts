@@ -4,9 +4,12 @@
 export interface WebhookRequest {
   /** http(s) URL; loopback and private addresses only with `serve --webhook-allow-private` (docs/webhooks.md). */
   url: string;
-  /** Event types to deliver (default: all; `transition`, `revision`, and whatever else the live events carry). */
+  /** Event types to deliver, each one of `LIVE_EVENT_TYPES` (events.ts; another name is refused: 400); default: all. */
   events?: string[];
-  /** A file on the server holding the HMAC secret (X-Tmkit-Signature); none: deliveries are unsigned. */
+  /**
+   * A regular file on the server (at most 4096 bytes) holding the HMAC key of X-Tmkit-Signature: its bytes less
+   * one trailing "\n" or "\r\n" (docs/webhooks.md). None: deliveries are unsigned.
+   */
   secretFile?: string;
   /** `json` (default: the event as it is) or `slack` (a Slack/Teams-compatible `{"text": …}` body). */
   format?: 'json' | 'slack';

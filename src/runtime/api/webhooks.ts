@@ -3,7 +3,7 @@
  * webhooks themselves live in src/runtime/webhooks/; without them (the API tests' harness) these routes
  * answer 503.
  */
-import type { WebhookList, WebhookReport, WebhookRequest } from '../../core/api';
+import { LIVE_EVENT_TYPES, unknownEventTypes, type WebhookList, type WebhookReport, type WebhookRequest } from '../../core/api';
 import { problem, type Diagnostic } from '../../core/diagnostics';
 import { WebhookRefused, type WebhooksApi } from '../webhooks';
 import { attached, readObject, type ApiContext } from './common';
@@ -26,28 +26,36 @@ async function add(c: ApiContext, webhooks: WebhooksApi, ctx: Ctx): Promise<Repl
   const errors: Diagnostic[] = [];
   if (typeof body.url !== 'string' || body.url === '')
     errors.push(problem('BAD_REQUEST', 'url (the http or https URL to POST events to) is required', { path: 'url' }));
-  if (
-    body.events !== undefined &&
-    (!Array.isArray(body.events) || body.events.some((e) => typeof e !== 'string' || !/^[a-z][a-z0-9-]*$/.test(e)))
-  ) {
-    errors.push(
-      problem('BAD_REQUEST', 'events is a list of event types such as "transition", "revision", "override", "drill" (none: all)', {
-        path: 'events',
-      }),
-    );
+  if (body.events !== undefined && (!Array.isArray(body.events) || body.events.some((e) => typeof e !== 'string'))) {
+    errors.push(problem('BAD_REQUEST', `events is a list of event types: ${LIVE_EVENT_TYPES.join(', ')} (none: all)`, { path: 'events' }));
+  } else if (body.events !== undefined) {
+    // A typo would never fire: every name must be a live event type.
+    const unknown = unknownEventTypes(body.events as string[]);
+    if (unknown.length > 0)
+      errors.push(
+        problem(
+          'BAD_REQUEST',
+          `events: unknown event type${unknown.length === 1 ? '' : 's'} ${unknown.join(', ')}; the event types are ${LIVE_EVENT_TYPES.join(', ')} (none: all)`,
+          { path: 'events' },
+        ),
+      );
   }
   if (body.secretFile !== undefined && (typeof body.secretFile !== 'string' || body.secretFile === ''))
-    errors.push(problem('BAD_REQUEST', 'secretFile is the path of a file on the server holding the HMAC secret', { path: 'secretFile' }));
+    errors.push(
+      problem('BAD_REQUEST', 'secretFile is the path of a regular file on the server holding the HMAC secret', { path: 'secretFile' }),
+    );
   if (body.format !== undefined && body.format !== 'json' && body.format !== 'slack')
     errors.push(
       problem('BAD_REQUEST', 'format is "json" (the event) or "slack" (a Slack/Teams-compatible {"text"} body)', { path: 'format' }),
     );
   if (errors.length > 0) throw new ApiProblem(400, errors);
   try {
-    return { status: 201, body: webhooks.add(body as unknown as WebhookRequest) };
+    return { status: 201, body: await webhooks.add(body as unknown as WebhookRequest) };
   } catch (err) {
     if (err instanceof WebhookRefused)
-      throw ApiProblem.of(400, 'WEBHOOK_NOT_ALLOWED', err.message, { path: /secret/.test(err.message) ? 'secretFile' : 'url' });
+      throw err.field === 'events'
+        ? ApiProblem.of(400, 'BAD_REQUEST', err.message, { path: 'events' })
+        : ApiProblem.of(400, 'WEBHOOK_NOT_ALLOWED', err.message, { path: err.field === 'secretFile' ? 'secretFile' : 'url' });
     throw err;
   }
 }

@@ -85,7 +85,7 @@ function chatText(event: LiveEvent): string {
   return `tmkit: ${event.type}${parts.length > 0 ? ` ${parts.join(' ')}` : ''}`;
 }
 
-/** `X-Tmkit-Signature`: `sha256=` and the hex HMAC-SHA256 of the exact body bytes with the secret. */
-export function signature(secret: string, body: string): string {
+/** `X-Tmkit-Signature`: `sha256=` and the hex HMAC-SHA256 of the exact body bytes with the key (secret.ts `hmacKey`). */
+export function signature(secret: Buffer | string, body: string): string {
   return `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
 }

@@ -16,10 +16,11 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { Agent, request } from 'undici';
-import type { LiveEvent, WebhookReport, WebhookRequest } from '../../core/api';
+import { LIVE_EVENT_TYPES, unknownEventTypes, type LiveEvent, type WebhookReport, type WebhookRequest } from '../../core/api';
 import { isoNow, type RuntimeClock } from '../clock';
 import type { LiveEvents } from '../events';
 import { addressRefusal, checkWebhookUrl } from './policy';
+import { SecretKey, type SecretLog } from './secret';
 import { WebhookTarget, type DeliveryTuning, type WebhookConfig } from './target';
 
 export const WEBHOOKS_FILE = 'webhooks.json';
@@ -47,13 +48,21 @@ export interface WebhooksOptions {
 /** What the API's webhook routes ask of the runtime (api/webhooks.ts). */
 export interface WebhooksApi {
   list(): WebhookReport[];
-  /** Adds a webhook; throws WebhookRefused with the reason. */
-  add(request: WebhookRequest): WebhookReport;
+  /** Adds a webhook (its secret file read off the event loop); rejects with WebhookRefused and the reason. */
+  add(request: WebhookRequest): Promise<WebhookReport>;
   /** false: no such webhook; throws WebhookRefused for a `--webhook` one. */
   remove(id: string): boolean;
 }
 
-export class WebhookRefused extends Error {}
+/** A webhook refused: `field` is what is wrong with it (the API's error path). */
+export class WebhookRefused extends Error {
+  constructor(
+    message: string,
+    readonly field: 'url' | 'events' | 'secretFile' | 'id' = 'url',
+  ) {
+    super(message);
+  }
+}
 
 const DEFAULT_TUNING: DeliveryTuning = {
   maxQueue: 1000,
@@ -61,6 +70,7 @@ const DEFAULT_TUNING: DeliveryTuning = {
   retryMaxMs: 30_000,
   maxAgeMs: 3_600_000,
   attemptTimeoutMs: 10_000,
+  secretPollMs: 2000,
 };
 
 export class Webhooks implements WebhooksApi {
@@ -71,10 +81,63 @@ export class Webhooks implements WebhooksApi {
   /** Prefix of this process's delivery ids (with a sequence number: unique across restarts). */
   private readonly boot = randomBytes(4).toString('hex');
   private seq = 0;
+  private closed = false;
   private readonly file: string | undefined;
   private readonly metrics: { outcomes: Counter<'webhook' | 'outcome'>; dropped: Counter<'webhook'>; latency: Histogram };
 
-  constructor(private readonly deps: WebhooksOptions) {
+  /**
+   * The webhooks of `--webhook` (a secret file that breaks the rules stops the start: WebhookRefused) and
+   * those kept in the state dir (one whose secret file cannot be read now keeps the reason in its delivery
+   * log until the file is fixed). Every secret file is read here, off the event loop, once.
+   */
+  static async open(deps: WebhooksOptions): Promise<Webhooks> {
+    const hooks = new Webhooks(deps);
+    try {
+      const allowPrivate = deps.allowPrivate === true;
+      for (const [i, f] of (deps.flags ?? []).entries()) {
+        try {
+          checkWebhookUrl(f.url, allowPrivate);
+        } catch (err) {
+          throw new WebhookRefused(`--webhook ${f.url}: ${(err as Error).message}`);
+        }
+        const id = `flag-${i + 1}`;
+        let secret: SecretKey | undefined;
+        if (f.secretFile !== undefined) {
+          try {
+            secret = await hooks.secretKey(id, f.secretFile, true);
+          } catch (err) {
+            throw new WebhookRefused(`--webhook ${f.url}: ${(err as Error).message}`, 'secretFile');
+          }
+        }
+        hooks.addTarget(
+          {
+            id,
+            url: f.url,
+            events: [],
+            ...(f.secretFile !== undefined ? { secretFile: f.secretFile } : {}),
+            format: 'json',
+            origin: 'flag',
+          },
+          secret,
+        );
+      }
+      for (const c of hooks.load()) {
+        const unknown = unknownEventTypes(c.events);
+        if (unknown.length > 0)
+          deps.logger.warn(
+            { webhook: c.id, unknown },
+            `webhook ${c.id} filters on unknown event types ${unknown.join(', ')}, which never fire; the event types are ${LIVE_EVENT_TYPES.join(', ')}`,
+          );
+        hooks.addTarget(c, c.secretFile !== undefined ? await hooks.secretKey(c.id, c.secretFile, false) : undefined);
+      }
+    } catch (err) {
+      await hooks.close();
+      throw err;
+    }
+    return hooks;
+  }
+
+  private constructor(private readonly deps: WebhooksOptions) {
     this.tuning = { ...DEFAULT_TUNING, ...deps.tuning };
     this.file = deps.stateDir !== undefined && deps.stateDir !== ':memory:' ? join(deps.stateDir, WEBHOOKS_FILE) : undefined;
     const allowPrivate = deps.allowPrivate === true;
@@ -131,32 +194,35 @@ export class Webhooks implements WebhooksApi {
         for (const t of self.targets.values()) this.set({ webhook: t.config.id }, t.queued);
       },
     });
-    (deps.flags ?? []).forEach((f, i) => {
-      checkWebhookUrl(f.url, allowPrivate);
-      if (f.secretFile !== undefined) readSecretOnce(f.secretFile);
-      this.addTarget({
-        id: `flag-${i + 1}`,
-        url: f.url,
-        events: [],
-        ...(f.secretFile !== undefined ? { secretFile: f.secretFile } : {}),
-        format: 'json',
-        origin: 'flag',
-      });
-    });
-    for (const c of this.load()) this.addTarget(c);
     this.unsubscribe = deps.events.onEvent((e) => this.publish(e));
   }
 
-  private addTarget(c: WebhookConfig): WebhookTarget {
-    const t = new WebhookTarget(c, this.deps.clock, this.tuning, {
-      version: this.deps.version,
-      send: (url, body, headers, timeoutMs) => this.send(url, body, headers, timeoutMs),
-      outcome: (id, outcome, latency) => {
-        this.metrics.outcomes.inc({ webhook: id, outcome });
-        if (outcome === 'dropped') this.metrics.dropped.inc({ webhook: id });
-        if (latency !== undefined) this.metrics.latency.observe(latency);
+  /** The key of a webhook's secret file (secret.ts), its re-reads logged under the webhook's id. */
+  private secretKey(id: string, file: string, strict: boolean): Promise<SecretKey> {
+    const logger = this.deps.logger;
+    const log: SecretLog = {
+      info: (m) => logger.info({ webhook: id, secretFile: file }, m),
+      error: (m) => logger.error({ webhook: id, secretFile: file }, m),
+    };
+    return SecretKey.open(file, log, this.tuning.secretPollMs, strict);
+  }
+
+  private addTarget(c: WebhookConfig, secret: SecretKey | undefined): WebhookTarget {
+    const t = new WebhookTarget(
+      c,
+      this.deps.clock,
+      this.tuning,
+      {
+        version: this.deps.version,
+        send: (url, body, headers, timeoutMs) => this.send(url, body, headers, timeoutMs),
+        outcome: (id, outcome, latency) => {
+          this.metrics.outcomes.inc({ webhook: id, outcome });
+          if (outcome === 'dropped') this.metrics.dropped.inc({ webhook: id });
+          if (latency !== undefined) this.metrics.latency.observe(latency);
+        },
       },
-    });
+      secret,
+    );
     this.targets.set(c.id, t);
     return t;
   }
@@ -192,28 +258,41 @@ export class Webhooks implements WebhooksApi {
     return [...this.targets.values()].map((t) => t.report());
   }
 
-  add(r: WebhookRequest): WebhookReport {
+  async add(r: WebhookRequest): Promise<WebhookReport> {
     try {
       checkWebhookUrl(r.url, this.deps.allowPrivate === true);
     } catch (err) {
       throw new WebhookRefused((err as Error).message);
     }
+    const events = [...new Set(r.events ?? [])];
+    const unknown = unknownEventTypes(events);
+    if (unknown.length > 0)
+      throw new WebhookRefused(
+        `events: unknown event type${unknown.length === 1 ? '' : 's'} ${unknown.join(', ')}; the event types are ${LIVE_EVENT_TYPES.join(', ')} (none: all)`,
+        'events',
+      );
+    const id = `wh-${randomBytes(4).toString('hex')}`;
+    let secret: SecretKey | undefined;
     if (r.secretFile !== undefined) {
       try {
-        readSecretOnce(r.secretFile);
+        secret = await this.secretKey(id, r.secretFile, true);
       } catch (err) {
-        throw new WebhookRefused((err as Error).message);
+        throw new WebhookRefused((err as Error).message, 'secretFile');
+      }
+      if (this.closed) {
+        secret.close();
+        throw new WebhookRefused('the server is stopping', 'id');
       }
     }
     const c: WebhookConfig = {
-      id: `wh-${randomBytes(4).toString('hex')}`,
+      id,
       url: r.url,
-      events: [...new Set(r.events ?? [])],
+      events,
       ...(r.secretFile !== undefined ? { secretFile: r.secretFile } : {}),
       format: r.format ?? 'json',
       origin: 'api',
     };
-    const t = this.addTarget(c);
+    const t = this.addTarget(c, secret);
     this.save();
     this.deps.logger.info({ webhook: c.id, url: c.url, events: c.events }, 'webhook added');
     return t.report();
@@ -223,7 +302,7 @@ export class Webhooks implements WebhooksApi {
     const t = this.targets.get(id);
     if (!t) return false;
     if (t.config.origin === 'flag')
-      throw new WebhookRefused(`webhook ${id} comes from tmkit serve --webhook; restart serve without that flag to remove it`);
+      throw new WebhookRefused(`webhook ${id} comes from tmkit serve --webhook; restart serve without that flag to remove it`, 'id');
     t.stop();
     this.targets.delete(id);
     this.save();
@@ -260,19 +339,9 @@ export class Webhooks implements WebhooksApi {
 
   /** Stops delivering and closes the connections (events still queued are lost with the process). */
   async close(): Promise<void> {
+    this.closed = true;
     this.unsubscribe();
     for (const t of this.targets.values()) t.stop();
     await this.agent.close().catch(() => undefined);
   }
-}
-
-/** Checks a secret file is readable and not empty (at registration; deliveries read it again each time). */
-function readSecretOnce(file: string): void {
-  let s: string;
-  try {
-    s = readFileSync(file, 'utf8');
-  } catch (err) {
-    throw new Error(`secret file ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
-  }
-  if (s.trim() === '') throw new Error(`secret file ${file} is empty`);
 }

@@ -9,10 +9,10 @@
  * - Bounded: at most `maxQueue` events wait; past it the oldest waiting one is dropped (`dropped`, counted).
  * - Every attempt lands in the delivery log (the last LOG_SIZE), which the API and `tmkit webhooks` show.
  */
-import { readFileSync } from 'node:fs';
 import type { LiveEvent, WebhookDeliveryReport, WebhookReport } from '../../core/api';
 import type { RuntimeClock } from '../clock';
 import { deliveryBody, signature } from './policy';
+import type { SecretKey } from './secret';
 
 /** Attempts kept in the delivery log. */
 const LOG_SIZE = 50;
@@ -37,6 +37,8 @@ export interface DeliveryTuning {
   maxAgeMs: number;
   /** One attempt's deadline (default 10 s). */
   attemptTimeoutMs: number;
+  /** How often a secret file's metadata is checked for a rotation (default 2 s; secret.ts). */
+  secretPollMs: number;
 }
 
 interface Pending {
@@ -72,6 +74,8 @@ export class WebhookTarget {
     private readonly clock: RuntimeClock,
     private readonly tuning: DeliveryTuning,
     private readonly hooks: TargetHooks,
+    /** The key of `config.secretFile`, read once (secret.ts); deliveries sign with it and never read the file. */
+    private readonly secret?: SecretKey,
   ) {}
 
   /** Whether this webhook takes events of `type`. */
@@ -131,7 +135,7 @@ export class WebhookTarget {
     let error: string | undefined;
     let status: number | undefined;
     try {
-      if (this.config.secretFile !== undefined) headers['x-tmkit-signature'] = signature(readSecret(this.config.secretFile), body);
+      if (this.secret !== undefined) headers['x-tmkit-signature'] = signature(this.secret.current(), body);
       status = (await this.hooks.send(this.config.url, body, headers, this.tuning.attemptTimeoutMs)).status;
       if (status >= 200 && status < 300) {
         const latency = performance.now() - p.queuedAt;
@@ -208,16 +212,10 @@ export class WebhookTarget {
   /** Stops delivering (what is queued is dropped with the process: the queue lives in memory). */
   stop(): void {
     this.stopped = true;
+    this.secret?.close();
     if (this.wakeTimer !== undefined) this.clock.clearTimeout(this.wakeTimer);
     this.wake?.();
   }
-}
-
-/** The secret, read at every attempt (so a rotated file takes effect at once), without a trailing newline. */
-function readSecret(file: string): string {
-  const s = readFileSync(file, 'utf8').replace(/\r?\n$/, '');
-  if (s === '') throw new Error(`secret file ${file} is empty`);
-  return s;
 }
 
 function describe(err: unknown): string {
