@@ -1,8 +1,7 @@
 import { chmodSync, statSync } from 'node:fs';
 import { isAbsolute, join, relative } from 'node:path';
 import * as net from 'node:net';
-import type { Command } from 'commander';
-import pino from 'pino';
+import { type Command, Option } from 'commander';
 import { Engine, geoOptions, isDnsWorker, runDnsWorker } from '../../runtime/engine';
 import { checkClusterNames, parseEtcdUrl, type ClusterOptions } from '../../runtime/cluster';
 import type { BoundAddress } from '../../runtime/dns';
@@ -30,6 +29,7 @@ import { applyFile } from '../util/apply';
 import { addWebhookOptions, webhooksFrom, type WebhookOptions } from '../util/webhook-options';
 import { followNpmParent } from '../util/parent';
 import { asCliError, userToBecome, workersUnderUser } from '../util/user-option';
+import { LOG_FORMATS, type LogFormatOption, serveLogger } from '../util/log-output';
 import { bindRefusedHint, checkReadable, dropPrivileges, handOverStateDir, isBindRefused, prepareStateDir } from '../../runtime/privileges';
 
 interface ServeOptions extends WebhookOptions {
@@ -46,6 +46,7 @@ interface ServeOptions extends WebhookOptions {
   soaRname?: string;
   workers: string;
   logLevel: string;
+  logFormat: LogFormatOption;
   apply?: string;
   forceEmpty?: boolean;
   maxUdpPayload: string;
@@ -124,7 +125,12 @@ export function registerServe(program: Command): void {
             (v: string, acc: string[]) => [...acc, v],
             [],
           )
-          .option('--log-level <level>', 'pino log level (logs go to stderr as JSON)', 'info')
+          .option('--log-level <level>', 'pino log level (debug adds a line per API request)', 'info')
+          .addOption(
+            new Option('--log-format <format>', 'logs on stderr: a text line each or pino JSON; auto: text on a terminal, else JSON')
+              .choices([...LOG_FORMATS])
+              .default('auto'),
+          )
           .option(
             '--user <name[:group]>',
             'started as root: bind every socket, then run as this user and group (default: its primary group); ' +
@@ -203,80 +209,91 @@ export function registerServe(program: Command): void {
     // Listen for SIGTERM/SIGINT before anything is printed: a supervisor may signal the moment it reads the
     // banner, and a signal that comes before the handler would kill the process without a clean stop. One
     // during start-up stops the runtime as soon as it is up.
-    const signalled = untilSignal(() => process.stderr.write('tmkit serve: second signal, exiting now\n'));
+    // On a terminal the logs are text lines, and those logged while serve starts wait until the banner is out,
+    // so the banner stays one block (util/log-output.ts).
+    const log = serveLogger(opts.logLevel, opts.logFormat);
+    const logger = log.logger;
+    const signalled = untilSignal(() => {
+      log.release();
+      process.stderr.write('tmkit serve: second signal, exiting now\n');
+    });
     // Under npx, stop when npx is stopped (npm does not pass its signal on: util/parent.ts).
     followNpmParent();
-    const logger = pino({ level: opts.logLevel }, pino.destination(2));
     let engine: Engine;
+    log.hold();
     try {
-      engine = await Engine.start({
-        stateDir: opts.stateDir,
-        zone: opts.zone,
-        dns,
-        api: { host: apiAddr.address, port: apiAddr.port },
-        logger,
-        workers,
-        ...(user && workers > 1 ? { dnsSockets: 'shared' as const } : {}),
-        ...(opts.forceEmpty ? { forceEmpty: true } : {}),
-        dnsLimits,
-        ...(opts.cookies === false ? { cookies: false } : {}),
-        ...(probeDnsServers.length > 0 ? { monitor: { resolver: { servers: probeDnsServers } } } : {}),
-        ...(opts.resources !== undefined ? { resourcesFile: opts.resources } : {}),
-        ...geoOptions(opts),
-        authority,
-        ...(cluster ? { cluster } : {}),
-        ...(dnssec ? { dnssec } : {}),
-        ...(webhooks ? { webhooks } : {}),
-      });
-    } catch (err) {
-      const e = err as NodeJS.ErrnoException;
-      if (e.code === 'EADDRINUSE')
-        throw new CliError(`serve: ${e.message}: another process listens there; pick another --dns/--api address`);
-      if (isBindRefused(e)) throw new CliError(`serve: ${e.message}: ${bindRefusedHint()}`);
-      throw new CliError(`serve: ${geoMessage(e)}`);
-    }
-    if (user) {
-      // Everything is bound: what start-up made in the state dir as root goes to the user, then root goes.
-      // Both synchronous: no other JavaScript of this process runs between them.
       try {
-        handOverStateDir(opts.stateDir, user);
-        dropPrivileges(user);
+        engine = await Engine.start({
+          stateDir: opts.stateDir,
+          zone: opts.zone,
+          dns,
+          api: { host: apiAddr.address, port: apiAddr.port },
+          logger,
+          workers,
+          ...(user && workers > 1 ? { dnsSockets: 'shared' as const } : {}),
+          ...(opts.forceEmpty ? { forceEmpty: true } : {}),
+          dnsLimits,
+          ...(opts.cookies === false ? { cookies: false } : {}),
+          ...(probeDnsServers.length > 0 ? { monitor: { resolver: { servers: probeDnsServers } } } : {}),
+          ...(opts.resources !== undefined ? { resourcesFile: opts.resources } : {}),
+          ...geoOptions(opts),
+          authority,
+          ...(cluster ? { cluster } : {}),
+          ...(dnssec ? { dnssec } : {}),
+          ...(webhooks ? { webhooks } : {}),
+        });
       } catch (err) {
-        await engine.stop();
-        throw new CliError(`serve --user ${opts.user}: ${(err as Error).message.replace(/^--user \S+: /, '')}; the runtime was stopped`);
+        const e = err as NodeJS.ErrnoException;
+        if (e.code === 'EADDRINUSE')
+          throw new CliError(`serve: ${e.message}: another process listens there; pick another --dns/--api address`);
+        if (isBindRefused(e)) throw new CliError(`serve: ${e.message}: ${bindRefusedHint()}`);
+        throw new CliError(`serve: ${geoMessage(e)}`);
       }
+      if (user) {
+        // Everything is bound: what start-up made in the state dir as root goes to the user, then root goes.
+        // Both synchronous: no other JavaScript of this process runs between them.
+        try {
+          handOverStateDir(opts.stateDir, user);
+          dropPrivileges(user);
+        } catch (err) {
+          await engine.stop();
+          throw new CliError(`serve --user ${opts.user}: ${(err as Error).message.replace(/^--user \S+: /, '')}; the runtime was stopped`);
+        }
+      }
+      const api = engine.apiAddress();
+      if (opts.apply !== undefined) await applyAtStart(engine, opts.apply);
+      const profiles = engine.snapshot().profiles.size;
+      const tokenWhere =
+        engine.token.origin === 'env'
+          ? 'from TMKIT_TOKEN'
+          : `in ${shownPath(engine.token.path ?? join(opts.stateDir, 'token'))} (mode 0600${engine.token.origin === 'generated' ? ', generated now' : ''})`;
+      const dnsWhere = engine
+        .dnsAddresses()
+        .map((a: BoundAddress) => show(a))
+        .join(', ');
+      process.stdout.write(
+        [
+          cluster
+            ? `tmkit serve: zone ${engine.zone}, ${profiles} profile${profiles === 1 ? '' : 's'}, store ${cluster.store} ` +
+              `(node ${cluster.node}, location ${cluster.location}, etcd ` +
+              `${engine.cluster!.session.isConnected() ? `revision ${engine.cluster!.serial()}` : 'UNREACHABLE: serving the local copy'})` +
+              `, local state in ${shownPath(opts.stateDir)}`
+            : `tmkit serve: zone ${engine.zone}, ${profiles} profile${profiles === 1 ? '' : 's'}, state in ` +
+              `${shownPath(join(opts.stateDir, 'tmkit.db'))}` +
+              `${engine.store instanceof SqliteStore ? ` (SQLite driver: ${describeDriver(engine.store.driver)})` : ''}`,
+          `  DNS  UDP+TCP ${dnsWhere}${workers > 1 ? ` (${workers} worker processes${engine.dnsSockets() === 'per-worker' ? ', a socket each' : ''})` : ''}` +
+            `        dig @${engine.dnsAddresses()[0]!.address} -p ${engine.dnsAddresses()[0]!.port} <name>.${engine.zone}`,
+          ...(workersNotice !== undefined ? [`       ${workersNotice}`] : []),
+          ...dnssecBanner(engine),
+          `  API  http://${show({ address: api.address, port: api.port })}   token ${tokenWhere}`,
+          `  UI   http://${show({ address: api.address, port: api.port })}/ui/   (paste the API token to sign in)`,
+          ...(user ? [`  User ${user.name}:${user.group} (uid ${user.uid}, gid ${user.gid}): bound as root, then dropped to it`] : []),
+          '',
+        ].join('\n'),
+      );
+    } finally {
+      log.release();
     }
-    const api = engine.apiAddress();
-    if (opts.apply !== undefined) await applyAtStart(engine, opts.apply);
-    const profiles = engine.snapshot().profiles.size;
-    const tokenWhere =
-      engine.token.origin === 'env'
-        ? 'from TMKIT_TOKEN'
-        : `in ${shownPath(engine.token.path ?? join(opts.stateDir, 'token'))} (mode 0600${engine.token.origin === 'generated' ? ', generated now' : ''})`;
-    const dnsWhere = engine
-      .dnsAddresses()
-      .map((a: BoundAddress) => show(a))
-      .join(', ');
-    process.stdout.write(
-      [
-        cluster
-          ? `tmkit serve: zone ${engine.zone}, ${profiles} profile${profiles === 1 ? '' : 's'}, store ${cluster.store} ` +
-            `(node ${cluster.node}, location ${cluster.location}, etcd ` +
-            `${engine.cluster!.session.isConnected() ? `revision ${engine.cluster!.serial()}` : 'UNREACHABLE: serving the local copy'})` +
-            `, local state in ${shownPath(opts.stateDir)}`
-          : `tmkit serve: zone ${engine.zone}, ${profiles} profile${profiles === 1 ? '' : 's'}, state in ` +
-            `${shownPath(join(opts.stateDir, 'tmkit.db'))}` +
-            `${engine.store instanceof SqliteStore ? ` (SQLite driver: ${describeDriver(engine.store.driver)})` : ''}`,
-        `  DNS  UDP+TCP ${dnsWhere}${workers > 1 ? ` (${workers} worker processes${engine.dnsSockets() === 'per-worker' ? ', a socket each' : ''})` : ''}` +
-          `        dig @${engine.dnsAddresses()[0]!.address} -p ${engine.dnsAddresses()[0]!.port} <name>.${engine.zone}`,
-        ...(workersNotice !== undefined ? [`       ${workersNotice}`] : []),
-        ...dnssecBanner(engine),
-        `  API  http://${show({ address: api.address, port: api.port })}   token ${tokenWhere}`,
-        `  UI   http://${show({ address: api.address, port: api.port })}/ui/   (paste the API token to sign in)`,
-        ...(user ? [`  User ${user.name}:${user.group} (uid ${user.uid}, gid ${user.gid}): bound as root, then dropped to it`] : []),
-        '',
-      ].join('\n'),
-    );
     await signalled;
     process.stdout.write('tmkit serve: stopping (draining API requests, saving monitor state)\n');
     // The documented grace is 5 s (in-flight API requests). Past it and a second, whatever still holds the

@@ -369,14 +369,15 @@ export class HttpApi {
       this.options.metrics.apiRequests.inc({ route: routeName, method, code: String(status) });
       this.options.metrics.apiLatency.observe({ route: routeName, method }, seconds);
       // Never log headers (Authorization) or bodies. A source failing the token check is logged at most once a
-      // minute, with how many it failed since (a guessing client must not flood the log).
+      // minute, with how many it failed since (a guessing client must not flood the log). The access log, a line
+      // per request, is at debug: one `tmkit status` makes several requests (`serve --log-level debug` shows them).
       if (refusedToLog > 0) {
         this.options.logger.warn(
           { source: AuthThrottle.sourceKey(req.socket.remoteAddress), refused: refusedToLog, status },
           'api requests refused: missing or wrong token (logged once a minute per source)',
         );
       } else if (refusedToLog < 0) {
-        this.options.logger.info({ method, route: routeName, status, ms: Math.round(seconds * 1000) }, 'api request');
+        this.options.logger.debug({ method, route: routeName, status, ms: Math.round(seconds * 1000) }, 'api request');
       }
     }
   }
