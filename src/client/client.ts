@@ -38,6 +38,10 @@ import type {
   OverrideList,
   OverrideRequest,
   OverrideResult,
+  ShiftList,
+  ShiftRenewal,
+  ShiftRequest,
+  ShiftResult,
 } from '../core/api';
 
 export const DEFAULT_SERVER = 'http://127.0.0.1:5380';
@@ -410,6 +414,31 @@ export class TmkitClient {
   /** Ends an override before its expiry. */
   async clearOverride(id: string, options: { who?: string; reason?: string } = {}): Promise<OverrideDeleteResult> {
     return (await this.call<OverrideDeleteResult>('DELETE', `/v1/overrides/${encodeURIComponent(id)}${TmkitClient.q(options)}`)).body;
+  }
+
+  /** The holds of running shifts (one `tmkit shift` per endpoint at a time). */
+  async listShifts(): Promise<ShiftList> {
+    return (await this.call<ShiftList>('GET', '/v1/shifts')).body;
+  }
+
+  /** Takes the hold of an endpoint for a shift (409 SHIFT_HELD, naming the holder, when another shift has it). */
+  async startShift(request: ShiftRequest): Promise<ShiftResult> {
+    return (await this.call<ShiftResult>('POST', '/v1/shifts', request)).body;
+  }
+
+  /** Renews a shift's hold (409 SHIFT_CANCELLED once cancelled, 409 SHIFT_LOST when it no longer holds it). */
+  async renewShift(id: string, renewal: ShiftRenewal = {}): Promise<ShiftResult> {
+    return (await this.call<ShiftResult>('PUT', `/v1/shifts/${encodeURIComponent(id)}`, renewal)).body;
+  }
+
+  /** Ends a shift's hold (the shift is done, rolled back or interrupted). */
+  async endShift(id: string, options: { who?: string; reason?: string } = {}): Promise<ShiftResult> {
+    return (await this.call<ShiftResult>('DELETE', `/v1/shifts/${encodeURIComponent(id)}${TmkitClient.q(options)}`)).body;
+  }
+
+  /** Cancels a running shift: it rolls back its steps when it next renews its hold. */
+  async cancelShift(id: string, options: { who?: string; reason?: string } = {}): Promise<ShiftResult> {
+    return (await this.call<ShiftResult>('POST', `/v1/shifts/${encodeURIComponent(id)}/cancel`, options)).body;
   }
 
   /** Approves the failback of an endpoint of a profile with failback mode Manual. */

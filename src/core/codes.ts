@@ -55,6 +55,9 @@ export const CODES = {
     "The endpoint is neither AwaitingFailback nor Degraded, or its profile's failback mode is not Manual: there is nothing to fail back.",
     409,
   ),
+  SHIFT_HELD: c('api', 'Another tmkit shift holds the endpoint (one shift per endpoint at a time): wait for it to end, or cancel it.', 409),
+  SHIFT_CANCELLED: c('api', 'The shift was cancelled (tmkit shift --cancel): it rolls back its steps and ends.', 409),
+  SHIFT_LOST: c('api', 'The shift no longer holds the endpoint: its hold lapsed (not renewed in time) or ended.', 409),
   // Store
   STORAGE_FULL: c('store', 'The disk of the state dir is full (SQLITE_FULL); free space and retry.', 507),
   STORAGE_READ_ONLY: c('store', "The store's file or file system is read-only.", 503),

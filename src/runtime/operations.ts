@@ -26,11 +26,15 @@ import type {
   OverrideList,
   OverrideRecord,
   OverrideResult,
+  ShiftLease,
+  ShiftList,
+  ShiftResult,
 } from '../core/api';
 import type { Diagnostic } from '../core/diagnostics';
 import type { HealthView } from '../core/health/types';
 import { checkDownOverride } from '../core/operations/safety';
 import { checkOverrideRequest, overrideKey } from '../core/operations/overrides';
+import { SHIFT_LEASE_MS, checkShiftRequest, shiftHeldMessage, shiftLapsed } from '../core/operations/shifts';
 import type { GeoLookup } from '../core/ports';
 import type { OperationsStore, StoredProfile } from '../core/store';
 import { isoNow, type RuntimeClock } from './clock';
@@ -61,6 +65,16 @@ export interface OperationsPort {
   putDrill(report: DrillReport): Promise<DrillReport>;
   drills(limit: number): Promise<DrillList>;
   nodes(): NodeList;
+  /** The holds of running shifts (`GET /v1/shifts`): one `tmkit shift` per endpoint at a time. */
+  listShifts(): Promise<ShiftList>;
+  /** Takes the hold of an endpoint for a shift (409 SHIFT_HELD naming the holder when another shift has it). */
+  startShift(body: unknown, profile: (name: string) => Promise<StoredProfile | undefined>): Promise<OperationsResult<ShiftResult>>;
+  /** The shift renews its hold (409 SHIFT_CANCELLED once cancelled, 409 SHIFT_LOST when it no longer holds it). */
+  renewShift(id: string, step?: number, weight?: number): Promise<OperationsResult<ShiftResult>>;
+  /** The shift ends its hold (done, rolled back, or interrupted). */
+  endShift(id: string, who: string, reason?: string): Promise<OperationsResult<ShiftResult>>;
+  /** Anyone cancels a running shift: it rolls back when it next renews, then ends. */
+  cancelShift(id: string, who: string, reason?: string): Promise<OperationsResult<ShiftResult>>;
   /** This node's readiness (`/readyz`): DNS listening, the snapshot fresh, not drained. */
   readiness(): Promise<NodeReadiness>;
   /** Takes this node out of rotation (`/readyz` 503) until `undrain` or a restart; DNS keeps answering. */
@@ -159,6 +173,17 @@ export class Operations implements OperationsPort {
     }
     const key = `${p.name}/${e.name}`;
     const at = this.now();
+    if (req.shift !== undefined) {
+      // A shift's step: only while that shift holds the endpoint, so a shift that lost it never writes over the next one's.
+      const held = (await this.deps.operations.getShift(p.name, e.name)).lease;
+      if (held?.id !== req.shift || shiftLapsed(held, at))
+        return refuse(
+          409,
+          'SHIFT_LOST',
+          `shift ${req.shift} no longer holds ${key}` +
+            (held && held.id !== req.shift && !shiftLapsed(held, at) ? `: ${shiftHeldMessage(held)}` : ' (its hold lapsed or ended)'),
+        );
+    }
     if (req.kind === 'down' && !req.force) {
       await this.deps.pipeline.settle();
       const safety = checkDownOverride({
@@ -321,6 +346,141 @@ export class Operations implements OperationsPort {
         self: n.node === self,
       })),
     };
+  }
+
+  async listShifts(): Promise<ShiftList> {
+    const now = this.now();
+    return { shifts: (await this.deps.operations.listShifts()).filter((l) => !shiftLapsed(l, now)) };
+  }
+
+  async startShift(body: unknown, find: (name: string) => Promise<StoredProfile | undefined>): Promise<OperationsResult<ShiftResult>> {
+    const checked = checkShiftRequest(body);
+    if (!checked.ok) return refuse(400, 'BAD_REQUEST', checked.errors.map((e) => e.message).join('; '), checked.errors);
+    const req = checked.value;
+    const stored = await find(req.profile);
+    if (!stored) return refuse(404, 'NOT_FOUND', `profile '${req.profile}' does not exist`);
+    const p = stored.profile;
+    const e =
+      p.endpoints.find((x) => x.name === req.endpoint) ?? p.endpoints.find((x) => x.name.toLowerCase() === req.endpoint.toLowerCase());
+    if (!e)
+      return refuse(
+        404,
+        'NOT_FOUND',
+        `profile '${p.name}' has no endpoint '${req.endpoint}' (it has ${p.endpoints.map((x) => `'${x.name}'`).join(', ') || 'none'})`,
+      );
+    const at = this.now();
+    const slot = await this.deps.operations.getShift(p.name, e.name);
+    const target = `${p.name}/${e.name}`;
+    if (slot.lease && !shiftLapsed(slot.lease, at)) {
+      const message = shiftHeldMessage(slot.lease);
+      await this.deps.operations
+        .appendAudit({
+          at: new Date(at).toISOString(),
+          who: req.who,
+          action: 'shift.refuse',
+          target,
+          ...(req.reason ? { reason: req.reason } : {}),
+          details: { weights: req.weights, heldBy: slot.lease.who, shift: slot.lease.id },
+        })
+        .catch(() => undefined);
+      return refuse(409, 'SHIFT_HELD', message);
+    }
+    const lease: ShiftLease = {
+      id: `sh-${randomBytes(5).toString('hex')}`,
+      profile: p.name,
+      endpoint: e.name,
+      who: req.who,
+      ...(req.reason ? { reason: req.reason } : {}),
+      weights: req.weights,
+      everySeconds: req.everySeconds,
+      startedAt: new Date(at).toISOString(),
+      renewedAt: new Date(at).toISOString(),
+      expiresAt: new Date(at + SHIFT_LEASE_MS).toISOString(),
+    };
+    const audit: AuditEntry = {
+      at: lease.startedAt,
+      who: req.who,
+      action: 'shift.start',
+      target,
+      ...(req.reason ? { reason: req.reason } : {}),
+      details: {
+        shift: lease.id,
+        weights: req.weights,
+        everySeconds: req.everySeconds,
+        ...(slot.lease ? { lapsed: { shift: slot.lease.id, who: slot.lease.who } } : {}),
+      },
+    };
+    if (!(await this.deps.operations.swapShift(p.name, e.name, slot.rev, lease, audit))) {
+      // Another shift took it between the read and the write: it is the holder now.
+      const now = await this.deps.operations.getShift(p.name, e.name);
+      return refuse(409, 'SHIFT_HELD', now.lease ? shiftHeldMessage(now.lease) : `another shift of ${target} started at the same moment`);
+    }
+    return { shift: lease };
+  }
+
+  /** The stored hold with this id, and its slot's revision; undefined when no hold has it. */
+  private async shiftById(id: string): Promise<{ lease: ShiftLease; rev: number } | undefined> {
+    const lease = (await this.deps.operations.listShifts()).find((l) => l.id === id);
+    if (!lease) return undefined;
+    const slot = await this.deps.operations.getShift(lease.profile, lease.endpoint);
+    return slot.lease?.id === id ? { lease: slot.lease, rev: slot.rev } : undefined;
+  }
+
+  async renewShift(id: string, step?: number, weight?: number): Promise<OperationsResult<ShiftResult>> {
+    const held = await this.shiftById(id);
+    if (!held) return refuse(409, 'SHIFT_LOST', `shift ${id} holds no endpoint: its hold ended, or lapsed and another shift took it`);
+    const at = this.now();
+    const { lease } = held;
+    if (lease.cancelled) {
+      const c = lease.cancelled;
+      return refuse(409, 'SHIFT_CANCELLED', `cancelled by ${c.who}${c.reason ? ` (${c.reason})` : ''}`);
+    }
+    const next: ShiftLease = {
+      ...lease,
+      renewedAt: new Date(at).toISOString(),
+      expiresAt: new Date(at + SHIFT_LEASE_MS).toISOString(),
+      ...(step !== undefined ? { step } : {}),
+      ...(weight !== undefined ? { weight } : {}),
+    };
+    if (!(await this.deps.operations.swapShift(lease.profile, lease.endpoint, held.rev, next))) return this.renewShift(id, step, weight); // cancelled or ended meanwhile: say which
+    return { shift: next };
+  }
+
+  async endShift(id: string, who: string, reason?: string): Promise<OperationsResult<ShiftResult>> {
+    const held = await this.shiftById(id);
+    if (!held) return refuse(404, 'NOT_FOUND', `no shift '${id}' holds an endpoint (it ended, or lapsed and another shift took it)`);
+    const { lease } = held;
+    const audit: AuditEntry = {
+      at: isoNow(this.deps.clock),
+      who,
+      action: 'shift.end',
+      target: `${lease.profile}/${lease.endpoint}`,
+      ...(reason ? { reason } : {}),
+      details: { shift: id, weights: lease.weights, ...(lease.step !== undefined ? { step: lease.step, weight: lease.weight } : {}) },
+    };
+    if (!(await this.deps.operations.swapShift(lease.profile, lease.endpoint, held.rev, undefined, audit)))
+      return this.endShift(id, who, reason);
+    return { shift: lease };
+  }
+
+  async cancelShift(id: string, who: string, reason?: string): Promise<OperationsResult<ShiftResult>> {
+    const held = await this.shiftById(id);
+    const at = this.now();
+    if (!held || shiftLapsed(held.lease, at)) return refuse(404, 'NOT_FOUND', `no shift '${id}' is running`);
+    const { lease } = held;
+    if (lease.cancelled) return { shift: lease };
+    const next: ShiftLease = { ...lease, cancelled: { who, at: new Date(at).toISOString(), ...(reason ? { reason } : {}) } };
+    const audit: AuditEntry = {
+      at: new Date(at).toISOString(),
+      who,
+      action: 'shift.cancel',
+      target: `${lease.profile}/${lease.endpoint}`,
+      ...(reason ? { reason } : {}),
+      details: { shift: id, heldBy: lease.who },
+    };
+    if (!(await this.deps.operations.swapShift(lease.profile, lease.endpoint, held.rev, next, audit)))
+      return this.cancelShift(id, who, reason);
+    return { shift: next };
   }
 
   async readiness(): Promise<NodeReadiness> {

@@ -11,6 +11,7 @@ export * from './profiles';
 export * from './status';
 export * from './reports';
 export * from './operations';
+export * from './shifts';
 export * from './events';
 export * from './dnssec';
 export * from './dns-cookies';

@@ -38,6 +38,8 @@ export interface OverrideRequest {
   /** Skip the safety rule (a `down` override that leaves a profile with no endpoint able to serve). */
   force?: boolean;
   drill?: string;
+  /** The shift (`POST /v1/shifts`) whose step this is: 409 SHIFT_LOST unless it holds the endpoint. */
+  shift?: string;
 }
 
 /** Response of `POST /v1/overrides` (201). `replaced`: ids of the same kind on the same endpoint it ended. */
@@ -72,7 +74,7 @@ export interface FailbackResult {
 export interface AuditEntry {
   at: string;
   who: string;
-  /** `override.create`, `override.clear`, `override.expire`, `override.refuse`, `failback`, `drill`, `shift`, `node.drain`, `node.undrain`. */
+  /** `override.create`, `override.clear`, `override.expire`, `override.refuse`, `failback`, `drill`, `shift.start`, `shift.refuse`, `shift.cancel`, `shift.end`, `node.drain`, `node.undrain`. */
   action: string;
   /** `profile/endpoint`, an override id, or a node (`node.drain`). */
   target: string;

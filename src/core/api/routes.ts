@@ -26,6 +26,7 @@ import type {
 } from './profiles';
 import type { PreviewReport, PreviewRequest, ResolveQuery, ResolveResult, TrafficReport } from './reports';
 import type { ProfileStatusReport, PushedHealthReport, PushedHealthRequest } from './status';
+import type { ShiftList, ShiftRenewal, ShiftRequest, ShiftResult } from './shifts';
 import type { WebhookList, WebhookReport, WebhookRequest } from './webhooks';
 
 /** The API's routes with their bodies (docs/api.md): what the server handles and the client calls. */
@@ -64,6 +65,11 @@ export interface ApiRoutes {
   'POST /v1/overrides': { request: OverrideRequest; response: OverrideResult };
   'GET /v1/overrides': { response: OverrideList };
   'DELETE /v1/overrides/{id}': { response: OverrideDeleteResult };
+  'GET /v1/shifts': { response: ShiftList };
+  'POST /v1/shifts': { request: ShiftRequest; response: ShiftResult };
+  'PUT /v1/shifts/{id}': { request: ShiftRenewal; response: ShiftResult };
+  'DELETE /v1/shifts/{id}': { response: ShiftResult };
+  'POST /v1/shifts/{id}/cancel': { request: { who?: string; reason?: string }; response: ShiftResult };
   'POST /v1/profiles/{name}/endpoints/{endpoint}/failback': { request: { who?: string; reason?: string }; response: FailbackResult };
   'GET /v1/audit': { response: AuditList };
   'POST /v1/drills': { request: DrillReport; response: DrillReport };

@@ -1,3 +1,4 @@
 export * from './duration';
 export * from './overrides';
 export * from './safety';
+export * from './shifts';

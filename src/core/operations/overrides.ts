@@ -26,6 +26,8 @@ export interface CheckedOverride {
   who: string;
   force: boolean;
   drill?: string;
+  /** The shift whose step this is (`tmkit shift`): refused unless that shift holds the endpoint. */
+  shift?: string;
 }
 
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -72,6 +74,8 @@ export function checkOverrideRequest(body: unknown): { ok: true; value: CheckedO
     errors.push(problem('BAD_REQUEST', 'force is true or false', { path: 'force' }));
   if (b.drill !== undefined && (typeof b.drill !== 'string' || b.drill.length > 64))
     errors.push(problem('BAD_REQUEST', 'drill is a drill id', { path: 'drill' }));
+  if (b.shift !== undefined && (typeof b.shift !== 'string' || b.shift.length > 64))
+    errors.push(problem('BAD_REQUEST', 'shift is a shift id (POST /v1/shifts)', { path: 'shift' }));
   if (errors.length > 0) return { ok: false, errors };
   return {
     ok: true,
@@ -85,6 +89,7 @@ export function checkOverrideRequest(body: unknown): { ok: true; value: CheckedO
       who: typeof b.who === 'string' ? b.who : 'api',
       force: b.force === true,
       ...(typeof b.drill === 'string' ? { drill: b.drill } : {}),
+      ...(typeof b.shift === 'string' ? { shift: b.shift } : {}),
     },
   };
 }

@@ -6,7 +6,7 @@
  * under `ops/` (etcd/keys.ts), where every node's mirror applies them; the memory implementation serves
  * tests and stores without them (store/memory-operations.ts).
  */
-import type { AuditEntry, DrillReport, OverrideRecord } from '../api';
+import type { AuditEntry, DrillReport, OverrideRecord, ShiftLease } from '../api';
 
 /** `tmkit endpoint failback`: the operator released the endpoint's outages that began before `approvedAt`. */
 export interface FailbackApproval {
@@ -16,6 +16,14 @@ export interface FailbackApproval {
   approvedAt: string;
   who: string;
   reason?: string;
+}
+
+/** The hold of one endpoint by a running shift (core/api/shifts.ts), as `getShift` read it. */
+export interface ShiftSlot {
+  /** The stored hold, lapsed or not; undefined when none. */
+  lease?: ShiftLease;
+  /** What `swapShift` compares against: the slot's revision when read (0: never held, or removed). */
+  rev: number;
 }
 
 /** A committed change of the operations, as every node sees it (the etcd mirror, or the SQLite store itself). */
@@ -44,6 +52,16 @@ export interface OperationsStore {
   putDrill(report: DrillReport): Promise<void>;
   /** The newest `limit` drill reports, newest first. */
   listDrills(limit: number): Promise<DrillReport[]>;
+  /** The hold of `profile/endpoint` by a running shift, with the revision `swapShift` compares. */
+  getShift(profile: string, endpoint: string): Promise<ShiftSlot>;
+  /**
+   * Stores `next` as the hold of `profile/endpoint` (undefined: removes it) and appends `audit`, in one
+   * transaction, only if the slot is still at `rev` (what getShift read): true when it committed. So of two
+   * shifts that read an endpoint free at the same moment, on one node or two, exactly one takes it.
+   */
+  swapShift(profile: string, endpoint: string, rev: number, next: ShiftLease | undefined, audit?: AuditEntry): Promise<boolean>;
+  /** Every stored hold (lapsed ones too, until replaced or removed). */
+  listShifts(): Promise<ShiftLease[]>;
   /** Called after every committed change of overrides or approvals (on every node), in commit order. */
   watchOperations(listener: (change: OperationsChange) => void): () => void;
 }

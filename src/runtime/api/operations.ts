@@ -13,6 +13,8 @@ import type {
   OverrideDeleteResult,
   OverrideList,
   OverrideResult,
+  ShiftList,
+  ShiftResult,
 } from '../../core/api';
 import type { ErrorCode } from '../../core/codes';
 import { isRefusal, type OperationsPort, type OperationsResult } from '../operations';
@@ -37,6 +39,23 @@ export function operationsRoutes(c: ApiContext, ops: OperationsPort | undefined)
       POST: (x) => putDrill(c, on(), x),
     }),
     route('/v1/nodes', { GET: async (): Promise<Reply<NodeList>> => ({ status: 200, body: on().nodes() }) }),
+    route('/v1/shifts', {
+      GET: async (): Promise<Reply<ShiftList>> => ({ status: 200, body: await on().listShifts() }),
+      POST: async (x) => answer(await on().startShift(await readJson(x.req, c.maxBody), (name) => findProfile(c, name)), 201),
+    }),
+    route('/v1/shifts/{id}', {
+      PUT: (x) => renewShift(c, on(), x),
+      DELETE: async (x): Promise<Reply<ShiftResult>> => {
+        const { who, reason } = await whoAndWhy(c, x);
+        return answer(await on().endShift(x.params[0]!, who, reason), 200);
+      },
+    }),
+    route('/v1/shifts/{id}/cancel', {
+      POST: async (x): Promise<Reply<ShiftResult>> => {
+        const { who, reason } = await whoAndWhy(c, x);
+        return answer(await on().cancelShift(x.params[0]!, who, reason), 200);
+      },
+    }),
   ];
 }
 
@@ -121,6 +140,25 @@ async function clearOverride(ops: OperationsPort, ctx: Ctx): Promise<Reply<Overr
   if (!WHO.test(who)) throw ApiProblem.of(400, 'BAD_REQUEST', 'who is a name of 1–64 letters, digits, spaces and ._@:/-', { path: 'who' });
   const reason = ctx.url.searchParams.get('reason') ?? undefined;
   return answer(await ops.clearOverride(ctx.params[0]!, who, reason), 200);
+}
+
+async function renewShift(c: ApiContext, ops: OperationsPort, ctx: Ctx): Promise<Reply<ShiftResult>> {
+  const raw = await readBody(ctx.req, c.maxBody);
+  let b: unknown = {};
+  if (raw.length > 0) {
+    try {
+      b = JSON.parse(raw.toString('utf8')) as unknown;
+    } catch {
+      throw ApiProblem.of(400, 'MALFORMED_JSON', 'the request body is not valid JSON; send {"step": 2, "weight": 25} or nothing');
+    }
+  }
+  const step = isObj(b) ? b.step : undefined;
+  const weight = isObj(b) ? b.weight : undefined;
+  if (!isObj(b) || (step !== undefined && (!Number.isInteger(step) || (step as number) < 1)))
+    throw ApiProblem.of(400, 'BAD_REQUEST', 'the body is {"step": N, "weight": W} (step a positive integer)', { path: 'step' });
+  if (weight !== undefined && (!Number.isInteger(weight) || (weight as number) < 1 || (weight as number) > 1000))
+    throw ApiProblem.of(400, 'BAD_REQUEST', 'weight is an integer 1–1000', { path: 'weight' });
+  return answer(await ops.renewShift(ctx.params[0]!, step as number | undefined, weight as number | undefined), 200);
 }
 
 async function failback(c: ApiContext, ops: OperationsPort, ctx: Ctx): Promise<Reply<FailbackResult>> {

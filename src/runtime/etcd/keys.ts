@@ -15,13 +15,16 @@
  * | `ops/failback/<profile>/<endpoint>`      | the latest failback approval               | no    |
  * | `ops/audit/<ms>-<id>`                    | one audit entry (who, what, when, why)     | no    |
  * | `ops/drills/<id>`                        | one drill report                           | no    |
+ * | `ops/shifts/<profile>/<endpoint>`         | a running shift's hold (core/api ShiftLease) | no: it lapses at `expiresAt`, renewed by the shift |
  * | `dns/cookie-secret`                      | the DNS cookie secrets (hex), `{current, previous?, createdAt}` | no |
  *
  * The `ops/` keys are the traffic operations (docs/operations.md, store/etcd-operations.ts): never configuration,
  * so they do not bump `config/rev`. The mirror applies overrides and approvals on every node; each node
  * enforces an override's expiry itself (ledger/operations-feed.ts), and one of them deletes the expired key with a
  * compare-and-delete (the one whose transaction wins writes the audit entry). The audit log and drill reports
- * are read by range when asked for, never mirrored.
+ * are read by range when asked for, never mirrored. So are the shift holds (one `tmkit shift` per endpoint): a
+ * shift takes, renews and ends its hold with a compare on the key's mod_revision, so of two shifts that find
+ * an endpoint free at the same moment on two nodes exactly one takes it.
  *
  * Every configuration write bumps `config/rev` in the same transaction; writers compare its mod_revision,
  * so a write commits only against the view it was checked on (store/etcd.ts). Pushed health
@@ -41,6 +44,7 @@ export const REV_KEY = 'config/rev';
 export const RESOURCES_KEY = 'config/resources';
 export const AUDIT_PREFIX = 'ops/audit/';
 export const DRILLS_PREFIX = 'ops/drills/';
+export const SHIFTS_PREFIX = 'ops/shifts/';
 export const COOKIE_SECRET_KEY = 'dns/cookie-secret';
 
 const enc = (s: string): string => encodeURIComponent(s);
@@ -64,6 +68,9 @@ export function keyOfOverride(id: string): string {
 }
 export function keyOfFailback(profile: string, endpoint: string): string {
   return `ops/failback/${enc(profile)}/${enc(endpoint)}`;
+}
+export function keyOfShift(profile: string, endpoint: string): string {
+  return `${SHIFTS_PREFIX}${enc(profile)}/${enc(endpoint)}`;
 }
 /** Audit keys sort by time: the time in ms, zero-padded, then a unique id. */
 export function keyOfAudit(atMs: number, id: string): string {

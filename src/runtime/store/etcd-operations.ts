@@ -7,9 +7,19 @@
  * transaction deletes it, and only that one writes the audit entry.
  */
 import { randomBytes } from 'node:crypto';
-import type { AuditEntry, DrillReport, OverrideRecord } from '../../core/api';
-import type { OperationsChange, OperationsStore, FailbackApproval } from '../../core/store/operations';
-import { AUDIT_PREFIX, DRILLS_PREFIX, keyOfAudit, keyOfDrill, keyOfFailback, keyOfOverride, prefixEnd } from '../etcd/keys';
+import type { AuditEntry, DrillReport, OverrideRecord, ShiftLease } from '../../core/api';
+import type { OperationsChange, OperationsStore, FailbackApproval, ShiftSlot } from '../../core/store/operations';
+import {
+  AUDIT_PREFIX,
+  DRILLS_PREFIX,
+  SHIFTS_PREFIX,
+  keyOfAudit,
+  keyOfDrill,
+  keyOfFailback,
+  keyOfOverride,
+  keyOfShift,
+  prefixEnd,
+} from '../etcd/keys';
 import type { EtcdSession } from '../etcd/session';
 
 type Op = { request_put: { key: Buffer; value: Buffer } } | { request_delete_range: { key: Buffer } };
@@ -89,6 +99,29 @@ export class EtcdOperations implements OperationsStore {
   async listDrills(limit: number): Promise<DrillReport[]> {
     const all = await this.range<DrillReport>(DRILLS_PREFIX, 10_000);
     return all.sort((a, b) => (a.startedAt < b.startedAt ? 1 : a.startedAt > b.startedAt ? -1 : 0)).slice(0, limit);
+  }
+
+  async getShift(profile: string, endpoint: string): Promise<ShiftSlot> {
+    if (!this.s.isConnected()) throw this.s.unavailable();
+    const res = await this.s.call((c) => c.kv.range({ key: this.s.key(keyOfShift(profile, endpoint)) }));
+    const kv = res.kvs[0];
+    return kv ? { lease: JSON.parse(kv.value.toString('utf8')) as ShiftLease, rev: Number(kv.mod_revision) } : { rev: 0 };
+  }
+
+  async swapShift(profile: string, endpoint: string, rev: number, next: ShiftLease | undefined, audit?: AuditEntry): Promise<boolean> {
+    if (!this.s.isConnected()) throw this.s.unavailable();
+    const key = this.s.key(keyOfShift(profile, endpoint));
+    const ops: Op[] = [next ? { request_put: { key, value: Buffer.from(JSON.stringify(next)) } } : { request_delete_range: { key } }];
+    if (audit) ops.push(this.auditOp(audit));
+    // A key that does not exist has mod_revision 0: the compare of a free slot.
+    const res = await this.s.call((c) =>
+      c.kv.txn({ compare: [{ key, target: 'Mod', result: 'Equal', mod_revision: String(rev) }], success: ops, failure: [] }),
+    );
+    return res.succeeded;
+  }
+
+  async listShifts(): Promise<ShiftLease[]> {
+    return this.range<ShiftLease>(SHIFTS_PREFIX, 10_000);
   }
 
   watchOperations(listener: (c: OperationsChange) => void): () => void {

@@ -2,8 +2,9 @@
  * The traffic operations in memory (core/store/operations.ts): for a store that keeps none (the memory store of
  * the tests, a store passed in), so a runtime always has them; they then last as long as the process.
  */
-import type { AuditEntry, DrillReport, OverrideRecord } from '../../core/api';
-import type { OperationsChange, OperationsStore, FailbackApproval } from '../../core/store/operations';
+import type { AuditEntry, DrillReport, OverrideRecord, ShiftLease } from '../../core/api';
+import type { OperationsChange, OperationsStore, FailbackApproval, ShiftSlot } from '../../core/store/operations';
+import { MemoryShifts } from './memory-shifts';
 import { AUDIT_KEPT, DRILLS_KEPT } from './sqlite-operations';
 
 export class MemoryOperations implements OperationsStore {
@@ -12,6 +13,7 @@ export class MemoryOperations implements OperationsStore {
   private audit: AuditEntry[] = [];
   private readonly drills = new Map<string, DrillReport>();
   private readonly listeners = new Set<(c: OperationsChange) => void>();
+  private readonly shifts = new MemoryShifts();
 
   private emit(changes: OperationsChange[]): void {
     for (const c of changes)
@@ -83,6 +85,18 @@ export class MemoryOperations implements OperationsStore {
       .sort((a, b) => (a.startedAt < b.startedAt ? 1 : a.startedAt > b.startedAt ? -1 : 0))
       .slice(0, limit)
       .map((d) => structuredClone(d));
+  }
+
+  async getShift(profile: string, endpoint: string): Promise<ShiftSlot> {
+    return this.shifts.get(profile, endpoint);
+  }
+
+  async swapShift(profile: string, endpoint: string, rev: number, next: ShiftLease | undefined, audit?: AuditEntry): Promise<boolean> {
+    return this.shifts.swap(profile, endpoint, rev, next, audit ? () => this.log(audit) : undefined);
+  }
+
+  async listShifts(): Promise<ShiftLease[]> {
+    return this.shifts.list();
   }
 
   watchOperations(listener: (c: OperationsChange) => void): () => void {

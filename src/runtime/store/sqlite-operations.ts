@@ -3,9 +3,10 @@
  * sqlite.ts), beside the profiles, so writing one never moves the configuration revision. One process owns
  * the database (the state dir's lock), so the listeners are told right after each commit.
  */
-import type { AuditEntry, DrillReport, OverrideRecord } from '../../core/api';
-import type { OperationsChange, OperationsStore, FailbackApproval } from '../../core/store/operations';
+import type { AuditEntry, DrillReport, OverrideRecord, ShiftLease } from '../../core/api';
+import type { OperationsChange, OperationsStore, FailbackApproval, ShiftSlot } from '../../core/store/operations';
 import type { SqlDatabase, SqlStatement } from './driver';
+import { MemoryShifts } from './memory-shifts';
 
 /** The audit log keeps this many entries (the oldest go first). */
 export const AUDIT_KEPT = 10_000;
@@ -25,6 +26,8 @@ const parse = <T>(rows: Array<{ value: string }>): T[] => rows.map((r) => JSON.p
 
 export class SqliteOperations implements OperationsStore {
   private readonly listeners = new Set<(c: OperationsChange) => void>();
+  /** Shift holds: in memory, as this process owns the database (memory-shifts.ts says why not in a table). */
+  private readonly shifts = new MemoryShifts();
   private readonly stmt: {
     overrides: SqlStatement<{ value: string }>;
     oneOverride: SqlStatement<{ value: string }>;
@@ -138,6 +141,20 @@ export class SqliteOperations implements OperationsStore {
 
   async listDrills(limit: number): Promise<DrillReport[]> {
     return parse<DrillReport>(this.stmt.drills.all(limit));
+  }
+
+  async getShift(profile: string, endpoint: string): Promise<ShiftSlot> {
+    return this.shifts.get(profile, endpoint);
+  }
+
+  async swapShift(profile: string, endpoint: string, rev: number, next: ShiftLease | undefined, audit?: AuditEntry): Promise<boolean> {
+    // The audit entry is written before the hold changes, in the same turn: a full disk refuses both.
+    const log = audit ? () => this.db.transaction(() => this.audit(audit), 'immediate') : undefined;
+    return this.shifts.swap(profile, endpoint, rev, next, log);
+  }
+
+  async listShifts(): Promise<ShiftLease[]> {
+    return this.shifts.list();
   }
 
   watchOperations(listener: (c: OperationsChange) => void): () => void {
