@@ -357,5 +357,17 @@ export function encodeMessage(msg: WireMessage, opts: EncodeOptions = {}): Buffe
       w.buf.writeUInt16BE(w.off - lenAt - 2, lenAt);
     }
   }
-  return w.off === size ? w.buf : Buffer.from(w.buf.subarray(0, w.off));
+  return w.off === size ? w.buf : unpooled(w.buf.subarray(0, w.off));
+}
+
+/**
+ * A copy of `src` in memory of its own. Node hands out small Buffers (Buffer.from, concat, allocUnsafe) as
+ * slices of shared 8 KiB slabs, and a slice keeps its whole slab alive: a cache of a few hundred octets per
+ * entry that lives while the slabs around it churn (a random-name flood) would hold 8 KiB per entry instead.
+ * Whatever a DNS cache keeps goes through this.
+ */
+export function unpooled(src: Uint8Array): Buffer {
+  const out = Buffer.allocUnsafeSlow(src.length);
+  out.set(src);
+  return out;
 }

@@ -68,7 +68,7 @@ import {
   type Entry,
   type StaticEntry,
 } from './answer-cache';
-import { DnsEncodeError, encodeMessage, type WireMessage, type WireRecord } from './encode';
+import { DnsEncodeError, encodeMessage, unpooled, type WireMessage, type WireRecord } from './encode';
 import { cookieReply, RCODE_BADCOOKIE, rateLimit } from './admission';
 import type { CookieJar } from './cookies';
 import { MINIMAL_ANY_SUFFIX, QTYPE_ANY, keptType, oneRrset } from './minimal-any';
@@ -475,7 +475,7 @@ export class Responder {
     const body = encodeMessage({ flags, question, answers, authorities, additionals }, this.encodeOptions);
     // The question is written first and in full: header + question is the TC answer.
     const questionEnd = HEADER_LENGTH + keyNameLengthOf(body) + 4;
-    const truncated = Buffer.from(body.subarray(0, questionEnd));
+    const truncated = unpooled(body.subarray(0, questionEnd));
     writeHeader(truncated, flags | FLAG_TC, 1, 0, 0, 0);
     const qtype = body.readUInt16BE(questionEnd - 4);
     const tally = this.tallies.query(profile, rcodeName(rcode), qtypeLabel(qtype));

@@ -28,7 +28,7 @@
  * NS, DNSKEY, glue, NODATA proofs of names that exist: a bounded set) is signed whatever the budget, so the
  * names that exist are never starved.
  */
-import type { WireRecord } from '../encode';
+import { unpooled, type WireRecord } from '../encode';
 import { activeKeys, loadKeySet, signData, type ActiveKeys, type KeySetDocument, type ZoneKey } from './keys';
 import { TYPE, canonicalName, canonicalRrset, immediateSuccessor, labelCount, nsecRdata, rrsigPrefix, typeCode } from './records';
 import { systemClock } from '../../clock';
@@ -227,7 +227,8 @@ export class ZoneSigner {
     // Room first (oldest out); an entry larger than the whole bound is used and not kept.
     if (bytes <= this.cacheBytes) {
       this.makeRoom(bytes);
-      e = { rrset, window: this.window, sigs, used: true, bytes };
+      // The RRset as the cache keeps it: its data in memory of its own (the caller's may be slices of shared slabs).
+      e = { rrset: rrset.map(ownData), window: this.window, sigs, used: true, bytes };
       this.cache.set(key, e);
       this.bytes += bytes;
     }
@@ -353,7 +354,8 @@ export class ZoneSigner {
         type: 'RRSIG',
         name: first.name,
         ttl: first.ttl,
-        data: Buffer.concat([prefix, signData(key, Buffer.concat([prefix, data]))]),
+        // Kept in the cache: memory of its own, not a slice of a shared slab (encode.ts unpooled).
+        data: unpooled(Buffer.concat([prefix, signData(key, Buffer.concat([prefix, data]))])),
       };
     });
   }
@@ -472,6 +474,11 @@ export function signerFor(zone: string, doc: KeySetDocument, signer: ZoneSigner 
   if (signer === undefined) return new ZoneSigner(keys, { zone, ...signingLimits() });
   signer.setKeys(keys);
   return signer;
+}
+
+/** `r` with binary data in memory of its own (text and SOA data are strings and numbers already). */
+function ownData(r: WireRecord): WireRecord {
+  return r.data instanceof Uint8Array ? ({ ...r, data: unpooled(r.data) } as WireRecord) : r;
 }
 
 /** The signature cache's key of an RRset: its type and canonical content (owner, TTL, sorted RDATA). */
