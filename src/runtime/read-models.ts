@@ -200,6 +200,7 @@ export function statusReport(i: StatusInputs): ProfileStatusReport {
                       ok: s.lastProbe.ok,
                       reason: s.lastProbe.reason,
                       latencyMs: Math.round(s.lastProbe.latencyMs * 10) / 10,
+                      ...(s.lastProbe.stalledMs !== undefined ? { stalledMs: Math.round(s.lastProbe.stalledMs) } : {}),
                       ...(s.lastProbe.statusCode !== undefined ? { statusCode: s.lastProbe.statusCode } : {}),
                       ...(s.lastProbe.address !== undefined ? { address: s.lastProbe.address } : {}),
                       ...(extra?.certificate ? { certificate: extra.certificate } : {}),

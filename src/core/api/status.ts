@@ -12,7 +12,10 @@ export interface ProbeResultReport {
   statusCode?: number;
   /** The address probed (after resolving an FQDN). */
   address?: string;
+  /** The endpoint's latency: the probe's wall time less `stalledMs`. */
   latencyMs: number;
+  /** Milliseconds of the probe during which tmkit's own event loop was blocked (not counted as the endpoint's). */
+  stalledMs?: number;
   /** HTTPS: the server certificate seen. */
   certificate?: CertificateReport;
 }

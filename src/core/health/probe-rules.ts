@@ -84,16 +84,36 @@ export function certificateWarning(validTo: number, now: number, warningDays: nu
 }
 
 /*
- * The latency rule (degradedLatencyMs set): a probe that succeeded otherwise fails when it took longer than
- * the threshold; exactly the threshold still passes. Whole milliseconds in the reason.
+ * The latency rule (degradedLatencyMs set): a probe that succeeded otherwise fails when the endpoint took
+ * longer than the threshold; exactly the threshold still passes. Whole milliseconds in the reason.
  *
- * | probe result | latency        | outcome                     |
- * |--------------|----------------|-----------------------------|
- * | failure      | any            | unchanged (its own reason)  |
- * | success      | ≤ threshold    | success                     |
- * | success      | > threshold    | failure `slow: 812 ms > 500 ms` |
+ * The endpoint's latency is the probe's wall time less `stalledMs`, the time tmkit's own event loop was blocked
+ * during the probe (start-up, a large apply, a GC pause): then no socket callback could run, so an answer that
+ * came in waited for tmkit, not for the endpoint. Which part of a stall hid the endpoint's own time cannot be
+ * known, so the rule only says `slow` when the endpoint was slower than the threshold even if every stalled
+ * millisecond was tmkit's, and `unknown` when only the stall made the probe look slow (the prober measures
+ * again once its event loop is quiet: monitor/monitor.ts).
+ *
+ * | probe result | wall time − stalledMs | wall time     | outcome                          |
+ * |--------------|-----------------------|---------------|----------------------------------|
+ * | failure      | any                   | any           | unchanged (its own reason)       |
+ * | success      | > threshold           | > threshold   | failure `slow: 812 ms > 500 ms`  |
+ * | success      | ≤ threshold           | > threshold   | success, latency `unknown`       |
+ * | success      | ≤ threshold           | ≤ threshold   | success                          |
  */
 export function slowFailure(latencyMs: number, degradedLatencyMs: number | undefined): string | undefined {
   if (degradedLatencyMs === undefined || !(latencyMs > degradedLatencyMs)) return undefined;
   return `slow: ${Math.ceil(latencyMs)} ms > ${degradedLatencyMs} ms`;
+}
+
+/** The latency rule over a probe's wall time and the stall inside it (the table above). */
+export function latencyJudgement(
+  wallMs: number,
+  stalledMs: number,
+  degradedLatencyMs: number | undefined,
+): { latencyMs: number; slow?: string; unknown?: true } {
+  const latencyMs = Math.max(0, wallMs - Math.max(0, stalledMs));
+  const slow = slowFailure(latencyMs, degradedLatencyMs);
+  if (slow !== undefined) return { latencyMs, slow };
+  return slowFailure(wallMs, degradedLatencyMs) !== undefined ? { latencyMs, unknown: true } : { latencyMs };
 }

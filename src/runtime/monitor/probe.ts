@@ -12,7 +12,7 @@ import { performance } from 'node:perf_hooks';
 import { Client, buildConnector } from 'undici';
 import type { ErrorCode } from '../../core/codes';
 import { TmkitError } from '../../core/diagnostics';
-import { certificateFailure, certificateWarning, slowFailure } from '../../core/health/probe-rules';
+import { certificateFailure, certificateWarning, latencyJudgement } from '../../core/health/probe-rules';
 import { statusExpected, type ProbeTarget } from '../../core/health/targets';
 import { ProbeResolver, ResolveError } from './resolver';
 
@@ -23,8 +23,18 @@ export interface ProbeOutcome {
   statusCode?: number;
   /** The address probed (after resolving an FQDN). */
   address?: string;
-  /** Wall time of the whole probe, including name resolution. */
+  /**
+   * The endpoint's latency: the whole probe's wall time (name resolution, connect, TLS, response headers) less
+   * `stalledMs`.
+   */
   latencyMs: number;
+  /** Milliseconds of the probe during which tmkit's own event loop was blocked (loop-stalls.ts); absent: none. */
+  stalledMs?: number;
+  /**
+   * Only a stall made it slower than `degradedLatencyMs`: whether the endpoint is slow is not known, and the
+   * probe counts as a success unless measured again (core/health/probe-rules.ts `latencyJudgement`).
+   */
+  latencyUnknown?: true;
   /** HTTPS: the server certificate seen (whether or not it was validated). */
   certificate?: ProbeCertificate;
 }
@@ -50,6 +60,11 @@ export interface ProbeOptions {
   lookup?: LookupFn;
   /** The time certificates are judged at (the runtime's clock; default the system's). */
   now?: () => number;
+  /**
+   * Milliseconds the event loop was blocked so far (LoopStalls.blockedMs): the part of the probe's wall time
+   * that is tmkit's, not the endpoint's. Default: none is known.
+   */
+  blockedMs?: () => number;
 }
 
 /**
@@ -84,6 +99,9 @@ const DONE = new ProbeFailure('done', 'PROBE_DONE');
 /** Probes one target once. Never throws: every failure is an outcome with a reason. */
 export async function probe(target: ProbeTarget, opts: ProbeOptions = {}): Promise<ProbeOutcome> {
   const started = performance.now();
+  const blocked = opts.blockedMs ?? noStalls;
+  const blockedAtStart = blocked();
+  const timing = (): Timing => ({ wallMs: performance.now() - started, stalledMs: blocked() - blockedAtStart });
   const timeoutMs = opts.timeoutMs ?? target.timeoutInSeconds * 1000;
   const ac = new AbortController();
   let timedOut = false;
@@ -100,7 +118,7 @@ export async function probe(target: ProbeTarget, opts: ProbeOptions = {}): Promi
     address = await resolveAddress(target, ac.signal, opts.lookup ?? defaultLookup);
     if (target.protocol === 'TCP') {
       await tcpConnect(address, target.port, ac.signal);
-      return judgeLatency({ ok: true, reason: 'connected', address, latencyMs: performance.now() - started }, target);
+      return judgeLatency({ ok: true, reason: 'connected', address }, timing(), target);
     }
     const statusCode = await httpGet(target, address, timeoutMs, ac.signal, seen);
     return judgeLatency(
@@ -109,18 +127,19 @@ export async function probe(target: ProbeTarget, opts: ProbeOptions = {}): Promi
         reason: `status ${statusCode}`,
         statusCode,
         address,
-        latencyMs: performance.now() - started,
         ...(seen.certificate ? { certificate: seen.certificate } : {}),
       },
+      timing(),
       target,
     );
   } catch (err) {
     const reason = timedOut ? 'timeout' : ac.signal.aborted && !timedOut && opts.signal?.aborted ? 'aborted' : classify(err, target);
+    const t = timing();
     return {
       ok: false,
       reason,
       ...(address !== undefined ? { address } : {}),
-      latencyMs: performance.now() - started,
+      ...latencyFields(t.wallMs, t.stalledMs),
       ...(seen.certificate ? { certificate: seen.certificate } : {}),
     };
   } finally {
@@ -131,10 +150,29 @@ export async function probe(target: ProbeTarget, opts: ProbeOptions = {}): Promi
 
 const systemNow = (): number => performance.timeOrigin + performance.now();
 
-/** A successful probe slower than `degradedLatencyMs` is a failure (core/health/probe-rules.ts). */
-function judgeLatency(o: ProbeOutcome, target: ProbeTarget): ProbeOutcome {
-  const slow = o.ok ? slowFailure(o.latencyMs, target.degradedLatencyMs) : undefined;
-  return slow === undefined ? o : { ...o, ok: false, reason: slow };
+const noStalls = (): number => 0;
+
+/** A probe's wall time and the part of it the event loop was blocked. */
+interface Timing {
+  wallMs: number;
+  stalledMs: number;
+}
+
+function latencyFields(wallMs: number, stalledMs: number): Pick<ProbeOutcome, 'latencyMs' | 'stalledMs'> {
+  const latencyMs = Math.max(0, wallMs - stalledMs);
+  return stalledMs > 0 ? { latencyMs, stalledMs } : { latencyMs };
+}
+
+/**
+ * A successful probe whose endpoint was slower than `degradedLatencyMs` is a failure; one that only a stall of
+ * tmkit's own made slower is a success whose latency is unknown (core/health/probe-rules.ts).
+ */
+function judgeLatency(o: Omit<ProbeOutcome, 'latencyMs'>, t: Timing, target: ProbeTarget): ProbeOutcome {
+  const base: ProbeOutcome = { ...o, ...latencyFields(t.wallMs, t.stalledMs) };
+  if (!o.ok) return base;
+  const j = latencyJudgement(t.wallMs, t.stalledMs, target.degradedLatencyMs);
+  if (j.slow !== undefined) return { ...base, ok: false, reason: j.slow };
+  return j.unknown ? { ...base, latencyUnknown: true } : base;
 }
 
 /** One HTTPS probe's certificate check: its settings, its clock, and what it saw (filled in by the connector). */

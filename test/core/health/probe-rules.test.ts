@@ -2,7 +2,13 @@
  * The pure rules beyond a status code (src/core/health/probe-rules.ts): the certificate check, the expiry
  * warning and the latency rule, row by row of their truth tables; and the PEM check of caCertificates.
  */
-import { certificateFailure, certificateWarning, slowFailure, type CertificateFacts } from '../../../src/core/health/probe-rules';
+import {
+  certificateFailure,
+  certificateWarning,
+  latencyJudgement,
+  slowFailure,
+  type CertificateFacts,
+} from '../../../src/core/health/probe-rules';
 import { parsePemCertificates } from '../../../src/core/validate';
 import { TEST_CA_PEM } from '../../support/test-ca';
 
@@ -52,6 +58,21 @@ test.each<[number, number | undefined, string | undefined]>([
   [10_000, undefined, undefined],
 ])('slowFailure(%d, %s)', (latency, threshold, reason) => {
   expect(slowFailure(latency, threshold)).toBe(reason);
+});
+
+// The endpoint's latency is the wall time less the stall of tmkit's own event loop: slow only when slow even so;
+// unknown when only the stall made it look slow (the prober measures again).
+test.each<[number, number, number | undefined, ReturnType<typeof latencyJudgement>]>([
+  [648, 640, 200, { latencyMs: 8, unknown: true }],
+  [648, 0, 200, { latencyMs: 648, slow: 'slow: 648 ms > 200 ms' }],
+  [648, 300, 200, { latencyMs: 348, slow: 'slow: 348 ms > 200 ms' }],
+  [200, 150, 200, { latencyMs: 50 }],
+  [120, 0, 200, { latencyMs: 120 }],
+  [201, 1, 200, { latencyMs: 200, unknown: true }],
+  [648, 640, undefined, { latencyMs: 8 }],
+  [10, 30, 200, { latencyMs: 0 }],
+])('latencyJudgement(wall %d, stalled %d, threshold %s)', (wall, stalled, threshold, judged) => {
+  expect(latencyJudgement(wall, stalled, threshold)).toEqual(judged);
 });
 
 test('parsePemCertificates: a bundle, and what is not one', () => {

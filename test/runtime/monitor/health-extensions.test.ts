@@ -177,9 +177,11 @@ describe('slow is Degraded', () => {
       },
       { what: 'Degraded when slow', timeoutMs: 10_000 },
     );
+    // The endpoint's latency is the probe's wall time less the time this process's event loop was blocked (which
+    // this in-process endpoint's 450 ms timer shares): about 450 ms, less any stall of the loop meanwhile.
     expect(degraded.endpoints[0]!.lastProbe).toMatchObject({
       ok: false,
-      reason: expect.stringMatching(/^slow: (4[5-9]\d|[5-9]\d\d) ms > 300 ms$/),
+      reason: expect.stringMatching(/^slow: \d+ ms > 300 ms$/),
     });
     expect(degraded.transitions[0]).toMatchObject({
       endpoint: 'web',
