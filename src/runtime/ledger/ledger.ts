@@ -407,9 +407,16 @@ export class HealthLedger implements HealthPort {
     return this.cluster?.locations(key);
   }
 
-  /** The prober's statuses of one profile's endpoints, without the transitions that only confirmed a carried verdict. */
+  /**
+   * The prober's statuses of one profile's endpoints, without the transitions that only confirmed a carried
+   * verdict, and `since` the endpoint's last real status change: the ledger's, which spans restarts (the prober's
+   * own starts over at every start, and its first verdict after a restart only confirms the one carried over).
+   */
   statuses(profile: string): EndpointProbeStatus[] {
-    return this.monitor.statuses(profile).map((s) => ({ ...s, history: s.history.filter((t) => !this.previous.isConfirmation(t)) }));
+    return this.monitor.statuses(profile).map((s) => {
+      const last = this.history.get(s.key)?.at(-1);
+      return { ...s, ...(last ? { since: last.at } : {}), history: s.history.filter((t) => !this.previous.isConfirmation(t)) };
+    });
   }
 
   /** The recent transitions of one profile's endpoints (the previous run's included), oldest first. */
