@@ -248,6 +248,25 @@ export function unmapIpv4(addr: IpAddress, nat64 = false): IpAddress {
   return addr;
 }
 
+/** How an IPv6 address carries an IPv4 address that a connection to it reaches (see {@link embeddedIpv4}). */
+export type Ipv4Embedding = 'IPv4-mapped' | 'IPv4-compatible' | '6to4' | 'NAT64';
+
+/**
+ * The IPv4 address an IPv6 address stands for, and how: IPv4-mapped (`::ffff:a.b.c.d`, RFC 4291),
+ * IPv4-compatible (`::a.b.c.d`, deprecated, not `::` or `::1`), 6to4 (`2002:AABB:CCDD::/48`, RFC 3056) and
+ * the well-known NAT64 prefix (`64:ff9b::a.b.c.d`, RFC 6052). Undefined for any other address.
+ */
+export function embeddedIpv4(addr: IpAddress): { via: Ipv4Embedding; ipv4: IpAddress } | undefined {
+  if (addr.family !== 6) return undefined;
+  const high = addr.value >> 32n;
+  const low = { family: 4 as const, value: addr.value & LOW32 };
+  if (high === 0xffffn) return { via: 'IPv4-mapped', ipv4: low };
+  if (high === NAT64_PREFIX >> 32n) return { via: 'NAT64', ipv4: low };
+  if (high === 0n && low.value > 1n) return { via: 'IPv4-compatible', ipv4: low };
+  if (addr.value >> 112n === 0x2002n) return { via: '6to4', ipv4: { family: 4, value: (addr.value >> 80n) & LOW32 } };
+  return undefined;
+}
+
 // ---------------------------------------------------------------------------------------------------
 // Prefixes and ranges
 

@@ -19,7 +19,7 @@ import { Agent, request } from 'undici';
 import { LIVE_EVENT_TYPES, unknownEventTypes, type LiveEvent, type WebhookReport, type WebhookRequest } from '../../core/api';
 import { isoNow, type RuntimeClock } from '../clock';
 import type { LiveEvents } from '../events';
-import { addressRefusal, checkWebhookUrl } from './policy';
+import { addressRefusal, checkWebhookUrl, hostRefusal } from './policy';
 import { SecretKey, type SecretLog } from './secret';
 import { WebhookTarget, type DeliveryTuning, type WebhookConfig } from './target';
 
@@ -228,12 +228,10 @@ export class Webhooks implements WebhooksApi {
   }
 
   private async send(url: string, body: string, headers: Record<string, string>, timeoutMs: number): Promise<{ status: number }> {
-    const host = new URL(url).hostname.replace(/^\[(.*)\]$/, '$1');
-    // An IP literal is never looked up, so it is checked here (a host name is checked at connect).
-    if (/^[\d.]+$|:/.test(host)) {
-      const why = addressRefusal(host, this.deps.allowPrivate === true);
-      if (why !== undefined) throw new Error(why);
-    }
+    // The rule of add (policy.ts hostRefusal): an IP literal is never looked up, so it is checked here; any
+    // other name is checked at connect, every address it resolves to.
+    const why = hostRefusal(new URL(url).hostname, this.deps.allowPrivate === true);
+    if (why !== undefined) throw new Error(why);
     const res = await request(url, {
       method: 'POST',
       body,
