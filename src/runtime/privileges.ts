@@ -340,6 +340,6 @@ export function bindRefusedHint(): string {
     'binding a port below 1024 needs root or the CAP_NET_BIND_SERVICE capability: run tmkit under systemd with ' +
     'AmbientCapabilities=CAP_NET_BIND_SERVICE (deploy/systemd/tmkit.service), give node the capability ' +
     '(setcap cap_net_bind_service=+ep "$(readlink -f "$(command -v node)")"), or start as root with ' +
-    '--user NAME (it binds, then runs as NAME)'
+    '--user NAME (it binds, then runs as NAME); in a container, --cap-add=NET_BIND_SERVICE'
   );
 }

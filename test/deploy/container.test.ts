@@ -247,5 +247,6 @@ test('without NET_BIND_SERVICE (--cap-drop=ALL) the start fails: EACCES on :53',
   started.push(name);
   const r = await sh('podman', ['run', '--name', name, ...RUNTIME, ...ULIMITS, '--cap-drop=ALL', image], { timeoutMs: 60_000 });
   expect(r.code).toBe(1);
-  expect(r.stderr).toMatch(/tmkit: serve: UDP 0\.0\.0\.0:53 .*EACCES/);
+  // The bind's own error and what to do about it (not "in use": src/runtime/dns/port-probe.ts passes EACCES on).
+  expect(r.stderr).toMatch(/tmkit: serve: bind EACCES 0\.0\.0\.0:53: .*CAP_NET_BIND_SERVICE.*--cap-add=NET_BIND_SERVICE/);
 });

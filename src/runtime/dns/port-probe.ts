@@ -33,10 +33,14 @@ export async function freeDnsPort(address: string): Promise<number> {
  */
 export async function assertDnsPortFree(l: ListenAddress): Promise<void> {
   const v6 = isIP(l.address) === 6;
+  // A bind refused for lack of the right (EACCES on a port below 1024) is that, not a port in use: passed on
+  // as it came, so the caller's hint about CAP_NET_BIND_SERVICE and --user applies.
   const inUse = (proto: string, err: NodeJS.ErrnoException): Error =>
-    Object.assign(new Error(`${proto} ${l.address}:${l.port} is in use (${err.code ?? err.message}); another process listens there`), {
-      code: err.code ?? 'EADDRINUSE',
-    });
+    err.code === 'EACCES'
+      ? err
+      : Object.assign(new Error(`${proto} ${l.address}:${l.port} is in use (${err.code ?? err.message}); another process listens there`), {
+          code: err.code ?? 'EADDRINUSE',
+        });
   const udp = dgram.createSocket({ type: v6 ? 'udp6' : 'udp4', ipv6Only: v6 } as dgram.SocketOptions);
   await new Promise<void>((res, rej) => {
     udp.once('error', (err) => {
