@@ -8,6 +8,7 @@ import { TmkitError, type Diagnostic } from '../core/diagnostics';
 import { toResourceCatalog } from '../core/model/catalog';
 import { API_VERSION, type Document, type Profile } from '../core/model/types';
 import { documentSource } from '../core/model/input';
+import { count } from '../core/words';
 import {
   applyOrder,
   buildReport,
@@ -264,7 +265,7 @@ export async function executePlan(
 ): Promise<ApplyResult> {
   if (plan.errors.length > 0) {
     throw new PlanRefusedError(
-      `the plan has ${plan.errors.length} error(s) and cannot be applied: ${plan.errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`,
+      `the plan has ${count(plan.errors.length, 'error')} and cannot be applied: ${plan.errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`,
       plan.errors,
     );
   }

@@ -1,4 +1,5 @@
 import { TmkitError, type Diagnostic } from '../core/diagnostics';
+import { count } from '../core/words';
 
 /**
  * The server refused or failed a request. `code` is stable: the first server error code (e.g.
@@ -33,7 +34,7 @@ export class TmkitConnectionError extends TmkitError {
   ) {
     super(
       'UNREACHABLE',
-      `cannot reach the tmkit server at ${server} after ${attempts} attempt(s): ${(cause as Error)?.message ?? String(cause)}; ` +
+      `cannot reach the tmkit server at ${server} after ${count(attempts, 'attempt')}: ${(cause as Error)?.message ?? String(cause)}; ` +
         `is \`tmkit serve\` running there? Set ${setting}`,
     );
   }

@@ -157,7 +157,8 @@ export abstract class ProfileWrites extends StackBase {
         if (current.profile.endpoints.length > 0) {
           throw new ResourceError(
             'RESOURCE_HAS_ENDPOINTS',
-            `profile '${current.profile.name}' still has endpoint(s) ${current.profile.endpoints.map((e) => `'${e.name}'`).join(', ')}, ` +
+            `profile '${current.profile.name}' still has ${current.profile.endpoints.length === 1 ? 'endpoint' : 'endpoints'} ` +
+              `${current.profile.endpoints.map((e) => `'${e.name}'`).join(', ')}, ` +
               'which this profile resource does not manage ' +
               '(it declares no endpoints), so it is not deleted',
             `delete those endpoints (or their resources) first${this.options.strayEndpointsHint ? `, ${this.options.strayEndpointsHint}` : ''}`,

@@ -206,7 +206,7 @@ describe('as the Terraform provider calls it', () => {
     const err = await tf.deleteProfile('web').catch((e: unknown) => e);
     expect(code(err)).toBe('RESOURCE_HAS_ENDPOINTS');
     expect((err as Error).message).toBe(
-      "profile 'web' still has endpoint(s) 'e1', which this profile resource does not manage (it declares no endpoints), so it is not deleted: delete those endpoints (or their resources) first, or import them to manage them here",
+      "profile 'web' still has endpoint 'e1', which this profile resource does not manage (it declares no endpoints), so it is not deleted: delete those endpoints (or their resources) first, or import them to manage them here",
     );
     await tf.deleteEndpoint('web', 'e1');
     await tf.deleteProfile('web', { prior: seen(settings) });
@@ -445,7 +445,7 @@ describe('profiles that own only their settings', () => {
     const a = await pu.createEndpoint('web', { name: 'a', type: 'externalEndpoints', target: '192.0.2.1' }, endpointHint);
     const err = await rejection(pu.deleteProfile('web', { ownsEndpoints: false, prior: created }));
     expect(err.code).toBe('RESOURCE_HAS_ENDPOINTS');
-    expect(err.message).toContain("profile 'web' still has endpoint(s) 'a', which this profile resource does not manage");
+    expect(err.message).toContain("profile 'web' still has endpoint 'a', which this profile resource does not manage");
     await pu.deleteEndpoint('web', 'a', { prior: a });
     await pu.deleteProfile('web', { ownsEndpoints: false, prior: created });
     expect(await pu.readProfile('web')).toBeUndefined();

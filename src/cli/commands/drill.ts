@@ -4,6 +4,7 @@ import type { DrillNodeReport, DrillReport, OverrideRecord } from '../../core/ap
 import { childProfileName } from '../../core/model/names';
 import type { Profile } from '../../core/model/types';
 import { formatDuration } from '../../core/operations/duration';
+import { count } from '../../core/words';
 import { failoverTimes } from '../../core/plan/failover';
 import type { TmkitClient } from '../../client';
 import { CliError, EXIT_FAILED, EXIT_USAGE, setExitCode } from '../errors';
@@ -239,7 +240,7 @@ async function drill(
     if (switched.every((t) => t !== undefined)) report.switchSeconds = Math.max(...switched.map((t) => t! - stored), 0) / 1000;
     else if (!interrupt.signal.aborted)
       report.notes.push(
-        `${switched.filter((t) => t === undefined).length} node(s) still named ${e.name} after ${formatDuration(limit - stored)}`,
+        `${count(switched.filter((t) => t === undefined).length, 'node')} still named ${e.name} after ${formatDuration(limit - stored)}`,
       );
 
     // Hold: every answer must name another endpoint.
@@ -275,7 +276,8 @@ async function drill(
         if (back.every((t) => t !== undefined)) report.revertSeconds = Math.max(...back.map((t) => t! - sent), 0) / 1000;
         else
           report.notes.push(
-            `${back.filter((t) => t === undefined).length} node(s) did not name ${e.name} again within ${formatDuration((bound ?? 0) * 1000 + GIVE_UP_MS)}`,
+            `${count(back.filter((t) => t === undefined).length, 'node')} did not name ${e.name} again ` +
+              `within ${formatDuration((bound ?? 0) * 1000 + GIVE_UP_MS)}`,
           );
       } catch (err) {
         report.notes.push(`could not clear override ${override.id}: ${(err as Error).message}; it ends by itself at ${override.expiresAt}`);

@@ -522,7 +522,7 @@ describe('Profile without endpoints, with Endpoint resources', () => {
 
   test('delete: the profile refuses while its endpoints exist; the Endpoints delete with their ETags, then the profile goes', async () => {
     const f = await failure(del(PROFILE, 'api', profile.id, profile.outputs, profileIns));
-    expect(f.details).toContain("profile 'api' still has endpoint(s) 'one', 'two', 'three', which this profile resource does not manage");
+    expect(f.details).toContain("profile 'api' still has endpoints 'one', 'two', 'three', which this profile resource does not manage");
     for (const n of ['one', 'two']) await del(ENDPOINT, n, eps[n]!.id, eps[n]!.outputs, eps[n]!.inputs);
     const three = await read(ENDPOINT, 'three', 'api/three');
     await del(ENDPOINT, 'three', three.id, three.outputs, three.inputs!);
@@ -553,7 +553,7 @@ test('an unreachable server and a wrong token fail with what to do, by gRPC stat
     [
       { server: 'http://127.0.0.1:1', token: TOKEN },
       grpc.status.UNAVAILABLE,
-      /cannot reach the tmkit server at http:\/\/127\.0\.0\.1:1 after 4 attempt\(s\).*is `tmkit serve` running there\? Set tmkit:server/,
+      /cannot reach the tmkit server at http:\/\/127\.0\.0\.1:1 after 4 attempts.*is `tmkit serve` running there\? Set tmkit:server/,
     ],
     [{ server: h.base, token: 'wrong' }, grpc.status.UNAUTHENTICATED, /the tmkit server refused the token \(HTTP 401\): set tmkit:token/],
   ] as const) {

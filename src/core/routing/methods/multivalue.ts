@@ -1,5 +1,6 @@
 import { pct, step, unavailable, type Option, type QueryClass, type Selection } from './common';
 import type { CompiledEndpoint, CompiledProfile } from '../compiled';
+import { count } from '../../words';
 
 /**
  * MultiValue (behaviors.md §2, §5): the available IPv4/IPv6 endpoints whose record type matches the query
@@ -41,7 +42,7 @@ export function multiValue(cp: CompiledProfile, q: QueryClass): Selection {
           endpoints: list,
           probability: 1,
           multi: true,
-          step: step(cp, 'select', `${n} available endpoint(s) ≤ maxReturn ${k}: all answered`),
+          step: step(cp, 'select', `${count(n, 'available endpoint')} ≤ maxReturn ${k}: all answered`),
         },
       ],
     };
