@@ -414,6 +414,11 @@ export class Engine {
     return this.api!.server.address() as AddressInfo;
   }
 
+  /** The API's routes and their methods (ApiServer.routeTable). */
+  apiRoutes(): Array<{ name: string; methods: string[]; open: boolean }> {
+    return this.api!.routeTable();
+  }
+
   /** Drains the API (in-flight requests finish), stops probing and DNS, saves the ledger's records, closes the store. */
   async stop(): Promise<void> {
     if (this.stopped) return;

@@ -205,6 +205,19 @@ export function jsonDeeperThan(text: string, limit: number): boolean {
 export async function readJson(req: IncomingMessage, limit: number): Promise<unknown> {
   const buf = await readBody(req, limit);
   if (buf.length === 0) throw ApiProblem.of(400, 'MALFORMED_JSON', 'the request body is empty; send a JSON document');
+  return parseJson(buf);
+}
+
+/**
+ * The JSON body of a request whose body is optional (`who` and `reason` of a drain, a failback, a shift's end):
+ * undefined when empty, else parsed under readJson's rules (UTF-8, depth, valid JSON).
+ */
+export async function readOptionalJson(req: IncomingMessage, limit: number): Promise<unknown> {
+  const buf = await readBody(req, limit);
+  return buf.length === 0 ? undefined : parseJson(buf);
+}
+
+function parseJson(buf: Buffer): unknown {
   let text: string;
   try {
     text = utf8.decode(buf);
@@ -227,6 +240,17 @@ export async function readJson(req: IncomingMessage, limit: number): Promise<unk
   } catch (err) {
     throw ApiProblem.of(400, 'MALFORMED_JSON', `the request body is not valid JSON: ${(err as Error).message}`);
   }
+}
+
+/** A token (a run without spaces) longer than this in an error message is cut: messages echo what was sent. */
+const MAX_ECHO = 256;
+
+/**
+ * An error message as sent: every run of more than MAX_ECHO characters without a space (a 100 000-character
+ * name, duration or URL echoed back) cut to its start and its length, so the message stays one readable line.
+ */
+export function clampEcho(message: string): string {
+  return message.replace(new RegExp(`\\S{${MAX_ECHO + 1},}`, 'gu'), (run) => `${run.slice(0, 64)}…(${run.length} characters)`);
 }
 
 export function header(req: IncomingMessage, name: string): string | undefined {
@@ -254,6 +278,15 @@ export class HttpApi {
       continuations.set(req, () => res.writeContinue());
       void this.handle(req, res);
     });
+  }
+
+  /**
+   * Every route this server answers, by its name (the pattern), its methods, and whether it is open (no
+   * token). Tests sweep it (test/runtime/api/bad-input-sweep.test.ts), so a new route cannot go unswept.
+   */
+  routeTable(): Array<{ name: string; methods: string[]; open: boolean }> {
+    const row = (r: Route, open: boolean) => ({ name: r.name, methods: Object.keys(r.methods), open });
+    return [...this.options.open.map((r) => row(r, true)), ...this.options.routes.map((r) => row(r, false))];
   }
 
   /** Listens on host:port (0 = any free port); resolves to the bound address. */
@@ -362,7 +395,7 @@ export class HttpApi {
       status = p.status;
       if (!res.headersSent) {
         if (p.headers?.connection === 'close' && !req.complete) lingerOnClose(res);
-        send(res, p.status, { errors: p.errors.map(toWire) }, p.headers);
+        send(res, p.status, { errors: p.errors.map((e) => toWire({ ...e, message: clampEcho(e.message) })) }, p.headers);
       } else res.destroy();
     } finally {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;

@@ -20,9 +20,27 @@ import type { ErrorCode } from '../../core/codes';
 import { isRefusal, type OperationsPort, type OperationsResult } from '../operations';
 import { attached, findProfile, isObj, mustGet, type ApiContext } from './common';
 import { ApiProblem } from './errors';
-import { readBody, readJson, route, type Ctx, type Reply, type Route } from './http';
+import { readJson, readOptionalJson, route, type Ctx, type Reply, type Route } from './http';
 
 const WHO = /^[A-Za-z0-9][A-Za-z0-9 ._@:/-]{0,63}$/;
+/** The fields each body may have: another one is a typo that would be ignored, so it is refused (400, named). */
+const OVERRIDE_FIELDS = ['kind', 'profile', 'endpoint', 'weight', 'for', 'reason', 'who', 'force', 'drill', 'shift'];
+const SHIFT_FIELDS = ['profile', 'endpoint', 'weights', 'everySeconds', 'who', 'reason'];
+/** A drill report's profile and endpoint: names, at most this long. */
+const MAX_NAME = 260;
+
+/** 400 naming the first field of `body` that is not one of `fields` (a typo such as `forse` is never silently ignored). */
+function refuseUnknown(body: unknown, fields: readonly string[], example: string): void {
+  if (!isObj(body)) return;
+  const unknown = Object.keys(body).filter((k) => !fields.includes(k));
+  if (unknown.length > 0)
+    throw ApiProblem.of(
+      400,
+      'BAD_REQUEST',
+      `unknown field${unknown.length === 1 ? '' : 's'} ${unknown.map((k) => JSON.stringify(k)).join(', ')}: the body is ${example}`,
+      { path: unknown[0]! },
+    );
+}
 
 export function operationsRoutes(c: ApiContext, ops: OperationsPort | undefined): Route[] {
   const on = attached(ops, 'this server has no traffic operations attached');
@@ -41,7 +59,11 @@ export function operationsRoutes(c: ApiContext, ops: OperationsPort | undefined)
     route('/v1/nodes', { GET: async (): Promise<Reply<NodeList>> => ({ status: 200, body: on().nodes() }) }),
     route('/v1/shifts', {
       GET: async (): Promise<Reply<ShiftList>> => ({ status: 200, body: await on().listShifts() }),
-      POST: async (x) => answer(await on().startShift(await readJson(x.req, c.maxBody), (name) => findProfile(c, name)), 201),
+      POST: async (x) => {
+        const body = await readJson(x.req, c.maxBody);
+        refuseUnknown(body, SHIFT_FIELDS, '{"profile", "endpoint", "weights", "everySeconds", "who"?, "reason"?}');
+        return answer(await on().startShift(body, (name) => findProfile(c, name)), 201);
+      },
     }),
     route('/v1/shifts/{id}', {
       PUT: (x) => renewShift(c, on(), x),
@@ -110,20 +132,22 @@ function limitOf(ctx: Ctx, dflt: number, max: number): number {
   return n;
 }
 
-/** `who` and `reason` of a request without a required body: the query (`?who=&reason=`) or a small JSON body. */
+/**
+ * `who` and `reason` of a request without a required body: the query (`?who=&reason=`) or a small JSON body,
+ * `{"who": "...", "reason": "..."}` and nothing else (a body that is not that is refused, never taken as none).
+ */
 async function whoAndWhy(c: ApiContext, ctx: Ctx): Promise<{ who: string; reason?: string }> {
-  const raw = await readBody(ctx.req, c.maxBody);
-  let body: Record<string, unknown> = {};
-  if (raw.length > 0) {
-    try {
-      const v = JSON.parse(raw.toString('utf8')) as unknown;
-      if (isObj(v)) body = v;
-    } catch {
-      throw ApiProblem.of(400, 'MALFORMED_JSON', 'the request body is not valid JSON; send {"who": "...", "reason": "..."} or nothing');
-    }
-  }
-  const who = ctx.url.searchParams.get('who') ?? (typeof body.who === 'string' ? body.who : 'api');
-  const reason = ctx.url.searchParams.get('reason') ?? (typeof body.reason === 'string' ? body.reason : undefined);
+  const v = await readOptionalJson(ctx.req, c.maxBody);
+  if (v !== undefined && !isObj(v))
+    throw ApiProblem.of(400, 'BAD_REQUEST', 'the body must be {"who": "...", "reason": "..."} or nothing', { path: '$' });
+  const body = v ?? {};
+  refuseUnknown(body, ['who', 'reason'], '{"who": "...", "reason": "..."} or nothing');
+  if (body.who !== undefined && typeof body.who !== 'string')
+    throw ApiProblem.of(400, 'BAD_REQUEST', 'who is a name of 1–64 letters, digits, spaces and ._@:/-', { path: 'who' });
+  if (body.reason !== undefined && typeof body.reason !== 'string')
+    throw ApiProblem.of(400, 'BAD_REQUEST', 'reason is a text of at most 500 characters', { path: 'reason' });
+  const who = ctx.url.searchParams.get('who') ?? (body.who as string | undefined) ?? 'api';
+  const reason = ctx.url.searchParams.get('reason') ?? (body.reason as string | undefined);
   if (!WHO.test(who)) throw ApiProblem.of(400, 'BAD_REQUEST', 'who is a name of 1–64 letters, digits, spaces and ._@:/-', { path: 'who' });
   if (reason !== undefined && reason.length > 500)
     throw ApiProblem.of(400, 'BAD_REQUEST', 'reason is at most 500 characters', { path: 'reason' });
@@ -132,6 +156,7 @@ async function whoAndWhy(c: ApiContext, ctx: Ctx): Promise<{ who: string; reason
 
 async function createOverride(c: ApiContext, ops: OperationsPort, ctx: Ctx): Promise<Reply<OverrideResult>> {
   const body = await readJson(ctx.req, c.maxBody);
+  refuseUnknown(body, OVERRIDE_FIELDS, '{"kind", "profile", "endpoint", "for", "weight"?, "reason"?, "who"?, "force"?}');
   return answer(await ops.createOverride(body, (name) => findProfile(c, name)), 201);
 }
 
@@ -139,22 +164,19 @@ async function clearOverride(ops: OperationsPort, ctx: Ctx): Promise<Reply<Overr
   const who = ctx.url.searchParams.get('who') ?? 'api';
   if (!WHO.test(who)) throw ApiProblem.of(400, 'BAD_REQUEST', 'who is a name of 1–64 letters, digits, spaces and ._@:/-', { path: 'who' });
   const reason = ctx.url.searchParams.get('reason') ?? undefined;
+  if (reason !== undefined && reason.length > 500)
+    throw ApiProblem.of(400, 'BAD_REQUEST', 'reason is at most 500 characters', { path: 'reason' });
   return answer(await ops.clearOverride(ctx.params[0]!, who, reason), 200);
 }
 
 async function renewShift(c: ApiContext, ops: OperationsPort, ctx: Ctx): Promise<Reply<ShiftResult>> {
-  const raw = await readBody(ctx.req, c.maxBody);
-  let b: unknown = {};
-  if (raw.length > 0) {
-    try {
-      b = JSON.parse(raw.toString('utf8')) as unknown;
-    } catch {
-      throw ApiProblem.of(400, 'MALFORMED_JSON', 'the request body is not valid JSON; send {"step": 2, "weight": 25} or nothing');
-    }
-  }
-  const step = isObj(b) ? b.step : undefined;
-  const weight = isObj(b) ? b.weight : undefined;
-  if (!isObj(b) || (step !== undefined && (!Number.isInteger(step) || (step as number) < 1)))
+  const sent = await readOptionalJson(ctx.req, c.maxBody);
+  const b = sent === undefined ? {} : sent;
+  if (!isObj(b)) throw ApiProblem.of(400, 'BAD_REQUEST', 'the body must be {"step": N, "weight": W} or nothing', { path: '$' });
+  refuseUnknown(b, ['step', 'weight'], '{"step": N, "weight": W} or nothing');
+  const step = b.step;
+  const weight = b.weight;
+  if (step !== undefined && (!Number.isInteger(step) || (step as number) < 1))
     throw ApiProblem.of(400, 'BAD_REQUEST', 'the body is {"step": N, "weight": W} (step a positive integer)', { path: 'step' });
   if (weight !== undefined && (!Number.isInteger(weight) || (weight as number) < 1 || (weight as number) > 1000))
     throw ApiProblem.of(400, 'BAD_REQUEST', 'weight is an integer 1–1000', { path: 'weight' });
@@ -176,12 +198,17 @@ async function putDrill(c: ApiContext, ops: OperationsPort, ctx: Ctx): Promise<R
     typeof b.id !== 'string' ||
     !/^[A-Za-z0-9._-]{1,64}$/.test(b.id) ||
     typeof b.profile !== 'string' ||
+    b.profile === '' ||
+    b.profile.length > MAX_NAME ||
     typeof b.endpoint !== 'string' ||
+    b.endpoint === '' ||
+    b.endpoint.length > MAX_NAME ||
     typeof b.status !== 'string' ||
     !STATUSES.has(b.status) ||
     typeof b.startedAt !== 'string' ||
     Number.isNaN(Date.parse(b.startedAt)) ||
-    !Array.isArray(b.nodes)
+    !Array.isArray(b.nodes) ||
+    !b.nodes.every(isObj)
   ) {
     throw ApiProblem.of(
       400,

@@ -74,6 +74,8 @@ async function resolve(c: ReadContext, ctx: Ctx): Promise<Reply<ResolveResult>> 
   const errors: Diagnostic[] = [];
   if (typeof body.name !== 'string' || body.name.trim() === '')
     errors.push(problem('BAD_REQUEST', 'name (the DNS name to resolve) is required', { path: 'name' }));
+  else if (body.name.length > 255)
+    errors.push(problem('BAD_REQUEST', `name is ${body.name.length} characters: a DNS name has at most 253 (RFC 1035)`, { path: 'name' }));
   if (body.type !== undefined && (typeof body.type !== 'string' || !/^[A-Za-z0-9]+$/.test(body.type)))
     errors.push(problem('BAD_REQUEST', 'type is a DNS record type such as A, AAAA, CNAME, ANY', { path: 'type' }));
   if (body.clientIp !== undefined && typeof body.clientIp !== 'string')
@@ -103,7 +105,9 @@ async function traffic(c: ReadContext, ctx: Ctx): Promise<Reply<TrafficReport>> 
 async function preview(c: ReadContext, ctx: Ctx): Promise<Reply<PreviewReport>> {
   const body = await readJson(ctx.req, c.maxBody);
   if (!isObj(body) || typeof body.profile !== 'string')
-    throw ApiProblem.of(400, 'BAD_REQUEST', 'the body must be {"profile": "<name>", "down": ["<endpoint>", ...]}', { path: 'profile' });
+    throw ApiProblem.of(400, 'BAD_REQUEST', 'the body must be {"profile": "<name>", "down": ["<endpoint>", ...]}', {
+      path: isObj(body) ? 'profile' : '$',
+    });
   const down = body.down ?? [];
   if (!Array.isArray(down) || down.some((d) => typeof d !== 'string'))
     throw ApiProblem.of(400, 'BAD_REQUEST', 'down is a list of endpoint names (or child/endpoint paths) to treat as Degraded', {

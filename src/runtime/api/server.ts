@@ -114,6 +114,11 @@ export class ApiServer {
     return this.http.server;
   }
 
+  /** Every route with its methods (HttpApi.routeTable). */
+  routeTable(): Array<{ name: string; methods: string[]; open: boolean }> {
+    return this.http.routeTable();
+  }
+
   /** Listens on host:port (0 = any free port); resolves to the bound address. */
   listen(host: string, port: number): Promise<AddressInfo> {
     return this.http.listen(host, port);
