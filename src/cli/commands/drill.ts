@@ -64,9 +64,13 @@ export function registerDrill(program: Command): void {
 }
 
 async function list(opts: DrillOptions): Promise<void> {
+  // `--limit 0` or `--limit abc` used to list 20 as if nothing was wrong.
+  const limit = Number(opts.limit);
+  if (!/^\d+$/.test(opts.limit) || limit < 1 || limit > 500)
+    throw new CliError(`--limit ${opts.limit}: expected a whole number from 1 to 500`, EXIT_USAGE);
   await printListing(
     opts,
-    (client) => client.drills(Number(opts.limit) || 20),
+    (client) => client.drills(limit),
     (r) => r.drills,
     'No drills yet. Run one with `tmkit drill PROFILE ENDPOINT --for 30s`.\n',
     (d) =>

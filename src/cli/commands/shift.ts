@@ -72,11 +72,9 @@ export function registerShift(program: Command): void {
         `required option '${opts.weights === undefined ? '--weights <list>' : '--every <duration>'}' not specified`,
         EXIT_USAGE,
       );
-    const weights = opts.weights
-      .split(',')
-      .map((w) => w.trim())
-      .filter((w) => w !== '')
-      .map(Number);
+    // Every item a weight: an empty one (`10,,20`, `10,`) is a typo, not a step to skip.
+    const items = opts.weights.split(',').map((w) => w.trim());
+    const weights = items.map((w) => (/^\d+$/.test(w) ? Number(w) : Number.NaN));
     if (weights.length === 0 || weights.some((w) => !Number.isInteger(w) || w < 1 || w > 1000))
       throw new CliError(`--weights ${opts.weights}: expected integers 1–1000 separated by commas, e.g. 10,25,50,100`, EXIT_USAGE);
     const everyMs = durationMs('--every', opts.every);
