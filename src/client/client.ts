@@ -32,6 +32,8 @@ import type {
   AuditList,
   DrillList,
   DrillReport,
+  ProbeFailureReport,
+  ProbeFailureRequest,
   FailbackResult,
   NodeList,
   OverrideDeleteResult,
@@ -397,6 +399,25 @@ export class TmkitClient {
 
   async deleteWebhook(id: string): Promise<{ id: string; deleted: true }> {
     return (await this.call<{ id: string; deleted: true }>('DELETE', `/v1/webhooks/${encodeURIComponent(id)}`)).body;
+  /** Makes the server's prober fail an endpoint's probes for a while (a detection drill; `tmkit drill --mode detection`). */
+  async injectProbeFailure(profile: string, endpoint: string, request: ProbeFailureRequest): Promise<ProbeFailureReport> {
+    return (await this.call<ProbeFailureReport>('PUT', `${TmkitClient.endpointPath(profile, endpoint)}/probe-failure`, request)).body;
+  }
+
+  /** Ends an injected probe failure now (`cleared: false` when none was in force). */
+  async clearProbeFailure(profile: string, endpoint: string): Promise<{ profile: string; endpoint: string; cleared: boolean }> {
+    return (
+      await this.call<{ profile: string; endpoint: string; cleared: boolean }>(
+        'DELETE',
+        `${TmkitClient.endpointPath(profile, endpoint)}/probe-failure`,
+      )
+    ).body;
+  }
+
+  private static endpointPath(profile: string, endpoint: string): string {
+    return `/v1/profiles/${encodeURIComponent(profile)}/endpoints/${encodeURIComponent(endpoint)}`;
+  }
+
   }
 
   // Traffic operations (docs/operations.md).

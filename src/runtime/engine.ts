@@ -46,7 +46,8 @@ import { OperationsFeed } from './ledger/operations-feed';
 import { Operations } from './operations';
 import { MemoryOperations } from './store/memory-operations';
 import { RuntimeMetrics } from './metrics';
-import { Monitor, type EndpointProbeStatus, type MonitorOptions } from './monitor';
+import { Monitor, probe as realProbe, type EndpointProbeStatus, type MonitorOptions } from './monitor';
+import { ProbeFailures } from './monitor/probe-failures';
 import { reportOverrideEvents, reportProbes, reportTransitions } from './ledger/reporting';
 import { SnapshotPipeline, type SnapshotLag } from './pipeline';
 import { Reports } from './read-models';
@@ -133,6 +134,8 @@ export class Engine {
   readonly cluster: ClusterNode | undefined;
   private readonly clock: RuntimeClock;
   private readonly monitor: Monitor;
+  /** Probe failures injected by detection drills (`…/probe-failure`), in front of the monitor's probe. */
+  private readonly probeFailures: ProbeFailures;
   private readonly traffic: TrafficView;
   /** Made in boot(), once the previous run's records are read. */
   private ledger!: HealthLedger;
@@ -168,9 +171,12 @@ export class Engine {
     this.logger = options.logger ?? pino({ level: 'info' });
     this.metrics = new RuntimeMetrics({ defaultMetrics: true });
     this.metrics.attachStoreInfo(store.kind, store instanceof SqliteStore ? store.driver : '');
+    this.probeFailures = new ProbeFailures(this.clock);
     this.monitor = new Monitor({
       timers: this.clock,
       ...options.monitor,
+      // A detection drill's injected failures (monitor/probe-failures.ts) stand in for the probe; the rest is real.
+      probe: this.probeFailures.wrap(options.monitor?.probe ?? realProbe),
       ...(options.cluster ? { location: options.cluster.location } : {}),
     });
     this.traffic = new TrafficView({ events: this.events, clock: this.clock });
@@ -339,6 +345,7 @@ export class Engine {
       stateDir: options.stateDir,
       ops,
       pushedHealth: ops.pushedHealth,
+      probeFailures: this.probeFailures,
       webhooks: this.webhooks,
       ...(this.cookieSecrets ? { cookies: this.cookieSecrets } : {}),
       ...(this.dnssec ? { dnssec: connectDnssec(this.dnssec, this.dns, metrics.registry, this.pipeline) } : {}),

@@ -132,8 +132,17 @@ test('drill: the report (JSON) has switch and revert within the bound, and every
   );
   // The text report, and a drill the safety rule refuses.
   const text = await cli(['drill', 'web', 'primary', '--for', '1s']);
-  expect(text.stdout).toMatch(/^Drill dr-[0-9a-f]+: web\/primary out of DNS for 1s \(1 node\)\n {2}switch {2}\d\.\d{3} s/);
-  expect(text.stdout).toContain('  bound   10 × (0 + 1) + 5 + TTL 0 = 15 s  worst-case failover as tmkit plan prints it');
+  expect(text.stdout).toMatch(
+    /^Drill dr-[0-9a-f]+: web\/primary out of DNS by a down override for 1s \(1 node\)\n {2}switch {2}\d\.\d{3} s/,
+  );
+  // One statement of the bound (what it is, how it is made) and one pass mark: measured + TTL ≤ bound.
+  expect(text.stdout).toContain(
+    '\n  bound   15 s = 10 × (0 + 1) + 5 + TTL 0: interval × (tolerated failures + 1) + timeout + TTL, the worst-case failover tmkit plan prints\n',
+  );
+  expect(text.stdout).toMatch(/\n {2}pass {4}switch \+ TTL 0 s = \d\.\d{3} s ≤ 15 s; revert \+ TTL 0 s = \d\.\d{3} s ≤ 15 s\n/);
+  expect(text.stdout).toContain(
+    '\n  scope   an override acts at once: this measured how fast DNS obeys it, not probe detection (--mode detection)\n',
+  );
   expect(text.stdout.endsWith('Drill passed.\n')).toBe(true);
   hs.down.add('127.0.0.52');
   hs.down.add('127.0.0.53');

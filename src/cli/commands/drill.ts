@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import type { Command } from 'commander';
-import type { DrillNodeReport, DrillReport, OverrideRecord } from '../../core/api';
+import type { DrillMode, DrillNodeReport, DrillReport, OverrideRecord, ProbeFailureReport } from '../../core/api';
 import { childProfileName } from '../../core/model/names';
 import type { Profile } from '../../core/model/types';
 import { formatDuration } from '../../core/operations/duration';
 import { count } from '../../core/words';
-import { failoverTimes } from '../../core/plan/failover';
+import { detectionSeconds, failoverTimes, recoveryEstimate } from '../../core/plan/failover';
 import type { TmkitClient } from '../../client';
 import { CliError, EXIT_FAILED, EXIT_USAGE, setExitCode } from '../errors';
 import { parseDnsAddress, queryDns, type DnsAnswer, type DnsServer } from '../util/dns-query';
@@ -14,6 +14,7 @@ import { clientFor, serverOptions, type ServerOptions } from '../util/server';
 
 interface DrillOptions extends ServerOptions {
   for?: string;
+  mode: string;
   json?: boolean;
   who: string;
   reason?: string;
@@ -26,10 +27,20 @@ const SAMPLED_RUN = 30;
 const GIVE_UP_MS = 30_000;
 
 /**
- * `tmkit drill PROFILE ENDPOINT --for DURATION` (docs/operations.md): a failover drill. Puts a `down` override
- * in place, measures from the moment it is stored until every node's DNS stops naming the endpoint, holds,
- * clears it, measures the way back, and reports both against the profile's worst-case failover bound (what
- * `tmkit plan` prints). Ctrl-C ends the hold early and still reverts. Reports are kept (`tmkit drill list`).
+ * `tmkit drill PROFILE ENDPOINT --for DURATION [--mode override|detection]` (docs/operations.md#drills): a
+ * failover drill. Takes the endpoint out, measures from that moment until every node's DNS stops naming it,
+ * holds, puts it back, measures the way back, and reports both against a bound.
+ *
+ * - `override` (default): a `down` override. It acts at once, so this measures how fast DNS obeys (the
+ *   override's reach), not how fast probing notices an outage. Bound: the profile's worst-case failover as
+ *   `tmkit plan` prints it.
+ * - `detection`: the server's prober fails the endpoint's probes (PUT …/probe-failure; nothing is sent to it),
+ *   so the real path runs: interval, tolerated failures, verdict, DNS. Bound: the endpoint's profile's
+ *   interval × (tolerated + 1) + timeout + TTL; the way back: the next probe(s) + timeout + TTL.
+ *
+ * Either passes when switch + TTL and revert + TTL are within their bounds (what a client behind a resolver
+ * waits at most) and every answer during the hold named another endpoint. Ctrl-C ends the hold early and still
+ * reverts. Reports are kept (`tmkit drill list`).
  */
 export function registerDrill(program: Command): void {
   whoOption(
@@ -37,12 +48,19 @@ export function registerDrill(program: Command): void {
       program
         .command('drill')
         .description(
-          "a failover drill: take an endpoint out for a while, measure how fast every node's " +
-            'DNS moves and comes back, report against the bound (`tmkit drill list`: past drills)',
+          'a failover drill: take an endpoint out for a while (a down override, or with --mode detection by ' +
+            "failing its health probes), measure how fast every node's DNS moves and comes back, report against " +
+            'the bound (`tmkit drill list`: past drills)',
         )
         .argument('<profile>', 'profile name, or `list` for the drills kept')
         .argument('[endpoint]', 'the endpoint to take out (one DNS answers with now)')
         .option('--for <duration>', 'how long to hold it out (e.g. 30s, 5m)')
+        .option(
+          '--mode <mode>',
+          'override: a down override, measures how fast DNS obeys it; detection: the prober fails the ' +
+            "endpoint's probes, measures probe detection + DNS",
+          'override',
+        )
         .option('--reason <text>', 'why, for the audit log', 'drill')
         .option('--json', 'print the report as one JSON object')
         .option('--limit <n>', '`drill list`: how many', '20'),
@@ -52,6 +70,8 @@ export function registerDrill(program: Command): void {
     if (endpoint === undefined) throw new CliError('name the endpoint to drill: tmkit drill PROFILE ENDPOINT --for DURATION', EXIT_USAGE);
     if (opts.for === undefined) throw new CliError('--for DURATION is required: how long the drill holds the endpoint out', EXIT_USAGE);
     const holdMs = durationMs('--for', opts.for, 6 * 86_400_000);
+    if (opts.mode !== 'override' && opts.mode !== 'detection')
+      throw new CliError(`--mode ${opts.mode}: the modes are override (a down override) and detection (failed health probes)`, EXIT_USAGE);
     const client = clientFor(opts);
     try {
       const report = await drill(client, profile, endpoint, holdMs, opts);
@@ -74,7 +94,8 @@ async function list(opts: DrillOptions): Promise<void> {
     (r) => r.drills,
     'No drills yet. Run one with `tmkit drill PROFILE ENDPOINT --for 30s`.\n',
     (d) =>
-      `${d.id}  ${d.startedAt}  ${d.status.toUpperCase().padEnd(7)}  ${d.profile}/${d.endpoint}  switch ${sec(d.switchSeconds)}` +
+      `${d.id}  ${d.startedAt}  ${d.status.toUpperCase().padEnd(7)}  ${d.profile}/${d.endpoint}` +
+      `${d.mode === 'detection' ? ' (detection)' : ''}  switch ${sec(d.switchSeconds)}` +
       `  revert ${sec(d.revertSeconds)}  bound ${d.boundSeconds === null ? 'none' : `${d.boundSeconds} s`}  by ${d.who}`,
   );
 }
@@ -176,11 +197,46 @@ async function drill(
     }),
   );
   if (watches.length === 0) throw new CliError(`the server lists no DNS address to watch (GET /v1/nodes)`);
-  const estimate =
-    failoverTimes(profiles, [p.name.toLowerCase()]).get(p.name.toLowerCase()) ??
-    failoverTimes(new Map([[p.name, p]]), [p.name]).get(p.name);
-  const bound = estimate?.seconds ?? null;
+  const mode = opts.mode as DrillMode;
   const ttl = p.dnsConfig.ttl;
+  let bound: number | null;
+  let formula: string;
+  let revertBound: number | null;
+  let revertFormula: string | undefined;
+  if (mode === 'detection') {
+    if (e.type === 'nestedEndpoints')
+      throw new CliError(`${p.name}/${e.name} is nested: it is not probed (its child profile's endpoints are); drill one of those`);
+    if (e.alwaysServe === 'Enabled')
+      throw new CliError(`${p.name}/${e.name} has Always Serve enabled: it is never probed, so there is nothing to detect`);
+    if (p.failback?.mode === 'Manual')
+      throw new CliError(
+        `${p.name} has "failback": {"mode": "Manual"}: after a detection drill ${e.name} would wait in AwaitingFailback ` +
+          'for tmkit endpoint failback; drill with --mode override, or run tmkit endpoint failback after',
+      );
+    if (watches.length > 1)
+      throw new CliError(
+        `a detection drill fails the probes of the server it talks to only, and a cluster of ${watches.length} DNS ` +
+          'addresses follows the majority of its probing locations (docs/cluster.md): run it against a single server, ' +
+          'or use --mode override',
+      );
+    const m = p.monitorConfig;
+    bound = detectionSeconds(p) + ttl;
+    formula = `${m.intervalInSeconds} × (${m.toleratedNumberOfFailures} + 1) + ${m.timeoutInSeconds} + TTL ${ttl} = ${bound} s`;
+    const rec = recoveryEstimate(p, ttl);
+    const f = p.failback;
+    revertBound = (rec?.seconds ?? m.intervalInSeconds + ttl) + m.timeoutInSeconds;
+    revertFormula =
+      f && rec
+        ? `max(${m.intervalInSeconds} × ${f.successesToRecover}, ${f.holdDownSeconds}) + ${m.timeoutInSeconds} + TTL ${ttl} = ${revertBound} s`
+        : `${m.intervalInSeconds} + ${m.timeoutInSeconds} + TTL ${ttl} = ${revertBound} s`;
+  } else {
+    const estimate =
+      failoverTimes(profiles, [p.name.toLowerCase()]).get(p.name.toLowerCase()) ??
+      failoverTimes(new Map([[p.name, p]]), [p.name]).get(p.name);
+    bound = estimate?.seconds ?? null;
+    formula = estimate?.formula ?? 'not probed';
+    revertBound = bound;
+  }
 
   // Before: every node must name the endpoint now, or there is nothing to switch away from.
   for (const w of watches) {
@@ -201,11 +257,13 @@ async function drill(
     endpoint: e.name,
     who: opts.who,
     ...(opts.reason ? { reason: opts.reason } : {}),
+    mode,
     status: 'running',
     startedAt: new Date().toISOString(),
     holdSeconds: holdMs / 1000,
     boundSeconds: bound,
-    bound: estimate?.formula ?? 'not probed',
+    bound: formula,
+    ...(revertFormula !== undefined ? { revertBoundSeconds: revertBound, revertBound: revertFormula } : {}),
     ttl,
     passed: false,
     nodes: watches.map((w) => ({ dns: w.label, ...(w.node ? { node: w.node } : {}), answeredDuringHold: true, heldAnswers: [] })),
@@ -214,28 +272,41 @@ async function drill(
   await client.putDrill(report).catch(() => undefined);
   const interrupt = interruptSignal();
   let override: OverrideRecord | undefined;
+  let injected: ProbeFailureReport | undefined;
   try {
     const sent = Date.now();
+    // The override (or injection) outlives the hold a little: if this command dies, it still ends by itself.
+    // Detection: the hold starts once DNS moved, so the injection also covers the detection's bound.
+    const lasts = Math.ceil(holdMs / 1000) + (mode === 'detection' ? (bound ?? 0) : 0) + 120;
+    const why = `drill ${id}${opts.reason && opts.reason !== 'drill' ? `: ${opts.reason}` : ''}`;
     try {
-      // The override outlives the hold a little: if this command dies, it still ends by itself.
-      override = (
-        await client.createOverride({
-          kind: 'down',
-          profile: p.name,
-          endpoint: e.name,
-          for: Math.ceil(holdMs / 1000) + 120,
+      if (mode === 'detection')
+        injected = await client.injectProbeFailure(p.name, e.name, {
+          forSeconds: lasts,
           who: opts.who,
-          reason: `drill ${id}${opts.reason && opts.reason !== 'drill' ? `: ${opts.reason}` : ''}`,
           drill: id,
-        })
-      ).override;
+          reason: `${why}: probe failure injected`,
+        });
+      else
+        override = (
+          await client.createOverride({
+            kind: 'down',
+            profile: p.name,
+            endpoint: e.name,
+            for: lasts,
+            who: opts.who,
+            reason: why,
+            drill: id,
+          })
+        ).override;
     } catch (err) {
       report.status = 'failed';
       report.notes.push(operationsFailure(err).message);
       throw operationsFailure(err);
     }
-    report.overrideId = override.id;
-    const stored = Math.min(Math.max(Date.parse(override.createdAt), sent), Date.now());
+    if (override) report.overrideId = override.id;
+    const since = override?.createdAt ?? injected!.since;
+    const stored = Math.min(Math.max(Date.parse(since), sent), Date.now());
     const limit = stored + (bound ?? 0) * 1000 + GIVE_UP_MS;
     const switched = await Promise.all(watches.map((w) => firstTime(w, name, type, (a) => !names(a), run, limit, interrupt.signal)));
     switched.forEach((t, i) => {
@@ -248,7 +319,10 @@ async function drill(
       );
 
     // Hold: every answer must name another endpoint.
-    const holdEnd = stored + holdMs;
+    // Override: from the override stored (DNS moves in milliseconds). Detection: from the moment every node
+    // moved, so the endpoint is out of DNS for the whole --for however long detection took.
+    const moved = switched.every((t) => t !== undefined) ? Math.max(...switched.map((t) => t!)) : Date.now();
+    const holdEnd = (mode === 'detection' ? moved : stored) + holdMs;
     await Promise.all(
       watches.map(async (w, i) => {
         const held = new Set<string>();
@@ -268,12 +342,15 @@ async function drill(
     }
   } finally {
     interrupt.release();
-    if (override) {
+    if (override || injected) {
       // Revert, also after Ctrl-C or a failure above.
       const sent = Date.now();
       try {
-        await client.clearOverride(override.id, { who: opts.who, reason: `drill ${id} over` });
-        const back = await Promise.all(watches.map((w) => firstTime(w, name, type, names, 1, sent + (bound ?? 0) * 1000 + GIVE_UP_MS)));
+        if (override) await client.clearOverride(override.id, { who: opts.who, reason: `drill ${id} over` });
+        else await client.clearProbeFailure(p.name, e.name);
+        const back = await Promise.all(
+          watches.map((w) => firstTime(w, name, type, names, 1, sent + (revertBound ?? 0) * 1000 + GIVE_UP_MS)),
+        );
         back.forEach((t, i) => {
           if (t !== undefined) report.nodes[i]!.revertSeconds = Math.max(0, t - sent) / 1000;
         });
@@ -281,18 +358,23 @@ async function drill(
         else
           report.notes.push(
             `${count(back.filter((t) => t === undefined).length, 'node')} did not name ${e.name} again ` +
-              `within ${formatDuration((bound ?? 0) * 1000 + GIVE_UP_MS)}`,
+              `within ${formatDuration((revertBound ?? 0) * 1000 + GIVE_UP_MS)}`,
           );
       } catch (err) {
-        report.notes.push(`could not clear override ${override.id}: ${(err as Error).message}; it ends by itself at ${override.expiresAt}`);
+        report.notes.push(
+          override
+            ? `could not clear override ${override.id}: ${(err as Error).message}; it ends by itself at ${override.expiresAt}`
+            : `could not clear the probe failure of ${p.name}/${e.name}: ${(err as Error).message}; ` +
+                `it ends by itself at ${injected!.until}`,
+        );
       }
     }
     report.finishedAt = new Date().toISOString();
     if (report.status === 'running') {
-      const within = (s: number | undefined): boolean => s !== undefined && (bound === null || s + ttl <= bound);
+      const within = (s: number | undefined, b: number | null): boolean => s !== undefined && (b === null || s + ttl <= b);
       const answered = report.nodes.every((n) => n.answeredDuringHold);
       if (!answered) report.notes.push('some answers during the hold were empty or still named the endpoint');
-      report.passed = within(report.switchSeconds) && within(report.revertSeconds) && answered;
+      report.passed = within(report.switchSeconds, bound) && within(report.revertSeconds, revertBound) && answered;
       report.status = report.passed ? 'passed' : 'failed';
     }
     await client.putDrill(report).catch(() => undefined);
@@ -300,23 +382,66 @@ async function drill(
   return report;
 }
 
-/** The report for a terminal. */
+/** A formula `… = N s` without its total, for after the total on a bound line. */
+const withoutTotal = (formula: string): string => formula.replace(/ = [\d.]+ s$/, '');
+
+/** `switch + TTL 30 s = 30.016 s ≤ 69 s`: the pass mark, stated. */
+function passLine(what: string, s: number | undefined, ttl: number, bound: number | null): string {
+  if (s === undefined) return `${what} not measured`;
+  if (bound === null) return `${what} ${sec(s)} (no bound)`;
+  const total = Math.round((s + ttl) * 1000) / 1000;
+  return `${what} + TTL ${ttl} s = ${total.toFixed(3)} s ${total <= bound ? '≤' : '>'} ${bound} s`;
+}
+
+/**
+ * The report for a terminal: what was measured (at the name servers), the bound and how it is made from the
+ * profile's settings, and the pass mark as one rule: measured + TTL ≤ bound.
+ */
 export function renderDrill(r: DrillReport): string {
+  const detection = r.mode === 'detection';
+  const nodes = `${r.nodes.length} node${r.nodes.length === 1 ? '' : 's'}`;
+  const hold = formatDuration(r.holdSeconds * 1000);
   const lines = [
-    `Drill ${r.id}: ${r.profile}/${r.endpoint} out of DNS for ` +
-      `${formatDuration(r.holdSeconds * 1000)} (${r.nodes.length} node${r.nodes.length === 1 ? '' : 's'})`,
+    detection
+      ? `Drill ${r.id}: ${r.profile}/${r.endpoint} failing its health probes, out of DNS for ${hold} once detected (detection drill, ${nodes})`
+      : `Drill ${r.id}: ${r.profile}/${r.endpoint} out of DNS by a down override for ${hold} (${nodes})`,
   ];
-  lines.push(`  switch  ${sec(r.switchSeconds)}  from the override stored until every node's DNS stopped naming ${r.endpoint}`);
+  lines.push(
+    detection
+      ? `  switch  ${sec(r.switchSeconds)}  from the probe failure injected until every node's DNS stopped naming ${r.endpoint}` +
+          ' (probe detection + DNS)'
+      : `  switch  ${sec(r.switchSeconds)}  from the override stored until every node's DNS stopped naming ${r.endpoint}`,
+  );
   for (const n of r.nodes)
     lines.push(
       `            ${n.dns}${n.node && n.node !== 'this server' ? ` (${n.node})` : ''}: switch ` +
         `${sec(n.switchSeconds)}, revert ${sec(n.revertSeconds)}; held answers: ${n.heldAnswers.join(' | ') || '—'}`,
     );
-  lines.push(`  revert  ${sec(r.revertSeconds)}  from the override cleared until every node named it again`);
   lines.push(
-    `  bound   ${r.boundSeconds === null ? 'none (nothing in the profile tree is probed)' : r.bound}  worst-case ` +
-      `failover as tmkit plan prints it; switch and revert are held to it with the TTL (${r.ttl} s) added`,
+    detection
+      ? `  revert  ${sec(r.revertSeconds)}  from the probes let through again until every node named it again`
+      : `  revert  ${sec(r.revertSeconds)}  from the override cleared until every node named it again`,
   );
+  if (r.boundSeconds === null) lines.push('  bound   none: nothing in the profile tree is probed, so traffic never moves by itself');
+  else if (detection)
+    lines.push(
+      `  bound   ${r.boundSeconds} s = ${withoutTotal(r.bound)}: interval × (tolerated failures + 1) + timeout + TTL ` +
+        `of ${r.profile}'s probe settings`,
+    );
+  else
+    lines.push(
+      `  bound   ${r.boundSeconds} s = ${withoutTotal(r.bound)}: interval × (tolerated failures + 1) + timeout + TTL, ` +
+        'the worst-case failover tmkit plan prints',
+    );
+  const revertBound = detection ? (r.revertBoundSeconds ?? null) : r.boundSeconds;
+  if (detection && r.revertBound !== undefined && revertBound !== null)
+    lines.push(`          back ${revertBound} s = ${withoutTotal(r.revertBound)}: the next probe(s) + timeout + TTL`);
+  lines.push(
+    `  pass    ${passLine('switch', r.switchSeconds, r.ttl, r.boundSeconds)}; ${passLine('revert', r.revertSeconds, r.ttl, revertBound)}`,
+  );
+  lines.push('          (measured at the name servers; a resolver may keep the old answer for the TTL, so the TTL is added)');
+  if (!detection)
+    lines.push('  scope   an override acts at once: this measured how fast DNS obeys it, not probe detection (--mode detection)');
   for (const n of r.notes) lines.push(`  note: ${n}`);
   lines.push(r.status === 'passed' ? 'Drill passed.' : r.status === 'aborted' ? 'Drill aborted: the endpoint is back.' : 'Drill failed.');
   return `${lines.join('\n')}\n`;

@@ -105,20 +105,68 @@ export interface DrillReport {
   profile: string;
   endpoint: string;
   who: string;
+/**
+ * `PUT /v1/profiles/{name}/endpoints/{endpoint}/probe-failure`: a detection drill (`tmkit drill --mode detection`)
+ * makes this server's prober fail every probe of the endpoint until `forSeconds` pass or it is cleared. Nothing
+ * is sent to the endpoint meanwhile; each failure goes through the real path (interval, tolerated failures,
+ * verdict, DNS).
+ */
+export interface ProbeFailureRequest {
+  /** 1 s to 7 days. */
+  forSeconds: number;
+  reason?: string;
+  /** The drill that asks for it. */
+  drill?: string;
+  who?: string;
+}
+
+export interface ProbeFailureReport {
+  profile: string;
+  endpoint: string;
+  /** ISO times: in force from `since` until `until` (or a DELETE). */
+  since: string;
+  until: string;
+  /** What each failed probe says (`probe failure injected by drill dr-…`). */
+  reason: string;
+  who: string;
+  drill?: string;
+}
+
+/** How a drill takes the endpoint out: a `down` override (DNS only), or failed probes (detection and DNS). */
+export type DrillMode = 'override' | 'detection';
+
   reason?: string;
   status: 'running' | 'passed' | 'failed' | 'aborted';
   startedAt: string;
   finishedAt?: string;
   holdSeconds: number;
-  /** From the override stored until every node's DNS stopped naming the endpoint (authoritative answers). */
+  /**
+   * From the override stored (detection: the probe failure injected) until every node's DNS stopped naming the
+   * endpoint (authoritative answers).
+   */
   switchSeconds?: number;
-  /** From the override cleared until every node's DNS could name it again. */
+  /** Absent in reports from before detection drills: `override`. */
+  mode?: DrillMode;
+  /** From the override cleared (detection: the injection cleared) until every node's DNS named it again. */
   revertSeconds?: number;
-  /** The profile's worst-case failover as `tmkit plan` computes it (detection + TTL). */
+  /**
+   * The pass mark, in seconds: what a client behind a resolver may wait at most. Override: the profile's
+   * worst-case failover as `tmkit plan` computes it (detection + TTL). Detection: the drilled endpoint's own
+   * profile's interval × (tolerated + 1) + timeout + TTL. Null: nothing in the profile tree is probed.
+   */
   boundSeconds: number | null;
   /** The bound's formula with its numbers (`10 × (0 + 1) + 5 + TTL 0 = 15 s`). */
   bound: string;
-  /** Resolvers may keep the old answer for the TTL: switch + TTL and revert + TTL are held against the bound. */
+  /**
+   * Detection drills: the pass mark of the way back, the next probe(s) (one interval, or the failback rule)
+   * + its timeout + TTL. Override drills hold the revert to `boundSeconds`.
+   */
+  revertBoundSeconds?: number | null;
+  revertBound?: string;
+  /**
+   * Switch and revert are measured at the authoritative servers and resolvers may keep the old answer for the
+   * TTL: the drill passes when switch + TTL ≤ boundSeconds and revert + TTL ≤ the revert's bound.
+   */
   ttl: number;
   passed: boolean;
   nodes: DrillNodeReport[];

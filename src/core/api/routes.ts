@@ -10,6 +10,8 @@ import type {
   FailbackResult,
   NodeList,
   OverrideDeleteResult,
+  ProbeFailureReport,
+  ProbeFailureRequest,
   OverrideList,
   OverrideRequest,
   OverrideResult,
@@ -55,6 +57,9 @@ export interface ApiRoutes {
   'PUT /v1/resources': { request: unknown; response: { revision: number; count: number } };
   'PUT /v1/profiles/{name}/endpoints/{endpoint}/health': { request: PushedHealthRequest; response: PushedHealthReport };
   'DELETE /v1/profiles/{name}/endpoints/{endpoint}/health': { response: { profile: string; endpoint: string; cleared: boolean } };
+  'GET /v1/profiles/{name}/endpoints/{endpoint}/probe-failure': { response: ProbeFailureReport };
+  'PUT /v1/profiles/{name}/endpoints/{endpoint}/probe-failure': { request: ProbeFailureRequest; response: ProbeFailureReport };
+  'DELETE /v1/profiles/{name}/endpoints/{endpoint}/probe-failure': { response: { profile: string; endpoint: string; cleared: boolean } };
   'GET /v1/webhooks': { response: WebhookList };
   'POST /v1/webhooks': { request: WebhookRequest; response: WebhookReport };
   'DELETE /v1/webhooks/{id}': { response: { id: string; deleted: true } };

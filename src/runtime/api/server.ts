@@ -24,6 +24,8 @@ import type { CookieSecretSource, DnssecApi } from '../dns';
 import { cookieRoutes } from './cookies';
 import { dnssecRoutes } from './dnssec';
 import { pushedHealthRoutes } from './pushed-health';
+import { probeFailureRoutes } from './probe-failures';
+import type { ProbeFailures } from '../monitor/probe-failures';
 import { webhookRoutes } from './webhooks';
 import type { WebhooksApi } from '../webhooks';
 import type { PushedHealthApi } from '../ledger';
@@ -56,6 +58,8 @@ export interface ApiOptions {
   cookies?: CookieSecretSource;
   /** Health pushed from outside (`…/endpoints/{e}/health`); absent → 503. */
   pushedHealth?: PushedHealthApi;
+  /** Probe failures a detection drill injects (`…/endpoints/{e}/probe-failure`); absent → 503. */
+  probeFailures?: ProbeFailures;
   /** Webhooks (`/v1/webhooks`); absent → 503. */
   webhooks?: WebhooksApi;
   /** Traffic operations (overrides, failback, drills, audit; operations.ts) and the node's readiness; absent → those routes answer 503. */
@@ -95,6 +99,7 @@ export class ApiServer {
       ...operationsRoutes(c, deps.ops),
       ...node.routes,
       ...pushedHealthRoutes(c, deps.pushedHealth),
+      ...probeFailureRoutes(c, deps.probeFailures),
       ...webhookRoutes(c, deps.webhooks),
     ];
     const open: Route[] = [...reads.open, ...node.open, route('/ui/*', { GET: uiHandler(deps.uiDir) }, ['/', '/ui'])];

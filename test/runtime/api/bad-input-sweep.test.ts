@@ -122,6 +122,7 @@ async function state(): Promise<unknown> {
     audit: await get('/v1/audit?limit=10000'),
     drills: await get('/v1/drills?limit=500'),
     health: await get('/v1/profiles/web/endpoints/a/health'),
+    probeFailure: await get('/v1/profiles/web/endpoints/a/probe-failure'),
     node: { ready: node.ready, drained: node.drained, reason: node.reason },
     dnssec: JSON.stringify(dnssec.keys),
     cookies: JSON.stringify(cookies),
@@ -206,6 +207,7 @@ const limitQuery = (path: string): Bad[] =>
 const VALID_OVERRIDE = { kind: 'weight', profile: 'web', endpoint: 'a', weight: 5, for: '10m', reason: 'sweep', who: 'ops' };
 const VALID_SHIFT = { profile: 'web', endpoint: 'a', weights: [10, 50], everySeconds: 60, who: 'ops' };
 const VALID_HEALTH = { status: 'Degraded', ttlSeconds: 60, reason: 'sweep' };
+const VALID_PROBE_FAILURE = { forSeconds: 60, reason: 'sweep', drill: 'dr-sweep', who: 'sweep' };
 
 /** A valid body with one field made bad: `[what, field, value]`. */
 function spoiled(method: string, path: string, valid: Record<string, unknown>, bad: Array<[string, string, unknown]>): Bad[] {
@@ -425,6 +427,46 @@ const SWEEP: Record<string, Entry> = {
         what: `endpoint ${s.slice(0, 20)}`,
         method: 'DELETE',
         path: `/v1/profiles/web/endpoints/${s}/health`,
+        status: [400, 404],
+      })),
+  },
+  'GET /v1/profiles/{name}/endpoints/{endpoint}/probe-failure': {
+    cases: () =>
+      BAD_SEGMENTS.map((s) => ({
+        what: `endpoint ${s.slice(0, 20)}`,
+        path: `/v1/profiles/web/endpoints/${s}/probe-failure`,
+        status: [400, 404],
+      })),
+  },
+  'PUT /v1/profiles/{name}/endpoints/{endpoint}/probe-failure': {
+    cases: () => [
+      ...withBodies('/v1/profiles/web/endpoints/a/probe-failure', 'PUT'),
+      ...spoiled('PUT', '/v1/profiles/web/endpoints/a/probe-failure', VALID_PROBE_FAILURE, [
+        ['forSeconds missing', 'forSeconds', undefined],
+        ['forSeconds a string', 'forSeconds', '60'],
+        ['forSeconds zero', 'forSeconds', 0],
+        ['forSeconds over 7 days', 'forSeconds', 604_801],
+        ['forSeconds a float', 'forSeconds', 1.5],
+        ['reason 100 000 characters', 'reason', 'r'.repeat(100_000)],
+        ['drill an object', 'drill', { a: 1 }],
+        ['who empty', 'who', ''],
+        ['an unknown field', 'nosuch', 1],
+      ]),
+      {
+        what: 'no such endpoint',
+        method: 'PUT',
+        path: '/v1/profiles/web/endpoints/zz/probe-failure',
+        body: VALID_PROBE_FAILURE,
+        status: [404],
+      },
+    ],
+  },
+  'DELETE /v1/profiles/{name}/endpoints/{endpoint}/probe-failure': {
+    cases: () =>
+      BAD_SEGMENTS.map((s) => ({
+        what: `endpoint ${s.slice(0, 20)}`,
+        method: 'DELETE',
+        path: `/v1/profiles/web/endpoints/${s}/probe-failure`,
         status: [400, 404],
       })),
   },
