@@ -8,6 +8,7 @@ import { provider } from './provider';
 import type { Schema } from './schema';
 import { DiagnosticsError, error, path, type Diagnostic } from './tfprotov6';
 import { DEFAULT_TERRAFORM_STACK } from './tmkit/convert';
+import { tmkitFunctions } from './tmkit/functions';
 import {
   azureEndpointResource,
   externalEndpointResource,
@@ -119,4 +120,6 @@ export const tmkitProvider = provider<TmkitContext>({
     tmkit_nested_endpoint: nestedEndpointResource,
   },
   dataSources: { tmkit_profile_status: profileStatusDataSource },
+  // provider::tmkit::resolve and ::worst_case_failover: pure, offline (no server, no provider configuration).
+  functions: tmkitFunctions,
 });

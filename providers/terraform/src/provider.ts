@@ -26,9 +26,11 @@ import { shapeOfBlock, type Block, type Schema } from './schema';
 import {
   DiagnosticsError,
   error,
+  FunctionArgumentError,
   type AttributePath,
   type ClientCapabilities,
   type Diagnostic,
+  type FunctionSignature,
   type MaybePromise,
   type ProviderSchemas,
   type ProviderServer,
@@ -107,6 +109,15 @@ export interface DataSource<Ctx> {
   read(config: ValueObject, ctx: Ctx): MaybePromise<ValueObject>;
 }
 
+/**
+ * A provider function: pure, called without the provider's configuration (Terraform may call it before, or
+ * without, ConfigureProvider). Throw a FunctionArgumentError to fail at one argument, any error to fail.
+ */
+export interface ProviderFunction {
+  signature: FunctionSignature;
+  call(args: Value[]): MaybePromise<Value>;
+}
+
 export interface ProviderDefinition<Ctx> {
   /** The provider block's schema (default: no arguments). */
   schema?: Schema;
@@ -116,6 +127,7 @@ export interface ProviderDefinition<Ctx> {
   configure?(config: ValueObject, info: { terraformVersion: string }): MaybePromise<Ctx>;
   resources: Record<string, Resource<Ctx>>;
   dataSources?: Record<string, DataSource<Ctx>>;
+  functions?: Record<string, ProviderFunction>;
   stop?(): MaybePromise<void>;
 }
 
@@ -216,6 +228,7 @@ export function provider<Ctx>(def: ProviderDefinition<Ctx>): ProviderServer {
         ...(def.providerMeta ? { providerMeta: def.providerMeta } : {}),
         resources,
         dataSources: ds,
+        ...(def.functions ? { functions: Object.fromEntries(Object.entries(def.functions).map(([k, f]) => [k, f.signature])) } : {}),
       };
     },
     capabilities: () => ({ moveResourceState: false }),
@@ -322,6 +335,17 @@ export function provider<Ctx>(def: ProviderDefinition<Ctx>): ProviderServer {
       const d = Object.hasOwn(dataSources, typeName) ? dataSources[typeName] : undefined;
       if (!d) throw new DiagnosticsError(error(`Unknown data source "${typeName}"`));
       return { state: await d.read(config, context()) };
+    },
+
+    async callFunction({ name, arguments: args }) {
+      const f = def.functions && Object.hasOwn(def.functions, name) ? def.functions[name] : undefined;
+      if (!f) return { error: { text: `This provider has no function "${name}".` } };
+      try {
+        return { result: await f.call(args) };
+      } catch (e) {
+        if (e instanceof FunctionArgumentError) return { error: { text: e.message, argument: e.argument } };
+        return { error: { text: (e as Error)?.message ?? String(e) } };
+      }
     },
 
     async stopProvider() {

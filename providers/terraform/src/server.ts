@@ -9,9 +9,9 @@ import { appendFileSync } from 'node:fs';
 import { decodeJson, decodeMsgpack, encodeMsgpack } from './codec';
 import type { Value, ValueObject } from './cty';
 import type { Msg } from './proto';
-import { shapeOfBlock, type Schema } from './schema';
+import { shapeOfBlock, shapeOfType, type Schema } from './schema';
 import { DiagnosticsError, type ProviderSchemas, type ProviderServer, type ServerCapabilities } from './tfprotov6';
-import { bytes, caps, errorDiag, noEphemeral, rawState, wireDiagnostics, wirePath, wireSchema } from './wire';
+import { bytes, caps, errorDiag, noEphemeral, rawState, wireDiagnostics, wireFunction, wirePath, wireSchema } from './wire';
 
 type Kind = 'resource' | 'data source';
 
@@ -55,7 +55,9 @@ export class Tfplugin6Server {
       resources: Object.keys(schemas.resources)
         .sort()
         .map((type_name) => ({ type_name })),
-      functions: [],
+      functions: Object.keys(schemas.functions ?? {})
+        .sort()
+        .map((name) => ({ name })),
       ephemeral_resources: [],
     };
   }
@@ -70,7 +72,8 @@ export class Tfplugin6Server {
       provider: wireSchema(schemas.provider),
       resource_schemas,
       data_source_schemas,
-      functions: {},
+      // Terraform (1.8+) and OpenTofu (1.7+) take the functions from here; GetFunctions answers the same.
+      functions: this.#wireFunctions(),
       ephemeral_resource_schemas: {},
       diagnostics: [],
       provider_meta: schemas.providerMeta ? wireSchema(schemas.providerMeta) : null,
@@ -268,12 +271,59 @@ export class Tfplugin6Server {
   }
 
   getFunctions(): Msg {
-    return { functions: {}, diagnostics: [] };
+    return { functions: this.#wireFunctions(), diagnostics: [] };
   }
 
-  /** No diagnostics in its response (WITHOUT_DIAGNOSTICS): a failure is its `error`. */
-  callFunction(req: Msg): Msg {
-    return { error: { text: `This provider has no functions (called "${req.name}").` } };
+  /**
+   * No diagnostics in its response (WITHOUT_DIAGNOSTICS): a failure is its `error` (with `function_argument`,
+   * Terraform shows it at that argument). Arguments are decoded against the parameters' types, the result
+   * encoded against the return type.
+   */
+  async callFunction(req: Msg): Promise<Msg> {
+    const fns = this.#schemas.functions ?? {};
+    const name = String(req.name ?? '');
+    const sig = Object.hasOwn(fns, name) ? fns[name] : undefined;
+    if (!sig || !this.#domain.callFunction) {
+      const known = Object.keys(fns).sort();
+      return {
+        error: {
+          text: known.length
+            ? `This provider has no function "${name}" (it has ${known.join(', ')}).`
+            : `This provider has no functions (called "${name}").`,
+        },
+      };
+    }
+    const args: Value[] = [];
+    const raw: Msg[] = req.arguments ?? [];
+    for (const [i, dv] of raw.entries()) {
+      const param = i < sig.parameters.length ? sig.parameters[i] : sig.variadic;
+      if (!param) return { error: { text: `${name} takes ${sig.parameters.length} arguments, got ${raw.length}.` } };
+      try {
+        const shape = shapeOfType(param.type);
+        args.push(dv?.msgpack?.length ? decodeMsgpack(dv.msgpack, shape) : dv?.json?.length ? decodeJson(dv.json, shape) : null);
+      } catch (e) {
+        return {
+          error: {
+            text: `Terraform sent a ${param.name} that is not a ${JSON.stringify(param.type)}: ${(e as Error).message}`,
+            function_argument: i,
+          },
+        };
+      }
+    }
+    const res = await this.#domain.callFunction({ name, arguments: args });
+    if (res.error)
+      return { error: { text: res.error.text, ...(res.error.argument !== undefined ? { function_argument: res.error.argument } : {}) } };
+    try {
+      return { result: { msgpack: Buffer.from(encodeMsgpack(res.result ?? null, shapeOfType(sig.returnType))) } };
+    } catch (e) {
+      return { error: { text: `Provider bug: the result of ${name} is not a ${JSON.stringify(sig.returnType)}: ${(e as Error).message}` } };
+    }
+  }
+
+  #wireFunctions(): Record<string, Msg> {
+    const out: Record<string, Msg> = {};
+    for (const [k, f] of Object.entries(this.#schemas.functions ?? {})) out[k] = wireFunction(f);
+    return out;
   }
 
   /** No diagnostics in its response (WITHOUT_DIAGNOSTICS): a failure is its `Error`. */

@@ -8,7 +8,7 @@
  * Most providers implement this through ./provider's `provider()` router (per-type handlers with
  * Terraform's default planning); implement it directly for full control.
  */
-import type { Value, ValueObject } from './cty';
+import type { CtyType, Value, ValueObject } from './cty';
 import type { Schema } from './schema';
 
 export type MaybePromise<T> = T | Promise<T>;
@@ -74,6 +74,56 @@ export interface ProviderSchemas {
   providerMeta?: Schema;
   resources: Record<string, Schema>;
   dataSources: Record<string, Schema>;
+  /** Provider functions (`provider::<name>::<function>(...)`, Terraform ≥ 1.8, OpenTofu ≥ 1.7). */
+  functions?: Record<string, FunctionSignature>;
+}
+
+/** One parameter of a provider function. `type` 'dynamic' takes a value of any type (a `Dynamic` arrives). */
+export interface FunctionParameter {
+  name: string;
+  type: CtyType;
+  /** Terraform refuses a null argument itself unless this is true. */
+  allowNull?: boolean;
+  /**
+   * Terraform does not call the function when the argument is (or contains) an unknown value, and the
+   * result is unknown, unless this is true: then the function sees the unknowns and decides.
+   */
+  allowUnknown?: boolean;
+  description?: string;
+}
+
+/** A provider function's signature (tfplugin6 Function). */
+export interface FunctionSignature {
+  parameters: FunctionParameter[];
+  /** The trailing parameter that takes any number of arguments (0 or more). */
+  variadic?: FunctionParameter;
+  returnType: CtyType;
+  summary?: string;
+  description?: string;
+  deprecationMessage?: string;
+}
+
+export interface CallFunctionRequest {
+  name: string;
+  /** Decoded against the parameters' types (the variadic parameter's for the extra ones). */
+  arguments: Value[];
+}
+export interface CallFunctionResponse {
+  /** Encoded against the return type; an `Unknown` is an unknown result. */
+  result?: Value;
+  /** The failure, shown by Terraform at the call (at the argument when `argument` is its 0-based index). */
+  error?: { text: string; argument?: number };
+}
+
+/** Throw this from a function to fail it at one argument (any other error fails the whole call). */
+export class FunctionArgumentError extends Error {
+  constructor(
+    readonly argument: number,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'FunctionArgumentError';
+  }
 }
 
 export interface ServerCapabilities {
@@ -213,6 +263,8 @@ export interface ProviderServer {
   importResourceState(req: ImportResourceStateRequest): MaybePromise<ImportResourceStateResponse>;
   moveResourceState?(req: MoveResourceStateRequest): MaybePromise<MoveResourceStateResponse>;
   readDataSource(req: ReadDataSourceRequest): MaybePromise<ReadDataSourceResponse>;
+  /** A provider function (those of `schemas().functions`). */
+  callFunction?(req: CallFunctionRequest): MaybePromise<CallFunctionResponse>;
   /** Terraform was interrupted: stop work in flight. Returns an error text if stopping failed. */
   stopProvider?(): MaybePromise<string | void>;
 }

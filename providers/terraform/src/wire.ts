@@ -5,7 +5,15 @@
  */
 import type { Msg } from './proto';
 import type { Attribute, Block, Schema } from './schema';
-import { DiagnosticsError, type AttributePath, type ClientCapabilities, type Diagnostic, type RawState } from './tfprotov6';
+import {
+  DiagnosticsError,
+  type AttributePath,
+  type ClientCapabilities,
+  type Diagnostic,
+  type FunctionParameter,
+  type FunctionSignature,
+  type RawState,
+} from './tfprotov6';
 
 export const errorDiag = (summary: string, detail?: string): Diagnostic => ({ severity: 'error', summary, ...(detail ? { detail } : {}) });
 
@@ -56,6 +64,30 @@ function wireBlock(b: Block, version: number): Msg {
 
 export function wireSchema(s: Schema): Msg {
   return { version: s.version ?? 0, block: wireBlock(s.block, s.version ?? 0) };
+}
+
+function wireParameter(p: FunctionParameter): Msg {
+  return {
+    name: p.name,
+    type: Buffer.from(JSON.stringify(p.type)),
+    allow_null_value: !!p.allowNull,
+    allow_unknown_values: !!p.allowUnknown,
+    description: p.description ?? '',
+    description_kind: 'PLAIN',
+  };
+}
+
+/** A provider function's signature as tfplugin6.Function. */
+export function wireFunction(f: FunctionSignature): Msg {
+  return {
+    parameters: f.parameters.map(wireParameter),
+    variadic_parameter: f.variadic ? wireParameter(f.variadic) : null,
+    return: { type: Buffer.from(JSON.stringify(f.returnType)) },
+    summary: f.summary ?? '',
+    description: f.description ?? '',
+    description_kind: 'PLAIN',
+    deprecation_message: f.deprecationMessage ?? '',
+  };
 }
 
 export function wirePath(p: AttributePath): Msg {
