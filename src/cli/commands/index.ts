@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { registerDns } from './dns';
 import { registerImport } from './import';
 import { registerPlan } from './plan';
+import { registerTest } from './test';
 import { registerPreview } from './preview';
 import { registerSynth } from './synth';
 import { registerValidate } from './validate';
@@ -39,6 +40,7 @@ export const commands: Array<(program: Command) => void> = [
   registerSynth,
   registerValidate,
   registerPlan,
+  registerTest,
   registerApply,
   registerServe,
   registerStatus,
