@@ -71,6 +71,11 @@ export interface ClientOptions {
    * (the CLI); a provider names its own setting (`server` in the provider block, `tmkit:server`).
    */
   serverSetting?: string;
+  /**
+   * Who is calling, for the server's audit log (docs/operations.md#audit-log): sent as `?who=` on every
+   * request but GET and HEAD (a request that already names one keeps its own). Without it the server records `api`.
+   */
+  who?: string;
 }
 
 /** The request never reached the server: safe to retry any method. */
@@ -136,6 +141,7 @@ export class TmkitClient {
   private readonly retryDelayMs: number;
   private readonly timeoutMs: number;
   private readonly serverSetting: string | undefined;
+  private readonly who: string | undefined;
 
   constructor(options: ClientOptions = {}) {
     const env = options.env ?? process.env;
@@ -156,6 +162,7 @@ export class TmkitClient {
     this.retryDelayMs = options.retryDelayMs ?? 100;
     this.timeoutMs = options.timeoutMs ?? 30_000;
     this.serverSetting = options.serverSetting;
+    this.who = options.who;
   }
 
   /** The connection pool, made on first use (see undici() above). */
@@ -175,7 +182,7 @@ export class TmkitClient {
     body?: unknown,
     headers: Record<string, string> = {},
   ): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: T }> {
-    const url = `${this.server}${path}`;
+    const url = `${this.server}${this.withWho(method, path)}`;
     const h: Record<string, string> = { accept: 'application/json', ...headers };
     if (this.token !== undefined) h.authorization = `Bearer ${this.token}`;
     let payload: string | undefined;
@@ -218,6 +225,14 @@ export class TmkitClient {
       const errors = (parsed as Partial<ApiErrorBody> | undefined)?.errors;
       throw new TmkitApiError(res.statusCode, Array.isArray(errors) ? errors.map(fromWire) : [], method, path);
     }
+  }
+
+  /** `path` with `who=` added for a write, when this client has a name and the path does not name one. */
+  private withWho(method: Dispatcher.HttpMethod, path: string): string {
+    if (this.who === undefined || method === 'GET' || method === 'HEAD') return path;
+    const q = path.indexOf('?');
+    if (q >= 0 && new URLSearchParams(path.slice(q + 1)).has('who')) return path;
+    return `${path}${q >= 0 ? '&' : '?'}${new URLSearchParams({ who: this.who }).toString()}`;
   }
 
   private static q(params: Record<string, string | undefined>): string {
@@ -294,9 +309,9 @@ export class TmkitClient {
     profile: string,
     endpoint: string,
     patch: Partial<Record<keyof Endpoint, unknown>>,
-    options: { stack?: string; ifMatch?: string } = {},
+    options: { stack?: string; ifMatch?: string; reason?: string } = {},
   ): Promise<WriteResult> {
-    const path = `/v1/profiles/${encodeURIComponent(profile)}/endpoints/${encodeURIComponent(endpoint)}${TmkitClient.q({ stack: options.stack })}`;
+    const path = `/v1/profiles/${encodeURIComponent(profile)}/endpoints/${encodeURIComponent(endpoint)}${TmkitClient.q({ stack: options.stack, reason: options.reason })}`;
     return (await this.call<WriteResult>('PATCH', path, patch, TmkitClient.cond(options))).body;
   }
 

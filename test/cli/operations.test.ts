@@ -22,7 +22,8 @@ afterEach(async () => {
   await hs.close();
 });
 
-const cli = (args: string[]) => runTmkit(args, { cwd: s.dir, env: { TMKIT_SERVER: s.api } });
+// USER: the operator --who defaults to (the OS user), so the names below are this test's, not the machine's.
+const cli = (args: string[]) => runTmkit(args, { cwd: s.dir, env: { TMKIT_SERVER: s.api, USER: 'cli' } });
 const dns = (): { address: string; port: number } => s.engine.dnsAddresses()[0]!;
 
 async function web(method: 'Priority' | 'Weighted' = 'Priority', extra: Record<string, unknown> = {}): Promise<void> {

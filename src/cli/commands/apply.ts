@@ -3,10 +3,10 @@ import { setExitCode } from '../errors';
 import { applyFile, terminalConfirm, type ApplyOptions } from '../util/apply';
 import { wantColor } from '../util/state';
 import { SERVER_HELP } from '../util/server';
+import { whoOption } from '../util/operations';
 
 export function registerApply(program: Command): void {
-  program
-    .command('apply')
+  whoOption(program.command('apply'))
     .description('apply a saved plan (tmkit plan --out), or plan a document against the server and apply it after confirmation')
     .argument('<file>', 'plan.json from `tmkit plan FILE --out plan.json`, or a tmkit/v1 document (e.g. tmkit.out.json); - reads stdin')
     .option('--yes', "apply a document's plan without asking (required when stdin is not a terminal)")

@@ -9,14 +9,18 @@ interface AuditOptions extends ServerOptions {
 }
 
 /**
- * `tmkit audit` (docs/operations.md): the audit log the server keeps of its traffic operations — overrides
- * made, refused, cleared and expired, failback approvals, drills — newest first: when, who, what, why.
+ * `tmkit audit` (docs/operations.md#audit-log): the audit log the server keeps of every write that changes
+ * traffic — profiles and endpoints (apply, destroy, endpoint disable/enable), pushed health changes, overrides,
+ * failback, drills, shifts, webhooks, DNSSEC rollovers, cookie rotations, node drains — newest first: when,
+ * who, what, why.
  */
 export function registerAudit(program: Command): void {
   serverOptions(
     program
       .command('audit')
-      .description('the audit log of traffic operations (overrides, failback, drills): when, who, what, why; newest first')
+      .description(
+        'the audit log of every traffic change (apply, endpoint disable/enable, pushed health, overrides, drills, failback, shifts, webhooks, dnssec, cookies, node drain): when, who, what, why; newest first',
+      )
       .option('--limit <n>', 'how many entries', '50')
       .option('--json', 'print {"entries": [...]}'),
   ).action(async (opts: AuditOptions) => {

@@ -1,6 +1,7 @@
 import { Option, type Command } from 'commander';
 import type { DnsCookiesReport } from '../../core/api';
 import { toJsonText } from '../util/files';
+import { whoOption } from '../util/operations';
 import { clientFor, serverFailure, serverOptions, type ServerOptions } from '../util/server';
 
 type Format = { format: 'text' | 'json' };
@@ -35,12 +36,14 @@ export function registerCookies(program: Command): void {
   serverOptions(cookies.command('status').description('where the secret is kept and when it was made (never the secret)'))
     .addOption(format())
     .action(run((c) => c.dnsCookies()));
-  serverOptions(
-    cookies
-      .command('rotate')
-      .description(
-        'make a new server secret; cookies made with the old one stay valid (it is kept as the previous) until they expire, within an hour',
-      ),
+  whoOption(
+    serverOptions(
+      cookies
+        .command('rotate')
+        .description(
+          'make a new server secret; cookies made with the old one stay valid (it is kept as the previous) until they expire, within an hour',
+        ),
+    ),
   )
     .addOption(format())
     .action(run((c) => c.rotateDnsCookies()));

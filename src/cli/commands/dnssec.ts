@@ -2,6 +2,7 @@ import { Option, type Command } from 'commander';
 import type { DnssecKeyReport, DnssecReport } from '../../core/api';
 import { CliError, EXIT_USAGE } from '../errors';
 import { toJsonText } from '../util/files';
+import { whoOption } from '../util/operations';
 import { clientFor, serverFailure, serverOptions, type ServerOptions } from '../util/server';
 
 type Format = { format: 'text' | 'json' };
@@ -64,15 +65,20 @@ export function registerDnssec(program: Command): void {
     (r) => r,
   );
 
-  serverOptions(
-    dnssec
-      .command('rollover')
-      .description(
-        'roll the zone-signing key (the CSK, or the ZSK with split keys) by pre-publishing, timed by TTLs; --ksk: ' +
-          'add a new KSK (double-DS, by hand); --finish: take the old CSK/KSK out once the parent has the new DS only',
-      )
-      .option('--ksk', 'roll the KSK (split keys): publish a new one next to the old; change the DS at the parent, then run with --finish')
-      .option('--finish', 'remove the superseded CSK or KSK from the DNSKEY RRset (after the parent holds only the new DS)'),
+  whoOption(
+    serverOptions(
+      dnssec
+        .command('rollover')
+        .description(
+          'roll the zone-signing key (the CSK, or the ZSK with split keys) by pre-publishing, timed by TTLs; --ksk: ' +
+            'add a new KSK (double-DS, by hand); --finish: take the old CSK/KSK out once the parent has the new DS only',
+        )
+        .option(
+          '--ksk',
+          'roll the KSK (split keys): publish a new one next to the old; change the DS at the parent, then run with --finish',
+        )
+        .option('--finish', 'remove the superseded CSK or KSK from the DNSKEY RRset (after the parent holds only the new DS)'),
+    ),
   )
     .addOption(format())
     .action(async (opts: ServerOptions & Format & { ksk?: boolean; finish?: boolean }) => {

@@ -3,6 +3,7 @@ import { TmkitApiError } from '../../client';
 import { CliError, EXIT_USAGE } from '../errors';
 import { formatDuration, parseDuration } from '../../core/operations/duration';
 import { toJsonText } from '../util/files';
+import { whoOption } from '../util/operations';
 import { clientFor, serverFailure, serverOptions, type ServerOptions } from '../util/server';
 
 interface HealthOptions extends ServerOptions {
@@ -21,19 +22,21 @@ interface HealthOptions extends ServerOptions {
 export function registerEndpointHealth(program: Command): void {
   const endpoint = program.commands.find((c) => c.name() === 'endpoint');
   if (!endpoint) throw new Error('tmkit endpoint must be registered before tmkit endpoint health');
-  serverOptions(
-    endpoint
-      .command('health')
-      .description(
-        'push health from outside (a deploy, an alert): the endpoint counts as the worse of its probes and this until --for ends; --clear ends it now',
-      )
-      .argument('<profile>', 'profile name')
-      .argument('<endpoint>', 'endpoint name')
-      .argument('[status]', 'online or degraded')
-      .option('--for <duration>', 'how long it holds: 90s, 5m, 2h, 1d (at most 1d)')
-      .option('--reason <text>', 'why (shown in tmkit status, the dashboard and webhooks)')
-      .option('--clear', "end the endpoint's pushed health now")
-      .option('--json', 'print the result as JSON'),
+  whoOption(
+    serverOptions(
+      endpoint
+        .command('health')
+        .description(
+          'push health from outside (a deploy, an alert): the endpoint counts as the worse of its probes and this until --for ends; --clear ends it now',
+        )
+        .argument('<profile>', 'profile name')
+        .argument('<endpoint>', 'endpoint name')
+        .argument('[status]', 'online or degraded')
+        .option('--for <duration>', 'how long it holds: 90s, 5m, 2h, 1d (at most 1d)')
+        .option('--reason <text>', 'why (shown in tmkit status, the dashboard and webhooks)')
+        .option('--clear', "end the endpoint's pushed health now")
+        .option('--json', 'print the result as JSON'),
+    ),
   ).action(async (profile: string, name: string, status: string | undefined, opts: HealthOptions) => {
     if (opts.clear && status !== undefined) throw new CliError('give a status (online, degraded) or --clear, not both', EXIT_USAGE);
     const normalized =

@@ -1,10 +1,12 @@
 import type { Command } from 'commander';
 import { TmkitApiError } from '../../client';
 import { CliError } from '../errors';
+import { whoOption } from '../util/operations';
 import { clientFor, isNotFound, notFoundError, serverFailure, serverOptions, type ServerOptions } from '../util/server';
 
 interface EndpointOptions extends ServerOptions {
   stack?: string;
+  reason?: string;
 }
 
 /**
@@ -17,17 +19,20 @@ export function registerEndpoint(program: Command): void {
     .command('endpoint')
     .description('endpoint maintenance on the running server: take an endpoint out of rotation and back');
   for (const action of ['disable', 'enable'] as const) {
-    serverOptions(
-      endpoint
-        .command(action)
-        .description(
-          action === 'disable'
-            ? 'disable an endpoint (endpointStatus Disabled): it is no longer probed or answered'
-            : 'enable an endpoint again (endpointStatus Enabled): it is probed at once and answered when healthy',
-        )
-        .argument('<profile>', 'profile name')
-        .argument('<endpoint>', 'endpoint name')
-        .option('--stack <name>', 'refuse unless the profile belongs to this stack (the check a plan makes)'),
+    whoOption(
+      serverOptions(
+        endpoint
+          .command(action)
+          .description(
+            action === 'disable'
+              ? 'disable an endpoint (endpointStatus Disabled): it is no longer probed or answered'
+              : 'enable an endpoint again (endpointStatus Enabled): it is probed at once and answered when healthy',
+          )
+          .argument('<profile>', 'profile name')
+          .argument('<endpoint>', 'endpoint name')
+          .option('--stack <name>', 'refuse unless the profile belongs to this stack (the check a plan makes)')
+          .option('--reason <text>', 'why, for the audit log (tmkit audit)'),
+      ),
     ).action(async (profile: string, name: string, opts: EndpointOptions) => {
       const status = action === 'disable' ? 'Disabled' : 'Enabled';
       const client = clientFor(opts);
@@ -36,7 +41,7 @@ export function registerEndpoint(program: Command): void {
           profile,
           name,
           { endpointStatus: status },
-          opts.stack !== undefined ? { stack: opts.stack } : {},
+          { ...(opts.stack !== undefined ? { stack: opts.stack } : {}), ...(opts.reason !== undefined ? { reason: opts.reason } : {}) },
         );
         const where = `endpoint ${name} of profile ${r.name} (stack "${r.stack}")`;
         if (!r.changed) {

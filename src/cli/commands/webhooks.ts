@@ -3,6 +3,7 @@ import type { WebhookReport } from '../../client';
 import { LIVE_EVENT_TYPES, unknownEventTypes } from '../../core/api';
 import { CliError, EXIT_USAGE } from '../errors';
 import { toJsonText } from '../util/files';
+import { whoOption } from '../util/operations';
 import { clientFor, serverFailure, serverOptions, type ServerOptions } from '../util/server';
 
 interface ListOptions extends ServerOptions {
@@ -58,15 +59,17 @@ export function registerWebhooks(program: Command): void {
       .option('--log', 'show the delivery log')
       .option('--json', "print the API's JSON"),
   ).action(list);
-  serverOptions(
-    webhooks
-      .command('add')
-      .description('POST every event (or --events) to URL, signed with the secret in --secret-file')
-      .argument('<url>', 'http(s) URL; loopback and private addresses only when serve runs with --webhook-allow-private')
-      .option('--events <types>', `comma-separated event types (${LIVE_EVENT_TYPES.join(', ')}); default: all`)
-      .option('--secret-file <file>', 'regular file on the server (at most 4096 bytes) holding the HMAC key (X-Tmkit-Signature)')
-      .option('--format <format>', 'json (the event) or slack (a Slack/Teams {"text"} body)', 'json')
-      .option('--json', "print the API's JSON"),
+  whoOption(
+    serverOptions(
+      webhooks
+        .command('add')
+        .description('POST every event (or --events) to URL, signed with the secret in --secret-file')
+        .argument('<url>', 'http(s) URL; loopback and private addresses only when serve runs with --webhook-allow-private')
+        .option('--events <types>', `comma-separated event types (${LIVE_EVENT_TYPES.join(', ')}); default: all`)
+        .option('--secret-file <file>', 'regular file on the server (at most 4096 bytes) holding the HMAC key (X-Tmkit-Signature)')
+        .option('--format <format>', 'json (the event) or slack (a Slack/Teams {"text"} body)', 'json')
+        .option('--json', "print the API's JSON"),
+    ),
   ).action(async (url: string, opts: AddOptions) => {
     if (opts.format !== 'json' && opts.format !== 'slack') throw new CliError(`--format ${opts.format}: json or slack`, EXIT_USAGE);
     const events = opts.events
@@ -97,8 +100,10 @@ export function registerWebhooks(program: Command): void {
       await client.close();
     }
   });
-  serverOptions(
-    webhooks.command('remove').description('remove a webhook added through the API').argument('<id>', 'its id (tmkit webhooks list)'),
+  whoOption(
+    serverOptions(
+      webhooks.command('remove').description('remove a webhook added through the API').argument('<id>', 'its id (tmkit webhooks list)'),
+    ),
   ).action(async (id: string, opts: ServerOptions) => {
     const client = clientFor(opts);
     try {

@@ -16,6 +16,8 @@ export interface ApplyOptions {
   server?: string;
   token?: string;
   stateDir?: string;
+  /** `--who`: sent with every write for the server's audit log. */
+  who?: string;
   resources?: string;
   geoip?: string;
   /** Apply without asking (required without a terminal). */

@@ -1,4 +1,5 @@
 /** What the traffic-operation commands share (`override`, `drill`, `shift`, `endpoint failback`; docs/operations.md). */
+import { userInfo } from 'node:os';
 import type { Command } from 'commander';
 import type { OverrideRecord } from '../../core/api';
 import { formatDuration, parseDuration } from '../../core/operations/duration';
@@ -40,9 +41,38 @@ export async function printListing<R, T>(
   }
 }
 
-/** `--who NAME` (default `cli`): the name the audit log keeps for this operator. */
+/** `--who`'s help: what the audit log records without it. */
+export const WHO_HELP = 'who is doing this, for the audit log (default: $USER, else the OS account name)';
+
+/**
+ * The operator's name when `--who` is not given: `$USER` (`$USERNAME` on Windows), else the OS account
+ * (os.userInfo), else `cli`; characters a name may not have (`DOMAIN\\alice`) become `_`, cut to 64.
+ */
+export function defaultWho(env: NodeJS.ProcessEnv = process.env): string {
+  let name = env.USER?.trim() || env.USERNAME?.trim() || '';
+  if (name === '') {
+    try {
+      name = userInfo().username;
+    } catch {
+      name = '';
+    }
+  }
+  name = name
+    .replace(/[^A-Za-z0-9 ._@:/-]/g, '_')
+    .replace(/^[^A-Za-z0-9]+/, '')
+    .slice(0, 64);
+  return name === '' ? 'cli' : name;
+}
+
+/**
+ * `--who NAME` (default: the OS user, defaultWho): the name the audit log keeps for this operator. The
+ * default is filled in when the command runs (not a commander default, which `--help` would print as this
+ * machine's user); clientFor sends it with every write.
+ */
 export function whoOption(cmd: Command): Command {
-  return cmd.option('--who <name>', 'who is doing this, for the audit log (default: cli)', 'cli');
+  return cmd.option('--who <name>', WHO_HELP).hook('preAction', (_top, action) => {
+    if (action.getOptionValue('who') === undefined) action.setOptionValue('who', defaultWho());
+  });
 }
 
 /** A duration flag's milliseconds; a usage error (exit 2) naming the flag when it is not one. */

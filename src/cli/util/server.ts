@@ -9,6 +9,8 @@ export interface ServerOptions {
   server?: string;
   token?: string;
   stateDir?: string;
+  /** `--who` (util/operations.ts whoOption): sent with every write for the server's audit log. */
+  who?: string;
 }
 
 /** `--server`'s help, for every command that has the option. */
@@ -38,6 +40,7 @@ export function clientFor(opts: ServerOptions): TmkitClient {
     server: serverUrl(opts.server),
     ...(opts.token !== undefined ? { token: opts.token } : {}),
     ...(opts.stateDir !== undefined ? { stateDir: opts.stateDir } : {}),
+    ...(typeof opts.who === 'string' ? { who: opts.who } : {}),
   });
   const src = client.tokenSource;
   if (src.origin === 'none') {

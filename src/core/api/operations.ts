@@ -16,7 +16,7 @@ export interface OverrideRecord {
   /** `weight` overrides: 1–1000. */
   weight?: number;
   reason: string;
-  /** Who made it: the name the caller gave (`cli`, `dashboard`, `shift`, `drill`), else `api`. */
+  /** Who made it: the name the caller gave (the CLI's `--who`, default the OS user; `dashboard`), else `api`. */
   who: string;
   /** ISO times. */
   createdAt: string;
@@ -74,9 +74,15 @@ export interface FailbackResult {
 export interface AuditEntry {
   at: string;
   who: string;
-  /** `override.create`, `override.clear`, `override.expire`, `override.refuse`, `failback`, `drill`, `shift.start`, `shift.refuse`, `shift.cancel`, `shift.end`, `node.drain`, `node.undrain`. */
+  /**
+   * `override.create`, `override.clear`, `override.expire`, `override.refuse`, `failback`, `drill`, `shift.start`,
+   * `shift.refuse`, `shift.cancel`, `shift.end`, `node.drain`, `node.undrain`; `profile.create|update|delete`,
+   * `endpoint.create|update|delete|disable|enable`, `resources.replace`, `health.push` (a change of the pushed
+   * status only), `health.clear`, `webhook.add|remove`, `dnssec.rollover|finish`, `cookies.rotate`
+   * (docs/operations.md#audit-log). Those of configuration carry `details.changes`: what changed, old → new.
+   */
   action: string;
-  /** `profile/endpoint`, an override id, or a node (`node.drain`). */
+  /** A profile, `profile/endpoint`, a node (`node.drain`), a webhook id, the key kind (`dnssec.rollover`). */
   target: string;
   reason?: string;
   details?: Record<string, unknown>;

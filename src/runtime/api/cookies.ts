@@ -6,13 +6,16 @@
  */
 import type { DnsCookiesReport } from '../../core/api';
 import { CookieSecretError, type CookieSecretSource } from '../dns';
+import type { Store } from '../../core/store';
+import { audit, callerOf } from './audit';
 import { ApiProblem } from './errors';
-import { route, type Reply, type Route } from './http';
+import { route, type Ctx, type Reply, type Route } from './http';
 
 const OFF = 'DNS cookies are off on this server (tmkit serve --no-cookies)';
 
 /** The routes; `cookies` undefined: cookies are off (404). */
-export function cookieRoutes(cookies: CookieSecretSource | undefined): Route[] {
+/** `store`: where the audit log of rotations goes. */
+export function cookieRoutes(cookies: CookieSecretSource | undefined, store?: Store): Route[] {
   const on = (): CookieSecretSource => {
     if (!cookies) throw ApiProblem.of(404, 'COOKIES_OFF', OFF);
     return cookies;
@@ -21,8 +24,9 @@ export function cookieRoutes(cookies: CookieSecretSource | undefined): Route[] {
   return [
     route('/v1/dns/cookies', { GET: async (): Promise<Reply<DnsCookiesReport>> => ({ status: 200, body: report(on()) }) }),
     route('/v1/dns/cookies/rotate', {
-      POST: async (): Promise<Reply<DnsCookiesReport>> => {
+      POST: async (x: Ctx): Promise<Reply<DnsCookiesReport>> => {
         const c = on();
+        const caller = callerOf(x);
         try {
           await c.rotate();
         } catch (err) {
@@ -30,6 +34,7 @@ export function cookieRoutes(cookies: CookieSecretSource | undefined): Route[] {
           if (err instanceof CookieSecretError) throw ApiProblem.of(409, 'COOKIES_ROTATION', err.message);
           throw err;
         }
+        if (store) await audit(store, caller, 'cookies.rotate', 'dns cookies');
         return { status: 200, body: report(c) };
       },
     }),

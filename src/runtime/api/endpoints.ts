@@ -7,8 +7,10 @@ import type { EndpointDeleteResult, EndpointWriteResult, WriteResult } from '../
 import { toWire } from '../../core/api';
 import { endpointEtag, findEndpoint, withEndpoint, withEndpointPatch, withoutEndpoint } from '../../core/model/edit';
 import type { EndpointInput, Profile } from '../../core/model/types';
+import { profileChanges } from '../../core/operations/audit';
 import { parseEtagList } from '../../core/store';
 import { conditions, editProfile, isObj, mustGet, nameAsInUrl, profileReply, readObject, stackOf, type ApiContext } from './common';
+import { audit, callerOf } from './audit';
 import { ApiProblem } from './errors';
 import { header, readJson, route, type Ctx, type Reply, type Route } from './http';
 
@@ -75,8 +77,11 @@ async function putEndpoint(c: ApiContext, ctx: Ctx): Promise<Reply<EndpointWrite
   const body = await readObject(c, ctx, 'one endpoint (a JSON object), e.g. {"type":"externalEndpoints","target":"192.0.2.10"}');
   nameAsInUrl(body, urlEndpoint, 'endpoint');
   const cond = conditions(ctx);
+  const caller = callerOf(ctx);
+  let before: Profile | undefined;
   // The client's If-Match is the endpoint's, checked against the profile as the write finds it.
   const r = await editProfile(c, ctx.params[0]!, stack, undefined, (current) => {
+    before = current.profile;
     const name = current.profile.name;
     const existing = findEndpoint(current.profile, urlEndpoint);
     checkEndpointConditions(`endpoint '${name}/${urlEndpoint}'`, existing ? endpointEtag(name, existing) : undefined, cond);
@@ -94,6 +99,12 @@ async function putEndpoint(c: ApiContext, ctx: Ctx): Promise<Reply<EndpointWrite
   const name = r.profile.name;
   const stored = findEndpoint(r.profile, urlEndpoint)!;
   const etag = endpointEtag(name, stored);
+  if (r.changed)
+    await audit(c.store, caller, r.value ? 'endpoint.create' : 'endpoint.update', `${name}/${stored.name}`, {
+      stack: r.stack,
+      etag: r.etag,
+      changes: profileChanges(before, r.profile),
+    });
   return {
     status: r.value ? 201 : 200,
     headers: { etag, 'tmkit-profile-etag': r.etag },
@@ -115,8 +126,11 @@ async function deleteEndpoint(c: ApiContext, ctx: Ctx): Promise<Reply<EndpointDe
   const endpoint = ctx.params[1]!;
   const stack = stackOf(ctx, false);
   const cond = conditions(ctx);
+  const caller = callerOf(ctx);
+  let before: Profile | undefined;
   // The client's If-Match is the endpoint's, checked against the profile as the write finds it.
   const r = await editProfile(c, ctx.params[0]!, stack, undefined, (current) => {
+    before = current.profile;
     const existing = findEndpoint(current.profile, endpoint);
     checkEndpointConditions(
       `endpoint '${current.profile.name}/${endpoint}'`,
@@ -126,6 +140,11 @@ async function deleteEndpoint(c: ApiContext, ctx: Ctx): Promise<Reply<EndpointDe
     const input = withoutEndpoint(current.profile, endpoint);
     if (!input) throw endpointNotFound(current.profile, endpoint);
     return { input, value: existing!.name };
+  });
+  await audit(c.store, caller, 'endpoint.delete', `${r.profile.name}/${r.value}`, {
+    stack: r.stack,
+    etag: r.etag,
+    changes: profileChanges(before, r.profile),
   });
   return {
     status: 200,
@@ -151,11 +170,28 @@ async function patchEndpoint(c: ApiContext, ctx: Ctx): Promise<Reply<WriteResult
       { path: `profiles[${ctx.params[0]!}].endpoints[${endpointName}].name` },
     );
   }
+  const caller = callerOf(ctx);
   const explicit = header(ctx.req, 'if-match');
   const r = await editProfile(c, ctx.params[0]!, stack, explicit, (current) => {
     const input = withEndpointPatch(current.profile, endpointName, patch);
     if (!input) throw endpointNotFound(current.profile, endpointName);
-    return { input, value: undefined };
+    return { input, value: current.profile };
   });
+  if (r.changed) {
+    const was = findEndpoint(r.value, endpointName);
+    const now = findEndpoint(r.profile, endpointName);
+    // `tmkit endpoint disable|enable` is a PATCH of endpointStatus: named as what it does.
+    const action =
+      was?.endpointStatus !== now?.endpointStatus && now?.endpointStatus !== undefined
+        ? now.endpointStatus === 'Disabled'
+          ? 'endpoint.disable'
+          : 'endpoint.enable'
+        : 'endpoint.update';
+    await audit(c.store, caller, action, `${r.profile.name}/${now?.name ?? endpointName}`, {
+      stack: r.stack,
+      etag: r.etag,
+      changes: profileChanges(r.value, r.profile),
+    });
+  }
   return profileReply(200, r.stack, r);
 }

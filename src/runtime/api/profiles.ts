@@ -6,6 +6,7 @@
 import type { DeleteResult, ProfileList, ProfileSummaryList, WriteResult } from '../../core/api';
 import { withSettingsPatch } from '../../core/model/edit';
 import type { Profile, ProfileInput } from '../../core/model/types';
+import { profileChanges } from '../../core/operations/audit';
 import type { DeleteProfileOptions, StoredProfile } from '../../core/store';
 import {
   conditions,
@@ -19,6 +20,7 @@ import {
   stackOf,
   type ApiContext,
 } from './common';
+import { audit, callerOf } from './audit';
 import { ApiProblem } from './errors';
 import { header, readJson, route, type Ctx, type Reply, type Route } from './http';
 
@@ -83,7 +85,16 @@ async function putProfile(c: ApiContext, ctx: Ctx): Promise<Reply<WriteResult>> 
   // The URL is case-insensitive; the body's name is the profile's name (PUT /v1/profiles/WEB with
   // {"name":"web"} writes web). A name that differs from a stored one only in case is a conflict.
   nameAsInUrl(body, urlName, 'profile');
+  const caller = callerOf(ctx);
+  // What it was, for the audit log's old → new (read before the write: cheap, and right unless another write races it).
+  const before = await findProfile(c, urlName);
   const r = await c.store.putProfile(body as unknown as ProfileInput, { stack, ...conditions(ctx) });
+  if (r.changed)
+    await audit(c.store, caller, r.created ? 'profile.create' : 'profile.update', r.profile.name, {
+      stack,
+      etag: r.etag,
+      changes: profileChanges(r.created ? undefined : before?.profile, r.profile),
+    });
   return profileReply(r.created ? 201 : 200, stack, r);
 }
 
@@ -95,23 +106,36 @@ async function patchProfile(c: ApiContext, ctx: Ctx): Promise<Reply<WriteResult>
     throw ApiProblem.of(400, 'BAD_REQUEST', 'the body must be a JSON merge patch of profile settings, e.g. {"dnsConfig":{"ttl":60}}', {
       path: '$',
     });
+  const caller = callerOf(ctx);
   const explicit = header(ctx.req, 'if-match');
   const r = await editProfile(c, ctx.params[0]!, stack, explicit, (current) => {
     const edited = withSettingsPatch(current.profile, patch);
     if ('error' in edited) throw new ApiProblem(400, [edited.error]);
-    return { input: edited.input, value: undefined };
+    return { input: edited.input, value: current.profile };
   });
+  if (r.changed)
+    await audit(c.store, caller, 'profile.update', r.profile.name, {
+      stack: r.stack,
+      etag: r.etag,
+      changes: profileChanges(r.value, r.profile),
+    });
   return profileReply(200, r.stack, r);
 }
 
 async function deleteProfile(c: ApiContext, ctx: Ctx): Promise<Reply<DeleteResult>> {
   const stack = stackOf(ctx, false);
   // The stored name (case-insensitive URL); a profile that does not exist is the store's 404.
-  const name = (await findProfile(c, ctx.params[0]!))?.profile.name ?? ctx.params[0]!;
+  const caller = callerOf(ctx);
+  const before = await findProfile(c, ctx.params[0]!);
+  const name = before?.profile.name ?? ctx.params[0]!;
   const opts: DeleteProfileOptions = {};
   if (stack !== undefined) opts.stack = stack;
   const ifMatch = header(ctx.req, 'if-match');
   if (ifMatch !== undefined) opts.ifMatch = ifMatch;
   const r = await c.store.deleteProfile(name, opts);
+  await audit(c.store, caller, 'profile.delete', name, {
+    ...(before ? { stack: before.stack, etag: before.etag } : {}),
+    changes: profileChanges(before?.profile, undefined),
+  });
   return { status: 200, body: { name, deleted: true, revision: r.revision } };
 }

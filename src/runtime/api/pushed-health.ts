@@ -10,6 +10,7 @@ import { problem, type Diagnostic } from '../../core/diagnostics';
 import { findEndpoint } from '../../core/model/edit';
 import type { PushedHealthApi } from '../ledger';
 import { MAX_PUSH_REASON, MAX_PUSH_TTL_SECONDS } from '../ledger/pushed-health';
+import { audit, callerOf } from './audit';
 import { mustGet, readObject, type ApiContext } from './common';
 import { ApiProblem } from './errors';
 import { route, type Ctx, type Reply, type Route } from './http';
@@ -85,9 +86,18 @@ async function put(c: ApiContext, pushed: PushedHealthApi | undefined, ctx: Ctx)
     errors.push(problem('BAD_REQUEST', `reason is a string of at most ${MAX_PUSH_REASON} characters`, { path: 'reason' }));
   }
   if (errors.length > 0) throw new ApiProblem(400, errors);
+  const caller = callerOf(ctx, body);
   const key = await keyOf(c, ctx, true);
   const req = body as unknown as PushedHealthRequest;
-  return { status: 200, body: await on(pushed).push(key, req.status, req.ttlSeconds, req.reason ?? '') };
+  const was = on(pushed).report(key)?.status;
+  const r = await on(pushed).push(key, req.status, req.ttlSeconds, req.reason ?? '');
+  // A health pusher repeats itself every few seconds: only a change of the pushed status is audited.
+  if (was !== req.status)
+    await audit(c.store, { ...caller, ...(caller.reason || !req.reason ? {} : { reason: req.reason }) }, 'health.push', key, {
+      changes: [`pushed ${was ?? '(none)'} → ${req.status}`],
+      expiresAt: r.expiresAt,
+    });
+  return { status: 200, body: r };
 }
 
 async function clear(
@@ -95,8 +105,11 @@ async function clear(
   pushed: PushedHealthApi | undefined,
   ctx: Ctx,
 ): Promise<Reply<{ profile: string; endpoint: string; cleared: boolean }>> {
+  const caller = callerOf(ctx);
   const key = await keyOf(c, ctx, false);
+  const was = on(pushed).report(key)?.status;
   const cleared = await on(pushed).clear(key);
+  if (cleared) await audit(c.store, caller, 'health.clear', key, { changes: [`pushed ${was ?? '(expired)'} → (none)`] });
   const i = key.indexOf('/');
   return { status: 200, body: { profile: key.slice(0, i), endpoint: key.slice(i + 1), cleared } };
 }

@@ -6,6 +6,7 @@
 import { LIVE_EVENT_TYPES, unknownEventTypes, type WebhookList, type WebhookReport, type WebhookRequest } from '../../core/api';
 import { problem, type Diagnostic } from '../../core/diagnostics';
 import { WebhookRefused, type WebhooksApi } from '../webhooks';
+import { audit, callerOf } from './audit';
 import { attached, readObject, type ApiContext } from './common';
 import { ApiProblem } from './errors';
 import { route, type Ctx, type Reply, type Route } from './http';
@@ -17,7 +18,7 @@ export function webhookRoutes(c: ApiContext, webhooks: WebhooksApi | undefined):
       GET: async (): Promise<Reply<WebhookList>> => ({ status: 200, body: { webhooks: on().list() } }),
       POST: (x) => add(c, on(), x),
     }),
-    route('/v1/webhooks/{id}', { DELETE: (x) => remove(on(), x) }),
+    route('/v1/webhooks/{id}', { DELETE: (x) => remove(c, on(), x) }),
   ];
 }
 
@@ -49,8 +50,11 @@ async function add(c: ApiContext, webhooks: WebhooksApi, ctx: Ctx): Promise<Repl
       problem('BAD_REQUEST', 'format is "json" (the event) or "slack" (a Slack/Teams-compatible {"text"} body)', { path: 'format' }),
     );
   if (errors.length > 0) throw new ApiProblem(400, errors);
+  const caller = callerOf(ctx, body);
   try {
-    return { status: 201, body: await webhooks.add(body as unknown as WebhookRequest) };
+    const w = await webhooks.add(body as unknown as WebhookRequest);
+    await audit(c.store, caller, 'webhook.add', w.id, { url: w.url, events: w.events });
+    return { status: 201, body: w };
   } catch (err) {
     if (err instanceof WebhookRefused)
       throw err.field === 'events'
@@ -60,8 +64,10 @@ async function add(c: ApiContext, webhooks: WebhooksApi, ctx: Ctx): Promise<Repl
   }
 }
 
-async function remove(webhooks: WebhooksApi, ctx: Ctx): Promise<Reply<{ id: string; deleted: true }>> {
+async function remove(c: ApiContext, webhooks: WebhooksApi, ctx: Ctx): Promise<Reply<{ id: string; deleted: true }>> {
   const id = ctx.params[0]!;
+  const caller = callerOf(ctx);
+  const url = webhooks.list().find((w) => w.id === id)?.url;
   let removed: boolean;
   try {
     removed = webhooks.remove(id);
@@ -70,5 +76,6 @@ async function remove(webhooks: WebhooksApi, ctx: Ctx): Promise<Reply<{ id: stri
     throw err;
   }
   if (!removed) throw ApiProblem.of(404, 'NOT_FOUND', `no webhook ${id}; GET /v1/webhooks lists them`);
+  await audit(c.store, caller, 'webhook.remove', id, url !== undefined ? { url } : undefined);
   return { status: 200, body: { id, deleted: true } };
 }
