@@ -76,6 +76,28 @@ test('resolve: on a planned tmkit_profile (unknown id, fqdn, tags), with endpoin
   expect(v).toEqual(new Dynamic(['tuple', ['string']], ['weu']));
 });
 
+test('a disabled profile answers nothing; endpoints may be tmkit_external_endpoint resources', async () => {
+  const call1 = async (p: Value, client = '192.0.2.9') =>
+    result(await call('CallFunction', { name: 'resolve', arguments: [dyn(p), str(client)] }));
+  expect(await call1(planned({ profile_status: 'Disabled' }))).toEqual([]);
+  const resource = (name: string, priority: number) => ({
+    id: UNKNOWN,
+    profile_id: '/tmkit/stacks/terraform/trafficManagerProfiles/web',
+    name,
+    target: `192.0.2.${priority}`,
+    priority,
+    weight: 1,
+    enabled: true,
+    always_serve_enabled: false,
+    endpoint_location: null,
+    geo_mappings: null,
+    subnet: [],
+    custom_header: [],
+    timeouts: null,
+  });
+  expect(await call1(planned({ endpoint: [resource('b', 2), resource('a', 1)] }))).toEqual(['a']);
+});
+
 test('an unknown the answer depends on makes it unknown; one it does not read does not', async () => {
   const isUnknown = (res: Msg): boolean => decodeMsgpack(res.result.msgpack, { kind: 'dynamic' }) === UNKNOWN;
   expect(

@@ -31,7 +31,14 @@ const ZONE = 'functions.tmkit.invalid';
 /** The attributes and blocks a profile object may have: tmkit_profile's (so the resource itself is accepted). */
 const PROFILE_KEYS = [...Object.keys(profileSchema.block.attributes ?? {}), ...Object.keys(profileSchema.block.blocks ?? {})];
 const ENDPOINT_BLOCK = profileSchema.block.blocks!.endpoint!.block;
-const ENDPOINT_KEYS = [...Object.keys(ENDPOINT_BLOCK.attributes ?? {}), ...Object.keys(ENDPOINT_BLOCK.blocks ?? {})];
+/** An inline endpoint block's, plus what a tmkit_external_endpoint resource adds (so `endpoint = [tmkit_external_endpoint.a]` works). */
+const ENDPOINT_KEYS = [
+  ...Object.keys(ENDPOINT_BLOCK.attributes ?? {}),
+  ...Object.keys(ENDPOINT_BLOCK.blocks ?? {}),
+  'id',
+  'profile_id',
+  'timeouts',
+];
 /** Blocks that are one object in the resource (a list of one) and may be written as the object itself. */
 const SINGLE_BLOCKS = ['dns_config', 'monitor_config', 'failback'];
 
