@@ -112,6 +112,10 @@ export const CODES = {
   PLAN_FILE_NOT_A_PLAN: c('plan', 'The file is not a tmkit plan (kind).'),
   PLAN_FILE_VERSION: c('plan', "The plan file's formatVersion is not supported."),
   // Plan lints (warnings)
+  AZURE_PRIORITY_SWAP: c(
+    'plan',
+    'An azurerm plan gives an endpoint a priority another endpoint holds until its own update: Terraform updates them one by one, and Azure refuses a duplicate priority on the way.',
+  ),
   LINT_TTL_EXCEEDS_DETECTION: c('lint', 'The TTL keeps clients on a failed endpoint longer than detection takes.'),
   LINT_SUBNET_WITHOUT_FALLBACK: c('lint', 'A Subnet profile has no fallback endpoint.'),
   LINT_MIN_CHILD_ENDPOINTS_UNREACHABLE: c('lint', 'minChildEndpoints can never be met by the child.'),

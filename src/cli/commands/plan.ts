@@ -13,6 +13,7 @@ import {
   wantColor,
   type StateOptions,
 } from '../util/state';
+import { azurermPlanFile, azurermPlanReport, printPlan } from '../util/azure-preview';
 import { loadTerraformPlan } from '../util/terraform-plan';
 
 interface PlanOptions extends StateOptions {
@@ -51,6 +52,18 @@ export function registerPlan(program: Command): void {
     const max = parseSeconds('--max-failover-seconds', opts.maxFailoverSeconds);
     if ((file === undefined) === (opts.fromTerraform === undefined)) {
       throw new CliError('give a document file or --from-terraform plan.json (one of them)', EXIT_USAGE);
+    }
+    // An azurerm plan previews Azure's own Traffic Manager: offline, its before is what Azure has.
+    const azure = opts.fromTerraform !== undefined ? azurermPlanFile(opts.fromTerraform, opts) : undefined;
+    if (azure !== undefined) {
+      const { report, mask } = await azurermPlanReport(opts.fromTerraform!, azure, {
+        preview: opts.preview,
+        geoip: opts.geoip,
+        resources: opts.resources,
+        ...(max !== undefined ? { maxFailoverSeconds: max } : {}),
+      });
+      printPlan(report, mask, opts, cmd);
+      return;
     }
     const raw = file !== undefined ? readDocumentFile(file) : undefined;
     const state = (await loadState(opts, true, raw))!;

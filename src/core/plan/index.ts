@@ -19,6 +19,8 @@ export {
   type PlanReport,
   type FailoverRow,
   type ReportOptions,
+  type AzurePreview,
+  azurePreviewLabel,
 } from './report';
 export { renderText, writeText, type TextOptions } from './render/text';
 export { renderMarkdown, writeMarkdown, GITHUB_COMMENT_LIMIT, DEFAULT_MARKER, type MarkdownOptions } from './render/markdown';

@@ -26,6 +26,23 @@ export interface PlanReport {
   preview?: PlanPreview;
   /** What the server planned against says about health now (plans against a server; live.ts). */
   live?: LiveHealthReport;
+  /**
+   * Set when the plan previews changes to Azure's own Traffic Manager (an azurerm Terraform plan, ARM files),
+   * not to a tmkit runtime: what was read, and what is known only after apply. Such a plan has no apply
+   * order (Terraform or ARM applies it) and `tmkit apply` refuses it.
+   */
+  azure?: AzurePreview;
+}
+
+/** What an Azure preview read (`source`), and its notes (values known after apply, stand-ins). */
+export interface AzurePreview {
+  source: string;
+  notes: string[];
+}
+
+/** The label an Azure preview carries in every format. */
+export function azurePreviewLabel(a: AzurePreview): string {
+  return `Preview of Azure Traffic Manager changes (${a.source}), not of a tmkit runtime: Azure's rules, routing and failover, checked offline by tmkit`;
 }
 
 export interface ReportOptions {

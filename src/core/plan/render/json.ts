@@ -22,7 +22,8 @@ import type { Profile } from '../../model/types';
  *   "maxFailoverSeconds": number|null,
  *   "preview": { "clientModel", "profiles": [ ProfilePreview ] } | null,
  *   "live"?: { "at", "endpoints": [ { "profile", "endpoint", "status", "since"?, "seconds"?, "reason", "overrides": [] } ],
- *              "fallback": [ profile ], "unread"? } }                // planned against a server (core/plan/live.ts)
+ *              "fallback": [ profile ], "unread"? },                 // planned against a server (core/plan/live.ts)
+ *   "azure"?: { "source", "notes": [] } }                          // an Azure preview (azurerm plan, ARM files)
  * ```
  * Keys appear in this order; nothing depends on the time or machine, so the same inputs give the same bytes
  * (`live`, read from a server at a moment, is the one exception).
@@ -50,6 +51,8 @@ export function planToJson(report: PlanReport): JsonValue {
     preview: report.preview ? toJson(report.preview) : null,
     // Plans against a server only: what its live health says (it depends on the moment, unlike the rest).
     ...(report.live ? { live: toJson(report.live) } : {}),
+    // Azure previews only (azurerm plans, ARM files): what was read and what is known after apply.
+    ...(report.azure ? { azure: { source: report.azure.source, notes: [...report.azure.notes] } } : {}),
   };
 }
 
@@ -100,6 +103,12 @@ export function readPlanJson(value: unknown): Plan {
     throw new PlanFormatError(
       'PLAN_FILE_NOT_A_PLAN',
       'not a tmkit plan file (expected "kind": "tmkit-plan"); create one with `tmkit plan FILE --out plan.json`',
+    );
+  }
+  if (isObj(value.azure)) {
+    throw new PlanFormatError(
+      'PLAN_FILE_NOT_A_PLAN',
+      'this plan previews changes to Azure Traffic Manager, not to a tmkit runtime: apply it with terraform (or the ARM deployment) it came from',
     );
   }
   if (value.formatVersion !== PLAN_FORMAT_VERSION) {

@@ -1,6 +1,6 @@
 import type { Endpoint } from '../../model/types';
 import type { ProfilePreview } from '../preview-types';
-import type { FailoverRow, PlanReport } from '../report';
+import { azurePreviewLabel, type FailoverRow, type PlanReport } from '../report';
 import type { AttributeChange, ProfileChange, Writer } from '../types';
 import {
   ACTION_WORD,
@@ -51,7 +51,16 @@ export function renderMarkdown(report: PlanReport, options: MarkdownOptions = {}
   const { plan } = report;
   const head: string[] = [];
   head.push(options.marker ?? DEFAULT_MARKER);
-  head.push(`### ${options.title ?? 'tmkit plan'} — stack ${code(plan.stack)}`, '');
+  if (report.azure) {
+    head.push(`### ${options.title ?? 'tmkit preview of Azure Traffic Manager'} — ${esc(report.azure.source)}`, '');
+    head.push('> [!NOTE]', `> ${esc(azurePreviewLabel(report.azure))}.`);
+    if (report.azure.notes.length > 0) {
+      head.push('>', '> Known after apply, and stand-ins:');
+      for (const n of report.azure.notes.slice(0, 30)) head.push(`> - ${esc(n)}`);
+      if (report.azure.notes.length > 30) head.push(`> - … and ${report.azure.notes.length - 30} more (see \`tmkit plan --format json\`)`);
+    }
+    head.push('');
+  } else head.push(`### ${options.title ?? 'tmkit plan'} — stack ${code(plan.stack)}`, '');
   if (plan.errors.length > 0)
     head.push(`**❌ This plan cannot be applied: ${count(plan.errors.length, 'error')}.** ${summaryLine(plan.summary)}`);
   else if (!hasChanges(plan.summary)) head.push(`**No changes.** The deployed profiles of stack ${code(plan.stack)} match the document.`);
@@ -131,7 +140,7 @@ export function renderMarkdown(report: PlanReport, options: MarkdownOptions = {}
       compact: () => affectedSection(p, failoverBy.get(p.profile), false),
     });
   }
-  if (plan.steps.length > 1) {
+  if (plan.steps.length > 1 && !report.azure) {
     const order = [
       '<details><summary>Apply order</summary>',
       '',

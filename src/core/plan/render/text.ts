@@ -1,5 +1,5 @@
 import type { ProfilePreview } from '../preview-types';
-import type { PlanReport } from '../report';
+import { azurePreviewLabel, type PlanReport } from '../report';
 import type { ProfileChange, Writer } from '../types';
 import {
   ACTION_WORD,
@@ -43,7 +43,14 @@ export function renderText(report: PlanReport, options: TextOptions = {}): strin
   const { plan } = report;
 
   const showChanges = options.changes !== false;
-  if (showChanges) lines.push(c('bold', `tmkit plan for stack "${plan.stack}"`), '');
+  if (showChanges && report.azure) {
+    lines.push(c('bold', azurePreviewLabel(report.azure)), '');
+    if (report.azure.notes.length > 0) {
+      lines.push('Known after apply, and stand-ins:');
+      for (const n of report.azure.notes) lines.push(`  - ${n}`);
+      lines.push('');
+    }
+  } else if (showChanges) lines.push(c('bold', `tmkit plan for stack "${plan.stack}"`), '');
   const changed = plan.changes.filter((x) => x.action !== 'no-op');
   if (!showChanges) {
     // preview only
@@ -55,7 +62,7 @@ export function renderText(report: PlanReport, options: TextOptions = {}): strin
     lines.push('Symbols: + create, ~ update, -/+ replace, - destroy', '');
     for (const ch of changed) {
       const sym = SYMBOL[ch.action];
-      const etag = ch.baseEtag !== undefined ? `, base ETag ${ch.baseEtag}` : '';
+      const etag = ch.baseEtag !== undefined && !report.azure ? `, base ETag ${ch.baseEtag}` : '';
       lines.push(c(actionColor(ch.action), `  ${sym} profile ${ch.profile}`) + c('dim', ` (${ACTION_WORD[ch.action]}${etag})`));
       for (const r of ch.replaceReasons) lines.push(c('magenta', `      # forces replacement: ${r}`));
       if (ch.action === 'create' || ch.action === 'delete') {
@@ -95,7 +102,7 @@ export function renderText(report: PlanReport, options: TextOptions = {}): strin
       }
       lines.push('');
     }
-    if (plan.steps.length > 0) {
+    if (plan.steps.length > 0 && !report.azure) {
       lines.push(c('bold', 'Apply order:'));
       plan.steps.forEach((s, i) => {
         const cond = s.ifMatch !== undefined ? ` If-Match ${s.ifMatch}` : s.ifNoneMatch ? ' If-None-Match *' : '';

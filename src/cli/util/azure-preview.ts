@@ -1,0 +1,154 @@
+/**
+ * `tmkit plan --from-terraform plan.json` for a plan of azurerm Traffic Manager resources: a preview of
+ * Azure's own Traffic Manager, offline. What Azure has (`before`) is the deployed state and what the plan
+ * leaves (`after`) the desired document (src/core/model/azurerm-plan.ts); no tmkit server is asked. Every
+ * diagnostic names the resource address that causes it.
+ */
+import type { Command } from 'commander';
+import type { Diagnostic } from '../../core/diagnostics';
+import { AZURE_PREVIEW_STACK, azurermPlanDocuments, hasAzurermTrafficManager, maskSensitiveValues } from '../../core/model/azurerm-plan';
+import { parseResourceCatalog, toResourceCatalog } from '../../core/model/catalog';
+import { normalize } from '../../core/model/normalize';
+import {
+  desiredDocument,
+  failoverLimitMessages,
+  planExitCode,
+  renderJson,
+  renderMarkdown,
+  renderText,
+  type DeployedProfile,
+  type PlanReport,
+} from '../../core/plan';
+import type { ResourceCatalog } from '../../core/ports';
+import { count } from '../../core/words';
+import { CliError, EXIT_FAILED, EXIT_USAGE, setExitCode } from '../errors';
+import { renderText as renderDiagnostics } from './diagnostics';
+import { displayFile, readJsonFile, writeFileAtomic } from './files';
+import { makeReport, wantColor } from './state';
+
+export interface AzurePreviewOptions {
+  preview: boolean;
+  geoip?: string | undefined;
+  resources?: string | undefined;
+  clients?: Array<{ label: string; address: string }>;
+  maxFailoverSeconds?: number;
+}
+
+/** `--resources FILE` (the catalog format `tmkit serve --resources` takes). */
+function readCatalog(file: string): ResourceCatalog {
+  const { catalog, errors } = parseResourceCatalog(readJsonFile(file, 'resource catalog'));
+  if (errors.length > 0)
+    throw new CliError(`--resources ${file}: ${errors.map((e) => `${e.path ? `${e.path}: ` : ''}${e.message}`).join('; ')}`);
+  return toResourceCatalog(catalog);
+}
+
+/** The diagnostic with the resource address its path points into (the longest known prefix), if any. */
+function withAddress(d: Diagnostic, addresses: Record<string, string>): Diagnostic {
+  const path = d.path.toLowerCase();
+  let best = '';
+  for (const key of Object.keys(addresses)) {
+    if ((path === key || path.startsWith(`${key}.`) || path.startsWith(`${key}[`)) && key.length > best.length) best = key;
+  }
+  return best === '' ? d : { ...d, message: `${d.message} (resource ${addresses[best]})` };
+}
+
+/**
+ * The plan report of an azurerm Terraform plan (its JSON already read), with the masking of sensitive
+ * values for everything printed. Exit 1 (CliError) when the file cannot be previewed or the planned
+ * profiles break Azure's rules, each error printed with its rule code and resource address.
+ */
+export async function azurermPlanReport(
+  file: string,
+  raw: unknown,
+  opts: AzurePreviewOptions,
+): Promise<{ report: PlanReport; mask: (s: string) => string }> {
+  const az = azurermPlanDocuments(raw);
+  const mask = (s: string): string => maskSensitiveValues(s, az.sensitive);
+  const label = displayFile(file);
+  if (az.problems.length > 0) {
+    throw new CliError(mask(`${label}: ${az.problems.map((p) => `${p.address}: ${p.message}`).join('; ')}`));
+  }
+  const deployed: DeployedProfile[] = normalize(az.before).profiles.map((profile) => ({
+    profile,
+    etag: '"azure"',
+    stack: AZURE_PREVIEW_STACK,
+  }));
+  const desired = desiredDocument(az.after, deployed);
+  const diagnostics = [...az.issues, ...desired.diagnostics].map((d) => withAddress(d, az.addresses));
+  if (!desired.document || diagnostics.some((d) => d.severity === 'error')) {
+    process.stderr.write(mask(renderDiagnostics(diagnostics, desired.profileNames)));
+    throw new CliError(
+      `${label}: the planned Traffic Manager profiles break Azure's rules: fix the errors above in the configuration, then plan again`,
+    );
+  }
+  const user = opts.resources !== undefined ? readCatalog(opts.resources) : new Map();
+  const resources: ResourceCatalog = new Map([...toResourceCatalog(az.catalog), ...user]);
+  // A stand-in is said only for resources the --resources catalog does not describe.
+  const notes = [...az.notes, ...Object.entries(az.standIns).flatMap(([id, note]) => (user.has(id.toLowerCase()) ? [] : [note]))];
+  const report = await makeReport(
+    desired.document,
+    { deployed, resources },
+    {
+      preview: opts.preview,
+      geoip: opts.geoip,
+      warnings: diagnostics.filter((d) => d.severity === 'warning'),
+      ...(opts.clients ? { clients: opts.clients } : {}),
+      ...(opts.maxFailoverSeconds !== undefined ? { maxFailoverSeconds: opts.maxFailoverSeconds } : {}),
+    },
+  );
+  report.azure = { source: `Terraform plan ${label}`, notes };
+  return { report, mask };
+}
+
+/**
+ * The JSON of `--from-terraform FILE` when it is a plan of azurerm Traffic Manager resources (an Azure
+ * preview), else undefined (a tmkit_* plan, planned against the runtime). Refuses a plan with both kinds and
+ * the options that name another deployed state.
+ */
+export function azurermPlanFile(file: string, opts: { deployed?: string | undefined; server?: string | undefined }): unknown {
+  const raw = readJsonFile(file, 'Terraform plan', 'write it with: terraform plan -out tfplan && terraform show -json tfplan > plan.json');
+  if (!hasAzurermTrafficManager(raw)) return undefined;
+  const changes = (raw as { resource_changes: Array<{ type?: unknown }> }).resource_changes;
+  if (changes.some((c) => typeof c.type === 'string' && c.type.startsWith('tmkit_'))) {
+    throw new CliError(
+      `${displayFile(file)} has both tmkit_* and azurerm_traffic_manager_* resources: tmkit previews one kind per plan; ` +
+        'plan them in separate configurations (or with -target)',
+      EXIT_USAGE,
+    );
+  }
+  for (const [flag, v] of [
+    ['--deployed', opts.deployed],
+    ['--server', opts.server],
+  ] as const) {
+    if (v !== undefined) {
+      throw new CliError(
+        `${flag}: an azurerm plan previews Azure, whose current state is the plan's own (before); drop ${flag}`,
+        EXIT_USAGE,
+      );
+    }
+  }
+  return raw;
+}
+
+/** Prints the report as `tmkit plan` does (--format, --out, exit code, failover limit lines). */
+export function printPlan(
+  report: PlanReport,
+  mask: (s: string) => string,
+  opts: {
+    format: 'text' | 'markdown' | 'json';
+    out?: string | undefined;
+    color?: boolean | undefined;
+    detailedExitcode?: boolean | undefined;
+  },
+  cmd: Command,
+): void {
+  if (opts.out !== undefined) writeFileAtomic(opts.out, mask(renderJson(report)));
+  if (opts.format === 'json') process.stdout.write(mask(renderJson(report)));
+  else if (opts.format === 'markdown') process.stdout.write(mask(renderMarkdown(report)));
+  else process.stdout.write(mask(renderText(report, { color: wantColor(opts.color) })));
+  const code = planExitCode(report, opts.detailedExitcode === true);
+  for (const m of failoverLimitMessages(report)) process.stderr.write(`tmkit: ${m}\n`);
+  if (code === EXIT_FAILED && report.plan.errors.length > 0)
+    process.stderr.write(`tmkit: the plan has ${count(report.plan.errors.length, 'error')} and cannot be applied\n`);
+  setExitCode(cmd, code);
+}
