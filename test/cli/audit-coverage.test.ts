@@ -2,7 +2,7 @@
  * `tmkit audit` covers every traffic-changing command and API write (issue 40 item 3), against a real
  * `tmkit serve`: apply (create, update), destroy, endpoint disable/enable, pushed health (changes only, not
  * each identical push), overrides, webhooks, a DNSSEC rollover, a cookie rotation, node drain/undrain, each
- * through the real CLI, and profile/endpoint/pushed-health writes as raw API calls. Each entry says who
+ * through the real CLI, and profile/endpoint/pushed-health/probe-failure writes as raw API calls. Each entry says who
  * (`--who`, by default the OS user: $USER, else os.userInfo; `api` for an API caller without a name), what
  * (target, the change old → new), when, and why where the command takes a reason.
  */
@@ -117,6 +117,8 @@ test('every traffic-changing command and API write is in tmkit audit --json, wit
   expect(await raw('PATCH', '/v1/profiles/shop/endpoints/backup', { endpointStatus: 'Disabled' })).toBe(200);
   expect(await raw('PUT', '/v1/profiles/shop/endpoints/primary/health', { status: 'Degraded', ttlSeconds: 60, reason: 'pager' })).toBe(200);
   expect(await raw('PUT', '/v1/profiles/shop/endpoints/primary/health', { status: 'Degraded', ttlSeconds: 60, reason: 'pager' })).toBe(200);
+  expect(await raw('PUT', '/v1/profiles/shop/endpoints/primary/probe-failure', { forSeconds: 60, who: 'drill-bot' })).toBe(200);
+  expect(await raw('DELETE', '/v1/profiles/shop/endpoints/primary/probe-failure?who=drill-bot')).toBe(200);
   expect(await raw('DELETE', '/v1/profiles/shop?who=deploy-bot')).toBe(200);
   // destroy: the last profile goes.
   await ok(['destroy', '--yes']);
@@ -147,6 +149,8 @@ test('every traffic-changing command and API write is in tmkit audit --json, wit
     'deploy-bot profile.create shop: new shop',
     'api endpoint.disable shop/backup',
     'api health.push shop/primary: pager',
+    'drill-bot probe-failure.inject shop/primary',
+    'drill-bot probe-failure.clear shop/primary',
     'deploy-bot profile.delete shop',
     `${USER} profile.delete web`,
   ]);
@@ -170,7 +174,7 @@ test('every traffic-changing command and API write is in tmkit audit --json, wit
   expect(text).toHaveLength(3);
   expect(text[0]).toMatch(new RegExp(`^\\S+Z  ${USER.replace('.', '\\.')} +profile.delete +web$`));
   expect(text[1]).toMatch(/^\S+Z {2}deploy-bot +profile\.delete +shop$/);
-  expect(text[2]).toMatch(/^\S+Z {2}api +health\.push +shop\/primary: pager$/);
+  expect(text[2]).toMatch(/^\S+Z {2}drill-bot +probe-failure\.clear +shop\/primary$/);
 
   // Without $USER the OS account names the operator.
   const me = userInfo().username;

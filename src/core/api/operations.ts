@@ -78,7 +78,8 @@ export interface AuditEntry {
    * `override.create`, `override.clear`, `override.expire`, `override.refuse`, `failback`, `drill`, `shift.start`,
    * `shift.refuse`, `shift.cancel`, `shift.end`, `node.drain`, `node.undrain`; `profile.create|update|delete`,
    * `endpoint.create|update|delete|disable|enable`, `resources.replace`, `health.push` (a change of the pushed
-   * status only), `health.clear`, `webhook.add|remove`, `dnssec.rollover|finish`, `cookies.rotate`
+   * status only), `health.clear`, `webhook.add|remove`, `dnssec.rollover|finish`, `cookies.rotate`,
+   * `probe-failure.inject|clear`
    * (docs/operations.md#audit-log). Those of configuration carry `details.changes`: what changed, old → new.
    */
   action: string;

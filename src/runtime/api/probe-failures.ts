@@ -8,6 +8,7 @@ import type { ProbeFailureReport } from '../../core/api';
 import { problem, type Diagnostic } from '../../core/diagnostics';
 import { findEndpoint } from '../../core/model/edit';
 import { MAX_PROBE_FAILURE_REASON, MAX_PROBE_FAILURE_SECONDS, type ProbeFailures } from '../monitor/probe-failures';
+import { audit, callerOf } from './audit';
 import { mustGet, readObject, type ApiContext } from './common';
 import { ApiProblem } from './errors';
 import { route, type Ctx, type Reply, type Route } from './http';
@@ -81,9 +82,17 @@ async function put(c: ApiContext, failures: ProbeFailures | undefined, ctx: Ctx)
       errors.push(problem('BAD_REQUEST', `${k} is a non-empty string of at most ${MAX_PROBE_FAILURE_REASON} characters`, { path: k }));
   }
   if (errors.length > 0) throw new ApiProblem(400, errors);
+  const caller = callerOf(ctx);
   const key = await keyOf(c, ctx, true);
   const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
-  return { status: 200, body: on(failures).inject(key, f as number, str(body.who) ?? 'api', str(body.drill), str(body.reason)) };
+  const who = str(body.who) ?? caller.who;
+  const r = on(failures).inject(key, f as number, who, str(body.drill), str(body.reason));
+  const reason = caller.reason ?? str(body.reason);
+  await audit(c.store, { who, ...(reason ? { reason } : {}) }, 'probe-failure.inject', key, {
+    forSeconds: f,
+    ...(body.drill !== undefined ? { drill: body.drill } : {}),
+  });
+  return { status: 200, body: r };
 }
 
 async function clear(
@@ -91,8 +100,10 @@ async function clear(
   failures: ProbeFailures | undefined,
   ctx: Ctx,
 ): Promise<Reply<{ profile: string; endpoint: string; cleared: boolean }>> {
+  const caller = callerOf(ctx);
   const key = await keyOf(c, ctx, false);
   const cleared = on(failures).clear(key);
+  if (cleared) await audit(c.store, caller, 'probe-failure.clear', key);
   const i = key.indexOf('/');
   return { status: 200, body: { profile: key.slice(0, i), endpoint: key.slice(i + 1), cleared } };
 }
