@@ -1,8 +1,9 @@
-import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Construct } from 'constructs';
 import { TmkitError } from '../core/diagnostics';
 import type { DocumentInput } from '../core/model/types';
+import { routingTestDiagnostics, synthTests, TESTS_FILE } from './routing-test';
 import { formatConstructDiagnostic, synthDocument, withValidationSession, type ConstructDiagnostic } from './synth';
 import { displayPath, documentScopeSettings, markDocumentScope } from './tree';
 
@@ -102,21 +103,33 @@ export class App extends Construct {
   synthesize(): SynthResult {
     const diagnostics = this.diagnostics();
     if (diagnostics.some((d) => d.severity === 'error')) throw new SynthError(diagnostics);
-    return { document: synthDocument(this), warnings: diagnostics };
+    const document = synthDocument(this);
+    const tests = routingTestDiagnostics(this, document);
+    if (tests.length > 0) throw new SynthError([...tests, ...diagnostics]);
+    return { document, warnings: diagnostics };
   }
 
   /**
-   * Validates, then writes `<outdir>/tmkit.out.json` (2-space JSON, trailing newline, replaced atomically).
+   * Validates, then writes `<outdir>/tmkit.out.json` (2-space JSON, trailing newline, replaced atomically),
+   * and `<outdir>/tmkit.tests.json` when the tree declares routing tests (docs/testing.md).
    * Throws `SynthError` listing every diagnostic when there is any error. Warnings are returned, not printed.
    */
-  synth(): SynthResult & { file: string } {
+  synth(): SynthResult & { file: string; testsFile?: string } {
     const result = this.synthesize();
     mkdirSync(this.outdir, { recursive: true });
     const file = join(this.outdir, OUTPUT_FILE);
     const tmp = `${file}.${process.pid}.tmp`;
     writeFileSync(tmp, `${JSON.stringify(result.document, null, 2)}\n`);
     renameSync(tmp, file);
-    return { ...result, file };
+    // The routing tests (profile.expect, RoutingTest) beside it, for `tmkit test` and `tmkit plan`; an
+    // app without tests leaves no stale file from an earlier synth.
+    const tests = synthTests(this);
+    const testsFile = join(this.outdir, TESTS_FILE);
+    if (tests) {
+      writeFileSync(`${testsFile}.${process.pid}.tmp`, `${JSON.stringify(tests, null, 2)}\n`);
+      renameSync(`${testsFile}.${process.pid}.tmp`, testsFile);
+    } else rmSync(testsFile, { force: true });
+    return { ...result, file, ...(tests ? { testsFile } : {}) };
   }
 }
 

@@ -2,6 +2,14 @@
 export * from './app';
 export * from './profile';
 export * from './endpoints';
+export {
+  RoutingTest,
+  findRoutingTests,
+  synthTests,
+  TESTS_FILE,
+  type RoutingTestProps,
+  type RoutingTestAssertions,
+} from './routing-test';
 export { InvalidPropsError } from './props-check';
 export {
   findProfiles,

@@ -28,6 +28,7 @@ import {
 } from './endpoints';
 import { addTreeValidation, rejectIfInvalid } from './synth';
 import { isEndpointNode, PROFILE_SYMBOL, type ProfileNode } from './tree';
+import { RoutingTest, type RoutingTestAssertions } from './routing-test';
 
 /** DNS settings of a profile (ARM `dnsConfig`). */
 export interface ProfileDnsConfig {
@@ -309,6 +310,15 @@ export class Profile extends Construct implements ProfileNode {
   /** Adds a nested endpoint (a child profile) as the next endpoint of this profile. */
   addNestedEndpoint(id: string, props: NestedEndpointProps): NestedEndpoint {
     return new NestedEndpoint(this, id, props);
+  }
+
+  /**
+   * Declares a routing test of this profile (docs/testing.md), written by `App.synth()` to
+   * `tmkit.tests.json` for `tmkit test` and `tmkit plan`:
+   * `web.expect('DE goes to West Europe', { client: '5.9.0.1', expect: ['weu'] })`.
+   */
+  expect(name: string, assertions: RoutingTestAssertions): RoutingTest {
+    return new RoutingTest(this, `test:${name.replace(/\//g, '∕')}`, { ...assertions, profile: this, name });
   }
 
   /** The profile as a document entry: only the props that were set, and its endpoints in order. */

@@ -126,6 +126,10 @@ export const CODES = {
   INVALID_PROPS: c('constructs', 'A construct was created with props that break a rule of its own.'),
   SYNTH_INVALID: c('constructs', 'The construct tree has errors; nothing was written.'),
   CONSTRUCT_VALIDATION: c('constructs', "A construct's own validation (node.addValidation) failed."),
+  ROUTING_TEST_INVALID: c(
+    'constructs',
+    'A routing test (profile.expect, RoutingTest) is malformed or names a profile, endpoint or location the document does not have.',
+  ),
   // Client
   UNREACHABLE: c('client', 'The server could not be reached (after retries).'),
   // Client: resource-level writes of the providers (src/client/resources.ts)
