@@ -24,7 +24,7 @@ import type { Diagnostic } from '../diagnostics';
 import { importArm } from './arm-import';
 import { isObj, type Obj } from './arm-shape';
 import type { ResourceCatalogRecord } from './catalog';
-import type { DocumentInput } from './types';
+import type { DocumentInput, Profile } from './types';
 
 export const AZURERM_PROFILE = 'azurerm_traffic_manager_profile';
 export const AZURERM_ENDPOINTS: Record<string, 'azureEndpoints' | 'externalEndpoints' | 'nestedEndpoints'> = {
@@ -471,6 +471,9 @@ export function azurermPlanDocuments(plan: unknown): AzurermPlanDocuments {
   result.after = build('after');
   result.issues.push(...prioritySwaps(result.before, result.after, result.addresses));
   result.notes = [...new Set(result.notes)];
+  result.problems = result.problems.filter(
+    (x, i) => result.problems.findIndex((y) => y.address === x.address && y.message === x.message) === i,
+  );
   result.sensitive = [...new Set(result.sensitive)].sort((a, b) => b.length - a.length);
   return result;
 }
@@ -508,6 +511,84 @@ function prioritySwaps(before: DocumentInput, after: DocumentInput, addresses: R
     }
   }
   return out;
+}
+
+/** The azurerm resources of one normalized profile: the reverse of the mapping above. */
+export interface AzurermProfileResources {
+  profile: Obj;
+  endpoints: Array<{ type: string; attributes: Obj }>;
+}
+
+const ENDPOINT_RESOURCE: Record<string, string> = {
+  azureEndpoints: 'azurerm_traffic_manager_azure_endpoint',
+  externalEndpoints: 'azurerm_traffic_manager_external_endpoint',
+  nestedEndpoints: 'azurerm_traffic_manager_nested_endpoint',
+};
+
+/**
+ * A normalized profile as azurerm's resources hold it (3.x/4.x attributes, blocks as lists), in resource group
+ * `group` of `subscription`. What azurerm cannot hold is left out: tmkit's extensions (failback, the monitor's
+ * certificate settings), `allowedEndpointRecordTypes`, and an Azure endpoint's inline target and location.
+ * Mapping these back through `azurermPlanDocuments` gives the profile again.
+ */
+export function azurermResources(p: Profile, subscription: string, group: string): AzurermProfileResources {
+  const id = `/subscriptions/${subscription}/resourceGroups/${group}/providers/Microsoft.Network/trafficManagerProfiles/${p.name}`;
+  const m = p.monitorConfig;
+  const profile: Obj = {
+    id,
+    name: p.name,
+    resource_group_name: group,
+    profile_status: p.profileStatus,
+    traffic_routing_method: p.trafficRoutingMethod,
+    dns_config: [{ relative_name: p.dnsConfig.relativeName, ttl: p.dnsConfig.ttl }],
+    monitor_config: [
+      {
+        protocol: m.protocol,
+        port: m.port,
+        path: m.path ?? null,
+        interval_in_seconds: m.intervalInSeconds,
+        timeout_in_seconds: m.timeoutInSeconds,
+        tolerated_number_of_failures: m.toleratedNumberOfFailures,
+        custom_header: (m.customHeaders ?? []).map((h) => ({ name: h.name, value: h.value })),
+        expected_status_code_ranges: (m.expectedStatusCodeRanges ?? []).map((r) => `${r.min}-${r.max}`),
+      },
+    ],
+    traffic_view_enabled: p.trafficViewEnrollmentStatus === 'Enabled',
+    max_return: p.trafficRoutingMethod === 'MultiValue' ? (p.maxReturn ?? null) : 0,
+    tags: { ...(p.tags ?? {}) },
+    fqdn: null,
+    timeouts: null,
+  };
+  const endpoints = p.endpoints.map((e) => {
+    const type = ENDPOINT_RESOURCE[e.type]!;
+    const attributes: Obj = {
+      id: `${id}/${e.type.charAt(0).toUpperCase()}${e.type.slice(1)}/${e.name}`,
+      name: e.name,
+      profile_id: id,
+      enabled: e.endpointStatus !== 'Disabled',
+      weight: e.weight,
+      priority: e.priority,
+      geo_mappings: e.geoMapping.length > 0 ? [...e.geoMapping] : null,
+      subnet: e.subnets.map((x) => ({ first: x.first, last: x.last ?? null, scope: x.scope ?? null })),
+      custom_header: e.customHeaders.map((h) => ({ name: h.name, value: h.value })),
+      timeouts: null,
+    };
+    if (e.type !== 'nestedEndpoints') attributes.always_serve_enabled = e.alwaysServe === 'Enabled';
+    if (e.type === 'externalEndpoints') attributes.target = e.target ?? null;
+    else if (e.type === 'azureEndpoints') attributes.target_resource_id = e.targetResourceId ?? null;
+    else {
+      const child = e.targetResourceId ?? '';
+      attributes.target_resource_id = child.includes('/')
+        ? child
+        : `/subscriptions/${subscription}/resourceGroups/${group}/providers/Microsoft.Network/trafficManagerProfiles/${child}`;
+      attributes.minimum_child_endpoints = e.minChildEndpoints ?? 1;
+      attributes.minimum_required_child_endpoints_ipv4 = e.minChildEndpointsIPv4 ?? null;
+      attributes.minimum_required_child_endpoints_ipv6 = e.minChildEndpointsIPv6 ?? null;
+    }
+    if (e.type !== 'azureEndpoints') attributes.endpoint_location = e.endpointLocation ?? null;
+    return { type, attributes };
+  });
+  return { profile, endpoints };
 }
 
 /** `text` with every sensitive value replaced by `(sensitive value)`. */
