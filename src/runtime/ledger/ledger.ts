@@ -269,12 +269,13 @@ export class HealthLedger implements HealthPort {
   retarget({ profiles, resources, changed, deleted }: RetargetChange): void {
     this.retargeting = true;
     try {
-      // A deleted profile's saved history and carried verdicts go with it, and its prober state too, even
-      // when it was created again within the same build: it starts fresh.
+      // A deleted profile's saved history, carried verdicts, pushed health and overrides go with it, and its
+      // prober state too, even when it was created again within the same build: it starts fresh.
       const gone: string[] = [];
       for (const n of deleted) {
         this.previous.forgetProfile(n);
         this.pushed.forgetProfile(n);
+        this.feed?.forgetProfile(n);
         const keys = this.monitor.keysOf(n);
         gone.push(...keys);
         for (const k of keys) this.history.delete(k);
