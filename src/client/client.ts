@@ -399,21 +399,6 @@ export class TmkitClient {
       .body;
   }
 
-  private static healthPath(profile: string, endpoint: string): string {
-    return `/v1/profiles/${encodeURIComponent(profile)}/endpoints/${encodeURIComponent(endpoint)}/health`;
-  }
-
-  /** The server's webhooks and their delivery logs (docs/webhooks.md). */
-  async webhooks(): Promise<WebhookList> {
-    return (await this.call<WebhookList>('GET', '/v1/webhooks')).body;
-  }
-
-  async addWebhook(request: WebhookRequest): Promise<WebhookReport> {
-    return (await this.call<WebhookReport>('POST', '/v1/webhooks', request)).body;
-  }
-
-  async deleteWebhook(id: string): Promise<{ id: string; deleted: true }> {
-    return (await this.call<{ id: string; deleted: true }>('DELETE', `/v1/webhooks/${encodeURIComponent(id)}`)).body;
   /** Makes the server's prober fail an endpoint's probes for a while (a detection drill; `tmkit drill --mode detection`). */
   async injectProbeFailure(profile: string, endpoint: string, request: ProbeFailureRequest): Promise<ProbeFailureReport> {
     return (await this.call<ProbeFailureReport>('PUT', `${TmkitClient.endpointPath(profile, endpoint)}/probe-failure`, request)).body;
@@ -433,6 +418,21 @@ export class TmkitClient {
     return `/v1/profiles/${encodeURIComponent(profile)}/endpoints/${encodeURIComponent(endpoint)}`;
   }
 
+  private static healthPath(profile: string, endpoint: string): string {
+    return `/v1/profiles/${encodeURIComponent(profile)}/endpoints/${encodeURIComponent(endpoint)}/health`;
+  }
+
+  /** The server's webhooks and their delivery logs (docs/webhooks.md). */
+  async webhooks(): Promise<WebhookList> {
+    return (await this.call<WebhookList>('GET', '/v1/webhooks')).body;
+  }
+
+  async addWebhook(request: WebhookRequest): Promise<WebhookReport> {
+    return (await this.call<WebhookReport>('POST', '/v1/webhooks', request)).body;
+  }
+
+  async deleteWebhook(id: string): Promise<{ id: string; deleted: true }> {
+    return (await this.call<{ id: string; deleted: true }>('DELETE', `/v1/webhooks/${encodeURIComponent(id)}`)).body;
   }
 
   // Traffic operations (docs/operations.md).

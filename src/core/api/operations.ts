@@ -106,12 +106,6 @@ export interface DrillNodeReport {
   heldAnswers: string[];
 }
 
-/** `tmkit drill`'s report (`POST /v1/drills` keeps it, `GET /v1/drills` lists them). */
-export interface DrillReport {
-  id: string;
-  profile: string;
-  endpoint: string;
-  who: string;
 /**
  * `PUT /v1/profiles/{name}/endpoints/{endpoint}/probe-failure`: a detection drill (`tmkit drill --mode detection`)
  * makes this server's prober fail every probe of the endpoint until `forSeconds` pass or it is cleared. Nothing
@@ -142,7 +136,15 @@ export interface ProbeFailureReport {
 /** How a drill takes the endpoint out: a `down` override (DNS only), or failed probes (detection and DNS). */
 export type DrillMode = 'override' | 'detection';
 
+/** `tmkit drill`'s report (`POST /v1/drills` keeps it, `GET /v1/drills` lists them). */
+export interface DrillReport {
+  id: string;
+  profile: string;
+  endpoint: string;
+  who: string;
   reason?: string;
+  /** Absent in reports from before detection drills: `override`. */
+  mode?: DrillMode;
   status: 'running' | 'passed' | 'failed' | 'aborted';
   startedAt: string;
   finishedAt?: string;
@@ -152,8 +154,6 @@ export type DrillMode = 'override' | 'detection';
    * endpoint (authoritative answers).
    */
   switchSeconds?: number;
-  /** Absent in reports from before detection drills: `override`. */
-  mode?: DrillMode;
   /** From the override cleared (detection: the injection cleared) until every node's DNS named it again. */
   revertSeconds?: number;
   /**
