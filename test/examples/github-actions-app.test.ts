@@ -90,7 +90,14 @@ beforeAll(async () => {
   await ok('git', [...GIT, 'checkout', '-q', '-b', 'change'], app);
   const main = readFileSync(join(app, 'main.ts'), 'utf8');
   expect(main).toContain('dnsConfig: { ttl: 30 }');
-  writeFileSync(join(app, 'main.ts'), main.replace('dnsConfig: { ttl: 30 }', 'dnsConfig: { ttl: 60 }'));
+  // …and routing tests the change declares (synth writes tmkit.out/tmkit.tests.json; the workflow runs them).
+  const change = main
+    .replace('dnsConfig: { ttl: 30 }', 'dnsConfig: { ttl: 60 }')
+    .replace(
+      'app.synth();',
+      "web.expect('primary first', { expect: ['primary'] });\nweb.expect('primary down: backup', { down: ['primary'], expect: ['backup'] });\nweb.expect('failover bound', { maxFailoverSeconds: 120 });\napp.synth();",
+    );
+  writeFileSync(join(app, 'main.ts'), change);
   await ok('git', [...GIT, 'commit', '-q', '-am', 'longer TTL'], app);
   // A base branch whose app does not synthesize.
   await ok('git', [...GIT, 'checkout', '-q', '-b', 'broken', 'main'], app);
@@ -186,8 +193,14 @@ test("the workflow's steps plan the change against the base branch's synthesized
     ["Synthesize the pull request's document", 0],
     ['Deployed state from the base branch (when no runtime is configured)', 0],
     ['tmkit plan', 0],
+    ['tmkit test', 0],
   ]);
   const md = readFileSync(join(ws, 'plan.md'), 'utf8');
+  // The app's routing tests ran: their lines in the comment, the JUnit report beside the plan.
+  expect(md).toContain('### Routing tests');
+  expect(md).toContain('PASS  primary down: backup [web]: answered backup with primary down');
+  expect(md).toContain('3 tests passed.');
+  expect(readFileSync(join(ws, 'tmkit-tests.xml'), 'utf8')).toContain('<testsuite name="tmkit test" tests="3" failures="0"');
   expect(md.startsWith('<!-- tmkit-plan -->\n')).toBe(true);
   // One profile changed (not "1 to add": the base is the synthesized main branch, not an empty document).
   expect(md).toContain('**Plan: 0 to add, 1 to change, 0 to replace, 0 to destroy.**');
