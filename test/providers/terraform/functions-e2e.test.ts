@@ -137,6 +137,22 @@ locals {
     endpoint               = [{ name = "a", target = "192.0.2.1", always_serve_enabled = true }]
   }
 }
+locals {
+  kid = {
+    name                   = "kid"
+    traffic_routing_method = "Priority"
+    endpoint               = [{ name = "c1", target = "192.0.2.11" }, { name = "c2", target = "192.0.2.12" }]
+  }
+  top = {
+    name                   = "top"
+    traffic_routing_method = "Priority"
+    endpoint = [
+      { name = "kids", type = "NestedEndpoints", target_resource_id = "/tmkit/stacks/terraform/trafficManagerProfiles/kid" },
+      { name = "backup", target = "192.0.2.2" },
+    ]
+  }
+}
+output "nested" { value = provider::tmkit::resolve([local.top, local.kid], "198.51.100.7", "kid/c1") }
 output "weighted" { value = provider::tmkit::resolve(local.weighted, "198.51.100.7") }
 output "subnet_lan" { value = provider::tmkit::resolve(local.subnet, "10.1.2.0/24") }
 output "subnet_other" { value = provider::tmkit::resolve(local.subnet, "198.51.100.7") }
@@ -264,12 +280,13 @@ describe.each(CLIS)('$name: provider::tmkit functions', (cli) => {
     await w.ok('destroy', '-auto-approve', '-input=false');
   });
 
-  test('on objects of the same attributes, offline: Weighted, Subnet (ECS prefix), MultiValue, down endpoints, no probe', async () => {
+  test('on objects of the same attributes, offline: a nested tree, Weighted, Subnet (ECS prefix), MultiValue, down endpoints, no probe', async () => {
     const w = workspace('objects');
     w.write(OBJECTS);
     await w.ok('init', '-input=false');
     await w.ok('apply', '-auto-approve', '-input=false');
     expect(await outputs(w)).toEqual({
+      nested: ['kid/c2'], // the child's second endpoint, named by its path
       weighted: ['blue', 'green'],
       subnet_lan: ['lan'],
       subnet_other: [], // in no range: NODATA
@@ -298,6 +315,6 @@ describe.each(CLIS)('$name: provider::tmkit functions', (cli) => {
     expect(said).toContain(
       'Invalid value for "client" parameter: client "10.1.2.3/8" is not an IP address or a CIDR prefix: host bits are set after /8 (did you mean 10.0.0.0/8?)',
     );
-    expect(said).toContain('Invalid value for "down" parameter: "b" is not an endpoint of profile one (it has a)');
+    expect(said).toContain('Invalid value for "down" parameter: "b" is not an endpoint of profile one (it has a; did you mean "a"?)');
   });
 });

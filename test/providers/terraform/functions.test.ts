@@ -122,6 +122,36 @@ test('an unknown the answer depends on makes it unknown; one it does not read do
   expect(decodeMsgpack(interval.result.msgpack, shapeOfType('number'))).toBe(UNKNOWN);
 });
 
+test('a nested tree: the profile, then its children; leaves as child/endpoint, down by path, failover through the child', async () => {
+  const child = planned({
+    name: 'child',
+    dns_config: [{ relative_name: 'child', ttl: 10 }],
+    monitor_config: [{ interval_in_seconds: 30, timeout_in_seconds: 10, tolerated_number_of_failures: 3 }],
+    endpoint: [
+      { name: 'c1', target: '192.0.2.11', priority: 1 },
+      { name: 'c2', target: '192.0.2.12', priority: 2 },
+    ],
+  });
+  const top = planned({
+    endpoint: [
+      { name: 'kids', type: 'NestedEndpoints', target_resource_id: '/tmkit/stacks/terraform/trafficManagerProfiles/child', priority: 1 },
+      { name: 'neu', target: '192.0.2.2', priority: 2 },
+    ],
+  });
+  const tree = [top, child];
+  const resolve1 = async (...args: Msg[]) => result(await call('CallFunction', { name: 'resolve', arguments: args }));
+  expect(await resolve1(dyn(tree), str('192.0.2.9'))).toEqual(['child/c1']);
+  expect(await resolve1(dyn(tree), str('192.0.2.9'), str('child/c1'))).toEqual(['child/c2']);
+  expect(await resolve1(dyn(tree), str('192.0.2.9'), str('child/c1'), str('child/c2'))).toEqual(['neu']);
+  // The child's probes set the worst case: 30 × (3 + 1) + 10, plus the top profile's TTL 30.
+  expect(number(await call('CallFunction', { name: 'worst_case_failover', arguments: [dyn(tree)] }))).toBe(160);
+  const bad = await call('CallFunction', {
+    name: 'resolve',
+    arguments: [dyn([top, { ...child, traffic_routing_method: 'Nope' }]), str('192.0.2.9')],
+  });
+  expect(bad.error.text).toMatch(/^profile "child" traffic_routing_method: /);
+});
+
 test('Geographic: the client placed by the country database (an ECS prefix too)', async () => {
   const geo = planned({
     traffic_routing_method: 'Geographic',
@@ -135,11 +165,14 @@ test('Geographic: the client placed by the country database (an ECS prefix too)'
 });
 
 test('failures name the argument (function_argument) and the rule', async () => {
-  const nested = await call('CallFunction', {
+  const orphan = await call('CallFunction', {
     name: 'resolve',
     arguments: [dyn(planned({}, { type: 'NestedEndpoints', target: null, target_resource_id: 'child' })), str('192.0.2.9')],
   });
-  expect(nested.error).toEqual({ text: expect.stringContaining('endpoint "weu" is a NestedEndpoints endpoint'), function_argument: 0 });
+  expect(orphan.error).toEqual({
+    text: expect.stringMatching(/^endpoint "weu": target_resource_id: .*\[tmkit rule NESTED_/),
+    function_argument: 0,
+  });
   const bad = await call('CallFunction', { name: 'worst_case_failover', arguments: [dyn(planned({}, { weight: 5000 }))] });
   expect(bad.error.function_argument).toBe(0);
   expect(bad.error.text).toMatch(/^endpoint "weu": weight: .*\[tmkit rule WEIGHT_RANGE\]/);

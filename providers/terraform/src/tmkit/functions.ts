@@ -5,7 +5,8 @@
  *   provider::tmkit::worst_case_failover(profile)        → number, seconds (null when nothing is probed)
  *
  * `profile` is a `tmkit_profile` with inline `endpoint` blocks: the resource itself (`tmkit_profile.web`), or
- * an object of the same attributes (an HCL object, a `jsondecode`d file), so its parameter is dynamic. It is
+ * an object of the same attributes (an HCL object, a `jsondecode`d file), so its parameter is dynamic; or a
+ * list of them, the profile first, then the profiles its nested endpoints reach. It is
  * checked with the core's rules (parseDocument) and computed with the pure core (routing `resolve`, plan
  * `failoverTimes`): the same engine as the DNS server and `tmkit plan`, offline, no server, no provider
  * configuration. Unknown values ("known after apply") that the answer depends on make the result unknown;
@@ -76,32 +77,31 @@ function plain(v: Value): Value {
  * ignored), single blocks written as an object turned into a list of one, `dns_config` defaulting to the
  * profile's name (routing does not depend on the DNS name).
  */
-function profileObject(arg: Value, argument: number): ValueObject | undefined {
-  const v = plain(arg);
-  if (isUnknown(v)) return undefined;
+function profileObject(v: Value, argument: number, at: string): ValueObject {
   if (!isObject(v))
     fail(
       argument,
-      'a tmkit_profile is required: pass the resource (tmkit_profile.web) or an object of its attributes ' +
-        '({ name = "web", traffic_routing_method = "Priority", endpoint = [{ name = "a", target = "192.0.2.1" }] })',
+      `${at}a tmkit_profile is required: pass the resource (tmkit_profile.web), an object of its attributes ` +
+        '({ name = "web", traffic_routing_method = "Priority", endpoint = [{ name = "a", target = "192.0.2.1" }] }), ' +
+        'or a list of them: the profile first, then the profiles its nested endpoints reach',
     );
   const o = v as ValueObject;
   const unsupported = (keys: string[], allowed: string[], where: string): void => {
     for (const k of keys) {
       if (allowed.includes(k)) continue;
       const near = closestValue(k, allowed);
-      fail(argument, `${where}"${k}" is not an attribute of tmkit_profile${near ? ` (did you mean "${near}"?)` : ''}`);
+      fail(argument, `${at}${where}"${k}" is not an attribute of tmkit_profile${near ? ` (did you mean "${near}"?)` : ''}`);
     }
   };
   unsupported(Object.keys(o), PROFILE_KEYS, '');
   const out: ValueObject = { ...o };
   for (const b of SINGLE_BLOCKS) if (isObject(out[b])) out[b] = [out[b]!];
   const eps = out.endpoint;
-  if (isObject(eps)) fail(argument, 'endpoint must be a list of endpoint objects (one per inline endpoint block)');
+  if (isObject(eps)) fail(argument, `${at}endpoint must be a list of endpoint objects (one per inline endpoint block)`);
   if (Array.isArray(eps)) {
     out.endpoint = eps.map((e, i) => {
       if (isUnknown(e)) return e;
-      if (!isObject(e)) return fail(argument, `endpoint[${i}] must be an object of the endpoint block's attributes`);
+      if (!isObject(e)) return fail(argument, `${at}endpoint[${i}] must be an object of the endpoint block's attributes`);
       unsupported(Object.keys(e), ENDPOINT_KEYS, `endpoint[${i}]: `);
       const ep: ValueObject = { ...e };
       if (isObject(ep.subnet)) ep.subnet = [ep.subnet];
@@ -117,8 +117,13 @@ function profileObject(arg: Value, argument: number): ValueObject | undefined {
 }
 
 /** An ARM path of the core (`profiles[web].endpoints[a].priority`) in Terraform's words (`endpoint "a": priority`). */
-function tfWhere(path: string, profile: string): string {
-  const rel = path.startsWith(`profiles[${profile}]`) ? path.slice(`profiles[${profile}]`.length).replace(/^\./, '') : path;
+function tfWhere(path: string, several: boolean): string {
+  const top = /^profiles\[([^\]]*)\]\.?(.*)$/.exec(path);
+  const rel = top ? top[2]! : path;
+  const who = several && top ? `profile "${top[1]}" ` : '';
+  return who + tfWhereIn(rel);
+}
+function tfWhereIn(rel: string): string {
   const m = /^endpoints\[([^\]]*)\]\.?(.*)$/.exec(rel);
   const show = (p: ReturnType<typeof tfPath>, raw: string): string =>
     p
@@ -132,42 +137,56 @@ function tfWhere(path: string, profile: string): string {
 }
 
 interface Checked {
+  /** The profile asked about (the argument's first). */
   profile: Profile;
+  /** It and the profiles its nested endpoints reach, by name. */
+  all: Map<string, Profile>;
 }
 
-/**
- * The profile of argument `argument`, validated with the core's rules; undefined when a value the function
- * reads is unknown (the result is then unknown). `ignored`: unknown ARM paths the function does not read.
- */
-function checkedProfile(arg: Value, argument: number, ignored: readonly RegExp[], fn: string): Checked | undefined {
-  const o = profileObject(arg, argument);
-  if (!o) return undefined;
+/** One profile object of the argument in ARM names; undefined when a value the function reads is unknown. */
+function profileInput(v: Value, argument: number, at: string, ignored: readonly RegExp[]): ProfileInput | undefined {
+  if (isUnknown(v)) return undefined;
+  const o = profileObject(v, argument, at);
   const c = profileFromTf(o);
   const unknown = c.unknown;
   if (isUnknown(o.name)) unknown.push('name');
   // profileFromTf leaves out a block whose name is not known yet: that is an unknown endpoint, not none.
   if (Array.isArray(o.endpoint) && o.endpoint.some((e) => isUnknown(e) || (isObject(e) && isUnknown(e.name)))) unknown.push('endpoints');
   if (unknown.some((u) => !ignored.some((re) => re.test(u)))) return undefined;
-  if (c.problems.length > 0) fail(argument, c.problems.map((p) => p.summary).join('; '));
+  if (c.problems.length > 0) fail(argument, `${at}${c.problems.map((p) => p.summary).join('; ')}`);
+  if (typeof o.name !== 'string' || o.name === '') fail(argument, `${at}name is required (the profile's name, e.g. name = "web")`);
   const input: ProfileInput = { ...c.value };
-  if (typeof o.name !== 'string' || o.name === '') fail(argument, 'name is required (the profile\'s name, e.g. name = "web")');
   if (!input.dnsConfig.relativeName) input.dnsConfig = { ...input.dnsConfig, relativeName: input.name };
-  const nested = input.endpoints?.find((e) => e.type === 'nestedEndpoints');
-  if (nested)
-    fail(
-      argument,
-      `endpoint "${nested.name}" is a NestedEndpoints endpoint: ${fn} takes one profile and cannot see the child's endpoints ` +
-        '(assert on the child profile itself, or use tmkit plan / tmkit test on the whole document)',
-    );
-  const { document, diagnostics } = parseDocument({ apiVersion: API_VERSION, profiles: [input] });
+  return input;
+}
+
+/**
+ * The profile of argument `argument` (an object, or a list: the profile, then the profiles its nested
+ * endpoints reach), validated together with the core's rules; undefined when a value the function reads is
+ * unknown (the result is then unknown). `ignored`: unknown ARM paths the function does not read.
+ */
+function checkedProfile(arg: Value, argument: number, ignored: readonly RegExp[]): Checked | undefined {
+  const v = plain(arg);
+  if (isUnknown(v)) return undefined;
+  const list = Array.isArray(v) ? v : [v];
+  if (list.length === 0) fail(argument, 'a tmkit_profile is required, got an empty list');
+  const inputs: ProfileInput[] = [];
+  for (const [i, item] of list.entries()) {
+    const input = profileInput(item, argument, Array.isArray(v) ? `[${i}]: ` : '', ignored);
+    if (!input) return undefined;
+    inputs.push(input);
+  }
+  const { document, diagnostics } = parseDocument({ apiVersion: API_VERSION, profiles: inputs });
   const errors = diagnostics.filter((d) => d.severity === 'error');
   if (errors.length > 0 || !document)
     fail(
       argument,
-      errors.map((d) => `${tfWhere(d.path, input.name)}: ${d.message}${d.hint ? ` (${d.hint})` : ''} [tmkit rule ${d.code}]`).join('; ') ||
-        'the profile is not valid',
+      errors
+        .map((d) => `${tfWhere(d.path, inputs.length > 1)}: ${d.message}${d.hint ? ` (${d.hint})` : ''} [tmkit rule ${d.code}]`)
+        .join('; ') || 'the profile is not valid',
     );
-  return { profile: document!.profiles[0]! };
+  const all = new Map(document!.profiles.map((p) => [p.name, p] as const));
+  return { profile: all.get(inputs[0]!.name)!, all };
 }
 
 let geo: GeoLookup | undefined;
@@ -197,18 +216,21 @@ export const resolveFunction: ProviderFunction = {
       'The names of the endpoints the profile (a tmkit_profile with inline endpoint blocks, or an object of its attributes) ' +
       'may answer `client` (an IP address, or a CIDR prefix as EDNS Client Subnet) with, sorted: one for Priority, ' +
       'Geographic, Subnet and Performance, every candidate for Weighted, the answer set for MultiValue; [] for ' +
-      'no answer (NODATA, NXDOMAIN). Every endpoint is Online except those named in `down`, which are Degraded. ' +
+      'no answer (NODATA, NXDOMAIN); the endpoints of a nested profile as child/endpoint. Every endpoint is Online except ' +
+      'those named in `down` (endpoint, or child/endpoint), which are Degraded. ' +
       "The same engine as tmkit's DNS server; Geographic and Performance place the client with the country database.",
     parameters: [
       {
         name: 'profile',
         type: 'dynamic',
         allowUnknown: true,
-        description: 'a tmkit_profile (tmkit_profile.web), or an object of its attributes with endpoint = [ ... ]',
+        description:
+          'a tmkit_profile (tmkit_profile.web) or an object of its attributes with endpoint = [ ... ]; or a list: the profile, ' +
+          'then the profiles its nested endpoints reach',
       },
       { name: 'client', type: 'string', allowUnknown: true, description: 'client IP address, or CIDR prefix (ECS)' },
     ],
-    variadic: { name: 'down', type: 'string', description: 'names of endpoints to treat as down (Degraded)' },
+    variadic: { name: 'down', type: 'string', description: 'endpoints to treat as down (Degraded): a name, or child/endpoint' },
     // A tuple of strings, not list(string): HCL's == compares types too, and a list never equals the tuple
     // literal an assertion writes (`resolve(...) == ["weu"]` would always be false).
     returnType: 'dynamic',
@@ -217,29 +239,36 @@ export const resolveFunction: ProviderFunction = {
     const [profileArg, clientArg, ...downArgs] = args;
     if (isUnknown(clientArg ?? null)) return UNKNOWN;
     const client = clientOf(clientArg ?? null);
-    const checked = checkedProfile(profileArg ?? null, 0, IGNORED_BY_RESOLVE, 'resolve');
+    const checked = checkedProfile(profileArg ?? null, 0, IGNORED_BY_RESOLVE);
     if (!checked) return UNKNOWN;
-    const p = checked.profile;
-    const names = p.endpoints.map((e) => e.name);
+    const { profile: p, all } = checked;
+    // `down`: an endpoint of the profile, or `child/endpoint` in a profile its nested endpoints reach.
+    const paths = [
+      ...p.endpoints.map((e) => ({ name: e.name, key: `${p.name}/${e.name}` })),
+      ...[...all.values()]
+        .filter((q) => q !== p)
+        .flatMap((q) => q.endpoints.map((e) => ({ name: `${q.name}/${e.name}`, key: `${q.name}/${e.name}` }))),
+    ];
     const down = new Set<string>();
     downArgs.forEach((d, i) => {
       if (typeof d !== 'string') return;
-      const e = p.endpoints.find((x) => x.name.toLowerCase() === d.toLowerCase());
-      if (!e) {
+      const hit = paths.find((x) => x.name.toLowerCase() === d.toLowerCase());
+      if (!hit) {
+        const names = paths.map((x) => x.name);
         const near = closestValue(d, names);
         fail(
           2 + i,
-          `"${d}" is not an endpoint of profile ${p.name} (it has ${names.join(', ') || 'none'})${near ? `; did you mean "${near}"?` : ''}`,
+          `"${d}" is not an endpoint of profile ${p.name} (it has ${names.join(', ') || 'none'}${near ? `; did you mean "${near}"?` : ''})`,
         );
       }
-      down.add(e!.name);
+      down.add(hit!.key);
     });
-    const needsGeo = p.trafficRoutingMethod === 'Geographic' || p.trafficRoutingMethod === 'Performance';
+    const needsGeo = [...all.values()].some((q) => q.trafficRoutingMethod === 'Geographic' || q.trafficRoutingMethod === 'Performance');
     const snap = buildSnapshot({
       zone: ZONE,
-      profiles: [p],
+      profiles: all.values(),
       geo: needsGeo ? await geoLookup() : NO_GEO,
-      health: { verdict: (_profile, endpoint) => (down.has(endpoint) ? 'Degraded' : 'Online') },
+      health: { verdict: (profile, endpoint) => (down.has(`${profile}/${endpoint}`) ? 'Degraded' : 'Online') },
     });
     const r = resolve(snap, {
       name: profileFqdn(p.dnsConfig.relativeName, ZONE),
@@ -269,16 +298,17 @@ export const worstCaseFailoverFunction: ProviderFunction = {
         name: 'profile',
         type: 'dynamic',
         allowUnknown: true,
-        description: 'a tmkit_profile (tmkit_profile.web), or an object of its attributes with endpoint = [ ... ]',
+        description:
+          'a tmkit_profile (tmkit_profile.web) or an object of its attributes with endpoint = [ ... ]; or a list: the profile, ' +
+          'then the profiles its nested endpoints reach',
       },
     ],
     returnType: 'number',
   },
   call(args) {
-    const checked = checkedProfile(args[0] ?? null, 0, IGNORED_BY_FAILOVER, 'worst_case_failover');
+    const checked = checkedProfile(args[0] ?? null, 0, IGNORED_BY_FAILOVER);
     if (!checked) return UNKNOWN;
-    const p = checked.profile;
-    return failoverTimes(new Map([[p.name, p]]), [p.name]).get(p.name)?.seconds ?? null;
+    return failoverTimes(checked.all, [checked.profile.name]).get(checked.profile.name)?.seconds ?? null;
   },
 };
 
