@@ -1,13 +1,20 @@
 /**
  * Design §2: providers import core and client, never runtime internals (or the CLI). The Terraform
- * provider's sources may import each other, src/core, src/client, node:* and the protocol libraries.
+ * provider's sources may import each other, src/core, src/client, src/geo (its functions place client
+ * addresses), node:* and the protocol libraries.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 
 const ROOT = resolve(__dirname, '../../..');
 const DIR = join(ROOT, 'providers/terraform/src');
-const ALLOWED_DIRS = [DIR, join(ROOT, 'providers/terraform/proto'), join(ROOT, 'src/core'), join(ROOT, 'src/client')];
+const ALLOWED_DIRS = [
+  DIR,
+  join(ROOT, 'providers/terraform/proto'),
+  join(ROOT, 'src/core'),
+  join(ROOT, 'src/client'),
+  join(ROOT, 'src/geo'),
+];
 const ALLOWED_PACKAGES = ['@grpc/grpc-js', '@msgpack/msgpack', 'protobufjs', 'protobufjs/light'];
 const IMPORT =
   /(?:^|\n)\s*(?:import|export)[^'"]*?from\s*['"]([^'"]+)['"]|require\(\s*['"]([^'"]+)['"]\s*\)|import\(\s*['"]([^'"]+)['"]\s*\)/g;
@@ -20,7 +27,7 @@ function files(dir: string): string[] {
 }
 
 test.each(files(DIR).map((f) => [relative(DIR, f), f]))(
-  '%s imports only core, client, its own modules and the protocol libraries',
+  '%s imports only core, client, geo, its own modules and the protocol libraries',
   (_n, file) => {
     const bad: string[] = [];
     for (const m of readFileSync(file, 'utf8').matchAll(IMPORT)) {
@@ -32,7 +39,7 @@ test.each(files(DIR).map((f) => [relative(DIR, f), f]))(
       }
       const target = resolve(dirname(file), spec);
       if (!ALLOWED_DIRS.some((d) => target === d || target.startsWith(`${d}/`)))
-        bad.push(`${spec} (outside core/client/providers/terraform)`);
+        bad.push(`${spec} (outside core/client/geo/providers/terraform)`);
     }
     expect(bad).toEqual([]);
   },
