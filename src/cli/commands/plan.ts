@@ -13,7 +13,7 @@ import {
   wantColor,
   type StateOptions,
 } from '../util/state';
-import { azurermPlanFile, azurermPlanReport, printPlan } from '../util/azure-preview';
+import { armPreviewReport, azurermPlanFile, azurermPlanReport, printPlan } from '../util/azure-preview';
 import { loadTerraformPlan } from '../util/terraform-plan';
 
 interface PlanOptions extends StateOptions {
@@ -24,6 +24,8 @@ interface PlanOptions extends StateOptions {
   preview: boolean;
   color?: boolean;
   fromTerraform?: string;
+  fromArm?: string;
+  deployedArm?: string;
 }
 
 /**
@@ -39,17 +41,39 @@ export function registerPlan(program: Command): void {
       .argument('[file]', 'tmkit/v1 document (e.g. tmkit.out.json) or the JSON Azure prints for profiles')
       .option(
         '--from-terraform <plan.json>',
-        'plan what a Terraform plan would leave on the runtime: the JSON of `terraform show -json tfplan` (its tmkit_* resources)',
+        'plan what a Terraform plan would leave on the runtime: the JSON of `terraform show -json tfplan` (its tmkit_* resources; its azurerm_traffic_manager_* resources instead: a preview of Azure, offline)',
       )
       .addOption(new Option('--format <format>', 'output format').choices(['text', 'markdown', 'json']).default('text'))
       .option('--out <file>', 'also write the plan as JSON (formatVersion 1) for `tmkit apply <file>`')
       .option('--detailed-exitcode', 'exit 2 when there are changes (0 none, 1 errors), like terraform')
       .option('--max-failover-seconds <n>', "exit 1 when a changed profile's worst-case failover time exceeds n seconds")
       .option('--no-preview', 'skip the routing preview')
+      .option(
+        '--from-arm <after.json>',
+        "preview Azure's own Traffic Manager offline: an ARM template's Microsoft.Network/trafficManagerProfiles, or `az network traffic-manager profile show/list` output",
+      )
+      .option('--deployed-arm <before.json>', 'with --from-arm: what Azure has now, in the same forms (default: nothing yet)')
       .option('--color', 'colour the text output (default: when stdout is a terminal and NO_COLOR is unset)')
       .option('--no-color', 'never colour'),
   ).action(async (file: string | undefined, opts: PlanOptions, cmd: Command) => {
     const max = parseSeconds('--max-failover-seconds', opts.maxFailoverSeconds);
+    if (opts.fromArm !== undefined || opts.deployedArm !== undefined) {
+      if (opts.fromArm === undefined) throw new CliError('--deployed-arm BEFORE.json goes with --from-arm AFTER.json', EXIT_USAGE);
+      if (cmd.args.length > 0 || opts.fromTerraform !== undefined || opts.deployed !== undefined || opts.server !== undefined) {
+        throw new CliError(
+          '--from-arm previews Azure offline, before (--deployed-arm) against after: give no document file, --from-terraform, --deployed or --server with it',
+          EXIT_USAGE,
+        );
+      }
+      const report = await armPreviewReport(opts.fromArm, opts.deployedArm, {
+        preview: opts.preview,
+        geoip: opts.geoip,
+        resources: opts.resources,
+        ...(max !== undefined ? { maxFailoverSeconds: max } : {}),
+      });
+      printPlan(report, (s) => s, opts, cmd);
+      return;
+    }
     if ((file === undefined) === (opts.fromTerraform === undefined)) {
       throw new CliError('give a document file or --from-terraform plan.json (one of them)', EXIT_USAGE);
     }

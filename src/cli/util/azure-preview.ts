@@ -7,7 +7,9 @@
 import type { Command } from 'commander';
 import type { Diagnostic } from '../../core/diagnostics';
 import { AZURE_PREVIEW_STACK, azurermPlanDocuments, hasAzurermTrafficManager, maskSensitiveValues } from '../../core/model/azurerm-plan';
-import { parseResourceCatalog, toResourceCatalog } from '../../core/model/catalog';
+import { armPreviewDocuments } from '../../core/model/arm-preview';
+import { parseResourceCatalog, type ResourceCatalogRecord, toResourceCatalog } from '../../core/model/catalog';
+import type { DocumentInput } from '../../core/model/types';
 import { normalize } from '../../core/model/normalize';
 import {
   desiredDocument,
@@ -68,23 +70,56 @@ export async function azurermPlanReport(
   if (az.problems.length > 0) {
     throw new CliError(mask(`${label}: ${az.problems.map((p) => `${p.address}: ${p.message}`).join('; ')}`));
   }
-  const deployed: DeployedProfile[] = normalize(az.before).profiles.map((profile) => ({
+  const report = await previewReport(
+    {
+      source: `Terraform plan ${label}`,
+      before: az.before,
+      after: az.after,
+      diagnostics: az.issues.map((d) => withAddress(d, az.addresses)),
+      decorate: (d) => withAddress(d, az.addresses),
+      catalog: az.catalog,
+      standIns: az.standIns,
+      notes: az.notes,
+      mask,
+      fix: 'fix the errors above in the configuration, then plan again',
+    },
+    opts,
+  );
+  return { report, mask };
+}
+
+/** What an Azure preview plans: before against after, with the notes and the catalog of Azure endpoints. */
+interface PreviewInput {
+  source: string;
+  before: DocumentInput;
+  after: DocumentInput;
+  /** Problems found reading the input (printed with validation's). */
+  diagnostics: Diagnostic[];
+  decorate: (d: Diagnostic) => Diagnostic;
+  catalog: ResourceCatalogRecord;
+  standIns: Record<string, string>;
+  notes: string[];
+  mask: (s: string) => string;
+  fix: string;
+}
+
+/** The report of an Azure preview; exit 1 with every diagnostic when the after state breaks a rule. */
+async function previewReport(input: PreviewInput, opts: AzurePreviewOptions): Promise<PlanReport> {
+  const deployed: DeployedProfile[] = normalize(input.before).profiles.map((profile) => ({
     profile,
     etag: '"azure"',
     stack: AZURE_PREVIEW_STACK,
   }));
-  const desired = desiredDocument(az.after, deployed);
-  const diagnostics = [...az.issues, ...desired.diagnostics].map((d) => withAddress(d, az.addresses));
+  const desired = desiredDocument(input.after, deployed);
+  const diagnostics = [...input.diagnostics, ...desired.diagnostics.map(input.decorate)];
   if (!desired.document || diagnostics.some((d) => d.severity === 'error')) {
-    process.stderr.write(mask(renderDiagnostics(diagnostics, desired.profileNames)));
-    throw new CliError(
-      `${label}: the planned Traffic Manager profiles break Azure's rules: fix the errors above in the configuration, then plan again`,
-    );
+    process.stderr.write(input.mask(renderDiagnostics(diagnostics, desired.profileNames)));
+    throw new CliError(`${input.source}: the planned Traffic Manager profiles break Azure's rules: ${input.fix}`);
   }
   const user = opts.resources !== undefined ? readCatalog(opts.resources) : new Map();
-  const resources: ResourceCatalog = new Map([...toResourceCatalog(az.catalog), ...user]);
+  const resources: ResourceCatalog = new Map([...toResourceCatalog(input.catalog), ...user]);
   // A stand-in is said only for resources the --resources catalog does not describe.
-  const notes = [...az.notes, ...Object.entries(az.standIns).flatMap(([id, note]) => (user.has(id.toLowerCase()) ? [] : [note]))];
+  const notes = [...input.notes, ...Object.entries(input.standIns).flatMap(([id, note]) => (user.has(id.toLowerCase()) ? [] : [note]))];
   const report = await makeReport(
     desired.document,
     { deployed, resources },
@@ -96,8 +131,46 @@ export async function azurermPlanReport(
       ...(opts.maxFailoverSeconds !== undefined ? { maxFailoverSeconds: opts.maxFailoverSeconds } : {}),
     },
   );
-  report.azure = { source: `Terraform plan ${label}`, notes };
-  return { report, mask };
+  report.azure = { source: input.source, notes };
+  return report;
+}
+
+/**
+ * `--from-arm AFTER.json [--deployed-arm BEFORE.json]`: the report of Azure's Traffic Manager going from
+ * BEFORE (nothing, without it) to AFTER, each an ARM template or `az network traffic-manager profile
+ * show/list` output. Exit 1 when a file holds no profile or cannot be imported faithfully.
+ */
+export async function armPreviewReport(afterFile: string, beforeFile: string | undefined, opts: AzurePreviewOptions): Promise<PlanReport> {
+  const hint = 'an ARM template, or `az network traffic-manager profile show -g <group> -n <name>` (or `list -g <group>`) output';
+  const after = readJsonFile(afterFile, 'ARM file', hint);
+  const before = beforeFile !== undefined ? readJsonFile(beforeFile, 'ARM file', hint) : undefined;
+  const arm = armPreviewDocuments(after, before);
+  for (const [file, issues] of [
+    [beforeFile, arm.issues.before],
+    [afterFile, arm.issues.after],
+  ] as const) {
+    const errors = issues.filter((i) => i.severity === 'error');
+    if (file !== undefined && errors.length > 0) {
+      process.stderr.write(renderDiagnostics(issues, []));
+      throw new CliError(`${displayFile(file)}: cannot be previewed: ${errors[0]!.message} (and the errors above)`);
+    }
+  }
+  const source = `ARM ${displayFile(afterFile)}${beforeFile !== undefined ? ` against ${displayFile(beforeFile)}` : ', nothing deployed before'}`;
+  return previewReport(
+    {
+      source,
+      before: arm.before,
+      after: arm.after,
+      diagnostics: arm.issues.after.filter((i) => i.severity === 'warning'),
+      decorate: (d) => d,
+      catalog: arm.catalog,
+      standIns: arm.standIns,
+      notes: [],
+      mask: (s) => s,
+      fix: 'fix them in the template, then plan again',
+    },
+    opts,
+  );
 }
 
 /**

@@ -267,7 +267,7 @@ function armType(type: string | undefined): string {
 }
 
 /** A stand-in DNS name for an Azure resource the plan does not describe. */
-function standInTarget(id: string): string {
+export function standInTarget(id: string): string {
   const m = /\/providers\/([^/]+\/[^/]+)\/([^/]+)/i.exec(id);
   const kind = m?.[1]?.toLowerCase();
   const name = (m?.[2] ?? id.split('/').filter(Boolean).pop() ?? 'resource').toLowerCase();
