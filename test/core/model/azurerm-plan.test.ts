@@ -200,6 +200,36 @@ describe('azurermPlanDocuments', () => {
     expect(az.addresses['profiles[p1].endpoints[only1]']).toBe(ep(1));
   });
 
+  test('azurerm 3.x shape (no always_serve_enabled) and single blocks as objects read the same; ranges and headers map to ARM', () => {
+    const v3 = { ...external('web', 'a', 'a.example.com', { weight: 5 }) } as Record<string, unknown>;
+    delete v3.always_serve_enabled;
+    const p = profile('web', 'Weighted', {
+      dns_config: { relative_name: 'web', ttl: 60 },
+      monitor_config: {
+        protocol: 'HTTP',
+        port: 80,
+        path: '/',
+        interval_in_seconds: 10,
+        timeout_in_seconds: 9,
+        tolerated_number_of_failures: 2,
+        expected_status_code_ranges: ['200-299', '301'],
+        custom_header: [{ name: 'host', value: 'www.example.com' }],
+      },
+    });
+    const az = azurermPlanDocuments(
+      plan([same('azurerm_traffic_manager_profile.web', p), same('azurerm_traffic_manager_external_endpoint.a', v3)]),
+    );
+    expect(az.problems).toEqual([]);
+    const web = normalize(az.after).profiles[0]!;
+    expect(web.dnsConfig.ttl).toBe(60);
+    expect(web.monitorConfig.expectedStatusCodeRanges).toEqual([
+      { min: 200, max: 299 },
+      { min: 301, max: 301 },
+    ]);
+    expect(web.monitorConfig.customHeaders).toEqual([{ name: 'host', value: 'www.example.com' }]);
+    expect(web.endpoints.map((e) => [e.name, e.weight, e.alwaysServe])).toEqual([['a', 5, 'Disabled']]);
+  });
+
   test('problems: not a plan, no azurerm resources, an endpoint whose profile is not in the plan', () => {
     expect(azurermPlanDocuments({ foo: 1 }).problems[0]!.message).toContain('not the JSON of a Terraform plan');
     expect(azurermPlanDocuments(plan([])).problems[0]!.message).toBe('the plan has no azurerm_traffic_manager_* resources');
