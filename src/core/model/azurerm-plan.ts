@@ -318,6 +318,11 @@ export function azurermPlanDocuments(plan: unknown): AzurermPlanDocuments {
     const type = String(c.type);
     if (isObj(before)) (tm ? sides.before : others.before).push({ address, type, values: before, unknown: new Set() });
     if (isObj(after)) (tm ? sides.after : others.after).push({ address, type, values: knownValues(after, unknownMarks) as Obj, unknown });
+    else if (tm && isObj(before) && c.change?.actions?.includes('forget')) {
+      // `removed { lifecycle { destroy = false } }`: Terraform forgets it, Azure keeps it.
+      sides.after.push({ address, type, values: before, unknown: new Set() });
+      result.notes.push(`${address}: leaves the Terraform state only (forget); Azure keeps it as it is`);
+    }
   }
   if (result.resources === 0) {
     result.problems.push({ address: '$', message: 'the plan has no azurerm_traffic_manager_* resources' });

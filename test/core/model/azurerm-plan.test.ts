@@ -230,6 +230,23 @@ describe('azurermPlanDocuments', () => {
     expect(web.endpoints.map((e) => [e.name, e.weight, e.alwaysServe])).toEqual([['a', 5, 'Disabled']]);
   });
 
+  test('a forgotten resource (removed, destroy = false) stays in Azure: no change, and the notes say so', () => {
+    const raw = plan([same('azurerm_traffic_manager_profile.web', profile('web', 'Weighted'))]);
+    const ep = external('web', 'a', 'a.example.com', { weight: 2 });
+    (raw.resource_changes as unknown[]).push({
+      address: 'azurerm_traffic_manager_external_endpoint.a',
+      mode: 'managed',
+      type: 'azurerm_traffic_manager_external_endpoint',
+      change: { actions: ['forget'], before: ep, after: null, after_unknown: {} },
+    });
+    const az = azurermPlanDocuments(raw);
+    expect(az.after).toEqual(az.before);
+    expect(az.after.profiles![0]!.endpoints!.map((e) => e.name)).toEqual(['a']);
+    expect(az.notes).toEqual([
+      'azurerm_traffic_manager_external_endpoint.a: leaves the Terraform state only (forget); Azure keeps it as it is',
+    ]);
+  });
+
   test('problems: not a plan, no azurerm resources, an endpoint whose profile is not in the plan', () => {
     expect(azurermPlanDocuments({ foo: 1 }).problems[0]!.message).toContain('not the JSON of a Terraform plan');
     expect(azurermPlanDocuments(plan([])).problems[0]!.message).toBe('the plan has no azurerm_traffic_manager_* resources');
