@@ -760,7 +760,9 @@ describe('generated bodies (fast-check): one bad field among valid ones is refus
       { numRuns: 40 },
     );
     // The failure, in one readable line (a counterexample can be a 70 000-character string).
-    expect(found.failed ? String((found.errorInstance as Error | undefined)?.message ?? found.errorInstance).slice(0, 600) : 'ok').toBe('ok');
+    expect(found.failed ? String((found.errorInstance as Error | undefined)?.message ?? found.errorInstance).slice(0, 600) : 'ok').toBe(
+      'ok',
+    );
     expect(await state()).toEqual(before);
   });
 });

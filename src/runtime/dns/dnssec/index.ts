@@ -26,7 +26,17 @@ export {
 } from './signer';
 export { FileKeyStore, MemoryKeyStore, KEY_FILE, readKeyFile, type DnssecKeyStore } from './key-store';
 export { EtcdKeyStore, ETCD_KEYS_KEY } from './etcd-key-store';
-export { DnssecKeyError, loadKeySet, newKeySet, dsText, dnskeyText, keyState, type KeyPolicy, type KeySetDocument, type ZoneKey } from './keys';
+export {
+  DnssecKeyError,
+  loadKeySet,
+  newKeySet,
+  dsText,
+  dnskeyText,
+  keyState,
+  type KeyPolicy,
+  type KeySetDocument,
+  type ZoneKey,
+} from './keys';
 
 /** What the runtime gives the API about DNSSEC. */
 export interface DnssecApi {
