@@ -304,14 +304,18 @@ export class TmkitClient {
     return (await this.call<DeleteResult>('DELETE', path, undefined, TmkitClient.cond(options))).body;
   }
 
-  /** Merge-patches one endpoint (`null` removes a property), then the server validates the whole profile. */
+  /**
+   * Merge-patches one endpoint (`null` removes a property), then the server validates the whole profile. The
+   * safety rule refuses a patch that leaves a profile with no endpoint able to serve (409 ENDPOINT_UNSAFE) unless `force`.
+   */
   async patchEndpoint(
     profile: string,
     endpoint: string,
     patch: Partial<Record<keyof Endpoint, unknown>>,
-    options: { stack?: string; ifMatch?: string; reason?: string } = {},
+    options: { stack?: string; ifMatch?: string; reason?: string; force?: boolean } = {},
   ): Promise<WriteResult> {
-    const path = `/v1/profiles/${encodeURIComponent(profile)}/endpoints/${encodeURIComponent(endpoint)}${TmkitClient.q({ stack: options.stack, reason: options.reason })}`;
+    const q = TmkitClient.q({ stack: options.stack, reason: options.reason, force: options.force ? 'true' : undefined });
+    const path = `/v1/profiles/${encodeURIComponent(profile)}/endpoints/${encodeURIComponent(endpoint)}${q}`;
     return (await this.call<WriteResult>('PATCH', path, patch, TmkitClient.cond(options))).body;
   }
 

@@ -50,6 +50,11 @@ export const CODES = {
     'A down override would leave a profile with no endpoint able to serve (the safety rule); force it to take the endpoint out anyway.',
     409,
   ),
+  ENDPOINT_UNSAFE: c(
+    'api',
+    'An endpoint PATCH (tmkit endpoint disable) would leave a profile with no endpoint able to serve (the safety rule, as for a down override); ?force=true does it anyway.',
+    409,
+  ),
   NOT_AWAITING_FAILBACK: c(
     'api',
     "The endpoint is neither AwaitingFailback nor Degraded, or its profile's failback mode is not Manual: there is nothing to fail back.",

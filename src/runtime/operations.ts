@@ -32,7 +32,8 @@ import type {
 } from '../core/api';
 import type { Diagnostic } from '../core/diagnostics';
 import type { HealthView } from '../core/health/types';
-import { checkDownOverride } from '../core/operations/safety';
+import { checkDownOverride, checkSafety, type SafetyResult } from '../core/operations/safety';
+import type { Profile } from '../core/model/types';
 import { checkOverrideRequest, overrideKey } from '../core/operations/overrides';
 import { SHIFT_LEASE_MS, checkShiftRequest, shiftHeldMessage, shiftLapsed } from '../core/operations/shifts';
 import type { GeoLookup } from '../core/ports';
@@ -65,6 +66,13 @@ export interface OperationsPort {
   putDrill(report: DrillReport): Promise<DrillReport>;
   drills(limit: number): Promise<DrillList>;
   nodes(): NodeList;
+  /** Waits until DNS serves every change made so far (the safety rule then reads what it answers). */
+  settle(): Promise<void>;
+  /**
+   * The safety rule for an edit of `after`'s endpoint `endpoint` (`endpoint disable`, any endpoint PATCH):
+   * judged by what routing answers now and with `after` stored. `verb` names the change in the refusal.
+   */
+  checkEdit(after: Profile, endpoint: string, verb: string): SafetyResult;
   /** The holds of running shifts (`GET /v1/shifts`): one `tmkit shift` per endpoint at a time. */
   listShifts(): Promise<ShiftList>;
   /** Takes the hold of an endpoint for a shift (409 SHIFT_HELD naming the holder when another shift has it). */
@@ -329,6 +337,25 @@ export class Operations implements OperationsPort {
 
   async drills(limit: number): Promise<DrillList> {
     return { drills: await this.deps.operations.listDrills(limit) };
+  }
+
+  async settle(): Promise<void> {
+    await this.deps.pipeline.settle();
+  }
+
+  checkEdit(after: Profile, endpoint: string, verb: string): SafetyResult {
+    return checkSafety(
+      {
+        profiles: this.deps.pipeline.profiles(),
+        health: this.health(),
+        resources: this.deps.pipeline.catalog(),
+        geo: this.deps.geo,
+        zone: this.deps.zone,
+        profile: after.name,
+        endpoint,
+      },
+      { kind: 'edit', after, verb },
+    );
   }
 
   /** Where every node answers DNS (`GET /v1/nodes`, for drills): this one, or every registered node of the cluster. */

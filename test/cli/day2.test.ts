@@ -291,7 +291,15 @@ test('endpoint disable|enable: maintenance through PATCH, refused for another st
   const again = await cli(['endpoint', 'disable', 'web', 'e1']);
   expect(again.stdout).toBe('Nothing to do: endpoint e1 of profile web (stack "web") is already Disabled.\n');
 
-  const last = await cli(['endpoint', 'disable', 'web', 'e2']);
+  // The safety rule of override down: the last endpoint able to serve is kept unless forced.
+  const refused = await cli(['endpoint', 'disable', 'web', 'e2']);
+  expect(refused.code).toBe(1);
+  expect(refused.stderr).toBe(
+    'tmkit: refused: disabling web/e2 would leave profile web with no endpoint able to serve (left: e1 Disabled); pass --force (API: ?force=true) to do it anyway\n',
+  );
+  expect((await s.client.getProfile('web')).profile.endpoints.map((e) => e.endpointStatus)).toEqual(['Disabled', 'Enabled']);
+  const last = await cli(['endpoint', 'disable', 'web', 'e2', '--force']);
+  expect(last.code).toBe(0);
   expect(last.stderr).toBe(
     'tmkit: warning: profile web has no enabled endpoint now, so DNS answers NXDOMAIN for web.tm.internal; run `tmkit endpoint enable web <endpoint>` to bring one back\n',
   );

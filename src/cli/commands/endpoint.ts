@@ -7,12 +7,15 @@ import { clientFor, isNotFound, notFoundError, serverFailure, serverOptions, typ
 interface EndpointOptions extends ServerOptions {
   stack?: string;
   reason?: string;
+  force?: boolean;
 }
 
 /**
  * `tmkit endpoint disable|enable PROFILE ENDPOINT [--stack S]`: maintenance. One merge PATCH of the
  * endpoint's `endpointStatus` (docs/api.md); with `--stack` the server refuses a profile owned by another
- * stack (409 STACK_CONFLICT), as a plan would. A disabled endpoint is neither probed nor answered.
+ * stack (409 STACK_CONFLICT), as a plan would. A disabled endpoint is neither probed nor answered. The
+ * safety rule of `override down` applies to `disable` (docs/operations.md): refused (exit 1, one line) when it
+ * would leave the profile, or one nesting it, with no endpoint able to serve; `--force` disables it anyway.
  */
 export function registerEndpoint(program: Command): void {
   const endpoint = program
@@ -31,7 +34,13 @@ export function registerEndpoint(program: Command): void {
           .argument('<profile>', 'profile name')
           .argument('<endpoint>', 'endpoint name')
           .option('--stack <name>', 'refuse unless the profile belongs to this stack (the check a plan makes)')
-          .option('--reason <text>', 'why, for the audit log (tmkit audit)'),
+          .option('--reason <text>', 'why, for the audit log (tmkit audit)')
+          .option(
+            '--force',
+            action === 'disable'
+              ? 'disable it even when that leaves a profile with no endpoint able to serve'
+              : 'skip the safety rule (enabling never trips it)',
+          ),
       ),
     ).action(async (profile: string, name: string, opts: EndpointOptions) => {
       const status = action === 'disable' ? 'Disabled' : 'Enabled';
@@ -41,7 +50,11 @@ export function registerEndpoint(program: Command): void {
           profile,
           name,
           { endpointStatus: status },
-          { ...(opts.stack !== undefined ? { stack: opts.stack } : {}), ...(opts.reason !== undefined ? { reason: opts.reason } : {}) },
+          {
+            ...(opts.stack !== undefined ? { stack: opts.stack } : {}),
+            ...(opts.reason !== undefined ? { reason: opts.reason } : {}),
+            ...(opts.force ? { force: true } : {}),
+          },
         );
         const where = `endpoint ${name} of profile ${r.name} (stack "${r.stack}")`;
         if (!r.changed) {
@@ -62,6 +75,8 @@ export function registerEndpoint(program: Command): void {
         }
       } catch (err) {
         if (isNotFound(err)) throw await notFoundError(client, profile, name);
+        if (err instanceof TmkitApiError && err.code === 'ENDPOINT_UNSAFE')
+          throw new CliError(err.errors[0]?.message ?? `refused: disabling ${profile}/${name} would leave nothing to serve`);
         if (err instanceof TmkitApiError && err.code === 'STACK_CONFLICT') {
           throw new CliError(
             `${err.errors[0]?.message ?? `profile ${profile} belongs to another stack`}; nothing was changed (drop --stack or name the owning stack)`,

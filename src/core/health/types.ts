@@ -31,6 +31,8 @@ export type ProbeVerdict = 'CheckingEndpoint' | 'Online' | 'Degraded' | 'Awaitin
  */
 export interface EndpointOverride {
   down?: boolean;
+  /** The id of the `down` override in force (`ov-…`), for the safety rule's words. */
+  downId?: string;
   weight?: number;
   /** Why, for explanations: `override down by cli until 2026-…: drill`. */
   reason: string;

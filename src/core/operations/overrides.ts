@@ -126,7 +126,7 @@ export function endpointOverrides(overrides: Iterable<OverrideRecord>, now: numb
     const key = overrideKey(o);
     const held = out.get(key);
     const reason = held ? `${held.reason}; ${describeOverride(o)}` : describeOverride(o);
-    out.set(key, { ...held, ...(o.kind === 'down' ? { down: true } : { weight: o.weight! }), reason });
+    out.set(key, { ...held, ...(o.kind === 'down' ? { down: true, downId: o.id } : { weight: o.weight! }), reason });
   }
   return out;
 }

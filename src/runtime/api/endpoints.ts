@@ -6,6 +6,7 @@
 import type { EndpointDeleteResult, EndpointWriteResult, WriteResult } from '../../core/api';
 import { toWire } from '../../core/api';
 import { endpointEtag, findEndpoint, withEndpoint, withEndpointPatch, withoutEndpoint } from '../../core/model/edit';
+import { normalizeProfile } from '../../core/model/normalize';
 import type { EndpointInput, Profile } from '../../core/model/types';
 import { profileChanges } from '../../core/operations/audit';
 import { parseEtagList } from '../../core/store';
@@ -13,13 +14,15 @@ import { conditions, editProfile, isObj, mustGet, nameAsInUrl, profileReply, rea
 import { audit, callerOf } from './audit';
 import { ApiProblem } from './errors';
 import { header, readJson, route, type Ctx, type Reply, type Route } from './http';
+import type { OperationsPort } from '../operations';
 
-export function endpointRoutes(c: ApiContext): Route[] {
+/** `ops`: the traffic operations, whose safety rule a PATCH passes (absent in the API tests' harness: no rule). */
+export function endpointRoutes(c: ApiContext, ops?: OperationsPort): Route[] {
   return [
     route('/v1/profiles/{name}/endpoints/{endpoint}', {
       GET: (x) => getEndpoint(c, x),
       PUT: (x) => putEndpoint(c, x),
-      PATCH: (x) => patchEndpoint(c, x),
+      PATCH: (x) => patchEndpoint(c, x, ops),
       DELETE: (x) => deleteEndpoint(c, x),
     }),
   ];
@@ -153,10 +156,19 @@ async function deleteEndpoint(c: ApiContext, ctx: Ctx): Promise<Reply<EndpointDe
   };
 }
 
-/** `PATCH …/endpoints/{endpoint}`: a JSON merge patch of one endpoint; `If-Match` is the profile's ETag. */
-async function patchEndpoint(c: ApiContext, ctx: Ctx): Promise<Reply<WriteResult>> {
+/**
+ * `PATCH …/endpoints/{endpoint}`: a JSON merge patch of one endpoint; `If-Match` is the profile's ETag. The
+ * safety rule of traffic operations applies (as to `override down`, core/operations/safety.ts): a patch that
+ * would leave the profile, or one nesting it, with no endpoint able to serve is refused (409 ENDPOINT_UNSAFE,
+ * audited as `endpoint.refuse`) unless `?force=true`.
+ */
+async function patchEndpoint(c: ApiContext, ctx: Ctx, ops: OperationsPort | undefined): Promise<Reply<WriteResult>> {
   const endpointName = ctx.params[1]!;
   const stack = stackOf(ctx, false);
+  const forceParam = ctx.url.searchParams.get('force');
+  if (forceParam !== null && forceParam !== 'true' && forceParam !== 'false')
+    throw ApiProblem.of(400, 'BAD_REQUEST', `force '${forceParam}' is not true or false`, { path: 'force' });
+  const force = forceParam === 'true';
   const patch = await readJson(ctx.req, c.maxBody);
   if (!isObj(patch))
     throw ApiProblem.of(400, 'BAD_REQUEST', 'the body must be a JSON object of endpoint properties, e.g. {"endpointStatus":"Disabled"}', {
@@ -172,10 +184,35 @@ async function patchEndpoint(c: ApiContext, ctx: Ctx): Promise<Reply<WriteResult
   }
   const caller = callerOf(ctx);
   const explicit = header(ctx.req, 'if-match');
+  // The rule reads what DNS answers: every change made before this one first.
+  if (ops && !force) await ops.settle();
+  let refused: { target: string; message: string; disabling: boolean } | undefined;
   const r = await editProfile(c, ctx.params[0]!, stack, explicit, (current) => {
     const input = withEndpointPatch(current.profile, endpointName, patch);
     if (!input) throw endpointNotFound(current.profile, endpointName);
+    if (ops && !force) {
+      const was = findEndpoint(current.profile, endpointName)!;
+      const disabling = patch.endpointStatus === 'Disabled' && was.endpointStatus !== 'Disabled';
+      let after: Profile | undefined;
+      try {
+        after = normalizeProfile(input);
+      } catch {
+        after = undefined; // not a profile: the store's validation answers for it
+      }
+      const safety = after && ops.checkEdit(after, was.name, disabling ? 'disabling' : 'this change to');
+      if (safety && !safety.ok) {
+        refused = { target: `${current.profile.name}/${was.name}`, message: safety.message, disabling };
+        throw ApiProblem.of(409, 'ENDPOINT_UNSAFE', safety.message);
+      }
+    }
     return { input, value: current.profile };
+  }).catch(async (err: unknown) => {
+    if (refused && err instanceof ApiProblem)
+      await audit(c.store, caller, 'endpoint.refuse', refused.target, {
+        message: refused.message,
+        ...(refused.disabling ? { endpointStatus: 'Disabled' } : {}),
+      }).catch(() => undefined);
+    throw err;
   });
   if (r.changed) {
     const was = findEndpoint(r.value, endpointName);

@@ -91,7 +91,7 @@ export class ApiServer {
     const node = nodeRoutes(c, deps.ops);
     const routes: Route[] = [
       ...profileRoutes(c),
-      ...endpointRoutes(c),
+      ...endpointRoutes(c, deps.ops),
       ...resourceRoutes(c),
       ...reads.routes,
       ...dnssecRoutes(deps.dnssec, deps.store),

@@ -5,7 +5,7 @@
 import type { HealthView, ProbeVerdict } from '../../../src/core/health/types';
 import { normalizeProfile } from '../../../src/core/model/normalize';
 import type { EndpointInput } from '../../../src/core/model/types';
-import { checkDownOverride } from '../../../src/core/operations';
+import { checkDownOverride, checkSafety } from '../../../src/core/operations';
 import { geo } from '../routing/fixtures';
 
 const ep = (name: string, target: string, over: Partial<EndpointInput> = {}): EndpointInput => ({
@@ -69,4 +69,66 @@ test('counts nested children: a parent left with nothing to serve refuses, namin
 test('Always Serve endpoints count as able to serve', () => {
   const p = prof('web', [ep('primary', '192.0.2.1'), ep('backup', '192.0.2.2', { alwaysServe: 'Enabled' })]);
   expect(check([p], view({ 'web/primary': 'Online' }), 'web', 'primary')).toEqual({ ok: true });
+});
+
+// Issue 40, item 4: one rule for `override down` and `endpoint disable`, judged by what answers before and after.
+
+test('with every endpoint already Degraded (the all-degraded fallback answering), a down override that leaves the fallback answering is not refused', () => {
+  const three = prof('web', [ep('primary', '192.0.2.1'), ep('backup', '192.0.2.2'), ep('spare', '192.0.2.3')]);
+  const all = { 'web/primary': 'Degraded', 'web/backup': 'Degraded', 'web/spare': 'Degraded' } as const;
+  expect(check([three], view(all), 'web', 'backup')).toEqual({ ok: true });
+  expect(check([three], view(all), 'web', 'primary')).toEqual({ ok: true });
+  // Taking out the last endpoint the fallback answers with does remove the last answer: refused.
+  const r = check([three], view(all, ['web/primary', 'web/spare']), 'web', 'backup');
+  expect(r.ok).toBe(false);
+  // A healthy endpoint's loss to the fallback is still refused (the rule's purpose): Online primary, the rest Degraded.
+  expect(check([three], view({ ...all, 'web/primary': 'Online' }), 'web', 'primary').ok).toBe(false);
+});
+
+test('an endpoint held out by an override is named with the override, not as Degraded', () => {
+  const v: HealthView = {
+    verdict: () => 'Online',
+    override: (p, e) =>
+      `${p}/${e}` === 'web/primary' ? { down: true, downId: 'ov-0123456789', reason: 'override down by cli' } : undefined,
+  };
+  const r = check([web], v, 'web', 'backup');
+  expect(r.ok).toBe(false);
+  if (r.ok) return;
+  expect(r.message).toBe(
+    'refused: taking web/backup down would leave profile web with no endpoint able to serve (left: primary (override ov-0123456789 down)); pass --force (API: "force": true) to take it out anyway',
+  );
+});
+
+test('endpoint disable: the same rule judges the profile as it would be stored', () => {
+  const disabled = (p: ReturnType<typeof prof>, name: string) => ({
+    ...p,
+    endpoints: p.endpoints.map((e) => (e.name === name ? { ...e, endpointStatus: 'Disabled' as const } : e)),
+  });
+  const input = (health: HealthView, endpoint: string) => ({
+    profiles: [web],
+    health,
+    geo: geo(),
+    zone: 'tm.internal',
+    profile: 'web',
+    endpoint,
+  });
+  const change = (endpoint: string) => ({ kind: 'edit' as const, after: disabled(web, endpoint), verb: 'disabling' });
+  expect(checkSafety(input(view({ 'web/primary': 'Online', 'web/backup': 'Online' }), 'primary'), change('primary'))).toEqual({ ok: true });
+  const r = checkSafety(input(view({ 'web/primary': 'Online', 'web/backup': 'Degraded' }), 'primary'), change('primary'));
+  expect(r).toMatchObject({ ok: false, refusals: [{ profile: 'web', left: [{ endpoint: 'backup', status: 'Degraded' }] }] });
+  if (r.ok) return;
+  expect(r.message).toBe(
+    'refused: disabling web/primary would leave profile web with no endpoint able to serve (left: backup Degraded); pass --force (API: ?force=true) to do it anyway',
+  );
+  // The last enabled endpoint (NXDOMAIN after): refused; all Degraded and one of two disabled: the fallback still answers.
+  const alone = disabled(web, 'backup');
+  expect(
+    checkSafety(
+      { ...input(view({ 'web/primary': 'Online' }), 'primary'), profiles: [alone] },
+      { kind: 'edit', after: disabled(alone, 'primary') },
+    ).ok,
+  ).toBe(false);
+  expect(checkSafety(input(view({ 'web/primary': 'Degraded', 'web/backup': 'Degraded' }), 'primary'), change('primary'))).toEqual({
+    ok: true,
+  });
 });
