@@ -280,6 +280,53 @@ describe.each(CLIS)('$name: provider::tmkit functions', (cli) => {
     await w.ok('destroy', '-auto-approve', '-input=false');
   });
 
+  test('a nested tree of tmkit_profile resources, at its first plan: the list [parent, child]', async () => {
+    const w = workspace('nested');
+    w.write(`
+resource "tmkit_profile" "eu" {
+  name                   = "fneu"
+  traffic_routing_method = "Priority"
+  dns_config {
+    relative_name = "fneu"
+  }
+  endpoint {
+    name   = "weu"
+    target = "192.0.2.1"
+  }
+  endpoint {
+    name   = "neu"
+    target = "192.0.2.2"
+  }
+}
+resource "tmkit_profile" "top" {
+  name                   = "fntop"
+  traffic_routing_method = "Priority"
+  dns_config {
+    relative_name = "fntop"
+  }
+  endpoint {
+    name               = "eu"
+    type               = "NestedEndpoints"
+    target_resource_id = tmkit_profile.eu.id
+  }
+  endpoint {
+    name   = "us"
+    target = "192.0.2.9"
+  }
+}
+output "first" { value = provider::tmkit::resolve([tmkit_profile.top, tmkit_profile.eu], "198.51.100.7") }
+output "weu_down" { value = provider::tmkit::resolve([tmkit_profile.top, tmkit_profile.eu], "198.51.100.7", "fneu/weu") }
+output "eu_down" { value = provider::tmkit::resolve([tmkit_profile.top, tmkit_profile.eu], "198.51.100.7", "fneu/weu", "fneu/neu") }
+output "failover" { value = provider::tmkit::worst_case_failover([tmkit_profile.top, tmkit_profile.eu]) }
+`);
+    await w.ok('init', '-input=false');
+    const said = flat(await w.ok('plan', '-input=false'));
+    expect(said).toMatch(/\+ first = \[ \+ "fneu\/weu", \]/);
+    expect(said).toMatch(/\+ weu_down = \[ \+ "fneu\/neu", \]/);
+    expect(said).toMatch(/\+ eu_down = \[ \+ "us", \]/);
+    expect(said).toMatch(/\+ failover = 160/); // 30 × (3 + 1) + 10 + TTL 30, the defaults
+  });
+
   test('on objects of the same attributes, offline: a nested tree, Weighted, Subnet (ECS prefix), MultiValue, down endpoints, no probe', async () => {
     const w = workspace('objects');
     w.write(OBJECTS);
