@@ -124,7 +124,7 @@ test('a detection drill fails the probes of the endpoint in the real prober; DNS
   expect(lines[3]).toMatch(/^ {2}revert {2}\d+\.\d{3} s {2}from the probes let through again until every node named it again$/);
   expect(lines.slice(4, 8)).toEqual([
     "  bound   15 s = 10 × (0 + 1) + 5 + TTL 0: interval × (tolerated failures + 1) + timeout + TTL of web's probe settings",
-    '          back 15 s = 10 + 5 + TTL 0: the next probe(s) + timeout + TTL',
+    '          back 15 s = 10 + 5 + TTL 0: the probes that find it healthy again + timeout + TTL',
     expect.stringMatching(/^ {2}pass {4}switch \+ TTL 0 s = \d+\.\d{3} s ≤ 15 s; revert \+ TTL 0 s = \d+\.\d{3} s ≤ 15 s$/),
     '          (measured at the name servers; a resolver may keep the old answer for the TTL, so the TTL is added)',
   ]);
@@ -143,10 +143,11 @@ test('a detection drill fails the probes of the endpoint in the real prober; DNS
     ttl: 0,
   });
   // Detection is the real path: the next probe (on the 10 s interval) fails, so DNS moves later than an
-  // override would (milliseconds), and within one interval plus the rebuild.
+  // override would (milliseconds), and within the bound the report states (one interval plus the 5 s probe
+  // timeout; usually within the interval and the rebuild, but a loaded machine may take the timeout's slack).
   expect(report.switchSeconds).toBeGreaterThan(0.05);
-  expect(report.switchSeconds).toBeLessThanOrEqual(10.5);
-  expect(report.revertSeconds).toBeLessThanOrEqual(10.5);
+  expect(report.switchSeconds).toBeLessThanOrEqual(15);
+  expect(report.revertSeconds).toBeLessThanOrEqual(15);
   expect(report.overrideId).toBeUndefined();
   expect((await client.listOverrides()).overrides).toEqual([]);
   // The endpoint was not probed while its probes were made to fail: only the probe that brought it back (and

@@ -4,6 +4,7 @@ import type { DrillMode, DrillNodeReport, DrillReport, OverrideRecord, ProbeFail
 import { childProfileName } from '../../core/model/names';
 import type { Profile } from '../../core/model/types';
 import { formatDuration } from '../../core/operations/duration';
+import { MAX_REASON } from '../../core/operations/overrides';
 import { count } from '../../core/words';
 import { detectionSeconds, failoverTimes, recoveryEstimate } from '../../core/plan/failover';
 import type { TmkitClient } from '../../client';
@@ -36,7 +37,7 @@ const GIVE_UP_MS = 30_000;
  *   `tmkit plan` prints it.
  * - `detection`: the server's prober fails the endpoint's probes (PUT …/probe-failure; nothing is sent to it),
  *   so the real path runs: interval, tolerated failures, verdict, DNS. Bound: the endpoint's profile's
- *   interval × (tolerated + 1) + timeout + TTL; the way back: the next probe(s) + timeout + TTL.
+ *   interval × (tolerated + 1) + timeout + TTL; the way back: the probes that find it healthy again + timeout + TTL.
  *
  * Either passes when switch + TTL and revert + TTL are within their bounds (what a client behind a resolver
  * waits at most) and every answer during the hold named another endpoint. Ctrl-C ends the hold early and still
@@ -72,6 +73,9 @@ export function registerDrill(program: Command): void {
     const holdMs = durationMs('--for', opts.for, 6 * 86_400_000);
     if (opts.mode !== 'override' && opts.mode !== 'detection')
       throw new CliError(`--mode ${opts.mode}: the modes are override (a down override) and detection (failed health probes)`, EXIT_USAGE);
+    // Checked before anything is written: the server refuses such a reason only after the drill's record exists.
+    if (opts.reason !== undefined && opts.reason.length > MAX_REASON)
+      throw new CliError(`--reason is ${opts.reason.length} characters long: at most ${MAX_REASON}`, EXIT_USAGE);
     const client = clientFor(opts);
     try {
       const report = await drill(client, profile, endpoint, holdMs, opts);
@@ -435,7 +439,7 @@ export function renderDrill(r: DrillReport): string {
     );
   const revertBound = detection ? (r.revertBoundSeconds ?? null) : r.boundSeconds;
   if (detection && r.revertBound !== undefined && revertBound !== null)
-    lines.push(`          back ${revertBound} s = ${withoutTotal(r.revertBound)}: the next probe(s) + timeout + TTL`);
+    lines.push(`          back ${revertBound} s = ${withoutTotal(r.revertBound)}: the probes that find it healthy again + timeout + TTL`);
   lines.push(
     `  pass    ${passLine('switch', r.switchSeconds, r.ttl, r.boundSeconds)}; ${passLine('revert', r.revertSeconds, r.ttl, revertBound)}`,
   );

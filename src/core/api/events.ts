@@ -39,7 +39,7 @@ export interface RrlEvent {
   since: string;
   /** sustained: how long that bucket has been limited; recovered: from `since` to the last limited answer. Seconds. */
   durationSeconds: number;
-  /** sustained: that bucket's limited answers so far; recovered: every limited answer of the period, every DNS process. */
+  /** sustained: that bucket's limited answers so far; recovered: every limited answer of the period, in all DNS processes together. */
   limited: number;
   /** recovered: the last limited answer (ISO 8601). */
   lastLimited?: string;

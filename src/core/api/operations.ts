@@ -165,7 +165,7 @@ export interface DrillReport {
   /** The bound's formula with its numbers (`10 × (0 + 1) + 5 + TTL 0 = 15 s`). */
   bound: string;
   /**
-   * Detection drills: the pass mark of the way back, the next probe(s) (one interval, or the failback rule)
+   * Detection drills: the pass mark of the way back, the probes that find it healthy again (one interval, or the failback rule)
    * + its timeout + TTL. Override drills hold the revert to `boundSeconds`.
    */
   revertBoundSeconds?: number | null;
