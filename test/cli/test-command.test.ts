@@ -132,3 +132,40 @@ test('JUnit XML (--format junit and --junit FILE) parses as a JUnit report', asy
   expect(ok.code).toBe(0);
   expect(readFileSync(file, 'utf8')).toContain('failures="0"');
 });
+
+describe('tmkit plan runs the tests beside the document (tmkit.tests.json)', () => {
+  const EMPTY = write('empty.json', { apiVersion: 'tmkit/v1', stack: 'testing', profiles: [] });
+
+  test('passing: a section in text, Markdown and JSON, exit 0', async () => {
+    const text = await tmkit(['plan', DOC, '--deployed', EMPTY, '--no-preview']);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toContain('Routing tests (examples/testing/tmkit.tests.json): 12 tests passed.');
+    expect(text.stdout).toContain('  PASS  DE goes to West Europe [web]: answered weu from 5.9.0.1');
+    const md = await tmkit(['plan', DOC, '--deployed', EMPTY, '--no-preview', '--format', 'markdown']);
+    expect(md.stdout).toContain('**Routing tests (examples/testing/tmkit.tests.json): 12 tests passed.**');
+    const json = JSON.parse((await tmkit(['plan', DOC, '--deployed', EMPTY, '--no-preview', '--format', 'json'])).stdout) as {
+      tests: { file: string; results: Array<{ passed: boolean }>; problems: unknown[] };
+    };
+    expect(json.tests.file).toBe('examples/testing/tmkit.tests.json');
+    expect(json.tests.results.map((r) => r.passed)).toEqual(new Array(12).fill(true));
+  });
+
+  test('failing: shown in the plan (a CAUTION in Markdown), one stderr line, exit 1; no file: no section', async () => {
+    const app = mkdtempSync(join(dir, 'plan-'));
+    const doc = join(app, 'tmkit.out.json');
+    writeFileSync(doc, readFileSync(DOC));
+    writeFileSync(join(app, 'tmkit.tests.json'), JSON.stringify(FAILING));
+    const md = await tmkit(['plan', doc, '--deployed', EMPTY, '--no-preview', '--format', 'markdown'], { cwd: app });
+    expect(md.code).toBe(1);
+    expect(md.stdout).toContain('> **Routing tests (tmkit.tests.json): 3 tests failed, 1 passed.**');
+    expect(md.stdout).toContain('FAIL  DE goes to North Europe [web]: expected neu from 5.9.0.1; answered web-eu/weu');
+    expect(md.stderr).toContain('tmkit: routing tests tmkit.tests.json: 3 tests failed (see the plan)');
+    writeFileSync(join(app, 'tmkit.tests.json'), JSON.stringify({ tests: [{ name: 'x', profile: 'wbe', expect: [] }] }));
+    const bad = await tmkit(['plan', doc, '--deployed', EMPTY, '--no-preview'], { cwd: app });
+    expect(bad.code).toBe(1);
+    expect(bad.stdout).toContain('Routing tests (tmkit.tests.json): the file has 1 problem; no test ran.');
+    expect(bad.stdout).toContain("tests[0].profile: the document has no profile 'wbe'; did you mean web?");
+    const none = await tmkit(['plan', DOC.replace('testing', 'basic'), '--deployed', EMPTY, '--no-preview']);
+    expect(none.stdout).not.toContain('Routing tests');
+  });
+});

@@ -197,9 +197,8 @@ test("the workflow's steps plan the change against the base branch's synthesized
   ]);
   const md = readFileSync(join(ws, 'plan.md'), 'utf8');
   // The app's routing tests ran: their lines in the comment, the JUnit report beside the plan.
-  expect(md).toContain('### Routing tests');
+  expect(md).toContain('**Routing tests (tmkit.out/tmkit.tests.json): 3 tests passed.**');
   expect(md).toContain('PASS  primary down: backup [web]: answered backup with primary down');
-  expect(md).toContain('3 tests passed.');
   expect(readFileSync(join(ws, 'tmkit-tests.xml'), 'utf8')).toContain('<testsuite name="tmkit test" tests="3" failures="0"');
   expect(md.startsWith('<!-- tmkit-plan -->\n')).toBe(true);
   // One profile changed (not "1 to add": the base is the synthesized main branch, not an empty document).

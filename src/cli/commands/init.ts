@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { basename, join, relative, resolve, sep } from 'node:path';
+import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import type { Command } from 'commander';
+import { DEFAULT_STATE_DIR } from '../../client';
 import { packageVersion } from '../../package';
 import { CliError, EXIT_USAGE } from '../errors';
 import { displayFile, toJsonText } from '../util/files';
@@ -37,6 +38,11 @@ function installedSpec(dir: string): string {
     }
   }
   return `^${packageVersion()}`;
+}
+
+/** `word` as one shell word: as it is when it is safe, else in single quotes. */
+function shellWord(word: string): string {
+  return /^[\w./@+-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }
 
 interface InitOptions {
@@ -180,6 +186,11 @@ export function registerInit(program: Command): void {
       if (!existsSync(join(dir, 'tsconfig.json'))) write('tsconfig.json', toJsonText(TSCONFIG));
       if (!existsSync(join(dir, '.gitignore'))) write('.gitignore', 'node_modules/\n.tmkit/\n');
       const shown = displayFile(dir);
+      // The server the app deploys to: a `tmkit serve` started where init runs (the README's quick start, in
+      // the clone) keeps its token and address in ./.tmkit; from the app, TMKIT_STATE_DIR points there.
+      const serveState = resolve(DEFAULT_STATE_DIR);
+      const stateDir =
+        serveState !== join(dir, DEFAULT_STATE_DIR) && existsSync(join(serveState, 'token')) ? relative(dir, serveState) : undefined;
       const install = written.includes('package.json')
         ? 'npm install'
         : `npm install --save-dev ${Object.values(specs)
@@ -189,13 +200,21 @@ export function registerInit(program: Command): void {
         [
           `Scaffolded a tmkit app in ${shown} (stack "${stack}", profile "${name}"): ${written.join(', ')}.`,
           'Next:',
-          ...(shown === '.' ? [] : [`  cd ${/^[\w./@+-]+$/.test(shown) ? shown : `'${shown.replace(/'/g, `'\\''`)}'`}`]),
+          ...(shown === '.' ? [] : [`  cd ${shellWord(shown)}`]),
           ...(needsTmkit
             ? [
                 `  ${install.padEnd(28)} # ${vendored ? `from ${VENDOR}/, no registry needed; ` : ''}synth runs main.ts with tmkit's own TypeScript loader`,
               ]
             : []),
           `  ${'npx tmkit synth'.padEnd(28)} # runs main.ts, validates, writes tmkit.out/tmkit.out.json`,
+          ...(stateDir !== undefined
+            ? [
+                `  ${`export TMKIT_STATE_DIR=${shellWord(stateDir)}`.padEnd(28)} ` +
+                  `# the token and address of the tmkit serve run in ${shellWord(relative(dir, dirname(serveState)) || '.')}`,
+              ]
+            : []),
+          `  ${'npx tmkit plan'.padEnd(28)} # what applying tmkit.out/tmkit.out.json would change on the running tmkit serve`,
+          `  ${'npx tmkit apply'.padEnd(28)} # deploys it there (stack "${stack}": only this app's profiles are compared)`,
           '',
         ].join('\n'),
       );

@@ -1,4 +1,3 @@
-import { isIP } from 'node:net';
 import { Option, type Command } from 'commander';
 import {
   buildReport,
@@ -10,9 +9,19 @@ import {
   renderText,
   type PlanReport,
 } from '../../core/plan';
-import { CliError, EXIT_FAILED, EXIT_OK, EXIT_USAGE, setExitCode } from '../errors';
+import { EXIT_FAILED, EXIT_OK, setExitCode } from '../errors';
 import { openPreviewGeo } from '../util/geo';
-import { addStateOptions, loadDesired, loadState, makeReport, readDocumentFile, wantColor, type StateOptions } from '../util/state';
+import {
+  addClientsOption,
+  addStateOptions,
+  loadDesired,
+  loadState,
+  makeReport,
+  previewClients,
+  readDocumentFile,
+  wantColor,
+  type StateOptions,
+} from '../util/state';
 
 interface PreviewOptions extends StateOptions {
   againstServer?: boolean;
@@ -22,16 +31,6 @@ interface PreviewOptions extends StateOptions {
   color?: boolean;
 }
 
-function collect(v: string, prev: string[]): string[] {
-  return [
-    ...prev,
-    ...v
-      .split(',')
-      .map((s) => s.trim())
-      .filter((s) => s !== ''),
-  ];
-}
-
 /**
  * `tmkit preview FILE`: who gets which endpoint. Offline (default) it previews every profile of FILE as
  * written; with `--against-server` (or `--deployed FILE`) it compares with the deployed state and previews
@@ -39,20 +38,19 @@ function collect(v: string, prev: string[]): string[] {
  */
 export function registerPreview(program: Command): void {
   addStateOptions(
-    program
-      .command('preview')
-      .description('routing preview: which endpoint every region, range or client gets, failure scenarios and failover times')
-      .argument('<file>', 'tmkit/v1 document (e.g. tmkit.out.json)')
-      .option('--against-server', 'compare with the profiles deployed on the server (before vs after)')
-      .option('--clients <ip,...>', 'also show the answer for these client addresses (repeatable)', collect, [])
+    addClientsOption(
+      program
+        .command('preview')
+        .description('routing preview: which endpoint every region, range or client gets, failure scenarios and failover times')
+        .argument('<file>', 'tmkit/v1 document (e.g. tmkit.out.json)')
+        .option('--against-server', 'compare with the profiles deployed on the server (before vs after)'),
+    )
       .addOption(new Option('--format <format>', 'output format').choices(['text', 'markdown', 'json']).default('text'))
       .option('--no-scenarios', 'skip the failure scenarios')
       .option('--color', 'colour the text output (default: when stdout is a terminal and NO_COLOR is unset)')
       .option('--no-color', 'never colour'),
   ).action(async (file: string, opts: PreviewOptions, cmd: Command) => {
-    const bad = opts.clients.filter((c) => isIP(c) === 0);
-    if (bad.length > 0) throw new CliError(`--clients: not an IP address: ${bad.join(', ')}`, EXIT_USAGE);
-    const clients = opts.clients.map((address) => ({ label: address, address }));
+    const clients = previewClients(opts.clients);
     const compare = opts.againstServer === true || opts.deployed !== undefined;
     const raw = readDocumentFile(file);
     const state = await loadState(opts, compare, raw);

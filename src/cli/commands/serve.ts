@@ -1,4 +1,4 @@
-import { chmodSync, statSync } from 'node:fs';
+import { chmodSync, rmSync, statSync } from 'node:fs';
 import { isAbsolute, join, relative } from 'node:path';
 import * as net from 'node:net';
 import { type Command, Option } from 'commander';
@@ -28,6 +28,7 @@ import { geoMessage, requireGeoDatabase } from '../util/geo';
 import { applyFile } from '../util/apply';
 import { addWebhookOptions, webhooksFrom, type WebhookOptions } from '../util/webhook-options';
 import { followNpmParent } from '../util/parent';
+import { loopbackApiUrl, removeServerFile, SERVER_FILE, writeServerFile } from '../util/server-file';
 import { asCliError, userToBecome, workersUnderUser } from '../util/user-option';
 import { LOG_FORMATS, type LogFormatOption, serveLogger } from '../util/log-output';
 import { bindRefusedHint, checkReadable, dropPrivileges, handOverStateDir, isBindRefused, prepareStateDir } from '../../runtime/privileges';
@@ -220,6 +221,7 @@ export function registerServe(program: Command): void {
     // Under npx, stop when npx is stopped (npm does not pass its signal on: util/parent.ts).
     followNpmParent();
     let engine: Engine;
+    let serverFile = false;
     log.hold();
     try {
       try {
@@ -262,6 +264,8 @@ export function registerServe(program: Command): void {
       }
       const api = engine.apiAddress();
       if (opts.apply !== undefined) await applyAtStart(engine, opts.apply);
+      // Where local clients reach the API (docs/cli.md): they read it from the state dir, as the token.
+      serverFile = announceServer(opts.stateDir, api.address, api.port);
       const profiles = engine.snapshot().profiles.size;
       const tokenWhere =
         engine.token.origin === 'env'
@@ -305,8 +309,32 @@ export function registerServe(program: Command): void {
     }, STOP_DEADLINE_MS);
     deadline.unref();
     await engine.stop();
+    if (serverFile) removeServerFile(opts.stateDir);
     process.stdout.write('tmkit serve: stopped\n');
   });
+}
+
+/**
+ * Writes `<state-dir>/server.json` with the API's loopback URL, so the commands that take --state-dir find
+ * this server on any --api port (util/server-file.ts); true when written. An API on no loopback address
+ * writes none (and removes a stale one), since clients take only a loopback URL from the file. A state dir
+ * that refuses the file is said on stderr; serve runs on (clients then need --server).
+ */
+function announceServer(stateDir: string, address: string, port: number): boolean {
+  const url = loopbackApiUrl(address, port);
+  try {
+    if (url === undefined) {
+      rmSync(join(stateDir, SERVER_FILE), { force: true });
+      return false;
+    }
+    writeServerFile(stateDir, url);
+    return true;
+  } catch (err) {
+    process.stderr.write(
+      `tmkit serve: could not write ${join(stateDir, SERVER_FILE)}: ${(err as Error).message}; clients need --server ${url}\n`,
+    );
+    return false;
+  }
 }
 
 /**

@@ -8,37 +8,11 @@ import { CliError, EXIT_FAILED, EXIT_OK, setExitCode } from '../errors';
 import { countSeverities, renderText, summary } from '../util/diagnostics';
 import { displayFile, readJsonFile } from '../util/files';
 import { endpointCount, profileNames } from '../util/document';
-
-/** The project file `tmkit synth` reads from the working directory (like cdktf.json). */
-export const CONFIG_FILE = 'tmkit.json';
-/** Must match src/constructs/app.ts (the CLI does not load the constructs). */
-const OUTPUT_FILE = 'tmkit.out.json';
-const DEFAULT_OUTDIR = 'tmkit.out';
-
-/** `tmkit.json`: `app` is the shell command that runs the constructs app; `output` its output directory. */
-export interface TmkitConfig {
-  app?: string;
-  output?: string;
-}
+import { CONFIG_FILE, DEFAULT_OUTDIR, OUTPUT_FILE, readConfig } from '../util/app-config';
 
 interface SynthOptions {
   output?: string;
   strictAzure?: boolean;
-}
-
-function readConfig(cwd: string): TmkitConfig {
-  const file = join(cwd, CONFIG_FILE);
-  if (!existsSync(file)) return {};
-  const raw = readJsonFile(file, CONFIG_FILE);
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
-    throw new CliError(`${CONFIG_FILE} must hold a JSON object like {"app": "node app.js"}`);
-  }
-  const c = raw as Record<string, unknown>;
-  for (const k of ['app', 'output'] as const) {
-    if (c[k] !== undefined && (typeof c[k] !== 'string' || c[k] === ''))
-      throw new CliError(`${CONFIG_FILE}: "${k}" must be a non-empty string`);
-  }
-  return { ...(c.app === undefined ? {} : { app: c.app as string }), ...(c.output === undefined ? {} : { output: c.output as string }) };
 }
 
 function mtime(file: string): bigint | undefined {

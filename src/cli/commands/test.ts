@@ -3,8 +3,7 @@ import { parseResourceCatalog, toResourceCatalog } from '../../core/model/catalo
 import { desiredDocument } from '../../core/plan';
 import type { ResourceCatalog } from '../../core/ports';
 import {
-  checkRoutingTests,
-  parseRoutingTests,
+  readRoutingTests,
   renderProblems,
   renderTestsJson,
   renderTestsJunit,
@@ -65,18 +64,10 @@ export function registerTest(program: Command): void {
       }
       const rawTests = badFile(() => readJsonFile(testsFile, 'tests file', 'write {"tests": [...]}; see docs/testing.md'));
       const resources = opts.resources !== undefined ? badFile(() => readCatalog(opts.resources!)) : undefined;
-      const parsed = parseRoutingTests(rawTests);
-      const problems = [
-        ...parsed.problems,
-        ...checkRoutingTests({
-          profiles: desired.document.profiles,
-          tests: parsed.tests,
-          ...(resources ? { resources } : {}),
-        }).map((p) => ({
-          ...p,
-          path: p.path.replace(/^tests\[(\d+)\]/, (_, i: string) => `tests[${indexIn(rawTests, parsed.tests[Number(i)])}]`),
-        })),
-      ];
+      const { tests, problems } = readRoutingTests(rawTests, {
+        profiles: desired.document.profiles,
+        ...(resources ? { resources } : {}),
+      });
       if (problems.length > 0) {
         for (const line of renderProblems(testsFile, problems)) process.stderr.write(`tmkit: ${line}\n`);
         throw new CliError(
@@ -86,11 +77,11 @@ export function registerTest(program: Command): void {
       }
       const geo = await openPreviewGeo(
         opts.geoip,
-        parsed.tests.some((t) => t.client !== undefined),
+        tests.some((t) => t.client !== undefined),
       );
       const results = runRoutingTests({
         profiles: desired.document.profiles,
-        tests: parsed.tests,
+        tests,
         geo,
         ...(resources ? { resources } : {}),
       });
@@ -108,9 +99,4 @@ function readCatalog(file: string): ResourceCatalog {
   if (errors.length > 0)
     throw new CliError(`--resources ${file}: ${errors.map((e) => `${e.path ? `${e.path}: ` : ''}${e.message}`).join('; ')}`, EXIT_USAGE);
   return toResourceCatalog(catalog);
-}
-
-/** The index in the file of a test that parsed (tests with problems are left out of the parsed list). */
-function indexIn(raw: unknown, t: unknown): number {
-  return ((raw as { tests: unknown[] }).tests ?? []).indexOf(t);
 }

@@ -1,9 +1,10 @@
 /** `--server` / `--token` / `--state-dir` and the client they make (docs/cli.md). */
 import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
-import { DEFAULT_SERVER, TmkitApiError, TmkitClient } from '../../client';
+import { DEFAULT_SERVER, DEFAULT_STATE_DIR, TmkitApiError, TmkitClient } from '../../client';
 import { closestValue } from '../../core/validate/util';
 import { CliError, EXIT_USAGE } from '../errors';
+import { serverFromStateDir } from './server-file';
 
 export interface ServerOptions {
   server?: string;
@@ -14,9 +15,13 @@ export interface ServerOptions {
 }
 
 /** `--server`'s help, for every command that has the option. */
-export const SERVER_HELP = 'management API URL, http:// or https:// (default TMKIT_SERVER, then http://127.0.0.1:5380)';
+export const SERVER_HELP =
+  'management API URL, http:// or https:// (default TMKIT_SERVER, then the loopback URL a running `tmkit serve` ' +
+  'wrote in <state-dir>/server.json, then http://127.0.0.1:5380)';
 
-const STATE_DIR_HELP = 'where a local `tmkit serve` keeps its token file (default TMKIT_STATE_DIR, then .tmkit in the working directory)';
+/** `--state-dir`'s help, for every command that has the option. */
+export const STATE_DIR_HELP =
+  'where a local `tmkit serve` keeps its token file and server.json (default TMKIT_STATE_DIR, then .tmkit in the working directory)';
 
 /** Adds `--server` / `--token` / `--state-dir` (docs/cli.md). */
 export function serverOptions(cmd: Command): Command {
@@ -36,8 +41,10 @@ export function stateDirOption(cmd: Command): Command {
  * every API call would be refused with 401, so this fails first and says where it looked.
  */
 export function clientFor(opts: ServerOptions): TmkitClient {
+  const server = resolveServer(opts);
   const client = new TmkitClient({
-    server: serverUrl(opts.server),
+    server: server.url,
+    ...(server.file !== undefined ? { serverSetting: `--server or TMKIT_SERVER (${server.url} is from ${server.file})` } : {}),
     ...(opts.token !== undefined ? { token: opts.token } : {}),
     ...(opts.stateDir !== undefined ? { stateDir: opts.stateDir } : {}),
     ...(typeof opts.who === 'string' ? { who: opts.who } : {}),
@@ -57,10 +64,31 @@ export function clientFor(opts: ServerOptions): TmkitClient {
 }
 
 /**
+ * The server a command talks to (docs/cli.md): `--server`, else `TMKIT_SERVER`, else the loopback URL a
+ * running `tmkit serve` wrote in the state dir (`--state-dir`, else TMKIT_STATE_DIR, else .tmkit: the dir
+ * the token file is read from), else the default. `file`: the server.json the URL came from. A server.json
+ * that is not taken (not tmkit's, or a URL that is not loopback) is named in a note on stderr.
+ */
+export function resolveServer(
+  opts: Pick<ServerOptions, 'server' | 'stateDir'>,
+  env: NodeJS.ProcessEnv = process.env,
+  err: { write(s: string): unknown } = process.stderr,
+): { url: string; file?: string } {
+  const url = serverUrl(opts.server, env);
+  if (opts.server !== undefined || (env.TMKIT_SERVER?.trim() || undefined) !== undefined) return { url };
+  const found = serverFromStateDir(opts.stateDir ?? (env.TMKIT_STATE_DIR || undefined) ?? DEFAULT_STATE_DIR);
+  if (found.url !== undefined) return { url: found.url, file: found.file };
+  if (found.ignored !== undefined)
+    err.write(`tmkit: ignoring ${found.file}: ${found.ignored}; using ${url} (pass --server or set TMKIT_SERVER)\n`);
+  return { url };
+}
+
+/**
  * The management API's base URL from `--server`, else `TMKIT_SERVER` (an empty one counts as unset), else
- * the default. A value that is not an http(s) URL with a port from 1 to 65535 is a usage error (exit 2),
- * one line naming where it came from and, for `host:port`, the URL to write instead: tmkit does not guess
- * the scheme, not even for loopback (docs/cli.md).
+ * the default (resolveServer puts the state dir's server.json before the default). A value that is not an
+ * http(s) URL with a port from 1 to 65535 is a usage error (exit 2), one line naming where it came from and,
+ * for `host:port`, the URL to write instead: tmkit does not guess the scheme, not even for loopback
+ * (docs/cli.md).
  */
 export function serverUrl(option: string | undefined, env: NodeJS.ProcessEnv = process.env): string {
   const envValue = env.TMKIT_SERVER?.trim() || undefined;

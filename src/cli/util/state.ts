@@ -3,6 +3,7 @@
  * offline file), the desired document (validated with stack scoping), the geo lookup for the preview, and
  * their common options. The planning itself is the client's deploy module.
  */
+import { isIP } from 'node:net';
 import type { Command } from 'commander';
 import { parseResourceCatalog, toResourceCatalog } from '../../core/model/catalog';
 import { normalize } from '../../core/model/normalize';
@@ -15,7 +16,7 @@ import { CliError, EXIT_USAGE } from '../errors';
 import { renderText as renderDiagnostics } from './diagnostics';
 import { readJsonFile } from './files';
 import { openPreviewGeo } from './geo';
-import { clientFor, SERVER_HELP } from './server';
+import { clientFor, SERVER_HELP, STATE_DIR_HELP } from './server';
 
 export interface StateOptions {
   deployed?: string;
@@ -34,15 +35,34 @@ export function addStateOptions(cmd: Command): Command {
     )
     .option('--server <url>', SERVER_HELP)
     .option('--token <token>', 'API token (default TMKIT_TOKEN, then <state-dir>/token for a local server)')
-    .option(
-      '--state-dir <dir>',
-      'where a local `tmkit serve` keeps its token file (default TMKIT_STATE_DIR, then .tmkit in the working directory)',
-    )
+    .option('--state-dir <dir>', STATE_DIR_HELP)
     .option('--resources <file>', 'resource catalog for Azure endpoints (ARM id → target, location, state), as given to tmkit serve')
     .option(
       '--geoip <file.mmdb>',
       "MaxMind-format database for the preview's --clients addresses (default: the country database package, when installed)",
     );
+}
+
+/** `--clients IP,...` (repeatable), for the routing preview of `plan` and `preview`. */
+export function addClientsOption(cmd: Command): Command {
+  return cmd.option('--clients <ip,...>', 'routing preview: also show the answer for these client addresses (repeatable)', collectList, []);
+}
+
+function collectList(v: string, prev: string[]): string[] {
+  return [
+    ...prev,
+    ...v
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => s !== ''),
+  ];
+}
+
+/** The preview's clients from `--clients` (each labelled with its address); anything not an IP is a usage error. */
+export function previewClients(clients: readonly string[]): Array<{ label: string; address: string }> {
+  const bad = clients.filter((c) => isIP(c) === 0);
+  if (bad.length > 0) throw new CliError(`--clients: not an IP address: ${bad.join(', ')}`, EXIT_USAGE);
+  return clients.map((address) => ({ label: address, address }));
 }
 
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);

@@ -8,6 +8,8 @@ import { liveHealth, type LiveHealthInput, type LiveHealthReport } from './live'
 import type { ResourceCatalog } from '../ports';
 import type { PlanPreview } from './preview-types';
 import type { DeployedProfile, Plan } from './types';
+import { planTestsFailed } from '../routing-tests/render';
+import type { PlanTests } from '../routing-tests/types';
 
 /** Failover time of one profile before and after the plan; `exceeds` against `--max-failover-seconds`. */
 export interface FailoverRow {
@@ -32,6 +34,8 @@ export interface PlanReport {
    * order (Terraform or ARM applies it) and `tmkit apply` refuses it.
    */
   azure?: AzurePreview;
+  /** The routing tests run with the plan (a tests file beside the document; docs/testing.md). */
+  tests?: PlanTests;
 }
 
 /** What an Azure preview read (`source`), and its notes (values known after apply, stand-ins). */
@@ -159,7 +163,7 @@ export function failoverLimitMessages(report: PlanReport): string[] {
 
 /** Design §4 exit codes for `plan`: 1 on errors or a failover limit exceeded, 2 with changes under --detailed-exitcode. */
 export function planExitCode(report: PlanReport, detailedExitcode: boolean): 0 | 1 | 2 {
-  if (report.plan.errors.length > 0 || report.failover.some((f) => f.exceeds)) return 1;
+  if (report.plan.errors.length > 0 || report.failover.some((f) => f.exceeds) || planTestsFailed(report.tests)) return 1;
   const s = report.plan.summary;
   return detailedExitcode && s.add + s.change + s.replace + s.destroy > 0 ? 2 : 0;
 }

@@ -5,5 +5,16 @@ export {
   type RoutingTest,
   type TestFileProblem,
 } from './schema';
-export { runRoutingTests, checkRoutingTests, testQuery, traceLines, type RoutingTestResult, type RunInput } from './run';
-export { renderTestsText, renderTestsJson, renderTestsJunit, renderProblems, summary, xmlEscape } from './render';
+export { runRoutingTests, checkRoutingTests, readRoutingTests, testQuery, traceLines, type RoutingTestResult, type RunInput } from './run';
+export {
+  renderTestsText,
+  renderTestsJson,
+  renderTestsJunit,
+  renderProblems,
+  summary,
+  xmlEscape,
+  planTestsSummary,
+  planTestsLines,
+  planTestsFailed,
+} from './render';
+export type { PlanTests } from './types';

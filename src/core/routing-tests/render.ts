@@ -3,8 +3,7 @@
  * JUnit XML for CI test reports (GitHub, GitLab, Jenkins, Azure Pipelines read it).
  */
 import { count } from '../words';
-import type { RoutingTestResult } from './run';
-import type { TestFileProblem } from './schema';
+import type { PlanTests, RoutingTestResult, TestFileProblem } from './types';
 
 export function summary(results: readonly RoutingTestResult[]): { passed: number; failed: number } {
   const failed = results.filter((r) => !r.passed).length;
@@ -69,4 +68,25 @@ export function renderTestsJunit(results: readonly RoutingTestResult[], suite = 
 /** A bad tests file's problems, one line each: `TESTS.json: tests[1].down[0]: …`. */
 export function renderProblems(file: string, problems: readonly TestFileProblem[]): string[] {
   return problems.map((p) => `${file}: ${p.path}: ${p.message}`);
+}
+
+/** The one-line verdict of a plan's tests: `Routing tests (tmkit.tests.json): 3 passed.` */
+export function planTestsSummary(t: PlanTests): string {
+  if (t.problems.length > 0) return `Routing tests (${t.file}): the file has ${count(t.problems.length, 'problem')}; no test ran.`;
+  const s = summary(t.results);
+  return `Routing tests (${t.file}): ${s.failed === 0 ? `${count(s.passed, 'test')} passed` : `${count(s.failed, 'test')} failed, ${s.passed} passed`}.`;
+}
+
+/** The lines under that verdict: one per test (the why under a failure), or the file's problems. */
+export function planTestsLines(t: PlanTests): string[] {
+  if (t.problems.length > 0) return t.problems.map((p) => `${p.path}: ${p.message}`);
+  return t.results.flatMap((r) => [
+    `${r.passed ? 'PASS' : 'FAIL'}  ${r.name} [${r.profile}]: ${r.message}`,
+    ...(r.passed ? [] : r.details.map((d) => `      ${d}`)),
+  ]);
+}
+
+/** True when the tests make the plan fail (exit 1): a failing test, or a bad tests file. */
+export function planTestsFailed(t: PlanTests | undefined): boolean {
+  return t !== undefined && (t.problems.length > 0 || t.results.some((r) => !r.passed));
 }

@@ -20,19 +20,13 @@ import {
   downTargets,
   findProfile,
   nameMatches,
+  parseRoutingTests,
   type RoutingTest,
   type TestFileProblem,
 } from './schema';
+import type { RoutingTestResult } from './types';
 
-export interface RoutingTestResult {
-  name: string;
-  profile: string;
-  passed: boolean;
-  /** One line: what was checked and, on failure, what was answered instead. */
-  message: string;
-  /** On failure: why (the decision trace, the failover formula, the scenarios). */
-  details: string[];
-}
+export type { RoutingTestResult };
 
 export interface RunInput {
   profiles: readonly Profile[] | ReadonlyMap<string, Profile>;
@@ -255,4 +249,23 @@ export function runRoutingTests(input: RunInput): RoutingTestResult[] {
           failed.flatMap((c) => c.details),
         );
   });
+}
+
+/**
+ * A tests file's JSON read and checked against the document: the tests that can run, or every problem
+ * (shape and names) with its path in the file. Runs nothing.
+ */
+export function readRoutingTests(
+  raw: unknown,
+  input: Omit<RunInput, 'geo' | 'tests'> & { geo?: GeoLookup },
+): { tests: RoutingTest[]; problems: TestFileProblem[] } {
+  const parsed = parseRoutingTests(raw);
+  const all = (raw as { tests?: unknown[] } | null)?.tests;
+  const inFile = (i: string): number => (Array.isArray(all) ? all.indexOf(parsed.tests[Number(i)]) : Number(i));
+  const against = checkRoutingTests({ ...input, tests: parsed.tests }).map((p) => ({
+    ...p,
+    path: p.path.replace(/^tests\[(\d+)\]/, (_, i: string) => `tests[${inFile(i)}]`),
+  }));
+  const problems = [...parsed.problems, ...against];
+  return { tests: problems.length > 0 ? [] : parsed.tests, problems };
 }

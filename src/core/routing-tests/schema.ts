@@ -32,11 +32,9 @@ export interface RoutingTest {
   tolerance?: number;
 }
 
-export interface TestFileProblem {
-  /** JSON path in the tests file: `tests[1].down[0]`. */
-  path: string;
-  message: string;
-}
+import type { TestFileProblem } from './types';
+
+export type { TestFileProblem };
 
 export const DEFAULT_TOLERANCE = 0.001;
 const KEYS = [

@@ -23,7 +23,9 @@ import type { Profile } from '../../model/types';
  *   "preview": { "clientModel", "profiles": [ ProfilePreview ] } | null,
  *   "live"?: { "at", "endpoints": [ { "profile", "endpoint", "status", "since"?, "seconds"?, "reason", "overrides": [] } ],
  *              "fallback": [ profile ], "unread"? },                 // planned against a server (core/plan/live.ts)
- *   "azure"?: { "source", "notes": [] } }                          // an Azure preview (azurerm plan, ARM files)
+ *   "azure"?: { "source", "notes": [] },                          // an Azure preview (azurerm plan, ARM files)
+ *   "tests"?: { "file", "results": [ { "name", "profile", "passed", "message", "details": [] } ],
+ *               "problems": [ { "path", "message" } ] } }           // routing tests beside the document
  * ```
  * Keys appear in this order; nothing depends on the time or machine, so the same inputs give the same bytes
  * (`live`, read from a server at a moment, is the one exception).
@@ -53,6 +55,8 @@ export function planToJson(report: PlanReport): JsonValue {
     ...(report.live ? { live: toJson(report.live) } : {}),
     // Azure previews only (azurerm plans, ARM files): what was read and what is known after apply.
     ...(report.azure ? { azure: { source: report.azure.source, notes: [...report.azure.notes] } } : {}),
+    // With a tests file beside the document: the routing tests' results (docs/testing.md).
+    ...(report.tests ? { tests: toJson(report.tests) } : {}),
   };
 }
 

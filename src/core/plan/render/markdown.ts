@@ -23,6 +23,7 @@ import {
 } from './common';
 import { short } from './text';
 import { count } from '../../words';
+import { planTestsFailed, planTestsLines, planTestsSummary } from '../../routing-tests/render';
 
 /**
  * Markdown for a pull-request comment: the summary line first, a table of changed profiles, warnings and
@@ -118,6 +119,20 @@ export function renderMarkdown(report: PlanReport, options: MarkdownOptions = {}
     for (const w of report.warnings.slice(0, 30)) head.push(`> - ${code(w.path)}: ${esc(w.message)} (${w.code})`);
     if (report.warnings.length > 30) head.push(`> - … and ${report.warnings.length - 30} more (see \`tmkit plan --format json\`)`);
     head.push('');
+  }
+  if (report.tests) {
+    const failed = planTestsFailed(report.tests);
+    const lines = planTestsLines(report.tests);
+    head.push(
+      ...(failed
+        ? ['> [!CAUTION]', `> **${esc(planTestsSummary(report.tests))}**`, '']
+        : [`**${esc(planTestsSummary(report.tests))}**`, '']),
+      '```',
+      ...lines.slice(0, 60).map((l) => l.replace(/```/g, "'''")),
+      ...(lines.length > 60 ? [`… and ${lines.length - 60} more lines (tmkit test shows them all)`] : []),
+      '```',
+      '',
+    );
   }
   if (report.live) {
     head.push(`**Live health** (the server now, ${esc(report.live.at)}):`, '');

@@ -19,6 +19,7 @@ import {
   unusedNote,
 } from './common';
 import { count } from '../../words';
+import { planTestsFailed, planTestsLines, planTestsSummary } from '../../routing-tests/render';
 
 /**
  * Terraform-like text: `+` create, `~` update, `-/+` replace, `-` destroy, one block per profile, then the
@@ -135,6 +136,13 @@ export function renderText(report: PlanReport, options: TextOptions = {}): strin
       const recovery = recoveryText(f.after);
       if (recovery) lines.push(c('dim', `  ${' '.repeat(width)}  ${recovery}`));
     }
+    lines.push('');
+  }
+
+  if (report.tests) {
+    const failed = planTestsFailed(report.tests);
+    lines.push(c(failed ? 'red' : 'bold', planTestsSummary(report.tests)));
+    for (const l of planTestsLines(report.tests)) lines.push(`  ${l.startsWith('FAIL') ? c('red', l) : l}`);
     lines.push('');
   }
 
