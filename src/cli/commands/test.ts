@@ -16,9 +16,13 @@ import { renderText as renderDiagnostics } from '../util/diagnostics';
 import { readJsonFile, writeFileAtomic } from '../util/files';
 import { openPreviewGeo } from '../util/geo';
 import { readDocumentFile } from '../util/state';
+import { azureTestInput } from '../util/azure-preview';
+import { loadTerraformPlan } from '../util/terraform-plan';
 
 interface TestOptions {
   format: 'text' | 'json' | 'junit';
+  fromTerraform?: string;
+  fromArm?: string;
   junit?: string;
   geoip?: string;
   resources?: string;
@@ -43,8 +47,16 @@ export function registerTest(program: Command): void {
   program
     .command('test')
     .description('run routing tests (expected answers, failover bounds, no single point of failure, shares) against a document, offline')
-    .argument('<document>', 'tmkit/v1 document (e.g. tmkit.out/tmkit.out.json) or the JSON Azure prints for profiles')
-    .argument('<tests>', 'tests file: {"tests": [{"name", "profile", "client", "down", "expect", ...}]} (docs/testing.md)')
+    .argument('[document]', 'tmkit/v1 document (e.g. tmkit.out/tmkit.out.json) or the JSON Azure prints for profiles')
+    .argument('[tests]', 'tests file: {"tests": [{"name", "profile", "client", "down", "expect", ...}]} (docs/testing.md)')
+    .option(
+      '--from-terraform <plan.json>',
+      'instead of DOCUMENT: the profiles a Terraform plan leaves (`terraform show -json tfplan`; tmkit_* or azurerm_traffic_manager_* resources)',
+    )
+    .option(
+      '--from-arm <file.json>',
+      "instead of DOCUMENT: Azure's profiles in an ARM template or `az network traffic-manager profile show/list` output",
+    )
     .addOption(new Option('--format <format>', 'output format').choices(['text', 'json', 'junit']).default('text'))
     .option('--junit <file>', 'also write the results as JUnit XML (for CI test reports)')
     .option('--resources <file>', 'resource catalog for Azure endpoints (ARM id → target, location, state), as given to tmkit serve')
@@ -52,18 +64,32 @@ export function registerTest(program: Command): void {
       '--geoip <file.mmdb>',
       "MaxMind-format database that places the tests' client addresses (default: the country database package)",
     )
-    .action(async (documentFile: string, testsFile: string, opts: TestOptions, cmd: Command) => {
-      const raw = badFile(() => readDocumentFile(documentFile));
+    .action(async (first: string | undefined, second: string | undefined, opts: TestOptions, cmd: Command) => {
+      const source = testSource(first, second, opts);
+      const testsFile = source.testsFile;
+      const documentFile = source.documentFile;
+      const kind = source.kind;
+      const azure = kind === 'document' ? undefined : badFile(() => azureTestInput(kind, documentFile));
+      const raw =
+        source.kind === 'document'
+          ? badFile(() => readDocumentFile(documentFile))
+          : (azure?.document ?? badFile(() => loadTerraformPlan(documentFile, []).document));
       const desired = desiredDocument(raw, []);
       if (!desired.document) {
         process.stderr.write(renderDiagnostics(desired.diagnostics, desired.profileNames));
         throw new CliError(
-          `${documentFile} is not a valid document: fix the errors above (tmkit validate ${documentFile} shows them too)`,
+          source.kind === 'document'
+            ? `${documentFile} is not a valid document: fix the errors above (tmkit validate ${documentFile} shows them too)`
+            : `${documentFile}: the profiles it describes break Azure's rules (above): fix them, then test again`,
           EXIT_USAGE,
         );
       }
       const rawTests = badFile(() => readJsonFile(testsFile, 'tests file', 'write {"tests": [...]}; see docs/testing.md'));
-      const resources = opts.resources !== undefined ? badFile(() => readCatalog(opts.resources!)) : undefined;
+      const given = opts.resources !== undefined ? badFile(() => readCatalog(opts.resources!)) : undefined;
+      // An Azure input's own endpoints (targets and regions as far as it tells), then --resources over them.
+      const resources: ResourceCatalog | undefined = azure
+        ? new Map([...toResourceCatalog(azure.catalog), ...(given ?? new Map())])
+        : given;
       const { tests, problems } = readRoutingTests(rawTests, {
         profiles: desired.document.profiles,
         ...(resources ? { resources } : {}),
@@ -91,6 +117,31 @@ export function registerTest(program: Command): void {
       );
       setExitCode(cmd, results.every((r) => r.passed) ? EXIT_OK : EXIT_FAILED);
     });
+}
+
+/** Where the profiles come from (DOCUMENT, or --from-terraform / --from-arm) and the tests file. */
+function testSource(
+  first: string | undefined,
+  second: string | undefined,
+  opts: TestOptions,
+): { kind: 'document' | 'terraform' | 'arm'; documentFile: string; testsFile: string } {
+  const from = opts.fromTerraform ?? opts.fromArm;
+  if (opts.fromTerraform !== undefined && opts.fromArm !== undefined)
+    throw new CliError('--from-terraform and --from-arm each give the profiles: pass one of them', EXIT_USAGE);
+  if (from !== undefined) {
+    if (first === undefined || second !== undefined)
+      throw new CliError(
+        `with ${opts.fromTerraform !== undefined ? '--from-terraform' : '--from-arm'} give only the tests file: tmkit test --from-… FILE TESTS.json`,
+        EXIT_USAGE,
+      );
+    return { kind: opts.fromTerraform !== undefined ? 'terraform' : 'arm', documentFile: from, testsFile: first };
+  }
+  if (first === undefined || second === undefined)
+    throw new CliError(
+      'give a document and a tests file: tmkit test DOCUMENT TESTS.json (or --from-terraform / --from-arm FILE TESTS.json)',
+      EXIT_USAGE,
+    );
+  return { kind: 'document', documentFile: first, testsFile: second };
 }
 
 /** `--resources FILE`: the catalog format `tmkit serve --resources` takes. */

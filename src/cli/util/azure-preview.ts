@@ -225,3 +225,34 @@ export function printPlan(
     process.stderr.write(`tmkit: the plan has ${count(report.plan.errors.length, 'error')} and cannot be applied\n`);
   setExitCode(cmd, code);
 }
+
+/**
+ * What `tmkit test --from-terraform PLAN.json` / `--from-arm FILE.json` tests: the profiles an azurerm plan
+ * leaves (its `after`), or those of an ARM file, with the catalog of their Azure endpoints (targets and
+ * regions as far as the input tells; stand-ins otherwise). Undefined for a Terraform plan of tmkit_*
+ * resources (the caller reads it as `tmkit plan` does). Exit 1 when the file cannot be read as such.
+ */
+export function azureTestInput(
+  kind: 'terraform' | 'arm',
+  file: string,
+): { document: DocumentInput; catalog: ResourceCatalogRecord; mask: (s: string) => string } | undefined {
+  if (kind === 'terraform') {
+    const raw = azurermPlanFile(file, {});
+    if (raw === undefined) return undefined;
+    const az = azurermPlanDocuments(raw);
+    const mask = (s: string): string => maskSensitiveValues(s, az.sensitive);
+    if (az.problems.length > 0)
+      throw new CliError(mask(`${displayFile(file)}: ${az.problems.map((p) => `${p.address}: ${p.message}`).join('; ')}`));
+    return { document: az.after, catalog: az.catalog, mask };
+  }
+  const arm = armPreviewDocuments(
+    readJsonFile(file, 'ARM file', 'an ARM template, or `az network traffic-manager profile show/list` output'),
+    undefined,
+  );
+  const errors = arm.issues.after.filter((i) => i.severity === 'error');
+  if (errors.length > 0) {
+    process.stderr.write(renderDiagnostics(arm.issues.after, []));
+    throw new CliError(`${displayFile(file)}: cannot be tested: ${errors[0]!.message} (and the errors above)`);
+  }
+  return { document: arm.after, catalog: arm.catalog, mask: (s) => s };
+}
