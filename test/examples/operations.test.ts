@@ -93,7 +93,7 @@ test('the game-day walkthrough: drill, override, failback, shift, audit', async 
   const id = /^Override (ov-\w+)/.exec(down.stdout)![1]!;
   expect(await dig(serve.dns, 'web.tm.internal')).toEqual(['127.0.0.2']);
   expect((await tmkit('override', 'down', 'web', 'backup', '--for', '10m')).stderr).toBe(
-    'tmkit: refused: taking web/backup down would leave profile web with no endpoint able to serve (left: primary Degraded); pass --force (API: "force": true) to take it out anyway\n',
+    `tmkit: refused: taking web/backup down would leave profile web with no endpoint able to serve (left: primary (override ${id} down)); pass --force (API: "force": true) to take it out anyway\n`,
   );
   expect((await tmkit('override', 'clear', id)).code).toBe(0);
   expect(await dig(serve.dns, 'web.tm.internal')).toEqual(['127.0.0.1']);

@@ -87,7 +87,8 @@ async function putProfile(c: ApiContext, ctx: Ctx): Promise<Reply<WriteResult>> 
   nameAsInUrl(body, urlName, 'profile');
   const caller = callerOf(ctx);
   // What it was, for the audit log's old → new (read before the write: cheap, and right unless another write races it).
-  const before = await findProfile(c, urlName);
+  // Best effort: a failed read costs the entry its old values, never the write.
+  const before = await findProfile(c, urlName).catch(() => undefined);
   const r = await c.store.putProfile(body as unknown as ProfileInput, { stack, ...conditions(ctx) });
   if (r.changed)
     await audit(c.store, caller, r.created ? 'profile.create' : 'profile.update', r.profile.name, {

@@ -293,7 +293,8 @@ test('maintenance keeps the history: disable then enable lists the failover befo
   const p: ProfileInput = { ...profile(port, '127.0.0.62', 0), name: 'maint', dnsConfig: { relativeName: 'maint', ttl: 30 } };
   await a.client.putProfile(p);
   await waitFor(async () => (await a.client.status('maint')).endpoints[0]!.endpointMonitorStatus === 'Degraded', { what: 'Degraded' });
-  await a.client.patchEndpoint('maint', 'only', { endpointStatus: 'Disabled' });
+  // Its only endpoint (answered by the all-degraded fallback): the safety rule wants force.
+  await a.client.patchEndpoint('maint', 'only', { endpointStatus: 'Disabled' }, { force: true });
   await a.engine.settle();
   expect((await a.client.status('maint')).endpoints[0]!.endpointMonitorStatus).toBe('Disabled');
   await a.client.patchEndpoint('maint', 'only', { endpointStatus: 'Enabled' });
