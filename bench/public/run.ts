@@ -160,6 +160,8 @@ async function startServer(name: Server['name'], tmp: string, port: number): Pro
     proc = spawn(
       process.execPath,
       [
+        // TMKIT_BENCH_CPU_PROF=DIR: a V8 CPU profile of the tmkit server, written there when it stops.
+        ...(process.env.TMKIT_BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.TMKIT_BENCH_CPU_PROF] : []),
         '-r',
         '@swc-node/register',
         'bench/dns/tmkit.ts',
