@@ -171,3 +171,16 @@ export async function editProfile<T>(
     }
   }
 }
+
+/** 400 naming the first field of `body` that is not one of `fields` (a typo such as `forse` is never silently ignored). */
+export function refuseUnknown(body: unknown, fields: readonly string[], example: string): void {
+  if (!isObj(body)) return;
+  const unknown = Object.keys(body).filter((k) => !fields.includes(k));
+  if (unknown.length > 0)
+    throw ApiProblem.of(
+      400,
+      'BAD_REQUEST',
+      `unknown field${unknown.length === 1 ? '' : 's'} ${unknown.map((k) => JSON.stringify(k)).join(', ')}: the body is ${example}`,
+      { path: unknown[0]! },
+    );
+}

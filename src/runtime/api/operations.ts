@@ -18,7 +18,7 @@ import type {
 } from '../../core/api';
 import type { ErrorCode } from '../../core/codes';
 import { isRefusal, type OperationsPort, type OperationsResult } from '../operations';
-import { attached, findProfile, isObj, mustGet, type ApiContext } from './common';
+import { attached, findProfile, isObj, mustGet, refuseUnknown, type ApiContext } from './common';
 import { ApiProblem } from './errors';
 import { readJson, readOptionalJson, route, type Ctx, type Reply, type Route } from './http';
 
@@ -28,19 +28,6 @@ const OVERRIDE_FIELDS = ['kind', 'profile', 'endpoint', 'weight', 'for', 'reason
 const SHIFT_FIELDS = ['profile', 'endpoint', 'weights', 'everySeconds', 'who', 'reason'];
 /** A drill report's profile and endpoint: names, at most this long. */
 const MAX_NAME = 260;
-
-/** 400 naming the first field of `body` that is not one of `fields` (a typo such as `forse` is never silently ignored). */
-function refuseUnknown(body: unknown, fields: readonly string[], example: string): void {
-  if (!isObj(body)) return;
-  const unknown = Object.keys(body).filter((k) => !fields.includes(k));
-  if (unknown.length > 0)
-    throw ApiProblem.of(
-      400,
-      'BAD_REQUEST',
-      `unknown field${unknown.length === 1 ? '' : 's'} ${unknown.map((k) => JSON.stringify(k)).join(', ')}: the body is ${example}`,
-      { path: unknown[0]! },
-    );
-}
 
 export function operationsRoutes(c: ApiContext, ops: OperationsPort | undefined): Route[] {
   const on = attached(ops, 'this server has no traffic operations attached');

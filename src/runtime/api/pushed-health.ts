@@ -11,7 +11,7 @@ import { findEndpoint } from '../../core/model/edit';
 import type { PushedHealthApi } from '../ledger';
 import { MAX_PUSH_REASON, MAX_PUSH_TTL_SECONDS } from '../ledger/pushed-health';
 import { audit, callerOf } from './audit';
-import { mustGet, readObject, type ApiContext } from './common';
+import { mustGet, readObject, refuseUnknown, type ApiContext } from './common';
 import { ApiProblem } from './errors';
 import { route, type Ctx, type Reply, type Route } from './http';
 
@@ -64,6 +64,7 @@ async function get(c: ApiContext, pushed: PushedHealthApi | undefined, ctx: Ctx)
 
 async function put(c: ApiContext, pushed: PushedHealthApi | undefined, ctx: Ctx): Promise<Reply<PushedHealthReport>> {
   const body = await readObject(c, ctx, '{"status": "Online" | "Degraded", "ttlSeconds": 300, "reason": "..."}');
+  refuseUnknown(body, ['status', 'ttlSeconds', 'reason', 'who'], '{"status": "Online" | "Degraded", "ttlSeconds": 300, "reason"?, "who"?}');
   const errors: Diagnostic[] = [];
   if (body.status !== 'Online' && body.status !== 'Degraded') {
     const near =

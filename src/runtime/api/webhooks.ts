@@ -7,7 +7,7 @@ import { LIVE_EVENT_TYPES, unknownEventTypes, type WebhookList, type WebhookRepo
 import { problem, type Diagnostic } from '../../core/diagnostics';
 import { WebhookRefused, type WebhooksApi } from '../webhooks';
 import { audit, callerOf } from './audit';
-import { attached, readObject, type ApiContext } from './common';
+import { attached, readObject, refuseUnknown, type ApiContext } from './common';
 import { ApiProblem } from './errors';
 import { route, type Ctx, type Reply, type Route } from './http';
 
@@ -22,11 +22,17 @@ export function webhookRoutes(c: ApiContext, webhooks: WebhooksApi | undefined):
   ];
 }
 
+/** The longest webhook URL taken (browsers and proxies commonly stop near 2,048). */
+const MAX_WEBHOOK_URL = 2048;
+
 async function add(c: ApiContext, webhooks: WebhooksApi, ctx: Ctx): Promise<Reply<WebhookReport>> {
   const body = await readObject(c, ctx, '{"url": "https://…", "events": ["transition", "revision"], "secretFile": "/path"}');
+  refuseUnknown(body, ['url', 'events', 'secretFile', 'format', 'who'], '{"url", "events"?, "secretFile"?, "format"?, "who"?}');
   const errors: Diagnostic[] = [];
   if (typeof body.url !== 'string' || body.url === '')
     errors.push(problem('BAD_REQUEST', 'url (the http or https URL to POST events to) is required', { path: 'url' }));
+  else if (body.url.length > MAX_WEBHOOK_URL)
+    errors.push(problem('BAD_REQUEST', `url is ${body.url.length} characters long: at most ${MAX_WEBHOOK_URL}`, { path: 'url' }));
   if (body.events !== undefined && (!Array.isArray(body.events) || body.events.some((e) => typeof e !== 'string'))) {
     errors.push(problem('BAD_REQUEST', `events is a list of event types: ${LIVE_EVENT_TYPES.join(', ')} (none: all)`, { path: 'events' }));
   } else if (body.events !== undefined) {
