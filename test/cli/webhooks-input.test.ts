@@ -190,6 +190,15 @@ test('unknown event names: tmkit webhooks add exits 2, the API answers 400, both
     stdout: '',
     stderr: `tmkit: --events: unknown event types nosuch, Revision; the event types are ${valid}\n`,
   });
+  // An empty list (an unset shell variable) would mean every event: refused, not guessed.
+  const empty = await runTmkit(['webhooks', 'add', 'http://127.0.0.1:9/hook', '--events', ' , '], {
+    env: { TMKIT_SERVER: s.api, TMKIT_TOKEN: s.token },
+  });
+  expect(empty).toMatchObject({
+    code: 2,
+    stdout: '',
+    stderr: `tmkit: --events ' , ' names no event type: give at least one (${valid}), or leave --events out for all\n`,
+  });
   const api = await addWebhook(s, { url: 'http://127.0.0.1:9/hook', events: ['transition', 'nosuch'] });
   expect(api.status).toBe(400);
   expect(api.json.errors).toEqual([

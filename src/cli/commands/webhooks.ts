@@ -76,6 +76,12 @@ export function registerWebhooks(program: Command): void {
       ?.split(',')
       .map((e) => e.trim())
       .filter((e) => e !== '');
+    // An empty list (often an unset shell variable) would mean every event: said, not guessed.
+    if (events !== undefined && events.length === 0)
+      throw new CliError(
+        `--events '${opts.events}' names no event type: give at least one (${LIVE_EVENT_TYPES.join(', ')}), or leave --events out for all`,
+        EXIT_USAGE,
+      );
     // A typo would never fire: refused here, before the server is asked.
     const unknown = unknownEventTypes(events ?? []);
     if (unknown.length > 0)
