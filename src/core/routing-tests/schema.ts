@@ -8,6 +8,7 @@ import { childProfileName } from '../model/names';
 import type { Profile } from '../model/types';
 import { parsePrefix } from '../net/ip';
 import { closestValue } from '../validate/util';
+import type { TestFileProblem } from './types';
 
 /** One test as written. Every assertion given must hold; at least one is required. */
 export interface RoutingTest {
@@ -31,8 +32,6 @@ export interface RoutingTest {
   /** How far a share may be from the one given (default 0.001). */
   tolerance?: number;
 }
-
-import type { TestFileProblem } from './types';
 
 export type { TestFileProblem };
 
