@@ -5,8 +5,8 @@
  * user does not own, and `--user` from another user. Without root or CAP_NET_BIND_SERVICE port 53 is refused
  * with what to do. Real processes, real sockets, real dig. Needs root, ip, setpriv and dig (CI runs as root).
  */
-import { chmodSync, chownSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { chmodSync, chownSync, copyFileSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { BIN, cleanEnv, REPO } from '../support/process';
 import { childrenOf, digIn, ids, netns, procStatus, requireRootWith, run, start, type NetNs, type Started } from '../support/privileged';
 import { tempDirs } from '../support/tmp';
@@ -17,6 +17,28 @@ jest.setTimeout(180_000);
 requireRootWith(['ip', 'setpriv', 'dig']);
 
 const NOBODY = 65534;
+
+/**
+ * A Node binary that nobody may run: this one, unless a directory above it is closed to others (CI's Node 24
+ * pass runs a binary cached under /root), then a copy in a temp dir open to all. Only the tests that start as
+ * nobody need it; a root start drops to nobody after Node is running.
+ */
+function nodeForOthers(): string {
+  const closed = (dir: string): boolean => (statSync(dir).mode & 0o001) === 0;
+  let dir = dirname(process.execPath);
+  let open = (statSync(process.execPath).mode & 0o001) !== 0;
+  while (open && dir !== dirname(dir)) {
+    if (closed(dir)) open = false;
+    dir = dirname(dir);
+  }
+  if (open) return process.execPath;
+  const base = temp();
+  chmodSync(base, 0o755);
+  const copy = join(base, 'node');
+  copyFileSync(process.execPath, copy);
+  chmodSync(copy, 0o755);
+  return copy;
+}
 const temp = tempDirs('tmkit-serve-user-');
 let ns: NetNs;
 const running: Started[] = [];
@@ -44,8 +66,8 @@ function openBase(): string {
 }
 
 /** `tmkit serve ARGS` in the namespace (argv prefix `pre`: e.g. setpriv), resolved once its banner is out. */
-async function serveIn(args: string[], pre: string[] = []): Promise<Started> {
-  const s = start(ns.exec([...pre, process.execPath, BIN, 'serve', '--log-level', 'warn', ...args]), { env: cleanEnv(), cwd: REPO });
+async function serveIn(args: string[], pre: string[] = [], node = process.execPath): Promise<Started> {
+  const s = start(ns.exec([...pre, node, BIN, 'serve', '--log-level', 'warn', ...args]), { env: cleanEnv(), cwd: REPO });
   running.push(s);
   await waitFor(() => s.stdout().includes('  UI   ') || s.child.exitCode !== null, { what: 'the serve banner', timeoutMs: 90_000 });
   if (s.child.exitCode !== null) throw new Error(`serve exited ${s.child.exitCode}:\n${s.stdout()}\n${s.stderr()}`);
@@ -170,13 +192,18 @@ test('--user from a user that is not root: exit 2 unless it already is that user
   mkdirSync(state, { mode: 0o700 });
   chownSync(state, NOBODY, NOBODY);
   const asNobody = ['setpriv', '--reuid', 'nobody', '--regid', 'nogroup', '--clear-groups'];
-  const other = await run(ns.exec([...asNobody, process.execPath, BIN, 'serve', '--user', 'daemon', '--state-dir', state]), {
+  const node = nodeForOthers();
+  const other = await run(ns.exec([...asNobody, node, BIN, 'serve', '--user', 'daemon', '--state-dir', state]), {
     env: cleanEnv(),
   });
   expect(other.code).toBe(2);
   expect(other.stderr).toContain('--user daemon: only root can switch to another user, and this process runs as uid 65534');
   // Already nobody: nothing to drop, it just runs.
-  const same = await serveIn(['--user', 'nobody', '--state-dir', state, '--dns', '127.0.0.1:5300', '--api', '127.0.0.1:5381'], asNobody);
+  const same = await serveIn(
+    ['--user', 'nobody', '--state-dir', state, '--dns', '127.0.0.1:5300', '--api', '127.0.0.1:5381'],
+    asNobody,
+    node,
+  );
   expect(same.stdout()).not.toContain('dropped');
   expect(await digIn(ns, '127.0.0.1', 5300, 'tm.internal', 'SOA')).toHaveLength(1);
   await stop(same);
@@ -187,13 +214,14 @@ test('without root or CAP_NET_BIND_SERVICE, port 53 (DNS) and port 80 (API) are 
   const state = join(base, 'state');
   mkdirSync(state, { mode: 0o700 });
   chownSync(state, NOBODY, NOBODY);
+  const node = nodeForOthers();
   const noCaps = ['setpriv', '--reuid', 'nobody', '--regid', 'nogroup', '--clear-groups', '--inh-caps=-all', '--bounding-set=-all'];
   for (const [flags, refused] of [
     [['--dns', '127.0.0.1:53'], 'bind EACCES 127.0.0.1:53'],
     [['--dns', '127.0.0.1:53', '--workers', '2'], 'bind EACCES 127.0.0.1:53'],
     [['--dns', '127.0.0.1:5300', '--api', '127.0.0.1:80'], 'listen EACCES: permission denied 127.0.0.1:80'],
   ] as const) {
-    const r = await run(ns.exec([...noCaps, process.execPath, BIN, 'serve', '--state-dir', state, '--log-level', 'warn', ...flags]), {
+    const r = await run(ns.exec([...noCaps, node, BIN, 'serve', '--state-dir', state, '--log-level', 'warn', ...flags]), {
       env: cleanEnv(),
     });
     expect({ flags, code: r.code }).toEqual({ flags, code: 1 });
