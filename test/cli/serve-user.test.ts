@@ -5,10 +5,22 @@
  * user does not own, and `--user` from another user. Without root or CAP_NET_BIND_SERVICE port 53 is refused
  * with what to do. Real processes, real sockets, real dig. Needs root, ip, setpriv and dig (CI runs as root).
  */
-import { chmodSync, chownSync, copyFileSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { chmodSync, chownSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { BIN, cleanEnv, REPO } from '../support/process';
-import { childrenOf, digIn, ids, netns, procStatus, requireRootWith, run, start, type NetNs, type Started } from '../support/privileged';
+import {
+  childrenOf,
+  digIn,
+  ids,
+  netns,
+  nodeForOthers,
+  procStatus,
+  requireRootWith,
+  run,
+  start,
+  type NetNs,
+  type Started,
+} from '../support/privileged';
 import { tempDirs } from '../support/tmp';
 import { waitFor } from '../support/wait';
 
@@ -18,27 +30,6 @@ requireRootWith(['ip', 'setpriv', 'dig']);
 
 const NOBODY = 65534;
 
-/**
- * A Node binary that nobody may run: this one, unless a directory above it is closed to others (CI's Node 24
- * pass runs a binary cached under /root), then a copy in a temp dir open to all. Only the tests that start as
- * nobody need it; a root start drops to nobody after Node is running.
- */
-function nodeForOthers(): string {
-  const closed = (dir: string): boolean => (statSync(dir).mode & 0o001) === 0;
-  let dir = dirname(process.execPath);
-  let open = (statSync(process.execPath).mode & 0o001) !== 0;
-  while (open && dir !== dirname(dir)) {
-    if (closed(dir)) open = false;
-    dir = dirname(dir);
-  }
-  if (open) return process.execPath;
-  const base = temp();
-  chmodSync(base, 0o755);
-  const copy = join(base, 'node');
-  copyFileSync(process.execPath, copy);
-  chmodSync(copy, 0o755);
-  return copy;
-}
 const temp = tempDirs('tmkit-serve-user-');
 let ns: NetNs;
 const running: Started[] = [];
@@ -192,7 +183,7 @@ test('--user from a user that is not root: exit 2 unless it already is that user
   mkdirSync(state, { mode: 0o700 });
   chownSync(state, NOBODY, NOBODY);
   const asNobody = ['setpriv', '--reuid', 'nobody', '--regid', 'nogroup', '--clear-groups'];
-  const node = nodeForOthers();
+  const node = nodeForOthers(temp());
   const other = await run(ns.exec([...asNobody, node, BIN, 'serve', '--user', 'daemon', '--state-dir', state]), {
     env: cleanEnv(),
   });
@@ -214,7 +205,7 @@ test('without root or CAP_NET_BIND_SERVICE, port 53 (DNS) and port 80 (API) are 
   const state = join(base, 'state');
   mkdirSync(state, { mode: 0o700 });
   chownSync(state, NOBODY, NOBODY);
-  const node = nodeForOthers();
+  const node = nodeForOthers(temp());
   const noCaps = ['setpriv', '--reuid', 'nobody', '--regid', 'nogroup', '--clear-groups', '--inh-caps=-all', '--bounding-set=-all'];
   for (const [flags, refused] of [
     [['--dns', '127.0.0.1:53'], 'bind EACCES 127.0.0.1:53'],

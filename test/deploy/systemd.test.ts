@@ -10,7 +10,19 @@ import { execFileSync } from 'node:child_process';
 import { chmodSync, chownSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BIN, cleanEnv } from '../support/process';
-import { digIn, ids, netns, procStatus, requireRootWith, run, start, userIds, type NetNs, type Started } from '../support/privileged';
+import {
+  digIn,
+  ids,
+  netns,
+  nodeForOthers,
+  procStatus,
+  requireRootWith,
+  run,
+  start,
+  userIds,
+  type NetNs,
+  type Started,
+} from '../support/privileged';
 import { tempDirs } from '../support/tmp';
 import { waitFor } from '../support/wait';
 
@@ -146,7 +158,7 @@ describe("the unit's ExecStart, as its user with CAP_NET_BIND_SERVICE only, on p
     const argv = execStart({ TMKIT_SERVE_ARGS: siteArgs }).map((w) => (w === '/var/lib/tmkit' ? state : w));
     expect(argv[0]).toBe('/usr/local/bin/tmkit');
     // The program is the built CLI, run by this test's node (the unit's /usr/local/bin/tmkit is its symlink).
-    const command = [process.execPath, BIN, ...argv.slice(1)];
+    const command = [nodeForOthers(temp()), BIN, ...argv.slice(1)];
     const asUnit = [
       'setpriv',
       `--reuid=${user}`,

@@ -5,7 +5,8 @@
  * (util-linux) and `dig`: without them they fail, saying which is missing, never skip.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 
 /** Throws, naming what is missing, unless this is root with every command given. */
 export function requireRootWith(commands: string[]): void {
@@ -130,4 +131,26 @@ export function userIds(name: string): { uid: number; gid: number } | undefined 
   } catch {
     return undefined;
   }
+}
+
+/**
+ * A Node binary that nobody may run: this one, unless a directory above it is closed to others (CI's Node 24
+ * pass runs a binary cached under /root), then a copy in a temp dir open to all. Only the tests that start as
+ * nobody need it; a root start drops to nobody after Node is running.
+ */
+export function nodeForOthers(tempDir: string): string {
+  const closed = (dir: string): boolean => (statSync(dir).mode & 0o001) === 0;
+  let dir = dirname(process.execPath);
+  let open = (statSync(process.execPath).mode & 0o001) !== 0;
+  while (open && dir !== dirname(dir)) {
+    if (closed(dir)) open = false;
+    dir = dirname(dir);
+  }
+  if (open) return process.execPath;
+  const base = tempDir;
+  chmodSync(base, 0o755);
+  const copy = join(base, 'node');
+  copyFileSync(process.execPath, copy);
+  chmodSync(copy, 0o755);
+  return copy;
 }
