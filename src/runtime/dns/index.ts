@@ -19,7 +19,7 @@
  * cookie-secrets.ts (the cookie secret in the state dir or in etcd, and its rotation), rrl-alerts.ts (sustained
  * rate limiting, one period per node, for the `rrl` live event).
  */
-export { DnsServer, UDP_RECEIVE_BUFFER, type DnsServerOptions, type ListenAddress, type TcpOptions, type BoundAddress } from './server';
+export { DnsServer, type DnsServerOptions, type ListenAddress, type TcpOptions, type BoundAddress } from './server';
 export { Responder, type ResponderOptions, type ResolveFn, type SoaConfig, type ResponderStats, type Transport } from './responder';
 export { parseQuery, ecsAddressText, type ParsedQuery, type Edns, type ClientSubnet } from './wire';
 export { DnsCountsAggregate, type DnsCounts } from './counts';

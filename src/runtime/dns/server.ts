@@ -253,7 +253,6 @@ export class DnsServer {
         sock.off('error', onError);
         // A send error (e.g. ICMP unreachable surfacing) must never take the server down.
         sock.on('error', () => undefined);
-        enlargeReceiveBuffer(sock);
         const responder = this.responder;
         const proxy = this.proxy;
         sock.on('message', (msg, rinfo) => {
@@ -535,22 +534,4 @@ export function clientKey(address: string): string {
   if (!net.isIPv6(address)) return address;
   const v = parseIPv6(address);
   return v === undefined ? address : `${(v >> 64n).toString(16)}::/64`;
-}
-
-/**
- * The receive buffer asked for on each UDP socket: 4 MiB. The kernel's default (net.core.rmem_default, about
- * 208 KiB) holds only a couple of hundred small datagrams, so a burst that arrives while the event loop is
- * busy with the previous one is dropped by the kernel before tmkit can read it, resolvers' queries with the
- * flood's (bench:public's random-name flood lost 212 of 1,500 probes that way with the main thread idle most
- * of the time). Linux caps the request at net.core.rmem_max (docs/production.md says how to raise it), as
- * Knot and NSD do with theirs.
- */
-export const UDP_RECEIVE_BUFFER = 4 * 1024 * 1024;
-
-function enlargeReceiveBuffer(sock: dgram.Socket): void {
-  try {
-    if (sock.getRecvBufferSize() < UDP_RECEIVE_BUFFER) sock.setRecvBufferSize(UDP_RECEIVE_BUFFER);
-  } catch {
-    // Not allowed or not supported here: the kernel's default stays.
-  }
 }
