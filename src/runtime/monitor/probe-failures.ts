@@ -31,7 +31,12 @@ export class ProbeFailures {
     return (target: ProbeTarget, opts) => {
       const i = this.active(target.key);
       if (i) return Promise.resolve({ ok: false, reason: i.reason, latencyMs: 0 });
-      return probe(target, opts);
+      // A real probe sent before an injection began but answered after it counts as failed too: its success
+      // would otherwise undo the drill's first failure and put detection off by a whole interval.
+      return probe(target, opts).then((r) => {
+        const late = this.active(target.key);
+        return late && r.ok ? { ok: false, reason: late.reason, latencyMs: 0 } : r;
+      });
     };
   }
 
