@@ -101,7 +101,8 @@ function errCode(err: unknown): string | undefined {
   return e?.code && e.code !== 'UND_ERR' ? e.code : (e?.cause?.code ?? e?.errors?.[0]?.code);
 }
 
-function isLoopback(host: string): boolean {
+/** True for `localhost`, `127.0.0.0/8` and `::1`: the hosts a local token file is sent to (and a state dir's server.json may name). */
+export function isLoopback(host: string): boolean {
   const h = host.replace(/^\[|\]$/g, '').toLowerCase();
   return h === 'localhost' || h === '::1' || /^127\.\d+\.\d+\.\d+$/.test(h);
 }

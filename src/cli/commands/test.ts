@@ -1,5 +1,5 @@
 import { Option, type Command } from 'commander';
-import { parseResourceCatalog, toResourceCatalog } from '../../core/model/catalog';
+import { toResourceCatalog } from '../../core/model/catalog';
 import { desiredDocument } from '../../core/plan';
 import type { ResourceCatalog } from '../../core/ports';
 import {
@@ -15,7 +15,7 @@ import { CliError, EXIT_FAILED, EXIT_OK, EXIT_USAGE, setExitCode } from '../erro
 import { renderText as renderDiagnostics } from '../util/diagnostics';
 import { readJsonFile, writeFileAtomic } from '../util/files';
 import { openPreviewGeo } from '../util/geo';
-import { readDocumentFile } from '../util/state';
+import { readCatalog, readDocumentFile } from '../util/state';
 import { azureTestInput } from '../util/azure-preview';
 import { loadTerraformPlan } from '../util/terraform-plan';
 
@@ -65,20 +65,17 @@ export function registerTest(program: Command): void {
       "MaxMind-format database that places the tests' client addresses (default: the country database package)",
     )
     .action(async (first: string | undefined, second: string | undefined, opts: TestOptions, cmd: Command) => {
-      const source = testSource(first, second, opts);
-      const testsFile = source.testsFile;
-      const documentFile = source.documentFile;
-      const kind = source.kind;
+      const { kind, documentFile, testsFile } = testSource(first, second, opts);
       const azure = kind === 'document' ? undefined : badFile(() => azureTestInput(kind, documentFile));
       const raw =
-        source.kind === 'document'
+        kind === 'document'
           ? badFile(() => readDocumentFile(documentFile))
           : (azure?.document ?? badFile(() => loadTerraformPlan(documentFile, []).document));
       const desired = desiredDocument(raw, []);
       if (!desired.document) {
         process.stderr.write(renderDiagnostics(desired.diagnostics, desired.profileNames));
         throw new CliError(
-          source.kind === 'document'
+          kind === 'document'
             ? `${documentFile} is not a valid document: fix the errors above (tmkit validate ${documentFile} shows them too)`
             : `${documentFile}: the profiles it describes break Azure's rules (above): fix them, then test again`,
           EXIT_USAGE,
@@ -142,12 +139,4 @@ function testSource(
       EXIT_USAGE,
     );
   return { kind: 'document', documentFile: first, testsFile: second };
-}
-
-/** `--resources FILE`: the catalog format `tmkit serve --resources` takes. */
-function readCatalog(file: string): ResourceCatalog {
-  const { catalog, errors } = parseResourceCatalog(readJsonFile(file, 'resource catalog'));
-  if (errors.length > 0)
-    throw new CliError(`--resources ${file}: ${errors.map((e) => `${e.path ? `${e.path}: ` : ''}${e.message}`).join('; ')}`, EXIT_USAGE);
-  return toResourceCatalog(catalog);
 }

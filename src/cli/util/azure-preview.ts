@@ -6,9 +6,15 @@
  */
 import type { Command } from 'commander';
 import type { Diagnostic } from '../../core/diagnostics';
-import { AZURE_PREVIEW_STACK, azurermPlanDocuments, hasAzurermTrafficManager, maskSensitiveValues } from '../../core/model/azurerm-plan';
+import {
+  AZURE_PREVIEW_STACK,
+  type AzurermPlanDocuments,
+  azurermPlanDocuments,
+  hasAzurermTrafficManager,
+  maskSensitiveValues,
+} from '../../core/model/azurerm-plan';
 import { armPreviewDocuments } from '../../core/model/arm-preview';
-import { parseResourceCatalog, type ResourceCatalogRecord, toResourceCatalog } from '../../core/model/catalog';
+import { type ResourceCatalogRecord, toResourceCatalog } from '../../core/model/catalog';
 import type { DocumentInput } from '../../core/model/types';
 import { normalize } from '../../core/model/normalize';
 import {
@@ -26,7 +32,7 @@ import { count } from '../../core/words';
 import { CliError, EXIT_FAILED, EXIT_USAGE, setExitCode } from '../errors';
 import { renderText as renderDiagnostics } from './diagnostics';
 import { displayFile, readJsonFile, writeFileAtomic } from './files';
-import { makeReport, wantColor } from './state';
+import { makeReport, readCatalog, wantColor } from './state';
 
 export interface AzurePreviewOptions {
   preview: boolean;
@@ -34,14 +40,6 @@ export interface AzurePreviewOptions {
   resources?: string | undefined;
   clients?: Array<{ label: string; address: string }>;
   maxFailoverSeconds?: number;
-}
-
-/** `--resources FILE` (the catalog format `tmkit serve --resources` takes). */
-function readCatalog(file: string): ResourceCatalog {
-  const { catalog, errors } = parseResourceCatalog(readJsonFile(file, 'resource catalog'));
-  if (errors.length > 0)
-    throw new CliError(`--resources ${file}: ${errors.map((e) => `${e.path ? `${e.path}: ` : ''}${e.message}`).join('; ')}`);
-  return toResourceCatalog(catalog);
 }
 
 /** The diagnostic with the resource address its path points into (the longest known prefix), if any. */
@@ -64,12 +62,8 @@ export async function azurermPlanReport(
   raw: unknown,
   opts: AzurePreviewOptions,
 ): Promise<{ report: PlanReport; mask: (s: string) => string }> {
-  const az = azurermPlanDocuments(raw);
-  const mask = (s: string): string => maskSensitiveValues(s, az.sensitive);
+  const { az, mask } = azurermDocuments(file, raw);
   const label = displayFile(file);
-  if (az.problems.length > 0) {
-    throw new CliError(mask(`${label}: ${az.problems.map((p) => `${p.address}: ${p.message}`).join('; ')}`));
-  }
   const report = await previewReport(
     {
       source: `Terraform plan ${label}`,
@@ -86,6 +80,26 @@ export async function azurermPlanReport(
     opts,
   );
   return { report, mask };
+}
+
+/**
+ * The documents of an azurerm plan (its JSON already read) and the masking of its sensitive values. Exit 1
+ * (CliError) when the file cannot be previewed: each problem with its resource address.
+ */
+function azurermDocuments(file: string, raw: unknown): { az: AzurermPlanDocuments; mask: (s: string) => string } {
+  const az = azurermPlanDocuments(raw);
+  const mask = (s: string): string => maskSensitiveValues(s, az.sensitive);
+  if (az.problems.length > 0)
+    throw new CliError(mask(`${displayFile(file)}: ${az.problems.map((p) => `${p.address}: ${p.message}`).join('; ')}`));
+  return { az, mask };
+}
+
+/** Exit 1 when an ARM file's import has errors: every issue printed, the first in the message (`verb`: previewed, tested). */
+function refuseArmErrors(file: string, issues: readonly Diagnostic[], verb: string): void {
+  const errors = issues.filter((i) => i.severity === 'error');
+  if (errors.length === 0) return;
+  process.stderr.write(renderDiagnostics(issues, []));
+  throw new CliError(`${displayFile(file)}: cannot be ${verb}: ${errors[0]!.message} (and the errors above)`);
 }
 
 /** What an Azure preview plans: before against after, with the notes and the catalog of Azure endpoints. */
@@ -135,26 +149,20 @@ async function previewReport(input: PreviewInput, opts: AzurePreviewOptions): Pr
   return report;
 }
 
+/** What an ARM file may be, for the error of one that is not. */
+const ARM_HINT = 'an ARM template, or `az network traffic-manager profile show -g <group> -n <name>` (or `list -g <group>`) output';
+
 /**
  * `--from-arm AFTER.json [--deployed-arm BEFORE.json]`: the report of Azure's Traffic Manager going from
  * BEFORE (nothing, without it) to AFTER, each an ARM template or `az network traffic-manager profile
  * show/list` output. Exit 1 when a file holds no profile or cannot be imported faithfully.
  */
 export async function armPreviewReport(afterFile: string, beforeFile: string | undefined, opts: AzurePreviewOptions): Promise<PlanReport> {
-  const hint = 'an ARM template, or `az network traffic-manager profile show -g <group> -n <name>` (or `list -g <group>`) output';
-  const after = readJsonFile(afterFile, 'ARM file', hint);
-  const before = beforeFile !== undefined ? readJsonFile(beforeFile, 'ARM file', hint) : undefined;
+  const after = readJsonFile(afterFile, 'ARM file', ARM_HINT);
+  const before = beforeFile !== undefined ? readJsonFile(beforeFile, 'ARM file', ARM_HINT) : undefined;
   const arm = armPreviewDocuments(after, before);
-  for (const [file, issues] of [
-    [beforeFile, arm.issues.before],
-    [afterFile, arm.issues.after],
-  ] as const) {
-    const errors = issues.filter((i) => i.severity === 'error');
-    if (file !== undefined && errors.length > 0) {
-      process.stderr.write(renderDiagnostics(issues, []));
-      throw new CliError(`${displayFile(file)}: cannot be previewed: ${errors[0]!.message} (and the errors above)`);
-    }
-  }
+  if (beforeFile !== undefined) refuseArmErrors(beforeFile, arm.issues.before, 'previewed');
+  refuseArmErrors(afterFile, arm.issues.after, 'previewed');
   const source = `ARM ${displayFile(afterFile)}${beforeFile !== undefined ? ` against ${displayFile(beforeFile)}` : ', nothing deployed before'}`;
   return previewReport(
     {
@@ -235,24 +243,14 @@ export function printPlan(
 export function azureTestInput(
   kind: 'terraform' | 'arm',
   file: string,
-): { document: DocumentInput; catalog: ResourceCatalogRecord; mask: (s: string) => string } | undefined {
+): { document: DocumentInput; catalog: ResourceCatalogRecord } | undefined {
   if (kind === 'terraform') {
     const raw = azurermPlanFile(file, {});
     if (raw === undefined) return undefined;
-    const az = azurermPlanDocuments(raw);
-    const mask = (s: string): string => maskSensitiveValues(s, az.sensitive);
-    if (az.problems.length > 0)
-      throw new CliError(mask(`${displayFile(file)}: ${az.problems.map((p) => `${p.address}: ${p.message}`).join('; ')}`));
-    return { document: az.after, catalog: az.catalog, mask };
+    const { az } = azurermDocuments(file, raw);
+    return { document: az.after, catalog: az.catalog };
   }
-  const arm = armPreviewDocuments(
-    readJsonFile(file, 'ARM file', 'an ARM template, or `az network traffic-manager profile show/list` output'),
-    undefined,
-  );
-  const errors = arm.issues.after.filter((i) => i.severity === 'error');
-  if (errors.length > 0) {
-    process.stderr.write(renderDiagnostics(arm.issues.after, []));
-    throw new CliError(`${displayFile(file)}: cannot be tested: ${errors[0]!.message} (and the errors above)`);
-  }
-  return { document: arm.after, catalog: arm.catalog, mask: (s) => s };
+  const arm = armPreviewDocuments(readJsonFile(file, 'ARM file', ARM_HINT), undefined);
+  refuseArmErrors(file, arm.issues.after, 'tested');
+  return { document: arm.after, catalog: arm.catalog };
 }

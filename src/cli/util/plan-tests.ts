@@ -11,7 +11,7 @@ import { count } from '../../core/words';
 import { displayFile, readJsonFile } from './files';
 import { openPreviewGeo } from './geo';
 
-/** The tests file `tmkit plan` looks for beside the document. */
+/** The tests file `tmkit plan` looks for beside the document. Must match src/constructs/routing-test.ts TESTS_FILE (the CLI does not load the constructs). */
 export const PLAN_TESTS_FILE = 'tmkit.tests.json';
 
 /** The tests beside `documentFile`, run against `document`; undefined when there is no such file. */

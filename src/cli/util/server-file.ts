@@ -6,6 +6,7 @@
  */
 import { readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { isLoopback } from '../../client';
 import { isAlive, processStart } from '../../runtime/store/lock';
 
 export const SERVER_FILE = 'server.json';
@@ -18,19 +19,13 @@ interface ServerFile {
   startedAt: string;
 }
 
-/** True for `localhost`, `127.0.0.0/8` and `::1`: the hosts whose URL the state dir may give. */
-export function isLoopbackHost(host: string): boolean {
-  const h = host.replace(/^\[|\]$/g, '').toLowerCase();
-  return h === 'localhost' || h === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h);
-}
-
 /**
  * The URL a local client reaches an API listening on `address:port` at: `0.0.0.0` and `::` (every address)
  * by their loopback address; undefined when the API listens on no loopback address (nothing to write).
  */
 export function loopbackApiUrl(address: string, port: number): string | undefined {
   const host = address === '0.0.0.0' ? '127.0.0.1' : address === '::' ? '::1' : address;
-  if (!isLoopbackHost(host)) return undefined;
+  if (!isLoopback(host)) return undefined;
   return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
 }
 
@@ -93,7 +88,7 @@ export function serverFromStateDir(stateDir: string): StateDirServer {
   } catch {
     return { file, ignored: `${url} is not a URL` };
   }
-  if (parsed.protocol !== 'http:' || !isLoopbackHost(parsed.hostname) || parsed.port === '')
+  if (parsed.protocol !== 'http:' || !isLoopback(parsed.hostname) || parsed.port === '')
     return { file, ignored: `${url} is not an http:// URL of a loopback address with a port` };
   return { url: `http://${parsed.host}`, file };
 }

@@ -97,8 +97,8 @@ export function parseDeployed(raw: unknown, file: string): DeployedProfile[] {
   });
 }
 
-/** `--resources FILE`: the same catalog format `tmkit serve --resources` and `PUT /v1/resources` take. */
-function readCatalog(file: string): ResourceCatalog {
+/** `--resources FILE`: the same catalog format `tmkit serve --resources` and `PUT /v1/resources` take (exit 1 when bad). */
+export function readCatalog(file: string): ResourceCatalog {
   const { catalog, errors } = parseResourceCatalog(readJsonFile(file, 'resource catalog'));
   if (errors.length > 0)
     throw new CliError(`--resources ${file}: ${errors.map((e) => `${e.path ? `${e.path}: ` : ''}${e.message}`).join('; ')}`);
