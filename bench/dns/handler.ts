@@ -11,7 +11,7 @@
  */
 import { buildSnapshot, resolve } from '../../src/core/routing';
 import { normalizeProfile } from '../../src/core/model/normalize';
-import { Responder } from '../../src/runtime/dns';
+import { dnstapFrame, QueryTap, Responder } from '../../src/runtime/dns';
 import { loadKeySet, newKeySet, ZoneSigner } from '../../src/runtime/dns';
 
 const N = Number(process.env.DNS_HANDLER_QUERIES ?? 2_000_000);
@@ -110,6 +110,40 @@ for (const [label, qs] of sets) {
   const t = time(N, (i) => responder.handle(qs[i & 1]!, '127.0.0.1', 'udp'));
   console.log(`handler: tmkit Responder.handle, ${label}: ${show(t)} (+${(t.wall - ceiling.wall).toFixed(0)} ns over the ceiling's work)`);
 }
+// The tap (issue 42): a sampled query is explained and recorded. The decision log (serve --decision-sample 1:
+// every query) and dnstap's encoding of the two frames (what --dnstap-sample 1 adds before the socket write).
+{
+  const tap = new QueryTap({ decisionSample: 1 });
+  const qs = sets[1]![1];
+  const explained = time(N, (i) => {
+    const q = qs[i & 1]!;
+    tap.due();
+    responder.explain = true;
+    const out = responder.handle(q, '127.0.0.1', 'udp');
+    responder.explain = false;
+    tap.record(
+      { tcp: false, client: '127.0.0.1', clientPort: 5353, server: '127.0.0.1', serverPort: 53, queryTime: 0, responseTime: 0, query: q, response: out },
+      responder.explained,
+      responder.currentSnapshot,
+      1,
+      responder.serial,
+    );
+  });
+  const plain = time(N, (i) => responder.handle(qs[i & 1]!, '127.0.0.1', 'udp'));
+  console.log(
+    `handler: decision log on every query (explain + record + ring): ${show(explained)} vs ${show(plain)} without: +${(explained.wall - plain.wall).toFixed(0)} ns`,
+  );
+  const id = Buffer.from('bench');
+  const extra = JSON.stringify(tap.ring!.query({ limit: 1 })[0]);
+  const frames = time(N_SLOW, (i) => {
+    const q = qs[i & 1]!;
+    const ev = { tcp: false, clientAddress: '127.0.0.1', clientPort: 5353, serverAddress: '127.0.0.1', serverPort: 53, queryTime: 1e12, responseTime: 1e12, query: q, response: canned, extra };
+    dnstapFrame(ev, false, id, id);
+    dnstapFrame(ev, true, id, id);
+  });
+  console.log(`handler: dnstap, both frames of one query encoded (decision JSON in extra): ${show(frames)}`);
+}
+
 const miss = time(N_SLOW, (i) => missing.handle(misses[i & 3]!, '127.0.0.1', 'udp'));
 if (missing.stats.cacheHits !== 0) throw new Error(`bench: expected no cache hits on the miss path, got ${missing.stats.cacheHits}`);
 console.log(

@@ -6,7 +6,9 @@
 # `--rrl 1000000`, a limit far above the bench rate, no exempt list, cookies on) and without them
 # ("tmkit-bare": `--no-cookies`, no RRL), both sent the same queries with EDNS and a client cookie (dnsperf -E),
 # so every guarded answer computes a server cookie and is counted by the rate limiter; the guarded/bare ratio
-# printed per setup. Setups:
+# printed per setup; and dnstap (issue 42): "tmkit-dnstap" (`--dnstap unix:… --dnstap-sample 1`, every query and
+# answer with its decision to an fstrm_capture reader writing to /dev/null) and "tmkit-dnstap100" (`--dnstap-sample
+# 100`), each against plain "tmkit" in the same run. Setups:
 #   (a) pinned:   every server on CPU 0 (taskset -c 0), dnsperf on CPU 1; tmkit and the ceiling 1 process
 #   (b) unpinned: no pinning; tmkit --workers 2 and the ceiling with 2 cluster workers, both sharing one
 #       socket (TMKIT_DNS_REUSEPORT=0 for tmkit), gdnsd default threads
@@ -26,7 +28,8 @@
 #      DNS_BENCH_NODE (the node binary for tmkit and the ceiling, default node; e.g. Node 24 from
 #      scripts/install-node.sh), DNS_BENCH_SETUPS (default "pinned unpinned", plus "reuseport" when
 #      DNS_BENCH_NODE has reusePort), DNS_BENCH_SERVERS (default all: "ceiling tmkit tmkit-dnssec tmkit-bare
-#      tmkit-guarded gdnsd"; e.g. "tmkit-bare tmkit-guarded" for the guards' ratio alone).
+#      tmkit-guarded tmkit-dnstap tmkit-dnstap100 gdnsd"; e.g. "tmkit-bare tmkit-guarded" for the guards' ratio
+#      alone, "tmkit tmkit-dnstap tmkit-dnstap100" for dnstap's). The dnstap rows need fstrm_capture (fstrm-bin).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -34,10 +37,14 @@ NODE=${DNS_BENCH_NODE:-node}
 for tool in dnsperf dig taskset "$NODE"; do
   command -v "$tool" >/dev/null 2>&1 || { echo "bench:dns: '$tool' not found (Debian: apt-get install dnsperf gdnsd bind9-dnsutils util-linux)" >&2; exit 1; }
 done
-SERVERS="ceiling tmkit tmkit-dnssec tmkit-bare tmkit-guarded gdnsd"
+SERVERS="ceiling tmkit tmkit-dnssec tmkit-bare tmkit-guarded tmkit-dnstap tmkit-dnstap100 gdnsd"
 if ! command -v gdnsd >/dev/null 2>&1; then
   echo "bench:dns: gdnsd not found (Debian: apt-get install gdnsd): its rows are left out" >&2
-  SERVERS="ceiling tmkit tmkit-dnssec tmkit-bare tmkit-guarded"
+  SERVERS=${SERVERS% gdnsd}
+fi
+if ! command -v fstrm_capture >/dev/null 2>&1; then
+  echo "bench:dns: fstrm_capture not found (Debian: apt-get install fstrm-bin): the dnstap rows are left out" >&2
+  SERVERS=${SERVERS/ tmkit-dnstap tmkit-dnstap100/}
 fi
 SERVERS=${DNS_BENCH_SERVERS:-$SERVERS}
 # reusePort: the same test as tmkit's (src/runtime/dns/reuse-port.ts): two sockets bound on one port.
@@ -71,8 +78,10 @@ BASE=${DNS_BENCH_PORT:-15391}
 P_GDNSD=$BASE; P_TMKIT=$((BASE + 1)); P_CEIL=$((BASE + 2))
 TMP=$(mktemp -d /tmp/tmkit-bench-dns.XXXXXX)
 SPID=""
+TAPPID=""
 cleanup() {
   if [ -n "$SPID" ]; then kill "$SPID" 2>/dev/null || true; fi
+  if [ -n "$TAPPID" ]; then kill "$TAPPID" 2>/dev/null || true; fi
   rm -rf "$TMP"
 }
 trap cleanup EXIT
@@ -133,13 +142,15 @@ start_server() { # name setup(pinned|unpinned|reuseport) -> sets SPID and PORT
   case $name in
     ceiling) PORT=$P_CEIL
              "${pre[@]}" "$NODE" bench/dns/ceiling.js "$PORT" "$w" "$sockets" >"$TMP/ceiling.log" 2>&1 & SPID=$! ;;
-    tmkit|tmkit-dnssec|tmkit-bare|tmkit-guarded)
+    tmkit|tmkit-dnssec|tmkit-bare|tmkit-guarded|tmkit-dnstap|tmkit-dnstap100)
              PORT=$P_TMKIT
              local signed=()
              case $name in
                tmkit-dnssec) signed=(--dnssec --dnssec-key-file "$TMP/dnssec-keys.json") ;;
                tmkit-bare) signed=(--no-cookies) ;;
                tmkit-guarded) signed=(--rrl 1000000) ;;
+               tmkit-dnstap) signed=(--dnstap "unix:$TMP/tap.sock" --dnstap-sample 1) ;;
+               tmkit-dnstap100) signed=(--dnstap "unix:$TMP/tap.sock" --dnstap-sample 100) ;;
              esac
              TMKIT_DNS_REUSEPORT=$reuse "${pre[@]}" "$NODE" -r @swc-node/register bench/dns/tmkit.ts dns --document "$TMP/doc.json" --zone tm.internal \
                --listen "127.0.0.1:$PORT" --workers "$w" "${signed[@]}" >"$TMP/tmkit.log" 2>&1 & SPID=$! ;;
@@ -217,6 +228,11 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.1f%%", 100 * a /
 
 echo "bench:dns: node $("$NODE" -v) (reusePort: $HAS_REUSEPORT), dnsperf $(dnsperf -H 2>&1 | awk '/^Version/ {print $2; exit}'), gdnsd $(command -v gdnsd >/dev/null 2>&1 && gdnsd -c "$TMP/gdnsd" checkconf 2>&1 | awk '/gdnsd version/ {print $4; exit}' || echo absent), $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 echo "bench:dns: ${SECS}s throughput + ${LSECS}s latency pass per server and setup, ${ROUNDS} round(s), dnsperf -q $OUTSTANDING -c $CLIENTS, names: weighted (1:3) and failover" >&2
+# The dnstap reader for the dnstap rows: accepts every DNS process's connection, keeps nothing.
+if [[ " $SERVERS " == *" tmkit-dnstap"* ]]; then
+  fstrm_capture -t protobuf:dnstap.Dnstap -u "$TMP/tap.sock" -w /dev/null -c 16 >"$TMP/fstrm.log" 2>&1 & TAPPID=$!
+  for _ in $(seq 1 50); do [ -S "$TMP/tap.sock" ] && break; sleep 0.1; done
+fi
 # In-process cost of the packet handler (no sockets), next to the ceiling's copy-and-patch.
 "$NODE" -r @swc-node/register bench/dns/handler.ts >"$TMP/handler.txt" 2>&1 || true
 sed 's/^/  /' "$TMP/handler.txt" >&2
@@ -251,6 +267,7 @@ for setup in $SETUPS; do
   echo "$setup: tmkit/ceiling $(ratio "${QPS[tmkit/$setup]:-}" "${QPS[ceiling/$setup]:-}")$vs_gdnsd   (by CPU per query: tmkit/ceiling $(ratio "${CPU[ceiling/$setup]:-}" "${CPU[tmkit/$setup]:-}")$cpu_gdnsd)"
   echo "$setup: DNSSEC signed (DO) / unsigned tmkit: $(ratio "${QPS[tmkit-dnssec/$setup]:-}" "${QPS[tmkit/$setup]:-}") of the queries/second (goal >= 80%), CPU per query unsigned/signed $(ratio "${CPU[tmkit/$setup]:-}" "${CPU[tmkit-dnssec/$setup]:-}")"
   echo "$setup: RRL + cookies (guarded) / without (bare): $(ratio "${QPS[tmkit-guarded/$setup]:-}" "${QPS[tmkit-bare/$setup]:-}") of the queries/second (goal >= 95%), CPU per query bare/guarded $(ratio "${CPU[tmkit-bare/$setup]:-}" "${CPU[tmkit-guarded/$setup]:-}")"
+  echo "$setup: dnstap every query / off: $(ratio "${QPS[tmkit-dnstap/$setup]:-}" "${QPS[tmkit/$setup]:-}") of the queries/second (goal >= 80%); every 100th / off: $(ratio "${QPS[tmkit-dnstap100/$setup]:-}" "${QPS[tmkit/$setup]:-}") (goal >= 97%); CPU per query off/every $(ratio "${CPU[tmkit/$setup]:-}" "${CPU[tmkit-dnstap/$setup]:-}"), off/every 100th $(ratio "${CPU[tmkit/$setup]:-}" "${CPU[tmkit-dnstap100/$setup]:-}")"
 done
 echo "(pinned: servers on CPU 0, dnsperf on CPU 1, tmkit and ceiling 1 process; unpinned: tmkit --workers 2 and ceiling 2 workers sharing one socket, gdnsd default threads; reuseport: tmkit --workers 2 and ceiling 2 processes, a SO_REUSEPORT socket each)"
 echo

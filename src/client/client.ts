@@ -30,6 +30,7 @@ import type {
   WebhookReport,
   WebhookRequest,
   AuditList,
+  DecisionsReport,
   DrillList,
   DrillReport,
   ProbeFailureReport,
@@ -496,6 +497,17 @@ export class TmkitClient {
   /** The newest audit entries (who, what, when, why), newest first. */
   async audit(limit = 100): Promise<AuditList> {
     return (await this.call<AuditList>('GET', `/v1/audit?limit=${limit}`)).body;
+  }
+
+  /** The decision log of the node this client talks to: real answered queries and why, oldest first. */
+  async decisions(q: { profile?: string; client?: string; since?: string; limit?: number } = {}): Promise<DecisionsReport> {
+    const params = new URLSearchParams();
+    if (q.profile !== undefined) params.set('profile', q.profile);
+    if (q.client !== undefined) params.set('client', q.client);
+    if (q.since !== undefined) params.set('since', q.since);
+    if (q.limit !== undefined) params.set('limit', String(q.limit));
+    const qs = params.toString();
+    return (await this.call<DecisionsReport>('GET', `/v1/decisions${qs ? `?${qs}` : ''}`)).body;
   }
 
   /** Keeps a drill report (a running one is replaced by its final one, by id). */

@@ -319,6 +319,11 @@ export class Engine {
       clock: this.clock,
       ...(this.cluster ? { cluster: this.cluster } : {}),
       overrides: feed,
+      decisions: {
+        decisions: (q) => dns.decisions(q),
+        sample: options.dnsLimits?.tap?.decisionSample ?? 0,
+        capacity: options.dnsLimits?.tap?.decisionRing ?? 10_000,
+      },
     });
     const ops = new Operations({
       operations,

@@ -1,5 +1,5 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { DnsCounts, DnsSockets, DnsWorkerReport, ResponderStats } from './dns';
+import type { DnsCounts, DnsSockets, DnstapStats, DnsWorkerReport, ResponderStats } from './dns';
 
 /**
  * The runtime's Prometheus metrics, on a registry of its own (several runtimes can live in one process,
@@ -109,6 +109,7 @@ export class RuntimeMetrics {
     counts(): DnsCounts | undefined;
     workers?(): DnsWorkerReport[];
     readonly sockets?: DnsSockets;
+    dnstapStats?(): DnstapStats | undefined;
   }): void {
     const source = (): typeof dns | undefined => (this.stopped ? undefined : dns);
     const registers = [this.registry];
@@ -186,6 +187,33 @@ export class RuntimeMetrics {
         ['dropped', 'rrlDropped'],
         ['would_limit', 'rrlWouldLimit'],
       ]),
+    );
+    scraped(
+      'tmkit_dnstap_frames_total',
+      'dnstap (serve --dnstap): frames written to the reader since start (an AUTH_QUERY and an AUTH_RESPONSE per sampled query)',
+      [],
+      () => {
+        const s = source()?.dnstapStats?.();
+        return s && [[{}, s.sent] as const];
+      },
+    );
+    scraped(
+      'tmkit_dnstap_connections_total',
+      'dnstap (serve --dnstap): Frame Streams handshakes completed with the reader since start (one per DNS process, plus one per reconnect)',
+      [],
+      () => {
+        const s = source()?.dnstapStats?.();
+        return s && [[{}, s.connects] as const];
+      },
+    );
+    scraped(
+      'tmkit_dnstap_dropped_total',
+      'dnstap (serve --dnstap): frames dropped since start because the queue to the reader was full (reader slow or away); DNS answers are never held for it',
+      [],
+      () => {
+        const s = source()?.dnstapStats?.();
+        return s && [[{}, s.dropped] as const];
+      },
     );
     scraped(
       'tmkit_dns_cookies_total',

@@ -6,6 +6,8 @@
  */
 import type {
   ClusterHealthBody,
+  DecisionRecord,
+  DecisionsReport,
   LocationVerdictReport,
   OverrideRecord,
   PreviewReport,
@@ -25,6 +27,7 @@ import type { HealthLedger, LedgerTransition } from './ledger';
 import type { EndpointProbeStatus } from './monitor';
 import type { SnapshotLag, SnapshotPipeline } from './pipeline';
 import type { TrafficView } from './traffic-view';
+import type { DecisionQuery } from './dns';
 
 /** What `POST /v1/resolve` takes. */
 export interface ResolveRequest {
@@ -50,6 +53,8 @@ export interface RuntimeReports {
   traffic(profile: StoredProfile, since: number): TrafficReport;
   /** The routing map of a stored profile with the `down` endpoints Degraded. */
   preview(profile: StoredProfile, down: string[]): Promise<PreviewReport> | PreviewReport;
+  /** The decision log of this node (`client` checked by the route). */
+  decisions(q: DecisionQuery): DecisionsReport;
 }
 
 export interface ReportsOptions {
@@ -65,11 +70,18 @@ export interface ReportsOptions {
   clock?: RuntimeClock;
   /** The overrides in force (ledger/operations-feed.ts), shown under each endpoint. */
   overrides?: { active(): OverrideRecord[] };
+  /** DNS's decision log (dns/decisions.ts) and how it samples. */
+  decisions?: { decisions(q: DecisionQuery): DecisionRecord[]; sample: number; capacity: number };
 }
 
 /** The running server's reports. Each waits until DNS serves every committed change first (settle). */
 export class Reports implements RuntimeReports {
   constructor(private readonly deps: ReportsOptions) {}
+
+  decisions(q: DecisionQuery): DecisionsReport {
+    const d = this.deps.decisions;
+    return { decisions: d?.decisions(q) ?? [], sample: d?.sample ?? 0, capacity: d?.capacity ?? 0 };
+  }
 
   async status(stored: StoredProfile): Promise<ProfileStatusReport> {
     const { pipeline, ledger } = this.deps;

@@ -27,6 +27,7 @@ import { registerOverride } from './override';
 import { registerDrill } from './drill';
 import { registerShift } from './shift';
 import { registerAudit } from './audit';
+import { registerDecisions } from './decisions';
 import { registerEndpointFailback } from './endpoint-failback';
 import { registerNode } from './node';
 
@@ -54,6 +55,7 @@ export const commands: Array<(program: Command) => void> = [
   registerDrill,
   registerShift,
   registerAudit,
+  registerDecisions,
   registerNode,
   registerWebhooks,
   registerPreview,

@@ -10,6 +10,7 @@ import { envToken } from '../../runtime/api';
 import { CliError, EXIT_USAGE } from '../errors';
 import {
   addDnssecOptions,
+  addDecisionLogOption,
   addTcpLimitOptions,
   authorityFrom,
   dnssecPolicyFrom,
@@ -81,8 +82,7 @@ export function registerServe(program: Command): void {
   addWebhookOptions(
     addDnssecOptions(
       addTcpLimitOptions(
-        program
-          .command('serve')
+        addDecisionLogOption(program.command('serve'))
           .description('run the runtime: authoritative DNS, health probing, the management API and the embedded store')
           .option('--state-dir <dir>', 'where the store (tmkit.db) and the API token live', '.tmkit')
           .option('--zone <zone>', 'authoritative zone; profiles answer at <relativeName>.<zone>', 'tm.internal')

@@ -12,6 +12,8 @@ import { autoWorkers, mainProcessNotice, reusePortSupport, sharedSocketNotice, t
 import type { DnsAuthority, DnsLimits } from '../../runtime/engine';
 import { SIGNING_LIMIT_DEFAULTS, setSigningLimits, type KeyPolicy } from '../../runtime/dns';
 import { CliError, EXIT_USAGE } from '../errors';
+import { parseDnstapTarget, type DnstapTarget, type DnsTapOptions } from '../../runtime/dns';
+import { packageVersion } from '../../package';
 
 /** `host:port` or `[v6]:port` → address; the port is required. */
 export function parseHostPort(flag: string, s: string): ListenAddress {
@@ -154,7 +156,39 @@ export function addAdmissionOptions(cmd: Command): Command {
     .option(
       '--proxy-protocol-from <cidrs>',
       "DNS fronts (dnsdist) that send PROXY protocol v2: comma-separated CIDRs or addresses; their header is required, anyone else's refused",
-    );
+    )
+    .option(
+      '--dnstap <target>',
+      "send sampled queries and answers as dnstap (Frame Streams) to unix:PATH or tcp:HOST:PORT, the routing decision in each answer's extra field",
+    )
+    .option('--dnstap-sample <n>', 'dnstap every Nth query (1 = every query)', '1');
+}
+
+/** `serve`'s decision log (`tmkit dns` has no API to read one). */
+export function addDecisionLogOption(cmd: Command): Command {
+  return cmd.option(
+    '--decision-sample <n>',
+    "keep every Nth query's routing decision in this node's decision log (tmkit decisions); 0 = none",
+    '1',
+  );
+}
+
+/** dnstap and the decision log from the flags. Every problem names its flag (exit 2). */
+export function tapFrom(o: { dnstap?: string; dnstapSample?: string; decisionSample?: string }): DnsTapOptions {
+  let dnstap: DnstapTarget | undefined;
+  if (o.dnstap !== undefined) {
+    try {
+      dnstap = parseDnstapTarget(o.dnstap);
+    } catch (err) {
+      throw new CliError((err as Error).message, EXIT_USAGE);
+    }
+  }
+  return {
+    ...(dnstap ? { dnstap } : {}),
+    dnstapSample: intOption('--dnstap-sample', o.dnstapSample ?? '1', 1, 1_000_000),
+    decisionSample: intOption('--decision-sample', o.decisionSample ?? '0', 0, 1_000_000),
+    version: `tmkit ${packageVersion()}`,
+  };
 }
 
 /** The RRL settings from the flags; undefined without `--rrl`. Every problem names its flag (exit 2). */
@@ -209,14 +243,17 @@ export function dnsLimitsFrom(
     tcpMaxConnections: string;
     tcpMaxConnectionsPerClient: string;
     proxyProtocolFrom?: string;
-  } & Parameters<typeof rrlFrom>[0],
+  } & Parameters<typeof rrlFrom>[0] &
+    Parameters<typeof tapFrom>[0],
   payloadFlag: string,
 ): DnsLimits {
   const rrl = rrlFrom(o);
+  const tap = tapFrom(o);
   const proxyProtocolFrom = cidrList('--proxy-protocol-from', o.proxyProtocolFrom);
   return {
     ...(rrl ? { rrl } : {}),
     ...(proxyProtocolFrom.length > 0 ? { proxyProtocolFrom } : {}),
+    tap,
     udpPayloadCap: intOption(payloadFlag, o.udpPayload, 512, 4096),
     tcp: {
       idleTimeoutMs: intOption('--tcp-idle-timeout', o.tcpIdleTimeout, 1, 3_600_000),

@@ -16,4 +16,5 @@ export * from './events';
 export * from './dnssec';
 export * from './dns-cookies';
 export * from './webhooks';
+export * from './decisions';
 export * from './routes';

@@ -1,5 +1,6 @@
 /** Every route of the API with its bodies, by `METHOD path`. */
 import type { Profile } from '../model/types';
+import type { DecisionsReport } from './decisions';
 import type { DnsCookiesReport } from './dns-cookies';
 import type { DnssecReport, DnssecRolloverRequest, DnssecRolloverResult } from './dnssec';
 import type { HealthzBody, NodeDrainRequest, NodeReadiness } from './healthz';
@@ -51,6 +52,7 @@ export interface ApiRoutes {
   'GET /v1/profiles/{name}/status': { response: ProfileStatusReport };
   'POST /v1/resolve': { request: ResolveQuery; response: ResolveResult };
   'GET /v1/profiles/{name}/traffic': { response: TrafficReport };
+  'GET /v1/decisions': { response: DecisionsReport };
   'POST /v1/preview': { request: PreviewRequest; response: PreviewReport };
   'GET /v1/events': { response: 'text/event-stream' };
   'GET /v1/resources': { response: ResourceCatalogResponse };

@@ -29,7 +29,7 @@
  * same name.
  */
 import { resolve as resolveRouting } from '../routing/resolve';
-import type { RoutingQuery, RoutingResolution, RoutingSnapshot } from '../routing/types';
+import type { ExplanationStep, RoutingQuery, RoutingResolution, RoutingSnapshot } from '../routing/types';
 import type { Zone, ZoneRecord } from './zone';
 
 export interface ZoneQuestion {
@@ -53,6 +53,8 @@ export interface ZoneOutcome {
   additional: readonly ZoneRecord[];
   /** Leaf endpoints answered (`profile/endpoint` paths through nesting); empty outside routing answers. */
   endpoints: readonly string[];
+  /** Routing's trail to this outcome (`tmkit resolve`'s steps); empty outside routing answers. */
+  explanation: readonly ExplanationStep[];
 }
 
 /** What decided the answer. */
@@ -80,6 +82,7 @@ export type RouteFn = (snapshot: RoutingSnapshot, query: RoutingQuery) => Routin
 // the same fields in the same order: one object shape each keeps the responder's property reads monomorphic.
 const NONE: readonly ZoneRecord[] = [];
 const NO_ENDPOINTS: readonly string[] = [];
+const NO_STEPS: readonly ExplanationStep[] = [];
 
 function outcome(
   probability: number,
@@ -87,8 +90,9 @@ function outcome(
   authority: readonly ZoneRecord[],
   additional: readonly ZoneRecord[],
   endpoints: readonly string[],
+  explanation: readonly ExplanationStep[] = NO_STEPS,
 ): ZoneOutcome {
-  return { probability, answer, authority, additional, endpoints };
+  return { probability, answer, authority, additional, endpoints, explanation };
 }
 
 function reply(
@@ -185,13 +189,20 @@ export function lookup(zone: Zone, snapshot: RoutingSnapshot, question: ZoneQues
       rcode = 'NOERROR';
       match = 'name-server-ancestor';
     }
-    outcomes = [outcome(1, NONE, zone.negativeAuthority, NONE, NO_ENDPOINTS)];
+    outcomes = [outcome(1, NONE, zone.negativeAuthority, NONE, NO_ENDPOINTS, res.explanation)];
   } else {
     const ros = res.outcomes;
     outcomes = new Array<ZoneOutcome>(ros.length);
     for (let i = 0; i < ros.length; i++) {
       const o = ros[i]!;
-      outcomes[i] = outcome(o.probability, o.records, o.records.length === 0 ? zone.negativeAuthority : NONE, NONE, o.endpoints);
+      outcomes[i] = outcome(
+        o.probability,
+        o.records,
+        o.records.length === 0 ? zone.negativeAuthority : NONE,
+        NONE,
+        o.endpoints,
+        o.explanation ?? res.explanation,
+      );
     }
   }
   return reply(rcode, match, outcomes, res.clientDependent, res.ecsScopePrefix, res.profile);

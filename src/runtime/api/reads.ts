@@ -6,7 +6,8 @@
  * server without it (the API tests' harness) answers 503 for those routes.
  */
 import { isIP } from 'node:net';
-import type { HealthzBody, PreviewReport, ProfileStatusReport, ResolveResult, TrafficReport } from '../../core/api';
+import type { DecisionsReport, HealthzBody, PreviewReport, ProfileStatusReport, ResolveResult, TrafficReport } from '../../core/api';
+import { clientMatcher, type DecisionQuery } from '../dns';
 import { problem, type Diagnostic } from '../../core/diagnostics';
 import type { LiveEvents } from '../events';
 import type { RuntimeMetrics } from '../metrics';
@@ -27,6 +28,7 @@ export function readRoutes(c: ReadContext): { routes: Route[]; open: Route[] } {
       route('/metrics', { GET: () => metrics(c) }),
       route('/v1/profiles/{name}/status', { GET: (x) => status(c, x) }),
       route('/v1/profiles/{name}/traffic', { GET: (x) => traffic(c, x) }),
+      route('/v1/decisions', { GET: (x) => decisions(c, x) }),
       route('/v1/resolve', { POST: (x) => resolve(c, x) }),
       route('/v1/preview', { POST: (x) => preview(c, x) }),
       route('/v1/events', { GET: (x) => events(c, x) }),
@@ -100,6 +102,39 @@ async function traffic(c: ReadContext, ctx: Ctx): Promise<Reply<TrafficReport>> 
   if (Number.isNaN(since))
     throw ApiProblem.of(400, 'BAD_REQUEST', `since '${raw}' is not an ISO 8601 time such as 2026-12-02T10:00:00Z`, { path: 'since' });
   return { status: 200, body: c.reports.traffic(p, since) };
+}
+
+/** The decision log: `profile`, `client` (an address or a prefix), `since` (ISO 8601), `limit` (1-10000, default 100). */
+async function decisions(c: ReadContext, ctx: Ctx): Promise<Reply<DecisionsReport>> {
+  if (!c.reports.decisions) throw unavailable('this server has no DNS attached; there is no decision log');
+  const q = ctx.url.searchParams;
+  const query: DecisionQuery = {};
+  const profile = q.get('profile');
+  if (profile !== null && profile !== '') query.profile = profile;
+  const client = q.get('client');
+  if (client !== null && client !== '') {
+    try {
+      clientMatcher(client);
+    } catch (err) {
+      throw ApiProblem.of(400, 'BAD_REQUEST', (err as Error).message, { path: 'client' });
+    }
+    query.client = client;
+  }
+  const since = q.get('since');
+  if (since !== null && since !== '') {
+    const t = Date.parse(since);
+    if (Number.isNaN(t))
+      throw ApiProblem.of(400, 'BAD_REQUEST', `since '${since}' is not an ISO 8601 time such as 2026-12-02T10:00:00Z`, { path: 'since' });
+    query.since = t;
+  }
+  const limit = q.get('limit');
+  if (limit !== null && limit !== '') {
+    const n = Number(limit);
+    if (!Number.isInteger(n) || n < 1 || n > 10_000)
+      throw ApiProblem.of(400, 'BAD_REQUEST', `limit '${limit}' must be an integer from 1 to 10000`, { path: 'limit' });
+    query.limit = n;
+  }
+  return { status: 200, body: c.reports.decisions(query) };
 }
 
 async function preview(c: ReadContext, ctx: Ctx): Promise<Reply<PreviewReport>> {

@@ -22,6 +22,7 @@
  *
  */
 import type { Rng } from '../../core/ports';
+import type { ExplanationStep } from '../../core/routing/types';
 import type { ZoneAnswer, ZoneOutcome, ZoneQuestion, ZoneRecord } from '../../core/zone';
 import type { ZoneSigner } from './dnssec/signer';
 import type { AnswerTally, QueryTally } from './counts';
@@ -45,6 +46,14 @@ export interface Encoded {
   generation: number;
   /** Echo the CO flag in the OPT (a signed answer to a query with CO). */
   compactOk: boolean;
+  /**
+   * Routing's trail to this answer (decisions.ts reads it for sampled queries). A client-dependent answer's
+   * encoding is shared by every client it fits: its trail is the lookup's, not this one.
+   */
+  steps: readonly ExplanationStep[];
+  /** The answer's top-level profile ('' for none) and leaf endpoints (decision records). */
+  profile: string;
+  endpoints: readonly string[];
 }
 
 export interface StaticEntry {

@@ -17,7 +17,7 @@ import { DnsWorkerPool } from './workers';
 
 /** DNS as a sink of the pipeline: each snapshot goes to DNS with the SOA serial `serials` gives (cluster mode: the etcd revision). */
 export function dnsSink(dns: DnsTarget, serials?: { serial(): number }): SnapshotSink {
-  return { publish: (p) => dns.publish(p.snapshot, p.delta, p.full, serials?.serial()) };
+  return { publish: (p) => dns.publish(p.snapshot, p.delta, p.full, serials?.serial(), p.revision) };
 }
 
 export interface DnsFleetOptions {
@@ -52,7 +52,7 @@ export async function startDnsFleet(o: DnsFleetOptions): Promise<DnsTarget> {
   const sockets = o.workers > 1 ? (o.sockets ?? ((await reusePortSupport()).supported ? 'per-worker' : 'shared')) : undefined;
   const dns: DnsTarget =
     o.workers > 1
-      ? new DnsWorkerPool(o.workers, o.listen, o.logger, sockets, o.cookies)
+      ? new DnsWorkerPool(o.workers, o.listen, o.logger, sockets, o.cookies, o.limits?.tap)
       : new LocalDns(
           new DnsServer({
             zone: o.zone,
@@ -61,7 +61,7 @@ export async function startDnsFleet(o: DnsFleetOptions): Promise<DnsTarget> {
             rng: o.rng ?? Math.random,
             listen: o.listen,
             ...o.authority,
-            ...admission(o.limits, o.cookies),
+            ...admission(o.limits, o.cookies, false, (message) => o.logger.warn(message)),
           }),
         );
   if (o.dnssec) dns.setDnssec(o.dnssec);

@@ -10,6 +10,8 @@ import type { BoundAddress, DnsServer } from './server';
 import { RrlAlerts, watchRrl, type RrlAlert } from './rrl-alerts';
 import type { DnsCookieSecrets, DnsTarget } from './target';
 import type { TrafficRow } from './traffic';
+import { clientMatcher, type DecisionQuery, type DecisionRecord } from './decisions';
+import type { DnstapStats } from './dnstap';
 
 export class LocalDns implements DnsTarget {
   constructor(private readonly server: DnsServer) {}
@@ -38,8 +40,14 @@ export class LocalDns implements DnsTarget {
   start(): Promise<void> {
     return this.server.start();
   }
-  publish(snapshot: CompiledSnapshot, _delta?: () => SnapshotUpdate, _full?: () => SnapshotUpdate, serial?: number): void {
-    this.server.setSnapshot(snapshot, serial);
+  publish(
+    snapshot: CompiledSnapshot,
+    _delta?: () => SnapshotUpdate,
+    _full?: () => SnapshotUpdate,
+    serial?: number,
+    revision?: number,
+  ): void {
+    this.server.setSnapshot(snapshot, serial, revision);
   }
   addresses(): BoundAddress[] {
     return this.server.addresses();
@@ -53,8 +61,15 @@ export class LocalDns implements DnsTarget {
   drainTraffic(): TrafficRow[] {
     return this.server.drainTraffic();
   }
-  close(): Promise<void> {
+  decisions(q: DecisionQuery): DecisionRecord[] {
+    return this.server.tap?.ring?.query(q, q.client !== undefined ? clientMatcher(q.client) : undefined) ?? [];
+  }
+  dnstapStats(): DnstapStats | undefined {
+    return this.server.tap?.stats();
+  }
+  async close(): Promise<void> {
     this.server.responder.dnssec?.close();
-    return this.server.close();
+    await this.server.close();
+    await this.server.tap?.close();
   }
 }

@@ -23,7 +23,7 @@
  */
 import type { Clock, Rng } from '../../core/ports';
 import { systemClock } from '../clock';
-import type { RoutingSnapshot } from '../../core/routing/types';
+import type { ExplanationStep, RoutingSnapshot } from '../../core/routing/types';
 import {
   defineZone,
   lookup,
@@ -78,6 +78,7 @@ import type { ZoneSigner } from './dnssec/signer';
 import { DnsTallies, qtypeLabel, rcodeName, type DnsCounts } from './counts';
 import { TrafficTallies, TrafficTally, type TrafficRow } from './traffic';
 import { errorResponse } from './error-response';
+import type { Explained } from './decisions';
 import { zeroStats, type ResolveFn, type ResponderOptions, type ResponderStats, type Transport } from './responder-options';
 
 export type { ResolveFn, ResponderOptions, ResponderStats, SoaConfig, Transport } from './responder-options';
@@ -115,6 +116,14 @@ export class Responder {
   private cookies: CookieJar | undefined;
   /** Response rate limiting (UDP), one table per DNS process. */
   readonly rrl: ResponseRateLimiter | undefined;
+  /**
+   * Set by the server for a sampled query (dnstap, the decision log): `handle` then leaves what decided the
+   * answer in `explained` (undefined for a query it dropped or could not route).
+   */
+  explain = false;
+  explained: Explained | undefined;
+  /** The store revision the snapshot reflects (decision records; the SOA serial is `serial`). */
+  revision = 0;
 
   /** Throws a ZoneConfigError (code DNS_ZONE_INVALID) naming every problem with the zone options. */
   constructor(opts: ResponderOptions) {
@@ -137,6 +146,11 @@ export class Responder {
     this.clock = opts.clock ?? systemClock;
     this.cookies = opts.cookies;
     this.rrl = opts.rrl;
+  }
+
+  /** The snapshot answers come from now. */
+  get currentSnapshot(): RoutingSnapshot {
+    return this.snapshot;
   }
 
   /** The SOA serial currently served. */
@@ -206,6 +220,7 @@ export class Responder {
    */
   handle(msg: Buffer, clientAddress: string, transport: Transport): Buffer | null {
     this.stats.queries++;
+    if (this.explain) this.explained = undefined;
     let q: ParsedQuery;
     try {
       q = parseQuery(msg, this.scratch);
@@ -234,6 +249,7 @@ export class Responder {
 
     let encoded: Encoded;
     let scope = 0;
+    let steps: readonly ExplanationStep[];
     // DNSSEC: signed answers (DO) are cached apart; those for queries with CO too.
     const signer = this.signer;
     const generation = signer === undefined ? 0 : signer.generation;
@@ -247,6 +263,7 @@ export class Responder {
       if (entry !== undefined && !entry.dynamic && entry.generation === generation) {
         this.stats.cacheHits++;
         encoded = pick(entry, this.rng);
+        steps = encoded.steps;
       } else {
         const r = this.resolveMiss(
           cache,
@@ -262,6 +279,7 @@ export class Responder {
         );
         encoded = r.encoded;
         scope = r.scope;
+        steps = r.steps;
       }
     } catch (err) {
       if (err instanceof SigningBudgetExceeded) {
@@ -324,6 +342,7 @@ export class Responder {
           );
         }
         encoded.tally.n++;
+        if (this.explain) this.explain_(q, encoded, steps, clientAddress, edns?.ecs, true);
         return patchAnswer(msg, q.qnameEnd, encoded.truncated, edns, scope, encoded.compactOk, undefined, transport, this.udpCap);
       }
       if (this.rrl.mode === 'log') this.stats.rrlWouldLimit = this.rrl.wouldLimit;
@@ -346,7 +365,30 @@ export class Responder {
       }
     }
     encoded.tally.n++;
+    if (this.explain) this.explain_(q, encoded, steps, clientAddress, edns?.ecs, src === encoded.truncated);
     return patchAnswer(msg, q.qnameEnd, src, edns, scope, encoded.compactOk, cookie?.bytes, transport, this.udpCap);
+  }
+
+  /** What decided this answer, for the server's tap (only for sampled queries). */
+  private explain_(
+    q: Extract<ParsedQuery, { kind: 'ok' }>,
+    encoded: Encoded,
+    steps: readonly ExplanationStep[],
+    clientAddress: string,
+    ecs: ClientSubnet | undefined,
+    truncated: boolean,
+  ): void {
+    const body = encoded.body;
+    this.explained = {
+      rcode: rcodeName(body[3]! & 0xf),
+      qname: wireNameToText(q.key, keyNameLength(q.key)),
+      qtype: TYPE_NAMES[q.qtype] ?? dnsTypes.toString(q.qtype),
+      client: ecs !== undefined && ecs.sourcePrefix > 0 ? ecsAddressText(ecs) : clientAddress,
+      profile: encoded.profile,
+      endpoints: encoded.endpoints,
+      steps,
+      truncated,
+    };
   }
 
   // ------------------------------------------------------------------------------------------------
@@ -363,7 +405,7 @@ export class Responder {
     secure: number,
     minimalAny: boolean,
     tcp: boolean,
-  ): { encoded: Encoded; scope: number } {
+  ): { encoded: Encoded; scope: number; steps: readonly ExplanationStep[] } {
     const useEcs = ecs !== undefined && ecs.sourcePrefix > 0;
     const nameKey = minimalAny ? key.slice(0, -MINIMAL_ANY_SUFFIX.length) : key;
     const q: ZoneQuestion = {
@@ -382,18 +424,19 @@ export class Responder {
     if (sign !== undefined && minimalAny) sign.qtype = keptType(res);
 
     // REFUSED is not cached: a flood of names outside the zone must not push the zone's answers out.
-    if (res.rcode === 'REFUSED') return { encoded: this.encodeOutcome(question, res, res.outcomes[0]!, undefined), scope: 0 };
+    if (res.rcode === 'REFUSED') {
+      const encoded = this.encodeOutcome(question, res, res.outcomes[0]!, undefined);
+      return { encoded, scope: 0, steps: encoded.steps };
+    }
     if (!res.clientDependent && !knownDynamic) {
       const o = res.outcomes;
-      return {
-        encoded: this.cacheStatic(
-          cache,
-          key,
-          o.map((x) => this.encodeOutcome(question, res, x, sign)),
-          o.map((x) => x.probability),
-        ),
-        scope: 0,
-      };
+      const encoded = this.cacheStatic(
+        cache,
+        key,
+        o.map((x) => this.encodeOutcome(question, res, x, sign)),
+        o.map((x) => x.probability),
+      );
+      return { encoded, scope: 0, steps: encoded.steps };
     }
     // Client-dependent: remember that, and cache the encoding of the one outcome we pick, by content.
     if (!knownDynamic) remember(cache, key, DYNAMIC, this.cacheSize);
@@ -411,7 +454,7 @@ export class Responder {
       enc = this.encodeOutcome(question, res, outcome, sign);
       remember(this.dynamicCache, okey, enc, this.dynamicCacheSize);
     }
-    return { encoded: enc, scope };
+    return { encoded: enc, scope, steps: outcome.explanation };
   }
 
   private cacheStatic(cache: Map<string, Entry>, key: string, variants: Encoded[], probabilities: number[]): Encoded {
@@ -435,7 +478,17 @@ export class Responder {
     sign: SignContext | undefined,
   ): Encoded {
     if (sign === undefined || res.rcode === 'REFUSED')
-      return this.encode(question, RCODES[res.rcode], res.aa, o.answer, o.authority, o.additional, res.profile ?? '', o.endpoints);
+      return this.encode(
+        question,
+        RCODES[res.rcode],
+        res.aa,
+        o.answer,
+        o.authority,
+        o.additional,
+        res.profile ?? '',
+        o.endpoints,
+        o.explanation,
+      );
     const { signer, secure, q } = sign;
     const s = signer.secure({
       qname: q.name.toLowerCase(),
@@ -450,7 +503,17 @@ export class Responder {
       negativeTtl: negativeTtl(this.zoneData),
       typesAt: () => sign.types ?? typesOf(lookup(this.zoneData, this.snapshot, { ...q, type: 'ANY' }, this.resolveFn)),
     });
-    const enc = this.encode(question, RCODES[s.rcode], res.aa, s.answer, s.authority, s.additional, res.profile ?? '', o.endpoints);
+    const enc = this.encode(
+      question,
+      RCODES[s.rcode],
+      res.aa,
+      s.answer,
+      s.authority,
+      s.additional,
+      res.profile ?? '',
+      o.endpoints,
+      o.explanation,
+    );
     enc.generation = signer.generation;
     enc.compactOk = secure === 2;
     return enc;
@@ -470,6 +533,7 @@ export class Responder {
     additionals: readonly WireRecord[],
     profile: string,
     endpoints: readonly string[],
+    steps: readonly ExplanationStep[],
   ): Encoded {
     const flags = FLAG_QR | (aa ? FLAG_AA : 0) | (rcode & 0xf);
     const body = encodeMessage({ flags, question, answers, authorities, additionals }, this.encodeOptions);
@@ -486,6 +550,9 @@ export class Responder {
       answers: endpoints.length === 0 ? [] : endpoints.map((e) => this.tallies.answer(profile, e)),
       generation: 0,
       compactOk: false,
+      profile,
+      endpoints,
+      steps,
     };
     if (profile !== '' && this.snapshot.profiles.get(profile)?.trafficViewEnrollmentStatus === 'Enabled')
       out.traffic = this.traffic.tally(profile, endpoints);

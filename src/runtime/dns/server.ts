@@ -14,6 +14,7 @@ import type { TrafficRow } from './traffic';
 import { Responder, type ResponderOptions, type ResponderStats } from './responder';
 import type { DnsCounts } from './counts';
 import { parseProxyV2, ProxySources, startsWithProxySignature } from './proxy-protocol';
+import type { QueryTap } from './tap';
 
 export interface ListenAddress {
   /** IPv4 or IPv6 literal (`127.0.0.1`, `::1`, `0.0.0.0`, `::`). */
@@ -65,6 +66,8 @@ export interface DnsServerOptions extends ResponderOptions {
    * header before every datagram and connection; from any other address a header is refused. Off when empty.
    */
   proxyProtocolFrom?: readonly string[];
+  /** dnstap and the decision log (tap.ts): sampled queries are explained and recorded. */
+  tap?: QueryTap;
 }
 
 export interface BoundAddress {
@@ -85,6 +88,7 @@ export class DnsServer {
   private readonly tcpOpts: TcpOptions;
   private readonly reusePort: boolean;
   private readonly proxy: ProxySources | undefined;
+  readonly tap: QueryTap | undefined;
   private endpoints: Endpoint[] = [];
   private readonly connections = new Set<TcpConn>();
   /**
@@ -116,6 +120,54 @@ export class DnsServer {
     };
     this.reusePort = opts.reusePort === true;
     this.proxy = opts.proxyProtocolFrom?.length ? new ProxySources(opts.proxyProtocolFrom) : undefined;
+    this.tap = opts.tap;
+  }
+
+  /**
+   * Answers a sampled query with the responder explaining it, and hands the exchange to the tap (dnstap, the
+   * decision log). `out` of TCP carries the length prefix, which dnstap does not.
+   */
+  private tapped(
+    tap: QueryTap,
+    query: Buffer,
+    client: string,
+    clientPort: number,
+    server: string,
+    serverPort: number,
+    tcp: boolean,
+  ): Buffer | null {
+    const responder = this.responder;
+    const queryTime = performance.timeOrigin + performance.now();
+    responder.explain = true;
+    let out: Buffer | null;
+    try {
+      out = responder.handle(query, client, tcp ? 'tcp' : 'udp');
+    } finally {
+      responder.explain = false;
+    }
+    try {
+      tap.record(
+        {
+          tcp,
+          client,
+          clientPort,
+          server,
+          serverPort,
+          queryTime,
+          responseTime: performance.timeOrigin + performance.now(),
+          // Kept in dnstap's queue after this returns: a copy, and only when dnstap takes it.
+          query: tap.dnstapPending ? Buffer.from(query) : query,
+          response: out === null ? null : tcp ? out.subarray(2) : out,
+        },
+        responder.explained,
+        responder.currentSnapshot,
+        responder.revision,
+        responder.serial,
+      );
+    } catch {
+      // The tap never costs an answer.
+    }
+    return out;
   }
 
   get stats(): ResponderStats {
@@ -167,9 +219,13 @@ export class DnsServer {
     return this.tcpCounts.idleTimeouts;
   }
 
-  /** New routing state: cached answers are dropped and the SOA serial moves on (or is set to `serial`). */
-  setSnapshot(snapshot: RoutingSnapshot, serial?: number): void {
+  /**
+   * New routing state: cached answers are dropped and the SOA serial moves on (or is set to `serial`);
+   * `revision` (the store revision it reflects) goes into decision records.
+   */
+  setSnapshot(snapshot: RoutingSnapshot, serial?: number, revision?: number): void {
     this.responder.setSnapshot(snapshot, serial);
+    if (revision !== undefined) this.responder.revision = revision;
   }
 
   async start(): Promise<void> {
@@ -258,14 +314,19 @@ export class DnsServer {
         sock.on('message', (msg, rinfo) => {
           let query = msg;
           let client = rinfo.address;
+          let clientPort = rinfo.port;
           if (proxy !== undefined) {
             // The answer still goes back to the front; the carried address is the client for everything else.
             const carried = this.unwrapProxy(msg, rinfo.address);
             if (carried === null) return;
             query = msg.subarray(carried.length);
             client = carried.client;
+            clientPort = carried.port ?? clientPort;
           }
-          const out = responder.handle(query, client, 'udp');
+          const tap = this.tap;
+          const out = tap?.due()
+            ? this.tapped(tap, query, client, clientPort, address, port === 0 ? sock.address().port : port, false)
+            : responder.handle(query, client, 'udp');
           if (out !== null) sock.send(out, rinfo.port, rinfo.address);
         });
         resolve(sock);
@@ -278,7 +339,7 @@ export class DnsServer {
    * the header's length, `from` itself (length 0) for a client that is not a front, or null to drop it (a
    * front without a valid header, a header from a non-front: counted either way). Only with `proxy` set.
    */
-  private unwrapProxy(buf: Buffer, from: string): { length: number; client: string } | null {
+  private unwrapProxy(buf: Buffer, from: string): { length: number; client: string; port?: number } | null {
     const stats = this.responder.stats;
     if (!this.proxy!.has(from)) {
       if (buf.length >= 12 && startsWithProxySignature(buf)) {
@@ -290,7 +351,7 @@ export class DnsServer {
     const h = parseProxyV2(buf);
     if (h.kind === 'proxy' || h.kind === 'local') {
       stats.proxyAccepted++;
-      return { length: h.length, client: h.kind === 'proxy' ? h.source : from };
+      return h.kind === 'proxy' ? { length: h.length, client: h.source, port: h.sourcePort } : { length: h.length, client: from };
     }
     stats.proxyMissing++;
     return null;
@@ -322,6 +383,7 @@ export class DnsServer {
   private onConnection(sock: net.Socket): void {
     sock.on('error', () => undefined);
     let client = sock.remoteAddress ?? '';
+    let clientPort = sock.remotePort ?? 0;
     // From a front (--proxy-protocol-from) the client is only known once its PROXY header is in: the
     // per-client limit is applied then, to the carried address (the front itself is never limited by it).
     const fromFront = this.proxy?.has(client) === true;
@@ -384,7 +446,10 @@ export class DnsServer {
         return false;
       }
       stats.proxyAccepted++;
-      if (h.kind === 'proxy') client = h.source;
+      if (h.kind === 'proxy') {
+        client = h.source;
+        clientPort = h.sourcePort;
+      }
       const carried = clientKey(client);
       if (!this.admitClient(carried)) {
         sock.destroy();
@@ -425,7 +490,10 @@ export class DnsServer {
         if (pending.length < 2 + len) break;
         const msg = pending.subarray(2, 2 + len);
         pending = pending.length === 2 + len ? null : pending.subarray(2 + len);
-        const out = responder.handle(msg, client, 'tcp');
+        const tap = this.tap;
+        const out = tap?.due()
+          ? this.tapped(tap, msg, client, clientPort, sock.localAddress ?? '', sock.localPort ?? 0, true)
+          : responder.handle(msg, client, 'tcp');
         if (out === null) {
           // No readable header: the stream cannot be trusted any more.
           sock.destroy();

@@ -14,12 +14,18 @@ import type { ResponderStats } from './responder';
 import type { RrlAlert } from './rrl-alerts';
 import type { BoundAddress, TcpOptions } from './server';
 import type { TrafficRow } from './traffic';
+import { QueryTap, type DnsTapOptions } from './tap';
+import type { DecisionQuery, DecisionRecord } from './decisions';
+import type { DnstapStats } from './dnstap';
 
 /** Where snapshots go: the DNS server in this process, or DNS worker processes. */
 export interface DnsTarget {
   start(): Promise<void>;
-  /** `delta` and `full` are only computed when a worker needs them; `serial` sets the SOA serial (else +1). */
-  publish(snapshot: CompiledSnapshot, delta: () => SnapshotUpdate, full: () => SnapshotUpdate, serial?: number): void;
+  /**
+   * `delta` and `full` are only computed when a worker needs them; `serial` sets the SOA serial (else +1);
+   * `revision` is the store revision the snapshot reflects (decision records).
+   */
+  publish(snapshot: CompiledSnapshot, delta: () => SnapshotUpdate, full: () => SnapshotUpdate, serial?: number, revision?: number): void;
   addresses(): BoundAddress[];
   stats(): ResponderStats | undefined;
   counts(): DnsCounts | undefined;
@@ -38,6 +44,10 @@ export interface DnsTarget {
   setCookies(secrets: DnsCookieSecrets): void;
   /** Sustained rate limiting of this node (every DNS process folded into one period, rrl-alerts.ts); without `--rrl`, never. */
   onRrl(listener: (alert: RrlAlert) => void): () => void;
+  /** The decision log of this node (every DNS process's sampled records), matching `q`, oldest first. */
+  decisions(q: DecisionQuery): DecisionRecord[];
+  /** dnstap's figures (summed over the DNS processes); undefined without `--dnstap`. */
+  dnstapStats(): DnstapStats | undefined;
 }
 
 /** How DNS worker processes hold the port: each its own sockets (SO_REUSEPORT), or one socket through the primary. */
@@ -71,6 +81,8 @@ export interface DnsLimits {
   rrl?: RrlOptions;
   /** PROXY protocol v2 fronts (`--proxy-protocol-from`): their header is required, anyone else's refused. */
   proxyProtocolFrom?: string[];
+  /** dnstap and the decision log (`--dnstap`, `--dnstap-sample`, `--decision-sample`): each DNS process its own tap. */
+  tap?: DnsTapOptions;
 }
 
 /** The DNS cookie secrets (`serve`, on unless `--no-cookies`): every DNS process of a node makes and checks with them. */
@@ -86,11 +98,19 @@ export interface DnsCookieSecrets {
 export function admission(
   limits: DnsLimits | undefined,
   cookies: DnsCookieSecrets | undefined,
-): Pick<ResponderOptions, 'udpPayloadCap' | 'cookies' | 'rrl'> & { tcp?: Partial<TcpOptions>; proxyProtocolFrom?: string[] } {
-  const { rrl, ...rest } = limits ?? {};
+  worker = false,
+  onProblem?: (message: string) => void,
+): Pick<ResponderOptions, 'udpPayloadCap' | 'cookies' | 'rrl'> & {
+  tcp?: Partial<TcpOptions>;
+  proxyProtocolFrom?: string[];
+  tap?: QueryTap;
+} {
+  const { rrl, tap, ...rest } = limits ?? {};
   return {
     ...rest,
     ...(rrl ? { rrl: new ResponseRateLimiter(rrl) } : {}),
     ...(cookies ? { cookies: CookieJar.fromSecrets(cookies) } : {}),
+    // A DNS worker keeps no ring of its own: it reports its records to the primary's (workers.ts).
+    ...(tap && (tap.dnstap || (tap.decisionSample ?? 1) > 0) ? { tap: new QueryTap(tap, worker, onProblem) } : {}),
   };
 }

@@ -32,13 +32,27 @@ import {
 import { CookieJar } from './cookies';
 import { RrlAlerts, watchRrl, type RrlAlert, type RrlProcessAlert } from './rrl-alerts';
 import type { TrafficRow } from './traffic';
+import { clientMatcher, DecisionRing, type DecisionQuery, type DecisionRecord } from './decisions';
+import type { DnstapStats } from './dnstap';
+import type { DnsTapOptions } from './tap';
 
 /** Worker → primary. */
 type WorkerMessage =
   | { type: 'tmkit-dns-hello' }
   | { type: 'tmkit-dns-listening'; addresses: BoundAddress[] }
-  | { type: 'tmkit-dns-stats'; stats: ResponderStats; counts?: DnsCounts; traffic?: TrafficRow[]; dnssec?: SignerStats }
+  | {
+      type: 'tmkit-dns-stats';
+      stats: ResponderStats;
+      counts?: DnsCounts;
+      traffic?: TrafficRow[];
+      dnssec?: SignerStats;
+      /** Decision records sampled since the last report, and dnstap's cumulative figures. */
+      decisions?: DecisionRecord[];
+      dnstap?: DnstapStats;
+    }
   | { type: 'tmkit-dns-failed'; message: string }
+  /** Something the operator should see in the primary's log (a dnstap reader away). */
+  | { type: 'tmkit-dns-problem'; message: string }
   | { type: 'tmkit-dns-rrl'; alert: RrlProcessAlert };
 
 /** Primary → worker: the DNS cookie secrets (hex), sent before any snapshot (the worker answers cookies from its first query). */
@@ -57,6 +71,7 @@ export interface DnssecUpdate {
 interface WorkerRecord extends DnsWorkerReport {
   id: number;
   dnssec?: SignerStats;
+  dnstap?: DnstapStats;
 }
 
 /** What a worker gets before anything was published (DnsWorkerPool used without startDnsFleet). */
@@ -107,6 +122,7 @@ export class DnsWorkerPool implements DnsTarget {
   private cookies: CookiesUpdate | undefined;
   /** The workers' sustained rate limiting, folded into the node's one period. */
   private readonly rrlAlerts = new RrlAlerts();
+  private readonly ring: DecisionRing | undefined;
 
   constructor(
     private readonly n: number,
@@ -114,8 +130,11 @@ export class DnsWorkerPool implements DnsTarget {
     private readonly logger: Logger,
     readonly sockets: DnsSockets = 'shared',
     cookies?: DnsCookieSecrets,
+    private readonly tap?: DnsTapOptions,
   ) {
     if (cookies) this.cookies = cookiesUpdate(cookies);
+    // The node's decision log: the workers report what they sampled (each second) into this one ring.
+    if (tap && (tap.decisionSample ?? 1) > 0) this.ring = new DecisionRing(tap.decisionRing ?? 10_000);
     if (!cluster.isPrimary) throw new Error('DnsWorkerPool: only the cluster primary can start DNS workers');
   }
 
@@ -168,8 +187,12 @@ export class DnsWorkerPool implements DnsTarget {
             if (m.dnssec) rec.dnssec = m.dnssec;
             if (m.counts) this.workerCounts.set(w.id, m.counts);
             if (m.traffic && m.traffic.length > 0) this.traffic.push(...m.traffic);
+            if (m.dnstap) rec.dnstap = m.dnstap;
+            if (m.decisions) for (const d of m.decisions) this.ring?.add(d);
           } else if (m?.type === 'tmkit-dns-failed') {
             fail(m.message);
+          } else if (m?.type === 'tmkit-dns-problem') {
+            this.logger.warn({ workerPid: w.process.pid, slot }, m.message);
           } else if (m?.type === 'tmkit-dns-rrl') {
             this.rrlAlerts.report(w.id, m.alert);
           }
@@ -221,6 +244,23 @@ export class DnsWorkerPool implements DnsTarget {
 
   onRrl(listener: (alert: RrlAlert) => void): () => void {
     return this.rrlAlerts.on(listener);
+  }
+
+  decisions(q: DecisionQuery): DecisionRecord[] {
+    return this.ring?.query(q, q.client !== undefined ? clientMatcher(q.client) : undefined) ?? [];
+  }
+
+  /** Summed over the workers' latest reports (an exited worker's connection is gone; its figures stay). */
+  dnstapStats(): DnstapStats | undefined {
+    if (!this.tap?.dnstap) return undefined;
+    const sum: DnstapStats = { sent: 0, dropped: 0, connects: 0 };
+    for (const r of this.records.values()) {
+      if (!r.dnstap) continue;
+      sum.sent += r.dnstap.sent;
+      sum.dropped += r.dnstap.dropped;
+      sum.connects += r.dnstap.connects;
+    }
+    return sum;
   }
 
   dnssecStats(): SignerStats | undefined {
@@ -340,7 +380,7 @@ export async function runDnsWorker(o: {
     rng: Math.random,
     listen,
     ...o.authority,
-    ...admission(o.dnsLimits, undefined),
+    ...admission(o.dnsLimits, undefined, true, (message) => process.send?.({ type: 'tmkit-dns-problem', message })),
     ...(reusePort ? { reusePort } : {}),
   });
   const profiles = new Map<string, Profile>();
@@ -408,7 +448,7 @@ export async function runDnsWorker(o: {
         health,
       });
     }
-    server.setSnapshot(snapshot, m.serial);
+    server.setSnapshot(snapshot, m.serial, m.revision);
     if (m.full) haveState();
   });
   // The whole state first (asked for once this handler listens), then the port: never an answer from an empty zone.
@@ -441,12 +481,17 @@ export async function runDnsWorker(o: {
     if (server.stats.queries === reported) return;
     reported = server.stats.queries;
     const dnssec = server.responder.dnssec?.stats();
+    const tap = server.tap;
+    const decisions = tap?.drainBatch();
+    const dnstap = tap?.stats();
     process.send?.({
       type: 'tmkit-dns-stats',
       stats: server.stats,
       counts: server.counts(),
       traffic: server.drainTraffic(),
       ...(dnssec ? { dnssec } : {}),
+      ...(decisions && decisions.length > 0 ? { decisions } : {}),
+      ...(dnstap ? { dnstap } : {}),
     });
   };
   const statsTimer = setInterval(report, 1000);
@@ -466,7 +511,7 @@ export async function runDnsWorker(o: {
   // Bounded: the primary SIGKILLs a worker that is not gone WORKER_STOP_MS after its SIGTERM.
   let closing: NodeJS.Timeout | undefined;
   await Promise.race([
-    server.close(),
+    server.close().then(() => server.tap?.close()),
     new Promise<void>((r) => {
       closing = setTimeout(r, WORKER_STOP_MS / 2);
     }),
