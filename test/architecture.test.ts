@@ -50,8 +50,11 @@ const ALLOWED: Record<string, string[]> = {
   core: ['core'],
   geo: ['core', 'geo'],
   constructs: ['core', 'constructs'],
-  /** tmkit/cdktf: the bindings and the constructs → tmkit_* bridge (needs the optional peer cdktf). */
-  cdktf: ['core', 'constructs', 'cdktf'],
+  /** The bindings and the constructs → tmkit_* bridge over either library passed in (imports neither). */
+  cdk: ['core', 'constructs', 'cdk'],
+  /** tmkit/cdktf and tmkit/cdktn: the bindings made over cdktf and cdktn (the optional peers). */
+  cdktf: ['core', 'constructs', 'cdk', 'cdktf'],
+  cdktn: ['core', 'constructs', 'cdk', 'cdktn'],
   client: ['core', 'client'],
   testing: ['core', 'testing'],
   // geo: the Terraform provider's functions (provider::tmkit::resolve) place a client address offline.
@@ -266,7 +269,8 @@ const ENTRIES: Record<string, { layers: string[]; packages: string[] }> = {
   './core': { layers: ['core'], packages: [] },
   './client': { layers: ['core', 'client'], packages: ['undici'] },
   './constructs': { layers: ['core', 'constructs'], packages: ['constructs'] },
-  './cdktf': { layers: ['core', 'constructs', 'cdktf'], packages: ['cdktf', 'constructs'] },
+  './cdktf': { layers: ['core', 'constructs', 'cdk', 'cdktf'], packages: ['cdktf', 'constructs'] },
+  './cdktn': { layers: ['core', 'constructs', 'cdk', 'cdktn'], packages: ['cdktn', 'constructs'] },
   './pulumi': { layers: ['pulumi'], packages: ['@pulumi/pulumi'] },
 };
 
@@ -306,8 +310,9 @@ test('each entry point loads only its layers and packages (tmkit/core: nothing o
 test('every package the code imports is declared: a dependency, or a peer imported only where README says it is needed', () => {
   /** Peers, and the only places that may import them. */
   const PEER_USERS: Record<string, RegExp> = {
-    constructs: /^src\/(constructs|cdktf)\//,
+    constructs: /^src\/(constructs|cdk|cdktf|cdktn)\//,
     cdktf: /^src\/cdktf\//,
+    cdktn: /^src\/cdktn\//,
     '@pulumi/pulumi': /^(src\/pulumi|providers\/pulumi\/src)\//,
     'google-protobuf': /^providers\/pulumi\/src\//,
   };

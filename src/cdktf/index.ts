@@ -1,31 +1,18 @@
 /**
- * `tmkit/cdktf`: CDKTF bindings for the tmkit Terraform provider (shaped as `cdktf get` generates them) and
- * the bridge that turns the tmkit constructs into tmkit_* resources inside a TerraformStack. Needs the
- * optional peer dependency `cdktf` (0.21).
+ * `tmkit/cdktf`: the tmkit bindings for CDKTF (the optional peer dependency `cdktf` 0.21, archived by HashiCorp;
+ * `tmkit/cdktn` is the same over CDK Terrain, the maintained path). The bindings are shaped as `cdktf get`
+ * generates them, and the bridge turns the tmkit constructs into tmkit_* resources inside a TerraformStack:
  *
  *   const stack = new TerraformStack(app, 'traffic');
  *   new TmkitProvider(stack, 'tmkit', { stack: 'web' });       // also emits the constructs below as resources
  *   const eu = new Profile(stack, 'app-eu', { trafficRoutingMethod: 'Weighted' });
  *   eu.addExternalEndpoint('eu-1', { target: '192.0.2.11', weight: 3 });
  */
-import { Aspects, TerraformStack } from 'cdktf';
-import type { Construct } from 'constructs';
-import { markDocumentScope } from '../constructs/tree';
-import { provider } from './bindings';
-import { TmkitResourcesAspect } from './emit';
+import * as cdktf from 'cdktf';
+import { tmkitCdk } from '../cdk';
 
-export * from './bindings';
-export { emitTmkitResources, TmkitResourcesAspect } from './emit';
+export type * from '../cdk';
 
-/**
- * provider "tmkit", which also makes the tmkit constructs of its stack tmkit_* resources (and the stack one
- * tmkit document for their validation, owned by `stack`).
- */
-export class TmkitProvider extends provider.TmkitProvider {
-  constructor(scope: Construct, id: string, config: provider.TmkitProviderConfig = {}) {
-    super(scope, id, config);
-    const stack = TerraformStack.of(this);
-    markDocumentScope(stack, { stack: config.stack ?? 'terraform' });
-    Aspects.of(stack).add(new TmkitResourcesAspect(stack));
-  }
-}
+const bound = tmkitCdk(cdktf);
+export const { TmkitProvider, emitTmkitResources, TmkitResourcesAspect } = bound;
+export const { provider, profile, externalEndpoint, azureEndpoint, nestedEndpoint, dataTmkitProfileStatus } = bound;
