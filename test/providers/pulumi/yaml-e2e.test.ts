@@ -32,6 +32,8 @@ let client: TmkitClient;
 let work: string;
 let project: string;
 let env: NodeJS.ProcessEnv;
+let pluginExe: string;
+const VERSION = (JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { version: string }).version;
 
 interface Run {
   code: number;
@@ -105,11 +107,8 @@ beforeAll(async () => {
   client = new TmkitClient({ server: serve.api, token: TOKEN, env: {} });
 
   // The plugin as a user installs it: `tmkit pulumi install` (the same function), found on PATH.
-  const plugin = installPulumi({
-    dir: join(work, 'plugin'),
-    version: (JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { version: string }).version,
-    entry: join(REPO, 'dist/providers/pulumi/src/main.js'),
-  });
+  const plugin = installPulumi({ dir: join(work, 'plugin'), version: VERSION, entry: join(REPO, 'dist/providers/pulumi/src/main.js') });
+  pluginExe = plugin.executable;
   // The example, as it is in the repository (the stack's config file is written beside it, so a copy).
   project = join(work, 'project');
   mkdirSync(project);
@@ -214,6 +213,20 @@ test('a bad value in the YAML program fails preview at its property path, with t
     /tmkit:index:Profile resource 'web'.*property dnsConfig\.ttl .*has a problem: ttl -1 is out of range: an integer 0–2147483647 seconds/,
   );
   expect((await client.getProfile('web')).etag).toBe(before);
+});
+
+test('`pulumi package get-schema` reads the plugin; `gen-sdk --language yaml` writes the package lock YAML uses', async () => {
+  // The path to the plugin executable is the schema source docs/pulumi.md gives for `pulumi package add`.
+  const schema = JSON.parse(await ok(['package', 'get-schema', pluginExe])) as { name: string; version: string; resources: object };
+  expect(schema.name).toBe('tmkit');
+  expect(schema.version).toBe(VERSION);
+  expect(Object.keys(schema.resources).sort()).toEqual(['tmkit:index:Endpoint', 'tmkit:index:Profile']);
+  const out = join(work, 'sdk');
+  await ok(['package', 'gen-sdk', pluginExe, '--language', 'yaml', '--out', out]);
+  expect(readdirSync(join(out, 'yaml'))).toEqual([`tmkit-${VERSION}.yaml`]);
+  expect(readFileSync(join(out, 'yaml', `tmkit-${VERSION}.yaml`), 'utf8')).toBe(
+    `packageDeclarationVersion: 1\nname: tmkit\nversion: ${VERSION}\n`,
+  );
 });
 
 test('destroy deletes the profile and its endpoints: NXDOMAIN', async () => {
