@@ -56,8 +56,25 @@ export function findPulumiYamlHostDir(): string {
   );
 }
 
+/**
+ * `tmkit-pulumi-codegen` (Pulumi's Python, Go and Node.js code generators over a schema), as
+ * `scripts/install-pulumi-codegen.sh --check` finds it. Throws (the test fails, never skips) when it is not built.
+ */
+export function findPulumiCodegen(): string {
+  return join(
+    checkedBin(
+      'install-pulumi-codegen.sh',
+      "Pulumi's code generators",
+      'the SDK generation test',
+      'tmkit-pulumi-codegen',
+      '1 min after the CLI',
+    ),
+    'tmkit-pulumi-codegen',
+  );
+}
+
 /** The bin dir that `scripts/SCRIPT --check` prints in its last line (`export PATH=<dir>:$PATH`), or a clear error. */
-function checkedBin(script: string, what: string, tests: string, builds: string, howLong: string, envVar: string): string {
+function checkedBin(script: string, what: string, tests: string, builds: string, howLong: string, envVar?: string): string {
   let out: string;
   try {
     out = execFileSync('bash', [join(REPO, 'scripts', script), '--check'], {
@@ -67,7 +84,7 @@ function checkedBin(script: string, what: string, tests: string, builds: string,
   } catch (err) {
     const stderr = String((err as { stderr?: unknown }).stderr ?? '');
     throw new Error(
-      `${what} is not available, so ${tests} cannot run.\nRun \`bash scripts/${script}\` (it builds ${builds} from Go modules, about ${howLong}), or set ${envVar}.\n${stderr}`,
+      `${what} is not available, so ${tests} cannot run.\nRun \`bash scripts/${script}\` (it builds ${builds} from Go modules, about ${howLong})${envVar ? `, or set ${envVar}` : ''}.\n${stderr}`,
     );
   }
   const last = out.trim().split('\n').pop() ?? '';
