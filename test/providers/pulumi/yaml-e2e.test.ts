@@ -15,6 +15,7 @@ import { TmkitClient } from '../../../src/client';
 import { installPulumi } from '../../../providers/pulumi/src/install';
 import { healthServerPair, queryUdp } from '../../support/loopback';
 import { dig, spawnServe, type ServeProcess } from '../../support/process';
+import { waitFor } from '../../support/wait';
 import { REPO, findPulumiCli, findPulumiYamlHostDir } from './harness';
 
 jest.setTimeout(240_000);
@@ -94,6 +95,25 @@ async function lastUpdate(): Promise<{ kind: string; result: string; resourceCha
   return history[0]!;
 }
 
+/**
+ * What `dig` answers for web once DNS has followed the write `pulumi` was answered for (milliseconds after
+ * the API's answer; at most 5 s here). A mismatch fails with the last answer.
+ */
+async function webAnswers(expected: string[]): Promise<void> {
+  let last: string[] = [];
+  try {
+    await waitFor(
+      async () => {
+        last = await dig(serve.dns, `web.${ZONE}`);
+        return JSON.stringify(last) === JSON.stringify(expected);
+      },
+      { what: `web.${ZONE} to answer ${expected.join(', ') || 'nothing'}`, timeoutMs: 5000 },
+    );
+  } catch {
+    expect(last).toEqual(expected);
+  }
+}
+
 async function pulumiProfiles(): Promise<string[]> {
   return (await client.listProfiles({ stack: 'pulumi' })).profiles.map((p) => p.name).sort();
 }
@@ -168,7 +188,7 @@ test('up deploys it: outputs, the stored profile, and dig answers with the prima
     ['primary', PRIMARY, 1],
     ['secondary', SECONDARY, 2],
   ]);
-  expect(await dig(serve.dns, `web.${ZONE}`)).toEqual([PRIMARY]);
+  await webAnswers([PRIMARY]);
   // The token given with --secret is in the state only encrypted.
   const stacks = join(work, 'state/.pulumi/stacks/tmkit-yaml');
   const state = readFileSync(join(stacks, readdirSync(stacks).find((f) => f.endsWith('.json'))!), 'utf8');
@@ -190,7 +210,7 @@ test('a config change previews as a one-property update, and up moves DNS to the
   expect(await lastUpdate()).toMatchObject({ result: 'succeeded', resourceChanges: { same: 3, update: 1 } });
   const primary = (await client.getProfile('web')).profile.endpoints.find((e) => e.name === 'primary');
   expect(primary?.endpointStatus).toBe('Disabled');
-  expect(await dig(serve.dns, `web.${ZONE}`)).toEqual([SECONDARY]);
+  await webAnswers([SECONDARY]);
 });
 
 test('a second preview finds no changes (--expect-no-changes passes)', async () => {
@@ -233,7 +253,7 @@ test('destroy deletes the profile and its endpoints: NXDOMAIN', async () => {
   await ok(['destroy', '--yes', '--skip-preview']);
   expect(await lastUpdate()).toMatchObject({ kind: 'destroy', result: 'succeeded', resourceChanges: { delete: 4 } });
   expect(await pulumiProfiles()).toEqual([]);
+  await webAnswers([]);
   expect((await queryUdp(serve.dns, `web.${ZONE}`)).rcode).toBe('NXDOMAIN');
-  expect(await dig(serve.dns, `web.${ZONE}`)).toEqual([]);
   expect(JSON.parse(await ok(['stack', 'output', '--json']))).toEqual({});
 });
