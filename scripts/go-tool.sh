@@ -1,6 +1,6 @@
-# What scripts/install-pulumi.sh and scripts/install-tofu.sh share (sourced, after `set -euo pipefail`): each
-# builds a CLI from Go modules into "$cache/<tool>-<version>/bin", once, and prints `export PATH=<bin>:$PATH`
-# as its last stdout line.
+# What scripts/install-pulumi.sh, install-pulumi-yaml.sh, install-pulumi-codegen.sh and install-tofu.sh share
+# (sourced, after `set -euo pipefail`): each builds a program from Go modules into "$cache/<tool>-<version>/bin",
+# once, and prints `export PATH=<bin>:$PATH` as its last stdout line.
 #   cache                                    TMKIT_CACHE_DIR, else $XDG_CACHE_HOME/tmkit, else ~/.cache/tmkit
 #   check_only                               true when the script was run with --check
 #   go_tool_done NAME WHAT BIN CHECK HOWLONG TEST...

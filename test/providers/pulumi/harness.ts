@@ -6,7 +6,7 @@
 import { execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { LocalWorkspace, PulumiCommand, type ProjectSettings, type PulumiFn, type Stack } from '@pulumi/pulumi/automation';
 
 export const REPO = join(__dirname, '../../..');
@@ -26,22 +26,71 @@ export function findPulumiCli(): string {
       );
     return fromEnv;
   }
+  return join(
+    checkedBin('install-pulumi.sh', 'The Pulumi CLI', "the Pulumi provider's end-to-end tests", 'the CLI', '10-15 min', 'PULUMI_CLI'),
+    'pulumi',
+  );
+}
+
+/**
+ * The Pulumi YAML language host `pulumi-language-yaml`'s directory (the engine finds the host on PATH):
+ * PULUMI_YAML_HOST (the binary), else what `scripts/install-pulumi-yaml.sh --check` says is built. Throws
+ * (the test fails, never skips) when there is none.
+ */
+export function findPulumiYamlHostDir(): string {
+  const fromEnv = process.env.PULUMI_YAML_HOST;
+  if (fromEnv) {
+    if (!existsSync(fromEnv) || basename(fromEnv) !== 'pulumi-language-yaml')
+      throw new Error(
+        `PULUMI_YAML_HOST=${fromEnv} is not a pulumi-language-yaml binary: point it at one, or unset it and run \`bash scripts/install-pulumi-yaml.sh\``,
+      );
+    return dirname(fromEnv);
+  }
+  return checkedBin(
+    'install-pulumi-yaml.sh',
+    'The Pulumi YAML language host',
+    'the Pulumi YAML end-to-end tests',
+    'pulumi-language-yaml',
+    '1-2 min after the CLI',
+    'PULUMI_YAML_HOST',
+  );
+}
+
+/**
+ * `tmkit-pulumi-codegen` (Pulumi's Python, Go and Node.js code generators over a schema), as
+ * `scripts/install-pulumi-codegen.sh --check` finds it. Throws (the test fails, never skips) when it is not built.
+ */
+export function findPulumiCodegen(): string {
+  return join(
+    checkedBin(
+      'install-pulumi-codegen.sh',
+      "Pulumi's code generators",
+      'the SDK generation test',
+      'tmkit-pulumi-codegen',
+      '1 min after the CLI',
+    ),
+    'tmkit-pulumi-codegen',
+  );
+}
+
+/** The bin dir that `scripts/SCRIPT --check` prints in its last line (`export PATH=<dir>:$PATH`), or a clear error. */
+function checkedBin(script: string, what: string, tests: string, builds: string, howLong: string, envVar?: string): string {
   let out: string;
   try {
-    out = execFileSync('bash', [join(REPO, 'scripts/install-pulumi.sh'), '--check'], {
+    out = execFileSync('bash', [join(REPO, 'scripts', script), '--check'], {
       encoding: 'utf8',
       stdio: ['ignore', 'pipe', 'pipe'],
     });
   } catch (err) {
     const stderr = String((err as { stderr?: unknown }).stderr ?? '');
     throw new Error(
-      `The Pulumi CLI is not available, so the Pulumi provider's end-to-end tests cannot run.\nRun \`bash scripts/install-pulumi.sh\` (it builds the CLI from Go modules, about 10-15 min), or set PULUMI_CLI.\n${stderr}`,
+      `${what} is not available, so ${tests} cannot run.\nRun \`bash scripts/${script}\` (it builds ${builds} from Go modules, about ${howLong})${envVar ? `, or set ${envVar}` : ''}.\n${stderr}`,
     );
   }
   const last = out.trim().split('\n').pop() ?? '';
   const m = /^export PATH=(.+):\$PATH$/.exec(last);
-  if (!m) throw new Error(`scripts/install-pulumi.sh --check printed an unexpected last line: ${JSON.stringify(last)}`);
-  return join(m[1]!, 'pulumi');
+  if (!m) throw new Error(`scripts/${script} --check printed an unexpected last line: ${JSON.stringify(last)}`);
+  return m[1]!;
 }
 
 /** Writes a launcher for the test-only `tmkittest` plugin (its TS entry run through swc) into `dir`. */
