@@ -104,6 +104,7 @@ const RUNTIME_FLOORS: Record<string, number> = {
   'observers.ts': 6,
   ledger: 5,
   'traffic-view.ts': 5,
+  'decision-log-file.ts': 5,
   webhooks: 5,
   'events.ts': 4,
   'metrics.ts': 4,

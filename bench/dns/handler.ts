@@ -122,7 +122,17 @@ for (const [label, qs] of sets) {
     const out = responder.handle(q, '127.0.0.1', 'udp');
     responder.explain = false;
     tap.record(
-      { tcp: false, client: '127.0.0.1', clientPort: 5353, server: '127.0.0.1', serverPort: 53, queryTime: 0, responseTime: 0, query: q, response: out },
+      {
+        tcp: false,
+        client: '127.0.0.1',
+        clientPort: 5353,
+        server: '127.0.0.1',
+        serverPort: 53,
+        queryTime: 0,
+        responseTime: 0,
+        query: q,
+        response: out,
+      },
       responder.explained,
       responder.currentSnapshot,
       1,
@@ -137,7 +147,18 @@ for (const [label, qs] of sets) {
   const extra = JSON.stringify(tap.ring!.query({ limit: 1 })[0]);
   const frames = time(N_SLOW, (i) => {
     const q = qs[i & 1]!;
-    const ev = { tcp: false, clientAddress: '127.0.0.1', clientPort: 5353, serverAddress: '127.0.0.1', serverPort: 53, queryTime: 1e12, responseTime: 1e12, query: q, response: canned, extra };
+    const ev = {
+      tcp: false,
+      clientAddress: '127.0.0.1',
+      clientPort: 5353,
+      serverAddress: '127.0.0.1',
+      serverPort: 53,
+      queryTime: 1e12,
+      responseTime: 1e12,
+      query: q,
+      response: canned,
+      extra,
+    };
     dnstapFrame(ev, false, id, id);
     dnstapFrame(ev, true, id, id);
   });

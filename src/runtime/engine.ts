@@ -55,6 +55,7 @@ import { SqliteStore, StateDirLock, parseResourceCatalog, canonicalJson, hasOper
 import { TrafficView } from './traffic-view';
 import { ClusterNode, type ClusterOptions } from './cluster';
 import { Webhooks, type DeliveryTuning, type WebhookFlag } from './webhooks';
+import { DecisionLogFile } from './decision-log-file';
 
 export { geoOptions, runDnsWorker, isDnsWorker, type DnsAuthority, type DnsLimits, type DnsSockets, type SnapshotUpdate } from './dns';
 export type { SnapshotLag } from './pipeline';
@@ -120,6 +121,8 @@ export interface EngineOptions {
   cookies?: boolean;
   /** Webhooks (`serve --webhook`, `--webhook-allow-private`, docs/webhooks.md); tests also tune delivery. */
   webhooks?: { flags?: WebhookFlag[]; allowPrivate?: boolean; tuning?: Partial<DeliveryTuning> };
+  /** `serve --decision-log FILE`: the decision records as NDJSON, rotated (decision-log-file.ts). */
+  decisionLog?: string;
 }
 
 export class Engine {
@@ -152,6 +155,7 @@ export class Engine {
   private dnssec: DnssecService | undefined;
   /** Every live event, POSTed to the webhooks (webhooks/). */
   private webhooks: Webhooks | undefined;
+  private decisionLog: DecisionLogFile | undefined;
   /** The DNS cookie secrets (state dir or etcd) and their rotation; undefined with `--no-cookies`. */
   private cookieSecrets: CookieSecretSource | undefined;
 
@@ -308,6 +312,8 @@ export class Engine {
     this.traffic.attach(this.dns);
     metrics.attachDns(this.dns);
     metrics.attachLag(this.pipeline);
+    if (options.decisionLog !== undefined)
+      this.decisionLog = new DecisionLogFile(options.decisionLog, this.dns, logger.child({ component: 'decisions' }));
 
     const reports = new Reports({
       pipeline: this.pipeline,
@@ -443,6 +449,7 @@ export class Engine {
     await this.webhooks?.close();
     await this.pipeline?.stop();
     await this.monitor.stop();
+    await this.decisionLog?.close();
     await this.dns?.close();
     await this.ledger?.close();
     this.feed?.close();

@@ -354,6 +354,18 @@ test(`profile page: stopping the primary's health server shows it Degraded withi
     await waitText(page, '[data-testid=resolve-records]', (t) => t.includes('web.tm.internal. 5 IN A 127.0.0.5'));
     expect(await page.textContent('[data-testid=resolve-endpoints]')).toBe('web/primary');
 
+    // "Recent answers": a real query (ECS 81.2.69.0/24, sent from loopback) is in the node's decision log, and the
+    // page finds it by its client prefix, with the rule and the trail.
+    expect(await digSubnet('web.tm.internal', '81.2.69.0/24')).toEqual(['127.0.0.5']);
+    await page.fill('[data-testid=answers-client]', '81.2.69.0/24');
+    await page.click('[data-testid=answers-go]');
+    await waitText(page, '[data-testid=answers] [data-testid=answer-endpoints]', (t) => t === 'web/primary', 15_000);
+    const row = page.locator('[data-testid=answer-row]').first();
+    expect(await row.textContent()).toContain('81.2.69.0 (ECS, from 127.0.0.1) udp');
+    expect(await row.locator('[data-testid=answer-rule]').textContent()).toContain('priority 1: first available in priority order');
+    await row.click();
+    expect(await row.locator('ol.why').textContent()).toContain('Priority routing');
+
     // Steady state (docs/health.md "Worst-case failover"): a periodic probe has come after the immediate one.
     await waitFor(() => primary.hits() >= 2, { what: 'a second probe of the primary', timeoutMs: 30_000, intervalMs: 100 });
     const stopped = Date.now();

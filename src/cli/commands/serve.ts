@@ -11,6 +11,7 @@ import { CliError, EXIT_USAGE } from '../errors';
 import {
   addDnssecOptions,
   addDecisionLogOption,
+  checkDecisionLog,
   addTcpLimitOptions,
   authorityFrom,
   dnssecPolicyFrom,
@@ -35,6 +36,8 @@ import { LOG_FORMATS, type LogFormatOption, serveLogger } from '../util/log-outp
 import { bindRefusedHint, checkReadable, dropPrivileges, handOverStateDir, isBindRefused, prepareStateDir } from '../../runtime/privileges';
 
 interface ServeOptions extends WebhookOptions {
+  /** --decision-log FILE. */
+  decisionLog?: string;
   /** False with --no-cookies. */
   cookies: boolean;
   stateDir: string;
@@ -180,6 +183,7 @@ export function registerServe(program: Command): void {
       await runDnsWorker({ zone: opts.zone, dns, ...geoOptions(opts), authority, dnsLimits });
       return;
     }
+    checkDecisionLog(opts.decisionLog, dnsLimits.tap?.decisionSample ?? 0);
     // Before anything is opened: without the geo database (and --geoip) serve cannot place DNS clients.
     requireGeoDatabase('serve', opts.geoip);
     const apiAddr = parseHostPort('--api', opts.api);
@@ -243,6 +247,7 @@ export function registerServe(program: Command): void {
           ...(cluster ? { cluster } : {}),
           ...(dnssec ? { dnssec } : {}),
           ...(webhooks ? { webhooks } : {}),
+          ...(opts.decisionLog !== undefined ? { decisionLog: opts.decisionLog } : {}),
         });
       } catch (err) {
         const e = err as NodeJS.ErrnoException;

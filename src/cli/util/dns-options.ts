@@ -2,6 +2,7 @@
  * What `tmkit serve` and `tmkit dns` share about DNS: parsing listen addresses and `--ns`, the zone's own
  * data checked by core's zone rules, the DNS limit flags, and showing an address.
  */
+import { closeSync, openSync, statSync } from 'node:fs';
 import * as net from 'node:net';
 import { availableParallelism } from 'node:os';
 import type { Command } from 'commander';
@@ -166,11 +167,23 @@ export function addAdmissionOptions(cmd: Command): Command {
 
 /** `serve`'s decision log (`tmkit dns` has no API to read one). */
 export function addDecisionLogOption(cmd: Command): Command {
-  return cmd.option(
-    '--decision-sample <n>',
-    "keep every Nth query's routing decision in this node's decision log (tmkit decisions); 0 = none",
-    '1',
-  );
+  return cmd
+    .option('--decision-sample <n>', "keep every Nth query's routing decision in this node's decision log (tmkit decisions); 0 = none", '1')
+    .option('--decision-log <file>', 'also append the decision log to FILE as NDJSON (rotated at 64 MiB, FILE.1 to FILE.3 kept)');
+}
+
+/** `--decision-log FILE` must be a file this process can append to: checked before anything starts (exit 2). */
+export function checkDecisionLog(file: string | undefined, sample: number): void {
+  if (file === undefined) return;
+  if (sample === 0) throw new CliError('--decision-log needs the decision log: drop --decision-sample 0', EXIT_USAGE);
+  try {
+    // Not a FIFO or a device: opening one could wait for a reader forever.
+    const st = statSync(file, { throwIfNoEntry: false });
+    if (st !== undefined && !st.isFile()) throw new Error('not a regular file');
+    closeSync(openSync(file, 'a', 0o640));
+  } catch (err) {
+    throw new CliError(`--decision-log ${file}: ${(err as Error).message}; give a file in a directory this user can write`, EXIT_USAGE);
+  }
 }
 
 /** dnstap and the decision log from the flags. Every problem names its flag (exit 2). */

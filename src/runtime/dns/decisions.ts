@@ -165,6 +165,14 @@ export class DecisionRing {
     return this.count;
   }
 
+  /** The records added after the `added` count `mark`, oldest first (at most the ring's capacity: older ones are gone). */
+  after(mark: number): DecisionRecord[] {
+    const n = Math.min(this.added - mark, this.count);
+    const out: DecisionRecord[] = new Array(Math.max(0, n));
+    for (let i = 0; i < n; i++) out[i] = this.items[(this.next - n + i + this.items.length) % this.items.length]!;
+    return out;
+  }
+
   /** The records matching `q`, oldest first, at most `limit` (the newest ones). */
   query(q: DecisionQuery, matchClient?: (client: string) => boolean): DecisionRecord[] {
     const limit = Math.max(1, Math.min(q.limit ?? 100, this.items.length));

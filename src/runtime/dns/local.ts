@@ -64,6 +64,10 @@ export class LocalDns implements DnsTarget {
   decisions(q: DecisionQuery): DecisionRecord[] {
     return this.server.tap?.ring?.query(q, q.client !== undefined ? clientMatcher(q.client) : undefined) ?? [];
   }
+  decisionsAfter(mark: number): { records: DecisionRecord[]; mark: number } {
+    const ring = this.server.tap?.ring;
+    return ring ? { records: ring.after(mark), mark: ring.added } : { records: [], mark };
+  }
   dnstapStats(): DnstapStats | undefined {
     return this.server.tap?.stats();
   }

@@ -46,6 +46,8 @@ export interface DnsTarget {
   onRrl(listener: (alert: RrlAlert) => void): () => void;
   /** The decision log of this node (every DNS process's sampled records), matching `q`, oldest first. */
   decisions(q: DecisionQuery): DecisionRecord[];
+  /** The decision log's records added after `mark` (a count; start with 0) and the count to pass next time. */
+  decisionsAfter(mark: number): { records: DecisionRecord[]; mark: number };
   /** dnstap's figures (summed over the DNS processes); undefined without `--dnstap`. */
   dnstapStats(): DnstapStats | undefined;
 }

@@ -250,6 +250,11 @@ export class DnsWorkerPool implements DnsTarget {
     return this.ring?.query(q, q.client !== undefined ? clientMatcher(q.client) : undefined) ?? [];
   }
 
+  decisionsAfter(mark: number): { records: DecisionRecord[]; mark: number } {
+    const ring = this.ring;
+    return ring ? { records: ring.after(mark), mark: ring.added } : { records: [], mark };
+  }
+
   /** Summed over the workers' latest reports (an exited worker's connection is gone; its figures stay). */
   dnstapStats(): DnstapStats | undefined {
     if (!this.tap?.dnstap) return undefined;

@@ -192,6 +192,24 @@ test('every query of a burst is an AUTH_QUERY and an AUTH_RESPONSE read by fstrm
   expect(readWithDnstap(second.file).length).toBeGreaterThan(10_000);
 });
 
+test('--decision-log FILE appends the decision records as NDJSON; a path that cannot be written is exit 2 naming the flag', async () => {
+  const bad = await runTmkit(['serve', '--state-dir', join(dir, 'state'), '--decision-log', join(dir, 'no', 'such', 'dir', 'd.ndjson')]);
+  expect(bad.code).toBe(2);
+  expect(bad.stderr).toMatch(/--decision-log .*no\/such\/dir\/d\.ndjson: .*ENOENT.*give a file in a directory this user can write/);
+  const file = join(dir, 'decisions.ndjson');
+  const s = await start(['--decision-log', file]);
+  expect(await burst(s, 30)).toBe(30);
+  const lines = await waitFor(
+    () => {
+      const l = existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean) : [];
+      return l.length >= 30 ? l : undefined;
+    },
+    { what: '30 lines in the decision log file', timeoutMs: 10_000 },
+  );
+  const records = lines.map((l) => JSON.parse(l) as DecisionRecord);
+  expect(records.filter((r) => r.profile === 'web' && r.endpoints[0] === 'web/primary').length).toBeGreaterThanOrEqual(30);
+});
+
 const node24Ready = existsSync(NODE24) && /^v2[4-9]\./.test(spawnSync(NODE24, ['-v'], { encoding: 'utf8' }).stdout);
 (process.env.TMKIT_SKIP_NODE24 === '1' ? test.skip : test)(
   'with --workers 2 on Node 24 each worker writes its own dnstap connection, and the primary keeps the workers’ decisions',

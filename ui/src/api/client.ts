@@ -4,6 +4,7 @@
  */
 import type {
   ApiErrorBody,
+  DecisionsReport,
   DrillList,
   FailbackResult,
   OverrideDeleteResult,
@@ -127,6 +128,15 @@ export const resolve = (q: ResolveQuery) => api<ResolveResult>('POST', '/v1/reso
 export const traffic = (name: string, since?: string, signal?: AbortSignal) =>
   api<TrafficReport>('GET', `/v1/profiles/${enc(name)}/traffic${since ? `?since=${enc(since)}` : ''}`, undefined, getToken(), signal);
 export const preview = (req: PreviewRequest) => api<PreviewReport>('POST', '/v1/preview', req);
+/** The node's decision log (`GET /v1/decisions`): real answers of one profile, optionally for one client address or prefix. */
+export const decisions = (profile: string, client?: string, signal?: AbortSignal) =>
+  api<DecisionsReport>(
+    'GET',
+    `/v1/decisions?profile=${enc(profile)}&limit=20${client ? `&client=${enc(client)}` : ''}`,
+    undefined,
+    getToken(),
+    signal,
+  );
 // Traffic operations (docs/operations.md): the dashboard clears overrides, fails endpoints back, lists drills.
 export const clearOverride = (id: string) => api<OverrideDeleteResult>('DELETE', `/v1/overrides/${enc(id)}?who=dashboard`);
 export const failback = (profile: string, endpoint: string) =>

@@ -6,6 +6,8 @@
  */
 export type {
   ApiErrorBody,
+  DecisionRecord,
+  DecisionsReport,
   DrillList,
   DrillReport,
   EndpointStatusReport,

@@ -3,6 +3,7 @@ import { api, failback, profileStatus } from '../api/client';
 import type { LiveEvent, Profile, ProfileStatusReport } from '../api/types';
 import { ErrorBox, Section, StatusBadge } from '../components/common';
 import { Operations } from '../components/Operations';
+import { RecentAnswers } from '../components/RecentAnswers';
 import { ResolveBox } from '../components/ResolveBox';
 import { Timeline } from '../components/Timeline';
 import { Tree } from '../components/Tree';
@@ -254,6 +255,10 @@ export function ProfilePage({ name }: { name: string }) {
 
       <Section title="Resolve as" testid="resolve-section">
         <ResolveBox fqdn={s.fqdn} version={version} />
+      </Section>
+
+      <Section title="Recent answers (why did this client get this answer?)" testid="answers-section">
+        <RecentAnswers profile={s.name} />
       </Section>
     </div>
   );
