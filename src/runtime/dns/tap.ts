@@ -85,7 +85,8 @@ export class QueryTap {
       this.dnstapLeft = this.dnstapEvery;
       p = 1;
     }
-    if (this.decisionEvery !== 0 && --this.decisionLeft <= 0) {
+    // A DNS worker whose report to the primary is full samples no more decisions until it is sent.
+    if (this.decisionEvery !== 0 && (!this.forPrimary || this.batch.length < REPORT_MAX) && --this.decisionLeft <= 0) {
       this.decisionLeft = this.decisionEvery;
       p |= 2;
     }
