@@ -11,7 +11,7 @@
  */
 import { buildSnapshot, resolve } from '../../src/core/routing';
 import { normalizeProfile } from '../../src/core/model/normalize';
-import { dnstapFrame, QueryTap, Responder } from '../../src/runtime/dns';
+import { dnstapFrames, QueryTap, Responder } from '../../src/runtime/dns';
 import { loadKeySet, newKeySet, ZoneSigner } from '../../src/runtime/dns';
 
 const N = Number(process.env.DNS_HANDLER_QUERIES ?? 2_000_000);
@@ -159,8 +159,7 @@ for (const [label, qs] of sets) {
       response: canned,
       extra,
     };
-    dnstapFrame(ev, false, id, id);
-    dnstapFrame(ev, true, id, id);
+    dnstapFrames(ev, id, id);
   });
   console.log(`handler: dnstap, both frames of one query encoded (decision JSON in extra): ${show(frames)}`);
 }

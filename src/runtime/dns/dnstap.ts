@@ -50,7 +50,7 @@ class Pb {
   constructor(size: number) {
     this.buf = Buffer.allocUnsafe(size);
   }
-  private room(n: number): void {
+  room(n: number): void {
     if (this.len + n <= this.buf.length) return;
     const next = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.len + n));
     this.buf.copy(next, 0, 0, this.len);
@@ -159,17 +159,24 @@ function time(pb: Pb, secField: number, ms: number): void {
   pb.fixed32(secField + 1, Math.round((ms - sec * 1000) * 1e6) % 1e9);
 }
 
-/** One Dnstap message (type MESSAGE), AUTH_QUERY or AUTH_RESPONSE, as a Frame Streams data frame (length first). */
-export function dnstapFrame(q: TappedQuery, response: boolean, identity: Uint8Array, version: Uint8Array): Buffer {
-  const pb = new Pb(160 + q.query.length + (response ? (q.response?.length ?? 0) + (q.extra?.length ?? 0) * 2 : 0));
-  pb.len = 4; // the frame length, written last
+/** One Dnstap message (type MESSAGE), AUTH_QUERY or AUTH_RESPONSE, appended to `pb` as a Frame Streams data frame. */
+function appendFrame(
+  pb: Pb,
+  q: TappedQuery,
+  response: boolean,
+  client: Uint8Array | undefined,
+  server: Uint8Array | undefined,
+  identity: Uint8Array,
+  version: Uint8Array,
+): void {
+  const start = pb.len;
+  pb.room(4);
+  pb.len += 4; // the frame length, written last
   pb.bytes(1, identity);
   pb.bytes(2, version);
   if (response && q.extra !== undefined) pb.text(3, q.extra);
   const m = pb.begin(14);
   pb.uint(1, response ? 2 : 1); // AUTH_RESPONSE : AUTH_QUERY
-  const client = addressBytes(q.clientAddress);
-  const server = addressBytes(q.serverAddress);
   pb.uint(2, (client ?? server)?.length === 16 ? 2 : 1); // INET6 : INET
   pb.uint(3, q.tcp ? 2 : 1); // TCP : UDP
   if (client) pb.bytes(4, client);
@@ -184,7 +191,16 @@ export function dnstapFrame(q: TappedQuery, response: boolean, identity: Uint8Ar
   }
   pb.end(m);
   pb.uint(15, 1); // Dnstap.Type MESSAGE
-  pb.buf.writeUInt32BE(pb.len - 4, 0);
+  pb.buf.writeUInt32BE(pb.len - start - 4, start);
+}
+
+/** One query's two data frames, AUTH_QUERY then AUTH_RESPONSE, in one buffer (one allocation, one write). */
+export function dnstapFrames(q: TappedQuery, identity: Uint8Array, version: Uint8Array): Buffer {
+  const pb = new Pb(320 + q.query.length * 2 + (q.response?.length ?? 0) + (q.extra?.length ?? 0) * 2);
+  const client = addressBytes(q.clientAddress);
+  const server = addressBytes(q.serverAddress);
+  appendFrame(pb, q, false, client, server, identity, version);
+  appendFrame(pb, q, true, client, server, identity, version);
   return pb.buf.subarray(0, pb.len);
 }
 
@@ -277,9 +293,9 @@ export class DnstapWriter {
     this.connect();
   }
 
-  /** Queued frames not yet written. */
+  /** Queued frames not yet written (two per query). */
   get queued(): number {
-    return this.queue.length - this.head;
+    return (this.queue.length - this.head) * 2;
   }
 
   /** Whether the handshake with the reader is done. */
@@ -293,7 +309,7 @@ export class DnstapWriter {
       this.stats.dropped += 2;
       return;
     }
-    this.queue.push(dnstapFrame(q, false, this.identity, this.version), dnstapFrame(q, true, this.identity, this.version));
+    this.queue.push(dnstapFrames(q, this.identity, this.version));
     // Written once per event-loop turn, all frames in one writev: a write per frame would cost two system
     // calls per query.
     if (!this.scheduled && this.open && this.writable) {
@@ -401,7 +417,7 @@ export class DnstapWriter {
     while (this.head < this.queue.length && this.writable) {
       const frame = this.queue[this.head]!;
       this.queue[this.head++] = EMPTY;
-      this.stats.sent++;
+      this.stats.sent += 2;
       if (!sock.write(frame) || sock.writableLength > HIGH_WATER) this.writable = false;
     }
     sock.uncork();

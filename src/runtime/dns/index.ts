@@ -37,6 +37,6 @@ export { startDnsFleet, dnsSink, type DnsFleetOptions } from './fleet';
 export type { SnapshotUpdate } from '../snapshot-sink';
 export { reusePortSupport, autoWorkers, mainProcessNotice, sharedSocketNotice, type ReusePortSupport } from './reuse-port';
 export * from './dnssec';
-export { parseDnstapTarget, dnstapFrame, DnstapWriter, type DnstapTarget, type DnstapStats } from './dnstap';
+export { parseDnstapTarget, dnstapFrames, DnstapWriter, type DnstapTarget, type DnstapStats } from './dnstap';
 export { QueryTap, type DnsTapOptions } from './tap';
 export { DecisionRing, clientMatcher, type DecisionRecord, type DecisionQuery } from './decisions';
