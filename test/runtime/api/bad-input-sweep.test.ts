@@ -371,6 +371,21 @@ const SWEEP: Record<string, Entry> = {
       ...BAD_SEGMENTS.map((s) => ({ what: `name ${s.slice(0, 20)}`, path: `/v1/profiles/${s}/traffic`, status: [400, 404] })),
     ],
   },
+  'GET /v1/decisions': {
+    cases: () => [
+      ...['yesterday', '2026-13-45T99:00:00Z', 'NaN'].map((v) => ({
+        what: `since=${v}`,
+        path: `/v1/decisions?since=${encodeURIComponent(v)}`,
+        field: 'since',
+      })),
+      ...['0', '-1', '10001', '1.5', 'abc', '1e999'].map((v) => ({ what: `limit=${v}`, path: `/v1/decisions?limit=${v}`, field: 'limit' })),
+      ...['not-an-ip', '10.0.0.0/33', '999.1.1.1', '::g'].map((v) => ({
+        what: `client=${v}`,
+        path: `/v1/decisions?client=${encodeURIComponent(v)}`,
+        field: 'client',
+      })),
+    ],
+  },
   'POST /v1/resolve': {
     cases: () => [
       ...withBodies('/v1/resolve', 'POST'),
