@@ -41,7 +41,7 @@ import {
   type ListenAddress,
 } from './dns';
 import { LiveEvents, reportRrl, revisionEvents } from './events';
-import { HealthLedger } from './ledger';
+import { HealthLedger, ProbeLatencies } from './ledger';
 import { OperationsFeed } from './ledger/operations-feed';
 import { Operations } from './operations';
 import { MemoryOperations } from './store/memory-operations';
@@ -152,6 +152,8 @@ export class Engine {
   private dnssec: DnssecService | undefined;
   /** Every live event, POSTed to the webhooks (webhooks/). */
   private webhooks: Webhooks | undefined;
+  /** This location's measured probe latencies (Measured Performance profiles). */
+  private readonly latencies: ProbeLatencies;
   /** The DNS cookie secrets (state dir or etcd) and their rotation; undefined with `--no-cookies`. */
   private cookieSecrets: CookieSecretSource | undefined;
 
@@ -180,6 +182,7 @@ export class Engine {
       ...(options.cluster ? { location: options.cluster.location } : {}),
     });
     this.traffic = new TrafficView({ events: this.events, clock: this.clock });
+    this.latencies = new ProbeLatencies({ monitor: this.monitor, clock: this.clock });
   }
 
   /** Opens the store, loads the catalog, starts probing, DNS and the API. */
@@ -256,6 +259,7 @@ export class Engine {
       metrics,
       logger,
       health: this.ledger,
+      latency: this.latencies,
       ...(options.debounceMs !== undefined ? { debounceMs: options.debounceMs } : {}),
       ...(options.lagLimitMs !== undefined ? { lagLimitMs: options.lagLimitMs } : {}),
     });
@@ -438,6 +442,7 @@ export class Engine {
     await this.webhooks?.close();
     await this.pipeline?.stop();
     await this.monitor.stop();
+    this.latencies.stop();
     await this.dns?.close();
     await this.ledger?.close();
     this.feed?.close();

@@ -390,7 +390,10 @@ export async function runDnsWorker(o: {
       for (const n of m.deleted) profiles.delete(n);
       for (const p of m.profiles) profiles.set(p.name, p);
       if (m.resources) resources = toResourceCatalog(m.resources);
-      snapshot = buildSnapshot({ zone, profiles: [...profiles.values()], resources, geo, health }, snapshot);
+      snapshot = buildSnapshot(
+        { zone, profiles: [...profiles.values()], resources, geo, health, ...(m.latency ? { latency: m.latency } : {}) },
+        snapshot,
+      );
     } else {
       // A delta: the same edit the primary made (updateSnapshot; `profiles` follows for the next full build).
       const changed = new Map<string, Profile | undefined>();
@@ -406,6 +409,7 @@ export async function runDnsWorker(o: {
         profiles: changed,
         ...(m.verdictsComplete ? { allVerdicts: true } : { verdicts: verdictProfiles }),
         health,
+        ...(m.latency ? { latency: m.latency } : {}),
       });
     }
     server.setSnapshot(snapshot, m.serial);
