@@ -182,7 +182,7 @@ export class Engine {
       ...(options.cluster ? { location: options.cluster.location } : {}),
     });
     this.traffic = new TrafficView({ events: this.events, clock: this.clock });
-    this.latencies = new ProbeLatencies({ monitor: this.monitor, clock: this.clock });
+    this.latencies = new ProbeLatencies({ monitor: this.monitor, clock: this.clock, ...(cluster ? { cluster: cluster.latency } : {}) });
   }
 
   /** Opens the store, loads the catalog, starts probing, DNS and the API. */

@@ -41,8 +41,8 @@ export async function delayed(hosts: string[]): Promise<{ port: number; delay: M
   }
 }
 
-/** `web`: Performance by measured latency over near (127.0.0.2, westeurope) and far (127.0.0.3, japaneast). */
-export function measuredProfile(port: number, minSamples: number): ProfileInput {
+/** `web`: Performance by measured latency over near (`hosts[0]`, westeurope) and far (`hosts[1]`, japaneast). */
+export function measuredProfile(port: number, minSamples: number, hosts: [string, string] = ['127.0.0.2', '127.0.0.3']): ProfileInput {
   return {
     name: 'web',
     trafficRoutingMethod: 'Performance',
@@ -50,8 +50,8 @@ export function measuredProfile(port: number, minSamples: number): ProfileInput 
     monitorConfig: { protocol: 'HTTP', port, path: '/healthz', intervalInSeconds: 10, timeoutInSeconds: 5, toleratedNumberOfFailures: 0 },
     performanceLatency: { source: 'Measured', toleranceMs: 20, minSamples },
     endpoints: [
-      { name: 'near', type: 'externalEndpoints', target: '127.0.0.2', endpointLocation: 'westeurope' },
-      { name: 'far', type: 'externalEndpoints', target: '127.0.0.3', endpointLocation: 'japaneast' },
+      { name: 'near', type: 'externalEndpoints', target: hosts[0], endpointLocation: 'westeurope' },
+      { name: 'far', type: 'externalEndpoints', target: hosts[1], endpointLocation: 'japaneast' },
     ],
   };
 }

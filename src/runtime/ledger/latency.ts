@@ -5,8 +5,9 @@
  * change is worth a new snapshot); this part only folds probes in and says, at most once every `everyMs`,
  * that something moved, so routing never rebuilds per probe.
  *
- * One location: this node's (the prober's `location`). Cluster nodes do not share their measurements yet:
- * each node ranks by its own probes (docs/cluster.md says so).
+ * One location on a single node (the prober's `location`). In a cluster (`ClusterLatencies`,
+ * cluster/latency.ts) this location's measurements are written to etcd and the other live locations' are
+ * read from it, so a client maps to its nearest location whichever node it asks.
  */
 import { ewma, type MeasuredRtt, type ProbingLocation } from '../../core/health/latency';
 import { findAzureRegion } from '../../core/data';
@@ -23,6 +24,16 @@ export interface LatencyPort {
   onChange(listener: () => void): () => void;
 }
 
+/** The cluster as this part uses it (cluster/latency.ts, `ClusterNode.latency`); absent on a single node. */
+export interface ClusterLatencies {
+  /** The other live locations' measurements: location → `profile/endpoint` → EWMA. */
+  others(): ReadonlyMap<string, ReadonlyMap<string, MeasuredRtt>>;
+  /** This location's measurements now (written to etcd when they moved enough). */
+  publish(own: ReadonlyMap<string, MeasuredRtt>): void;
+  /** Another location's measurements, or which locations are live, changed. */
+  onChange(listener: () => void): () => void;
+}
+
 /** The prober as this part uses it. */
 export interface ProbeSource {
   readonly location: string;
@@ -34,6 +45,7 @@ export interface ProbeLatenciesOptions {
   clock: RuntimeClock;
   /** The shortest time between two change notices (default 2000 ms). */
   everyMs?: number;
+  cluster?: ClusterLatencies;
 }
 
 export class ProbeLatencies implements LatencyPort {
@@ -45,21 +57,55 @@ export class ProbeLatencies implements LatencyPort {
   private readonly everyMs: number;
   private timer: unknown;
   private dirty = false;
+  /** A probe moved this location's measurements since the last notice (the cluster hears of it then). */
+  private ownMoved = false;
   private readonly unsubscribe: () => void;
 
   constructor(private readonly opts: ProbeLatenciesOptions) {
     const region = findAzureRegion(opts.monitor.location)?.name;
     this.here = { name: opts.monitor.location, ...(region !== undefined ? { region } : {}) };
     this.everyMs = opts.everyMs ?? 2_000;
-    this.unsubscribe = opts.monitor.onProbe(({ key, probe }) => this.onProbe(key, probe));
+    const a = opts.monitor.onProbe(({ key, probe }) => this.onProbe(key, probe));
+    const b = opts.cluster?.onChange(() => this.changed());
+    this.unsubscribe = () => {
+      a();
+      b?.();
+    };
   }
 
   locations(): readonly ProbingLocation[] {
-    return [this.here];
+    const others = this.opts.cluster?.others();
+    if (others === undefined || others.size === 0) return [this.here];
+    const out: ProbingLocation[] = [this.here];
+    for (const name of others.keys()) {
+      const region = findAzureRegion(name)?.name;
+      out.push({ name, ...(region !== undefined ? { region } : {}) });
+    }
+    return out.sort((x, y) => (x.name < y.name ? -1 : x.name > y.name ? 1 : 0));
   }
 
   samples(): ReadonlyMap<string, ReadonlyMap<string, MeasuredRtt>> {
-    return this.byKey;
+    const others = this.opts.cluster?.others();
+    if (others === undefined || others.size === 0) return this.byKey;
+    const out = new Map<string, Map<string, MeasuredRtt>>();
+    for (const [key, m] of this.byKey) out.set(key, new Map(m));
+    for (const [location, rtt] of others)
+      for (const [key, m] of rtt) {
+        let at = out.get(key);
+        if (at === undefined) out.set(key, (at = new Map()));
+        at.set(location, m);
+      }
+    return out;
+  }
+
+  /** This location's measurements: `profile/endpoint` → EWMA. */
+  own(): Map<string, MeasuredRtt> {
+    const out = new Map<string, MeasuredRtt>();
+    for (const [key, m] of this.byKey) {
+      const v = m.get(this.here.name);
+      if (v !== undefined) out.set(key, v);
+    }
+    return out;
   }
 
   onChange(listener: () => void): () => void {
@@ -77,6 +123,12 @@ export class ProbeLatencies implements LatencyPort {
       this.address.set(key, probe.address);
     }
     m.set(this.here.name, ewma(m.get(this.here.name), probe.latencyMs));
+    this.ownMoved = true;
+    this.changed();
+  }
+
+  /** Something moved: tell the listeners within `everyMs`. */
+  private changed(): void {
     this.dirty = true;
     if (this.timer === undefined) this.timer = this.opts.clock.setTimeout(() => this.notify(), this.everyMs);
   }
@@ -99,6 +151,8 @@ export class ProbeLatencies implements LatencyPort {
     this.timer = undefined;
     if (!this.dirty) return;
     this.dirty = false;
+    if (this.ownMoved && this.opts.cluster) this.opts.cluster.publish(this.own());
+    this.ownMoved = false;
     for (const l of this.listeners) {
       try {
         l();
