@@ -132,3 +132,16 @@ test('the tmkit rules run at cdktf synth: every broken constraint is reported wi
     }),
   ).toThrow(/PRIORITY_DUPLICATE/);
 });
+
+test('performanceLatency becomes a performance_latency block (a list of one) with snake_case attributes', () => {
+  const out = synth((stack) => {
+    new TmkitProvider(stack, 'tmkit', { stack: 'web' });
+    const p = new Profile(stack, 'perf', {
+      trafficRoutingMethod: 'Performance',
+      performanceLatency: { source: 'Measured', minSamples: 3 },
+    });
+    new ExternalEndpoint(p, 'eu', { target: '192.0.2.1', endpointLocation: 'westeurope' });
+  });
+  const body = Object.values(out.resource!.tmkit_profile!)[0]!;
+  expect(body.performance_latency).toEqual([{ source: 'Measured', min_samples: 3 }]);
+});
