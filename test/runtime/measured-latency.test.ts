@@ -5,6 +5,7 @@
  * prober measured `near` 150 ms slower, the client gets `far`; the tolerance band holds the choice while
  * the other is better by less than toleranceMs (no flapping), and lets it go once it is better by more.
  */
+import { request } from 'undici';
 import { dig } from './dns/support';
 import { delayed, measuredProfile } from './measured-support';
 import { harness } from './operations/support';
@@ -45,6 +46,15 @@ test('measured latency moves a client to the faster endpoint, holds it within to
   const measured = await why();
   expect(measured).toMatch(/performance-source: measured: client mapped to \S+ \(the only probing location\); 2 of 2 endpoints/);
   expect(measured).toMatch(/select far: measured: [\d.]+ ms from \S+ \(EWMA of \d+ probes\)/);
+  // The routing map (POST /v1/preview) ranks by the same measurements and says so on every row.
+  const preview = await request(`${s.api}/v1/preview`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${s.engine.token.token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ profile: 'web' }),
+  });
+  const rows = ((await preview.body.json()) as { rows: { label: string; endpoint: string; performanceSource?: string }[] }).rows;
+  expect(rows.find((r) => r.label === 'Germany')).toMatchObject({ endpoint: 'web/far', performanceSource: 'measured' });
+  expect(new Set(rows.map((r) => r.performanceSource))).toEqual(new Set(['measured']));
 
   // near becomes the faster by 15 ms (within the 20 ms tolerance): far stays, probe after probe.
   servers.delay.set(ANSWER.near, 0);
