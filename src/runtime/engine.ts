@@ -153,7 +153,7 @@ export class Engine {
   /** Every live event, POSTed to the webhooks (webhooks/). */
   private webhooks: Webhooks | undefined;
   /** This location's measured probe latencies (Measured Performance profiles). */
-  private readonly latencies: ProbeLatencies;
+  private latencies: ProbeLatencies | undefined;
   /** The DNS cookie secrets (state dir or etcd) and their rotation; undefined with `--no-cookies`. */
   private cookieSecrets: CookieSecretSource | undefined;
 
@@ -182,7 +182,6 @@ export class Engine {
       ...(options.cluster ? { location: options.cluster.location } : {}),
     });
     this.traffic = new TrafficView({ events: this.events, clock: this.clock });
-    this.latencies = new ProbeLatencies({ monitor: this.monitor, clock: this.clock, ...(cluster ? { cluster: cluster.latency } : {}) });
   }
 
   /** Opens the store, loads the catalog, starts probing, DNS and the API. */
@@ -251,6 +250,12 @@ export class Engine {
       logger,
       operations: feed,
       ...(this.cluster ? { cluster: this.cluster } : {}),
+    });
+    this.latencies = new ProbeLatencies({
+      monitor: this.monitor,
+      clock: this.clock,
+      targets: this.ledger,
+      ...(this.cluster ? { cluster: this.cluster.latency } : {}),
     });
     this.pipeline = new SnapshotPipeline({
       store,
@@ -442,7 +447,7 @@ export class Engine {
     await this.webhooks?.close();
     await this.pipeline?.stop();
     await this.monitor.stop();
-    this.latencies.stop();
+    this.latencies?.stop();
     await this.dns?.close();
     await this.ledger?.close();
     this.feed?.close();

@@ -313,7 +313,12 @@ export class SnapshotPipeline {
    * The whole state (`names` undefined), or only what changed: the named profiles, the catalog if it did,
    * and the verdicts that changed (`verdicts`; undefined: all of them, replacing the worker's).
    */
-  workerUpdate(names?: readonly string[], resources = true, verdicts?: ReadonlyMap<string, ProbeVerdict | null>): SnapshotUpdate {
+  workerUpdate(
+    names?: readonly string[],
+    resources = true,
+    verdicts?: ReadonlyMap<string, ProbeVerdict | null>,
+    latencyChanged = true,
+  ): SnapshotUpdate {
     const u: SnapshotUpdate = {
       type: 'tmkit-snapshot',
       revision: this.revision,
@@ -330,7 +335,7 @@ export class SnapshotPipeline {
       verdictsComplete: names === undefined || verdicts === undefined,
       overrides: Object.fromEntries(this.overrideMap),
     };
-    if (this.latencyView !== EMPTY_LATENCY_VIEW) u.latency = this.latencyView;
+    if (this.latencyView !== EMPTY_LATENCY_VIEW && (names === undefined || latencyChanged)) u.latency = this.latencyView;
     if (resources) u.resources = this.resourcesRecord;
     return u;
   }
@@ -519,6 +524,7 @@ export class SnapshotPipeline {
       // measurements are ranked again for them: a profile that became Measured uses what was probed.
       if (all) this.measured = measuredProfiles(this.profiles());
       else for (const n of changed) this.trackMeasured(n);
+      const servedLatency = this.latencyView;
       this.latencyView = latency ?? this.latencyView;
       if (all || changed.length > 0) {
         const next = this.nextLatency();
@@ -540,11 +546,12 @@ export class SnapshotPipeline {
           allVerdicts,
         ));
       }
+      const latencyChanged = this.latencyView !== servedLatency;
       const published = {
         snapshot: this.snap,
         revision: this.revision,
         deleted: [...deleted],
-        delta: () => this.workerUpdate(full ? undefined : changed, resources, verdicts),
+        delta: () => this.workerUpdate(full ? undefined : changed, resources, verdicts, latencyChanged),
         full: () => this.workerUpdate(),
       };
       for (const sink of this.sinks) sink.publish(published);

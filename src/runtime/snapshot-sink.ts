@@ -28,8 +28,9 @@ export interface SnapshotUpdate {
   /** Every override in force, by `profile/endpoint` (few: sent whole; absent from older primaries: none). */
   overrides?: Record<string, EndpointOverride>;
   /**
-   * What the probing locations measured (core/health/latency.ts), whole, when the primary has published one
-   * (absent: none yet, or an older primary). Read per query by Measured Performance profiles.
+   * What the probing locations measured (core/health/latency.ts), whole: with every full update, and with a
+   * delta when it changed since the previous one (absent: unchanged, none yet, or an older primary). Read per
+   * query by Measured Performance profiles.
    */
   latency?: LatencyView;
   /** The SOA serial to serve (cluster mode); absent: the worker bumps its own. */

@@ -43,6 +43,8 @@ export interface ProbeSource {
 export interface ProbeLatenciesOptions {
   monitor: ProbeSource;
   clock: RuntimeClock;
+  /** The probed endpoints now (the ledger): a measurement of an endpoint no longer probed is dropped. */
+  targets?: { targets(): ReadonlyMap<string, string> };
   /** The shortest time between two change notices (default 2000 ms). */
   everyMs?: number;
   cluster?: ClusterLatencies;
@@ -133,12 +135,16 @@ export class ProbeLatencies implements LatencyPort {
     if (this.timer === undefined) this.timer = this.opts.clock.setTimeout(() => this.notify(), this.everyMs);
   }
 
-  /** Forgets endpoints that are no longer probed (their keys). */
-  forget(keys: Iterable<string>): void {
-    for (const k of keys) {
-      this.byKey.delete(k);
-      this.address.delete(k);
-    }
+  /** Drops the measurements of endpoints that are no longer probed (removed, or their profile deleted). */
+  private prune(): void {
+    const probed = this.opts.targets?.targets();
+    if (probed === undefined) return;
+    for (const k of this.byKey.keys())
+      if (!probed.has(k)) {
+        this.byKey.delete(k);
+        this.address.delete(k);
+        this.ownMoved = true;
+      }
   }
 
   stop(): void {
@@ -151,6 +157,7 @@ export class ProbeLatencies implements LatencyPort {
     this.timer = undefined;
     if (!this.dirty) return;
     this.dirty = false;
+    this.prune();
     if (this.ownMoved && this.opts.cluster) this.opts.cluster.publish(this.own());
     this.ownMoved = false;
     for (const l of this.listeners) {
