@@ -14,9 +14,9 @@ import {
   type LatencyView,
   type MeasuredRtt,
 } from '../../../src/core/health/latency';
-import type { ProbeVerdict } from '../../../src/core/health/types';
+import type { HealthView, ProbeVerdict } from '../../../src/core/health/types';
 import type { Profile } from '../../../src/core/model/types';
-import { resolve, type RoutingResolution } from '../../../src/core/routing';
+import { buildSnapshot, resolve, updateSnapshot, type RoutingResolution } from '../../../src/core/routing';
 import { validate } from '../../../src/core/validate';
 import { ext, profile, query, snapshot } from '../../../src/testing/builders';
 import { TableGeo } from '../../../src/testing/geo-table';
@@ -295,5 +295,21 @@ describe('validation', () => {
     expect(problems({ trafficRoutingMethod: 'Priority', performanceLatency: { source: 'Measured' } })).toEqual([
       'PERF_LATENCY_METHOD profiles[web].performanceLatency',
     ]);
+  });
+});
+
+describe('the snapshot carries the view', () => {
+  test('updateSnapshot takes a new view, keeps the previous one when given none, and answers by it', () => {
+    const fastView = view({ slow: { ms: 160, samples: 9 }, fast: { ms: 10, samples: 9 } }, 'fast');
+    const slowView = view({ slow: { ms: 10, samples: 9 }, fast: { ms: 160, samples: 9 } }, 'slow');
+    const health: HealthView = { verdict: () => 'Online' };
+    const s0 = buildSnapshot({ zone: 'tm.test', profiles: [web()], health, geo, latency: fastView });
+    expect(one(resolve(s0, query('web'))).endpoint).toBe('web/fast');
+    const s1 = updateSnapshot(s0, { health, latency: slowView });
+    expect(s1.latency).toBe(slowView);
+    expect(one(resolve(s1, query('web'))).endpoint).toBe('web/slow');
+    const s2 = updateSnapshot(s1, { health, verdicts: ['web'] });
+    expect(s2.latency).toBe(slowView);
+    expect(one(resolve(s2, query('web'))).endpoint).toBe('web/slow');
   });
 });
