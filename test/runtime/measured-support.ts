@@ -42,13 +42,18 @@ export async function delayed(hosts: string[]): Promise<{ port: number; delay: M
 }
 
 /** `web`: Performance by measured latency over near (`hosts[0]`, westeurope) and far (`hosts[1]`, japaneast). */
-export function measuredProfile(port: number, minSamples: number, hosts: [string, string] = ['127.0.0.2', '127.0.0.3']): ProfileInput {
+export function measuredProfile(
+  port: number,
+  minSamples: number,
+  hosts: [string, string] = ['127.0.0.2', '127.0.0.3'],
+  toleranceMs = 20,
+): ProfileInput {
   return {
     name: 'web',
     trafficRoutingMethod: 'Performance',
     dnsConfig: { relativeName: 'web', ttl: 0 },
     monitorConfig: { protocol: 'HTTP', port, path: '/healthz', intervalInSeconds: 10, timeoutInSeconds: 5, toleratedNumberOfFailures: 0 },
-    performanceLatency: { source: 'Measured', toleranceMs: 20, minSamples },
+    performanceLatency: { source: 'Measured', toleranceMs, minSamples },
     endpoints: [
       { name: 'near', type: 'externalEndpoints', target: hosts[0], endpointLocation: 'westeurope' },
       { name: 'far', type: 'externalEndpoints', target: hosts[1], endpointLocation: 'japaneast' },
