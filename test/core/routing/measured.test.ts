@@ -88,6 +88,23 @@ describe('ranking', () => {
     expect(a.steps.at(-1)).toContain("within the 20 ms tolerance of the best (fast, 10 ms): kept as here's choice");
   });
 
+  test('within toleranceMs and no leader among them: they split their clients evenly, and a population sees the split', () => {
+    const latency = view({ slow: { ms: 25, samples: 9 }, fast: { ms: 10, samples: 9 } });
+    const s = snapshot([web()], { geo, latency, health: ONLINE });
+    const seen = new Set<string>();
+    for (let i = 1; i < 60; i++) {
+      const a = one(resolve(s, query('web', 'A', `198.51.100.${i}`)));
+      seen.add(a.endpoint);
+      expect(a.steps.at(-1)).toMatch(/2 endpoints within the 20 ms tolerance of the best \(10 ms\) count as equal, and the hash of client/);
+    }
+    expect([...seen].sort()).toEqual(['web/fast', 'web/slow']);
+    const pop = resolve(s, { ...query('web'), population: true });
+    expect(pop.outcomes.map((o) => [o.endpoints[0], o.probability]).sort()).toEqual([
+      ['web/fast', 0.5],
+      ['web/slow', 0.5],
+    ]);
+  });
+
   test('an unavailable endpoint is skipped with its measurement named', () => {
     const a = answerFor(web(), view({ slow: { ms: 160, samples: 9 }, fast: { ms: 10, samples: 9 } }, 'fast'), {
       'web/slow': 'Online',

@@ -186,10 +186,11 @@ function measured(cp: CompiledProfile, client: ClientContext, s: PerformanceLate
     ),
   );
   scored.sort((a, b) => a.ms - b.ms || a.e.index - b.e.index);
+  const ms = (v: number): string => (v === Infinity ? 'latency unknown' : `${v} ms`);
   const describe = (x: Scored): string =>
     x.measured
       ? `measured: ${x.ms} ms from ${loc.name} (EWMA of ${x.m!.samples} probes)`
-      : `distance model: ${x.ms === Infinity ? 'latency unknown' : `${x.ms} ms`} (${x.m?.samples ?? 0} of ${s.minSamples} samples from ${loc.name})`;
+      : `distance model: ${ms(x.ms)} (${x.m?.samples ?? 0} of ${s.minSamples} samples from ${loc.name})`;
   const first = scored.findIndex((x) => x.e.usable);
   for (const x of first < 0 ? scored : scored.slice(0, first)) steps.push(step(cp, 'skip', `${describe(x)}; ${unavailable(x.e)}`, x.e));
   if (first < 0) {
@@ -208,10 +209,10 @@ function measured(cp: CompiledProfile, client: ClientContext, s: PerformanceLate
         ? 'the lowest latency of the available endpoints'
         : x === best
           ? `the lowest latency; ${band.length - 1} more within the ${s.toleranceMs} ms tolerance`
-          : `within the ${s.toleranceMs} ms tolerance of the best (${best.e.endpoint.name}, ${best.ms} ms): kept as ${loc.name}'s choice until another is better by more`;
+          : `within the ${s.toleranceMs} ms tolerance of the best (${best.e.endpoint.name}, ${ms(best.ms)}): kept as ${loc.name}'s choice until another is better by more`;
     return single(x.e, step(cp, 'select', `${describe(x)}; ${why}${fallback(x.e)}`, x.e), steps);
   }
-  const eq = `${band.length} endpoints within the ${s.toleranceMs} ms tolerance of the best (${best.ms} ms) count as equal`;
+  const eq = `${band.length} endpoints within the ${s.toleranceMs} ms tolerance of the best (${ms(best.ms)}) count as equal`;
   if (!client.population) {
     const x =
       band[
