@@ -102,6 +102,15 @@ export interface ProfileFailback {
   /** 0–3600. Default 0. */
   readonly holdDownSeconds?: number;
 }
+/** Performance only: rank by measured probe latency (tmkit extension). */
+export interface ProfilePerformanceLatency {
+  /** Measured or Model. Default Measured. */
+  readonly source?: string;
+  /** 0–1000. Default 20. */
+  readonly toleranceMs?: number;
+  /** 1–100. Default 5. */
+  readonly minSamples?: number;
+}
 /**
  * An endpoint owned by the profile (an `endpoint` block of tmkit_profile): with `endpoints` the profile owns
  * all of them and writes them in one request, the way to manage hundreds (docs/terraform.md). `type` is
@@ -135,6 +144,7 @@ export interface ProfileConfig {
   readonly dnsConfig: ProfileDnsConfig;
   readonly monitorConfig?: ProfileMonitorConfig;
   readonly failback?: ProfileFailback;
+  readonly performanceLatency?: ProfilePerformanceLatency;
   /** Inline endpoints (`endpoint` blocks); a profile with them cannot also have endpoint resources. */
   readonly endpoints?: ProfileEndpoint[];
   readonly timeouts?: Timeouts;
@@ -235,7 +245,7 @@ export interface Bindings<L extends CdkLibrary> {
 
 // ----------------------------------------------------------------------------------------- the classes
 
-const PROFILE_LIST_BLOCKS = new Set(['dns_config', 'monitor_config', 'failback']);
+const PROFILE_LIST_BLOCKS = new Set(['dns_config', 'monitor_config', 'failback', 'performance_latency']);
 const NO_LIST_BLOCKS = new Set<string>();
 
 /** The binding classes over `lib` (its TerraformResource, TerraformProvider and TerraformDataSource as bases). */

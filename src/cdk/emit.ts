@@ -47,6 +47,7 @@ function profileConfig(p: ProfileInput): ProfileConfig {
         }
       : {}),
     ...(p.failback !== undefined ? { failback: { ...p.failback } } : {}),
+    ...(p.performanceLatency !== undefined ? { performanceLatency: { ...p.performanceLatency } } : {}),
   };
 }
 

@@ -117,6 +117,29 @@ export interface ProfileMonitorConfig {
 }
 
 /**
+ * Where Performance routing takes its latencies from (a tmkit extension; docs/routing.md "Measured
+ * latency"). Without it: the distance model, as Azure.
+ */
+export interface ProfilePerformanceLatency {
+  /**
+   * `Measured`: the probe round trips each probing location measures; `Model`: the distance model.
+   * @default 'Measured'
+   */
+  readonly source?: 'Model' | 'Measured';
+  /**
+   * Endpoints within this many ms of the best count as equal, and the one answered stays until another is
+   * better by more, 0–1000.
+   * @default 20
+   */
+  readonly toleranceMs?: number;
+  /**
+   * Successful probes a location needs of an endpoint before its measurement ranks it, 1–100.
+   * @default 5
+   */
+  readonly minSamples?: number;
+}
+
+/**
  * How a Degraded endpoint comes back (a tmkit extension; docs/health.md "Failback"). Without it: Azure's
  * behaviour, Online again after one good probe.
  */
@@ -192,6 +215,11 @@ export interface ProfileProps {
    * @default Azure's: Automatic, after one good probe
    */
   readonly failback?: ProfileFailback;
+  /**
+   * Performance only: rank by measured probe latency (tmkit extension; ARM export omits it).
+   * @default the distance model
+   */
+  readonly performanceLatency?: ProfilePerformanceLatency;
 }
 
 /**
@@ -287,6 +315,15 @@ export class Profile extends Construct implements ProfileNode {
         c.int('failback.holdDownSeconds', p.failback.holdDownSeconds, 0, 3600);
       }
     }
+    if (p.performanceLatency !== undefined) {
+      const l = p.performanceLatency;
+      if (typeof l !== 'object' || l === null) c.fail('performanceLatency', 'must be an object { source?, toleranceMs?, minSamples? }', l);
+      else {
+        c.oneOf('performanceLatency.source', l.source, ['Model', 'Measured']);
+        c.int('performanceLatency.toleranceMs', l.toleranceMs, 0, 1000);
+        c.int('performanceLatency.minSamples', l.minSamples, 1, 100);
+      }
+    }
     rejectIfInvalid(this, c, 'Profile', typeof name === 'string' && name !== '' ? `profiles[${name}]` : '$');
 
     // A private deep copy: later changes to the caller's objects cannot bypass the checks above.
@@ -342,6 +379,14 @@ export class Profile extends Construct implements ProfileNode {
         ...(f.mode !== undefined ? { mode: f.mode } : {}),
         ...(f.successesToRecover !== undefined ? { successesToRecover: f.successesToRecover } : {}),
         ...(f.holdDownSeconds !== undefined ? { holdDownSeconds: f.holdDownSeconds } : {}),
+      };
+    }
+    if (p.performanceLatency !== undefined) {
+      const l = p.performanceLatency;
+      out.performanceLatency = {
+        ...(l.source !== undefined ? { source: l.source } : {}),
+        ...(l.toleranceMs !== undefined ? { toleranceMs: l.toleranceMs } : {}),
+        ...(l.minSamples !== undefined ? { minSamples: l.minSamples } : {}),
       };
     }
     return out;

@@ -100,6 +100,15 @@ export namespace types {
       /** Seconds since it failed before it can count as recovered, 0–3600 (default 0). */
       holdDownSeconds?: In<number>;
     }
+    /** Performance only: rank by measured probe latency (a tmkit extension; absent: the distance model). */
+    export interface PerformanceLatencyArgs {
+      /** `Measured` (default) or `Model`. */
+      source?: In<'Model' | 'Measured'>;
+      /** Endpoints within this many ms of the best count as equal, 0–1000 (default 20). */
+      toleranceMs?: In<number>;
+      /** Successful probes before a measurement ranks an endpoint, 1–100 (default 5). */
+      minSamples?: In<number>;
+    }
     export interface MonitorConfigArgs {
       protocol?: Str<MonitorProtocol>;
       port?: In<number>;
@@ -177,6 +186,11 @@ export namespace types {
       mode: string;
       successesToRecover: number;
       holdDownSeconds: number;
+    }
+    export interface PerformanceLatencyResponse {
+      source: string;
+      toleranceMs: number;
+      minSamples: number;
     }
     export interface MonitorConfigResponse {
       protocol: string;
@@ -270,6 +284,8 @@ export interface ProfileArgs {
   allowedEndpointRecordTypes?: In<Str<AllowedEndpointRecordType>[]>;
   /** tmkit extension: how endpoints come back after an outage (docs/health.md "Failback"). */
   failback?: In<types.input.FailbackArgs>;
+  /** tmkit extension, Performance only: rank by measured probe latency (docs/routing.md "Measured latency"). */
+  performanceLatency?: In<types.input.PerformanceLatencyArgs>;
   /** The endpoints, when this resource owns the whole set. Leave it out to manage them as Endpoint resources. */
   endpoints?: In<In<types.input.EndpointArgs>[]>;
   /** Accepted for azure-native compatibility: "global" (a profile is global). */
@@ -305,6 +321,7 @@ export class Profile extends pulumi.CustomResource {
   declare public readonly tags: pulumi.Output<Record<string, string> | undefined>;
   declare public readonly allowedEndpointRecordTypes: pulumi.Output<string[] | undefined>;
   declare public readonly failback: pulumi.Output<types.output.FailbackResponse | undefined>;
+  declare public readonly performanceLatency: pulumi.Output<types.output.PerformanceLatencyResponse | undefined>;
   /** The endpoints, when this resource owns them. */
   declare public readonly endpoints: pulumi.Output<types.output.EndpointResponse[] | undefined>;
   /** The tmkit stack that owns the profile. */
@@ -328,6 +345,7 @@ export class Profile extends pulumi.CustomResource {
         'tags',
         'allowedEndpointRecordTypes',
         'failback',
+        'performanceLatency',
         'endpoints',
         'location',
       ] as const) {
@@ -346,6 +364,7 @@ export class Profile extends pulumi.CustomResource {
         'tags',
         'allowedEndpointRecordTypes',
         'failback',
+        'performanceLatency',
         'endpoints',
         ...outs,
       ])

@@ -41,7 +41,7 @@ import {
   type ListenAddress,
 } from './dns';
 import { LiveEvents, reportRrl, revisionEvents } from './events';
-import { HealthLedger } from './ledger';
+import { HealthLedger, ProbeLatencies } from './ledger';
 import { OperationsFeed } from './ledger/operations-feed';
 import { Operations } from './operations';
 import { MemoryOperations } from './store/memory-operations';
@@ -156,6 +156,8 @@ export class Engine {
   /** Every live event, POSTed to the webhooks (webhooks/). */
   private webhooks: Webhooks | undefined;
   private decisionLog: DecisionLogFile | undefined;
+  /** This location's measured probe latencies (Measured Performance profiles). */
+  private latencies: ProbeLatencies | undefined;
   /** The DNS cookie secrets (state dir or etcd) and their rotation; undefined with `--no-cookies`. */
   private cookieSecrets: CookieSecretSource | undefined;
 
@@ -253,6 +255,12 @@ export class Engine {
       operations: feed,
       ...(this.cluster ? { cluster: this.cluster } : {}),
     });
+    this.latencies = new ProbeLatencies({
+      monitor: this.monitor,
+      clock: this.clock,
+      targets: this.ledger,
+      ...(this.cluster ? { cluster: this.cluster.latency } : {}),
+    });
     this.pipeline = new SnapshotPipeline({
       store,
       zone: this.zone,
@@ -260,6 +268,7 @@ export class Engine {
       metrics,
       logger,
       health: this.ledger,
+      latency: this.latencies,
       ...(options.debounceMs !== undefined ? { debounceMs: options.debounceMs } : {}),
       ...(options.lagLimitMs !== undefined ? { lagLimitMs: options.lagLimitMs } : {}),
     });
@@ -450,6 +459,7 @@ export class Engine {
     await this.pipeline?.stop();
     await this.monitor.stop();
     await this.decisionLog?.close();
+    this.latencies?.stop();
     await this.dns?.close();
     await this.ledger?.close();
     this.feed?.close();

@@ -20,6 +20,7 @@
  * served snapshot is behind, and heals a change whose event never arrived.
  */
 import type { Logger } from 'pino';
+import { EMPTY_LATENCY_VIEW, measuredProfiles, nextLatencyView, type LatencyView, type MeasuredProfiles } from '../core/health/latency';
 import type { EndpointOverride, ProbeVerdict } from '../core/health/types';
 import { toResourceCatalog, type ResourceCatalogRecord } from '../core/model/catalog';
 import type { Profile } from '../core/model/types';
@@ -28,7 +29,7 @@ import { overriddenProfilesChanged } from '../core/operations/overrides';
 import { buildSnapshot, updateSnapshot, type CompiledSnapshot } from '../core/routing';
 import { canonicalJson, type Store, type StoreChange, type StoredProfile } from '../core/store';
 import type { SnapshotSink, SnapshotUpdate } from './snapshot-sink';
-import type { HealthPort } from './ledger';
+import type { HealthPort, LatencyPort } from './ledger';
 import type { RuntimeMetrics } from './metrics';
 import { RebuildLoop } from './rebuild-loop';
 
@@ -52,6 +53,11 @@ export interface PipelineOptions {
   logger: Logger;
   /** The health ledger: the prober's targets follow the configuration through it, and it has the verdicts. */
   health: HealthPort;
+  /**
+   * What this node's prober measured (ledger/latency.ts), for Performance profiles whose
+   * `performanceLatency.source` is Measured; absent: they rank by the distance model.
+   */
+  latency?: LatencyPort;
   /** Extra delay before a rebuild, folding bursts of changes (default 0: next event-loop turn). */
   debounceMs?: number;
   /** The watchdog degrades when a change has waited longer than this (default 5000 ms). */
@@ -94,6 +100,15 @@ export class SnapshotPipeline {
     verdict: (p: string, e: string): ProbeVerdict | undefined => this.verdictMap.get(`${p}/${e}`),
     override: (p: string, e: string): EndpointOverride | undefined => this.overrideMap.get(`${p}/${e}`),
   };
+  /**
+   * The measured latency the served snapshot carries, and the one the next rebuild publishes (undefined:
+   * nothing new). A new view is made only when routing would see the difference (`nextLatencyView`), so
+   * probes alone never rebuild the snapshot.
+   */
+  private latencyView: LatencyView = EMPTY_LATENCY_VIEW;
+  private pendingLatency: LatencyView | undefined;
+  /** The Measured Performance profiles served now, by name (kept with every rebuild). */
+  private measured: MeasuredProfiles = new Map();
   /** A full re-read of the store is due (the served revision fell behind with nothing pending). */
   private pendingFull = false;
   /** When the oldest change not yet served arrived (performance.now()); undefined when DNS is current. */
@@ -126,6 +141,7 @@ export class SnapshotPipeline {
       this.deps.store.watch((c) => this.onStoreChange(c)),
       this.deps.health.onChange((key) => this.onHealthChange(key)),
     );
+    if (this.deps.latency) this.unsubscribe.push(this.deps.latency.onChange(() => this.onLatencyChange()));
     const [stored, resources, revision] = await Promise.all([
       this.deps.store.getProfiles(),
       this.deps.store.getResources(),
@@ -134,6 +150,7 @@ export class SnapshotPipeline {
     this.profilesByName = new Map(stored.map((p) => [p.profile.name, p]));
     this.setCatalog(resources);
     this.revision = revision;
+    this.measured = measuredProfiles(this.profiles());
     this.deps.health.retarget({ profiles: () => this.profiles(), resources: this.resources, changed: undefined, deleted: new Set() });
     this.snap = this.build();
     return this.snap;
@@ -204,6 +221,31 @@ export class SnapshotPipeline {
     this.schedule();
   }
 
+  /**
+   * The measurements moved: rebuild only if routing would see it (a leader, a pair reaching minSamples, a
+   * value beyond half the profile's tolerance; core/health/latency.ts `nextLatencyView`).
+   */
+  onLatencyChange(): void {
+    const next = this.nextLatency();
+    if (next === undefined) return;
+    this.pendingLatency = next;
+    this.schedule();
+  }
+
+  /** The measured latency DNS reads now. */
+  latency(): LatencyView {
+    return this.latencyView;
+  }
+
+  /** The view to publish when it differs from the served (or pending) one; undefined: no difference. */
+  private nextLatency(): LatencyView | undefined {
+    const l = this.deps.latency;
+    if (l === undefined) return undefined;
+    const base = this.pendingLatency ?? this.latencyView;
+    const next = nextLatencyView(base, l.locations(), l.samples(), this.measured);
+    return next === base ? undefined : next;
+  }
+
   /** The largest DNS TTL of the profiles served now (0 without profiles): DNSSEC rollovers wait it out. */
   maxTtl(): number {
     let max = 0;
@@ -271,7 +313,12 @@ export class SnapshotPipeline {
    * The whole state (`names` undefined), or only what changed: the named profiles, the catalog if it did,
    * and the verdicts that changed (`verdicts`; undefined: all of them, replacing the worker's).
    */
-  workerUpdate(names?: readonly string[], resources = true, verdicts?: ReadonlyMap<string, ProbeVerdict | null>): SnapshotUpdate {
+  workerUpdate(
+    names?: readonly string[],
+    resources = true,
+    verdicts?: ReadonlyMap<string, ProbeVerdict | null>,
+    latencyChanged = true,
+  ): SnapshotUpdate {
     const u: SnapshotUpdate = {
       type: 'tmkit-snapshot',
       revision: this.revision,
@@ -288,6 +335,7 @@ export class SnapshotPipeline {
       verdictsComplete: names === undefined || verdicts === undefined,
       overrides: Object.fromEntries(this.overrideMap),
     };
+    if (this.latencyView !== EMPTY_LATENCY_VIEW && (names === undefined || latencyChanged)) u.latency = this.latencyView;
     if (resources) u.resources = this.resourcesRecord;
     return u;
   }
@@ -305,7 +353,14 @@ export class SnapshotPipeline {
     this.verdictMap = this.deps.health.verdicts();
     this.overrideMap = this.deps.health.overrides();
     const snap = buildSnapshot(
-      { zone: this.deps.zone, profiles: this.profiles(), health: this.health, resources: this.resources, geo: this.deps.geo },
+      {
+        zone: this.deps.zone,
+        profiles: this.profiles(),
+        health: this.health,
+        latency: this.latencyView,
+        resources: this.resources,
+        geo: this.deps.geo,
+      },
       this.snap,
     );
     return this.built(snap);
@@ -332,7 +387,11 @@ export class SnapshotPipeline {
     const overridden = this.takeOverrides();
     if (allVerdicts) {
       this.verdictMap = this.deps.health.verdicts();
-      return { snap: this.built(updateSnapshot(this.snap, { profiles: changed, allVerdicts: true, health: this.health })) };
+      return {
+        snap: this.built(
+          updateSnapshot(this.snap, { profiles: changed, allVerdicts: true, health: this.health, latency: this.latencyView }),
+        ),
+      };
     }
     // The changed profiles' endpoints (old and new names: a new endpoint starts CheckingEndpoint, a removed
     // one's verdict goes) and the transitioned ones.
@@ -355,7 +414,20 @@ export class SnapshotPipeline {
       const slash = key.indexOf('/');
       profiles.add(slash < 0 ? key : key.slice(0, slash));
     }
-    return { snap: this.built(updateSnapshot(this.snap, { profiles: changed, verdicts: profiles, health: this.health })), verdicts };
+    return {
+      snap: this.built(
+        updateSnapshot(this.snap, { profiles: changed, verdicts: profiles, health: this.health, latency: this.latencyView }),
+      ),
+      verdicts,
+    };
+  }
+
+  /** Keeps `measured` current for one changed profile. */
+  private trackMeasured(name: string): void {
+    const p = this.profilesByName.get(name)?.profile;
+    const m = p === undefined ? undefined : measuredProfiles([p]).get(name);
+    if (m === undefined) this.measured.delete(name);
+    else this.measured.set(name, m);
   }
 
   /** Takes the ledger's overrides when they changed; returns the profiles whose overrides differ. */
@@ -367,7 +439,14 @@ export class SnapshotPipeline {
   }
 
   private hasPending(): boolean {
-    return this.pendingNames.size > 0 || this.pendingResources || this.pendingHealth || this.pendingVerdicts.size > 0 || this.pendingFull;
+    return (
+      this.pendingNames.size > 0 ||
+      this.pendingResources ||
+      this.pendingHealth ||
+      this.pendingVerdicts.size > 0 ||
+      this.pendingFull ||
+      this.pendingLatency !== undefined
+    );
   }
 
   private schedule(): void {
@@ -395,6 +474,8 @@ export class SnapshotPipeline {
     this.pendingFull = false;
     this.pendingHealth = false;
     this.pendingVerdicts = new Set();
+    const latency = this.pendingLatency;
+    this.pendingLatency = undefined;
     const since = this.unservedSince;
     /** updateSnapshot() started: it edits the served snapshot's indexes, so a failure after it needs a full build. */
     let consumed = false;
@@ -439,6 +520,16 @@ export class SnapshotPipeline {
           deleted,
         });
       }
+      // The Measured profiles follow the configuration (only the changed ones are looked at), and the
+      // measurements are ranked again for them: a profile that became Measured uses what was probed.
+      if (all) this.measured = measuredProfiles(this.profiles());
+      else for (const n of changed) this.trackMeasured(n);
+      const servedLatency = this.latencyView;
+      this.latencyView = latency ?? this.latencyView;
+      if (all || changed.length > 0) {
+        const next = this.nextLatency();
+        if (next !== undefined) this.latencyView = next;
+      }
       // Verdict changes announced while this rebuild read the store: this build reads them.
       for (const k of this.pendingVerdicts) keys.add(k);
       this.pendingVerdicts.clear();
@@ -455,11 +546,12 @@ export class SnapshotPipeline {
           allVerdicts,
         ));
       }
+      const latencyChanged = this.latencyView !== servedLatency;
       const published = {
         snapshot: this.snap,
         revision: this.revision,
         deleted: [...deleted],
-        delta: () => this.workerUpdate(full ? undefined : changed, resources, verdicts),
+        delta: () => this.workerUpdate(full ? undefined : changed, resources, verdicts, latencyChanged),
         full: () => this.workerUpdate(),
       };
       for (const sink of this.sinks) sink.publish(published);
@@ -467,6 +559,7 @@ export class SnapshotPipeline {
       for (const n of names) this.pendingNames.add(n);
       for (const n of deleted) this.pendingDeleted.add(n);
       for (const k of keys) this.pendingVerdicts.add(k);
+      this.pendingLatency ??= latency;
       this.pendingResources ||= resources && !full;
       this.pendingFull ||= full || consumed;
       this.pendingHealth ||= health;

@@ -132,7 +132,7 @@ export class Reports implements RuntimeReports {
     const keys = new Set(down.map((d) => (d.includes('/') ? d : `${name}/${d}`)));
     const health: HealthView = { verdict: (p, e) => (keys.has(`${p}/${e}`) ? 'Degraded' : verdicts.get(`${p}/${e}`)) };
     const profiles = new Map(pipeline.profiles().map((p) => [p.name, p]));
-    const rows = routingMap({ name, profiles, geo: this.deps.geo, health, resources: pipeline.catalog() });
+    const rows = routingMap({ name, profiles, geo: this.deps.geo, health, resources: pipeline.catalog(), latency: pipeline.latency() });
     return { profile: name, trafficRoutingMethod: stored.profile.trafficRoutingMethod, down, rows };
   }
 }

@@ -2,6 +2,7 @@
  * What the snapshot pipeline (pipeline.ts) publishes, and the port it publishes to. A leaf: the pipeline,
  * DNS (dns/fleet.ts `dnsSink`), Traffic View and the live events import it, and it imports only the core.
  */
+import type { LatencyView } from '../core/health/latency';
 import type { EndpointOverride, ProbeVerdict } from '../core/health/types';
 import type { ResourceCatalogRecord } from '../core/model/catalog';
 import type { Profile } from '../core/model/types';
@@ -26,6 +27,12 @@ export interface SnapshotUpdate {
   verdictsComplete: boolean;
   /** Every override in force, by `profile/endpoint` (few: sent whole; absent from older primaries: none). */
   overrides?: Record<string, EndpointOverride>;
+  /**
+   * What the probing locations measured (core/health/latency.ts), whole: with every full update, and with a
+   * delta when it changed since the previous one (absent: unchanged, none yet, or an older primary). Read per
+   * query by Measured Performance profiles.
+   */
+  latency?: LatencyView;
   /** The SOA serial to serve (cluster mode); absent: the worker bumps its own. */
   serial?: number;
 }

@@ -1,4 +1,5 @@
 /** Small builders for normalized profiles and routing snapshots in tests. */
+import type { LatencyView } from '../core/health/latency';
 import type { HealthView, ProbeVerdict } from '../core/health/types';
 import { normalizeProfile } from '../core/model/normalize';
 import type { EndpointInput, Profile, ProfileInput, TrafficRoutingMethod } from '../core/model/types';
@@ -48,6 +49,7 @@ export interface SnapOptions {
   health?: HealthView | Record<string, ProbeVerdict>;
   resources?: ResourceCatalog;
   geo?: GeoLookup;
+  latency?: LatencyView;
 }
 
 export function snapshot(profiles: Profile[], opts: SnapOptions = {}): CompiledSnapshot {
@@ -59,6 +61,7 @@ export function snapshot(profiles: Profile[], opts: SnapOptions = {}): CompiledS
       ? {}
       : { health: typeof (h as HealthView).verdict === 'function' ? (h as HealthView) : health(h as Record<string, ProbeVerdict>) }),
     ...(opts.resources ? { resources: opts.resources } : {}),
+    ...(opts.latency ? { latency: opts.latency } : {}),
     geo: opts.geo ?? new TableGeo(),
   });
 }

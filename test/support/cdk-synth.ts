@@ -143,4 +143,16 @@ export function synthSuite<L extends typeof cdktf | typeof cdktn>(name: string, 
       }),
     ).toThrow(/PRIORITY_DUPLICATE/);
   });
+
+  test('performanceLatency becomes a performance_latency block (a list of one) with snake_case attributes', () => {
+    const out = synth((stack) => {
+      new TmkitProvider(stack, 'tmkit', { stack: 'web' });
+      const p = new Profile(stack, 'perf', {
+        trafficRoutingMethod: 'Performance',
+        performanceLatency: { source: 'Measured', minSamples: 3 },
+      });
+      new ExternalEndpoint(p, 'eu', { target: '192.0.2.1', endpointLocation: 'westeurope' });
+    });
+    expect(out.resource.tmkit_profile.perf!.performance_latency).toEqual([{ source: 'Measured', min_samples: 3 }]);
+  });
 }

@@ -143,6 +143,18 @@ const TYPES: Record<string, unknown> = {
       holdDownSeconds: integer('Seconds since it failed before it can count as recovered, 0-3600, default 0.'),
     },
   },
+  'tmkit:index:PerformanceLatency': {
+    type: 'object',
+    description:
+      'Performance only: rank endpoints by the latency the probes measure (a tmkit extension, docs/routing.md "Measured latency"); without it, the distance model.',
+    properties: {
+      source: string("`Measured` (default: the probes' round trips) or `Model` (the distance model)."),
+      toleranceMs: integer(
+        'Endpoints within this many ms of the best count as equal, and the one answered stays until another is better by more, 0-1000, default 20.',
+      ),
+      minSamples: integer('Successful probes a location needs of an endpoint before its measurement ranks it, 1-100, default 5.'),
+    },
+  },
   'tmkit:index:MonitorConfigCustomHeaders': {
     type: 'object',
     properties: { name: string('Header name.'), value: string('Header value.') },
@@ -197,6 +209,10 @@ const PROFILE_INPUTS: Record<string, Prop> = {
     'The record types endpoints may have (`DomainName`, `IPv4Address`, `IPv6Address`, `Any`).',
   ),
   failback: ref('Failback', 'tmkit extension: how endpoints come back after an outage (Manual failback, successes to recover, hold-down).'),
+  performanceLatency: ref(
+    'PerformanceLatency',
+    'tmkit extension, Performance only: rank by measured probe latency (source, tolerance, samples).',
+  ),
   endpoints: arrayOf(
     ref('Endpoint', ''),
     'The endpoints, when this resource owns the whole set (as in azure-native). Leave it out to ' +

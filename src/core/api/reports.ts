@@ -44,6 +44,11 @@ export interface PreviewRow {
   endpoint: string;
   /** Share of the class's clients (Performance ties, Weighted below) that get it. */
   probability: number;
+  /**
+   * A Performance profile with `performanceLatency` Measured: what ranked this class's answer, the probes'
+   * measurements or the distance model (docs/routing.md "Measured latency"); absent for other profiles.
+   */
+  performanceSource?: 'measured' | 'distance model';
 }
 
 export interface PreviewReport {

@@ -16,9 +16,11 @@ const PROFILE_KEYS = [
   'allowedEndpointRecordTypes',
   'tags',
   'failback',
+  'performanceLatency',
   'endpoints',
 ] as const;
 const FAILBACK_KEYS = ['mode', 'successesToRecover', 'holdDownSeconds'] as const;
+const PERFORMANCE_LATENCY_KEYS = ['source', 'toleranceMs', 'minSamples'] as const;
 const DNS_KEYS = ['relativeName', 'ttl'] as const;
 const MONITOR_KEYS = [
   'protocol',
@@ -86,6 +88,7 @@ function canonicalProfile(p: ProfileInput): ProfileInput {
       );
     if (k === 'allowedEndpointRecordTypes' && Array.isArray(v)) return v.slice();
     if (k === 'failback' && isObj(v)) return pick(v, FAILBACK_KEYS);
+    if (k === 'performanceLatency' && isObj(v)) return pick(v, PERFORMANCE_LATENCY_KEYS);
     if (k === 'endpoints' && Array.isArray(v)) return v.map((e) => (isObj(e) ? canonicalEndpoint(e as unknown as EndpointInput) : e));
     return v;
   }) as unknown as ProfileInput;

@@ -74,7 +74,7 @@ export class Importer {
       if (flat && (k === 'name' || k === 'tags' || READ_ONLY_PROFILE.has(k))) continue;
       if (v === null || v === undefined) continue;
       // tmkit's own extension, not Azure's: never imported from ARM (a profile keeps its failback in tmkit/v1).
-      if (k === 'failback') continue;
+      if (k === 'failback' || k === 'performanceLatency') continue;
       if (!PROFILE_PROPS.has(k)) {
         this.issue(
           'warning',

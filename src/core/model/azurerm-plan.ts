@@ -532,7 +532,7 @@ const ENDPOINT_RESOURCE: Record<string, string> = {
 
 /**
  * A normalized profile as azurerm's resources hold it (3.x/4.x attributes, blocks as lists), in resource group
- * `group` of `subscription`. What azurerm cannot hold is left out: tmkit's extensions (failback, the monitor's
+ * `group` of `subscription`. What azurerm cannot hold is left out: tmkit's extensions (failback, performanceLatency, the monitor's
  * certificate settings), `allowedEndpointRecordTypes`, and an Azure endpoint's inline target and location.
  * Mapping these back through `azurermPlanDocuments` gives the profile again.
  */

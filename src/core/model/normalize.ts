@@ -40,6 +40,10 @@ export const DEFAULTS = {
   failbackMode: 'Automatic',
   successesToRecover: 1,
   holdDownSeconds: 0,
+  /** tmkit's performanceLatency property, when given. */
+  performanceLatencySource: 'Measured',
+  toleranceMs: 20,
+  minSamples: 5,
 } as const;
 
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -134,6 +138,14 @@ export function normalizeProfile(p: ProfileInput): Profile {
       mode: f.mode ?? DEFAULTS.failbackMode,
       successesToRecover: f.successesToRecover ?? DEFAULTS.successesToRecover,
       holdDownSeconds: f.holdDownSeconds ?? DEFAULTS.holdDownSeconds,
+    };
+  }
+  if (isObj(p.performanceLatency)) {
+    const l = p.performanceLatency;
+    out.performanceLatency = {
+      source: l.source ?? DEFAULTS.performanceLatencySource,
+      toleranceMs: l.toleranceMs ?? DEFAULTS.toleranceMs,
+      minSamples: l.minSamples ?? DEFAULTS.minSamples,
     };
   }
   return out;

@@ -129,6 +129,22 @@ export interface Failback {
   holdDownSeconds: number;
 }
 
+/**
+ * Where Performance routing takes its latencies from (a tmkit extension, docs/routing.md "Measured latency"):
+ * `Model`, the distance model (Azure's behaviour); `Measured`, the probe round trips each probing location
+ * measures to each endpoint, falling back to the model for a pair with fewer than `minSamples` probes.
+ */
+export type PerformanceLatencySource = 'Model' | 'Measured';
+export const PERFORMANCE_LATENCY_SOURCES: readonly PerformanceLatencySource[] = ['Model', 'Measured'];
+
+export interface PerformanceLatency {
+  source: PerformanceLatencySource;
+  /** Endpoints within this many ms of the best count as equal, and the one answered stays until another is better by more: 0–1000, default 20. */
+  toleranceMs: number;
+  /** Probes (successful) a location needs of an endpoint before its measurement ranks it: 1–100, default 5. */
+  minSamples: number;
+}
+
 export interface Profile {
   name: string;
   profileStatus: ProfileStatus;
@@ -143,6 +159,8 @@ export interface Profile {
   tags?: Record<string, string>;
   /** tmkit extension: how endpoints come back after an outage (absent: Azure's, Automatic after one good probe). */
   failback?: Failback;
+  /** tmkit extension, Performance only: rank by measured probe latency (absent: the distance model). */
+  performanceLatency?: PerformanceLatency;
 }
 
 export interface Document {
@@ -200,6 +218,7 @@ export interface ProfileInput {
   allowedEndpointRecordTypes?: AllowedEndpointRecordType[];
   tags?: Record<string, string>;
   failback?: { mode?: FailbackMode; successesToRecover?: number; holdDownSeconds?: number };
+  performanceLatency?: { source?: PerformanceLatencySource; toleranceMs?: number; minSamples?: number };
 }
 
 export interface DocumentInput {

@@ -1,3 +1,4 @@
+import type { LatencyView } from '../health/latency';
 import type { HealthView, ProbeVerdict } from '../health/types';
 import { childProfileName, profileFqdn } from '../model/names';
 import type { Profile } from '../model/types';
@@ -410,6 +411,8 @@ export interface RoutingMapRow {
   /** Leaf endpoint path, or `''` for no answer. */
   endpoint: string;
   probability: number;
+  /** Measured Performance profiles: what ranked the class's answer (the top profile's `performance-source` step). */
+  performanceSource?: 'measured' | 'distance model';
 }
 
 /**
@@ -424,6 +427,8 @@ export function routingMap(input: {
   geo: GeoLookup;
   health: HealthView;
   resources?: ResourceCatalog;
+  /** What the probing locations measured (the served snapshot's), for Measured Performance profiles. */
+  latency?: LatencyView;
 }): RoutingMapRow[] {
   const p = input.profiles.get(input.name);
   if (!p) return [];
@@ -435,6 +440,7 @@ export function routingMap(input: {
     geo: pg,
     health: input.health,
     ...(input.resources ? { resources: input.resources } : {}),
+    ...(input.latency ? { latency: input.latency } : {}),
   });
   const qname = profileFqdn(p.dnsConfig.relativeName, ZONE);
   const rows: RoutingMapRow[] = [];
@@ -445,7 +451,17 @@ export function routingMap(input: {
       const leaves = o.records.length === 0 ? [''] : o.endpoints;
       for (const leaf of leaves) shares.set(leaf, (shares.get(leaf) ?? 0) + o.probability);
     }
-    for (const [endpoint, probability] of shares) rows.push({ client: c.client, label: c.name, group: c.group, endpoint, probability });
+    const source = r.explanation.find((s) => s.kind === 'performance-source' && s.profile === p.name)?.detail;
+    const performanceSource = source === undefined ? undefined : source.startsWith('measured') ? 'measured' : 'distance model';
+    for (const [endpoint, probability] of shares)
+      rows.push({
+        client: c.client,
+        label: c.name,
+        group: c.group,
+        endpoint,
+        probability,
+        ...(performanceSource !== undefined ? { performanceSource } : {}),
+      });
   }
   return rows;
 }

@@ -36,6 +36,20 @@ export interface PlanReport {
   azure?: AzurePreview;
   /** The routing tests run with the plan (a tests file beside the document; docs/testing.md). */
   tests?: PlanTests;
+  /**
+   * The profiles the plan affects that rank Performance by measured latency (`performanceLatency.source`
+   * Measured), sorted: the preview shows the distance model for them, the server its probes' measurements.
+   */
+  measuredLatency?: string[];
+}
+
+/** The sentence every format shows for `PlanReport.measuredLatency`. */
+export function measuredLatencyText(profiles: readonly string[]): string {
+  return (
+    `Ranked by measured latency (performanceLatency source Measured): ${profiles.join(', ')}. The routing preview ` +
+    `shows the distance model for them; the server ranks them by its probes' round trips once it has enough ` +
+    `samples (tmkit resolve says which source ranked an answer).`
+  );
 }
 
 /** What an Azure preview read (`source`), and its notes (values known after apply, stand-ins). */
@@ -135,6 +149,11 @@ export function buildReport(plan: Plan, deployed: readonly DeployedProfile[], op
   if (max !== undefined) report.maxFailoverSeconds = max;
   if (options.preview) report.preview = options.preview;
   if (live) report.live = live.report;
+  const measured = names.filter((n) => {
+    const p = after.get(n);
+    return p?.trafficRoutingMethod === 'Performance' && p.performanceLatency?.source === 'Measured';
+  });
+  if (measured.length > 0) report.measuredLatency = measured;
   return report;
 }
 

@@ -3,6 +3,7 @@
  * Types only; the per-method parts of a compiled profile are declared by the method that reads them
  * (methods/priority.ts, subnet.ts, geographic.ts, performance.ts).
  */
+import type { LatencyView } from '../health/latency';
 import type { EndpointMonitorStatus, EndpointOverride, HealthView, ProfileMonitorStatus } from '../health/types';
 import type { Endpoint, Profile } from '../model/types';
 import type { GeoLookup, ResourceCatalog } from '../ports';
@@ -112,6 +113,8 @@ export interface SnapshotInput {
   zone: string;
   profiles: Iterable<Profile>;
   health?: HealthView;
+  /** Measured latency (routing reads it per query; it compiles nothing). */
+  latency?: LatencyView;
   resources?: ResourceCatalog;
   geo: GeoLookup;
 }

@@ -313,7 +313,7 @@ export function resolve(snapshot: RoutingSnapshot, query: RoutingQuery): TopReso
   let top = cp.topCache.get(q) as TopCached | undefined;
   let dependent = false;
   if (!top) {
-    const client = new ClientContext(query.clientAddress, snap.geo, query.ecsSourcePrefix, query.population === true);
+    const client = new ClientContext(query.clientAddress, snap.geo, query.ecsSourcePrefix, query.population === true, snap.latency);
     const inner = resolveProfile(cp, q, client, 0);
     dependent = inner.dependent;
     const ttl = cp.profile.dnsConfig.ttl;

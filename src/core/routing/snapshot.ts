@@ -81,7 +81,17 @@ export function buildSnapshot(input: SnapshotInput, previous?: CompiledSnapshot)
 
   const { zone, profiles, health, resources, geo } = inputs;
   const { byFqdn, emptyNonTerminals } = nameIndex(inputs, compiler.compiled);
-  const snap: CompiledSnapshot = { zone, profiles, health, resources, geo, byFqdn, compiled: compiler.compiled, emptyNonTerminals };
+  const snap: CompiledSnapshot = {
+    zone,
+    profiles,
+    health,
+    ...(input.latency !== undefined ? { latency: input.latency } : {}),
+    resources,
+    geo,
+    byFqdn,
+    compiled: compiler.compiled,
+    emptyNonTerminals,
+  };
   rememberBuild(snap, {
     zone,
     geo,
@@ -101,7 +111,14 @@ export function compiledSnapshot(s: RoutingSnapshot): CompiledSnapshot {
   }
   let c = lazilyCompiled.get(s);
   if (!c) {
-    c = buildSnapshot({ zone: s.zone, profiles: s.profiles.values(), health: s.health, resources: s.resources, geo: s.geo });
+    c = buildSnapshot({
+      zone: s.zone,
+      profiles: s.profiles.values(),
+      health: s.health,
+      ...(s.latency !== undefined ? { latency: s.latency } : {}),
+      resources: s.resources,
+      geo: s.geo,
+    });
     lazilyCompiled.set(s, c);
   }
   return c;

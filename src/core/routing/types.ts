@@ -1,3 +1,4 @@
+import type { LatencyView } from '../health/latency';
 import type { HealthView } from '../health/types';
 import type { Profile } from '../model/types';
 import type { GeoLookup, ResourceCatalog, Rng } from '../ports';
@@ -13,6 +14,11 @@ export interface RoutingSnapshot {
   /** Normalized, validated profiles by name. */
   profiles: ReadonlyMap<string, Profile>;
   health: HealthView;
+  /**
+   * What the probing locations measured, for Performance profiles whose `performanceLatency.source` is
+   * Measured (absent: nothing measured; those profiles rank by the distance model). Read per query.
+   */
+  latency?: LatencyView;
   resources: ResourceCatalog;
   geo: GeoLookup;
 }

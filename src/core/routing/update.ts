@@ -18,6 +18,7 @@
  * Whatever updateSnapshot cannot do in place — a nesting loop, two names equal but for case, two profiles
  * with one FQDN, a new resource catalog — falls back to the full build, which is always right.
  */
+import type { LatencyView } from '../health/latency';
 import type { HealthView } from '../health/types';
 import type { Profile } from '../model/types';
 import type { ResourceCatalog } from '../ports';
@@ -37,6 +38,14 @@ export interface SnapshotChange {
   readonly health: HealthView;
   /** The resource catalog now, when it may be another one than `previous` had. */
   readonly resources?: ResourceCatalog;
+  /** The measured latency now, when it may be another one than `previous` had (absent: `previous`'s). */
+  readonly latency?: LatencyView;
+}
+
+/** The latency the next snapshot carries: the change's, else the previous snapshot's. */
+function latencyOf(previous: CompiledSnapshot, change: SnapshotChange): { latency?: LatencyView } {
+  const l = change.latency ?? previous.latency;
+  return l !== undefined ? { latency: l } : {};
 }
 
 /** The FQDN index walk of nameIndex(): the names strictly between `fqdn` and the zone. */
@@ -88,6 +97,7 @@ function fullInput(previous: CompiledSnapshot, change: SnapshotChange): Paramete
     zone: previous.zone,
     profiles: [...profiles.values()],
     health: change.health,
+    ...latencyOf(previous, change),
     resources: change.resources ?? previous.resources,
     geo: previous.geo,
   };
@@ -165,7 +175,14 @@ export function updateSnapshot(previous: CompiledSnapshot, change: SnapshotChang
     if (p) compiler.compile(p);
   }
   if (compiler.loop)
-    return buildSnapshot({ zone: previous.zone, profiles: [...profiles.values()], health: change.health, resources, geo: previous.geo });
+    return buildSnapshot({
+      zone: previous.zone,
+      profiles: [...profiles.values()],
+      health: change.health,
+      ...latencyOf(previous, change),
+      resources,
+      geo: previous.geo,
+    });
 
   // Who nests whom: the dirty profiles' old edges out, their new ones in.
   for (const [key, kids] of oldChildren) for (const k of kids) removeEdge(live.parents, k, key);
@@ -225,7 +242,16 @@ export function updateSnapshot(previous: CompiledSnapshot, change: SnapshotChang
     }
   }
 
-  const snap: CompiledSnapshot = { zone: previous.zone, profiles, health: change.health, resources, geo: previous.geo, ...names, compiled };
+  const snap: CompiledSnapshot = {
+    zone: previous.zone,
+    profiles,
+    health: change.health,
+    ...latencyOf(previous, change),
+    resources,
+    geo: previous.geo,
+    ...names,
+    compiled,
+  };
   rememberBuild(snap, { ...record, facts, live, reusable: live.byLowerName.size === profiles.size });
   return snap;
 }

@@ -203,6 +203,11 @@ export const RULES = {
   FAILBACK_MODE: e('failback', 'failback.mode is Automatic or Manual.'),
   FAILBACK_SUCCESSES_RANGE: e('failback', 'failback.successesToRecover is an integer 1–10.'),
   FAILBACK_HOLD_DOWN_RANGE: e('failback', 'failback.holdDownSeconds is an integer 0–3600.'),
+  // performanceLatency (a tmkit extension)
+  PERF_LATENCY_METHOD: e('performance', 'performanceLatency is set only on a Performance profile.'),
+  PERF_LATENCY_SOURCE: e('performance', 'performanceLatency.source is Model or Measured.'),
+  PERF_LATENCY_TOLERANCE_RANGE: e('performance', 'performanceLatency.toleranceMs is an integer 0–1000.'),
+  PERF_LATENCY_MIN_SAMPLES_RANGE: e('performance', 'performanceLatency.minSamples is an integer 1–100.'),
 } as const satisfies Record<string, RuleInfo>;
 
 export type RuleCode = keyof typeof RULES;

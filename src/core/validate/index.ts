@@ -17,7 +17,7 @@ import { checkMonitor } from './rules/monitor';
 import { checkMultiValue } from './rules/multivalue';
 import { checkNames, checkStack } from './rules/naming';
 import { checkNesting } from './rules/nesting';
-import { checkPerformance } from './rules/performance';
+import { checkPerformance, checkPerformanceLatency } from './rules/performance';
 import { checkProfile } from './rules/profile';
 import { checkSubnets } from './rules/subnets';
 import { checkTargets } from './rules/targets';
@@ -56,6 +56,7 @@ const FAMILIES = [
   checkPerformance,
   checkNesting,
   checkFailback,
+  checkPerformanceLatency,
 ] as const;
 
 function semantic(r: Reporter, rawProfiles: readonly unknown[], options: ValidateOptions): void {

@@ -71,6 +71,7 @@ export const PROFILE_SHAPE: Shape = {
   allowedEndpointRecordTypes: strArr,
   tags: { kind: 'stringMap' },
   failback: { kind: { object: { mode: str, successesToRecover: num, holdDownSeconds: num } } },
+  performanceLatency: { kind: { object: { source: str, toleranceMs: num, minSamples: num } } },
 };
 
 export const DOCUMENT_SHAPE: Shape = {

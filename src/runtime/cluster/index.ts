@@ -12,6 +12,7 @@ import type { ProbeVerdict } from '../../core/health/types';
 import { EtcdStore } from '../store/etcd';
 import { systemClock, type RuntimeClock } from '../clock';
 import { ClusterHealth, type LocationReport, type LocationSource } from './health';
+import { ClusterLatency } from './latency';
 import { EtcdSession } from '../etcd/session';
 import { parseEtcdUrl } from '../etcd/url';
 
@@ -47,14 +48,25 @@ export function checkClusterNames(node: string, location: string): void {
 
 export class ClusterNode {
   readonly health: ClusterHealth;
+  /** This location's measured latency written to etcd, and the other locations' read (ledger/latency.ts's ClusterLatencies). */
+  readonly latency: ClusterLatency;
   private constructor(
     readonly session: EtcdSession,
     readonly store: EtcdStore,
     health: ClusterHealth,
     readonly options: ClusterOptions,
     private readonly clock: RuntimeClock,
+    logger: Logger,
   ) {
     this.health = health;
+    this.latency = new ClusterLatency({
+      session,
+      lease: health.lease,
+      node: options.node,
+      location: options.location,
+      clock,
+      logger: logger.child({ component: 'cluster' }),
+    });
   }
 
   /**
@@ -102,7 +114,7 @@ export class ClusterNode {
       logger: logger.child({ component: 'cluster' }),
       clock,
     });
-    return new ClusterNode(session, store, health, o, clock);
+    return new ClusterNode(session, store, health, o, clock, logger);
   }
 
   /** The health ledger's view of this location: its own verdicts and probe targets (what this node publishes). */
@@ -263,6 +275,7 @@ export class ClusterNode {
 
   async close(): Promise<void> {
     this.closed = true;
+    this.latency.stop();
     await this.health.stop();
     await this.store.close();
   }

@@ -6,6 +6,7 @@
  */
 import cluster, { type Worker } from 'node:cluster';
 import type { Logger } from 'pino';
+import type { LatencyView } from '../../core/health/latency';
 import type { EndpointOverride, ProbeVerdict } from '../../core/health/types';
 import { toResourceCatalog } from '../../core/model/catalog';
 import type { Profile } from '../../core/model/types';
@@ -396,6 +397,7 @@ export async function runDnsWorker(o: {
   });
   const verdicts = new Map<string, ProbeVerdict>();
   let overrides = new Map<string, EndpointOverride>();
+  let latency: LatencyView | undefined;
   const health = {
     verdict: (p: string, e: string): ProbeVerdict | undefined => verdicts.get(`${p}/${e}`),
     override: (p: string, e: string): EndpointOverride | undefined => overrides.get(`${p}/${e}`),
@@ -425,6 +427,8 @@ export async function runDnsWorker(o: {
       const slash = key.indexOf('/');
       verdictProfiles.add(slash < 0 ? key : key.slice(0, slash));
     }
+    // The measured latency: sent whole when it changed (and with every full update); kept otherwise.
+    if (m.latency !== undefined) latency = m.latency;
     // The primary's overrides (pipeline.ts): the profiles whose overrides differ are compiled again.
     const nextOverrides = new Map(Object.entries(m.overrides ?? {}));
     for (const p of overriddenProfilesChanged(overrides, nextOverrides)) verdictProfiles.add(p);
@@ -435,7 +439,10 @@ export async function runDnsWorker(o: {
       for (const n of m.deleted) profiles.delete(n);
       for (const p of m.profiles) profiles.set(p.name, p);
       if (m.resources) resources = toResourceCatalog(m.resources);
-      snapshot = buildSnapshot({ zone, profiles: [...profiles.values()], resources, geo, health }, snapshot);
+      snapshot = buildSnapshot(
+        { zone, profiles: [...profiles.values()], resources, geo, health, ...(latency ? { latency } : {}) },
+        snapshot,
+      );
     } else {
       // A delta: the same edit the primary made (updateSnapshot; `profiles` follows for the next full build).
       const changed = new Map<string, Profile | undefined>();
@@ -451,6 +458,7 @@ export async function runDnsWorker(o: {
         profiles: changed,
         ...(m.verdictsComplete ? { allVerdicts: true } : { verdicts: verdictProfiles }),
         health,
+        ...(latency ? { latency } : {}),
       });
     }
     server.setSnapshot(snapshot, m.serial, m.revision);

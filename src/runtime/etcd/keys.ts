@@ -10,6 +10,7 @@
  * | `config/resources`                       | `{modRevision, catalog}`                   | no    |
  * | `nodes/<node>`                           | `{node, location, lease, startedAt, …}`    | yes   |
  * | `health/<profile>/<endpoint>/<location>` | `{verdict, fingerprint, node, at, reason}` | yes   |
+ * | `latency/<location>`                     | `{node, at, rtt: {"<profile>/<endpoint>": {ms, samples}}}` | yes |
  * | `pushed/<profile>/<endpoint>`            | `{status, reason, at, expiresAt}`          | yes: its own, TTL until expiresAt |
  * | `ops/overrides/<id>`                     | an override (core/api OverrideRecord)      | no    |
  * | `ops/failback/<profile>/<endpoint>`      | the latest failback approval               | no    |
@@ -36,6 +37,7 @@
  * compare-and-swap; the mirror hands it to the DNS of every node. It is kept as is, like the rest of what is under
  * the prefix: etcd (its access control, TLS, snapshots) is the trust boundary. Not in `cluster-cache.json`.
  */
+import type { MeasuredRtt } from '../../core/health/latency';
 import type { ProbeVerdict } from '../../core/health/types';
 import type { ResourceCatalogRecord } from '../../core/model/catalog';
 import type { Profile } from '../../core/model/types';
@@ -62,6 +64,9 @@ export function keyOfPushed(key: string): string {
 }
 export function keyOfVerdict(profile: string, endpoint: string, location: string): string {
   return `health/${enc(profile)}/${enc(endpoint)}/${enc(location)}`;
+}
+export function keyOfLatency(location: string): string {
+  return `latency/${enc(location)}`;
 }
 export function keyOfOverride(id: string): string {
   return `ops/overrides/${enc(id)}`;
@@ -116,6 +121,18 @@ export interface LocationVerdict {
   reason: string;
 }
 
+/**
+ * `latency/<location>`: one location's measured probe round trips (ledger/latency.ts), for Measured
+ * Performance profiles on the other nodes; rewritten only when a value moved (cluster/latency.ts).
+ */
+export interface LocationLatency {
+  node: string;
+  /** ms since epoch of the write. */
+  at: number;
+  /** `profile/endpoint` → EWMA of its successful probes' round trips. */
+  rtt: Record<string, MeasuredRtt>;
+}
+
 /** What a key (without the prefix) names; undefined for a key tmkit does not use. */
 export type ParsedKey =
   | { kind: 'rev' }
@@ -123,6 +140,7 @@ export type ParsedKey =
   | { kind: 'profile'; name: string }
   | { kind: 'node'; node: string }
   | { kind: 'verdict'; key: string; location: string }
+  | { kind: 'latency'; location: string }
   | { kind: 'pushed'; key: string }
   | { kind: 'override'; id: string }
   | { kind: 'failback'; key: string }
@@ -137,6 +155,7 @@ export function parseKey(rest: string): ParsedKey | undefined {
   const parts = rest.split('/');
   if (parts[0] === 'config' && parts[1] === 'profiles' && parts.length === 3) return { kind: 'profile', name: dec(parts[2]!) };
   if (parts[0] === 'nodes' && parts.length === 2) return { kind: 'node', node: dec(parts[1]!) };
+  if (parts[0] === 'latency' && parts.length === 2) return { kind: 'latency', location: dec(parts[1]!) };
   if (parts[0] === 'pushed' && parts.length === 3) return { kind: 'pushed', key: `${dec(parts[1]!)}/${dec(parts[2]!)}` };
   if (parts[0] === 'health' && parts.length === 4)
     return { kind: 'verdict', key: `${dec(parts[1]!)}/${dec(parts[2]!)}`, location: dec(parts[3]!) };

@@ -18,7 +18,15 @@ import {
 } from '../../core/store';
 import { makeEtag } from '../../core/store/conditions';
 import { LiveProfileIndex } from '../../core/store/profile-index';
-import { REV_KEY, parseKey, type LocationVerdict, type NodeRecord, type ResourcesValue, type StoredValue } from './keys';
+import {
+  REV_KEY,
+  parseKey,
+  type LocationLatency,
+  type LocationVerdict,
+  type NodeRecord,
+  type ResourcesValue,
+  type StoredValue,
+} from './keys';
 
 type ClusterListener = () => void;
 type Touched =
@@ -29,6 +37,7 @@ type Touched =
   | { kind: 'pushed'; key: string }
   | { kind: 'control'; change: OperationsChange }
   | { kind: 'cookies' }
+  | { kind: 'latency' }
   | undefined;
 type PushedListener = (key: string, record: PushedHealthRecord | undefined) => void;
 /** What else than configuration and cluster state one applied batch changed. */
@@ -37,6 +46,8 @@ interface Extra {
   operations?: readonly OperationsChange[];
   /** The DNS cookie secret's key changed. */
   cookies?: boolean;
+  /** A location's measured latency changed. */
+  latency?: boolean;
 }
 
 export class EtcdMirror {
@@ -53,6 +64,9 @@ export class EtcdMirror {
   readonly nodes = new Map<string, NodeRecord>();
   /** `profile/endpoint` → location → verdict. */
   readonly health = new Map<string, Map<string, LocationVerdict>>();
+  /** Location → its measured probe round trips (`latency/<location>`, cluster/latency.ts). */
+  readonly latency = new Map<string, LocationLatency>();
+  private readonly latencyListeners = new Set<() => void>();
   /** `profile/endpoint` → health pushed from outside (store/etcd-pushed-health.ts). */
   readonly pushed = new Map<string, PushedHealthRecord>();
   private readonly pushedListeners = new Set<PushedListener>();
@@ -82,6 +96,11 @@ export class EtcdMirror {
   onCluster(l: ClusterListener): () => void {
     this.clusterListeners.add(l);
     return () => this.clusterListeners.delete(l);
+  }
+  /** A location's measured latency changed (`latency/<location>`). */
+  onLatency(l: () => void): () => void {
+    this.latencyListeners.add(l);
+    return () => this.latencyListeners.delete(l);
   }
   onPushed(l: PushedListener): () => void {
     this.pushedListeners.add(l);
@@ -167,8 +186,10 @@ export class EtcdMirror {
       overrides: new Map(this.overrides),
       failbacks: new Map(this.failbacks),
       cookies: this.cookieSecret,
+      latency: JSON.stringify([...this.latency]),
     };
     this.cookieSecret = undefined;
+    this.latency.clear();
     this.pushed.clear();
     this.profiles.clear();
     this.index.clear();
@@ -200,7 +221,12 @@ export class EtcdMirror {
       if (JSON.stringify(before.overrides.get(id)) !== JSON.stringify(o)) operations.push({ kind: 'override', op: 'put', override: o });
     for (const [k, a] of this.failbacks)
       if (JSON.stringify(before.failbacks.get(k)) !== JSON.stringify(a)) operations.push({ kind: 'failback', approval: a });
-    this.emit(changes, clusterChanged, { pushed, operations, cookies: this.cookieSecret !== before.cookies });
+    this.emit(changes, clusterChanged, {
+      pushed,
+      operations,
+      cookies: this.cookieSecret !== before.cookies,
+      latency: JSON.stringify([...this.latency]) !== before.latency,
+    });
   }
 
   private healthDigest(): string {
@@ -278,6 +304,10 @@ export class EtcdMirror {
         case 'cookies':
           this.cookieSecret = deleted ? undefined : kv.value.toString('utf8');
           return { kind: 'cookies' };
+        case 'latency':
+          if (deleted) this.latency.delete(k.location);
+          else this.latency.set(k.location, value() as LocationLatency);
+          return { kind: 'latency' };
         case 'pushed': {
           const r = deleted ? undefined : parsePushedRecord(k.key, value());
           if (r) this.pushed.set(k.key, r);
@@ -300,6 +330,7 @@ export class EtcdMirror {
     const operations: OperationsChange[] = [];
     let cluster = false;
     let cookies = false;
+    let latency = false;
     let maxRev = 0;
     const events = res.events;
     const isRev = (key: Buffer): number => (key.toString().endsWith(`/${REV_KEY}`) ? -1 : 0);
@@ -327,16 +358,29 @@ export class EtcdMirror {
         else if (t.kind === 'pushed') pushed.push(t.key);
         else if (t.kind === 'control') operations.push(t.change);
         else if (t.kind === 'cookies') cookies = true;
+        else if (t.kind === 'latency') latency = true;
       }
       maxRev = Math.max(maxRev, rev);
       i = j;
     }
     if (events.length > 0) this.appliedRevision = Math.max(this.appliedRevision, maxRev);
     else if (!res.created) this.appliedRevision = Math.max(this.appliedRevision, Number(res.header.revision)); // progress notification
-    this.emit(changes, cluster, { pushed, operations, cookies });
+    this.emit(changes, cluster, { pushed, operations, cookies, latency });
   }
 
-  private emit(changes: StoreChange[], cluster: boolean, { pushed = [], operations = [], cookies = false }: Extra = {}): void {
+  private emit(
+    changes: StoreChange[],
+    cluster: boolean,
+    { pushed = [], operations = [], cookies = false, latency = false }: Extra = {},
+  ): void {
+    if (latency)
+      for (const l of this.latencyListeners) {
+        try {
+          l();
+        } catch (err) {
+          this.logger?.error({ err }, 'latency listener failed');
+        }
+      }
     for (const c of changes)
       for (const l of this.storeListeners) {
         try {

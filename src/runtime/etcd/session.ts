@@ -30,7 +30,7 @@ import {
 import { systemClock, type RuntimeClock } from '../clock';
 import { EtcdConnection, isUnavailable } from './connection';
 import { MirrorFeed } from './feed';
-import { REV_KEY, type LocationVerdict, type NodeRecord } from './keys';
+import { REV_KEY, type LocationLatency, type LocationVerdict, type NodeRecord } from './keys';
 import { LocalCopy } from './local-copy';
 import { EtcdMirror } from './mirror';
 import { DEFAULT_PREFIX } from './url';
@@ -179,6 +179,13 @@ export class EtcdSession {
   }
   onCluster(l: () => void): () => void {
     return this.mirror.onCluster(l);
+  }
+  /** Location → its measured probe round trips (`latency/<location>`), and their changes. */
+  get latency(): ReadonlyMap<string, LocationLatency> {
+    return this.mirror.latency;
+  }
+  onLatency(l: () => void): () => void {
+    return this.mirror.onLatency(l);
   }
   /** Health pushed from outside, as the mirror has it, and its changes (store/etcd-pushed-health.ts). */
   get pushed(): ReadonlyMap<string, PushedHealthRecord> {

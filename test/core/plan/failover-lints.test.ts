@@ -1,5 +1,14 @@
 import type { ProfileInput } from '../../../src/core/model/types';
-import { buildReport, diff, failoverTimes, lintProfiles, planExitCode } from '../../../src/core/plan';
+import {
+  buildReport,
+  diff,
+  failoverTimes,
+  lintProfiles,
+  planExitCode,
+  planToJson,
+  renderMarkdown,
+  renderText,
+} from '../../../src/core/plan';
 import { doc } from './fixtures';
 
 const ext = (name: string, extra: object = {}) => ({ name, type: 'externalEndpoints', target: `${name}.example.net`, ...extra });
@@ -158,4 +167,32 @@ test('the report keeps only warnings about profiles the plan writes (and the doc
     warnings: [w('profiles[a].endpoints[x]'), w('profiles[a.b].endpoints[x]'), w('stack'), w('profiles[a]')],
   });
   expect(report.warnings.map((x) => x.path)).toEqual(['profiles[a].endpoints[x]', 'stack', 'profiles[a]']);
+});
+
+describe('profiles ranked by measured latency', () => {
+  const perf = (name: string, extra: Partial<ProfileInput> = {}): ProfileInput => ({
+    ...prof(name, {}, 30, [ext('a', { endpointLocation: 'westeurope' }), ext('b', { endpointLocation: 'japaneast' })], 'Performance'),
+    ...extra,
+  });
+
+  test('the plan names the affected profiles whose performanceLatency source is Measured, in every format', () => {
+    const d = doc('s', [
+      perf('m', { performanceLatency: { source: 'Measured' } }),
+      perf('plain'),
+      perf('model', { performanceLatency: { source: 'Model' } }),
+    ]);
+    const report = buildReport(diff(d, []), []);
+    expect(report.measuredLatency).toEqual(['m']);
+    const sentence = 'Ranked by measured latency (performanceLatency source Measured): m.';
+    expect(renderText(report, { color: false })).toContain(sentence);
+    expect(renderMarkdown(report)).toContain(sentence);
+    expect((planToJson(report) as { measuredLatency?: string[] }).measuredLatency).toEqual(['m']);
+  });
+
+  test('no Measured profile: no sentence, and the JSON has no key', () => {
+    const report = buildReport(diff(doc('s', [perf('plain')]), []), []);
+    expect(report.measuredLatency).toBeUndefined();
+    expect(renderText(report, { color: false })).not.toContain('measured latency');
+    expect(planToJson(report)).not.toHaveProperty('measuredLatency');
+  });
 });

@@ -19,6 +19,8 @@ interface Row {
 }
 
 const E = [ext('a', 'a.example.com')];
+/** One external endpoint with the endpointLocation Performance needs. */
+const PE = [ext('a', 'a.example.com', { endpointLocation: 'westeurope' })];
 const AB = [ext('a', 'a.example.com'), ext('b', 'b.example.com')];
 const mon = (m: Obj): Obj => one('Priority', E, { monitorConfig: m });
 const headers = (n: number): Obj[] => range(n).map((i) => ({ name: `X-H${i}`, value: 'v' }));
@@ -883,6 +885,31 @@ const rows: Row[] = [
     paths: [`${P}.failback.holdDownSeconds`],
     fail: one('Priority', E, { failback: { holdDownSeconds: 3601 } }),
     pass: one('Priority', E, { failback: { holdDownSeconds: 3600 } }),
+  },
+  // performanceLatency (a tmkit extension)
+  {
+    code: 'PERF_LATENCY_METHOD',
+    paths: [`${P}.performanceLatency`],
+    fail: one('Priority', E, { performanceLatency: { source: 'Measured' } }),
+    pass: one('Priority', E),
+  },
+  {
+    code: 'PERF_LATENCY_SOURCE',
+    paths: [`${P}.performanceLatency.source`],
+    fail: one('Performance', PE, { performanceLatency: { source: 'measured' } }),
+    pass: one('Performance', PE, { performanceLatency: { source: 'Measured' } }),
+  },
+  {
+    code: 'PERF_LATENCY_TOLERANCE_RANGE',
+    paths: [`${P}.performanceLatency.toleranceMs`],
+    fail: one('Performance', PE, { performanceLatency: { toleranceMs: 1001 } }),
+    pass: one('Performance', PE, { performanceLatency: { toleranceMs: 1000 } }),
+  },
+  {
+    code: 'PERF_LATENCY_MIN_SAMPLES_RANGE',
+    paths: [`${P}.performanceLatency.minSamples`],
+    fail: one('Performance', PE, { performanceLatency: { minSamples: 0.5 } }),
+    pass: one('Performance', PE, { performanceLatency: { minSamples: 1 } }),
   },
 ];
 

@@ -24,6 +24,7 @@ export const PROFILE_SETTINGS = [
   'tags',
   'allowedEndpointRecordTypes',
   'failback',
+  'performanceLatency',
 ] as const;
 /** Every Profile input: azure-native's, minus resourceGroupName (`location` and `type` only as ARM has them). */
 export const PROFILE_INPUTS = ['profileName', ...PROFILE_SETTINGS, 'endpoints', 'location', 'type'] as const;

@@ -41,18 +41,20 @@ const ENDPOINT_KEYS = [
   'timeouts',
 ];
 /** Blocks that are one object in the resource (a list of one) and may be written as the object itself. */
-const SINGLE_BLOCKS = ['dns_config', 'monitor_config', 'failback'];
+const SINGLE_BLOCKS = ['dns_config', 'monitor_config', 'failback', 'performance_latency'];
 
 /**
  * ARM paths (relative to the profile, as profileFromTf reports unknowns) that a function's answer does not
  * read and whose absence (an unknown value is left out) no rule minds: unknown there, the function still answers.
  */
 const IGNORED_BY_BOTH = [/^tags$/, /^trafficViewEnrollmentStatus$/, /^dnsConfig\.relativeName$/, /^endpoints\[[^\]]*\]\.customHeaders/];
-const IGNORED_BY_RESOLVE = [...IGNORED_BY_BOTH, /^monitorConfig/, /^failback/, /^dnsConfig\.ttl$/];
+// performanceLatency: offline there are no measurements, so the function answers with the distance model either way.
+const IGNORED_BY_RESOLVE = [...IGNORED_BY_BOTH, /^monitorConfig/, /^failback/, /^performanceLatency/, /^dnsConfig\.ttl$/];
 const IGNORED_BY_FAILOVER = [
   ...IGNORED_BY_BOTH,
   /^monitorConfig\.(protocol|port|path|customHeaders|expectedStatusCodeRanges|certificateValidation|caCertificates|certificateExpiryWarningDays|degradedLatencyMs)/,
   /^failback/,
+  /^performanceLatency/,
   /^endpoints\[[^\]]*\]\.weight$/,
 ];
 

@@ -73,6 +73,13 @@ function planProfileDefaults(planned: Obj, config: Obj | null): void {
     defaultTo(fb, c, 'successes_to_recover', 1);
     defaultTo(fb, c, 'hold_down_seconds', 0);
   }
+  const pl = first(planned.performance_latency);
+  if (pl) {
+    const c = first(config?.performance_latency);
+    defaultTo(pl, c, 'source', 'Measured');
+    defaultTo(pl, c, 'tolerance_ms', 20);
+    defaultTo(pl, c, 'min_samples', 5);
+  }
 }
 
 /**

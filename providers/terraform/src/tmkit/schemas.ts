@@ -289,6 +289,39 @@ export const profileSchema: Schema = {
           },
         },
       },
+      performance_latency: {
+        nesting: 'list',
+        minItems: 0,
+        maxItems: 1,
+        block: {
+          ...md(
+            'Performance only: rank endpoints by the latency the probes measure (a tmkit extension; docs/routing.md ' +
+              '"Measured latency"). Without the block: the distance model, as Azure.',
+          ),
+          attributes: {
+            source: {
+              type: 'string',
+              optional: true,
+              computed: true,
+              ...md("`Measured` (the probes' round trips) or `Model` (the distance model). Default `Measured`."),
+            },
+            tolerance_ms: {
+              type: 'number',
+              optional: true,
+              computed: true,
+              ...md(
+                'Endpoints within this many ms of the best count as equal, and the one answered stays until another is better by more, 0–1000. Default 20.',
+              ),
+            },
+            min_samples: {
+              type: 'number',
+              optional: true,
+              computed: true,
+              ...md('Successful probes a location needs of an endpoint before its measurement ranks it, 1–100. Default 5.'),
+            },
+          },
+        },
+      },
       endpoint: { nesting: 'list', block: inlineEndpoint },
       timeouts: { nesting: 'single', block: timeouts },
     },

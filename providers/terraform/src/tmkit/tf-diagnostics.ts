@@ -49,7 +49,16 @@ const FAILBACK_NAMES: Record<string, string> = {
   successesToRecover: 'successes_to_recover',
   holdDownSeconds: 'hold_down_seconds',
 };
+const PERFORMANCE_LATENCY_NAMES: Record<string, string> = { source: 'source', toleranceMs: 'tolerance_ms', minSamples: 'min_samples' };
 const ITEM_NAMES: Record<string, string> = { first: 'first', last: 'last', scope: 'scope', name: 'name', value: 'value' };
+
+/** The profile's single blocks (a list of one in Terraform): the ARM property → the block and its names. */
+const SINGLE_BLOCKS: Record<string, { attribute: string; names: Record<string, string> }> = {
+  dnsConfig: { attribute: 'dns_config', names: DNS_NAMES },
+  monitorConfig: { attribute: 'monitor_config', names: MONITOR_NAMES },
+  failback: { attribute: 'failback', names: FAILBACK_NAMES },
+  performanceLatency: { attribute: 'performance_latency', names: PERFORMANCE_LATENCY_NAMES },
+};
 
 type Seg = { prop: string } | { index: number };
 function segments(rel: string): Seg[] {
@@ -71,12 +80,10 @@ export function tfPath(kind: 'profile' | 'endpoint', rel: string): AttributePath
       names = ITEM_NAMES;
       continue;
     }
-    if (kind === 'profile' && i === 0 && (s.prop === 'dnsConfig' || s.prop === 'monitorConfig' || s.prop === 'failback')) {
-      out.push(
-        { attribute: s.prop === 'dnsConfig' ? 'dns_config' : s.prop === 'monitorConfig' ? 'monitor_config' : 'failback' },
-        { index: 0 },
-      );
-      names = s.prop === 'dnsConfig' ? DNS_NAMES : s.prop === 'monitorConfig' ? MONITOR_NAMES : FAILBACK_NAMES;
+    const block = kind === 'profile' && i === 0 ? SINGLE_BLOCKS[s.prop] : undefined;
+    if (block !== undefined) {
+      out.push({ attribute: block.attribute }, { index: 0 });
+      names = block.names;
       continue;
     }
     const n = names[s.prop];

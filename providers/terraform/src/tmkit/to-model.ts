@@ -158,6 +158,22 @@ export function profileSettingsFromTf(o: Obj): Converted<ProfileSettingsInput> {
     }
     out.failback = f;
   }
+  const plList = o.performance_latency;
+  if (isUnknown(plList)) unknown.push('performanceLatency');
+  const pl = first(plList);
+  if (pl) {
+    const l: NonNullable<ProfileInput['performanceLatency']> = {};
+    for (const [tf, arm, get] of [
+      ['source', 'source', str],
+      ['tolerance_ms', 'toleranceMs', num],
+      ['min_samples', 'minSamples', num],
+    ] as const) {
+      if (isUnknown(pl[tf])) unknown.push(`performanceLatency.${arm}`);
+      const v = (get as (x: Value | undefined) => unknown)(pl[tf]);
+      if (v !== undefined) (l as Record<string, unknown>)[arm] = v;
+    }
+    out.performanceLatency = l;
+  }
   return { value: out, unknown, problems };
 }
 

@@ -98,6 +98,15 @@ export function profileState(s: ProfileSettings, o: { id: string; fqdn: string; 
     failback: s.failback
       ? [{ mode: s.failback.mode, successes_to_recover: s.failback.successesToRecover, hold_down_seconds: s.failback.holdDownSeconds }]
       : [],
+    performance_latency: s.performanceLatency
+      ? [
+          {
+            source: s.performanceLatency.source,
+            tolerance_ms: s.performanceLatency.toleranceMs,
+            min_samples: s.performanceLatency.minSamples,
+          },
+        ]
+      : [],
     endpoint: [],
     timeouts: isObject(b.timeouts) ? b.timeouts : null,
   };

@@ -25,7 +25,8 @@ import type { Profile } from '../../model/types';
  *              "fallback": [ profile ], "unread"? },                 // planned against a server (core/plan/live.ts)
  *   "azure"?: { "source", "notes": [] },                          // an Azure preview (azurerm plan, ARM files)
  *   "tests"?: { "file", "results": [ { "name", "profile", "passed", "message", "details": [] } ],
- *               "problems": [ { "path", "message" } ] } }           // routing tests beside the document
+ *               "problems": [ { "path", "message" } ] },            // routing tests beside the document
+ *   "measuredLatency"?: [ profile ] }                             // affected profiles ranked by measured latency
  * ```
  * Keys appear in this order; nothing depends on the time or machine, so the same inputs give the same bytes
  * (`live`, read from a server at a moment, is the one exception).
@@ -57,6 +58,8 @@ export function planToJson(report: PlanReport): JsonValue {
     ...(report.azure ? { azure: { source: report.azure.source, notes: [...report.azure.notes] } } : {}),
     // With a tests file beside the document: the routing tests' results (docs/testing.md).
     ...(report.tests ? { tests: toJson(report.tests) } : {}),
+    // Affected profiles that rank by measured latency (performanceLatency source Measured).
+    ...(report.measuredLatency ? { measuredLatency: [...report.measuredLatency] } : {}),
   };
 }
 

@@ -1,6 +1,6 @@
 import type { Endpoint } from '../../model/types';
 import type { ProfilePreview } from '../preview-types';
-import { azurePreviewLabel, type FailoverRow, type PlanReport } from '../report';
+import { azurePreviewLabel, measuredLatencyText, type FailoverRow, type PlanReport } from '../report';
 import type { AttributeChange, ProfileChange, Writer } from '../types';
 import {
   ACTION_WORD,
@@ -109,6 +109,7 @@ export function renderMarkdown(report: PlanReport, options: MarkdownOptions = {}
       '',
     );
   }
+  if (report.measuredLatency) head.push(`> [!NOTE]`, `> ${esc(measuredLatencyText(report.measuredLatency))}`, '');
   if (plan.errors.length > 0) {
     head.push('> [!CAUTION]', `> **Errors** (the plan cannot be applied):`);
     for (const e of plan.errors) head.push(`> - ${code(e.path)}: ${esc(e.message)} (${e.code})${e.hint ? ` — ${esc(e.hint)}` : ''}`);

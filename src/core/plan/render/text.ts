@@ -1,5 +1,5 @@
 import type { ProfilePreview } from '../preview-types';
-import { azurePreviewLabel, type PlanReport } from '../report';
+import { azurePreviewLabel, measuredLatencyText, type PlanReport } from '../report';
 import type { ProfileChange, Writer } from '../types';
 import {
   ACTION_WORD,
@@ -124,6 +124,7 @@ export function renderText(report: PlanReport, options: TextOptions = {}): strin
     lines.push(c('bold', 'Routing preview') + c('dim', ` (${report.preview.clientModel})`));
     for (const pv of report.preview.profiles) lines.push(...previewLines(pv, c), '');
   }
+  if (report.measuredLatency) lines.push(measuredLatencyText(report.measuredLatency), '');
 
   if (report.failover.length > 0) {
     lines.push(c('bold', 'Worst-case failover time (probe interval × (tolerated failures + 1) + timeout + TTL):'));

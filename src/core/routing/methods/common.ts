@@ -4,6 +4,7 @@
  */
 import { FNV_OFFSET, FNV_PRIME, fmix32, fnvString } from '../../hash32';
 import { GEO_REGIONS, geoAncestry } from '../../data';
+import type { LatencyView } from '../../health/latency';
 import type { ClientGeo, GeoLookup } from '../../ports';
 import { bitsOf, networkAddress, parseIp } from '../../net/ip';
 import { rangeContains, ROUTING_IP_SYNTAX, type ParsedIp } from '../ip';
@@ -43,12 +44,14 @@ export class ClientContext {
    * @param population the query stands for every client routed like `address` (the routing preview's region
    *   and range classes), not for one client: an even split over clients is reported as such (1/n each)
    *   instead of the one endpoint this client's hash picks.
+   * @param latency what the probing locations measured (the snapshot's), for Measured Performance profiles.
    */
   constructor(
     readonly address: string,
     private readonly lookup: GeoLookup,
     readonly ecsSourcePrefix?: number,
     readonly population = false,
+    readonly latency?: LatencyView,
   ) {}
 
   /** The client as one routing identity: the address, or its ECS subnet (`198.51.100.0/24`). */
