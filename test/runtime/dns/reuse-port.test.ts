@@ -399,11 +399,17 @@ describe('Node 24: every DNS worker has its own UDP and TCP socket', () => {
         '-e',
         `
       const d = require('node:dgram'), n = require('node:net');
-      const u = d.createSocket({ type: 'udp4', reusePort: true });
-      u.bind({ address: '127.0.0.1', port: 0, exclusive: true }, () => {
-        const port = u.address().port;
-        n.createServer().listen({ host: '127.0.0.1', port, exclusive: true, reusePort: true }, () => console.log(port));
-      });`,
+      // A free UDP port may have its TCP twin taken by another test: then try another one.
+      const hold = (left) => {
+        const u = d.createSocket({ type: 'udp4', reusePort: true });
+        u.bind({ address: '127.0.0.1', port: 0, exclusive: true }, () => {
+          const port = u.address().port;
+          const t = n.createServer();
+          t.once('error', (err) => { u.close(); if (left > 0) hold(left - 1); else throw err; });
+          t.listen({ host: '127.0.0.1', port, exclusive: true, reusePort: true }, () => console.log(port));
+        });
+      };
+      hold(20);`,
       ],
       { stdio: ['ignore', 'pipe', 'inherit'] },
     );
