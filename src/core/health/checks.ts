@@ -64,3 +64,20 @@ export function compositeRound(
   if (counting.length > 0) parts.push(`${passing} of ${counting.length} ${passing >= quorum ? '>=' : '<'} quorum ${quorum}`);
   return { kind, failures, reason: `checks: ${parts.join(', ')}` };
 }
+
+/**
+ * A profile's composite checks in one line, for plans and reports: `checks api HTTP:80/api, db TCP:5432 (must
+ * be healthy), metrics HTTP:80/metrics (monitoring only); quorum 1 of 1`. Undefined without checks.
+ */
+export function describeChecks(m: {
+  checks?: ReadonlyArray<{ name: string; protocol: string; port: number; path?: string; mustBeHealthy: boolean; monitoringOnly: boolean }>;
+  quorum?: number;
+}): string | undefined {
+  if (m.checks === undefined) return undefined;
+  const list = m.checks.map((c) => {
+    const role = c.mustBeHealthy ? ' (must be healthy)' : c.monitoringOnly ? ' (monitoring only)' : '';
+    return `${c.name} ${c.protocol}:${c.port}${c.path ?? ''}${role}`;
+  });
+  const counting = m.checks.filter(counts).length;
+  return `checks ${list.join(', ')}${counting > 0 ? `; quorum ${m.quorum ?? counting} of ${counting}` : ''}`;
+}
