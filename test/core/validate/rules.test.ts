@@ -363,7 +363,7 @@ const rows: Row[] = [
   },
   {
     code: 'MONITOR_CHECK_NAME_DUPLICATE',
-    paths: [`${P}.monitorConfig.checks[API].name`],
+    paths: [`${P}.monitorConfig.checks[1].name`],
     fail: mon({ checks: [{ name: 'api' }, { name: 'API', path: '/v2' }] }),
     pass: mon({ checks: [{ name: 'api' }, { name: 'api2', path: '/v2' }] }),
   },

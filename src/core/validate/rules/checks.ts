@@ -113,7 +113,8 @@ export function checkChecks(ctx: Ctx): void {
     }
     const names = new Map<string, string>();
     const items = checks.filter(isObj);
-    items.forEach((c, i) => {
+    checks.forEach((c: unknown, i) => {
+      if (!isObj(c)) return; // structure reports it
       const path = `${base}.checks[${typeof c.name === 'string' && c.name !== '' ? c.name : i}]`;
       if (typeof c.name === 'string') {
         if (!CHECK_NAME.test(c.name)) {
@@ -126,9 +127,10 @@ export function checkChecks(ctx: Ctx): void {
         }
         const prev = names.get(c.name.toLowerCase());
         if (prev !== undefined) {
+          // By index: the name alone would point at the first check of that name.
           r.report(
             'MONITOR_CHECK_NAME_DUPLICATE',
-            `${path}.name`,
+            `${base}.checks[${i}].name`,
             `check name "${c.name}" is used twice (as "${prev}"; names are case-insensitive)`,
             'give every check of the profile its own name',
           );
