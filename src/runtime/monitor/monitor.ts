@@ -388,15 +388,27 @@ export class Monitor implements HealthView {
     const target = e.target;
     const opts: ProbeOptions = { timeoutMs: this.timeoutMs(target), signal, lookup: this.lookup, now: this.now, blockedMs: this.blockedMs };
     if (target.checks !== undefined) return this.runChecks(e, key, generation, signal, opts);
-    const outcome = await this.measure(key, generation, target, opts, signal);
-    if (outcome === undefined || signal.aborted) return;
+    // The single probe: kept inline (no extra async hop), as fast as before composite checks existed.
+    let outcome = await this.probeFn(target, opts);
+    for (let again = 0; outcome.latencyUnknown && again < MEASURE_AGAIN && !signal.aborted; again++) {
+      await this.stalls.quiet(QUIET_MS, opts.timeoutMs!, signal);
+      if (signal.aborted || this.entries.get(key)?.generation !== generation) return;
+      outcome = await this.probeFn(target, opts);
+    }
+    if (signal.aborted) return;
     const current = this.entries.get(key);
     if (current !== e || e.generation !== generation) return; // removed or settings changed meanwhile
     const at = this.timers.now();
     this.probes++;
     e.lastProbe = { ...outcome, at };
     this.apply(e, transition(e.state, { type: 'probe', at, ok: outcome.ok, reason: outcome.reason }));
-    this.probed(key, e.lastProbe);
+    for (const l of this.probeListeners) {
+      try {
+        l({ key, probe: e.lastProbe });
+      } catch {
+        /* a listener's bug must not stop probing */
+      }
+    }
   }
 
   /** A round of composite checks: every check probed at once, one verdict of all of them (core/health/checks.ts). */
