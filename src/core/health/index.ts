@@ -3,3 +3,4 @@ export * from './status';
 export * from './machine';
 export * from './targets';
 export * from './probe-rules';
+export * from './checks';
