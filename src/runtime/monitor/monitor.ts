@@ -431,10 +431,16 @@ export class Monitor implements HealthView {
     const quorum = target.quorum ?? 0;
     // The same pure function the state machine applies, for the round's own ok and reason.
     const round = compositeRound(results, e.state.checkFailures, e.state.tolerated, quorum);
+    // The endpoint's certificate (status warnings, the expiry metric): the one of its HTTPS checks that expires first.
+    const certificate = outcomes
+      .map((o) => o!.certificate)
+      .filter((c) => c !== undefined)
+      .sort((a, b) => a.validTo - b.validTo)[0];
     e.lastProbe = {
       ok: round.kind === 'good',
       reason: round.reason,
       latencyMs: Math.max(0, ...outcomes.map((o) => o!.latencyMs)),
+      ...(certificate !== undefined ? { certificate } : {}),
       at,
       checks: checks.map((c, i) => ({
         ...outcomes[i]!,

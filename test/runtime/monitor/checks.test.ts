@@ -8,7 +8,7 @@ import { normalizeProfile } from '../../../src/core/model/normalize';
 import type { MonitorCheckInput, ProfileInput } from '../../../src/core/model/types';
 import { probeTargets } from '../../../src/core/health/targets';
 import { Monitor, type EndpointTransition } from '../../../src/runtime/monitor/monitor';
-import { httpServer, type Running } from './servers';
+import { httpServer, httpsServer, selfSignedCert, type Running } from './servers';
 import type { Server } from 'node:http';
 import { waitFor } from '../../support/wait';
 
@@ -202,5 +202,27 @@ describe('composite checks against a real HTTP server', () => {
       ['api', 'status 200'],
       ['port', 'connected'],
     ]);
+  });
+
+  test("an HTTPS check reports its certificate as the endpoint's (status warnings, the expiry metric)", async () => {
+    const tls = await httpsServer(HOST, selfSignedCert('checks.test'), (_req, res) => void res.writeHead(200).end());
+    try {
+      const { m } = start(
+        profile([
+          { name: 'api', path: '/api' },
+          { name: 'tls', protocol: 'HTTPS', port: tls.port, path: '/' },
+        ]),
+      );
+      await online(m);
+      const last = m.status('web', 'a')!.lastProbe!;
+      expect(last.checks!.map((c) => [c.name, c.reason])).toEqual([
+        ['api', 'status 200'],
+        ['tls', 'status 200'],
+      ]);
+      expect(last.certificate!.names).toContain('checks.test');
+      expect(last.certificate!.validTo).toBe(last.checks![1]!.certificate!.validTo);
+    } finally {
+      await tls.close();
+    }
   });
 });
