@@ -132,3 +132,29 @@ test('the tmkit rules run at cdktf synth: every broken constraint is reported wi
     }),
   ).toThrow(/PRIORITY_DUPLICATE/);
 });
+
+test('composite checks synthesize as check blocks of monitor_config, with quorum', () => {
+  const out = synth((stack) => {
+    new TmkitProvider(stack, 'tmkit', { stack: 'web' });
+    const p = new Profile(stack, 'chk', {
+      trafficRoutingMethod: 'Priority',
+      monitorConfig: {
+        checks: [
+          { name: 'api', path: '/api', expectedStatusCodeRanges: [{ min: 200, max: 399 }] },
+          { name: 'db', protocol: 'TCP', port: 5432, mustBeHealthy: true },
+        ],
+        quorum: 1,
+      },
+    });
+    new ExternalEndpoint(p, 'a', { target: '192.0.2.1' });
+  });
+  expect(out.resource.tmkit_profile.chk!.monitor_config).toEqual([
+    {
+      check: [
+        { name: 'api', path: '/api', expected_status_code_ranges: ['200-399'] },
+        { name: 'db', protocol: 'TCP', port: 5432, must_be_healthy: true },
+      ],
+      quorum: 1,
+    },
+  ]);
+});
