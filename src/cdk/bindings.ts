@@ -92,6 +92,21 @@ export interface ProfileMonitorConfig {
   /** e.g. ["200-299"]. */
   readonly expectedStatusCodeRanges?: string[];
   readonly customHeader?: CustomHeader[];
+  /** tmkit: composite health checks, 1–10 (docs/health.md "Composite checks"). */
+  readonly check?: ProfileMonitorCheck[];
+  /** tmkit: how many checks that are neither mustBeHealthy nor monitoringOnly must pass. Default: all. */
+  readonly quorum?: number;
+}
+/** tmkit: one composite health check (a `check` block of monitor_config); omitted values are the profile's. */
+export interface ProfileMonitorCheck {
+  readonly name: string;
+  readonly protocol?: string;
+  readonly port?: number;
+  readonly path?: string;
+  /** e.g. ["200-399"]. */
+  readonly expectedStatusCodeRanges?: string[];
+  readonly mustBeHealthy?: boolean;
+  readonly monitoringOnly?: boolean;
 }
 /** How endpoints come back after an outage (tmkit extension). */
 export interface ProfileFailback {

@@ -43,6 +43,22 @@ function profileConfig(p: ProfileInput): ProfileConfig {
               ? { expectedStatusCodeRanges: m.expectedStatusCodeRanges.map((r) => `${r.min}-${r.max}`) }
               : {}),
             ...(m.customHeaders?.length ? { customHeader: m.customHeaders.map((h) => ({ name: h.name, value: h.value })) } : {}),
+            ...(m.checks !== undefined
+              ? {
+                  check: m.checks.map((c) => ({
+                    name: c.name,
+                    ...(c.protocol !== undefined ? { protocol: c.protocol } : {}),
+                    ...(c.port !== undefined ? { port: c.port } : {}),
+                    ...(c.path !== undefined ? { path: c.path } : {}),
+                    ...(c.expectedStatusCodeRanges !== undefined
+                      ? { expectedStatusCodeRanges: c.expectedStatusCodeRanges.map((r) => `${r.min}-${r.max}`) }
+                      : {}),
+                    ...(c.mustBeHealthy !== undefined ? { mustBeHealthy: c.mustBeHealthy } : {}),
+                    ...(c.monitoringOnly !== undefined ? { monitoringOnly: c.monitoringOnly } : {}),
+                  })),
+                }
+              : {}),
+            ...(m.quorum !== undefined ? { quorum: m.quorum } : {}),
           },
         }
       : {}),

@@ -114,6 +114,51 @@ export interface ProfileMonitorConfig {
    * @default no latency rule
    */
   readonly degradedLatencyMs?: number;
+  /**
+   * tmkit: composite health checks, 1–10 (docs/health.md "Composite checks"). Every check is probed for every
+   * endpoint in each round with this profile's interval, timeout and tolerance; the endpoint is Online while
+   * every `mustBeHealthy` check and at least `quorum` of the others pass. Replaces the single probe.
+   * @default the single probe of protocol/port/path
+   */
+  readonly checks?: ProfileMonitorCheck[];
+  /**
+   * tmkit: how many checks that are neither `mustBeHealthy` nor `monitoringOnly` must pass (1 to their number).
+   * @default all of them
+   */
+  readonly quorum?: number;
+}
+
+/** tmkit: one composite health check (docs/health.md "Composite checks"). */
+export interface ProfileMonitorCheck {
+  /** Unique in the profile (case-insensitive): 1–32 letters, digits, `-` and `_`. */
+  readonly name: string;
+  /**
+   * @default the profile's protocol
+   */
+  readonly protocol?: MonitorProtocol;
+  /**
+   * @default the profile's port when the protocol is the profile's, else 80 (HTTP) or 443 (HTTPS)
+   */
+  readonly port?: number;
+  /**
+   * HTTP/HTTPS only.
+   * @default the profile's path
+   */
+  readonly path?: string;
+  /**
+   * @default the profile's expectedStatusCodeRanges
+   */
+  readonly expectedStatusCodeRanges?: StatusCodeRange[];
+  /**
+   * The endpoint is Degraded when this check fails (past the tolerance), whatever the others say.
+   * @default false
+   */
+  readonly mustBeHealthy?: boolean;
+  /**
+   * Probed and reported, never counted.
+   * @default false
+   */
+  readonly monitoringOnly?: boolean;
 }
 
 /**
@@ -281,6 +326,22 @@ export class Profile extends Construct implements ProfileNode {
       }
       c.int('monitorConfig.certificateExpiryWarningDays', m.certificateExpiryWarningDays, 0, 365);
       c.int('monitorConfig.degradedLatencyMs', m.degradedLatencyMs, 1, 60_000);
+      if (c.array('monitorConfig.checks', m.checks, 10)) {
+        m.checks!.forEach((k, i) => {
+          const at = `monitorConfig.checks[${i}]`;
+          if (k === null || typeof k !== 'object') return c.fail(at, 'must be an object { name, protocol?, port?, path?, … }', k);
+          c.string(`${at}.name`, k.name, true);
+          c.oneOf(`${at}.protocol`, k.protocol, MONITOR_PROTOCOLS);
+          c.int(`${at}.port`, k.port, 1, 65535);
+          if (k.path !== undefined && (typeof k.path !== 'string' || !k.path.startsWith('/')))
+            c.fail(`${at}.path`, 'must be a relative path starting with "/"', k.path);
+          c.oneOf(`${at}.mustBeHealthy`, k.mustBeHealthy, [true, false]);
+          c.oneOf(`${at}.monitoringOnly`, k.monitoringOnly, [true, false]);
+          if (k.mustBeHealthy === true && k.monitoringOnly === true)
+            c.fail(at, 'cannot be both mustBeHealthy and monitoringOnly; keep one of the two');
+        });
+      }
+      c.int('monitorConfig.quorum', m.quorum, 1, 10);
       if (c.array('monitorConfig.expectedStatusCodeRanges', m.expectedStatusCodeRanges, 8)) {
         m.expectedStatusCodeRanges!.forEach((r, i) => {
           const ok =
@@ -405,5 +466,18 @@ function copyMonitor(m: ProfileMonitorConfig): MonitorConfigInput {
   if (m.expectedStatusCodeRanges !== undefined)
     out.expectedStatusCodeRanges = m.expectedStatusCodeRanges.map((r) => ({ min: r.min, max: r.max }));
   for (const k of HEALTH_EXTENSIONS) if (m[k] !== undefined) (out as Record<string, unknown>)[k] = m[k];
+  if (m.checks !== undefined)
+    out.checks = m.checks.map((k) => ({
+      name: k.name,
+      ...(k.protocol !== undefined ? { protocol: k.protocol } : {}),
+      ...(k.port !== undefined ? { port: k.port } : {}),
+      ...(k.path !== undefined ? { path: k.path } : {}),
+      ...(k.expectedStatusCodeRanges !== undefined
+        ? { expectedStatusCodeRanges: k.expectedStatusCodeRanges.map((r) => ({ min: r.min, max: r.max })) }
+        : {}),
+      ...(k.mustBeHealthy !== undefined ? { mustBeHealthy: k.mustBeHealthy } : {}),
+      ...(k.monitoringOnly !== undefined ? { monitoringOnly: k.monitoringOnly } : {}),
+    }));
+  if (m.quorum !== undefined) out.quorum = m.quorum;
   return out;
 }

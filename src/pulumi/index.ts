@@ -126,8 +126,24 @@ export namespace types {
       certificateExpiryWarningDays?: In<number>;
       /** tmkit: a probe slower than this many milliseconds (1-60000) counts as failed. */
       degradedLatencyMs?: In<number>;
+      /** tmkit: composite health checks, 1-10 (docs/health.md "Composite checks"); they replace the single probe. */
+      checks?: In<In<MonitorConfigCheckArgs>[]>;
+      /** tmkit: how many checks that are neither mustBeHealthy nor monitoringOnly must pass; unset: all of them. */
+      quorum?: In<number>;
       /** Accepted for azure-native compatibility and ignored (a status, not a setting). */
       profileMonitorStatus?: Str<ProfileMonitorStatus>;
+    }
+    /** tmkit: one composite health check; what it leaves out is the profile's monitorConfig value. */
+    export interface MonitorConfigCheckArgs {
+      name: In<string>;
+      protocol?: Str<MonitorProtocol>;
+      port?: In<number>;
+      path?: In<string>;
+      expectedStatusCodeRanges?: In<In<MonitorConfigExpectedStatusCodeRangesArgs>[]>;
+      /** The endpoint is Degraded when this check fails (past the tolerance); default false. */
+      mustBeHealthy?: In<boolean>;
+      /** Probed and reported, never counted; default false. */
+      monitoringOnly?: In<boolean>;
     }
     export interface EndpointPropertiesCustomHeadersArgs {
       name: In<string>;
@@ -205,6 +221,16 @@ export namespace types {
       caCertificates?: string;
       certificateExpiryWarningDays?: number;
       degradedLatencyMs?: number;
+      checks?: Array<{
+        name: string;
+        protocol: string;
+        port: number;
+        path?: string;
+        expectedStatusCodeRanges: MonitorConfigExpectedStatusCodeRangesResponse[];
+        mustBeHealthy: boolean;
+        monitoringOnly: boolean;
+      }>;
+      quorum?: number;
     }
     export interface EndpointPropertiesCustomHeadersResponse {
       name: string;

@@ -216,6 +216,20 @@ export function statusReport(i: StatusInputs): ProfileStatusReport {
                       ...(s.lastProbe.statusCode !== undefined ? { statusCode: s.lastProbe.statusCode } : {}),
                       ...(s.lastProbe.address !== undefined ? { address: s.lastProbe.address } : {}),
                       ...(extra?.certificate ? { certificate: extra.certificate } : {}),
+                      ...(s.lastProbe.checks
+                        ? {
+                            checks: s.lastProbe.checks.map((c) => ({
+                              name: c.name,
+                              ok: c.ok,
+                              reason: c.reason,
+                              ...(c.statusCode !== undefined ? { statusCode: c.statusCode } : {}),
+                              latencyMs: Math.round(c.latencyMs * 10) / 10,
+                              mustBeHealthy: c.mustBeHealthy,
+                              monitoringOnly: c.monitoringOnly,
+                              consecutiveFailures: c.consecutiveFailures,
+                            })),
+                          }
+                        : {}),
                     },
                   }
                 : {}),

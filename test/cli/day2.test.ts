@@ -420,3 +420,34 @@ describe('destroy', () => {
     expect((await s.client.listProfiles()).profiles).toHaveLength(2);
   });
 });
+
+test('composite checks: tmkit status prints a line per check; get --output arm says on stderr what Azure cannot hold', async () => {
+  await deploy('checks', [
+    loopbackProfile('ck', port(), ['127.0.0.41'], {
+      monitorConfig: {
+        protocol: 'HTTP',
+        port: port(),
+        path: '/healthz',
+        intervalInSeconds: 10,
+        timeoutInSeconds: 5,
+        toleratedNumberOfFailures: 0,
+        checks: [{ name: 'health' }, { name: 'extra', path: '/missing', monitoringOnly: true }],
+      },
+    }),
+  ]);
+  await online('ck');
+  const st = await cli(['status', 'ck']);
+  expect(st.code).toBe(0);
+  expect(st.stdout).toMatch(/check health {7}ok \(status 200, [\d.]+ ms\)\n/);
+  expect(st.stdout).toMatch(
+    /check extra {8}FAILED \(status 404, [\d.]+ ms, \d+ consecutive failures?\) {2}\[monitoring only: never counts\]/,
+  );
+  expect(st.stdout).toContain('checks: health ok, extra FAILED (404, monitoring only), 1 of 1 >= quorum 1');
+  const arm = await cli(['get', 'ck', '--output', 'arm']);
+  expect(arm.code).toBe(0);
+  expect(JSON.parse(arm.stdout).properties.monitorConfig).toMatchObject({ protocol: 'HTTP', path: '/healthz' });
+  expect(arm.stderr).toBe(
+    "tmkit: not in the ARM JSON: monitorConfig.checks (health, extra): Azure has one monitor per profile; the export keeps monitorConfig's own " +
+      `HTTP:${port()}/healthz, which Azure would probe instead\n`,
+  );
+});

@@ -98,6 +98,26 @@ describe('props rejected in the constructor, with the construct path', () => {
       'monitorConfig.certificateExpiryWarningDays',
     ],
     ['degradedLatencyMs 0', 'p', { ...base, monitorConfig: { degradedLatencyMs: 0 } }, 'monitorConfig.degradedLatencyMs'],
+    [
+      '11 checks',
+      'p',
+      { ...base, monitorConfig: { checks: Array.from({ length: 11 }, (_, i) => ({ name: `c${i}` })) } },
+      'monitorConfig.checks',
+    ],
+    ['a check without a name', 'p', { ...base, monitorConfig: { checks: [{} as never] } }, 'monitorConfig.checks[0].name is required'],
+    [
+      'a check both mustBeHealthy and monitoringOnly',
+      'p',
+      { ...base, monitorConfig: { checks: [{ name: 'db', mustBeHealthy: true, monitoringOnly: true }] } },
+      'monitorConfig.checks[0] cannot be both mustBeHealthy and monitoringOnly',
+    ],
+    [
+      'a check path without /',
+      'p',
+      { ...base, monitorConfig: { checks: [{ name: 'a', path: 'health' }] } },
+      'monitorConfig.checks[0].path',
+    ],
+    ['quorum 0', 'p', { ...base, monitorConfig: { checks: [{ name: 'a' }], quorum: 0 } }, 'monitorConfig.quorum'],
     ['maxReturn 9', 'p', { ...base, maxReturn: 9 }, 'maxReturn'],
     ['unknown record type', 'p', { ...base, allowedEndpointRecordTypes: ['CNAME' as never] }, 'allowedEndpointRecordTypes[0]'],
     ['non-string tag', 'p', { ...base, tags: { owner: 42 as never } }, 'tags.owner'],
@@ -522,4 +542,30 @@ test('the health extensions (issue 31) are synthesized only when set', () => {
     degradedLatencyMs: 500,
   });
   expect(plain.toProfileInput().monitorConfig).toEqual({ protocol: 'HTTPS' });
+});
+
+test('composite checks are synthesized as written (normalize fills in the rest)', () => {
+  const app = new App({ outdir: mkdtempSync(join(tmpdir(), 'tmkit-checks-')) });
+  const p = new Profile(app, 'web', {
+    trafficRoutingMethod: 'Priority',
+    monitorConfig: {
+      path: '/healthz',
+      checks: [
+        { name: 'api', path: '/api' },
+        { name: 'db', protocol: 'TCP', port: 5432, mustBeHealthy: true },
+        { name: 'metrics', monitoringOnly: true },
+      ],
+      quorum: 1,
+    },
+  });
+  p.addExternalEndpoint('a', { target: '192.0.2.1' });
+  expect(p.toProfileInput().monitorConfig).toEqual({
+    path: '/healthz',
+    checks: [
+      { name: 'api', path: '/api' },
+      { name: 'db', protocol: 'TCP', port: 5432, mustBeHealthy: true },
+      { name: 'metrics', monitoringOnly: true },
+    ],
+    quorum: 1,
+  });
 });

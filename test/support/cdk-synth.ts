@@ -155,4 +155,30 @@ export function synthSuite<L extends typeof cdktf | typeof cdktn>(name: string, 
     });
     expect(out.resource.tmkit_profile.perf!.performance_latency).toEqual([{ source: 'Measured', min_samples: 3 }]);
   });
+
+  test('composite checks synthesize as check blocks of monitor_config, with quorum', () => {
+    const out = synth((stack) => {
+      new TmkitProvider(stack, 'tmkit', { stack: 'web' });
+      const p = new Profile(stack, 'chk', {
+        trafficRoutingMethod: 'Priority',
+        monitorConfig: {
+          checks: [
+            { name: 'api', path: '/api', expectedStatusCodeRanges: [{ min: 200, max: 399 }] },
+            { name: 'db', protocol: 'TCP', port: 5432, mustBeHealthy: true },
+          ],
+          quorum: 1,
+        },
+      });
+      new ExternalEndpoint(p, 'a', { target: '192.0.2.1' });
+    });
+    expect(out.resource.tmkit_profile.chk!.monitor_config).toEqual([
+      {
+        check: [
+          { name: 'api', path: '/api', expected_status_code_ranges: ['200-399'] },
+          { name: 'db', protocol: 'TCP', port: 5432, must_be_healthy: true },
+        ],
+        quorum: 1,
+      },
+    ]);
+  });
 }

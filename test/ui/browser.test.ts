@@ -710,6 +710,42 @@ test('live updates over /v1/events: with the stream up the pages stop polling, a
   }
 });
 
+test('profile page shows each composite check of the last round, its result and role (docs/health.md "Composite checks")', async () => {
+  const put = await api('PUT', '/v1/profiles/chk', {
+    name: 'chk',
+    trafficRoutingMethod: 'Priority',
+    dnsConfig: { relativeName: 'chk', ttl: 5 },
+    monitorConfig: {
+      protocol: 'HTTP',
+      port: pair[1].port,
+      path: '/healthz',
+      intervalInSeconds: MONITOR.interval,
+      timeoutInSeconds: MONITOR.timeout,
+      toleratedNumberOfFailures: 0,
+      checks: [{ name: 'health' }, { name: 'extra', path: '/missing', monitoringOnly: true }],
+    },
+    endpoints: [{ name: 'a', type: 'externalEndpoints', target: '127.0.0.6' }],
+  });
+  expect(put.status).toBeLessThan(300);
+  const { ctx, page } = await newPage();
+  try {
+    await signIn(page);
+    await page.goto(`${base}/ui/#/profiles/chk`);
+    await waitText(page, '[data-testid=endpoint-a] [data-testid=endpoint-monitor-status]', (t) => t === 'Online', 60_000);
+    const probe = await waitText(page, '[data-testid=endpoint-a] [data-testid=last-probe]', (t) => t.includes('extra:'));
+    expect(probe).toContain('ok: checks: health ok, extra FAILED (404, monitoring only), 1 of 1 >= quorum 1');
+    const rows = await page.locator('[data-testid=endpoint-a] [data-testid=check]').allTextContents();
+    expect(rows).toEqual([
+      expect.stringMatching(/^health: ok \(status 200\)$/),
+      expect.stringMatching(/^extra: failed \(status 404(, \d+× in a row)?\) monitoring only$/),
+    ]);
+    await shot(page, 'profile-checks');
+  } finally {
+    await ctx.close();
+    await api('DELETE', '/v1/profiles/chk');
+  }
+});
+
 test('the pages asked nothing of any other origin, threw nothing, and every failed request was an expected one', () => {
   const origin = new URL(base).origin;
   expect(requests.filter((r) => !r.url.startsWith(`${origin}/`) && !r.url.startsWith('data:')).map((r) => r.url)).toEqual([]);

@@ -130,8 +130,35 @@ const TYPES: Record<string, unknown> = {
         'tmkit: warn this many days before a certificate expires, 0-365 (0: never); unset: 14 with validation Enabled.',
       ),
       degradedLatencyMs: integer('tmkit: a probe slower than this many milliseconds (1-60000) counts as failed; unset: no latency rule.'),
+      checks: arrayOf(
+        ref('MonitorConfigCheck', ''),
+        'tmkit: composite health checks, 1-10 (docs/health.md "Composite checks"); with them they replace the single probe. The endpoint is Online while every mustBeHealthy check and at least quorum of the others pass.',
+      ),
+      quorum: integer(
+        'tmkit: how many checks that are neither mustBeHealthy nor monitoringOnly must pass (1 to their number); unset: all of them.',
+      ),
       profileMonitorStatus: string('Accepted for azure-native compatibility and ignored: a status, not a setting (see `tmkit status`).'),
     },
+  },
+  'tmkit:index:MonitorConfigCheck': {
+    type: 'object',
+    description: "tmkit: one composite health check; what it leaves out is the profile's monitorConfig value.",
+    properties: {
+      name: string('Unique in the profile: 1-32 letters, digits, `-` and `_`.'),
+      protocol: string("`HTTP`, `HTTPS` or `TCP`; default the profile's."),
+      port: integer("1-65535; default the profile's port when the protocol is the profile's, else 80 (HTTP) or 443 (HTTPS)."),
+      path: string("HTTP(S) only; default the profile's path."),
+      expectedStatusCodeRanges: arrayOf(
+        ref('MonitorConfigExpectedStatusCodeRanges', ''),
+        "Status codes counted healthy besides 200; default the profile's.",
+      ),
+      mustBeHealthy: {
+        type: 'boolean',
+        description: 'The endpoint is Degraded when this check fails (past the tolerance); default false.',
+      },
+      monitoringOnly: { type: 'boolean', description: 'Probed and reported, never counted; default false.' },
+    },
+    required: ['name'],
   },
   'tmkit:index:Failback': {
     type: 'object',

@@ -1,5 +1,5 @@
 import { Option, type Command } from 'commander';
-import { exportArmProfile } from '../../core/model/arm-export';
+import { armExportLosses, exportArmProfile } from '../../core/model/arm-export';
 import { childProfileName } from '../../core/model/names';
 import { toJsonText } from '../util/files';
 import { withClient } from '../util/command';
@@ -41,6 +41,8 @@ export function registerGet(program: Command): void {
               relativeNames.set(p.name.toLowerCase(), p.profile.dnsConfig.relativeName);
           }
           const monitor = new Map(status.endpoints.map((e) => [e.name, e.endpointMonitorStatus]));
+          // What Azure's JSON cannot hold is said on stderr, so stdout stays the resource JSON.
+          for (const loss of armExportLosses(entry.profile)) process.stderr.write(`tmkit: not in the ARM JSON: ${loss}\n`);
           process.stdout.write(
             toJsonText(
               exportArmProfile(entry.profile, {

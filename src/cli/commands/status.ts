@@ -35,6 +35,16 @@ function healthInputLines(e: ProfileStatusReport['endpoints'][number]): string[]
   return out;
 }
 
+/** Composite checks (docs/health.md "Composite checks"): one line per check of the last round. */
+function checkLines(e: ProfileStatusReport['endpoints'][number]): string[] {
+  return (e.lastProbe?.checks ?? []).map((c) => {
+    const role = c.mustBeHealthy ? '  [must be healthy]' : c.monitoringOnly ? '  [monitoring only: never counts]' : '';
+    const failures =
+      c.consecutiveFailures > 0 ? `, ${c.consecutiveFailures} consecutive failure${c.consecutiveFailures === 1 ? '' : 's'}` : '';
+    return `      check ${pad(c.name, 12)} ${c.ok ? 'ok' : 'FAILED'} (${c.reason}, ${c.latencyMs} ms${failures})${role}`;
+  });
+}
+
 /** The overview's notes about pushed health and warnings: `1 endpoint pushed Degraded`, `1 warning`. */
 function healthInputNotes(r: ProfileStatusReport): string[] {
   const pushed = r.endpoints.filter((e) => e.verdictSource === 'pushed').length;
@@ -62,6 +72,7 @@ export function renderStatus(r: ProfileStatusReport): string {
       `  ${pad(e.name, 16)} ${pad(e.endpointMonitorStatus, 17)} ` +
         `${pad(e.target ?? e.targetResourceId ?? '', 28)} ${probe}${e.reason ? `  — ${e.reason}` : ''}`,
     );
+    lines.push(...checkLines(e));
     lines.push(...healthInputLines(e));
     // Overrides in force (docs/operations.md): what, until when, who, why, and the id that clears it.
     for (const o of e.overrides ?? [])

@@ -18,6 +18,25 @@ export interface ProbeResultReport {
   stalledMs?: number;
   /** HTTPS: the server certificate seen. */
   certificate?: CertificateReport;
+  /**
+   * Composite checks (docs/health.md "Composite checks"): each check's probe of the round, in the profile's
+   * order; `ok` and `reason` above are the round's (`checks: api ok, login FAILED (503), 1 of 2 < quorum 2`).
+   */
+  checks?: CheckProbeReport[];
+}
+
+/** One composite check's last probe and its consecutive failures. */
+export interface CheckProbeReport {
+  name: string;
+  ok: boolean;
+  reason: string;
+  statusCode?: number;
+  latencyMs: number;
+  /** The endpoint is Degraded when this check fails past the tolerance. */
+  mustBeHealthy: boolean;
+  /** Probed and reported, never counted. */
+  monitoringOnly: boolean;
+  consecutiveFailures: number;
 }
 
 export interface StatusTransitionReport {

@@ -4,3 +4,4 @@ export * from './machine';
 export * from './targets';
 export * from './probe-rules';
 export * from './latency';
+export * from './checks';

@@ -1,3 +1,4 @@
+import { compositeRound, type CheckResult } from './checks';
 import type { ProbeVerdict } from './types';
 
 /**
@@ -39,6 +40,8 @@ export interface EndpointProbeState {
   failback?: FailbackSettings;
   /** Manual mode: an operator approved the failback of this outage before it had recovered. */
   failbackApproved?: boolean;
+  /** Composite checks: each check's consecutive failures, by check name (absent: the single probe). */
+  checkFailures?: Record<string, number>;
 }
 
 /** One probe's result, as the shell reports it. */
@@ -49,6 +52,18 @@ export interface ProbeResultEvent {
   ok: boolean;
   /** `status 200`, `connected`, `status 503`, `timeout`, `connection refused`, `TLS error`, `DNS: no address`... */
   reason: string;
+}
+
+/**
+ * One round of composite checks (docs/health.md "Composite checks"): every check's result; checks.ts makes
+ * it a success, a failure past the tolerance or one within it, and counts each check's failures.
+ */
+export interface ChecksResultEvent {
+  type: 'checks';
+  at: number;
+  results: CheckResult[];
+  /** Counting checks that must pass (0 when only mustBeHealthy checks decide). */
+  quorum: number;
 }
 
 /** Settings changed (or the endpoint was re-enabled): forget the history, wait for a first result again. */
@@ -78,7 +93,7 @@ export interface ConfigureEvent {
   failback: FailbackSettings;
 }
 
-export type MachineEvent = ProbeResultEvent | ResetEvent | FailbackEvent | ConfigureEvent;
+export type MachineEvent = ProbeResultEvent | ChecksResultEvent | ResetEvent | FailbackEvent | ConfigureEvent;
 
 /** A status change: what the runtime re-renders DNS on and what the status API lists. */
 export interface StatusTransition {
@@ -177,6 +192,15 @@ export function transition(state: EndpointProbeState, event: MachineEvent): Mach
     }
     case 'probe':
       return event.ok ? success(state, event) : failure(state, event);
+    case 'checks': {
+      // Composite checks: the tolerance was applied per check (checks.ts), so a bad round trips at once and a
+      // soft one (a check still within its tolerance) never does; rows otherwise as the table above.
+      const round = compositeRound(event.results, state.checkFailures, state.tolerated, event.quorum);
+      const next: EndpointProbeState = { ...state, checkFailures: round.failures };
+      const probe: ProbeResultEvent = { type: 'probe', at: event.at, ok: round.kind === 'good', reason: round.reason };
+      if (round.kind === 'good') return success(next, probe);
+      return failure(next, probe, round.kind === 'bad');
+    }
   }
 }
 
@@ -200,9 +224,9 @@ function success(state: EndpointProbeState, event: ProbeResultEvent): MachineSte
   return online(state, event.at, event.reason);
 }
 
-function failure(state: EndpointProbeState, event: ProbeResultEvent): MachineStep {
+function failure(state: EndpointProbeState, event: ProbeResultEvent, trip?: boolean): MachineStep {
   const failures = state.consecutiveFailures + 1;
-  if (state.status !== 'Degraded' && failures > state.tolerated) {
+  if (state.status !== 'Degraded' && (trip ?? failures > state.tolerated)) {
     const next: EndpointProbeState = { ...state, status: 'Degraded', consecutiveFailures: failures, since: event.at, failedAt: event.at };
     delete next.consecutiveSuccesses;
     delete next.failbackApproved;

@@ -37,6 +37,13 @@ export interface ProbeTarget
   /** tmkit: a probe slower than this (ms) fails with `slow: …` (docs/health.md "Slow is Degraded"). */
   degradedLatencyMs?: number;
   /**
+   * tmkit: composite checks (`monitorConfig.checks`, docs/health.md "Composite checks"), each with its own
+   * effective settings; absent: the single probe of the settings above. Every round probes all of them.
+   */
+  checks?: ProbeCheck[];
+  /** How many counting checks must pass (the profile's `quorum`, else all of them); with `checks` only. */
+  quorum?: number;
+  /**
    * How it comes back after an outage (the profile's `failback`, else Azure's). Not a probe setting: a change
    * keeps the endpoint's state (the prober hands it to the state machine as a `configure` event).
    */
@@ -46,6 +53,32 @@ export interface ProbeTarget
    * throws the endpoint's state away and probes it again at once (its old counts no longer mean anything).
    */
   fingerprint: string;
+}
+
+/** One composite check of a target: what is probed (as a target's settings) and how its result counts. */
+export interface ProbeCheck
+  extends Pick<ProbeTarget, 'protocol' | 'port' | 'path' | 'headers' | 'expectedStatusCodeRanges' | 'certificate'> {
+  name: string;
+  mustBeHealthy: boolean;
+  monitoringOnly: boolean;
+}
+
+/** The target a check probes: the endpoint's target with the check's settings (and no checks of its own). */
+export function checkProbeTarget(t: ProbeTarget, c: ProbeCheck): ProbeTarget {
+  const out: ProbeTarget = {
+    ...t,
+    protocol: c.protocol,
+    port: c.port,
+    headers: c.headers,
+    expectedStatusCodeRanges: c.expectedStatusCodeRanges,
+  };
+  delete out.checks;
+  delete out.quorum;
+  if (c.path !== undefined) out.path = c.path;
+  else delete out.path;
+  if (c.certificate !== undefined) out.certificate = c.certificate;
+  else delete out.certificate;
+  return out;
 }
 
 /** The key of an endpoint's probe state. */
@@ -134,9 +167,10 @@ function healthExtensions(
   m: Profile['monitorConfig'],
   target: string,
   headers: readonly MonitorHeader[],
+  protocol: MonitorConfig['protocol'] = m.protocol,
 ): Pick<ProbeTarget, 'certificate' | 'degradedLatencyMs'> {
   const out: Pick<ProbeTarget, 'certificate' | 'degradedLatencyMs'> = {};
-  if (m.protocol === 'HTTPS' && m.certificateValidation === 'Enabled') {
+  if (protocol === 'HTTPS' && m.certificateValidation === 'Enabled') {
     const custom = headers.find((h) => h.name.toLowerCase() === 'host')?.value.trim() ?? '';
     const bracketed = /^\[([^\]]+)\](?::\d+)?$/.exec(custom);
     const host = (bracketed ? bracketed[1]! : custom.replace(/^([^:]+):\d+$/, '$1')).replace(/\.$/, '') || target;
@@ -150,25 +184,48 @@ function healthExtensions(
   return out;
 }
 
+/** What an HTTP/HTTPS probe sends and accepts (none of it for TCP). */
+function httpSettings(
+  protocol: MonitorConfig['protocol'],
+  rawPath: string | undefined,
+  ranges: readonly StatusCodeRange[],
+  profileHeaders: readonly MonitorHeader[],
+  endpoint: Endpoint,
+  target: string,
+  kind: TargetKind,
+): { headers: MonitorHeader[]; expectedStatusCodeRanges: StatusCodeRange[]; path?: string } {
+  if (protocol === 'TCP') return { headers: [], expectedStatusCodeRanges: [] };
+  const headers = mergeHeaders(profileHeaders, endpoint.customHeaders);
+  if (kind === 'fqdn' && !headers.some((h) => h.name.toLowerCase() === 'host')) headers.push({ name: 'Host', value: target });
+  const expectedStatusCodeRanges =
+    ranges.length > 0 ? ranges.map((r) => ({ min: r.min, max: r.max })) : DEFAULT_EXPECTED_STATUS.map((r) => ({ ...r }));
+  const p = rawPath ?? '/';
+  return { headers, expectedStatusCodeRanges, path: p.startsWith('/') ? p : `/${p}` };
+}
+
 /** The effective probe settings for one endpoint that is probed. */
 export function probeTarget(profile: Profile, endpoint: Endpoint, rawTarget: string): ProbeTarget {
   const m = profile.monitorConfig;
   const target = rawTarget.replace(/^\[(.*)\]$/, '$1').replace(/\.$/, '');
   const kind = targetKind(target);
-  const http = m.protocol !== 'TCP';
-  let headers: MonitorHeader[] = [];
-  let ranges: StatusCodeRange[] = [];
-  let path: string | undefined;
-  if (http) {
-    headers = mergeHeaders(m.customHeaders, endpoint.customHeaders);
-    if (kind === 'fqdn' && !headers.some((h) => h.name.toLowerCase() === 'host')) headers.push({ name: 'Host', value: target });
-    ranges =
-      m.expectedStatusCodeRanges.length > 0
-        ? m.expectedStatusCodeRanges.map((r) => ({ min: r.min, max: r.max }))
-        : DEFAULT_EXPECTED_STATUS.map((r) => ({ ...r }));
-    const p = m.path ?? '/';
-    path = p.startsWith('/') ? p : `/${p}`;
-  }
+  const {
+    headers,
+    expectedStatusCodeRanges: ranges,
+    path,
+  } = httpSettings(m.protocol, m.path, m.expectedStatusCodeRanges, m.customHeaders, endpoint, target, kind);
+  const checks = m.checks?.map((c): ProbeCheck => {
+    const http = httpSettings(c.protocol, c.path, c.expectedStatusCodeRanges, m.customHeaders, endpoint, target, kind);
+    const ext = healthExtensions(m, target, http.headers, c.protocol);
+    return {
+      name: c.name,
+      protocol: c.protocol,
+      port: c.port,
+      ...http,
+      ...(ext.certificate ? { certificate: ext.certificate } : {}),
+      mustBeHealthy: c.mustBeHealthy === true,
+      monitoringOnly: c.monitoringOnly === true,
+    };
+  });
   const t: Omit<ProbeTarget, 'fingerprint'> = {
     key: targetKey(profile.name, endpoint.name),
     profile: profile.name,
@@ -184,6 +241,7 @@ export function probeTarget(profile: Profile, endpoint: Endpoint, rawTarget: str
     headers,
     expectedStatusCodeRanges: ranges,
     ...healthExtensions(m, target, headers),
+    ...(checks !== undefined ? { checks, quorum: m.quorum ?? checks.filter(countsTowardsQuorum).length } : {}),
     failback: profile.failback ? { ...profile.failback } : AZURE_FAILBACK,
   };
   const fingerprint = JSON.stringify([
@@ -199,9 +257,14 @@ export function probeTarget(profile: Profile, endpoint: Endpoint, rawTarget: str
     // Only when set, so targets without them keep the fingerprint they were saved with (no reset on upgrade).
     ...(t.certificate ? [{ certificate: t.certificate }] : []),
     ...(t.degradedLatencyMs !== undefined ? [{ degradedLatencyMs: t.degradedLatencyMs }] : []),
+    ...(t.checks !== undefined ? [{ checks: t.checks, quorum: t.quorum }] : []),
   ]);
   return { ...t, fingerprint };
 }
+
+/** Does a check count towards the quorum (neither mustBeHealthy nor monitoringOnly)? */
+export const countsTowardsQuorum = (c: Pick<ProbeCheck, 'mustBeHealthy' | 'monitoringOnly'>): boolean =>
+  !c.mustBeHealthy && !c.monitoringOnly;
 
 /**
  * Every endpoint the prober must probe, with its effective settings, in document order. The decision

@@ -109,3 +109,23 @@ export function exportArmProfile(p: Profile, ctx: ArmExportContext): Obj {
     properties,
   };
 }
+
+/**
+ * What of profile `p` the ARM JSON cannot hold (tmkit extensions Azure has no property for), one sentence each,
+ * for `tmkit get --output arm` to say on stderr. Composite checks first: Azure has one monitor per profile, so
+ * the export keeps only monitorConfig's own protocol, port and path, which tmkit does not probe while checks exist.
+ */
+export function armExportLosses(p: Profile): string[] {
+  const m = p.monitorConfig;
+  const out: string[] = [];
+  if (m.checks !== undefined) {
+    out.push(
+      `monitorConfig.checks (${m.checks.map((c) => c.name).join(', ')})${m.quorum !== undefined ? ` and quorum ${m.quorum}` : ''}: ` +
+        `Azure has one monitor per profile; the export keeps monitorConfig's own ${m.protocol}:${m.port}${m.path ?? ''}, which Azure would probe instead`,
+    );
+  }
+  for (const k of ['certificateValidation', 'caCertificates', 'certificateExpiryWarningDays', 'degradedLatencyMs'] as const)
+    if (m[k] !== undefined) out.push(`monitorConfig.${k}: a tmkit extension Azure has no property for`);
+  if (p.failback !== undefined) out.push('failback: a tmkit extension Azure has no property for (Azure fails back after one good probe)');
+  return out;
+}

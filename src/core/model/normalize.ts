@@ -7,6 +7,8 @@ import {
   type DocumentInput,
   type Endpoint,
   type EndpointInput,
+  type MonitorCheck,
+  type MonitorCheckInput,
   type MonitorConfig,
   type MonitorConfigInput,
   type Profile,
@@ -83,6 +85,33 @@ function normalizeMonitor(input: MonitorConfigInput | undefined): MonitorConfig 
   // tmkit's health extensions (docs/health.md): kept only when written, so documents and stored profiles
   // without them stay exactly as they were (no plan diff, no Terraform drift).
   for (const k of HEALTH_EXTENSIONS) if (m[k] !== undefined) (out as unknown as Record<string, unknown>)[k] = m[k];
+  // Composite checks (docs/health.md "Composite checks"): absent stays absent, like the extensions above.
+  if (m.checks !== undefined) out.checks = Array.isArray(m.checks) ? m.checks.filter(isObj).map((c) => normalizeCheck(c, out)) : m.checks;
+  if (m.quorum !== undefined) out.quorum = m.quorum;
+  return out;
+}
+
+/**
+ * One composite check, every omitted value filled in from the profile's monitorConfig: protocol; port (the
+ * profile's when the protocol is the profile's, else 80 for HTTP and 443 for HTTPS); path (HTTP/HTTPS: the
+ * profile's, `/` when it has none); expectedStatusCodeRanges (the profile's); mustBeHealthy and monitoringOnly false.
+ */
+function normalizeCheck(c: MonitorCheckInput, m: MonitorConfig): MonitorCheck {
+  const protocol = c.protocol ?? m.protocol;
+  const port =
+    c.port ??
+    (protocol === m.protocol ? m.port : protocol === 'HTTPS' ? DEFAULTS.portHttps : protocol === 'HTTP' ? DEFAULTS.portHttp : m.port);
+  const out: MonitorCheck = {
+    name: c.name,
+    protocol,
+    port,
+    expectedStatusCodeRanges:
+      c.expectedStatusCodeRanges !== undefined ? copyArr(c.expectedStatusCodeRanges) : copyArr(m.expectedStatusCodeRanges),
+    mustBeHealthy: c.mustBeHealthy ?? false,
+    monitoringOnly: c.monitoringOnly ?? false,
+  };
+  if (c.path !== undefined) out.path = c.path;
+  else if (protocol !== 'TCP') out.path = m.path ?? DEFAULTS.path;
   return out;
 }
 

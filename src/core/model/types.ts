@@ -67,6 +67,27 @@ export interface DnsConfig {
   ttl: number;
 }
 
+/**
+ * tmkit: one check of a composite health check (`monitorConfig.checks`, docs/health.md "Composite checks").
+ * Probed for every endpoint with the profile's interval, timeout and tolerance; each keeps its own failure count.
+ */
+export interface MonitorCheck {
+  /** Unique within the profile (case-insensitive): 1–32 letters, digits, `-` and `_`. */
+  name: string;
+  /** Normalized: the profile's `monitorConfig.protocol` when omitted. */
+  protocol: MonitorProtocol;
+  /** Normalized: the profile's port when the protocol is the profile's, else 80 (HTTP) or 443 (HTTPS). */
+  port: number;
+  /** HTTP/HTTPS: normalized to the profile's path when omitted (`/` when the profile has none); absent for TCP. */
+  path?: string;
+  /** HTTP/HTTPS: codes healthy besides 200; normalized to the profile's `expectedStatusCodeRanges` when omitted. */
+  expectedStatusCodeRanges: StatusCodeRange[];
+  /** The endpoint is Degraded when this check fails (past the tolerance), whatever the others say (default false). */
+  mustBeHealthy: boolean;
+  /** Probed and reported, never counted towards the verdict (default false). */
+  monitoringOnly: boolean;
+}
+
 export interface MonitorConfig {
   protocol: MonitorProtocol;
   /** 1–65535. */
@@ -90,6 +111,13 @@ export interface MonitorConfig {
   certificateExpiryWarningDays?: number;
   /** tmkit: a probe slower than this many milliseconds (1–60000) counts as a failure; absent = no latency rule. */
   degradedLatencyMs?: number;
+  /**
+   * tmkit: composite health checks; when present they replace the single probe of protocol/port/path
+   * (docs/health.md "Composite checks"). Absent: the single probe, as Azure.
+   */
+  checks?: MonitorCheck[];
+  /** tmkit: how many counting checks (neither mustBeHealthy nor monitoringOnly) must pass; absent = all of them. */
+  quorum?: number;
 }
 
 export interface Endpoint {
@@ -204,6 +232,18 @@ export interface MonitorConfigInput {
   caCertificates?: string;
   certificateExpiryWarningDays?: number;
   degradedLatencyMs?: number;
+  checks?: MonitorCheckInput[];
+  quorum?: number;
+}
+
+export interface MonitorCheckInput {
+  name: string;
+  protocol?: MonitorProtocol;
+  port?: number;
+  path?: string;
+  expectedStatusCodeRanges?: StatusCodeRange[];
+  mustBeHealthy?: boolean;
+  monitoringOnly?: boolean;
 }
 
 export interface ProfileInput {

@@ -14,7 +14,7 @@ export const REPLACE_PATHS: Readonly<Record<string, string>> = {
 };
 
 /** Lists matched by element `name` (schema paths, `[*]` = any key). */
-const KEYED_LISTS = new Set(['endpoints', 'monitorConfig.customHeaders', 'endpoints[*].customHeaders']);
+const KEYED_LISTS = new Set(['endpoints', 'monitorConfig.customHeaders', 'monitorConfig.checks', 'endpoints[*].customHeaders']);
 /** Objects whose keys are user data, shown as `tags[key]`. */
 const MAPS = new Set(['tags']);
 
@@ -42,7 +42,10 @@ const ORDER: Record<string, readonly string[]> = {
     'toleratedNumberOfFailures',
     'customHeaders',
     'expectedStatusCodeRanges',
+    'checks',
+    'quorum',
   ],
+  'monitorConfig.checks[*]': ['name', 'protocol', 'port', 'path', 'expectedStatusCodeRanges', 'mustBeHealthy', 'monitoringOnly'],
   'endpoints[*]': [
     'name',
     'type',

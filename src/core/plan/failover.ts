@@ -16,7 +16,10 @@ import type { Profile } from '../model/types';
  * comes at the endpoint's first phase slot at least one interval after the immediate one (under two
  * intervals; src/runtime/monitor/scheduler.ts), so an outage in that first interval can take up to one
  * interval longer. Which status codes count as healthy (200, plus expectedStatusCodeRanges) does not enter
- * the estimate: it decides whether a probe fails, not when.
+ * the estimate: it decides whether a probe fails, not when. Composite checks (`monitorConfig.checks`) do not
+ * change it either: every round probes all of an endpoint's checks at once with the same interval, timeout and
+ * tolerance, and the failure that decides (a mustBeHealthy check, or the one that leaves fewer than quorum up)
+ * is counted the same way (core/health/checks.ts).
  *
  *   failover(P) = max over Q in tree(P) with a probed endpoint of detection(Q) + P.dnsConfig.ttl
  */
@@ -109,6 +112,12 @@ export function failoverTimes(profiles: ReadonlyMap<string, Profile>, names?: It
     }
     const worstProfile = profiles.get(w.via[w.via.length - 1]!)!;
     const q = worstProfile.monitorConfig;
+    if (q.checks !== undefined) {
+      notes.push(
+        `${worstProfile.name} probes ${q.checks.length} composite check${q.checks.length === 1 ? '' : 's'} per endpoint, all in every round: ` +
+          'the bound holds for the check whose failures decide',
+      );
+    }
     const seconds = w.det + ttl;
     const where = w.via.length > 1 ? ` (probe settings of ${w.via[w.via.length - 1]})` : '';
     const recovery = recoveryEstimate(worstProfile, ttl);

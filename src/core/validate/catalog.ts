@@ -93,6 +93,15 @@ export const RULES = {
     'monitor',
     'tmkit: monitorConfig.degradedLatencyMs is below the probe timeout (else the probe times out first).',
   ),
+  MONITOR_CHECKS_COUNT: e('monitor', 'tmkit: monitorConfig.checks holds 1–10 checks.'),
+  MONITOR_CHECK_NAME: e('monitor', 'tmkit: a check name is 1–32 letters, digits, "-" and "_", starting with a letter or digit.'),
+  MONITOR_CHECK_NAME_DUPLICATE: e('monitor', 'tmkit: check names are unique within a profile (case-insensitive).'),
+  MONITOR_CHECK_ROLE: e('monitor', 'tmkit: a check is not both mustBeHealthy and monitoringOnly.'),
+  MONITOR_CHECKS_NONE_COUNT: e('monitor', 'tmkit: at least one check is not monitoringOnly.'),
+  MONITOR_QUORUM_RANGE: e(
+    'monitor',
+    'tmkit: monitorConfig.quorum is an integer from 1 to the number of checks that are neither mustBeHealthy nor monitoringOnly, and only with checks.',
+  ),
   // endpoints
   ENDPOINT_TYPE: e(
     'endpoints',

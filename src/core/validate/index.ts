@@ -12,6 +12,7 @@ import { checkDns } from './rules/dns';
 import { checkEndpoints } from './rules/endpoints';
 import { checkFailback } from './rules/failback';
 import { checkGeo } from './rules/geo';
+import { checkChecks } from './rules/checks';
 import { checkHealthExtensions } from './rules/health-extensions';
 import { checkMonitor } from './rules/monitor';
 import { checkMultiValue } from './rules/multivalue';
@@ -48,6 +49,7 @@ const FAMILIES = [
   checkProfile,
   checkMonitor,
   checkHealthExtensions,
+  checkChecks,
   checkEndpoints,
   checkTargets,
   checkGeo,

@@ -6,7 +6,7 @@
 import type { Reporter } from './diagnostics';
 import { editDistance, isObj, itemSegment } from './util';
 
-type Kind = 'string' | 'number' | { array: Kind; keyed?: true } | { object: Shape } | 'stringMap';
+type Kind = 'string' | 'number' | 'boolean' | { array: Kind; keyed?: true } | { object: Shape } | 'stringMap';
 
 interface Prop {
   kind: Kind;
@@ -42,6 +42,21 @@ export const ENDPOINT_SHAPE: Shape = {
   alwaysServe: str,
 };
 
+const bool: Prop = { kind: 'boolean' };
+const RANGES: Prop = {
+  kind: { array: { object: { min: { kind: 'number', required: true }, max: { kind: 'number', required: true } } } },
+};
+
+const CHECK: Shape = {
+  name: reqStr,
+  protocol: str,
+  port: num,
+  path: str,
+  expectedStatusCodeRanges: RANGES,
+  mustBeHealthy: bool,
+  monitoringOnly: bool,
+};
+
 const MONITOR: Shape = {
   protocol: str,
   port: num,
@@ -50,13 +65,13 @@ const MONITOR: Shape = {
   timeoutInSeconds: num,
   toleratedNumberOfFailures: num,
   customHeaders: headers,
-  expectedStatusCodeRanges: {
-    kind: { array: { object: { min: { kind: 'number', required: true }, max: { kind: 'number', required: true } } } },
-  },
+  expectedStatusCodeRanges: RANGES,
   certificateValidation: str,
   caCertificates: str,
   certificateExpiryWarningDays: num,
   degradedLatencyMs: num,
+  checks: { kind: { array: { object: CHECK }, keyed: true } },
+  quorum: num,
 };
 
 export const PROFILE_SHAPE: Shape = {
@@ -107,13 +122,13 @@ const join = (path: string, key: string): string =>
   !IDENT.test(key) ? `${path}[${JSON.stringify(key)}]` : path === '$' ? key : `${path}.${key}`;
 
 function checkValue(r: Reporter, v: unknown, kind: Kind, path: string): void {
-  if (kind === 'string' || kind === 'number') {
+  if (kind === 'string' || kind === 'number' || kind === 'boolean') {
     if (typeof v !== kind)
       r.report(
         'INVALID_TYPE',
         path,
         `must be ${kindName(kind)}, got ${typeOf(v)}`,
-        `write ${kindName(kind)}${kind === 'number' ? ' (no quotes)' : ''}`,
+        `write ${kindName(kind)}${kind === 'number' ? ' (no quotes)' : kind === 'boolean' ? ': true or false, no quotes' : ''}`,
       );
     return;
   }

@@ -350,6 +350,43 @@ const rows: Row[] = [
     fail: mon({ timeoutInSeconds: 5, degradedLatencyMs: 5000 }),
     pass: mon({ timeoutInSeconds: 5, degradedLatencyMs: 4999 }),
   },
+  // composite checks (docs/health.md "Composite checks")
+  {
+    code: 'MONITOR_CHECKS_COUNT',
+    paths: [`${P}.monitorConfig.checks`],
+    fail: mon({ checks: range(11).map((i) => ({ name: `c${i}` })) }),
+    pass: mon({ checks: range(10).map((i) => ({ name: `c${i}` })) }),
+  },
+  {
+    code: 'MONITOR_CHECK_NAME',
+    paths: [`${P}.monitorConfig.checks[login page].name`],
+    fail: mon({ checks: [{ name: 'login page', path: '/login' }] }),
+    pass: mon({ checks: [{ name: 'login-page', path: '/login' }] }),
+  },
+  {
+    code: 'MONITOR_CHECK_NAME_DUPLICATE',
+    paths: [`${P}.monitorConfig.checks[1].name`],
+    fail: mon({ checks: [{ name: 'api' }, { name: 'API', path: '/v2' }] }),
+    pass: mon({ checks: [{ name: 'api' }, { name: 'api2', path: '/v2' }] }),
+  },
+  {
+    code: 'MONITOR_CHECK_ROLE',
+    paths: [`${P}.monitorConfig.checks[db]`],
+    fail: mon({ checks: [{ name: 'api' }, { name: 'db', mustBeHealthy: true, monitoringOnly: true }] }),
+    pass: mon({ checks: [{ name: 'api' }, { name: 'db', mustBeHealthy: true }] }),
+  },
+  {
+    code: 'MONITOR_CHECKS_NONE_COUNT',
+    paths: [`${P}.monitorConfig.checks`],
+    fail: mon({ checks: [{ name: 'metrics', monitoringOnly: true }] }),
+    pass: mon({ checks: [{ name: 'metrics', monitoringOnly: true }, { name: 'api' }] }),
+  },
+  {
+    code: 'MONITOR_QUORUM_RANGE',
+    paths: [`${P}.monitorConfig.quorum`],
+    fail: mon({ checks: [{ name: 'a' }, { name: 'b' }, { name: 'db', mustBeHealthy: true }], quorum: 3 }),
+    pass: mon({ checks: [{ name: 'a' }, { name: 'b' }, { name: 'db', mustBeHealthy: true }], quorum: 2 }),
+  },
   // endpoints
   {
     code: 'ENDPOINT_TYPE',

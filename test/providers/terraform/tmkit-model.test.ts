@@ -307,3 +307,93 @@ test('monitor_config carries the health extensions both ways (issue 31); unset o
     { attribute: 'ca_certificates' },
   ]);
 });
+
+test('monitor_config check blocks carry composite checks both ways; omitted values come back filled in (computed)', () => {
+  const tf = {
+    name: 'c',
+    traffic_routing_method: 'Priority',
+    dns_config: [{ relative_name: 'c' }],
+    monitor_config: [
+      {
+        port: 8080,
+        path: '/healthz',
+        quorum: 1,
+        custom_header: [],
+        check: [
+          {
+            name: 'api',
+            path: '/api',
+            protocol: null,
+            port: null,
+            expected_status_code_ranges: ['200-399'],
+            must_be_healthy: null,
+            monitoring_only: null,
+          },
+          {
+            name: 'db',
+            protocol: 'TCP',
+            port: 5432,
+            path: null,
+            expected_status_code_ranges: null,
+            must_be_healthy: true,
+            monitoring_only: null,
+          },
+          {
+            name: 'm',
+            protocol: null,
+            port: null,
+            path: null,
+            expected_status_code_ranges: null,
+            must_be_healthy: null,
+            monitoring_only: true,
+          },
+        ],
+      },
+    ],
+  };
+  const input = profileSettingsFromTf(tf);
+  expect(input.value.monitorConfig).toEqual({
+    port: 8080,
+    path: '/healthz',
+    quorum: 1,
+    checks: [
+      { name: 'api', path: '/api', expectedStatusCodeRanges: [{ min: 200, max: 399 }] },
+      { name: 'db', protocol: 'TCP', port: 5432, mustBeHealthy: true },
+      { name: 'm', monitoringOnly: true },
+    ],
+  });
+  const { endpoints: _e, ...stored } = normalizeProfile({ ...input.value, endpoints: [] } as never);
+  const m = (profileState(stored, { id: 'i', fqdn: 'c.tm', base: tf }).monitor_config as Array<Record<string, unknown>>)[0]!;
+  expect(m.quorum).toBe(1);
+  expect(m.check).toEqual([
+    {
+      name: 'api',
+      protocol: 'HTTP',
+      port: 8080,
+      path: '/api',
+      expected_status_code_ranges: ['200-399'],
+      must_be_healthy: false,
+      monitoring_only: false,
+    },
+    { name: 'db', protocol: 'TCP', port: 5432, path: null, expected_status_code_ranges: [], must_be_healthy: true, monitoring_only: false },
+    {
+      name: 'm',
+      protocol: 'HTTP',
+      port: 8080,
+      path: '/healthz',
+      expected_status_code_ranges: [],
+      must_be_healthy: false,
+      monitoring_only: true,
+    },
+  ]);
+  // The state read back as configuration gives the same stored profile (no drift on the next plan).
+  const again = profileSettingsFromTf({ ...tf, monitor_config: [m] });
+  const { endpoints: _f, ...restored } = normalizeProfile({ ...again.value, endpoints: [] } as never);
+  expect(restored).toEqual(stored);
+  expect(tfPath('profile', 'monitorConfig.quorum')).toEqual([{ attribute: 'monitor_config' }, { index: 0 }, { attribute: 'quorum' }]);
+  expect(tfPath('profile', 'monitorConfig.checks[api].path')).toEqual([
+    { attribute: 'monitor_config' },
+    { index: 0 },
+    { attribute: 'check' },
+  ]);
+});

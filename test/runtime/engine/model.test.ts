@@ -3,9 +3,9 @@
  * every health transition, and every override change and expiry** (docs/operations.md).
  *
  * fast-check generates sequences of management-API writes (create, update, monitor-settings edits, endpoint
- * PATCHes, deletes, nested parents) interleaved with health changes, probe rounds and overrides (down and
- * weight, forced or judged by the safety rule, cleared, or expiring during a probe round's 61 s). They run
- * against a real engine (SQLite store in a temp dir, real API over HTTP, real DNS over UDP) whose prober is
+ * PATCHes, deletes, nested parents, composite checks) interleaved with health changes (of a whole target, or of
+ * one composite check on it), probe rounds and overrides (down and weight, forced or judged by the safety rule,
+ * cleared, or expiring during a probe round's 61 s). They run against a real engine (SQLite store in a temp dir, real API over HTTP, real DNS over UDP) whose prober is
  * injected (each target is up or down as the test says) and whose clock is fake (probes happen and overrides
  * expire only in a probe round). After every step, within a bound:
  *   1. `/healthz` reports the served snapshot at the store's revision (no lag);
@@ -23,7 +23,7 @@ import fc from 'fast-check';
 import pino from 'pino';
 import { request } from 'undici';
 import { TmkitApiError, TmkitClient } from '../../../src/client';
-import { probeTargets } from '../../../src/core/health/targets';
+import { probeTargets, type ProbeCheck, type ProbeTarget } from '../../../src/core/health/targets';
 import type { ProbeVerdict } from '../../../src/core/health/types';
 import type { OverrideRecord } from '../../../src/core/api';
 import { endpointOverrides } from '../../../src/core/operations/overrides';
@@ -65,6 +65,7 @@ type Step =
     }
   | { op: 'delete'; name: string }
   | { op: 'health'; target: string; up: boolean }
+  | { op: 'check'; target: string; check: number; up: boolean }
   | { op: 'probe' }
   | { op: 'override'; name: string; index: number; kind: 'down' | 'weight'; weight: number; seconds: 5 | 30 | 120; force: boolean }
   | { op: 'clear'; pick: number };
@@ -72,7 +73,11 @@ interface MonitorChoice {
   path: string;
   interval: 10 | 30;
   tcp: boolean;
+  /** Composite checks (docs/health.md "Composite checks"): check i probes path `/c<i>` with this role. */
+  checks?: { roles: CheckRole[]; quorum?: number };
 }
+type CheckRole = 'must' | 'monitor' | 'count';
+const CHECKS = 3;
 interface EndpointChoice {
   target: string;
   weight: number;
@@ -80,11 +85,26 @@ interface EndpointChoice {
   alwaysServe: boolean;
 }
 
-const monitorArb: fc.Arbitrary<MonitorChoice> = fc.record({
-  path: fc.constantFrom('/x', '/y', '/z'),
-  interval: fc.constantFrom(10 as const, 30 as const),
-  tcp: fc.boolean(),
-});
+const checksArb: fc.Arbitrary<NonNullable<MonitorChoice['checks']>> = fc
+  .array(fc.constantFrom<CheckRole>('must', 'monitor', 'count'), { minLength: 1, maxLength: CHECKS })
+  .filter((roles) => roles.some((r) => r !== 'monitor'))
+  .chain((roles) => {
+    const counting = roles.filter((r) => r === 'count').length;
+    // quorum: omitted (all counting checks) or 1..counting; never written when nothing counts.
+    return counting === 0
+      ? fc.constant({ roles })
+      : fc
+          .option(fc.integer({ min: 1, max: counting }), { nil: undefined })
+          .map((quorum) => (quorum === undefined ? { roles } : { roles, quorum }));
+  });
+const monitorArb: fc.Arbitrary<MonitorChoice> = fc
+  .record({
+    path: fc.constantFrom('/x', '/y', '/z'),
+    interval: fc.constantFrom(10 as const, 30 as const),
+    tcp: fc.boolean(),
+    checks: fc.option(checksArb, { freq: 2 }),
+  })
+  .map(({ checks, ...m }) => (checks === null ? m : { ...m, checks }));
 const endpointsArb = fc.uniqueArray(
   fc.record({
     target: fc.constantFrom(...TARGETS),
@@ -154,6 +174,15 @@ const stepArb: fc.Arbitrary<Step> = fc.oneof(
   },
   { weight: 1, arbitrary: fc.record({ op: fc.constant('delete' as const), name: nameArb }) },
   { weight: 4, arbitrary: fc.record({ op: fc.constant('health' as const), target: fc.constantFrom(...TARGETS), up: fc.boolean() }) },
+  {
+    weight: 4,
+    arbitrary: fc.record({
+      op: fc.constant('check' as const),
+      target: fc.constantFrom(...TARGETS),
+      check: fc.nat(CHECKS - 1),
+      up: fc.boolean(),
+    }),
+  },
   { weight: 4, arbitrary: fc.constant({ op: 'probe' as const }) },
   {
     weight: 3,
@@ -171,9 +200,21 @@ const stepArb: fc.Arbitrary<Step> = fc.oneof(
 );
 
 function monitorConfig(m: MonitorChoice): ProfileInput['monitorConfig'] {
-  return m.tcp
+  const base: NonNullable<ProfileInput['monitorConfig']> = m.tcp
     ? { protocol: 'TCP', port: 443, intervalInSeconds: m.interval, timeoutInSeconds: 5, toleratedNumberOfFailures: 0 }
     : { protocol: 'HTTP', port: 80, path: m.path, intervalInSeconds: m.interval, timeoutInSeconds: 5, toleratedNumberOfFailures: 0 };
+  if (m.checks === undefined) return base;
+  return {
+    ...base,
+    checks: m.checks.roles.map((role, i) => ({
+      name: `c${i}`,
+      protocol: 'HTTP' as const,
+      port: 80,
+      path: `/c${i}`,
+      ...(role === 'must' ? { mustBeHealthy: true } : role === 'monitor' ? { monitoringOnly: true } : {}),
+    })),
+    ...(m.checks.quorum !== undefined ? { quorum: m.checks.quorum } : {}),
+  };
 }
 
 function leafInput(s: Extract<Step, { op: 'put' }>): ProfileInput {
@@ -213,9 +254,29 @@ function parentInput(s: Extract<Step, { op: 'parent' }>): ProfileInput {
   };
 }
 
-/** The reference prober: with tolerated failures 0 the verdict is the last probe with the current settings. */
+/**
+ * The reference prober: with tolerated failures 0 the verdict is the last probe with the current settings. A
+ * target is up or down as a whole (`up`); each composite check's path on it may be down too (`checkUp`), and
+ * then the round is what docs/health.md "Composite checks" says: every mustBeHealthy check passes and at least
+ * quorum (default: all) of the counting ones; monitoringOnly checks never count.
+ */
 class ProberModel {
   readonly up = new Map<string, boolean>(TARGETS.map((t) => [t, true]));
+  /** `<target> <path>` of a check that fails on that target. */
+  readonly checkDown = new Set<string>();
+
+  /** What the injected probe answers for one probe (a check's or the single one). */
+  probe(target: string, path: string | undefined): boolean {
+    return (this.up.get(target) ?? true) && !this.checkDown.has(`${target} ${path}`);
+  }
+
+  private ok(t: ProbeTarget): boolean {
+    if (t.checks === undefined) return this.up.get(t.target) ?? true;
+    const passes = (c: ProbeCheck): boolean => this.probe(t.target, c.path);
+    const counting = t.checks.filter((c) => !c.mustBeHealthy && !c.monitoringOnly);
+    const quorum = t.quorum ?? counting.length;
+    return t.checks.filter((c) => c.mustBeHealthy).every(passes) && counting.filter(passes).length >= quorum;
+  }
   private readonly probed = new Map<string, { fingerprint: string; ok: boolean }>();
 
   /**
@@ -226,16 +287,14 @@ class ProberModel {
   retarget(before: Profile[], after: Profile[]): void {
     const was = new Map(probeTargets(before, new Map()).map((t) => [t.key, t.fingerprint]));
     const now = probeTargets(after, new Map());
-    for (const t of now)
-      if (was.get(t.key) !== t.fingerprint) this.probed.set(t.key, { fingerprint: t.fingerprint, ok: this.up.get(t.target) ?? true });
+    for (const t of now) if (was.get(t.key) !== t.fingerprint) this.probed.set(t.key, { fingerprint: t.fingerprint, ok: this.ok(t) });
     const keys = new Set(now.map((t) => t.key));
     for (const k of [...this.probed.keys()]) if (!keys.has(k)) this.probed.delete(k);
   }
 
   /** A probe round (61 s of fake time: the first periodic probe comes under two intervals after the immediate one): every probed endpoint probed at least once with the targets' current health. */
   round(profiles: Profile[]): void {
-    for (const t of probeTargets(profiles, new Map()))
-      this.probed.set(t.key, { fingerprint: t.fingerprint, ok: this.up.get(t.target) ?? true });
+    for (const t of probeTargets(profiles, new Map())) this.probed.set(t.key, { fingerprint: t.fingerprint, ok: this.ok(t) });
   }
 
   verdicts(profiles: Profile[]): Map<string, ProbeVerdict> {
@@ -268,7 +327,7 @@ test(
     let steps = 0;
     let writes = 0;
     let rejected = 0;
-    const ops = { overrides: 0, expired: 0 };
+    const ops = { overrides: 0, expired: 0, checked: 0, checkDegraded: 0 };
     await fc.assert(
       fc.asyncProperty(fc.array(stepArb, { minLength: 1, maxLength: 40, size: 'medium' }), async (plan) => {
         sequences++;
@@ -287,11 +346,10 @@ test(
           clock: timers,
           monitor: {
             timers,
-            probe: async (t) => ({
-              ok: prober.up.get(t.target) ?? true,
-              reason: (prober.up.get(t.target) ?? true) ? 'status 200' : 'connection refused',
-              latencyMs: 1,
-            }),
+            probe: async (t) => {
+              const ok = prober.probe(t.target, t.path);
+              return { ok, reason: ok ? 'status 200' : 'connection refused', latencyMs: 1 };
+            },
           },
         });
         const api = `http://127.0.0.1:${engine.apiAddress().port}`;
@@ -328,6 +386,9 @@ test(
             expect(Object.fromEntries(stored.map((p) => [p.profile.name, p.etag]))).toEqual(Object.fromEntries(acknowledged));
             // 1 + 2, within the bound.
             const verdicts = prober.verdicts(profiles);
+            const composite = probeTargets(profiles, new Map()).filter((t) => t.checks !== undefined);
+            if (composite.length > 0) ops.checked++;
+            if (composite.some((t) => verdicts.get(t.key) === 'Degraded')) ops.checkDegraded++;
             const overridden = endpointOverrides(overrides.values(), timers.now());
             const snap = buildSnapshot({
               zone: ZONE,
@@ -372,11 +433,12 @@ test(
     );
     // The closing note quotes these figures (run with --verbose to see them).
     console.log(
-      `model: ${sequences} sequences, ${steps} steps, ${writes} acknowledged writes, ${rejected} refused, ${ops.overrides} overrides acknowledged, ${ops.expired} expired in a probe round`,
+      `model: ${sequences} sequences, ${steps} steps, ${writes} acknowledged writes, ${rejected} refused, ${ops.overrides} overrides acknowledged, ${ops.expired} expired in a probe round, ${ops.checked} steps with composite checks (${ops.checkDegraded} with one Degraded)`,
     );
     expect(writes).toBeGreaterThan(RUNS);
     expect(ops.overrides).toBeGreaterThan(RUNS / 4);
     expect(ops.expired).toBeGreaterThan(0);
+    expect(ops.checkDegraded).toBeGreaterThan(0);
   },
   15 * 60_000,
 );
@@ -432,6 +494,10 @@ async function runStep(
     }
     case 'health':
       prober.up.set(step.target, step.up);
+      return undefined;
+    case 'check':
+      if (step.up) prober.checkDown.delete(`${step.target} /c${step.check}`);
+      else prober.checkDown.add(`${step.target} /c${step.check}`);
       return undefined;
     case 'probe':
       return undefined;

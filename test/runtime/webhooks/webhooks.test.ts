@@ -281,3 +281,48 @@ test('API webhooks are kept in the state dir (mode 0600) and come back after a r
   await client.deleteWebhook(hook.id);
   expect((await client.webhooks()).webhooks).toEqual([]);
 });
+
+test('a composite-check transition reaches the webhook with the reason naming every check (docs/health.md "Composite checks")', async () => {
+  const rx = await receiver();
+  const { client } = await start({ allowPrivate: true });
+  await client.addWebhook({ url: rx.url, events: ['transition'] });
+  // A server whose /db answers 503 once `down` is set; /api always 200.
+  let down = false;
+  const server = createServer((req, res) => void res.writeHead(req.url === '/db' && down ? 503 : 200).end());
+  await new Promise<void>((r) => server.listen(0, '127.0.0.93', () => r()));
+  closers.push(
+    () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
+  );
+  const port = (server.address() as AddressInfo).port;
+  await client.putProfile(
+    profileInput('chk', {
+      monitorConfig: {
+        protocol: 'HTTP',
+        port,
+        intervalInSeconds: 10,
+        timeoutInSeconds: 5,
+        toleratedNumberOfFailures: 0,
+        checks: [
+          { name: 'api', path: '/api' },
+          { name: 'db', path: '/db', mustBeHealthy: true },
+        ],
+      },
+      endpoints: [{ name: 'a', type: 'externalEndpoints', target: '127.0.0.93' }],
+    }),
+  );
+  await waitFor(() => (rx.got.some((g) => g.json.to === 'Online') ? true : undefined), { what: 'the Online transition delivered' });
+  down = true;
+  const degraded = await waitFor(() => rx.got.find((g) => g.json.to === 'Degraded'), { what: 'the Degraded transition delivered' });
+  expect(degraded.json).toMatchObject({
+    event: 'transition',
+    profile: 'chk',
+    endpoint: 'a',
+    from: 'Online',
+    to: 'Degraded',
+    reason: 'checks: api ok, db FAILED (503, must be healthy), 1 of 1 >= quorum 1',
+  });
+});

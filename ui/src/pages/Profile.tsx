@@ -178,6 +178,14 @@ export function ProfilePage({ name }: { name: string }) {
                         <span class={e.lastProbe.ok ? 'ok' : 'bad'}>{e.lastProbe.ok ? 'ok' : 'failed'}</span>: {e.lastProbe.reason}
                         {e.lastProbe.address ? ` · ${e.lastProbe.address}` : ''} · {Math.round(e.lastProbe.latencyMs)} ms ·{' '}
                         {ago(e.lastProbe.at, now)}
+                        {(e.lastProbe.checks ?? []).map((c) => (
+                          <div key={c.name} data-testid="check">
+                            {c.name}: <span class={c.ok ? 'ok' : 'bad'}>{c.ok ? 'ok' : 'failed'}</span> ({c.reason}
+                            {c.consecutiveFailures > 0 ? `, ${c.consecutiveFailures}× in a row` : ''})
+                            {c.mustBeHealthy ? <span class="muted"> must be healthy</span> : null}
+                            {c.monitoringOnly ? <span class="muted"> monitoring only</span> : null}
+                          </div>
+                        ))}
                       </span>
                     ) : e.probed ? (
                       'not yet'

@@ -52,7 +52,7 @@ const IGNORED_BY_BOTH = [/^tags$/, /^trafficViewEnrollmentStatus$/, /^dnsConfig\
 const IGNORED_BY_RESOLVE = [...IGNORED_BY_BOTH, /^monitorConfig/, /^failback/, /^performanceLatency/, /^dnsConfig\.ttl$/];
 const IGNORED_BY_FAILOVER = [
   ...IGNORED_BY_BOTH,
-  /^monitorConfig\.(protocol|port|path|customHeaders|expectedStatusCodeRanges|certificateValidation|caCertificates|certificateExpiryWarningDays|degradedLatencyMs)/,
+  /^monitorConfig\.(protocol|port|path|customHeaders|expectedStatusCodeRanges|certificateValidation|caCertificates|certificateExpiryWarningDays|degradedLatencyMs|checks|quorum)/,
   /^failback/,
   /^performanceLatency/,
   /^endpoints\[[^\]]*\]\.weight$/,

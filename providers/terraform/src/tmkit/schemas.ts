@@ -244,6 +244,13 @@ export const profileSchema: Schema = {
                 'tmkit: warn (status, dashboard, metric) this many days before a certificate expires, 0–365 (0: never). Unset: 14 with validation enabled.',
               ),
             },
+            quorum: {
+              type: 'number',
+              optional: true,
+              ...md(
+                'tmkit: with `check` blocks, how many checks that are neither `must_be_healthy` nor `monitoring_only` must pass (1 to their number). Unset: all of them.',
+              ),
+            },
             degraded_latency_ms: {
               type: 'number',
               optional: true,
@@ -253,7 +260,49 @@ export const profileSchema: Schema = {
               ),
             },
           },
-          blocks: { custom_header: { nesting: 'list', block: { ...customHeader, ...md('A header sent with every probe (at most 8).') } } },
+          blocks: {
+            custom_header: { nesting: 'list', block: { ...customHeader, ...md('A header sent with every probe (at most 8).') } },
+            check: {
+              nesting: 'list',
+              maxItems: 10,
+              block: {
+                ...md(
+                  'tmkit: a composite health check (docs/health.md "Composite checks"), 1–10; with them they replace the single probe. ' +
+                    "Every check is probed for every endpoint each round with the profile's interval, timeout and tolerance. " +
+                    'The endpoint is Online while every `must_be_healthy` check and at least `quorum` of the others pass.',
+                ),
+                attributes: {
+                  name: { type: 'string', required: true, ...md('Unique in the profile: 1–32 letters, digits, `-` and `_`.') },
+                  protocol: { type: 'string', optional: true, computed: true, ...md("`HTTP`, `HTTPS` or `TCP`. Default: the profile's.") },
+                  port: {
+                    type: 'number',
+                    optional: true,
+                    computed: true,
+                    ...md("1–65535. Default: the profile's port when the protocol is the profile's, else 80 (HTTP) or 443 (HTTPS)."),
+                  },
+                  path: { type: 'string', optional: true, computed: true, ...md("HTTP(S) only. Default: the profile's path.") },
+                  expected_status_code_ranges: {
+                    type: ['list', 'string'],
+                    optional: true,
+                    computed: true,
+                    ...md('Healthy besides 200, e.g. `["200-399"]`. Default: the profile\'s ranges.'),
+                  },
+                  must_be_healthy: {
+                    type: 'bool',
+                    optional: true,
+                    computed: true,
+                    ...md('The endpoint is Degraded when this check fails (past the tolerance). Default `false`.'),
+                  },
+                  monitoring_only: {
+                    type: 'bool',
+                    optional: true,
+                    computed: true,
+                    ...md('Probed and reported, never counted. Default `false`.'),
+                  },
+                },
+              },
+            },
+          },
         },
       },
       failback: {

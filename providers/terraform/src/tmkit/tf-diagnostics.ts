@@ -27,6 +27,8 @@ const MONITOR_NAMES: Record<string, string> = {
   caCertificates: 'ca_certificates',
   certificateExpiryWarningDays: 'certificate_expiry_warning_days',
   degradedLatencyMs: 'degraded_latency_ms',
+  checks: 'check',
+  quorum: 'quorum',
 };
 const ENDPOINT_NAMES: Record<string, string> = {
   name: 'name',

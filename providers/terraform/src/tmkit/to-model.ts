@@ -4,7 +4,7 @@
  * the values that are unknown yet and the problems found on the way.
  */
 import { parseEndpointType } from '../../../../src/core/model/names';
-import type { EndpointInput, EndpointType, MonitorConfigInput, ProfileInput } from '../../../../src/core/model/types';
+import type { EndpointInput, EndpointType, MonitorCheckInput, MonitorConfigInput, ProfileInput } from '../../../../src/core/model/types';
 import type { ProfileSettingsInput } from '../../../../src/client/resources';
 import { isObject, isUnknown, PreciseNumber, type Value, type ValueObject } from '../cty';
 import { error, type Diagnostic } from '../tfprotov6';
@@ -116,6 +116,52 @@ export function profileSettingsFromTf(o: Obj): Converted<ProfileSettingsInput> {
     field('ca_certificates', 'caCertificates', str);
     field('certificate_expiry_warning_days', 'certificateExpiryWarningDays', num);
     field('degraded_latency_ms', 'degradedLatencyMs', num);
+    field('quorum', 'quorum', num);
+    const checks = mon.check;
+    if (isUnknown(checks)) unknown.push('monitorConfig.checks');
+    else if (Array.isArray(checks) && checks.length > 0) {
+      m.checks = checks.map((raw, i): MonitorCheckInput => {
+        const c = (isObject(raw) ? raw : {}) as Obj;
+        const k: MonitorCheckInput = { name: str(c.name) ?? '' };
+        for (const [tf, arm, get] of [
+          ['name', 'name', str],
+          ['protocol', 'protocol', str],
+          ['port', 'port', num],
+          ['path', 'path', str],
+          ['must_be_healthy', 'mustBeHealthy', bool],
+          ['monitoring_only', 'monitoringOnly', bool],
+        ] as const) {
+          if (isUnknown(c[tf])) unknown.push(`monitorConfig.checks[${i}].${arm}`);
+          const v = (get as (x: Value | undefined) => unknown)(c[tf]);
+          if (v !== undefined) (k as unknown as Record<string, unknown>)[arm] = v;
+        }
+        const r = c.expected_status_code_ranges;
+        if (isUnknown(r)) unknown.push(`monitorConfig.checks[${i}].expectedStatusCodeRanges`);
+        else if (Array.isArray(r)) {
+          k.expectedStatusCodeRanges = [];
+          r.forEach((x, j) => {
+            const p = typeof x === 'string' ? parseStatusRange(x) : undefined;
+            if (p) k.expectedStatusCodeRanges!.push(p);
+            else if (!isUnknown(x))
+              problems.push(
+                error(
+                  `check ${JSON.stringify(k.name)}: expected_status_code_ranges[${j}] ${JSON.stringify(x)} is not a status code range`,
+                  'Write a range as "MIN-MAX" with three-digit codes, e.g. "200-299", or one code such as "301".',
+                  [
+                    { attribute: 'monitor_config' },
+                    { index: 0 },
+                    { attribute: 'check' },
+                    { index: i },
+                    { attribute: 'expected_status_code_ranges' },
+                    { index: j },
+                  ],
+                ),
+              );
+          });
+        }
+        return k;
+      });
+    }
     const h = headers(mon.custom_header, unknown, 'monitorConfig.customHeaders');
     if (h) m.customHeaders = h;
     const ranges = mon.expected_status_code_ranges;

@@ -47,7 +47,9 @@ function defaultMonitor(m: ProfileSettings['monitorConfig']): boolean {
     m.certificateValidation === undefined &&
     m.caCertificates === undefined &&
     m.certificateExpiryWarningDays === undefined &&
-    m.degradedLatencyMs === undefined
+    m.degradedLatencyMs === undefined &&
+    m.checks === undefined &&
+    m.quorum === undefined
   );
 }
 
@@ -93,6 +95,23 @@ export function profileState(s: ProfileSettings, o: { id: string; fqdn: string; 
             ca_certificates: m.caCertificates ?? null,
             certificate_expiry_warning_days: m.certificateExpiryWarningDays ?? null,
             degraded_latency_ms: m.degradedLatencyMs ?? null,
+            quorum: m.quorum ?? null,
+            check: (m.checks ?? []).map((c, i) => {
+              const bc = Array.isArray(bm?.check) && isObject(bm!.check[i]) ? (bm!.check[i] as Obj) : undefined;
+              return {
+                name: c.name,
+                protocol: c.protocol,
+                port: c.port,
+                path: c.path ?? null,
+                expected_status_code_ranges: c.expectedStatusCodeRanges.map((r, j) => {
+                  const spelled = Array.isArray(bc?.expected_status_code_ranges) ? bc!.expected_status_code_ranges[j] : undefined;
+                  const p = typeof spelled === 'string' ? parseStatusRange(spelled) : undefined;
+                  return p && p.min === r.min && p.max === r.max ? (spelled as string) : `${r.min}-${r.max}`;
+                }),
+                must_be_healthy: c.mustBeHealthy,
+                monitoring_only: c.monitoringOnly,
+              };
+            }),
           },
         ],
     failback: s.failback

@@ -1,3 +1,4 @@
+import { describeChecks } from '../../health/checks';
 import type { Endpoint } from '../../model/types';
 import type { ProfilePreview } from '../preview-types';
 import { azurePreviewLabel, measuredLatencyText, type FailoverRow, type PlanReport } from '../report';
@@ -266,7 +267,7 @@ function profileSection(c: ProfileChange, f: FailoverRow | undefined, pv: Profil
       `| TTL | ${p.dnsConfig.ttl} s |`,
     );
     out.push(
-      `| probe | ${p.monitorConfig.protocol}:${p.monitorConfig.port}${esc(p.monitorConfig.path ?? '')} every ${p.monitorConfig.intervalInSeconds} ` +
+      `| probe | ${esc(describeChecks(p.monitorConfig) ?? `${p.monitorConfig.protocol}:${p.monitorConfig.port}${p.monitorConfig.path ?? ''}`)} every ${p.monitorConfig.intervalInSeconds} ` +
         `s, timeout ${p.monitorConfig.timeoutInSeconds} s, tolerated ${p.monitorConfig.toleratedNumberOfFailures} |`,
     );
     out.push('');

@@ -1,3 +1,4 @@
+import { describeChecks } from '../../health/checks';
 import type { ProfilePreview } from '../preview-types';
 import { azurePreviewLabel, measuredLatencyText, type PlanReport } from '../report';
 import type { ProfileChange, Writer } from '../types';
@@ -74,7 +75,7 @@ export function renderText(report: PlanReport, options: TextOptions = {}): strin
           c(
             col,
             `      ${s} ${p.trafficRoutingMethod}, relativeName ${p.dnsConfig.relativeName}, TTL ${p.dnsConfig.ttl}, ` +
-              `${p.monitorConfig.protocol}:${p.monitorConfig.port}${p.monitorConfig.path ?? ''} every ${p.monitorConfig.intervalInSeconds} s`,
+              `${describeChecks(p.monitorConfig) ?? `${p.monitorConfig.protocol}:${p.monitorConfig.port}${p.monitorConfig.path ?? ''}`} every ${p.monitorConfig.intervalInSeconds} s`,
           ),
         );
         for (const e of p.endpoints) lines.push(c(col, `      ${s} endpoints[${e.name}]: ${describeEndpoint(e, p.trafficRoutingMethod)}`));
