@@ -15,8 +15,8 @@ set -euo pipefail
 source "$(dirname "$0")/go-tool.sh"
 version="${EXTERNAL_DNS_VERSION:-v0.23.0}"
 bin="$cache/external-dns-$version/bin"
-built() { [[ -x "$bin/external-dns" ]] && "$bin/external-dns" --version 2>/dev/null | grep -q "${version}"; }
-go_tool_done install-external-dns "ExternalDNS $version" "$bin" "$check_only" "about 6 min" built
+built() { [[ -x "$bin/external-dns" ]] && "$bin/external-dns" --version 2>&1 | grep -qx "${version}"; }
+go_tool_done install-external-dns "ExternalDNS $version" "$bin" "$check_only" "about 12 min" built
 go_tool_env
 export GOTOOLCHAIN="${EXTERNAL_DNS_GOTOOLCHAIN:-go1.27.3}"
 start=$(date +%s)
@@ -52,7 +52,7 @@ if grep -q "openshift\.\|civo\." source/store.go provider/factory/provider.go; t
 fi
 echo "install-external-dns: module ready after $(( $(date +%s) - start )) s; resolving its dependencies" >&2
 go_tool_ticker install-external-dns "$start"
-echo "install-external-dns: compiling (about 6 min cold on 2 cores)" >&2
+echo "install-external-dns: compiling (about 12 min cold on 2 cores)" >&2
 go build -o "$bin/external-dns.tmp" -ldflags "-s -w -X sigs.k8s.io/external-dns/pkg/apis/externaldns.Version=$version" . >&2
 mv "$bin/external-dns.tmp" "$bin/external-dns"
 cd "$cache"
