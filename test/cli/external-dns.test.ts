@@ -308,3 +308,72 @@ test('the safety rule: a delete that leaves a profile with no endpoint Online is
     await new Promise<void>((r) => probe.close(() => r()));
   }
 });
+
+test('two owner ids share one profile through set identifiers: each writes and reads back only its own records', async () => {
+  const a = await webhook();
+  hook = a;
+  const b = await spawnWebhook(['--server', serve.api, '--zone', ZONE, '--owner-id', 'cluster-b'], { TMKIT_TOKEN: token() });
+  try {
+    const rec = (set: string, target: string, ps: Array<{ name: string; value: string }>) => ({
+      dnsName: 'api.tm.internal',
+      targets: [target],
+      recordType: 'A',
+      setIdentifier: set,
+      providerSpecific: ps,
+    });
+    const txt = (set: string) => ({
+      dnsName: 'a-api.tm.internal',
+      targets: [`"heritage=external-dns,external-dns/owner=${set},external-dns/resource=service/default/api"`],
+      recordType: 'TXT',
+      setIdentifier: set,
+      labels: { ownedRecord: 'api.tm.internal' },
+    });
+    const ra = rec('cluster-a', '127.0.0.51', [
+      { name: 'tmkit/priority', value: '1' },
+      { name: 'tmkit/routing-method', value: 'Priority' },
+    ]);
+    const rb = rec('cluster-b', '127.0.0.52', [{ name: 'tmkit/priority', value: '2' }]);
+    expect((await call(`${a.url}/records`, 'POST', { create: [ra, txt('cluster-a')] })).status).toBe(204);
+    expect((await call(`${b.url}/records`, 'POST', { create: [rb, txt('cluster-b')] })).status).toBe(204);
+
+    const entry = await client.getProfile('api');
+    expect(entry.stack).toBe('external-dns-cluster-a');
+    expect(entry.profile.trafficRoutingMethod).toBe('Priority');
+    expect(entry.profile.endpoints.map((e) => [e.name, e.target, e.priority])).toEqual([
+      ['cluster-a-1', '127.0.0.51', 1],
+      ['cluster-b-1', '127.0.0.52', 2],
+    ]);
+    expect(await dig(serve.dns, 'api.tm.internal')).toEqual(['127.0.0.51']);
+    expect((await call(`${a.url}/records`, 'GET')).body).toEqual([ra, txt('cluster-a')].map(strip));
+    expect((await call(`${b.url}/records`, 'GET')).body).toEqual([rb, txt('cluster-b')].map(strip));
+    const audit = (await client.audit(20)).entries.filter((e) => e.target === 'api');
+    expect(audit.map((e) => [e.action, e.who])).toEqual([
+      ['profile.update', 'external-dns:cluster-b'],
+      ['profile.create', 'external-dns:cluster-a'],
+    ]);
+
+    // cluster-b cannot write cluster-a's record.
+    const stolen = await call(`${b.url}/records`, 'POST', { updateOld: [ra], updateNew: [{ ...ra, targets: ['127.0.0.59'] }] });
+    expect(stolen).toMatchObject({
+      status: 409,
+      body: { error: expect.stringMatching(/owned by cluster-a; give this cluster's record its own set identifier/) },
+    });
+
+    // cluster-a's service goes away: its endpoint goes, cluster-b's stays (and answers); then cluster-b's too.
+    expect((await call(`${a.url}/records`, 'POST', { delete: [ra, txt('cluster-a')] })).status).toBe(204);
+    expect((await client.getProfile('api')).profile.endpoints.map((e) => e.name)).toEqual(['cluster-b-1']);
+    expect(await dig(serve.dns, 'api.tm.internal')).toEqual(['127.0.0.52']);
+    expect((await call(`${a.url}/records`, 'GET')).body).toEqual([]);
+    expect((await call(`${b.url}/records`, 'GET')).body).toEqual([rb, txt('cluster-b')].map(strip));
+    expect((await call(`${b.url}/records`, 'POST', { delete: [rb, txt('cluster-b')] })).status).toBe(204);
+    expect(await client.findProfile('api')).toBeUndefined();
+  } finally {
+    await b.stop();
+  }
+});
+
+/** What GET /records gives back for a record sent with labels: the same record, no labels. */
+function strip(r: Record<string, unknown>): Record<string, unknown> {
+  const { labels: _l, ...rest } = r;
+  return rest;
+}

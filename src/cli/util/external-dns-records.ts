@@ -7,8 +7,10 @@
  * - A record (name, record type, set identifier) is a group of endpoints, one per target, named
  *   `<set identifier or default>-<type>-<n>` (`eu-a-1`).
  * - What GET /records must give back for ExternalDNS to see no difference, and what a profile cannot hold
- *   (the set identifier, the providerSpecific keys as given, the TXT registry's ownership records), is kept
- *   in the profile's `tags` (`external-dns/owner`, `external-dns/records`, `external-dns/txt`).
+ *   (each record's owner id and set identifier, the providerSpecific keys as given, the TXT registry's
+ *   ownership records), is kept in the profile's `tags` (`external-dns/owner`: the creator, `external-dns/records`,
+ *   `external-dns/txt`). Several owner ids share a profile through set identifiers; each reads and writes only
+ *   its own records.
  */
 import type { EndpointInput, MonitorProtocol, Profile, ProfileInput, TrafficRoutingMethod } from '../../core/model/types';
 import { TRAFFIC_ROUTING_METHODS } from '../../core/model/types';
@@ -197,8 +199,9 @@ function settings(e: ExtEndpoint): Settings {
   return s;
 }
 
-/** A group as the profile's `external-dns/records` tag keeps it. */
+/** A group as the profile's `external-dns/records` tag keeps it (`owner`: the owner id that wrote it). */
 interface KeptGroup {
+  owner?: string;
   recordType: string;
   setIdentifier?: string;
   recordTTL?: number;
@@ -208,6 +211,7 @@ interface KeptGroup {
 
 /** A TXT record as the profile's `external-dns/txt` tag keeps it. */
 interface KeptTxt {
+  owner?: string;
   dnsName: string;
   setIdentifier?: string;
   targets: string[];
@@ -224,11 +228,18 @@ function parseTag<T>(profile: Profile, tag: string): T[] {
   }
 }
 
-/** The records a profile of this stack holds, as ExternalDNS reads them (GET /records). */
-export function recordsOf(profile: Profile, zone: string): ExtEndpoint[] {
+/** A record and the owner id that wrote it. */
+interface Owned {
+  owner: string;
+  record: ExtEndpoint;
+}
+
+/** Every record a profile holds, each with its owner (a group without one is the profile's creator's). */
+function ownedRecords(profile: Profile, zone: string): Owned[] {
+  const creator = profile.tags?.[TAG_OWNER] ?? '';
   const byName = new Map(profile.endpoints.map((e) => [e.name, e] as const));
   const dnsName = `${profile.dnsConfig.relativeName}.${zone.toLowerCase().replace(/\.$/, '')}`;
-  const out: ExtEndpoint[] = [];
+  const out: Owned[] = [];
   for (const g of parseTag<KeptGroup>(profile, TAG_RECORDS)) {
     const targets = g.endpoints.flatMap((n) => {
       const t = byName.get(n)?.target;
@@ -236,17 +247,30 @@ export function recordsOf(profile: Profile, zone: string): ExtEndpoint[] {
     });
     if (targets.length === 0) continue;
     out.push({
-      dnsName,
-      targets: targets.sort(),
-      recordType: g.recordType,
-      ...(g.setIdentifier ? { setIdentifier: g.setIdentifier } : {}),
-      ...(g.recordTTL ? { recordTTL: g.recordTTL } : {}),
-      ...(g.providerSpecific && g.providerSpecific.length > 0 ? { providerSpecific: g.providerSpecific } : {}),
+      owner: g.owner ?? creator,
+      record: {
+        dnsName,
+        targets: targets.sort(),
+        recordType: g.recordType,
+        ...(g.setIdentifier ? { setIdentifier: g.setIdentifier } : {}),
+        ...(g.recordTTL ? { recordTTL: g.recordTTL } : {}),
+        ...(g.providerSpecific && g.providerSpecific.length > 0 ? { providerSpecific: g.providerSpecific } : {}),
+      },
     });
   }
   for (const t of parseTag<KeptTxt>(profile, TAG_TXT))
-    out.push({ dnsName: t.dnsName, targets: t.targets, recordType: 'TXT', ...(t.setIdentifier ? { setIdentifier: t.setIdentifier } : {}) });
+    out.push({
+      owner: t.owner ?? creator,
+      record: { dnsName: t.dnsName, targets: t.targets, recordType: 'TXT', ...(t.setIdentifier ? { setIdentifier: t.setIdentifier } : {}) },
+    });
   return out;
+}
+
+/** The records of `owner` a profile holds, as ExternalDNS reads them (GET /records); another owner's are not its. */
+export function recordsOf(profile: Profile, zone: string, owner: string): ExtEndpoint[] {
+  return ownedRecords(profile, zone)
+    .filter((o) => o.owner === owner)
+    .map((o) => o.record);
 }
 
 const keyOf = (e: Pick<ExtEndpoint, 'dnsName' | 'recordType' | 'setIdentifier'>): string =>
@@ -270,75 +294,122 @@ function txtOwner(e: ExtEndpoint, zone: string, names: ReadonlySet<string>): str
   return undefined;
 }
 
-/** The result of applying ExternalDNS's changes to a stack's profiles. */
+/** A deployed profile and its stack. */
+export interface Held {
+  stack: string;
+  profile: Profile;
+}
+
+/** The result of applying ExternalDNS's changes: the documents to plan, one per stack they touch. */
 export interface Applied {
-  profiles: ProfileInput[];
+  /** Stack → every profile it should hold (those not touched as they are). */
+  stacks: Map<string, ProfileInput[]>;
   /** TXT records no profile can hold (their record is not here): logged, not failed. */
   dropped: string[];
 }
 
 /**
- * The stack's profiles after `changes`: `current` (this owner's stack as deployed) read as records, the
- * deletes and old updates taken out, the creates and new updates put in, and every name with a served
- * record made into one profile. Throws RecordError for a record tmkit cannot hold.
+ * The profiles after `owner`'s `changes`. `current`: every profile of the ExternalDNS stacks (all owners'). The
+ * owner's records are taken out (deletes, old updates) and put in (creates, new updates); a record another
+ * owner holds is never touched (a RecordError if this owner tries to write it). A name already held by a
+ * profile stays in that profile's stack, with every owner's records in it (set identifiers tell them apart);
+ * a new name goes to `ownStack`. Throws RecordError for a record tmkit cannot hold.
  */
-export function applyChanges(current: readonly Profile[], changes: ExtChanges, zone: string, owner: string): Applied {
-  const records = new Map<string, ExtEndpoint>();
-  const previous = new Map<string, Profile>();
-  for (const p of current) {
-    previous.set(p.name, p);
-    for (const r of recordsOf(p, zone)) records.set(keyOf(r), r);
+export function applyChanges(current: readonly Held[], changes: ExtChanges, zone: string, owner: string, ownStack: string): Applied {
+  const records = new Map<string, Owned>();
+  const held = new Map<string, Held>();
+  for (const h of current) {
+    held.set(h.profile.name, h);
+    for (const o of ownedRecords(h.profile, zone)) records.set(keyOf(o.record), o);
   }
   const checked = (list: ExtEndpoint[] | undefined, what: string): ExtEndpoint[] =>
     (list ?? []).map((e, i) => {
       const a = adjustEndpoint(e, zone);
       if ('reason' in a) throw new RecordError(`${what}[${i}] (${e.dnsName} ${e.recordType}): ${a.reason}`);
+      const other = records.get(keyOf(a.endpoint));
+      if (other && other.owner !== owner)
+        throw new RecordError(
+          `${what}[${i}] (${recordLabel(a.endpoint)}): owned by ${other.owner}; give this cluster's record its own set identifier (external-dns.alpha.kubernetes.io/set-identifier)`,
+        );
       return a.endpoint;
     });
-  for (const e of [...checked(changes.delete, 'delete'), ...checked(changes.updateOld, 'updateOld')]) records.delete(keyOf(e));
-  for (const e of [...checked(changes.create, 'create'), ...checked(changes.updateNew, 'updateNew')]) records.set(keyOf(e), e);
+  const touched = new Set<string>();
+  const nameOf = (e: ExtEndpoint): string | undefined => {
+    const rel = relativeName(
+      e.recordType === 'TXT' ? (e.labels?.ownedRecord ?? e.dnsName.replace(/^(a|aaaa|cname)-/, '')) : e.dnsName,
+      zone,
+    );
+    return 'name' in rel ? rel.name : undefined;
+  };
+  for (const e of [...checked(changes.delete, 'delete'), ...checked(changes.updateOld, 'updateOld')]) {
+    records.delete(keyOf(e));
+    const n = nameOf(e);
+    if (n !== undefined) touched.add(n);
+  }
+  for (const e of [...checked(changes.create, 'create'), ...checked(changes.updateNew, 'updateNew')]) {
+    records.set(keyOf(e), { owner, record: e });
+    const n = nameOf(e);
+    if (n !== undefined) touched.add(n);
+  }
 
-  const groups = new Map<string, ExtEndpoint[]>();
-  const txts: ExtEndpoint[] = [];
-  for (const r of [...records.values()].sort((a, b) => (keyOf(a) < keyOf(b) ? -1 : 1))) {
-    if (r.recordType === 'TXT') {
-      txts.push(r);
+  const groups = new Map<string, Owned[]>();
+  const txts: Owned[] = [];
+  for (const o of [...records.values()].sort((a, b) => (keyOf(a.record) < keyOf(b.record) ? -1 : 1))) {
+    if (o.record.recordType === 'TXT') {
+      txts.push(o);
       continue;
     }
-    const rel = relativeName(r.dnsName, zone);
+    const rel = relativeName(o.record.dnsName, zone);
     if (!('name' in rel)) continue;
-    groups.set(rel.name, [...(groups.get(rel.name) ?? []), r]);
+    groups.set(rel.name, [...(groups.get(rel.name) ?? []), o]);
   }
   const names = new Set(groups.keys());
   const txtBy = new Map<string, KeptTxt[]>();
   const dropped: string[] = [];
-  for (const t of txts) {
-    const owner = txtOwner(t, zone, names);
-    if (owner === undefined) {
-      dropped.push(
-        `${t.dnsName} TXT${t.setIdentifier ? ` (set ${t.setIdentifier})` : ''}: no A, AAAA or CNAME record it owns is kept here`,
-      );
+  for (const { owner: by, record: t } of txts) {
+    const name = txtOwner(t, zone, names);
+    if (name === undefined) {
+      if (by === owner)
+        dropped.push(
+          `${t.dnsName} TXT${t.setIdentifier ? ` (set ${t.setIdentifier})` : ''}: no A, AAAA or CNAME record it owns is kept here`,
+        );
       continue;
     }
-    txtBy.set(owner, [
-      ...(txtBy.get(owner) ?? []),
-      { dnsName: t.dnsName, ...(t.setIdentifier ? { setIdentifier: t.setIdentifier } : {}), targets: t.targets },
+    txtBy.set(name, [
+      ...(txtBy.get(name) ?? []),
+      { owner: by, dnsName: t.dnsName, ...(t.setIdentifier ? { setIdentifier: t.setIdentifier } : {}), targets: t.targets },
     ]);
   }
-  const profiles: ProfileInput[] = [];
-  for (const [name, recs] of [...groups].sort(([a], [b]) => (a < b ? -1 : 1)))
-    profiles.push(profileOf(name, recs, txtBy.get(name) ?? [], owner, previous.get(name)));
-  return { profiles, dropped };
+  // The stacks the touched names are (or go) in, each with every profile it holds.
+  const stackOfName = (n: string): string => held.get(n)?.stack ?? ownStack;
+  const stacks = new Map<string, ProfileInput[]>();
+  for (const n of touched) if (!stacks.has(stackOfName(n))) stacks.set(stackOfName(n), []);
+  const all = new Set([...held.keys(), ...groups.keys()]);
+  for (const name of [...all].sort()) {
+    const stack = stackOfName(name);
+    const list = stacks.get(stack);
+    if (!list) continue;
+    if (!touched.has(name)) {
+      const h = held.get(name);
+      if (h) list.push(h.profile);
+      continue;
+    }
+    const recs = groups.get(name);
+    if (recs)
+      list.push(profileOf(name, recs, txtBy.get(name) ?? [], held.get(name)?.profile.tags?.[TAG_OWNER] ?? owner, held.get(name)?.profile));
+  }
+  return { stacks, dropped };
 }
 
-function profileOf(name: string, recs: ExtEndpoint[], txt: KeptTxt[], owner: string, previous: Profile | undefined): ProfileInput {
+function profileOf(name: string, owned: Owned[], txt: KeptTxt[], creator: string, previous: Profile | undefined): ProfileInput {
+  const recs = owned.map((o) => o.record);
   const kept: KeptGroup[] = [];
   const endpoints: EndpointInput[] = [];
   const profileSettings: Settings = {};
   let ttl: number | undefined;
   const types = new Set(recs.map((r) => r.recordType));
   let nextPriority = 1;
-  for (const r of recs) {
+  for (const [gi, r] of recs.entries()) {
     const s = settings(r);
     for (const k of ['routingMethod', 'monitorPath', 'monitorPort', 'monitorProtocol'] as const)
       if (s[k] !== undefined && profileSettings[k] === undefined) (profileSettings as Record<string, unknown>)[k] = s[k];
@@ -361,6 +432,7 @@ function profileOf(name: string, recs: ExtEndpoint[], txt: KeptTxt[], owner: str
       });
     });
     kept.push({
+      owner: owned[gi]!.owner,
       recordType: r.recordType,
       ...(r.setIdentifier ? { setIdentifier: r.setIdentifier } : {}),
       ...(r.recordTTL ? { recordTTL: r.recordTTL } : {}),
@@ -383,7 +455,7 @@ function profileOf(name: string, recs: ExtEndpoint[], txt: KeptTxt[], owner: str
             : {}),
         }
       : undefined;
-  const tags: Record<string, string> = { ...(previous?.tags ?? {}), [TAG_OWNER]: owner, [TAG_RECORDS]: JSON.stringify(kept) };
+  const tags: Record<string, string> = { ...(previous?.tags ?? {}), [TAG_OWNER]: creator, [TAG_RECORDS]: JSON.stringify(kept) };
   if (txt.length > 0) tags[TAG_TXT] = JSON.stringify(txt);
   else delete tags[TAG_TXT];
   return {

@@ -13,7 +13,17 @@ import { TmkitApiError, TmkitConnectionError, type TmkitClient } from '../../cli
 import { responseLost } from '../../client/client';
 import { executePlan, planDocument, PlanRefusedError } from '../../client/deploy';
 import { API_VERSION } from '../../core/model/types';
-import { adjustEndpoint, applyChanges, type ExtChanges, type ExtEndpoint, RecordError, recordsOf, TAG_OWNER } from './external-dns-records';
+import type { Plan } from '../../core/plan';
+import {
+  adjustEndpoint,
+  applyChanges,
+  type ExtChanges,
+  type ExtEndpoint,
+  type Held,
+  RecordError,
+  recordsOf,
+  TAG_OWNER,
+} from './external-dns-records';
 
 /** The webhook protocol's media type (sigs.k8s.io/external-dns/provider/webhook/api). */
 export const MEDIA_TYPE = 'application/external.dns.webhook+json;version=1';
@@ -30,7 +40,8 @@ export interface WebhookOptions {
 }
 
 /** The stack an owner id's profiles live in. */
-export const stackOf = (owner: string): string => `external-dns-${owner}`;
+export const STACK_PREFIX = 'external-dns-';
+export const stackOf = (owner: string): string => `${STACK_PREFIX}${owner}`;
 
 class HttpError extends Error {
   constructor(
@@ -97,10 +108,15 @@ export class ExternalDnsWebhook {
     return run;
   }
 
-  /** GET /records: every record of this owner's stack, as ExternalDNS wrote it. */
+  /** Every profile of the ExternalDNS stacks (every owner's: a shared name holds several owners' records). */
+  private async held(): Promise<Held[]> {
+    const list = await this.o.client.listProfiles();
+    return list.profiles.filter((p) => p.stack.startsWith(STACK_PREFIX)).map((p) => ({ stack: p.stack, profile: p.profile }));
+  }
+
+  /** GET /records: every record this owner wrote, in its stack or in a profile another owner's stack holds. */
   async records(): Promise<ExtEndpoint[]> {
-    const list = await this.o.client.listProfiles({ stack: this.stack });
-    return list.profiles.filter((p) => p.stack === this.stack).flatMap((p) => recordsOf(p.profile, this.o.zone));
+    return (await this.held()).flatMap((h) => recordsOf(h.profile, this.o.zone, this.o.owner));
   }
 
   /** POST /adjustendpoints: what tmkit can hold, canonical; the rest dropped with its reason logged. */
@@ -114,55 +130,60 @@ export class ExternalDnsWebhook {
     return out;
   }
 
-  /** POST /records: the changes applied to this owner's stack through plan and apply. */
+  /**
+   * POST /records: the changes applied through plan and apply, one plan per stack they touch (this owner's, and
+   * another owner's for a name that owner's stack holds). Every plan is checked (errors, the safety rule) before
+   * any is applied.
+   */
   async apply(changes: ExtChanges): Promise<void> {
     const { client, zone, owner } = this.o;
-    const current = (await client.listProfiles({ stack: this.stack })).profiles.filter((p) => p.stack === this.stack);
     let next: ReturnType<typeof applyChanges>;
     try {
-      next = applyChanges(
-        current.map((p) => p.profile),
-        changes,
-        zone,
-        owner,
-      );
+      next = applyChanges(await this.held(), changes, zone, owner, this.stack);
     } catch (err) {
-      if (err instanceof RecordError) throw new HttpError(400, err.message);
+      if (err instanceof RecordError) throw new HttpError(err.message.includes(': owned by ') ? 409 : 400, err.message);
       throw err;
     }
     for (const d of next.dropped) this.o.log(`external-dns: kept no TXT record ${d}`);
-    const planned = await planDocument(client, { apiVersion: API_VERSION, stack: this.stack, profiles: next.profiles });
-    if (!planned.ok) {
-      throw new HttpError(
-        422,
-        `the records make profiles tmkit refuses: ${planned.diagnostics
-          .filter((d) => d.severity === 'error')
-          .map((d) => `${d.path}: ${d.message}`)
-          .join('; ')}; fix the source's annotations (tmkit/* keys) or targets`,
-      );
+    const plans: Plan[] = [];
+    const forced: string[] = [];
+    for (const [stack, profiles] of next.stacks) {
+      const planned = await planDocument(client, { apiVersion: API_VERSION, stack, profiles });
+      if (!planned.ok) {
+        throw new HttpError(
+          422,
+          `the records make profiles tmkit refuses: ${planned.diagnostics
+            .filter((d) => d.severity === 'error')
+            .map((d) => `${d.path}: ${d.message}`)
+            .join('; ')}; fix the source's annotations (tmkit/* keys) or targets`,
+        );
+      }
+      const plan = planned.report.plan;
+      if (plan.errors.length > 0) {
+        throw new HttpError(
+          409,
+          `cannot apply: ${plan.errors.map((e) => `${e.path}: ${e.message}`).join('; ')}; a name held by another stack stays with it (remove it there, or filter it out of this ExternalDNS)`,
+        );
+      }
+      const unsafe = planned.report.warnings.filter((w) => w.code === 'LIVE_NO_ONLINE_ENDPOINT');
+      if (unsafe.length > 0 && !this.o.force) {
+        throw new HttpError(
+          409,
+          `refused by the safety rule: ${unsafe.map((w) => w.message).join('; ')}; nothing was written. Bring another endpoint Online, or run tmkit external-dns with --force`,
+        );
+      }
+      forced.push(...unsafe.map((w) => w.message));
+      if (plan.steps.length > 0) plans.push(plan);
     }
-    const plan = planned.report.plan;
-    if (plan.errors.length > 0) {
-      throw new HttpError(
-        409,
-        `cannot apply: ${plan.errors.map((e) => `${e.path}: ${e.message}`).join('; ')}; a name held by another stack stays with it (remove it there, or filter it out of this ExternalDNS)`,
-      );
+    for (const m of forced) this.o.log(`external-dns: --force: ${m}`);
+    for (const plan of plans) {
+      const result = await executePlan(client, plan, (o) => {
+        this.o.log(
+          `external-dns: ${o.ok ? 'applied' : 'failed'} ${o.step.action} ${o.step.profile} in stack ${plan.stack} (owner ${owner})${o.error ? `: ${o.error}` : ''}`,
+        );
+      });
+      if (result.failed) throw result.failed.cause ?? new Error(result.failed.error);
     }
-    const unsafe = planned.report.warnings.filter((w) => w.code === 'LIVE_NO_ONLINE_ENDPOINT');
-    if (unsafe.length > 0 && !this.o.force) {
-      throw new HttpError(
-        409,
-        `refused by the safety rule: ${unsafe.map((w) => w.message).join('; ')}; nothing was written. Bring another endpoint Online, or run tmkit external-dns with --force`,
-      );
-    }
-    if (plan.steps.length === 0) return;
-    for (const w of unsafe) this.o.log(`external-dns: --force: ${w.message}`);
-    const result = await executePlan(client, plan, (o) => {
-      this.o.log(
-        `external-dns: ${o.ok ? 'applied' : 'failed'} ${o.step.action} ${o.step.profile} (owner ${owner})${o.error ? `: ${o.error}` : ''}`,
-      );
-    });
-    if (result.failed) throw result.failed.cause ?? new Error(result.failed.error);
   }
 }
 
