@@ -14,16 +14,7 @@ import { responseLost } from '../../client/client';
 import { executePlan, planDocument, PlanRefusedError } from '../../client/deploy';
 import { API_VERSION } from '../../core/model/types';
 import type { Plan } from '../../core/plan';
-import {
-  adjustEndpoint,
-  applyChanges,
-  type ExtChanges,
-  type ExtEndpoint,
-  type Held,
-  RecordError,
-  recordsOf,
-  TAG_OWNER,
-} from './external-dns-records';
+import { adjustEndpoint, applyChanges, type ExtChanges, type ExtEndpoint, type Held, RecordError, recordsOf } from './external-dns-records';
 
 /** The webhook protocol's media type (sigs.k8s.io/external-dns/provider/webhook/api). */
 export const MEDIA_TYPE = 'application/external.dns.webhook+json;version=1';
@@ -309,6 +300,3 @@ export async function startWebhook(
   const h = a.family === 'IPv6' ? `[${a.address}]` : a.address;
   return { server, url: `http://${h}:${a.port}`, webhook };
 }
-
-/** The owner a profile's tags name (profiles this provider wrote carry it). */
-export const ownerOf = (tags: Record<string, string> | undefined): string | undefined => tags?.[TAG_OWNER];
