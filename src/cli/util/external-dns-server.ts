@@ -101,8 +101,18 @@ export class ExternalDnsWebhook {
 
   /** Every profile of the ExternalDNS stacks (every owner's: a shared name holds several owners' records). */
   private async held(): Promise<Held[]> {
-    const list = await this.o.client.listProfiles();
-    return list.profiles.filter((p) => p.stack.startsWith(STACK_PREFIX)).map((p) => ({ stack: p.stack, profile: p.profile }));
+    // The summaries say which stacks are ExternalDNS's; only those profiles are read in full.
+    const summary = await this.o.client.listProfileSummaries();
+    const entries = summary.full
+      ? summary.full.profiles
+      : (
+          await Promise.all(
+            [...new Set(summary.profiles.map((p) => p.stack).filter((s) => s.startsWith(STACK_PREFIX)))].map(
+              async (stack) => (await this.o.client.listProfiles({ stack })).profiles,
+            ),
+          )
+        ).flat();
+    return entries.filter((p) => p.stack.startsWith(STACK_PREFIX)).map((p) => ({ stack: p.stack, profile: p.profile }));
   }
 
   /** GET /records: every record this owner wrote, in its stack or in a profile another owner's stack holds. */
