@@ -195,3 +195,15 @@ test('the loop: while the tmkit server is down the webhook answers 5xx; External
   expect(new Set(served(rs).map((r) => r.dnsName.replace(/\.tm\.internal$/, '')))).toEqual(new Set(profiles.map((p) => p.name)));
   await expectDigAnswers(rs);
 });
+
+test('--registry=noop: no ownership records are written, and a second run still changes nothing', async () => {
+  const hook = await webhook('default');
+  const noop = args(hook, 'default', 'tm.internal').map((a) => (a === '--registry=txt' ? '--registry=noop' : a));
+  expect((await once(noop)).code).toBe(0);
+  const rs = await records(hook);
+  expect(rs.map((r) => r.recordType).sort()).toEqual(['A', 'AAAA', 'CNAME']);
+  await expectDigAnswers(rs);
+  const second = await once(noop);
+  expect(second.log).toMatch(/All records are already up to date/);
+  expect((await client.audit(50)).entries.filter((e) => e.action.startsWith('profile.'))).toHaveLength(3);
+});
