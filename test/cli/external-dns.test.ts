@@ -11,7 +11,7 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TmkitClient } from '../../src/client';
-import { dig, spawnServe, type ServeProcess } from '../support/process';
+import { dig, runTmkit, spawnServe, type ServeProcess } from '../support/process';
 import { waitFor } from '../support/wait';
 import { call, freePort, MEDIA, spawnWebhook, type WebhookProcess } from './external-dns-support';
 
@@ -377,3 +377,19 @@ function strip(r: Record<string, unknown>): Record<string, unknown> {
   const { labels: _l, ...rest } = r;
   return rest;
 }
+
+test('usage errors are exit 2 and say what to pass', async () => {
+  const env = { TMKIT_TOKEN: token(), TMKIT_SERVER: serve.api };
+  expect(await runTmkit(['external-dns'], { env })).toMatchObject({
+    code: 2,
+    stderr: expect.stringMatching(/--zone is needed: .*or set TMKIT_ZONE/),
+  });
+  expect(await runTmkit(['external-dns', '--zone', ZONE, '--owner-id', 'a_b'], { env })).toMatchObject({
+    code: 2,
+    stderr: expect.stringMatching(/--owner-id a_b: letters, digits and hyphens/),
+  });
+  expect(await runTmkit(['external-dns', '--zone', ZONE, '--listen', 'nope'], { env })).toMatchObject({
+    code: 2,
+    stderr: expect.stringMatching(/--listen nope: host:port/),
+  });
+});

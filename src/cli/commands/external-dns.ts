@@ -31,11 +31,15 @@ export function registerExternalDns(program: Command): void {
     program
       .command('external-dns')
       .description(
-        "ExternalDNS's webhook provider: Kubernetes names become profiles of the stack external-dns-<owner id> (docs/kubernetes.md)",
+        "ExternalDNS's webhook provider: Kubernetes names become profiles, new ones in the stack external-dns-<owner id> (docs/kubernetes.md)",
       )
       .option('--listen <host:port>', 'where ExternalDNS reaches the webhook (its --webhook-provider-url)', '127.0.0.1:8888')
       .option('--zone <zone>', "the tmkit server's zone (serve --zone), offered to ExternalDNS as its domain filter (default TMKIT_ZONE)")
-      .option('--owner-id <id>', "this ExternalDNS instance's --txt-owner-id: its records live in the stack external-dns-<id>", 'default')
+      .option(
+        '--owner-id <id>',
+        "this ExternalDNS instance's --txt-owner-id: the names it creates go to the stack external-dns-<id>",
+        'default',
+      )
       .option('--force', 'apply deletes the safety rule refuses (a profile left with no endpoint Online)'),
   ).action(async (opts: ExternalDnsOptions) => {
     const zone = (opts.zone ?? process.env.TMKIT_ZONE ?? '').trim().replace(/\.$/, '').toLowerCase();
