@@ -72,7 +72,7 @@ export function relativeName(dnsName: string, zone: string): { name: string } | 
   return { name: rel };
 }
 
-/** `webhook/tmkit-weight` (an `external-dns.alpha.kubernetes.io/webhook-tmkit-weight` annotation) or `tmkit/weight`: `weight`. */
+/** `webhook/tmkit-weight` (an `external-dns.kubernetes.io/webhook-tmkit-weight` annotation) or `tmkit/weight`: `weight`. */
 function tmkitKey(name: string): string | undefined {
   if (name.startsWith('tmkit/')) return name.slice(6);
   if (name.startsWith('webhook/tmkit-')) return name.slice(14);
@@ -329,7 +329,7 @@ export function applyChanges(current: readonly Held[], changes: ExtChanges, zone
       const other = records.get(keyOf(a.endpoint));
       if (other && other.owner !== owner)
         throw new RecordError(
-          `${what}[${i}] (${recordLabel(a.endpoint)}): owned by ${other.owner}; give this cluster's record its own set identifier (external-dns.alpha.kubernetes.io/set-identifier)`,
+          `${what}[${i}] (${recordLabel(a.endpoint)}): owned by ${other.owner}; give this cluster's record its own set identifier (external-dns.kubernetes.io/set-identifier)`,
         );
       return a.endpoint;
     });
