@@ -30,6 +30,7 @@ import { registerAudit } from './audit';
 import { registerDecisions } from './decisions';
 import { registerEndpointFailback } from './endpoint-failback';
 import { registerNode } from './node';
+import { registerExternalDns } from './external-dns';
 
 /**
  * Every `tmkit` subcommand registers itself here; one module per command under src/cli/commands/. The order
@@ -58,6 +59,7 @@ export const commands: Array<(program: Command) => void> = [
   registerDecisions,
   registerNode,
   registerWebhooks,
+  registerExternalDns,
   registerPreview,
   registerImport,
   registerDestroy,
