@@ -329,7 +329,10 @@ export class Profile extends Construct implements ProfileNode {
       if (c.array('monitorConfig.checks', m.checks, 10)) {
         m.checks!.forEach((k, i) => {
           const at = `monitorConfig.checks[${i}]`;
-          if (k === null || typeof k !== 'object') return c.fail(at, 'must be an object { name, protocol?, port?, path?, … }', k);
+          if (k === null || typeof k !== 'object') {
+            c.fail(at, 'must be an object { name, protocol?, port?, path?, … }', k);
+            return;
+          }
           c.string(`${at}.name`, k.name, true);
           c.oneOf(`${at}.protocol`, k.protocol, MONITOR_PROTOCOLS);
           c.int(`${at}.port`, k.port, 1, 65535);
