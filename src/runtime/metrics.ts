@@ -188,32 +188,28 @@ export class RuntimeMetrics {
         ['would_limit', 'rrlWouldLimit'],
       ]),
     );
+    /** One dnstap figure (summed over the DNS processes), when dnstap is on. */
+    const dnstap = (field: keyof DnstapStats) => () => {
+      const s = source()?.dnstapStats?.();
+      return s && [[{}, s[field]] as const];
+    };
     scraped(
       'tmkit_dnstap_frames_total',
       'dnstap (serve --dnstap): frames written to the reader since start (an AUTH_QUERY and an AUTH_RESPONSE per sampled query)',
       [],
-      () => {
-        const s = source()?.dnstapStats?.();
-        return s && [[{}, s.sent] as const];
-      },
+      dnstap('sent'),
     );
     scraped(
       'tmkit_dnstap_connections_total',
       'dnstap (serve --dnstap): Frame Streams handshakes completed with the reader since start (one per DNS process, plus one per reconnect)',
       [],
-      () => {
-        const s = source()?.dnstapStats?.();
-        return s && [[{}, s.connects] as const];
-      },
+      dnstap('connects'),
     );
     scraped(
       'tmkit_dnstap_dropped_total',
       'dnstap (serve --dnstap): frames dropped since start because the queue to the reader was full (reader slow or away); DNS answers are never held for it',
       [],
-      () => {
-        const s = source()?.dnstapStats?.();
-        return s && [[{}, s.dropped] as const];
-      },
+      dnstap('dropped'),
     );
     scraped(
       'tmkit_dns_cookies_total',
