@@ -116,7 +116,8 @@ test('every query of a burst is an AUTH_QUERY and an AUTH_RESPONSE read by fstrm
   const sock = join(dir, 'tap.sock');
   const first = await startCapture(sock, join(dir, 'first.fstrm'));
   captures.push(first);
-  const s = await start(['--dnstap', `unix:${sock}`]);
+  // One DNS process (on Node 24 `--workers auto` would start a worker per core, each with its own connection).
+  const s = await start(['--dnstap', `unix:${sock}`, '--workers', '1']);
   expect(await dig(s.dns, 'web.tm.internal')).toEqual(['192.0.2.1']);
   expect(await burst(s, 200)).toBe(200);
   await waitFor(async () => (await metric(s, 'tmkit_dnstap_frames_total')) >= 402, { what: '402 frames written', timeoutMs: 10_000 });
