@@ -490,6 +490,8 @@ async function runStep(
       if (!find(step.name)) return undefined;
       const r = await client.deleteProfile(step.name);
       acknowledged.delete(step.name);
+      // Overrides go with their profile (issue 40): a new profile of the same name starts without them.
+      for (const [id, o] of overrides) if (o.profile === step.name) overrides.delete(id);
       return r.revision;
     }
     case 'health':
