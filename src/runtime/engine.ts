@@ -260,6 +260,11 @@ export class Engine {
       clock: this.clock,
       targets: this.ledger,
       ...(this.cluster ? { cluster: this.cluster.latency } : {}),
+      // Only Measured profiles' round trips go to etcd (the pipeline exists by the first notice, 2 s on).
+      shared: (key) => {
+        const p = this.pipeline?.stored(key.slice(0, key.indexOf('/')))?.profile.performanceLatency;
+        return p !== undefined && p.source !== 'Model';
+      },
     });
     this.pipeline = new SnapshotPipeline({
       store,

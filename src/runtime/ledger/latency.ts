@@ -48,6 +48,12 @@ export interface ProbeLatenciesOptions {
   /** The shortest time between two change notices (default 2000 ms). */
   everyMs?: number;
   cluster?: ClusterLatencies;
+  /**
+   * Whether the measurements of `profile/endpoint` are written for the other nodes: only those of profiles
+   * that rank by them (`performanceLatency.source: Measured`), so a cluster without one writes nothing to etcd
+   * for them (each write moves the store revision, which a cluster serves as the SOA serial). Default: all.
+   */
+  shared?: (key: string) => boolean;
 }
 
 export class ProbeLatencies implements LatencyPort {
@@ -100,10 +106,11 @@ export class ProbeLatencies implements LatencyPort {
     return out;
   }
 
-  /** This location's measurements: `profile/endpoint` → EWMA. */
-  own(): Map<string, MeasuredRtt> {
+  /** This location's measurements: `profile/endpoint` → EWMA (those `keep` says, default all). */
+  own(keep?: (key: string) => boolean): Map<string, MeasuredRtt> {
     const out = new Map<string, MeasuredRtt>();
     for (const [key, m] of this.byKey) {
+      if (keep !== undefined && !keep(key)) continue;
       const v = m.get(this.here.name);
       if (v !== undefined) out.set(key, v);
     }
@@ -158,7 +165,7 @@ export class ProbeLatencies implements LatencyPort {
     if (!this.dirty) return;
     this.dirty = false;
     this.prune();
-    if (this.ownMoved && this.opts.cluster) this.opts.cluster.publish(this.own());
+    if (this.ownMoved && this.opts.cluster) this.opts.cluster.publish(this.own(this.opts.shared));
     this.ownMoved = false;
     for (const l of this.listeners) {
       try {
