@@ -4,49 +4,14 @@
  * sees a change of one check, read returns them, and an update without them goes back to the single probe.
  */
 import * as provproto from '@pulumi/pulumi/proto/provider_pb';
-import { TmkitClient } from '../../../src/client';
-import { serve, type RunningServer } from '../../../providers/pulumi/src/server';
-import { tmkitProvider } from '../../../providers/pulumi/src/tmkit';
-import { connect, struct } from './client';
-import { startApi, TOKEN, type Harness } from '../../runtime/api/harness';
+import { struct } from './client';
+import { providerOnApi } from './provider-on-api';
 
 const PROFILE = 'tmkit:index:Profile';
 const urn = (name: string): string => `urn:pulumi:dev::proj::${PROFILE}::${name}`;
 type Js = Record<string, unknown>;
 
-let h: Harness;
-let running: RunningServer;
-let rpc: ReturnType<typeof connect>;
-let direct: TmkitClient;
-
-beforeAll(async () => {
-  h = await startApi({
-    reports: {
-      status: (p) => ({
-        name: p.profile.name,
-        stack: p.stack,
-        etag: p.etag,
-        revision: 0,
-        fqdn: `${p.profile.dnsConfig.relativeName}.tm.test`,
-        profileStatus: p.profile.profileStatus,
-        profileMonitorStatus: 'Online',
-        allDegradedFallback: false,
-        endpoints: [],
-        transitions: [],
-      }),
-    },
-  });
-  direct = new TmkitClient({ server: h.base, token: TOKEN, env: {} });
-  running = await serve(tmkitProvider({}), { writePort: () => undefined, log: () => undefined });
-  rpc = connect(running.port);
-  await rpc.call('configure', new provproto.ConfigureRequest().setArgs(struct({ server: h.base, token: TOKEN })));
-});
-afterAll(async () => {
-  rpc.close();
-  await running.stop();
-  await direct.close();
-  await h.close();
-});
+const api = providerOnApi();
 
 const inputs = (monitor?: Js): Js => ({
   profileName: 'ck',
@@ -65,7 +30,7 @@ const CHECKS = (loginPath: string): Js => ({
 });
 
 test('composite checks: checked, created, diffed, read and removed', async () => {
-  const bad = await rpc.call<provproto.CheckRequest, provproto.CheckResponse>(
+  const bad = await api.rpc.call<provproto.CheckRequest, provproto.CheckResponse>(
     'check',
     new provproto.CheckRequest()
       .setUrn(urn('ck'))
@@ -77,7 +42,7 @@ test('composite checks: checked, created, diffed, read and removed', async () =>
     ['monitorConfig.quorum', expect.stringContaining('quorum 3 is out of range: an integer 1–2')],
   ]);
 
-  const created = await rpc.call<provproto.CreateRequest, provproto.CreateResponse>(
+  const created = await api.rpc.call<provproto.CreateRequest, provproto.CreateResponse>(
     'create',
     new provproto.CreateRequest().setUrn(urn('ck')).setProperties(struct(inputs(CHECKS('/login')))),
   );
@@ -97,9 +62,9 @@ test('composite checks: checked, created, diffed, read and removed', async () =>
     },
     { name: 'db', protocol: 'TCP', port: 5432, expectedStatusCodeRanges: [], mustBeHealthy: true, monitoringOnly: false },
   ]);
-  expect((await direct.getProfile('ck')).profile.monitorConfig.checks).toEqual(m.checks);
+  expect((await api.direct.getProfile('ck')).profile.monitorConfig.checks).toEqual(m.checks);
 
-  const same = await rpc.call<provproto.DiffRequest, provproto.DiffResponse>(
+  const same = await api.rpc.call<provproto.DiffRequest, provproto.DiffResponse>(
     'diff',
     new provproto.DiffRequest()
       .setUrn(urn('ck'))
@@ -109,7 +74,7 @@ test('composite checks: checked, created, diffed, read and removed', async () =>
       .setNews(struct(inputs(CHECKS('/login')))),
   );
   expect(same.getChanges()).toBe(provproto.DiffResponse.DiffChanges.DIFF_NONE);
-  const d = await rpc.call<provproto.DiffRequest, provproto.DiffResponse>(
+  const d = await api.rpc.call<provproto.DiffRequest, provproto.DiffResponse>(
     'diff',
     new provproto.DiffRequest()
       .setUrn(urn('ck'))
@@ -126,7 +91,7 @@ test('composite checks: checked, created, diffed, read and removed', async () =>
       .map(([k]) => k),
   ).toEqual([expect.stringMatching(/^monitorConfig\.checks/)]);
 
-  const read = await rpc.call<provproto.ReadRequest, provproto.ReadResponse>(
+  const read = await api.rpc.call<provproto.ReadRequest, provproto.ReadResponse>(
     'read',
     new provproto.ReadRequest()
       .setUrn(urn('ck'))
@@ -136,7 +101,7 @@ test('composite checks: checked, created, diffed, read and removed', async () =>
   );
   expect(((read.getProperties()!.toJavaScript() as Js).monitorConfig as Js).checks).toEqual(m.checks);
 
-  const updated = await rpc.call<provproto.UpdateRequest, provproto.UpdateResponse>(
+  const updated = await api.rpc.call<provproto.UpdateRequest, provproto.UpdateResponse>(
     'update',
     new provproto.UpdateRequest()
       .setUrn(urn('ck'))
@@ -146,5 +111,5 @@ test('composite checks: checked, created, diffed, read and removed', async () =>
       .setNews(struct(inputs({}))),
   );
   expect(((updated.getProperties()!.toJavaScript() as Js).monitorConfig as Js).checks).toBeUndefined();
-  expect((await direct.getProfile('ck')).profile.monitorConfig.checks).toBeUndefined();
+  expect((await api.direct.getProfile('ck')).profile.monitorConfig.checks).toBeUndefined();
 });

@@ -4,49 +4,14 @@
  * an update without it removes it.
  */
 import * as provproto from '@pulumi/pulumi/proto/provider_pb';
-import { TmkitClient } from '../../../src/client';
-import { serve, type RunningServer } from '../../../providers/pulumi/src/server';
-import { tmkitProvider } from '../../../providers/pulumi/src/tmkit';
-import { connect, struct } from './client';
-import { startApi, TOKEN, type Harness } from '../../runtime/api/harness';
+import { struct } from './client';
+import { providerOnApi } from './provider-on-api';
 
 const PROFILE = 'tmkit:index:Profile';
 const urn = (name: string): string => `urn:pulumi:dev::proj::${PROFILE}::${name}`;
 type Js = Record<string, unknown>;
 
-let h: Harness;
-let running: RunningServer;
-let rpc: ReturnType<typeof connect>;
-let direct: TmkitClient;
-
-beforeAll(async () => {
-  h = await startApi({
-    reports: {
-      status: (p) => ({
-        name: p.profile.name,
-        stack: p.stack,
-        etag: p.etag,
-        revision: 0,
-        fqdn: `${p.profile.dnsConfig.relativeName}.tm.test`,
-        profileStatus: p.profile.profileStatus,
-        profileMonitorStatus: 'Online',
-        allDegradedFallback: false,
-        endpoints: [],
-        transitions: [],
-      }),
-    },
-  });
-  direct = new TmkitClient({ server: h.base, token: TOKEN, env: {} });
-  running = await serve(tmkitProvider({}), { writePort: () => undefined, log: () => undefined });
-  rpc = connect(running.port);
-  await rpc.call('configure', new provproto.ConfigureRequest().setArgs(struct({ server: h.base, token: TOKEN })));
-});
-afterAll(async () => {
-  rpc.close();
-  await running.stop();
-  await direct.close();
-  await h.close();
-});
+const api = providerOnApi();
 
 const inputs = (failback?: Js): Js => ({
   profileName: 'fb',
@@ -57,7 +22,7 @@ const inputs = (failback?: Js): Js => ({
 });
 
 test('failback: checked, created, diffed, read and removed', async () => {
-  const bad = await rpc.call<provproto.CheckRequest, provproto.CheckResponse>(
+  const bad = await api.rpc.call<provproto.CheckRequest, provproto.CheckResponse>(
     'check',
     new provproto.CheckRequest()
       .setUrn(urn('fb'))
@@ -66,15 +31,15 @@ test('failback: checked, created, diffed, read and removed', async () => {
   );
   expect(bad.getFailuresList().map((f) => f.getProperty())).toEqual(['failback.mode', 'failback.successesToRecover']);
 
-  const created = await rpc.call<provproto.CreateRequest, provproto.CreateResponse>(
+  const created = await api.rpc.call<provproto.CreateRequest, provproto.CreateResponse>(
     'create',
     new provproto.CreateRequest().setUrn(urn('fb')).setProperties(struct(inputs({ mode: 'Manual' }))),
   );
   const outputs = created.getProperties()!.toJavaScript() as Js;
   expect(outputs.failback).toEqual({ mode: 'Manual', successesToRecover: 1, holdDownSeconds: 0 });
-  expect((await direct.getProfile('fb')).profile.failback).toEqual({ mode: 'Manual', successesToRecover: 1, holdDownSeconds: 0 });
+  expect((await api.direct.getProfile('fb')).profile.failback).toEqual({ mode: 'Manual', successesToRecover: 1, holdDownSeconds: 0 });
 
-  const d = await rpc.call<provproto.DiffRequest, provproto.DiffResponse>(
+  const d = await api.rpc.call<provproto.DiffRequest, provproto.DiffResponse>(
     'diff',
     new provproto.DiffRequest()
       .setUrn(urn('fb'))
@@ -91,7 +56,7 @@ test('failback: checked, created, diffed, read and removed', async () => {
       .map(([k]) => k),
   ).toContain('failback.holdDownSeconds');
 
-  const read = await rpc.call<provproto.ReadRequest, provproto.ReadResponse>(
+  const read = await api.rpc.call<provproto.ReadRequest, provproto.ReadResponse>(
     'read',
     new provproto.ReadRequest()
       .setUrn(urn('fb'))
@@ -101,7 +66,7 @@ test('failback: checked, created, diffed, read and removed', async () => {
   );
   expect((read.getProperties()!.toJavaScript() as Js).failback).toEqual({ mode: 'Manual', successesToRecover: 1, holdDownSeconds: 0 });
 
-  const updated = await rpc.call<provproto.UpdateRequest, provproto.UpdateResponse>(
+  const updated = await api.rpc.call<provproto.UpdateRequest, provproto.UpdateResponse>(
     'update',
     new provproto.UpdateRequest()
       .setUrn(urn('fb'))
@@ -111,5 +76,5 @@ test('failback: checked, created, diffed, read and removed', async () => {
       .setNews(struct(inputs())),
   );
   expect((updated.getProperties()!.toJavaScript() as Js).failback).toBeUndefined();
-  expect((await direct.getProfile('fb')).profile.failback).toBeUndefined();
+  expect((await api.direct.getProfile('fb')).profile.failback).toBeUndefined();
 });

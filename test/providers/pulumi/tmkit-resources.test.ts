@@ -5,62 +5,25 @@
  */
 import * as grpc from '@grpc/grpc-js';
 import * as provproto from '@pulumi/pulumi/proto/provider_pb';
-import { TmkitClient } from '../../../src/client';
-import { serve, type RunningServer } from '../../../providers/pulumi/src/server';
-import { tmkitProvider } from '../../../providers/pulumi/src/tmkit';
 import { UNKNOWN_STRING } from '../../../providers/pulumi/src/wire';
 import { connect, failure, struct } from './client';
-import { startApi, TOKEN, type Harness } from '../../runtime/api/harness';
+import { serve } from '../../../providers/pulumi/src/server';
+import { tmkitProvider } from '../../../providers/pulumi/src/tmkit';
+import { TOKEN } from '../../runtime/api/harness';
+import { providerOnApi } from './provider-on-api';
 
 const PROFILE = 'tmkit:index:Profile';
 const ENDPOINT = 'tmkit:index:Endpoint';
 const urn = (type: string, name: string): string => `urn:pulumi:dev::proj::${type}::${name}`;
 type Js = Record<string, unknown>;
 
-let h: Harness;
-let running: RunningServer;
-let rpc: ReturnType<typeof connect>;
-let direct: TmkitClient;
 const logged: string[] = [];
-
-beforeAll(async () => {
-  // The monitor's status report is what tells the provider the zone (fqdn = relativeName.zone).
-  h = await startApi({
-    reports: {
-      status: (p) => ({
-        name: p.profile.name,
-        stack: p.stack,
-        etag: p.etag,
-        revision: 0,
-        fqdn: `${p.profile.dnsConfig.relativeName}.tm.test`,
-        profileStatus: p.profile.profileStatus,
-        profileMonitorStatus: 'Online',
-        allDegradedFallback: false,
-        endpoints: [],
-        transitions: [],
-      }),
-    },
-  });
-  direct = new TmkitClient({ server: h.base, token: TOKEN, env: {} });
-  running = await serve(tmkitProvider({}), {
-    writePort: () => undefined,
-    log: (l) => {
-      logged.push(l);
-    },
-  });
-  rpc = connect(running.port);
-  await rpc.call('configure', new provproto.ConfigureRequest().setArgs(struct({ server: h.base, token: TOKEN })));
-});
-
-afterAll(async () => {
-  rpc.close();
-  await running.stop();
-  await direct.close();
-  await h.close();
+const api = providerOnApi((l) => {
+  logged.push(l);
 });
 
 async function check(type: string, name: string, news: Js, olds: Js = {}): Promise<{ inputs: Js; failures: Array<[string, string]> }> {
-  const r = await rpc.call<provproto.CheckRequest, provproto.CheckResponse>(
+  const r = await api.rpc.call<provproto.CheckRequest, provproto.CheckResponse>(
     'check',
     new provproto.CheckRequest().setUrn(urn(type, name)).setNews(struct(news)).setOlds(struct(olds)),
   );
@@ -70,7 +33,7 @@ async function check(type: string, name: string, news: Js, olds: Js = {}): Promi
 const KINDS = Object.fromEntries(Object.entries(provproto.PropertyDiff.Kind).map(([k, v]) => [v, k.toLowerCase().replace('_', '-')]));
 
 async function diff(type: string, name: string, id: string, olds: Js, oldInputs: Js, news: Js) {
-  const r = await rpc.call<provproto.DiffRequest, provproto.DiffResponse>(
+  const r = await api.rpc.call<provproto.DiffRequest, provproto.DiffResponse>(
     'diff',
     new provproto.DiffRequest()
       .setUrn(urn(type, name))
@@ -94,7 +57,7 @@ async function diff(type: string, name: string, id: string, olds: Js, oldInputs:
 }
 
 async function create(type: string, name: string, inputs: Js, preview = false): Promise<{ id: string; outputs: Js }> {
-  const r = await rpc.call<provproto.CreateRequest, provproto.CreateResponse>(
+  const r = await api.rpc.call<provproto.CreateRequest, provproto.CreateResponse>(
     'create',
     new provproto.CreateRequest().setUrn(urn(type, name)).setProperties(struct(inputs)).setPreview(preview),
   );
@@ -111,12 +74,12 @@ async function read(
   const req = new provproto.ReadRequest().setUrn(urn(type, name)).setId(id);
   if (state) req.setProperties(struct(state));
   if (inputs) req.setInputs(struct(inputs));
-  const r = await rpc.call<provproto.ReadRequest, provproto.ReadResponse>('read', req);
+  const r = await api.rpc.call<provproto.ReadRequest, provproto.ReadResponse>('read', req);
   return { id: r.getId(), outputs: r.getProperties()!.toJavaScript() as Js, inputs: r.getInputs()?.toJavaScript() as Js | undefined };
 }
 
 async function update(type: string, name: string, id: string, olds: Js, oldInputs: Js, news: Js): Promise<Js> {
-  const r = await rpc.call<provproto.UpdateRequest, provproto.UpdateResponse>(
+  const r = await api.rpc.call<provproto.UpdateRequest, provproto.UpdateResponse>(
     'update',
     new provproto.UpdateRequest()
       .setUrn(urn(type, name))
@@ -129,7 +92,7 @@ async function update(type: string, name: string, id: string, olds: Js, oldInput
 }
 
 async function del(type: string, name: string, id: string, state: Js, oldInputs: Js): Promise<void> {
-  await rpc.call(
+  await api.rpc.call(
     'delete',
     new provproto.DeleteRequest().setUrn(urn(type, name)).setId(id).setProperties(struct(state)).setOldInputs(struct(oldInputs)),
   );
@@ -206,10 +169,10 @@ describe('Profile', () => {
       stack: 'pulumi',
     });
     expect((await create(PROFILE, 'x', { ...inputs, profileName: UNKNOWN_STRING }, true)).id).toBe('');
-    expect(await direct.findProfile('shop')).toBeUndefined();
+    expect(await api.direct.findProfile('shop')).toBeUndefined();
     created = await create(PROFILE, 'shop', { ...inputs, profileName: 'shop' });
     expect(created.id).toBe('/tmkit/stacks/pulumi/trafficManagerProfiles/shop');
-    const stored = await direct.getProfile('shop');
+    const stored = await api.direct.getProfile('shop');
     expect(stored.stack).toBe('pulumi');
     expect(created.outputs).toMatchObject({
       profileName: 'shop',
@@ -276,15 +239,15 @@ describe('Profile', () => {
     const news = { ...ins, dnsConfig: { relativeName: 'shop', ttl: 60 } };
     const outs = await update(PROFILE, 'shop', created.id, created.outputs, ins, news);
     expect(outs.dnsConfig).toEqual({ relativeName: 'shop', ttl: 60, fqdn: 'shop.tm.test' });
-    expect((await direct.getProfile('shop')).profile.dnsConfig.ttl).toBe(60);
+    expect((await api.direct.getProfile('shop')).profile.dnsConfig.ttl).toBe(60);
 
-    await direct.patchEndpoint('shop', 'b', { endpointStatus: 'Disabled' });
+    await api.direct.patchEndpoint('shop', 'b', { endpointStatus: 'Disabled' });
     const f = await failure(update(PROFILE, 'shop', created.id, outs, news, { ...news, dnsConfig: { relativeName: 'shop', ttl: 90 } }));
     expect(f.code).toBe(grpc.status.FAILED_PRECONDITION);
     expect(f.details).toBe(
       `${PROFILE} "shop": profile 'shop' was changed by someone else since it was last read (endpoints[b].endpointStatus "Enabled" → "Disabled"); nothing was written: run \`pulumi refresh\` to take the change into the state (the next \`pulumi up\` then shows what it would undo), then \`pulumi up\``,
     );
-    expect((await direct.getProfile('shop')).profile.dnsConfig.ttl).toBe(60);
+    expect((await api.direct.getProfile('shop')).profile.dnsConfig.ttl).toBe(60);
 
     const refreshed = await read(PROFILE, 'shop', created.id, outs, news);
     expect(refreshed.id).toBe(created.id);
@@ -299,7 +262,7 @@ describe('Profile', () => {
   });
 
   test('a write the server refuses is shown at the Pulumi paths; nothing is written', async () => {
-    await direct.putProfile(
+    await api.direct.putProfile(
       { name: 'taken', trafficRoutingMethod: 'Weighted', dnsConfig: { relativeName: 'dup' }, endpoints: [] },
       { stack: 'pulumi' },
     );
@@ -308,11 +271,11 @@ describe('Profile', () => {
     expect(f.details).toMatch(
       /^tmkit:index:Profile "dup": the tmkit server refused to create it, nothing was written:\n {2}dnsConfig\.relativeName: .*dup.* \[RELATIVE_NAME_DUPLICATE\]/,
     );
-    expect(await direct.findProfile('dup')).toBeUndefined();
+    expect(await api.direct.findProfile('dup')).toBeUndefined();
   });
 
   test("import: read by id (or name) with no state adopts the whole profile; another stack's profile is refused", async () => {
-    await direct.putProfile(
+    await api.direct.putProfile(
       {
         name: 'legacy',
         trafficRoutingMethod: 'Priority',
@@ -329,11 +292,11 @@ describe('Profile', () => {
       dnsConfig: { relativeName: 'legacy', ttl: 10 },
       endpoints: [{ name: 'x', target: '192.0.2.9', priority: 1 }],
     });
-    expect(imported.outputs).toMatchObject({ name: 'legacy', etag: (await direct.getProfile('legacy')).etag });
+    expect(imported.outputs).toMatchObject({ name: 'legacy', etag: (await api.direct.getProfile('legacy')).etag });
     expect(
       (await read(PROFILE, 'legacy', '/subscriptions/s/resourceGroups/rg/providers/Microsoft.Network/trafficManagerProfiles/legacy')).id,
     ).toBe(imported.id);
-    await direct.putProfile(
+    await api.direct.putProfile(
       { name: 'theirs', trafficRoutingMethod: 'Priority', dnsConfig: { relativeName: 'theirs' }, endpoints: [] },
       { stack: 'default' },
     );
@@ -349,14 +312,14 @@ describe('Profile', () => {
     const ins = created.outputs;
     const oldInputs = { ...inputs, profileName: 'shop' };
     const news = { ...oldInputs, dnsConfig: { relativeName: 'shop-new', ttl: 30 } };
-    const before = await direct.getProfile('shop');
+    const before = await api.direct.getProfile('shop');
     const d = await diff(PROFILE, 'shop', created.id, ins, oldInputs, news);
     expect(d.replaces).toEqual(['dnsConfig']);
     const replacement = await create(PROFILE, 'shop', news);
     expect(replacement.id).toBe(created.id);
-    expect((await direct.getProfile('shop')).profile.dnsConfig.relativeName).toBe('shop-new');
+    expect((await api.direct.getProfile('shop')).profile.dnsConfig.relativeName).toBe('shop-new');
     await del(PROFILE, 'shop', created.id, ins, oldInputs);
-    const after = await direct.getProfile('shop');
+    const after = await api.direct.getProfile('shop');
     expect(after.profile.dnsConfig.relativeName).toBe('shop-new');
     expect(after.etag).not.toBe(before.etag);
     created = replacement;
@@ -366,9 +329,9 @@ describe('Profile', () => {
     const stale = { ...created.outputs, etag: '"1-0000000000000000"', dnsConfig: { relativeName: 'shop', ttl: 30, fqdn: 'shop.tm.test' } };
     const f = await failure(del(PROFILE, 'shop', created.id, stale, { ...inputs, profileName: 'shop' }));
     expect(f.code).toBe(grpc.status.FAILED_PRECONDITION);
-    expect(await direct.findProfile('shop')).toBeDefined();
+    expect(await api.direct.findProfile('shop')).toBeDefined();
     await del(PROFILE, 'shop', created.id, created.outputs, { ...inputs, profileName: 'shop', dnsConfig: { relativeName: 'shop-new' } });
-    expect(await direct.findProfile('shop')).toBeUndefined();
+    expect(await api.direct.findProfile('shop')).toBeUndefined();
     await del(PROFILE, 'shop', created.id, created.outputs, { ...inputs, profileName: 'shop' }); // gone: fine
   });
 });
@@ -436,7 +399,7 @@ describe('Profile without endpoints, with Endpoint resources', () => {
       endpointStatus: 'Enabled',
       alwaysServe: 'Disabled',
       stack: 'pulumi',
-      etag: (await direct.getEndpoint('api', 'two')).etag,
+      etag: (await api.direct.getEndpoint('api', 'two')).etag,
     });
     // Another create of the same endpoint with other content is refused; with the same content (a create whose
     // answer was lost) it is adopted as stored.
@@ -452,7 +415,7 @@ describe('Profile without endpoints, with Endpoint resources', () => {
       ...profileIns,
       dnsConfig: { relativeName: 'api', ttl: 45 },
     });
-    expect((await direct.getProfile('api')).profile.endpoints.map((e) => e.name)).toEqual(['one', 'two', 'three']);
+    expect((await api.direct.getProfile('api')).profile.endpoints.map((e) => e.name)).toEqual(['one', 'two', 'three']);
     profile = { id: profile.id, outputs: outs };
     const e = eps.two!;
     expect(await diff(ENDPOINT, 'two', e.id, e.outputs, e.inputs, { ...e.inputs, weight: 6 })).toEqual({
@@ -466,7 +429,7 @@ describe('Profile without endpoints, with Endpoint resources', () => {
     const updated = await update(ENDPOINT, 'two', e.id, e.outputs, e.inputs, { ...e.inputs, weight: 6 });
     expect(updated).toMatchObject({ weight: 6, priority: 2 });
     eps.two = { ...e, outputs: updated, inputs: { ...e.inputs, weight: 6 } };
-    const ids = (await direct.getProfile('api')).profile.endpoints.map((x) => [x.name, x.weight]);
+    const ids = (await api.direct.getProfile('api')).profile.endpoints.map((x) => [x.name, x.weight]);
     expect(ids).toEqual([
       ['one', 1],
       ['two', 6],
@@ -475,7 +438,7 @@ describe('Profile without endpoints, with Endpoint resources', () => {
   });
 
   test('an Endpoint changed by someone else fails clearly; refresh reads it; import by id', async () => {
-    await direct.patchEndpoint('api', 'one', { weight: 9 });
+    await api.direct.patchEndpoint('api', 'one', { weight: 9 });
     const e = eps.one!;
     const f = await failure(update(ENDPOINT, 'one', e.id, e.outputs, e.inputs, { ...e.inputs, weight: 2 }));
     expect(f.details).toContain("endpoint 'api/one' was changed by someone else since it was last read (weight 1 → 9)");
@@ -501,13 +464,13 @@ describe('Profile without endpoints, with Endpoint resources', () => {
 
   test('an Endpoint deleted by someone else: its update fails (RESOURCE_GONE, the refresh hint) and writes nothing; its delete is fine', async () => {
     const made = await create(ENDPOINT, 'x', epIns('x'));
-    await direct.deleteEndpoint('api', 'x');
+    await api.direct.deleteEndpoint('api', 'x');
     const f = await failure(update(ENDPOINT, 'x', made.id, made.outputs, epIns('x'), epIns('x', { weight: 4 })));
     expect(f.code).toBe(grpc.status.FAILED_PRECONDITION);
     expect(f.details).toBe(
       `${ENDPOINT} "x": endpoint 'api/x' was deleted by someone else since it was last read; nothing was written: run \`pulumi refresh\` to take the change into the state (the next \`pulumi up\` then shows what it would undo), then \`pulumi up\``,
     );
-    expect((await direct.getProfile('api')).profile.endpoints.map((e) => e.name)).toEqual(['one', 'two', 'three']);
+    expect((await api.direct.getProfile('api')).profile.endpoints.map((e) => e.name)).toEqual(['one', 'two', 'three']);
     await del(ENDPOINT, 'x', made.id, made.outputs, epIns('x'));
   });
 
@@ -517,7 +480,7 @@ describe('Profile without endpoints, with Endpoint resources', () => {
     expect(f.details).toBe(
       'tmkit:index:Endpoint "four": the tmkit server refused to create it, nothing was written:\n  target: target 192.0.2.11 is also the target of endpoint "one"; no two endpoints of a profile share a target IP (remove one of the endpoints, or give them different addresses) [TARGET_IP_DUPLICATE]',
     );
-    expect((await direct.getProfile('api')).profile.endpoints).toHaveLength(3);
+    expect((await api.direct.getProfile('api')).profile.endpoints).toHaveLength(3);
   });
 
   test('delete: the profile refuses while its endpoints exist; the Endpoints delete with their ETags, then the profile goes', async () => {
@@ -527,16 +490,16 @@ describe('Profile without endpoints, with Endpoint resources', () => {
     const three = await read(ENDPOINT, 'three', 'api/three');
     await del(ENDPOINT, 'three', three.id, three.outputs, three.inputs!);
     await del(PROFILE, 'api', profile.id, profile.outputs, profileIns);
-    expect(await direct.findProfile('api')).toBeUndefined();
+    expect(await api.direct.findProfile('api')).toBeUndefined();
   });
 });
 
 test("another stack's profile is never written by the provider", async () => {
-  await direct.putProfile(
+  await api.direct.putProfile(
     { name: 'other', trafficRoutingMethod: 'Weighted', dnsConfig: { relativeName: 'other' }, endpoints: [] },
     { stack: 'team-b' },
   );
-  const before = await direct.getProfile('other');
+  const before = await api.direct.getProfile('other');
   const f = await failure(create(ENDPOINT, 'sneak', { profileName: 'other', endpointType: 'ExternalEndpoints', target: '192.0.2.50' }));
   expect(f.code).toBe(grpc.status.PERMISSION_DENIED);
   expect(f.details).toContain(
@@ -544,7 +507,7 @@ test("another stack's profile is never written by the provider", async () => {
   );
   const g = await failure(create(PROFILE, 'other', { trafficRoutingMethod: 'Weighted', dnsConfig: { relativeName: 'other2' } }));
   expect(g.details).toContain("profile 'other' belongs to tmkit stack 'team-b'");
-  expect(await direct.getProfile('other')).toEqual(before);
+  expect(await api.direct.getProfile('other')).toEqual(before);
   expect(logged).toEqual([]);
 });
 
@@ -555,7 +518,11 @@ test('an unreachable server and a wrong token fail with what to do, by gRPC stat
       grpc.status.UNAVAILABLE,
       /cannot reach the tmkit server at http:\/\/127\.0\.0\.1:1 after 4 attempts.*is `tmkit serve` running there\? Set tmkit:server/,
     ],
-    [{ server: h.base, token: 'wrong' }, grpc.status.UNAUTHENTICATED, /the tmkit server refused the token \(HTTP 401\): set tmkit:token/],
+    [
+      { server: api.h.base, token: 'wrong' },
+      grpc.status.UNAUTHENTICATED,
+      /the tmkit server refused the token \(HTTP 401\): set tmkit:token/,
+    ],
   ] as const) {
     const other = await serve(tmkitProvider({}), { writePort: () => undefined, log: () => undefined });
     const c = connect(other.port);
@@ -576,5 +543,5 @@ test('an unreachable server and a wrong token fail with what to do, by gRPC stat
       await other.stop();
     }
   }
-  expect(await direct.findProfile('nowhere')).toBeUndefined();
+  expect(await api.direct.findProfile('nowhere')).toBeUndefined();
 });
