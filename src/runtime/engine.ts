@@ -27,6 +27,7 @@ import {
   geoOptions,
   openDnssec,
   startDnsFleet,
+  decisionEvery,
   openCookieSecrets,
   type BoundAddress,
   type CookieSecrets,
@@ -341,7 +342,7 @@ export class Engine {
       overrides: feed,
       decisions: {
         decisions: (q) => dns.decisions(q),
-        sample: options.dnsLimits?.tap?.decisionSample ?? 0,
+        sample: decisionEvery(options.dnsLimits?.tap),
         capacity: options.dnsLimits?.tap?.decisionRing ?? 10_000,
       },
     });

@@ -4,7 +4,7 @@ import * as net from 'node:net';
 import { type Command, Option } from 'commander';
 import { Engine, geoOptions, isDnsWorker, runDnsWorker } from '../../runtime/engine';
 import { checkClusterNames, parseEtcdUrl, type ClusterOptions } from '../../runtime/cluster';
-import type { BoundAddress } from '../../runtime/dns';
+import { decisionEvery, type BoundAddress } from '../../runtime/dns';
 import { describeDriver, SqliteStore } from '../../runtime/store';
 import { envToken } from '../../runtime/api';
 import { CliError, EXIT_USAGE } from '../errors';
@@ -183,7 +183,7 @@ export function registerServe(program: Command): void {
       await runDnsWorker({ zone: opts.zone, dns, ...geoOptions(opts), authority, dnsLimits });
       return;
     }
-    checkDecisionLog(opts.decisionLog, dnsLimits.tap?.decisionSample ?? 0);
+    checkDecisionLog(opts.decisionLog, decisionEvery(dnsLimits.tap));
     // Before anything is opened: without the geo database (and --geoip) serve cannot place DNS clients.
     requireGeoDatabase('serve', opts.geoip);
     const apiAddr = parseHostPort('--api', opts.api);

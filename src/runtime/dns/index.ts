@@ -38,5 +38,5 @@ export type { SnapshotUpdate } from '../snapshot-sink';
 export { reusePortSupport, autoWorkers, mainProcessNotice, sharedSocketNotice, type ReusePortSupport } from './reuse-port';
 export * from './dnssec';
 export { parseDnstapTarget, dnstapFrames, DnstapWriter, type DnstapTarget, type DnstapStats } from './dnstap';
-export { QueryTap, type DnsTapOptions } from './tap';
+export { decisionEvery, QueryTap, type DnsTapOptions } from './tap';
 export { DecisionRing, clientMatcher, type DecisionRecord, type DecisionQuery } from './decisions';

@@ -311,6 +311,7 @@ export class DnsServer {
         sock.on('error', () => undefined);
         const responder = this.responder;
         const proxy = this.proxy;
+        const boundPort = sock.address().port;
         sock.on('message', (msg, rinfo) => {
           let query = msg;
           let client = rinfo.address;
@@ -325,7 +326,7 @@ export class DnsServer {
           }
           const tap = this.tap;
           const out = tap?.due()
-            ? this.tapped(tap, query, client, clientPort, address, port === 0 ? sock.address().port : port, false)
+            ? this.tapped(tap, query, client, clientPort, address, boundPort, false)
             : responder.handle(query, client, 'udp');
           if (out !== null) sock.send(out, rinfo.port, rinfo.address);
         });

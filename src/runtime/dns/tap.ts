@@ -26,6 +26,11 @@ export interface DnsTapOptions {
   version?: string;
 }
 
+/** Every how many queries a decision is kept (0: the decision log is off); no tap options: off. */
+export function decisionEvery(o: DnsTapOptions | undefined): number {
+  return o === undefined ? 0 : Math.max(0, Math.floor(o.decisionSample ?? 1));
+}
+
 /** One sampled exchange, as the server saw it. */
 export interface TapEvent {
   tcp: boolean;
@@ -63,7 +68,7 @@ export class QueryTap {
     onProblem?: (message: string) => void,
   ) {
     this.dnstapEvery = o.dnstap ? Math.max(1, Math.floor(o.dnstapSample ?? 1)) : 0;
-    this.decisionEvery = Math.max(0, Math.floor(o.decisionSample ?? 1));
+    this.decisionEvery = decisionEvery(o);
     this.dnstapLeft = this.dnstapEvery;
     this.decisionLeft = this.decisionEvery;
     this.writer = o.dnstap

@@ -14,7 +14,7 @@ import type { ResponderStats } from './responder';
 import type { RrlAlert } from './rrl-alerts';
 import type { BoundAddress, TcpOptions } from './server';
 import type { TrafficRow } from './traffic';
-import { QueryTap, type DnsTapOptions } from './tap';
+import { decisionEvery, QueryTap, type DnsTapOptions } from './tap';
 import type { DecisionQuery, DecisionRecord } from './decisions';
 import type { DnstapStats } from './dnstap';
 
@@ -113,6 +113,6 @@ export function admission(
     ...(rrl ? { rrl: new ResponseRateLimiter(rrl) } : {}),
     ...(cookies ? { cookies: CookieJar.fromSecrets(cookies) } : {}),
     // A DNS worker keeps no ring of its own: it reports its records to the primary's (workers.ts).
-    ...(tap && (tap.dnstap || (tap.decisionSample ?? 1) > 0) ? { tap: new QueryTap(tap, worker, onProblem) } : {}),
+    ...(tap && (tap.dnstap || decisionEvery(tap) > 0) ? { tap: new QueryTap(tap, worker, onProblem) } : {}),
   };
 }

@@ -35,7 +35,7 @@ import { RrlAlerts, watchRrl, type RrlAlert, type RrlProcessAlert } from './rrl-
 import type { TrafficRow } from './traffic';
 import { clientMatcher, DecisionRing, type DecisionQuery, type DecisionRecord } from './decisions';
 import type { DnstapStats } from './dnstap';
-import type { DnsTapOptions } from './tap';
+import { decisionEvery, type DnsTapOptions } from './tap';
 
 /** Worker → primary. */
 type WorkerMessage =
@@ -135,7 +135,7 @@ export class DnsWorkerPool implements DnsTarget {
   ) {
     if (cookies) this.cookies = cookiesUpdate(cookies);
     // The node's decision log: the workers report what they sampled (each second) into this one ring.
-    if (tap && (tap.decisionSample ?? 1) > 0) this.ring = new DecisionRing(tap.decisionRing ?? 10_000);
+    if (decisionEvery(tap) > 0) this.ring = new DecisionRing(tap?.decisionRing ?? 10_000);
     if (!cluster.isPrimary) throw new Error('DnsWorkerPool: only the cluster primary can start DNS workers');
   }
 
