@@ -161,13 +161,21 @@ export interface StatusInputs {
   overrides?: OverrideRecord[];
 }
 
+/**
+ * Transitions listed oldest first, newest first. Reversed before the (stable) sort: two in the same millisecond
+ * (enabled again, and a probe of a closed port failing at once) keep their order, the later one first.
+ */
+export function newestFirst<T extends { at: number }>(oldestFirst: readonly T[]): T[] {
+  return [...oldestFirst].reverse().sort((a, b) => b.at - a.at);
+}
+
 /** A profile's monitor status (Azure's statuses, derived by core), each endpoint's last probe, recent transitions. */
 export function statusReport(i: StatusInputs): ProfileStatusReport {
   const name = i.profile.profile.name;
   const current = i.profile;
   const report = profileMonitorStatuses(i.snapshot, name);
   const probes = new Map(i.probes.map((s) => [s.endpoint, s]));
-  const history = [...i.history].sort((a, b) => b.at - a.at).slice(0, 100);
+  const history = newestFirst(i.history).slice(0, 100);
   return {
     name,
     stack: current.stack,
