@@ -249,8 +249,8 @@ export class TmkitClient {
     return h;
   }
 
-  async healthz(): Promise<{ status: string; revision: number }> {
-    return (await this.call<{ status: string; revision: number }>('GET', '/healthz')).body;
+  async healthz(): Promise<{ status: string; revision: number; zone?: string }> {
+    return (await this.call<{ status: string; revision: number; zone?: string }>('GET', '/healthz')).body;
   }
 
   async metrics(): Promise<string> {

@@ -38,6 +38,8 @@ export interface ResolveRequest {
 
 /** What the watchdog reports to `/healthz` (docs/api.md): the pipeline's lag, and etcd in cluster mode. */
 export interface HealthReport extends SnapshotLag {
+  /** The zone DNS answers for (`serve --zone`). */
+  zone?: string;
   cluster?: ClusterHealthBody;
 }
 
@@ -112,7 +114,7 @@ export class Reports implements RuntimeReports {
   }
 
   async health(): Promise<HealthReport> {
-    const lag = await this.deps.pipeline.lag();
+    const lag = { ...(await this.deps.pipeline.lag()), zone: this.deps.zone };
     if (!this.deps.cluster) return lag;
     const c = this.deps.cluster.healthz();
     if (c.degradedReason === undefined) return { ...lag, cluster: c.body };

@@ -378,12 +378,35 @@ function strip(r: Record<string, unknown>): Record<string, unknown> {
   return rest;
 }
 
+test("the zone is the server's: without --zone GET / offers it; a --zone the server does not answer for is refused at start", async () => {
+  hook = await spawnWebhook(['--server', serve.api, '--owner-id', 'cluster-a'], { TMKIT_TOKEN: token() });
+  expect(await call(`${hook.url}/`, 'GET')).toMatchObject({ status: 200, body: { include: [ZONE] } });
+  const env = { TMKIT_TOKEN: token(), TMKIT_SERVER: serve.api };
+  expect(await runTmkit(['external-dns', '--zone', 'gslb.example.com', '--listen', '127.0.0.1:0'], { env })).toMatchObject({
+    code: 2,
+    stderr: expect.stringMatching(/--zone gslb\.example\.com: the tmkit server at \S+ answers for tm\.internal; pass --zone tm\.internal/),
+  });
+});
+
+test('a sidecar started before its server checks the zone on the first request: 503 until the server answers', async () => {
+  serve.child.kill('SIGTERM');
+  await serve.closed;
+  hook = await spawnWebhook(['--server', `http://127.0.0.1:${apiPort}`, '--zone', 'gslb.example.com', '--owner-id', 'cluster-a'], {
+    TMKIT_TOKEN: token(),
+  });
+  const down = await call(`${hook.url}/`, 'GET');
+  expect(down).toMatchObject({ status: 503, body: { error: expect.stringMatching(/cannot ask the tmkit server its zone: .*try again/) } });
+  await startServe();
+  // The server answers for tm.internal, not the zone given: an error only a changed --zone fixes (not a 5xx to retry).
+  expect(await call(`${hook.url}/`, 'GET')).toMatchObject({
+    status: 409,
+    body: { error: expect.stringMatching(/--zone gslb\.example\.com: .* answers for tm\.internal/) },
+  });
+  expect(await call(`${hook.url}/records`, 'GET')).toMatchObject({ status: 409 });
+});
+
 test('usage errors are exit 2 and say what to pass', async () => {
   const env = { TMKIT_TOKEN: token(), TMKIT_SERVER: serve.api };
-  expect(await runTmkit(['external-dns'], { env })).toMatchObject({
-    code: 2,
-    stderr: expect.stringMatching(/--zone is needed: .*or set TMKIT_ZONE/),
-  });
   expect(await runTmkit(['external-dns', '--zone', ZONE, '--owner-id', 'a_b'], { env })).toMatchObject({
     code: 2,
     stderr: expect.stringMatching(/--owner-id a_b: letters, digits and hyphens/),

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
+import type { Server } from 'node:http';
 import { CliError, EXIT_USAGE } from '../errors';
-import { startWebhook, stackOf } from '../util/external-dns-server';
+import { HttpError, startWebhook, stackOf } from '../util/external-dns-server';
 import { interruptSignal } from '../util/operations';
 import { clientFor, serverOptions, type ServerOptions } from '../util/server';
 
@@ -34,7 +35,10 @@ export function registerExternalDns(program: Command): void {
         "ExternalDNS's webhook provider: Kubernetes names become profiles, new ones in the stack external-dns-<owner id> (docs/kubernetes.md)",
       )
       .option('--listen <host:port>', 'where ExternalDNS reaches the webhook (its --webhook-provider-url)', '127.0.0.1:8888')
-      .option('--zone <zone>', "the tmkit server's zone (serve --zone), offered to ExternalDNS as its domain filter (default TMKIT_ZONE)")
+      .option(
+        '--zone <zone>',
+        "the zone offered to ExternalDNS as its domain filter: must be the tmkit server's (serve --zone), which it is by default (or TMKIT_ZONE)",
+      )
       .option(
         '--owner-id <id>',
         "this ExternalDNS instance's --txt-owner-id: the names it creates go to the stack external-dns-<id>",
@@ -42,9 +46,7 @@ export function registerExternalDns(program: Command): void {
       )
       .option('--force', 'apply deletes the safety rule refuses (a profile left with no endpoint Online)'),
   ).action(async (opts: ExternalDnsOptions) => {
-    const zone = (opts.zone ?? process.env.TMKIT_ZONE ?? '').trim().replace(/\.$/, '').toLowerCase();
-    if (zone === '')
-      throw new CliError('--zone is needed: the zone the tmkit server answers for (its serve --zone), or set TMKIT_ZONE', EXIT_USAGE);
+    const given = (opts.zone ?? process.env.TMKIT_ZONE ?? '').trim().replace(/\.$/, '').toLowerCase() || undefined;
     if (!OWNER.test(opts.ownerId))
       throw new CliError(
         `--owner-id ${opts.ownerId}: letters, digits and hyphens, at most 50 (it names the stack external-dns-<id>)`,
@@ -57,10 +59,27 @@ export function registerExternalDns(program: Command): void {
     };
     let started: Awaited<ReturnType<typeof startWebhook>>;
     try {
-      started = await startWebhook({ client, zone, owner: opts.ownerId, force: opts.force === true, log }, host, port);
+      started = await startWebhook(
+        { client, ...(given !== undefined ? { zone: given } : {}), owner: opts.ownerId, force: opts.force === true, log },
+        host,
+        port,
+      );
     } catch (err) {
       await client.close();
       throw new CliError(`cannot listen on ${opts.listen}: ${(err as Error).message}; pick another --listen`);
+    }
+    // The zone is checked against the server's now when it answers; a sidecar may start before its server, and
+    // then the first request ExternalDNS makes checks it (503 until the server answers).
+    let zone: string;
+    try {
+      zone = await started.webhook.zone();
+    } catch (err) {
+      if (!(err instanceof HttpError) || err.status !== 503) {
+        await stop(started.server);
+        await client.close();
+        throw new CliError((err as Error).message, EXIT_USAGE);
+      }
+      zone = `${given ?? "the server's"} (to be checked: ${err.message})`;
     }
     process.stdout.write(
       `tmkit external-dns: webhook on ${started.url} for zone ${zone}, owner ${opts.ownerId} (stack ${stackOf(opts.ownerId)}), tmkit server ${client.server}\n`,
@@ -68,10 +87,14 @@ export function registerExternalDns(program: Command): void {
     const { signal, release } = interruptSignal();
     await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
     release();
-    await new Promise<void>((resolve) => {
-      started.server.close(() => resolve());
-      started.server.closeAllConnections();
-    });
+    await stop(started.server);
     await client.close();
+  });
+}
+
+function stop(server: Server): Promise<void> {
+  return new Promise<void>((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections();
   });
 }

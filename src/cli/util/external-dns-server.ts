@@ -23,7 +23,11 @@ export const MAX_BODY = 8 * 1024 * 1024;
 
 export interface WebhookOptions {
   client: TmkitClient;
-  zone: string;
+  /**
+   * The zone given (`--zone`): checked against the one the tmkit server says it answers for. Absent: the
+   * server's, asked when first needed.
+   */
+  zone?: string;
   owner: string;
   /** Apply deletes that leave a profile with no endpoint Online (the safety rule) instead of refusing them. */
   force: boolean;
@@ -34,7 +38,8 @@ export interface WebhookOptions {
 export const STACK_PREFIX = 'external-dns-';
 export const stackOf = (owner: string): string => `${STACK_PREFIX}${owner}`;
 
-class HttpError extends Error {
+/** A webhook answer other than 2xx: its status and the `error` message. */
+export class HttpError extends Error {
   constructor(
     readonly status: number,
     message: string,
@@ -47,8 +52,37 @@ class HttpError extends Error {
 export class ExternalDnsWebhook {
   /** Writes run one at a time (ExternalDNS sends one at a time; another client must not interleave). */
   private queue: Promise<unknown> = Promise.resolve();
+  /** The zone once the server confirmed it (or, from a server that does not say, the one given). */
+  private known?: string;
 
   constructor(private readonly o: WebhookOptions) {}
+
+  /**
+   * The zone names are mapped under: the tmkit server's (its authorized `/healthz` says it), which `--zone`
+   * must match. 503 while the server does not answer (ExternalDNS tries again); 409 on a mismatch, which only
+   * a changed `--zone` fixes (no retry would).
+   */
+  async zone(): Promise<string> {
+    if (this.known !== undefined) return this.known;
+    let served: string | undefined;
+    try {
+      served = (await this.o.client.healthz()).zone;
+    } catch (err) {
+      throw new HttpError(503, `cannot ask the tmkit server its zone: ${(err as Error).message}; ExternalDNS will try again`);
+    }
+    const given = this.o.zone;
+    if (served === undefined) {
+      if (given === undefined)
+        throw new HttpError(409, `the tmkit server at ${this.o.client.server} does not say its zone (an older version): pass --zone`);
+      this.known = given;
+    } else if (given !== undefined && given !== served) {
+      throw new HttpError(
+        409,
+        `--zone ${given}: the tmkit server at ${this.o.client.server} answers for ${served}; pass --zone ${served}, or leave --zone out`,
+      );
+    } else this.known = served;
+    return this.known;
+  }
 
   get stack(): string {
     return stackOf(this.o.owner);
@@ -68,7 +102,7 @@ export class ExternalDnsWebhook {
       }
       if (path === '/') {
         only(req, 'GET');
-        return send(res, 200, { include: [this.o.zone] });
+        return send(res, 200, { include: [await this.zone()] });
       }
       if (path === '/records') {
         if (req.method === 'GET') return send(res, 200, await this.records());
@@ -80,7 +114,8 @@ export class ExternalDnsWebhook {
       }
       if (path === '/adjustendpoints') {
         only(req, 'POST');
-        return send(res, 200, this.adjust(parseEndpoints(await readJson(req), '$')));
+        const endpoints = parseEndpoints(await readJson(req), '$');
+        return send(res, 200, this.adjust(endpoints, await this.zone()));
       }
       throw new HttpError(
         404,
@@ -117,14 +152,15 @@ export class ExternalDnsWebhook {
 
   /** GET /records: every record this owner wrote, in its stack or in a profile another owner's stack holds. */
   async records(): Promise<ExtEndpoint[]> {
-    return (await this.held()).flatMap((h) => recordsOf(h.profile, this.o.zone, this.o.owner));
+    const zone = await this.zone();
+    return (await this.held()).flatMap((h) => recordsOf(h.profile, zone, this.o.owner));
   }
 
   /** POST /adjustendpoints: what tmkit can hold, canonical; the rest dropped with its reason logged. */
-  adjust(endpoints: ExtEndpoint[]): ExtEndpoint[] {
+  adjust(endpoints: ExtEndpoint[], zone: string): ExtEndpoint[] {
     const out: ExtEndpoint[] = [];
     for (const e of endpoints) {
-      const a = adjustEndpoint(e, this.o.zone);
+      const a = adjustEndpoint(e, zone);
       if ('reason' in a) this.o.log(`external-dns: dropped ${e.dnsName} ${e.recordType}: ${a.reason}`);
       else out.push(a.endpoint);
     }
@@ -137,7 +173,8 @@ export class ExternalDnsWebhook {
    * any is applied.
    */
   async apply(changes: ExtChanges): Promise<void> {
-    const { client, zone, owner } = this.o;
+    const { client, owner } = this.o;
+    const zone = await this.zone();
     let next: ReturnType<typeof applyChanges>;
     try {
       next = applyChanges(await this.held(), changes, zone, owner, this.stack);

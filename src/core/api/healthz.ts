@@ -3,6 +3,8 @@
 /** `GET /healthz`: the watchdog (503 with `status: "degraded"` and a reason when DNS lags the store). */
 export interface HealthzBody {
   status: 'ok' | 'degraded';
+  /** The zone DNS answers for (`serve --zone`): what `tmkit external-dns` offers ExternalDNS as its domain filter. */
+  zone?: string;
   /** The store's revision. */
   revision: number;
   /** The revision of the snapshot DNS answers from. */

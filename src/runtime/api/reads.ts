@@ -51,6 +51,7 @@ async function healthz(c: ReadContext, ctx: Ctx): Promise<Reply<HealthzBody | { 
     status: h.degraded ? 503 : 200,
     body: {
       status: h.degraded ? 'degraded' : 'ok',
+      ...(h.zone !== undefined ? { zone: h.zone } : {}),
       revision: h.storeRevision,
       servedRevision: h.servedRevision,
       lagRevisions: h.lagRevisions,

@@ -66,7 +66,7 @@ describe('readiness (GET /readyz) and the drain', () => {
       string,
       unknown
     >;
-    expect(full).toEqual({ status: 'ok', revision: 0, servedRevision: 0, lagRevisions: 0, lagSeconds: 0 });
+    expect(full).toEqual({ status: 'ok', zone: 'tm.internal', revision: 0, servedRevision: 0, lagRevisions: 0, lagSeconds: 0 });
   });
 });
 

@@ -107,7 +107,10 @@ test('/healthz reports the lag between the store and the served snapshot, and de
     return { status: r.statusCode, body: (await r.body.json()) as Record<string, unknown> };
   };
 
-  expect(await healthz()).toEqual({ status: 200, body: { status: 'ok', revision: 0, servedRevision: 0, lagRevisions: 0, lagSeconds: 0 } });
+  expect(await healthz()).toEqual({
+    status: 200,
+    body: { status: 'ok', zone: 'tm.internal', revision: 0, servedRevision: 0, lagRevisions: 0, lagSeconds: 0 },
+  });
   failReads = true;
   await client.putProfile(
     profileInput('web', { endpoints: [{ name: 'a', type: 'externalEndpoints', target: '192.0.2.10', alwaysServe: 'Enabled' }] }),
@@ -139,7 +142,10 @@ test('/healthz reports the lag between the store and the served snapshot, and de
     what: 'DNS serves the write after the retry',
     timeoutMs: 10_000,
   });
-  expect(await healthz()).toEqual({ status: 200, body: { status: 'ok', revision: 1, servedRevision: 1, lagRevisions: 0, lagSeconds: 0 } });
+  expect(await healthz()).toEqual({
+    status: 200,
+    body: { status: 'ok', zone: 'tm.internal', revision: 1, servedRevision: 1, lagRevisions: 0, lagSeconds: 0 },
+  });
   expect((await request(`${api}/readyz`)).statusCode).toBe(200);
   await engine.settle();
 });
