@@ -102,6 +102,52 @@ describe('the signature cache is bounded in bytes', () => {
     expect(s.stats().signatures).toBe(made);
     s.secure(nxdomain(`r0-0.${ZONE}`));
     expect(s.stats().signatures).toBe(made + 1);
+    // The index of denials by name (how a name over the budget is refused without building its NSEC) holds
+    // only cached entries: it leaves with them, so it cannot grow under a flood either. (Every entry is a
+    // denial but the SOA's signatures.)
+    expect((s as unknown as { denials: Map<string, string> }).denials.size).toBe(s.stats().cached - 1);
+  });
+
+  test('property: over the budget, a name is refused exactly when its denial is not cached (large cache, frozen clock)', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 20 }),
+        fc.array(fc.integer({ min: 0, max: 40 }), { minLength: 1, maxLength: 300 }),
+        fc.array(fc.boolean(), { maxLength: 300 }),
+        (budget, picks, tcp) => {
+          const { s } = signer({ signRate: budget });
+          // The reference: the names signed so far (nothing is evicted here, the clock does not move).
+          const signed = new Set<string>();
+          let left = budget;
+          let signatures = 0;
+          for (const [k, p] of picks.entries()) {
+            const name = `n${p}.${ZONE}`;
+            const overTcp = tcp[k] === true;
+            let refused = false;
+            try {
+              const a = s.secure(nxdomain(name, overTcp ? { overBudget: 'sign' } : {}));
+              if (a.authority.length !== 4) return false; // SOA, its RRSIG, the NSEC, its RRSIG
+            } catch (err) {
+              if (!(err instanceof SigningBudgetExceeded) || err.qname !== name) throw err;
+              refused = true;
+            }
+            const cached = signed.has(name);
+            const expectRefused = !cached && left === 0 && !overTcp;
+            if (!cached && !expectRefused) {
+              if (left > 0) left--;
+              signed.add(name);
+              signatures++;
+            }
+            if (refused !== expectRefused) return false;
+          }
+          // One signature for the SOA, one per name signed.
+          const st = s.stats();
+          s.close();
+          return st.signatures === signatures + (signatures > 0 || picks.length > 0 ? 1 : 0);
+        },
+      ),
+      { numRuns: 100, seed: 42 },
+    );
   });
 
   test('property: whatever names come, in whatever order, the cache never passes its bound', () => {

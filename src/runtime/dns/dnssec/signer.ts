@@ -33,12 +33,14 @@ import { activeKeys, loadKeySet, signData, type ActiveKeys, type KeySetDocument,
 import { TYPE, canonicalName, canonicalRrset, immediateSuccessor, labelCount, nsecRdata, rrsigPrefix, typeCode } from './records';
 import { systemClock } from '../../clock';
 import {
+  DENIAL_INDEX_BYTES,
   SIGNING_LIMIT_DEFAULTS,
   SigningBudgetExceeded,
   TokenBucket,
   entryBytes,
   recordsBytes,
   signingLimits,
+  stringBytes,
   type SignerStats,
 } from './signing-limits';
 
@@ -85,6 +87,8 @@ interface CacheEntry {
   bytes: number;
   /** The NSEC of a name that does not exist: signed under the budget, not refreshed ahead of a window. */
   denial?: boolean;
+  /** A denial's key in `ZoneSigner.denials` (its TTL and name). */
+  denialName?: string;
 }
 
 /** The sections of an answer, after `secure()`. */
@@ -137,8 +141,15 @@ export class ZoneSigner {
   private readonly budget: TokenBucket;
   /** The cache's estimated size (the sum of its entries' `bytes`). */
   private bytes = 0;
-  /** The cache key of the denial NSEC `secure()` is about to sign (marked `denial` once cached). */
+  /** The cache key of the denial NSEC `secure()` is about to sign (rrsigs() marks its entry a denial), and its name in `denials`. */
   private pendingDenial: string | undefined;
+  private pendingDenialName = '';
+  /**
+   * The cached denial NSECs by TTL and name (`${ttl} ${qname}`: what an NXDOMAIN's NSEC is made of) to their
+   * cache keys. Over the budget, a random name is refused with one Map lookup of a short key: no NSEC is built
+   * and no canonical cache key computed for an answer that goes out without it.
+   */
+  private readonly denials = new Map<string, string>();
   private readonly dnskeyTtl: number;
   private readonly now: () => number;
   private keys: ZoneKey[] = [];
@@ -223,12 +234,19 @@ export class ZoneSigner {
     }
     const sigs = this.sign(rrset, this.window);
     if (e !== undefined) this.drop(key, e);
-    const bytes = entryBytes(key, rrset, sigs);
+    // The denial NSEC secure() charged for: kept with its entry in the index of denials by name, which counts.
+    const denialName = this.pendingDenial === key ? this.pendingDenialName : undefined;
+    const bytes = entryBytes(key, rrset, sigs) + (denialName !== undefined ? DENIAL_INDEX_BYTES + stringBytes(denialName) : 0);
     // Room first (oldest out); an entry larger than the whole bound is used and not kept.
     if (bytes <= this.cacheBytes) {
       this.makeRoom(bytes);
       // The RRset as the cache keeps it: its data in memory of its own (the caller's may be slices of shared slabs).
       e = { rrset: rrset.map(ownData), window: this.window, sigs, used: true, bytes };
+      if (denialName !== undefined) {
+        e.denial = true;
+        e.denialName = denialName;
+        this.denials.set(denialName, key);
+      }
       this.cache.set(key, e);
       this.bytes += bytes;
     }
@@ -247,9 +265,10 @@ export class ZoneSigner {
     } else if (apex && i.qtype === 255) answer = [...answer, ...this.dnskeys];
     if (!i.dnssecOk) return { rcode, answer: [...answer], authority: [...authority], additional: [...i.additional] };
     if (answer.length === 0) {
-      const nsec = this.nsec(i, apex);
       // The NSEC of a name that does not exist is new for every random name: the one signature under the budget.
-      if (i.rcode === 'NXDOMAIN') this.charge(nsec, i);
+      const charged = i.rcode === 'NXDOMAIN' && this.charge(i);
+      const nsec = this.nsec(i, apex);
+      if (charged) this.pendingDenial = cacheKey([nsec]);
       if (i.qtype === TYPE.NSEC) {
         // The NSEC itself is the answer to an NSEC query: as a NODATA proof its own bitmap would deny it.
         answer = [nsec];
@@ -268,26 +287,22 @@ export class ZoneSigner {
         additional: this.signSection(i.additional),
       };
     } finally {
-      if (this.pendingDenial !== undefined) {
-        const e = this.cache.get(this.pendingDenial);
-        if (e !== undefined) e.denial = true;
-        this.pendingDenial = undefined;
-      }
+      this.pendingDenial = undefined;
     }
   }
 
   // ------------------------------------------------------------------------------------------------
 
   /**
-   * Takes one token of the budget when the denial NSEC `nsec` needs a new signature (not cached for this
-   * window), or throws SigningBudgetExceeded when there is none (see SecureInput.overBudget). Marks the
-   * entry it will make as a denial entry.
+   * Takes one token of the budget when the denial NSEC of `i.qname` needs a new signature (not cached for this
+   * window): true, and the entry it makes is marked a denial entry. False when it is cached. Throws
+   * SigningBudgetExceeded when there is no token (see SecureInput.overBudget).
    */
-  private charge(nsec: WireRecord, i: SecureInput): void {
+  private charge(i: SecureInput): boolean {
     if (this.windowAt(this.now()) > this.window) this.advance();
-    const key = cacheKey([nsec]);
-    const e = this.cache.get(key);
-    if (e !== undefined && e.window === this.window) return;
+    const name = `${i.negativeTtl} ${i.qname}`;
+    const key = this.denials.get(name);
+    if (key !== undefined && this.cache.get(key)?.window === this.window) return false;
     if (!this.budget.take()) {
       if (i.overBudget !== 'sign') {
         this.counters.refused++;
@@ -295,7 +310,8 @@ export class ZoneSigner {
       }
       this.counters.signedOverBudget++;
     }
-    this.pendingDenial = key;
+    this.pendingDenialName = name;
+    return true;
   }
 
   private nsec(i: SecureInput, apex: boolean): WireRecord {
@@ -371,6 +387,7 @@ export class ZoneSigner {
     const owner = this.zone;
     this.dnskeys = this.active.published.map((k) => ({ type: 'DNSKEY', name: owner, ttl: this.dnskeyTtl, data: k.dnskey }));
     this.cache.clear();
+    this.denials.clear();
     this.bytes = 0;
     this.generation++;
     if (this.keyTimer) clearTimeout(this.keyTimer);
@@ -452,6 +469,7 @@ export class ZoneSigner {
   private drop(key: string, e: CacheEntry): void {
     this.cache.delete(key);
     this.bytes -= e.bytes;
+    if (e.denialName !== undefined && this.denials.get(e.denialName) === key) this.denials.delete(e.denialName);
   }
 
   /** Evicts the least recently used entries until one more of `bytes` fits both bounds. */

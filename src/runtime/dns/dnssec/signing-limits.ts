@@ -121,6 +121,8 @@ const RECORD_BYTES = 64;
  * so this is the Buffer object, its ArrayBuffer and the backing store's header, not a shared slab's 8 KiB.
  */
 const BUFFER_BYTES = 130;
+/** A denial entry's slot in the signer's index of denials by name (signer.ts `denials`; its name string apart). */
+export const DENIAL_INDEX_BYTES = 48;
 /** A string's header (one byte per character after it: names and keys are Latin-1). */
 const STRING_BYTES = 24;
 
