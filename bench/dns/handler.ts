@@ -205,5 +205,14 @@ for (const algorithm of [13, 15] as const) {
   console.log(
     `handler: DNSSEC ${algorithm} cache-miss signing cost: ${(t.wall / 1000).toFixed(1)} µs/query (CPU ${(t.cpu / 1000).toFixed(1)} µs) with ${perQuery.toFixed(2)} signatures each = ${(t.wall / perQuery / 1000).toFixed(1)} µs per signature (looked up, signed, encoded)`,
   );
-  for (const s of [warm, signer, signed.dnssec!]) s.close();
+  // A random-name flood over the signing budget (issue 39): every name new, every answer the TC refusal.
+  const flood = new Responder({ zone: 'tm.internal', snapshot, resolve, rng: Math.random, ...authority });
+  const spent = new ZoneSigner(keys, { zone: 'tm.internal', signRate: 1 });
+  flood.setSigner(spent);
+  const randomNames = Array.from({ length: N_SLOW }, (_, i) =>
+    query(i & 0xffff, `${Math.random().toString(36).slice(2, 14)}.tm.internal`, doOpt),
+  );
+  const over = time(N_SLOW, (i) => flood.handle(randomNames[i]!, `198.51.${(i >> 8) & 255}.${i & 255}`, 'udp'));
+  console.log(`handler: DNSSEC ${algorithm} random name over the signing budget (TC refusal, nothing signed): ${show(over)}`);
+  for (const s of [warm, signer, signed.dnssec!, spent]) s.close();
 }
