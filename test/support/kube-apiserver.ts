@@ -35,7 +35,7 @@ export function kubeApiserverBin(): string {
   } catch {
     /* not built */
   }
-  throw new Error('kube-apiserver is not built: run scripts/install-kube-apiserver.sh (about 11 min after ExternalDNS; .ci/run does)');
+  throw new Error('kube-apiserver is not built: run scripts/install-kube-apiserver.sh (about 5 min; .ci/run does)');
 }
 
 /** Where the DNSEndpoint CRD ships in the ExternalDNS module (downloaded by scripts/install-external-dns.sh). */
