@@ -74,6 +74,7 @@ import type { CookieJar } from './cookies';
 import { MINIMAL_ANY_SUFFIX, QTYPE_ANY, keptType, oneRrset } from './minimal-any';
 import type { ResponseRateLimiter } from './rrl';
 import { SigningBudgetExceeded } from './dnssec/signing-limits';
+import { Doorkeeper } from './doorkeeper';
 import type { ZoneSigner } from './dnssec/signer';
 import { DnsTallies, qtypeLabel, rcodeName, type DnsCounts } from './counts';
 import { TrafficTallies, TrafficTally, type TrafficRow } from './traffic';
@@ -100,6 +101,8 @@ export class Responder {
   private readonly udpCap: number;
   private readonly cacheSize: number;
   private readonly dynamicCacheSize: number;
+  /** The NXDOMAIN questions asked lately: one is cached from its second query on. */
+  private readonly doorkeeper = new Doorkeeper();
   private readonly onError: ((reason: string, rcode: number | 'drop') => void) | undefined;
   private readonly encodeOptions: { compress: boolean };
   private signer: ZoneSigner | undefined;
@@ -435,6 +438,9 @@ export class Responder {
         key,
         o.map((x) => this.encodeOutcome(question, res, x, sign)),
         o.map((x) => x.probability),
+        // A name that does not exist is cached from its second query on (doorkeeper.ts): a random-name flood
+        // must not push the real names' answers out.
+        res.rcode !== 'NXDOMAIN' || this.doorkeeper.seen(key),
       );
       return { encoded, scope: 0, steps: encoded.steps };
     }
@@ -457,12 +463,12 @@ export class Responder {
     return { encoded: enc, scope, steps: outcome.explanation };
   }
 
-  private cacheStatic(cache: Map<string, Entry>, key: string, variants: Encoded[], probabilities: number[]): Encoded {
+  private cacheStatic(cache: Map<string, Entry>, key: string, variants: Encoded[], probabilities: number[], keep: boolean): Encoded {
     const cumulative: number[] = [];
     let sum = 0;
     for (const p of probabilities) cumulative.push((sum += p));
     const entry: StaticEntry = { dynamic: false, variants, cumulative, generation: this.signer?.generation ?? 0 };
-    remember(cache, key, entry, this.cacheSize);
+    if (keep) remember(cache, key, entry, this.cacheSize);
     return pick(entry, this.rng);
   }
 

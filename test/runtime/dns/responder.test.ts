@@ -178,9 +178,30 @@ test('ID, RD, DO and the question case are per query; the cached bytes are not m
 
 test('the question cache is bounded', () => {
   const r = make({ cacheSize: 64 });
-  for (let i = 0; i < 1000; i++) r.handle(buildQuery(1, `n${i}.${ZONE}`, 1), '192.0.2.1', 'udp');
+  // Each asked twice: a name that does not exist is cached from its second query on.
+  for (let i = 0; i < 1000; i++) for (const _ of [1, 2]) r.handle(buildQuery(1, `n${i}.${ZONE}`, 1), '192.0.2.1', 'udp');
   expect(r.cached.questions).toBeLessThanOrEqual(64);
+  expect(r.cached.questions).toBeGreaterThan(32);
   expect(decode(r.handle(buildQuery(1, `v4.${ZONE}`, 1), '192.0.2.1', 'udp')).answers).toHaveLength(1);
+});
+
+test("a random-name flood does not push real answers out: NXDOMAIN is cached from a name's second query on", () => {
+  const r = make({ cacheSize: 64 });
+  r.handle(buildQuery(1, `v4.${ZONE}`, 1), '192.0.2.1', 'udp');
+  // 10,000 names that do not exist, each asked once: answered NXDOMAIN, none cached.
+  for (let i = 0; i < 10_000; i++) {
+    const d = decode(r.handle(buildQuery(i & 0xffff, `r${i}x.${ZONE}`, 1), '192.0.2.1', 'udp'));
+    if (d.rcode !== 'NXDOMAIN') throw new Error(`r${i}x: ${d.rcode}`);
+  }
+  expect(r.cached.questions).toBe(1);
+  const hits = r.stats.cacheHits;
+  expect(decode(r.handle(buildQuery(2, `v4.${ZONE}`, 1), '192.0.2.1', 'udp')).answers).toHaveLength(1);
+  expect(r.stats.cacheHits).toBe(hits + 1);
+  // A name asked again (a typo a resolver keeps asking for) is cached then: the third query is a hit.
+  r.handle(buildQuery(3, `r5x.${ZONE}`, 1), '192.0.2.1', 'udp');
+  expect(r.cached.questions).toBe(2);
+  expect(decode(r.handle(buildQuery(4, `r5x.${ZONE}`, 1), '192.0.2.1', 'udp')).rcode).toBe('NXDOMAIN');
+  expect(r.stats.cacheHits).toBe(hits + 2);
 });
 
 test.each([

@@ -69,6 +69,12 @@ function nxdomain(qname: string, o: Partial<SecureInput> = {}): SecureInput {
   };
 }
 
+/** The same query twice: a denial is cached from its name's second query on (doorkeeper.ts). */
+function twice(s: ZoneSigner, i: SecureInput): void {
+  s.secure(i);
+  s.secure(i);
+}
+
 function positive(): SecureInput {
   return { ...nxdomain(`web.${ZONE}`), rcode: 'NOERROR', answer: WEB, authority: [] };
 }
@@ -87,7 +93,8 @@ describe('the signature cache is bounded in bytes', () => {
     const { s } = signer({ cacheBytes: bound, signRate: 0 });
     let max = 0;
     for (let i = 0; i < 5000; i++) {
-      s.secure(nxdomain(`r${i}-${(i * 7919) % 10007}.${ZONE}`));
+      // Each asked twice: a denial is kept from its name's second query on (doorkeeper.ts).
+      twice(s, nxdomain(`r${i}-${(i * 7919) % 10007}.${ZONE}`));
       max = Math.max(max, s.stats().cacheBytes);
     }
     const st = s.stats();
@@ -116,7 +123,9 @@ describe('the signature cache is bounded in bytes', () => {
         fc.array(fc.boolean(), { maxLength: 300 }),
         (budget, picks, tcp) => {
           const { s } = signer({ signRate: budget });
-          // The reference: the names signed so far (nothing is evicted here, the clock does not move).
+          // The reference: the names asked so far (the doorkeeper's), those whose signatures are kept (nothing
+          // is evicted here, the clock does not move): a name's are kept when it is signed on a later query.
+          const asked = new Set<string>();
           const signed = new Set<string>();
           let left = budget;
           let signatures = 0;
@@ -135,9 +144,10 @@ describe('the signature cache is bounded in bytes', () => {
             const expectRefused = !cached && left === 0 && !overTcp;
             if (!cached && !expectRefused) {
               if (left > 0) left--;
-              signed.add(name);
+              if (asked.has(name)) signed.add(name);
               signatures++;
             }
+            asked.add(name);
             if (refused !== expectRefused) return false;
           }
           // One signature for the SOA, one per name signed.
@@ -158,7 +168,7 @@ describe('the signature cache is bounded in bytes', () => {
         (bound, names) => {
           const { s } = signer({ cacheBytes: bound, signRate: 0 });
           for (const n of names) {
-            s.secure(n === `web.${ZONE}` ? positive() : nxdomain(n));
+            twice(s, n === `web.${ZONE}` ? positive() : nxdomain(n));
             const st = s.stats();
             if (st.cacheBytes > bound || st.cacheBytes < 0) return false;
           }
@@ -174,8 +184,9 @@ describe('the signature cache is bounded in bytes', () => {
     setFlagsFromString('--expose-gc');
     const gc = runInNewContext('gc') as () => void;
     const { s } = signer({ cacheBytes: 2 * 1024 * 1024, signRate: 0 });
+    // Each name asked twice, so that it is cached (doorkeeper.ts) and the cache churns at its bound.
     const fill = (from: number, n: number): void => {
-      for (let i = from; i < from + n; i++) s.secure(nxdomain(`flood-${i.toString(36)}-${(i * 2654435761) >>> 0}.${ZONE}`));
+      for (let i = from; i < from + n; i++) twice(s, nxdomain(`flood-${i.toString(36)}-${(i * 2654435761) >>> 0}.${ZONE}`));
     };
     fill(0, 10_000);
     gc();
@@ -197,7 +208,7 @@ describe('the signature cache is bounded in bytes', () => {
     const { s } = signer({ cacheBytes: 1024 * 1024 * 1024, signRate: 0 });
     gc();
     const before = process.memoryUsage();
-    for (let i = 0; i < 20_000; i++) s.secure(nxdomain(`m-${i.toString(36)}-${(i * 40503) >>> 0}.${ZONE}`));
+    for (let i = 0; i < 20_000; i++) twice(s, nxdomain(`m-${i.toString(36)}-${(i * 40503) >>> 0}.${ZONE}`));
     gc();
     const after = process.memoryUsage();
     const real = after.heapUsed + after.arrayBuffers - (before.heapUsed + before.arrayBuffers);
@@ -244,10 +255,16 @@ describe('new signatures for names that do not exist are bounded per second', ()
     expect(s.stats().cacheHits).toBe(hits + 1);
     expect(s.secure(nodata()).authority.map((r) => r.type)).toEqual(['SOA', 'RRSIG', 'NSEC', 'RRSIG']);
     expect(s.secure({ ...positive(), qname: ZONE, qtype: 48, answer: [] }).answer[0]!.type).toBe('DNSKEY');
-    // Names signed before keep their answers: a cache hit spends no budget.
-    for (const n of signed.slice(0, 50)) s.secure(nxdomain(n));
     expect(s.stats().signatures).toBe(made + 2); // the NODATA NSEC and the DNSKEY RRSIG
-    expect(s.stats().refused).toBe(refused);
+    // A name signed once was not kept (a random name is not asked again): asked again over the spent budget
+    // it is refused; its TCP retry is signed and kept (asked before), so the next UDP query is a cache hit.
+    const again = signed[0]!;
+    expect(() => s.secure(nxdomain(again))).toThrow(SigningBudgetExceeded);
+    expect(s.secure(nxdomain(again, { overBudget: 'sign' })).authority).toHaveLength(4);
+    const kept = s.stats().cacheHits;
+    expect(s.secure(nxdomain(again)).authority).toHaveLength(4);
+    expect(s.stats().cacheHits).toBe(kept + 2); // the NSEC's signatures and the SOA's
+    expect(s.stats().refused).toBe(refused + 1);
   });
 
   test('frozen clock: exactly the budget; a TCP retry signs anyway; the next second brings a new budget', () => {
@@ -333,8 +350,10 @@ test('--dnssec-cache-size and --dnssec-sign-rate reach the signers made for the 
 });
 
 test('/metrics: cache bytes, its bound, evictions and refusals, summed over the DNS processes', async () => {
-  const { s } = signer({ cacheBytes: 8 * 1024, signRate: 10 });
-  for (let i = 0; i < 40; i++) {
+  const { s } = signer({ cacheBytes: 8 * 1024, signRate: 20 });
+  // Ten names asked twice (20 signatures, each name kept on its second query: more than 8 KiB), then 30 new ones over the budget.
+  for (let i = 0; i < 10; i++) twice(s, nxdomain(`m${i}.${ZONE}`));
+  for (let i = 10; i < 40; i++) {
     try {
       s.secure(nxdomain(`m${i}.${ZONE}`));
     } catch {

@@ -32,6 +32,7 @@ import { unpooled, type WireRecord } from '../encode';
 import { activeKeys, loadKeySet, signData, type ActiveKeys, type KeySetDocument, type ZoneKey } from './keys';
 import { TYPE, canonicalName, canonicalRrset, immediateSuccessor, labelCount, nsecRdata, rrsigPrefix, typeCode } from './records';
 import { systemClock } from '../../clock';
+import { Doorkeeper } from '../doorkeeper';
 import {
   DENIAL_INDEX_BYTES,
   SIGNING_LIMIT_DEFAULTS,
@@ -144,12 +145,15 @@ export class ZoneSigner {
   /** The cache key of the denial NSEC `secure()` is about to sign (rrsigs() marks its entry a denial), and its name in `denials`. */
   private pendingDenial: string | undefined;
   private pendingDenialName = '';
+  private pendingDenialAdmitted = false;
   /**
    * The cached denial NSECs by TTL and name (`${ttl} ${qname}`: what an NXDOMAIN's NSEC is made of) to their
    * cache keys. Over the budget, a random name is refused with one Map lookup of a short key: no NSEC is built
    * and no canonical cache key computed for an answer that goes out without it.
    */
   private readonly denials = new Map<string, string>();
+  /** The denials asked for lately: one is cached from its name's second query on (a refused one counts). */
+  private readonly doorkeeper = new Doorkeeper();
   private readonly dnskeyTtl: number;
   private readonly now: () => number;
   private keys: ZoneKey[] = [];
@@ -234,8 +238,10 @@ export class ZoneSigner {
     }
     const sigs = this.sign(rrset, this.window);
     if (e !== undefined) this.drop(key, e);
-    // The denial NSEC secure() charged for: kept with its entry in the index of denials by name, which counts.
+    // The denial NSEC secure() charged for: kept with its entry in the index of denials by name, which counts;
+    // and only for a name asked before (doorkeeper.ts): a random name's signatures are used once and not kept.
     const denialName = this.pendingDenial === key ? this.pendingDenialName : undefined;
+    if (denialName !== undefined && !this.pendingDenialAdmitted) return sigs;
     const bytes = entryBytes(key, rrset, sigs) + (denialName !== undefined ? DENIAL_INDEX_BYTES + stringBytes(denialName) : 0);
     // Room first (oldest out); an entry larger than the whole bound is used and not kept.
     if (bytes <= this.cacheBytes) {
@@ -301,6 +307,8 @@ export class ZoneSigner {
   private charge(i: SecureInput): boolean {
     if (this.windowAt(this.now()) > this.window) this.advance();
     const name = `${i.negativeTtl} ${i.qname}`;
+    // Asked before (refused or not): this time its signatures are kept. Marked either way.
+    const admitted = this.doorkeeper.seen(name);
     const key = this.denials.get(name);
     if (key !== undefined && this.cache.get(key)?.window === this.window) return false;
     if (!this.budget.take()) {
@@ -311,6 +319,7 @@ export class ZoneSigner {
       this.counters.signedOverBudget++;
     }
     this.pendingDenialName = name;
+    this.pendingDenialAdmitted = admitted;
     return true;
   }
 
