@@ -162,6 +162,8 @@ async function startServer(name: Server['name'], tmp: string, port: number): Pro
       [
         // TMKIT_BENCH_CPU_PROF=DIR: a V8 CPU profile of the tmkit server, written there when it stops.
         ...(process.env.TMKIT_BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.TMKIT_BENCH_CPU_PROF] : []),
+        // TMKIT_BENCH_NODE_FLAGS: more V8/Node flags for the tmkit server (e.g. --trace-gc; its log is tmkit.log).
+        ...(process.env.TMKIT_BENCH_NODE_FLAGS ?? '').split(' ').filter((f) => f !== ''),
         '-r',
         '@swc-node/register',
         'bench/dns/tmkit.ts',
@@ -677,7 +679,9 @@ async function main(): Promise<void> {
   const servers: Server[] = [];
   const cleanup = async () => {
     for (const s of servers) await stopServer(s);
-    rmSync(tmp, { recursive: true, force: true });
+    // TMKIT_BENCH_KEEP=1: the servers' logs and configuration stay (their directory is printed).
+    if (process.env.TMKIT_BENCH_KEEP === '1') log(`kept ${tmp}`);
+    else rmSync(tmp, { recursive: true, force: true });
   };
   process.on('SIGINT', () => void cleanup().then(() => process.exit(130)));
   const results: Record<string, Record<string, unknown>> = { tmkit: {}, Knot: {} };
