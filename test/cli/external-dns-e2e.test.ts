@@ -6,31 +6,18 @@
  * run changes nothing", another --fqdn-template is "the source objects went away", and the loop is what recovers
  * from an outage.
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TmkitClient } from '../../src/client';
-import { dig, REPO, spawnServe, type ServeProcess } from '../support/process';
+import { dig, spawnServe, type ServeProcess } from '../support/process';
+import { externalDnsBin } from '../support/tools';
 import { waitFor } from '../support/wait';
-import { call, freePort, spawnWebhook, type WebhookProcess } from './external-dns-support';
+import { call, externalDnsOnce, freePort, spawnWebhook, type WebhookProcess } from './external-dns-support';
 
 jest.setTimeout(180_000);
 
-function externalDnsBin(): string {
-  try {
-    const line = execFileSync('bash', [join(REPO, 'scripts/install-external-dns.sh'), '--check'], {
-      encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
-      .trim()
-      .split('\n')
-      .pop()!;
-    return `${/^export PATH=(.*):\$PATH$/.exec(line)![1]}/external-dns`;
-  } catch {
-    throw new Error('ExternalDNS is not built: run scripts/install-external-dns.sh (about 12 min cold; .ci/run does)');
-  }
-}
 const ED = externalDnsBin();
 
 interface Ext {
@@ -82,19 +69,7 @@ const args = (hook: WebhookProcess, owner: string, template: string): string[] =
 ];
 
 /** `external-dns ARGS --once`: its exit code and log. */
-function once(a: string[]): Promise<{ code: number | null; log: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(ED, [...a, '--once'], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let log = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (log += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (log += d));
-    const t = setTimeout(() => child.kill('SIGKILL'), 60_000);
-    child.on('close', (code) => {
-      clearTimeout(t);
-      resolve({ code, log });
-    });
-  });
-}
+const once = (a: string[]) => externalDnsOnce(ED, a, 60_000);
 
 const records = async (hook: WebhookProcess): Promise<Ext[]> => (await call(`${hook.url}/records`, 'GET')).body as Ext[];
 const served = (rs: Ext[]) => rs.filter((r) => r.recordType !== 'TXT');

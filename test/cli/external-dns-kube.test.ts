@@ -14,33 +14,20 @@
  * providerSpecific names prefixed with its provider's name (`webhook/`; RetainProviderProperties in its source
  * wrapper) and drops `tmkit/<key>` before the webhook sees it (the last test pins that).
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TmkitClient } from '../../src/client';
 import { startEtcd, type EtcdServer } from '../support/etcd';
 import { type KubeApiserver, kubeApiserverBin, startKubeApiserver } from '../support/kube-apiserver';
-import { dig, REPO, spawnServe, type ServeProcess } from '../support/process';
+import { dig, spawnServe, type ServeProcess } from '../support/process';
+import { externalDnsBin } from '../support/tools';
 import { waitFor } from '../support/wait';
-import { freePort, spawnWebhook, type WebhookProcess } from './external-dns-support';
+import { externalDnsOnce, freePort, spawnWebhook, type WebhookProcess } from './external-dns-support';
 
 jest.setTimeout(240_000);
 
-function externalDnsBin(): string {
-  try {
-    const line = execFileSync('bash', [join(REPO, 'scripts/install-external-dns.sh'), '--check'], {
-      encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
-      .trim()
-      .split('\n')
-      .pop()!;
-    return `${/^export PATH=(.*):\$PATH$/.exec(line)![1]}/external-dns`;
-  } catch {
-    throw new Error('ExternalDNS is not built: run scripts/install-external-dns.sh (about 12 min cold; .ci/run does)');
-  }
-}
 const ED = externalDnsBin();
 kubeApiserverBin(); // fails the file with how to build it
 
@@ -112,19 +99,7 @@ const args = (hook: WebhookProcess, owner: string, namespace: string): string[] 
 ];
 
 /** `external-dns ARGS --once`: its exit code and log. */
-function once(a: string[]): Promise<{ code: number | null; log: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(ED, [...a, '--once'], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let log = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (log += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (log += d));
-    const t = setTimeout(() => child.kill('SIGKILL'), 90_000);
-    child.on('close', (code) => {
-      clearTimeout(t);
-      resolve({ code, log });
-    });
-  });
-}
+const once = (a: string[]) => externalDnsOnce(ED, a);
 
 /** `once`, expecting success (the log in the failure message otherwise). */
 async function onceOk(a: string[]): Promise<string> {

@@ -46,6 +46,21 @@ export function spawnWebhook(args: string[], env: NodeJS.ProcessEnv = {}): Promi
   });
 }
 
+/** `external-dns ARGS --once` (the binary `bin`): its exit code and log (killed after `timeoutMs`). */
+export function externalDnsOnce(bin: string, args: string[], timeoutMs = 90_000): Promise<{ code: number | null; log: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(bin, [...args, '--once'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let log = '';
+    child.stdout!.setEncoding('utf8').on('data', (d: string) => (log += d));
+    child.stderr!.setEncoding('utf8').on('data', (d: string) => (log += d));
+    const t = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.on('close', (code) => {
+      clearTimeout(t);
+      resolve({ code, log });
+    });
+  });
+}
+
 /** A TCP port free now on 127.0.0.1 (for a server that must come back on the same port). */
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {

@@ -3,10 +3,10 @@
  * API with inline programs, a file:// backend in a temp dir, and the provider plugins found through
  * `projectSettings.plugins.providers` (no install step).
  */
-import { execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
+import { checkedBin } from '../../support/tools';
 import { LocalWorkspace, PulumiCommand, type ProjectSettings, type PulumiFn, type Stack } from '@pulumi/pulumi/automation';
 
 export const REPO = join(__dirname, '../../..');
@@ -71,26 +71,6 @@ export function findPulumiCodegen(): string {
     ),
     'tmkit-pulumi-codegen',
   );
-}
-
-/** The bin dir that `scripts/SCRIPT --check` prints in its last line (`export PATH=<dir>:$PATH`), or a clear error. */
-function checkedBin(script: string, what: string, tests: string, builds: string, howLong: string, envVar?: string): string {
-  let out: string;
-  try {
-    out = execFileSync('bash', [join(REPO, 'scripts', script), '--check'], {
-      encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-  } catch (err) {
-    const stderr = String((err as { stderr?: unknown }).stderr ?? '');
-    throw new Error(
-      `${what} is not available, so ${tests} cannot run.\nRun \`bash scripts/${script}\` (it builds ${builds} from Go modules, about ${howLong})${envVar ? `, or set ${envVar}` : ''}.\n${stderr}`,
-    );
-  }
-  const last = out.trim().split('\n').pop() ?? '';
-  const m = /^export PATH=(.+):\$PATH$/.exec(last);
-  if (!m) throw new Error(`scripts/${script} --check printed an unexpected last line: ${JSON.stringify(last)}`);
-  return m[1]!;
 }
 
 /** Writes a launcher for the test-only `tmkittest` plugin (its TS entry run through swc) into `dir`. */
