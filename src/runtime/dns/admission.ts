@@ -29,7 +29,7 @@ export function cookieReply(
     if (verdict === 'valid' && c.server !== undefined && c.server.length === SERVER_COOKIE_LENGTH)
       bytes.set(c.server, CLIENT_COOKIE_LENGTH);
     else {
-      bytes.set(jar.make(c.client, clientAddress, now), CLIENT_COOKIE_LENGTH);
+      jar.makeInto(bytes, CLIENT_COOKIE_LENGTH, c.client, clientAddress, now);
       stats.cookiesIssued++;
     }
     return { bytes, valid: verdict !== 'invalid' };

@@ -196,6 +196,16 @@ export const isMalformedCookieOption = (o: CookieOption | MalformedCookieOption)
  */
 export type CookieVerdict = 'valid' | 'renew' | 'invalid';
 
+/** Slots of {@link CookieJar}'s memo of the clients' last cookies (a power of two). */
+const MEMO_SLOTS = 1024;
+
+/** A client address's memo slot: FNV-1a of its characters. */
+function memoSlot(address: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < address.length; i++) h = Math.imul(h ^ address.charCodeAt(i), 0x01000193);
+  return h & (MEMO_SLOTS - 1);
+}
+
 /** Client addresses as a socket reports them: IPv4-mapped IPv6 is IPv4; a `%zone` suffix is ignored. */
 const CLIENT_IP_SYNTAX: IpSyntax = Object.freeze({ unmap: true, zone: true });
 
@@ -212,6 +222,16 @@ export class CookieJar {
   /** Client Cookie | Version | Reserved | Timestamp | Client-IP: at most 8 + 8 + 16 bytes. */
   private readonly input = new Uint8Array(32);
   private readonly hash = new Uint8Array(8);
+  /**
+   * The last Server Cookie made or found valid for a client address (slots by a hash of the address, newest
+   * wins): its address, its Client Cookie and the 16 bytes. A resolver sends the same cookies query after
+   * query; while they match byte for byte nothing is parsed or hashed again (making one is a pure function of
+   * the secrets, the Client Cookie, the address and the second; checking one of the secrets, the cookies and
+   * the address, its age aside, which is checked every time). Cleared when the secrets change.
+   */
+  private readonly memoAddress: Array<string | undefined> = new Array(MEMO_SLOTS).fill(undefined);
+  private readonly memoClient = new Uint8Array(MEMO_SLOTS * CLIENT_COOKIE_LENGTH);
+  private readonly memoServer = new Uint8Array(MEMO_SLOTS * SERVER_COOKIE_LENGTH);
 
   constructor(current: Uint8Array, previous?: Uint8Array) {
     this.currentKey = keyWords(current);
@@ -228,6 +248,7 @@ export class CookieJar {
     const key = keyWords(next);
     this.previousKey = this.currentKey;
     this.currentKey = key;
+    this.memoAddress.fill(undefined);
   }
 
   /** Whether cookies of a previous secret are still accepted. */
@@ -240,19 +261,51 @@ export class CookieJar {
    * Throws a RangeError if the Client Cookie is not 8 bytes or the address does not parse.
    */
   make(clientCookie: Uint8Array, clientIp: string, nowSeconds: number): Uint8Array {
+    const out = new Uint8Array(SERVER_COOKIE_LENGTH);
+    this.makeInto(out, 0, clientCookie, clientIp, nowSeconds);
+    return out;
+  }
+
+  /** {@link make}, written into `out` at `offset` (no allocation when the client's last one is still current). */
+  makeInto(out: Uint8Array, offset: number, clientCookie: Uint8Array, clientIp: string, nowSeconds: number): void {
     if (clientCookie.length !== CLIENT_COOKIE_LENGTH) throw new RangeError(`a Client Cookie has 8 bytes, not ${clientCookie.length}`);
+    const ts = Math.floor(nowSeconds) >>> 0;
+    const slot = memoSlot(clientIp);
+    const m = slot * SERVER_COOKIE_LENGTH;
+    const memo = this.memoServer;
+    if (
+      this.memoAddress[slot] === clientIp &&
+      this.sameClient(slot, clientCookie) &&
+      memo[m] === SERVER_COOKIE_VERSION &&
+      ((memo[m + 4]! << 24) | (memo[m + 5]! << 16) | (memo[m + 6]! << 8) | memo[m + 7]!) >>> 0 === ts
+    ) {
+      out.set(memo.subarray(m, m + SERVER_COOKIE_LENGTH), offset);
+      return;
+    }
     const ip = parseIpBytes(clientIp, CLIENT_IP_SYNTAX);
     if (ip === undefined) throw new RangeError(`not an IP address: ${JSON.stringify(clientIp)}`);
-    const out = new Uint8Array(SERVER_COOKIE_LENGTH);
-    const ts = Math.floor(nowSeconds) >>> 0;
-    out[0] = SERVER_COOKIE_VERSION;
-    out[4] = ts >>> 24;
-    out[5] = ts >>> 16;
-    out[6] = ts >>> 8;
-    out[7] = ts;
-    const len = this.fillInput(clientCookie, out, ip.bytes);
-    sipHashInto(this.currentKey, this.input, len, out, 8);
-    return out;
+    out.fill(0, offset, offset + 4);
+    out[offset] = SERVER_COOKIE_VERSION;
+    out[offset + 4] = ts >>> 24;
+    out[offset + 5] = ts >>> 16;
+    out[offset + 6] = ts >>> 8;
+    out[offset + 7] = ts;
+    const len = this.fillInput(clientCookie, out.subarray(offset, offset + 8), ip.bytes);
+    sipHashInto(this.currentKey, this.input, len, out, offset + 8);
+    this.remember(slot, clientIp, clientCookie, out.subarray(offset, offset + SERVER_COOKIE_LENGTH));
+  }
+
+  private sameClient(slot: number, clientCookie: Uint8Array): boolean {
+    const c = this.memoClient;
+    const at = slot * CLIENT_COOKIE_LENGTH;
+    for (let i = 0; i < CLIENT_COOKIE_LENGTH; i++) if (c[at + i] !== clientCookie[i]) return false;
+    return true;
+  }
+
+  private remember(slot: number, clientIp: string, clientCookie: Uint8Array, serverCookie: Uint8Array): void {
+    this.memoAddress[slot] = clientIp;
+    this.memoClient.set(clientCookie, slot * CLIENT_COOKIE_LENGTH);
+    this.memoServer.set(serverCookie, slot * SERVER_COOKIE_LENGTH);
   }
 
   /** Checks a Server Cookie the client sent with its Client Cookie, from `clientIp`, at `nowSeconds`. */
@@ -263,16 +316,25 @@ export class CookieJar {
     // RFC 1982 serial number arithmetic: the difference as a signed 32-bit number.
     const age = ((Math.floor(nowSeconds) >>> 0) - ts) | 0;
     if (age > COOKIE_MAX_AGE_SECONDS || age < -COOKIE_MAX_FUTURE_SECONDS) return 'invalid';
+    const verdict = age > COOKIE_RENEW_AFTER_SECONDS ? 'renew' : 'valid';
+    // The client's last cookie, made or checked under these secrets: byte for byte the same, the same hash.
+    const slot = memoSlot(clientIp);
+    if (this.memoAddress[slot] === clientIp && this.sameClient(slot, clientCookie)) {
+      const memo = this.memoServer;
+      const m = slot * SERVER_COOKIE_LENGTH;
+      let diff = 0;
+      for (let i = 0; i < SERVER_COOKIE_LENGTH; i++) diff |= memo[m + i]! ^ serverCookie[i]!;
+      if (diff === 0) return verdict;
+    }
     const ip = parseIpBytes(clientIp, CLIENT_IP_SYNTAX);
     if (ip === undefined) return 'invalid';
     const len = this.fillInput(clientCookie, serverCookie, ip.bytes);
-    if (
-      !this.hashMatches(this.currentKey, len, serverCookie) &&
-      (this.previousKey === undefined || !this.hashMatches(this.previousKey, len, serverCookie))
-    ) {
-      return 'invalid';
+    if (this.hashMatches(this.currentKey, len, serverCookie)) {
+      // Kept only under the current secret: what make() hands out must be the current secret's.
+      this.remember(slot, clientIp, clientCookie, serverCookie);
+      return verdict;
     }
-    return age > COOKIE_RENEW_AFTER_SECONDS ? 'renew' : 'valid';
+    return this.previousKey !== undefined && this.hashMatches(this.previousKey, len, serverCookie) ? verdict : 'invalid';
   }
 
   /** Writes the hash input to the scratch buffer; returns its length. `header` is the Server Cookie's first 8 bytes. */

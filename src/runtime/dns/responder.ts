@@ -314,13 +314,15 @@ export class Responder {
     }
 
     // DNS cookies (RFC 7873, RFC 9018): the cookie this answer carries; a valid server cookie exempts the client from RRL.
+    // The clock is read once for both guards (0: not read).
+    let nowMs = 0;
     const cookie =
       this.cookies !== undefined && edns?.cookie !== undefined
-        ? cookieReply(this.cookies, edns.cookie, clientAddress, Math.floor(this.clock.now() / 1000), this.stats)
+        ? cookieReply(this.cookies, edns.cookie, clientAddress, Math.floor((nowMs = this.clock.now()) / 1000), this.stats)
         : undefined;
     // Response rate limiting (UDP only: a TCP client has shown it owns its address, as has one with a valid cookie).
     if (this.rrl !== undefined && transport === 'udp' && cookie?.valid !== true) {
-      const decision = rateLimit(this.rrl, encoded.body, q.qtype, q.key, this.zone, clientAddress, this.clock.now());
+      const decision = rateLimit(this.rrl, encoded.body, q.qtype, q.key, this.zone, clientAddress, nowMs || this.clock.now());
       if (decision === 'drop') {
         this.stats.rrlDropped++;
         return null;

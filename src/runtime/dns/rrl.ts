@@ -150,9 +150,11 @@ export class ResponseRateLimiter {
   private readonly exempt6: Uint8Array;
   private readonly exempt6Count: number;
 
-  /** The key's prefix bytes, hashed before the class key. */
+  /** The key's prefix bytes, hashed before the class key, for the address `keyedIp` (`keyedOk`: it parsed). */
   private readonly scratch = new Uint8Array(KEY_PREFIX_BYTES);
   private scratchLength = 0;
+  private keyedIp: string | undefined;
+  private keyedOk = false;
 
   private passed = 0;
   private slipped = 0;
@@ -242,7 +244,12 @@ export class ResponseRateLimiter {
     if (nowMs > this.latestNow) this.latestNow = nowMs;
     if (this.isSustained && nowMs - this.lastLimitedMs >= this.recoveredAfterMs) this.recover(nowMs);
 
-    if (!this.keyPrefix(clientIp)) {
+    // The key's prefix bytes are a function of the address alone: a client asking again reuses them.
+    if (clientIp !== this.keyedIp) {
+      this.keyedOk = this.keyPrefix(clientIp);
+      this.keyedIp = clientIp;
+    }
+    if (!this.keyedOk) {
       this.passed++;
       return 'pass';
     }

@@ -402,3 +402,61 @@ describe('the secret file', () => {
     expect(readFileSync(path, 'utf8')).toBe('not json');
   });
 });
+
+test("the memo of clients' last cookies changes no answer: made and checked as a jar with no memo would (model-based)", () => {
+  const secret = (n: number): Uint8Array => Uint8Array.from({ length: 16 }, (_, i) => (n * 31 + i * 7) & 0xff);
+  const op = fc.oneof(
+    fc.record({
+      kind: fc.constant('make' as const),
+      ip: fc.integer({ min: 0, max: 3 }),
+      client: fc.integer({ min: 0, max: 2 }),
+      dt: fc.integer({ min: 0, max: 3 }),
+    }),
+    fc.record({
+      kind: fc.constant('check' as const),
+      ip: fc.integer({ min: 0, max: 3 }),
+      client: fc.integer({ min: 0, max: 2 }),
+      dt: fc.integer({ min: 0, max: 2000 }),
+      // Which cookie is sent: one made earlier for any client (index into the made list), tampered or not.
+      pick: fc.nat(),
+      flip: fc.integer({ min: -1, max: 15 }),
+    }),
+    fc.record({ kind: fc.constant('rotate' as const) }),
+  );
+  fc.assert(
+    fc.property(fc.array(op, { minLength: 1, maxLength: 60 }), (ops) => {
+      const ips = ['192.0.2.1', '192.0.2.2', '2001:db8::1', '::ffff:192.0.2.1'];
+      const clients = [bytes(8), hex('0123456789abcdef'), hex('ffffffffffffffff')];
+      let n = 1;
+      let current = secret(n);
+      let previous: Uint8Array | undefined;
+      const jar = new CookieJar(current);
+      const fresh = (): CookieJar => new CookieJar(current, previous);
+      const made: Uint8Array[] = [];
+      let now = 1_800_000_000;
+      for (const o of ops) {
+        if (o.kind === 'rotate') {
+          previous = current;
+          current = secret(++n);
+          jar.rotate(current);
+          continue;
+        }
+        now += o.dt;
+        const ip = ips[o.ip]!;
+        const client = clients[o.client]!;
+        if (o.kind === 'make') {
+          const a = jar.make(client, ip, now);
+          if (toHex(a) !== toHex(fresh().make(client, ip, now))) return false;
+          made.push(a);
+        } else {
+          if (made.length === 0) continue;
+          const cookie = Uint8Array.from(made[o.pick % made.length]!);
+          if (o.flip >= 0) cookie[o.flip] = cookie[o.flip]! ^ 0x01;
+          if (jar.check(client, cookie, ip, now) !== fresh().check(client, cookie, ip, now)) return false;
+        }
+      }
+      return true;
+    }),
+    { numRuns: 300, seed: 7873 },
+  );
+});
