@@ -249,8 +249,9 @@ export class TmkitClient {
     return h;
   }
 
-  async healthz(): Promise<{ status: string; revision: number; zone?: string }> {
-    return (await this.call<{ status: string; revision: number; zone?: string }>('GET', '/healthz')).body;
+  /** `GET /healthz`: without a valid token the server says only `status` (no revision, no zone). */
+  async healthz(): Promise<{ status: string; revision?: number; zone?: string }> {
+    return (await this.call<{ status: string; revision?: number; zone?: string }>('GET', '/healthz')).body;
   }
 
   async metrics(): Promise<string> {

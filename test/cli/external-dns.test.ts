@@ -388,6 +388,14 @@ test("the zone is the server's: without --zone GET / offers it; a --zone the ser
   });
 });
 
+test('a token the server does not take is refused at start (exit 2), not taken for an older server', async () => {
+  const env = { TMKIT_TOKEN: 'not-the-token', TMKIT_SERVER: serve.api };
+  expect(await runTmkit(['external-dns', '--listen', '127.0.0.1:0'], { env })).toMatchObject({
+    code: 2,
+    stderr: expect.stringMatching(/did not take this provider's token: pass --token or TMKIT_TOKEN/),
+  });
+});
+
 test('a sidecar started before its server checks the zone on the first request: 503 until the server answers', async () => {
   serve.child.kill('SIGTERM');
   await serve.closed;

@@ -64,12 +64,19 @@ export class ExternalDnsWebhook {
    */
   async zone(): Promise<string> {
     if (this.known !== undefined) return this.known;
-    let served: string | undefined;
+    let health: Awaited<ReturnType<TmkitClient['healthz']>>;
     try {
-      served = (await this.o.client.healthz()).zone;
+      health = await this.o.client.healthz();
     } catch (err) {
       throw new HttpError(503, `cannot ask the tmkit server its zone: ${(err as Error).message}; ExternalDNS will try again`);
     }
+    // /healthz answers without the token too, with only its status: then the token was not taken.
+    if (health.revision === undefined)
+      throw new HttpError(
+        403,
+        `the tmkit server at ${this.o.client.server} did not take this provider's token: pass --token or TMKIT_TOKEN with a valid API token`,
+      );
+    const served = health.zone;
     const given = this.o.zone;
     if (served === undefined) {
       if (given === undefined)

@@ -105,7 +105,7 @@ ${blocks}}
       expect(plan.stdout).toMatch(
         /\+ endpoint \{[\s\S]*\+ name += "a"[\s\S]*\+ priority += 1[\s\S]*\+ type += "ExternalEndpoints"[\s\S]*\+ weight += 3/,
       );
-      const before = (await client.healthz()).revision;
+      const before = (await client.healthz()).revision!;
       const r = await w.ok('apply', '-auto-approve', '-input=false');
       expect(r.stdout).toContain('Apply complete! Resources: 1 added, 0 changed, 0 destroyed.');
       expect((await client.healthz()).revision).toBe(before + 1); // one write for the profile and its three endpoints
@@ -127,7 +127,7 @@ ${blocks}}
       const plan = await w.ok('plan', '-input=false');
       expect(plan.stdout).toContain('Plan: 0 to add, 1 to change, 0 to destroy.');
       expect(plan.stdout).toMatch(/~ weight += 3 -> 7/);
-      const before = (await client.healthz()).revision;
+      const before = (await client.healthz()).revision!;
       await w.ok('apply', '-auto-approve', '-input=false');
       expect((await client.healthz()).revision).toBe(before + 1);
       expect((await client.getEndpoint('inline-web', 'a')).endpoint.weight).toBe(7);
