@@ -7,12 +7,16 @@ import { CLIENT_COOKIE_LENGTH, SERVER_COOKIE_LENGTH, type CookieJar, type Cookie
 import type { ResponderStats } from './responder-options';
 import { classify, type ResponseRateLimiter, type RrlDecision } from './rrl';
 
+/** The COOKIE option's bytes in an answer: the client cookie and our 16-byte server cookie. */
+export const COOKIE_REPLY_LENGTH = CLIENT_COOKIE_LENGTH + SERVER_COOKIE_LENGTH;
+
 /** BADCOOKIE (RFC 7873 §8): extended rcode 23, its upper bits in the OPT. */
 export const RCODE_BADCOOKIE = 23;
 
 /**
  * The COOKIE option for the answer: the client cookie and a server cookie. A server cookie that checks out
  * is echoed as it came; an old one (over 30 minutes), a wrong one or none gets a fresh one (RFC 9018 §4.3).
+ * Written into `bytes` (the responder passes its scratch: the answer is encoded from it before the next query).
  */
 export function cookieReply(
   jar: CookieJar,
@@ -20,11 +24,11 @@ export function cookieReply(
   clientAddress: string,
   now: number,
   stats: Pick<ResponderStats, 'cookiesValid' | 'cookiesIssued'>,
+  bytes: Uint8Array = new Uint8Array(COOKIE_REPLY_LENGTH),
 ): { bytes: Uint8Array; valid: boolean } | undefined {
   try {
     const verdict = c.server === undefined ? 'invalid' : jar.check(c.client, c.server, clientAddress, now);
     if (verdict !== 'invalid') stats.cookiesValid++;
-    const bytes = new Uint8Array(CLIENT_COOKIE_LENGTH + SERVER_COOKIE_LENGTH);
     bytes.set(c.client, 0);
     if (verdict === 'valid' && c.server !== undefined && c.server.length === SERVER_COOKIE_LENGTH)
       bytes.set(c.server, CLIENT_COOKIE_LENGTH);

@@ -69,7 +69,7 @@ import {
   type StaticEntry,
 } from './answer-cache';
 import { DnsEncodeError, encodeMessage, unpooled, type WireMessage, type WireRecord } from './encode';
-import { cookieReply, RCODE_BADCOOKIE, rateLimit } from './admission';
+import { COOKIE_REPLY_LENGTH, cookieReply, RCODE_BADCOOKIE, rateLimit } from './admission';
 import type { CookieJar } from './cookies';
 import { MINIMAL_ANY_SUFFIX, QTYPE_ANY, keptType, oneRrset } from './minimal-any';
 import type { ResponseRateLimiter } from './rrl';
@@ -117,6 +117,8 @@ export class Responder {
   readonly stats: ResponderStats = zeroStats();
   private readonly clock: Clock;
   private cookies: CookieJar | undefined;
+  /** The COOKIE option of the answer being made (copied into it before handle() returns). */
+  private readonly cookieScratch = new Uint8Array(COOKIE_REPLY_LENGTH);
   /** Response rate limiting (UDP), one table per DNS process. */
   readonly rrl: ResponseRateLimiter | undefined;
   /**
@@ -318,7 +320,14 @@ export class Responder {
     let nowMs = 0;
     const cookie =
       this.cookies !== undefined && edns?.cookie !== undefined
-        ? cookieReply(this.cookies, edns.cookie, clientAddress, Math.floor((nowMs = this.clock.now()) / 1000), this.stats)
+        ? cookieReply(
+            this.cookies,
+            edns.cookie,
+            clientAddress,
+            Math.floor((nowMs = this.clock.now()) / 1000),
+            this.stats,
+            this.cookieScratch,
+          )
         : undefined;
     // Response rate limiting (UDP only: a TCP client has shown it owns its address, as has one with a valid cookie).
     if (this.rrl !== undefined && transport === 'udp' && cookie?.valid !== true) {
