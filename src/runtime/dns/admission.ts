@@ -5,6 +5,7 @@
  */
 import { CLIENT_COOKIE_LENGTH, SERVER_COOKIE_LENGTH, type CookieJar, type CookieOption } from './cookies';
 import type { ResponderStats } from './responder-options';
+import type { Encoded } from './answer-cache';
 import { classify, type ResponseRateLimiter, type RrlDecision } from './rrl';
 
 /** The COOKIE option's bytes in an answer: the client cookie and our 16-byte server cookie. */
@@ -43,18 +44,25 @@ export function cookieReply(
 }
 
 /**
- * The rate limiter's word on one UDP answer (`body`: the pre-encoded answer, whose header gives the rcode and
+ * The rate limiter's word on one UDP answer (`encoded.body`: the pre-encoded answer, whose header gives the rcode and
  * the answer count): classed as NSD does (positive by name, NXDOMAIN and NODATA by zone, errors, ANY, large).
  */
 export function rateLimit(
   rrl: ResponseRateLimiter,
-  body: Buffer,
+  encoded: Encoded,
   qtype: number,
   qkey: string,
   zone: string,
   clientAddress: string,
   nowMs: number,
 ): RrlDecision {
-  const c = classify({ rcode: body[3]! & 0x0f, answerCount: (body[6]! << 8) | body[7]!, qtype, size: body.length, qname: qkey, zone });
-  return rrl.decide(clientAddress, c.class, c.key, nowMs);
+  // The answer's class, its key and their hash lanes are the cached answer's: worked out once, on its first query.
+  let m = encoded.rrl;
+  if (m === undefined || m.qkey !== qkey || m.limiter !== rrl) {
+    const body = encoded.body;
+    const c = classify({ rcode: body[3]! & 0x0f, answerCount: (body[6]! << 8) | body[7]!, qtype, size: body.length, qname: qkey, zone });
+    m = { qkey, limiter: rrl, responseClass: c.class, classKey: c.key, lanes: rrl.classLanes(c.class, c.key) };
+    encoded.rrl = m;
+  }
+  return rrl.decideWith(clientAddress, m.responseClass, m.classKey, m.lanes, nowMs);
 }

@@ -28,6 +28,7 @@ import type { ZoneSigner } from './dnssec/signer';
 import type { AnswerTally, QueryTally } from './counts';
 import { TYPE } from './dnssec/records';
 import type { TrafficTally } from './traffic';
+import type { ResponseRateLimiter, RrlClass, RrlLanes } from './rrl';
 import type { Transport } from './responder-options';
 import { HEADER_LENGTH, optLength, writeOpt, type Edns } from './wire';
 
@@ -54,6 +55,16 @@ export interface Encoded {
   /** The answer's top-level profile ('' for none) and leaf endpoints (decision records). */
   profile: string;
   endpoints: readonly string[];
+  /** RRL's class of this answer and its hash lanes, for the question `qkey` (admission.ts; set on first use). */
+  rrl: RrlMemo | undefined;
+}
+
+export interface RrlMemo {
+  qkey: string;
+  limiter: ResponseRateLimiter;
+  responseClass: RrlClass;
+  classKey: string;
+  lanes: RrlLanes;
 }
 
 export interface StaticEntry {

@@ -331,7 +331,7 @@ export class Responder {
         : undefined;
     // Response rate limiting (UDP only: a TCP client has shown it owns its address, as has one with a valid cookie).
     if (this.rrl !== undefined && transport === 'udp' && cookie?.valid !== true) {
-      const decision = rateLimit(this.rrl, encoded.body, q.qtype, q.key, this.zone, clientAddress, nowMs || this.clock.now());
+      const decision = rateLimit(this.rrl, encoded, q.qtype, q.key, this.zone, clientAddress, nowMs || this.clock.now());
       if (decision === 'drop') {
         this.stats.rrlDropped++;
         return null;
@@ -570,6 +570,7 @@ export class Responder {
       profile,
       endpoints,
       steps,
+      rrl: undefined,
     };
     if (profile !== '' && this.snapshot.profiles.get(profile)?.trafficViewEnrollmentStatus === 'Enabled')
       out.traffic = this.traffic.tally(profile, endpoints);

@@ -116,6 +116,12 @@ function integerOption(name: string, value: unknown, min: number, max: number): 
   return value;
 }
 
+/** Two FNV-1a hash states after a response class and its key ({@link ResponseRateLimiter.classLanes}). */
+export interface RrlLanes {
+  h1: number;
+  h2: number;
+}
+
 export class ResponseRateLimiter {
   readonly rate: number;
   readonly slip: number;
@@ -241,6 +247,35 @@ export class ResponseRateLimiter {
    * mode always 'pass'. Never throws.
    */
   decide(clientIp: string, responseClass: RrlClass, classKey: string, nowMs: number): RrlDecision {
+    return this.decideWith(clientIp, responseClass, classKey, this.classLanes(responseClass, classKey), nowMs);
+  }
+
+  /**
+   * The hash lanes of a response class and its key: the part of a bucket's key that is the answer's, not the
+   * client's. A cached answer keeps them (admission.ts), so a query hashes only its client's prefix.
+   */
+  classLanes(responseClass: RrlClass, classKey: string): RrlLanes {
+    // Two FNV-1a lanes over the class and the class key (ASCII case folded: names are case-insensitive, and a
+    // resolver's 0x20 randomisation must not open new buckets; a trailing dot dropped), then (decideWith) the
+    // client's prefix bytes.
+    let h1 = this.seed1;
+    let h2 = this.seed2;
+    const cls = CLASS_CODE[responseClass] ?? ERROR_CODE;
+    h1 = Math.imul(h1 ^ cls, FNV_PRIME);
+    h2 = Math.imul(h2 ^ cls, FNV_PRIME);
+    let end = classKey.length;
+    if (end > 0 && classKey.charCodeAt(end - 1) === 46 /* . */) end--;
+    for (let i = 0; i < end; i++) {
+      let c = classKey.charCodeAt(i);
+      if (c >= 65 && c <= 90) c += 32;
+      h1 = Math.imul(h1 ^ c, FNV_PRIME);
+      h2 = Math.imul(h2 ^ c, FNV_PRIME);
+    }
+    return { h1, h2 };
+  }
+
+  /** {@link decide} with the class's lanes from {@link classLanes} (of this limiter). */
+  decideWith(clientIp: string, responseClass: RrlClass, classKey: string, lanes: RrlLanes, nowMs: number): RrlDecision {
     if (nowMs > this.latestNow) this.latestNow = nowMs;
     if (this.isSustained && nowMs - this.lastLimitedMs >= this.recoveredAfterMs) this.recover(nowMs);
 
@@ -259,26 +294,14 @@ export class ResponseRateLimiter {
       return 'pass';
     }
 
-    // Two FNV-1a lanes over the prefix bytes, the class and the class key (ASCII case folded: names are
-    // case-insensitive, and a resolver's 0x20 randomisation must not open new buckets; a trailing dot dropped).
-    let h1 = this.seed1;
-    let h2 = this.seed2;
+    // The class's lanes continued over the client's prefix bytes.
+    let h1 = lanes.h1;
+    let h2 = lanes.h2;
     const s = this.scratch;
     for (let i = 0; i < this.scratchLength; i++) {
       const b = s[i]!;
       h1 = Math.imul(h1 ^ b, FNV_PRIME);
       h2 = Math.imul(h2 ^ b, FNV_PRIME);
-    }
-    const cls = CLASS_CODE[responseClass] ?? ERROR_CODE;
-    h1 = Math.imul(h1 ^ cls, FNV_PRIME);
-    h2 = Math.imul(h2 ^ cls, FNV_PRIME);
-    let end = classKey.length;
-    if (end > 0 && classKey.charCodeAt(end - 1) === 46 /* . */) end--;
-    for (let i = 0; i < end; i++) {
-      let c = classKey.charCodeAt(i);
-      if (c >= 65 && c <= 90) c += 32;
-      h1 = Math.imul(h1 ^ c, FNV_PRIME);
-      h2 = Math.imul(h2 ^ c, FNV_PRIME);
     }
     // murmur3's finaliser spreads FNV's weak low bits before they index the table.
     const slot = (fmix32(h1) & this.mask) * STRIDE;
