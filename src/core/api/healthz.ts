@@ -31,7 +31,7 @@ export interface ClusterHealthBody {
     /** The node started while etcd was down and serves the configuration it had saved locally. */
     fromLocalCopy?: boolean;
   };
-  /** The etcd revision this node's state reflects (also its SOA serial). */
+  /** The etcd revision this node's state reflects (its SOA serial: this, or the last earlier one that changed its snapshot). */
   etcdRevision: number;
   /** Probing locations whose node is alive (its lease has not expired). */
   liveLocations: string[];

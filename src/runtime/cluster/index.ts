@@ -148,8 +148,9 @@ export class ClusterNode {
   }
 
   /**
-   * The SOA serial: the etcd revision the mirror has applied. It covers everything a snapshot is built from
-   * (configuration, verdicts, which nodes are live), so nodes at the same revision serve the same serial.
+   * The SOA serial: the etcd revision the mirror has applied, taken when a snapshot is published. It covers
+   * everything a snapshot is built from (configuration, verdicts, which nodes are live), so nodes at the same
+   * revision serve the same serial; a revision that changes no snapshot (a verdict the aggregate had) is not served.
    */
   serial(): number {
     return this.session.appliedRevision >>> 0;
