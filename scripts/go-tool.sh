@@ -1,4 +1,5 @@
-# What scripts/install-pulumi.sh, install-pulumi-yaml.sh, install-pulumi-codegen.sh and install-tofu.sh share
+# What scripts/install-pulumi.sh, install-pulumi-yaml.sh, install-pulumi-codegen.sh, install-tofu.sh,
+# install-external-dns.sh and install-kube-apiserver.sh share
 # (sourced, after `set -euo pipefail`): each builds a program from Go modules into "$cache/<tool>-<version>/bin",
 # once, and prints `export PATH=<bin>:$PATH` as its last stdout line.
 #   cache                                    TMKIT_CACHE_DIR, else $XDG_CACHE_HOME/tmkit, else ~/.cache/tmkit
@@ -9,6 +10,9 @@
 #                                            else without go on PATH: says so, exits 1
 #   go_tool_env                              GOFLAGS, GOMODCACHE, GOCACHE (under $cache unless set)
 #   go_tool_ticker NAME START                "still compiling (N s)" every minute until the script exits
+#   go_tool_copy NAME MODULE@VERSION WORK    downloads the module (after go_tool_env), copies it into WORK (emptied
+#                                            first: the module cache is read-only, a build needs a writable copy)
+#                                            and changes to WORK
 cache="${TMKIT_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/tmkit}"
 # `--check` (the script's first argument): never build, only say whether it is built.
 check_only=false
@@ -40,4 +44,17 @@ go_tool_ticker() {
   ( while sleep 60; do echo "$name: still compiling ($(( $(date +%s) - start )) s)" >&2; done ) &
   go_tool_ticker_pid=$!
   trap 'kill $go_tool_ticker_pid 2>/dev/null || true' EXIT
+}
+
+go_tool_copy() {
+  local name=$1 module=$2 work=$3 dir
+  echo "$name: downloading $module into $GOMODCACHE${GOTOOLCHAIN:+ (toolchain $GOTOOLCHAIN)}" >&2
+  mkdir -p "$cache"
+  dir="$(cd "$cache" && go mod download -json "$module" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')"
+  [[ -n "$dir" && -f "$dir/go.mod" ]] || { echo "$name: go mod download gave no module directory" >&2; exit 1; }
+  rm -rf "$work"
+  mkdir -p "$work"
+  cp -R "$dir/." "$work/"
+  chmod -R u+w "$work"
+  cd "$work"
 }

@@ -20,16 +20,9 @@ go_tool_done install-external-dns "ExternalDNS $version" "$bin" "$check_only" "a
 go_tool_env
 export GOTOOLCHAIN="${EXTERNAL_DNS_GOTOOLCHAIN:-go1.27.3}"
 start=$(date +%s)
-echo "install-external-dns: downloading sigs.k8s.io/external-dns@$version into $GOMODCACHE (toolchain $GOTOOLCHAIN)" >&2
-mkdir -p "$cache"
-dir="$(cd "$cache" && go mod download -json "sigs.k8s.io/external-dns@$version" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')"
-[[ -n "$dir" && -f "$dir/go.mod" ]] || { echo "install-external-dns: go mod download gave no module directory" >&2; exit 1; }
+mkdir -p "$bin"
 work="$cache/external-dns-$version/src"
-rm -rf "$work"
-mkdir -p "$work" "$bin"
-cp -R "$dir/." "$work/"
-chmod -R u+w "$work"
-cd "$work"
+go_tool_copy install-external-dns "sigs.k8s.io/external-dns@$version" "$work"
 echo "install-external-dns: dropping the civo provider and the OpenShift route source (refused by the module proxy)" >&2
 rm -rf provider/civo source/openshift_route.go source/openshift_route_test.go source/openshift_route_fqdn_test.go
 # provider factory: the civo import and its map entry

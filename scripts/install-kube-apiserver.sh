@@ -27,16 +27,9 @@ export GOTOOLCHAIN="${KUBE_APISERVER_GOTOOLCHAIN:-go1.27.3}"
 # The module ships the go.work that ties it to its staging directories: build as a plain module.
 export GOWORK=off
 start=$(date +%s)
-echo "install-kube-apiserver: downloading k8s.io/kubernetes@$version into $GOMODCACHE (toolchain $GOTOOLCHAIN)" >&2
-mkdir -p "$cache"
-dir="$(cd "$cache" && go mod download -json "k8s.io/kubernetes@$version" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')"
-[[ -n "$dir" && -f "$dir/go.mod" ]] || { echo "install-kube-apiserver: go mod download gave no module directory" >&2; exit 1; }
+mkdir -p "$bin"
 work="$cache/kube-apiserver-$version/src"
-rm -rf "$work"
-mkdir -p "$work" "$bin"
-cp -R "$dir/." "$work/"
-chmod -R u+w "$work"
-cd "$work"
+go_tool_copy install-kube-apiserver "k8s.io/kubernetes@$version" "$work"
 echo "install-kube-apiserver: pointing go.mod's staging replaces at the published k8s.io/* $staging modules" >&2
 # Every module replaced by ./staging/src/k8s.io/X: its replace line goes, its `k8s.io/X v0.0.0` requirement
 # becomes `k8s.io/X $staging`.

@@ -14,17 +14,10 @@ built() { [[ -x "$bin/tofu" ]] && "$bin/tofu" version 2>/dev/null | head -1 | gr
 go_tool_done install-tofu "OpenTofu $version" "$bin" "$check_only" "about 4 min" built
 go_tool_env
 start=$(date +%s)
-echo "install-tofu: downloading github.com/opentofu/opentofu@$version into $GOMODCACHE" >&2
-mkdir -p "$cache"
-dir="$(cd "$cache" && go mod download -json "github.com/opentofu/opentofu@$version" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')"
-[[ -n "$dir" && -f "$dir/go.mod" ]] || { echo "install-tofu: go mod download gave no module directory" >&2; exit 1; }
+mkdir -p "$bin"
+# A writable copy of the module (go.sum updates, embedded files).
 work="$cache/tofu-$version/src"
-rm -rf "$work"
-mkdir -p "$work" "$bin"
-# The module cache is read-only; the build needs a writable copy (go.sum updates, embedded files).
-cp -R "$dir/." "$work/"
-chmod -R u+w "$work"
-cd "$work"
+go_tool_copy install-tofu "github.com/opentofu/opentofu@$version" "$work"
 echo "install-tofu: module ready after $(( $(date +%s) - start )) s; resolving its dependencies" >&2
 go mod download >&2
 echo "install-tofu: dependencies ready after $(( $(date +%s) - start )) s; compiling (about 4 min cold on 2 cores)" >&2
