@@ -23,6 +23,7 @@
 import { randomBytes } from 'node:crypto';
 import { chmodSync, linkSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { FNV_OFFSET, fnvString } from '../../core/hash32';
 import { parseIpBytes, type IpSyntax } from '../../core/net/ip';
 
 /** The EDNS option code of COOKIE (RFC 7873 §4). */
@@ -199,12 +200,8 @@ export type CookieVerdict = 'valid' | 'renew' | 'invalid';
 /** Slots of {@link CookieJar}'s memo of the clients' last cookies (a power of two). */
 const MEMO_SLOTS = 1024;
 
-/** A client address's memo slot: FNV-1a of its characters. */
-function memoSlot(address: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < address.length; i++) h = Math.imul(h ^ address.charCodeAt(i), 0x01000193);
-  return h & (MEMO_SLOTS - 1);
-}
+/** A client address's memo slot: FNV-1a of its characters (core/hash32.ts). */
+const memoSlot = (address: string): number => fnvString(FNV_OFFSET, address) & (MEMO_SLOTS - 1);
 
 /** Client addresses as a socket reports them: IPv4-mapped IPv6 is IPv4; a `%zone` suffix is ignored. */
 const CLIENT_IP_SYNTAX: IpSyntax = Object.freeze({ unmap: true, zone: true });
@@ -274,8 +271,7 @@ export class CookieJar {
     const m = slot * SERVER_COOKIE_LENGTH;
     const memo = this.memoServer;
     if (
-      this.memoAddress[slot] === clientIp &&
-      this.sameClient(slot, clientCookie) &&
+      this.remembers(slot, clientIp, clientCookie) &&
       memo[m] === SERVER_COOKIE_VERSION &&
       ((memo[m + 4]! << 24) | (memo[m + 5]! << 16) | (memo[m + 6]! << 8) | memo[m + 7]!) >>> 0 === ts
     ) {
@@ -295,7 +291,9 @@ export class CookieJar {
     this.remember(slot, clientIp, clientCookie, out.subarray(offset, offset + SERVER_COOKIE_LENGTH));
   }
 
-  private sameClient(slot: number, clientCookie: Uint8Array): boolean {
+  /** Whether `slot` holds a cookie of this client: its address and its Client Cookie. */
+  private remembers(slot: number, clientIp: string, clientCookie: Uint8Array): boolean {
+    if (this.memoAddress[slot] !== clientIp) return false;
     const c = this.memoClient;
     const at = slot * CLIENT_COOKIE_LENGTH;
     for (let i = 0; i < CLIENT_COOKIE_LENGTH; i++) if (c[at + i] !== clientCookie[i]) return false;
@@ -319,7 +317,7 @@ export class CookieJar {
     const verdict = age > COOKIE_RENEW_AFTER_SECONDS ? 'renew' : 'valid';
     // The client's last cookie, made or checked under these secrets: byte for byte the same, the same hash.
     const slot = memoSlot(clientIp);
-    if (this.memoAddress[slot] === clientIp && this.sameClient(slot, clientCookie)) {
+    if (this.remembers(slot, clientIp, clientCookie)) {
       const memo = this.memoServer;
       const m = slot * SERVER_COOKIE_LENGTH;
       let diff = 0;

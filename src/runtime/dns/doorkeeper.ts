@@ -5,9 +5,12 @@
  * responder caches an NXDOMAIN answer, and the signer a denial NSEC's signatures, only for a name seen before;
  * a name asked twice (a typo a resolver keeps asking for) is cached from its second query on.
  *
- * One bit per hashed name (FNV-1a) in a fixed array, cleared once it has taken `capacity` names: fixed memory,
- * nothing allocated per name. A false positive admits a name on its first sight, as every name was before.
+ * One bit per hashed name (FNV-1a, core/hash32.ts) in a fixed array, cleared once it has taken `capacity`
+ * names: fixed memory, nothing allocated per name. A false positive admits a name on its first sight, as every
+ * name was before.
  */
+import { FNV_OFFSET, fnvString } from '../../core/hash32';
+
 export class Doorkeeper {
   private readonly words: Uint32Array;
   private readonly mask: number;
@@ -24,9 +27,7 @@ export class Doorkeeper {
 
   /** Whether `name` was seen since the array was last cleared; it is marked seen either way. */
   seen(name: string): boolean {
-    let h = 0x811c9dc5;
-    for (let i = 0; i < name.length; i++) h = Math.imul(h ^ name.charCodeAt(i), 0x01000193);
-    const bit = h & this.mask;
+    const bit = fnvString(FNV_OFFSET, name) & this.mask;
     const w = bit >>> 5;
     const m = 1 << (bit & 31);
     if ((this.words[w]! & m) !== 0) return true;
