@@ -86,9 +86,10 @@ interface CacheEntry {
   used: boolean;
   /** Estimated bytes (signing-limits.ts), counted in `ZoneSigner.bytes`. */
   bytes: number;
-  /** The NSEC of a name that does not exist: signed under the budget, not refreshed ahead of a window. */
-  denial?: boolean;
-  /** A denial's key in `ZoneSigner.denials` (its TTL and name). */
+  /**
+   * Set for the NSEC of a name that does not exist (signed under the budget, not refreshed ahead of a window):
+   * its key in `ZoneSigner.denials` (its TTL and name).
+   */
   denialName?: string;
 }
 
@@ -142,10 +143,11 @@ export class ZoneSigner {
   private readonly budget: TokenBucket;
   /** The cache's estimated size (the sum of its entries' `bytes`). */
   private bytes = 0;
-  /** The cache key of the denial NSEC `secure()` is about to sign (rrsigs() marks its entry a denial), and its name in `denials`. */
-  private pendingDenial: string | undefined;
-  private pendingDenialName = '';
-  private pendingDenialAdmitted = false;
+  /**
+   * The denial NSEC `secure()` charged for and is about to sign: its cache key, its name in `denials`, and
+   * whether the doorkeeper admits it (rrsigs() caches it, as a denial entry, only then).
+   */
+  private pendingDenial: { key: string; name: string; admitted: boolean } | undefined;
   /**
    * The cached denial NSECs by TTL and name (`${ttl} ${qname}`: what an NXDOMAIN's NSEC is made of) to their
    * cache keys. Over the budget, a random name is refused with one Map lookup of a short key: no NSEC is built
@@ -240,8 +242,9 @@ export class ZoneSigner {
     if (e !== undefined) this.drop(key, e);
     // The denial NSEC secure() charged for: kept with its entry in the index of denials by name, which counts;
     // and only for a name asked before (doorkeeper.ts): a random name's signatures are used once and not kept.
-    const denialName = this.pendingDenial === key ? this.pendingDenialName : undefined;
-    if (denialName !== undefined && !this.pendingDenialAdmitted) return sigs;
+    const denial = this.pendingDenial?.key === key ? this.pendingDenial : undefined;
+    if (denial !== undefined && !denial.admitted) return sigs;
+    const denialName = denial?.name;
     const bytes = entryBytes(key, rrset, sigs) + (denialName !== undefined ? DENIAL_INDEX_BYTES + stringBytes(denialName) : 0);
     // Room first (oldest out); an entry larger than the whole bound is used and not kept.
     if (bytes <= this.cacheBytes) {
@@ -249,7 +252,6 @@ export class ZoneSigner {
       // The RRset as the cache keeps it: its data in memory of its own (the caller's may be slices of shared slabs).
       e = { rrset: rrset.map(ownData), window: this.window, sigs, used: true, bytes };
       if (denialName !== undefined) {
-        e.denial = true;
         e.denialName = denialName;
         this.denials.set(denialName, key);
       }
@@ -272,9 +274,9 @@ export class ZoneSigner {
     if (!i.dnssecOk) return { rcode, answer: [...answer], authority: [...authority], additional: [...i.additional] };
     if (answer.length === 0) {
       // The NSEC of a name that does not exist is new for every random name: the one signature under the budget.
-      const charged = i.rcode === 'NXDOMAIN' && this.charge(i);
+      const charged = i.rcode === 'NXDOMAIN' ? this.charge(i) : undefined;
       const nsec = this.nsec(i, apex);
-      if (charged) this.pendingDenial = cacheKey([nsec]);
+      if (charged !== undefined) this.pendingDenial = { key: cacheKey([nsec]), ...charged };
       if (i.qtype === TYPE.NSEC) {
         // The NSEC itself is the answer to an NSEC query: as a NODATA proof its own bitmap would deny it.
         answer = [nsec];
@@ -301,16 +303,16 @@ export class ZoneSigner {
 
   /**
    * Takes one token of the budget when the denial NSEC of `i.qname` needs a new signature (not cached for this
-   * window): true, and the entry it makes is marked a denial entry. False when it is cached. Throws
-   * SigningBudgetExceeded when there is no token (see SecureInput.overBudget).
+   * window): its name in `denials` and whether the doorkeeper admits it to the cache. Undefined when it is
+   * cached. Throws SigningBudgetExceeded when there is no token (see SecureInput.overBudget).
    */
-  private charge(i: SecureInput): boolean {
+  private charge(i: SecureInput): { name: string; admitted: boolean } | undefined {
     if (this.windowAt(this.now()) > this.window) this.advance();
     const name = `${i.negativeTtl} ${i.qname}`;
     // Asked before (refused or not): this time its signatures are kept. Marked either way.
     const admitted = this.doorkeeper.seen(name);
     const key = this.denials.get(name);
-    if (key !== undefined && this.cache.get(key)?.window === this.window) return false;
+    if (key !== undefined && this.cache.get(key)?.window === this.window) return undefined;
     if (!this.budget.take()) {
       if (i.overBudget !== 'sign') {
         this.counters.refused++;
@@ -318,9 +320,7 @@ export class ZoneSigner {
       }
       this.counters.signedOverBudget++;
     }
-    this.pendingDenialName = name;
-    this.pendingDenialAdmitted = admitted;
-    return true;
+    return { name, admitted };
   }
 
   private nsec(i: SecureInput, apex: boolean): WireRecord {
@@ -430,7 +430,7 @@ export class ZoneSigner {
   /** Signs the RRsets used in this window for `next`, 64 at a time between other work. */
   private refreshAhead(next: number, done: () => void): void {
     // Denial NSECs are not: a random name is not asked again, and one that is is signed again under the budget.
-    const todo = [...this.cache].filter(([, e]) => e.used && e.denial !== true);
+    const todo = [...this.cache].filter(([, e]) => e.used && e.denialName === undefined);
     const step = (from: number): void => {
       if (this.closed) return;
       for (let i = from; i < Math.min(from + 64, todo.length); i++) {
