@@ -15,6 +15,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import pino, { type Logger } from 'pino';
+import { splitTargetKey } from '../core/health/targets';
 import type { GeoLookup, Rng } from '../core/ports';
 import type { CompiledSnapshot } from '../core/routing';
 import { MmdbGeoLookup } from '../geo';
@@ -263,7 +264,7 @@ export class Engine {
       ...(this.cluster ? { cluster: this.cluster.latency } : {}),
       // Only Measured profiles' round trips go to etcd (the pipeline exists by the first notice, 2 s on).
       shared: (key) => {
-        const p = this.pipeline?.stored(key.slice(0, key.indexOf('/')))?.profile.performanceLatency;
+        const p = this.pipeline?.stored(splitTargetKey(key)[0])?.profile.performanceLatency;
         return p !== undefined && p.source !== 'Model';
       },
     });
