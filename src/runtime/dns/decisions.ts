@@ -117,19 +117,118 @@ export function decisionRecord(
 
 const q = JSON.stringify;
 
-/** `JSON.stringify(r)`, with the trail's JSON made once per trail (dnstap's extra, per sampled query). */
-export function decisionJson(r: DecisionRecord, snapshot: RoutingSnapshot): string {
-  const a = analyse(r.steps, snapshot);
-  let s = `{"t":"${r.t}","client":${q(r.client)},"source":${q(r.source)},"proto":"${r.proto}","qname":${q(r.qname)},"qtype":${q(r.qtype)},"rcode":"${r.rcode}"`;
-  if (r.profile !== undefined) s += `,"profile":${q(r.profile)}`;
-  if (r.method !== undefined) s += `,"method":"${r.method}"`;
-  s += `,"endpoints":${q(r.endpoints)}`;
-  if (r.rule !== undefined) s += `,"rule":${q(r.rule)}`;
-  if (r.allDegraded) s += ',"allDegraded":true';
-  if (r.overrides !== undefined) s += `,"overrides":${q(r.overrides)}`;
-  if (r.drill !== undefined) s += `,"drill":"${r.drill}"`;
-  if (r.truncated) s += ',"truncated":true';
-  return `${s},"revision":${r.revision},"serial":${r.serial},${a.stepsJson}}`;
+/**
+ * What follows `source` in an answer's decision JSON (proto, qname, qtype, rcode, profile to steps, and the
+ * closing brace), as UTF-8 bytes: the same for every query a cached answer serves, so made once per trail,
+ * question, snapshot, revision and serial (a variant per transport and for a truncated answer).
+ */
+interface Tail {
+  snapshot: RoutingSnapshot;
+  revision: number;
+  serial: number;
+  qname: string;
+  qtype: string;
+  rcode: string;
+  profile: string | undefined;
+  endpoints: readonly string[];
+  /** By (tcp ? 2 : 0) + (truncated ? 1 : 0). */
+  bytes: (Buffer | undefined)[];
+}
+const tails = new WeakMap<readonly ExplanationStep[], Tail>();
+
+/** The bytes of `x`'s decision JSON after `source` (see Tail), for `writeDecisionJson`. */
+export function decisionTail(x: Explained, proto: 'udp' | 'tcp', snapshot: RoutingSnapshot, revision: number, serial: number): Buffer {
+  let t = tails.get(x.steps);
+  if (
+    t === undefined ||
+    t.snapshot !== snapshot ||
+    t.revision !== revision ||
+    t.serial !== serial ||
+    t.qname !== x.qname ||
+    t.qtype !== x.qtype ||
+    t.rcode !== x.rcode ||
+    t.profile !== x.profile ||
+    t.endpoints !== x.endpoints
+  ) {
+    t = {
+      snapshot,
+      revision,
+      serial,
+      qname: x.qname,
+      qtype: x.qtype,
+      rcode: x.rcode,
+      profile: x.profile,
+      endpoints: x.endpoints,
+      bytes: [],
+    };
+    tails.set(x.steps, t);
+  }
+  const i = (proto === 'tcp' ? 2 : 0) + (x.truncated ? 1 : 0);
+  return (t.bytes[i] ??= tailBytes(x, proto, snapshot, revision, serial));
+}
+
+function tailBytes(x: Explained, proto: 'udp' | 'tcp', snapshot: RoutingSnapshot, revision: number, serial: number): Buffer {
+  const a = analyse(x.steps, snapshot);
+  const profile = x.profile !== undefined && x.profile !== '' ? x.profile : undefined;
+  const method = profile !== undefined ? snapshot.profiles.get(profile)?.trafficRoutingMethod : undefined;
+  let s = `,"proto":"${proto}","qname":${q(x.qname)},"qtype":${q(x.qtype)},"rcode":${q(x.rcode)}`;
+  if (profile !== undefined) s += `,"profile":${q(profile)}`;
+  if (method !== undefined) s += `,"method":${q(method)}`;
+  s += `,"endpoints":${q(x.endpoints)}`;
+  if (a.rule !== undefined) s += `,"rule":${q(a.rule)}`;
+  if (a.allDegraded) s += ',"allDegraded":true';
+  if (a.overrides !== undefined) s += `,"overrides":${q(a.overrides)}`;
+  if (a.drill !== undefined) s += `,"drill":${q(a.drill)}`;
+  if (x.truncated) s += ',"truncated":true';
+  return Buffer.from(`${s},"revision":${revision},"serial":${serial},${a.stepsJson}}`, 'utf8');
+}
+
+let headAt = Number.NaN;
+let head: Buffer = Buffer.alloc(0);
+/** `{"t":"ISO","client":` for the millisecond of `at`. */
+function headOf(at: number): Buffer {
+  const ms = Math.floor(at);
+  if (ms !== headAt) {
+    headAt = ms;
+    head = Buffer.from(`{"t":"${iso(ms)}","client":`, 'latin1');
+  }
+  return head;
+}
+const SOURCE = Buffer.from(',"source":', 'latin1');
+
+/**
+ * Writes `JSON.stringify(decisionRecord(x, at, source, proto, snapshot, revision, serial))` as UTF-8 into
+ * `buf` at `off` (dnstap's extra, per sampled query, without making the record), given `tail =
+ * decisionTail(x, proto, snapshot, revision, serial)`, and returns the end offset. `buf` must have
+ * `decisionJsonRoom(x, source, tail)` bytes free at `off`. Only the time and the two addresses are written per
+ * query; the rest is copied from bytes made once per answer.
+ */
+export function writeDecisionJson(buf: Buffer, off: number, x: Explained, at: number, source: string, tail: Buffer): number {
+  const h = headOf(at);
+  buf.set(h, off);
+  off = jsonString(buf, off + h.length, x.client);
+  buf.set(SOURCE, off);
+  off = jsonString(buf, off + SOURCE.length, source);
+  buf.set(tail, off);
+  return off + tail.length;
+}
+
+/** The most bytes `writeDecisionJson` takes for this answer (a JSON escape is at most 6 bytes a UTF-16 unit). */
+export function decisionJsonRoom(x: Explained, source: string, tail: Buffer): number {
+  return 64 + 6 * (x.client.length + source.length) + tail.length;
+}
+
+/** Writes `JSON.stringify(s)`: by hand when it is printable ASCII without quotes or backslashes, else through UTF-8. */
+function jsonString(buf: Buffer, off: number, s: string): number {
+  const start = off;
+  buf[off++] = 0x22;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x20 || c > 0x7e || c === 0x22 || c === 0x5c) return start + buf.write(q(s), start, 'utf8');
+    buf[off++] = c;
+  }
+  buf[off++] = 0x22;
+  return off;
 }
 
 export interface DecisionQuery {

@@ -5,14 +5,17 @@
  * connection (content type `protobuf:dnstap.Dnstap`: READY → ACCEPT → START, data frames, STOP → FINISH).
  * The AUTH_RESPONSE's `extra` field carries the routing decision as compact JSON (decisions.ts).
  *
- * The hot path only encodes and queues: `DnstapWriter.write` appends one frame to a bounded queue (a full
- * queue drops the frame and counts it) and the socket is written from there, so a slow or dead reader costs
- * the DNS server dropped frames, never an answer. The writer reconnects with backoff (100 ms doubling to 5 s)
+ * The hot path only encodes and queues: `DnstapWriter.write` encodes a query's two frames straight into an
+ * arena (no buffer per query; the decision JSON copied from bytes made once per answer), bounded by a frame
+ * count (a full queue drops both frames and counts them), and the socket gets the new bytes in one write
+ * every FLUSH_MS or FLUSH_BYTES, so a slow or dead reader costs the DNS server dropped frames, never an answer. The writer reconnects with backoff (100 ms doubling to 5 s)
  * and does the handshake again each time. One writer per DNS process (each worker its own connection).
  */
 import * as net from 'node:net';
 import { hostname } from 'node:os';
 import { parseIpBytes } from '../../core/net/ip';
+import type { RoutingSnapshot } from '../../core/routing/types';
+import { decisionJsonRoom, decisionTail, type Explained, writeDecisionJson } from './decisions';
 
 export const DNSTAP_CONTENT_TYPE = 'protobuf:dnstap.Dnstap';
 
@@ -41,85 +44,17 @@ export function parseDnstapTarget(text: string): DnstapTarget {
 }
 
 // ------------------------------------------------------------------------------------------------
-// Protobuf (proto2, the few field kinds dnstap.proto uses)
+// The data frames: two Dnstap protobuf messages per query, encoded straight into the writer's arena
 
-/** A growable byte buffer with the protobuf primitives. */
-class Pb {
-  buf: Buffer;
-  len = 0;
-  constructor(size: number) {
-    this.buf = Buffer.allocUnsafe(size);
-  }
-  room(n: number): void {
-    if (this.len + n <= this.buf.length) return;
-    const next = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.len + n));
-    this.buf.copy(next, 0, 0, this.len);
-    this.buf = next;
-  }
-  varint(v: number): void {
-    this.room(10);
-    // Up to 2^53: numbers above 2^31 cannot use bit operators.
-    while (v >= 0x80) {
-      this.buf[this.len++] = (v % 0x80) | 0x80;
-      v = Math.floor(v / 0x80);
-    }
-    this.buf[this.len++] = v;
-  }
-  tag(field: number, wire: number): void {
-    this.varint(field * 8 + wire);
-  }
-  uint(field: number, v: number): void {
-    this.tag(field, 0);
-    this.varint(v);
-  }
-  fixed32(field: number, v: number): void {
-    this.tag(field, 5);
-    this.room(4);
-    this.buf.writeUInt32LE(v >>> 0, this.len);
-    this.len += 4;
-  }
-  bytes(field: number, b: Uint8Array): void {
-    this.tag(field, 2);
-    this.varint(b.length);
-    this.room(b.length);
-    this.buf.set(b, this.len);
-    this.len += b.length;
-  }
-  /** A string field, written in place (UTF-8). */
-  text(field: number, t: string): void {
-    const n = Buffer.byteLength(t, 'utf8');
-    this.tag(field, 2);
-    this.varint(n);
-    this.room(n);
-    this.buf.write(t, this.len, 'utf8');
-    this.len += n;
-  }
-  /** Reserves a length-delimited field whose length is patched by `end` (at most 2^21 - 1 bytes). */
-  begin(field: number): number {
-    this.tag(field, 2);
-    this.room(3);
-    const at = this.len;
-    this.len += 3;
-    return at;
-  }
-  end(at: number): void {
-    const n = this.len - at - 3;
-    // A fixed 3-byte varint (padded with continuation bits) keeps the reserved room exact.
-    this.buf[at] = (n & 0x7f) | 0x80;
-    this.buf[at + 1] = ((n >>> 7) & 0x7f) | 0x80;
-    this.buf[at + 2] = (n >>> 14) & 0x7f;
-  }
-}
-
-/** What one sampled query was, for its two dnstap messages. */
+/** What one sampled exchange was, for its two dnstap messages. */
 export interface TappedQuery {
   /** Transport: UDP or TCP (dnstap SocketProtocol 1 / 2). */
   tcp: boolean;
   /** The client's address and port (after PROXY v2: the carried client). */
-  clientAddress: string;
+  client: string;
   clientPort: number;
   /** The address and port the query came in on. */
-  serverAddress: string;
+  server: string;
   serverPort: number;
   /** When the query arrived and when the answer left (ms since the epoch, fractional). */
   queryTime: number;
@@ -127,8 +62,14 @@ export interface TappedQuery {
   query: Uint8Array;
   /** The answer as sent (without the TCP length prefix); null when none was sent (dropped). */
   response: Uint8Array | null;
-  /** The routing decision (compact JSON), in the AUTH_RESPONSE's `extra`. */
-  extra?: string;
+}
+
+/** The routing decision behind the answer, written as compact JSON into the AUTH_RESPONSE's `extra`. */
+export interface TappedDecision {
+  explained: Explained;
+  snapshot: RoutingSnapshot;
+  revision: number;
+  serial: number;
 }
 
 /** The address as dnstap wants it (4 or 16 octets); dotted quads parsed by hand (the hot case). */
@@ -153,55 +94,170 @@ function addressBytes(a: string): Uint8Array | undefined {
   return out;
 }
 
-function time(pb: Pb, secField: number, ms: number): void {
-  const sec = Math.floor(ms / 1000);
-  pb.uint(secField, sec);
-  pb.fixed32(secField + 1, Math.round((ms - sec * 1000) * 1e6) % 1e9);
+/** Addresses parsed once: the server's is always the same, clients repeat (a small map, emptied when full). */
+class Addresses {
+  private readonly known = new Map<string, Uint8Array | null>();
+  get(a: string): Uint8Array | undefined {
+    let b = this.known.get(a);
+    if (b === undefined) {
+      if (this.known.size >= 4096) this.known.clear();
+      b = addressBytes(a) ?? null;
+      this.known.set(a, b);
+    }
+    return b ?? undefined;
+  }
 }
 
-/** One Dnstap message (type MESSAGE), AUTH_QUERY or AUTH_RESPONSE, appended to `pb` as a Frame Streams data frame. */
-function appendFrame(
-  pb: Pb,
+/** The Dnstap `identity` (1) and `version` (2) fields, encoded once. */
+export function dnstapHead(identity: Uint8Array, version: Uint8Array): Buffer {
+  const out = Buffer.allocUnsafe(identity.length + version.length + 20);
+  let at = bytesField(out, 0, 1, identity);
+  at = bytesField(out, at, 2, version);
+  return out.subarray(0, at);
+}
+
+/** A varint; below 2^31 (ports, lengths, times until 2038) with bit operators, a small function V8 inlines. */
+function varint(buf: Buffer, at: number, v: number): number {
+  if (v > 0x7fffffff) return bigVarint(buf, at, v);
+  while (v >= 0x80) {
+    buf[at++] = (v & 0x7f) | 0x80;
+    v >>>= 7;
+  }
+  buf[at] = v;
+  return at + 1;
+}
+
+/** Up to 2^53: numbers above 2^31 cannot use bit operators. */
+function bigVarint(buf: Buffer, at: number, v: number): number {
+  while (v >= 0x80) {
+    buf[at++] = (v % 0x80) | 0x80;
+    v = Math.floor(v / 0x80);
+  }
+  buf[at] = v;
+  return at + 1;
+}
+
+function uintField(buf: Buffer, at: number, field: number, v: number): number {
+  buf[at++] = field << 3;
+  return varint(buf, at, v);
+}
+
+function bytesField(buf: Buffer, at: number, field: number, b: Uint8Array): number {
+  buf[at++] = (field << 3) | 2;
+  at = varint(buf, at, b.length);
+  if (b.length <= 4) for (let i = 0; i < b.length; i++) buf[at + i] = b[i]!;
+  else buf.set(b, at);
+  return at + b.length;
+}
+
+/** A time as its `_sec` (uint64) and `_nsec` (fixed32) fields. */
+function timeFields(buf: Buffer, at: number, secField: number, ms: number): number {
+  const sec = Math.floor(ms / 1000);
+  at = uintField(buf, at, secField, sec);
+  buf[at++] = ((secField + 1) << 3) | 5;
+  const ns = Math.round((ms - sec * 1000) * 1e6) % 1e9;
+  buf[at] = ns & 0xff;
+  buf[at + 1] = (ns >>> 8) & 0xff;
+  buf[at + 2] = (ns >>> 16) & 0xff;
+  buf[at + 3] = ns >>> 24;
+  return at + 4;
+}
+
+/** A length-delimited field whose length is patched by `endField` (a 3-byte varint: at most 2^21 - 1 bytes). */
+function beginField(buf: Buffer, at: number, field: number): number {
+  buf[at] = (field << 3) | 2;
+  return at;
+}
+
+function endField(buf: Buffer, start: number, at: number): void {
+  const n = at - start - 4;
+  // A fixed 3-byte varint (padded with continuation bits) keeps the reserved room exact.
+  buf[start + 1] = (n & 0x7f) | 0x80;
+  buf[start + 2] = ((n >>> 7) & 0x7f) | 0x80;
+  buf[start + 3] = (n >>> 14) & 0x7f;
+}
+
+/** The most bytes `encodeFrames` takes for this exchange. */
+export function framesRoom(q: TappedQuery, head: Uint8Array, x: Explained | undefined, tail: Buffer | undefined): number {
+  const extra = x === undefined || tail === undefined ? 0 : 8 + decisionJsonRoom(x, q.client, tail);
+  return 2 * (head.length + 120) + q.query.length + (q.response?.length ?? 0) + extra;
+}
+
+/** One Dnstap message (type MESSAGE), AUTH_QUERY or AUTH_RESPONSE, written at `at` as a Frame Streams data frame. */
+function encodeFrame(
+  buf: Buffer,
+  at: number,
   q: TappedQuery,
   response: boolean,
   client: Uint8Array | undefined,
   server: Uint8Array | undefined,
-  identity: Uint8Array,
-  version: Uint8Array,
-): void {
-  const start = pb.len;
-  pb.room(4);
-  pb.len += 4; // the frame length, written last
-  pb.bytes(1, identity);
-  pb.bytes(2, version);
-  if (response && q.extra !== undefined) pb.text(3, q.extra);
-  const m = pb.begin(14);
-  pb.uint(1, response ? 2 : 1); // AUTH_RESPONSE : AUTH_QUERY
-  pb.uint(2, (client ?? server)?.length === 16 ? 2 : 1); // INET6 : INET
-  pb.uint(3, q.tcp ? 2 : 1); // TCP : UDP
-  if (client) pb.bytes(4, client);
-  if (server) pb.bytes(5, server);
-  pb.uint(6, q.clientPort);
-  pb.uint(7, q.serverPort);
-  time(pb, 8, q.queryTime);
-  if (!response) pb.bytes(10, q.query);
-  else {
-    time(pb, 12, q.responseTime);
-    if (q.response) pb.bytes(14, q.response);
+  head: Uint8Array,
+  x: Explained | undefined,
+  tail: Buffer | undefined,
+): number {
+  const start = at;
+  at += 4; // the frame length, written last
+  buf.set(head, at);
+  at += head.length;
+  if (response && x !== undefined && tail !== undefined) {
+    const extra = beginField(buf, at, 3);
+    at = writeDecisionJson(buf, extra + 4, x, q.responseTime, q.client, tail);
+    endField(buf, extra, at);
   }
-  pb.end(m);
-  pb.uint(15, 1); // Dnstap.Type MESSAGE
-  pb.buf.writeUInt32BE(pb.len - start - 4, start);
+  const m = beginField(buf, at, 14);
+  at = m + 4;
+  buf[at] = 1 << 3; // type: AUTH_RESPONSE : AUTH_QUERY
+  buf[at + 1] = response ? 2 : 1;
+  buf[at + 2] = 2 << 3; // socket_family: INET6 : INET
+  buf[at + 3] = (client ?? server)?.length === 16 ? 2 : 1;
+  buf[at + 4] = 3 << 3; // socket_protocol: TCP : UDP
+  buf[at + 5] = q.tcp ? 2 : 1;
+  at += 6;
+  if (client) at = bytesField(buf, at, 4, client);
+  if (server) at = bytesField(buf, at, 5, server);
+  at = uintField(buf, at, 6, q.clientPort);
+  at = uintField(buf, at, 7, q.serverPort);
+  at = timeFields(buf, at, 8, q.queryTime);
+  if (!response) at = bytesField(buf, at, 10, q.query);
+  else {
+    at = timeFields(buf, at, 12, q.responseTime);
+    if (q.response) at = bytesField(buf, at, 14, q.response);
+  }
+  endField(buf, m, at);
+  at = uintField(buf, at, 15, 1); // Dnstap.Type MESSAGE
+  const n = at - start - 4;
+  buf[start] = n >>> 24;
+  buf[start + 1] = (n >>> 16) & 0xff;
+  buf[start + 2] = (n >>> 8) & 0xff;
+  buf[start + 3] = n & 0xff;
+  return at;
 }
 
-/** One query's two data frames, AUTH_QUERY then AUTH_RESPONSE, in one buffer (one allocation, one write). */
-export function dnstapFrames(q: TappedQuery, identity: Uint8Array, version: Uint8Array): Buffer {
-  const pb = new Pb(320 + q.query.length * 2 + (q.response?.length ?? 0) + (q.extra?.length ?? 0) * 2);
-  const client = addressBytes(q.clientAddress);
-  const server = addressBytes(q.serverAddress);
-  appendFrame(pb, q, false, client, server, identity, version);
-  appendFrame(pb, q, true, client, server, identity, version);
-  return pb.buf.subarray(0, pb.len);
+/**
+ * One query's two data frames, AUTH_QUERY then AUTH_RESPONSE (the decision JSON in the response's `extra`),
+ * written at `at` (with `framesRoom` bytes free); returns the end offset.
+ */
+export function encodeFrames(
+  buf: Buffer,
+  at: number,
+  q: TappedQuery,
+  head: Uint8Array,
+  x: Explained | undefined,
+  tail: Buffer | undefined,
+  addresses?: { get(a: string): Uint8Array | undefined },
+): number {
+  const client = addresses ? addresses.get(q.client) : addressBytes(q.client);
+  const server = addresses ? addresses.get(q.server) : addressBytes(q.server);
+  at = encodeFrame(buf, at, q, false, client, server, head, x, tail);
+  return encodeFrame(buf, at, q, true, client, server, head, x, tail);
+}
+
+/** One query's two data frames in a buffer of their own (tests and the in-process bench). */
+export function dnstapFrames(q: TappedQuery, identity: Uint8Array, version: Uint8Array, d?: TappedDecision): Buffer {
+  const head = dnstapHead(identity, version);
+  const tail = d && decisionTail(d.explained, q.tcp ? 'tcp' : 'udp', d.snapshot, d.revision, d.serial);
+  const buf = Buffer.allocUnsafe(framesRoom(q, head, d?.explained, tail));
+  return buf.subarray(0, encodeFrames(buf, 0, q, head, d?.explained, tail));
 }
 
 /** A control frame: escape (0), length, type, and the content type field (none for FINISH/STOP). */
@@ -268,13 +324,31 @@ const BACKOFF_MAX_MS = 5_000;
 /** Bytes handed to a socket before the writer waits for 'drain'. */
 const HIGH_WATER = 256 * 1024;
 
+/** Bytes of a fresh arena (about 300 queries' frames). */
+const ARENA = 256 * 1024;
+/** Frames wait at most this long to be written, or until this many bytes are waiting. */
+const FLUSH_MS = 20;
+const FLUSH_BYTES = 64 * 1024;
+
 /** One Frame Streams connection to a dnstap reader, kept up with backoff (see the file comment). */
 export class DnstapWriter {
   readonly stats: DnstapStats = { sent: 0, dropped: 0, connects: 0 };
-  readonly identity: Uint8Array;
-  readonly version: Uint8Array;
-  private readonly queue: Buffer[] = [];
-  private head = 0;
+  /** The identity and version fields every frame starts with. */
+  readonly head: Buffer;
+  private readonly addresses = new Addresses();
+  /**
+   * Frames are encoded into an arena, one after the other, and each event-loop turn hands the bytes written
+   * since the last turn to the socket as one buffer. Bytes handed over are never written again (a full arena
+   * is replaced, not reused), so the socket may hold them for as long as it needs.
+   */
+  private arena: Buffer = Buffer.allocUnsafeSlow(ARENA);
+  private at = 0;
+  /** Where the bytes not yet handed to the socket start in the arena, and how many frames they hold. */
+  private from = 0;
+  private arenaFrames = 0;
+  /** Earlier arenas' bytes not yet handed over (the reader was slow or away). */
+  private readonly held: Array<{ bytes: Buffer; frames: number }> = [];
+  private heldFrames = 0;
   private readonly cap: number;
   private sock: net.Socket | undefined;
   /** The handshake is done: data frames may go. */
@@ -288,14 +362,13 @@ export class DnstapWriter {
 
   constructor(private readonly o: DnstapWriterOptions) {
     this.cap = Math.max(1, o.queueFrames ?? 10_000);
-    this.identity = Buffer.from(o.identity ?? hostname(), 'utf8');
-    this.version = Buffer.from(o.version ?? 'tmkit', 'utf8');
+    this.head = dnstapHead(Buffer.from(o.identity ?? hostname(), 'utf8'), Buffer.from(o.version ?? 'tmkit', 'utf8'));
     this.connect();
   }
 
   /** Queued frames not yet written (two per query). */
   get queued(): number {
-    return (this.queue.length - this.head) * 2;
+    return this.heldFrames + this.arenaFrames;
   }
 
   /** Whether the handshake with the reader is done. */
@@ -303,19 +376,43 @@ export class DnstapWriter {
     return this.open;
   }
 
-  /** Queues one query's AUTH_QUERY and AUTH_RESPONSE (both, or neither when the queue is full). */
-  write(q: TappedQuery): void {
+  /**
+   * Queues one query's AUTH_QUERY and AUTH_RESPONSE (both, or neither when the queue is full), the decision
+   * (the explained answer under `snapshot` at `revision` and `serial`) in the response's `extra`.
+   */
+  write(q: TappedQuery, explained?: Explained, snapshot?: RoutingSnapshot, revision = 0, serial = 0): void {
     if (this.queued + 2 > this.cap) {
       this.stats.dropped += 2;
       return;
     }
-    this.queue.push(dnstapFrames(q, this.identity, this.version));
-    // Written once per event-loop turn, all frames in one writev: a write per frame would cost two system
-    // calls per query.
-    if (!this.scheduled && this.open && this.writable) {
-      this.scheduled = true;
-      setImmediate(this.flushSoon);
+    const tail =
+      explained !== undefined && snapshot !== undefined
+        ? decisionTail(explained, q.tcp ? 'tcp' : 'udp', snapshot, revision, serial)
+        : undefined;
+    const room = framesRoom(q, this.head, explained, tail);
+    if (this.arena.length - this.at < room) this.replaceArena(room);
+    this.at = encodeFrames(this.arena, this.at, q, this.head, explained, tail, this.addresses);
+    this.arenaFrames += 2;
+    // Written in batches, all frames of up to a millisecond (or FLUSH_BYTES) in one write: a write per query
+    // would cost a system call per query.
+    if (this.open && this.writable) {
+      if (this.at - this.from >= FLUSH_BYTES) this.flush();
+      else if (!this.scheduled) {
+        this.scheduled = true;
+        setTimeout(this.flushSoon, FLUSH_MS).unref();
+      }
     }
+  }
+
+  private replaceArena(room: number): void {
+    if (this.at > this.from) {
+      this.held.push({ bytes: this.arena.subarray(this.from, this.at), frames: this.arenaFrames });
+      this.heldFrames += this.arenaFrames;
+    }
+    this.arena = Buffer.allocUnsafeSlow(Math.max(ARENA, room));
+    this.at = 0;
+    this.from = 0;
+    this.arenaFrames = 0;
   }
 
   private readonly flushSoon = (): void => {
@@ -414,24 +511,26 @@ export class DnstapWriter {
     const sock = this.sock;
     if (!sock || !this.open) return;
     sock.cork();
-    while (this.head < this.queue.length && this.writable) {
-      const frame = this.queue[this.head]!;
-      this.queue[this.head++] = EMPTY;
-      this.stats.sent += 2;
-      if (!sock.write(frame) || sock.writableLength > HIGH_WATER) this.writable = false;
+    while (this.held.length > 0 && this.writable) {
+      const h = this.held.shift()!;
+      this.heldFrames -= h.frames;
+      this.send(sock, h.bytes, h.frames);
+    }
+    if (this.writable && this.at > this.from) {
+      const bytes = this.arena.subarray(this.from, this.at);
+      const frames = this.arenaFrames;
+      this.from = this.at;
+      this.arenaFrames = 0;
+      this.send(sock, bytes, frames);
     }
     sock.uncork();
-    if (this.head === this.queue.length) {
-      this.queue.length = 0;
-      this.head = 0;
-    } else if (this.head > 1024) {
-      this.queue.splice(0, this.head);
-      this.head = 0;
-    }
+  }
+
+  private send(sock: net.Socket, bytes: Buffer, frames: number): void {
+    this.stats.sent += frames;
+    if (!sock.write(bytes) || sock.writableLength > HIGH_WATER) this.writable = false;
   }
 }
-
-const EMPTY = Buffer.alloc(0);
 
 function describe(t: DnstapTarget): string {
   return t.kind === 'unix' ? `unix:${t.path}` : `tcp:${t.host}:${t.port}`;

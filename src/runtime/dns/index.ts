@@ -37,6 +37,17 @@ export { startDnsFleet, dnsSink, type DnsFleetOptions } from './fleet';
 export type { SnapshotUpdate } from '../snapshot-sink';
 export { reusePortSupport, autoWorkers, mainProcessNotice, sharedSocketNotice, type ReusePortSupport } from './reuse-port';
 export * from './dnssec';
-export { parseDnstapTarget, dnstapFrames, DnstapWriter, type DnstapTarget, type DnstapStats } from './dnstap';
+export {
+  parseDnstapTarget,
+  dnstapFrames,
+  dnstapHead,
+  encodeFrames,
+  framesRoom,
+  DnstapWriter,
+  type DnstapTarget,
+  type DnstapStats,
+  type TappedQuery,
+  type TappedDecision,
+} from './dnstap';
 export { decisionEvery, QueryTap, type DnsTapOptions } from './tap';
-export { DecisionRing, clientMatcher, type DecisionRecord, type DecisionQuery } from './decisions';
+export { DecisionRing, clientMatcher, decisionTail, type DecisionRecord, type DecisionQuery } from './decisions';

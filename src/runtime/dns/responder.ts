@@ -383,6 +383,19 @@ export class Responder {
     return patchAnswer(msg, q.qnameEnd, src, edns, scope, encoded.compactOk, cookie?.bytes, transport, this.udpCap);
   }
 
+  /** Names asked for, in presentation form, by question key (sampled queries repeat names; emptied when full). */
+  private readonly names = new Map<string, string>();
+
+  private nameText(key: string): string {
+    let t = this.names.get(key);
+    if (t === undefined) {
+      if (this.names.size >= 4096) this.names.clear();
+      t = wireNameToText(key, keyNameLength(key));
+      this.names.set(key, t);
+    }
+    return t;
+  }
+
   /** What decided this answer, for the server's tap (only for sampled queries). */
   private explain_(
     q: Extract<ParsedQuery, { kind: 'ok' }>,
@@ -395,7 +408,7 @@ export class Responder {
     const body = encoded.body;
     this.explained = {
       rcode: rcodeName(body[3]! & 0xf),
-      qname: wireNameToText(q.key, keyNameLength(q.key)),
+      qname: this.nameText(q.key),
       qtype: TYPE_NAMES[q.qtype] ?? dnsTypes.toString(q.qtype),
       client: ecs !== undefined && ecs.sourcePrefix > 0 ? ecsAddressText(ecs) : clientAddress,
       profile: encoded.profile,

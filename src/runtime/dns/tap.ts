@@ -7,8 +7,8 @@
  * and encoded.
  */
 import type { RoutingSnapshot } from '../../core/routing/types';
-import { DecisionRing, decisionJson, decisionRecord, type DecisionRecord, type Explained } from './decisions';
-import { DnstapWriter, type DnstapStats, type DnstapTarget } from './dnstap';
+import { DecisionRing, decisionRecord, type DecisionRecord, type Explained } from './decisions';
+import { DnstapWriter, type DnstapStats, type DnstapTarget, type TappedQuery } from './dnstap';
 
 /** What `serve --dnstap…` and `--decision-…` set (every DNS process builds its own tap from it). */
 export interface DnsTapOptions {
@@ -31,19 +31,8 @@ export function decisionEvery(o: DnsTapOptions | undefined): number {
   return o === undefined ? 0 : Math.max(0, Math.floor(o.decisionSample ?? 1));
 }
 
-/** One sampled exchange, as the server saw it. */
-export interface TapEvent {
-  tcp: boolean;
-  client: string;
-  clientPort: number;
-  server: string;
-  serverPort: number;
-  queryTime: number;
-  responseTime: number;
-  query: Uint8Array;
-  /** The answer sent (without a TCP length prefix); null when none was. */
-  response: Uint8Array | null;
-}
+/** One sampled exchange, as the server saw it (dnstap's view of it). */
+export type TapEvent = TappedQuery;
 
 /** The longest batch a DNS worker keeps for its next report to the primary. */
 const REPORT_MAX = 2_000;
@@ -99,37 +88,17 @@ export class QueryTap {
     return p !== 0;
   }
 
-  /** The query `due()` said yes to goes to dnstap. */
-  get dnstapPending(): boolean {
-    return (this.pending & 1) !== 0;
-  }
-
-  /** Records the sampled exchange `due()` said yes to. */
+  /** Records the sampled exchange `due()` said yes to (the event is encoded before this returns: nothing keeps it). */
   record(e: TapEvent, explained: Explained | undefined, snapshot: RoutingSnapshot, revision: number, serial: number): void {
-    const decision =
-      explained === undefined
-        ? undefined
-        : decisionRecord(explained, e.responseTime, e.client, e.tcp ? 'tcp' : 'udp', snapshot, revision, serial);
-    if (decision !== undefined && this.pending & 2) {
+    if (explained !== undefined && this.pending & 2) {
+      const decision = decisionRecord(explained, e.responseTime, e.client, e.tcp ? 'tcp' : 'udp', snapshot, revision, serial);
       if (this.ring !== undefined) this.ring.add(decision);
       else if (this.forPrimary) {
         if (this.batch.length < REPORT_MAX) this.batch.push(decision);
         else this.batchDropped++;
       }
     }
-    if (this.pending & 1 && this.writer !== undefined)
-      this.writer.write({
-        tcp: e.tcp,
-        clientAddress: e.client,
-        clientPort: e.clientPort,
-        serverAddress: e.server,
-        serverPort: e.serverPort,
-        queryTime: e.queryTime,
-        responseTime: e.responseTime,
-        query: e.query,
-        response: e.response,
-        ...(decision !== undefined ? { extra: decisionJson(decision, snapshot) } : {}),
-      });
+    if (this.pending & 1 && this.writer !== undefined) this.writer.write(e, explained, snapshot, revision, serial);
   }
 
   /** A DNS worker's records since its last report. */
