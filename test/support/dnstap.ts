@@ -66,7 +66,8 @@ export function readWithDnstap(file: string): TapLine[] {
     .map((l) => JSON.parse(l) as TapLine);
 }
 
-function varint(b: Buffer, at: number): [number, number] {
+/** A protobuf varint at `at`: its value and the offset after it. */
+export function varint(b: Buffer, at: number): [number, number] {
   let v = 0;
   let mul = 1;
   for (;;) {

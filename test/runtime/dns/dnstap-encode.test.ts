@@ -18,6 +18,7 @@ import type { ExplanationStep } from '../../../src/core/routing/types';
 import { dnstapFrames, DnstapWriter } from '../../../src/runtime/dns';
 import { decisionRecord, decisionTail, type Explained, writeDecisionJson } from '../../../src/runtime/dns/decisions';
 import { controlFrame, readControlFrame } from '../../../src/runtime/dns/dnstap';
+import { varint } from '../../support/dnstap';
 
 const snapshot = buildSnapshot({
   zone: 'tm.internal',
@@ -113,17 +114,6 @@ test('a cached answer whose revision, serial or truncation changes gets the new 
 // A protobuf reader for the check (every field, repeated or not, as a list of numbers or byte strings)
 
 type Fields = Map<number, Array<number | Buffer>>;
-
-function varint(b: Buffer, at: number): [number, number] {
-  let v = 0;
-  let mul = 1;
-  for (;;) {
-    const c = b[at++]!;
-    v += (c & 0x7f) * mul;
-    if ((c & 0x80) === 0) return [v, at];
-    mul *= 128;
-  }
-}
 
 function decode(b: Buffer): Fields {
   const out: Fields = new Map();
