@@ -337,8 +337,8 @@ export class DnstapWriter {
   readonly head: Buffer;
   private readonly addresses = new Addresses();
   /**
-   * Frames are encoded into an arena, one after the other, and each event-loop turn hands the bytes written
-   * since the last turn to the socket as one buffer. Bytes handed over are never written again (a full arena
+   * Frames are encoded into an arena, one after the other, and the bytes written since the last write go to
+   * the socket as one buffer every FLUSH_MS, or at once when FLUSH_BYTES are waiting. Bytes handed over are never written again (a full arena
    * is replaced, not reused), so the socket may hold them for as long as it needs.
    */
   private arena: Buffer = Buffer.allocUnsafeSlow(ARENA);
@@ -393,8 +393,8 @@ export class DnstapWriter {
     if (this.arena.length - this.at < room) this.replaceArena(room);
     this.at = encodeFrames(this.arena, this.at, q, this.head, explained, tail, this.addresses);
     this.arenaFrames += 2;
-    // Written in batches, all frames of up to a millisecond (or FLUSH_BYTES) in one write: a write per query
-    // would cost a system call per query.
+    // Written in batches, the frames of up to FLUSH_MS (or FLUSH_BYTES) in one write: a write per query would
+    // cost a system call per query.
     if (this.open && this.writable) {
       if (this.at - this.from >= FLUSH_BYTES) this.flush();
       else if (!this.scheduled) {
