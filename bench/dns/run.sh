@@ -9,7 +9,8 @@
 # printed per setup; and dnstap (issue 42): "tmkit-dnstap" (`--dnstap unix:… --dnstap-sample 1`, every query and
 # answer with its decision to an fstrm_capture reader writing to /dev/null) and "tmkit-dnstap100" (`--dnstap-sample
 # 100`), each against plain "tmkit" in the same run. Setups:
-#   (a) pinned:   every server on CPU 0 (taskset -c 0), dnsperf on CPU 1; tmkit and the ceiling 1 process
+#   (a) pinned:   every server on CPU 0 (taskset -c 0), dnsperf (and the dnstap reader) on CPU 1; tmkit and the
+#       ceiling 1 process
 #   (b) unpinned: no pinning; tmkit --workers 2 and the ceiling with 2 cluster workers, both sharing one
 #       socket (TMKIT_DNS_REUSEPORT=0 for tmkit), gdnsd default threads
 #   (c) reuseport: no pinning; tmkit --workers 2 and the ceiling with 2 processes, each with its own
