@@ -14,10 +14,16 @@ export const COOKIE_REPLY_LENGTH = CLIENT_COOKIE_LENGTH + SERVER_COOKIE_LENGTH;
 /** BADCOOKIE (RFC 7873 §8): extended rcode 23, its upper bits in the OPT. */
 export const RCODE_BADCOOKIE = 23;
 
+/** The COOKIE option's bytes for an answer, and whether the query's server cookie checked out. */
+export interface CookieReply {
+  readonly bytes: Uint8Array;
+  valid: boolean;
+}
+
 /**
  * The COOKIE option for the answer: the client cookie and a server cookie. A server cookie that checks out
  * is echoed as it came; an old one (over 30 minutes), a wrong one or none gets a fresh one (RFC 9018 §4.3).
- * Written into `bytes` (the responder passes its scratch: the answer is encoded from it before the next query).
+ * Written into `reply` (the responder passes its scratch: the answer is encoded from it before the next query).
  */
 export function cookieReply(
   jar: CookieJar,
@@ -25,11 +31,12 @@ export function cookieReply(
   clientAddress: string,
   now: number,
   stats: Pick<ResponderStats, 'cookiesValid' | 'cookiesIssued'>,
-  bytes: Uint8Array = new Uint8Array(COOKIE_REPLY_LENGTH),
-): { bytes: Uint8Array; valid: boolean } | undefined {
+  reply: CookieReply = { bytes: new Uint8Array(COOKIE_REPLY_LENGTH), valid: false },
+): CookieReply | undefined {
   try {
     const verdict = c.server === undefined ? 'invalid' : jar.check(c.client, c.server, clientAddress, now);
     if (verdict !== 'invalid') stats.cookiesValid++;
+    const bytes = reply.bytes;
     bytes.set(c.client, 0);
     if (verdict === 'valid' && c.server !== undefined && c.server.length === SERVER_COOKIE_LENGTH)
       bytes.set(c.server, CLIENT_COOKIE_LENGTH);
@@ -37,7 +44,8 @@ export function cookieReply(
       jar.makeInto(bytes, CLIENT_COOKIE_LENGTH, c.client, clientAddress, now);
       stats.cookiesIssued++;
     }
-    return { bytes, valid: verdict !== 'invalid' };
+    reply.valid = verdict !== 'invalid';
+    return reply;
   } catch {
     return undefined; // an address the cookie cannot be bound to (not from a socket): answered without one
   }

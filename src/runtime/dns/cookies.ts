@@ -275,7 +275,7 @@ export class CookieJar {
       memo[m] === SERVER_COOKIE_VERSION &&
       ((memo[m + 4]! << 24) | (memo[m + 5]! << 16) | (memo[m + 6]! << 8) | memo[m + 7]!) >>> 0 === ts
     ) {
-      out.set(memo.subarray(m, m + SERVER_COOKIE_LENGTH), offset);
+      for (let i = 0; i < SERVER_COOKIE_LENGTH; i++) out[offset + i] = memo[m + i]!;
       return;
     }
     const ip = parseIpBytes(clientIp, CLIENT_IP_SYNTAX);

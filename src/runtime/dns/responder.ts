@@ -69,7 +69,7 @@ import {
   type StaticEntry,
 } from './answer-cache';
 import { DnsEncodeError, encodeMessage, unpooled, type WireMessage, type WireRecord } from './encode';
-import { COOKIE_REPLY_LENGTH, cookieReply, RCODE_BADCOOKIE, rateLimit } from './admission';
+import { COOKIE_REPLY_LENGTH, type CookieReply, cookieReply, RCODE_BADCOOKIE, rateLimit } from './admission';
 import type { CookieJar } from './cookies';
 import { MINIMAL_ANY_SUFFIX, QTYPE_ANY, keptType, oneRrset } from './minimal-any';
 import type { ResponseRateLimiter } from './rrl';
@@ -118,7 +118,7 @@ export class Responder {
   private readonly clock: Clock;
   private cookies: CookieJar | undefined;
   /** The COOKIE option of the answer being made (copied into it before handle() returns). */
-  private readonly cookieScratch = new Uint8Array(COOKIE_REPLY_LENGTH);
+  private readonly cookieScratch: CookieReply = { bytes: new Uint8Array(COOKIE_REPLY_LENGTH), valid: false };
   /** Response rate limiting (UDP), one table per DNS process. */
   readonly rrl: ResponseRateLimiter | undefined;
   /**
