@@ -324,11 +324,11 @@ const BACKOFF_MAX_MS = 5_000;
 /** Bytes handed to a socket before the writer waits for 'drain'. */
 const HIGH_WATER = 256 * 1024;
 
-/** Bytes of a fresh arena (about 300 queries' frames). */
-const ARENA = 256 * 1024;
+/** Bytes of a fresh arena (about 600 queries' frames). */
+const ARENA = 512 * 1024;
 /** Frames wait at most this long to be written, or until this many bytes are waiting. */
 const FLUSH_MS = 20;
-const FLUSH_BYTES = 64 * 1024;
+const FLUSH_BYTES = 128 * 1024;
 
 /** One Frame Streams connection to a dnstap reader, kept up with backoff (see the file comment). */
 export class DnstapWriter {

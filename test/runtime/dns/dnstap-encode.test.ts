@@ -325,7 +325,7 @@ describe('DnstapWriter', () => {
   test('frames queued over several arenas while the reader is away arrive complete and in order once it is there', async () => {
     const path = join(dir, 'tap.sock');
     const w = new DnstapWriter({ target: { kind: 'unix', path }, queueFrames: 4_000, identity: 'n1', version: 'v' });
-    // 1,000 queries of about 1.6 KB of frames each: six 256 KiB arenas' worth, none connected yet.
+    // 1,000 queries of about 1.6 KB of frames each: three 512 KiB arenas' worth, none connected yet.
     for (let i = 0; i < 1_000; i++) w.write(query(i));
     expect(w.queued).toBe(2_000);
     const r = await reader(path);
