@@ -31,9 +31,6 @@ export function decisionEvery(o: DnsTapOptions | undefined): number {
   return o === undefined ? 0 : Math.max(0, Math.floor(o.decisionSample ?? 1));
 }
 
-/** One sampled exchange, as the server saw it (dnstap's view of it). */
-export type TapEvent = TappedQuery;
-
 /** The longest batch a DNS worker keeps for its next report to the primary. */
 const REPORT_MAX = 2_000;
 
@@ -89,7 +86,7 @@ export class QueryTap {
   }
 
   /** Records the sampled exchange `due()` said yes to (the event is encoded before this returns: nothing keeps it). */
-  record(e: TapEvent, explained: Explained | undefined, snapshot: RoutingSnapshot, revision: number, serial: number): void {
+  record(e: TappedQuery, explained: Explained | undefined, snapshot: RoutingSnapshot, revision: number, serial: number): void {
     if (explained !== undefined && this.pending & 2) {
       const decision = decisionRecord(explained, e.responseTime, e.client, e.tcp ? 'tcp' : 'udp', snapshot, revision, serial);
       if (this.ring !== undefined) this.ring.add(decision);
